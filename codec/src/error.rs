@@ -1,0 +1,368 @@
+//! Errors of the codec.
+//!
+//! The codec distinguishes three kinds of trouble, after rustls:
+//!
+//! * [`DecodeError`]: the bytes cannot be represented at all (too short, a length field
+//!   that points past the end, a checksum that is not there). It names the header, the
+//!   field and the absolute byte offset in the frame where decoding stopped.
+//! * [`Violation`]: the bytes decode, but break a rule of the specification (a reserved
+//!   bit set, a TVer that is not zero, a write without METH). Each carries the requirement
+//!   ID of the sentence it breaks. Violations come from `validate()`, never from decoding,
+//!   so a checker can always see what a device really sent.
+//! * [`EmitError`]: the caller asked to emit something that cannot be written (a buffer
+//!   that is too short, a field value that does not fit in its bits).
+
+use core::fmt;
+
+/// The header (or region of a frame) an error or field belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Header {
+    /// Ethernet II header.
+    Eth,
+    /// IEEE 802.1Q tag.
+    Vlan,
+    /// IPv4 header.
+    Ipv4,
+    /// IPv6 header.
+    Ipv6,
+    /// UDP header.
+    Udp,
+    /// Base Transport Header.
+    Bth,
+    /// MRC Message Extended Transport Header.
+    Meth,
+    /// MRC requester timestamp extended header.
+    Tseth,
+    /// RDMA Extended Transport Header.
+    Reth,
+    /// Immediate data.
+    ImmDt,
+    /// ACK Extended Transport Header.
+    Aeth,
+    /// MRC SACK Extended Transport Header.
+    Seth,
+    /// MRC congestion-control state that follows SETH.
+    CcState,
+    /// MRC NACK Extended Transport Header.
+    Neth,
+    /// MRC probe Extended Transport Header.
+    Peth,
+    /// MRC endpoint request header.
+    Erth,
+    /// MRC endpoint response header.
+    Eeth,
+    /// Datagram Extended Transport Header (UD).
+    Deth,
+    /// Invalidate Extended Transport Header.
+    Ieth,
+    /// Atomic Extended Transport Header.
+    AtomicEth,
+    /// Atomic ACK Extended Transport Header.
+    AtomicAckEth,
+    /// The 16 reserved bytes of a CNP.
+    Cnp,
+    /// The payload and its pad bytes.
+    Payload,
+    /// The invariant CRC trailer.
+    Icrc,
+    /// The 8-byte doorbell token.
+    Doorbell,
+    /// A work request.
+    WorkRequest,
+    /// A completion entry.
+    Completion,
+    /// A completion flag.
+    Flag,
+}
+
+impl Header {
+    /// The lower-case name used in JSON output and in the specification.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Header::Eth => "eth",
+            Header::Vlan => "vlan",
+            Header::Ipv4 => "ipv4",
+            Header::Ipv6 => "ipv6",
+            Header::Udp => "udp",
+            Header::Bth => "bth",
+            Header::Meth => "meth",
+            Header::Tseth => "tseth",
+            Header::Reth => "reth",
+            Header::ImmDt => "immdt",
+            Header::Aeth => "aeth",
+            Header::Seth => "seth",
+            Header::CcState => "cc_state",
+            Header::Neth => "neth",
+            Header::Peth => "peth",
+            Header::Erth => "erth",
+            Header::Eeth => "eeth",
+            Header::Deth => "deth",
+            Header::Ieth => "ieth",
+            Header::AtomicEth => "atomiceth",
+            Header::AtomicAckEth => "atomicacketh",
+            Header::Cnp => "cnp",
+            Header::Payload => "payload",
+            Header::Icrc => "icrc",
+            Header::Doorbell => "doorbell",
+            Header::WorkRequest => "work_request",
+            Header::Completion => "completion",
+            Header::Flag => "flag",
+        }
+    }
+
+    /// The name as the specification writes it (`BTH`, `SETH`, `CC_STATE`, ...).
+    pub const fn spec_name(self) -> &'static str {
+        match self {
+            Header::Eth => "Ethernet",
+            Header::Vlan => "802.1Q",
+            Header::Ipv4 => "IPv4",
+            Header::Ipv6 => "IPv6",
+            Header::Udp => "UDP",
+            Header::Bth => "BTH",
+            Header::Meth => "METH",
+            Header::Tseth => "TSETH",
+            Header::Reth => "RETH",
+            Header::ImmDt => "ImmDt",
+            Header::Aeth => "AETH",
+            Header::Seth => "SETH",
+            Header::CcState => "CC_STATE",
+            Header::Neth => "NETH",
+            Header::Peth => "PETH",
+            Header::Erth => "ERTH",
+            Header::Eeth => "EETH",
+            Header::Deth => "DETH",
+            Header::Ieth => "IETH",
+            Header::AtomicEth => "AtomicETH",
+            Header::AtomicAckEth => "AtomicAckETH",
+            Header::Cnp => "CNP",
+            Header::Payload => "payload",
+            Header::Icrc => "ICRC",
+            Header::Doorbell => "doorbell",
+            Header::WorkRequest => "work request",
+            Header::Completion => "completion",
+            Header::Flag => "flag",
+        }
+    }
+}
+
+impl fmt::Display for Header {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.spec_name())
+    }
+}
+
+/// What went wrong while decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The field needs `need` bytes from its offset, but only `have` are left.
+    Truncated {
+        /// Bytes the field needs.
+        need: usize,
+        /// Bytes left in the buffer at the field's offset.
+        have: usize,
+    },
+    /// A length field claims more (or fewer) bytes than the enclosing layer holds.
+    LengthMismatch {
+        /// The value of the length field, in bytes.
+        claimed: usize,
+        /// What the enclosing layer actually provides, in bytes.
+        available: usize,
+    },
+    /// A value that the structure cannot represent (for example an IP version of 5 in an
+    /// IPv4 header, or an IPv4 header length below 20 bytes).
+    BadValue {
+        /// The value found.
+        value: u64,
+    },
+}
+
+/// A frame or header that cannot be decoded: names the header, the field and the absolute
+/// byte offset of the field in the buffer handed to the decoder.
+///
+/// Its `Display` reads like `SETH.sack_bitmap truncated at byte 82: need 8, have 3`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DecodeError {
+    /// The header being decoded.
+    pub header: Header,
+    /// The field (snake_case, as in the specification) where decoding stopped.
+    pub field: &'static str,
+    /// Absolute byte offset of that field.
+    pub offset: usize,
+    /// What is wrong.
+    pub kind: DecodeErrorKind,
+}
+
+impl DecodeError {
+    /// A truncation error.
+    pub const fn truncated(
+        header: Header,
+        field: &'static str,
+        offset: usize,
+        need: usize,
+        have: usize,
+    ) -> Self {
+        DecodeError { header, field, offset, kind: DecodeErrorKind::Truncated { need, have } }
+    }
+
+    /// A length field that does not agree with the data around it.
+    pub const fn length(
+        header: Header,
+        field: &'static str,
+        offset: usize,
+        claimed: usize,
+        available: usize,
+    ) -> Self {
+        DecodeError {
+            header,
+            field,
+            offset,
+            kind: DecodeErrorKind::LengthMismatch { claimed, available },
+        }
+    }
+
+    /// A value the structure cannot represent.
+    pub const fn bad_value(header: Header, field: &'static str, offset: usize, value: u64) -> Self {
+        DecodeError { header, field, offset, kind: DecodeErrorKind::BadValue { value } }
+    }
+
+    /// The same error with its offset moved by `base` bytes: used when a header decoded on
+    /// its own is placed inside a frame.
+    #[must_use]
+    pub const fn at(mut self, base: usize) -> Self {
+        self.offset += base;
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            DecodeErrorKind::Truncated { need, have } => write!(
+                f,
+                "{}.{} truncated at byte {}: need {}, have {}",
+                self.header, self.field, self.offset, need, have
+            ),
+            DecodeErrorKind::LengthMismatch { claimed, available } => write!(
+                f,
+                "{}.{} at byte {} claims {} bytes, but {} are available",
+                self.header, self.field, self.offset, claimed, available
+            ),
+            DecodeErrorKind::BadValue { value } => write!(
+                f,
+                "{}.{} at byte {} has value {:#x}, which cannot be decoded",
+                self.header, self.field, self.offset, value
+            ),
+        }
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// Why a `Repr` could not be emitted. Emitting never panics; it returns this instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EmitError {
+    /// The output buffer is shorter than `buffer_len()`.
+    BufferTooShort {
+        /// The header being emitted.
+        header: Header,
+        /// Bytes needed.
+        need: usize,
+        /// Bytes provided.
+        have: usize,
+    },
+    /// A field holds a value that does not fit in its bits on the wire.
+    FieldOutOfRange {
+        /// The header being emitted.
+        header: Header,
+        /// The field.
+        field: &'static str,
+        /// The value found.
+        value: u64,
+        /// The largest value the field can carry.
+        max: u64,
+    },
+    /// Two parts of a frame disagree in a way the builder cannot resolve (for example a
+    /// payload too long for the IPv4 total length field).
+    Inconsistent {
+        /// The header being emitted.
+        header: Header,
+        /// The field.
+        field: &'static str,
+    },
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            EmitError::BufferTooShort { header, need, have } => {
+                write!(f, "cannot emit {header}: buffer holds {have} bytes, need {need}")
+            }
+            EmitError::FieldOutOfRange { header, field, value, max } => {
+                write!(
+                    f,
+                    "cannot emit {header}.{field} = {value:#x}: the field holds at most {max:#x}"
+                )
+            }
+            EmitError::Inconsistent { header, field } => {
+                write!(f, "cannot emit {header}.{field}: it disagrees with the rest of the frame")
+            }
+        }
+    }
+}
+
+impl core::error::Error for EmitError {}
+
+/// Checks that `value` fits in a field whose largest value is `max`.
+pub(crate) const fn check_range(
+    header: Header,
+    field: &'static str,
+    value: u64,
+    max: u64,
+) -> Result<(), EmitError> {
+    if value > max { Err(EmitError::FieldOutOfRange { header, field, value, max }) } else { Ok(()) }
+}
+
+/// Checks that `buf` can hold `need` bytes.
+pub(crate) const fn check_buffer(header: Header, buf: &[u8], need: usize) -> Result<(), EmitError> {
+    if buf.len() < need {
+        Err(EmitError::BufferTooShort { header, need, have: buf.len() })
+    } else {
+        Ok(())
+    }
+}
+
+/// A rule of the specification that decoded bytes break. Produced by `validate()`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Violation {
+    /// The requirement ID of the broken sentence, e.g. `BTH-TVER-001`.
+    pub requirement: &'static str,
+    /// The header.
+    pub header: Header,
+    /// The field.
+    pub field: &'static str,
+    /// Absolute byte offset of the field in the frame, when known.
+    pub offset: Option<usize>,
+    /// The value found.
+    pub value: u64,
+    /// What the rule says, in a few words.
+    pub rule: &'static str,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}.{} = {:#x}", self.requirement, self.header, self.field, self.value)?;
+        if let Some(o) = self.offset {
+            write!(f, " at byte {o}")?;
+        }
+        write!(f, ": {}", self.rule)
+    }
+}

@@ -1,0 +1,764 @@
+//! Whole frames: Ethernet / [802.1Q] / IPv4 or IPv6 / UDP / BTH / extension headers /
+//! payload / pad / ICRC.
+//!
+//! * [`decode`] reads a frame as far as it can and never fails as a whole: it returns a
+//!   [`DecodedFrame`] holding every header it could read, the ICRC verdict, and the
+//!   [`DecodeError`] where it stopped, if it stopped early. A frame that is simply not
+//!   RoCEv2 (ARP, another UDP port, an IPv4 fragment) decodes as far as its outer headers,
+//!   with no error and an [`IcrcStatus::Absent`] verdict.
+//! * [`FrameRepr`] is an owned, complete RoCEv2 frame. [`FrameRepr::emit`] writes exactly
+//!   the fields it holds (lossless: lengths, checksums and the ICRC trailer are written as
+//!   stored), and [`FrameRepr::finalize`] first makes the lengths, the pad, the IPv4 header
+//!   checksum and the ICRC consistent, which is what a sender wants.
+//!
+//! The extension-header chain is chosen by the opcode (see [`crate::opcode`]) and parsed
+//! with nom; nom's types stay inside this module.
+
+use alloc::vec::Vec;
+
+use nom::IResult;
+
+use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
+use crate::icrc::{self, ICRC_LEN, IcrcCheck};
+use crate::opcode::{ExtHeader, PayloadRule};
+use crate::wire::*;
+
+/// Length of the Ethernet II header.
+pub const ETH_HEADER_LEN: usize = 14;
+/// Length of an 802.1Q tag (TCI + inner EtherType) after the TPID.
+pub const VLAN_TAG_LEN: usize = 4;
+/// Length of the fixed IPv6 header.
+pub const IPV6_HEADER_LEN: usize = 40;
+/// Length of the UDP header.
+pub const UDP_HEADER_LEN: usize = 8;
+
+/// The IP layer of a frame.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum IpRepr {
+    /// IPv4.
+    V4(Ipv4Repr),
+    /// IPv6.
+    V6(Ipv6Repr),
+}
+
+impl IpRepr {
+    /// Bytes of the IP header.
+    pub fn header_len(&self) -> usize {
+        match self {
+            IpRepr::V4(r) => r.header_len(),
+            IpRepr::V6(_) => IPV6_HEADER_LEN,
+        }
+    }
+}
+
+/// The extension headers of a packet, each present or not. Which ones a packet has is
+/// decided by its opcode (and, for TSETH, by BTH `ts`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[allow(missing_docs)]
+pub struct Extensions {
+    pub meth: Option<MethRepr>,
+    pub tseth: Option<TsethRepr>,
+    pub reth: Option<RethRepr>,
+    pub immdt: Option<ImmDtRepr>,
+    pub aeth: Option<AethRepr>,
+    pub seth: Option<SethRepr>,
+    pub cc_state: Option<CcStateRepr>,
+    pub neth: Option<NethRepr>,
+    pub peth: Option<PethRepr>,
+    pub erth: Option<ErthRepr>,
+    pub eeth: Option<EethRepr>,
+    pub deth: Option<DethRepr>,
+    pub ieth: Option<IethRepr>,
+    pub atomiceth: Option<AtomicEthRepr>,
+    pub atomicacketh: Option<AtomicAckEthRepr>,
+    pub cnp: Option<CnpRepr>,
+}
+
+impl Extensions {
+    /// Whether `h` is present.
+    pub fn has(&self, h: ExtHeader) -> bool {
+        match h {
+            ExtHeader::Meth => self.meth.is_some(),
+            ExtHeader::Tseth => self.tseth.is_some(),
+            ExtHeader::Reth => self.reth.is_some(),
+            ExtHeader::ImmDt => self.immdt.is_some(),
+            ExtHeader::Aeth => self.aeth.is_some(),
+            ExtHeader::Seth => self.seth.is_some(),
+            ExtHeader::CcState => self.cc_state.is_some(),
+            ExtHeader::Neth => self.neth.is_some(),
+            ExtHeader::Peth => self.peth.is_some(),
+            ExtHeader::Erth => self.erth.is_some(),
+            ExtHeader::Eeth => self.eeth.is_some(),
+            ExtHeader::Deth => self.deth.is_some(),
+            ExtHeader::Ieth => self.ieth.is_some(),
+            ExtHeader::AtomicEth => self.atomiceth.is_some(),
+            ExtHeader::AtomicAckEth => self.atomicacketh.is_some(),
+            ExtHeader::Cnp => self.cnp.is_some(),
+        }
+    }
+
+    /// Number of headers present.
+    pub fn count(&self) -> usize {
+        ALL_EXT.iter().filter(|h| self.has(**h)).count()
+    }
+
+    /// Total bytes of the headers present.
+    pub fn buffer_len(&self) -> usize {
+        ALL_EXT.iter().filter(|h| self.has(**h)).map(|h| h.wire_len()).sum()
+    }
+
+    /// Emits header `h` if present; returns the bytes written.
+    fn emit_one(&self, h: ExtHeader, buf: &mut [u8]) -> Result<usize, EmitError> {
+        match h {
+            ExtHeader::Meth => self.meth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Tseth => self.tseth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Reth => self.reth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::ImmDt => self.immdt.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Aeth => self.aeth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Seth => self.seth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::CcState => self.cc_state.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Neth => self.neth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Peth => self.peth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Erth => self.erth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Eeth => self.eeth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Deth => self.deth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Ieth => self.ieth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::AtomicEth => self.atomiceth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::AtomicAckEth => self.atomicacketh.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Cnp => self.cnp.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+        }
+    }
+
+    /// Validates every header present; `offsets` gives each one's position in the frame.
+    fn validate(&self, offsets: &[(ExtHeader, usize)], out: &mut Vec<Violation>) {
+        for &(h, at) in offsets {
+            match h {
+                ExtHeader::Meth => self.meth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Tseth => self.tseth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Reth => self.reth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::ImmDt => self.immdt.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Aeth => self.aeth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Seth => self.seth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::CcState => self.cc_state.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Neth => self.neth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Peth => self.peth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Erth => self.erth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Eeth => self.eeth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Deth => self.deth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Ieth => self.ieth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::AtomicEth => self.atomiceth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::AtomicAckEth => {
+                    self.atomicacketh.as_ref().map(|r| r.validate(at, out))
+                }
+                ExtHeader::Cnp => self.cnp.as_ref().map(|r| r.validate(at, out)),
+            };
+        }
+    }
+}
+
+const ALL_EXT: [ExtHeader; 16] = [
+    ExtHeader::Meth,
+    ExtHeader::Tseth,
+    ExtHeader::Reth,
+    ExtHeader::ImmDt,
+    ExtHeader::Aeth,
+    ExtHeader::Seth,
+    ExtHeader::CcState,
+    ExtHeader::Neth,
+    ExtHeader::Peth,
+    ExtHeader::Erth,
+    ExtHeader::Eeth,
+    ExtHeader::Deth,
+    ExtHeader::Ieth,
+    ExtHeader::AtomicEth,
+    ExtHeader::AtomicAckEth,
+    ExtHeader::Cnp,
+];
+
+/// The extension headers that follow a BTH, in order, given its opcode and `ts` bit.
+/// Unknown opcodes have none (everything after the BTH is payload).
+pub fn header_stack(bth: &BthRepr) -> impl Iterator<Item = ExtHeader> + use<> {
+    let headers = bth.opcode.info().map_or(&[][..], |i| i.headers);
+    let ts = bth.ts;
+    headers.iter().copied().filter(move |h| *h != ExtHeader::Tseth || ts)
+}
+
+/// The ICRC verdict of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum IcrcStatus {
+    /// The trailer matches.
+    Ok,
+    /// The trailer does not match.
+    Bad {
+        /// Trailer as found.
+        found: u32,
+        /// Value computed over the packet.
+        computed: u32,
+    },
+    /// The frame is not RoCEv2, or too short to hold an ICRC.
+    Absent,
+}
+
+impl IcrcStatus {
+    /// `"ok"`, `"bad"` or `"absent"`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            IcrcStatus::Ok => "ok",
+            IcrcStatus::Bad { .. } => "bad",
+            IcrcStatus::Absent => "absent",
+        }
+    }
+}
+
+/// Byte offsets of the layers found in a frame.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Layout {
+    /// Offset of the IP header.
+    pub ip: Option<usize>,
+    /// Offset of the UDP header.
+    pub udp: Option<usize>,
+    /// Offset of the BTH.
+    pub bth: Option<usize>,
+    /// Each extension header found, with its offset.
+    pub ext: Vec<(ExtHeader, usize)>,
+    /// Offset of the payload.
+    pub payload: Option<usize>,
+    /// Offset of the ICRC trailer.
+    pub icrc: Option<usize>,
+    /// End of the IP packet; bytes after it are Ethernet padding.
+    pub ip_end: Option<usize>,
+}
+
+/// A frame as far as it could be decoded. Produced by [`decode`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedFrame<'a> {
+    /// The Ethernet header.
+    pub eth: Option<EthernetRepr>,
+    /// The 802.1Q tag, if any.
+    pub vlan: Option<VlanRepr>,
+    /// The IP header.
+    pub ip: Option<IpRepr>,
+    /// The UDP header.
+    pub udp: Option<UdpRepr>,
+    /// The BTH.
+    pub bth: Option<BthRepr>,
+    /// Extension headers.
+    pub ext: Extensions,
+    /// Payload bytes (after the extension headers, before the pad).
+    pub payload: &'a [u8],
+    /// Pad bytes (BTH `pad_count` of them).
+    pub pad: &'a [u8],
+    /// The ICRC trailer as found, if the frame holds one.
+    pub icrc_trailer: Option<u32>,
+    /// The ICRC verdict.
+    pub icrc: IcrcStatus,
+    /// Bytes after the IP packet (Ethernet padding of short frames).
+    pub eth_padding: &'a [u8],
+    /// Where decoding stopped early, if it did.
+    pub error: Option<DecodeError>,
+    /// Where each layer starts.
+    pub layout: Layout,
+}
+
+impl DecodedFrame<'_> {
+    /// Whether the frame is a RoCEv2 packet (it reached the BTH).
+    pub fn is_roce(&self) -> bool {
+        self.bth.is_some()
+    }
+
+    /// Whether the frame decoded completely with a good or absent ICRC.
+    pub fn is_clean(&self) -> bool {
+        self.error.is_none() && !matches!(self.icrc, IcrcStatus::Bad { .. })
+    }
+
+    /// The 32-bit entropy value carried by the frame (`ENC-EV-*`): EV\[31:16\] is the UDP
+    /// source port, EV\[15:0\] the low 16 bits of the IPv6 flow label (zero over IPv4).
+    pub fn entropy(&self) -> Option<u32> {
+        let udp = self.udp.as_ref()?;
+        let low = match self.ip.as_ref()? {
+            IpRepr::V6(v6) => v6.flow_label & 0xFFFF,
+            IpRepr::V4(_) => 0,
+        };
+        Some(u32::from(udp.src_port) << 16 | low)
+    }
+
+    /// An owned copy, if the frame is a complete RoCEv2 packet.
+    pub fn to_repr(&self) -> Option<FrameRepr> {
+        if self.error.is_some() {
+            return None;
+        }
+        let mut pad = [0u8; 3];
+        pad[..self.pad.len()].copy_from_slice(self.pad);
+        Some(FrameRepr {
+            eth: self.eth?,
+            vlan: self.vlan,
+            ip: self.ip.clone()?,
+            udp: self.udp?,
+            bth: self.bth?,
+            ext: self.ext.clone(),
+            payload: self.payload.to_vec(),
+            pad,
+            icrc: self.icrc_trailer,
+            eth_padding: self.eth_padding.to_vec(),
+        })
+    }
+
+    /// Checks the decoded headers against the specification. Structural problems are in
+    /// `error`; this reports what decoded but breaks a rule.
+    pub fn validate(&self) -> Vec<Violation> {
+        let mut out = Vec::new();
+        let l = &self.layout;
+        if let (Some(ip), Some(at)) = (&self.ip, l.ip) {
+            match ip {
+                IpRepr::V4(r) => r.validate(at, &mut out),
+                IpRepr::V6(r) => r.validate(at, &mut out),
+            }
+        }
+        if let (Some(udp), Some(at)) = (&self.udp, l.udp) {
+            udp.validate(at, &mut out);
+        }
+        let (Some(bth), Some(bth_at)) = (&self.bth, l.bth) else { return out };
+        bth.validate(bth_at, &mut out);
+        self.ext.validate(&l.ext, &mut out);
+        let violation = |requirement, header, field, offset, value, rule| Violation {
+            requirement,
+            header,
+            field,
+            offset,
+            value,
+            rule,
+        };
+        let info = bth.opcode.info();
+        if info.is_none() {
+            out.push(violation(
+                "OPC-UNKNOWN-001",
+                Header::Bth,
+                "opcode",
+                Some(bth_at),
+                bth.opcode.0.into(),
+                "opcode is not in the opcode table",
+            ));
+        }
+        if bth.ts && !bth.opcode.is_mrc_write() && bth.opcode.class() == crate::TransportClass::Manufacturer(6) {
+            out.push(violation(
+                "TSETH-PRESENT-002",
+                Header::Bth,
+                "ts",
+                Some(bth_at + 8),
+                1,
+                "ts may be set only on MRC write packets",
+            ));
+        }
+        if let Some(i) = info {
+            if i.payload == PayloadRule::None && !self.payload.is_empty() {
+                out.push(violation(
+                    "PAY-NONE-001",
+                    Header::Payload,
+                    "payload",
+                    l.payload,
+                    self.payload.len() as u64,
+                    "this opcode carries no payload",
+                ));
+            }
+        }
+        if (self.payload.len() + self.pad.len()) % 4 != 0 && self.error.is_none() {
+            out.push(violation(
+                "PAY-PAD-001",
+                Header::Bth,
+                "pad_count",
+                Some(bth_at + 1),
+                bth.pad_count.into(),
+                "payload plus pad must be a multiple of 4 bytes",
+            ));
+        }
+        if self.pad.iter().any(|b| *b != 0) {
+            out.push(violation(
+                "PAY-PAD-002",
+                Header::Payload,
+                "pad",
+                l.icrc.map(|i| i - self.pad.len()),
+                self.pad.iter().fold(0u64, |a, b| a << 8 | u64::from(*b)),
+                "pad bytes should be zero",
+            ));
+        }
+        if let IcrcStatus::Bad { found, .. } = self.icrc {
+            out.push(violation(
+                "ICRC-VERIFY-001",
+                Header::Icrc,
+                "icrc",
+                l.icrc,
+                found.into(),
+                "the ICRC does not match the packet",
+            ));
+        }
+        out
+    }
+}
+
+/// A decode failure inside the nom chain, carrying our own error.
+#[derive(Debug)]
+struct ChainError(DecodeError);
+
+impl<'a> nom::error::ParseError<&'a [u8]> for ChainError {
+    fn from_error_kind(input: &'a [u8], _kind: nom::error::ErrorKind) -> Self {
+        ChainError(DecodeError::truncated(Header::Payload, "payload", 0, 1, input.len()))
+    }
+    fn append(_input: &'a [u8], _kind: nom::error::ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+/// A nom parser for one fixed-length header: parses it with its `Repr::parse` (which names
+/// the field on truncation) and places errors at their absolute offset.
+fn fixed<'a, R>(
+    len: usize,
+    frame_len: usize,
+    parse: fn(&[u8]) -> Result<R, DecodeError>,
+) -> impl Fn(&'a [u8]) -> IResult<&'a [u8], R, ChainError> {
+    move |input: &'a [u8]| {
+        let base = frame_len - input.len();
+        match parse(input) {
+            Ok(r) => Ok((&input[len..], r)),
+            Err(e) => Err(nom::Err::Failure(ChainError(e.at(base)))),
+        }
+    }
+}
+
+/// Parses the extension headers of `bth` from `input` (the bytes after the BTH, up to the
+/// ICRC). `frame_len` is the length of the whole frame buffer, so that errors carry
+/// absolute offsets.
+fn ext_chain<'a>(
+    bth: &BthRepr,
+    input: &'a [u8],
+    frame_len: usize,
+    layout: &mut Layout,
+) -> IResult<&'a [u8], Extensions, ChainError> {
+    let mut ext = Extensions::default();
+    let mut rest = input;
+    for h in header_stack(bth) {
+        layout.ext.push((h, frame_len - rest.len()));
+        rest = match h {
+            ExtHeader::Meth => store(fixed(4, frame_len, MethRepr::parse)(rest)?, &mut ext.meth),
+            ExtHeader::Tseth => store(fixed(4, frame_len, TsethRepr::parse)(rest)?, &mut ext.tseth),
+            ExtHeader::Reth => store(fixed(16, frame_len, RethRepr::parse)(rest)?, &mut ext.reth),
+            ExtHeader::ImmDt => store(fixed(4, frame_len, ImmDtRepr::parse)(rest)?, &mut ext.immdt),
+            ExtHeader::Aeth => store(fixed(4, frame_len, AethRepr::parse)(rest)?, &mut ext.aeth),
+            ExtHeader::Seth => store(fixed(28, frame_len, SethRepr::parse)(rest)?, &mut ext.seth),
+            ExtHeader::CcState => {
+                store(fixed(8, frame_len, CcStateRepr::parse)(rest)?, &mut ext.cc_state)
+            }
+            ExtHeader::Neth => store(fixed(20, frame_len, NethRepr::parse)(rest)?, &mut ext.neth),
+            ExtHeader::Peth => store(fixed(16, frame_len, PethRepr::parse)(rest)?, &mut ext.peth),
+            ExtHeader::Erth => store(fixed(16, frame_len, ErthRepr::parse)(rest)?, &mut ext.erth),
+            ExtHeader::Eeth => store(fixed(36, frame_len, EethRepr::parse)(rest)?, &mut ext.eeth),
+            ExtHeader::Deth => store(fixed(8, frame_len, DethRepr::parse)(rest)?, &mut ext.deth),
+            ExtHeader::Ieth => store(fixed(4, frame_len, IethRepr::parse)(rest)?, &mut ext.ieth),
+            ExtHeader::AtomicEth => {
+                store(fixed(28, frame_len, AtomicEthRepr::parse)(rest)?, &mut ext.atomiceth)
+            }
+            ExtHeader::AtomicAckEth => {
+                store(fixed(8, frame_len, AtomicAckEthRepr::parse)(rest)?, &mut ext.atomicacketh)
+            }
+            ExtHeader::Cnp => store(fixed(16, frame_len, CnpRepr::parse)(rest)?, &mut ext.cnp),
+        };
+    }
+    Ok((rest, ext))
+}
+
+fn store<'a, R>((rest, r): (&'a [u8], R), slot: &mut Option<R>) -> &'a [u8] {
+    *slot = Some(r);
+    rest
+}
+
+/// Decodes a whole Ethernet frame (without FCS). Never panics and never fails as a whole;
+/// see [`DecodedFrame`].
+pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
+    let mut d = DecodedFrame {
+        eth: None,
+        vlan: None,
+        ip: None,
+        udp: None,
+        bth: None,
+        ext: Extensions::default(),
+        payload: &[],
+        pad: &[],
+        icrc_trailer: None,
+        icrc: IcrcStatus::Absent,
+        eth_padding: &[],
+        error: None,
+        layout: Layout::default(),
+    };
+    if let Err(e) = decode_into(frame, &mut d) {
+        d.error = Some(e);
+    }
+    d
+}
+
+fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), DecodeError> {
+    let eth = EthernetRepr::parse(frame)?;
+    let mut at = ETH_HEADER_LEN;
+    let mut ethertype = eth.ethertype;
+    d.eth = Some(eth);
+    if ethertype == EtherType::VLAN || ethertype == EtherType::QINQ {
+        let vlan = VlanRepr::parse(&frame[at..]).map_err(|e| e.at(at))?;
+        ethertype = vlan.ethertype;
+        d.vlan = Some(vlan);
+        at += VLAN_TAG_LEN;
+    }
+
+    // IP: find the end of the IP packet from its length field.
+    let ip_at = at;
+    let avail = frame.len() - ip_at;
+    let (ip, ip_hdr_len, ip_end, proto) = if ethertype == EtherType::IPV4 {
+        let r = Ipv4Repr::parse(&frame[ip_at..]).map_err(|e| e.at(ip_at))?;
+        let hl = r.header_len();
+        let total = usize::from(r.total_len);
+        if total > avail || total < hl {
+            return Err(DecodeError::length(Header::Ipv4, "total_len", ip_at + 2, total, avail));
+        }
+        let frag = r.more_frags || r.frag_offset != 0;
+        let proto = if frag { None } else { Some(r.protocol) };
+        (IpRepr::V4(r), hl, ip_at + total, proto)
+    } else if ethertype == EtherType::IPV6 {
+        let r = Ipv6Repr::parse(&frame[ip_at..]).map_err(|e| e.at(ip_at))?;
+        let total = IPV6_HEADER_LEN + usize::from(r.payload_len);
+        if total > avail {
+            return Err(DecodeError::length(
+                Header::Ipv6,
+                "payload_len",
+                ip_at + 4,
+                usize::from(r.payload_len),
+                avail - IPV6_HEADER_LEN,
+            ));
+        }
+        let proto = Some(r.next_header);
+        (IpRepr::V6(r), IPV6_HEADER_LEN, ip_at + total, proto)
+    } else {
+        return Ok(()); // not IP: nothing more to decode
+    };
+    d.ip = Some(ip);
+    d.layout.ip = Some(ip_at);
+    d.layout.ip_end = Some(ip_end);
+    d.eth_padding = &frame[ip_end..];
+    if proto != Some(17) {
+        return Ok(()); // not UDP, or an IPv4 fragment
+    }
+
+    // UDP: its length must fill the IP payload exactly.
+    let udp_at = ip_at + ip_hdr_len;
+    let udp = UdpRepr::parse(&frame[udp_at..ip_end]).map_err(|e| e.at(udp_at))?;
+    let ip_payload = ip_end - udp_at;
+    if usize::from(udp.length) != ip_payload {
+        return Err(DecodeError::length(
+            Header::Udp,
+            "length",
+            udp_at + 4,
+            usize::from(udp.length),
+            ip_payload,
+        ));
+    }
+    let is_roce = udp.dst_port == ROCEV2_PORT;
+    d.udp = Some(udp);
+    d.layout.udp = Some(udp_at);
+    if !is_roce {
+        return Ok(());
+    }
+
+    // BTH, then the ICRC over the whole packet, then the extension chain.
+    let bth_at = udp_at + UDP_HEADER_LEN;
+    let bth = BthRepr::parse(&frame[bth_at..ip_end]).map_err(|e| e.at(bth_at))?;
+    d.bth = Some(bth);
+    d.layout.bth = Some(bth_at);
+    let body_start = bth_at + BTH_LEN;
+    if ip_end < body_start + ICRC_LEN {
+        return Err(DecodeError::truncated(
+            Header::Icrc,
+            "icrc",
+            body_start,
+            ICRC_LEN,
+            ip_end - body_start,
+        ));
+    }
+    let icrc_at = ip_end - ICRC_LEN;
+    d.layout.icrc = Some(icrc_at);
+    d.icrc_trailer = icrc::trailer(&frame[ip_at..ip_end]);
+    d.icrc = match icrc::verify(&frame[ip_at..ip_end]) {
+        Ok(IcrcCheck::Ok) => IcrcStatus::Ok,
+        Ok(IcrcCheck::Bad { found, computed }) => IcrcStatus::Bad { found, computed },
+        Err(_) => IcrcStatus::Absent,
+    };
+
+    // Give the chain the bytes between the BTH and the ICRC, but report offsets in the
+    // frame, so build the slice from the frame start and trim the end.
+    let chain = &frame[..icrc_at];
+    let (rest, ext) = ext_chain(&bth, &chain[body_start..], icrc_at, &mut d.layout)
+        .map_err(|e| match e {
+            nom::Err::Failure(ChainError(e)) | nom::Err::Error(ChainError(e)) => e,
+            nom::Err::Incomplete(_) => {
+                DecodeError::truncated(Header::Payload, "payload", body_start, 1, 0)
+            }
+        })?;
+    d.ext = ext;
+    let payload_at = icrc_at - rest.len();
+    let pad_len = usize::from(bth.pad_count);
+    if rest.len() < pad_len {
+        return Err(DecodeError::truncated(Header::Payload, "pad", payload_at, pad_len, rest.len()));
+    }
+    d.payload = &rest[..rest.len() - pad_len];
+    d.pad = &rest[rest.len() - pad_len..];
+    d.layout.payload = Some(payload_at);
+    Ok(())
+}
+
+/// An owned, complete RoCEv2 frame.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct FrameRepr {
+    /// Ethernet header.
+    pub eth: EthernetRepr,
+    /// 802.1Q tag, if any.
+    pub vlan: Option<VlanRepr>,
+    /// IP header.
+    pub ip: IpRepr,
+    /// UDP header.
+    pub udp: UdpRepr,
+    /// BTH.
+    pub bth: BthRepr,
+    /// Extension headers; must be exactly the opcode's stack.
+    pub ext: Extensions,
+    /// Payload.
+    pub payload: Vec<u8>,
+    /// Pad bytes; the first `bth.pad_count` are emitted.
+    pub pad: [u8; 3],
+    /// The ICRC trailer to emit, or `None` to compute it.
+    pub icrc: Option<u32>,
+    /// Bytes after the IP packet (Ethernet padding).
+    pub eth_padding: Vec<u8>,
+}
+
+impl FrameRepr {
+    /// Bytes of the IP packet, ICRC included.
+    pub fn ip_len(&self) -> usize {
+        self.ip.header_len()
+            + UDP_HEADER_LEN
+            + BTH_LEN
+            + self.ext.buffer_len()
+            + self.payload.len()
+            + usize::from(self.bth.pad_count)
+            + ICRC_LEN
+    }
+
+    /// Bytes of the whole frame.
+    pub fn buffer_len(&self) -> usize {
+        ETH_HEADER_LEN
+            + if self.vlan.is_some() { VLAN_TAG_LEN } else { 0 }
+            + self.ip_len()
+            + self.eth_padding.len()
+    }
+
+    /// The entropy value this frame carries (see [`DecodedFrame::entropy`]).
+    pub fn entropy(&self) -> u32 {
+        let low = match &self.ip {
+            IpRepr::V6(v6) => v6.flow_label & 0xFFFF,
+            IpRepr::V4(_) => 0,
+        };
+        u32::from(self.udp.src_port) << 16 | low
+    }
+
+    /// Places an entropy value: EV\[31:16\] in the UDP source port and, over IPv6,
+    /// EV\[15:0\] in the low 16 bits of the flow label (`ENC-EV-*`).
+    pub fn set_entropy(&mut self, ev: u32) {
+        self.udp.src_port = (ev >> 16) as u16;
+        if let IpRepr::V6(v6) = &mut self.ip {
+            v6.flow_label = (v6.flow_label & 0xF_0000) | (ev & 0xFFFF);
+        }
+    }
+
+    /// Makes the frame self-consistent for sending: IP and UDP lengths, pad count and zero
+    /// pad, the IPv4 header checksum, and `icrc = None` so that emit computes it.
+    pub fn finalize(&mut self) -> Result<(), EmitError> {
+        let pad = (4 - self.payload.len() % 4) % 4;
+        self.bth.pad_count = pad as u8;
+        self.pad = [0; 3];
+        self.icrc = None;
+        let ip_len = self.ip_len();
+        let udp_len = ip_len - self.ip.header_len();
+        self.udp.length = u16::try_from(udp_len)
+            .map_err(|_| EmitError::Inconsistent { header: Header::Udp, field: "length" })?;
+        match &mut self.ip {
+            IpRepr::V4(v4) => {
+                v4.total_len = u16::try_from(ip_len)
+                    .map_err(|_| EmitError::Inconsistent { header: Header::Ipv4, field: "total_len" })?;
+                v4.checksum = 0;
+                let mut hdr = [0u8; 60];
+                let n = v4.emit(&mut hdr)?;
+                v4.checksum = crate::wire::ipv4::compute_checksum(&hdr[..n]);
+            }
+            IpRepr::V6(v6) => v6.payload_len = udp_len as u16,
+        }
+        Ok(())
+    }
+
+    /// Writes the frame into `buf` exactly as held (lengths and checksums as stored; the ICRC
+    /// computed when `icrc` is `None`). Returns the bytes written. Never panics.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
+        let need = self.buffer_len();
+        check_buffer(Header::Eth, buf, need)?;
+        let buf = &mut buf[..need];
+        let mut at = self.eth.emit(buf)?;
+        if let Some(v) = &self.vlan {
+            at += v.emit(&mut buf[at..])?;
+        }
+        let ip_at = at;
+        at += match &self.ip {
+            IpRepr::V4(r) => r.emit(&mut buf[at..])?,
+            IpRepr::V6(r) => r.emit(&mut buf[at..])?,
+        };
+        at += self.udp.emit(&mut buf[at..])?;
+        at += self.bth.emit(&mut buf[at..])?;
+        let mut expected = 0;
+        for h in header_stack(&self.bth) {
+            expected += 1;
+            if !self.ext.has(h) {
+                return Err(EmitError::Inconsistent { header: Header::Bth, field: "opcode" });
+            }
+            at += self.ext.emit_one(h, &mut buf[at..])?;
+        }
+        if expected != self.ext.count() {
+            return Err(EmitError::Inconsistent { header: Header::Bth, field: "opcode" });
+        }
+        buf[at..at + self.payload.len()].copy_from_slice(&self.payload);
+        at += self.payload.len();
+        let pad = usize::from(self.bth.pad_count);
+        buf[at..at + pad].copy_from_slice(&self.pad[..pad]);
+        at += pad;
+        let crc = match self.icrc {
+            Some(c) => c,
+            None => icrc::compute(&buf[ip_at..at]).map_err(|_| EmitError::Inconsistent {
+                header: Header::Icrc,
+                field: "icrc",
+            })?,
+        };
+        buf[at..at + ICRC_LEN].copy_from_slice(&crc.to_le_bytes());
+        at += ICRC_LEN;
+        buf[at..at + self.eth_padding.len()].copy_from_slice(&self.eth_padding);
+        at += self.eth_padding.len();
+        Ok(at)
+    }
+
+    /// Emits into a new vector.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EmitError> {
+        let mut v = alloc::vec![0u8; self.buffer_len()];
+        let n = self.emit(&mut v)?;
+        v.truncate(n);
+        Ok(v)
+    }
+}

@@ -1,0 +1,35 @@
+//! One module per header: a zero-copy view and an owned `Repr` each.
+
+pub mod aeth;
+pub mod bth;
+pub mod eeth;
+pub mod erth;
+pub mod ethernet;
+pub mod ib;
+pub mod immdt;
+pub mod ipv4;
+pub mod ipv6;
+pub mod meth;
+pub mod neth;
+pub mod peth;
+pub mod reth;
+pub mod seth;
+pub mod tseth;
+pub mod udp;
+
+pub use self::aeth::*;
+pub use self::bth::*;
+pub use self::eeth::*;
+pub use self::erth::*;
+pub use self::ethernet::*;
+pub use self::ib::*;
+pub use self::immdt::*;
+pub use self::ipv4::*;
+pub use self::ipv6::*;
+pub use self::meth::*;
+pub use self::neth::*;
+pub use self::peth::*;
+pub use self::reth::*;
+pub use self::seth::*;
+pub use self::tseth::*;
+pub use self::udp::*;
