@@ -1,0 +1,277 @@
+//! Errors of the model, split by who is at fault (after rustls): the peer
+//! ([`PeerViolation`]), the caller ([`ApiMisuse`]) or the configuration ([`ConfigError`]).
+//! Every rejected input leaves the model's state exactly as it was; responses the
+//! specification requires for a bad packet (a NACK for an out-of-window PSN, a transport
+//! NAK for a bad key) are still sent.
+
+use openrdma_codec::host::DoorbellReject;
+use openrdma_codec::{Opcode, Psn, Qpn};
+
+/// The remote peer broke the specification. Each variant names its requirement ID.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerViolation {
+    /// A packet for a QP that does not exist.
+    #[error("[RCV-QP-001] packet for unknown QP {qpn}")]
+    UnknownQp {
+        /// Destination QP of the packet.
+        qpn: Qpn,
+    },
+    /// A packet for a QP in the error state.
+    #[error("[RCV-QP-002] packet for QP {qpn}, which is in the error state")]
+    QpInError {
+        /// The QP.
+        qpn: Qpn,
+    },
+    /// An opcode the model does not accept in this direction.
+    #[error("[RCV-OPC-001] QP {qpn}: opcode {opcode} is not accepted here")]
+    UnexpectedOpcode {
+        /// The QP.
+        qpn: Qpn,
+        /// The opcode.
+        opcode: Opcode,
+    },
+    /// A data packet beyond the receive window; a NACK PSN_OOR_WINDOW was sent.
+    #[error("[RCV-WIN-002] QP {qpn}: PSN {psn} is outside the window [{epsn}, {epsn}+{window})")]
+    OutOfWindow {
+        /// The QP.
+        qpn: Qpn,
+        /// The PSN.
+        psn: Psn,
+        /// Next expected PSN.
+        epsn: Psn,
+        /// Window size.
+        window: u32,
+    },
+    /// Payload longer than the PMTU.
+    #[error("[RCV-SEG-001] QP {qpn}: payload of {len} bytes exceeds the PMTU of {pmtu}")]
+    PayloadTooLong {
+        /// The QP.
+        qpn: Qpn,
+        /// Payload length.
+        len: u32,
+        /// The PMTU.
+        pmtu: u32,
+    },
+    /// A FIRST or MIDDLE packet whose payload is not exactly one PMTU.
+    #[error(
+        "[RCV-SEG-002] QP {qpn}: {opcode} carries {len} bytes; FIRST and MIDDLE carry exactly the PMTU ({pmtu})"
+    )]
+    SegmentLength {
+        /// The QP.
+        qpn: Qpn,
+        /// Opcode.
+        opcode: Opcode,
+        /// Payload length.
+        len: u32,
+        /// The PMTU.
+        pmtu: u32,
+    },
+    /// RETH names no region, a region without remote write, or a range outside the region;
+    /// the packet is discarded and a transport NAK (remote access error) sent.
+    #[error(
+        "[RCV-PLACE-002] QP {qpn}: write of {len} bytes at {va:#x} with rkey {rkey:#x} is outside every registered region"
+    )]
+    RemoteAccess {
+        /// The QP.
+        qpn: Qpn,
+        /// RETH.rkey.
+        rkey: u32,
+        /// RETH.va.
+        va: u64,
+        /// Payload length.
+        len: u32,
+    },
+    /// Packets of one message disagree (total length, QP, or more bytes than the total).
+    #[error(
+        "[RCV-MSG-001] QP {qpn}: packet of message {msn} is inconsistent with the message ({what})"
+    )]
+    MessageMismatch {
+        /// The QP.
+        qpn: Qpn,
+        /// MSN.
+        msn: u16,
+        /// What disagrees.
+        what: &'static str,
+    },
+    /// A packet with a new PSN for a message whose flag is already written.
+    #[error("[FLAG-LAST-002] QP {qpn}: new PSN {psn} for message {msn}, already retired; dropped")]
+    AfterRetirement {
+        /// The QP.
+        qpn: Qpn,
+        /// PSN.
+        psn: Psn,
+        /// MSN.
+        msn: u16,
+    },
+    /// An MSN too far beyond the retirement pointer for the window.
+    #[error("[RCV-MSG-002] QP {qpn}: MSN {msn} is beyond the retirement window (next {next})")]
+    MsnBeyondWindow {
+        /// The QP.
+        qpn: Qpn,
+        /// MSN.
+        msn: u16,
+        /// Next MSN to retire.
+        next: u16,
+    },
+    /// More Write-with-Immediate messages in flight than the negotiated limit; fatal.
+    #[error(
+        "[WWI-LIMIT-002] QP {qpn}: RQMSN {rqmsn} is more than {limit} beyond the last delivered immediate"
+    )]
+    WwiLimit {
+        /// The QP.
+        qpn: Qpn,
+        /// RQMSN.
+        rqmsn: u16,
+        /// The limit.
+        limit: u16,
+    },
+    /// A SACK acknowledges a PSN never sent.
+    #[error(
+        "[SND-SACK-003] QP {qpn}: SACK acknowledges PSN {psn}, but the next PSN to send is {snd_nxt}"
+    )]
+    SackBeyondSent {
+        /// The QP.
+        qpn: Qpn,
+        /// The PSN.
+        psn: Psn,
+        /// Next PSN to send.
+        snd_nxt: Psn,
+    },
+    /// A SACK whose bitmap offset is absurd.
+    #[error("[SND-SACK-004] QP {qpn}: SACK bitmap offset {offset} lies outside any window")]
+    SackOffset {
+        /// The QP.
+        qpn: Qpn,
+        /// sack_offset.
+        offset: i16,
+    },
+    /// A NACK for a PSN not in flight.
+    #[error("[SND-NACK-001] QP {qpn}: NACK for PSN {psn}, not in flight [{snd_una}, {snd_nxt})")]
+    NackUnknownPsn {
+        /// The QP.
+        qpn: Qpn,
+        /// The PSN.
+        psn: Psn,
+        /// Oldest unacknowledged.
+        snd_una: Psn,
+        /// Next to send.
+        snd_nxt: Psn,
+    },
+    /// A transport ACK for a message not yet sent.
+    #[error("[SND-ACK-002] QP {qpn}: transport ACK for MSN {msn}, not yet sent")]
+    AckBeyondSent {
+        /// The QP.
+        qpn: Qpn,
+        /// MSN.
+        msn: u16,
+    },
+}
+
+impl PeerViolation {
+    /// The requirement ID the peer broke.
+    pub fn requirement(&self) -> &'static str {
+        match self {
+            PeerViolation::UnknownQp { .. } => "RCV-QP-001",
+            PeerViolation::QpInError { .. } => "RCV-QP-002",
+            PeerViolation::UnexpectedOpcode { .. } => "RCV-OPC-001",
+            PeerViolation::OutOfWindow { .. } => "RCV-WIN-002",
+            PeerViolation::PayloadTooLong { .. } => "RCV-SEG-001",
+            PeerViolation::SegmentLength { .. } => "RCV-SEG-002",
+            PeerViolation::RemoteAccess { .. } => "RCV-PLACE-002",
+            PeerViolation::MessageMismatch { .. } => "RCV-MSG-001",
+            PeerViolation::AfterRetirement { .. } => "FLAG-LAST-002",
+            PeerViolation::MsnBeyondWindow { .. } => "RCV-MSG-002",
+            PeerViolation::WwiLimit { .. } => "WWI-LIMIT-002",
+            PeerViolation::SackBeyondSent { .. } => "SND-SACK-003",
+            PeerViolation::SackOffset { .. } => "SND-SACK-004",
+            PeerViolation::NackUnknownPsn { .. } => "SND-NACK-001",
+            PeerViolation::AckBeyondSent { .. } => "SND-ACK-002",
+        }
+    }
+}
+
+/// The caller broke the model's contract.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiMisuse {
+    /// A QP number that does not exist.
+    #[error("no QP {0}")]
+    UnknownQp(Qpn),
+    /// A QP number already in use.
+    #[error("QP {0} already exists")]
+    DuplicateQp(Qpn),
+    /// More QPs than `max_qps`.
+    #[error("at most {0} QPs")]
+    TooManyQps(u32),
+    /// A QP configuration that cannot work.
+    #[error("QP {qpn}: {reason}")]
+    BadQp {
+        /// The QP.
+        qpn: Qpn,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A template that fails its own validation.
+    #[error("template {template}: {reason}")]
+    BadTemplate {
+        /// Template ID.
+        template: u16,
+        /// Why.
+        reason: String,
+    },
+    /// A work request for a QP in the error state or otherwise unusable.
+    #[error("QP {qpn}: {reason}")]
+    BadWorkRequest {
+        /// The QP.
+        qpn: Qpn,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A region overlapping an existing key.
+    #[error("rkey {0:#x} is already registered")]
+    DuplicateRegion(u32),
+    /// Time went backwards.
+    #[error("time went backwards: {now} < {last}")]
+    TimeWentBackwards {
+        /// The time given.
+        now: u64,
+        /// The latest time seen.
+        last: u64,
+    },
+}
+
+/// A doorbell the NIC refused. The NIC also produced the error completion the
+/// specification requires (`DB-REJECT-*`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("doorbell {token:#018x} rejected: {reject}")]
+pub struct DoorbellRejected {
+    /// The token value.
+    pub token: u64,
+    /// Why.
+    pub reject: DoorbellReject,
+}
+
+/// Any error of a host command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// The caller broke the contract.
+    #[error(transparent)]
+    Misuse(#[from] ApiMisuse),
+    /// A doorbell was rejected.
+    #[error(transparent)]
+    Doorbell(#[from] DoorbellRejected),
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A field with an unusable value.
+    #[error("configuration field `{field}`: {reason}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
+}

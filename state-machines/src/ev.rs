@@ -1,0 +1,175 @@
+//! Entropy values (paths) and their state machine (requirements `EV-*`).
+//!
+//! ```text
+//!                 SACK m=SKIP_ONCE / NACK TRIMMED
+//!        +------------------------------------------+
+//!        |                                          v
+//!     +------+   skip_hold expires            +------+
+//!     | GOOD |<-------------------------------| SKIP |
+//!     +------+                                +------+
+//!      ^  |  ^ probe answered m=NONE             |
+//!      |  |  |                                   | SACK m=ALWAYS_SKIP, timeout
+//!      |  |  |   +-------------+                 v
+//!      |  |  +---| ASSUMED_BAD |<----------------+
+//!      |  +----->|             |  (from GOOD too: SACK m=ALWAYS_SKIP, timeout)
+//!      |         +-------------+---probe answered m=SKIP_ONCE---> SKIP
+//!      |
+//!      | controller allow          +--------+
+//!      +---------------------------| DENIED |<--- controller deny (from any state)
+//!                                  +--------+
+//! ```
+//!
+//! The table is data ([`TRANSITIONS`]), printed and snapshot-tested; [`EvState::on`] is a
+//! lookup in it.
+
+use serde::{Deserialize, Serialize};
+
+/// The SACK `m` field: the receiver's marking of the EV a packet arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EvMark {
+    /// 00: no mark.
+    None,
+    /// 01: skip this EV once.
+    SkipOnce,
+    /// 10: always skip this EV (assume it bad).
+    AlwaysSkip,
+    /// 11: reserved; treated as no mark.
+    Reserved,
+}
+
+impl EvMark {
+    /// From the 2-bit field.
+    pub fn from_bits(m: u8) -> EvMark {
+        match m & 3 {
+            0 => EvMark::None,
+            1 => EvMark::SkipOnce,
+            2 => EvMark::AlwaysSkip,
+            _ => EvMark::Reserved,
+        }
+    }
+}
+
+/// State of one entropy value at a sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EvState {
+    /// Usable.
+    Good,
+    /// Not used until `skip_hold` has passed.
+    Skip,
+    /// Not used for data; probed by the CPU until a probe is answered.
+    AssumedBad,
+    /// Not used at all until a controller allows it.
+    Denied,
+}
+
+impl EvState {
+    /// Whether data packets may be sent on an EV in this state.
+    pub fn usable(self) -> bool {
+        self == EvState::Good
+    }
+
+    /// The state after `event`, or `None` when the event does not change this state.
+    pub fn on(self, event: EvEvent) -> Option<EvState> {
+        TRANSITIONS.iter().find(|t| t.from == self && t.event == event).map(|t| t.to)
+    }
+}
+
+/// Events that move an EV between states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvEvent {
+    /// A SACK for a packet on this EV carried m = SKIP_ONCE (NIC).
+    SackSkipOnce,
+    /// A SACK carried m = ALWAYS_SKIP (NIC).
+    SackAlwaysSkip,
+    /// A NACK TRIMMED or TRIMMED_LASTHOP reported this EV (NIC).
+    NackTrimmed,
+    /// `skip_hold` passed since the EV entered SKIP (NIC).
+    SkipExpired,
+    /// A retransmission timeout with no trim and no SACK blamed this EV (CPU).
+    Timeout,
+    /// A probe on this EV was answered with m = NONE (NIC, reported to the CPU).
+    ProbeGood,
+    /// A probe on this EV was answered with m = SKIP_ONCE.
+    ProbeSkip,
+    /// A controller denied the EV (CPU).
+    Deny,
+    /// A controller allowed the EV (CPU).
+    Allow,
+}
+
+/// One row of the transition table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Transition {
+    /// Requirement ID of the rule.
+    pub requirement: &'static str,
+    /// State before.
+    pub from: EvState,
+    /// Event.
+    pub event: EvEvent,
+    /// State after.
+    pub to: EvState,
+}
+
+macro_rules! transitions {
+    ($( $id:literal: $from:ident --$ev:ident--> $to:ident; )*) => {
+        /// The EV state machine as data: every transition the specification allows.
+        pub const TRANSITIONS: &[Transition] = &[
+            $( Transition {
+                requirement: $id,
+                from: EvState::$from,
+                event: EvEvent::$ev,
+                to: EvState::$to,
+            }, )*
+        ];
+    };
+}
+
+transitions! {
+    "EV-SKIP-001": Good --SackSkipOnce--> Skip;
+    "EV-SKIP-001": Good --NackTrimmed--> Skip;
+    "EV-SKIP-002": Skip --SkipExpired--> Good;
+    "EV-BAD-001": Good --SackAlwaysSkip--> AssumedBad;
+    "EV-BAD-001": Skip --SackAlwaysSkip--> AssumedBad;
+    "EV-BAD-002": Good --Timeout--> AssumedBad;
+    "EV-BAD-002": Skip --Timeout--> AssumedBad;
+    "EV-PROBE-002": AssumedBad --ProbeGood--> Good;
+    "EV-PROBE-003": AssumedBad --ProbeSkip--> Skip;
+    "EV-DENY-001": Good --Deny--> Denied;
+    "EV-DENY-001": Skip --Deny--> Denied;
+    "EV-DENY-001": AssumedBad --Deny--> Denied;
+    "EV-DENY-002": Denied --Allow--> Good;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_deterministic() {
+        for (i, a) in TRANSITIONS.iter().enumerate() {
+            for b in &TRANSITIONS[i + 1..] {
+                assert!(!(a.from == b.from && a.event == b.event), "two rows for {a:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn denied_ignores_data_path_events() {
+        for e in [EvEvent::SackSkipOnce, EvEvent::NackTrimmed, EvEvent::Timeout, EvEvent::ProbeGood]
+        {
+            assert_eq!(EvState::Denied.on(e), None);
+        }
+        assert_eq!(EvState::Denied.on(EvEvent::Allow), Some(EvState::Good));
+    }
+
+    #[test]
+    fn only_good_is_usable() {
+        assert!(EvState::Good.usable());
+        assert!(
+            !EvState::Skip.usable() && !EvState::AssumedBad.usable() && !EvState::Denied.usable()
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! Inputs and outputs of the model. All are public, serializable enums, so that a trace
+//! can drive the model and record what it did.
+
+use openrdma_codec::host::{CompletionRepr, Template, WorkRequest};
+use openrdma_codec::{NackReason, Psn, Qpn};
+use serde::{Deserialize, Serialize};
+
+use crate::config::QpConfig;
+use crate::ev::{EvMark, EvState};
+use crate::packet::{Packet, Payload};
+use crate::time::Timestamp;
+
+/// A registered memory region that remote writes may target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Region {
+    /// The remote key that names the region in RETH.
+    pub rkey: u32,
+    /// First byte.
+    pub base: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Whether remote writes are allowed.
+    pub remote_write: bool,
+}
+
+impl Region {
+    /// Whether `[va, va + len)` lies inside the region.
+    pub fn contains(&self, va: u64, len: u64) -> bool {
+        va >= self.base
+            && va.checked_add(len).is_some_and(|end| end <= self.base.saturating_add(self.len))
+    }
+}
+
+/// Commands from host software (configuration) and from the GPU (doorbells).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "command")]
+pub enum HostCommand {
+    /// Create a queue pair.
+    CreateQp(QpConfig),
+    /// Register a memory region for remote writes.
+    RegisterRegion(Region),
+    /// Install (or replace) a doorbell template.
+    SetTemplate(Template),
+    /// The GPU's 8-byte doorbell token, as the little-endian 64-bit value it stored.
+    Doorbell {
+        /// The token value.
+        token: u64,
+    },
+    /// A work request built by the CPU (the non-GPU path, for comparison).
+    PostWrite(WorkRequest),
+}
+
+/// A packet to send, with the entropy value (path) chosen for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transmit {
+    /// The local QP sending it.
+    pub qpn: Qpn,
+    /// Entropy value: selects the path.
+    pub ev: u32,
+    /// The packet.
+    pub packet: Packet,
+}
+
+/// Which side of a connection wrote a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The requester (sender) of the message.
+    Requester,
+    /// The responder (receiver) of the message.
+    Responder,
+}
+
+/// A DMA write of received payload into local memory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DmaWrite {
+    /// QP that received it.
+    pub qpn: Qpn,
+    /// PSN of the packet.
+    pub psn: Psn,
+    /// MSN of the message it belongs to.
+    pub msn: u16,
+    /// Destination address.
+    pub va: u64,
+    /// The bytes.
+    pub payload: Payload,
+}
+
+/// A write of an 8-byte completion flag into GPU-visible memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FlagWrite {
+    /// The QP.
+    pub qpn: Qpn,
+    /// Which side wrote it.
+    pub side: Side,
+    /// MSN of the message it completes.
+    pub msn: u16,
+    /// Address of the flag word.
+    pub addr: u64,
+    /// The 64-bit value written (see `spec/host-interface.md`, `FLAG-*`).
+    pub value: u64,
+}
+
+/// A completion entry for host software.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CompletionEvent {
+    /// Which side produced it.
+    pub side: Side,
+    /// The entry.
+    pub entry: CompletionRepr,
+}
+
+/// Reports from the NIC half to the CPU half of recovery (`REC-IF-*`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "report")]
+pub enum NicReport {
+    /// The oldest unacknowledged PSN of a QP moved, or the QP became idle. The CPU resets
+    /// its retry counter and re-arms (or disarms) the QP's timer.
+    Progress {
+        /// QP.
+        qpn: Qpn,
+        /// Oldest unacknowledged PSN (the next to be acknowledged).
+        snd_una: Psn,
+        /// Packets sent and not yet acknowledged.
+        outstanding: u32,
+        /// Messages whose packets were all sent but whose transport ACK has not arrived.
+        awaiting_ack: u32,
+    },
+    /// The first packet was sent on an idle QP: the CPU arms the timer.
+    Armed {
+        /// QP.
+        qpn: Qpn,
+        /// Oldest unacknowledged PSN.
+        snd_una: Psn,
+    },
+    /// A NACK arrived.
+    Nack {
+        /// QP.
+        qpn: Qpn,
+        /// NACKed PSN.
+        psn: Psn,
+        /// Reason.
+        reason: NackReason,
+    },
+    /// A SACK marked an EV (ECN-like skip marks).
+    EvMarked {
+        /// QP.
+        qpn: Qpn,
+        /// EV.
+        ev: u32,
+        /// The mark.
+        mark: EvMark,
+    },
+    /// An EV changed state.
+    EvState {
+        /// QP.
+        qpn: Qpn,
+        /// EV.
+        ev: u32,
+        /// New state.
+        state: EvState,
+    },
+    /// A probe was answered.
+    ProbeAnswered {
+        /// QP.
+        qpn: Qpn,
+        /// The probed EV.
+        ev: u32,
+        /// The mark in the answer.
+        mark: EvMark,
+    },
+    /// A packet was retransmitted.
+    Retransmitted {
+        /// QP.
+        qpn: Qpn,
+        /// PSN.
+        psn: Psn,
+        /// Why.
+        cause: RetransmitCause,
+    },
+    /// The QP went to the error state.
+    QpError {
+        /// QP.
+        qpn: Qpn,
+        /// Why, as a requirement ID.
+        requirement: String,
+    },
+}
+
+/// Why a packet was retransmitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetransmitCause {
+    /// A SACK showed that a later transmission on the same EV arrived (`SND-INFER-001`).
+    SackInference,
+    /// A NACK asked for it (`SND-NACK-*`).
+    Nack,
+    /// The CPU half ordered it after a timeout (`REC-RTO-003`).
+    Timeout,
+}
+
+/// Commands from the CPU half of recovery to the NIC (`REC-IF-*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cmd")]
+pub enum CpuCommand {
+    /// Retransmit one PSN (after a timeout), on a fresh EV.
+    Retransmit {
+        /// QP.
+        qpn: Qpn,
+        /// PSN.
+        psn: Psn,
+    },
+    /// Send a probe on an EV.
+    Probe {
+        /// QP.
+        qpn: Qpn,
+        /// EV to probe.
+        ev: u32,
+    },
+    /// Set an EV's state (policy decisions: ASSUMED_BAD on timeout, DENIED/GOOD by a
+    /// controller).
+    SetEvState {
+        /// QP.
+        qpn: Qpn,
+        /// EV.
+        ev: u32,
+        /// New state.
+        state: EvState,
+    },
+    /// Move a QP to the error state: outstanding work completes with `RETRY_EXCEEDED`.
+    QpError {
+        /// QP.
+        qpn: Qpn,
+    },
+}
+
+/// Everything the NIC produces except packets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event")]
+pub enum NicEvent {
+    /// Payload placed in memory.
+    DmaWrite(DmaWrite),
+    /// A completion flag written.
+    FlagWrite(FlagWrite),
+    /// A completion entry.
+    Completion(CompletionEvent),
+    /// A report to the CPU half.
+    Report(NicReport),
+}
+
+/// An input to a NIC, as a trace records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "input")]
+pub enum NicInput {
+    /// A host command.
+    Host {
+        /// When.
+        at: Timestamp,
+        /// What.
+        command: HostCommand,
+    },
+    /// A packet from the wire.
+    Packet {
+        /// When.
+        at: Timestamp,
+        /// Its entropy value.
+        ev: u32,
+        /// The packet.
+        packet: Packet,
+    },
+    /// A command from the CPU half.
+    Cpu {
+        /// When.
+        at: Timestamp,
+        /// What.
+        command: CpuCommand,
+    },
+    /// Time passes.
+    Timeout {
+        /// Now.
+        at: Timestamp,
+    },
+}

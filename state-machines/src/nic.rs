@@ -1,0 +1,941 @@
+//! The NIC half of an endpoint: every QP's requester and responder, the registered
+//! regions, the doorbell templates and the retirement domains.
+//!
+//! # Driving a `Nic`
+//!
+//! As with quinn's `Connection`, the caller owns the clock and the wire. After any
+//! `handle_*` call, drain the outputs in this order:
+//!
+//! 1. [`Nic::poll_transmit`] until `None`: packets to put on the wire, each with its EV;
+//! 2. [`Nic::poll_event`] until `None`: DMA writes, flag writes, completions, reports to
+//!    the CPU half;
+//! 3. [`Nic::poll_timeout`]: when to call [`Nic::handle_timeout`] next.
+//!
+//! `now` must never go backwards. The NIC never reads a clock, spawns a thread, or touches
+//! a file, and the same inputs always give the same outputs.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use openrdma_codec::host::{
+    CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template, WorkRequest, WrOpcode,
+    accept_doorbell, retirement_slot,
+};
+use openrdma_codec::{AethRepr, BthRepr, NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn};
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{NicConfig, QpConfig, RetirementMode};
+use crate::error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
+use crate::ev::{EvMark, EvState};
+use crate::event::{
+    CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, NicEvent, NicReport, Region,
+    Side, Transmit,
+};
+use crate::packet::{Packet, WritePacket};
+use crate::receiver::{PsnClass, Responder};
+use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
+use crate::sender::{Requester, SenderNotes, ts16};
+use crate::time::Timestamp;
+
+/// Counters a NIC keeps; read with [`Nic::stats`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NicStats {
+    /// Data packets sent for the first time.
+    pub data_packets_sent: u64,
+    /// Data packets retransmitted.
+    pub retransmissions: u64,
+    /// SACKs sent.
+    pub sacks_sent: u64,
+    /// NACKs sent.
+    pub nacks_sent: u64,
+    /// Transport ACKs sent.
+    pub acks_sent: u64,
+    /// Probes sent.
+    pub probes_sent: u64,
+    /// Data packets accepted and placed.
+    pub packets_placed: u64,
+    /// Data packets that were duplicates.
+    pub duplicates: u64,
+    /// Data packets accepted out of order.
+    pub out_of_order: u64,
+    /// Messages retired (receiver).
+    pub messages_retired: u64,
+    /// Messages completed (sender).
+    pub messages_completed: u64,
+    /// Packets dropped for a peer violation.
+    pub violations: u64,
+}
+
+/// A QP: its configuration, requester and responder.
+#[derive(Debug)]
+struct Qp {
+    cfg: QpConfig,
+    req: Requester,
+    resp: Responder,
+    domain: usize,
+    in_error: bool,
+    /// Whether the CPU half has been told that packets are outstanding.
+    armed: bool,
+    active: bool,
+}
+
+/// A retirement domain: the sender's MSN counter and the receiver's table.
+#[derive(Debug)]
+struct Domain {
+    next_send_msn: u16,
+    /// Highest MSN the peer has retired, as learnt from transport ACKs (+1 = floor).
+    send_floor: u16,
+    table: RetireRing,
+}
+
+#[derive(Debug, Clone)]
+struct TemplateSlot {
+    template: Template,
+    expected_seq: u16,
+}
+
+/// A reference NIC.
+#[derive(Debug)]
+pub struct Nic {
+    cfg: NicConfig,
+    last_now: Timestamp,
+    qps: Vec<Qp>,
+    qp_index: HashMap<u32, usize>,
+    domains: Vec<Domain>,
+    domain_index: HashMap<u32, usize>,
+    regions: HashMap<u32, Region>,
+    templates: HashMap<u16, TemplateSlot>,
+    ctrl: VecDeque<Transmit>,
+    events: VecDeque<NicEvent>,
+    active: VecDeque<usize>,
+    timers: BinaryHeap<Reverse<(Timestamp, usize)>>,
+    stats: NicStats,
+}
+
+/// Capacity of a shared retirement domain, in messages.
+const SHARED_DOMAIN_CAPACITY: u16 = 4096;
+
+impl Nic {
+    /// A NIC with no QPs.
+    pub fn new(cfg: NicConfig) -> Result<Nic, ConfigError> {
+        cfg.validate()?;
+        Ok(Nic {
+            cfg,
+            last_now: Timestamp::ZERO,
+            qps: Vec::new(),
+            qp_index: HashMap::new(),
+            domains: Vec::new(),
+            domain_index: HashMap::new(),
+            regions: HashMap::new(),
+            templates: HashMap::new(),
+            ctrl: VecDeque::new(),
+            events: VecDeque::new(),
+            active: VecDeque::new(),
+            timers: BinaryHeap::new(),
+            stats: NicStats::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &NicConfig {
+        &self.cfg
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &NicStats {
+        &self.stats
+    }
+
+    /// Number of QPs.
+    pub fn qp_count(&self) -> usize {
+        self.qps.len()
+    }
+
+    /// Whether QP `qpn` is in the error state.
+    pub fn qp_in_error(&self, qpn: Qpn) -> Option<bool> {
+        self.qp_index.get(&qpn.value()).map(|&i| self.qps[i].in_error)
+    }
+
+    /// The next PSN QP `qpn` expects to receive.
+    pub fn expected_psn(&self, qpn: Qpn) -> Option<Psn> {
+        self.qp_index.get(&qpn.value()).map(|&i| self.qps[i].resp.epsn())
+    }
+
+    /// Oldest unacknowledged and next PSN to send of QP `qpn`.
+    pub fn send_window(&self, qpn: Qpn) -> Option<(Psn, Psn)> {
+        self.qp_index.get(&qpn.value()).map(|&i| (self.qps[i].req.snd_una, self.qps[i].req.snd_nxt))
+    }
+
+    /// The EV that PSN `psn` of QP `qpn` was last sent on, if it is outstanding.
+    pub fn last_ev_of(&self, qpn: Qpn, psn: Psn) -> Option<u32> {
+        self.qp_idx(qpn).and_then(|i| self.qps[i].req.last_ev_of(psn))
+    }
+
+    /// State of every EV of QP `qpn`.
+    pub fn ev_states(&self, qpn: Qpn) -> Option<Vec<(u32, EvState)>> {
+        self.qp_index
+            .get(&qpn.value())
+            .map(|&i| self.qps[i].req.evs.iter().map(|s| (s.ev, s.state)).collect())
+    }
+
+    /// Messages waiting to send or to complete, over all QPs.
+    pub fn pending_messages(&self) -> usize {
+        self.qps.iter().map(|q| q.req.pending_messages()).sum()
+    }
+
+    /// Bytes of state the NIC holds per QP that a peer can make grow: the bitmap, the
+    /// packet ring and the retirement table. Bounded by the window whatever the peer sends.
+    pub fn peer_driven_entries(&self) -> usize {
+        self.domains.iter().map(|d| d.table.len()).sum::<usize>()
+            + self.qps.iter().map(|q| q.req.outstanding() as usize).sum::<usize>()
+    }
+
+    fn tick(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
+        if now < self.last_now {
+            return Err(ApiMisuse::TimeWentBackwards { now: now.0, last: self.last_now.0 });
+        }
+        self.last_now = now;
+        Ok(())
+    }
+
+    fn qp_idx(&self, qpn: Qpn) -> Option<usize> {
+        self.qp_index.get(&qpn.value()).copied()
+    }
+
+    fn activate(&mut self, i: usize) {
+        if !self.qps[i].active {
+            self.qps[i].active = true;
+            self.active.push_back(i);
+        }
+    }
+
+    fn arm_timer(&mut self, i: usize) {
+        if let Some(t) = self.qp_deadline(i) {
+            self.timers.push(Reverse((t, i)));
+        }
+    }
+
+    fn qp_deadline(&self, i: usize) -> Option<Timestamp> {
+        let q = &self.qps[i];
+        [q.resp.sack_deadline, q.req.rtx_deadline(), q.req.skip_deadline(self.cfg.skip_hold)]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    // ----- host commands -------------------------------------------------------------
+
+    /// Handles a command from host software or the GPU.
+    pub fn handle_host(&mut self, now: Timestamp, cmd: HostCommand) -> Result<(), HostError> {
+        self.tick(now)?;
+        match cmd {
+            HostCommand::CreateQp(cfg) => self.create_qp(cfg)?,
+            HostCommand::RegisterRegion(r) => {
+                if self.regions.contains_key(&r.rkey) {
+                    return Err(ApiMisuse::DuplicateRegion(r.rkey).into());
+                }
+                self.regions.insert(r.rkey, r);
+            }
+            HostCommand::SetTemplate(t) => {
+                t.validate().map_err(|e| ApiMisuse::BadTemplate {
+                    template: t.template_id,
+                    reason: e.to_string(),
+                })?;
+                if self.qp_idx(t.qpn).is_none() {
+                    return Err(ApiMisuse::UnknownQp(t.qpn).into());
+                }
+                let expected_seq = self.templates.get(&t.template_id).map_or(0, |s| s.expected_seq);
+                self.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
+            }
+            HostCommand::Doorbell { token } => self.doorbell(token)?,
+            HostCommand::PostWrite(wr) => self.post(wr)?,
+        }
+        Ok(())
+    }
+
+    fn create_qp(&mut self, cfg: QpConfig) -> Result<(), ApiMisuse> {
+        if self.qp_index.contains_key(&cfg.qpn.value()) {
+            return Err(ApiMisuse::DuplicateQp(cfg.qpn));
+        }
+        if self.qps.len() as u32 >= self.cfg.max_qps {
+            return Err(ApiMisuse::TooManyQps(self.cfg.max_qps));
+        }
+        if cfg.evs.is_empty() {
+            return Err(ApiMisuse::BadQp { qpn: cfg.qpn, reason: "the EV profile is empty" });
+        }
+        if cfg.initial_psn > openrdma_codec::psn::PSN_MASK
+            || cfg.peer_initial_psn > openrdma_codec::psn::PSN_MASK
+        {
+            return Err(ApiMisuse::BadQp { qpn: cfg.qpn, reason: "initial PSNs are 24-bit" });
+        }
+        let i = self.qps.len();
+        let domain = match self.cfg.retirement {
+            RetirementMode::Shared => match self.domain_index.get(&cfg.domain) {
+                Some(&d) => d,
+                None => {
+                    let d = self.domains.len();
+                    self.domains.push(Domain {
+                        next_send_msn: 0,
+                        send_floor: 0,
+                        table: RetireRing::new(SHARED_DOMAIN_CAPACITY, 0),
+                    });
+                    self.domain_index.insert(cfg.domain, d);
+                    d
+                }
+            },
+            RetirementMode::PerQp => {
+                self.domains.push(Domain {
+                    next_send_msn: 0,
+                    send_floor: 0,
+                    table: RetireRing::new(self.cfg.window().min(0x7FFF) as u16, 0),
+                });
+                self.domains.len() - 1
+            }
+        };
+        let rng = ChaCha8Rng::seed_from_u64(
+            self.cfg.seed ^ (u64::from(cfg.qpn.value())).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let req = Requester::new(&self.cfg, &cfg, rng);
+        let resp =
+            Responder::new(cfg.qpn, cfg.peer_qpn, Psn::new(cfg.peer_initial_psn), self.cfg.mpr);
+        self.qp_index.insert(cfg.qpn.value(), i);
+        self.qps.push(Qp { cfg, req, resp, domain, in_error: false, armed: false, active: false });
+        Ok(())
+    }
+
+    fn doorbell(&mut self, token: u64) -> Result<(), HostError> {
+        let tok = DoorbellToken::from_u64(token);
+        let slot = self.templates.get(&tok.template);
+        let result =
+            accept_doorbell(&tok, slot.map(|s| &s.template), slot.map_or(0, |s| s.expected_seq));
+        match result {
+            Ok(wr) => {
+                let i = self.qp_idx(wr.qpn).ok_or(ApiMisuse::UnknownQp(wr.qpn))?;
+                if self.qps[i].in_error {
+                    return Err(ApiMisuse::BadWorkRequest {
+                        qpn: wr.qpn,
+                        reason: "QP is in the error state",
+                    }
+                    .into());
+                }
+                if let Some(s) = self.templates.get_mut(&tok.template) {
+                    s.expected_seq = s.expected_seq.wrapping_add(1);
+                }
+                self.enqueue(i, wr);
+                Ok(())
+            }
+            Err(reject) => {
+                let entry = CompletionRepr::for_reject(token, slot.map(|s| &s.template), reject);
+                self.events.push_back(NicEvent::Completion(CompletionEvent {
+                    side: Side::Requester,
+                    entry,
+                }));
+                Err(DoorbellRejected { token, reject }.into())
+            }
+        }
+    }
+
+    fn post(&mut self, wr: WorkRequest) -> Result<(), ApiMisuse> {
+        let i = self.qp_idx(wr.qpn).ok_or(ApiMisuse::UnknownQp(wr.qpn))?;
+        if self.qps[i].in_error {
+            return Err(ApiMisuse::BadWorkRequest {
+                qpn: wr.qpn,
+                reason: "QP is in the error state",
+            });
+        }
+        if wr.opcode != WrOpcode::WRITE && wr.opcode != WrOpcode::WRITE_WITH_IMM {
+            return Err(ApiMisuse::BadWorkRequest {
+                qpn: wr.qpn,
+                reason: "MRC carries only Write and Write-with-Immediate",
+            });
+        }
+        if (wr.opcode == WrOpcode::WRITE_WITH_IMM) != wr.imm.is_some() {
+            return Err(ApiMisuse::BadWorkRequest {
+                qpn: wr.qpn,
+                reason: "immediate data must be present exactly for Write-with-Immediate",
+            });
+        }
+        self.enqueue(i, wr);
+        Ok(())
+    }
+
+    fn enqueue(&mut self, i: usize, wr: WorkRequest) {
+        let d = &mut self.domains[self.qps[i].domain];
+        let msn = d.next_send_msn;
+        d.next_send_msn = msn.wrapping_add(1);
+        self.qps[i].req.push(wr, msn);
+        self.activate(i);
+    }
+
+    // ----- CPU commands --------------------------------------------------------------
+
+    /// Handles a command from the CPU half of recovery.
+    pub fn handle_cpu(&mut self, now: Timestamp, cmd: CpuCommand) -> Result<(), ApiMisuse> {
+        self.tick(now)?;
+        let qpn = match cmd {
+            CpuCommand::Retransmit { qpn, .. }
+            | CpuCommand::Probe { qpn, .. }
+            | CpuCommand::SetEvState { qpn, .. }
+            | CpuCommand::QpError { qpn } => qpn,
+        };
+        let i = self.qp_idx(qpn).ok_or(ApiMisuse::UnknownQp(qpn))?;
+        if self.qps[i].in_error {
+            return Ok(());
+        }
+        match cmd {
+            CpuCommand::Retransmit { psn, .. } => {
+                self.qps[i].req.retransmit_cmd(psn);
+            }
+            CpuCommand::Probe { ev, .. } => self.qps[i].req.probe(ev),
+            CpuCommand::SetEvState { ev, state, .. } => {
+                if self.qps[i].req.set_ev_state(now, ev, state) {
+                    self.events.push_back(NicEvent::Report(NicReport::EvState { qpn, ev, state }));
+                }
+            }
+            CpuCommand::QpError { .. } => {
+                self.fail_qp(i, CompletionStatus::RETRY_EXCEEDED, "REC-RETRY-002")
+            }
+        }
+        self.activate(i);
+        self.arm_timer(i);
+        Ok(())
+    }
+
+    fn fail_qp(&mut self, i: usize, status: CompletionStatus, requirement: &'static str) {
+        if self.qps[i].in_error {
+            return;
+        }
+        let qp = &mut self.qps[i];
+        qp.in_error = true;
+        let qpn = qp.cfg.qpn;
+        let flushed = qp.req.fail();
+        let mut first = true;
+        for m in flushed {
+            let st = if first { status } else { CompletionStatus::FLUSHED };
+            first = false;
+            self.complete_send(i, &m.wr, m.msn, st);
+        }
+        // Messages of this QP waiting to retire never will; later messages of a shared
+        // domain must not wait for them (RET-ERR-001).
+        let d = self.qps[i].domain;
+        self.domains[d].table.purge_qp(i as u32);
+        self.events.push_back(NicEvent::Report(NicReport::QpError {
+            qpn,
+            requirement: requirement.to_string(),
+        }));
+    }
+
+    // ----- packets -------------------------------------------------------------------
+
+    /// Handles a packet from the wire, with the EV it arrived on. A packet that breaks the
+    /// specification is dropped with the state unchanged and a [`PeerViolation`] returned;
+    /// responses the specification requires (a NACK, a transport NAK) are still queued.
+    pub fn handle_packet(
+        &mut self,
+        now: Timestamp,
+        ev: u32,
+        packet: &Packet,
+    ) -> Result<(), HostOrPeer> {
+        self.tick(now)?;
+        let qpn = packet.dest_qp();
+        let i = self.qp_idx(qpn).ok_or(PeerViolation::UnknownQp { qpn })?;
+        if self.qps[i].in_error {
+            self.stats.violations += 1;
+            return Err(PeerViolation::QpInError { qpn }.into());
+        }
+        let r = match packet {
+            Packet::Write(w) => self.on_write(now, i, ev, w),
+            Packet::Sack { seth, .. } => {
+                self.on_sender_input(now, i, |q, n| q.req.on_sack(now, seth, n))
+            }
+            Packet::Nack { neth, .. } => {
+                let backoff = self.cfg.nack_backoff;
+                self.on_sender_input(now, i, |q, n| q.req.on_nack(now, neth, backoff, n))
+            }
+            Packet::Ack { aeth, .. } => {
+                self.on_sender_input(now, i, |q, n| q.req.on_aeth(now, aeth, n))
+            }
+            Packet::Probe { peth, .. } => {
+                self.on_probe(now, i, ev, peth);
+                Ok(())
+            }
+        };
+        if r.is_err() {
+            self.stats.violations += 1;
+        }
+        self.arm_timer(i);
+        r.map_err(Into::into)
+    }
+
+    fn on_probe(&mut self, now: Timestamp, i: usize, ev: u32, peth: &PethRepr) {
+        // EV-PROBE-004: answer with a SACK, pr = 1, the probe's EV reflected.
+        let _ = now;
+        self.send_sack(i, ev, Some(peth.probe_id), peth.tx_timestamp);
+    }
+
+    fn send_sack(&mut self, i: usize, ev: u32, probe_id: Option<u16>, ts: u16) {
+        let q = &mut self.qps[i];
+        let (seth, cc_state) = q.resp.make_sack(ev, probe_id, 0, ts);
+        let bth = BthRepr::new(Opcode::MRC_SACK, q.cfg.peer_qpn, q.resp.epsn().sub(1));
+        self.ctrl.push_back(Transmit {
+            qpn: q.cfg.qpn,
+            ev,
+            packet: Packet::Sack { bth, seth, cc_state },
+        });
+        self.stats.sacks_sent += 1;
+    }
+
+    fn send_nack(&mut self, i: usize, ev: u32, psn: Psn, reason: NackReason, ts: u16) {
+        let q = &self.qps[i];
+        let neth = NethRepr {
+            reason,
+            entropy: ev,
+            nack_psn: psn,
+            tx_timestamp: ts,
+            ..NethRepr::default()
+        };
+        let bth = BthRepr::new(Opcode::MRC_NACK, q.cfg.peer_qpn, psn);
+        self.ctrl.push_back(Transmit { qpn: q.cfg.qpn, ev, packet: Packet::Nack { bth, neth } });
+        self.stats.nacks_sent += 1;
+    }
+
+    fn send_ack(&mut self, i: usize, ev: u32, syndrome: u8) {
+        let q = &mut self.qps[i];
+        let Some(msn) = q.resp.last_retired.or((syndrome != 0).then_some(0)) else { return };
+        q.resp.retired_unacked = 0;
+        let aeth = AethRepr { syndrome, msn: u32::from(msn) };
+        let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, q.cfg.peer_qpn, q.resp.epsn().sub(1));
+        self.ctrl.push_back(Transmit { qpn: q.cfg.qpn, ev, packet: Packet::Ack { bth, aeth } });
+        self.stats.acks_sent += 1;
+    }
+
+    fn on_write(
+        &mut self,
+        now: Timestamp,
+        i: usize,
+        ev: u32,
+        w: &WritePacket,
+    ) -> Result<(), PeerViolation> {
+        let pmtu = self.cfg.pmtu;
+        let qpn = self.qps[i].cfg.qpn;
+        let psn = w.bth.psn;
+        let len = w.payload.len();
+        let ts = w.tseth.map_or(0, |t| t.tx_timestamp);
+        let offset = match self.qps[i].resp.classify(psn) {
+            PsnClass::Duplicate => {
+                // RCV-DUP-001: no placement; acknowledge at once so that a lost SACK is
+                // repaired. RCV-DUP-002: a duplicate of a retired message also repeats the
+                // transport ACK, so that a lost ACK is repaired.
+                self.stats.duplicates += 1;
+                self.qps[i].resp.last_ev = ev;
+                self.send_sack(i, ev, None, ts);
+                let d = self.qps[i].domain;
+                if self.domains[d].table.position(w.meth.msn) == MsnPosition::Retired {
+                    self.send_ack(i, ev, 0);
+                }
+                return Ok(());
+            }
+            PsnClass::OutOfWindow => {
+                let epsn = self.qps[i].resp.epsn();
+                let window = self.qps[i].resp.window;
+                self.send_nack(i, ev, psn, NackReason::PSN_OOR_WINDOW, ts);
+                return Err(PeerViolation::OutOfWindow { qpn, psn, epsn, window });
+            }
+            PsnClass::New { offset } => offset,
+        };
+        // Structural checks of the packet on its own.
+        if len > pmtu {
+            return Err(PeerViolation::PayloadTooLong { qpn, len, pmtu });
+        }
+        let op = w.bth.opcode;
+        if !op.is_last() && len != pmtu {
+            return Err(PeerViolation::SegmentLength { qpn, opcode: op, len, pmtu });
+        }
+        // Placement: the region named by the key must allow the write (RCV-PLACE-001/002).
+        let region_ok = self
+            .regions
+            .get(&w.reth.rkey)
+            .is_some_and(|r| r.remote_write && r.contains(w.reth.va, u64::from(len)));
+        if !region_ok {
+            self.send_ack(i, ev, openrdma_codec::AethRepr::NAK_REMOTE_ACCESS);
+            return Err(PeerViolation::RemoteAccess { qpn, rkey: w.reth.rkey, va: w.reth.va, len });
+        }
+        // The message: where does it stand in its retirement domain?
+        let msn = w.meth.msn;
+        let d = self.qps[i].domain;
+        let table = &self.domains[d].table;
+        match table.position(msn) {
+            MsnPosition::Retired => return Err(PeerViolation::AfterRetirement { qpn, psn, msn }),
+            MsnPosition::Beyond => {
+                return Err(PeerViolation::MsnBeyondWindow { qpn, msn, next: table.next_msn() });
+            }
+            MsnPosition::Pending { .. } => {}
+        }
+        let is_imm = op.has_immediate();
+        if let Some(m) = table.get(msn) {
+            if m.qp != i as u32 {
+                return Err(PeerViolation::MessageMismatch {
+                    qpn,
+                    msn,
+                    what: "another QP uses this MSN",
+                });
+            }
+            if m.total != w.reth.dma_len {
+                return Err(PeerViolation::MessageMismatch {
+                    qpn,
+                    msn,
+                    what: "RETH.dma_len differs between packets",
+                });
+            }
+            if m.placed + len > m.total {
+                return Err(PeerViolation::MessageMismatch {
+                    qpn,
+                    msn,
+                    what: "more payload than RETH.dma_len",
+                });
+            }
+        } else if len > w.reth.dma_len {
+            return Err(PeerViolation::MessageMismatch {
+                qpn,
+                msn,
+                what: "more payload than RETH.dma_len",
+            });
+        }
+        if is_imm && w.immdt.is_none() {
+            return Err(PeerViolation::MessageMismatch {
+                qpn,
+                msn,
+                what: "Write-with-Immediate without ImmDt",
+            });
+        }
+        let limit = self.cfg.wwi_limit;
+        let rq_ahead = w.meth.rqmsn.wrapping_sub(self.qps[i].resp.delivered_rqmsn);
+        if op.is_last() && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
+            self.send_nack(i, ev, psn, NackReason::UNEXP_EVENT, ts);
+            self.fail_qp(i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
+            return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
+        }
+
+        // Accept: every check passed; from here on the state changes.
+        let out_of_order = self.qps[i].resp.accept(offset, len);
+        self.stats.packets_placed += 1;
+        if out_of_order {
+            self.stats.out_of_order += 1;
+        }
+        let table = &mut self.domains[d].table;
+        if table.get(msn).is_none() {
+            table.insert(
+                msn,
+                RecvMsg {
+                    qp: i as u32,
+                    qpn,
+                    total: w.reth.dma_len,
+                    placed: 0,
+                    last_seen: false,
+                    imm: None,
+                    rqmsn: w.meth.rqmsn,
+                },
+            );
+        }
+        let m = table.get_mut(msn).expect("inserted above");
+        m.placed += len;
+        m.last_seen |= op.is_last();
+        if let Some(imm) = w.immdt {
+            m.imm = Some(imm.imm);
+        }
+        if len > 0 {
+            self.events.push_back(NicEvent::DmaWrite(DmaWrite {
+                qpn,
+                psn,
+                msn,
+                va: w.reth.va,
+                payload: w.payload.clone(),
+            }));
+        }
+        self.retire(d, ev);
+
+        // SACK policy (RCV-SACK-*).
+        let q = &mut self.qps[i].resp;
+        q.last_ev = ev;
+        q.last_ts = ts;
+        if w.bth.ack_req || out_of_order || q.unacked >= self.cfg.sack_coalesce {
+            self.send_sack(i, ev, None, ts);
+        } else if q.sack_deadline.is_none() {
+            q.sack_deadline = Some(now + self.cfg.sack_delay);
+        }
+        Ok(())
+    }
+
+    /// Retires every complete message at the head of domain `d` (RET-ORDER-001).
+    fn retire(&mut self, d: usize, ev: u32) {
+        let mut acked: Vec<usize> = Vec::new();
+        loop {
+            let Some((msn, m)) = self.domains[d].table.pop_ready() else {
+                // A message of a failed QP will never come: skip its MSN only if the
+                // domain's sender side is gone for it. (Purged entries leave holes that
+                // the next message of a live QP fills.)
+                break;
+            };
+            let qi = m.qp as usize;
+            let q = &mut self.qps[qi];
+            if let Some(imm) = m.imm {
+                // CQE-RECV-001: the immediate, in RQMSN order (retirement order).
+                q.resp.delivered_rqmsn = m.rqmsn;
+                let entry = CompletionRepr {
+                    status: CompletionStatus::SUCCESS,
+                    opcode: WrOpcode::WRITE_WITH_IMM,
+                    has_imm: true,
+                    is_receive: true,
+                    qpn: q.cfg.qpn,
+                    byte_len: m.total,
+                    imm,
+                    msn,
+                    ..CompletionRepr::default()
+                };
+                self.events.push_back(NicEvent::Completion(CompletionEvent {
+                    side: Side::Responder,
+                    entry,
+                }));
+            }
+            if let Some(slot) = retirement_slot(0, q.cfg.recv_flag_slots, msn) {
+                let value = FlagRepr::retired(msn, m.total).to_u64();
+                let addr = q.cfg.recv_flag_base + u64::from(slot) * 8;
+                self.events.push_back(NicEvent::FlagWrite(FlagWrite {
+                    qpn: q.cfg.qpn,
+                    side: Side::Responder,
+                    msn,
+                    addr,
+                    value,
+                }));
+            }
+            q.resp.last_retired = Some(msn);
+            q.resp.retired_unacked += 1;
+            self.stats.messages_retired += 1;
+            if !acked.contains(&qi) {
+                acked.push(qi);
+            }
+        }
+        for qi in acked {
+            if self.qps[qi].resp.retired_unacked >= self.cfg.ack_coalesce {
+                self.send_ack(qi, ev, 0);
+            }
+        }
+    }
+
+    fn on_sender_input(
+        &mut self,
+        now: Timestamp,
+        i: usize,
+        f: impl FnOnce(&mut Qp, &mut SenderNotes) -> Result<(), PeerViolation>,
+    ) -> Result<(), PeerViolation> {
+        let mut notes = SenderNotes::default();
+        f(&mut self.qps[i], &mut notes)?;
+        let qpn = self.qps[i].cfg.qpn;
+        for (ev, mark) in notes.marks.drain(..) {
+            self.events.push_back(NicEvent::Report(NicReport::EvMarked { qpn, ev, mark }));
+        }
+        for (ev, state) in notes.ev_changes.drain(..) {
+            self.events.push_back(NicEvent::Report(NicReport::EvState { qpn, ev, state }));
+        }
+        for (ev, mark) in notes.probe_answers.drain(..) {
+            self.events.push_back(NicEvent::Report(NicReport::ProbeAnswered { qpn, ev, mark }));
+        }
+        if let Some((psn, reason)) = notes.nack {
+            self.events.push_back(NicEvent::Report(NicReport::Nack { qpn, psn, reason }));
+        }
+        let d = self.qps[i].domain;
+        for m in notes.completed.drain(..) {
+            let dom = &mut self.domains[d];
+            if (m.msn.wrapping_sub(dom.send_floor) as i16) >= 0 {
+                dom.send_floor = m.msn.wrapping_add(1);
+            }
+            self.stats.messages_completed += 1;
+            self.complete_send(i, &m.wr, m.msn, CompletionStatus::SUCCESS);
+        }
+        if let Some(req) = notes.fatal {
+            let status = if req == "SND-ACK-003" {
+                CompletionStatus::REMOTE_ACCESS_ERROR
+            } else {
+                CompletionStatus::FATAL_NACK
+            };
+            self.fail_qp(i, status, req);
+        } else if notes.progressed {
+            let q = &mut self.qps[i];
+            let outstanding = q.req.outstanding();
+            let awaiting_ack = q.req.awaiting_ack();
+            q.armed = outstanding > 0 || awaiting_ack > 0;
+            self.events.push_back(NicEvent::Report(NicReport::Progress {
+                qpn,
+                snd_una: q.req.snd_una,
+                outstanding,
+                awaiting_ack,
+            }));
+        }
+        let _ = now;
+        self.activate(i);
+        Ok(())
+    }
+
+    /// Sender completion: completion entry (if signaled or failed) and completion flag.
+    fn complete_send(&mut self, i: usize, wr: &WorkRequest, msn: u16, status: CompletionStatus) {
+        let q = &self.qps[i];
+        if wr.signaled || !status.is_success() {
+            let entry = CompletionRepr::for_request(wr, status, msn);
+            self.events
+                .push_back(NicEvent::Completion(CompletionEvent { side: Side::Requester, entry }));
+        }
+        if wr.flag_slot < q.cfg.send_flag_slots {
+            let seq = (wr.wr_id >> 32) as u16;
+            let value =
+                FlagRepr::sender(seq, status, if status.is_success() { wr.length } else { 0 })
+                    .to_u64();
+            let addr = q.cfg.send_flag_base + u64::from(wr.flag_slot) * 8;
+            self.events.push_back(NicEvent::FlagWrite(FlagWrite {
+                qpn: q.cfg.qpn,
+                side: Side::Requester,
+                msn,
+                addr,
+                value,
+            }));
+        }
+    }
+
+    // ----- time ----------------------------------------------------------------------
+
+    /// Handles the passing of time: SACK timers, delayed retransmissions, SKIP expiry.
+    pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
+        self.tick(now)?;
+        while let Some(&Reverse((t, i))) = self.timers.peek() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            let q = &self.qps[i];
+            if q.in_error {
+                continue;
+            }
+            if q.resp.sack_deadline.is_some_and(|d| d <= now) {
+                let (ev, ts) = (q.resp.last_ev, q.resp.last_ts);
+                if q.resp.unacked > 0 {
+                    self.send_sack(i, ev, None, ts);
+                } else {
+                    self.qps[i].resp.sack_deadline = None;
+                }
+                if self.qps[i].resp.retired_unacked > 0 {
+                    self.send_ack(i, ev, 0);
+                }
+            }
+            self.activate(i);
+            self.arm_timer(i);
+        }
+        Ok(())
+    }
+
+    /// When [`Nic::handle_timeout`] should be called next, if ever.
+    pub fn poll_timeout(&mut self) -> Option<Timestamp> {
+        while let Some(&Reverse((t, i))) = self.timers.peek() {
+            if self.qp_deadline(i) == Some(t) || (self.qp_deadline(i).is_some_and(|d| d < t)) {
+                return Some(t.min(self.qp_deadline(i).unwrap_or(t)));
+            }
+            self.timers.pop(); // stale
+        }
+        None
+    }
+
+    // ----- outputs -------------------------------------------------------------------
+
+    /// The next packet to put on the wire.
+    pub fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit> {
+        if let Some(t) = self.ctrl.pop_front() {
+            return Some(t);
+        }
+        let now = now.max(self.last_now);
+        let hold = self.cfg.skip_hold;
+        while let Some(i) = self.active.pop_front() {
+            let q = &mut self.qps[i];
+            if q.in_error || !q.req.has_work(now) {
+                q.active = false;
+                if q.req.rtx_deadline().is_some() {
+                    self.arm_timer(i);
+                }
+                continue;
+            }
+            match q.req.next_packet(now, hold) {
+                Some((ev, packet, first)) => {
+                    let qpn = q.cfg.qpn;
+                    match &packet {
+                        Packet::Write(w) if w.bth.rtx => self.stats.retransmissions += 1,
+                        Packet::Write(_) => self.stats.data_packets_sent += 1,
+                        Packet::Probe { .. } => self.stats.probes_sent += 1,
+                        _ => {}
+                    }
+                    if let Packet::Write(w) = &packet {
+                        if w.bth.rtx {
+                            let cause = q
+                                .req
+                                .last_cause
+                                .take()
+                                .unwrap_or(crate::event::RetransmitCause::Timeout);
+                            self.events.push_back(NicEvent::Report(NicReport::Retransmitted {
+                                qpn,
+                                psn: w.bth.psn,
+                                cause,
+                            }));
+                        }
+                    }
+                    // REC-RTO-001: the CPU's timer runs while data is outstanding; a probe
+                    // consumes no PSN and arms nothing.
+                    let is_data = matches!(packet, Packet::Write(_));
+                    if is_data && (first || !q.armed) {
+                        q.armed = true;
+                        let snd_una = q.req.snd_una;
+                        self.events.push_back(NicEvent::Report(NicReport::Armed { qpn, snd_una }));
+                    }
+                    self.active.push_back(i);
+                    return Some(Transmit { qpn, ev, packet });
+                }
+                None => {
+                    q.active = false;
+                    self.arm_timer(i);
+                }
+            }
+        }
+        None
+    }
+
+    /// The next event (DMA write, flag write, completion or report).
+    pub fn poll_event(&mut self) -> Option<NicEvent> {
+        self.events.pop_front()
+    }
+}
+
+/// Timestamp helper re-exported for PETH users.
+pub fn probe_timestamp(now: Timestamp) -> u16 {
+    ts16(now)
+}
+
+/// An error from [`Nic::handle_packet`]: the peer broke a rule, or the caller did.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostOrPeer {
+    /// The peer broke the specification.
+    #[error(transparent)]
+    Peer(#[from] PeerViolation),
+    /// The caller broke the contract.
+    #[error(transparent)]
+    Misuse(#[from] ApiMisuse),
+}
+
+impl HostOrPeer {
+    /// The requirement ID, for peer violations.
+    pub fn requirement(&self) -> Option<&'static str> {
+        match self {
+            HostOrPeer::Peer(p) => Some(p.requirement()),
+            HostOrPeer::Misuse(_) => None,
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_marks(_: EvMark) {}

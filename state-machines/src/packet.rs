@@ -1,0 +1,289 @@
+//! The packets the model sends and receives: MRC packets as codec `Repr`s, with their
+//! payload described rather than copied.
+//!
+//! Conversion to and from whole frames ([`FrameRepr`]) happens at the edge, in
+//! [`Packet::from_frame`] and [`Packet::to_frame`]; the model itself never sees a byte of
+//! header.
+
+use std::sync::Arc;
+
+use openrdma_codec::frame::{Extensions, FrameRepr, IpRepr};
+use openrdma_codec::{
+    AethRepr, BthRepr, CcStateRepr, EthernetRepr, ImmDtRepr, MethRepr, NethRepr, Opcode, PethRepr,
+    Psn, Qpn, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
+};
+use serde::{Deserialize, Serialize};
+
+/// The bytes of a packet's payload, or where to find them.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Payload {
+    /// The bytes themselves (frames read from a wire or a capture). Serialized as hex.
+    Bytes(#[serde(with = "hex_bytes")] Arc<[u8]>),
+    /// `len` bytes of the sender's local memory at `addr`, to be read by DMA when the
+    /// packet is transmitted. The simulator forwards this descriptor instead of copying.
+    Host {
+        /// Local virtual address of the first byte.
+        addr: u64,
+        /// Number of bytes.
+        len: u32,
+    },
+}
+
+impl Payload {
+    /// An empty payload.
+    pub fn empty() -> Payload {
+        Payload::Host { addr: 0, len: 0 }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> u32 {
+        match self {
+            Payload::Bytes(b) => u32::try_from(b.len()).unwrap_or(u32::MAX),
+            Payload::Host { len, .. } => *len,
+        }
+    }
+
+    /// Whether the payload is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl core::fmt::Debug for Payload {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Payload::Bytes(b) => write!(f, "Bytes({} B)", b.len()),
+            Payload::Host { addr, len } => write!(f, "Host({addr:#x}, {len} B)"),
+        }
+    }
+}
+
+/// An MRC write packet: BTH, METH, [TSETH], RETH, [ImmDt], payload.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WritePacket {
+    /// BTH.
+    pub bth: BthRepr,
+    /// METH.
+    pub meth: MethRepr,
+    /// TSETH, present when `bth.ts`.
+    pub tseth: Option<TsethRepr>,
+    /// RETH.
+    pub reth: RethRepr,
+    /// ImmDt, on the last packet of a Write-with-Immediate.
+    pub immdt: Option<ImmDtRepr>,
+    /// Payload.
+    pub payload: Payload,
+}
+
+/// A packet of the MRC transport, as the model handles it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Packet {
+    /// RDMA Write or Write-with-Immediate (opcodes 0xC6–0xCB).
+    Write(WritePacket),
+    /// Selective acknowledgement (0xDC).
+    Sack {
+        /// BTH.
+        bth: BthRepr,
+        /// SETH.
+        seth: SethRepr,
+        /// CC_STATE.
+        cc_state: CcStateRepr,
+    },
+    /// Negative acknowledgement (0xDD).
+    Nack {
+        /// BTH.
+        bth: BthRepr,
+        /// NETH.
+        neth: NethRepr,
+    },
+    /// Reliability probe (0xDE).
+    Probe {
+        /// BTH.
+        bth: BthRepr,
+        /// PETH.
+        peth: PethRepr,
+    },
+    /// Transport acknowledgement (0xD1).
+    Ack {
+        /// BTH.
+        bth: BthRepr,
+        /// AETH.
+        aeth: AethRepr,
+    },
+}
+
+/// A frame the model does not handle: not an MRC opcode it implements, or headers missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("opcode {opcode} is not handled by the MRC model ({reason})")]
+pub struct UnsupportedPacket {
+    /// The opcode found.
+    pub opcode: Opcode,
+    /// Why.
+    pub reason: &'static str,
+}
+
+impl Packet {
+    /// The BTH.
+    pub fn bth(&self) -> &BthRepr {
+        match self {
+            Packet::Write(w) => &w.bth,
+            Packet::Sack { bth, .. }
+            | Packet::Nack { bth, .. }
+            | Packet::Probe { bth, .. }
+            | Packet::Ack { bth, .. } => bth,
+        }
+    }
+
+    /// The destination QP.
+    pub fn dest_qp(&self) -> Qpn {
+        self.bth().dest_qp
+    }
+
+    /// The PSN.
+    pub fn psn(&self) -> Psn {
+        self.bth().psn
+    }
+
+    /// Builds a packet from decoded headers and payload.
+    pub fn from_parts(
+        bth: BthRepr,
+        ext: &Extensions,
+        payload: Payload,
+    ) -> Result<Packet, UnsupportedPacket> {
+        let missing = |reason| UnsupportedPacket { opcode: bth.opcode, reason };
+        Ok(match bth.opcode {
+            op if op.is_mrc_write() => Packet::Write(WritePacket {
+                bth,
+                meth: ext.meth.ok_or(missing("METH missing"))?,
+                tseth: ext.tseth,
+                reth: ext.reth.ok_or(missing("RETH missing"))?,
+                immdt: ext.immdt,
+                payload,
+            }),
+            Opcode::MRC_SACK => Packet::Sack {
+                bth,
+                seth: ext.seth.ok_or(missing("SETH missing"))?,
+                cc_state: ext.cc_state.ok_or(missing("CC_STATE missing"))?,
+            },
+            Opcode::MRC_NACK => {
+                Packet::Nack { bth, neth: ext.neth.ok_or(missing("NETH missing"))? }
+            }
+            Opcode::MRC_PROBE => {
+                Packet::Probe { bth, peth: ext.peth.ok_or(missing("PETH missing"))? }
+            }
+            Opcode::MRC_ACKNOWLEDGE => {
+                Packet::Ack { bth, aeth: ext.aeth.ok_or(missing("AETH missing"))? }
+            }
+            _ => return Err(missing("not an MRC data or reliability opcode")),
+        })
+    }
+
+    /// Builds a packet from a decoded frame, returning it with the frame's entropy value.
+    pub fn from_frame(frame: &FrameRepr) -> Result<(Packet, u32), UnsupportedPacket> {
+        let payload = Payload::Bytes(Arc::from(frame.payload.as_slice()));
+        Ok((Packet::from_parts(frame.bth, &frame.ext, payload)?, frame.entropy()))
+    }
+
+    /// The extension headers of this packet, for building a frame.
+    pub fn extensions(&self) -> Extensions {
+        let mut ext = Extensions::default();
+        match self {
+            Packet::Write(w) => {
+                ext.meth = Some(w.meth);
+                ext.tseth = w.tseth;
+                ext.reth = Some(w.reth);
+                ext.immdt = w.immdt;
+            }
+            Packet::Sack { seth, cc_state, .. } => {
+                ext.seth = Some(*seth);
+                ext.cc_state = Some(*cc_state);
+            }
+            Packet::Nack { neth, .. } => ext.neth = Some(*neth),
+            Packet::Probe { peth, .. } => ext.peth = Some(*peth),
+            Packet::Ack { aeth, .. } => ext.aeth = Some(*aeth),
+        }
+        ext
+    }
+
+    /// Builds a complete, finalized frame: `outer` gives the addresses, `ev` the entropy
+    /// value, and `fetch` reads host memory for [`Payload::Host`] payloads.
+    pub fn to_frame(
+        &self,
+        outer: &Outer,
+        ev: u32,
+        fetch: &mut dyn FnMut(u64, u32) -> Vec<u8>,
+    ) -> Result<FrameRepr, openrdma_codec::EmitError> {
+        let payload = match self {
+            Packet::Write(w) => match &w.payload {
+                Payload::Bytes(b) => b.to_vec(),
+                Payload::Host { addr, len } => fetch(*addr, *len),
+            },
+            _ => Vec::new(),
+        };
+        let mut f = FrameRepr {
+            eth: outer.eth.clone(),
+            vlan: outer.vlan.clone(),
+            ip: outer.ip.clone(),
+            udp: UdpRepr {
+                src_port: 0,
+                dst_port: openrdma_codec::ROCEV2_PORT,
+                length: 0,
+                checksum: 0,
+            },
+            bth: *self.bth(),
+            ext: self.extensions(),
+            payload,
+            pad: [0; 3],
+            icrc: None,
+            eth_padding: Vec::new(),
+        };
+        f.set_entropy(ev);
+        f.finalize()?;
+        Ok(f)
+    }
+}
+
+/// The outer headers of frames between two endpoints: Ethernet, optional VLAN tag, and
+/// an IP header template (lengths and checksums are filled in per frame).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outer {
+    /// Ethernet header (its EtherType must match the IP version or the VLAN tag).
+    pub eth: EthernetRepr,
+    /// Optional 802.1Q tag.
+    pub vlan: Option<VlanRepr>,
+    /// IP header template.
+    pub ip: IpRepr,
+}
+
+mod hex_bytes {
+    use std::fmt::Write as _;
+    use std::sync::Arc;
+
+    pub(super) fn serialize<S: serde::Serializer>(b: &Arc<[u8]>, s: S) -> Result<S::Ok, S::Error> {
+        let mut out = String::with_capacity(b.len() * 2);
+        for x in b.iter() {
+            let _ = write!(out, "{x:02x}");
+        }
+        s.serialize_str(&out)
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Arc<[u8]>, D::Error> {
+        let s = <String as serde::Deserialize>::deserialize(d)?;
+        if s.len() % 2 != 0 {
+            return Err(serde::de::Error::custom("hex payload has an odd number of digits"));
+        }
+        (0..s.len())
+            .step_by(2)
+            .map(|i| {
+                u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| {
+                    serde::de::Error::custom(format!("invalid hex digit at position {i}"))
+                })
+            })
+            .collect::<Result<Vec<u8>, _>>()
+            .map(Arc::from)
+    }
+}

@@ -1,0 +1,849 @@
+//! The requester half of a QP: segmentation, PSN and MSN assignment, path choice, the MPR
+//! window, SACK/NACK processing with selective retransmission, and sender completions
+//! (requirements `SND-*`, `EV-*`, `WWI-*`).
+//!
+//! Packet state lives in a ring indexed by `psn - snd_una` whose length never exceeds the
+//! window, so memory per QP is bounded by configuration whatever the peer sends.
+//!
+//! Loss inference (`SND-INFER-*`): every EV is treated as a FIFO path. Each transmission on
+//! an EV gets that EV's next sequence number; when a SACK shows that a transmission on EV
+//! `e` arrived, every earlier transmission on `e` that has not been acknowledged is lost.
+//! A lost packet is retransmitted once by inference, with the same PSN, `rtx` set and a
+//! different EV. A packet that is merely late on a slower path is never inferred lost, so
+//! with no loss there is no retransmission.
+
+use std::collections::VecDeque;
+
+use openrdma_codec::host::{WorkRequest, WrOpcode};
+use openrdma_codec::{
+    AethKind, AethRepr, BthRepr, ImmDtRepr, MethRepr, NackReason, NethRepr, Opcode, PethRepr, Psn,
+    Qpn, RethRepr, SethRepr, TsethRepr,
+};
+use rand_chacha::ChaCha8Rng;
+use rand_core::Rng;
+
+use crate::config::{CongestionControl, NicConfig, QpConfig, SprayPolicy};
+use crate::error::PeerViolation;
+use crate::ev::{EvEvent, EvMark, EvState};
+use crate::packet::{Packet, Payload, WritePacket};
+use crate::time::Timestamp;
+
+/// One entropy value of a QP's profile.
+#[derive(Debug, Clone)]
+pub(crate) struct EvSlot {
+    pub(crate) ev: u32,
+    pub(crate) state: EvState,
+    pub(crate) since: Timestamp,
+    pub(crate) backup: bool,
+    /// Sequence number of the next transmission on this EV.
+    next_seq: u64,
+    /// Transmissions on this EV not yet known to have arrived: (psn, seq), in send order.
+    fifo: VecDeque<(Psn, u64)>,
+    /// Smoothed round trip, ns (0 = no sample yet).
+    pub(crate) srtt: u64,
+    pub(crate) inflight: u32,
+}
+
+/// A message at the sender.
+#[derive(Debug, Clone)]
+pub(crate) struct SendMsg {
+    pub(crate) wr: WorkRequest,
+    pub(crate) msn: u16,
+    rqmsn: u16,
+    first_psn: Psn,
+    npkts: u32,
+    /// Packets of this message sent at least once.
+    sent: u32,
+}
+
+impl SendMsg {
+    fn last_psn(&self) -> Psn {
+        self.first_psn.add(self.npkts - 1)
+    }
+    fn is_wwi(&self) -> bool {
+        self.wr.opcode == WrOpcode::WRITE_WITH_IMM
+    }
+}
+
+/// One PSN in flight.
+#[derive(Debug, Clone, Copy)]
+struct PktState {
+    /// Index of the message in `msgs` counted from `msg_base`.
+    msg: u64,
+    seg: u32,
+    ev_idx: u16,
+    /// Sequence of the latest transmission on `ev_idx`.
+    seq: u64,
+    sent_at: Timestamp,
+    len: u32,
+    sacked: bool,
+    /// Already retransmitted because of SACK inference (at most once, `SND-RTX-003`).
+    inferred: bool,
+    /// Queued for retransmission.
+    queued: bool,
+    retransmissions: u16,
+}
+
+pub(crate) use crate::event::RetransmitCause as RtxCause;
+
+/// What the sender wants the NIC to report after handling an input.
+#[derive(Debug, Default)]
+pub(crate) struct SenderNotes {
+    pub(crate) progressed: bool,
+    pub(crate) ev_changes: Vec<(u32, EvState)>,
+    pub(crate) marks: Vec<(u32, EvMark)>,
+    pub(crate) probe_answers: Vec<(u32, EvMark)>,
+    pub(crate) completed: Vec<SendMsg>,
+    pub(crate) fatal: Option<&'static str>,
+    pub(crate) nack: Option<(Psn, NackReason)>,
+}
+
+/// The requester state of one QP.
+#[derive(Debug)]
+pub(crate) struct Requester {
+    qpn: Qpn,
+    peer_qpn: Qpn,
+    pmtu: u32,
+    window: u32,
+    /// The peer's advertised MPR window in packets (dynamic MPR).
+    peer_window: u32,
+    ack_req_every: u32,
+    timestamps: bool,
+    wwi_limit: u16,
+    spray: SprayPolicy,
+    cc: CongestionControl,
+    pub(crate) snd_una: Psn,
+    pub(crate) snd_nxt: Psn,
+    msgs: VecDeque<SendMsg>,
+    /// Absolute index of `msgs[0]`.
+    msg_base: u64,
+    /// Index in `msgs` of the first message with unsent packets.
+    cursor: usize,
+    pkts: VecDeque<PktState>,
+    rtx: VecDeque<(Psn, RtxCause)>,
+    /// Earliest time a NACK-delayed retransmission may go.
+    rtx_not_before: Timestamp,
+    pub(crate) evs: Vec<EvSlot>,
+    rr: usize,
+    rng: ChaCha8Rng,
+    inflight_bytes: u64,
+    wwi_outstanding: u16,
+    next_rqmsn: u16,
+    probe_id: u16,
+    probes: VecDeque<(u32, u16)>,
+    /// Transmissions found to precede an arrival on their EV; checked by `infer_losses`.
+    suspects: Vec<(Psn, u64)>,
+    pub(crate) retransmissions: u64,
+    /// Cause of the retransmission `next_packet` returned last.
+    pub(crate) last_cause: Option<RtxCause>,
+    /// The last PSN of the oldest message, to resend because its transport ACK is late.
+    tail_resend: Option<Psn>,
+    pub(crate) in_error: bool,
+}
+
+impl Requester {
+    pub(crate) fn new(nic: &NicConfig, qp: &QpConfig, rng: ChaCha8Rng) -> Self {
+        let mk = |ev: &u32, backup| EvSlot {
+            ev: *ev,
+            state: EvState::Good,
+            since: Timestamp::ZERO,
+            backup,
+            next_seq: 0,
+            fifo: VecDeque::new(),
+            srtt: 0,
+            inflight: 0,
+        };
+        let mut evs: Vec<EvSlot> = qp.evs.iter().map(|e| mk(e, false)).collect();
+        evs.extend(qp.backup_evs.iter().map(|e| mk(e, true)));
+        Requester {
+            qpn: qp.qpn,
+            peer_qpn: qp.peer_qpn,
+            pmtu: nic.pmtu,
+            window: nic.window(),
+            peer_window: nic.window(),
+            ack_req_every: nic.ack_req_every,
+            timestamps: nic.timestamps,
+            wwi_limit: nic.wwi_limit,
+            spray: qp.spray,
+            cc: qp.cc,
+            snd_una: Psn::new(qp.initial_psn),
+            snd_nxt: Psn::new(qp.initial_psn),
+            msgs: VecDeque::new(),
+            msg_base: 0,
+            cursor: 0,
+            pkts: VecDeque::new(),
+            rtx: VecDeque::new(),
+            rtx_not_before: Timestamp::ZERO,
+            evs,
+            rr: 0,
+            rng,
+            inflight_bytes: 0,
+            wwi_outstanding: 0,
+            next_rqmsn: 0,
+            probe_id: 0,
+            probes: VecDeque::new(),
+            suspects: Vec::new(),
+            retransmissions: 0,
+            last_cause: None,
+            tail_resend: None,
+            in_error: false,
+        }
+    }
+
+    /// Packets sent and not yet acknowledged.
+    pub(crate) fn outstanding(&self) -> u32 {
+        self.snd_nxt.forward_from(self.snd_una)
+    }
+
+    /// Messages accepted and not yet completed.
+    pub(crate) fn pending_messages(&self) -> usize {
+        self.msgs.len()
+    }
+
+    /// Whether anything waits to be sent.
+    pub(crate) fn has_work(&self, now: Timestamp) -> bool {
+        !self.in_error
+            && (!self.probes.is_empty()
+                || self.tail_resend.is_some()
+                || (!self.rtx.is_empty() && now >= self.rtx_not_before)
+                || self.cursor < self.msgs.len())
+    }
+
+    /// Earliest time a delayed retransmission becomes due, if one waits.
+    pub(crate) fn rtx_deadline(&self) -> Option<Timestamp> {
+        (!self.rtx.is_empty() && self.rtx_not_before > Timestamp::ZERO)
+            .then_some(self.rtx_not_before)
+    }
+
+    /// Accepts a work request; `msn` comes from the retirement domain (shared mode) or the
+    /// QP (per-QP mode).
+    pub(crate) fn push(&mut self, wr: WorkRequest, msn: u16) {
+        let npkts = wr.length.div_ceil(self.pmtu).max(1);
+        let is_wwi = wr.opcode == WrOpcode::WRITE_WITH_IMM;
+        if is_wwi {
+            self.next_rqmsn = self.next_rqmsn.wrapping_add(1);
+        }
+        self.msgs.push_back(SendMsg {
+            wr,
+            msn,
+            rqmsn: self.next_rqmsn,
+            first_psn: Psn::ZERO, // assigned when the first packet is sent
+            npkts,
+            sent: 0,
+        });
+    }
+
+    /// The next packet to transmit, if the windows allow one.
+    pub(crate) fn next_packet(
+        &mut self,
+        now: Timestamp,
+        skip_hold: core::time::Duration,
+    ) -> Option<(u32, Packet, bool)> {
+        if self.in_error {
+            return None;
+        }
+        self.expire_skips(now, skip_hold);
+        if let Some((ev, id)) = self.probes.pop_front() {
+            let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, self.snd_nxt);
+            let peth =
+                PethRepr { probe_id: id, tx_timestamp: ts16(now), ftype: 1, ..PethRepr::default() };
+            return Some((ev, Packet::Probe { bth, peth }, false));
+        }
+        if let Some(psn) = self.tail_resend.take() {
+            let tail =
+                self.msgs.front().map(|m| (m.sent == m.npkts && m.last_psn() == psn, m.npkts));
+            if let Some((true, npkts)) = tail {
+                if self.outstanding() == 0 {
+                    if let Some(ev_idx) = self.choose_ev(None) {
+                        let ev = self.evs[ev_idx as usize].ev;
+                        let pkt = self.build(0, npkts - 1, psn, now, true);
+                        self.retransmissions += 1;
+                        self.last_cause = Some(RtxCause::Timeout);
+                        return Some((ev, pkt, false));
+                    }
+                }
+            }
+        }
+        while let Some(&(psn, cause)) = self.rtx.front() {
+            if now < self.rtx_not_before && cause == RtxCause::Nack {
+                break;
+            }
+            self.rtx.pop_front();
+            if let Some(p) = self.retransmit(now, psn) {
+                self.last_cause = Some(cause);
+                return Some(p);
+            }
+        }
+        self.send_new(now)
+    }
+
+    fn window_open(&self, len: u32) -> bool {
+        let limit = self.window.min(self.peer_window);
+        if self.outstanding() >= limit || self.pkts.len() as u32 >= self.window {
+            return false;
+        }
+        match self.cc {
+            CongestionControl::Unlimited => true,
+            CongestionControl::FixedWindow { bytes } => {
+                self.inflight_bytes == 0 || self.inflight_bytes + u64::from(len) <= bytes
+            }
+        }
+    }
+
+    fn send_new(&mut self, now: Timestamp) -> Option<(u32, Packet, bool)> {
+        let msg_idx = self.cursor;
+        let msg = self.msgs.get(msg_idx)?;
+        let seg = msg.sent;
+        let len =
+            if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
+        if !self.window_open(len) {
+            return None;
+        }
+        if seg == 0 && msg.is_wwi() && self.wwi_outstanding >= self.wwi_limit {
+            return None; // WWI-LIMIT-001: wait for completions
+        }
+        let ev_idx = self.choose_ev(None)?;
+        let psn = self.snd_nxt;
+        let msg = &mut self.msgs[msg_idx];
+        if seg == 0 {
+            msg.first_psn = psn;
+            if msg.is_wwi() {
+                self.wwi_outstanding += 1;
+            }
+        }
+        msg.sent += 1;
+        let npkts = msg.npkts;
+        if msg.sent == npkts {
+            self.cursor += 1;
+        }
+        self.snd_nxt = psn.next();
+        let first_tx = self.pkts.is_empty();
+        let (ev, seq) = self.note_tx(ev_idx, psn);
+        self.pkts.push_back(PktState {
+            msg: self.msg_base + msg_idx as u64,
+            seg,
+            ev_idx,
+            seq,
+            sent_at: now,
+            len,
+            sacked: false,
+            inferred: false,
+            queued: false,
+            retransmissions: 0,
+        });
+        self.inflight_bytes += u64::from(len);
+        let pkt = self.build(msg_idx, seg, psn, now, false);
+        Some((ev, pkt, first_tx))
+    }
+
+    fn retransmit(&mut self, now: Timestamp, psn: Psn) -> Option<(u32, Packet, bool)> {
+        let off = psn.forward_from(self.snd_una) as usize;
+        let st = *self.pkts.get(off)?;
+        if st.sacked || !st.queued {
+            return None; // acknowledged meanwhile
+        }
+        let old = st.ev_idx;
+        let ev_idx = self.choose_ev(Some(old)).or_else(|| self.choose_ev(None))?;
+        let (ev, seq) = self.note_tx(ev_idx, psn);
+        let p = &mut self.pkts[off];
+        self.evs[old as usize].inflight = self.evs[old as usize].inflight.saturating_sub(1);
+        p.ev_idx = ev_idx;
+        p.seq = seq;
+        p.sent_at = now;
+        p.queued = false;
+        p.retransmissions += 1;
+        self.retransmissions += 1;
+        let msg_idx = (st.msg - self.msg_base) as usize;
+        let pkt = self.build(msg_idx, st.seg, psn, now, true);
+        Some((ev, pkt, false))
+    }
+
+    fn note_tx(&mut self, ev_idx: u16, psn: Psn) -> (u32, u64) {
+        let slot = &mut self.evs[ev_idx as usize];
+        let seq = slot.next_seq;
+        slot.next_seq += 1;
+        slot.fifo.push_back((psn, seq));
+        slot.inflight += 1;
+        // Entries of packets acknowledged cumulatively are dropped lazily; keep the queue
+        // bounded by the window even on an EV that stops carrying traffic.
+        if slot.fifo.len() > 2 * self.window as usize {
+            let una = self.snd_una;
+            slot.fifo.retain(|(p, _)| p.distance(una) >= 0);
+        }
+        (slot.ev, seq)
+    }
+
+    fn build(&self, msg_idx: usize, seg: u32, psn: Psn, now: Timestamp, rtx: bool) -> Packet {
+        let msg = &self.msgs[msg_idx];
+        let last = seg + 1 == msg.npkts;
+        let imm = msg.is_wwi();
+        let opcode = match (seg == 0, last, imm) {
+            (true, true, false) => Opcode::MRC_WRITE_ONLY,
+            (true, true, true) => Opcode::MRC_WRITE_ONLY_IMM,
+            (true, false, _) => Opcode::MRC_WRITE_FIRST,
+            (false, false, _) => Opcode::MRC_WRITE_MIDDLE,
+            (false, true, false) => Opcode::MRC_WRITE_LAST,
+            (false, true, true) => Opcode::MRC_WRITE_LAST_IMM,
+        };
+        let offset = u64::from(seg) * u64::from(self.pmtu);
+        let len =
+            if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
+        let mut bth = BthRepr::new(opcode, self.peer_qpn, psn);
+        bth.ack_req = last || (psn.value() % self.ack_req_every == 0);
+        bth.rtx = rtx;
+        bth.ts = self.timestamps;
+        bth.pad_count = ((4 - len % 4) % 4) as u8;
+        Packet::Write(WritePacket {
+            bth,
+            meth: MethRepr { rqmsn: msg.rqmsn, msn: msg.msn },
+            tseth: self.timestamps.then(|| TsethRepr {
+                tx_timestamp: ts16(now),
+                ftype: 1,
+                ..TsethRepr::default()
+            }),
+            reth: RethRepr {
+                va: msg.wr.remote_va.wrapping_add(offset),
+                rkey: msg.wr.rkey,
+                dma_len: msg.wr.length,
+            },
+            immdt: (last && imm).then(|| ImmDtRepr { imm: msg.wr.imm.unwrap_or(0) }),
+            payload: Payload::Host { addr: msg.wr.local_va.wrapping_add(offset), len },
+        })
+    }
+
+    /// Picks an EV index by the spray policy, avoiding `avoid` (the EV a lost packet used).
+    fn choose_ev(&mut self, avoid: Option<u16>) -> Option<u16> {
+        let usable = |s: &EvSlot, i: usize| s.state.usable() && Some(i as u16) != avoid;
+        let primary = self.evs.iter().enumerate().any(|(i, s)| !s.backup && usable(s, i));
+        let pool = |s: &EvSlot| s.backup != primary;
+        let n = self.evs.len();
+        if n == 0 {
+            return None;
+        }
+        match self.spray {
+            SprayPolicy::Fixed => {
+                (0..n).find(|&i| pool(&self.evs[i]) && usable(&self.evs[i], i)).map(|i| i as u16)
+            }
+            SprayPolicy::RoundRobin => {
+                for k in 0..n {
+                    let i = (self.rr + k) % n;
+                    if pool(&self.evs[i]) && usable(&self.evs[i], i) {
+                        self.rr = (i + 1) % n;
+                        return Some(i as u16);
+                    }
+                }
+                None
+            }
+            SprayPolicy::Random => {
+                let count =
+                    (0..n).filter(|&i| pool(&self.evs[i]) && usable(&self.evs[i], i)).count();
+                if count == 0 {
+                    return None;
+                }
+                let pick = (self.rng.next_u32() as usize) % count;
+                (0..n)
+                    .filter(|&i| pool(&self.evs[i]) && usable(&self.evs[i], i))
+                    .nth(pick)
+                    .map(|i| i as u16)
+            }
+            SprayPolicy::SkewAware => {
+                let cands = || (0..n).filter(|&i| pool(&self.evs[i]) && usable(&self.evs[i], i));
+                if cands().any(|i| self.evs[i].srtt == 0) {
+                    // Not every path measured yet: round robin.
+                    for k in 0..n {
+                        let i = (self.rr + k) % n;
+                        if pool(&self.evs[i]) && usable(&self.evs[i], i) {
+                            self.rr = (i + 1) % n;
+                            return Some(i as u16);
+                        }
+                    }
+                    return None;
+                }
+                // Earliest expected arrival: the path's round trip, stretched by what is
+                // already queued on it.
+                cands()
+                    .min_by_key(|&i| {
+                        let s = &self.evs[i];
+                        (s.srtt.saturating_mul(u64::from(s.inflight) + 1), i)
+                    })
+                    .map(|i| i as u16)
+            }
+        }
+    }
+
+    fn expire_skips(&mut self, now: Timestamp, hold: core::time::Duration) {
+        for s in &mut self.evs {
+            if s.state == EvState::Skip && now >= s.since + hold {
+                s.state = EvState::Good;
+                s.since = now;
+            }
+        }
+    }
+
+    /// Earliest SKIP expiry, for the NIC's timer.
+    pub(crate) fn skip_deadline(&self, hold: core::time::Duration) -> Option<Timestamp> {
+        self.evs.iter().filter(|s| s.state == EvState::Skip).map(|s| s.since + hold).min()
+    }
+
+    fn ev_index(&self, ev: u32) -> Option<usize> {
+        self.evs.iter().position(|s| s.ev == ev)
+    }
+
+    /// Applies an EV event; records the change in `notes`.
+    pub(crate) fn ev_event(
+        &mut self,
+        now: Timestamp,
+        ev: u32,
+        e: EvEvent,
+        notes: &mut SenderNotes,
+    ) {
+        if let Some(i) = self.ev_index(ev) {
+            if let Some(to) = self.evs[i].state.on(e) {
+                self.evs[i].state = to;
+                self.evs[i].since = now;
+                notes.ev_changes.push((ev, to));
+            }
+        }
+    }
+
+    /// Sets an EV's state directly (a CPU policy decision).
+    pub(crate) fn set_ev_state(&mut self, now: Timestamp, ev: u32, state: EvState) -> bool {
+        match self.ev_index(ev) {
+            Some(i) => {
+                self.evs[i].state = state;
+                self.evs[i].since = now;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Checks a SACK against what was sent, without changing anything (`SND-SACK-*`).
+    fn check_sack(&self, seth: &SethRepr) -> Result<(), PeerViolation> {
+        let sent = self.snd_nxt.forward_from(self.snd_una);
+        let last_acked = self.snd_una.sub(1);
+        let d = seth.cack_psn.distance(last_acked);
+        if d > 0 && d as u32 > sent {
+            return Err(PeerViolation::SackBeyondSent {
+                qpn: self.qpn,
+                psn: seth.cack_psn,
+                snd_nxt: self.snd_nxt,
+            });
+        }
+        if i32::from(seth.sack_offset).unsigned_abs() > self.window + 64 {
+            return Err(PeerViolation::SackOffset { qpn: self.qpn, offset: seth.sack_offset });
+        }
+        let base = seth.cack_psn.offset(i32::from(seth.sack_offset));
+        let mut bits = seth.sack_bitmap;
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            let psn = base.add(i);
+            let from_una = psn.distance(self.snd_una);
+            if from_una >= 0 && from_una as u32 >= sent {
+                return Err(PeerViolation::SackBeyondSent {
+                    qpn: self.qpn,
+                    psn,
+                    snd_nxt: self.snd_nxt,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles a SACK. A SACK that breaks the rules changes nothing.
+    pub(crate) fn on_sack(
+        &mut self,
+        now: Timestamp,
+        seth: &SethRepr,
+        notes: &mut SenderNotes,
+    ) -> Result<(), PeerViolation> {
+        self.check_sack(seth)?;
+        if seth.mpr != 0 {
+            // Dynamic MPR: the responder's window, never above our own.
+            self.peer_window = (u32::from(seth.mpr) * 128).min(self.window);
+        }
+        let mark = EvMark::from_bits(seth.m.0);
+        if seth.pr {
+            notes.probe_answers.push((seth.entropy, mark));
+            let e = if mark == EvMark::None { EvEvent::ProbeGood } else { EvEvent::ProbeSkip };
+            self.ev_event(now, seth.entropy, e, notes);
+        } else {
+            match mark {
+                EvMark::SkipOnce => {
+                    notes.marks.push((seth.entropy, mark));
+                    self.ev_event(now, seth.entropy, EvEvent::SackSkipOnce, notes);
+                }
+                EvMark::AlwaysSkip => {
+                    notes.marks.push((seth.entropy, mark));
+                    self.ev_event(now, seth.entropy, EvEvent::SackAlwaysSkip, notes);
+                }
+                EvMark::None | EvMark::Reserved => {}
+            }
+        }
+        // Cumulative part.
+        let cack_next = seth.cack_psn.next();
+        let d = cack_next.distance(self.snd_una);
+        if d > 0 {
+            for _ in 0..d {
+                self.ack_front(now);
+            }
+            notes.progressed = true;
+        }
+        // Selective part.
+        let base = seth.cack_psn.offset(i32::from(seth.sack_offset));
+        // The SACK reports on every PSN up to the end of its bitmap.
+        let covered_end = if base.distance(cack_next) >= 0 { base.add(64) } else { cack_next };
+        let mut bits = seth.sack_bitmap;
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            let psn = base.add(i);
+            let off = psn.distance(self.snd_una);
+            if off < 0 {
+                continue;
+            }
+            self.mark_sacked(now, off as usize);
+        }
+        self.infer_losses(covered_end);
+        Ok(())
+    }
+
+    /// Acknowledges `snd_una` cumulatively.
+    fn ack_front(&mut self, now: Timestamp) {
+        if let Some(p) = self.pkts.pop_front() {
+            if !p.sacked {
+                self.arrived(now, p);
+            }
+        }
+        self.snd_una = self.snd_una.next();
+    }
+
+    fn mark_sacked(&mut self, now: Timestamp, off: usize) {
+        let Some(p) = self.pkts.get_mut(off) else { return };
+        if p.sacked {
+            return;
+        }
+        p.sacked = true;
+        p.queued = false;
+        let p = *p;
+        self.arrived(now, p);
+    }
+
+    /// A transmission is known to have arrived: take an RTT sample, release its share of the
+    /// windows, and treat every earlier transmission on the same EV as lost (FIFO paths).
+    fn arrived(&mut self, now: Timestamp, p: PktState) {
+        self.inflight_bytes = self.inflight_bytes.saturating_sub(u64::from(p.len));
+        let rtt = now.saturating_since(p.sent_at).as_nanos() as u64;
+        let slot = &mut self.evs[p.ev_idx as usize];
+        slot.inflight = slot.inflight.saturating_sub(1);
+        slot.srtt = if slot.srtt == 0 { rtt.max(1) } else { (slot.srtt * 7 + rtt) / 8 };
+        while let Some(&(psn, seq)) = slot.fifo.front() {
+            if seq > p.seq {
+                break;
+            }
+            slot.fifo.pop_front();
+            if seq < p.seq {
+                self.suspects.push((psn, seq));
+            }
+        }
+    }
+
+    /// Queues a retransmission for every suspect that is really lost (`SND-INFER-001`),
+    /// at most once per packet (`SND-RTX-003`).
+    ///
+    /// A suspect is a transmission that went out on an EV before another transmission on
+    /// the same EV that has arrived. It is lost only if the acknowledgement that is being
+    /// processed *covers* its PSN (`covered_end`: one past the last PSN the SACK reports on)
+    /// and does not mark it: a PSN beyond the 64-bit bitmap may well have arrived without
+    /// being reported (`SND-INFER-002`). Suspects not yet covered wait for a later SACK.
+    fn infer_losses(&mut self, covered_end: Psn) {
+        let mut suspects = core::mem::take(&mut self.suspects);
+        suspects.retain(|&(psn, seq)| {
+            let off = psn.distance(self.snd_una);
+            if off < 0 {
+                return false; // acknowledged since
+            }
+            let Some(p) = self.pkts.get_mut(off as usize) else { return false };
+            if p.sacked || p.seq != seq || p.inferred || p.queued {
+                return false; // arrived, resent on another EV, or already handled
+            }
+            if psn.distance(covered_end) >= 0 {
+                return true; // not covered yet: keep waiting
+            }
+            p.inferred = true;
+            p.queued = true;
+            self.rtx.push_back((psn, RtxCause::SackInference));
+            false
+        });
+        self.suspects = suspects;
+    }
+
+    /// Handles a NACK (`SND-NACK-*`). A NACK for a PSN not in flight changes nothing.
+    pub(crate) fn on_nack(
+        &mut self,
+        now: Timestamp,
+        neth: &NethRepr,
+        nack_backoff: core::time::Duration,
+        notes: &mut SenderNotes,
+    ) -> Result<(), PeerViolation> {
+        let off = neth.nack_psn.distance(self.snd_una);
+        let in_flight = off >= 0 && (off as u32) < self.outstanding();
+        if neth.reason.is_fatal() {
+            notes.nack = Some((neth.nack_psn, neth.reason));
+            notes.fatal = Some("SND-NACK-005");
+            self.in_error = true;
+            return Ok(());
+        }
+        if !in_flight {
+            return Err(PeerViolation::NackUnknownPsn {
+                qpn: self.qpn,
+                psn: neth.nack_psn,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            });
+        }
+        notes.nack = Some((neth.nack_psn, neth.reason));
+        let p = self.pkts[off as usize];
+        if p.sacked {
+            return Ok(()); // a later copy arrived; nothing to repair
+        }
+        let cause = if neth.reason.is_trim() {
+            // EV-SKIP-001: the EV the trimmed packet used is skipped; resend at once.
+            let ev = self.evs[p.ev_idx as usize].ev;
+            self.ev_event(now, ev, EvEvent::NackTrimmed, notes);
+            RtxCause::SackInference
+        } else {
+            // Out of window or out of resources at the responder: resend after a pause.
+            self.rtx_not_before = now + nack_backoff;
+            RtxCause::Nack
+        };
+        if !p.queued {
+            self.pkts[off as usize].queued = true;
+            self.rtx.push_back((neth.nack_psn, cause));
+        }
+        Ok(())
+    }
+
+    /// Messages whose packets were all sent, still waiting for their transport ACK.
+    pub(crate) fn awaiting_ack(&self) -> u32 {
+        self.msgs.iter().take(self.cursor).filter(|m| m.sent == m.npkts).count() as u32
+    }
+
+    /// Queues a retransmission ordered by the CPU after a timeout (`REC-RTO-003`). Returns
+    /// the EV the packet was last sent on, or `None` if the PSN is not outstanding.
+    ///
+    /// When nothing is outstanding but the oldest message still waits for its transport
+    /// ACK, the ACK was lost: the last packet of that message is sent again, and the
+    /// responder answers the duplicate with the ACK (`REC-RTO-004`, `RCV-DUP-002`).
+    pub(crate) fn retransmit_cmd(&mut self, psn: Psn) -> Option<u32> {
+        let off = psn.distance(self.snd_una);
+        if off < 0 || off as u32 >= self.outstanding() {
+            if self.outstanding() == 0 {
+                if let Some(m) = self.msgs.front() {
+                    if m.sent == m.npkts {
+                        self.tail_resend = Some(m.last_psn());
+                    }
+                }
+            }
+            return None;
+        }
+        let p = &mut self.pkts[off as usize];
+        if p.sacked {
+            return None;
+        }
+        let ev = self.evs[p.ev_idx as usize].ev;
+        if !p.queued {
+            p.queued = true;
+            self.rtx.push_front((psn, RtxCause::Timeout));
+        }
+        Some(ev)
+    }
+
+    /// The EV an outstanding PSN was last sent on.
+    pub(crate) fn last_ev_of(&self, psn: Psn) -> Option<u32> {
+        let off = psn.distance(self.snd_una);
+        if off < 0 {
+            return None;
+        }
+        self.pkts.get(off as usize).map(|p| self.evs[p.ev_idx as usize].ev)
+    }
+
+    /// Queues a probe on `ev` (`EV-PROBE-001`).
+    pub(crate) fn probe(&mut self, ev: u32) {
+        self.probe_id = self.probe_id.wrapping_add(1);
+        self.probes.push_back((ev, self.probe_id));
+    }
+
+    /// Handles a transport ACK or NAK (`SND-ACK-*`): completes, in order, every message
+    /// whose MSN the AETH covers. Returns the completed messages in `notes.completed`.
+    pub(crate) fn on_aeth(
+        &mut self,
+        now: Timestamp,
+        aeth: &AethRepr,
+        notes: &mut SenderNotes,
+    ) -> Result<(), PeerViolation> {
+        let msn = (aeth.msn & 0xFFFF) as u16;
+        // How many messages at the front does it cover? It must not cover a message whose
+        // packets were never all sent.
+        let mut n = 0;
+        for m in &self.msgs {
+            if (msn.wrapping_sub(m.msn) as i16) < 0 {
+                break;
+            }
+            if m.sent < m.npkts {
+                return Err(PeerViolation::AckBeyondSent { qpn: self.qpn, msn });
+            }
+            n += 1;
+        }
+        match aeth.kind() {
+            AethKind::Ack => {}
+            AethKind::Nak | AethKind::RnrNak | AethKind::Reserved => {
+                notes.fatal = Some("SND-ACK-003");
+                self.in_error = true;
+                return Ok(());
+            }
+        }
+        for _ in 0..n {
+            let m = self.msgs.pop_front().expect("counted above");
+            self.msg_base += 1;
+            self.cursor = self.cursor.saturating_sub(1);
+            if m.is_wwi() {
+                self.wwi_outstanding = self.wwi_outstanding.saturating_sub(1);
+            }
+            // The responder retired the message: every packet of it arrived, even if a
+            // SACK saying so was lost.
+            let end = m.last_psn().next();
+            let d = end.distance(self.snd_una);
+            for _ in 0..d.max(0) {
+                self.ack_front(now);
+            }
+            notes.progressed = true;
+            notes.completed.push(m);
+        }
+        self.infer_losses(self.snd_una);
+        Ok(())
+    }
+
+    /// Moves the QP to error: every pending message is returned for a flush completion.
+    pub(crate) fn fail(&mut self) -> Vec<SendMsg> {
+        self.in_error = true;
+        self.pkts.clear();
+        self.rtx.clear();
+        self.probes.clear();
+        self.suspects.clear();
+        self.cursor = 0;
+        self.snd_una = self.snd_nxt;
+        self.inflight_bytes = 0;
+        for e in &mut self.evs {
+            e.fifo.clear();
+            e.inflight = 0;
+        }
+        self.msgs.drain(..).collect()
+    }
+}
+
+/// 16-bit timestamp in units of 16 ns (`TSETH-TS-001`).
+pub(crate) fn ts16(now: Timestamp) -> u16 {
+    (now.as_nanos() / 16) as u16
+}
