@@ -1,5 +1,5 @@
-//! Completion entry, 32 bytes, little-endian (requirements `CQE-*`), and the completion
-//! status codes shared with the completion flag.
+//! Completion entry, 32 bytes, little-endian (requirements `CQE-*`; layout `CQE-LAYOUT-001`),
+//! and the completion status codes shared with the completion flag.
 //!
 //! ```text
 //!  byte 0-7   wr_id          u64   (sender: the work request's wr_id = the token value;
@@ -21,7 +21,8 @@
 //! Entries go to a ring in host memory. The consumer recognises a new entry by its `phase`
 //! bit, which the NIC writes as 1 on the first pass over the ring, 0 on the second, and so
 //! on ([`cq_position`], `CQE-RING-001`); the phase sits in the last byte, the byte a NIC's
-//! in-order write of the entry makes visible last.
+//! in-order write of the entry makes visible last (`CQE-RING-003`), and the consumer reads
+//! it first (`CQE-RING-002`).
 //!
 //! The Repr is lossless: reserved bits, an immediate without `has_imm` and a timestamp
 //! without `has_timestamp` all survive parse → emit, so a checker can report what a
@@ -144,7 +145,8 @@ statuses! {
 }
 
 impl CompletionStatus {
-    /// Whether this is [`CompletionStatus::SUCCESS`].
+    /// Whether this is [`CompletionStatus::SUCCESS`]. Every other code, known or not, is a
+    /// failure (`CQE-STATUS-003`).
     pub const fn is_success(self) -> bool {
         self.0 == 0
     }
@@ -438,7 +440,8 @@ impl CompletionRepr {
     /// The error completion of a rejected doorbell token (`CQE-REJECT-001`). `template` is
     /// the template the token named, if one is installed; its QPN and opcode are reported
     /// unless the rejection is `BadVersion` or `UnknownTemplate`, in which case the QPN is 0
-    /// and the opcode [`WrOpcode::NONE`].
+    /// and the opcode [`WrOpcode::NONE`]. The first kind goes to the QP's send completion
+    /// queue, the second to the device error completion queue (`CQE-REJECT-002`).
     pub fn for_reject(
         token_value: u64,
         template: Option<&Template>,
@@ -643,7 +646,7 @@ impl CompletionRepr {
         }
         if !self.status.is_success() && self.byte_len != 0 {
             out.push(v(
-                "CQE-SEND-002",
+                if self.status.is_doorbell_reject() { "CQE-REJECT-001" } else { "CQE-SEND-002" },
                 "byte_len",
                 field::BYTE_LEN,
                 self.byte_len.into(),
@@ -890,7 +893,7 @@ mod tests {
         CompletionRepr { timestamp: 9, msn: 1, status: CompletionStatus::SEQ_GAP, ..sample() }
             .validate(0, &mut out);
         let ids: Vec<_> = out.iter().map(|v| v.requirement).collect();
-        assert_eq!(ids, ["CQE-SEND-002", "CQE-REJECT-001"]);
+        assert_eq!(ids, ["CQE-REJECT-001", "CQE-REJECT-001"]);
         let mut out = Vec::new();
         CompletionRepr { opcode: WrOpcode::NONE, ..sample() }.validate(0, &mut out);
         assert_eq!(out[0].requirement, "CQE-OPCODE-001");

@@ -1,5 +1,5 @@
 //! Doorbell token, version 1: one 64-bit value the GPU stores to a NIC doorbell register
-//! (requirements `DB-*`).
+//! (requirements `DB-*`; layout `DB-FORMAT-001`, `DB-FORMAT-002`).
 //!
 //! ```text
 //!  bits 63:60  version        4   must be 1
@@ -408,6 +408,9 @@ impl DoorbellReject {
 /// With `behind = expected − got` modulo 2^16: 0 is accepted; 1 to 2^15 − 1 is
 /// [`DoorbellReject::StaleSeq`]; 2^15 to 2^16 − 1 (that is, `got` ahead by 1 to 2^15) is
 /// [`DoorbellReject::SeqGap`]. Exactly half the ring counts as ahead, as for PSNs.
+///
+/// A rejected token does not consume its number, so a producer resumes by resending the
+/// rejected `seq` (`DB-SEQ-004`).
 pub const fn check_seq(expected: u16, got: u16) -> Result<(), DoorbellReject> {
     let behind = expected.wrapping_sub(got);
     if behind == 0 {

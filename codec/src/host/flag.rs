@@ -1,5 +1,7 @@
 //! Completion flag: one 64-bit little-endian word in GPU memory that the GPU polls
-//! (requirements `FLAG-*`).
+//! (requirements `FLAG-*`; layout `FLAG-LAYOUT-001`). The NIC writes it as one aligned
+//! 8-byte write (`FLAG-WRITE-001`) into slot `s` of its flag table, at `base + 8 × s`
+//! (`FLAG-TABLE-001`).
 //!
 //! ```text
 //!  bits 63:48  generation  16   sender: the token's seq; receiver: the message's MSN
@@ -43,6 +45,9 @@ mod field {
     pub(super) const GENERATION: usize = 6;
 }
 
+/// The largest number of retirement flag slots of a QP, 2^15 (`FLAG-RECV-001`).
+pub const MAX_RETIREMENT_SLOTS: u32 = 1 << 15;
+
 /// Whether a raw flag word, as the GPU loads it, reports the generation it waits for:
 /// the valid bit is set and bits 63:48 equal `expected_generation` (`FLAG-MATCH-001`).
 pub const fn flag_word_matches(word: u64, expected_generation: u16) -> bool {
@@ -50,11 +55,12 @@ pub const fn flag_word_matches(word: u64, expected_generation: u16) -> bool {
 }
 
 /// The receiver's retirement flag slot of a message (`FLAG-RECV-001`):
-/// `base_slot + (msn mod slots)`. `slots` must be a power of two from 1 to 2^16, so that
-/// the slots cycle evenly across the 16-bit MSN wrap; `None` if it is not, or if the slot
-/// number would pass 2^32 − 1.
+/// `base_slot + (msn mod slots)`. `slots` must be a power of two, so that the slots cycle
+/// evenly across the 16-bit MSN wrap, and at most 2^15, so that the two messages that
+/// share a slot in turn (MSNs `m` and `m + slots`) never share a generation; `None` if it
+/// is not, or if the slot number would pass 2^32 − 1.
 pub const fn retirement_slot(base_slot: u32, slots: u32, msn: u16) -> Option<u32> {
-    if slots == 0 || !slots.is_power_of_two() || slots > 1 << 16 {
+    if !slots.is_power_of_two() || slots > MAX_RETIREMENT_SLOTS {
         return None;
     }
     if base_slot.checked_add(slots - 1).is_none() {
@@ -407,7 +413,10 @@ mod tests {
         assert_eq!(retirement_slot(1000, 64, 64), Some(1000));
         assert_eq!(retirement_slot(1000, 64, 0xFFFF), Some(1063));
         assert_eq!(retirement_slot(7, 1, 0x1234), Some(7));
-        assert_eq!(retirement_slot(0, 1 << 16, 0xFFFF), Some(0xFFFF));
+        assert_eq!(retirement_slot(0, 1 << 15, 0xFFFF), Some(0x7FFF));
+        assert_eq!(retirement_slot(0, 1 << 15, 0x7FFF), Some(0x7FFF));
+        // 2^16 slots would make MSN m and m + 2^16 share a slot and a generation.
+        assert_eq!(retirement_slot(0, 1 << 16, 0xFFFF), None);
         assert_eq!(retirement_slot(0, 0, 1), None);
         assert_eq!(retirement_slot(0, 48, 1), None);
         assert_eq!(retirement_slot(0, 1 << 17, 1), None);

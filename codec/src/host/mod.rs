@@ -28,7 +28,7 @@
 //!
 //! Every multi-byte field of a host format is **little-endian**, unlike the wire formats:
 //! these structures are stored and loaded by little-endian GPUs and CPUs as native
-//! integers (`HOST-ENDIAN` decision in the specification).
+//! integers (`spec/host-interface.md`, section 9, decision 1).
 //!
 //! As for the wire headers, the views' accessors never panic once `new_checked` (or
 //! `check_len`) has succeeded, and `emit` never panics.

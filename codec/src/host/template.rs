@@ -10,7 +10,10 @@
 //! The template table itself is NIC state and lives in the model; the codec gives the pure
 //! rules: [`Template::validate`] (may this template be installed?), [`Template::expand`]
 //! (the stateless checks and the expansion) and [`accept_doorbell`] (every check, in the
-//! order of `DB-ORDER-001`, given what the NIC holds).
+//! order of `DB-ORDER-001`, given what the NIC holds). The installation rules that need
+//! NIC state — the key check (`TPL-KEY-001`), the flag table's bounds (`TPL-FLAG-001`),
+//! atomic change and re-installation (`TPL-INSTALL-002` to `TPL-INSTALL-004`) — belong to
+//! the model.
 
 use core::fmt;
 
@@ -289,6 +292,7 @@ impl Template {
                 limit: self.max_length.into(),
             });
         }
+        // TPL-EXPAND-002 and -003, with DB-LENGTH-003 and -004.
         let local_va = slot_va(
             self.local_base,
             self.local_region_len,
@@ -313,13 +317,14 @@ impl Template {
             lkey: self.local_lkey,
             remote_va,
             rkey: self.remote_rkey,
-            // length <= max_length <= 2^31 (TPL-LEN-001), so it fits.
+            // TPL-EXPAND-004. length <= max_length <= 2^31 (TPL-LEN-001), so it fits.
             length: length as u32,
             imm: if self.opcode == WrOpcode::WRITE_WITH_IMM {
                 Some(self.imm_base.wrapping_add(index.into()))
             } else {
                 None
             },
+            // TPL-EXPAND-006.
             flag_slot: self.flag_base_slot.wrapping_add(index.into()),
             signaled: self.signaled,
         })
@@ -351,7 +356,8 @@ fn slot_va(
 
 /// The NIC's whole decision on one doorbell token, as a pure function
 /// (`DB-ORDER-001`): version, template, sequence, index, length; the first failing check
-/// gives the rejection.
+/// gives the rejection, and a token that passes them all becomes one work request
+/// (`DB-ACCEPT-001`).
 ///
 /// `template` is the template installed under `token.template`, if any (the model's table
 /// lookup); `expected_seq` is the sequence number the NIC holds for it. On `Ok` the caller

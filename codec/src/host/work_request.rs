@@ -1,4 +1,5 @@
-//! Work request, and its 64-byte little-endian memory layout (requirements `WR-*`).
+//! Work request, and its 64-byte little-endian memory layout (requirements `WR-*`; layout
+//! `WR-LAYOUT-001`).
 //!
 //! A [`WorkRequest`] is what the NIC executes: the expansion of a doorbell token by its
 //! template ([`crate::host::Template::expand`]). The 64-byte layout below is what a
@@ -323,7 +324,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Wqe<T> {
     }
 }
 
-/// A work request: one RDMA Write or Write-with-Immediate, as the NIC executes it.
+/// A work request: one RDMA Write or Write-with-Immediate, as the NIC executes it
+/// (`WR-EXEC-001`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
