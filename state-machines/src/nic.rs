@@ -15,7 +15,9 @@
 //! a file, and the same inputs always give the same outputs.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use openrdma_codec::host::{
     CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template, WorkRequest, WrOpcode,
@@ -79,6 +81,8 @@ struct Qp {
     /// Whether the CPU half has been told that packets are outstanding.
     armed: bool,
     active: bool,
+    /// The deadline this QP has in the timer heap, if any (entries are removed lazily).
+    timer_at: Option<Timestamp>,
 }
 
 /// A retirement domain: the sender's MSN counter and the receiver's table.
@@ -112,6 +116,8 @@ pub struct Nic {
     active: VecDeque<usize>,
     timers: BinaryHeap<Reverse<(Timestamp, usize)>>,
     stats: NicStats,
+    /// Reused buffer of QP indices, so that retirement does not allocate.
+    scratch: Vec<usize>,
 }
 
 /// Capacity of a shared retirement domain, in messages.
@@ -125,16 +131,17 @@ impl Nic {
             cfg,
             last_now: Timestamp::ZERO,
             qps: Vec::new(),
-            qp_index: HashMap::new(),
+            qp_index: HashMap::default(),
             domains: Vec::new(),
-            domain_index: HashMap::new(),
-            regions: HashMap::new(),
-            templates: HashMap::new(),
+            domain_index: HashMap::default(),
+            regions: HashMap::default(),
+            templates: HashMap::default(),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             active: VecDeque::new(),
             timers: BinaryHeap::new(),
             stats: NicStats::default(),
+            scratch: Vec::new(),
         })
     }
 
@@ -211,18 +218,28 @@ impl Nic {
         }
     }
 
+    /// Makes sure the heap holds the QP's earliest deadline. An entry is pushed only when
+    /// the deadline is earlier than the one already queued, so the heap holds at most a few
+    /// entries per QP whatever the traffic.
     fn arm_timer(&mut self, i: usize) {
         if let Some(t) = self.qp_deadline(i) {
-            self.timers.push(Reverse((t, i)));
+            let q = &mut self.qps[i];
+            if q.timer_at.is_none_or(|at| t < at) {
+                q.timer_at = Some(t);
+                self.timers.push(Reverse((t, i)));
+            }
         }
     }
 
     fn qp_deadline(&self, i: usize) -> Option<Timestamp> {
         let q = &self.qps[i];
-        [q.resp.sack_deadline, q.req.rtx_deadline(), q.req.skip_deadline(self.cfg.skip_hold)]
-            .into_iter()
-            .flatten()
-            .min()
+        let mut t = q.resp.sack_deadline;
+        for d in
+            [q.req.rtx_deadline(), q.req.skip_deadline(self.cfg.skip_hold)].into_iter().flatten()
+        {
+            t = Some(t.map_or(d, |x| x.min(d)));
+        }
+        t
     }
 
     // ----- host commands -------------------------------------------------------------
@@ -301,7 +318,16 @@ impl Nic {
         let resp =
             Responder::new(cfg.qpn, cfg.peer_qpn, Psn::new(cfg.peer_initial_psn), self.cfg.mpr);
         self.qp_index.insert(cfg.qpn.value(), i);
-        self.qps.push(Qp { cfg, req, resp, domain, in_error: false, armed: false, active: false });
+        self.qps.push(Qp {
+            cfg,
+            req,
+            resp,
+            domain,
+            in_error: false,
+            armed: false,
+            active: false,
+            timer_at: None,
+        });
         Ok(())
     }
 
@@ -670,14 +696,11 @@ impl Nic {
 
     /// Retires every complete message at the head of domain `d` (RET-ORDER-001).
     fn retire(&mut self, d: usize, ev: u32) {
-        let mut acked: Vec<usize> = Vec::new();
-        loop {
-            let Some((msn, m)) = self.domains[d].table.pop_ready() else {
-                // A message of a failed QP will never come: skip its MSN only if the
-                // domain's sender side is gone for it. (Purged entries leave holes that
-                // the next message of a live QP fills.)
-                break;
-            };
+        if !self.domains[d].table.head_ready() {
+            return;
+        }
+        let mut acked = core::mem::take(&mut self.scratch);
+        while let Some((msn, m)) = self.domains[d].table.pop_ready() {
             let qi = m.qp as usize;
             let q = &mut self.qps[qi];
             if let Some(imm) = m.imm {
@@ -717,11 +740,13 @@ impl Nic {
                 acked.push(qi);
             }
         }
-        for qi in acked {
+        for &qi in &acked {
             if self.qps[qi].resp.retired_unacked >= self.cfg.ack_coalesce {
                 self.send_ack(qi, ev, 0);
             }
         }
+        acked.clear();
+        self.scratch = acked;
     }
 
     fn on_sender_input(
@@ -812,6 +837,9 @@ impl Nic {
                 break;
             }
             self.timers.pop();
+            if self.qps[i].timer_at == Some(t) {
+                self.qps[i].timer_at = None;
+            }
             let q = &self.qps[i];
             if q.in_error {
                 continue;
@@ -836,10 +864,19 @@ impl Nic {
     /// When [`Nic::handle_timeout`] should be called next, if ever.
     pub fn poll_timeout(&mut self) -> Option<Timestamp> {
         while let Some(&Reverse((t, i))) = self.timers.peek() {
-            if self.qp_deadline(i) == Some(t) || (self.qp_deadline(i).is_some_and(|d| d < t)) {
-                return Some(t.min(self.qp_deadline(i).unwrap_or(t)));
+            match self.qp_deadline(i) {
+                Some(d) if d <= t => return Some(d),
+                Some(d) => {
+                    // The deadline moved later: requeue it and drop the stale entry.
+                    self.timers.pop();
+                    self.qps[i].timer_at = Some(d);
+                    self.timers.push(Reverse((d, i)));
+                }
+                None => {
+                    self.timers.pop();
+                    self.qps[i].timer_at = None;
+                }
             }
-            self.timers.pop(); // stale
         }
         None
     }

@@ -223,8 +223,8 @@ impl Packet {
             _ => Vec::new(),
         };
         let mut f = FrameRepr {
-            eth: outer.eth.clone(),
-            vlan: outer.vlan.clone(),
+            eth: outer.eth,
+            vlan: outer.vlan,
             ip: outer.ip.clone(),
             udp: UdpRepr {
                 src_port: 0,

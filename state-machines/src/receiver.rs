@@ -20,10 +20,16 @@ pub struct BitRing {
 }
 
 impl BitRing {
-    /// A ring of `capacity` bits (rounded up to a multiple of 64) starting at `base`.
+    /// A ring of at least `capacity` bits starting at `base`. The ring is a power of two
+    /// bits long (at least 64), as hardware would build it, so that indexing is a mask.
     pub fn new(capacity: u32, base: Psn) -> Self {
-        let words = (capacity as usize).div_ceil(64).max(1);
+        let words = (capacity as usize).div_ceil(64).max(1).next_power_of_two();
         BitRing { words: vec![0; words], head: 0, base }
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.words.len() * 64 - 1
     }
 
     /// Capacity in PSNs.
@@ -37,7 +43,7 @@ impl BitRing {
     }
 
     fn index(&self, offset: u32) -> (usize, u32) {
-        let bit = (self.head + offset as usize) % (self.words.len() * 64);
+        let bit = (self.head + offset as usize) & self.mask();
         (bit / 64, (bit % 64) as u32)
     }
 
@@ -59,7 +65,7 @@ impl BitRing {
         while self.get(0) {
             let (w, b) = self.index(0);
             self.words[w] &= !(1 << b);
-            self.head = (self.head + 1) % (self.words.len() * 64);
+            self.head = (self.head + 1) & self.mask();
             self.base = self.base.next();
             n += 1;
         }
@@ -69,15 +75,17 @@ impl BitRing {
     /// The 64 bits for PSNs `[base + offset, base + offset + 64)`, bit i for PSN
     /// `base + offset + i`; PSNs beyond the ring read as zero.
     pub fn window64(&self, offset: u32) -> u64 {
-        let mut out = 0u64;
         let cap = self.capacity();
-        for i in 0..64u32 {
-            let o = offset + i;
-            if o < cap && self.get(o) {
-                out |= 1 << i;
-            }
+        if offset >= cap {
+            return 0;
         }
-        out
+        let start = (self.head + offset as usize) & self.mask();
+        let (w, b) = (start / 64, start % 64);
+        let lo = self.words[w] >> b;
+        let hi = if b == 0 { 0 } else { self.words[(w + 1) & (self.words.len() - 1)] << (64 - b) };
+        let bits = lo | hi;
+        let valid = cap - offset;
+        if valid >= 64 { bits } else { bits & ((1u64 << valid) - 1) }
     }
 
     /// Received PSNs beyond the base (out of order).

@@ -94,6 +94,10 @@ pub trait RetireTable {
     fn insert(&mut self, msn: u16, msg: RecvMsg) -> bool;
     /// Removes and returns the next message if it is complete, advancing the pointer.
     fn pop_ready(&mut self) -> Option<(u16, RecvMsg)>;
+    /// Whether the next message is present and complete.
+    fn head_ready(&self) -> bool {
+        self.get(self.next_msn()).is_some_and(RecvMsg::complete)
+    }
     /// Drops every entry of QP `qp` (the QP failed); they will never retire.
     fn purge_qp(&mut self, qp: u32);
     /// Skips the next MSN when it has no entry (its QP failed and its messages will never
@@ -182,27 +186,32 @@ impl RetireTable for RetireRef {
 #[derive(Debug, Clone)]
 pub struct RetireRing {
     next: u16,
+    capacity: u16,
     head: usize,
     slots: Vec<Option<RecvMsg>>,
     len: usize,
 }
 
 impl RetireRing {
+    #[inline]
     fn slot(&self, offset: u16) -> usize {
-        (self.head + usize::from(offset)) % self.slots.len()
+        (self.head + usize::from(offset)) & (self.slots.len() - 1)
     }
 }
 
 impl RetireTable for RetireRing {
     fn new(capacity: u16, first_msn: u16) -> Self {
+        // The ring holds a power of two of slots (indexing is a mask); only `capacity` of
+        // them are used, so both implementations accept exactly the same MSNs.
         let capacity = capacity.max(1);
-        RetireRing { next: first_msn, head: 0, slots: vec![None; usize::from(capacity)], len: 0 }
+        let slots = usize::from(capacity).next_power_of_two();
+        RetireRing { next: first_msn, head: 0, capacity, slots: vec![None; slots], len: 0 }
     }
     fn next_msn(&self) -> u16 {
         self.next
     }
     fn capacity(&self) -> u16 {
-        self.slots.len() as u16
+        self.capacity
     }
     fn len(&self) -> usize {
         self.len
@@ -238,7 +247,7 @@ impl RetireTable for RetireRing {
         }
         let m = self.slots[self.head].take()?;
         let msn = self.next;
-        self.head = (self.head + 1) % self.slots.len();
+        self.head = (self.head + 1) & (self.slots.len() - 1);
         self.next = self.next.wrapping_add(1);
         self.len -= 1;
         Some((msn, m))
@@ -255,7 +264,7 @@ impl RetireTable for RetireRing {
         if self.slots[self.head].is_some() {
             return false;
         }
-        self.head = (self.head + 1) % self.slots.len();
+        self.head = (self.head + 1) & (self.slots.len() - 1);
         self.next = self.next.wrapping_add(1);
         true
     }

@@ -134,6 +134,8 @@ pub(crate) struct Requester {
     /// Transmissions found to precede an arrival on their EV; checked by `infer_losses`.
     suspects: Vec<(Psn, u64)>,
     pub(crate) retransmissions: u64,
+    /// Whether any EV is not GOOD or backups exist (the fast path of `choose_ev` is off).
+    evs_degraded: bool,
     /// Cause of the retransmission `next_packet` returned last.
     pub(crate) last_cause: Option<RtxCause>,
     /// The last PSN of the oldest message, to resend because its transport ACK is late.
@@ -184,6 +186,7 @@ impl Requester {
             probes: VecDeque::new(),
             suspects: Vec::new(),
             retransmissions: 0,
+            evs_degraded: !qp.backup_evs.is_empty(),
             last_cause: None,
             tail_resend: None,
             in_error: false,
@@ -412,7 +415,17 @@ impl Requester {
     }
 
     /// Picks an EV index by the spray policy, avoiding `avoid` (the EV a lost packet used).
+    fn refresh_degraded(&mut self) {
+        self.evs_degraded = self.evs.iter().any(|s| s.backup || s.state != EvState::Good);
+    }
+
     fn choose_ev(&mut self, avoid: Option<u16>) -> Option<u16> {
+        // Fast path: every EV usable, no backups, round robin, nothing to avoid.
+        if !self.evs_degraded && avoid.is_none() && self.spray == SprayPolicy::RoundRobin {
+            let i = self.rr % self.evs.len().max(1);
+            self.rr = (i + 1) % self.evs.len().max(1);
+            return (!self.evs.is_empty()).then_some(i as u16);
+        }
         let usable = |s: &EvSlot, i: usize| s.state.usable() && Some(i as u16) != avoid;
         let primary = self.evs.iter().enumerate().any(|(i, s)| !s.backup && usable(s, i));
         let pool = |s: &EvSlot| s.backup != primary;
@@ -472,16 +485,23 @@ impl Requester {
     }
 
     fn expire_skips(&mut self, now: Timestamp, hold: core::time::Duration) {
+        if !self.evs_degraded {
+            return;
+        }
         for s in &mut self.evs {
             if s.state == EvState::Skip && now >= s.since + hold {
                 s.state = EvState::Good;
                 s.since = now;
             }
         }
+        self.refresh_degraded();
     }
 
     /// Earliest SKIP expiry, for the NIC's timer.
     pub(crate) fn skip_deadline(&self, hold: core::time::Duration) -> Option<Timestamp> {
+        if !self.evs_degraded {
+            return None;
+        }
         self.evs.iter().filter(|s| s.state == EvState::Skip).map(|s| s.since + hold).min()
     }
 
@@ -502,6 +522,7 @@ impl Requester {
                 self.evs[i].state = to;
                 self.evs[i].since = now;
                 notes.ev_changes.push((ev, to));
+                self.refresh_degraded();
             }
         }
     }
@@ -512,6 +533,7 @@ impl Requester {
             Some(i) => {
                 self.evs[i].state = state;
                 self.evs[i].since = now;
+                self.refresh_degraded();
                 true
             }
             None => false,
@@ -727,7 +749,8 @@ impl Requester {
 
     /// Messages whose packets were all sent, still waiting for their transport ACK.
     pub(crate) fn awaiting_ack(&self) -> u32 {
-        self.msgs.iter().take(self.cursor).filter(|m| m.sent == m.npkts).count() as u32
+        // Every message before the cursor has had all its packets sent.
+        self.cursor as u32
     }
 
     /// Queues a retransmission ordered by the CPU after a timeout (`REC-RTO-003`). Returns

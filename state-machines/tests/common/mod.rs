@@ -477,7 +477,7 @@ impl Pair {
         let c = &self.check[k];
         let mut out = c.violations.clone();
         // Every message completed once, successfully.
-        for (&(qpn, wr_id), _) in &self.expected[k] {
+        for &(qpn, wr_id) in self.expected[k].keys() {
             match c.send_completions.get(&(qpn, wr_id)) {
                 Some(0) => {}
                 Some(s) => {
