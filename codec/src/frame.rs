@@ -152,9 +152,7 @@ impl Extensions {
                 ExtHeader::Deth => self.deth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::Ieth => self.ieth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::AtomicEth => self.atomiceth.as_ref().map(|r| r.validate(at, out)),
-                ExtHeader::AtomicAckEth => {
-                    self.atomicacketh.as_ref().map(|r| r.validate(at, out))
-                }
+                ExtHeader::AtomicAckEth => self.atomicacketh.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::Cnp => self.cnp.as_ref().map(|r| r.validate(at, out)),
             };
         }
@@ -315,6 +313,12 @@ impl DecodedFrame<'_> {
     pub fn validate(&self) -> Vec<Violation> {
         let mut out = Vec::new();
         let l = &self.layout;
+        if let Some(eth) = &self.eth {
+            eth.validate(0, &mut out);
+        }
+        if let Some(vlan) = &self.vlan {
+            vlan.validate(ETH_HEADER_LEN, &mut out);
+        }
         if let (Some(ip), Some(at)) = (&self.ip, l.ip) {
             match ip {
                 IpRepr::V4(r) => r.validate(at, &mut out),
@@ -346,7 +350,10 @@ impl DecodedFrame<'_> {
                 "opcode is not in the opcode table",
             ));
         }
-        if bth.ts && !bth.opcode.is_mrc_write() && bth.opcode.class() == crate::TransportClass::Manufacturer(6) {
+        if bth.ts
+            && !bth.opcode.is_mrc_write()
+            && bth.opcode.class() == crate::TransportClass::Manufacturer(6)
+        {
             out.push(violation(
                 "TSETH-PRESENT-002",
                 Header::Bth,
@@ -432,15 +439,15 @@ fn fixed<'a, R>(
 }
 
 /// Parses the extension headers of `bth` from `input` (the bytes after the BTH, up to the
-/// ICRC). `frame_len` is the length of the whole frame buffer, so that errors carry
-/// absolute offsets.
+/// ICRC) into `ext`, which keeps the headers read before a failure. `frame_len` is the
+/// length of the whole frame buffer, so that errors carry absolute offsets.
 fn ext_chain<'a>(
     bth: &BthRepr,
     input: &'a [u8],
     frame_len: usize,
     layout: &mut Layout,
-) -> IResult<&'a [u8], Extensions, ChainError> {
-    let mut ext = Extensions::default();
+    ext: &mut Extensions,
+) -> IResult<&'a [u8], (), ChainError> {
     let mut rest = input;
     for h in header_stack(bth) {
         layout.ext.push((h, frame_len - rest.len()));
@@ -469,7 +476,7 @@ fn ext_chain<'a>(
             ExtHeader::Cnp => store(fixed(16, frame_len, CnpRepr::parse)(rest)?, &mut ext.cnp),
         };
     }
-    Ok((rest, ext))
+    Ok((rest, ()))
 }
 
 fn store<'a, R>((rest, r): (&'a [u8], R), slot: &mut Option<R>) -> &'a [u8] {
@@ -598,18 +605,23 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
     // Give the chain the bytes between the BTH and the ICRC, but report offsets in the
     // frame, so build the slice from the frame start and trim the end.
     let chain = &frame[..icrc_at];
-    let (rest, ext) = ext_chain(&bth, &chain[body_start..], icrc_at, &mut d.layout)
+    let (rest, ()) = ext_chain(&bth, &chain[body_start..], icrc_at, &mut d.layout, &mut d.ext)
         .map_err(|e| match e {
             nom::Err::Failure(ChainError(e)) | nom::Err::Error(ChainError(e)) => e,
             nom::Err::Incomplete(_) => {
                 DecodeError::truncated(Header::Payload, "payload", body_start, 1, 0)
             }
         })?;
-    d.ext = ext;
     let payload_at = icrc_at - rest.len();
     let pad_len = usize::from(bth.pad_count);
     if rest.len() < pad_len {
-        return Err(DecodeError::truncated(Header::Payload, "pad", payload_at, pad_len, rest.len()));
+        return Err(DecodeError::truncated(
+            Header::Payload,
+            "pad",
+            payload_at,
+            pad_len,
+            rest.len(),
+        ));
     }
     d.payload = &rest[..rest.len() - pad_len];
     d.pad = &rest[rest.len() - pad_len..];
@@ -695,8 +707,10 @@ impl FrameRepr {
             .map_err(|_| EmitError::Inconsistent { header: Header::Udp, field: "length" })?;
         match &mut self.ip {
             IpRepr::V4(v4) => {
-                v4.total_len = u16::try_from(ip_len)
-                    .map_err(|_| EmitError::Inconsistent { header: Header::Ipv4, field: "total_len" })?;
+                v4.total_len = u16::try_from(ip_len).map_err(|_| EmitError::Inconsistent {
+                    header: Header::Ipv4,
+                    field: "total_len",
+                })?;
                 v4.checksum = 0;
                 let mut hdr = [0u8; 60];
                 let n = v4.emit(&mut hdr)?;
@@ -742,10 +756,8 @@ impl FrameRepr {
         at += pad;
         let crc = match self.icrc {
             Some(c) => c,
-            None => icrc::compute(&buf[ip_at..at]).map_err(|_| EmitError::Inconsistent {
-                header: Header::Icrc,
-                field: "icrc",
-            })?,
+            None => icrc::compute(&buf[ip_at..at])
+                .map_err(|_| EmitError::Inconsistent { header: Header::Icrc, field: "icrc" })?,
         };
         buf[at..at + ICRC_LEN].copy_from_slice(&crc.to_le_bytes());
         at += ICRC_LEN;

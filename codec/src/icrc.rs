@@ -61,7 +61,10 @@ pub fn compute(ip_packet: &[u8]) -> Result<u32, IcrcError> {
     let ip_len = ip_header_len(ip_packet)?;
     let fixed = ip_len + UDP_HEADER_LEN + BTH_LEN;
     if ip_packet.len() < fixed {
-        return Err(IcrcError::TooShort { need: fixed + ICRC_LEN, have: ip_packet.len() + ICRC_LEN });
+        return Err(IcrcError::TooShort {
+            need: fixed + ICRC_LEN,
+            have: ip_packet.len() + ICRC_LEN,
+        });
     }
     let mut h = crc32fast::Hasher::new();
     h.update(&[0xFF; 8]);
@@ -119,7 +122,8 @@ pub enum IcrcCheck {
 /// Verifies a packet that ends with its ICRC trailer.
 pub fn verify(ip_packet_with_icrc: &[u8]) -> Result<IcrcCheck, IcrcError> {
     let n = ip_packet_with_icrc.len();
-    let body_len = n.checked_sub(ICRC_LEN).ok_or(IcrcError::TooShort { need: ICRC_LEN, have: n })?;
+    let body_len =
+        n.checked_sub(ICRC_LEN).ok_or(IcrcError::TooShort { need: ICRC_LEN, have: n })?;
     let computed = compute(&ip_packet_with_icrc[..body_len])?;
     let found = trailer(ip_packet_with_icrc).unwrap_or_default();
     Ok(if found == computed { IcrcCheck::Ok } else { IcrcCheck::Bad { found, computed } })
@@ -128,7 +132,8 @@ pub fn verify(ip_packet_with_icrc: &[u8]) -> Result<IcrcCheck, IcrcError> {
 /// Computes the ICRC over `ip_packet[..len - 4]` and writes it into the last 4 bytes.
 pub fn fill(ip_packet_with_icrc: &mut [u8]) -> Result<u32, IcrcError> {
     let n = ip_packet_with_icrc.len();
-    let body_len = n.checked_sub(ICRC_LEN).ok_or(IcrcError::TooShort { need: ICRC_LEN, have: n })?;
+    let body_len =
+        n.checked_sub(ICRC_LEN).ok_or(IcrcError::TooShort { need: ICRC_LEN, have: n })?;
     let crc = compute(&ip_packet_with_icrc[..body_len])?;
     ip_packet_with_icrc[body_len..].copy_from_slice(&crc.to_le_bytes());
     Ok(crc)
@@ -183,7 +188,9 @@ mod tests {
         let frame = hex(VECTORS[1].1);
         let ip = &frame[14..];
         // Masked: TOS, TTL, IP checksum, UDP checksum, BTH byte 4.
-        for &(at, val) in &[(1usize, 0x11u8), (8, 1), (10, 0), (11, 0), (26, 0x12), (27, 0x34), (32, 0xC0)] {
+        for &(at, val) in
+            &[(1usize, 0x11u8), (8, 1), (10, 0), (11, 0), (26, 0x12), (27, 0x34), (32, 0xC0)]
+        {
             let mut m = ip.to_vec();
             m[at] = val;
             assert_eq!(verify(&m), Ok(IcrcCheck::Ok), "masked byte {at}");
