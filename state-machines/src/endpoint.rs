@@ -1,12 +1,11 @@
 //! A whole host: the [`Nic`] and its [`RecoveryAgent`] wired together.
 //!
 //! The endpoint forwards every [`NicReport`] to the agent and every [`CpuCommand`] back to
-//! the NIC, in the same call, so that callers see one state machine with one clock. It
-//! also lets the agent blame the EV of a timed-out packet (`EV-BAD-002`).
+//! the NIC, in the same call, so that callers see one state machine with one clock.
 
 use crate::config::{NicConfig, RecoveryConfig};
 use crate::error::{ApiMisuse, ConfigError, HostError};
-use crate::event::{CpuCommand, HostCommand, NicEvent, NicReport, Transmit};
+use crate::event::{HostCommand, NicEvent, NicReport, Transmit};
 use crate::nic::{HostOrPeer, Nic};
 use crate::packet::Packet;
 use crate::recovery::RecoveryAgent;
@@ -52,12 +51,6 @@ impl Endpoint {
 
     fn pump_commands(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
         while let Some(cmd) = self.agent.poll_command() {
-            if let CpuCommand::Retransmit { qpn, psn } = cmd {
-                // Timeout with no SACK and no trim: the path of the lost packet is blamed.
-                if let Some(ev) = self.nic.last_ev_of(qpn, psn) {
-                    self.agent.blame_ev(now, qpn, ev);
-                }
-            }
             self.nic.handle_cpu(now, cmd)?;
         }
         Ok(())

@@ -241,6 +241,23 @@ pub enum ApiMisuse {
     },
 }
 
+impl ApiMisuse {
+    /// The requirement ID of the model-interface rule the caller broke
+    /// (`spec/model-interface.md`).
+    pub fn requirement(&self) -> &'static str {
+        match self {
+            ApiMisuse::UnknownQp(_) => "API-QP-004",
+            ApiMisuse::DuplicateQp(_) => "API-QP-001",
+            ApiMisuse::TooManyQps(_) => "API-QP-002",
+            ApiMisuse::BadQp { .. } => "API-QP-003",
+            ApiMisuse::BadTemplate { .. } => "API-TPL-001",
+            ApiMisuse::BadWorkRequest { .. } => "API-WR-001",
+            ApiMisuse::DuplicateRegion(_) => "API-REGION-001",
+            ApiMisuse::TimeWentBackwards { .. } => "API-TIME-001",
+        }
+    }
+}
+
 /// A doorbell the NIC refused. The NIC also produced the error completion the
 /// specification requires (`DB-REJECT-*`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -261,6 +278,16 @@ pub enum HostError {
     /// A doorbell was rejected.
     #[error(transparent)]
     Doorbell(#[from] DoorbellRejected),
+}
+
+impl HostError {
+    /// The requirement ID of the broken rule.
+    pub fn requirement(&self) -> &'static str {
+        match self {
+            HostError::Misuse(m) => m.requirement(),
+            HostError::Doorbell(d) => d.reject.requirement(),
+        }
+    }
 }
 
 /// A configuration that cannot be used.

@@ -177,6 +177,9 @@ pub enum NicReport {
         psn: Psn,
         /// Why.
         cause: RetransmitCause,
+        /// The EV of the transmission presumed lost, if the NIC knows it. After a
+        /// timeout the CPU half blames it (`EV-BAD-002`).
+        lost_ev: Option<u32>,
     },
     /// The QP went to the error state.
     QpError {

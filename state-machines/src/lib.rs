@@ -43,7 +43,7 @@ pub use event::{
     CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, NicEvent, NicInput, NicReport,
     Region, RetransmitCause, Side, Transmit,
 };
-pub use nic::{HostOrPeer, Nic, NicStats};
+pub use nic::{HostOrPeer, InputError, Nic, NicStats};
 pub use packet::{Outer, Packet, Payload, UnsupportedPacket, WritePacket};
 pub use recovery::RecoveryAgent;
 pub use time::Timestamp;

@@ -89,6 +89,8 @@ struct Qp {
 #[derive(Debug)]
 struct Domain {
     next_send_msn: u16,
+    /// MSNs whose entries were purged because their QP failed: retirement skips them.
+    dead: Vec<u16>,
     /// Highest MSN the peer has retired, as learnt from transport ACKs (+1 = floor).
     send_floor: u16,
     table: RetireRing,
@@ -242,6 +244,26 @@ impl Nic {
         t
     }
 
+    /// Applies one recorded input: the entry point for replaying a trace. Returns the
+    /// error the corresponding `handle_*` method returned, if any.
+    pub fn handle(&mut self, input: &crate::event::NicInput) -> Result<(), InputError> {
+        use crate::event::NicInput;
+        match input {
+            NicInput::Host { at, command } => {
+                self.handle_host(*at, command.clone()).map_err(InputError::Host)
+            }
+            NicInput::Packet { at, ev, packet } => {
+                self.handle_packet(*at, *ev, packet).map_err(InputError::Packet)
+            }
+            NicInput::Cpu { at, command } => {
+                self.handle_cpu(*at, *command).map_err(|e| InputError::Packet(e.into()))
+            }
+            NicInput::Timeout { at } => {
+                self.handle_timeout(*at).map_err(|e| InputError::Packet(e.into()))
+            }
+        }
+    }
+
     // ----- host commands -------------------------------------------------------------
 
     /// Handles a command from host software or the GPU.
@@ -295,6 +317,7 @@ impl Nic {
                     let d = self.domains.len();
                     self.domains.push(Domain {
                         next_send_msn: 0,
+                        dead: Vec::new(),
                         send_floor: 0,
                         table: RetireRing::new(SHARED_DOMAIN_CAPACITY, 0),
                     });
@@ -305,6 +328,7 @@ impl Nic {
             RetirementMode::PerQp => {
                 self.domains.push(Domain {
                     next_send_msn: 0,
+                    dead: Vec::new(),
                     send_floor: 0,
                     table: RetireRing::new(self.cfg.window().min(0x7FFF) as u16, 0),
                 });
@@ -339,17 +363,16 @@ impl Nic {
         match result {
             Ok(wr) => {
                 let i = self.qp_idx(wr.qpn).ok_or(ApiMisuse::UnknownQp(wr.qpn))?;
-                if self.qps[i].in_error {
-                    return Err(ApiMisuse::BadWorkRequest {
-                        qpn: wr.qpn,
-                        reason: "QP is in the error state",
-                    }
-                    .into());
-                }
                 if let Some(s) = self.templates.get_mut(&tok.template) {
                     s.expected_seq = s.expected_seq.wrapping_add(1);
                 }
-                self.enqueue(i, wr);
+                if self.qps[i].in_error {
+                    // RET-FLUSH-001: work for a QP in error completes at once as FLUSHED,
+                    // with its flag, so that a GPU waiting on the flag is released.
+                    self.complete_send(i, &wr, 0, CompletionStatus::FLUSHED);
+                } else {
+                    self.enqueue(i, wr);
+                }
                 Ok(())
             }
             Err(reject) => {
@@ -421,7 +444,7 @@ impl Nic {
                 }
             }
             CpuCommand::QpError { .. } => {
-                self.fail_qp(i, CompletionStatus::RETRY_EXCEEDED, "REC-RETRY-002")
+                self.fail_qp(now, i, CompletionStatus::RETRY_EXCEEDED, "REC-RETRY-002")
             }
         }
         self.activate(i);
@@ -429,7 +452,13 @@ impl Nic {
         Ok(())
     }
 
-    fn fail_qp(&mut self, i: usize, status: CompletionStatus, requirement: &'static str) {
+    fn fail_qp(
+        &mut self,
+        now: Timestamp,
+        i: usize,
+        status: CompletionStatus,
+        requirement: &'static str,
+    ) {
         if self.qps[i].in_error {
             return;
         }
@@ -446,7 +475,10 @@ impl Nic {
         // Messages of this QP waiting to retire never will; later messages of a shared
         // domain must not wait for them (RET-ERR-001).
         let d = self.qps[i].domain;
-        self.domains[d].table.purge_qp(i as u32);
+        let purged = self.domains[d].table.purge_qp(i as u32);
+        self.domains[d].dead.extend(purged);
+        let ev = self.qps[i].resp.last_ev;
+        self.retire(now, d, ev);
         self.events.push_back(NicEvent::Report(NicReport::QpError {
             qpn,
             requirement: requirement.to_string(),
@@ -481,7 +513,14 @@ impl Nic {
                 self.on_sender_input(now, i, |q, n| q.req.on_nack(now, neth, backoff, n))
             }
             Packet::Ack { aeth, .. } => {
-                self.on_sender_input(now, i, |q, n| q.req.on_aeth(now, aeth, n))
+                // SND-ACK-002: an ACK may cover only MSNs this domain has assigned.
+                let next = self.domains[self.qps[i].domain].next_send_msn;
+                let msn = (aeth.msn & 0xFFFF) as u16;
+                if (msn.wrapping_sub(next) as i16) >= 0 {
+                    Err(PeerViolation::AckBeyondSent { qpn, msn })
+                } else {
+                    self.on_sender_input(now, i, |q, n| q.req.on_aeth(now, aeth, n))
+                }
             }
             Packet::Probe { peth, .. } => {
                 self.on_probe(now, i, ev, peth);
@@ -498,12 +537,13 @@ impl Nic {
     fn on_probe(&mut self, now: Timestamp, i: usize, ev: u32, peth: &PethRepr) {
         // EV-PROBE-004: answer with a SACK, pr = 1, the probe's EV reflected.
         let _ = now;
-        self.send_sack(i, ev, Some(peth.probe_id), peth.tx_timestamp);
+        let trigger = self.qps[i].resp.epsn().sub(1);
+        self.send_sack(i, ev, trigger, Some(peth.probe_id), peth.tx_timestamp);
     }
 
-    fn send_sack(&mut self, i: usize, ev: u32, probe_id: Option<u16>, ts: u16) {
+    fn send_sack(&mut self, i: usize, ev: u32, trigger: Psn, probe_id: Option<u16>, ts: u16) {
         let q = &mut self.qps[i];
-        let (seth, cc_state) = q.resp.make_sack(ev, probe_id, 0, ts);
+        let (seth, cc_state) = q.resp.make_sack(ev, trigger, probe_id, 0, ts);
         let bth = BthRepr::new(Opcode::MRC_SACK, q.cfg.peer_qpn, q.resp.epsn().sub(1));
         self.ctrl.push_back(Transmit {
             qpn: q.cfg.qpn,
@@ -527,10 +567,20 @@ impl Nic {
         self.stats.nacks_sent += 1;
     }
 
-    fn send_ack(&mut self, i: usize, ev: u32, syndrome: u8) {
+    /// Sends a transport ACK (`nak` = None: AETH ACK with unlimited credit, AETH-MRC-002) or
+    /// NAK (`nak` = the syndrome). The MSN is the last message of this QP's domain that
+    /// retired; a NAK before any retirement carries the MSN before the first.
+    fn send_ack(&mut self, i: usize, ev: u32, nak: Option<u8>) {
+        let d = self.qps[i].domain;
+        let before_next = self.domains[d].table.next_msn().wrapping_sub(1);
         let q = &mut self.qps[i];
-        let Some(msn) = q.resp.last_retired.or((syndrome != 0).then_some(0)) else { return };
+        let msn = match (nak, q.resp.last_retired) {
+            (None, None) => return,
+            (None, Some(m)) => m,
+            (Some(_), last) => last.unwrap_or(before_next),
+        };
         q.resp.retired_unacked = 0;
+        let syndrome = nak.unwrap_or(AethRepr::ACK_UNLIMITED_CREDIT);
         let aeth = AethRepr { syndrome, msn: u32::from(msn) };
         let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, q.cfg.peer_qpn, q.resp.epsn().sub(1));
         self.ctrl.push_back(Transmit { qpn: q.cfg.qpn, ev, packet: Packet::Ack { bth, aeth } });
@@ -556,10 +606,10 @@ impl Nic {
                 // transport ACK, so that a lost ACK is repaired.
                 self.stats.duplicates += 1;
                 self.qps[i].resp.last_ev = ev;
-                self.send_sack(i, ev, None, ts);
+                self.send_sack(i, ev, psn, None, ts);
                 let d = self.qps[i].domain;
                 if self.domains[d].table.position(w.meth.msn) == MsnPosition::Retired {
-                    self.send_ack(i, ev, 0);
+                    self.send_ack(i, ev, None);
                 }
                 return Ok(());
             }
@@ -585,7 +635,7 @@ impl Nic {
             .get(&w.reth.rkey)
             .is_some_and(|r| r.remote_write && r.contains(w.reth.va, u64::from(len)));
         if !region_ok {
-            self.send_ack(i, ev, openrdma_codec::AethRepr::NAK_REMOTE_ACCESS);
+            self.send_ack(i, ev, Some(AethRepr::NAK_REMOTE_ACCESS));
             return Err(PeerViolation::RemoteAccess { qpn, rkey: w.reth.rkey, va: w.reth.va, len });
         }
         // The message: where does it stand in its retirement domain?
@@ -640,7 +690,7 @@ impl Nic {
         let rq_ahead = w.meth.rqmsn.wrapping_sub(self.qps[i].resp.delivered_rqmsn);
         if op.is_last() && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
             self.send_nack(i, ev, psn, NackReason::UNEXP_EVENT, ts);
-            self.fail_qp(i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
+            self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
             return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
         }
 
@@ -680,14 +730,23 @@ impl Nic {
                 payload: w.payload.clone(),
             }));
         }
-        self.retire(d, ev);
+        self.retire(now, d, ev);
 
         // SACK policy (RCV-SACK-*).
         let q = &mut self.qps[i].resp;
         q.last_ev = ev;
         q.last_ts = ts;
-        if w.bth.ack_req || out_of_order || q.unacked >= self.cfg.sack_coalesce {
-            self.send_sack(i, ev, None, ts);
+        q.last_psn = psn;
+        // RCV-SACK-001: at once on AckReq, on an out-of-order arrival, on a packet that
+        // fills a hole or is a retransmission (recovery is reported without delay).
+        let filled_hole = q.epsn().distance(psn) > 1;
+        if w.bth.ack_req
+            || out_of_order
+            || filled_hole
+            || w.bth.rtx
+            || q.unacked >= self.cfg.sack_coalesce
+        {
+            self.send_sack(i, ev, psn, None, ts);
         } else if q.sack_deadline.is_none() {
             q.sack_deadline = Some(now + self.cfg.sack_delay);
         }
@@ -695,12 +754,24 @@ impl Nic {
     }
 
     /// Retires every complete message at the head of domain `d` (RET-ORDER-001).
-    fn retire(&mut self, d: usize, ev: u32) {
-        if !self.domains[d].table.head_ready() {
+    fn retire(&mut self, now: Timestamp, d: usize, ev: u32) {
+        let dom = &self.domains[d];
+        if !dom.table.head_ready() && dom.dead.is_empty() {
             return;
         }
         let mut acked = core::mem::take(&mut self.scratch);
-        while let Some((msn, m)) = self.domains[d].table.pop_ready() {
+        loop {
+            let dom = &mut self.domains[d];
+            let Some((msn, m)) = dom.table.pop_ready() else {
+                // RET-ERR-001: an MSN purged with its failed QP never retires; skip it.
+                let next = dom.table.next_msn();
+                if let Some(k) = dom.dead.iter().position(|&x| x == next) {
+                    dom.dead.swap_remove(k);
+                    dom.table.skip_missing();
+                    continue;
+                }
+                break;
+            };
             let qi = m.qp as usize;
             let q = &mut self.qps[qi];
             if let Some(imm) = m.imm {
@@ -742,7 +813,14 @@ impl Nic {
         }
         for &qi in &acked {
             if self.qps[qi].resp.retired_unacked >= self.cfg.ack_coalesce {
-                self.send_ack(qi, ev, 0);
+                self.send_ack(qi, ev, None);
+            } else {
+                // RCV-ACK-001: a held-back ACK goes out with the SACK timer at the latest.
+                let r = &mut self.qps[qi].resp;
+                if r.sack_deadline.is_none() {
+                    r.sack_deadline = Some(now + self.cfg.sack_delay);
+                }
+                self.arm_timer(qi);
             }
         }
         acked.clear();
@@ -780,12 +858,14 @@ impl Nic {
             self.complete_send(i, &m.wr, m.msn, CompletionStatus::SUCCESS);
         }
         if let Some(req) = notes.fatal {
-            let status = if req == "SND-ACK-003" {
-                CompletionStatus::REMOTE_ACCESS_ERROR
-            } else {
-                CompletionStatus::FATAL_NACK
+            // CQE-STATUS-002: a transport NAK's code gives the status; a fatal NACK gives
+            // FATAL_NACK.
+            let status = match notes.nak_syndrome {
+                Some(syn) => CompletionStatus::from_aeth_nak(syn)
+                    .unwrap_or(CompletionStatus::REMOTE_OP_ERROR),
+                None => CompletionStatus::FATAL_NACK,
             };
-            self.fail_qp(i, status, req);
+            self.fail_qp(now, i, status, req);
         } else if notes.progressed {
             let q = &mut self.qps[i];
             let outstanding = q.req.outstanding();
@@ -832,6 +912,7 @@ impl Nic {
     /// Handles the passing of time: SACK timers, delayed retransmissions, SKIP expiry.
     pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
         self.tick(now)?;
+        let mut due = core::mem::take(&mut self.scratch);
         while let Some(&Reverse((t, i))) = self.timers.peek() {
             if t > now {
                 break;
@@ -840,24 +921,39 @@ impl Nic {
             if self.qps[i].timer_at == Some(t) {
                 self.qps[i].timer_at = None;
             }
-            let q = &self.qps[i];
-            if q.in_error {
-                continue;
+            if !self.qps[i].in_error && !due.contains(&i) {
+                due.push(i);
             }
-            if q.resp.sack_deadline.is_some_and(|d| d <= now) {
-                let (ev, ts) = (q.resp.last_ev, q.resp.last_ts);
-                if q.resp.unacked > 0 {
-                    self.send_sack(i, ev, None, ts);
+        }
+        // Every deadline that has passed is consumed here, so re-arming below only ever
+        // queues deadlines in the future.
+        let hold = self.cfg.skip_hold;
+        for &i in &due {
+            let qpn = self.qps[i].cfg.qpn;
+            for ev in self.qps[i].req.on_timeout(now, hold) {
+                self.events.push_back(NicEvent::Report(NicReport::EvState {
+                    qpn,
+                    ev,
+                    state: EvState::Good,
+                }));
+            }
+            let q = &self.qps[i].resp;
+            if q.sack_deadline.is_some_and(|d| d <= now) {
+                let (ev, ts, trigger) = (q.last_ev, q.last_ts, q.last_psn);
+                if q.unacked > 0 {
+                    self.send_sack(i, ev, trigger, None, ts);
                 } else {
                     self.qps[i].resp.sack_deadline = None;
                 }
                 if self.qps[i].resp.retired_unacked > 0 {
-                    self.send_ack(i, ev, 0);
+                    self.send_ack(i, ev, None);
                 }
             }
             self.activate(i);
             self.arm_timer(i);
         }
+        due.clear();
+        self.scratch = due;
         Ok(())
     }
 
@@ -915,10 +1011,12 @@ impl Nic {
                                 .last_cause
                                 .take()
                                 .unwrap_or(crate::event::RetransmitCause::Timeout);
+                            let lost_ev = q.req.last_lost_ev.take();
                             self.events.push_back(NicEvent::Report(NicReport::Retransmitted {
                                 qpn,
                                 psn: w.bth.psn,
                                 cause,
+                                lost_ev,
                             }));
                         }
                     }
@@ -953,6 +1051,17 @@ pub fn probe_timestamp(now: Timestamp) -> u16 {
     ts16(now)
 }
 
+/// An error from [`Nic::handle`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// From a host command.
+    #[error(transparent)]
+    Host(HostError),
+    /// From a packet, a CPU command or a timeout.
+    #[error(transparent)]
+    Packet(HostOrPeer),
+}
+
 /// An error from [`Nic::handle_packet`]: the peer broke a rule, or the caller did.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostOrPeer {
@@ -965,11 +1074,11 @@ pub enum HostOrPeer {
 }
 
 impl HostOrPeer {
-    /// The requirement ID, for peer violations.
-    pub fn requirement(&self) -> Option<&'static str> {
+    /// The requirement ID of the broken rule.
+    pub fn requirement(&self) -> &'static str {
         match self {
-            HostOrPeer::Peer(p) => Some(p.requirement()),
-            HostOrPeer::Misuse(_) => None,
+            HostOrPeer::Peer(p) => p.requirement(),
+            HostOrPeer::Misuse(m) => m.requirement(),
         }
     }
 }

@@ -127,6 +127,8 @@ pub struct Responder {
     pub last_ev: u32,
     /// TSETH timestamp of that packet, reflected in CC_STATE.
     pub last_ts: u16,
+    /// PSN of that packet.
+    pub last_psn: Psn,
     /// Packets accepted out of order since the QP began (mod 2^15).
     pub ooo_count: u16,
     /// Payload bytes accepted since the QP began.
@@ -154,6 +156,7 @@ impl Responder {
             sack_deadline: None,
             last_ev: 0,
             last_ts: 0,
+            last_psn: first_psn.sub(1),
             ooo_count: 0,
             rcvd_bytes: 0,
             mpr,
@@ -201,9 +204,12 @@ impl Responder {
     /// Builds the SACK that acknowledges the current state (`RCV-SACK-005`), and resets
     /// the coalescing state.
     /// `probe_id` is echoed in `ack_psn_offset` when answering a probe (`PETH-RESP-001`).
+    /// `trigger` is the PSN of the packet that caused this SACK; `ack_psn_offset` points at
+    /// it (`SETH-ACKPSN-001`), except for a probe answer, which echoes the probe ID there.
     pub fn make_sack(
         &mut self,
         ev: u32,
+        trigger: Psn,
         probe_id: Option<u16>,
         mark: u8,
         reflect_ts: u16,
@@ -214,7 +220,10 @@ impl Responder {
         let seth = SethRepr {
             m: WireMark(mark),
             pr: probe_id.is_some(),
-            ack_psn_offset: probe_id.map_or(0, |id| id as i16),
+            ack_psn_offset: match probe_id {
+                Some(id) => id as i16,
+                None => trigger.distance(epsn.sub(1)).clamp(-0x8000, 0x7FFF) as i16,
+            },
             entropy: ev,
             cack_psn: epsn.sub(1),
             mpr: self.mpr,
@@ -225,7 +234,8 @@ impl Responder {
         };
         let cc = CcStateRepr {
             tx_timestamp: reflect_ts,
-            ooo_count: self.ooo_count,
+            // CCS-OOO-001: PSNs received beyond cack_psn, saturating at 15 bits.
+            ooo_count: self.bits.count().min(0x7FFF) as u16,
             // CCS-BYTES-001: in units of 256 bytes, modulo 2^24.
             rcvd_bytes: ((self.rcvd_bytes >> 8) & 0xFF_FFFF) as u32,
             ..CcStateRepr::default()
@@ -274,7 +284,7 @@ mod tests {
                 r.accept(offset, 0);
             }
         }
-        let (seth, _) = r.make_sack(7, None, 0, 0);
+        let (seth, _) = r.make_sack(7, Psn::new(11), None, 0, 0);
         assert_eq!(seth.cack_psn, Psn::new(4));
         assert_eq!(seth.sack_offset, 1);
         assert_eq!(seth.sack_bitmap, 0b111_0110);

@@ -12,7 +12,7 @@ use openrdma_codec::{Psn, Qpn};
 
 use crate::config::RecoveryConfig;
 use crate::ev::EvState;
-use crate::event::{CpuCommand, NicReport};
+use crate::event::{CpuCommand, NicReport, RetransmitCause};
 use crate::time::Timestamp;
 
 #[derive(Debug, Clone)]
@@ -22,8 +22,10 @@ struct QpTimer {
     retries: u32,
     /// EVs this agent holds ASSUMED_BAD, with the time of the next probe.
     bad_evs: BTreeMap<u32, Timestamp>,
-    /// The EV most recently used for the oldest packet, when the NIC told us.
+    /// The QP is in error: the agent does nothing more for it.
     failed: bool,
+    /// EVs a controller denied: never blamed, never probed.
+    denied: std::collections::BTreeSet<u32>,
 }
 
 /// The reference CPU recovery agent.
@@ -63,6 +65,7 @@ impl RecoveryAgent {
             retries: 0,
             bad_evs: BTreeMap::new(),
             failed: false,
+            denied: std::collections::BTreeSet::new(),
         })
     }
 
@@ -91,6 +94,11 @@ impl RecoveryAgent {
             NicReport::EvState { qpn, ev, state } => {
                 let interval = self.cfg.probe_interval;
                 let t = self.timer(qpn);
+                if state == EvState::Denied {
+                    t.denied.insert(ev);
+                } else {
+                    t.denied.remove(&ev);
+                }
                 if state == EvState::AssumedBad {
                     t.bad_evs.entry(ev).or_insert(now + interval);
                 } else {
@@ -105,6 +113,16 @@ impl RecoveryAgent {
                 t.failed = true;
                 t.deadline = None;
                 t.bad_evs.clear();
+            }
+            NicReport::Retransmitted {
+                qpn,
+                cause: RetransmitCause::Timeout,
+                lost_ev: Some(ev),
+                ..
+            } => {
+                // EV-BAD-002: a timeout with no SACK and no trim blames the path of the lost
+                // transmission.
+                self.blame_ev(now, qpn, ev);
             }
             NicReport::Nack { .. }
             | NicReport::EvMarked { .. }
@@ -151,12 +169,12 @@ impl RecoveryAgent {
         }
     }
 
-    /// Tells the agent which EV the timed-out packet used, so that the policy can mark it
-    /// ASSUMED_BAD (`EV-BAD-002`). The endpoint calls this when the NIC reports the EV.
+    /// Marks an EV ASSUMED_BAD by policy (`EV-BAD-002`): the agent does this itself when
+    /// the NIC reports a timeout retransmission with the EV of the lost transmission.
     pub fn blame_ev(&mut self, now: Timestamp, qpn: Qpn, ev: u32) {
         let interval = self.cfg.probe_interval;
         let t = self.timer(qpn);
-        if !t.failed && !t.bad_evs.contains_key(&ev) {
+        if !t.failed && !t.bad_evs.contains_key(&ev) && !t.denied.contains(&ev) {
             t.bad_evs.insert(ev, now + interval);
             self.out.push_back(CpuCommand::SetEvState { qpn, ev, state: EvState::AssumedBad });
         }

@@ -98,8 +98,9 @@ pub trait RetireTable {
     fn head_ready(&self) -> bool {
         self.get(self.next_msn()).is_some_and(RecvMsg::complete)
     }
-    /// Drops every entry of QP `qp` (the QP failed); they will never retire.
-    fn purge_qp(&mut self, qp: u32);
+    /// Drops every entry of QP `qp` (the QP failed; they will never retire) and returns
+    /// their MSNs.
+    fn purge_qp(&mut self, qp: u32) -> Vec<u16>;
     /// Skips the next MSN when it has no entry (its QP failed and its messages will never
     /// come). Returns whether it skipped.
     fn skip_missing(&mut self) -> bool;
@@ -169,8 +170,12 @@ impl RetireTable for RetireRef {
             None
         }
     }
-    fn purge_qp(&mut self, qp: u32) {
-        self.map.retain(|_, m| m.qp != qp);
+    fn purge_qp(&mut self, qp: u32) -> Vec<u16> {
+        let gone: Vec<u64> = self.map.iter().filter(|(_, m)| m.qp == qp).map(|(k, _)| *k).collect();
+        for k in &gone {
+            self.map.remove(k);
+        }
+        gone.into_iter().map(|k| k as u16).collect()
     }
     fn skip_missing(&mut self) -> bool {
         if self.map.contains_key(&self.next) {
@@ -252,13 +257,17 @@ impl RetireTable for RetireRing {
         self.len -= 1;
         Some((msn, m))
     }
-    fn purge_qp(&mut self, qp: u32) {
-        for s in &mut self.slots {
-            if s.as_ref().is_some_and(|m| m.qp == qp) {
-                *s = None;
+    fn purge_qp(&mut self, qp: u32) -> Vec<u16> {
+        let mut gone = Vec::new();
+        for off in 0..self.capacity {
+            let i = self.slot(off);
+            if self.slots[i].as_ref().is_some_and(|m| m.qp == qp) {
+                self.slots[i] = None;
                 self.len -= 1;
+                gone.push(self.next.wrapping_add(off));
             }
         }
+        gone
     }
     fn skip_missing(&mut self) -> bool {
         if self.slots[self.head].is_some() {
@@ -333,8 +342,7 @@ mod tests {
                     _ => {
                         if rng.next_u32() % 50 == 0 {
                             let qp = rng.next_u32() % 3;
-                            a.purge_qp(qp);
-                            b.purge_qp(qp);
+                            assert_eq!(a.purge_qp(qp), b.purge_qp(qp));
                         } else if rng.next_u32() % 20 == 0 {
                             assert_eq!(a.skip_missing(), b.skip_missing());
                         }

@@ -86,6 +86,37 @@ struct PktState {
 
 pub(crate) use crate::event::RetransmitCause as RtxCause;
 
+/// What an acknowledgement reports: every PSN before `cack_next` arrived, and the 64 PSNs
+/// from `base` are reported on by `bitmap` (`SND-INFER-002`).
+#[derive(Debug, Clone, Copy)]
+struct Coverage {
+    cack_next: Psn,
+    base: Psn,
+    bitmap: u64,
+}
+
+impl Coverage {
+    /// Whether the acknowledgement says anything about `psn`.
+    fn covers(self, psn: Psn) -> bool {
+        psn.distance(self.cack_next) < 0 || psn.in_window(self.base, 64)
+    }
+
+    /// Whether the acknowledgement says that `psn` arrived.
+    fn shows(self, psn: Psn) -> bool {
+        psn.distance(self.cack_next) < 0
+            || (psn.in_window(self.base, 64) && self.bitmap >> psn.forward_from(self.base) & 1 == 1)
+    }
+}
+
+/// Outcome of trying to retransmit one queued PSN.
+enum Rtx {
+    Sent((u32, Packet, bool)),
+    /// Acknowledged meanwhile: drop the entry.
+    Stale,
+    /// No usable EV: keep the entry and wait.
+    NoPath,
+}
+
 /// What the sender wants the NIC to report after handling an input.
 #[derive(Debug, Default)]
 pub(crate) struct SenderNotes {
@@ -95,6 +126,8 @@ pub(crate) struct SenderNotes {
     pub(crate) probe_answers: Vec<(u32, EvMark)>,
     pub(crate) completed: Vec<SendMsg>,
     pub(crate) fatal: Option<&'static str>,
+    /// The syndrome of a transport NAK, when `fatal` comes from one.
+    pub(crate) nak_syndrome: Option<u8>,
     pub(crate) nack: Option<(Psn, NackReason)>,
 }
 
@@ -120,7 +153,8 @@ pub(crate) struct Requester {
     /// Index in `msgs` of the first message with unsent packets.
     cursor: usize,
     pkts: VecDeque<PktState>,
-    rtx: VecDeque<(Psn, RtxCause)>,
+    /// Retransmissions to send: PSN, cause, and whether it waits for `rtx_not_before`.
+    rtx: VecDeque<(Psn, RtxCause, bool)>,
     /// Earliest time a NACK-delayed retransmission may go.
     rtx_not_before: Timestamp,
     pub(crate) evs: Vec<EvSlot>,
@@ -131,8 +165,9 @@ pub(crate) struct Requester {
     next_rqmsn: u16,
     probe_id: u16,
     probes: VecDeque<(u32, u16)>,
-    /// Transmissions found to precede an arrival on their EV; checked by `infer_losses`.
-    suspects: Vec<(Psn, u64)>,
+    /// Transmissions found to precede an arrival on their EV, with the PSN of that arrival
+    /// (the evidence); checked by `infer_losses`.
+    suspects: Vec<(Psn, u64, Psn)>,
     pub(crate) retransmissions: u64,
     /// Whether any EV is not GOOD or backups exist (the fast path of `choose_ev` is off).
     evs_degraded: bool,
@@ -140,6 +175,12 @@ pub(crate) struct Requester {
     pub(crate) last_cause: Option<RtxCause>,
     /// The last PSN of the oldest message, to resend because its transport ACK is late.
     tail_resend: Option<Psn>,
+    /// An outstanding PSN already SACKed, to resend once so that the responder repeats
+    /// its SACK (the one that moved the cumulative point was lost): PSN, message, segment.
+    duplicate_resend: Option<(Psn, u64, u32)>,
+    /// The EV of the transmission that the retransmission `next_packet` returned last
+    /// replaces (the one presumed lost).
+    pub(crate) last_lost_ev: Option<u32>,
     pub(crate) in_error: bool,
 }
 
@@ -189,6 +230,8 @@ impl Requester {
             evs_degraded: !qp.backup_evs.is_empty(),
             last_cause: None,
             tail_resend: None,
+            duplicate_resend: None,
+            last_lost_ev: None,
             in_error: false,
         }
     }
@@ -208,14 +251,36 @@ impl Requester {
         !self.in_error
             && (!self.probes.is_empty()
                 || self.tail_resend.is_some()
-                || (!self.rtx.is_empty() && now >= self.rtx_not_before)
+                || self.duplicate_resend.is_some()
+                || self.rtx.iter().any(|r| !r.2 || now >= self.rtx_not_before)
                 || self.cursor < self.msgs.len())
     }
 
     /// Earliest time a delayed retransmission becomes due, if one waits.
     pub(crate) fn rtx_deadline(&self) -> Option<Timestamp> {
-        (!self.rtx.is_empty() && self.rtx_not_before > Timestamp::ZERO)
+        (self.rtx_not_before > Timestamp::ZERO && self.rtx.iter().any(|r| r.2))
             .then_some(self.rtx_not_before)
+    }
+
+    /// Handles the passing of time: SKIP EVs whose hold has passed return to GOOD
+    /// (`EV-SKIP-002`), and a NACK back-off that has passed releases its retransmissions.
+    /// Returns the EVs that changed state.
+    pub(crate) fn on_timeout(&mut self, now: Timestamp, hold: core::time::Duration) -> Vec<u32> {
+        let mut changed = Vec::new();
+        if self.evs_degraded {
+            for s in &mut self.evs {
+                if s.state == EvState::Skip && now >= s.since + hold {
+                    s.state = EvState::Good;
+                    s.since = now;
+                    changed.push(s.ev);
+                }
+            }
+            self.refresh_degraded();
+        }
+        if self.rtx_not_before > Timestamp::ZERO && now >= self.rtx_not_before {
+            self.rtx_not_before = Timestamp::ZERO;
+        }
+        changed
     }
 
     /// Accepts a work request; `msn` comes from the retirement domain (shared mode) or the
@@ -223,13 +288,16 @@ impl Requester {
     pub(crate) fn push(&mut self, wr: WorkRequest, msn: u16) {
         let npkts = wr.length.div_ceil(self.pmtu).max(1);
         let is_wwi = wr.opcode == WrOpcode::WRITE_WITH_IMM;
+        // METH-RQMSN-001: a Write-with-Immediate carries its own number (1, 2, ...); any
+        // other message carries the number the next one will take.
+        let rqmsn = self.next_rqmsn.wrapping_add(1);
         if is_wwi {
-            self.next_rqmsn = self.next_rqmsn.wrapping_add(1);
+            self.next_rqmsn = rqmsn;
         }
         self.msgs.push_back(SendMsg {
             wr,
             msn,
-            rqmsn: self.next_rqmsn,
+            rqmsn,
             first_psn: Psn::ZERO, // assigned when the first packet is sent
             npkts,
             sent: 0,
@@ -267,14 +335,38 @@ impl Requester {
                 }
             }
         }
-        while let Some(&(psn, cause)) = self.rtx.front() {
-            if now < self.rtx_not_before && cause == RtxCause::Nack {
-                break;
+        if let Some((psn, msg, seg)) = self.duplicate_resend.take() {
+            let off = psn.distance(self.snd_una);
+            if off >= 0 && (off as u32) < self.outstanding() && msg >= self.msg_base {
+                if let Some(ev_idx) = self.choose_ev(None) {
+                    let ev = self.evs[ev_idx as usize].ev;
+                    let pkt = self.build((msg - self.msg_base) as usize, seg, psn, now, true);
+                    self.retransmissions += 1;
+                    self.last_cause = Some(RtxCause::Timeout);
+                    return Some((ev, pkt, false));
+                }
             }
-            self.rtx.pop_front();
-            if let Some(p) = self.retransmit(now, psn) {
-                self.last_cause = Some(cause);
-                return Some(p);
+        }
+        // The first retransmission that may go now: entries delayed by a resource NACK wait
+        // for `rtx_not_before` without holding back the others (SND-NACK-004).
+        let mut k = 0;
+        while k < self.rtx.len() {
+            let (psn, cause, delayed) = self.rtx[k];
+            if delayed && now < self.rtx_not_before {
+                k += 1;
+                continue;
+            }
+            match self.retransmit(now, psn) {
+                Rtx::Sent(p) => {
+                    self.rtx.remove(k);
+                    self.last_cause = Some(cause);
+                    return Some(p);
+                }
+                Rtx::Stale => {
+                    self.rtx.remove(k);
+                }
+                // SND-PATH-002: no usable EV; the packet waits, still queued.
+                Rtx::NoPath => return None,
             }
         }
         self.send_new(now)
@@ -339,14 +431,21 @@ impl Requester {
         Some((ev, pkt, first_tx))
     }
 
-    fn retransmit(&mut self, now: Timestamp, psn: Psn) -> Option<(u32, Packet, bool)> {
-        let off = psn.forward_from(self.snd_una) as usize;
-        let st = *self.pkts.get(off)?;
+    fn retransmit(&mut self, now: Timestamp, psn: Psn) -> Rtx {
+        let off = psn.distance(self.snd_una);
+        if off < 0 {
+            return Rtx::Stale; // acknowledged meanwhile
+        }
+        let off = off as usize;
+        let Some(&st) = self.pkts.get(off) else { return Rtx::Stale };
         if st.sacked || !st.queued {
-            return None; // acknowledged meanwhile
+            return Rtx::Stale;
         }
         let old = st.ev_idx;
-        let ev_idx = self.choose_ev(Some(old)).or_else(|| self.choose_ev(None))?;
+        let Some(ev_idx) = self.choose_ev(Some(old)).or_else(|| self.choose_ev(None)) else {
+            return Rtx::NoPath;
+        };
+        self.last_lost_ev = Some(self.evs[old as usize].ev);
         let (ev, seq) = self.note_tx(ev_idx, psn);
         let p = &mut self.pkts[off];
         self.evs[old as usize].inflight = self.evs[old as usize].inflight.saturating_sub(1);
@@ -358,7 +457,7 @@ impl Requester {
         self.retransmissions += 1;
         let msg_idx = (st.msg - self.msg_base) as usize;
         let pkt = self.build(msg_idx, st.seg, psn, now, true);
-        Some((ev, pkt, false))
+        Rtx::Sent((ev, pkt, false))
     }
 
     fn note_tx(&mut self, ev_idx: u16, psn: Psn) -> (u32, u64) {
@@ -588,7 +687,8 @@ impl Requester {
         let mark = EvMark::from_bits(seth.m.0);
         if seth.pr {
             notes.probe_answers.push((seth.entropy, mark));
-            let e = if mark == EvMark::None { EvEvent::ProbeGood } else { EvEvent::ProbeSkip };
+            // SETH-M-001: the reserved value 3 counts as no mark.
+            let e = if mark == EvMark::SkipOnce { EvEvent::ProbeSkip } else { EvEvent::ProbeGood };
             self.ev_event(now, seth.entropy, e, notes);
         } else {
             match mark {
@@ -614,8 +714,13 @@ impl Requester {
         }
         // Selective part.
         let base = seth.cack_psn.offset(i32::from(seth.sack_offset));
-        // The SACK reports on every PSN up to the end of its bitmap.
-        let covered_end = if base.distance(cack_next) >= 0 { base.add(64) } else { cack_next };
+        // The SACK reports on every PSN up to cack_psn and on the 64 PSNs of its bitmap; a
+        // gap between cack_psn + 1 and the bitmap base is not reported on.
+        let cover = if base.distance(cack_next) >= 0 {
+            Coverage { cack_next, base, bitmap: seth.sack_bitmap }
+        } else {
+            Coverage { cack_next, base: cack_next, bitmap: 0 }
+        };
         let mut bits = seth.sack_bitmap;
         while bits != 0 {
             let i = bits.trailing_zeros();
@@ -627,7 +732,7 @@ impl Requester {
             }
             self.mark_sacked(now, off as usize);
         }
-        self.infer_losses(covered_end);
+        self.infer_losses(cover);
         Ok(())
     }
 
@@ -635,7 +740,7 @@ impl Requester {
     fn ack_front(&mut self, now: Timestamp) {
         if let Some(p) = self.pkts.pop_front() {
             if !p.sacked {
-                self.arrived(now, p);
+                self.arrived(now, p, self.snd_una);
             }
         }
         self.snd_una = self.snd_una.next();
@@ -649,16 +754,22 @@ impl Requester {
         p.sacked = true;
         p.queued = false;
         let p = *p;
-        self.arrived(now, p);
+        let psn = self.snd_una.add(off as u32);
+        self.arrived(now, p, psn);
     }
 
     /// A transmission is known to have arrived: take an RTT sample, release its share of the
     /// windows, and treat every earlier transmission on the same EV as lost (FIFO paths).
-    fn arrived(&mut self, now: Timestamp, p: PktState) {
+    fn arrived(&mut self, now: Timestamp, p: PktState, evidence: Psn) {
         self.inflight_bytes = self.inflight_bytes.saturating_sub(u64::from(p.len));
-        let rtt = now.saturating_since(p.sent_at).as_nanos() as u64;
         let slot = &mut self.evs[p.ev_idx as usize];
         slot.inflight = slot.inflight.saturating_sub(1);
+        if p.retransmissions > 0 {
+            // Which copy arrived is unknown (Karn): a retransmitted packet is neither an
+            // RTT sample nor evidence about its EV (SND-INFER-003).
+            return;
+        }
+        let rtt = now.saturating_since(p.sent_at).as_nanos() as u64;
         slot.srtt = if slot.srtt == 0 { rtt.max(1) } else { (slot.srtt * 7 + rtt) / 8 };
         while let Some(&(psn, seq)) = slot.fifo.front() {
             if seq > p.seq {
@@ -666,7 +777,7 @@ impl Requester {
             }
             slot.fifo.pop_front();
             if seq < p.seq {
-                self.suspects.push((psn, seq));
+                self.suspects.push((psn, seq, evidence));
             }
         }
     }
@@ -679,9 +790,9 @@ impl Requester {
     /// processed *covers* its PSN (`covered_end`: one past the last PSN the SACK reports on)
     /// and does not mark it: a PSN beyond the 64-bit bitmap may well have arrived without
     /// being reported (`SND-INFER-002`). Suspects not yet covered wait for a later SACK.
-    fn infer_losses(&mut self, covered_end: Psn) {
+    fn infer_losses(&mut self, cover: Coverage) {
         let mut suspects = core::mem::take(&mut self.suspects);
-        suspects.retain(|&(psn, seq)| {
+        suspects.retain(|&(psn, seq, evidence)| {
             let off = psn.distance(self.snd_una);
             if off < 0 {
                 return false; // acknowledged since
@@ -690,12 +801,15 @@ impl Requester {
             if p.sacked || p.seq != seq || p.inferred || p.queued {
                 return false; // arrived, resent on another EV, or already handled
             }
-            if psn.distance(covered_end) >= 0 {
-                return true; // not covered yet: keep waiting
+            // Judge only with an acknowledgement that reports on the suspect and shows the
+            // evidence: one generated before the evidence arrived (SACKs are sprayed and
+            // arrive out of order) says nothing about what came before it on that path.
+            if !cover.covers(psn) || !cover.shows(evidence) {
+                return true; // keep waiting
             }
             p.inferred = true;
             p.queued = true;
-            self.rtx.push_back((psn, RtxCause::SackInference));
+            self.rtx.push_back((psn, RtxCause::SackInference, false));
             false
         });
         self.suspects = suspects;
@@ -717,6 +831,12 @@ impl Requester {
             self.in_error = true;
             return Ok(());
         }
+        if off < 0 && -off <= self.window as i32 {
+            // A NACK for a PSN already acknowledged (a trim of an original whose
+            // retransmission arrived, say): nothing to repair (SND-NACK-001).
+            notes.nack = Some((neth.nack_psn, neth.reason));
+            return Ok(());
+        }
         if !in_flight {
             return Err(PeerViolation::NackUnknownPsn {
                 qpn: self.qpn,
@@ -730,19 +850,19 @@ impl Requester {
         if p.sacked {
             return Ok(()); // a later copy arrived; nothing to repair
         }
-        let cause = if neth.reason.is_trim() {
+        let delayed = if neth.reason.is_trim() {
             // EV-SKIP-001: the EV the trimmed packet used is skipped; resend at once.
             let ev = self.evs[p.ev_idx as usize].ev;
             self.ev_event(now, ev, EvEvent::NackTrimmed, notes);
-            RtxCause::SackInference
+            false
         } else {
             // Out of window or out of resources at the responder: resend after a pause.
             self.rtx_not_before = now + nack_backoff;
-            RtxCause::Nack
+            true
         };
         if !p.queued {
             self.pkts[off as usize].queued = true;
-            self.rtx.push_back((neth.nack_psn, cause));
+            self.rtx.push_back((neth.nack_psn, RtxCause::Nack, delayed));
         }
         Ok(())
     }
@@ -771,14 +891,23 @@ impl Requester {
             }
             return None;
         }
-        let p = &mut self.pkts[off as usize];
-        if p.sacked {
-            return None;
-        }
+        // The oldest packet not yet SACKed from `psn` on. If every outstanding packet is
+        // SACKed, the SACK that would move the cumulative point was lost: resend the
+        // oldest one anyway, and the responder answers the duplicate with a fresh SACK
+        // (REC-RTO-003, RCV-DUP-001).
+        let off = off as usize;
+        let Some(k) = (off..self.pkts.len()).find(|&k| !self.pkts[k].sacked) else {
+            let psn = self.snd_una.add(off as u32);
+            let p = self.pkts[off];
+            self.duplicate_resend = Some((psn, p.msg, p.seg));
+            return Some(self.evs[p.ev_idx as usize].ev);
+        };
+        let psn = self.snd_una.add(k as u32);
+        let p = &mut self.pkts[k];
         let ev = self.evs[p.ev_idx as usize].ev;
         if !p.queued {
             p.queued = true;
-            self.rtx.push_front((psn, RtxCause::Timeout));
+            self.rtx.push_front((psn, RtxCause::Timeout, false));
         }
         Some(ev)
     }
@@ -819,13 +948,12 @@ impl Requester {
             }
             n += 1;
         }
-        match aeth.kind() {
-            AethKind::Ack => {}
-            AethKind::Nak | AethKind::RnrNak | AethKind::Reserved => {
-                notes.fatal = Some("SND-ACK-003");
-                self.in_error = true;
-                return Ok(());
-            }
+        let nak = !matches!(aeth.kind(), AethKind::Ack);
+        if nak {
+            // SND-ACK-003: the messages the NAK's MSN covers completed; the next one failed
+            // with the NAK's status, and the QP goes to error.
+            notes.fatal = Some("SND-ACK-003");
+            notes.nak_syndrome = Some(aeth.syndrome);
         }
         for _ in 0..n {
             let m = self.msgs.pop_front().expect("counted above");
@@ -844,7 +972,12 @@ impl Requester {
             notes.progressed = true;
             notes.completed.push(m);
         }
-        self.infer_losses(self.snd_una);
+        if !nak {
+            let una = self.snd_una;
+            self.infer_losses(Coverage { cack_next: una, base: una, bitmap: 0 });
+        } else {
+            self.in_error = true;
+        }
         Ok(())
     }
 

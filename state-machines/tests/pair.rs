@@ -169,3 +169,20 @@ fn debug_one() {
         eprintln!("  timeout {:?}", p.eps[k].poll_timeout());
     }
 }
+
+/// A long soak over many seeds and every mode; run on demand:
+/// `cargo test --release -p openrdma-sm --test pair soak -- --ignored`.
+#[test]
+#[ignore = "long soak (minutes in debug); run on demand with --release --ignored"]
+fn soak() {
+    let n: u64 = std::env::var("PAIR_SOAK_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    for seed in 1000..1000 + n {
+        let (mode, spray) = match seed % 4 {
+            0 => (RetirementMode::Shared, SprayPolicy::RoundRobin),
+            1 => (RetirementMode::PerQp, SprayPolicy::Random),
+            2 => (RetirementMode::Shared, SprayPolicy::SkewAware),
+            _ => (RetirementMode::PerQp, SprayPolicy::Fixed),
+        };
+        run_and_check(heavy(seed, mode, spray));
+    }
+}

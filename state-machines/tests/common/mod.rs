@@ -401,7 +401,7 @@ impl Pair {
                     ));
                 }
             },
-            NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause }) => {
+            NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause, .. }) => {
                 let ck = &mut self.check[k];
                 ck.retransmissions.push((qpn.value(), psn.value(), cause));
                 if cause == RetransmitCause::SackInference {
