@@ -1,0 +1,70 @@
+//! How commands end: an [`Outcome`] when they ran to the end, a [`CliError`] when they could
+//! not, and the exit code of each.
+//!
+//! | exit code | meaning |
+//! |---|---|
+//! | 0 | the command ran and found nothing wrong |
+//! | 1 | the command ran and reports problems in its input (a frame that does not decode, a bad ICRC) |
+//! | 2 | the command could not do its job (a file that cannot be read, a bad argument) |
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::capture::CaptureError;
+
+/// How a command that ran to the end went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing wrong: exit code 0.
+    Clean,
+    /// The input has problems that the command reported: exit code 1.
+    Findings,
+}
+
+impl Outcome {
+    /// The process exit code.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Clean => ExitCode::SUCCESS,
+            Outcome::Findings => ExitCode::from(1),
+        }
+    }
+}
+
+/// Why a command could not do its job. Exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A capture file cannot be read (or read to its end).
+    #[error("{}: {source}", path.display())]
+    Capture {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: CaptureError,
+    },
+    /// Writing the output failed.
+    #[error("cannot write the output: {0}")]
+    Output(#[from] io::Error),
+}
+
+impl CliError {
+    /// The process exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(2)
+    }
+}
+
+/// Turns a command's result into the process exit code, printing the error, if any, on
+/// standard error as `error: ...`. A closed standard output (the reader of a pipe went
+/// away) ends the program quietly.
+pub fn finish(result: Result<Outcome, CliError>) -> ExitCode {
+    match result {
+        Ok(outcome) => outcome.exit_code(),
+        Err(CliError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
