@@ -1,0 +1,1 @@
+//! Multipath fabric simulator for OpenRDMA.
