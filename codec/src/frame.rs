@@ -20,7 +20,7 @@ use nom::IResult;
 
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
 use crate::icrc::{self, ICRC_LEN, IcrcCheck};
-use crate::opcode::{ExtHeader, PayloadRule};
+use crate::opcode::{ExtHeader, Opcode, PayloadRule};
 use crate::wire::*;
 
 /// Length of the Ethernet II header.
@@ -363,6 +363,22 @@ impl DecodedFrame<'_> {
                 "ts may be set only on MRC write packets",
             ));
         }
+        if let (Opcode::MRC_ACKNOWLEDGE, Some(aeth), Some(&(_, at))) =
+            (bth.opcode, &self.ext.aeth, l.ext.first())
+        {
+            let ok =
+                matches!(aeth.kind(), crate::AethKind::Ack) || matches!(aeth.syndrome, 0x61..=0x63);
+            if !ok {
+                out.push(violation(
+                    "AETH-MRC-001",
+                    Header::Aeth,
+                    "syndrome",
+                    Some(at),
+                    aeth.syndrome.into(),
+                    "an MRC transport ACK is an ACK or a NAK 0x61-0x63",
+                ));
+            }
+        }
         if let Some(i) = info {
             if i.payload == PayloadRule::None && !self.payload.is_empty() {
                 out.push(violation(
@@ -690,12 +706,14 @@ impl FrameRepr {
     pub fn set_entropy(&mut self, ev: u32) {
         self.udp.src_port = (ev >> 16) as u16;
         if let IpRepr::V6(v6) = &mut self.ip {
-            v6.flow_label = (v6.flow_label & 0xF_0000) | (ev & 0xFFFF);
+            // ENC-EV-001: flow_label[19:16] is sent as 0.
+            v6.flow_label = ev & 0xFFFF;
         }
     }
 
     /// Makes the frame self-consistent for sending: IP and UDP lengths, pad count and zero
-    /// pad, the IPv4 header checksum, and `icrc = None` so that emit computes it.
+    /// pad, the IPv4 header checksum, the UDP checksum (0 over IPv4, `ENC-UDP-003`;
+    /// computed over IPv6, `ENC-UDP-004`), and `icrc = None` so that emit computes it.
     pub fn finalize(&mut self) -> Result<(), EmitError> {
         let pad = (4 - self.payload.len() % 4) % 4;
         self.bth.pad_count = pad as u8;
@@ -717,6 +735,18 @@ impl FrameRepr {
                 v4.checksum = crate::wire::ipv4::compute_checksum(&hdr[..n]);
             }
             IpRepr::V6(v6) => v6.payload_len = udp_len as u16,
+        }
+        self.udp.checksum = 0;
+        if let IpRepr::V6(v6) = &self.ip {
+            // The ICRC masks the UDP checksum, so the datagram can be emitted (ICRC
+            // included) with a zero checksum and summed afterwards.
+            let (src, dst) = (v6.src, v6.dst);
+            let bytes = self.to_bytes()?;
+            let udp_at = ETH_HEADER_LEN
+                + if self.vlan.is_some() { VLAN_TAG_LEN } else { 0 }
+                + IPV6_HEADER_LEN;
+            self.udp.checksum =
+                UdpRepr::compute_checksum_v6(src, dst, &bytes[udp_at..udp_at + udp_len]);
         }
         Ok(())
     }

@@ -924,7 +924,8 @@ fn entropy_over_ipv6_uses_port_and_flow_label() {
     let bytes = f.to_bytes().unwrap();
     let d = decode(&bytes);
     assert_eq!(d.entropy(), Some(0xABCD_1234));
-    // Flow label bits 19:16 are not part of the EV (ENC-EV-001) and set_entropy keeps them.
+    // Flow label bits 19:16 are not part of the EV and are ignored on receipt; a sender
+    // sets them to 0 (ENC-EV-001), so set_entropy clears them.
     let mut g = f.clone();
     if let IpRepr::V6(v6) = &mut g.ip {
         v6.flow_label |= 0xF_0000;
@@ -932,7 +933,7 @@ fn entropy_over_ipv6_uses_port_and_flow_label() {
     assert_eq!(g.entropy(), 0xABCD_1234);
     g.set_entropy(0x0001_0002);
     let IpRepr::V6(v6) = &g.ip else { unreachable!() };
-    assert_eq!(v6.flow_label, 0xF_0002);
+    assert_eq!(v6.flow_label, 0x0_0002);
     assert_eq!(g.entropy(), 0x0001_0002);
 }
 
