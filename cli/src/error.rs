@@ -46,6 +46,17 @@ pub enum CliError {
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Output(#[from] io::Error),
+    /// Writing a report file failed.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A bad argument or combination of arguments.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl CliError {

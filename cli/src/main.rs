@@ -16,6 +16,13 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the conformance suite against an implementation (the reference model by default)
+    /// and print a verdict per scenario and the requirement coverage.
+    Run(cmd::run::RunArgs),
+    /// Judge a capture recorded from a device (no adapter) against a scenario.
+    Check(cmd::check::CheckArgs),
+    /// The scenario corpus: regenerate it from the reference model, or list it.
+    Traces(cmd::traces::TracesArgs),
     /// Decode every frame of a pcap or pcapng capture, readable or as JSON Lines.
     Dissect(cmd::dissect::DissectArgs),
 }
@@ -23,6 +30,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     finish(match &cli.command {
+        Command::Run(args) => cmd::run::run(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Traces(args) => cmd::traces::run(args),
         Command::Dissect(args) => cmd::dissect::run(args),
     })
 }

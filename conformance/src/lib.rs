@@ -4,4 +4,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod capture;
+pub mod corpus;
+pub mod device;
+pub mod faulty;
+pub mod file;
+pub mod record;
+pub mod reference;
+pub mod report;
 pub mod requirements;
+pub mod runner;
+pub mod scenario;
+pub mod scoreboard;

@@ -71,6 +71,17 @@ pub enum SpecError {
     },
 }
 
+/// The chapters built into the crate.
+const BUNDLED: &[(&str, &str)] = &[
+    ("wire-format.md", include_str!("../../spec/wire-format.md")),
+    ("host-interface.md", include_str!("../../spec/host-interface.md")),
+    ("sender.md", include_str!("../../spec/sender.md")),
+    ("receiver.md", include_str!("../../spec/receiver.md")),
+    ("completion.md", include_str!("../../spec/completion.md")),
+    ("recovery.md", include_str!("../../spec/recovery.md")),
+    ("model-interface.md", include_str!("../../spec/model-interface.md")),
+];
+
 /// Every requirement, by ID.
 #[derive(Debug, Clone, Default)]
 pub struct Spec {
@@ -189,9 +200,13 @@ impl Spec {
         Ok(spec)
     }
 
-    /// The specification bundled with this crate (the repository's `spec/`).
+    /// The specification built into this crate (the repository's `spec/` at build time).
     pub fn bundled() -> Result<Spec, SpecError> {
-        Spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec"))
+        let mut spec = Spec::default();
+        for (name, text) in BUNDLED {
+            spec.add_chapter(name, text)?;
+        }
+        Ok(spec)
     }
 
     /// A requirement by ID.

@@ -1,0 +1,69 @@
+//! `openrdma check`: judge a capture recorded from a device (no adapter) against a
+//! scenario's expectations.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use openrdma_conformance::device::{Input, TimedInput};
+use openrdma_conformance::file;
+use openrdma_conformance::report::render_table;
+use openrdma_conformance::requirements::Spec;
+use openrdma_conformance::scenario::{Body, Direction};
+use openrdma_conformance::scoreboard::{Verdict, judge};
+
+use crate::error::{CliError, Outcome};
+
+/// Arguments of `openrdma check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The scenario: `NAME`, `NAME.pcapng` or `NAME.toml` (both files side by side).
+    pub scenario: PathBuf,
+    /// A capture (pcap or pcapng) of what the device produced: its frames, and, in the
+    /// host-event encoding of the scenario format, its DMA writes, flags and completions.
+    #[arg(long, value_name = "CAPTURE")]
+    pub observed: PathBuf,
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Runs `openrdma check`.
+pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
+    let scenario = file::load(&args.scenario).map_err(|e| CliError::Usage(e.to_string()))?;
+    let observed =
+        file::read_observed(&args.observed).map_err(|e| CliError::Usage(e.to_string()))?;
+    let spec = Spec::bundled().map_err(|e| CliError::Usage(e.to_string()))?;
+    // Offline, the device was given exactly what the scenario injects.
+    let injected: Vec<TimedInput> = scenario
+        .records
+        .iter()
+        .filter(|r| r.dir == Direction::Inject)
+        .filter_map(|r| {
+            let input = match &r.body {
+                Body::Frame { port, bytes } => Input::Frame { port: *port, bytes: bytes.clone() },
+                Body::Host { command } => Input::Host { command: command.clone() },
+                Body::Cpu { command } => Input::Cpu { command: *command },
+                Body::Event { .. } => return None,
+            };
+            Some(TimedInput { at: r.at, input })
+        })
+        .collect();
+    let j = judge(&scenario, &injected, &observed);
+    let report = openrdma_conformance::report::judged_report(
+        &format!("capture {}", args.observed.display()),
+        &scenario,
+        j,
+        &spec,
+    );
+    print!("{}", render_table(&report));
+    if let Some(p) = &args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+        std::fs::write(p, json + "\n")
+            .map_err(|e| CliError::Write { path: p.clone(), source: e })?;
+    }
+    Ok(if report.scenarios.iter().any(|s| s.verdict == Verdict::Fail) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}

@@ -1,0 +1,187 @@
+//! `openrdma run`: the conformance suite against an implementation.
+
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use openrdma_conformance::device::Device;
+use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_conformance::reference::ReferenceDevice;
+use openrdma_conformance::report::{render_junit, render_table, run_suite};
+use openrdma_conformance::requirements::Spec;
+use openrdma_conformance::scenario::Scenario;
+use openrdma_conformance::{corpus, file};
+
+use crate::error::{CliError, Outcome};
+
+/// Arguments of `openrdma run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The implementation under test: `reference` (the built-in model), `faulty:NAME` or
+    /// `variant:NAME` (see --list-impls).
+    #[arg(long = "impl", default_value = "reference", value_name = "IMPL")]
+    pub implementation: String,
+    /// Run only the scenarios whose name matches this pattern (`*` and `?` wildcards).
+    #[arg(long, value_name = "GLOB")]
+    pub scenario: Option<String>,
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the report as JUnit XML to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// List the implementations that can be run, and exit.
+    #[arg(long)]
+    pub list_impls: bool,
+    /// Print the requirements no scenario covers.
+    #[arg(long)]
+    pub uncovered: bool,
+    /// Run the scenarios of this directory (`NAME.pcapng` + `NAME.toml` pairs) instead of
+    /// the built-in corpus (which is what `traces/` holds).
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
+}
+
+/// The scenarios of a directory: every `NAME.toml` with its `NAME.pcapng`, by name.
+fn load_dir(dir: &std::path::Path) -> Result<Vec<Scenario>, CliError> {
+    let entries =
+        fs::read_dir(dir).map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
+    let mut stems: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| p.with_extension(""))
+        .collect();
+    stems.sort();
+    stems.iter().map(|stem| file::load(stem).map_err(|e| CliError::Usage(e.to_string()))).collect()
+}
+
+/// Whether `name` matches a pattern with `*` (any run) and `?` (any one character).
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
+}
+
+fn device(name: &str) -> Result<Box<dyn Device>, CliError> {
+    if name == "reference" {
+        return Ok(Box::new(ReferenceDevice::new()));
+    }
+    let kind = name
+        .strip_prefix("faulty:")
+        .or_else(|| name.strip_prefix("variant:"))
+        .and_then(find)
+        .filter(|k| name.starts_with(if k.breaks.is_empty() { "variant:" } else { "faulty:" }));
+    match kind {
+        Some(k) => Ok(Box::new(FaultyDevice::new(k))),
+        None => Err(CliError::Usage(format!(
+            "unknown implementation `{name}`; `openrdma run --list-impls` lists them"
+        ))),
+    }
+}
+
+fn list_impls(out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "reference                       the built-in reference model (default)")?;
+    for k in FAULTY {
+        writeln!(out, "faulty:{:<24} {} (breaks {})", k.name, k.description, k.breaks)?;
+    }
+    for k in VARIANTS {
+        writeln!(out, "variant:{:<23} {} (must pass)", k.name, k.description)?;
+    }
+    Ok(())
+}
+
+/// Runs the suite.
+pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if args.list_impls {
+        list_impls(&mut out)?;
+        return Ok(Outcome::Clean);
+    }
+    let mut dev = device(&args.implementation)?;
+    let spec =
+        Spec::bundled().map_err(|e| CliError::Usage(format!("the built-in specification: {e}")))?;
+    let selected = |name: &str| args.scenario.as_deref().is_none_or(|g| glob_match(g, name));
+    let scenarios: Vec<Scenario> = match &args.traces {
+        Some(dir) => load_dir(dir)?.into_iter().filter(|s| selected(&s.manifest.name)).collect(),
+        None => corpus::all()
+            .into_iter()
+            .filter(|(name, _)| selected(name))
+            .map(|(_, build)| build())
+            .collect(),
+    };
+    if scenarios.is_empty() {
+        return Err(CliError::Usage(format!(
+            "no scenario matches `{}`",
+            args.scenario.as_deref().unwrap_or("*")
+        )));
+    }
+    let bar = ProgressBar::with_draw_target(
+        Some(scenarios.len() as u64),
+        if io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{pos:>3}/{len} {bar:30} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let report = run_suite(dev.as_mut(), &scenarios, &spec, &mut |k, name| {
+        bar.set_position(k as u64);
+        bar.set_message(name.to_string());
+    });
+    bar.finish_and_clear();
+    out.write_all(render_table(&report).as_bytes())?;
+    if args.uncovered {
+        writeln!(out, "\nnot covered:")?;
+        for id in &report.coverage.uncovered {
+            writeln!(out, "  {id}")?;
+        }
+    }
+    if let Some(p) = &args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(io::Error::other)?;
+        fs::write(p, json + "\n").map_err(|e| CliError::Write { path: p.clone(), source: e })?;
+    }
+    if let Some(p) = &args.junit {
+        fs::write(p, render_junit(&report))
+            .map_err(|e| CliError::Write { path: p.clone(), source: e })?;
+    }
+    Ok(if report.failed() { Outcome::Findings } else { Outcome::Clean })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("rcv-*", "rcv-psn-wrap"));
+        assert!(glob_match("*wrap", "rcv-psn-wrap"));
+        assert!(glob_match("snd-??????-loss", "snd-single-loss"));
+        assert!(!glob_match("snd-?????-loss", "snd-single-loss"));
+        assert!(!glob_match("snd-*", "rcv-psn-wrap"));
+        assert!(glob_match("*", ""));
+        assert!(!glob_match("a", ""));
+    }
+}

@@ -1,0 +1,126 @@
+//! `openrdma run`, `check` and `traces` end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn openrdma() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_openrdma"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("openrdma-run-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn reference_passes_and_reports_coverage() {
+    let dir = tmp("ref");
+    let (json, junit) = (dir.join("r.json"), dir.join("r.xml"));
+    let out =
+        openrdma().arg("run").arg("--json").arg(&json).arg("--junit").arg(&junit).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(" 0 fail"), "{text}");
+    assert!(text.contains("requirement coverage:"), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["summary"]["fail"], 0);
+    assert!(v["summary"]["pass"].as_u64().unwrap() > 0);
+    for s in v["scenarios"].as_array().unwrap() {
+        assert!(s["id"].is_string() && s["verdict"] == "pass" && s["requirements"].is_array());
+    }
+    assert!(v["coverage"]["total"].as_u64().unwrap() > 100);
+    assert!(v["coverage"]["uncovered"].is_array());
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.starts_with("<?xml") && xml.contains("<testsuite name=\"openrdma-conformance\""));
+    // The reference's report is pinned (scenario order, verdicts, checked counts, coverage).
+    let mut v = v;
+    v["coverage"]["by_requirement"] = serde_json::Value::Null;
+    insta::with_settings!({ snapshot_path => "../../golden/conformance", prepend_module_to_snapshot => false }, {
+        insta::assert_json_snapshot!("reference_report", v);
+    });
+}
+
+#[test]
+fn a_faulty_device_fails_with_the_first_divergence_explained() {
+    let out = openrdma()
+        .args(["run", "--impl", "faulty:go-back-n", "--scenario", "snd-*"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("fail"), "{text}");
+    assert!(text.contains("first divergence at"), "{text}");
+    assert!(text.contains("[SND-RTX-004]"), "{text}");
+    assert!(text.contains("actual:"), "{text}");
+}
+
+#[test]
+fn list_impls_and_bad_arguments() {
+    let out = openrdma().args(["run", "--list-impls"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.lines().filter(|l| l.starts_with("faulty:")).count() >= 10, "{text}");
+    assert!(text.lines().any(|l| l.starts_with("variant:")), "{text}");
+    let out = openrdma().args(["run", "--impl", "faulty:nonsense"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown implementation"));
+    let out = openrdma().args(["run", "--scenario", "no-such-*"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// CONF-GEN-001: regenerating the corpus reproduces the committed files byte for byte.
+#[test]
+fn committed_traces_are_reproducible() {
+    let dir = tmp("regen");
+    let out = openrdma().args(["traces", "regenerate", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let committed = repo().join("traces/scenarios");
+    let mut names: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    let mut committed_names: Vec<_> =
+        std::fs::read_dir(&committed).unwrap().map(|e| e.unwrap().file_name()).collect();
+    committed_names.sort();
+    assert_eq!(
+        names, committed_names,
+        "run `openrdma traces regenerate` and commit traces/scenarios"
+    );
+    for n in names {
+        let a = std::fs::read(dir.join(&n)).unwrap();
+        let b = std::fs::read(committed.join(&n)).unwrap();
+        assert!(a == b, "{n:?} differs from the committed file: run `openrdma traces regenerate`");
+    }
+}
+
+#[test]
+fn committed_traces_pass_from_disk_and_check_judges_captures() {
+    let dir = repo().join("traces/scenarios");
+    let out = openrdma().arg("run").arg("--traces").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    // A scenario's own pcapng holds the reference's outputs: checking it against the
+    // scenario passes.
+    let s = dir.join("rcv-psn-wrap");
+    let out = openrdma()
+        .arg("check")
+        .arg(&s)
+        .arg("--observed")
+        .arg(dir.join("rcv-psn-wrap.pcapng"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    // Another scenario's outputs do not.
+    let out = openrdma()
+        .arg("check")
+        .arg(&s)
+        .arg("--observed")
+        .arg(dir.join("rcv-in-order-v4.pcapng"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+}

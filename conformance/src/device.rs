@@ -1,0 +1,135 @@
+//! The device boundary: what a device under test consumes and produces, and the adapter
+//! trait every implementation is driven through (`spec/conformance.md`, `CONF-DEV-*`).
+//!
+//! A device is one NIC. It consumes frames per port, host commands (context set-up and
+//! doorbell tokens), commands from the CPU half of recovery, and time; it produces frames
+//! per port, DMA writes, flag writes, completions and reports to the CPU half. Time only
+//! moves forward, and the runner drives it in batches: [`Device::advance`] gives every
+//! input up to a time and takes back every output up to that time, so that a slow RTL
+//! simulator is not driven one event per round trip.
+
+use std::collections::BTreeSet;
+
+use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::{Capability, Manifest};
+
+/// An input, at its time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimedInput {
+    /// When it reaches the device.
+    pub at: Timestamp,
+    /// What it is.
+    pub input: Input,
+}
+
+/// What a device consumes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Input {
+    /// A frame arriving on a port.
+    Frame {
+        /// Port.
+        port: u16,
+        /// The Ethernet frame.
+        bytes: Vec<u8>,
+    },
+    /// A host command.
+    Host {
+        /// The command.
+        command: HostCommand,
+    },
+    /// A command from the CPU half of recovery.
+    Cpu {
+        /// The command.
+        command: CpuCommand,
+    },
+}
+
+/// An output, at its time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimedOutput {
+    /// When the device produced it.
+    pub at: Timestamp,
+    /// What it is.
+    pub output: Output,
+}
+
+/// What a device produces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Output {
+    /// A frame leaving on a port.
+    Frame {
+        /// Port.
+        port: u16,
+        /// The Ethernet frame.
+        bytes: Vec<u8>,
+    },
+    /// A DMA write, flag write, completion or report.
+    Event {
+        /// The event.
+        event: NicEvent,
+    },
+}
+
+/// Why a device could not do what the runner asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// The device does not implement what the scenario needs. Reported as the verdict
+    /// `unsupported`, never as a failure.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The device rejected an input or broke the adapter protocol.
+    #[error("device protocol error: {0}")]
+    Protocol(String),
+    /// The device did not answer in time.
+    #[error("device timed out after {after_ms} ms waiting for {what}")]
+    Timeout {
+        /// What the runner was waiting for.
+        what: String,
+        /// How long it waited.
+        after_ms: u64,
+    },
+    /// The device process or simulator failed.
+    #[error("device failed: {0}")]
+    Failed(String),
+}
+
+/// A device under test, as the runner drives it.
+pub trait Device {
+    /// A short name for reports.
+    fn name(&self) -> String;
+
+    /// What the device implements.
+    fn capabilities(&self) -> BTreeSet<Capability>;
+
+    /// Prepares the device for a scenario (a fresh NIC with the manifest's configuration).
+    fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError>;
+
+    /// Applies `inputs` (in order, each at its time, none later than `until`), lets time
+    /// run to `until`, and returns every output produced at or before `until`, in order.
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError>;
+
+    /// Ends the scenario.
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        Ok(())
+    }
+}
+
+/// The contents of host memory in every scenario: the byte at address `a`. A sender's
+/// payload is read from here, so that the expected frames are the same for every device
+/// (`CONF-MEM-001`).
+pub fn memory_byte(addr: u64) -> u8 {
+    (addr % 251) as u8
+}
+
+/// `len` bytes of scenario memory from `addr`.
+pub fn memory(addr: u64, len: u32) -> Vec<u8> {
+    (0..u64::from(len)).map(|i| memory_byte(addr.wrapping_add(i))).collect()
+}

@@ -1,0 +1,408 @@
+//! Deliberately faulty devices: each is the reference NIC with one bug that a real NIC
+//! could have, so that the suite proves it catches them (`--impl faulty:NAME`). And
+//! legitimately different devices (`--impl variant:NAME`): other choices the
+//! specification leaves open, which must pass.
+//!
+//! A fault is made by distorting what the reference NIC is given (its configuration or
+//! its inputs) or what it produces, the way the buggy hardware would behave at its
+//! boundary.
+
+use std::collections::{BTreeSet, HashMap};
+
+use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::{NackReason, Opcode, Psn};
+use openrdma_sm::{HostCommand, NicEvent, RetirementMode, Side, SprayPolicy, Timestamp};
+
+use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
+use crate::reference::ReferenceDevice;
+use crate::scenario::{Capability, Manifest};
+
+/// A faulty or variant device: its name, what is wrong (or different), and how it is made.
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    /// `faulty:NAME` or `variant:NAME`.
+    pub name: &'static str,
+    /// One sentence.
+    pub description: &'static str,
+    /// The requirement the fault breaks (empty for variants).
+    pub breaks: &'static str,
+    fault: Fault,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    WindowSlides,
+    FlagBeforeData,
+    GoBackN,
+    RetransmitSameEv,
+    NoSackTimer,
+    BadIcrcIpv6,
+    PsnWrap,
+    IgnoresSharedSequence,
+    WriteAfterFlag,
+    MprOffByOne,
+    NoDuplicateAck,
+    // Legitimate variants.
+    SprayRandom,
+    SackEveryPacket,
+    SackCoalesce8,
+}
+
+/// Every faulty device.
+pub const FAULTY: &[Kind] = &[
+    Kind {
+        name: "window-slides",
+        description: "the receive window slides to a later PSN that arrives first, so SACKs claim PSNs that never arrived",
+        breaks: "SETH-CACK-001",
+        fault: Fault::WindowSlides,
+    },
+    Kind {
+        name: "flag-before-data",
+        description: "the completion flag is written before the last DMA write of its message",
+        breaks: "FLAG-ORDER-001",
+        fault: Fault::FlagBeforeData,
+    },
+    Kind {
+        name: "go-back-n",
+        description: "a retransmission resends every later outstanding packet too (go-back-N instead of selective)",
+        breaks: "SND-RTX-004",
+        fault: Fault::GoBackN,
+    },
+    Kind {
+        name: "rtx-same-ev",
+        description: "a retransmission reuses the EV the lost packet was sent on",
+        breaks: "SND-RTX-002",
+        fault: Fault::RetransmitSameEv,
+    },
+    Kind {
+        name: "no-sack-timer",
+        description: "no SACK timer: a packet that needs no immediate SACK is never acknowledged",
+        breaks: "RCV-SACK-004",
+        fault: Fault::NoSackTimer,
+    },
+    Kind {
+        name: "icrc-ipv6",
+        description: "the ICRC over IPv6 is computed without masking the traffic class and flow label",
+        breaks: "ICRC-CALC-001",
+        fault: Fault::BadIcrcIpv6,
+    },
+    Kind {
+        name: "psn-wrap",
+        description: "PSNs are compared as plain integers: after the wrap at 2^24 new packets are taken for duplicates",
+        breaks: "BTH-PSN-002",
+        fault: Fault::PsnWrap,
+    },
+    Kind {
+        name: "shared-sequence-ignored",
+        description: "retirement ignores the shared sequence and retires each QP on its own",
+        breaks: "RET-ORDER-001",
+        fault: Fault::IgnoresSharedSequence,
+    },
+    Kind {
+        name: "write-after-flag",
+        description: "a duplicate is placed again after its message's flag was written",
+        breaks: "FLAG-LAST-001",
+        fault: Fault::WriteAfterFlag,
+    },
+    Kind {
+        name: "mpr-off-by-one",
+        description: "the receive window is one PSN too large: epsn + window is accepted instead of NACKed",
+        breaks: "RCV-WIN-002",
+        fault: Fault::MprOffByOne,
+    },
+    Kind {
+        name: "no-duplicate-ack",
+        description: "a duplicate of a retired message gets a SACK but no transport ACK, so a lost ACK is never repaired",
+        breaks: "RCV-DUP-002",
+        fault: Fault::NoDuplicateAck,
+    },
+];
+
+/// Every legitimate variant.
+pub const VARIANTS: &[Kind] = &[
+    Kind {
+        name: "spray-random",
+        description: "sprays packets over its EVs at random instead of round robin",
+        breaks: "",
+        fault: Fault::SprayRandom,
+    },
+    Kind {
+        name: "sack-every-packet",
+        description: "sends a SACK for every packet it accepts",
+        breaks: "",
+        fault: Fault::SackEveryPacket,
+    },
+    Kind {
+        name: "sack-coalesce-8",
+        description: "coalesces SACKs over 8 packets instead of 4",
+        breaks: "",
+        fault: Fault::SackCoalesce8,
+    },
+];
+
+/// Finds a faulty device or variant by name (`window-slides` or `spray-random`).
+pub fn find(name: &str) -> Option<&'static Kind> {
+    FAULTY.iter().chain(VARIANTS).find(|k| k.name == name)
+}
+
+/// The reference NIC with a fault.
+#[derive(Debug)]
+pub struct FaultyDevice {
+    kind: &'static Kind,
+    inner: ReferenceDevice,
+    /// Highest PSN seen per QP (window-slides), or the last flag per message (write-after-flag).
+    highest: HashMap<u32, u32>,
+    /// EV of the last transmission per (QP, PSN).
+    last_ev: HashMap<(u32, u32), u32>,
+    /// Frames sent, per (QP, PSN), for go-back-N.
+    sent: Vec<(u64, u16, u32, u32, Vec<u8>)>,
+    /// Last DMA write per (QP, MSN), for write-after-flag.
+    last_dma: HashMap<(u32, u16), NicEvent>,
+    /// The next PSN expected per QP, seen from the inputs (psn-wrap, mpr-off-by-one).
+    window: u32,
+}
+
+impl FaultyDevice {
+    /// A faulty device.
+    pub fn new(kind: &'static Kind) -> Self {
+        FaultyDevice {
+            kind,
+            inner: ReferenceDevice::new(),
+            highest: HashMap::new(),
+            last_ev: HashMap::new(),
+            sent: Vec::new(),
+            last_dma: HashMap::new(),
+            window: 0,
+        }
+    }
+
+    fn distort_inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for mut i in inputs {
+            match (&self.kind.fault, &mut i.input) {
+                (Fault::PsnWrap, Input::Frame { bytes, .. }) => {
+                    // Plain-integer comparison: a PSN numerically below the highest seen
+                    // is "old" and dropped as a duplicate.
+                    if let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) {
+                        let q = b.dest_qp.value();
+                        let p = b.psn.value();
+                        let hi = self.highest.entry(q).or_insert(p);
+                        if p < *hi && *hi - p > 1 << 20 {
+                            continue;
+                        }
+                        *hi = (*hi).max(p);
+                    }
+                }
+                (Fault::SprayRandom, Input::Host { command: HostCommand::CreateQp(q) }) => {
+                    q.spray = SprayPolicy::Random;
+                }
+                _ => {}
+            }
+            out.push(i);
+        }
+        out
+    }
+
+    fn distort_outputs(
+        &mut self,
+        outputs: Vec<TimedOutput>,
+        inputs_at: &BTreeSet<u64>,
+    ) -> Vec<TimedOutput> {
+        let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            match (&self.kind.fault, &o.output) {
+                (Fault::WindowSlides, Output::Frame { bytes, port }) => {
+                    let d = decode(bytes);
+                    if let (Some(mut f), Some(b)) = (d.to_repr(), d.bth) {
+                        if b.opcode == Opcode::MRC_SACK {
+                            // The highest PSN received becomes the cumulative point.
+                            if let Some(s) = f.ext.seth.as_mut() {
+                                let top = s.iter_sacked().last();
+                                if let Some(top) = top {
+                                    s.cack_psn = top;
+                                    s.sack_bitmap = 0;
+                                    f.icrc = None;
+                                    if let Ok(bytes) = f.to_bytes() {
+                                        out.push(TimedOutput {
+                                            at: o.at,
+                                            output: Output::Frame { port: *port, bytes },
+                                        });
+                                        continue;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                (Fault::FlagBeforeData, Output::Event { event: NicEvent::FlagWrite(f) })
+                    if f.side == Side::Responder =>
+                {
+                    // Move the flag before the last DMA write of its message.
+                    if let Some(k) = out.iter().rposition(|x| matches!(&x.output, Output::Event { event: NicEvent::DmaWrite(w) } if w.qpn == f.qpn && w.msn == f.msn)) {
+                        out.insert(k, o.clone());
+                        continue;
+                    }
+                }
+                (Fault::GoBackN, Output::Frame { bytes, port }) => {
+                    if let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) {
+                        let (q, p) = (b.dest_qp.value(), b.psn.value());
+                        if b.rtx {
+                            out.push(o.clone());
+                            // Resend every later packet of the QP as well.
+                            let later: Vec<Vec<u8>> = self
+                                .sent
+                                .iter()
+                                .filter(|s| s.2 == q && Psn::new(s.3).is_after(Psn::new(p)))
+                                .map(|s| s.4.clone())
+                                .collect();
+                            for l in later {
+                                if let Some(mut f) = decode(&l).to_repr() {
+                                    f.bth.rtx = true;
+                                    f.icrc = None;
+                                    if let Ok(bytes) = f.to_bytes() {
+                                        out.push(TimedOutput {
+                                            at: o.at,
+                                            output: Output::Frame { port: *port, bytes },
+                                        });
+                                    }
+                                }
+                            }
+                            continue;
+                        }
+                        self.sent.push((o.at.0, *port, q, p, bytes.clone()));
+                    }
+                }
+                (Fault::RetransmitSameEv, Output::Frame { bytes, port }) => {
+                    let d = decode(bytes);
+                    if let (Some(b), Some(ev)) =
+                        (d.bth.filter(|b| b.opcode.is_mrc_write()), d.entropy())
+                    {
+                        let key = (b.dest_qp.value(), b.psn.value());
+                        if b.rtx {
+                            if let (Some(&prev), Some(mut f)) =
+                                (self.last_ev.get(&key), d.to_repr())
+                            {
+                                f.set_entropy(prev);
+                                f.icrc = None;
+                                if let Ok(bytes) = f.to_bytes() {
+                                    out.push(TimedOutput {
+                                        at: o.at,
+                                        output: Output::Frame { port: *port, bytes },
+                                    });
+                                    continue;
+                                }
+                            }
+                        } else {
+                            self.last_ev.insert(key, ev);
+                        }
+                    }
+                }
+                (Fault::NoSackTimer, Output::Frame { bytes, .. }) => {
+                    // A SACK produced at a time when nothing arrived came from the timer.
+                    let is_sack = decode(bytes).bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK);
+                    if is_sack && !inputs_at.contains(&o.at.0) {
+                        continue;
+                    }
+                }
+                (Fault::BadIcrcIpv6, Output::Frame { bytes, port }) => {
+                    let d = decode(bytes);
+                    if let (Some(IpRepr::V6(_)), Some(at)) = (&d.ip, d.layout.ip) {
+                        // Checksum over the unmasked IPv6 header: wrong whenever the traffic
+                        // class or flow label is non-zero... and the flow label carries the EV.
+                        let end = d.layout.icrc.unwrap_or(bytes.len());
+                        let mut h = crc32fast::Hasher::new();
+                        h.update(&[0xFF; 8]);
+                        h.update(&bytes[at..end]);
+                        let crc = h.finalize();
+                        let mut b = bytes.clone();
+                        b[end..end + 4].copy_from_slice(&crc.to_le_bytes());
+                        out.push(TimedOutput {
+                            at: o.at,
+                            output: Output::Frame { port: *port, bytes: b },
+                        });
+                        continue;
+                    }
+                }
+                (Fault::WriteAfterFlag, Output::Event { event: NicEvent::DmaWrite(w) }) => {
+                    self.last_dma.insert((w.qpn.value(), w.msn), NicEvent::DmaWrite(w.clone()));
+                }
+                (Fault::WriteAfterFlag, Output::Event { event: NicEvent::FlagWrite(f) })
+                    if f.side == Side::Responder =>
+                {
+                    out.push(o.clone());
+                    if let Some(dma) = self.last_dma.get(&(f.qpn.value(), f.msn)) {
+                        out.push(TimedOutput {
+                            at: o.at,
+                            output: Output::Event { event: dma.clone() },
+                        });
+                    }
+                    continue;
+                }
+                (Fault::MprOffByOne, Output::Frame { bytes, .. }) => {
+                    // The NACK for exactly epsn + window is not sent: the packet was "accepted".
+                    let d = decode(bytes);
+                    if let (Some(n), Some(_)) = (d.ext.neth, d.bth) {
+                        if n.reason == NackReason::PSN_OOR_WINDOW {
+                            continue;
+                        }
+                    }
+                }
+                (Fault::NoDuplicateAck, Output::Frame { bytes, .. }) => {
+                    // Transport ACKs sent in answer to duplicates (at a time when no new
+                    // message retired) are lost to the bug: drop ACKs that repeat an MSN.
+                    let d = decode(bytes);
+                    if let (Some(b), Some(a)) = (d.bth, d.ext.aeth) {
+                        if b.opcode == Opcode::MRC_ACKNOWLEDGE {
+                            let q = b.dest_qp.value();
+                            let prev = self.highest.insert(q, a.msn);
+                            if prev == Some(a.msn) {
+                                continue;
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+impl Device for FaultyDevice {
+    fn name(&self) -> String {
+        let class = if self.kind.breaks.is_empty() { "variant" } else { "faulty" };
+        format!("{class}:{}", self.kind.name)
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.inner.capabilities()
+    }
+
+    fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
+        let mut m = manifest.clone();
+        match self.kind.fault {
+            Fault::IgnoresSharedSequence => m.nic.retirement = RetirementMode::PerQp,
+            Fault::SackEveryPacket => m.nic.sack_coalesce = 1,
+            Fault::SackCoalesce8 => m.nic.sack_coalesce = 8,
+            _ => {}
+        }
+        self.window = m.nic.window();
+        self.highest.clear();
+        self.last_ev.clear();
+        self.sent.clear();
+        self.last_dma.clear();
+        self.inner.start(&m)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let inputs_at: BTreeSet<u64> = inputs.iter().map(|i| i.at.0).collect();
+        let inputs = self.distort_inputs(inputs);
+        let out = self.inner.advance(inputs, until)?;
+        Ok(self.distort_outputs(out, &inputs_at))
+    }
+}

@@ -1,0 +1,501 @@
+//! The `process` adapter: a device that runs as another program, driven over the adapter
+//! protocol ([`crate::protocol`], `spec/conformance.md`, `CONF-ADP-*`).
+//!
+//! [`ProcessDevice::spawn`] starts the command with piped standard input, output and error,
+//! and says hello. Three threads serve the pipes, so that the runner itself never blocks on
+//! the child: a writer takes lines to the child's standard input, a reader decodes the
+//! lines of its standard output and hands them over a channel, and a third passes its
+//! standard error through (and keeps the last lines of it for error reports). Every wait
+//! for an answer has a deadline ([`ProcessOptions::timeout`], 30 s by default):
+//!
+//! | what happens | error |
+//! |---|---|
+//! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
+//! | the child exits or closes its output | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
+//! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the message |
+//! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
+//! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
+//!
+//! After a timeout or a protocol error the conversation cannot be trusted: the child is
+//! killed, and the next [`Device::start`] starts the command again, so that one scenario
+//! that hangs a device does not fail every scenario after it. Dropping the device closes the
+//! child's standard input, gives it a moment to exit, and kills it if it has not.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{self, BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use openrdma_sm::Timestamp;
+
+use crate::device::{Device, DeviceError, TimedInput, TimedOutput};
+use crate::protocol::{
+    Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, Message, ProtocolError, WireInput,
+    WireOutput, decode_bytes, encode_line, read_line,
+};
+use crate::scenario::{Capability, Manifest};
+
+/// How long the runner waits for an answer unless told otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a child that was asked to stop (its standard input closed) may take to exit
+/// before it is killed.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// How the process adapter runs its child.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessOptions {
+    /// The longest wait for any answer.
+    pub timeout: Duration,
+    /// Copy the child's standard error to the runner's standard error as it comes.
+    pub pass_stderr: bool,
+    /// How many of the last lines of the child's standard error an error report shows.
+    pub stderr_tail: usize,
+}
+
+impl Default for ProcessOptions {
+    fn default() -> Self {
+        ProcessOptions { timeout: DEFAULT_TIMEOUT, pass_stderr: true, stderr_tail: 20 }
+    }
+}
+
+/// What the reader thread hands over.
+#[derive(Debug)]
+enum Incoming {
+    /// A line (1-based number) and what it decodes to.
+    Line(usize, Result<Message, ProtocolError>),
+    /// The child closed its standard output.
+    Eof,
+    /// Reading failed.
+    Broken(String),
+}
+
+/// A running child.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    /// Lines to the writer thread; dropping it closes the child's standard input.
+    to_child: Option<Sender<Vec<u8>>>,
+    from_child: Receiver<Incoming>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Disconnected once the standard-error thread has read everything.
+    stderr_done: Receiver<()>,
+}
+
+/// A device that runs as another program. See the module documentation.
+#[derive(Debug)]
+pub struct ProcessDevice {
+    command: Vec<String>,
+    options: ProcessOptions,
+    running: Option<Running>,
+    info: DeviceInfo,
+    /// The seq of the last batch sent in this scenario.
+    seq: u64,
+    /// The `until` of the last batch.
+    now: Timestamp,
+    /// Whether a scenario was started and may be advanced.
+    started: bool,
+}
+
+impl ProcessDevice {
+    /// Starts `command` (the program, then its arguments) and says hello, waiting at most
+    /// `timeout` for every answer.
+    pub fn spawn(command: &[String], timeout: Duration) -> Result<ProcessDevice, DeviceError> {
+        ProcessDevice::spawn_with(command, ProcessOptions { timeout, ..ProcessOptions::default() })
+    }
+
+    /// Starts `command` with these options and says hello.
+    pub fn spawn_with(
+        command: &[String],
+        options: ProcessOptions,
+    ) -> Result<ProcessDevice, DeviceError> {
+        let mut dev = ProcessDevice {
+            command: command.to_vec(),
+            options,
+            running: None,
+            info: DeviceInfo {
+                name: String::new(),
+                capabilities: BTreeSet::new(),
+                unknown_capabilities: Vec::new(),
+                frame_fields: true,
+            },
+            seq: 0,
+            now: Timestamp::ZERO,
+            started: false,
+        };
+        dev.launch()?;
+        Ok(dev)
+    }
+
+    /// What the device said of itself in its hello.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The child's process ID, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.running.as_ref().map(|r| r.child.id())
+    }
+
+    /// Closes the child's standard input and waits for it to exit (at most the timeout),
+    /// killing it if it does not; returns its exit status.
+    pub fn close(mut self) -> Result<ExitStatus, DeviceError> {
+        let Some(mut r) = self.running.take() else {
+            return Err(DeviceError::Failed("the device is not running".into()));
+        };
+        r.to_child = None;
+        match wait_exit(&mut r.child, self.options.timeout) {
+            Some(status) => Ok(status),
+            None => {
+                let _ = r.child.kill();
+                let _ = r.child.wait();
+                Err(DeviceError::Timeout {
+                    what: "the device to exit after its standard input closed".into(),
+                    after_ms: millis(self.options.timeout),
+                })
+            }
+        }
+    }
+
+    /// Starts the command and says hello (`CONF-ADP-002`).
+    fn launch(&mut self) -> Result<(), DeviceError> {
+        self.kill();
+        let (program, args) = self
+            .command
+            .split_first()
+            .ok_or_else(|| DeviceError::Failed("no device command given".into()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| DeviceError::Failed(format!("cannot start `{program}`: {e}")))?;
+        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (i, o, e),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(DeviceError::Failed("the child's pipes are missing".into()));
+            }
+        };
+        let to_child = spawn_writer(stdin);
+        let from_child = spawn_reader(BufReader::with_capacity(1 << 20, stdout));
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_done =
+            spawn_stderr(BufReader::new(stderr), stderr_tail.clone(), &self.options);
+        self.running =
+            Some(Running { child, to_child: Some(to_child), from_child, stderr_tail, stderr_done });
+        self.started = false;
+        let hello = self.call(&Message::Hello(Hello::runner()), "hello")?;
+        let info = match hello {
+            Message::Hello(h) => {
+                h.check_version().and_then(|()| h.device_info()).map_err(|e| self.protocol(e))?
+            }
+            Message::Error { message } => {
+                self.kill();
+                return Err(DeviceError::Protocol(format!(
+                    "the device refused the handshake for adapter protocol version {}: {message}",
+                    crate::protocol::VERSION
+                )));
+            }
+            other => return Err(self.unexpected("hello", &other)),
+        };
+        self.info = info;
+        Ok(())
+    }
+
+    /// Kills the child, if it runs.
+    fn kill(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            r.to_child = None;
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
+    }
+
+    /// A protocol error: the conversation is over.
+    fn protocol(&mut self, e: ProtocolError) -> DeviceError {
+        self.kill();
+        DeviceError::Protocol(e.to_string())
+    }
+
+    fn unexpected(&mut self, expected: &str, got: &Message) -> DeviceError {
+        self.protocol(ProtocolError::Unexpected {
+            expected: expected.into(),
+            got: got.type_name().into(),
+        })
+    }
+
+    /// Sends `m` and waits for one answer; `what` names the answer for errors.
+    fn call(&mut self, m: &Message, what: &str) -> Result<Message, DeviceError> {
+        let timeout = self.options.timeout;
+        let line = encode_line(m).map_err(|e| DeviceError::Failed(e.to_string()))?;
+        let r = self
+            .running
+            .as_mut()
+            .ok_or_else(|| DeviceError::Failed("the device is not running".into()))?;
+        // A send fails when the writer stopped (the child closed its input); the reader
+        // then reports the end of the child's output, which says more.
+        if let Some(tx) = &r.to_child {
+            let _ = tx.send(line);
+        }
+        match r.from_child.recv_timeout(timeout) {
+            Ok(Incoming::Line(_, Ok(answer))) => Ok(answer),
+            Ok(Incoming::Line(n, Err(e))) => {
+                let e = DeviceError::Protocol(format!(
+                    "line {n} of the device's output, waiting for {what}: {e}"
+                ));
+                self.kill();
+                Err(e)
+            }
+            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(what)),
+            Ok(Incoming::Broken(e)) => {
+                self.kill();
+                Err(DeviceError::Failed(format!(
+                    "cannot read the device's output, waiting for {what}: {e}"
+                )))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                Err(DeviceError::Timeout { what: what.to_string(), after_ms: millis(timeout) })
+            }
+        }
+    }
+
+    /// The error for a child that closed its output: its exit status, if it exits in a
+    /// moment, and the last lines of its standard error.
+    fn exited(&mut self, what: &str) -> DeviceError {
+        let Some(mut r) = self.running.take() else {
+            return DeviceError::Failed("the device is not running".into());
+        };
+        r.to_child = None;
+        let status = wait_exit(&mut r.child, EXIT_GRACE.max(self.options.timeout.min(Duration::from_secs(2))));
+        let how = match status {
+            Some(s) => format!("the device exited ({s})"),
+            None => {
+                let _ = r.child.kill();
+                let _ = r.child.wait();
+                "the device closed its standard output (and was killed)".to_string()
+            }
+        };
+        // Let the standard-error thread read what the child wrote last.
+        let _ = r.stderr_done.recv_timeout(EXIT_GRACE);
+        let tail: Vec<String> =
+            r.stderr_tail.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default();
+        let mut msg = format!("{how} while the runner waited for {what}");
+        if tail.is_empty() {
+            msg.push_str("; its standard error is empty");
+        } else {
+            msg.push_str("; the last lines of its standard error:");
+            for l in tail {
+                msg.push_str("\n  ");
+                msg.push_str(&l);
+            }
+        }
+        DeviceError::Failed(msg)
+    }
+}
+
+impl Device for ProcessDevice {
+    fn name(&self) -> String {
+        self.info.name.clone()
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.info.capabilities.clone()
+    }
+
+    fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
+        if self.running.is_none() {
+            self.launch()?;
+        }
+        self.started = false;
+        self.seq = 0;
+        self.now = Timestamp::ZERO;
+        let m = Message::Start { manifest: Box::new(manifest.clone()) };
+        let what = format!("the answer to start {:?} (started)", manifest.name);
+        match self.call(&m, &what)? {
+            Message::Started => {
+                self.started = true;
+                Ok(())
+            }
+            Message::Unsupported { reason } => Err(DeviceError::Unsupported(reason)),
+            Message::Error { message } => Err(DeviceError::Failed(message)),
+            other => Err(self.unexpected("started, unsupported or error", &other)),
+        }
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        if !self.started {
+            return Err(DeviceError::Failed(
+                "advance without a started scenario (an earlier error ended it)".into(),
+            ));
+        }
+        self.seq += 1;
+        let seq = self.seq;
+        let fields = self.info.frame_fields;
+        let inputs = inputs.into_iter().map(|i| WireInput::from_input(i, fields)).collect();
+        let m = Message::Advance(Advance { seq, until, inputs });
+        let what = format!("the answer to advance seq {seq} (outputs)");
+        let answer = self.call(&m, &what);
+        let answer = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                self.started = false;
+                return Err(e);
+            }
+        };
+        let from = self.now;
+        match answer {
+            Message::Outputs(o) => {
+                o.check_seq(seq).map_err(|e| self.protocol(e))?;
+                // Outputs lie within the batch (`CONF-ADP-007`).
+                if let Some((k, w)) =
+                    o.outputs.iter().enumerate().find(|(_, w)| w.at < from || w.at > until)
+                {
+                    let e = ProtocolError::Time {
+                        message: "outputs".into(),
+                        reason: format!(
+                            "outputs[{k}].at {} is outside the batch [{}, {}] of seq {seq}",
+                            w.at.0, from.0, until.0
+                        ),
+                    };
+                    return Err(self.protocol(e));
+                }
+                self.now = until;
+                Ok(o.outputs.into_iter().map(WireOutput::into_output).collect())
+            }
+            Message::Unsupported { reason } => {
+                self.started = false;
+                Err(DeviceError::Unsupported(reason))
+            }
+            Message::Error { message } => {
+                self.started = false;
+                Err(DeviceError::Failed(message))
+            }
+            other => Err(self.unexpected("outputs, unsupported or error", &other)),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        self.started = false;
+        match self.call(&Message::Finish, "the answer to finish (finished)")? {
+            Message::Finished => Ok(()),
+            Message::Error { message } => Err(DeviceError::Failed(message)),
+            other => Err(self.unexpected("finished or error", &other)),
+        }
+    }
+}
+
+impl Drop for ProcessDevice {
+    fn drop(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            r.to_child = None;
+            if wait_exit(&mut r.child, EXIT_GRACE).is_none() {
+                let _ = r.child.kill();
+                let _ = r.child.wait();
+            }
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Waits at most `limit` for the child to exit.
+fn wait_exit(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s),
+            Ok(None) if Instant::now() < deadline => {
+                thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The writer thread: lines from the channel to the child's standard input, until the
+/// channel closes (then the input is closed) or a write fails.
+fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    thread::spawn(move || {
+        for line in rx {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    tx
+}
+
+/// The reader thread: decodes the child's output line by line.
+fn spawn_reader<R: BufRead + Send + 'static>(mut stdout: R) -> Receiver<Incoming> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut n = 0;
+        loop {
+            n += 1;
+            let item = match read_line(&mut stdout, &mut buf, MAX_LINE_LEN) {
+                Ok(LineRead::Line) => Incoming::Line(n, decode_bytes(&buf)),
+                Ok(LineRead::Eof) => Incoming::Eof,
+                Ok(LineRead::TooLong) => {
+                    Incoming::Line(n, Err(ProtocolError::TooLong { max: MAX_LINE_LEN }))
+                }
+                Ok(LineRead::Unterminated) => {
+                    Incoming::Line(n, Err(ProtocolError::Unterminated { len: buf.len() }))
+                }
+                Err(e) => Incoming::Broken(e.to_string()),
+            };
+            let last = !matches!(item, Incoming::Line(_, Ok(_)));
+            if tx.send(item).is_err() || last {
+                break;
+            }
+        }
+        if n > 0 {
+            let _ = tx.send(Incoming::Eof);
+        }
+    });
+    rx
+}
+
+/// The standard-error thread: passes lines through and keeps the last ones.
+fn spawn_stderr<R: BufRead + Send + 'static>(
+    stderr: R,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    options: &ProcessOptions,
+) -> Receiver<()> {
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let pass = options.pass_stderr;
+    let keep = options.stderr_tail.max(1);
+    thread::spawn(move || {
+        let _done = done_tx;
+        for line in stderr.split(b'\n') {
+            let Ok(line) = line else { break };
+            let text = String::from_utf8_lossy(&line).trim_end_matches('\r').to_string();
+            if pass {
+                let _ = writeln!(io::stderr().lock(), "{text}");
+            }
+            if let Ok(mut t) = tail.lock() {
+                if t.len() == keep {
+                    t.pop_front();
+                }
+                t.push_back(text);
+            }
+        }
+    });
+    done_rx
+}

@@ -1,0 +1,1011 @@
+//! The adapter protocol: how the runner drives a device that lives in another process
+//! (`spec/conformance.md`, `CONF-ADP-*`).
+//!
+//! The runner starts the device's command and talks to it over the child's standard input
+//! and output, in JSON Lines: one JSON object per line, UTF-8, each line ending with `\n`.
+//! The child's standard error is free text for logs. Every message is an object whose key
+//! `type` names it:
+//!
+//! | runner → device | device → runner |
+//! |---|---|
+//! | `hello` (version, runner) | `hello` (version, name, capabilities) or `error` |
+//! | `start` (manifest) | `started`, `unsupported` or `error` |
+//! | `advance` (seq, until, inputs) | `outputs` (seq, outputs), `unsupported` or `error` |
+//! | `finish` | `finished` or `error` |
+//!
+//! The runner sends one message and waits for its answer; a device answers every message
+//! with exactly one line, in order. Inputs and outputs keep the shape of
+//! [`TimedInput`] and [`TimedOutput`] in JSON, with frame bytes in hexadecimal; every input
+//! frame also carries `fields`, the decoded headers as `openrdma dissect --json` shows them
+//! ([`frame_fields_json`]), so that a harness for hardware need not decode frames itself.
+//!
+//! [`decode_line`] turns a line into a typed [`Message`] and names, when it cannot, the
+//! message, the field and the column at fault ([`ProtocolError`]). [`serve`] is the device
+//! side of the protocol for any [`Device`]; `openrdma serve` runs it over the reference
+//! model, and [`crate::process::ProcessDevice`] is the runner side.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::{self, BufRead, Read, Write};
+
+use openrdma_codec::frame::{IcrcStatus, IpRepr, decode};
+use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Timestamp};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
+use crate::scenario::{Capability, Manifest};
+
+/// The version of the adapter protocol this crate speaks (`CONF-ADP-002`).
+pub const VERSION: u32 = 1;
+
+/// Every version this crate speaks, oldest first.
+pub const SUPPORTED_VERSIONS: &[u32] = &[VERSION];
+
+/// The longest line either side may send, newline excluded: 64 MiB (`CONF-ADP-001`).
+pub const MAX_LINE_LEN: usize = 64 << 20;
+
+/// One message of the protocol, either way. The JSON key `type` names the variant in
+/// snake case (`{"type":"started"}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Message {
+    /// The first message each way: the runner's offer, then the device's answer.
+    Hello(Hello),
+    /// Runner → device: prepare a fresh NIC for a scenario.
+    Start {
+        /// The scenario's manifest, as in its TOML file.
+        manifest: Box<Manifest>,
+    },
+    /// Device → runner: ready for `advance`.
+    Started,
+    /// Device → runner: it cannot run this scenario (the verdict is `unsupported`).
+    Unsupported {
+        /// Why, for the report.
+        reason: String,
+    },
+    /// Runner → device: a batch of inputs, and the time to run to.
+    Advance(Advance),
+    /// Device → runner: everything the device produced during a batch.
+    Outputs(Outputs),
+    /// Runner → device: the scenario is over.
+    Finish,
+    /// Device → runner: the scenario is over.
+    Finished,
+    /// Device → runner: the device failed; or either way, just before closing, the other
+    /// side broke the protocol.
+    Error {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Message {
+    /// The message's `type`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Message::Hello(_) => "hello",
+            Message::Start { .. } => "start",
+            Message::Started => "started",
+            Message::Unsupported { .. } => "unsupported",
+            Message::Advance(_) => "advance",
+            Message::Outputs(_) => "outputs",
+            Message::Finish => "finish",
+            Message::Finished => "finished",
+            Message::Error { .. } => "error",
+        }
+    }
+}
+
+/// The `hello` message. The runner sets `version` and `runner`; the device answers with
+/// `version`, `name` and `capabilities`, and may set `frame_fields`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Hello {
+    /// The protocol version: the runner's offer, and the device's answer (the same).
+    pub version: u32,
+    /// The runner and its version, e.g. `openrdma 0.1.0` (runner only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
+    /// The device's name for reports (device only; required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The device's capabilities, kebab-case names of [`Capability`] (device only;
+    /// required). Names the runner does not know are ignored (`CONF-ADP-004`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Vec<String>>,
+    /// Whether the device wants `fields` beside the bytes of input frames (device only;
+    /// absent means yes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_fields: Option<bool>,
+}
+
+impl Hello {
+    /// The runner's hello.
+    pub fn runner() -> Hello {
+        Hello {
+            version: VERSION,
+            runner: Some(format!("openrdma {}", env!("CARGO_PKG_VERSION"))),
+            ..Hello::default()
+        }
+    }
+
+    /// A device's hello.
+    pub fn device(name: &str, capabilities: &BTreeSet<Capability>) -> Hello {
+        Hello {
+            version: VERSION,
+            name: Some(name.to_string()),
+            capabilities: Some(capabilities.iter().map(|c| capability_name(*c)).collect()),
+            ..Hello::default()
+        }
+    }
+
+    /// Checks that the version is one this crate speaks (`CONF-ADP-002`).
+    pub fn check_version(&self) -> Result<(), ProtocolError> {
+        if SUPPORTED_VERSIONS.contains(&self.version) {
+            Ok(())
+        } else {
+            Err(ProtocolError::Version { got: self.version, supported: SUPPORTED_VERSIONS.to_vec() })
+        }
+    }
+
+    /// What a device's hello says, checking that it has a name and capabilities.
+    pub fn device_info(&self) -> Result<DeviceInfo, ProtocolError> {
+        let missing = |field: &str| ProtocolError::MissingField {
+            message: "hello".into(),
+            field: field.into(),
+        };
+        let name = self.name.clone().ok_or_else(|| missing("name"))?;
+        let names = self.capabilities.as_ref().ok_or_else(|| missing("capabilities"))?;
+        let mut capabilities = BTreeSet::new();
+        let mut unknown_capabilities = Vec::new();
+        for n in names {
+            match serde_json::from_value::<Capability>(Value::String(n.clone())) {
+                Ok(c) => {
+                    capabilities.insert(c);
+                }
+                Err(_) => unknown_capabilities.push(n.clone()),
+            }
+        }
+        Ok(DeviceInfo {
+            name,
+            capabilities,
+            unknown_capabilities,
+            frame_fields: self.frame_fields.unwrap_or(true),
+        })
+    }
+}
+
+/// What a device said of itself in its hello.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Its name.
+    pub name: String,
+    /// The capabilities the runner knows.
+    pub capabilities: BTreeSet<Capability>,
+    /// Capability names the runner does not know (ignored).
+    pub unknown_capabilities: Vec<String>,
+    /// Whether it wants `fields` beside input frames.
+    pub frame_fields: bool,
+}
+
+/// The kebab-case name of a capability, as manifests and the protocol write it.
+pub fn capability_name(c: Capability) -> String {
+    match serde_json::to_value(c) {
+        Ok(Value::String(s)) => s,
+        _ => format!("{c:?}"),
+    }
+}
+
+/// The `advance` message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Advance {
+    /// 1 for the first batch after `start`, then one more for each batch (`CONF-ADP-006`).
+    pub seq: u64,
+    /// The time to run to, ns since the scenario's start.
+    pub until: Timestamp,
+    /// The inputs, in order, none earlier than the previous `until` nor later than this one.
+    pub inputs: Vec<WireInput>,
+}
+
+/// The `outputs` message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outputs {
+    /// The `seq` of the `advance` it answers.
+    pub seq: u64,
+    /// Everything produced after the previous `until` and at or before this `until`.
+    pub outputs: Vec<WireOutput>,
+}
+
+impl Outputs {
+    /// Checks that this answers batch `expected` (`CONF-ADP-006`).
+    pub fn check_seq(&self, expected: u64) -> Result<(), ProtocolError> {
+        if self.seq == expected {
+            Ok(())
+        } else {
+            Err(ProtocolError::Seq { message: "outputs".into(), expected, got: self.seq })
+        }
+    }
+}
+
+/// An input on the wire: [`TimedInput`] with hexadecimal frame bytes and decoded fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireInput {
+    /// When it reaches the device, ns.
+    pub at: Timestamp,
+    /// What it is.
+    pub input: WireInputKind,
+}
+
+/// What an input is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireInputKind {
+    /// A frame arriving on a port.
+    Frame {
+        /// Port.
+        port: u16,
+        /// The Ethernet frame without FCS, in hexadecimal.
+        #[serde(with = "hex")]
+        bytes: Vec<u8>,
+        /// The decoded headers ([`frame_fields_json`]); for information only: `bytes` is
+        /// the frame.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fields: Option<Value>,
+    },
+    /// A host command.
+    Host {
+        /// The command.
+        command: HostCommand,
+    },
+    /// A command from the CPU half of recovery.
+    Cpu {
+        /// The command.
+        command: CpuCommand,
+    },
+}
+
+impl WireInput {
+    /// The wire form of an input; `fields` adds the decoded headers of a frame.
+    pub fn from_input(i: TimedInput, fields: bool) -> WireInput {
+        let input = match i.input {
+            Input::Frame { port, bytes } => {
+                let fields = fields.then(|| frame_fields_json(&bytes));
+                WireInputKind::Frame { port, bytes, fields }
+            }
+            Input::Host { command } => WireInputKind::Host { command },
+            Input::Cpu { command } => WireInputKind::Cpu { command },
+        };
+        WireInput { at: i.at, input }
+    }
+
+    /// The input it carries (`fields` are dropped).
+    pub fn into_input(self) -> TimedInput {
+        let input = match self.input {
+            WireInputKind::Frame { port, bytes, .. } => Input::Frame { port, bytes },
+            WireInputKind::Host { command } => Input::Host { command },
+            WireInputKind::Cpu { command } => Input::Cpu { command },
+        };
+        TimedInput { at: self.at, input }
+    }
+}
+
+/// An output on the wire: [`TimedOutput`] with hexadecimal frame bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireOutput {
+    /// When the device produced it, ns.
+    pub at: Timestamp,
+    /// What it is.
+    pub output: WireOutputKind,
+}
+
+/// What an output is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireOutputKind {
+    /// A frame leaving on a port.
+    Frame {
+        /// Port.
+        port: u16,
+        /// The Ethernet frame without FCS, in hexadecimal.
+        #[serde(with = "hex")]
+        bytes: Vec<u8>,
+        /// Decoded headers, if the device adds them; ignored.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fields: Option<Value>,
+    },
+    /// A DMA write, flag write, completion or report.
+    Event {
+        /// The event.
+        event: NicEvent,
+    },
+}
+
+impl WireOutput {
+    /// The wire form of an output.
+    pub fn from_output(o: TimedOutput) -> WireOutput {
+        let output = match o.output {
+            Output::Frame { port, bytes } => WireOutputKind::Frame { port, bytes, fields: None },
+            Output::Event { event } => WireOutputKind::Event { event },
+        };
+        WireOutput { at: o.at, output }
+    }
+
+    /// The output it carries.
+    pub fn into_output(self) -> TimedOutput {
+        let output = match self.output {
+            WireOutputKind::Frame { port, bytes, .. } => Output::Frame { port, bytes },
+            WireOutputKind::Event { event } => Output::Event { event },
+        };
+        TimedOutput { at: self.at, output }
+    }
+}
+
+/// The decoded headers of a frame, as `openrdma dissect --json` shows them without the
+/// record's number and time: `len`, `error`, `icrc` (and `icrc_found`, `icrc_computed`
+/// when it is bad), then one object per decoded header keyed by the field names of its
+/// `Repr` — `eth`, `vlan`, `ipv4` or `ipv6`, `udp`, `bth`, and the extension headers
+/// (`meth`, `tseth`, `reth`, `immdt`, `aeth`, `seth`, `cc_state`, `neth`, `peth`, `erth`,
+/// `eeth`, `deth`, `ieth`, `atomiceth`, `atomicacketh`, `cnp`) — and `payload_len`,
+/// `pad_len` when decoding reached the payload.
+pub fn frame_fields_json(bytes: &[u8]) -> Value {
+    let d = decode(bytes);
+    let mut m = Map::new();
+    fn put<T: Serialize>(m: &mut Map<String, Value>, key: &str, v: &Option<T>) {
+        if let Some(v) = v {
+            if let Ok(v) = serde_json::to_value(v) {
+                m.insert(key.to_string(), v);
+            }
+        }
+    }
+    m.insert("len".into(), bytes.len().into());
+    m.insert("error".into(), d.error.as_ref().map(ToString::to_string).into());
+    m.insert("icrc".into(), d.icrc.as_str().into());
+    if let IcrcStatus::Bad { found, computed } = d.icrc {
+        m.insert("icrc_found".into(), found.into());
+        m.insert("icrc_computed".into(), computed.into());
+    }
+    put(&mut m, "eth", &d.eth);
+    put(&mut m, "vlan", &d.vlan);
+    match &d.ip {
+        Some(IpRepr::V4(ip)) => put(&mut m, "ipv4", &Some(ip)),
+        Some(IpRepr::V6(ip)) => put(&mut m, "ipv6", &Some(ip)),
+        None => {}
+    }
+    put(&mut m, "udp", &d.udp);
+    put(&mut m, "bth", &d.bth);
+    let x = &d.ext;
+    put(&mut m, "meth", &x.meth);
+    put(&mut m, "tseth", &x.tseth);
+    put(&mut m, "reth", &x.reth);
+    put(&mut m, "immdt", &x.immdt);
+    put(&mut m, "aeth", &x.aeth);
+    put(&mut m, "seth", &x.seth);
+    put(&mut m, "cc_state", &x.cc_state);
+    put(&mut m, "neth", &x.neth);
+    put(&mut m, "peth", &x.peth);
+    put(&mut m, "erth", &x.erth);
+    put(&mut m, "eeth", &x.eeth);
+    put(&mut m, "deth", &x.deth);
+    put(&mut m, "ieth", &x.ieth);
+    put(&mut m, "atomiceth", &x.atomiceth);
+    put(&mut m, "atomicacketh", &x.atomicacketh);
+    put(&mut m, "cnp", &x.cnp);
+    if d.layout.payload.is_some() {
+        m.insert("payload_len".into(), d.payload.len().into());
+        m.insert("pad_len".into(), d.pad.len().into());
+    }
+    Value::Object(m)
+}
+
+/// Why a line is not a message of the protocol, or a message is not the one expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// The line is longer than [`MAX_LINE_LEN`].
+    #[error("line longer than the limit of {max} bytes")]
+    TooLong {
+        /// The limit.
+        max: usize,
+    },
+    /// The line is not UTF-8.
+    #[error("line is not UTF-8: invalid byte at offset {offset}")]
+    NotUtf8 {
+        /// Offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The stream ended inside a line.
+    #[error("the stream ended inside a line ({len} bytes without a newline)")]
+    Unterminated {
+        /// Bytes read of the unfinished line.
+        len: usize,
+    },
+    /// The line holds nothing but white space.
+    #[error("empty line")]
+    Empty,
+    /// The line is not JSON (garbage, or a message cut short).
+    #[error("not JSON, at line {line}, column {column}: {reason}")]
+    Json {
+        /// Line within the text (1 for a JSON Lines message).
+        line: usize,
+        /// Column, 1-based, in bytes.
+        column: usize,
+        /// What the parser found.
+        reason: String,
+    },
+    /// The JSON value is not an object.
+    #[error("a message must be a JSON object")]
+    NotObject,
+    /// The object has no `type`.
+    #[error("a message must have a \"type\"")]
+    MissingType,
+    /// `type` names no message of the protocol.
+    #[error("unknown message type {found:?}")]
+    UnknownType {
+        /// The type found.
+        found: String,
+    },
+    /// A required field is missing.
+    #[error("{message}: missing field `{field}`")]
+    MissingField {
+        /// The message type.
+        message: String,
+        /// The field, as a path (`inputs[2].input.port`).
+        field: String,
+    },
+    /// A field has a wrong value.
+    #[error("{message}: field `{field}`: {reason}")]
+    BadField {
+        /// The message type.
+        message: String,
+        /// The field, as a path.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The message is wrong in another way.
+    #[error("{message}: {reason} (line {line}, column {column})")]
+    Invalid {
+        /// The message type.
+        message: String,
+        /// What is wrong.
+        reason: String,
+        /// Line.
+        line: usize,
+        /// Column.
+        column: usize,
+    },
+    /// A message came that is not the one the protocol allows here.
+    #[error("expected {expected}, got {got}")]
+    Unexpected {
+        /// What the protocol allows.
+        expected: String,
+        /// The type of the message received.
+        got: String,
+    },
+    /// A batch's `seq` is not the expected one.
+    #[error("{message}: seq {got}, expected {expected}")]
+    Seq {
+        /// The message type.
+        message: String,
+        /// The expected seq.
+        expected: u64,
+        /// The seq received.
+        got: u64,
+    },
+    /// The other side speaks another version.
+    #[error(
+        "adapter protocol version {got} is not spoken here; supported: {}",
+        versions(supported)
+    )]
+    Version {
+        /// The version offered.
+        got: u32,
+        /// The versions spoken here.
+        supported: Vec<u32>,
+    },
+    /// Times that go backwards or leave the batch.
+    #[error("{message}: {reason}")]
+    Time {
+        /// The message type.
+        message: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A message could not be encoded.
+    #[error("cannot encode a message: {0}")]
+    Encode(String),
+}
+
+fn versions(v: &[u32]) -> String {
+    let mut s = String::new();
+    for (i, x) in v.iter().enumerate() {
+        let _ = write!(s, "{}{x}", if i == 0 { "" } else { ", " });
+    }
+    s
+}
+
+/// Decodes one line (without its newline; a trailing `\r` or white space is allowed).
+///
+/// On success the message is typed; a message's unknown keys are ignored (`CONF-ADP-003`).
+/// On failure the error names what is wrong: the JSON position for text that is not JSON,
+/// else the message type and the field (as a path such as `inputs[2].input.bytes`).
+pub fn decode_line(line: &str) -> Result<Message, ProtocolError> {
+    if line.len() > MAX_LINE_LEN {
+        return Err(ProtocolError::TooLong { max: MAX_LINE_LEN });
+    }
+    if line.trim().is_empty() {
+        return Err(ProtocolError::Empty);
+    }
+    match serde_json::from_str::<Message>(line) {
+        Ok(m) => Ok(m),
+        Err(e) => Err(explain(line, &e)),
+    }
+}
+
+/// Decodes one line given as bytes: [`decode_line`] after checking the length and UTF-8.
+pub fn decode_bytes(line: &[u8]) -> Result<Message, ProtocolError> {
+    if line.len() > MAX_LINE_LEN {
+        return Err(ProtocolError::TooLong { max: MAX_LINE_LEN });
+    }
+    let s = std::str::from_utf8(line)
+        .map_err(|e| ProtocolError::NotUtf8 { offset: e.valid_up_to() })?;
+    decode_line(s)
+}
+
+/// Encodes a message as one line, newline included.
+pub fn encode_line(m: &Message) -> Result<Vec<u8>, ProtocolError> {
+    let mut v = serde_json::to_vec(m).map_err(|e| ProtocolError::Encode(e.to_string()))?;
+    v.push(b'\n');
+    Ok(v)
+}
+
+/// Finds out, field by field, why a line that parses as JSON is not a message.
+fn explain(line: &str, e: &serde_json::Error) -> ProtocolError {
+    let v: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return ProtocolError::Json {
+                line: e.line(),
+                column: e.column(),
+                reason: strip_position(&e.to_string()),
+            };
+        }
+    };
+    let Value::Object(map) = &v else { return ProtocolError::NotObject };
+    let ty = match map.get("type") {
+        None => return ProtocolError::MissingType,
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => {
+            return ProtocolError::BadField {
+                message: "?".into(),
+                field: "type".into(),
+                reason: format!("expected a string, found {}", kind(other)),
+            };
+        }
+    };
+    let o = Obj { message: ty, path: String::new(), map };
+    let found = match ty {
+        "hello" => (|| {
+            o.req::<u32>("version")?;
+            o.opt::<String>("runner")?;
+            o.opt::<String>("name")?;
+            o.opt::<Vec<String>>("capabilities")?;
+            o.opt::<bool>("frame_fields").map(drop)
+        })()
+        .err(),
+        "start" => o.req::<Manifest>("manifest").err(),
+        "unsupported" => o.req::<String>("reason").err(),
+        "error" => o.req::<String>("message").err(),
+        "advance" => (|| {
+            o.req::<u64>("seq")?;
+            o.req::<Timestamp>("until")?;
+            o.list("inputs", |e| {
+                e.req::<Timestamp>("at")?;
+                let i = e.obj("input")?;
+                match i.req::<String>("kind")?.as_str() {
+                    "frame" => {
+                        i.req::<u16>("port")?;
+                        i.req_hex("bytes")
+                    }
+                    "host" => i.req::<HostCommand>("command").map(drop),
+                    "cpu" => i.req::<CpuCommand>("command").map(drop),
+                    other => Err(i.bad("kind", format!("unknown input kind {other:?}"))),
+                }
+            })
+        })()
+        .err(),
+        "outputs" => (|| {
+            o.req::<u64>("seq")?;
+            o.list("outputs", |e| {
+                e.req::<Timestamp>("at")?;
+                let x = e.obj("output")?;
+                match x.req::<String>("kind")?.as_str() {
+                    "frame" => {
+                        x.req::<u16>("port")?;
+                        x.req_hex("bytes")
+                    }
+                    "event" => x.req::<NicEvent>("event").map(drop),
+                    other => Err(x.bad("kind", format!("unknown output kind {other:?}"))),
+                }
+            })
+        })()
+        .err(),
+        "started" | "finish" | "finished" => None,
+        other => return ProtocolError::UnknownType { found: other.to_string() },
+    };
+    found.unwrap_or_else(|| ProtocolError::Invalid {
+        message: ty.to_string(),
+        reason: strip_position(&e.to_string()),
+        line: e.line(),
+        column: e.column(),
+    })
+}
+
+/// serde_json appends " at line L column C" to its messages; positions are reported apart.
+fn strip_position(s: &str) -> String {
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// An object of a message being explained, at a path.
+struct Obj<'a> {
+    message: &'a str,
+    path: String,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Obj<'a> {
+    fn field(&self, key: &str) -> String {
+        if self.path.is_empty() { key.to_string() } else { format!("{}.{key}", self.path) }
+    }
+
+    fn missing(&self, key: &str) -> ProtocolError {
+        ProtocolError::MissingField { message: self.message.into(), field: self.field(key) }
+    }
+
+    fn bad(&self, key: &str, reason: String) -> ProtocolError {
+        ProtocolError::BadField { message: self.message.into(), field: self.field(key), reason }
+    }
+
+    fn req<T: DeserializeOwned>(&self, key: &str) -> Result<T, ProtocolError> {
+        let v = self.map.get(key).ok_or_else(|| self.missing(key))?;
+        T::deserialize(v).map_err(|e| self.bad(key, e.to_string()))
+    }
+
+    fn opt<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ProtocolError> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => T::deserialize(v).map(Some).map_err(|e| self.bad(key, e.to_string())),
+        }
+    }
+
+    fn req_hex(&self, key: &str) -> Result<(), ProtocolError> {
+        let v = self.map.get(key).ok_or_else(|| self.missing(key))?;
+        hex::deserialize(v).map(drop).map_err(|e: serde_json::Error| self.bad(key, e.to_string()))
+    }
+
+    fn obj(&self, key: &str) -> Result<Obj<'a>, ProtocolError> {
+        match self.map.get(key) {
+            None => Err(self.missing(key)),
+            Some(Value::Object(map)) => {
+                Ok(Obj { message: self.message, path: self.field(key), map })
+            }
+            Some(other) => Err(self.bad(key, format!("expected an object, found {}", kind(other)))),
+        }
+    }
+
+    fn list(
+        &self,
+        key: &str,
+        each: impl Fn(&Obj<'a>) -> Result<(), ProtocolError>,
+    ) -> Result<(), ProtocolError> {
+        let items = match self.map.get(key) {
+            None => return Err(self.missing(key)),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(self.bad(key, format!("expected an array, found {}", kind(other))));
+            }
+        };
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("{}[{i}]", self.field(key));
+            match item {
+                Value::Object(map) => each(&Obj { message: self.message, path, map })?,
+                other => {
+                    return Err(ProtocolError::BadField {
+                        message: self.message.into(),
+                        field: path,
+                        reason: format!("expected an object, found {}", kind(other)),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What [`read_line`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineRead {
+    /// A whole line is in the buffer (without its `\n`).
+    Line,
+    /// The stream ended before any byte of a new line.
+    Eof,
+    /// The line is longer than the limit; the stream cannot be followed any further.
+    TooLong,
+    /// The stream ended inside a line; the buffer holds its start.
+    Unterminated,
+}
+
+/// Reads one line of at most `max` bytes (newline excluded) into `buf`, without ever
+/// holding more than `max + 1` bytes of it.
+pub fn read_line<R: BufRead + ?Sized>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineRead> {
+    buf.clear();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    let n = reader.take(limit).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(LineRead::Eof);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(LineRead::Line);
+    }
+    if buf.len() > max {
+        return Ok(LineRead::TooLong);
+    }
+    Ok(LineRead::Unterminated)
+}
+
+/// Why [`serve`] stopped before the end of its input.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The runner broke the protocol; an `error` message was sent before stopping.
+    #[error("the runner broke the adapter protocol: {0}")]
+    Protocol(#[from] ProtocolError),
+    /// Reading or writing failed.
+    #[error("cannot talk to the runner: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Where [`serve`] is in the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before `hello`.
+    Greeting,
+    /// Between scenarios.
+    Idle,
+    /// In a scenario: the next batch's seq and the time reached.
+    Running { next_seq: u64, now: Timestamp },
+}
+
+/// The device side of the protocol: answers the runner's messages read from `input` on
+/// `output`, driving `device`, until `input` ends (`Ok`), or until the runner breaks the
+/// protocol (an `error` message is written, then `Err`). The device's own failures are
+/// answered with `error` (or `unsupported`) and serving goes on.
+pub fn serve<R: BufRead, W: Write>(
+    device: &mut dyn Device,
+    mut input: R,
+    mut output: W,
+) -> Result<(), ServeError> {
+    let mut phase = Phase::Greeting;
+    let mut buf = Vec::new();
+    loop {
+        let msg = match read_line(&mut input, &mut buf, MAX_LINE_LEN)? {
+            LineRead::Eof => return Ok(()),
+            LineRead::TooLong => Err(ProtocolError::TooLong { max: MAX_LINE_LEN }),
+            LineRead::Unterminated => Err(ProtocolError::Unterminated { len: buf.len() }),
+            LineRead::Line => decode_bytes(&buf),
+        };
+        let answer = msg.and_then(|m| answer(device, &mut phase, m));
+        match answer {
+            Ok(reply) => send(&mut output, &reply)?,
+            Err(e) => {
+                let _ = send(&mut output, &Message::Error { message: e.to_string() });
+                return Err(e.into());
+            }
+        }
+    }
+}
+
+fn send<W: Write>(output: &mut W, m: &Message) -> Result<(), ServeError> {
+    let line = encode_line(m)?;
+    output.write_all(&line)?;
+    output.flush()?;
+    Ok(())
+}
+
+/// The answer to one message, or the protocol error that ends the conversation.
+fn answer(device: &mut dyn Device, phase: &mut Phase, m: Message) -> Result<Message, ProtocolError> {
+    let failed = |e: DeviceError| match e {
+        DeviceError::Unsupported(reason) => Message::Unsupported { reason },
+        other => Message::Error { message: other.to_string() },
+    };
+    match (m, *phase) {
+        (Message::Hello(h), Phase::Greeting) => {
+            h.check_version()?;
+            *phase = Phase::Idle;
+            Ok(Message::Hello(Hello::device(&device.name(), &device.capabilities())))
+        }
+        (m, Phase::Greeting) => {
+            Err(ProtocolError::Unexpected { expected: "hello".into(), got: m.type_name().into() })
+        }
+        (Message::Start { manifest }, _) => match device.start(&manifest) {
+            Ok(()) => {
+                *phase = Phase::Running { next_seq: 1, now: Timestamp::ZERO };
+                Ok(Message::Started)
+            }
+            Err(e) => {
+                *phase = Phase::Idle;
+                Ok(failed(e))
+            }
+        },
+        (Message::Advance(a), Phase::Running { next_seq, now }) => {
+            if a.seq != next_seq {
+                return Err(ProtocolError::Seq {
+                    message: "advance".into(),
+                    expected: next_seq,
+                    got: a.seq,
+                });
+            }
+            check_times(&a, now)?;
+            let inputs = a.inputs.into_iter().map(WireInput::into_input).collect();
+            *phase = Phase::Running { next_seq: next_seq + 1, now: a.until };
+            Ok(match device.advance(inputs, a.until) {
+                Ok(out) => Message::Outputs(Outputs {
+                    seq: a.seq,
+                    outputs: out.into_iter().map(WireOutput::from_output).collect(),
+                }),
+                Err(e) => failed(e),
+            })
+        }
+        (Message::Finish, Phase::Running { .. }) => {
+            *phase = Phase::Idle;
+            Ok(match device.finish() {
+                Ok(()) => Message::Finished,
+                Err(e) => failed(e),
+            })
+        }
+        (m @ (Message::Advance(_) | Message::Finish), Phase::Idle) => Err(ProtocolError::Unexpected {
+            expected: "start".into(),
+            got: m.type_name().into(),
+        }),
+        (m, _) => Err(ProtocolError::Unexpected {
+            expected: "start, advance or finish".into(),
+            got: m.type_name().into(),
+        }),
+    }
+}
+
+/// Time only moves forward: `until` is not before the previous `until`, and the inputs lie
+/// between the two, in order (`CONF-DEV-003`).
+fn check_times(a: &Advance, now: Timestamp) -> Result<(), ProtocolError> {
+    let bad = |reason: String| ProtocolError::Time { message: "advance".into(), reason };
+    if a.until < now {
+        return Err(bad(format!("until {} is before the previous until {}", a.until.0, now.0)));
+    }
+    let mut t = now;
+    for (k, i) in a.inputs.iter().enumerate() {
+        if i.at < t || i.at > a.until {
+            return Err(bad(format!(
+                "inputs[{k}].at {} is outside [{}, {}] or before the input ahead of it",
+                i.at.0, t.0, a.until.0
+            )));
+        }
+        t = i.at;
+    }
+    Ok(())
+}
+
+/// Fuzz body: decodes arbitrary bytes as a line and never panics; what decodes encodes
+/// again, and decodes again.
+pub fn fuzz_adapter_decode(data: &[u8]) {
+    let Ok(m) = decode_bytes(data) else { return };
+    let line = encode_line(&m).unwrap_or_default();
+    let again = line.strip_suffix(b"\n").map(decode_bytes);
+    assert!(
+        matches!(again, Some(Ok(_))),
+        "a decoded message does not decode again after encoding: {again:?}"
+    );
+    let _ = m.type_name();
+    let mut sink = Vec::new();
+    let _ = read_line(&mut &data[..], &mut sink, 64);
+}
+
+/// Frame bytes as lower-case hexadecimal (either case is read).
+mod hex {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+    pub(super) fn serialize<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(b.len() * 2);
+        for x in b {
+            out.push(DIGITS[usize::from(x >> 4)]);
+            out.push(DIGITS[usize::from(x & 15)]);
+        }
+        s.serialize_str(std::str::from_utf8(&out).unwrap_or_default())
+    }
+
+    fn digit(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        d.deserialize_str(HexVisitor)
+    }
+
+    struct HexVisitor;
+
+    impl serde::de::Visitor<'_> for HexVisitor {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string of hexadecimal digits")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Vec<u8>, E> {
+            let b = s.as_bytes();
+            if b.len() % 2 != 0 {
+                return Err(E::custom("hex bytes: odd number of digits"));
+            }
+            b.chunks_exact(2)
+                .enumerate()
+                .map(|(i, p)| match (digit(p[0]), digit(p[1])) {
+                    (Some(h), Some(l)) => Ok(h << 4 | l),
+                    _ => Err(E::custom(format!("hex bytes: bad digit at {}", 2 * i))),
+                })
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        let i = WireInput {
+            at: Timestamp(5),
+            input: WireInputKind::Frame { port: 1, bytes: vec![0, 0xAB, 0xFF], fields: None },
+        };
+        let s = serde_json::to_string(&i).unwrap();
+        assert_eq!(s, r#"{"at":5,"input":{"kind":"frame","port":1,"bytes":"00abff"}}"#);
+        assert_eq!(serde_json::from_str::<WireInput>(&s).unwrap(), i);
+        let upper = s.replace("00abff", "00ABFF");
+        assert_eq!(serde_json::from_str::<WireInput>(&upper).unwrap(), i);
+    }
+
+    #[test]
+    fn read_line_limits() {
+        let mut buf = Vec::new();
+        let mut r = &b"abc\nabcdef\nxy"[..];
+        assert_eq!(read_line(&mut r, &mut buf, 4).unwrap(), LineRead::Line);
+        assert_eq!(buf, b"abc");
+        assert_eq!(read_line(&mut r, &mut buf, 4).unwrap(), LineRead::TooLong);
+        let mut r = &b"abcd\nxy"[..];
+        assert_eq!(read_line(&mut r, &mut buf, 4).unwrap(), LineRead::Line);
+        assert_eq!(read_line(&mut r, &mut buf, 4).unwrap(), LineRead::Unterminated);
+        assert_eq!(buf, b"xy");
+        assert_eq!(read_line(&mut r, &mut buf, 4).unwrap(), LineRead::Eof);
+    }
+}

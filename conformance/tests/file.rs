@@ -1,0 +1,742 @@
+//! The on-disk scenario format: round trips, deterministic output, and an exact error for
+//! every kind of broken file.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use openrdma_codec::{Psn, Qpn};
+use openrdma_conformance::capture::{CaptureError, LINKTYPE_ETHERNET};
+use openrdma_conformance::device::{Output, TimedOutput};
+use openrdma_conformance::file::{
+    DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, fuzz_scenario_load, load,
+    manifest_to_toml, parse_manifest, read_observed, read_observed_bytes, read_scenario_bytes,
+    save, write_scenario,
+};
+use openrdma_conformance::scenario::{Body, Direction, Manifest, Record, Scenario};
+use openrdma_sm::{CpuCommand, EvState, FlagWrite, HostCommand, NicEvent, Region, Side, Timestamp};
+use pcap_file::DataLink;
+use pcap_file::pcapng::PcapNgWriter;
+use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
+use pcap_file::pcapng::blocks::interface_description::{
+    InterfaceDescriptionBlock, InterfaceDescriptionOption,
+};
+
+fn manifest(ports: u16) -> Manifest {
+    let text = format!(
+        "name = \"file-format-test\"\n\
+         description = \"Every kind of record.\"\n\
+         requirements = [\"RCV-ACK-001\"]\n\
+         ports = {ports}\n"
+    );
+    parse_manifest(&text, "test.toml").expect("the test manifest parses")
+}
+
+fn frame(seed: u8, len: usize) -> Vec<u8> {
+    let mut f = vec![0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xB5];
+    f.extend((0..len).map(|i| seed.wrapping_add(i as u8)));
+    f
+}
+
+fn rec(at: u64, dir: Direction, body: Body, checks: &[&str]) -> Record {
+    Record {
+        at: Timestamp::from_nanos(at),
+        dir,
+        body,
+        checks: checks.iter().map(|c| c.to_string()).collect(),
+    }
+}
+
+/// A scenario with every kind of body, both directions, two ports, equal times.
+fn scenario() -> Scenario {
+    use Direction::{Expect, Inject};
+    let records = vec![
+        rec(
+            0,
+            Inject,
+            Body::Host {
+                command: HostCommand::RegisterRegion(Region {
+                    rkey: 0x1234,
+                    base: 0x10_0000,
+                    len: 1 << 20,
+                    remote_write: true,
+                }),
+            },
+            &[],
+        ),
+        rec(0, Inject, Body::Host { command: HostCommand::Doorbell { token: u64::MAX } }, &[]),
+        rec(
+            10,
+            Inject,
+            Body::Cpu {
+                command: CpuCommand::SetEvState {
+                    qpn: Qpn::new(7),
+                    ev: 3,
+                    state: EvState::AssumedBad,
+                },
+            },
+            &[],
+        ),
+        rec(100, Inject, Body::Frame { port: 0, bytes: frame(1, 50) }, &["RCV-ACK-001"]),
+        rec(
+            250,
+            Expect,
+            Body::Frame { port: 1, bytes: frame(2, 47) },
+            &["RCV-ACK-001", "RCV-DUP-001"],
+        ),
+        rec(
+            250,
+            Expect,
+            Body::Event {
+                event: NicEvent::FlagWrite(FlagWrite {
+                    qpn: Qpn::new(7),
+                    side: Side::Responder,
+                    msn: 1,
+                    addr: 0x2000,
+                    value: 0x8000_0000_0000_0001,
+                }),
+            },
+            &["RCV-DUP-001"],
+        ),
+        rec(1_000_000_007, Expect, Body::Frame { port: 0, bytes: frame(3, 0) }, &[]),
+        rec(
+            1_000_000_008,
+            Inject,
+            Body::Cpu { command: CpuCommand::QpError { qpn: Qpn::new(7) } },
+            &[],
+        ),
+    ];
+    let _ = Psn::new(0);
+    Scenario { manifest: manifest(2), records }
+}
+
+fn written(s: &Scenario) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_scenario(s, &mut out).expect("the scenario writes");
+    out
+}
+
+fn read(pcapng: &[u8], s: &Scenario) -> Result<Scenario, FileError> {
+    let toml = manifest_to_toml(&s.manifest);
+    read_scenario_bytes(pcapng, &toml, "t.pcapng", "t.toml")
+}
+
+/// Byte offsets of the blocks of little-endian pcapng `bytes`, and the end.
+fn block_starts(bytes: &[u8]) -> Vec<usize> {
+    let mut at = 0;
+    let mut starts = Vec::new();
+    while at < bytes.len() {
+        starts.push(at);
+        at += u32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
+    }
+    assert_eq!(at, bytes.len());
+    starts.push(at);
+    starts
+}
+
+fn tmp(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+#[test]
+fn round_trip() {
+    let s = scenario();
+    let bytes = written(&s);
+    let back = read(&bytes, &s).expect("the scenario reads back");
+    assert_eq!(back, s);
+}
+
+#[test]
+fn save_and_load() {
+    let s = scenario();
+    let stem = tmp("file-save-and-load");
+    save(&s, &stem).unwrap();
+    assert_eq!(load(&stem).unwrap(), s);
+    let mut pcapng = stem.clone().into_os_string();
+    pcapng.push(".pcapng");
+    assert_eq!(load(PathBuf::from(pcapng)).unwrap(), s);
+}
+
+#[test]
+fn empty_scenario_round_trips() {
+    let s = Scenario { manifest: manifest(0), records: vec![] };
+    assert_eq!(read(&written(&s), &s).unwrap(), s);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let s = scenario();
+    let a = written(&s);
+    let b = written(&s.clone());
+    assert_eq!(a, b);
+    // Section header (with the section length), 3 interfaces, one block per record.
+    assert_eq!(block_starts(&a).len() - 1, 1 + 3 + s.records.len());
+    let declared = i64::from_le_bytes(a[16..24].try_into().unwrap());
+    assert_eq!(declared as usize, a.len() - block_starts(&a)[1]);
+}
+
+#[test]
+fn layout() {
+    let s = scenario();
+    let bytes = written(&s);
+    let starts = block_starts(&bytes);
+    // Little-endian Section Header Block.
+    assert_eq!(&bytes[0..4], &[0x0A, 0x0D, 0x0D, 0x0A]);
+    assert_eq!(&bytes[8..12], &[0x4D, 0x3C, 0x2B, 0x1A]);
+    let shb = &bytes[..starts[1]];
+    let contains = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    assert!(contains(shb, b"file-format-test"));
+    assert!(contains(shb, format!("openrdma {}", env!("CARGO_PKG_VERSION")).as_bytes()));
+    // Interfaces: port0, port1 (Ethernet), host (USER0), all with if_tsresol 9.
+    for (i, (name, link)) in
+        [("port0", LINKTYPE_ETHERNET), ("port1", LINKTYPE_ETHERNET), ("host", LINKTYPE_USER0)]
+            .into_iter()
+            .enumerate()
+    {
+        let idb = &bytes[starts[1 + i]..starts[2 + i]];
+        assert_eq!(u32::from_le_bytes(idb[0..4].try_into().unwrap()), 1);
+        assert_eq!(u32::from(u16::from_le_bytes(idb[8..10].try_into().unwrap())), link);
+        assert!(contains(idb, name.as_bytes()));
+        assert!(contains(idb, &[9, 0, 1, 0, 9, 0, 0, 0]), "if_tsresol 9 on {name}");
+    }
+    // The fourth record: a frame injected on port 0 at 100 ns.
+    let epb = &bytes[starts[7]..starts[8]];
+    assert_eq!(u32::from_le_bytes(epb[0..4].try_into().unwrap()), 6);
+    assert_eq!(u32::from_le_bytes(epb[8..12].try_into().unwrap()), 0, "interface");
+    assert_eq!(u32::from_le_bytes(epb[16..20].try_into().unwrap()), 100, "timestamp low");
+    assert!(contains(epb, b"inject checks: RCV-ACK-001"));
+    assert!(contains(epb, &[2, 0, 4, 0, 1, 0, 0, 0]), "epb_flags inbound");
+    // The first record: a host command on interface 2, "ORDM", version 1, kind 1.
+    let epb = &bytes[starts[4]..starts[5]];
+    assert_eq!(u32::from_le_bytes(epb[8..12].try_into().unwrap()), 2, "interface");
+    assert_eq!(&epb[28..36], b"ORDM\x01\x01\0\0");
+    assert!(epb[36..].starts_with(b"{\"command\":\"register_region\""));
+    // An expected event: kind 3, outbound.
+    let epb = &bytes[starts[9]..starts[10]];
+    assert_eq!(&epb[28..36], b"ORDM\x01\x03\0\0");
+    assert!(contains(epb, &[2, 0, 4, 0, 2, 0, 0, 0]), "epb_flags outbound");
+    assert!(contains(epb, b"expect checks: RCV-DUP-001"));
+}
+
+#[test]
+fn truncated_files() {
+    let s = scenario();
+    let bytes = written(&s);
+    let starts = block_starts(&bytes);
+    let end = *starts.last().unwrap();
+    for len in [0, 3] {
+        assert!(matches!(
+            read(&bytes[..len], &s),
+            Err(FileError::Capture { source: CaptureError::TooShort { .. }, .. })
+        ));
+    }
+    for len in [4, 11, starts[1] - 1] {
+        assert!(matches!(
+            read(&bytes[..len], &s),
+            Err(FileError::Capture { source: CaptureError::TruncatedHeader { .. }, .. })
+        ));
+    }
+    // Cut at a block boundary: the section length tells.
+    for &cut in &starts[1..starts.len() - 1] {
+        match read(&bytes[..cut], &s) {
+            Err(FileError::SectionLength { offset, declared, actual, .. }) => {
+                assert_eq!(offset, cut as u64);
+                assert_eq!(declared, (end - starts[1]) as u64);
+                assert_eq!(actual, (cut - starts[1]) as u64);
+            }
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+    // Cut inside a block: the block's offset.
+    for w in starts[1..].windows(2) {
+        let (start, next) = (w[0], w[1]);
+        for cut in [start + 1, start + 4, start + 8, (start + next) / 2, next - 1] {
+            match read(&bytes[..cut], &s) {
+                Err(FileError::Capture {
+                    source: CaptureError::Truncated { what: "block", offset, .. },
+                    ..
+                }) => assert_eq!(offset, start as u64, "cut at {cut}"),
+                other => panic!("cut at {cut}: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_block_length() {
+    let s = scenario();
+    let bytes = written(&s);
+    let starts = block_starts(&bytes);
+    for &start in &starts[1..starts.len() - 1] {
+        for bad in [13u32, 8] {
+            let mut b = bytes.clone();
+            b[start + 4..start + 8].copy_from_slice(&bad.to_le_bytes());
+            match read(&b, &s) {
+                Err(FileError::Capture {
+                    source: CaptureError::Corrupt { what: "block", offset, reason },
+                    ..
+                }) => {
+                    assert_eq!(offset, start as u64);
+                    assert!(reason.contains(&format!("block length {bad}")), "{reason}");
+                }
+                other => panic!("length {bad} at {start}: {other:?}"),
+            }
+        }
+        // Header and trailer lengths that disagree.
+        let mut b = bytes.clone();
+        let len = u32::from_le_bytes(b[start + 4..start + 8].try_into().unwrap());
+        b[start + 4..start + 8].copy_from_slice(&(len + 4).to_le_bytes());
+        assert!(
+            matches!(
+                read(&b, &s),
+                Err(FileError::Capture { source: CaptureError::Corrupt { offset, .. }
+                    | CaptureError::Truncated { offset, .. }, .. })
+                    if offset == start as u64
+            ),
+            "{start}"
+        );
+    }
+}
+
+#[test]
+fn bad_host_record_headers() {
+    let s = scenario();
+    let bytes = written(&s);
+    let starts = block_starts(&bytes);
+    let host = starts[4]; // the first record: a host command
+    let data = host + 28;
+    let cases: [(usize, u8, HostRecordError); 4] = [
+        (0, b'X', HostRecordError::Magic { found: *b"XRDM" }),
+        (4, 2, HostRecordError::Version { found: 2 }),
+        (5, 9, HostRecordError::Kind { found: 9 }),
+        (7, 1, HostRecordError::Reserved { found: 1 }),
+    ];
+    for (at, value, want) in cases {
+        let mut b = bytes.clone();
+        b[data + at] = value;
+        match read(&b, &s) {
+            Err(FileError::HostRecord { offset, reason, .. }) => {
+                assert_eq!(offset, host as u64);
+                assert_eq!(reason, want);
+            }
+            other => panic!("{want}: {other:?}"),
+        }
+    }
+    // A record that is a host command where an event must be.
+    let mut b = bytes.clone();
+    b[starts[9] + 28 + 5] = 1;
+    match read(&b, &s) {
+        Err(FileError::Json { offset, kind: HostKind::Host, line: 1, .. }) => {
+            assert_eq!(offset, starts[9] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Hand-made files, for what the writer never produces.
+// ---------------------------------------------------------------------------------------
+
+struct Packet<'a> {
+    interface: u32,
+    at: u64,
+    data: Vec<u8>,
+    flags: Option<u32>,
+    comment: Option<&'a str>,
+}
+
+fn pkt(interface: u32, at: u64, data: Vec<u8>, flags: Option<u32>) -> Packet<'static> {
+    Packet { interface, at, data, flags, comment: None }
+}
+
+/// A pcapng file (section length -1) with the given interfaces and packets.
+fn handmade(links: &[u32], packets: &[Packet<'_>]) -> (Vec<u8>, Vec<usize>) {
+    let mut out = Vec::new();
+    let mut w = PcapNgWriter::with_endianness(&mut out, pcap_file::Endianness::Little).unwrap();
+    for &link in links {
+        w.write_pcapng_block(InterfaceDescriptionBlock {
+            linktype: DataLink::from(link),
+            snaplen: 0,
+            options: vec![InterfaceDescriptionOption::IfTsResol(9)],
+        })
+        .unwrap();
+    }
+    for p in packets {
+        let mut options = Vec::new();
+        if let Some(c) = p.comment {
+            options.push(EnhancedPacketOption::Comment(Cow::Borrowed(c)));
+        }
+        if let Some(f) = p.flags {
+            options.push(EnhancedPacketOption::Flags(f));
+        }
+        w.write_pcapng_block(EnhancedPacketBlock {
+            interface_id: p.interface,
+            timestamp: Duration::from_nanos(p.at),
+            original_len: p.data.len() as u32,
+            data: Cow::Borrowed(&p.data),
+            options,
+        })
+        .unwrap();
+    }
+    let starts = block_starts(&out);
+    (out, starts)
+}
+
+fn host_record(kind: u8, json: &str) -> Vec<u8> {
+    let mut v = b"ORDM\x01".to_vec();
+    v.extend_from_slice(&[kind, 0, 0]);
+    v.extend_from_slice(json.as_bytes());
+    v
+}
+
+fn read1(pcapng: &[u8]) -> Result<Scenario, FileError> {
+    read(pcapng, &Scenario { manifest: manifest(1), records: vec![] })
+}
+
+#[test]
+fn section_length_minus_one_is_accepted() {
+    let (b, _) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[
+            pkt(0, 5, frame(0, 10), Some(1)),
+            pkt(1, 6, host_record(1, r#"{"command":"doorbell","token":9}"#), Some(1)),
+        ],
+    );
+    let s = read1(&b).unwrap();
+    assert_eq!(s.records.len(), 2);
+    assert_eq!(s.records[1].body, Body::Host { command: HostCommand::Doorbell { token: 9 } });
+}
+
+#[test]
+fn json_garbage() {
+    let (b, starts) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[pkt(1, 0, host_record(2, "{\n  \"cmd\": \"probe\",\n  \"qpn\": 1,\n  oops\n}"), Some(1))],
+    );
+    match read1(&b) {
+        Err(FileError::Json { offset, kind: HostKind::Cpu, line, column, message, .. }) => {
+            assert_eq!(offset, starts[3] as u64);
+            assert_eq!((line, column), (4, 3));
+            assert!(message.starts_with("key must be a string"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let (b, _) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[pkt(1, 0, host_record(3, r#"{"event":"no_such_event"}"#), Some(2))],
+    );
+    assert!(matches!(read1(&b), Err(FileError::Json { kind: HostKind::Event, line: 1, .. })));
+    // A host record shorter than its header.
+    let (b, _) =
+        handmade(&[LINKTYPE_ETHERNET, LINKTYPE_USER0], &[pkt(1, 0, b"ORD".to_vec(), Some(1))]);
+    assert!(matches!(
+        read1(&b),
+        Err(FileError::HostRecord { reason: HostRecordError::Short { len: 3 }, .. })
+    ));
+}
+
+#[test]
+fn time_going_backwards() {
+    let (b, starts) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[
+            pkt(0, 100, frame(0, 4), Some(1)),
+            pkt(0, 100, frame(1, 4), Some(2)),
+            pkt(0, 99, frame(2, 4), Some(1)),
+        ],
+    );
+    match read1(&b) {
+        Err(FileError::TimeBackwards { offset, at: 99, previous: 100, .. }) => {
+            assert_eq!(offset, starts[5] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+    // The writer refuses too.
+    let mut s = scenario();
+    s.records.swap(3, 4);
+    assert!(matches!(
+        write_scenario(&s, &mut Vec::new()),
+        Err(FileError::Invalid { record: 4, .. })
+    ));
+}
+
+#[test]
+fn interfaces_and_link_types() {
+    // A packet on an interface beyond the host interface.
+    let (b, starts) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0, LINKTYPE_ETHERNET],
+        &[pkt(0, 0, frame(0, 4), Some(1)), pkt(2, 1, frame(0, 4), Some(1))],
+    );
+    match read1(&b) {
+        Err(FileError::Interface { offset, interface: 2, ports: 1, .. }) => {
+            assert_eq!(offset, starts[5] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+    // A port that is not Ethernet.
+    let (b, starts) = handmade(&[228, LINKTYPE_USER0], &[]);
+    match read1(&b) {
+        Err(FileError::LinkType { offset, interface: 0, expected: 1, link_type: 228, .. }) => {
+            assert_eq!(offset, starts[1] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+    // A two-port scenario read with a one-port manifest: interface 1 must be the host's.
+    let s = scenario();
+    let bytes = written(&s);
+    let starts = block_starts(&bytes);
+    let one = Scenario { manifest: manifest(1), records: vec![] };
+    match read(&bytes, &one) {
+        Err(FileError::LinkType { offset, interface: 1, expected: 147, link_type: 1, .. }) => {
+            assert_eq!(offset, starts[2] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+    // ... and with a three-port manifest, interface 2 must be a port.
+    let three = Scenario { manifest: manifest(3), records: vec![] };
+    assert!(matches!(
+        read(&bytes, &three),
+        Err(FileError::LinkType { interface: 2, expected: 1, link_type: 147, .. })
+    ));
+    // The writer refuses a frame on a port the manifest does not have.
+    let mut s = scenario();
+    s.manifest.ports = 1;
+    assert!(matches!(
+        write_scenario(&s, &mut Vec::new()),
+        Err(FileError::Invalid { record: 4, .. })
+    ));
+}
+
+#[test]
+fn directions_and_comments() {
+    let links = [LINKTYPE_ETHERNET, LINKTYPE_USER0];
+    // From the comment when the flags are absent, with the checks.
+    let p = Packet {
+        interface: 0,
+        at: 0,
+        data: frame(0, 4),
+        flags: None,
+        comment: Some("expect checks: RCV-ACK-001"),
+    };
+    let s = read1(&handmade(&links, &[p]).0).unwrap();
+    assert_eq!(s.records[0].dir, Direction::Expect);
+    assert_eq!(s.records[0].checks, vec!["RCV-ACK-001".to_string()]);
+    // From the flags alone.
+    let s = read1(&handmade(&links, &[pkt(0, 0, frame(0, 4), Some(2))]).0).unwrap();
+    assert_eq!(s.records[0].dir, Direction::Expect);
+    // Neither.
+    let (b, starts) = handmade(&links, &[pkt(0, 0, frame(0, 4), None)]);
+    match read1(&b) {
+        Err(FileError::Direction { offset, reason: DirectionError::Missing, .. }) => {
+            assert_eq!(offset, starts[3] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+    // Disagreeing.
+    let p =
+        Packet { interface: 0, at: 0, data: frame(0, 4), flags: Some(1), comment: Some("expect") };
+    assert!(matches!(
+        read1(&handmade(&links, &[p]).0),
+        Err(FileError::Direction { reason: DirectionError::Disagree { .. }, .. })
+    ));
+    // Malformed checks.
+    let p = Packet {
+        interface: 0,
+        at: 0,
+        data: frame(0, 4),
+        flags: Some(1),
+        comment: Some("inject checks: A,B"),
+    };
+    assert!(matches!(
+        read1(&handmade(&links, &[p]).0),
+        Err(FileError::Direction { reason: DirectionError::BadComment { .. }, .. })
+    ));
+    // Notes are ignored.
+    let p = Packet {
+        interface: 0,
+        at: 0,
+        data: frame(0, 4),
+        flags: Some(1),
+        comment: Some("retransmission"),
+    };
+    assert_eq!(read1(&handmade(&links, &[p]).0).unwrap().records[0].dir, Direction::Inject);
+    // An event that is injected.
+    let event = r#"{"event":"flag_write","qpn":1,"side":"requester","msn":0,"addr":0,"value":0}"#;
+    let (b, starts) = handmade(&links, &[pkt(1, 0, host_record(3, event), Some(1))]);
+    match read1(&b) {
+        Err(FileError::BodyDirection {
+            offset,
+            kind: HostKind::Event,
+            dir: Direction::Inject,
+            ..
+        }) => {
+            assert_eq!(offset, starts[3] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
+    // The writer refuses an expected host command and bad check IDs.
+    let mut s = scenario();
+    s.records[0].dir = Direction::Expect;
+    assert!(matches!(
+        write_scenario(&s, &mut Vec::new()),
+        Err(FileError::Invalid { record: 0, .. })
+    ));
+    let mut s = scenario();
+    s.records[3].checks.push("TWO WORDS".into());
+    assert!(matches!(
+        write_scenario(&s, &mut Vec::new()),
+        Err(FileError::Invalid { record: 3, .. })
+    ));
+}
+
+#[test]
+fn snapped_packets_and_other_formats() {
+    // A pcap file is not a scenario.
+    let mut pcap = Vec::new();
+    {
+        let mut w = pcap_file::pcap::PcapWriter::new(&mut pcap).unwrap();
+        w.write_packet(&pcap_file::pcap::PcapPacket::new(
+            Duration::from_micros(3),
+            20,
+            &frame(0, 6),
+        ))
+        .unwrap();
+    }
+    assert!(matches!(read1(&pcap), Err(FileError::NotPcapNg { .. })));
+    // ... but it is an observed capture.
+    let seen = read_observed_bytes(&pcap, "x.pcap").unwrap();
+    assert_eq!(
+        seen,
+        vec![TimedOutput {
+            at: Timestamp::from_nanos(3_000),
+            output: Output::Frame { port: 0, bytes: frame(0, 6) }
+        }]
+    );
+    // A frame that the capture cut.
+    let mut b =
+        handmade(&[LINKTYPE_ETHERNET, LINKTYPE_USER0], &[pkt(0, 0, frame(0, 4), Some(1))]).0;
+    let starts = block_starts(&b);
+    let orig = starts[3] + 24;
+    b[orig..orig + 4].copy_from_slice(&100u32.to_le_bytes());
+    assert!(matches!(read1(&b), Err(FileError::Snapped { captured: 18, original: 100, .. })));
+}
+
+#[test]
+fn toml_errors_have_line_and_column() {
+    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n  bogus = 1\n";
+    match parse_manifest(text, "m.toml") {
+        Err(FileError::Toml { file, line, column, message }) => {
+            assert_eq!(file, PathBuf::from("m.toml"));
+            assert_eq!((line, column), (4, 3));
+            assert!(message.contains("unknown field `bogus`"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let text =
+        "name = \"x\"\ndescription = \"y\"\nrequirements = []\n[nic]\npmtu = 4096\nbogus = 1\n";
+    assert!(matches!(
+        parse_manifest(text, "m.toml"),
+        Err(FileError::Toml { line: 6, column: 1, .. })
+    ));
+    let text = "name = \"x\"\ndescription = \"é\"\nrequirements = []\nports = \"two\"\n";
+    assert!(matches!(
+        parse_manifest(text, "m.toml"),
+        Err(FileError::Toml { line: 4, column: 9, .. })
+    ));
+    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = [\n";
+    assert!(matches!(parse_manifest(text, "m.toml"), Err(FileError::Toml { line: 3 | 4, .. })));
+    // Errors from reading whole files name the file too.
+    let err = read_scenario_bytes(b"", "name = 1", "a.pcapng", "dir/a.toml").unwrap_err();
+    assert!(err.to_string().starts_with("dir/a.toml:1:8: "), "{err}");
+}
+
+#[test]
+fn manifest_round_trips_through_toml() {
+    let mut m = scenario().manifest;
+    m.nic.seed = 42;
+    m.link.vlan = Some(12);
+    m.link.local_ip = "fd00::1".parse().unwrap();
+    m.link.peer_ip = "fd00::2".parse().unwrap();
+    let text = manifest_to_toml(&m);
+    assert_eq!(parse_manifest(&text, "m.toml").unwrap(), m);
+    // The whole u64 range goes through.
+    m.nic.seed = u64::MAX;
+    assert_eq!(parse_manifest(&manifest_to_toml(&m), "m.toml").unwrap(), m);
+}
+
+#[test]
+fn observed_capture_of_a_scenario_is_its_expectations() {
+    let s = scenario();
+    let path = tmp("file-observed.pcapng");
+    std::fs::write(&path, written(&s)).unwrap();
+    let seen = read_observed(&path).unwrap();
+    let want: Vec<TimedOutput> = s
+        .expects()
+        .map(|r| TimedOutput {
+            at: r.at,
+            output: match &r.body {
+                Body::Frame { port, bytes } => Output::Frame { port: *port, bytes: bytes.clone() },
+                Body::Event { event } => Output::Event { event: event.clone() },
+                other => panic!("{other:?}"),
+            },
+        })
+        .collect();
+    assert_eq!(seen, want);
+    // Times are sorted; other link types are errors.
+    let (b, _) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_ETHERNET],
+        &[pkt(1, 9, frame(1, 1), None), pkt(0, 5, frame(0, 1), None)],
+    );
+    let seen = read_observed_bytes(&b, "o.pcapng").unwrap();
+    assert_eq!(seen.iter().map(|o| o.at.as_nanos()).collect::<Vec<_>>(), vec![5, 9]);
+    let (b, _) = handmade(&[113], &[pkt(0, 9, frame(1, 1), None)]);
+    assert!(matches!(
+        read_observed_bytes(&b, "o.pcapng"),
+        Err(FileError::LinkType { link_type: 113, .. })
+    ));
+}
+
+/// A small deterministic generator for mutations.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn fuzz_body_never_panics() {
+    let s = scenario();
+    let toml = manifest_to_toml(&s.manifest);
+    let pcapng = written(&s);
+    let mut valid = toml.clone().into_bytes();
+    valid.push(0);
+    valid.extend_from_slice(&pcapng);
+    for input in [&b""[..], b"\0", b"garbage", b"name = \"x\"\0\x0a\x0d\x0d\x0a", &valid] {
+        fuzz_scenario_load(input);
+    }
+    // Mutations of a valid input: flipped bytes, cuts, and splices, all in the pcapng part.
+    let base = toml.len() + 1;
+    let mut rng = Lcg(7);
+    for _ in 0..3000 {
+        let mut v = valid.clone();
+        match rng.next() % 3 {
+            0 => {
+                for _ in 0..1 + rng.next() % 4 {
+                    let i = base + (rng.next() as usize % pcapng.len());
+                    v[i] = rng.next() as u8;
+                }
+            }
+            1 => v.truncate(base + rng.next() as usize % pcapng.len()),
+            _ => {
+                let i = base + (rng.next() as usize % pcapng.len());
+                let j = base + (rng.next() as usize % pcapng.len());
+                let (lo, hi) = (i.min(j), i.max(j));
+                v.drain(lo..hi);
+            }
+        }
+        fuzz_scenario_load(&v);
+    }
+}
