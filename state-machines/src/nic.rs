@@ -177,11 +177,6 @@ impl Nic {
         self.qp_index.get(&qpn.value()).map(|&i| (self.qps[i].req.snd_una, self.qps[i].req.snd_nxt))
     }
 
-    /// The EV that PSN `psn` of QP `qpn` was last sent on, if it is outstanding.
-    pub fn last_ev_of(&self, qpn: Qpn, psn: Psn) -> Option<u32> {
-        self.qp_idx(qpn).and_then(|i| self.qps[i].req.last_ev_of(psn))
-    }
-
     /// State of every EV of QP `qpn`.
     pub fn ev_states(&self, qpn: Qpn) -> Option<Vec<(u32, EvState)>> {
         self.qp_index

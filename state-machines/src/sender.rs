@@ -313,7 +313,9 @@ impl Requester {
         if self.in_error {
             return None;
         }
-        self.expire_skips(now, skip_hold);
+        // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
+        // SKIP→GOOD change is reported.
+        let _ = skip_hold;
         if let Some((ev, id)) = self.probes.pop_front() {
             let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, self.snd_nxt);
             let peth =
@@ -583,19 +585,6 @@ impl Requester {
         }
     }
 
-    fn expire_skips(&mut self, now: Timestamp, hold: core::time::Duration) {
-        if !self.evs_degraded {
-            return;
-        }
-        for s in &mut self.evs {
-            if s.state == EvState::Skip && now >= s.since + hold {
-                s.state = EvState::Good;
-                s.since = now;
-            }
-        }
-        self.refresh_degraded();
-    }
-
     /// Earliest SKIP expiry, for the NIC's timer.
     pub(crate) fn skip_deadline(&self, hold: core::time::Duration) -> Option<Timestamp> {
         if !self.evs_degraded {
@@ -687,8 +676,12 @@ impl Requester {
         let mark = EvMark::from_bits(seth.m.0);
         if seth.pr {
             notes.probe_answers.push((seth.entropy, mark));
-            // SETH-M-001: the reserved value 3 counts as no mark.
-            let e = if mark == EvMark::SkipOnce { EvEvent::ProbeSkip } else { EvEvent::ProbeGood };
+            // EV-PROBE-002/003: a skip mark of either kind sends the EV to SKIP; no mark, or
+            // the reserved value 3 (SETH-M-001), to GOOD.
+            let e = match mark {
+                EvMark::SkipOnce | EvMark::AlwaysSkip => EvEvent::ProbeSkip,
+                EvMark::None | EvMark::Reserved => EvEvent::ProbeGood,
+            };
             self.ev_event(now, seth.entropy, e, notes);
         } else {
             match mark {
@@ -910,15 +903,6 @@ impl Requester {
             self.rtx.push_front((psn, RtxCause::Timeout, false));
         }
         Some(ev)
-    }
-
-    /// The EV an outstanding PSN was last sent on.
-    pub(crate) fn last_ev_of(&self, psn: Psn) -> Option<u32> {
-        let off = psn.distance(self.snd_una);
-        if off < 0 {
-            return None;
-        }
-        self.pkts.get(off as usize).map(|p| self.evs[p.ev_idx as usize].ev)
     }
 
     /// Queues a probe on `ev` (`EV-PROBE-001`).
