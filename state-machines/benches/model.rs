@@ -3,109 +3,14 @@
 //! and retirement. 4 KiB PMTU; the target is four 100 Gb/s paths, about 12 million
 //! packets a second on one core.
 
-use std::hint::black_box;
-
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use openrdma_codec::Qpn;
-use openrdma_codec::host::{WorkRequest, WrOpcode};
-use openrdma_sm::{HostCommand, Nic, NicConfig, NicEvent, QpConfig, Region, Timestamp};
 
-const PMTU: u32 = 4096;
-const MSG: u32 = 256 * 1024;
+#[path = "support/transfer.rs"]
+mod transfer;
+
+use transfer::{MSG, PMTU, pair};
+
 const MESSAGES: u32 = 64;
-
-fn pair() -> (Nic, Nic) {
-    let cfg = NicConfig { pmtu: PMTU, mpr: 4, ..NicConfig::default() };
-    let mut a = Nic::new(cfg.clone()).unwrap();
-    let mut b = Nic::new(cfg).unwrap();
-    let t = Timestamp::ZERO;
-    for (nic, me, peer) in [(&mut a, 1, 2), (&mut b, 2, 1)] {
-        nic.handle_host(
-            t,
-            HostCommand::RegisterRegion(Region {
-                rkey: 7,
-                base: 0,
-                len: 1 << 40,
-                remote_write: true,
-            }),
-        )
-        .unwrap();
-        nic.handle_host(
-            t,
-            HostCommand::CreateQp(QpConfig {
-                qpn: Qpn::new(me),
-                peer_qpn: Qpn::new(peer),
-                initial_psn: 0,
-                peer_initial_psn: 0,
-                domain: 0,
-                evs: (0..4).collect(),
-                backup_evs: vec![],
-                spray: Default::default(),
-                cc: Default::default(),
-                recv_flag_base: 0x1000,
-                recv_flag_slots: 1024,
-                send_flag_base: 0x2000,
-                send_flag_slots: 1024,
-            }),
-        )
-        .unwrap();
-    }
-    for m in 0..MESSAGES {
-        let wr = WorkRequest {
-            wr_id: u64::from(m),
-            qpn: Qpn::new(1),
-            opcode: WrOpcode::WRITE,
-            local_va: 0,
-            lkey: 0,
-            remote_va: u64::from(m) * u64::from(MSG),
-            rkey: 7,
-            length: MSG,
-            imm: None,
-            flag_slot: m,
-            signaled: true,
-        };
-        a.handle_host(t, HostCommand::PostWrite(wr)).unwrap();
-    }
-    (a, b)
-}
-
-/// Runs the transfer to completion; returns data packets delivered.
-fn transfer(a: &mut Nic, b: &mut Nic) -> u64 {
-    let mut now = 0u64;
-    let mut placed = 0;
-    loop {
-        now += 10;
-        let t = Timestamp(now);
-        let mut idle = true;
-        while let Some(tx) = a.poll_transmit(t) {
-            idle = false;
-            let _ = b.handle_packet(t, tx.ev, &tx.packet);
-        }
-        while let Some(tx) = b.poll_transmit(t) {
-            idle = false;
-            let _ = a.handle_packet(t, tx.ev, &tx.packet);
-        }
-        while let Some(ev) = b.poll_event() {
-            if matches!(ev, NicEvent::DmaWrite(_)) {
-                placed += 1;
-            }
-            black_box(ev);
-        }
-        while let Some(ev) = a.poll_event() {
-            black_box(ev);
-        }
-        if idle && a.pending_messages() == 0 {
-            return placed;
-        }
-        if idle {
-            if let Some(d) = a.poll_timeout().into_iter().chain(b.poll_timeout()).min() {
-                now = now.max(d.0);
-                let _ = a.handle_timeout(Timestamp(now));
-                let _ = b.handle_timeout(Timestamp(now));
-            }
-        }
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let packets = u64::from(MESSAGES * MSG.div_ceil(PMTU));
@@ -113,9 +18,9 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(packets));
     g.bench_function("requester+responder per packet, 4 KiB PMTU", |bch| {
         bch.iter_batched(
-            pair,
+            || pair(MESSAGES),
             |(mut a, mut b)| {
-                let n = transfer(&mut a, &mut b);
+                let n = transfer::transfer(&mut a, &mut b);
                 assert_eq!(n, packets);
             },
             BatchSize::LargeInput,
