@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{NicConfig, QpConfig, RetirementMode};
 use crate::error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
-use crate::ev::{EvMark, EvState};
+use crate::ev::EvState;
 use crate::event::{
     CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, NicEvent, NicReport, Region,
     Side, Transmit,
@@ -38,7 +38,7 @@ use crate::event::{
 use crate::packet::{Packet, WritePacket};
 use crate::receiver::{PsnClass, Responder};
 use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
-use crate::sender::{Requester, SenderNotes, ts16};
+use crate::sender::{Requester, SenderNotes};
 use crate::time::Timestamp;
 
 /// Counters a NIC keeps; read with [`Nic::stats`].
@@ -518,7 +518,7 @@ impl Nic {
                 }
             }
             Packet::Probe { peth, .. } => {
-                self.on_probe(now, i, ev, peth);
+                self.on_probe(i, ev, peth);
                 Ok(())
             }
         };
@@ -529,9 +529,8 @@ impl Nic {
         r.map_err(Into::into)
     }
 
-    fn on_probe(&mut self, now: Timestamp, i: usize, ev: u32, peth: &PethRepr) {
+    fn on_probe(&mut self, i: usize, ev: u32, peth: &PethRepr) {
         // EV-PROBE-004: answer with a SACK, pr = 1, the probe's EV reflected.
-        let _ = now;
         let trigger = self.qps[i].resp.epsn().sub(1);
         self.send_sack(i, ev, trigger, Some(peth.probe_id), peth.tx_timestamp);
     }
@@ -873,7 +872,6 @@ impl Nic {
                 awaiting_ack,
             }));
         }
-        let _ = now;
         self.activate(i);
         Ok(())
     }
@@ -980,7 +978,6 @@ impl Nic {
             return Some(t);
         }
         let now = now.max(self.last_now);
-        let hold = self.cfg.skip_hold;
         while let Some(i) = self.active.pop_front() {
             let q = &mut self.qps[i];
             if q.in_error || !q.req.has_work(now) {
@@ -990,7 +987,7 @@ impl Nic {
                 }
                 continue;
             }
-            match q.req.next_packet(now, hold) {
+            match q.req.next_packet(now) {
                 Some((ev, packet, first)) => {
                     let qpn = q.cfg.qpn;
                     match &packet {
@@ -1041,11 +1038,6 @@ impl Nic {
     }
 }
 
-/// Timestamp helper re-exported for PETH users.
-pub fn probe_timestamp(now: Timestamp) -> u16 {
-    ts16(now)
-}
-
 /// An error from [`Nic::handle`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
@@ -1077,6 +1069,3 @@ impl HostOrPeer {
         }
     }
 }
-
-#[allow(dead_code)]
-fn _assert_marks(_: EvMark) {}

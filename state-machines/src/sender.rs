@@ -305,17 +305,12 @@ impl Requester {
     }
 
     /// The next packet to transmit, if the windows allow one.
-    pub(crate) fn next_packet(
-        &mut self,
-        now: Timestamp,
-        skip_hold: core::time::Duration,
-    ) -> Option<(u32, Packet, bool)> {
+    pub(crate) fn next_packet(&mut self, now: Timestamp) -> Option<(u32, Packet, bool)> {
         if self.in_error {
             return None;
         }
         // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
         // SKIP→GOOD change is reported.
-        let _ = skip_hold;
         if let Some((ev, id)) = self.probes.pop_front() {
             let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, self.snd_nxt);
             let peth =
