@@ -25,6 +25,9 @@ enum Command {
     Traces(cmd::traces::TracesArgs),
     /// Decode every frame of a pcap or pcapng capture, readable or as JSON Lines.
     Dissect(cmd::dissect::DissectArgs),
+    /// Be a device on standard input and output, over the adapter protocol (the reference
+    /// model, or a faulty device or variant).
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,5 +37,6 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Traces(args) => cmd::traces::run(args),
         Command::Dissect(args) => cmd::dissect::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     })
 }

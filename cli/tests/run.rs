@@ -124,3 +124,46 @@ fn committed_traces_pass_from_disk_and_check_judges_captures() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn the_suite_runs_through_the_process_adapter() {
+    let bin = env!("CARGO_BIN_EXE_openrdma");
+    let out = openrdma()
+        .args(["run", "--impl", "process", "--scenario", "rcv-*", "--", bin, "serve"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(" 0 fail"), "{text}");
+    // A faulty device behind the adapter is caught the same way.
+    let out = openrdma()
+        .args([
+            "run",
+            "--impl",
+            "process",
+            "--scenario",
+            "snd-*",
+            "--",
+            bin,
+            "serve",
+            "--impl",
+            "faulty:go-back-n",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[SND-RTX-004]"));
+    // Misuse is a clear error, not a hang.
+    let out = openrdma().args(["run", "--impl", "process"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = openrdma()
+        .args(["run", "--impl", "process", "--timeout", "2", "--", "sleep", "30"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("timed out"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

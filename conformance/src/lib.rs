@@ -9,6 +9,8 @@ pub mod corpus;
 pub mod device;
 pub mod faulty;
 pub mod file;
+pub mod process;
+pub mod protocol;
 pub mod record;
 pub mod reference;
 pub mod report;

@@ -174,19 +174,17 @@ impl ProcessDevice {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| DeviceError::Failed(format!("cannot start `{program}`: {e}")))?;
-        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-            (Some(i), Some(o), Some(e)) => (i, o, e),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(DeviceError::Failed("the child's pipes are missing".into()));
-            }
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(DeviceError::Failed("the child's pipes are missing".into()));
         };
         let to_child = spawn_writer(stdin);
         let from_child = spawn_reader(BufReader::with_capacity(1 << 20, stdout));
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let stderr_done =
-            spawn_stderr(BufReader::new(stderr), stderr_tail.clone(), &self.options);
+        let stderr_done = spawn_stderr(BufReader::new(stderr), stderr_tail.clone(), &self.options);
         self.running =
             Some(Running { child, to_child: Some(to_child), from_child, stderr_tail, stderr_done });
         self.started = false;
@@ -273,7 +271,10 @@ impl ProcessDevice {
             return DeviceError::Failed("the device is not running".into());
         };
         r.to_child = None;
-        let status = wait_exit(&mut r.child, EXIT_GRACE.max(self.options.timeout.min(Duration::from_secs(2))));
+        let status = wait_exit(
+            &mut r.child,
+            EXIT_GRACE.max(self.options.timeout.min(Duration::from_secs(2))),
+        );
         let how = match status {
             Some(s) => format!("the device exited ({s})"),
             None => {
@@ -465,9 +466,6 @@ fn spawn_reader<R: BufRead + Send + 'static>(mut stdout: R) -> Receiver<Incoming
                 break;
             }
         }
-        if n > 0 {
-            let _ = tx.send(Incoming::Eof);
-        }
     });
     rx
 }
@@ -486,6 +484,7 @@ fn spawn_stderr<R: BufRead + Send + 'static>(
         for line in stderr.split(b'\n') {
             let Ok(line) = line else { break };
             let text = String::from_utf8_lossy(&line).trim_end_matches('\r').to_string();
+            let kept: String = text.chars().take(1000).collect();
             if pass {
                 let _ = writeln!(io::stderr().lock(), "{text}");
             }
@@ -493,7 +492,7 @@ fn spawn_stderr<R: BufRead + Send + 'static>(
                 if t.len() == keep {
                     t.pop_front();
                 }
-                t.push_back(text);
+                t.push_back(kept);
             }
         }
     });

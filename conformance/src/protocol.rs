@@ -145,7 +145,10 @@ impl Hello {
         if SUPPORTED_VERSIONS.contains(&self.version) {
             Ok(())
         } else {
-            Err(ProtocolError::Version { got: self.version, supported: SUPPORTED_VERSIONS.to_vec() })
+            Err(ProtocolError::Version {
+                got: self.version,
+                supported: SUPPORTED_VERSIONS.to_vec(),
+            })
         }
     }
 
@@ -831,7 +834,11 @@ fn send<W: Write>(output: &mut W, m: &Message) -> Result<(), ServeError> {
 }
 
 /// The answer to one message, or the protocol error that ends the conversation.
-fn answer(device: &mut dyn Device, phase: &mut Phase, m: Message) -> Result<Message, ProtocolError> {
+fn answer(
+    device: &mut dyn Device,
+    phase: &mut Phase,
+    m: Message,
+) -> Result<Message, ProtocolError> {
     let failed = |e: DeviceError| match e {
         DeviceError::Unsupported(reason) => Message::Unsupported { reason },
         other => Message::Error { message: other.to_string() },
@@ -881,10 +888,9 @@ fn answer(device: &mut dyn Device, phase: &mut Phase, m: Message) -> Result<Mess
                 Err(e) => failed(e),
             })
         }
-        (m @ (Message::Advance(_) | Message::Finish), Phase::Idle) => Err(ProtocolError::Unexpected {
-            expected: "start".into(),
-            got: m.type_name().into(),
-        }),
+        (m @ (Message::Advance(_) | Message::Finish), Phase::Idle) => {
+            Err(ProtocolError::Unexpected { expected: "start".into(), got: m.type_name().into() })
+        }
         (m, _) => Err(ProtocolError::Unexpected {
             expected: "start, advance or finish".into(),
             got: m.type_name().into(),

@@ -80,6 +80,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("completion.md", include_str!("../../spec/completion.md")),
     ("recovery.md", include_str!("../../spec/recovery.md")),
     ("model-interface.md", include_str!("../../spec/model-interface.md")),
+    ("conformance.md", include_str!("../../spec/conformance.md")),
 ];
 
 /// Every requirement, by ID.

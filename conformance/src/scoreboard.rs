@@ -417,7 +417,8 @@ pub fn judge(scenario: &Scenario, injected: &[TimedInput], observed: &[TimedOutp
                         fields,
                         should_only: false,
                     });
-                } else if !on_time(rec.at.0, of.at, matches!(ef.kind, Kind::Data { rtx: true, .. })) {
+                } else if !on_time(rec.at.0, of.at, matches!(ef.kind, Kind::Data { rtx: true, .. }))
+                {
                     div.push(Divergence {
                         at: of.at,
                         requirement: "CONF-TIME-001".into(),

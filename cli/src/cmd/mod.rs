@@ -3,4 +3,5 @@
 pub mod check;
 pub mod dissect;
 pub mod run;
+pub mod serve;
 pub mod traces;

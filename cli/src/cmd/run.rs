@@ -3,11 +3,13 @@
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_conformance::device::Device;
 use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{render_junit, render_table, run_suite};
 use openrdma_conformance::requirements::Spec;
@@ -19,10 +21,17 @@ use crate::error::{CliError, Outcome};
 /// Arguments of `openrdma run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The implementation under test: `reference` (the built-in model), `faulty:NAME` or
-    /// `variant:NAME` (see --list-impls).
+    /// The implementation under test: `reference` (the built-in model), `process` (the
+    /// command after `--`, speaking the adapter protocol), `faulty:NAME` or `variant:NAME`
+    /// (see --list-impls).
     #[arg(long = "impl", default_value = "reference", value_name = "IMPL")]
     pub implementation: String,
+    /// With `--impl process`: the longest wait for any answer of the device, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// With `--impl process`: the command that runs the device.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
     /// Run only the scenarios whose name matches this pattern (`*` and `?` wildcards).
     #[arg(long, value_name = "GLOB")]
     pub scenario: Option<String>,
@@ -81,9 +90,33 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|c| *c == '*')
 }
 
-fn device(name: &str) -> Result<Box<dyn Device>, CliError> {
+fn device(args: &RunArgs) -> Result<Box<dyn Device>, CliError> {
+    let name = args.implementation.as_str();
+    if name != "process" && !args.command.is_empty() {
+        return Err(CliError::Usage(format!(
+            "a command after `--` is only for `--impl process`, not `{name}`"
+        )));
+    }
     if name == "reference" {
         return Ok(Box::new(ReferenceDevice::new()));
+    }
+    if name == "process" {
+        if args.command.is_empty() {
+            return Err(CliError::Usage(
+                "`--impl process` needs the device's command after `--`, for example \
+                 `openrdma run --impl process -- openrdma serve`"
+                    .into(),
+            ));
+        }
+        let options = ProcessOptions {
+            timeout: Duration::from_secs(args.timeout.max(1)),
+            ..ProcessOptions::default()
+        };
+        return ProcessDevice::spawn_with(&args.command, options)
+            .map(|d| Box::new(d) as Box<dyn Device>)
+            .map_err(|e| {
+                CliError::Usage(format!("cannot start `{}`: {e}", args.command.join(" ")))
+            });
     }
     let kind = name
         .strip_prefix("faulty:")
@@ -100,6 +133,10 @@ fn device(name: &str) -> Result<Box<dyn Device>, CliError> {
 
 fn list_impls(out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "reference                       the built-in reference model (default)")?;
+    writeln!(
+        out,
+        "process -- COMMAND...           any implementation speaking the adapter protocol"
+    )?;
     for k in FAULTY {
         writeln!(out, "faulty:{:<24} {} (breaks {})", k.name, k.description, k.breaks)?;
     }
@@ -117,7 +154,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         list_impls(&mut out)?;
         return Ok(Outcome::Clean);
     }
-    let mut dev = device(&args.implementation)?;
+    let mut dev = device(args)?;
     let spec =
         Spec::bundled().map_err(|e| CliError::Usage(format!("the built-in specification: {e}")))?;
     let selected = |name: &str| args.scenario.as_deref().is_none_or(|g| glob_match(g, name));
