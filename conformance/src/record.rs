@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use openrdma_codec::frame::decode;
+use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_sm::{
     CpuCommand, Endpoint, HostCommand, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
     Timestamp,
@@ -218,7 +218,11 @@ impl Recorder {
 
     fn deliver_to_dut(&mut self, port: u16, bytes: Vec<u8>) {
         self.push(Direction::Inject, Body::Frame { port, bytes: bytes.clone() });
+        // ICRC-VERIFY-001: a frame whose ICRC is bad is dropped unseen.
         let d = decode(&bytes);
+        if d.icrc != IcrcStatus::Ok {
+            return;
+        }
         if let Some(r) = d.to_repr() {
             if let Ok((p, ev)) = Packet::from_frame(&r) {
                 let _ = self.dut.handle_packet(self.now, ev, &p);
@@ -327,9 +331,8 @@ impl Recorder {
             (Direction::Expect, Body::Frame { bytes, .. }) => {
                 let d = decode(bytes);
                 let b = d.bth?;
-                let hit = b.opcode.is_mrc_write()
-                    && b.dest_qp.value() == dest_qp
-                    && b.psn.value() == psn;
+                let hit =
+                    b.opcode.is_mrc_write() && b.dest_qp.value() == dest_qp && b.psn.value() == psn;
                 if hit { d.entropy() } else { None }
             }
             _ => None,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use openrdma_codec::frame::decode;
+use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_sm::{Nic, NicEvent, Outer, Packet, Timestamp, Transmit};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory};
@@ -121,7 +121,12 @@ impl Device for ReferenceDevice {
                 Input::Frame { bytes, .. } => {
                     // A frame the model cannot take (not MRC, undecodable) is dropped, as a
                     // NIC would drop it; the scoreboard judges the consequences.
+                    // ICRC-VERIFY-001: a frame whose ICRC is bad is dropped unseen.
                     let d = decode(&bytes);
+                    if d.icrc != IcrcStatus::Ok {
+                        self.drain(at, &mut out)?;
+                        continue;
+                    }
                     if let Some(repr) = d.to_repr() {
                         if let Ok((packet, ev)) = Packet::from_frame(&repr) {
                             let _ = nic.handle_packet(at, ev, &packet);

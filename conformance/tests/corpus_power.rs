@@ -1,0 +1,326 @@
+//! The scenarios catch the faults they are written for: each mutant below is the reference
+//! device with one behaviour wrong at its boundary (an input it misreads, an output it
+//! loses, a parameter it ignores), and must fail the scenarios named with it.
+
+use std::collections::{BTreeSet, HashSet};
+
+use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode};
+use openrdma_conformance::corpus;
+use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
+use openrdma_conformance::reference::ReferenceDevice;
+use openrdma_conformance::runner::run;
+use openrdma_conformance::scenario::{Capability, Manifest};
+use openrdma_conformance::scoreboard::judge;
+use openrdma_sm::{CpuCommand, EvState, NicEvent, Timestamp};
+
+/// One wrong behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// SACK marks ALWAYS_SKIP are read as NONE.
+    IgnoresAlwaysSkip,
+    /// SACK marks SKIP_ONCE are read as NONE.
+    IgnoresSkipOnce,
+    /// SKIP lasts 1 us whatever `skip_hold` says.
+    ShortSkipHold,
+    /// NACK TRIMMED is treated like PSN_OOR_WINDOW.
+    TrimAsWindow,
+    /// NACK PSN_OOR_WINDOW is treated like TRIMMED (the EV is blamed).
+    WindowAsTrim,
+    /// NACK UNEXP_EVENT is treated like NO_RESOURCE.
+    FatalNackIgnored,
+    /// AETH NAKs are taken for ACKs.
+    NakAsAck,
+    /// The sender ignores `wwi_limit`.
+    SenderWwiUnlimited,
+    /// The responder ignores `wwi_limit`.
+    ResponderWwiUnlimited,
+    /// Probes commanded by the CPU half are not sent.
+    ProbeCommandIgnored,
+    /// Retransmissions commanded by the CPU half are not sent.
+    RetransmitCommandIgnored,
+    /// Probes are not answered.
+    NoProbeAnswer,
+    /// Duplicates are not answered at once.
+    NoDuplicateSack,
+    /// The remote key is not checked: every write lands in the registered region.
+    RkeyNotChecked,
+    /// A controller's deny is taken for ASSUMED_BAD, which a probe answer ends.
+    DenyAsAssumedBad,
+    /// The `mpr` of SACKs is ignored.
+    IgnoresPeerMpr,
+    /// The bitmap of SACKs is ignored.
+    IgnoresSackBitmap,
+    /// Rejected doorbell tokens produce no completion.
+    SilentDoorbellReject,
+    /// Transport NAKs are not sent.
+    NoNak,
+    /// Packets with a non-zero BTH tver are dropped.
+    RejectsTver,
+    /// Packets with IPv4 options are dropped.
+    RejectsIpv4Options,
+    /// IPv4 fragments are processed as whole packets.
+    ProcessesFragments,
+    /// Any UDP destination port is taken for RoCEv2.
+    AnyUdpPort,
+    /// IPv6 packets without a UDP checksum are dropped.
+    RejectsZeroUdpChecksumV6,
+}
+
+struct Mutant {
+    fault: Fault,
+    inner: ReferenceDevice,
+    seen: HashSet<(u32, u32)>,
+    dup_at: BTreeSet<u64>,
+}
+
+impl Mutant {
+    fn new(fault: Fault) -> Self {
+        Mutant {
+            fault,
+            inner: ReferenceDevice::new(),
+            seen: HashSet::new(),
+            dup_at: BTreeSet::new(),
+        }
+    }
+
+    fn input(&mut self, mut i: TimedInput) -> Option<TimedInput> {
+        match &mut i.input {
+            Input::Cpu { command: CpuCommand::Probe { .. } }
+                if self.fault == Fault::ProbeCommandIgnored =>
+            {
+                return None;
+            }
+            Input::Cpu { command: CpuCommand::Retransmit { .. } }
+                if self.fault == Fault::RetransmitCommandIgnored =>
+            {
+                return None;
+            }
+            Input::Cpu { command: CpuCommand::SetEvState { state, .. } }
+                if self.fault == Fault::DenyAsAssumedBad && *state == EvState::Denied =>
+            {
+                *state = EvState::AssumedBad;
+            }
+            Input::Frame { bytes, .. } => {
+                if self.fault == Fault::RejectsZeroUdpChecksumV6 && is_v6_without_checksum(bytes) {
+                    return None;
+                }
+                if let Some(b) = self.raw(bytes) {
+                    *bytes = b;
+                }
+                let d = decode(bytes);
+                if self.fault == Fault::RejectsTver && d.bth.is_some_and(|b| b.tver != 0) {
+                    return None;
+                }
+                if self.fault == Fault::RejectsIpv4Options
+                    && matches!(&d.ip, Some(IpRepr::V4(v4)) if !v4.options.is_empty())
+                {
+                    return None;
+                }
+                let Some(mut f) = d.to_repr() else { return Some(i) };
+                if f.bth.opcode.is_mrc_write() {
+                    let key = (f.bth.dest_qp.value(), f.bth.psn.value());
+                    if !self.seen.insert(key) {
+                        self.dup_at.insert(i.at.0);
+                    }
+                }
+                let mut changed = false;
+                if let Some(s) = f.ext.seth.as_mut() {
+                    if self.fault == Fault::IgnoresPeerMpr && s.mpr != 0 {
+                        s.mpr = 0;
+                        changed = true;
+                    }
+                    if self.fault == Fault::IgnoresSackBitmap && s.sack_bitmap != 0 {
+                        s.sack_bitmap = 0;
+                        changed = true;
+                    }
+                    let m = match self.fault {
+                        Fault::IgnoresAlwaysSkip => WireMark::ALWAYS_SKIP,
+                        Fault::IgnoresSkipOnce => WireMark::SKIP_ONCE,
+                        _ => WireMark(0xFF),
+                    };
+                    if !s.pr && s.m == m {
+                        s.m = WireMark::NONE;
+                        changed = true;
+                    }
+                }
+                if let Some(n) = f.ext.neth.as_mut() {
+                    let swap = match self.fault {
+                        Fault::TrimAsWindow => {
+                            Some((NackReason::TRIMMED, NackReason::PSN_OOR_WINDOW))
+                        }
+                        Fault::WindowAsTrim => {
+                            Some((NackReason::PSN_OOR_WINDOW, NackReason::TRIMMED))
+                        }
+                        Fault::FatalNackIgnored => {
+                            Some((NackReason::UNEXP_EVENT, NackReason::NO_RESOURCE))
+                        }
+                        _ => None,
+                    };
+                    if let Some((from, to)) = swap.filter(|(from, _)| n.reason == *from) {
+                        n.reason = to;
+                        let _ = from;
+                        changed = true;
+                    }
+                }
+                if let Some(a) = f.ext.aeth.as_mut() {
+                    if self.fault == Fault::NakAsAck && a.syndrome & 0x60 == 0x60 {
+                        a.syndrome = AethRepr::ACK_UNLIMITED_CREDIT;
+                        changed = true;
+                    }
+                }
+                if let Some(r) = f.ext.reth.as_mut() {
+                    if self.fault == Fault::RkeyNotChecked && r.rkey != corpus::RKEY {
+                        r.rkey = corpus::RKEY;
+                        r.va = corpus::REGION + (r.va & 0xF_FFFF);
+                        changed = true;
+                    }
+                }
+                if changed {
+                    f.icrc = None;
+                    if let Ok(b) = f.to_bytes() {
+                        *bytes = b;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Some(i)
+    }
+
+    /// Frames the decoder does not take for RoCEv2, made into RoCEv2 by the fault.
+    fn raw(&self, bytes: &[u8]) -> Option<Vec<u8>> {
+        let d = decode(bytes);
+        let (Some(IpRepr::V4(_)), Some(at)) = (&d.ip, d.layout.ip) else { return None };
+        let mut b = bytes.to_vec();
+        match self.fault {
+            // Flags and fragment offset: bytes 6-7 of the IPv4 header.
+            Fault::ProcessesFragments if b[at + 6] & 0x20 != 0 => b[at + 6] &= !0x20,
+            // Destination port: bytes 2-3 of the UDP header after a 20-byte IPv4 header.
+            Fault::AnyUdpPort if u16::from_be_bytes([b[at + 22], b[at + 23]]) != 4791 => {
+                b[at + 22..at + 24].copy_from_slice(&4791u16.to_be_bytes())
+            }
+            _ => return None,
+        }
+        let mut f = decode(&b).to_repr()?;
+        f.finalize().ok()?;
+        f.to_bytes().ok()
+    }
+
+    fn output(&self, o: &TimedOutput) -> bool {
+        if let Output::Event { event: NicEvent::Completion(c) } = &o.output {
+            let rejected = (0x01..=0x0F).contains(&c.entry.status.0);
+            return !(self.fault == Fault::SilentDoorbellReject && rejected);
+        }
+        let Output::Frame { bytes, .. } = &o.output else { return true };
+        let d = decode(bytes);
+        let is_sack = d.bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK);
+        match self.fault {
+            Fault::NoProbeAnswer => !(is_sack && d.ext.seth.is_some_and(|s| s.pr)),
+            Fault::NoDuplicateSack => !(is_sack && self.dup_at.contains(&o.at.0)),
+            Fault::NoNak => d.ext.aeth.is_none_or(|a| a.syndrome & 0x60 != 0x60),
+            _ => true,
+        }
+    }
+}
+
+impl Device for Mutant {
+    fn name(&self) -> String {
+        format!("mutant:{:?}", self.fault)
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.inner.capabilities()
+    }
+
+    fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
+        let mut m = manifest.clone();
+        match self.fault {
+            Fault::ShortSkipHold => m.nic.skip_hold = std::time::Duration::from_micros(1),
+            Fault::SenderWwiUnlimited if m.requires.contains(&Capability::Requester) => {
+                m.nic.wwi_limit = 1000
+            }
+            Fault::ResponderWwiUnlimited if m.requires.contains(&Capability::Responder) => {
+                m.nic.wwi_limit = 1000
+            }
+            _ => {}
+        }
+        self.seen.clear();
+        self.dup_at.clear();
+        self.inner.start(&m)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
+        let out = self.inner.advance(inputs, until)?;
+        Ok(out.into_iter().filter(|o| self.output(o)).collect())
+    }
+}
+
+/// Whether `bytes` is an IPv6 RoCEv2 frame whose UDP checksum is 0.
+fn is_v6_without_checksum(bytes: &[u8]) -> bool {
+    let d = decode(bytes);
+    matches!(d.ip, Some(IpRepr::V6(_))) && d.udp.is_some_and(|u| u.checksum == 0)
+}
+
+#[test]
+fn each_mutant_fails_the_scenarios_written_for_it() {
+    let cases: &[(Fault, &[&str])] = &[
+        (Fault::IgnoresAlwaysSkip, &["snd-ev-always-skip", "snd-ev-probe-skip"]),
+        (Fault::IgnoresSkipOnce, &["snd-ev-skip"]),
+        (Fault::ShortSkipHold, &["snd-ev-skip", "snd-ev-probe-skip"]),
+        (Fault::TrimAsWindow, &["snd-ev-skip", "snd-nack-backoff"]),
+        (Fault::WindowAsTrim, &["snd-nack-backoff"]),
+        (Fault::FatalNackIgnored, &["snd-nack-fatal"]),
+        (Fault::NakAsAck, &["snd-ack-nak"]),
+        (Fault::SenderWwiUnlimited, &["snd-wwi-limit", "snd-nack-fatal"]),
+        (Fault::ResponderWwiUnlimited, &["rcv-wwi-limit", "ret-error-releases-domain"]),
+        (
+            Fault::ProbeCommandIgnored,
+            &["snd-ev-always-skip", "snd-timeout-loss", "snd-dark-path-v6", "ret-retry-exceeded"],
+        ),
+        (
+            Fault::RetransmitCommandIgnored,
+            &["snd-lost-sack", "snd-lost-ack", "snd-timeout-loss", "ret-retry-exceeded"],
+        ),
+        (Fault::NoProbeAnswer, &["rcv-probe"]),
+        (Fault::NoDuplicateSack, &["rcv-duplicate-before-retirement"]),
+        (Fault::RkeyNotChecked, &["rcv-placement-errors", "rcv-check-order"]),
+        (Fault::DenyAsAssumedBad, &["snd-ev-deny"]),
+        (Fault::IgnoresPeerMpr, &["snd-window"]),
+        (Fault::IgnoresSackBitmap, &["snd-cc-sack"]),
+        (Fault::SilentDoorbellReject, &["db-reject", "db-bad-templates"]),
+        (Fault::NoNak, &["rcv-placement-errors", "rcv-check-order"]),
+        (Fault::RejectsTver, &["rcv-lenient"]),
+        (Fault::RejectsIpv4Options, &["rcv-lenient"]),
+        (Fault::ProcessesFragments, &["rcv-lenient"]),
+        (Fault::AnyUdpPort, &["rcv-lenient"]),
+        (Fault::RejectsZeroUdpChecksumV6, &["rcv-lenient-v6"]),
+    ];
+    let all = corpus::all();
+    let mut missed = Vec::new();
+    for (fault, names) in cases {
+        for name in *names {
+            let build = all
+                .iter()
+                .find(|(n, _)| n == name)
+                .unwrap_or_else(|| panic!("{name} is not in the corpus"))
+                .1;
+            let s = build();
+            let mut dev = Mutant::new(*fault);
+            let out = run(&mut dev, &s);
+            let j = judge(&s, &out.injected, &out.observed);
+            if let Some(d) = j.divergences.first() {
+                println!("{fault:?} / {name}: {} at {}: {}", d.requirement, d.at, d.what);
+            }
+            if j.divergences.is_empty() && out.error.is_none() {
+                missed.push(format!("{fault:?} passes {name}"));
+            }
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+}
