@@ -28,6 +28,8 @@ enum Command {
     /// Be a device on standard input and output, over the adapter protocol (the reference
     /// model, or a faulty device or variant).
     Serve(cmd::serve::ServeArgs),
+    /// The multipath fabric simulator: reference endpoints over N impaired paths.
+    Sim(cmd::sim::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,5 +40,6 @@ fn main() -> ExitCode {
         Command::Traces(args) => cmd::traces::run(args),
         Command::Dissect(args) => cmd::dissect::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Sim(args) => cmd::sim::run(args),
     })
 }

@@ -4,4 +4,5 @@ pub mod check;
 pub mod dissect;
 pub mod run;
 pub mod serve;
+pub mod sim;
 pub mod traces;

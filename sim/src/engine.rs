@@ -1,0 +1,1124 @@
+//! The discrete-event engine.
+//!
+//! One binary heap of events keyed by (time, sequence number): two events at the same
+//! time run in the order they were scheduled, so a run depends on nothing but its
+//! configuration. Time is kept in picoseconds, so that the serialization of a 64-byte
+//! frame at 400 Gb/s is not rounded away; the endpoints see whole nanoseconds
+//! ([`Timestamp`]), which never go backwards.
+//!
+//! # A packet's life
+//!
+//! 1. The sending NIC's transmit scheduler asks its endpoint for a packet
+//!    (`poll_transmit`) while the NIC's transmit buffer has room
+//!    ([`NicTiming::tx_queue_depth`] packets per port). The packet's EV picks the path
+//!    ([`ecmp_path`]).
+//! 2. After the transmit pipeline it waits for the port of that path and is serialized
+//!    at the path's rate: the NIC emits no faster than its ports.
+//! 3. It enters the path's switch: the outage windows, aimed drops and the path's loss
+//!    process apply here; then it joins the FIFO output queue towards its destination
+//!    (tail drop above the byte limit) and is serialized again.
+//! 4. It propagates for the path's delay plus skew, crosses the receive pipeline, and is
+//!    handed to the destination endpoint (`handle_packet`).
+//!
+//! After every input the engine drains the endpoint: packets (within the transmit
+//! budget), then events (DMA writes, flag writes, completions, reports), again until
+//! neither yields anything; then it re-arms the endpoint's timer.
+//!
+//! # What is checked
+//!
+//! The engine watches the receivers' DMA and flag writes and keeps, per receiving QP,
+//! a bitmap of placed PSNs over a window's span, per retirement domain the next MSN to
+//! retire, and per message in flight the bytes placed. From these it counts
+//! duplicate placements, retirements out of order, flags before their data and writes
+//! after a flag. Nothing else is kept per packet or per message: memory is bounded by the
+//! windows, whatever the length of the run.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+
+use openrdma_codec::Qpn;
+use openrdma_codec::host::{WorkRequest, WrOpcode};
+use openrdma_sm::{
+    Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Packet, QpConfig, Region,
+    RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
+};
+use rustc_hash::FxHashMap;
+
+use crate::config::{NicTiming, SimConfig, SimConfigError};
+use crate::hist::Histogram;
+use crate::path::{LossProcess, ecmp_path, mix};
+use crate::report::{Drops, PathReport, Retransmissions, SimReport};
+use crate::wire::{message_wire_bytes, wire_bytes};
+
+/// Remote key of the one region every host registers.
+pub const RKEY: u32 = 0x5EED;
+/// First byte of that region.
+pub const REGION_BASE: u64 = 1 << 32;
+/// Slots of each QP's ring of retirement flags (receiver) and completion flags (sender).
+pub const FLAG_SLOTS: u32 = 1024;
+
+/// The QP number of QP `qp` of flow `flow` (the same on both hosts).
+pub fn qp_number(flow: usize, qp: u32) -> Qpn {
+    Qpn::new(((flow as u32 + 1) << 16) | qp)
+}
+
+fn flow_of(qpn: u32) -> Option<(usize, u32)> {
+    let f = (qpn >> 16).checked_sub(1)?;
+    Some((f as usize, qpn & 0xFFFF))
+}
+
+/// Why a simulation cannot start.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] SimConfigError),
+    /// An endpoint refused part of the set-up.
+    #[error("host {host}: set-up refused: {source}")]
+    Setup {
+        /// The host.
+        host: usize,
+        /// What the endpoint said.
+        source: HostError,
+    },
+}
+
+/// Where a run stands, for progress displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Simulated time, ns.
+    pub now_ns: u64,
+    /// Messages retired so far.
+    pub messages_delivered: u64,
+    /// Messages of the workload.
+    pub messages_submitted: u64,
+    /// Packets put on the wire so far.
+    pub packets_simulated: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A packet has been serialized by its host's port and enters the path's switch.
+    Switch(u32),
+    /// A packet reaches its destination NIC.
+    Deliver(u32),
+    /// A host's timer.
+    Timer(u16),
+    /// A host's transmit buffer has room again.
+    TxWake(u16),
+    /// Post message `m` of every QP of a flow (`u32::MAX`: every message).
+    Post { flow: u16, m: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Event {
+    at: u64,
+    seq: u64,
+    kind: Kind,
+}
+
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[derive(Debug)]
+struct Flight {
+    packet: Packet,
+    ev: u32,
+    /// The sending QP (local number at the source).
+    qpn: u32,
+    src: u16,
+    dst: u16,
+    path: u16,
+    bytes: u32,
+}
+
+#[derive(Debug)]
+struct Host {
+    ep: Endpoint,
+    /// Per port: serialization end times of the packets handed to it and not yet sent.
+    txq: Vec<VecDeque<u64>>,
+    /// Per port: when it is free.
+    tx_busy: Vec<u64>,
+    queued: u32,
+    wake_at: Option<u64>,
+    timer_at: Option<u64>,
+    /// When `handle_timeout` last ran.
+    fired_at: Option<u64>,
+    /// When the last memory write of this NIC lands (writes land in issue order).
+    pcie_last: u64,
+}
+
+#[derive(Debug)]
+struct PathRt {
+    loss: LossProcess,
+    ps_per_byte: f64,
+    prop_ps: u64,
+    queue_bytes: u64,
+    down: Vec<(u64, u64)>,
+    /// Per destination host: when the switch's output queue is empty.
+    sw_busy: Vec<u64>,
+    report: PathReport,
+}
+
+impl PathRt {
+    fn ser_ps(&self, bytes: u32) -> u64 {
+        (f64::from(bytes) * self.ps_per_byte).round() as u64
+    }
+}
+
+/// PSNs placed by one receiving QP: everything before `base`, and a bitmap of the
+/// `bits.len() * 64` PSNs from `base` on (indexed by PSN modulo its size).
+#[derive(Debug)]
+struct Placed {
+    base: u32,
+    bits: Vec<u64>,
+}
+
+const PSN_MASK: u32 = openrdma_codec::psn::PSN_MASK;
+
+impl Placed {
+    fn new(base: u32) -> Placed {
+        Placed { base, bits: Vec::new() }
+    }
+
+    fn span(&self) -> u32 {
+        (self.bits.len() * 64) as u32
+    }
+
+    fn bit(&self, psn: u32) -> (usize, u64) {
+        let i = psn & (self.span() - 1);
+        ((i / 64) as usize, 1 << (i % 64))
+    }
+
+    /// Records the placement of `psn`; false if it was placed before.
+    fn place(&mut self, psn: u32, span: u32) -> bool {
+        if self.bits.is_empty() {
+            self.bits = vec![0; (span / 64) as usize];
+        }
+        let d = psn.wrapping_sub(self.base) & PSN_MASK;
+        if d >= 1 << 23 {
+            return false; // before the base: placed long ago
+        }
+        if d >= self.span() {
+            // Beyond what the bitmap covers (only a receiver accepting beyond its window
+            // gets here): slide the base, treating what it skips as placed.
+            while (psn.wrapping_sub(self.base) & PSN_MASK) >= self.span() {
+                let (w, m) = self.bit(self.base);
+                self.bits[w] &= !m;
+                self.base = (self.base + 1) & PSN_MASK;
+            }
+        }
+        let (w, m) = self.bit(psn);
+        if self.bits[w] & m != 0 {
+            return false;
+        }
+        self.bits[w] |= m;
+        loop {
+            let (w, m) = self.bit(self.base);
+            if self.bits[w] & m == 0 {
+                break;
+            }
+            self.bits[w] &= !m;
+            self.base = (self.base + 1) & PSN_MASK;
+        }
+        true
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum DropReason {
+    Loss,
+    Aimed,
+    Outage,
+    Queue,
+}
+
+impl DropReason {
+    fn count(self, d: &mut Drops) {
+        match self {
+            DropReason::Loss => d.loss += 1,
+            DropReason::Aimed => d.aimed += 1,
+            DropReason::Outage => d.outage += 1,
+            DropReason::Queue => d.queue += 1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Aimed {
+    src: u16,
+    qpn: u32,
+    psn: u32,
+    done: bool,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    messages_delivered: u64,
+    messages_completed: u64,
+    messages_failed: u64,
+    duplicates_delivered: u64,
+    order_violations: u64,
+    flag_before_data: u64,
+    writes_after_flag: u64,
+    peer_violations: u64,
+    qp_errors: u64,
+    rtx: Retransmissions,
+    packets_simulated: u64,
+    data_packets_sent: u64,
+    drops: Drops,
+    payload_bytes_delivered: u64,
+    peak_in_flight: u64,
+    peak_model_entries: u64,
+    peak_tracked: u64,
+}
+
+/// A simulation: hosts, paths and workload, ready to run.
+///
+/// [`Sim::run`] runs to the end and returns the [`SimReport`]. To watch a run as it goes
+/// (time series for plots), call [`Sim::run_until`] with increasing times and read
+/// [`Sim::report`] (counters so far) and [`Sim::endpoint`] (the models' state) in
+/// between; observing a run does not change it.
+///
+/// ```
+/// use openrdma_sim::{FlowConfig, PathConfig, Sim, SimConfig};
+///
+/// let flow = FlowConfig { qps: 2, messages: 4, message_bytes: 8192, ..FlowConfig::default() };
+/// let cfg = SimConfig::two_hosts(2, PathConfig::default(), flow);
+/// let report = Sim::new(cfg).unwrap().run();
+/// assert!(report.is_correct());
+/// assert_eq!(report.messages_delivered, 8);
+/// ```
+#[derive(Debug)]
+pub struct Sim {
+    cfg: SimConfig,
+    now: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<Event>>,
+    flights: Vec<Option<Flight>>,
+    free: Vec<u32>,
+    in_flight: u64,
+    hosts: Vec<Host>,
+    paths: Vec<PathRt>,
+    qp_base: Vec<u32>,
+    placed: Vec<Placed>,
+    next_msn: Vec<u16>,
+    placed_bytes: FxHashMap<(u32, u16), u32>,
+    aimed: Vec<Aimed>,
+    drop_marks: FxHashMap<(u16, u32, u16), u64>,
+    c: Counters,
+    latency: Histogram,
+    drop_latency: Histogram,
+    events: u64,
+    tx_pipe_ps: u64,
+    rx_pipe_ps: u64,
+    dma_ps: u64,
+    flag_ps: u64,
+    budget: u32,
+    placed_span: u32,
+    first_post_ps: Option<u64>,
+    last_delivery_ps: u64,
+    hit_horizon: bool,
+    finished: bool,
+    wire_limit_gbps: f64,
+    submitted: u64,
+}
+
+impl Sim {
+    /// Builds the hosts, creates the QPs and schedules the workload.
+    pub fn new(cfg: SimConfig) -> Result<Sim, SimError> {
+        cfg.validate()?;
+        let npaths = cfg.paths.len();
+        let timing: &NicTiming = &cfg.timing;
+        let mut hosts = Vec::with_capacity(cfg.hosts);
+        for h in 0..cfg.hosts {
+            let mut nic = cfg.nic.clone();
+            nic.seed = mix(cfg.seed, 0x200 + h as u64);
+            let ep = Endpoint::new(nic, cfg.recovery.clone()).map_err(SimConfigError::Nic)?;
+            hosts.push(Host {
+                ep,
+                txq: vec![VecDeque::new(); npaths],
+                tx_busy: vec![0; npaths],
+                queued: 0,
+                wake_at: None,
+                timer_at: None,
+                fired_at: None,
+                pcie_last: 0,
+            });
+        }
+        let paths = cfg
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PathRt {
+                loss: LossProcess::new(p.loss, cfg.seed, i),
+                ps_per_byte: 8000.0 / p.rate_gbps,
+                prop_ps: (p.delay_ns + p.skew_ns).saturating_mul(1000),
+                queue_bytes: p.queue_bytes,
+                down: p
+                    .down
+                    .iter()
+                    .map(|o| (o.from_ns.saturating_mul(1000), o.to_ns.saturating_mul(1000)))
+                    .collect(),
+                sw_busy: vec![0; cfg.hosts],
+                report: PathReport::default(),
+            })
+            .collect();
+        let mut qp_base = Vec::with_capacity(cfg.flows.len());
+        let mut placed = Vec::new();
+        let mut total_qps = 0u32;
+        for f in &cfg.flows {
+            qp_base.push(total_qps);
+            total_qps += f.qps;
+            placed.extend((0..f.qps).map(|_| Placed::new(f.initial_psn)));
+        }
+        let domains = match cfg.nic.retirement {
+            RetirementMode::Shared => cfg.flows.len(),
+            RetirementMode::PerQp => total_qps as usize,
+        };
+        let aimed = cfg
+            .aimed_drops
+            .iter()
+            .map(|d| Aimed {
+                src: cfg.flows[d.flow].src as u16,
+                qpn: qp_number(d.flow, d.qp).value(),
+                psn: d.psn,
+                done: false,
+            })
+            .collect();
+        // The physical limit: every path busy with this workload's data packets.
+        let (mut payload, mut wire) = (0f64, 0f64);
+        for f in &cfg.flows {
+            let (p, w) =
+                message_wire_bytes(f.message_bytes, cfg.nic.pmtu, cfg.nic.timestamps, cfg.ipv6);
+            let n = f64::from(f.qps) * f64::from(f.messages);
+            payload += p as f64 * n;
+            wire += w as f64 * n;
+        }
+        let rate: f64 = cfg.paths.iter().map(|p| p.rate_gbps).sum();
+        let wire_limit_gbps = if wire > 0.0 { rate * payload / wire } else { 0.0 };
+        let placed_span = (4 * cfg.nic.window()).next_power_of_two().max(64);
+        let mut sim = Sim {
+            now: 0,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            flights: Vec::new(),
+            free: Vec::new(),
+            in_flight: 0,
+            hosts,
+            paths,
+            qp_base,
+            placed,
+            next_msn: vec![0; domains],
+            placed_bytes: FxHashMap::default(),
+            aimed,
+            drop_marks: FxHashMap::default(),
+            c: Counters::default(),
+            latency: Histogram::new(),
+            drop_latency: Histogram::new(),
+            events: 0,
+            tx_pipe_ps: timing.cycles_ps(timing.tx_pipeline_cycles),
+            rx_pipe_ps: timing.cycles_ps(timing.rx_pipeline_cycles),
+            dma_ps: timing.dma_write_ns.saturating_mul(1000),
+            flag_ps: timing.flag_write_ns.saturating_mul(1000),
+            budget: timing.tx_queue_depth.saturating_mul(npaths as u32),
+            placed_span,
+            first_post_ps: None,
+            last_delivery_ps: 0,
+            hit_horizon: false,
+            finished: false,
+            wire_limit_gbps,
+            submitted: cfg.messages(),
+            cfg,
+        };
+        sim.setup()?;
+        Ok(sim)
+    }
+
+    /// EVs for global QP `g`, profile entries `ks`: entry `k` lands on path
+    /// `(k + g) mod paths`, so that a profile covers the paths evenly and QPs start on
+    /// different paths.
+    fn make_evs(&self, g: u32, ks: core::ops::Range<u32>) -> Vec<u32> {
+        let n = self.cfg.paths.len();
+        ks.map(|k| {
+            let target = (k as usize + g as usize) % n;
+            let hi = ((g & 0x7F) << 25) | (k << 16);
+            (0..=0xFFFFu32).map(|j| hi | j).find(|&ev| ecmp_path(ev, n) == target).unwrap_or(hi)
+        })
+        .collect()
+    }
+
+    fn setup(&mut self) -> Result<(), SimError> {
+        let t0 = Timestamp::ZERO;
+        let region = Region { rkey: RKEY, base: REGION_BASE, len: 1 << 60, remote_write: true };
+        for (h, host) in self.hosts.iter_mut().enumerate() {
+            host.ep
+                .handle_host(t0, HostCommand::RegisterRegion(region))
+                .map_err(|source| SimError::Setup { host: h, source })?;
+        }
+        let e = self.cfg.evs_per_qp;
+        let b = self.cfg.backup_evs_per_qp;
+        for f in 0..self.cfg.flows.len() {
+            let fc = self.cfg.flows[f].clone();
+            for q in 0..fc.qps {
+                let g = self.qp_base[f] + q;
+                let qpn = qp_number(f, q);
+                let evs = self.make_evs(g, 0..e);
+                let backup_evs = self.make_evs(g, e..e + b);
+                let qp = QpConfig {
+                    qpn,
+                    peer_qpn: qpn,
+                    initial_psn: fc.initial_psn,
+                    peer_initial_psn: fc.initial_psn,
+                    domain: f as u32,
+                    evs,
+                    backup_evs,
+                    spray: fc.spray,
+                    cc: Default::default(),
+                    recv_flag_base: 0x7000_0000_0000 + (u64::from(g) << 16),
+                    recv_flag_slots: FLAG_SLOTS,
+                    send_flag_base: 0x6000_0000_0000 + (u64::from(g) << 16),
+                    send_flag_slots: FLAG_SLOTS,
+                };
+                for h in [fc.src, fc.dst] {
+                    self.hosts[h]
+                        .ep
+                        .handle_host(t0, HostCommand::CreateQp(qp.clone()))
+                        .map_err(|source| SimError::Setup { host: h, source })?;
+                }
+            }
+            let m = if fc.post_interval_ns == 0 { u32::MAX } else { 0 };
+            if fc.messages > 0 {
+                self.schedule(fc.start_ns.saturating_mul(1000), Kind::Post { flow: f as u16, m });
+            }
+        }
+        Ok(())
+    }
+
+    fn schedule(&mut self, at: u64, kind: Kind) {
+        self.seq += 1;
+        self.heap.push(Reverse(Event { at, seq: self.seq, kind }));
+    }
+
+    fn now_ts(&self) -> Timestamp {
+        Timestamp(self.now / 1000)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+
+    /// Simulated time, ns.
+    pub fn now_ns(&self) -> u64 {
+        self.now / 1000
+    }
+
+    /// Host `h`'s endpoint (NIC and recovery agent), to inspect.
+    pub fn endpoint(&self, h: usize) -> Option<&Endpoint> {
+        self.hosts.get(h).map(|x| &x.ep)
+    }
+
+    /// Whether the run is over: every message completed (or failed) and the fabric empty,
+    /// nothing left to do, or the horizon reached.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Runs to the end and returns the report.
+    pub fn run(mut self) -> SimReport {
+        self.run_with(&mut |_| {})
+    }
+
+    /// Runs to the end, calling `progress` every 65 536 events, and returns the report.
+    pub fn run_with(&mut self, progress: &mut dyn FnMut(&Progress)) -> SimReport {
+        while self.step() {
+            if self.events % 65_536 == 0 {
+                progress(&self.progress());
+            }
+        }
+        progress(&self.progress());
+        self.report()
+    }
+
+    /// Runs until simulated time `t_ns` (events at `t_ns` included) or the end. Returns
+    /// whether the run can go on.
+    pub fn run_until(&mut self, t_ns: u64) -> bool {
+        let limit = t_ns.saturating_mul(1000);
+        while !self.finished {
+            match self.heap.peek() {
+                Some(Reverse(e)) if e.at > limit => break,
+                // An event due, or none left (then `step` ends the run).
+                _ => {
+                    self.step();
+                }
+            }
+        }
+        !self.finished
+    }
+
+    /// Where the run stands.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now_ns: self.now_ns(),
+            messages_delivered: self.c.messages_delivered,
+            messages_submitted: self.submitted,
+            packets_simulated: self.c.packets_simulated,
+        }
+    }
+
+    /// Processes one event. Returns false when the run is over.
+    pub fn step(&mut self) -> bool {
+        if self.finished {
+            return false;
+        }
+        let Some(Reverse(e)) = self.heap.pop() else {
+            self.finished = true;
+            return false;
+        };
+        if e.at > self.cfg.horizon_ns.saturating_mul(1000) {
+            self.hit_horizon = true;
+            self.finished = true;
+            return false;
+        }
+        self.now = e.at;
+        self.events += 1;
+        match e.kind {
+            Kind::Switch(slot) => self.on_switch(slot),
+            Kind::Deliver(slot) => self.on_deliver(slot),
+            Kind::Timer(h) => {
+                let h = usize::from(h);
+                if self.hosts[h].timer_at == Some(e.at) {
+                    self.hosts[h].timer_at = None;
+                }
+                let now = self.now_ts();
+                if self.hosts[h].ep.poll_timeout().is_some_and(|t| t <= now) {
+                    self.hosts[h].fired_at = Some(e.at);
+                    if self.hosts[h].ep.handle_timeout(now).is_err() {
+                        self.c.peer_violations += 1;
+                    }
+                }
+                self.drain(h);
+            }
+            Kind::TxWake(h) => {
+                let h = usize::from(h);
+                if self.hosts[h].wake_at == Some(e.at) {
+                    self.hosts[h].wake_at = None;
+                }
+                self.drain(h);
+            }
+            Kind::Post { flow, m } => self.on_post(usize::from(flow), m),
+        }
+        let done = self.c.messages_completed + self.c.messages_failed >= self.submitted;
+        if done && self.in_flight == 0 {
+            self.finished = true;
+        }
+        !self.finished
+    }
+
+    fn on_post(&mut self, f: usize, m: u32) {
+        let fc = &self.cfg.flows[f];
+        let (src, qps, bytes, interval, messages) =
+            (fc.src, fc.qps, fc.message_bytes, fc.post_interval_ns, fc.messages);
+        let range = if m == u32::MAX { 0..messages } else { m..m + 1 };
+        let now = self.now_ts();
+        self.first_post_ps = Some(self.first_post_ps.map_or(self.now, |t| t.min(self.now)));
+        for m in range {
+            for q in 0..qps {
+                let g = u64::from(self.qp_base[f] + q);
+                let offset = (u64::from(m) * u64::from(bytes)) % (1 << 35);
+                let wr = WorkRequest {
+                    wr_id: (u64::from(q) << 32) | u64::from(m),
+                    qpn: qp_number(f, q),
+                    opcode: WrOpcode::WRITE,
+                    local_va: REGION_BASE + (g << 36) + offset,
+                    lkey: 1,
+                    remote_va: REGION_BASE + (g << 36) + offset,
+                    rkey: RKEY,
+                    length: bytes,
+                    imm: None,
+                    flag_slot: m % FLAG_SLOTS,
+                    signaled: true,
+                };
+                if self.hosts[src].ep.handle_host(now, HostCommand::PostWrite(wr)).is_err() {
+                    self.c.messages_failed += 1;
+                }
+            }
+        }
+        if m != u32::MAX && m + 1 < messages {
+            let at = self.now + interval.saturating_mul(1000);
+            self.schedule(at, Kind::Post { flow: f as u16, m: m + 1 });
+        }
+        self.drain(src);
+    }
+
+    fn alloc(&mut self, fl: Flight) -> u32 {
+        self.in_flight += 1;
+        self.c.peak_in_flight = self.c.peak_in_flight.max(self.in_flight);
+        match self.free.pop() {
+            Some(i) => {
+                self.flights[i as usize] = Some(fl);
+                i
+            }
+            None => {
+                self.flights.push(Some(fl));
+                (self.flights.len() - 1) as u32
+            }
+        }
+    }
+
+    fn release(&mut self, slot: u32) -> Option<Flight> {
+        let fl = self.flights.get_mut(slot as usize)?.take()?;
+        self.free.push(slot);
+        self.in_flight -= 1;
+        Some(fl)
+    }
+
+    /// Drains host `h`'s endpoint at the current time, then re-arms its wake-up and timer.
+    fn drain(&mut self, h: usize) {
+        let now_ts = self.now_ts();
+        loop {
+            let mut any = false;
+            let host = &mut self.hosts[h];
+            for q in host.txq.iter_mut() {
+                while q.front().is_some_and(|&t| t <= self.now) {
+                    q.pop_front();
+                    host.queued -= 1;
+                }
+            }
+            while self.hosts[h].queued < self.budget {
+                let Some(t) = self.hosts[h].ep.poll_transmit(now_ts) else { break };
+                self.transmit(h, t);
+                any = true;
+            }
+            while let Some(ev) = self.hosts[h].ep.poll_event(now_ts) {
+                self.record(h, ev);
+                any = true;
+            }
+            if !any {
+                break;
+            }
+        }
+        let now = self.now;
+        let host = &mut self.hosts[h];
+        let mut wake = None;
+        if host.queued >= self.budget {
+            let next = host.txq.iter().filter_map(|q| q.front().copied()).min();
+            if let Some(t) = next {
+                if host.wake_at.is_none_or(|w| t < w) {
+                    host.wake_at = Some(t);
+                    wake = Some(t);
+                }
+            }
+        }
+        let mut timer = None;
+        if let Some(t) = host.ep.poll_timeout() {
+            let mut at = t.0.saturating_mul(1000).max(now);
+            if at == now && host.fired_at == Some(now) {
+                // A deadline the timeout just handled did not consume: try again a
+                // nanosecond later rather than spin at one instant.
+                at = now + 1000;
+            }
+            if host.timer_at.is_none_or(|x| at < x) {
+                host.timer_at = Some(at);
+                timer = Some(at);
+            }
+        }
+        if let Some(t) = wake {
+            self.schedule(t, Kind::TxWake(h as u16));
+        }
+        if let Some(t) = timer {
+            self.schedule(t, Kind::Timer(h as u16));
+        }
+    }
+
+    fn transmit(&mut self, h: usize, t: Transmit) {
+        let Transmit { qpn, ev, packet } = t;
+        let Some((f, _)) = flow_of(qpn.value()).filter(|(f, _)| *f < self.cfg.flows.len()) else {
+            // Not a QP of the workload: nothing to route it to.
+            self.c.peer_violations += 1;
+            return;
+        };
+        let fc = &self.cfg.flows[f];
+        let dst = if fc.src == h { fc.dst } else { fc.src };
+        let p = ecmp_path(ev, self.paths.len());
+        let bytes = wire_bytes(&packet, self.cfg.ipv6);
+        self.c.packets_simulated += 1;
+        let path = &mut self.paths[p];
+        path.report.wire_bytes += u64::from(bytes);
+        match &packet {
+            Packet::Write(w) => {
+                path.report.data_packets += 1;
+                if !w.bth.rtx {
+                    self.c.data_packets_sent += 1;
+                }
+            }
+            _ => path.report.control_packets += 1,
+        }
+        let ser = path.ser_ps(bytes);
+        let host = &mut self.hosts[h];
+        let start = (self.now + self.tx_pipe_ps).max(host.tx_busy[p]);
+        let end = start + ser;
+        host.tx_busy[p] = end;
+        host.txq[p].push_back(end);
+        host.queued += 1;
+        let slot = self.alloc(Flight {
+            packet,
+            ev,
+            qpn: qpn.value(),
+            src: h as u16,
+            dst: dst as u16,
+            path: p as u16,
+            bytes,
+        });
+        self.schedule(end, Kind::Switch(slot));
+    }
+
+    fn aimed_hit(&mut self, slot: u32) -> bool {
+        if self.aimed.is_empty() {
+            return false;
+        }
+        let Some(fl) = self.flights[slot as usize].as_ref() else { return false };
+        let Packet::Write(w) = &fl.packet else { return false };
+        if w.bth.rtx {
+            return false;
+        }
+        let psn = w.bth.psn.value();
+        let hit = self
+            .aimed
+            .iter_mut()
+            .find(|a| !a.done && a.src == fl.src && a.qpn == fl.qpn && a.psn == psn);
+        match hit {
+            Some(a) => {
+                a.done = true;
+                let key = (fl.src, fl.qpn, w.meth.msn);
+                self.drop_marks.entry(key).or_insert(self.now);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn on_switch(&mut self, slot: u32) {
+        let Some(fl) = self.flights[slot as usize].as_ref() else { return };
+        let (p, dst, bytes) = (usize::from(fl.path), usize::from(fl.dst), fl.bytes);
+        let now = self.now;
+        // The loss process steps for every packet, whatever else befalls it.
+        let lost = self.paths[p].loss.lose();
+        let path = &self.paths[p];
+        let down = path.down.iter().any(|&(s, e)| now >= s && now < e);
+        let drop = if down {
+            Some(DropReason::Outage)
+        } else if self.aimed_hit(slot) {
+            Some(DropReason::Aimed)
+        } else if lost {
+            Some(DropReason::Loss)
+        } else {
+            let path = &self.paths[p];
+            let busy = path.sw_busy[dst];
+            let backlog =
+                if busy > now { ((busy - now) as f64 / path.ps_per_byte) as u64 } else { 0 };
+            (backlog + u64::from(bytes) > path.queue_bytes).then_some(DropReason::Queue)
+        };
+        if let Some(reason) = drop {
+            reason.count(&mut self.c.drops);
+            reason.count(&mut self.paths[p].report.drops);
+            self.release(slot);
+            return;
+        }
+        let path = &mut self.paths[p];
+        let start = now.max(path.sw_busy[dst]);
+        let end = start + path.ser_ps(bytes);
+        path.sw_busy[dst] = end;
+        let at = end + path.prop_ps + self.rx_pipe_ps;
+        self.schedule(at, Kind::Deliver(slot));
+    }
+
+    fn on_deliver(&mut self, slot: u32) {
+        let Some(fl) = self.release(slot) else { return };
+        let dst = usize::from(fl.dst);
+        let now = self.now_ts();
+        match self.hosts[dst].ep.handle_packet(now, fl.ev, &fl.packet) {
+            Ok(()) => {}
+            Err(HostOrPeer::Peer(_) | HostOrPeer::Misuse(_)) => self.c.peer_violations += 1,
+        }
+        self.drain(dst);
+        if self.events % 64 == 0 {
+            let e = self.hosts.iter().map(|h| h.ep.nic.peer_driven_entries()).max().unwrap_or(0);
+            self.c.peak_model_entries = self.c.peak_model_entries.max(e as u64);
+        }
+    }
+
+    /// When a write issued now by host `h`'s NIC with latency `lat` lands in memory.
+    fn land(&mut self, h: usize, lat: u64) -> u64 {
+        let host = &mut self.hosts[h];
+        let t = (self.now + lat).max(host.pcie_last);
+        host.pcie_last = t;
+        t
+    }
+
+    fn domain(&self, f: usize, g: u32) -> usize {
+        match self.cfg.nic.retirement {
+            RetirementMode::Shared => f,
+            RetirementMode::PerQp => g as usize,
+        }
+    }
+
+    fn record(&mut self, h: usize, ev: NicEvent) {
+        match ev {
+            NicEvent::DmaWrite(w) => {
+                self.land(h, self.dma_ps);
+                let Some((f, q)) = flow_of(w.qpn.value()) else { return };
+                let g = self.qp_base[f] + q;
+                let fresh = self.placed[g as usize].place(w.psn.value(), self.placed_span);
+                if !fresh {
+                    self.c.duplicates_delivered += 1;
+                }
+                let d = self.domain(f, g);
+                if (w.msn.wrapping_sub(self.next_msn[d]) as i16) < 0 {
+                    self.c.writes_after_flag += 1;
+                }
+                if fresh {
+                    *self.placed_bytes.entry((g, w.msn)).or_insert(0) += w.payload.len();
+                    self.c.peak_tracked = self.c.peak_tracked.max(self.placed_bytes.len() as u64);
+                }
+            }
+            NicEvent::FlagWrite(fw) if fw.side == Side::Responder => {
+                let landed = self.land(h, self.flag_ps);
+                let Some((f, q)) = flow_of(fw.qpn.value()) else { return };
+                let g = self.qp_base[f] + q;
+                let d = self.domain(f, g);
+                if fw.msn != self.next_msn[d] {
+                    self.c.order_violations += 1;
+                }
+                self.next_msn[d] = fw.msn.wrapping_add(1);
+                let len = self.cfg.flows[f].message_bytes;
+                let placed = self.placed_bytes.remove(&(g, fw.msn)).unwrap_or(0);
+                if placed < len {
+                    self.c.flag_before_data += 1;
+                }
+                self.c.messages_delivered += 1;
+                self.c.payload_bytes_delivered += u64::from(len);
+                self.last_delivery_ps = self.last_delivery_ps.max(landed);
+            }
+            NicEvent::FlagWrite(_) => {
+                self.land(h, self.flag_ps);
+            }
+            NicEvent::Completion(c) if c.side == Side::Requester => {
+                let landed = self.land(h, self.flag_ps);
+                let e = c.entry;
+                if !e.status.is_success() {
+                    self.c.messages_failed += 1;
+                    return;
+                }
+                self.c.messages_completed += 1;
+                let Some((f, _)) = flow_of(e.qpn.value()) else { return };
+                let fc = &self.cfg.flows[f];
+                let m = e.wr_id & 0xFFFF_FFFF;
+                let posted = fc
+                    .start_ns
+                    .saturating_add(m.saturating_mul(fc.post_interval_ns))
+                    .saturating_mul(1000);
+                self.latency.record(landed.saturating_sub(posted) / 1000);
+                if !self.drop_marks.is_empty() {
+                    if let Some(t) = self.drop_marks.remove(&(h as u16, e.qpn.value(), e.msn)) {
+                        self.drop_latency.record(landed.saturating_sub(t) / 1000);
+                    }
+                }
+            }
+            NicEvent::Completion(_) => {
+                self.land(h, self.flag_ps);
+            }
+            NicEvent::Report(NicReport::Retransmitted { cause, .. }) => match cause {
+                RetransmitCause::SackInference => self.c.rtx.sack_inference += 1,
+                RetransmitCause::Nack => self.c.rtx.nack += 1,
+                RetransmitCause::Timeout => self.c.rtx.timeout += 1,
+            },
+            NicEvent::Report(NicReport::QpError { .. }) => self.c.qp_errors += 1,
+            NicEvent::Report(_) => {}
+        }
+    }
+
+    /// The report as things stand (complete once the run is over).
+    pub fn report(&self) -> SimReport {
+        let c = &self.c;
+        let first = self.first_post_ps.unwrap_or(0);
+        let span_ns = self.last_delivery_ps.saturating_sub(first) as f64 / 1000.0;
+        let goodput_gbps =
+            if span_ns > 0.0 { c.payload_bytes_delivered as f64 * 8.0 / span_ns } else { 0.0 };
+        SimReport {
+            messages_submitted: self.submitted,
+            messages_delivered: c.messages_delivered,
+            messages_completed: c.messages_completed,
+            messages_failed: c.messages_failed,
+            duplicates_delivered: c.duplicates_delivered,
+            order_violations: c.order_violations,
+            flag_before_data: c.flag_before_data,
+            writes_after_flag: c.writes_after_flag,
+            peer_violations: c.peer_violations,
+            qp_errors: c.qp_errors,
+            retransmissions: c.rtx.total(),
+            retransmissions_by_cause: c.rtx,
+            packets_simulated: c.packets_simulated,
+            data_packets_sent: c.data_packets_sent,
+            drops: c.drops,
+            payload_bytes_delivered: c.payload_bytes_delivered,
+            goodput_gbps,
+            wire_limit_gbps: self.wire_limit_gbps,
+            first_post_ns: first / 1000,
+            last_delivery_ns: self.last_delivery_ps / 1000,
+            sim_time_ns: self.hosts.iter().map(|h| h.pcie_last).fold(self.now, u64::max) / 1000,
+            hit_horizon: self.hit_horizon,
+            message_latency_ns: self.latency.percentiles(),
+            drop_to_completion_ns: (!self.cfg.aimed_drops.is_empty())
+                .then(|| self.drop_latency.percentiles()),
+            peak_packets_in_flight: c.peak_in_flight,
+            peak_model_entries: c.peak_model_entries,
+            peak_tracked_messages: c.peak_tracked,
+            paths: self.paths.iter().map(|p| p.report.clone()).collect(),
+        }
+    }
+}
+
+/// Runs `cfg` to the end.
+pub fn simulate(cfg: SimConfig) -> Result<SimReport, SimError> {
+    Ok(Sim::new(cfg)?.run())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openrdma_codec::Psn;
+
+    #[test]
+    fn placed_bitmap_detects_duplicates_and_slides() {
+        let mut p = Placed::new(PSN_MASK - 2);
+        assert!(p.place(PSN_MASK - 1, 64));
+        assert!(p.place(PSN_MASK - 2, 64));
+        assert_eq!(p.base, PSN_MASK);
+        assert!(!p.place(PSN_MASK - 1, 64), "duplicate below the base");
+        assert!(p.place(3, 64));
+        assert!(!p.place(3, 64), "duplicate in the bitmap");
+        for psn in [PSN_MASK, 0, 1, 2] {
+            assert!(p.place(psn, 64));
+        }
+        assert_eq!(p.base, 4);
+        // Far beyond the span: the base slides.
+        assert!(p.place(200, 64));
+        assert!(!p.place(10, 64));
+    }
+
+    #[test]
+    fn qp_numbers_round_trip() {
+        let q = qp_number(3, 77);
+        assert_eq!(flow_of(q.value()), Some((3, 77)));
+        assert_eq!(flow_of(5), None);
+    }
+
+    #[test]
+    fn events_at_the_same_time_keep_their_order() {
+        let mut h = BinaryHeap::new();
+        for (seq, at) in [(1, 5), (2, 3), (3, 5), (4, 3)] {
+            h.push(Reverse(Event { at, seq, kind: Kind::Timer(0) }));
+        }
+        let order: Vec<u64> = std::iter::from_fn(|| h.pop().map(|Reverse(e)| e.seq)).collect();
+        assert_eq!(order, [2, 4, 1, 3]);
+    }
+
+    #[test]
+    fn psn_type_is_24_bit() {
+        assert_eq!(Psn::MAX.value(), PSN_MASK);
+    }
+
+    // The checker, fed by hand: each kind of fault is counted, and a clean sequence is not.
+
+    fn checker() -> Sim {
+        let mut c = SimConfig::default();
+        c.flows[0].qps = 2;
+        c.flows[0].message_bytes = 8192;
+        Sim::new(c).unwrap()
+    }
+
+    fn dma(s: &mut Sim, q: u32, psn: u32, msn: u16) {
+        s.record(
+            1,
+            NicEvent::DmaWrite(openrdma_sm::DmaWrite {
+                qpn: qp_number(0, q),
+                psn: Psn::new(psn),
+                msn,
+                va: 0,
+                payload: openrdma_sm::Payload::Host { addr: 0, len: 4096 },
+            }),
+        );
+    }
+
+    fn flag(s: &mut Sim, q: u32, msn: u16) {
+        s.record(
+            1,
+            NicEvent::FlagWrite(openrdma_sm::FlagWrite {
+                qpn: qp_number(0, q),
+                side: Side::Responder,
+                msn,
+                addr: 0,
+                value: 0,
+            }),
+        );
+    }
+
+    fn faults(s: &Sim) -> [u64; 4] {
+        let r = s.report();
+        [r.duplicates_delivered, r.order_violations, r.flag_before_data, r.writes_after_flag]
+    }
+
+    #[test]
+    fn checker_accepts_a_clean_sequence() {
+        let mut s = checker();
+        dma(&mut s, 0, 1, 0);
+        dma(&mut s, 1, 0, 1);
+        dma(&mut s, 0, 0, 0);
+        flag(&mut s, 0, 0);
+        dma(&mut s, 1, 1, 1);
+        flag(&mut s, 1, 1);
+        assert_eq!(faults(&s), [0; 4]);
+        assert_eq!(s.report().messages_delivered, 2);
+        assert_eq!(s.report().payload_bytes_delivered, 16384);
+    }
+
+    #[test]
+    fn checker_counts_each_fault() {
+        let mut s = checker();
+        dma(&mut s, 0, 0, 0);
+        dma(&mut s, 0, 0, 0);
+        assert_eq!(faults(&s), [1, 0, 0, 0], "duplicate placement");
+
+        let mut s = checker();
+        dma(&mut s, 0, 0, 0);
+        flag(&mut s, 0, 0);
+        assert_eq!(faults(&s), [0, 0, 1, 0], "flag with half the message placed");
+
+        let mut s = checker();
+        for psn in 0..2 {
+            dma(&mut s, 0, psn, 0);
+            dma(&mut s, 1, psn, 1);
+        }
+        flag(&mut s, 1, 1);
+        flag(&mut s, 0, 0);
+        assert_eq!(faults(&s)[1], 2, "shared domain: MSN 1 retired before MSN 0");
+
+        let mut s = checker();
+        dma(&mut s, 0, 0, 0);
+        dma(&mut s, 0, 1, 0);
+        flag(&mut s, 0, 0);
+        dma(&mut s, 0, 2, 0);
+        assert_eq!(faults(&s), [0, 0, 0, 1], "write into a retired message");
+    }
+}
