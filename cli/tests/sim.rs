@@ -9,11 +9,27 @@ fn openrdma() -> Command {
 #[test]
 fn sim_run_reports_and_exits_cleanly_under_loss() {
     let out = openrdma()
-        .args(["sim", "run", "--paths", "4", "--qps", "2", "--messages", "20", "--message-bytes", "8192"])
+        .args([
+            "sim",
+            "run",
+            "--paths",
+            "4",
+            "--qps",
+            "2",
+            "--messages",
+            "20",
+            "--message-bytes",
+            "8192",
+        ])
         .args(["--loss", "0.05", "--loss-model", "bursty", "--seed", "77", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in [
         "messages_submitted",
@@ -29,7 +45,8 @@ fn sim_run_reports_and_exits_cleanly_under_loss() {
         assert!(!v[key].is_null(), "missing {key} in {v}");
     }
     assert_eq!(v["messages_submitted"], v["messages_delivered"]);
-    for key in ["duplicates_delivered", "order_violations", "flag_before_data", "writes_after_flag"] {
+    for key in ["duplicates_delivered", "order_violations", "flag_before_data", "writes_after_flag"]
+    {
         assert_eq!(v[key], 0, "{key}");
     }
 }
@@ -38,7 +55,21 @@ fn sim_run_reports_and_exits_cleanly_under_loss() {
 fn sim_run_is_deterministic_and_rejects_bad_arguments() {
     let run = || {
         openrdma()
-            .args(["sim", "run", "--paths", "2", "--qps", "1", "--messages", "10", "--loss", "0.1", "--seed", "5", "--json"])
+            .args([
+                "sim",
+                "run",
+                "--paths",
+                "2",
+                "--qps",
+                "1",
+                "--messages",
+                "10",
+                "--loss",
+                "0.1",
+                "--seed",
+                "5",
+                "--json",
+            ])
             .output()
             .unwrap()
             .stdout

@@ -67,6 +67,21 @@ fn flow_of(qpn: u32) -> Option<(usize, u32)> {
     Some((f as usize, qpn & 0xFFFF))
 }
 
+/// One NIC event as the engine took it, for experiments that need more than the
+/// [`SimReport`]: per-message placement and flag times, placed PSNs. Recorded only while
+/// [`Sim::tap_events`] is on; [`Sim::take_tapped`] hands them over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tapped {
+    /// The host whose NIC produced the event.
+    pub host: usize,
+    /// When the NIC produced it, ps.
+    pub at_ps: u64,
+    /// When its memory write lands, ps; `None` for reports to the CPU half.
+    pub lands_ps: Option<u64>,
+    /// The event.
+    pub event: NicEvent,
+}
+
 /// Why a simulation cannot start.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
@@ -331,6 +346,7 @@ pub struct Sim {
     finished: bool,
     wire_limit_gbps: f64,
     submitted: u64,
+    tap: Option<Vec<Tapped>>,
 }
 
 impl Sim {
@@ -438,6 +454,7 @@ impl Sim {
             finished: false,
             wire_limit_gbps,
             submitted: cfg.messages(),
+            tap: None,
             cfg,
         };
         sim.setup()?;
@@ -526,6 +543,17 @@ impl Sim {
     /// Host `h`'s endpoint (NIC and recovery agent), to inspect.
     pub fn endpoint(&self, h: usize) -> Option<&Endpoint> {
         self.hosts.get(h).map(|x| &x.ep)
+    }
+
+    /// Starts (or stops) recording every NIC event in a [`Tapped`]; observing a run does
+    /// not change it. Off by default: the record grows with the run.
+    pub fn tap_events(&mut self, on: bool) {
+        self.tap = if on { Some(self.tap.take().unwrap_or_default()) } else { None };
+    }
+
+    /// The events recorded since the last call.
+    pub fn take_tapped(&mut self) -> Vec<Tapped> {
+        self.tap.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Whether the run is over: every message completed (or failed) and the fabric empty,
@@ -874,6 +902,20 @@ impl Sim {
     }
 
     fn record(&mut self, h: usize, ev: NicEvent) {
+        if self.tap.is_none() {
+            return self.account(h, ev);
+        }
+        let event = ev.clone();
+        let writes = !matches!(ev, NicEvent::Report(_));
+        self.account(h, ev);
+        // Every memory write goes through `land`, which leaves its landing time here.
+        let lands_ps = writes.then_some(self.hosts[h].pcie_last);
+        if let Some(tap) = self.tap.as_mut() {
+            tap.push(Tapped { host: h, at_ps: self.now, lands_ps, event });
+        }
+    }
+
+    fn account(&mut self, h: usize, ev: NicEvent) {
         match ev {
             NicEvent::DmaWrite(w) => {
                 self.land(h, self.dma_ps);

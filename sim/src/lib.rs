@@ -30,14 +30,16 @@
 pub mod config;
 pub mod engine;
 pub mod hist;
+pub mod paper;
 pub mod path;
+pub mod plot;
 pub mod report;
 pub mod wire;
 
 pub use config::{
     AimedDrop, FlowConfig, LossModel, NicTiming, Outage, PathConfig, SimConfig, SimConfigError,
 };
-pub use engine::{Progress, Sim, SimError, qp_number, simulate};
+pub use engine::{Progress, Sim, SimError, Tapped, qp_number, simulate};
 pub use hist::{Histogram, Percentiles};
 pub use path::ecmp_path;
 pub use report::{Drops, PathReport, Retransmissions, SimReport};

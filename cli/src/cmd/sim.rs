@@ -11,6 +11,8 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use openrdma_sim::paper::{self, PaperReport};
+use openrdma_sim::plot::write_plots;
 use openrdma_sim::{
     AimedDrop, FlowConfig, LossModel, Outage, PathConfig, Percentiles, Sim, SimConfig, SimReport,
 };
@@ -32,6 +34,25 @@ pub enum SimCommand {
     /// Run one simulation: two hosts, N paths, Q QPs × M messages of B bytes (RDMA Write),
     /// and report delivery, correctness, goodput and latency.
     Run(SimRunArgs),
+    /// Rerun the OpenRDMA paper's experiments and print each next to the paper's figure.
+    Paper(SimPaperArgs),
+}
+
+/// Arguments of `openrdma sim paper`.
+#[derive(Debug, Args)]
+pub struct SimPaperArgs {
+    /// Print the report as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write SVG plots into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<std::path::PathBuf>,
+    /// Seed of every run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Shortened run: fewer messages and fewer points.
+    #[arg(long)]
+    pub quick: bool,
 }
 
 /// The loss process of every path.
@@ -233,7 +254,78 @@ pub fn config(args: &SimRunArgs) -> Result<SimConfig, CliError> {
 pub fn run(args: &SimArgs) -> Result<Outcome, CliError> {
     match &args.command {
         SimCommand::Run(a) => run_one(a),
+        SimCommand::Paper(a) => run_paper(a),
     }
+}
+
+fn run_paper(args: &SimPaperArgs) -> Result<Outcome, CliError> {
+    let wall = Instant::now();
+    let report = paper::run(args.seed, args.quick);
+    let elapsed = wall.elapsed();
+    let mut out = BufWriter::new(io::stdout().lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::other)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(paper_text(&report).as_bytes())?;
+    }
+    out.flush()?;
+    if let Some(dir) = &args.plots {
+        let files = write_plots(&report, dir).map_err(io::Error::other)?;
+        for f in files {
+            eprintln!("wrote {}", f.display());
+        }
+    }
+    eprintln!("wall time {:.3} s", elapsed.as_secs_f64());
+    Ok(if report.is_correct() { Outcome::Clean } else { Outcome::Findings })
+}
+
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.2}") }
+}
+
+/// The readable table of `openrdma sim paper`.
+pub fn paper_text(r: &PaperReport) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "OpenRDMA paper experiments, seed {}{}",
+        r.seed,
+        if r.quick { " (quick run)" } else { "" }
+    );
+    for e in &r.experiments {
+        let _ = writeln!(s, "\n({}) {}", e.id, e.name);
+        for p in &e.parameters {
+            let _ = writeln!(s, "    {:<20} {}", p.name, p.value);
+        }
+        let _ = writeln!(s, "  ours");
+        for f in &e.ours {
+            let _ = writeln!(s, "    {:<46} {} {}", f.name, number(f.value), f.unit);
+        }
+        let _ = writeln!(s, "  paper   {}", e.paper);
+        let _ = writeln!(s, "  compare {}", e.comparison);
+        for n in &e.notes {
+            let _ = writeln!(s, "  note    {n}");
+        }
+        let c = &e.checks;
+        if c.runs > 0 {
+            let _ = writeln!(
+                s,
+                "  checks  {} runs, {} of {} messages delivered; duplicates {} · order violations {} · flags before data {} · writes after flag {}{}",
+                c.runs,
+                c.messages_delivered,
+                c.messages_submitted,
+                c.duplicates_delivered,
+                c.order_violations,
+                c.flag_before_data,
+                c.writes_after_flag,
+                if c.is_clean() { "" } else { " — FAILED" }
+            );
+        }
+    }
+    let _ = writeln!(s, "\nverdict {}", if r.is_correct() { "ok" } else { "FAILED" });
+    s
 }
 
 fn run_one(args: &SimRunArgs) -> Result<Outcome, CliError> {
@@ -388,6 +480,7 @@ mod tests {
         let argv = std::iter::once("sim").chain(line.split_whitespace());
         Cli::try_parse_from(argv).map(|c| match c.command {
             SimCommand::Run(a) => a,
+            SimCommand::Paper(_) => panic!("not a run"),
         })
     }
 
@@ -408,6 +501,19 @@ mod tests {
         assert_eq!(c.flows[0].spray, SprayPolicy::Fixed);
         assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 1, psn: 4 }]);
         assert!(c.ipv6);
+    }
+
+    #[test]
+    fn paper_options_parse() {
+        let argv = ["sim", "paper", "--json", "--plots", "out", "--seed", "5", "--quick"];
+        let SimCommand::Paper(a) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not `paper`")
+        };
+        assert!(a.json && a.quick);
+        assert_eq!((a.seed, a.plots.as_deref()), (5, Some(std::path::Path::new("out"))));
+        let text = paper_text(&paper::run(2, true));
+        assert!(text.contains("(g) bytes crossing PCIe per submission"), "{text}");
+        assert!(text.ends_with("verdict ok\n"), "{text}");
     }
 
     #[test]
