@@ -30,6 +30,9 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
     /// The multipath fabric simulator: reference endpoints over N impaired paths.
     Sim(cmd::sim::SimArgs),
+    /// A quick run of the benchmarks (codec, ICRC, model, simulator, process adapter),
+    /// as a table or, with `--json`, one JSON object.
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +44,6 @@ fn main() -> ExitCode {
         Command::Dissect(args) => cmd::dissect::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Sim(args) => cmd::sim::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     })
 }

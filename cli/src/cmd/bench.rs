@@ -1,0 +1,585 @@
+//! `openrdma bench [--json] [--quick]`: a quick run of the project's benchmarks, in process.
+//!
+//! It measures, with the wall clock:
+//!
+//! * `codec`: [`decode`] of a whole frame with its ICRC check, and [`FrameRepr::emit`] with
+//!   the ICRC computed, on MRC_WRITE_MIDDLE frames over IPv6 (METH + RETH) with 64 B, 1 KiB
+//!   and 4 KiB of payload, in frames and bytes (whole Ethernet frames, FCS excluded) per
+//!   second;
+//! * `icrc`: [`icrc::compute`] alone over the IP packets of the same frames, bytes per second;
+//! * `model`: a requester NIC and a responder NIC back to back (no fabric, no encoding) at
+//!   4 KiB PMTU, data packets placed per second;
+//! * `sim`: simulated packets per wall-clock second for a fixed workload (two hosts, four
+//!   paths, no loss);
+//! * `adapter`: one corpus scenario run through the process adapter against `openrdma
+//!   serve`, batched (the normal runner) and with one [`Device::advance`] per input,
+//!   inputs plus outputs per second both ways, and the ratio of the two.
+//!
+//! Each figure is the median of three runs, each running for a fixed minimum time (200 ms,
+//! or 20 ms with `--quick`) after a warm-up. `--quick` also shrinks the workloads; it is
+//! meant for tests, not for figures. The figures depend on the machine and its load: they
+//! are never checked, only printed.
+
+use std::collections::BTreeSet;
+use std::hint::black_box;
+use std::io::{self, Write};
+use std::net::Ipv6Addr;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
+use openrdma_codec::host::{WorkRequest, WrOpcode};
+use openrdma_codec::{
+    BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
+    Psn, Qpn, RethRepr, UdpRepr, icrc,
+};
+use openrdma_conformance::corpus;
+use openrdma_conformance::device::{Device, DeviceError, Input, TimedInput, TimedOutput};
+use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
+use openrdma_conformance::runner;
+use openrdma_conformance::scenario::{Body, Capability, Direction, Manifest, Record, Scenario};
+use openrdma_sim::{FlowConfig, LossModel, PathConfig, SimConfig, simulate};
+use openrdma_sm::{HostCommand, Nic, NicConfig, NicEvent, QpConfig, Region, Timestamp};
+use serde_json::{Map, Value};
+
+use crate::error::{CliError, Outcome};
+
+/// The corpus scenario the adapter round trip runs.
+pub const ADAPTER_SCENARIO: &str = "rcv-in-order-v4";
+
+/// Payload sizes of the codec figures.
+const SIZES: [(&str, usize); 3] = [("64B", 64), ("1KiB", 1024), ("4KiB", 4096)];
+
+/// Arguments of `openrdma bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Tiny runs and workloads (a few seconds in all, even unoptimized): for tests.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// One figure: where it goes in the JSON (`section.sub...` then `key`), its unit, its value.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    name: String,
+    key: &'static str,
+    unit: &'static str,
+    value: f64,
+}
+
+impl Row {
+    fn new(name: impl Into<String>, key: &'static str, unit: &'static str, value: f64) -> Row {
+        Row { name: name.into(), key, unit, value }
+    }
+}
+
+/// How long each run lasts and how much work each iteration does.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// Minimum duration of each of the three runs.
+    run: Duration,
+    /// Duration of the warm-up.
+    warm_up: Duration,
+    quick: bool,
+}
+
+impl Plan {
+    fn new(quick: bool) -> Plan {
+        if quick {
+            Plan { run: Duration::from_millis(20), warm_up: Duration::from_millis(5), quick }
+        } else {
+            Plan { run: Duration::from_millis(200), warm_up: Duration::from_millis(50), quick }
+        }
+    }
+
+    /// Units of work per second: `step` does some work and returns how many units it did
+    /// and how long the part worth timing took. It runs for the warm-up, then three runs
+    /// of at least `self.run` each (at least one step each); the median rate is returned.
+    fn rate<E>(&self, mut step: impl FnMut() -> Result<(u64, Duration), E>) -> Result<f64, E> {
+        let start = Instant::now();
+        loop {
+            step()?;
+            if start.elapsed() >= self.warm_up {
+                break;
+            }
+        }
+        let mut rates = Vec::with_capacity(3);
+        for _ in 0..3 {
+            let (mut units, mut timed) = (0u64, Duration::ZERO);
+            let start = Instant::now();
+            loop {
+                let (u, t) = step()?;
+                units += u;
+                timed += t;
+                if start.elapsed() >= self.run {
+                    break;
+                }
+            }
+            rates.push(units as f64 / timed.as_secs_f64().max(1e-9));
+        }
+        rates.sort_by(f64::total_cmp);
+        Ok(rates[1])
+    }
+
+    /// [`Plan::rate`] for work that cannot fail.
+    fn rate_ok(&self, mut step: impl FnMut() -> (u64, Duration)) -> f64 {
+        match self.rate::<std::convert::Infallible>(|| Ok(step())) {
+            Ok(r) => r,
+            Err(e) => match e {},
+        }
+    }
+}
+
+/// Times `iters` calls of `f`: (`iters`, the time they took).
+fn timed(iters: u64, mut f: impl FnMut()) -> (u64, Duration) {
+    let start = Instant::now();
+    for _ in 0..iters {
+        f();
+    }
+    (iters, start.elapsed())
+}
+
+/// A finalized MRC_WRITE_MIDDLE over IPv6 with `payload_len` bytes of payload.
+fn write_middle(payload_len: usize) -> FrameRepr {
+    let src = Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 1);
+    let dst = Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 2);
+    let mut f = FrameRepr {
+        eth: EthernetRepr {
+            dst: EthernetAddress([0x02, 0, 0, 0, 0, 2]),
+            src: EthernetAddress([0x02, 0, 0, 0, 0, 1]),
+            ethertype: EtherType::IPV6,
+        },
+        vlan: None,
+        ip: IpRepr::V6(Ipv6Repr::new(src, dst, IP_PROTO_UDP)),
+        udp: UdpRepr::rocev2(0),
+        bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),
+        ext: Extensions {
+            meth: Some(MethRepr::new(0, 1)),
+            reth: Some(RethRepr::new(0x7f00_0000_0000, 0xBEEF, 1 << 20)),
+            ..Extensions::default()
+        },
+        payload: (0..payload_len).map(|i| i as u8).collect(),
+        pad: [0; 3],
+        icrc: None,
+        eth_padding: Vec::new(),
+    };
+    f.set_entropy(0xC001_2345);
+    f.finalize().expect("the benchmark frame is valid");
+    f
+}
+
+/// Codec and ICRC figures.
+fn codec(plan: &Plan, rows: &mut Vec<Row>) {
+    const BATCH: u64 = 64;
+    for (name, n) in SIZES {
+        let f = write_middle(n);
+        let bytes = f.to_bytes().expect("the benchmark frame emits");
+        let len = bytes.len() as f64;
+        assert_eq!(decode(&bytes).icrc, IcrcStatus::Ok);
+        let rate = plan.rate_ok(|| {
+            timed(BATCH, || {
+                black_box(decode(black_box(&bytes)).icrc);
+            })
+        });
+        rows.push(Row::new(
+            format!("codec.decode_verify.{name}"),
+            "frames_per_s",
+            "frames/s",
+            rate,
+        ));
+        rows.push(Row::new(
+            format!("codec.decode_verify.{name}"),
+            "bytes_per_s",
+            "bytes/s",
+            rate * len,
+        ));
+
+        let mut buf = vec![0u8; f.buffer_len()];
+        let rate = plan.rate_ok(|| {
+            timed(BATCH, || {
+                black_box(black_box(&f).emit(black_box(&mut buf)).ok());
+            })
+        });
+        rows.push(Row::new(format!("codec.build_icrc.{name}"), "frames_per_s", "frames/s", rate));
+        rows.push(Row::new(
+            format!("codec.build_icrc.{name}"),
+            "bytes_per_s",
+            "bytes/s",
+            rate * len,
+        ));
+
+        // The IP packet without its ICRC trailer: what the CRC runs over.
+        let covered = &bytes[14..bytes.len() - icrc::ICRC_LEN];
+        let rate = plan.rate_ok(|| {
+            timed(BATCH, || {
+                black_box(icrc::compute(black_box(covered)).ok());
+            })
+        });
+        rows.push(Row::new(
+            format!("icrc.{name}"),
+            "bytes_per_s",
+            "bytes/s",
+            rate * covered.len() as f64,
+        ));
+    }
+}
+
+/// Path MTU of the model figure.
+const PMTU: u32 = 4096;
+/// Bytes per message of the model figure.
+const MSG: u32 = 256 * 1024;
+
+/// Two connected NICs with `messages` RDMA Writes of [`MSG`] bytes posted on the first.
+fn pair(messages: u32) -> (Nic, Nic) {
+    let cfg = NicConfig { pmtu: PMTU, mpr: 4, ..NicConfig::default() };
+    let mut a = Nic::new(cfg.clone()).expect("valid NIC configuration");
+    let mut b = Nic::new(cfg).expect("valid NIC configuration");
+    let t = Timestamp::ZERO;
+    for (nic, me, peer) in [(&mut a, 1, 2), (&mut b, 2, 1)] {
+        let region = Region { rkey: 7, base: 0, len: 1 << 40, remote_write: true };
+        nic.handle_host(t, HostCommand::RegisterRegion(region)).expect("region");
+        let qp = QpConfig {
+            qpn: Qpn::new(me),
+            peer_qpn: Qpn::new(peer),
+            initial_psn: 0,
+            peer_initial_psn: 0,
+            domain: 0,
+            evs: (0..4).collect(),
+            backup_evs: vec![],
+            spray: Default::default(),
+            cc: Default::default(),
+            recv_flag_base: 0x1000,
+            recv_flag_slots: 1024,
+            send_flag_base: 0x2000,
+            send_flag_slots: 1024,
+        };
+        nic.handle_host(t, HostCommand::CreateQp(qp)).expect("QP");
+    }
+    for m in 0..messages {
+        let wr = WorkRequest {
+            wr_id: u64::from(m),
+            qpn: Qpn::new(1),
+            opcode: WrOpcode::WRITE,
+            local_va: 0,
+            lkey: 0,
+            remote_va: u64::from(m) * u64::from(MSG),
+            rkey: 7,
+            length: MSG,
+            imm: None,
+            flag_slot: m,
+            signaled: true,
+        };
+        a.handle_host(t, HostCommand::PostWrite(wr)).expect("post");
+    }
+    (a, b)
+}
+
+/// Runs the transfer between the two NICs to completion; returns the data packets placed.
+fn transfer(a: &mut Nic, b: &mut Nic) -> u64 {
+    let mut now = 0u64;
+    let mut placed = 0;
+    loop {
+        now += 10;
+        let t = Timestamp(now);
+        let mut idle = true;
+        while let Some(tx) = a.poll_transmit(t) {
+            idle = false;
+            let _ = b.handle_packet(t, tx.ev, &tx.packet);
+        }
+        while let Some(tx) = b.poll_transmit(t) {
+            idle = false;
+            let _ = a.handle_packet(t, tx.ev, &tx.packet);
+        }
+        while let Some(ev) = b.poll_event() {
+            if matches!(ev, NicEvent::DmaWrite(_)) {
+                placed += 1;
+            }
+            black_box(ev);
+        }
+        while let Some(ev) = a.poll_event() {
+            black_box(ev);
+        }
+        if idle && a.pending_messages() == 0 {
+            return placed;
+        }
+        if idle {
+            if let Some(d) = a.poll_timeout().into_iter().chain(b.poll_timeout()).min() {
+                now = now.max(d.0);
+                let _ = a.handle_timeout(Timestamp(now));
+                let _ = b.handle_timeout(Timestamp(now));
+            }
+        }
+    }
+}
+
+/// The model figure.
+fn model(plan: &Plan, rows: &mut Vec<Row>) {
+    let messages = if plan.quick { 1 } else { 4 };
+    let rate = plan.rate_ok(|| {
+        let (mut a, mut b) = pair(messages);
+        let start = Instant::now();
+        let placed = transfer(&mut a, &mut b);
+        (placed, start.elapsed())
+    });
+    rows.push(Row::new("model", "packets_per_s", "packets/s", rate));
+    rows.push(Row::new("model", "pmtu", "bytes", f64::from(PMTU)));
+}
+
+/// The simulator's workload: two hosts, four clean paths, Q QPs × M messages.
+fn sim_workload(quick: bool) -> SimConfig {
+    let path = PathConfig { loss: LossModel::None, ..PathConfig::default() };
+    let flow = if quick {
+        FlowConfig { qps: 2, messages: 4, message_bytes: 16384, ..FlowConfig::default() }
+    } else {
+        FlowConfig { qps: 8, messages: 16, message_bytes: 65536, ..FlowConfig::default() }
+    };
+    SimConfig { seed: 1, ..SimConfig::two_hosts(4, path, flow) }
+}
+
+/// The simulator figure.
+fn sim(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let rate = plan.rate(|| {
+        let cfg = sim_workload(plan.quick);
+        let start = Instant::now();
+        let report = simulate(cfg).map_err(|e| CliError::Usage(format!("bench: sim: {e}")))?;
+        Ok::<_, CliError>((report.packets_simulated, start.elapsed()))
+    })?;
+    rows.push(Row::new("sim", "packets_per_s", "packets/s", rate));
+    Ok(())
+}
+
+fn adapter_error(e: impl std::fmt::Display) -> CliError {
+    CliError::Usage(format!("bench: process adapter: {e}"))
+}
+
+/// What a record injects, if anything.
+fn input_of(r: &Record) -> Option<Input> {
+    match &r.body {
+        Body::Frame { port, bytes } => Some(Input::Frame { port: *port, bytes: bytes.clone() }),
+        Body::Host { command } => Some(Input::Host { command: command.clone() }),
+        Body::Cpu { command } => Some(Input::Cpu { command: *command }),
+        Body::Event { .. } => None,
+    }
+}
+
+/// Runs `scenario` with one [`Device::advance`] per injected record, in time order, then
+/// one to the end of the drain time; returns inputs plus outputs. Unlike the runner it does
+/// not rewrite feedback nor play the CPU half: it measures round trips, not conformance.
+fn run_unbatched(dev: &mut dyn Device, scenario: &Scenario) -> Result<u64, CliError> {
+    dev.start(&scenario.manifest).map_err(adapter_error)?;
+    let mut injects: Vec<&Record> =
+        scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
+    injects.sort_by_key(|r| r.at);
+    let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);
+    let end = Timestamp(last.saturating_add(scenario.manifest.tolerances.drain_ns));
+    let mut now = Timestamp::ZERO;
+    let mut events = 0u64;
+    for r in injects {
+        let Some(input) = input_of(r) else { continue };
+        now = now.max(r.at);
+        let out = dev.advance(vec![TimedInput { at: now, input }], now).map_err(adapter_error)?;
+        events += 1 + out.len() as u64;
+    }
+    let out = dev.advance(Vec::new(), end.max(now)).map_err(adapter_error)?;
+    events += out.len() as u64;
+    dev.finish().map_err(adapter_error)?;
+    Ok(events)
+}
+
+/// A device that counts the round trips made to it (start, advance, finish).
+#[derive(Debug)]
+struct Counted<D> {
+    inner: D,
+    round_trips: u64,
+}
+
+impl<D: Device> Device for Counted<D> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        self.inner.capabilities()
+    }
+
+    fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
+        self.round_trips += 1;
+        self.inner.start(manifest)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        self.round_trips += 1;
+        self.inner.advance(inputs, until)
+    }
+
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        self.round_trips += 1;
+        self.inner.finish()
+    }
+}
+
+/// The process-adapter figures.
+fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let build = corpus::all()
+        .into_iter()
+        .find(|(name, _)| *name == ADAPTER_SCENARIO)
+        .map(|(_, build)| build)
+        .ok_or_else(|| adapter_error(format!("no scenario {ADAPTER_SCENARIO} in the corpus")))?;
+    let scenario = build();
+    let exe = std::env::current_exe().map_err(adapter_error)?;
+    let command = vec![exe.to_string_lossy().into_owned(), "serve".to_string()];
+    let options = ProcessOptions { pass_stderr: false, ..ProcessOptions::default() };
+    let inner = ProcessDevice::spawn_with(&command, options).map_err(adapter_error)?;
+    let mut dev = Counted { inner, round_trips: 0 };
+    let mut events = 0;
+
+    let batched = plan.rate(|| {
+        let start = Instant::now();
+        let out = runner::run(&mut dev, &scenario);
+        let took = start.elapsed();
+        if let Some(e) = out.error {
+            return Err(adapter_error(e));
+        }
+        events = (out.injected.len() + out.observed.len()) as u64;
+        Ok((events, took))
+    })?;
+    // Round trips of one run: the last run's count, measured again from zero.
+    dev.round_trips = 0;
+    let _ = runner::run(&mut dev, &scenario);
+    let batched_trips = dev.round_trips;
+    dev.round_trips = 0;
+    run_unbatched(&mut dev, &scenario)?;
+    let unbatched_trips = dev.round_trips;
+    let unbatched = plan.rate(|| {
+        let start = Instant::now();
+        let events = run_unbatched(&mut dev, &scenario)?;
+        Ok::<_, CliError>((events, start.elapsed()))
+    })?;
+    // The child exits when its standard input closes; its status says nothing of the figures.
+    let _ = dev.inner.close();
+    rows.push(Row::new("adapter", "batched_events_per_s", "events/s", batched));
+    rows.push(Row::new("adapter", "unbatched_events_per_s", "events/s", unbatched));
+    rows.push(Row::new("adapter", "batched_over_unbatched", "ratio", batched / unbatched));
+    rows.push(Row::new("adapter", "events_per_run", "events", events as f64));
+    rows.push(Row::new("adapter", "batched_round_trips", "round trips", batched_trips as f64));
+    rows.push(Row::new("adapter", "unbatched_round_trips", "round trips", unbatched_trips as f64));
+    Ok(())
+}
+
+/// Every figure, in the order of the table.
+fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
+    let plan = Plan::new(quick);
+    let mut rows = Vec::new();
+    codec(&plan, &mut rows);
+    model(&plan, &mut rows);
+    sim(&plan, &mut rows)?;
+    adapter(&plan, &mut rows)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    rows.push(Row::new("machine", "cores", "cores", cores as f64));
+    // The table lists sections in JSON order.
+    let order = ["codec", "icrc", "model", "sim", "adapter", "machine"];
+    rows.sort_by_key(|r| {
+        let section = r.name.split('.').next().unwrap_or("");
+        order.iter().position(|s| *s == section).unwrap_or(order.len())
+    });
+    Ok(rows)
+}
+
+/// The figures as one JSON object: `section.sub.key` nesting, integers where exact.
+fn to_json(rows: &[Row]) -> Value {
+    let mut root = Map::new();
+    for r in rows {
+        let mut node = &mut root;
+        for part in r.name.split('.') {
+            node = match node.entry(part).or_insert_with(|| Value::Object(Map::new())) {
+                Value::Object(m) => m,
+                _ => unreachable!("a figure's name is never a leaf"),
+            };
+        }
+        let value = if r.value.fract() == 0.0 && r.value.abs() < 9.0e15 {
+            Value::from(r.value as i64)
+        } else {
+            Value::from(r.value)
+        };
+        node.insert(r.key.to_string(), value);
+    }
+    if let Some(Value::Object(s)) = root.get_mut("adapter") {
+        s.insert("scenario".into(), Value::from(ADAPTER_SCENARIO));
+    }
+    Value::Object(root)
+}
+
+/// A figure with three significant digits and an SI prefix.
+fn human(v: f64) -> String {
+    let (scaled, prefix) = match v.abs() {
+        a if a >= 1e9 => (v / 1e9, "G"),
+        a if a >= 1e6 => (v / 1e6, "M"),
+        a if a >= 1e3 => (v / 1e3, "k"),
+        _ => (v, ""),
+    };
+    let digits = match scaled.abs() {
+        a if a >= 100.0 => 0,
+        a if a >= 10.0 => 1,
+        _ => 2,
+    };
+    format!("{scaled:.digits$} {prefix}")
+}
+
+/// Runs the command.
+pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
+    let rows = measure(args.quick)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &to_json(&rows)).map_err(io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        let label = |r: &Row| format!("{}.{}", r.name, r.key.trim_end_matches("_per_s"));
+        let width = rows.iter().map(|r| label(r).len()).max().unwrap_or(0);
+        writeln!(out, "{:width$}  {:>12}  unit", "benchmark", "value")?;
+        for r in &rows {
+            let value = if r.unit == "ratio" {
+                format!("{:.2}", r.value)
+            } else if !r.key.ends_with("_per_s") {
+                format!("{}", r.value)
+            } else {
+                human(r.value)
+            };
+            writeln!(out, "{:width$}  {value:>12}  {}", label(r), r.unit)?;
+        }
+        if args.quick {
+            writeln!(out, "(--quick: tiny runs, not figures to quote)")?;
+        }
+    }
+    Ok(Outcome::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_nests_rows_by_name() {
+        let rows = vec![
+            Row::new("codec.decode_verify.64B", "frames_per_s", "frames/s", 1.5),
+            Row::new("machine", "cores", "cores", 2.0),
+        ];
+        let v = to_json(&rows);
+        assert_eq!(v["codec"]["decode_verify"]["64B"]["frames_per_s"], 1.5);
+        assert_eq!(v["machine"]["cores"], 2);
+    }
+
+    #[test]
+    fn human_prefixes() {
+        assert_eq!(human(1234.0), "1.23 k");
+        assert_eq!(human(56_700_000.0), "56.7 M");
+        assert_eq!(human(3.0e9), "3.00 G");
+    }
+}
