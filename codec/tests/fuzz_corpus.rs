@@ -27,3 +27,18 @@ fn frame_decode_corpus() {
         }
     }
 }
+
+#[cfg(feature = "arbitrary")]
+#[test]
+fn repr_roundtrip_corpus() {
+    let c = corpus("repr_roundtrip");
+    assert!(!c.is_empty());
+    for (name, data) in c {
+        eprintln!("{name}");
+        openrdma_codec::fuzzing::repr_roundtrip(&data);
+        // Every suffix too: the same records, read from another starting point.
+        for n in 1..data.len().min(64) {
+            openrdma_codec::fuzzing::repr_roundtrip(&data[n..]);
+        }
+    }
+}

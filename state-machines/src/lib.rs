@@ -25,6 +25,7 @@ pub mod endpoint;
 pub mod error;
 pub mod ev;
 pub mod event;
+pub mod fuzzing;
 pub mod nic;
 pub mod packet;
 pub mod receiver;
