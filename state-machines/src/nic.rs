@@ -189,8 +189,9 @@ impl Nic {
         self.qps.iter().map(|q| q.req.pending_messages()).sum()
     }
 
-    /// Bytes of state the NIC holds per QP that a peer can make grow: the bitmap, the
-    /// packet ring and the retirement table. Bounded by the window whatever the peer sends.
+    /// Entries of state that a peer can make grow: retirement-table entries and packets
+    /// in flight. Bounded whatever the peer sends: by the window per QP, and by the
+    /// capacity of a shared retirement domain (4096, `RET-CAP-001`).
     pub fn peer_driven_entries(&self) -> usize {
         self.domains.iter().map(|d| d.table.len()).sum::<usize>()
             + self.qps.iter().map(|q| q.req.outstanding() as usize).sum::<usize>()
@@ -493,7 +494,10 @@ impl Nic {
     ) -> Result<(), HostOrPeer> {
         self.tick(now)?;
         let qpn = packet.dest_qp();
-        let i = self.qp_idx(qpn).ok_or(PeerViolation::UnknownQp { qpn })?;
+        let Some(i) = self.qp_idx(qpn) else {
+            self.stats.violations += 1;
+            return Err(PeerViolation::UnknownQp { qpn }.into());
+        };
         if self.qps[i].in_error {
             self.stats.violations += 1;
             return Err(PeerViolation::QpInError { qpn }.into());
