@@ -12,9 +12,8 @@
 //! Rows of the model (sequence numbers, windows, keys, doorbells through a NIC) are in
 //! `state-machines/tests/hostile.rs`.
 //!
-//! TO ADD when their formats land: corrupt pcapng blocks (bad block length, truncated
-//! section header, unknown block type, interface ID out of range) and malformed adapter
-//! messages (bad length prefix, unknown message type, wrong protocol version).
+//! Corrupt scenario files and malformed adapter messages have their own catalogue in
+//! `conformance/tests/hostile.rs`.
 
 use core::net::{Ipv4Addr, Ipv6Addr};
 

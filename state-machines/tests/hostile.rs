@@ -16,8 +16,8 @@
 //!
 //! Rows that break a decoding rule of the wire formats are in `codec/tests/hostile.rs`.
 //!
-//! TO ADD when their formats land: corrupt pcapng scenario blocks and malformed adapter
-//! messages fed to the runner.
+//! Corrupt scenario files and malformed adapter messages have their own catalogue in
+//! `conformance/tests/hostile.rs`.
 
 mod script;
 
