@@ -10,8 +10,8 @@
 //! `*_frames` groups report frames per second of the same work. Run with
 //! `cargo bench -p openrdma-codec --bench codec`.
 
+use core::net::Ipv6Addr;
 use std::hint::black_box;
-use std::net::Ipv6Addr;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};

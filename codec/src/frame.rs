@@ -711,6 +711,34 @@ impl FrameRepr {
         }
     }
 
+    /// Makes the outer headers lead to RoCEv2: each EtherType names the next header (a VLAN
+    /// tag when there is one), the IP protocol is UDP, IPv4 is not a fragment, and the UDP
+    /// destination port is 4791. Lengths and checksums are left to [`FrameRepr::finalize`].
+    pub fn chain_to_roce(&mut self) {
+        let ip_type = match &mut self.ip {
+            IpRepr::V4(v4) => {
+                v4.protocol = IP_PROTO_UDP;
+                v4.more_frags = false;
+                v4.frag_offset = 0;
+                EtherType::IPV4
+            }
+            IpRepr::V6(v6) => {
+                v6.next_header = IP_PROTO_UDP;
+                EtherType::IPV6
+            }
+        };
+        match &mut self.vlan {
+            Some(v) => {
+                v.ethertype = ip_type;
+                if !self.eth.ethertype.is_vlan_tpid() {
+                    self.eth.ethertype = EtherType::VLAN;
+                }
+            }
+            None => self.eth.ethertype = ip_type,
+        }
+        self.udp.dst_port = ROCEV2_PORT;
+    }
+
     /// Makes the frame self-consistent for sending: IP and UDP lengths, pad count and zero
     /// pad, the IPv4 header checksum, the UDP checksum (0 over IPv4, `ENC-UDP-003`;
     /// computed over IPv6, `ENC-UDP-004`), and `icrc = None` so that emit computes it.

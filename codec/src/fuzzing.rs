@@ -243,28 +243,7 @@ mod repr {
             let d = decode(&b);
             let _ = d.validate();
         }
-        let ip_type = match &mut f.ip {
-            IpRepr::V4(v4) => {
-                v4.protocol = IP_PROTO_UDP;
-                v4.more_frags = false;
-                v4.frag_offset = 0;
-                EtherType::IPV4
-            }
-            IpRepr::V6(v6) => {
-                v6.next_header = IP_PROTO_UDP;
-                EtherType::IPV6
-            }
-        };
-        match &mut f.vlan {
-            Some(v) => {
-                v.ethertype = ip_type;
-                if !f.eth.ethertype.is_vlan_tpid() {
-                    f.eth.ethertype = EtherType::VLAN;
-                }
-            }
-            None => f.eth.ethertype = ip_type,
-        }
-        f.udp.dst_port = ROCEV2_PORT;
+        f.chain_to_roce();
         // An arbitrary byte is mostly an unknown opcode; give the table most of the share.
         if f.bth.opcode.info().is_none() && u.ratio(3, 4)? {
             f.bth.opcode = *u.choose(Opcode::ALL)?;

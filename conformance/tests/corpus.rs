@@ -69,7 +69,7 @@ fn scenarios_are_short_and_the_corpus_is_small() {
 /// writing and reviewing scenarios: `CORPUS_DUMP=rcv-probe cargo test --test corpus -- \
 /// --ignored --nocapture`.
 #[test]
-#[ignore]
+#[ignore = "a tool for reading scenarios, not a check: CORPUS_DUMP=name ... -- --ignored"]
 fn dump() {
     let want = std::env::var("CORPUS_DUMP").unwrap_or_default();
     let want: Vec<&str> = want.split(',').filter(|s| !s.is_empty()).collect();
