@@ -46,6 +46,7 @@ enum Fault {
     SprayRandom,
     SackEveryPacket,
     SackCoalesce8,
+    ReceiverBlock,
 }
 
 /// Every faulty device.
@@ -138,6 +139,13 @@ pub const VARIANTS: &[Kind] = &[
         breaks: "",
         fault: Fault::SackCoalesce8,
     },
+    Kind {
+        name: "receiver-block",
+        description: "a receiver without its completion engine: claims only responder, ipv4 \
+                      and ipv6, and writes no flags, completions, transport ACKs or reports",
+        breaks: "",
+        fault: Fault::ReceiverBlock,
+    },
 ];
 
 /// Finds a faulty device or variant by name (`window-slides` or `spray-random`).
@@ -211,6 +219,16 @@ impl FaultyDevice {
         let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
         for o in outputs {
             match (&self.kind.fault, &o.output) {
+                (Fault::ReceiverBlock, Output::Event { event })
+                    if !matches!(event, NicEvent::DmaWrite(_)) =>
+                {
+                    continue;
+                }
+                (Fault::ReceiverBlock, Output::Frame { bytes, .. })
+                    if decode(bytes).bth.is_some_and(|b| b.opcode == Opcode::MRC_ACKNOWLEDGE) =>
+                {
+                    continue;
+                }
                 (Fault::WindowSlides, Output::Frame { bytes, port }) => {
                     let d = decode(bytes);
                     if let (Some(mut f), Some(b)) = (d.to_repr(), d.bth) {
@@ -376,7 +394,12 @@ impl Device for FaultyDevice {
     }
 
     fn capabilities(&self) -> BTreeSet<Capability> {
-        self.inner.capabilities()
+        match self.kind.fault {
+            Fault::ReceiverBlock => {
+                [Capability::Responder, Capability::Ipv4, Capability::Ipv6].into_iter().collect()
+            }
+            _ => self.inner.capabilities(),
+        }
     }
 
     fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {

@@ -11,7 +11,7 @@ use crate::device::{Device, DeviceError};
 use crate::requirements::{Level, Spec};
 use crate::runner::run;
 use crate::scenario::Scenario;
-use crate::scoreboard::{Divergence, FieldDiff, Judgement, Verdict, judge};
+use crate::scoreboard::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_in};
 
 /// The first divergence of a failing scenario, with its requirement's sentence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -143,7 +143,7 @@ pub fn run_one(device: &mut dyn Device, scenario: &Scenario, spec: &Spec) -> Sce
         }
         None => {}
     }
-    let mut j = judge(scenario, &out.injected, &out.observed);
+    let mut j = judge_in(scenario, &out.injected, &out.observed, Scope::of(&caps));
     mark_levels(&mut j, spec);
     fill(&mut report, j, spec);
     report
@@ -152,7 +152,9 @@ pub fn run_one(device: &mut dyn Device, scenario: &Scenario, spec: &Spec) -> Sce
 /// Marks each divergence as SHOULD-only or not, from the specification.
 pub fn mark_levels(j: &mut Judgement, spec: &Spec) {
     for d in &mut j.divergences {
-        d.should_only =
+        // The scoreboard marks a divergence from the SHOULD part of a requirement that also
+        // holds a MUST (OPC-PSN-001, AETH-MRC-002) itself.
+        d.should_only |=
             spec.get(&d.requirement).is_some_and(|r| matches!(r.level, Level::Should | Level::May));
     }
 }
