@@ -34,7 +34,7 @@ use openrdma_sm::Timestamp;
 use crate::device::{Device, DeviceError, TimedInput, TimedOutput};
 use crate::protocol::{
     Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, Message, ProtocolError, WireInput,
-    WireOutput, decode_bytes, encode_line, read_line,
+    decode_bytes, encode_line, read_line,
 };
 use crate::scenario::{Capability, Manifest};
 
@@ -371,8 +371,23 @@ impl Device for ProcessDevice {
                     };
                     return Err(self.protocol(e));
                 }
+                let mut outputs = Vec::with_capacity(o.outputs.len());
+                for (k, w) in o.outputs.into_iter().enumerate() {
+                    // Decoding built every frame given as fields; one built here failed.
+                    match w.into_output() {
+                        Ok(out) => outputs.push(out),
+                        Err(e) => {
+                            let e = ProtocolError::BadField {
+                                message: "outputs".into(),
+                                field: format!("outputs[{k}].{}", e.field()),
+                                reason: e.to_string(),
+                            };
+                            return Err(self.protocol(e));
+                        }
+                    }
+                }
                 self.now = until;
-                Ok(o.outputs.into_iter().map(WireOutput::into_output).collect())
+                Ok(outputs)
             }
             Message::Unsupported { reason } => {
                 self.started = false;

@@ -17,7 +17,9 @@
 //! with exactly one line, in order. Inputs and outputs keep the shape of
 //! [`TimedInput`] and [`TimedOutput`] in JSON, with frame bytes in hexadecimal; every input
 //! frame also carries `fields`, the decoded headers as `openrdma dissect --json` shows them
-//! ([`frame_fields_json`]), so that a harness for hardware need not decode frames itself.
+//! ([`frame_fields_json`]), so that a harness for hardware need not decode frames itself;
+//! and a device may give an output frame in the same shape instead of its bytes, for the
+//! runner to build ([`frame_from_fields`]), so that it need not encode frames either.
 //!
 //! [`decode_line`] turns a line into a typed [`Message`] and names, when it cannot, the
 //! message, the field and the column at fault ([`ProtocolError`]). [`serve`] is the device
@@ -28,7 +30,6 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
 
-use openrdma_codec::frame::{IcrcStatus, IpRepr, decode};
 use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Timestamp};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,11 @@ use serde_json::{Map, Value};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Capability, Manifest};
+
+mod fields;
+
+use fields::kind;
+pub use fields::{FieldsError, frame_fields_json, frame_from_fields};
 
 /// The version of the adapter protocol this crate speaks (`CONF-ADP-002`).
 pub const VERSION: u32 = 1;
@@ -293,7 +299,8 @@ impl WireInput {
     }
 }
 
-/// An output on the wire: [`TimedOutput`] with hexadecimal frame bytes.
+/// An output on the wire: [`TimedOutput`] with hexadecimal frame bytes, or a frame given
+/// as fields for the runner to build.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WireOutput {
     /// When the device produced it, ns.
@@ -306,14 +313,16 @@ pub struct WireOutput {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireOutputKind {
-    /// A frame leaving on a port.
+    /// A frame leaving on a port, as bytes or as fields (`CONF-ADP-015`).
     Frame {
         /// Port.
         port: u16,
-        /// The Ethernet frame without FCS, in hexadecimal.
-        #[serde(with = "hex")]
-        bytes: Vec<u8>,
-        /// Decoded headers, if the device adds them; ignored.
+        /// The Ethernet frame without FCS, in hexadecimal. When it is given, it is the frame
+        /// and `fields` are ignored (`CONF-ADP-014`).
+        #[serde(default, with = "hex_opt", skip_serializing_if = "Option::is_none")]
+        bytes: Option<Vec<u8>>,
+        /// The frame's headers and payload, from which the runner builds it when `bytes`
+        /// is absent ([`frame_from_fields`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fields: Option<Value>,
     },
@@ -328,77 +337,41 @@ impl WireOutput {
     /// The wire form of an output.
     pub fn from_output(o: TimedOutput) -> WireOutput {
         let output = match o.output {
-            Output::Frame { port, bytes } => WireOutputKind::Frame { port, bytes, fields: None },
+            Output::Frame { port, bytes } => {
+                WireOutputKind::Frame { port, bytes: Some(bytes), fields: None }
+            }
             Output::Event { event } => WireOutputKind::Event { event },
         };
         WireOutput { at: o.at, output }
     }
 
-    /// The output it carries.
-    pub fn into_output(self) -> TimedOutput {
+    /// Makes sure a frame has its bytes: builds them from `fields` when only those are
+    /// given. The error names the field by its path from the output object
+    /// (`output.fields.ipv4.ttl`).
+    pub fn build_frame(&mut self) -> Result<(), FieldsError> {
+        if let WireOutputKind::Frame { bytes: bytes @ None, fields, .. } = &mut self.output {
+            let Some(f) = fields else {
+                return Err(FieldsError::Bad {
+                    field: "output".into(),
+                    reason: "a frame needs `bytes` or `fields`".into(),
+                });
+            };
+            *bytes = Some(frame_from_fields(f).map_err(|e| e.within("output.fields"))?);
+        }
+        Ok(())
+    }
+
+    /// The output it carries; a frame given as fields is built ([`WireOutput::build_frame`]).
+    pub fn into_output(mut self) -> Result<TimedOutput, FieldsError> {
+        self.build_frame()?;
         let output = match self.output {
-            WireOutputKind::Frame { port, bytes, .. } => Output::Frame { port, bytes },
+            WireOutputKind::Frame { port, bytes, .. } => {
+                Output::Frame { port, bytes: bytes.unwrap_or_default() }
+            }
             WireOutputKind::Event { event } => Output::Event { event },
         };
-        TimedOutput { at: self.at, output }
+        Ok(TimedOutput { at: self.at, output })
     }
-}
-
-/// The decoded headers of a frame, as `openrdma dissect --json` shows them without the
-/// record's number and time: `len`, `error`, `icrc` (and `icrc_found`, `icrc_computed`
-/// when it is bad), then one object per decoded header keyed by the field names of its
-/// `Repr` — `eth`, `vlan`, `ipv4` or `ipv6`, `udp`, `bth`, and the extension headers
-/// (`meth`, `tseth`, `reth`, `immdt`, `aeth`, `seth`, `cc_state`, `neth`, `peth`, `erth`,
-/// `eeth`, `deth`, `ieth`, `atomiceth`, `atomicacketh`, `cnp`) — and `payload_len`,
-/// `pad_len` when decoding reached the payload.
-pub fn frame_fields_json(bytes: &[u8]) -> Value {
-    let d = decode(bytes);
-    let mut m = Map::new();
-    fn put<T: Serialize>(m: &mut Map<String, Value>, key: &str, v: &Option<T>) {
-        if let Some(v) = v {
-            if let Ok(v) = serde_json::to_value(v) {
-                m.insert(key.to_string(), v);
-            }
-        }
-    }
-    m.insert("len".into(), bytes.len().into());
-    m.insert("error".into(), d.error.as_ref().map(ToString::to_string).into());
-    m.insert("icrc".into(), d.icrc.as_str().into());
-    if let IcrcStatus::Bad { found, computed } = d.icrc {
-        m.insert("icrc_found".into(), found.into());
-        m.insert("icrc_computed".into(), computed.into());
-    }
-    put(&mut m, "eth", &d.eth);
-    put(&mut m, "vlan", &d.vlan);
-    match &d.ip {
-        Some(IpRepr::V4(ip)) => put(&mut m, "ipv4", &Some(ip)),
-        Some(IpRepr::V6(ip)) => put(&mut m, "ipv6", &Some(ip)),
-        None => {}
-    }
-    put(&mut m, "udp", &d.udp);
-    put(&mut m, "bth", &d.bth);
-    let x = &d.ext;
-    put(&mut m, "meth", &x.meth);
-    put(&mut m, "tseth", &x.tseth);
-    put(&mut m, "reth", &x.reth);
-    put(&mut m, "immdt", &x.immdt);
-    put(&mut m, "aeth", &x.aeth);
-    put(&mut m, "seth", &x.seth);
-    put(&mut m, "cc_state", &x.cc_state);
-    put(&mut m, "neth", &x.neth);
-    put(&mut m, "peth", &x.peth);
-    put(&mut m, "erth", &x.erth);
-    put(&mut m, "eeth", &x.eeth);
-    put(&mut m, "deth", &x.deth);
-    put(&mut m, "ieth", &x.ieth);
-    put(&mut m, "atomiceth", &x.atomiceth);
-    put(&mut m, "atomicacketh", &x.atomicacketh);
-    put(&mut m, "cnp", &x.cnp);
-    if d.layout.payload.is_some() {
-        m.insert("payload_len".into(), d.payload.len().into());
-        m.insert("pad_len".into(), d.pad.len().into());
-    }
-    Value::Object(m)
 }
 
 /// Why a line is not a message of the protocol, or a message is not the one expected.
@@ -539,10 +512,25 @@ pub fn decode_line(line: &str) -> Result<Message, ProtocolError> {
     if line.trim().is_empty() {
         return Err(ProtocolError::Empty);
     }
-    match serde_json::from_str::<Message>(line) {
-        Ok(m) => Ok(m),
-        Err(e) => Err(explain(line, &e)),
+    let mut m = serde_json::from_str::<Message>(line).map_err(|e| explain(line, &e))?;
+    if let Message::Outputs(o) = &mut m {
+        // CONF-ADP-015, CONF-ADP-016: frames given as fields are built here, so that a
+        // decoded message holds every frame's bytes and a bad field is named at once.
+        for (k, w) in o.outputs.iter_mut().enumerate() {
+            w.build_frame().map_err(|e| {
+                let field = format!("outputs[{k}].{}", e.field());
+                match e {
+                    FieldsError::Missing { .. } => {
+                        ProtocolError::MissingField { message: "outputs".into(), field }
+                    }
+                    FieldsError::Bad { reason, .. } => {
+                        ProtocolError::BadField { message: "outputs".into(), field, reason }
+                    }
+                }
+            })?;
+        }
     }
+    Ok(m)
 }
 
 /// Decodes one line given as bytes: [`decode_line`] after checking the length and UTF-8.
@@ -625,7 +613,11 @@ fn explain(line: &str, e: &serde_json::Error) -> ProtocolError {
                 match x.req::<String>("kind")?.as_str() {
                     "frame" => {
                         x.req::<u16>("port")?;
-                        x.req_hex("bytes")
+                        // A frame given as fields alone is checked once it decodes.
+                        if x.map.contains_key("bytes") || !x.map.contains_key("fields") {
+                            x.req_hex("bytes")?;
+                        }
+                        Ok(())
                     }
                     "event" => x.req::<NicEvent>("event").map(drop),
                     other => Err(x.bad("kind", format!("unknown output kind {other:?}"))),
@@ -649,17 +641,6 @@ fn strip_position(s: &str) -> String {
     match s.rfind(" at line ") {
         Some(i) => s[..i].to_string(),
         None => s.to_string(),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -931,6 +912,25 @@ pub fn fuzz_adapter_decode(data: &[u8]) {
     let _ = m.type_name();
     let mut sink = Vec::new();
     let _ = read_line(&mut &data[..], &mut sink, 64);
+}
+
+/// Optional frame bytes, as [`hex`] when present.
+mod hex_opt {
+    pub(super) fn serialize<S: serde::Serializer>(
+        b: &Option<Vec<u8>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match b {
+            Some(b) => super::hex::serialize(b, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<u8>>, D::Error> {
+        super::hex::deserialize(d).map(Some)
+    }
 }
 
 /// Frame bytes as lower-case hexadecimal (either case is read).

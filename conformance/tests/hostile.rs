@@ -150,6 +150,15 @@ fn adapter_message_catalogue() {
         ("frame input with bad hex", br#"{"type":"advance","seq":1,"until":5,"inputs":[{"at":1,"input":{"kind":"frame","port":0,"bytes":"zz"}}]}"#.to_vec(), |e| {
             matches!(e, ProtocolError::BadField { .. } | ProtocolError::Invalid { .. })
         }),
+        ("output frame with neither bytes nor fields", br#"{"type":"outputs","seq":1,"outputs":[{"at":1,"output":{"kind":"frame","port":0}}]}"#.to_vec(), |e| {
+            matches!(e, ProtocolError::BadField { field, .. } if field.as_str() == "outputs[0].output")
+        }),
+        ("output frame as fields without a UDP header", br#"{"type":"outputs","seq":1,"outputs":[{"at":1,"output":{"kind":"frame","port":0,"fields":{"eth":{"dst":"02:00:00:00:00:02","src":"02:00:00:00:00:01","ethertype":2048},"ipv4":{"version":4,"dscp":0,"ecn":0,"ident":0,"flag_reserved":false,"dont_frag":true,"more_frags":false,"frag_offset":0,"ttl":64,"protocol":17,"src":"10.0.0.1","dst":"10.0.0.2","options":[]}}}}]}"#.to_vec(), |e| {
+            matches!(e, ProtocolError::MissingField { field, .. } if field.as_str() == "outputs[0].output.fields.udp")
+        }),
+        ("output frame as fields with a 25-bit PSN", br#"{"type":"outputs","seq":1,"outputs":[{"at":1,"output":{"kind":"frame","port":0,"fields":{"eth":{"dst":"02:00:00:00:00:02","src":"02:00:00:00:00:01","ethertype":2048},"ipv4":{"version":4,"dscp":0,"ecn":0,"ident":0,"flag_reserved":false,"dont_frag":true,"more_frags":false,"frag_offset":0,"ttl":64,"protocol":17,"src":"10.0.0.1","dst":"10.0.0.2","options":[]},"udp":{"src_port":1,"dst_port":4791},"bth":{"opcode":221,"solicited":false,"mig_req":false,"tver":0,"pkey":65535,"fecn":false,"becn":false,"resv6":0,"dest_qp":33,"ack_req":false,"rtx":false,"ts":false,"resv8":0,"psn":16777216},"neth":{"res_type":0,"next_header":0,"resv1":0,"reason":11,"vendor_info":0,"entropy":0,"spdcid":0,"dpdcid":0,"resv12":0,"nack_psn":0,"cc_type":0,"cc_flags":0,"resv17":0,"tx_timestamp":0}}}}]}"#.to_vec(), |e| {
+            matches!(e, ProtocolError::BadField { field, .. } if field.as_str() == "outputs[0].output.fields.bth.psn")
+        }),
         ("outputs of the wrong length (a truncated message)", br#"{"type":"outputs","seq":1,"outputs":[{"at":1,"#.to_vec(), |e| {
             matches!(e, ProtocolError::Json { .. })
         }),

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, TimedInput};
 use openrdma_conformance::protocol::{
-    MAX_LINE_LEN, Message, ProtocolError, ServeError, decode_bytes, decode_line, frame_fields_json,
-    fuzz_adapter_decode, serve,
+    FieldsError, MAX_LINE_LEN, Message, ProtocolError, ServeError, WireOutputKind, decode_bytes,
+    decode_line, frame_fields_json, frame_from_fields, fuzz_adapter_decode, serve,
 };
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::scenario::{Body, Direction, Manifest};
@@ -245,6 +245,244 @@ fn frame_fields_hold_the_headers() {
     assert_eq!(f["len"], bytes.len());
     assert_eq!(f["icrc"], "ok");
     assert!(f["bth"]["psn"].is_u64());
+}
+
+// ---- output frames given as fields (CONF-ADP-015, CONF-ADP-016) -------------------------
+
+/// The fields a device would give for `bytes`: the decoded headers and the payload in hex.
+fn fields_of(bytes: &[u8]) -> serde_json::Value {
+    let mut f = frame_fields_json(bytes);
+    let payload = openrdma_codec::frame::decode(bytes).payload.to_vec();
+    f["payload"] = payload.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
+    f
+}
+
+/// The same fields without any derived field: the runner computes them.
+fn without_derived(mut f: serde_json::Value) -> serde_json::Value {
+    for (header, keys) in [
+        ("ipv4", &["ihl", "total_len", "checksum"][..]),
+        ("ipv6", &["payload_len"][..]),
+        ("udp", &["length", "checksum"][..]),
+        ("bth", &["pad_count"][..]),
+    ] {
+        if let Some(h) = f.get_mut(header).and_then(|h| h.as_object_mut()) {
+            for k in keys {
+                h.remove(*k);
+            }
+        }
+    }
+    f
+}
+
+/// Every frame the reference sends in the corpus, given back as fields, with and without the
+/// derived fields, builds the very same bytes (IPv4, IPv6, VLAN; writes with and without
+/// TSETH and ImmDt, SACKs, NACKs, ACKs, probes); so does every well-formed frame injected into
+/// it, with its derived fields. (Fields carry no pad bytes, which are sent as zero, and no Ethernet padding, so the
+/// few injected frames with either are left out.)
+#[test]
+fn output_frames_as_fields_build_the_same_bytes() {
+    let mut n = 0;
+    for (name, build) in corpus::all() {
+        for r in build().records {
+            let Body::Frame { bytes, .. } = &r.body else { continue };
+            let d = openrdma_codec::frame::decode(bytes);
+            if d.error.is_some()
+                || d.icrc != openrdma_codec::frame::IcrcStatus::Ok
+                || d.pad.iter().any(|b| *b != 0)
+                || !d.eth_padding.is_empty()
+            {
+                continue;
+            }
+            let f = fields_of(bytes);
+            assert_eq!(frame_from_fields(&f).as_ref(), Ok(bytes), "{name}: {f}");
+            // The reference encodes every frame it sends canonically; some injected frames
+            // carry other derived values on purpose (no UDP checksum over IPv6).
+            if r.dir == Direction::Expect {
+                let bare = without_derived(f);
+                assert_eq!(frame_from_fields(&bare).as_ref(), Ok(bytes), "{name}: {bare}");
+            }
+            n += 1;
+        }
+    }
+    assert!(n > 500, "only {n} frames");
+}
+
+/// The same through the protocol: an `outputs` message whose frames are fields decodes to
+/// the bytes, and so does one whose frames carry both (the bytes win).
+#[test]
+fn outputs_with_fields_decode_to_bytes() {
+    let s = corpus::all().into_iter().find(|(n, _)| *n == "rcv-in-order-v6").unwrap().1();
+    let frames: Vec<Vec<u8>> = s
+        .records
+        .iter()
+        .filter(|r| r.dir == Direction::Expect)
+        .filter_map(|r| match &r.body {
+            Body::Frame { bytes, .. } => Some(bytes.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(frames.len() > 3);
+    let outputs: Vec<String> = frames
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let f = if k % 2 == 0 { without_derived(fields_of(b)) } else { fields_of(b) };
+            format!(r#"{{"at":{k},"output":{{"kind":"frame","port":1,"fields":{f}}}}}"#)
+        })
+        .collect();
+    let line = format!(r#"{{"type":"outputs","seq":1,"outputs":[{}]}}"#, outputs.join(","));
+    let Message::Outputs(o) = decode_line(&line).unwrap() else { panic!("outputs expected") };
+    for (w, want) in o.outputs.iter().zip(&frames) {
+        let WireOutputKind::Frame { port, bytes, .. } = &w.output else { panic!() };
+        assert_eq!((*port, bytes.as_ref()), (1, Some(want)));
+    }
+    // Both given: the bytes are the frame, the fields are not read (CONF-ADP-014).
+    let both = r#"{"type":"outputs","seq":1,"outputs":[{"at":1,"output":{"kind":"frame","port":0,"bytes":"00ff","fields":{"eth":7}}}]}"#;
+    let Message::Outputs(o) = decode_line(both).unwrap() else { panic!() };
+    let WireOutputKind::Frame { bytes, .. } = &o.outputs[0].output else { panic!() };
+    assert_eq!(bytes.as_deref(), Some(&[0x00, 0xff][..]));
+    // What decodes encodes again and decodes to the same message.
+    let again = serde_json::to_string(&Message::Outputs(o.clone())).unwrap();
+    assert_eq!(decode_line(&again).unwrap(), Message::Outputs(o));
+}
+
+/// A SACK and a NACK the reference sent, as fields.
+fn sack_and_nack() -> (serde_json::Value, serde_json::Value) {
+    let s = corpus::all().into_iter().find(|(n, _)| *n == "rcv-window-edges").unwrap().1();
+    let mut sack = None;
+    let mut nack = None;
+    for r in s.records.iter().filter(|r| r.dir == Direction::Expect) {
+        if let Body::Frame { bytes, .. } = &r.body {
+            let f = without_derived(fields_of(bytes));
+            match f["bth"]["opcode"].as_u64() {
+                Some(0xDC) => sack = sack.or(Some(f)),
+                Some(0xDD) => nack = nack.or(Some(f)),
+                _ => {}
+            }
+        }
+    }
+    (sack.unwrap(), nack.unwrap())
+}
+
+#[test]
+fn malformed_output_fields_are_named() {
+    let (sack, nack) = sack_and_nack();
+    let edit = |base: &serde_json::Value, f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = base.clone();
+        f(&mut v);
+        v
+    };
+    let missing = |field: &str| FieldsError::Missing { field: field.into() };
+    type Case = (&'static str, serde_json::Value, FieldsError);
+    let cases: Vec<Case> = vec![
+        (
+            "a field that is not derived is left out",
+            edit(&sack, &|v| drop(v["ipv4"].as_object_mut().unwrap().remove("ttl"))),
+            missing("ipv4.ttl"),
+        ),
+        (
+            "a reserved field is left out",
+            edit(&sack, &|v| drop(v["seth"].as_object_mut().unwrap().remove("resv12"))),
+            missing("seth.resv12"),
+        ),
+        (
+            "a header the opcode calls for is left out",
+            edit(&sack, &|v| drop(v.as_object_mut().unwrap().remove("cc_state"))),
+            missing("cc_state"),
+        ),
+        (
+            "no Ethernet header",
+            edit(&nack, &|v| v["eth"] = serde_json::Value::Null),
+            missing("eth"),
+        ),
+        (
+            "an opcode whose stack differs from the headers given",
+            edit(&nack, &|v| v["bth"]["opcode"] = 0xDC.into()),
+            missing("seth"),
+        ),
+    ];
+    for (what, f, want) in cases {
+        assert_eq!(frame_from_fields(&f), Err(want), "{what}");
+    }
+    // Errors whose field is named; the reason is free text.
+    let bad: Vec<(&str, serde_json::Value, &str)> = vec![
+        ("a PSN of the wrong type", edit(&sack, &|v| v["bth"]["psn"] = "one".into()), "bth.psn"),
+        (
+            "a PSN beyond 24 bits",
+            edit(&sack, &|v| v["bth"]["psn"] = (1u64 << 24).into()),
+            "bth.psn",
+        ),
+        ("a DSCP beyond 6 bits", edit(&nack, &|v| v["ipv4"]["dscp"] = 64.into()), "ipv4.dscp"),
+        ("a byte field beyond 255", edit(&nack, &|v| v["ipv4"]["ttl"] = 256.into()), "ipv4.ttl"),
+        (
+            "a MAC address that is not one",
+            edit(&nack, &|v| v["eth"]["src"] = "02:00:00:00:01".into()),
+            "eth.src",
+        ),
+        (
+            "a header the opcode does not call for",
+            edit(&sack, &|v| v["reth"] = serde_json::json!({"va": 0, "rkey": 0, "dma_len": 0})),
+            "reth",
+        ),
+        (
+            "a TSETH while BTH ts is false",
+            edit(&nack, &|v| {
+                v["tseth"] =
+                    serde_json::json!({"tx_timestamp": 0, "tsr": false, "resv": 0, "ftype": 1})
+            }),
+            "tseth",
+        ),
+        (
+            "two IP headers",
+            edit(&nack, &|v| {
+                v["ipv6"] = serde_json::json!({"version": 6, "traffic_class": 0, "flow_label": 0,
+                    "next_header": 17, "hop_limit": 64, "src": "fd00::1", "dst": "fd00::2"})
+            }),
+            "ipv6",
+        ),
+        ("no IP header", edit(&nack, &|v| drop(v.as_object_mut().unwrap().remove("ipv4"))), ""),
+        ("a header that is not an object", edit(&nack, &|v| v["udp"] = 4791.into()), "udp"),
+        ("a payload in bad hex", edit(&nack, &|v| v["payload"] = "0g".into()), "payload"),
+        ("a payload that is not a string", edit(&nack, &|v| v["payload"] = 5.into()), "payload"),
+        ("fields that are not an object", serde_json::json!([1, 2]), ""),
+    ];
+    for (what, f, field) in bad {
+        match frame_from_fields(&f) {
+            Err(FieldsError::Bad { field: got, reason }) => {
+                assert_eq!(got, field, "{what}: {reason}");
+                assert!(!reason.is_empty(), "{what}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    // Through the protocol, the path starts at the message.
+    let f = edit(&sack, &|v| drop(v["bth"].as_object_mut().unwrap().remove("dest_qp")));
+    let line = format!(
+        r#"{{"type":"outputs","seq":1,"outputs":[{{"at":1,"output":{{"kind":"event","event":{{"event":"report","report":"armed","qpn":1,"snd_una":0}}}}}},{{"at":2,"output":{{"kind":"frame","port":0,"fields":{f}}}}}]}}"#
+    );
+    assert_eq!(
+        decode_line(&line),
+        Err(ProtocolError::MissingField {
+            message: "outputs".into(),
+            field: "outputs[1].output.fields.bth.dest_qp".into()
+        })
+    );
+    let e = decode_line(
+        r#"{"type":"outputs","seq":1,"outputs":[{"at":1,"output":{"kind":"frame","port":0}}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "outputs: field `outputs[0].output`: a frame needs `bytes` or `fields`"
+    );
+    let e = decode_line(
+        r#"{"type":"outputs","seq":1,"outputs":[{"at":1,"output":{"kind":"frame","port":0,"fields":"eth"}}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "outputs: field `outputs[0].output.fields`: expected an object, found a string"
+    );
 }
 
 // ---- serve ------------------------------------------------------------------------------
@@ -531,6 +769,38 @@ mod process {
         assert_eq!(
             dev.advance(vec![], Timestamp(10)),
             Err(DeviceError::Failed("DMA engine stuck".into()))
+        );
+    }
+
+    /// A device that gives its frames as fields: the runner builds them; a field missing
+    /// ends the conversation as a protocol error that names it.
+    #[test]
+    fn frames_given_as_fields_reach_the_scoreboard_as_bytes() {
+        let (sack, _) = sack_and_nack();
+        let want = frame_from_fields(&sack).unwrap();
+        let good = format!(
+            r#"{{"type":"outputs","seq":1,"outputs":[{{"at":5,"output":{{"kind":"frame","port":2,"fields":{sack}}}}}]}}"#
+        );
+        let mut dev =
+            spawn(&[HELLO, r#"{"type":"started"}"#, &good], "exec cat >/dev/null", 5_000).unwrap();
+        dev.start(&manifest()).unwrap();
+        let out = dev.advance(vec![], Timestamp(10)).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].output,
+            openrdma_conformance::device::Output::Frame { port: 2, bytes: want }
+        );
+        let mut broken = sack.clone();
+        broken["seth"].as_object_mut().unwrap().remove("cack_psn");
+        let bad = good.replace(&sack.to_string(), &broken.to_string());
+        let mut dev =
+            spawn(&[HELLO, r#"{"type":"started"}"#, &bad], "exec cat >/dev/null", 5_000).unwrap();
+        dev.start(&manifest()).unwrap();
+        let e = dev.advance(vec![], Timestamp(10)).unwrap_err();
+        let DeviceError::Protocol(msg) = &e else { panic!("{e:?}") };
+        assert!(
+            msg.ends_with("outputs: missing field `outputs[0].output.fields.seth.cack_psn`"),
+            "{msg}"
         );
     }
 
