@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use openrdma::cmd;
-use openrdma::error::finish;
+use openrdma_cli::cmd;
+use openrdma_cli::error::finish;
 
 /// OpenRDMA: multipath reliable RDMA (RoCEv2 + MRC), from the wire up.
 #[derive(Debug, Parser)]

@@ -6,8 +6,8 @@ mod common;
 use std::io;
 
 use common::*;
-use openrdma::capture::CaptureReader;
-use openrdma::cmd::dissect::{DissectArgs, dissect};
+use openrdma_cli::capture::CaptureReader;
+use openrdma_cli::cmd::dissect::{DissectArgs, dissect};
 use pcap_file::{Endianness, TsResolution};
 use serde_json::Value;
 

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{LINKTYPE_USER0, openrdma, repo_path, scratch};
-use openrdma::capture::{CaptureReader, Record};
+use openrdma_cli::capture::{CaptureReader, Record};
 use serde_json::Value;
 
 /// The MRC headers, by their JSON key.

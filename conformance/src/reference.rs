@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{IcrcStatus, decode};
-use openrdma_sm::{Nic, NicEvent, Outer, Packet, Timestamp, Transmit};
+use openrdma_sm::{ApiMisuse, HostError, Nic, NicEvent, Outer, Packet, Timestamp, Transmit};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory};
 use crate::scenario::{Capability, Manifest};
@@ -16,12 +16,29 @@ pub struct ReferenceDevice {
     outer: Option<Outer>,
     ports: u16,
     now: Timestamp,
+    refusals: Vec<Refusal>,
+}
+
+/// A host or CPU command the model refused. The command had no effect but what the
+/// specification requires of a refusal (a rejected doorbell's error completion); the
+/// suite never judges refusals, but a caller driving the model by hand wants to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// A host command, at its time.
+    Host(Timestamp, HostError),
+    /// A CPU command, at its time.
+    Cpu(Timestamp, ApiMisuse),
 }
 
 impl ReferenceDevice {
     /// A new reference device.
     pub fn new() -> Self {
         ReferenceDevice::default()
+    }
+
+    /// The host and CPU commands refused during the last [`Device::advance`].
+    pub fn refusals(&self) -> &[Refusal] {
+        &self.refusals
     }
 
     fn nic(&mut self) -> Result<&mut Nic, DeviceError> {
@@ -98,6 +115,7 @@ impl Device for ReferenceDevice {
         self.outer = Some(manifest.link.outer());
         self.ports = manifest.ports;
         self.now = Timestamp::ZERO;
+        self.refusals.clear();
         Ok(())
     }
 
@@ -107,6 +125,7 @@ impl Device for ReferenceDevice {
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
         let mut out = Vec::new();
+        self.refusals.clear();
         for TimedInput { at, input } in inputs {
             if at < self.now || at > until {
                 return Err(DeviceError::Protocol(format!(
@@ -134,10 +153,14 @@ impl Device for ReferenceDevice {
                     }
                 }
                 Input::Host { command } => {
-                    let _ = nic.handle_host(at, command);
+                    if let Err(e) = nic.handle_host(at, command) {
+                        self.refusals.push(Refusal::Host(at, e));
+                    }
                 }
                 Input::Cpu { command } => {
-                    let _ = nic.handle_cpu(at, command);
+                    if let Err(e) = nic.handle_cpu(at, command) {
+                        self.refusals.push(Refusal::Cpu(at, e));
+                    }
                 }
             }
             self.drain(at, &mut out)?;

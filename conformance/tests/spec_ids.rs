@@ -21,7 +21,9 @@ fn every_cited_requirement_is_specified() {
     assert!(spec.len() > 100, "only {} requirements found", spec.len());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for crate_dir in ["codec/src", "state-machines/src", "sim/src", "conformance/src", "cli/src"] {
+    for crate_dir in
+        ["codec/src", "state-machines/src", "sim/src", "conformance/src", "cli/src", "capi/src"]
+    {
         let d = root.join(crate_dir);
         if d.exists() {
             rust_files(&d, &mut files);

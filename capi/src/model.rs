@@ -1,0 +1,796 @@
+//! The golden model as a safe Rust type: the conformance suite's reference device behind
+//! an input queue and an output queue. The C functions in [`crate::ffi`] are a thin layer
+//! over [`Model`]; everything that can be done safely is done here.
+//!
+//! A [`Model`] is the device of `spec/conformance.md` section 1 (`CONF-DEV-*`): it
+//! consumes frames per port, host commands, CPU commands and time, and produces frames per
+//! port, DMA writes, flag writes, completions and reports. It is
+//! [`ReferenceDevice`] itself, the device every other device is judged against: an input
+//! is applied as a batch of one that runs to the input's time (`CONF-DEV-002`), which gives
+//! the same outputs as any other batching, and [`Model::advance`] lets time run with no
+//! input. Outputs wait in a queue until the caller pops them.
+
+use std::collections::VecDeque;
+use std::ffi::CString;
+
+use openrdma_codec::frame::{IcrcStatus, decode};
+use openrdma_codec::host::COMPLETION_LEN;
+use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
+use openrdma_conformance::protocol::{WireInput, frame_fields_json};
+use openrdma_conformance::reference::{ReferenceDevice, Refusal};
+use openrdma_conformance::scenario::Manifest;
+use openrdma_sm::{
+    CpuCommand, HostCommand, HostError, NicConfig, NicEvent, Payload, QpConfig as SmQpConfig,
+    Region, RetirementMode, Timestamp,
+};
+
+use crate::types::{
+    CompletionFields, Config, DmaWriteFields, FlagWriteFields, FrameFields, Output as COutput,
+    OutputKind, QpConfig, RETIREMENT_PER_QP, RETIREMENT_SHARED, Status,
+};
+
+/// A failed call: its status and what went wrong, naming the argument or field at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The status the C function returns.
+    pub status: Status,
+    /// The message `openrdma_last_error` gives.
+    pub message: String,
+}
+
+impl Error {
+    /// An error with `status` and `message`.
+    pub fn new(status: Status, message: impl Into<String>) -> Error {
+        Error { status, message: message.into() }
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.status.name().trim_end_matches('\0'), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The storage behind the pointers of popped outputs.
+#[derive(Debug, Default)]
+struct Held {
+    bytes: Vec<u8>,
+    json: CString,
+}
+
+/// One instance of the golden model: a reference NIC, the time it has reached, and its
+/// queue of outputs. Opaque to C: made by `openrdma_create` or `openrdma_create_with`,
+/// freed by `openrdma_destroy`.
+#[derive(Debug)]
+pub struct Model {
+    device: ReferenceDevice,
+    manifest: Manifest,
+    now: Timestamp,
+    queue: VecDeque<TimedOutput>,
+    /// The outputs of the last pop, and what their C structures point to.
+    popped: Vec<(TimedOutput, Held)>,
+    /// Whether the last pop was [`Model::next_output`]'s, making its output the current one.
+    has_current: bool,
+    last_error: CString,
+    poisoned: bool,
+}
+
+// The C contract promises that an instance may move between threads.
+const _: () = {
+    const fn send<T: Send>() {}
+    send::<Model>();
+};
+
+impl Model {
+    /// A model configured by a scenario manifest, as the adapter protocol's `start` gives
+    /// it (`spec/conformance.md` section 3.1).
+    pub fn new(manifest: Manifest) -> Result<Model, Error> {
+        if manifest.ports == 0 {
+            return Err(Error::new(Status::InvalidConfig, "manifest: `ports` must be at least 1"));
+        }
+        let mut device = ReferenceDevice::new();
+        device.start(&manifest).map_err(|e| {
+            Error::new(Status::InvalidConfig, format!("manifest: {}", device_message(e)))
+        })?;
+        Ok(Model {
+            device,
+            manifest,
+            now: Timestamp::ZERO,
+            queue: VecDeque::new(),
+            popped: Vec::new(),
+            has_current: false,
+            last_error: CString::default(),
+            poisoned: false,
+        })
+    }
+
+    /// A model from a manifest in JSON.
+    pub fn from_json(json: &str) -> Result<Model, Error> {
+        let manifest: Manifest = serde_json::from_str(json)
+            .map_err(|e| Error::new(Status::InvalidJson, format!("manifest: {e}")))?;
+        Model::new(manifest)
+    }
+
+    /// A model from the default manifest with `cfg`'s values.
+    pub fn from_config(cfg: &Config) -> Result<Model, Error> {
+        Model::new(manifest_of(cfg)?)
+    }
+
+    /// The manifest the model was configured with.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The model's time: the latest input time or `until` given, ns.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// Outputs waiting to be popped.
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Applies one input at its time: time runs to it (timers that fall due fire first),
+    /// the input is consumed, and what the device produced is queued.
+    ///
+    /// A frame the device cannot take (bad ICRC, not MRC, breaking the specification) is
+    /// dropped as a NIC drops it, and is not an error. A host or CPU command the model
+    /// refuses is [`Status::Refused`]; a doorbell it rejects is not, since rejecting it is
+    /// the device's business and its error completion is an output.
+    pub fn push(&mut self, input: TimedInput) -> Result<(), Error> {
+        let at = input.at;
+        if at < self.now {
+            return Err(Error::new(
+                Status::TimeWentBackwards,
+                format!("input at {} ns is before the model's time, {} ns", at.0, self.now.0),
+            ));
+        }
+        if let Input::Frame { port, .. } = input.input {
+            if port >= self.manifest.ports {
+                return Err(Error::new(
+                    Status::InvalidArgument,
+                    format!(
+                        "port {port}: the model has {} port(s), 0 to {}",
+                        self.manifest.ports,
+                        self.manifest.ports - 1
+                    ),
+                ));
+            }
+        }
+        let out = self.device.advance(vec![input], at).map_err(device_error)?;
+        self.now = at;
+        self.queue.extend(out);
+        match self.device.refusals().first() {
+            Some(Refusal::Host(at, HostError::Misuse(e))) => Err(Error::new(
+                Status::Refused,
+                format!("host command at {} ns refused: [{}] {e}", at.0, e.requirement()),
+            )),
+            Some(Refusal::Cpu(at, e)) => Err(Error::new(
+                Status::Refused,
+                format!("CPU command at {} ns refused: [{}] {e}", at.0, e.requirement()),
+            )),
+            Some(Refusal::Host(_, HostError::Doorbell(_))) | None => Ok(()),
+        }
+    }
+
+    /// A frame arriving on `port` at `at`.
+    pub fn push_frame(&mut self, at: u64, port: u16, bytes: &[u8]) -> Result<(), Error> {
+        self.push(TimedInput {
+            at: Timestamp(at),
+            input: Input::Frame { port, bytes: bytes.into() },
+        })
+    }
+
+    /// A host command in JSON (`{"command":"create_qp",...}`).
+    pub fn push_host_json(&mut self, at: u64, json: &str) -> Result<(), Error> {
+        let command: HostCommand = serde_json::from_str(json)
+            .map_err(|e| Error::new(Status::InvalidJson, format!("host command: {e}")))?;
+        self.push_host(at, command)
+    }
+
+    /// A host command.
+    pub fn push_host(&mut self, at: u64, command: HostCommand) -> Result<(), Error> {
+        self.push(TimedInput { at: Timestamp(at), input: Input::Host { command } })
+    }
+
+    /// A CPU command in JSON (`{"cmd":"retransmit",...}`).
+    pub fn push_cpu_json(&mut self, at: u64, json: &str) -> Result<(), Error> {
+        let command: CpuCommand = serde_json::from_str(json)
+            .map_err(|e| Error::new(Status::InvalidJson, format!("CPU command: {e}")))?;
+        self.push(TimedInput { at: Timestamp(at), input: Input::Cpu { command } })
+    }
+
+    /// A doorbell token.
+    pub fn push_doorbell(&mut self, at: u64, token: u64) -> Result<(), Error> {
+        self.push_host(at, HostCommand::Doorbell { token })
+    }
+
+    /// Registers a memory region for remote writes.
+    pub fn push_register_region(
+        &mut self,
+        at: u64,
+        rkey: u32,
+        base: u64,
+        len: u64,
+        remote_write: bool,
+    ) -> Result<(), Error> {
+        self.push_host(at, HostCommand::RegisterRegion(Region { rkey, base, len, remote_write }))
+    }
+
+    /// Creates a QP; `evs` are its entropy values.
+    pub fn push_create_qp(&mut self, at: u64, cfg: &QpConfig, evs: &[u32]) -> Result<(), Error> {
+        let qpn = |v: u32, what: &str| {
+            openrdma_codec::Qpn::try_new(v).ok_or_else(|| {
+                Error::new(
+                    Status::InvalidArgument,
+                    format!("{what} {v:#x} does not fit in 24 bits"),
+                )
+            })
+        };
+        let qp = SmQpConfig {
+            qpn: qpn(cfg.qpn, "qpn")?,
+            peer_qpn: qpn(cfg.peer_qpn, "peer_qpn")?,
+            initial_psn: cfg.initial_psn,
+            peer_initial_psn: cfg.peer_initial_psn,
+            domain: cfg.domain,
+            evs: evs.to_vec(),
+            backup_evs: Vec::new(),
+            spray: Default::default(),
+            cc: Default::default(),
+            recv_flag_base: cfg.recv_flag_base,
+            recv_flag_slots: cfg.recv_flag_slots,
+            send_flag_base: cfg.send_flag_base,
+            send_flag_slots: cfg.send_flag_slots,
+        };
+        self.push_host(at, HostCommand::CreateQp(qp))
+    }
+
+    /// Inputs in the adapter protocol's JSON (`spec/conformance.md` section 9.4): one
+    /// input object (`{"at":0,"input":{"kind":"host","command":{...}}}`) or an array of
+    /// them; frame bytes in hexadecimal, `fields` ignored. They are applied in order, up
+    /// to the first that fails; the count applied is returned with the error.
+    pub fn push_inputs_json(&mut self, json: &str) -> Result<usize, (usize, Error)> {
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| (0, Error::new(Status::InvalidJson, format!("inputs: {e}"))))?;
+        let items = match value {
+            serde_json::Value::Array(items) => items,
+            one => vec![one],
+        };
+        // Decode every input before applying any, so that a typo fails the whole batch.
+        let mut inputs = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let w: WireInput = serde_json::from_value(item)
+                .map_err(|e| (0, Error::new(Status::InvalidJson, format!("inputs[{i}]: {e}"))))?;
+            inputs.push(w.into_input());
+        }
+        let n = inputs.len();
+        for (i, input) in inputs.into_iter().enumerate() {
+            self.push(input)
+                .map_err(|e| (i, Error::new(e.status, format!("inputs[{i}]: {}", e.message))))?;
+        }
+        Ok(n)
+    }
+
+    /// Lets time run to `until` (timers fire, SACKs fall due) and queues what the device
+    /// produced.
+    pub fn advance(&mut self, until: u64) -> Result<(), Error> {
+        let until = Timestamp(until);
+        if until < self.now {
+            return Err(Error::new(
+                Status::TimeWentBackwards,
+                format!("until {} ns is before the model's time, {} ns", until.0, self.now.0),
+            ));
+        }
+        let out = self.device.advance(Vec::new(), until).map_err(device_error)?;
+        self.now = until;
+        self.queue.extend(out);
+        Ok(())
+    }
+
+    /// Pops up to `max` outputs, oldest first, as C structures whose pointers refer to
+    /// storage the model keeps until the next pop. Outputs popped earlier become invalid.
+    pub fn pop(&mut self, max: usize) -> Vec<COutput> {
+        self.has_current = false;
+        let n = max.min(self.queue.len());
+        self.popped = self
+            .queue
+            .drain(..n)
+            .map(|o| {
+                let h = hold(&o);
+                (o, h)
+            })
+            .collect();
+        self.popped.iter().map(|(o, h)| c_output(o, h)).collect()
+    }
+
+    /// Pops one output and makes it the current one, for [`Model::field`] and
+    /// [`Model::current`]; `None` when the queue is empty.
+    pub fn next_output(&mut self) -> Option<COutput> {
+        let out = self.pop(1).pop();
+        self.has_current = out.is_some();
+        out
+    }
+
+    /// The output [`Model::next_output`] popped last, until the next pop.
+    pub fn current(&self) -> Option<COutput> {
+        match self.popped.as_slice() {
+            [(o, h)] if self.has_current => Some(c_output(o, h)),
+            _ => None,
+        }
+    }
+
+    /// A field of the current output by name: `at_ns`, `kind`, `port`, `qpn`, `len`, or
+    /// `frame.X`, `dma_write.X`, `flag_write.X`, `completion.X` for a member `X` of the
+    /// structure of that name. Booleans read 0 or 1; signed fields are sign-extended.
+    pub fn field(&self, name: &str) -> Result<u64, Error> {
+        let o = self.current().ok_or_else(|| {
+            Error::new(
+                Status::InvalidArgument,
+                "no current output: call openrdma_next_output first",
+            )
+        })?;
+        field(&o, name)
+    }
+
+    /// Records the message of a failed call on this instance.
+    pub fn set_error(&mut self, message: &str) {
+        self.last_error = c_string(message);
+    }
+
+    /// The message of the last failed call on this instance ("" when none has failed).
+    pub fn last_error(&self) -> &CString {
+        &self.last_error
+    }
+
+    /// Marks the instance unusable after a panic.
+    pub fn poison(&mut self) {
+        self.poisoned = true;
+    }
+
+    /// Whether a panic made the instance unusable.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+}
+
+/// The default manifest with `cfg`'s values: the default link (IPv4), the CPU half scripted
+/// by the caller.
+pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
+    use core::time::Duration;
+    let bad = |field: &str, reason: String| {
+        Error::new(Status::InvalidConfig, format!("config.{field}: {reason}"))
+    };
+    let retirement = match cfg.retirement {
+        RETIREMENT_SHARED => RetirementMode::Shared,
+        RETIREMENT_PER_QP => RetirementMode::PerQp,
+        other => {
+            return Err(bad(
+                "retirement",
+                format!("{other} is neither OPENRDMA_RETIREMENT_SHARED (0) nor _PER_QP (1)"),
+            ));
+        }
+    };
+    let timestamps = match cfg.timestamps {
+        0 => false,
+        1 => true,
+        other => return Err(bad("timestamps", format!("{other} is neither 0 nor 1"))),
+    };
+    let nic = NicConfig {
+        seed: cfg.seed,
+        pmtu: cfg.pmtu,
+        mpr: cfg.mpr,
+        retirement,
+        sack_coalesce: cfg.sack_coalesce,
+        sack_delay: Duration::from_nanos(cfg.sack_delay_ns),
+        ack_coalesce: cfg.ack_coalesce,
+        ack_req_every: cfg.ack_req_every,
+        skip_hold: Duration::from_nanos(cfg.skip_hold_ns),
+        nack_backoff: Duration::from_nanos(cfg.nack_backoff_ns),
+        wwi_limit: cfg.wwi_limit,
+        timestamps,
+        max_qps: cfg.max_qps,
+    };
+    nic.validate().map_err(|e| Error::new(Status::InvalidConfig, format!("config: {e}")))?;
+    Ok(Manifest {
+        name: "capi".into(),
+        description: "A golden-model instance configured through the C interface.".into(),
+        requirements: Vec::new(),
+        requires: Default::default(),
+        nic,
+        cpu: openrdma_conformance::scenario::CpuHalf::Scripted,
+        recovery: Default::default(),
+        ports: cfg.ports,
+        link: Default::default(),
+        tolerances: Default::default(),
+    })
+}
+
+/// The configuration structure holding the model's defaults, one port.
+pub fn default_config() -> Config {
+    let nic = NicConfig::default();
+    Config {
+        ports: 1,
+        seed: nic.seed,
+        pmtu: nic.pmtu,
+        mpr: nic.mpr,
+        retirement: match nic.retirement {
+            RetirementMode::Shared => RETIREMENT_SHARED,
+            RetirementMode::PerQp => RETIREMENT_PER_QP,
+        },
+        sack_coalesce: nic.sack_coalesce,
+        sack_delay_ns: duration_ns(nic.sack_delay),
+        ack_coalesce: nic.ack_coalesce,
+        ack_req_every: nic.ack_req_every,
+        skip_hold_ns: duration_ns(nic.skip_hold),
+        nack_backoff_ns: duration_ns(nic.nack_backoff),
+        wwi_limit: nic.wwi_limit,
+        timestamps: u8::from(nic.timestamps),
+        max_qps: nic.max_qps,
+    }
+}
+
+fn duration_ns(d: core::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A string as a C string; an interior NUL (never in our messages) ends it early.
+pub fn c_string(s: &str) -> CString {
+    let end = s.find('\0').unwrap_or(s.len());
+    CString::new(&s[..end]).unwrap_or_default()
+}
+
+fn device_message(e: DeviceError) -> String {
+    match e {
+        DeviceError::Protocol(m) | DeviceError::Failed(m) | DeviceError::Unsupported(m) => m,
+        other => other.to_string(),
+    }
+}
+
+fn device_error(e: DeviceError) -> Error {
+    Error::new(Status::DeviceFailed, device_message(e))
+}
+
+/// The bytes and JSON an output's pointers refer to.
+fn hold(o: &TimedOutput) -> Held {
+    match &o.output {
+        Output::Frame { bytes, .. } => {
+            Held { bytes: bytes.clone(), json: c_string(&frame_fields_json(bytes).to_string()) }
+        }
+        Output::Event { event } => {
+            let json = c_string(&serde_json::to_string(event).unwrap_or_default());
+            let bytes = match event {
+                NicEvent::DmaWrite(w) => match &w.payload {
+                    Payload::Bytes(b) => b.to_vec(),
+                    // CONF-MEM-001: what the sender's memory holds there.
+                    Payload::Host { addr, len } => {
+                        openrdma_conformance::device::memory(*addr, *len)
+                    }
+                },
+                NicEvent::FlagWrite(f) => f.value.to_le_bytes().to_vec(),
+                NicEvent::Completion(c) => {
+                    let mut b = vec![0; COMPLETION_LEN];
+                    match c.entry.emit(&mut b) {
+                        Ok(n) => b.truncate(n),
+                        Err(_) => b.clear(),
+                    }
+                    b
+                }
+                NicEvent::Report(_) => Vec::new(),
+            };
+            Held { bytes, json }
+        }
+    }
+}
+
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The C structure of an output whose storage is `h`.
+fn c_output(o: &TimedOutput, h: &Held) -> COutput {
+    let mut c = COutput {
+        at_ns: o.at.0,
+        bytes: if h.bytes.is_empty() { core::ptr::null() } else { h.bytes.as_ptr() },
+        len: len32(h.bytes.len()),
+        json: h.json.as_ptr(),
+        json_len: len32(h.json.as_bytes().len()),
+        ..COutput::default()
+    };
+    match &o.output {
+        Output::Frame { port, bytes } => {
+            c.kind = OutputKind::Frame;
+            c.port = *port;
+            c.frame = frame_fields(bytes);
+            c.qpn = c.frame.dest_qp;
+        }
+        Output::Event { event } => match event {
+            NicEvent::DmaWrite(w) => {
+                c.kind = OutputKind::DmaWrite;
+                c.qpn = w.qpn.value();
+                c.dma_write = DmaWriteFields { psn: w.psn.value(), msn: w.msn, va: w.va };
+            }
+            NicEvent::FlagWrite(f) => {
+                c.kind = OutputKind::FlagWrite;
+                c.qpn = f.qpn.value();
+                c.flag_write = FlagWriteFields {
+                    side: f.side.into(),
+                    msn: f.msn,
+                    addr: f.addr,
+                    value: f.value,
+                };
+            }
+            NicEvent::Completion(e) => {
+                c.kind = OutputKind::Completion;
+                c.qpn = e.entry.qpn.value();
+                c.completion = CompletionFields {
+                    side: e.side.into(),
+                    wr_id: e.entry.wr_id,
+                    status: e.entry.status.0,
+                    opcode: e.entry.opcode.0,
+                    msn: e.entry.msn,
+                    byte_len: e.entry.byte_len,
+                    imm: e.entry.imm,
+                    has_imm: e.entry.has_imm,
+                    is_receive: e.entry.is_receive,
+                };
+            }
+            NicEvent::Report(r) => {
+                c.kind = OutputKind::Report;
+                c.qpn = report_qpn(r);
+            }
+        },
+    }
+    c
+}
+
+fn report_qpn(r: &openrdma_sm::NicReport) -> u32 {
+    use openrdma_sm::NicReport as R;
+    match r {
+        R::Progress { qpn, .. }
+        | R::Armed { qpn, .. }
+        | R::Nack { qpn, .. }
+        | R::EvMarked { qpn, .. }
+        | R::EvState { qpn, .. }
+        | R::ProbeAnswered { qpn, .. }
+        | R::Retransmitted { qpn, .. }
+        | R::QpError { qpn, .. } => qpn.value(),
+    }
+}
+
+/// The plain header fields of a frame.
+pub fn frame_fields(bytes: &[u8]) -> FrameFields {
+    let d = decode(bytes);
+    let Some(bth) = d.bth else { return FrameFields::default() };
+    let mut f = FrameFields {
+        has_bth: true,
+        icrc_ok: d.icrc == IcrcStatus::Ok,
+        opcode: bth.opcode.0,
+        dest_qp: bth.dest_qp.value(),
+        psn: bth.psn.value(),
+        ack_req: bth.ack_req,
+        rtx: bth.rtx,
+        entropy: d.entropy().unwrap_or(0),
+        payload_len: len32(d.payload.len()),
+        ..FrameFields::default()
+    };
+    if let Some(m) = &d.ext.meth {
+        f.has_meth = true;
+        f.msn = m.msn;
+    }
+    if let Some(t) = &d.ext.tseth {
+        f.has_tseth = true;
+        f.tx_timestamp = t.tx_timestamp;
+    }
+    if let Some(r) = &d.ext.reth {
+        f.has_reth = true;
+        f.va = r.va;
+        f.rkey = r.rkey;
+        f.dma_len = r.dma_len;
+    }
+    if let Some(s) = &d.ext.seth {
+        f.has_seth = true;
+        f.cack_psn = s.cack_psn.value();
+        f.ack_psn_offset = s.ack_psn_offset;
+        f.sack_offset = s.sack_offset;
+        f.sack_bitmap = s.sack_bitmap;
+        f.mpr = s.mpr;
+        f.probe_response = s.pr;
+    }
+    if let Some(n) = &d.ext.neth {
+        f.has_neth = true;
+        f.nack_psn = n.nack_psn.value();
+        f.nack_reason = n.reason.0;
+    }
+    if let Some(a) = &d.ext.aeth {
+        f.has_aeth = true;
+        f.aeth_syndrome = a.syndrome;
+        f.aeth_msn = a.msn;
+    }
+    f
+}
+
+/// A field of `o` by name (see [`Model::field`]).
+pub fn field(o: &COutput, name: &str) -> Result<u64, Error> {
+    let b = u64::from;
+    let s = |v: i16| i64::from(v) as u64;
+    let (group, member) = name.split_once('.').unwrap_or(("", name));
+    let wrong = |what: &str| {
+        Error::new(
+            Status::InvalidArgument,
+            format!("field `{name}` belongs to {what} outputs; the current one is {:?}", o.kind),
+        )
+    };
+    let kind_is = |k: OutputKind, what: &str| if o.kind == k { Ok(()) } else { Err(wrong(what)) };
+    let v = match (group, member) {
+        ("", "at_ns") => o.at_ns,
+        ("", "kind") => u64::from(o.kind as u32),
+        ("", "port") => u64::from(o.port),
+        ("", "qpn") => u64::from(o.qpn),
+        ("", "len") => u64::from(o.len),
+        ("frame", m) => {
+            kind_is(OutputKind::Frame, "frame")?;
+            let f = &o.frame;
+            match m {
+                "has_bth" => b(f.has_bth),
+                "icrc_ok" => b(f.icrc_ok),
+                "opcode" => u64::from(f.opcode),
+                "dest_qp" => u64::from(f.dest_qp),
+                "psn" => u64::from(f.psn),
+                "ack_req" => b(f.ack_req),
+                "rtx" => b(f.rtx),
+                "entropy" => u64::from(f.entropy),
+                "payload_len" => u64::from(f.payload_len),
+                "has_meth" => b(f.has_meth),
+                "msn" => u64::from(f.msn),
+                "has_tseth" => b(f.has_tseth),
+                "tx_timestamp" => u64::from(f.tx_timestamp),
+                "has_reth" => b(f.has_reth),
+                "va" => f.va,
+                "rkey" => u64::from(f.rkey),
+                "dma_len" => u64::from(f.dma_len),
+                "has_seth" => b(f.has_seth),
+                "cack_psn" => u64::from(f.cack_psn),
+                "ack_psn_offset" => s(f.ack_psn_offset),
+                "sack_offset" => s(f.sack_offset),
+                "sack_bitmap" => f.sack_bitmap,
+                "mpr" => u64::from(f.mpr),
+                "probe_response" => b(f.probe_response),
+                "has_neth" => b(f.has_neth),
+                "nack_psn" => u64::from(f.nack_psn),
+                "nack_reason" => u64::from(f.nack_reason),
+                "has_aeth" => b(f.has_aeth),
+                "aeth_syndrome" => u64::from(f.aeth_syndrome),
+                "aeth_msn" => u64::from(f.aeth_msn),
+                _ => return Err(unknown(name)),
+            }
+        }
+        ("dma_write", m) => {
+            kind_is(OutputKind::DmaWrite, "dma_write")?;
+            let w = &o.dma_write;
+            match m {
+                "psn" => u64::from(w.psn),
+                "msn" => u64::from(w.msn),
+                "va" => w.va,
+                _ => return Err(unknown(name)),
+            }
+        }
+        ("flag_write", m) => {
+            kind_is(OutputKind::FlagWrite, "flag_write")?;
+            let w = &o.flag_write;
+            match m {
+                "side" => u64::from(w.side as u32),
+                "msn" => u64::from(w.msn),
+                "addr" => w.addr,
+                "value" => w.value,
+                _ => return Err(unknown(name)),
+            }
+        }
+        ("completion", m) => {
+            kind_is(OutputKind::Completion, "completion")?;
+            let c = &o.completion;
+            match m {
+                "side" => u64::from(c.side as u32),
+                "wr_id" => c.wr_id,
+                "status" => u64::from(c.status),
+                "opcode" => u64::from(c.opcode),
+                "msn" => u64::from(c.msn),
+                "byte_len" => u64::from(c.byte_len),
+                "imm" => u64::from(c.imm),
+                "has_imm" => b(c.has_imm),
+                "is_receive" => b(c.is_receive),
+                _ => return Err(unknown(name)),
+            }
+        }
+        _ => return Err(unknown(name)),
+    };
+    Ok(v)
+}
+
+fn unknown(name: &str) -> Error {
+    Error::new(
+        Status::InvalidArgument,
+        format!(
+            "no output field `{name}`: use at_ns, kind, port, qpn, len, or frame.X, \
+             dma_write.X, flag_write.X, completion.X with X a member of that structure"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> Manifest {
+        manifest_of(&Config { ports: 2, ..default_config() }).unwrap()
+    }
+
+    #[test]
+    fn default_config_is_the_models_default() {
+        assert_eq!(manifest_of(&default_config()).unwrap().nic, NicConfig::default());
+    }
+
+    #[test]
+    fn config_values_are_checked() {
+        let bad = |cfg: Config| manifest_of(&cfg).unwrap_err();
+        let e = bad(Config { pmtu: 1000, ..default_config() });
+        assert_eq!(e.status, Status::InvalidConfig);
+        assert!(e.message.contains("pmtu"), "{e}");
+        let e = bad(Config { timestamps: 2, ..default_config() });
+        assert!(e.message.contains("config.timestamps"), "{e}");
+        let e = Model::from_config(&Config { ports: 0, ..default_config() }).unwrap_err();
+        assert!(e.message.contains("ports"), "{e}");
+    }
+
+    #[test]
+    fn a_rejected_input_changes_nothing() {
+        let mut m = Model::new(manifest()).unwrap();
+        m.advance(500).unwrap();
+        let e = m.push_frame(400, 0, &[0; 60]).unwrap_err();
+        assert_eq!(e.status, Status::TimeWentBackwards);
+        let e = m.push_frame(600, 2, &[0; 60]).unwrap_err();
+        assert_eq!(e.status, Status::InvalidArgument);
+        assert!(e.message.contains("port 2: the model has 2 port(s), 0 to 1"), "{e}");
+        assert_eq!(m.now(), Timestamp(500));
+        let e = m.push_host_json(600, "{\"command\":\"doorbell\"}").unwrap_err();
+        assert_eq!(e.status, Status::InvalidJson);
+        assert!(e.message.contains("missing field `token`"), "{e}");
+        assert_eq!(m.now(), Timestamp(500), "a command that does not parse is not applied");
+        let (n, e) =
+            m.push_inputs_json("[{\"at\":600,\"input\":{\"kind\":\"nope\"}}]").unwrap_err();
+        assert_eq!((n, e.status), (0, Status::InvalidJson));
+        assert!(e.message.starts_with("inputs[0]"), "{e}");
+    }
+
+    #[test]
+    fn fields_by_name_follow_the_kind() {
+        let mut m = Model::new(manifest()).unwrap();
+        assert!(m.field("at_ns").is_err(), "no current output yet");
+        // A doorbell for a template that does not exist: rejected by the device, which
+        // writes an error completion; not an error of the call.
+        m.push_doorbell(100, 0).unwrap();
+        let o = m.next_output().expect("the error completion");
+        assert_eq!(o.kind, OutputKind::Completion);
+        assert_eq!(m.field("at_ns").unwrap(), 100);
+        assert_eq!(m.field("kind").unwrap(), OutputKind::Completion as u64);
+        assert_eq!(m.field("len").unwrap(), COMPLETION_LEN as u64);
+        assert_ne!(m.field("completion.status").unwrap(), 0, "an error completion");
+        let e = m.field("frame.psn").unwrap_err();
+        assert!(e.message.contains("belongs to frame outputs"), "{e}");
+        assert!(m.field("completion.colour").unwrap_err().message.contains("no output field"));
+        assert!(m.next_output().is_none());
+        assert!(m.current().is_none(), "popping an empty queue leaves no current output");
+    }
+
+    #[test]
+    fn signed_fields_are_sign_extended() {
+        let o = COutput {
+            kind: OutputKind::Frame,
+            frame: FrameFields { sack_offset: -2, ..FrameFields::default() },
+            ..COutput::default()
+        };
+        assert_eq!(field(&o, "frame.sack_offset").unwrap(), (-2i64) as u64);
+    }
+}
