@@ -24,10 +24,7 @@ const MUST_PASS: &[&str] = &[
     "rcv-sack-timer",
     "rcv-sack-coalesce",
     "rcv-psn-wrap",
-    "rcv-last-packet-first",
     "rcv-segment-errors",
-    "rcv-duplicate-before-retirement",
-    "rcv-in-order-v6",
 ];
 
 /// Builds the example into the test's scratch directory (`BUG` empty for the correct RTL)
