@@ -38,6 +38,11 @@ pub enum SprayPolicy {
     /// together arrive close together and the receive window is not stretched by a slow
     /// path. Falls back to round robin until every EV has an RTT sample.
     SkewAware,
+    /// Window-fit: round robin over the EVs whose round trip the window can cover at the
+    /// rate the QP sends, leaving out a slow path when the window would hold the QP to less
+    /// than the remaining paths carry (`SND-SPRAY-005`); left-out EVs are probed to follow
+    /// their round trip. Falls back to round robin until every EV has an RTT sample.
+    WindowFit,
 }
 
 /// The congestion-window hook. MRC's NSCC is outside the reference model; the hook lets a

@@ -1013,9 +1013,17 @@ pub fn sender(data: &[u8]) {
         _ => inp.u24(),
     };
     let mut qp = qp_config(LQP, PEER, psn0, 0);
-    qp.spray =
-        [SprayPolicy::RoundRobin, SprayPolicy::Random, SprayPolicy::Fixed, SprayPolicy::SkewAware]
-            [usize::from(c & 3)];
+    qp.spray = match c & 3 {
+        // Bit 7 picks window-fit in place of skew-aware (added later, so that the inputs of
+        // the corpus keep their meaning otherwise).
+        3 if c & 0x80 != 0 => SprayPolicy::WindowFit,
+        k => [
+            SprayPolicy::RoundRobin,
+            SprayPolicy::Random,
+            SprayPolicy::Fixed,
+            SprayPolicy::SkewAware,
+        ][usize::from(k)],
+    };
     if c & 8 != 0 {
         qp.backup_evs = vec![0xB0, 0xB1];
     }

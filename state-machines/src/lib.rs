@@ -26,11 +26,13 @@ pub mod error;
 pub mod ev;
 pub mod event;
 pub mod fuzzing;
+pub mod loopback;
 pub mod nic;
 pub mod packet;
 pub mod receiver;
 pub mod recovery;
 pub mod retire;
+mod ring;
 mod sender;
 pub mod time;
 
@@ -45,6 +47,6 @@ pub use event::{
     Region, RetransmitCause, Side, Transmit,
 };
 pub use nic::{HostOrPeer, InputError, Nic, NicStats};
-pub use packet::{Outer, Packet, Payload, UnsupportedPacket, WritePacket};
+pub use packet::{FrameWriter, Outer, Packet, Payload, UnsupportedPacket, WritePacket};
 pub use recovery::RecoveryAgent;
 pub use time::Timestamp;

@@ -38,6 +38,7 @@ use crate::event::{
 use crate::packet::{Packet, WritePacket};
 use crate::receiver::{PsnClass, Responder};
 use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
+use crate::ring::Ring;
 use crate::sender::{Requester, SenderNotes};
 use crate::time::Timestamp;
 
@@ -115,11 +116,15 @@ pub struct Nic {
     templates: HashMap<u16, TemplateSlot>,
     ctrl: VecDeque<Transmit>,
     events: VecDeque<NicEvent>,
-    active: VecDeque<usize>,
+    active: Ring<usize>,
     timers: BinaryHeap<Reverse<(Timestamp, usize)>>,
     stats: NicStats,
     /// Reused buffer of QP indices, so that retirement does not allocate.
     scratch: Vec<usize>,
+    /// The region found last (see [`Nic::region`]).
+    last_region: Option<Region>,
+    /// The QP number and index of the QP that received the last packet.
+    last_qp: Option<(u32, usize)>,
 }
 
 /// Capacity of a shared retirement domain, in messages.
@@ -140,10 +145,12 @@ impl Nic {
             templates: HashMap::default(),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
-            active: VecDeque::new(),
+            active: Ring::new(),
             timers: BinaryHeap::new(),
             stats: NicStats::default(),
             scratch: Vec::new(),
+            last_region: None,
+            last_qp: None,
         })
     }
 
@@ -197,6 +204,7 @@ impl Nic {
             + self.qps.iter().map(|q| q.req.outstanding() as usize).sum::<usize>()
     }
 
+    #[inline(always)]
     fn tick(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
         if now < self.last_now {
             return Err(ApiMisuse::TimeWentBackwards { now: now.0, last: self.last_now.0 });
@@ -205,6 +213,7 @@ impl Nic {
         Ok(())
     }
 
+    #[inline(always)]
     fn qp_idx(&self, qpn: Qpn) -> Option<usize> {
         self.qp_index.get(&qpn.value()).copied()
     }
@@ -219,6 +228,7 @@ impl Nic {
     /// Makes sure the heap holds the QP's earliest deadline. An entry is pushed only when
     /// the deadline is earlier than the one already queued, so the heap holds at most a few
     /// entries per QP whatever the traffic.
+    #[inline(always)]
     fn arm_timer(&mut self, i: usize) {
         if let Some(t) = self.qp_deadline(i) {
             let q = &mut self.qps[i];
@@ -229,6 +239,7 @@ impl Nic {
         }
     }
 
+    #[inline(always)]
     fn qp_deadline(&self, i: usize) -> Option<Timestamp> {
         let q = &self.qps[i];
         let mut t = q.resp.sack_deadline;
@@ -494,18 +505,22 @@ impl Nic {
     ) -> Result<(), HostOrPeer> {
         self.tick(now)?;
         let qpn = packet.dest_qp();
-        let Some(i) = self.qp_idx(qpn) else {
+        // QPs are never removed, so the index found for the previous packet stays valid.
+        let cached = self.last_qp.filter(|&(n, _)| n == qpn.value()).map(|(_, i)| i);
+        let Some(i) = cached.or_else(|| self.qp_idx(qpn)) else {
             self.stats.violations += 1;
             return Err(PeerViolation::UnknownQp { qpn }.into());
         };
+        self.last_qp = Some((qpn.value(), i));
         if self.qps[i].in_error {
             self.stats.violations += 1;
             return Err(PeerViolation::QpInError { qpn }.into());
         }
         let r = match packet {
             Packet::Write(w) => self.on_write(now, i, ev, w),
-            Packet::Sack { seth, .. } => {
-                self.on_sender_input(now, i, |q, n| q.req.on_sack(now, seth, n))
+            Packet::Sack { seth, cc_state, .. } => {
+                let ts = cc_state.tx_timestamp;
+                self.on_sender_input(now, i, |q, n| q.req.on_sack(now, seth, ts, n))
             }
             Packet::Nack { neth, .. } => {
                 let backoff = self.cfg.nack_backoff;
@@ -531,6 +546,20 @@ impl Nic {
         }
         self.arm_timer(i);
         r.map_err(Into::into)
+    }
+
+    /// The region a remote key names. The last one found is kept aside, as a NIC keeps a
+    /// key cache: regions are never changed once registered, so the copy cannot go stale.
+    #[inline(always)]
+    fn region(&mut self, rkey: u32) -> Option<Region> {
+        if let Some(r) = self.last_region.filter(|r| r.rkey == rkey) {
+            return Some(r);
+        }
+        let r = self.regions.get(&rkey).copied();
+        if r.is_some() {
+            self.last_region = r;
+        }
+        r
     }
 
     fn on_probe(&mut self, i: usize, ev: u32, peth: &PethRepr) {
@@ -624,13 +653,13 @@ impl Nic {
             return Err(PeerViolation::PayloadTooLong { qpn, len, pmtu });
         }
         let op = w.bth.opcode;
-        if !op.is_last() && len != pmtu {
+        let is_last = op.is_last();
+        if !is_last && len != pmtu {
             return Err(PeerViolation::SegmentLength { qpn, opcode: op, len, pmtu });
         }
         // Placement: the region named by the key must allow the write (RCV-PLACE-001/002).
         let region_ok = self
-            .regions
-            .get(&w.reth.rkey)
+            .region(w.reth.rkey)
             .is_some_and(|r| r.remote_write && r.contains(w.reth.va, u64::from(len)));
         if !region_ok {
             self.send_ack(i, ev, Some(AethRepr::NAK_REMOTE_ACCESS));
@@ -640,15 +669,15 @@ impl Nic {
         let msn = w.meth.msn;
         let d = self.qps[i].domain;
         let table = &self.domains[d].table;
-        match table.position(msn) {
+        let slot = match table.position(msn) {
             MsnPosition::Retired => return Err(PeerViolation::AfterRetirement { qpn, psn, msn }),
             MsnPosition::Beyond => {
                 return Err(PeerViolation::MsnBeyondWindow { qpn, msn, next: table.next_msn() });
             }
-            MsnPosition::Pending { .. } => {}
-        }
+            MsnPosition::Pending { offset } => offset,
+        };
         let is_imm = op.has_immediate();
-        if let Some(m) = table.get(msn) {
+        if let Some(m) = table.pending(slot) {
             if m.qp != i as u32 {
                 return Err(PeerViolation::MessageMismatch {
                     qpn,
@@ -686,7 +715,7 @@ impl Nic {
         }
         let limit = self.cfg.wwi_limit;
         let rq_ahead = w.meth.rqmsn.wrapping_sub(self.qps[i].resp.delivered_rqmsn);
-        if op.is_last() && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
+        if is_last && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
             self.send_nack(i, ev, psn, NackReason::UNEXP_EVENT, ts);
             self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
             return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
@@ -698,24 +727,17 @@ impl Nic {
         if out_of_order {
             self.stats.out_of_order += 1;
         }
-        let table = &mut self.domains[d].table;
-        if table.get(msn).is_none() {
-            table.insert(
-                msn,
-                RecvMsg {
-                    qp: i as u32,
-                    qpn,
-                    total: w.reth.dma_len,
-                    placed: 0,
-                    last_seen: false,
-                    imm: None,
-                    rqmsn: w.meth.rqmsn,
-                },
-            );
-        }
-        let m = table.get_mut(msn).expect("inserted above");
+        let m = self.domains[d].table.pending_or_insert(slot, || RecvMsg {
+            qp: i as u32,
+            qpn,
+            total: w.reth.dma_len,
+            placed: 0,
+            last_seen: false,
+            imm: None,
+            rqmsn: w.meth.rqmsn,
+        });
         m.placed += len;
-        m.last_seen |= op.is_last();
+        m.last_seen |= is_last;
         if let Some(imm) = w.immdt {
             m.imm = Some(imm.imm);
         }
@@ -752,11 +774,17 @@ impl Nic {
     }
 
     /// Retires every complete message at the head of domain `d` (RET-ORDER-001).
+    #[inline(always)]
     fn retire(&mut self, now: Timestamp, d: usize, ev: u32) {
+        // Most packets complete no message: a look at the head is all they cost.
         let dom = &self.domains[d];
-        if !dom.table.head_ready() && dom.dead.is_empty() {
-            return;
+        if dom.table.head_ready() || !dom.dead.is_empty() {
+            self.retire_ready(now, d, ev);
         }
+    }
+
+    #[inline(never)]
+    fn retire_ready(&mut self, now: Timestamp, d: usize, ev: u32) {
         let mut acked = core::mem::take(&mut self.scratch);
         loop {
             let dom = &mut self.domains[d];
@@ -834,20 +862,28 @@ impl Nic {
         let mut notes = SenderNotes::default();
         f(&mut self.qps[i], &mut notes)?;
         let qpn = self.qps[i].cfg.qpn;
-        for (ev, mark) in notes.marks.drain(..) {
-            self.events.push_back(NicEvent::Report(NicReport::EvMarked { qpn, ev, mark }));
+        // Most inputs (a SACK moving the cumulative point) note nothing but progress: test
+        // for emptiness before iterating.
+        if !notes.marks.is_empty() {
+            for &(ev, mark) in &notes.marks {
+                self.events.push_back(NicEvent::Report(NicReport::EvMarked { qpn, ev, mark }));
+            }
         }
-        for (ev, state) in notes.ev_changes.drain(..) {
-            self.events.push_back(NicEvent::Report(NicReport::EvState { qpn, ev, state }));
+        if !notes.ev_changes.is_empty() {
+            for &(ev, state) in &notes.ev_changes {
+                self.events.push_back(NicEvent::Report(NicReport::EvState { qpn, ev, state }));
+            }
         }
-        for (ev, mark) in notes.probe_answers.drain(..) {
-            self.events.push_back(NicEvent::Report(NicReport::ProbeAnswered { qpn, ev, mark }));
+        if !notes.probe_answers.is_empty() {
+            for &(ev, mark) in &notes.probe_answers {
+                self.events.push_back(NicEvent::Report(NicReport::ProbeAnswered { qpn, ev, mark }));
+            }
         }
         if let Some((psn, reason)) = notes.nack {
             self.events.push_back(NicEvent::Report(NicReport::Nack { qpn, psn, reason }));
         }
         let d = self.qps[i].domain;
-        for m in notes.completed.drain(..) {
+        for m in core::mem::take(&mut notes.completed) {
             let dom = &mut self.domains[d];
             if (m.msn.wrapping_sub(dom.send_floor) as i16) >= 0 {
                 dom.send_floor = m.msn.wrapping_add(1);
@@ -992,40 +1028,38 @@ impl Nic {
                 continue;
             }
             match q.req.next_packet(now) {
-                Some((ev, packet, first)) => {
+                Some(next) => {
                     let qpn = q.cfg.qpn;
-                    match &packet {
-                        Packet::Write(w) if w.bth.rtx => self.stats.retransmissions += 1,
-                        Packet::Write(_) => self.stats.data_packets_sent += 1,
-                        Packet::Probe { .. } => self.stats.probes_sent += 1,
-                        _ => {}
-                    }
-                    if let Packet::Write(w) = &packet {
-                        if w.bth.rtx {
-                            let cause = q
-                                .req
-                                .last_cause
-                                .take()
-                                .unwrap_or(crate::event::RetransmitCause::Timeout);
-                            let lost_ev = q.req.last_lost_ev.take();
-                            self.events.push_back(NicEvent::Report(NicReport::Retransmitted {
-                                qpn,
-                                psn: w.bth.psn,
-                                cause,
-                                lost_ev,
-                            }));
-                        }
+                    let is_data = next.is_data();
+                    if next.is_rtx() {
+                        self.stats.retransmissions += 1;
+                        let cause = q
+                            .req
+                            .last_cause
+                            .take()
+                            .unwrap_or(crate::event::RetransmitCause::Timeout);
+                        let lost_ev = q.req.last_lost_ev.take();
+                        self.events.push_back(NicEvent::Report(NicReport::Retransmitted {
+                            qpn,
+                            psn: next.psn(),
+                            cause,
+                            lost_ev,
+                        }));
+                    } else if is_data {
+                        self.stats.data_packets_sent += 1;
+                    } else {
+                        self.stats.probes_sent += 1;
                     }
                     // REC-RTO-001: the CPU's timer runs while data is outstanding; a probe
                     // consumes no PSN and arms nothing.
-                    let is_data = matches!(packet, Packet::Write(_));
-                    if is_data && (first || !q.armed) {
+                    if is_data && (next.first || !q.armed) {
                         q.armed = true;
                         let snd_una = q.req.snd_una;
                         self.events.push_back(NicEvent::Report(NicReport::Armed { qpn, snd_una }));
                     }
                     self.active.push_back(i);
-                    return Some(Transmit { qpn, ev, packet });
+                    let packet = self.qps[i].req.packet(&next, now);
+                    return Some(Transmit { qpn, ev: next.ev, packet });
                 }
                 None => {
                     q.active = false;

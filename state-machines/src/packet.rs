@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use openrdma_codec::frame::{Extensions, FrameRepr, IpRepr};
+use openrdma_codec::frame::{DecodedFrame, Extensions, FrameRepr, IpRepr};
 use openrdma_codec::{
     AethRepr, BthRepr, CcStateRepr, EthernetRepr, ImmDtRepr, MethRepr, NethRepr, Opcode, PethRepr,
     Psn, Qpn, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
@@ -37,6 +37,7 @@ impl Payload {
     }
 
     /// Length in bytes.
+    #[inline]
     pub fn len(&self) -> u32 {
         match self {
             Payload::Bytes(b) => u32::try_from(b.len()).unwrap_or(u32::MAX),
@@ -126,6 +127,7 @@ pub struct UnsupportedPacket {
 
 impl Packet {
     /// The BTH.
+    #[inline]
     pub fn bth(&self) -> &BthRepr {
         match self {
             Packet::Write(w) => &w.bth,
@@ -137,11 +139,13 @@ impl Packet {
     }
 
     /// The destination QP.
+    #[inline]
     pub fn dest_qp(&self) -> Qpn {
         self.bth().dest_qp
     }
 
     /// The PSN.
+    #[inline]
     pub fn psn(&self) -> Psn {
         self.bth().psn
     }
@@ -184,6 +188,22 @@ impl Packet {
     pub fn from_frame(frame: &FrameRepr) -> Result<(Packet, u32), UnsupportedPacket> {
         let payload = Payload::Bytes(Arc::from(frame.payload.as_slice()));
         Ok((Packet::from_parts(frame.bth, &frame.ext, payload)?, frame.entropy()))
+    }
+
+    /// Builds a packet from a frame decoded in place, copying its payload once (where
+    /// [`Packet::from_frame`] after [`DecodedFrame::to_repr`] copies it twice), returning
+    /// it with the frame's entropy value. `None` when the frame did not decode into a whole
+    /// RoCEv2 packet (`frame.error` says why).
+    pub fn from_decoded(
+        frame: &DecodedFrame<'_>,
+    ) -> Option<Result<(Packet, u32), UnsupportedPacket>> {
+        if frame.error.is_some() {
+            return None;
+        }
+        let bth = frame.bth?;
+        let ev = frame.entropy()?;
+        let payload = Payload::Bytes(Arc::from(frame.payload));
+        Some(Packet::from_parts(bth, &frame.ext, payload).map(|p| (p, ev)))
     }
 
     /// The extension headers of this packet, for building a frame.
@@ -242,6 +262,77 @@ impl Packet {
         f.set_entropy(ev);
         f.finalize()?;
         Ok(f)
+    }
+}
+
+/// Writes the frames of one link into buffers it keeps: the same bytes as
+/// [`Packet::to_frame`] followed by [`FrameRepr::emit`], without a new frame, payload
+/// vector and output vector per packet. The software edge of a NIC.
+#[derive(Debug, Clone)]
+pub struct FrameWriter {
+    outer: Outer,
+    frame: FrameRepr,
+    buf: Vec<u8>,
+}
+
+impl FrameWriter {
+    /// A writer for frames with these outer headers.
+    pub fn new(outer: Outer) -> FrameWriter {
+        let frame = FrameRepr {
+            eth: outer.eth,
+            vlan: outer.vlan,
+            ip: outer.ip.clone(),
+            udp: UdpRepr {
+                src_port: 0,
+                dst_port: openrdma_codec::ROCEV2_PORT,
+                length: 0,
+                checksum: 0,
+            },
+            bth: BthRepr::default(),
+            ext: Extensions::default(),
+            payload: Vec::new(),
+            pad: [0; 3],
+            icrc: None,
+            eth_padding: Vec::new(),
+        };
+        FrameWriter { outer, frame, buf: Vec::new() }
+    }
+
+    /// The frame of `packet` on entropy value `ev`, ICRC included (the Ethernet FCS is not
+    /// part of it). `fetch(addr, len, out)` appends the `len` bytes of local memory at
+    /// `addr` to `out`, for a [`Payload::Host`] payload.
+    pub fn write(
+        &mut self,
+        packet: &Packet,
+        ev: u32,
+        fetch: &mut dyn FnMut(u64, u32, &mut Vec<u8>),
+    ) -> Result<&[u8], openrdma_codec::EmitError> {
+        let f = &mut self.frame;
+        f.eth = self.outer.eth;
+        f.vlan = self.outer.vlan;
+        f.ip.clone_from(&self.outer.ip);
+        f.udp =
+            UdpRepr { src_port: 0, dst_port: openrdma_codec::ROCEV2_PORT, length: 0, checksum: 0 };
+        f.bth = *packet.bth();
+        f.ext = packet.extensions();
+        f.payload.clear();
+        if let Packet::Write(w) = packet {
+            match &w.payload {
+                Payload::Bytes(b) => f.payload.extend_from_slice(b),
+                Payload::Host { addr, len } => fetch(*addr, *len, &mut f.payload),
+            }
+        }
+        f.pad = [0; 3];
+        f.icrc = None;
+        f.eth_padding.clear();
+        f.set_entropy(ev);
+        f.finalize()?;
+        let need = f.buffer_len();
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+        let n = f.emit(&mut self.buf)?;
+        Ok(&self.buf[..n])
     }
 }
 

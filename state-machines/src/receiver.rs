@@ -17,6 +17,9 @@ pub struct BitRing {
     head: usize,
     /// PSN of bit `head`: the next PSN expected in order.
     base: Psn,
+    /// Bits set, kept as they change (hardware keeps the count in a register rather than
+    /// counting the ring for every SACK).
+    ones: u32,
 }
 
 impl BitRing {
@@ -24,7 +27,7 @@ impl BitRing {
     /// bits long (at least 64), as hardware would build it, so that indexing is a mask.
     pub fn new(capacity: u32, base: Psn) -> Self {
         let words = (capacity as usize).div_ceil(64).max(1).next_power_of_two();
-        BitRing { words: vec![0; words], head: 0, base }
+        BitRing { words: vec![0; words], head: 0, base, ones: 0 }
     }
 
     #[inline]
@@ -38,16 +41,19 @@ impl BitRing {
     }
 
     /// The next PSN expected in order.
+    #[inline]
     pub fn base(&self) -> Psn {
         self.base
     }
 
+    #[inline(always)]
     fn index(&self, offset: u32) -> (usize, u32) {
         let bit = (self.head + offset as usize) & self.mask();
         (bit / 64, (bit % 64) as u32)
     }
 
     /// Whether the PSN at `offset` from the base is received.
+    #[inline]
     pub fn get(&self, offset: u32) -> bool {
         let (w, b) = self.index(offset);
         self.words[w] >> b & 1 == 1
@@ -56,19 +62,51 @@ impl BitRing {
     /// Marks the PSN at `offset` (< capacity) received.
     pub fn set(&mut self, offset: u32) {
         let (w, b) = self.index(offset);
-        self.words[w] |= 1 << b;
+        let bit = 1 << b;
+        if self.words[w] & bit == 0 {
+            self.words[w] |= bit;
+            self.ones += 1;
+        }
+    }
+
+    /// Marks the PSN at `offset` received and slides the base (`set` then `advance`).
+    /// The in-order arrival with nothing received behind it, the common case, only moves
+    /// the base: its bit would be set and cleared at once.
+    #[inline(always)]
+    pub fn set_and_advance(&mut self, offset: u32) -> u32 {
+        if offset == 0 {
+            let (w, b) = self.index(0);
+            if b < 63 && (self.words[w] >> b) & 0b11 == 0 {
+                self.head = (self.head + 1) & self.mask();
+                self.base = self.base.next();
+                return 1;
+            }
+        }
+        self.set(offset);
+        self.advance()
     }
 
     /// Slides the base past every received PSN at its front; returns how far it moved.
+    /// Works a word at a time: the run of ones at the front of each word is cleared at once.
     pub fn advance(&mut self) -> u32 {
         let mut n = 0;
-        while self.get(0) {
+        loop {
             let (w, b) = self.index(0);
-            self.words[w] &= !(1 << b);
-            self.head = (self.head + 1) & self.mask();
-            self.base = self.base.next();
-            n += 1;
+            // Ones from bit `b` up; the shift brings in zeros, so the run stops at the word's end.
+            let run = (self.words[w] >> b).trailing_ones();
+            if run == 0 {
+                break;
+            }
+            let ones = if run == 64 { u64::MAX } else { (1u64 << run) - 1 };
+            self.words[w] &= !(ones << b);
+            self.head = (self.head + run as usize) & self.mask();
+            n += run;
+            if b + run < 64 {
+                break;
+            }
         }
+        self.base = self.base.add(n);
+        self.ones -= n;
         n
     }
 
@@ -90,7 +128,7 @@ impl BitRing {
 
     /// Received PSNs beyond the base (out of order).
     pub fn count(&self) -> u32 {
-        self.words.iter().map(|w| w.count_ones()).sum()
+        self.ones
     }
 }
 
@@ -167,6 +205,7 @@ impl Responder {
     }
 
     /// The next PSN expected in order.
+    #[inline]
     pub fn epsn(&self) -> Psn {
         self.bits.base()
     }
@@ -174,6 +213,7 @@ impl Responder {
     /// Classifies an arriving PSN (`RCV-WIN-*`): behind the next expected PSN (within half
     /// the ring) or already marked is a duplicate; at or beyond `epsn + window` is out of
     /// the window.
+    #[inline(always)]
     pub fn classify(&self, psn: Psn) -> PsnClass {
         let d = psn.distance(self.epsn());
         if d < 0 {
@@ -190,9 +230,9 @@ impl Responder {
     }
 
     /// Records an accepted PSN. Returns whether it arrived out of order.
+    #[inline(always)]
     pub fn accept(&mut self, offset: u32, len: u32) -> bool {
-        self.bits.set(offset);
-        self.bits.advance();
+        self.bits.set_and_advance(offset);
         self.unacked += 1;
         self.rcvd_bytes += u64::from(len);
         if offset != 0 {
@@ -264,6 +304,49 @@ mod tests {
         }
         assert_eq!(r.advance(), 128);
         assert_eq!(r.count(), 0);
+    }
+
+    /// The word-at-a-time ring against a plain list of bits, over a long random sequence
+    /// that wraps the ring many times.
+    #[test]
+    fn bitring_matches_a_plain_list() {
+        use rand_chacha::ChaCha8Rng;
+        use rand_core::{Rng, SeedableRng};
+        for (seed, cap) in [(1u64, 64u32), (2, 128), (3, 256), (4, 200)] {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut r = BitRing::new(cap, Psn::new(0xFF_FF00));
+            let cap = r.capacity();
+            let mut plain = vec![false; cap as usize];
+            let mut base = 0xFF_FF00u32;
+            for step in 0..20_000 {
+                // Mostly near the front, so that long runs form and slide.
+                let o =
+                    if rng.next_u32() % 4 == 0 { rng.next_u32() % cap } else { rng.next_u32() % 8 };
+                let fused = rng.next_u32() % 2 == 0;
+                if !fused {
+                    r.set(o);
+                }
+                plain[o as usize] = true;
+                let mut moved = 0;
+                while plain[0] {
+                    plain.remove(0);
+                    plain.push(false);
+                    moved += 1;
+                }
+                base = (base + moved) & 0xFF_FFFF;
+                let got = if fused { r.set_and_advance(o) } else { r.advance() };
+                assert_eq!(got, moved, "{seed}/{step}");
+                assert_eq!(r.base(), Psn::new(base));
+                assert_eq!(r.count(), plain.iter().filter(|b| **b).count() as u32);
+                let probe = rng.next_u32() % cap;
+                assert_eq!(r.get(probe), plain[probe as usize]);
+                let from = rng.next_u32() % (cap + 8);
+                let want = (0..64u32)
+                    .filter(|i| plain.get((from + i) as usize).copied().unwrap_or(false))
+                    .fold(0u64, |acc, i| acc | 1 << i);
+                assert_eq!(r.window64(from), want, "{seed}/{step} window at {from}");
+            }
+        }
     }
 
     #[test]

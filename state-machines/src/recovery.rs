@@ -6,7 +6,7 @@
 //! this agent supplies the other. Like the NIC it is sans-IO: `handle_report(now, ..)`,
 //! `handle_timeout(now)`, `poll_command()`, `poll_timeout()`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use openrdma_codec::{Psn, Qpn};
 
@@ -25,7 +25,32 @@ struct QpTimer {
     /// The QP is in error: the agent does nothing more for it.
     failed: bool,
     /// EVs a controller denied: never blamed, never probed.
-    denied: std::collections::BTreeSet<u32>,
+    denied: BTreeSet<u32>,
+    /// The QP's entry in [`RecoveryAgent::due`]: its earliest deadline or probe.
+    queued: Option<Timestamp>,
+}
+
+impl QpTimer {
+    fn new() -> QpTimer {
+        QpTimer {
+            snd_una: Psn::ZERO,
+            deadline: None,
+            retries: 0,
+            bad_evs: BTreeMap::new(),
+            failed: false,
+            denied: BTreeSet::new(),
+            queued: None,
+        }
+    }
+
+    /// When the agent has something to do for this QP next: its retransmission deadline or
+    /// the next probe of an ASSUMED_BAD EV, whichever is first; never once it failed.
+    fn next(&self) -> Option<Timestamp> {
+        if self.failed {
+            return None;
+        }
+        self.deadline.into_iter().chain(self.bad_evs.values().copied()).min()
+    }
 }
 
 /// The reference CPU recovery agent.
@@ -33,6 +58,11 @@ struct QpTimer {
 pub struct RecoveryAgent {
     cfg: RecoveryConfig,
     qps: BTreeMap<u32, QpTimer>,
+    /// Every QP with something to do, by when ([`QpTimer::next`]): the earliest is the
+    /// agent's next deadline, found without looking at every QP.
+    due: BTreeSet<(Timestamp, u32)>,
+    /// Reused list of QPs whose time has come.
+    scratch: Vec<u32>,
     out: VecDeque<CpuCommand>,
     /// Counters: timeouts fired, QPs failed.
     pub timeouts: u64,
@@ -46,6 +76,8 @@ impl RecoveryAgent {
         RecoveryAgent {
             cfg,
             qps: BTreeMap::new(),
+            due: BTreeSet::new(),
+            scratch: Vec::new(),
             out: VecDeque::new(),
             timeouts: 0,
             qps_failed: 0,
@@ -59,18 +91,67 @@ impl RecoveryAgent {
     }
 
     fn timer(&mut self, qpn: Qpn) -> &mut QpTimer {
-        self.qps.entry(qpn.value()).or_insert(QpTimer {
-            snd_una: Psn::ZERO,
-            deadline: None,
-            retries: 0,
-            bad_evs: BTreeMap::new(),
-            failed: false,
-            denied: std::collections::BTreeSet::new(),
-        })
+        self.qps.entry(qpn.value()).or_insert_with(QpTimer::new)
+    }
+
+    /// Brings QP `k`'s entry in `due` up to date after its timer changed.
+    fn requeue(&mut self, k: u32) {
+        if let Some(t) = self.qps.get_mut(&k) {
+            Self::queue(&mut self.due, k, t);
+        }
+    }
+
+    /// [`RecoveryAgent::requeue`] with the timer at hand.
+    #[inline]
+    fn queue(due: &mut BTreeSet<(Timestamp, u32)>, k: u32, t: &mut QpTimer) {
+        let next = if t.bad_evs.is_empty() && !t.failed { t.deadline } else { t.next() };
+        if next != t.queued {
+            if let Some(old) = t.queued {
+                due.remove(&(old, k));
+            }
+            if let Some(new) = next {
+                due.insert((new, k));
+            }
+            t.queued = next;
+        }
     }
 
     /// Handles a report from the NIC.
     pub fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        let qpn = match *report {
+            NicReport::Progress { qpn, .. }
+            | NicReport::Armed { qpn, .. }
+            | NicReport::Nack { qpn, .. }
+            | NicReport::EvMarked { qpn, .. }
+            | NicReport::EvState { qpn, .. }
+            | NicReport::ProbeAnswered { qpn, .. }
+            | NicReport::Retransmitted { qpn, .. }
+            | NicReport::QpError { qpn, .. } => qpn,
+        };
+        if let NicReport::Progress { snd_una, outstanding, awaiting_ack, .. } = *report {
+            // REC-RTO-002: progress resets the retry counter and restarts the timer, which
+            // runs while packets are outstanding or messages await their transport ACK (a
+            // lost ACK must not stall completion, REC-RTO-004). The report of every
+            // acknowledgement, so the timer is looked up once.
+            let base = self.rto(0);
+            let k = qpn.value();
+            let t = self.qps.entry(k).or_insert_with(QpTimer::new);
+            t.snd_una = snd_una;
+            t.retries = 0;
+            t.deadline = (outstanding > 0 || awaiting_ack > 0).then(|| now + base);
+            Self::queue(&mut self.due, k, t);
+            return;
+        }
+        self.apply_report(now, report);
+        if !matches!(
+            report,
+            NicReport::Nack { .. } | NicReport::EvMarked { .. } | NicReport::Retransmitted { .. }
+        ) {
+            self.requeue(qpn.value());
+        }
+    }
+
+    fn apply_report(&mut self, now: Timestamp, report: &NicReport) {
         match *report {
             NicReport::Armed { qpn, snd_una } => {
                 let base = self.rto(0);
@@ -81,16 +162,8 @@ impl RecoveryAgent {
                     t.deadline = Some(now + base);
                 }
             }
-            NicReport::Progress { qpn, snd_una, outstanding, awaiting_ack } => {
-                // REC-RTO-002: progress resets the retry counter and restarts the timer,
-                // which runs while packets are outstanding or messages await their
-                // transport ACK (a lost ACK must not stall completion, REC-RTO-004).
-                let base = self.rto(0);
-                let t = self.timer(qpn);
-                t.snd_una = snd_una;
-                t.retries = 0;
-                t.deadline = (outstanding > 0 || awaiting_ack > 0).then(|| now + base);
-            }
+            // Handled in `handle_report`.
+            NicReport::Progress { .. } => {}
             NicReport::EvState { qpn, ev, state } => {
                 let interval = self.cfg.probe_interval;
                 let t = self.timer(qpn);
@@ -130,41 +203,52 @@ impl RecoveryAgent {
         }
     }
 
-    /// Handles the passing of time: fires expired timers.
+    /// Handles the passing of time: fires expired timers, QP by QP in the order of their
+    /// numbers.
     pub fn handle_timeout(&mut self, now: Timestamp) {
-        let keys: Vec<u32> = self.qps.keys().copied().collect();
-        for k in keys {
-            let qpn = Qpn::new(k);
-            let t = &self.qps[&k];
-            if t.failed {
-                continue;
-            }
-            if t.deadline.is_some_and(|d| d <= now) {
-                self.timeouts += 1;
-                let retries = t.retries + 1;
-                if retries > self.cfg.retry_limit {
-                    // REC-RETRY-002: the QP goes to error.
-                    self.qps_failed += 1;
-                    let t = self.qps.get_mut(&k).expect("present");
-                    t.failed = true;
-                    t.deadline = None;
-                    self.out.push_back(CpuCommand::QpError { qpn });
-                    continue;
-                }
-                let rto = self.rto(retries);
+        let mut keys = core::mem::take(&mut self.scratch);
+        keys.extend(self.due.range(..=(now, u32::MAX)).map(|&(_, k)| k));
+        keys.sort_unstable();
+        for &k in &keys {
+            self.fire(now, k);
+            self.requeue(k);
+        }
+        keys.clear();
+        self.scratch = keys;
+    }
+
+    /// The expired timers of QP `k`, which has something due by `now`.
+    fn fire(&mut self, now: Timestamp, k: u32) {
+        let qpn = Qpn::new(k);
+        let Some(t) = self.qps.get(&k) else { return };
+        if t.failed {
+            return;
+        }
+        if t.deadline.is_some_and(|d| d <= now) {
+            self.timeouts += 1;
+            let retries = t.retries + 1;
+            if retries > self.cfg.retry_limit {
+                // REC-RETRY-002: the QP goes to error.
+                self.qps_failed += 1;
                 let t = self.qps.get_mut(&k).expect("present");
-                t.retries = retries;
-                t.deadline = Some(now + rto);
-                // REC-RTO-003: retransmit the oldest unacknowledged packet.
-                self.out.push_back(CpuCommand::Retransmit { qpn, psn: t.snd_una });
+                t.failed = true;
+                t.deadline = None;
+                self.out.push_back(CpuCommand::QpError { qpn });
+                return;
             }
-            let interval = self.cfg.probe_interval;
+            let rto = self.rto(retries);
             let t = self.qps.get_mut(&k).expect("present");
-            for (ev, next) in t.bad_evs.iter_mut() {
-                if *next <= now {
-                    *next = now + interval;
-                    self.out.push_back(CpuCommand::Probe { qpn, ev: *ev });
-                }
+            t.retries = retries;
+            t.deadline = Some(now + rto);
+            // REC-RTO-003: retransmit the oldest unacknowledged packet.
+            self.out.push_back(CpuCommand::Retransmit { qpn, psn: t.snd_una });
+        }
+        let interval = self.cfg.probe_interval;
+        let t = self.qps.get_mut(&k).expect("present");
+        for (ev, next) in t.bad_evs.iter_mut() {
+            if *next <= now {
+                *next = now + interval;
+                self.out.push_back(CpuCommand::Probe { qpn, ev: *ev });
             }
         }
     }
@@ -178,6 +262,7 @@ impl RecoveryAgent {
             t.bad_evs.insert(ev, now + interval);
             self.out.push_back(CpuCommand::SetEvState { qpn, ev, state: EvState::AssumedBad });
         }
+        self.requeue(qpn.value());
     }
 
     /// The next command for the NIC.
@@ -187,10 +272,71 @@ impl RecoveryAgent {
 
     /// When [`RecoveryAgent::handle_timeout`] should be called next.
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        self.qps
-            .values()
-            .filter(|t| !t.failed)
-            .flat_map(|t| t.deadline.into_iter().chain(t.bad_evs.values().copied()))
-            .min()
+        self.due.first().map(|&(t, _)| t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openrdma_codec::NackReason;
+    use rand_chacha::ChaCha8Rng;
+    use rand_core::{Rng, SeedableRng};
+
+    /// The next deadline by looking at every QP, as the index must give it.
+    fn scan(a: &RecoveryAgent) -> Option<Timestamp> {
+        a.qps.values().filter_map(QpTimer::next).min()
+    }
+
+    /// The index of deadlines agrees with a look at every QP after every report and every
+    /// timeout of a long random run.
+    #[test]
+    fn due_index_matches_a_scan() {
+        let cfg = RecoveryConfig { retry_limit: 3, ..RecoveryConfig::default() };
+        let mut a = RecoveryAgent::new(cfg);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut now = Timestamp::ZERO;
+        for step in 0..20_000 {
+            now = Timestamp(now.0 + u64::from(rng.next_u32() % 5_000));
+            let qpn = Qpn::new(rng.next_u32() % 6);
+            let ev = rng.next_u32() % 4;
+            let psn = Psn::new(rng.next_u32() % 100);
+            let report = match rng.next_u32() % 9 {
+                0 => NicReport::Armed { qpn, snd_una: psn },
+                1 => NicReport::Progress {
+                    qpn,
+                    snd_una: psn,
+                    outstanding: rng.next_u32() % 2,
+                    awaiting_ack: rng.next_u32() % 2,
+                },
+                2 => NicReport::EvState {
+                    qpn,
+                    ev,
+                    state: [EvState::Good, EvState::AssumedBad, EvState::Denied, EvState::Skip]
+                        [(rng.next_u32() % 4) as usize],
+                },
+                3 => NicReport::ProbeAnswered { qpn, ev, mark: crate::ev::EvMark::None },
+                4 if rng.next_u32() % 20 == 0 => {
+                    NicReport::QpError { qpn, requirement: "REC-RETRY-002".into() }
+                }
+                5 => NicReport::Retransmitted {
+                    qpn,
+                    psn,
+                    cause: RetransmitCause::Timeout,
+                    lost_ev: Some(ev),
+                },
+                6 => NicReport::Nack { qpn, psn, reason: NackReason::PSN_OOR_WINDOW },
+                _ => {
+                    a.handle_timeout(now);
+                    while a.poll_command().is_some() {}
+                    assert!(a.poll_timeout().is_none_or(|t| t > now), "step {step}");
+                    assert_eq!(a.poll_timeout(), scan(&a), "step {step}");
+                    continue;
+                }
+            };
+            a.handle_report(now, &report);
+            assert_eq!(a.poll_timeout(), scan(&a), "step {step}: {report:?}");
+            assert_eq!(a.due.len(), a.qps.values().filter(|t| t.next().is_some()).count());
+        }
     }
 }

@@ -75,6 +75,7 @@ pub trait RetireTable {
         self.len() == 0
     }
     /// Where `msn` stands.
+    #[inline]
     fn position(&self, msn: u16) -> MsnPosition {
         let offset = msn.wrapping_sub(self.next_msn());
         if offset >= 0x8000 {
@@ -202,6 +203,32 @@ impl RetireRing {
     fn slot(&self, offset: u16) -> usize {
         (self.head + usize::from(offset)) & (self.slots.len() - 1)
     }
+
+    /// The entry `offset` messages after the next to retire, if present. `offset` comes
+    /// from [`MsnPosition::Pending`], so it is below the capacity: one lookup where
+    /// [`RetireTable::get`] would first work out the position again.
+    #[inline(always)]
+    pub fn pending(&self, offset: u16) -> Option<&RecvMsg> {
+        debug_assert!(offset < self.capacity);
+        self.slots[self.slot(offset)].as_ref()
+    }
+
+    /// The entry `offset` messages after the next to retire, inserted by `init` if absent;
+    /// `offset` as in [`RetireRing::pending`].
+    #[inline(always)]
+    pub fn pending_or_insert(
+        &mut self,
+        offset: u16,
+        init: impl FnOnce() -> RecvMsg,
+    ) -> &mut RecvMsg {
+        debug_assert!(offset < self.capacity);
+        let i = self.slot(offset);
+        let slot = &mut self.slots[i];
+        if slot.is_none() {
+            self.len += 1;
+        }
+        slot.get_or_insert_with(init)
+    }
 }
 
 impl RetireTable for RetireRing {
@@ -245,6 +272,10 @@ impl RetireTable for RetireRing {
         self.slots[i] = Some(msg);
         self.len += 1;
         true
+    }
+    #[inline(always)]
+    fn head_ready(&self) -> bool {
+        self.slots[self.head].as_ref().is_some_and(RecvMsg::complete)
     }
     fn pop_ready(&mut self) -> Option<(u16, RecvMsg)> {
         if !self.slots[self.head].as_ref()?.complete() {
@@ -352,6 +383,10 @@ mod tests {
                 assert_eq!(a.len(), b.len());
                 assert_eq!(a.position(msn), b.position(msn));
                 assert_eq!(a.get(msn), b.get(msn));
+                assert_eq!(a.head_ready(), b.head_ready());
+                if let MsnPosition::Pending { offset } = b.position(msn) {
+                    assert_eq!(b.pending(offset), a.get(msn));
+                }
             }
         }
     }

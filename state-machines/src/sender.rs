@@ -26,6 +26,7 @@ use crate::config::{CongestionControl, NicConfig, QpConfig, SprayPolicy};
 use crate::error::PeerViolation;
 use crate::ev::{EvEvent, EvMark, EvState};
 use crate::packet::{Packet, Payload, WritePacket};
+use crate::ring::Ring;
 use crate::time::Timestamp;
 
 /// One entropy value of a QP's profile.
@@ -38,10 +39,54 @@ pub(crate) struct EvSlot {
     /// Sequence number of the next transmission on this EV.
     next_seq: u64,
     /// Transmissions on this EV not yet known to have arrived: (psn, seq), in send order.
-    fifo: VecDeque<(Psn, u64)>,
+    fifo: Ring<(Psn, u64)>,
     /// Smoothed round trip, ns (0 = no sample yet).
     pub(crate) srtt: u64,
     pub(crate) inflight: u32,
+    /// When the window-fit policy last probed this EV (it probes only EVs it leaves out).
+    probed_at: Timestamp,
+    /// The round trip the window-fit policy judged this EV by at its last evaluation.
+    fit_rtt: u64,
+}
+
+/// State of the window-fit policy (`SND-SPRAY-005`).
+#[derive(Debug, Clone)]
+struct WindowFit {
+    /// EVs whose `srtt` is above this are left out; `u64::MAX` leaves none out.
+    limit: u64,
+    /// EVs of the pool within `limit` at the last evaluation.
+    in_use: u32,
+    /// Smoothed time one EV takes to carry a packet when the QP sends as fast as the NIC
+    /// lets it, ns (0: no sample yet): see [`Requester::fit_note_send`].
+    ev_gap: u64,
+    /// Time of the last first transmission.
+    last_send: Option<Timestamp>,
+    /// Whether the window held back a transmission since the last one.
+    blocked: bool,
+    /// Since the last evaluation: time between first transmissions with no closed window
+    /// between them, ns, and the transmissions that closed those intervals.
+    run_time: u64,
+    run_sends: u32,
+    /// First transmissions since `limit` was last worked out.
+    since: u32,
+}
+
+impl WindowFit {
+    /// First transmissions between two evaluations of the limit.
+    const EVERY: u32 = 16;
+
+    fn new() -> WindowFit {
+        WindowFit {
+            limit: u64::MAX,
+            in_use: 1,
+            ev_gap: 0,
+            last_send: None,
+            blocked: false,
+            run_time: 0,
+            run_sends: 0,
+            since: Self::EVERY,
+        }
+    }
 }
 
 /// A message at the sender.
@@ -66,7 +111,7 @@ impl SendMsg {
 }
 
 /// One PSN in flight.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct PktState {
     /// Index of the message in `msgs` counted from `msg_base`.
     msg: u64,
@@ -108,9 +153,52 @@ impl Coverage {
     }
 }
 
+/// What [`Requester::next_packet`] chose to send, as a few numbers: the packet itself is
+/// built by [`Requester::packet`] where the caller wants it, so that it is written once
+/// instead of being moved through each layer of return values.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Next {
+    /// The EV to send it on.
+    pub(crate) ev: u32,
+    /// Whether it is the first data packet of an idle QP (nothing else in flight).
+    pub(crate) first: bool,
+    what: What,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum What {
+    /// Segment `seg` of message `msg` (an index into `msgs`), with `psn`.
+    Write { msg: usize, seg: u32, psn: Psn, rtx: bool },
+    /// A probe.
+    Probe { psn: Psn, id: u16 },
+}
+
+impl Next {
+    fn write(ev: u32, first: bool, msg: usize, seg: u32, psn: Psn, rtx: bool) -> Next {
+        Next { ev, first, what: What::Write { msg, seg, psn, rtx } }
+    }
+
+    /// Whether it is a data packet (a Write), not a probe.
+    pub(crate) fn is_data(&self) -> bool {
+        matches!(self.what, What::Write { .. })
+    }
+
+    /// Whether it is a retransmitted data packet.
+    pub(crate) fn is_rtx(&self) -> bool {
+        matches!(self.what, What::Write { rtx: true, .. })
+    }
+
+    /// Its PSN.
+    pub(crate) fn psn(&self) -> Psn {
+        match self.what {
+            What::Write { psn, .. } | What::Probe { psn, .. } => psn,
+        }
+    }
+}
+
 /// Outcome of trying to retransmit one queued PSN.
 enum Rtx {
-    Sent((u32, Packet, bool)),
+    Sent(Next),
     /// Acknowledged meanwhile: drop the entry.
     Stale,
     /// No usable EV: keep the entry and wait.
@@ -152,7 +240,7 @@ pub(crate) struct Requester {
     msg_base: u64,
     /// Index in `msgs` of the first message with unsent packets.
     cursor: usize,
-    pkts: VecDeque<PktState>,
+    pkts: Ring<PktState>,
     /// Retransmissions to send: PSN, cause, and whether it waits for `rtx_not_before`.
     rtx: VecDeque<(Psn, RtxCause, bool)>,
     /// Earliest time a NACK-delayed retransmission may go.
@@ -169,8 +257,15 @@ pub(crate) struct Requester {
     /// (the evidence); checked by `infer_losses`.
     suspects: Vec<(Psn, u64, Psn)>,
     pub(crate) retransmissions: u64,
-    /// Whether any EV is not GOOD or backups exist (the fast path of `choose_ev` is off).
+    /// Whether any EV, primary or backup, is not GOOD (the fast path of `choose_ev` is off,
+    /// and SKIP expiry has something to look at).
     evs_degraded: bool,
+    /// Number of primary EVs: the first entries of `evs`, the backups after them.
+    primaries: usize,
+    /// The window-fit policy's state (unused by the other policies).
+    fit: WindowFit,
+    /// Reused buffer of round trips, for the window-fit policy.
+    srtts: Vec<u64>,
     /// Cause of the retransmission `next_packet` returned last.
     pub(crate) last_cause: Option<RtxCause>,
     /// The last PSN of the oldest message, to resend because its transport ACK is late.
@@ -192,9 +287,11 @@ impl Requester {
             since: Timestamp::ZERO,
             backup,
             next_seq: 0,
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             srtt: 0,
             inflight: 0,
+            probed_at: Timestamp::ZERO,
+            fit_rtt: 0,
         };
         let mut evs: Vec<EvSlot> = qp.evs.iter().map(|e| mk(e, false)).collect();
         evs.extend(qp.backup_evs.iter().map(|e| mk(e, true)));
@@ -214,7 +311,7 @@ impl Requester {
             msgs: VecDeque::new(),
             msg_base: 0,
             cursor: 0,
-            pkts: VecDeque::new(),
+            pkts: Ring::new(),
             rtx: VecDeque::new(),
             rtx_not_before: Timestamp::ZERO,
             evs,
@@ -227,7 +324,10 @@ impl Requester {
             probes: VecDeque::new(),
             suspects: Vec::new(),
             retransmissions: 0,
-            evs_degraded: !qp.backup_evs.is_empty(),
+            evs_degraded: false,
+            primaries: qp.evs.len(),
+            fit: WindowFit::new(),
+            srtts: Vec::new(),
             last_cause: None,
             tail_resend: None,
             duplicate_resend: None,
@@ -247,6 +347,7 @@ impl Requester {
     }
 
     /// Whether anything waits to be sent.
+    #[inline(always)]
     pub(crate) fn has_work(&self, now: Timestamp) -> bool {
         !self.in_error
             && (!self.probes.is_empty()
@@ -257,6 +358,7 @@ impl Requester {
     }
 
     /// Earliest time a delayed retransmission becomes due, if one waits.
+    #[inline(always)]
     pub(crate) fn rtx_deadline(&self) -> Option<Timestamp> {
         (self.rtx_not_before > Timestamp::ZERO && self.rtx.iter().any(|r| r.2))
             .then_some(self.rtx_not_before)
@@ -305,17 +407,23 @@ impl Requester {
     }
 
     /// The next packet to transmit, if the windows allow one.
-    pub(crate) fn next_packet(&mut self, now: Timestamp) -> Option<(u32, Packet, bool)> {
+    #[inline(always)]
+    pub(crate) fn next_packet(&mut self, now: Timestamp) -> Option<Next> {
         if self.in_error {
             return None;
+        }
+        // The common case, nothing to repair: straight to the next new packet.
+        if self.probes.is_empty()
+            && self.tail_resend.is_none()
+            && self.duplicate_resend.is_none()
+            && self.rtx.is_empty()
+        {
+            return self.send_new(now);
         }
         // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
         // SKIP→GOOD change is reported.
         if let Some((ev, id)) = self.probes.pop_front() {
-            let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, self.snd_nxt);
-            let peth =
-                PethRepr { probe_id: id, tx_timestamp: ts16(now), ftype: 1, ..PethRepr::default() };
-            return Some((ev, Packet::Probe { bth, peth }, false));
+            return Some(Next { ev, first: false, what: What::Probe { psn: self.snd_nxt, id } });
         }
         if let Some(psn) = self.tail_resend.take() {
             let tail =
@@ -324,10 +432,9 @@ impl Requester {
                 if self.outstanding() == 0 {
                     if let Some(ev_idx) = self.choose_ev(None) {
                         let ev = self.evs[ev_idx as usize].ev;
-                        let pkt = self.build(0, npkts - 1, psn, now, true);
                         self.retransmissions += 1;
                         self.last_cause = Some(RtxCause::Timeout);
-                        return Some((ev, pkt, false));
+                        return Some(Next::write(ev, false, 0, npkts - 1, psn, true));
                     }
                 }
             }
@@ -337,10 +444,10 @@ impl Requester {
             if off >= 0 && (off as u32) < self.outstanding() && msg >= self.msg_base {
                 if let Some(ev_idx) = self.choose_ev(None) {
                     let ev = self.evs[ev_idx as usize].ev;
-                    let pkt = self.build((msg - self.msg_base) as usize, seg, psn, now, true);
                     self.retransmissions += 1;
                     self.last_cause = Some(RtxCause::Timeout);
-                    return Some((ev, pkt, false));
+                    let msg = (msg - self.msg_base) as usize;
+                    return Some(Next::write(ev, false, msg, seg, psn, true));
                 }
             }
         }
@@ -369,6 +476,7 @@ impl Requester {
         self.send_new(now)
     }
 
+    #[inline(always)]
     fn window_open(&self, len: u32) -> bool {
         let limit = self.window.min(self.peer_window);
         if self.outstanding() >= limit || self.pkts.len() as u32 >= self.window {
@@ -382,19 +490,27 @@ impl Requester {
         }
     }
 
-    fn send_new(&mut self, now: Timestamp) -> Option<(u32, Packet, bool)> {
+    #[inline(always)]
+    fn send_new(&mut self, now: Timestamp) -> Option<Next> {
         let msg_idx = self.cursor;
         let msg = self.msgs.get(msg_idx)?;
         let seg = msg.sent;
         let len =
             if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
         if !self.window_open(len) {
+            self.fit.blocked = true;
             return None;
         }
         if seg == 0 && msg.is_wwi() && self.wwi_outstanding >= self.wwi_limit {
             return None; // WWI-LIMIT-001: wait for completions
         }
+        if self.spray == SprayPolicy::WindowFit {
+            self.fit_evaluate(now);
+        }
         let ev_idx = self.choose_ev(None)?;
+        if self.spray == SprayPolicy::WindowFit {
+            self.fit_note_send(now);
+        }
         let psn = self.snd_nxt;
         let msg = &mut self.msgs[msg_idx];
         if seg == 0 {
@@ -424,8 +540,7 @@ impl Requester {
             retransmissions: 0,
         });
         self.inflight_bytes += u64::from(len);
-        let pkt = self.build(msg_idx, seg, psn, now, false);
-        Some((ev, pkt, first_tx))
+        Some(Next::write(ev, first_tx, msg_idx, seg, psn, false))
     }
 
     fn retransmit(&mut self, now: Timestamp, psn: Psn) -> Rtx {
@@ -453,10 +568,10 @@ impl Requester {
         p.retransmissions += 1;
         self.retransmissions += 1;
         let msg_idx = (st.msg - self.msg_base) as usize;
-        let pkt = self.build(msg_idx, st.seg, psn, now, true);
-        Rtx::Sent((ev, pkt, false))
+        Rtx::Sent(Next::write(ev, false, msg_idx, st.seg, psn, true))
     }
 
+    #[inline(always)]
     fn note_tx(&mut self, ev_idx: u16, psn: Psn) -> (u32, u64) {
         let slot = &mut self.evs[ev_idx as usize];
         let seq = slot.next_seq;
@@ -472,6 +587,26 @@ impl Requester {
         (slot.ev, seq)
     }
 
+    /// Builds the packet `next` names. Call it right after [`Requester::next_packet`]
+    /// returned `next`, with the same `now`, before any other input.
+    #[inline(always)]
+    pub(crate) fn packet(&self, next: &Next, now: Timestamp) -> Packet {
+        match next.what {
+            What::Write { msg, seg, psn, rtx } => self.build(msg, seg, psn, now, rtx),
+            What::Probe { psn, id } => {
+                let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, psn);
+                let peth = PethRepr {
+                    probe_id: id,
+                    tx_timestamp: ts16(now),
+                    ftype: 1,
+                    ..PethRepr::default()
+                };
+                Packet::Probe { bth, peth }
+            }
+        }
+    }
+
+    #[inline(always)]
     fn build(&self, msg_idx: usize, seg: u32, psn: Psn, now: Timestamp, rtx: bool) -> Packet {
         let msg = &self.msgs[msg_idx];
         let last = seg + 1 == msg.npkts;
@@ -488,7 +623,7 @@ impl Requester {
         let len =
             if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
         let mut bth = BthRepr::new(opcode, self.peer_qpn, psn);
-        bth.ack_req = last || (psn.value() % self.ack_req_every == 0);
+        bth.ack_req = last || self.ack_req_due(psn);
         bth.rtx = rtx;
         bth.ts = self.timestamps;
         bth.pad_count = ((4 - len % 4) % 4) as u8;
@@ -510,18 +645,40 @@ impl Requester {
         })
     }
 
-    /// Picks an EV index by the spray policy, avoiding `avoid` (the EV a lost packet used).
-    fn refresh_degraded(&mut self) {
-        self.evs_degraded = self.evs.iter().any(|s| s.backup || s.state != EvState::Good);
+    /// Whether `psn` is one of every `ack_req_every` PSNs that carry AckReq (a mask rather
+    /// than a division when the period is a power of two, as it is by default).
+    #[inline]
+    fn ack_req_due(&self, psn: Psn) -> bool {
+        let n = self.ack_req_every;
+        if n.is_power_of_two() { psn.value() & (n - 1) == 0 } else { psn.value() % n == 0 }
     }
 
+    fn refresh_degraded(&mut self) {
+        self.evs_degraded = self.evs.iter().any(|s| s.state != EvState::Good);
+    }
+
+    /// Picks an EV index by the spray policy, avoiding `avoid` (the EV a lost packet used).
+    #[inline(always)]
     fn choose_ev(&mut self, avoid: Option<u16>) -> Option<u16> {
-        // Fast path: every EV usable, no backups, round robin, nothing to avoid.
-        if !self.evs_degraded && avoid.is_none() && self.spray == SprayPolicy::RoundRobin {
-            let i = self.rr % self.evs.len().max(1);
-            self.rr = (i + 1) % self.evs.len().max(1);
-            return (!self.evs.is_empty()).then_some(i as u16);
+        // Fast path: every EV GOOD, round robin, nothing to avoid. The pool is then the
+        // primary EVs, which come first in the profile: from a cursor on a backup EV the
+        // search of SND-SPRAY-001 goes round to the first EV. The cursor is always below the
+        // profile's length (it is only ever set modulo it).
+        if !self.evs_degraded
+            && avoid.is_none()
+            && self.spray == SprayPolicy::RoundRobin
+            && self.primaries > 0
+        {
+            let n = self.evs.len();
+            let i = if self.rr < self.primaries { self.rr } else { 0 };
+            self.rr = if i + 1 == n { 0 } else { i + 1 };
+            return Some(i as u16);
         }
+        self.choose_ev_by_policy(avoid)
+    }
+
+    #[inline(never)]
+    fn choose_ev_by_policy(&mut self, avoid: Option<u16>) -> Option<u16> {
         let usable = |s: &EvSlot, i: usize| s.state.usable() && Some(i as u16) != avoid;
         let primary = self.evs.iter().enumerate().any(|(i, s)| !s.backup && usable(s, i));
         let pool = |s: &EvSlot| s.backup != primary;
@@ -555,6 +712,22 @@ impl Requester {
                     .nth(pick)
                     .map(|i| i as u16)
             }
+            SprayPolicy::WindowFit => {
+                // SND-SPRAY-005: round robin over the pool's EVs within the limit, or over
+                // the whole pool when none is.
+                let limit = self.fit.limit;
+                for within in [true, false] {
+                    for k in 0..n {
+                        let i = (self.rr + k) % n;
+                        let e = &self.evs[i];
+                        if pool(e) && usable(e, i) && (!within || e.fit_rtt <= limit) {
+                            self.rr = (i + 1) % n;
+                            return Some(i as u16);
+                        }
+                    }
+                }
+                None
+            }
             SprayPolicy::SkewAware => {
                 let cands = || (0..n).filter(|&i| pool(&self.evs[i]) && usable(&self.evs[i], i));
                 if cands().any(|i| self.evs[i].srtt == 0) {
@@ -580,7 +753,121 @@ impl Requester {
         }
     }
 
+    /// Notes a first transmission at `now` for the window-fit policy's estimate of how fast
+    /// the QP sends when the window does not hold it back.
+    ///
+    /// Only the time between two transmissions with no closed window between them counts:
+    /// the NIC, not the window, set that pace. Each evaluation turns what accumulated since
+    /// the last into a sample of `ev_gap`: that time, over the transmissions, times the EVs
+    /// in use.
+    fn fit_note_send(&mut self, now: Timestamp) {
+        let f = &mut self.fit;
+        if let Some(last) = f.last_send.filter(|_| !f.blocked) {
+            f.run_time += now.0.saturating_sub(last.0);
+            f.run_sends += 1;
+        }
+        f.blocked = false;
+        f.last_send = Some(now);
+    }
+
+    /// Works out the window-fit policy's limit every [`WindowFit::EVERY`] first
+    /// transmissions, and queues probes on the EVs it leaves out (`SND-SPRAY-005`).
+    ///
+    /// With the `k` fastest EVs of the pool (round trips `s1 ≤ … ≤ sn`), the QP can send at
+    /// most `min(k × c, W / sk)` packets per ns: `c` is what one EV carries (`1 / ev_gap`)
+    /// and `W / sk` what the window lets through when every PSN waits a round trip of the
+    /// slowest EV in use. The limit is the round trip of the largest `k` within 1/16 of the
+    /// best.
+    fn fit_evaluate(&mut self, now: Timestamp) {
+        self.fit.since += 1;
+        if self.fit.since < WindowFit::EVERY {
+            return;
+        }
+        self.fit.since = 0;
+        let f = &mut self.fit;
+        if f.run_time > 0 && f.run_sends >= WindowFit::EVERY / 2 {
+            let sample = f.run_time * u64::from(f.in_use) / u64::from(f.run_sends);
+            f.ev_gap = if f.ev_gap == 0 { sample } else { (f.ev_gap * 3 + sample) / 4 };
+        }
+        (f.run_time, f.run_sends) = (0, 0);
+        let n = self.evs.len();
+        let primary = (0..n).any(|i| !self.evs[i].backup && self.evs[i].state.usable());
+        for i in 0..n {
+            let rtt = match self.evs[i].srtt {
+                // No sample yet: at least the age of its oldest transmission in flight.
+                0 => self.oldest_in_flight(i).map_or(0, |t| now.0.saturating_sub(t.0)),
+                srtt => srtt,
+            };
+            self.evs[i].fit_rtt = rtt;
+        }
+        let mut s = core::mem::take(&mut self.srtts);
+        s.clear();
+        s.extend(
+            self.evs.iter().filter(|e| e.backup != primary && e.state.usable()).map(|e| e.fit_rtt),
+        );
+        if s.is_empty() || s.contains(&0) {
+            self.fit.limit = u64::MAX;
+            self.fit.in_use = (s.len() as u32).max(1);
+            self.srtts = s;
+            return;
+        }
+        s.sort_unstable();
+        let per_ev =
+            if self.fit.ev_gap == 0 { f64::INFINITY } else { 1.0 / self.fit.ev_gap as f64 };
+        let window = f64::from(self.window.min(self.peer_window));
+        let rate = |k: usize| (k as f64 * per_ev).min(window / s[k - 1] as f64);
+        let best = (1..=s.len()).map(rate).fold(0.0, f64::max);
+        let k = (1..=s.len()).rev().find(|&k| rate(k) >= best * (15.0 / 16.0)).unwrap_or(s.len());
+        self.fit.limit = if k == s.len() { u64::MAX } else { s[k - 1] };
+        let limit = self.fit.limit;
+        self.fit.in_use = s.iter().filter(|&&x| x <= limit).count() as u32;
+        self.srtts = s;
+        // Probe every EV left out once per two of its round trips, to follow its round trip
+        // without holding back the window (a probe takes no PSN).
+        for i in 0..n {
+            let e = &self.evs[i];
+            if e.backup != primary || !e.state.usable() || e.fit_rtt <= self.fit.limit {
+                continue;
+            }
+            if now.0 >= e.probed_at.0.saturating_add(2 * e.fit_rtt) {
+                let ev = e.ev;
+                self.evs[i].probed_at = now;
+                self.probe(ev);
+            }
+        }
+    }
+
+    /// When the oldest transmission on EV `i` not yet known to have arrived went out.
+    fn oldest_in_flight(&self, i: usize) -> Option<Timestamp> {
+        let fifo = &self.evs[i].fifo;
+        (0..fifo.len()).find_map(|k| {
+            let &(psn, seq) = fifo.get(k)?;
+            let off = psn.distance(self.snd_una);
+            let p = self.pkts.get(usize::try_from(off).ok()?)?;
+            // Entries of packets since resent on another EV, or acknowledged, are stale.
+            (p.seq == seq && p.ev_idx as usize == i && !p.sacked).then_some(p.sent_at)
+        })
+    }
+
+    /// A probe answer for the window-fit policy: a round-trip sample of the probed EV, from
+    /// the timestamp the answer reflects (16 ns units, `TSETH-TS-001`).
+    ///
+    /// The answer comes back on the probed EV, so the probe measures the EV's path both
+    /// ways, where a data packet's round trip is mostly its path one way and the fastest path
+    /// back (the SACK that reports it is usually triggered by a later packet on another EV).
+    /// The sample is taken in the data's terms: half the probe's round trip, plus half the
+    /// shortest round trip of the QP's EVs.
+    fn fit_probe_answered(&mut self, now: Timestamp, ev: u32, reflected: u16) {
+        let Some(i) = self.ev_index(ev) else { return };
+        let rtt = u64::from(ts16(now).wrapping_sub(reflected)) * 16;
+        let fastest = self.evs.iter().map(|e| e.srtt).filter(|&x| x != 0).min().unwrap_or(rtt);
+        let sample = rtt / 2 + fastest.min(rtt) / 2;
+        let slot = &mut self.evs[i];
+        slot.srtt = if slot.srtt == 0 { sample.max(1) } else { (slot.srtt * 7 + sample) / 8 };
+    }
+
     /// Earliest SKIP expiry, for the NIC's timer.
+    #[inline(always)]
     pub(crate) fn skip_deadline(&self, hold: core::time::Duration) -> Option<Timestamp> {
         if !self.evs_degraded {
             return None;
@@ -661,6 +948,7 @@ impl Requester {
         &mut self,
         now: Timestamp,
         seth: &SethRepr,
+        reflected_ts: u16,
         notes: &mut SenderNotes,
     ) -> Result<(), PeerViolation> {
         self.check_sack(seth)?;
@@ -671,6 +959,9 @@ impl Requester {
         let mark = EvMark::from_bits(seth.m.0);
         if seth.pr {
             notes.probe_answers.push((seth.entropy, mark));
+            if self.spray == SprayPolicy::WindowFit {
+                self.fit_probe_answered(now, seth.entropy, reflected_ts);
+            }
             // EV-PROBE-002/003: a skip mark of either kind sends the EV to SKIP; no mark, or
             // the reserved value 3 (SETH-M-001), to GOOD.
             let e = match mark {
@@ -725,6 +1016,7 @@ impl Requester {
     }
 
     /// Acknowledges `snd_una` cumulatively.
+    #[inline(always)]
     fn ack_front(&mut self, now: Timestamp) {
         if let Some(p) = self.pkts.pop_front() {
             if !p.sacked {
@@ -748,6 +1040,7 @@ impl Requester {
 
     /// A transmission is known to have arrived: take an RTT sample, release its share of the
     /// windows, and treat every earlier transmission on the same EV as lost (FIFO paths).
+    #[inline(always)]
     fn arrived(&mut self, now: Timestamp, p: PktState, evidence: Psn) {
         self.inflight_bytes = self.inflight_bytes.saturating_sub(u64::from(p.len));
         let slot = &mut self.evs[p.ev_idx as usize];
@@ -757,7 +1050,7 @@ impl Requester {
             // RTT sample nor evidence about its EV (SND-INFER-003).
             return;
         }
-        let rtt = now.saturating_since(p.sent_at).as_nanos() as u64;
+        let rtt = now.0.saturating_sub(p.sent_at.0);
         slot.srtt = if slot.srtt == 0 { rtt.max(1) } else { (slot.srtt * 7 + rtt) / 8 };
         while let Some(&(psn, seq)) = slot.fifo.front() {
             if seq > p.seq {
@@ -778,7 +1071,14 @@ impl Requester {
     /// processed *covers* its PSN (`covered_end`: one past the last PSN the SACK reports on)
     /// and does not mark it: a PSN beyond the 64-bit bitmap may well have arrived without
     /// being reported (`SND-INFER-002`). Suspects not yet covered wait for a later SACK.
+    #[inline(always)]
     fn infer_losses(&mut self, cover: Coverage) {
+        if !self.suspects.is_empty() {
+            self.judge_suspects(cover);
+        }
+    }
+
+    fn judge_suspects(&mut self, cover: Coverage) {
         let mut suspects = core::mem::take(&mut self.suspects);
         suspects.retain(|&(psn, seq, evidence)| {
             let off = psn.distance(self.snd_una);
