@@ -27,8 +27,13 @@ fn bench_quick_json_reports_every_figure() {
         }
         positive(&["icrc", size, "bytes_per_s"]);
     }
-    positive(&["model", "packets_per_s"]);
+    for half in ["pair", "requester", "responder", "frames"] {
+        positive(&["model", half, "packets_per_s"]);
+        assert!(v["model"][half]["what"].is_string(), "model.{half} has no definition in {v}");
+    }
+    positive(&["model", "target_packets_per_s"]);
     positive(&["sim", "packets_per_s"]);
+    positive(&["sim", "wall_s_per_simulated_s"]);
     positive(&["adapter", "batched_events_per_s"]);
     positive(&["adapter", "unbatched_events_per_s"]);
     positive(&["adapter", "batched_over_unbatched"]);
@@ -42,7 +47,13 @@ fn bench_quick_prints_a_table() {
         Command::new(env!("CARGO_BIN_EXE_openrdma")).args(["bench", "--quick"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    for name in ["codec.decode_verify.4KiB.bytes", "icrc.4KiB.bytes", "model.packets"] {
+    for name in [
+        "codec.decode_verify.4KiB.bytes",
+        "icrc.4KiB.bytes",
+        "model.pair.packets",
+        "model.frames.packets",
+        "model figures",
+    ] {
         assert!(text.contains(name), "no {name} in\n{text}");
     }
     for name in ["sim.packets", "adapter.batched_over_unbatched", "machine.cores"] {

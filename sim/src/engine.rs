@@ -1,8 +1,8 @@
 //! The discrete-event engine.
 //!
-//! One binary heap of events keyed by (time, sequence number): two events at the same
-//! time run in the order they were scheduled, so a run depends on nothing but its
-//! configuration. Time is kept in picoseconds, so that the serialization of a 64-byte
+//! One queue of events keyed by (time, sequence number), a radix heap
+//! ([`crate::queue`]): two events at the same time run in the order they were scheduled,
+//! so a run depends on nothing but its configuration. Time is kept in picoseconds, so that the serialization of a 64-byte
 //! frame at 400 Gb/s is not rounded away; the endpoints see whole nanoseconds
 //! ([`Timestamp`]), which never go backwards.
 //!
@@ -33,8 +33,7 @@
 //! after a flag. Nothing else is kept per packet or per message: memory is bounded by the
 //! windows, whatever the length of the run.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use openrdma_codec::Qpn;
 use openrdma_codec::host::{WorkRequest, WrOpcode};
@@ -47,6 +46,7 @@ use rustc_hash::FxHashMap;
 use crate::config::{NicTiming, SimConfig, SimConfigError};
 use crate::hist::Histogram;
 use crate::path::{LossProcess, ecmp_path, mix};
+use crate::queue::EventQueue;
 use crate::report::{Drops, PathReport, Retransmissions, SimReport};
 use crate::wire::{message_wire_bytes, wire_bytes};
 
@@ -125,25 +125,6 @@ enum Kind {
     Post { flow: u16, m: u32 },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Event {
-    at: u64,
-    seq: u64,
-    kind: Kind,
-}
-
-impl Ord for Event {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.at, self.seq).cmp(&(other.at, other.seq))
-    }
-}
-
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 #[derive(Debug)]
 struct Flight {
     packet: Packet,
@@ -182,11 +163,22 @@ struct PathRt {
     /// Per destination host: when the switch's output queue is empty.
     sw_busy: Vec<u64>,
     report: PathReport,
+    /// The last two (bytes, picoseconds) of [`PathRt::ser_ps`]; zero bytes for none.
+    ser_cache: [(u32, u64); 2],
 }
 
 impl PathRt {
-    fn ser_ps(&self, bytes: u32) -> u64 {
-        (f64::from(bytes) * self.ps_per_byte).round() as u64
+    /// Picoseconds a frame of `bytes` byte times occupies the link. Almost every frame has
+    /// one of two sizes (a full data packet or an acknowledgement), so the last two answers
+    /// are kept rather than rounded again.
+    #[inline]
+    fn ser_ps(&mut self, bytes: u32) -> u64 {
+        if let Some(&(_, ps)) = self.ser_cache.iter().find(|(b, _)| *b == bytes) {
+            return ps;
+        }
+        let ps = (f64::from(bytes) * self.ps_per_byte).round() as u64;
+        self.ser_cache = [(bytes, ps), self.ser_cache[0]];
+        ps
     }
 }
 
@@ -317,8 +309,7 @@ struct Counters {
 pub struct Sim {
     cfg: SimConfig,
     now: u64,
-    seq: u64,
-    heap: BinaryHeap<Reverse<Event>>,
+    queue: EventQueue<Kind>,
     flights: Vec<Option<Flight>>,
     free: Vec<u32>,
     in_flight: u64,
@@ -387,6 +378,7 @@ impl Sim {
                     .collect(),
                 sw_busy: vec![0; cfg.hosts],
                 report: PathReport::default(),
+                ser_cache: [(0, 0); 2],
             })
             .collect();
         let mut qp_base = Vec::with_capacity(cfg.flows.len());
@@ -425,8 +417,7 @@ impl Sim {
         let placed_span = (4 * cfg.nic.window()).next_power_of_two().max(64);
         let mut sim = Sim {
             now: 0,
-            seq: 0,
-            heap: BinaryHeap::new(),
+            queue: EventQueue::new(),
             flights: Vec::new(),
             free: Vec::new(),
             in_flight: 0,
@@ -522,8 +513,7 @@ impl Sim {
     }
 
     fn schedule(&mut self, at: u64, kind: Kind) {
-        self.seq += 1;
-        self.heap.push(Reverse(Event { at, seq: self.seq, kind }));
+        self.queue.push(at, kind);
     }
 
     fn now_ts(&self) -> Timestamp {
@@ -583,8 +573,8 @@ impl Sim {
     pub fn run_until(&mut self, t_ns: u64) -> bool {
         let limit = t_ns.saturating_mul(1000);
         while !self.finished {
-            match self.heap.peek() {
-                Some(Reverse(e)) if e.at > limit => break,
+            match self.queue.peek_time() {
+                Some(at) if at > limit => break,
                 // An event due, or none left (then `step` ends the run).
                 _ => {
                     self.step();
@@ -609,28 +599,28 @@ impl Sim {
         if self.finished {
             return false;
         }
-        let Some(Reverse(e)) = self.heap.pop() else {
+        let Some((at, kind)) = self.queue.pop() else {
             self.finished = true;
             return false;
         };
-        if e.at > self.cfg.horizon_ns.saturating_mul(1000) {
+        if at > self.cfg.horizon_ns.saturating_mul(1000) {
             self.hit_horizon = true;
             self.finished = true;
             return false;
         }
-        self.now = e.at;
+        self.now = at;
         self.events += 1;
-        match e.kind {
+        match kind {
             Kind::Switch(slot) => self.on_switch(slot),
             Kind::Deliver(slot) => self.on_deliver(slot),
             Kind::Timer(h) => {
                 let h = usize::from(h);
-                if self.hosts[h].timer_at == Some(e.at) {
+                if self.hosts[h].timer_at == Some(at) {
                     self.hosts[h].timer_at = None;
                 }
                 let now = self.now_ts();
                 if self.hosts[h].ep.poll_timeout().is_some_and(|t| t <= now) {
-                    self.hosts[h].fired_at = Some(e.at);
+                    self.hosts[h].fired_at = Some(at);
                     if self.hosts[h].ep.handle_timeout(now).is_err() {
                         self.c.peer_violations += 1;
                     }
@@ -639,7 +629,7 @@ impl Sim {
             }
             Kind::TxWake(h) => {
                 let h = usize::from(h);
-                if self.hosts[h].wake_at == Some(e.at) {
+                if self.hosts[h].wake_at == Some(at) {
                     self.hosts[h].wake_at = None;
                 }
                 self.drain(h);
@@ -1064,16 +1054,6 @@ mod tests {
         let q = qp_number(3, 77);
         assert_eq!(flow_of(q.value()), Some((3, 77)));
         assert_eq!(flow_of(5), None);
-    }
-
-    #[test]
-    fn events_at_the_same_time_keep_their_order() {
-        let mut h = BinaryHeap::new();
-        for (seq, at) in [(1, 5), (2, 3), (3, 5), (4, 3)] {
-            h.push(Reverse(Event { at, seq, kind: Kind::Timer(0) }));
-        }
-        let order: Vec<u64> = std::iter::from_fn(|| h.pop().map(|Reverse(e)| e.seq)).collect();
-        assert_eq!(order, [2, 4, 1, 3]);
     }
 
     #[test]

@@ -33,7 +33,9 @@ pub mod hist;
 pub mod paper;
 pub mod path;
 pub mod plot;
+mod queue;
 pub mod report;
+pub mod runspec;
 pub mod wire;
 
 pub use config::{
@@ -43,4 +45,5 @@ pub use engine::{Progress, Sim, SimError, Tapped, qp_number, simulate};
 pub use hist::{Histogram, Percentiles};
 pub use path::ecmp_path;
 pub use report::{Drops, PathReport, Retransmissions, SimReport};
+pub use runspec::{RunFileError, RunSpec, RunSpecError};
 pub use wire::wire_bytes;

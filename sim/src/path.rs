@@ -8,8 +8,10 @@ use crate::config::LossModel;
 /// The path an ECMP fabric gives a packet with entropy value `ev`, out of `paths`: a
 /// multiplicative hash of the EV (its high bits mixed down), modulo the number of paths.
 pub fn ecmp_path(ev: u32, paths: usize) -> usize {
-    let h = ev.wrapping_mul(0x9E37_79B1) >> 16;
-    (h as usize) % paths.max(1)
+    let h = (ev.wrapping_mul(0x9E37_79B1) >> 16) as usize;
+    let n = paths.max(1);
+    // The same value; a mask instead of a division for the usual powers of two.
+    if n.is_power_of_two() { h & (n - 1) } else { h % n }
 }
 
 /// SplitMix64: derives independent seeds from one.

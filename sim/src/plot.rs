@@ -5,8 +5,8 @@
 //! * `goodput_vs_loss.svg`: goodput and the wire limit against the loss rate (a);
 //! * `recovery.svg`: drop → completion for each placement of one to three drops (c);
 //! * `flag_delay.svg`: histogram of the flag delays, per-QP and shared retirement (d);
-//! * `skew.svg`: goodput and peak out-of-order depth against skew, round robin and
-//!   skew-aware spraying (f).
+//! * `skew.svg`: goodput and peak out-of-order depth against skew, round-robin,
+//!   skew-aware and window-fit spraying (f).
 
 use std::path::{Path, PathBuf};
 
@@ -120,14 +120,26 @@ fn recovery(r: &PaperReport, file: &Path) -> Res {
         .legend(|(x, y)| {
             Rectangle::new([(x, y - 5), (x + 20, y + 5)], COLORS[2].mix(0.4).filled())
         });
-    let n = pts.len().max(1) as f64;
-    chart
-        .draw_series(pts.iter().enumerate().map(|(i, p)| {
-            let x = p.psns.len() as f64 + (i as f64 / n - 0.5) * 0.3;
-            Circle::new((x, p.recovery_ns as f64), 5, COLORS[0].filled())
-        }))?
-        .label("ours: one point per placement")
-        .legend(|(x, y)| Circle::new((x + 10, y), 5, COLORS[0].filled()));
+    let mut delays: Vec<u64> = pts.iter().map(|p| p.fabric_delay_ns).collect();
+    delays.sort_unstable();
+    delays.dedup();
+    for (k, delay) in delays.iter().enumerate() {
+        let set: Vec<_> = pts.iter().filter(|p| p.fabric_delay_ns == *delay).collect();
+        let n = set.len().max(1) as f64;
+        let color = COLORS[k % 2];
+        let label = if *delay == 0 {
+            "ours, NIC-local: one point per placement".to_string()
+        } else {
+            format!("ours, end to end ({delay} ns paths): one point per placement")
+        };
+        chart
+            .draw_series(set.iter().enumerate().map(|(i, p)| {
+                let x = p.psns.len() as f64 + (i as f64 / n - 0.5) * 0.3;
+                Circle::new((x, p.recovery_ns as f64), 4, color.filled())
+            }))?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
+    }
     chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
     root.present()?;
     Ok(())
@@ -208,9 +220,9 @@ fn skew(r: &PaperReport, file: &Path) -> Res {
 
     let window = pts.iter().map(|p| p.window).max().unwrap_or(1);
     let ymax =
-        f64::from(pts.iter().map(|p| p.peak_ooo_depth).max().unwrap_or(1).max(window)) * 1.15;
+        f64::from(pts.iter().map(|p| p.median_ooo_depth).max().unwrap_or(1).max(window)) * 1.15;
     let mut chart = ChartBuilder::on(&bottom)
-        .caption("receive-window pressure: peak out-of-order depth", ("sans-serif", 20))
+        .caption("receive-window pressure: median out-of-order depth", ("sans-serif", 20))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -221,7 +233,7 @@ fn skew(r: &PaperReport, file: &Path) -> Res {
         let line: Vec<(f64, f64)> = pts
             .iter()
             .filter(|p| p.policy == *pol)
-            .map(|p| (p.skew_ns as f64 / 1000.0, f64::from(p.peak_ooo_depth)))
+            .map(|p| (p.skew_ns as f64 / 1000.0, f64::from(p.median_ooo_depth)))
             .collect();
         chart
             .draw_series(LineSeries::new(line, color.stroke_width(2)))?

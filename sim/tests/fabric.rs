@@ -57,7 +57,8 @@ fn heavy_bursty_loss_delivers_everything_once_in_order() {
         for p in [0.05, 0.10, 0.20] {
             let mut c = with_loss(small(seed), LossModel::bursty(p, LossModel::DEFAULT_BURST));
             c.flows[0].spray =
-                if seed % 2 == 0 { SprayPolicy::Random } else { SprayPolicy::SkewAware };
+                [SprayPolicy::Random, SprayPolicy::SkewAware, SprayPolicy::WindowFit]
+                    [(seed % 3) as usize];
             for (i, path) in c.paths.iter_mut().enumerate() {
                 path.skew_ns = 300 * i as u64;
             }
@@ -69,9 +70,13 @@ fn heavy_bursty_loss_delivers_everything_once_in_order() {
 
 #[test]
 fn no_loss_and_no_skew_means_no_retransmission() {
-    for spray in
-        [SprayPolicy::RoundRobin, SprayPolicy::Random, SprayPolicy::Fixed, SprayPolicy::SkewAware]
-    {
+    for spray in [
+        SprayPolicy::RoundRobin,
+        SprayPolicy::Random,
+        SprayPolicy::Fixed,
+        SprayPolicy::SkewAware,
+        SprayPolicy::WindowFit,
+    ] {
         for retirement in [RetirementMode::Shared, RetirementMode::PerQp] {
             let mut c = small(1);
             c.flows[0].spray = spray;
@@ -235,4 +240,34 @@ fn a_run_can_be_observed_step_by_step() {
     assert!(delivered.len() > 2 && delivered[1] < whole.messages_submitted);
     assert!(sim.is_finished());
     assert_eq!(sim.report(), whole, "observing a run does not change it");
+}
+
+/// One QP over four 100 Gb/s paths, path 3 `skew_ns` slower: goodput and the slow path's
+/// share of the data packets.
+fn skewed(spray: SprayPolicy, skew_ns: u64) -> (f64, f64) {
+    let flow =
+        FlowConfig { qps: 1, messages: 256, message_bytes: 65536, spray, ..FlowConfig::default() };
+    let mut c = SimConfig::two_hosts(4, PathConfig::default(), flow);
+    c.seed = 1;
+    c.paths[3].skew_ns = skew_ns;
+    let r = run_ok(c);
+    let total: u64 = r.paths.iter().map(|p| p.data_packets).sum();
+    (r.goodput_gbps, r.paths[3].data_packets as f64 / total as f64)
+}
+
+/// SND-SPRAY-005/006: window-fit sprays as round robin while the window covers the slow
+/// path (the same packets, so the same goodput), and leaves the path out once it cannot,
+/// well ahead of round robin, which every PSN then waits for.
+#[test]
+fn window_fit_leaves_out_a_path_the_window_cannot_cover() {
+    for skew in [0, 10_000] {
+        let (rr, rr_share) = skewed(SprayPolicy::RoundRobin, skew);
+        let (wf, wf_share) = skewed(SprayPolicy::WindowFit, skew);
+        assert!((wf - rr).abs() < 0.01 * rr, "skew {skew}: window-fit {wf} against {rr}");
+        assert!((wf_share - rr_share).abs() < 0.01, "skew {skew}: {wf_share} against {rr_share}");
+    }
+    let (rr, _) = skewed(SprayPolicy::RoundRobin, 40_000);
+    let (wf, share) = skewed(SprayPolicy::WindowFit, 40_000);
+    assert!(wf > 1.5 * rr, "window-fit {wf} against round robin {rr} Gb/s");
+    assert!(share < 0.05, "{share} of the packets on a path the window cannot cover");
 }

@@ -7,10 +7,15 @@
 //!   and 4 KiB of payload, in frames and bytes (whole Ethernet frames, FCS excluded) per
 //!   second;
 //! * `icrc`: [`icrc::compute`] alone over the IP packets of the same frames, bytes per second;
-//! * `model`: a requester NIC and a responder NIC back to back (no fabric, no encoding) at
-//!   4 KiB PMTU, data packets placed per second;
+//! * `model`: a requester NIC and a responder NIC back to back at 4 KiB PMTU
+//!   (`openrdma_sm::loopback`), data packets placed per second, four ways (see
+//!   [`MODEL_FIGURES`]): `pair`, the state machines alone with packets as `Repr`s, the figure
+//!   to hold against the target of four 100 Gb/s paths; `requester` and `responder`, each
+//!   NIC's half of that run replayed alone; `frames`, the pair through frames with the ICRC
+//!   computed and checked in software, which no hardware NIC does per packet in software;
 //! * `sim`: simulated packets per wall-clock second for a fixed workload (two hosts, four
-//!   paths, no loss);
+//!   clean 100 Gb/s paths kept busy at 4 KiB PMTU), and wall seconds per second of that
+//!   simulated 400 Gb/s traffic;
 //! * `adapter`: one corpus scenario run through the process adapter against `openrdma
 //!   serve`, batched (the normal runner) and with one [`Device::advance`] per input,
 //!   inputs plus outputs per second both ways, and the ratio of the two.
@@ -28,7 +33,6 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
-use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
     Psn, Qpn, RethRepr, UdpRepr, icrc,
@@ -39,7 +43,8 @@ use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::runner;
 use openrdma_conformance::scenario::{Body, Capability, Direction, Manifest, Record, Scenario};
 use openrdma_sim::{FlowConfig, LossModel, PathConfig, SimConfig, simulate};
-use openrdma_sm::{HostCommand, Nic, NicConfig, NicEvent, QpConfig, Region, Timestamp};
+use openrdma_sm::Timestamp;
+use openrdma_sm::loopback::{Loopback, PMTU, Script};
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
@@ -227,106 +232,67 @@ fn codec(plan: &Plan, rows: &mut Vec<Row>) {
     }
 }
 
-/// Path MTU of the model figure.
-const PMTU: u32 = 4096;
-/// Bytes per message of the model figure.
-const MSG: u32 = 256 * 1024;
+/// Messages of each model run (64 packets each): runs long enough that the queues the
+/// NICs grow at the start do not weigh on the figure.
+const MODEL_MESSAGES: u32 = 256;
 
-/// Two connected NICs with `messages` RDMA Writes of [`MSG`] bytes posted on the first.
-fn pair(messages: u32) -> (Nic, Nic) {
-    let cfg = NicConfig { pmtu: PMTU, mpr: 4, ..NicConfig::default() };
-    let mut a = Nic::new(cfg.clone()).expect("valid NIC configuration");
-    let mut b = Nic::new(cfg).expect("valid NIC configuration");
-    let t = Timestamp::ZERO;
-    for (nic, me, peer) in [(&mut a, 1, 2), (&mut b, 2, 1)] {
-        let region = Region { rkey: 7, base: 0, len: 1 << 40, remote_write: true };
-        nic.handle_host(t, HostCommand::RegisterRegion(region)).expect("region");
-        let qp = QpConfig {
-            qpn: Qpn::new(me),
-            peer_qpn: Qpn::new(peer),
-            initial_psn: 0,
-            peer_initial_psn: 0,
-            domain: 0,
-            evs: (0..4).collect(),
-            backup_evs: vec![],
-            spray: Default::default(),
-            cc: Default::default(),
-            recv_flag_base: 0x1000,
-            recv_flag_slots: 1024,
-            send_flag_base: 0x2000,
-            send_flag_slots: 1024,
-        };
-        nic.handle_host(t, HostCommand::CreateQp(qp)).expect("QP");
-    }
-    for m in 0..messages {
-        let wr = WorkRequest {
-            wr_id: u64::from(m),
-            qpn: Qpn::new(1),
-            opcode: WrOpcode::WRITE,
-            local_va: 0,
-            lkey: 0,
-            remote_va: u64::from(m) * u64::from(MSG),
-            rkey: 7,
-            length: MSG,
-            imm: None,
-            flag_slot: m,
-            signaled: true,
-        };
-        a.handle_host(t, HostCommand::PostWrite(wr)).expect("post");
-    }
-    (a, b)
-}
+/// What each model figure measures, as the table's legend and the JSON's `what`.
+pub const MODEL_FIGURES: [(&str, &str); 4] = [
+    (
+        "pair",
+        "both NICs, packets as Reprs: the state machines alone, what a hardware pipeline does besides frames and ICRC; one core modelling a NIC that sends and receives at the same rate",
+    ),
+    ("requester", "the sending NIC's half of the same run, replayed alone"),
+    ("responder", "the receiving NIC's half of the same run, replayed alone"),
+    (
+        "frames",
+        "the pair through a software NIC edge: frames built and parsed, ICRC computed and checked on both ends, payload copied from and into memory",
+    ),
+];
 
-/// Runs the transfer between the two NICs to completion; returns the data packets placed.
-fn transfer(a: &mut Nic, b: &mut Nic) -> u64 {
-    let mut now = 0u64;
-    let mut placed = 0;
-    loop {
-        now += 10;
-        let t = Timestamp(now);
-        let mut idle = true;
-        while let Some(tx) = a.poll_transmit(t) {
-            idle = false;
-            let _ = b.handle_packet(t, tx.ev, &tx.packet);
-        }
-        while let Some(tx) = b.poll_transmit(t) {
-            idle = false;
-            let _ = a.handle_packet(t, tx.ev, &tx.packet);
-        }
-        while let Some(ev) = b.poll_event() {
-            if matches!(ev, NicEvent::DmaWrite(_)) {
-                placed += 1;
-            }
-            black_box(ev);
-        }
-        while let Some(ev) = a.poll_event() {
-            black_box(ev);
-        }
-        if idle && a.pending_messages() == 0 {
-            return placed;
-        }
-        if idle {
-            if let Some(d) = a.poll_timeout().into_iter().chain(b.poll_timeout()).min() {
-                now = now.max(d.0);
-                let _ = a.handle_timeout(Timestamp(now));
-                let _ = b.handle_timeout(Timestamp(now));
-            }
-        }
-    }
-}
-
-/// The model figure.
+/// The model figures: data packets per second of `openrdma_sm::loopback` transfers.
 fn model(plan: &Plan, rows: &mut Vec<Row>) {
-    let messages = if plan.quick { 1 } else { 4 };
-    let rate = plan.rate_ok(|| {
-        let (mut a, mut b) = pair(messages);
+    let messages = if plan.quick { 2 } else { MODEL_MESSAGES };
+    let pair = plan.rate_ok(|| {
+        let mut l = Loopback::new(messages);
         let start = Instant::now();
-        let placed = transfer(&mut a, &mut b);
+        let placed = l.run();
         (placed, start.elapsed())
     });
-    rows.push(Row::new("model", "packets_per_s", "packets/s", rate));
+    let (placed, [req, resp]) = Loopback::new(messages).run_recorded();
+    let half = |script: &Script, requester: bool| {
+        plan.rate_ok(|| {
+            let mut l = Loopback::new(messages);
+            let nic = if requester { &mut l.requester } else { &mut l.responder };
+            let start = Instant::now();
+            script.replay(nic);
+            (placed, start.elapsed())
+        })
+    };
+    let requester = half(&req, true);
+    let responder = half(&resp, false);
+    let frames = plan.rate_ok(|| {
+        let mut l = Loopback::new(messages);
+        let start = Instant::now();
+        let (placed, _) = l.run_frames();
+        (placed, start.elapsed())
+    });
+    for (name, rate) in
+        [("pair", pair), ("requester", requester), ("responder", responder), ("frames", frames)]
+    {
+        rows.push(Row::new(format!("model.{name}"), "packets_per_s", "packets/s", rate));
+    }
     rows.push(Row::new("model", "pmtu", "bytes", f64::from(PMTU)));
+    rows.push(Row::new(
+        "model",
+        "target_packets_per_s",
+        "packets/s",
+        (TARGET_GBPS * 1e9 / 8.0 / f64::from(PMTU)).round(),
+    ));
 }
+
+/// The rate the model should keep up with: four 100 Gb/s paths.
+const TARGET_GBPS: f64 = 400.0;
 
 /// The simulator's workload: two hosts, four clean paths, Q QPs × M messages.
 fn sim_workload(quick: bool) -> SimConfig {
@@ -339,15 +305,34 @@ fn sim_workload(quick: bool) -> SimConfig {
     SimConfig { seed: 1, ..SimConfig::two_hosts(4, path, flow) }
 }
 
-/// The simulator figure.
+/// The simulator figures: simulated packets per wall second, and wall seconds per second
+/// of simulated 400 Gb/s traffic (the same workload: four 100 Gb/s paths, 4 KiB PMTU, the
+/// paths kept busy).
 fn sim(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let mut simulated_ns = 0;
     let rate = plan.rate(|| {
         let cfg = sim_workload(plan.quick);
         let start = Instant::now();
         let report = simulate(cfg).map_err(|e| CliError::Usage(format!("bench: sim: {e}")))?;
+        simulated_ns = report.sim_time_ns;
         Ok::<_, CliError>((report.packets_simulated, start.elapsed()))
     })?;
     rows.push(Row::new("sim", "packets_per_s", "packets/s", rate));
+    // Simulated ns per wall second, on a run long enough to reach steady state.
+    let ns_per_s = plan.rate(|| {
+        let mut cfg = sim_workload(plan.quick);
+        cfg.flows[0].messages *= if plan.quick { 1 } else { 8 };
+        let start = Instant::now();
+        let report = simulate(cfg).map_err(|e| CliError::Usage(format!("bench: sim: {e}")))?;
+        Ok::<_, CliError>((report.sim_time_ns, start.elapsed()))
+    })?;
+    rows.push(Row::new(
+        "sim",
+        "wall_s_per_simulated_s",
+        "s/s",
+        if ns_per_s > 0.0 { 1e9 / ns_per_s } else { 0.0 },
+    ));
+    rows.push(Row::new("sim", "simulated_ns_per_run", "ns", simulated_ns as f64));
     Ok(())
 }
 
@@ -513,6 +498,13 @@ fn to_json(rows: &[Row]) -> Value {
     if let Some(Value::Object(s)) = root.get_mut("adapter") {
         s.insert("scenario".into(), Value::from(ADAPTER_SCENARIO));
     }
+    if let Some(Value::Object(s)) = root.get_mut("model") {
+        for (name, what) in MODEL_FIGURES {
+            if let Some(Value::Object(f)) = s.get_mut(name) {
+                f.insert("what".into(), Value::from(what));
+            }
+        }
+    }
     Value::Object(root)
 }
 
@@ -548,11 +540,19 @@ pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
             let value = if r.unit == "ratio" {
                 format!("{:.2}", r.value)
             } else if !r.key.ends_with("_per_s") {
-                format!("{}", r.value)
+                if r.value.fract() == 0.0 {
+                    format!("{}", r.value)
+                } else {
+                    format!("{:.3}", r.value)
+                }
             } else {
                 human(r.value)
             };
             writeln!(out, "{:width$}  {value:>12}  {}", label(r), r.unit)?;
+        }
+        writeln!(out, "\nmodel figures, 256 KiB writes at 4 KiB PMTU:")?;
+        for (name, what) in MODEL_FIGURES {
+            writeln!(out, "  {name:<10} {what}")?;
         }
         if args.quick {
             writeln!(out, "(--quick: tiny runs, not figures to quote)")?;

@@ -1,21 +1,22 @@
 //! `openrdma sim`: the multipath fabric simulator.
 //!
-//! `openrdma sim run` builds a [`SimConfig`] from its options (two hosts, N identical
-//! paths, one flow of Q QPs from host 0 to host 1), runs it, and prints a summary — or,
-//! with `--json`, the [`SimReport`]. Standard output is deterministic; the wall-clock time
+//! `openrdma sim run` builds a [`SimConfig`] from its options, or from a TOML file of the
+//! same knobs (`--config`, options winning over the file): two hosts, N identical paths, one
+//! flow of Q QPs from host 0 to host 1. It runs it, and prints a summary — or, with
+//! `--json`, the [`SimReport`]. Standard output is deterministic; the wall-clock time
 //! and the simulation speed go to standard error. Exit code 1 when a message was not
 //! delivered or a correctness counter is set.
 
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_sim::paper::{self, PaperReport};
 use openrdma_sim::plot::write_plots;
-use openrdma_sim::{
-    AimedDrop, FlowConfig, LossModel, Outage, PathConfig, Percentiles, Sim, SimConfig, SimReport,
-};
+use openrdma_sim::runspec::{self, DropSpec, FailSpec};
+use openrdma_sim::{Percentiles, RunSpec, RunSpecError, Sim, SimConfig, SimReport};
 use openrdma_sm::{RetirementMode, SprayPolicy};
 
 use crate::error::{CliError, Outcome};
@@ -33,7 +34,7 @@ pub struct SimArgs {
 pub enum SimCommand {
     /// Run one simulation: two hosts, N paths, Q QPs × M messages of B bytes (RDMA Write),
     /// and report delivery, correctness, goodput and latency.
-    Run(SimRunArgs),
+    Run(Box<SimRunArgs>),
     /// Rerun the OpenRDMA paper's experiments and print each next to the paper's figure.
     Paper(SimPaperArgs),
 }
@@ -84,75 +85,86 @@ pub enum Spray {
     Fixed,
     /// Prefer EVs with short measured round trips.
     SkewAware,
+    /// Round robin over the EVs whose round trip the window covers; leave out a slow path
+    /// when the window would otherwise limit the QP below what the other paths carry.
+    WindowFit,
 }
 
-/// Arguments of `openrdma sim run`.
+/// Arguments of `openrdma sim run`. Every option may also come from the `--config` file
+/// (the same names without the dashes in front, `openrdma_sim::runspec`); an option given
+/// on the command line wins over the file, and the file over the default.
 #[derive(Debug, Args)]
 pub struct SimRunArgs {
-    /// Number of paths.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub paths: u16,
-    /// Rate of each path, Gb/s.
-    #[arg(long, default_value_t = 100.0)]
-    pub rate_gbps: f64,
-    /// Path MTU: payload bytes per packet.
-    #[arg(long, default_value_t = 4096, value_parser = parse_mtu)]
-    pub mtu: u32,
-    /// Loss probability of every path (0 ≤ P < 1).
-    #[arg(long, default_value_t = 0.0)]
-    pub loss: f64,
-    /// Loss process.
-    #[arg(long, value_enum, default_value_t = LossKind::Random)]
-    pub loss_model: LossKind,
-    /// Mean burst length of the bursty loss model, packets.
-    #[arg(long, default_value_t = LossModel::DEFAULT_BURST)]
-    pub burst_len: f64,
+    /// Read the knobs from this TOML file first (keys: the option names, e.g.
+    /// `rate-gbps = 100`, `drop = ["0:5"]`).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Number of paths [default: 4].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub paths: Option<u16>,
+    /// Rate of each path, Gb/s [default: 100].
+    #[arg(long)]
+    pub rate_gbps: Option<f64>,
+    /// Path MTU: payload bytes per packet [default: 4096].
+    #[arg(long, value_parser = parse_mtu)]
+    pub mtu: Option<u32>,
+    /// Loss probability of every path, 0 ≤ P < 1 [default: 0].
+    #[arg(long)]
+    pub loss: Option<f64>,
+    /// Loss process [default: random].
+    #[arg(long, value_enum)]
+    pub loss_model: Option<LossKind>,
+    /// Mean burst length of the bursty loss model, packets [default: 4].
+    #[arg(long)]
+    pub burst_len: Option<f64>,
     /// Path skew, ns: path i gets i·S/(N−1) ns of extra delay, so the last path is S ns
-    /// slower than the first.
-    #[arg(long, default_value_t = 0)]
-    pub skew_ns: u64,
-    /// One-way propagation delay of every path, ns.
-    #[arg(long, default_value_t = 500)]
-    pub delay_ns: u64,
-    /// Byte limit of each switch output queue (tail drop).
-    #[arg(long, default_value_t = 1 << 20)]
-    pub queue_bytes: u64,
-    /// Queue pairs.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=65536))]
-    pub qps: u32,
-    /// Messages per QP.
-    #[arg(long, default_value_t = 100)]
-    pub messages: u32,
-    /// Bytes per message.
-    #[arg(long, default_value_t = 65536, value_parser = clap::value_parser!(u32).range(1..=(1 << 31)))]
-    pub message_bytes: u32,
-    /// Interval between the messages of a QP, ns (0: all posted at once).
-    #[arg(long, default_value_t = 0)]
-    pub post_interval_ns: u64,
-    /// Seed of every random choice.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Retirement ordering.
-    #[arg(long, value_enum, default_value_t = Retirement::Shared)]
-    pub retirement: Retirement,
-    /// Spraying policy.
-    #[arg(long, value_enum, default_value_t = Spray::RoundRobin)]
-    pub spray: Spray,
-    /// Window, in units of 128 packets (MPR).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=64))]
-    pub mpr: u8,
-    /// EVs per QP, spread over the paths.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub evs_per_qp: u32,
-    /// Drop the first transmission of PSN on QP (index from 0): `QP:PSN`. Repeatable.
+    /// slower than the first [default: 0].
+    #[arg(long)]
+    pub skew_ns: Option<u64>,
+    /// One-way propagation delay of every path, ns [default: 500].
+    #[arg(long)]
+    pub delay_ns: Option<u64>,
+    /// Byte limit of each switch output queue (tail drop) [default: 1048576].
+    #[arg(long)]
+    pub queue_bytes: Option<u64>,
+    /// Queue pairs [default: 8].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub qps: Option<u32>,
+    /// Messages per QP [default: 100].
+    #[arg(long)]
+    pub messages: Option<u32>,
+    /// Bytes per message [default: 65536].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(1 << 31)))]
+    pub message_bytes: Option<u32>,
+    /// Interval between the messages of a QP, ns; 0: all posted at once [default: 0].
+    #[arg(long)]
+    pub post_interval_ns: Option<u64>,
+    /// Seed of every random choice [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Retirement ordering [default: shared].
+    #[arg(long, value_enum)]
+    pub retirement: Option<Retirement>,
+    /// Spraying policy [default: round-robin].
+    #[arg(long, value_enum)]
+    pub spray: Option<Spray>,
+    /// Window, in units of 128 packets (MPR) [default: 2].
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub mpr: Option<u8>,
+    /// EVs per QP, spread over the paths [default: 8].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub evs_per_qp: Option<u32>,
+    /// Drop the first transmission of PSN on QP (index from 0): `QP:PSN`. Repeatable; given
+    /// on the command line, replaces the file's list.
     #[arg(long = "drop", value_name = "QP:PSN", value_parser = parse_drop)]
     pub drops: Vec<(u32, u32)>,
-    /// Take a path down during [FROM, TO) ns: `PATH:FROM:TO`. Repeatable.
+    /// Take a path down during [FROM, TO) ns: `PATH:FROM:TO`. Repeatable; given on the
+    /// command line, replaces the file's list.
     #[arg(long = "fail", value_name = "PATH:FROM:TO", value_parser = parse_fail)]
     pub failures: Vec<(usize, u64, u64)>,
-    /// Stop at this simulated time, ms, even if work remains.
-    #[arg(long, default_value_t = 10_000)]
-    pub horizon_ms: u64,
+    /// Stop at this simulated time, ms, even if work remains [default: 10000].
+    #[arg(long)]
+    pub horizon_ms: Option<u64>,
     /// IPv6 (40-byte header) instead of IPv4.
     #[arg(long)]
     pub ipv6: bool,
@@ -169,85 +181,91 @@ fn parse_mtu(s: &str) -> Result<u32, String> {
 }
 
 fn parse_drop(s: &str) -> Result<(u32, u32), String> {
-    let (q, p) = s.split_once(':').ok_or("expected QP:PSN")?;
-    let q = q.parse().map_err(|e| format!("QP `{q}`: {e}"))?;
-    let p = p.parse().map_err(|e| format!("PSN `{p}`: {e}"))?;
-    Ok((q, p))
+    let d: DropSpec = s.parse()?;
+    Ok((d.qp, d.psn))
 }
 
 fn parse_fail(s: &str) -> Result<(usize, u64, u64), String> {
-    let mut it = s.split(':');
-    let (Some(p), Some(a), Some(b), None) = (it.next(), it.next(), it.next(), it.next()) else {
-        return Err("expected PATH:FROM_NS:TO_NS".into());
+    let f: FailSpec = s.parse()?;
+    Ok((f.path, f.from_ns, f.to_ns))
+}
+
+/// The knobs of a run: the `--config` file's, or the defaults, with every option given on
+/// the command line put over them.
+pub fn spec(args: &SimRunArgs) -> Result<RunSpec, CliError> {
+    let mut s = match &args.config {
+        None => RunSpec::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                CliError::Usage(format!("--config {}: cannot read: {e}", path.display()))
+            })?;
+            RunSpec::from_toml(&text)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?
+        }
     };
-    let p = p.parse().map_err(|e| format!("path `{p}`: {e}"))?;
-    let a = a.parse().map_err(|e| format!("from `{a}`: {e}"))?;
-    let b = b.parse().map_err(|e| format!("to `{b}`: {e}"))?;
-    Ok((p, a, b))
+    macro_rules! over {
+        ($($field:ident),*) => {$( if let Some(v) = args.$field { s.$field = v; } )*};
+    }
+    over!(
+        paths,
+        rate_gbps,
+        mtu,
+        loss,
+        burst_len,
+        skew_ns,
+        delay_ns,
+        queue_bytes,
+        qps,
+        messages,
+        message_bytes,
+        post_interval_ns,
+        seed,
+        mpr,
+        evs_per_qp,
+        horizon_ms
+    );
+    if let Some(k) = args.loss_model {
+        s.loss_model = match k {
+            LossKind::Random => runspec::LossKind::Random,
+            LossKind::Bursty => runspec::LossKind::Bursty,
+        };
+    }
+    if let Some(r) = args.retirement {
+        s.retirement = match r {
+            Retirement::Shared => RetirementMode::Shared,
+            Retirement::PerQp => RetirementMode::PerQp,
+        };
+    }
+    if let Some(p) = args.spray {
+        s.spray = match p {
+            Spray::RoundRobin => SprayPolicy::RoundRobin,
+            Spray::Random => SprayPolicy::Random,
+            Spray::Fixed => SprayPolicy::Fixed,
+            Spray::SkewAware => SprayPolicy::SkewAware,
+            Spray::WindowFit => SprayPolicy::WindowFit,
+        };
+    }
+    if !args.drops.is_empty() {
+        s.drop = args.drops.iter().map(|&(qp, psn)| DropSpec { qp, psn }).collect();
+    }
+    if !args.failures.is_empty() {
+        s.fail = args
+            .failures
+            .iter()
+            .map(|&(path, from_ns, to_ns)| FailSpec { path, from_ns, to_ns })
+            .collect();
+    }
+    s.ipv6 |= args.ipv6;
+    Ok(s)
 }
 
 /// The configuration `openrdma sim run` simulates.
 pub fn config(args: &SimRunArgs) -> Result<SimConfig, CliError> {
-    let usage = |s: String| CliError::Usage(s);
-    if !(0.0..1.0).contains(&args.loss) {
-        return Err(usage(format!("--loss {}: a probability in [0, 1)", args.loss)));
-    }
-    if args.burst_len.is_nan() || args.burst_len < 1.0 {
-        return Err(usage(format!("--burst-len {}: at least 1 packet", args.burst_len)));
-    }
-    let n = usize::from(args.paths);
-    let loss = match args.loss_model {
-        _ if args.loss == 0.0 => LossModel::None,
-        LossKind::Random => LossModel::Random { p: args.loss },
-        LossKind::Bursty => LossModel::bursty(args.loss, args.burst_len),
-    };
-    let mut paths: Vec<PathConfig> = (0..n)
-        .map(|i| PathConfig {
-            rate_gbps: args.rate_gbps,
-            delay_ns: args.delay_ns,
-            skew_ns: if n > 1 { args.skew_ns * i as u64 / (n as u64 - 1) } else { 0 },
-            queue_bytes: args.queue_bytes,
-            loss,
-            down: Vec::new(),
-        })
-        .collect();
-    for &(p, from_ns, to_ns) in &args.failures {
-        let path = paths
-            .get_mut(p)
-            .ok_or_else(|| usage(format!("--fail {p}:…: there are {n} paths (0 to {})", n - 1)))?;
-        path.down.push(Outage { from_ns, to_ns });
-    }
-    let mut cfg = SimConfig {
-        seed: args.seed,
-        paths,
-        ipv6: args.ipv6,
-        flows: vec![FlowConfig {
-            qps: args.qps,
-            messages: args.messages,
-            message_bytes: args.message_bytes,
-            post_interval_ns: args.post_interval_ns,
-            spray: match args.spray {
-                Spray::RoundRobin => SprayPolicy::RoundRobin,
-                Spray::Random => SprayPolicy::Random,
-                Spray::Fixed => SprayPolicy::Fixed,
-                Spray::SkewAware => SprayPolicy::SkewAware,
-            },
-            ..FlowConfig::default()
-        }],
-        aimed_drops: args.drops.iter().map(|&(qp, psn)| AimedDrop { flow: 0, qp, psn }).collect(),
-        evs_per_qp: args.evs_per_qp,
-        horizon_ns: args.horizon_ms.saturating_mul(1_000_000),
-        ..SimConfig::default()
-    };
-    cfg.nic.pmtu = args.mtu;
-    cfg.nic.mpr = args.mpr;
-    cfg.nic.retirement = match args.retirement {
-        Retirement::Shared => RetirementMode::Shared,
-        Retirement::PerQp => RetirementMode::PerQp,
-    };
-    cfg.nic.max_qps = cfg.nic.max_qps.max(args.qps);
-    cfg.validate().map_err(|e| usage(e.to_string()))?;
-    Ok(cfg)
+    let s = spec(args)?;
+    s.config().map_err(|e| match e {
+        RunSpecError::Knob { key, reason } => CliError::Usage(format!("--{key} {reason}")),
+        RunSpecError::Config(e) => CliError::Usage(e.to_string()),
+    })
 }
 
 /// `openrdma sim`.
@@ -401,6 +419,7 @@ pub fn summary(cfg: &SimConfig, r: &SimReport) -> String {
             SprayPolicy::Random => "random",
             SprayPolicy::Fixed => "fixed",
             SprayPolicy::SkewAware => "skew-aware",
+            SprayPolicy::WindowFit => "window-fit",
         },
         cfg.seed,
     );
@@ -469,6 +488,7 @@ pub fn summary(cfg: &SimConfig, r: &SimReport) -> String {
 mod tests {
     use super::*;
     use clap::Parser;
+    use openrdma_sim::{AimedDrop, LossModel, Outage};
 
     #[derive(Debug, Parser)]
     struct Cli {
@@ -479,7 +499,7 @@ mod tests {
     fn args(line: &str) -> Result<SimRunArgs, clap::Error> {
         let argv = std::iter::once("sim").chain(line.split_whitespace());
         Cli::try_parse_from(argv).map(|c| match c.command {
-            SimCommand::Run(a) => a,
+            SimCommand::Run(a) => *a,
             SimCommand::Paper(_) => panic!("not a run"),
         })
     }
@@ -501,6 +521,43 @@ mod tests {
         assert_eq!(c.flows[0].spray, SprayPolicy::Fixed);
         assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 1, psn: 4 }]);
         assert!(c.ipv6);
+    }
+
+    /// A file of knobs, in a directory of its own; removed with the directory afterwards.
+    fn file(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("openrdma-sim-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn options_win_over_the_config_file() {
+        let path = file(
+            "over.toml",
+            "paths = 3\nqps = 2\nseed = 4\nspray = \"window-fit\"\ndrop = [\"1:2\"]\nipv6 = true\n",
+        );
+        let a = args(&format!("run --config {} --qps 5 --drop 0:9", path.display())).unwrap();
+        let c = config(&a).unwrap();
+        assert_eq!(c.paths.len(), 3, "from the file");
+        assert_eq!((c.seed, c.flows[0].spray, c.ipv6), (4, SprayPolicy::WindowFit, true));
+        assert_eq!(c.flows[0].qps, 5, "the option wins");
+        assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 0, psn: 9 }], "the option's list");
+        assert_eq!(c.nic.pmtu, 4096, "neither: the default");
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_bad_config_file_is_refused_with_its_line() {
+        let path = file("bad.toml", "qps = 2\n\nmtu = 1000\n");
+        let a = args(&format!("run --config {}", path.display())).unwrap();
+        let CliError::Usage(e) = config(&a).unwrap_err() else { panic!("not a usage error") };
+        assert!(e.contains("bad.toml: line 3, column 7") && e.contains("one of 256"), "{e}");
+        std::fs::remove_file(path).unwrap();
+        let a = args("run --config /nonexistent/openrdma.toml").unwrap();
+        let CliError::Usage(e) = config(&a).unwrap_err() else { panic!("not a usage error") };
+        assert!(e.contains("cannot read"), "{e}");
     }
 
     #[test]
