@@ -104,12 +104,12 @@ impl Extensions {
 
     /// Number of headers present.
     pub fn count(&self) -> usize {
-        ALL_EXT.iter().filter(|h| self.has(**h)).count()
+        ExtHeader::ALL.iter().filter(|h| self.has(**h)).count()
     }
 
     /// Total bytes of the headers present.
     pub fn buffer_len(&self) -> usize {
-        ALL_EXT.iter().filter(|h| self.has(**h)).map(|h| h.wire_len()).sum()
+        ExtHeader::ALL.iter().filter(|h| self.has(**h)).map(|h| h.wire_len()).sum()
     }
 
     /// Emits header `h` if present; returns the bytes written.
@@ -158,25 +158,6 @@ impl Extensions {
         }
     }
 }
-
-const ALL_EXT: [ExtHeader; 16] = [
-    ExtHeader::Meth,
-    ExtHeader::Tseth,
-    ExtHeader::Reth,
-    ExtHeader::ImmDt,
-    ExtHeader::Aeth,
-    ExtHeader::Seth,
-    ExtHeader::CcState,
-    ExtHeader::Neth,
-    ExtHeader::Peth,
-    ExtHeader::Erth,
-    ExtHeader::Eeth,
-    ExtHeader::Deth,
-    ExtHeader::Ieth,
-    ExtHeader::AtomicEth,
-    ExtHeader::AtomicAckEth,
-    ExtHeader::Cnp,
-];
 
 /// The extension headers that follow a BTH, in order, given its opcode and `ts` bit.
 /// Unknown opcodes have none (everything after the BTH is payload).

@@ -7,6 +7,8 @@
 
 use core::fmt;
 
+use crate::error::Header;
+
 /// An extension header that an opcode's stack may contain, in wire order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -47,6 +49,50 @@ pub enum ExtHeader {
 }
 
 impl ExtHeader {
+    /// Every extension header, in the order of the fields of `frame::Extensions` (the order
+    /// `openrdma dissect` prints them in).
+    pub const ALL: [ExtHeader; 16] = [
+        ExtHeader::Meth,
+        ExtHeader::Tseth,
+        ExtHeader::Reth,
+        ExtHeader::ImmDt,
+        ExtHeader::Aeth,
+        ExtHeader::Seth,
+        ExtHeader::CcState,
+        ExtHeader::Neth,
+        ExtHeader::Peth,
+        ExtHeader::Erth,
+        ExtHeader::Eeth,
+        ExtHeader::Deth,
+        ExtHeader::Ieth,
+        ExtHeader::AtomicEth,
+        ExtHeader::AtomicAckEth,
+        ExtHeader::Cnp,
+    ];
+
+    /// The [`Header`] that errors and JSON output name this extension header by
+    /// (`header().name()` is its lower-case name).
+    pub const fn header(self) -> Header {
+        match self {
+            ExtHeader::Meth => Header::Meth,
+            ExtHeader::Tseth => Header::Tseth,
+            ExtHeader::Reth => Header::Reth,
+            ExtHeader::ImmDt => Header::ImmDt,
+            ExtHeader::Aeth => Header::Aeth,
+            ExtHeader::Seth => Header::Seth,
+            ExtHeader::CcState => Header::CcState,
+            ExtHeader::Neth => Header::Neth,
+            ExtHeader::Peth => Header::Peth,
+            ExtHeader::Erth => Header::Erth,
+            ExtHeader::Eeth => Header::Eeth,
+            ExtHeader::Deth => Header::Deth,
+            ExtHeader::Ieth => Header::Ieth,
+            ExtHeader::AtomicEth => Header::AtomicEth,
+            ExtHeader::AtomicAckEth => Header::AtomicAckEth,
+            ExtHeader::Cnp => Header::Cnp,
+        }
+    }
+
     /// Length on the wire in bytes.
     pub const fn wire_len(self) -> usize {
         match self {

@@ -242,23 +242,7 @@ impl Packet {
             },
             _ => Vec::new(),
         };
-        let mut f = FrameRepr {
-            eth: outer.eth,
-            vlan: outer.vlan,
-            ip: outer.ip.clone(),
-            udp: UdpRepr {
-                src_port: 0,
-                dst_port: openrdma_codec::ROCEV2_PORT,
-                length: 0,
-                checksum: 0,
-            },
-            bth: *self.bth(),
-            ext: self.extensions(),
-            payload,
-            pad: [0; 3],
-            icrc: None,
-            eth_padding: Vec::new(),
-        };
+        let mut f = outer.frame(*self.bth(), self.extensions(), payload);
         f.set_entropy(ev);
         f.finalize()?;
         Ok(f)
@@ -278,23 +262,7 @@ pub struct FrameWriter {
 impl FrameWriter {
     /// A writer for frames with these outer headers.
     pub fn new(outer: Outer) -> FrameWriter {
-        let frame = FrameRepr {
-            eth: outer.eth,
-            vlan: outer.vlan,
-            ip: outer.ip.clone(),
-            udp: UdpRepr {
-                src_port: 0,
-                dst_port: openrdma_codec::ROCEV2_PORT,
-                length: 0,
-                checksum: 0,
-            },
-            bth: BthRepr::default(),
-            ext: Extensions::default(),
-            payload: Vec::new(),
-            pad: [0; 3],
-            icrc: None,
-            eth_padding: Vec::new(),
-        };
+        let frame = outer.frame(BthRepr::default(), Extensions::default(), Vec::new());
         FrameWriter { outer, frame, buf: Vec::new() }
     }
 
@@ -307,24 +275,17 @@ impl FrameWriter {
         ev: u32,
         fetch: &mut dyn FnMut(u64, u32, &mut Vec<u8>),
     ) -> Result<&[u8], openrdma_codec::EmitError> {
-        let f = &mut self.frame;
-        f.eth = self.outer.eth;
-        f.vlan = self.outer.vlan;
-        f.ip.clone_from(&self.outer.ip);
-        f.udp =
-            UdpRepr { src_port: 0, dst_port: openrdma_codec::ROCEV2_PORT, length: 0, checksum: 0 };
-        f.bth = *packet.bth();
-        f.ext = packet.extensions();
-        f.payload.clear();
+        // The payload vector is kept from frame to frame; the rest is rebuilt.
+        let mut payload = core::mem::take(&mut self.frame.payload);
+        payload.clear();
         if let Packet::Write(w) = packet {
             match &w.payload {
-                Payload::Bytes(b) => f.payload.extend_from_slice(b),
-                Payload::Host { addr, len } => fetch(*addr, *len, &mut f.payload),
+                Payload::Bytes(b) => payload.extend_from_slice(b),
+                Payload::Host { addr, len } => fetch(*addr, *len, &mut payload),
             }
         }
-        f.pad = [0; 3];
-        f.icrc = None;
-        f.eth_padding.clear();
+        self.frame = self.outer.frame(*packet.bth(), packet.extensions(), payload);
+        let f = &mut self.frame;
         f.set_entropy(ev);
         f.finalize()?;
         let need = f.buffer_len();
@@ -346,6 +307,31 @@ pub struct Outer {
     pub vlan: Option<VlanRepr>,
     /// IP header template.
     pub ip: IpRepr,
+}
+
+impl Outer {
+    /// A frame between the two endpoints carrying `bth`, `ext` and `payload`, with its
+    /// entropy, lengths, checksums and ICRC still to be filled in
+    /// ([`FrameRepr::set_entropy`], [`FrameRepr::finalize`]).
+    pub fn frame(&self, bth: BthRepr, ext: Extensions, payload: Vec<u8>) -> FrameRepr {
+        FrameRepr {
+            eth: self.eth,
+            vlan: self.vlan,
+            ip: self.ip.clone(),
+            udp: UdpRepr {
+                src_port: 0,
+                dst_port: openrdma_codec::ROCEV2_PORT,
+                length: 0,
+                checksum: 0,
+            },
+            bth,
+            ext,
+            payload,
+            pad: [0; 3],
+            icrc: None,
+            eth_padding: Vec::new(),
+        }
+    }
 }
 
 mod hex_bytes {

@@ -14,45 +14,11 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 
 /// Every extension header, in the order of [`Extensions`].
-pub(crate) const ALL_EXT: [ExtHeader; 16] = [
-    ExtHeader::Meth,
-    ExtHeader::Tseth,
-    ExtHeader::Reth,
-    ExtHeader::ImmDt,
-    ExtHeader::Aeth,
-    ExtHeader::Seth,
-    ExtHeader::CcState,
-    ExtHeader::Neth,
-    ExtHeader::Peth,
-    ExtHeader::Erth,
-    ExtHeader::Eeth,
-    ExtHeader::Deth,
-    ExtHeader::Ieth,
-    ExtHeader::AtomicEth,
-    ExtHeader::AtomicAckEth,
-    ExtHeader::Cnp,
-];
+pub(crate) const ALL_EXT: [ExtHeader; 16] = ExtHeader::ALL;
 
 /// The error-reporting [`Header`] of an extension header.
 pub(crate) fn header_of(h: ExtHeader) -> Header {
-    match h {
-        ExtHeader::Meth => Header::Meth,
-        ExtHeader::Tseth => Header::Tseth,
-        ExtHeader::Reth => Header::Reth,
-        ExtHeader::ImmDt => Header::ImmDt,
-        ExtHeader::Aeth => Header::Aeth,
-        ExtHeader::Seth => Header::Seth,
-        ExtHeader::CcState => Header::CcState,
-        ExtHeader::Neth => Header::Neth,
-        ExtHeader::Peth => Header::Peth,
-        ExtHeader::Erth => Header::Erth,
-        ExtHeader::Eeth => Header::Eeth,
-        ExtHeader::Deth => Header::Deth,
-        ExtHeader::Ieth => Header::Ieth,
-        ExtHeader::AtomicEth => Header::AtomicEth,
-        ExtHeader::AtomicAckEth => Header::AtomicAckEth,
-        ExtHeader::Cnp => Header::Cnp,
-    }
+    h.header()
 }
 
 /// Parses header `h` from `b` (at least `h.wire_len()` bytes) into its slot of `ext`.

@@ -29,9 +29,8 @@
 use openrdma_codec::frame::{FrameRepr, IcrcStatus, IpRepr, decode, header_stack};
 use openrdma_codec::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr, DethRepr, EethRepr,
-    EmitError, ErthRepr, EthernetRepr, ExtHeader, Header, IP_PROTO_UDP, IethRepr, ImmDtRepr,
-    Ipv4Repr, Ipv6Repr, MethRepr, NethRepr, PethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr,
-    VlanRepr,
+    EmitError, ErthRepr, EthernetRepr, ExtHeader, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr,
+    Ipv6Repr, MethRepr, NethRepr, PethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -117,7 +116,7 @@ pub fn frame_fields_json(bytes: &[u8]) -> Value {
     }
     put(&mut m, "udp", &d.udp);
     put(&mut m, "bth", &d.bth);
-    for h in EXT_HEADERS {
+    for h in ExtHeader::ALL {
         if let Some(v) = ext_json(&d.ext, h) {
             m.insert(ext_key(h).into(), v);
         }
@@ -129,76 +128,9 @@ pub fn frame_fields_json(bytes: &[u8]) -> Value {
     Value::Object(m)
 }
 
-/// Every extension header, in the order `dissect` prints them.
-const EXT_HEADERS: [ExtHeader; 16] = [
-    ExtHeader::Meth,
-    ExtHeader::Tseth,
-    ExtHeader::Reth,
-    ExtHeader::ImmDt,
-    ExtHeader::Aeth,
-    ExtHeader::Seth,
-    ExtHeader::CcState,
-    ExtHeader::Neth,
-    ExtHeader::Peth,
-    ExtHeader::Erth,
-    ExtHeader::Eeth,
-    ExtHeader::Deth,
-    ExtHeader::Ieth,
-    ExtHeader::AtomicEth,
-    ExtHeader::AtomicAckEth,
-    ExtHeader::Cnp,
-];
-
 /// The key of an extension header in the fields object.
 fn ext_key(h: ExtHeader) -> &'static str {
-    match h {
-        ExtHeader::Meth => "meth",
-        ExtHeader::Tseth => "tseth",
-        ExtHeader::Reth => "reth",
-        ExtHeader::ImmDt => "immdt",
-        ExtHeader::Aeth => "aeth",
-        ExtHeader::Seth => "seth",
-        ExtHeader::CcState => "cc_state",
-        ExtHeader::Neth => "neth",
-        ExtHeader::Peth => "peth",
-        ExtHeader::Erth => "erth",
-        ExtHeader::Eeth => "eeth",
-        ExtHeader::Deth => "deth",
-        ExtHeader::Ieth => "ieth",
-        ExtHeader::AtomicEth => "atomiceth",
-        ExtHeader::AtomicAckEth => "atomicacketh",
-        ExtHeader::Cnp => "cnp",
-    }
-}
-
-/// The key of the header an emit error names.
-fn header_key(h: Header) -> &'static str {
-    match h {
-        Header::Eth => "eth",
-        Header::Vlan => "vlan",
-        Header::Ipv4 => "ipv4",
-        Header::Ipv6 => "ipv6",
-        Header::Udp => "udp",
-        Header::Bth => "bth",
-        Header::Meth => "meth",
-        Header::Tseth => "tseth",
-        Header::Reth => "reth",
-        Header::ImmDt => "immdt",
-        Header::Aeth => "aeth",
-        Header::Seth => "seth",
-        Header::CcState => "cc_state",
-        Header::Neth => "neth",
-        Header::Peth => "peth",
-        Header::Erth => "erth",
-        Header::Eeth => "eeth",
-        Header::Deth => "deth",
-        Header::Ieth => "ieth",
-        Header::AtomicEth => "atomiceth",
-        Header::AtomicAckEth => "atomicacketh",
-        Header::Cnp => "cnp",
-        Header::Payload => "payload",
-        _ => "",
-    }
+    h.header().name()
 }
 
 /// Extension header `h` of `x` in JSON, if present.
@@ -376,11 +308,11 @@ fn read_payload(m: &Map<String, Value>) -> Result<Vec<u8>, FieldsError> {
 fn emit_error(e: EmitError) -> FieldsError {
     match e {
         EmitError::FieldOutOfRange { header, field, value, max } => FieldsError::bad(
-            format!("{}.{field}", header_key(header)),
+            format!("{}.{field}", header.name()),
             format!("{value} does not fit the field on the wire (at most {max})"),
         ),
         EmitError::Inconsistent { header, field } => FieldsError::bad(
-            format!("{}.{field}", header_key(header)),
+            format!("{}.{field}", header.name()),
             "disagrees with the rest of the frame",
         ),
         other => FieldsError::bad("", other.to_string()),
@@ -426,7 +358,7 @@ pub fn frame_from_fields(fields: &Value) -> Result<Vec<u8>, FieldsError> {
     // Exactly the extension headers the opcode calls for.
     let stack: Vec<ExtHeader> = header_stack(&bth.repr).collect();
     let mut ext = openrdma_codec::frame::Extensions::default();
-    for h in EXT_HEADERS {
+    for h in ExtHeader::ALL {
         let key = ext_key(h);
         match (present(m, key), stack.contains(&h)) {
             (true, true) => read_ext(m, h, &mut ext)?,
@@ -561,7 +493,7 @@ fn check_read_back(f: &FrameRepr, bytes: &[u8]) -> Result<(), FieldsError> {
     }
     same("udp", &f.udp, d.udp.as_ref())?;
     same("bth", &f.bth, d.bth.as_ref())?;
-    for h in EXT_HEADERS {
+    for h in ExtHeader::ALL {
         if let (Some(a), Some(b)) = (ext_json(&f.ext, h), ext_json(&d.ext, h)) {
             same(ext_key(h), &a, Some(&b))?;
         }
