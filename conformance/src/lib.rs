@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod device;
 pub mod faulty;
 pub mod file;
+pub mod matrix;
 pub mod process;
 pub mod protocol;
 pub mod record;

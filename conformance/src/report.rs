@@ -65,20 +65,29 @@ pub struct Summary {
 }
 
 /// Which requirements the scenarios check.
+///
+/// Scenarios check the requirements that bind a device or the CPU half a device brings
+/// along (`Subject::scenario_checked`); `total`, `covered` and `uncovered` count those.
+/// Requirements that bind other parties — host software, implementations of the formats,
+/// callers of the model, adapters, the suite, or a NIC outside the device boundary — are
+/// listed apart by subject in `other_subjects`; the requirement matrix (`spec/matrix.md`)
+/// shows the tests that check them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Coverage {
-    /// Requirements in force (withdrawn ones excluded).
+    /// Requirements in force (withdrawn ones excluded) that scenarios can check.
     pub total: usize,
-    /// Requirements that at least one scenario checks.
+    /// Those that at least one scenario checks.
     pub covered: usize,
-    /// MUST-level requirements in force.
+    /// MUST-level requirements among `total`.
     pub total_must: usize,
     /// MUST-level requirements covered.
     pub covered_must: usize,
-    /// IDs no scenario checks, in order.
+    /// IDs of requirements scenarios can check that no scenario checks, in order.
     pub uncovered: Vec<String>,
-    /// For each covered requirement, the scenarios that check it.
+    /// For each requirement a scenario names, the scenarios that name it.
     pub by_requirement: BTreeMap<String, Vec<String>>,
+    /// Requirements in force that scenarios cannot check, by subject.
+    pub other_subjects: BTreeMap<String, Vec<String>>,
 }
 
 /// The report of a suite run.
@@ -234,18 +243,26 @@ pub fn coverage(spec: &Spec, scenarios: &[&Scenario]) -> Coverage {
             by.entry(id.clone()).or_default().insert(s.manifest.name.clone());
         }
     }
-    let mut c = Coverage::default();
+    let mut c = Coverage {
+        by_requirement: by
+            .iter()
+            .map(|(id, names)| (id.clone(), names.iter().cloned().collect()))
+            .collect(),
+        ..Coverage::default()
+    };
     for r in spec.iter().filter(|r| r.level != Level::Withdrawn) {
+        if !r.subject.scenario_checked() {
+            c.other_subjects.entry(r.subject.name().to_string()).or_default().push(r.id.clone());
+            continue;
+        }
         c.total += 1;
         let must = r.level == Level::Must;
         c.total_must += usize::from(must);
-        match by.get(&r.id) {
-            Some(names) => {
-                c.covered += 1;
-                c.covered_must += usize::from(must);
-                c.by_requirement.insert(r.id.clone(), names.iter().cloned().collect());
-            }
-            None => c.uncovered.push(r.id.clone()),
+        if by.contains_key(&r.id) {
+            c.covered += 1;
+            c.covered_must += usize::from(must);
+        } else {
+            c.uncovered.push(r.id.clone());
         }
     }
     c
@@ -337,13 +354,23 @@ pub fn render_table(r: &SuiteReport) -> String {
     let c = &r.coverage;
     let _ = writeln!(
         s,
-        "requirement coverage: {} of {} requirements ({} of {} MUSTs); {} not covered by any scenario",
+        "requirement coverage: {} of {} device and CPU-half requirements ({} of {} MUSTs); {} not covered by any scenario",
         c.covered,
         c.total,
         c.covered_must,
         c.total_must,
         c.uncovered.len()
     );
+    let others: Vec<String> =
+        c.other_subjects.iter().map(|(subject, ids)| format!("{subject} {}", ids.len())).collect();
+    if !others.is_empty() {
+        let n: usize = c.other_subjects.values().map(Vec::len).sum();
+        let _ = writeln!(
+            s,
+            "not for scenarios: {n} requirements bind other parties ({}); spec/matrix.md shows their tests",
+            others.join(", ")
+        );
+    }
     s
 }
 

@@ -44,7 +44,7 @@ pub struct RunArgs {
     /// List the implementations that can be run, and exit.
     #[arg(long)]
     pub list_impls: bool,
-    /// Print the requirements no scenario covers.
+    /// Print, with their sentences, the device and CPU-half requirements no scenario covers.
     #[arg(long)]
     pub uncovered: bool,
     /// Run the scenarios of this directory (`NAME.pcapng` + `NAME.toml` pairs) instead of
@@ -191,9 +191,12 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     bar.finish_and_clear();
     out.write_all(render_table(&report).as_bytes())?;
     if args.uncovered {
-        writeln!(out, "\nnot covered:")?;
+        writeln!(out, "\nnot covered by any scenario:")?;
         for id in &report.coverage.uncovered {
-            writeln!(out, "  {id}")?;
+            match spec.get(id) {
+                Some(r) => writeln!(out, "  {id} [{}] {}", r.level.keyword(), r.text)?,
+                None => writeln!(out, "  {id}")?,
+            }
         }
     }
     if let Some(p) = &args.json {

@@ -1,0 +1,354 @@
+//! The requirement matrix (`spec/matrix.md`): for every requirement of the specification,
+//! its level and subject, the scenarios that check it, the code that cites it and the tests
+//! that cite it (spec/README.md, "Citing requirements from code and tests").
+//!
+//! The matrix is generated from three sources: the specification ([`Spec`]), the scenario
+//! corpus ([`crate::corpus`]) and the project's source files. A source file cites a
+//! requirement by writing its ID (`RCV-WIN-002`), or, in the name of a test function, by
+//! starting the name with the ID in snake case (`fn rcv_win_002_window_edges`). A citation
+//! in a test — a file under a `tests` or `benches` directory, a Python file named `test_*`,
+//! or the part of a Rust source file from its `#[cfg(test)]` on — counts as a test, any other
+//! as code.
+//!
+//! IDs in the example area `XX` (`XX-YY-001`), which the specification never defines, stand
+//! for no requirement and are not citations; any other cited ID that the specification does
+//! not define is reported.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::requirements::{Level, Spec, Subject, find_ids, is_requirement_id};
+use crate::scenario::Scenario;
+
+/// The directories of the repository whose files are scanned for citations.
+pub const SOURCE_DIRS: &[&str] = &[
+    "codec",
+    "state-machines",
+    "sim",
+    "conformance",
+    "cli",
+    "capi",
+    "fuzz",
+    "examples",
+    "wireshark",
+];
+
+/// File extensions scanned.
+const SOURCE_EXTENSIONS: &[&str] = &["rs", "c", "h", "cpp", "py", "lua", "v", "sv"];
+
+/// Directory names never scanned: build output and generated corpora.
+const SKIPPED_DIRS: &[&str] =
+    &["target", "corpus", "artifacts", "coverage", "obj_dir", "sim_build", "__pycache__"];
+
+/// Where a requirement is cited.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Citations {
+    /// Files of code citing it (relative paths, `/`-separated).
+    pub code: BTreeSet<String>,
+    /// Files of tests citing it.
+    pub tests: BTreeSet<String>,
+}
+
+/// An ID cited in a source file that the specification does not define.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Undefined {
+    /// The ID.
+    pub id: String,
+    /// `file:line` of the first citation.
+    pub at: String,
+}
+
+/// The requirement matrix.
+#[derive(Debug, Clone, Default)]
+pub struct Matrix {
+    /// Citations by requirement ID.
+    pub cited: BTreeMap<String, Citations>,
+    /// Scenarios by requirement ID.
+    pub scenarios: BTreeMap<String, BTreeSet<String>>,
+    /// Cited IDs the specification does not define.
+    pub undefined: Vec<Undefined>,
+}
+
+/// One source file's text, for [`Matrix::build`].
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Its path relative to the repository root, `/`-separated.
+    pub path: String,
+    /// Its contents.
+    pub text: String,
+}
+
+/// Reads every source file under the [`SOURCE_DIRS`] of the repository at `root`, in path
+/// order.
+pub fn read_sources(root: &Path) -> std::io::Result<Vec<SourceFile>> {
+    let mut files = Vec::new();
+    for dir in SOURCE_DIRS {
+        walk(root, &root.join(dir), &mut files)?;
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) -> std::io::Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if path.is_dir() {
+            if !SKIPPED_DIRS.contains(&name.as_str()) && !name.starts_with('.') {
+                walk(root, &path, out)?;
+            }
+            continue;
+        }
+        let ext = path.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+        if !SOURCE_EXTENSIONS.contains(&ext.as_str()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let rel = path.strip_prefix(root).unwrap_or(&path);
+        let rel =
+            rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        out.push(SourceFile { path: rel, text });
+    }
+    Ok(())
+}
+
+/// Whether a whole file is a test: under a `tests` or `benches` directory, or a Python test
+/// module.
+fn is_test_file(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let file = parts.last().copied().unwrap_or("");
+    parts.iter().any(|p| *p == "tests" || *p == "benches")
+        || (file.starts_with("test_") && file.ends_with(".py"))
+}
+
+/// The ID a test function's name starts with, in snake case: `rcv_win_002_...` gives
+/// `RCV-WIN-002`.
+fn snake_id(name: &str) -> Option<String> {
+    let mut parts = name.splitn(4, '_');
+    let (a, t, n) = (parts.next()?, parts.next()?, parts.next()?);
+    let id = format!("{}-{}-{}", a.to_ascii_uppercase(), t.to_ascii_uppercase(), n);
+    is_requirement_id(&id).then_some(id)
+}
+
+/// The IDs one line cites, each once.
+fn line_citations(line: &str) -> Vec<String> {
+    let mut ids: Vec<String> = find_ids(line).into_iter().map(str::to_string).collect();
+    for (i, _) in line.match_indices("fn ") {
+        let name: String =
+            line[i + 3..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if let Some(id) = snake_id(&name) {
+            ids.push(id);
+        }
+    }
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+impl Matrix {
+    /// Builds the matrix of `spec` from the corpus `scenarios` and the `sources`.
+    pub fn build(spec: &Spec, scenarios: &[Scenario], sources: &[SourceFile]) -> Matrix {
+        let mut m = Matrix::default();
+        for s in scenarios {
+            let ids = s
+                .manifest
+                .requirements
+                .iter()
+                .chain(s.records.iter().flat_map(|r| r.checks.iter()));
+            for id in ids {
+                m.scenarios.entry(id.clone()).or_default().insert(s.manifest.name.clone());
+            }
+        }
+        let mut undefined: BTreeMap<String, String> = BTreeMap::new();
+        for f in sources {
+            let whole_test = is_test_file(&f.path);
+            let mut in_test = whole_test;
+            for (n, line) in f.text.lines().enumerate() {
+                if f.path.ends_with(".rs") && line.trim_start().starts_with("#[cfg(test)]") {
+                    in_test = true;
+                }
+                for id in line_citations(line) {
+                    if spec.get(&id).is_none() {
+                        if id.starts_with("XX-") {
+                            continue;
+                        }
+                        undefined.entry(id).or_insert_with(|| format!("{}:{}", f.path, n + 1));
+                        continue;
+                    }
+                    let c = m.cited.entry(id).or_default();
+                    if in_test {
+                        c.tests.insert(f.path.clone());
+                    } else {
+                        c.code.insert(f.path.clone());
+                    }
+                }
+            }
+        }
+        m.undefined = undefined.into_iter().map(|(id, at)| Undefined { id, at }).collect();
+        m
+    }
+
+    /// The requirements in force that nothing checks: a device or CPU-half requirement that
+    /// no scenario checks, or a requirement of another subject that no test cites.
+    pub fn unchecked<'a>(&self, spec: &'a Spec) -> Vec<&'a str> {
+        spec.iter()
+            .filter(|r| r.level != Level::Withdrawn)
+            .filter(|r| {
+                if r.subject.scenario_checked() {
+                    !self.scenarios.contains_key(&r.id)
+                } else {
+                    self.cited.get(&r.id).is_none_or(|c| c.tests.is_empty())
+                }
+            })
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+
+    /// The matrix as Markdown, for `spec/matrix.md`.
+    pub fn render(&self, spec: &Spec) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# Requirement matrix\n");
+        let _ = writeln!(
+            s,
+            "Generated from the specification, the scenario corpus and the sources by\n\
+             `OPENRDMA_BLESS=1 cargo test -p openrdma-conformance --test matrix`; do not edit it\n\
+             by hand. For every requirement: its level, its subject (README.md, \"Who a\n\
+             requirement binds\"), the scenarios that check it, and the files of code and of\n\
+             tests that cite it. Requirements of the subjects `device` and `cpu-half` are checked\n\
+             by scenarios; those of the other subjects by tests.\n"
+        );
+        let _ = writeln!(s, "## Summary\n");
+        let _ = writeln!(
+            s,
+            "| subject | in force | MUST | checked by scenarios | cited by tests | checked by neither |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
+        let unchecked: BTreeSet<&str> = self.unchecked(spec).into_iter().collect();
+        for subject in Subject::ALL {
+            let reqs: Vec<_> = spec
+                .iter()
+                .filter(|r| r.subject == subject && r.level != Level::Withdrawn)
+                .collect();
+            let must = reqs.iter().filter(|r| r.level == Level::Must).count();
+            let by_scenario = reqs.iter().filter(|r| self.scenarios.contains_key(&r.id)).count();
+            let by_test = reqs
+                .iter()
+                .filter(|r| self.cited.get(&r.id).is_some_and(|c| !c.tests.is_empty()))
+                .count();
+            let neither = reqs.iter().filter(|r| unchecked.contains(r.id.as_str())).count();
+            let _ = writeln!(
+                s,
+                "| `{subject}` | {} | {must} | {by_scenario} | {by_test} | {neither} |",
+                reqs.len()
+            );
+        }
+        let _ = writeln!(s);
+        if !unchecked.is_empty() {
+            let _ = writeln!(
+                s,
+                "Checked by neither: {}.\n",
+                unchecked.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ")
+            );
+        }
+        let mut chapters: Vec<&str> = spec.iter().map(|r| r.chapter.as_str()).collect();
+        chapters.sort();
+        chapters.dedup();
+        for chapter in chapters {
+            let _ = writeln!(s, "## {chapter}\n");
+            let _ = writeln!(s, "| requirement | level | subject | scenarios | code | tests |");
+            let _ = writeln!(s, "|---|---|---|---|---|---|");
+            let mut reqs: Vec<_> = spec.iter().filter(|r| r.chapter == chapter).collect();
+            reqs.sort_by_key(|r| r.line);
+            for r in reqs {
+                let level = r.level.keyword();
+                let none = BTreeSet::new();
+                let scen = self.scenarios.get(&r.id).unwrap_or(&none);
+                let c = self.cited.get(&r.id);
+                let _ = writeln!(
+                    s,
+                    "| `{}` | {level} | {} | {} | {} | {} |",
+                    r.id,
+                    r.subject,
+                    list(scen, 3),
+                    list(c.map_or(&none, |c| &c.code), 3),
+                    list(c.map_or(&none, |c| &c.tests), 3),
+                );
+            }
+            let _ = writeln!(s);
+        }
+        s
+    }
+}
+
+/// Up to `max` items in backticks, then a count of the rest; `—` when there are none.
+fn list(items: &BTreeSet<String>, max: usize) -> String {
+    if items.is_empty() {
+        return "—".into();
+    }
+    let mut out: Vec<String> = items.iter().take(max).map(|i| format!("`{i}`")).collect();
+    if items.len() > max {
+        out.push(format!("and {} more", items.len() - max));
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_are_found_in_text_and_in_test_names() {
+        assert_eq!(
+            line_citations("fn xx_win_002_window_edges() { // see XX-DUP-001"),
+            ["XX-DUP-001", "XX-WIN-002"]
+        );
+        assert_eq!(line_citations("fn xx_ipv4_003_checksum()"), ["XX-IPV4-003"]);
+        assert!(line_citations("fn helper_for_tests()").is_empty());
+        assert!(line_citations("UTF-8 and XX-WIN-02").is_empty());
+    }
+
+    #[test]
+    fn test_files_are_told_from_code() {
+        assert!(is_test_file("conformance/tests/file.rs"));
+        assert!(is_test_file("codec/benches/codec.rs"));
+        assert!(is_test_file("examples/cocotb-scoreboard/test_scoreboard.py"));
+        assert!(!is_test_file("conformance/src/file.rs"));
+    }
+
+    #[test]
+    fn the_matrix_joins_scenarios_code_and_tests() {
+        let mut spec = Spec::default();
+        let chapter = "- **[XX-CD-001]** It MUST.\n- **[XX-CD-002]** It MUST.\n\n\
+                       | subject | requirements |\n|---|---|\n| `suite` | `XX-CD-002` |\n";
+        spec.add_chapter("x.md", chapter).unwrap();
+        let sources = vec![
+            SourceFile {
+                path: "a/src/lib.rs".into(),
+                text: "// XX-CD-001\n#[cfg(test)]\nfn xx_cd_002_x() {}\n".into(),
+            },
+            // An undefined ID, spelt at run time so that scanning this file does not cite it.
+            SourceFile {
+                path: "a/src/b.rs".into(),
+                text: format!("// {}-RR-001 XX-YY-001\n", "QQ"),
+            },
+        ];
+        let m = Matrix::build(&spec, &[], &sources);
+        assert_eq!(m.cited["XX-CD-001"].code.len(), 1);
+        assert!(m.cited["XX-CD-001"].tests.is_empty());
+        assert_eq!(m.cited["XX-CD-002"].tests.len(), 1);
+        assert_eq!(
+            m.undefined,
+            [Undefined { id: format!("{}-RR-001", "QQ"), at: "a/src/b.rs:1".into() }]
+        );
+        // XX-CD-001 binds the device and no scenario checks it; XX-CD-002 is tested.
+        assert_eq!(m.unchecked(&spec), ["XX-CD-001"]);
+        let md = m.render(&spec);
+        assert!(md.contains("| `XX-CD-002` | MUST | suite | — | — | `a/src/lib.rs` |"), "{md}");
+    }
+}
