@@ -244,6 +244,9 @@ typedef struct openrdma_config {
     uint8_t timestamps;
     // Maximum number of QPs.
     uint32_t max_qps;
+    // Tail probing (SND-TAIL-001): the delay, ns, after an EV's last data transmission
+    // before a probe follows it; 0 turns tail probing off (the default).
+    uint64_t tail_probe_ns;
 } openrdma_config;
 
 // A QP's configuration, for `openrdma_push_create_qp`: the fields of the `create_qp` host

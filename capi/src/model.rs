@@ -392,6 +392,7 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
         wwi_limit: cfg.wwi_limit,
         timestamps,
         max_qps: cfg.max_qps,
+        tail_probe: (cfg.tail_probe_ns != 0).then(|| Duration::from_nanos(cfg.tail_probe_ns)),
     };
     nic.validate().map_err(|e| Error::new(Status::InvalidConfig, format!("config: {e}")))?;
     Ok(Manifest {
@@ -429,6 +430,7 @@ pub fn default_config() -> Config {
         wwi_limit: nic.wwi_limit,
         timestamps: u8::from(nic.timestamps),
         max_qps: nic.max_qps,
+        tail_probe_ns: nic.tail_probe.map_or(0, duration_ns),
     }
 }
 

@@ -185,6 +185,9 @@ pub struct Config {
     pub timestamps: u8,
     /// Maximum number of QPs.
     pub max_qps: u32,
+    /// Tail probing (SND-TAIL-001): the delay, ns, after an EV's last data transmission
+    /// before a probe follows it; 0 turns tail probing off (the default).
+    pub tail_probe_ns: u64,
 }
 
 /// A QP's configuration, for `openrdma_push_create_qp`: the fields of the `create_qp` host

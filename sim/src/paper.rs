@@ -173,6 +173,8 @@ pub struct LossPoint {
 pub struct RecoveryPoint {
     /// Propagation delay of every path, ns: the end-to-end fabric or the NIC-local one.
     pub fabric_delay_ns: u64,
+    /// The sender's tail-probe delay, ns (`SND-TAIL-001`); `None`: per-EV inference alone.
+    pub tail_probe_ns: Option<u64>,
     /// PSNs dropped (first transmission only).
     pub psns: Vec<u32>,
     /// From the first dropped packet's would-be arrival to the completion landing, ns.
@@ -515,12 +517,19 @@ const QUICK_PLACEMENTS: &[&[u32]] = &[
 /// back to back through one switch hop, so that the time is the NICs' own.
 const LOCAL_DELAY_NS: u64 = 0;
 
-/// Runs every placement of experiment (c) over paths of `delay_ns`, adding each run's
-/// checks, and returns the configuration and one point per placement.
+/// The tail-probe delay of experiment (c)'s second series (`SND-TAIL-001`): a round trip of
+/// the end-to-end fabric plus the receiver's SACK delay (1 µs), the longest a SACK can take
+/// to report a tail that arrived.
+const TAIL_PROBE_NS: u64 = 2_000;
+
+/// Runs every placement of experiment (c) over paths of `delay_ns`, with tail probing at
+/// `tail_probe_ns` or without, adding each run's checks, and returns the configuration and
+/// one point per placement.
 fn recovery_runs(
     seed: u64,
     quick: bool,
     delay_ns: u64,
+    tail_probe_ns: Option<u64>,
     checks: &mut Checks,
 ) -> (SimConfig, Vec<RecoveryPoint>) {
     let flow = FlowConfig {
@@ -533,6 +542,7 @@ fn recovery_runs(
     for path in &mut cfg.paths {
         path.delay_ns = delay_ns;
     }
+    cfg.nic.tail_probe = tail_probe_ns.map(std::time::Duration::from_nanos);
     // The run without drops: when each packet arrives, and when the completion lands.
     let (r, tap) = simulate_tapped(cfg.clone());
     checks.add(&r);
@@ -554,6 +564,7 @@ fn recovery_runs(
         let done = completion_ps(&tap);
         points.push(RecoveryPoint {
             fabric_delay_ns: delay_ns,
+            tail_probe_ns,
             recovery_ns: done.saturating_sub(first) / 1000,
             detect_ns: first_retransmission_ps(&tap).saturating_sub(first) / 1000,
             baseline_ns: clean_done.saturating_sub(first) / 1000,
@@ -587,30 +598,52 @@ fn by_losses(
 
 fn recovery(seed: u64, quick: bool, series: &mut Series) -> Experiment {
     let mut checks = Checks::default();
-    let (cfg, e2e) = recovery_runs(seed, quick, DELAY_NS, &mut checks);
-    let (_, local) = recovery_runs(seed, quick, LOCAL_DELAY_NS, &mut checks);
+    let tail = Some(TAIL_PROBE_NS);
+    let (cfg, e2e) = recovery_runs(seed, quick, DELAY_NS, None, &mut checks);
+    let (_, local) = recovery_runs(seed, quick, LOCAL_DELAY_NS, None, &mut checks);
+    let (_, e2e_tail) = recovery_runs(seed, quick, DELAY_NS, tail, &mut checks);
+    let (_, local_tail) = recovery_runs(seed, quick, LOCAL_DELAY_NS, tail, &mut checks);
     let inferred = |p: &RecoveryPoint| p.timeout == 0;
+    let all = |_: &RecoveryPoint| true;
     let mut ours = Vec::new();
-    let mut line = |label: &str, points: &[RecoveryPoint], out: &mut Vec<String>| {
-        for (k, (min, med, max, n)) in by_losses(points, inferred, |p| p.recovery_ns) {
-            let name = format!("{label}, {k} lost, no timeout (n = {n})");
-            ours.push(fig(&format!("{name}: min"), min as f64, "ns"));
-            ours.push(fig(&format!("{name}: median"), med as f64, "ns"));
-            ours.push(fig(&format!("{name}: max"), max as f64, "ns"));
-            out.push(format!("{k} lost {min}–{max} ns (median {med})"));
-        }
-    };
-    let (mut local_line, mut e2e_line) = (Vec::new(), Vec::new());
-    line("NIC-local", &local, &mut local_line);
-    line("end to end", &e2e, &mut e2e_line);
+    // Min, median and max drop → completion by packets lost, over the placements `keep`
+    // selects; returns the text for the comparison.
+    let mut ranges =
+        |label: &str, points: &[RecoveryPoint], keep: &dyn Fn(&RecoveryPoint) -> bool| {
+            let mut text = Vec::new();
+            for (k, (min, med, max, n)) in by_losses(points, keep, |p| p.recovery_ns) {
+                let name = format!("{label}, {k} lost (n = {n})");
+                ours.push(fig(&format!("{name}: min"), min as f64, "ns"));
+                ours.push(fig(&format!("{name}: median"), med as f64, "ns"));
+                ours.push(fig(&format!("{name}: max"), max as f64, "ns"));
+                text.push(format!("{k} lost {min}–{max} ns (median {med})"));
+            }
+            text.join(", ")
+        };
+    let local_inferred = ranges("per-EV inference, NIC-local, no timeout", &local, &inferred);
+    let e2e_inferred = ranges("per-EV inference, end to end, no timeout", &e2e, &inferred);
+    ranges("per-EV inference, end to end, all placements", &e2e, &all);
+    let local_probed = ranges("tail probes, NIC-local, all placements", &local_tail, &all);
+    let e2e_probed = ranges("tail probes, end to end, all placements", &e2e_tail, &all);
     // What the loss adds: the same span without any drop taken away.
-    let extra = by_losses(&local, inferred, |p| p.recovery_ns.saturating_sub(p.baseline_ns));
-    for (k, (_, med, _, _)) in &extra {
-        ours.push(fig(
-            &format!("NIC-local, {k} lost: added by the loss, median"),
-            *med as f64,
-            "ns",
-        ));
+    let added = |points: &[RecoveryPoint], keep: &dyn Fn(&RecoveryPoint) -> bool| {
+        by_losses(points, keep, |p| p.recovery_ns.saturating_sub(p.baseline_ns))
+    };
+    let mut added_text = Vec::new();
+    for (label, points, keep) in [
+        ("per-EV inference, NIC-local", &local, &inferred as &dyn Fn(&RecoveryPoint) -> bool),
+        ("tail probes, NIC-local", &local_tail, &all),
+    ] {
+        let mut line = Vec::new();
+        for (k, (min, med, max, _)) in added(points, keep) {
+            ours.push(fig(
+                &format!("{label}, {k} lost: added by the loss, median"),
+                med as f64,
+                "ns",
+            ));
+            line.push(format!("{k} lost {min}–{max} ns (median {med})"));
+        }
+        added_text.push(format!("{label}: {}", line.join(", ")));
     }
     let median = |points: &[RecoveryPoint], f: fn(&RecoveryPoint) -> u64| {
         let mut v: Vec<u64> = points.iter().filter(|p| inferred(p)).map(f).collect();
@@ -619,19 +652,32 @@ fn recovery(seed: u64, quick: bool, series: &mut Series) -> Experiment {
     };
     let local_detect = median(&local, |p| p.detect_ns);
     let e2e_detect = median(&e2e, |p| p.detect_ns);
-    ours.push(fig("NIC-local: drop → retransmission, median", local_detect as f64, "ns"));
-    ours.push(fig("end to end: drop → retransmission, median", e2e_detect as f64, "ns"));
-    let all = by_losses(&e2e, |_| true, |p| p.recovery_ns);
-    for (k, (min, med, max, _)) in &all {
-        ours.push(fig(&format!("end to end, {k} lost, all placements: min"), *min as f64, "ns"));
-        ours.push(fig(&format!("end to end, {k} lost, all placements: median"), *med as f64, "ns"));
-        ours.push(fig(&format!("end to end, {k} lost, all placements: max"), *max as f64, "ns"));
-    }
-    let timeouts = e2e.iter().filter(|p| !inferred(p)).count();
-    ours.push(fig("placements recovered by a timeout", timeouts as f64, "placements"));
+    ours.push(fig(
+        "per-EV inference, NIC-local: drop → retransmission, median",
+        local_detect as f64,
+        "ns",
+    ));
+    ours.push(fig(
+        "per-EV inference, end to end: drop → retransmission, median",
+        e2e_detect as f64,
+        "ns",
+    ));
+    let timeouts = |points: &[RecoveryPoint]| points.iter().filter(|p| !inferred(p)).count();
+    let (t_plain, t_tail) =
+        (timeouts(&e2e) + timeouts(&local), timeouts(&e2e_tail) + timeouts(&local_tail));
+    ours.push(fig(
+        "per-EV inference: placements recovered by a timeout",
+        t_plain as f64,
+        "placements",
+    ));
+    ours.push(fig("tail probes: placements recovered by a timeout", t_tail as f64, "placements"));
+    let worst = |points: &[RecoveryPoint]| points.iter().map(|p| p.recovery_ns).max().unwrap_or(0);
     let one_local = by_losses(&local, inferred, |p| p.recovery_ns).get(&1).map_or(0, |x| x.1);
+    let runs = e2e.len() + local.len();
     series.recovery.extend(e2e);
     series.recovery.extend(local);
+    series.recovery.extend(e2e_tail.iter().cloned());
+    series.recovery.extend(local_tail.iter().cloned());
     let mut parameters = fabric_params(&cfg);
     parameters.extend(flow_params(&cfg));
     parameters.push(p("fabric load", "idle: one message in flight"));
@@ -648,7 +694,7 @@ fn recovery(seed: u64, quick: bool, series: &mut Series) -> Experiment {
             placements.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(" ")
         } else {
             format!(
-                "every PSN, every pair and every triple of PSNs 0–{} ({} runs per fabric)",
+                "every PSN, every pair and every triple of PSNs 0–{} ({} runs per fabric and sender)",
                 C_PACKETS - 1,
                 placements.len()
             )
@@ -664,6 +710,10 @@ fn recovery(seed: u64, quick: bool, series: &mut Series) -> Experiment {
         ),
     ));
     parameters.push(p("retransmission timeout", format!("{} ns", cfg.recovery.rto.as_nanos())));
+    parameters.push(p(
+        "senders",
+        format!("per-EV inference alone (MRC's rule, SND-INFER-001), and with tail probes {TAIL_PROBE_NS} ns after an EV's last data packet (SND-TAIL-001)"),
+    ));
     Experiment {
         id: "c".into(),
         name: "drop → completion for one, two and three lost packets".into(),
@@ -671,19 +721,20 @@ fn recovery(seed: u64, quick: bool, series: &mut Series) -> Experiment {
         ours,
         paper: "local drop-to-CQE recovery 508–598 ns for one lost packet, 620–682 ns for two or three".into(),
         comparison: format!(
-            "comparable to the paper's (NIC-local, retransmission triggered by the SACK that shows the hole): {}; the one-loss median is {:.1}× the middle of the paper's range. End to end over {DELAY_NS} ns paths: {}: each lost packet costs a SACK back, the retransmission forward and the transport ACK back, three crossings of the fabric. Medians from the drop to the retransmission leaving: {local_detect} ns NIC-local, {e2e_detect} ns end to end. {timeouts} of {} placements lose the last packet sent on an EV, which no later packet on that EV can reveal (SND-INFER-001): they wait for the {} ns retransmission timeout and are left out of both ranges",
-            local_line.join(", "),
+            "Per-EV inference alone, NIC-local, placements repaired without a timeout: {local_inferred}; the one-loss median is {:.1}× the middle of the paper's range. End to end over {DELAY_NS} ns paths: {e2e_inferred}: each lost packet costs a SACK back, the retransmission forward and the transport ACK back, three crossings of the fabric. Medians from the drop to the retransmission leaving: {local_detect} ns NIC-local, {e2e_detect} ns end to end. But {t_plain} of {runs} placements lose the last packet sent on an EV, which no later packet on that EV can reveal (SND-INFER-001), and wait for the {} ns retransmission timeout. With tail probes every placement is repaired without one ({t_tail} timeouts): NIC-local {local_probed}; end to end {e2e_probed}; the worst placement falls from {} ns to {} ns end to end. Added by the loss: {}",
             one_local as f64 / 553.0,
-            e2e_line.join(", "),
-            placements.len(),
             cfg.recovery.rto.as_nanos(),
+            worst(&series.recovery.iter().filter(|p| p.fabric_delay_ns == DELAY_NS && p.tail_probe_ns.is_none()).cloned().collect::<Vec<_>>()),
+            worst(&e2e_tail),
+            added_text.join("; "),
         ),
         notes: vec![
             "drop time = the instant the dropped packet would have reached the receiving NIC's placement (taken from the same run without drops); completion = the sender's completion entry landing in memory (the CQE)".into(),
             "NIC-local: the same NICs and timing (pipelines, 100 Gb/s serialization at the NIC and at the switch, DMA and flag writes) with no propagation delay, the paper's co-simulated setting as near as its summary lets us read it; end to end: the fabric of the other experiments".into(),
-            "our recovery: the receiver SACKs the later packets; the sender infers the loss from a later transmission on the same EV (SND-INFER-001) and retransmits; the receiver places it, retires the message and sends the transport ACK; the sender writes the completion".into(),
+            "per-EV inference: the receiver SACKs the later packets; the sender infers the loss from a later transmission on the same EV (SND-INFER-001) and retransmits; the receiver places it, retires the message and sends the transport ACK; the sender writes the completion".into(),
+            format!("tail probes: {TAIL_PROBE_NS} ns after the last data packet on an EV that is still not acknowledged, a probe follows it on that EV; the answer, sent when the probe arrived, shows the packet missing on a FIFO path, and the sender retransmits it (SND-TAIL-003): no spurious retransmission, one small packet each way"),
             "added by the loss = drop → completion less the same span in the run without drops (the rest of the message, the ACK and the completion write, which a lost packet does not cause)".into(),
-            "series.recovery holds every placement of both fabrics; fabric_delay_ns tells them apart".into(),
+            "series.recovery holds every placement of both fabrics and both senders; fabric_delay_ns and tail_probe_ns tell them apart".into(),
         ],
         checks,
     }

@@ -17,6 +17,9 @@
 //! retirement = "per-qp"       # shared, per-qp
 //! drop = ["0:5", "1:17"]      # QP:PSN, first transmission only
 //! fail = ["2:100000:200000"]  # PATH:FROM_NS:TO_NS
+//! tail-probe-ns = 2000        # SND-TAIL-001; 0 turns tail probes off; absent, 2 × the
+//!                             # slowest one-way delay + the SACK delay
+//! retry-limit = 7             # timeouts in a row before RETRY_EXCEEDED
 //! ```
 //!
 //! Every key may be left out; [`RunSpec::default`] gives the rest. [`RunSpec::from_toml`]
@@ -149,6 +152,7 @@ check_fn!(qps_ok: u32 = |v| (1..=65536).contains(v), "between 1 and 65536");
 check_fn!(bytes_ok: u32 = |v| (1..=1 << 31).contains(v), "between 1 and 2^31");
 check_fn!(mpr_ok: u8 = |v| (1..=64).contains(v), "between 1 and 64");
 check_fn!(evs_ok: u32 = |v| (1..=256).contains(v), "between 1 and 256");
+check_fn!(retry_ok: u32 = |v| (1..=1000).contains(v), "between 1 and 1000");
 
 /// `openrdma sim run`'s knobs (see the module documentation). Field names are the option
 /// names; in a file, with dashes (`rate-gbps`).
@@ -208,6 +212,14 @@ pub struct RunSpec {
     pub horizon_ms: u64,
     /// IPv6 instead of IPv4.
     pub ipv6: bool,
+    /// Tail probing's delay, ns (`SND-TAIL-001`); 0 turns it off; absent, the round trip of
+    /// the slowest path plus the receiver's SACK delay ([`RunSpec::tail_probe`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_probe_ns: Option<u64>,
+    /// Consecutive timeouts a QP survives before it fails with RETRY_EXCEEDED
+    /// (`REC-RETRY-002`).
+    #[serde(deserialize_with = "retry_ok")]
+    pub retry_limit: u32,
 }
 
 impl Default for RunSpec {
@@ -235,6 +247,8 @@ impl Default for RunSpec {
             fail: Vec::new(),
             horizon_ms: 10_000,
             ipv6: false,
+            tail_probe_ns: None,
+            retry_limit: openrdma_sm::RecoveryConfig::default().retry_limit,
         }
     }
 }
@@ -269,6 +283,18 @@ pub enum RunSpecError {
 }
 
 impl RunSpec {
+    /// The tail-probe delay of a run of `cfg` (`SND-TAIL-001`): `tail_probe_ns` when given
+    /// (0: none), and otherwise the slowest path's round trip plus the receiver's SACK
+    /// delay, the longest a SACK can take to report a tail that arrived.
+    pub fn tail_probe(&self, cfg: &SimConfig) -> Option<core::time::Duration> {
+        let ns = self.tail_probe_ns.unwrap_or_else(|| {
+            let one_way = cfg.paths.iter().map(|p| p.delay_ns + p.skew_ns).max().unwrap_or(0);
+            let sack_delay = u64::try_from(cfg.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
+            one_way.saturating_mul(2).saturating_add(sack_delay)
+        });
+        (ns > 0).then(|| core::time::Duration::from_nanos(ns))
+    }
+
     /// Reads a run file (see the module documentation).
     pub fn from_toml(text: &str) -> Result<RunSpec, RunFileError> {
         let spec: RunSpec = toml::from_str(text).map_err(|e| {
@@ -374,6 +400,11 @@ impl RunSpec {
         cfg.nic.mpr = self.mpr;
         cfg.nic.retirement = self.retirement;
         cfg.nic.max_qps = cfg.nic.max_qps.max(self.qps);
+        cfg.nic.tail_probe = self.tail_probe(&cfg);
+        if !(1..=1000).contains(&self.retry_limit) {
+            return Err(bad("retry-limit", format!("{}: between 1 and 1000", self.retry_limit)));
+        }
+        cfg.recovery.retry_limit = self.retry_limit;
         cfg.validate()?;
         Ok(cfg)
     }

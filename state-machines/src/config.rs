@@ -95,6 +95,12 @@ pub struct NicConfig {
     pub timestamps: bool,
     /// Maximum number of QPs.
     pub max_qps: u32,
+    /// Tail probing (`SND-TAIL-001`): when set, a probe goes on an EV this long after the
+    /// last transmission on it when that transmission is a data packet not yet known to have
+    /// arrived, so that a loss of the last packets sent on an EV is repaired without waiting
+    /// for the retransmission timeout. Off when absent (the default); written only when set.
+    #[serde(with = "crate::time::opt_duration_ns", skip_serializing_if = "Option::is_none")]
+    pub tail_probe: Option<Duration>,
 }
 
 impl Default for NicConfig {
@@ -113,6 +119,7 @@ impl Default for NicConfig {
             wwi_limit: 64,
             timestamps: true,
             max_qps: 4096,
+            tail_probe: None,
         }
     }
 }
@@ -152,6 +159,12 @@ impl NicConfig {
         }
         if self.wwi_limit == 0 {
             return Err(E::Invalid { field: "wwi_limit", reason: "must be at least 1" });
+        }
+        if self.tail_probe.is_some_and(|d| d.is_zero()) {
+            return Err(E::Invalid {
+                field: "tail_probe",
+                reason: "must be positive when set (leave it out to turn tail probing off)",
+            });
         }
         Ok(())
     }

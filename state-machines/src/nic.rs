@@ -243,9 +243,9 @@ impl Nic {
     fn qp_deadline(&self, i: usize) -> Option<Timestamp> {
         let q = &self.qps[i];
         let mut t = q.resp.sack_deadline;
-        for d in
-            [q.req.rtx_deadline(), q.req.skip_deadline(self.cfg.skip_hold)].into_iter().flatten()
-        {
+        let deadlines =
+            [q.req.rtx_deadline(), q.req.skip_deadline(self.cfg.skip_hold), q.req.tail_deadline()];
+        for d in deadlines.into_iter().flatten() {
             t = Some(t.map_or(d, |x| x.min(d)));
         }
         t
@@ -942,7 +942,8 @@ impl Nic {
 
     // ----- time ----------------------------------------------------------------------
 
-    /// Handles the passing of time: SACK timers, delayed retransmissions, SKIP expiry.
+    /// Handles the passing of time: SACK timers, delayed retransmissions, SKIP expiry, tail
+    /// probes.
     pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
         self.tick(now)?;
         let mut due = core::mem::take(&mut self.scratch);
@@ -970,6 +971,7 @@ impl Nic {
                     state: EvState::Good,
                 }));
             }
+            self.qps[i].req.on_tail_timeout(now);
             let q = &self.qps[i].resp;
             if q.sack_deadline.is_some_and(|d| d <= now) {
                 let (ev, ts, trigger) = (q.last_ev, q.last_ts, q.last_psn);
@@ -1022,7 +1024,7 @@ impl Nic {
             let q = &mut self.qps[i];
             if q.in_error || !q.req.has_work(now) {
                 q.active = false;
-                if q.req.rtx_deadline().is_some() {
+                if q.req.rtx_deadline().is_some() || q.req.tail_deadline().is_some() {
                     self.arm_timer(i);
                 }
                 continue;

@@ -11,6 +11,12 @@
 //! A lost packet is retransmitted once by inference, with the same PSN, `rtx` set and a
 //! different EV. A packet that is merely late on a slower path is never inferred lost, so
 //! with no loss there is no retransmission.
+//!
+//! Tail probing (`SND-TAIL-*`, off unless `NicConfig::tail_probe` is set): the last
+//! transmissions on an EV have no later transmission to reveal their loss. When an EV's
+//! latest transmission is a data packet still not known to have arrived `tail_probe` after
+//! it left, a probe follows it on the EV; the probe's answer reports on everything sent
+//! before the probe on that FIFO path, so it is evidence as a later data packet would be.
 
 use std::collections::VecDeque;
 
@@ -47,6 +53,11 @@ pub(crate) struct EvSlot {
     probed_at: Timestamp,
     /// The round trip the window-fit policy judged this EV by at its last evaluation.
     fit_rtt: u64,
+    /// When the latest transmission on this EV left (`SND-TAIL-001`).
+    tail_at: Timestamp,
+    /// A probe has left on this EV since its latest data transmission, or a tail probe is
+    /// queued for it: no further tail probe is due until the next data transmission.
+    tail_probed: bool,
 }
 
 /// State of the window-fit policy (`SND-SPRAY-005`).
@@ -252,7 +263,13 @@ pub(crate) struct Requester {
     wwi_outstanding: u16,
     next_rqmsn: u16,
     probe_id: u16,
+    /// Queued probes: EV and probe ID.
     probes: VecDeque<(u32, u16)>,
+    /// Tail probing's delay after an EV's last data transmission (`SND-TAIL-001`).
+    tail_probe: Option<core::time::Duration>,
+    /// Probes sent while tail probing is on and not yet answered: EV index, probe ID and the
+    /// probe's sequence on its EV (`SND-TAIL-002`); at most two per EV are kept.
+    sent_probes: VecDeque<(u16, u16, u64)>,
     /// Transmissions found to precede an arrival on their EV, with the PSN of that arrival
     /// (the evidence); checked by `infer_losses`.
     suspects: Vec<(Psn, u64, Psn)>,
@@ -292,6 +309,8 @@ impl Requester {
             inflight: 0,
             probed_at: Timestamp::ZERO,
             fit_rtt: 0,
+            tail_at: Timestamp::ZERO,
+            tail_probed: false,
         };
         let mut evs: Vec<EvSlot> = qp.evs.iter().map(|e| mk(e, false)).collect();
         evs.extend(qp.backup_evs.iter().map(|e| mk(e, true)));
@@ -322,6 +341,8 @@ impl Requester {
             next_rqmsn: 0,
             probe_id: 0,
             probes: VecDeque::new(),
+            tail_probe: nic.tail_probe,
+            sent_probes: VecDeque::new(),
             suspects: Vec::new(),
             retransmissions: 0,
             evs_degraded: false,
@@ -423,6 +444,7 @@ impl Requester {
         // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
         // SKIP→GOOD change is reported.
         if let Some((ev, id)) = self.probes.pop_front() {
+            self.note_probe(now, ev, id);
             return Some(Next { ev, first: false, what: What::Probe { psn: self.snd_nxt, id } });
         }
         if let Some(psn) = self.tail_resend.take() {
@@ -526,7 +548,7 @@ impl Requester {
         }
         self.snd_nxt = psn.next();
         let first_tx = self.pkts.is_empty();
-        let (ev, seq) = self.note_tx(ev_idx, psn);
+        let (ev, seq) = self.note_tx(ev_idx, psn, now);
         self.pkts.push_back(PktState {
             msg: self.msg_base + msg_idx as u64,
             seg,
@@ -558,7 +580,7 @@ impl Requester {
             return Rtx::NoPath;
         };
         self.last_lost_ev = Some(self.evs[old as usize].ev);
-        let (ev, seq) = self.note_tx(ev_idx, psn);
+        let (ev, seq) = self.note_tx(ev_idx, psn, now);
         let p = &mut self.pkts[off];
         self.evs[old as usize].inflight = self.evs[old as usize].inflight.saturating_sub(1);
         p.ev_idx = ev_idx;
@@ -572,12 +594,14 @@ impl Requester {
     }
 
     #[inline(always)]
-    fn note_tx(&mut self, ev_idx: u16, psn: Psn) -> (u32, u64) {
+    fn note_tx(&mut self, ev_idx: u16, psn: Psn, now: Timestamp) -> (u32, u64) {
         let slot = &mut self.evs[ev_idx as usize];
         let seq = slot.next_seq;
         slot.next_seq += 1;
         slot.fifo.push_back((psn, seq));
         slot.inflight += 1;
+        slot.tail_at = now;
+        slot.tail_probed = false;
         // Entries of packets acknowledged cumulatively are dropped lazily; keep the queue
         // bounded by the window even on an EV that stops carrying traffic.
         if slot.fifo.len() > 2 * self.window as usize {
@@ -1012,6 +1036,9 @@ impl Requester {
             self.mark_sacked(now, off as usize);
         }
         self.infer_losses(cover);
+        if seth.pr && self.tail_probe.is_some() {
+            self.probe_answered(seth.entropy, seth.ack_psn_offset as u16, cover);
+        }
         Ok(())
     }
 
@@ -1206,6 +1233,103 @@ impl Requester {
         self.probes.push_back((ev, self.probe_id));
     }
 
+    /// A probe leaves on `ev`. While tail probing is on, it takes the EV's next sequence
+    /// number, becomes the EV's latest transmission, and is remembered so that its answer
+    /// can serve as evidence (`SND-TAIL-002`).
+    fn note_probe(&mut self, now: Timestamp, ev: u32, id: u16) {
+        if self.tail_probe.is_none() {
+            return;
+        }
+        let Some(i) = self.ev_index(ev) else { return };
+        let slot = &mut self.evs[i];
+        let seq = slot.next_seq;
+        slot.next_seq += 1;
+        slot.tail_at = now;
+        slot.tail_probed = true;
+        self.sent_probes.push_back((i as u16, id, seq));
+        if self.sent_probes.len() > 2 * self.evs.len() {
+            self.sent_probes.pop_front();
+        }
+    }
+
+    /// When EV `i` is due a tail probe (`SND-TAIL-001`): `tail_probe` after its latest
+    /// transmission, when the EV still carries the latest transmission of a PSN not known to
+    /// have arrived (`inflight`, the count `SND-SPRAY-004` uses), is not DENIED, and has had
+    /// no probe since its latest data transmission.
+    fn tail_due(&self, i: usize) -> Option<Timestamp> {
+        let hold = self.tail_probe?;
+        let slot = &self.evs[i];
+        let due = !slot.tail_probed && slot.inflight > 0 && slot.state != EvState::Denied;
+        due.then(|| slot.tail_at + hold)
+    }
+
+    /// The earliest tail probe due, for the NIC's timer.
+    #[inline(always)]
+    pub(crate) fn tail_deadline(&self) -> Option<Timestamp> {
+        if self.tail_probe.is_none() || self.in_error {
+            return None;
+        }
+        (0..self.evs.len()).filter_map(|i| self.tail_due(i)).min()
+    }
+
+    /// Queues the tail probes due by `now` (`SND-TAIL-001`). Returns whether it queued any.
+    pub(crate) fn on_tail_timeout(&mut self, now: Timestamp) -> bool {
+        if self.tail_probe.is_none() || self.in_error {
+            return false;
+        }
+        let mut any = false;
+        for i in 0..self.evs.len() {
+            if self.tail_due(i).is_some_and(|t| t <= now) {
+                self.evs[i].tail_probed = true;
+                let ev = self.evs[i].ev;
+                self.probe(ev);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The answer to a probe sent while tail probing is on (`SND-TAIL-003`): the probe was
+    /// the latest transmission on its EV when it left, and the path delivers in order, so
+    /// every earlier transmission on the EV that the answer covers and does not show has
+    /// been lost. Each is queued for retransmission by inference, at most once
+    /// (`SND-RTX-003`); transmissions the answer does not cover stay on the EV's queue.
+    fn probe_answered(&mut self, ev: u32, probe_id: u16, cover: Coverage) {
+        let Some(k) = self
+            .sent_probes
+            .iter()
+            .position(|&(i, id, _)| id == probe_id && self.evs[i as usize].ev == ev)
+        else {
+            return;
+        };
+        let Some((i, _, probe_seq)) = self.sent_probes.remove(k) else { return };
+        let i = i as usize;
+        let mut lost: Vec<Psn> = Vec::new();
+        let (una, pkts) = (self.snd_una, &mut self.pkts);
+        self.evs[i].fifo.retain(|&(psn, seq)| {
+            if seq >= probe_seq {
+                return true;
+            }
+            let Ok(off) = usize::try_from(psn.distance(una)) else { return false };
+            let Some(p) = pkts.get_mut(off) else { return false };
+            if p.sacked || p.ev_idx as usize != i || p.seq != seq || p.inferred || p.queued {
+                return false; // arrived, sent again, or already being repaired
+            }
+            if !cover.covers(psn) {
+                return true; // the answer says nothing of it: keep it
+            }
+            if !cover.shows(psn) {
+                p.inferred = true;
+                p.queued = true;
+                lost.push(psn);
+            }
+            false
+        });
+        for psn in lost {
+            self.rtx.push_back((psn, RtxCause::SackInference, false));
+        }
+    }
+
     /// Handles a transport ACK or NAK (`SND-ACK-*`): completes, in order, every message
     /// whose MSN the AETH covers. Returns the completed messages in `notes.completed`.
     pub(crate) fn on_aeth(
@@ -1266,6 +1390,7 @@ impl Requester {
         self.pkts.clear();
         self.rtx.clear();
         self.probes.clear();
+        self.sent_probes.clear();
         self.suspects.clear();
         self.cursor = 0;
         self.snd_una = self.snd_nxt;
@@ -1273,6 +1398,7 @@ impl Requester {
         for e in &mut self.evs {
             e.fifo.clear();
             e.inflight = 0;
+            e.tail_probed = false;
         }
         self.msgs.drain(..).collect()
     }

@@ -69,6 +69,27 @@ impl fmt::Display for Timestamp {
     }
 }
 
+/// Serde for an optional duration as nanoseconds, for fields that are left out when
+/// absent (`#[serde(with = "opt_duration_ns", skip_serializing_if = "Option::is_none")]`).
+pub mod opt_duration_ns {
+    use core::time::Duration;
+
+    /// Serializes a present duration as nanoseconds (an absent one is skipped).
+    pub fn serialize<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => super::duration_ns::serialize(d, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Deserializes a duration from nanoseconds.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        super::duration_ns::deserialize(d).map(Some)
+    }
+}
+
 /// Serde helpers for `Duration` as integer nanoseconds (config files read better that way).
 pub mod duration_ns {
     use core::time::Duration;

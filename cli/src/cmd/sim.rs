@@ -168,6 +168,16 @@ pub struct SimRunArgs {
     /// IPv6 (40-byte header) instead of IPv4.
     #[arg(long)]
     pub ipv6: bool,
+    /// Tail probes: a probe follows the last data packet on an EV this many ns after it
+    /// left, when it is still not acknowledged (SND-TAIL-001); 0 turns them off [default:
+    /// the slowest path's round trip plus the receiver's 1000 ns SACK delay: 2000 ns on the
+    /// default paths].
+    #[arg(long)]
+    pub tail_probe_ns: Option<u64>,
+    /// Timeouts in a row a QP survives before it fails with RETRY_EXCEEDED (REC-RETRY-002)
+    /// [default: 7].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub retry_limit: Option<u32>,
     /// Print the report as JSON instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -222,8 +232,12 @@ pub fn spec(args: &SimRunArgs) -> Result<RunSpec, CliError> {
         seed,
         mpr,
         evs_per_qp,
-        horizon_ms
+        horizon_ms,
+        retry_limit
     );
+    if let Some(ns) = args.tail_probe_ns {
+        s.tail_probe_ns = Some(ns);
+    }
     if let Some(k) = args.loss_model {
         s.loss_model = match k {
             LossKind::Random => runspec::LossKind::Random,
@@ -401,7 +415,7 @@ pub fn summary(cfg: &SimConfig, r: &SimReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} paths × {} Gb/s, delay {} ns, PMTU {}, {}, {} QPs × {} messages × {} B, {} retirement, {} spray, seed {}",
+        "{} paths × {} Gb/s, delay {} ns, PMTU {}, {}, {} QPs × {} messages × {} B, {} retirement, {} spray, {}, retry limit {}, seed {}",
         cfg.paths.len(),
         path.rate_gbps,
         path.delay_ns,
@@ -421,6 +435,11 @@ pub fn summary(cfg: &SimConfig, r: &SimReport) -> String {
             SprayPolicy::SkewAware => "skew-aware",
             SprayPolicy::WindowFit => "window-fit",
         },
+        match cfg.nic.tail_probe {
+            Some(d) => format!("tail probes at {} ns", d.as_nanos()),
+            None => "no tail probes".to_string(),
+        },
+        cfg.recovery.retry_limit,
         cfg.seed,
     );
     let _ = writeln!(
