@@ -17,7 +17,7 @@ use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
-use openrdma_conformance::scenario::{Body, Capability, CpuHalf, Direction, Scenario};
+use openrdma_conformance::scenario::{Body, CpuHalf, Direction, Scenario};
 use openrdma_conformance::scoreboard::{Verdict, judge};
 use openrdma_sm::{HostCommand, Timestamp};
 
@@ -133,11 +133,12 @@ fn conf_run_001_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
 /// device at the start of the next batch. Checked over the whole corpus, replayed with the
 /// runner's agent in place of the recorded CPU half, against an agent of the test's own
 /// fed the same reports: each batch opens with exactly the commands that agent gives once
-/// the batch before has run, and no CPU command comes anywhere else.
+/// the batch before has run, no CPU command comes anywhere else, and no batch runs past the
+/// agent's next deadline (CONF-RUN-001).
 #[test]
 fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
     use openrdma_sm::{NicEvent, RecoveryAgent};
-    let mut commands = 0;
+    let (mut commands, mut deadline_cuts) = (0, 0);
     for s in all_scenarios() {
         let replay = with_reference_cpu(&s);
         let name = replay.manifest.name.clone();
@@ -146,7 +147,17 @@ fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         let mut agent = RecoveryAgent::new(replay.manifest.recovery.clone());
         let mut due: Vec<TimedInput> = Vec::new();
+        let mut deadline: Option<Timestamp> = None;
+        let mut prev_until = Timestamp::ZERO;
         for (k, b) in dev.batches.iter().enumerate() {
+            // CONF-RUN-001: a batch runs no further than the agent's next deadline.
+            if let Some(d) = deadline {
+                assert!(
+                    b.until <= d.max(prev_until),
+                    "{name}: batch {k} runs past the agent's deadline {d}"
+                );
+                deadline_cuts += usize::from(b.until == d);
+            }
             let given: Vec<TimedInput> =
                 b.inputs.iter().filter(|i| matches!(i.input, Input::Cpu { .. })).cloned().collect();
             assert_eq!(given, due, "{name}: the CPU commands of batch {k}");
@@ -167,10 +178,13 @@ fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
             while let Some(command) = agent.poll_command() {
                 due.push(TimedInput { at: b.until, input: Input::Cpu { command } });
             }
+            deadline = agent.poll_timeout();
+            prev_until = b.until;
         }
         assert!(due.is_empty(), "{name}: the agent's last commands were never injected");
     }
     assert!(commands >= 10, "the agent gave only {commands} commands over the corpus");
+    assert!(deadline_cuts > 0, "no batch ended at an agent's deadline");
 }
 
 /// The device's QP for each peer QP, from the scenario's QP set-up.
@@ -375,24 +389,21 @@ fn conf_dev_002_outputs_do_not_depend_on_the_batching() {
 #[test]
 fn conf_dev_004_a_started_scenario_keeps_nothing_from_the_last() {
     let corpus = all_scenarios();
-    let fresh = |make: &dyn Fn() -> Box<dyn Device>, s: &Scenario| run(make().as_mut(), s);
-    let makers: Vec<(String, Box<dyn Fn() -> Box<dyn Device>>)> =
-        std::iter::once(("reference".to_string(), {
-            let f: Box<dyn Fn() -> Box<dyn Device>> = Box::new(|| Box::new(ReferenceDevice::new()));
-            f
-        }))
-        .chain(FAULTY.iter().chain(VARIANTS).map(|k| {
-            let f: Box<dyn Fn() -> Box<dyn Device>> =
-                Box::new(move || Box::new(FaultyDevice::new(k)));
-            (k.name.to_string(), f)
-        }))
-        .collect();
-    for (label, make) in &makers {
-        let mut reused = make();
+    // The reference device (`None`), and every faulty device and variant.
+    let make = |kind: Option<&'static openrdma_conformance::faulty::Kind>| -> Box<dyn Device> {
+        match kind {
+            None => Box::new(ReferenceDevice::new()),
+            Some(k) => Box::new(FaultyDevice::new(k)),
+        }
+    };
+    let kinds = std::iter::once(None).chain(FAULTY.iter().chain(VARIANTS).map(Some));
+    for kind in kinds {
+        let label = kind.map_or("reference", |k| k.name);
+        let mut reused = make(kind);
         let caps = reused.capabilities();
         for s in corpus.iter().filter(|s| s.manifest.requires.is_subset(&caps)) {
             let again = run(reused.as_mut(), s);
-            let new = fresh(make.as_ref(), s);
+            let new = run(make(kind).as_mut(), s);
             assert_eq!(again.error, new.error, "{label} / {}", s.manifest.name);
             assert!(
                 again.observed == new.observed,

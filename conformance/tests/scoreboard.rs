@@ -600,10 +600,9 @@ fn conf_cmp_008_dma_writes_are_a_multiset_kept_before_their_flag() {
     let NicEvent::FlagWrite(f) = r.event(flag) else { unreachable!() };
     let last = *dmas
         .iter()
-        .filter(
+        .rfind(
             |&&k| matches!(r.event(k), NicEvent::DmaWrite(w) if w.msn == f.msn && w.qpn == f.qpn),
         )
-        .last()
         .unwrap();
     let mut o = r.observed.clone();
     let mut moved = o.remove(last);

@@ -7,15 +7,18 @@ mod script;
 use openrdma_codec::host::{Template, WrOpcode};
 use openrdma_codec::{Opcode, Psn, Qpn};
 use openrdma_sm::{
-    ApiMisuse, CpuCommand, EvState, HostCommand, HostError, NicStats, Region, Timestamp,
+    ApiMisuse, CpuCommand, EvState, HostCommand, HostError, NicConfig, NicStats, Region, Timestamp,
 };
 use script::*;
+
+/// What the model shows of one QP: expected PSN, send window, error state, EV states.
+type QpState = (Option<Psn>, Option<(Psn, Psn)>, Option<bool>, Option<Vec<(u32, EvState)>>);
 
 /// Everything the model shows of its state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct State {
     qps: usize,
-    per_qp: Vec<(Option<Psn>, Option<(Psn, Psn)>, Option<bool>, Option<Vec<(u32, EvState)>>)>,
+    per_qp: Vec<QpState>,
     pending: usize,
     entries: usize,
     stats: NicStats,
@@ -55,8 +58,6 @@ fn busy() -> Script {
     s.at(2_000);
     s
 }
-
-use openrdma_sm::NicConfig;
 
 /// A template of 4 slots on `qpn`.
 fn template(qpn: u32) -> Template {
