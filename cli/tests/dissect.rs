@@ -55,12 +55,83 @@ fn mixed_sample_as_text() {
     golden!("mixed_text", stdout);
 }
 
-/// Field values keep their JSON types: booleans, exact integers (u64 too), address strings.
+/// The header keys of table 1 of the wire-format chapter.
+fn table_1_keys() -> Vec<String> {
+    let text = include_str!("../../spec/wire-format.md");
+    let start = text.find("*Table 1:").expect("table 1");
+    text[start..]
+        .lines()
+        .skip(4)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l.split('|').nth(2).map(|k| k.trim().trim_matches('`').to_string()))
+        .collect()
+}
+
+/// DEC-JSON-001: field values keep their JSON types — booleans for 1-bit flags, exact
+/// integers (u64 too) — addresses are text in their usual forms, and the headers are keyed
+/// as table 1 names them.
 #[test]
 fn json_values_are_typed() {
     let (_, stdout, _) = run(&["dissect", "--json", &path(MIXED_PCAPNG)]);
     let lines = json_lines(&stdout);
     assert_eq!(lines.len(), 24);
+    let headers = table_1_keys();
+    assert!(headers.contains(&"atomicacketh".to_string()) && headers.len() > 20, "{headers:?}");
+    let about_the_frame = [
+        "frame",
+        "timestamp_ns",
+        "len",
+        "error",
+        "icrc",
+        "icrc_found",
+        "icrc_computed",
+        "payload_len",
+        "pad_len",
+        "link_type",
+        "skipped",
+    ];
+    for l in &lines {
+        for (k, v) in l.as_object().unwrap() {
+            if about_the_frame.contains(&k.as_str()) {
+                continue;
+            }
+            assert!(headers.contains(k), "{k} is not a header key of table 1");
+            for (field, x) in v.as_object().unwrap() {
+                assert!(
+                    x.is_u64() || x.is_boolean() || x.is_string() || x.is_array(),
+                    "{k}.{field}: {x}"
+                );
+            }
+        }
+        if let Some(eth) = l.get("eth") {
+            for mac in [&eth["src"], &eth["dst"]] {
+                let m = mac.as_str().unwrap();
+                assert!(
+                    m.len() == 17
+                        && m.split(':').all(|b| b.len() == 2
+                            && b.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())),
+                    "{m}"
+                );
+            }
+        }
+        if let Some(ip) = l.get("ipv4") {
+            for a in [&ip["src"], &ip["dst"]] {
+                let a = a.as_str().unwrap();
+                assert_eq!(a.parse::<std::net::Ipv4Addr>().unwrap().to_string(), a, "dotted quad");
+            }
+        }
+        if let Some(ip) = l.get("ipv6") {
+            for a in [&ip["src"], &ip["dst"]] {
+                let a = a.as_str().unwrap();
+                // Rust prints IPv6 addresses in the form of RFC 5952.
+                assert_eq!(a.parse::<std::net::Ipv6Addr>().unwrap().to_string(), a, "RFC 5952");
+            }
+        }
+    }
+    assert!(
+        lines.iter().any(|l| l.get("ipv4").is_some())
+            && lines.iter().any(|l| l.get("ipv6").is_some())
+    );
     for (i, l) in lines.iter().enumerate() {
         assert_eq!(l["frame"].as_u64(), Some(i as u64 + 1));
         assert!(l["len"].is_u64());

@@ -70,6 +70,10 @@ fn compare(implementation: &str, in_process: &mut dyn Device, scenarios: &[Scena
     assert!(dev.close().unwrap().success());
 }
 
+/// One `openrdma serve` runs the whole corpus, scenario after scenario, and gives the
+/// verdicts of fresh in-process devices: CONF-DEV-004 (a start keeps nothing from the
+/// scenario before) and CONF-ADP-005 (one answer per message, in order) for the device
+/// side of the protocol.
 #[test]
 fn reference_through_the_process_path_gives_the_same_verdicts() {
     let s = scenarios();
@@ -139,6 +143,9 @@ fn serve_raw(stdin: &str) -> (Option<i32>, Vec<String>, String) {
     (out.status.code(), lines, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// CONF-ADP-011: a device exits with 0 when its standard input ends; CONF-ADP-012: on a
+/// message that breaks the protocol it answers `error`, naming what is wrong, and exits
+/// with 2; CONF-ADP-002: a hello of another version is such a message.
 #[test]
 fn serve_exits_0_at_the_end_of_its_input_and_2_on_a_protocol_error() {
     let (code, lines, _) = serve_raw("");

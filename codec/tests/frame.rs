@@ -749,6 +749,40 @@ fn reserved_bits_in_neth_survive_and_are_reported() {
     );
 }
 
+/// DEC-VAL-001: validation reports each broken rule as a violation carrying the ID of the
+/// requirement broken, the header, the field, its absolute byte offset and the value found,
+/// and leaves the decoded packet as it was.
+#[test]
+fn dec_val_001_violations_name_the_rule_and_leave_the_packet_alone() {
+    let mut f = sample("mrc_nack", Encap::V4Dot1q);
+    let neth = f.ext.neth.as_mut().unwrap();
+    neth.resv1 = 0x7F;
+    neth.reason = NackReason(0x42);
+    neth.resv17 = 0x80;
+    f.bth.tver = 3;
+    let bytes = f.to_bytes().unwrap();
+    let d = decode(&bytes);
+    let before = d.clone();
+    let v = d.validate();
+    assert_eq!(d, before, "validation changed the decoded frame");
+    assert_eq!(d.to_repr().unwrap().to_bytes().unwrap(), bytes);
+    // BTH at 46 behind the tag, NETH at 58.
+    let got: Vec<_> =
+        v.iter().map(|v| (v.requirement, v.header, v.field, v.offset, v.value)).collect();
+    assert_eq!(
+        got,
+        [
+            ("BTH-TVER-001", Header::Bth, "tver", Some(47), 3),
+            ("NETH-RESV-001", Header::Neth, "resv1", Some(59), 0x7F),
+            ("NETH-REASON-001", Header::Neth, "reason", Some(60), 0x42),
+            ("NETH-RESV-001", Header::Neth, "resv17", Some(75), 0x80),
+        ]
+    );
+    assert!(v.iter().all(|v| !v.rule.is_empty()));
+    // Validating twice gives the same violations.
+    assert_eq!(d.validate(), v);
+}
+
 #[test]
 fn frame_level_violations() {
     // A payload on an opcode without one (PAY-NONE-001), non-zero pad (PAY-PAD-002), a bad

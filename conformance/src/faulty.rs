@@ -255,9 +255,11 @@ impl FaultyDevice {
                 (Fault::FlagBeforeData, Output::Event { event: NicEvent::FlagWrite(f) })
                     if f.side == Side::Responder =>
                 {
-                    // Move the flag before the last DMA write of its message.
+                    // Move the flag before the last DMA write of its message, at that
+                    // write's time: the flag is written first, and the outputs stay in
+                    // time order, as a device gives them (CONF-DEV-002).
                     if let Some(k) = out.iter().rposition(|x| matches!(&x.output, Output::Event { event: NicEvent::DmaWrite(w) } if w.qpn == f.qpn && w.msn == f.msn)) {
-                        out.insert(k, o.clone());
+                        out.insert(k, TimedOutput { at: out[k].at, output: o.output.clone() });
                         continue;
                     }
                 }

@@ -988,6 +988,8 @@ mod hex {
 mod tests {
     use super::*;
 
+    /// CONF-ADP-013: frame bytes as two lower-case hexadecimal digits per byte, read in
+    /// either case.
     #[test]
     fn hex_round_trips() {
         let i = WireInput {

@@ -271,12 +271,14 @@ mod hex_bytes {
         if s.len() % 2 != 0 {
             return Err(serde::de::Error::custom("hex bytes: odd number of digits"));
         }
-        (0..s.len())
-            .step_by(2)
-            .map(|i| {
-                s.get(i..i + 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| serde::de::Error::custom(format!("hex bytes: bad digit at {i}")))
+        // Two hexadecimal digits per byte, in either case, and no sign (CONF-ADP-013).
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        s.as_bytes()
+            .chunks_exact(2)
+            .enumerate()
+            .map(|(i, p)| match (digit(p[0]), digit(p[1])) {
+                (Some(h), Some(l)) => Ok(h << 4 | l),
+                _ => Err(serde::de::Error::custom(format!("hex bytes: bad digit at {}", 2 * i))),
             })
             .collect()
     }

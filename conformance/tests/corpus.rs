@@ -103,3 +103,154 @@ fn dump() {
 fn short(s: &str) -> String {
     if s.len() > 160 { format!("{}...", &s[..160]) } else { s.to_string() }
 }
+
+/// CONF-CMP-012, its second sentence: a responder scenario that names a requirement of
+/// retirement (the areas the sentence lists) requires the `retirement` capability, so that
+/// a receiver block without its completion engine is never run on it.
+///
+/// Today `corpus::done` drops `retirement` from a responder scenario before it adds the IDs
+/// of the generic checks (`AETH-LAYOUT-001`, `FLAG-WRITE-001`, ...), so that `rcv-probe`,
+/// `rcv-psn-wrap`, `rcv-sack-coalesce`, `rcv-segment-errors` and `rcv-window-edges` name
+/// them without requiring it; the test is ignored until the corpus is mended.
+#[test]
+#[ignore = "fails on five responder scenarios of the corpus: corpus::done drops `retirement` before it adds the generic FLAG- and AETH- IDs"]
+fn conf_cmp_012_scenarios_about_retirement_require_it() {
+    use openrdma_conformance::scenario::Capability;
+    const AREAS: &[&str] = &[
+        "RET-",
+        "FLAG-",
+        "CQE-",
+        "WWI-",
+        "ORD-",
+        "RCV-ACK-",
+        "RCV-MSG-",
+        "RCV-NAK-",
+        "AETH-",
+        "RCV-DUP-002",
+        "REC-IF-009",
+    ];
+    let mut responders = 0;
+    for (name, build) in corpus::all() {
+        let s = build();
+        if !s.manifest.requires.contains(&Capability::Responder) {
+            continue;
+        }
+        responders += 1;
+        let named = s.manifest.requirements.iter().chain(s.records.iter().flat_map(|r| &r.checks));
+        for id in named {
+            if AREAS.iter().any(|a| id.starts_with(a)) {
+                assert!(
+                    s.manifest.requires.contains(&Capability::Retirement),
+                    "{name} names {id} but does not require retirement"
+                );
+            }
+        }
+    }
+    assert!(responders > 10, "{responders}");
+}
+
+/// A requester scenario like `snd-single-loss`, recorded over paths with these delays.
+fn sender_recorded_over(delays: &[u64]) -> openrdma_conformance::scenario::Scenario {
+    use openrdma_codec::Qpn;
+    use openrdma_codec::host::{WorkRequest, WrOpcode};
+    use openrdma_conformance::corpus::{DUT_QP, PEER_QP, REGION, REGION_LEN, RKEY};
+    use openrdma_conformance::record::{Path, Recorder};
+    use openrdma_conformance::scenario::Capability;
+    use openrdma_sm::{HostCommand, Region, RetirementMode};
+    let mut m = corpus::all()[0].1().manifest;
+    m.name = "snd-over-paths".into();
+    m.requires = [Capability::Requester, Capability::Ipv4].into_iter().collect();
+    m.nic.retirement = RetirementMode::PerQp;
+    m.tolerances.late_ns = m.recovery.rto.as_nanos() as u64 + 8_000;
+    let mut r = Recorder::new(m);
+    r.paths(delays.iter().map(|&delay| Path { delay, dark: None }).collect());
+    r.with_peer();
+    let region = Region { rkey: RKEY, base: REGION, len: REGION_LEN, remote_write: true };
+    r.host(0, HostCommand::RegisterRegion(region));
+    r.host(0, HostCommand::CreateQp(corpus::qp(DUT_QP, PEER_QP, 0)));
+    r.peer_host(0, HostCommand::RegisterRegion(region));
+    r.peer_host(0, HostCommand::CreateQp(corpus::qp(PEER_QP, DUT_QP, 0)));
+    for k in 0..6u32 {
+        let wr = WorkRequest {
+            wr_id: k.into(),
+            qpn: Qpn::new(DUT_QP),
+            opcode: WrOpcode::WRITE,
+            local_va: 0x4000_0000 + u64::from(k) * 0x1_0000,
+            lkey: 1,
+            remote_va: REGION + u64::from(k) * 0x1_0000,
+            rkey: RKEY,
+            length: 2048,
+            imm: None,
+            flag_slot: k,
+            signaled: true,
+        };
+        r.host(1_000, HostCommand::PostWrite(wr));
+    }
+    r.finish(200_000)
+}
+
+/// CONF-GEN-002: why a scenario whose device sends data is recorded over paths of equal
+/// delay, and that the suite would notice one that is not. Over equal delays every
+/// legitimate variant — random spraying among them — passes; over the unequal delays a
+/// recorder uses by default, the random sprayer is failed for retransmissions the recorded
+/// SACKs made it send. The corpus's own sender scenarios are all passed by every variant
+/// (`faulty_devices_are_caught_and_variants_pass` in `tests/reference.rs`).
+#[test]
+fn conf_gen_002_sender_scenarios_need_paths_of_equal_delay() {
+    use openrdma_conformance::device::Device;
+    use openrdma_conformance::faulty::{FaultyDevice, VARIANTS, find};
+    use openrdma_conformance::runner::run;
+    use openrdma_conformance::scoreboard::{Scope, judge_in};
+    let judged = |s: &openrdma_conformance::scenario::Scenario, kind| {
+        let mut dev = FaultyDevice::new(kind);
+        let caps = dev.capabilities();
+        let out = run(&mut dev, s);
+        judge_in(s, &out.injected, &out.observed, Scope::of(&caps)).divergences
+    };
+    let equal = sender_recorded_over(&[500, 500, 500, 500]);
+    for kind in VARIANTS.iter().filter(|k| {
+        equal.manifest.requires.iter().all(|c| FaultyDevice::new(k).capabilities().contains(c))
+    }) {
+        assert_eq!(judged(&equal, kind), vec![], "variant:{} over equal delays", kind.name);
+    }
+    let unequal = sender_recorded_over(&[500, 650, 800, 950]);
+    let spray = find("spray-random").unwrap();
+    let d = judged(&unequal, spray);
+    assert!(
+        d.iter().any(|d| d.requirement == "SND-RTX-004"),
+        "random spraying passes a scenario recorded over unequal delays: {d:?}"
+    );
+}
+
+/// CONF-GEN-003: a recording writes the commands of the reference CPU half as inject
+/// records and says `cpu = "scripted"`. Every scenario of the corpus is scripted, a
+/// recorder marks a manifest so whatever it said, and in every scenario whose device
+/// reports to the CPU half, the recorded commands are what the device needs: replayed
+/// without them, the reference fails it.
+#[test]
+fn conf_gen_003_recordings_carry_the_cpu_half_as_inject_records() {
+    use openrdma_conformance::record::Recorder;
+    use openrdma_conformance::reference::ReferenceDevice;
+    use openrdma_conformance::runner::run;
+    use openrdma_conformance::scenario::{Capability, CpuHalf};
+    use openrdma_conformance::scoreboard::judge;
+    let mut m = corpus::all()[0].1().manifest;
+    m.cpu = CpuHalf::Reference;
+    assert_eq!(Recorder::new(m).finish(0).manifest.cpu, CpuHalf::Scripted);
+    let mut needed = 0;
+    for (name, build) in corpus::all() {
+        let s = build();
+        assert_eq!(s.manifest.cpu, CpuHalf::Scripted, "{name}");
+        let has_cpu = s.records.iter().any(|r| matches!(r.body, Body::Cpu { .. }));
+        if !has_cpu || !s.manifest.requires.contains(&Capability::CpuSplit) {
+            continue;
+        }
+        let mut without = s.clone();
+        without.records.retain(|r| !matches!(r.body, Body::Cpu { .. }));
+        let out = run(&mut ReferenceDevice::new(), &without);
+        let j = judge(&without, &out.injected, &out.observed);
+        assert!(!j.divergences.is_empty(), "{name} passes without its CPU commands");
+        needed += 1;
+    }
+    assert!(needed >= 5, "{needed}");
+}

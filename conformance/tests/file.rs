@@ -138,6 +138,7 @@ fn tmp(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
 }
 
+/// CONF-FMT-005: what the writer writes reads back equal.
 #[test]
 fn round_trip() {
     let s = scenario();
@@ -146,11 +147,22 @@ fn round_trip() {
     assert_eq!(back, s);
 }
 
+/// CONF-FMT-001: a scenario `X` is the two files `X.toml` and `X.pcapng`, side by side.
 #[test]
 fn save_and_load() {
     let s = scenario();
     let stem = tmp("file-save-and-load");
     save(&s, &stem).unwrap();
+    let named = |ext: &str| {
+        let mut p = stem.clone().into_os_string();
+        p.push(ext);
+        PathBuf::from(p)
+    };
+    assert_eq!(
+        parse_manifest(&std::fs::read_to_string(named(".toml")).unwrap(), "m").unwrap(),
+        s.manifest
+    );
+    assert_eq!(std::fs::read(named(".pcapng")).unwrap(), written(&s));
     assert_eq!(load(&stem).unwrap(), s);
     let mut pcapng = stem.clone().into_os_string();
     pcapng.push(".pcapng");
@@ -163,6 +175,8 @@ fn empty_scenario_round_trips() {
     assert_eq!(read(&written(&s), &s).unwrap(), s);
 }
 
+/// CONF-FMT-002: one section, whose length counts the blocks after it, then the interfaces
+/// and one block per record.
 #[test]
 fn output_is_deterministic() {
     let s = scenario();
@@ -175,6 +189,10 @@ fn output_is_deterministic() {
     assert_eq!(declared as usize, a.len() - block_starts(&a)[1]);
 }
 
+/// CONF-FMT-002 and CONF-FMT-003: the interfaces (Ethernet ports, then the USER0 host
+/// interface, nanosecond resolution), one Enhanced Packet Block per record with its time,
+/// its direction in `epb_flags` and its comment, and host records with magic `ORDM`,
+/// version 1, the kind of their body and reserved bytes 0.
 #[test]
 fn layout() {
     let s = scenario();
@@ -298,6 +316,8 @@ fn bad_block_length() {
     }
 }
 
+/// CONF-FMT-003: a reader rejects a host record with another magic, version or kind, or
+/// non-zero reserved bytes, and one whose kind does not match its body.
 #[test]
 fn bad_host_record_headers() {
     let s = scenario();
@@ -426,7 +446,7 @@ fn json_garbage() {
         &[pkt(1, 0, host_record(3, r#"{"event":"no_such_event"}"#), Some(2))],
     );
     assert!(matches!(read1(&b), Err(FileError::Json { kind: HostKind::Event, line: 1, .. })));
-    // A host record shorter than its header.
+    // A host record shorter than its header (CONF-FMT-003).
     let (b, _) =
         handmade(&[LINKTYPE_ETHERNET, LINKTYPE_USER0], &[pkt(1, 0, b"ORD".to_vec(), Some(1))]);
     assert!(matches!(
@@ -435,6 +455,7 @@ fn json_garbage() {
     ));
 }
 
+/// CONF-FMT-004: times never go backwards; CONF-FMT-005: the writer refuses it too.
 #[test]
 fn time_going_backwards() {
     let (b, starts) = handmade(
@@ -460,6 +481,8 @@ fn time_going_backwards() {
     ));
 }
 
+/// CONF-FMT-004: a port is Ethernet, the host interface USER0, and every packet is on one
+/// of them; CONF-FMT-005: the writer refuses a frame on a port the manifest lacks.
 #[test]
 fn interfaces_and_link_types() {
     // A packet on an interface beyond the host interface.
@@ -507,6 +530,10 @@ fn interfaces_and_link_types() {
     ));
 }
 
+/// CONF-FMT-004: the direction comes from `epb_flags`, or from the comment when the flags
+/// are absent or `00`; flags `11`, flags and comment that disagree, or neither, are
+/// rejected; other comments are notes. CONF-FMT-003: an event is never injected, and a
+/// command never expected. CONF-FMT-005: the writer refuses what the reader would.
 #[test]
 fn directions_and_comments() {
     let links = [LINKTYPE_ETHERNET, LINKTYPE_USER0];
@@ -524,6 +551,20 @@ fn directions_and_comments() {
     // From the flags alone.
     let s = read1(&handmade(&links, &[pkt(0, 0, frame(0, 4), Some(2))]).0).unwrap();
     assert_eq!(s.records[0].dir, Direction::Expect);
+    // From the comment when the flags say 00.
+    let p =
+        Packet { interface: 0, at: 0, data: frame(0, 4), flags: Some(0), comment: Some("inject") };
+    assert_eq!(read1(&handmade(&links, &[p]).0).unwrap().records[0].dir, Direction::Inject);
+    // Flags 11.
+    let (b, starts) = handmade(&links, &[pkt(0, 0, frame(0, 4), Some(3))]);
+    match read1(&b) {
+        Err(FileError::Direction {
+            offset, reason: DirectionError::BadFlags { flags: 3 }, ..
+        }) => {
+            assert_eq!(offset, starts[3] as u64)
+        }
+        other => panic!("{other:?}"),
+    }
     // Neither.
     let (b, starts) = handmade(&links, &[pkt(0, 0, frame(0, 4), None)]);
     match read1(&b) {
@@ -574,6 +615,18 @@ fn directions_and_comments() {
         }
         other => panic!("{other:?}"),
     }
+    // A command that is expected, of either kind.
+    for (kind, json) in
+        [(1, r#"{"command":"doorbell","token":9}"#), (2, r#"{"cmd":"qp_error","qpn":1}"#)]
+    {
+        let (b, starts) = handmade(&links, &[pkt(1, 0, host_record(kind, json), Some(2))]);
+        match read1(&b) {
+            Err(FileError::BodyDirection { offset, dir: Direction::Expect, .. }) => {
+                assert_eq!(offset, starts[3] as u64)
+            }
+            other => panic!("kind {kind}: {other:?}"),
+        }
+    }
     // The writer refuses an expected host command and bad check IDs.
     let mut s = scenario();
     s.records[0].dir = Direction::Expect;
@@ -589,6 +642,7 @@ fn directions_and_comments() {
     ));
 }
 
+/// CONF-FMT-006: a pcap file is an observed capture, each frame an output on port 0.
 #[test]
 fn snapped_packets_and_other_formats() {
     // A pcap file is not a scenario.
@@ -621,6 +675,8 @@ fn snapped_packets_and_other_formats() {
     assert!(matches!(read1(&b), Err(FileError::Snapped { captured: 18, original: 100, .. })));
 }
 
+/// CONF-FMT-001: a manifest with a key the format does not define is rejected, and errors
+/// name the file, the line and the column.
 #[test]
 fn toml_errors_have_line_and_column() {
     let text = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n  bogus = 1\n";
@@ -664,6 +720,10 @@ fn manifest_round_trips_through_toml() {
     assert_eq!(parse_manifest(&manifest_to_toml(&m), "m.toml").unwrap(), m);
 }
 
+/// CONF-FMT-006: an observed capture's outputs are exactly its outbound or unmarked
+/// Ethernet frames and its host records of kind 3; inputs (inbound frames, host records of
+/// kinds 1 and 2) and foreign USER0 packets are skipped; other link types are errors; the
+/// outputs are ordered by time, stably.
 #[test]
 fn observed_capture_of_a_scenario_is_its_expectations() {
     let s = scenario();
@@ -689,6 +749,29 @@ fn observed_capture_of_a_scenario_is_its_expectations() {
     );
     let seen = read_observed_bytes(&b, "o.pcapng").unwrap();
     assert_eq!(seen.iter().map(|o| o.at.as_nanos()).collect::<Vec<_>>(), vec![5, 9]);
+    // Equal times keep their order; a USER0 packet without the ORDM magic is skipped, and
+    // so is an inbound frame.
+    let event = r#"{"event":"flag_write","qpn":1,"side":"requester","msn":0,"addr":0,"value":0}"#;
+    let (b, _) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[
+            pkt(0, 7, frame(3, 1), Some(2)),
+            pkt(1, 7, b"not a host record".to_vec(), None),
+            pkt(0, 7, frame(4, 1), None),
+            pkt(1, 7, host_record(3, event), None),
+            pkt(0, 7, frame(5, 1), Some(1)),
+            pkt(0, 6, frame(6, 1), Some(2)),
+        ],
+    );
+    let seen = read_observed_bytes(&b, "o.pcapng").unwrap();
+    let what: Vec<String> = seen
+        .iter()
+        .map(|o| match &o.output {
+            Output::Frame { bytes, .. } => format!("{}:{}", o.at.as_nanos(), bytes[14]),
+            Output::Event { .. } => format!("{}:event", o.at.as_nanos()),
+        })
+        .collect();
+    assert_eq!(what, ["6:6", "7:3", "7:4", "7:event"]);
     let (b, _) = handmade(&[113], &[pkt(0, 9, frame(1, 1), None)]);
     assert!(matches!(
         read_observed_bytes(&b, "o.pcapng"),
@@ -739,4 +822,25 @@ fn fuzz_body_never_panics() {
         }
         fuzz_scenario_load(&v);
     }
+}
+
+/// CONF-FMT-004: blocks of other types are ignored: a scenario with a block of a type the
+/// format does not use among its own reads as the scenario.
+#[test]
+fn blocks_of_other_types_are_ignored() {
+    let s = scenario();
+    let bytes = written(&s);
+    let starts = block_starts(&bytes);
+    // A custom block (type 0x00000BAD, four bytes of body) after the interfaces.
+    let mut block = Vec::new();
+    block.extend_from_slice(&0x0000_0BADu32.to_le_bytes());
+    block.extend_from_slice(&16u32.to_le_bytes());
+    block.extend_from_slice(b"note");
+    block.extend_from_slice(&16u32.to_le_bytes());
+    let mut b = bytes[..starts[4]].to_vec();
+    b.extend_from_slice(&block);
+    b.extend_from_slice(&bytes[starts[4]..]);
+    let declared = i64::from_le_bytes(b[16..24].try_into().unwrap()) + 16;
+    b[16..24].copy_from_slice(&declared.to_le_bytes());
+    assert_eq!(read(&b, &s).unwrap(), s);
 }

@@ -21,6 +21,8 @@ fn manifest() -> Manifest {
 
 // ---- decode_line ------------------------------------------------------------------------
 
+/// CONF-ADP-001: every message is one JSON object on one line; CONF-ADP-003: keys the
+/// protocol does not define are ignored.
 #[test]
 fn decodes_every_message() {
     let lines = [
@@ -42,6 +44,8 @@ fn decodes_every_message() {
     assert_eq!(decode_line("{\"type\":\"finish\",\"later\":[1,2]}\r").unwrap(), Message::Finish);
 }
 
+/// CONF-ADP-002: a hello of a version not spoken here is refused, naming the versions that
+/// are.
 #[test]
 fn wrong_version_names_both() {
     let Message::Hello(h) =
@@ -55,6 +59,7 @@ fn wrong_version_names_both() {
     assert_eq!(e.to_string(), "adapter protocol version 2 is not spoken here; supported: 1");
 }
 
+/// CONF-ADP-006: an `outputs` whose `seq` is not the `advance`'s is a protocol error.
 #[test]
 fn wrong_seq_is_named() {
     let Message::Outputs(o) = decode_line(r#"{"type":"outputs","seq":4,"outputs":[]}"#).unwrap()
@@ -136,6 +141,8 @@ fn bad_fields_are_named() {
     assert_eq!(e.to_string(), "?: field `type`: expected a string, found a number");
 }
 
+/// CONF-ADP-001: a line that is not UTF-8, not JSON or not an object is a protocol error;
+/// CONF-ADP-003: so is a `type` the protocol does not know.
 #[test]
 fn garbage_and_truncation_give_positions() {
     assert_eq!(
@@ -169,8 +176,17 @@ fn garbage_and_truncation_give_positions() {
     );
 }
 
+/// CONF-ADP-001: a line may hold 64 MiB (67108864 bytes), the newline excluded, and no
+/// more.
 #[test]
 fn long_lines_are_refused() {
+    assert_eq!(MAX_LINE_LEN, 67_108_864);
+    let longest = "x".repeat(MAX_LINE_LEN);
+    assert!(
+        matches!(decode_line(&longest), Err(ProtocolError::Json { .. })),
+        "not refused for its length"
+    );
+    drop(longest);
     let long = "x".repeat(MAX_LINE_LEN + 1);
     assert_eq!(decode_line(&long), Err(ProtocolError::TooLong { max: MAX_LINE_LEN }));
     assert_eq!(decode_bytes(long.as_bytes()), Err(ProtocolError::TooLong { max: MAX_LINE_LEN }));
@@ -491,6 +507,10 @@ fn line(m: &Message) -> String {
     serde_json::to_string(m).unwrap()
 }
 
+/// The device side of a conversation: CONF-ADP-005, one answer per message, in order;
+/// CONF-ADP-004, a hello with a name and kebab-case capabilities; CONF-ADP-001, nothing on
+/// the output but messages; CONF-ADP-006 and CONF-ADP-007, outputs that carry the seq of
+/// their advance and times within it.
 #[test]
 fn serve_answers_a_conversation() {
     let s = corpus::all()[0].1();
@@ -525,8 +545,13 @@ fn serve_answers_a_conversation() {
     let mut out = Vec::new();
     let mut dev = ReferenceDevice::new();
     serve(&mut dev, Cursor::new(script), &mut out).unwrap();
-    let answers: Vec<Message> =
-        String::from_utf8(out).unwrap().lines().map(|l| decode_line(l).unwrap()).collect();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.ends_with('\n'));
+    assert!(text.lines().next().unwrap().contains(r#""per-qp-retirement""#), "{text}");
+    let answers: Vec<Message> = text.lines().map(|l| decode_line(l).unwrap()).collect();
+    let Message::Outputs(o) = &answers[2] else { panic!() };
+    assert_eq!(o.seq, 1);
+    assert!(!o.outputs.is_empty() && o.outputs.iter().all(|w| w.at.0 <= until));
     let types: Vec<&str> = answers.iter().map(Message::type_name).collect();
     assert_eq!(types, ["hello", "started", "outputs", "finished"]);
     let Message::Hello(h) = &answers[0] else { panic!() };
@@ -545,6 +570,9 @@ fn serve_script(script: &str) -> (Result<(), ServeError>, Vec<String>) {
     (r, String::from_utf8(out).unwrap().lines().map(String::from).collect())
 }
 
+/// CONF-ADP-012: a device that receives a message breaking the protocol answers `error`
+/// naming what is wrong, and stops: a hello of another version, a message out of its
+/// place, a wrong seq (CONF-ADP-006), time going back (CONF-DEV-003), garbage.
 #[test]
 fn serve_stops_on_protocol_errors() {
     let hello = r#"{"type":"hello","version":1}"#;
@@ -593,6 +621,119 @@ fn serve_stops_on_protocol_errors() {
     assert!(matches!(r, Err(ServeError::Protocol(ProtocolError::Unterminated { len: 12 }))));
 }
 
+/// CONF-ADP-008: a device takes `start` at any time after hello, ending the scenario that
+/// was running (CONF-DEV-004: with nothing kept from it), and, CONF-ADP-009, takes the next
+/// `start` after it answered `error` or `unsupported`.
+#[test]
+fn start_ends_the_running_scenario() {
+    let a = corpus::all().into_iter().find(|(n, _)| *n == "snd-single-loss").unwrap().1();
+    let b = corpus::all().into_iter().find(|(n, _)| *n == "rcv-in-order-v4").unwrap().1();
+    let advance = |s: &openrdma_conformance::scenario::Scenario, seq: u64| {
+        let inputs: Vec<String> = s
+            .records
+            .iter()
+            .filter(|r| r.dir == Direction::Inject)
+            .filter_map(|r| {
+                let input = match &r.body {
+                    Body::Frame { port, bytes } => {
+                        Input::Frame { port: *port, bytes: bytes.clone() }
+                    }
+                    Body::Host { command } => Input::Host { command: command.clone() },
+                    Body::Cpu { command } => Input::Cpu { command: *command },
+                    Body::Event { .. } => return None,
+                };
+                let w = openrdma_conformance::protocol::WireInput::from_input(
+                    TimedInput { at: r.at, input },
+                    false,
+                );
+                Some(serde_json::to_string(&w).unwrap())
+            })
+            .take(6)
+            .collect();
+        format!(
+            r#"{{"type":"advance","seq":{seq},"until":500000,"inputs":[{}]}}"#,
+            inputs.join(",")
+        )
+    };
+    let hello = r#"{"type":"hello","version":1,"runner":"test"}"#.to_string();
+    let start = |s: &openrdma_conformance::scenario::Scenario| {
+        line(&Message::Start { manifest: Box::new(s.manifest.clone()) })
+    };
+    let fresh = [hello.clone(), start(&b), advance(&b, 1)].join("\n") + "\n";
+    let after =
+        [hello.clone(), start(&a), advance(&a, 1), start(&b), advance(&b, 1)].join("\n") + "\n";
+    let (r, fresh) = serve_script(&fresh);
+    r.unwrap();
+    let (r, after) = serve_script(&after);
+    r.unwrap();
+    assert_eq!(after[3], r#"{"type":"started"}"#);
+    assert_eq!(after.last(), fresh.last(), "the second scenario keeps nothing of the first");
+    // A device that failed takes the next start.
+    struct Failing(ReferenceDevice, bool);
+    impl Device for Failing {
+        fn name(&self) -> String {
+            "failing".into()
+        }
+        fn capabilities(
+            &self,
+        ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+            self.0.capabilities()
+        }
+        fn start(&mut self, m: &Manifest) -> Result<(), DeviceError> {
+            self.0.start(m)
+        }
+        fn advance(
+            &mut self,
+            inputs: Vec<TimedInput>,
+            until: Timestamp,
+        ) -> Result<Vec<openrdma_conformance::device::TimedOutput>, DeviceError> {
+            if std::mem::replace(&mut self.1, false) {
+                return Err(DeviceError::Unsupported("not this one".into()));
+            }
+            self.0.advance(inputs, until)
+        }
+    }
+    let script = [hello, start(&b), advance(&b, 1), start(&b), advance(&b, 1)].join("\n") + "\n";
+    let mut out = Vec::new();
+    serve(&mut Failing(ReferenceDevice::new(), true), Cursor::new(script), &mut out).unwrap();
+    let types: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| decode_line(l).unwrap().type_name().to_string())
+        .collect();
+    assert_eq!(types, ["hello", "started", "unsupported", "started", "outputs"]);
+}
+
+/// CONF-ADP-013: frame bytes, and payload bytes in events, are written as hexadecimal
+/// strings, two digits per byte, and read in either case; anything else is refused.
+#[test]
+fn bytes_are_hex_two_digits_per_byte_in_either_case() {
+    let dma = r#"{"event":"dma_write","qpn":17,"psn":0,"msn":0,"va":4096,"payload":{"bytes":"00ABff10"}}"#;
+    let line = format!(
+        r#"{{"type":"outputs","seq":1,"outputs":[{{"at":1,"output":{{"kind":"frame","port":0,"bytes":"0A0bFf"}}}},{{"at":1,"output":{{"kind":"event","event":{dma}}}}}]}}"#
+    );
+    let Message::Outputs(o) = decode_line(&line).unwrap() else { panic!() };
+    let WireOutputKind::Frame { bytes, .. } = &o.outputs[0].output else { panic!() };
+    assert_eq!(bytes.as_deref(), Some(&[0x0A, 0x0B, 0xFF][..]));
+    let written = serde_json::to_string(&Message::Outputs(o)).unwrap();
+    assert!(written.contains(r#""bytes":"0a0bff""#), "{written}");
+    assert!(written.contains(r#""bytes":"00abff10""#), "{written}");
+    let input = r#"{"type":"advance","seq":1,"until":5,"inputs":[{"at":1,"input":{"kind":"frame","port":0,"bytes":"DEADbeef"}}]}"#;
+    let Message::Advance(a) = decode_line(input).unwrap() else { panic!() };
+    let openrdma_conformance::protocol::WireInputKind::Frame { bytes, .. } = &a.inputs[0].input
+    else {
+        panic!()
+    };
+    assert_eq!(bytes, &[0xDE, 0xAD, 0xBE, 0xEF]);
+    // Not two hexadecimal digits per byte: an odd count, a sign, a space, a prefix.
+    for bad in ["abc", "+f", " f", "0x", "g0"] {
+        let frame = line.replace("0A0bFf", bad);
+        assert!(decode_line(&frame).is_err(), "frame bytes {bad:?} accepted");
+        let event = line.replace("00ABff10", bad);
+        assert!(decode_line(&event).is_err(), "payload bytes {bad:?} accepted");
+    }
+}
+
 // ---- the process adapter ----------------------------------------------------------------
 
 #[cfg(unix)]
@@ -624,6 +765,8 @@ mod process {
         ProcessDevice::spawn_with(&script(answers, then), opts(ms))
     }
 
+    /// CONF-ADP-004: the runner takes the device's name and capabilities from its hello,
+    /// and ignores a capability name it does not know.
     #[test]
     fn hello_gives_name_and_capabilities() {
         let dev = spawn(&[HELLO], "exec cat >/dev/null", 5_000).unwrap();
@@ -634,6 +777,8 @@ mod process {
         assert!(dev.close().unwrap().success());
     }
 
+    /// CONF-ADP-010: the runner waits for every answer at most the deadline, then reports
+    /// the failure and kills the device.
     #[test]
     fn a_silent_device_times_out() {
         let t = Instant::now();
@@ -669,6 +814,8 @@ mod process {
         assert!(msg.contains("exit status: 4") && msg.contains("dying"), "{msg}");
     }
 
+    /// CONF-ADP-002: a device that does not speak the runner's version answers `error`,
+    /// and a hello of another version is refused.
     #[test]
     fn version_refusal_is_reported() {
         let e = spawn(
@@ -699,6 +846,9 @@ mod process {
         );
     }
 
+    /// CONF-ADP-005: an answer other than those allowed is a protocol error; CONF-ADP-006:
+    /// so is a wrong seq; CONF-ADP-007: so is an output outside its batch. CONF-ADP-010:
+    /// after a protocol error the device is killed.
     #[test]
     fn malformed_and_out_of_order_answers_are_protocol_errors() {
         let e = spawn(&["garbage"], "exec cat >/dev/null", 5_000).unwrap_err();
@@ -746,8 +896,11 @@ mod process {
                 "outputs: outputs[0].at 11 is outside the batch [0, 10] of seq 1".into()
             ))
         );
+        assert!(dev.pid().is_none(), "the device is killed after a protocol error");
     }
 
+    /// CONF-ADP-009: `unsupported` makes the scenario unsupported and `error` a failure,
+    /// and the device then takes the next `start`.
     #[test]
     fn unsupported_and_error_answers_map() {
         let mut dev = spawn(
@@ -804,7 +957,8 @@ mod process {
         );
     }
 
-    /// Dropping the device kills a child that does not exit when its input closes.
+    /// CONF-ADP-011: dropping the device closes its input and kills a child that does not
+    /// exit shortly after.
     #[test]
     fn drop_kills_a_child_that_stays() {
         let dev = spawn(&[HELLO], "exec sleep 30", 5_000).unwrap();
@@ -817,7 +971,8 @@ mod process {
         let _ = pid;
     }
 
-    /// After a timeout the child is killed and the next scenario starts it again.
+    /// CONF-ADP-010: after a timeout the child is killed and the next scenario starts it
+    /// again, with a new hello.
     #[test]
     fn a_hung_device_is_restarted_for_the_next_scenario() {
         let dir = std::env::temp_dir().join(format!("openrdma-restart-{}", std::process::id()));

@@ -353,14 +353,40 @@ mod hex_bytes {
         if s.len() % 2 != 0 {
             return Err(serde::de::Error::custom("hex payload has an odd number of digits"));
         }
-        (0..s.len())
-            .step_by(2)
-            .map(|i| {
-                u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| {
-                    serde::de::Error::custom(format!("invalid hex digit at position {i}"))
-                })
+        // Two hexadecimal digits per byte, in either case, and nothing else: not the sign
+        // that `u8::from_str_radix` would take (CONF-ADP-013).
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        s.as_bytes()
+            .chunks_exact(2)
+            .enumerate()
+            .map(|(i, p)| match (digit(p[0]), digit(p[1])) {
+                (Some(h), Some(l)) => Ok(h << 4 | l),
+                _ => Err(serde::de::Error::custom(format!(
+                    "invalid hex digit at position {}",
+                    2 * i
+                ))),
             })
             .collect::<Result<Vec<u8>, _>>()
             .map(Arc::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CONF-ADP-013: a payload is written as two lower-case hexadecimal digits per byte, and
+    /// read in either case; a sign, an odd count or another character is refused.
+    #[test]
+    fn payload_bytes_are_hex_two_digits_per_byte() {
+        let p = Payload::Bytes(Arc::from(vec![0x00, 0xAB, 0xFF]));
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"bytes":"00abff"}"#);
+        assert_eq!(serde_json::from_str::<Payload>(&json).unwrap(), p);
+        assert_eq!(serde_json::from_str::<Payload>(r#"{"bytes":"00ABFf"}"#).unwrap(), p);
+        for bad in ["+f", "-1", "0", "0 ", "zz", "0x"] {
+            let json = format!(r#"{{"bytes":"{bad}"}}"#);
+            assert!(serde_json::from_str::<Payload>(&json).is_err(), "{bad:?} accepted");
+        }
     }
 }

@@ -79,6 +79,24 @@ pub const fn cq_position(count: u64, ring_entries: u32) -> Option<(u32, bool)> {
     Some(((count & (n - 1)) as u32, (count / n) % 2 == 0))
 }
 
+/// Whether the entry at a consumer's cursor is new (`CQE-RING-002`). A consumer that has
+/// taken `consumed` entries from a ring of `ring_entries` entries looks at slot
+/// `consumed mod ring_entries` ([`cq_position`]), and the entry there is new exactly when the
+/// phase bit of its `owner` byte (byte 31) equals the phase of the consumer's current pass:
+/// 1 on the first pass, 0 on the second, and so on. An entry left from the pass before, or
+/// the zero of a freshly zeroed ring, is not new. `None` when `ring_entries` is not a power
+/// of two.
+///
+/// The consumer reads the owner byte first, with acquire ordering, and the rest of the entry
+/// only after this says `true`; that ordering is the caller's, as is zeroing the ring before
+/// the NIC first writes to it.
+pub const fn cq_entry_is_new(consumed: u64, ring_entries: u32, owner: u8) -> Option<bool> {
+    match cq_position(consumed, ring_entries) {
+        Some((_, phase)) => Some((owner & CQE_OWNER_PHASE != 0) == phase),
+        None => None,
+    }
+}
+
 /// The outcome of a work request or of a rejected doorbell token, as written in completion
 /// entries and completion flags (requirement `CQE-STATUS-001`).
 ///
@@ -812,6 +830,54 @@ mod tests {
         // A zeroed ring holds phase 0 everywhere: nothing looks new on the first pass.
         let zero = CompletionRepr::parse(&[0u8; 32]).unwrap();
         assert_ne!(Some(zero.phase), cq_position(0, 8).map(|p| p.1));
+    }
+
+    /// CQE-RING-002: a consumer that takes an entry as new exactly when its phase is its
+    /// pass's finds, in a ring the NIC fills by CQE-RING-001, every entry once and in
+    /// order, pass after pass; nothing in a zeroed ring, nothing left from the pass before,
+    /// and nothing the NIC has not yet written.
+    #[test]
+    fn a_consumer_finds_each_entry_by_its_phase() {
+        const N: u32 = 4;
+        // The ring holds the owner bytes; zeroed first, as software must.
+        let mut ring = [0u8; N as usize];
+        let mut consumed = 0u64;
+        let mut taken = Vec::new();
+        for written in 0u64..3 * u64::from(N) + 1 {
+            // Nothing is new before the NIC writes entry `written`.
+            assert_eq!(
+                cq_entry_is_new(consumed, N, ring[(consumed % u64::from(N)) as usize]),
+                Some(false)
+            );
+            let (slot, phase) = cq_position(written, N).unwrap();
+            ring[slot as usize] = if phase { CQE_OWNER_PHASE } else { 0 } | 0xFE;
+            while cq_entry_is_new(consumed, N, ring[(consumed % u64::from(N)) as usize])
+                == Some(true)
+            {
+                taken.push(consumed);
+                consumed += 1;
+            }
+        }
+        assert_eq!(taken, (0..3 * u64::from(N) + 1).collect::<Vec<_>>());
+        // A zeroed ring holds nothing new on the first pass; the first entry of the second
+        // pass is not the first pass's.
+        assert_eq!(cq_entry_is_new(0, N, 0), Some(false));
+        assert_eq!(cq_entry_is_new(0, N, CQE_OWNER_PHASE), Some(true));
+        assert_eq!(cq_entry_is_new(u64::from(N), N, CQE_OWNER_PHASE), Some(false));
+        assert_eq!(cq_entry_is_new(u64::from(N), N, 0), Some(true));
+        assert_eq!(cq_entry_is_new(0, 6, CQE_OWNER_PHASE), None);
+    }
+
+    /// CQE-STATUS-003: every status but SUCCESS, a code the specification does not define
+    /// included, is a failure; a sender flag built for one reports no bytes.
+    #[test]
+    fn every_status_but_success_is_a_failure() {
+        for code in 0..=u8::MAX {
+            let s = CompletionStatus(code);
+            assert_eq!(s.is_success(), code == 0, "{s}");
+            assert_eq!(crate::host::FlagRepr::sender(7, s, 4096).byte_len == 0, code != 0, "{s}");
+        }
+        assert!(!CompletionStatus(0x7E).is_known() && !CompletionStatus(0x7E).is_success());
     }
 
     #[test]

@@ -389,11 +389,23 @@ mod tests {
         assert_eq!(e.to_u64(), 0xFFFF_1080_0000_0000);
     }
 
+    /// FLAG-MATCH-001: the waiter's match takes a flag as reporting generation g exactly
+    /// when `valid` is 1 and `generation` is g — not for a non-zero word, nor for a word
+    /// that changed — and a match may report a failure, so the status must be read.
     #[test]
     fn matching_needs_valid_and_generation() {
         // A zeroed flag table never matches, not even generation 0.
         assert!(!FlagRepr::from_u64(0).matches(0));
         assert!(!flag_word_matches(0, 0));
+        // A non-zero word without the valid bit is not a completion, whatever else it holds.
+        let not_valid =
+            FlagRepr { valid: false, ..FlagRepr::sender(9, CompletionStatus::SUCCESS, 64) };
+        assert_ne!(not_valid.to_u64(), 0);
+        assert!(!not_valid.matches(9) && !flag_word_matches(not_valid.to_u64(), 9));
+        // A word that changed, to another generation, is not the completion waited for.
+        let other = FlagRepr::sender(10, CompletionStatus::SUCCESS, 64);
+        assert_ne!(other.to_u64(), not_valid.to_u64());
+        assert!(!other.matches(9) && !flag_word_matches(other.to_u64(), 9));
         let f = FlagRepr::retired(0, 0);
         assert!(f.matches(0) && flag_word_matches(f.to_u64(), 0));
         // Reuse without clearing: the previous generation does not match the next one.
@@ -404,6 +416,24 @@ mod tests {
         // An error matches too: the waiter must read the status.
         let err = FlagRepr::sender(3, CompletionStatus::REMOTE_ACCESS_ERROR, 64);
         assert!(err.matches(3) && !err.status.is_success() && err.byte_len == 0);
+    }
+
+    /// FLAG-INIT-001: initial content with `valid` 0 — zero or not — never matches a
+    /// waiter, whatever generation it waits for; content with `valid` 1 would.
+    #[test]
+    fn initial_content_without_the_valid_bit_never_matches() {
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x494E_4954);
+        for _ in 0..200 {
+            let word = rng.next_u64() & !FLAG_VALID_BIT;
+            for g in [0u16, 1, (word >> 48) as u16, 0xFFFF] {
+                assert!(!flag_word_matches(word, g), "{word:#018x} matches {g}");
+            }
+            assert!(flag_word_matches(word | FLAG_VALID_BIT, (word >> 48) as u16));
+        }
+        for g in 0..=u16::MAX {
+            assert!(!flag_word_matches(0, g));
+        }
     }
 
     #[test]

@@ -499,6 +499,7 @@ mod tests {
         }
     }
 
+    /// WR-LAYOUT-001: every field at its place in table 5, little-endian.
     #[test]
     fn deconstruct() {
         let v = Wqe::new_checked(&WQE[..]).unwrap();
@@ -514,6 +515,8 @@ mod tests {
         assert_eq!(v.flag_slot(), 0x103);
     }
 
+    /// WR-LAYOUT-001: the setters write table 5; WR-RESV-001: `clear_reserved` zeroes
+    /// every reserved byte of a buffer that held others.
     #[test]
     fn construct() {
         let mut buf = [0x5Au8; 64];
@@ -533,6 +536,8 @@ mod tests {
         assert_eq!(buf, WQE);
     }
 
+    /// WR-LAYOUT-001: parse and emit agree with table 5; WR-RESV-001: a writer sets the
+    /// reserved bits to 0, whatever the buffer held.
     #[test]
     fn parse_and_emit() {
         assert_eq!(WorkRequest::parse(&WQE).unwrap(), sample());
@@ -586,6 +591,8 @@ mod tests {
         raw[11] = 1;
         raw[15] = 2;
         raw[60] = 3;
+        // WR-RESV-001: a reader ignores the reserved bits (and validation reports them).
+        assert_eq!(WorkRequest::parse(&raw).unwrap(), sample());
         let mut out = Vec::new();
         Wqe::new_checked(&raw[..]).unwrap().validate_reserved(0, &mut out);
         let fields: Vec<_> = out.iter().map(|v| (v.field, v.offset)).collect();

@@ -584,6 +584,8 @@ mod tests {
 
     const DETH: [u8; 8] = [0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34];
 
+    /// DETH-LAYOUT-001: the DETH of table 23, decoded and encoded; DETH-RESV-001 is
+    /// reported.
     #[test]
     fn deth() {
         let v = Deth::new_checked(&DETH[..]).unwrap();
@@ -611,6 +613,7 @@ mod tests {
         assert_eq!((out[0].requirement, out[0].offset), ("DETH-RESV-001", Some(46)));
     }
 
+    /// IETH-LAYOUT-001: the IETH of table 24, decoded and encoded.
     #[test]
     fn ieth() {
         let b = [0xDE, 0xAD, 0xBE, 0xEF];
@@ -629,6 +632,7 @@ mod tests {
         assert!(out.is_empty());
     }
 
+    /// ATOMIC-LAYOUT-001: the AtomicETH of table 25, decoded and encoded.
     #[test]
     fn atomic_eth() {
         let mut b = [0u8; 28];
@@ -657,6 +661,7 @@ mod tests {
         assert!(r.emit(&mut [0u8; 27]).is_err());
     }
 
+    /// ATOMIC-LAYOUT-001: the AtomicAckETH of table 26, decoded and encoded.
     #[test]
     fn atomic_ack_eth() {
         let b = 0x0123_4567_89AB_CDEF_u64.to_be_bytes();

@@ -1,0 +1,500 @@
+//! The device boundary and the runner (`spec/conformance.md`, sections 1, 2 and 5): how the
+//! runner drives a device — in batches, time only forward, acknowledgements rewritten to the
+//! device's own EVs, the CPU half played by the reference agent when the manifest asks —
+//! what a device must give back, and what a device error does to a scenario.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+use openrdma_codec::frame::{IcrcStatus, decode};
+use openrdma_conformance::device::{
+    Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory, memory_byte,
+};
+use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_conformance::reference::ReferenceDevice;
+use openrdma_conformance::report::run_one;
+use openrdma_conformance::requirements::Spec;
+use openrdma_conformance::runner::run;
+use openrdma_conformance::scenario::{Body, CpuHalf, Direction, Scenario};
+use openrdma_conformance::scoreboard::{Verdict, judge};
+use openrdma_sm::{HostCommand, Timestamp};
+
+/// The time rules of one run: `until` never goes back; every input lies between the
+/// previous `until` and its batch's, and not before the input ahead of it.
+fn check_time_moves_forward(name: &str, batches: &[Batch]) {
+    let mut prev_until = Timestamp::ZERO;
+    for (k, b) in batches.iter().enumerate() {
+        assert!(
+            b.until >= prev_until,
+            "{name}: batch {k} runs to {} after {}",
+            b.until,
+            prev_until
+        );
+        let mut t = prev_until;
+        for i in &b.inputs {
+            assert!(
+                i.at >= t && i.at <= b.until,
+                "{name}: batch {k}: input at {} outside [{t}, {}]",
+                i.at,
+                b.until
+            );
+            t = i.at;
+        }
+        prev_until = b.until;
+    }
+}
+
+/// CONF-DEV-003: over the whole corpus, as recorded and with the runner playing the CPU
+/// half, the runner never gives a batch that runs to an earlier time than the one before,
+/// nor an input earlier than the previous `until`, later than its batch's `until`, or
+/// earlier than the input ahead of it.
+#[test]
+fn conf_dev_003_the_runner_only_moves_time_forward() {
+    for s in all_scenarios() {
+        for s in [s.clone(), with_reference_cpu(&s)] {
+            let mut dev = Recording::reference();
+            let out = run(&mut dev, &s);
+            assert!(out.error.is_none(), "{}: {:?}", s.manifest.name, out.error);
+            assert!(!dev.batches.is_empty());
+            check_time_moves_forward(&s.manifest.name, &dev.batches);
+        }
+    }
+}
+
+/// CONF-RUN-001: the runner delivers every inject record at its time, in record order; a
+/// batch ends only where an injected SACK or NACK comes (the runner must first see which EV
+/// the device used for the packet acknowledged), and the last one at the end of the
+/// scenario, `drain_ns` after its last record. Every SACK and NACK opens the batch that
+/// follows the one that ended at its time.
+#[test]
+fn conf_run_001_inject_records_are_delivered_in_order_in_batches_cut_at_feedback() {
+    let mut cut_somewhere = false;
+    for s in all_scenarios() {
+        assert_eq!(s.manifest.cpu, CpuHalf::Scripted, "{}", s.manifest.name);
+        let name = s.manifest.name.clone();
+        let mut dev = Recording::reference();
+        let out = run(&mut dev, &s);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        // Every record, in order, at its time; only SACKs and NACKs may have new bytes.
+        let want = inject_inputs(&s);
+        let got = dev.inputs();
+        assert_eq!(got.len(), want.len(), "{name}: inputs delivered");
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.at, w.at, "{name}: input {k} is delivered at its time");
+            match (&g.input, &w.input) {
+                (Input::Frame { port: a, bytes: x }, Input::Frame { port: b, bytes: y })
+                    if is_feedback(y) =>
+                {
+                    assert_eq!(a, b, "{name}: input {k}");
+                    assert!(is_feedback(x), "{name}: input {k}");
+                }
+                _ => assert_eq!(g.input, w.input, "{name}: input {k}"),
+            }
+        }
+        // Where the batches end.
+        let last = s.records.iter().map(|r| r.at.0).max().unwrap_or(0);
+        let end = Timestamp(last + s.manifest.tolerances.drain_ns);
+        let (tail, head) = dev.batches.split_last().expect("at least one batch");
+        assert_eq!(tail.until, end, "{name}: the last batch runs to the end");
+        for (k, b) in head.iter().enumerate() {
+            let next = &dev.batches[k + 1];
+            let first = next.inputs.first().unwrap_or_else(|| panic!("{name}: empty batch {k}"));
+            let Input::Frame { bytes, .. } = &first.input else {
+                panic!("{name}: batch {k} ends at {} without a SACK or NACK to inject", b.until)
+            };
+            assert!(
+                is_feedback(bytes),
+                "{name}: batch {k} ends before a frame that is not feedback"
+            );
+            assert_eq!(first.at, b.until, "{name}: batch {k}");
+            cut_somewhere = true;
+        }
+        // A SACK or NACK never comes inside a batch after other inputs.
+        for (k, b) in dev.batches.iter().enumerate() {
+            let feedback: Vec<bool> = b
+                .inputs
+                .iter()
+                .map(|i| matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes)))
+                .collect();
+            let leading = feedback.iter().take_while(|f| **f).count();
+            assert!(
+                feedback[leading..].iter().all(|f| !f),
+                "{name}: batch {k} has a SACK or NACK after another input"
+            );
+        }
+    }
+    assert!(cut_somewhere, "no scenario injects feedback");
+}
+
+/// CONF-RUN-002: with `cpu = "reference"`, the runner feeds every report the device
+/// produces to the reference recovery agent and injects the agent's commands into the
+/// device at the start of the next batch. Checked over the whole corpus, replayed with the
+/// runner's agent in place of the recorded CPU half, against an agent of the test's own
+/// fed the same reports: each batch opens with exactly the commands that agent gives once
+/// the batch before has run, no CPU command comes anywhere else, and no batch runs past the
+/// agent's next deadline (CONF-RUN-001).
+#[test]
+fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
+    use openrdma_sm::{NicEvent, RecoveryAgent};
+    let (mut commands, mut deadline_cuts) = (0, 0);
+    for s in all_scenarios() {
+        let replay = with_reference_cpu(&s);
+        let name = replay.manifest.name.clone();
+        let mut dev = Recording::reference();
+        let out = run(&mut dev, &replay);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        let mut agent = RecoveryAgent::new(replay.manifest.recovery.clone());
+        let mut due: Vec<TimedInput> = Vec::new();
+        let mut deadline: Option<Timestamp> = None;
+        let mut prev_until = Timestamp::ZERO;
+        for (k, b) in dev.batches.iter().enumerate() {
+            // CONF-RUN-001: a batch runs no further than the agent's next deadline.
+            if let Some(d) = deadline {
+                assert!(
+                    b.until <= d.max(prev_until),
+                    "{name}: batch {k} runs past the agent's deadline {d}"
+                );
+                deadline_cuts += usize::from(b.until == d);
+            }
+            let given: Vec<TimedInput> =
+                b.inputs.iter().filter(|i| matches!(i.input, Input::Cpu { .. })).cloned().collect();
+            assert_eq!(given, due, "{name}: the CPU commands of batch {k}");
+            assert!(
+                b.inputs.iter().take(due.len()).all(|i| matches!(i.input, Input::Cpu { .. })),
+                "{name}: batch {k} does not open with the agent's commands"
+            );
+            commands += due.len();
+            for o in &b.outputs {
+                if let Output::Event { event: NicEvent::Report(r) } = &o.output {
+                    agent.handle_report(o.at, r);
+                }
+            }
+            if agent.poll_timeout().is_some_and(|d| d <= b.until) {
+                agent.handle_timeout(b.until);
+            }
+            due.clear();
+            while let Some(command) = agent.poll_command() {
+                due.push(TimedInput { at: b.until, input: Input::Cpu { command } });
+            }
+            deadline = agent.poll_timeout();
+            prev_until = b.until;
+        }
+        assert!(due.is_empty(), "{name}: the agent's last commands were never injected");
+    }
+    assert!(commands >= 10, "the agent gave only {commands} commands over the corpus");
+    assert!(deadline_cuts > 0, "no batch ended at an agent's deadline");
+}
+
+/// The device's QP for each peer QP, from the scenario's QP set-up.
+fn local_qps(s: &Scenario) -> HashMap<u32, u32> {
+    s.records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::CreateQp(q) } => {
+                Some((q.peer_qpn.value(), q.qpn.value()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// CONF-MAP-001: before injecting a SACK or NACK into a sending device, the runner writes
+/// into its `entropy` the EV the device last used for the PSN acknowledged — the SACK's
+/// `cack_psn + ack_psn_offset`, the NACK's `nack_psn` — and computes the ICRC again; a SACK
+/// that answers a probe keeps the entropy it was recorded with. Shown with a device that
+/// sprays at random, whose EVs are not the reference's.
+#[test]
+fn conf_map_001_injected_acknowledgements_follow_the_device_s_evs() {
+    let kind = find("spray-random").expect("the random-spray variant");
+    let (mut rewritten, mut probes) = (0, 0);
+    for s in all_scenarios() {
+        let name = s.manifest.name.clone();
+        let mut dev = Recording::new(FaultyDevice::new(kind));
+        if !s.manifest.requires.is_subset(&dev.capabilities()) {
+            continue;
+        }
+        let out = run(&mut dev, &s);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        let local = local_qps(&s);
+        let recorded: Vec<Vec<u8>> = inject_inputs(&s)
+            .into_iter()
+            .filter_map(|i| match i.input {
+                Input::Frame { bytes, .. } if is_feedback(&bytes) => Some(bytes),
+                _ => None,
+            })
+            .collect();
+        let mut recorded = recorded.into_iter();
+        // The EV of the device's latest transmission of (its QP, PSN), batch by batch.
+        let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
+        for b in &dev.batches {
+            for i in &b.inputs {
+                let Input::Frame { bytes, .. } = &i.input else { continue };
+                if !is_feedback(bytes) {
+                    continue;
+                }
+                let was = recorded.next().expect("as many feedback frames as recorded");
+                let d = decode(bytes);
+                assert_eq!(d.icrc, IcrcStatus::Ok, "{name}: the ICRC is computed again");
+                let qp = d.bth.expect("a BTH").dest_qp.value();
+                let (psn, entropy, probe) = match (d.ext.seth, d.ext.neth) {
+                    (Some(seth), _) => (seth.ack_psn().value(), seth.entropy, seth.pr),
+                    (_, Some(neth)) => (neth.nack_psn.value(), neth.entropy, false),
+                    _ => panic!("{name}: feedback without SETH or NETH"),
+                };
+                if probe {
+                    assert_eq!(bytes, &was, "{name}: a probe answer is injected as recorded");
+                    probes += 1;
+                } else if let Some(&ev) = evs.get(&(qp, psn)) {
+                    assert_eq!(entropy, ev, "{name}: the entropy of the SACK or NACK for {psn}");
+                    rewritten += usize::from(bytes != &was);
+                } else {
+                    assert_eq!(bytes, &was, "{name}: feedback for a PSN the device never sent");
+                }
+            }
+            for (_, bytes) in frames(&b.outputs) {
+                let d = decode(&bytes);
+                let Some(bth) = d.bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
+                if let Some(&q) = local.get(&bth.dest_qp.value()) {
+                    evs.insert((q, bth.psn.value()), d.entropy().unwrap_or(0));
+                }
+            }
+        }
+    }
+    assert!(rewritten > 20, "only {rewritten} acknowledgements needed another EV");
+    assert!(probes > 0, "no probe answer was injected");
+}
+
+/// CONF-RUN-004 (and CONF-ADP-009, CONF-DEV-005): a device error ends the scenario — the
+/// runner gives no further batch — and decides its verdict: `unsupported` when the device
+/// declines, at start or at a later batch, and `fail`, with the device's message in the
+/// report, for any other error. The next scenario starts the device again.
+#[test]
+fn conf_run_004_a_device_error_ends_the_scenario() {
+    let spec = Spec::bundled().unwrap();
+    let s = scenario("snd-single-loss");
+    let cases = [
+        (FailAt::Start(DeviceError::Unsupported("no such board".into())), Verdict::Unsupported),
+        (FailAt::Advance(1, DeviceError::Unsupported("too long".into())), Verdict::Unsupported),
+        (FailAt::Start(DeviceError::Failed("DMA engine stuck".into())), Verdict::Fail),
+        (FailAt::Advance(0, DeviceError::Failed("DMA engine stuck".into())), Verdict::Fail),
+        (
+            FailAt::Advance(2, DeviceError::Timeout { what: "outputs".into(), after_ms: 5 }),
+            Verdict::Fail,
+        ),
+        (FailAt::Advance(1, DeviceError::Protocol("outputs: seq 7".into())), Verdict::Fail),
+    ];
+    for (fail, verdict) in cases {
+        let mut dev = Recording::reference();
+        dev.fail = Some(fail.clone());
+        let r = run_one(&mut dev, &s, &spec);
+        assert_eq!(r.verdict, verdict, "{fail:?}");
+        assert_eq!(dev.calls_after_failure, 0, "{fail:?}: the scenario went on after the error");
+        let message = match &fail {
+            FailAt::Start(e) | FailAt::Advance(_, e) => e.clone(),
+        };
+        let shown = r.device_error.clone().unwrap_or_default();
+        match &message {
+            DeviceError::Unsupported(why) => assert_eq!(&shown, why, "{fail:?}"),
+            other => assert_eq!(shown, other.to_string(), "{fail:?}"),
+        }
+        // The device is started again for the next scenario, and passes it.
+        dev.fail = None;
+        let next = run_one(&mut dev, &s, &spec);
+        assert_eq!((next.verdict, dev.starts), (Verdict::Pass, 2), "{fail:?}");
+    }
+}
+
+/// CONF-RUN-003 and CONF-DEV-005: a device that does not claim a capability a scenario
+/// requires is not run on it — it is not even started — and the verdict is `unsupported`,
+/// never `fail`; the report names what it lacks.
+#[test]
+fn conf_dev_005_a_missing_capability_is_unsupported_not_failed() {
+    let spec = Spec::bundled().unwrap();
+    let mut unsupported = 0;
+    for s in all_scenarios() {
+        for cap in s.manifest.requires.iter().copied() {
+            let mut dev = Recording::reference();
+            dev.without.insert(cap);
+            let r = run_one(&mut dev, &s, &spec);
+            assert_eq!(r.verdict, Verdict::Unsupported, "{} without {cap:?}", s.manifest.name);
+            assert_eq!((dev.starts, dev.batches.len()), (0, 0), "{}", s.manifest.name);
+            let lacks = r.device_error.unwrap_or_default();
+            let cap_name = openrdma_conformance::protocol::capability_name(cap);
+            assert!(lacks.contains(&cap_name), "{lacks}");
+            unsupported += 1;
+        }
+    }
+    assert!(unsupported > 100, "{unsupported}");
+}
+
+/// Runs `inputs` on the reference device in the batches that `cuts` gives (the index of
+/// the first input of each batch after the first), each batch running to the time of the
+/// next batch's first input, the last to `end`; checks that every output comes back in
+/// the batch during which it was produced.
+fn run_in_batches(
+    s: &Scenario,
+    inputs: &[TimedInput],
+    cuts: &[usize],
+    end: Timestamp,
+) -> Vec<TimedOutput> {
+    let mut dev = ReferenceDevice::new();
+    dev.start(&s.manifest).unwrap();
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut prev_until = Timestamp::ZERO;
+    for k in cuts.iter().copied().chain([inputs.len()]) {
+        let until = inputs.get(k).map_or(end, |i| i.at);
+        let batch = dev.advance(inputs[from..k].to_vec(), until).unwrap();
+        for o in &batch {
+            assert!(
+                o.at >= prev_until && o.at <= until,
+                "{}: an output at {} is outside its batch [{prev_until}, {until}]",
+                s.manifest.name,
+                o.at
+            );
+        }
+        out.extend(batch);
+        prev_until = until;
+        from = k;
+    }
+    out
+}
+
+/// CONF-DEV-002, for the reference device's harness: it applies the inputs of a batch in
+/// order, each at its time, and returns every output produced within the batch with its
+/// time; so what it produces does not depend on how the inputs are batched: all in one
+/// batch, one batch per input, or the runner's batches.
+#[test]
+fn conf_dev_002_outputs_do_not_depend_on_the_batching() {
+    for s in all_scenarios() {
+        let name = &s.manifest.name;
+        let out = reference_run(&s);
+        let inputs = out.injected.clone();
+        let end = out.observed.last().map_or(Timestamp::ZERO, |o| o.at);
+        let end = end.max(inputs.last().map_or(Timestamp::ZERO, |i| i.at));
+        let one = run_in_batches(&s, &inputs, &[], end);
+        let each: Vec<usize> = (1..inputs.len()).collect();
+        let per_input = run_in_batches(&s, &inputs, &each, end);
+        let upto: Vec<TimedOutput> = out.observed.iter().filter(|o| o.at <= end).cloned().collect();
+        assert_eq!(one, upto, "{name}: one batch against the runner's batches");
+        assert_eq!(per_input, upto, "{name}: one batch per input against the runner's batches");
+    }
+}
+
+/// CONF-DEV-004, for the harnesses of the suite (the reference device, every faulty device
+/// and every variant): starting a scenario gives a NIC just configured from the manifest,
+/// with nothing kept from the scenarios run before on the same device.
+#[test]
+fn conf_dev_004_a_started_scenario_keeps_nothing_from_the_last() {
+    let corpus = all_scenarios();
+    // The reference device (`None`), and every faulty device and variant.
+    let make = |kind: Option<&'static openrdma_conformance::faulty::Kind>| -> Box<dyn Device> {
+        match kind {
+            None => Box::new(ReferenceDevice::new()),
+            Some(k) => Box::new(FaultyDevice::new(k)),
+        }
+    };
+    let kinds = std::iter::once(None).chain(FAULTY.iter().chain(VARIANTS).map(Some));
+    for kind in kinds {
+        let label = kind.map_or("reference", |k| k.name);
+        let mut reused = make(kind);
+        let caps = reused.capabilities();
+        for s in corpus.iter().filter(|s| s.manifest.requires.is_subset(&caps)) {
+            let again = run(reused.as_mut(), s);
+            let new = run(make(kind).as_mut(), s);
+            assert_eq!(again.error, new.error, "{label} / {}", s.manifest.name);
+            assert!(
+                again.observed == new.observed,
+                "{label} / {}: a reused device behaves differently from a fresh one",
+                s.manifest.name
+            );
+        }
+    }
+}
+
+/// CONF-MEM-001: host memory reads `a mod 251` at every address `a`, wrapping at the top of
+/// the address space; and every payload byte the reference harness gives a sending device
+/// to read — every data packet of the corpus — follows the pattern, so that a read from a
+/// wrong address shows.
+#[test]
+fn conf_mem_001_host_memory_holds_the_pattern() {
+    for a in [0u64, 1, 250, 251, 252, 4095, 4096, 0x1000_0000, u64::MAX - 1, u64::MAX] {
+        assert_eq!(u64::from(memory_byte(a)), a % 251, "{a:#x}");
+    }
+    let run = memory(u64::MAX - 2, 5);
+    assert_eq!(
+        run,
+        [(u64::MAX - 2) % 251, (u64::MAX - 1) % 251, u64::MAX % 251, 0, 1].map(|x| x as u8)
+    );
+    assert_eq!(
+        memory(0x1000, 300),
+        (0x1000u64..0x1000 + 300).map(|a| (a % 251) as u8).collect::<Vec<_>>()
+    );
+    let mut packets = 0;
+    for s in all_scenarios() {
+        let out = reference_run(&s);
+        for o in &out.observed {
+            let Output::Frame { bytes, .. } = &o.output else { continue };
+            let d = decode(bytes);
+            if !d.bth.is_some_and(|b| b.opcode.is_mrc_write()) || d.payload.len() < 2 {
+                continue;
+            }
+            for w in d.payload.windows(2) {
+                assert_eq!(
+                    u16::from(w[1]),
+                    (u16::from(w[0]) + 1) % 251,
+                    "{}: a payload that is not read from the pattern",
+                    s.manifest.name
+                );
+            }
+            packets += 1;
+        }
+    }
+    assert!(packets > 100, "only {packets} data packets");
+}
+
+/// A run's outputs read back from a capture of them: what `openrdma check` judges.
+fn captured(s: &Scenario, observed: &[TimedOutput]) -> Vec<TimedOutput> {
+    use openrdma_conformance::file::{read_observed_bytes, write_scenario};
+    use openrdma_conformance::scenario::Record;
+    let records = observed
+        .iter()
+        .map(|o| Record {
+            at: o.at,
+            dir: Direction::Expect,
+            body: match &o.output {
+                Output::Frame { port, bytes } => Body::Frame { port: *port, bytes: bytes.clone() },
+                Output::Event { event } => Body::Event { event: event.clone() },
+            },
+            checks: vec![],
+        })
+        .collect();
+    let capture = Scenario { manifest: s.manifest.clone(), records };
+    let mut bytes = Vec::new();
+    write_scenario(&capture, &mut bytes).unwrap();
+    read_observed_bytes(&bytes, "capture.pcapng").unwrap()
+}
+
+/// CONF-DEV-001: a device is judged only by what it produces at its boundary for the inputs
+/// it is given there. Its outputs alone, written to a capture and read back, are judged
+/// exactly as the live run is, for the reference and for every faulty device.
+#[test]
+fn conf_dev_001_a_device_is_judged_by_its_boundary_alone() {
+    let corpus = all_scenarios();
+    let mut failures = 0;
+    for kind in FAULTY {
+        for s in &corpus {
+            let out = run(&mut FaultyDevice::new(kind), s);
+            let live = judge(s, &out.injected, &out.observed);
+            let offline = judge(s, &out.injected, &captured(s, &out.observed));
+            assert_eq!(live, offline, "faulty:{} / {}", kind.name, s.manifest.name);
+            failures += usize::from(!live.divergences.is_empty());
+        }
+    }
+    assert!(failures > 0);
+    let s = scenario("snd-single-loss");
+    let out = reference_run(&s);
+    assert_eq!(judge(&s, &out.injected, &captured(&s, &out.observed)).divergences, vec![]);
+}

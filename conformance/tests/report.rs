@@ -1,0 +1,357 @@
+//! Verdicts and reports (`spec/conformance.md`, sections 6 to 8, `CONF-VER-*`,
+//! `CONF-REP-*`, `CONF-CMP-013`): which verdict a scenario gets, which divergence its report
+//! shows first, and what the table, the JSON and the JUnit forms hold.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use openrdma_conformance::device::DeviceError;
+use openrdma_conformance::faulty::{FaultyDevice, find};
+use openrdma_conformance::report::{
+    SuiteReport, judged_report, render_junit, render_table, run_one, run_suite,
+};
+use openrdma_conformance::requirements::{Level, Spec};
+use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
+
+fn spec() -> Spec {
+    Spec::bundled().expect("the specification parses")
+}
+
+/// A divergence at `at` under `requirement`.
+fn divergence(at: u64, requirement: &str) -> Divergence {
+    Divergence {
+        at,
+        requirement: requirement.into(),
+        what: format!("broke {requirement}"),
+        expected: Some("the expected record".into()),
+        actual: Some("the device's record".into()),
+        fields: vec![FieldDiff {
+            field: "reth.va".into(),
+            expected: "0x1000".into(),
+            actual: "0x1004".into(),
+        }],
+        should_only: false,
+    }
+}
+
+/// The report of a scenario judged with these divergences.
+fn judged(divergences: Vec<Divergence>) -> SuiteReport {
+    let s = scenario("rcv-in-order-v4");
+    judged_report("test", &s, Judgement { divergences, checked: 3 }, &spec())
+}
+
+/// A requirement in force of this level.
+fn one_of(level: Level) -> String {
+    spec().iter().find(|r| r.level == level).map(|r| r.id.clone()).expect("one exists")
+}
+
+/// A specification of three requirements, one of each level.
+fn levels() -> Spec {
+    let mut spec = Spec::default();
+    spec.add_chapter(
+        "levels.md",
+        "- **[XX-LEVEL-001]** A device MUST do this.\n\
+         - **[XX-LEVEL-002]** A device SHOULD do this.\n\
+         - **[XX-LEVEL-003]** A device MAY do this.\n",
+    )
+    .expect("the chapter parses");
+    spec
+}
+
+/// CONF-VER-002: a divergence is judged by the level of the requirement it names: a MUST,
+/// or an ID the specification does not define, fails the scenario; a SHOULD or a MAY
+/// makes it non-strict.
+#[test]
+fn conf_ver_002_a_divergence_counts_by_its_requirement_s_level() {
+    let spec = levels();
+    let s = scenario("rcv-in-order-v4");
+    let verdict = |ds: Vec<Divergence>| {
+        judged_report("test", &s, Judgement { divergences: ds, checked: 1 }, &spec).scenarios[0]
+            .verdict
+    };
+    let cases = [
+        ("XX-LEVEL-001", Verdict::Fail),
+        ("XX-LEVEL-004", Verdict::Fail),
+        ("XX-LEVEL-002", Verdict::NonStrict),
+        ("XX-LEVEL-003", Verdict::NonStrict),
+    ];
+    for (id, v) in cases {
+        assert_eq!(verdict(vec![divergence(5, id)]), v, "{id}");
+    }
+    assert_eq!(
+        verdict(vec![divergence(5, "XX-LEVEL-002"), divergence(6, "XX-LEVEL-001")]),
+        Verdict::Fail
+    );
+    assert_eq!(
+        verdict(vec![divergence(5, "XX-LEVEL-002"), divergence(6, "XX-LEVEL-003")]),
+        Verdict::NonStrict
+    );
+    // The SHOULD part of a requirement that also holds a MUST, as the scoreboard marks it.
+    let mut d = divergence(5, "XX-LEVEL-001");
+    d.should_only = true;
+    assert_eq!(verdict(vec![d]), Verdict::NonStrict);
+    assert_eq!(verdict(vec![]), Verdict::Pass);
+    // The same with the bundled specification's own levels.
+    assert_eq!(
+        judged(vec![divergence(5, &one_of(Level::Must))]).scenarios[0].verdict,
+        Verdict::Fail
+    );
+    assert_eq!(
+        judged(vec![divergence(5, &one_of(Level::Should))]).scenarios[0].verdict,
+        Verdict::NonStrict
+    );
+}
+
+/// CONF-CMP-013 (with CONF-CMP-011 withdrawn): a report shows first the earliest divergence
+/// that breaks a MUST, even when a SHOULD broke earlier; with none, the earliest of all.
+#[test]
+fn conf_cmp_013_the_first_divergence_is_the_earliest_that_decides_the_verdict() {
+    let should = one_of(Level::Should);
+    let must = one_of(Level::Must);
+    let r = judged(vec![divergence(10, &should), divergence(20, &must), divergence(30, &must)]);
+    let first = r.scenarios[0].first_divergence.as_ref().unwrap();
+    assert_eq!((first.at, first.requirement.as_str()), (20, must.as_str()));
+    assert_eq!(r.scenarios[0].verdict, Verdict::Fail);
+    let r = judged(vec![divergence(10, &should), divergence(20, &should)]);
+    let first = r.scenarios[0].first_divergence.as_ref().unwrap();
+    assert_eq!((first.at, r.scenarios[0].verdict), (10, Verdict::NonStrict));
+    // And the scoreboard's own judgements come in time order, so that "earliest" is the
+    // order of the list: for every faulty device on every scenario.
+    let corpus = all_scenarios();
+    for kind in openrdma_conformance::faulty::FAULTY {
+        for s in &corpus {
+            let out = openrdma_conformance::runner::run(&mut FaultyDevice::new(kind), s);
+            let j = openrdma_conformance::scoreboard::judge(s, &out.injected, &out.observed);
+            assert!(
+                j.divergences.windows(2).all(|w| w[0].at <= w[1].at),
+                "faulty:{} / {}: divergences out of time order",
+                kind.name,
+                s.manifest.name
+            );
+        }
+    }
+}
+
+/// CONF-VER-001: every scenario gets exactly one verdict, as the table of section 7 gives
+/// it: `pass` without divergence, `non-strict` with SHOULD divergences only, `unsupported`
+/// when the device lacks a capability or declines, `fail` on a MUST divergence or a device
+/// failure; a suite's counts add up to its scenarios.
+#[test]
+fn conf_ver_001_each_scenario_gets_one_verdict() {
+    let spec = spec();
+    let s = scenario("snd-single-loss");
+    assert_eq!(judged(vec![]).scenarios[0].verdict, Verdict::Pass);
+    assert_eq!(
+        judged(vec![divergence(1, &one_of(Level::Should))]).scenarios[0].verdict,
+        Verdict::NonStrict
+    );
+    assert_eq!(
+        judged(vec![divergence(1, &one_of(Level::Must))]).scenarios[0].verdict,
+        Verdict::Fail
+    );
+    let mut dev = Recording::reference();
+    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Pass);
+    dev.without.insert(openrdma_conformance::scenario::Capability::Requester);
+    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Unsupported);
+    let mut dev = Recording::reference();
+    dev.fail = Some(FailAt::Start(DeviceError::Unsupported("declined".into())));
+    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Unsupported);
+    dev.fail = Some(FailAt::Advance(0, DeviceError::Failed("broken".into())));
+    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Fail);
+    let go_back_n = find("go-back-n").unwrap();
+    assert_eq!(run_one(&mut FaultyDevice::new(go_back_n), &s, &spec).verdict, Verdict::Fail);
+    // A suite: one verdict per scenario, and counts that add up.
+    let corpus = all_scenarios();
+    for name in ["go-back-n", "receiver-block"] {
+        let r =
+            run_suite(&mut FaultyDevice::new(find(name).unwrap()), &corpus, &spec, &mut |_, _| {});
+        assert_eq!(r.scenarios.len(), corpus.len());
+        let m = &r.summary;
+        assert_eq!(m.pass + m.fail + m.unsupported + m.non_strict, corpus.len(), "{name}");
+        for v in [Verdict::Pass, Verdict::Fail, Verdict::Unsupported, Verdict::NonStrict] {
+            let n = r.scenarios.iter().filter(|x| x.verdict == v).count();
+            let counted = match v {
+                Verdict::Pass => m.pass,
+                Verdict::Fail => m.fail,
+                Verdict::Unsupported => m.unsupported,
+                Verdict::NonStrict => m.non_strict,
+            };
+            assert_eq!(n, counted, "{name}: {v:?}");
+        }
+    }
+}
+
+/// CONF-VER-003: `unsupported` is not a failure: a suite whose scenarios pass or are
+/// unsupported (here, a receiver block without its completion engine) has failed nothing,
+/// and its JUnit report counts no failure.
+#[test]
+fn conf_ver_003_unsupported_is_not_a_failure() {
+    let corpus = all_scenarios();
+    let kind = find("receiver-block").unwrap();
+    let r = run_suite(&mut FaultyDevice::new(kind), &corpus, &spec(), &mut |_, _| {});
+    assert!(r.summary.unsupported > 0 && r.summary.pass > 0, "{:?}", r.summary);
+    assert_eq!(r.summary.fail, 0);
+    assert!(!r.failed());
+    assert!(render_junit(&r).contains(" failures=\"0\" "), "{}", render_junit(&r));
+    let mut nonstrict = judged(vec![divergence(1, &one_of(Level::Should))]);
+    assert!(!nonstrict.failed());
+    nonstrict.summary.fail = 1;
+    assert!(nonstrict.failed(), "a failure is one");
+}
+
+/// CONF-REP-001: the report of a scenario that does not pass shows its first divergence —
+/// the ID and the sentence of the requirement broken, the expected and the actual record,
+/// the fields that differ — and a device failure with the device's message.
+#[test]
+fn conf_rep_001_a_report_explains_what_did_not_pass() {
+    let spec = spec();
+    let must = one_of(Level::Must);
+    let sentence = spec.get(&must).unwrap().text.clone();
+    let r = judged(vec![divergence(20, &must)]);
+    let first = r.scenarios[0].first_divergence.clone().unwrap();
+    assert_eq!(
+        (first.requirement.as_str(), first.sentence.as_str()),
+        (must.as_str(), sentence.as_str())
+    );
+    assert_eq!(first.expected.as_deref(), Some("the expected record"));
+    assert_eq!(first.actual.as_deref(), Some("the device's record"));
+    assert_eq!(first.fields[0].field, "reth.va");
+    let table = render_table(&r);
+    assert!(table.contains(&format!("[{must}] {sentence}")), "{table}");
+    assert!(table.contains("expected: the expected record"), "{table}");
+    assert!(table.contains("actual:   the device's record"), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("reth.va") && l.contains("0x1000") && l.contains("0x1004")),
+        "{table}"
+    );
+    // An undefined ID still gets a sentence saying so.
+    let r = judged(vec![divergence(20, "XX-UNDEFINED-001")]);
+    let first = r.scenarios[0].first_divergence.clone().unwrap();
+    assert!(first.sentence.contains("not a requirement"), "{}", first.sentence);
+    // A device failure, with the device's message, in the table and in the JSON.
+    let s = scenario("snd-single-loss");
+    let mut dev = Recording::reference();
+    dev.fail =
+        Some(FailAt::Advance(0, DeviceError::Failed("DMA engine stuck at 0x10000000".into())));
+    let one = run_one(&mut dev, &s, &spec);
+    assert_eq!(one.verdict, Verdict::Fail);
+    let report = SuiteReport {
+        implementation: "test".into(),
+        summary: Default::default(),
+        scenarios: vec![one],
+        coverage: Default::default(),
+    };
+    let table = render_table(&report);
+    assert!(table.contains("device: device failed: DMA engine stuck at 0x10000000"), "{table}");
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["scenarios"][0]["device_error"].as_str().unwrap().contains("DMA engine stuck"));
+    // A real failure, through the suite: the faulty device's bug is named with its sentence.
+    let kind = find("go-back-n").unwrap();
+    let r = run_one(&mut FaultyDevice::new(kind), &s, &spec);
+    let d = r.first_divergence.expect("a first divergence");
+    assert_eq!(d.sentence, spec.get(&d.requirement).unwrap().text);
+    assert!(d.actual.is_some());
+}
+
+fn keys(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_object().expect("an object").keys().cloned().collect()
+}
+
+fn set(k: &[&str]) -> BTreeSet<String> {
+    k.iter().map(|s| s.to_string()).collect()
+}
+
+/// CONF-REP-002: the JSON report is an object with the keys `implementation`, `summary`,
+/// `scenarios` and `coverage`, holding the fields section 8 lists.
+#[test]
+fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
+    let s = scenario("snd-single-loss");
+    let spec = spec();
+    let kind = find("go-back-n").unwrap();
+    let r =
+        run_suite(&mut FaultyDevice::new(kind), std::slice::from_ref(&s), &spec, &mut |_, _| {});
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(keys(&v), set(&["implementation", "summary", "scenarios", "coverage"]));
+    assert_eq!(v["implementation"], "faulty:go-back-n");
+    assert_eq!(keys(&v["summary"]), set(&["pass", "fail", "unsupported", "non_strict"]));
+    let x = &v["scenarios"][0];
+    assert_eq!(
+        keys(x),
+        set(&[
+            "id",
+            "verdict",
+            "requirements",
+            "checked",
+            "divergences",
+            "first_divergence",
+            "device_error"
+        ])
+    );
+    assert_eq!((x["id"].as_str(), x["verdict"].as_str()), (Some("snd-single-loss"), Some("fail")));
+    let d = &x["first_divergence"];
+    assert_eq!(
+        keys(d),
+        set(&["at", "requirement", "sentence", "what", "expected", "actual", "fields"])
+    );
+    for f in d["fields"].as_array().unwrap() {
+        assert_eq!(keys(f), set(&["field", "expected", "actual"]));
+    }
+    assert_eq!(
+        keys(&v["coverage"]),
+        set(&[
+            "total",
+            "covered",
+            "total_must",
+            "covered_must",
+            "uncovered",
+            "by_requirement",
+            "other_subjects"
+        ])
+    );
+    let subjects = keys(&v["coverage"]["other_subjects"]);
+    assert!(subjects.contains("suite") && !subjects.contains("device"), "{subjects:?}");
+    for id in v["coverage"]["other_subjects"]["suite"].as_array().unwrap() {
+        assert!(id.as_str().unwrap().starts_with("CONF-"), "{id}");
+    }
+    // A verdict in kebab case, a first divergence that is null when there is none.
+    let pass = judged(vec![]);
+    let v = serde_json::to_value(&pass).unwrap();
+    assert_eq!(v["scenarios"][0]["verdict"], "pass");
+    assert!(v["scenarios"][0]["first_divergence"].is_null());
+    let ns = serde_json::to_value(judged(vec![divergence(1, &one_of(Level::Should))])).unwrap();
+    assert_eq!(ns["scenarios"][0]["verdict"], "non-strict");
+}
+
+/// CONF-REP-003: the JUnit report holds one `testcase` per scenario, with a `failure` for
+/// each `fail`, a `skipped` for each `unsupported`, and a `system-out` for `non-strict`.
+#[test]
+fn conf_rep_003_the_junit_report_has_a_testcase_per_scenario() {
+    let spec = spec();
+    let corpus = all_scenarios();
+    for name in ["go-back-n", "receiver-block"] {
+        let r =
+            run_suite(&mut FaultyDevice::new(find(name).unwrap()), &corpus, &spec, &mut |_, _| {});
+        let xml = render_junit(&r);
+        assert!(xml.contains("<testsuite name=\"openrdma-conformance\""), "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), corpus.len(), "{name}");
+        assert_eq!(xml.matches("<failure ").count(), r.summary.fail, "{name}");
+        assert_eq!(xml.matches("<skipped ").count(), r.summary.unsupported, "{name}");
+        assert_eq!(xml.matches("<system-out>").count(), r.summary.non_strict, "{name}");
+        for s in &corpus {
+            assert!(
+                xml.contains(&format!("name=\"{}\"", s.manifest.name)),
+                "{name}: {}",
+                s.manifest.name
+            );
+        }
+    }
+    let should = one_of(Level::Should);
+    let xml = render_junit(&judged(vec![divergence(1, &should)]));
+    assert!(xml.contains("<system-out>non-strict: ["), "{xml}");
+    let xml = render_junit(&judged(vec![divergence(1, &one_of(Level::Must))]));
+    assert!(xml.contains("<failure message=\"["), "{xml}");
+}
