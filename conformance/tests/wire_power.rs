@@ -422,6 +422,10 @@ const CASES: &[Case] = &[
     out("probe_id off by one", "snd-ev-always-skip", FailsOnField("peth.probe_id"), |b| {
         refit(b, |f| f.ext.peth.as_mut().map(|p| p.probe_id = p.probe_id.wrapping_add(1)).is_some())
     }),
+    out("the EV read as the source port over IPv4", "rcv-in-order-v4", Fails("ENC-EV-003"), |b| {
+        // A receiver that takes src_port for the whole EV reports EV[31:16] as EV[15:0].
+        on_sacks(b, |f| f.ext.seth.as_mut().unwrap().entropy >>= 16)
+    }),
     Case {
         bug: "the EV read with flow-label bits 19:16",
         scenario: "rcv-lenient-v6",

@@ -438,7 +438,7 @@ mod tests {
         let clean = Ipv6Repr { flow_label: 0x2345, ..sample() };
         clean.validate(14, &mut out);
         assert!(out.is_empty());
-        Ipv6Repr { next_header: 0, ..clean.clone() }.validate(14, &mut out); // hop-by-hop options
+        Ipv6Repr { next_header: 0, ..clean }.validate(14, &mut out); // hop-by-hop options
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].requirement, out[0].offset, out[0].value),

@@ -23,10 +23,12 @@
 //!   3 and the reserved bits 0 are wire rules, judged for every frame (`super::wire`);
 //! * **the trigger**: with `pr` 0, `cack_psn + ack_psn_offset` is the PSN of a write copy
 //!   that had arrived (SETH-ACKPSN-001), not one the device had to discard without response
-//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001) and the EV the SACK
-//!   travels on (RCV-SACK-006), and whose TSETH timestamp is the CC_STATE `tx_timestamp`
-//!   (CCS-TS-001); with `pr` 1, the same for the probe whose `probe_id` is
-//!   `ack_psn_offset` (SETH-PR-001, SETH-ACKPSN-002);
+//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001; ENC-EV-003 when the
+//!   value is that EV read without its reconstruction, the flow label's bits 19:16 kept or
+//!   the source port taken for the low half) and the EV the SACK travels on (RCV-SACK-006),
+//!   and whose TSETH timestamp is the CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
+//!   the same for the probe whose `probe_id` is `ack_psn_offset` (SETH-PR-001,
+//!   SETH-ACKPSN-002);
 //! * **counters**: `ooo_count` and `rcvd_bytes` lie between their values over the writes
 //!   accepted up to the tolerance before the SACK and over those accepted up to the SACK
 //!   (CCS-OOO-001, CCS-BYTES-001).
@@ -376,8 +378,9 @@ fn judge_one(
             );
             return;
         }
+        let misread = candidates.iter().any(|p| p.misread.explains(p.ev, s.entropy));
         match candidates.iter().find(|p| p.ev == s.entropy).or(candidates.last()) {
-            Some(p) => (p.ev, p.ts, p.misread),
+            Some(p) => (p.ev, p.ts, misread),
             None => return,
         }
     } else {
@@ -411,15 +414,15 @@ fn judge_one(
             );
             return;
         }
+        let misread = copies.iter().any(|c| c.misread.explains(c.ev, s.entropy));
         match copies.iter().find(|c| c.ev == s.entropy).or(copies.last()) {
-            Some(c) => (c.ev, c.ts, c.misread),
+            Some(c) => (c.ev, c.ts, misread),
             None => return,
         }
     };
     if s.entropy != trigger_ev {
         // A value read from the frame without the reconstruction breaks ENC-EV-003.
-        let requirement =
-            if misread.explains(trigger_ev, s.entropy) { "ENC-EV-003" } else { "SETH-EV-001" };
+        let requirement = if misread { "ENC-EV-003" } else { "SETH-EV-001" };
         push_field(
             div,
             of,
