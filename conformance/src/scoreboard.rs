@@ -6,8 +6,8 @@
 //! * **Every frame** must decode, carry a correct ICRC and obey the wire rules that
 //!   `validate()` checks and that bind its sender: reserved bits, checksums, lengths,
 //!   flow-label bits, known reasons, RETH bounds, ... ([`wire`], `CONF-CMP-001`,
-//!   `CONF-CMP-013`). Data packets and probes must travel on an EV of their QP's profile,
-//!   NACKs on the EV they report (`CONF-CMP-014`).
+//!   `CONF-CMP-016`). Data packets and probes must travel on an EV of their QP's profile,
+//!   NACKs on the EV they report (`CONF-CMP-017`).
 //! * **Data packets** are matched by (destination QP, PSN, `rtx`), in order of occurrence.
 //!   Every field the specification fixes is compared exactly (opcode, AckReq, METH, RETH,
 //!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
@@ -306,7 +306,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     }
     put("immdt.imm", d.ext.immdt.map_or("-".into(), |i| format!("{:#x}", i.imm)));
     if let Some(n) = d.ext.neth {
-        // Its reserved fields are judged by CONF-CMP-013; the rest here (CONF-CMP-014).
+        // Its reserved fields are judged by CONF-CMP-016; the rest here (CONF-CMP-017).
         put("neth.reason", format!("{:#04x}", n.reason.0));
         put("neth.nack_psn", n.nack_psn.value().to_string());
         put("neth.entropy", format!("{:#010x}", n.entropy));
@@ -519,7 +519,7 @@ fn judge_all(
                 if !matches!(ef.kind, Kind::Data { .. }) {
                     // The PSN of a packet that consumes none is a SHOULD (OPC-PSN-001), and
                     // so are the credit code of an ACK (AETH-MRC-002) and the NETH fields
-                    // of CONF-CMP-014: reported apart, so that they make the verdict
+                    // of CONF-CMP-017: reported apart, so that they make the verdict
                     // non-strict, not a failure.
                     let (should, must): (Vec<FieldDiff>, Vec<FieldDiff>) =
                         fields.into_iter().partition(|f| should_field(f).is_some());
@@ -683,7 +683,7 @@ fn judge_all(
 }
 
 /// The SHOULD that fixes a field of a packet that consumes no PSN, if one does: a
-/// difference in it makes a verdict non-strict, not a failure (CONF-CMP-005, CONF-CMP-014).
+/// difference in it makes a verdict non-strict, not a failure (CONF-CMP-005, CONF-CMP-017).
 fn should_field(f: &FieldDiff) -> Option<&'static str> {
     match f.field.as_str() {
         "bth.psn" => Some("OPC-PSN-001"),

@@ -54,7 +54,7 @@ fn manifests_name_requirements_in_force_and_checks_are_listed() {
 }
 
 /// A scenario in which the device sends data or probes over IPv4 gives its QPs only EVs
-/// that IPv4 carries whole, bits 15:0 zero (CONF-CMP-014, ENC-EV-002): otherwise the
+/// that IPv4 carries whole, bits 15:0 zero (CONF-CMP-017, ENC-EV-002): otherwise the
 /// reference itself would send EVs outside its profile.
 #[test]
 fn ipv4_senders_get_evs_ipv4_carries() {

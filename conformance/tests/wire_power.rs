@@ -1,5 +1,5 @@
-//! The scenarios catch a device whose frames break the wire rules (CONF-CMP-013,
-//! CONF-CMP-014): each mutant below is the reference device with one encoder bug — a field,
+//! The scenarios catch a device whose frames break the wire rules (CONF-CMP-016,
+//! CONF-CMP-017): each mutant below is the reference device with one encoder bug — a field,
 //! a reserved bit, a length, a checksum, an EV in the wrong place — in the frames it sends
 //! (or, for ENC-EV-003, a wrong reading of the frames it receives). Each must make the
 //! named scenario fail with a divergence that names the rule it breaks, or make it
@@ -483,7 +483,7 @@ fn wire_mutants_fail_the_scenarios_written_for_them() {
     assert!(missed.is_empty(), "{missed:#?}");
 }
 
-/// Every wire rule the corpus claims for the device (CONF-CMP-013) is proved by a mutant
+/// Every wire rule the corpus claims for the device (CONF-CMP-016) is proved by a mutant
 /// above, or by a faulty device (`faulty.rs`), or is a rule of the same header the codec's
 /// own tests show reachable: the list below names what is left to the codec tests.
 #[test]

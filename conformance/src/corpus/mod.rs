@@ -527,9 +527,9 @@ fn rcv_retirement(name: &str, mode: RetirementMode) -> Scenario {
 /// Ends a recording and adds to its manifest the requirements that the scoreboard checks
 /// for every scenario whose expected records hold what they concern: the wire rules of the
 /// headers of each expected frame, which every frame the device sends is validated against
-/// (`scoreboard::sender_rules`, CONF-CMP-013), the layout of each header in an expected
+/// (`scoreboard::sender_rules`, CONF-CMP-016), the layout of each header in an expected
 /// frame (its fields are compared exactly), the ICRC of every frame (recomputed by the
-/// decoder), the EVs the device's packets travel on and report (CONF-CMP-014), the
+/// decoder), the EVs the device's packets travel on and report (CONF-CMP-017), the
 /// completion-flag word of every expected flag (compared whole, at its address) and the
 /// fields of every expected completion.
 ///
@@ -557,7 +557,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
             Body::Frame { bytes, .. } => {
                 let d = decode(bytes);
                 // Every frame the device sends is validated and held to the wire rules of
-                // its headers (CONF-CMP-013): those of the headers this one holds.
+                // its headers (CONF-CMP-016): those of the headers this one holds.
                 add.extend(crate::scoreboard::sender_rules(&d));
                 let Some(bth) = d.bth else {
                     continue;
@@ -579,7 +579,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                 }
                 let data_or_probe = bth.opcode.is_mrc_write() || bth.opcode == Opcode::MRC_PROBE;
                 if data_or_probe && matches!(d.ip, Some(IpRepr::V4(_))) {
-                    // Sent on an EV of the QP's profile as IPv4 carries it (CONF-CMP-014);
+                    // Sent on an EV of the QP's profile as IPv4 carries it (CONF-CMP-017);
                     // over IPv6 ENC-EV-001 is among the IPv6 header's rules.
                     add.push("ENC-EV-002");
                 }
@@ -623,7 +623,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     add.extend(["AETH-LAYOUT-001", "AETH-MSN-001"]);
                 }
                 if let Some(n) = e.neth {
-                    // Compared field by field, and sent on the EV reported (CONF-CMP-014).
+                    // Compared field by field, and sent on the EV reported (CONF-CMP-017).
                     add.extend(["NETH-LAYOUT-001", "NETH-PSN-001", "ENC-EV-003", "RCV-NACK-001"]);
                     if n.tx_timestamp != 0 {
                         // Only a timestamp of the NACKed packet tells a reflection from a 0.
@@ -631,7 +631,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     }
                 }
                 if e.peth.is_some() {
-                    // `probe_id` compared, reserved fields validated (CONF-CMP-014).
+                    // `probe_id` compared, reserved fields validated (CONF-CMP-017).
                     add.push("PETH-LAYOUT-001");
                 }
                 if e.seth.is_some() {
@@ -1156,7 +1156,7 @@ fn rcv_in_order_vlan() -> Scenario {
     let mut s = in_order("rcv-in-order-vlan", link);
     s.manifest.description.push_str(" Every frame carries an 802.1Q tag (VID 42).");
     // The tag's rules (ENC-VLAN-001, ENC-VLAN-002, ENC-ETH-001) come with the tagged frames
-    // the device sends (`done`, CONF-CMP-013).
+    // the device sends (`done`, CONF-CMP-016).
     s
 }
 

@@ -1,12 +1,12 @@
 //! Every frame a device sends obeys the wire rules (`spec/conformance.md`, CONF-CMP-001,
-//! CONF-CMP-013 and CONF-CMP-014).
+//! CONF-CMP-016 and CONF-CMP-017).
 //!
 //! * **Decoding** (CONF-CMP-001): a frame that does not decode is a divergence under
 //!   `DEC-STRUCT-001` and, when the decoder stopped at a check of a rule on the sender, under
 //!   that rule too ([`DecodeError::requirement`]: a length that disagrees with its layer, a
 //!   packet cut short of its opcode's headers); a frame with a wrong ICRC is one under
 //!   `ICRC-CALC-001`.
-//! * **Validation** (CONF-CMP-013): every violation that [`DecodedFrame::validate`] finds
+//! * **Validation** (CONF-CMP-016): every violation that [`DecodedFrame::validate`] finds
 //!   in a frame the device produced is a divergence under the violation's requirement,
 //!   naming the header, the field, the byte offset and the value. Each rule the codec checks
 //!   binds the sender (reserved bits, checksums, lengths, flow-label bits, known reasons and
@@ -14,7 +14,7 @@
 //!   those of [`NOT_ON_SENDER`]; those of [`SHOULD_ON_SENDER`] bind it as a SHOULD only, so
 //!   they make a verdict non-strict. Frames that are not RoCEv2 are judged too: a device
 //!   sends RoCEv2 frames only, so the rule that makes a frame something else is broken.
-//! * **EVs** (CONF-CMP-014): every data packet and probe travels on an EV of its QP's
+//! * **EVs** (CONF-CMP-017): every data packet and probe travels on an EV of its QP's
 //!   profile, read back as the receiver reconstructs it (`ENC-EV-003`): a device that puts
 //!   an EV's halves in the wrong fields, or sends over IPv4 an EV the source port cannot
 //!   carry, is caught under `ENC-EV-001` (IPv6) or `ENC-EV-002` (IPv4); every NACK travels
@@ -32,7 +32,7 @@ use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use crate::scenario::{Body, Direction, Scenario};
 
 /// Rules whose sentence binds the sender with a SHOULD and a receiver with a MUST: a
-/// device that breaks one as a sender is `non-strict`, not failed (CONF-CMP-013).
+/// device that breaks one as a sender is `non-strict`, not failed (CONF-CMP-016).
 pub const SHOULD_ON_SENDER: &[&str] = &[
     // A sender SHOULD set ftype to 1; a receiver MUST NOT reject other values.
     "TSETH-FTYPE-001",
@@ -50,7 +50,7 @@ pub const NOT_ON_SENDER: &[(&str, &str)] = &[
 
 /// The rules a device is held to, as a MUST, in a frame of the shape of `d`: the codec's
 /// [`DecodedFrame::rules`] without those of [`NOT_ON_SENDER`] and [`SHOULD_ON_SENDER`]. A
-/// scenario that expects such a frame covers them (CONF-CMP-013).
+/// scenario that expects such a frame covers them (CONF-CMP-016).
 pub fn sender_rules(d: &DecodedFrame<'_>) -> Vec<&'static str> {
     d.rules()
         .into_iter()
@@ -99,7 +99,7 @@ fn undecodable(f: &Frame, e: &DecodeError) -> Vec<Divergence> {
     out
 }
 
-/// Decodes and validates every frame the device sent (CONF-CMP-001, CONF-CMP-013).
+/// Decodes and validates every frame the device sent (CONF-CMP-001, CONF-CMP-016).
 pub(super) fn judge(obs_frames: &[Frame], div: &mut Vec<Divergence>) {
     for f in obs_frames {
         let d = decode(&f.bytes);
@@ -134,7 +134,7 @@ fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<u32>)> {
     m
 }
 
-/// The paths of data packets, probes and NACKs (CONF-CMP-014).
+/// The paths of data packets, probes and NACKs (CONF-CMP-017).
 pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec<Divergence>) {
     let profiles = profiles(scenario);
     for f in obs_frames {
