@@ -232,6 +232,53 @@ impl DecodeError {
         DecodeError { header, field, offset, kind: DecodeErrorKind::BadValue { value } }
     }
 
+    /// The requirement that the bytes break, by the check that stopped the decoder (one of
+    /// `frame::DECODE_RULES`):
+    ///
+    /// * `ENC-LEN-002`: the IP header does not fit in the frame, or its length field claims
+    ///   more bytes than the frame holds (or, over IPv4, fewer than its own header);
+    /// * `ENC-UDP-002`: the UDP length is less than 8, the length of its header (which no
+    ///   IP payload that holds the header can agree with);
+    /// * `ENC-LEN-001`: the UDP header does not fit in the IP payload, or its length
+    ///   disagrees with it;
+    /// * `ENC-LEN-004`: the UDP payload has no room for a BTH and an ICRC;
+    /// * `ENC-FRAME-001`: the packet ends before the extension headers its opcode calls
+    ///   for, or before the pad its BTH announces;
+    /// * `DEC-STRUCT-001` for anything else: a frame too short for its Ethernet header or
+    ///   tag, an IP version or IPv4 header length that cannot be followed.
+    pub const fn requirement(&self) -> &'static str {
+        use DecodeErrorKind::{LengthMismatch, Truncated};
+        match (self.header, self.kind) {
+            (Header::Ipv4 | Header::Ipv6, Truncated { .. } | LengthMismatch { .. }) => {
+                "ENC-LEN-002"
+            }
+            (Header::Udp, LengthMismatch { claimed, .. }) if claimed < 8 => "ENC-UDP-002",
+            (Header::Udp, Truncated { .. } | LengthMismatch { .. }) => "ENC-LEN-001",
+            (Header::Bth | Header::Icrc, Truncated { .. }) => "ENC-LEN-004",
+            (
+                Header::Meth
+                | Header::Tseth
+                | Header::Reth
+                | Header::ImmDt
+                | Header::Aeth
+                | Header::Seth
+                | Header::CcState
+                | Header::Neth
+                | Header::Peth
+                | Header::Erth
+                | Header::Eeth
+                | Header::Deth
+                | Header::Ieth
+                | Header::AtomicEth
+                | Header::AtomicAckEth
+                | Header::Cnp
+                | Header::Payload,
+                Truncated { .. },
+            ) => "ENC-FRAME-001",
+            _ => "DEC-STRUCT-001",
+        }
+    }
+
     /// The same error with its offset moved by `base` bytes: used when a header decoded on
     /// its own is placed inside a frame.
     #[must_use]

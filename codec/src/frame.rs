@@ -134,6 +134,30 @@ impl Extensions {
         }
     }
 
+    /// The rules each header present checks (its `RULES`), appended to `out`.
+    fn rules(&self, out: &mut Vec<&'static str>) {
+        for h in ExtHeader::ALL.iter().copied().filter(|h| self.has(*h)) {
+            out.extend_from_slice(match h {
+                ExtHeader::Meth => MethRepr::RULES,
+                ExtHeader::Tseth => TsethRepr::RULES,
+                ExtHeader::Reth => RethRepr::RULES,
+                ExtHeader::ImmDt => ImmDtRepr::RULES,
+                ExtHeader::Aeth => AethRepr::RULES,
+                ExtHeader::Seth => SethRepr::RULES,
+                ExtHeader::CcState => CcStateRepr::RULES,
+                ExtHeader::Neth => NethRepr::RULES,
+                ExtHeader::Peth => PethRepr::RULES,
+                ExtHeader::Erth => ErthRepr::RULES,
+                ExtHeader::Eeth => EethRepr::RULES,
+                ExtHeader::Deth => DethRepr::RULES,
+                ExtHeader::Ieth => IethRepr::RULES,
+                ExtHeader::AtomicEth => AtomicEthRepr::RULES,
+                ExtHeader::AtomicAckEth => AtomicAckEthRepr::RULES,
+                ExtHeader::Cnp => CnpRepr::RULES,
+            });
+        }
+    }
+
     /// Validates every header present; `offsets` gives each one's position in the frame.
     fn validate(&self, offsets: &[(ExtHeader, usize)], out: &mut Vec<Violation>) {
         for &(h, at) in offsets {
@@ -218,6 +242,8 @@ pub struct Layout {
 /// A frame as far as it could be decoded. Produced by [`decode`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodedFrame<'a> {
+    /// The frame as given to the decoder.
+    pub bytes: &'a [u8],
     /// The Ethernet header.
     pub eth: Option<EthernetRepr>,
     /// The 802.1Q tag, if any.
@@ -262,7 +288,7 @@ impl DecodedFrame<'_> {
     pub fn entropy(&self) -> Option<u32> {
         let udp = self.udp.as_ref()?;
         let low = match self.ip.as_ref()? {
-            IpRepr::V6(v6) => v6.flow_label & 0xFFFF,
+            IpRepr::V6(v6) => v6.flow_label & FLOW_LABEL_EV_BITS,
             IpRepr::V4(_) => 0,
         };
         Some(u32::from(udp.src_port) << 16 | low)
@@ -297,8 +323,26 @@ impl DecodedFrame<'_> {
         if let Some(eth) = &self.eth {
             eth.validate(0, &mut out);
         }
+        let violation = |requirement, header, field, offset, value, rule| Violation {
+            requirement,
+            header,
+            field,
+            offset,
+            value,
+            rule,
+        };
         if let Some(vlan) = &self.vlan {
             vlan.validate(ETH_HEADER_LEN, &mut out);
+            if vlan.ethertype.is_vlan_tpid() {
+                out.push(violation(
+                    "ENC-VLAN-002",
+                    Header::Vlan,
+                    "ethertype",
+                    Some(ETH_HEADER_LEN + 2),
+                    vlan.ethertype.0.into(),
+                    "a sender uses a single tag, but a second tag follows",
+                ));
+            }
         }
         if let (Some(ip), Some(at)) = (&self.ip, l.ip) {
             match ip {
@@ -308,18 +352,13 @@ impl DecodedFrame<'_> {
         }
         if let (Some(udp), Some(at)) = (&self.udp, l.udp) {
             udp.validate(at, &mut out);
+            if let Some(v) = self.wrong_udp_checksum(udp, at) {
+                out.push(v);
+            }
         }
         let (Some(bth), Some(bth_at)) = (&self.bth, l.bth) else { return out };
         bth.validate(bth_at, &mut out);
         self.ext.validate(&l.ext, &mut out);
-        let violation = |requirement, header, field, offset, value, rule| Violation {
-            requirement,
-            header,
-            field,
-            offset,
-            value,
-            rule,
-        };
         let info = bth.opcode.info();
         if info.is_none() {
             out.push(violation(
@@ -331,10 +370,7 @@ impl DecodedFrame<'_> {
                 "opcode is not in the opcode table",
             ));
         }
-        if bth.ts
-            && !bth.opcode.is_mrc_write()
-            && bth.opcode.class() == crate::TransportClass::Manufacturer(6)
-        {
+        if bth.ts && bth.opcode.is_mrc() && !bth.opcode.is_mrc_write() {
             out.push(violation(
                 "TSETH-PRESENT-002",
                 Header::Bth,
@@ -404,7 +440,123 @@ impl DecodedFrame<'_> {
         }
         out
     }
+
+    /// A non-zero UDP checksum that is wrong: `ENC-UDP-003` over IPv4, `ENC-UDP-005` over
+    /// IPv6. A zero checksum means "none" (over IPv6 a SHOULD, `ENC-UDP-004`, not checked).
+    fn wrong_udp_checksum(&self, udp: &UdpRepr, udp_at: usize) -> Option<Violation> {
+        if udp.checksum == 0 {
+            return None;
+        }
+        // The decoder stored the UDP header only after checking that its length fills the
+        // IP payload exactly, so the datagram is `udp_at .. ip_end`.
+        let datagram = self.bytes.get(udp_at..self.layout.ip_end?)?;
+        let (requirement, correct) = match self.ip.as_ref()? {
+            IpRepr::V4(v4) => {
+                ("ENC-UDP-003", UdpRepr::compute_checksum_v4(v4.src, v4.dst, datagram))
+            }
+            IpRepr::V6(v6) => {
+                ("ENC-UDP-005", UdpRepr::compute_checksum_v6(v6.src, v6.dst, datagram))
+            }
+        };
+        (correct != udp.checksum).then_some(Violation {
+            requirement,
+            header: Header::Udp,
+            field: "checksum",
+            offset: Some(udp_at + 6),
+            value: udp.checksum.into(),
+            rule: "a non-zero UDP checksum must be correct",
+        })
+    }
+
+    /// The requirements a checker holds a frame with these headers to: those
+    /// [`Self::validate`] checks — the `RULES` of each header present (for the BTH, those
+    /// of its opcode's class, [`BthRepr::rules`]) and the frame-wide rules of
+    /// [`FRAME_RULES`] that concern the headers present — and those whose decode checks the
+    /// frame passed ([`DECODE_RULES`], [`DecodeError::requirement`]). A frame of the same
+    /// shape that breaks one of its rules, whatever its values, breaks one of these.
+    pub fn rules(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        if self.eth.is_some() {
+            out.extend_from_slice(EthernetRepr::RULES);
+        }
+        if self.vlan.is_some() {
+            out.extend_from_slice(VlanRepr::RULES);
+            out.push("ENC-VLAN-002");
+        }
+        match &self.ip {
+            Some(IpRepr::V4(_)) => out.extend_from_slice(Ipv4Repr::RULES),
+            Some(IpRepr::V6(_)) => out.extend_from_slice(Ipv6Repr::RULES),
+            None => {}
+        }
+        if self.ip.is_some() {
+            out.push("ENC-LEN-002");
+        }
+        if self.udp.is_some() {
+            out.extend_from_slice(UdpRepr::RULES);
+            out.push("ENC-LEN-001");
+            out.push(match &self.ip {
+                Some(IpRepr::V6(_)) => "ENC-UDP-005",
+                _ => "ENC-UDP-003",
+            });
+        }
+        let Some(bth) = &self.bth else { return out };
+        out.extend_from_slice(bth.rules());
+        out.extend_from_slice(&[
+            "ENC-LEN-004",
+            "ENC-FRAME-001",
+            "OPC-UNKNOWN-001",
+            "PAY-PAD-001",
+            "PAY-PAD-002",
+            "ICRC-VERIFY-001",
+        ]);
+        if bth.opcode.is_mrc() && !bth.opcode.is_mrc_write() {
+            out.push("TSETH-PRESENT-002");
+        }
+        if bth.opcode == Opcode::MRC_ACKNOWLEDGE {
+            out.push("AETH-MRC-001");
+        }
+        if bth.opcode.info().is_some_and(|i| i.payload == PayloadRule::None) {
+            out.push("PAY-NONE-001");
+        }
+        self.ext.rules(&mut out);
+        // Each once, in the order first met (the Ethernet header and a tag share one).
+        let mut seen = Vec::with_capacity(out.len());
+        out.retain(|id| {
+            let new = !seen.contains(id);
+            seen.push(*id);
+            new
+        });
+        out
+    }
 }
+
+/// The requirements that [`DecodedFrame::validate`] checks on the frame as a whole, beyond
+/// each header's own `RULES`: a second VLAN tag, the UDP checksum, the opcode, `ts` outside
+/// an MRC write, the syndrome of an MRC transport ACK, payload and pad, and the ICRC.
+pub const FRAME_RULES: &[&str] = &[
+    "ENC-VLAN-002",
+    "ENC-UDP-003",
+    "ENC-UDP-005",
+    "OPC-UNKNOWN-001",
+    "TSETH-PRESENT-002",
+    "AETH-MRC-001",
+    "PAY-NONE-001",
+    "PAY-PAD-001",
+    "PAY-PAD-002",
+    "ICRC-VERIFY-001",
+];
+
+/// The requirements a decode error reports ([`DecodeError::requirement`]): the length and
+/// header-stack rules whose checks stop [`decode`], and `DEC-STRUCT-001` for bytes that
+/// cannot be followed at all.
+pub const DECODE_RULES: &[&str] = &[
+    "ENC-LEN-001",
+    "ENC-LEN-002",
+    "ENC-LEN-004",
+    "ENC-UDP-002",
+    "ENC-FRAME-001",
+    "DEC-STRUCT-001",
+];
 
 /// A decode failure inside the nom chain, carrying our own error.
 #[derive(Debug)]
@@ -485,6 +637,7 @@ fn store<'a, R>((rest, r): (&'a [u8], R), slot: &mut Option<R>) -> &'a [u8] {
 /// see [`DecodedFrame`].
 pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
     let mut d = DecodedFrame {
+        bytes: frame,
         eth: None,
         vlan: None,
         ip: None,
@@ -676,7 +829,7 @@ impl FrameRepr {
     /// The entropy value this frame carries (see [`DecodedFrame::entropy`]).
     pub fn entropy(&self) -> u32 {
         let low = match &self.ip {
-            IpRepr::V6(v6) => v6.flow_label & 0xFFFF,
+            IpRepr::V6(v6) => v6.flow_label & FLOW_LABEL_EV_BITS,
             IpRepr::V4(_) => 0,
         };
         u32::from(self.udp.src_port) << 16 | low
@@ -688,7 +841,7 @@ impl FrameRepr {
         self.udp.src_port = (ev >> 16) as u16;
         if let IpRepr::V6(v6) = &mut self.ip {
             // ENC-EV-001: flow_label[19:16] is sent as 0.
-            v6.flow_label = ev & 0xFFFF;
+            v6.flow_label = ev & FLOW_LABEL_EV_BITS;
         }
     }
 

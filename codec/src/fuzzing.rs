@@ -6,13 +6,20 @@
 
 use alloc::vec::Vec;
 
-use crate::frame::{IcrcStatus, decode};
+use crate::frame::{DECODE_RULES, IcrcStatus, decode};
 
-/// Frame decode: never panics; whatever decodes cleanly re-emits to the same bytes, and
-/// decoding those bytes again gives the same frame.
+/// Frame decode: never panics; every violation and decode error names one of the frame's
+/// own rules (`DecodedFrame::rules`, `frame::DECODE_RULES`); whatever decodes cleanly
+/// re-emits to the same bytes, and decoding those bytes again gives the same frame.
 pub fn frame_decode(data: &[u8]) {
     let d = decode(data);
-    let _ = d.validate();
+    let rules = d.rules();
+    for v in d.validate() {
+        assert!(rules.contains(&v.requirement), "{v} is not among the frame's rules {rules:?}");
+    }
+    if let Some(e) = d.error {
+        assert!(DECODE_RULES.contains(&e.requirement()), "{e}: {}", e.requirement());
+    }
     let _ = d.entropy();
     let Some(repr) = d.to_repr() else { return };
     let bytes: Vec<u8> = match repr.to_bytes() {

@@ -279,6 +279,12 @@ impl Opcode {
         }
     }
 
+    /// Whether this is an MRC opcode: any opcode of the manufacturer-specific class 0b110
+    /// (0xC0..=0xDF), whether or not the table defines it.
+    pub const fn is_mrc(self) -> bool {
+        self.0 >> 5 == 0b110
+    }
+
     /// Whether this is one of MRC's write opcodes (0xC6..=0xCB).
     pub const fn is_mrc_write(self) -> bool {
         matches!(self.0, 0xC6..=0xCB)

@@ -606,6 +606,7 @@ fn unknown_opcode_has_no_extension_headers() {
             let pad_count = (4 - len % 4) % 4;
             assert_eq!(usize::from(f.bth.pad_count), pad_count, "finalize pads any opcode");
             f.pad = pad;
+            refresh_udp_checksum(&mut f);
             let bytes = f.to_bytes().unwrap();
             let d = decode(&bytes);
             let ctx = format!("{encap:?} {len}");
@@ -671,6 +672,9 @@ fn unknown_mrc_opcode_with_ts_has_no_tseth() {
 /// Decodes, checks the ICRC and the lossless re-emit, and returns the violations as
 /// (requirement, field, offset).
 fn violations(f: &FrameRepr) -> Vec<(&'static str, &'static str, Option<usize>)> {
+    let mut f = f.clone();
+    refresh_udp_checksum(&mut f);
+    let f = &f;
     let bytes = f.to_bytes().unwrap();
     let d = decode(&bytes);
     assert_eq!(d.error, None);

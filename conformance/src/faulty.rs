@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{NackReason, Opcode, Psn};
 use openrdma_sm::{HostCommand, NicEvent, RetirementMode, Side, SprayPolicy, Timestamp};
 
@@ -42,6 +42,10 @@ enum Fault {
     WriteAfterFlag,
     MprOffByOne,
     NoDuplicateAck,
+    StaleIpv4Checksum,
+    RtxInReservedBit,
+    FlowLabelHighBits,
+    UdpChecksumNoAddresses,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -116,6 +120,30 @@ pub const FAULTY: &[Kind] = &[
         description: "a duplicate of a retired message gets a SACK but no transport ACK, so a lost ACK is never repaired",
         breaks: "RCV-DUP-002",
         fault: Fault::NoDuplicateAck,
+    },
+    Kind {
+        name: "ipv4-checksum",
+        description: "the IPv4 header checksum is computed once over the header template, before total_len is filled in, and never updated",
+        breaks: "ENC-IPV4-003",
+        fault: Fault::StaleIpv4Checksum,
+    },
+    Kind {
+        name: "reserved-bits",
+        description: "rtx is packed into BTH byte 8 bit 6, a reserved bit, instead of bit 5",
+        breaks: "BTH-RESV-003",
+        fault: Fault::RtxInReservedBit,
+    },
+    Kind {
+        name: "flow-label-high-bits",
+        description: "over IPv6 the flow label is filled with EV[19:0] instead of EV[15:0], so bits 19:16 are not 0",
+        breaks: "ENC-EV-001",
+        fault: Fault::FlowLabelHighBits,
+    },
+    Kind {
+        name: "udp-checksum-v6",
+        description: "the UDP checksum over IPv6 is computed with the addresses left out of the pseudo-header",
+        breaks: "ENC-UDP-005",
+        fault: Fault::UdpChecksumNoAddresses,
     },
 ];
 
@@ -239,8 +267,7 @@ impl FaultyDevice {
                                 if let Some(top) = top {
                                     s.cack_psn = top;
                                     s.sack_bitmap = 0;
-                                    f.icrc = None;
-                                    if let Ok(bytes) = f.to_bytes() {
+                                    if let Ok(bytes) = refit(&mut f) {
                                         out.push(TimedOutput {
                                             at: o.at,
                                             output: Output::Frame { port: *port, bytes },
@@ -278,8 +305,7 @@ impl FaultyDevice {
                             for l in later {
                                 if let Some(mut f) = decode(&l).to_repr() {
                                     f.bth.rtx = true;
-                                    f.icrc = None;
-                                    if let Ok(bytes) = f.to_bytes() {
+                                    if let Ok(bytes) = refit(&mut f) {
                                         out.push(TimedOutput {
                                             at: o.at,
                                             output: Output::Frame { port: *port, bytes },
@@ -303,8 +329,7 @@ impl FaultyDevice {
                                 (self.last_ev.get(&key), d.to_repr())
                             {
                                 f.set_entropy(prev);
-                                f.icrc = None;
-                                if let Ok(bytes) = f.to_bytes() {
+                                if let Ok(bytes) = refit(&mut f) {
                                     out.push(TimedOutput {
                                         at: o.at,
                                         output: Output::Frame { port: *port, bytes },
@@ -336,6 +361,21 @@ impl FaultyDevice {
                         let crc = h.finalize();
                         let mut b = bytes.clone();
                         b[end..end + 4].copy_from_slice(&crc.to_le_bytes());
+                        out.push(TimedOutput {
+                            at: o.at,
+                            output: Output::Frame { port: *port, bytes: b },
+                        });
+                        continue;
+                    }
+                }
+                (
+                    Fault::StaleIpv4Checksum
+                    | Fault::RtxInReservedBit
+                    | Fault::FlowLabelHighBits
+                    | Fault::UdpChecksumNoAddresses,
+                    Output::Frame { bytes, port },
+                ) => {
+                    if let Some(b) = encoder_bug(self.kind.fault, bytes) {
                         out.push(TimedOutput {
                             at: o.at,
                             output: Output::Frame { port: *port, bytes: b },
@@ -387,6 +427,59 @@ impl FaultyDevice {
         }
         out
     }
+}
+
+/// The frame `bytes` as an encoder with the bug `fault` writes it, or `None` where the bug
+/// does not show.
+fn encoder_bug(fault: Fault, bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    match (fault, &mut f.ip) {
+        (Fault::StaleIpv4Checksum, IpRepr::V4(v4)) => {
+            // The checksum of the template (total_len 0); the ICRC masks it, so it stays.
+            let mut template = v4.clone();
+            template.total_len = 0;
+            template.fill_checksum().ok()?;
+            v4.checksum = template.checksum;
+            f.icrc = None;
+            f.to_bytes().ok()
+        }
+        (Fault::RtxInReservedBit, _) if f.bth.rtx => {
+            f.bth.rtx = false;
+            f.bth.resv8 |= 0x40;
+            refit(&mut f).ok()
+        }
+        (Fault::FlowLabelHighBits, IpRepr::V6(v6)) => {
+            // EV[19:16] is the low nibble of the source port (EV[31:16]).
+            let ev_19_16 = u32::from(f.udp.src_port & 0xF);
+            if ev_19_16 == 0 {
+                return None;
+            }
+            v6.flow_label = ev_19_16 << 16 | (v6.flow_label & 0xFFFF);
+            refit(&mut f).ok()
+        }
+        (Fault::UdpChecksumNoAddresses, IpRepr::V6(_)) => {
+            f.finalize().ok()?;
+            let unspecified = std::net::Ipv6Addr::UNSPECIFIED;
+            let n = usize::from(f.udp.length);
+            f.udp.checksum = 0;
+            let b = f.to_bytes().ok()?;
+            let udp_at = b.len() - f.eth_padding.len() - n;
+            f.udp.checksum = openrdma_codec::UdpRepr::compute_checksum_v6(
+                unspecified,
+                unspecified,
+                &b[udp_at..udp_at + n],
+            );
+            f.to_bytes().ok()
+        }
+        _ => None,
+    }
+}
+
+/// A changed frame made consistent again (lengths, checksums, ICRC) and emitted: the
+/// faulty hardware's encoder is right; only the one bug is wrong.
+fn refit(f: &mut FrameRepr) -> Result<Vec<u8>, openrdma_codec::EmitError> {
+    f.finalize()?;
+    f.to_bytes()
 }
 
 impl Device for FaultyDevice {

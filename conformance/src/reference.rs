@@ -79,9 +79,11 @@ impl ReferenceDevice {
     }
 }
 
-/// The port a reference NIC sends a frame with entropy value `ev` on.
+/// The port a reference NIC sends a frame with entropy value `ev` on: chosen by the EV's
+/// upper half, the UDP source port, which every encapsulation carries (over IPv4 it is all
+/// of the EV, ENC-EV-002) and on which a fabric's ECMP hash chooses the path.
 pub fn port_of(ev: u32, ports: u16) -> u16 {
-    (ev % u32::from(ports.max(1))) as u16
+    ((ev >> 16) % u32::from(ports.max(1))) as u16
 }
 
 impl Device for ReferenceDevice {

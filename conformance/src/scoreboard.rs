@@ -3,6 +3,11 @@
 //!
 //! The rules, by kind of output:
 //!
+//! * **Every frame** must decode, carry a correct ICRC and obey the wire rules that
+//!   `validate()` checks and that bind its sender: reserved bits, checksums, lengths,
+//!   flow-label bits, known reasons, RETH bounds, ... ([`wire`], `CONF-CMP-001`,
+//!   `CONF-CMP-016`). Data packets and probes must travel on an EV of their QP's profile,
+//!   NACKs on the EV they report (`CONF-CMP-017`).
 //! * **Data packets** are matched by (destination QP, PSN, `rtx`), in order of occurrence.
 //!   Every field the specification fixes is compared exactly (opcode, AckReq, METH, RETH,
 //!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
@@ -10,7 +15,9 @@
 //!   one the previous transmission of that PSN used (`SND-RTX-002`). A data packet the
 //!   scenario does not expect is a spurious retransmission (`SND-RTX-004`) or a duplicate
 //!   transmission (`SND-PSN-001`).
-//! * **NACKs** are matched by (QP, `nack_psn`, reason); **transport ACKs** by (QP, MSN,
+//! * **NACKs** are matched by (QP, `nack_psn`, reason), and their other NETH fields
+//!   compared (the EV and timestamp of the NACKed packet exactly, the fields a SHOULD fixes
+//!   as SHOULDs); **probes** by QP, with their `probe_id`; **transport ACKs** by (QP, MSN,
 //!   ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges
 //!   is not.
@@ -39,7 +46,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr, decode};
+use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
 use openrdma_codec::{AethKind, Opcode};
 use openrdma_sm::{NicEvent, NicReport, Payload, Side};
 use serde::Serialize;
@@ -48,6 +55,9 @@ use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, Direction, Record, Scenario};
 
 mod sacks;
+mod wire;
+
+pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -296,8 +306,22 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     }
     put("immdt.imm", d.ext.immdt.map_or("-".into(), |i| format!("{:#x}", i.imm)));
     if let Some(n) = d.ext.neth {
+        // Its reserved fields are judged by CONF-CMP-016; the rest here (CONF-CMP-017).
         put("neth.reason", format!("{:#04x}", n.reason.0));
         put("neth.nack_psn", n.nack_psn.value().to_string());
+        put("neth.entropy", format!("{:#010x}", n.entropy));
+        put("neth.tx_timestamp", n.tx_timestamp.to_string());
+        put("neth.res_type", n.res_type.to_string());
+        put("neth.next_header", n.next_header.to_string());
+        put("neth.vendor_info", format!("{:#04x}", n.vendor_info));
+        put("neth.spdcid", format!("{:#06x}", n.spdcid));
+        put("neth.dpdcid", format!("{:#06x}", n.dpdcid));
+        put("neth.cc_type", n.cc_type.to_string());
+        put("neth.cc_flags", n.cc_flags.to_string());
+    }
+    if let Some(p) = d.ext.peth {
+        // The probe counter (EV-PROBE-001); the timestamp is the device's clock.
+        put("peth.probe_id", p.probe_id.to_string());
     }
     if let Some(a) = d.ext.aeth {
         put("aeth.syndrome", format!("{:#04x}", a.syndrome));
@@ -444,30 +468,9 @@ fn judge_all(
         .collect();
     let mut used = vec![false; obs_frames.len()];
 
-    // Undecodable or bad-ICRC frames from the device.
-    for f in &obs_frames {
-        if let Kind::Other { error: Some(e) } = &f.kind {
-            div.push(Divergence {
-                at: f.at,
-                requirement: "DEC-STRUCT-001".into(),
-                what: format!("the device sent a frame that does not decode: {e}"),
-                expected: None,
-                actual: Some(render_frame(&f.bytes)),
-                fields: vec![],
-                should_only: false,
-            });
-        } else if matches!(decode(&f.bytes).icrc, IcrcStatus::Bad { .. }) {
-            div.push(Divergence {
-                at: f.at,
-                requirement: "ICRC-CALC-001".into(),
-                what: "the device sent a frame with a wrong ICRC".into(),
-                expected: None,
-                actual: Some(render_frame(&f.bytes)),
-                fields: vec![],
-                should_only: false,
-            });
-        }
-    }
+    // Every frame decodes and obeys the wire rules; every packet takes an EV of its own.
+    wire::judge(&obs_frames, &mut div);
+    wire::judge_evs(scenario, &obs_frames, &mut div);
 
     // Within the tolerances; but retransmitting a lost packet sooner than the reference did
     // (the device's own paths showed the loss sooner) is no fault: only lateness counts.
@@ -515,16 +518,14 @@ fn judge_all(
                 let mut fields = diff(&frame_fields(&ef.bytes), &frame_fields(&of.bytes));
                 if !matches!(ef.kind, Kind::Data { .. }) {
                     // The PSN of a packet that consumes none is a SHOULD (OPC-PSN-001), and
-                    // so is the credit code of an ACK (AETH-MRC-002): reported apart, so
-                    // that they make the verdict non-strict, not a failure.
+                    // so are the credit code of an ACK (AETH-MRC-002) and the NETH fields
+                    // of CONF-CMP-017: reported apart, so that they make the verdict
+                    // non-strict, not a failure.
                     let (should, must): (Vec<FieldDiff>, Vec<FieldDiff>) =
-                        fields.into_iter().partition(|f| {
-                            f.field == "bth.psn" || (f.field == "aeth.syndrome" && is_ack_pair(f))
-                        });
+                        fields.into_iter().partition(|f| should_field(f).is_some());
                     fields = must;
                     for f in should {
-                        let requirement =
-                            if f.field == "bth.psn" { "OPC-PSN-001" } else { "AETH-MRC-002" };
+                        let requirement = should_field(&f).unwrap_or("OPC-PSN-001");
                         div.push(Divergence {
                             at: of.at,
                             requirement: requirement.into(),
@@ -548,6 +549,9 @@ fn judge_all(
                         "payload" => "SND-SEG-001",
                         "icrc" => "ICRC-CALC-001",
                         "udp.dst_port" => "ENC-UDP-001",
+                        "neth.entropy" => "NETH-PSN-001",
+                        "neth.tx_timestamp" => "NETH-TS-001",
+                        "peth.probe_id" => "EV-PROBE-001",
                         "tseth" => "TSETH-PRESENT-001",
                         f if f.starts_with("eth.")
                             || f.starts_with("ip.")
@@ -676,6 +680,20 @@ fn judge_all(
 
     div.sort_by_key(|d| d.at);
     Judgement { divergences: div, checked }
+}
+
+/// The SHOULD that fixes a field of a packet that consumes no PSN, if one does: a
+/// difference in it makes a verdict non-strict, not a failure (CONF-CMP-005, CONF-CMP-017).
+fn should_field(f: &FieldDiff) -> Option<&'static str> {
+    match f.field.as_str() {
+        "bth.psn" => Some("OPC-PSN-001"),
+        "aeth.syndrome" if is_ack_pair(f) => Some("AETH-MRC-002"),
+        "neth.res_type" | "neth.next_header" => Some("NETH-TYPE-001"),
+        "neth.vendor_info" => Some("NETH-VENDOR-001"),
+        "neth.spdcid" | "neth.dpdcid" => Some("NETH-PDC-001"),
+        "neth.cc_type" | "neth.cc_flags" => Some("NETH-CC-001"),
+        _ => None,
+    }
 }
 
 /// Whether a syndrome difference is between two ACKs (credit codes only).

@@ -3,10 +3,13 @@
 
 use std::collections::BTreeSet;
 
+use openrdma_codec::Opcode;
+use openrdma_codec::frame::decode;
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scenario::{Body, Direction};
 use openrdma_conformance::scoreboard::{render_event, render_frame};
 use openrdma_conformance::{corpus, file};
+use openrdma_sm::HostCommand;
 
 #[test]
 fn names_are_unique_and_match_their_manifests() {
@@ -48,6 +51,35 @@ fn manifests_name_requirements_in_force_and_checks_are_listed() {
         }
     }
     assert!(unlisted.is_empty(), "records check IDs their manifests do not list: {unlisted:#?}");
+}
+
+/// A scenario in which the device sends data or probes over IPv4 gives its QPs only EVs
+/// that IPv4 carries whole, bits 15:0 zero (CONF-CMP-017, ENC-EV-002): otherwise the
+/// reference itself would send EVs outside its profile.
+#[test]
+fn ipv4_senders_get_evs_ipv4_carries() {
+    for (name, build) in corpus::all() {
+        let s = build();
+        if s.manifest.link.is_ipv6() {
+            continue;
+        }
+        let sends = s.expects().any(|r| match &r.body {
+            Body::Frame { bytes, .. } => decode(bytes)
+                .bth
+                .is_some_and(|b| b.opcode.is_mrc_write() || b.opcode == Opcode::MRC_PROBE),
+            _ => false,
+        });
+        if !sends {
+            continue;
+        }
+        for r in s.injects() {
+            if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
+                for ev in q.evs.iter().chain(&q.backup_evs) {
+                    assert_eq!(ev & 0xFFFF, 0, "{name}: QP {} has EV {ev:#x}", q.qpn);
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -167,7 +199,10 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_conformance::scenario::Scena
     r.with_peer();
     let region = Region { rkey: RKEY, base: REGION, len: REGION_LEN, remote_write: true };
     r.host(0, HostCommand::RegisterRegion(region));
-    r.host(0, HostCommand::CreateQp(corpus::qp(DUT_QP, PEER_QP, 0)));
+    // IPv4 carries EV[31:16] only (ENC-EV-002): the device's EVs have zero low halves.
+    let mut dut = corpus::qp(DUT_QP, PEER_QP, 0);
+    dut.evs.iter_mut().for_each(|ev| *ev &= 0xFFFF_0000);
+    r.host(0, HostCommand::CreateQp(dut));
     r.peer_host(0, HostCommand::RegisterRegion(region));
     r.peer_host(0, HostCommand::CreateQp(corpus::qp(PEER_QP, DUT_QP, 0)));
     for k in 0..6u32 {

@@ -34,6 +34,26 @@ impl Run {
         judge(&self.s, &self.injected, observed).divergences
     }
 
+    /// The `k`-th EV after `ev` in the profile of the QP that `ev` belongs to: another path
+    /// the device may choose (CONF-CMP-017), never one outside its profile.
+    fn other_ev(&self, ev: u32, k: usize) -> u32 {
+        let profile: Vec<u32> = self
+            .s
+            .records
+            .iter()
+            .find_map(|r| match &r.body {
+                openrdma_conformance::scenario::Body::Host {
+                    command: openrdma_sm::HostCommand::CreateQp(q),
+                } if q.evs.contains(&ev) || q.backup_evs.contains(&ev) => {
+                    Some(q.evs.iter().chain(&q.backup_evs).copied().collect())
+                }
+                _ => None,
+            })
+            .expect("the EV belongs to a QP of the scenario");
+        let i = profile.iter().position(|&e| e == ev).expect("in the profile");
+        profile[(i + k) % profile.len()]
+    }
+
     fn judge_with(&self, injected: &[TimedInput], observed: &[TimedOutput]) -> Vec<Divergence> {
         judge(&self.s, injected, observed).divergences
     }
@@ -294,7 +314,7 @@ fn conf_cmp_002_what_the_device_chooses_is_not_compared() {
                 continue;
             }
             *bytes = edit_frame(r.bytes(k), |f| {
-                let ev = f.entropy() ^ 0x5A5A_0003;
+                let ev = r.other_ev(f.entropy(), 3);
                 f.set_entropy(ev);
                 if let Some(t) = f.ext.tseth.as_mut() {
                     t.tx_timestamp ^= 0x0F0F;
@@ -345,22 +365,22 @@ fn conf_cmp_004_unexpected_data_packets_and_commanded_retransmissions() {
     let r = Run::of("snd-segmentation");
     let k = r.frame(is_data);
     let at = r.observed[k].at;
-    // A copy of the packet, as a retransmission on another EV or not.
-    let evs = std::cell::Cell::new(0u32);
-    let copy = |rtx: bool, at: Timestamp| TimedOutput {
+    // A copy of the packet, as a retransmission or not, on the `step`-th EV of the profile
+    // after the original's (each copy on another EV than the transmission before it, so
+    // that SND-RTX-002 holds and only the rule under test can diverge).
+    let copy = |rtx: bool, at: Timestamp, step: usize| TimedOutput {
         at,
         output: Output::Frame {
             port: 0,
             bytes: edit_frame(r.bytes(k), |f| {
                 f.bth.rtx = rtx;
-                evs.set(evs.get() + 1);
-                let ev = f.entropy() ^ (evs.get() << 16);
+                let ev = r.other_ev(f.entropy(), step);
                 f.set_entropy(ev);
             }),
         },
     };
-    assert_eq!(musts(&r.judge(&r.with_after(k, copy(false, at)))), ["SND-PSN-001"]);
-    assert!(musts(&r.judge(&r.with_after(k, copy(true, at)))).contains(&"SND-RTX-004"));
+    assert_eq!(musts(&r.judge(&r.with_after(k, copy(false, at, 1)))), ["SND-PSN-001"]);
+    assert!(musts(&r.judge(&r.with_after(k, copy(true, at, 1)))).contains(&"SND-RTX-004"));
     // A retransmission command of the CPU half at `at`, for the device's QP.
     let qpn = Qpn::new(openrdma_conformance::corpus::DUT_QP);
     let psn = decode(r.bytes(k)).bth.unwrap().psn;
@@ -372,8 +392,8 @@ fn conf_cmp_004_unexpected_data_packets_and_commanded_retransmissions() {
     );
     // Each retransmission comes with its report to the CPU half (REC-IF-008), so that
     // only the rule under test can diverge.
-    let with_rtx = |o: &mut Vec<TimedOutput>, pos: usize, at: Timestamp| {
-        o.insert(pos, copy(true, at));
+    let with_rtx = |o: &mut Vec<TimedOutput>, pos: usize, at: Timestamp, step: usize| {
+        o.insert(pos, copy(true, at, step));
         let report =
             NicReport::Retransmitted { qpn, psn, cause: RetransmitCause::Timeout, lost_ev: None };
         o.insert(
@@ -384,17 +404,17 @@ fn conf_cmp_004_unexpected_data_packets_and_commanded_retransmissions() {
     let late = r.s.manifest.tolerances.late_ns;
     let within = Timestamp(at.0 + late);
     let mut o = r.observed.clone();
-    with_rtx(&mut o, k + 1, within);
+    with_rtx(&mut o, k + 1, within, 1);
     assert_eq!(r.judge_with(&injected, &o), vec![], "one commanded retransmission");
     let mut o = r.observed.clone();
-    with_rtx(&mut o, k + 1, at);
-    with_rtx(&mut o, k + 3, within);
+    with_rtx(&mut o, k + 1, at, 1);
+    with_rtx(&mut o, k + 3, within, 2);
     assert_eq!(musts(&r.judge_with(&injected, &o)), ["SND-RTX-004"], "two for one command");
     let mut o = r.observed.clone();
-    with_rtx(&mut o, k + 1, Timestamp(at.0 + late + 1));
+    with_rtx(&mut o, k + 1, Timestamp(at.0 + late + 1), 1);
     assert_eq!(musts(&r.judge_with(&injected, &o)), ["SND-RTX-004"], "later than late_ns");
     let mut o = r.observed.clone();
-    with_rtx(&mut o, k, Timestamp(at.0 - 1));
+    with_rtx(&mut o, k, Timestamp(at.0 - 1), 1);
     assert_eq!(musts(&r.judge_with(&injected, &o)), ["SND-RTX-004"], "before the command");
 }
 

@@ -200,6 +200,10 @@ impl AethRepr {
         Ok(AETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["AETH-SYN-001", "AETH-SYN-002", "AETH-NAK-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     /// Which kinds an opcode may carry (MRC has no RNR) is checked by the frame.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {

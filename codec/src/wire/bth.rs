@@ -315,6 +315,22 @@ impl BthRepr {
         Ok(BTH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] =
+        &["BTH-TVER-001", "BTH-RESV-001", "BTH-RESV-002", "BTH-RESV-003"];
+
+    /// The requirements [`Self::validate`] checks on a BTH with this opcode: byte 4 is
+    /// judged by `BTH-RESV-002` under an MRC opcode and by `BTH-RESV-001` under any other,
+    /// so only one of the two applies.
+    pub fn rules(&self) -> &'static [&'static str] {
+        if self.opcode.is_mrc() {
+            &["BTH-TVER-001", "BTH-RESV-002", "BTH-RESV-003"]
+        } else {
+            &["BTH-TVER-001", "BTH-RESV-001", "BTH-RESV-003"]
+        }
+    }
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     /// Checks that need the opcode's whole packet live in the frame's `validate()`.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
@@ -329,7 +345,7 @@ impl BthRepr {
         if self.tver != 0 {
             out.push(v("BTH-TVER-001", "tver", 1, self.tver.into(), "TVer must be 0"));
         }
-        let mrc = self.opcode.class() == crate::TransportClass::Manufacturer(6);
+        let mrc = self.opcode.is_mrc();
         if mrc {
             let b4 = (u8::from(self.fecn) << 7) | (u8::from(self.becn) << 6) | self.resv6;
             if b4 != 0 {

@@ -207,6 +207,10 @@ impl EethRepr {
         Ok(EETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["EETH-OP-001", "EETH-RESV-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     /// An unknown operation is a violation, never a decode error; an error status is not a
     /// violation.

@@ -239,6 +239,10 @@ impl ErthRepr {
         Ok(ERTH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["ERTH-OP-001", "ERTH-RESV-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     /// An unknown operation is a violation, never a decode error.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {

@@ -385,6 +385,10 @@ impl EthernetRepr {
         Ok(ETHERNET_HEADER_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["ENC-ETH-001", "ENC-ETH-002"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// * `ENC-ETH-001`: the ethertype is IPv4, IPv6 or a VLAN TPID.
@@ -545,6 +549,10 @@ impl VlanRepr {
         v.set_ethertype(self.ethertype);
         Ok(VLAN_TAG_LEN)
     }
+
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["ENC-ETH-001", "ENC-VLAN-001"];
 
     /// Semantic checks of this tag on its own (`base` is the offset of its TCI in the frame).
     ///

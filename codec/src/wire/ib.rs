@@ -164,6 +164,10 @@ impl DethRepr {
         Ok(DETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["DETH-RESV-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         if self.resv != 0 {
@@ -259,6 +263,10 @@ impl IethRepr {
         Ieth::new_unchecked(&mut buf[..IETH_LEN]).set_rkey(self.rkey);
         Ok(IETH_LEN)
     }
+
+    /// The requirements [`Self::validate`] checks: none, since every value of every field
+    /// is legal.
+    pub const RULES: &'static [&'static str] = &[];
 
     /// Semantic checks of this header on its own: every key is legal, so this adds
     /// nothing.
@@ -383,6 +391,10 @@ impl AtomicEthRepr {
         Ok(ATOMIC_ETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: none, since every value of every field
+    /// is legal.
+    pub const RULES: &'static [&'static str] = &[];
+
     /// Semantic checks of this header on its own. Nothing is checked here; the alignment
     /// of `va` is left to the responder's model.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
@@ -470,6 +482,10 @@ impl AtomicAckEthRepr {
         AtomicAckEth::new_unchecked(&mut buf[..ATOMIC_ACK_ETH_LEN]).set_orig(self.orig);
         Ok(ATOMIC_ACK_ETH_LEN)
     }
+
+    /// The requirements [`Self::validate`] checks: none, since every value of every field
+    /// is legal.
+    pub const RULES: &'static [&'static str] = &[];
 
     /// Semantic checks of this header on its own: every value is legal, so this adds
     /// nothing.
@@ -560,6 +576,10 @@ impl CnpRepr {
         Cnp::new_unchecked(&mut buf[..CNP_LEN]).resv_mut().copy_from_slice(&self.resv);
         Ok(CNP_LEN)
     }
+
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["CNP-RESV-001"];
 
     /// Semantic checks of this header on its own (`base` is its offset in the frame). The
     /// violation points at the first non-zero byte and carries its value.

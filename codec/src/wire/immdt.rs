@@ -104,6 +104,10 @@ impl ImmDtRepr {
         Ok(IMMDT_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: none, since every value of every field
+    /// is legal.
+    pub const RULES: &'static [&'static str] = &[];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// Every immediate value is legal, so this adds nothing; it exists so that every header

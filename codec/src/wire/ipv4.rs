@@ -557,6 +557,11 @@ impl Ipv4Repr {
         Ok(())
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] =
+        &["ENC-IPV4-001", "ENC-IPV4-002", "ENC-IPV4-003", "ENC-IPV4-004"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// * `ENC-IPV4-001`: the protocol is UDP (17).

@@ -27,6 +27,8 @@ use crate::wire::ipv4::IP_PROTO_UDP;
 pub const IPV6_HEADER_LEN: usize = 40;
 /// The largest flow label (20 bits).
 pub const IPV6_MAX_FLOW_LABEL: u32 = 0xF_FFFF;
+/// The bits of the flow label that carry EV\[15:0\] (`ENC-EV-001`); bits 19:16 are sent as 0.
+pub const FLOW_LABEL_EV_BITS: u32 = 0xFFFF;
 
 mod field {
     pub(super) const VER_TC_FLOW: usize = 0;
@@ -290,9 +292,15 @@ impl Ipv6Repr {
         Ok(IPV6_HEADER_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["ENC-IPV6-001", "ENC-EV-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// * `ENC-IPV6-001`: the next header is UDP (17); no extension headers.
+    /// * `ENC-EV-001`: `flow_label[19:16]`, which carries no part of the EV, is 0. (The
+    ///   offset is that of byte 1, which holds these bits.)
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         if self.next_header != IP_PROTO_UDP {
             out.push(Violation {
@@ -302,6 +310,16 @@ impl Ipv6Repr {
                 offset: Some(base + field::NEXT_HEADER),
                 value: self.next_header.into(),
                 rule: "next header must be UDP (17), with no extension headers",
+            });
+        }
+        if self.flow_label & !FLOW_LABEL_EV_BITS != 0 {
+            out.push(Violation {
+                requirement: "ENC-EV-001",
+                header: Header::Ipv6,
+                field: "flow_label",
+                offset: Some(base + field::VER_TC_FLOW + 1),
+                value: self.flow_label.into(),
+                rule: "flow_label bits 19:16 carry no part of the EV and must be 0",
             });
         }
     }
@@ -415,15 +433,23 @@ mod tests {
     }
 
     #[test]
-    fn validate_next_header() {
+    fn validate_next_header_and_flow_label() {
         let mut out = Vec::new();
-        sample().validate(14, &mut out);
+        let clean = Ipv6Repr { flow_label: 0x2345, ..sample() };
+        clean.validate(14, &mut out);
         assert!(out.is_empty());
-        Ipv6Repr { next_header: 0, ..sample() }.validate(14, &mut out); // hop-by-hop options
+        Ipv6Repr { next_header: 0, ..clean }.validate(14, &mut out); // hop-by-hop options
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].requirement, out[0].offset, out[0].value),
             ("ENC-IPV6-001", Some(20), 0)
+        );
+        // ENC-EV-001: the sample's flow label 0x12345 has bit 16 set, which no EV fills.
+        out.clear();
+        sample().validate(14, &mut out);
+        assert_eq!(
+            out.iter().map(|v| (v.requirement, v.field, v.offset, v.value)).collect::<Vec<_>>(),
+            [("ENC-EV-001", "flow_label", Some(15), 0x12345)]
         );
     }
 

@@ -126,6 +126,10 @@ impl MethRepr {
         Ok(METH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: none, since every value of every field
+    /// is legal.
+    pub const RULES: &'static [&'static str] = &[];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// METH has no reserved bits and every value of both fields is legal, so this adds

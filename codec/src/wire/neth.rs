@@ -411,6 +411,10 @@ impl NethRepr {
         Ok(NETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["NETH-RESV-001", "NETH-REASON-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     /// An unknown reason is a violation, never a decode error.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {

@@ -248,6 +248,10 @@ impl PethRepr {
         Ok(PETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["PETH-RESV-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         let resv: [(&'static str, usize, u64); 3] = [

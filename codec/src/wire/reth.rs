@@ -143,6 +143,10 @@ impl RethRepr {
         Ok(RETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["RETH-LEN-001", "RETH-VA-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         if self.dma_len > RETH_MAX_DMA_LEN {

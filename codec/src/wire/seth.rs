@@ -531,6 +531,10 @@ impl SethRepr {
         Ok(SETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["SETH-M-001", "SETH-RESV-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         let v = |requirement, field, at: usize, value: u64, rule| Violation {
@@ -703,6 +707,10 @@ impl CcStateRepr {
         v.set_rcvd_bytes(self.rcvd_bytes);
         Ok(CC_STATE_LEN)
     }
+
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["CCS-RESV-001"];
 
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {

@@ -174,6 +174,10 @@ impl TsethRepr {
         Ok(TSETH_LEN)
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["TSETH-RESV-001", "TSETH-FTYPE-001"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         let v = |requirement, field, value: u64, rule| Violation {

@@ -224,6 +224,10 @@ impl UdpRepr {
         }
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &["ENC-UDP-001", "ENC-UDP-002"];
+
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// * `ENC-UDP-001`: the destination port is 4791.

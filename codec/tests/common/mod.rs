@@ -166,6 +166,18 @@ pub(crate) fn build(encap: Encap, bth: BthRepr, ext: Extensions, payload: &[u8])
     f
 }
 
+/// Recomputes the UDP checksum of `f` after a change to its fields: over IPv6 the checksum
+/// `finalize` computed no longer matches (ENC-UDP-005); over IPv4 it is 0, which stays right.
+pub(crate) fn refresh_udp_checksum(f: &mut FrameRepr) {
+    let IpRepr::V6(v6) = &f.ip else { return };
+    let (src, dst) = (v6.src, v6.dst);
+    f.udp.checksum = 0;
+    let bytes = f.to_bytes().unwrap();
+    let udp_at = f.buffer_len() - f.eth_padding.len() - usize::from(f.udp.length);
+    let datagram = &bytes[udp_at..udp_at + usize::from(f.udp.length)];
+    f.udp.checksum = UdpRepr::compute_checksum_v6(src, dst, datagram);
+}
+
 /// A payload of `n` bytes, 0, 1, 2, ... modulo 251.
 pub(crate) fn payload(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i % 251) as u8).collect()

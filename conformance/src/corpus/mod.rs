@@ -272,7 +272,7 @@ fn snd_loss(name: &str, drops: &[u32]) -> Scenario {
     let mut r = Recorder::new(m);
     r.paths((0..4).map(|_| Path { delay: 500, dark: None }).collect());
     r.with_peer();
-    setup(&mut r, 0, true);
+    setup_v4_pair(&mut r, 0);
     let drops: Vec<(u32, u32)> = drops.iter().map(|&p| (PEER_QP, p)).collect();
     r.drop_data(&drops);
     r.checks(&["SND-RTX-001", "SND-INFER-001"]);
@@ -421,8 +421,8 @@ fn rcv_window_edges() -> Scenario {
     let mut r = responder(
         "rcv-window-edges",
         "With a window of 128 PSNs from epsn 0, PSN 127 is accepted and placed, PSN 128 is \
-         answered with NACK PSN_OOR_WINDOW naming it and discarded, and PSN 0 then completes \
-         the first message.",
+         answered with NACK PSN_OOR_WINDOW naming it, its EV and its timestamp, and \
+         discarded, and PSN 0 then completes the first message.",
         &["RCV-WIN-001", "RCV-WIN-002", "RCV-NACK-001"],
     );
     setup(&mut r, 0, false);
@@ -430,11 +430,19 @@ fn rcv_window_edges() -> Scenario {
     r.checks(&["RCV-WIN-001"]);
     r.inject(1_000, 0, 0xA000_0001, &write(127, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b, None));
     r.checks(&["RCV-WIN-002"]);
+    // A timestamp the NACK must reflect (NETH-TS-001).
+    let stamped = |p| {
+        edit(p, |w| {
+            if let Some(t) = w.tseth.as_mut() {
+                t.tx_timestamp = 0x5A5A;
+            }
+        })
+    };
     r.inject(
         2_000,
         1,
         0xA001_0002,
-        &write(128, 2, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b + 0x1000, None),
+        &stamped(write(128, 2, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b + 0x1000, None)),
     );
     r.checks(&["RCV-WIN-001"]);
     r.inject(3_000, 2, 0xA002_0003, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None));
@@ -517,10 +525,13 @@ fn rcv_retirement(name: &str, mode: RetirementMode) -> Scenario {
 }
 
 /// Ends a recording and adds to its manifest the requirements that the scoreboard checks
-/// for every scenario whose expected records hold what they concern: the layout of each
-/// header in an expected frame (its fields are compared exactly), the ICRC of every frame
-/// (recomputed by the decoder), the completion-flag word of every expected flag (compared
-/// whole, at its address) and the fields of every expected completion.
+/// for every scenario whose expected records hold what they concern: the wire rules of the
+/// headers of each expected frame, which every frame the device sends is validated against
+/// (`scoreboard::sender_rules`, CONF-CMP-016), the layout of each header in an expected
+/// frame (its fields are compared exactly), the ICRC of every frame (recomputed by the
+/// decoder), the EVs the device's packets travel on and report (CONF-CMP-017), the
+/// completion-flag word of every expected flag (compared whole, at its address) and the
+/// fields of every expected completion.
 ///
 /// A responder scenario requires `retirement` only when a requirement its builder names
 /// concerns retirement (flags, completions, transport acknowledgements, message tracking):
@@ -545,6 +556,9 @@ fn done(r: Recorder, end: u64) -> Scenario {
         match &rec.body {
             Body::Frame { bytes, .. } => {
                 let d = decode(bytes);
+                // Every frame the device sends is validated and held to the wire rules of
+                // its headers (CONF-CMP-016): those of the headers this one holds.
+                add.extend(crate::scoreboard::sender_rules(&d));
                 let Some(bth) = d.bth else {
                     continue;
                 };
@@ -554,11 +568,20 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     "ICRC-COVER-001",
                     "ICRC-MASK-001",
                     "ICRC-ORDER-001",
-                    "ENC-UDP-001",
                     "TSETH-PRESENT-001",
+                    // The stack the opcode calls for: a header missing cuts the packet short
+                    // (ENC-FRAME-001) or shifts the fields compared after it; one too many
+                    // is payload, compared, or forbidden (PAY-NONE-001).
+                    "OPC-TABLE-001",
                 ]);
                 if bth.opcode.is_mrc_write() && bth.rtx {
                     add.push("REC-IF-008");
+                }
+                let data_or_probe = bth.opcode.is_mrc_write() || bth.opcode == Opcode::MRC_PROBE;
+                if data_or_probe && matches!(d.ip, Some(IpRepr::V4(_))) {
+                    // Sent on an EV of the QP's profile as IPv4 carries it (CONF-CMP-017);
+                    // over IPv6 ENC-EV-001 is among the IPv6 header's rules.
+                    add.push("ENC-EV-002");
                 }
                 if d.ext.seth.is_some() {
                     // Every SACK the device sends is held to these (scoreboard::sacks).
@@ -566,12 +589,10 @@ fn done(r: Recorder, end: u64) -> Scenario {
                         "SETH-CACK-001",
                         "SETH-BITMAP-001",
                         "SETH-BITMAP-002",
-                        "SETH-RESV-001",
-                        "SETH-M-001",
                         "SETH-ACKPSN-001",
                         "SETH-EV-001",
+                        "ENC-EV-003",
                         "CCS-LAYOUT-001",
-                        "CCS-RESV-001",
                         "CCS-TS-001",
                         "CCS-OOO-001",
                         "CCS-BYTES-001",
@@ -587,6 +608,11 @@ fn done(r: Recorder, end: u64) -> Scenario {
                 if e.meth.is_some() {
                     add.push("METH-LAYOUT-001");
                 }
+                if e.tseth.is_some() {
+                    // Its reserved bits and format are validated (TSETH-RESV-001,
+                    // TSETH-FTYPE-001); the timestamp is the device's own clock.
+                    add.push("TSETH-LAYOUT-001");
+                }
                 if e.reth.is_some() {
                     add.push("RETH-LAYOUT-001");
                 }
@@ -594,10 +620,19 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     add.push("IMMDT-LAYOUT-001");
                 }
                 if e.aeth.is_some() {
-                    add.extend(["AETH-LAYOUT-001", "AETH-SYN-001", "AETH-MSN-001"]);
+                    add.extend(["AETH-LAYOUT-001", "AETH-MSN-001"]);
                 }
-                if e.neth.is_some() {
-                    add.push("NETH-LAYOUT-001");
+                if let Some(n) = e.neth {
+                    // Compared field by field, and sent on the EV reported (CONF-CMP-017).
+                    add.extend(["NETH-LAYOUT-001", "NETH-PSN-001", "ENC-EV-003", "RCV-NACK-001"]);
+                    if n.tx_timestamp != 0 {
+                        // Only a timestamp of the NACKed packet tells a reflection from a 0.
+                        add.push("NETH-TS-001");
+                    }
+                }
+                if e.peth.is_some() {
+                    // `probe_id` compared, reserved fields validated (CONF-CMP-017).
+                    add.push("PETH-LAYOUT-001");
                 }
                 if e.seth.is_some() {
                     add.push("SETH-LAYOUT-001");
@@ -1120,7 +1155,8 @@ fn rcv_in_order_vlan() -> Scenario {
     let link = Link { vlan: Some(42), ..Link::default() };
     let mut s = in_order("rcv-in-order-vlan", link);
     s.manifest.description.push_str(" Every frame carries an 802.1Q tag (VID 42).");
-    s.manifest.requirements.extend(["ENC-VLAN-002", "ENC-ETH-001"].map(String::from));
+    // The tag's rules (ENC-VLAN-001, ENC-VLAN-002, ENC-ETH-001) come with the tagged frames
+    // the device sends (`done`, CONF-CMP-016).
     s
 }
 
