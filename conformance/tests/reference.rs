@@ -91,3 +91,58 @@ fn faulty_devices_are_caught_and_variants_pass() {
         assert!(judged >= 4, "variant:{} was judged on only {judged} scenarios", kind.name);
     }
 }
+
+/// A replay of the reference reproduces its recording exactly, record for record and
+/// nanosecond for nanosecond, when a CPU half runs live during the replay: the runner's
+/// agent, whose commands reach the device at the starts of batches, or the device's own.
+/// The recording hands the agent's commands to the device as the runner does
+/// (`CONF-GEN-005`, `CONF-RUN-005`), so the tolerances are never needed for the reference.
+#[test]
+fn live_cpu_halves_replay_exactly() {
+    use openrdma_conformance::device::Output;
+    use openrdma_conformance::scenario::{Body, Direction};
+    use openrdma_sm::{NicEvent, NicReport};
+    let mut live = 0;
+    for (name, build) in corpus::all() {
+        let s = build();
+        if !s.manifest.cpu.is_live() {
+            continue;
+        }
+        live += 1;
+        let ev_states = s.records.iter().any(|r| {
+            matches!(r.body, Body::Event { event: NicEvent::Report(NicReport::EvState { .. }) })
+        });
+        let recorded = |e: &NicEvent| match e {
+            NicEvent::Report(NicReport::Progress { .. } | NicReport::Armed { .. }) => false,
+            NicEvent::Report(NicReport::EvState { .. }) => ev_states,
+            _ => true,
+        };
+        let expected: Vec<(u64, Body)> = s
+            .records
+            .iter()
+            .filter(|r| r.dir == Direction::Expect)
+            .map(|r| (r.at.0, r.body.clone()))
+            .collect();
+        let mut dev = ReferenceDevice::new();
+        let out = run(&mut dev, &s);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        let observed: Vec<(u64, Body)> = out
+            .observed
+            .iter()
+            .filter_map(|o| match &o.output {
+                Output::Frame { port, bytes } => {
+                    Some((o.at.0, Body::Frame { port: *port, bytes: bytes.clone() }))
+                }
+                Output::Event { event } if recorded(event) => {
+                    Some((o.at.0, Body::Event { event: event.clone() }))
+                }
+                Output::Event { .. } => None,
+            })
+            .collect();
+        for (k, (e, o)) in expected.iter().zip(&observed).enumerate() {
+            assert_eq!(e, o, "{name}: output {k} differs from the recording");
+        }
+        assert_eq!(expected.len(), observed.len(), "{name}: outputs");
+    }
+    assert!(live >= 7, "only {live} scenarios have a live CPU half");
+}
