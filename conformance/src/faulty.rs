@@ -235,13 +235,14 @@ impl FaultyDevice {
     ) -> Vec<TimedOutput> {
         let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
         for mut o in outputs {
-            if let (Fault::StaleProgress, Output::Event { event: NicEvent::Report(r) }) =
-                (&self.kind.fault, &mut o.output)
+            if let (
+                Fault::StaleProgress,
+                Output::Event { event: NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) },
+            ) = (&self.kind.fault, &mut o.output)
             {
-                if let NicReport::Progress { qpn, snd_una, .. } = r {
-                    let prev = self.last_una.insert(qpn.value(), *snd_una);
-                    *snd_una = prev.unwrap_or(*snd_una);
-                }
+                // The value latched before this acknowledgement moved it.
+                let prev = self.last_una.insert(qpn.value(), *snd_una);
+                *snd_una = prev.unwrap_or(*snd_una);
             }
             match (&self.kind.fault, &o.output) {
                 (Fault::ReceiverBlock, Output::Event { event })

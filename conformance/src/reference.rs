@@ -21,8 +21,9 @@ use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput,
 use crate::scenario::{Capability, CpuHalf, Manifest};
 
 /// A CPU half of recovery, as a device runs it inside itself: the reference
-/// [`RecoveryAgent`]'s interface (`spec/recovery.md`, section 3), sans-IO.
-pub trait RecoveryCpu: std::fmt::Debug {
+/// [`RecoveryAgent`]'s interface (`spec/recovery.md`, section 3), sans-IO. It is `Send`, so
+/// that a device holding one can move between threads (the C interface's model does).
+pub trait RecoveryCpu: std::fmt::Debug + Send {
     /// Takes a report of the NIC half, at its time.
     fn handle_report(&mut self, now: Timestamp, report: &NicReport);
     /// Lets time run to `now`, firing what is due.
