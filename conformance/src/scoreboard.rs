@@ -7,9 +7,9 @@
 //!   Every field the specification fixes is compared exactly (opcode, AckReq, METH, RETH,
 //!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
 //!   (its path), TSETH and its timestamp. A retransmission must use an EV other than the
-//!   one the previous transmission of that PSN used (`SND-RTX-002`). A data packet the
-//!   scenario does not expect is a spurious retransmission (`SND-RTX-004`) or a duplicate
-//!   transmission (`SND-PSN-001`).
+//!   one the previous transmission of that PSN used (`SND-RTX-002`), unless the QP has
+//!   that EV alone (`CONF-CMP-013`). A data packet the scenario does not expect is a
+//!   spurious retransmission (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
 //! * **NACKs** are matched by (QP, `nack_psn`, reason); **transport ACKs** by (QP, MSN,
 //!   ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges

@@ -146,3 +146,59 @@ fn the_reference_replays_every_recording_exactly() {
     }
     assert!(live >= 7, "only {live} scenarios have a live CPU half");
 }
+
+/// A recording with a live CPU half that ends while something is still due — here the
+/// timer of a packet nothing answers — cuts the replay's drain so that the replay ends
+/// where the recording does (`CONF-GEN-005`): the reference passes it, and with the
+/// manifest's drain it would not, the replay then seeing an expiry the recording never
+/// reached.
+#[test]
+fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
+    use openrdma_codec::Qpn;
+    use openrdma_codec::host::{WorkRequest, WrOpcode};
+    use openrdma_conformance::record::Recorder;
+    use openrdma_conformance::scenario::{CpuHalf, Manifest};
+    use openrdma_sm::{HostCommand, NicConfig, Region};
+    for cpu in [CpuHalf::Reference, CpuHalf::Device] {
+        let m = Manifest {
+            name: "busy-at-the-end".into(),
+            description: "A packet nothing answers; the recording ends before its timeout.".into(),
+            requirements: vec![],
+            requires: Default::default(),
+            nic: NicConfig { pmtu: corpus::PMTU, mpr: 1, ..NicConfig::default() },
+            cpu,
+            recovery: Default::default(),
+            ports: 1,
+            link: Default::default(),
+            tolerances: Default::default(),
+        };
+        let mut r = Recorder::with_cpu(m, cpu);
+        let region =
+            Region { rkey: corpus::RKEY, base: corpus::REGION, len: 0x1000, remote_write: true };
+        r.host(0, HostCommand::RegisterRegion(region));
+        r.host(0, HostCommand::CreateQp(corpus::qp(corpus::DUT_QP, corpus::PEER_QP, 0)));
+        let wr = WorkRequest {
+            wr_id: 1,
+            qpn: Qpn::new(corpus::DUT_QP),
+            opcode: WrOpcode::WRITE,
+            local_va: 0x4000_0000,
+            lkey: 1,
+            remote_va: corpus::REGION,
+            rkey: corpus::RKEY,
+            length: 64,
+            imm: None,
+            flag_slot: 0,
+            signaled: true,
+        };
+        r.host(1_000, HostCommand::PostWrite(wr));
+        let mut s = r.finish(10_000);
+        assert_eq!(s.manifest.tolerances.drain_ns, 9_000, "{cpu:?}: the replay ends at 10 us");
+        let out = run(&mut ReferenceDevice::new(), &s);
+        let j = judge(&s, &out.injected, &out.observed);
+        assert!(j.divergences.is_empty(), "{cpu:?}: {:#?}", j.divergences);
+        s.manifest.tolerances.drain_ns = 200_000;
+        let out = run(&mut ReferenceDevice::new(), &s);
+        let j = judge(&s, &out.injected, &out.observed);
+        assert!(!j.divergences.is_empty(), "{cpu:?}: the expiry at 33.8 us went unseen");
+    }
+}
