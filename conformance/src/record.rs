@@ -19,7 +19,7 @@
 //! * `device`: the agent is part of the device, as in an `openrdma_sm::Endpoint`; neither
 //!   its commands nor the NIC's reports are recorded, only what the two do together.
 //!
-//! Reports the scoreboard compares (`CONF-CMP-015`) are recorded as expect records; `EvState`
+//! Reports the scoreboard compares (`CONF-CMP-020`) are recorded as expect records; `EvState`
 //! reports only when the builder asks for them ([`Recorder::expect_ev_states`]), in a
 //! scenario whose EV states the device's own choice of paths cannot change.
 //!
@@ -148,7 +148,7 @@ impl Recorder {
 
     /// Records the device's `EvState` reports as expected from now on: for scenarios whose
     /// EV states every conforming device goes through alike, whatever paths it chooses
-    /// (a QP with a single EV, say), so that the scoreboard compares them (`CONF-CMP-015`).
+    /// (a QP with a single EV, say), so that the scoreboard compares them (`CONF-CMP-020`).
     pub fn expect_ev_states(&mut self) -> &mut Self {
         self.ev_states = true;
         self
@@ -433,7 +433,7 @@ impl Recorder {
     }
 
     /// Whether a report becomes an expect record: those the scoreboard compares
-    /// (`CONF-CMP-015`), none when the CPU half is inside the device; the others depend on
+    /// (`CONF-CMP-020`), none when the CPU half is inside the device; the others depend on
     /// the device's own timing of progress.
     fn expects(&self, r: &NicReport) -> bool {
         match r {

@@ -8,7 +8,7 @@
 //!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
 //!   (its path), TSETH and its timestamp. A retransmission must use an EV other than the
 //!   one the previous transmission of that PSN used (`SND-RTX-002`), unless the QP has
-//!   that EV alone (`CONF-CMP-013`). A data packet the scenario does not expect is a
+//!   that EV alone (`CONF-CMP-018`). A data packet the scenario does not expect is a
 //!   spurious retransmission (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
 //! * **NACKs** are matched by (QP, `nack_psn`, reason); **transport ACKs** by (QP, MSN,
 //!   ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
@@ -30,12 +30,12 @@
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, `EvState` as
 //!   expected in a scenario that expects any, and one `Retransmitted` for every
-//!   retransmission the device sent (`CONF-CMP-015`).
+//!   retransmission the device sent (`CONF-CMP-020`).
 //! * When the device brings its own CPU half (`cpu = "device"`), its reports are internal
 //!   and not judged; the retransmissions and probes its CPU half commands are expected
 //!   packets like any other, none is excused by a command, and a retransmission is held to
 //!   the same early bound as every packet, so that a wrong timeout or back-off shows
-//!   (`CONF-CMP-014`, `CONF-TIME-003`).
+//!   (`CONF-CMP-019`, `CONF-TIME-003`).
 //!
 //! A device is judged only on the outputs of the capabilities it claims ([`Scope`]).
 //! Timing failures are reported under the requirement of the record they miss.
@@ -394,7 +394,7 @@ pub fn judge_in(
     scope: Scope,
 ) -> Judgement {
     if scenario.manifest.cpu == CpuHalf::Device {
-        // CONF-CMP-015: the split is inside the device; its reports, if it gives any, are
+        // CONF-CMP-020: the split is inside the device; its reports, if it gives any, are
         // not judged (and the scenario expects none).
         let observed: Vec<TimedOutput> = observed
             .iter()
@@ -626,7 +626,7 @@ fn judge_all(
         .collect();
     // Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times of
     // the commands injected into the device, by the scenario or the runner's agent; none
-    // when the CPU half is inside the device (CONF-CMP-014).
+    // when the CPU half is inside the device (CONF-CMP-019).
     let local_of = peer_map(scenario);
     let commanded: Vec<(u32, u64)> = injected
         .iter()
@@ -697,7 +697,7 @@ fn judge_all(
     }
 
     // Retransmissions go on another EV than the previous transmission (SND-RTX-002),
-    // unless the QP's profile holds no other (CONF-CMP-013).
+    // unless the QP's profile holds no other (CONF-CMP-018).
     let single_ev = single_ev_qps(scenario);
     let mut last_ev: HashMap<(u32, u32), u32> = HashMap::new();
     for of in &obs_frames {
@@ -1062,7 +1062,7 @@ fn judge_retransmit_reports(
 }
 
 /// The part of a report that does not depend on the device's choices (its EVs, its timing
-/// of progress), or `None` for a report that is not compared (CONF-CMP-015). `EvState`
+/// of progress), or `None` for a report that is not compared (CONF-CMP-020). `EvState`
 /// has a key, but is compared only in a scenario that expects one.
 fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
     match r {
@@ -1088,7 +1088,7 @@ fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
 }
 
 /// Reports with a key (`report_key`) are a multiset: each expected one must come by its
-/// time plus `late_ns`, and no other may come (CONF-CMP-015); `EvState` reports only in a
+/// time plus `late_ns`, and no other may come (CONF-CMP-020); `EvState` reports only in a
 /// scenario that expects at least one.
 fn judge_reports(
     exp: &[(&Record, &NicEvent)],

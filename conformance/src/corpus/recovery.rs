@@ -79,7 +79,7 @@ fn split_paired(name: &str, description: &str, reqs: &[&str]) -> Recorder {
 }
 
 /// A requester with a single EV, acknowledged by hand, whose CPU half is played as `cpu`
-/// says; its EV states are expected when the runner's agent plays it (`CONF-CMP-015`).
+/// says; its EV states are expected when the runner's agent plays it (`CONF-CMP-020`).
 fn single_ev(
     name: &str,
     description: &str,
