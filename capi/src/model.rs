@@ -8,7 +8,9 @@
 //! [`ReferenceDevice`] itself, the device every other device is judged against: an input
 //! is applied as a batch of one that runs to the input's time (`CONF-DEV-002`), which gives
 //! the same outputs as any other batching, and [`Model::advance`] lets time run with no
-//! input. Outputs wait in a queue until the caller pops them.
+//! input. Outputs wait in a queue until the caller pops them. Configured by a manifest that
+//! says `cpu = "device"`, it holds the reference CPU half of recovery too, as a device with
+//! its own does (`REC-TEST-003`): its reports then stay inside it.
 
 use std::collections::VecDeque;
 use std::ffi::CString;

@@ -80,6 +80,26 @@ fn reference_through_the_process_path_gives_the_same_verdicts() {
     compare("reference", &mut ReferenceDevice::new(), &s);
 }
 
+/// `openrdma serve` claims the capabilities of the reference, its own CPU half of recovery
+/// included, and the process adapter reads them all; the scenarios that give the device
+/// its CPU half (`cpu = "device"`) then run through it (REC-TEST-003).
+#[test]
+fn serve_claims_its_own_cpu_half() {
+    use openrdma_conformance::scenario::{Capability, CpuHalf};
+    let mut dev = serve("reference");
+    let caps = dev.capabilities();
+    assert_eq!(caps, ReferenceDevice::new().capabilities());
+    assert!(caps.contains(&Capability::Recovery) && caps.contains(&Capability::CpuSplit));
+    assert!(dev.info().unknown_capabilities.is_empty());
+    let own: Vec<Scenario> =
+        scenarios().into_iter().filter(|s| s.manifest.cpu == CpuHalf::Device).collect();
+    assert!(own.len() >= 3);
+    let spec = Spec::bundled().unwrap();
+    let r = run_suite(&mut dev, &own, &spec, &mut |_, _| {});
+    assert_eq!(r.summary.pass, own.len(), "{:#?}", r.scenarios);
+    assert!(dev.close().unwrap().success());
+}
+
 #[test]
 fn go_back_n_through_the_process_path_fails_the_same_scenarios() {
     let s = scenarios();

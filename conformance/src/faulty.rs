@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{NackReason, Opcode, Psn};
-use openrdma_sm::{HostCommand, NicEvent, RetirementMode, Side, SprayPolicy, Timestamp};
+use openrdma_sm::{HostCommand, NicEvent, NicReport, RetirementMode, Side, SprayPolicy, Timestamp};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use crate::reference::ReferenceDevice;
@@ -46,6 +46,8 @@ enum Fault {
     RtxInReservedBit,
     FlowLabelHighBits,
     UdpChecksumNoAddresses,
+    StaleProgress,
+    ConstantRto,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -145,6 +147,18 @@ pub const FAULTY: &[Kind] = &[
         breaks: "ENC-UDP-005",
         fault: Fault::UdpChecksumNoAddresses,
     },
+    Kind {
+        name: "stale-progress",
+        description: "a Progress report carries the snd_una latched before the acknowledgement moved it, so the CPU half's timeout retransmits a PSN already acknowledged",
+        breaks: "REC-IF-002",
+        fault: Fault::StaleProgress,
+    },
+    Kind {
+        name: "constant-rto",
+        description: "the device's own CPU half never backs off: every timeout is rto, whatever backoff says",
+        breaks: "REC-RTO-005",
+        fault: Fault::ConstantRto,
+    },
 ];
 
 /// Every legitimate variant.
@@ -196,6 +210,8 @@ pub struct FaultyDevice {
     last_dma: HashMap<(u32, u16), NicEvent>,
     /// The next PSN expected per QP, seen from the inputs (psn-wrap, mpr-off-by-one).
     window: u32,
+    /// The `snd_una` of each QP's previous `Progress` (stale-progress).
+    last_una: HashMap<u32, Psn>,
 }
 
 impl FaultyDevice {
@@ -209,6 +225,7 @@ impl FaultyDevice {
             sent: Vec::new(),
             last_dma: HashMap::new(),
             window: 0,
+            last_una: HashMap::new(),
         }
     }
 
@@ -245,7 +262,16 @@ impl FaultyDevice {
         inputs_at: &BTreeSet<u64>,
     ) -> Vec<TimedOutput> {
         let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
-        for o in outputs {
+        for mut o in outputs {
+            if let (
+                Fault::StaleProgress,
+                Output::Event { event: NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) },
+            ) = (&self.kind.fault, &mut o.output)
+            {
+                // The value latched before this acknowledgement moved it.
+                let prev = self.last_una.insert(qpn.value(), *snd_una);
+                *snd_una = prev.unwrap_or(*snd_una);
+            }
             match (&self.kind.fault, &o.output) {
                 (Fault::ReceiverBlock, Output::Event { event })
                     if !matches!(event, NicEvent::DmaWrite(_)) =>
@@ -503,6 +529,7 @@ impl Device for FaultyDevice {
             Fault::IgnoresSharedSequence => m.nic.retirement = RetirementMode::PerQp,
             Fault::SackEveryPacket => m.nic.sack_coalesce = 1,
             Fault::SackCoalesce8 => m.nic.sack_coalesce = 8,
+            Fault::ConstantRto => m.recovery.backoff = 1,
             _ => {}
         }
         self.window = m.nic.window();
@@ -510,6 +537,7 @@ impl Device for FaultyDevice {
         self.last_ev.clear();
         self.sent.clear();
         self.last_dma.clear();
+        self.last_una.clear();
         self.inner.start(&m)
     }
 

@@ -5,13 +5,31 @@
 //! record, every frame and event it produces an expect record. What the device is given
 //! comes either from the builder's script (hand-made packets: an out-of-window PSN, a bad
 //! key) or from a reference *peer* NIC across a deterministic fabric of paths with delays,
-//! aimed drops and paths that go dark. The CPU half of recovery is the reference agent,
-//! and its commands are recorded as inject records too (`CpuHalf::Scripted`), so a replay
-//! needs no agent and is exactly reproducible.
+//! aimed drops and paths that go dark.
+//!
+//! The CPU half of recovery is the reference agent, recorded in one of three ways
+//! (`CONF-GEN-005`), as the manifest's `cpu` says:
+//!
+//! * `scripted` ([`Recorder::new`]): its commands become inject records, so that a replay
+//!   needs no agent and is exactly reproducible whatever the device reports;
+//! * `reference` ([`Recorder::with_cpu`]): the agent runs live and its commands are not
+//!   recorded, so that the replay's agent, fed by the device's own reports, must command
+//!   what this one did. Its commands reach the device as the runner delivers them: at the
+//!   end of the batch the runner would be in (`crate::runner`), never in the middle of one;
+//! * `device`: the agent is part of the device, as in an `openrdma_sm::Endpoint`; neither
+//!   its commands nor the NIC's reports are recorded, only what the two do together.
+//!
+//! Reports the scoreboard compares (`CONF-CMP-020`) are recorded as expect records; `EvState`
+//! reports only when the builder asks for them ([`Recorder::expect_ev_states`]), in a
+//! scenario whose EV states the device's own choice of paths cannot change.
+//!
+//! At equal times the device's timers run before the frames that arrive then, as a device
+//! replaying the scenario runs them (`ReferenceDevice`).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use openrdma_codec::Opcode;
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_sm::{
     CpuCommand, Endpoint, HostCommand, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
@@ -62,15 +80,44 @@ pub struct Recorder {
     now: Timestamp,
     records: Vec<Record>,
     checks: Vec<String>,
+    /// Requirement IDs that expected probes check instead of `checks`, if set.
+    probe_checks: Option<Vec<String>>,
+    /// The batch the runner would be in, when it plays the CPU half (`cpu = "reference"`).
+    batch: Option<Batch>,
+    /// Whether `EvState` reports are expected.
+    ev_states: bool,
+}
+
+/// A batch of the runner, as a `cpu = "reference"` recording follows it: the agent's
+/// commands reach the device at the end of the batch, which comes at `limit` or at the
+/// next acknowledgement injected, whichever is first (`CONF-RUN-005`).
+#[derive(Debug, Clone, Copy)]
+struct Batch {
+    start: Timestamp,
+    limit: Timestamp,
+}
+
+/// Whether the runner ends a batch before injecting this frame: a SACK or NACK, whose EV
+/// fields follow the device's choices (`crate::runner`).
+fn is_feedback(bytes: &[u8]) -> bool {
+    decode(bytes).bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK || b.opcode == Opcode::MRC_NACK)
 }
 
 impl Recorder {
-    /// A recorder for a device configured by `manifest` (its CPU half is recorded, so the
-    /// manifest's `cpu` is set to scripted).
-    pub fn new(mut manifest: Manifest) -> Recorder {
-        manifest.cpu = CpuHalf::Scripted;
+    /// A recorder for a device configured by `manifest`, whose CPU half is recorded as
+    /// the scenario's own commands (the manifest's `cpu` is set to scripted).
+    pub fn new(manifest: Manifest) -> Recorder {
+        Recorder::with_cpu(manifest, CpuHalf::Scripted)
+    }
+
+    /// A recorder for a device configured by `manifest` whose CPU half is played as `cpu`
+    /// says (see the module documentation); the manifest's `cpu` is set to it.
+    pub fn with_cpu(mut manifest: Manifest, cpu: CpuHalf) -> Recorder {
+        manifest.cpu = cpu;
         let dut = Nic::new(manifest.nic.clone()).expect("a builder's configuration is valid");
         let agent = RecoveryAgent::new(manifest.recovery.clone());
+        let batch = (cpu == CpuHalf::Reference)
+            .then(|| Batch { start: Timestamp::ZERO, limit: Timestamp::ZERO + agent.min_delay() });
         let dut_outer = manifest.link.outer();
         let peer_outer = reverse(&manifest.link).outer();
         let paths = (0..manifest.ports.max(1))
@@ -93,7 +140,18 @@ impl Recorder {
             now: Timestamp::ZERO,
             records: Vec::new(),
             checks: Vec::new(),
+            probe_checks: None,
+            batch,
+            ev_states: false,
         }
+    }
+
+    /// Records the device's `EvState` reports as expected from now on: for scenarios whose
+    /// EV states every conforming device goes through alike, whatever paths it chooses
+    /// (a QP with a single EV, say), so that the scoreboard compares them (`CONF-CMP-020`).
+    pub fn expect_ev_states(&mut self) -> &mut Self {
+        self.ev_states = true;
+        self
     }
 
     /// Uses these paths (one per port) instead of the default ones.
@@ -172,19 +230,41 @@ impl Recorder {
 
     /// Runs the recording until `t`.
     pub fn run_until(&mut self, t: u64) -> &mut Self {
+        let t = Timestamp(t);
+        let live_agent = self.batch.is_none();
         loop {
             let next = [
-                self.flights.peek().map(|Reverse(f)| f.at),
-                self.dut.poll_timeout().map(|x| x.0),
-                self.agent.poll_timeout().map(|x| x.0),
-                self.peer.as_mut().and_then(Endpoint::poll_timeout).map(|x| x.0),
+                self.flights.peek().map(|Reverse(f)| Timestamp(f.at)),
+                self.dut.poll_timeout(),
+                self.agent.poll_timeout().filter(|_| live_agent),
+                self.peer.as_mut().and_then(Endpoint::poll_timeout),
             ]
             .into_iter()
             .flatten()
             .min();
+            // A batch of the runner ends once everything at its limit has happened; an
+            // input at `t` itself may still belong to it, so only limits before `t` end here.
+            if let Some(b) = self.batch {
+                if b.limit < t && next.is_none_or(|n| b.limit < n) {
+                    self.end_batch(b.limit);
+                    continue;
+                }
+            }
             let Some(next) = next.filter(|&n| n <= t) else { break };
-            self.now = Timestamp(next.max(self.now.0));
+            self.now = next.max(self.now);
             let now = self.now;
+            if self.dut.poll_timeout().is_some_and(|d| d <= now) {
+                let _ = self.dut.handle_timeout(now);
+            }
+            if live_agent && self.agent.poll_timeout().is_some_and(|d| d <= now) {
+                self.agent.handle_timeout(now);
+            }
+            if let Some(peer) = self.peer.as_mut() {
+                if peer.poll_timeout().is_some_and(|d| d <= now) {
+                    let _ = peer.handle_timeout(now);
+                }
+            }
+            self.drain();
             while self.flights.peek().is_some_and(|Reverse(f)| f.at <= now.0) {
                 let Reverse(f) = self.flights.pop().expect("peeked");
                 if f.to_dut {
@@ -199,24 +279,43 @@ impl Recorder {
                 }
                 self.drain();
             }
-            if self.dut.poll_timeout().is_some_and(|d| d <= now) {
-                let _ = self.dut.handle_timeout(now);
-            }
-            if self.agent.poll_timeout().is_some_and(|d| d <= now) {
-                self.agent.handle_timeout(now);
-            }
-            if let Some(peer) = self.peer.as_mut() {
-                if peer.poll_timeout().is_some_and(|d| d <= now) {
-                    let _ = peer.handle_timeout(now);
-                }
-            }
-            self.drain();
         }
-        self.now = Timestamp(t.max(self.now.0));
+        self.now = t.max(self.now);
         self
     }
 
+    /// Ends the runner's batch at `at` (`cpu = "reference"`): the agent fires what is due
+    /// and its commands, from this and from the reports of the batch, reach the device, as
+    /// the runner injects them at the start of the next batch (`CONF-RUN-002`). Returns
+    /// whether there were any.
+    fn end_batch(&mut self, at: Timestamp) -> bool {
+        self.now = at.max(self.now);
+        let now = self.now;
+        if self.agent.poll_timeout().is_some_and(|d| d <= now) {
+            self.agent.handle_timeout(now);
+        }
+        let mut commands = Vec::new();
+        while let Some(cmd) = self.agent.poll_command() {
+            commands.push(cmd);
+        }
+        let limit = self
+            .agent
+            .poll_timeout()
+            .map_or(now + self.agent.min_delay(), |d| d.max(now).min(now + self.agent.min_delay()));
+        self.batch = Some(Batch { start: now, limit });
+        let any = !commands.is_empty();
+        for cmd in commands {
+            let _ = self.dut.handle_cpu(now, cmd);
+            self.drain();
+        }
+        any
+    }
+
     fn deliver_to_dut(&mut self, port: u16, bytes: Vec<u8>) {
+        // The runner ends its batch before an acknowledgement it must rewrite.
+        if self.batch.is_some_and(|b| b.start < self.now) && is_feedback(&bytes) {
+            self.end_batch(self.now);
+        }
         self.push(Direction::Inject, Body::Frame { port, bytes: bytes.clone() });
         // ICRC-VERIFY-001: a frame whose ICRC is bad is dropped unseen.
         let d = decode(&bytes);
@@ -230,8 +329,24 @@ impl Recorder {
         }
     }
 
+    /// Requirement IDs the next expected probes check (until changed), instead of those
+    /// of [`Recorder::checks`]: for scenarios in which probes and data packets check
+    /// different rules at the same time.
+    pub fn probe_checks(&mut self, ids: &[&str]) -> &mut Self {
+        self.probe_checks = Some(ids.iter().map(|s| s.to_string()).collect());
+        self
+    }
+
     fn push(&mut self, dir: Direction, body: Body) {
-        let checks = if dir == Direction::Expect { self.checks.clone() } else { Vec::new() };
+        let probe = |b: &Body| match b {
+            Body::Frame { bytes, .. } => decode(bytes).ext.peth.is_some(),
+            _ => false,
+        };
+        let checks = match (dir, &self.probe_checks) {
+            (Direction::Inject, _) => Vec::new(),
+            (Direction::Expect, Some(ids)) if probe(&body) => ids.clone(),
+            (Direction::Expect, _) => self.checks.clone(),
+        };
         self.records.push(Record { at: self.now, dir, body, checks });
     }
 
@@ -272,26 +387,21 @@ impl Recorder {
                 any = true;
                 if let NicEvent::Report(r) = &ev {
                     self.agent.handle_report(now, r);
-                    // The reports the scoreboard compares (CONF-CMP-010); the others
-                    // depend on the device's own timing of progress.
-                    let compared = matches!(
-                        r,
-                        NicReport::Nack { .. }
-                            | NicReport::EvMarked { .. }
-                            | NicReport::ProbeAnswered { .. }
-                            | NicReport::Retransmitted { .. }
-                            | NicReport::QpError { .. }
-                    );
-                    if !compared {
+                    if !self.expects(r) {
                         continue;
                     }
                 }
                 self.push(Direction::Expect, Body::Event { event: ev });
             }
-            while let Some(cmd) = self.agent.poll_command() {
-                any = true;
-                self.push(Direction::Inject, Body::Cpu { command: cmd });
-                let _ = self.dut.handle_cpu(now, cmd);
+            // With `cpu = "reference"` the commands wait for the end of the batch.
+            if self.batch.is_none() {
+                while let Some(cmd) = self.agent.poll_command() {
+                    any = true;
+                    if self.manifest.cpu == CpuHalf::Scripted {
+                        self.push(Direction::Inject, Body::Cpu { command: cmd });
+                    }
+                    let _ = self.dut.handle_cpu(now, cmd);
+                }
             }
             if let Some(peer) = self.peer.as_mut() {
                 let mut out = Vec::new();
@@ -322,9 +432,54 @@ impl Recorder {
         }
     }
 
+    /// Whether a report becomes an expect record: those the scoreboard compares
+    /// (`CONF-CMP-020`), none when the CPU half is inside the device; the others depend on
+    /// the device's own timing of progress.
+    fn expects(&self, r: &NicReport) -> bool {
+        match r {
+            _ if self.manifest.cpu == CpuHalf::Device => false,
+            NicReport::Nack { .. }
+            | NicReport::EvMarked { .. }
+            | NicReport::ProbeAnswered { .. }
+            | NicReport::Retransmitted { .. }
+            | NicReport::QpError { .. } => true,
+            NicReport::EvState { .. } => self.ev_states,
+            NicReport::Progress { .. } | NicReport::Armed { .. } => false,
+        }
+    }
+
     /// Ends the recording at `t` and returns the scenario.
+    ///
+    /// When a CPU half runs live, the replay goes on after the last record for the
+    /// manifest's `drain_ns`, with the agent or the device still running: if anything is
+    /// still due then (a timer, a probe, a command, a frame in flight), the drain is cut to
+    /// end the replay at `t`, where the recording ends, so that the replay sees nothing
+    /// the recording did not.
     pub fn finish(mut self, t: u64) -> Scenario {
         self.run_until(t);
+        if self.manifest.cpu.is_live() {
+            let t = Timestamp(t);
+            let mut busy = false;
+            if self.batch.is_some() {
+                while self.end_batch(t) {
+                    busy = true;
+                }
+            }
+            let last = self.records.iter().map(|r| r.at).max().unwrap_or(Timestamp::ZERO);
+            let drain = Timestamp(last.0.saturating_add(self.manifest.tolerances.drain_ns));
+            busy |= !self.flights.is_empty()
+                || [
+                    self.dut.poll_timeout(),
+                    self.agent.poll_timeout(),
+                    self.peer.as_mut().and_then(Endpoint::poll_timeout),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|d| d <= drain);
+            if busy {
+                self.manifest.tolerances.drain_ns = t.0 - last.0;
+            }
+        }
         Scenario { manifest: self.manifest, records: self.records }
     }
 
@@ -335,7 +490,7 @@ impl Recorder {
 
     /// The EV of the latest data packet the device sent to `dest_qp` with PSN `psn`, as its
     /// frame carries it: what an acknowledgement of that packet reflects (`ENC-EV-003`),
-    /// and what the runner writes into an injected SACK or NACK (`CONF-MAP-001`).
+    /// and what the runner writes into an injected SACK or NACK (`CONF-MAP-002`).
     pub fn sent_ev(&self, dest_qp: u32, psn: u32) -> Option<u32> {
         self.records.iter().rev().find_map(|r| match (&r.dir, &r.body) {
             (Direction::Expect, Body::Frame { bytes, .. }) => {

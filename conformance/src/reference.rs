@@ -1,22 +1,91 @@
 //! The `reference` adapter: the reference model (`openrdma-sm`'s NIC half) in-process.
 //! Every device is judged against what this one does.
+//!
+//! In a scenario with `cpu = "device"` the device brings its own CPU half of recovery
+//! (capability `recovery`, `REC-TEST-003`): this adapter then runs a [`RecoveryCpu`] inside
+//! itself, by default the reference [`RecoveryAgent`] configured by the manifest's
+//! `recovery` table, wired to the NIC as `openrdma_sm::Endpoint` wires them: every report
+//! goes to the CPU half at once, every command back to the NIC at once, and neither leaves
+//! the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
+//! to judge it with the reference NIC half (`REC-TEST-002`).
 
 use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{IcrcStatus, decode};
-use openrdma_sm::{ApiMisuse, HostError, Nic, NicEvent, Outer, Packet, Timestamp, Transmit};
+use openrdma_sm::{
+    ApiMisuse, CpuCommand, HostError, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
+    RecoveryConfig, Timestamp, Transmit,
+};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory};
-use crate::scenario::{Capability, Manifest};
+use crate::scenario::{Capability, CpuHalf, Manifest};
+
+/// A CPU half of recovery, as a device runs it inside itself: the reference
+/// [`RecoveryAgent`]'s interface (`spec/recovery.md`, section 3), sans-IO. It is `Send`, so
+/// that a device holding one can move between threads (the C interface's model does).
+pub trait RecoveryCpu: std::fmt::Debug + Send {
+    /// Takes a report of the NIC half, at its time.
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport);
+    /// Lets time run to `now`, firing what is due.
+    fn handle_timeout(&mut self, now: Timestamp);
+    /// The next command for the NIC half.
+    fn poll_command(&mut self) -> Option<CpuCommand>;
+    /// When [`RecoveryCpu::handle_timeout`] should be called next.
+    fn poll_timeout(&self) -> Option<Timestamp>;
+}
+
+impl RecoveryCpu for RecoveryAgent {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        RecoveryAgent::handle_report(self, now, report);
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        RecoveryAgent::handle_timeout(self, now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        RecoveryAgent::poll_command(self)
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        RecoveryAgent::poll_timeout(self)
+    }
+}
+
+/// Makes the CPU half a device runs in a `cpu = "device"` scenario, from the manifest's
+/// `recovery` table.
+pub type CpuHalfFactory = fn(&RecoveryConfig) -> Box<dyn RecoveryCpu>;
+
+/// The reference CPU half.
+fn reference_cpu_half(cfg: &RecoveryConfig) -> Box<dyn RecoveryCpu> {
+    Box::new(RecoveryAgent::new(cfg.clone()))
+}
 
 /// The reference NIC as a device.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ReferenceDevice {
     nic: Option<Nic>,
     outer: Option<Outer>,
     ports: u16,
     now: Timestamp,
     refusals: Vec<Refusal>,
+    /// The CPU half running inside the device, in a `cpu = "device"` scenario.
+    cpu: Option<Box<dyn RecoveryCpu>>,
+    make_cpu: CpuHalfFactory,
+}
+
+impl Default for ReferenceDevice {
+    fn default() -> Self {
+        ReferenceDevice {
+            nic: None,
+            outer: None,
+            ports: 0,
+            now: Timestamp::ZERO,
+            refusals: Vec::new(),
+            cpu: None,
+            make_cpu: reference_cpu_half,
+        }
+    }
 }
 
 /// A host or CPU command the model refused. The command had no effect but what the
@@ -36,6 +105,13 @@ impl ReferenceDevice {
         ReferenceDevice::default()
     }
 
+    /// The reference NIC half with another CPU half inside it, for the scenarios in which
+    /// the device brings its own (`cpu = "device"`): `make` builds it from the manifest's
+    /// `recovery` table at each start. A CPU half that meets `REC-TEST-002` passes them.
+    pub fn with_cpu_half(make: CpuHalfFactory) -> Self {
+        ReferenceDevice { make_cpu: make, ..ReferenceDevice::default() }
+    }
+
     /// The host and CPU commands refused during the last [`Device::advance`].
     pub fn refusals(&self) -> &[Refusal] {
         &self.refusals
@@ -45,37 +121,71 @@ impl ReferenceDevice {
         self.nic.as_mut().ok_or_else(|| DeviceError::Protocol("advance before start".into()))
     }
 
-    /// Runs timers up to `t` (inclusive), collecting outputs.
+    /// Runs timers up to `t` (inclusive), collecting outputs: the NIC's, and those of the
+    /// CPU half inside the device, the NIC's first at equal times.
     fn run_timers(&mut self, t: Timestamp, out: &mut Vec<TimedOutput>) -> Result<(), DeviceError> {
         loop {
-            let nic = self.nic()?;
-            let Some(d) = nic.poll_timeout() else { break };
+            let nic_due = self.nic()?.poll_timeout();
+            let cpu_due = self.cpu.as_ref().and_then(|c| c.poll_timeout());
+            let Some(d) = nic_due.into_iter().chain(cpu_due).min() else { break };
             if d > t {
                 break;
             }
             let at = d.max(self.now);
             self.now = at;
-            self.nic()?.handle_timeout(at).map_err(|e| DeviceError::Protocol(e.to_string()))?;
+            if nic_due.is_some_and(|n| n <= at) {
+                self.nic()?.handle_timeout(at).map_err(|e| DeviceError::Protocol(e.to_string()))?;
+            }
+            if let Some(cpu) = self.cpu.as_mut() {
+                if cpu.poll_timeout().is_some_and(|c| c <= at) {
+                    cpu.handle_timeout(at);
+                }
+            }
             self.drain(at, out)?;
         }
         Ok(())
     }
 
+    /// Moves the NIC's frames and events into `out`. With a CPU half inside the device, its
+    /// reports go to the CPU half instead and its commands back to the NIC, until neither
+    /// half has anything more to say at `at`.
     fn drain(&mut self, at: Timestamp, out: &mut Vec<TimedOutput>) -> Result<(), DeviceError> {
         let outer = self.outer.clone().ok_or_else(|| DeviceError::Protocol("no link".into()))?;
         let ports = self.ports.max(1);
-        let nic = self.nic()?;
-        while let Some(Transmit { ev, packet, .. }) = nic.poll_transmit(at) {
-            let frame = packet
-                .to_frame(&outer, ev, &mut |addr, len| memory(addr, len))
-                .map_err(|e| DeviceError::Failed(format!("cannot build a frame: {e}")))?;
-            let bytes = frame.to_bytes().map_err(|e| DeviceError::Failed(e.to_string()))?;
-            out.push(TimedOutput { at, output: Output::Frame { port: port_of(ev, ports), bytes } });
+        loop {
+            let nic = self.nic.as_mut().ok_or_else(|| DeviceError::Protocol("no NIC".into()))?;
+            let mut any = false;
+            while let Some(Transmit { ev, packet, .. }) = nic.poll_transmit(at) {
+                any = true;
+                let frame = packet
+                    .to_frame(&outer, ev, &mut |addr, len| memory(addr, len))
+                    .map_err(|e| DeviceError::Failed(format!("cannot build a frame: {e}")))?;
+                let bytes = frame.to_bytes().map_err(|e| DeviceError::Failed(e.to_string()))?;
+                out.push(TimedOutput {
+                    at,
+                    output: Output::Frame { port: port_of(ev, ports), bytes },
+                });
+            }
+            while let Some(event) = nic.poll_event() {
+                any = true;
+                match (&event, self.cpu.as_mut()) {
+                    // The split is inside the device: its reports do not leave it.
+                    (NicEvent::Report(r), Some(cpu)) => cpu.handle_report(at, r),
+                    _ => out.push(TimedOutput { at, output: Output::Event { event } }),
+                }
+            }
+            if let Some(cpu) = self.cpu.as_mut() {
+                while let Some(command) = cpu.poll_command() {
+                    any = true;
+                    if let Err(e) = nic.handle_cpu(at, command) {
+                        self.refusals.push(Refusal::Cpu(at, e));
+                    }
+                }
+            }
+            if !any {
+                return Ok(());
+            }
         }
-        while let Some(event) = nic.poll_event() {
-            out.push(TimedOutput { at, output: Output::Event { event } });
-        }
-        Ok(())
     }
 }
 
@@ -105,6 +215,7 @@ impl Device for ReferenceDevice {
             Ipv4,
             Paths,
             CpuSplit,
+            Recovery,
         ]
         .into_iter()
         .collect()
@@ -118,6 +229,9 @@ impl Device for ReferenceDevice {
         self.ports = manifest.ports;
         self.now = Timestamp::ZERO;
         self.refusals.clear();
+        // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
+        // configured by the manifest's `recovery` table.
+        self.cpu = (manifest.cpu == CpuHalf::Device).then(|| (self.make_cpu)(&manifest.recovery));
         Ok(())
     }
 

@@ -4,8 +4,17 @@
 //! Injected records are delivered at their times, in batches: everything up to the next
 //! point where the runner must look at the device's output first. Such points are the
 //! injection of an acknowledgement to a sending device (its `entropy` names the EV the
-//! device chose for the acknowledged packet, so the runner rewrites it, `CONF-MAP-001`)
-//! and, when the runner plays the CPU half, the reference agent's timers.
+//! device chose for the acknowledged packet, so the runner rewrites it, `CONF-MAP-002`)
+//! and, when the runner plays the CPU half (`cpu = "reference"`), the reference agent's
+//! timers. The agent sees the device's reports after each batch, at their times, and its
+//! commands reach the device at the start of the next one; so that no report can make a
+//! deadline that falls inside the batch it came in, and fire late, a batch is then no
+//! longer than the agent's shortest delay (`RecoveryAgent::min_delay`, `CONF-RUN-005`).
+//! A recording with `cpu = "reference"` hands the agent's commands to the device the same
+//! way (`crate::record`), so that replay and recording agree exactly.
+//!
+//! When the device brings its own CPU half (`cpu = "device"`), the runner plays none and
+//! injects no command but the scenario's own (`CONF-RUN-006`).
 
 use std::collections::HashMap;
 
@@ -49,20 +58,29 @@ fn is_feedback(r: &Record) -> bool {
 
 /// Rewrites the `entropy` of an injected SACK or NACK to the EV the device used for the
 /// packet it acknowledges (the SACK's trigger PSN `cack_psn + ack_psn_offset`, or the
-/// NACK's `nack_psn`), recomputing the ICRC (`CONF-MAP-001`). A SACK answering a probe
-/// keeps its entropy: the probe's EV was named by the CPU half.
-fn rewrite(bytes: &[u8], evs: &HashMap<(u32, u32), u32>) -> Vec<u8> {
+/// NACK's `nack_psn`), recomputing the ICRC (`CONF-MAP-002`). A SACK answering a probe
+/// keeps its entropy when the scenario scripts the CPU half, which named the probe's EV
+/// itself; when a CPU half runs live, it chose the EV from the device's own reports or
+/// paths, and the answer takes the EV of the device's probe with its `probe_id`
+/// (`ack_psn_offset`, `SETH-ACKPSN-002`), as given in `probes`.
+fn rewrite(
+    bytes: &[u8],
+    evs: &HashMap<(u32, u32), u32>,
+    probes: Option<&HashMap<(u32, u16), u32>>,
+) -> Vec<u8> {
     let d = decode(bytes);
     let Some(mut f) = d.to_repr() else { return bytes.to_vec() };
     let dev_qp = f.bth.dest_qp.value();
     let mut changed = false;
     if let Some(seth) = f.ext.seth.as_mut() {
-        if !seth.pr {
-            let trigger = seth.ack_psn().value();
-            if let Some(&ev) = evs.get(&(dev_qp, trigger)) {
-                changed |= seth.entropy != ev;
-                seth.entropy = ev;
-            }
+        let ev = if seth.pr {
+            probes.and_then(|p| p.get(&(dev_qp, seth.ack_psn_offset as u16)))
+        } else {
+            evs.get(&(dev_qp, seth.ack_psn().value()))
+        };
+        if let Some(&ev) = ev {
+            changed |= seth.entropy != ev;
+            seth.entropy = ev;
         }
     }
     if let Some(neth) = f.ext.neth.as_mut() {
@@ -86,6 +104,8 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         return out;
     }
     let m = &scenario.manifest;
+    // CONF-RUN-002, CONF-RUN-006: the runner plays the CPU half only when the manifest
+    // gives it the part.
     let mut agent = (m.cpu == CpuHalf::Reference).then(|| RecoveryAgent::new(m.recovery.clone()));
     let injects: Vec<&Record> =
         scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
@@ -104,6 +124,10 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         })
         .collect();
     let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
+    // The EV of each probe the device sent, by (its QP, probe_id), when a CPU half runs
+    // live and chose it.
+    let mut probes: HashMap<(u32, u16), u32> = HashMap::new();
+    let live = m.cpu.is_live();
     let mut i = 0;
     let mut now = Timestamp::ZERO;
     let mut cpu_pending: Vec<TimedInput> = Vec::new();
@@ -113,15 +137,19 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         // EV fields can follow the device's choices.
         while i < injects.len() && is_feedback(injects[i]) && injects[i].at <= now {
             if let Some(Input::Frame { port, bytes }) = record_input(injects[i]) {
-                let bytes = rewrite(&bytes, &evs);
+                let bytes = rewrite(&bytes, &evs, live.then_some(&probes));
                 batch.push(TimedInput { at: now, input: Input::Frame { port, bytes } });
             }
             i += 1;
         }
-        // This batch runs to the next feedback injection, agent deadline, or the end.
+        // This batch runs to the next feedback injection, agent deadline, or the end, and
+        // for no longer than the agent's shortest delay (CONF-RUN-005).
         let mut until = end;
-        if let Some(d) = agent.as_ref().and_then(RecoveryAgent::poll_timeout) {
-            until = until.min(d.max(now));
+        if let Some(a) = agent.as_ref() {
+            if let Some(d) = a.poll_timeout() {
+                until = until.min(d.max(now));
+            }
+            until = until.min(now + a.min_delay());
         }
         while i < injects.len() {
             let r = injects[i];
@@ -150,10 +178,13 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
             match &o.output {
                 Output::Frame { bytes, .. } => {
                     let d = decode(bytes);
-                    if let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) {
-                        if let Some(&q) = peer_to_local.get(&b.dest_qp.value()) {
-                            evs.insert((q, b.psn.value()), d.entropy().unwrap_or(0));
-                        }
+                    let Some(b) = d.bth else { continue };
+                    let Some(&q) = peer_to_local.get(&b.dest_qp.value()) else { continue };
+                    let ev = d.entropy().unwrap_or(0);
+                    if b.opcode.is_mrc_write() {
+                        evs.insert((q, b.psn.value()), ev);
+                    } else if let Some(p) = d.ext.peth.filter(|_| live) {
+                        probes.insert((q, p.probe_id), ev);
                     }
                 }
                 Output::Event { event: NicEvent::Report(r) } => {

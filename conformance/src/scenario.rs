@@ -97,6 +97,9 @@ pub enum Capability {
     Paths,
     /// Talks to the CPU half of recovery (reports and commands).
     CpuSplit,
+    /// Includes its own CPU half of recovery: timers, retry counting, probes and the EV
+    /// policy on timeouts, configured by the manifest's `recovery` table (`REC-TEST-003`).
+    Recovery,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.
@@ -190,11 +193,24 @@ impl Link {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CpuHalf {
-    /// The runner runs the reference recovery agent, fed by the device's reports.
+    /// The runner runs the reference recovery agent, fed by the device's reports, and
+    /// injects its commands (`CONF-RUN-002`).
     #[default]
     Reference,
     /// The scenario scripts CPU commands itself (records with `Body::Cpu`).
     Scripted,
+    /// The device brings its own CPU half (capability `recovery`), configured by the
+    /// manifest's `recovery` table: the runner plays no agent and the scenario expects no
+    /// reports, only their consequences (`CONF-RUN-006`).
+    Device,
+}
+
+impl CpuHalf {
+    /// Whether a CPU half runs live during the replay (the runner's agent or the device's
+    /// own), rather than as the scenario's recorded commands.
+    pub fn is_live(self) -> bool {
+        self != CpuHalf::Scripted
+    }
 }
 
 /// The manifest of a scenario.
@@ -216,7 +232,8 @@ pub struct Manifest {
     /// Who plays the CPU half.
     #[serde(default)]
     pub cpu: CpuHalf,
-    /// Configuration of the reference CPU half, when the runner plays it.
+    /// Configuration of the CPU half that runs live: the runner's reference agent
+    /// (`cpu = "reference"`) or the device's own (`cpu = "device"`).
     #[serde(default)]
     pub recovery: RecoveryConfig,
     /// Number of ports (pcapng interfaces carrying frames).

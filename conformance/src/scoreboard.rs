@@ -12,9 +12,9 @@
 //!   Every field the specification fixes is compared exactly (opcode, AckReq, METH, RETH,
 //!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
 //!   (its path), TSETH and its timestamp. A retransmission must use an EV other than the
-//!   one the previous transmission of that PSN used (`SND-RTX-002`). A data packet the
-//!   scenario does not expect is a spurious retransmission (`SND-RTX-004`) or a duplicate
-//!   transmission (`SND-PSN-001`).
+//!   one the previous transmission of that PSN used (`SND-RTX-002`), unless the QP has
+//!   that EV alone (`CONF-CMP-018`). A data packet the scenario does not expect is a
+//!   spurious retransmission (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
 //! * **NACKs** are matched by (QP, `nack_psn`, reason), and their other NETH fields
 //!   compared (the EV and timestamp of the NACKed packet exactly, the fields a SHOULD fixes
 //!   as SHOULDs); **probes** by QP, with their `probe_id`; **transport ACKs** by (QP, MSN,
@@ -35,8 +35,14 @@
 //!   `CQE-*`), each no later than its time plus the tolerance; a completion's timestamp is
 //!   not compared.
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
-//!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, and one
-//!   `Retransmitted` for every retransmission the device sent.
+//!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, `EvState` as
+//!   expected in a scenario that expects any, and one `Retransmitted` for every
+//!   retransmission the device sent (`CONF-CMP-020`).
+//! * When the device brings its own CPU half (`cpu = "device"`), its reports are internal
+//!   and not judged; the retransmissions and probes its CPU half commands are expected
+//!   packets like any other, none is excused by a command, and a retransmission is held to
+//!   the same early bound as every packet, so that a wrong timeout or back-off shows
+//!   (`CONF-CMP-019`, `CONF-TIME-003`).
 //!
 //! A device is judged only on the outputs of the capabilities it claims ([`Scope`]).
 //! Timing failures are reported under the requirement of the record they miss.
@@ -52,7 +58,7 @@ use openrdma_sm::{NicEvent, NicReport, Payload, Side};
 use serde::Serialize;
 
 use crate::device::{Input, Output, TimedInput, TimedOutput};
-use crate::scenario::{Body, Capability, Direction, Record, Scenario};
+use crate::scenario::{Body, Capability, CpuHalf, Direction, Record, Scenario};
 
 mod sacks;
 mod wire;
@@ -411,6 +417,27 @@ pub fn judge_in(
     observed: &[TimedOutput],
     scope: Scope,
 ) -> Judgement {
+    if scenario.manifest.cpu == CpuHalf::Device {
+        // CONF-CMP-020: the split is inside the device; its reports, if it gives any, are
+        // not judged (and the scenario expects none).
+        let observed: Vec<TimedOutput> = observed
+            .iter()
+            .filter(|o| !matches!(o.output, Output::Event { event: NicEvent::Report(_) }))
+            .cloned()
+            .collect();
+        let scope = Scope { cpu_split: false, ..scope };
+        return judge_reportless(scenario, injected, &observed, scope);
+    }
+    judge_reportless(scenario, injected, observed, scope)
+}
+
+/// [`judge_in`] once the reports of a device with its own CPU half are set aside.
+fn judge_reportless(
+    scenario: &Scenario,
+    injected: &[TimedInput],
+    observed: &[TimedOutput],
+    scope: Scope,
+) -> Judgement {
     if scope == Scope::FULL {
         return judge_all(scenario, injected, observed, scope);
     }
@@ -473,10 +500,13 @@ fn judge_all(
     wire::judge_evs(scenario, &obs_frames, &mut div);
 
     // Within the tolerances; but retransmitting a lost packet sooner than the reference did
-    // (the device's own paths showed the loss sooner) is no fault: only lateness counts.
+    // (the device's own paths showed the loss sooner) is no fault: only lateness counts
+    // (CONF-TIME-003). Unless the device brings its own CPU half: its timers, which the
+    // scenario tests, are what times its retransmissions.
+    let own_cpu = scenario.manifest.cpu == CpuHalf::Device;
     let on_time = |exp_at: u64, got_at: u64, retransmission: bool| {
         let late_ok = got_at <= exp_at.saturating_add(tol.late_ns);
-        late_ok && (retransmission || got_at + tol.early_ns >= exp_at)
+        late_ok && ((retransmission && !own_cpu) || got_at + tol.early_ns >= exp_at)
     };
 
     // Keyed matches: data, NACK, ACK, probe.
@@ -577,7 +607,7 @@ fn judge_all(
                         requirement: req_of(rec, default_req),
                         what: format!(
                             "sent at {} ns, expected at {} ns: outside the tolerance of \
-                             -{} / +{} ns (CONF-TIME-001)",
+                             -{} / +{} ns (CONF-TIME-003)",
                             of.at, rec.at.0, tol.early_ns, tol.late_ns
                         ),
                         expected: Some(render_frame(&ef.bytes)),
@@ -598,10 +628,13 @@ fn judge_all(
             _ => None,
         })
         .collect();
-    // Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times.
+    // Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times of
+    // the commands injected into the device, by the scenario or the runner's agent; none
+    // when the CPU half is inside the device (CONF-CMP-019).
     let local_of = peer_map(scenario);
     let commanded: Vec<(u32, u64)> = injected
         .iter()
+        .filter(|_| !own_cpu)
         .filter_map(|i| match &i.input {
             Input::Cpu { command: openrdma_sm::CpuCommand::Retransmit { qpn, .. } } => {
                 Some((qpn.value(), i.at.0))
@@ -610,6 +643,18 @@ fn judge_all(
         })
         .collect();
     let mut used_commands = vec![false; commanded.len()];
+    // When the scenario expects each requester QP to fail: its first error completion.
+    let failed_at: HashMap<u32, u64> = {
+        let mut m = HashMap::new();
+        for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
+            if let Body::Event { event: NicEvent::Completion(c) } = &r.body {
+                if c.side == Side::Requester && c.entry.status.0 != 0 {
+                    m.entry(c.entry.qpn.value()).or_insert(r.at.0);
+                }
+            }
+        }
+        m
+    };
     for (i, of) in obs_frames.iter().enumerate() {
         if used[i] {
             continue;
@@ -631,6 +676,16 @@ fn judge_all(
             Kind::Nack { .. } => ("RCV-NACK-001", "a NACK the scenario does not expect"),
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
             Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
+            Kind::Probe { qp } if own_cpu => {
+                // The device's own CPU half commanded a probe it should not have: of an EV
+                // it does not hold ASSUMED_BAD, too soon, or after the QP failed.
+                match local_of.get(&qp).and_then(|l| failed_at.get(l)) {
+                    Some(&t) if t <= of.at => {
+                        ("REC-PROBE-002", "a probe after its QP went to the error state")
+                    }
+                    _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
+                }
+            }
             Kind::Probe { .. } => ("EV-PROBE-001", "a probe the CPU half did not command"),
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
@@ -645,12 +700,14 @@ fn judge_all(
         });
     }
 
-    // Retransmissions go on another EV than the previous transmission (SND-RTX-002).
+    // Retransmissions go on another EV than the previous transmission (SND-RTX-002),
+    // unless the QP's profile holds no other (CONF-CMP-018).
+    let single_ev = single_ev_qps(scenario);
     let mut last_ev: HashMap<(u32, u32), u32> = HashMap::new();
     for of in &obs_frames {
         if let Kind::Data { qp, psn, rtx } = of.kind {
             if let Some(&prev) = last_ev.get(&(qp, psn)) {
-                if rtx && prev == of.ev {
+                if rtx && prev == of.ev && !single_ev.contains(&qp) {
                     div.push(Divergence {
                         at: of.at,
                         requirement: "SND-RTX-002".into(),
@@ -709,6 +766,23 @@ fn is_ack_pair(f: &FieldDiff) -> bool {
 fn ack_class(syndrome: u8) -> (bool, u8) {
     let ack = openrdma_codec::AethRepr { syndrome, msn: 0 }.kind() == AethKind::Ack;
     if ack { (true, 0) } else { (false, syndrome) }
+}
+
+/// The peer QP numbers of the device's QPs whose EV profile, backup EVs included, holds
+/// a single EV: their retransmissions can only reuse it (SND-RTX-002).
+fn single_ev_qps(scenario: &Scenario) -> BTreeSet<u32> {
+    scenario
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) }
+                if q.evs.len() + q.backup_evs.len() == 1 =>
+            {
+                Some(q.peer_qpn.value())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Maps peer QP numbers to the device's QP numbers, from the QPs the scenario creates.
@@ -1006,7 +1080,8 @@ fn judge_retransmit_reports(
 }
 
 /// The part of a report that does not depend on the device's choices (its EVs, its timing
-/// of progress), or `None` for a report that is not compared (CONF-CMP-010).
+/// of progress), or `None` for a report that is not compared (CONF-CMP-020). `EvState`
+/// has a key, but is compared only in a scenario that expects one.
 fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
     match r {
         NicReport::Nack { qpn, psn, reason } => {
@@ -1021,12 +1096,18 @@ fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
         NicReport::QpError { qpn, requirement } => {
             Some(("REC-IF-009", format!("QpError qp {qpn} cause {requirement}")))
         }
-        _ => None,
+        NicReport::EvState { qpn, state, .. } => {
+            Some(("REC-IF-016", format!("EvState qp {qpn} state {state:?}")))
+        }
+        NicReport::Progress { .. } | NicReport::Armed { .. } | NicReport::Retransmitted { .. } => {
+            None
+        }
     }
 }
 
 /// Reports with a key (`report_key`) are a multiset: each expected one must come by its
-/// time plus `late_ns`, and no other may come (CONF-CMP-010).
+/// time plus `late_ns`, and no other may come (CONF-CMP-020); `EvState` reports only in a
+/// scenario that expects at least one.
 fn judge_reports(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
@@ -1034,9 +1115,12 @@ fn judge_reports(
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
+    let ev_states =
+        exp.iter().any(|(_, e)| matches!(e, NicEvent::Report(NicReport::EvState { .. })));
     let mut got: Vec<(u64, &'static str, String, &NicEvent, bool)> = obs
         .iter()
         .filter_map(|(t, e)| match e {
+            NicEvent::Report(NicReport::EvState { .. }) if !ev_states => None,
             NicEvent::Report(r) => report_key(r).map(|(req, k)| (*t, req, k, *e, false)),
             _ => None,
         })

@@ -63,16 +63,20 @@ fn conf_dev_003_the_runner_only_moves_time_forward() {
     }
 }
 
-/// CONF-RUN-001: the runner delivers every inject record at its time, in record order; a
-/// batch ends only where an injected SACK or NACK comes (the runner must first see which EV
-/// the device used for the packet acknowledged), and the last one at the end of the
-/// scenario, `drain_ns` after its last record. Every SACK and NACK opens the batch that
-/// follows the one that ended at its time.
+/// CONF-RUN-005: the runner delivers every inject record at its time, in record order; in a
+/// scenario that scripts its CPU half, a batch ends only where an injected SACK or NACK
+/// comes (the runner must first see which EV the device used for the packet acknowledged),
+/// and the last one at the end of the scenario, `drain_ns` after its last record. Every
+/// SACK and NACK opens the batch that follows the one that ended at its time. (Where the
+/// runner plays the reference agent, its batches also end at the agent's deadlines and
+/// shortest delay, which the recordings' exact replay checks.)
 #[test]
-fn conf_run_001_inject_records_are_delivered_in_order_in_batches_cut_at_feedback() {
+fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback() {
     let mut cut_somewhere = false;
     for s in all_scenarios() {
-        assert_eq!(s.manifest.cpu, CpuHalf::Scripted, "{}", s.manifest.name);
+        if s.manifest.cpu != CpuHalf::Scripted {
+            continue;
+        }
         let name = s.manifest.name.clone();
         let mut dev = Recording::reference();
         let out = run(&mut dev, &s);
@@ -134,7 +138,7 @@ fn conf_run_001_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
 /// runner's agent in place of the recorded CPU half, against an agent of the test's own
 /// fed the same reports: each batch opens with exactly the commands that agent gives once
 /// the batch before has run, no CPU command comes anywhere else, and no batch runs past the
-/// agent's next deadline (CONF-RUN-001).
+/// agent's next deadline (CONF-RUN-005).
 #[test]
 fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
     use openrdma_sm::{NicEvent, RecoveryAgent};
@@ -150,7 +154,7 @@ fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
         let mut deadline: Option<Timestamp> = None;
         let mut prev_until = Timestamp::ZERO;
         for (k, b) in dev.batches.iter().enumerate() {
-            // CONF-RUN-001: a batch runs no further than the agent's next deadline.
+            // CONF-RUN-005: a batch runs no further than the agent's next deadline.
             if let Some(d) = deadline {
                 assert!(
                     b.until <= d.max(prev_until),
@@ -200,13 +204,14 @@ fn local_qps(s: &Scenario) -> HashMap<u32, u32> {
         .collect()
 }
 
-/// CONF-MAP-001: before injecting a SACK or NACK into a sending device, the runner writes
+/// CONF-MAP-002: before injecting a SACK or NACK into a sending device, the runner writes
 /// into its `entropy` the EV the device last used for the PSN acknowledged — the SACK's
 /// `cack_psn + ack_psn_offset`, the NACK's `nack_psn` — and computes the ICRC again; a SACK
-/// that answers a probe keeps the entropy it was recorded with. Shown with a device that
-/// sprays at random, whose EVs are not the reference's.
+/// that answers a probe keeps the entropy it was recorded with when the scenario scripts its
+/// CPU half, and otherwise takes the EV of the device's own probe with that `probe_id`.
+/// Shown with a device that sprays at random, whose EVs are not the reference's.
 #[test]
-fn conf_map_001_injected_acknowledgements_follow_the_device_s_evs() {
+fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
     let kind = find("spray-random").expect("the random-spray variant");
     let (mut rewritten, mut probes) = (0, 0);
     for s in all_scenarios() {
@@ -226,8 +231,10 @@ fn conf_map_001_injected_acknowledgements_follow_the_device_s_evs() {
             })
             .collect();
         let mut recorded = recorded.into_iter();
-        // The EV of the device's latest transmission of (its QP, PSN), batch by batch.
+        // The EV of the device's latest transmission of (its QP, PSN), and of its probes by
+        // (its QP, probe ID), batch by batch.
         let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut probe_evs: HashMap<(u32, u16), u32> = HashMap::new();
         for b in &dev.batches {
             for i in &b.inputs {
                 let Input::Frame { bytes, .. } = &i.input else { continue };
@@ -243,8 +250,17 @@ fn conf_map_001_injected_acknowledgements_follow_the_device_s_evs() {
                     (_, Some(neth)) => (neth.nack_psn.value(), neth.entropy, false),
                     _ => panic!("{name}: feedback without SETH or NETH"),
                 };
-                if probe {
+                if probe && s.manifest.cpu == CpuHalf::Scripted {
                     assert_eq!(bytes, &was, "{name}: a probe answer is injected as recorded");
+                    probes += 1;
+                } else if probe {
+                    let id = d.ext.seth.map(|x| x.ack_psn_offset as u16);
+                    let sent = probe_evs.get(&(qp, id.unwrap_or(0)));
+                    assert_eq!(
+                        sent,
+                        Some(&entropy),
+                        "{name}: a probe answer names the device's probe"
+                    );
                     probes += 1;
                 } else if let Some(&ev) = evs.get(&(qp, psn)) {
                     assert_eq!(entropy, ev, "{name}: the entropy of the SACK or NACK for {psn}");
@@ -255,9 +271,12 @@ fn conf_map_001_injected_acknowledgements_follow_the_device_s_evs() {
             }
             for (_, bytes) in frames(&b.outputs) {
                 let d = decode(&bytes);
-                let Some(bth) = d.bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
-                if let Some(&q) = local.get(&bth.dest_qp.value()) {
+                let Some(bth) = d.bth else { continue };
+                let Some(&q) = local.get(&bth.dest_qp.value()) else { continue };
+                if bth.opcode.is_mrc_write() {
                     evs.insert((q, bth.psn.value()), d.entropy().unwrap_or(0));
+                } else if let Some(peth) = d.ext.peth {
+                    probe_evs.insert((q, peth.probe_id), d.entropy().unwrap_or(0));
                 }
             }
         }

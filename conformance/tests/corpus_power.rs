@@ -1,18 +1,21 @@
 //! The scenarios catch the faults they are written for: each mutant below is the reference
 //! device with one behaviour wrong at its boundary (an input it misreads, an output it
-//! loses, a parameter it ignores), and must fail the scenarios named with it.
+//! loses, a parameter it ignores), or, for a device with its own CPU half, the reference NIC
+//! half with a CPU half that gets one rule wrong, and must fail the scenarios named with it.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use openrdma_codec::frame::{IpRepr, decode};
-use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode};
+use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode, Psn};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
-use openrdma_conformance::reference::ReferenceDevice;
+use openrdma_conformance::reference::{RecoveryCpu, ReferenceDevice};
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
-use openrdma_sm::{CpuCommand, EvState, NicEvent, Timestamp};
+use openrdma_sm::{
+    CpuCommand, EvState, NicEvent, NicReport, RecoveryAgent, RecoveryConfig, Side, Timestamp,
+};
 
 /// One wrong behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +68,30 @@ enum Fault {
     AnyUdpPort,
     /// IPv6 packets without a UDP checksum are dropped.
     RejectsZeroUdpChecksumV6,
+    // The NIC half's reports, judged by the reference CPU half (`cpu = "reference"`).
+    /// `Armed` is never reported (REC-IF-003).
+    NoArmed,
+    /// `Progress` carries the `snd_una` of the QP's previous `Progress` (REC-IF-002).
+    StaleProgress,
+    /// `Progress` is never reported (REC-IF-002).
+    NoProgress,
+    /// `EvState` is never reported (REC-IF-016).
+    NoEvState,
+    // A device's own CPU half (`cpu = "device"`).
+    /// The timeout never backs off: `backoff` is taken as 1 (REC-RTO-005).
+    NoBackoff,
+    /// The back-off is not capped by `rto_max` (REC-RTO-005).
+    NoRtoCap,
+    /// The base timeout is a quarter too long (REC-RTO-001).
+    LongRto,
+    /// One retry more than `retry_limit` (REC-RETRY-002).
+    ExtraRetry,
+    /// Progress does not reset the retry counter (REC-RTO-002).
+    NoRetryReset,
+    /// A timeout retransmission blames no EV (REC-EV-002).
+    NoBlame,
+    /// Probes go on after the QP failed (REC-PROBE-002).
+    ProbesAfterError,
 }
 
 struct Mutant {
@@ -72,15 +99,30 @@ struct Mutant {
     inner: ReferenceDevice,
     seen: HashSet<(u32, u32)>,
     dup_at: BTreeSet<u64>,
+    /// The `snd_una` of each QP's last `Progress`, as the device reported it.
+    last_una: HashMap<u32, Psn>,
+    /// The device's last probe frame, and when it is sent again after the QP failed.
+    last_probe: Option<Vec<u8>>,
+    again_at: Option<u64>,
+    probe_interval: u64,
 }
 
 impl Mutant {
     fn new(fault: Fault) -> Self {
+        let inner = match fault {
+            Fault::NoRetryReset => ReferenceDevice::with_cpu_half(NoRetryReset::boxed),
+            Fault::NoBlame => ReferenceDevice::with_cpu_half(NoBlame::boxed),
+            _ => ReferenceDevice::new(),
+        };
         Mutant {
             fault,
-            inner: ReferenceDevice::new(),
+            inner,
             seen: HashSet::new(),
             dup_at: BTreeSet::new(),
+            last_una: HashMap::new(),
+            last_probe: None,
+            again_at: None,
+            probe_interval: 0,
         }
     }
 
@@ -207,11 +249,43 @@ impl Mutant {
         f.to_bytes().ok()
     }
 
-    fn output(&self, o: &TimedOutput) -> bool {
-        if let Output::Event { event: NicEvent::Completion(c) } = &o.output {
-            let rejected = (0x01..=0x0F).contains(&c.entry.status.0);
-            return !(self.fault == Fault::SilentDoorbellReject && rejected);
+    /// The device's output as the fault makes it, or `None` when it is lost.
+    fn output(&mut self, mut o: TimedOutput) -> Option<TimedOutput> {
+        if let Output::Event { event: NicEvent::Report(r) } = &mut o.output {
+            let keep = match (self.fault, r) {
+                (Fault::NoArmed, NicReport::Armed { .. }) => false,
+                (Fault::NoProgress, NicReport::Progress { .. }) => false,
+                (Fault::NoEvState, NicReport::EvState { .. }) => false,
+                (Fault::StaleProgress, NicReport::Progress { qpn, snd_una, .. }) => {
+                    let prev = self.last_una.insert(qpn.value(), *snd_una);
+                    *snd_una = prev.unwrap_or(Psn::ZERO);
+                    true
+                }
+                _ => true,
+            };
+            return keep.then_some(o);
         }
+        if let Output::Event { event: NicEvent::Completion(c) } = &o.output {
+            if self.fault == Fault::ProbesAfterError
+                && c.side == Side::Requester
+                && c.entry.status.0 != 0
+                && self.again_at.is_none()
+            {
+                self.again_at = Some(o.at.0 + self.probe_interval);
+            }
+            let rejected = (0x01..=0x0F).contains(&c.entry.status.0);
+            return (!(self.fault == Fault::SilentDoorbellReject && rejected)).then_some(o);
+        }
+        let keep = self.keeps_frame(&o);
+        if let Output::Frame { bytes, .. } = &o.output {
+            if decode(bytes).ext.peth.is_some() {
+                self.last_probe = Some(bytes.clone());
+            }
+        }
+        keep.then_some(o)
+    }
+
+    fn keeps_frame(&self, o: &TimedOutput) -> bool {
         let Output::Frame { bytes, .. } = &o.output else { return true };
         let d = decode(bytes);
         let is_sack = d.bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK);
@@ -235,7 +309,12 @@ impl Device for Mutant {
 
     fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
         let mut m = manifest.clone();
+        let rec = &mut m.recovery;
         match self.fault {
+            Fault::NoBackoff => rec.backoff = 1,
+            Fault::NoRtoCap => rec.rto_max = std::time::Duration::from_secs(1),
+            Fault::LongRto => rec.rto += rec.rto / 4,
+            Fault::ExtraRetry => rec.retry_limit += 1,
             Fault::ShortSkipHold => m.nic.skip_hold = std::time::Duration::from_micros(1),
             Fault::SenderWwiUnlimited if m.requires.contains(&Capability::Requester) => {
                 m.nic.wwi_limit = 1000
@@ -247,6 +326,10 @@ impl Device for Mutant {
         }
         self.seen.clear();
         self.dup_at.clear();
+        self.last_una.clear();
+        self.last_probe = None;
+        self.again_at = None;
+        self.probe_interval = m.recovery.probe_interval.as_nanos() as u64;
         self.inner.start(&m)
     }
 
@@ -257,7 +340,114 @@ impl Device for Mutant {
     ) -> Result<Vec<TimedOutput>, DeviceError> {
         let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
         let out = self.inner.advance(inputs, until)?;
-        Ok(out.into_iter().filter(|o| self.output(o)).collect())
+        let mut out: Vec<TimedOutput> = out.into_iter().filter_map(|o| self.output(o)).collect();
+        // A QP that failed goes on probing, every probe interval, on its last probe's EV.
+        while let (Some(at), Some(bytes)) = (self.again_at, self.last_probe.clone()) {
+            if at > until.0 {
+                break;
+            }
+            out.push(TimedOutput { at: Timestamp(at), output: Output::Frame { port: 0, bytes } });
+            self.again_at = Some(at + self.probe_interval.max(1));
+        }
+        out.sort_by_key(|o| o.at);
+        Ok(out)
+    }
+}
+
+/// A CPU half whose retry counter progress never resets (REC-RTO-002): the reference agent,
+/// never at its limit, with the count kept here.
+#[derive(Debug)]
+struct NoRetryReset {
+    agent: RecoveryAgent,
+    limit: u32,
+    retries: HashMap<u32, u32>,
+    failed: BTreeSet<u32>,
+    out: Vec<CpuCommand>,
+}
+
+impl NoRetryReset {
+    fn boxed(cfg: &RecoveryConfig) -> Box<dyn RecoveryCpu> {
+        let unlimited = RecoveryConfig { retry_limit: u32::MAX, ..cfg.clone() };
+        Box::new(NoRetryReset {
+            agent: RecoveryAgent::new(unlimited),
+            limit: cfg.retry_limit,
+            retries: HashMap::new(),
+            failed: BTreeSet::new(),
+            out: Vec::new(),
+        })
+    }
+}
+
+impl RecoveryCpu for NoRetryReset {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        self.agent.handle_report(now, report);
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.agent.handle_timeout(now);
+        while let Some(cmd) = self.agent.poll_command() {
+            let qpn = match cmd {
+                CpuCommand::Retransmit { qpn, .. }
+                | CpuCommand::Probe { qpn, .. }
+                | CpuCommand::SetEvState { qpn, .. }
+                | CpuCommand::QpError { qpn } => qpn,
+            };
+            if self.failed.contains(&qpn.value()) {
+                continue;
+            }
+            if let CpuCommand::Retransmit { .. } = cmd {
+                let n = self.retries.entry(qpn.value()).or_default();
+                *n += 1;
+                if *n > self.limit {
+                    self.failed.insert(qpn.value());
+                    self.out.push(CpuCommand::QpError { qpn });
+                    continue;
+                }
+            }
+            self.out.push(cmd);
+        }
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        if self.out.is_empty() {
+            // Commands a report caused at once (a blame) pass straight through.
+            return self.agent.poll_command();
+        }
+        Some(self.out.remove(0))
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.agent.poll_timeout()
+    }
+}
+
+/// A CPU half that does not hear of retransmissions, and so blames no EV (REC-EV-002).
+#[derive(Debug)]
+struct NoBlame(RecoveryAgent);
+
+impl NoBlame {
+    fn boxed(cfg: &RecoveryConfig) -> Box<dyn RecoveryCpu> {
+        Box::new(NoBlame(RecoveryAgent::new(cfg.clone())))
+    }
+}
+
+impl RecoveryCpu for NoBlame {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        if !matches!(report, NicReport::Retransmitted { .. }) {
+            self.0.handle_report(now, report);
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.0.handle_timeout(now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        self.0.poll_command()
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.0.poll_timeout()
     }
 }
 
@@ -300,6 +490,17 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::ProcessesFragments, &["rcv-lenient"]),
         (Fault::AnyUdpPort, &["rcv-lenient"]),
         (Fault::RejectsZeroUdpChecksumV6, &["rcv-lenient-v6"]),
+        (Fault::NoArmed, &["rec-split-timeout"]),
+        (Fault::StaleProgress, &["rec-split-timeout"]),
+        (Fault::NoProgress, &["rec-split-progress", "rec-split-timeout"]),
+        (Fault::NoEvState, &["rec-split-assumed-bad", "rec-split-skip-expiry"]),
+        (Fault::NoBackoff, &["rec-device-backoff", "rec-device-progress"]),
+        (Fault::NoRtoCap, &["rec-device-backoff"]),
+        (Fault::LongRto, &["rec-device-backoff", "rec-device-progress", "rec-device-blame"]),
+        (Fault::ExtraRetry, &["rec-device-backoff"]),
+        (Fault::NoRetryReset, &["rec-device-progress"]),
+        (Fault::NoBlame, &["rec-device-blame", "rec-device-backoff"]),
+        (Fault::ProbesAfterError, &["rec-device-backoff"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();
@@ -323,4 +524,30 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         }
     }
     assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// The CPU halves written here for the mutants differ from the reference only in their
+/// fault: where the fault cannot show, they pass. So a mutant that fails a scenario fails
+/// it for its fault, not for a slip of its own (`REC-TEST-002`: a CPU half other than the
+/// reference, run with the reference NIC half).
+#[test]
+fn cpu_half_mutants_differ_only_in_their_fault() {
+    let cases: &[(Fault, &[&str])] = &[
+        (Fault::NoRetryReset, &["rec-device-backoff", "rec-device-blame"]),
+        (Fault::NoBlame, &["rec-device-progress"]),
+    ];
+    let all = corpus::all();
+    for (fault, names) in cases {
+        for name in *names {
+            let s = all.iter().find(|(n, _)| n == name).expect("in the corpus").1();
+            let mut dev = Mutant::new(*fault);
+            let out = run(&mut dev, &s);
+            let j = judge(&s, &out.injected, &out.observed);
+            assert!(
+                j.divergences.is_empty() && out.error.is_none(),
+                "{fault:?} fails {name}: {:#?}",
+                j.divergences.first()
+            );
+        }
+    }
 }

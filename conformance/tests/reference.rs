@@ -95,3 +95,114 @@ fn faulty_devices_are_caught_and_variants_pass() {
         assert!(judged >= 4, "variant:{} was judged on only {judged} scenarios", kind.name);
     }
 }
+
+/// A replay of the reference reproduces its recording exactly, record for record and
+/// nanosecond for nanosecond, the tolerances unused: with the CPU half scripted, and when a
+/// CPU half runs live during the replay, the runner's agent, whose commands reach the
+/// device at the starts of batches, or the device's own. A recording hands the agent's
+/// commands to the device as the runner does (`CONF-GEN-005`, `CONF-RUN-005`), and runs
+/// the device's timers before the frames that arrive at the same time, as a device does.
+#[test]
+fn the_reference_replays_every_recording_exactly() {
+    use openrdma_conformance::device::Output;
+    use openrdma_conformance::scenario::{Body, Direction};
+    use openrdma_sm::{NicEvent, NicReport};
+    let mut live = 0;
+    for (name, build) in corpus::all() {
+        let s = build();
+        if s.manifest.cpu.is_live() {
+            live += 1;
+        }
+        let ev_states = s.records.iter().any(|r| {
+            matches!(r.body, Body::Event { event: NicEvent::Report(NicReport::EvState { .. }) })
+        });
+        let recorded = |e: &NicEvent| match e {
+            NicEvent::Report(NicReport::Progress { .. } | NicReport::Armed { .. }) => false,
+            NicEvent::Report(NicReport::EvState { .. }) => ev_states,
+            _ => true,
+        };
+        let expected: Vec<(u64, Body)> = s
+            .records
+            .iter()
+            .filter(|r| r.dir == Direction::Expect)
+            .map(|r| (r.at.0, r.body.clone()))
+            .collect();
+        let mut dev = ReferenceDevice::new();
+        let out = run(&mut dev, &s);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        let observed: Vec<(u64, Body)> = out
+            .observed
+            .iter()
+            .filter_map(|o| match &o.output {
+                Output::Frame { port, bytes } => {
+                    Some((o.at.0, Body::Frame { port: *port, bytes: bytes.clone() }))
+                }
+                Output::Event { event } if recorded(event) => {
+                    Some((o.at.0, Body::Event { event: event.clone() }))
+                }
+                Output::Event { .. } => None,
+            })
+            .collect();
+        for (k, (e, o)) in expected.iter().zip(&observed).enumerate() {
+            assert_eq!(e, o, "{name}: output {k} differs from the recording");
+        }
+        assert_eq!(expected.len(), observed.len(), "{name}: outputs");
+    }
+    assert!(live >= 7, "only {live} scenarios have a live CPU half");
+}
+
+/// A recording with a live CPU half that ends while something is still due — here the
+/// timer of a packet nothing answers — cuts the replay's drain so that the replay ends
+/// where the recording does (`CONF-GEN-005`): the reference passes it, and with the
+/// manifest's drain it would not, the replay then seeing an expiry the recording never
+/// reached.
+#[test]
+fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
+    use openrdma_codec::Qpn;
+    use openrdma_codec::host::{WorkRequest, WrOpcode};
+    use openrdma_conformance::record::Recorder;
+    use openrdma_conformance::scenario::{CpuHalf, Manifest};
+    use openrdma_sm::{HostCommand, NicConfig, Region};
+    for cpu in [CpuHalf::Reference, CpuHalf::Device] {
+        let m = Manifest {
+            name: "busy-at-the-end".into(),
+            description: "A packet nothing answers; the recording ends before its timeout.".into(),
+            requirements: vec![],
+            requires: Default::default(),
+            nic: NicConfig { pmtu: corpus::PMTU, mpr: 1, ..NicConfig::default() },
+            cpu,
+            recovery: Default::default(),
+            ports: 1,
+            link: Default::default(),
+            tolerances: Default::default(),
+        };
+        let mut r = Recorder::with_cpu(m, cpu);
+        let region =
+            Region { rkey: corpus::RKEY, base: corpus::REGION, len: 0x1000, remote_write: true };
+        r.host(0, HostCommand::RegisterRegion(region));
+        r.host(0, HostCommand::CreateQp(corpus::qp(corpus::DUT_QP, corpus::PEER_QP, 0)));
+        let wr = WorkRequest {
+            wr_id: 1,
+            qpn: Qpn::new(corpus::DUT_QP),
+            opcode: WrOpcode::WRITE,
+            local_va: 0x4000_0000,
+            lkey: 1,
+            remote_va: corpus::REGION,
+            rkey: corpus::RKEY,
+            length: 64,
+            imm: None,
+            flag_slot: 0,
+            signaled: true,
+        };
+        r.host(1_000, HostCommand::PostWrite(wr));
+        let mut s = r.finish(10_000);
+        assert_eq!(s.manifest.tolerances.drain_ns, 9_000, "{cpu:?}: the replay ends at 10 us");
+        let out = run(&mut ReferenceDevice::new(), &s);
+        let j = judge(&s, &out.injected, &out.observed);
+        assert!(j.divergences.is_empty(), "{cpu:?}: {:#?}", j.divergences);
+        s.manifest.tolerances.drain_ns = 200_000;
+        let out = run(&mut ReferenceDevice::new(), &s);
+        let j = judge(&s, &out.injected, &out.observed);
+        assert!(!j.divergences.is_empty(), "{cpu:?}: the expiry at 33.8 us went unseen");
+    }
+}

@@ -337,12 +337,12 @@ fn conf_cmp_002_what_the_device_chooses_is_not_compared() {
     }
 }
 
-// ---- CONF-CMP-003 and CONF-CMP-004 ------------------------------------------------------
+// ---- CONF-CMP-018 and CONF-CMP-019 ------------------------------------------------------
 
-/// CONF-CMP-003: a retransmission sent on the EV of the previous transmission of its PSN
+/// CONF-CMP-018: a retransmission sent on the EV of the previous transmission of its PSN
 /// diverges under SND-RTX-002; on any other EV it does not.
 #[test]
-fn conf_cmp_003_a_retransmission_takes_another_ev() {
+fn conf_cmp_018_a_retransmission_takes_another_ev() {
     let r = Run::of("snd-single-loss");
     let rtx = r.frame(|d| is_data(d) && d.bth.is_some_and(|b| b.rtx));
     let b = decode(r.bytes(rtx)).bth.unwrap();
@@ -356,12 +356,12 @@ fn conf_cmp_003_a_retransmission_takes_another_ev() {
     assert_eq!(d, vec![], "another EV");
 }
 
-/// CONF-CMP-004: a data packet no expect record matches is a spurious retransmission
+/// CONF-CMP-019: a data packet no expect record matches is a spurious retransmission
 /// (SND-RTX-004) when `rtx` is set and a duplicate transmission (SND-PSN-001) when not;
 /// except that each retransmission command of the CPU half excuses one retransmission on
 /// its QP, sent at or after the command and within `late_ns` of it.
 #[test]
-fn conf_cmp_004_unexpected_data_packets_and_commanded_retransmissions() {
+fn conf_cmp_019_unexpected_data_packets_and_commanded_retransmissions() {
     let r = Run::of("snd-segmentation");
     let k = r.frame(is_data);
     let at = r.observed[k].at;
@@ -686,17 +686,17 @@ fn conf_cmp_009_flags_and_completions_are_four_sequences() {
     assert!(!musts(&s.judge(&s.without(sf[0]))).is_empty(), "a requester flag left out");
 }
 
-// ---- CONF-CMP-010 -----------------------------------------------------------------------
+// ---- CONF-CMP-020 -----------------------------------------------------------------------
 
 fn is_report(e: &NicEvent, pick: impl Fn(&NicReport) -> bool) -> bool {
     matches!(e, NicEvent::Report(r) if pick(r))
 }
 
-/// CONF-CMP-010: the reports that do not depend on the device's paths and timing are
+/// CONF-CMP-020: the reports that do not depend on the device's paths and timing are
 /// compared — a QP error with its cause, `Nack`, `EvMarked` and `ProbeAnswered` as a
 /// multiset, one `Retransmitted` per retransmission — and the others are not.
 #[test]
-fn conf_cmp_010_reports_are_compared_where_they_are_the_device_s_to_give() {
+fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
     // Nack reports.
     let r = Run::of("snd-nack-backoff");
     let nack = r.events(|e| is_report(e, |r| matches!(r, NicReport::Nack { .. })))[0];
@@ -836,7 +836,7 @@ fn conf_cmp_012_only_what_a_device_claims_is_judged() {
     let _ = Capability::Retirement;
 }
 
-// ---- CONF-TIME-001 and CONF-TIME-002 ----------------------------------------------------
+// ---- CONF-TIME-003 and CONF-TIME-002 ----------------------------------------------------
 
 /// The outputs with output `k` moved by `by` ns, in time order again.
 fn moved(o: &[TimedOutput], k: usize, by: i64) -> Vec<TimedOutput> {
@@ -846,11 +846,11 @@ fn moved(o: &[TimedOutput], k: usize, by: i64) -> Vec<TimedOutput> {
     o
 }
 
-/// CONF-TIME-001: an output that meets an expected data packet, NACK, ACK or probe comes
+/// CONF-TIME-003: an output that meets an expected data packet, NACK, ACK or probe comes
 /// within `[expected − early_ns, expected + late_ns]`; a retransmission may come any time
 /// earlier.
 #[test]
-fn conf_time_001_packets_come_within_the_tolerances() {
+fn conf_time_003_packets_come_within_the_tolerances() {
     let r = Run::of("rcv-in-order-v4");
     let (early, late) =
         (r.s.manifest.tolerances.early_ns as i64, r.s.manifest.tolerances.late_ns as i64);

@@ -84,6 +84,23 @@ impl RecoveryAgent {
         }
     }
 
+    /// The shortest time from a report or a timeout to a deadline it makes: the base
+    /// timeout (`REC-RTO-001`) or the probe interval (`REC-PROBE-001`), whichever is
+    /// shorter, and at least 1 ns. A report handled at `t` never makes
+    /// [`RecoveryAgent::poll_timeout`] earlier than `t + min_delay()`, so a caller that
+    /// hands the agent its reports in batches no longer than this, calling
+    /// [`RecoveryAgent::handle_timeout`] at the end of each, fires every timer on time.
+    pub fn min_delay(&self) -> core::time::Duration {
+        self.rto(0).min(self.probe_interval())
+    }
+
+    /// The probe interval, at least 1 ns: a zero interval would make a probe due again at
+    /// the time it is sent, and a caller that runs the agent until nothing is due would
+    /// never get past it.
+    fn probe_interval(&self) -> core::time::Duration {
+        self.cfg.probe_interval.max(core::time::Duration::from_nanos(1))
+    }
+
     fn rto(&self, retries: u32) -> core::time::Duration {
         let mult = u64::from(self.cfg.backoff.max(1)).saturating_pow(retries.min(32));
         let ns = (self.cfg.rto.as_nanos() as u64).saturating_mul(mult);
@@ -165,7 +182,7 @@ impl RecoveryAgent {
             // Handled in `handle_report`.
             NicReport::Progress { .. } => {}
             NicReport::EvState { qpn, ev, state } => {
-                let interval = self.cfg.probe_interval;
+                let interval = self.probe_interval();
                 let t = self.timer(qpn);
                 if state == EvState::Denied {
                     t.denied.insert(ev);
@@ -243,7 +260,7 @@ impl RecoveryAgent {
             // REC-RTO-003: retransmit the oldest unacknowledged packet.
             self.out.push_back(CpuCommand::Retransmit { qpn, psn: t.snd_una });
         }
-        let interval = self.cfg.probe_interval;
+        let interval = self.probe_interval();
         let t = self.qps.get_mut(&k).expect("present");
         for (ev, next) in t.bad_evs.iter_mut() {
             if *next <= now {
@@ -256,7 +273,7 @@ impl RecoveryAgent {
     /// Marks an EV ASSUMED_BAD by policy (`EV-BAD-002`): the agent does this itself when
     /// the NIC reports a timeout retransmission with the EV of the lost transmission.
     pub fn blame_ev(&mut self, now: Timestamp, qpn: Qpn, ev: u32) {
-        let interval = self.cfg.probe_interval;
+        let interval = self.probe_interval();
         let t = self.timer(qpn);
         if !t.failed && !t.bad_evs.contains_key(&ev) && !t.denied.contains(&ev) {
             t.bad_evs.insert(ev, now + interval);
@@ -286,6 +303,45 @@ mod tests {
     /// The next deadline by looking at every QP, as the index must give it.
     fn scan(a: &RecoveryAgent) -> Option<Timestamp> {
         a.qps.values().filter_map(QpTimer::next).min()
+    }
+
+    /// No report makes a deadline sooner than `min_delay()` after it: the guarantee that
+    /// lets a caller batch reports (`REC-RTO-001`, `REC-PROBE-001`).
+    #[test]
+    fn no_report_makes_a_deadline_sooner_than_min_delay() {
+        use core::time::Duration;
+        for (rto, rto_max, probe) in [(4_000, 16_000, 10_000), (20_000, 8_000, 30_000), (5, 5, 0)] {
+            let cfg = RecoveryConfig {
+                rto: Duration::from_nanos(rto),
+                rto_max: Duration::from_nanos(rto_max),
+                probe_interval: Duration::from_nanos(probe),
+                ..RecoveryConfig::default()
+            };
+            let qpn = Qpn::new(1);
+            let now = Timestamp(1_000);
+            for report in [
+                NicReport::Armed { qpn, snd_una: Psn::ZERO },
+                NicReport::EvState { qpn, ev: 7, state: EvState::AssumedBad },
+                NicReport::Progress { qpn, snd_una: Psn::new(1), outstanding: 1, awaiting_ack: 0 },
+                NicReport::Retransmitted {
+                    qpn,
+                    psn: Psn::new(1),
+                    cause: RetransmitCause::Timeout,
+                    lost_ev: Some(9),
+                },
+            ] {
+                let mut a = RecoveryAgent::new(cfg.clone());
+                let d = a.min_delay();
+                assert!(d >= Duration::from_nanos(1));
+                a.handle_report(now, &report);
+                let next = a.poll_timeout().expect("a deadline");
+                assert!(next.0 >= now.0 + d.as_nanos() as u64, "{report:?}");
+                // And the deadlines it makes when they fire are no sooner either.
+                a.handle_timeout(next);
+                let again = a.poll_timeout().expect("a deadline");
+                assert!(again.0 >= next.0 + d.as_nanos() as u64, "{report:?}");
+            }
+        }
     }
 
     /// The index of deadlines agrees with a look at every QP after every report and every

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use openrdma::{Model, OutputKind};
 use openrdma_conformance::device::{Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::file;
-use openrdma_conformance::scenario::{Body, Scenario};
+use openrdma_conformance::scenario::{Body, CpuHalf, Scenario};
 use openrdma_sm::{NicEvent, Timestamp};
 
 /// The directory of the committed scenarios.
@@ -16,7 +16,10 @@ pub fn scenario_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../traces/scenarios")
 }
 
-/// Every committed scenario, by name, sorted.
+/// Every committed scenario a device replays by itself, by name, sorted: all but those in
+/// which the runner plays the CPU half of recovery beside the device (`cpu = "reference"`),
+/// whose agent's commands are not in the scenario. (With `cpu = "device"` the reference CPU
+/// half runs inside the instance.)
 pub fn scenarios() -> Vec<(String, Scenario)> {
     let mut names: Vec<_> = std::fs::read_dir(scenario_dir())
         .expect("traces/scenarios is readable")
@@ -32,6 +35,7 @@ pub fn scenarios() -> Vec<(String, Scenario)> {
             let s = file::load(scenario_dir().join(&n)).unwrap_or_else(|e| panic!("{n}: {e}"));
             (n, s)
         })
+        .filter(|(_, s)| s.manifest.cpu != CpuHalf::Reference)
         .collect()
 }
 

@@ -18,7 +18,9 @@ use openrdma_sm::{
 use crate::device::memory;
 use crate::record::{Path, Recorder};
 use crate::reference::port_of;
-use crate::scenario::{Body, Capability, Link, Manifest, Scenario};
+use crate::scenario::{Body, Capability, CpuHalf, Link, Manifest, Scenario};
+
+mod recovery;
 
 /// The device's QPs in the corpus.
 pub const DUT_QP: u32 = 0x11;
@@ -38,7 +40,7 @@ pub type Builder = (&'static str, fn() -> Scenario);
 
 /// Every scenario of the corpus, in a stable order.
 pub fn all() -> Vec<Builder> {
-    vec![
+    let mut all: Vec<Builder> = vec![
         ("rcv-in-order-v4", rcv_in_order_v4),
         ("rcv-in-order-v6", rcv_in_order_v6),
         ("rcv-last-packet-first", rcv_last_packet_first),
@@ -88,7 +90,9 @@ pub fn all() -> Vec<Builder> {
         ("snd-single-loss", || snd_loss("snd-single-loss", &[3])),
         ("snd-double-loss", || snd_loss("snd-double-loss", &[3, 4])),
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
-    ]
+    ];
+    all.extend(recovery::builders());
+    all
 }
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
@@ -574,7 +578,9 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     // is payload, compared, or forbidden (PAY-NONE-001).
                     "OPC-TABLE-001",
                 ]);
-                if bth.opcode.is_mrc_write() && bth.rtx {
+                // The Retransmitted reports match the retransmissions, except when the
+                // split is inside the device, whose reports are not judged.
+                if bth.opcode.is_mrc_write() && bth.rtx && s.manifest.cpu != CpuHalf::Device {
                     add.push("REC-IF-008");
                 }
                 let data_or_probe = bth.opcode.is_mrc_write() || bth.opcode == Opcode::MRC_PROBE;
@@ -643,6 +649,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                 NicReport::EvMarked { .. } => add.push("REC-IF-005"),
                 NicReport::ProbeAnswered { .. } => add.push("REC-IF-007"),
                 NicReport::QpError { .. } => add.push("REC-IF-009"),
+                NicReport::EvState { .. } => add.push("REC-IF-016"),
                 _ => {}
             },
             Body::Event { event: NicEvent::FlagWrite(_) } => add.extend([

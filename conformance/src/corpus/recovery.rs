@@ -1,0 +1,429 @@
+//! Scenarios of the NIC/CPU split of recovery (`spec/recovery.md`), checked end to end.
+//!
+//! Two families, by who plays the CPU half during the replay:
+//!
+//! * `rec-split-*` (`cpu = "reference"`, capability `cpu-split`): the runner's reference
+//!   agent, fed only by the device's own reports. The agent's commands are not recorded, so
+//!   the device passes only if its `Armed`, `Progress` and `EvState` reports make the agent
+//!   command what it did in the recording: the retransmission that repairs a timeout, the
+//!   probe of an EV a SACK made ASSUMED_BAD, and nothing at all once the work is
+//!   acknowledged (REC-IF-002, REC-IF-003, REC-IF-016, REC-TEST-001).
+//! * `rec-device-*` (`cpu = "device"`, capability `recovery`): the device's own CPU half,
+//!   configured by the manifest's `recovery` table. Nothing is commanded from outside and
+//!   no report is judged: the scenario expects the consequences, the retransmissions of
+//!   `snd_una` at `rto`, `rto × backoff`, … capped by `rto_max`, the retry counter reset by
+//!   progress, the QP failing after `retry_limit`, the probes of a blamed EV every
+//!   `probe_interval` and none after the QP failed (REC-RTO-*, REC-RETRY-*, REC-PROBE-*,
+//!   REC-EV-002, REC-TEST-003).
+//!
+//! The scenarios are recorded so that every conforming device goes through them alike,
+//! whatever paths it chooses: losses are aimed at PSNs over paths of equal delay, or
+//! nothing answers at all, or the QP has a single EV, which leaves no choice.
+
+use super::*;
+
+use std::time::Duration;
+
+/// The recovery scenarios.
+pub(super) fn builders() -> Vec<Builder> {
+    vec![
+        ("rec-split-timeout", rec_split_timeout),
+        ("rec-split-progress", rec_split_progress),
+        ("rec-split-assumed-bad", rec_split_assumed_bad),
+        ("rec-split-skip-expiry", rec_split_skip_expiry),
+        ("rec-device-backoff", rec_device_backoff),
+        ("rec-device-progress", rec_device_progress),
+        ("rec-device-blame", rec_device_blame),
+    ]
+}
+
+/// A CPU half with short timers: `rto` 4 µs doubling up to 16 µs, three retries, probes
+/// every 10 µs, so that a timer left running fails the QP within a scenario.
+fn quick_recovery(m: &mut Manifest) {
+    m.recovery.rto = Duration::from_micros(4);
+    m.recovery.rto_max = Duration::from_micros(16);
+    m.recovery.backoff = 2;
+    m.recovery.retry_limit = 3;
+    m.recovery.probe_interval = Duration::from_micros(10);
+}
+
+/// A CPU half for the `rec-device-*` scenarios: `rto` 8 µs doubling up to 32 µs, with a
+/// timing tolerance of 1 µs either way, so that a timeout or back-off off by an eighth
+/// shows.
+fn device_recovery(m: &mut Manifest, retry_limit: u32, probe_interval: Duration) {
+    m.recovery.rto = Duration::from_micros(8);
+    m.recovery.rto_max = Duration::from_micros(32);
+    m.recovery.backoff = 2;
+    m.recovery.retry_limit = retry_limit;
+    m.recovery.probe_interval = probe_interval;
+    m.tolerances.late_ns = 1_000;
+    m.tolerances.early_ns = 1_000;
+}
+
+/// A requester whose CPU half is the runner's reference agent, facing a reference peer
+/// over four paths of equal delay (`CONF-GEN-002`).
+fn split_paired(name: &str, description: &str, reqs: &[&str]) -> Recorder {
+    let mut m = manifest(
+        name,
+        description,
+        reqs,
+        &[Capability::Requester, Capability::CpuSplit, Capability::Paths, Capability::Ipv4],
+    );
+    m.nic.retirement = RetirementMode::PerQp;
+    quick_recovery(&mut m);
+    let mut r = Recorder::with_cpu(m, CpuHalf::Reference);
+    r.paths((0..4).map(|_| Path { delay: 500, dark: None }).collect());
+    r.with_peer();
+    setup_v4_pair(&mut r, 0);
+    r
+}
+
+/// A requester with a single EV, acknowledged by hand, whose CPU half is played as `cpu`
+/// says; its EV states are expected when the runner's agent plays it (`CONF-CMP-020`).
+fn single_ev(
+    name: &str,
+    description: &str,
+    reqs: &[&str],
+    cpu: CpuHalf,
+    f: impl FnOnce(&mut Manifest),
+) -> (Recorder, u32) {
+    let half = if cpu == CpuHalf::Device { Capability::Recovery } else { Capability::CpuSplit };
+    let mut m = manifest(
+        name,
+        description,
+        reqs,
+        &[Capability::Requester, half, Capability::Paths, Capability::Ipv4],
+    );
+    f(&mut m);
+    let mut r = Recorder::with_cpu(m, cpu);
+    if cpu == CpuHalf::Reference {
+        r.expect_ev_states();
+    }
+    let evs = v4_evs(DUT_QP, 1);
+    let e0 = evs[0];
+    setup_evs(&mut r, 0, evs);
+    (r, e0)
+}
+
+/// A requester with eight EVs and nothing but hand-made acknowledgements, whose CPU half
+/// is its own.
+fn device_alone(
+    name: &str,
+    description: &str,
+    reqs: &[&str],
+    f: impl FnOnce(&mut Manifest),
+) -> Recorder {
+    let mut m = manifest(
+        name,
+        description,
+        reqs,
+        &[Capability::Requester, Capability::Recovery, Capability::Paths, Capability::Ipv4],
+    );
+    f(&mut m);
+    let mut r = Recorder::with_cpu(m, CpuHalf::Device);
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 8));
+    r
+}
+
+/// Posts work request `k`, a Write of `len` bytes, on the device's QP at `at`.
+fn post(r: &mut Recorder, at: u64, k: u32, len: u32) {
+    r.host(at, HostCommand::PostWrite(wr(k, len, None, true)));
+}
+
+// ===== the NIC half against the reference CPU half =======================================
+
+/// Two losses only the timer can find: `Armed` must start it, `Progress` restart it with
+/// the right `snd_una`.
+fn rec_split_timeout() -> Scenario {
+    let mut r = split_paired(
+        "rec-split-timeout",
+        "The runner's reference CPU half, fed only by the device's reports, must repair two \
+         losses no acknowledgement reveals. A one-packet message is lost on its first \
+         transmission: only the timer that Armed starts finds it, and the retransmission it \
+         commands is repaired and acknowledged. A later two-packet message loses its last \
+         packet: the SACK of the first moves snd_una, and the timer that this Progress \
+         restarts commands the retransmission of the snd_una it reported. The CPU half \
+         blames and probes the lost packets' EVs; the peer answers the probes.",
+        &[
+            "REC-IF-002",
+            "REC-IF-003",
+            "REC-TEST-001",
+            "REC-IF-010",
+            "REC-RTO-004",
+            "REC-IF-011",
+            "EV-PROBE-001",
+            "SND-RTX-001",
+            "SND-RTX-002",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+    );
+    r.drop_data(&[(PEER_QP, 0), (PEER_QP, 2)]);
+    // Expiry at 5 us, the repair acknowledged at 6 us; a probe of the blamed EV at 15 us.
+    r.checks(&["REC-IF-003", "REC-TEST-001", "REC-RTO-004"]);
+    post(&mut r, 1_000, 0, 512);
+    r.run_until(9_000);
+    // Progress at 12 us (snd_una 2, one PSN outstanding), expiry at 16 us.
+    r.checks(&["REC-IF-002", "REC-TEST-001", "REC-RTO-004"]);
+    post(&mut r, 10_000, 1, 2 * PMTU);
+    r.run_until(14_000);
+    r.probe_checks(&["EV-PROBE-001", "REC-IF-011", "REC-TEST-001"]);
+    done(r, 40_000)
+}
+
+/// Everything is acknowledged: `Progress` must stop the timer.
+fn rec_split_progress() -> Scenario {
+    let mut r = split_paired(
+        "rec-split-progress",
+        "The device sends two two-packet messages, and later two more, to a reference peer, \
+         and every packet is acknowledged. The runner's reference CPU half starts its timer \
+         on Armed (rto 4 us, three retries) and must see, from the device's Progress \
+         reports, that nothing is left: then it commands nothing, and the scenario ends \
+         40 us after the last acknowledgement with no retransmission and no QP error, where \
+         a timer left running would have failed the QP after about 20 us.",
+        &["REC-IF-002", "REC-IF-003", "REC-TEST-001", "SND-ACK-001", "CQE-SEND-001"],
+    );
+    r.checks(&["REC-IF-002", "REC-TEST-001"]);
+    post(&mut r, 1_000, 0, 2 * PMTU);
+    post(&mut r, 1_000, 1, 2 * PMTU);
+    post(&mut r, 12_000, 2, 2 * PMTU);
+    post(&mut r, 12_000, 3, 2 * PMTU);
+    done(r, 60_000)
+}
+
+/// A SACK makes the only EV ASSUMED_BAD: only the `EvState` report makes the CPU half
+/// probe it.
+fn rec_split_assumed_bad() -> Scenario {
+    let (mut r, e0) = single_ev(
+        "rec-split-assumed-bad",
+        "The QP has one EV. A SACK marks it ALWAYS_SKIP: the device makes it ASSUMED_BAD \
+         and reports the new state, and the next message waits, no EV being usable. Only \
+         from that EvState report does the runner's reference CPU half learn that the EV \
+         is bad: it commands a probe 10 us later, the answer (m = NONE) makes the EV GOOD, \
+         reported again, and the waiting message goes out.",
+        &[
+            "REC-IF-016",
+            "REC-TEST-001",
+            "REC-SPLIT-001",
+            "EV-BAD-001",
+            "EV-PROBE-001",
+            "EV-PROBE-002",
+            "REC-IF-011",
+            "SND-PATH-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        CpuHalf::Reference,
+        |_| {},
+    );
+    post(&mut r, 1_000, 0, 64);
+    r.checks(&["REC-IF-016", "EV-BAD-001"]);
+    inject_sack(&mut r, 3_000, 0, 0, 0, WireMark::ALWAYS_SKIP);
+    r.checks(&["SND-ACK-001"]);
+    inject_ack(&mut r, 3_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["SND-PATH-002"]);
+    post(&mut r, 4_000, 1, 64);
+    r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-001", "REC-IF-011"]);
+    r.run_until(14_000);
+    r.checks(&["REC-IF-016", "EV-PROBE-002", "REC-SPLIT-001"]);
+    r.inject(14_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
+    r.run_until(20_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 20_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 20_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 30_000)
+}
+
+/// SKIP entered and left, twice, every change reported; the NIC half leaves SKIP alone.
+fn rec_split_skip_expiry() -> Scenario {
+    let (mut r, e0) = single_ev(
+        "rec-split-skip-expiry",
+        "The QP has one EV and skip_hold is 4 us. A SACK marks it SKIP_ONCE: it goes to \
+         SKIP, and back to GOOD when skip_hold has passed, which the device does alone and \
+         reports (EvState GOOD), and the message that waited goes out. A second SKIP_ONCE \
+         puts it in SKIP again and a stale SACK marking it ALWAYS_SKIP makes it ASSUMED_BAD; \
+         the runner's reference CPU half probes it on that report, the answer carries \
+         SKIP_ONCE, so the EV goes to SKIP, and to GOOD again when skip_hold has passed. \
+         Every change of state is reported as it happens.",
+        &[
+            "REC-IF-016",
+            "REC-TEST-001",
+            "REC-SPLIT-001",
+            "EV-SKIP-001",
+            "EV-SKIP-002",
+            "EV-BAD-001",
+            "EV-PROBE-001",
+            "EV-PROBE-003",
+            "REC-IF-011",
+            "SND-PATH-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        CpuHalf::Reference,
+        |m| m.nic.skip_hold = Duration::from_micros(4),
+    );
+    post(&mut r, 1_000, 0, 64);
+    r.checks(&["REC-IF-016", "EV-SKIP-001"]);
+    inject_sack(&mut r, 2_000, 0, 0, 0, WireMark::SKIP_ONCE);
+    inject_ack(&mut r, 2_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["REC-IF-016", "EV-SKIP-002", "REC-SPLIT-001", "SND-PATH-002"]);
+    post(&mut r, 3_000, 1, 64);
+    r.run_until(7_000);
+    r.checks(&["REC-IF-016", "EV-SKIP-001"]);
+    inject_sack(&mut r, 7_000, 1, 0, 1, WireMark::SKIP_ONCE);
+    r.checks(&["REC-IF-016", "EV-BAD-001"]);
+    inject_sack(&mut r, 7_500, 1, 0, 1, WireMark::ALWAYS_SKIP);
+    inject_ack(&mut r, 7_500, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-001", "REC-IF-011"]);
+    post(&mut r, 8_000, 2, 64);
+    r.run_until(18_000);
+    r.checks(&["REC-IF-016", "EV-PROBE-003", "EV-SKIP-002", "REC-SPLIT-001"]);
+    r.inject(18_000, 0, e0, &probe_answer(1, 1, WireMark::SKIP_ONCE, e0));
+    r.run_until(24_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 24_000, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 24_000, 2, 2, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 40_000)
+}
+
+// ===== a device with its own CPU half ======================================================
+
+/// Nothing ever answers: the timeouts back off to the cap, the QP fails after the retry
+/// limit, and the probes stop with it.
+fn rec_device_backoff() -> Scenario {
+    let mut r = device_alone(
+        "rec-device-backoff",
+        "The device, with its own CPU half (rto 8 us doubling up to 32 us, retry_limit 4, \
+         probes every 10 us), sends two one-packet messages and nothing ever answers. It \
+         retransmits snd_una (PSN 0) at each expiry, 8, 16, 32 and 32 us apart, and at the \
+         fifth expiry, 32 us later, ends the QP: the messages complete RETRY_EXCEEDED and \
+         FLUSHED. Each timeout retransmission blames the EV the packet was last sent on, \
+         which the device then probes every 10 us until the QP fails, and never after.",
+        &[
+            "REC-TEST-003",
+            "REC-TEST-002",
+            "REC-SPLIT-002",
+            "REC-RTO-001",
+            "REC-RTO-003",
+            "REC-RTO-005",
+            "REC-RETRY-001",
+            "REC-RETRY-002",
+            "REC-EV-002",
+            "EV-BAD-002",
+            "REC-PROBE-001",
+            "REC-PROBE-002",
+            "REC-RTO-004",
+            "SND-RTX-002",
+            "RET-FLUSH-001",
+            "CQE-SEND-002",
+            "CQE-STATUS-001",
+            "FLAG-SEND-001",
+            "FLAG-STATUS-001",
+        ],
+        |m| device_recovery(m, 4, Duration::from_micros(10)),
+    );
+    r.probe_checks(&["REC-PROBE-001", "REC-EV-002", "EV-BAD-002"]);
+    // Sent at 1 us; expiries at 9, 25, 57, 89 and 121 us.
+    r.checks(&["REC-RTO-001", "REC-RTO-003", "REC-TEST-003"]);
+    post(&mut r, 1_000, 0, 512);
+    post(&mut r, 1_000, 1, 512);
+    r.run_until(9_000);
+    r.checks(&["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"]);
+    r.run_until(88_000);
+    r.checks(&["REC-RETRY-001", "REC-RTO-005", "REC-TEST-003"]);
+    r.run_until(120_000);
+    r.checks(&["REC-RETRY-002", "REC-RETRY-001", "RET-FLUSH-001", "CQE-SEND-002"]);
+    r.run_until(122_000);
+    r.probe_checks(&["REC-PROBE-002"]);
+    r.checks(&["REC-PROBE-002", "REC-SPLIT-002"]);
+    done(r, 160_000)
+}
+
+/// Progress resets the retry counter and restarts the timer at `rto`.
+fn rec_device_progress() -> Scenario {
+    let mut r = device_alone(
+        "rec-device-progress",
+        "The device, with its own CPU half (rto 8 us doubling up to 32 us, retry_limit 2), \
+         sends three one-packet messages. Nothing answers for a while: PSN 0 is \
+         retransmitted 8 us and then 16 us later. A SACK of PSN 0 is progress: it resets \
+         the retry counter and restarts the timer at rto, so PSN 1 is retransmitted 8 us \
+         after it and again 16 us later, two retries more without the QP failing. The SACK \
+         and ACK of everything then stop the timer.",
+        &[
+            "REC-TEST-003",
+            "REC-TEST-002",
+            "REC-RTO-001",
+            "REC-RTO-002",
+            "REC-RTO-003",
+            "REC-RTO-005",
+            "REC-RETRY-001",
+            "REC-RTO-004",
+            "SND-RTX-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        // No probe within the scenario: which EVs its timeouts blame is the device's choice.
+        |m| device_recovery(m, 2, Duration::from_millis(1)),
+    );
+    // Expiries at 9 and 25 us; the SACK at 30 us; expiries at 38 and 54 us.
+    r.checks(&["REC-RTO-003", "REC-RTO-005", "REC-TEST-003"]);
+    for k in 0..3 {
+        post(&mut r, 1_000, k, 64);
+    }
+    inject_sack(&mut r, 30_000, 0, 0, 0, WireMark::NONE);
+    r.checks(&["REC-RTO-002", "REC-RETRY-001", "REC-RTO-001", "REC-TEST-003"]);
+    r.run_until(56_000);
+    r.checks(&["REC-RTO-001", "SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 60_000, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 60_000, 2, 2, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 100_000)
+}
+
+/// A timeout blames the only EV: the device stops sending on it and probes it.
+fn rec_device_blame() -> Scenario {
+    let (mut r, e0) = single_ev(
+        "rec-device-blame",
+        "The device, with its own CPU half (rto 8 us, probes every 10 us), has one EV. Its \
+         only packet is lost; the timeout retransmits it on the same EV (there is no other) \
+         and blames that EV: it becomes ASSUMED_BAD, so the next message waits although the \
+         first was acknowledged meanwhile, and the device probes the EV 10 us after the \
+         blame. The answer (m = NONE) makes it GOOD: the waiting message goes out at once \
+         and the probes stop.",
+        &[
+            "REC-TEST-003",
+            "REC-TEST-002",
+            "REC-EV-002",
+            "EV-BAD-002",
+            "REC-PROBE-001",
+            "REC-RTO-001",
+            "REC-RTO-003",
+            "REC-RTO-004",
+            "SND-RTX-002",
+            "SND-PATH-002",
+            "EV-PROBE-001",
+            "EV-PROBE-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        CpuHalf::Device,
+        |m| device_recovery(m, 4, Duration::from_micros(10)),
+    );
+    r.probe_checks(&["REC-PROBE-001", "REC-EV-002", "EV-BAD-002"]);
+    // Sent at 1 us, retransmitted at 9 us; the probe at 19 us.
+    r.checks(&["REC-RTO-003", "REC-RTO-001", "REC-TEST-003"]);
+    post(&mut r, 1_000, 0, 64);
+    r.run_until(10_000);
+    r.checks(&["SND-ACK-001"]);
+    inject_sack(&mut r, 12_000, 0, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 12_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["REC-EV-002", "EV-BAD-002", "SND-PATH-002", "REC-TEST-003"]);
+    post(&mut r, 14_000, 1, 64);
+    r.run_until(22_000);
+    r.inject(22_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
+    r.run_until(24_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 24_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 24_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 60_000)
+}
