@@ -10,8 +10,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
 use openrdma_codec::{NackReason, Opcode, Psn};
-use openrdma_sm::{HostCommand, NicEvent, RetirementMode, Side, SprayPolicy, Timestamp};
+use openrdma_sm::{CqWrite, HostCommand, NicEvent, RetirementMode, Side, SprayPolicy, Timestamp};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use crate::reference::ReferenceDevice;
@@ -42,6 +43,7 @@ enum Fault {
     WriteAfterFlag,
     MprOffByOne,
     NoDuplicateAck,
+    CqPhaseStuck,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -116,6 +118,12 @@ pub const FAULTY: &[Kind] = &[
         description: "a duplicate of a retired message gets a SACK but no transport ACK, so a lost ACK is never repaired",
         breaks: "RCV-DUP-002",
         fault: Fault::NoDuplicateAck,
+    },
+    Kind {
+        name: "cq-phase-stuck",
+        description: "completion entries always carry phase 1: after the ring wraps, a consumer cannot tell a new entry from the old one",
+        breaks: "CQE-RING-001",
+        fault: Fault::CqPhaseStuck,
     },
 ];
 
@@ -363,6 +371,21 @@ impl FaultyDevice {
                         if n.reason == NackReason::PSN_OOR_WINDOW {
                             continue;
                         }
+                    }
+                }
+                (Fault::CqPhaseStuck, Output::Event { event: NicEvent::Completion(c) }) => {
+                    if let Some(q) = c.queue {
+                        // The owner byte's phase bit is written as 1 on every pass.
+                        let mut c = *c;
+                        c.entry.phase = true;
+                        let mut bytes = q.bytes;
+                        bytes[COMPLETION_LEN - 1] |= CQE_OWNER_PHASE;
+                        c.queue = Some(CqWrite { bytes, ..q });
+                        out.push(TimedOutput {
+                            at: o.at,
+                            output: Output::Event { event: NicEvent::Completion(c) },
+                        });
+                        continue;
                     }
                 }
                 (Fault::NoDuplicateAck, Output::Frame { bytes, .. }) => {

@@ -97,6 +97,9 @@ pub enum Capability {
     Paths,
     /// Talks to the CPU half of recovery (reports and commands).
     CpuSplit,
+    /// Writes completion entries to completion queues in host memory: slots, phases, the
+    /// consumer register, a full queue, the device error queue (`CQE-RING-*`).
+    CompletionQueues,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.
