@@ -391,3 +391,63 @@ fn a_qp_without_queues_reports_entries_without_a_place() {
     assert_eq!(c.entry, want);
     assert!(matches!(s.take_events().as_slice(), [NicEvent::FlagWrite(_)]));
 }
+
+/// CQE-RING-001, CQE-RING-004, CQE-RING-005 over random runs: queues of random sizes take
+/// error completions (tokens rejected for their index, which go to the template's QP's send
+/// queue) and random consumer writes; every entry goes to slot k mod N with the phase of
+/// its pass; no entry is written while N are unreleased: the first that finds the queue
+/// full stops it for good and fails the QP, once.
+#[test]
+fn cqe_ring_001_random_runs_follow_the_ring() {
+    use rand_chacha::ChaCha8Rng;
+    use rand_core::{Rng, SeedableRng};
+    let mut rng = ChaCha8Rng::seed_from_u64(0x4351_5249);
+    for run in 0..200 {
+        let entries = 1u32 << (rng.next_u32() % 4);
+        let mut s = Script::with_setup(
+            config(),
+            vec![create_cq(1, CQ_BASE, entries)],
+            QpConfig { send_cq: Some(1), recv_cq: Some(1), ..qp_config(LQP, PEER, 0, 0) },
+        );
+        s.host(HostCommand::SetTemplate(template(5))).expect("template");
+        let (mut written, mut consumed, mut stopped) = (0u64, 0u32, false);
+        for step in 0..40 {
+            s.advance(10);
+            if rng.next_u32() % 3 == 0 {
+                // The consumer releases some of what it was given, never more.
+                let room = (written as u32).wrapping_sub(consumed);
+                let release = if room == 0 { 0 } else { rng.next_u32() % (room + 1) };
+                consumed = consumed.wrapping_add(release);
+                s.host(HostCommand::CqConsumer { cq: 1, consumed }).expect("a valid release");
+                continue;
+            }
+            let token = DoorbellToken::new(5, 0, 16, 0).to_u64();
+            let _ = s.doorbell(token);
+            let events = s.take_events();
+            let reports = s.take_reports();
+            let full = (written as u32).wrapping_sub(consumed) >= entries;
+            let ctx = format!(
+                "run {run} step {step}: N {entries}, {written} written, {consumed} released"
+            );
+            if stopped || full {
+                assert!(events.is_empty(), "{ctx}: {events:?}");
+                let errors = reports.iter().filter(|r| matches!(r, NicReport::QpError { .. }));
+                assert_eq!(errors.count(), usize::from(!stopped), "{ctx}: CQE-RING-005, once");
+                stopped = true;
+                assert_eq!(s.nic.qp_in_error(lqp()), Some(true), "{ctx}");
+                continue;
+            }
+            let [NicEvent::Completion(c)] = events.as_slice() else { panic!("{ctx}: {events:?}") };
+            let n = u64::from(entries);
+            let slot = (written % n) as u32;
+            assert_eq!(
+                place(c),
+                (1, slot, CQ_BASE + 32 * u64::from(slot), (written / n) % 2 == 0),
+                "{ctx}"
+            );
+            written += 1;
+        }
+        let state = s.nic.cq_state(1).expect("the queue");
+        assert_eq!((state.written, state.consumed, state.stopped), (written, consumed, stopped));
+    }
+}
