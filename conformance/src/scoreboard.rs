@@ -26,7 +26,10 @@
 //! * **Flag writes** and **completions** are sequences per side and must come in the
 //!   expected order with the expected values (`RET-ORDER-001`, `RET-FLAG-001`,
 //!   `CQE-*`), each no later than its time plus the tolerance; a completion's timestamp is
-//!   not compared.
+//!   not compared. Every completion entry is also judged on its own and, when the device
+//!   wrote it to a completion queue, from its bytes as a write to that queue: its slot,
+//!   address and phase, and no overwrite of an entry the consumer had not released
+//!   ([`entries`], `CONF-CMP-013`).
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, and one
 //!   `Retransmitted` for every retransmission the device sent.
