@@ -29,7 +29,7 @@
 //!   not compared. Every completion entry is also judged on its own and, when the device
 //!   wrote it to a completion queue, from its bytes as a write to that queue: its slot,
 //!   address and phase, and no overwrite of an entry the consumer had not released
-//!   ([`entries`], `CONF-CMP-013`).
+//!   ([`entries`], `CONF-CMP-021`).
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, and one
 //!   `Retransmitted` for every retransmission the device sent.

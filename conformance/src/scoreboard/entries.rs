@@ -1,5 +1,5 @@
 //! Completion entries and completion queues (`CQE-*`, `spec/conformance.md` CONF-CMP-009
-//! and CONF-CMP-013).
+//! and CONF-CMP-021).
 //!
 //! The sequences of entries are compared with the scenario's in the scoreboard proper; this
 //! module holds what is judged of every entry a device writes whatever the scenario expects
