@@ -21,7 +21,7 @@
 // The version of the C interface: the layout of every structure and the signature of
 // every function. It changes whenever either changes; compare it with
 // `openrdma_abi_version()` to detect a header that does not match the library.
-#define OPENRDMA_ABI_VERSION 1
+#define OPENRDMA_ABI_VERSION 2
 
 // `config.retirement`: one retirement sequence shared by the QPs of a domain.
 #define OPENRDMA_RETIREMENT_SHARED 0
@@ -275,6 +275,16 @@ typedef struct openrdma_qp_config {
     uint64_t send_flag_base;
     // Sender: slots in the array (0: no flags).
     uint32_t send_flag_slots;
+    // 1: the QP's sender completions go to completion queue `send_cq`; 0: they are
+    // reported without a place in memory.
+    uint8_t has_send_cq;
+    // The send completion queue (with `has_send_cq`).
+    uint32_t send_cq;
+    // 1: the QP's receive completions go to completion queue `recv_cq`; 0: they are
+    // reported without a place in memory.
+    uint8_t has_recv_cq;
+    // The receive completion queue (with `has_recv_cq`).
+    uint32_t recv_cq;
 } openrdma_qp_config;
 
 // One input, for `openrdma_push_inputs`.
@@ -320,7 +330,8 @@ typedef struct openrdma_flag_write_fields {
 } openrdma_flag_write_fields;
 
 // A completion's fields (`OPENRDMA_OUTPUT_KIND_COMPLETION`); `openrdma_output.bytes`
-// holds the 32-byte entry as written to memory.
+// holds the 32-byte entry as written to memory, and `in_queue` says whether it was
+// written to a completion queue, and where.
 typedef struct openrdma_completion_fields {
     // Which side produced it.
     openrdma_side side;
@@ -340,6 +351,20 @@ typedef struct openrdma_completion_fields {
     bool has_imm;
     // Whether the receiver of the message wrote it.
     bool is_receive;
+    // Whether `timestamp` holds the NIC's clock.
+    bool has_timestamp;
+    // Low 32 bits of the NIC's clock, ns, when it wrote the entry.
+    uint32_t timestamp;
+    // The phase of the ring pass that wrote the entry.
+    bool phase;
+    // Whether the entry was written to a completion queue (the next three fields).
+    bool in_queue;
+    // The completion queue.
+    uint32_t cq;
+    // The slot: the queue's k-th entry goes to slot k mod N.
+    uint32_t slot;
+    // The address of the slot.
+    uint64_t addr;
 } openrdma_completion_fields;
 
 // One output of the device. The pointers stay valid until the next call on the same
@@ -480,7 +505,8 @@ openrdma_status openrdma_push_frame(struct openrdma_model *m,
                                     uint32_t len);
 
 // A host command in JSON, as in the adapter protocol: `{"command":"create_qp",...}`,
-// `register_region`, `set_template`, `doorbell`, `post_write`. A command the model
+// `register_region`, `register_local`, `deregister_local`, `create_cq`, `set_error_cq`,
+// `cq_consumer`, `set_template`, `doorbell`, `post_write`. A command the model
 // refuses is `OPENRDMA_STATUS_REFUSED` and has no effect; a doorbell the device rejects is
 // not an error (its error completion is an output).
 //
@@ -518,6 +544,62 @@ openrdma_status openrdma_push_register_region(struct openrdma_model *m,
                                               uint64_t base,
                                               uint64_t len,
                                               uint8_t remote_write);
+
+// Registers memory the NIC may read under the local key `lkey` (the local region of a
+// template must lie in such memory, TPL-KEY-001): `len` bytes from `base`; `local_read`
+// is 1 to let the NIC read them, 0 not to.
+//
+// # Safety
+//
+// `m` is NULL or a live instance no other thread is using.
+openrdma_status openrdma_push_register_local(struct openrdma_model *m,
+                                             uint64_t at_ns,
+                                             uint32_t lkey,
+                                             uint64_t base,
+                                             uint64_t len,
+                                             uint8_t local_read);
+
+// Ends the local registration `lkey`; every template under it is disabled first, so that
+// its tokens are rejected as naming no template (TPL-KEY-002).
+//
+// # Safety
+//
+// `m` is NULL or a live instance no other thread is using.
+openrdma_status openrdma_push_deregister_local(struct openrdma_model *m,
+                                               uint64_t at_ns,
+                                               uint32_t lkey);
+
+// Creates completion queue `cq`: `entries` slots of 32 bytes from `base` (a multiple of 32;
+// `entries` a power of two from 1 to 2^31). A QP names it in `openrdma_qp_config`.
+//
+// # Safety
+//
+// `m` is NULL or a live instance no other thread is using.
+openrdma_status openrdma_push_create_cq(struct openrdma_model *m,
+                                        uint64_t at_ns,
+                                        uint32_t cq,
+                                        uint64_t base,
+                                        uint32_t entries);
+
+// Designates completion queue `cq` as the device error queue, which receives the
+// completions of tokens that name no usable template (CQE-REJECT-002).
+//
+// # Safety
+//
+// `m` is NULL or a live instance no other thread is using.
+openrdma_status openrdma_push_set_error_cq(struct openrdma_model *m, uint64_t at_ns, uint32_t cq);
+
+// Writes the consumer register of completion queue `cq`: `consumed` is the total number
+// of entries consumed since the queue was created, modulo 2^32, which releases their slots
+// (CQE-RING-004). A count that releases an entry not yet written is refused.
+//
+// # Safety
+//
+// `m` is NULL or a live instance no other thread is using.
+openrdma_status openrdma_push_cq_consumer(struct openrdma_model *m,
+                                          uint64_t at_ns,
+                                          uint32_t cq,
+                                          uint32_t consumed);
 
 // Creates a QP (see `openrdma_qp_config`).
 //

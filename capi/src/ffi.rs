@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::model::{Error, Model, c_string, default_config, frame_fields};
+use crate::model::{Error, Model, c_string, default_config, flag, frame_fields};
 use crate::types::{
     ABI_VERSION, Config, FrameFields, Input, InputKind, Output, OutputKind, QpConfig, Status,
 };
@@ -148,18 +148,6 @@ unsafe fn put_opt<T>(p: *mut T, v: T) {
     if !p.is_null() {
         // SAFETY: `p` is not NULL and, by the caller's contract, writable and aligned.
         unsafe { p.write(v) };
-    }
-}
-
-/// A boolean argument given as 0 or 1.
-fn flag(v: u8, what: &str) -> Result<bool, Error> {
-    match v {
-        0 => Ok(false),
-        1 => Ok(true),
-        other => Err(Error::new(
-            Status::InvalidArgument,
-            format!("the argument `{what}` is {other}; a boolean is 0 or 1"),
-        )),
     }
 }
 
@@ -377,7 +365,8 @@ pub unsafe extern "C" fn openrdma_push_frame(
 }
 
 /// A host command in JSON, as in the adapter protocol: `{"command":"create_qp",...}`,
-/// `register_region`, `set_template`, `doorbell`, `post_write`. A command the model
+/// `register_region`, `register_local`, `deregister_local`, `create_cq`, `set_error_cq`,
+/// `cq_consumer`, `set_template`, `doorbell`, `post_write`. A command the model
 /// refuses is `OPENRDMA_STATUS_REFUSED` and has no effect; a doorbell the device rejects is
 /// not an error (its error completion is an output).
 ///
@@ -454,6 +443,94 @@ pub unsafe extern "C" fn openrdma_push_register_region(
     };
     // SAFETY: the caller's contract on `m` is `guard`'s.
     unsafe { guard(m, f) }
+}
+
+/// Registers memory the NIC may read under the local key `lkey` (the local region of a
+/// template must lie in such memory, TPL-KEY-001): `len` bytes from `base`; `local_read`
+/// is 1 to let the NIC read them, 0 not to.
+///
+/// # Safety
+///
+/// `m` is NULL or a live instance no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openrdma_push_register_local(
+    m: *mut Model,
+    at_ns: u64,
+    lkey: u32,
+    base: u64,
+    len: u64,
+    local_read: u8,
+) -> Status {
+    let f = |m: &mut Model| {
+        let local_read = flag(local_read, "local_read")?;
+        m.push_register_local(at_ns, lkey, base, len, local_read)
+    };
+    // SAFETY: the caller's contract on `m` is `guard`'s.
+    unsafe { guard(m, f) }
+}
+
+/// Ends the local registration `lkey`; every template under it is disabled first, so that
+/// its tokens are rejected as naming no template (TPL-KEY-002).
+///
+/// # Safety
+///
+/// `m` is NULL or a live instance no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openrdma_push_deregister_local(
+    m: *mut Model,
+    at_ns: u64,
+    lkey: u32,
+) -> Status {
+    // SAFETY: the caller's contract on `m` is `guard`'s.
+    unsafe { guard(m, |m| m.push_deregister_local(at_ns, lkey)) }
+}
+
+/// Creates completion queue `cq`: `entries` slots of 32 bytes from `base` (a multiple of 32;
+/// `entries` a power of two from 1 to 2^31). A QP names it in `openrdma_qp_config`.
+///
+/// # Safety
+///
+/// `m` is NULL or a live instance no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openrdma_push_create_cq(
+    m: *mut Model,
+    at_ns: u64,
+    cq: u32,
+    base: u64,
+    entries: u32,
+) -> Status {
+    // SAFETY: the caller's contract on `m` is `guard`'s.
+    unsafe { guard(m, |m| m.push_create_cq(at_ns, cq, base, entries)) }
+}
+
+/// Designates completion queue `cq` as the device error queue, which receives the
+/// completions of tokens that name no usable template (CQE-REJECT-002).
+///
+/// # Safety
+///
+/// `m` is NULL or a live instance no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openrdma_push_set_error_cq(m: *mut Model, at_ns: u64, cq: u32) -> Status {
+    // SAFETY: the caller's contract on `m` is `guard`'s.
+    unsafe { guard(m, |m| m.push_set_error_cq(at_ns, cq)) }
+}
+
+/// Writes the consumer register of completion queue `cq`: `consumed` is the total number
+/// of entries consumed since the queue was created, modulo 2^32, which releases their slots
+/// (CQE-RING-004). A count that releases an entry not yet written is refused.
+///
+/// # Safety
+///
+/// `m` is NULL or a live instance no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openrdma_push_cq_consumer(
+    m: *mut Model,
+    at_ns: u64,
+    cq: u32,
+    consumed: u32,
+) -> Status {
+    // SAFETY: the caller's contract on `m` is `guard`'s.
+    unsafe { guard(m, |m| m.push_cq_consumer(at_ns, cq, consumed)) }
 }
 
 /// Creates a QP (see `openrdma_qp_config`).

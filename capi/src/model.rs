@@ -22,8 +22,8 @@ use openrdma_conformance::protocol::{WireInput, frame_fields_json};
 use openrdma_conformance::reference::{ReferenceDevice, Refusal};
 use openrdma_conformance::scenario::Manifest;
 use openrdma_sm::{
-    CpuCommand, HostCommand, HostError, NicConfig, NicEvent, Payload, QpConfig as SmQpConfig,
-    Region, RetirementMode, Timestamp,
+    CpuCommand, CqConfig, HostCommand, HostError, LocalRegion, NicConfig, NicEvent, Payload,
+    QpConfig as SmQpConfig, Region, RetirementMode, Timestamp,
 };
 
 use crate::types::{
@@ -222,6 +222,47 @@ impl Model {
         self.push_host(at, HostCommand::RegisterRegion(Region { rkey, base, len, remote_write }))
     }
 
+    /// Registers memory the NIC may read under local key `lkey` (`TPL-KEY-001`).
+    pub fn push_register_local(
+        &mut self,
+        at: u64,
+        lkey: u32,
+        base: u64,
+        len: u64,
+        local_read: bool,
+    ) -> Result<(), Error> {
+        let region = LocalRegion { lkey, base, len, local_read };
+        self.push_host(at, HostCommand::RegisterLocal(region))
+    }
+
+    /// Ends the local registration `lkey`; the templates under it are disabled first
+    /// (`TPL-KEY-002`).
+    pub fn push_deregister_local(&mut self, at: u64, lkey: u32) -> Result<(), Error> {
+        self.push_host(at, HostCommand::DeregisterLocal { lkey })
+    }
+
+    /// Creates completion queue `cq`: `entries` 32-byte slots from `base`.
+    pub fn push_create_cq(
+        &mut self,
+        at: u64,
+        cq: u32,
+        base: u64,
+        entries: u32,
+    ) -> Result<(), Error> {
+        self.push_host(at, HostCommand::CreateCq(CqConfig { cq, base, entries }))
+    }
+
+    /// Designates completion queue `cq` as the device error queue.
+    pub fn push_set_error_cq(&mut self, at: u64, cq: u32) -> Result<(), Error> {
+        self.push_host(at, HostCommand::SetErrorCq { cq })
+    }
+
+    /// Writes `consumed`, the total of entries consumed modulo 2^32, to the consumer
+    /// register of completion queue `cq` (`CQE-RING-004`).
+    pub fn push_cq_consumer(&mut self, at: u64, cq: u32, consumed: u32) -> Result<(), Error> {
+        self.push_host(at, HostCommand::CqConsumer { cq, consumed })
+    }
+
     /// Creates a QP; `evs` are its entropy values.
     pub fn push_create_qp(&mut self, at: u64, cfg: &QpConfig, evs: &[u32]) -> Result<(), Error> {
         let qpn = |v: u32, what: &str| {
@@ -246,6 +287,8 @@ impl Model {
             recv_flag_slots: cfg.recv_flag_slots,
             send_flag_base: cfg.send_flag_base,
             send_flag_slots: cfg.send_flag_slots,
+            send_cq: flag(cfg.has_send_cq, "cfg->has_send_cq")?.then_some(cfg.send_cq),
+            recv_cq: flag(cfg.has_recv_cq, "cfg->has_recv_cq")?.then_some(cfg.recv_cq),
         };
         self.push_host(at, HostCommand::CreateQp(qp))
     }
@@ -474,18 +517,34 @@ fn hold(o: &TimedOutput) -> Held {
                     }
                 },
                 NicEvent::FlagWrite(f) => f.value.to_le_bytes().to_vec(),
-                NicEvent::Completion(c) => {
-                    let mut b = vec![0; COMPLETION_LEN];
-                    match c.entry.emit(&mut b) {
-                        Ok(n) => b.truncate(n),
-                        Err(_) => b.clear(),
+                // The bytes written to the queue, or the entry's bytes when it has none.
+                NicEvent::Completion(c) => match &c.queue {
+                    Some(q) => q.bytes.to_vec(),
+                    None => {
+                        let mut b = vec![0; COMPLETION_LEN];
+                        match c.entry.emit(&mut b) {
+                            Ok(n) => b.truncate(n),
+                            Err(_) => b.clear(),
+                        }
+                        b
                     }
-                    b
-                }
+                },
                 NicEvent::Report(_) => Vec::new(),
             };
             Held { bytes, json }
         }
+    }
+}
+
+/// A boolean argument, or a boolean field of an argument, given as 0 or 1.
+pub fn flag(v: u8, what: &str) -> Result<bool, Error> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        other => Err(Error::new(
+            Status::InvalidArgument,
+            format!("the argument `{what}` is {other}; a boolean is 0 or 1"),
+        )),
     }
 }
 
@@ -527,18 +586,26 @@ fn c_output(o: &TimedOutput, h: &Held) -> COutput {
                 };
             }
             NicEvent::Completion(e) => {
+                let x = e.written_entry();
                 c.kind = OutputKind::Completion;
-                c.qpn = e.entry.qpn.value();
+                c.qpn = x.qpn.value();
                 c.completion = CompletionFields {
                     side: e.side.into(),
-                    wr_id: e.entry.wr_id,
-                    status: e.entry.status.0,
-                    opcode: e.entry.opcode.0,
-                    msn: e.entry.msn,
-                    byte_len: e.entry.byte_len,
-                    imm: e.entry.imm,
-                    has_imm: e.entry.has_imm,
-                    is_receive: e.entry.is_receive,
+                    wr_id: x.wr_id,
+                    status: x.status.0,
+                    opcode: x.opcode.0,
+                    msn: x.msn,
+                    byte_len: x.byte_len,
+                    imm: x.imm,
+                    has_imm: x.has_imm,
+                    is_receive: x.is_receive,
+                    has_timestamp: x.has_timestamp,
+                    timestamp: x.timestamp,
+                    phase: x.phase,
+                    in_queue: e.queue.is_some(),
+                    cq: e.queue.map_or(0, |q| q.cq),
+                    slot: e.queue.map_or(0, |q| q.slot),
+                    addr: e.queue.map_or(0, |q| q.addr),
                 };
             }
             NicEvent::Report(r) => {
@@ -705,6 +772,13 @@ pub fn field(o: &COutput, name: &str) -> Result<u64, Error> {
                 "imm" => u64::from(c.imm),
                 "has_imm" => b(c.has_imm),
                 "is_receive" => b(c.is_receive),
+                "has_timestamp" => b(c.has_timestamp),
+                "timestamp" => u64::from(c.timestamp),
+                "phase" => b(c.phase),
+                "in_queue" => b(c.in_queue),
+                "cq" => u64::from(c.cq),
+                "slot" => u64::from(c.slot),
+                "addr" => c.addr,
                 _ => return Err(unknown(name)),
             }
         }

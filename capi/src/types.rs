@@ -13,7 +13,7 @@ use core::ptr;
 /// The version of the C interface: the layout of every structure and the signature of
 /// every function. It changes whenever either changes; compare it with
 /// `openrdma_abi_version()` to detect a header that does not match the library.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// What a call did. Every function that can fail returns one; `OPENRDMA_STATUS_OK` is 0,
 /// every other value is a failure whose message `openrdma_last_error` gives.
@@ -218,6 +218,16 @@ pub struct QpConfig {
     pub send_flag_base: u64,
     /// Sender: slots in the array (0: no flags).
     pub send_flag_slots: u32,
+    /// 1: the QP's sender completions go to completion queue `send_cq`; 0: they are
+    /// reported without a place in memory.
+    pub has_send_cq: u8,
+    /// The send completion queue (with `has_send_cq`).
+    pub send_cq: u32,
+    /// 1: the QP's receive completions go to completion queue `recv_cq`; 0: they are
+    /// reported without a place in memory.
+    pub has_recv_cq: u8,
+    /// The receive completion queue (with `has_recv_cq`).
+    pub recv_cq: u32,
 }
 
 /// One input, for `openrdma_push_inputs`.
@@ -338,7 +348,8 @@ pub struct FlagWriteFields {
 }
 
 /// A completion's fields (`OPENRDMA_OUTPUT_KIND_COMPLETION`); `openrdma_output.bytes`
-/// holds the 32-byte entry as written to memory.
+/// holds the 32-byte entry as written to memory, and `in_queue` says whether it was
+/// written to a completion queue, and where.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CompletionFields {
@@ -360,6 +371,20 @@ pub struct CompletionFields {
     pub has_imm: bool,
     /// Whether the receiver of the message wrote it.
     pub is_receive: bool,
+    /// Whether `timestamp` holds the NIC's clock.
+    pub has_timestamp: bool,
+    /// Low 32 bits of the NIC's clock, ns, when it wrote the entry.
+    pub timestamp: u32,
+    /// The phase of the ring pass that wrote the entry.
+    pub phase: bool,
+    /// Whether the entry was written to a completion queue (the next three fields).
+    pub in_queue: bool,
+    /// The completion queue.
+    pub cq: u32,
+    /// The slot: the queue's k-th entry goes to slot k mod N.
+    pub slot: u32,
+    /// The address of the slot.
+    pub addr: u64,
 }
 
 /// One output of the device. The pointers stay valid until the next call on the same

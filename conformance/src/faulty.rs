@@ -10,8 +10,11 @@
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
+use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
 use openrdma_codec::{NackReason, Opcode, Psn};
-use openrdma_sm::{HostCommand, NicEvent, NicReport, RetirementMode, Side, SprayPolicy, Timestamp};
+use openrdma_sm::{
+    CqWrite, HostCommand, NicEvent, NicReport, RetirementMode, Side, SprayPolicy, Timestamp,
+};
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use crate::reference::ReferenceDevice;
@@ -48,6 +51,7 @@ enum Fault {
     UdpChecksumNoAddresses,
     StaleProgress,
     ConstantRto,
+    CqPhaseStuck,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -158,6 +162,12 @@ pub const FAULTY: &[Kind] = &[
         description: "the device's own CPU half never backs off: every timeout is rto, whatever backoff says",
         breaks: "REC-RTO-005",
         fault: Fault::ConstantRto,
+    },
+    Kind {
+        name: "cq-phase-stuck",
+        description: "completion entries always carry phase 1: after the ring wraps, a consumer cannot tell a new entry from the old one",
+        breaks: "CQE-RING-001",
+        fault: Fault::CqPhaseStuck,
     },
 ];
 
@@ -431,6 +441,21 @@ impl FaultyDevice {
                         if n.reason == NackReason::PSN_OOR_WINDOW {
                             continue;
                         }
+                    }
+                }
+                (Fault::CqPhaseStuck, Output::Event { event: NicEvent::Completion(c) }) => {
+                    if let Some(q) = c.queue {
+                        // The owner byte's phase bit is written as 1 on every pass.
+                        let mut c = *c;
+                        c.entry.phase = true;
+                        let mut bytes = q.bytes;
+                        bytes[COMPLETION_LEN - 1] |= CQE_OWNER_PHASE;
+                        c.queue = Some(CqWrite { bytes, ..q });
+                        out.push(TimedOutput {
+                            at: o.at,
+                            output: Output::Event { event: NicEvent::Completion(c) },
+                        });
+                        continue;
                     }
                 }
                 (Fault::NoDuplicateAck, Output::Frame { bytes, .. }) => {

@@ -216,6 +216,7 @@ impl Device for ReferenceDevice {
             Paths,
             CpuSplit,
             Recovery,
+            CompletionQueues,
         ]
         .into_iter()
         .collect()

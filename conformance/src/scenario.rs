@@ -100,6 +100,9 @@ pub enum Capability {
     /// Includes its own CPU half of recovery: timers, retry counting, probes and the EV
     /// policy on timeouts, configured by the manifest's `recovery` table (`REC-TEST-003`).
     Recovery,
+    /// Writes completion entries to completion queues in host memory: slots, phases, the
+    /// consumer register, a full queue, the device error queue (`CQE-RING-*`).
+    CompletionQueues,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.

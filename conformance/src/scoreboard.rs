@@ -33,7 +33,10 @@
 //! * **Flag writes** and **completions** are sequences per side and must come in the
 //!   expected order with the expected values (`RET-ORDER-001`, `RET-FLAG-001`,
 //!   `CQE-*`), each no later than its time plus the tolerance; a completion's timestamp is
-//!   not compared.
+//!   not compared. Every completion entry is also judged on its own and, when the device
+//!   wrote it to a completion queue, from its bytes as a write to that queue: its slot,
+//!   address and phase, and no overwrite of an entry the consumer had not released
+//!   ([`entries`], `CONF-CMP-021`).
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, `EvState` as
 //!   expected in a scenario that expects any, and one `Retransmitted` for every
@@ -60,6 +63,7 @@ use serde::Serialize;
 use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, CpuHalf, Direction, Record, Scenario};
 
+mod entries;
 mod sacks;
 mod wire;
 
@@ -249,16 +253,23 @@ pub fn render_event(e: &NicEvent) -> String {
             "flag write ({:?}) qp {} msn {} addr {:#x} value {:#018x}",
             f.side, f.qpn, f.msn, f.addr, f.value
         ),
-        NicEvent::Completion(c) => format!(
-            "completion ({:?}) qp {} wr_id {:#x} status {:#x} msn {} len {} imm {:#x}",
-            c.side,
-            c.entry.qpn,
-            c.entry.wr_id,
-            c.entry.status.0,
-            c.entry.msn,
-            c.entry.byte_len,
-            c.entry.imm
-        ),
+        NicEvent::Completion(c) => {
+            let e = c.written_entry();
+            let mut s = format!(
+                "completion ({:?}) qp {} wr_id {:#x} status {:#x} msn {} len {} imm {:#x}",
+                c.side, e.qpn, e.wr_id, e.status.0, e.msn, e.byte_len, e.imm
+            );
+            if let Some(q) = &c.queue {
+                s.push_str(&format!(
+                    " in queue {} slot {} at {:#x} phase {}",
+                    q.cq,
+                    q.slot,
+                    q.addr,
+                    u8::from(e.phase)
+                ));
+            }
+            s
+        }
         NicEvent::Report(r) => format!("report {r:?}"),
     }
 }
@@ -924,10 +935,17 @@ fn judge_events(
         }
     }
 
+    // Every completion entry on its own, and as a write to its queue (CQE-*).
+    let history = entries::judge(scenario, &obs, tol.late_ns, div);
+
     // Flags and completions: sequences per side, compared in order.
     let seq = |events: &mut dyn Iterator<Item = (u64, &NicEvent)>,
                pick: &dyn Fn(&NicEvent) -> bool| {
-        events.filter(|(_, e)| pick(e)).map(|(t, e)| (t, e.clone())).collect::<Vec<_>>()
+        events
+            .enumerate()
+            .filter(|(_, (_, e))| pick(e))
+            .map(|(i, (t, e))| (t, e.clone(), i))
+            .collect::<Vec<_>>()
     };
     type Pick<'a> = &'a dyn Fn(&NicEvent) -> bool;
     let kinds: [(&str, Pick<'_>); 4] = [
@@ -943,8 +961,9 @@ fn judge_events(
         ),
     ];
     for (name, pick) in kinds {
-        let want: Vec<(u64, NicEvent)> = seq(&mut exp.iter().map(|(r, e)| (r.at.0, *e)), pick);
-        let got: Vec<(u64, NicEvent)> = seq(&mut obs.iter().map(|(t, e)| (*t, *e)), pick);
+        let want: Vec<(u64, NicEvent, usize)> =
+            seq(&mut exp.iter().map(|(r, e)| (r.at.0, *e)), pick);
+        let got: Vec<(u64, NicEvent, usize)> = seq(&mut obs.iter().map(|(t, e)| (*t, *e)), pick);
         *checked += want.len();
         let default_req = match name {
             "responder flags" => "RET-ORDER-001",
@@ -955,7 +974,7 @@ fn judge_events(
         for k in 0..want.len().max(got.len()) {
             let (w, g) = (want.get(k), got.get(k));
             let (fields, what) = match (w, g) {
-                (Some((wt, we)), Some((gt, ge))) => {
+                (Some((wt, we, _)), Some((gt, ge, _))) => {
                     let f = event_diff(we, ge);
                     if f.is_empty() {
                         let deadline = wt.saturating_add(tol.late_ns);
@@ -978,9 +997,21 @@ fn judge_events(
                 (None, Some(_)) => (vec![], format!("{name}: unexpected entry {k}")),
                 (None, None) => continue,
             };
-            let requirement = match (name, fields.first().map(|f| f.field.as_str())) {
-                ("responder flags", Some("msn") | Some("qpn")) => "RET-ORDER-001",
-                ("responder flags", Some(_)) => "RET-FLAG-001",
+            let requirement = match (name, fields.first().map(|f| f.field.as_str()), w, g) {
+                ("responder flags", Some("msn") | Some("qpn"), ..) => "RET-ORDER-001",
+                ("responder flags", Some(_), ..) => "RET-FLAG-001",
+                (
+                    _,
+                    Some(_),
+                    Some((_, NicEvent::Completion(we), r)),
+                    Some((_, NicEvent::Completion(ge), i)),
+                ) => {
+                    // A fault the bytes themselves show names its rule; any other difference
+                    // is reported under the record's checks (section 6 of the conformance
+                    // chapter), or the sequence's requirement.
+                    let default = exp[*r].0.checks.first().map_or(default_req, String::as_str);
+                    entries::requirement(we, ge, &fields, history.get(i), default)
+                }
                 _ => default_req,
             };
             div.push(Divergence {
@@ -1182,18 +1213,7 @@ fn event_diff(w: &NicEvent, g: &NicEvent) -> Vec<FieldDiff> {
             cmp("addr", format!("{:#x}", a.addr), format!("{:#x}", b.addr));
             cmp("value", format!("{:#018x}", a.value), format!("{:#018x}", b.value));
         }
-        (NicEvent::Completion(a), NicEvent::Completion(b)) => {
-            let (x, y) = (&a.entry, &b.entry);
-            cmp("qpn", x.qpn.to_string(), y.qpn.to_string());
-            cmp("wr_id", format!("{:#x}", x.wr_id), format!("{:#x}", y.wr_id));
-            cmp("status", format!("{:#x}", x.status.0), format!("{:#x}", y.status.0));
-            cmp("opcode", format!("{:#x}", x.opcode.0), format!("{:#x}", y.opcode.0));
-            cmp("msn", x.msn.to_string(), y.msn.to_string());
-            cmp("byte_len", x.byte_len.to_string(), y.byte_len.to_string());
-            cmp("imm", format!("{:#x}", x.imm), format!("{:#x}", y.imm));
-            cmp("has_imm", x.has_imm.to_string(), y.has_imm.to_string());
-            cmp("is_receive", x.is_receive.to_string(), y.is_receive.to_string());
-        }
+        (NicEvent::Completion(a), NicEvent::Completion(b)) => return entries::diff(a, b),
         _ => cmp("kind", render_event(w), render_event(g)),
     }
     out

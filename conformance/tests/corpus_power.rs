@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
 use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode, Psn};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
@@ -14,7 +15,8 @@ use openrdma_conformance::runner::run;
 use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
 use openrdma_sm::{
-    CpuCommand, EvState, NicEvent, NicReport, RecoveryAgent, RecoveryConfig, Side, Timestamp,
+    CompletionEvent, CpuCommand, CqConfig, EvState, HostCommand, LocalRegion, NicEvent, NicReport,
+    RecoveryAgent, RecoveryConfig, Side, Timestamp,
 };
 
 /// One wrong behaviour.
@@ -92,6 +94,23 @@ enum Fault {
     NoBlame,
     /// Probes go on after the QP failed (REC-PROBE-002).
     ProbesAfterError,
+    /// The consumer register is ignored: the ring wraps over entries not yet released.
+    CqOverwritesUnreleased,
+    /// The completions of every rejected token go to the device error queue.
+    RejectsToErrorCq,
+    /// `has_timestamp` is cleared, the timestamp left in place.
+    TimestampWithoutFlag,
+    /// Reserved byte 30 of every entry is 1.
+    CqeReservedByte,
+    /// `byte_len` is written big-endian.
+    CqeBigEndianLength,
+    /// The owner byte is written before the rest of the entry: at byte 31's write, bytes 0
+    /// to 30 still hold the slot's previous contents.
+    CqeOwnerFirst,
+    /// A template is installed whatever its local key.
+    LkeyNotChecked,
+    /// Deregistering local memory leaves the templates under it enabled.
+    DeregisterIgnored,
 }
 
 struct Mutant {
@@ -105,7 +124,18 @@ struct Mutant {
     last_probe: Option<Vec<u8>>,
     again_at: Option<u64>,
     probe_interval: u64,
+    /// Completion queues as software created them.
+    cqs: HashMap<u32, CqConfig>,
+    /// The device error queue.
+    error_cq: Option<u32>,
+    /// What each slot of each queue holds.
+    slots: HashMap<(u32, u32), [u8; COMPLETION_LEN]>,
+    /// Whether the inputs so far started with the mutant's own registration.
+    registered: bool,
 }
+
+/// The key under which [`Fault::LkeyNotChecked`] installs every template.
+const ANY_KEY: u32 = 0xFFFF_FF00;
 
 impl Mutant {
     fn new(fault: Fault) -> Self {
@@ -123,10 +153,82 @@ impl Mutant {
             last_probe: None,
             again_at: None,
             probe_interval: 0,
+            cqs: HashMap::new(),
+            error_cq: None,
+            slots: HashMap::new(),
+            registered: false,
+        }
+    }
+
+    /// Host commands as the faulty device takes them.
+    fn host(&mut self, cmd: &mut HostCommand) -> bool {
+        match cmd {
+            HostCommand::CreateCq(c) => {
+                self.cqs.insert(c.cq, *c);
+                if self.fault == Fault::CqOverwritesUnreleased {
+                    // Never full: a ring far larger than the one in memory.
+                    c.entries = c.entries.saturating_mul(256).min(1 << 31);
+                }
+            }
+            HostCommand::SetErrorCq { cq } => self.error_cq = Some(*cq),
+            HostCommand::SetTemplate(t) if self.fault == Fault::LkeyNotChecked => {
+                t.local_lkey = ANY_KEY;
+            }
+            HostCommand::DeregisterLocal { .. } if self.fault == Fault::DeregisterIgnored => {
+                return false;
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// A completion as the faulty device writes it.
+    fn completion(&mut self, c: &mut CompletionEvent) {
+        let mut e = c.written_entry();
+        match self.fault {
+            Fault::CqOverwritesUnreleased => {
+                if let Some(q) = c.queue.as_mut() {
+                    let Some(cfg) = self.cqs.get(&q.cq) else { return };
+                    // The device's count is the slot in its huge ring.
+                    let k = u64::from(q.slot);
+                    let n = u64::from(cfg.entries);
+                    q.slot = (k % n) as u32;
+                    q.addr = cfg.slot_addr(q.slot);
+                    e.phase = (k / n) % 2 == 0;
+                }
+            }
+            Fault::RejectsToErrorCq => {
+                if let (Some(q), Some(err)) = (c.queue.as_mut(), self.error_cq) {
+                    if e.status.is_doorbell_reject() {
+                        q.cq = err;
+                    }
+                }
+                return;
+            }
+            Fault::TimestampWithoutFlag => e.has_timestamp = false,
+            Fault::CqeReservedByte => e.resv2 = 1,
+            _ => {}
+        }
+        c.entry = e;
+        let Some(q) = c.queue.as_mut() else { return };
+        let _ = e.emit(&mut q.bytes);
+        match self.fault {
+            Fault::CqeBigEndianLength => q.bytes[16..20].copy_from_slice(&e.byte_len.to_be_bytes()),
+            Fault::CqeOwnerFirst => {
+                let before = self.slots.insert((q.cq, q.slot), q.bytes).unwrap_or([0; 32]);
+                q.bytes[..COMPLETION_LEN - 1].copy_from_slice(&before[..COMPLETION_LEN - 1]);
+                c.entry = CompletionRepr::parse(&q.bytes).unwrap_or_default();
+            }
+            _ => {}
         }
     }
 
     fn input(&mut self, mut i: TimedInput) -> Option<TimedInput> {
+        if let Input::Host { command } = &mut i.input
+            && !self.host(command)
+        {
+            return None;
+        }
         match &mut i.input {
             Input::Cpu { command: CpuCommand::Probe { .. } }
                 if self.fault == Fault::ProbeCommandIgnored =>
@@ -330,6 +432,10 @@ impl Device for Mutant {
         self.last_probe = None;
         self.again_at = None;
         self.probe_interval = m.recovery.probe_interval.as_nanos() as u64;
+        self.cqs.clear();
+        self.error_cq = None;
+        self.slots.clear();
+        self.registered = false;
         self.inner.start(&m)
     }
 
@@ -338,9 +444,24 @@ impl Device for Mutant {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
-        let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
+        let mut inputs: Vec<TimedInput> =
+            inputs.into_iter().filter_map(|i| self.input(i)).collect();
+        if self.fault == Fault::LkeyNotChecked && !self.registered {
+            if let Some(at) = inputs.first().map(|i| i.at) {
+                self.registered = true;
+                let region =
+                    LocalRegion { lkey: ANY_KEY, base: 0, len: u64::MAX, local_read: true };
+                let command = HostCommand::RegisterLocal(region);
+                inputs.insert(0, TimedInput { at, input: Input::Host { command } });
+            }
+        }
         let out = self.inner.advance(inputs, until)?;
         let mut out: Vec<TimedOutput> = out.into_iter().filter_map(|o| self.output(o)).collect();
+        for o in &mut out {
+            if let Output::Event { event: NicEvent::Completion(c) } = &mut o.output {
+                self.completion(c);
+            }
+        }
         // A QP that failed goes on probing, every probe interval, on its last probe's EV.
         while let (Some(at), Some(bytes)) = (self.again_at, self.last_probe.clone()) {
             if at > until.0 {
@@ -501,6 +622,14 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::NoRetryReset, &["rec-device-progress"]),
         (Fault::NoBlame, &["rec-device-blame", "rec-device-backoff"]),
         (Fault::ProbesAfterError, &["rec-device-backoff"]),
+        (Fault::CqOverwritesUnreleased, &["ret-cq-overflow", "rcv-cq-receive"]),
+        (Fault::RejectsToErrorCq, &["db-reject-queues"]),
+        (Fault::TimestampWithoutFlag, &["ret-cq-wrap", "db-reject", "rcv-in-order-v4"]),
+        (Fault::CqeReservedByte, &["ret-cq-wrap", "rcv-cq-receive", "db-reject"]),
+        (Fault::CqeBigEndianLength, &["ret-cq-wrap", "rcv-cq-receive"]),
+        (Fault::CqeOwnerFirst, &["ret-cq-wrap", "rcv-cq-receive", "db-reject-queues"]),
+        (Fault::LkeyNotChecked, &["db-local-keys"]),
+        (Fault::DeregisterIgnored, &["db-deregister"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();
@@ -550,4 +679,37 @@ fn cpu_half_mutants_differ_only_in_their_fault() {
             );
         }
     }
+}
+
+/// The faults of completion queues and local keys are reported under the rule they break,
+/// not only caught.
+#[test]
+fn completion_and_key_faults_name_their_rule() {
+    let cases: &[(Fault, &str, &str)] = &[
+        (Fault::CqOverwritesUnreleased, "ret-cq-overflow", "CQE-RING-004"),
+        (Fault::CqOverwritesUnreleased, "rcv-cq-receive", "CQE-RING-004"),
+        (Fault::RejectsToErrorCq, "db-reject-queues", "CQE-REJECT-002"),
+        (Fault::TimestampWithoutFlag, "ret-cq-wrap", "CQE-TS-001"),
+        (Fault::TimestampWithoutFlag, "db-reject", "CQE-TS-001"),
+        (Fault::CqeReservedByte, "ret-cq-wrap", "CQE-RESV-001"),
+        (Fault::CqeBigEndianLength, "ret-cq-wrap", "CQE-LAYOUT-001"),
+        (Fault::CqeOwnerFirst, "ret-cq-wrap", "CQE-RING-003"),
+        (Fault::CqeOwnerFirst, "db-reject-queues", "CQE-RING-003"),
+        (Fault::LkeyNotChecked, "db-local-keys", "TPL-KEY-001"),
+        (Fault::DeregisterIgnored, "db-deregister", "TPL-KEY-002"),
+    ];
+    let all = corpus::all();
+    let mut wrong = Vec::new();
+    for &(fault, name, requirement) in cases {
+        let build = all.iter().find(|(n, _)| *n == name).expect("in the corpus").1;
+        let s = build();
+        let mut dev = Mutant::new(fault);
+        let out = run(&mut dev, &s);
+        let j = judge(&s, &out.injected, &out.observed);
+        if !j.divergences.iter().any(|d| d.requirement == requirement) {
+            let named: Vec<&str> = j.divergences.iter().map(|d| d.requirement.as_str()).collect();
+            wrong.push(format!("{fault:?} / {name}: {requirement} not among {named:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

@@ -993,3 +993,54 @@ mod process {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+// ---- completion entries given as bytes (CONF-ADP-017) -----------------------------------
+
+/// A completion written to a queue is its 32 bytes: `entry` may be left out, and beside the
+/// bytes it is not what is judged; a completion needs one of the two, and exactly 32 bytes.
+#[test]
+fn completion_bytes_are_the_entry() {
+    use openrdma_codec::host::{CompletionRepr, CompletionStatus};
+    use openrdma_sm::NicEvent;
+    let bytes = "000100000000000000000400110000004000000000000000b80b000000000001";
+    let queue = format!(r#""queue":{{"cq":1,"slot":0,"addr":1342177280,"bytes":"{bytes}"}}"#);
+    let e: NicEvent =
+        serde_json::from_str(&format!(r#"{{"event":"completion","side":"requester",{queue}}}"#))
+            .expect("bytes alone");
+    let NicEvent::Completion(c) = e else { panic!("{e:?}") };
+    let want = CompletionRepr {
+        wr_id: 0x100,
+        status: CompletionStatus::SUCCESS,
+        qpn: openrdma_codec::Qpn::new(0x11),
+        byte_len: 64,
+        ..CompletionRepr::default()
+    }
+    .with_timestamp(3000)
+    .with_phase(true);
+    assert_eq!(c.entry, want, "the entry decoded from the bytes");
+    assert_eq!(c.written_entry(), want);
+    // Beside the bytes, `entry` is what the device says, not what it wrote.
+    let other = serde_json::to_string(&CompletionRepr { byte_len: 7, ..want }).unwrap();
+    let e: NicEvent = serde_json::from_str(&format!(
+        r#"{{"event":"completion","side":"requester","entry":{other},{queue}}}"#
+    ))
+    .expect("both");
+    let NicEvent::Completion(c) = e else { panic!("{e:?}") };
+    assert_eq!((c.entry.byte_len, c.written_entry().byte_len), (7, 64));
+    // Round trip of the model's own form.
+    let json = serde_json::to_string(&NicEvent::Completion(c)).unwrap();
+    assert_eq!(serde_json::from_str::<NicEvent>(&json).unwrap(), NicEvent::Completion(c));
+    for bad in [
+        r#"{"event":"completion","side":"requester"}"#.to_string(),
+        format!(
+            r#"{{"event":"completion","side":"requester","queue":{{"cq":1,"slot":0,"addr":0,"bytes":"{}"}}}}"#,
+            &bytes[..62]
+        ),
+    ] {
+        let line = format!(
+            r#"{{"type":"outputs","seq":1,"outputs":[{{"at":0,"output":{{"kind":"event","event":{bad}}}}}]}}"#
+        );
+        let e = decode_line(&line).expect_err("not a completion");
+        assert!(e.to_string().contains("event"), "{e}");
+    }
+}

@@ -20,7 +20,7 @@ import json
 import os
 from pathlib import Path
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 # openrdma_status
 OK, NULL_POINTER, INVALID_UTF8, INVALID_JSON, INVALID_CONFIG = 0, 1, 2, 3, 4
@@ -98,6 +98,13 @@ class CompletionFields(ctypes.Structure):
         ("imm", ctypes.c_uint32),
         ("has_imm", ctypes.c_bool),
         ("is_receive", ctypes.c_bool),
+        ("has_timestamp", ctypes.c_bool),
+        ("timestamp", ctypes.c_uint32),
+        ("phase", ctypes.c_bool),
+        ("in_queue", ctypes.c_bool),
+        ("cq", ctypes.c_uint32),
+        ("slot", ctypes.c_uint32),
+        ("addr", ctypes.c_uint64),
     ]
 
 

@@ -496,6 +496,8 @@ impl Sim {
                     recv_flag_slots: FLAG_SLOTS,
                     send_flag_base: 0x6000_0000_0000 + (u64::from(g) << 16),
                     send_flag_slots: FLAG_SLOTS,
+                    send_cq: None,
+                    recv_cq: None,
                 };
                 for h in [fc.src, fc.dst] {
                     self.hosts[h]

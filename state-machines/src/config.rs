@@ -209,6 +209,59 @@ pub struct QpConfig {
     /// Sender: number of completion-flag slots (0 = no sender flags).
     #[serde(default)]
     pub send_flag_slots: u32,
+    /// The completion queue of this QP's sender completions, and of the error completions
+    /// of tokens whose rejection names a template of this QP (`CQE-ROUTE-001`,
+    /// `CQE-REJECT-002`). `None`: the entries are reported without a place in memory, the
+    /// form of a device that does not model completion queues (`spec/model-interface.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_cq: Option<u32>,
+    /// The completion queue of this QP's receive completions (`CQE-ROUTE-001`); may be the
+    /// send completion queue. `None` as for `send_cq`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recv_cq: Option<u32>,
+}
+
+/// The largest completion queue, in entries: the count of entries in use,
+/// `(written − consumed) mod 2^32`, must not be ambiguous (`CQE-SETUP-001`).
+pub const MAX_CQ_ENTRIES: u32 = 1 << 31;
+
+/// Bytes of one completion entry, and the alignment of a completion queue.
+pub const CQE_BYTES: u64 = 32;
+
+/// A completion queue, as software creates it (`spec/host-interface.md` section 5.3): a ring
+/// of `entries` 32-byte completion entries at `base` in memory the consumer reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CqConfig {
+    /// The queue's number, which QPs and the device error queue name.
+    pub cq: u32,
+    /// Address of slot 0: 32-byte aligned, so that every entry is one naturally aligned
+    /// 32-byte write (`CQE-RING-003`).
+    pub base: u64,
+    /// Number of slots N: a power of two from 1 to 2^31 (`CQE-RING-001`, `CQE-SETUP-001`).
+    pub entries: u32,
+}
+
+impl CqConfig {
+    /// Why software may not create this queue (`CQE-SETUP-001`), if it may not.
+    pub fn problem(&self) -> Option<&'static str> {
+        if !self.entries.is_power_of_two() || self.entries > MAX_CQ_ENTRIES {
+            return Some("the number of entries must be a power of two from 1 to 2^31");
+        }
+        if self.base % CQE_BYTES != 0 {
+            return Some("the base address must be 32-byte aligned");
+        }
+        let end = u128::from(self.base) + u128::from(self.entries) * u128::from(CQE_BYTES);
+        if end > 1 << 64 {
+            return Some("the ring must lie below 2^64");
+        }
+        None
+    }
+
+    /// The address of slot `slot`.
+    pub fn slot_addr(&self, slot: u32) -> u64 {
+        self.base.wrapping_add(u64::from(slot) * CQE_BYTES)
+    }
 }
 
 /// Configuration of the CPU half of recovery.

@@ -228,9 +228,55 @@ pub enum ApiMisuse {
         /// Why.
         reason: &'static str,
     },
+    /// A template whose local key does not name registered memory that covers its local
+    /// region and lets the NIC read it (`TPL-KEY-001`).
+    #[error("template {template}: [TPL-KEY-001] lkey {lkey:#x} {reason}")]
+    TemplateKey {
+        /// Template ID.
+        template: u16,
+        /// The template's `local_lkey`.
+        lkey: u32,
+        /// Why the key does not do.
+        reason: &'static str,
+    },
     /// A region overlapping an existing key.
     #[error("rkey {0:#x} is already registered")]
     DuplicateRegion(u32),
+    /// A local key registered twice.
+    #[error("lkey {0:#x} is already registered")]
+    DuplicateLocalKey(u32),
+    /// A local key that is not registered.
+    #[error("lkey {0:#x} is not registered")]
+    UnknownLocalKey(u32),
+    /// A completion queue number already in use.
+    #[error("completion queue {0} already exists")]
+    DuplicateCq(u32),
+    /// A completion queue that cannot be created.
+    #[error("completion queue {cq}: {reason}")]
+    BadCq {
+        /// The queue.
+        cq: u32,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A completion queue number that names no queue.
+    #[error("no completion queue {0}")]
+    UnknownCq(u32),
+    /// A consumer-register write that releases entries the NIC has not written.
+    #[error(
+        "completion queue {cq}: consumer count {consumed} releases entries not yet written \
+         ({written} written, {released} released)"
+    )]
+    BadCqConsumer {
+        /// The queue.
+        cq: u32,
+        /// The value written.
+        consumed: u32,
+        /// Entries the NIC has written, modulo 2^32.
+        written: u32,
+        /// The consumer count before the write.
+        released: u32,
+    },
     /// Time went backwards.
     #[error("time went backwards: {now} < {last}")]
     TimeWentBackwards {
@@ -252,7 +298,12 @@ impl ApiMisuse {
             ApiMisuse::BadQp { .. } => "API-QP-003",
             ApiMisuse::BadTemplate { .. } => "API-TPL-001",
             ApiMisuse::BadWorkRequest { .. } => "API-WR-001",
+            ApiMisuse::TemplateKey { .. } => "API-TPL-001",
             ApiMisuse::DuplicateRegion(_) => "API-REGION-001",
+            ApiMisuse::DuplicateLocalKey(_) | ApiMisuse::UnknownLocalKey(_) => "API-REGION-002",
+            ApiMisuse::DuplicateCq(_) | ApiMisuse::BadCq { .. } => "API-CQ-001",
+            ApiMisuse::UnknownCq(_) => "API-CQ-002",
+            ApiMisuse::BadCqConsumer { .. } => "API-CQ-003",
             ApiMisuse::TimeWentBackwards { .. } => "API-TIME-001",
         }
     }

@@ -1,11 +1,11 @@
 //! Inputs and outputs of the model. All are public, serializable enums, so that a trace
 //! can drive the model and record what it did.
 
-use openrdma_codec::host::{CompletionRepr, Template, WorkRequest};
+use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr, Template, WorkRequest};
 use openrdma_codec::{NackReason, Psn, Qpn};
 use serde::{Deserialize, Serialize};
 
-use crate::config::QpConfig;
+use crate::config::{CqConfig, QpConfig};
 use crate::ev::{EvMark, EvState};
 use crate::packet::{Packet, Payload};
 use crate::time::Timestamp;
@@ -31,6 +31,30 @@ impl Region {
     }
 }
 
+/// Memory registered for the NIC to read locally: the payload source of the messages a
+/// template sends, named by the template's `local_lkey` (`TPL-KEY-001`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalRegion {
+    /// The local key that names the registration.
+    pub lkey: u32,
+    /// First byte.
+    pub base: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Whether the NIC may read the memory (`TPL-KEY-001` requires it of a template's
+    /// local region).
+    pub local_read: bool,
+}
+
+impl LocalRegion {
+    /// Whether `[va, va + len)` lies inside the registration.
+    pub fn contains(&self, va: u64, len: u64) -> bool {
+        va >= self.base
+            && va.checked_add(len).is_some_and(|end| end <= self.base.saturating_add(self.len))
+    }
+}
+
 /// Commands from host software (configuration) and from the GPU (doorbells).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "command")]
@@ -39,6 +63,30 @@ pub enum HostCommand {
     CreateQp(QpConfig),
     /// Register a memory region for remote writes.
     RegisterRegion(Region),
+    /// Register memory for the NIC to read under a local key (`TPL-KEY-001`).
+    RegisterLocal(LocalRegion),
+    /// End a local registration. Every installed template that names the key is disabled
+    /// first (`TPL-INSTALL-004`, `TPL-KEY-002`).
+    DeregisterLocal {
+        /// The local key.
+        lkey: u32,
+    },
+    /// Create a completion queue (`CQE-SETUP-001`).
+    CreateCq(CqConfig),
+    /// Designate the device error completion queue, which receives the completions of
+    /// tokens whose rejection names no template (`CQE-REJECT-002`, `CQE-SETUP-003`).
+    SetErrorCq {
+        /// The queue.
+        cq: u32,
+    },
+    /// A write to a completion queue's consumer register: the total number of entries the
+    /// consumer has consumed, modulo 2^32, which releases their slots (`CQE-RING-004`).
+    CqConsumer {
+        /// The queue.
+        cq: u32,
+        /// Entries consumed since the queue was created, modulo 2^32.
+        consumed: u32,
+    },
     /// Install (or replace) a doorbell template.
     SetTemplate(Template),
     /// The GPU's 8-byte doorbell token, as the little-endian 64-bit value it stored.
@@ -102,12 +150,114 @@ pub struct FlagWrite {
 }
 
 /// A completion entry for host software.
+///
+/// When the entry was written to a completion queue, `queue` says where, with the 32 bytes
+/// written; they are then the entry, and `entry` is what they decode to. In the JSON of a
+/// device's output `entry` may be left out beside `queue` (`CONF-ADP-017`); it is then
+/// decoded from the bytes, and when both are given the scoreboard judges the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "CompletionEventJson")]
 pub struct CompletionEvent {
     /// Which side produced it.
     pub side: Side,
     /// The entry.
     pub entry: CompletionRepr,
+    /// Where the entry was written, and its bytes; `None` for an entry reported without a
+    /// place in memory (a QP without a completion queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<CqWrite>,
+}
+
+impl CompletionEvent {
+    /// The entry as judged: decoded from the bytes written when there are any
+    /// (`CONF-ADP-017`), else `entry`.
+    pub fn written_entry(&self) -> CompletionRepr {
+        match &self.queue {
+            Some(q) => q.entry(),
+            None => self.entry,
+        }
+    }
+}
+
+/// Where a completion entry was written (`CQE-RING-001`, `CQE-RING-003`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CqWrite {
+    /// The completion queue.
+    pub cq: u32,
+    /// The slot, `k mod N` for the queue's k-th entry.
+    pub slot: u32,
+    /// The address of the slot: the queue's base plus 32 × `slot`.
+    pub addr: u64,
+    /// The 32 bytes written, in hexadecimal (`CQE-LAYOUT-001`).
+    #[serde(with = "hex_entry")]
+    pub bytes: [u8; COMPLETION_LEN],
+}
+
+impl CqWrite {
+    /// The entry the bytes hold. Every 32 bytes decode (the entry is lossless).
+    pub fn entry(&self) -> CompletionRepr {
+        CompletionRepr::parse(&self.bytes).unwrap_or_default()
+    }
+}
+
+/// The JSON form of [`CompletionEvent`], with `entry` optional beside `queue`.
+#[derive(Deserialize)]
+struct CompletionEventJson {
+    side: Side,
+    #[serde(default)]
+    entry: Option<CompletionRepr>,
+    #[serde(default)]
+    queue: Option<CqWrite>,
+}
+
+impl TryFrom<CompletionEventJson> for CompletionEvent {
+    type Error = &'static str;
+
+    fn try_from(j: CompletionEventJson) -> Result<Self, Self::Error> {
+        let entry = match (j.entry, &j.queue) {
+            (Some(e), _) => e,
+            (None, Some(q)) => q.entry(),
+            (None, None) => return Err("a completion needs `entry`, or `queue` with its bytes"),
+        };
+        Ok(CompletionEvent { side: j.side, entry, queue: j.queue })
+    }
+}
+
+mod hex_entry {
+    use std::fmt::Write as _;
+
+    use openrdma_codec::host::COMPLETION_LEN;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        b: &[u8; COMPLETION_LEN],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut out = String::with_capacity(2 * COMPLETION_LEN);
+        for x in b {
+            let _ = write!(out, "{x:02x}");
+        }
+        s.serialize_str(&out)
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<[u8; COMPLETION_LEN], D::Error> {
+        let s = <String as serde::Deserialize>::deserialize(d)?;
+        if s.len() != 2 * COMPLETION_LEN {
+            return Err(serde::de::Error::custom(format!(
+                "a completion entry is {COMPLETION_LEN} bytes ({} hex digits), not {} digits",
+                2 * COMPLETION_LEN,
+                s.len()
+            )));
+        }
+        let mut out = [0u8; COMPLETION_LEN];
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = s.get(2 * i..2 * i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(
+                || serde::de::Error::custom(format!("invalid hex digit at position {}", 2 * i)),
+            )?;
+        }
+        Ok(out)
+    }
 }
 
 /// Reports from the NIC half to the CPU half of recovery (`REC-IF-*`).

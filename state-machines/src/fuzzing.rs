@@ -46,8 +46,8 @@ use crate::endpoint::Endpoint;
 use crate::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
 use crate::ev::EvState;
 use crate::event::{
-    CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, NicEvent, NicReport, Region,
-    RetransmitCause, Side, Transmit,
+    CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, LocalRegion, NicEvent,
+    NicReport, Region, RetransmitCause, Side, Transmit,
 };
 use crate::nic::{HostOrPeer, Nic, NicStats};
 use crate::packet::{Packet, Payload, WritePacket};
@@ -174,6 +174,8 @@ fn qp_config(qpn: u32, peer: u32, initial_psn: u32, peer_initial_psn: u32) -> Qp
         recv_flag_slots: FLAG_SLOTS,
         send_flag_base: 0x9_0000 + u64::from(qpn) * 0x1000,
         send_flag_slots: FLAG_SLOTS,
+        send_cq: None,
+        recv_cq: None,
     }
 }
 
@@ -1537,6 +1539,26 @@ fn reject_status(r: &DoorbellReject) -> CompletionStatus {
     }
 }
 
+/// The doorbell body's local registrations (`TPL-KEY-001`): every address, readable; every
+/// address, not readable; the first 256 MiB, readable.
+const LKEY_ALL: u32 = 1;
+const LKEY_NO_READ: u32 = 2;
+const LKEY_LOW: u32 = 3;
+const LOCAL_REGIONS: [LocalRegion; 3] = [
+    LocalRegion { lkey: LKEY_ALL, base: 0, len: u64::MAX, local_read: true },
+    LocalRegion { lkey: LKEY_NO_READ, base: 0, len: u64::MAX, local_read: false },
+    LocalRegion { lkey: LKEY_LOW, base: 0, len: 0x1000_0000, local_read: true },
+];
+
+/// Whether a template's local key covers its local region with read permission, by the
+/// registrations of [`LOCAL_REGIONS`] (`TPL-KEY-001`).
+fn key_covers(t: &Template) -> bool {
+    LOCAL_REGIONS
+        .iter()
+        .find(|r| r.lkey == t.local_lkey)
+        .is_some_and(|r| r.local_read && r.contains(t.local_base, t.local_region_len))
+}
+
 /// A template from an input record (see [`doorbell`]).
 fn template_from(inp: &mut Input<'_>) -> Template {
     let m = inp.u8();
@@ -1582,7 +1604,12 @@ fn template_from(inp: &mut Input<'_>) -> Template {
             _ => WrOpcode(inp.u8()),
         },
         local_base,
-        local_lkey: inp.u32(),
+        local_lkey: match inp.u32() {
+            k if k % 8 <= 4 => LKEY_ALL,
+            k if k % 8 == 5 => LKEY_NO_READ,
+            k if k % 8 == 6 => LKEY_LOW,
+            k => k,
+        },
         local_region_len,
         remote_base,
         remote_rkey: inp.u32(),
@@ -1630,8 +1657,14 @@ impl Doorbells {
                 assert_eq!(q, t.qpn, "API-QP-004 names the QP");
                 assert_ne!(t.qpn, Qpn::new(LQP), "the QP exists");
             }
+            (Ok(()), Err(HostError::Misuse(ApiMisuse::TemplateKey { template, lkey, .. }))) => {
+                assert_eq!((template, lkey), (t.template_id, t.local_lkey), "TPL-KEY-001");
+                assert_eq!(t.qpn, Qpn::new(LQP), "the QP is checked first");
+                assert!(!key_covers(&t), "TPL-KEY-001: a template whose key covers it refused");
+            }
             (Ok(()), Ok(())) => {
                 assert_eq!(t.qpn, Qpn::new(LQP), "a template for an unknown QP was installed");
+                assert!(key_covers(&t), "TPL-KEY-001: installed without a covering key");
                 // TPL-INSTALL-003: re-installation keeps the expected seq.
                 let seq = self.installed.get(&t.template_id).map_or(0, |s| s.1);
                 self.installed.insert(t.template_id, (t, seq));
@@ -1698,10 +1731,11 @@ impl Doorbells {
                     opcode,
                     qpn,
                     ..CompletionRepr::default()
-                };
+                }
+                .with_timestamp(self.now.0 as u32);
                 assert_eq!(
                     out.completions,
-                    vec![CompletionEvent { side: Side::Requester, entry }],
+                    vec![CompletionEvent { side: Side::Requester, entry, queue: None }],
                     "DB-REJECT-001: exactly one error completion"
                 );
                 assert!(
@@ -1763,12 +1797,15 @@ impl Doorbells {
 ///   8 + 8 bytes), local and remote stride (`% 4`: 0; 1, 2 4 KiB; 3 any 8 bytes), length
 ///   unit (byte below 0xC0: 2^(b % 32), else 4 bytes), max length (`% 4`: 0, 1 16 KiB; 2
 ///   u16; 3 u32), default length (`% 4`: 0, 1 4 KiB; 2 a byte; 3 u32), ID, QPN, opcode
-///   (`% 4`: 0, 1 WRITE; 2 WRITE_WITH_IMM; 3 any byte), lkey (4), rkey (4), slots (`% 4`:
-///   1; 1..16; 1..16; any 4 bytes), imm_base (4), flag base slot (a byte).
+///   (`% 4`: 0, 1 WRITE; 2 WRITE_WITH_IMM; 3 any byte), lkey (4 bytes `k`, `k % 8`: 0–4 a
+///   key registered over every address, readable; 5 one not readable; 6 one over the first
+///   256 MiB only; 7 `k` itself), rkey (4), slots (`% 4`: 1; 1..16; 1..16; any 4 bytes),
+///   imm_base (4), flag base slot (a byte).
 ///
 /// Checks: token parse, emit and validate are lossless and never panic; `accept_doorbell`
 /// equals the rules of `DB-ORDER-001` written out here, and `Template::expand` agrees
-/// with it; through a NIC, an accepted token adds one message whose first packet carries
+/// with it; a template is installed exactly when it is valid, names the QP and its local
+/// key covers it with read permission (`TPL-KEY-001`); through a NIC, an accepted token adds one message whose first packet carries
 /// the expansion, and a rejected one returns exactly that rejection, produces exactly one
 /// error completion (`CQE-REJECT-001`) and nothing else, changes no state or counter, and
 /// does not consume its seq: the next valid token is accepted.
@@ -1778,6 +1815,9 @@ pub fn doorbell(data: &[u8]) {
     let mut nic = Nic::new(cfg).expect("valid configuration");
     nic.handle_host(Timestamp::ZERO, HostCommand::CreateQp(qp_config(LQP, PEER, 0, 0)))
         .expect("QP");
+    for r in LOCAL_REGIONS {
+        nic.handle_host(Timestamp::ZERO, HostCommand::RegisterLocal(r)).expect("local key");
+    }
     let mut d = Doorbells {
         nic,
         now: Timestamp::ZERO,

@@ -37,16 +37,16 @@ mod sender;
 pub mod time;
 
 pub use config::{
-    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
+    CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
 pub use endpoint::Endpoint;
 pub use error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
 pub use ev::{EvEvent, EvMark, EvState};
 pub use event::{
-    CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, NicEvent, NicInput, NicReport,
-    Region, RetransmitCause, Side, Transmit,
+    CompletionEvent, CpuCommand, CqWrite, DmaWrite, FlagWrite, HostCommand, LocalRegion, NicEvent,
+    NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-pub use nic::{HostOrPeer, InputError, Nic, NicStats};
+pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use packet::{FrameWriter, Outer, Packet, Payload, UnsupportedPacket, WritePacket};
 pub use recovery::RecoveryAgent;
 pub use time::Timestamp;

@@ -228,6 +228,8 @@ impl Loopback {
                 recv_flag_slots: 1024,
                 send_flag_base: 0x2000,
                 send_flag_slots: 1024,
+                send_cq: None,
+                recv_cq: None,
             };
             nic.handle_host(t, HostCommand::CreateQp(qp)).expect("a new QP");
         }

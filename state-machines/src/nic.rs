@@ -20,20 +20,20 @@ use std::collections::{BinaryHeap, VecDeque};
 use rustc_hash::FxHashMap as HashMap;
 
 use openrdma_codec::host::{
-    CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template, WorkRequest, WrOpcode,
-    accept_doorbell, retirement_slot,
+    COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
+    WorkRequest, WrOpcode, accept_doorbell, cq_position, retirement_slot,
 };
 use openrdma_codec::{AethRepr, BthRepr, NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{NicConfig, QpConfig, RetirementMode};
+use crate::config::{CqConfig, NicConfig, QpConfig, RetirementMode};
 use crate::error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
 use crate::ev::EvState;
 use crate::event::{
-    CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, NicEvent, NicReport, Region,
-    Side, Transmit,
+    CompletionEvent, CpuCommand, CqWrite, DmaWrite, FlagWrite, HostCommand, LocalRegion, NicEvent,
+    NicReport, Region, Side, Transmit,
 };
 use crate::packet::{Packet, WritePacket};
 use crate::receiver::{PsnClass, Responder};
@@ -69,6 +69,9 @@ pub struct NicStats {
     pub messages_completed: u64,
     /// Packets dropped for a peer violation.
     pub violations: u64,
+    /// Completion entries not written because their completion queue was full or had
+    /// stopped (`CQE-RING-004`).
+    pub completions_dropped: u64,
 }
 
 /// A QP: its configuration, requester and responder.
@@ -103,6 +106,37 @@ struct TemplateSlot {
     expected_seq: u16,
 }
 
+/// A completion queue: a ring of `entries` slots in host memory (`CQE-RING-*`).
+#[derive(Debug, Clone)]
+struct Cq {
+    cfg: CqConfig,
+    /// Entries written so far: the next entry is the k-th of `CQE-RING-001`.
+    written: u64,
+    /// The consumer register: entries released, modulo 2^32 (`CQE-RING-004`).
+    consumed: u32,
+    /// A completion found no free slot: the queue takes no more entries (`CQE-RING-004`).
+    stopped: bool,
+}
+
+impl Cq {
+    /// Entries written and not yet released. At most `entries`, which is at most 2^31, so
+    /// the difference modulo 2^32 is exact.
+    fn in_use(&self) -> u32 {
+        (self.written as u32).wrapping_sub(self.consumed)
+    }
+}
+
+/// The state of a completion queue, as [`Nic::cq_state`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CqState {
+    /// Entries written since the queue was created.
+    pub written: u64,
+    /// The consumer register: entries released, modulo 2^32.
+    pub consumed: u32,
+    /// Whether the queue stopped because a completion found no free slot (`CQE-RING-004`).
+    pub stopped: bool,
+}
+
 /// A reference NIC.
 #[derive(Debug)]
 pub struct Nic {
@@ -113,7 +147,15 @@ pub struct Nic {
     domains: Vec<Domain>,
     domain_index: HashMap<u32, usize>,
     regions: HashMap<u32, Region>,
+    /// Local registrations, by lkey (`TPL-KEY-001`).
+    local: HashMap<u32, LocalRegion>,
     templates: HashMap<u16, TemplateSlot>,
+    cqs: HashMap<u32, Cq>,
+    /// The device error completion queue (`CQE-REJECT-002`).
+    error_cq: Option<u32>,
+    /// Queues that found no free slot during the current input; the QPs that report to
+    /// them move to the error state once it is handled (`CQE-RING-004`).
+    overflowed: Vec<u32>,
     ctrl: VecDeque<Transmit>,
     events: VecDeque<NicEvent>,
     active: Ring<usize>,
@@ -142,7 +184,11 @@ impl Nic {
             domains: Vec::new(),
             domain_index: HashMap::default(),
             regions: HashMap::default(),
+            local: HashMap::default(),
             templates: HashMap::default(),
+            cqs: HashMap::default(),
+            error_cq: None,
+            overflowed: Vec::new(),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             active: Ring::new(),
@@ -189,6 +235,20 @@ impl Nic {
         self.qp_index
             .get(&qpn.value())
             .map(|&i| self.qps[i].req.evs.iter().map(|s| (s.ev, s.state)).collect())
+    }
+
+    /// The state of completion queue `cq`, if it exists.
+    pub fn cq_state(&self, cq: u32) -> Option<CqState> {
+        self.cqs.get(&cq).map(|q| CqState {
+            written: q.written,
+            consumed: q.consumed,
+            stopped: q.stopped,
+        })
+    }
+
+    /// Whether template `id` is installed and enabled.
+    pub fn template_enabled(&self, id: u16) -> Option<bool> {
+        self.templates.get(&id).map(|t| t.template.enabled)
     }
 
     /// Messages waiting to send or to complete, over all QPs.
@@ -276,6 +336,12 @@ impl Nic {
     /// Handles a command from host software or the GPU.
     pub fn handle_host(&mut self, now: Timestamp, cmd: HostCommand) -> Result<(), HostError> {
         self.tick(now)?;
+        let r = self.host(cmd);
+        self.settle(now);
+        r
+    }
+
+    fn host(&mut self, cmd: HostCommand) -> Result<(), HostError> {
         match cmd {
             HostCommand::CreateQp(cfg) => self.create_qp(cfg)?,
             HostCommand::RegisterRegion(r) => {
@@ -284,19 +350,90 @@ impl Nic {
                 }
                 self.regions.insert(r.rkey, r);
             }
-            HostCommand::SetTemplate(t) => {
-                t.validate().map_err(|e| ApiMisuse::BadTemplate {
-                    template: t.template_id,
-                    reason: e.to_string(),
-                })?;
-                if self.qp_idx(t.qpn).is_none() {
-                    return Err(ApiMisuse::UnknownQp(t.qpn).into());
+            HostCommand::RegisterLocal(r) => {
+                if self.local.contains_key(&r.lkey) {
+                    return Err(ApiMisuse::DuplicateLocalKey(r.lkey).into());
                 }
-                let expected_seq = self.templates.get(&t.template_id).map_or(0, |s| s.expected_seq);
-                self.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
+                self.local.insert(r.lkey, r);
+            }
+            HostCommand::DeregisterLocal { lkey } => self.deregister_local(lkey)?,
+            HostCommand::SetTemplate(t) => self.set_template(t)?,
+            HostCommand::CreateCq(cfg) => {
+                if self.cqs.contains_key(&cfg.cq) {
+                    return Err(ApiMisuse::DuplicateCq(cfg.cq).into());
+                }
+                if let Some(reason) = cfg.problem() {
+                    return Err(ApiMisuse::BadCq { cq: cfg.cq, reason }.into());
+                }
+                self.cqs.insert(cfg.cq, Cq { cfg, written: 0, consumed: 0, stopped: false });
+            }
+            HostCommand::SetErrorCq { cq } => {
+                if !self.cqs.contains_key(&cq) {
+                    return Err(ApiMisuse::UnknownCq(cq).into());
+                }
+                self.error_cq = Some(cq);
+            }
+            HostCommand::CqConsumer { cq, consumed } => {
+                let q = self.cqs.get_mut(&cq).ok_or(ApiMisuse::UnknownCq(cq))?;
+                // CQE-RING-004: the consumer releases only entries the NIC has written.
+                let written = q.written as u32;
+                if consumed.wrapping_sub(q.consumed) > written.wrapping_sub(q.consumed) {
+                    return Err(ApiMisuse::BadCqConsumer {
+                        cq,
+                        consumed,
+                        written,
+                        released: q.consumed,
+                    }
+                    .into());
+                }
+                q.consumed = consumed;
             }
             HostCommand::Doorbell { token } => self.doorbell(token)?,
             HostCommand::PostWrite(wr) => self.post(wr)?,
+        }
+        Ok(())
+    }
+
+    /// Installs (or replaces) a template: every `TPL-*` rule, including the local key
+    /// (`TPL-KEY-001`), must hold; otherwise the template is refused and the one installed
+    /// under its ID, if any, stays (`TPL-INSTALL-001`).
+    fn set_template(&mut self, t: Template) -> Result<(), ApiMisuse> {
+        t.validate().map_err(|e| ApiMisuse::BadTemplate {
+            template: t.template_id,
+            reason: e.to_string(),
+        })?;
+        if self.qp_idx(t.qpn).is_none() {
+            return Err(ApiMisuse::UnknownQp(t.qpn));
+        }
+        // TPL-KEY-001: the local key names registered memory that covers the local region
+        // and lets the NIC read it.
+        let key =
+            |reason| ApiMisuse::TemplateKey { template: t.template_id, lkey: t.local_lkey, reason };
+        let r = self.local.get(&t.local_lkey).ok_or_else(|| key("names no registered memory"))?;
+        if !r.local_read {
+            return Err(key("does not let the NIC read its memory"));
+        }
+        if !r.contains(t.local_base, t.local_region_len) {
+            return Err(key("does not cover the template's local region"));
+        }
+        let expected_seq = self.templates.get(&t.template_id).map_or(0, |s| s.expected_seq);
+        self.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
+        Ok(())
+    }
+
+    /// Ends a local registration. A NIC may not read under a key that has ended, so every
+    /// installed template that names it is disabled first (`TPL-INSTALL-004`,
+    /// `TPL-KEY-002`): its tokens are rejected as unknown until software installs it again
+    /// under a valid registration. Messages already accepted are not affected; software
+    /// deregisters memory only once their flags have matched.
+    fn deregister_local(&mut self, lkey: u32) -> Result<(), ApiMisuse> {
+        if self.local.remove(&lkey).is_none() {
+            return Err(ApiMisuse::UnknownLocalKey(lkey));
+        }
+        for s in self.templates.values_mut() {
+            if s.template.local_lkey == lkey {
+                s.template.enabled = false;
+            }
         }
         Ok(())
     }
@@ -315,6 +452,12 @@ impl Nic {
             || cfg.peer_initial_psn > openrdma_codec::psn::PSN_MASK
         {
             return Err(ApiMisuse::BadQp { qpn: cfg.qpn, reason: "initial PSNs are 24-bit" });
+        }
+        // API-CQ-002: the completion queues a QP names exist.
+        for cq in [cfg.send_cq, cfg.recv_cq].into_iter().flatten() {
+            if !self.cqs.contains_key(&cq) {
+                return Err(ApiMisuse::UnknownCq(cq));
+            }
         }
         let i = self.qps.len();
         let domain = match self.cfg.retirement {
@@ -383,11 +526,15 @@ impl Nic {
                 Ok(())
             }
             Err(reject) => {
-                let entry = CompletionRepr::for_reject(token, slot.map(|s| &s.template), reject);
-                self.events.push_back(NicEvent::Completion(CompletionEvent {
-                    side: Side::Requester,
-                    entry,
-                }));
+                let template = slot.map(|s| s.template);
+                let entry = CompletionRepr::for_reject(token, template.as_ref(), reject);
+                // CQE-REJECT-002: the send completion queue of the template's QP when the
+                // rejection names the template, else the device error completion queue.
+                let cq = match template.filter(|_| reject.template_known()) {
+                    Some(t) => self.qp_idx(t.qpn).and_then(|i| self.qps[i].cfg.send_cq),
+                    None => self.error_cq,
+                };
+                self.write_completion(Side::Requester, cq, entry);
                 Err(DoorbellRejected { token, reject }.into())
             }
         }
@@ -430,6 +577,12 @@ impl Nic {
     /// Handles a command from the CPU half of recovery.
     pub fn handle_cpu(&mut self, now: Timestamp, cmd: CpuCommand) -> Result<(), ApiMisuse> {
         self.tick(now)?;
+        let r = self.cpu(now, cmd);
+        self.settle(now);
+        r
+    }
+
+    fn cpu(&mut self, now: Timestamp, cmd: CpuCommand) -> Result<(), ApiMisuse> {
         let qpn = match cmd {
             CpuCommand::Retransmit { qpn, .. }
             | CpuCommand::Probe { qpn, .. }
@@ -504,6 +657,12 @@ impl Nic {
         packet: &Packet,
     ) -> Result<(), HostOrPeer> {
         self.tick(now)?;
+        let r = self.packet(now, ev, packet);
+        self.settle(now);
+        r
+    }
+
+    fn packet(&mut self, now: Timestamp, ev: u32, packet: &Packet) -> Result<(), HostOrPeer> {
         let qpn = packet.dest_qp();
         // QPs are never removed, so the index found for the previous packet stays valid.
         let cached = self.last_qp.filter(|&(n, _)| n == qpn.value()).map(|(_, i)| i);
@@ -799,26 +958,15 @@ impl Nic {
                 break;
             };
             let qi = m.qp as usize;
-            let q = &mut self.qps[qi];
             if let Some(imm) = m.imm {
                 // CQE-RECV-001: the immediate, in RQMSN order (retirement order).
+                let q = &mut self.qps[qi];
                 q.resp.delivered_rqmsn = m.rqmsn;
-                let entry = CompletionRepr {
-                    status: CompletionStatus::SUCCESS,
-                    opcode: WrOpcode::WRITE_WITH_IMM,
-                    has_imm: true,
-                    is_receive: true,
-                    qpn: q.cfg.qpn,
-                    byte_len: m.total,
-                    imm,
-                    msn,
-                    ..CompletionRepr::default()
-                };
-                self.events.push_back(NicEvent::Completion(CompletionEvent {
-                    side: Side::Responder,
-                    entry,
-                }));
+                let entry = CompletionRepr::receive(q.cfg.qpn, m.total, imm, msn);
+                let cq = q.cfg.recv_cq;
+                self.write_completion(Side::Responder, cq, entry);
             }
+            let q = &mut self.qps[qi];
             if let Some(slot) = retirement_slot(0, q.cfg.recv_flag_slots, msn) {
                 let value = FlagRepr::retired(msn, m.total).to_u64();
                 let addr = q.cfg.recv_flag_base + u64::from(slot) * 8;
@@ -918,12 +1066,11 @@ impl Nic {
 
     /// Sender completion: completion entry (if signaled or failed) and completion flag.
     fn complete_send(&mut self, i: usize, wr: &WorkRequest, msn: u16, status: CompletionStatus) {
-        let q = &self.qps[i];
         if wr.signaled || !status.is_success() {
             let entry = CompletionRepr::for_request(wr, status, msn);
-            self.events
-                .push_back(NicEvent::Completion(CompletionEvent { side: Side::Requester, entry }));
+            self.write_completion(Side::Requester, self.qps[i].cfg.send_cq, entry);
         }
+        let q = &self.qps[i];
         if wr.flag_slot < q.cfg.send_flag_slots {
             let seq = (wr.wr_id >> 32) as u16;
             let value =
@@ -940,12 +1087,79 @@ impl Nic {
         }
     }
 
+    // ----- completion queues ---------------------------------------------------------
+
+    /// Writes a completion entry, stamped with the NIC's clock (`CQE-TS-001`), to queue
+    /// `cq`: the queue's k-th entry goes to slot `k mod N` with the phase of its pass
+    /// (`CQE-RING-001`), as one 32-byte write whose event carries the bytes (`CQE-RING-003`).
+    /// A queue with no free slot stops, and the QPs that report to it move to the error
+    /// state when the current input has been handled (`CQE-RING-004`, [`Nic::settle`]); an
+    /// entry for a stopped queue is not written. With no queue (`cq` = `None`) the entry is
+    /// reported without a place in memory.
+    fn write_completion(&mut self, side: Side, cq: Option<u32>, entry: CompletionRepr) {
+        // The low 32 bits of the clock, in nanoseconds; measurement only.
+        let mut entry = entry.with_timestamp(self.last_now.0 as u32);
+        let queue = match cq.and_then(|c| self.cqs.get_mut(&c)) {
+            None => None,
+            Some(q) if q.stopped => {
+                self.stats.completions_dropped += 1;
+                return;
+            }
+            Some(q) if q.in_use() >= q.cfg.entries => {
+                q.stopped = true;
+                self.overflowed.push(q.cfg.cq);
+                self.stats.completions_dropped += 1;
+                return;
+            }
+            Some(q) => {
+                let Some((slot, phase)) = cq_position(q.written, q.cfg.entries) else {
+                    // Unreachable: CqConfig::problem admits only powers of two.
+                    return;
+                };
+                entry.phase = phase;
+                let mut bytes = [0u8; COMPLETION_LEN];
+                if entry.emit(&mut bytes).is_err() {
+                    // Unreachable: the model sets no reserved bit.
+                    return;
+                }
+                q.written += 1;
+                Some(CqWrite { cq: q.cfg.cq, slot, addr: q.cfg.slot_addr(slot), bytes })
+            }
+        };
+        self.events.push_back(NicEvent::Completion(CompletionEvent { side, entry, queue }));
+    }
+
+    /// Finishes an input: every QP that reports to a queue that found no free slot moves
+    /// to the error state (`CQE-RING-004`, `RET-ERR-002`), after the completions the input
+    /// produced, so that they stay in order (`CQE-SEND-003`). The oldest pending message of
+    /// each such QP, like the others, completes FLUSHED (`RET-FLUSH-001`, table 1).
+    fn settle(&mut self, now: Timestamp) {
+        let mut k = 0;
+        while k < self.overflowed.len() {
+            let cq = self.overflowed[k];
+            k += 1;
+            for i in 0..self.qps.len() {
+                let c = &self.qps[i].cfg;
+                if c.send_cq == Some(cq) || c.recv_cq == Some(cq) {
+                    self.fail_qp(now, i, CompletionStatus::FLUSHED, "CQE-RING-004");
+                }
+            }
+        }
+        self.overflowed.clear();
+    }
+
     // ----- time ----------------------------------------------------------------------
 
     /// Handles the passing of time: SACK timers, delayed retransmissions, SKIP expiry, tail
     /// probes.
     pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
         self.tick(now)?;
+        self.timeout(now);
+        self.settle(now);
+        Ok(())
+    }
+
+    fn timeout(&mut self, now: Timestamp) {
         let mut due = core::mem::take(&mut self.scratch);
         while let Some(&Reverse((t, i))) = self.timers.peek() {
             if t > now {
@@ -989,7 +1203,6 @@ impl Nic {
         }
         due.clear();
         self.scratch = due;
-        Ok(())
     }
 
     /// When [`Nic::handle_timeout`] should be called next, if ever.

@@ -7,7 +7,8 @@ mod script;
 use openrdma_codec::host::{Template, WrOpcode};
 use openrdma_codec::{Opcode, Psn, Qpn};
 use openrdma_sm::{
-    ApiMisuse, CpuCommand, EvState, HostCommand, HostError, NicConfig, NicStats, Region, Timestamp,
+    ApiMisuse, CpuCommand, EvState, HostCommand, HostError, LocalRegion, NicConfig, NicStats,
+    Region, Timestamp,
 };
 use script::*;
 
@@ -48,6 +49,9 @@ fn state(s: &mut Script) -> State {
 fn busy() -> Script {
     let mut s = Script::with(NicConfig { max_qps: 2, ..config() }, 0, 0);
     s.at(1_000);
+    // The memory the template reads from, registered for the NIC to read (TPL-KEY-001).
+    let local = LocalRegion { lkey: 1, base: 0x7000_0000, len: 0x4000, local_read: true };
+    s.host(HostCommand::RegisterLocal(local)).expect("local memory");
     s.host(HostCommand::SetTemplate(template(LQP))).expect("a valid template");
     s.post(wr(3 * PMTU, 0, 0));
     s.accept(write(0, 0, Opcode::MRC_WRITE_FIRST, REGION_BASE + 0x8000, PMTU).dma_len(2 * PMTU));

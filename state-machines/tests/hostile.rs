@@ -135,7 +135,7 @@ fn template() -> Template {
         qpn: lqp(),
         opcode: WrOpcode::WRITE,
         local_base: 0x7000_0000,
-        local_lkey: 1,
+        local_lkey: LKEY,
         local_region_len: 0x8000,
         remote_base: REGION_BASE,
         remote_rkey: RKEY,
@@ -547,8 +547,9 @@ fn check(r: &Row) {
                     opcode,
                     qpn,
                     ..CompletionRepr::default()
-                },
-                "{name}: CQE-REJECT-001"
+                }
+                .with_timestamp(s.now.0 as u32),
+                "{name}: CQE-REJECT-001, stamped with the NIC's clock (CQE-TS-001)"
             );
             s.expect_nothing();
             assert_eq!(seen(&s), before, "{name}: DB-REJECT-001, state unchanged");

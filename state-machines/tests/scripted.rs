@@ -1020,7 +1020,7 @@ fn template() -> Template {
         qpn: lqp(),
         opcode: WrOpcode::WRITE,
         local_base: 0x7f00_0000_0000,
-        local_lkey: 0x1111,
+        local_lkey: LKEY,
         local_region_len: 0x10_0000,
         remote_base: REGION_BASE,
         remote_rkey: RKEY,
@@ -1144,7 +1144,8 @@ fn db_reject_001_every_rejection() {
         );
         assert_eq!(r.map_err(|e| e.requirement()), Err(req));
         let c = s.expect_completion(Side::Requester, status);
-        assert_eq!(c, CompletionRepr::for_reject(token, Some(&tmpl), reject), "{req}: the entry");
+        let want = CompletionRepr::for_reject(token, Some(&tmpl), reject);
+        assert_eq!(c, want.with_timestamp(s.now.0 as u32), "{req}: the entry");
         assert_eq!(c.wr_id, token, "{req}: the entry names the token");
         s.expect_nothing();
     }

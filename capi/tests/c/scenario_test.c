@@ -10,7 +10,9 @@
  *    duplicate, read through the one-output-at-a-time functions a DPI-C testbench uses.
  * 2. The error paths: NULL pointers, bad UTF-8, bad JSON, a bad configuration, a refused
  *    command, time going backwards, out-of-range arguments, and the message accessor.
- * 3. Each scenario file given: a whole scenario of the corpus, replayed; every output
+ * 3. A completion queue set up with plain C calls: rejected tokens written to its slots
+ *    with their phases as the consumer releases them, and the calls it refuses.
+ * 4. Each scenario file given: a whole scenario of the corpus, replayed; every output
  *    must be the scenario's next expect record, except a report the scenario did not
  *    record, and every expect record must come (the format is below, written by the Rust
  *    test that runs this program).
@@ -356,7 +358,75 @@ static void errors(void) {
     openrdma_destroy(m);
 }
 
-/* ----- 3. scenario replay ------------------------------------------------------------- */
+/* ----- 3. a completion queue ---------------------------------------------------------- */
+
+/* Rings a token that names no template at `at`: its error completion goes to the device
+ * error queue, here queue 1 of two slots. Checks where it was written. */
+static void reject_into(openrdma_model *m, uint64_t at, uint32_t slot, int phase) {
+    CHECK_OK(m, openrdma_push_doorbell(m, at, 0));
+    openrdma_output o;
+    uint32_t n = 0;
+    CHECK_OK(m, openrdma_pop_outputs(m, &o, 1, &n));
+    CHECK(n == 1 && o.kind == OPENRDMA_OUTPUT_KIND_COMPLETION, "%u outputs, kind %u", n, o.kind);
+    if (n != 1) return;
+    const openrdma_completion_fields *c = &o.completion;
+    CHECK(c->in_queue && c->cq == 1 && c->slot == slot && c->addr == 0x50000000u + 32u * slot,
+          "written to queue %u slot %u at %#" PRIx64, c->cq, c->slot, c->addr);
+    CHECK(c->phase == phase && o.len == 32 && o.bytes[31] == (uint8_t)phase,
+          "phase %d, byte 31 %#x", c->phase, o.len == 32 ? o.bytes[31] : 0xFFu);
+    CHECK(c->status == 0x01 && o.bytes[8] == 0x01, "BAD_VERSION, status %#x", c->status);
+    CHECK(c->has_timestamp && c->timestamp == (uint32_t)at, "timestamp %u at %" PRIu64,
+          c->timestamp, at);
+    CHECK(strstr(o.json, "\"queue\":{\"cq\":1") != NULL, "JSON: %s", o.json);
+}
+
+static void queues(void) {
+    openrdma_model *m = example_model();
+    if (m == NULL) return;
+    CHECK_OK(m, openrdma_push_create_cq(m, 0, 1, 0x50000000u, 2));
+    CHECK_OK(m, openrdma_push_set_error_cq(m, 0, 1));
+    openrdma_qp_config qp = {.qpn = 18, .peer_qpn = 34, .evs = EVS, .ev_count = 8,
+                             .has_send_cq = 1, .send_cq = 1, .has_recv_cq = 1, .recv_cq = 1};
+    CHECK_OK(m, openrdma_push_create_qp(m, 0, &qp));
+    reject_into(m, 100, 0, 1);
+    reject_into(m, 200, 1, 1);
+    CHECK_OK(m, openrdma_push_cq_consumer(m, 250, 1, 1));
+    reject_into(m, 300, 0, 0);
+    /* One at a time, by field name. */
+    CHECK_OK(m, openrdma_push_cq_consumer(m, 350, 1, 3));
+    CHECK_OK(m, openrdma_push_doorbell(m, 400, 0));
+    uint32_t kind = 0;
+    uint64_t at = 0, v = 0;
+    CHECK_OK(m, openrdma_next_output(m, &kind, &at));
+    CHECK(kind == OPENRDMA_OUTPUT_KIND_COMPLETION, "kind %u", kind);
+    CHECK_OK(m, openrdma_output_field(m, "completion.slot", &v));
+    CHECK(v == 1, "slot %" PRIu64, v);
+    CHECK_OK(m, openrdma_output_field(m, "completion.phase", &v));
+    CHECK(v == 0, "phase %" PRIu64, v);
+    CHECK_OK(m, openrdma_output_field(m, "completion.in_queue", &v));
+    CHECK(v == 1, "in_queue %" PRIu64, v);
+
+    CHECK_FAILS(m, OPENRDMA_STATUS_REFUSED, "API-CQ-003", openrdma_push_cq_consumer(m, 500, 1, 9));
+    CHECK_FAILS(m, OPENRDMA_STATUS_REFUSED, "API-CQ-001", openrdma_push_create_cq(m, 500, 2, 0, 3));
+    CHECK_FAILS(m, OPENRDMA_STATUS_REFUSED, "API-CQ-002", openrdma_push_set_error_cq(m, 500, 7));
+    qp.qpn = 19;
+    qp.has_send_cq = 2;
+    CHECK_FAILS(m, OPENRDMA_STATUS_INVALID_ARGUMENT, "cfg->has_send_cq",
+                openrdma_push_create_qp(m, 500, &qp));
+    qp.has_send_cq = 1;
+    qp.send_cq = 5;
+    CHECK_FAILS(m, OPENRDMA_STATUS_REFUSED, "API-CQ-002", openrdma_push_create_qp(m, 500, &qp));
+    CHECK_FAILS(m, OPENRDMA_STATUS_INVALID_ARGUMENT, "local_read",
+                openrdma_push_register_local(m, 500, 1, 0, 4096, 2));
+    CHECK_OK(m, openrdma_push_register_local(m, 500, 1, 0, 4096, 1));
+    CHECK_FAILS(m, OPENRDMA_STATUS_REFUSED, "API-REGION-002",
+                openrdma_push_register_local(m, 500, 1, 0, 4096, 1));
+    CHECK_OK(m, openrdma_push_deregister_local(m, 500, 1));
+    CHECK_FAILS(m, OPENRDMA_STATUS_REFUSED, "API-REGION-002", openrdma_push_deregister_local(m, 500, 1));
+    openrdma_destroy(m);
+}
+
+/* ----- 4. scenario replay ------------------------------------------------------------- */
 
 typedef struct {
     char **lines;
@@ -549,6 +619,7 @@ static void replay(const char *path) {
 int main(int argc, char **argv) {
     example();
     errors();
+    queues();
     for (int i = 1; i < argc; i++) replay(argv[i]);
     printf("scenario_test: %u passed, %u failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -81,7 +81,7 @@ module tb;
     int unsigned frame_len;
     longint unsigned at;
 
-    if (openrdma_abi_version() != 1) $fatal(1, "ABI %0d", openrdma_abi_version());
+    if (openrdma_abi_version() != 2) $fatal(1, "ABI %0d", openrdma_abi_version());
     ok(openrdma_create(MANIFEST, m), "create");
     ok(openrdma_push_register_region(m, 0, 'h1234, 'h1000_0000, 'h100_0000, 1), "region");
     ok(openrdma_push_host_json(m, 0, CREATE_QP), "create_qp");

@@ -38,6 +38,9 @@ pub const PMTU: u32 = 1024;
 /// A builder: its name, and the function that records it.
 pub type Builder = (&'static str, fn() -> Scenario);
 
+mod cq;
+mod keys;
+
 /// Every scenario of the corpus, in a stable order.
 pub fn all() -> Vec<Builder> {
     let mut all: Vec<Builder> = vec![
@@ -92,6 +95,8 @@ pub fn all() -> Vec<Builder> {
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
     ];
     all.extend(recovery::builders());
+    all.extend(cq::builders());
+    all.extend(keys::builders());
     all
 }
 
@@ -126,11 +131,28 @@ pub fn qp(me: u32, peer: u32, psn: u32) -> QpConfig {
         recv_flag_slots: 256,
         send_flag_base: 0x3000_0000 + u64::from(me) * 0x1_0000,
         send_flag_slots: 256,
+        send_cq: None,
+        recv_cq: None,
     }
 }
 
 fn region() -> Region {
     Region { rkey: RKEY, base: REGION, len: REGION_LEN, remote_write: true }
+}
+
+/// Registers the local memory of the device's templates ([`template`]) under their key,
+/// readable by the NIC (`TPL-KEY-001`).
+fn register_local(r: &mut Recorder) {
+    let t = template(0, WrOpcode::WRITE, true);
+    r.host(
+        0,
+        HostCommand::RegisterLocal(openrdma_sm::LocalRegion {
+            lkey: t.local_lkey,
+            base: t.local_base,
+            len: t.local_region_len,
+            local_read: true,
+        }),
+    );
 }
 
 /// Sets up the device (and the peer, if any) with one QP pair.
@@ -660,9 +682,15 @@ fn done(r: Recorder, end: u64) -> Scenario {
                 "FLAG-WRITE-001",
             ]),
             Body::Event { event: NicEvent::Completion(c) } => {
-                add.extend(["CQE-STATUS-001", "CQE-IMM-002"]);
+                // Every entry a device writes is validated on its own (scoreboard::entries):
+                // codes, reserved bits, and `imm` and `timestamp` without their flags.
+                add.extend(["CQE-STATUS-001", "CQE-IMM-002", "CQE-RESV-001", "CQE-TS-001"]);
                 if !c.entry.has_imm {
                     add.push("CQE-IMM-001");
+                }
+                if c.queue.is_some() {
+                    // Judged from its bytes, at its slot and address.
+                    add.extend(["CQE-LAYOUT-001", "CQE-RING-001", "CQE-RING-003", "CQE-ROUTE-001"]);
                 }
             }
             _ => {}
@@ -1707,6 +1735,7 @@ fn db_accept() -> Scenario {
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    register_local(&mut r);
     r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, false)));
     r.host(0, HostCommand::SetTemplate(template(4, WrOpcode::WRITE_WITH_IMM, true)));
     r.checks(&["TPL-EXPAND-002", "TPL-EXPAND-003", "TPL-EXPAND-004", "DB-LENGTH-001"]);
@@ -1756,6 +1785,7 @@ fn db_reject() -> Scenario {
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    register_local(&mut r);
     // Template 3: local slots wider than remote ones, so that a long token at the last
     // slot passes the remote region but not the local one; template 4 the reverse.
     let t3 = Template {
@@ -1841,6 +1871,7 @@ fn snd_nack_fatal() -> Scenario {
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    register_local(&mut r);
     r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
     r.checks(&["WWI-LIMIT-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, PMTU + 8, Some(0x10), true)));
@@ -2600,6 +2631,7 @@ fn db_bad_templates() -> Scenario {
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    register_local(&mut r);
     let base = |id: u16| template(id, WrOpcode::WRITE, true);
     let bad: [(&str, Template); 9] = [
         ("TPL-QPN-001", Template { qpn: Qpn::new(2), ..base(10) }),

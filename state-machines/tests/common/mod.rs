@@ -190,6 +190,8 @@ impl Pair {
                         recv_flag_slots: 1024,
                         send_flag_base: 0x9000_0000 + u64::from(me) * 0x10_0000,
                         send_flag_slots: 1 << 16,
+                        send_cq: None,
+                        recv_cq: None,
                     }),
                 )
                 .unwrap();

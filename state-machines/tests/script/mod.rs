@@ -22,8 +22,8 @@ use openrdma_codec::{
     RethRepr, SethRepr,
 };
 use openrdma_sm::{
-    CpuCommand, HostCommand, HostError, HostOrPeer, Nic, NicConfig, NicEvent, NicReport, Packet,
-    Payload, QpConfig, Region, Side, Timestamp, Transmit, WritePacket,
+    CpuCommand, HostCommand, HostError, HostOrPeer, LocalRegion, Nic, NicConfig, NicEvent,
+    NicReport, Packet, Payload, QpConfig, Region, Side, Timestamp, Transmit, WritePacket,
 };
 
 /// The local QP of every script.
@@ -40,6 +40,9 @@ pub const RKEY: u32 = 0xBEEF;
 pub const REGION_BASE: u64 = 0x10_0000;
 /// Length of the region.
 pub const REGION_LEN: u64 = 0x10_0000;
+/// The local key the scripts register over all of memory, readable by the NIC, for the
+/// templates' local regions (`TPL-KEY-001`).
+pub const LKEY: u32 = 0x1111;
 /// A registered region without remote-write access.
 pub const RKEY_RO: u32 = 0xCAFE;
 /// First byte of the read-only region.
@@ -84,6 +87,8 @@ pub fn qp_config(qpn: u32, peer: u32, initial_psn: u32, peer_initial_psn: u32) -
         recv_flag_slots: RECV_FLAG_SLOTS,
         send_flag_base: SEND_FLAG_BASE,
         send_flag_slots: SEND_FLAG_SLOTS,
+        send_cq: None,
+        recv_cq: None,
     }
 }
 
@@ -307,6 +312,12 @@ impl Script {
 
     /// A NIC with `cfg`, the regions of the scripts, and one QP.
     pub fn with_qp(cfg: NicConfig, qp: QpConfig) -> Script {
+        Self::with_setup(cfg, Vec::new(), qp)
+    }
+
+    /// A NIC with `cfg`, the regions of the scripts, the host commands `before` (completion
+    /// queues, say), and one QP.
+    pub fn with_setup(cfg: NicConfig, before: Vec<HostCommand>, qp: QpConfig) -> Script {
         let mut s = Script {
             nic: Nic::new(cfg).expect("valid configuration"),
             now: Timestamp::ZERO,
@@ -330,6 +341,16 @@ impl Script {
             remote_write: false,
         }))
         .expect("read-only region");
+        s.host(HostCommand::RegisterLocal(LocalRegion {
+            lkey: LKEY,
+            base: 0,
+            len: u64::MAX,
+            local_read: true,
+        }))
+        .expect("local key");
+        for cmd in before {
+            s.host(cmd).expect("set-up command");
+        }
         s.host(HostCommand::CreateQp(qp)).expect("QP");
         s.steps.clear();
         s
@@ -742,6 +763,20 @@ impl Script {
         let what = format!("{side:?} completion {status:?}");
         match self.next_event(&what) {
             NicEvent::Completion(c) if c.side == side && c.entry.status == status => c.entry,
+            other => self.fail(format!("expected {what}, got {other:?}")),
+        }
+    }
+
+    /// The next event is a completion of `side` with `status`; returns the whole event,
+    /// with where it was written.
+    pub fn expect_completion_event(
+        &mut self,
+        side: Side,
+        status: CompletionStatus,
+    ) -> openrdma_sm::CompletionEvent {
+        let what = format!("{side:?} completion {status:?}");
+        match self.next_event(&what) {
+            NicEvent::Completion(c) if c.side == side && c.entry.status == status => c,
             other => self.fail(format!("expected {what}, got {other:?}")),
         }
     }

@@ -1,0 +1,276 @@
+//! Completion queues (`spec/host-interface.md` section 5.3): where each entry goes in its
+//! ring and with which phase, the consumer register, a full queue, the queue of each side
+//! and of each rejected token. Every entry here is judged from the 32 bytes the device
+//! wrote, at the slot and address it wrote them.
+
+use openrdma_sm::CqConfig;
+
+use super::*;
+
+pub(super) fn builders() -> Vec<Builder> {
+    vec![
+        ("ret-cq-wrap", ret_cq_wrap),
+        ("ret-cq-overflow", ret_cq_overflow),
+        ("rcv-cq-receive", rcv_cq_receive),
+        ("db-reject-queues", db_reject_queues),
+    ]
+}
+
+/// Slot 0 of the first completion queue of these scenarios; the others follow at 64 KiB.
+const CQ_BASE: u64 = 0x5000_0000;
+
+fn create_cq(r: &mut Recorder, cq: u32, entries: u32) {
+    let base = CQ_BASE + u64::from(cq - 1) * 0x1_0000;
+    r.host(0, HostCommand::CreateCq(CqConfig { cq, base, entries }));
+}
+
+/// Device QP `me`, facing peer QP `peer`, reporting to `send_cq` and `recv_cq`.
+fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig {
+    QpConfig {
+        evs: v4_evs(me, 4),
+        send_cq: Some(send_cq),
+        recv_cq: Some(recv_cq),
+        ..qp(me, peer, 0)
+    }
+}
+
+/// Injects a SACK of everything up to `psn` and the transport ACK of MSN `msn` to device QP
+/// `me`, whose peer is `peer`; the SACK travels on the EV the device used for `psn`.
+fn acknowledge(r: &mut Recorder, at: u64, me: u32, peer: u32, psn: u32, msn: u16) {
+    r.run_until(at);
+    let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
+    let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
+    r.inject(at, port_of(ev, 4), ev, &sack);
+    r.inject(at, 0, 0xA000_0000, &edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me));
+}
+
+/// Six completions in a queue of four: the ring wraps and the phase flips.
+fn ret_cq_wrap() -> Scenario {
+    let mut r = sender_with(
+        "ret-cq-wrap",
+        "The device's QP reports to a completion queue of four entries. Six signaled \
+         Writes are acknowledged one by one; after the fourth completion the consumer \
+         releases two entries through the consumer register. Entries 0 to 3 go to slots 0 \
+         to 3 with phase 1, entries 4 and 5 to slots 0 and 1 with phase 0, each at the \
+         queue's base plus 32 bytes a slot, as one aligned 32-byte write laid out as table 7 \
+         with its reserved bits 0 and the NIC's clock in its timestamp.",
+        &[
+            "CQE-RING-001",
+            "CQE-RING-003",
+            "CQE-RING-004",
+            "CQE-ROUTE-001",
+            "CQE-LAYOUT-001",
+            "CQE-RESV-001",
+            "CQE-TS-001",
+            "CQE-SEND-001",
+            "CQE-SEND-003",
+        ],
+        |m| {
+            m.requires.insert(Capability::CompletionQueues);
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(&mut r, 1, 4);
+    r.host(0, HostCommand::CreateQp(qp_on(DUT_QP, PEER_QP, 1, 1)));
+    for k in 0..6 {
+        r.host(1_000, HostCommand::PostWrite(wr(k, 64, None, true)));
+    }
+    let mut at = 3_000;
+    for k in 0..6u32 {
+        if k == 4 {
+            r.host(at, HostCommand::CqConsumer { cq: 1, consumed: 2 });
+            r.checks(&["CQE-RING-001", "CQE-RING-004"]);
+        } else if k < 4 {
+            r.checks(&["CQE-RING-001", "CQE-LAYOUT-001", "CQE-SEND-001"]);
+        }
+        acknowledge(&mut r, at, DUT_QP, PEER_QP, k, k as u16);
+        at += 1_000;
+    }
+    done(r, at + 10_000)
+}
+
+/// A full queue stops, and every QP that reports to it, and only those, enters the error
+/// state.
+fn ret_cq_overflow() -> Scenario {
+    let mut r = sender_with(
+        "ret-cq-overflow",
+        "Per-QP retirement. QPs A and B report to a completion queue of two entries, QP C \
+         to a queue of its own. A sends three signaled Writes and B one; one transport ACK \
+         completes A's three: the first two entries fill the queue, the third finds no free \
+         slot and is not written, though its flag is. Once that input is handled, A and B \
+         enter the error state, each reported with the cause CQE-RING-004, and B's pending \
+         message completes FLUSHED (its flag written, its entry not). C is unaffected: its \
+         message completes later into its own queue. The consumer's later release does not \
+         restart the stopped queue.",
+        &[
+            "CQE-RING-004",
+            "CQE-RING-005",
+            "CQE-RING-001",
+            "CQE-ROUTE-001",
+            "RET-ERR-002",
+            "RET-FLUSH-001",
+            "REC-IF-009",
+            "FLAG-SEND-001",
+            "CQE-SEND-001",
+            "CQE-LAYOUT-001",
+        ],
+        |m| {
+            m.nic.retirement = RetirementMode::PerQp;
+            m.requires.insert(Capability::PerQpRetirement);
+            m.requires.insert(Capability::CompletionQueues);
+        },
+    );
+    let (a, b, c) = (DUT_QP, DUT_QP + 1, DUT_QP + 2);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(&mut r, 1, 2);
+    create_cq(&mut r, 2, 4);
+    r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
+    r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 1, 1)));
+    r.host(0, HostCommand::CreateQp(qp_on(c, PEER_QP + 2, 2, 2)));
+    for k in 0..3 {
+        r.host(1_000, HostCommand::PostWrite(wr(k, 64, None, true)));
+    }
+    let on = |qpn: u32, k: u32| WorkRequest { qpn: Qpn::new(qpn), ..wr(k, 64, None, true) };
+    r.host(1_000, HostCommand::PostWrite(on(b, 10)));
+    r.host(1_000, HostCommand::PostWrite(on(c, 20)));
+    r.checks(&["CQE-RING-004", "RET-ERR-002", "RET-FLUSH-001"]);
+    r.run_until(3_000);
+    let ev = r.sent_ev(PEER_QP, 2).expect("sent");
+    r.inject(3_000, port_of(ev, 4), ev, &sack_in(2, 0, 2, WireMark::NONE, ev));
+    r.inject(3_000, 0, 0xA000_0000, &ack_in(2, 2, AethRepr::ACK_UNLIMITED_CREDIT));
+    r.checks(&["CQE-RING-004"]);
+    r.host(4_000, HostCommand::CqConsumer { cq: 1, consumed: 2 });
+    r.checks(&["CQE-ROUTE-001", "CQE-RING-001"]);
+    acknowledge(&mut r, 5_000, c, PEER_QP + 2, 0, 0);
+    done(r, 20_000)
+}
+
+/// Receive completions go to the receive queue; a full one fails the QP.
+fn rcv_cq_receive() -> Scenario {
+    let mut r = responder_with(
+        "rcv-cq-receive",
+        "The device's QP reports to a send completion queue of four entries and a receive \
+         completion queue of two. Write-with-Immediate messages 0, 2 and 3 write receive \
+         completions into the receive queue (slots 0, 1, then 0 with phase 0, after the \
+         consumer released one entry); the plain Write 1 writes none. Message 4 retires, with \
+         its flag and its acknowledgement, but its completion finds the queue full and is not \
+         written: the QP then enters the error state (cause CQE-RING-004) and discards \
+         message 5 without a response.",
+        &[
+            "CQE-ROUTE-001",
+            "CQE-RING-001",
+            "CQE-RING-003",
+            "CQE-RING-004",
+            "CQE-RING-005",
+            "CQE-LAYOUT-001",
+            "CQE-RESV-001",
+            "CQE-RECV-001",
+            "RET-ERR-002",
+            "REC-IF-009",
+            "RCV-QP-002",
+        ],
+        |m| {
+            m.requires.insert(Capability::WriteImmediate);
+            m.requires.insert(Capability::CompletionQueues);
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(&mut r, 1, 4);
+    create_cq(&mut r, 2, 2);
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            send_cq: Some(1),
+            recv_cq: Some(2),
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    let mut at = 1_000;
+    for m in 0..6u16 {
+        if m == 3 {
+            r.host(at, HostCommand::CqConsumer { cq: 2, consumed: 1 });
+        }
+        let checks: &[&str] = match m {
+            0 | 2 => &["CQE-ROUTE-001", "CQE-RING-001", "CQE-LAYOUT-001"],
+            1 => &["CQE-RECV-001"],
+            3 => &["CQE-RING-001", "CQE-RING-004"],
+            4 => &["CQE-RING-004", "CQE-RING-005", "RET-ERR-002"],
+            _ => &["RCV-QP-002"],
+        };
+        r.checks(checks);
+        let (opcode, imm) = match m {
+            1 => (Opcode::MRC_WRITE_ONLY, None),
+            _ => (Opcode::MRC_WRITE_ONLY_IMM, Some(0xC0DE_0000 + u32::from(m))),
+        };
+        let base = REGION + u64::from(m) * 0x1000;
+        // METH-RQMSN-001: the plain Write 1 carries the RQMSN of the next Write-with-Immediate.
+        let rqmsn = 1 + (0..m).filter(|&x| x != 1).count() as u16;
+        let p =
+            edit(write(u32::from(m), m, opcode, 0, 64, 64, base, imm), |w| w.meth.rqmsn = rqmsn);
+        r.inject(at, m % 4, 0xA000_0001 + (u32::from(m) << 16), &p);
+        at += 1_000;
+    }
+    done(r, at + 10_000)
+}
+
+/// The completion of a rejected token goes to the send queue of the template's QP, or to
+/// the device error queue when the rejection names no template.
+fn db_reject_queues() -> Scenario {
+    let mut r = sender_with(
+        "db-reject-queues",
+        "Per-QP retirement. QP A reports to completion queue 1 and QP B to queue 3; queue 2 \
+         is the device error queue. Template 3 sends on A, template 4 on B. Tokens with a \
+         bad version or an unknown template complete into the error queue; a stale seq on \
+         template 3 into A's queue; a seq gap and an index out of range on template 4 into \
+         B's queue; the accepted tokens' completions into their QPs' queues, each queue \
+         counting its own slots.",
+        &[
+            "CQE-REJECT-002",
+            "CQE-REJECT-001",
+            "CQE-ROUTE-001",
+            "CQE-RING-001",
+            "CQE-LAYOUT-001",
+            "CQE-RESV-001",
+            "CQE-OPCODE-001",
+            "DB-ACCEPT-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.nic.retirement = RetirementMode::PerQp;
+            m.requires.insert(Capability::PerQpRetirement);
+            m.requires.insert(Capability::Doorbell);
+            m.requires.insert(Capability::CompletionQueues);
+        },
+    );
+    let (a, b) = (DUT_QP, DUT_QP + 1);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    register_local(&mut r);
+    create_cq(&mut r, 1, 8);
+    create_cq(&mut r, 2, 4);
+    create_cq(&mut r, 3, 8);
+    r.host(0, HostCommand::SetErrorCq { cq: 2 });
+    r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
+    r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 3, 3)));
+    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    let t4 = Template { qpn: Qpn::new(b), ..template(4, WrOpcode::WRITE, true) };
+    r.host(0, HostCommand::SetTemplate(t4));
+    let mut at = 1_000;
+    let mut ring = |r: &mut Recorder, checks: &[&str], token: u64| {
+        r.checks(checks);
+        r.host(at, HostCommand::Doorbell { token });
+        at += 500;
+    };
+    let bad_version =
+        DoorbellToken { version: 0, template: 3, seq: 0, index: 0, length_units: 1 }.to_u64();
+    ring(&mut r, &["DB-ACCEPT-001"], token(3, 0, 0, 1));
+    ring(&mut r, &["CQE-REJECT-002", "CQE-OPCODE-001"], bad_version);
+    ring(&mut r, &["CQE-REJECT-002", "CQE-OPCODE-001"], token(9, 0, 0, 1));
+    ring(&mut r, &["CQE-REJECT-002", "CQE-REJECT-001"], token(3, 0, 1, 1));
+    ring(&mut r, &["CQE-REJECT-002", "CQE-REJECT-001"], token(4, 5, 0, 1));
+    ring(&mut r, &["CQE-REJECT-002", "CQE-REJECT-001"], token(4, 0, 16, 1));
+    ring(&mut r, &["DB-ACCEPT-001"], token(4, 0, 0, 1));
+    r.checks(&["CQE-ROUTE-001", "CQE-SEND-001"]);
+    acknowledge(&mut r, 6_000, a, PEER_QP, 0, 0);
+    acknowledge(&mut r, 7_000, b, PEER_QP + 1, 0, 0);
+    done(r, 20_000)
+}
