@@ -39,7 +39,10 @@ pub enum HostCommand {
     CreateQp(QpConfig),
     /// Register a memory region for remote writes.
     RegisterRegion(Region),
-    /// Install (or replace) a doorbell template.
+    /// Install a doorbell template, replacing any under its ID, or disable or re-enable
+    /// one: a template equal to the installed one but for `enabled` keeps the expected
+    /// sequence number; any other installs the template and sets it to 0
+    /// (`TPL-INSTALL-003`). The change takes effect before the next input (`TPL-INSTALL-002`).
     SetTemplate(Template),
     /// The GPU's 8-byte doorbell token, as the little-endian 64-bit value it stored.
     Doorbell {

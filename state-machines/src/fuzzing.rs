@@ -1632,8 +1632,17 @@ impl Doorbells {
             }
             (Ok(()), Ok(())) => {
                 assert_eq!(t.qpn, Qpn::new(LQP), "a template for an unknown QP was installed");
-                // TPL-INSTALL-003: re-installation keeps the expected seq.
-                let seq = self.installed.get(&t.template_id).map_or(0, |s| s.1);
+                // TPL-INSTALL-003: disabling or re-enabling keeps the expected seq; any
+                // other installation, under a new ID or one in use, sets it to 0.
+                let seq = match self.installed.get(&t.template_id) {
+                    Some((old, seq))
+                        if old.enabled != t.enabled
+                            && Template { enabled: t.enabled, ..*old } == t =>
+                    {
+                        *seq
+                    }
+                    _ => 0,
+                };
                 self.installed.insert(t.template_id, (t, seq));
             }
             (v, r) => panic!("SetTemplate: validate {v:?} but the NIC answered {r:?}"),
@@ -1821,7 +1830,13 @@ pub fn doorbell(data: &[u8]) {
             }
             6 => d.ring(inp.u64()),
             _ => {
-                current = template_from(&mut inp);
+                // Disable or re-enable the current template (its seq stays), or install
+                // another (its seq starts at 0).
+                current = if inp.u8() & 1 == 0 {
+                    Template { enabled: !current.enabled, ..current }
+                } else {
+                    template_from(&mut inp)
+                };
                 d.install(current);
             }
         }

@@ -127,6 +127,14 @@ pub struct Nic {
     last_qp: Option<(u32, usize)>,
 }
 
+/// Whether `new` is `old` disabled or re-enabled: every field but `enabled` is the same and
+/// `enabled` differs. Such a change keeps the template's expected sequence number; any other
+/// `SetTemplate` installs the template, again if its ID is in use, and sets it to 0
+/// (`TPL-INSTALL-003`, `DB-SEQ-001`, `DB-SEQ-004`).
+fn only_enabled_differs(old: &Template, new: &Template) -> bool {
+    old.enabled != new.enabled && Template { enabled: new.enabled, ..*old } == *new
+}
+
 /// Capacity of a shared retirement domain, in messages.
 const SHARED_DOMAIN_CAPACITY: u16 = 4096;
 
@@ -292,7 +300,12 @@ impl Nic {
                 if self.qp_idx(t.qpn).is_none() {
                     return Err(ApiMisuse::UnknownQp(t.qpn).into());
                 }
-                let expected_seq = self.templates.get(&t.template_id).map_or(0, |s| s.expected_seq);
+                let expected_seq = match self.templates.get(&t.template_id) {
+                    Some(s) if only_enabled_differs(&s.template, &t) => s.expected_seq,
+                    _ => 0,
+                };
+                // TPL-INSTALL-002: the table entry is replaced whole, between two host
+                // inputs, so every token is expanded from one version of the template.
                 self.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
             }
             HostCommand::Doorbell { token } => self.doorbell(token)?,

@@ -1155,6 +1155,44 @@ fn db_reject_001_every_rejection() {
     s.expect_no_tx();
 }
 
+/// TPL-INSTALL-003, DB-SEQ-001, DB-SEQ-004: disabling and re-enabling a template keeps
+/// its expected seq; installing it again, even unchanged, or with other fields, sets the
+/// expected seq to 0, which is how software lets a producer start over.
+#[test]
+fn tpl_install_003_reinstall_resets_the_seq_and_enable_keeps_it() {
+    let mut s = Script::sender();
+    s.host(HostCommand::SetTemplate(template())).expect("template installs");
+    s.doorbell(DoorbellToken::new(5, 0, 0, 1).to_u64()).expect("seq 0 accepted");
+    s.doorbell(DoorbellToken::new(5, 1, 1, 1).to_u64()).expect("seq 1 accepted");
+    s.take_tx();
+    s.drop_reports();
+    // Disabled, then enabled again: the seq stays at 2.
+    s.host(HostCommand::SetTemplate(Template { enabled: false, ..template() })).expect("off");
+    s.host(HostCommand::SetTemplate(template())).expect("on");
+    s.doorbell(DoorbellToken::new(5, 2, 2, 1).to_u64()).expect("seq 2 accepted");
+    s.take_tx();
+    s.drop_reports();
+    // Installed again, unchanged: the seq starts over.
+    s.host(HostCommand::SetTemplate(template())).expect("reinstalled");
+    let stale = DoorbellToken::new(5, 3, 3, 1).to_u64();
+    assert_eq!(
+        s.doorbell(stale).map_err(|e| e.requirement()),
+        Err("DB-SEQ-003"),
+        "after a reinstallation seq 3 is ahead of 0"
+    );
+    s.expect_completion(Side::Requester, CompletionStatus::SEQ_GAP);
+    s.doorbell(DoorbellToken::new(5, 0, 3, 1).to_u64()).expect("seq 0 accepted again");
+    s.take_tx();
+    s.drop_reports();
+    // Installed with another field changed, and disabled at once: also an installation.
+    let other = Template { enabled: false, remote_stride: 0x800, ..template() };
+    s.host(HostCommand::SetTemplate(other)).expect("installed disabled");
+    s.host(HostCommand::SetTemplate(Template { enabled: true, ..other })).expect("enabled");
+    s.doorbell(DoorbellToken::new(5, 0, 4, 1).to_u64()).expect("seq 0 after the install");
+    let (_, w) = s.expect_data(4, ONLY);
+    assert_eq!(w.reth.va, REGION_BASE + 4 * 0x800, "expanded from the new template");
+}
+
 // =========================================================================================
 // Recovery split
 // =========================================================================================
