@@ -27,6 +27,11 @@
 //!   expected order with the expected values (`RET-ORDER-001`, `RET-FLAG-001`,
 //!   `CQE-*`), each no later than its time plus the tolerance; a completion's timestamp is
 //!   not compared.
+//! * **The order across kinds** ([`order`]): the list of a device's outputs is its
+//!   visibility order; a completion entry comes before the flag of its message or work
+//!   request, the sender flag is a work request's last write and no data packet of the
+//!   message follows it, and the flags a write makes due come before what the next input
+//!   causes (`FLAG-ORDER-002`, `ORD-SEND-*`, `RET-ORDER-002`).
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, and one
 //!   `Retransmitted` for every retransmission the device sent.
@@ -47,7 +52,10 @@ use serde::Serialize;
 use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, Direction, Record, Scenario};
 
+mod order;
 mod sacks;
+
+pub use order::requirements as order_requirements;
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -585,6 +593,10 @@ fn judge_all(
             }
         }
     }
+
+    // The order of the device's writes (CONF-CMP-013), before the unexpected packets: a
+    // data packet after its message's sender flag is reported as that first.
+    order::judge(scenario, observed, &peer_map(scenario), &mut div);
 
     // Unexpected data, NACK, ACK and probe packets.
     let acked_msns: Vec<(u32, u32)> = exp_frames

@@ -5,6 +5,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
@@ -12,7 +13,7 @@ use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
-use openrdma_sm::{CpuCommand, EvState, NicEvent, Timestamp};
+use openrdma_sm::{CpuCommand, EvState, FlagWrite, NicEvent, NicReport, Side, Timestamp};
 
 /// One wrong behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,13 @@ enum Fault {
     AnyUdpPort,
     /// IPv6 packets without a UDP checksum are dropped.
     RejectsZeroUdpChecksumV6,
+    /// The responder writes a receive completion after its message's retirement flag.
+    RecvCqeAfterFlag,
+    /// The retirement engine retires one message per input: of the messages one write
+    /// makes retirable, the others wait for the next input.
+    RetireOnePerInput,
+    /// A QP's failure flushes the work requests it already completed once more.
+    FlushRewritesCompleted,
 }
 
 struct Mutant {
@@ -72,6 +80,10 @@ struct Mutant {
     inner: ReferenceDevice,
     seen: HashSet<(u32, u32)>,
     dup_at: BTreeSet<u64>,
+    /// Sender flags written so far (FlushRewritesCompleted).
+    flags: Vec<FlagWrite>,
+    /// Retirement flags waiting for the next input (RetireOnePerInput).
+    held: Vec<TimedOutput>,
 }
 
 impl Mutant {
@@ -81,6 +93,8 @@ impl Mutant {
             inner: ReferenceDevice::new(),
             seen: HashSet::new(),
             dup_at: BTreeSet::new(),
+            flags: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -207,6 +221,51 @@ impl Mutant {
         f.to_bytes().ok()
     }
 
+    /// Reorders or adds outputs, for the faults of the order of writes.
+    fn rewrite(&mut self, out: Vec<TimedOutput>) -> Vec<TimedOutput> {
+        let mut res: Vec<TimedOutput> = Vec::with_capacity(out.len());
+        for o in out {
+            match (&self.fault, &o.output) {
+                (Fault::RecvCqeAfterFlag, Output::Event { event: NicEvent::FlagWrite(f) })
+                    if f.side == Side::Responder =>
+                {
+                    // Before the receive completion of the same message, if it is just out.
+                    let k = res.iter().rposition(|x| {
+                        matches!(&x.output, Output::Event { event: NicEvent::Completion(c) }
+                            if c.side == Side::Responder && c.entry.msn == f.msn)
+                    });
+                    match k {
+                        Some(k) => res.insert(k, o),
+                        None => res.push(o),
+                    }
+                }
+                (
+                    Fault::FlushRewritesCompleted,
+                    Output::Event { event: NicEvent::FlagWrite(f) },
+                ) if f.side == Side::Requester => {
+                    self.flags.push(*f);
+                    res.push(o);
+                }
+                (
+                    Fault::FlushRewritesCompleted,
+                    Output::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) },
+                ) => {
+                    // Every flag the QP wrote before is written again, FLUSHED.
+                    let at = o.at;
+                    let flushed = FlagRepr::sender(0, CompletionStatus::FLUSHED, 0).to_u64();
+                    for f in self.flags.iter().filter(|f| f.qpn == *qpn) {
+                        let value = (f.value & 0xFFFF_0000_0000_0000) | flushed;
+                        let event = NicEvent::FlagWrite(FlagWrite { value, ..*f });
+                        res.push(TimedOutput { at, output: Output::Event { event } });
+                    }
+                    res.push(o);
+                }
+                _ => res.push(o),
+            }
+        }
+        res
+    }
+
     fn output(&self, o: &TimedOutput) -> bool {
         if let Output::Event { event: NicEvent::Completion(c) } = &o.output {
             let rejected = (0x01..=0x0F).contains(&c.entry.status.0);
@@ -247,6 +306,8 @@ impl Device for Mutant {
         }
         self.seen.clear();
         self.dup_at.clear();
+        self.flags.clear();
+        self.held.clear();
         self.inner.start(&m)
     }
 
@@ -256,8 +317,51 @@ impl Device for Mutant {
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
         let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
-        let out = self.inner.advance(inputs, until)?;
+        let out = if self.fault == Fault::RetireOnePerInput {
+            self.one_input_at_a_time(inputs, until)?
+        } else {
+            self.inner.advance(inputs, until)?
+        };
+        let out = self.rewrite(out);
         Ok(out.into_iter().filter(|o| self.output(o)).collect())
+    }
+}
+
+impl Mutant {
+    /// RetireOnePerInput: each input on its own; of the retirement flags one input causes,
+    /// the first is written at once and the others after the outputs of the next input.
+    fn one_input_at_a_time(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let mut out = Vec::new();
+        let mut step = |this: &mut Self, batch: Vec<TimedInput>, at: Timestamp| {
+            let mut flags = 0;
+            let mut later = Vec::new();
+            for o in this.inner.advance(batch, at)? {
+                let retirement = matches!(&o.output,
+                    Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder);
+                if retirement {
+                    flags += 1;
+                    if flags > 1 {
+                        later.push(o);
+                        continue;
+                    }
+                }
+                out.push(o);
+            }
+            for h in std::mem::replace(&mut this.held, later) {
+                out.push(TimedOutput { at, output: h.output });
+            }
+            Ok::<(), DeviceError>(())
+        };
+        for i in inputs {
+            let at = i.at;
+            step(self, vec![i], at)?;
+        }
+        step(self, Vec::new(), until)?;
+        Ok(out)
     }
 }
 
@@ -300,6 +404,9 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::ProcessesFragments, &["rcv-lenient"]),
         (Fault::AnyUdpPort, &["rcv-lenient"]),
         (Fault::RejectsZeroUdpChecksumV6, &["rcv-lenient-v6"]),
+        (Fault::RecvCqeAfterFlag, &["rcv-in-order-v4", "rcv-wwi-order"]),
+        (Fault::RetireOnePerInput, &["ret-burst-before-next-input"]),
+        (Fault::FlushRewritesCompleted, &["snd-ack-nak"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();

@@ -20,6 +20,8 @@ use crate::record::{Path, Recorder};
 use crate::reference::port_of;
 use crate::scenario::{Body, Capability, Link, Manifest, Scenario};
 
+mod order;
+
 /// The device's QPs in the corpus.
 pub const DUT_QP: u32 = 0x11;
 /// The peer's QPs.
@@ -38,7 +40,7 @@ pub type Builder = (&'static str, fn() -> Scenario);
 
 /// Every scenario of the corpus, in a stable order.
 pub fn all() -> Vec<Builder> {
-    vec![
+    let mut all: Vec<Builder> = vec![
         ("rcv-in-order-v4", rcv_in_order_v4),
         ("rcv-in-order-v6", rcv_in_order_v6),
         ("rcv-last-packet-first", rcv_last_packet_first),
@@ -88,7 +90,9 @@ pub fn all() -> Vec<Builder> {
         ("snd-single-loss", || snd_loss("snd-single-loss", &[3])),
         ("snd-double-loss", || snd_loss("snd-double-loss", &[3, 4])),
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
-    ]
+    ];
+    all.extend(order::builders());
+    all
 }
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
@@ -520,7 +524,8 @@ fn rcv_retirement(name: &str, mode: RetirementMode) -> Scenario {
 /// for every scenario whose expected records hold what they concern: the layout of each
 /// header in an expected frame (its fields are compared exactly), the ICRC of every frame
 /// (recomputed by the decoder), the completion-flag word of every expected flag (compared
-/// whole, at its address) and the fields of every expected completion.
+/// whole, at its address), the fields of every expected completion, and the order of the
+/// writes of one message or work request (`scoreboard::order_requirements`).
 ///
 /// A responder scenario requires `retirement` only when a requirement its builder names
 /// concerns retirement (flags, completions, transport acknowledgements, message tracking):
@@ -626,6 +631,14 @@ fn done(r: Recorder, end: u64) -> Scenario {
             _ => {}
         }
     }
+    // The order of the device's writes, where the expected records hold writes to order
+    // (CONF-CMP-013); the responder's only where the scenario judges retirement.
+    let judges_retirement = s.manifest.requires.contains(&Capability::Retirement);
+    add.extend(
+        crate::scoreboard::order_requirements(&s)
+            .into_iter()
+            .filter(|id| judges_retirement || id.starts_with("ORD-SEND-")),
+    );
     for id in add {
         if !s.manifest.requirements.iter().any(|r| r == id) {
             s.manifest.requirements.push(id.to_string());
