@@ -2,10 +2,10 @@
 //! device with one behaviour wrong at its boundary (an input it misreads, an output it
 //! loses, a parameter it ignores), and must fail the scenarios named with it.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use openrdma_codec::frame::{IpRepr, decode};
-use openrdma_codec::host::{CompletionStatus, FlagRepr};
+use openrdma_codec::host::{CompletionStatus, DoorbellToken, FlagRepr, Template};
 use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
@@ -13,7 +13,9 @@ use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
-use openrdma_sm::{CpuCommand, EvState, FlagWrite, NicEvent, NicReport, Side, Timestamp};
+use openrdma_sm::{
+    CpuCommand, EvState, FlagWrite, HostCommand, NicEvent, NicReport, Side, Timestamp,
+};
 
 /// One wrong behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +75,13 @@ enum Fault {
     RetireOnePerInput,
     /// A QP's failure flushes the work requests it already completed once more.
     FlushRewritesCompleted,
+    /// A template change is torn: the token right after it, at the same instant, is
+    /// expanded with the new local side but the old remote side.
+    TemplateTorn,
+    /// A template change at the same instant as the next token takes effect after it.
+    TemplateChangeLate,
+    /// Template IDs are truncated to the 12 bits a token can name.
+    TruncatesTemplateIds,
 }
 
 struct Mutant {
@@ -84,6 +93,10 @@ struct Mutant {
     flags: Vec<FlagWrite>,
     /// Retirement flags waiting for the next input (RetireOnePerInput).
     held: Vec<TimedOutput>,
+    /// Templates installed, and the change (old, new) the next token is torn by, with the
+    /// instant it happened (TemplateTorn).
+    templates: HashMap<u16, Template>,
+    torn: Option<(u64, Template, Template)>,
 }
 
 impl Mutant {
@@ -95,6 +108,8 @@ impl Mutant {
             dup_at: BTreeSet::new(),
             flags: Vec::new(),
             held: Vec::new(),
+            templates: HashMap::new(),
+            torn: None,
         }
     }
 
@@ -109,6 +124,11 @@ impl Mutant {
                 if self.fault == Fault::RetransmitCommandIgnored =>
             {
                 return None;
+            }
+            Input::Host { command: HostCommand::SetTemplate(t) }
+                if self.fault == Fault::TruncatesTemplateIds =>
+            {
+                t.template_id &= 0xFFF;
             }
             Input::Cpu { command: CpuCommand::SetEvState { state, .. } }
                 if self.fault == Fault::DenyAsAssumedBad && *state == EvState::Denied =>
@@ -308,6 +328,8 @@ impl Device for Mutant {
         self.dup_at.clear();
         self.flags.clear();
         self.held.clear();
+        self.templates.clear();
+        self.torn = None;
         self.inner.start(&m)
     }
 
@@ -316,8 +338,22 @@ impl Device for Mutant {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
-        let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
-        let out = if self.fault == Fault::RetireOnePerInput {
+        let mut inputs: Vec<TimedInput> =
+            inputs.into_iter().filter_map(|i| self.input(i)).collect();
+        if self.fault == Fault::TemplateChangeLate {
+            // A change followed by a token at its instant is applied after the token.
+            for k in 1..inputs.len() {
+                let (a, b) = (&inputs[k - 1], &inputs[k]);
+                let change =
+                    matches!(a.input, Input::Host { command: HostCommand::SetTemplate(_) });
+                let token =
+                    matches!(b.input, Input::Host { command: HostCommand::Doorbell { .. } });
+                if change && token && a.at == b.at {
+                    inputs.swap(k - 1, k);
+                }
+            }
+        }
+        let out = if matches!(self.fault, Fault::RetireOnePerInput | Fault::TemplateTorn) {
             self.one_input_at_a_time(inputs, until)?
         } else {
             self.inner.advance(inputs, until)?
@@ -328,8 +364,11 @@ impl Device for Mutant {
 }
 
 impl Mutant {
-    /// RetireOnePerInput: each input on its own; of the retirement flags one input causes,
-    /// the first is written at once and the others after the outputs of the next input.
+    /// Each input on its own, for the faults that act on what one input causes.
+    ///
+    /// RetireOnePerInput: of the retirement flags one input causes, the first is written at
+    /// once and the others after the outputs of the next input. TemplateTorn: the packets
+    /// of the token right after a change of its template carry the old remote addresses.
     fn one_input_at_a_time(
         &mut self,
         inputs: Vec<TimedInput>,
@@ -337,9 +376,21 @@ impl Mutant {
     ) -> Result<Vec<TimedOutput>, DeviceError> {
         let mut out = Vec::new();
         let mut step = |this: &mut Self, batch: Vec<TimedInput>, at: Timestamp| {
+            let torn = this.tear(&batch);
             let mut flags = 0;
             let mut later = Vec::new();
-            for o in this.inner.advance(batch, at)? {
+            for mut o in this.inner.advance(batch, at)? {
+                if let (Some((old, new)), Output::Frame { bytes, .. }) = (&torn, &mut o.output) {
+                    if let Some(mut f) = decode(bytes).to_repr() {
+                        if let Some(r) = f.ext.reth.as_mut() {
+                            r.va = r.va - new.remote_base + old.remote_base;
+                            f.icrc = None;
+                            if let Ok(b) = f.to_bytes() {
+                                *bytes = b;
+                            }
+                        }
+                    }
+                }
                 let retirement = matches!(&o.output,
                     Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder);
                 if retirement {
@@ -362,6 +413,32 @@ impl Mutant {
         }
         step(self, Vec::new(), until)?;
         Ok(out)
+    }
+}
+
+impl Mutant {
+    /// TemplateTorn: the versions (old, new) that the token of `batch` is torn between,
+    /// when it is the first token after a change of its template at the same instant.
+    fn tear(&mut self, batch: &[TimedInput]) -> Option<(Template, Template)> {
+        if self.fault != Fault::TemplateTorn {
+            return None;
+        }
+        let i = batch.first()?;
+        match &i.input {
+            Input::Host { command: HostCommand::SetTemplate(t) } => {
+                let old = self.templates.insert(t.template_id, *t);
+                self.torn = old
+                    .filter(|o| Template { enabled: t.enabled, ..*o } != *t)
+                    .map(|o| (i.at.0, o, *t));
+                None
+            }
+            Input::Host { command: HostCommand::Doorbell { token } } => {
+                let (at, old, new) = self.torn.take()?;
+                let tok = DoorbellToken::from_u64(*token);
+                (at == i.at.0 && tok.template == new.template_id).then_some((old, new))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -407,6 +484,9 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::RecvCqeAfterFlag, &["rcv-in-order-v4", "rcv-wwi-order"]),
         (Fault::RetireOnePerInput, &["ret-burst-before-next-input"]),
         (Fault::FlushRewritesCompleted, &["snd-ack-nak"]),
+        (Fault::TemplateTorn, &["db-template-change"]),
+        (Fault::TemplateChangeLate, &["db-template-change"]),
+        (Fault::TruncatesTemplateIds, &["db-template-id"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();

@@ -21,6 +21,7 @@ use crate::reference::port_of;
 use crate::scenario::{Body, Capability, Link, Manifest, Scenario};
 
 mod order;
+mod templates;
 
 /// The device's QPs in the corpus.
 pub const DUT_QP: u32 = 0x11;
@@ -92,6 +93,7 @@ pub fn all() -> Vec<Builder> {
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
     ];
     all.extend(order::builders());
+    all.extend(templates::builders());
     all
 }
 
