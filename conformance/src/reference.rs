@@ -95,6 +95,7 @@ impl Device for ReferenceDevice {
             Responder,
             Requester,
             Doorbell,
+            DoorbellBus,
             Retirement,
             SharedRetirement,
             PerQpRetirement,

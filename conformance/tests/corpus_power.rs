@@ -82,6 +82,15 @@ enum Fault {
     TemplateChangeLate,
     /// Template IDs are truncated to the 12 bits a token can name.
     TruncatesTemplateIds,
+    /// Each doorbell register latches whatever bytes a write brings and rings with its 8
+    /// bytes after every write that touches it.
+    LatchesPartialWrites,
+    /// A doorbell write's bytes are read big-endian.
+    BigEndianDoorbell,
+    /// Only doorbell register 0 is decoded; writes to the others are lost.
+    FirstRegisterOnly,
+    /// Doorbell register r serves template r: the register, not the token, names it.
+    RegisterSelectsTemplate,
 }
 
 struct Mutant {
@@ -97,6 +106,8 @@ struct Mutant {
     /// instant it happened (TemplateTorn).
     templates: HashMap<u16, Template>,
     torn: Option<(u64, Template, Template)>,
+    /// The bytes each doorbell register holds (LatchesPartialWrites).
+    latches: HashMap<u32, [u8; 8]>,
 }
 
 impl Mutant {
@@ -110,6 +121,7 @@ impl Mutant {
             held: Vec::new(),
             templates: HashMap::new(),
             torn: None,
+            latches: HashMap::new(),
         }
     }
 
@@ -330,6 +342,7 @@ impl Device for Mutant {
         self.held.clear();
         self.templates.clear();
         self.torn = None;
+        self.latches.clear();
         self.inner.start(&m)
     }
 
@@ -338,6 +351,7 @@ impl Device for Mutant {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let inputs: Vec<TimedInput> = inputs.into_iter().flat_map(|i| self.bus(i)).collect();
         let mut inputs: Vec<TimedInput> =
             inputs.into_iter().filter_map(|i| self.input(i)).collect();
         if self.fault == Fault::TemplateChangeLate {
@@ -417,6 +431,47 @@ impl Mutant {
 }
 
 impl Mutant {
+    /// The tokens a doorbell write rings, as the faults of the bus read it; the reference
+    /// reads it as `DB-MMIO-002` and `DB-FORMAT-002` say.
+    fn bus(&mut self, i: TimedInput) -> Vec<TimedInput> {
+        let Input::Host { command: HostCommand::DoorbellWrite(w) } = &i.input else {
+            return vec![i];
+        };
+        let ring = |token: u64| TimedInput {
+            at: i.at,
+            input: Input::Host { command: HostCommand::Doorbell { token } },
+        };
+        match self.fault {
+            Fault::LatchesPartialWrites => {
+                let mut rung = Vec::new();
+                for (k, b) in w.bytes.iter().enumerate() {
+                    let pos = usize::from(w.offset) + k;
+                    let reg = w.register.wrapping_add((pos / 8) as u32);
+                    self.latches.entry(reg).or_default()[pos % 8] = *b;
+                    if !rung.contains(&reg) {
+                        rung.push(reg);
+                    }
+                }
+                rung.iter().map(|r| ring(u64::from_le_bytes(self.latches[r]))).collect()
+            }
+            Fault::BigEndianDoorbell => match <[u8; 8]>::try_from(w.bytes.as_slice()) {
+                Ok(b) if w.offset == 0 => vec![ring(u64::from_be_bytes(b))],
+                _ => vec![i],
+            },
+            Fault::FirstRegisterOnly if w.register != 0 => vec![],
+            Fault::RegisterSelectsTemplate => match w.token() {
+                Some(t) => {
+                    let tok = DoorbellToken::from_u64(t);
+                    vec![ring(
+                        DoorbellToken { template: w.register as u16 & 0xFFF, ..tok }.to_u64(),
+                    )]
+                }
+                None => vec![i],
+            },
+            _ => vec![i],
+        }
+    }
+
     /// TemplateTorn: the versions (old, new) that the token of `batch` is torn between,
     /// when it is the first token after a change of its template at the same instant.
     fn tear(&mut self, batch: &[TimedInput]) -> Option<(Template, Template)> {
@@ -487,6 +542,10 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::TemplateTorn, &["db-template-change"]),
         (Fault::TemplateChangeLate, &["db-template-change"]),
         (Fault::TruncatesTemplateIds, &["db-template-id"]),
+        (Fault::LatchesPartialWrites, &["db-bus-partial-writes"]),
+        (Fault::BigEndianDoorbell, &["db-bus-partial-writes", "db-bus-registers"]),
+        (Fault::FirstRegisterOnly, &["db-bus-registers"]),
+        (Fault::RegisterSelectsTemplate, &["db-bus-registers"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();

@@ -69,6 +69,9 @@ pub struct NicStats {
     pub messages_completed: u64,
     /// Packets dropped for a peer violation.
     pub violations: u64,
+    /// Writes to a doorbell register that carried no token, being shorter than 8 bytes,
+    /// unaligned or longer than one register, and were ignored (`DB-MMIO-002`).
+    pub ignored_doorbell_writes: u64,
 }
 
 /// A QP: its configuration, requester and responder.
@@ -310,6 +313,11 @@ impl Nic {
             }
             HostCommand::Doorbell { token } => self.doorbell(token)?,
             HostCommand::PostWrite(wr) => self.post(wr)?,
+            HostCommand::DoorbellWrite(w) => match w.token() {
+                Some(token) => self.doorbell(token)?,
+                // DB-MMIO-002: no token, so nothing to act on; counted, no completion.
+                None => self.stats.ignored_doorbell_writes += 1,
+            },
         }
         Ok(())
     }

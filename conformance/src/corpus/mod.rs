@@ -20,6 +20,7 @@ use crate::record::{Path, Recorder};
 use crate::reference::port_of;
 use crate::scenario::{Body, Capability, Link, Manifest, Scenario};
 
+mod doorbell_bus;
 mod order;
 mod templates;
 
@@ -94,6 +95,7 @@ pub fn all() -> Vec<Builder> {
     ];
     all.extend(order::builders());
     all.extend(templates::builders());
+    all.extend(doorbell_bus::builders());
     all
 }
 
