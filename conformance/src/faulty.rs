@@ -49,6 +49,7 @@ enum Fault {
     SackEveryPacket,
     SackCoalesce8,
     ReceiverBlock,
+    TokenOnlyDoorbell,
 }
 
 /// Every faulty device.
@@ -159,6 +160,13 @@ pub const VARIANTS: &[Kind] = &[
                       and ipv6, and writes no flags, completions, transport ACKs or reports",
         breaks: "",
         fault: Fault::ReceiverBlock,
+    },
+    Kind {
+        name: "token-only-doorbell",
+        description: "a device whose harness passes doorbells only as whole tokens: claims \
+                      everything but doorbell-bus",
+        breaks: "",
+        fault: Fault::TokenOnlyDoorbell,
     },
 ];
 
@@ -474,6 +482,11 @@ impl Device for FaultyDevice {
         match self.kind.fault {
             Fault::ReceiverBlock => {
                 [Capability::Responder, Capability::Ipv4, Capability::Ipv6].into_iter().collect()
+            }
+            Fault::TokenOnlyDoorbell => {
+                let mut caps = self.inner.capabilities();
+                caps.remove(&Capability::DoorbellBus);
+                caps
             }
             _ => self.inner.capabilities(),
         }

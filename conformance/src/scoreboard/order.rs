@@ -55,8 +55,8 @@ enum Item {
 /// A rule of CONF-CMP-013.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Rule {
-    RecvCompletionAfterFlag,
-    SendCompletionAfterFlag,
+    RecvEntryLate,
+    SendEntryLate,
     WriteAfterSendFlag,
     DataAfterSendFlag,
 }
@@ -64,8 +64,8 @@ enum Rule {
 impl Rule {
     fn requirement(self) -> &'static str {
         match self {
-            Rule::RecvCompletionAfterFlag => "FLAG-ORDER-002",
-            Rule::SendCompletionAfterFlag => "ORD-SEND-001",
+            Rule::RecvEntryLate => "FLAG-ORDER-002",
+            Rule::SendEntryLate => "ORD-SEND-001",
             Rule::WriteAfterSendFlag => "ORD-SEND-003",
             Rule::DataAfterSendFlag => "ORD-SEND-002",
         }
@@ -131,7 +131,7 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
         match item {
             Item::SendCompletion(k) => match send_flagged.get(k) {
                 // Its only completion, after its flag: the entry came too late.
-                Some(0) => breach(Rule::SendCompletionAfterFlag, Key::Wr(*k)),
+                Some(0) => breach(Rule::SendEntryLate, Key::Wr(*k)),
                 // A second completion, after the flag.
                 Some(_) => breach(Rule::WriteAfterSendFlag, Key::Wr(*k)),
                 None => *completions.entry(*k).or_default() += 1,
@@ -148,7 +148,7 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
                 breach(Rule::DataAfterSendFlag, Key::Msg(*m))
             }
             Item::RecvCompletion(m) if recv_flagged.contains(m) => {
-                breach(Rule::RecvCompletionAfterFlag, Key::Msg(*m))
+                breach(Rule::RecvEntryLate, Key::Msg(*m))
             }
             Item::RecvFlag(m) => {
                 recv_flagged.insert(*m);
@@ -200,7 +200,7 @@ pub(super) fn judge(
         }
         // A completion after the flag of a work request that has none: not a late entry
         // but a write after the last one.
-        if let (Rule::SendCompletionAfterFlag, Key::Wr(k)) = (b.rule, b.key) {
+        if let (Rule::SendEntryLate, Key::Wr(k)) = (b.rule, b.key) {
             if !with_completion.contains(&k) {
                 b.rule = Rule::WriteAfterSendFlag;
             }
@@ -246,10 +246,10 @@ fn describe(b: Breach, e: &NicEvent) -> String {
     };
     let kind = if matches!(e, NicEvent::FlagWrite(_)) { "flag" } else { "completion entry" };
     match b.rule {
-        Rule::RecvCompletionAfterFlag => {
+        Rule::RecvEntryLate => {
             format!("the receive completion of {whose} came after its retirement flag")
         }
-        Rule::SendCompletionAfterFlag => {
+        Rule::SendEntryLate => {
             format!("the completion entry of {whose} came after its sender flag")
         }
         _ => {
@@ -371,11 +371,7 @@ pub fn requirements(scenario: &Scenario) -> Vec<&'static str> {
             Item::Data(m) => {
                 data.insert(m);
             }
-            Item::Dma(_) if burst => {
-                if !out.contains(&"RET-ORDER-002") {
-                    out.push("RET-ORDER-002");
-                }
-            }
+            Item::Dma(_) if burst && !out.contains(&"RET-ORDER-002") => out.push("RET-ORDER-002"),
             Item::Input => {
                 burst |= flags_in_group >= 2;
                 flags_in_group = 0;
