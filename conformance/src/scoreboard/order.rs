@@ -195,15 +195,15 @@ pub(super) fn judge(
         })
         .collect();
     for mut b in breaches(&got) {
-        if exempt.contains(&(b.rule, b.key)) {
-            continue;
-        }
         // A completion after the flag of a work request that has none: not a late entry
         // but a write after the last one.
         if let (Rule::SendEntryLate, Key::Wr(k)) = (b.rule, b.key) {
             if !with_completion.contains(&k) {
                 b.rule = Rule::WriteAfterSendFlag;
             }
+        }
+        if exempt.contains(&(b.rule, b.key)) {
+            continue;
         }
         let o = &observed[b.pos];
         let (actual, what) = match &o.output {
