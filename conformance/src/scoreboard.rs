@@ -594,7 +594,7 @@ fn judge_all(
         }
     }
 
-    // The order of the device's writes (CONF-CMP-013), before the unexpected packets: a
+    // The order of the device's writes (CONF-CMP-022), before the unexpected packets: a
     // data packet after its message's sender flag is reported as that first.
     order::judge(scenario, observed, &peer_map(scenario), &mut div);
 

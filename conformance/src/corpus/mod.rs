@@ -636,7 +636,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
         }
     }
     // The order of the device's writes, where the expected records hold writes to order
-    // (CONF-CMP-013); the responder's only where the scenario judges retirement.
+    // (CONF-CMP-022); the responder's only where the scenario judges retirement.
     let judges_retirement = s.manifest.requires.contains(&Capability::Retirement);
     add.extend(
         crate::scoreboard::order_requirements(&s)

@@ -1,4 +1,4 @@
-//! The order of the device's writes across kinds (`CONF-CMP-013`): the flags one write
+//! The order of the device's writes across kinds (`CONF-CMP-022`): the flags one write
 //! makes due retire before the next input is handled (`RET-ORDER-002`). The per-message
 //! rules — completion entries before flags (`FLAG-ORDER-002`, `ORD-SEND-001`), the sender
 //! flag last (`ORD-SEND-002`, `ORD-SEND-003`) — are checked in every scenario whose

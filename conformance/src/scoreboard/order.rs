@@ -1,4 +1,4 @@
-//! The order of a device's writes (`spec/conformance.md`, CONF-CMP-013).
+//! The order of a device's writes (`spec/conformance.md`, CONF-CMP-022).
 //!
 //! A device returns its outputs in the order in which they become visible: within a batch
 //! the list is its visibility order, and batches follow each other in time. The four
@@ -52,7 +52,7 @@ enum Item {
     Other,
 }
 
-/// A rule of CONF-CMP-013.
+/// A rule of CONF-CMP-022.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Rule {
     RecvEntryLate,
@@ -159,7 +159,7 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
     out
 }
 
-/// Judges the order of the device's writes (CONF-CMP-013). `local_of` maps a peer's QP
+/// Judges the order of the device's writes (CONF-CMP-022). `local_of` maps a peer's QP
 /// number to the device's QP facing it.
 pub(super) fn judge(
     scenario: &Scenario,
@@ -326,7 +326,7 @@ fn retire_before_next_input(
     }
 }
 
-/// The requirements of CONF-CMP-013 that `scenario` gives the scoreboard occasion to
+/// The requirements of CONF-CMP-022 that `scenario` gives the scoreboard occasion to
 /// check: those whose writes its expected records hold. A scenario names them in its
 /// manifest (`corpus::done`).
 ///
