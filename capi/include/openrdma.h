@@ -506,9 +506,9 @@ openrdma_status openrdma_push_frame(struct openrdma_model *m,
 
 // A host command in JSON, as in the adapter protocol: `{"command":"create_qp",...}`,
 // `register_region`, `register_local`, `deregister_local`, `create_cq`, `set_error_cq`,
-// `cq_consumer`, `set_template`, `doorbell`, `post_write`. A command the model
-// refuses is `OPENRDMA_STATUS_REFUSED` and has no effect; a doorbell the device rejects is
-// not an error (its error completion is an output).
+// `cq_consumer`, `set_template`, `doorbell`, `post_write`, `doorbell_write`. A command the
+// model refuses is `OPENRDMA_STATUS_REFUSED` and has no effect; a doorbell the device
+// rejects is not an error (its error completion is an output).
 //
 // # Safety
 //
@@ -531,6 +531,23 @@ openrdma_status openrdma_push_cpu_json(struct openrdma_model *m, uint64_t at_ns,
 //
 // `m` is NULL or a live instance no other thread is using.
 openrdma_status openrdma_push_doorbell(struct openrdma_model *m, uint64_t at_ns, uint64_t token);
+
+// A write to doorbell register `reg` as it crosses the bus: `len` bytes from `bytes`,
+// starting at byte `offset` of the register, the byte at the lowest address first. Only
+// one aligned write of all 8 bytes (`offset` 0, `len` 8) carries a token, read
+// little-endian, whichever register; the device ignores any other write, which is not an
+// error (DB-MMIO-002, DB-MMIO-003, DB-FORMAT-002).
+//
+// # Safety
+//
+// `m` is NULL or a live instance no other thread is using; `bytes` is NULL or points to
+// `len` readable bytes (it may be NULL when `len` is 0).
+openrdma_status openrdma_push_doorbell_write(struct openrdma_model *m,
+                                             uint64_t at_ns,
+                                             uint32_t reg,
+                                             uint8_t offset,
+                                             const uint8_t *bytes,
+                                             uint32_t len);
 
 // Registers a memory region that remote writes may target: `len` bytes from `base`,
 // named by `rkey`; `remote_write` is 1 to allow remote writes, 0 to refuse them.

@@ -366,9 +366,9 @@ pub unsafe extern "C" fn openrdma_push_frame(
 
 /// A host command in JSON, as in the adapter protocol: `{"command":"create_qp",...}`,
 /// `register_region`, `register_local`, `deregister_local`, `create_cq`, `set_error_cq`,
-/// `cq_consumer`, `set_template`, `doorbell`, `post_write`. A command the model
-/// refuses is `OPENRDMA_STATUS_REFUSED` and has no effect; a doorbell the device rejects is
-/// not an error (its error completion is an output).
+/// `cq_consumer`, `set_template`, `doorbell`, `post_write`, `doorbell_write`. A command the
+/// model refuses is `OPENRDMA_STATUS_REFUSED` and has no effect; a doorbell the device
+/// rejects is not an error (its error completion is an output).
 ///
 /// # Safety
 ///
@@ -420,6 +420,38 @@ pub unsafe extern "C" fn openrdma_push_cpu_json(
 pub unsafe extern "C" fn openrdma_push_doorbell(m: *mut Model, at_ns: u64, token: u64) -> Status {
     // SAFETY: the caller's contract on `m` is `guard`'s.
     unsafe { guard(m, |m| m.push_doorbell(at_ns, token)) }
+}
+
+/// A write to doorbell register `reg` as it crosses the bus: `len` bytes from `bytes`,
+/// starting at byte `offset` of the register, the byte at the lowest address first. Only
+/// one aligned write of all 8 bytes (`offset` 0, `len` 8) carries a token, read
+/// little-endian, whichever register; the device ignores any other write, which is not an
+/// error (DB-MMIO-002, DB-MMIO-003, DB-FORMAT-002).
+///
+/// # Safety
+///
+/// `m` is NULL or a live instance no other thread is using; `bytes` is NULL or points to
+/// `len` readable bytes (it may be NULL when `len` is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn openrdma_push_doorbell_write(
+    m: *mut Model,
+    at_ns: u64,
+    reg: u32,
+    offset: u8,
+    bytes: *const u8,
+    len: u32,
+) -> Status {
+    let f = |m: &mut Model| {
+        let data = if len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: the caller's contract on `bytes` is `bytes`'s.
+            unsafe { self::bytes(bytes, len, "bytes") }?
+        };
+        m.push_doorbell_write(at_ns, reg, offset, data)
+    };
+    // SAFETY: the caller's contract on `m` is `guard`'s.
+    unsafe { guard(m, f) }
 }
 
 /// Registers a memory region that remote writes may target: `len` bytes from `base`,

@@ -22,8 +22,8 @@ use openrdma_conformance::protocol::{WireInput, frame_fields_json};
 use openrdma_conformance::reference::{ReferenceDevice, Refusal};
 use openrdma_conformance::scenario::Manifest;
 use openrdma_sm::{
-    CpuCommand, CqConfig, HostCommand, HostError, LocalRegion, NicConfig, NicEvent, Payload,
-    QpConfig as SmQpConfig, Region, RetirementMode, Timestamp,
+    CpuCommand, CqConfig, DoorbellWrite, HostCommand, HostError, LocalRegion, NicConfig, NicEvent,
+    Payload, QpConfig as SmQpConfig, Region, RetirementMode, Timestamp,
 };
 
 use crate::types::{
@@ -208,6 +208,20 @@ impl Model {
     /// A doorbell token.
     pub fn push_doorbell(&mut self, at: u64, token: u64) -> Result<(), Error> {
         self.push_host(at, HostCommand::Doorbell { token })
+    }
+
+    /// A write to doorbell register `register` as it crosses the bus: `bytes` from byte
+    /// `offset` of the register. Only one aligned write of 8 bytes carries a token; any
+    /// other is ignored by the device, which is not an error of the call (`DB-MMIO-002`).
+    pub fn push_doorbell_write(
+        &mut self,
+        at: u64,
+        register: u32,
+        offset: u8,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        let w = DoorbellWrite { register, offset, bytes: bytes.to_vec() };
+        self.push_host(at, HostCommand::DoorbellWrite(w))
     }
 
     /// Registers a memory region for remote writes.
@@ -860,6 +874,26 @@ mod tests {
         assert!(m.field("completion.colour").unwrap_err().message.contains("no output field"));
         assert!(m.next_output().is_none());
         assert!(m.current().is_none(), "popping an empty queue leaves no current output");
+    }
+
+    /// DB-MMIO-002: a doorbell write that is not one aligned 8-byte write produces
+    /// nothing and is no error; the aligned write of the same token is the token.
+    #[test]
+    fn doorbell_writes_carry_a_token_only_whole() {
+        let mut m = Model::new(manifest()).unwrap();
+        let token = 0u64.to_le_bytes(); // version 0: rejected, with an error completion
+        m.push_doorbell_write(100, 3, 0, &token[..4]).unwrap();
+        m.push_doorbell_write(100, 3, 4, &token).unwrap();
+        assert_eq!(m.pending(), 0, "an ignored write has no output");
+        m.push_doorbell_write(200, 3, 0, &token).unwrap();
+        let o = m.next_output().expect("the error completion of the token");
+        assert_eq!(o.kind, OutputKind::Completion);
+        m.push_host_json(
+            300,
+            r#"{"command":"doorbell_write","register":1,"offset":2,"bytes":"00"}"#,
+        )
+        .unwrap();
+        assert_eq!(m.pending(), 0);
     }
 
     #[test]

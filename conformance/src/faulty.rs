@@ -52,11 +52,14 @@ enum Fault {
     StaleProgress,
     ConstantRto,
     CqPhaseStuck,
+    CqeAfterFlag,
+    RtxAfterFlag,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
     SackCoalesce8,
     ReceiverBlock,
+    TokenOnlyDoorbell,
 }
 
 /// Every faulty device.
@@ -169,6 +172,18 @@ pub const FAULTY: &[Kind] = &[
         breaks: "CQE-RING-001",
         fault: Fault::CqPhaseStuck,
     },
+    Kind {
+        name: "cqe-after-flag",
+        description: "a completion entry is written after the flag of its message or work request, at either end, so a waiter that sees the flag may not find the entry yet",
+        breaks: "ORD-SEND-001",
+        fault: Fault::CqeAfterFlag,
+    },
+    Kind {
+        name: "rtx-after-flag",
+        description: "a retransmission queued for a message is still sent after the message's sender flag, reading a buffer the GPU already owns again",
+        breaks: "ORD-SEND-002",
+        fault: Fault::RtxAfterFlag,
+    },
 ];
 
 /// Every legitimate variant.
@@ -198,6 +213,13 @@ pub const VARIANTS: &[Kind] = &[
         breaks: "",
         fault: Fault::ReceiverBlock,
     },
+    Kind {
+        name: "token-only-doorbell",
+        description: "a device whose harness passes doorbells only as whole tokens: claims \
+                      everything but doorbell-bus",
+        breaks: "",
+        fault: Fault::TokenOnlyDoorbell,
+    },
 ];
 
 /// Finds a faulty device or variant by name (`window-slides` or `spray-random`).
@@ -222,6 +244,10 @@ pub struct FaultyDevice {
     window: u32,
     /// The `snd_una` of each QP's previous `Progress` (stale-progress).
     last_una: HashMap<u32, Psn>,
+    /// The peer QP of each device QP, and the last data packet sent per (peer QP, MSN)
+    /// (rtx-after-flag).
+    peers: HashMap<u32, u32>,
+    last_data: HashMap<(u32, u16), (u16, Vec<u8>)>,
 }
 
 impl FaultyDevice {
@@ -236,6 +262,8 @@ impl FaultyDevice {
             last_dma: HashMap::new(),
             window: 0,
             last_una: HashMap::new(),
+            peers: HashMap::new(),
+            last_data: HashMap::new(),
         }
     }
 
@@ -259,6 +287,9 @@ impl FaultyDevice {
                 (Fault::SprayRandom, Input::Host { command: HostCommand::CreateQp(q) }) => {
                     q.spray = SprayPolicy::Random;
                 }
+                (Fault::RtxAfterFlag, Input::Host { command: HostCommand::CreateQp(q) }) => {
+                    self.peers.insert(q.qpn.value(), q.peer_qpn.value());
+                }
                 _ => {}
             }
             out.push(i);
@@ -272,6 +303,8 @@ impl FaultyDevice {
         inputs_at: &BTreeSet<u64>,
     ) -> Vec<TimedOutput> {
         let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
+        // cqe-after-flag: a completion held back until the flag that follows it is out.
+        let mut held: Option<TimedOutput> = None;
         for mut o in outputs {
             if let (
                 Fault::StaleProgress,
@@ -281,6 +314,28 @@ impl FaultyDevice {
                 // The value latched before this acknowledgement moved it.
                 let prev = self.last_una.insert(qpn.value(), *snd_una);
                 *snd_una = prev.unwrap_or(*snd_una);
+            }
+            if self.kind.fault == Fault::CqeAfterFlag {
+                match (&o.output, held.take()) {
+                    (Output::Event { event: NicEvent::Completion(_) }, None) => {
+                        held = Some(o);
+                        continue;
+                    }
+                    (Output::Event { event: NicEvent::FlagWrite(f) }, Some(h)) => {
+                        let same = matches!(&h.output, Output::Event { event: NicEvent::Completion(c) }
+                            if c.side == f.side && c.entry.qpn == f.qpn && c.entry.msn == f.msn);
+                        let (first, second) = if same { (o, h) } else { (h, o) };
+                        out.push(first);
+                        out.push(second);
+                        continue;
+                    }
+                    (_, Some(h)) => out.push(h),
+                    (_, None) => {}
+                }
+                if matches!(&o.output, Output::Event { event: NicEvent::Completion(_) }) {
+                    held = Some(o);
+                    continue;
+                }
             }
             match (&self.kind.fault, &o.output) {
                 (Fault::ReceiverBlock, Output::Event { event })
@@ -419,6 +474,35 @@ impl FaultyDevice {
                         continue;
                     }
                 }
+                (Fault::RtxAfterFlag, Output::Frame { bytes, port }) => {
+                    let d = decode(bytes);
+                    if let (Some(b), Some(m)) = (d.bth, d.ext.meth) {
+                        if b.opcode.is_mrc_write() {
+                            let key = (b.dest_qp.value(), m.msn);
+                            self.last_data.insert(key, (*port, bytes.clone()));
+                        }
+                    }
+                }
+                (Fault::RtxAfterFlag, Output::Event { event: NicEvent::FlagWrite(f) })
+                    if f.side == Side::Requester =>
+                {
+                    // The message's last packet goes out once more, as a retransmission on
+                    // another EV, after the flag.
+                    out.push(o.clone());
+                    let peer = self.peers.get(&f.qpn.value()).copied().unwrap_or(0);
+                    let again = self.last_data.get(&(peer, f.msn)).and_then(|(port, b)| {
+                        let d = decode(b);
+                        let mut r = d.to_repr()?;
+                        r.bth.rtx = true;
+                        r.set_entropy(d.entropy()? ^ 0x0001_0000);
+                        r.icrc = None;
+                        r.to_bytes().ok().map(|bytes| (*port, bytes))
+                    });
+                    if let Some((port, bytes)) = again {
+                        out.push(TimedOutput { at: o.at, output: Output::Frame { port, bytes } });
+                    }
+                    continue;
+                }
                 (Fault::WriteAfterFlag, Output::Event { event: NicEvent::DmaWrite(w) }) => {
                     self.last_dma.insert((w.qpn.value(), w.msn), NicEvent::DmaWrite(w.clone()));
                 }
@@ -476,6 +560,7 @@ impl FaultyDevice {
             }
             out.push(o);
         }
+        out.extend(held);
         out
     }
 }
@@ -544,6 +629,11 @@ impl Device for FaultyDevice {
             Fault::ReceiverBlock => {
                 [Capability::Responder, Capability::Ipv4, Capability::Ipv6].into_iter().collect()
             }
+            Fault::TokenOnlyDoorbell => {
+                let mut caps = self.inner.capabilities();
+                caps.remove(&Capability::DoorbellBus);
+                caps
+            }
             _ => self.inner.capabilities(),
         }
     }
@@ -563,6 +653,8 @@ impl Device for FaultyDevice {
         self.sent.clear();
         self.last_dma.clear();
         self.last_una.clear();
+        self.peers.clear();
+        self.last_data.clear();
         self.inner.start(&m)
     }
 

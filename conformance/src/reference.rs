@@ -207,6 +207,7 @@ impl Device for ReferenceDevice {
             Responder,
             Requester,
             Doorbell,
+            DoorbellBus,
             Retirement,
             SharedRetirement,
             PerQpRetirement,

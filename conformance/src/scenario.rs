@@ -81,6 +81,9 @@ pub enum Capability {
     Requester,
     /// Expands doorbell tokens from templates.
     Doorbell,
+    /// Takes doorbell writes as they cross the bus (register, byte offset, bytes), of any
+    /// size and alignment, not only whole tokens (`HostCommand::DoorbellWrite`).
+    DoorbellBus,
     /// Writes completion flags and completion entries (ordered retirement).
     Retirement,
     /// Shared retirement sequence across QPs.

@@ -37,6 +37,11 @@
 //!   wrote it to a completion queue, from its bytes as a write to that queue: its slot,
 //!   address and phase, and no overwrite of an entry the consumer had not released
 //!   ([`entries`], `CONF-CMP-021`).
+//! * **The order across kinds** ([`order`]): the list of a device's outputs is its
+//!   visibility order; a completion entry comes before the flag of its message or work
+//!   request, the sender flag is a work request's last write and no data packet of the
+//!   message follows it, and the flags a write makes due come before what the next input
+//!   causes (`FLAG-ORDER-002`, `ORD-SEND-*`, `RET-ORDER-002`).
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, `EvState` as
 //!   expected in a scenario that expects any, and one `Retransmitted` for every
@@ -64,10 +69,13 @@ use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, CpuHalf, Direction, Record, Scenario};
 
 mod entries;
+mod order;
 mod sacks;
 mod wire;
 
 pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
+
+pub use order::requirements as order_requirements;
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -630,6 +638,10 @@ fn judge_all(
             }
         }
     }
+
+    // The order of the device's writes (CONF-CMP-022), before the unexpected packets: a
+    // data packet after its message's sender flag is reported as that first.
+    order::judge(scenario, observed, &peer_map(scenario), &mut div);
 
     // Unexpected data, NACK, ACK and probe packets.
     let acked_msns: Vec<(u32, u32)> = exp_frames

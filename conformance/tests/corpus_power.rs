@@ -6,7 +6,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use openrdma_codec::frame::{IpRepr, decode};
-use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
+use openrdma_codec::host::{
+    COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
+};
 use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode, Psn};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
@@ -15,8 +17,8 @@ use openrdma_conformance::runner::run;
 use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
 use openrdma_sm::{
-    CompletionEvent, CpuCommand, CqConfig, EvState, HostCommand, LocalRegion, NicEvent, NicReport,
-    RecoveryAgent, RecoveryConfig, Side, Timestamp,
+    CompletionEvent, CpuCommand, CqConfig, EvState, FlagWrite, HostCommand, LocalRegion, NicEvent,
+    NicReport, RecoveryAgent, RecoveryConfig, Side, Timestamp,
 };
 
 /// One wrong behaviour.
@@ -111,6 +113,29 @@ enum Fault {
     LkeyNotChecked,
     /// Deregistering local memory leaves the templates under it enabled.
     DeregisterIgnored,
+    /// The responder writes a receive completion after its message's retirement flag.
+    RecvCqeAfterFlag,
+    /// The retirement engine retires one message per input: of the messages one write
+    /// makes retirable, the others wait for the next input.
+    RetireOnePerInput,
+    /// A QP's failure flushes the work requests it already completed once more.
+    FlushRewritesCompleted,
+    /// A template change is torn: the token right after it, at the same instant, is
+    /// expanded with the new local side but the old remote side.
+    TemplateTorn,
+    /// A template change at the same instant as the next token takes effect after it.
+    TemplateChangeLate,
+    /// Template IDs are truncated to the 12 bits a token can name.
+    TruncatesTemplateIds,
+    /// Each doorbell register latches whatever bytes a write brings and rings with its 8
+    /// bytes after every write that touches it.
+    LatchesPartialWrites,
+    /// A doorbell write's bytes are read big-endian.
+    BigEndianDoorbell,
+    /// Only doorbell register 0 is decoded; writes to the others are lost.
+    FirstRegisterOnly,
+    /// Doorbell register r serves template r: the register, not the token, names it.
+    RegisterSelectsTemplate,
 }
 
 struct Mutant {
@@ -132,6 +157,16 @@ struct Mutant {
     slots: HashMap<(u32, u32), [u8; COMPLETION_LEN]>,
     /// Whether the inputs so far started with the mutant's own registration.
     registered: bool,
+    /// Sender flags written so far (FlushRewritesCompleted).
+    flags: Vec<FlagWrite>,
+    /// Retirement flags waiting for the next input (RetireOnePerInput).
+    held: Vec<TimedOutput>,
+    /// Templates installed, and the change (old, new) the next token is torn by, with the
+    /// instant it happened (TemplateTorn).
+    templates: HashMap<u16, Template>,
+    torn: Option<(u64, Template, Template)>,
+    /// The bytes each doorbell register holds (LatchesPartialWrites).
+    latches: HashMap<u32, [u8; 8]>,
 }
 
 /// The key under which [`Fault::LkeyNotChecked`] installs every template.
@@ -157,6 +192,11 @@ impl Mutant {
             error_cq: None,
             slots: HashMap::new(),
             registered: false,
+            flags: Vec::new(),
+            held: Vec::new(),
+            templates: HashMap::new(),
+            torn: None,
+            latches: HashMap::new(),
         }
     }
 
@@ -239,6 +279,11 @@ impl Mutant {
                 if self.fault == Fault::RetransmitCommandIgnored =>
             {
                 return None;
+            }
+            Input::Host { command: HostCommand::SetTemplate(t) }
+                if self.fault == Fault::TruncatesTemplateIds =>
+            {
+                t.template_id &= 0xFFF;
             }
             Input::Cpu { command: CpuCommand::SetEvState { state, .. } }
                 if self.fault == Fault::DenyAsAssumedBad && *state == EvState::Denied =>
@@ -351,6 +396,51 @@ impl Mutant {
         f.to_bytes().ok()
     }
 
+    /// Reorders or adds outputs, for the faults of the order of writes.
+    fn rewrite(&mut self, out: Vec<TimedOutput>) -> Vec<TimedOutput> {
+        let mut res: Vec<TimedOutput> = Vec::with_capacity(out.len());
+        for o in out {
+            match (&self.fault, &o.output) {
+                (Fault::RecvCqeAfterFlag, Output::Event { event: NicEvent::FlagWrite(f) })
+                    if f.side == Side::Responder =>
+                {
+                    // Before the receive completion of the same message, if it is just out.
+                    let k = res.iter().rposition(|x| {
+                        matches!(&x.output, Output::Event { event: NicEvent::Completion(c) }
+                            if c.side == Side::Responder && c.entry.msn == f.msn)
+                    });
+                    match k {
+                        Some(k) => res.insert(k, o),
+                        None => res.push(o),
+                    }
+                }
+                (
+                    Fault::FlushRewritesCompleted,
+                    Output::Event { event: NicEvent::FlagWrite(f) },
+                ) if f.side == Side::Requester => {
+                    self.flags.push(*f);
+                    res.push(o);
+                }
+                (
+                    Fault::FlushRewritesCompleted,
+                    Output::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) },
+                ) => {
+                    // Every flag the QP wrote before is written again, FLUSHED.
+                    let at = o.at;
+                    let flushed = FlagRepr::sender(0, CompletionStatus::FLUSHED, 0).to_u64();
+                    for f in self.flags.iter().filter(|f| f.qpn == *qpn) {
+                        let value = (f.value & 0xFFFF_0000_0000_0000) | flushed;
+                        let event = NicEvent::FlagWrite(FlagWrite { value, ..*f });
+                        res.push(TimedOutput { at, output: Output::Event { event } });
+                    }
+                    res.push(o);
+                }
+                _ => res.push(o),
+            }
+        }
+        res
+    }
+
     /// The device's output as the fault makes it, or `None` when it is lost.
     fn output(&mut self, mut o: TimedOutput) -> Option<TimedOutput> {
         if let Output::Event { event: NicEvent::Report(r) } = &mut o.output {
@@ -436,6 +526,11 @@ impl Device for Mutant {
         self.error_cq = None;
         self.slots.clear();
         self.registered = false;
+        self.flags.clear();
+        self.held.clear();
+        self.templates.clear();
+        self.torn = None;
+        self.latches.clear();
         self.inner.start(&m)
     }
 
@@ -444,6 +539,7 @@ impl Device for Mutant {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let inputs: Vec<TimedInput> = inputs.into_iter().flat_map(|i| self.bus(i)).collect();
         let mut inputs: Vec<TimedInput> =
             inputs.into_iter().filter_map(|i| self.input(i)).collect();
         if self.fault == Fault::LkeyNotChecked && !self.registered {
@@ -455,7 +551,25 @@ impl Device for Mutant {
                 inputs.insert(0, TimedInput { at, input: Input::Host { command } });
             }
         }
-        let out = self.inner.advance(inputs, until)?;
+        if self.fault == Fault::TemplateChangeLate {
+            // A change followed by a token at its instant is applied after the token.
+            for k in 1..inputs.len() {
+                let (a, b) = (&inputs[k - 1], &inputs[k]);
+                let change =
+                    matches!(a.input, Input::Host { command: HostCommand::SetTemplate(_) });
+                let token =
+                    matches!(b.input, Input::Host { command: HostCommand::Doorbell { .. } });
+                if change && token && a.at == b.at {
+                    inputs.swap(k - 1, k);
+                }
+            }
+        }
+        let out = if matches!(self.fault, Fault::RetireOnePerInput | Fault::TemplateTorn) {
+            self.one_input_at_a_time(inputs, until)?
+        } else {
+            self.inner.advance(inputs, until)?
+        };
+        let out = self.rewrite(out);
         let mut out: Vec<TimedOutput> = out.into_iter().filter_map(|o| self.output(o)).collect();
         for o in &mut out {
             if let Output::Event { event: NicEvent::Completion(c) } = &mut o.output {
@@ -572,6 +686,126 @@ impl RecoveryCpu for NoBlame {
     }
 }
 
+impl Mutant {
+    /// Each input on its own, for the faults that act on what one input causes.
+    ///
+    /// RetireOnePerInput: of the retirement flags one input causes, the first is written at
+    /// once and the others after the outputs of the next input. TemplateTorn: the packets
+    /// of the token right after a change of its template carry the old remote addresses.
+    fn one_input_at_a_time(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let mut out = Vec::new();
+        let mut step = |this: &mut Self, batch: Vec<TimedInput>, at: Timestamp| {
+            let torn = this.tear(&batch);
+            let mut flags = 0;
+            let mut later = Vec::new();
+            for mut o in this.inner.advance(batch, at)? {
+                if let (Some((old, new)), Output::Frame { bytes, .. }) = (&torn, &mut o.output) {
+                    if let Some(mut f) = decode(bytes).to_repr() {
+                        if let Some(r) = f.ext.reth.as_mut() {
+                            r.va = r.va - new.remote_base + old.remote_base;
+                            f.icrc = None;
+                            if let Ok(b) = f.to_bytes() {
+                                *bytes = b;
+                            }
+                        }
+                    }
+                }
+                let retirement = matches!(&o.output,
+                    Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder);
+                if retirement {
+                    flags += 1;
+                    if flags > 1 {
+                        later.push(o);
+                        continue;
+                    }
+                }
+                out.push(o);
+            }
+            for h in std::mem::replace(&mut this.held, later) {
+                out.push(TimedOutput { at, output: h.output });
+            }
+            Ok::<(), DeviceError>(())
+        };
+        for i in inputs {
+            let at = i.at;
+            step(self, vec![i], at)?;
+        }
+        step(self, Vec::new(), until)?;
+        Ok(out)
+    }
+}
+
+impl Mutant {
+    /// The tokens a doorbell write rings, as the faults of the bus read it; the reference
+    /// reads it as `DB-MMIO-002` and `DB-FORMAT-002` say.
+    fn bus(&mut self, i: TimedInput) -> Vec<TimedInput> {
+        let Input::Host { command: HostCommand::DoorbellWrite(w) } = &i.input else {
+            return vec![i];
+        };
+        let ring = |token: u64| TimedInput {
+            at: i.at,
+            input: Input::Host { command: HostCommand::Doorbell { token } },
+        };
+        match self.fault {
+            Fault::LatchesPartialWrites => {
+                let mut rung = Vec::new();
+                for (k, b) in w.bytes.iter().enumerate() {
+                    let pos = usize::from(w.offset) + k;
+                    let reg = w.register.wrapping_add((pos / 8) as u32);
+                    self.latches.entry(reg).or_default()[pos % 8] = *b;
+                    if !rung.contains(&reg) {
+                        rung.push(reg);
+                    }
+                }
+                rung.iter().map(|r| ring(u64::from_le_bytes(self.latches[r]))).collect()
+            }
+            Fault::BigEndianDoorbell => match <[u8; 8]>::try_from(w.bytes.as_slice()) {
+                Ok(b) if w.offset == 0 => vec![ring(u64::from_be_bytes(b))],
+                _ => vec![i],
+            },
+            Fault::FirstRegisterOnly if w.register != 0 => vec![],
+            Fault::RegisterSelectsTemplate => match w.token() {
+                Some(t) => {
+                    let tok = DoorbellToken::from_u64(t);
+                    vec![ring(
+                        DoorbellToken { template: w.register as u16 & 0xFFF, ..tok }.to_u64(),
+                    )]
+                }
+                None => vec![i],
+            },
+            _ => vec![i],
+        }
+    }
+
+    /// TemplateTorn: the versions (old, new) that the token of `batch` is torn between,
+    /// when it is the first token after a change of its template at the same instant.
+    fn tear(&mut self, batch: &[TimedInput]) -> Option<(Template, Template)> {
+        if self.fault != Fault::TemplateTorn {
+            return None;
+        }
+        let i = batch.first()?;
+        match &i.input {
+            Input::Host { command: HostCommand::SetTemplate(t) } => {
+                let old = self.templates.insert(t.template_id, *t);
+                self.torn = old
+                    .filter(|o| Template { enabled: t.enabled, ..*o } != *t)
+                    .map(|o| (i.at.0, o, *t));
+                None
+            }
+            Input::Host { command: HostCommand::Doorbell { token } } => {
+                let (at, old, new) = self.torn.take()?;
+                let tok = DoorbellToken::from_u64(*token);
+                (at == i.at.0 && tok.template == new.template_id).then_some((old, new))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Whether `bytes` is an IPv6 RoCEv2 frame whose UDP checksum is 0.
 fn is_v6_without_checksum(bytes: &[u8]) -> bool {
     let d = decode(bytes);
@@ -630,6 +864,16 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::CqeOwnerFirst, &["ret-cq-wrap", "rcv-cq-receive", "db-reject-queues"]),
         (Fault::LkeyNotChecked, &["db-local-keys"]),
         (Fault::DeregisterIgnored, &["db-deregister"]),
+        (Fault::RecvCqeAfterFlag, &["rcv-in-order-v4", "rcv-wwi-order"]),
+        (Fault::RetireOnePerInput, &["ret-burst-before-next-input"]),
+        (Fault::FlushRewritesCompleted, &["snd-ack-nak"]),
+        (Fault::TemplateTorn, &["db-template-change"]),
+        (Fault::TemplateChangeLate, &["db-template-change"]),
+        (Fault::TruncatesTemplateIds, &["db-template-id"]),
+        (Fault::LatchesPartialWrites, &["db-bus-partial-writes"]),
+        (Fault::BigEndianDoorbell, &["db-bus-partial-writes", "db-bus-registers"]),
+        (Fault::FirstRegisterOnly, &["db-bus-registers"]),
+        (Fault::RegisterSelectsTemplate, &["db-bus-registers"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();

@@ -87,7 +87,10 @@ pub enum HostCommand {
         /// Entries consumed since the queue was created, modulo 2^32.
         consumed: u32,
     },
-    /// Install (or replace) a doorbell template.
+    /// Install a doorbell template, replacing any under its ID, or disable or re-enable
+    /// one: a template equal to the installed one but for `enabled` keeps the expected
+    /// sequence number; any other installs the template and sets it to 0
+    /// (`TPL-INSTALL-003`). The change takes effect before the next input (`TPL-INSTALL-002`).
     SetTemplate(Template),
     /// The GPU's 8-byte doorbell token, as the little-endian 64-bit value it stored.
     Doorbell {
@@ -96,6 +99,47 @@ pub enum HostCommand {
     },
     /// A work request built by the CPU (the non-GPU path, for comparison).
     PostWrite(WorkRequest),
+    /// A write to a doorbell register as it crosses PCIe, whatever its size and alignment:
+    /// only one aligned write of all 8 bytes carries a token (`DB-MMIO-002`).
+    DoorbellWrite(DoorbellWrite),
+}
+
+/// A write to a doorbell register, as it crosses PCIe: the bytes a write transaction
+/// carries to the NIC's doorbell area, placed by register and byte offset. A harness for a
+/// device on a bus model maps it to one bus write (a write with byte enables missing is
+/// given as the shorter write of the bytes that are enabled).
+///
+/// The NIC acts on a write only when it is one naturally aligned write of all 8 bytes of
+/// one register, and then on the 64 bits alone, whichever register received them
+/// (`DB-MMIO-002`, `DB-MMIO-003`); byte `k` of the write carries bits `8k+7:8k` of the
+/// token (`DB-FORMAT-002`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DoorbellWrite {
+    /// The doorbell register written: the index of its 8-byte-aligned address in the
+    /// NIC's doorbell area.
+    pub register: u32,
+    /// The byte of the register at which the write starts: 0 for an aligned write.
+    pub offset: u8,
+    /// The bytes written, the byte at the lowest address first; a write longer than the
+    /// rest of the register runs on into the next ones.
+    #[serde(with = "crate::packet::hex_bytes")]
+    pub bytes: Vec<u8>,
+}
+
+impl DoorbellWrite {
+    /// A token as a producer writes it (`DB-MMIO-001`): one aligned 8-byte write of the
+    /// token's bytes, little-endian (`DB-FORMAT-002`).
+    pub fn of_token(register: u32, token: u64) -> DoorbellWrite {
+        DoorbellWrite { register, offset: 0, bytes: token.to_le_bytes().to_vec() }
+    }
+
+    /// The token this write carries: one exactly when it is one aligned write of all 8
+    /// bytes of its register (`DB-MMIO-002`), read little-endian, byte `k` giving bits
+    /// `8k+7:8k` (`DB-FORMAT-002`). The register plays no part (`DB-MMIO-003`).
+    pub fn token(&self) -> Option<u64> {
+        let bytes: [u8; 8] = self.bytes.as_slice().try_into().ok()?;
+        (self.offset == 0).then(|| u64::from_le_bytes(bytes))
+    }
 }
 
 /// A packet to send, with the entropy value (path) chosen for it.

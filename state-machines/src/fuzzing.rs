@@ -46,8 +46,8 @@ use crate::endpoint::Endpoint;
 use crate::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
 use crate::ev::EvState;
 use crate::event::{
-    CompletionEvent, CpuCommand, DmaWrite, FlagWrite, HostCommand, LocalRegion, NicEvent,
-    NicReport, Region, RetransmitCause, Side, Transmit,
+    CompletionEvent, CpuCommand, DmaWrite, DoorbellWrite, FlagWrite, HostCommand, LocalRegion,
+    NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
 use crate::nic::{HostOrPeer, Nic, NicStats};
 use crate::packet::{Packet, Payload, WritePacket};
@@ -1665,8 +1665,17 @@ impl Doorbells {
             (Ok(()), Ok(())) => {
                 assert_eq!(t.qpn, Qpn::new(LQP), "a template for an unknown QP was installed");
                 assert!(key_covers(&t), "TPL-KEY-001: installed without a covering key");
-                // TPL-INSTALL-003: re-installation keeps the expected seq.
-                let seq = self.installed.get(&t.template_id).map_or(0, |s| s.1);
+                // TPL-INSTALL-003: disabling or re-enabling keeps the expected seq; any
+                // other installation, under a new ID or one in use, sets it to 0.
+                let seq = match self.installed.get(&t.template_id) {
+                    Some((old, seq))
+                        if old.enabled != t.enabled
+                            && Template { enabled: t.enabled, ..*old } == t =>
+                    {
+                        *seq
+                    }
+                    _ => 0,
+                };
                 self.installed.insert(t.template_id, (t, seq));
             }
             (v, r) => panic!("SetTemplate: validate {v:?} but the NIC answered {r:?}"),
@@ -1675,6 +1684,40 @@ impl Doorbells {
 
     /// Rings one token through the codec's rules and the NIC and checks both.
     fn ring(&mut self, v: u64) {
+        self.ring_by(v, HostCommand::Doorbell { token: v });
+    }
+
+    /// A write to a doorbell register: one that carries a token rings it as
+    /// [`Doorbells::ring`] does (`DB-FORMAT-002`, `DB-MMIO-003`); any other is ignored,
+    /// changing nothing but its counter (`DB-MMIO-002`).
+    fn bus_write(&mut self, w: DoorbellWrite) {
+        if let Some(v) = w.token() {
+            assert_eq!(v.to_le_bytes()[..], w.bytes[..], "DB-FORMAT-002: little-endian");
+            return self.ring_by(v, HostCommand::DoorbellWrite(w));
+        }
+        let pending = self.nic.pending_messages();
+        let qs = qp_state(&self.nic, LQP);
+        let stats = self.nic.stats().clone();
+        let r = self.nic.handle_host(self.now, HostCommand::DoorbellWrite(w.clone()));
+        assert_eq!(r, Ok(()), "DB-MMIO-002: an ignored write is no error");
+        let out = drain(&mut self.nic, self.now);
+        assert!(
+            out.tx.is_empty()
+                && out.dma.is_empty()
+                && out.flags.is_empty()
+                && out.completions.is_empty()
+                && out.reports.is_empty(),
+            "DB-MMIO-002: {w:?} produced {out:?}"
+        );
+        assert_eq!(self.nic.pending_messages(), pending, "DB-MMIO-002: state changed");
+        assert_eq!(qs, qp_state(&self.nic, LQP), "DB-MMIO-002: QP state changed");
+        let counted =
+            NicStats { ignored_doorbell_writes: stats.ignored_doorbell_writes + 1, ..stats };
+        assert_eq!(&counted, self.nic.stats(), "DB-MMIO-002: counted, nothing else");
+    }
+
+    /// Rings token `v`, given to the NIC as `cmd`.
+    fn ring_by(&mut self, v: u64, cmd: HostCommand) {
         let bytes = v.to_le_bytes();
         let tok = DoorbellToken::parse(&bytes).expect("every 8 bytes are a token");
         assert_eq!(tok, DoorbellToken::from_u64(v), "DB-FORMAT-002");
@@ -1704,7 +1747,7 @@ impl Doorbells {
         let pending = self.nic.pending_messages();
         let qs = qp_state(&self.nic, LQP);
         let stats = self.nic.stats().clone();
-        let r = self.nic.handle_host(self.now, HostCommand::Doorbell { token: v });
+        let r = self.nic.handle_host(self.now, cmd);
         let out = drain(&mut self.nic, self.now);
         if let Ok(wr) = &want {
             self.starting.push_back(*wr);
@@ -1789,7 +1832,10 @@ impl Doorbells {
 ///     expected, 4 expected − 1 − byte, 5 expected + 1 + byte, 6 expected + 2^15, 7 any 2
 ///     bytes), index (`% 4`: 0, 1 byte mod slots; 2 slots + byte; 3 any 2 bytes), units
 ///     (`% 4`: 0, 1 default; 2 a byte; 3 any 2 bytes);
-///   * 6, a raw token: 8 bytes;
+///   * 6, a raw token: a mode byte (`% 4`: 0, 1 the token's 8 bytes as a value; 2 a
+///     register (4 bytes) and the token's 8 bytes as an aligned bus write; 3 a register (4
+///     bytes), an offset byte (`% 12`), a length byte (`% 20`) and that many bytes, as a
+///     bus write);
 ///   * 7, install a template record.
 /// * A template record: a mode byte `m` (bit 0 any ID (2 bytes) else 0..3; bit 1 disabled;
 ///   bit 2 any QPN (3 bytes); bit 3 flag slots near 2^32; bit 4 unsignaled), local and
@@ -1808,7 +1854,8 @@ impl Doorbells {
 /// key covers it with read permission (`TPL-KEY-001`); through a NIC, an accepted token adds one message whose first packet carries
 /// the expansion, and a rejected one returns exactly that rejection, produces exactly one
 /// error completion (`CQE-REJECT-001`) and nothing else, changes no state or counter, and
-/// does not consume its seq: the next valid token is accepted.
+/// does not consume its seq: the next valid token is accepted. A bus write that is not one
+/// aligned write of 8 bytes changes nothing but its counter (`DB-MMIO-002`).
 pub fn doorbell(data: &[u8]) {
     let mut inp = Input::new(data);
     let cfg = NicConfig { seed: 3, pmtu: 1024, mpr: 1, timestamps: false, ..NicConfig::default() };
@@ -1859,9 +1906,27 @@ pub fn doorbell(data: &[u8]) {
                 let tok = DoorbellToken { version, template, seq, index, length_units };
                 d.ring(tok.to_u64());
             }
-            6 => d.ring(inp.u64()),
+            6 => match inp.u8() % 4 {
+                0 | 1 => d.ring(inp.u64()),
+                // An aligned 8-byte write through any register: a token.
+                2 => d.bus_write(DoorbellWrite::of_token(inp.u32(), inp.u64())),
+                // Any write: offset and length from 0 to 11 and 0 to 19 bytes.
+                _ => {
+                    let register = inp.u32();
+                    let offset = inp.u8() % 12;
+                    let len = inp.u8() % 20;
+                    let bytes = (0..len).map(|_| inp.u8()).collect();
+                    d.bus_write(DoorbellWrite { register, offset, bytes });
+                }
+            },
             _ => {
-                current = template_from(&mut inp);
+                // Disable or re-enable the current template (its seq stays), or install
+                // another (its seq starts at 0).
+                current = if inp.u8() & 1 == 0 {
+                    Template { enabled: !current.enabled, ..current }
+                } else {
+                    template_from(&mut inp)
+                };
                 d.install(current);
             }
         }

@@ -43,8 +43,8 @@ pub use endpoint::Endpoint;
 pub use error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
 pub use ev::{EvEvent, EvMark, EvState};
 pub use event::{
-    CompletionEvent, CpuCommand, CqWrite, DmaWrite, FlagWrite, HostCommand, LocalRegion, NicEvent,
-    NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
+    CompletionEvent, CpuCommand, CqWrite, DmaWrite, DoorbellWrite, FlagWrite, HostCommand,
+    LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use packet::{FrameWriter, Outer, Packet, Payload, UnsupportedPacket, WritePacket};

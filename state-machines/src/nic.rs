@@ -72,6 +72,9 @@ pub struct NicStats {
     /// Completion entries not written because their completion queue was full or had
     /// stopped (`CQE-RING-004`).
     pub completions_dropped: u64,
+    /// Writes to a doorbell register that carried no token, being shorter than 8 bytes,
+    /// unaligned or longer than one register, and were ignored (`DB-MMIO-002`).
+    pub ignored_doorbell_writes: u64,
 }
 
 /// A QP: its configuration, requester and responder.
@@ -167,6 +170,14 @@ pub struct Nic {
     last_region: Option<Region>,
     /// The QP number and index of the QP that received the last packet.
     last_qp: Option<(u32, usize)>,
+}
+
+/// Whether `new` is `old` disabled or re-enabled: every field but `enabled` is the same and
+/// `enabled` differs. Such a change keeps the template's expected sequence number; any other
+/// `SetTemplate` installs the template, again if its ID is in use, and sets it to 0
+/// (`TPL-INSTALL-003`, `DB-SEQ-001`, `DB-SEQ-004`).
+fn only_enabled_differs(old: &Template, new: &Template) -> bool {
+    old.enabled != new.enabled && Template { enabled: new.enabled, ..*old } == *new
 }
 
 /// Capacity of a shared retirement domain, in messages.
@@ -390,6 +401,11 @@ impl Nic {
             }
             HostCommand::Doorbell { token } => self.doorbell(token)?,
             HostCommand::PostWrite(wr) => self.post(wr)?,
+            HostCommand::DoorbellWrite(w) => match w.token() {
+                Some(token) => self.doorbell(token)?,
+                // DB-MMIO-002: no token, so nothing to act on; counted, no completion.
+                None => self.stats.ignored_doorbell_writes += 1,
+            },
         }
         Ok(())
     }
@@ -416,7 +432,14 @@ impl Nic {
         if !r.contains(t.local_base, t.local_region_len) {
             return Err(key("does not cover the template's local region"));
         }
-        let expected_seq = self.templates.get(&t.template_id).map_or(0, |s| s.expected_seq);
+        // TPL-INSTALL-003: disabling or re-enabling keeps the expected sequence number;
+        // any other installation, under a new ID or one in use, sets it to 0.
+        let expected_seq = match self.templates.get(&t.template_id) {
+            Some(s) if only_enabled_differs(&s.template, &t) => s.expected_seq,
+            _ => 0,
+        };
+        // TPL-INSTALL-002: the table entry is replaced whole, between two host inputs, so
+        // every token is expanded from one version of the template.
         self.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
         Ok(())
     }

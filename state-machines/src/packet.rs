@@ -334,21 +334,25 @@ impl Outer {
     }
 }
 
-mod hex_bytes {
+/// Bytes as a hexadecimal string, two digits per byte (`CONF-ADP-013`).
+pub(crate) mod hex_bytes {
     use std::fmt::Write as _;
-    use std::sync::Arc;
 
-    pub(super) fn serialize<S: serde::Serializer>(b: &Arc<[u8]>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: serde::Serializer, B: AsRef<[u8]>>(
+        b: &B,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let b = b.as_ref();
         let mut out = String::with_capacity(b.len() * 2);
-        for x in b.iter() {
+        for x in b {
             let _ = write!(out, "{x:02x}");
         }
         s.serialize_str(&out)
     }
 
-    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>, B: From<Vec<u8>>>(
         d: D,
-    ) -> Result<Arc<[u8]>, D::Error> {
+    ) -> Result<B, D::Error> {
         let s = <String as serde::Deserialize>::deserialize(d)?;
         if s.len() % 2 != 0 {
             return Err(serde::de::Error::custom("hex payload has an odd number of digits"));
@@ -367,7 +371,7 @@ mod hex_bytes {
                 ))),
             })
             .collect::<Result<Vec<u8>, _>>()
-            .map(Arc::from)
+            .map(B::from)
     }
 }
 

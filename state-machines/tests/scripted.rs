@@ -12,9 +12,9 @@ use openrdma_codec::host::{
 };
 use openrdma_codec::{AethRepr, NackReason, Opcode, Psn, Qpn};
 use openrdma_sm::{
-    CpuCommand, DoorbellRejected, EvMark, EvState, HostCommand, HostError, NicConfig, NicReport,
-    Packet, Payload, PeerViolation, RecoveryAgent, RecoveryConfig, RetirementMode, RetransmitCause,
-    Side, SprayPolicy, Timestamp,
+    CpuCommand, DoorbellRejected, DoorbellWrite, EvMark, EvState, HostCommand, HostError,
+    NicConfig, NicReport, Packet, Payload, PeerViolation, RecoveryAgent, RecoveryConfig,
+    RetirementMode, RetransmitCause, Side, SprayPolicy, Timestamp,
 };
 use script::*;
 
@@ -1154,6 +1154,87 @@ fn db_reject_001_every_rejection() {
     let (_, w) = s.expect_data(4, ONLY);
     assert_eq!((w.reth.va, w.reth.dma_len), (REGION_BASE + 0x1000, 64));
     s.expect_no_tx();
+}
+
+/// TPL-INSTALL-003, DB-SEQ-001, DB-SEQ-004: disabling and re-enabling a template keeps
+/// its expected seq; installing it again, even unchanged, or with other fields, sets the
+/// expected seq to 0, which is how software lets a producer start over.
+#[test]
+fn tpl_install_003_reinstall_resets_the_seq_and_enable_keeps_it() {
+    let mut s = Script::sender();
+    s.host(HostCommand::SetTemplate(template())).expect("template installs");
+    s.doorbell(DoorbellToken::new(5, 0, 0, 1).to_u64()).expect("seq 0 accepted");
+    s.doorbell(DoorbellToken::new(5, 1, 1, 1).to_u64()).expect("seq 1 accepted");
+    s.take_tx();
+    s.drop_reports();
+    // Disabled, then enabled again: the seq stays at 2.
+    s.host(HostCommand::SetTemplate(Template { enabled: false, ..template() })).expect("off");
+    s.host(HostCommand::SetTemplate(template())).expect("on");
+    s.doorbell(DoorbellToken::new(5, 2, 2, 1).to_u64()).expect("seq 2 accepted");
+    s.take_tx();
+    s.drop_reports();
+    // Installed again, unchanged: the seq starts over.
+    s.host(HostCommand::SetTemplate(template())).expect("reinstalled");
+    let stale = DoorbellToken::new(5, 3, 3, 1).to_u64();
+    assert_eq!(
+        s.doorbell(stale).map_err(|e| e.requirement()),
+        Err("DB-SEQ-003"),
+        "after a reinstallation seq 3 is ahead of 0"
+    );
+    s.expect_completion(Side::Requester, CompletionStatus::SEQ_GAP);
+    s.doorbell(DoorbellToken::new(5, 0, 3, 1).to_u64()).expect("seq 0 accepted again");
+    s.take_tx();
+    s.drop_reports();
+    // Installed with another field changed, and disabled at once: also an installation.
+    let other = Template { enabled: false, remote_stride: 0x800, ..template() };
+    s.host(HostCommand::SetTemplate(other)).expect("installed disabled");
+    s.host(HostCommand::SetTemplate(Template { enabled: true, ..other })).expect("enabled");
+    s.doorbell(DoorbellToken::new(5, 0, 4, 1).to_u64()).expect("seq 0 after the install");
+    let (_, w) = s.expect_data(4, ONLY);
+    assert_eq!(w.reth.va, REGION_BASE + 4 * 0x800, "expanded from the new template");
+}
+
+/// DB-MMIO-002: a write to a doorbell register that is not one aligned write of all 8
+/// bytes — a half, a write with a byte enable missing, one that straddles two registers,
+/// two tokens write-combined, an empty one — acts on nothing: no packet, no completion, the
+/// expected seq unchanged; each is counted. DB-MMIO-003, DB-FORMAT-002: an aligned 8-byte
+/// write is the token its bytes give little-endian, through whichever register.
+#[test]
+fn db_mmio_002_only_an_aligned_8_byte_write_carries_a_token() {
+    let mut s = Script::sender();
+    s.host(HostCommand::SetTemplate(template())).expect("template installs");
+    let tok = DoorbellToken::new(5, 0, 3, 1).to_u64();
+    let b = tok.to_le_bytes();
+    let write = |register: u32, offset: u8, bytes: &[u8]| {
+        HostCommand::DoorbellWrite(DoorbellWrite { register, offset, bytes: bytes.to_vec() })
+    };
+    let ignored = [
+        write(0, 0, &b[..4]),
+        write(0, 4, &b[4..]),
+        write(0, 1, &b[1..]),
+        write(0, 0, &b[..7]),
+        write(0, 4, &b),
+        write(0, 0, &[b, b].concat()),
+        write(0, 8, &b),
+        write(0, 0, &[]),
+    ];
+    for (k, w) in ignored.into_iter().enumerate() {
+        s.host(w).expect("an ignored write is no error");
+        s.expect_nothing();
+        assert_eq!(s.nic.stats().ignored_doorbell_writes, k as u64 + 1);
+    }
+    // Big-endian, the same bytes would be another token; little-endian they are `tok`,
+    // still expected (seq 0), through register 9 as through any.
+    s.host(HostCommand::DoorbellWrite(DoorbellWrite::of_token(9, tok))).expect("accepted");
+    let (_, w) = s.expect_data(0, ONLY);
+    assert_eq!((w.reth.va, w.reth.dma_len), (REGION_BASE + 0x3000, 64));
+    s.take_tx();
+    s.drop_reports();
+    // The same token again, through another register: a replay, whatever the register.
+    let r = s.host(HostCommand::DoorbellWrite(DoorbellWrite::of_token(0, tok)));
+    assert_eq!(r.map_err(|e| e.requirement()), Err("DB-SEQ-002"));
+    s.expect_completion(Side::Requester, CompletionStatus::STALE_SEQ);
+    assert_eq!(s.nic.stats().ignored_doorbell_writes, 8);
 }
 
 // =========================================================================================

@@ -303,6 +303,10 @@ static void errors(void) {
     CHECK_FAILS(m, OPENRDMA_STATUS_NULL_POINTER, "bytes", openrdma_push_frame(m, 10, 0, NULL, 60));
     CHECK_FAILS(m, OPENRDMA_STATUS_INVALID_ARGUMENT, "port 9", openrdma_push_frame(m, 10, 9, b, 4));
     CHECK_OK(m, openrdma_push_frame(m, 10, 0, b, 4)); /* garbage is dropped, as a NIC drops it */
+    CHECK_FAILS(m, OPENRDMA_STATUS_NULL_POINTER, "bytes",
+                openrdma_push_doorbell_write(m, 10, 0, 0, NULL, 8));
+    /* Half a doorbell register carries no token: the device ignores it (DB-MMIO-002). */
+    CHECK_OK(m, openrdma_push_doorbell_write(m, 10, 0, 0, b, 4));
     CHECK_FAILS(m, OPENRDMA_STATUS_INVALID_UTF8, "json", openrdma_push_host_json(m, 10, "\"\xc3\x28\""));
     CHECK_FAILS(m, OPENRDMA_STATUS_INVALID_JSON, "unknown variant `nope`",
                 openrdma_push_host_json(m, 10, "{\"command\":\"nope\"}"));

@@ -22,6 +22,10 @@ use crate::scenario::{Body, Capability, CpuHalf, Link, Manifest, Scenario};
 
 mod recovery;
 
+mod doorbell_bus;
+mod order;
+mod templates;
+
 /// The device's QPs in the corpus.
 pub const DUT_QP: u32 = 0x11;
 /// The peer's QPs.
@@ -97,6 +101,9 @@ pub fn all() -> Vec<Builder> {
     all.extend(recovery::builders());
     all.extend(cq::builders());
     all.extend(keys::builders());
+    all.extend(order::builders());
+    all.extend(templates::builders());
+    all.extend(doorbell_bus::builders());
     all
 }
 
@@ -556,8 +563,9 @@ fn rcv_retirement(name: &str, mode: RetirementMode) -> Scenario {
 /// (`scoreboard::sender_rules`, CONF-CMP-016), the layout of each header in an expected
 /// frame (its fields are compared exactly), the ICRC of every frame (recomputed by the
 /// decoder), the EVs the device's packets travel on and report (CONF-CMP-017), the
-/// completion-flag word of every expected flag (compared whole, at its address) and the
-/// fields of every expected completion.
+/// completion-flag word of every expected flag (compared whole, at its address), the fields
+/// of every expected completion, and the order of the writes of one message or work request
+/// (`scoreboard::order_requirements`).
 ///
 /// A responder scenario requires `retirement` only when a requirement its builder names
 /// concerns retirement (flags, completions, transport acknowledgements, message tracking):
@@ -696,6 +704,14 @@ fn done(r: Recorder, end: u64) -> Scenario {
             _ => {}
         }
     }
+    // The order of the device's writes, where the expected records hold writes to order
+    // (CONF-CMP-022); the responder's only where the scenario judges retirement.
+    let judges_retirement = s.manifest.requires.contains(&Capability::Retirement);
+    add.extend(
+        crate::scoreboard::order_requirements(&s)
+            .into_iter()
+            .filter(|id| judges_retirement || id.starts_with("ORD-SEND-")),
+    );
     for id in add {
         if !s.manifest.requirements.iter().any(|r| r == id) {
             s.manifest.requirements.push(id.to_string());
