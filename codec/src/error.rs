@@ -232,6 +232,28 @@ impl DecodeError {
         DecodeError { header, field, offset, kind: DecodeErrorKind::BadValue { value } }
     }
 
+    /// The requirement of the wire-format chapter that makes these bytes a decode error:
+    /// an IP version or IPv4 `ihl` the decoder cannot follow (`ENC-IPV4-005`,
+    /// `ENC-IPV6-002`), an IP length longer than the frame or an IPv4 `total_len` shorter
+    /// than its header (`ENC-LEN-002`), a UDP `length` below 8 (`ENC-UDP-002`) or different
+    /// from the IP payload (`ENC-LEN-001`), a UDP payload with no room for a BTH and an
+    /// ICRC (`ENC-LEN-004`), a `pad_count` larger than the bytes left (`PAY-PAD-003`), and
+    /// `DEC-STRUCT-001` for any other header or field that does not fit.
+    pub fn requirement(&self) -> &'static str {
+        use DecodeErrorKind::{BadValue, LengthMismatch, Truncated};
+        match (self.header, self.field, self.kind) {
+            (Header::Ipv4, "version" | "ihl", BadValue { .. }) => "ENC-IPV4-005",
+            (Header::Ipv6, "version", BadValue { .. }) => "ENC-IPV6-002",
+            (Header::Ipv4, "total_len", LengthMismatch { .. })
+            | (Header::Ipv6, "payload_len", LengthMismatch { .. }) => "ENC-LEN-002",
+            (Header::Udp, "length", LengthMismatch { claimed, .. }) if claimed < 8 => "ENC-UDP-002",
+            (Header::Udp, "length", LengthMismatch { .. }) => "ENC-LEN-001",
+            (Header::Bth | Header::Icrc, _, Truncated { .. }) => "ENC-LEN-004",
+            (Header::Payload, "pad", Truncated { .. }) => "PAY-PAD-003",
+            _ => "DEC-STRUCT-001",
+        }
+    }
+
     /// The same error with its offset moved by `base` bytes: used when a header decoded on
     /// its own is placed inside a frame.
     #[must_use]
