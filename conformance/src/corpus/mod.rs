@@ -1865,7 +1865,9 @@ fn edit_qp(mut p: Packet, qpn: u32) -> Packet {
         Packet::Sack { bth, .. }
         | Packet::Nack { bth, .. }
         | Packet::Probe { bth, .. }
-        | Packet::Ack { bth, .. } => bth.dest_qp = Qpn::new(qpn),
+        | Packet::Ack { bth, .. }
+        | Packet::EndpointRequest { bth, .. }
+        | Packet::EndpointResponse { bth, .. } => bth.dest_qp = Qpn::new(qpn),
     }
     p
 }
