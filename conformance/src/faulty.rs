@@ -42,6 +42,8 @@ enum Fault {
     WriteAfterFlag,
     MprOffByOne,
     NoDuplicateAck,
+    Ipv4ChecksumUnchecked,
+    EndpointAlwaysSuccess,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -116,6 +118,18 @@ pub const FAULTY: &[Kind] = &[
         description: "a duplicate of a retired message gets a SACK but no transport ACK, so a lost ACK is never repaired",
         breaks: "RCV-DUP-002",
         fault: Fault::NoDuplicateAck,
+    },
+    Kind {
+        name: "ipv4-checksum-unchecked",
+        description: "the IPv4 header checksum is not verified: a packet whose header checksum is wrong is taken like any other",
+        breaks: "ENC-IPV4-003",
+        fault: Fault::Ipv4ChecksumUnchecked,
+    },
+    Kind {
+        name: "endpoint-always-success",
+        description: "every endpoint request is answered SUCCESS, an operation it does not implement included",
+        breaks: "EETH-STATUS-001",
+        fault: Fault::EndpointAlwaysSuccess,
     },
 ];
 
@@ -203,6 +217,21 @@ impl FaultyDevice {
                 }
                 (Fault::SprayRandom, Input::Host { command: HostCommand::CreateQp(q) }) => {
                     q.spray = SprayPolicy::Random;
+                }
+                (Fault::Ipv4ChecksumUnchecked, Input::Frame { bytes, .. }) => {
+                    // The header checksum is never looked at: as if it were right. (The
+                    // ICRC masks it, so the frame stays otherwise sound.)
+                    let d = decode(bytes);
+                    if d.discard_reason() == Some("ENC-IPV4-003") {
+                        if let Some(mut f) = d.to_repr() {
+                            if let IpRepr::V4(v4) = &mut f.ip {
+                                let _ = v4.fill_checksum();
+                            }
+                            if let Ok(b) = f.to_bytes() {
+                                *bytes = b;
+                            }
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -361,6 +390,22 @@ impl FaultyDevice {
                     let d = decode(bytes);
                     if let (Some(n), Some(_)) = (d.ext.neth, d.bth) {
                         if n.reason == NackReason::PSN_OOR_WINDOW {
+                            continue;
+                        }
+                    }
+                }
+                (Fault::EndpointAlwaysSuccess, Output::Frame { bytes, port }) => {
+                    let d = decode(bytes);
+                    if let Some(mut f) = d.to_repr().filter(|f| f.ext.eeth.is_some()) {
+                        if let Some(e) = f.ext.eeth.as_mut() {
+                            e.status = 0;
+                        }
+                        f.icrc = None;
+                        if let Ok(bytes) = f.to_bytes() {
+                            out.push(TimedOutput {
+                                at: o.at,
+                                output: Output::Frame { port: *port, bytes },
+                            });
                             continue;
                         }
                     }

@@ -97,6 +97,8 @@ pub enum Capability {
     Paths,
     /// Talks to the CPU half of recovery (reports and commands).
     CpuSplit,
+    /// Answers endpoint requests at QPN 2 (`ERTH-RESP-001`).
+    Endpoint,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.

@@ -40,14 +40,17 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr, decode};
-use openrdma_codec::{AethKind, Opcode};
+use openrdma_codec::{AethKind, Opcode, Qpn};
 use openrdma_sm::{NicEvent, NicReport, Payload, Side};
 use serde::Serialize;
 
 use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, Direction, Record, Scenario};
 
+mod arrivals;
 mod sacks;
+
+use arrivals::Arrivals;
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -131,6 +134,7 @@ enum Kind {
     Nack { qp: u32, psn: u32, reason: u8 },
     Ack { qp: u32, msn: u32, syndrome: u8 },
     Probe { qp: u32 },
+    Endpoint { op: u8, request_id: u32 },
     Other { error: Option<String> },
 }
 
@@ -166,6 +170,10 @@ fn kind_of(d: &DecodedFrame<'_>) -> Kind {
             None => Kind::Other { error: None },
         },
         Opcode::MRC_PROBE => Kind::Probe { qp },
+        Opcode::MRC_ENDPOINT_RESPONSE => match &d.ext.eeth {
+            Some(e) => Kind::Endpoint { op: e.op.0, request_id: e.request_id },
+            None => Kind::Other { error: None },
+        },
         _ => Kind::Other { error: None },
     }
 }
@@ -210,6 +218,15 @@ pub fn render_frame(bytes: &[u8]) -> String {
     }
     if let Some(a) = d.ext.aeth {
         s.push_str(&format!(" syndrome {:#x} msn {}", a.syndrome, a.msn));
+    }
+    if let Some(e) = d.ext.erth {
+        s.push_str(&format!(" op {} request {:#x} ports {:#b}", e.op, e.request_id, e.port_status));
+    }
+    if let Some(e) = d.ext.eeth {
+        s.push_str(&format!(
+            " op {} status {} request {:#x} ports {:#b}",
+            e.op, e.status, e.request_id, e.port_status
+        ));
     }
     if !d.payload.is_empty() {
         s.push_str(&format!(" payload {} B", d.payload.len()));
@@ -298,10 +315,25 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(n) = d.ext.neth {
         put("neth.reason", format!("{:#04x}", n.reason.0));
         put("neth.nack_psn", n.nack_psn.value().to_string());
+        // Fixed by the NACKed packet, which the scenario injected (NETH-PSN-001,
+        // NETH-TS-001).
+        put("neth.entropy", format!("{:#x}", n.entropy));
+        put("neth.tx_timestamp", n.tx_timestamp.to_string());
     }
     if let Some(a) = d.ext.aeth {
         put("aeth.syndrome", format!("{:#04x}", a.syndrome));
         put("aeth.msn", a.msn.to_string());
+    }
+    if let Some(e) = d.ext.eeth {
+        // An endpoint response answers a request the scenario injected: its path is the
+        // request's (ERTH-RESP-001), and so is every field but `data`.
+        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("eeth.op", format!("{:#04x}", e.op.0));
+        put("eeth.status", e.status.to_string());
+        put("eeth.resv2", e.resv2.to_string());
+        put("eeth.port_status", format!("{:#b}", e.port_status));
+        put("eeth.request_id", format!("{:#x}", e.request_id));
+        put("eeth.data", hex_digest(&e.data));
     }
     put("payload", hex_digest(d.payload));
     put("icrc", d.icrc.as_str().to_string());
@@ -443,6 +475,10 @@ fn judge_all(
         })
         .collect();
     let mut used = vec![false; obs_frames.len()];
+    let arrivals = Arrivals::new(scenario, injected);
+
+    // Outputs of an MRC QP numbered 2 (ERTH-QPN-001), first: they explain the rest.
+    judge_reserved_qpn(scenario, &obs_frames, observed, &mut div);
 
     // Undecodable or bad-ICRC frames from the device.
     for f in &obs_frames {
@@ -481,7 +517,8 @@ fn judge_all(
         let key_ok = |of: &Frame| match (&ef.kind, &of.kind) {
             (Kind::Data { .. }, Kind::Data { .. })
             | (Kind::Nack { .. }, Kind::Nack { .. })
-            | (Kind::Probe { .. }, Kind::Probe { .. }) => ef.kind == of.kind,
+            | (Kind::Probe { .. }, Kind::Probe { .. })
+            | (Kind::Endpoint { .. }, Kind::Endpoint { .. }) => ef.kind == of.kind,
             (Kind::Ack { qp, msn, syndrome }, Kind::Ack { qp: q2, msn: m2, syndrome: s2 }) => {
                 qp == q2 && msn == m2 && ack_class(*syndrome) == ack_class(*s2)
             }
@@ -497,6 +534,7 @@ fn judge_all(
             Kind::Data { .. } => "SND-SEG-001",
             Kind::Nack { .. } => "RCV-NACK-001",
             Kind::Ack { .. } => "RCV-ACK-001",
+            Kind::Endpoint { .. } => "ERTH-RESP-001",
             _ => "EV-PROBE-001",
         };
         match found {
@@ -517,14 +555,25 @@ fn judge_all(
                     // The PSN of a packet that consumes none is a SHOULD (OPC-PSN-001), and
                     // so is the credit code of an ACK (AETH-MRC-002): reported apart, so
                     // that they make the verdict non-strict, not a failure.
+                    // So are the data of an endpoint response (EETH-DATA-001) and the choice
+                    // among the non-zero statuses of one (EETH-STATUS-001).
                     let (should, must): (Vec<FieldDiff>, Vec<FieldDiff>) =
                         fields.into_iter().partition(|f| {
-                            f.field == "bth.psn" || (f.field == "aeth.syndrome" && is_ack_pair(f))
+                            f.field == "bth.psn"
+                                || (f.field == "aeth.syndrome" && is_ack_pair(f))
+                                || f.field == "eeth.data"
+                                || (f.field == "eeth.status"
+                                    && f.expected != "0"
+                                    && f.actual != "0")
                         });
                     fields = must;
                     for f in should {
-                        let requirement =
-                            if f.field == "bth.psn" { "OPC-PSN-001" } else { "AETH-MRC-002" };
+                        let requirement = match f.field.as_str() {
+                            "bth.psn" => "OPC-PSN-001",
+                            "aeth.syndrome" => "AETH-MRC-002",
+                            "eeth.data" => "EETH-DATA-001",
+                            _ => "EETH-STATUS-001",
+                        };
                         div.push(Divergence {
                             at: of.at,
                             requirement: requirement.into(),
@@ -549,6 +598,13 @@ fn judge_all(
                         "icrc" => "ICRC-CALC-001",
                         "udp.dst_port" => "ENC-UDP-001",
                         "tseth" => "TSETH-PRESENT-001",
+                        "neth.entropy" => "NETH-PSN-001",
+                        "neth.tx_timestamp" => "NETH-TS-001",
+                        "ev" => "ERTH-RESP-001",
+                        "eeth.status" => "EETH-STATUS-001",
+                        "eeth.port_status" => "EETH-PORT-001",
+                        "eeth.resv2" => "EETH-RESV-001",
+                        "bth.dest_qp" if matches!(ef.kind, Kind::Endpoint { .. }) => "ERTH-QPN-001",
                         f if f.starts_with("eth.")
                             || f.starts_with("ip.")
                             || f.starts_with("vlan.") =>
@@ -624,7 +680,18 @@ fn judge_all(
                 ("SND-RTX-004", "a retransmission of a packet that was not lost")
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
-            Kind::Nack { .. } => ("RCV-NACK-001", "a NACK the scenario does not expect"),
+            Kind::Nack { qp, psn, .. } => {
+                // CONF-CMP-013: a NACK for frames to discard is named by what is wrong.
+                match local_of.get(&qp).and_then(|&l| arrivals.only_discarded(l, psn, of.at)) {
+                    Some(reason) => {
+                        (reason, "a NACK for a PSN whose only copies were frames to discard")
+                    }
+                    None => ("RCV-NACK-001", "a NACK the scenario does not expect"),
+                }
+            }
+            Kind::Endpoint { .. } => {
+                ("EETH-ECHO-001", "an endpoint response to no request the scenario made")
+            }
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
             Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
             Kind::Probe { .. } => ("EV-PROBE-001", "a probe the CPU half did not command"),
@@ -666,16 +733,93 @@ fn judge_all(
     }
 
     // SACKs: truth and timely progress.
-    sacks::judge(scenario, injected, &exp_frames, &obs_frames, tol, &mut div, &mut checked);
+    sacks::judge(scenario, &arrivals, &exp_frames, &obs_frames, tol, &mut div, &mut checked);
 
     // ---- events ---------------------------------------------------------------------
-    judge_events(scenario, observed, scope, &mut div, &mut checked);
+    judge_events(scenario, &arrivals, observed, scope, &mut div, &mut checked);
     if scope.cpu_split {
         judge_retransmit_reports(scenario, observed, &obs_frames, &mut div);
     }
 
     div.sort_by_key(|d| d.at);
     Judgement { divergences: div, checked }
+}
+
+/// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks
+/// ERTH-QPN-001 (CONF-CMP-014). Its outputs are an event of QP 2, a frame to the peer of a
+/// QP the scenario tried to create as QP 2 (and of no other QP), and a frame to QPN 2 that
+/// is not an endpoint operation.
+fn judge_reserved_qpn(
+    scenario: &Scenario,
+    obs_frames: &[Frame],
+    observed: &[TimedOutput],
+    div: &mut Vec<Divergence>,
+) {
+    let endpoint = Qpn::ENDPOINT.value();
+    let mut peers_of_2 = BTreeSet::new();
+    let mut peers_of_others = BTreeSet::new();
+    for r in &scenario.records {
+        if let Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) } = &r.body {
+            let set =
+                if q.qpn.value() == endpoint { &mut peers_of_2 } else { &mut peers_of_others };
+            set.insert(q.peer_qpn.value());
+        }
+    }
+    let mut push = |at: u64, what: &str, actual: String| {
+        div.push(Divergence {
+            at,
+            requirement: "ERTH-QPN-001".into(),
+            what: what.into(),
+            expected: None,
+            actual: Some(actual),
+            fields: vec![],
+            should_only: false,
+        })
+    };
+    for f in obs_frames {
+        let Some(bth) = decode(&f.bytes).bth else { continue };
+        if matches!(bth.opcode, Opcode::MRC_ENDPOINT_REQUEST | Opcode::MRC_ENDPOINT_RESPONSE) {
+            continue;
+        }
+        let to = bth.dest_qp.value();
+        if to == endpoint {
+            push(
+                f.at,
+                "an MRC QP packet to QPN 2, which endpoint operations keep",
+                render_frame(&f.bytes),
+            );
+        } else if peers_of_2.contains(&to) && !peers_of_others.contains(&to) {
+            push(f.at, "a packet from an MRC QP numbered 2", render_frame(&f.bytes));
+        }
+    }
+    for o in observed {
+        if let Output::Event { event } = &o.output {
+            if event_qpn(event) == endpoint {
+                push(o.at.0, "an event of an MRC QP numbered 2", render_event(event));
+            }
+        }
+    }
+}
+
+/// The device QP an event concerns.
+fn event_qpn(e: &NicEvent) -> u32 {
+    use NicReport as R;
+    let q = match e {
+        NicEvent::DmaWrite(w) => w.qpn,
+        NicEvent::FlagWrite(f) => f.qpn,
+        NicEvent::Completion(c) => c.entry.qpn,
+        NicEvent::Report(
+            R::Progress { qpn, .. }
+            | R::Armed { qpn, .. }
+            | R::Nack { qpn, .. }
+            | R::EvMarked { qpn, .. }
+            | R::EvState { qpn, .. }
+            | R::ProbeAnswered { qpn, .. }
+            | R::Retransmitted { qpn, .. }
+            | R::QpError { qpn, .. },
+        ) => *qpn,
+    };
+    q.value()
 }
 
 /// Whether a syndrome difference is between two ACKs (credit codes only).
@@ -713,6 +857,7 @@ fn payload_bytes(p: &Payload) -> Vec<u8> {
 
 fn judge_events(
     scenario: &Scenario,
+    arrivals: &Arrivals,
     observed: &[TimedOutput],
     scope: Scope,
     div: &mut Vec<Divergence>,
@@ -754,6 +899,26 @@ fn judge_events(
             }
             NicEvent::DmaWrite(w) => {
                 let key = (w.qpn.value(), w.va, payload_bytes(&w.payload));
+                // CONF-CMP-013: a packet is placed only after a copy of it arrived.
+                let (q, p) = (w.qpn.value(), w.psn.value());
+                if !arrivals.arrived(q, p, *at) {
+                    let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
+                        Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
+                        None => (
+                            "RCV-PLACE-001",
+                            format!("a DMA write of PSN {p}, of which no copy had arrived"),
+                        ),
+                    };
+                    div.push(Divergence {
+                        at: *at,
+                        requirement: requirement.into(),
+                        what,
+                        expected: None,
+                        actual: Some(render_event(e)),
+                        fields: vec![],
+                        should_only: false,
+                    });
+                }
                 if flagged.contains_key(&(w.qpn.value(), w.msn)) {
                     // Data the scenario expects, arriving after the flag: the flag came
                     // before its data. A write beyond what it expects: a write after the flag.
@@ -833,10 +998,6 @@ fn judge_events(
     }
 
     // Flags and completions: sequences per side, compared in order.
-    let seq = |events: &mut dyn Iterator<Item = (u64, &NicEvent)>,
-               pick: &dyn Fn(&NicEvent) -> bool| {
-        events.filter(|(_, e)| pick(e)).map(|(t, e)| (t, e.clone())).collect::<Vec<_>>()
-    };
     type Pick<'a> = &'a dyn Fn(&NicEvent) -> bool;
     let kinds: [(&str, Pick<'_>); 4] = [
         ("responder flags", &|e| matches!(e, NicEvent::FlagWrite(f) if f.side == Side::Responder)),
@@ -851,8 +1012,9 @@ fn judge_events(
         ),
     ];
     for (name, pick) in kinds {
-        let want: Vec<(u64, NicEvent)> = seq(&mut exp.iter().map(|(r, e)| (r.at.0, *e)), pick);
-        let got: Vec<(u64, NicEvent)> = seq(&mut obs.iter().map(|(t, e)| (*t, *e)), pick);
+        let want: Vec<(&Record, &NicEvent)> =
+            exp.iter().filter(|(_, e)| pick(e)).copied().collect();
+        let got: Vec<(u64, &NicEvent)> = obs.iter().filter(|(_, e)| pick(e)).copied().collect();
         *checked += want.len();
         let default_req = match name {
             "responder flags" => "RET-ORDER-001",
@@ -863,19 +1025,19 @@ fn judge_events(
         for k in 0..want.len().max(got.len()) {
             let (w, g) = (want.get(k), got.get(k));
             let (fields, what) = match (w, g) {
-                (Some((wt, we)), Some((gt, ge))) => {
+                (Some((wr, we)), Some((gt, ge))) => {
                     let f = event_diff(we, ge);
                     if f.is_empty() {
-                        let deadline = wt.saturating_add(tol.late_ns);
+                        let deadline = wr.at.0.saturating_add(tol.late_ns);
                         if *gt <= deadline {
                             continue;
                         }
                         (
                             vec![],
                             format!(
-                                "{name}: entry {k} came at {gt} ns, later than {wt} ns + {} ns \
-                             (CONF-TIME-002)",
-                                tol.late_ns
+                                "{name}: entry {k} came at {gt} ns, later than {} ns + {} ns \
+                                 (CONF-TIME-002)",
+                                wr.at.0, tol.late_ns
                             ),
                         )
                     } else {
@@ -886,17 +1048,19 @@ fn judge_events(
                 (None, Some(_)) => (vec![], format!("{name}: unexpected entry {k}")),
                 (None, None) => continue,
             };
-            let requirement = match (name, fields.first().map(|f| f.field.as_str())) {
+            let by_field = match (name, fields.first().map(|f| f.field.as_str())) {
                 ("responder flags", Some("msn") | Some("qpn")) => "RET-ORDER-001",
                 ("responder flags", Some(_)) => "RET-FLAG-001",
                 _ => default_req,
             };
+            // An expected entry that names what it checks is reported under it.
+            let requirement = w.map_or(by_field.to_string(), |(r, _)| req_of(r, by_field));
             div.push(Divergence {
-                at: g.or(w).map_or(0, |x| x.0),
-                requirement: requirement.into(),
+                at: g.map(|x| x.0).or(w.map(|x| x.0.at.0)).unwrap_or(0),
+                requirement,
                 what,
-                expected: w.map(|x| render_event(&x.1)),
-                actual: g.map(|x| render_event(&x.1)),
+                expected: w.map(|x| render_event(x.1)),
+                actual: g.map(|x| render_event(x.1)),
                 fields,
                 should_only: false,
             });

@@ -65,6 +65,16 @@ enum Fault {
     AnyUdpPort,
     /// IPv6 packets without a UDP checksum are dropped.
     RejectsZeroUdpChecksumV6,
+    /// Frames that a receiver must discard for this requirement are taken as if they were
+    /// sound (RCV-FRAME-001): the check that makes them so is missing.
+    AcceptsDiscarded(&'static str),
+    /// A datagram with no room for its ICRC wedges the receive path: nothing after it is
+    /// taken (ENC-LEN-004).
+    WedgesOnShortDatagram,
+    /// The EV of an IPv6 packet is rebuilt with the flow label's bits 19:16 (ENC-EV-001).
+    EvWithFlowLabelHigh,
+    /// The EV of an IPv4 packet is rebuilt as its source port alone (ENC-EV-002).
+    EvFromPortAlone,
 }
 
 struct Mutant {
@@ -72,6 +82,7 @@ struct Mutant {
     inner: ReferenceDevice,
     seen: HashSet<(u32, u32)>,
     dup_at: BTreeSet<u64>,
+    wedged: bool,
 }
 
 impl Mutant {
@@ -81,6 +92,7 @@ impl Mutant {
             inner: ReferenceDevice::new(),
             seen: HashSet::new(),
             dup_at: BTreeSet::new(),
+            wedged: false,
         }
     }
 
@@ -104,6 +116,22 @@ impl Mutant {
             Input::Frame { bytes, .. } => {
                 if self.fault == Fault::RejectsZeroUdpChecksumV6 && is_v6_without_checksum(bytes) {
                     return None;
+                }
+                if self.fault == Fault::WedgesOnShortDatagram {
+                    self.wedged |= decode(bytes).discard_reason() == Some("ENC-LEN-004");
+                    if self.wedged {
+                        return None;
+                    }
+                }
+                if let Fault::AcceptsDiscarded(reason) = self.fault {
+                    if let Some(b) = repair(bytes, reason) {
+                        *bytes = b;
+                    }
+                }
+                if self.fault == Fault::EvWithFlowLabelHigh {
+                    if let Some(b) = flow_label_into_port(bytes) {
+                        *bytes = b;
+                    }
                 }
                 if let Some(b) = self.raw(bytes) {
                     *bytes = b;
@@ -213,6 +241,10 @@ impl Mutant {
             return !(self.fault == Fault::SilentDoorbellReject && rejected);
         }
         let Output::Frame { bytes, .. } = &o.output else { return true };
+        if self.fault == Fault::EvFromPortAlone {
+            // Rewritten in `advance`.
+            return true;
+        }
         let d = decode(bytes);
         let is_sack = d.bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK);
         match self.fault {
@@ -247,6 +279,7 @@ impl Device for Mutant {
         }
         self.seen.clear();
         self.dup_at.clear();
+        self.wedged = false;
         self.inner.start(&m)
     }
 
@@ -257,8 +290,95 @@ impl Device for Mutant {
     ) -> Result<Vec<TimedOutput>, DeviceError> {
         let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
         let out = self.inner.advance(inputs, until)?;
-        Ok(out.into_iter().filter(|o| self.output(o)).collect())
+        let mut out: Vec<TimedOutput> = out.into_iter().filter(|o| self.output(o)).collect();
+        if self.fault == Fault::EvFromPortAlone {
+            for o in &mut out {
+                if let Output::Frame { bytes, .. } = &mut o.output {
+                    if let Some(b) = ev_from_port_alone(bytes) {
+                        *bytes = b;
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
+}
+
+/// The frame as a device that lacks the check for `reason` sees it: sound, with the
+/// damage that check looks for set right (RCV-FRAME-001). `None` for a frame without that
+/// damage.
+fn repair(bytes: &[u8], reason: &str) -> Option<Vec<u8>> {
+    let d = decode(bytes);
+    if d.discard_reason() != Some(reason) {
+        return None;
+    }
+    let mut b = bytes.to_vec();
+    let ip = 14 + if d.vlan.is_some() { 4 } else { 0 };
+    let v6 = b[ip] >> 4 == 6 || reason == "ENC-IPV6-002";
+    let hl = if v6 { 40 } else { usize::from(b[ip] & 0x0F).max(5) * 4 };
+    let udp = ip + hl;
+    let set16 = |b: &mut [u8], at: usize, v: usize| {
+        b[at..at + 2].copy_from_slice(&(v as u16).to_be_bytes())
+    };
+    match reason {
+        "ICRC-VERIFY-001" | "ENC-IPV4-003" | "ENC-UDP-005" => {}
+        "ENC-IPV4-005" => b[ip] = 0x45,
+        "ENC-IPV6-002" => b[ip] = 0x60 | (b[ip] & 0x0F),
+        "ENC-LEN-002" if v6 => set16(&mut b, ip + 4, bytes.len() - ip - 40),
+        "ENC-LEN-002" => set16(&mut b, ip + 2, bytes.len() - ip),
+        "ENC-LEN-001" | "ENC-UDP-002" => set16(&mut b, udp + 4, bytes.len() - udp),
+        "ENC-IPV4-001" => b[ip + 9] = 17,
+        "ENC-IPV6-001" => b[ip + 6] = 17,
+        "PAY-PAD-003" => b[udp + 9] &= !0x30,
+        "OPC-UNKNOWN-001" => b[udp + 8] = Opcode::MRC_WRITE_ONLY.0,
+        _ => return None,
+    }
+    if !v6 {
+        b[ip + 10..ip + 12].fill(0);
+        let c = openrdma_codec::wire::ipv4::compute_checksum(&b[ip..ip + hl]);
+        b[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
+    }
+    b[udp + 6..udp + 8].fill(0);
+    openrdma_codec::icrc::fill(&mut b[ip..]).ok()?;
+    Some(b)
+}
+
+/// An IPv6 frame whose flow label has bits 19:16 set, with them moved into the source port
+/// as a device that rebuilds the EV from the whole flow label would (ENC-EV-001).
+fn flow_label_into_port(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    let IpRepr::V6(v6) = &f.ip else { return None };
+    let high = (v6.flow_label >> 16) as u16;
+    if high == 0 {
+        return None;
+    }
+    f.udp.src_port |= high;
+    f.icrc = None;
+    f.fill_udp_checksum().ok()?;
+    f.to_bytes().ok()
+}
+
+/// A SACK or NACK over IPv4 as a device that takes the source port for the whole EV sends
+/// it: reflecting `src_port` as the EV, on that EV (ENC-EV-002).
+fn ev_from_port_alone(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    if !matches!(f.ip, IpRepr::V4(_)) {
+        return None;
+    }
+    let ev = match (f.ext.seth.as_mut(), f.ext.neth.as_mut()) {
+        (Some(s), _) => {
+            s.entropy >>= 16;
+            s.entropy
+        }
+        (_, Some(n)) => {
+            n.entropy >>= 16;
+            n.entropy
+        }
+        _ => return None,
+    };
+    f.set_entropy(ev);
+    f.icrc = None;
+    f.to_bytes().ok()
 }
 
 /// Whether `bytes` is an IPv6 RoCEv2 frame whose UDP checksum is 0.
@@ -300,6 +420,9 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::ProcessesFragments, &["rcv-lenient"]),
         (Fault::AnyUdpPort, &["rcv-lenient"]),
         (Fault::RejectsZeroUdpChecksumV6, &["rcv-lenient-v6"]),
+        (Fault::WedgesOnShortDatagram, &["wire-discard-v4"]),
+        (Fault::EvWithFlowLabelHigh, &["rcv-lenient-v6"]),
+        (Fault::EvFromPortAlone, &["wire-discard-v4"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();
@@ -323,4 +446,46 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         }
     }
     assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// A device that acts on a frame it must discard is named by what is wrong with the frame
+/// (CONF-CMP-013): for each damage of the wire-discard scenarios, the device that lacks the
+/// check for it fails them, and the first divergence from a MUST names that damage.
+#[test]
+fn a_device_acting_on_a_frame_to_discard_is_named_by_the_damage() {
+    use openrdma_conformance::report::mark_levels;
+    use openrdma_conformance::requirements::Spec;
+    let spec = Spec::bundled().expect("the specification parses");
+    let cases: &[(&str, &[&str])] = &[
+        ("ICRC-VERIFY-001", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-IPV4-003", &["wire-discard-v4"]),
+        ("ENC-UDP-005", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-IPV4-005", &["wire-discard-v4"]),
+        ("ENC-IPV6-002", &["wire-discard-v6"]),
+        ("ENC-LEN-002", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-LEN-001", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-UDP-002", &["wire-discard-v4"]),
+        ("ENC-IPV4-001", &["wire-discard-v4"]),
+        ("ENC-IPV6-001", &["wire-discard-v6"]),
+        ("PAY-PAD-003", &["wire-discard-v4"]),
+        ("OPC-UNKNOWN-001", &["wire-discard-v4", "wire-discard-v6"]),
+    ];
+    let all = corpus::all();
+    let mut wrong = Vec::new();
+    for (reason, names) in cases {
+        for name in *names {
+            let build = all.iter().find(|(n, _)| n == name).expect("in the corpus").1;
+            let s = build();
+            let mut dev = Mutant::new(Fault::AcceptsDiscarded(reason));
+            let out = run(&mut dev, &s);
+            let mut j = judge(&s, &out.injected, &out.observed);
+            mark_levels(&mut j, &spec);
+            let first = j.divergences.iter().find(|d| !d.should_only);
+            println!("{reason} / {name}: {:?}", first.map(|d| (&d.requirement, &d.what)));
+            if first.is_none_or(|d| d.requirement != *reason) {
+                wrong.push(format!("{reason} / {name}: {:?}", first.map(|d| &d.requirement)));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

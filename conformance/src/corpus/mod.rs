@@ -36,9 +36,11 @@ pub const PMTU: u32 = 1024;
 /// A builder: its name, and the function that records it.
 pub type Builder = (&'static str, fn() -> Scenario);
 
+mod wire;
+
 /// Every scenario of the corpus, in a stable order.
 pub fn all() -> Vec<Builder> {
-    vec![
+    let mut all: Vec<Builder> = vec![
         ("rcv-in-order-v4", rcv_in_order_v4),
         ("rcv-in-order-v6", rcv_in_order_v6),
         ("rcv-last-packet-first", rcv_last_packet_first),
@@ -88,7 +90,9 @@ pub fn all() -> Vec<Builder> {
         ("snd-single-loss", || snd_loss("snd-single-loss", &[3])),
         ("snd-double-loss", || snd_loss("snd-double-loss", &[3, 4])),
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
-    ]
+    ];
+    all.extend(wire::builders());
+    all
 }
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
@@ -570,6 +574,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                         "SETH-M-001",
                         "SETH-ACKPSN-001",
                         "SETH-EV-001",
+                        "ENC-EV-003",
                         "CCS-LAYOUT-001",
                         "CCS-RESV-001",
                         "CCS-TS-001",
@@ -581,6 +586,10 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     ]);
                     if probes {
                         add.extend(["SETH-PR-001", "SETH-ACKPSN-002"]);
+                    }
+                    if probes && d.ext.seth.is_some_and(|s| s.pr) {
+                        // Every expected probe answer must come (CONF-CMP-015).
+                        add.push("PETH-RESP-001");
                     }
                 }
                 let e = &d.ext;
@@ -597,7 +606,8 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     add.extend(["AETH-LAYOUT-001", "AETH-SYN-001", "AETH-MSN-001"]);
                 }
                 if e.neth.is_some() {
-                    add.push("NETH-LAYOUT-001");
+                    // The NACKed packet's PSN and EV are compared (CONF-CMP-002).
+                    add.extend(["NETH-LAYOUT-001", "NETH-PSN-001"]);
                 }
                 if e.seth.is_some() {
                     add.push("SETH-LAYOUT-001");
@@ -2425,8 +2435,9 @@ fn rcv_lenient_v6() -> Scenario {
     let mut m = manifest(
         "rcv-lenient-v6",
         "Over IPv6, a write whose UDP checksum is 0 and a write whose flow label has bits \
-         19:16 set (which carry no part of the EV) are accepted and placed like any other.",
-        &["ENC-UDP-004", "ENC-IPV6-001", "RCV-PLACE-001", "RET-ORDER-001"],
+         19:16 set (which carry no part of the EV) are accepted and placed like any other; \
+         the SACK of the second reflects its EV without those bits.",
+        &["ENC-UDP-004", "ENC-IPV6-001", "ENC-EV-001", "RCV-PLACE-001", "RET-ORDER-001"],
         &[Capability::Responder, Capability::Retirement, Capability::Ipv6],
     );
     m.link = v6_link();
@@ -2438,7 +2449,7 @@ fn rcv_lenient_v6() -> Scenario {
     r.checks(&["ENC-UDP-004", "RCV-PLACE-001"]);
     let p0 = write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None);
     r.inject_bytes(1_000, 0, crafted_on(&link, &p0, ev, nothing, |f| f.udp.checksum = 0));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["ENC-EV-001", "RCV-PLACE-001"]);
     let p1 = write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x1000, None);
     let b = crafted_on(
         &link,
