@@ -613,9 +613,15 @@ fn judge_all(
                         }
                         _ => default_req,
                     };
+                    // Under the record's first check, unless it names the field's own.
+                    let requirement = if rec.checks.iter().any(|c| c == req) {
+                        req.to_string()
+                    } else {
+                        req_of(rec, req)
+                    };
                     div.push(Divergence {
                         at: of.at,
-                        requirement: req_of(rec, req),
+                        requirement,
                         what: "a packet differs from the expected one".into(),
                         expected: Some(render_frame(&ef.bytes)),
                         actual: Some(render_frame(&of.bytes)),
@@ -689,9 +695,7 @@ fn judge_all(
                     None => ("RCV-NACK-001", "a NACK the scenario does not expect"),
                 }
             }
-            Kind::Endpoint { .. } => {
-                ("EETH-ECHO-001", "an endpoint response to no request the scenario made")
-            }
+            Kind::Endpoint { op, request_id } => endpoint_blame(injected, op, request_id),
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
             Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
             Kind::Probe { .. } => ("EV-PROBE-001", "a probe the CPU half did not command"),
@@ -743,6 +747,42 @@ fn judge_all(
 
     div.sort_by_key(|d| d.at);
     Judgement { divergences: div, checked }
+}
+
+/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-014), from
+/// what the scenario injected with its `op` and `request_id`: a request to a QPN other than
+/// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
+/// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
+/// does not carry the `op` and `request_id` of a request (`EETH-ECHO-001`).
+fn endpoint_blame(
+    injected: &[TimedInput],
+    op: u8,
+    request_id: u32,
+) -> (&'static str, &'static str) {
+    let mut found = None;
+    for i in injected {
+        let Input::Frame { bytes, .. } = &i.input else { continue };
+        let d = decode(bytes);
+        let Some(bth) = d.bth else { continue };
+        let (e_op, e_id) = match (d.ext.erth, d.ext.eeth) {
+            (Some(e), _) => (e.op.0, e.request_id),
+            (_, Some(e)) => (e.op.0, e.request_id),
+            _ => continue,
+        };
+        if (e_op, e_id) != (op, request_id) {
+            continue;
+        }
+        found = Some(match (bth.opcode, bth.dest_qp == Qpn::ENDPOINT) {
+            (Opcode::MRC_ENDPOINT_REQUEST, false) => {
+                ("ERTH-QPN-001", "an answer to an endpoint request addressed to another QPN than 2")
+            }
+            (Opcode::MRC_ENDPOINT_REQUEST, true) => {
+                ("ERTH-RESP-001", "a second answer to one endpoint request")
+            }
+            _ => ("ERTH-RESP-001", "an answer to an endpoint response"),
+        });
+    }
+    found.unwrap_or(("EETH-ECHO-001", "an endpoint response to no request the scenario made"))
 }
 
 /// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks
@@ -1053,8 +1093,13 @@ fn judge_events(
                 ("responder flags", Some(_)) => "RET-FLAG-001",
                 _ => default_req,
             };
-            // An expected entry that names what it checks is reported under it.
-            let requirement = w.map_or(by_field.to_string(), |(r, _)| req_of(r, by_field));
+            // An expected entry that names what it checks is reported under it, unless the
+            // entry that differs came well before it: then something earlier caused it.
+            let early = matches!((w, g), (Some((r, _)), Some((t, _))) if t + tol.early_ns < r.at.0);
+            let requirement = match w {
+                Some((r, _)) if !early => req_of(r, by_field),
+                _ => by_field.to_string(),
+            };
             div.push(Divergence {
                 at: g.map(|x| x.0).or(w.map(|x| x.0.at.0)).unwrap_or(0),
                 requirement,

@@ -4,15 +4,17 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use openrdma_codec::frame::{IpRepr, decode};
-use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode};
+use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
+use openrdma_codec::{
+    AethKind, AethRepr, ErthRepr, EvMark as WireMark, NackReason, Opcode, Qpn, TransportClass,
+};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
-use openrdma_sm::{CpuCommand, EvState, NicEvent, Timestamp};
+use openrdma_sm::{CpuCommand, EvState, HostCommand, NicEvent, Timestamp};
 
 /// One wrong behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +77,59 @@ enum Fault {
     EvWithFlowLabelHigh,
     /// The EV of an IPv4 packet is rebuilt as its source port alone (ENC-EV-002).
     EvFromPortAlone,
+    /// NACKs reflect no timestamp (NETH-TS-001).
+    NackTimestampZero,
+    /// Reflected timestamps are converted to another unit (TSETH-TS-001).
+    TimestampsInterpreted,
+    /// Probes whose ftype is not 1 are dropped (PETH-FTYPE-001).
+    RejectsPethFtype,
+    /// Probes with non-zero PDC identifiers are dropped (PETH-PDC-001).
+    RejectsPethPdc,
+    /// MRC packets other than writes with BTH rtx set are dropped (BTH-RTX-002).
+    RejectsRtxOnNonWrite,
+    /// A probe is answered by a SACK with pr = 0 (PETH-RESP-001).
+    ProbeAnsweredWithoutPr,
+    /// A probe answer leaves the count of writes to acknowledge as it was, and the SACK timer
+    /// starts only when that count leaves 0, so the next write is never SACKed by the
+    /// timer (RCV-SACK-003).
+    ProbeAnswerKeepsCount,
+    /// SACKs with non-zero PDC identifiers are dropped (SETH-PDC-001).
+    RejectsSethPdc,
+    /// SACKs with a non-zero res_type or next_header are dropped (SETH-TYPE-001).
+    RejectsSethType,
+    /// SACKs whose cc_type or cc_flags is not 0 are dropped (SETH-CC-001).
+    RejectsCcType,
+    /// NACKs with non-zero PDC identifiers are dropped (NETH-PDC-001).
+    RejectsNethPdc,
+    /// NACKs with a non-zero res_type or next_header are dropped (NETH-TYPE-001).
+    RejectsNethType,
+    /// A NACK with vendor_info set is taken for UNEXP_EVENT (NETH-VENDOR-001).
+    VendorInfoAsReason,
+    /// An ACK whose credit code is 0 stops the sender: no further message goes out
+    /// (AETH-MRC-002).
+    CreditZeroStalls,
+    /// Only credit code 0x1F is taken for an ACK; any other is a NAK (AETH-MRC-002).
+    OnlyUnlimitedCreditIsAck,
+    /// Endpoint requests are not answered (ERTH-RESP-001).
+    NoEndpointResponse,
+    /// Endpoint responses report no port up (EETH-PORT-001).
+    EndpointPortsZero,
+    /// Endpoint responses travel on another EV than the request's (ERTH-RESP-001).
+    EndpointWrongEv,
+    /// Endpoint requests with an unknown op are dropped (ERTH-OP-001).
+    DropsUnknownEndpointOp,
+    /// Endpoint requests to any QPN are answered (ERTH-QPN-001).
+    AnswersAnyQpn,
+    /// Endpoint responses are answered as if they were requests (ERTH-RESP-001).
+    AnswersResponses,
+    /// QPN 2 is allowed for an MRC QP, at either end (ERTH-QPN-001).
+    AcceptsQpn2,
 }
+
+/// The QPN a device that allows QPN 2 gives its QP 2 inside the reference device, and the
+/// peer QPN it gives a QP facing QP 2.
+const ALIAS_2: u32 = 0x7702;
+const ALIAS_PEER_2: u32 = 0x7703;
 
 struct Mutant {
     fault: Fault,
@@ -83,6 +137,10 @@ struct Mutant {
     seen: HashSet<(u32, u32)>,
     dup_at: BTreeSet<u64>,
     wedged: bool,
+    /// CreditZeroStalls: an ACK with credit code 0 arrived.
+    stalled: bool,
+    /// ProbeAnswerKeepsCount: a probe answer went out and no SACK at an input since.
+    stale: bool,
 }
 
 impl Mutant {
@@ -93,6 +151,8 @@ impl Mutant {
             seen: HashSet::new(),
             dup_at: BTreeSet::new(),
             wedged: false,
+            stalled: false,
+            stale: false,
         }
     }
 
@@ -113,6 +173,21 @@ impl Mutant {
             {
                 *state = EvState::AssumedBad;
             }
+            Input::Host { command: HostCommand::PostWrite(_) | HostCommand::Doorbell { .. } }
+                if self.stalled =>
+            {
+                return None;
+            }
+            Input::Host { command: HostCommand::CreateQp(q) }
+                if self.fault == Fault::AcceptsQpn2 =>
+            {
+                if q.qpn.value() == 2 {
+                    q.qpn = Qpn::new(ALIAS_2);
+                }
+                if q.peer_qpn.value() == 2 {
+                    q.peer_qpn = Qpn::new(ALIAS_PEER_2);
+                }
+            }
             Input::Frame { bytes, .. } => {
                 if self.fault == Fault::RejectsZeroUdpChecksumV6 && is_v6_without_checksum(bytes) {
                     return None;
@@ -132,6 +207,13 @@ impl Mutant {
                     if let Some(b) = flow_label_into_port(bytes) {
                         *bytes = b;
                     }
+                }
+                let d = decode(bytes);
+                if self.rejects(&d) {
+                    return None;
+                }
+                if let Some(b) = self.misread(&d).and_then(|f| seal(f)) {
+                    *bytes = b;
                 }
                 if let Some(b) = self.raw(bytes) {
                     *bytes = b;
@@ -256,6 +338,146 @@ impl Mutant {
     }
 }
 
+impl Mutant {
+    /// Frames the newer faults drop as if they were malformed.
+    fn rejects(&self, d: &DecodedFrame<'_>) -> bool {
+        let Some(bth) = d.bth else { return false };
+        let mrc_other =
+            bth.opcode.class() == TransportClass::Manufacturer(6) && !bth.opcode.is_mrc_write();
+        let pdc = |s: u16, d: u16| s != 0 || d != 0;
+        match self.fault {
+            Fault::RejectsPethFtype => d.ext.peth.is_some_and(|p| p.ftype != 1),
+            Fault::RejectsPethPdc => d.ext.peth.is_some_and(|p| pdc(p.spdcid, p.dpdcid)),
+            Fault::RejectsRtxOnNonWrite => mrc_other && bth.rtx,
+            Fault::RejectsSethPdc => d.ext.seth.is_some_and(|s| pdc(s.spdcid, s.dpdcid)),
+            Fault::RejectsSethType => {
+                d.ext.seth.is_some_and(|s| s.res_type != 0 || s.next_header != 0)
+            }
+            Fault::RejectsCcType => d.ext.seth.is_some_and(|s| s.cc_type != 0 || s.cc_flags != 0),
+            Fault::RejectsNethPdc => d.ext.neth.is_some_and(|n| pdc(n.spdcid, n.dpdcid)),
+            Fault::RejectsNethType => {
+                d.ext.neth.is_some_and(|n| n.res_type != 0 || n.next_header != 0)
+            }
+            Fault::DropsUnknownEndpointOp => d.ext.erth.is_some_and(|e| !e.op.is_known()),
+            _ => false,
+        }
+    }
+
+    /// A frame as the newer faults misread it, or `None` for a frame they read right.
+    fn misread(&mut self, d: &DecodedFrame<'_>) -> Option<FrameRepr> {
+        let mut f = d.to_repr()?;
+        match self.fault {
+            Fault::VendorInfoAsReason => {
+                let n = f.ext.neth.as_mut().filter(|n| n.vendor_info != 0)?;
+                n.reason = NackReason::UNEXP_EVENT;
+            }
+            Fault::OnlyUnlimitedCreditIsAck => {
+                let a = f
+                    .ext
+                    .aeth
+                    .as_mut()
+                    .filter(|a| a.kind() == AethKind::Ack && a.syndrome != 0x1F)?;
+                a.syndrome = 0x63;
+            }
+            Fault::CreditZeroStalls => {
+                self.stalled |= f.ext.aeth.is_some_and(|a| a.syndrome == 0);
+                return None;
+            }
+            Fault::AnswersAnyQpn if f.ext.erth.is_some() && f.bth.dest_qp != Qpn::ENDPOINT => {
+                f.bth.dest_qp = Qpn::ENDPOINT;
+            }
+            Fault::AnswersResponses => {
+                let e = f.ext.eeth.take()?;
+                f.bth.opcode = Opcode::MRC_ENDPOINT_REQUEST;
+                f.ext.erth = Some(ErthRepr::new(e.op, e.port_status, e.request_id));
+            }
+            Fault::AcceptsQpn2
+                if f.bth.dest_qp == Qpn::ENDPOINT
+                    && f.ext.erth.is_none()
+                    && f.ext.eeth.is_none() =>
+            {
+                f.bth.dest_qp = Qpn::new(ALIAS_2);
+            }
+            _ => return None,
+        }
+        Some(f)
+    }
+
+    /// An output as the newer faults change it; `false` to lose it.
+    fn rewrite(&mut self, o: &mut TimedOutput, inputs_at: &BTreeSet<u64>) -> bool {
+        if self.fault == Fault::AcceptsQpn2 {
+            if let Output::Event { event } = &mut o.output {
+                let q = match event {
+                    NicEvent::DmaWrite(w) => &mut w.qpn,
+                    NicEvent::FlagWrite(f) => &mut f.qpn,
+                    NicEvent::Completion(c) => &mut c.entry.qpn,
+                    NicEvent::Report(_) => return true,
+                };
+                if q.value() == ALIAS_2 {
+                    *q = Qpn::new(2);
+                }
+                return true;
+            }
+        }
+        let Output::Frame { bytes, .. } = &mut o.output else { return true };
+        let Some(mut f) = decode(bytes).to_repr() else { return true };
+        let at_input = inputs_at.contains(&o.at.0);
+        match self.fault {
+            Fault::NackTimestampZero => match f.ext.neth.as_mut() {
+                Some(n) => n.tx_timestamp = 0,
+                None => return true,
+            },
+            Fault::TimestampsInterpreted => match (f.ext.cc_state.as_mut(), f.ext.neth.as_mut()) {
+                (Some(c), _) => c.tx_timestamp >>= 2,
+                (_, Some(n)) => n.tx_timestamp >>= 2,
+                _ => return true,
+            },
+            Fault::ProbeAnsweredWithoutPr => match f.ext.seth.as_mut().filter(|s| s.pr) {
+                Some(s) => {
+                    s.pr = false;
+                    s.ack_psn_offset = 0;
+                }
+                None => return true,
+            },
+            Fault::ProbeAnswerKeepsCount => {
+                if let Some(s) = f.ext.seth {
+                    if s.pr {
+                        self.stale = true;
+                    } else if at_input {
+                        self.stale = false;
+                    } else if self.stale {
+                        return false; // the timer never started
+                    }
+                }
+                return true;
+            }
+            Fault::NoEndpointResponse => return f.ext.eeth.is_none(),
+            Fault::EndpointPortsZero => match f.ext.eeth.as_mut() {
+                Some(e) => e.port_status = 0,
+                None => return true,
+            },
+            Fault::EndpointWrongEv if f.ext.eeth.is_some() => {
+                let ev = f.entropy() ^ 0x0001_0000;
+                f.set_entropy(ev);
+            }
+            Fault::AcceptsQpn2 if f.bth.dest_qp.value() == ALIAS_PEER_2 => {
+                f.bth.dest_qp = Qpn::new(2);
+            }
+            _ => return true,
+        }
+        if let Some(b) = seal(f) {
+            *bytes = b;
+        }
+        true
+    }
+}
+
+/// The bytes of a frame changed after decoding, its lengths, checksums and ICRC made right.
+fn seal(mut f: FrameRepr) -> Option<Vec<u8>> {
+    f.finalize().ok()?;
+    f.to_bytes().ok()
+}
+
 impl Device for Mutant {
     fn name(&self) -> String {
         format!("mutant:{:?}", self.fault)
@@ -280,6 +502,8 @@ impl Device for Mutant {
         self.seen.clear();
         self.dup_at.clear();
         self.wedged = false;
+        self.stalled = false;
+        self.stale = false;
         self.inner.start(&m)
     }
 
@@ -288,9 +512,11 @@ impl Device for Mutant {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let inputs_at: BTreeSet<u64> = inputs.iter().map(|i| i.at.0).collect();
         let inputs: Vec<TimedInput> = inputs.into_iter().filter_map(|i| self.input(i)).collect();
         let out = self.inner.advance(inputs, until)?;
         let mut out: Vec<TimedOutput> = out.into_iter().filter(|o| self.output(o)).collect();
+        out.retain_mut(|o| self.rewrite(o, &inputs_at));
         if self.fault == Fault::EvFromPortAlone {
             for o in &mut out {
                 if let Output::Frame { bytes, .. } = &mut o.output {
@@ -423,6 +649,28 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::WedgesOnShortDatagram, &["wire-discard-v4"]),
         (Fault::EvWithFlowLabelHigh, &["rcv-lenient-v6"]),
         (Fault::EvFromPortAlone, &["wire-discard-v4"]),
+        (Fault::NackTimestampZero, &["rcv-reflect"]),
+        (Fault::TimestampsInterpreted, &["rcv-reflect", "rcv-probe-answer"]),
+        (Fault::RejectsPethFtype, &["rcv-probe-answer"]),
+        (Fault::RejectsPethPdc, &["rcv-probe-answer"]),
+        (Fault::RejectsRtxOnNonWrite, &["rcv-probe-answer", "snd-lenient", "snd-lenient-probe"]),
+        (Fault::ProbeAnsweredWithoutPr, &["rcv-probe-answer", "rcv-probe"]),
+        (Fault::ProbeAnswerKeepsCount, &["rcv-probe-answer"]),
+        (Fault::RejectsSethPdc, &["snd-lenient", "snd-lenient-probe"]),
+        (Fault::RejectsSethType, &["snd-lenient", "snd-lenient-probe"]),
+        (Fault::RejectsCcType, &["snd-lenient", "snd-lenient-probe"]),
+        (Fault::RejectsNethPdc, &["snd-lenient"]),
+        (Fault::RejectsNethType, &["snd-lenient"]),
+        (Fault::VendorInfoAsReason, &["snd-lenient"]),
+        (Fault::CreditZeroStalls, &["snd-lenient"]),
+        (Fault::OnlyUnlimitedCreditIsAck, &["snd-lenient"]),
+        (Fault::NoEndpointResponse, &["rcv-endpoint"]),
+        (Fault::EndpointPortsZero, &["rcv-endpoint"]),
+        (Fault::EndpointWrongEv, &["rcv-endpoint"]),
+        (Fault::DropsUnknownEndpointOp, &["rcv-endpoint"]),
+        (Fault::AnswersAnyQpn, &["rcv-endpoint"]),
+        (Fault::AnswersResponses, &["rcv-endpoint"]),
+        (Fault::AcceptsQpn2, &["rcv-endpoint"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();

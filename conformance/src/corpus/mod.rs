@@ -36,6 +36,9 @@ pub const PMTU: u32 = 1024;
 /// A builder: its name, and the function that records it.
 pub type Builder = (&'static str, fn() -> Scenario);
 
+mod endpoint;
+mod lenient;
+mod reflect;
 mod wire;
 
 /// Every scenario of the corpus, in a stable order.
@@ -92,6 +95,9 @@ pub fn all() -> Vec<Builder> {
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
     ];
     all.extend(wire::builders());
+    all.extend(reflect::builders());
+    all.extend(lenient::builders());
+    all.extend(endpoint::builders());
     all
 }
 
