@@ -101,7 +101,9 @@ fn rcv_probe_answer() -> Scenario {
             "PETH-PSN-001",
             "RCV-SACK-003",
             "RCV-SACK-004",
+            "RCV-SACK-001",
             "EV-PROBE-004",
+            "RCV-PLACE-001",
         ],
         &[Capability::Responder, Capability::Paths, Capability::Ipv4],
     );
