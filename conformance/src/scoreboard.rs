@@ -10,16 +10,25 @@
 //!   one the previous transmission of that PSN used (`SND-RTX-002`). A data packet the
 //!   scenario does not expect is a spurious retransmission (`SND-RTX-004`) or a duplicate
 //!   transmission (`SND-PSN-001`).
-//! * **NACKs** are matched by (QP, `nack_psn`, reason); **transport ACKs** by (QP, MSN,
-//!   ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
+//! * **NACKs** are matched by (QP, `nack_psn`, reason) and compared with the NACKed
+//!   packet's EV and timestamp (`NETH-PSN-001`, `NETH-TS-001`); **transport ACKs** by (QP,
+//!   MSN, ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges
 //!   is not.
+//! * **Endpoint responses** are matched by (`op`, `request_id`) and compared field by field
+//!   and in the EV they travel on (`CONF-CMP-014`); one that answers no expected request is
+//!   named by what it answers (a request to another QPN, a response, nothing). Anything a
+//!   device does as an MRC QP numbered 2 breaks `ERTH-QPN-001`.
+//! * **Frames to discard** (`RCV-FRAME-001`): an output acting on a frame the device must
+//!   take no action on — a SACK claiming or answering its PSN, a DMA write of it, a NACK
+//!   for it — is named by what is wrong with the frame, and nothing may be placed before a
+//!   copy of it arrived (`CONF-CMP-013`).
 //! * **SACKs** are judged by what they say, not by how many there are ([`sacks`]): every
 //!   SACK must be true and complete within the tolerance, answer a packet that arrived on
 //!   the EV it names, and carry the fixed fields and counters the SETH and CC_STATE rules
 //!   give; by the time of each expected SACK, plus the tolerance, the device must have
-//!   reported at least as much cumulative progress (`RCV-SACK-*`). Coalescing is the
-//!   device's choice.
+//!   reported at least as much cumulative progress (`RCV-SACK-*`), and answered every probe
+//!   the scenario answers (`CONF-CMP-015`). Coalescing is the device's choice.
 //! * **DMA writes** are a multiset matched by (QP, address, bytes), in any order; but no
 //!   write of a message may follow its flag (`FLAG-LAST-001`) and every write of a message
 //!   precedes its flag (`FLAG-ORDER-001`).

@@ -212,7 +212,7 @@ impl Mutant {
                 if self.rejects(&d) {
                     return None;
                 }
-                if let Some(b) = self.misread(&d).and_then(|f| seal(f)) {
+                if let Some(b) = self.misread(&d).and_then(seal) {
                     *bytes = b;
                 }
                 if let Some(b) = self.raw(bytes) {

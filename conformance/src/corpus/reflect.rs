@@ -79,6 +79,10 @@ fn probe_with(id: u16, ts: u16, psn: u32, f: impl FnOnce(&mut BthRepr, &mut Peth
     p
 }
 
+/// A probe with a field a receiver must not reject or interpret: its `probe_id`, its
+/// timestamp, the requirement that says so, and how the field is set.
+type OddProbe = (u16, u16, &'static str, fn(&mut BthRepr, &mut PethRepr));
+
 /// Probes with fields a receiver must not interpret are answered like any other, and an
 /// answer resets the SACK coalescing state.
 fn rcv_probe_answer() -> Scenario {
@@ -110,7 +114,7 @@ fn rcv_probe_answer() -> Scenario {
     tight_sack_timing(&mut m);
     let mut r = Recorder::new(m);
     setup(&mut r, 0, false);
-    let odd: [(u16, u16, &str, fn(&mut BthRepr, &mut PethRepr)); 4] = [
+    let odd: [OddProbe; 4] = [
         (0x0101, 0x1357, "PETH-FTYPE-001", |_, p| p.ftype = 5),
         (0x0202, 0x2468, "PETH-PDC-001", |_, p| {
             p.spdcid = 0x1234;
