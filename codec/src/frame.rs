@@ -196,7 +196,7 @@ impl IcrcStatus {
     }
 }
 
-/// The UDP checksum verdict of a frame (`ENC-UDP-003`, `ENC-UDP-005`).
+/// The UDP checksum verdict of a frame (`ENC-UDP-003`, `ENC-UDP-006`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
@@ -287,7 +287,7 @@ impl DecodedFrame<'_> {
     /// RoCEv2 (`ENC-ROCE-001`, naming the layer that makes it so: `ENC-IPV4-002` for a
     /// fragment, `ENC-IPV4-001` or `ENC-IPV6-001` for another IP protocol, `ENC-UDP-001` for
     /// another UDP port); its IPv4 header checksum is wrong (`ENC-IPV4-003`); its UDP
-    /// checksum is non-zero and wrong (`ENC-UDP-005`); its ICRC does not match
+    /// checksum is non-zero and wrong (`ENC-UDP-006`); its ICRC does not match
     /// (`ICRC-VERIFY-001`); its opcode is not in the opcode table (`OPC-UNKNOWN-001`).
     /// Whether the NIC implements the opcode, and whether the packet names one of its QPs,
     /// are the receiver's questions, not the frame's.
@@ -312,7 +312,7 @@ impl DecodedFrame<'_> {
             }
         }
         if matches!(self.udp_checksum, UdpChecksum::Bad { .. }) {
-            return Some("ENC-UDP-005");
+            return Some("ENC-UDP-006");
         }
         if matches!(self.icrc, IcrcStatus::Bad { .. }) {
             return Some("ICRC-VERIFY-001");

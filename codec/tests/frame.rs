@@ -1027,13 +1027,13 @@ fn discard_reasons_name_the_requirement() {
             g.fill_udp_checksum().unwrap();
         }
         assert_eq!(reason(&g.to_bytes().unwrap()), Some("ICRC-VERIFY-001"), "{encap:?}");
-        // A UDP checksum: right, then wrong (ENC-UDP-003 for the sender, ENC-UDP-005).
+        // A UDP checksum: right, then wrong (ENC-UDP-003 for the sender, ENC-UDP-006).
         let mut g = f.clone();
         g.fill_udp_checksum().unwrap();
         assert_eq!(reason(&g.to_bytes().unwrap()), None, "{encap:?}");
         g.udp.checksum ^= 0x0101;
         let bad = g.to_bytes().unwrap();
-        assert_eq!(reason(&bad), Some("ENC-UDP-005"), "{encap:?}");
+        assert_eq!(reason(&bad), Some("ENC-UDP-006"), "{encap:?}");
         let d = decode(&bad);
         assert!(matches!(d.udp_checksum, UdpChecksum::Bad { .. }));
         assert!(d.validate().iter().any(|v| v.requirement == "ENC-UDP-003"));

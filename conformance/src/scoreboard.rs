@@ -16,19 +16,19 @@
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges
 //!   is not.
 //! * **Endpoint responses** are matched by (`op`, `request_id`) and compared field by field
-//!   and in the EV they travel on (`CONF-CMP-014`); one that answers no expected request is
+//!   and in the EV they travel on (`CONF-CMP-024`); one that answers no expected request is
 //!   named by what it answers (a request to another QPN, a response, nothing). Anything a
 //!   device does as an MRC QP numbered 2 breaks `ERTH-QPN-001`.
 //! * **Frames to discard** (`RCV-FRAME-001`): an output acting on a frame the device must
 //!   take no action on — a SACK claiming or answering its PSN, a DMA write of it, a NACK
 //!   for it — is named by what is wrong with the frame, and nothing may be placed before a
-//!   copy of it arrived (`CONF-CMP-013`).
+//!   copy of it arrived (`CONF-CMP-023`).
 //! * **SACKs** are judged by what they say, not by how many there are ([`sacks`]): every
 //!   SACK must be true and complete within the tolerance, answer a packet that arrived on
 //!   the EV it names, and carry the fixed fields and counters the SETH and CC_STATE rules
 //!   give; by the time of each expected SACK, plus the tolerance, the device must have
 //!   reported at least as much cumulative progress (`RCV-SACK-*`), and answered every probe
-//!   the scenario answers (`CONF-CMP-015`). Coalescing is the device's choice.
+//!   the scenario answers (`CONF-CMP-025`). Coalescing is the device's choice.
 //! * **DMA writes** are a multiset matched by (QP, address, bytes), in any order; but no
 //!   write of a message may follow its flag (`FLAG-LAST-001`) and every write of a message
 //!   precedes its flag (`FLAG-ORDER-001`).
@@ -696,7 +696,7 @@ fn judge_all(
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
-                // CONF-CMP-013: a NACK for frames to discard is named by what is wrong.
+                // CONF-CMP-023: a NACK for frames to discard is named by what is wrong.
                 match local_of.get(&qp).and_then(|&l| arrivals.only_discarded(l, psn, of.at)) {
                     Some(reason) => {
                         (reason, "a NACK for a PSN whose only copies were frames to discard")
@@ -758,7 +758,7 @@ fn judge_all(
     Judgement { divergences: div, checked }
 }
 
-/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-014), from
+/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-024), from
 /// what the scenario injected with its `op` and `request_id`: a request to a QPN other than
 /// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
 /// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
@@ -795,7 +795,7 @@ fn endpoint_blame(
 }
 
 /// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks
-/// ERTH-QPN-001 (CONF-CMP-014). Its outputs are an event of QP 2, a frame to the peer of a
+/// ERTH-QPN-001 (CONF-CMP-024). Its outputs are an event of QP 2, a frame to the peer of a
 /// QP the scenario tried to create as QP 2 (and of no other QP), and a frame to QPN 2 that
 /// is not an endpoint operation.
 fn judge_reserved_qpn(
@@ -948,7 +948,7 @@ fn judge_events(
             }
             NicEvent::DmaWrite(w) => {
                 let key = (w.qpn.value(), w.va, payload_bytes(&w.payload));
-                // CONF-CMP-013: a packet is placed only after a copy of it arrived.
+                // CONF-CMP-023: a packet is placed only after a copy of it arrived.
                 let (q, p) = (w.qpn.value(), w.psn.value());
                 if !arrivals.arrived(q, p, *at) {
                     let (requirement, what) = match arrivals.only_discarded(q, p, *at) {

@@ -547,7 +547,7 @@ fn repair(bytes: &[u8], reason: &str) -> Option<Vec<u8>> {
         b[at..at + 2].copy_from_slice(&(v as u16).to_be_bytes())
     };
     match reason {
-        "ICRC-VERIFY-001" | "ENC-IPV4-003" | "ENC-UDP-005" => {}
+        "ICRC-VERIFY-001" | "ENC-IPV4-003" | "ENC-UDP-006" => {}
         "ENC-IPV4-005" => b[ip] = 0x45,
         "ENC-IPV6-002" => b[ip] = 0x60 | (b[ip] & 0x0F),
         "ENC-LEN-002" if v6 => set16(&mut b, ip + 4, bytes.len() - ip - 40),
@@ -697,7 +697,7 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
 }
 
 /// A device that acts on a frame it must discard is named by what is wrong with the frame
-/// (CONF-CMP-013): for each damage of the wire-discard scenarios, the device that lacks the
+/// (CONF-CMP-023): for each damage of the wire-discard scenarios, the device that lacks the
 /// check for it fails them, and the first divergence from a MUST names that damage.
 #[test]
 fn a_device_acting_on_a_frame_to_discard_is_named_by_the_damage() {
@@ -707,7 +707,7 @@ fn a_device_acting_on_a_frame_to_discard_is_named_by_the_damage() {
     let cases: &[(&str, &[&str])] = &[
         ("ICRC-VERIFY-001", &["wire-discard-v4", "wire-discard-v6"]),
         ("ENC-IPV4-003", &["wire-discard-v4"]),
-        ("ENC-UDP-005", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-UDP-006", &["wire-discard-v4", "wire-discard-v6"]),
         ("ENC-IPV4-005", &["wire-discard-v4"]),
         ("ENC-IPV6-002", &["wire-discard-v6"]),
         ("ENC-LEN-002", &["wire-discard-v4", "wire-discard-v6"]),

@@ -594,7 +594,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                         add.extend(["SETH-PR-001", "SETH-ACKPSN-002"]);
                     }
                     if probes && d.ext.seth.is_some_and(|s| s.pr) {
-                        // Every expected probe answer must come (CONF-CMP-015).
+                        // Every expected probe answer must come (CONF-CMP-025).
                         add.push("PETH-RESP-001");
                     }
                 }

@@ -3,7 +3,7 @@
 //! the device must then take as new — so the damaged copy changed nothing. Each damage is
 //! named by the requirement that makes the frame one to discard
 //! (`DecodedFrame::discard_reason`), and the scoreboard names an output acting on it the
-//! same way (`CONF-CMP-013`).
+//! same way (`CONF-CMP-023`).
 
 use openrdma_codec::icrc;
 use openrdma_codec::wire::ipv4::compute_checksum;
@@ -38,7 +38,7 @@ impl Damage {
         match self {
             Damage::Icrc => "ICRC-VERIFY-001",
             Damage::Ipv4Checksum => "ENC-IPV4-003",
-            Damage::UdpChecksum => "ENC-UDP-005",
+            Damage::UdpChecksum => "ENC-UDP-006",
             Damage::IpVersion if v6 => "ENC-IPV6-002",
             Damage::IpVersion | Damage::Ihl => "ENC-IPV4-005",
             Damage::IpLength => "ENC-LEN-002",

@@ -9,7 +9,7 @@
 //! placed, were rejected by the receive checks. A frame the device must discard keeps the
 //! PSN its BTH names — or, when its damage hides the BTH (a broken IP header or length),
 //! the BTH its headers would put where they are set right — so that an output acting on it
-//! can be named by what is wrong with it (`CONF-CMP-013`).
+//! can be named by what is wrong with it (`CONF-CMP-023`).
 
 use std::collections::HashMap;
 

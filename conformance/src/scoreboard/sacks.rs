@@ -1,5 +1,5 @@
 //! SACKs are judged by what they say, not by how many there are (`spec/conformance.md`,
-//! CONF-CMP-006, CONF-CMP-007 and CONF-CMP-015).
+//! CONF-CMP-006, CONF-CMP-007 and CONF-CMP-025).
 //!
 //! What the device had received on each of its QPs, and when, is rebuilt from the frames
 //! the runner injected ([`Arrivals`]): every copy of every write (its EV, its TSETH
@@ -7,7 +7,7 @@
 //! action on (RCV-FRAME-001). A copy that the scenario expects discarded — a segment,
 //! placement or MSN error — is never counted as received, and a SACK must not answer it; a
 //! SACK that claims or answers a PSN whose only copies were frames to discard is named by
-//! what is wrong with those frames (CONF-CMP-013).
+//! what is wrong with those frames (CONF-CMP-023).
 //!
 //! Each SACK the device sends is then held to the field rules of RCV-SACK-005..007 and the
 //! SETH and CC_STATE requirements:
@@ -127,7 +127,7 @@ pub(super) fn judge(
     judge_probe_answers(exp_frames, obs_frames, tol, div, checked);
 }
 
-/// Every probe answer the scenario expects must come (CONF-CMP-015): a SACK on that QP
+/// Every probe answer the scenario expects must come (CONF-CMP-025): a SACK on that QP
 /// with `pr` 1 and the probe's `probe_id` in `ack_psn_offset`, by the expected time plus
 /// the tolerance (PETH-RESP-001). A SACK with `pr` 0, however complete, answers no probe.
 fn judge_probe_answers(
@@ -238,7 +238,7 @@ fn judge_one(
     }
     claimed.sort_unstable();
     if let Some(p) = claimed.into_iter().find(|&p| !has(p)) {
-        // CONF-CMP-013: a PSN whose only copies were frames to discard is named by them.
+        // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
         match arrivals.only_discarded(local, p, of.at) {
             Some(reason) => push(
                 div,
@@ -328,7 +328,7 @@ fn judge_one(
             .filter(|c| matches!(c.status, Status::Accepted | Status::Duplicate))
             .collect();
         if sound.is_empty() {
-            // CONF-CMP-013: an answer to frames to discard is named by what is wrong with them.
+            // CONF-CMP-023: an answer to frames to discard is named by what is wrong with them.
             match arrivals.only_discarded(local, psn, of.at) {
                 Some(reason) => push(
                     div,
