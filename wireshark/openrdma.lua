@@ -645,7 +645,29 @@ local function dissect_mrc(tvb, pinfo, tree, opcode)
     return len
 end
 
+-- Whether the IP and UDP length fields around `tvb` agree with each other and with the bytes
+-- there, as the decoder requires (ENC-LEN-001, ENC-LEN-002): a frame whose lengths disagree
+-- does not decode, so it is not dissected as MRC. True when the headers cannot be found.
+local function lengths_agree(tvb)
+    local ip, udp = ip_udp_headers(tvb)
+    if not ip then return true end
+    local udp_len = udp:get_index(4) * 256 + udp:get_index(5)
+    local version = rshift(ip:get_index(0), 4)
+    local ip_payload
+    if version == 4 and ip:len() >= 20 then
+        ip_payload = ip:get_index(2) * 256 + ip:get_index(3) - ip:len()
+    elseif version == 6 and ip:len() == 40 then
+        ip_payload = ip:get_index(4) * 256 + ip:get_index(5)
+    else
+        return false
+    end
+    return udp_len == ip_payload and tvb:len() + 8 >= udp_len
+end
+
 function mrc.dissector(tvb, pinfo, tree)
+    if not lengths_agree(tvb) then
+        return data_dissector:call(tvb, pinfo, tree)
+    end
     if tvb:len() >= 1 then
         local opcode = tvb(0, 1):uint()
         if STACKS[opcode] and tvb:len() >= 12 then

@@ -209,6 +209,17 @@ typedef struct openrdma_frame_fields {
     uint8_t aeth_syndrome;
     // AETH MSN.
     uint32_t aeth_msn;
+    // Whether an EETH (an endpoint response) follows; the next four fields are its.
+    bool has_eeth;
+    // EETH operation answered (0 `PORT_STATUS_UPDATE`, 1 `EV_PROBE`, or the request's
+    // unknown code).
+    uint8_t eeth_op;
+    // EETH status: 0 success, 1 unsupported operation.
+    uint8_t eeth_status;
+    // EETH request identifier, echoed from the request.
+    uint32_t eeth_request_id;
+    // EETH port-status mask of the responder, port p in bit p.
+    uint32_t eeth_port_status;
 } openrdma_frame_fields;
 
 // The device's configuration, for `openrdma_create_with`: the model's defaults with the

@@ -694,6 +694,13 @@ pub fn frame_fields(bytes: &[u8]) -> FrameFields {
         f.aeth_syndrome = a.syndrome;
         f.aeth_msn = a.msn;
     }
+    if let Some(e) = &d.ext.eeth {
+        f.has_eeth = true;
+        f.eeth_op = e.op.0;
+        f.eeth_status = e.status;
+        f.eeth_request_id = e.request_id;
+        f.eeth_port_status = e.port_status;
+    }
     f
 }
 
@@ -749,6 +756,11 @@ pub fn field(o: &COutput, name: &str) -> Result<u64, Error> {
                 "has_aeth" => b(f.has_aeth),
                 "aeth_syndrome" => u64::from(f.aeth_syndrome),
                 "aeth_msn" => u64::from(f.aeth_msn),
+                "has_eeth" => b(f.has_eeth),
+                "eeth_op" => u64::from(f.eeth_op),
+                "eeth_status" => u64::from(f.eeth_status),
+                "eeth_request_id" => u64::from(f.eeth_request_id),
+                "eeth_port_status" => u64::from(f.eeth_port_status),
                 _ => return Err(unknown(name)),
             }
         }
@@ -904,5 +916,29 @@ mod tests {
             ..COutput::default()
         };
         assert_eq!(field(&o, "frame.sack_offset").unwrap(), (-2i64) as u64);
+    }
+
+    /// ERTH-RESP-001, EETH-PORT-001: an endpoint request is answered, and the answer's EETH
+    /// reaches C through the frame's fields, with the model's ports.
+    #[test]
+    fn an_endpoint_response_shows_its_eeth() {
+        use openrdma_codec::{BthRepr, EndpointOp, ErthRepr, Opcode, Psn, Qpn};
+        use openrdma_sm::Packet;
+        let mut m = Model::new(manifest()).unwrap();
+        let request = Packet::EndpointRequest {
+            bth: BthRepr::new(Opcode::MRC_ENDPOINT_REQUEST, Qpn::ENDPOINT, Psn::ZERO),
+            erth: ErthRepr::new(EndpointOp::EV_PROBE, 0b1, 0xABCD),
+        };
+        let outer = openrdma_conformance::record::reverse(&m.manifest().link).outer();
+        let frame = request.to_frame(&outer, 0x4000_0000, &mut |_, _| Vec::new()).unwrap();
+        m.push_frame(100, 0, &frame.to_bytes().unwrap()).unwrap();
+        let o = m.next_output().expect("the response");
+        assert_eq!(o.kind, OutputKind::Frame);
+        let f = o.frame;
+        assert!(f.has_eeth && f.icrc_ok);
+        assert_eq!((f.opcode, f.dest_qp), (0xD9, 2));
+        assert_eq!((f.eeth_op, f.eeth_status, f.eeth_request_id), (1, 0, 0xABCD));
+        assert_eq!(f.eeth_port_status, 0b11, "the model's two ports are up");
+        assert_eq!(m.field("frame.eeth_request_id").unwrap(), 0xABCD);
     }
 }

@@ -317,6 +317,17 @@ pub struct FrameFields {
     pub aeth_syndrome: u8,
     /// AETH MSN.
     pub aeth_msn: u32,
+    /// Whether an EETH (an endpoint response) follows; the next four fields are its.
+    pub has_eeth: bool,
+    /// EETH operation answered (0 `PORT_STATUS_UPDATE`, 1 `EV_PROBE`, or the request's
+    /// unknown code).
+    pub eeth_op: u8,
+    /// EETH status: 0 success, 1 unsupported operation.
+    pub eeth_status: u8,
+    /// EETH request identifier, echoed from the request.
+    pub eeth_request_id: u32,
+    /// EETH port-status mask of the responder, port p in bit p.
+    pub eeth_port_status: u32,
 }
 
 /// A DMA write's fields (`OPENRDMA_OUTPUT_KIND_DMA_WRITE`); the payload is

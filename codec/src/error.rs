@@ -232,9 +232,11 @@ impl DecodeError {
         DecodeError { header, field, offset, kind: DecodeErrorKind::BadValue { value } }
     }
 
-    /// The requirement that the bytes break, by the check that stopped the decoder (one of
-    /// `frame::DECODE_RULES`):
+    /// The requirement of the wire-format chapter that makes these bytes a decode error, by
+    /// the check that stopped the decoder (one of `frame::DECODE_RULES`):
     ///
+    /// * `ENC-IPV4-005`, `ENC-IPV6-002`: an IP version, or an IPv4 `ihl`, that the decoder
+    ///   cannot follow;
     /// * `ENC-LEN-002`: the IP header does not fit in the frame, or its length field claims
     ///   more bytes than the frame holds (or, over IPv4, fewer than its own header);
     /// * `ENC-UDP-002`: the UDP length is less than 8, the length of its header (which no
@@ -242,19 +244,23 @@ impl DecodeError {
     /// * `ENC-LEN-001`: the UDP header does not fit in the IP payload, or its length
     ///   disagrees with it;
     /// * `ENC-LEN-004`: the UDP payload has no room for a BTH and an ICRC;
+    /// * `PAY-PAD-003`: a `pad_count` larger than the bytes left before the ICRC;
     /// * `ENC-FRAME-001`: the packet ends before the extension headers its opcode calls
-    ///   for, or before the pad its BTH announces;
+    ///   for;
     /// * `DEC-STRUCT-001` for anything else: a frame too short for its Ethernet header or
-    ///   tag, an IP version or IPv4 header length that cannot be followed.
-    pub const fn requirement(&self) -> &'static str {
-        use DecodeErrorKind::{LengthMismatch, Truncated};
-        match (self.header, self.kind) {
-            (Header::Ipv4 | Header::Ipv6, Truncated { .. } | LengthMismatch { .. }) => {
+    ///   tag, a header or field that does not fit.
+    pub fn requirement(&self) -> &'static str {
+        use DecodeErrorKind::{BadValue, LengthMismatch, Truncated};
+        match (self.header, self.field, self.kind) {
+            (Header::Ipv4, "version" | "ihl", BadValue { .. }) => "ENC-IPV4-005",
+            (Header::Ipv6, "version", BadValue { .. }) => "ENC-IPV6-002",
+            (Header::Ipv4 | Header::Ipv6, _, Truncated { .. } | LengthMismatch { .. }) => {
                 "ENC-LEN-002"
             }
-            (Header::Udp, LengthMismatch { claimed, .. }) if claimed < 8 => "ENC-UDP-002",
-            (Header::Udp, Truncated { .. } | LengthMismatch { .. }) => "ENC-LEN-001",
-            (Header::Bth | Header::Icrc, Truncated { .. }) => "ENC-LEN-004",
+            (Header::Udp, _, LengthMismatch { claimed, .. }) if claimed < 8 => "ENC-UDP-002",
+            (Header::Udp, _, Truncated { .. } | LengthMismatch { .. }) => "ENC-LEN-001",
+            (Header::Bth | Header::Icrc, _, Truncated { .. }) => "ENC-LEN-004",
+            (Header::Payload, "pad", Truncated { .. }) => "PAY-PAD-003",
             (
                 Header::Meth
                 | Header::Tseth
@@ -273,6 +279,7 @@ impl DecodeError {
                 | Header::AtomicAckEth
                 | Header::Cnp
                 | Header::Payload,
+                _,
                 Truncated { .. },
             ) => "ENC-FRAME-001",
             _ => "DEC-STRUCT-001",

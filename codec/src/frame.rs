@@ -220,6 +220,27 @@ impl IcrcStatus {
     }
 }
 
+/// The UDP checksum verdict of a frame (`ENC-UDP-003`, `ENC-UDP-006`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum UdpChecksum {
+    /// The checksum field is 0: the sender computed none, which a receiver accepts over
+    /// IPv4 and IPv6 alike (`ENC-UDP-003`, `ENC-UDP-004`).
+    Zero,
+    /// The checksum is correct.
+    Ok,
+    /// The checksum is non-zero and wrong.
+    Bad {
+        /// The checksum as found.
+        found: u16,
+        /// The checksum computed over the pseudo-header and the datagram.
+        computed: u16,
+    },
+    /// The frame holds no whole UDP datagram.
+    Absent,
+}
+
 /// Byte offsets of the layers found in a frame.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Layout {
@@ -264,6 +285,8 @@ pub struct DecodedFrame<'a> {
     pub icrc_trailer: Option<u32>,
     /// The ICRC verdict.
     pub icrc: IcrcStatus,
+    /// The UDP checksum verdict.
+    pub udp_checksum: UdpChecksum,
     /// Bytes after the IP packet (Ethernet padding of short frames).
     pub eth_padding: &'a [u8],
     /// Where decoding stopped early, if it did.
@@ -281,6 +304,49 @@ impl DecodedFrame<'_> {
     /// Whether the frame decoded completely with a good or absent ICRC.
     pub fn is_clean(&self) -> bool {
         self.error.is_none() && !matches!(self.icrc, IcrcStatus::Bad { .. })
+    }
+
+    /// Why a receiver must take no action on this frame, as the ID of the requirement that
+    /// says so, or `None` for a whole RoCEv2 packet that it may act on (`RCV-FRAME-001`).
+    ///
+    /// In this order: the frame does not decode ([`DecodeError::requirement`]); it is not
+    /// RoCEv2 (`ENC-ROCE-001`, naming the layer that makes it so: `ENC-IPV4-002` for a
+    /// fragment, `ENC-IPV4-001` or `ENC-IPV6-001` for another IP protocol, `ENC-UDP-001` for
+    /// another UDP port); its IPv4 header checksum is wrong (`ENC-IPV4-003`); its UDP
+    /// checksum is non-zero and wrong (`ENC-UDP-006`); its ICRC does not match
+    /// (`ICRC-VERIFY-001`); its opcode is not in the opcode table (`OPC-UNKNOWN-001`).
+    /// Whether the NIC implements the opcode, and whether the packet names one of its QPs,
+    /// are the receiver's questions, not the frame's.
+    pub fn discard_reason(&self) -> Option<&'static str> {
+        if let Some(e) = &self.error {
+            return Some(e.requirement());
+        }
+        let Some(bth) = &self.bth else {
+            return Some(match (&self.ip, &self.udp) {
+                (Some(IpRepr::V4(v4)), None) if v4.more_frags || v4.frag_offset != 0 => {
+                    "ENC-IPV4-002"
+                }
+                (Some(IpRepr::V4(v4)), None) if v4.protocol != IP_PROTO_UDP => "ENC-IPV4-001",
+                (Some(IpRepr::V6(v6)), None) if v6.next_header != IP_PROTO_UDP => "ENC-IPV6-001",
+                (Some(_), Some(udp)) if udp.dst_port != ROCEV2_PORT => "ENC-UDP-001",
+                _ => "ENC-ROCE-001",
+            });
+        };
+        if let Some(IpRepr::V4(v4)) = &self.ip {
+            if v4.correct_checksum().is_ok_and(|c| c != v4.checksum) {
+                return Some("ENC-IPV4-003");
+            }
+        }
+        if matches!(self.udp_checksum, UdpChecksum::Bad { .. }) {
+            return Some("ENC-UDP-006");
+        }
+        if matches!(self.icrc, IcrcStatus::Bad { .. }) {
+            return Some("ICRC-VERIFY-001");
+        }
+        if bth.opcode.info().is_none() {
+            return Some("OPC-UNKNOWN-001");
+        }
+        None
     }
 
     /// The 32-bit entropy value carried by the frame (`ENC-EV-*`): EV\[31:16\] is the UDP
@@ -352,8 +418,21 @@ impl DecodedFrame<'_> {
         }
         if let (Some(udp), Some(at)) = (&self.udp, l.udp) {
             udp.validate(at, &mut out);
-            if let Some(v) = self.wrong_udp_checksum(udp, at) {
-                out.push(v);
+            if let UdpChecksum::Bad { found, .. } = self.udp_checksum {
+                // ENC-UDP-003 over IPv4, ENC-UDP-005 over IPv6: the verdict the decoder
+                // reached over the whole datagram.
+                let requirement = match self.ip {
+                    Some(IpRepr::V6(_)) => "ENC-UDP-005",
+                    _ => "ENC-UDP-003",
+                };
+                out.push(Violation {
+                    requirement,
+                    header: Header::Udp,
+                    field: "checksum",
+                    offset: Some(at + 6),
+                    value: found.into(),
+                    rule: "a non-zero UDP checksum must be correct",
+                });
             }
         }
         let (Some(bth), Some(bth_at)) = (&self.bth, l.bth) else { return out };
@@ -441,33 +520,6 @@ impl DecodedFrame<'_> {
         out
     }
 
-    /// A non-zero UDP checksum that is wrong: `ENC-UDP-003` over IPv4, `ENC-UDP-005` over
-    /// IPv6. A zero checksum means "none" (over IPv6 a SHOULD, `ENC-UDP-004`, not checked).
-    fn wrong_udp_checksum(&self, udp: &UdpRepr, udp_at: usize) -> Option<Violation> {
-        if udp.checksum == 0 {
-            return None;
-        }
-        // The decoder stored the UDP header only after checking that its length fills the
-        // IP payload exactly, so the datagram is `udp_at .. ip_end`.
-        let datagram = self.bytes.get(udp_at..self.layout.ip_end?)?;
-        let (requirement, correct) = match self.ip.as_ref()? {
-            IpRepr::V4(v4) => {
-                ("ENC-UDP-003", UdpRepr::compute_checksum_v4(v4.src, v4.dst, datagram))
-            }
-            IpRepr::V6(v6) => {
-                ("ENC-UDP-005", UdpRepr::compute_checksum_v6(v6.src, v6.dst, datagram))
-            }
-        };
-        (correct != udp.checksum).then_some(Violation {
-            requirement,
-            header: Header::Udp,
-            field: "checksum",
-            offset: Some(udp_at + 6),
-            value: udp.checksum.into(),
-            rule: "a non-zero UDP checksum must be correct",
-        })
-    }
-
     /// The requirements a checker holds a frame with these headers to: those
     /// [`Self::validate`] checks — the `RULES` of each header present (for the BTH, those
     /// of its opcode's class, [`BthRepr::rules`]) and the frame-wide rules of
@@ -484,8 +536,14 @@ impl DecodedFrame<'_> {
             out.push("ENC-VLAN-002");
         }
         match &self.ip {
-            Some(IpRepr::V4(_)) => out.extend_from_slice(Ipv4Repr::RULES),
-            Some(IpRepr::V6(_)) => out.extend_from_slice(Ipv6Repr::RULES),
+            Some(IpRepr::V4(_)) => {
+                out.extend_from_slice(Ipv4Repr::RULES);
+                out.push("ENC-IPV4-005");
+            }
+            Some(IpRepr::V6(_)) => {
+                out.extend_from_slice(Ipv6Repr::RULES);
+                out.push("ENC-IPV6-002");
+            }
             None => {}
         }
         if self.ip.is_some() {
@@ -503,12 +561,17 @@ impl DecodedFrame<'_> {
         out.extend_from_slice(bth.rules());
         out.extend_from_slice(&[
             "ENC-LEN-004",
-            "ENC-FRAME-001",
             "OPC-UNKNOWN-001",
             "PAY-PAD-001",
             "PAY-PAD-002",
+            "PAY-PAD-003",
             "ICRC-VERIFY-001",
         ]);
+        // Only a packet whose opcode calls for extension headers can end inside one; a pad
+        // the packet has no room for is PAY-PAD-003 whatever the opcode.
+        if bth.opcode.info().is_some_and(|i| !i.headers.is_empty()) {
+            out.push("ENC-FRAME-001");
+        }
         if bth.opcode.is_mrc() && !bth.opcode.is_mrc_write() {
             out.push("TSETH-PRESENT-002");
         }
@@ -550,6 +613,9 @@ pub const FRAME_RULES: &[&str] = &[
 /// header-stack rules whose checks stop [`decode`], and `DEC-STRUCT-001` for bytes that
 /// cannot be followed at all.
 pub const DECODE_RULES: &[&str] = &[
+    "ENC-IPV4-005",
+    "ENC-IPV6-002",
+    "PAY-PAD-003",
     "ENC-LEN-001",
     "ENC-LEN-002",
     "ENC-LEN-004",
@@ -648,6 +714,7 @@ pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
         pad: &[],
         icrc_trailer: None,
         icrc: IcrcStatus::Absent,
+        udp_checksum: UdpChecksum::Absent,
         eth_padding: &[],
         error: None,
         layout: Layout::default(),
@@ -721,6 +788,7 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
             ip_payload,
         ));
     }
+    d.udp_checksum = udp_checksum(d.ip.as_ref(), udp.checksum, &frame[udp_at..ip_end]);
     let is_roce = udp.dst_port == ROCEV2_PORT;
     d.udp = Some(udp);
     d.layout.udp = Some(udp_at);
@@ -777,6 +845,18 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
     d.pad = &rest[rest.len() - pad_len..];
     d.layout.payload = Some(payload_at);
     Ok(())
+}
+
+/// The verdict on the checksum `found` of the UDP datagram `datagram` (header included)
+/// carried by `ip`.
+fn udp_checksum(ip: Option<&IpRepr>, found: u16, datagram: &[u8]) -> UdpChecksum {
+    let computed = match (found, ip) {
+        (0, _) => return UdpChecksum::Zero,
+        (_, Some(IpRepr::V4(v4))) => UdpRepr::compute_checksum_v4(v4.src, v4.dst, datagram),
+        (_, Some(IpRepr::V6(v6))) => UdpRepr::compute_checksum_v6(v6.src, v6.dst, datagram),
+        (_, None) => return UdpChecksum::Absent,
+    };
+    if computed == found { UdpChecksum::Ok } else { UdpChecksum::Bad { found, computed } }
 }
 
 /// An owned, complete RoCEv2 frame.
@@ -899,17 +979,28 @@ impl FrameRepr {
             IpRepr::V6(v6) => v6.payload_len = udp_len as u16,
         }
         self.udp.checksum = 0;
-        if let IpRepr::V6(v6) = &self.ip {
-            // The ICRC masks the UDP checksum, so the datagram can be emitted (ICRC
-            // included) with a zero checksum and summed afterwards.
-            let (src, dst) = (v6.src, v6.dst);
-            let bytes = self.to_bytes()?;
-            let udp_at = ETH_HEADER_LEN
-                + if self.vlan.is_some() { VLAN_TAG_LEN } else { 0 }
-                + IPV6_HEADER_LEN;
-            self.udp.checksum =
-                UdpRepr::compute_checksum_v6(src, dst, &bytes[udp_at..udp_at + udp_len]);
+        if let IpRepr::V6(_) = &self.ip {
+            self.fill_udp_checksum()?;
         }
+        Ok(())
+    }
+
+    /// Sets the UDP checksum to the correct value for the frame as it stands (lengths
+    /// included, so call it after they are right). The ICRC masks the UDP checksum, so the
+    /// datagram is emitted, ICRC included, with a zero checksum and summed afterwards.
+    pub fn fill_udp_checksum(&mut self) -> Result<(), EmitError> {
+        self.udp.checksum = 0;
+        let bytes = self.to_bytes()?;
+        let udp_at = ETH_HEADER_LEN
+            + if self.vlan.is_some() { VLAN_TAG_LEN } else { 0 }
+            + self.ip.header_len();
+        let datagram = bytes
+            .get(udp_at..udp_at + usize::from(self.udp.length))
+            .ok_or(EmitError::Inconsistent { header: Header::Udp, field: "length" })?;
+        self.udp.checksum = match &self.ip {
+            IpRepr::V4(v4) => UdpRepr::compute_checksum_v4(v4.src, v4.dst, datagram),
+            IpRepr::V6(v6) => UdpRepr::compute_checksum_v6(v6.src, v6.dst, datagram),
+        };
         Ok(())
     }
 

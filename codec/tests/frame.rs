@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use openrdma_codec::frame::{
-    DecodedFrame, ETH_HEADER_LEN, Extensions, FrameRepr, IcrcStatus, IpRepr, decode,
+    DecodedFrame, ETH_HEADER_LEN, Extensions, FrameRepr, IcrcStatus, IpRepr, UdpChecksum, decode,
 };
 use openrdma_codec::{DecodeErrorKind, icrc, *};
 
@@ -1030,4 +1030,95 @@ fn flow_label_rewrite_keeps_the_icrc_and_source_port_rewrite_breaks_it() {
     let bytes = sample("mrc_write_first_ts", Encap::V4).to_bytes().unwrap();
     assert!(matches!(decode(&rewrite_ev(&bytes, 0xC001_0000)).icrc, IcrcStatus::Bad { .. }));
     assert_eq!(decode(&rewrite_ev(&bytes, 0xC000_FFFF)).icrc, IcrcStatus::Ok);
+}
+
+// ---------------------------------------------------------------------------------------
+// Why a receiver takes no action on a frame (RCV-FRAME-001)
+// ---------------------------------------------------------------------------------------
+
+/// Each kind of frame a receiver must not act on is named by the requirement that makes it
+/// so; a sound packet, with or without a UDP checksum, has no discard reason.
+#[test]
+fn discard_reasons_name_the_requirement() {
+    let reason = |b: &[u8]| decode(b).discard_reason();
+    for encap in [Encap::V4, Encap::V6, Encap::V4Dot1q] {
+        let f = sample("mrc_write_middle", encap);
+        let bytes = f.to_bytes().unwrap();
+        assert_eq!(reason(&bytes), None, "{encap:?}");
+        let ip = encap.ip_at();
+        let udp = ip + if encap.is_v6() { 40 } else { 20 };
+        // The ICRC trailer is inside the UDP checksum, which must stay right.
+        let mut g = f.clone();
+        g.icrc = Some(0xDEAD_BEEF);
+        if encap.is_v6() {
+            g.fill_udp_checksum().unwrap();
+        }
+        assert_eq!(reason(&g.to_bytes().unwrap()), Some("ICRC-VERIFY-001"), "{encap:?}");
+        // A UDP checksum: right, then wrong (ENC-UDP-003 over IPv4 and ENC-UDP-005 over IPv6
+        // for the sender, ENC-UDP-006 for the receiver).
+        let mut g = f.clone();
+        g.fill_udp_checksum().unwrap();
+        assert_eq!(reason(&g.to_bytes().unwrap()), None, "{encap:?}");
+        g.udp.checksum ^= 0x0101;
+        let bad = g.to_bytes().unwrap();
+        assert_eq!(reason(&bad), Some("ENC-UDP-006"), "{encap:?}");
+        let d = decode(&bad);
+        assert!(matches!(d.udp_checksum, UdpChecksum::Bad { .. }));
+        let sender_rule = if encap.is_v6() { "ENC-UDP-005" } else { "ENC-UDP-003" };
+        assert!(d.validate().iter().any(|v| v.requirement == sender_rule), "{encap:?}");
+        let mut b = bytes.clone();
+        set_u16(&mut b, udp + 4, 6);
+        assert_eq!(reason(&b), Some("ENC-UDP-002"), "{encap:?}");
+        let mut b = bytes.clone();
+        let udp_len = u16::from_be_bytes([b[udp + 4], b[udp + 5]]);
+        set_u16(&mut b, udp + 4, udp_len - 4);
+        assert_eq!(reason(&b), Some("ENC-LEN-001"), "{encap:?}");
+        let mut b = bytes.clone();
+        let len_at = if encap.is_v6() { ip + 4 } else { ip + 2 };
+        set_u16(&mut b, len_at, 0x0FFF);
+        assert_eq!(reason(&b), Some("ENC-LEN-002"), "{encap:?}");
+        let mut b = bytes.clone();
+        b[ip] = if encap.is_v6() { 0x40 } else { 0x55 };
+        let want = if encap.is_v6() { "ENC-IPV6-002" } else { "ENC-IPV4-005" };
+        assert_eq!(reason(&b), Some(want), "{encap:?}");
+        // The opcode byte is inside the ICRC: refill it.
+        let mut b = bytes.clone();
+        b[udp + 8] = 0xC5;
+        icrc::fill(&mut b[ip..]).unwrap();
+        let mut g = decode(&b).to_repr().unwrap();
+        if encap.is_v6() {
+            g.fill_udp_checksum().unwrap();
+        }
+        assert_eq!(reason(&g.to_bytes().unwrap()), Some("OPC-UNKNOWN-001"), "{encap:?}");
+    }
+    let bytes = sample("mrc_write_middle", Encap::V4).to_bytes().unwrap();
+    let mut b = bytes.clone();
+    b[14 + 10] ^= 0xFF;
+    assert_eq!(decode(&b).discard_reason(), Some("ENC-IPV4-003"));
+    let mut b = bytes.clone();
+    b[14] = 0x44;
+    assert_eq!(decode(&b).discard_reason(), Some("ENC-IPV4-005"));
+    // A pad count beyond the packet (PAY-PAD-003) and a datagram too short for a BTH and
+    // an ICRC (ENC-LEN-004).
+    let f = sample("mrc_ack", Encap::V4);
+    let mut b = f.to_bytes().unwrap();
+    b[43] |= 0x30;
+    icrc::fill(&mut b[14..]).unwrap();
+    assert_eq!(decode(&b).discard_reason(), Some("PAY-PAD-003"));
+    let mut b = f.to_bytes().unwrap();
+    b.truncate(14 + 20 + 8 + 12);
+    set_u16(&mut b, 16, 20 + 8 + 12);
+    set_u16(&mut b, 38, 8 + 12);
+    let d = decode(&b);
+    assert!(d.bth.is_some(), "the BTH itself decodes");
+    assert_eq!(d.discard_reason(), Some("ENC-LEN-004"));
+    // Frames that are not RoCEv2 name the layer that makes them so.
+    assert_eq!(decode(&udp_over_ipv4(4792, |_| {})).discard_reason(), Some("ENC-UDP-001"));
+    let frag = udp_over_ipv4(4791, |v4| v4.more_frags = true);
+    assert_eq!(decode(&frag).discard_reason(), Some("ENC-IPV4-002"));
+    let tcp = udp_over_ipv4(4791, |v4| v4.protocol = 6);
+    assert_eq!(decode(&tcp).discard_reason(), Some("ENC-IPV4-001"));
+    let mut arp = eth_header(EtherType::ARP);
+    arp.extend_from_slice(&[0; 28]);
+    assert_eq!(decode(&arp).discard_reason(), Some("ENC-ROCE-001"));
 }

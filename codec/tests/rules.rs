@@ -238,6 +238,10 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         "ENC-IPV4-003" => bytes(f, |b, at| b[at.ip + 10] ^= 1),
         "ENC-IPV4-004" => refit(f, |g| v4(g, |r| r.flag_reserved = true)),
         "ENC-IPV6-001" => refit(f, |g| v6(g, |r| r.next_header = 0)),
+        // An IPv4 header length below 5 words, an IPv6 version other than 6: the decoder
+        // cannot follow either.
+        "ENC-IPV4-005" => bytes(f, |b, at| b[at.ip] = 0x44),
+        "ENC-IPV6-002" => bytes(f, |b, at| b[at.ip] = (b[at.ip] & 0x0F) | 0x70),
         "ENC-EV-001" => refit(f, |g| v6(g, |r| r.flow_label |= 0x1_0000)),
         "ENC-LEN-002" => raw(f, |g| match &mut g.ip {
             IpRepr::V4(r) => r.total_len += 100,
@@ -258,6 +262,14 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         // extension header is cut short or, with none, the pad.
         "ENC-FRAME-001" => {
             let mut b = cut(f, |at| at.bth + 12 + 2);
+            let at = offsets_partial(&b);
+            b[at + 1] |= 0x30;
+            b
+        }
+        "PAY-PAD-003" => {
+            // No payload left, and a pad of 3 announced.
+            let payload = decode(&f.to_bytes().unwrap()).layout.payload.unwrap();
+            let mut b = cut(f, |_| payload);
             let at = offsets_partial(&b);
             b[at + 1] |= 0x30;
             b
@@ -306,7 +318,12 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         "PETH-RESV-001" => refit(f, |g| g.ext.peth.as_mut().unwrap().resv6 = 1),
         "ERTH-OP-001" => refit(f, |g| g.ext.erth.as_mut().unwrap().op = EndpointOp(9)),
         "ERTH-RESV-001" => refit(f, |g| g.ext.erth.as_mut().unwrap().resv12 = 1),
-        "EETH-OP-001" => refit(f, |g| g.ext.eeth.as_mut().unwrap().op = EndpointOp(9)),
+        // An op no table defines, with a status other than UNSUPPORTED_OP.
+        "EETH-OP-002" => refit(f, |g| {
+            let e = g.ext.eeth.as_mut().unwrap();
+            e.op = EndpointOp(9);
+            e.status = 0;
+        }),
         "EETH-RESV-001" => refit(f, |g| g.ext.eeth.as_mut().unwrap().resv2 = 1),
         "DETH-RESV-001" => refit(f, |g| g.ext.deth.as_mut().unwrap().resv = 1),
         "CNP-RESV-001" => refit(f, |g| g.ext.cnp.as_mut().unwrap().resv[15] = 1),
@@ -371,12 +388,12 @@ fn every_rule_of_a_frame_can_be_broken() {
         }
         assert!(seen.contains(id), "{id} is listed but no typical frame checks it");
     }
-    // Bytes that cannot be followed: a frame shorter than its Ethernet header, an IP
-    // version the decoder does not know.
+    // Bytes that cannot be followed: a frame shorter than its Ethernet header is
+    // DEC-STRUCT-001; an IPv4 header whose version is not 4 is ENC-IPV4-005.
     assert_eq!(decode(&[0u8; 5]).error.map(|e| e.requirement()), Some("DEC-STRUCT-001"));
     let mut b = sample("mrc_sack", Encap::V4).to_bytes().unwrap();
     b[14] = 0x55;
-    assert_eq!(decode(&b).error.map(|e| e.requirement()), Some("DEC-STRUCT-001"));
+    assert_eq!(decode(&b).error.map(|e| e.requirement()), Some("ENC-IPV4-005"));
 }
 
 /// A clean frame reports nothing, and its rules are each listed once.

@@ -54,6 +54,8 @@ enum Fault {
     CqPhaseStuck,
     CqeAfterFlag,
     RtxAfterFlag,
+    Ipv4ChecksumUnchecked,
+    EndpointAlwaysSuccess,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -184,6 +186,18 @@ pub const FAULTY: &[Kind] = &[
         breaks: "ORD-SEND-002",
         fault: Fault::RtxAfterFlag,
     },
+    Kind {
+        name: "ipv4-checksum-unchecked",
+        description: "the IPv4 header checksum is not verified: a packet whose header checksum is wrong is taken like any other",
+        breaks: "ENC-IPV4-003",
+        fault: Fault::Ipv4ChecksumUnchecked,
+    },
+    Kind {
+        name: "endpoint-always-success",
+        description: "every endpoint request is answered SUCCESS, an operation it does not implement included: a response with an undefined op and a status other than UNSUPPORTED_OP (it breaks EETH-STATUS-001 too)",
+        breaks: "EETH-OP-002",
+        fault: Fault::EndpointAlwaysSuccess,
+    },
 ];
 
 /// Every legitimate variant.
@@ -289,6 +303,21 @@ impl FaultyDevice {
                 }
                 (Fault::RtxAfterFlag, Input::Host { command: HostCommand::CreateQp(q) }) => {
                     self.peers.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                (Fault::Ipv4ChecksumUnchecked, Input::Frame { bytes, .. }) => {
+                    // The header checksum is never looked at: as if it were right. (The
+                    // ICRC masks it, so the frame stays otherwise sound.)
+                    let d = decode(bytes);
+                    if d.discard_reason() == Some("ENC-IPV4-003") {
+                        if let Some(mut f) = d.to_repr() {
+                            if let IpRepr::V4(v4) = &mut f.ip {
+                                let _ = v4.fill_checksum();
+                            }
+                            if let Ok(b) = f.to_bytes() {
+                                *bytes = b;
+                            }
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -540,6 +569,22 @@ impl FaultyDevice {
                             output: Output::Event { event: NicEvent::Completion(c) },
                         });
                         continue;
+                    }
+                }
+                (Fault::EndpointAlwaysSuccess, Output::Frame { bytes, port }) => {
+                    let d = decode(bytes);
+                    if let Some(mut f) = d.to_repr().filter(|f| f.ext.eeth.is_some()) {
+                        if let Some(e) = f.ext.eeth.as_mut() {
+                            e.status = 0;
+                        }
+                        f.icrc = None;
+                        if let Ok(bytes) = f.to_bytes() {
+                            out.push(TimedOutput {
+                                at: o.at,
+                                output: Output::Frame { port: *port, bytes },
+                            });
+                            continue;
+                        }
                     }
                 }
                 (Fault::NoDuplicateAck, Output::Frame { bytes, .. }) => {

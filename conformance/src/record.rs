@@ -30,14 +30,14 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use openrdma_codec::Opcode;
-use openrdma_codec::frame::{IcrcStatus, decode};
+use openrdma_codec::frame::decode;
 use openrdma_sm::{
     CpuCommand, Endpoint, HostCommand, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
     Timestamp,
 };
 
 use crate::device::memory;
-use crate::reference::port_of;
+use crate::reference::{port_of, ports_up};
 use crate::scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario};
 
 /// One path of the recording fabric.
@@ -114,7 +114,8 @@ impl Recorder {
     /// says (see the module documentation); the manifest's `cpu` is set to it.
     pub fn with_cpu(mut manifest: Manifest, cpu: CpuHalf) -> Recorder {
         manifest.cpu = cpu;
-        let dut = Nic::new(manifest.nic.clone()).expect("a builder's configuration is valid");
+        let mut dut = Nic::new(manifest.nic.clone()).expect("a builder's configuration is valid");
+        dut.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports)).expect("time zero");
         let agent = RecoveryAgent::new(manifest.recovery.clone());
         let batch = (cpu == CpuHalf::Reference)
             .then(|| Batch { start: Timestamp::ZERO, limit: Timestamp::ZERO + agent.min_delay() });
@@ -157,6 +158,8 @@ impl Recorder {
     /// Uses these paths (one per port) instead of the default ones.
     pub fn paths(&mut self, paths: Vec<Path>) -> &mut Self {
         self.manifest.ports = paths.len() as u16;
+        let up = ports_up(self.manifest.ports);
+        self.dut.handle_port_status(self.now, up).expect("the recorder's time only grows");
         self.paths = paths;
         self
     }
@@ -270,11 +273,8 @@ impl Recorder {
                 if f.to_dut {
                     self.deliver_to_dut(f.port, f.bytes);
                 } else if let Some(peer) = self.peer.as_mut() {
-                    let d = decode(&f.bytes);
-                    if let Some(r) = d.to_repr() {
-                        if let Ok((p, ev)) = Packet::from_frame(&r) {
-                            let _ = peer.handle_packet(now, ev, &p);
-                        }
+                    if let Ok((p, ev)) = Packet::from_wire(&decode(&f.bytes)) {
+                        let _ = peer.handle_packet(now, ev, &p);
                     }
                 }
                 self.drain();
@@ -317,15 +317,9 @@ impl Recorder {
             self.end_batch(self.now);
         }
         self.push(Direction::Inject, Body::Frame { port, bytes: bytes.clone() });
-        // ICRC-VERIFY-001: a frame whose ICRC is bad is dropped unseen.
-        let d = decode(&bytes);
-        if d.icrc != IcrcStatus::Ok {
-            return;
-        }
-        if let Some(r) = d.to_repr() {
-            if let Ok((p, ev)) = Packet::from_frame(&r) {
-                let _ = self.dut.handle_packet(self.now, ev, &p);
-            }
+        // RCV-FRAME-001: the device's edge, as the reference device has it.
+        if let Ok((p, ev)) = Packet::from_wire(&decode(&bytes)) {
+            let _ = self.dut.handle_packet(self.now, ev, &p);
         }
     }
 

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use openrdma_codec::frame::{IcrcStatus, decode};
+use openrdma_codec::frame::decode;
 use openrdma_sm::{
     ApiMisuse, CpuCommand, HostError, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
     RecoveryConfig, Timestamp, Transmit,
@@ -189,6 +189,16 @@ impl ReferenceDevice {
     }
 }
 
+/// The port-status mask of a device with `ports` ports, all up: what its endpoint
+/// responses report (`EETH-PORT-001`).
+pub fn ports_up(ports: u16) -> u32 {
+    match ports {
+        0 => 1,
+        p if p >= 32 => u32::MAX,
+        p => (1u32 << p) - 1,
+    }
+}
+
 /// The port a reference NIC sends a frame with entropy value `ev` on: chosen by the EV's
 /// upper half, the UDP source port, which every encapsulation carries (over IPv4 it is all
 /// of the EV, ENC-EV-002) and on which a fabric's ECMP hash chooses the path.
@@ -218,14 +228,17 @@ impl Device for ReferenceDevice {
             CpuSplit,
             Recovery,
             CompletionQueues,
+            Endpoint,
         ]
         .into_iter()
         .collect()
     }
 
     fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
-        let nic = Nic::new(manifest.nic.clone())
+        let mut nic = Nic::new(manifest.nic.clone())
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
+        nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))
+            .map_err(|e| DeviceError::Protocol(e.to_string()))?;
         self.nic = Some(nic);
         self.outer = Some(manifest.link.outer());
         self.ports = manifest.ports;
@@ -256,18 +269,12 @@ impl Device for ReferenceDevice {
             let nic = self.nic()?;
             match input {
                 Input::Frame { bytes, .. } => {
-                    // A frame the model cannot take (not MRC, undecodable) is dropped, as a
-                    // NIC would drop it; the scoreboard judges the consequences.
-                    // ICRC-VERIFY-001: a frame whose ICRC is bad is dropped unseen.
-                    let d = decode(&bytes);
-                    if d.icrc != IcrcStatus::Ok {
-                        self.drain(at, &mut out)?;
-                        continue;
-                    }
-                    if let Some(repr) = d.to_repr() {
-                        if let Ok((packet, ev)) = Packet::from_frame(&repr) {
-                            let _ = nic.handle_packet(at, ev, &packet);
-                        }
+                    // RCV-FRAME-001, RCV-OPC-001: a frame that is no MRC packet the model
+                    // handles (undecodable, not RoCEv2, a checksum or ICRC that does not
+                    // match, an opcode it does not take) is dropped unseen, as a NIC drops
+                    // it; the scoreboard judges the consequences.
+                    if let Ok((packet, ev)) = Packet::from_wire(&decode(&bytes)) {
+                        let _ = nic.handle_packet(at, ev, &packet);
                     }
                 }
                 Input::Host { command } => {

@@ -106,6 +106,8 @@ pub enum Capability {
     /// Writes completion entries to completion queues in host memory: slots, phases, the
     /// consumer register, a full queue, the device error queue (`CQE-RING-*`).
     CompletionQueues,
+    /// Answers endpoint requests at QPN 2 (`ERTH-RESP-001`).
+    Endpoint,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.

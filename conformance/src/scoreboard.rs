@@ -21,12 +21,20 @@
 //!   ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges
 //!   is not.
+//! * **Endpoint responses** are matched by (`op`, `request_id`) and compared field by field
+//!   and in the EV they travel on (`CONF-CMP-024`); one that answers no expected request is
+//!   named by what it answers (a request to another QPN, a response, nothing). Anything a
+//!   device does as an MRC QP numbered 2 breaks `ERTH-QPN-001`.
+//! * **Frames to discard** (`RCV-FRAME-001`): an output acting on a frame the device must
+//!   take no action on — a SACK claiming or answering its PSN, a DMA write of it, a NACK
+//!   for it — is named by what is wrong with the frame, and nothing may be placed before a
+//!   copy of it arrived (`CONF-CMP-023`).
 //! * **SACKs** are judged by what they say, not by how many there are ([`sacks`]): every
 //!   SACK must be true and complete within the tolerance, answer a packet that arrived on
 //!   the EV it names, and carry the fixed fields and counters the SETH and CC_STATE rules
 //!   give; by the time of each expected SACK, plus the tolerance, the device must have
-//!   reported at least as much cumulative progress (`RCV-SACK-*`). Coalescing is the
-//!   device's choice.
+//!   reported at least as much cumulative progress (`RCV-SACK-*`), and answered every probe
+//!   the scenario answers (`CONF-CMP-025`). Coalescing is the device's choice.
 //! * **DMA writes** are a multiset matched by (QP, address, bytes), in any order; but no
 //!   write of a message may follow its flag (`FLAG-LAST-001`) and every write of a message
 //!   precedes its flag (`FLAG-ORDER-001`).
@@ -61,13 +69,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
-use openrdma_codec::{AethKind, Opcode};
+use openrdma_codec::{AethKind, Opcode, Qpn};
 use openrdma_sm::{NicEvent, NicReport, Payload, Side};
 use serde::Serialize;
 
 use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, CpuHalf, Direction, Record, Scenario};
 
+mod arrivals;
 mod entries;
 mod order;
 mod sacks;
@@ -76,6 +85,8 @@ mod wire;
 pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
 
 pub use order::requirements as order_requirements;
+
+use arrivals::Arrivals;
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -159,6 +170,7 @@ enum Kind {
     Nack { qp: u32, psn: u32, reason: u8 },
     Ack { qp: u32, msn: u32, syndrome: u8 },
     Probe { qp: u32 },
+    Endpoint { op: u8, request_id: u32 },
     Other { error: Option<String> },
 }
 
@@ -194,6 +206,10 @@ fn kind_of(d: &DecodedFrame<'_>) -> Kind {
             None => Kind::Other { error: None },
         },
         Opcode::MRC_PROBE => Kind::Probe { qp },
+        Opcode::MRC_ENDPOINT_RESPONSE => match &d.ext.eeth {
+            Some(e) => Kind::Endpoint { op: e.op.0, request_id: e.request_id },
+            None => Kind::Other { error: None },
+        },
         _ => Kind::Other { error: None },
     }
 }
@@ -238,6 +254,15 @@ pub fn render_frame(bytes: &[u8]) -> String {
     }
     if let Some(a) = d.ext.aeth {
         s.push_str(&format!(" syndrome {:#x} msn {}", a.syndrome, a.msn));
+    }
+    if let Some(e) = d.ext.erth {
+        s.push_str(&format!(" op {} request {:#x} ports {:#b}", e.op, e.request_id, e.port_status));
+    }
+    if let Some(e) = d.ext.eeth {
+        s.push_str(&format!(
+            " op {} status {} request {:#x} ports {:#b}",
+            e.op, e.status, e.request_id, e.port_status
+        ));
     }
     if !d.payload.is_empty() {
         s.push_str(&format!(" payload {} B", d.payload.len()));
@@ -351,6 +376,17 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(a) = d.ext.aeth {
         put("aeth.syndrome", format!("{:#04x}", a.syndrome));
         put("aeth.msn", a.msn.to_string());
+    }
+    if let Some(e) = d.ext.eeth {
+        // An endpoint response answers a request the scenario injected: its path is the
+        // request's (ERTH-RESP-001), and so is every field but `data`.
+        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("eeth.op", format!("{:#04x}", e.op.0));
+        put("eeth.status", e.status.to_string());
+        put("eeth.resv2", e.resv2.to_string());
+        put("eeth.port_status", format!("{:#b}", e.port_status));
+        put("eeth.request_id", format!("{:#x}", e.request_id));
+        put("eeth.data", hex_digest(&e.data));
     }
     put("payload", hex_digest(d.payload));
     put("icrc", d.icrc.as_str().to_string());
@@ -513,6 +549,10 @@ fn judge_all(
         })
         .collect();
     let mut used = vec![false; obs_frames.len()];
+    let arrivals = Arrivals::new(scenario, injected);
+
+    // Outputs of an MRC QP numbered 2 (ERTH-QPN-001), first: they explain the rest.
+    judge_reserved_qpn(scenario, &obs_frames, observed, &mut div);
 
     // Every frame decodes and obeys the wire rules; every packet takes an EV of its own.
     wire::judge(&obs_frames, &mut div);
@@ -533,7 +573,8 @@ fn judge_all(
         let key_ok = |of: &Frame| match (&ef.kind, &of.kind) {
             (Kind::Data { .. }, Kind::Data { .. })
             | (Kind::Nack { .. }, Kind::Nack { .. })
-            | (Kind::Probe { .. }, Kind::Probe { .. }) => ef.kind == of.kind,
+            | (Kind::Probe { .. }, Kind::Probe { .. })
+            | (Kind::Endpoint { .. }, Kind::Endpoint { .. }) => ef.kind == of.kind,
             (Kind::Ack { qp, msn, syndrome }, Kind::Ack { qp: q2, msn: m2, syndrome: s2 }) => {
                 qp == q2 && msn == m2 && ack_class(*syndrome) == ack_class(*s2)
             }
@@ -549,6 +590,7 @@ fn judge_all(
             Kind::Data { .. } => "SND-SEG-001",
             Kind::Nack { .. } => "RCV-NACK-001",
             Kind::Ack { .. } => "RCV-ACK-001",
+            Kind::Endpoint { .. } => "ERTH-RESP-001",
             _ => "EV-PROBE-001",
         };
         match found {
@@ -602,6 +644,11 @@ fn judge_all(
                         "neth.tx_timestamp" => "NETH-TS-001",
                         "peth.probe_id" => "EV-PROBE-001",
                         "tseth" => "TSETH-PRESENT-001",
+                        "ev" => "ERTH-RESP-001",
+                        "eeth.status" => "EETH-STATUS-001",
+                        "eeth.port_status" => "EETH-PORT-001",
+                        "eeth.resv2" => "EETH-RESV-001",
+                        "bth.dest_qp" if matches!(ef.kind, Kind::Endpoint { .. }) => "ERTH-QPN-001",
                         f if f.starts_with("eth.")
                             || f.starts_with("ip.")
                             || f.starts_with("vlan.") =>
@@ -610,9 +657,15 @@ fn judge_all(
                         }
                         _ => default_req,
                     };
+                    // Under the record's first check, unless it names the field's own.
+                    let requirement = if rec.checks.iter().any(|c| c == req) {
+                        req.to_string()
+                    } else {
+                        req_of(rec, req)
+                    };
                     div.push(Divergence {
                         at: of.at,
-                        requirement: req_of(rec, req),
+                        requirement,
                         what: "a packet differs from the expected one".into(),
                         expected: Some(render_frame(&ef.bytes)),
                         actual: Some(render_frame(&of.bytes)),
@@ -696,7 +749,16 @@ fn judge_all(
                 ("SND-RTX-004", "a retransmission of a packet that was not lost")
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
-            Kind::Nack { .. } => ("RCV-NACK-001", "a NACK the scenario does not expect"),
+            Kind::Nack { qp, psn, .. } => {
+                // CONF-CMP-023: a NACK for frames to discard is named by what is wrong.
+                match local_of.get(&qp).and_then(|&l| arrivals.only_discarded(l, psn, of.at)) {
+                    Some(reason) => {
+                        (reason, "a NACK for a PSN whose only copies were frames to discard")
+                    }
+                    None => ("RCV-NACK-001", "a NACK the scenario does not expect"),
+                }
+            }
+            Kind::Endpoint { op, request_id } => endpoint_blame(injected, op, request_id),
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
             Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
@@ -750,10 +812,10 @@ fn judge_all(
     }
 
     // SACKs: truth and timely progress.
-    sacks::judge(scenario, injected, &exp_frames, &obs_frames, tol, &mut div, &mut checked);
+    sacks::judge(scenario, &arrivals, &exp_frames, &obs_frames, tol, &mut div, &mut checked);
 
     // ---- events ---------------------------------------------------------------------
-    judge_events(scenario, observed, scope, &mut div, &mut checked);
+    judge_events(scenario, &arrivals, observed, scope, &mut div, &mut checked);
     if scope.cpu_split {
         judge_retransmit_reports(scenario, observed, &obs_frames, &mut div);
     }
@@ -772,8 +834,125 @@ fn should_field(f: &FieldDiff) -> Option<&'static str> {
         "neth.vendor_info" => Some("NETH-VENDOR-001"),
         "neth.spdcid" | "neth.dpdcid" => Some("NETH-PDC-001"),
         "neth.cc_type" | "neth.cc_flags" => Some("NETH-CC-001"),
+        // The data of an endpoint response, and the choice among the non-zero statuses of
+        // one (a failure reported under another code).
+        "eeth.data" => Some("EETH-DATA-001"),
+        "eeth.status" if f.expected != "0" && f.actual != "0" => Some("EETH-STATUS-001"),
         _ => None,
     }
+}
+
+/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-024), from
+/// what the scenario injected with its `op` and `request_id`: a request to a QPN other than
+/// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
+/// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
+/// does not carry the `op` and `request_id` of a request (`EETH-ECHO-001`).
+fn endpoint_blame(
+    injected: &[TimedInput],
+    op: u8,
+    request_id: u32,
+) -> (&'static str, &'static str) {
+    let mut found = None;
+    for i in injected {
+        let Input::Frame { bytes, .. } = &i.input else { continue };
+        let d = decode(bytes);
+        let Some(bth) = d.bth else { continue };
+        let (e_op, e_id) = match (d.ext.erth, d.ext.eeth) {
+            (Some(e), _) => (e.op.0, e.request_id),
+            (_, Some(e)) => (e.op.0, e.request_id),
+            _ => continue,
+        };
+        if (e_op, e_id) != (op, request_id) {
+            continue;
+        }
+        found = Some(match (bth.opcode, bth.dest_qp == Qpn::ENDPOINT) {
+            (Opcode::MRC_ENDPOINT_REQUEST, false) => {
+                ("ERTH-QPN-001", "an answer to an endpoint request addressed to another QPN than 2")
+            }
+            (Opcode::MRC_ENDPOINT_REQUEST, true) => {
+                ("ERTH-RESP-001", "a second answer to one endpoint request")
+            }
+            _ => ("ERTH-RESP-001", "an answer to an endpoint response"),
+        });
+    }
+    found.unwrap_or(("EETH-ECHO-001", "an endpoint response to no request the scenario made"))
+}
+
+/// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks
+/// ERTH-QPN-001 (CONF-CMP-024). Its outputs are an event of QP 2, a frame to the peer of a
+/// QP the scenario tried to create as QP 2 (and of no other QP), and a frame to QPN 2 that
+/// is not an endpoint operation.
+fn judge_reserved_qpn(
+    scenario: &Scenario,
+    obs_frames: &[Frame],
+    observed: &[TimedOutput],
+    div: &mut Vec<Divergence>,
+) {
+    let endpoint = Qpn::ENDPOINT.value();
+    let mut peers_of_2 = BTreeSet::new();
+    let mut peers_of_others = BTreeSet::new();
+    for r in &scenario.records {
+        if let Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) } = &r.body {
+            let set =
+                if q.qpn.value() == endpoint { &mut peers_of_2 } else { &mut peers_of_others };
+            set.insert(q.peer_qpn.value());
+        }
+    }
+    let mut push = |at: u64, what: &str, actual: String| {
+        div.push(Divergence {
+            at,
+            requirement: "ERTH-QPN-001".into(),
+            what: what.into(),
+            expected: None,
+            actual: Some(actual),
+            fields: vec![],
+            should_only: false,
+        })
+    };
+    for f in obs_frames {
+        let Some(bth) = decode(&f.bytes).bth else { continue };
+        if matches!(bth.opcode, Opcode::MRC_ENDPOINT_REQUEST | Opcode::MRC_ENDPOINT_RESPONSE) {
+            continue;
+        }
+        let to = bth.dest_qp.value();
+        if to == endpoint {
+            push(
+                f.at,
+                "an MRC QP packet to QPN 2, which endpoint operations keep",
+                render_frame(&f.bytes),
+            );
+        } else if peers_of_2.contains(&to) && !peers_of_others.contains(&to) {
+            push(f.at, "a packet from an MRC QP numbered 2", render_frame(&f.bytes));
+        }
+    }
+    for o in observed {
+        if let Output::Event { event } = &o.output {
+            if event_qpn(event) == endpoint {
+                push(o.at.0, "an event of an MRC QP numbered 2", render_event(event));
+            }
+        }
+    }
+}
+
+/// The device QP an event concerns.
+fn event_qpn(e: &NicEvent) -> u32 {
+    use NicReport as R;
+    let q = match e {
+        NicEvent::DmaWrite(w) => w.qpn,
+        NicEvent::FlagWrite(f) => f.qpn,
+        NicEvent::Completion(c) => c.entry.qpn,
+        NicEvent::Report(
+            R::Progress { qpn, .. }
+            | R::Armed { qpn, .. }
+            | R::Nack { qpn, .. }
+            | R::EvMarked { qpn, .. }
+            | R::EvState { qpn, .. }
+            | R::ProbeAnswered { qpn, .. }
+            | R::Retransmitted { qpn, .. }
+            | R::QpError { qpn, .. },
+        ) => *qpn,
+    };
+    q.value()
 }
 
 /// Whether a syndrome difference is between two ACKs (credit codes only).
@@ -828,6 +1007,7 @@ fn payload_bytes(p: &Payload) -> Vec<u8> {
 
 fn judge_events(
     scenario: &Scenario,
+    arrivals: &Arrivals,
     observed: &[TimedOutput],
     scope: Scope,
     div: &mut Vec<Divergence>,
@@ -869,6 +1049,26 @@ fn judge_events(
             }
             NicEvent::DmaWrite(w) => {
                 let key = (w.qpn.value(), w.va, payload_bytes(&w.payload));
+                // CONF-CMP-023: a packet is placed only after a copy of it arrived.
+                let (q, p) = (w.qpn.value(), w.psn.value());
+                if !arrivals.arrived(q, p, *at) {
+                    let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
+                        Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
+                        None => (
+                            "RCV-PLACE-001",
+                            format!("a DMA write of PSN {p}, of which no copy had arrived"),
+                        ),
+                    };
+                    div.push(Divergence {
+                        at: *at,
+                        requirement: requirement.into(),
+                        what,
+                        expected: None,
+                        actual: Some(render_event(e)),
+                        fields: vec![],
+                        should_only: false,
+                    });
+                }
                 if flagged.contains_key(&(w.qpn.value(), w.msn)) {
                     // Data the scenario expects, arriving after the flag: the flag came
                     // before its data. A write beyond what it expects: a write after the flag.
@@ -950,7 +1150,9 @@ fn judge_events(
     // Every completion entry on its own, and as a write to its queue (CQE-*).
     let history = entries::judge(scenario, &obs, tol.late_ns, div);
 
-    // Flags and completions: sequences per side, compared in order.
+    // Flags and completions: sequences per side, compared in order. Each entry keeps its
+    // index: among the expected records (for its `checks`), among the device's events (for
+    // what its queue slot held before).
     let seq = |events: &mut dyn Iterator<Item = (u64, &NicEvent)>,
                pick: &dyn Fn(&NicEvent) -> bool| {
         events
@@ -997,7 +1199,7 @@ fn judge_events(
                             vec![],
                             format!(
                                 "{name}: entry {k} came at {gt} ns, later than {wt} ns + {} ns \
-                             (CONF-TIME-002)",
+                                 (CONF-TIME-002)",
                                 tol.late_ns
                             ),
                         )
@@ -1009,22 +1211,35 @@ fn judge_events(
                 (None, Some(_)) => (vec![], format!("{name}: unexpected entry {k}")),
                 (None, None) => continue,
             };
-            let requirement = match (name, fields.first().map(|f| f.field.as_str()), w, g) {
-                ("responder flags", Some("msn") | Some("qpn"), ..) => "RET-ORDER-001",
-                ("responder flags", Some(_), ..) => "RET-FLAG-001",
+            let by_field = match (name, fields.first().map(|f| f.field.as_str())) {
+                ("responder flags", Some("msn") | Some("qpn")) => "RET-ORDER-001",
+                ("responder flags", Some(_)) => "RET-FLAG-001",
+                _ => default_req,
+            };
+            // An expected entry that names what it checks is reported under it (section 6),
+            // unless the entry that differs came well before it: then something earlier
+            // caused it.
+            let early =
+                matches!((w, g), (Some((wt, ..)), Some((gt, ..))) if gt + tol.early_ns < *wt);
+            // A responder flag of another message (its MSN or QP differs) is the order of
+            // retirement broken, whatever the displaced record checks.
+            let other_entry = by_field == "RET-ORDER-001" && !fields.is_empty();
+            let named = match w {
+                Some((_, _, r)) if !early && !other_entry => {
+                    exp[*r].0.checks.first().map(String::as_str)
+                }
+                _ => None,
+            };
+            let requirement = match (w, g) {
                 (
-                    _,
-                    Some(_),
-                    Some((_, NicEvent::Completion(we), r)),
+                    Some((_, NicEvent::Completion(we), _)),
                     Some((_, NicEvent::Completion(ge), i)),
-                ) => {
-                    // A fault the bytes themselves show names its rule; any other difference
-                    // is reported under the record's checks (section 6 of the conformance
-                    // chapter), or the sequence's requirement.
-                    let default = exp[*r].0.checks.first().map_or(default_req, String::as_str);
+                ) if !fields.is_empty() => {
+                    // A fault the entry's bytes show names its own rule.
+                    let default = named.unwrap_or(by_field);
                     entries::requirement(we, ge, &fields, history.get(i), default)
                 }
-                _ => default_req,
+                _ => named.unwrap_or(by_field),
             };
             div.push(Divergence {
                 at: g.or(w).map_or(0, |x| x.0),

@@ -18,8 +18,8 @@ fn names_are_unique_and_match_their_manifests() {
         assert!(seen.insert(name), "{name} is listed twice");
         let prefix = name.split('-').next().unwrap_or("");
         assert!(
-            ["rcv", "snd", "db", "ev", "ret", "rec"].contains(&prefix),
-            "{name}: a scenario name starts with rcv-, snd-, db-, ev-, ret- or rec-"
+            ["rcv", "snd", "db", "ev", "ret", "rec", "wire"].contains(&prefix),
+            "{name}: a scenario name starts with rcv-, snd-, db-, ev-, ret-, rec- or wire-"
         );
         let s = build();
         assert_eq!(s.manifest.name, name);

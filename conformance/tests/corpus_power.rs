@@ -5,11 +5,13 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{
     COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
 };
-use openrdma_codec::{AethRepr, EvMark as WireMark, NackReason, Opcode, Psn};
+use openrdma_codec::{
+    AethKind, AethRepr, ErthRepr, EvMark as WireMark, NackReason, Opcode, Psn, Qpn, TransportClass,
+};
 use openrdma_conformance::corpus;
 use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::reference::{RecoveryCpu, ReferenceDevice};
@@ -136,7 +138,69 @@ enum Fault {
     FirstRegisterOnly,
     /// Doorbell register r serves template r: the register, not the token, names it.
     RegisterSelectsTemplate,
+    /// Frames that a receiver must discard for this requirement are taken as if they were
+    /// sound (RCV-FRAME-001): the check that makes them so is missing.
+    AcceptsDiscarded(&'static str),
+    /// A datagram with no room for its ICRC wedges the receive path: nothing after it is
+    /// taken (ENC-LEN-004).
+    WedgesOnShortDatagram,
+    /// The EV of an IPv6 packet is rebuilt with the flow label's bits 19:16 (ENC-EV-001).
+    EvWithFlowLabelHigh,
+    /// The EV of an IPv4 packet is rebuilt as its source port alone (ENC-EV-002).
+    EvFromPortAlone,
+    /// NACKs reflect no timestamp (NETH-TS-001).
+    NackTimestampZero,
+    /// Reflected timestamps are converted to another unit (TSETH-TS-001).
+    TimestampsInterpreted,
+    /// Probes whose ftype is not 1 are dropped (PETH-FTYPE-001).
+    RejectsPethFtype,
+    /// Probes with non-zero PDC identifiers are dropped (PETH-PDC-001).
+    RejectsPethPdc,
+    /// MRC packets other than writes with BTH rtx set are dropped (BTH-RTX-002).
+    RejectsRtxOnNonWrite,
+    /// A probe is answered by a SACK with pr = 0 (PETH-RESP-001).
+    ProbeAnsweredWithoutPr,
+    /// A probe answer leaves the count of writes to acknowledge as it was, and the SACK timer
+    /// starts only when that count leaves 0, so the next write is never SACKed by the
+    /// timer (RCV-SACK-003).
+    ProbeAnswerKeepsCount,
+    /// SACKs with non-zero PDC identifiers are dropped (SETH-PDC-001).
+    RejectsSethPdc,
+    /// SACKs with a non-zero res_type or next_header are dropped (SETH-TYPE-001).
+    RejectsSethType,
+    /// SACKs whose cc_type or cc_flags is not 0 are dropped (SETH-CC-001).
+    RejectsCcType,
+    /// NACKs with non-zero PDC identifiers are dropped (NETH-PDC-001).
+    RejectsNethPdc,
+    /// NACKs with a non-zero res_type or next_header are dropped (NETH-TYPE-001).
+    RejectsNethType,
+    /// A NACK with vendor_info set is taken for UNEXP_EVENT (NETH-VENDOR-001).
+    VendorInfoAsReason,
+    /// An ACK whose credit code is 0 stops the sender: no further message goes out
+    /// (AETH-MRC-002).
+    CreditZeroStalls,
+    /// Only credit code 0x1F is taken for an ACK; any other is a NAK (AETH-MRC-002).
+    OnlyUnlimitedCreditIsAck,
+    /// Endpoint requests are not answered (ERTH-RESP-001).
+    NoEndpointResponse,
+    /// Endpoint responses report no port up (EETH-PORT-001).
+    EndpointPortsZero,
+    /// Endpoint responses travel on another EV than the request's (ERTH-RESP-001).
+    EndpointWrongEv,
+    /// Endpoint requests with an unknown op are dropped (ERTH-OP-001).
+    DropsUnknownEndpointOp,
+    /// Endpoint requests to any QPN are answered (ERTH-QPN-001).
+    AnswersAnyQpn,
+    /// Endpoint responses are answered as if they were requests (ERTH-RESP-001).
+    AnswersResponses,
+    /// QPN 2 is allowed for an MRC QP, at either end (ERTH-QPN-001).
+    AcceptsQpn2,
 }
+
+/// The QPN a device that allows QPN 2 gives its QP 2 inside the reference device, and the
+/// peer QPN it gives a QP facing QP 2.
+const ALIAS_2: u32 = 0x7702;
+const ALIAS_PEER_2: u32 = 0x7703;
 
 struct Mutant {
     fault: Fault,
@@ -167,6 +231,11 @@ struct Mutant {
     torn: Option<(u64, Template, Template)>,
     /// The bytes each doorbell register holds (LatchesPartialWrites).
     latches: HashMap<u32, [u8; 8]>,
+    wedged: bool,
+    /// CreditZeroStalls: an ACK with credit code 0 arrived.
+    stalled: bool,
+    /// ProbeAnswerKeepsCount: a probe answer went out and no SACK at an input since.
+    stale: bool,
 }
 
 /// The key under which [`Fault::LkeyNotChecked`] installs every template.
@@ -197,6 +266,9 @@ impl Mutant {
             templates: HashMap::new(),
             torn: None,
             latches: HashMap::new(),
+            wedged: false,
+            stalled: false,
+            stale: false,
         }
     }
 
@@ -290,9 +362,47 @@ impl Mutant {
             {
                 *state = EvState::AssumedBad;
             }
+            Input::Host { command: HostCommand::PostWrite(_) | HostCommand::Doorbell { .. } }
+                if self.stalled =>
+            {
+                return None;
+            }
+            Input::Host { command: HostCommand::CreateQp(q) }
+                if self.fault == Fault::AcceptsQpn2 =>
+            {
+                if q.qpn.value() == 2 {
+                    q.qpn = Qpn::new(ALIAS_2);
+                }
+                if q.peer_qpn.value() == 2 {
+                    q.peer_qpn = Qpn::new(ALIAS_PEER_2);
+                }
+            }
             Input::Frame { bytes, .. } => {
                 if self.fault == Fault::RejectsZeroUdpChecksumV6 && is_v6_without_checksum(bytes) {
                     return None;
+                }
+                if self.fault == Fault::WedgesOnShortDatagram {
+                    self.wedged |= decode(bytes).discard_reason() == Some("ENC-LEN-004");
+                    if self.wedged {
+                        return None;
+                    }
+                }
+                if let Fault::AcceptsDiscarded(reason) = self.fault {
+                    if let Some(b) = repair(bytes, reason) {
+                        *bytes = b;
+                    }
+                }
+                if self.fault == Fault::EvWithFlowLabelHigh {
+                    if let Some(b) = flow_label_into_port(bytes) {
+                        *bytes = b;
+                    }
+                }
+                let d = decode(bytes);
+                if self.rejects(&d) {
+                    return None;
+                }
+                if let Some(b) = self.misread(&d).and_then(seal) {
+                    *bytes = b;
                 }
                 if let Some(b) = self.raw(bytes) {
                     *bytes = b;
@@ -479,6 +589,10 @@ impl Mutant {
 
     fn keeps_frame(&self, o: &TimedOutput) -> bool {
         let Output::Frame { bytes, .. } = &o.output else { return true };
+        if self.fault == Fault::EvFromPortAlone {
+            // Rewritten in `advance`.
+            return true;
+        }
         let d = decode(bytes);
         let is_sack = d.bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK);
         match self.fault {
@@ -488,6 +602,146 @@ impl Mutant {
             _ => true,
         }
     }
+}
+
+impl Mutant {
+    /// Frames the newer faults drop as if they were malformed.
+    fn rejects(&self, d: &DecodedFrame<'_>) -> bool {
+        let Some(bth) = d.bth else { return false };
+        let mrc_other =
+            bth.opcode.class() == TransportClass::Manufacturer(6) && !bth.opcode.is_mrc_write();
+        let pdc = |s: u16, d: u16| s != 0 || d != 0;
+        match self.fault {
+            Fault::RejectsPethFtype => d.ext.peth.is_some_and(|p| p.ftype != 1),
+            Fault::RejectsPethPdc => d.ext.peth.is_some_and(|p| pdc(p.spdcid, p.dpdcid)),
+            Fault::RejectsRtxOnNonWrite => mrc_other && bth.rtx,
+            Fault::RejectsSethPdc => d.ext.seth.is_some_and(|s| pdc(s.spdcid, s.dpdcid)),
+            Fault::RejectsSethType => {
+                d.ext.seth.is_some_and(|s| s.res_type != 0 || s.next_header != 0)
+            }
+            Fault::RejectsCcType => d.ext.seth.is_some_and(|s| s.cc_type != 0 || s.cc_flags != 0),
+            Fault::RejectsNethPdc => d.ext.neth.is_some_and(|n| pdc(n.spdcid, n.dpdcid)),
+            Fault::RejectsNethType => {
+                d.ext.neth.is_some_and(|n| n.res_type != 0 || n.next_header != 0)
+            }
+            Fault::DropsUnknownEndpointOp => d.ext.erth.is_some_and(|e| !e.op.is_known()),
+            _ => false,
+        }
+    }
+
+    /// A frame as the newer faults misread it, or `None` for a frame they read right.
+    fn misread(&mut self, d: &DecodedFrame<'_>) -> Option<FrameRepr> {
+        let mut f = d.to_repr()?;
+        match self.fault {
+            Fault::VendorInfoAsReason => {
+                let n = f.ext.neth.as_mut().filter(|n| n.vendor_info != 0)?;
+                n.reason = NackReason::UNEXP_EVENT;
+            }
+            Fault::OnlyUnlimitedCreditIsAck => {
+                let a = f
+                    .ext
+                    .aeth
+                    .as_mut()
+                    .filter(|a| a.kind() == AethKind::Ack && a.syndrome != 0x1F)?;
+                a.syndrome = 0x63;
+            }
+            Fault::CreditZeroStalls => {
+                self.stalled |= f.ext.aeth.is_some_and(|a| a.syndrome == 0);
+                return None;
+            }
+            Fault::AnswersAnyQpn if f.ext.erth.is_some() && f.bth.dest_qp != Qpn::ENDPOINT => {
+                f.bth.dest_qp = Qpn::ENDPOINT;
+            }
+            Fault::AnswersResponses => {
+                let e = f.ext.eeth.take()?;
+                f.bth.opcode = Opcode::MRC_ENDPOINT_REQUEST;
+                f.ext.erth = Some(ErthRepr::new(e.op, e.port_status, e.request_id));
+            }
+            Fault::AcceptsQpn2
+                if f.bth.dest_qp == Qpn::ENDPOINT
+                    && f.ext.erth.is_none()
+                    && f.ext.eeth.is_none() =>
+            {
+                f.bth.dest_qp = Qpn::new(ALIAS_2);
+            }
+            _ => return None,
+        }
+        Some(f)
+    }
+
+    /// An output as the newer faults change it; `false` to lose it.
+    fn rewrite_frame(&mut self, o: &mut TimedOutput, inputs_at: &BTreeSet<u64>) -> bool {
+        if self.fault == Fault::AcceptsQpn2 {
+            if let Output::Event { event } = &mut o.output {
+                let q = match event {
+                    NicEvent::DmaWrite(w) => &mut w.qpn,
+                    NicEvent::FlagWrite(f) => &mut f.qpn,
+                    NicEvent::Completion(c) => &mut c.entry.qpn,
+                    NicEvent::Report(_) => return true,
+                };
+                if q.value() == ALIAS_2 {
+                    *q = Qpn::new(2);
+                }
+                return true;
+            }
+        }
+        let Output::Frame { bytes, .. } = &mut o.output else { return true };
+        let Some(mut f) = decode(bytes).to_repr() else { return true };
+        let at_input = inputs_at.contains(&o.at.0);
+        match self.fault {
+            Fault::NackTimestampZero => match f.ext.neth.as_mut() {
+                Some(n) => n.tx_timestamp = 0,
+                None => return true,
+            },
+            Fault::TimestampsInterpreted => match (f.ext.cc_state.as_mut(), f.ext.neth.as_mut()) {
+                (Some(c), _) => c.tx_timestamp >>= 2,
+                (_, Some(n)) => n.tx_timestamp >>= 2,
+                _ => return true,
+            },
+            Fault::ProbeAnsweredWithoutPr => match f.ext.seth.as_mut().filter(|s| s.pr) {
+                Some(s) => {
+                    s.pr = false;
+                    s.ack_psn_offset = 0;
+                }
+                None => return true,
+            },
+            Fault::ProbeAnswerKeepsCount => {
+                if let Some(s) = f.ext.seth {
+                    if s.pr {
+                        self.stale = true;
+                    } else if at_input {
+                        self.stale = false;
+                    } else if self.stale {
+                        return false; // the timer never started
+                    }
+                }
+                return true;
+            }
+            Fault::NoEndpointResponse => return f.ext.eeth.is_none(),
+            Fault::EndpointPortsZero => match f.ext.eeth.as_mut() {
+                Some(e) => e.port_status = 0,
+                None => return true,
+            },
+            Fault::EndpointWrongEv if f.ext.eeth.is_some() => {
+                let ev = f.entropy() ^ 0x0001_0000;
+                f.set_entropy(ev);
+            }
+            Fault::AcceptsQpn2 if f.bth.dest_qp.value() == ALIAS_PEER_2 => {
+                f.bth.dest_qp = Qpn::new(2);
+            }
+            _ => return true,
+        }
+        if let Some(b) = seal(f) {
+            *bytes = b;
+        }
+        true
+    }
+}
+
+/// The bytes of a frame changed after decoding, its lengths, checksums and ICRC made right.
+fn seal(mut f: FrameRepr) -> Option<Vec<u8>> {
+    f.finalize().ok()?;
+    f.to_bytes().ok()
 }
 
 impl Device for Mutant {
@@ -531,6 +785,9 @@ impl Device for Mutant {
         self.templates.clear();
         self.torn = None;
         self.latches.clear();
+        self.wedged = false;
+        self.stalled = false;
+        self.stale = false;
         self.inner.start(&m)
     }
 
@@ -539,6 +796,7 @@ impl Device for Mutant {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let inputs_at: BTreeSet<u64> = inputs.iter().map(|i| i.at.0).collect();
         let inputs: Vec<TimedInput> = inputs.into_iter().flat_map(|i| self.bus(i)).collect();
         let mut inputs: Vec<TimedInput> =
             inputs.into_iter().filter_map(|i| self.input(i)).collect();
@@ -571,6 +829,16 @@ impl Device for Mutant {
         };
         let out = self.rewrite(out);
         let mut out: Vec<TimedOutput> = out.into_iter().filter_map(|o| self.output(o)).collect();
+        out.retain_mut(|o| self.rewrite_frame(o, &inputs_at));
+        if self.fault == Fault::EvFromPortAlone {
+            for o in &mut out {
+                if let Output::Frame { bytes, .. } = &mut o.output {
+                    if let Some(b) = ev_from_port_alone(bytes) {
+                        *bytes = b;
+                    }
+                }
+            }
+        }
         for o in &mut out {
             if let Output::Event { event: NicEvent::Completion(c) } = &mut o.output {
                 self.completion(c);
@@ -806,6 +1074,83 @@ impl Mutant {
     }
 }
 
+/// The frame as a device that lacks the check for `reason` sees it: sound, with the
+/// damage that check looks for set right (RCV-FRAME-001). `None` for a frame without that
+/// damage.
+fn repair(bytes: &[u8], reason: &str) -> Option<Vec<u8>> {
+    let d = decode(bytes);
+    if d.discard_reason() != Some(reason) {
+        return None;
+    }
+    let mut b = bytes.to_vec();
+    let ip = 14 + if d.vlan.is_some() { 4 } else { 0 };
+    let v6 = b[ip] >> 4 == 6 || reason == "ENC-IPV6-002";
+    let hl = if v6 { 40 } else { usize::from(b[ip] & 0x0F).max(5) * 4 };
+    let udp = ip + hl;
+    let set16 = |b: &mut [u8], at: usize, v: usize| {
+        b[at..at + 2].copy_from_slice(&(v as u16).to_be_bytes())
+    };
+    match reason {
+        "ICRC-VERIFY-001" | "ENC-IPV4-003" | "ENC-UDP-006" => {}
+        "ENC-IPV4-005" => b[ip] = 0x45,
+        "ENC-IPV6-002" => b[ip] = 0x60 | (b[ip] & 0x0F),
+        "ENC-LEN-002" if v6 => set16(&mut b, ip + 4, bytes.len() - ip - 40),
+        "ENC-LEN-002" => set16(&mut b, ip + 2, bytes.len() - ip),
+        "ENC-LEN-001" | "ENC-UDP-002" => set16(&mut b, udp + 4, bytes.len() - udp),
+        "ENC-IPV4-001" => b[ip + 9] = 17,
+        "ENC-IPV6-001" => b[ip + 6] = 17,
+        "PAY-PAD-003" => b[udp + 9] &= !0x30,
+        "OPC-UNKNOWN-001" => b[udp + 8] = Opcode::MRC_WRITE_ONLY.0,
+        _ => return None,
+    }
+    if !v6 {
+        b[ip + 10..ip + 12].fill(0);
+        let c = openrdma_codec::wire::ipv4::compute_checksum(&b[ip..ip + hl]);
+        b[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
+    }
+    b[udp + 6..udp + 8].fill(0);
+    openrdma_codec::icrc::fill(&mut b[ip..]).ok()?;
+    Some(b)
+}
+
+/// An IPv6 frame whose flow label has bits 19:16 set, with them moved into the source port
+/// as a device that rebuilds the EV from the whole flow label would (ENC-EV-001).
+fn flow_label_into_port(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    let IpRepr::V6(v6) = &f.ip else { return None };
+    let high = (v6.flow_label >> 16) as u16;
+    if high == 0 {
+        return None;
+    }
+    f.udp.src_port |= high;
+    f.icrc = None;
+    f.fill_udp_checksum().ok()?;
+    f.to_bytes().ok()
+}
+
+/// A SACK or NACK over IPv4 as a device that takes the source port for the whole EV sends
+/// it: reflecting `src_port` as the EV, on that EV (ENC-EV-002).
+fn ev_from_port_alone(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    if !matches!(f.ip, IpRepr::V4(_)) {
+        return None;
+    }
+    let ev = match (f.ext.seth.as_mut(), f.ext.neth.as_mut()) {
+        (Some(s), _) => {
+            s.entropy >>= 16;
+            s.entropy
+        }
+        (_, Some(n)) => {
+            n.entropy >>= 16;
+            n.entropy
+        }
+        _ => return None,
+    };
+    f.set_entropy(ev);
+    f.icrc = None;
+    f.to_bytes().ok()
+}
+
 /// Whether `bytes` is an IPv6 RoCEv2 frame whose UDP checksum is 0.
 fn is_v6_without_checksum(bytes: &[u8]) -> bool {
     let d = decode(bytes);
@@ -874,6 +1219,31 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::BigEndianDoorbell, &["db-bus-partial-writes", "db-bus-registers"]),
         (Fault::FirstRegisterOnly, &["db-bus-registers"]),
         (Fault::RegisterSelectsTemplate, &["db-bus-registers"]),
+        (Fault::WedgesOnShortDatagram, &["wire-discard-v4"]),
+        (Fault::EvWithFlowLabelHigh, &["rcv-lenient-v6"]),
+        (Fault::EvFromPortAlone, &["wire-discard-v4"]),
+        (Fault::NackTimestampZero, &["rcv-reflect"]),
+        (Fault::TimestampsInterpreted, &["rcv-reflect", "rcv-probe-answer"]),
+        (Fault::RejectsPethFtype, &["rcv-probe-answer"]),
+        (Fault::RejectsPethPdc, &["rcv-probe-answer"]),
+        (Fault::RejectsRtxOnNonWrite, &["rcv-probe-answer", "snd-lenient", "snd-lenient-probe"]),
+        (Fault::ProbeAnsweredWithoutPr, &["rcv-probe-answer", "rcv-probe"]),
+        (Fault::ProbeAnswerKeepsCount, &["rcv-probe-answer"]),
+        (Fault::RejectsSethPdc, &["snd-lenient", "snd-lenient-probe"]),
+        (Fault::RejectsSethType, &["snd-lenient", "snd-lenient-probe"]),
+        (Fault::RejectsCcType, &["snd-lenient", "snd-lenient-probe"]),
+        (Fault::RejectsNethPdc, &["snd-lenient"]),
+        (Fault::RejectsNethType, &["snd-lenient"]),
+        (Fault::VendorInfoAsReason, &["snd-lenient"]),
+        (Fault::CreditZeroStalls, &["snd-lenient"]),
+        (Fault::OnlyUnlimitedCreditIsAck, &["snd-lenient"]),
+        (Fault::NoEndpointResponse, &["rcv-endpoint"]),
+        (Fault::EndpointPortsZero, &["rcv-endpoint"]),
+        (Fault::EndpointWrongEv, &["rcv-endpoint"]),
+        (Fault::DropsUnknownEndpointOp, &["rcv-endpoint"]),
+        (Fault::AnswersAnyQpn, &["rcv-endpoint"]),
+        (Fault::AnswersResponses, &["rcv-endpoint"]),
+        (Fault::AcceptsQpn2, &["rcv-endpoint"]),
     ];
     let all = corpus::all();
     let mut missed = Vec::new();
@@ -953,6 +1323,48 @@ fn completion_and_key_faults_name_their_rule() {
         if !j.divergences.iter().any(|d| d.requirement == requirement) {
             let named: Vec<&str> = j.divergences.iter().map(|d| d.requirement.as_str()).collect();
             wrong.push(format!("{fault:?} / {name}: {requirement} not among {named:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// A device that acts on a frame it must discard is named by what is wrong with the frame
+/// (CONF-CMP-023): for each damage of the wire-discard scenarios, the device that lacks the
+/// check for it fails them, and the first divergence from a MUST names that damage.
+#[test]
+fn a_device_acting_on_a_frame_to_discard_is_named_by_the_damage() {
+    use openrdma_conformance::report::mark_levels;
+    use openrdma_conformance::requirements::Spec;
+    let spec = Spec::bundled().expect("the specification parses");
+    let cases: &[(&str, &[&str])] = &[
+        ("ICRC-VERIFY-001", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-IPV4-003", &["wire-discard-v4"]),
+        ("ENC-UDP-006", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-IPV4-005", &["wire-discard-v4"]),
+        ("ENC-IPV6-002", &["wire-discard-v6"]),
+        ("ENC-LEN-002", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-LEN-001", &["wire-discard-v4", "wire-discard-v6"]),
+        ("ENC-UDP-002", &["wire-discard-v4"]),
+        ("ENC-IPV4-001", &["wire-discard-v4"]),
+        ("ENC-IPV6-001", &["wire-discard-v6"]),
+        ("PAY-PAD-003", &["wire-discard-v4"]),
+        ("OPC-UNKNOWN-001", &["wire-discard-v4", "wire-discard-v6"]),
+    ];
+    let all = corpus::all();
+    let mut wrong = Vec::new();
+    for (reason, names) in cases {
+        for name in *names {
+            let build = all.iter().find(|(n, _)| n == name).expect("in the corpus").1;
+            let s = build();
+            let mut dev = Mutant::new(Fault::AcceptsDiscarded(reason));
+            let out = run(&mut dev, &s);
+            let mut j = judge(&s, &out.injected, &out.observed);
+            mark_levels(&mut j, &spec);
+            let first = j.divergences.iter().find(|d| !d.should_only);
+            println!("{reason} / {name}: {:?}", first.map(|d| (&d.requirement, &d.what)));
+            if first.is_none_or(|d| d.requirement != *reason) {
+                wrong.push(format!("{reason} / {name}: {:?}", first.map(|d| &d.requirement)));
+            }
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");

@@ -422,14 +422,14 @@ const CASES: &[Case] = &[
     out("probe_id off by one", "snd-ev-always-skip", FailsOnField("peth.probe_id"), |b| {
         refit(b, |f| f.ext.peth.as_mut().map(|p| p.probe_id = p.probe_id.wrapping_add(1)).is_some())
     }),
-    out("the EV read as the source port over IPv4", "rcv-in-order-v4", Fails("ENC-EV-003"), |b| {
+    out("the EV read as the source port over IPv4", "rcv-in-order-v4", Fails("ENC-EV-002"), |b| {
         // A receiver that takes src_port for the whole EV reports EV[31:16] as EV[15:0].
         on_sacks(b, |f| f.ext.seth.as_mut().unwrap().entropy >>= 16)
     }),
     Case {
         bug: "the EV read with flow-label bits 19:16",
         scenario: "rcv-lenient-v6",
-        expect: Fails("ENC-EV-003"),
+        expect: Fails("ENC-EV-001"),
         outputs: None,
         // The device reconstructs the EV of what it receives as src_port << 16 | flow_label,
         // all 20 bits: modelled by handing it a frame that carries that value as its EV.
@@ -446,6 +446,26 @@ const CASES: &[Case] = &[
             })
         }),
     },
+    out("an IPv4 header length of 4 words", "rcv-sack-timer", Fails("ENC-IPV4-005"), |b| {
+        let mut b = b.to_vec();
+        b[14] = 0x44;
+        Some(b)
+    }),
+    out("an IPv6 version of 7", "rcv-in-order-v6", Fails("ENC-IPV6-002"), |b| {
+        let mut b = b.to_vec();
+        b[14] = (b[14] & 0x0F) | 0x70;
+        Some(b)
+    }),
+    out("a pad the SACK has no room for", "rcv-sack-timer", Fails("PAY-PAD-003"), |b| {
+        // BTH byte 1 of an untagged IPv4 frame: pad_count 3, with no payload to hold it.
+        let mut b = b.to_vec();
+        let sack = decode(&b).ext.seth.is_some();
+        b[14 + 20 + 8 + 1] |= 0x30;
+        sack.then_some(b)
+    }),
+    out("a reserved EETH field", "rcv-endpoint", Fails("EETH-RESV-001"), |b| {
+        refit(b, |f| f.ext.eeth.as_mut().map(|e| e.resv2 = 1).is_some())
+    }),
 ];
 
 #[test]

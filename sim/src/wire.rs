@@ -21,8 +21,9 @@
 
 use openrdma_codec::icrc::ICRC_LEN;
 use openrdma_codec::{
-    AETH_LEN, BTH_LEN, CC_STATE_LEN, ETHERNET_HEADER_LEN, IMMDT_LEN, IPV4_HEADER_LEN,
-    IPV6_HEADER_LEN, METH_LEN, NETH_LEN, PETH_LEN, RETH_LEN, SETH_LEN, TSETH_LEN, UDP_HEADER_LEN,
+    AETH_LEN, BTH_LEN, CC_STATE_LEN, EETH_LEN, ERTH_LEN, ETHERNET_HEADER_LEN, IMMDT_LEN,
+    IPV4_HEADER_LEN, IPV6_HEADER_LEN, METH_LEN, NETH_LEN, PETH_LEN, RETH_LEN, SETH_LEN, TSETH_LEN,
+    UDP_HEADER_LEN,
 };
 use openrdma_sm::Packet;
 
@@ -65,6 +66,8 @@ pub fn ext_bytes(packet: &Packet) -> u32 {
         Packet::Nack { .. } => NETH_LEN as u32,
         Packet::Probe { .. } => PETH_LEN as u32,
         Packet::Ack { .. } => AETH_LEN as u32,
+        Packet::EndpointRequest { .. } => ERTH_LEN as u32,
+        Packet::EndpointResponse { .. } => EETH_LEN as u32,
     }
 }
 

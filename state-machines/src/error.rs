@@ -166,6 +166,12 @@ pub enum PeerViolation {
         /// MSN.
         msn: u16,
     },
+    /// An endpoint request addressed to a QPN other than 2; discarded unanswered.
+    #[error("[ERTH-QPN-001] endpoint request to QP {qpn}; endpoint operations use QPN 2")]
+    EndpointQpn {
+        /// Destination QP of the request.
+        qpn: Qpn,
+    },
 }
 
 impl PeerViolation {
@@ -187,6 +193,7 @@ impl PeerViolation {
             PeerViolation::SackOffset { .. } => "SND-SACK-004",
             PeerViolation::NackUnknownPsn { .. } => "SND-NACK-001",
             PeerViolation::AckBeyondSent { .. } => "SND-ACK-002",
+            PeerViolation::EndpointQpn { .. } => "ERTH-QPN-001",
         }
     }
 }
@@ -211,6 +218,15 @@ pub enum ApiMisuse {
         qpn: Qpn,
         /// Why.
         reason: &'static str,
+    },
+    /// A QP numbered 2, or facing a peer QP numbered 2: QPN 2 is reserved for endpoint
+    /// operations, and no MRC connection uses it (`ERTH-QPN-001`).
+    #[error("QP {qpn} facing QP {peer_qpn}: QPN 2 is reserved for endpoint operations")]
+    ReservedQpn {
+        /// The QP.
+        qpn: Qpn,
+        /// Its peer.
+        peer_qpn: Qpn,
     },
     /// A template that fails its own validation.
     #[error("template {template}: {reason}")]
@@ -296,6 +312,7 @@ impl ApiMisuse {
             ApiMisuse::DuplicateQp(_) => "API-QP-001",
             ApiMisuse::TooManyQps(_) => "API-QP-002",
             ApiMisuse::BadQp { .. } => "API-QP-003",
+            ApiMisuse::ReservedQpn { .. } => "ERTH-QPN-001",
             ApiMisuse::BadTemplate { .. } => "API-TPL-001",
             ApiMisuse::BadWorkRequest { .. } => "API-WR-001",
             ApiMisuse::TemplateKey { .. } => "API-TPL-001",

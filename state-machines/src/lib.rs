@@ -47,6 +47,8 @@ pub use event::{
     LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
-pub use packet::{FrameWriter, Outer, Packet, Payload, UnsupportedPacket, WritePacket};
+pub use packet::{
+    FrameWriter, Outer, Packet, Payload, Unreceivable, UnsupportedPacket, WritePacket,
+};
 pub use recovery::RecoveryAgent;
 pub use time::Timestamp;

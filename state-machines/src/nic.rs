@@ -23,7 +23,10 @@ use openrdma_codec::host::{
     COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
     WorkRequest, WrOpcode, accept_doorbell, cq_position, retirement_slot,
 };
-use openrdma_codec::{AethRepr, BthRepr, NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn};
+use openrdma_codec::{
+    AethRepr, BthRepr, EethRepr, EndpointOp, ErthRepr, NackReason, NethRepr, Opcode, PethRepr, Psn,
+    Qpn,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -75,6 +78,8 @@ pub struct NicStats {
     /// Writes to a doorbell register that carried no token, being shorter than 8 bytes,
     /// unaligned or longer than one register, and were ignored (`DB-MMIO-002`).
     pub ignored_doorbell_writes: u64,
+    /// Endpoint responses sent (`ERTH-RESP-001`).
+    pub endpoint_responses: u64,
 }
 
 /// A QP: its configuration, requester and responder.
@@ -170,6 +175,10 @@ pub struct Nic {
     last_region: Option<Region>,
     /// The QP number and index of the QP that received the last packet.
     last_qp: Option<(u32, usize)>,
+    /// This NIC's ports that are up, port p in bit p (`EETH-PORT-001`).
+    ports_up: u32,
+    /// The ports of the peer, as its last `PORT_STATUS_UPDATE` reported them.
+    peer_ports: Option<u32>,
 }
 
 /// Whether `new` is `old` disabled or re-enabled: every field but `enabled` is the same and
@@ -208,6 +217,8 @@ impl Nic {
             scratch: Vec::new(),
             last_region: None,
             last_qp: None,
+            ports_up: 1,
+            peer_ports: None,
         })
     }
 
@@ -219,6 +230,18 @@ impl Nic {
     /// Counters.
     pub fn stats(&self) -> &NicStats {
         &self.stats
+    }
+
+    /// This NIC's ports that are up, port p in bit p: port 0 alone until
+    /// [`Nic::handle_port_status`] says otherwise.
+    pub fn port_status(&self) -> u32 {
+        self.ports_up
+    }
+
+    /// The peer's ports, port p in bit p, as its last `PORT_STATUS_UPDATE` reported them
+    /// (`ERTH-RESP-001`), or `None` before the first.
+    pub fn peer_port_status(&self) -> Option<u32> {
+        self.peer_ports
     }
 
     /// Number of QPs.
@@ -461,7 +484,20 @@ impl Nic {
         Ok(())
     }
 
+    /// Handles a change of link state: `up` holds this NIC's ports that are up, port p in
+    /// bit p, as every endpoint response reports them (`EETH-PORT-001`).
+    pub fn handle_port_status(&mut self, now: Timestamp, up: u32) -> Result<(), ApiMisuse> {
+        self.tick(now)?;
+        self.ports_up = up;
+        Ok(())
+    }
+
     fn create_qp(&mut self, cfg: QpConfig) -> Result<(), ApiMisuse> {
+        // ERTH-QPN-001: QPN 2 is the endpoint operations'; no MRC connection uses it, at
+        // either end.
+        if cfg.qpn == Qpn::ENDPOINT || cfg.peer_qpn == Qpn::ENDPOINT {
+            return Err(ApiMisuse::ReservedQpn { qpn: cfg.qpn, peer_qpn: cfg.peer_qpn });
+        }
         if self.qp_index.contains_key(&cfg.qpn.value()) {
             return Err(ApiMisuse::DuplicateQp(cfg.qpn));
         }
@@ -686,6 +722,15 @@ impl Nic {
     }
 
     fn packet(&mut self, now: Timestamp, ev: u32, packet: &Packet) -> Result<(), HostOrPeer> {
+        match packet {
+            Packet::EndpointRequest { bth, erth } => {
+                return self.on_endpoint_request(ev, bth, erth);
+            }
+            // This NIC sends no endpoint requests, so a response answers none of its; it is
+            // never answered (ERTH-RESP-001).
+            Packet::EndpointResponse { .. } => return Ok(()),
+            _ => {}
+        }
         let qpn = packet.dest_qp();
         // QPs are never removed, so the index found for the previous packet stays valid.
         let cached = self.last_qp.filter(|&(n, _)| n == qpn.value()).map(|(_, i)| i);
@@ -722,6 +767,8 @@ impl Nic {
                 self.on_probe(i, ev, peth);
                 Ok(())
             }
+            // Answered before any QP is looked up.
+            Packet::EndpointRequest { .. } | Packet::EndpointResponse { .. } => Ok(()),
         };
         if r.is_err() {
             self.stats.violations += 1;
@@ -742,6 +789,43 @@ impl Nic {
             self.last_region = r;
         }
         r
+    }
+
+    /// Answers an endpoint request (`ERTH-RESP-001`): at once, once, on the request's EV, to
+    /// QPN 2, echoing its `op` and `request_id` (`EETH-ECHO-001`), with this NIC's ports
+    /// (`EETH-PORT-001`) and 24 zero bytes of data (`EETH-DATA-001`). `PORT_STATUS_UPDATE`
+    /// and `EV_PROBE` succeed; any other `op` is answered `UNSUPPORTED_OP`
+    /// (`EETH-STATUS-001`, `EETH-OP-002`). A request to another QPN is discarded
+    /// (`ERTH-QPN-001`).
+    fn on_endpoint_request(
+        &mut self,
+        ev: u32,
+        bth: &BthRepr,
+        erth: &ErthRepr,
+    ) -> Result<(), HostOrPeer> {
+        if bth.dest_qp != Qpn::ENDPOINT {
+            self.stats.violations += 1;
+            return Err(PeerViolation::EndpointQpn { qpn: bth.dest_qp }.into());
+        }
+        let status = match erth.op {
+            EndpointOp::PORT_STATUS_UPDATE => {
+                self.peer_ports = Some(erth.port_status);
+                EethRepr::SUCCESS
+            }
+            // The answer, on the probe's EV, is the operation.
+            EndpointOp::EV_PROBE => EethRepr::SUCCESS,
+            _ => EethRepr::UNSUPPORTED_OP,
+        };
+        let eeth = EethRepr { status, ..EethRepr::new(erth.op, self.ports_up, erth.request_id) };
+        // OPC-PSN-001: endpoint responses carry PSN 0.
+        let bth = BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, Qpn::ENDPOINT, Psn::ZERO);
+        self.ctrl.push_back(Transmit {
+            qpn: Qpn::ENDPOINT,
+            ev,
+            packet: Packet::EndpointResponse { bth, eeth },
+        });
+        self.stats.endpoint_responses += 1;
+        Ok(())
     }
 
     fn on_probe(&mut self, i: usize, ev: u32, peth: &PethRepr) {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use openrdma_codec::frame::{DecodedFrame, Extensions, FrameRepr, IpRepr};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EthernetRepr, ImmDtRepr, MethRepr, NethRepr, Opcode, PethRepr,
-    Psn, Qpn, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
+    AethRepr, BthRepr, CcStateRepr, EethRepr, ErthRepr, EthernetRepr, ImmDtRepr, MethRepr,
+    NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
 };
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +113,42 @@ pub enum Packet {
         /// AETH.
         aeth: AethRepr,
     },
+    /// Endpoint request (0xD8), to the reserved QPN 2 (`ERTH-QPN-001`).
+    EndpointRequest {
+        /// BTH.
+        bth: BthRepr,
+        /// ERTH.
+        erth: ErthRepr,
+    },
+    /// Endpoint response (0xD9), to the reserved QPN 2.
+    EndpointResponse {
+        /// BTH.
+        bth: BthRepr,
+        /// EETH.
+        eeth: EethRepr,
+    },
+}
+
+/// Why a frame reaches the model as no packet at all (`RCV-FRAME-001`, `RCV-OPC-001`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unreceivable {
+    /// The frame is not a whole, sound RoCEv2 packet; the requirement says why
+    /// ([`DecodedFrame::discard_reason`]).
+    #[error("[{0}] the frame is not a whole, sound RoCEv2 packet")]
+    Discarded(&'static str),
+    /// A sound RoCEv2 packet whose opcode the MRC model does not handle.
+    #[error(transparent)]
+    Unsupported(#[from] UnsupportedPacket),
+}
+
+impl Unreceivable {
+    /// The requirement under which the NIC takes no action on the frame.
+    pub fn requirement(&self) -> &'static str {
+        match self {
+            Unreceivable::Discarded(id) => id,
+            Unreceivable::Unsupported(_) => "RCV-OPC-001",
+        }
+    }
 }
 
 /// A frame the model does not handle: not an MRC opcode it implements, or headers missing.
@@ -134,7 +170,9 @@ impl Packet {
             Packet::Sack { bth, .. }
             | Packet::Nack { bth, .. }
             | Packet::Probe { bth, .. }
-            | Packet::Ack { bth, .. } => bth,
+            | Packet::Ack { bth, .. }
+            | Packet::EndpointRequest { bth, .. }
+            | Packet::EndpointResponse { bth, .. } => bth,
         }
     }
 
@@ -180,6 +218,12 @@ impl Packet {
             Opcode::MRC_ACKNOWLEDGE => {
                 Packet::Ack { bth, aeth: ext.aeth.ok_or(missing("AETH missing"))? }
             }
+            Opcode::MRC_ENDPOINT_REQUEST => {
+                Packet::EndpointRequest { bth, erth: ext.erth.ok_or(missing("ERTH missing"))? }
+            }
+            Opcode::MRC_ENDPOINT_RESPONSE => {
+                Packet::EndpointResponse { bth, eeth: ext.eeth.ok_or(missing("EETH missing"))? }
+            }
             _ => return Err(missing("not an MRC data or reliability opcode")),
         })
     }
@@ -206,6 +250,24 @@ impl Packet {
         Some(Packet::from_parts(bth, &frame.ext, payload).map(|p| (p, ev)))
     }
 
+    /// The packet a frame from the wire carries, with the frame's entropy value, or why the
+    /// NIC takes no action on the frame: the edge where frames become packets. A frame that
+    /// is not a whole, sound RoCEv2 packet (`RCV-FRAME-001`: it does not decode, is not
+    /// RoCEv2, has a wrong IPv4 header checksum, UDP checksum or ICRC, or an opcode the
+    /// opcode table does not define) is [`Unreceivable::Discarded`]; a sound packet whose
+    /// opcode the model does not handle (an RC opcode, `RCV-OPC-001`) is
+    /// [`Unreceivable::Unsupported`].
+    pub fn from_wire(frame: &DecodedFrame<'_>) -> Result<(Packet, u32), Unreceivable> {
+        if let Some(id) = frame.discard_reason() {
+            return Err(Unreceivable::Discarded(id));
+        }
+        match Packet::from_decoded(frame) {
+            Some(r) => Ok(r?),
+            // A frame without a discard reason decodes whole and is RoCEv2.
+            None => Err(Unreceivable::Discarded("DEC-STRUCT-001")),
+        }
+    }
+
     /// The extension headers of this packet, for building a frame.
     pub fn extensions(&self) -> Extensions {
         let mut ext = Extensions::default();
@@ -223,6 +285,8 @@ impl Packet {
             Packet::Nack { neth, .. } => ext.neth = Some(*neth),
             Packet::Probe { peth, .. } => ext.peth = Some(*peth),
             Packet::Ack { aeth, .. } => ext.aeth = Some(*aeth),
+            Packet::EndpointRequest { erth, .. } => ext.erth = Some(*erth),
+            Packet::EndpointResponse { eeth, .. } => ext.eeth = Some(*eeth),
         }
         ext
     }
@@ -377,7 +441,64 @@ pub(crate) mod hex_bytes {
 
 #[cfg(test)]
 mod tests {
+    use core::net::Ipv4Addr;
+
+    use openrdma_codec::frame::{IpRepr, decode};
+    use openrdma_codec::{EtherType, EthernetAddress, Ipv4Repr};
+
     use super::*;
+
+    fn outer() -> Outer {
+        let ip = Ipv4Repr::new(Ipv4Addr::new(10, 0, 0, 2), Ipv4Addr::new(10, 0, 0, 1), 17);
+        Outer {
+            eth: EthernetRepr {
+                dst: EthernetAddress([2, 0, 0, 0, 0, 1]),
+                src: EthernetAddress([2, 0, 0, 0, 0, 2]),
+                ethertype: EtherType::IPV4,
+            },
+            vlan: None,
+            ip: IpRepr::V4(ip),
+        }
+    }
+
+    fn write_frame() -> Vec<u8> {
+        let mut bth = BthRepr::new(Opcode::MRC_WRITE_ONLY, Qpn::new(0x11), Psn::new(3));
+        bth.ack_req = true;
+        let p = Packet::Write(WritePacket {
+            bth,
+            meth: MethRepr { rqmsn: 0, msn: 0 },
+            tseth: None,
+            reth: RethRepr { va: 0x1000, rkey: 7, dma_len: 8 },
+            immdt: None,
+            payload: Payload::Bytes(Arc::from(&[1u8, 2, 3, 4, 5, 6, 7, 8][..])),
+        });
+        p.to_frame(&outer(), 0xA000_0000, &mut |_, _| Vec::new()).unwrap().to_bytes().unwrap()
+    }
+
+    /// RCV-FRAME-001, ENC-IPV4-003: a sound frame becomes its packet; one whose IPv4 header
+    /// checksum is wrong (which the edge once let through) or whose ICRC is wrong becomes
+    /// none, naming the requirement; an RC opcode is unsupported (RCV-OPC-001).
+    #[test]
+    fn rcv_frame_001_only_sound_frames_become_packets() {
+        let good = write_frame();
+        let (p, ev) = Packet::from_wire(&decode(&good)).expect("a sound write");
+        assert_eq!((p.psn(), ev), (Psn::new(3), 0xA000_0000));
+        let mut bad = good.clone();
+        bad[14 + 10] ^= 0x5A;
+        assert_eq!(Packet::from_wire(&decode(&bad)), Err(Unreceivable::Discarded("ENC-IPV4-003")));
+        let mut bad = good.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        let e = Packet::from_wire(&decode(&bad)).unwrap_err();
+        assert_eq!(e.requirement(), "ICRC-VERIFY-001");
+        let mut rc = decode(&good).to_repr().unwrap();
+        rc.bth.opcode = Opcode(0x0A);
+        rc.bth.ts = false;
+        rc.ext = Extensions { reth: rc.ext.reth, ..Extensions::default() };
+        rc.finalize().unwrap();
+        let e = Packet::from_wire(&decode(&rc.to_bytes().unwrap())).unwrap_err();
+        assert!(matches!(e, Unreceivable::Unsupported(_)), "{e:?}");
+        assert_eq!(e.requirement(), "RCV-OPC-001");
+    }
 
     /// CONF-ADP-013: a payload is written as two lower-case hexadecimal digits per byte, and
     /// read in either case; a sign, an odd count or another character is refused.

@@ -1679,3 +1679,82 @@ fn api_time_001_time_going_backwards_is_refused() {
     );
     assert_eq!(r.map_err(|e| e.requirement()), Err("API-TIME-001"));
 }
+
+// =========================================================================================
+// Endpoint operations
+// =========================================================================================
+
+/// An endpoint request to QPN 2 from the peer.
+fn endpoint_request(op: u8, request_id: u32, port_status: u32) -> Packet {
+    use openrdma_codec::{BthRepr, EndpointOp, ErthRepr};
+    Packet::EndpointRequest {
+        bth: BthRepr::new(Opcode::MRC_ENDPOINT_REQUEST, Qpn::ENDPOINT, Psn::ZERO),
+        erth: ErthRepr::new(EndpointOp(op), port_status, request_id),
+    }
+}
+
+/// ERTH-RESP-001, EETH-ECHO-001, EETH-STATUS-001, EETH-PORT-001, EETH-OP-002: each endpoint
+/// request to QPN 2 is answered at once, once, on its EV, to QPN 2, with its `op` and
+/// `request_id` and this NIC's ports; `PORT_STATUS_UPDATE` (whose ports the NIC takes note
+/// of) and `EV_PROBE` succeed, any other `op` is answered `UNSUPPORTED_OP`. A response is
+/// never answered.
+#[test]
+fn erth_resp_001_endpoint_requests_are_answered() {
+    use openrdma_codec::{EethRepr, EndpointOp};
+    let mut s = Script::receiver();
+    s.nic.handle_port_status(s.now, 0b1011).expect("time moves forward");
+    assert_eq!(s.nic.peer_port_status(), None);
+    for (op, id, ev, status) in [
+        (0u8, 0x1111_0000u32, 0x5150_0000u32, EethRepr::SUCCESS),
+        (1, 0x2222_0001, 0x5151_0000, EethRepr::SUCCESS),
+        (7, 0x3333_0002, 0x5152_0000, EethRepr::UNSUPPORTED_OP),
+    ] {
+        s.advance(100);
+        let r = s.inject_packet(ev, &endpoint_request(op, id, 0b0110));
+        s.ok(r);
+        let (out_ev, bth, eeth) = s.expect_endpoint_response();
+        assert_eq!(out_ev, ev, "ERTH-RESP-001: the response travels on the request's EV");
+        assert_eq!(bth.opcode, Opcode::MRC_ENDPOINT_RESPONSE);
+        assert_eq!(bth.dest_qp, Qpn::ENDPOINT, "ERTH-QPN-001");
+        assert_eq!(bth.psn, Psn::ZERO, "OPC-PSN-001");
+        assert_eq!((eeth.op, eeth.request_id), (EndpointOp(op), id), "EETH-ECHO-001");
+        assert_eq!(eeth.status, status, "EETH-STATUS-001");
+        assert_eq!(eeth.port_status, 0b1011, "EETH-PORT-001: this NIC's ports");
+        assert_eq!((eeth.resv2, eeth.data), (0, [0; 24]), "EETH-RESV-001, EETH-DATA-001");
+        s.expect_nothing();
+    }
+    assert_eq!(s.nic.peer_port_status(), Some(0b0110), "PORT_STATUS_UPDATE was performed");
+    // A response answers nothing of this NIC's and is not answered.
+    let response = Packet::EndpointResponse {
+        bth: openrdma_codec::BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, Qpn::ENDPOINT, Psn::ZERO),
+        eeth: EethRepr::new(EndpointOp::EV_PROBE, 0b1, 9),
+    };
+    let r = s.inject_packet(IN_EV, &response);
+    s.ok(r);
+    s.expect_nothing();
+    // ERTH-QPN-001: a request to another QPN is discarded unanswered.
+    let mut wrong = endpoint_request(1, 5, 0);
+    if let Packet::EndpointRequest { bth, .. } = &mut wrong {
+        bth.dest_qp = lqp();
+    }
+    let r = s.inject_packet(IN_EV, &wrong);
+    s.violation(r, "ERTH-QPN-001");
+    s.expect_nothing();
+}
+
+/// ERTH-QPN-001: no MRC connection uses QPN 2, at either end: the NIC refuses such a QP,
+/// and changes nothing; packets to QPN 2 that are not endpoint requests find no QP.
+#[test]
+fn erth_qpn_001_qpn_2_is_reserved() {
+    let mut s = Script::receiver();
+    for (qpn, peer) in [(2, PEER_B), (LQP_B, 2)] {
+        let r = s.host(HostCommand::CreateQp(qp_config(qpn, peer, 0, 0)));
+        match r {
+            Err(HostError::Misuse(e)) => assert_eq!(e.requirement(), "ERTH-QPN-001", "{e}"),
+            other => panic!("QP {qpn} facing {peer} was not refused: {other:?}"),
+        }
+    }
+    assert_eq!(s.nic.qp_count(), 1);
+    s.refuse(write(0, 0, ONLY, va(0, 0), 64).dest(2).ack_req(), "RCV-QP-001");
+    s.expect_nothing();
+}

@@ -138,9 +138,11 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Eeth<T> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EethRepr {
-    /// Endpoint operation being answered (byte 0); should be a known code (`EETH-OP-001`).
+    /// Endpoint operation being answered (byte 0): the request's, echoed (`EETH-ECHO-001`),
+    /// and a known code unless the status is [`EethRepr::UNSUPPORTED_OP`] (`EETH-OP-002`).
     pub op: EndpointOp,
-    /// Status (byte 1): 0 = success, anything else = error.
+    /// Status (byte 1): [`EethRepr::SUCCESS`], [`EethRepr::UNSUPPORTED_OP`], or another
+    /// non-zero error (`EETH-STATUS-001`).
     pub status: u8,
     /// Reserved bytes 2-3; must be 0 (`EETH-RESV-001`).
     pub resv2: u16,
@@ -153,6 +155,11 @@ pub struct EethRepr {
 }
 
 impl EethRepr {
+    /// Status 0: the responder performed the operation (`EETH-STATUS-001`).
+    pub const SUCCESS: u8 = 0;
+    /// Status 1: the responder does not implement the operation (`EETH-STATUS-001`).
+    pub const UNSUPPORTED_OP: u8 = 1;
+
     /// A successful response to `op`/`request_id`, with the given port-status mask and
     /// zero data.
     pub const fn new(op: EndpointOp, port_status: u32, request_id: u32) -> Self {
@@ -209,20 +216,22 @@ impl EethRepr {
 
     /// The requirements [`Self::validate`] checks: every violation it reports carries one
     /// of these IDs, and each of them can be reported.
-    pub const RULES: &'static [&'static str] = &["EETH-OP-001", "EETH-RESV-001"];
+    pub const RULES: &'static [&'static str] = &["EETH-OP-002", "EETH-RESV-001"];
 
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
-    /// An unknown operation is a violation, never a decode error; an error status is not a
-    /// violation.
+    /// An unknown operation is a violation, never a decode error, except in a response that
+    /// reports it `UNSUPPORTED_OP`: that response echoes a request's unknown `op`, as it must
+    /// (`EETH-OP-002`, `EETH-ECHO-001`). An error status is not a violation.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
-        if !self.op.is_known() {
+        if !self.op.is_known() && self.status != Self::UNSUPPORTED_OP {
             out.push(Violation {
-                requirement: "EETH-OP-001",
+                requirement: "EETH-OP-002",
                 header: Header::Eeth,
                 field: "op",
                 offset: Some(base + field::OP),
                 value: self.op.0.into(),
-                rule: "op must be PORT_STATUS_UPDATE (0) or EV_PROBE (1)",
+                rule: "op must be PORT_STATUS_UPDATE (0) or EV_PROBE (1) unless the status is \
+                       UNSUPPORTED_OP (1)",
             });
         }
         if self.resv2 != 0 {
@@ -324,7 +333,13 @@ mod tests {
         assert!(out.is_empty());
         EethRepr { op: EndpointOp(0x80), resv2: 1, ..sample() }.validate(42, &mut out);
         let got: Vec<_> = out.iter().map(|v| (v.requirement, v.offset)).collect();
-        assert_eq!(got, [("EETH-OP-001", Some(42)), ("EETH-RESV-001", Some(44))]);
+        assert_eq!(got, [("EETH-OP-002", Some(42)), ("EETH-RESV-001", Some(44))]);
+        // EETH-OP-002: the answer to an unknown request echoes its op, reported UNSUPPORTED.
+        out.clear();
+        let unsupported =
+            EethRepr { op: EndpointOp(0x80), status: EethRepr::UNSUPPORTED_OP, ..sample() };
+        unsupported.validate(0, &mut out);
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl EndpointOp {
         }
     }
 
-    /// Whether this crate knows the code (`ERTH-OP-001`, `EETH-OP-001`).
+    /// Whether this crate knows the code (`ERTH-OP-001`, `EETH-OP-002`).
     pub const fn is_known(self) -> bool {
         self.name().is_some()
     }

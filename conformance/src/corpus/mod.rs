@@ -43,7 +43,11 @@ pub const PMTU: u32 = 1024;
 pub type Builder = (&'static str, fn() -> Scenario);
 
 mod cq;
+mod endpoint;
 mod keys;
+mod lenient;
+mod reflect;
+mod wire;
 
 /// Every scenario of the corpus, in a stable order.
 pub fn all() -> Vec<Builder> {
@@ -104,6 +108,10 @@ pub fn all() -> Vec<Builder> {
     all.extend(order::builders());
     all.extend(templates::builders());
     all.extend(doorbell_bus::builders());
+    all.extend(wire::builders());
+    all.extend(reflect::builders());
+    all.extend(lenient::builders());
+    all.extend(endpoint::builders());
     all
 }
 
@@ -638,6 +646,10 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     ]);
                     if probes {
                         add.extend(["SETH-PR-001", "SETH-ACKPSN-002"]);
+                    }
+                    if probes && d.ext.seth.is_some_and(|s| s.pr) {
+                        // Every expected probe answer must come (CONF-CMP-025).
+                        add.push("PETH-RESP-001");
                     }
                 }
                 let e = &d.ext;
@@ -1955,7 +1967,9 @@ fn edit_qp(mut p: Packet, qpn: u32) -> Packet {
         Packet::Sack { bth, .. }
         | Packet::Nack { bth, .. }
         | Packet::Probe { bth, .. }
-        | Packet::Ack { bth, .. } => bth.dest_qp = Qpn::new(qpn),
+        | Packet::Ack { bth, .. }
+        | Packet::EndpointRequest { bth, .. }
+        | Packet::EndpointResponse { bth, .. } => bth.dest_qp = Qpn::new(qpn),
     }
     p
 }
@@ -2513,8 +2527,9 @@ fn rcv_lenient_v6() -> Scenario {
     let mut m = manifest(
         "rcv-lenient-v6",
         "Over IPv6, a write whose UDP checksum is 0 and a write whose flow label has bits \
-         19:16 set (which carry no part of the EV) are accepted and placed like any other.",
-        &["ENC-UDP-004", "ENC-IPV6-001", "RCV-PLACE-001", "RET-ORDER-001"],
+         19:16 set (which carry no part of the EV) are accepted and placed like any other; \
+         the SACK of the second reflects its EV without those bits.",
+        &["ENC-UDP-004", "ENC-IPV6-001", "ENC-EV-001", "RCV-PLACE-001", "RET-ORDER-001"],
         &[Capability::Responder, Capability::Retirement, Capability::Ipv6],
     );
     m.link = v6_link();
@@ -2526,7 +2541,7 @@ fn rcv_lenient_v6() -> Scenario {
     r.checks(&["ENC-UDP-004", "RCV-PLACE-001"]);
     let p0 = write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None);
     r.inject_bytes(1_000, 0, crafted_on(&link, &p0, ev, nothing, |f| f.udp.checksum = 0));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["ENC-EV-001", "RCV-PLACE-001"]);
     let p1 = write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x1000, None);
     let b = crafted_on(
         &link,

@@ -1,13 +1,13 @@
 //! SACKs are judged by what they say, not by how many there are (`spec/conformance.md`,
-//! CONF-CMP-006 and CONF-CMP-007).
+//! CONF-CMP-006, CONF-CMP-007 and CONF-CMP-025).
 //!
-//! The scoreboard rebuilds, from the frames the runner injected, what the device had
-//! received on each of its QPs and when: every copy of every write (its EV, its TSETH
-//! timestamp, its payload length) and every probe. A write copy counts as *accepted* when
-//! the scenario expects its payload placed (a DMA write of that PSN) or it carries no
-//! payload; a copy that the scenario expects discarded — a segment, placement or MSN error
-//! — is never counted as received, and a SACK must not answer it. A frame with a bad ICRC
-//! never reached the transport (ICRC-VERIFY-001).
+//! What the device had received on each of its QPs, and when, is rebuilt from the frames
+//! the runner injected ([`Arrivals`]): every copy of every write (its EV, its TSETH
+//! timestamp, its payload length), every probe, and every frame the device must take no
+//! action on (RCV-FRAME-001). A copy that the scenario expects discarded — a segment,
+//! placement or MSN error — is never counted as received, and a SACK must not answer it; a
+//! SACK that claims or answers a PSN whose only copies were frames to discard is named by
+//! what is wrong with those frames (CONF-CMP-023).
 //!
 //! Each SACK the device sends is then held to the field rules of RCV-SACK-005..007 and the
 //! SETH and CC_STATE requirements:
@@ -35,150 +35,14 @@
 //!
 //! Progress is judged against the scenario's own SACKs: by the time of each, plus the
 //! tolerance, the device must have reported at least as much cumulative progress
-//! (the record's requirement, RCV-SACK-001 by default).
+//! (the record's requirement, RCV-SACK-001 by default), and every probe answer the
+//! scenario expects must have come, with `pr` 1 and its `probe_id` (PETH-RESP-001).
 
-use std::collections::HashMap;
+use openrdma_codec::frame::decode;
 
-use openrdma_codec::Opcode;
-use openrdma_codec::frame::{IcrcStatus, decode};
-use openrdma_sm::NicEvent;
-
+use super::arrivals::{Arrivals, ProbeCopy, Status, WriteCopy, ev_requirement};
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame, req_of};
-use crate::device::{Input, TimedInput};
-use crate::scenario::{Body, Direction, Record, Scenario, Tolerances};
-
-/// One arrival of a write at the device.
-#[derive(Debug, Clone, Copy)]
-struct WriteCopy {
-    at: u64,
-    ev: u32,
-    misread: Misread,
-    ts: u16,
-    bytes: u64,
-    status: Status,
-}
-
-/// What the device must have done with a write copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
-    /// The copy the scenario expects placed (the last to arrive by the time of its expected
-    /// DMA write), or one that carries nothing to place.
-    Accepted,
-    /// A copy after the accepted one: a duplicate, which a SACK answers.
-    Duplicate,
-    /// A copy before the accepted one, or of a PSN never placed: discarded.
-    Rejected,
-}
-
-/// One arrival of a probe.
-#[derive(Debug, Clone, Copy)]
-struct ProbeCopy {
-    at: u64,
-    ev: u32,
-    misread: Misread,
-    ts: u16,
-    id: u16,
-}
-
-/// What a receiver that does not reconstruct the EV as ENC-EV-001 and ENC-EV-002 say
-/// would report instead: the whole 20-bit flow label under the source port (bits 19:16
-/// not ignored), or the source port as the low half. A reported EV equal to one of these,
-/// and not to the EV, breaks ENC-EV-003.
-#[derive(Debug, Clone, Copy)]
-struct Misread([u32; 2]);
-
-impl Misread {
-    fn of(d: &openrdma_codec::frame::DecodedFrame<'_>) -> Misread {
-        let port = d.udp.map_or(0, |u| u32::from(u.src_port));
-        let unmasked = match &d.ip {
-            Some(openrdma_codec::frame::IpRepr::V6(v6)) => port << 16 | v6.flow_label,
-            _ => port << 16,
-        };
-        Misread([unmasked, port])
-    }
-
-    fn explains(self, ev: u32, reported: u32) -> bool {
-        reported != ev && self.0.contains(&reported)
-    }
-}
-
-/// What reached each of the device's QPs, from the injected frames.
-#[derive(Debug, Default)]
-struct Arrivals {
-    writes: HashMap<(u32, u32), Vec<WriteCopy>>,
-    probes: HashMap<u32, Vec<ProbeCopy>>,
-}
-
-impl Arrivals {
-    fn new(scenario: &Scenario, injected: &[TimedInput]) -> Arrivals {
-        // When the scenario expects each PSN placed.
-        let mut placed: HashMap<(u32, u32), u64> = HashMap::new();
-        for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
-            if let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body {
-                let t = placed.entry((w.qpn.value(), w.psn.value())).or_insert(r.at.0);
-                *t = (*t).min(r.at.0);
-            }
-        }
-        let mut a = Arrivals::default();
-        for i in injected {
-            let Input::Frame { bytes, .. } = &i.input else { continue };
-            let d = decode(bytes);
-            if d.error.is_some() || matches!(d.icrc, IcrcStatus::Bad { .. }) {
-                continue;
-            }
-            let Some(bth) = d.bth else { continue };
-            let qp = bth.dest_qp.value();
-            let ev = d.entropy().unwrap_or(0);
-            if bth.opcode.is_mrc_write() {
-                let psn = bth.psn.value();
-                a.writes.entry((qp, psn)).or_default().push(WriteCopy {
-                    at: i.at.0,
-                    ev,
-                    misread: Misread::of(&d),
-                    ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
-                    bytes: d.payload.len() as u64,
-                    status: Status::Rejected,
-                });
-            } else if bth.opcode == Opcode::MRC_PROBE {
-                if let Some(p) = d.ext.peth {
-                    a.probes.entry(qp).or_default().push(ProbeCopy {
-                        at: i.at.0,
-                        ev,
-                        misread: Misread::of(&d),
-                        ts: p.tx_timestamp,
-                        id: p.probe_id,
-                    });
-                }
-            }
-        }
-        for (key, copies) in &mut a.writes {
-            let accepted = match placed.get(key) {
-                Some(&t) => copies.iter().rposition(|c| c.at <= t),
-                None => copies.iter().position(|c| c.bytes == 0),
-            };
-            if let Some(k) = accepted {
-                copies[k].status = Status::Accepted;
-                for c in &mut copies[k + 1..] {
-                    c.status = Status::Duplicate;
-                }
-            }
-        }
-        a
-    }
-
-    /// When PSN `psn` of QP `qp` was first accepted, if it was.
-    fn accepted_at(&self, qp: u32, psn: u32) -> Option<u64> {
-        self.writes.get(&(qp, psn))?.iter().find(|c| c.status == Status::Accepted).map(|c| c.at)
-    }
-
-    /// The accepted PSNs of QP `qp`, each with the time and size of its first acceptance.
-    fn accepted(&self, qp: u32) -> impl Iterator<Item = (u32, u64, u64)> + '_ {
-        self.writes.iter().filter(move |((q, _), _)| *q == qp).filter_map(|((_, psn), v)| {
-            let first = v.iter().find(|c| c.status == Status::Accepted)?;
-            Some((*psn, first.at, first.bytes))
-        })
-    }
-}
+use crate::scenario::{Record, Scenario, Tolerances};
 
 /// `a − b` as a signed 24-bit PSN distance.
 fn psn_diff(a: u32, b: u32) -> i32 {
@@ -219,21 +83,20 @@ fn push_field(
 /// Judges every SACK the device sent, and its progress against the expected SACKs.
 pub(super) fn judge(
     scenario: &Scenario,
-    injected: &[TimedInput],
+    arrivals: &Arrivals,
     exp_frames: &[(&Record, Frame)],
     obs_frames: &[Frame],
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
-    let arrivals = Arrivals::new(scenario, injected);
     let peer_of = super::peer_map(scenario);
     let mpr = scenario.manifest.nic.mpr;
     let window = u32::from(mpr) * 128;
     for of in obs_frames {
         let Kind::Sack { qp, .. } = of.kind else { continue };
         let Some(&local) = peer_of.get(&qp) else { continue };
-        judge_one(&arrivals, local, mpr, window, of, tol, div);
+        judge_one(arrivals, local, mpr, window, of, tol, div);
     }
 
     // Timely cumulative progress.
@@ -258,6 +121,44 @@ pub(super) fn judge(
                 ),
                 expected: Some(render_frame(&ef.bytes)),
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
+                fields: vec![],
+                should_only: false,
+            });
+        }
+    }
+    judge_probe_answers(exp_frames, obs_frames, tol, div, checked);
+}
+
+/// Every probe answer the scenario expects must come (CONF-CMP-025): a SACK on that QP
+/// with `pr` 1 and the probe's `probe_id` in `ack_psn_offset`, by the expected time plus
+/// the tolerance (PETH-RESP-001). A SACK with `pr` 0, however complete, answers no probe.
+fn judge_probe_answers(
+    exp_frames: &[(&Record, Frame)],
+    obs_frames: &[Frame],
+    tol: &Tolerances,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    let answer = |f: &Frame| match f.kind {
+        Kind::Sack { qp, .. } => {
+            decode(&f.bytes).ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset))
+        }
+        _ => None,
+    };
+    for (rec, ef) in exp_frames {
+        let Some(want) = answer(ef) else { continue };
+        *checked += 1;
+        let deadline = rec.at.0.saturating_add(tol.late_ns);
+        if !obs_frames.iter().any(|f| f.at <= deadline && answer(f) == Some(want)) {
+            div.push(Divergence {
+                at: rec.at.0,
+                requirement: req_of(rec, "PETH-RESP-001"),
+                what: format!(
+                    "no SACK with pr 1 answered probe {} by {deadline} ns",
+                    want.1 as u16
+                ),
+                expected: Some(render_frame(&ef.bytes)),
+                actual: None,
                 fields: vec![],
                 should_only: false,
             });
@@ -330,7 +231,21 @@ fn judge_one(
     }
     claimed.sort_unstable();
     if let Some(p) = claimed.into_iter().find(|&p| !has(p)) {
-        push(div, of, "SETH-CACK-001", format!("the SACK claims PSN {p}, which had not arrived"));
+        // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
+        match arrivals.only_discarded(local, p, of.at) {
+            Some(reason) => push(
+                div,
+                of,
+                reason,
+                format!("the SACK claims PSN {p}, whose only copies were frames to discard"),
+            ),
+            None => push(
+                div,
+                of,
+                "SETH-CACK-001",
+                format!("the SACK claims PSN {p}, which had not arrived"),
+            ),
+        }
     }
 
     // Completeness: what arrived well before is claimed.
@@ -363,7 +278,7 @@ fn judge_one(
     }
 
     // The trigger.
-    let (trigger_ev, trigger_ts, misread) = if s.pr {
+    let (trigger_ev, trigger_ts, carrier) = if s.pr {
         let probe_id = s.ack_psn_offset as u16;
         let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
         let candidates: Vec<&ProbeCopy> =
@@ -378,9 +293,8 @@ fn judge_one(
             );
             return;
         }
-        let misread = candidates.iter().any(|p| p.misread.explains(p.ev, s.entropy));
         match candidates.iter().find(|p| p.ev == s.entropy).or(candidates.last()) {
-            Some(p) => (p.ev, p.ts, misread),
+            Some(p) => (p.ev, p.ts, p.carrier),
             None => return,
         }
     } else {
@@ -401,32 +315,44 @@ fn judge_one(
             );
             return;
         }
-        let copies: Vec<&WriteCopy> =
-            copies.into_iter().filter(|c| c.status != Status::Rejected).collect();
-        if copies.is_empty() {
-            push(
-                div,
-                of,
-                "RCV-REJECT-001",
-                format!(
-                    "the SACK answers PSN {psn}, a write the device must discard without response"
+        let sound: Vec<&WriteCopy> = copies
+            .iter()
+            .copied()
+            .filter(|c| matches!(c.status, Status::Accepted | Status::Duplicate))
+            .collect();
+        if sound.is_empty() {
+            // CONF-CMP-023: an answer to frames to discard is named by what is wrong with them.
+            match arrivals.only_discarded(local, psn, of.at) {
+                Some(reason) => push(
+                    div,
+                    of,
+                    reason,
+                    format!("the SACK answers PSN {psn}, whose only copies were frames to discard"),
                 ),
-            );
+                None => push(
+                    div,
+                    of,
+                    "RCV-REJECT-001",
+                    format!(
+                        "the SACK answers PSN {psn}, a write the device must discard without \
+                         response"
+                    ),
+                ),
+            }
             return;
         }
-        let misread = copies.iter().any(|c| c.misread.explains(c.ev, s.entropy));
-        match copies.iter().find(|c| c.ev == s.entropy).or(copies.last()) {
-            Some(c) => (c.ev, c.ts, misread),
+        match sound.iter().find(|c| c.ev == s.entropy).or(sound.last()) {
+            Some(c) => (c.ev, c.ts, c.carrier),
             None => return,
         }
     };
     if s.entropy != trigger_ev {
-        // A value read from the frame without the reconstruction breaks ENC-EV-003.
-        let requirement = if misread { "ENC-EV-003" } else { "SETH-EV-001" };
+        // ENC-EV-001/002: a reflection that betrays how the EV was reconstructed is named
+        // by the reconstruction rule.
         push_field(
             div,
             of,
-            requirement,
+            ev_requirement(carrier, trigger_ev, s.entropy, "SETH-EV-001"),
             "seth.entropy",
             format!("{trigger_ev:#x}"),
             format!("{:#x}", s.entropy),

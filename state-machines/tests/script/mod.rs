@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use openrdma_codec::host::{CompletionRepr, CompletionStatus, FlagRepr, WorkRequest, WrOpcode};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, ImmDtRepr, MethRepr, NackReason, NethRepr, Opcode, Psn, Qpn,
-    RethRepr, SethRepr,
+    AethRepr, BthRepr, CcStateRepr, EethRepr, ImmDtRepr, MethRepr, NackReason, NethRepr, Opcode,
+    Psn, Qpn, RethRepr, SethRepr,
 };
 use openrdma_sm::{
     CpuCommand, HostCommand, HostError, HostOrPeer, LocalRegion, Nic, NicConfig, NicEvent,
@@ -295,6 +295,21 @@ pub fn brief(p: &Packet) -> String {
             b.dest_qp.value(),
             aeth.syndrome,
             aeth.msn
+        ),
+        Packet::EndpointRequest { erth, .. } => format!(
+            "ERTH qp {:#x} op {} request {:#x} ports {:#b}",
+            b.dest_qp.value(),
+            erth.op,
+            erth.request_id,
+            erth.port_status
+        ),
+        Packet::EndpointResponse { eeth, .. } => format!(
+            "EETH qp {:#x} op {} status {} request {:#x} ports {:#b}",
+            b.dest_qp.value(),
+            eeth.op,
+            eeth.status,
+            eeth.request_id,
+            eeth.port_status
         ),
     }
 }
@@ -631,6 +646,15 @@ impl Script {
         match &t.packet {
             Packet::Ack { aeth, .. } if aeth.syndrome == syndrome => {}
             other => self.fail(format!("expected {what}, got {}", brief(other))),
+        }
+    }
+
+    /// The next packet is an endpoint response; returns its EV, BTH and EETH.
+    pub fn expect_endpoint_response(&mut self) -> (u32, BthRepr, EethRepr) {
+        let t = self.next_tx("an endpoint response");
+        match t.packet {
+            Packet::EndpointResponse { bth, eeth } => (t.ev, bth, eeth),
+            other => self.fail(format!("expected an endpoint response, got {}", brief(&other))),
         }
     }
 

@@ -1,0 +1,232 @@
+//! What reached each of the device's QPs, rebuilt from the injected frames: every copy of
+//! every write with the fields a SACK reflects, every probe, and every frame the device had
+//! to take no action on, with the requirement that says so (`RCV-FRAME-001`,
+//! [`DecodedFrame::discard_reason`]).
+//!
+//! A write copy counts as *accepted* when the scenario expects its payload placed (a DMA
+//! write of that PSN) and it is the last sound copy to arrive by then, or when it carries no
+//! payload; later sound copies are duplicates; earlier ones, and copies of PSNs never
+//! placed, were rejected by the receive checks. A frame the device must discard keeps the
+//! PSN its BTH names — or, when its damage hides the BTH (a broken IP header or length),
+//! the BTH its headers would put where they are set right — so that an output acting on it
+//! can be named by what is wrong with it (`CONF-CMP-023`).
+
+use std::collections::HashMap;
+
+use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr, decode};
+use openrdma_codec::{BthRepr, EtherType, Opcode, ROCEV2_PORT};
+use openrdma_sm::NicEvent;
+
+use crate::device::{Input, TimedInput};
+use crate::scenario::{Body, Direction, Scenario};
+
+/// How the EV of a copy travelled (`ENC-EV-001`, `ENC-EV-002`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Carrier {
+    /// Over IPv4: the EV is `src_port << 16`.
+    V4,
+    /// Over IPv6, with these bits 19:16 of the flow label, which are no part of the EV.
+    V6 {
+        /// `flow_label[19:16]`, in place.
+        high: u32,
+    },
+}
+
+/// One arrival of a write at the device.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct WriteCopy {
+    pub(super) at: u64,
+    pub(super) ev: u32,
+    pub(super) carrier: Carrier,
+    pub(super) ts: u16,
+    pub(super) bytes: u64,
+    pub(super) status: Status,
+}
+
+/// What the device must have done with a write copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Status {
+    /// The copy the scenario expects placed (the last sound one to arrive by the time of
+    /// its expected DMA write), or a sound one that carries nothing to place.
+    Accepted,
+    /// A sound copy after the accepted one: a duplicate, which a SACK answers.
+    Duplicate,
+    /// A sound copy before the accepted one, or of a PSN never placed: the receive checks
+    /// discarded it.
+    Rejected,
+    /// A frame the device must take no action on, for the requirement named.
+    Discarded(&'static str),
+}
+
+/// One arrival of a probe.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ProbeCopy {
+    pub(super) at: u64,
+    pub(super) ev: u32,
+    pub(super) carrier: Carrier,
+    pub(super) ts: u16,
+    pub(super) id: u16,
+}
+
+/// What reached each of the device's QPs, from the injected frames.
+#[derive(Debug, Default)]
+pub(super) struct Arrivals {
+    pub(super) writes: HashMap<(u32, u32), Vec<WriteCopy>>,
+    pub(super) probes: HashMap<u32, Vec<ProbeCopy>>,
+}
+
+/// How the EV of a decoded frame travelled.
+fn carrier(d: &DecodedFrame<'_>) -> Carrier {
+    match &d.ip {
+        Some(IpRepr::V6(v6)) => Carrier::V6 { high: v6.flow_label & 0xF_0000 },
+        _ => Carrier::V4,
+    }
+}
+
+/// The BTH a frame carries, or, when its damage stops the decoder before the BTH, the one
+/// its headers would put where they are set right: IPv4 with the header length its `ihl`
+/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP to
+/// port 4791.
+fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
+    if let Some(b) = d.bth {
+        return Some(b);
+    }
+    let eth = d.eth?;
+    let (ethertype, ip_at) = match d.vlan {
+        Some(v) => (v.ethertype, ETH_HEADER_LEN + 4),
+        None => (eth.ethertype, ETH_HEADER_LEN),
+    };
+    let ip_len = if ethertype == EtherType::IPV4 {
+        usize::from(*bytes.get(ip_at)? & 0x0F).max(5) * 4
+    } else if ethertype == EtherType::IPV6 {
+        IPV6_HEADER_LEN
+    } else {
+        return None;
+    };
+    let udp_at = ip_at + ip_len;
+    let port = bytes.get(udp_at + 2..udp_at + 4)?;
+    if u16::from_be_bytes([port[0], port[1]]) != ROCEV2_PORT {
+        return None;
+    }
+    BthRepr::parse(bytes.get(udp_at + 8..)?).ok()
+}
+
+impl Arrivals {
+    pub(super) fn new(scenario: &Scenario, injected: &[TimedInput]) -> Arrivals {
+        // When the scenario expects each PSN placed.
+        let mut placed: HashMap<(u32, u32), u64> = HashMap::new();
+        for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
+            if let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body {
+                let t = placed.entry((w.qpn.value(), w.psn.value())).or_insert(r.at.0);
+                *t = (*t).min(r.at.0);
+            }
+        }
+        let mut a = Arrivals::default();
+        for i in injected {
+            let Input::Frame { bytes, .. } = &i.input else { continue };
+            let d = decode(bytes);
+            let reason = d.discard_reason();
+            let Some(bth) = intended_bth(bytes, &d) else { continue };
+            let qp = bth.dest_qp.value();
+            let ev = d.entropy().unwrap_or(0);
+            let carrier = carrier(&d);
+            if let Some(reason) = reason {
+                // A frame to discard that a device could take for a write: one whose BTH
+                // names a write, or an opcode with no meaning at all.
+                if bth.opcode.is_mrc_write() || bth.opcode.info().is_none() {
+                    a.writes.entry((qp, bth.psn.value())).or_default().push(WriteCopy {
+                        at: i.at.0,
+                        ev,
+                        carrier,
+                        ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
+                        bytes: d.payload.len() as u64,
+                        status: Status::Discarded(reason),
+                    });
+                }
+            } else if bth.opcode.is_mrc_write() {
+                a.writes.entry((qp, bth.psn.value())).or_default().push(WriteCopy {
+                    at: i.at.0,
+                    ev,
+                    carrier,
+                    ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
+                    bytes: d.payload.len() as u64,
+                    status: Status::Rejected,
+                });
+            } else if bth.opcode == Opcode::MRC_PROBE {
+                if let Some(p) = d.ext.peth {
+                    a.probes.entry(qp).or_default().push(ProbeCopy {
+                        at: i.at.0,
+                        ev,
+                        carrier,
+                        ts: p.tx_timestamp,
+                        id: p.probe_id,
+                    });
+                }
+            }
+        }
+        for (key, copies) in &mut a.writes {
+            let sound = |c: &WriteCopy| !matches!(c.status, Status::Discarded(_));
+            let accepted = match placed.get(key) {
+                Some(&t) => copies.iter().rposition(|c| sound(c) && c.at <= t),
+                None => copies.iter().position(|c| sound(c) && c.bytes == 0),
+            };
+            if let Some(k) = accepted {
+                copies[k].status = Status::Accepted;
+                for c in copies[k + 1..].iter_mut().filter(|c| sound(c)) {
+                    c.status = Status::Duplicate;
+                }
+            }
+        }
+        a
+    }
+
+    /// When PSN `psn` of QP `qp` was first accepted, if it was.
+    pub(super) fn accepted_at(&self, qp: u32, psn: u32) -> Option<u64> {
+        self.writes.get(&(qp, psn))?.iter().find(|c| c.status == Status::Accepted).map(|c| c.at)
+    }
+
+    /// The accepted PSNs of QP `qp`, each with the time and size of its first acceptance.
+    pub(super) fn accepted(&self, qp: u32) -> impl Iterator<Item = (u32, u64, u64)> + '_ {
+        self.writes.iter().filter(move |((q, _), _)| *q == qp).filter_map(|((_, psn), v)| {
+            let first = v.iter().find(|c| c.status == Status::Accepted)?;
+            Some((*psn, first.at, first.bytes))
+        })
+    }
+
+    /// When some copy of PSN `psn` of QP `qp` arrived at or before `by` and every such copy
+    /// was a frame to discard: the requirement that makes the latest of them so.
+    pub(super) fn only_discarded(&self, qp: u32, psn: u32, by: u64) -> Option<&'static str> {
+        let mut reason = None;
+        for c in self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= by) {
+            match c.status {
+                Status::Discarded(r) => reason = Some(r),
+                _ => return None,
+            }
+        }
+        reason
+    }
+
+    /// Whether any sound copy of PSN `psn` of QP `qp` arrived at or before `by`.
+    pub(super) fn arrived(&self, qp: u32, psn: u32, by: u64) -> bool {
+        self.writes.get(&(qp, psn)).is_some_and(|v| {
+            v.iter().any(|c| c.at <= by && !matches!(c.status, Status::Discarded(_)))
+        })
+    }
+}
+
+/// The requirement an EV reflected for a packet carried by `carrier` with EV `ev` breaks,
+/// when `reflected` is not `ev`: `ENC-EV-002` when IPv4 carried it and the reflection has
+/// bits 15:0 that IPv4 cannot carry, `ENC-EV-001` when the reflection differs from `ev` only
+/// by the flow label's bits 19:16, and otherwise the reflection's own rule.
+pub(super) fn ev_requirement(
+    carrier: Carrier,
+    ev: u32,
+    reflected: u32,
+    otherwise: &'static str,
+) -> &'static str {
+    match carrier {
+        Carrier::V4 if reflected & 0xFFFF != 0 => "ENC-EV-002",
+        Carrier::V6 { high } if high != 0 && (reflected ^ ev) & !0x000F_0000 == 0 => "ENC-EV-001",
+        _ => otherwise,
+    }
+}
