@@ -398,6 +398,13 @@ impl Device for FaultyDevice {
             Fault::ReceiverBlock => {
                 [Capability::Responder, Capability::Ipv4, Capability::Ipv6].into_iter().collect()
             }
+            // Random spraying is legitimate, but not the policy its QPs name: it cannot
+            // claim to spray as they say (CONF-GEN-006).
+            Fault::SprayRandom => {
+                let mut caps = self.inner.capabilities();
+                caps.remove(&Capability::SprayPolicies);
+                caps
+            }
             _ => self.inner.capabilities(),
         }
     }

@@ -103,6 +103,7 @@ impl Device for ReferenceDevice {
             Ipv4,
             Paths,
             CpuSplit,
+            SprayPolicies,
         ]
         .into_iter()
         .collect()

@@ -97,6 +97,10 @@ pub enum Capability {
     Paths,
     /// Talks to the CPU half of recovery (reports and commands).
     CpuSplit,
+    /// Implements the spray policies of sender section 5.2 exactly: every data packet and
+    /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
+    /// compare EVs (`CONF-CMP-015`).
+    SprayPolicies,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.

@@ -5,11 +5,14 @@
 //!
 //! * **Data packets** are matched by (destination QP, PSN, `rtx`), in order of occurrence.
 //!   Every field the specification fixes is compared exactly (opcode, AckReq, METH, RETH,
-//!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
-//!   (its path), TSETH and its timestamp. A retransmission must use an EV other than the
-//!   one the previous transmission of that PSN used (`SND-RTX-002`). A data packet the
-//!   scenario does not expect is a spurious retransmission (`SND-RTX-004`) or a duplicate
-//!   transmission (`SND-PSN-001`).
+//!   ImmDt, payload, pad count, the TSETH's flags, ICRC); what the device chooses is not
+//!   compared with the reference's choice but held to the rules every choice obeys: its
+//!   path to the usable pool of the EV states the scenario sets, a retransmission to an
+//!   EV other than its previous one while another is usable ([`paths`]), its timestamps to
+//!   a clock that runs forward ([`order`]). A device that claims `spray-policies` is held to
+//!   the recorded EVs exactly. Packets of one QP recorded together come in their recorded
+//!   order. A data packet the scenario does not expect is a spurious retransmission
+//!   (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
 //! * **NACKs** are matched by (QP, `nack_psn`, reason); **transport ACKs** by (QP, MSN,
 //!   ACK or NAK code). An ACK repeating an MSN already acknowledged is allowed (ACK
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges
@@ -47,6 +50,8 @@ use serde::Serialize;
 use crate::device::{Input, Output, TimedInput, TimedOutput};
 use crate::scenario::{Body, Capability, Direction, Record, Scenario};
 
+mod order;
+mod paths;
 mod sacks;
 
 /// The outcome of a scenario.
@@ -275,6 +280,12 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     // A TSETH is present exactly when BTH `ts` is set (TSETH-PRESENT-001); its timestamp is
     // the device's own clock and is not compared.
     put("tseth", if d.ext.tseth.is_some() { "present" } else { "absent" }.into());
+    // Its flags are fixed (SND-TS-002, TSETH-RESV-001); its timestamp is judged apart.
+    if let Some(t) = d.ext.tseth {
+        put("tseth.tsr", t.tsr.to_string());
+        put("tseth.resv", format!("{:#x}", t.resv));
+        put("tseth.ftype", t.ftype.to_string());
+    }
     if let Some(b) = d.bth {
         put("bth.opcode", format!("{:#04x}", b.opcode.0));
         put("bth.dest_qp", format!("{:#x}", b.dest_qp.value()));
@@ -476,8 +487,9 @@ fn judge_all(
         late_ok && (retransmission || got_at + tol.early_ns >= exp_at)
     };
 
-    // Keyed matches: data, NACK, ACK, probe.
-    for (rec, ef) in &exp_frames {
+    // Keyed matches: data, NACK, ACK, probe; (expected, observed) index pairs.
+    let mut matches: Vec<(usize, usize)> = Vec::new();
+    for (e, (rec, ef)) in exp_frames.iter().enumerate() {
         let key_ok = |of: &Frame| match (&ef.kind, &of.kind) {
             (Kind::Data { .. }, Kind::Data { .. })
             | (Kind::Nack { .. }, Kind::Nack { .. })
@@ -497,7 +509,7 @@ fn judge_all(
             Kind::Data { .. } => "SND-SEG-001",
             Kind::Nack { .. } => "RCV-NACK-001",
             Kind::Ack { .. } => "RCV-ACK-001",
-            _ => "EV-PROBE-001",
+            _ => "EV-PROBE-005",
         };
         match found {
             None => div.push(Divergence {
@@ -511,6 +523,7 @@ fn judge_all(
             }),
             Some(i) => {
                 used[i] = true;
+                matches.push((e, i));
                 let of = &obs_frames[i];
                 let mut fields = diff(&frame_fields(&ef.bytes), &frame_fields(&of.bytes));
                 if !matches!(ef.kind, Kind::Data { .. }) {
@@ -549,11 +562,13 @@ fn judge_all(
                         "icrc" => "ICRC-CALC-001",
                         "udp.dst_port" => "ENC-UDP-001",
                         "tseth" => "TSETH-PRESENT-001",
+                        "tseth.tsr" | "tseth.ftype" => "SND-TS-002",
+                        "tseth.resv" => "TSETH-RESV-001",
                         f if f.starts_with("eth.")
                             || f.starts_with("ip.")
                             || f.starts_with("vlan.") =>
                         {
-                            "CONF-CMP-002"
+                            "CONF-CMP-013"
                         }
                         _ => default_req,
                     };
@@ -627,7 +642,9 @@ fn judge_all(
             Kind::Nack { .. } => ("RCV-NACK-001", "a NACK the scenario does not expect"),
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
             Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
-            Kind::Probe { .. } => ("EV-PROBE-001", "a probe the CPU half did not command"),
+            Kind::Probe { .. } => {
+                ("EV-PROBE-005", "a probe that neither the CPU half nor the spray policy queued")
+            }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
         div.push(Divergence {
@@ -641,29 +658,14 @@ fn judge_all(
         });
     }
 
-    // Retransmissions go on another EV than the previous transmission (SND-RTX-002).
-    let mut last_ev: HashMap<(u32, u32), u32> = HashMap::new();
-    for of in &obs_frames {
-        if let Kind::Data { qp, psn, rtx } = of.kind {
-            if let Some(&prev) = last_ev.get(&(qp, psn)) {
-                if rtx && prev == of.ev {
-                    div.push(Divergence {
-                        at: of.at,
-                        requirement: "SND-RTX-002".into(),
-                        what: format!(
-                            "retransmitted on EV {:#x}, the EV of its lost transmission",
-                            of.ev
-                        ),
-                        expected: None,
-                        actual: Some(render_frame(&of.bytes)),
-                        fields: vec![],
-                        should_only: false,
-                    });
-                }
-            }
-            last_ev.insert((qp, psn), of.ev);
-        }
-    }
+    // Paths: the usable pool and the retransmission EV (CONF-CMP-014), and under
+    // `spray-policies` the recorded EVs exactly (CONF-CMP-015).
+    paths::judge(scenario, injected, &obs_frames, &mut div);
+    paths::judge_exact(scenario, &exp_frames, &obs_frames, &matches, &mut div);
+    // Order: packets recorded together (CONF-CMP-016), and the timestamp clock
+    // (CONF-CMP-017).
+    order::judge_order(scenario, &exp_frames, &obs_frames, &matches, &mut div);
+    order::judge_clock(&obs_frames, &mut div);
 
     // SACKs: truth and timely progress.
     sacks::judge(scenario, injected, &exp_frames, &obs_frames, tol, &mut div, &mut checked);

@@ -1200,7 +1200,7 @@ impl Requester {
         Some(ev)
     }
 
-    /// Queues a probe on `ev` (`EV-PROBE-001`).
+    /// Queues a probe on `ev` (`EV-PROBE-005`).
     pub(crate) fn probe(&mut self, ev: u32) {
         self.probe_id = self.probe_id.wrapping_add(1);
         self.probes.push_back((ev, self.probe_id));

@@ -1217,7 +1217,7 @@ fn rec_rto_003_cpu_retransmit() {
     assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(0), Psn::new(4))));
 }
 
-/// EV-PROBE-001, EV-PROBE-002, PETH-RESP-001: a probe on an ASSUMED_BAD EV consumes no
+/// EV-PROBE-005, EV-PROBE-002, PETH-RESP-001: a probe on an ASSUMED_BAD EV consumes no
 /// PSN; its answer (SACK pr = 1, the EV reflected, m = none) is reported and brings the
 /// EV back to GOOD.
 #[test]

@@ -1455,7 +1455,7 @@ fn snd_ev_probe(name: &str, answer: WireMark) -> Scenario {
         "EV-BAD-001",
         "EV-STATE-001",
         "SND-PATH-002",
-        "EV-PROBE-001",
+        "EV-PROBE-005",
         "REC-IF-011",
         "SND-ACK-001",
         "CQE-SEND-001",
@@ -1481,7 +1481,7 @@ fn snd_ev_probe(name: &str, answer: WireMark) -> Scenario {
         r.checks(&["EV-STATE-002", "SND-SACK-005"]);
         inject_sack(&mut r, 3_500, 0, 0, 0, WireMark::SKIP_ONCE);
     }
-    r.checks(&["EV-PROBE-001", "REC-IF-011", "SND-PATH-002"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011", "SND-PATH-002"]);
     r.host(4_000, HostCommand::PostWrite(wr(1, 64, None, true)));
     r.run_until(14_000);
     r.checks(if skip { &["EV-PROBE-003", "EV-SKIP-002"] } else { &["EV-PROBE-002"] });
@@ -1962,7 +1962,7 @@ fn snd_lost_sack() -> Scenario {
         &[
             "REC-IF-010",
             "REC-RTO-004",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "REC-IF-011",
             "SND-RTX-001",
             "SND-RTX-002",
@@ -1978,7 +1978,7 @@ fn snd_lost_sack() -> Scenario {
     post_messages(&mut r, 1_000, 1, 2 * PMTU);
     // The CPU half then probes the EV it blamed for the timeout.
     r.run_until(40_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     done(r, 60_000)
 }
 
@@ -2022,7 +2022,7 @@ fn snd_timeout_loss() -> Scenario {
             "REC-IF-010",
             "REC-RTO-004",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "SND-RTX-001",
             "SND-RTX-002",
             "BTH-RTX-001",
@@ -2038,7 +2038,7 @@ fn snd_timeout_loss() -> Scenario {
     r.checks(&["REC-IF-010", "REC-RTO-004"]);
     post_messages(&mut r, 1_000, 4, 2 * PMTU);
     r.run_until(40_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     done(r, 80_000)
 }
 
@@ -2057,7 +2057,7 @@ fn snd_dark_path() -> Scenario {
             "REC-IF-010",
             "REC-RTO-004",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "SND-RTX-001",
             "SND-RTX-002",
             "BTH-RTX-001",
@@ -2081,11 +2081,11 @@ fn snd_dark_path() -> Scenario {
     // First timeout at about 34 us, probes every 10 us from about 44 us, the second
     // timeout at about 68 us, then a probe of the second EV.
     r.run_until(40_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     r.run_until(66_000);
     r.checks(&["REC-IF-010", "REC-RTO-004"]);
     r.run_until(72_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     done(r, 100_000)
 }
 
@@ -2110,7 +2110,7 @@ fn ret_retry_exceeded() -> Scenario {
             "SND-ERR-001",
             "REC-IF-009",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
         ],
         |m| {
             m.requires.insert(Capability::CpuSplit);
@@ -2127,9 +2127,9 @@ fn ret_retry_exceeded() -> Scenario {
     // Expiries at 3, 7, 15 and 23 us (the last exceeds the limit); probes of the EVs
     // blamed at 13 and 17 us.
     for (at, ids) in [
-        (12_000, ["EV-PROBE-001", "REC-IF-011"]),
+        (12_000, ["EV-PROBE-005", "REC-IF-011"]),
         (14_000, ["REC-IF-010", "REC-RTO-004"]),
-        (16_000, ["EV-PROBE-001", "REC-IF-011"]),
+        (16_000, ["EV-PROBE-005", "REC-IF-011"]),
     ] {
         r.run_until(at);
         r.checks(&ids);
