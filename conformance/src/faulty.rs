@@ -42,6 +42,7 @@ enum Fault {
     WriteAfterFlag,
     MprOffByOne,
     NoDuplicateAck,
+    BackupsSprayed,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -116,6 +117,12 @@ pub const FAULTY: &[Kind] = &[
         description: "a duplicate of a retired message gets a SACK but no transport ACK, so a lost ACK is never repaired",
         breaks: "RCV-DUP-002",
         fault: Fault::NoDuplicateAck,
+    },
+    Kind {
+        name: "backups-sprayed",
+        description: "backup EVs are sprayed over like primary ones, while primary EVs are usable",
+        breaks: "SND-PATH-001",
+        fault: Fault::BackupsSprayed,
     },
 ];
 
@@ -203,6 +210,10 @@ impl FaultyDevice {
                 }
                 (Fault::SprayRandom, Input::Host { command: HostCommand::CreateQp(q) }) => {
                     q.spray = SprayPolicy::Random;
+                }
+                (Fault::BackupsSprayed, Input::Host { command: HostCommand::CreateQp(q) }) => {
+                    let backups = std::mem::take(&mut q.backup_evs);
+                    q.evs.extend(backups);
                 }
                 _ => {}
             }

@@ -4,8 +4,9 @@
 //! Injected records are delivered at their times, in batches: everything up to the next
 //! point where the runner must look at the device's output first. Such points are the
 //! injection of an acknowledgement to a sending device (its `entropy` names the EV the
-//! device chose for the acknowledged packet, so the runner rewrites it, `CONF-MAP-001`)
-//! and, when the runner plays the CPU half, the reference agent's timers.
+//! device chose for the acknowledged packet, and its reflected timestamp the time the
+//! device's clock gave that packet, so the runner rewrites them, `CONF-MAP-001`,
+//! `CONF-MAP-002`) and, when the runner plays the CPU half, the reference agent's timers.
 
 use std::collections::HashMap;
 
@@ -47,28 +48,68 @@ fn is_feedback(r: &Record) -> bool {
     }
 }
 
-/// Rewrites the `entropy` of an injected SACK or NACK to the EV the device used for the
-/// packet it acknowledges (the SACK's trigger PSN `cack_psn + ack_psn_offset`, or the
-/// NACK's `nack_psn`), recomputing the ICRC (`CONF-MAP-001`). A SACK answering a probe
-/// keeps its entropy: the probe's EV was named by the CPU half.
-fn rewrite(bytes: &[u8], evs: &HashMap<(u32, u32), u32>) -> Vec<u8> {
+/// What the device chose for the packets an acknowledgement answers, learnt from its
+/// outputs: per (its QP, PSN) the EV and the TSETH timestamp of its latest data packet,
+/// and per (its QP, probe ID) the timestamp of its probe.
+#[derive(Debug, Default)]
+struct Choices {
+    evs: HashMap<(u32, u32), u32>,
+    stamps: HashMap<(u32, u32), u16>,
+    probes: HashMap<(u32, u16), u16>,
+}
+
+impl Choices {
+    fn learn(&mut self, qp: u32, bytes: &[u8]) {
+        let d = decode(bytes);
+        let Some(b) = d.bth else { return };
+        if b.opcode.is_mrc_write() {
+            self.evs.insert((qp, b.psn.value()), d.entropy().unwrap_or(0));
+            if let Some(t) = d.ext.tseth {
+                self.stamps.insert((qp, b.psn.value()), t.tx_timestamp);
+            }
+        } else if let Some(p) = d.ext.peth.filter(|_| b.opcode == Opcode::MRC_PROBE) {
+            self.probes.insert((qp, p.probe_id), p.tx_timestamp);
+        }
+    }
+}
+
+/// Rewrites an injected SACK or NACK to answer what the device sent: its `entropy` to the
+/// EV the device used for the packet it acknowledges (the SACK's trigger PSN
+/// `cack_psn + ack_psn_offset`, or the NACK's `nack_psn`), and the timestamp it reflects to
+/// the one the device gave that packet, or, in the answer to a probe, the probe
+/// (`CONF-MAP-001`, `CONF-MAP-002`); then recomputes the ICRC. A SACK answering a probe
+/// keeps its entropy: the probe's EV was named by the CPU half or the spray policy.
+fn rewrite(bytes: &[u8], choices: &Choices) -> Vec<u8> {
     let d = decode(bytes);
     let Some(mut f) = d.to_repr() else { return bytes.to_vec() };
     let dev_qp = f.bth.dest_qp.value();
     let mut changed = false;
+    let mut stamp = None;
     if let Some(seth) = f.ext.seth.as_mut() {
-        if !seth.pr {
+        if seth.pr {
+            stamp = choices.probes.get(&(dev_qp, seth.ack_psn_offset as u16));
+        } else {
             let trigger = seth.ack_psn().value();
-            if let Some(&ev) = evs.get(&(dev_qp, trigger)) {
+            if let Some(&ev) = choices.evs.get(&(dev_qp, trigger)) {
                 changed |= seth.entropy != ev;
                 seth.entropy = ev;
             }
+            stamp = choices.stamps.get(&(dev_qp, trigger));
         }
     }
+    if let (Some(cc), Some(&ts)) = (f.ext.cc_state.as_mut(), stamp) {
+        changed |= cc.tx_timestamp != ts;
+        cc.tx_timestamp = ts;
+    }
     if let Some(neth) = f.ext.neth.as_mut() {
-        if let Some(&ev) = evs.get(&(dev_qp, neth.nack_psn.value())) {
+        let psn = neth.nack_psn.value();
+        if let Some(&ev) = choices.evs.get(&(dev_qp, psn)) {
             changed |= neth.entropy != ev;
             neth.entropy = ev;
+        }
+        if let Some(&ts) = choices.stamps.get(&(dev_qp, psn)) {
+            changed |= neth.tx_timestamp != ts;
+            neth.tx_timestamp = ts;
         }
     }
     if !changed {
@@ -91,8 +132,8 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
     let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);
     let end = Timestamp(last.saturating_add(m.tolerances.drain_ns));
-    // The EV the device last used for (its QP, PSN), learnt from its data packets; the
-    // device's QP is found from the peer QP its packets are addressed to.
+    // What the device chose for (its QP, PSN), learnt from its data packets and probes;
+    // the device's QP is found from the peer QP its packets are addressed to.
     let peer_to_local: HashMap<u32, u32> = scenario
         .records
         .iter()
@@ -103,7 +144,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
             _ => None,
         })
         .collect();
-    let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut choices = Choices::default();
     let mut i = 0;
     let mut now = Timestamp::ZERO;
     let mut cpu_pending: Vec<TimedInput> = Vec::new();
@@ -113,7 +154,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         // EV fields can follow the device's choices.
         while i < injects.len() && is_feedback(injects[i]) && injects[i].at <= now {
             if let Some(Input::Frame { port, bytes }) = record_input(injects[i]) {
-                let bytes = rewrite(&bytes, &evs);
+                let bytes = rewrite(&bytes, &choices);
                 batch.push(TimedInput { at: now, input: Input::Frame { port, bytes } });
             }
             i += 1;
@@ -149,11 +190,9 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         for o in &outputs {
             match &o.output {
                 Output::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    if let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) {
-                        if let Some(&q) = peer_to_local.get(&b.dest_qp.value()) {
-                            evs.insert((q, b.psn.value()), d.entropy().unwrap_or(0));
-                        }
+                    let dest = decode(bytes).bth.map(|b| b.dest_qp.value());
+                    if let Some(&q) = dest.and_then(|d| peer_to_local.get(&d)) {
+                        choices.learn(q, bytes);
                     }
                 }
                 Output::Event { event: NicEvent::Report(r) } => {

@@ -12,7 +12,7 @@ use openrdma_codec::{
 };
 use openrdma_sm::{
     CongestionControl, CpuCommand, EvState, HostCommand, NicConfig, NicEvent, NicReport, Packet,
-    Payload, QpConfig, Region, RetirementMode, WritePacket,
+    Payload, QpConfig, Region, RetirementMode, SprayPolicy, WritePacket,
 };
 
 use crate::device::memory;
@@ -36,9 +36,12 @@ pub const PMTU: u32 = 1024;
 /// A builder: its name, and the function that records it.
 pub type Builder = (&'static str, fn() -> Scenario);
 
+mod inference;
+mod spray;
+
 /// Every scenario of the corpus, in a stable order.
 pub fn all() -> Vec<Builder> {
-    vec![
+    let mut all: Vec<Builder> = vec![
         ("rcv-in-order-v4", rcv_in_order_v4),
         ("rcv-in-order-v6", rcv_in_order_v6),
         ("rcv-last-packet-first", rcv_last_packet_first),
@@ -88,7 +91,10 @@ pub fn all() -> Vec<Builder> {
         ("snd-single-loss", || snd_loss("snd-single-loss", &[3])),
         ("snd-double-loss", || snd_loss("snd-double-loss", &[3, 4])),
         ("snd-triple-loss", || snd_loss("snd-triple-loss", &[2, 6, 7])),
-    ]
+    ];
+    all.extend(spray::builders());
+    all.extend(inference::builders());
+    all
 }
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
@@ -559,6 +565,11 @@ fn done(r: Recorder, end: u64) -> Scenario {
                 ]);
                 if bth.opcode.is_mrc_write() && bth.rtx {
                     add.push("REC-IF-008");
+                }
+                if bth.opcode.is_mrc_write() && d.ext.tseth.is_some() {
+                    // Its flags are compared and its clock must run forward
+                    // (scoreboard::order).
+                    add.extend(["SND-TS-002", "TSETH-RESV-001"]);
                 }
                 if d.ext.seth.is_some() {
                     // Every SACK the device sends is held to these (scoreboard::sacks).
