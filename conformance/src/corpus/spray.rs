@@ -112,7 +112,6 @@ fn snd_spray_round_robin() -> Scenario {
         &[
             "SND-SPRAY-001",
             "SND-PATH-001",
-            "SND-PATH-002",
             "SND-RTX-002",
             "EV-STATE-001",
             "EV-SKIP-001",
@@ -137,7 +136,7 @@ fn snd_spray_round_robin() -> Scenario {
 
 /// The first EV of the pool in profile order, always.
 fn snd_spray_fixed() -> Scenario {
-    let (mut r, e, b) = spray_recorder(
+    let (mut r, e, _) = spray_recorder(
         "snd-spray-fixed",
         "The fixed policy over three primary EVs and one backup: every packet takes the \
          first EV of the usable pool in profile order. An ALWAYS_SKIP mark moves the QP to \
@@ -181,7 +180,6 @@ fn snd_spray_fixed() -> Scenario {
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 16_000, 10, 0, 10, WireMark::NONE);
     inject_ack(&mut r, 16_000, 10, 5, AethRepr::ACK_UNLIMITED_CREDIT);
-    let _ = b;
     done(r, 25_000)
 }
 
@@ -198,7 +196,6 @@ fn snd_spray_random() -> Scenario {
         &[
             "SND-SPRAY-002",
             "SND-PATH-001",
-            "SND-PATH-002",
             "SND-RTX-002",
             "EV-STATE-001",
             "EV-SKIP-001",
