@@ -410,7 +410,7 @@ impl Device for FaultyDevice {
                 [Capability::Responder, Capability::Ipv4, Capability::Ipv6].into_iter().collect()
             }
             // Random spraying is legitimate, but not the policy its QPs name: it cannot
-            // claim to spray as they say (CONF-GEN-006).
+            // claim to spray as they say (CONF-GEN-008).
             Fault::SprayRandom => {
                 let mut caps = self.inner.capabilities();
                 caps.remove(&Capability::SprayPolicies);

@@ -6,7 +6,7 @@
 //! injection of an acknowledgement to a sending device (its `entropy` names the EV the
 //! device chose for the acknowledged packet, and its reflected timestamp the time the
 //! device's clock gave that packet, so the runner rewrites them, `CONF-MAP-001`,
-//! `CONF-MAP-002`) and, when the runner plays the CPU half, the reference agent's timers.
+//! `CONF-MAP-003`) and, when the runner plays the CPU half, the reference agent's timers.
 
 use std::collections::HashMap;
 
@@ -77,7 +77,7 @@ impl Choices {
 /// EV the device used for the packet it acknowledges (the SACK's trigger PSN
 /// `cack_psn + ack_psn_offset`, or the NACK's `nack_psn`), and the timestamp it reflects to
 /// the one the device gave that packet, or, in the answer to a probe, the probe
-/// (`CONF-MAP-001`, `CONF-MAP-002`); then recomputes the ICRC. A SACK answering a probe
+/// (`CONF-MAP-001`, `CONF-MAP-003`); then recomputes the ICRC. A SACK answering a probe
 /// keeps its entropy: the probe's EV was named by the CPU half or the spray policy.
 fn rewrite(bytes: &[u8], choices: &Choices) -> Vec<u8> {
     let d = decode(bytes);

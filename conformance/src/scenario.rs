@@ -99,7 +99,7 @@ pub enum Capability {
     CpuSplit,
     /// Implements the spray policies of sender section 5.2 exactly: every data packet and
     /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
-    /// compare EVs (`CONF-CMP-015`).
+    /// compare EVs (`CONF-CMP-028`).
     SprayPolicies,
 }
 

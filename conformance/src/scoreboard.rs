@@ -568,7 +568,7 @@ fn judge_all(
                             || f.starts_with("ip.")
                             || f.starts_with("vlan.") =>
                         {
-                            "CONF-CMP-013"
+                            "CONF-CMP-026"
                         }
                         _ => default_req,
                     };
@@ -658,12 +658,12 @@ fn judge_all(
         });
     }
 
-    // Paths: the usable pool and the retransmission EV (CONF-CMP-014), and under
-    // `spray-policies` the recorded EVs exactly (CONF-CMP-015).
+    // Paths: the usable pool and the retransmission EV (CONF-CMP-027), and under
+    // `spray-policies` the recorded EVs exactly (CONF-CMP-028).
     paths::judge(scenario, injected, &obs_frames, &mut div);
     paths::judge_exact(scenario, &exp_frames, &obs_frames, &matches, &mut div);
-    // Order: packets recorded together (CONF-CMP-016), and the timestamp clock
-    // (CONF-CMP-017).
+    // Order: packets recorded together (CONF-CMP-029), and the timestamp clock
+    // (CONF-CMP-030).
     order::judge_order(scenario, &exp_frames, &obs_frames, &matches, &mut div);
     order::judge_clock(&obs_frames, &mut div);
 

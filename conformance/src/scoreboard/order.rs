@@ -1,5 +1,5 @@
-//! Order within a QP's output: the priorities of sender section 4.4 (`CONF-CMP-016`) and a
-//! timestamp clock that runs forward (`CONF-CMP-017`).
+//! Order within a QP's output: the priorities of sender section 4.4 (`CONF-CMP-029`) and a
+//! timestamp clock that runs forward (`CONF-CMP-030`).
 //!
 //! Data packets and probes are matched by key, each within a time window, so a device that
 //! sends the right packets in the wrong order would pass the matching. Where the
@@ -36,7 +36,7 @@ fn qp_of(k: &Kind) -> Option<u32> {
 }
 
 /// Expected data packets and probes of one QP recorded together must come in their
-/// recorded order when the device sends them at one time (`CONF-CMP-016`).
+/// recorded order when the device sends them at one time (`CONF-CMP-029`).
 pub(super) fn judge_order(
     scenario: &Scenario,
     exp: &[(&Record, Frame)],
@@ -106,7 +106,7 @@ pub(super) fn judge_order(
 /// 2^15 in that time.
 const CLOCK_SPAN_NS: u64 = 1 << 15;
 
-/// The TSETH `tx_timestamp`s of each QP's data packets run forward (`CONF-CMP-017`).
+/// The TSETH `tx_timestamp`s of each QP's data packets run forward (`CONF-CMP-030`).
 pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
     let mut last: HashMap<u32, (u64, u16)> = HashMap::new();
     for f in obs {

@@ -1,5 +1,5 @@
-//! Path choice: the EVs a sending device puts its data packets on (`CONF-CMP-014`,
-//! `CONF-CMP-015`).
+//! Path choice: the EVs a sending device puts its data packets on (`CONF-CMP-027`,
+//! `CONF-CMP-028`).
 //!
 //! A device's paths are its own choice (its spray policy need not be the reference's), but
 //! every choice obeys the usable pool of `SND-PATH-001`: an EV of the QP's profile, in
@@ -244,7 +244,7 @@ fn sack_valid(
 }
 
 /// Follows the EVs of every sending QP through the scenario's inputs and judges every data
-/// packet of the device by them (`CONF-CMP-014`).
+/// packet of the device by them (`CONF-CMP-027`).
 pub(super) fn judge(
     scenario: &Scenario,
     injected: &[TimedInput],
@@ -499,7 +499,7 @@ fn claims_psn(c: &Claim, psn: Psn, msn: Option<u16>) -> bool {
     }
 }
 
-/// The requirement a QP's spray policy is judged under (`CONF-CMP-015`), or `None` for
+/// The requirement a QP's spray policy is judged under (`CONF-CMP-028`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
 fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
     match spray {
@@ -514,7 +514,7 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
 }
 
 /// In a scenario that requires `spray-policies`, every data packet and probe must carry the
-/// EV of the record it matches (`CONF-CMP-015`).
+/// EV of the record it matches (`CONF-CMP-028`).
 pub(super) fn judge_exact(
     scenario: &Scenario,
     exp: &[(&Record, Frame)],
