@@ -985,6 +985,19 @@ impl FrameRepr {
         Ok(())
     }
 
+    /// Makes the frame consistent again after an edit of fields that change no length (an
+    /// entropy value, a timestamp, a flag): `icrc = None`, so that emit computes it, and a
+    /// non-zero UDP checksum computed again. A zero UDP checksum — none computed, which a
+    /// receiver accepts (`ENC-UDP-003`, `ENC-UDP-004`) — stays zero; the lengths and the
+    /// IPv4 header checksum are left as they are, where [`FrameRepr::finalize`] sets them.
+    pub fn reseal(&mut self) -> Result<(), EmitError> {
+        self.icrc = None;
+        if self.udp.checksum != 0 {
+            self.fill_udp_checksum()?;
+        }
+        Ok(())
+    }
+
     /// Sets the UDP checksum to the correct value for the frame as it stands (lengths
     /// included, so call it after they are right). The ICRC masks the UDP checksum, so the
     /// datagram is emitted, ICRC included, with a zero checksum and summed afterwards.

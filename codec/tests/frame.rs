@@ -1032,6 +1032,35 @@ fn flow_label_rewrite_keeps_the_icrc_and_source_port_rewrite_breaks_it() {
     assert_eq!(decode(&rewrite_ev(&bytes, 0xC000_FFFF)).icrc, IcrcStatus::Ok);
 }
 
+/// `reseal` after an edit that changes no length: the ICRC is computed again, and so is a
+/// UDP checksum the frame carried, while a zero checksum stays zero; without it the edit
+/// leaves a frame a receiver discards.
+#[test]
+fn reseal_makes_an_edited_frame_sound_again() {
+    for encap in [Encap::V4, Encap::V6, Encap::V4Dot1q] {
+        for with_checksum in [false, true] {
+            let mut f = sample("mrc_write_middle", encap);
+            if with_checksum {
+                f.fill_udp_checksum().unwrap();
+            } else {
+                f.udp.checksum = 0;
+            }
+            let mut f = decode(&f.to_bytes().unwrap()).to_repr().unwrap();
+            let ev = f.entropy() ^ 0x0003_0000;
+            f.set_entropy(ev);
+            let stale = decode(&f.to_bytes().unwrap()).discard_reason();
+            assert!(stale.is_some(), "{encap:?}: the edit alone left the frame sound");
+            f.reseal().unwrap();
+            let bytes = f.to_bytes().unwrap();
+            let d = decode(&bytes);
+            assert_eq!(d.discard_reason(), None, "{encap:?}, checksum {with_checksum}");
+            assert_eq!(d.entropy(), Some(ev));
+            let want = if with_checksum { UdpChecksum::Ok } else { UdpChecksum::Zero };
+            assert_eq!(d.udp_checksum, want, "{encap:?}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Why a receiver takes no action on a frame (RCV-FRAME-001)
 // ---------------------------------------------------------------------------------------

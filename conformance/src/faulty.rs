@@ -56,6 +56,7 @@ enum Fault {
     RtxAfterFlag,
     Ipv4ChecksumUnchecked,
     EndpointAlwaysSuccess,
+    BackupsSprayed,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -198,6 +199,12 @@ pub const FAULTY: &[Kind] = &[
         breaks: "EETH-OP-002",
         fault: Fault::EndpointAlwaysSuccess,
     },
+    Kind {
+        name: "backups-sprayed",
+        description: "backup EVs are sprayed over like primary ones, while primary EVs are usable",
+        breaks: "SND-PATH-001",
+        fault: Fault::BackupsSprayed,
+    },
 ];
 
 /// Every legitimate variant.
@@ -318,6 +325,10 @@ impl FaultyDevice {
                             }
                         }
                     }
+                }
+                (Fault::BackupsSprayed, Input::Host { command: HostCommand::CreateQp(q) }) => {
+                    let backups = std::mem::take(&mut q.backup_evs);
+                    q.evs.extend(backups);
                 }
                 _ => {}
             }
@@ -524,7 +535,7 @@ impl FaultyDevice {
                         let mut r = d.to_repr()?;
                         r.bth.rtx = true;
                         r.set_entropy(d.entropy()? ^ 0x0001_0000);
-                        r.icrc = None;
+                        r.reseal().ok()?;
                         r.to_bytes().ok().map(|bytes| (*port, bytes))
                     });
                     if let Some((port, bytes)) = again {
@@ -577,8 +588,7 @@ impl FaultyDevice {
                         if let Some(e) = f.ext.eeth.as_mut() {
                             e.status = 0;
                         }
-                        f.icrc = None;
-                        if let Ok(bytes) = f.to_bytes() {
+                        if let Ok(bytes) = f.reseal().and_then(|()| f.to_bytes()) {
                             out.push(TimedOutput {
                                 at: o.at,
                                 output: Output::Frame { port: *port, bytes },
@@ -677,6 +687,13 @@ impl Device for FaultyDevice {
             Fault::TokenOnlyDoorbell => {
                 let mut caps = self.inner.capabilities();
                 caps.remove(&Capability::DoorbellBus);
+                caps
+            }
+            // Random spraying is legitimate, but not the policy its QPs name: it cannot
+            // claim to spray as they say (CONF-GEN-008).
+            Fault::SprayRandom => {
+                let mut caps = self.inner.capabilities();
+                caps.remove(&Capability::SprayPolicies);
                 caps
             }
             _ => self.inner.capabilities(),

@@ -229,6 +229,7 @@ impl Device for ReferenceDevice {
             Recovery,
             CompletionQueues,
             Endpoint,
+            SprayPolicies,
         ]
         .into_iter()
         .collect()

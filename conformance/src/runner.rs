@@ -4,7 +4,9 @@
 //! Injected records are delivered at their times, in batches: everything up to the next
 //! point where the runner must look at the device's output first. Such points are the
 //! injection of an acknowledgement to a sending device (its `entropy` names the EV the
-//! device chose for the acknowledged packet, so the runner rewrites it, `CONF-MAP-002`)
+//! device chose for the acknowledged packet, and its reflected timestamp the time the
+//! device's clock gave that packet, so the runner rewrites them, `CONF-MAP-002`,
+//! `CONF-MAP-003`)
 //! and, when the runner plays the CPU half (`cpu = "reference"`), the reference agent's
 //! timers. The agent sees the device's reports after each batch, at their times, and its
 //! commands reach the device at the start of the next one; so that no report can make a
@@ -56,44 +58,89 @@ fn is_feedback(r: &Record) -> bool {
     }
 }
 
-/// Rewrites the `entropy` of an injected SACK or NACK to the EV the device used for the
-/// packet it acknowledges (the SACK's trigger PSN `cack_psn + ack_psn_offset`, or the
-/// NACK's `nack_psn`), recomputing the ICRC (`CONF-MAP-002`). A SACK answering a probe
+/// What the device chose for the packets an acknowledgement answers, learnt from its
+/// outputs: per (its QP, PSN) the EV and the TSETH timestamp of its latest data packet,
+/// and per (its QP, probe ID) the timestamp and the EV of its probe.
+#[derive(Debug, Default)]
+struct Choices {
+    evs: HashMap<(u32, u32), u32>,
+    stamps: HashMap<(u32, u32), u16>,
+    probes: HashMap<(u32, u16), u16>,
+    probe_evs: HashMap<(u32, u16), u32>,
+}
+
+impl Choices {
+    fn learn(&mut self, qp: u32, bytes: &[u8]) {
+        let d = decode(bytes);
+        let Some(b) = d.bth else { return };
+        if b.opcode.is_mrc_write() {
+            self.evs.insert((qp, b.psn.value()), d.entropy().unwrap_or(0));
+            if let Some(t) = d.ext.tseth {
+                self.stamps.insert((qp, b.psn.value()), t.tx_timestamp);
+            }
+        } else if let Some(p) = d.ext.peth.filter(|_| b.opcode == Opcode::MRC_PROBE) {
+            self.probes.insert((qp, p.probe_id), p.tx_timestamp);
+            self.probe_evs.insert((qp, p.probe_id), d.entropy().unwrap_or(0));
+        }
+    }
+}
+
+/// Rewrites an injected SACK or NACK to answer what the device sent: its `entropy` to the
+/// EV the device used for the packet it acknowledges (the SACK's trigger PSN
+/// `cack_psn + ack_psn_offset`, or the NACK's `nack_psn`, `CONF-MAP-002`), and the
+/// timestamp it reflects to the one the device gave that packet, or, in the answer to a
+/// probe, the probe (`CONF-MAP-003`); then recomputes the ICRC. A SACK answering a probe
 /// keeps its entropy when the scenario scripts the CPU half, which named the probe's EV
-/// itself; when a CPU half runs live, it chose the EV from the device's own reports or
-/// paths, and the answer takes the EV of the device's probe with its `probe_id`
-/// (`ack_psn_offset`, `SETH-ACKPSN-002`), as given in `probes`.
-fn rewrite(
-    bytes: &[u8],
-    evs: &HashMap<(u32, u32), u32>,
-    probes: Option<&HashMap<(u32, u16), u32>>,
-) -> Vec<u8> {
+/// itself; when a CPU half runs live (`live`), it chose the EV from the device's own
+/// reports or paths, and the answer takes the EV of the device's probe with its `probe_id`
+/// (`ack_psn_offset`, `SETH-ACKPSN-002`).
+fn rewrite(bytes: &[u8], choices: &Choices, live: bool) -> Vec<u8> {
     let d = decode(bytes);
     let Some(mut f) = d.to_repr() else { return bytes.to_vec() };
     let dev_qp = f.bth.dest_qp.value();
     let mut changed = false;
+    let mut stamp = None;
     if let Some(seth) = f.ext.seth.as_mut() {
-        let ev = if seth.pr {
-            probes.and_then(|p| p.get(&(dev_qp, seth.ack_psn_offset as u16)))
+        let id = seth.ack_psn_offset as u16;
+        if seth.pr {
+            stamp = choices.probes.get(&(dev_qp, id));
+            if let Some(&ev) = choices.probe_evs.get(&(dev_qp, id)).filter(|_| live) {
+                changed |= seth.entropy != ev;
+                seth.entropy = ev;
+            }
         } else {
-            evs.get(&(dev_qp, seth.ack_psn().value()))
-        };
-        if let Some(&ev) = ev {
-            changed |= seth.entropy != ev;
-            seth.entropy = ev;
+            let trigger = seth.ack_psn().value();
+            if let Some(&ev) = choices.evs.get(&(dev_qp, trigger)) {
+                changed |= seth.entropy != ev;
+                seth.entropy = ev;
+            }
+            stamp = choices.stamps.get(&(dev_qp, trigger));
         }
     }
+    if let (Some(cc), Some(&ts)) = (f.ext.cc_state.as_mut(), stamp) {
+        changed |= cc.tx_timestamp != ts;
+        cc.tx_timestamp = ts;
+    }
     if let Some(neth) = f.ext.neth.as_mut() {
-        if let Some(&ev) = evs.get(&(dev_qp, neth.nack_psn.value())) {
+        let psn = neth.nack_psn.value();
+        if let Some(&ev) = choices.evs.get(&(dev_qp, psn)) {
             changed |= neth.entropy != ev;
             neth.entropy = ev;
+        }
+        if let Some(&ts) = choices.stamps.get(&(dev_qp, psn)) {
+            changed |= neth.tx_timestamp != ts;
+            neth.tx_timestamp = ts;
         }
     }
     if !changed {
         return bytes.to_vec();
     }
-    f.icrc = None;
-    f.to_bytes().unwrap_or_else(|_| bytes.to_vec())
+    // The ICRC, and a UDP checksum the frame was recorded with (IPv6, ENC-UDP-004), are
+    // computed again over the rewritten fields.
+    match f.reseal().and_then(|()| f.to_bytes()) {
+        Ok(b) => b,
+        Err(_) => bytes.to_vec(),
+    }
 }
 
 /// Runs a scenario on a device.
@@ -111,8 +158,8 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
     let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);
     let end = Timestamp(last.saturating_add(m.tolerances.drain_ns));
-    // The EV the device last used for (its QP, PSN), learnt from its data packets; the
-    // device's QP is found from the peer QP its packets are addressed to.
+    // What the device chose for (its QP, PSN), learnt from its data packets and probes;
+    // the device's QP is found from the peer QP its packets are addressed to.
     let peer_to_local: HashMap<u32, u32> = scenario
         .records
         .iter()
@@ -123,10 +170,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
             _ => None,
         })
         .collect();
-    let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
-    // The EV of each probe the device sent, by (its QP, probe_id), when a CPU half runs
-    // live and chose it.
-    let mut probes: HashMap<(u32, u16), u32> = HashMap::new();
+    let mut choices = Choices::default();
     let live = m.cpu.is_live();
     let mut i = 0;
     let mut now = Timestamp::ZERO;
@@ -137,7 +181,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         // EV fields can follow the device's choices.
         while i < injects.len() && is_feedback(injects[i]) && injects[i].at <= now {
             if let Some(Input::Frame { port, bytes }) = record_input(injects[i]) {
-                let bytes = rewrite(&bytes, &evs, live.then_some(&probes));
+                let bytes = rewrite(&bytes, &choices, live);
                 batch.push(TimedInput { at: now, input: Input::Frame { port, bytes } });
             }
             i += 1;
@@ -177,14 +221,9 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         for o in &outputs {
             match &o.output {
                 Output::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let Some(b) = d.bth else { continue };
-                    let Some(&q) = peer_to_local.get(&b.dest_qp.value()) else { continue };
-                    let ev = d.entropy().unwrap_or(0);
-                    if b.opcode.is_mrc_write() {
-                        evs.insert((q, b.psn.value()), ev);
-                    } else if let Some(p) = d.ext.peth.filter(|_| live) {
-                        probes.insert((q, p.probe_id), ev);
+                    let dest = decode(bytes).bth.map(|b| b.dest_qp.value());
+                    if let Some(&q) = dest.and_then(|d| peer_to_local.get(&d)) {
+                        choices.learn(q, bytes);
                     }
                 }
                 Output::Event { event: NicEvent::Report(r) } => {

@@ -108,6 +108,10 @@ pub enum Capability {
     CompletionQueues,
     /// Answers endpoint requests at QPN 2 (`ERTH-RESP-001`).
     Endpoint,
+    /// Implements the spray policies of sender section 5.2 exactly: every data packet and
+    /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
+    /// compare EVs (`CONF-CMP-028`).
+    SprayPolicies,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.

@@ -10,11 +10,14 @@
 //!   NACKs on the EV they report (`CONF-CMP-017`).
 //! * **Data packets** are matched by (destination QP, PSN, `rtx`), in order of occurrence.
 //!   Every field the specification fixes is compared exactly (opcode, AckReq, METH, RETH,
-//!   ImmDt, payload, pad count, ICRC); what the device chooses is not: the entropy value
-//!   (its path), TSETH and its timestamp. A retransmission must use an EV other than the
-//!   one the previous transmission of that PSN used (`SND-RTX-002`), unless the QP has
-//!   that EV alone (`CONF-CMP-018`). A data packet the scenario does not expect is a
-//!   spurious retransmission (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
+//!   ImmDt, payload, pad count, the TSETH's flags, ICRC); what the device chooses is not
+//!   compared with the reference's choice but held to the rules every choice obeys: its
+//!   path to the usable pool of the EV states the scenario sets, a retransmission to an
+//!   EV other than its previous one while another is usable ([`paths`]), its timestamps to
+//!   a clock that runs forward ([`schedule`]). A device that claims `spray-policies` is held to
+//!   the recorded EVs exactly. Packets of one QP recorded together come in their recorded
+//!   order. A data packet the scenario does not expect is a spurious retransmission
+//!   (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
 //! * **NACKs** are matched by (QP, `nack_psn`, reason), and their other NETH fields
 //!   compared (the EV and timestamp of the NACKed packet exactly, the fields a SHOULD fixes
 //!   as SHOULDs); **probes** by QP, with their `probe_id`; **transport ACKs** by (QP, MSN,
@@ -79,7 +82,9 @@ use crate::scenario::{Body, Capability, CpuHalf, Direction, Record, Scenario};
 mod arrivals;
 mod entries;
 mod order;
+mod paths;
 mod sacks;
+mod schedule;
 mod wire;
 
 pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
@@ -335,6 +340,12 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     // A TSETH is present exactly when BTH `ts` is set (TSETH-PRESENT-001); its timestamp is
     // the device's own clock and is not compared.
     put("tseth", if d.ext.tseth.is_some() { "present" } else { "absent" }.into());
+    // Its flags are fixed (SND-TS-002, TSETH-RESV-001); its timestamp is judged apart.
+    if let Some(t) = d.ext.tseth {
+        put("tseth.tsr", t.tsr.to_string());
+        put("tseth.resv", format!("{:#x}", t.resv));
+        put("tseth.ftype", t.ftype.to_string());
+    }
     if let Some(b) = d.bth {
         put("bth.opcode", format!("{:#04x}", b.opcode.0));
         put("bth.dest_qp", format!("{:#x}", b.dest_qp.value()));
@@ -370,7 +381,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
         put("neth.cc_flags", n.cc_flags.to_string());
     }
     if let Some(p) = d.ext.peth {
-        // The probe counter (EV-PROBE-001); the timestamp is the device's clock.
+        // The probe counter (EV-PROBE-005); the timestamp is the device's clock.
         put("peth.probe_id", p.probe_id.to_string());
     }
     if let Some(a) = d.ext.aeth {
@@ -568,8 +579,9 @@ fn judge_all(
         late_ok && ((retransmission && !own_cpu) || got_at + tol.early_ns >= exp_at)
     };
 
-    // Keyed matches: data, NACK, ACK, probe.
-    for (rec, ef) in &exp_frames {
+    // Keyed matches: data, NACK, ACK, probe; (expected, observed) index pairs.
+    let mut matches: Vec<(usize, usize)> = Vec::new();
+    for (e, (rec, ef)) in exp_frames.iter().enumerate() {
         let key_ok = |of: &Frame| match (&ef.kind, &of.kind) {
             (Kind::Data { .. }, Kind::Data { .. })
             | (Kind::Nack { .. }, Kind::Nack { .. })
@@ -591,7 +603,7 @@ fn judge_all(
             Kind::Nack { .. } => "RCV-NACK-001",
             Kind::Ack { .. } => "RCV-ACK-001",
             Kind::Endpoint { .. } => "ERTH-RESP-001",
-            _ => "EV-PROBE-001",
+            _ => "EV-PROBE-005",
         };
         match found {
             None => div.push(Divergence {
@@ -605,15 +617,20 @@ fn judge_all(
             }),
             Some(i) => {
                 used[i] = true;
+                matches.push((e, i));
                 let of = &obs_frames[i];
                 let mut fields = diff(&frame_fields(&ef.bytes), &frame_fields(&of.bytes));
-                if !matches!(ef.kind, Kind::Data { .. }) {
+                {
                     // The PSN of a packet that consumes none is a SHOULD (OPC-PSN-001), and
-                    // so are the credit code of an ACK (AETH-MRC-002) and the NETH fields
-                    // of CONF-CMP-017: reported apart, so that they make the verdict
-                    // non-strict, not a failure.
+                    // so are the credit code of an ACK (AETH-MRC-002), the NETH fields of
+                    // CONF-CMP-017 and a data packet's TSETH `ftype` (TSETH-FTYPE-001):
+                    // reported apart, so that they make the verdict non-strict, not a
+                    // failure. A data packet's PSN is a MUST.
+                    let data = matches!(ef.kind, Kind::Data { .. });
                     let (should, must): (Vec<FieldDiff>, Vec<FieldDiff>) =
-                        fields.into_iter().partition(|f| should_field(f).is_some());
+                        fields.into_iter().partition(|f| {
+                            should_field(f).is_some() && (!data || f.field.starts_with("tseth."))
+                        });
                     fields = must;
                     for f in should {
                         let requirement = should_field(&f).unwrap_or("OPC-PSN-001");
@@ -642,18 +659,20 @@ fn judge_all(
                         "udp.dst_port" => "ENC-UDP-001",
                         "neth.entropy" => "NETH-PSN-001",
                         "neth.tx_timestamp" => "NETH-TS-001",
-                        "peth.probe_id" => "EV-PROBE-001",
+                        "peth.probe_id" => "EV-PROBE-005",
                         "tseth" => "TSETH-PRESENT-001",
                         "ev" => "ERTH-RESP-001",
                         "eeth.status" => "EETH-STATUS-001",
                         "eeth.port_status" => "EETH-PORT-001",
                         "eeth.resv2" => "EETH-RESV-001",
                         "bth.dest_qp" if matches!(ef.kind, Kind::Endpoint { .. }) => "ERTH-QPN-001",
+                        "tseth.tsr" => "SND-TS-002",
+                        "tseth.resv" => "TSETH-RESV-001",
                         f if f.starts_with("eth.")
                             || f.starts_with("ip.")
                             || f.starts_with("vlan.") =>
                         {
-                            "CONF-CMP-002"
+                            "CONF-CMP-026"
                         }
                         _ => default_req,
                     };
@@ -771,7 +790,9 @@ fn judge_all(
                     _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
                 }
             }
-            Kind::Probe { .. } => ("EV-PROBE-001", "a probe the CPU half did not command"),
+            Kind::Probe { .. } => {
+                ("EV-PROBE-005", "a probe that neither the CPU half nor the spray policy queued")
+            }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
         div.push(Divergence {
@@ -785,31 +806,14 @@ fn judge_all(
         });
     }
 
-    // Retransmissions go on another EV than the previous transmission (SND-RTX-002),
-    // unless the QP's profile holds no other (CONF-CMP-018).
-    let single_ev = single_ev_qps(scenario);
-    let mut last_ev: HashMap<(u32, u32), u32> = HashMap::new();
-    for of in &obs_frames {
-        if let Kind::Data { qp, psn, rtx } = of.kind {
-            if let Some(&prev) = last_ev.get(&(qp, psn)) {
-                if rtx && prev == of.ev && !single_ev.contains(&qp) {
-                    div.push(Divergence {
-                        at: of.at,
-                        requirement: "SND-RTX-002".into(),
-                        what: format!(
-                            "retransmitted on EV {:#x}, the EV of its lost transmission",
-                            of.ev
-                        ),
-                        expected: None,
-                        actual: Some(render_frame(&of.bytes)),
-                        fields: vec![],
-                        should_only: false,
-                    });
-                }
-            }
-            last_ev.insert((qp, psn), of.ev);
-        }
-    }
+    // Paths: the usable pool and the retransmission EV (CONF-CMP-027), and under
+    // `spray-policies` the recorded EVs exactly (CONF-CMP-028).
+    paths::judge(scenario, injected, &obs_frames, &mut div);
+    paths::judge_exact(scenario, &exp_frames, &obs_frames, &matches, &mut div);
+    // Order: packets recorded together (CONF-CMP-029), and the timestamp clock
+    // (CONF-CMP-030).
+    schedule::judge_order(scenario, &exp_frames, &obs_frames, &matches, &mut div);
+    schedule::judge_clock(&obs_frames, &mut div);
 
     // SACKs: truth and timely progress.
     sacks::judge(scenario, &arrivals, &exp_frames, &obs_frames, tol, &mut div, &mut checked);
@@ -834,6 +838,7 @@ fn should_field(f: &FieldDiff) -> Option<&'static str> {
         "neth.vendor_info" => Some("NETH-VENDOR-001"),
         "neth.spdcid" | "neth.dpdcid" => Some("NETH-PDC-001"),
         "neth.cc_type" | "neth.cc_flags" => Some("NETH-CC-001"),
+        "tseth.ftype" => Some("TSETH-FTYPE-001"),
         // The data of an endpoint response, and the choice among the non-zero statuses of
         // one (a failure reported under another code).
         "eeth.data" => Some("EETH-DATA-001"),
@@ -968,23 +973,6 @@ fn is_ack_pair(f: &FieldDiff) -> bool {
 fn ack_class(syndrome: u8) -> (bool, u8) {
     let ack = openrdma_codec::AethRepr { syndrome, msn: 0 }.kind() == AethKind::Ack;
     if ack { (true, 0) } else { (false, syndrome) }
-}
-
-/// The peer QP numbers of the device's QPs whose EV profile, backup EVs included, holds
-/// a single EV: their retransmissions can only reuse it (SND-RTX-002).
-fn single_ev_qps(scenario: &Scenario) -> BTreeSet<u32> {
-    scenario
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) }
-                if q.evs.len() + q.backup_evs.len() == 1 =>
-            {
-                Some(q.peer_qpn.value())
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// Maps peer QP numbers to the device's QP numbers, from the QPs the scenario creates.

@@ -209,11 +209,13 @@ fn local_qps(s: &Scenario) -> HashMap<u32, u32> {
 /// `cack_psn + ack_psn_offset`, the NACK's `nack_psn` — and computes the ICRC again; a SACK
 /// that answers a probe keeps the entropy it was recorded with when the scenario scripts its
 /// CPU half, and otherwise takes the EV of the device's own probe with that `probe_id`.
+/// CONF-MAP-003: the timestamp the feedback reflects (CC_STATE or NETH `tx_timestamp`) is
+/// the one the device put on that transmission or probe, whoever scripts the CPU half.
 /// Shown with a device that sprays at random, whose EVs are not the reference's.
 #[test]
 fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
     let kind = find("spray-random").expect("the random-spray variant");
-    let (mut rewritten, mut probes) = (0, 0);
+    let (mut rewritten, mut probes, mut stamped) = (0, 0, 0);
     for s in all_scenarios() {
         let name = s.manifest.name.clone();
         let mut dev = Recording::new(FaultyDevice::new(kind));
@@ -235,6 +237,9 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
         // (its QP, probe ID), batch by batch.
         let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
         let mut probe_evs: HashMap<(u32, u16), u32> = HashMap::new();
+        // The TSETH timestamp of that transmission, and the PETH timestamp of that probe.
+        let mut stamps: HashMap<(u32, u32), u16> = HashMap::new();
+        let mut probe_stamps: HashMap<(u32, u16), u16> = HashMap::new();
         for b in &dev.batches {
             for i in &b.inputs {
                 let Input::Frame { bytes, .. } = &i.input else { continue };
@@ -244,18 +249,34 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
                 let was = recorded.next().expect("as many feedback frames as recorded");
                 let d = decode(bytes);
                 assert_eq!(d.icrc, IcrcStatus::Ok, "{name}: the ICRC is computed again");
+                assert!(
+                    !matches!(d.udp_checksum, openrdma_codec::frame::UdpChecksum::Bad { .. }),
+                    "{name}: the UDP checksum is computed again"
+                );
                 let qp = d.bth.expect("a BTH").dest_qp.value();
                 let (psn, entropy, probe) = match (d.ext.seth, d.ext.neth) {
                     (Some(seth), _) => (seth.ack_psn().value(), seth.entropy, seth.pr),
                     (_, Some(neth)) => (neth.nack_psn.value(), neth.entropy, false),
                     _ => panic!("{name}: feedback without SETH or NETH"),
                 };
+                let reflected = d.ext.cc_state.map(|c| c.tx_timestamp);
+                let reflected = reflected.or(d.ext.neth.map(|n| n.tx_timestamp));
+                let id = d.ext.seth.map_or(0, |x| x.ack_psn_offset as u16);
+                let sent_stamp =
+                    if probe { probe_stamps.get(&(qp, id)) } else { stamps.get(&(qp, psn)) };
+                if let (Some(r), Some(&t)) = (reflected, sent_stamp) {
+                    assert_eq!(r, t, "{name}: CONF-MAP-003, the timestamp reflected for {psn}");
+                    stamped += 1;
+                }
                 if probe && s.manifest.cpu == CpuHalf::Scripted {
-                    assert_eq!(bytes, &was, "{name}: a probe answer is injected as recorded");
+                    let recorded = decode(&was).ext.seth.expect("a recorded probe answer");
+                    assert_eq!(
+                        entropy, recorded.entropy,
+                        "{name}: a scripted probe answer keeps its recorded EV"
+                    );
                     probes += 1;
                 } else if probe {
-                    let id = d.ext.seth.map(|x| x.ack_psn_offset as u16);
-                    let sent = probe_evs.get(&(qp, id.unwrap_or(0)));
+                    let sent = probe_evs.get(&(qp, id));
                     assert_eq!(
                         sent,
                         Some(&entropy),
@@ -275,14 +296,19 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
                 let Some(&q) = local.get(&bth.dest_qp.value()) else { continue };
                 if bth.opcode.is_mrc_write() {
                     evs.insert((q, bth.psn.value()), d.entropy().unwrap_or(0));
+                    if let Some(t) = d.ext.tseth {
+                        stamps.insert((q, bth.psn.value()), t.tx_timestamp);
+                    }
                 } else if let Some(peth) = d.ext.peth {
                     probe_evs.insert((q, peth.probe_id), d.entropy().unwrap_or(0));
+                    probe_stamps.insert((q, peth.probe_id), peth.tx_timestamp);
                 }
             }
         }
     }
     assert!(rewritten > 20, "only {rewritten} acknowledgements needed another EV");
     assert!(probes > 0, "no probe answer was injected");
+    assert!(stamped > 20, "only {stamped} injected frames reflected a timestamp");
 }
 
 /// CONF-RUN-004 (and CONF-ADP-009, CONF-DEV-005): a device error ends the scenario — the

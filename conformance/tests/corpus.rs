@@ -224,14 +224,14 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_conformance::scenario::Scena
     r.finish(200_000)
 }
 
-/// CONF-GEN-002: why a scenario whose device sends data is recorded over paths of equal
+/// CONF-GEN-007: why a scenario whose device sends data is recorded over paths of equal
 /// delay, and that the suite would notice one that is not. Over equal delays every
 /// legitimate variant — random spraying among them — passes; over the unequal delays a
 /// recorder uses by default, the random sprayer is failed for retransmissions the recorded
 /// SACKs made it send. The corpus's own sender scenarios are all passed by every variant
 /// (`faulty_devices_are_caught_and_variants_pass` in `tests/reference.rs`).
 #[test]
-fn conf_gen_002_sender_scenarios_need_paths_of_equal_delay() {
+fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
     use openrdma_conformance::device::Device;
     use openrdma_conformance::faulty::{FaultyDevice, VARIANTS, find};
     use openrdma_conformance::runner::run;
@@ -262,9 +262,12 @@ fn conf_gen_002_sender_scenarios_need_paths_of_equal_delay() {
 /// and in every scripted scenario whose device reports to the CPU half, the recorded
 /// commands are what the device needs: replayed without them, the reference fails it.
 /// (Recordings that leave the CPU half to the runner or the device are checked by their
-/// exact replay.)
+/// exact replay.) The exception is a scenario whose command is redundant by design —
+/// `snd-rtx-once` orders a retransmission already queued, to show it is not sent twice —
+/// and for it the test shows the opposite: it passes without the command.
 #[test]
 fn conf_gen_005_scripted_recordings_carry_the_cpu_half_as_inject_records() {
+    const REDUNDANT_BY_DESIGN: &[&str] = &["snd-rtx-once"];
     use openrdma_conformance::record::Recorder;
     use openrdma_conformance::reference::ReferenceDevice;
     use openrdma_conformance::runner::run;
@@ -287,6 +290,10 @@ fn conf_gen_005_scripted_recordings_carry_the_cpu_half_as_inject_records() {
         without.records.retain(|r| !matches!(r.body, Body::Cpu { .. }));
         let out = run(&mut ReferenceDevice::new(), &without);
         let j = judge(&without, &out.injected, &out.observed);
+        if REDUNDANT_BY_DESIGN.contains(&name) {
+            assert!(j.divergences.is_empty(), "{name}: {:#?}", j.divergences);
+            continue;
+        }
         assert!(!j.divergences.is_empty(), "{name} passes without its CPU commands");
         needed += 1;
     }

@@ -175,12 +175,12 @@ fn conf_cmp_001_every_frame_decodes_with_a_correct_icrc() {
     assert_names(&r.judge(&o), "ICRC-CALC-001", "an expected ACK with a bad ICRC");
 }
 
-// ---- CONF-CMP-002 -----------------------------------------------------------------------
+// ---- CONF-CMP-026 -----------------------------------------------------------------------
 
-/// CONF-CMP-002: data packets are matched by (QP, PSN, `rtx`) and must agree exactly in
-/// what the specification fixes; an address differs under CONF-CMP-002 itself.
+/// CONF-CMP-026: data packets are matched by (QP, PSN, `rtx`) and must agree exactly in
+/// what the specification fixes; an address differs under CONF-CMP-026 itself.
 #[test]
-fn conf_cmp_002_data_packets_agree_in_every_fixed_field() {
+fn conf_cmp_026_data_packets_agree_in_every_fixed_field() {
     // Without the records' own `checks`, a divergence is named by the rule that found it.
     let mut r = Run::of("snd-segmentation");
     r.s.records.iter_mut().for_each(|x| x.checks.clear());
@@ -189,17 +189,17 @@ fn conf_cmp_002_data_packets_agree_in_every_fixed_field() {
     let must_differ: Vec<(&str, Option<&str>, Edit)> = vec![
         (
             "Ethernet source",
-            Some("CONF-CMP-002"),
+            Some("CONF-CMP-026"),
             Box::new(|f| f.eth.src = EthernetAddress([2, 0, 0, 0, 0, 9])),
         ),
         (
             "Ethernet destination",
-            Some("CONF-CMP-002"),
+            Some("CONF-CMP-026"),
             Box::new(|f| f.eth.dst = EthernetAddress([2, 0, 0, 0, 0, 9])),
         ),
         (
             "IP source",
-            Some("CONF-CMP-002"),
+            Some("CONF-CMP-026"),
             Box::new(|f| {
                 if let IpRepr::V4(v4) = &mut f.ip {
                     v4.src = [10, 0, 0, 9].into()
@@ -209,7 +209,7 @@ fn conf_cmp_002_data_packets_agree_in_every_fixed_field() {
         ),
         (
             "IP destination",
-            Some("CONF-CMP-002"),
+            Some("CONF-CMP-026"),
             Box::new(|f| {
                 if let IpRepr::V4(v4) = &mut f.ip {
                     v4.dst = [10, 0, 0, 9].into()
@@ -281,14 +281,14 @@ fn conf_cmp_002_data_packets_agree_in_every_fixed_field() {
     v.s.records.iter_mut().for_each(|x| x.checks.clear());
     let ack = v.frame(opcode_is(Opcode::MRC_ACKNOWLEDGE));
     let d = v.judge(&v.edit(ack, |f| f.vlan.as_mut().unwrap().vid ^= 1));
-    assert_names(&d, "CONF-CMP-002", "VLAN ID");
+    assert_names(&d, "CONF-CMP-026", "VLAN ID");
 }
 
-/// CONF-CMP-002: the entropy value (the UDP source port, and over IPv6 the flow label), the
+/// CONF-CMP-026: the entropy value (the UDP source port, and over IPv6 the flow label), the
 /// TSETH's contents and the other IP and UDP fields are the device's own: changing them on
 /// every frame it sends is not a divergence.
 #[test]
-fn conf_cmp_002_what_the_device_chooses_is_not_compared() {
+fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
     for name in ["snd-segmentation", "snd-dark-path-v6", "rcv-in-order-v6", "rcv-in-order-v4"] {
         let r = Run::of(name);
         let mut o = r.observed.clone();
@@ -337,12 +337,12 @@ fn conf_cmp_002_what_the_device_chooses_is_not_compared() {
     }
 }
 
-// ---- CONF-CMP-018 and CONF-CMP-019 ------------------------------------------------------
+// ---- CONF-CMP-027 and CONF-CMP-019 ------------------------------------------------------
 
-/// CONF-CMP-018: a retransmission sent on the EV of the previous transmission of its PSN
+/// CONF-CMP-027: a retransmission sent on the EV of the previous transmission of its PSN
 /// diverges under SND-RTX-002; on any other EV it does not.
 #[test]
-fn conf_cmp_018_a_retransmission_takes_another_ev() {
+fn conf_cmp_027_a_retransmission_takes_another_ev() {
     let r = Run::of("snd-single-loss");
     let rtx = r.frame(|d| is_data(d) && d.bth.is_some_and(|b| b.rtx));
     let b = decode(r.bytes(rtx)).bth.unwrap();
@@ -471,7 +471,7 @@ fn conf_cmp_005_nacks_acks_and_probes() {
     let probe = r.frame(opcode_is(Opcode::MRC_PROBE));
     assert!(!musts(&r.judge(&r.without(probe))).is_empty(), "a missing probe");
     let again = r.observed[probe].clone();
-    assert_eq!(musts(&r.judge(&r.with_after(probe, again))), ["EV-PROBE-001"], "an extra probe");
+    assert_eq!(musts(&r.judge(&r.with_after(probe, again))), ["EV-PROBE-005"], "an extra probe");
 }
 
 // ---- CONF-CMP-006 and CONF-CMP-007 ------------------------------------------------------

@@ -49,8 +49,9 @@ pub(crate) struct EvSlot {
     /// Smoothed round trip, ns (0 = no sample yet).
     pub(crate) srtt: u64,
     pub(crate) inflight: u32,
-    /// When the window-fit policy last probed this EV (it probes only EVs it leaves out).
-    probed_at: Timestamp,
+    /// When the window-fit policy last probed this EV (it probes only EVs it leaves out),
+    /// if it ever did.
+    probed_at: Option<Timestamp>,
     /// The round trip the window-fit policy judged this EV by at its last evaluation.
     fit_rtt: u64,
     /// When the latest transmission on this EV left (`SND-TAIL-001`).
@@ -307,7 +308,7 @@ impl Requester {
             fifo: Ring::new(),
             srtt: 0,
             inflight: 0,
-            probed_at: Timestamp::ZERO,
+            probed_at: None,
             fit_rtt: 0,
             tail_at: Timestamp::ZERO,
             tail_probed: false,
@@ -795,7 +796,8 @@ impl Requester {
     }
 
     /// Works out the window-fit policy's limit every [`WindowFit::EVERY`] first
-    /// transmissions, and queues probes on the EVs it leaves out (`SND-SPRAY-005`).
+    /// transmissions (`SND-SPRAY-006`, `SND-SPRAY-007`), and queues probes on the EVs of the
+    /// pool it leaves out (`SND-SPRAY-009`).
     ///
     /// With the `k` fastest EVs of the pool (round trips `s1 ≤ … ≤ sn`), the QP can send at
     /// most `min(k × c, W / sk)` packets per ns: `c` is what one EV carries (`1 / ev_gap`)
@@ -850,12 +852,15 @@ impl Requester {
         // without holding back the window (a probe takes no PSN).
         for i in 0..n {
             let e = &self.evs[i];
-            if e.backup != primary || !e.state.usable() || e.fit_rtt <= self.fit.limit {
+            // Only EVs of the usable pool (those whose `backup` differs from `primary`)
+            // above the limit are probed.
+            if e.backup == primary || !e.state.usable() || e.fit_rtt <= self.fit.limit {
                 continue;
             }
-            if now.0 >= e.probed_at.0.saturating_add(2 * e.fit_rtt) {
+            // SND-SPRAY-009: an EV never probed is probed as soon as it is left out.
+            if e.probed_at.is_none_or(|t| now.0 >= t.0.saturating_add(2 * e.fit_rtt)) {
                 let ev = e.ev;
-                self.evs[i].probed_at = now;
+                self.evs[i].probed_at = Some(now);
                 self.probe(ev);
             }
         }
@@ -874,7 +879,7 @@ impl Requester {
     }
 
     /// A probe answer for the window-fit policy: a round-trip sample of the probed EV, from
-    /// the timestamp the answer reflects (16 ns units, `TSETH-TS-001`).
+    /// the timestamp the answer reflects (16 ns units, `SND-TS-002`, `SND-SPRAY-010`).
     ///
     /// The answer comes back on the probed EV, so the probe measures the EV's path both
     /// ways, where a data packet's round trip is mostly its path one way and the fastest path
@@ -1227,7 +1232,7 @@ impl Requester {
         Some(ev)
     }
 
-    /// Queues a probe on `ev` (`EV-PROBE-001`).
+    /// Queues a probe on `ev` (`EV-PROBE-005`).
     pub(crate) fn probe(&mut self, ev: u32) {
         self.probe_id = self.probe_id.wrapping_add(1);
         self.probes.push_back((ev, self.probe_id));
@@ -1404,7 +1409,8 @@ impl Requester {
     }
 }
 
-/// 16-bit timestamp in units of 16 ns (`TSETH-TS-001`).
+/// The timestamp clock of `SND-TS-002`: 16-bit, in units of 16 ns, the reference model's
+/// choice of unit (`TSETH-TS-001`).
 pub(crate) fn ts16(now: Timestamp) -> u16 {
     (now.as_nanos() / 16) as u16
 }

@@ -13,7 +13,7 @@ use openrdma_codec::host::{
 use openrdma_codec::{AethRepr, NackReason, Opcode, Psn, Qpn};
 use openrdma_sm::{
     CpuCommand, DoorbellRejected, DoorbellWrite, EvMark, EvState, HostCommand, HostError,
-    NicConfig, NicReport, Packet, Payload, PeerViolation, RecoveryAgent, RecoveryConfig,
+    NicConfig, NicReport, Packet, Payload, PeerViolation, QpConfig, RecoveryAgent, RecoveryConfig,
     RetirementMode, RetransmitCause, Side, SprayPolicy, Timestamp,
 };
 use script::*;
@@ -1299,7 +1299,7 @@ fn rec_rto_003_cpu_retransmit() {
     assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(0), Psn::new(4))));
 }
 
-/// EV-PROBE-001, EV-PROBE-002, PETH-RESP-001: a probe on an ASSUMED_BAD EV consumes no
+/// EV-PROBE-005, EV-PROBE-002, PETH-RESP-001: a probe on an ASSUMED_BAD EV consumes no
 /// PSN; its answer (SACK pr = 1, the EV reflected, m = none) is reported and brings the
 /// EV back to GOOD.
 #[test]
@@ -1680,7 +1680,8 @@ fn api_time_001_time_going_backwards_is_refused() {
     assert_eq!(r.map_err(|e| e.requirement()), Err("API-TIME-001"));
 }
 
-// =========================================================================================
+// ==================================================================================}
+
 // Endpoint operations
 // =========================================================================================
 
@@ -1756,5 +1757,44 @@ fn erth_qpn_001_qpn_2_is_reserved() {
     }
     assert_eq!(s.nic.qp_count(), 1);
     s.refuse(write(0, 0, ONLY, va(0, 0), 64).dest(2).ack_req(), "RCV-QP-001");
+    s.expect_nothing();
+}
+
+/// SND-SPRAY-005, SND-SPRAY-006, SND-SPRAY-009: window-fit sprays round robin while an EV
+/// has no round trip; once three EVs have one of 1 µs and the fourth's judged round trip
+/// (the age of its oldest transmission) is 20 µs, the window cannot cover the fourth:
+/// it is left out, and, never probed before, probed at once, right after the packet whose
+/// choice left it out.
+#[test]
+fn snd_spray_009_window_fit_probes_the_ev_it_leaves_out() {
+    let qp = QpConfig { spray: SprayPolicy::WindowFit, ..qp_config(LQP, PEER, 0, 0) };
+    let mut s = Script::with_qp(config(), qp);
+    // 131 packets; the window (128) takes PSNs 0 to 127, round robin over the four EVs.
+    s.post(wr(131 * PMTU, 0, 1));
+    for psn in 0..128u32 {
+        let (ev, _) = s.expect_data(psn, if psn == 0 { FIRST } else { MIDDLE });
+        assert_eq!(ev, EVS[psn as usize % 4], "PSN {psn}");
+    }
+    s.drop_reports();
+    s.expect_nothing();
+    // 1 µs later every packet of the first three EVs among PSNs 0 to 63 has arrived, and none
+    // of the fourth's: nothing cumulative, so the window stays full.
+    s.advance(1_000);
+    let fourth: u64 = (0..64).filter(|i| i % 4 == 3).map(|i| 1u64 << i).sum();
+    s.accept_ctrl(sack(0xFF_FFFF, 1, !fourth));
+    s.drop_reports();
+    s.expect_nothing();
+    // At 20 µs PSNs 0 to 2 are acknowledged cumulatively: three PSNs of window open. The
+    // evaluation at PSN 128 leaves the fourth EV out and queues its probe.
+    s.advance(19_000);
+    s.accept_ctrl(sack(2, 1, 0));
+    s.drop_reports();
+    let (ev, _) = s.expect_data(128, MIDDLE);
+    assert_eq!(ev, EVS[0]);
+    s.expect_probe(EVS[3]);
+    let (ev, _) = s.expect_data(129, MIDDLE);
+    assert_eq!(ev, EVS[1]);
+    let (ev, _) = s.expect_data(130, LAST);
+    assert_eq!(ev, EVS[2], "round robin over the EVs within the limit");
     s.expect_nothing();
 }

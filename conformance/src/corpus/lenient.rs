@@ -181,7 +181,7 @@ fn snd_lenient_probe() -> Scenario {
             "SETH-CC-001",
             "BTH-RTX-002",
             "EV-PROBE-002",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "SND-ACK-001",
             "CQE-SEND-001",
         ],
@@ -196,7 +196,7 @@ fn snd_lenient_probe() -> Scenario {
     r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
     inject_sack(&mut r, 3_000, 0, 0, 0, WireMark::ALWAYS_SKIP);
     inject_ack(&mut r, 3_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
-    r.checks(&["EV-PROBE-001"]);
+    r.checks(&["EV-PROBE-005"]);
     r.host(4_000, HostCommand::PostWrite(wr(1, 64, None, true)));
     // The CPU half probes the EV it was told is bad (as in snd-ev-always-skip).
     r.run_until(14_000);

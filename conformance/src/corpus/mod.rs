@@ -12,7 +12,7 @@ use openrdma_codec::{
 };
 use openrdma_sm::{
     CongestionControl, CpuCommand, EvState, HostCommand, NicConfig, NicEvent, NicReport, Packet,
-    Payload, QpConfig, Region, RetirementMode, WritePacket,
+    Payload, QpConfig, Region, RetirementMode, SprayPolicy, WritePacket,
 };
 
 use crate::device::memory;
@@ -44,9 +44,11 @@ pub type Builder = (&'static str, fn() -> Scenario);
 
 mod cq;
 mod endpoint;
+mod inference;
 mod keys;
 mod lenient;
 mod reflect;
+mod spray;
 mod wire;
 
 /// Every scenario of the corpus, in a stable order.
@@ -112,6 +114,8 @@ pub fn all() -> Vec<Builder> {
     all.extend(reflect::builders());
     all.extend(lenient::builders());
     all.extend(endpoint::builders());
+    all.extend(spray::builders());
+    all.extend(inference::builders());
     all
 }
 
@@ -306,7 +310,7 @@ fn snd_loss(name: &str, drops: &[u32]) -> Scenario {
     m.nic.retirement = RetirementMode::PerQp;
     // The device chooses its paths; the recorded acknowledgements come from the reference's
     // choices. Over paths of equal delay the peer receives in sending order whatever the
-    // choice, so its SACKs are true for any spray policy (`CONF-GEN-002`). A device may infer
+    // choice, so its SACKs are true for any spray policy (`CONF-GEN-007`). A device may infer
     // a loss later than the reference (from its own paths) or leave it to the timeout: a
     // retransmission may come up to one RTO late.
     m.tolerances.late_ns = m.recovery.rto.as_nanos() as u64 + 8_000;
@@ -626,6 +630,11 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     // Sent on an EV of the QP's profile as IPv4 carries it (CONF-CMP-017);
                     // over IPv6 ENC-EV-001 is among the IPv6 header's rules.
                     add.push("ENC-EV-002");
+                }
+                if bth.opcode.is_mrc_write() && d.ext.tseth.is_some() {
+                    // Its flags are compared and its clock must run forward
+                    // (scoreboard::order).
+                    add.extend(["SND-TS-002", "TSETH-RESV-001"]);
                 }
                 if d.ext.seth.is_some() {
                     // Every SACK the device sends is held to these (scoreboard::sacks).
@@ -1554,7 +1563,7 @@ fn snd_ev_probe(name: &str, answer: WireMark) -> Scenario {
         "EV-BAD-001",
         "EV-STATE-001",
         "SND-PATH-002",
-        "EV-PROBE-001",
+        "EV-PROBE-005",
         "REC-IF-011",
         "SND-ACK-001",
         "CQE-SEND-001",
@@ -1580,7 +1589,7 @@ fn snd_ev_probe(name: &str, answer: WireMark) -> Scenario {
         r.checks(&["EV-STATE-002", "SND-SACK-005"]);
         inject_sack(&mut r, 3_500, 0, 0, 0, WireMark::SKIP_ONCE);
     }
-    r.checks(&["EV-PROBE-001", "REC-IF-011", "SND-PATH-002"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011", "SND-PATH-002"]);
     r.host(4_000, HostCommand::PostWrite(wr(1, 64, None, true)));
     r.run_until(14_000);
     r.checks(if skip { &["EV-PROBE-003", "EV-SKIP-002"] } else { &["EV-PROBE-002"] });
@@ -2066,7 +2075,7 @@ fn snd_lost_sack() -> Scenario {
         &[
             "REC-IF-010",
             "REC-RTO-004",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "REC-IF-011",
             "SND-RTX-001",
             "SND-RTX-002",
@@ -2082,7 +2091,7 @@ fn snd_lost_sack() -> Scenario {
     post_messages(&mut r, 1_000, 1, 2 * PMTU);
     // The CPU half then probes the EV it blamed for the timeout.
     r.run_until(40_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     done(r, 60_000)
 }
 
@@ -2126,7 +2135,7 @@ fn snd_timeout_loss() -> Scenario {
             "REC-IF-010",
             "REC-RTO-004",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "SND-RTX-001",
             "SND-RTX-002",
             "BTH-RTX-001",
@@ -2142,7 +2151,7 @@ fn snd_timeout_loss() -> Scenario {
     r.checks(&["REC-IF-010", "REC-RTO-004"]);
     post_messages(&mut r, 1_000, 4, 2 * PMTU);
     r.run_until(40_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     done(r, 80_000)
 }
 
@@ -2161,7 +2170,7 @@ fn snd_dark_path() -> Scenario {
             "REC-IF-010",
             "REC-RTO-004",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "SND-RTX-001",
             "SND-RTX-002",
             "BTH-RTX-001",
@@ -2185,11 +2194,11 @@ fn snd_dark_path() -> Scenario {
     // First timeout at about 34 us, probes every 10 us from about 44 us, the second
     // timeout at about 68 us, then a probe of the second EV.
     r.run_until(40_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     r.run_until(66_000);
     r.checks(&["REC-IF-010", "REC-RTO-004"]);
     r.run_until(72_000);
-    r.checks(&["EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     done(r, 100_000)
 }
 
@@ -2214,7 +2223,7 @@ fn ret_retry_exceeded() -> Scenario {
             "SND-ERR-001",
             "REC-IF-009",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
         ],
         |m| {
             m.requires.insert(Capability::CpuSplit);
@@ -2231,9 +2240,9 @@ fn ret_retry_exceeded() -> Scenario {
     // Expiries at 3, 7, 15 and 23 us (the last exceeds the limit); probes of the EVs
     // blamed at 13 and 17 us.
     for (at, ids) in [
-        (12_000, ["EV-PROBE-001", "REC-IF-011"]),
+        (12_000, ["EV-PROBE-005", "REC-IF-011"]),
         (14_000, ["REC-IF-010", "REC-RTO-004"]),
-        (16_000, ["EV-PROBE-001", "REC-IF-011"]),
+        (16_000, ["EV-PROBE-005", "REC-IF-011"]),
     ] {
         r.run_until(at);
         r.checks(&ids);

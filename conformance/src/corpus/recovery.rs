@@ -61,7 +61,7 @@ fn device_recovery(m: &mut Manifest, retry_limit: u32, probe_interval: Duration)
 }
 
 /// A requester whose CPU half is the runner's reference agent, facing a reference peer
-/// over four paths of equal delay (`CONF-GEN-002`).
+/// over four paths of equal delay (`CONF-GEN-007`).
 fn split_paired(name: &str, description: &str, reqs: &[&str]) -> Recorder {
     let mut m = manifest(
         name,
@@ -151,7 +151,7 @@ fn rec_split_timeout() -> Scenario {
             "REC-IF-010",
             "REC-RTO-004",
             "REC-IF-011",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "SND-RTX-001",
             "SND-RTX-002",
             "BTH-RTX-001",
@@ -168,7 +168,7 @@ fn rec_split_timeout() -> Scenario {
     r.checks(&["REC-IF-002", "REC-TEST-001", "REC-RTO-004"]);
     post(&mut r, 10_000, 1, 2 * PMTU);
     r.run_until(14_000);
-    r.probe_checks(&["EV-PROBE-001", "REC-IF-011", "REC-TEST-001"]);
+    r.probe_checks(&["EV-PROBE-005", "REC-IF-011", "REC-TEST-001"]);
     done(r, 40_000)
 }
 
@@ -207,7 +207,7 @@ fn rec_split_assumed_bad() -> Scenario {
             "REC-TEST-001",
             "REC-SPLIT-001",
             "EV-BAD-001",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "EV-PROBE-002",
             "REC-IF-011",
             "SND-PATH-002",
@@ -224,7 +224,7 @@ fn rec_split_assumed_bad() -> Scenario {
     inject_ack(&mut r, 3_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     r.checks(&["SND-PATH-002"]);
     post(&mut r, 4_000, 1, 64);
-    r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-005", "REC-IF-011"]);
     r.run_until(14_000);
     r.checks(&["REC-IF-016", "EV-PROBE-002", "REC-SPLIT-001"]);
     r.inject(14_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
@@ -253,7 +253,7 @@ fn rec_split_skip_expiry() -> Scenario {
             "EV-SKIP-001",
             "EV-SKIP-002",
             "EV-BAD-001",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "EV-PROBE-003",
             "REC-IF-011",
             "SND-PATH-002",
@@ -275,7 +275,7 @@ fn rec_split_skip_expiry() -> Scenario {
     r.checks(&["REC-IF-016", "EV-BAD-001"]);
     inject_sack(&mut r, 7_500, 1, 0, 1, WireMark::ALWAYS_SKIP);
     inject_ack(&mut r, 7_500, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
-    r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-001", "REC-IF-011"]);
+    r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-005", "REC-IF-011"]);
     post(&mut r, 8_000, 2, 64);
     r.run_until(18_000);
     r.checks(&["REC-IF-016", "EV-PROBE-003", "EV-SKIP-002", "REC-SPLIT-001"]);
@@ -401,7 +401,7 @@ fn rec_device_blame() -> Scenario {
             "REC-RTO-004",
             "SND-RTX-002",
             "SND-PATH-002",
-            "EV-PROBE-001",
+            "EV-PROBE-005",
             "EV-PROBE-002",
             "SND-ACK-001",
             "CQE-SEND-001",

@@ -1,0 +1,293 @@
+//! Loss inference, retransmission and scheduling at the sender (`SND-INFER-*`, `SND-RTX-*`,
+//! `SND-SACK-006`, `SND-SCHED-001`, `SND-TS-002`).
+//!
+//! The acknowledgements are crafted so that breaking a rule changes what the device sends:
+//! a PSN that a wrong inference would retransmit arrives in the end, so that any
+//! retransmission of it is spurious (`SND-RTX-004`); a loss that a right inference finds
+//! is repaired within the scenario's short tolerance, long before a timeout could.
+//!
+//! Loss inference works on the order of transmissions per EV, and every device sprays its
+//! own way (these scenarios do not require `spray-policies`). So that what a SACK proves is
+//! the same for every device, the QPs here have a single EV where the outcome depends on
+//! the per-EV order: every transmission takes it, in the order the specification fixes,
+//! and a retransmission reuses it, as SND-RTX-002 allows when no other EV is usable.
+
+use super::*;
+
+pub(super) fn builders() -> Vec<Builder> {
+    vec![
+        ("snd-infer-coverage", snd_infer_coverage),
+        ("snd-infer-retransmitted", snd_infer_retransmitted),
+        ("snd-rtx-once", snd_rtx_once),
+        ("snd-sched-order", snd_sched_order),
+        ("snd-sack-order", snd_sack_order),
+        ("snd-no-timestamps", snd_no_timestamps),
+    ]
+}
+
+/// A SACK from the peer with any `sack_offset`: everything up to `cack` arrived, and the
+/// PSNs of `bitmap` from `cack + offset`; it answers the device's PSN `trigger`.
+fn sack_with_offset(r: &mut Recorder, at: u64, cack: u32, offset: i16, bitmap: u64, trigger: u32) {
+    r.run_until(at);
+    let ev = r.sent_ev(PEER_QP, trigger).expect("the trigger PSN was sent");
+    let mut p = sack_in(cack, bitmap, trigger, WireMark::NONE, ev);
+    if let Packet::Sack { seth, .. } = &mut p {
+        seth.sack_offset = offset;
+    }
+    r.inject(at, port_of(ev, 4), ev, &p);
+}
+
+/// A requester for these scenarios, with `evs` EVs and a PMTU of `pmtu`: a short
+/// tolerance, so that a repair left to the timeout is late, and a short SKIP and back-off.
+fn inference_recorder(
+    name: &str,
+    description: &str,
+    reqs: &[&str],
+    evs: u32,
+    pmtu: u32,
+) -> Recorder {
+    let mut r = sender_with(name, description, reqs, |m| {
+        m.nic.pmtu = pmtu;
+        m.nic.skip_hold = std::time::Duration::from_micros(10);
+        m.nic.nack_backoff = std::time::Duration::from_micros(1);
+        m.tolerances.late_ns = 500;
+    });
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, evs));
+    r
+}
+
+/// Suspects that no SACK may judge: in the gap before a bitmap's base, beyond a bitmap, and
+/// after their PSN arrived.
+fn snd_infer_coverage() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-infer-coverage",
+        "The device sends 71 packets on one EV, and every one of them arrives, but the SACKs \
+         report it in pieces. The first shows PSN 6 with its bitmap based there, the next \
+         PSN 70 likewise: the packets sent before them lie in the gap between the cumulative \
+         PSN and the bitmap's base, which reports nothing, and must not be inferred lost. \
+         The next shows PSNs 1 to 64: those suspects arrived and are dropped, and PSNs 65 to \
+         69, beyond its bitmap, with their evidence, stay unjudged. A stale SACK shows only \
+         PSN 6 again, covering PSNs 1 to 5 that are known to have arrived; a last one shows \
+         everything. Nothing is retransmitted.",
+        &[
+            "SND-INFER-002",
+            "SND-INFER-004",
+            "SND-RTX-004",
+            "SND-SACK-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        1,
+        256,
+    );
+    r.host(1_000, HostCommand::PostWrite(wr(0, 71 * 256, None, true)));
+    r.checks(&["SND-INFER-002", "SND-RTX-004"]);
+    // Everything up to PSN 0, and PSN 6 (bit 0 of a bitmap based at 6).
+    sack_with_offset(&mut r, 2_000, 0, 6, 0b1, 6);
+    // PSN 70 (bit 0 of a bitmap based at 70).
+    sack_with_offset(&mut r, 2_500, 0, 70, 0b1, 70);
+    // PSNs 1 to 64.
+    sack_with_offset(&mut r, 3_000, 0, 1, u64::MAX, 64);
+    // Stale: PSN 6 only (bit 5 of a bitmap based at 1).
+    r.checks(&["SND-INFER-004", "SND-RTX-004"]);
+    sack_with_offset(&mut r, 3_500, 0, 1, 1 << 5, 6);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 4_000, 70, 0, 70, WireMark::NONE);
+    inject_ack(&mut r, 4_000, 70, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
+}
+
+/// A retransmitted PSN's arrival is no evidence; a retransmission lost in turn is found
+/// by the next arrival on its EV.
+fn snd_infer_retransmitted() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-infer-retransmitted",
+        "One EV. A NO_RESOURCE NACK has PSN 1 retransmitted after PSN 5; a SACK then shows \
+         PSNs 0 and 1 but not PSNs 2 to 5: PSN 1 was retransmitted, so its arrival proves \
+         nothing about the packets sent before its retransmission, and nothing is \
+         retransmitted; they arrive at the next SACK. Later a NACK has PSN 6 retransmitted \
+         after PSNs 7 and 8, which gives the retransmission the EV's next per-EV sequence \
+         number; PSNs 7 to 10 arrive and PSN 6 does not, so the SACK that shows PSN 9 makes \
+         the device infer the retransmission lost and send PSN 6 a third time.",
+        &[
+            "SND-INFER-003",
+            "SND-RTX-006",
+            "SND-INFER-001",
+            "SND-RTX-001",
+            "SND-RTX-004",
+            "SND-NACK-004",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        1,
+        PMTU,
+    );
+    r.checks(&["SND-INFER-003", "SND-RTX-004"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 6 * PMTU, None, true)));
+    inject_nack(&mut r, 2_000, 1, NackReason::NO_RESOURCE);
+    inject_sack(&mut r, 3_500, 1, 0, 1, WireMark::NONE);
+    inject_sack(&mut r, 4_000, 5, 0, 5, WireMark::NONE);
+    r.checks(&["SND-RTX-006", "SND-INFER-001"]);
+    r.host(4_500, HostCommand::PostWrite(wr(1, 3 * PMTU, None, true)));
+    inject_nack(&mut r, 5_000, 6, NackReason::NO_RESOURCE);
+    r.run_until(6_500);
+    r.host(6_500, HostCommand::PostWrite(wr(2, 2 * PMTU, None, true)));
+    // PSNs 7 to 10 arrive, PSN 6 does not.
+    inject_sack(&mut r, 7_000, 5, 0b11110, 10, WireMark::NONE);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 8_000, 10, 0, 6, WireMark::NONE);
+    inject_ack(&mut r, 8_000, 10, 2, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 16_000)
+}
+
+/// Three reasons to retransmit one PSN give one retransmission.
+fn snd_rtx_once() -> Scenario {
+    let mut r = sender_with(
+        "snd-rtx-once",
+        "One EV. A NO_RESOURCE NACK queues PSN 0 for retransmission after nack_backoff \
+         (2 us). While it waits, a SACK shows PSNs 1 and 2 (an inference of PSN 0's loss) \
+         and the CPU half orders PSN 0's retransmission after a timeout: the PSN is queued \
+         already, so neither queues it again, and it is retransmitted once, when the \
+         back-off has passed.",
+        &[
+            "SND-RTX-005",
+            "SND-INFER-004",
+            "SND-NACK-004",
+            "SND-RTX-001",
+            "SND-RTX-004",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::CpuSplit);
+            m.nic.nack_backoff = std::time::Duration::from_micros(2);
+            m.tolerances.late_ns = 500;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    r.checks(&["SND-RTX-005", "SND-NACK-004"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 4 * PMTU, None, true)));
+    inject_nack(&mut r, 2_000, 0, NackReason::NO_RESOURCE);
+    // PSNs 1 and 2 arrived (bits 1 and 2 of a bitmap based at PSN 0; nothing cumulative).
+    inject_sack(&mut r, 2_500, 0xFF_FFFF, 0b110, 2, WireMark::NONE);
+    r.cpu(3_000, CpuCommand::Retransmit { qpn: Qpn::new(DUT_QP), psn: Psn::ZERO });
+    r.run_until(5_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 5_000, 3, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 5_000, 3, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 14_000)
+}
+
+/// A retransmission and new packets become due at once: the retransmission goes first.
+fn snd_sched_order() -> Scenario {
+    let mut r = sender_with(
+        "snd-sched-order",
+        "One EV, and a fixed congestion window of three PMTUs that holds back a message of \
+         seven packets after PSN 2. A SACK shows PSNs 1 and 2: the device infers PSN 0 lost, \
+         and two packets' worth of window opens; the retransmission of PSN 0 and the new \
+         PSNs 3 and 4 are due together, and the retransmission goes first, then the new \
+         packets in order. The next SACK does the same for PSN 3 and PSNs 5 and 6.",
+        &[
+            "SND-SCHED-001",
+            "SND-ORDER-001",
+            "SND-INFER-001",
+            "SND-WIN-003",
+            "SND-CC-001",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.tolerances.late_ns = 500;
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs: v4_evs(DUT_QP, 1),
+            cc: CongestionControl::FixedWindow { bytes: u64::from(3 * PMTU) },
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    r.checks(&["SND-SCHED-001", "SND-ORDER-001"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 7 * PMTU, None, true)));
+    // PSNs 1 and 2 (bits 1 and 2 of a bitmap based at PSN 0).
+    inject_sack(&mut r, 2_000, 0xFF_FFFF, 0b110, 2, WireMark::NONE);
+    // Every PSN up to 2, and PSN 4 (bit 1 of a bitmap based at PSN 3).
+    inject_sack(&mut r, 3_000, 2, 0b10, 4, WireMark::NONE);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 4_000, 6, 0, 6, WireMark::NONE);
+    inject_ack(&mut r, 4_000, 6, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
+}
+
+/// A SACK is checked before anything of it is applied, and a probe answer's mark is not a
+/// SACK mark.
+fn snd_sack_order() -> Scenario {
+    let mut r = sender_with(
+        "snd-sack-order",
+        "The QP has one EV. A SACK that claims a PSN never sent carries m = ALWAYS_SKIP, and \
+         one whose sack_offset lies beyond any window carries it too: the checks come first \
+         and discard them whole, so the EV stays GOOD. A probe answer (pr = 1) names the EV \
+         with m = SKIP_ONCE: as a probe answer it changes only an EV in ASSUMED_BAD, so the \
+         EV stays GOOD. A message sent after them goes out at once.",
+        &[
+            "SND-SACK-006",
+            "SND-SACK-003",
+            "SND-SACK-004",
+            "EV-STATE-002",
+            "SND-PATH-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Paths);
+            m.tolerances.late_ns = 500;
+        },
+    );
+    let evs = v4_evs(DUT_QP, 1);
+    let e0 = evs[0];
+    setup_evs(&mut r, 0, evs);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
+    r.run_until(2_000);
+    r.inject(2_000, 0, e0, &sack_in(5, 0, 0, WireMark::ALWAYS_SKIP, e0));
+    let mut wild = sack_in(0, 0, 0, WireMark::ALWAYS_SKIP, e0);
+    if let Packet::Sack { seth, .. } = &mut wild {
+        seth.sack_offset = 1_000;
+    }
+    r.inject(2_200, 0, e0, &wild);
+    r.inject(2_500, 0, e0, &probe_answer(0xFF_FFFF, 1, WireMark::SKIP_ONCE, e0));
+    r.checks(&["SND-SACK-006", "SND-PATH-001"]);
+    r.host(3_000, HostCommand::PostWrite(wr(1, 64, None, true)));
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 4_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 4_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
+}
+
+/// `timestamps = false`: no TSETH, `ts` clear, first transmissions and retransmissions.
+fn snd_no_timestamps() -> Scenario {
+    let mut r = sender_with(
+        "snd-no-timestamps",
+        "With timestamps disabled the device sends two messages, one of three packets, and \
+         retransmits a trimmed packet: no packet has BTH ts set or carries a TSETH.",
+        &["SND-TS-002", "TSETH-PRESENT-001", "SND-RTX-001", "SND-ACK-001", "CQE-SEND-001"],
+        |m| {
+            m.nic.timestamps = false;
+            m.tolerances.late_ns = 500;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 2));
+    r.checks(&["SND-TS-002"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 3 * PMTU, None, true)));
+    r.host(1_500, HostCommand::PostWrite(wr(1, 64, None, true)));
+    inject_nack(&mut r, 2_000, 1, NackReason::TRIMMED);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 3_000, 3, 0, 3, WireMark::NONE);
+    inject_ack(&mut r, 3_000, 3, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
+}

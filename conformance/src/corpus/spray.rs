@@ -1,0 +1,387 @@
+//! Path choice and the spray policies (`SND-PATH-*`, `SND-SPRAY-*`, `SND-RTT-002`).
+//!
+//! Every scenario here moves the QP's EVs through their states with inputs of its own —
+//! SACK marks, trims, probe answers, a controller's commands — so that the usable pool
+//! changes under the device's feet. Every device is held to the pool (`CONF-CMP-027`); the
+//! scenarios that require `spray-policies` also pin each EV to the one the QP's policy
+//! gives (`CONF-CMP-028`), and may therefore answer the device as paths of different delays
+//! would (`CONF-GEN-007`).
+
+use super::*;
+
+pub(super) fn builders() -> Vec<Builder> {
+    vec![
+        ("snd-spray-round-robin", snd_spray_round_robin),
+        ("snd-spray-fixed", snd_spray_fixed),
+        ("snd-spray-random", snd_spray_random),
+        ("snd-spray-skew-aware", snd_spray_skew_aware),
+        ("snd-spray-window-fit", snd_spray_window_fit),
+    ]
+}
+
+/// Backup EVs of the device's QP that IPv4 carries whole (`ENC-EV-002`), after the `n`
+/// primaries of [`v4_evs`].
+fn v4_backups(me: u32, n: u32, k: u32) -> Vec<u32> {
+    (0..k).map(|i| (0xC000 + (me << 4) + n + i) << 16).collect()
+}
+
+/// A requester whose QP has `primaries` and `backups` EVs and sprays by `spray`; the EV
+/// states change only as the scenario's inputs say, with a short SKIP and back-off.
+fn spray_recorder(
+    name: &str,
+    description: &str,
+    reqs: &[&str],
+    spray: SprayPolicy,
+    primaries: u32,
+    backups: u32,
+    exact: bool,
+) -> (Recorder, Vec<u32>, Vec<u32>) {
+    let r = sender_with(name, description, reqs, |m| {
+        m.requires.insert(Capability::Paths);
+        m.requires.insert(Capability::CpuSplit);
+        if exact {
+            m.requires.insert(Capability::SprayPolicies);
+        }
+        m.nic.skip_hold = std::time::Duration::from_micros(10);
+        m.nic.nack_backoff = std::time::Duration::from_micros(1);
+        m.tolerances.late_ns = 500;
+    });
+    let evs = v4_evs(DUT_QP, primaries);
+    let backup_evs = v4_backups(DUT_QP, primaries, backups);
+    let mut r = r;
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs: evs.clone(),
+            backup_evs: backup_evs.clone(),
+            spray,
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    (r, evs, backup_evs)
+}
+
+/// Marks, trims, a controller's deny and a probe answer move the pool of a QP of four
+/// primary and two backup EVs; the policy is judged at every packet.
+fn pool_changes(mut r: Recorder, e: &[u32], b: &[u32]) -> Scenario {
+    let qpn = Qpn::new(DUT_QP);
+    // PSNs 0 to 5 on the four primaries.
+    r.host(1_000, HostCommand::PostWrite(wr(0, 6 * PMTU, None, true)));
+    // A SKIP_ONCE mark for PSN 1 puts its EV in SKIP for skip_hold.
+    inject_sack(&mut r, 2_000, 0, 0, 1, WireMark::SKIP_ONCE);
+    // A trim of PSN 2 puts its EV in SKIP too, and PSN 2 is retransmitted at once on an EV
+    // of the pool other than its own.
+    inject_nack(&mut r, 2_500, 2, NackReason::TRIMMED);
+    // PSNs 6 to 9 on the two primaries left.
+    r.host(3_000, HostCommand::PostWrite(wr(1, 4 * PMTU, None, true)));
+    // ALWAYS_SKIP marks for PSNs 6 and 7 leave no primary GOOD.
+    inject_sack(&mut r, 4_000, 5, 0, 6, WireMark::ALWAYS_SKIP);
+    inject_sack(&mut r, 4_100, 5, 0b11, 7, WireMark::ALWAYS_SKIP);
+    // PSNs 10 to 12 on the backups.
+    r.host(5_000, HostCommand::PostWrite(wr(2, 3 * PMTU, None, true)));
+    // A controller denies the first backup; a NACK NO_RESOURCE for PSN 11 is retransmitted
+    // after the back-off, on the only EV left, although that is PSN 11's own.
+    r.cpu(6_000, CpuCommand::SetEvState { qpn, ev: b[0], state: EvState::Denied });
+    inject_nack(&mut r, 6_500, 11, NackReason::NO_RESOURCE);
+    r.run_until(8_000);
+    // A probe answer brings the first primary back: the backups are out of the pool again.
+    r.inject(8_000, 0, e[0], &probe_answer(9, 1, WireMark::NONE, e[0]));
+    r.host(8_500, HostCommand::PostWrite(wr(3, 2 * PMTU, None, true)));
+    // After skip_hold the two skipped EVs are GOOD again.
+    r.host(13_000, HostCommand::PostWrite(wr(4, 4 * PMTU, None, true)));
+    r.run_until(14_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 15_000, 18, 0, 18, WireMark::NONE);
+    inject_ack(&mut r, 15_000, 18, 4, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 25_000)
+}
+
+/// Round robin from a cursor shared by first transmissions and retransmissions, over a
+/// pool that marks, trims, a deny and a probe answer change.
+fn snd_spray_round_robin() -> Scenario {
+    let (mut r, e, b) = spray_recorder(
+        "snd-spray-round-robin",
+        "Round robin over four primary and two backup EVs: a SKIP_ONCE mark and a trim put \
+         two primaries in SKIP for skip_hold (the trimmed PSN goes again at once, on the \
+         next EV of the pool from the cursor); ALWAYS_SKIP marks on the other two leave only \
+         the backups; a controller denies one of them and a NO_RESOURCE NACK's PSN is \
+         retransmitted on its own EV, the only one left; a probe answer brings a primary \
+         back, and the skipped ones return after skip_hold. Every packet's EV is the one \
+         round robin gives.",
+        &[
+            "SND-SPRAY-001",
+            "SND-PATH-001",
+            "SND-RTX-002",
+            "EV-STATE-001",
+            "EV-SKIP-001",
+            "EV-SKIP-002",
+            "EV-BAD-001",
+            "EV-PROBE-002",
+            "EV-DENY-001",
+            "EV-STATE-003",
+            "SND-NACK-002",
+            "SND-NACK-004",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        SprayPolicy::RoundRobin,
+        4,
+        2,
+        true,
+    );
+    r.checks(&["SND-SPRAY-001", "SND-PATH-001"]);
+    pool_changes(r, &e, &b)
+}
+
+/// The first EV of the pool in profile order, always.
+fn snd_spray_fixed() -> Scenario {
+    let (mut r, e, _) = spray_recorder(
+        "snd-spray-fixed",
+        "The fixed policy over three primary EVs and one backup: every packet takes the \
+         first EV of the usable pool in profile order. An ALWAYS_SKIP mark moves the QP to \
+         the second EV; a trim of a packet on it sends the retransmission to the third, the \
+         first of the pool without the trimmed EV, and the QP stays there; a controller \
+         denies the third, leaving only the backup; a probe answer brings the first back, \
+         and the QP returns to it.",
+        &[
+            "SND-SPRAY-003",
+            "SND-PATH-001",
+            "SND-RTX-002",
+            "EV-STATE-001",
+            "EV-SKIP-001",
+            "EV-BAD-001",
+            "EV-PROBE-002",
+            "EV-DENY-001",
+            "EV-STATE-003",
+            "SND-NACK-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        SprayPolicy::Fixed,
+        3,
+        1,
+        true,
+    );
+    let qpn = Qpn::new(DUT_QP);
+    r.checks(&["SND-SPRAY-003", "SND-PATH-001"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 3 * PMTU, None, true)));
+    inject_sack(&mut r, 2_000, 0, 0, 0, WireMark::ALWAYS_SKIP);
+    r.host(2_500, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
+    inject_nack(&mut r, 3_000, 3, NackReason::TRIMMED);
+    r.host(3_500, HostCommand::PostWrite(wr(2, 2 * PMTU, None, true)));
+    r.cpu(4_000, CpuCommand::SetEvState { qpn, ev: e[2], state: EvState::Denied });
+    r.host(4_500, HostCommand::PostWrite(wr(3, PMTU, None, true)));
+    r.inject(5_000, 0, e[0], &probe_answer(0, 1, WireMark::NONE, e[0]));
+    r.host(5_500, HostCommand::PostWrite(wr(4, 2 * PMTU, None, true)));
+    // After skip_hold the second EV is GOOD again, but the first stays first.
+    r.host(14_000, HostCommand::PostWrite(wr(5, PMTU, None, true)));
+    r.run_until(15_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 16_000, 10, 0, 10, WireMark::NONE);
+    inject_ack(&mut r, 16_000, 10, 5, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 25_000)
+}
+
+/// Random draws are the device's own: only the pool is judged.
+fn snd_spray_random() -> Scenario {
+    let (mut r, e, b) = spray_recorder(
+        "snd-spray-random",
+        "The random policy over four primary and two backup EVs, while marks, a trim, a \
+         controller's deny and a probe answer change the usable pool as in \
+         snd-spray-round-robin. The draws are the device's own, so only the pool is judged: \
+         every packet, first transmission or retransmission, takes a GOOD primary while one \
+         is GOOD, a GOOD backup otherwise, and a retransmission not its PSN's previous EV \
+         while another is GOOD.",
+        &[
+            "SND-SPRAY-002",
+            "SND-PATH-001",
+            "SND-RTX-002",
+            "EV-STATE-001",
+            "EV-SKIP-001",
+            "EV-SKIP-002",
+            "EV-BAD-001",
+            "EV-PROBE-002",
+            "EV-DENY-001",
+            "EV-STATE-003",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        SprayPolicy::Random,
+        4,
+        2,
+        false,
+    );
+    r.checks(&["SND-SPRAY-002", "SND-PATH-001"]);
+    pool_changes(r, &e, &b)
+}
+
+/// Skew-aware spraying over three EVs whose round trips the scenario sets: 10, 33 and
+/// 47 µs.
+///
+/// Each acknowledgement reports exactly the PSNs that have "arrived" by then, a PSN on the
+/// first EV 10 µs after it was sent, on the second 33 µs and on the third 47 µs, so that
+/// every sample equals its EV's round trip and `srtt` stays put, except where the scenario
+/// means it to move. Every choice has a margin of at least 3 µs between the products it
+/// compares, several times what the tolerance lets a device's send times differ by.
+fn snd_spray_skew_aware() -> Scenario {
+    let mut r = sender_with(
+        "snd-spray-skew-aware",
+        "Skew-aware spraying over three EVs whose packets the scenario acknowledges 10, 33 \
+         and 47 us after they were sent. Until every EV has a round-trip sample the device \
+         sprays round robin; then each packet takes the EV with the least srtt x (inflight + \
+         1). A NO_RESOURCE NACK moves a packet of the second EV to the first, releasing its \
+         place there, so the next packet takes the second EV again; that packet's old \
+         transmission, now superseded, is no suspect when a later packet of the second EV \
+         arrives. A packet acknowledged 90 us late moves the first EV's srtt by a seventh of \
+         the difference, to 20 us, and the retransmitted packet, acknowledged 100 us after \
+         its retransmission, gives no sample: the last message is sprayed by those \
+         estimates.",
+        &[
+            "SND-SPRAY-004",
+            "SND-RTT-002",
+            "SND-INFER-003",
+            "SND-INFER-004",
+            "SND-RTX-006",
+            "SND-RTX-002",
+            "SND-PATH-001",
+            "SND-NACK-004",
+            "SND-SACK-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::SprayPolicies);
+            m.tolerances.late_ns = 500;
+            m.tolerances.early_ns = 500;
+            // No timeout may interfere with the 100 us wait for the retransmitted packet.
+            m.recovery.rto = std::time::Duration::from_micros(500);
+            m.recovery.rto_max = std::time::Duration::from_micros(500);
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs: v4_evs(DUT_QP, 3),
+            spray: SprayPolicy::SkewAware,
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    let none = WireMark::NONE;
+    r.checks(&["SND-SPRAY-004"]);
+    // Round robin while an EV has no sample: PSNs 0, 1, 2 on the three EVs.
+    r.host(1_000, HostCommand::PostWrite(wr(0, 3 * PMTU, None, true)));
+    r.checks(&["SND-SPRAY-004", "SND-RTT-002"]);
+    inject_sack(&mut r, 11_000, 0, 0, 0, none);
+    inject_sack(&mut r, 34_000, 1, 0, 1, none);
+    // The third EV has no sample yet: PSN 3 still goes round robin, to the first.
+    r.host(35_000, HostCommand::PostWrite(wr(1, PMTU, None, true)));
+    inject_sack(&mut r, 45_000, 1, 0b10, 3, none);
+    inject_sack(&mut r, 48_000, 3, 0, 2, none);
+    // Every EV measured, nothing in flight: PSNs 4 to 9 go A A A B A C.
+    r.host(49_000, HostCommand::PostWrite(wr(2, 6 * PMTU, None, true)));
+    // PSN 7, on the second EV, is retransmitted on the first after the back-off.
+    r.checks(&["SND-NACK-004", "SND-RTX-002"]);
+    inject_nack(&mut r, 49_500, 7, NackReason::NO_RESOURCE);
+    r.run_until(52_000);
+    // The retransmission released the second EV's place (SND-RTX-006): PSN 10 goes there.
+    r.checks(&["SND-RTX-006", "SND-SPRAY-004"]);
+    r.host(52_000, HostCommand::PostWrite(wr(3, PMTU, None, true)));
+    r.checks(&["SND-INFER-004", "SND-SPRAY-004"]);
+    inject_sack(&mut r, 59_000, 6, 0, 6, none);
+    // PSN 10 arrives on the second EV: PSN 7's first transmission there was superseded.
+    inject_sack(&mut r, 85_000, 6, 0b1000, 10, none);
+    inject_sack(&mut r, 96_000, 6, 0b1100, 9, none);
+    // PSN 8, on the first EV, 90 us late: srtt (7 x 10 + 90) / 8 = 20 us.
+    inject_sack(&mut r, 139_000, 6, 0b1110, 8, none);
+    // The retransmitted PSN 7 arrives: no sample (SND-INFER-003, SND-RTT-002).
+    inject_sack(&mut r, 151_500, 10, 0, 7, none);
+    // srtt 20, 33 and 47 us, nothing in flight: PSNs 11 to 16 go A B A C A B.
+    r.checks(&["SND-RTT-002", "SND-INFER-003", "SND-SPRAY-004"]);
+    r.host(152_500, HostCommand::PostWrite(wr(4, 6 * PMTU, None, true)));
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 200_000, 16, 0, 16, none);
+    inject_ack(&mut r, 200_000, 16, 4, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 210_000)
+}
+
+/// Window-fit spraying to a reference peer over three fast paths and a slow one.
+///
+/// The device posts a message of eight packets every 320 ns. The paths take 0.5 µs one way, the
+/// fourth 10 µs, and the peer acknowledges every packet at once (`sack_coalesce` 1), so
+/// that the round trips are set by the paths and the window alone. The window fills
+/// before the fourth path's first packet is acknowledged, holding the QP back, and the
+/// evaluation at the first packet after that acknowledgement finds the fourth path far
+/// slower than the window can cover at the rate the QP sent: it leaves the path out and
+/// probes it. Every decision compares round trips at least 8 % apart, against the 6.7 % of
+/// the rule, and does not depend on the device's own pace: the QP sends when it is told
+/// to, or when an acknowledgement opens the window.
+fn snd_spray_window_fit() -> Scenario {
+    let mut m = manifest(
+        "snd-spray-window-fit",
+        "Window-fit spraying over four EVs to a reference peer, over IPv6 paths of 0.5 us \
+         one way for three EVs and 10 us for the fourth, a message of eight packets every \
+         320 ns. \
+         Until their round trips are known the device sprays round robin over all four; \
+         the window fills and holds it back until the fourth EV's first packet is \
+         acknowledged; the evaluation at the next packet leaves the fourth EV out (the three \
+         others carry more than the window lets four carry) and probes it, right after that \
+         packet. After a pause of 23 us, which the estimate of the QP's sending rate \
+         counts, the three fast EVs alone no longer carry more than the window allows four: \
+         the fourth EV is used again.",
+        &[
+            "SND-SPRAY-005",
+            "SND-SPRAY-006",
+            "SND-SPRAY-007",
+            "SND-SPRAY-009",
+            "EV-PROBE-005",
+            "SND-SCHED-001",
+            "SND-WIN-001",
+            "SND-PATH-001",
+        ],
+        &[Capability::Requester, Capability::Ipv6, Capability::Paths, Capability::SprayPolicies],
+    );
+    m.link = v6_link();
+    m.nic.retirement = RetirementMode::PerQp;
+    m.nic.pmtu = 256;
+    m.nic.sack_coalesce = 1;
+    m.nic.ack_coalesce = 8;
+    m.tolerances.late_ns = 500;
+    m.tolerances.early_ns = 500;
+    // No timeout may interfere with the fourth path's round trip.
+    m.recovery.rto = std::time::Duration::from_micros(500);
+    m.recovery.rto_max = std::time::Duration::from_micros(500);
+    let mut r = Recorder::new(m);
+    r.paths([500, 500, 500, 10_000].iter().map(|&delay| Path { delay, dark: None }).collect());
+    r.with_peer();
+    // Four EVs on the four paths (the path of an EV is its value modulo 4).
+    let evs: Vec<u32> =
+        (0..4u32).map(|i| (0xC000 + (DUT_QP << 4) + i) << 16 | (i * 0x111)).collect();
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs,
+            spray: SprayPolicy::WindowFit,
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    r.peer_host(0, HostCommand::RegisterRegion(region()));
+    r.peer_host(0, HostCommand::CreateQp(qp(PEER_QP, DUT_QP, 0)));
+    r.checks(&["SND-SPRAY-005", "SND-SPRAY-006"]);
+    for k in 0..19u32 {
+        r.host(1_000 + u64::from(k) * 320, HostCommand::PostWrite(wr(k, 8 * 256, None, false)));
+    }
+    r.run_until(21_500);
+    r.checks(&["SND-SPRAY-006", "SND-SPRAY-009", "SND-SCHED-001"]);
+    r.run_until(44_000);
+    r.checks(&["SND-SPRAY-007", "SND-SPRAY-006"]);
+    for k in 0..3u32 {
+        r.host(
+            45_000 + u64::from(k) * 800,
+            HostCommand::PostWrite(wr(19 + k, 8 * 256, None, false)),
+        );
+    }
+    done(r, 80_000)
+}

@@ -1,0 +1,608 @@
+//! Path choice: the EVs a sending device puts its data packets on (`CONF-CMP-027`,
+//! `CONF-CMP-028`).
+//!
+//! A device's paths are its own choice (its spray policy need not be the reference's), but
+//! every choice obeys the usable pool of `SND-PATH-001`: an EV of the QP's profile, in
+//! state GOOD, a backup only when no primary is GOOD, and, for a retransmission, not the EV
+//! of the PSN's previous transmission while another is GOOD (`SND-RTX-002`). The scoreboard
+//! cannot ask the device what state its EVs are in; it follows them through the inputs the
+//! scenario itself gives, by the transitions of sender table 4: `set_ev_state` commands,
+//! SACK marks (`EV-SKIP-001`, `EV-BAD-001`), probe answers (`EV-PROBE-002`,
+//! `EV-PROBE-003`), NACK TRIMMED (`EV-SKIP-001`) and the end of a SKIP after `skip_hold`
+//! (`EV-SKIP-002`).
+//!
+//! Whether an input moved an EV sometimes depends on the device's own timing: an input at
+//! the very time of a packet may come before or after it; a SACK is discarded whole when it
+//! claims a PSN the device has not sent yet (`SND-SACK-003`), which a device slower than the
+//! reference may not have; a trim moves the EV of a PSN only if nothing acknowledged the
+//! PSN. In every such case the tracker keeps each state the EV may be in ([`Possible`]),
+//! and judges a packet only when none of them allows it. So a correct device is never
+//! failed for a state it did not have to be in, whatever its timing.
+//!
+//! In a scenario that requires `spray-policies` the device's EVs must be the recorded ones,
+//! exactly ([`judge_exact`]).
+
+use std::collections::HashMap;
+
+use openrdma_codec::frame::decode;
+use openrdma_codec::{Opcode, Psn};
+use openrdma_sm::{CpuCommand, EvState, HostCommand, SprayPolicy};
+
+use super::{Divergence, Frame, Kind, render_frame, req_of};
+use crate::device::{Input, TimedInput};
+use crate::scenario::{Body, Capability, Record, Scenario};
+
+/// Every state an EV may be in, as far as the scenario's inputs tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Possible {
+    good: bool,
+    bad: bool,
+    denied: bool,
+    /// SKIP, entered at each of these times.
+    skip: Vec<u64>,
+}
+
+/// A change of EV state that an input causes (sender table 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// A SACK mark SKIP_ONCE or a NACK TRIMMED: GOOD → SKIP (`EV-SKIP-001`).
+    Skip,
+    /// A SACK mark ALWAYS_SKIP: GOOD or SKIP → ASSUMED_BAD (`EV-BAD-001`).
+    AlwaysSkip,
+    /// A probe answered with no mark: ASSUMED_BAD → GOOD (`EV-PROBE-002`).
+    ProbeGood,
+    /// A probe answered with a skip mark: ASSUMED_BAD → SKIP (`EV-PROBE-003`).
+    ProbeSkip,
+    /// A `set_ev_state` command, applied as given (`EV-STATE-003`).
+    Set(EvState),
+}
+
+impl Possible {
+    fn good() -> Possible {
+        Possible { good: true, ..Possible::default() }
+    }
+
+    /// Lets time run to `t`: a SKIP entered `hold` ns or more before is GOOD by then
+    /// (`EV-SKIP-002`); one that ends exactly at `t` may not have ended yet for an output
+    /// at `t`, so both states are kept.
+    fn settle(&mut self, t: u64, hold: u64) {
+        let mut ended = false;
+        self.skip.retain(|&since| {
+            let end = since.saturating_add(hold);
+            ended |= end <= t;
+            end >= t
+        });
+        self.good |= ended;
+    }
+
+    /// The states after `c` at time `t`, from every state this may be.
+    fn after(&self, c: Change, t: u64) -> Possible {
+        let mut out = Possible::default();
+        let put = |s: EvState, since: u64, out: &mut Possible| match s {
+            EvState::Good => out.good = true,
+            EvState::Skip => {
+                if !out.skip.contains(&since) {
+                    out.skip.push(since);
+                }
+            }
+            EvState::AssumedBad => out.bad = true,
+            EvState::Denied => out.denied = true,
+        };
+        let from = self
+            .skip
+            .iter()
+            .map(|&since| (EvState::Skip, since))
+            .chain(self.good.then_some((EvState::Good, 0)))
+            .chain(self.bad.then_some((EvState::AssumedBad, 0)))
+            .chain(self.denied.then_some((EvState::Denied, 0)));
+        for (state, since) in from {
+            let (to, at) = match (c, state) {
+                (Change::Set(s), _) => (s, t),
+                (_, EvState::Denied) => (EvState::Denied, 0),
+                (Change::Skip, EvState::Good) => (EvState::Skip, t),
+                (Change::AlwaysSkip, EvState::Good | EvState::Skip) => (EvState::AssumedBad, 0),
+                (Change::ProbeGood, EvState::AssumedBad) => (EvState::Good, 0),
+                (Change::ProbeSkip, EvState::AssumedBad) => (EvState::Skip, t),
+                (_, s) => (s, since),
+            };
+            put(to, at, &mut out);
+        }
+        out
+    }
+
+    fn union(&mut self, o: &Possible) {
+        self.good |= o.good;
+        self.bad |= o.bad;
+        self.denied |= o.denied;
+        for s in &o.skip {
+            if !self.skip.contains(s) {
+                self.skip.push(*s);
+            }
+        }
+    }
+
+    /// Whether the EV may be GOOD (after [`Possible::settle`]).
+    fn may_be_good(&self) -> bool {
+        self.good
+    }
+
+    /// Whether the EV is GOOD whatever the device's timing (after [`Possible::settle`]).
+    fn surely_good(&self) -> bool {
+        self.good && !self.bad && !self.denied && self.skip.is_empty()
+    }
+}
+
+/// One EV of a QP's profile.
+#[derive(Debug, Clone)]
+struct Slot {
+    ev: u32,
+    /// The EV as a frame carries it (`ENC-EV-001`, `ENC-EV-002`).
+    wire: u32,
+    backup: bool,
+    state: Possible,
+}
+
+/// A sending QP of the device: its profile and policy.
+#[derive(Debug, Clone)]
+struct Qp {
+    initial_psn: u32,
+    slots: Vec<Slot>,
+}
+
+/// An input that changes an EV: when, which QP (by the peer QPN its packets carry), which
+/// slots (by the EV the input names), what, and whether it surely happened.
+#[derive(Debug, Clone)]
+struct Event {
+    at: u64,
+    peer: u32,
+    evs: Vec<u32>,
+    change: Change,
+    sure: bool,
+}
+
+/// A data packet the device sent.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    at: u64,
+    psn: u32,
+    rtx: bool,
+    wire: u32,
+    msn: Option<u16>,
+}
+
+/// What the scenario's acknowledgements claimed by time `at`, per QP: a SACK's
+/// cumulative PSN and bitmap, or a transport ACK's MSN.
+#[derive(Debug, Clone, Copy)]
+enum Claim {
+    Sack { cack: Psn, base: Psn, bitmap: u64 },
+    Ack { msn: u16 },
+}
+
+/// The device's data packets per peer QPN, in the order it sent them.
+fn sent_by_qp(obs: &[Frame]) -> HashMap<u32, Vec<Sent>> {
+    let mut out: HashMap<u32, Vec<Sent>> = HashMap::new();
+    for f in obs {
+        if let Kind::Data { qp, psn, rtx } = f.kind {
+            let msn = decode(&f.bytes).ext.meth.map(|m| m.msn);
+            out.entry(qp).or_default().push(Sent { at: f.at, psn, rtx, wire: f.ev, msn });
+        }
+    }
+    out
+}
+
+/// Whether the device surely had, may have had, or surely had not sent `psn` for the first
+/// time when an input came at `at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    Yes,
+    Maybe,
+    No,
+}
+
+fn first_sent(sent: &[Sent], initial: u32, psn: Psn, at: u64) -> Known {
+    // The highest PSN sent before `at`, and by `at` (an output at `at` may come before or
+    // after the input); a PSN at or before it was sent, or is older than any (stale).
+    let highest = |until: &dyn Fn(u64) -> bool| {
+        sent.iter()
+            .filter(|s| !s.rtx && until(s.at))
+            .map(|s| Psn::new(s.psn))
+            .fold(Psn::new(initial).sub(1), |hi, p| if p.is_after(hi) { p } else { hi })
+    };
+    if !psn.is_after(highest(&|t| t < at)) {
+        Known::Yes
+    } else if !psn.is_after(highest(&|t| t <= at)) {
+        Known::Maybe
+    } else {
+        Known::No
+    }
+}
+
+/// Whether a SACK passes the checks of `SND-SACK-003` and `SND-SACK-004` at the device:
+/// `Some(true)` surely, `Some(false)` surely not, `None` when the device's timing decides.
+fn sack_valid(
+    seth: &openrdma_codec::SethRepr,
+    sent: &[Sent],
+    initial: u32,
+    window: u32,
+    at: u64,
+) -> Option<bool> {
+    if i32::from(seth.sack_offset).unsigned_abs() > window + 64 {
+        return Some(false);
+    }
+    let base = seth.cack_psn.offset(i32::from(seth.sack_offset));
+    let claims = std::iter::once(seth.cack_psn)
+        .chain((0..64).filter(|i| seth.sack_bitmap >> i & 1 == 1).map(|i| base.add(i)));
+    let mut sure = true;
+    for p in claims {
+        match first_sent(sent, initial, p, at) {
+            Known::Yes => {}
+            Known::Maybe => sure = false,
+            Known::No => return Some(false),
+        }
+    }
+    sure.then_some(true)
+}
+
+/// Follows the EVs of every sending QP through the scenario's inputs and judges every data
+/// packet of the device by them (`CONF-CMP-027`).
+pub(super) fn judge(
+    scenario: &Scenario,
+    injected: &[TimedInput],
+    obs: &[Frame],
+    div: &mut Vec<Divergence>,
+) {
+    let m = &scenario.manifest;
+    let hold = m.nic.skip_hold.as_nanos() as u64;
+    let window = m.nic.window();
+    let ipv4 = !m.link.is_ipv6();
+    let wire_of = |ev: u32| if ipv4 { ev & 0xFFFF_0000 } else { ev };
+    // The device's QPs by the peer QPN their packets carry, and its QPNs.
+    let mut qps: HashMap<u32, Qp> = HashMap::new();
+    let mut peer_of: HashMap<u32, u32> = HashMap::new();
+    for i in injected {
+        if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+            let slot = |ev: &u32, backup| Slot {
+                ev: *ev,
+                wire: wire_of(*ev),
+                backup,
+                state: Possible::good(),
+            };
+            let mut slots: Vec<Slot> = q.evs.iter().map(|e| slot(e, false)).collect();
+            slots.extend(q.backup_evs.iter().map(|e| slot(e, true)));
+            qps.insert(q.peer_qpn.value(), Qp { initial_psn: q.initial_psn, slots });
+            peer_of.insert(q.qpn.value(), q.peer_qpn.value());
+        }
+    }
+    if qps.is_empty() {
+        return;
+    }
+    let sent = sent_by_qp(obs);
+    let none: Vec<Sent> = Vec::new();
+    let sent_of = |peer: u32| sent.get(&peer).unwrap_or(&none);
+
+    // What the scenario's acknowledgements claimed, and the EV changes its inputs cause.
+    let mut claims: HashMap<u32, Vec<(u64, Claim)>> = HashMap::new();
+    let mut events: Vec<Event> = Vec::new();
+    let mut injected: Vec<&TimedInput> = injected.iter().collect();
+    injected.sort_by_key(|i| i.at);
+    for i in injected {
+        let at = i.at.0;
+        match &i.input {
+            Input::Cpu { command: CpuCommand::SetEvState { qpn, ev, state } } => {
+                if let Some(&peer) = peer_of.get(&qpn.value()) {
+                    events.push(Event {
+                        at,
+                        peer,
+                        evs: vec![*ev],
+                        change: Change::Set(*state),
+                        sure: true,
+                    });
+                }
+            }
+            Input::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                let Some(bth) = d.bth.filter(|_| d.error.is_none()) else { continue };
+                let Some(&peer) = peer_of.get(&bth.dest_qp.value()) else { continue };
+                let Some(qp) = qps.get(&peer) else { continue };
+                let sent = sent_of(peer);
+                if let (Opcode::MRC_SACK, Some(seth)) = (bth.opcode, &d.ext.seth) {
+                    claims.entry(peer).or_default().push((
+                        at,
+                        Claim::Sack {
+                            cack: seth.cack_psn,
+                            base: seth.bitmap_base(),
+                            bitmap: seth.sack_bitmap,
+                        },
+                    ));
+                    let valid = sack_valid(seth, sent, qp.initial_psn, window, at);
+                    if valid == Some(false) {
+                        continue; // discarded whole (SND-SACK-003, SND-SACK-004)
+                    }
+                    let change = match (seth.pr, seth.m.0 & 3) {
+                        (true, 1 | 2) => Change::ProbeSkip,
+                        (true, _) => Change::ProbeGood,
+                        (false, 1) => Change::Skip,
+                        (false, 2) => Change::AlwaysSkip,
+                        (false, _) => continue,
+                    };
+                    // The runner names the EV the device used for the trigger PSN
+                    // (CONF-MAP-002); a capture judged offline may carry the recorded one.
+                    let mut evs = vec![seth.entropy];
+                    let mut sure = valid == Some(true);
+                    if !seth.pr {
+                        let trigger = seth.ack_psn().value();
+                        let used = sent.iter().rev().find(|s| s.at <= at && s.psn == trigger);
+                        if let Some(s) = used.filter(|s| s.wire != wire_of(seth.entropy)) {
+                            evs.extend(qp.slots.iter().filter(|x| x.wire == s.wire).map(|x| x.ev));
+                            sure = false;
+                        }
+                    }
+                    events.push(Event { at, peer, evs, change, sure });
+                } else if let (Opcode::MRC_NACK, Some(neth)) = (bth.opcode, &d.ext.neth) {
+                    if !neth.reason.is_trim() {
+                        continue; // no EV changes for any other reason (SND-NACK-003)
+                    }
+                    let psn = neth.nack_psn.value();
+                    let before: Vec<&Sent> =
+                        sent.iter().filter(|s| s.psn == psn && s.at < at).collect();
+                    let now: Vec<&Sent> =
+                        sent.iter().filter(|s| s.psn == psn && s.at == at).collect();
+                    let wires: Vec<u32> =
+                        before.last().into_iter().chain(&now).map(|s| s.wire).collect();
+                    if wires.is_empty() {
+                        continue; // never sent: discarded (SND-NACK-001)
+                    }
+                    let msn = before.iter().chain(&now).find_map(|s| s.msn);
+                    let acked = claims.get(&peer).is_some_and(|c| {
+                        c.iter().any(|(t, c)| *t <= at && claims_psn(c, neth.nack_psn, msn))
+                    });
+                    let evs: Vec<u32> =
+                        qp.slots.iter().filter(|x| wires.contains(&x.wire)).map(|x| x.ev).collect();
+                    let sure = !acked && now.is_empty() && evs.len() == 1;
+                    events.push(Event { at, peer, evs, change: Change::Skip, sure });
+                } else if let (Opcode::MRC_ACKNOWLEDGE, Some(aeth)) = (bth.opcode, &d.ext.aeth) {
+                    let msn = (aeth.msn & 0xFFFF) as u16;
+                    claims.entry(peer).or_default().push((at, Claim::Ack { msn }));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // Every data packet, in time order, against the states the events before it (and
+    // perhaps those at its time) gave the EVs.
+    let mut packets: Vec<&Frame> =
+        obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
+    packets.sort_by_key(|f| f.at);
+    let mut next = 0;
+    let mut last_wire: HashMap<(u32, u32), u32> = HashMap::new();
+    for f in packets {
+        let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
+        let t = f.at;
+        while next < events.len() && events[next].at < t {
+            apply(&mut qps, &events[next], hold);
+            next += 1;
+        }
+        let prev = last_wire.insert((peer, psn), f.ev);
+        let Some(qp) = qps.get(&peer) else { continue };
+        // The states at `t`: before the inputs at `t`, or after them.
+        let mut after: HashMap<u32, Qp> = HashMap::from([(peer, qp.clone())]);
+        for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
+            apply(&mut after, e, hold);
+        }
+        let states: Vec<(&Slot, Possible)> = qp
+            .slots
+            .iter()
+            .zip(&after[&peer].slots)
+            .map(|(s, a)| {
+                let mut p = s.state.clone();
+                p.settle(t, hold);
+                let mut q = a.state.clone();
+                q.settle(t, hold);
+                p.union(&q);
+                (s, p)
+            })
+            .collect();
+        let mine: Vec<&(&Slot, Possible)> = states.iter().filter(|(s, _)| s.wire == f.ev).collect();
+        let report = |requirement: &str, what: String| Divergence {
+            at: t,
+            requirement: requirement.into(),
+            what,
+            expected: None,
+            actual: Some(render_frame(&f.bytes)),
+            fields: vec![],
+            should_only: false,
+        };
+        if mine.is_empty() {
+            div.push(report(
+                "SND-PATH-001",
+                format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
+            ));
+            continue;
+        }
+        if !mine.iter().any(|(_, p)| p.may_be_good()) {
+            let any = states.iter().any(|(_, p)| p.may_be_good());
+            div.push(if any {
+                report(
+                    "SND-PATH-001",
+                    format!("a data packet on EV {:#x}, which the scenario made unusable", f.ev),
+                )
+            } else {
+                report(
+                    "SND-PATH-002",
+                    format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
+                )
+            });
+            continue;
+        }
+        let avoided = if rtx { prev } else { None };
+        if mine.iter().all(|(s, _)| s.backup) {
+            let primary = states
+                .iter()
+                .find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
+            if let Some((s, _)) = primary {
+                div.push(report(
+                    "SND-PATH-001",
+                    format!(
+                        "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
+                        f.ev, s.ev
+                    ),
+                ));
+                continue;
+            }
+        }
+        if rtx && prev == Some(f.ev) {
+            let claimed = claims.get(&peer).is_some_and(|c| {
+                c.iter().any(|(at, c)| {
+                    *at <= t
+                        && matches!(c, Claim::Sack { .. })
+                        && claims_psn(c, Psn::new(psn), None)
+                })
+            });
+            let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
+            if let (false, Some((s, _))) = (claimed, other) {
+                div.push(report(
+                    "SND-RTX-002",
+                    format!(
+                        "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
+                        f.ev, s.ev
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// Applies one event to the QP it concerns.
+fn apply(qps: &mut HashMap<u32, Qp>, e: &Event, hold: u64) {
+    let Some(qp) = qps.get_mut(&e.peer) else { return };
+    for s in qp.slots.iter_mut().filter(|s| e.evs.contains(&s.ev)) {
+        s.state.settle(e.at, hold);
+        let after = s.state.after(e.change, e.at);
+        if e.sure {
+            s.state = after;
+        } else {
+            s.state.union(&after);
+        }
+    }
+}
+
+/// Whether an acknowledgement claims `psn` (whose message, when known, is `msn`).
+fn claims_psn(c: &Claim, psn: Psn, msn: Option<u16>) -> bool {
+    match *c {
+        Claim::Sack { cack, base, bitmap } => {
+            !psn.is_after(cack)
+                || (psn.in_window(base, 64) && bitmap >> psn.forward_from(base) & 1 == 1)
+        }
+        // Without the message of the PSN, any transport ACK may have covered it.
+        Claim::Ack { msn: acked } => msn.is_none_or(|m| (acked.wrapping_sub(m) as i16) >= 0),
+    }
+}
+
+/// The requirement a QP's spray policy is judged under (`CONF-CMP-028`), or `None` for
+/// `random`, whose EVs only [`judge`] judges.
+fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
+    match spray {
+        SprayPolicy::Random => None,
+        SprayPolicy::WindowFit if probe => Some("SND-SPRAY-009"),
+        _ if probe => Some("EV-PROBE-005"),
+        SprayPolicy::RoundRobin => Some("SND-SPRAY-001"),
+        SprayPolicy::Fixed => Some("SND-SPRAY-003"),
+        SprayPolicy::SkewAware => Some("SND-SPRAY-004"),
+        SprayPolicy::WindowFit => Some("SND-SPRAY-005"),
+    }
+}
+
+/// In a scenario that requires `spray-policies`, every data packet and probe must carry the
+/// EV of the record it matches (`CONF-CMP-028`).
+pub(super) fn judge_exact(
+    scenario: &Scenario,
+    exp: &[(&Record, Frame)],
+    obs: &[Frame],
+    matches: &[(usize, usize)],
+    div: &mut Vec<Divergence>,
+) {
+    if !scenario.manifest.requires.contains(&Capability::SprayPolicies) {
+        return;
+    }
+    let spray: HashMap<u32, SprayPolicy> = scenario
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.peer_qpn.value(), q.spray)),
+            _ => None,
+        })
+        .collect();
+    for &(e, o) in matches {
+        let (rec, ef) = (&exp[e].0, &exp[e].1);
+        let of = &obs[o];
+        let (qp, probe) = match ef.kind {
+            Kind::Data { qp, .. } => (qp, false),
+            Kind::Probe { qp } => (qp, true),
+            _ => continue,
+        };
+        let Some(req) = spray.get(&qp).and_then(|&s| policy_requirement(s, probe)) else {
+            continue;
+        };
+        if ef.ev != of.ev {
+            div.push(Divergence {
+                at: of.at,
+                requirement: req_of(rec, req),
+                what: format!(
+                    "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
+                    of.ev, ef.ev
+                ),
+                expected: Some(render_frame(&ef.bytes)),
+                actual: Some(render_frame(&of.bytes)),
+                fields: vec![super::FieldDiff {
+                    field: "entropy".into(),
+                    expected: format!("{:#x}", ef.ev),
+                    actual: format!("{:#x}", of.ev),
+                }],
+                should_only: false,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_ends_after_the_hold_and_is_both_at_its_end() {
+        let mut p = Possible::good().after(Change::Skip, 100);
+        assert_eq!(p.skip, vec![100]);
+        let mut at_end = p.clone();
+        at_end.settle(150, 50);
+        assert!(at_end.may_be_good() && !at_end.surely_good());
+        p.settle(151, 50);
+        assert!(p.surely_good());
+    }
+
+    #[test]
+    fn denied_leaves_only_by_a_command() {
+        let d = Possible::good().after(Change::Set(EvState::Denied), 0);
+        for c in [Change::Skip, Change::AlwaysSkip, Change::ProbeGood, Change::ProbeSkip] {
+            assert_eq!(d.after(c, 10), d, "{c:?}");
+        }
+        assert!(d.after(Change::Set(EvState::Good), 10).surely_good());
+    }
+
+    #[test]
+    fn a_probe_answer_ends_assumed_bad_only() {
+        let bad = Possible::good().after(Change::AlwaysSkip, 0);
+        assert!(!bad.may_be_good());
+        assert!(bad.after(Change::ProbeGood, 5).surely_good());
+        assert_eq!(bad.after(Change::ProbeSkip, 5).skip, vec![5]);
+        // A probe answer for a GOOD EV changes nothing, whatever its mark.
+        assert!(Possible::good().after(Change::ProbeSkip, 5).surely_good());
+    }
+
+    #[test]
+    fn an_uncertain_change_keeps_both_states() {
+        let mut p = Possible::good();
+        p.union(&p.after(Change::AlwaysSkip, 0));
+        assert!(p.may_be_good() && !p.surely_good());
+    }
+}

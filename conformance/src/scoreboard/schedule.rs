@@ -1,0 +1,134 @@
+//! Order within a QP's output: the priorities of sender section 4.4 (`CONF-CMP-029`) and a
+//! timestamp clock that runs forward (`CONF-CMP-030`).
+//!
+//! Data packets and probes are matched by key, each within a time window, so a device that
+//! sends the right packets in the wrong order would pass the matching. Where the
+//! specification fixes the order — a probe before a resend before a retransmission before a
+//! new packet (`SND-SCHED-001`), retransmissions in queue order (`SND-SCHED-003`), new
+//! packets in PSN order (`SND-ORDER-001`) — the scoreboard holds the device to the order of
+//! the expected records that the reference sent together: at one time, in answer to one
+//! input (no inject record between them), when the device too sent them at one time. A
+//! device that sends them at different times did not have them all to choose from at once,
+//! and its order tells nothing.
+
+use std::collections::HashMap;
+
+use openrdma_codec::frame::decode;
+
+use super::{Divergence, Frame, Kind, render_frame, req_of};
+use crate::scenario::{Direction, Record, Scenario};
+
+/// The requirement that fixes the order of two packets of one QP.
+fn order_requirement(first: &Kind, second: &Kind) -> &'static str {
+    match (first, second) {
+        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001",
+        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003",
+        _ => "SND-SCHED-001",
+    }
+}
+
+/// The QP a keyed packet belongs to.
+fn qp_of(k: &Kind) -> Option<u32> {
+    match *k {
+        Kind::Data { qp, .. } | Kind::Probe { qp } => Some(qp),
+        _ => None,
+    }
+}
+
+/// Expected data packets and probes of one QP recorded together must come in their
+/// recorded order when the device sends them at one time (`CONF-CMP-029`).
+pub(super) fn judge_order(
+    scenario: &Scenario,
+    exp: &[(&Record, Frame)],
+    obs: &[Frame],
+    matches: &[(usize, usize)],
+    div: &mut Vec<Divergence>,
+) {
+    // The group of every expect record: a new one at each inject record and each new time.
+    let mut group_of: HashMap<*const Record, usize> = HashMap::new();
+    let (mut group, mut last_at) = (0usize, None);
+    for r in &scenario.records {
+        if r.dir == Direction::Inject || last_at != Some(r.at) {
+            group += 1;
+        }
+        last_at = Some(r.at);
+        if r.dir == Direction::Expect {
+            group_of.insert(r as *const Record, group);
+        }
+    }
+    // Matched keyed packets per (group, QP), in record order.
+    let mut groups: HashMap<(usize, u32), Vec<(usize, usize)>> = HashMap::new();
+    for &(e, o) in matches {
+        let (rec, ef) = (&exp[e].0, &exp[e].1);
+        let (Some(qp), Some(&g)) = (qp_of(&ef.kind), group_of.get(&(*rec as *const Record))) else {
+            continue;
+        };
+        groups.entry((g, qp)).or_default().push((e, o));
+    }
+    let mut keys: Vec<(usize, u32)> = groups.keys().copied().collect();
+    keys.sort_unstable();
+    for key in keys {
+        let members = &groups[&key];
+        'group: for (i, &(ea, oa)) in members.iter().enumerate() {
+            for &(eb, ob) in &members[i + 1..] {
+                // `a` is recorded before `b`; the device sent `b` first, at the same time.
+                if ob > oa || obs[oa].at != obs[ob].at {
+                    continue;
+                }
+                let (ka, kb) = (&exp[ea].1.kind, &exp[eb].1.kind);
+                // The choice of a data packet may be what queued the probe after it
+                // (SND-SPRAY-009): a probe may come first.
+                if matches!(ka, Kind::Data { .. }) && matches!(kb, Kind::Probe { .. }) {
+                    continue;
+                }
+                let rec = exp[eb].0;
+                div.push(Divergence {
+                    at: obs[ob].at,
+                    requirement: req_of(rec, order_requirement(ka, kb)),
+                    what: format!(
+                        "sent before a packet of the same QP that the scenario expects before \
+                         it, at the same time ({})",
+                        render_frame(&exp[ea].1.bytes)
+                    ),
+                    expected: Some(render_frame(&exp[eb].1.bytes)),
+                    actual: Some(render_frame(&obs[ob].bytes)),
+                    fields: vec![],
+                    should_only: false,
+                });
+                break 'group;
+            }
+        }
+    }
+}
+
+/// Two consecutive timestamps of a QP's data packets sent less than this far apart must not
+/// run backwards: a clock whose unit is 1 ns or longer (`SND-TS-002`) advances less than
+/// 2^15 in that time.
+const CLOCK_SPAN_NS: u64 = 1 << 15;
+
+/// The TSETH `tx_timestamp`s of each QP's data packets run forward (`CONF-CMP-030`).
+pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
+    let mut last: HashMap<u32, (u64, u16)> = HashMap::new();
+    for f in obs {
+        let Kind::Data { qp, .. } = f.kind else { continue };
+        let Some(ts) = decode(&f.bytes).ext.tseth.map(|t| t.tx_timestamp) else { continue };
+        if let Some((at, prev)) = last.insert(qp, (f.at, ts)) {
+            let ahead = ts.wrapping_sub(prev);
+            if f.at.saturating_sub(at) < CLOCK_SPAN_NS && ahead >= 0x8000 {
+                div.push(Divergence {
+                    at: f.at,
+                    requirement: "SND-TS-002".into(),
+                    what: format!(
+                        "TSETH tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's \
+                         data packet {} ns before: the timestamp clock ran backwards",
+                        f.at - at
+                    ),
+                    expected: None,
+                    actual: Some(render_frame(&f.bytes)),
+                    fields: vec![],
+                    should_only: false,
+                });
+            }
+        }
+    }
+}
