@@ -230,6 +230,7 @@ impl Device for ReferenceDevice {
             CompletionQueues,
             Endpoint,
             SprayPolicies,
+            TailProbe,
         ]
         .into_iter()
         .collect()

@@ -112,6 +112,9 @@ pub enum Capability {
     /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
     /// compare EVs (`CONF-CMP-028`).
     SprayPolicies,
+    /// Sends the tail probes of sender section 8.1 when the manifest's `nic.tail_probe` is
+    /// set, and takes their answers as evidence of loss (`SND-TAIL-*`).
+    TailProbe,
 }
 
 /// Tolerances for comparing what the device does with what the scenario expects.

@@ -46,6 +46,10 @@ enum Fault {
     ResponderWwiUnlimited,
     /// Probes commanded by the CPU half are not sent.
     ProbeCommandIgnored,
+    /// The NIC's `tail_probe` is ignored: no tail is ever probed.
+    TailProbeIgnored,
+    /// Tail probes wait twice the NIC's `tail_probe`.
+    TailProbeSlow,
     /// Retransmissions commanded by the CPU half are not sent.
     RetransmitCommandIgnored,
     /// Probes are not answered.
@@ -846,6 +850,8 @@ impl Device for Mutant {
                 m.nic.wwi_limit = 1000
             }
             Fault::TimestampsAlwaysOn => m.nic.timestamps = true,
+            Fault::TailProbeIgnored => m.nic.tail_probe = None,
+            Fault::TailProbeSlow => m.nic.tail_probe = m.nic.tail_probe.map(|d| 2 * d),
             _ => {}
         }
         self.seen.clear();
@@ -1294,6 +1300,8 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
             &["snd-lost-sack", "snd-lost-ack", "snd-timeout-loss", "ret-retry-exceeded"],
         ),
         (Fault::NoProbeAnswer, &["rcv-probe"]),
+        (Fault::TailProbeIgnored, &["snd-tail-probe"]),
+        (Fault::TailProbeSlow, &["snd-tail-probe"]),
         (Fault::NoDuplicateSack, &["rcv-duplicate-before-retirement"]),
         (Fault::RkeyNotChecked, &["rcv-placement-errors", "rcv-check-order"]),
         (Fault::DenyAsAssumedBad, &["snd-ev-deny"]),
@@ -1548,11 +1556,64 @@ struct Inference {
     next_seq: HashMap<u32, u64>,
     /// (PSN, per-EV sequence of the suspected transmission, PSN of the evidence).
     suspects: Vec<(u32, u64, u32)>,
+    /// Whether the NIC's `tail_probe` is set, and the probes sent then that await an
+    /// answer: (EV, probe ID, per-EV sequence) (SND-TAIL-002).
+    tail: bool,
+    probes: Vec<(u32, u16, u64)>,
 }
 
 impl Inference {
-    fn new(bugs: Bugs) -> Self {
-        Inference { bugs, ..Inference::default() }
+    fn new(bugs: Bugs, tail: bool) -> Self {
+        Inference { bugs, tail, ..Inference::default() }
+    }
+
+    /// A probe leaves on `ev`: while tail probing is on, it takes the EV's next sequence
+    /// number (SND-TAIL-002).
+    fn probe_sent(&mut self, ev: u32, id: u16) {
+        if self.tail {
+            let seq = self.next_seq.entry(ev).or_default();
+            self.probes.push((ev, id, *seq));
+            *seq += 1;
+        }
+    }
+
+    /// A probe answer: a SACK like any other, and, for a probe sent while tail probing is
+    /// on, evidence against every earlier transmission on its EV that it covers and does
+    /// not show (SND-TAIL-003).
+    fn probe_answer(&mut self, s: &openrdma_codec::SethRepr) -> (Vec<u32>, Vec<u32>) {
+        let (mut lost, again) = self.sack(s);
+        let id = s.ack_psn_offset as u16;
+        let Some(k) = self.probes.iter().position(|&(ev, i, _)| ev == s.entropy && i == id) else {
+            return (lost, again);
+        };
+        let (ev, _, probe_seq) = self.probes.remove(k);
+        let (cack, base) = (s.cack_psn, s.bitmap_base());
+        let in_bitmap = |q: u32| s.sack_offset >= 1 && Psn::new(q).in_window(base, 64);
+        let covers = |q: u32| !Psn::new(q).is_after(cack) || in_bitmap(q);
+        let shows = |q: u32| {
+            !Psn::new(q).is_after(cack)
+                || (in_bitmap(q) && s.sack_bitmap >> Psn::new(q).forward_from(base) & 1 == 1)
+        };
+        let psns = &mut self.psns;
+        self.fifo.entry(ev).or_default().retain(|&(q, seq)| {
+            if seq >= probe_seq {
+                return true;
+            }
+            let Some(p) = psns.get_mut(&q) else { return false };
+            if p.arrived || p.ev != ev || p.seq != seq || p.inferred || p.queued {
+                return false;
+            }
+            if !covers(q) {
+                return true;
+            }
+            if !shows(q) {
+                p.inferred = true;
+                p.queued = true;
+                lost.push(q);
+            }
+            false
+        });
+        (lost, again)
     }
 
     fn sent(&mut self, psn: u32, ev: u32, rtx: bool, msn: u16) {
@@ -1672,6 +1733,8 @@ impl Inference {
 /// of the acknowledgement that decides them.
 struct InferenceMutant {
     bugs: Bugs,
+    /// Whether the scenario sets the NIC's `tail_probe`.
+    tail: bool,
     inner: ReferenceDevice,
     right: HashMap<u32, Inference>,
     wrong: HashMap<u32, Inference>,
@@ -1691,6 +1754,7 @@ impl InferenceMutant {
     fn new(bugs: Bugs) -> Self {
         InferenceMutant {
             bugs,
+            tail: false,
             inner: ReferenceDevice::new(),
             right: HashMap::new(),
             wrong: HashMap::new(),
@@ -1703,10 +1767,10 @@ impl InferenceMutant {
     }
 
     fn both(&mut self, peer: u32) -> (&mut Inference, &mut Inference) {
-        let bugs = self.bugs;
+        let (bugs, tail) = (self.bugs, self.tail);
         (
-            self.right.entry(peer).or_insert_with(|| Inference::new(Bugs::default())),
-            self.wrong.entry(peer).or_insert_with(|| Inference::new(bugs)),
+            self.right.entry(peer).or_insert_with(|| Inference::new(Bugs::default(), tail)),
+            self.wrong.entry(peer).or_insert_with(|| Inference::new(bugs, tail)),
         )
     }
 
@@ -1717,8 +1781,7 @@ impl InferenceMutant {
             return Vec::new();
         };
         f.bth.rtx = true;
-        f.icrc = None;
-        let Ok(bytes) = f.to_bytes() else { return Vec::new() };
+        let Ok(bytes) = f.reseal().and_then(|()| f.to_bytes()) else { return Vec::new() };
         self.note_sent(peer, &bytes);
         let qpn = self.peer_of.iter().find(|(_, p)| **p == peer).map(|(q, _)| *q);
         let report = qpn.map(|q| {
@@ -1774,9 +1837,9 @@ impl InferenceMutant {
             }
             Ok(Some(f)) => {
                 let (right, wrong) = self.both(peer);
-                if let Some(s) = f.ext.seth.filter(|s| !s.pr) {
-                    let (lost, _) = right.sack(&s);
-                    let (bad, again) = wrong.sack(&s);
+                if let Some(s) = f.ext.seth {
+                    let (lost, _) = if s.pr { right.probe_answer(&s) } else { right.sack(&s) };
+                    let (bad, again) = if s.pr { wrong.probe_answer(&s) } else { wrong.sack(&s) };
                     extra.extend(bad.iter().filter(|q| !lost.contains(q)));
                     extra.extend(again);
                     for q in lost.iter().filter(|q| !bad.contains(q)) {
@@ -1817,6 +1880,7 @@ impl Device for InferenceMutant {
         self.withhold.clear();
         self.inferred.clear();
         self.reported.clear();
+        self.tail = manifest.nic.tail_probe.is_some();
         self.inner.start(manifest)
     }
 
@@ -1842,6 +1906,11 @@ impl Device for InferenceMutant {
                             continue;
                         }
                         self.note_sent(peer, bytes);
+                    } else if let (Some(b), Some(p)) = (d.bth, d.ext.peth) {
+                        let ev = d.entropy().unwrap_or(0);
+                        let (right, wrong) = self.both(b.dest_qp.value());
+                        right.probe_sent(ev, p.probe_id);
+                        wrong.probe_sent(ev, p.probe_id);
                     }
                 }
                 Output::Event {

@@ -33,8 +33,9 @@ fn rcv_endpoint() -> Scenario {
          on the request's EV with an endpoint response to QPN 2 that carries the request's \
          op and request_id, the device's four ports up, 24 zero data bytes and status 0, or \
          UNSUPPORTED_OP for the unknown operation. A request to another QPN and an endpoint \
-         response are not answered. The NIC refuses a QP numbered 2 and one facing QP 2: \
-         writes to either go nowhere, while QP 0x11 places its write.",
+         response, whose data bytes are not zero, are not answered. The NIC refuses a QP \
+         numbered 2 and one facing QP 2: writes to either go nowhere, while QP 0x11 places \
+         its write.",
         &[
             "ERTH-RESP-001",
             "ERTH-LAYOUT-001",
@@ -46,6 +47,7 @@ fn rcv_endpoint() -> Scenario {
             "EETH-STATUS-001",
             "EETH-PORT-001",
             "EETH-RESV-001",
+            "EETH-DATA-001",
             "DEC-RESV-001",
             "OPC-PSN-001",
             "RCV-QP-001",
@@ -68,6 +70,7 @@ fn rcv_endpoint() -> Scenario {
                 "ERTH-LAYOUT-001",
                 "EETH-LAYOUT-001",
                 "EETH-RESV-001",
+                "EETH-DATA-001",
             ],
         ),
         (2_000, 2, EndpointOp::EV_PROBE.0, 0x2000_0002, &["ERTH-RESP-001", "EETH-ECHO-001"]),
@@ -88,10 +91,13 @@ fn rcv_endpoint() -> Scenario {
     // Neither a request to another QPN nor a response is answered.
     r.checks(&["ERTH-QPN-001"]);
     r.inject(5_000, 0, 0xA000_0000, &request(Qpn::new(DUT_QP), 1, 0x5000_0005, |_, _| {}));
-    r.checks(&["ERTH-RESP-001"]);
+    // The response carries data this version gives no meaning: it is ignored with the rest.
+    r.checks(&["ERTH-RESP-001", "EETH-DATA-001"]);
+    let mut eeth = EethRepr::new(EndpointOp::EV_PROBE, 0b0101, 0x6000_0006);
+    eeth.data = [0x5A; 24];
     let response = Packet::EndpointResponse {
         bth: BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, to2, Psn::ZERO),
-        eeth: EethRepr::new(EndpointOp::EV_PROBE, 0b0101, 0x6000_0006),
+        eeth,
     };
     r.inject(6_000, 1, 0xA001_0000, &response);
     // ERTH-QPN-001: no MRC QP numbered 2, nor one facing QP 2; writes to them find no QP.

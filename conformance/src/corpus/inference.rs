@@ -1,5 +1,6 @@
 //! Loss inference, retransmission and scheduling at the sender (`SND-INFER-*`, `SND-RTX-*`,
-//! `SND-SACK-006`, `SND-SCHED-001`, `SND-TS-002`).
+//! `SND-SACK-006`, `SND-SCHED-001`, `SND-TS-002`), and the tail probes that extend the
+//! inference to the last transmissions on an EV (`SND-TAIL-*`).
 //!
 //! The acknowledgements are crafted so that breaking a rule changes what the device sends:
 //! a PSN that a wrong inference would retransmit arrives in the end, so that any
@@ -22,6 +23,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-sched-order", snd_sched_order),
         ("snd-sack-order", snd_sack_order),
         ("snd-no-timestamps", snd_no_timestamps),
+        ("snd-tail-probe", snd_tail_probe),
     ]
 }
 
@@ -290,4 +292,58 @@ fn snd_no_timestamps() -> Scenario {
     inject_sack(&mut r, 3_000, 3, 0, 3, WireMark::NONE);
     inject_ack(&mut r, 3_000, 3, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 12_000)
+}
+
+/// A lost tail: only the tail probe's answer can show it before the timeout.
+fn snd_tail_probe() -> Scenario {
+    let mut r = sender_with(
+        "snd-tail-probe",
+        "One EV, tail_probe 2 us. A two-packet message is acknowledged within 1 us: its \
+         tail is known to have arrived, so no probe follows it. A three-packet message loses \
+         its last packet, PSN 4: the SACK of PSN 3 cannot show the loss, no later packet on \
+         the EV can, and 2 us after PSN 4 left the device sends a tail probe on the EV, the \
+         first probe of the QP. Its answer comes late, 3 us later, and in the meantime the \
+         EV is not probed again. The answer shows PSN 4 missing: the device infers it lost \
+         and retransmits it at once (the EV being the only one), and the retransmission, \
+         acknowledged within 1 us, is not probed.",
+        &[
+            "SND-TAIL-001",
+            "SND-TAIL-002",
+            "SND-TAIL-003",
+            "EV-PROBE-005",
+            "REC-IF-007",
+            "REC-IF-008",
+            "SND-RTX-001",
+            "SND-RTX-002",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::TailProbe);
+            m.nic.tail_probe = Some(std::time::Duration::from_micros(2));
+            m.tolerances.late_ns = 500;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    let ev = v4_evs(DUT_QP, 1)[0];
+    // An acknowledged tail is not probed: nothing is expected at 3 us.
+    r.checks(&["SND-TAIL-001", "SND-ACK-001", "CQE-SEND-001"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
+    inject_sack(&mut r, 2_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 2_000, 1, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    // PSNs 2 to 4; PSN 4 is lost, which the SACK of PSN 3 cannot show.
+    r.host(4_000, HostCommand::PostWrite(wr(1, 3 * PMTU, None, true)));
+    r.checks(&["SND-TAIL-001", "EV-PROBE-005"]);
+    inject_sack(&mut r, 5_000, 3, 0, 3, WireMark::NONE);
+    // The probe (probe_id 1) left at 6 us; its answer, at 9 us, shows PSNs up to 3 and
+    // covers PSN 4 without showing it.
+    r.run_until(9_000);
+    r.checks(&["SND-TAIL-003", "SND-TAIL-002", "SND-RTX-001", "BTH-RTX-001", "REC-IF-008"]);
+    r.inject(9_000, port_of(ev, 4), ev, &probe_answer(3, 1, WireMark::NONE, ev));
+    r.run_until(9_500);
+    r.checks(&["SND-TAIL-001", "SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 10_000, 4, 0, 4, WireMark::NONE);
+    inject_ack(&mut r, 10_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
 }

@@ -61,12 +61,15 @@ fn device_recovery(m: &mut Manifest, retry_limit: u32, probe_interval: Duration)
 }
 
 /// A requester whose CPU half is the runner's reference agent, facing a reference peer
-/// over four paths of equal delay (`CONF-GEN-007`).
+/// over four paths of equal delay (`CONF-GEN-007`). The agent sees only the device's
+/// reports, in the order the device gives them, and acts only by commands, so each such
+/// scenario holds the device's NIC half to REC-IF-015 as well as REC-TEST-001.
 fn split_paired(name: &str, description: &str, reqs: &[&str]) -> Recorder {
+    let reqs: Vec<&str> = reqs.iter().copied().chain(["REC-IF-015"]).collect();
     let mut m = manifest(
         name,
         description,
-        reqs,
+        &reqs,
         &[Capability::Requester, Capability::CpuSplit, Capability::Paths, Capability::Ipv4],
     );
     m.nic.retirement = RetirementMode::PerQp;
