@@ -528,7 +528,8 @@ openrdma_status openrdma_push_frame(struct openrdma_model *m,
 openrdma_status openrdma_push_host_json(struct openrdma_model *m, uint64_t at_ns, const char *json);
 
 // A command from the CPU half of recovery in JSON, as in the adapter protocol:
-// `{"cmd":"retransmit","qpn":17,"psn":3}`, `probe`, `set_ev_state`, `qp_error`.
+// `{"cmd":"retransmit","qpn":17,"psn":3}`, `probe`, `set_ev_state`, `qp_error`,
+// `endpoint_request`.
 //
 // # Safety
 //

@@ -390,7 +390,8 @@ pub unsafe extern "C" fn openrdma_push_host_json(
 }
 
 /// A command from the CPU half of recovery in JSON, as in the adapter protocol:
-/// `{"cmd":"retransmit","qpn":17,"psn":3}`, `probe`, `set_ev_state`, `qp_error`.
+/// `{"cmd":"retransmit","qpn":17,"psn":3}`, `probe`, `set_ev_state`, `qp_error`,
+/// `endpoint_request`.
 ///
 /// # Safety
 ///

@@ -642,6 +642,8 @@ fn report_qpn(r: &openrdma_sm::NicReport) -> u32 {
         | R::ProbeAnswered { qpn, .. }
         | R::Retransmitted { qpn, .. }
         | R::QpError { qpn, .. } => qpn.value(),
+        // Endpoint operations concern no QP; their responses arrive at QPN 2.
+        R::EndpointResponse { .. } => openrdma_codec::Qpn::ENDPOINT.value(),
     }
 }
 

@@ -436,7 +436,8 @@ impl Recorder {
             | NicReport::EvMarked { .. }
             | NicReport::ProbeAnswered { .. }
             | NicReport::Retransmitted { .. }
-            | NicReport::QpError { .. } => true,
+            | NicReport::QpError { .. }
+            | NicReport::EndpointResponse { .. } => true,
             NicReport::EvState { .. } => self.ev_states,
             NicReport::Progress { .. } | NicReport::Armed { .. } => false,
         }

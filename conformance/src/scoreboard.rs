@@ -25,7 +25,7 @@
 //!   coalescing is the device's choice); an ACK for an MSN the scenario never acknowledges
 //!   is not.
 //! * **Endpoint responses** are matched by (`op`, `request_id`) and compared field by field
-//!   and in the EV they travel on (`CONF-CMP-024`); one that answers no expected request is
+//!   and in the EV they travel on (`CONF-CMP-033`); one that answers no expected request is
 //!   named by what it answers (a request to another QPN, a response, nothing). Anything a
 //!   device does as an MRC QP numbered 2 breaks `ERTH-QPN-001`.
 //! * **Frames to discard** (`RCV-FRAME-001`): an output acting on a frame the device must
@@ -176,6 +176,7 @@ enum Kind {
     Ack { qp: u32, msn: u32, syndrome: u8 },
     Probe { qp: u32 },
     Endpoint { op: u8, request_id: u32 },
+    EndpointRequest { op: u8, request_id: u32 },
     Other { error: Option<String> },
 }
 
@@ -213,6 +214,10 @@ fn kind_of(d: &DecodedFrame<'_>) -> Kind {
         Opcode::MRC_PROBE => Kind::Probe { qp },
         Opcode::MRC_ENDPOINT_RESPONSE => match &d.ext.eeth {
             Some(e) => Kind::Endpoint { op: e.op.0, request_id: e.request_id },
+            None => Kind::Other { error: None },
+        },
+        Opcode::MRC_ENDPOINT_REQUEST => match &d.ext.erth {
+            Some(e) => Kind::EndpointRequest { op: e.op.0, request_id: e.request_id },
             None => Kind::Other { error: None },
         },
         _ => Kind::Other { error: None },
@@ -387,6 +392,16 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(a) = d.ext.aeth {
         put("aeth.syndrome", format!("{:#04x}", a.syndrome));
         put("aeth.msn", a.msn.to_string());
+    }
+    if let Some(e) = d.ext.erth {
+        // An endpoint request goes where, and says what, the CPU half commanded, with the
+        // device's own ports (CONF-CMP-031).
+        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("erth.op", format!("{:#04x}", e.op.0));
+        put("erth.resv1", e.resv1.to_string());
+        put("erth.port_status", format!("{:#b}", e.port_status));
+        put("erth.request_id", format!("{:#x}", e.request_id));
+        put("erth.resv12", e.resv12.to_string());
     }
     if let Some(e) = d.ext.eeth {
         // An endpoint response answers a request the scenario injected: its path is the
@@ -586,7 +601,8 @@ fn judge_all(
             (Kind::Data { .. }, Kind::Data { .. })
             | (Kind::Nack { .. }, Kind::Nack { .. })
             | (Kind::Probe { .. }, Kind::Probe { .. })
-            | (Kind::Endpoint { .. }, Kind::Endpoint { .. }) => ef.kind == of.kind,
+            | (Kind::Endpoint { .. }, Kind::Endpoint { .. })
+            | (Kind::EndpointRequest { .. }, Kind::EndpointRequest { .. }) => ef.kind == of.kind,
             (Kind::Ack { qp, msn, syndrome }, Kind::Ack { qp: q2, msn: m2, syndrome: s2 }) => {
                 qp == q2 && msn == m2 && ack_class(*syndrome) == ack_class(*s2)
             }
@@ -603,6 +619,7 @@ fn judge_all(
             Kind::Nack { .. } => "RCV-NACK-001",
             Kind::Ack { .. } => "RCV-ACK-001",
             Kind::Endpoint { .. } => "ERTH-RESP-001",
+            Kind::EndpointRequest { .. } => "REC-IF-017",
             _ => "EV-PROBE-005",
         };
         match found {
@@ -661,7 +678,10 @@ fn judge_all(
                         "neth.tx_timestamp" => "NETH-TS-001",
                         "peth.probe_id" => "EV-PROBE-005",
                         "tseth" => "TSETH-PRESENT-001",
+                        "ev" if matches!(ef.kind, Kind::EndpointRequest { .. }) => "REC-IF-017",
                         "ev" => "ERTH-RESP-001",
+                        "erth.port_status" => "ERTH-PORT-001",
+                        "erth.resv1" | "erth.resv12" => "ERTH-RESV-001",
                         "eeth.status" => "EETH-STATUS-001",
                         "eeth.port_status" => "EETH-PORT-001",
                         "eeth.resv2" => "EETH-RESV-001",
@@ -778,6 +798,12 @@ fn judge_all(
                 }
             }
             Kind::Endpoint { op, request_id } => endpoint_blame(injected, op, request_id),
+            Kind::EndpointRequest { op, .. } if !openrdma_codec::EndpointOp(op).is_known() => {
+                ("ERTH-OP-001", "an endpoint request for an operation the ERTH does not define")
+            }
+            Kind::EndpointRequest { .. } => {
+                ("REC-IF-017", "an endpoint request the CPU half did not command")
+            }
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
             Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
@@ -847,7 +873,7 @@ fn should_field(f: &FieldDiff) -> Option<&'static str> {
     }
 }
 
-/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-024), from
+/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-033), from
 /// what the scenario injected with its `op` and `request_id`: a request to a QPN other than
 /// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
 /// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
@@ -884,7 +910,7 @@ fn endpoint_blame(
 }
 
 /// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks
-/// ERTH-QPN-001 (CONF-CMP-024). Its outputs are an event of QP 2, a frame to the peer of a
+/// ERTH-QPN-001 (CONF-CMP-033). Its outputs are an event of QP 2, a frame to the peer of a
 /// QP the scenario tried to create as QP 2 (and of no other QP), and a frame to QPN 2 that
 /// is not an endpoint operation.
 fn judge_reserved_qpn(
@@ -932,15 +958,16 @@ fn judge_reserved_qpn(
     }
     for o in observed {
         if let Output::Event { event } = &o.output {
-            if event_qpn(event) == endpoint {
+            if event_qpn(event) == Some(endpoint) {
                 push(o.at.0, "an event of an MRC QP numbered 2", render_event(event));
             }
         }
     }
 }
 
-/// The device QP an event concerns.
-fn event_qpn(e: &NicEvent) -> u32 {
+/// The device QP an event concerns; none for an endpoint response, which concerns the two
+/// endpoints (ERTH-QPN-001).
+fn event_qpn(e: &NicEvent) -> Option<u32> {
     use NicReport as R;
     let q = match e {
         NicEvent::DmaWrite(w) => w.qpn,
@@ -956,8 +983,9 @@ fn event_qpn(e: &NicEvent) -> u32 {
             | R::Retransmitted { qpn, .. }
             | R::QpError { qpn, .. },
         ) => *qpn,
+        NicEvent::Report(R::EndpointResponse { .. }) => return None,
     };
-    q.value()
+    Some(q.value())
 }
 
 /// Whether a syndrome difference is between two ACKs (credit codes only).
@@ -1345,6 +1373,15 @@ fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
         NicReport::EvState { qpn, state, .. } => {
             Some(("REC-IF-016", format!("EvState qp {qpn} state {state:?}")))
         }
+        // The EV is the one the scenario sent the response on; all of it is compared.
+        NicReport::EndpointResponse { ev, op, request_id, status, port_status } => Some((
+            "REC-IF-018",
+            format!(
+                "EndpointResponse ev {ev:#x} op {} request {request_id:#x} status {status} \
+                 ports {port_status:#x}",
+                op.0
+            ),
+        )),
         NicReport::Progress { .. } | NicReport::Armed { .. } | NicReport::Retransmitted { .. } => {
             None
         }

@@ -191,6 +191,14 @@ enum Fault {
     EndpointPortsZero,
     /// Endpoint responses travel on another EV than the request's (ERTH-RESP-001).
     EndpointWrongEv,
+    /// Endpoint requests say every port is up (ERTH-PORT-001).
+    RequestPortsAllUp,
+    /// Endpoint requests carry a non-zero `resv12` (ERTH-RESV-001).
+    RequestResv12Set,
+    /// Endpoint requests leave on port 0's EV, whatever EV was commanded (REC-IF-017).
+    RequestOnFirstEv,
+    /// Endpoint responses are not reported to the CPU half (REC-IF-018).
+    ResponseUnreported,
     /// Endpoint requests with an unknown op are dropped (ERTH-OP-001).
     DropsUnknownEndpointOp,
     /// Endpoint requests to any QPN are answered (ERTH-QPN-001).
@@ -637,6 +645,7 @@ impl Mutant {
                 (Fault::NoArmed, NicReport::Armed { .. }) => false,
                 (Fault::NoProgress, NicReport::Progress { .. }) => false,
                 (Fault::NoEvState, NicReport::EvState { .. }) => false,
+                (Fault::ResponseUnreported, NicReport::EndpointResponse { .. }) => false,
                 (Fault::StaleProgress, NicReport::Progress { qpn, snd_una, .. }) => {
                     let prev = self.last_una.insert(qpn.value(), *snd_una);
                     *snd_una = prev.unwrap_or(Psn::ZERO);
@@ -807,6 +816,15 @@ impl Mutant {
                 let ev = f.entropy() ^ 0x0001_0000;
                 f.set_entropy(ev);
             }
+            Fault::RequestPortsAllUp => match f.ext.erth.as_mut() {
+                Some(e) => e.port_status = u32::MAX,
+                None => return true,
+            },
+            Fault::RequestResv12Set => match f.ext.erth.as_mut() {
+                Some(e) => e.resv12 = 1,
+                None => return true,
+            },
+            Fault::RequestOnFirstEv if f.ext.erth.is_some() => f.set_entropy(0xA000_0000),
             Fault::AcceptsQpn2 if f.bth.dest_qp.value() == ALIAS_PEER_2 => {
                 f.bth.dest_qp = Qpn::new(2);
             }
@@ -993,6 +1011,10 @@ impl RecoveryCpu for NoRetryReset {
                 | CpuCommand::Probe { qpn, .. }
                 | CpuCommand::SetEvState { qpn, .. }
                 | CpuCommand::QpError { qpn } => qpn,
+                CpuCommand::EndpointRequest { .. } => {
+                    self.out.push(cmd);
+                    continue;
+                }
             };
             if self.failed.contains(&qpn.value()) {
                 continue;
@@ -1364,6 +1386,10 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::NoEndpointResponse, &["rcv-endpoint"]),
         (Fault::EndpointPortsZero, &["rcv-endpoint"]),
         (Fault::EndpointWrongEv, &["rcv-endpoint"]),
+        (Fault::RequestPortsAllUp, &["rec-endpoint-request"]),
+        (Fault::RequestResv12Set, &["rec-endpoint-request"]),
+        (Fault::RequestOnFirstEv, &["rec-endpoint-request"]),
+        (Fault::ResponseUnreported, &["rec-endpoint-request"]),
         (Fault::DropsUnknownEndpointOp, &["rcv-endpoint"]),
         (Fault::AnswersAnyQpn, &["rcv-endpoint"]),
         (Fault::AnswersResponses, &["rcv-endpoint"]),

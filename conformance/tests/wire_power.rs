@@ -466,6 +466,12 @@ const CASES: &[Case] = &[
     out("a reserved EETH field", "rcv-endpoint", Fails("EETH-RESV-001"), |b| {
         refit(b, |f| f.ext.eeth.as_mut().map(|e| e.resv2 = 1).is_some())
     }),
+    out("a reserved ERTH field", "rec-endpoint-request", Fails("ERTH-RESV-001"), |b| {
+        refit(b, |f| f.ext.erth.as_mut().map(|e| e.resv1 = 1).is_some())
+    }),
+    out("an undefined endpoint operation", "rec-endpoint-request", Fails("ERTH-OP-001"), |b| {
+        refit(b, |f| f.ext.erth.as_mut().map(|e| e.op = openrdma_codec::EndpointOp(7)).is_some())
+    }),
 ];
 
 #[test]

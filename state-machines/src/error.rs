@@ -293,6 +293,10 @@ pub enum ApiMisuse {
         /// The consumer count before the write.
         released: u32,
     },
+    /// An endpoint request for an operation ERTH table 21 does not define
+    /// (`ERTH-OP-001`).
+    #[error("endpoint operation {0} is not one of ERTH table 21 (ERTH-OP-001)")]
+    UnknownEndpointOp(u8),
     /// Time went backwards.
     #[error("time went backwards: {now} < {last}")]
     TimeWentBackwards {
@@ -321,6 +325,7 @@ impl ApiMisuse {
             ApiMisuse::DuplicateCq(_) | ApiMisuse::BadCq { .. } => "API-CQ-001",
             ApiMisuse::UnknownCq(_) => "API-CQ-002",
             ApiMisuse::BadCqConsumer { .. } => "API-CQ-003",
+            ApiMisuse::UnknownEndpointOp(_) => "ERTH-OP-001",
             ApiMisuse::TimeWentBackwards { .. } => "API-TIME-001",
         }
     }

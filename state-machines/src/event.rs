@@ -2,7 +2,7 @@
 //! can drive the model and record what it did.
 
 use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr, Template, WorkRequest};
-use openrdma_codec::{NackReason, Psn, Qpn};
+use openrdma_codec::{EndpointOp, NackReason, Psn, Qpn};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{CqConfig, QpConfig};
@@ -382,6 +382,20 @@ pub enum NicReport {
         /// Why, as a requirement ID.
         requirement: String,
     },
+    /// An endpoint response arrived at QPN 2 (`REC-IF-018`). Endpoint operations belong to
+    /// no QP: the CPU half that sent the request matches the answer by `request_id`.
+    EndpointResponse {
+        /// The EV it arrived on.
+        ev: u32,
+        /// The operation it answers.
+        op: EndpointOp,
+        /// The request it answers.
+        request_id: u32,
+        /// Its status (`EETH-STATUS-001`).
+        status: u8,
+        /// The responder's ports, port p in bit p (`EETH-PORT-001`).
+        port_status: u32,
+    },
 }
 
 /// Why a packet was retransmitted.
@@ -428,6 +442,17 @@ pub enum CpuCommand {
     QpError {
         /// QP.
         qpn: Qpn,
+    },
+    /// Send an endpoint request to the peer's QPN 2 on an EV (`REC-IF-017`): a
+    /// `PORT_STATUS_UPDATE` telling the peer which of this NIC's ports are up, or an
+    /// `EV_PROBE` of a path that no QP needs to own.
+    EndpointRequest {
+        /// The operation: one of ERTH table 21 (`ERTH-OP-001`).
+        op: EndpointOp,
+        /// The EV to send it on.
+        ev: u32,
+        /// Chosen by the CPU half; the response echoes it (`EETH-ECHO-001`).
+        request_id: u32,
     },
 }
 

@@ -647,6 +647,9 @@ impl Nic {
             | CpuCommand::Probe { qpn, .. }
             | CpuCommand::SetEvState { qpn, .. }
             | CpuCommand::QpError { qpn } => qpn,
+            CpuCommand::EndpointRequest { op, ev, request_id } => {
+                return self.send_endpoint_request(op, ev, request_id);
+            }
         };
         let i = self.qp_idx(qpn).ok_or(ApiMisuse::UnknownQp(qpn))?;
         if self.qps[i].in_error {
@@ -665,6 +668,8 @@ impl Nic {
             CpuCommand::QpError { .. } => {
                 self.fail_qp(now, i, CompletionStatus::RETRY_EXCEEDED, "REC-RETRY-002")
             }
+            // Sent above, before any QP is looked up.
+            CpuCommand::EndpointRequest { .. } => {}
         }
         self.activate(i);
         self.arm_timer(i);
@@ -726,9 +731,9 @@ impl Nic {
             Packet::EndpointRequest { bth, erth } => {
                 return self.on_endpoint_request(ev, bth, erth);
             }
-            // This NIC sends no endpoint requests, so a response answers none of its; it is
-            // never answered (ERTH-RESP-001).
-            Packet::EndpointResponse { .. } => return Ok(()),
+            Packet::EndpointResponse { bth, eeth } => {
+                return self.on_endpoint_response(ev, bth, eeth);
+            }
             _ => {}
         }
         let qpn = packet.dest_qp();
@@ -825,6 +830,52 @@ impl Nic {
             packet: Packet::EndpointResponse { bth, eeth },
         });
         self.stats.endpoint_responses += 1;
+        Ok(())
+    }
+
+    /// Sends the endpoint request the CPU half commands (`REC-IF-017`): at once, on the
+    /// EV named, to QPN 2 (`ERTH-QPN-001`) with PSN 0 (`OPC-PSN-001`), carrying this NIC's
+    /// ports (`ERTH-PORT-001`) and zero reserved fields (`ERTH-RESV-001`). An operation
+    /// the ERTH does not define is refused and nothing is sent (`ERTH-OP-001`).
+    fn send_endpoint_request(
+        &mut self,
+        op: EndpointOp,
+        ev: u32,
+        request_id: u32,
+    ) -> Result<(), ApiMisuse> {
+        if !op.is_known() {
+            return Err(ApiMisuse::UnknownEndpointOp(op.0));
+        }
+        let erth = ErthRepr::new(op, self.ports_up, request_id);
+        let bth = BthRepr::new(Opcode::MRC_ENDPOINT_REQUEST, Qpn::ENDPOINT, Psn::ZERO);
+        self.ctrl.push_back(Transmit {
+            qpn: Qpn::ENDPOINT,
+            ev,
+            packet: Packet::EndpointRequest { bth, erth },
+        });
+        Ok(())
+    }
+
+    /// Reports an endpoint response to the CPU half, which sent the requests and matches
+    /// the answers (`REC-IF-018`); a response is never answered (`ERTH-RESP-001`). One
+    /// to another QPN is discarded (`ERTH-QPN-001`).
+    fn on_endpoint_response(
+        &mut self,
+        ev: u32,
+        bth: &BthRepr,
+        eeth: &EethRepr,
+    ) -> Result<(), HostOrPeer> {
+        if bth.dest_qp != Qpn::ENDPOINT {
+            self.stats.violations += 1;
+            return Err(PeerViolation::EndpointQpn { qpn: bth.dest_qp }.into());
+        }
+        self.events.push_back(NicEvent::Report(NicReport::EndpointResponse {
+            ev,
+            op: eeth.op,
+            request_id: eeth.request_id,
+            status: eeth.status,
+            port_status: eeth.port_status,
+        }));
         Ok(())
     }
 

@@ -144,6 +144,8 @@ impl RecoveryAgent {
             | NicReport::ProbeAnswered { qpn, .. }
             | NicReport::Retransmitted { qpn, .. }
             | NicReport::QpError { qpn, .. } => qpn,
+            // The agent sends no endpoint requests: their answers concern no QP of its.
+            NicReport::EndpointResponse { .. } => return,
         };
         if let NicReport::Progress { snd_una, outstanding, awaiting_ack, .. } = *report {
             // REC-RTO-002: progress resets the retry counter and restarts the timer, which
@@ -216,7 +218,8 @@ impl RecoveryAgent {
             }
             NicReport::Nack { .. }
             | NicReport::EvMarked { .. }
-            | NicReport::Retransmitted { .. } => {}
+            | NicReport::Retransmitted { .. }
+            | NicReport::EndpointResponse { .. } => {}
         }
     }
 

@@ -1725,13 +1725,15 @@ fn erth_resp_001_endpoint_requests_are_answered() {
         s.expect_nothing();
     }
     assert_eq!(s.nic.peer_port_status(), Some(0b0110), "PORT_STATUS_UPDATE was performed");
-    // A response answers nothing of this NIC's and is not answered.
+    // A response is never answered; it goes to the CPU half (REC-IF-018).
     let response = Packet::EndpointResponse {
         bth: openrdma_codec::BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, Qpn::ENDPOINT, Psn::ZERO),
         eeth: EethRepr::new(EndpointOp::EV_PROBE, 0b1, 9),
     };
     let r = s.inject_packet(IN_EV, &response);
     s.ok(r);
+    s.expect_no_tx();
+    assert_eq!(s.take_reports().len(), 1, "the response is reported");
     s.expect_nothing();
     // ERTH-QPN-001: a request to another QPN is discarded unanswered.
     let mut wrong = endpoint_request(1, 5, 0);
@@ -1741,6 +1743,75 @@ fn erth_resp_001_endpoint_requests_are_answered() {
     let r = s.inject_packet(IN_EV, &wrong);
     s.violation(r, "ERTH-QPN-001");
     s.expect_nothing();
+}
+
+/// REC-IF-017, ERTH-PORT-001, ERTH-RESV-001, ERTH-OP-001: on the CPU half's command the
+/// NIC sends one endpoint request at once, on the EV named, to QPN 2 with PSN 0, with its
+/// own ports and zero reserved fields; an operation the ERTH does not define is refused
+/// with nothing sent. REC-IF-018: every response to QPN 2 is reported, whatever request it
+/// names, and none is answered; one to another QPN is discarded.
+#[test]
+fn rec_if_017_the_cpu_half_sends_endpoint_requests() {
+    use openrdma_codec::{EethRepr, EndpointOp};
+    let mut s = Script::receiver();
+    s.nic.handle_port_status(s.now, 0b0101).expect("time moves forward");
+    for (op, ev, id) in [
+        (EndpointOp::PORT_STATUS_UPDATE, 0x5150_0000u32, 7u32),
+        (EndpointOp::EV_PROBE, 0x5151_0000, 8),
+    ] {
+        s.advance(100);
+        s.cpu(CpuCommand::EndpointRequest { op, ev, request_id: id });
+        let t = s.take_tx();
+        assert_eq!(t.len(), 1, "exactly one request");
+        let Packet::EndpointRequest { bth, erth } = &t[0].packet else {
+            panic!("expected an endpoint request, got {}", brief(&t[0].packet))
+        };
+        assert_eq!(t[0].ev, ev, "REC-IF-017: on the EV named");
+        assert_eq!(
+            (bth.opcode, bth.dest_qp, bth.psn),
+            (Opcode::MRC_ENDPOINT_REQUEST, Qpn::ENDPOINT, Psn::ZERO)
+        );
+        assert_eq!((erth.op, erth.request_id), (op, id));
+        assert_eq!(erth.port_status, 0b0101, "ERTH-PORT-001");
+        assert_eq!((erth.resv1, erth.resv12), (0, 0), "ERTH-RESV-001");
+        s.expect_nothing();
+    }
+    let refused = s.nic.handle_cpu(
+        s.now,
+        CpuCommand::EndpointRequest { op: EndpointOp(9), ev: 0x5150_0000, request_id: 1 },
+    );
+    assert_eq!(refused.map_err(|e| e.requirement()), Err("ERTH-OP-001"));
+    s.drain();
+    s.expect_nothing();
+    // Responses: to a request of ours, to none, and one to another QPN.
+    for (dest, id) in [(Qpn::ENDPOINT, 7), (Qpn::ENDPOINT, 0xBAD), (lqp(), 8)] {
+        let mut eeth = EethRepr::new(EndpointOp::PORT_STATUS_UPDATE, 0b11, id);
+        eeth.status = EethRepr::UNSUPPORTED_OP;
+        let response = Packet::EndpointResponse {
+            bth: openrdma_codec::BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, dest, Psn::ZERO),
+            eeth,
+        };
+        let r = s.inject_packet(0x5152_0000, &response);
+        if dest != Qpn::ENDPOINT {
+            s.violation(r, "ERTH-QPN-001");
+            s.expect_nothing();
+            continue;
+        }
+        s.ok(r);
+        s.expect_no_tx();
+        assert_eq!(
+            s.take_reports(),
+            [NicReport::EndpointResponse {
+                ev: 0x5152_0000,
+                op: EndpointOp::PORT_STATUS_UPDATE,
+                request_id: id,
+                status: EethRepr::UNSUPPORTED_OP,
+                port_status: 0b11,
+            }],
+            "REC-IF-018"
+        );
+        s.expect_nothing();
+    }
 }
 
 /// ERTH-QPN-001: no MRC connection uses QPN 2, at either end: the NIC refuses such a QP,

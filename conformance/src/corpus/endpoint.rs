@@ -1,14 +1,15 @@
 //! Endpoint operations (`ERTH-*`, `EETH-*`): connectionless requests to the reserved QPN 2,
 //! each answered at once on its EV with its `op` and `request_id`, the responder's ports and
-//! a status that says whether it performed the operation; and QPN 2 kept out of every MRC
-//! connection (`ERTH-QPN-001`).
+//! a status that says whether it performed the operation; QPN 2 kept out of every MRC
+//! connection (`ERTH-QPN-001`); and the requests the CPU half has the device send, whose
+//! responses it is told of (`REC-IF-017`, `REC-IF-018`).
 
 use openrdma_codec::{EethRepr, EndpointOp, ErthRepr};
 
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
-    vec![("rcv-endpoint", rcv_endpoint)]
+    vec![("rcv-endpoint", rcv_endpoint), ("rec-endpoint-request", rec_endpoint_request)]
 }
 
 /// An endpoint request from the peer to `qpn`.
@@ -113,4 +114,57 @@ fn rcv_endpoint() -> Scenario {
     r.checks(&["ERTH-RESP-001", "EETH-ECHO-001"]);
     r.inject(10_000, 1, 0xA001_0000, &request(to2, 0, 0x7000_0007, |_, _| {}));
     done(r, 20_000)
+}
+
+/// The requests the CPU half commands, and the responses reported to it.
+fn rec_endpoint_request() -> Scenario {
+    let mut r = Recorder::new(manifest(
+        "rec-endpoint-request",
+        "The CPU half has the device send a PORT_STATUS_UPDATE and an EV_PROBE: each goes at \
+         once on the EV named to QPN 2 with PSN 0, the op and request_id commanded, the \
+         device's three ports up and zero reserved fields. An operation the ERTH does not \
+         define is refused and nothing is sent. The peer's responses — a success, an \
+         UNSUPPORTED_OP, and one for a request_id the device never sent — are each reported \
+         to the CPU half with its EV, op, request_id, status and ports, and none is \
+         answered.",
+        &[
+            "REC-IF-017",
+            "REC-IF-018",
+            "ERTH-PORT-001",
+            "ERTH-RESV-001",
+            "ERTH-OP-001",
+            "ERTH-QPN-001",
+            "ERTH-LAYOUT-001",
+            "ERTH-RESP-001",
+            "OPC-PSN-001",
+        ],
+        &[Capability::Endpoint, Capability::CpuSplit, Capability::Ipv4],
+    ));
+    r.paths((0..3).map(|_| Path { delay: 500, dark: None }).collect());
+    let to2 = Qpn::ENDPOINT;
+    let ev = |port: u32| 0xA000_0000 + port * 0x1_0000;
+    let response = |op: EndpointOp, status: u8, request_id: u32| {
+        let eeth = EethRepr { status, ..EethRepr::new(op, 0b0110, request_id) };
+        Packet::EndpointResponse {
+            bth: BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, to2, Psn::ZERO),
+            eeth,
+        }
+    };
+    let command =
+        |op, port, request_id| CpuCommand::EndpointRequest { op, ev: ev(port), request_id };
+    r.checks(&["REC-IF-017", "ERTH-PORT-001", "ERTH-RESV-001", "ERTH-QPN-001", "ERTH-LAYOUT-001"]);
+    r.cpu(1_000, command(EndpointOp::PORT_STATUS_UPDATE, 1, 0x0E00_0001));
+    r.cpu(2_000, command(EndpointOp::EV_PROBE, 2, 0x0E00_0002));
+    // ERTH-OP-001: refused, nothing sent.
+    r.cpu(2_500, command(EndpointOp(7), 0, 0x0E00_0003));
+    r.checks(&["REC-IF-018", "ERTH-RESP-001"]);
+    let answers = [
+        (3_000, 1, EndpointOp::PORT_STATUS_UPDATE, EethRepr::SUCCESS, 0x0E00_0001),
+        (3_500, 2, EndpointOp::EV_PROBE, EethRepr::UNSUPPORTED_OP, 0x0E00_0002),
+        (4_000, 0, EndpointOp::EV_PROBE, EethRepr::SUCCESS, 0x0BAD_0001),
+    ];
+    for (at, port, op, status, id) in answers {
+        r.inject(at, port_of(ev(port), 3), ev(port), &response(op, status, id));
+    }
+    done(r, 10_000)
 }
