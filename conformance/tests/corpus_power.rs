@@ -199,6 +199,9 @@ enum Fault {
     RequestOnFirstEv,
     /// Endpoint responses are not reported to the CPU half (REC-IF-018).
     ResponseUnreported,
+    /// A probe answer's round trip is taken the wrong way round, the reflected timestamp
+    /// minus the clock, modulo 2^16 (SND-SPRAY-010): about 1 ms instead of microseconds.
+    ProbeRttReversed,
     /// Endpoint requests with an unknown op are dropped (ERTH-OP-001).
     DropsUnknownEndpointOp,
     /// Endpoint requests to any QPN are answered (ERTH-QPN-001).
@@ -386,6 +389,20 @@ impl Mutant {
                 if self.fault == Fault::RetransmitCommandIgnored =>
             {
                 return None;
+            }
+            Input::Frame { bytes, .. } if self.fault == Fault::ProbeRttReversed => {
+                let d = decode(bytes);
+                if let (Some(mut f), true) = (d.to_repr(), d.ext.seth.is_some_and(|x| x.pr)) {
+                    if let Some(c) = f.ext.cc_state.as_mut() {
+                        // The reference computes clock - reflected, in its unit of 16 ns;
+                        // reflect 2 x clock - reflected to have it compute the reverse.
+                        let clock = (i.at.0 / 16) as u16;
+                        c.tx_timestamp = clock.wrapping_mul(2).wrapping_sub(c.tx_timestamp);
+                    }
+                    if let Some(b) = seal(f) {
+                        *bytes = b;
+                    }
+                }
             }
             Input::Host { command: HostCommand::SetTemplate(t) }
                 if self.fault == Fault::TruncatesTemplateIds =>
@@ -1386,6 +1403,7 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::NoEndpointResponse, &["rcv-endpoint"]),
         (Fault::EndpointPortsZero, &["rcv-endpoint"]),
         (Fault::EndpointWrongEv, &["rcv-endpoint"]),
+        (Fault::ProbeRttReversed, &["snd-spray-window-fit"]),
         (Fault::RequestPortsAllUp, &["rec-endpoint-request"]),
         (Fault::RequestResv12Set, &["rec-endpoint-request"]),
         (Fault::RequestOnFirstEv, &["rec-endpoint-request"]),
