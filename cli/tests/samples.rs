@@ -57,6 +57,10 @@ fn mrc_write(
         ..Extensions::default()
     };
     let mut f = roce(ipv6(true), b, ext, payload);
+    // ECN-capable, ECT(0), as an MRC write should be (ENC-ECN-001).
+    if let IpRepr::V6(v6) = &mut f.ip {
+        v6.traffic_class |= 0b10;
+    }
     f.set_entropy(0xC0DE_0001 + psn);
     f
 }

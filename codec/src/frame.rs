@@ -449,6 +449,25 @@ impl DecodedFrame<'_> {
                 "opcode is not in the opcode table",
             ));
         }
+        if let (true, Some(ip), Some(ip_at)) = (bth.opcode.is_mrc_write(), &self.ip, l.ip) {
+            let (ecn, at) = match ip {
+                IpRepr::V4(v4) => (v4.ecn, ip_at + 1),
+                IpRepr::V6(v6) => (v6.traffic_class & 0b11, ip_at + 1),
+            };
+            if ecn == 0 {
+                out.push(violation(
+                    "ENC-ECN-001",
+                    match ip {
+                        IpRepr::V4(_) => Header::Ipv4,
+                        IpRepr::V6(_) => Header::Ipv6,
+                    },
+                    "ecn",
+                    Some(at),
+                    0,
+                    "an MRC write should be ECN-capable (ECT(0) or ECT(1))",
+                ));
+            }
+        }
         if bth.ts && bth.opcode.is_mrc() && !bth.opcode.is_mrc_write() {
             out.push(violation(
                 "TSETH-PRESENT-002",
@@ -575,6 +594,9 @@ impl DecodedFrame<'_> {
         if bth.opcode.is_mrc() && !bth.opcode.is_mrc_write() {
             out.push("TSETH-PRESENT-002");
         }
+        if bth.opcode.is_mrc_write() && self.ip.is_some() {
+            out.push("ENC-ECN-001");
+        }
         if bth.opcode == Opcode::MRC_ACKNOWLEDGE {
             out.push("AETH-MRC-001");
         }
@@ -594,12 +616,14 @@ impl DecodedFrame<'_> {
 }
 
 /// The requirements that [`DecodedFrame::validate`] checks on the frame as a whole, beyond
-/// each header's own `RULES`: a second VLAN tag, the UDP checksum, the opcode, `ts` outside
-/// an MRC write, the syndrome of an MRC transport ACK, payload and pad, and the ICRC.
+/// each header's own `RULES`: a second VLAN tag, the UDP checksum, the ECN field of an MRC
+/// write, the opcode, `ts` outside an MRC write, the syndrome of an MRC transport ACK,
+/// payload and pad, and the ICRC.
 pub const FRAME_RULES: &[&str] = &[
     "ENC-VLAN-002",
     "ENC-UDP-003",
     "ENC-UDP-005",
+    "ENC-ECN-001",
     "OPC-UNKNOWN-001",
     "TSETH-PRESENT-002",
     "AETH-MRC-001",

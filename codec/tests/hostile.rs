@@ -35,7 +35,7 @@ fn eth(ethertype: EtherType) -> EthernetRepr {
 }
 
 fn frame(v6: bool, bth: BthRepr, ext: frame::Extensions, payload: &[u8]) -> FrameRepr {
-    let ip = if v6 {
+    let mut ip = if v6 {
         IpRepr::V6(Ipv6Repr::new(
             Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 1),
             Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 2),
@@ -48,6 +48,13 @@ fn frame(v6: bool, bth: BthRepr, ext: frame::Extensions, payload: &[u8]) -> Fram
             IP_PROTO_UDP,
         ))
     };
+    // An MRC write is ECN-capable, ECT(0), as a sender should make it (ENC-ECN-001).
+    if bth.opcode.is_mrc_write() {
+        match &mut ip {
+            IpRepr::V4(v4) => v4.ecn = 0b10,
+            IpRepr::V6(v6) => v6.traffic_class |= 0b10,
+        }
+    }
     let mut f = FrameRepr {
         eth: eth(if v6 { EtherType::IPV6 } else { EtherType::IPV4 }),
         vlan: None,

@@ -237,6 +237,11 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         "ENC-IPV4-002" => refit(f, |g| v4(g, |r| r.more_frags = true)),
         "ENC-IPV4-003" => bytes(f, |b, at| b[at.ip + 10] ^= 1),
         "ENC-IPV4-004" => refit(f, |g| v4(g, |r| r.flag_reserved = true)),
+        "ENC-IPV4-007" => refit(f, |g| v4(g, |r| r.dont_frag = false)),
+        "ENC-ECN-001" => refit(f, |g| match &mut g.ip {
+            IpRepr::V4(r) => r.ecn = 0,
+            IpRepr::V6(r) => r.traffic_class &= !0b11,
+        }),
         "ENC-IPV6-001" => refit(f, |g| v6(g, |r| r.next_header = 0)),
         // An IPv4 header length below 5 words, an IPv6 version other than 6: the decoder
         // cannot follow either.

@@ -327,7 +327,7 @@ fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
                     }
                     IpRepr::V6(v6) => {
                         v6.hop_limit = 3;
-                        v6.traffic_class = 0x28;
+                        v6.traffic_class = 0x28 | (v6.traffic_class & 0b11);
                     }
                 }
                 f.finalize().unwrap();

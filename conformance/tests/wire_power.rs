@@ -416,6 +416,42 @@ const CASES: &[Case] = &[
     out("NETH vendor_info", "rcv-window-edges", NonStrict("NETH-VENDOR-001"), |b| {
         refit(b, |f| f.ext.neth.as_mut().map(|n| n.vendor_info = 7).is_some())
     }),
+    out("NETH cc_type", "rcv-window-edges", NonStrict("NETH-CC-001"), |b| {
+        refit(b, |f| f.ext.neth.as_mut().map(|n| n.cc_type = 1).is_some())
+    }),
+    out("NETH res_type", "rcv-window-edges", NonStrict("NETH-TYPE-001"), |b| {
+        refit(b, |f| f.ext.neth.as_mut().map(|n| n.res_type = 1).is_some())
+    }),
+    out("NETH spdcid", "rcv-window-edges", NonStrict("NETH-PDC-001"), |b| {
+        refit(b, |f| f.ext.neth.as_mut().map(|n| n.spdcid = 1).is_some())
+    }),
+    out("writes not ECN-capable", "snd-segmentation", NonStrict("ENC-ECN-001"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V4(v4) if f.bth.opcode.is_mrc_write() => {
+                v4.ecn = 0;
+                true
+            }
+            _ => false,
+        })
+    }),
+    out("IPv6 writes not ECN-capable", "snd-dark-path-v6", NonStrict("ENC-ECN-001"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V6(v6) if f.bth.opcode.is_mrc_write() => {
+                v6.traffic_class &= !0b11;
+                true
+            }
+            _ => false,
+        })
+    }),
+    out("Don't Fragment clear", "rcv-in-order-v4", NonStrict("ENC-IPV4-007"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V4(v4) => {
+                v4.dont_frag = false;
+                true
+            }
+            IpRepr::V6(_) => false,
+        })
+    }),
     out("a reserved PETH field", "snd-ev-always-skip", Fails("PETH-RESV-001"), |b| {
         refit(b, |f| f.ext.peth.as_mut().map(|p| p.resv0 = 1).is_some())
     }),

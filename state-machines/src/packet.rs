@@ -361,6 +361,9 @@ impl FrameWriter {
     }
 }
 
+/// The ECN codepoint ECT(0), `10` in binary (RFC 3168).
+const ECT0: u8 = 0b10;
+
 /// The outer headers of frames between two endpoints: Ethernet, optional VLAN tag, and
 /// an IP header template (lengths and checksums are filled in per frame).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -377,11 +380,22 @@ impl Outer {
     /// A frame between the two endpoints carrying `bth`, `ext` and `payload`, with its
     /// entropy, lengths, checksums and ICRC still to be filled in
     /// ([`FrameRepr::set_entropy`], [`FrameRepr::finalize`]).
+    /// An MRC write is marked ECN-capable, ECT(0), unless the template marks it ECT(1) or
+    /// CE already (`ENC-ECN-001`): MRC reports congestion marks per EV (`SETH.m`), which the
+    /// network can give only to packets it may mark.
     pub fn frame(&self, bth: BthRepr, ext: Extensions, payload: Vec<u8>) -> FrameRepr {
+        let mut ip = self.ip.clone();
+        if bth.opcode.is_mrc_write() {
+            match &mut ip {
+                IpRepr::V4(v4) if v4.ecn == 0 => v4.ecn = ECT0,
+                IpRepr::V6(v6) if v6.traffic_class & 0b11 == 0 => v6.traffic_class |= ECT0,
+                _ => {}
+            }
+        }
         FrameRepr {
             eth: self.eth,
             vlan: self.vlan,
-            ip: self.ip.clone(),
+            ip,
             udp: UdpRepr {
                 src_port: 0,
                 dst_port: openrdma_codec::ROCEV2_PORT,

@@ -560,7 +560,7 @@ impl Ipv4Repr {
     /// The requirements [`Self::validate`] checks: every violation it reports carries one
     /// of these IDs, and each of them can be reported.
     pub const RULES: &'static [&'static str] =
-        &["ENC-IPV4-001", "ENC-IPV4-002", "ENC-IPV4-003", "ENC-IPV4-004"];
+        &["ENC-IPV4-001", "ENC-IPV4-002", "ENC-IPV4-003", "ENC-IPV4-004", "ENC-IPV4-007"];
 
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
@@ -568,6 +568,7 @@ impl Ipv4Repr {
     /// * `ENC-IPV4-002`: the packet is not a fragment (MF clear, fragment offset 0).
     /// * `ENC-IPV4-003`: the header checksum is correct.
     /// * `ENC-IPV4-004`: the reserved flag bit is 0.
+    /// * `ENC-IPV4-007` (a SHOULD): Don't Fragment is set.
     pub fn validate(&self, base: usize, out: &mut Vec<Violation>) {
         let v = |requirement, field, at: usize, value: u64, rule| Violation {
             requirement,
@@ -621,6 +622,15 @@ impl Ipv4Repr {
                 field::FLAGS_FRAG,
                 1,
                 "the reserved flag bit must be 0",
+            ));
+        }
+        if !self.dont_frag {
+            out.push(v(
+                "ENC-IPV4-007",
+                "dont_frag",
+                field::FLAGS_FRAG,
+                0,
+                "Don't Fragment should be set",
             ));
         }
     }

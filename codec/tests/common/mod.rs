@@ -134,12 +134,16 @@ pub(crate) fn ipv6() -> Ipv6Repr {
 /// stack), with the outer headers of `encap`, UDP source port 0xC000 and, over IPv6, flow
 /// label 0x1234.
 pub(crate) fn build(encap: Encap, bth: BthRepr, ext: Extensions, payload: &[u8]) -> FrameRepr {
+    // An MRC write is ECN-capable, ECT(0), as a sender should make it (ENC-ECN-001).
+    let ect = if bth.opcode.is_mrc_write() { 0b10 } else { 0 };
     let (ip, ip_type) = if encap.is_v6() {
         let mut v6 = ipv6();
         v6.flow_label = 0x1234;
+        v6.traffic_class |= ect;
         (IpRepr::V6(v6), EtherType::IPV6)
     } else {
         let mut v4 = ipv4();
+        v4.ecn = ect;
         if encap == Encap::V4Options {
             // Two words of options: NOP padding around an (unknown) option kind 0x88.
             v4.set_options(vec![0x01, 0x01, 0x88, 0x06, 0xAA, 0xBB, 0xCC, 0xDD]).unwrap();

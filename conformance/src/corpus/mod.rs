@@ -680,8 +680,10 @@ fn done(r: Recorder, end: u64) -> Scenario {
                     add.extend(["AETH-LAYOUT-001", "AETH-MSN-001"]);
                 }
                 if let Some(n) = e.neth {
-                    // Compared field by field, and sent on the EV reported (CONF-CMP-017).
+                    // Compared field by field, and sent on the EV reported (CONF-CMP-017);
+                    // the fields a SHOULD fixes make the verdict non-strict.
                     add.extend(["NETH-LAYOUT-001", "NETH-PSN-001", "ENC-EV-003", "RCV-NACK-001"]);
+                    add.extend(["NETH-TYPE-001", "NETH-VENDOR-001", "NETH-PDC-001", "NETH-CC-001"]);
                     if n.tx_timestamp != 0 {
                         // Only a timestamp of the NACKed packet tells a reflection from a 0.
                         add.push("NETH-TS-001");
