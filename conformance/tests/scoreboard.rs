@@ -8,11 +8,12 @@ mod common;
 
 use common::*;
 use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
+use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{EthernetAddress, EvMark, Opcode, Psn, Qpn};
 use openrdma_conformance::device::{Input, Output, TimedInput, TimedOutput};
-use openrdma_conformance::scenario::{Capability, Scenario};
+use openrdma_conformance::scenario::{Body, Capability, Direction, Scenario};
 use openrdma_conformance::scoreboard::{Divergence, Scope, judge, judge_in};
-use openrdma_sm::{CpuCommand, NicEvent, NicReport, RetransmitCause, Side, Timestamp};
+use openrdma_sm::{CpuCommand, HostCommand, NicEvent, NicReport, RetransmitCause, Side, Timestamp};
 
 /// A passing run of the reference device, to be changed.
 struct Run {
@@ -925,4 +926,163 @@ fn conf_time_002_flags_and_completions_come_no_later_than_late_ns() {
     let before = o[flag - 1].at;
     o[flag].at = before;
     assert_eq!(r.judge(&o), vec![], "a flag sooner than the reference's");
+}
+
+// ---- CONF-CMP-021 -----------------------------------------------------------------------
+
+/// The indices of the completions written to a queue.
+fn queued(r: &Run) -> Vec<usize> {
+    r.events(|e| matches!(e, NicEvent::Completion(c) if c.queue.is_some()))
+}
+
+/// The outputs with the 32 bytes of completion `k` edited, as a device would have written
+/// them; the event's decoded `entry` is left as it was.
+fn edit_entry_bytes(r: &Run, k: usize, f: impl FnOnce(&mut [u8; 32])) -> Vec<TimedOutput> {
+    r.edit_event(k, |e| {
+        if let NicEvent::Completion(c) = e {
+            f(&mut c.queue.as_mut().expect("a queued entry").bytes);
+        }
+    })
+}
+
+/// The outputs with a field of the entry in completion `k`'s bytes changed.
+fn edit_entry(r: &Run, k: usize, f: impl FnOnce(&mut CompletionRepr)) -> Vec<TimedOutput> {
+    edit_entry_bytes(r, k, |b| {
+        let mut e = CompletionRepr::parse(b).expect("32 bytes decode");
+        f(&mut e);
+        e.emit(b).expect("32 bytes");
+    })
+}
+
+/// CONF-CMP-021: every entry a device writes to a queue is judged from its 32 bytes, on its
+/// own whatever the scenario expects, and as a write to its queue — its alignment, the
+/// consumer's releases, its queue, slot, address and phase — each difference under the
+/// requirement the sentence gives it; a timestamp that disagrees with the time between two
+/// writes makes the verdict non-strict only.
+#[test]
+fn conf_cmp_021_every_completion_entry_is_judged_as_a_write_to_its_queue() {
+    let mut r = Run::of("ret-cq-wrap");
+    r.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let entries = queued(&r);
+    assert!(entries.len() >= 3, "the scenario wraps its ring");
+    let k = entries[0];
+
+    // Judged from the bytes (CONF-ADP-017): the decoded `entry` beside them is not.
+    let o = r.edit_event(k, |e| {
+        if let NicEvent::Completion(c) = e {
+            c.entry.byte_len ^= 0x40;
+            c.entry.wr_id ^= 1;
+        }
+    });
+    assert_eq!(r.judge(&o), vec![], "a decoded entry that its bytes contradict");
+    let d = r.judge(&edit_entry(&r, k, |e| e.byte_len ^= 0x40));
+    assert!(!musts(&d).is_empty(), "a byte length written wrong");
+
+    // On its own, whatever the scenario expects: a reserved byte set in the device's entry
+    // and in the scenario's alike still breaks CQE-RESV-001.
+    let o = edit_entry_bytes(&r, k, |b| b[30] = 1);
+    assert_names(&r.judge(&o), "CQE-RESV-001", "reserved byte 30");
+    let mut s = r.s.clone();
+    let want = s
+        .records
+        .iter_mut()
+        .find(|x| {
+            x.dir == Direction::Expect
+                && matches!(&x.body, Body::Event { event: NicEvent::Completion(c) } if c.queue.is_some())
+        })
+        .expect("an expected entry in a queue");
+    let Body::Event { event: NicEvent::Completion(c) } = &mut want.body else { unreachable!() };
+    c.queue.as_mut().unwrap().bytes[30] = 1;
+    let d = judge(&s, &r.injected, &o).divergences;
+    assert_eq!(musts(&d), ["CQE-RESV-001"], "the scenario expects the same reserved byte");
+
+    // At a multiple of 32 (CQE-RING-003).
+    let o = r.edit_event(k, |e| {
+        if let NicEvent::Completion(c) = e {
+            c.queue.as_mut().unwrap().addr += 8;
+        }
+    });
+    assert_names(&r.judge(&o), "CQE-RING-003", "an entry off its 32-byte boundary");
+
+    // Never over an entry the consumer had not released (CQE-RING-004): the same writes,
+    // judged against a scenario whose consumer writes release nothing.
+    let mut s = r.s.clone();
+    for x in &mut s.records {
+        if let Body::Host { command: HostCommand::CqConsumer { consumed, .. } } = &mut x.body {
+            *consumed = 0;
+        }
+    }
+    let d = judge(&s, &r.injected, &r.observed).divergences;
+    assert_names(&d, "CQE-RING-004", "a wrap over unreleased entries");
+
+    // Queue, slot, address and phase, compared in the sequence (CQE-ROUTE-001,
+    // CQE-RING-001).
+    type Edit = Box<dyn Fn(&mut openrdma_sm::CompletionEvent)>;
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        ("queue", "CQE-ROUTE-001", Box::new(|c| c.queue.as_mut().unwrap().cq += 1)),
+        ("slot", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().slot ^= 1)),
+        ("address", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().addr += 32)),
+        ("phase", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().bytes[31] ^= 1)),
+    ];
+    for (what, id, f) in &cases {
+        let o = r.edit_event(k, |e| {
+            if let NicEvent::Completion(c) = e {
+                f(c)
+            }
+        });
+        assert_names(&r.judge(&o), id, what);
+    }
+
+    // Bytes 0 to 30 still the slot's previous contents, byte 31 new (CQE-RING-003): the
+    // first entry of a slot over zeros, and an entry of the second pass over the first's.
+    let slot_of = |k: usize| match r.event(k) {
+        NicEvent::Completion(c) => c.queue.map(|q| (q.cq, q.slot, q.bytes)).unwrap(),
+        _ => unreachable!(),
+    };
+    let o = edit_entry_bytes(&r, k, |b| b[..31].fill(0));
+    assert_names(&r.judge(&o), "CQE-RING-003", "a first entry torn over zeros");
+    let (cq, slot, first) = slot_of(k);
+    let again = *entries
+        .iter()
+        .skip(1)
+        .find(|&&j| {
+            let (c, s, _) = slot_of(j);
+            (c, s) == (cq, slot)
+        })
+        .expect("the ring wraps to slot 0");
+    let o = edit_entry_bytes(&r, again, |b| b[..31].copy_from_slice(&first[..31]));
+    assert_names(&r.judge(&o), "CQE-RING-003", "a second-pass entry torn over the first");
+
+    // A multi-byte field in reverse byte order (CQE-LAYOUT-001).
+    let d = r.judge(&edit_entry(&r, k, |e| e.byte_len = e.byte_len.swap_bytes()));
+    assert_names(&d, "CQE-LAYOUT-001", "a big-endian byte length");
+
+    // Timestamps that disagree with the time between the writes: non-strict, not failed.
+    let stamped = entries
+        .iter()
+        .copied()
+        .filter(
+            |&j| matches!(r.event(j), NicEvent::Completion(c) if c.written_entry().has_timestamp),
+        )
+        .nth(1)
+        .expect("two stamped entries");
+    let late = r.s.manifest.tolerances.late_ns as u32;
+    let d = r.judge(&edit_entry(&r, stamped, |e| e.timestamp = e.timestamp.wrapping_add(late + 1)));
+    assert_eq!(musts(&d), Vec::<&str>::new(), "a timestamp is a SHOULD: {d:#?}");
+    assert!(d.iter().any(|d| d.should_only && d.requirement == "CQE-TS-001"), "{d:#?}");
+    let d = r.judge(&edit_entry(&r, stamped, |e| e.timestamp = e.timestamp.wrapping_add(late)));
+    assert_eq!(d, vec![], "a timestamp within late_ns");
+
+    // A rejected token's entry in another queue than its own: CQE-REJECT-002.
+    let mut q = Run::of("db-reject-queues");
+    q.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let rejected = q.events(|e| {
+        matches!(e, NicEvent::Completion(c) if c.queue.is_some() && c.written_entry().status.is_doorbell_reject())
+    })[0];
+    let o = q.edit_event(rejected, |e| {
+        if let NicEvent::Completion(c) = e {
+            c.queue.as_mut().unwrap().cq ^= 3;
+        }
+    });
+    assert_names(&q.judge(&o), "CQE-REJECT-002", "a rejection in another queue");
 }
