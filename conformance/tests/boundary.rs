@@ -543,3 +543,103 @@ fn conf_dev_001_a_device_is_judged_by_its_boundary_alone() {
     let out = reference_run(&s);
     assert_eq!(judge(&s, &out.injected, &captured(&s, &out.observed)).divergences, vec![]);
 }
+
+/// A device that brings its own CPU half and still shows the reports of its NIC half at
+/// the boundary, as a device may (they are not judged, CONF-CMP-020): the reference NIC
+/// half, started as if the scenario scripted its CPU half, so that every report comes out.
+struct ShowsItsReports(ReferenceDevice);
+
+impl Device for ShowsItsReports {
+    fn name(&self) -> String {
+        "shows-its-reports".into()
+    }
+
+    fn capabilities(
+        &self,
+    ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+        self.0.capabilities()
+    }
+
+    fn start(
+        &mut self,
+        manifest: &openrdma_conformance::scenario::Manifest,
+    ) -> Result<(), DeviceError> {
+        let mut m = manifest.clone();
+        m.cpu = CpuHalf::Scripted;
+        self.0.start(&m)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        self.0.advance(inputs, until)
+    }
+}
+
+/// Runs `s`, whose device brings its own CPU half, on `inner`, and checks that the runner
+/// played none (CONF-RUN-006): every record of the scenario injected at its time and
+/// nothing else, and batches cut only where an injected SACK or NACK must follow the
+/// device's EVs.
+fn runs_without_a_cpu_half<D: Device>(s: &Scenario, inner: D) -> Recording<D> {
+    let name = &s.manifest.name;
+    let mut dev = Recording::new(inner);
+    let out = run(&mut dev, s);
+    assert!(out.error.is_none(), "{name}: {:?}", out.error);
+    let want = inject_inputs(s);
+    let got = dev.inputs();
+    assert_eq!(got.len(), want.len(), "{name}: inputs delivered");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.at, w.at, "{name}: input {k}");
+        match (&g.input, &w.input) {
+            (Input::Frame { bytes: x, .. }, Input::Frame { bytes: y, .. }) if is_feedback(y) => {
+                assert!(is_feedback(x), "{name}: input {k}");
+            }
+            _ => assert_eq!(g.input, w.input, "{name}: input {k}"),
+        }
+    }
+    for (k, b) in dev.batches.iter().enumerate().skip(1) {
+        let first = b.inputs.first().map(|i| &i.input);
+        assert!(
+            matches!(first, Some(Input::Frame { bytes, .. }) if is_feedback(bytes)),
+            "{name}: batch {} ends at {} without feedback to inject",
+            k - 1,
+            dev.batches[k - 1].until
+        );
+    }
+    dev
+}
+
+/// CONF-RUN-006: with `cpu = "device"` the runner plays no CPU half: it injects every
+/// record of the scenario at its time and nothing else — no CPU command, even from a device
+/// that shows reports an agent would act on — and never cuts a batch at an agent's
+/// deadline.
+#[test]
+fn conf_run_006_with_the_device_s_own_cpu_half_the_runner_plays_none() {
+    use openrdma_sm::{NicEvent, RecoveryAgent};
+    let mut scenarios = 0;
+    let mut would_command = 0;
+    for s in all_scenarios().into_iter().filter(|s| s.manifest.cpu == CpuHalf::Device) {
+        scenarios += 1;
+        runs_without_a_cpu_half(&s, ReferenceDevice::new());
+        let dev = runs_without_a_cpu_half(&s, ShowsItsReports(ReferenceDevice::new()));
+        // What the runner's agent would have done with those reports.
+        let mut agent = RecoveryAgent::new(s.manifest.recovery.clone());
+        for b in &dev.batches {
+            for o in &b.outputs {
+                if let Output::Event { event: NicEvent::Report(r) } = &o.output {
+                    agent.handle_report(o.at, r);
+                }
+            }
+            if agent.poll_timeout().is_some_and(|d| d <= b.until) {
+                agent.handle_timeout(b.until);
+            }
+            while agent.poll_command().is_some() {
+                would_command += 1;
+            }
+        }
+    }
+    assert!(scenarios >= 3, "only {scenarios} scenarios with cpu = \"device\"");
+    assert!(would_command > 0, "no report the device gave would have moved an agent");
+}
