@@ -643,3 +643,178 @@ fn conf_run_006_with_the_device_s_own_cpu_half_the_runner_plays_none() {
     assert!(scenarios >= 3, "only {scenarios} scenarios with cpu = \"device\"");
     assert!(would_command > 0, "no report the device gave would have moved an agent");
 }
+
+/// How the device behind a [`BusHarness`] writes a completion entry to its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryWrites {
+    /// One naturally aligned 32-byte write, as CQE-RING-003 requires.
+    Whole,
+    /// Byte 31, the owner byte, first; then bytes 0 to 30.
+    OwnerFirst,
+}
+
+/// When a [`BusHarness`] presents an entry as a `completion` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presents {
+    /// When byte 31 of the slot becomes visible, with the 32 bytes the slot holds then
+    /// (CONF-DEV-006).
+    AtByte31,
+    /// After every write to the slot: more than one event for one entry.
+    EveryWrite,
+    /// When the last write of the entry lands, whatever its order.
+    AtLastWrite,
+}
+
+/// A harness that presents a device's memory writes as events, as an RTL testbench's bus
+/// model does: the device inside is the reference NIC, whose completion entries are turned
+/// into the bus writes [`EntryWrites`] gives; the harness keeps the bytes of every slot of
+/// the rings the host set up, and presents each entry as [`Presents`] says, naming its queue
+/// and slot from the address alone.
+struct BusHarness {
+    inner: ReferenceDevice,
+    writes: EntryWrites,
+    presents: Presents,
+    rings: Vec<openrdma_sm::CqConfig>,
+    slots: HashMap<u64, [u8; 32]>,
+}
+
+impl BusHarness {
+    fn new(writes: EntryWrites, presents: Presents) -> Self {
+        BusHarness {
+            inner: ReferenceDevice::new(),
+            writes,
+            presents,
+            rings: Vec::new(),
+            slots: HashMap::new(),
+        }
+    }
+
+    /// The event for the entry at `addr`, written by the engine of `side`, from the slot's
+    /// bytes as they are now. (The side is the engine's that issued the write, as a bus
+    /// model sees it, not read from bytes that may be stale.)
+    fn present(&self, side: openrdma_sm::Side, addr: u64) -> openrdma_sm::NicEvent {
+        use openrdma_codec::host::CompletionRepr;
+        use openrdma_sm::{CompletionEvent, CqWrite, NicEvent};
+        let ring = self
+            .rings
+            .iter()
+            .find(|r| addr >= r.base && addr - r.base < 32 * u64::from(r.entries))
+            .expect("an entry inside a ring the host set up");
+        let bytes = self.slots[&addr];
+        let entry = CompletionRepr::parse(&bytes).expect("32 bytes decode");
+        let slot = ((addr - ring.base) / 32) as u32;
+        NicEvent::Completion(CompletionEvent {
+            side,
+            entry,
+            queue: Some(CqWrite { cq: ring.cq, slot, addr, bytes }),
+        })
+    }
+}
+
+impl Device for BusHarness {
+    fn name(&self) -> String {
+        format!("bus-harness:{:?}:{:?}", self.writes, self.presents)
+    }
+
+    fn capabilities(
+        &self,
+    ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+        self.inner.capabilities()
+    }
+
+    fn start(
+        &mut self,
+        manifest: &openrdma_conformance::scenario::Manifest,
+    ) -> Result<(), DeviceError> {
+        self.rings.clear();
+        self.slots.clear();
+        self.inner.start(manifest)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        use openrdma_sm::NicEvent;
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateCq(c) } = &i.input {
+                self.rings.push(*c);
+            }
+        }
+        let mut out = Vec::new();
+        for o in self.inner.advance(inputs, until)? {
+            let Output::Event { event: NicEvent::Completion(c) } = &o.output else {
+                out.push(o);
+                continue;
+            };
+            let Some(q) = c.queue else {
+                out.push(o);
+                continue;
+            };
+            let writes: &[std::ops::Range<usize>] = match self.writes {
+                EntryWrites::Whole => &[0..32],
+                EntryWrites::OwnerFirst => &[31..32, 0..31],
+            };
+            for (n, w) in writes.iter().enumerate() {
+                let slot = self.slots.entry(q.addr).or_insert([0; 32]);
+                slot[w.clone()].copy_from_slice(&q.bytes[w.clone()]);
+                let now = match self.presents {
+                    Presents::AtByte31 => w.contains(&31),
+                    Presents::EveryWrite => true,
+                    Presents::AtLastWrite => n == writes.len() - 1,
+                };
+                if now {
+                    out.push(TimedOutput {
+                        at: o.at,
+                        output: Output::Event { event: self.present(c.side, q.addr) },
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// CONF-DEV-006, and the CQE-RING-003 it makes observable: a harness that presents each
+/// completion entry as one event at the time byte 31 became visible, with the slot's 32
+/// bytes then, presents a device that writes its entries whole exactly as the reference
+/// reports them; and a device that writes the owner byte first is then seen with the
+/// slot's stale bytes and fails under CQE-RING-003. A harness that presents an entry once
+/// per write fails every such scenario; one that waits for the entry's last write hides the
+/// device's fault — the scoreboard cannot tell, which is why the rule binds the harness.
+#[test]
+fn conf_dev_006_a_memory_watching_harness_presents_each_entry_at_byte_31() {
+    use openrdma_conformance::scenario::Capability;
+    let queued: Vec<Scenario> = all_scenarios()
+        .into_iter()
+        .filter(|s| s.manifest.requires.contains(&Capability::CompletionQueues))
+        .collect();
+    assert!(queued.len() >= 3);
+    for s in &queued {
+        let name = &s.manifest.name;
+        let want = reference_run(s).observed;
+        let out = run(&mut BusHarness::new(EntryWrites::Whole, Presents::AtByte31), s);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        assert_eq!(out.observed, want, "{name}: entries written whole, presented at byte 31");
+    }
+    for name in ["ret-cq-wrap", "rcv-cq-receive", "db-reject-queues"] {
+        let s = scenario(name);
+        let judged = |writes, presents| {
+            let out = run(&mut BusHarness::new(writes, presents), &s);
+            assert!(out.error.is_none(), "{name}: {:?}", out.error);
+            judge(&s, &out.injected, &out.observed).divergences
+        };
+        let d = judged(EntryWrites::OwnerFirst, Presents::AtByte31);
+        assert!(
+            d.iter().any(|d| d.requirement == "CQE-RING-003"),
+            "{name}: the owner byte first, seen at byte 31: {d:#?}"
+        );
+        let d = judged(EntryWrites::Whole, Presents::EveryWrite);
+        assert_eq!(d, vec![], "{name}: one write, one event");
+        let d = judged(EntryWrites::OwnerFirst, Presents::EveryWrite);
+        assert!(d.iter().any(|d| !d.should_only), "{name}: two events for one entry");
+        let d = judged(EntryWrites::OwnerFirst, Presents::AtLastWrite);
+        assert_eq!(d, vec![], "{name}: a harness that waits for the last write hides it");
+    }
+}
