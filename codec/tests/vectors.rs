@@ -111,7 +111,8 @@ fn cnp_carries_its_16_reserved_bytes_and_nothing_else() {
     let v = decode(&long).validate();
     assert_eq!(v.iter().map(|v| v.requirement).collect::<Vec<_>>(), ["PAY-NONE-001"], "{v:?}");
     // The reserved bytes, and the BTH that the SHOULD of CNP-BTH-001 gives a CNP.
-    let cases: [(&str, usize, u64, &mut dyn FnMut(&mut FrameRepr)); 3] = [
+    type Edit<'a> = &'a mut dyn FnMut(&mut FrameRepr);
+    let cases: [(&str, usize, u64, Edit<'_>); 3] = [
         ("CNP-RESV-001", body_at + 9, 0x42, &mut |g| g.ext.cnp.as_mut().unwrap().resv[9] = 0x42),
         ("CNP-BTH-001", bth_at + 4, 0, &mut |g| g.bth.becn = false),
         ("CNP-BTH-001", bth_at + 9, 5, &mut |g| g.bth.psn = Psn::new(5)),

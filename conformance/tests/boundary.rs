@@ -752,15 +752,16 @@ impl Device for BusHarness {
                 out.push(o);
                 continue;
             };
-            let writes: &[std::ops::Range<usize>] = match self.writes {
-                EntryWrites::Whole => &[0..32],
-                EntryWrites::OwnerFirst => &[31..32, 0..31],
+            // Each bus write as the bytes [from, to) of the slot.
+            let writes: &[(usize, usize)] = match self.writes {
+                EntryWrites::Whole => &[(0, 32)],
+                EntryWrites::OwnerFirst => &[(31, 32), (0, 31)],
             };
-            for (n, w) in writes.iter().enumerate() {
+            for (n, &(from, to)) in writes.iter().enumerate() {
                 let slot = self.slots.entry(q.addr).or_insert([0; 32]);
-                slot[w.clone()].copy_from_slice(&q.bytes[w.clone()]);
+                slot[from..to].copy_from_slice(&q.bytes[from..to]);
                 let now = match self.presents {
-                    Presents::AtByte31 => w.contains(&31),
+                    Presents::AtByte31 => (from..to).contains(&31),
                     Presents::EveryWrite => true,
                     Presents::AtLastWrite => n == writes.len() - 1,
                 };

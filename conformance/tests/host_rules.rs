@@ -180,7 +180,7 @@ fn flag_recv_004_a_sender_waits_for_the_flag_a_slot_still_holds() {
                 flag.is_some_and(|&f| f <= t),
                 "{name}: QP {qp:#x} message {n} starts at {t}, while slot {} still waits for \
                  message {m}'s flag ({flag:?})",
-                n as u32 % k
+                u32::from(n) % k
             );
         }
     }
