@@ -478,6 +478,30 @@ impl DecodedFrame<'_> {
                 "ts may be set only on MRC write packets",
             ));
         }
+        if bth.opcode == Opcode::CNP {
+            // CNP-BTH-001 (SHOULD): a CNP carries BTH `becn` 1 and `psn` 0. Its `dest_qp`,
+            // the QP whose traffic was marked, is beyond what the frame alone can show.
+            if !bth.becn {
+                out.push(violation(
+                    "CNP-BTH-001",
+                    Header::Bth,
+                    "becn",
+                    Some(bth_at + 4),
+                    0,
+                    "a CNP should set becn to 1",
+                ));
+            }
+            if bth.psn.value() != 0 {
+                out.push(violation(
+                    "CNP-BTH-001",
+                    Header::Bth,
+                    "psn",
+                    Some(bth_at + 9),
+                    bth.psn.value().into(),
+                    "a CNP should carry PSN 0",
+                ));
+            }
+        }
         if let (Opcode::MRC_ACKNOWLEDGE, Some(aeth), Some(&(_, at))) =
             (bth.opcode, &self.ext.aeth, l.ext.first())
         {
@@ -600,6 +624,9 @@ impl DecodedFrame<'_> {
         if bth.opcode == Opcode::MRC_ACKNOWLEDGE {
             out.push("AETH-MRC-001");
         }
+        if bth.opcode == Opcode::CNP {
+            out.push("CNP-BTH-001");
+        }
         if bth.opcode.info().is_some_and(|i| i.payload == PayloadRule::None) {
             out.push("PAY-NONE-001");
         }
@@ -617,8 +644,8 @@ impl DecodedFrame<'_> {
 
 /// The requirements that [`DecodedFrame::validate`] checks on the frame as a whole, beyond
 /// each header's own `RULES`: a second VLAN tag, the UDP checksum, the ECN field of an MRC
-/// write, the opcode, `ts` outside an MRC write, the syndrome of an MRC transport ACK,
-/// payload and pad, and the ICRC.
+/// write, the opcode, `ts` outside an MRC write, the syndrome of an MRC transport ACK, the
+/// BTH of a CNP, payload and pad, and the ICRC.
 pub const FRAME_RULES: &[&str] = &[
     "ENC-VLAN-002",
     "ENC-UDP-003",
@@ -627,6 +654,7 @@ pub const FRAME_RULES: &[&str] = &[
     "OPC-UNKNOWN-001",
     "TSETH-PRESENT-002",
     "AETH-MRC-001",
+    "CNP-BTH-001",
     "PAY-NONE-001",
     "PAY-PAD-001",
     "PAY-PAD-002",

@@ -332,6 +332,7 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         "EETH-RESV-001" => refit(f, |g| g.ext.eeth.as_mut().unwrap().resv2 = 1),
         "DETH-RESV-001" => refit(f, |g| g.ext.deth.as_mut().unwrap().resv = 1),
         "CNP-RESV-001" => refit(f, |g| g.ext.cnp.as_mut().unwrap().resv[15] = 1),
+        "CNP-BTH-001" => refit(f, |g| g.bth.becn = false),
         other => panic!("no way to break {other} is known: add one to break_rule"),
     }
 }

@@ -543,3 +543,279 @@ fn conf_dev_001_a_device_is_judged_by_its_boundary_alone() {
     let out = reference_run(&s);
     assert_eq!(judge(&s, &out.injected, &captured(&s, &out.observed)).divergences, vec![]);
 }
+
+/// A device that brings its own CPU half and still shows the reports of its NIC half at
+/// the boundary, as a device may (they are not judged, CONF-CMP-020): the reference NIC
+/// half, started as if the scenario scripted its CPU half, so that every report comes out.
+struct ShowsItsReports(ReferenceDevice);
+
+impl Device for ShowsItsReports {
+    fn name(&self) -> String {
+        "shows-its-reports".into()
+    }
+
+    fn capabilities(
+        &self,
+    ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+        self.0.capabilities()
+    }
+
+    fn start(
+        &mut self,
+        manifest: &openrdma_conformance::scenario::Manifest,
+    ) -> Result<(), DeviceError> {
+        let mut m = manifest.clone();
+        m.cpu = CpuHalf::Scripted;
+        self.0.start(&m)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        self.0.advance(inputs, until)
+    }
+}
+
+/// Runs `s`, whose device brings its own CPU half, on `inner`, and checks that the runner
+/// played none (CONF-RUN-006): every record of the scenario injected at its time and
+/// nothing else, and batches cut only where an injected SACK or NACK must follow the
+/// device's EVs.
+fn runs_without_a_cpu_half<D: Device>(s: &Scenario, inner: D) -> Recording<D> {
+    let name = &s.manifest.name;
+    let mut dev = Recording::new(inner);
+    let out = run(&mut dev, s);
+    assert!(out.error.is_none(), "{name}: {:?}", out.error);
+    let want = inject_inputs(s);
+    let got = dev.inputs();
+    assert_eq!(got.len(), want.len(), "{name}: inputs delivered");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.at, w.at, "{name}: input {k}");
+        match (&g.input, &w.input) {
+            (Input::Frame { bytes: x, .. }, Input::Frame { bytes: y, .. }) if is_feedback(y) => {
+                assert!(is_feedback(x), "{name}: input {k}");
+            }
+            _ => assert_eq!(g.input, w.input, "{name}: input {k}"),
+        }
+    }
+    for (k, b) in dev.batches.iter().enumerate().skip(1) {
+        let first = b.inputs.first().map(|i| &i.input);
+        assert!(
+            matches!(first, Some(Input::Frame { bytes, .. }) if is_feedback(bytes)),
+            "{name}: batch {} ends at {} without feedback to inject",
+            k - 1,
+            dev.batches[k - 1].until
+        );
+    }
+    dev
+}
+
+/// CONF-RUN-006: with `cpu = "device"` the runner plays no CPU half: it injects every
+/// record of the scenario at its time and nothing else — no CPU command, even from a device
+/// that shows reports an agent would act on — and never cuts a batch at an agent's
+/// deadline.
+#[test]
+fn conf_run_006_with_the_device_s_own_cpu_half_the_runner_plays_none() {
+    use openrdma_sm::{NicEvent, RecoveryAgent};
+    let mut scenarios = 0;
+    let mut would_command = 0;
+    for s in all_scenarios().into_iter().filter(|s| s.manifest.cpu == CpuHalf::Device) {
+        scenarios += 1;
+        runs_without_a_cpu_half(&s, ReferenceDevice::new());
+        let dev = runs_without_a_cpu_half(&s, ShowsItsReports(ReferenceDevice::new()));
+        // What the runner's agent would have done with those reports.
+        let mut agent = RecoveryAgent::new(s.manifest.recovery.clone());
+        for b in &dev.batches {
+            for o in &b.outputs {
+                if let Output::Event { event: NicEvent::Report(r) } = &o.output {
+                    agent.handle_report(o.at, r);
+                }
+            }
+            if agent.poll_timeout().is_some_and(|d| d <= b.until) {
+                agent.handle_timeout(b.until);
+            }
+            while agent.poll_command().is_some() {
+                would_command += 1;
+            }
+        }
+    }
+    assert!(scenarios >= 3, "only {scenarios} scenarios with cpu = \"device\"");
+    assert!(would_command > 0, "no report the device gave would have moved an agent");
+}
+
+/// How the device behind a [`BusHarness`] writes a completion entry to its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryWrites {
+    /// One naturally aligned 32-byte write, as CQE-RING-003 requires.
+    Whole,
+    /// Byte 31, the owner byte, first; then bytes 0 to 30.
+    OwnerFirst,
+}
+
+/// When a [`BusHarness`] presents an entry as a `completion` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presents {
+    /// When byte 31 of the slot becomes visible, with the 32 bytes the slot holds then
+    /// (CONF-DEV-006).
+    AtByte31,
+    /// After every write to the slot: more than one event for one entry.
+    EveryWrite,
+    /// When the last write of the entry lands, whatever its order.
+    AtLastWrite,
+}
+
+/// A harness that presents a device's memory writes as events, as an RTL testbench's bus
+/// model does: the device inside is the reference NIC, whose completion entries are turned
+/// into the bus writes [`EntryWrites`] gives; the harness keeps the bytes of every slot of
+/// the rings the host set up, and presents each entry as [`Presents`] says, naming its queue
+/// and slot from the address alone.
+struct BusHarness {
+    inner: ReferenceDevice,
+    writes: EntryWrites,
+    presents: Presents,
+    rings: Vec<openrdma_sm::CqConfig>,
+    slots: HashMap<u64, [u8; 32]>,
+}
+
+impl BusHarness {
+    fn new(writes: EntryWrites, presents: Presents) -> Self {
+        BusHarness {
+            inner: ReferenceDevice::new(),
+            writes,
+            presents,
+            rings: Vec::new(),
+            slots: HashMap::new(),
+        }
+    }
+
+    /// The event for the entry at `addr`, written by the engine of `side`, from the slot's
+    /// bytes as they are now. (The side is the engine's that issued the write, as a bus
+    /// model sees it, not read from bytes that may be stale.)
+    fn present(&self, side: openrdma_sm::Side, addr: u64) -> openrdma_sm::NicEvent {
+        use openrdma_codec::host::CompletionRepr;
+        use openrdma_sm::{CompletionEvent, CqWrite, NicEvent};
+        let ring = self
+            .rings
+            .iter()
+            .find(|r| addr >= r.base && addr - r.base < 32 * u64::from(r.entries))
+            .expect("an entry inside a ring the host set up");
+        let bytes = self.slots[&addr];
+        let entry = CompletionRepr::parse(&bytes).expect("32 bytes decode");
+        let slot = ((addr - ring.base) / 32) as u32;
+        NicEvent::Completion(CompletionEvent {
+            side,
+            entry,
+            queue: Some(CqWrite { cq: ring.cq, slot, addr, bytes }),
+        })
+    }
+}
+
+impl Device for BusHarness {
+    fn name(&self) -> String {
+        format!("bus-harness:{:?}:{:?}", self.writes, self.presents)
+    }
+
+    fn capabilities(
+        &self,
+    ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+        self.inner.capabilities()
+    }
+
+    fn start(
+        &mut self,
+        manifest: &openrdma_conformance::scenario::Manifest,
+    ) -> Result<(), DeviceError> {
+        self.rings.clear();
+        self.slots.clear();
+        self.inner.start(manifest)
+    }
+
+    fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        use openrdma_sm::NicEvent;
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateCq(c) } = &i.input {
+                self.rings.push(*c);
+            }
+        }
+        let mut out = Vec::new();
+        for o in self.inner.advance(inputs, until)? {
+            let Output::Event { event: NicEvent::Completion(c) } = &o.output else {
+                out.push(o);
+                continue;
+            };
+            let Some(q) = c.queue else {
+                out.push(o);
+                continue;
+            };
+            // Each bus write as the bytes [from, to) of the slot.
+            let writes: &[(usize, usize)] = match self.writes {
+                EntryWrites::Whole => &[(0, 32)],
+                EntryWrites::OwnerFirst => &[(31, 32), (0, 31)],
+            };
+            for (n, &(from, to)) in writes.iter().enumerate() {
+                let slot = self.slots.entry(q.addr).or_insert([0; 32]);
+                slot[from..to].copy_from_slice(&q.bytes[from..to]);
+                let now = match self.presents {
+                    Presents::AtByte31 => (from..to).contains(&31),
+                    Presents::EveryWrite => true,
+                    Presents::AtLastWrite => n == writes.len() - 1,
+                };
+                if now {
+                    out.push(TimedOutput {
+                        at: o.at,
+                        output: Output::Event { event: self.present(c.side, q.addr) },
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// CONF-DEV-006, and the CQE-RING-003 it makes observable: a harness that presents each
+/// completion entry as one event at the time byte 31 became visible, with the slot's 32
+/// bytes then, presents a device that writes its entries whole exactly as the reference
+/// reports them; and a device that writes the owner byte first is then seen with the
+/// slot's stale bytes and fails under CQE-RING-003. A harness that presents an entry once
+/// per write fails every such scenario; one that waits for the entry's last write hides the
+/// device's fault — the scoreboard cannot tell, which is why the rule binds the harness.
+#[test]
+fn conf_dev_006_a_memory_watching_harness_presents_each_entry_at_byte_31() {
+    use openrdma_conformance::scenario::Capability;
+    let queued: Vec<Scenario> = all_scenarios()
+        .into_iter()
+        .filter(|s| s.manifest.requires.contains(&Capability::CompletionQueues))
+        .collect();
+    assert!(queued.len() >= 3);
+    for s in &queued {
+        let name = &s.manifest.name;
+        let want = reference_run(s).observed;
+        let out = run(&mut BusHarness::new(EntryWrites::Whole, Presents::AtByte31), s);
+        assert!(out.error.is_none(), "{name}: {:?}", out.error);
+        assert_eq!(out.observed, want, "{name}: entries written whole, presented at byte 31");
+    }
+    for name in ["ret-cq-wrap", "rcv-cq-receive", "db-reject-queues"] {
+        let s = scenario(name);
+        let judged = |writes, presents| {
+            let out = run(&mut BusHarness::new(writes, presents), &s);
+            assert!(out.error.is_none(), "{name}: {:?}", out.error);
+            judge(&s, &out.injected, &out.observed).divergences
+        };
+        let d = judged(EntryWrites::OwnerFirst, Presents::AtByte31);
+        assert!(
+            d.iter().any(|d| d.requirement == "CQE-RING-003"),
+            "{name}: the owner byte first, seen at byte 31: {d:#?}"
+        );
+        let d = judged(EntryWrites::Whole, Presents::EveryWrite);
+        assert_eq!(d, vec![], "{name}: one write, one event");
+        let d = judged(EntryWrites::OwnerFirst, Presents::EveryWrite);
+        assert!(d.iter().any(|d| !d.should_only), "{name}: two events for one entry");
+        let d = judged(EntryWrites::OwnerFirst, Presents::AtLastWrite);
+        assert_eq!(d, vec![], "{name}: a harness that waits for the last write hides it");
+    }
+}

@@ -997,7 +997,9 @@ mod process {
 // ---- completion entries given as bytes (CONF-ADP-017) -----------------------------------
 
 /// A completion written to a queue is its 32 bytes: `entry` may be left out, and beside the
-/// bytes it is not what is judged; a completion needs one of the two, and exactly 32 bytes.
+/// bytes it is not what is judged; a completion needs one of the two, and exactly 32 bytes
+/// (CONF-ADP-017). So a harness that presents an entry with other than the slot's 32 bytes
+/// (CONF-DEV-006) ends the scenario with a protocol error.
 #[test]
 fn completion_bytes_are_the_entry() {
     use openrdma_codec::host::{CompletionRepr, CompletionStatus};

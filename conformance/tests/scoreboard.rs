@@ -8,11 +8,14 @@ mod common;
 
 use common::*;
 use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
+use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{EthernetAddress, EvMark, Opcode, Psn, Qpn};
 use openrdma_conformance::device::{Input, Output, TimedInput, TimedOutput};
-use openrdma_conformance::scenario::{Capability, Scenario};
+use openrdma_conformance::scenario::{Body, Capability, Direction, Scenario};
 use openrdma_conformance::scoreboard::{Divergence, Scope, judge, judge_in};
-use openrdma_sm::{CpuCommand, NicEvent, NicReport, RetransmitCause, Side, Timestamp};
+use openrdma_sm::{
+    CpuCommand, HostCommand, NicEvent, NicReport, RetransmitCause, Side, SprayPolicy, Timestamp,
+};
 
 /// A passing run of the reference device, to be changed.
 struct Run {
@@ -925,4 +928,467 @@ fn conf_time_002_flags_and_completions_come_no_later_than_late_ns() {
     let before = o[flag - 1].at;
     o[flag].at = before;
     assert_eq!(r.judge(&o), vec![], "a flag sooner than the reference's");
+}
+
+// ---- CONF-CMP-021 -----------------------------------------------------------------------
+
+/// The indices of the completions written to a queue.
+fn queued(r: &Run) -> Vec<usize> {
+    r.events(|e| matches!(e, NicEvent::Completion(c) if c.queue.is_some()))
+}
+
+/// The outputs with the 32 bytes of completion `k` edited, as a device would have written
+/// them; the event's decoded `entry` is left as it was.
+fn edit_entry_bytes(r: &Run, k: usize, f: impl FnOnce(&mut [u8; 32])) -> Vec<TimedOutput> {
+    r.edit_event(k, |e| {
+        if let NicEvent::Completion(c) = e {
+            f(&mut c.queue.as_mut().expect("a queued entry").bytes);
+        }
+    })
+}
+
+/// The outputs with a field of the entry in completion `k`'s bytes changed.
+fn edit_entry(r: &Run, k: usize, f: impl FnOnce(&mut CompletionRepr)) -> Vec<TimedOutput> {
+    edit_entry_bytes(r, k, |b| {
+        let mut e = CompletionRepr::parse(b).expect("32 bytes decode");
+        f(&mut e);
+        e.emit(b).expect("32 bytes");
+    })
+}
+
+/// CONF-CMP-021: every entry a device writes to a queue is judged from its 32 bytes, on its
+/// own whatever the scenario expects, and as a write to its queue — its alignment, the
+/// consumer's releases, its queue, slot, address and phase — each difference under the
+/// requirement the sentence gives it; a timestamp that disagrees with the time between two
+/// writes makes the verdict non-strict only.
+#[test]
+fn conf_cmp_021_every_completion_entry_is_judged_as_a_write_to_its_queue() {
+    let mut r = Run::of("ret-cq-wrap");
+    r.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let entries = queued(&r);
+    assert!(entries.len() >= 3, "the scenario wraps its ring");
+    let k = entries[0];
+
+    // Judged from the bytes (CONF-ADP-017): the decoded `entry` beside them is not.
+    let o = r.edit_event(k, |e| {
+        if let NicEvent::Completion(c) = e {
+            c.entry.byte_len ^= 0x40;
+            c.entry.wr_id ^= 1;
+        }
+    });
+    assert_eq!(r.judge(&o), vec![], "a decoded entry that its bytes contradict");
+    let d = r.judge(&edit_entry(&r, k, |e| e.byte_len ^= 0x40));
+    assert!(!musts(&d).is_empty(), "a byte length written wrong");
+
+    // On its own, whatever the scenario expects: a reserved byte set in the device's entry
+    // and in the scenario's alike still breaks CQE-RESV-001.
+    let o = edit_entry_bytes(&r, k, |b| b[30] = 1);
+    assert_names(&r.judge(&o), "CQE-RESV-001", "reserved byte 30");
+    let mut s = r.s.clone();
+    let want = s
+        .records
+        .iter_mut()
+        .find(|x| {
+            x.dir == Direction::Expect
+                && matches!(&x.body, Body::Event { event: NicEvent::Completion(c) } if c.queue.is_some())
+        })
+        .expect("an expected entry in a queue");
+    let Body::Event { event: NicEvent::Completion(c) } = &mut want.body else { unreachable!() };
+    c.queue.as_mut().unwrap().bytes[30] = 1;
+    let d = judge(&s, &r.injected, &o).divergences;
+    assert_eq!(musts(&d), ["CQE-RESV-001"], "the scenario expects the same reserved byte");
+
+    // At a multiple of 32 (CQE-RING-003).
+    let o = r.edit_event(k, |e| {
+        if let NicEvent::Completion(c) = e {
+            c.queue.as_mut().unwrap().addr += 8;
+        }
+    });
+    assert_names(&r.judge(&o), "CQE-RING-003", "an entry off its 32-byte boundary");
+
+    // Never over an entry the consumer had not released (CQE-RING-004): the same writes,
+    // judged against a scenario whose consumer writes release nothing.
+    let mut s = r.s.clone();
+    for x in &mut s.records {
+        if let Body::Host { command: HostCommand::CqConsumer { consumed, .. } } = &mut x.body {
+            *consumed = 0;
+        }
+    }
+    let d = judge(&s, &r.injected, &r.observed).divergences;
+    assert_names(&d, "CQE-RING-004", "a wrap over unreleased entries");
+
+    // Queue, slot, address and phase, compared in the sequence (CQE-ROUTE-001,
+    // CQE-RING-001).
+    type Edit = Box<dyn Fn(&mut openrdma_sm::CompletionEvent)>;
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        ("queue", "CQE-ROUTE-001", Box::new(|c| c.queue.as_mut().unwrap().cq += 1)),
+        ("slot", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().slot ^= 1)),
+        ("address", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().addr += 32)),
+        ("phase", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().bytes[31] ^= 1)),
+    ];
+    for (what, id, f) in &cases {
+        let o = r.edit_event(k, |e| {
+            if let NicEvent::Completion(c) = e {
+                f(c)
+            }
+        });
+        assert_names(&r.judge(&o), id, what);
+    }
+
+    // Bytes 0 to 30 still the slot's previous contents, byte 31 new (CQE-RING-003): the
+    // first entry of a slot over zeros, and an entry of the second pass over the first's.
+    let slot_of = |k: usize| match r.event(k) {
+        NicEvent::Completion(c) => c.queue.map(|q| (q.cq, q.slot, q.bytes)).unwrap(),
+        _ => unreachable!(),
+    };
+    let o = edit_entry_bytes(&r, k, |b| b[..31].fill(0));
+    assert_names(&r.judge(&o), "CQE-RING-003", "a first entry torn over zeros");
+    let (cq, slot, first) = slot_of(k);
+    let again = *entries
+        .iter()
+        .skip(1)
+        .find(|&&j| {
+            let (c, s, _) = slot_of(j);
+            (c, s) == (cq, slot)
+        })
+        .expect("the ring wraps to slot 0");
+    let o = edit_entry_bytes(&r, again, |b| b[..31].copy_from_slice(&first[..31]));
+    assert_names(&r.judge(&o), "CQE-RING-003", "a second-pass entry torn over the first");
+
+    // A multi-byte field in reverse byte order (CQE-LAYOUT-001).
+    let d = r.judge(&edit_entry(&r, k, |e| e.byte_len = e.byte_len.swap_bytes()));
+    assert_names(&d, "CQE-LAYOUT-001", "a big-endian byte length");
+
+    // Timestamps that disagree with the time between the writes: non-strict, not failed.
+    let stamped = entries
+        .iter()
+        .copied()
+        .filter(
+            |&j| matches!(r.event(j), NicEvent::Completion(c) if c.written_entry().has_timestamp),
+        )
+        .nth(1)
+        .expect("two stamped entries");
+    let late = r.s.manifest.tolerances.late_ns as u32;
+    let d = r.judge(&edit_entry(&r, stamped, |e| e.timestamp = e.timestamp.wrapping_add(late + 1)));
+    assert_eq!(musts(&d), Vec::<&str>::new(), "a timestamp is a SHOULD: {d:#?}");
+    assert!(d.iter().any(|d| d.should_only && d.requirement == "CQE-TS-001"), "{d:#?}");
+    let d = r.judge(&edit_entry(&r, stamped, |e| e.timestamp = e.timestamp.wrapping_add(late)));
+    assert_eq!(d, vec![], "a timestamp within late_ns");
+
+    // A rejected token's entry in another queue than its own: CQE-REJECT-002.
+    let mut q = Run::of("db-reject-queues");
+    q.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let rejected = q.events(|e| {
+        matches!(e, NicEvent::Completion(c) if c.queue.is_some() && c.written_entry().status.is_doorbell_reject())
+    })[0];
+    let o = q.edit_event(rejected, |e| {
+        if let NicEvent::Completion(c) = e {
+            c.queue.as_mut().unwrap().cq ^= 3;
+        }
+    });
+    assert_names(&q.judge(&o), "CQE-REJECT-002", "a rejection in another queue");
+}
+
+// ---- CONF-CMP-022 -----------------------------------------------------------------------
+
+/// The outputs with output `from` moved to just after output `after`, at that output's
+/// time (or its own, if later), so that only the order changes.
+fn moved_after(o: &[TimedOutput], from: usize, after: usize) -> Vec<TimedOutput> {
+    let mut o = o.to_vec();
+    let mut x = o.remove(from);
+    let after = if from < after { after - 1 } else { after };
+    x.at = x.at.max(o[after].at);
+    o.insert(after + 1, x);
+    o
+}
+
+/// The first divergence breaking a MUST.
+fn first_must(d: &[Divergence]) -> &str {
+    d.iter().find(|d| !d.should_only).map_or("(none)", |d| d.requirement.as_str())
+}
+
+/// CONF-CMP-022: the list of a device's outputs is its order of visibility, and the order
+/// across kinds is judged: a receive completion after its message's flag, a sender
+/// completion after its work request's flag, anything of a work request after its flag, a
+/// data packet of a message after its sender flag (reported first), and a retirement flag
+/// after a write a later input caused. What the expected records themselves show is not a
+/// divergence.
+#[test]
+fn conf_cmp_022_the_order_of_outputs_is_their_order_of_visibility() {
+    // FLAG-ORDER-002: a receive completion after its message's retirement flag.
+    let r = Run::of("rcv-in-order-v4");
+    let rx = r.events(|e| matches!(e, NicEvent::Completion(c) if c.side == Side::Responder))[0];
+    let NicEvent::Completion(c) = r.event(rx) else { unreachable!() };
+    let (qpn, msn) = (c.entry.qpn, c.entry.msn);
+    let flag = r.events(|e| {
+        matches!(e, NicEvent::FlagWrite(f) if f.side == Side::Responder && f.qpn == qpn && f.msn == msn)
+    })[0];
+    assert!(rx < flag, "the reference writes the entry first");
+    let late_entry = moved_after(&r.observed, rx, flag);
+    assert_names(&r.judge(&late_entry), "FLAG-ORDER-002", "a receive entry after its flag");
+
+    // The same order, when the scenario's own records show it, is no divergence.
+    let mut s = r.s.clone();
+    let pos = |s: &Scenario, pick: &dyn Fn(&NicEvent) -> bool| {
+        s.records
+            .iter()
+            .position(|x| {
+                x.dir == Direction::Expect
+                    && matches!(&x.body, Body::Event { event } if pick(event))
+            })
+            .expect("an expected record")
+    };
+    let entry_at = pos(
+        &s,
+        &|e| matches!(e, NicEvent::Completion(c) if c.side == Side::Responder && c.entry.msn == msn),
+    );
+    let flag_at = pos(
+        &s,
+        &|e| matches!(e, NicEvent::FlagWrite(f) if f.side == Side::Responder && f.msn == msn && f.qpn == qpn),
+    );
+    let mut entry = s.records.remove(entry_at);
+    entry.at = s.records[flag_at - 1].at;
+    s.records.insert(flag_at, entry);
+    assert_eq!(
+        judge(&s, &r.injected, &late_entry).divergences,
+        vec![],
+        "an order the scenario expects"
+    );
+
+    // ORD-SEND-001, ORD-SEND-003: the sender's entry before its flag, and nothing of the
+    // work request after it.
+    let s = Run::of("snd-segmentation");
+    let tx = s.events(|e| matches!(e, NicEvent::Completion(c) if c.side == Side::Requester))[0];
+    let NicEvent::Completion(c) = s.event(tx) else { unreachable!() };
+    let (qpn, msn) = (c.entry.qpn, c.entry.msn);
+    let sflag = s.events(|e| {
+        matches!(e, NicEvent::FlagWrite(f) if f.side == Side::Requester && f.qpn == qpn && f.msn == msn)
+    })[0];
+    assert!(tx < sflag, "the reference writes the entry first");
+    assert_names(&s.judge(&moved_after(&s.observed, tx, sflag)), "ORD-SEND-001", "entry late");
+    let again = TimedOutput { at: s.observed[sflag].at, ..s.observed[sflag].clone() };
+    assert_names(&s.judge(&s.with_after(sflag, again)), "ORD-SEND-003", "a second flag");
+    let entry = TimedOutput { at: s.observed[sflag].at, ..s.observed[tx].clone() };
+    assert_names(&s.judge(&s.with_after(sflag, entry)), "ORD-SEND-003", "a second entry");
+
+    // ORD-SEND-002: a retransmission of the message after its sender flag, reported
+    // before what else the packet breaks.
+    let data = s.frame(|d| is_data(d) && d.ext.meth.is_some_and(|m| m.msn == msn));
+    let rtx = TimedOutput {
+        at: s.observed[sflag].at,
+        output: Output::Frame {
+            port: 0,
+            bytes: edit_frame(s.bytes(data), |f| {
+                f.bth.rtx = true;
+                let ev = s.other_ev(f.entropy(), 1);
+                f.set_entropy(ev);
+            }),
+        },
+    };
+    let d = s.judge(&s.with_after(sflag, rtx));
+    assert_eq!(first_must(&d), "ORD-SEND-002", "{d:#?}");
+    assert!(musts(&d).contains(&"SND-RTX-004"), "the packet is also spurious: {d:#?}");
+
+    // RET-ORDER-002: of the messages one write makes retirable, a flag held back until
+    // after a write the next input caused.
+    let b = Run::of("ret-burst-before-next-input");
+    let flags = b.events(is_responder_flag);
+    let burst = flags
+        .windows(2)
+        .find(|w| b.observed[w[0]].at == b.observed[w[1]].at)
+        .expect("two flags at once")[1];
+    let dma = b
+        .events(is_dma)
+        .into_iter()
+        .find(|&k| k > burst && b.observed[k].at > b.observed[burst].at)
+        .expect("a DMA write a later input caused");
+    let d = b.judge(&moved_after(&b.observed, burst, dma));
+    assert_names(&d, "RET-ORDER-002", "a retirement flag after the next input's write");
+}
+
+// ---- CONF-CMP-033 -----------------------------------------------------------------------
+
+/// CONF-CMP-033: endpoint responses are matched by (`op`, `request_id`) and compared in
+/// their BTH fields, every EETH field and the EV they travel on; the choice among non-zero
+/// statuses, the BTH PSN and the data are SHOULDs; a response to no request is a
+/// divergence; and whatever a device does as an MRC QP numbered 2 breaks ERTH-QPN-001.
+#[test]
+fn conf_cmp_033_endpoint_responses_and_qpn_2() {
+    let mut r = Run::of("rcv-endpoint");
+    r.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let responses = r.frames(opcode_is(Opcode::MRC_ENDPOINT_RESPONSE));
+    assert!(responses.len() >= 3);
+    let ok = *responses
+        .iter()
+        .find(|&&k| decode(r.bytes(k)).ext.eeth.is_some_and(|e| e.status == 0))
+        .expect("a response of status 0");
+    let unsupported = *responses
+        .iter()
+        .find(|&&k| decode(r.bytes(k)).ext.eeth.is_some_and(|e| e.status == 1))
+        .expect("an UNSUPPORTED_OP response");
+    type Edit = Box<dyn Fn(&mut FrameRepr)>;
+    fn eeth(f: &mut FrameRepr) -> &mut openrdma_codec::EethRepr {
+        f.ext.eeth.as_mut().expect("an EETH")
+    }
+    // MUSTs, each under its own requirement.
+    let must: Vec<(&str, usize, Edit)> = vec![
+        ("EETH-PORT-001", ok, Box::new(|f| eeth(f).port_status ^= 0b1000)),
+        ("EETH-RESV-001", ok, Box::new(|f| eeth(f).resv2 = 1)),
+        ("EETH-STATUS-001", ok, Box::new(|f| eeth(f).status = 1)),
+        ("EETH-STATUS-001", unsupported, Box::new(|f| eeth(f).status = 0)),
+        ("ERTH-QPN-001", ok, Box::new(|f| f.bth.dest_qp = Qpn::new(0x11))),
+        ("CONF-CMP-026", ok, Box::new(|f| f.eth.dst = EthernetAddress([2, 0, 0, 0, 0, 9]))),
+        ("ERTH-RESP-001", ok, Box::new(|f| f.set_entropy(f.entropy() ^ 0x0001_0000))),
+    ];
+    for (id, k, edit) in &must {
+        assert_names(&r.judge(&r.edit(*k, |f| edit(f))), id, id);
+    }
+    // SHOULDs: non-strict only.
+    let should: Vec<(&str, usize, Edit)> = vec![
+        ("OPC-PSN-001", ok, Box::new(|f| f.bth.psn = Psn::new(5))),
+        ("EETH-DATA-001", ok, Box::new(|f| eeth(f).data[0] = 0x5A)),
+    ];
+    for (id, k, edit) in &should {
+        let d = r.judge(&r.edit(*k, |f| edit(f)));
+        assert_eq!(musts(&d), Vec::<&str>::new(), "{id}: {d:#?}");
+        assert!(d.iter().any(|d| d.should_only && d.requirement == *id), "{id}: {d:#?}");
+    }
+    // Which non-zero status reports a failure is a SHOULD: a scenario that expects
+    // UNSUPPORTED_OP for an operation the device answers with another error code.
+    let mut s = r.s.clone();
+    let id = decode(r.bytes(ok)).ext.eeth.unwrap().request_id;
+    for x in s.records.iter_mut().filter(|x| x.dir == Direction::Expect) {
+        if let Body::Frame { bytes, .. } = &mut x.body {
+            if decode(bytes).ext.eeth.is_some_and(|e| e.request_id == id) {
+                *bytes = edit_frame(bytes, |f| eeth(f).status = 1);
+            }
+        }
+    }
+    let d = judge(&s, &r.injected, &r.edit(ok, |f| eeth(f).status = 5)).divergences;
+    assert_eq!(musts(&d), Vec::<&str>::new(), "another error code: {d:#?}");
+    assert!(d.iter().any(|d| d.should_only && d.requirement == "EETH-STATUS-001"), "{d:#?}");
+    let d = judge(&s, &r.injected, &r.observed).divergences;
+    assert_names(&d, "EETH-STATUS-001", "success where a failure is expected");
+    // Matched by (op, request_id): a response with another request_id answers nothing.
+    let d = r.judge(&r.edit(ok, |f| eeth(f).request_id ^= 0x0F00_0000));
+    assert_names(&d, "EETH-ECHO-001", "a response to no request");
+    assert_names(&d, "ERTH-RESP-001", "the expected response is missing");
+
+    // QPN 2: an event of a QP 2, a frame to QPN 2 that is not an endpoint operation, a
+    // frame to the peer the scenario gave a QP 2.
+    let dma = r.events(is_dma)[0];
+    let o = r.edit_event(dma, |e| {
+        if let NicEvent::DmaWrite(w) = e {
+            w.qpn = Qpn::ENDPOINT;
+        }
+    });
+    assert_names(&r.judge(&o), "ERTH-QPN-001", "a DMA write of QP 2");
+    let ack = r.frame(|d| {
+        d.bth.is_some_and(|b| {
+            !matches!(b.opcode, Opcode::MRC_ENDPOINT_RESPONSE | Opcode::MRC_ENDPOINT_REQUEST)
+        })
+    });
+    let at = r.observed[ack].at;
+    let to = |qpn: Qpn| TimedOutput {
+        at,
+        output: Output::Frame { port: 0, bytes: edit_frame(r.bytes(ack), |f| f.bth.dest_qp = qpn) },
+    };
+    let d = r.judge(&r.with_after(ack, to(Qpn::ENDPOINT)));
+    assert_names(&d, "ERTH-QPN-001", "an acknowledgement to QPN 2");
+    let peer_of_2 =
+        r.s.records
+            .iter()
+            .find_map(|x| match &x.body {
+                Body::Host { command: HostCommand::CreateQp(q) } if q.qpn == Qpn::ENDPOINT => {
+                    Some(q.peer_qpn)
+                }
+                _ => None,
+            })
+            .expect("the scenario tries a QP 2");
+    let d = r.judge(&r.with_after(ack, to(peer_of_2)));
+    assert_names(&d, "ERTH-QPN-001", "a packet from a QP 2");
+}
+
+// ---- CONF-CMP-025 -----------------------------------------------------------------------
+
+/// CONF-CMP-025: every probe answer the scenario expects must come, on its QP, by its time
+/// plus `late_ns`: a SACK with `pr` 1 and the probe's `probe_id` in `ack_psn_offset`
+/// (PETH-RESP-001). A SACK with `pr` 0, or naming another probe, answers nothing.
+#[test]
+fn conf_cmp_025_every_probe_answer_comes_in_time() {
+    let mut r = Run::of("rcv-probe");
+    r.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let answer = r.frame(|d| d.ext.seth.is_some_and(|s| s.pr));
+    let late = r.s.manifest.tolerances.late_ns as i64;
+    assert_names(&r.judge(&r.without(answer)), "PETH-RESP-001", "no answer");
+    let d = r.judge(&r.edit(answer, |f| f.ext.seth.as_mut().unwrap().pr = false));
+    assert_names(&d, "PETH-RESP-001", "an answer with pr 0");
+    let d = r.judge(&r.edit(answer, |f| f.ext.seth.as_mut().unwrap().ack_psn_offset ^= 1));
+    assert_names(&d, "PETH-RESP-001", "an answer to another probe");
+    let d = r.judge(&r.edit(answer, |f| f.bth.dest_qp = Qpn::new(f.bth.dest_qp.value() ^ 1)));
+    assert_names(&d, "PETH-RESP-001", "an answer on another QP");
+    let d = r.judge(&moved(&r.observed, answer, late + 1));
+    assert_names(&d, "PETH-RESP-001", "an answer later than late_ns");
+    assert_eq!(r.judge(&moved(&r.observed, answer, late)), vec![], "late by late_ns");
+}
+
+// ---- CONF-CMP-028 -----------------------------------------------------------------------
+
+/// CONF-CMP-028: under `spray-policies` every data packet and probe carries the EV of the
+/// record it matches, a difference reported under the requirement of its QP's policy, or
+/// the first its record checks; the `random` policy is judged by CONF-CMP-027 alone, and a
+/// scenario that does not require `spray-policies` leaves the choice to the device.
+#[test]
+fn conf_cmp_028_spray_policies_are_held_to_the_recorded_evs() {
+    /// The run with the `n`-th first transmission (or probe) moved to the next EV of its
+    /// profile.
+    fn on_another_ev(r: &Run, pick: impl Fn(&DecodedFrame<'_>) -> bool) -> Vec<TimedOutput> {
+        let k = r.frame(pick);
+        r.edit(k, |f| {
+            let ev = r.other_ev(f.entropy(), 1);
+            f.set_entropy(ev);
+        })
+    }
+    let first_tx = |d: &DecodedFrame<'_>| is_data(d) && d.bth.is_some_and(|b| !b.rtx);
+    for (name, id) in [
+        ("snd-spray-round-robin", "SND-SPRAY-001"),
+        ("snd-spray-fixed", "SND-SPRAY-003"),
+        ("snd-spray-skew-aware", "SND-SPRAY-004"),
+        ("snd-spray-window-fit", "SND-SPRAY-005"),
+    ] {
+        let r = Run::of(name);
+        let o = on_another_ev(&r, first_tx);
+        // Under the record's first check, which these scenarios give.
+        let d = r.judge(&o);
+        assert!(!musts(&d).is_empty(), "{name}: another EV");
+        let mut bare = Run { s: r.s.clone(), injected: r.injected.clone(), observed: r.observed };
+        bare.s.records.iter_mut().for_each(|x| x.checks.clear());
+        assert_names(&bare.judge(&o), id, name);
+        // The same QP spraying at random: the EV is the device's choice.
+        let mut random = bare.s.clone();
+        for x in &mut random.records {
+            if let Body::Host { command: HostCommand::CreateQp(q) } = &mut x.body {
+                q.spray = SprayPolicy::Random;
+            }
+        }
+        let d = judge(&random, &bare.injected, &o).divergences;
+        assert!(
+            !d.iter().any(|d| d.requirement.starts_with("SND-SPRAY")),
+            "{name} as random: {d:#?}"
+        );
+    }
+    // A window-fit QP's probe, on another EV than the policy's.
+    let mut w = Run::of("snd-spray-window-fit");
+    w.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let o = on_another_ev(&w, opcode_is(Opcode::MRC_PROBE));
+    assert_names(&w.judge(&o), "SND-SPRAY-009", "a window-fit probe");
+    // Without `spray-policies` the recorded EV is not required: the reference's random
+    // choices are its own.
+    let r = Run::of("snd-spray-random");
+    assert!(!r.s.manifest.requires.contains(&Capability::SprayPolicies));
+    let mut s = r.s.clone();
+    s.manifest.requires.insert(Capability::SprayPolicies);
+    let o = on_another_ev(&r, first_tx);
+    assert_eq!(r.judge(&o), vec![], "another usable EV, at random");
+    assert_eq!(judge(&s, &r.injected, &o).divergences, vec![], "random is judged by its pool");
 }

@@ -173,7 +173,10 @@ fn cqe_ring_004_a_full_queue_stops_and_fails_its_qps() {
 }
 
 /// CQE-RING-004, API-CQ-003: the consumer register releases only entries written; a value
-/// beyond them, or going back, is refused and changes nothing.
+/// beyond them, or going back, is refused and changes nothing. So the model refuses a host
+/// that breaks CQE-RING-006: a count c with `(c − c_prev) mod 2^32` greater than
+/// `(k − c_prev) mod 2^32` — ahead of the k entries written, or behind the count before,
+/// which is the same rule modulo 2^32.
 #[test]
 fn api_cq_003_the_consumer_releases_only_written_entries() {
     let mut s = with_cq(4);
@@ -181,8 +184,16 @@ fn api_cq_003_the_consumer_releases_only_written_entries() {
     let want = ApiMisuse::BadCqConsumer { cq: 1, consumed: 1, written: 0, released: 0 };
     assert_eq!(r, Err(HostError::Misuse(want)));
     assert_eq!(r.unwrap_err().requirement(), "API-CQ-003");
+    assert_eq!(s.nic.cq_state(1), Some(CqState { written: 0, consumed: 0, stopped: false }));
     send_and_ack(&mut s, 0);
     send_and_ack(&mut s, 1);
+    // k = 2, c_prev = 0: 3 releases an entry not written; u32::MAX is c_prev − 1.
+    for c in [3, u32::MAX] {
+        let r = s.host(HostCommand::CqConsumer { cq: 1, consumed: c });
+        assert!(matches!(r, Err(HostError::Misuse(ApiMisuse::BadCqConsumer { .. }))), "{c}");
+        assert_eq!(s.nic.cq_state(1), Some(CqState { written: 2, consumed: 0, stopped: false }));
+    }
+    s.host(HostCommand::CqConsumer { cq: 1, consumed: 1 }).expect("one entry");
     s.host(HostCommand::CqConsumer { cq: 1, consumed: 2 }).expect("both entries");
     let r = s.host(HostCommand::CqConsumer { cq: 1, consumed: 1 });
     assert!(matches!(r, Err(HostError::Misuse(ApiMisuse::BadCqConsumer { .. }))), "backwards");
@@ -194,7 +205,8 @@ fn api_cq_003_the_consumer_releases_only_written_entries() {
 
 /// API-CQ-001, API-CQ-002: a queue must have a power-of-two size from 1 to 2^31, a 32-byte
 /// aligned base and lie below 2^64, and a number of its own; a QP and the device error
-/// queue must name a queue that exists.
+/// queue must name a queue that exists. So the model refuses a host that breaks
+/// CQE-SETUP-001, and the refused command leaves no queue, QP or error queue behind.
 #[test]
 fn api_cq_001_queue_set_up() {
     let mut s = Script::sender();
@@ -206,6 +218,7 @@ fn api_cq_001_queue_set_up() {
             }
             other => panic!("{why}: {other:?}"),
         }
+        assert_eq!(s.nic.cq_state(3), None, "{why}: no queue was created");
     };
     bad(&mut s, CQ_BASE, 0, "no entries");
     bad(&mut s, CQ_BASE, 6, "not a power of two");

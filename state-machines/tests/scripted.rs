@@ -1237,6 +1237,29 @@ fn db_mmio_002_only_an_aligned_8_byte_write_carries_a_token() {
     assert_eq!(s.nic.stats().ignored_doorbell_writes, 8);
 }
 
+/// DB-MMIO-001: the producer's write of a token as the host side of this repository builds
+/// it (`DoorbellWrite::of_token`, the write every doorbell-register scenario rings a token
+/// with) is one naturally aligned store of all 8 bytes of the token, little-endian, to one
+/// register: the only write the NIC takes as a token (DB-MMIO-002). The two halves of a
+/// store the compiler split would carry none.
+#[test]
+fn db_mmio_001_a_producer_writes_a_token_as_one_aligned_8_byte_store() {
+    let tokens = [0, u64::MAX, DoorbellToken::new(5, 0, 3, 1).to_u64(), 0x0123_4567_89AB_CDEF];
+    for register in [0, 1, 9, 4095] {
+        for tok in tokens {
+            let w = DoorbellWrite::of_token(register, tok);
+            assert_eq!((w.register, w.offset), (register, 0), "{tok:#x}: aligned, one register");
+            assert_eq!(w.bytes, tok.to_le_bytes(), "{tok:#x}: all 8 bytes, little-endian");
+            assert_eq!(w.token(), Some(tok), "{tok:#x}");
+            let (lo, hi) = w.bytes.split_at(4);
+            for (offset, half) in [(0, lo), (4, hi)] {
+                let half = DoorbellWrite { register, offset, bytes: half.to_vec() };
+                assert_eq!(half.token(), None, "{tok:#x}: half a split store");
+            }
+        }
+    }
+}
+
 // =========================================================================================
 // Recovery split
 // =========================================================================================

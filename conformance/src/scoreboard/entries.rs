@@ -75,8 +75,8 @@ pub(super) fn judge(
             // stamps differ by the time between their writes, modulo 2^32.
             if let Some((t0, s0)) = last_stamp {
                 let elapsed = at.saturating_sub(t0);
-                let stamped = u64::from(entry.timestamp.wrapping_sub(s0));
-                if elapsed < 1 << 31 && stamped.abs_diff(elapsed) > late_ns {
+                let stamped = entry.timestamp.wrapping_sub(s0);
+                if elapsed < 1 << 31 && stamp_error(stamped, elapsed) > late_ns {
                     div.push(Divergence {
                         at,
                         requirement: "CQE-TS-001".into(),
@@ -135,6 +135,13 @@ pub(super) fn judge(
         }
     }
     history
+}
+
+/// How far two entries' timestamps, `stamped` apart modulo 2^32, are from the `elapsed`
+/// nanoseconds between their writes (`CQE-TS-001`): the distance modulo 2^32, either way,
+/// so that a second stamp a little behind the first is a small error, not one of ~2^32.
+fn stamp_error(stamped: u32, elapsed: u64) -> u64 {
+    u64::from((stamped.wrapping_sub(elapsed as u32) as i32).unsigned_abs())
 }
 
 /// The consumer count `c` (modulo 2^32) as a total, taking the one nearest `near`.
@@ -237,6 +244,20 @@ mod tests {
         assert_eq!(unwrap_count(5, 7), 5);
         assert_eq!(unwrap_count(u32::MAX, 1 << 32), u64::from(u32::MAX));
         assert_eq!(unwrap_count(2, (1 << 32) + 1), (1 << 32) + 2);
+    }
+
+    /// CQE-TS-001: the error of a pair of stamps is their distance from the time between
+    /// the writes, either way and across the 2^32 wrap.
+    #[test]
+    fn stamp_errors_are_distances_either_way() {
+        assert_eq!(stamp_error(1000, 1000), 0);
+        assert_eq!(stamp_error(1500, 1000), 500);
+        // The second stamp 1000 ns behind the first, written 1000 ns later: 2000 ns off.
+        assert_eq!(stamp_error(1000u32.wrapping_neg(), 1000), 2000);
+        // Across the wrap of the 32-bit clock: stamps 0xFFFF_FF9C and 400, 500 ns apart.
+        assert_eq!(stamp_error(400u32.wrapping_sub(0xFFFF_FF9C), 500), 0);
+        // Half the clock's range off is the largest error.
+        assert_eq!(stamp_error(u32::MAX, (1 << 31) - 1), 1 << 31);
     }
 
     #[test]

@@ -31,13 +31,16 @@ use openrdma_codec::{DecodeError, Violation};
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use crate::scenario::{Body, Direction, Scenario};
 
-/// Rules whose sentence binds the sender with a SHOULD and a receiver with a MUST: a
-/// device that breaks one as a sender is `non-strict`, not failed (CONF-CMP-016).
+/// Rules whose sentence binds the sender with a SHOULD, and with a MUST only a receiver or
+/// what `validate()` does not check: a device that breaks one as a sender is `non-strict`,
+/// not failed (CONF-CMP-016).
 pub const SHOULD_ON_SENDER: &[&str] = &[
     // A sender SHOULD set ftype to 1; a receiver MUST NOT reject other values.
     "TSETH-FTYPE-001",
     // Pad bytes SHOULD be 0; a receiver MUST ignore their value.
     "PAY-PAD-002",
+    // A CNP SHOULD carry becn 1 and PSN 0 (its MUST, the QP named, no frame shows).
+    "CNP-BTH-001",
 ];
 
 /// Rules that `validate()` checks but that bind receivers only, each with the rule the
