@@ -685,7 +685,14 @@ fn judge_all(
                         "eeth.status" => "EETH-STATUS-001",
                         "eeth.port_status" => "EETH-PORT-001",
                         "eeth.resv2" => "EETH-RESV-001",
-                        "bth.dest_qp" if matches!(ef.kind, Kind::Endpoint { .. }) => "ERTH-QPN-001",
+                        "bth.dest_qp"
+                            if matches!(
+                                ef.kind,
+                                Kind::Endpoint { .. } | Kind::EndpointRequest { .. }
+                            ) =>
+                        {
+                            "ERTH-QPN-001"
+                        }
                         "tseth.tsr" => "SND-TS-002",
                         "tseth.resv" => "TSETH-RESV-001",
                         f if f.starts_with("eth.")

@@ -1309,6 +1309,105 @@ fn conf_cmp_033_endpoint_responses_and_qpn_2() {
     assert_names(&d, "ERTH-QPN-001", "a packet from a QP 2");
 }
 
+// ---- CONF-CMP-031 and CONF-CMP-032 ------------------------------------------------------
+
+/// CONF-CMP-031: the endpoint requests a device sends are matched by (`op`, `request_id`)
+/// and compared in every ERTH field, the EV and the BTH: the ports under ERTH-PORT-001, the
+/// reserved fields under ERTH-RESV-001, the EV and the rest under REC-IF-017, the PSN as a
+/// SHOULD; a request the CPU half did not command is a divergence, under ERTH-OP-001 when
+/// its operation is undefined.
+#[test]
+fn conf_cmp_031_endpoint_requests() {
+    let mut r = Run::of("rec-endpoint-request");
+    r.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let k = r.frame(opcode_is(Opcode::MRC_ENDPOINT_REQUEST));
+    type Edit = Box<dyn Fn(&mut FrameRepr)>;
+    fn erth(f: &mut FrameRepr) -> &mut openrdma_codec::ErthRepr {
+        f.ext.erth.as_mut().expect("an ERTH")
+    }
+    let must: Vec<(&str, Edit)> = vec![
+        ("ERTH-PORT-001", Box::new(|f| erth(f).port_status = 0b1111)),
+        ("ERTH-RESV-001", Box::new(|f| erth(f).resv1 = 1)),
+        ("ERTH-RESV-001", Box::new(|f| erth(f).resv12 = 1)),
+        ("REC-IF-017", Box::new(|f| f.set_entropy(f.entropy() ^ 0x0001_0000))),
+        ("ERTH-QPN-001", Box::new(|f| f.bth.dest_qp = Qpn::new(0x11))),
+    ];
+    for (id, edit) in &must {
+        assert_names(&r.judge(&r.edit(k, |f| edit(f))), id, id);
+    }
+    let d = r.judge(&r.edit(k, |f| f.bth.psn = Psn::new(9)));
+    assert_eq!(musts(&d), Vec::<&str>::new(), "the PSN: {d:#?}");
+    assert!(d.iter().any(|d| d.should_only && d.requirement == "OPC-PSN-001"), "{d:#?}");
+    // Another request_id: the commanded request is missing, and this one was not commanded.
+    let d = r.judge(&r.edit(k, |f| erth(f).request_id ^= 0x00F0_0000));
+    assert_names(&d, "REC-IF-017", "a request nobody commanded");
+    assert!(d.iter().any(|d| d.what.contains("not sent")), "{d:#?}");
+    // One more, for an operation the ERTH does not define.
+    let at = r.observed[k].at;
+    let extra = TimedOutput {
+        at,
+        output: Output::Frame {
+            port: 0,
+            bytes: edit_frame(r.bytes(k), |f| erth(f).op = openrdma_codec::EndpointOp(7)),
+        },
+    };
+    assert_names(&r.judge(&r.with_after(k, extra)), "ERTH-OP-001", "an undefined operation");
+    assert_eq!(r.judge(&r.without(k)).len(), 1, "a missing request, and nothing else");
+}
+
+/// CONF-CMP-032: every endpoint response is reported, in all its fields, by its time plus
+/// `late_ns`, and no other `EndpointResponse` report may come (REC-IF-018); a device that
+/// does not claim `cpu-split` is not judged on it.
+#[test]
+fn conf_cmp_032_endpoint_response_reports() {
+    let mut r = Run::of("rec-endpoint-request");
+    r.s.records.iter_mut().for_each(|x| x.checks.clear());
+    let is_report =
+        |e: &NicEvent| matches!(e, NicEvent::Report(NicReport::EndpointResponse { .. }));
+    let reports = r.events(is_report);
+    assert_eq!(reports.len(), 3);
+    let k = reports[0];
+    assert_names(&r.judge(&r.without(k)), "REC-IF-018", "a response not reported");
+    let edits: [fn(&mut NicReport); 4] = [
+        |x| {
+            if let NicReport::EndpointResponse { status, .. } = x {
+                *status ^= 1
+            }
+        },
+        |x| {
+            if let NicReport::EndpointResponse { port_status, .. } = x {
+                *port_status ^= 1
+            }
+        },
+        |x| {
+            if let NicReport::EndpointResponse { ev, .. } = x {
+                *ev ^= 0x0001_0000
+            }
+        },
+        |x| {
+            if let NicReport::EndpointResponse { request_id, .. } = x {
+                *request_id ^= 1
+            }
+        },
+    ];
+    for edit in edits {
+        let o = r.edit_event(k, |e| {
+            if let NicEvent::Report(x) = e {
+                edit(x)
+            }
+        });
+        let d = r.judge(&o);
+        assert_names(&d, "REC-IF-018", "a report that says another thing");
+        assert!(d.iter().any(|d| d.what.contains("does not expect")), "{d:#?}");
+    }
+    let extra = TimedOutput { at: r.observed[k].at, output: r.observed[k].output.clone() };
+    assert_names(&r.judge(&r.with_after(k, extra)), "REC-IF-018", "a response reported twice");
+    // Out of scope without cpu-split.
+    let caps = [Capability::Endpoint, Capability::Ipv4].into_iter().collect();
+    let d = judge_in(&r.s, &r.injected, &r.without(k), Scope::of(&caps)).divergences;
+    assert_eq!(d, vec![], "reports are not judged without cpu-split");
+}
+
 // ---- CONF-CMP-025 -----------------------------------------------------------------------
 
 /// CONF-CMP-025: every probe answer the scenario expects must come, on its QP, by its time
