@@ -139,13 +139,7 @@ fn short(s: &str) -> String {
 /// CONF-CMP-012, its second sentence: a responder scenario that names a requirement of
 /// retirement (the areas the sentence lists) requires the `retirement` capability, so that
 /// a receiver block without its completion engine is never run on it.
-///
-/// Today `corpus::done` drops `retirement` from a responder scenario before it adds the IDs
-/// of the generic checks (`AETH-LAYOUT-001`, `FLAG-WRITE-001`, ...), so that `rcv-probe`,
-/// `rcv-psn-wrap`, `rcv-sack-coalesce`, `rcv-segment-errors` and `rcv-window-edges` name
-/// them without requiring it; the test is ignored until the corpus is mended.
 #[test]
-#[ignore = "fails on five responder scenarios of the corpus: corpus::done drops `retirement` before it adds the generic FLAG- and AETH- IDs"]
 fn conf_cmp_012_scenarios_about_retirement_require_it() {
     use openrdma_conformance::scenario::Capability;
     const AREAS: &[&str] = &[
