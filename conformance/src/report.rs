@@ -88,6 +88,11 @@ pub struct Coverage {
     pub by_requirement: BTreeMap<String, Vec<String>>,
     /// Requirements in force that scenarios cannot check, by subject.
     pub other_subjects: BTreeMap<String, Vec<String>>,
+    /// Of `covered`, those that a scenario this device ran checks: one whose verdict is not
+    /// `unsupported`, so that the device was held to the requirement.
+    pub exercised: usize,
+    /// MUST-level requirements among `exercised`.
+    pub exercised_must: usize,
 }
 
 /// The report of a suite run.
@@ -214,7 +219,7 @@ pub fn judged_report(
         implementation: implementation.to_string(),
         summary,
         scenarios: vec![r],
-        coverage: coverage(spec, &[scenario]),
+        coverage: coverage(spec, &[scenario], &[scenario]),
     }
 }
 
@@ -233,16 +238,21 @@ fn first(d: &Divergence, spec: &Spec) -> FirstDivergence {
     }
 }
 
-/// Computes the coverage of `scenarios` over `spec`.
-pub fn coverage(spec: &Spec, scenarios: &[&Scenario]) -> Coverage {
+/// The requirement IDs a scenario checks: its manifest's and its records' `checks`.
+fn named(s: &Scenario) -> impl Iterator<Item = &String> {
+    s.manifest.requirements.iter().chain(s.records.iter().flat_map(|r| r.checks.iter()))
+}
+
+/// Computes the coverage of `scenarios` over `spec`, and how much of it the scenarios in
+/// `ran` (those the device did not decline) exercised.
+pub fn coverage(spec: &Spec, scenarios: &[&Scenario], ran: &[&Scenario]) -> Coverage {
     let mut by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for s in scenarios {
-        let ids =
-            s.manifest.requirements.iter().chain(s.records.iter().flat_map(|r| r.checks.iter()));
-        for id in ids {
+        for id in named(s) {
             by.entry(id.clone()).or_default().insert(s.manifest.name.clone());
         }
     }
+    let exercised: BTreeSet<&String> = ran.iter().flat_map(|s| named(s)).collect();
     let mut c = Coverage {
         by_requirement: by
             .iter()
@@ -261,6 +271,10 @@ pub fn coverage(spec: &Spec, scenarios: &[&Scenario]) -> Coverage {
         if by.contains_key(&r.id) {
             c.covered += 1;
             c.covered_must += usize::from(must);
+            if exercised.contains(&r.id) {
+                c.exercised += 1;
+                c.exercised_must += usize::from(must);
+            }
         } else {
             c.uncovered.push(r.id.clone());
         }
@@ -290,11 +304,17 @@ pub fn run_suite(
         }
     }
     let refs: Vec<&Scenario> = scenarios.iter().collect();
+    let ran: Vec<&Scenario> = scenarios
+        .iter()
+        .zip(&reports)
+        .filter(|(_, r)| r.verdict != Verdict::Unsupported)
+        .map(|(s, _)| s)
+        .collect();
     SuiteReport {
         implementation: device.name(),
         summary,
         scenarios: reports,
-        coverage: coverage(spec, &refs),
+        coverage: coverage(spec, &refs, &ran),
     }
 }
 
@@ -361,6 +381,14 @@ pub fn render_table(r: &SuiteReport) -> String {
         c.total_must,
         c.uncovered.len()
     );
+    if c.exercised < c.covered {
+        let _ = writeln!(
+            s,
+            "this device was held to {} of them ({} MUSTs): the others are checked only by \
+             scenarios it declined",
+            c.exercised, c.exercised_must
+        );
+    }
     let others: Vec<String> =
         c.other_subjects.iter().map(|(subject, ids)| format!("{subject} {}", ids.len())).collect();
     if !others.is_empty() {

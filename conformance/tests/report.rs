@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use common::*;
 use openrdma_conformance::device::DeviceError;
 use openrdma_conformance::faulty::{FaultyDevice, find};
+use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{
     SuiteReport, judged_report, render_junit, render_table, run_one, run_suite,
 };
@@ -194,6 +195,23 @@ fn conf_ver_003_unsupported_is_not_a_failure() {
     assert!(r.summary.unsupported > 0 && r.summary.pass > 0, "{:?}", r.summary);
     assert_eq!(r.summary.fail, 0);
     assert!(!r.failed());
+    // The coverage says what the device was held to: the requirements of the scenarios it
+    // ran, not those of the scenarios it declined.
+    let c = &r.coverage;
+    assert!(0 < c.exercised && c.exercised < c.covered, "{} of {}", c.exercised, c.covered);
+    assert!(c.exercised_must <= c.exercised && c.exercised_must < c.covered_must);
+    let held: BTreeSet<&String> = corpus
+        .iter()
+        .zip(&r.scenarios)
+        .filter(|(_, x)| x.verdict != Verdict::Unsupported)
+        .flat_map(|(s, _)| s.manifest.requirements.iter())
+        .collect();
+    assert!(held.contains(&"RCV-SACK-001".to_string()), "a receiver block is held to SACKs");
+    assert!(render_table(&r).contains(&format!("this device was held to {} of them", c.exercised)));
+    let full = run_suite(&mut ReferenceDevice::new(), &corpus, &spec(), &mut |_, _| {});
+    let c = &full.coverage;
+    assert_eq!((c.exercised, c.exercised_must), (c.covered, c.covered_must), "nothing declined");
+    assert!(!render_table(&full).contains("was held to"));
     assert!(render_junit(&r).contains(" failures=\"0\" "), "{}", render_junit(&r));
     let mut nonstrict = judged(vec![divergence(1, &one_of(Level::Should))]);
     assert!(!nonstrict.failed());
@@ -308,6 +326,8 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
             "total_must",
             "covered_must",
             "uncovered",
+            "exercised",
+            "exercised_must",
             "by_requirement",
             "other_subjects"
         ])

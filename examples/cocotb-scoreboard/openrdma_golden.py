@@ -65,6 +65,11 @@ class FrameFields(ctypes.Structure):
         ("has_aeth", ctypes.c_bool),
         ("aeth_syndrome", ctypes.c_uint8),
         ("aeth_msn", ctypes.c_uint32),
+        ("has_eeth", ctypes.c_bool),
+        ("eeth_op", ctypes.c_uint8),
+        ("eeth_status", ctypes.c_uint8),
+        ("eeth_request_id", ctypes.c_uint32),
+        ("eeth_port_status", ctypes.c_uint32),
     ]
 
 
