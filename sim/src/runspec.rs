@@ -152,7 +152,11 @@ check_fn!(qps_ok: u32 = |v| (1..=65536).contains(v), "between 1 and 65536");
 check_fn!(bytes_ok: u32 = |v| (1..=1 << 31).contains(v), "between 1 and 2^31");
 check_fn!(mpr_ok: u8 = |v| (1..=64).contains(v), "between 1 and 64");
 check_fn!(evs_ok: u32 = |v| (1..=256).contains(v), "between 1 and 256");
-check_fn!(retry_ok: u32 = |v| (1..=1000).contains(v), "between 1 and 1000");
+check_fn!(retry_in_range: u32 = |v| (1..=1000).contains(v), "between 1 and 1000");
+
+fn retry_ok<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    retry_in_range(d).map(Some)
+}
 
 /// `openrdma sim run`'s knobs (see the module documentation). Field names are the option
 /// names; in a file, with dashes (`rate-gbps`).
@@ -217,9 +221,9 @@ pub struct RunSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tail_probe_ns: Option<u64>,
     /// Consecutive timeouts a QP survives before it fails with RETRY_EXCEEDED
-    /// (`REC-RETRY-002`).
-    #[serde(deserialize_with = "retry_ok")]
-    pub retry_limit: u32,
+    /// (`REC-RETRY-002`); absent, sized for the fabric's loss ([`RunSpec::retry_limit`]).
+    #[serde(deserialize_with = "retry_ok", skip_serializing_if = "Option::is_none")]
+    pub retry_limit: Option<u32>,
 }
 
 impl Default for RunSpec {
@@ -248,7 +252,7 @@ impl Default for RunSpec {
             horizon_ms: 10_000,
             ipv6: false,
             tail_probe_ns: None,
-            retry_limit: openrdma_sm::RecoveryConfig::default().retry_limit,
+            retry_limit: None,
         }
     }
 }
@@ -293,6 +297,25 @@ impl RunSpec {
             one_way.saturating_mul(2).saturating_add(sack_delay)
         });
         (ns > 0).then(|| core::time::Duration::from_nanos(ns))
+    }
+
+    /// The retry limit of a run (`REC-RETRY-002`): `retry_limit` when given; otherwise the
+    /// protocol's default (7), raised on a lossy fabric until a QP stuck on one PSN is ended
+    /// by loss alone less than once in 10^9 times: the retransmission and its
+    /// acknowledgement are each lost with the fabric's mean loss `p`, so each timeout fails
+    /// with `q = 1 − (1 − p)²`, and the limit is the least `k` with `q^k ≤ 10^-9` (47 at
+    /// `p` = 0.4, 73 at 0.5), at most 1000.
+    pub fn retry_limit(&self) -> u32 {
+        let default = openrdma_sm::RecoveryConfig::default().retry_limit;
+        if let Some(k) = self.retry_limit {
+            return k;
+        }
+        let q = 1.0 - (1.0 - self.loss).powi(2);
+        if !(q > 0.0 && q < 1.0) {
+            return default;
+        }
+        let k = (1e-9f64.ln() / q.ln()).ceil();
+        (k.min(1000.0) as u32).max(default)
     }
 
     /// Reads a run file (see the module documentation).
@@ -401,10 +424,11 @@ impl RunSpec {
         cfg.nic.retirement = self.retirement;
         cfg.nic.max_qps = cfg.nic.max_qps.max(self.qps);
         cfg.nic.tail_probe = self.tail_probe(&cfg);
-        if !(1..=1000).contains(&self.retry_limit) {
-            return Err(bad("retry-limit", format!("{}: between 1 and 1000", self.retry_limit)));
+        let retry_limit = self.retry_limit();
+        if !(1..=1000).contains(&retry_limit) {
+            return Err(bad("retry-limit", format!("{retry_limit}: between 1 and 1000")));
         }
-        cfg.recovery.retry_limit = self.retry_limit;
+        cfg.recovery.retry_limit = retry_limit;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -484,6 +508,40 @@ ipv6 = true
         assert_eq!((c.evs_per_qp, c.horizon_ns, c.ipv6), (6, 7_000_000, true));
         // And back: a spec written out reads in the same.
         assert_eq!(RunSpec::from_toml(&toml::to_string(&s).unwrap()).unwrap(), s);
+    }
+
+    /// REC-RETRY-002: the retry limit given is kept; without one, a lossless fabric has the
+    /// protocol's 7 and a lossy one the least limit a QP survives its loss with, all but
+    /// once in 10^9 stuck PSNs.
+    #[test]
+    fn the_retry_limit_follows_the_loss_unless_given() {
+        let at = |loss: f64| RunSpec { loss, ..RunSpec::default() }.retry_limit();
+        assert_eq!(at(0.0), 7);
+        assert_eq!(at(0.01), 7, "the protocol's default is enough");
+        assert_eq!((at(0.4), at(0.5)), (47, 73));
+        for loss in [0.05, 0.2, 0.4, 0.5, 0.7] {
+            let k = at(loss);
+            let q: f64 = 1.0 - (1.0 - loss) * (1.0 - loss);
+            assert!(q.powi(k as i32) <= 1e-9, "{loss}: {k}");
+            assert!(k == 7 || q.powi(k as i32 - 1) > 1e-9, "{loss}: {k} is not the least");
+        }
+        assert_eq!(at(0.999), 1000, "at most 1000");
+        let given = RunSpec { loss: 0.5, retry_limit: Some(3), ..RunSpec::default() };
+        assert_eq!((given.retry_limit(), given.config().unwrap().recovery.retry_limit), (3, 3));
+        let file = RunSpec::from_toml(
+            "loss = 0.4
+retry-limit = 12
+",
+        )
+        .unwrap();
+        assert_eq!(file.retry_limit(), 12);
+        assert!(
+            RunSpec::from_toml(
+                "retry-limit = 0
+"
+            )
+            .is_err()
+        );
     }
 
     /// Each kind of mistake is refused with the line and column where it stands.

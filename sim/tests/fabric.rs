@@ -56,6 +56,22 @@ fn heavy_random_loss_delivers_everything_once_in_order() {
     }
 }
 
+/// `openrdma sim run` at very heavy loss: the run file's defaults, whose retry limit is
+/// sized for the loss (`RunSpec::retry_limit`), deliver every message once and in order up
+/// to half the packets lost, random or in bursts.
+#[test]
+fn very_heavy_loss_through_the_run_defaults_delivers_everything() {
+    use openrdma_sim::runspec::{LossKind, RunSpec};
+    for (seed, loss, kind) in
+        [(101, 0.4, LossKind::Random), (102, 0.5, LossKind::Random), (103, 0.5, LossKind::Bursty)]
+    {
+        let spec =
+            RunSpec { loss, loss_model: kind, qps: 2, messages: 6, seed, ..RunSpec::default() };
+        let r = run_ok(spec.config().expect("valid knobs"));
+        assert!(r.drops.loss > 0 && r.retransmissions > 0, "seed {seed}: {r:?}");
+    }
+}
+
 #[test]
 fn heavy_bursty_loss_delivers_everything_once_in_order() {
     for seed in 10..18 {
