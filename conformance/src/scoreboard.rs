@@ -445,6 +445,13 @@ fn req_of(r: &Record, default: &str) -> String {
     r.checks.first().cloned().unwrap_or_else(|| default.to_string())
 }
 
+/// The requirement a difference in a field of record `r` is reported under (section 6):
+/// the first the record checks, unless it checks `own`, the requirement the field itself
+/// names, which is then the one.
+fn req_of_field(r: &Record, own: &str) -> String {
+    if r.checks.iter().any(|c| c == own) { own.to_string() } else { req_of(r, own) }
+}
+
 /// What of a device's output the scoreboard judges (CONF-CMP-012): everything, except the
 /// outputs of a capability the device does not claim. A device without `retirement` (a
 /// receiver block without its completion engine, say) is judged on its frames and DMA
@@ -704,11 +711,7 @@ fn judge_all(
                         _ => default_req,
                     };
                     // Under the record's first check, unless it names the field's own.
-                    let requirement = if rec.checks.iter().any(|c| c == req) {
-                        req.to_string()
-                    } else {
-                        req_of(rec, req)
-                    };
+                    let requirement = req_of_field(rec, req);
                     div.push(Divergence {
                         at: of.at,
                         requirement,

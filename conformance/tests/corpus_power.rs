@@ -202,6 +202,10 @@ enum Fault {
     /// A probe answer's round trip is taken the wrong way round, the reflected timestamp
     /// minus the clock, modulo 2^16 (SND-SPRAY-010): about 1 ms instead of microseconds.
     ProbeRttReversed,
+    /// A window-fit QP takes no round-trip sample from probe answers (SND-SPRAY-010): an
+    /// EV whose only sample would come from a probe stays judged by the age of its oldest
+    /// transmission in flight.
+    ProbeSampleIgnored,
     /// Endpoint requests with an unknown op are dropped (ERTH-OP-001).
     DropsUnknownEndpointOp,
     /// Endpoint requests to any QPN are answered (ERTH-QPN-001).
@@ -271,6 +275,13 @@ struct Mutant {
     window: u32,
     /// The TSETH timestamp of each PSN's first transmission.
     first_ts: HashMap<(u32, u32), u16>,
+    /// The EV profile of each window-fit QP, by QPN (ProbeSampleIgnored).
+    fit_profiles: HashMap<u32, Vec<u32>>,
+    /// Probe answers handed to the reference under an EV foreign to their QP, by (QPN, that
+    /// EV): the EV they answered for (ProbeSampleIgnored).
+    hidden: HashMap<(u32, u32), u32>,
+    /// Whether the scenario's device probes tails (`tail_probe` set).
+    tail_probes: bool,
 }
 
 /// The key under which [`Fault::LkeyNotChecked`] installs every template.
@@ -307,6 +318,9 @@ impl Mutant {
             hi_sent: None,
             window: 0,
             first_ts: HashMap::new(),
+            fit_profiles: HashMap::new(),
+            hidden: HashMap::new(),
+            tail_probes: false,
         }
     }
 
@@ -432,6 +446,15 @@ impl Mutant {
             Input::Host { command: HostCommand::CreateQp(q) } => {
                 if let Fault::SprayAs(policy) = self.fault {
                     q.spray = policy;
+                }
+                if q.spray == SprayPolicy::WindowFit {
+                    let profile = q.evs.iter().chain(&q.backup_evs).copied().collect();
+                    self.fit_profiles.insert(q.qpn.value(), profile);
+                }
+            }
+            Input::Frame { bytes, .. } if self.fault == Fault::ProbeSampleIgnored => {
+                if let Some(b) = self.hide_probe_answer(bytes) {
+                    *bytes = b;
                 }
             }
             Input::Frame { bytes, .. } => {
@@ -586,6 +609,31 @@ impl Mutant {
         Some(TimedInput { at: i.at, input: Input::Frame { port: *port, bytes } })
     }
 
+    /// A probe answer to a window-fit QP, made into one that the reference takes no sample
+    /// from (ProbeSampleIgnored): the same SACK under an EV that is not the QP's, which the
+    /// reference's sender looks up in vain. For an answer on an EV in state GOOD, the only
+    /// kind the window-fit policy probes, the rest is what the answer does anyway: nothing
+    /// to the EV's state (EV-PROBE-002 and EV-PROBE-003 move only an ASSUMED_BAD EV), the
+    /// SACK's acknowledgements as any SACK's, and a `ProbeAnswered` report, whose EV
+    /// [`Mutant::output`] puts back. Without tail probing, which also reads the answer's EV
+    /// (SND-TAIL-003), that is exactly a sender that ignores the sample; the scenario this
+    /// mutant is run on answers probes on GOOD EVs only.
+    fn hide_probe_answer(&mut self, bytes: &[u8]) -> Option<Vec<u8>> {
+        if self.tail_probes {
+            return None;
+        }
+        let d = decode(bytes);
+        let qpn = d.bth?.dest_qp.value();
+        let profile = self.fit_profiles.get(&qpn)?;
+        let mut f = d.to_repr()?;
+        let seth = f.ext.seth.as_mut().filter(|s| s.pr)?;
+        let ev = seth.entropy;
+        let foreign = (1..).map(|k| ev ^ k).find(|e| !profile.contains(e))?;
+        seth.entropy = foreign;
+        self.hidden.insert((qpn, foreign), ev);
+        seal(f)
+    }
+
     /// Notes what the device sent, and changes it as the fault says.
     fn sent(&mut self, o: &mut TimedOutput) {
         let Output::Frame { bytes, .. } = &mut o.output else { return };
@@ -663,6 +711,12 @@ impl Mutant {
                 (Fault::NoProgress, NicReport::Progress { .. }) => false,
                 (Fault::NoEvState, NicReport::EvState { .. }) => false,
                 (Fault::ResponseUnreported, NicReport::EndpointResponse { .. }) => false,
+                (Fault::ProbeSampleIgnored, NicReport::ProbeAnswered { qpn, ev, .. }) => {
+                    if let Some(answered) = self.hidden.remove(&(qpn.value(), *ev)) {
+                        *ev = answered;
+                    }
+                    true
+                }
                 (Fault::StaleProgress, NicReport::Progress { qpn, snd_una, .. }) => {
                     let prev = self.last_una.insert(qpn.value(), *snd_una);
                     *snd_una = prev.unwrap_or(Psn::ZERO);
@@ -910,6 +964,9 @@ impl Device for Mutant {
         self.hi_sent = None;
         self.window = m.nic.window();
         self.first_ts.clear();
+        self.fit_profiles.clear();
+        self.hidden.clear();
+        self.tail_probes = m.nic.tail_probe.is_some();
         self.inner.start(&m)
     }
 
@@ -1403,7 +1460,8 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::NoEndpointResponse, &["rcv-endpoint"]),
         (Fault::EndpointPortsZero, &["rcv-endpoint"]),
         (Fault::EndpointWrongEv, &["rcv-endpoint"]),
-        (Fault::ProbeRttReversed, &["snd-spray-window-fit"]),
+        (Fault::ProbeRttReversed, &["snd-spray-window-fit", "snd-spray-window-fit-probe-rtt"]),
+        (Fault::ProbeSampleIgnored, &["snd-spray-window-fit-probe-rtt"]),
         (Fault::RequestPortsAllUp, &["rec-endpoint-request"]),
         (Fault::RequestResv12Set, &["rec-endpoint-request"]),
         (Fault::RequestOnFirstEv, &["rec-endpoint-request"]),
@@ -1503,6 +1561,32 @@ fn completion_and_key_faults_name_their_rule() {
         if !j.divergences.iter().any(|d| d.requirement == requirement) {
             let named: Vec<&str> = j.divergences.iter().map(|d| d.requirement.as_str()).collect();
             wrong.push(format!("{fault:?} / {name}: {requirement} not among {named:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// A window-fit sender that takes no sample from a probe answer, or takes it the wrong way
+/// round, sends the packets whose EV the sample decides elsewhere, and the first divergence
+/// from a MUST names the rule of the sample (SND-SPRAY-010).
+#[test]
+fn probe_sample_faults_name_their_rule() {
+    use openrdma_conformance::report::mark_levels;
+    use openrdma_conformance::requirements::Spec;
+    let spec = Spec::bundled().expect("the specification parses");
+    let name = "snd-spray-window-fit-probe-rtt";
+    let all = corpus::all();
+    let s = all.iter().find(|(n, _)| *n == name).expect("in the corpus").1();
+    let mut wrong = Vec::new();
+    for fault in [Fault::ProbeSampleIgnored, Fault::ProbeRttReversed] {
+        let mut dev = Mutant::new(fault);
+        let out = run(&mut dev, &s);
+        let mut j = judge(&s, &out.injected, &out.observed);
+        mark_levels(&mut j, &spec);
+        let first = j.divergences.iter().find(|d| !d.should_only);
+        println!("{fault:?} / {name}: {:?}", first.map(|d| (d.at, &d.requirement, &d.what)));
+        if first.is_none_or(|d| d.requirement != "SND-SPRAY-010") {
+            wrong.push(format!("{fault:?} / {name}: {:?}", first.map(|d| &d.requirement)));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");

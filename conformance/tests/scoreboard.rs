@@ -359,6 +359,40 @@ fn conf_cmp_027_a_retransmission_takes_another_ev() {
     assert_eq!(d, vec![], "another EV");
 }
 
+// ---- CONF-CMP-028 ------------------------------------------------------------------------
+
+/// CONF-CMP-028: under `spray-policies` a data packet or probe on another EV than its
+/// record's diverges under the requirement of its QP's policy, or under the first its
+/// record checks, unless the record also checks the policy's own (section 6).
+#[test]
+fn conf_cmp_028_each_ev_is_the_one_the_policy_gives() {
+    // The frame's checksums made right too: the UDP checksum of IPv6 covers the EV.
+    let moved = |r: &Run, k: usize, by: usize| {
+        let ev = decode(r.bytes(k)).entropy().expect("an EV");
+        let edited = r.edit(k, |f| {
+            f.set_entropy(r.other_ev(ev, by));
+            f.finalize().expect("the edited frame finalizes");
+        });
+        musts(&r.judge(&edited)).join(" ")
+    };
+    let sent_at = |r: &Run, t: u64, pick: &dyn Fn(&DecodedFrame<'_>) -> bool| {
+        *r.frames(pick).iter().find(|&&k| r.observed[k].at.0 == t).expect("a frame then")
+    };
+    let fresh = |d: &DecodedFrame<'_>| is_data(d) && d.bth.is_some_and(|b| !b.rtx);
+    // A packet at 21.64 us checks SND-SPRAY-006 first, and SND-SPRAY-009 and SND-SCHED-001.
+    let r = Run::of("snd-spray-window-fit");
+    assert_eq!(moved(&r, sent_at(&r, 21_640, &fresh), 1), "SND-SPRAY-006", "at 21.64 us");
+    // The probe at 5 us checks SND-SPRAY-009; the packets at 60 us check SND-SPRAY-010
+    // first, not SND-SPRAY-005; the retransmissions at 62 us check SND-INFER-001 first,
+    // and SND-SPRAY-005.
+    let r = Run::of("snd-spray-window-fit-probe-rtt");
+    let probe = r.frame(opcode_is(Opcode::MRC_PROBE));
+    assert_eq!(moved(&r, probe, 1), "SND-SPRAY-009", "the probe");
+    assert_eq!(moved(&r, sent_at(&r, 60_000, &fresh), 1), "SND-SPRAY-010", "at 60 us");
+    let rtx = |d: &DecodedFrame<'_>| is_data(d) && d.bth.is_some_and(|b| b.rtx);
+    assert_eq!(moved(&r, sent_at(&r, 62_000, &rtx), 1), "SND-SPRAY-005", "a retransmission");
+}
+
 /// CONF-CMP-019: a data packet no expect record matches is a spurious retransmission
 /// (SND-RTX-004) when `rtx` is set and a duplicate transmission (SND-PSN-001) when not;
 /// except that each retransmission command of the CPU half excuses one retransmission on

@@ -16,6 +16,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-spray-random", snd_spray_random),
         ("snd-spray-skew-aware", snd_spray_skew_aware),
         ("snd-spray-window-fit", snd_spray_window_fit),
+        ("snd-spray-window-fit-probe-rtt", snd_spray_window_fit_probe_rtt),
     ]
 }
 
@@ -383,5 +384,94 @@ fn snd_spray_window_fit() -> Scenario {
             HostCommand::PostWrite(wr(19 + k, 8 * 256, None, false)),
         );
     }
+    done(r, 80_000)
+}
+
+/// Window-fit spraying whose return to an EV only a probe answer can decide
+/// (`SND-SPRAY-010`).
+///
+/// Four paths of 1 us one way; the fourth is dark for the first 3.5 us, so the fourth EV's
+/// packets of the first message are lost and it gets no round-trip sample from data. At the
+/// next evaluation, the second message's first packet, its judged round trip is the age of
+/// its oldest lost packet, 4 us against the others' 2 us, while the QP's sending rate is
+/// still unknown (the packets of a message leave together), so that the rule keeps only
+/// EVs within 16/15 of the fastest: the policy leaves it out and probes it, on its path,
+/// now back. The answer is the EV's first sample, 2 us like the others'. The evaluation at
+/// the third message, 55 us later, knows the QP's rate from the 4 us between the first two
+/// messages (16 packets, three EVs: one packet per 0.75 us per EV), at which the window
+/// covers round trips of up to 34 us: an EV judged by the sample is used again, one still
+/// judged by its lost packets (59 us old) stays out, and one whose sample came out about
+/// 1 ms (the timestamps subtracted the wrong way round) stays out too.
+///
+/// Every decision keeps a wide margin, also for a device whose sends differ from the
+/// reference's by the 500 ns the tolerances allow: at the second message an age of 3 us or
+/// more against round trips of 1.5 to 2.5 us (so a threshold of 2.67 us at most); at the
+/// third a rate from a gap of 3 to 5 us, so a window that covers 26 to 43 us, against a
+/// sample of 1.5 to 2.5 us and an age of about 59 us.
+fn snd_spray_window_fit_probe_rtt() -> Scenario {
+    let mut m = manifest(
+        "snd-spray-window-fit-probe-rtt",
+        "Window-fit spraying over four EVs to a reference peer, over IPv6 paths of 1 us one \
+         way, the fourth dark for the first 3.5 us: the first message's packets on the \
+         fourth EV are lost. At the second message the fourth EV, judged by the age of its \
+         oldest lost packet, is left out and probed on its path, now back; the probe's \
+         answer is its only round-trip sample. At the third message, 55 us later, that \
+         sample of 2 us puts the fourth EV back in use, where the age of its lost packets \
+         would have kept it out; a packet on it reveals their loss and they are \
+         retransmitted on the others.",
+        &[
+            "SND-SPRAY-010",
+            "SND-SPRAY-005",
+            "SND-SPRAY-006",
+            "SND-SPRAY-009",
+            "EV-PROBE-005",
+            "SND-INFER-001",
+            "SND-RTX-002",
+            "SND-PATH-001",
+        ],
+        &[Capability::Requester, Capability::Ipv6, Capability::Paths, Capability::SprayPolicies],
+    );
+    m.link = v6_link();
+    m.nic.retirement = RetirementMode::PerQp;
+    m.nic.pmtu = 256;
+    m.nic.sack_coalesce = 1;
+    m.tolerances.late_ns = 500;
+    m.tolerances.early_ns = 500;
+    // No timeout may repair the lost packets: only a packet on their EV reveals the loss.
+    m.recovery.rto = std::time::Duration::from_micros(500);
+    m.recovery.rto_max = std::time::Duration::from_micros(500);
+    let mut r = Recorder::new(m);
+    let dark = [None, None, None, Some((0, 3_500))];
+    r.paths(dark.iter().map(|&dark| Path { delay: 1_000, dark }).collect());
+    r.with_peer();
+    // Four EVs on the four paths (the path of an EV is its value modulo 4).
+    let evs: Vec<u32> =
+        (0..4u32).map(|i| (0xC000 + (DUT_QP << 4) + i) << 16 | (i * 0x111)).collect();
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs,
+            spray: SprayPolicy::WindowFit,
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    r.peer_host(0, HostCommand::RegisterRegion(region()));
+    r.peer_host(0, HostCommand::CreateQp(qp(PEER_QP, DUT_QP, 0)));
+    // PSNs 0 to 15 round robin over the four EVs; the fourth EV's are lost.
+    r.checks(&["SND-SPRAY-005", "SND-SPRAY-006"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 16 * 256, None, false)));
+    // PSNs 16 to 31 on the first three EVs; the fourth is probed.
+    r.checks(&["SND-SPRAY-006"]);
+    r.probe_checks(&["SND-SPRAY-009", "EV-PROBE-005"]);
+    r.host(5_000, HostCommand::PostWrite(wr(1, 16 * 256, None, false)));
+    r.checks(&[]);
+    // PSNs 32 to 47 over the four EVs again, by the probe's sample.
+    r.checks(&["SND-SPRAY-010", "SND-SPRAY-006"]);
+    r.host(60_000, HostCommand::PostWrite(wr(2, 16 * 256, None, false)));
+    // The first packet on the fourth EV to arrive shows the four before it there lost.
+    r.checks(&["SND-INFER-001", "SND-SPRAY-005"]);
+    r.run_until(62_500);
+    r.checks(&[]);
     done(r, 80_000)
 }

@@ -28,7 +28,7 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_sm::{CpuCommand, EvState, HostCommand, SprayPolicy};
 
-use super::{Divergence, Frame, Kind, render_frame, req_of};
+use super::{Divergence, Frame, Kind, render_frame, req_of_field};
 use crate::device::{Input, TimedInput};
 use crate::scenario::{Body, Capability, Record, Scenario};
 
@@ -547,7 +547,7 @@ pub(super) fn judge_exact(
         if ef.ev != of.ev {
             div.push(Divergence {
                 at: of.at,
-                requirement: req_of(rec, req),
+                requirement: req_of_field(rec, req),
                 what: format!(
                     "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
                     of.ev, ef.ev
