@@ -166,8 +166,12 @@ enum Fault {
     ProbeAnsweredWithoutPr,
     /// A probe answer leaves the count of writes to acknowledge as it was, and the SACK timer
     /// starts only when that count leaves 0, so the next write is never SACKed by the
-    /// timer (RCV-SACK-003).
+    /// timer (RCV-SACK-008).
     ProbeAnswerKeepsCount,
+    /// Every SACK stops the SACK timer, so a transport ACK held back by `ack_coalesce` is not
+    /// sent when the timer would have expired once a SACK has gone out since the retirement
+    /// (RCV-SACK-008).
+    SackCancelsHeldBackAck,
     /// SACKs with non-zero PDC identifiers are dropped (SETH-PDC-001).
     RejectsSethPdc,
     /// SACKs with a non-zero res_type or next_header are dropped (SETH-TYPE-001).
@@ -270,6 +274,8 @@ struct Mutant {
     stalled: bool,
     /// ProbeAnswerKeepsCount: a probe answer went out and no SACK at an input since.
     stale: bool,
+    /// SackCancelsHeldBackAck: a SACK went out since the last transport ACK.
+    sacked: bool,
     /// The highest PSN the device has sent, and its window.
     hi_sent: Option<Psn>,
     window: u32,
@@ -315,6 +321,7 @@ impl Mutant {
             wedged: false,
             stalled: false,
             stale: false,
+            sacked: false,
             hi_sent: None,
             window: 0,
             first_ts: HashMap::new(),
@@ -878,6 +885,17 @@ impl Mutant {
                 }
                 return true;
             }
+            Fault::SackCancelsHeldBackAck => {
+                if f.ext.seth.is_some() {
+                    self.sacked = true;
+                } else if f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0) {
+                    if !at_input && self.sacked {
+                        return false; // the timer that owed it was stopped
+                    }
+                    self.sacked = false;
+                }
+                return true;
+            }
             Fault::NoEndpointResponse => return f.ext.eeth.is_none(),
             Fault::EndpointPortsZero => match f.ext.eeth.as_mut() {
                 Some(e) => e.port_status = 0,
@@ -961,6 +979,7 @@ impl Device for Mutant {
         self.wedged = false;
         self.stalled = false;
         self.stale = false;
+        self.sacked = false;
         self.hi_sent = None;
         self.window = m.nic.window();
         self.first_ts.clear();
@@ -1449,6 +1468,7 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::RejectsRtxOnNonWrite, &["rcv-probe-answer", "snd-lenient", "snd-lenient-probe"]),
         (Fault::ProbeAnsweredWithoutPr, &["rcv-probe-answer", "rcv-probe"]),
         (Fault::ProbeAnswerKeepsCount, &["rcv-probe-answer"]),
+        (Fault::SackCancelsHeldBackAck, &["rcv-ack-coalesce"]),
         (Fault::RejectsSethPdc, &["snd-lenient", "snd-lenient-probe"]),
         (Fault::RejectsSethType, &["snd-lenient", "snd-lenient-probe"]),
         (Fault::RejectsCcType, &["snd-lenient", "snd-lenient-probe"]),

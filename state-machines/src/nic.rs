@@ -1349,12 +1349,12 @@ impl Nic {
                 let (ev, ts, trigger) = (q.last_ev, q.last_ts, q.last_psn);
                 if q.unacked > 0 {
                     self.send_sack(i, ev, trigger, None, ts);
-                } else {
-                    self.qps[i].resp.sack_deadline = None;
                 }
                 if self.qps[i].resp.retired_unacked > 0 {
                     self.send_ack(i, ev, None);
                 }
+                // RCV-SACK-004: the timer has run; the next write waiting starts it again.
+                self.qps[i].resp.sack_deadline = None;
             }
             self.activate(i);
             self.arm_timer(i);

@@ -254,8 +254,12 @@ impl Responder {
         mark: u8,
         reflect_ts: u16,
     ) -> (SethRepr, CcStateRepr) {
+        // RCV-SACK-008: the timer stops, unless it still owes a held-back transport ACK
+        // (RCV-ACK-001).
         self.unacked = 0;
-        self.sack_deadline = None;
+        if self.retired_unacked == 0 {
+            self.sack_deadline = None;
+        }
         let epsn = self.epsn();
         let seth = SethRepr {
             m: WireMark(mark),

@@ -308,6 +308,36 @@ fn rcv_ack_001_transport_ack_rides_the_sack_timer() {
     s.expect_nothing();
 }
 
+/// RCV-SACK-008, RCV-ACK-001: a SACK sent at once does not cancel a transport ACK held back
+/// by coalescing. With `ack_coalesce` 4 and a SACK on every write, each retirement holds its
+/// ACK back, and the SACK of the next write leaves the timer running: the ACK goes out
+/// `sack_delay` after the first retirement, never waiting for a duplicate.
+#[test]
+fn rcv_sack_008_a_sack_does_not_cancel_a_held_back_ack() {
+    let cfg = NicConfig { ack_coalesce: 4, sack_coalesce: 1, ..config() };
+    let delay = cfg.sack_delay.as_nanos() as u64;
+    let mut s = Script::with(cfg, 0, 0);
+    s.accept(write(0, 0, ONLY, va(0, 0), 10));
+    s.expect_dma(va(0, 0), 10);
+    s.expect_flag_len(0, 10);
+    s.expect_sack(0, 0);
+    s.expect_nothing();
+    let due = s.next_timeout().unwrap_or_else(|| s.fail("the held-back ACK has no timer"));
+    assert_eq!(due.0, s.now.0 + delay, "sack_delay after the retirement");
+    s.advance(100);
+    s.accept(write(1, 1, ONLY, va(0, 1), 10));
+    s.expect_dma(va(0, 1), 10);
+    s.expect_flag_len(1, 10);
+    s.expect_sack(1, 0);
+    s.expect_nothing();
+    assert_eq!(s.next_timeout(), Some(due), "the SACK left the timer running");
+    s.at(due.0);
+    s.timeout();
+    s.expect_ack(1);
+    s.expect_nothing();
+    assert_eq!(s.next_timeout(), None, "nothing more is owed");
+}
+
 /// `RCV-WIN-*` at the PSN wrap: epsn 2^24 − 2, a three-packet message over the wrap,
 /// PSN 0 (LAST, AckReq) first.
 #[test]

@@ -58,6 +58,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-in-order-v6", rcv_in_order_v6),
         ("rcv-last-packet-first", rcv_last_packet_first),
         ("rcv-sack-timer", rcv_sack_timer),
+        ("rcv-ack-coalesce", rcv_ack_coalesce),
         ("rcv-psn-wrap", rcv_psn_wrap),
         ("rcv-window-edges", rcv_window_edges),
         ("rcv-lost-ack", rcv_lost_ack),
@@ -404,6 +405,37 @@ fn rcv_sack_timer() -> Scenario {
     }
     r.inject(1_000, 0, 0xA000_0001, &p0);
     r.inject(1_100, 0, 0xA000_0001, &p1);
+    done(r, 20_000)
+}
+
+/// Transport ACKs coalesced over `ack_coalesce` retirements, the rest owed to the SACK timer
+/// whatever SACKs go out meanwhile.
+fn rcv_ack_coalesce() -> Scenario {
+    let mut r = responder_with(
+        "rcv-ack-coalesce",
+        "Five one-packet messages with AckReq arrive 100 ns apart with ack_coalesce 3: each is \
+         SACKed at once; the third retirement reaches the count and is acknowledged at once, \
+         ahead of its SACK; the fourth and fifth are acknowledged by the SACK timer, started \
+         by the fourth retirement, although the SACKs sent meanwhile reset the SACK count.",
+        &["RCV-ACK-001", "RCV-SACK-008", "RCV-ACK-002"],
+        |m| {
+            m.nic.ack_coalesce = 3;
+            m.nic.sack_delay = std::time::Duration::from_micros(5);
+            m.tolerances.late_ns = 1_000;
+        },
+    );
+    setup(&mut r, 0, false);
+    let one = |k: u32| {
+        write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
+    };
+    r.checks(&["RCV-ACK-001", "RCV-ACK-002"]);
+    for k in 0..3u32 {
+        r.inject(1_000 + 100 * u64::from(k), (k % 4) as u16, 0xA000_0001 + k * 0x1_0000, &one(k));
+    }
+    r.checks(&["RCV-SACK-008", "RCV-ACK-001"]);
+    for k in 3..5u32 {
+        r.inject(1_000 + 100 * u64::from(k), (k % 4) as u16, 0xA000_0001 + k * 0x1_0000, &one(k));
+    }
     done(r, 20_000)
 }
 

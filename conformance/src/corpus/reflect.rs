@@ -2,7 +2,7 @@
 //! SACKs and NACKs (`TSETH-TS-001`, `CCS-TS-001`, `NETH-TS-001`), and probes, whatever
 //! their fields a receiver must not interpret, each answered with its `probe_id`, EV and
 //! timestamp, the answer resetting the SACK coalescing state (`PETH-RESP-001`,
-//! `RCV-SACK-003`).
+//! `RCV-SACK-008`).
 
 use super::*;
 
@@ -103,7 +103,7 @@ fn rcv_probe_answer() -> Scenario {
             "BTH-RTX-002",
             "DEC-RESV-001",
             "PETH-PSN-001",
-            "RCV-SACK-003",
+            "RCV-SACK-008",
             "RCV-SACK-004",
             "RCV-SACK-001",
             "EV-PROBE-004",
@@ -148,11 +148,11 @@ fn rcv_probe_answer() -> Scenario {
         0xA001_0012,
         &quiet(write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None)),
     );
-    r.checks(&["PETH-RESP-001", "RCV-SACK-003"]);
+    r.checks(&["PETH-RESP-001", "RCV-SACK-008"]);
     r.inject(4_300, 2, 0xA002_0013, &probe_with(0x0505, 0x0F0F, 2, |_, _| {}));
     // The count is 0 again and the timer stopped: this write starts it afresh, and only its
     // expiry, sack_delay later, acknowledges it.
-    r.checks(&["RCV-SACK-003", "RCV-SACK-004"]);
+    r.checks(&["RCV-SACK-008", "RCV-SACK-004"]);
     r.inject(
         4_500,
         3,

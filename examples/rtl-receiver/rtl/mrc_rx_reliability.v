@@ -330,7 +330,7 @@ module mrc_rx_reliability #(
                             || (unacked_next >= cfg_sack_coalesce);  // RCV-SACK-002
 
     // Loads rsp_* with a SACK of QP p_slot for the triggering packet (RCV-SACK-005); sending
-    // it restarts the QP's coalescing (RCV-SACK-003).
+    // it restarts the QP's coalescing (RCV-SACK-008; the block retires nothing, so no ACK is ever owed).
     task load_sack;
         begin
             rsp_valid              <= 1'b1;
