@@ -33,6 +33,20 @@ fn four_packets(s: &mut Script) {
     s.drop_reports();
 }
 
+/// [`four_packets`] with PSNs 0, 1 and 3 SACKed (PSN 2, the tail of EV 2, lost), run to
+/// the tail probe that follows PSN 2 on EV 2: the script and the probe's ID.
+fn tail_of_ev2_probed() -> (Script, u16) {
+    let mut s = Script::with(tail_config(), 0, 0);
+    four_packets(&mut s);
+    s.at(1_000);
+    s.accept_ctrl(sack(1, 1, 0b10));
+    s.drop_reports();
+    s.at(TAIL);
+    s.timeout();
+    let (_, id) = s.expect_probe(EVS[2]);
+    (s, id)
+}
+
 /// A probe answer reporting `cack` and `bitmap` based at `cack + 1`.
 fn answer(cack: u32, bitmap: u64, ev: u32, id: u16) -> Packet {
     let Packet::Sack { bth, mut seth, cc_state } = probe_answer(cack, ev, id) else {
@@ -102,14 +116,7 @@ fn snd_tail_001_acknowledged_tails_are_not_probed() {
 /// nothing; probing never causes a spurious retransmission.
 #[test]
 fn snd_tail_003_an_answer_that_shows_the_tail_repairs_nothing() {
-    let mut s = Script::with(tail_config(), 0, 0);
-    four_packets(&mut s);
-    s.at(1_000);
-    s.accept_ctrl(sack(1, 1, 0b10));
-    s.drop_reports();
-    s.at(TAIL);
-    s.timeout();
-    let (_, id) = s.expect_probe(EVS[2]);
+    let (mut s, id) = tail_of_ev2_probed();
     s.at(TAIL + 800);
     s.accept_ctrl(answer(3, 0, EVS[2], id));
     s.expect_no_tx();
@@ -121,14 +128,7 @@ fn snd_tail_003_an_answer_that_shows_the_tail_repairs_nothing() {
 /// probe's answer.
 #[test]
 fn snd_tail_003_only_the_probes_own_covering_answer_is_evidence() {
-    let mut s = Script::with(tail_config(), 0, 0);
-    four_packets(&mut s);
-    s.at(1_000);
-    s.accept_ctrl(sack(1, 1, 0b10));
-    s.drop_reports();
-    s.at(TAIL);
-    s.timeout();
-    let (_, id) = s.expect_probe(EVS[2]);
+    let (mut s, id) = tail_of_ev2_probed();
     s.at(TAIL + 500);
     // Another probe ID, then another EV: neither answers this probe.
     s.accept_ctrl(answer(1, 0b10, EVS[2], id.wrapping_add(7)));
@@ -146,14 +146,7 @@ fn snd_tail_003_only_the_probes_own_covering_answer_is_evidence() {
 /// EV is not probed again for the same tail: the retransmission timeout repairs it.
 #[test]
 fn snd_tail_001_one_probe_per_tail() {
-    let mut s = Script::with(tail_config(), 0, 0);
-    four_packets(&mut s);
-    s.at(1_000);
-    s.accept_ctrl(sack(1, 1, 0b10));
-    s.drop_reports();
-    s.at(TAIL);
-    s.timeout();
-    s.expect_probe(EVS[2]);
+    let (mut s, _) = tail_of_ev2_probed();
     s.expect_no_tx();
     s.at(20 * TAIL);
     s.timeout();
@@ -166,14 +159,7 @@ fn snd_tail_001_one_probe_per_tail() {
 /// when it is lost too, that EV's tail probe finds it missing but does not resend it again.
 #[test]
 fn snd_tail_003_inference_retransmits_a_psn_at_most_once() {
-    let mut s = Script::with(tail_config(), 0, 0);
-    four_packets(&mut s);
-    s.at(1_000);
-    s.accept_ctrl(sack(1, 1, 0b10));
-    s.drop_reports();
-    s.at(TAIL);
-    s.timeout();
-    let (_, id) = s.expect_probe(EVS[2]);
+    let (mut s, id) = tail_of_ev2_probed();
     s.at(TAIL + 800);
     s.accept_ctrl(answer(1, 0b10, EVS[2], id));
     let (ev, _) = s.expect_rtx(2);
