@@ -24,6 +24,7 @@ use crate::scenario::Scenario;
 /// The directories of the repository whose files are scanned for citations.
 pub const SOURCE_DIRS: &[&str] = &[
     "codec",
+    "device",
     "state-machines",
     "sim",
     "conformance",

@@ -9,7 +9,7 @@ use crate::event::{HostCommand, NicEvent, NicReport, Transmit};
 use crate::nic::{HostOrPeer, Nic};
 use crate::packet::Packet;
 use crate::recovery::RecoveryAgent;
-use crate::time::Timestamp;
+use openrdma_device::Timestamp;
 
 /// A NIC with its CPU recovery agent.
 #[derive(Debug)]

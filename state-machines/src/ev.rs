@@ -19,61 +19,17 @@
 //!                                  +--------+
 //! ```
 //!
-//! The table is data ([`TRANSITIONS`]), printed and snapshot-tested; [`EvState::on`] is a
-//! lookup in it.
+//! The table is data ([`TRANSITIONS`]), printed and snapshot-tested; [`next_state`] is a
+//! lookup in it. The states and the SACK marks are boundary data ([`openrdma_device::ev`]).
 
 use serde::{Deserialize, Serialize};
 
-/// The SACK `m` field: the receiver's marking of the EV a packet arrived on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum EvMark {
-    /// 00: no mark.
-    None,
-    /// 01: skip this EV once.
-    SkipOnce,
-    /// 10: always skip this EV (assume it bad).
-    AlwaysSkip,
-    /// 11: reserved; treated as no mark.
-    Reserved,
-}
+pub use openrdma_device::{EvMark, EvState};
 
-impl EvMark {
-    /// From the 2-bit field.
-    pub fn from_bits(m: u8) -> EvMark {
-        match m & 3 {
-            0 => EvMark::None,
-            1 => EvMark::SkipOnce,
-            2 => EvMark::AlwaysSkip,
-            _ => EvMark::Reserved,
-        }
-    }
-}
-
-/// State of one entropy value at a sender.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum EvState {
-    /// Usable.
-    Good,
-    /// Not used until `skip_hold` has passed.
-    Skip,
-    /// Not used for data; probed by the CPU until a probe is answered.
-    AssumedBad,
-    /// Not used at all until a controller allows it.
-    Denied,
-}
-
-impl EvState {
-    /// Whether data packets may be sent on an EV in this state.
-    pub fn usable(self) -> bool {
-        self == EvState::Good
-    }
-
-    /// The state after `event`, or `None` when the event does not change this state.
-    pub fn on(self, event: EvEvent) -> Option<EvState> {
-        TRANSITIONS.iter().find(|t| t.from == self && t.event == event).map(|t| t.to)
-    }
+/// The state after `event` in state `from`, or `None` when the event does not change it: a
+/// lookup in [`TRANSITIONS`].
+pub fn next_state(from: EvState, event: EvEvent) -> Option<EvState> {
+    TRANSITIONS.iter().find(|t| t.from == from && t.event == event).map(|t| t.to)
 }
 
 /// Events that move an EV between states.
@@ -160,16 +116,8 @@ mod tests {
     fn denied_ignores_data_path_events() {
         for e in [EvEvent::SackSkipOnce, EvEvent::NackTrimmed, EvEvent::Timeout, EvEvent::ProbeGood]
         {
-            assert_eq!(EvState::Denied.on(e), None);
+            assert_eq!(next_state(EvState::Denied, e), None);
         }
-        assert_eq!(EvState::Denied.on(EvEvent::Allow), Some(EvState::Good));
-    }
-
-    #[test]
-    fn only_good_is_usable() {
-        assert!(EvState::Good.usable());
-        assert!(
-            !EvState::Skip.usable() && !EvState::AssumedBad.usable() && !EvState::Denied.usable()
-        );
+        assert_eq!(next_state(EvState::Denied, EvEvent::Allow), Some(EvState::Good));
     }
 }

@@ -50,8 +50,9 @@ use crate::event::{
     NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
 use crate::nic::{HostOrPeer, Nic, NicStats};
-use crate::packet::{Packet, Payload, WritePacket};
-use crate::time::Timestamp;
+use crate::packet::{Packet, WritePacket};
+use openrdma_device::Payload;
+use openrdma_device::Timestamp;
 
 // ----- reading the input -------------------------------------------------------------------
 

@@ -14,6 +14,10 @@
 //! thread or touches a file: time is a [`Timestamp`] argument and every random choice comes
 //! from the seed in [`NicConfig`]. The same inputs give the same outputs, byte for byte.
 //!
+//! The types that cross the device boundary — host commands, CPU commands, events, reports,
+//! EV states, time — are `openrdma-device`'s: the model takes and gives them as they are,
+//! with no conversion on its paths, and re-exports them here for its callers.
+//!
 //! Requirement IDs in the docs refer to the chapters of `spec/` (`SND-*` sender,
 //! `RCV-*` receiver, `RET-*`/`FLAG-*`/`WWI-*` completion, `REC-*` recovery, `EV-*` paths).
 
@@ -34,7 +38,6 @@ pub mod recovery;
 pub mod retire;
 mod ring;
 mod sender;
-pub mod time;
 
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
@@ -47,8 +50,6 @@ pub use event::{
     LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
-pub use packet::{
-    FrameWriter, Outer, Packet, Payload, Unreceivable, UnsupportedPacket, WritePacket,
-};
+pub use openrdma_device::{Payload, Timestamp};
+pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
 pub use recovery::RecoveryAgent;
-pub use time::Timestamp;

@@ -29,8 +29,9 @@ use openrdma_codec::{EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv
 use crate::config::{NicConfig, QpConfig};
 use crate::event::{HostCommand, NicEvent, Region, Transmit};
 use crate::nic::Nic;
-use crate::packet::{FrameWriter, Outer, Packet, Payload};
-use crate::time::Timestamp;
+use crate::packet::{FrameWriter, Outer, Packet};
+use openrdma_device::Payload;
+use openrdma_device::Timestamp;
 
 /// Path MTU of the transfer.
 pub const PMTU: u32 = 4096;

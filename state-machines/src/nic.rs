@@ -43,7 +43,7 @@ use crate::receiver::{PsnClass, Responder};
 use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
 use crate::ring::Ring;
 use crate::sender::{Requester, SenderNotes};
-use crate::time::Timestamp;
+use openrdma_device::Timestamp;
 
 /// Counters a NIC keeps; read with [`Nic::stats`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

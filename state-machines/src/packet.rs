@@ -12,53 +12,8 @@ use openrdma_codec::{
     AethRepr, BthRepr, CcStateRepr, EethRepr, ErthRepr, EthernetRepr, ImmDtRepr, MethRepr,
     NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
 };
+use openrdma_device::Payload;
 use serde::{Deserialize, Serialize};
-
-/// The bytes of a packet's payload, or where to find them.
-#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Payload {
-    /// The bytes themselves (frames read from a wire or a capture). Serialized as hex.
-    Bytes(#[serde(with = "hex_bytes")] Arc<[u8]>),
-    /// `len` bytes of the sender's local memory at `addr`, to be read by DMA when the
-    /// packet is transmitted. The simulator forwards this descriptor instead of copying.
-    Host {
-        /// Local virtual address of the first byte.
-        addr: u64,
-        /// Number of bytes.
-        len: u32,
-    },
-}
-
-impl Payload {
-    /// An empty payload.
-    pub fn empty() -> Payload {
-        Payload::Host { addr: 0, len: 0 }
-    }
-
-    /// Length in bytes.
-    #[inline]
-    pub fn len(&self) -> u32 {
-        match self {
-            Payload::Bytes(b) => u32::try_from(b.len()).unwrap_or(u32::MAX),
-            Payload::Host { len, .. } => *len,
-        }
-    }
-
-    /// Whether the payload is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl core::fmt::Debug for Payload {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Payload::Bytes(b) => write!(f, "Bytes({} B)", b.len()),
-            Payload::Host { addr, len } => write!(f, "Host({addr:#x}, {len} B)"),
-        }
-    }
-}
 
 /// An MRC write packet: BTH, METH, [TSETH], RETH, [ImmDt], payload.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -412,47 +367,6 @@ impl Outer {
     }
 }
 
-/// Bytes as a hexadecimal string, two digits per byte (`CONF-ADP-013`).
-pub(crate) mod hex_bytes {
-    use std::fmt::Write as _;
-
-    pub(crate) fn serialize<S: serde::Serializer, B: AsRef<[u8]>>(
-        b: &B,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        let b = b.as_ref();
-        let mut out = String::with_capacity(b.len() * 2);
-        for x in b {
-            let _ = write!(out, "{x:02x}");
-        }
-        s.serialize_str(&out)
-    }
-
-    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>, B: From<Vec<u8>>>(
-        d: D,
-    ) -> Result<B, D::Error> {
-        let s = <String as serde::Deserialize>::deserialize(d)?;
-        if s.len() % 2 != 0 {
-            return Err(serde::de::Error::custom("hex payload has an odd number of digits"));
-        }
-        // Two hexadecimal digits per byte, in either case, and nothing else: not the sign
-        // that `u8::from_str_radix` would take (CONF-ADP-013).
-        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-        s.as_bytes()
-            .chunks_exact(2)
-            .enumerate()
-            .map(|(i, p)| match (digit(p[0]), digit(p[1])) {
-                (Some(h), Some(l)) => Ok(h << 4 | l),
-                _ => Err(serde::de::Error::custom(format!(
-                    "invalid hex digit at position {}",
-                    2 * i
-                ))),
-            })
-            .collect::<Result<Vec<u8>, _>>()
-            .map(B::from)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use core::net::Ipv4Addr;
@@ -512,20 +426,5 @@ mod tests {
         let e = Packet::from_wire(&decode(&rc.to_bytes().unwrap())).unwrap_err();
         assert!(matches!(e, Unreceivable::Unsupported(_)), "{e:?}");
         assert_eq!(e.requirement(), "RCV-OPC-001");
-    }
-
-    /// CONF-ADP-013: a payload is written as two lower-case hexadecimal digits per byte, and
-    /// read in either case; a sign, an odd count or another character is refused.
-    #[test]
-    fn payload_bytes_are_hex_two_digits_per_byte() {
-        let p = Payload::Bytes(Arc::from(vec![0x00, 0xAB, 0xFF]));
-        let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(json, r#"{"bytes":"00abff"}"#);
-        assert_eq!(serde_json::from_str::<Payload>(&json).unwrap(), p);
-        assert_eq!(serde_json::from_str::<Payload>(r#"{"bytes":"00ABFf"}"#).unwrap(), p);
-        for bad in ["+f", "-1", "0", "0 ", "zz", "0x"] {
-            let json = format!(r#"{{"bytes":"{bad}"}}"#);
-            assert!(serde_json::from_str::<Payload>(&json).is_err(), "{bad:?} accepted");
-        }
     }
 }

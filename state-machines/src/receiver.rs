@@ -6,7 +6,7 @@
 
 use openrdma_codec::{CcStateRepr, EvMark as WireMark, Psn, Qpn, SethRepr};
 
-use crate::time::Timestamp;
+use openrdma_device::Timestamp;
 
 /// The receive bitmap: one bit per PSN of `[base, base + capacity)`, stored as a ring of
 /// 64-bit words, as hardware keeps it.

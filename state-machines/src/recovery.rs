@@ -13,7 +13,7 @@ use openrdma_codec::{Psn, Qpn};
 use crate::config::RecoveryConfig;
 use crate::ev::EvState;
 use crate::event::{CpuCommand, NicReport, RetransmitCause};
-use crate::time::Timestamp;
+use openrdma_device::Timestamp;
 
 #[derive(Debug, Clone)]
 struct QpTimer {

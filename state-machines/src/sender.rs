@@ -31,9 +31,10 @@ use rand_core::Rng;
 use crate::config::{CongestionControl, NicConfig, QpConfig, SprayPolicy};
 use crate::error::PeerViolation;
 use crate::ev::{EvEvent, EvMark, EvState};
-use crate::packet::{Packet, Payload, WritePacket};
+use crate::packet::{Packet, WritePacket};
 use crate::ring::Ring;
-use crate::time::Timestamp;
+use openrdma_device::Payload;
+use openrdma_device::Timestamp;
 
 /// One entropy value of a QP's profile.
 #[derive(Debug, Clone)]
@@ -917,7 +918,7 @@ impl Requester {
         notes: &mut SenderNotes,
     ) {
         if let Some(i) = self.ev_index(ev) {
-            if let Some(to) = self.evs[i].state.on(e) {
+            if let Some(to) = crate::ev::next_state(self.evs[i].state, e) {
                 self.evs[i].state = to;
                 self.evs[i].since = now;
                 notes.ev_changes.push((ev, to));
