@@ -21,6 +21,7 @@ use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInpu
 use openrdma_conformance::protocol::{WireInput, frame_fields_json};
 use openrdma_conformance::reference::{ReferenceDevice, Refusal};
 use openrdma_conformance::scenario::Manifest;
+use openrdma_device::{ManifestVersion, NicSettings};
 use openrdma_sm::{
     CpuCommand, CqConfig, DoorbellWrite, HostCommand, HostError, LocalRegion, NicConfig, NicEvent,
     Payload, QpConfig as SmQpConfig, Region, RetirementMode, Timestamp,
@@ -437,7 +438,7 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
         1 => true,
         other => return Err(bad("timestamps", format!("{other} is neither 0 nor 1"))),
     };
-    let nic = NicConfig {
+    let nic = NicSettings {
         seed: cfg.seed,
         pmtu: cfg.pmtu,
         mpr: cfg.mpr,
@@ -453,8 +454,10 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
         max_qps: cfg.max_qps,
         tail_probe: (cfg.tail_probe_ns != 0).then(|| Duration::from_nanos(cfg.tail_probe_ns)),
     };
-    nic.validate().map_err(|e| Error::new(Status::InvalidConfig, format!("config: {e}")))?;
+    NicConfig::try_from(&nic)
+        .map_err(|e| Error::new(Status::InvalidConfig, format!("config: {e}")))?;
     Ok(Manifest {
+        version: ManifestVersion,
         name: "capi".into(),
         description: "A golden-model instance configured through the C interface.".into(),
         requirements: Vec::new(),
@@ -470,7 +473,7 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
 
 /// The configuration structure holding the model's defaults, one port.
 pub fn default_config() -> Config {
-    let nic = NicConfig::default();
+    let nic = NicSettings::default();
     Config {
         ports: 1,
         seed: nic.seed,
@@ -835,7 +838,7 @@ mod tests {
 
     #[test]
     fn default_config_is_the_models_default() {
-        assert_eq!(manifest_of(&default_config()).unwrap().nic, NicConfig::default());
+        assert_eq!(manifest_of(&default_config()).unwrap().nic, NicSettings::default());
     }
 
     #[test]

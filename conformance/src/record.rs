@@ -32,8 +32,8 @@ use std::collections::{BTreeMap, BinaryHeap};
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
 use openrdma_sm::{
-    CpuCommand, Endpoint, HostCommand, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
-    Timestamp,
+    CpuCommand, Endpoint, HostCommand, Nic, NicConfig, NicEvent, NicReport, Outer, Packet,
+    RecoveryAgent, Timestamp,
 };
 
 use crate::device::memory;
@@ -114,9 +114,10 @@ impl Recorder {
     /// says (see the module documentation); the manifest's `cpu` is set to it.
     pub fn with_cpu(mut manifest: Manifest, cpu: CpuHalf) -> Recorder {
         manifest.cpu = cpu;
-        let mut dut = Nic::new(manifest.nic.clone()).expect("a builder's configuration is valid");
+        let nic = NicConfig::try_from(&manifest.nic).expect("a builder's configuration is valid");
+        let mut dut = Nic::new(nic).expect("a valid configuration");
         dut.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports)).expect("time zero");
-        let agent = RecoveryAgent::new(manifest.recovery.clone());
+        let agent = RecoveryAgent::new((&manifest.recovery).into());
         let batch = (cpu == CpuHalf::Reference)
             .then(|| Batch { start: Timestamp::ZERO, limit: Timestamp::ZERO + agent.min_delay() });
         let dut_outer = manifest.link.outer();
@@ -166,9 +167,9 @@ impl Recorder {
 
     /// Adds a reference peer, configured like the device, for pair recordings.
     pub fn with_peer(&mut self) -> &mut Self {
-        let mut cfg = self.manifest.nic.clone();
+        let mut cfg = NicConfig::try_from(&self.manifest.nic).expect("checked at the start");
         cfg.seed ^= 0x005E_ED0F_9EE8;
-        self.peer = Some(Endpoint::new(cfg, self.manifest.recovery.clone()).expect("valid"));
+        self.peer = Some(Endpoint::new(cfg, (&self.manifest.recovery).into()).expect("valid"));
         self
     }
 

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 
 use openrdma_codec::frame::decode;
 use openrdma_sm::{
-    ApiMisuse, CpuCommand, HostError, Nic, NicEvent, NicReport, Outer, Packet, RecoveryAgent,
-    RecoveryConfig, Timestamp, Transmit,
+    ApiMisuse, CpuCommand, HostError, Nic, NicConfig, NicEvent, NicReport, Outer, Packet,
+    RecoveryAgent, RecoveryConfig, Timestamp, Transmit,
 };
 
 use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory};
@@ -237,7 +237,9 @@ impl Device for ReferenceDevice {
     }
 
     fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
-        let mut nic = Nic::new(manifest.nic.clone())
+        let nic = NicConfig::try_from(&manifest.nic)
+            .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
+        let mut nic = Nic::new(nic)
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))
             .map_err(|e| DeviceError::Protocol(e.to_string()))?;
@@ -248,7 +250,8 @@ impl Device for ReferenceDevice {
         self.refusals.clear();
         // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
         // configured by the manifest's `recovery` table.
-        self.cpu = (manifest.cpu == CpuHalf::Device).then(|| (self.make_cpu)(&manifest.recovery));
+        self.cpu = (manifest.cpu == CpuHalf::Device)
+            .then(|| (self.make_cpu)(&RecoveryConfig::from(&manifest.recovery)));
         Ok(())
     }
 

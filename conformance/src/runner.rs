@@ -153,7 +153,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
     let m = &scenario.manifest;
     // CONF-RUN-002, CONF-RUN-006: the runner plays the CPU half only when the manifest
     // gives it the part.
-    let mut agent = (m.cpu == CpuHalf::Reference).then(|| RecoveryAgent::new(m.recovery.clone()));
+    let mut agent = (m.cpu == CpuHalf::Reference).then(|| RecoveryAgent::new((&m.recovery).into()));
     let injects: Vec<&Record> =
         scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
     let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);

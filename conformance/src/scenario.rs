@@ -12,7 +12,8 @@ use openrdma_codec::frame::IpRepr;
 use openrdma_codec::{
     EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv4Repr, Ipv6Repr, VlanRepr,
 };
-use openrdma_sm::{CpuCommand, HostCommand, NicConfig, NicEvent, Outer, RecoveryConfig, Timestamp};
+use openrdma_device::{ManifestVersion, NicSettings, RecoverySettings};
+use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Outer, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// Which way a record goes.
@@ -232,6 +233,10 @@ impl CpuHalf {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// `version`: the version of the manifest format, 1 when absent; never written
+    /// ([`ManifestVersion`]).
+    #[serde(default, skip_serializing)]
+    pub version: ManifestVersion,
     /// Stable name, e.g. `rcv-window-edges-v4`.
     pub name: String,
     /// What the scenario does, in a sentence or two.
@@ -243,14 +248,14 @@ pub struct Manifest {
     pub requires: BTreeSet<Capability>,
     /// The device's configuration.
     #[serde(default)]
-    pub nic: NicConfig,
+    pub nic: NicSettings,
     /// Who plays the CPU half.
     #[serde(default)]
     pub cpu: CpuHalf,
     /// Configuration of the CPU half that runs live: the runner's reference agent
     /// (`cpu = "reference"`) or the device's own (`cpu = "device"`).
     #[serde(default)]
-    pub recovery: RecoveryConfig,
+    pub recovery: RecoverySettings,
     /// Number of ports (pcapng interfaces carrying frames).
     #[serde(default = "one")]
     pub ports: u16,

@@ -149,7 +149,7 @@ fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
         let mut dev = Recording::reference();
         let out = run(&mut dev, &replay);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
-        let mut agent = RecoveryAgent::new(replay.manifest.recovery.clone());
+        let mut agent = RecoveryAgent::new((&replay.manifest.recovery).into());
         let mut due: Vec<TimedInput> = Vec::new();
         let mut deadline: Option<Timestamp> = None;
         let mut prev_until = Timestamp::ZERO;
@@ -625,7 +625,7 @@ fn conf_run_006_with_the_device_s_own_cpu_half_the_runner_plays_none() {
         runs_without_a_cpu_half(&s, ReferenceDevice::new());
         let dev = runs_without_a_cpu_half(&s, ShowsItsReports(ReferenceDevice::new()));
         // What the runner's agent would have done with those reports.
-        let mut agent = RecoveryAgent::new(s.manifest.recovery.clone());
+        let mut agent = RecoveryAgent::new((&s.manifest.recovery).into());
         for b in &dev.batches {
             for o in &b.outputs {
                 if let Output::Event { event: NicEvent::Report(r) } = &o.output {

@@ -706,6 +706,24 @@ fn toml_errors_have_line_and_column() {
     assert!(err.to_string().starts_with("dir/a.toml:1:8: "), "{err}");
 }
 
+/// CONF-FMT-007: a manifest without `version` is version 1, as is one that says so; another
+/// version is rejected at the key, naming it; a version 1 manifest is written without the key.
+#[test]
+fn conf_fmt_007_manifest_versions() {
+    let base = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n";
+    let absent = parse_manifest(base, "m.toml").unwrap();
+    let one = parse_manifest(&format!("version = 1\n{base}"), "m.toml").unwrap();
+    assert_eq!(absent, one);
+    assert!(!manifest_to_toml(&one).contains("version"), "{}", manifest_to_toml(&one));
+    match parse_manifest(&format!("{base}version = 2\n"), "m.toml") {
+        Err(FileError::Toml { line, column, message, .. }) => {
+            assert_eq!((line, column), (4, 11));
+            assert!(message.contains("manifest version 2"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn manifest_round_trips_through_toml() {
     let mut m = scenario().manifest;

@@ -176,14 +176,16 @@ fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
     use openrdma_codec::host::{WorkRequest, WrOpcode};
     use openrdma_conformance::record::Recorder;
     use openrdma_conformance::scenario::{CpuHalf, Manifest};
-    use openrdma_sm::{HostCommand, NicConfig, Region};
+    use openrdma_device::{ManifestVersion, NicSettings};
+    use openrdma_sm::{HostCommand, Region};
     for cpu in [CpuHalf::Reference, CpuHalf::Device] {
         let m = Manifest {
+            version: ManifestVersion,
             name: "busy-at-the-end".into(),
             description: "A packet nothing answers; the recording ends before its timeout.".into(),
             requirements: vec![],
             requires: Default::default(),
-            nic: NicConfig { pmtu: corpus::PMTU, mpr: 1, ..NicConfig::default() },
+            nic: NicSettings { pmtu: corpus::PMTU, mpr: 1, ..NicSettings::default() },
             cpu,
             recovery: Default::default(),
             ports: 1,

@@ -20,12 +20,16 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod config;
 pub mod ev;
 pub mod event;
 mod hex;
 pub mod host;
 pub mod time;
 
+pub use config::{
+    MANIFEST_VERSION, ManifestVersion, NicSettings, RecoverySettings, RetirementMode,
+};
 pub use ev::{EvMark, EvState};
 pub use event::{
     CompletionEvent, CpuCommand, CqWrite, DmaWrite, FlagWrite, NicEvent, NicReport, Payload,

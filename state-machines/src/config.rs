@@ -1,8 +1,15 @@
-//! Configuration of a NIC, its queue pairs and its recovery agent.
+//! Configuration of a NIC and of its recovery agent, as the model holds it.
 //!
 //! Every default is a documented decision of the specification (see `spec/sender.md`,
 //! `spec/receiver.md`, `spec/recovery.md`); the values are chosen for a 4 × 100 Gb/s
 //! fabric with microsecond round trips.
+//!
+//! A scenario configures a device with the boundary's [`NicSettings`] and
+//! [`RecoverySettings`] (the manifest's `nic` and `recovery` tables); the model's
+//! configuration is made from them by `TryFrom` and `From`, which check what the model
+//! needs, so that the model's struct layout is not the file format. The queue-pair and
+//! completion-queue configuration that host commands carry is the boundary's own
+//! ([`QpConfig`], [`CqConfig`]).
 
 use core::time::Duration;
 
@@ -10,20 +17,9 @@ use openrdma_device::time::duration_ns;
 use serde::{Deserialize, Serialize};
 
 pub use openrdma_device::{
-    CQE_BYTES, CongestionControl, CqConfig, MAX_CQ_ENTRIES, QpConfig, SprayPolicy,
+    CQE_BYTES, CongestionControl, CqConfig, MAX_CQ_ENTRIES, QpConfig, RetirementMode, SprayPolicy,
 };
-
-/// How messages are ordered for retirement (completion flags and completions).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RetirementMode {
-    /// One retirement sequence shared by every QP of a retirement domain: the paper's
-    /// design. A message of one QP waits for earlier messages of every QP in the domain.
-    #[default]
-    Shared,
-    /// One retirement sequence per QP: a QP waits only for its own earlier messages.
-    PerQp,
-}
+use openrdma_device::{NicSettings, RecoverySettings};
 
 /// Configuration of one NIC (the reference model instance).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,5 +164,79 @@ impl Default for RecoveryConfig {
             retry_limit: 7,
             probe_interval: Duration::from_micros(10),
         }
+    }
+}
+
+impl TryFrom<&NicSettings> for NicConfig {
+    type Error = crate::ConfigError;
+
+    /// The model's configuration for a manifest's `nic` table, checked
+    /// ([`NicConfig::validate`]).
+    fn try_from(s: &NicSettings) -> Result<NicConfig, crate::ConfigError> {
+        let cfg = NicConfig {
+            seed: s.seed,
+            pmtu: s.pmtu,
+            mpr: s.mpr,
+            retirement: s.retirement,
+            sack_coalesce: s.sack_coalesce,
+            sack_delay: s.sack_delay,
+            ack_coalesce: s.ack_coalesce,
+            ack_req_every: s.ack_req_every,
+            skip_hold: s.skip_hold,
+            nack_backoff: s.nack_backoff,
+            wwi_limit: s.wwi_limit,
+            timestamps: s.timestamps,
+            max_qps: s.max_qps,
+            tail_probe: s.tail_probe,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+impl From<&RecoverySettings> for RecoveryConfig {
+    /// The agent's configuration for a manifest's `recovery` table. Every value is usable:
+    /// the agent takes a zero back-off as 1 and a zero timeout or probe interval as 1 ns.
+    fn from(s: &RecoverySettings) -> RecoveryConfig {
+        RecoveryConfig {
+            rto: s.rto,
+            rto_max: s.rto_max,
+            backoff: s.backoff,
+            retry_limit: s.retry_limit,
+            probe_interval: s.probe_interval,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The boundary's defaults are the model's, key for key.
+    #[test]
+    fn settings_defaults_are_the_models() {
+        let nic = NicConfig::try_from(&NicSettings::default()).unwrap();
+        assert_eq!(nic, NicConfig::default());
+        assert_eq!(RecoveryConfig::from(&RecoverySettings::default()), RecoveryConfig::default());
+        let json = |v: serde_json::Value| v.to_string();
+        assert_eq!(
+            json(serde_json::to_value(NicSettings::default()).unwrap()),
+            json(serde_json::to_value(NicConfig::default()).unwrap())
+        );
+        assert_eq!(
+            json(serde_json::to_value(RecoverySettings::default()).unwrap()),
+            json(serde_json::to_value(RecoveryConfig::default()).unwrap())
+        );
+    }
+
+    /// A table the model cannot run is refused with the field at fault.
+    #[test]
+    fn settings_the_model_refuses() {
+        let bad = NicSettings { pmtu: 1000, ..NicSettings::default() };
+        let e = NicConfig::try_from(&bad).unwrap_err();
+        assert!(matches!(e, crate::ConfigError::Invalid { field: "pmtu", .. }), "{e}");
+        let bad = NicSettings { tail_probe: Some(Duration::ZERO), ..NicSettings::default() };
+        let e = NicConfig::try_from(&bad).unwrap_err();
+        assert!(matches!(e, crate::ConfigError::Invalid { field: "tail_probe", .. }), "{e}");
     }
 }

@@ -10,9 +10,10 @@ use openrdma_codec::{
     AethRepr, BthRepr, CcStateRepr, EtherType, EvMark as WireMark, ImmDtRepr, MethRepr, NackReason,
     NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, VlanRepr,
 };
+use openrdma_device::{ManifestVersion, NicSettings};
 use openrdma_sm::{
-    CongestionControl, CpuCommand, EvState, HostCommand, NicConfig, NicEvent, NicReport, Packet,
-    Payload, QpConfig, Region, RetirementMode, SprayPolicy, WritePacket,
+    CongestionControl, CpuCommand, EvState, HostCommand, NicEvent, NicReport, Packet, Payload,
+    QpConfig, Region, RetirementMode, SprayPolicy, WritePacket,
 };
 
 use crate::device::memory;
@@ -122,11 +123,12 @@ pub fn all() -> Vec<Builder> {
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
     Manifest {
+        version: ManifestVersion,
         name: name.into(),
         description: description.into(),
         requirements: reqs.iter().map(|s| s.to_string()).collect(),
         requires: caps.iter().copied().collect::<BTreeSet<_>>(),
-        nic: NicConfig { pmtu: PMTU, mpr: 1, ..NicConfig::default() },
+        nic: NicSettings { pmtu: PMTU, mpr: 1, ..NicSettings::default() },
         cpu: Default::default(),
         recovery: Default::default(),
         ports: 4,
