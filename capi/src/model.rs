@@ -17,15 +17,14 @@ use std::ffi::CString;
 
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_codec::host::COMPLETION_LEN;
-use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::protocol::{WireInput, frame_fields_json};
 use openrdma_conformance::reference::{ReferenceDevice, Refusal};
-use openrdma_conformance::scenario::Manifest;
-use openrdma_device::{ManifestVersion, NicSettings};
-use openrdma_sm::{
-    CpuCommand, CqConfig, DoorbellWrite, HostCommand, HostError, LocalRegion, NicConfig, NicEvent,
-    Payload, QpConfig as SmQpConfig, Region, RetirementMode, Timestamp,
+use openrdma_device::{
+    CpuCommand, CqConfig, Device, DeviceError, DoorbellWrite, HostCommand, Input, LocalRegion,
+    Manifest, ManifestVersion, NicEvent, NicSettings, Output, Payload, QpConfig as SmQpConfig,
+    Region, RetirementMode, TimedInput, TimedOutput, Timestamp,
 };
+use openrdma_sm::{HostError, NicConfig};
 
 use crate::types::{
     CompletionFields, Config, DmaWriteFields, FlagWriteFields, FrameFields, Output as COutput,
@@ -463,7 +462,7 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
         requirements: Vec::new(),
         requires: Default::default(),
         nic,
-        cpu: openrdma_conformance::scenario::CpuHalf::Scripted,
+        cpu: openrdma_device::CpuHalf::Scripted,
         recovery: Default::default(),
         ports: cfg.ports,
         link: Default::default(),
@@ -529,9 +528,7 @@ fn hold(o: &TimedOutput) -> Held {
                 NicEvent::DmaWrite(w) => match &w.payload {
                     Payload::Bytes(b) => b.to_vec(),
                     // CONF-MEM-001: what the sender's memory holds there.
-                    Payload::Host { addr, len } => {
-                        openrdma_conformance::device::memory(*addr, *len)
-                    }
+                    Payload::Host { addr, len } => openrdma_device::memory(*addr, *len),
                 },
                 NicEvent::FlagWrite(f) => f.value.to_le_bytes().to_vec(),
                 // The bytes written to the queue, or the entry's bytes when it has none.
@@ -634,8 +631,8 @@ fn c_output(o: &TimedOutput, h: &Held) -> COutput {
     c
 }
 
-fn report_qpn(r: &openrdma_sm::NicReport) -> u32 {
-    use openrdma_sm::NicReport as R;
+fn report_qpn(r: &openrdma_device::NicReport) -> u32 {
+    use openrdma_device::NicReport as R;
     match r {
         R::Progress { qpn, .. }
         | R::Armed { qpn, .. }
@@ -934,7 +931,7 @@ mod tests {
             bth: BthRepr::new(Opcode::MRC_ENDPOINT_REQUEST, Qpn::ENDPOINT, Psn::ZERO),
             erth: ErthRepr::new(EndpointOp::EV_PROBE, 0b1, 0xABCD),
         };
-        let outer = openrdma_conformance::record::reverse(&m.manifest().link).outer();
+        let outer = openrdma_sm::Outer::from_link(&m.manifest().link.reversed());
         let frame = request.to_frame(&outer, 0x4000_0000, &mut |_, _| Vec::new()).unwrap();
         m.push_frame(100, 0, &frame.to_bytes().unwrap()).unwrap();
         let o = m.next_output().expect("the response");

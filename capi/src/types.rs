@@ -136,11 +136,11 @@ pub enum Side {
     Responder = 1,
 }
 
-impl From<openrdma_sm::Side> for Side {
-    fn from(s: openrdma_sm::Side) -> Side {
+impl From<openrdma_device::Side> for Side {
+    fn from(s: openrdma_device::Side) -> Side {
         match s {
-            openrdma_sm::Side::Requester => Side::Requester,
-            openrdma_sm::Side::Responder => Side::Responder,
+            openrdma_device::Side::Requester => Side::Requester,
+            openrdma_device::Side::Responder => Side::Responder,
         }
     }
 }

@@ -10,9 +10,7 @@ use std::process::Command;
 
 use common::{expected_outputs, scenarios};
 use openrdma_codec::frame::decode;
-use openrdma_conformance::device::Output;
-use openrdma_conformance::scenario::{Body, Direction, Scenario};
-use openrdma_sm::{NicEvent, Side};
+use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side};
 
 /// The directory holding `libopenrdma.a` and `libopenrdma.so` as built for this test:
 /// `target/PROFILE/deps`, this test's own directory (`cargo build` copies them one level

@@ -10,9 +10,8 @@ use std::ptr;
 
 use openrdma::ffi::*;
 use openrdma::{Model, Output, Status};
-use openrdma_conformance::device::TimedOutput;
 use openrdma_conformance::protocol::WireInput;
-use openrdma_conformance::scenario::Scenario;
+use openrdma_device::{Scenario, TimedOutput};
 
 /// An instance handed to another thread.
 struct Handle(*mut Model);

@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 use openrdma_cli::capture::{LINKTYPE_ETHERNET, Record};
 use openrdma_cli::render::FrameView;
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, Input, TimedInput};
 use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::protocol::{Message, decode_line, frame_fields_json};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{SuiteReport, run_suite};
 use openrdma_conformance::requirements::Spec;
-use openrdma_conformance::scenario::{Body, Direction, Scenario};
+use openrdma_device::{Body, Device, Direction, Input, Scenario, TimedInput};
+use openrdma_sm::reference_cpu_half;
 
 fn serve(implementation: &str) -> ProcessDevice {
     let cmd = vec![
@@ -52,9 +52,9 @@ fn verdicts(r: &SuiteReport) -> Vec<String> {
 
 fn compare(implementation: &str, in_process: &mut dyn Device, scenarios: &[Scenario]) {
     let spec = Spec::bundled().unwrap();
-    let want = run_suite(in_process, scenarios, &spec, &mut |_, _| {});
+    let want = run_suite(in_process, reference_cpu_half, scenarios, &spec, &mut |_, _| {});
     let mut dev = serve(implementation);
-    let got = run_suite(&mut dev, scenarios, &spec, &mut |_, _| {});
+    let got = run_suite(&mut dev, reference_cpu_half, scenarios, &spec, &mut |_, _| {});
     for s in &got.scenarios {
         // A scenario the device lacks a capability for is unsupported, with the reason.
         let unsupported = s.verdict == openrdma_conformance::scoreboard::Verdict::Unsupported;
@@ -85,7 +85,7 @@ fn reference_through_the_process_path_gives_the_same_verdicts() {
 /// its CPU half (`cpu = "device"`) then run through it (REC-TEST-003).
 #[test]
 fn serve_claims_its_own_cpu_half() {
-    use openrdma_conformance::scenario::{Capability, CpuHalf};
+    use openrdma_device::{Capability, CpuHalf};
     let mut dev = serve("reference");
     let caps = dev.capabilities();
     assert_eq!(caps, ReferenceDevice::new().capabilities());
@@ -95,7 +95,7 @@ fn serve_claims_its_own_cpu_half() {
         scenarios().into_iter().filter(|s| s.manifest.cpu == CpuHalf::Device).collect();
     assert!(own.len() >= 3);
     let spec = Spec::bundled().unwrap();
-    let r = run_suite(&mut dev, &own, &spec, &mut |_, _| {});
+    let r = run_suite(&mut dev, reference_cpu_half, &own, &spec, &mut |_, _| {});
     assert_eq!(r.summary.pass, own.len(), "{:#?}", r.scenarios);
     assert!(dev.close().unwrap().success());
 }
@@ -105,7 +105,8 @@ fn go_back_n_through_the_process_path_fails_the_same_scenarios() {
     let s = scenarios();
     let kind = find("go-back-n").unwrap();
     let spec = Spec::bundled().unwrap();
-    let want = run_suite(&mut FaultyDevice::new(kind), &s, &spec, &mut |_, _| {});
+    let want =
+        run_suite(&mut FaultyDevice::new(kind), reference_cpu_half, &s, &spec, &mut |_, _| {});
     assert!(want.summary.fail > 0, "go-back-n fails nothing in-process");
     compare("faulty:go-back-n", &mut FaultyDevice::new(kind), &s);
 }

@@ -15,7 +15,7 @@ use std::process::Command;
 
 use common::*;
 use openrdma_conformance::corpus;
-use openrdma_conformance::scenario::Capability;
+use openrdma_device::Capability;
 use serde_json::Value;
 
 /// The receiver-reliability scenarios the RTL must pass.

@@ -12,13 +12,12 @@ use std::collections::{BTreeSet, HashMap};
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
 use openrdma_codec::{NackReason, Opcode, Psn};
-use openrdma_sm::{
-    CqWrite, HostCommand, NicEvent, NicReport, RetirementMode, Side, SprayPolicy, Timestamp,
+use openrdma_device::{
+    Capability, CqWrite, Device, DeviceError, HostCommand, Input, Manifest, NicEvent, NicReport,
+    Output, RetirementMode, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
 
-use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use crate::reference::ReferenceDevice;
-use crate::scenario::{Capability, Manifest};
 
 /// A faulty or variant device: its name, what is wrong (or different), and how it is made.
 #[derive(Debug, Clone, Copy)]

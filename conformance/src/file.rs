@@ -75,7 +75,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Timestamp};
+use openrdma_device::{
+    Body, CpuCommand, Direction, HostCommand, Manifest, NicEvent, Output, Record, Scenario,
+    TimedOutput, Timestamp,
+};
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
 use pcap_file::pcapng::blocks::interface_description::{
@@ -87,8 +90,6 @@ use pcap_file::{DataLink, Endianness, PcapError};
 use crate::capture::{
     CaptureError, CaptureReader, Format, Item, LINKTYPE_ETHERNET, MAX_RECORD_LEN,
 };
-use crate::device::{Output, TimedOutput};
-use crate::scenario::{Body, Direction, Manifest, Record, Scenario};
 
 /// `LINKTYPE_USER0`: the link type of the host-events interface.
 pub const LINKTYPE_USER0: u32 = 147;

@@ -6,7 +6,6 @@
 
 pub mod capture;
 pub mod corpus;
-pub mod device;
 pub mod faulty;
 pub mod file;
 pub mod matrix;
@@ -17,5 +16,4 @@ pub mod reference;
 pub mod report;
 pub mod requirements;
 pub mod runner;
-pub mod scenario;
 pub mod scoreboard;

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::requirements::{Level, Spec, Subject, find_ids, is_requirement_id};
-use crate::scenario::Scenario;
+use openrdma_device::Scenario;
 
 /// The directories of the repository whose files are scanned for citations.
 pub const SOURCE_DIRS: &[&str] = &[

@@ -29,14 +29,14 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use openrdma_sm::Timestamp;
+use openrdma_device::{
+    Capability, Device, DeviceError, Manifest, TimedInput, TimedOutput, Timestamp,
+};
 
-use crate::device::{Device, DeviceError, TimedInput, TimedOutput};
 use crate::protocol::{
     Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, Message, ProtocolError, WireInput,
     decode_bytes, encode_line, read_line,
 };
-use crate::scenario::{Capability, Manifest};
 
 /// How long the runner waits for an answer unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

@@ -30,13 +30,13 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
 
-use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Timestamp};
+use openrdma_device::{
+    Capability, CpuCommand, Device, DeviceError, HostCommand, Input, Manifest, NicEvent, Output,
+    TimedInput, TimedOutput, Timestamp,
+};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
-use crate::scenario::{Capability, Manifest};
 
 mod fields;
 

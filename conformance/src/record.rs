@@ -31,14 +31,13 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
-use openrdma_sm::{
-    CpuCommand, Endpoint, HostCommand, Nic, NicConfig, NicEvent, NicReport, Outer, Packet,
-    RecoveryAgent, Timestamp,
+use openrdma_device::{
+    Body, CpuCommand, CpuHalf, Direction, HostCommand, Manifest, NicEvent, NicReport, Record,
+    Scenario, Timestamp, memory,
 };
+use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Packet, RecoveryAgent};
 
-use crate::device::memory;
 use crate::reference::{port_of, ports_up};
-use crate::scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario};
 
 /// One path of the recording fabric.
 #[derive(Debug, Clone)]
@@ -120,8 +119,8 @@ impl Recorder {
         let agent = RecoveryAgent::new((&manifest.recovery).into());
         let batch = (cpu == CpuHalf::Reference)
             .then(|| Batch { start: Timestamp::ZERO, limit: Timestamp::ZERO + agent.min_delay() });
-        let dut_outer = manifest.link.outer();
-        let peer_outer = reverse(&manifest.link).outer();
+        let dut_outer = Outer::from_link(&manifest.link);
+        let peer_outer = Outer::from_link(&manifest.link.reversed());
         let paths = (0..manifest.ports.max(1))
             .map(|p| Path { delay: 500 + 150 * u64::from(p), dark: None })
             .collect();
@@ -507,16 +506,5 @@ impl Recorder {
         let _ = self.dut.handle_cpu(self.now, command);
         self.drain();
         self
-    }
-}
-
-/// The link as the peer sees it.
-pub fn reverse(l: &Link) -> Link {
-    Link {
-        local_mac: l.peer_mac,
-        peer_mac: l.local_mac,
-        local_ip: l.peer_ip,
-        peer_ip: l.local_ip,
-        vlan: l.vlan,
     }
 }

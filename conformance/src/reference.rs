@@ -3,7 +3,7 @@
 //!
 //! In a scenario with `cpu = "device"` the device brings its own CPU half of recovery
 //! (capability `recovery`, `REC-TEST-003`): this adapter then runs a [`RecoveryCpu`] inside
-//! itself, by default the reference [`RecoveryAgent`] configured by the manifest's
+//! itself, by default the reference `RecoveryAgent` configured by the manifest's
 //! `recovery` table, wired to the NIC as `openrdma_sm::Endpoint` wires them: every report
 //! goes to the CPU half at once, every command back to the NIC at once, and neither leaves
 //! the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
@@ -12,54 +12,13 @@
 use std::collections::BTreeSet;
 
 use openrdma_codec::frame::decode;
-use openrdma_sm::{
-    ApiMisuse, CpuCommand, HostError, Nic, NicConfig, NicEvent, NicReport, Outer, Packet,
-    RecoveryAgent, RecoveryConfig, Timestamp, Transmit,
+use openrdma_device::{
+    Capability, CpuHalf, CpuHalfFactory, Device, DeviceError, Input, Manifest, NicEvent, Output,
+    RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
 };
-
-use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory};
-use crate::scenario::{Capability, CpuHalf, Manifest};
-
-/// A CPU half of recovery, as a device runs it inside itself: the reference
-/// [`RecoveryAgent`]'s interface (`spec/recovery.md`, section 3), sans-IO. It is `Send`, so
-/// that a device holding one can move between threads (the C interface's model does).
-pub trait RecoveryCpu: std::fmt::Debug + Send {
-    /// Takes a report of the NIC half, at its time.
-    fn handle_report(&mut self, now: Timestamp, report: &NicReport);
-    /// Lets time run to `now`, firing what is due.
-    fn handle_timeout(&mut self, now: Timestamp);
-    /// The next command for the NIC half.
-    fn poll_command(&mut self) -> Option<CpuCommand>;
-    /// When [`RecoveryCpu::handle_timeout`] should be called next.
-    fn poll_timeout(&self) -> Option<Timestamp>;
-}
-
-impl RecoveryCpu for RecoveryAgent {
-    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
-        RecoveryAgent::handle_report(self, now, report);
-    }
-
-    fn handle_timeout(&mut self, now: Timestamp) {
-        RecoveryAgent::handle_timeout(self, now);
-    }
-
-    fn poll_command(&mut self) -> Option<CpuCommand> {
-        RecoveryAgent::poll_command(self)
-    }
-
-    fn poll_timeout(&self) -> Option<Timestamp> {
-        RecoveryAgent::poll_timeout(self)
-    }
-}
-
-/// Makes the CPU half a device runs in a `cpu = "device"` scenario, from the manifest's
-/// `recovery` table.
-pub type CpuHalfFactory = fn(&RecoveryConfig) -> Box<dyn RecoveryCpu>;
-
-/// The reference CPU half.
-fn reference_cpu_half(cfg: &RecoveryConfig) -> Box<dyn RecoveryCpu> {
-    Box::new(RecoveryAgent::new(cfg.clone()))
-}
+use openrdma_sm::{
+    ApiMisuse, HostError, Nic, NicConfig, Outer, Packet, Transmit, reference_cpu_half,
+};
 
 /// The reference NIC as a device.
 #[derive(Debug)]
@@ -244,14 +203,16 @@ impl Device for ReferenceDevice {
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))
             .map_err(|e| DeviceError::Protocol(e.to_string()))?;
         self.nic = Some(nic);
-        self.outer = Some(manifest.link.outer());
+        self.outer = Some(Outer::from_link(&manifest.link));
         self.ports = manifest.ports;
         self.now = Timestamp::ZERO;
         self.refusals.clear();
         // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
         // configured by the manifest's `recovery` table.
-        self.cpu = (manifest.cpu == CpuHalf::Device)
-            .then(|| (self.make_cpu)(&RecoveryConfig::from(&manifest.recovery)));
+        self.cpu = match manifest.cpu {
+            CpuHalf::Device => Some((self.make_cpu)(&manifest.recovery)?),
+            CpuHalf::Reference | CpuHalf::Scripted => None,
+        };
         Ok(())
     }
 

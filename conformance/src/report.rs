@@ -5,12 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use openrdma_device::{CpuHalfFactory, Device, DeviceError, Scenario};
 use serde::Serialize;
 
-use crate::device::{Device, DeviceError};
 use crate::requirements::{Level, Spec};
 use crate::runner::run;
-use crate::scenario::Scenario;
 use crate::scoreboard::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_in};
 
 /// The first divergence of a failing scenario, with its requirement's sentence.
@@ -115,8 +114,14 @@ impl SuiteReport {
     }
 }
 
-/// Runs one scenario on a device and judges it.
-pub fn run_one(device: &mut dyn Device, scenario: &Scenario, spec: &Spec) -> ScenarioReport {
+/// Runs one scenario on a device and judges it; `cpu` makes the CPU half the runner plays
+/// ([`run`]).
+pub fn run_one(
+    device: &mut dyn Device,
+    cpu: CpuHalfFactory,
+    scenario: &Scenario,
+    spec: &Spec,
+) -> ScenarioReport {
     let m = &scenario.manifest;
     let mut report = ScenarioReport {
         id: m.name.clone(),
@@ -144,7 +149,7 @@ pub fn run_one(device: &mut dyn Device, scenario: &Scenario, spec: &Spec) -> Sce
         report.device_error = Some(format!("the device lacks: {}", missing.join(", ")));
         return report;
     }
-    let out = run(device, scenario);
+    let out = run(device, scenario, cpu);
     match &out.error {
         Some(DeviceError::Unsupported(why)) => {
             report.verdict = Verdict::Unsupported;
@@ -282,9 +287,11 @@ pub fn coverage(spec: &Spec, scenarios: &[&Scenario], ran: &[&Scenario]) -> Cove
     c
 }
 
-/// Runs every scenario on a device; `progress` is called before each.
+/// Runs every scenario on a device, the runner playing the CPU half `cpu` makes where a
+/// scenario asks it to; `progress` is called before each.
 pub fn run_suite(
     device: &mut dyn Device,
+    cpu: CpuHalfFactory,
     scenarios: &[Scenario],
     spec: &Spec,
     progress: &mut dyn FnMut(usize, &str),
@@ -292,7 +299,7 @@ pub fn run_suite(
     let mut reports = Vec::new();
     for (k, s) in scenarios.iter().enumerate() {
         progress(k, &s.manifest.name);
-        reports.push(run_one(device, s, spec));
+        reports.push(run_one(device, cpu, s, spec));
     }
     let mut summary = Summary::default();
     for r in &reports {

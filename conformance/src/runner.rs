@@ -11,21 +11,25 @@
 //! timers. The agent sees the device's reports after each batch, at their times, and its
 //! commands reach the device at the start of the next one; so that no report can make a
 //! deadline that falls inside the batch it came in, and fire late, a batch is then no
-//! longer than the agent's shortest delay (`RecoveryAgent::min_delay`, `CONF-RUN-005`).
+//! longer than the agent's shortest delay ([`RecoveryCpu::min_delay`], `CONF-RUN-005`).
 //! A recording with `cpu = "reference"` hands the agent's commands to the device the same
 //! way (`crate::record`), so that replay and recording agree exactly.
 //!
 //! When the device brings its own CPU half (`cpu = "device"`), the runner plays none and
 //! injects no command but the scenario's own (`CONF-RUN-006`).
+//!
+//! The runner does not know the reference agent: the caller gives it the CPU half to play,
+//! as a [`CpuHalfFactory`] that makes one from the manifest's `recovery` table (the command
+//! line gives the reference model's, `openrdma_sm::reference_cpu_half`).
 
 use std::collections::HashMap;
 
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
-use openrdma_sm::{NicEvent, RecoveryAgent, Timestamp};
-
-use crate::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
-use crate::scenario::{Body, CpuHalf, Direction, Record, Scenario};
+use openrdma_device::{
+    Body, CpuHalf, CpuHalfFactory, Device, DeviceError, Direction, Input, NicEvent, Output, Record,
+    RecoveryCpu, Scenario, TimedInput, TimedOutput, Timestamp,
+};
 
 /// Everything a run produced.
 #[derive(Debug, Clone, Default)]
@@ -143,8 +147,9 @@ fn rewrite(bytes: &[u8], choices: &Choices, live: bool) -> Vec<u8> {
     }
 }
 
-/// Runs a scenario on a device.
-pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
+/// Runs a scenario on a device; `cpu` makes the CPU half the runner plays when the
+/// manifest says `cpu = "reference"`.
+pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) -> RunOutcome {
     let mut out = RunOutcome::default();
     if let Err(e) = device.start(&scenario.manifest) {
         out.error = Some(e);
@@ -153,7 +158,16 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
     let m = &scenario.manifest;
     // CONF-RUN-002, CONF-RUN-006: the runner plays the CPU half only when the manifest
     // gives it the part.
-    let mut agent = (m.cpu == CpuHalf::Reference).then(|| RecoveryAgent::new((&m.recovery).into()));
+    let mut agent: Option<Box<dyn RecoveryCpu>> = match m.cpu {
+        CpuHalf::Reference => match cpu(&m.recovery) {
+            Ok(a) => Some(a),
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        },
+        CpuHalf::Scripted | CpuHalf::Device => None,
+    };
     let injects: Vec<&Record> =
         scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
     let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);
@@ -164,7 +178,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario) -> RunOutcome {
         .records
         .iter()
         .filter_map(|r| match &r.body {
-            Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) } => {
+            Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } => {
                 Some((q.peer_qpn.value(), q.qpn.value()))
             }
             _ => None,

@@ -73,11 +73,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
 use openrdma_codec::{AethKind, Opcode, Qpn};
-use openrdma_sm::{NicEvent, NicReport, Payload, Side};
+use openrdma_device::{
+    Body, Capability, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Payload, Record,
+    Scenario, Side, TimedInput, TimedOutput,
+};
 use serde::Serialize;
-
-use crate::device::{Input, Output, TimedInput, TimedOutput};
-use crate::scenario::{Body, Capability, CpuHalf, Direction, Record, Scenario};
 
 mod arrivals;
 mod entries;
@@ -761,7 +761,7 @@ fn judge_all(
         .iter()
         .filter(|_| !own_cpu)
         .filter_map(|i| match &i.input {
-            Input::Cpu { command: openrdma_sm::CpuCommand::Retransmit { qpn, .. } } => {
+            Input::Cpu { command: openrdma_device::CpuCommand::Retransmit { qpn, .. } } => {
                 Some((qpn.value(), i.at.0))
             }
             _ => None,
@@ -933,7 +933,7 @@ fn judge_reserved_qpn(
     let mut peers_of_2 = BTreeSet::new();
     let mut peers_of_others = BTreeSet::new();
     for r in &scenario.records {
-        if let Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) } = &r.body {
+        if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
             let set =
                 if q.qpn.value() == endpoint { &mut peers_of_2 } else { &mut peers_of_others };
             set.insert(q.peer_qpn.value());
@@ -1017,7 +1017,7 @@ fn ack_class(syndrome: u8) -> (bool, u8) {
 fn peer_map(scenario: &Scenario) -> HashMap<u32, u32> {
     let mut m = HashMap::new();
     for r in &scenario.records {
-        if let Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) } = &r.body {
+        if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
             m.insert(q.peer_qpn.value(), q.qpn.value());
         }
     }
@@ -1027,7 +1027,7 @@ fn peer_map(scenario: &Scenario) -> HashMap<u32, u32> {
 fn payload_bytes(p: &Payload) -> Vec<u8> {
     match p {
         Payload::Bytes(b) => b.to_vec(),
-        Payload::Host { addr, len } => crate::device::memory(*addr, *len),
+        Payload::Host { addr, len } => openrdma_device::memory(*addr, *len),
     }
 }
 

@@ -9,17 +9,17 @@ use std::collections::HashMap;
 
 use common::*;
 use openrdma_codec::frame::{IcrcStatus, decode};
-use openrdma_conformance::device::{
-    Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory, memory_byte,
-};
 use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
-use openrdma_conformance::scenario::{Body, CpuHalf, Direction, Scenario};
 use openrdma_conformance::scoreboard::{Verdict, judge};
-use openrdma_sm::{HostCommand, Timestamp};
+use openrdma_device::{
+    Body, CpuHalf, Device, DeviceError, Direction, HostCommand, Input, Output, Scenario,
+    TimedInput, TimedOutput, Timestamp, memory, memory_byte,
+};
+use openrdma_sm::reference_cpu_half;
 
 /// The time rules of one run: `until` never goes back; every input lies between the
 /// previous `until` and its batch's, and not before the input ahead of it.
@@ -55,7 +55,7 @@ fn conf_dev_003_the_runner_only_moves_time_forward() {
     for s in all_scenarios() {
         for s in [s.clone(), with_reference_cpu(&s)] {
             let mut dev = Recording::reference();
-            let out = run(&mut dev, &s);
+            let out = run(&mut dev, &s, reference_cpu_half);
             assert!(out.error.is_none(), "{}: {:?}", s.manifest.name, out.error);
             assert!(!dev.batches.is_empty());
             check_time_moves_forward(&s.manifest.name, &dev.batches);
@@ -79,7 +79,7 @@ fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
         }
         let name = s.manifest.name.clone();
         let mut dev = Recording::reference();
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         // Every record, in order, at its time; only SACKs and NACKs may have new bytes.
         let want = inject_inputs(&s);
@@ -141,13 +141,14 @@ fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
 /// agent's next deadline (CONF-RUN-005).
 #[test]
 fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
-    use openrdma_sm::{NicEvent, RecoveryAgent};
+    use openrdma_device::NicEvent;
+    use openrdma_sm::RecoveryAgent;
     let (mut commands, mut deadline_cuts) = (0, 0);
     for s in all_scenarios() {
         let replay = with_reference_cpu(&s);
         let name = replay.manifest.name.clone();
         let mut dev = Recording::reference();
-        let out = run(&mut dev, &replay);
+        let out = run(&mut dev, &replay, reference_cpu_half);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         let mut agent = RecoveryAgent::new((&replay.manifest.recovery).into());
         let mut due: Vec<TimedInput> = Vec::new();
@@ -222,7 +223,7 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
         if !s.manifest.requires.is_subset(&dev.capabilities()) {
             continue;
         }
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         let local = local_qps(&s);
         let recorded: Vec<Vec<u8>> = inject_inputs(&s)
@@ -333,7 +334,7 @@ fn conf_run_004_a_device_error_ends_the_scenario() {
     for (fail, verdict) in cases {
         let mut dev = Recording::reference();
         dev.fail = Some(fail.clone());
-        let r = run_one(&mut dev, &s, &spec);
+        let r = run_one(&mut dev, reference_cpu_half, &s, &spec);
         assert_eq!(r.verdict, verdict, "{fail:?}");
         assert_eq!(dev.calls_after_failure, 0, "{fail:?}: the scenario went on after the error");
         let message = match &fail {
@@ -346,7 +347,7 @@ fn conf_run_004_a_device_error_ends_the_scenario() {
         }
         // The device is started again for the next scenario, and passes it.
         dev.fail = None;
-        let next = run_one(&mut dev, &s, &spec);
+        let next = run_one(&mut dev, reference_cpu_half, &s, &spec);
         assert_eq!((next.verdict, dev.starts), (Verdict::Pass, 2), "{fail:?}");
     }
 }
@@ -362,7 +363,7 @@ fn conf_dev_005_a_missing_capability_is_unsupported_not_failed() {
         for cap in s.manifest.requires.iter().copied() {
             let mut dev = Recording::reference();
             dev.without.insert(cap);
-            let r = run_one(&mut dev, &s, &spec);
+            let r = run_one(&mut dev, reference_cpu_half, &s, &spec);
             assert_eq!(r.verdict, Verdict::Unsupported, "{} without {cap:?}", s.manifest.name);
             assert_eq!((dev.starts, dev.batches.len()), (0, 0), "{}", s.manifest.name);
             let lacks = r.device_error.unwrap_or_default();
@@ -447,8 +448,8 @@ fn conf_dev_004_a_started_scenario_keeps_nothing_from_the_last() {
         let mut reused = make(kind);
         let caps = reused.capabilities();
         for s in corpus.iter().filter(|s| s.manifest.requires.is_subset(&caps)) {
-            let again = run(reused.as_mut(), s);
-            let new = run(make(kind).as_mut(), s);
+            let again = run(reused.as_mut(), s, reference_cpu_half);
+            let new = run(make(kind).as_mut(), s, reference_cpu_half);
             assert_eq!(again.error, new.error, "{label} / {}", s.manifest.name);
             assert!(
                 again.observed == new.observed,
@@ -503,7 +504,7 @@ fn conf_mem_001_host_memory_holds_the_pattern() {
 /// A run's outputs read back from a capture of them: what `openrdma check` judges.
 fn captured(s: &Scenario, observed: &[TimedOutput]) -> Vec<TimedOutput> {
     use openrdma_conformance::file::{read_observed_bytes, write_scenario};
-    use openrdma_conformance::scenario::Record;
+    use openrdma_device::Record;
     let records = observed
         .iter()
         .map(|o| Record {
@@ -531,7 +532,7 @@ fn conf_dev_001_a_device_is_judged_by_its_boundary_alone() {
     let mut failures = 0;
     for kind in FAULTY {
         for s in &corpus {
-            let out = run(&mut FaultyDevice::new(kind), s);
+            let out = run(&mut FaultyDevice::new(kind), s, reference_cpu_half);
             let live = judge(s, &out.injected, &out.observed);
             let offline = judge(s, &out.injected, &captured(s, &out.observed));
             assert_eq!(live, offline, "faulty:{} / {}", kind.name, s.manifest.name);
@@ -554,16 +555,11 @@ impl Device for ShowsItsReports {
         "shows-its-reports".into()
     }
 
-    fn capabilities(
-        &self,
-    ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+    fn capabilities(&self) -> std::collections::BTreeSet<openrdma_device::Capability> {
         self.0.capabilities()
     }
 
-    fn start(
-        &mut self,
-        manifest: &openrdma_conformance::scenario::Manifest,
-    ) -> Result<(), DeviceError> {
+    fn start(&mut self, manifest: &openrdma_device::Manifest) -> Result<(), DeviceError> {
         let mut m = manifest.clone();
         m.cpu = CpuHalf::Scripted;
         self.0.start(&m)
@@ -585,7 +581,7 @@ impl Device for ShowsItsReports {
 fn runs_without_a_cpu_half<D: Device>(s: &Scenario, inner: D) -> Recording<D> {
     let name = &s.manifest.name;
     let mut dev = Recording::new(inner);
-    let out = run(&mut dev, s);
+    let out = run(&mut dev, s, reference_cpu_half);
     assert!(out.error.is_none(), "{name}: {:?}", out.error);
     let want = inject_inputs(s);
     let got = dev.inputs();
@@ -617,7 +613,8 @@ fn runs_without_a_cpu_half<D: Device>(s: &Scenario, inner: D) -> Recording<D> {
 /// deadline.
 #[test]
 fn conf_run_006_with_the_device_s_own_cpu_half_the_runner_plays_none() {
-    use openrdma_sm::{NicEvent, RecoveryAgent};
+    use openrdma_device::NicEvent;
+    use openrdma_sm::RecoveryAgent;
     let mut scenarios = 0;
     let mut would_command = 0;
     for s in all_scenarios().into_iter().filter(|s| s.manifest.cpu == CpuHalf::Device) {
@@ -674,7 +671,7 @@ struct BusHarness {
     inner: ReferenceDevice,
     writes: EntryWrites,
     presents: Presents,
-    rings: Vec<openrdma_sm::CqConfig>,
+    rings: Vec<openrdma_device::CqConfig>,
     slots: HashMap<u64, [u8; 32]>,
 }
 
@@ -692,9 +689,9 @@ impl BusHarness {
     /// The event for the entry at `addr`, written by the engine of `side`, from the slot's
     /// bytes as they are now. (The side is the engine's that issued the write, as a bus
     /// model sees it, not read from bytes that may be stale.)
-    fn present(&self, side: openrdma_sm::Side, addr: u64) -> openrdma_sm::NicEvent {
+    fn present(&self, side: openrdma_device::Side, addr: u64) -> openrdma_device::NicEvent {
         use openrdma_codec::host::CompletionRepr;
-        use openrdma_sm::{CompletionEvent, CqWrite, NicEvent};
+        use openrdma_device::{CompletionEvent, CqWrite, NicEvent};
         let ring = self
             .rings
             .iter()
@@ -716,16 +713,11 @@ impl Device for BusHarness {
         format!("bus-harness:{:?}:{:?}", self.writes, self.presents)
     }
 
-    fn capabilities(
-        &self,
-    ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+    fn capabilities(&self) -> std::collections::BTreeSet<openrdma_device::Capability> {
         self.inner.capabilities()
     }
 
-    fn start(
-        &mut self,
-        manifest: &openrdma_conformance::scenario::Manifest,
-    ) -> Result<(), DeviceError> {
+    fn start(&mut self, manifest: &openrdma_device::Manifest) -> Result<(), DeviceError> {
         self.rings.clear();
         self.slots.clear();
         self.inner.start(manifest)
@@ -736,7 +728,7 @@ impl Device for BusHarness {
         inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
-        use openrdma_sm::NicEvent;
+        use openrdma_device::NicEvent;
         for i in &inputs {
             if let Input::Host { command: HostCommand::CreateCq(c) } = &i.input {
                 self.rings.push(*c);
@@ -786,7 +778,7 @@ impl Device for BusHarness {
 /// device's fault — the scoreboard cannot tell, which is why the rule binds the harness.
 #[test]
 fn conf_dev_006_a_memory_watching_harness_presents_each_entry_at_byte_31() {
-    use openrdma_conformance::scenario::Capability;
+    use openrdma_device::Capability;
     let queued: Vec<Scenario> = all_scenarios()
         .into_iter()
         .filter(|s| s.manifest.requires.contains(&Capability::CompletionQueues))
@@ -795,14 +787,18 @@ fn conf_dev_006_a_memory_watching_harness_presents_each_entry_at_byte_31() {
     for s in &queued {
         let name = &s.manifest.name;
         let want = reference_run(s).observed;
-        let out = run(&mut BusHarness::new(EntryWrites::Whole, Presents::AtByte31), s);
+        let out = run(
+            &mut BusHarness::new(EntryWrites::Whole, Presents::AtByte31),
+            s,
+            reference_cpu_half,
+        );
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         assert_eq!(out.observed, want, "{name}: entries written whole, presented at byte 31");
     }
     for name in ["ret-cq-wrap", "rcv-cq-receive", "db-reject-queues"] {
         let s = scenario(name);
         let judged = |writes, presents| {
-            let out = run(&mut BusHarness::new(writes, presents), &s);
+            let out = run(&mut BusHarness::new(writes, presents), &s, reference_cpu_half);
             assert!(out.error.is_none(), "{name}: {:?}", out.error);
             judge(&s, &out.injected, &out.observed).divergences
         };

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
 use openrdma_conformance::requirements::{Level, Spec};
-use openrdma_conformance::scenario::{Body, Direction};
 use openrdma_conformance::scoreboard::{render_event, render_frame};
 use openrdma_conformance::{corpus, file};
-use openrdma_sm::HostCommand;
+use openrdma_device::{Body, Direction, HostCommand};
+use openrdma_sm::reference_cpu_half;
 
 #[test]
 fn names_are_unique_and_match_their_manifests() {
@@ -141,7 +141,7 @@ fn short(s: &str) -> String {
 /// a receiver block without its completion engine is never run on it.
 #[test]
 fn conf_cmp_012_scenarios_about_retirement_require_it() {
-    use openrdma_conformance::scenario::Capability;
+    use openrdma_device::Capability;
     const AREAS: &[&str] = &[
         "RET-",
         "FLAG-",
@@ -176,13 +176,12 @@ fn conf_cmp_012_scenarios_about_retirement_require_it() {
 }
 
 /// A requester scenario like `snd-single-loss`, recorded over paths with these delays.
-fn sender_recorded_over(delays: &[u64]) -> openrdma_conformance::scenario::Scenario {
+fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
     use openrdma_codec::Qpn;
     use openrdma_codec::host::{WorkRequest, WrOpcode};
     use openrdma_conformance::corpus::{DUT_QP, PEER_QP, REGION, REGION_LEN, RKEY};
     use openrdma_conformance::record::{Path, Recorder};
-    use openrdma_conformance::scenario::Capability;
-    use openrdma_sm::{HostCommand, Region, RetirementMode};
+    use openrdma_device::{Capability, HostCommand, Region, RetirementMode};
     let mut m = corpus::all()[0].1().manifest;
     m.name = "snd-over-paths".into();
     m.requires = [Capability::Requester, Capability::Ipv4].into_iter().collect();
@@ -226,14 +225,14 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_conformance::scenario::Scena
 /// (`faulty_devices_are_caught_and_variants_pass` in `tests/reference.rs`).
 #[test]
 fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
-    use openrdma_conformance::device::Device;
     use openrdma_conformance::faulty::{FaultyDevice, VARIANTS, find};
     use openrdma_conformance::runner::run;
     use openrdma_conformance::scoreboard::{Scope, judge_in};
-    let judged = |s: &openrdma_conformance::scenario::Scenario, kind| {
+    use openrdma_device::Device;
+    let judged = |s: &openrdma_device::Scenario, kind| {
         let mut dev = FaultyDevice::new(kind);
         let caps = dev.capabilities();
-        let out = run(&mut dev, s);
+        let out = run(&mut dev, s, reference_cpu_half);
         judge_in(s, &out.injected, &out.observed, Scope::of(&caps)).divergences
     };
     let equal = sender_recorded_over(&[500, 500, 500, 500]);
@@ -265,8 +264,8 @@ fn conf_gen_005_scripted_recordings_carry_the_cpu_half_as_inject_records() {
     use openrdma_conformance::record::Recorder;
     use openrdma_conformance::reference::ReferenceDevice;
     use openrdma_conformance::runner::run;
-    use openrdma_conformance::scenario::{Capability, CpuHalf};
     use openrdma_conformance::scoreboard::judge;
+    use openrdma_device::{Capability, CpuHalf};
     let mut m = corpus::all()[0].1().manifest;
     m.cpu = CpuHalf::Reference;
     assert_eq!(Recorder::new(m).finish(0).manifest.cpu, CpuHalf::Scripted);
@@ -282,7 +281,7 @@ fn conf_gen_005_scripted_recordings_carry_the_cpu_half_as_inject_records() {
         }
         let mut without = s.clone();
         without.records.retain(|r| !matches!(r.body, Body::Cpu { .. }));
-        let out = run(&mut ReferenceDevice::new(), &without);
+        let out = run(&mut ReferenceDevice::new(), &without, reference_cpu_half);
         let j = judge(&without, &out.injected, &out.observed);
         if REDUNDANT_BY_DESIGN.contains(&name) {
             assert!(j.divergences.is_empty(), "{name}: {:#?}", j.divergences);

@@ -4,6 +4,7 @@
 //! half with a CPU half that gets one rule wrong, and must fail the scenarios named with it.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Duration;
 
 use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{
@@ -13,15 +14,15 @@ use openrdma_codec::{
     AethKind, AethRepr, ErthRepr, EvMark as WireMark, NackReason, Opcode, Psn, Qpn, TransportClass,
 };
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
-use openrdma_conformance::reference::{RecoveryCpu, ReferenceDevice};
+use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::run;
-use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
-use openrdma_sm::{
-    CompletionEvent, CpuCommand, CqConfig, EvState, FlagWrite, HostCommand, LocalRegion, NicEvent,
-    NicReport, RecoveryAgent, RecoveryConfig, RetransmitCause, Side, SprayPolicy, Timestamp,
+use openrdma_device::{
+    Capability, CompletionEvent, CpuCommand, CqConfig, Device, DeviceError, EvState, FlagWrite,
+    HostCommand, Input, LocalRegion, Manifest, NicEvent, NicReport, Output, RecoveryCpu,
+    RecoverySettings, RetransmitCause, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
+use openrdma_sm::{RecoveryAgent, RecoveryConfig, reference_cpu_half};
 
 /// One wrong behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1079,15 +1080,15 @@ struct NoRetryReset {
 }
 
 impl NoRetryReset {
-    fn boxed(cfg: &RecoveryConfig) -> Box<dyn RecoveryCpu> {
-        let unlimited = RecoveryConfig { retry_limit: u32::MAX, ..cfg.clone() };
-        Box::new(NoRetryReset {
+    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        let unlimited = RecoveryConfig { retry_limit: u32::MAX, ..RecoveryConfig::from(cfg) };
+        Ok(Box::new(NoRetryReset {
             agent: RecoveryAgent::new(unlimited),
             limit: cfg.retry_limit,
             retries: HashMap::new(),
             failed: BTreeSet::new(),
             out: Vec::new(),
-        })
+        }))
     }
 }
 
@@ -1136,6 +1137,10 @@ impl RecoveryCpu for NoRetryReset {
     fn poll_timeout(&self) -> Option<Timestamp> {
         self.agent.poll_timeout()
     }
+
+    fn min_delay(&self) -> Duration {
+        self.agent.min_delay()
+    }
 }
 
 /// A CPU half that does not hear of retransmissions, and so blames no EV (REC-EV-002).
@@ -1143,8 +1148,8 @@ impl RecoveryCpu for NoRetryReset {
 struct NoBlame(RecoveryAgent);
 
 impl NoBlame {
-    fn boxed(cfg: &RecoveryConfig) -> Box<dyn RecoveryCpu> {
-        Box::new(NoBlame(RecoveryAgent::new(cfg.clone())))
+    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        Ok(Box::new(NoBlame(RecoveryAgent::new(cfg.into()))))
     }
 }
 
@@ -1165,6 +1170,10 @@ impl RecoveryCpu for NoBlame {
 
     fn poll_timeout(&self) -> Option<Timestamp> {
         self.0.poll_timeout()
+    }
+
+    fn min_delay(&self) -> Duration {
+        self.0.min_delay()
     }
 }
 
@@ -1512,7 +1521,7 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
                 .1;
             let s = build();
             let mut dev = Mutant::new(*fault);
-            let out = run(&mut dev, &s);
+            let out = run(&mut dev, &s, reference_cpu_half);
             let j = judge(&s, &out.injected, &out.observed);
             // CORPUS_POWER_ALL=1 prints every divergence, not only the first.
             let shown = if std::env::var_os("CORPUS_POWER_ALL").is_some() { usize::MAX } else { 1 };
@@ -1542,7 +1551,7 @@ fn cpu_half_mutants_differ_only_in_their_fault() {
         for name in *names {
             let s = all.iter().find(|(n, _)| n == name).expect("in the corpus").1();
             let mut dev = Mutant::new(*fault);
-            let out = run(&mut dev, &s);
+            let out = run(&mut dev, &s, reference_cpu_half);
             let j = judge(&s, &out.injected, &out.observed);
             assert!(
                 j.divergences.is_empty() && out.error.is_none(),
@@ -1576,7 +1585,7 @@ fn completion_and_key_faults_name_their_rule() {
         let build = all.iter().find(|(n, _)| *n == name).expect("in the corpus").1;
         let s = build();
         let mut dev = Mutant::new(fault);
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         let j = judge(&s, &out.injected, &out.observed);
         if !j.divergences.iter().any(|d| d.requirement == requirement) {
             let named: Vec<&str> = j.divergences.iter().map(|d| d.requirement.as_str()).collect();
@@ -1600,7 +1609,7 @@ fn probe_sample_faults_name_their_rule() {
     let mut wrong = Vec::new();
     for fault in [Fault::ProbeSampleIgnored, Fault::ProbeRttReversed] {
         let mut dev = Mutant::new(fault);
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         let mut j = judge(&s, &out.injected, &out.observed);
         mark_levels(&mut j, &spec);
         let first = j.divergences.iter().find(|d| !d.should_only);
@@ -1641,7 +1650,7 @@ fn a_device_acting_on_a_frame_to_discard_is_named_by_the_damage() {
             let build = all.iter().find(|(n, _)| n == name).expect("in the corpus").1;
             let s = build();
             let mut dev = Mutant::new(Fault::AcceptsDiscarded(reason));
-            let out = run(&mut dev, &s);
+            let out = run(&mut dev, &s, reference_cpu_half);
             let mut j = judge(&s, &out.injected, &out.observed);
             mark_levels(&mut j, &spec);
             let first = j.divergences.iter().find(|d| !d.should_only);
@@ -2093,7 +2102,7 @@ fn inference_from_the_boundary_agrees_with_the_reference() {
     for (name, build) in corpus::all() {
         let s = build();
         let mut dev = InferenceMutant::new(Bugs::default());
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         assert_eq!(dev.inferred, dev.reported, "{name}: inferred / retransmitted by inference");
         let j = judge(&s, &out.injected, &out.observed);
@@ -2129,7 +2138,7 @@ fn each_wrong_inference_fails_the_scenarios_written_for_it() {
                 .1;
             let s = build();
             let mut dev = InferenceMutant::new(*bugs);
-            let out = run(&mut dev, &s);
+            let out = run(&mut dev, &s, reference_cpu_half);
             let j = judge(&s, &out.injected, &out.observed);
             if let Some(d) = j.divergences.first() {
                 println!("{bugs:?} / {name}: {} at {}: {}", d.requirement, d.at, d.what);

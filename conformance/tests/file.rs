@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use openrdma_codec::{Psn, Qpn};
 use openrdma_conformance::capture::{CaptureError, LINKTYPE_ETHERNET};
-use openrdma_conformance::device::{Output, TimedOutput};
 use openrdma_conformance::file::{
     DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, fuzz_scenario_load, load,
     manifest_to_toml, parse_manifest, read_observed, read_observed_bytes, read_scenario_bytes,
     save, write_scenario,
 };
-use openrdma_conformance::scenario::{Body, Direction, Manifest, Record, Scenario};
-use openrdma_sm::{CpuCommand, EvState, FlagWrite, HostCommand, NicEvent, Region, Side, Timestamp};
+use openrdma_device::{
+    Body, CpuCommand, Direction, EvState, FlagWrite, HostCommand, Manifest, NicEvent, Output,
+    Record, Region, Scenario, Side, TimedOutput, Timestamp,
+};
 use pcap_file::DataLink;
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};

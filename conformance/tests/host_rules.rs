@@ -12,8 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use common::*;
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{DoorbellToken, FlagRepr, Template};
-use openrdma_conformance::scenario::{Body, Capability, Direction, Scenario};
-use openrdma_sm::{HostCommand, NicEvent, Side};
+use openrdma_device::{Body, Capability, Direction, HostCommand, NicEvent, Scenario, Side};
 
 /// The inject records' host commands of `s`, with their times, in order.
 fn host_commands(s: &Scenario) -> Vec<(u64, &HostCommand)> {

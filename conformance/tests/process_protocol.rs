@@ -6,14 +6,14 @@ use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, DeviceError, Input, TimedInput};
 use openrdma_conformance::protocol::{
     FieldsError, MAX_LINE_LEN, Message, ProtocolError, ServeError, WireOutputKind, decode_bytes,
     decode_line, frame_fields_json, frame_from_fields, fuzz_adapter_decode, serve,
 };
 use openrdma_conformance::reference::ReferenceDevice;
-use openrdma_conformance::scenario::{Body, Direction, Manifest};
-use openrdma_sm::Timestamp;
+use openrdma_device::{
+    Body, Device, DeviceError, Direction, Input, Manifest, TimedInput, Timestamp,
+};
 
 fn manifest() -> Manifest {
     corpus::all()[0].1().manifest
@@ -628,7 +628,7 @@ fn serve_stops_on_protocol_errors() {
 fn start_ends_the_running_scenario() {
     let a = corpus::all().into_iter().find(|(n, _)| *n == "snd-single-loss").unwrap().1();
     let b = corpus::all().into_iter().find(|(n, _)| *n == "rcv-in-order-v4").unwrap().1();
-    let advance = |s: &openrdma_conformance::scenario::Scenario, seq: u64| {
+    let advance = |s: &openrdma_device::Scenario, seq: u64| {
         let inputs: Vec<String> = s
             .records
             .iter()
@@ -656,7 +656,7 @@ fn start_ends_the_running_scenario() {
         )
     };
     let hello = r#"{"type":"hello","version":1,"runner":"test"}"#.to_string();
-    let start = |s: &openrdma_conformance::scenario::Scenario| {
+    let start = |s: &openrdma_device::Scenario| {
         line(&Message::Start { manifest: Box::new(s.manifest.clone()) })
     };
     let fresh = [hello.clone(), start(&b), advance(&b, 1)].join("\n") + "\n";
@@ -674,9 +674,7 @@ fn start_ends_the_running_scenario() {
         fn name(&self) -> String {
             "failing".into()
         }
-        fn capabilities(
-            &self,
-        ) -> std::collections::BTreeSet<openrdma_conformance::scenario::Capability> {
+        fn capabilities(&self) -> std::collections::BTreeSet<openrdma_device::Capability> {
             self.0.capabilities()
         }
         fn start(&mut self, m: &Manifest) -> Result<(), DeviceError> {
@@ -686,7 +684,7 @@ fn start_ends_the_running_scenario() {
             &mut self,
             inputs: Vec<TimedInput>,
             until: Timestamp,
-        ) -> Result<Vec<openrdma_conformance::device::TimedOutput>, DeviceError> {
+        ) -> Result<Vec<openrdma_device::TimedOutput>, DeviceError> {
             if std::mem::replace(&mut self.1, false) {
                 return Err(DeviceError::Unsupported("not this one".into()));
             }
@@ -772,7 +770,7 @@ mod process {
         let dev = spawn(&[HELLO], "exec cat >/dev/null", 5_000).unwrap();
         assert_eq!(dev.name(), "script");
         let caps: Vec<_> = dev.capabilities().into_iter().collect();
-        assert_eq!(caps, [openrdma_conformance::scenario::Capability::Responder]);
+        assert_eq!(caps, [openrdma_device::Capability::Responder]);
         assert_eq!(dev.info().unknown_capabilities, ["telepathy"]);
         assert!(dev.close().unwrap().success());
     }
@@ -939,10 +937,7 @@ mod process {
         dev.start(&manifest()).unwrap();
         let out = dev.advance(vec![], Timestamp(10)).unwrap();
         assert_eq!(out.len(), 1);
-        assert_eq!(
-            out[0].output,
-            openrdma_conformance::device::Output::Frame { port: 2, bytes: want }
-        );
+        assert_eq!(out[0].output, openrdma_device::Output::Frame { port: 2, bytes: want });
         let mut broken = sack.clone();
         broken["seth"].as_object_mut().unwrap().remove("cack_psn");
         let bad = good.replace(&sack.to_string(), &broken.to_string());
@@ -1003,7 +998,7 @@ mod process {
 #[test]
 fn completion_bytes_are_the_entry() {
     use openrdma_codec::host::{CompletionRepr, CompletionStatus};
-    use openrdma_sm::NicEvent;
+    use openrdma_device::NicEvent;
     let bytes = "000100000000000000000400110000004000000000000000b80b000000000001";
     let queue = format!(r#""queue":{{"cq":1,"slot":0,"addr":1342177280,"bytes":"{bytes}"}}"#);
     let e: NicEvent =

@@ -4,14 +4,16 @@
 use std::collections::BTreeSet;
 
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, DeviceError, Input, TimedInput, TimedOutput};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
-use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::{Scope, judge, judge_in};
-use openrdma_sm::{HostCommand, SprayPolicy, Timestamp};
+use openrdma_device::{
+    Capability, Device, DeviceError, HostCommand, Input, Manifest, SprayPolicy, TimedInput,
+    TimedOutput, Timestamp,
+};
+use openrdma_sm::reference_cpu_half;
 
 /// CONF-GEN-008: the reference model passes every scenario of the corpus.
 #[test]
@@ -19,11 +21,11 @@ fn reference_passes_the_corpus() {
     for (name, build) in corpus::all() {
         let s = build();
         assert!(
-            s.records.iter().any(|r| r.dir == openrdma_conformance::scenario::Direction::Expect),
+            s.records.iter().any(|r| r.dir == openrdma_device::Direction::Expect),
             "{name}: nothing expected"
         );
         let mut dev = ReferenceDevice::new();
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         let j = judge(&s, &out.injected, &out.observed);
         assert!(
@@ -49,7 +51,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
         let mut named = Vec::new();
         for (name, s) in &corpus {
             let mut dev = FaultyDevice::new(kind);
-            let out = run(&mut dev, s);
+            let out = run(&mut dev, s, reference_cpu_half);
             let mut j = judge(s, &out.injected, &out.observed);
             // The requirement a report shows first: the first divergence from a MUST.
             mark_levels(&mut j, &spec);
@@ -74,7 +76,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
                 continue; // unsupported, not judged (CONF-RUN-003)
             }
             judged += 1;
-            let out = run(&mut dev, s);
+            let out = run(&mut dev, s, reference_cpu_half);
             let j = judge_in(s, &out.injected, &out.observed, Scope::of(&caps));
             assert!(
                 j.divergences.is_empty(),
@@ -89,8 +91,8 @@ fn faulty_devices_are_caught_and_variants_pass() {
                 assert!(
                     s.records.iter().all(|r| !matches!(
                         r.body,
-                        openrdma_conformance::scenario::Body::Event {
-                            event: openrdma_sm::NicEvent::FlagWrite(_)
+                        openrdma_device::Body::Event {
+                            event: openrdma_device::NicEvent::FlagWrite(_)
                         }
                     )) || !full.divergences.is_empty(),
                     "{name}: missing flags went unnoticed in full scope"
@@ -101,9 +103,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
         if kind.name == "token-only-doorbell" {
             // Only the scenarios that present bus writes are out of its scope (CONF-DEV-005).
             let bus = corpus.iter().filter(|(_, s)| {
-                s.manifest
-                    .requires
-                    .contains(&openrdma_conformance::scenario::Capability::DoorbellBus)
+                s.manifest.requires.contains(&openrdma_device::Capability::DoorbellBus)
             });
             assert_eq!(judged + bus.count(), corpus.len(), "variant:{}", kind.name);
         }
@@ -118,9 +118,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
 /// the device's timers before the frames that arrive at the same time, as a device does.
 #[test]
 fn the_reference_replays_every_recording_exactly() {
-    use openrdma_conformance::device::Output;
-    use openrdma_conformance::scenario::{Body, Direction};
-    use openrdma_sm::{NicEvent, NicReport};
+    use openrdma_device::{Body, Direction, NicEvent, NicReport, Output};
     let mut live = 0;
     for (name, build) in corpus::all() {
         let s = build();
@@ -142,7 +140,7 @@ fn the_reference_replays_every_recording_exactly() {
             .map(|r| (r.at.0, r.body.clone()))
             .collect();
         let mut dev = ReferenceDevice::new();
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         assert!(out.error.is_none(), "{name}: {:?}", out.error);
         let observed: Vec<(u64, Body)> = out
             .observed
@@ -175,9 +173,7 @@ fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
     use openrdma_codec::Qpn;
     use openrdma_codec::host::{WorkRequest, WrOpcode};
     use openrdma_conformance::record::Recorder;
-    use openrdma_conformance::scenario::{CpuHalf, Manifest};
-    use openrdma_device::{ManifestVersion, NicSettings};
-    use openrdma_sm::{HostCommand, Region};
+    use openrdma_device::{CpuHalf, HostCommand, Manifest, ManifestVersion, NicSettings, Region};
     for cpu in [CpuHalf::Reference, CpuHalf::Device] {
         let m = Manifest {
             version: ManifestVersion,
@@ -213,11 +209,11 @@ fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
         r.host(1_000, HostCommand::PostWrite(wr));
         let mut s = r.finish(10_000);
         assert_eq!(s.manifest.tolerances.drain_ns, 9_000, "{cpu:?}: the replay ends at 10 us");
-        let out = run(&mut ReferenceDevice::new(), &s);
+        let out = run(&mut ReferenceDevice::new(), &s, reference_cpu_half);
         let j = judge(&s, &out.injected, &out.observed);
         assert!(j.divergences.is_empty(), "{cpu:?}: {:#?}", j.divergences);
         s.manifest.tolerances.drain_ns = 200_000;
-        let out = run(&mut ReferenceDevice::new(), &s);
+        let out = run(&mut ReferenceDevice::new(), &s, reference_cpu_half);
         let j = judge(&s, &out.injected, &out.observed);
         assert!(!j.divergences.is_empty(), "{cpu:?}: the expiry at 33.8 us went unseen");
     }
@@ -317,7 +313,7 @@ fn legitimate_choices_pass_the_corpus() {
             if !s.manifest.requires.is_subset(&dev.capabilities()) {
                 continue;
             }
-            let out = run(&mut dev, s);
+            let out = run(&mut dev, s, reference_cpu_half);
             assert!(out.error.is_none(), "{name}: {:?}", out.error);
             let j = judge(s, &out.injected, &out.observed);
             assert!(

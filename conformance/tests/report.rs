@@ -7,7 +7,6 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use openrdma_conformance::device::DeviceError;
 use openrdma_conformance::faulty::{FaultyDevice, find};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{
@@ -15,6 +14,8 @@ use openrdma_conformance::report::{
 };
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
+use openrdma_device::DeviceError;
+use openrdma_sm::reference_cpu_half;
 
 fn spec() -> Spec {
     Spec::bundled().expect("the specification parses")
@@ -123,7 +124,11 @@ fn conf_cmp_013_the_first_divergence_is_the_earliest_that_decides_the_verdict() 
     let corpus = all_scenarios();
     for kind in openrdma_conformance::faulty::FAULTY {
         for s in &corpus {
-            let out = openrdma_conformance::runner::run(&mut FaultyDevice::new(kind), s);
+            let out = openrdma_conformance::runner::run(
+                &mut FaultyDevice::new(kind),
+                s,
+                reference_cpu_half,
+            );
             let j = openrdma_conformance::scoreboard::judge(s, &out.injected, &out.observed);
             assert!(
                 j.divergences.windows(2).all(|w| w[0].at <= w[1].at),
@@ -153,21 +158,29 @@ fn conf_ver_001_each_scenario_gets_one_verdict() {
         Verdict::Fail
     );
     let mut dev = Recording::reference();
-    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Pass);
-    dev.without.insert(openrdma_conformance::scenario::Capability::Requester);
-    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Unsupported);
+    assert_eq!(run_one(&mut dev, reference_cpu_half, &s, &spec).verdict, Verdict::Pass);
+    dev.without.insert(openrdma_device::Capability::Requester);
+    assert_eq!(run_one(&mut dev, reference_cpu_half, &s, &spec).verdict, Verdict::Unsupported);
     let mut dev = Recording::reference();
     dev.fail = Some(FailAt::Start(DeviceError::Unsupported("declined".into())));
-    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Unsupported);
+    assert_eq!(run_one(&mut dev, reference_cpu_half, &s, &spec).verdict, Verdict::Unsupported);
     dev.fail = Some(FailAt::Advance(0, DeviceError::Failed("broken".into())));
-    assert_eq!(run_one(&mut dev, &s, &spec).verdict, Verdict::Fail);
+    assert_eq!(run_one(&mut dev, reference_cpu_half, &s, &spec).verdict, Verdict::Fail);
     let go_back_n = find("go-back-n").unwrap();
-    assert_eq!(run_one(&mut FaultyDevice::new(go_back_n), &s, &spec).verdict, Verdict::Fail);
+    assert_eq!(
+        run_one(&mut FaultyDevice::new(go_back_n), reference_cpu_half, &s, &spec).verdict,
+        Verdict::Fail
+    );
     // A suite: one verdict per scenario, and counts that add up.
     let corpus = all_scenarios();
     for name in ["go-back-n", "receiver-block"] {
-        let r =
-            run_suite(&mut FaultyDevice::new(find(name).unwrap()), &corpus, &spec, &mut |_, _| {});
+        let r = run_suite(
+            &mut FaultyDevice::new(find(name).unwrap()),
+            reference_cpu_half,
+            &corpus,
+            &spec,
+            &mut |_, _| {},
+        );
         assert_eq!(r.scenarios.len(), corpus.len());
         let m = &r.summary;
         assert_eq!(m.pass + m.fail + m.unsupported + m.non_strict, corpus.len(), "{name}");
@@ -191,7 +204,13 @@ fn conf_ver_001_each_scenario_gets_one_verdict() {
 fn conf_ver_003_unsupported_is_not_a_failure() {
     let corpus = all_scenarios();
     let kind = find("receiver-block").unwrap();
-    let r = run_suite(&mut FaultyDevice::new(kind), &corpus, &spec(), &mut |_, _| {});
+    let r = run_suite(
+        &mut FaultyDevice::new(kind),
+        reference_cpu_half,
+        &corpus,
+        &spec(),
+        &mut |_, _| {},
+    );
     assert!(r.summary.unsupported > 0 && r.summary.pass > 0, "{:?}", r.summary);
     assert_eq!(r.summary.fail, 0);
     assert!(!r.failed());
@@ -208,7 +227,13 @@ fn conf_ver_003_unsupported_is_not_a_failure() {
         .collect();
     assert!(held.contains(&"RCV-SACK-001".to_string()), "a receiver block is held to SACKs");
     assert!(render_table(&r).contains(&format!("this device was held to {} of them", c.exercised)));
-    let full = run_suite(&mut ReferenceDevice::new(), &corpus, &spec(), &mut |_, _| {});
+    let full = run_suite(
+        &mut ReferenceDevice::new(),
+        reference_cpu_half,
+        &corpus,
+        &spec(),
+        &mut |_, _| {},
+    );
     let c = &full.coverage;
     assert_eq!((c.exercised, c.exercised_must), (c.covered, c.covered_must), "nothing declined");
     assert!(!render_table(&full).contains("was held to"));
@@ -255,7 +280,7 @@ fn conf_rep_001_a_report_explains_what_did_not_pass() {
     let mut dev = Recording::reference();
     dev.fail =
         Some(FailAt::Advance(0, DeviceError::Failed("DMA engine stuck at 0x10000000".into())));
-    let one = run_one(&mut dev, &s, &spec);
+    let one = run_one(&mut dev, reference_cpu_half, &s, &spec);
     assert_eq!(one.verdict, Verdict::Fail);
     let report = SuiteReport {
         implementation: "test".into(),
@@ -269,7 +294,7 @@ fn conf_rep_001_a_report_explains_what_did_not_pass() {
     assert!(json["scenarios"][0]["device_error"].as_str().unwrap().contains("DMA engine stuck"));
     // A real failure, through the suite: the faulty device's bug is named with its sentence.
     let kind = find("go-back-n").unwrap();
-    let r = run_one(&mut FaultyDevice::new(kind), &s, &spec);
+    let r = run_one(&mut FaultyDevice::new(kind), reference_cpu_half, &s, &spec);
     let d = r.first_divergence.expect("a first divergence");
     assert_eq!(d.sentence, spec.get(&d.requirement).unwrap().text);
     assert!(d.actual.is_some());
@@ -290,8 +315,13 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
     let s = scenario("snd-single-loss");
     let spec = spec();
     let kind = find("go-back-n").unwrap();
-    let r =
-        run_suite(&mut FaultyDevice::new(kind), std::slice::from_ref(&s), &spec, &mut |_, _| {});
+    let r = run_suite(
+        &mut FaultyDevice::new(kind),
+        reference_cpu_half,
+        std::slice::from_ref(&s),
+        &spec,
+        &mut |_, _| {},
+    );
     let v = serde_json::to_value(&r).unwrap();
     assert_eq!(keys(&v), set(&["implementation", "summary", "scenarios", "coverage"]));
     assert_eq!(v["implementation"], "faulty:go-back-n");
@@ -353,8 +383,13 @@ fn conf_rep_003_the_junit_report_has_a_testcase_per_scenario() {
     let spec = spec();
     let corpus = all_scenarios();
     for name in ["go-back-n", "receiver-block"] {
-        let r =
-            run_suite(&mut FaultyDevice::new(find(name).unwrap()), &corpus, &spec, &mut |_, _| {});
+        let r = run_suite(
+            &mut FaultyDevice::new(find(name).unwrap()),
+            reference_cpu_half,
+            &corpus,
+            &spec,
+            &mut |_, _| {},
+        );
         let xml = render_junit(&r);
         assert!(xml.contains("<testsuite name=\"openrdma-conformance\""), "{xml}");
         assert_eq!(xml.matches("<testcase ").count(), corpus.len(), "{name}");

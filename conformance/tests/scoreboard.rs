@@ -10,11 +10,10 @@ use common::*;
 use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
 use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{EthernetAddress, EvMark, Opcode, Psn, Qpn};
-use openrdma_conformance::device::{Input, Output, TimedInput, TimedOutput};
-use openrdma_conformance::scenario::{Body, Capability, Direction, Scenario};
 use openrdma_conformance::scoreboard::{Divergence, Scope, judge, judge_in};
-use openrdma_sm::{
-    CpuCommand, HostCommand, NicEvent, NicReport, RetransmitCause, Side, SprayPolicy, Timestamp,
+use openrdma_device::{
+    Body, Capability, CpuCommand, Direction, HostCommand, Input, NicEvent, NicReport, Output,
+    RetransmitCause, Scenario, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
 
 /// A passing run of the reference device, to be changed.
@@ -45,8 +44,8 @@ impl Run {
             .records
             .iter()
             .find_map(|r| match &r.body {
-                openrdma_conformance::scenario::Body::Host {
-                    command: openrdma_sm::HostCommand::CreateQp(q),
+                openrdma_device::Body::Host {
+                    command: openrdma_device::HostCommand::CreateQp(q),
                 } if q.evs.contains(&ev) || q.backup_evs.contains(&ev) => {
                     Some(q.evs.iter().chain(&q.backup_evs).copied().collect())
                 }
@@ -680,13 +679,10 @@ fn conf_cmp_008_dma_writes_are_a_multiset_kept_before_their_flag() {
 /// reported under: the first its record checks, if it names one, and otherwise `rule`, the
 /// rule of its sequence or field (section 6's preamble).
 fn first_event_names(r: &Run, pick: impl Fn(&NicEvent) -> bool, rule: &str) -> String {
-    let record = r
-        .s
-        .expects()
-        .find(|x| {
-            matches!(&x.body, openrdma_conformance::scenario::Body::Event { event } if pick(event))
-        })
-        .expect("an expected event");
+    let record =
+        r.s.expects()
+            .find(|x| matches!(&x.body, openrdma_device::Body::Event { event } if pick(event)))
+            .expect("an expected event");
     record.checks.first().cloned().unwrap_or_else(|| rule.to_string())
 }
 
@@ -817,7 +813,7 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
     let extra = [
         NicReport::Progress { qpn, snd_una: Psn::new(0), outstanding: 3, awaiting_ack: 1 },
         NicReport::Armed { qpn, snd_una: Psn::new(1) },
-        NicReport::EvState { qpn, ev: 7, state: openrdma_sm::EvState::Denied },
+        NicReport::EvState { qpn, ev: 7, state: openrdma_device::EvState::Denied },
     ];
     for e in extra {
         o.push(TimedOutput { at, output: Output::Event { event: NicEvent::Report(e) } });
@@ -1053,7 +1049,7 @@ fn conf_cmp_021_every_completion_entry_is_judged_as_a_write_to_its_queue() {
 
     // Queue, slot, address and phase, compared in the sequence (CQE-ROUTE-001,
     // CQE-RING-001).
-    type Edit = Box<dyn Fn(&mut openrdma_sm::CompletionEvent)>;
+    type Edit = Box<dyn Fn(&mut openrdma_device::CompletionEvent)>;
     let cases: Vec<(&str, &str, Edit)> = vec![
         ("queue", "CQE-ROUTE-001", Box::new(|c| c.queue.as_mut().unwrap().cq += 1)),
         ("slot", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().slot ^= 1)),

@@ -10,8 +10,10 @@ use std::process::Command;
 
 use openrdma_codec::Qpn;
 use openrdma_conformance::file::{manifest_to_toml, parse_manifest, read_scenario, save};
-use openrdma_conformance::scenario::{Body, Direction, Record, Scenario};
-use openrdma_sm::{CpuCommand, FlagWrite, HostCommand, NicEvent, Side, Timestamp};
+use openrdma_device::{
+    Body, CpuCommand, Direction, FlagWrite, HostCommand, NicEvent, Record, Scenario, Side,
+    Timestamp,
+};
 
 /// tshark's preference that dissects `LINKTYPE_USER0` as JSON after the host record header.
 const USER_DLT_JSON: &str = r#"uat:user_dlts:"User 0 (DLT=147)","json","8","","0","""#;

@@ -11,14 +11,15 @@ use std::collections::BTreeSet;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{EvMark, Ipv4Repr, NackReason, Opcode};
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
-use openrdma_conformance::scenario::{Capability, Manifest};
 use openrdma_conformance::scoreboard::judge;
-use openrdma_sm::Timestamp;
+use openrdma_device::{
+    Capability, Device, DeviceError, Input, Manifest, Output, TimedInput, TimedOutput, Timestamp,
+};
+use openrdma_sm::reference_cpu_half;
 
 /// Rewrites one frame, or leaves it (`None`).
 type Rewrite = fn(&[u8]) -> Option<Vec<u8>>;
@@ -524,7 +525,7 @@ fn wire_mutants_fail_the_scenarios_written_for_them() {
         let s = build();
         let mut dev =
             Mutant { inner: ReferenceDevice::new(), outputs: case.outputs, inputs: case.inputs };
-        let out = run(&mut dev, &s);
+        let out = run(&mut dev, &s, reference_cpu_half);
         let mut j = judge(&s, &out.injected, &out.observed);
         mark_levels(&mut j, &spec);
         let musts: Vec<_> = j.divergences.iter().filter(|d| !d.should_only).collect();
@@ -562,8 +563,8 @@ fn claimed_wire_rules_have_a_mutant() {
     for (_, build) in corpus::all() {
         let s = build();
         for r in &s.records {
-            if let openrdma_conformance::scenario::Body::Frame { bytes, .. } = &r.body {
-                if r.dir == openrdma_conformance::scenario::Direction::Expect {
+            if let openrdma_device::Body::Frame { bytes, .. } = &r.body {
+                if r.dir == openrdma_device::Direction::Expect {
                     claimed.extend(openrdma_conformance::scoreboard::sender_rules(&decode(bytes)));
                 }
             }

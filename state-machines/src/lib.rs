@@ -52,4 +52,4 @@ pub use event::{
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use openrdma_device::{Payload, Timestamp};
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
-pub use recovery::RecoveryAgent;
+pub use recovery::{RecoveryAgent, reference_cpu_half};

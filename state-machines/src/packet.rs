@@ -5,14 +5,16 @@
 //! [`Packet::from_frame`] and [`Packet::to_frame`]; the model itself never sees a byte of
 //! header.
 
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use openrdma_codec::frame::{DecodedFrame, Extensions, FrameRepr, IpRepr};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EethRepr, ErthRepr, EthernetRepr, ImmDtRepr, MethRepr,
-    NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
+    AethRepr, BthRepr, CcStateRepr, EethRepr, ErthRepr, EtherType, EthernetRepr, IP_PROTO_UDP,
+    ImmDtRepr, Ipv4Repr, Ipv6Repr, MethRepr, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr,
+    SethRepr, TsethRepr, UdpRepr, VlanRepr,
 };
-use openrdma_device::Payload;
+use openrdma_device::{Link, Payload};
 use serde::{Deserialize, Serialize};
 
 /// An MRC write packet: BTH, METH, [TSETH], RETH, [ImmDt], payload.
@@ -332,6 +334,42 @@ pub struct Outer {
 }
 
 impl Outer {
+    /// The outer headers of the frames a device sends over `link`, from its end: its
+    /// addresses as the source, the peer's as the destination, TTL or hop limit 64, IPv4
+    /// with DF set, and the 802.1Q tag when the link has a VLAN. Over IPv4 a link given in
+    /// IPv6 addresses uses their IPv4-mapped form (0.0.0.0 for any other).
+    pub fn from_link(link: &Link) -> Outer {
+        let (ip, ethertype) = match (link.local_ip, link.peer_ip) {
+            (IpAddr::V6(src), IpAddr::V6(dst)) => {
+                let mut v6 = Ipv6Repr::new(src, dst, IP_PROTO_UDP);
+                v6.hop_limit = 64;
+                (IpRepr::V6(v6), EtherType::IPV6)
+            }
+            (src, dst) => {
+                let to4 = |a: IpAddr| match a {
+                    IpAddr::V4(a) => a,
+                    IpAddr::V6(a) => a.to_ipv4_mapped().unwrap_or(Ipv4Addr::UNSPECIFIED),
+                };
+                let mut v4 = Ipv4Repr::new(to4(src), to4(dst), IP_PROTO_UDP);
+                v4.ttl = 64;
+                v4.dont_frag = true;
+                (IpRepr::V4(v4), EtherType::IPV4)
+            }
+        };
+        let (eth_type, vlan) = match link.vlan {
+            Some(vid) => (
+                EtherType::VLAN,
+                Some(VlanRepr { pcp: 0, dei: false, vid: vid & 0xFFF, ethertype }),
+            ),
+            None => (ethertype, None),
+        };
+        Outer {
+            eth: EthernetRepr { dst: link.peer_mac, src: link.local_mac, ethertype: eth_type },
+            vlan,
+            ip,
+        }
+    }
+
     /// A frame between the two endpoints carrying `bth`, `ext` and `payload`, with its
     /// entropy, lengths, checksums and ICRC still to be filled in
     /// ([`FrameRepr::set_entropy`], [`FrameRepr::finalize`]).

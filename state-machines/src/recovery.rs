@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use openrdma_codec::{Psn, Qpn};
+use openrdma_device::{CpuHalfFactory, DeviceError, RecoveryCpu, RecoverySettings};
 
 use crate::config::RecoveryConfig;
 use crate::ev::EvState;
@@ -295,6 +296,42 @@ impl RecoveryAgent {
         self.due.first().map(|&(t, _)| t)
     }
 }
+
+/// The reference agent as the boundary's CPU half: what the runner plays in a
+/// `cpu = "reference"` scenario and the reference device runs inside itself in a
+/// `cpu = "device"` one.
+impl RecoveryCpu for RecoveryAgent {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        RecoveryAgent::handle_report(self, now, report);
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        RecoveryAgent::handle_timeout(self, now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        RecoveryAgent::poll_command(self)
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        RecoveryAgent::poll_timeout(self)
+    }
+
+    fn min_delay(&self) -> core::time::Duration {
+        RecoveryAgent::min_delay(self)
+    }
+}
+
+/// The reference CPU half for a manifest's `recovery` table: the [`CpuHalfFactory`] that a
+/// caller of the conformance runner passes for the reference agent. Every table is usable.
+pub fn reference_cpu_half(
+    settings: &RecoverySettings,
+) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+    Ok(Box::new(RecoveryAgent::new(settings.into())))
+}
+
+/// The factory, typed: [`reference_cpu_half`] is a [`CpuHalfFactory`].
+const _: CpuHalfFactory = reference_cpu_half;
 
 #[cfg(test)]
 mod tests {

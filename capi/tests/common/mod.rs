@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 
 use openrdma::{Model, OutputKind};
-use openrdma_conformance::device::{Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::file;
-use openrdma_conformance::scenario::{Body, CpuHalf, Scenario};
-use openrdma_sm::{NicEvent, Timestamp};
+use openrdma_device::{
+    Body, CpuHalf, Input, NicEvent, Output, Scenario, TimedInput, TimedOutput, Timestamp,
+};
 
 /// The directory of the committed scenarios.
 pub fn scenario_dir() -> PathBuf {
@@ -40,7 +40,7 @@ pub fn scenarios() -> Vec<(String, Scenario)> {
 }
 
 /// The input an inject record carries.
-pub fn input_of(r: &openrdma_conformance::scenario::Record) -> TimedInput {
+pub fn input_of(r: &openrdma_device::Record) -> TimedInput {
     let input = match &r.body {
         Body::Frame { port, bytes } => Input::Frame { port: *port, bytes: bytes.clone() },
         Body::Host { command } => Input::Host { command: command.clone() },

@@ -38,13 +38,15 @@ use openrdma_codec::{
     Psn, Qpn, RethRepr, UdpRepr, icrc,
 };
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, DeviceError, Input, TimedInput, TimedOutput};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::runner;
-use openrdma_conformance::scenario::{Body, Capability, Direction, Manifest, Record, Scenario};
+use openrdma_device::{
+    Body, Capability, Device, DeviceError, Direction, Input, Manifest, Record, Scenario,
+    TimedInput, TimedOutput, Timestamp,
+};
 use openrdma_sim::{FlowConfig, LossModel, PathConfig, SimConfig, simulate};
-use openrdma_sm::Timestamp;
 use openrdma_sm::loopback::{Loopback, PMTU, Script};
+use openrdma_sm::reference_cpu_half;
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
@@ -427,7 +429,7 @@ fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
 
     let batched = plan.rate(|| {
         let start = Instant::now();
-        let out = runner::run(&mut dev, &scenario);
+        let out = runner::run(&mut dev, &scenario, reference_cpu_half);
         let took = start.elapsed();
         if let Some(e) = out.error {
             return Err(adapter_error(e));
@@ -437,7 +439,7 @@ fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     })?;
     // Round trips of one run: the last run's count, measured again from zero.
     dev.round_trips = 0;
-    let _ = runner::run(&mut dev, &scenario);
+    let _ = runner::run(&mut dev, &scenario, reference_cpu_half);
     let batched_trips = dev.round_trips;
     dev.round_trips = 0;
     run_unbatched(&mut dev, &scenario)?;

@@ -4,12 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use openrdma_conformance::device::{Input, TimedInput};
 use openrdma_conformance::file;
 use openrdma_conformance::report::render_table;
 use openrdma_conformance::requirements::Spec;
-use openrdma_conformance::scenario::{Body, Direction};
 use openrdma_conformance::scoreboard::{Verdict, judge};
+use openrdma_device::{Body, Direction, Input, TimedInput};
 
 use crate::error::{CliError, Outcome};
 

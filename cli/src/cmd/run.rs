@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use openrdma_conformance::device::Device;
 use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{render_junit, render_table, run_suite};
 use openrdma_conformance::requirements::Spec;
-use openrdma_conformance::scenario::Scenario;
 use openrdma_conformance::{corpus, file};
+use openrdma_device::{Device, Scenario};
+use openrdma_sm::reference_cpu_half;
 
 use crate::error::{CliError, Outcome};
 
@@ -184,7 +184,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         ProgressStyle::with_template("{pos:>3}/{len} {bar:30} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let report = run_suite(dev.as_mut(), &scenarios, &spec, &mut |k, name| {
+    let report = run_suite(dev.as_mut(), reference_cpu_half, &scenarios, &spec, &mut |k, name| {
         bar.set_position(k as u64);
         bar.set_message(name.to_string());
     });

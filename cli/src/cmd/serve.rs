@@ -15,10 +15,10 @@
 
 use std::io::{self, BufReader, BufWriter};
 
-use openrdma_conformance::device::Device;
 use openrdma_conformance::faulty::{FaultyDevice, find};
 use openrdma_conformance::protocol::{ServeError, serve};
 use openrdma_conformance::reference::ReferenceDevice;
+use openrdma_device::Device;
 
 use crate::error::{CliError, Outcome};
 

@@ -3,7 +3,7 @@
 //! and of each rejected token. Every entry here is judged from the 32 bytes the device
 //! wrote, at the slot and address it wrote them.
 
-use openrdma_sm::CqConfig;
+use openrdma_device::CqConfig;
 
 use super::*;
 

@@ -4,7 +4,7 @@
 //! (`DB-MMIO-003`). A device whose harness can present only whole tokens lacks the
 //! `doorbell-bus` capability, and these scenarios are `unsupported` for it.
 
-use openrdma_sm::DoorbellWrite;
+use openrdma_device::DoorbellWrite;
 
 use super::*;
 

@@ -3,7 +3,7 @@
 //! is enabled (`TPL-INSTALL-004`, `TPL-KEY-002`). Both are observable through tokens: a
 //! token naming a refused or disabled template is rejected as UnknownTemplate.
 
-use openrdma_sm::LocalRegion;
+use openrdma_device::LocalRegion;
 
 use super::*;
 

@@ -10,16 +10,15 @@ use openrdma_codec::{
     AethRepr, BthRepr, CcStateRepr, EtherType, EvMark as WireMark, ImmDtRepr, MethRepr, NackReason,
     NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, VlanRepr,
 };
-use openrdma_device::{ManifestVersion, NicSettings};
-use openrdma_sm::{
-    CongestionControl, CpuCommand, EvState, HostCommand, NicEvent, NicReport, Packet, Payload,
-    QpConfig, Region, RetirementMode, SprayPolicy, WritePacket,
+use openrdma_device::{
+    Body, Capability, CongestionControl, CpuCommand, CpuHalf, EvState, HostCommand, Link, Manifest,
+    ManifestVersion, NicEvent, NicReport, NicSettings, Payload, QpConfig, Region, RetirementMode,
+    Scenario, SprayPolicy, memory,
 };
+use openrdma_sm::{Outer, Packet, WritePacket};
 
-use crate::device::memory;
 use crate::record::{Path, Recorder};
 use crate::reference::port_of;
-use crate::scenario::{Body, Capability, CpuHalf, Link, Manifest, Scenario};
 
 mod recovery;
 
@@ -168,7 +167,7 @@ fn register_local(r: &mut Recorder) {
     let t = template(0, WrOpcode::WRITE, true);
     r.host(
         0,
-        HostCommand::RegisterLocal(openrdma_sm::LocalRegion {
+        HostCommand::RegisterLocal(openrdma_device::LocalRegion {
             lkey: t.local_lkey,
             base: t.local_base,
             len: t.local_region_len,
@@ -2319,7 +2318,7 @@ fn crafted_on(
     f: impl FnOnce(&mut FrameRepr),
     g: impl FnOnce(&mut FrameRepr),
 ) -> Vec<u8> {
-    let outer = crate::record::reverse(link).outer();
+    let outer = Outer::from_link(&link.reversed());
     let mut frame =
         packet.to_frame(&outer, ev, &mut |a, l| memory(a, l)).expect("a builder's packet");
     f(&mut frame);

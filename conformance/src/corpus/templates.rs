@@ -69,7 +69,7 @@ fn db_template_change() -> Scenario {
     // One registration under the templates' key covers the local regions of both versions
     // (TPL-KEY-001).
     let end = (v2.local_base + v2.local_region_len).max(v1.local_base + v1.local_region_len);
-    let local = openrdma_sm::LocalRegion {
+    let local = openrdma_device::LocalRegion {
         lkey: v1.local_lkey,
         base: v1.local_base.min(v2.local_base),
         len: end - v1.local_base.min(v2.local_base),

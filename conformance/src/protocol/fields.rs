@@ -1,6 +1,7 @@
 //! Frames as decoded fields, both ways (`CONF-ADP-014`, `CONF-ADP-015`, `CONF-ADP-016`).
 //!
-//! * [`frame_fields_json`] gives the decoded headers of an input frame, the object
+//! * [`frame_fields_json`] (the device boundary's, re-exported) gives the decoded headers of
+//!   an input frame, the object
 //!   `openrdma dissect --json` prints for it, so that a harness for hardware can drive its
 //!   device field by field without a packet decoder.
 //! * [`frame_from_fields`] is the other way: a device that has no packet encoder of its own
@@ -26,7 +27,7 @@
 //! as RoCEv2 (EtherTypes, protocol numbers and ports that lead from one header to the next)
 //! is judged by the scoreboard, as for a frame given in bytes.
 
-use openrdma_codec::frame::{FrameRepr, IcrcStatus, IpRepr, decode, header_stack};
+use openrdma_codec::frame::{FrameRepr, IpRepr, decode, header_stack};
 use openrdma_codec::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr, DethRepr, EethRepr,
     EmitError, ErthRepr, EthernetRepr, ExtHeader, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr,
@@ -35,6 +36,9 @@ use openrdma_codec::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+use openrdma_device::ext_json;
+pub use openrdma_device::frame_fields_json;
 
 /// What is wrong with an output frame given as fields: the field, as a path from the
 /// `fields` object (`ipv4.ttl`; empty for the object itself), and why.
@@ -83,79 +87,9 @@ impl FieldsError {
     }
 }
 
-/// The decoded headers of a frame, as `openrdma dissect --json` shows them without the
-/// record's number and time: `len`, `error`, `icrc` (and `icrc_found`, `icrc_computed`
-/// when it is bad), then one object per decoded header keyed by the field names of its
-/// `Repr` — `eth`, `vlan`, `ipv4` or `ipv6`, `udp`, `bth`, and the extension headers
-/// (`meth`, `tseth`, `reth`, `immdt`, `aeth`, `seth`, `cc_state`, `neth`, `peth`, `erth`,
-/// `eeth`, `deth`, `ieth`, `atomiceth`, `atomicacketh`, `cnp`) — and `payload_len`,
-/// `pad_len` when decoding reached the payload.
-pub fn frame_fields_json(bytes: &[u8]) -> Value {
-    let d = decode(bytes);
-    let mut m = Map::new();
-    fn put<T: Serialize>(m: &mut Map<String, Value>, key: &str, v: &Option<T>) {
-        if let Some(v) = v {
-            if let Ok(v) = serde_json::to_value(v) {
-                m.insert(key.to_string(), v);
-            }
-        }
-    }
-    m.insert("len".into(), bytes.len().into());
-    m.insert("error".into(), d.error.as_ref().map(ToString::to_string).into());
-    m.insert("icrc".into(), d.icrc.as_str().into());
-    if let IcrcStatus::Bad { found, computed } = d.icrc {
-        m.insert("icrc_found".into(), found.into());
-        m.insert("icrc_computed".into(), computed.into());
-    }
-    put(&mut m, "eth", &d.eth);
-    put(&mut m, "vlan", &d.vlan);
-    match &d.ip {
-        Some(IpRepr::V4(ip)) => put(&mut m, "ipv4", &Some(ip)),
-        Some(IpRepr::V6(ip)) => put(&mut m, "ipv6", &Some(ip)),
-        None => {}
-    }
-    put(&mut m, "udp", &d.udp);
-    put(&mut m, "bth", &d.bth);
-    for h in ExtHeader::ALL {
-        if let Some(v) = ext_json(&d.ext, h) {
-            m.insert(ext_key(h).into(), v);
-        }
-    }
-    if d.layout.payload.is_some() {
-        m.insert("payload_len".into(), d.payload.len().into());
-        m.insert("pad_len".into(), d.pad.len().into());
-    }
-    Value::Object(m)
-}
-
 /// The key of an extension header in the fields object.
 fn ext_key(h: ExtHeader) -> &'static str {
     h.header().name()
-}
-
-/// Extension header `h` of `x` in JSON, if present.
-fn ext_json(x: &openrdma_codec::frame::Extensions, h: ExtHeader) -> Option<Value> {
-    fn j<T: Serialize>(v: &Option<T>) -> Option<Value> {
-        v.as_ref().and_then(|v| serde_json::to_value(v).ok())
-    }
-    match h {
-        ExtHeader::Meth => j(&x.meth),
-        ExtHeader::Tseth => j(&x.tseth),
-        ExtHeader::Reth => j(&x.reth),
-        ExtHeader::ImmDt => j(&x.immdt),
-        ExtHeader::Aeth => j(&x.aeth),
-        ExtHeader::Seth => j(&x.seth),
-        ExtHeader::CcState => j(&x.cc_state),
-        ExtHeader::Neth => j(&x.neth),
-        ExtHeader::Peth => j(&x.peth),
-        ExtHeader::Erth => j(&x.erth),
-        ExtHeader::Eeth => j(&x.eeth),
-        ExtHeader::Deth => j(&x.deth),
-        ExtHeader::Ieth => j(&x.ieth),
-        ExtHeader::AtomicEth => j(&x.atomiceth),
-        ExtHeader::AtomicAckEth => j(&x.atomicacketh),
-        ExtHeader::Cnp => j(&x.cnp),
-    }
 }
 
 /// What JSON value `v` is, for error messages.

@@ -15,10 +15,7 @@ use std::collections::HashMap;
 
 use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr, decode};
 use openrdma_codec::{BthRepr, EtherType, Opcode, ROCEV2_PORT};
-use openrdma_sm::NicEvent;
-
-use crate::device::{Input, TimedInput};
-use crate::scenario::{Body, Direction, Scenario};
+use openrdma_device::{Body, Direction, Input, NicEvent, Scenario, TimedInput};
 
 /// How the EV of a copy travelled (`ENC-EV-001`, `ENC-EV-002`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

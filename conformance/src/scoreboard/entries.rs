@@ -22,10 +22,9 @@
 use std::collections::HashMap;
 
 use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
-use openrdma_sm::{CompletionEvent, HostCommand, NicEvent};
+use openrdma_device::{Body, CompletionEvent, Direction, HostCommand, NicEvent, Scenario};
 
 use super::{Divergence, FieldDiff, render_event};
-use crate::scenario::{Body, Direction, Scenario};
 
 /// What the scoreboard learnt of each observed entry written to a queue, by its index
 /// among the observed events: the bytes its slot held before it (zero before the first

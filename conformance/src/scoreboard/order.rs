@@ -25,11 +25,9 @@
 use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::frame::decode;
-use openrdma_sm::{NicEvent, Side};
+use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOutput};
 
 use super::{Divergence, payload_bytes, render_event, render_frame};
-use crate::device::{Output, TimedOutput};
-use crate::scenario::{Body, Direction, Scenario};
 
 /// A work request: device QP, MSN, generation.
 type WrKey = (u32, u16, u16);

@@ -26,11 +26,12 @@ use std::collections::HashMap;
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
-use openrdma_sm::{CpuCommand, EvState, HostCommand, SprayPolicy};
+use openrdma_device::{
+    Body, Capability, CpuCommand, EvState, HostCommand, Input, Record, Scenario, SprayPolicy,
+    TimedInput,
+};
 
 use super::{Divergence, Frame, Kind, render_frame, req_of_field};
-use crate::device::{Input, TimedInput};
-use crate::scenario::{Body, Capability, Record, Scenario};
 
 /// Every state an EV may be in, as far as the scenario's inputs tell.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

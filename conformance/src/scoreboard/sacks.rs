@@ -39,10 +39,10 @@
 //! scenario expects must have come, with `pr` 1 and its `probe_id` (PETH-RESP-001).
 
 use openrdma_codec::frame::decode;
+use openrdma_device::{Record, Scenario, Tolerances};
 
 use super::arrivals::{Arrivals, ProbeCopy, Status, WriteCopy, ev_requirement};
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame, req_of};
-use crate::scenario::{Record, Scenario, Tolerances};
 
 /// `a − b` as a signed 24-bit PSN distance.
 fn psn_diff(a: u32, b: u32) -> i32 {

@@ -14,9 +14,9 @@
 use std::collections::HashMap;
 
 use openrdma_codec::frame::decode;
+use openrdma_device::{Direction, Record, Scenario};
 
 use super::{Divergence, Frame, Kind, render_frame, req_of};
-use crate::scenario::{Direction, Record, Scenario};
 
 /// The requirement that fixes the order of two packets of one QP.
 fn order_requirement(first: &Kind, second: &Kind) -> &'static str {

@@ -27,9 +27,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr, decode};
 use openrdma_codec::{DecodeError, Violation};
+use openrdma_device::{Body, Direction, Scenario};
 
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
-use crate::scenario::{Body, Direction, Scenario};
 
 /// Rules whose sentence binds the sender with a SHOULD, and with a MUST only a receiver or
 /// what `validate()` does not check: a device that breaks one as a sender is `non-strict`,
@@ -129,7 +129,7 @@ pub(super) fn judge(obs_frames: &[Frame], div: &mut Vec<Divergence>) {
 fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<u32>)> {
     let mut m = HashMap::new();
     for r in scenario.records.iter().filter(|r| r.dir == Direction::Inject) {
-        if let Body::Host { command: openrdma_sm::HostCommand::CreateQp(q) } = &r.body {
+        if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
             let evs = q.evs.iter().chain(&q.backup_evs).copied().collect();
             m.insert(q.peer_qpn.value(), (q.qpn.value(), evs));
         }

@@ -7,11 +7,13 @@ use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{FrameRepr, decode};
 use openrdma_conformance::corpus;
-use openrdma_conformance::device::{Device, DeviceError, Input, Output, TimedInput, TimedOutput};
 use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::{RunOutcome, run};
-use openrdma_conformance::scenario::{Body, Capability, CpuHalf, Direction, Manifest, Scenario};
-use openrdma_sm::{NicEvent, Timestamp};
+use openrdma_device::{
+    Body, Capability, CpuHalf, Device, DeviceError, Direction, Input, Manifest, NicEvent, Output,
+    Scenario, TimedInput, TimedOutput, Timestamp,
+};
+use openrdma_sm::reference_cpu_half;
 
 /// The corpus scenario `name`.
 pub fn scenario(name: &str) -> Scenario {
@@ -29,7 +31,7 @@ pub fn all_scenarios() -> Vec<Scenario> {
 
 /// The reference device's run of `s`; it must pass.
 pub fn reference_run(s: &Scenario) -> RunOutcome {
-    let out = run(&mut ReferenceDevice::new(), s);
+    let out = run(&mut ReferenceDevice::new(), s, reference_cpu_half);
     assert!(out.error.is_none(), "{}: {:?}", s.manifest.name, out.error);
     out
 }

@@ -2,19 +2,20 @@
 //! either injected into the device or expected from it.
 //!
 //! On disk a scenario is a pcapng file (one interface per port, one for host-side events,
-//! each record marked inject or expect) beside a TOML manifest; see [`crate::file`] and
-//! `spec/conformance.md`.
+//! each record marked inject or expect) beside a TOML manifest (`spec/conformance.md`
+//! section 3); the conformance suite reads and writes them (`openrdma_conformance::file`).
 
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr};
 
-use openrdma_codec::frame::IpRepr;
-use openrdma_codec::{
-    EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv4Repr, Ipv6Repr, VlanRepr,
-};
-use openrdma_device::{ManifestVersion, NicSettings, RecoverySettings};
-use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Outer, Timestamp};
+use openrdma_codec::EthernetAddress;
 use serde::{Deserialize, Serialize};
+
+use crate::config::{ManifestVersion, NicSettings, RecoverySettings};
+use crate::device::Capability;
+use crate::event::{CpuCommand, NicEvent};
+use crate::host::HostCommand;
+use crate::time::Timestamp;
 
 /// Which way a record goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -71,53 +72,6 @@ pub struct Record {
     pub checks: Vec<String>,
 }
 
-/// A capability a device may lack; a scenario that needs one the device lacks is reported
-/// `unsupported`, never failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Capability {
-    /// Receives MRC writes: window, bitmap, SACK/NACK, placement, retirement.
-    Responder,
-    /// Sends MRC writes: segmentation, spraying, SACK/NACK-driven retransmission.
-    Requester,
-    /// Expands doorbell tokens from templates.
-    Doorbell,
-    /// Takes doorbell writes as they cross the bus (register, byte offset, bytes), of any
-    /// size and alignment, not only whole tokens (`HostCommand::DoorbellWrite`).
-    DoorbellBus,
-    /// Writes completion flags and completion entries (ordered retirement).
-    Retirement,
-    /// Shared retirement sequence across QPs.
-    SharedRetirement,
-    /// Per-QP retirement.
-    PerQpRetirement,
-    /// Write-with-Immediate.
-    WriteImmediate,
-    /// IPv6 encapsulation.
-    Ipv6,
-    /// IPv4 encapsulation.
-    Ipv4,
-    /// Answers probes and handles EV state changes.
-    Paths,
-    /// Talks to the CPU half of recovery (reports and commands).
-    CpuSplit,
-    /// Includes its own CPU half of recovery: timers, retry counting, probes and the EV
-    /// policy on timeouts, configured by the manifest's `recovery` table (`REC-TEST-003`).
-    Recovery,
-    /// Writes completion entries to completion queues in host memory: slots, phases, the
-    /// consumer register, a full queue, the device error queue (`CQE-RING-*`).
-    CompletionQueues,
-    /// Answers endpoint requests at QPN 2 (`ERTH-RESP-001`).
-    Endpoint,
-    /// Implements the spray policies of sender section 5.2 exactly: every data packet and
-    /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
-    /// compare EVs (`CONF-CMP-028`).
-    SprayPolicies,
-    /// Sends the tail probes of sender section 8.1 when the manifest's `nic.tail_probe` is
-    /// set, and takes their answers as evidence of loss (`SND-TAIL-*`).
-    TailProbe,
-}
-
 /// Tolerances for comparing what the device does with what the scenario expects.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -166,36 +120,14 @@ impl Default for Link {
 }
 
 impl Link {
-    /// The outer headers of frames the device sends.
-    pub fn outer(&self) -> Outer {
-        let (ip, ethertype) = match (self.local_ip, self.peer_ip) {
-            (IpAddr::V6(src), IpAddr::V6(dst)) => {
-                let mut v6 = Ipv6Repr::new(src, dst, IP_PROTO_UDP);
-                v6.hop_limit = 64;
-                (IpRepr::V6(v6), EtherType::IPV6)
-            }
-            (src, dst) => {
-                let to4 = |a: IpAddr| match a {
-                    IpAddr::V4(a) => a,
-                    IpAddr::V6(a) => a.to_ipv4_mapped().unwrap_or(Ipv4Addr::UNSPECIFIED),
-                };
-                let mut v4 = Ipv4Repr::new(to4(src), to4(dst), IP_PROTO_UDP);
-                v4.ttl = 64;
-                v4.dont_frag = true;
-                (IpRepr::V4(v4), EtherType::IPV4)
-            }
-        };
-        let (eth_type, vlan) = match self.vlan {
-            Some(vid) => (
-                EtherType::VLAN,
-                Some(VlanRepr { pcp: 0, dei: false, vid: vid & 0xFFF, ethertype }),
-            ),
-            None => (ethertype, None),
-        };
-        Outer {
-            eth: EthernetRepr { dst: self.peer_mac, src: self.local_mac, ethertype: eth_type },
-            vlan,
-            ip,
+    /// The link as the peer sees it: the two ends swapped.
+    pub fn reversed(&self) -> Link {
+        Link {
+            local_mac: self.peer_mac,
+            peer_mac: self.local_mac,
+            local_ip: self.peer_ip,
+            peer_ip: self.local_ip,
+            vlan: self.vlan,
         }
     }
 

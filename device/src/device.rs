@@ -7,13 +7,20 @@
 //! moves forward, and the runner drives it in batches: [`Device::advance`] gives every
 //! input up to a time and takes back every output up to that time, so that a slow RTL
 //! simulator is not driven one event per round trip.
+//!
+//! In JSON an input or an output has the form of the adapter protocol
+//! (`spec/conformance.md` section 9.4): frame bytes in hexadecimal, two digits per byte.
+//! The protocol adds the decoded headers of an input frame ([`crate::frame_fields_json`]),
+//! which a reader of these types ignores.
 
 use std::collections::BTreeSet;
 
-use openrdma_sm::{CpuCommand, HostCommand, NicEvent, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::{Capability, Manifest};
+use crate::event::{CpuCommand, NicEvent};
+use crate::host::HostCommand;
+use crate::scenario::Manifest;
+use crate::time::Timestamp;
 
 /// An input, at its time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +39,8 @@ pub enum Input {
     Frame {
         /// Port.
         port: u16,
-        /// The Ethernet frame.
+        /// The Ethernet frame, without FCS; in hexadecimal.
+        #[serde(with = "crate::hex::hex_bytes")]
         bytes: Vec<u8>,
     },
     /// A host command.
@@ -64,7 +72,8 @@ pub enum Output {
     Frame {
         /// Port.
         port: u16,
-        /// The Ethernet frame.
+        /// The Ethernet frame, without FCS; in hexadecimal.
+        #[serde(with = "crate::hex::hex_bytes")]
         bytes: Vec<u8>,
     },
     /// A DMA write, flag write, completion or report.
@@ -72,6 +81,53 @@ pub enum Output {
         /// The event.
         event: NicEvent,
     },
+}
+
+/// A capability a device may lack; a scenario that needs one the device lacks is reported
+/// `unsupported`, never failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capability {
+    /// Receives MRC writes: window, bitmap, SACK/NACK, placement, retirement.
+    Responder,
+    /// Sends MRC writes: segmentation, spraying, SACK/NACK-driven retransmission.
+    Requester,
+    /// Expands doorbell tokens from templates.
+    Doorbell,
+    /// Takes doorbell writes as they cross the bus (register, byte offset, bytes), of any
+    /// size and alignment, not only whole tokens (`HostCommand::DoorbellWrite`).
+    DoorbellBus,
+    /// Writes completion flags and completion entries (ordered retirement).
+    Retirement,
+    /// Shared retirement sequence across QPs.
+    SharedRetirement,
+    /// Per-QP retirement.
+    PerQpRetirement,
+    /// Write-with-Immediate.
+    WriteImmediate,
+    /// IPv6 encapsulation.
+    Ipv6,
+    /// IPv4 encapsulation.
+    Ipv4,
+    /// Answers probes and handles EV state changes.
+    Paths,
+    /// Talks to the CPU half of recovery (reports and commands).
+    CpuSplit,
+    /// Includes its own CPU half of recovery: timers, retry counting, probes and the EV
+    /// policy on timeouts, configured by the manifest's `recovery` table (`REC-TEST-003`).
+    Recovery,
+    /// Writes completion entries to completion queues in host memory: slots, phases, the
+    /// consumer register, a full queue, the device error queue (`CQE-RING-*`).
+    CompletionQueues,
+    /// Answers endpoint requests at QPN 2 (`ERTH-RESP-001`).
+    Endpoint,
+    /// Implements the spray policies of sender section 5.2 exactly: every data packet and
+    /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
+    /// compare EVs (`CONF-CMP-028`).
+    SprayPolicies,
+    /// Sends the tail probes of sender section 8.1 when the manifest's `nic.tail_probe` is
+    /// set, and takes their answers as evidence of loss (`SND-TAIL-*`).
+    TailProbe,
 }
 
 /// Why a device could not do what the runner asked.
