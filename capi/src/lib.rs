@@ -1,7 +1,7 @@
 //! The OpenRDMA reference model as a C library: a golden model for testbenches.
 //!
-//! The library is the conformance suite's device — the reference NIC every device is
-//! judged against — behind a C interface (`include/openrdma.h`, generated from this
+//! The library is the reference model's device (`openrdma_sm::ReferenceDevice`) — the
+//! reference NIC every device is judged against — behind a C interface (`include/openrdma.h`, generated from this
 //! crate). A testbench creates an instance from a scenario manifest, pushes the inputs its
 //! device under test receives (frames per port, host commands, CPU commands), lets time
 //! run, and pops what the golden model produced (frames per port, DMA writes, flag writes,
@@ -19,6 +19,9 @@
 //! * time is an input: nothing reads a clock, and the same inputs give the same outputs.
 //!
 //! The Rust side, [`Model`], is usable directly from Rust as well.
+//!
+//! It links the model (`openrdma-sm`), the device boundary whose types and JSON it takes
+//! and gives (`openrdma-device`) and the codec, and not the conformance suite.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

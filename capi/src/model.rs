@@ -1,6 +1,6 @@
-//! The golden model as a safe Rust type: the conformance suite's reference device behind
-//! an input queue and an output queue. The C functions in [`crate::ffi`] are a thin layer
-//! over [`Model`]; everything that can be done safely is done here.
+//! The golden model as a safe Rust type: the reference model's device behind an input
+//! queue and an output queue. The C functions in [`crate::ffi`] are a thin layer over
+//! [`Model`]; everything that can be done safely is done here.
 //!
 //! A [`Model`] is the device of `spec/conformance.md` section 1 (`CONF-DEV-*`): it
 //! consumes frames per port, host commands, CPU commands and time, and produces frames per
@@ -17,13 +17,13 @@ use std::ffi::CString;
 
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_codec::host::COMPLETION_LEN;
-use openrdma_conformance::protocol::{WireInput, frame_fields_json};
-use openrdma_conformance::reference::{ReferenceDevice, Refusal};
 use openrdma_device::{
     CpuCommand, CqConfig, Device, DeviceError, DoorbellWrite, HostCommand, Input, LocalRegion,
-    Manifest, ManifestVersion, NicEvent, NicSettings, Output, Payload, QpConfig as SmQpConfig,
-    Region, RetirementMode, TimedInput, TimedOutput, Timestamp,
+    Manifest, ManifestVersion, NicEvent, NicSettings, Output, Payload,
+    QpConfig as BoundaryQpConfig, Region, RetirementMode, TimedInput, TimedOutput, Timestamp,
+    frame_fields_json,
 };
+use openrdma_sm::boundary::{ReferenceDevice, Refusal};
 use openrdma_sm::{HostError, NicConfig};
 
 use crate::types::{
@@ -287,7 +287,7 @@ impl Model {
                 )
             })
         };
-        let qp = SmQpConfig {
+        let qp = BoundaryQpConfig {
             qpn: qpn(cfg.qpn, "qpn")?,
             peer_qpn: qpn(cfg.peer_qpn, "peer_qpn")?,
             initial_psn: cfg.initial_psn,
@@ -321,9 +321,9 @@ impl Model {
         // Decode every input before applying any, so that a typo fails the whole batch.
         let mut inputs = Vec::with_capacity(items.len());
         for (i, item) in items.into_iter().enumerate() {
-            let w: WireInput = serde_json::from_value(item)
+            let input: TimedInput = serde_json::from_value(item)
                 .map_err(|e| (0, Error::new(Status::InvalidJson, format!("inputs[{i}]: {e}"))))?;
-            inputs.push(w.into_input());
+            inputs.push(input);
         }
         let n = inputs.len();
         for (i, input) in inputs.into_iter().enumerate() {

@@ -11,11 +11,10 @@ use openrdma_conformance::corpus;
 use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::protocol::{Message, decode_line, frame_fields_json};
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{SuiteReport, run_suite};
 use openrdma_conformance::requirements::Spec;
 use openrdma_device::{Body, Device, Direction, Input, Scenario, TimedInput};
-use openrdma_sm::reference_cpu_half;
+use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 fn serve(implementation: &str) -> ProcessDevice {
     let cmd = vec![

@@ -17,7 +17,7 @@ use openrdma_device::{
     Output, RetirementMode, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
 
-use crate::reference::ReferenceDevice;
+use openrdma_sm::boundary::ReferenceDevice;
 
 /// A faulty or variant device: its name, what is wrong (or different), and how it is made.
 #[derive(Debug, Clone, Copy)]

@@ -12,7 +12,6 @@ pub mod matrix;
 pub mod process;
 pub mod protocol;
 pub mod record;
-pub mod reference;
 pub mod report;
 pub mod requirements;
 pub mod runner;

@@ -37,7 +37,7 @@ use openrdma_device::{
 };
 use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Packet, RecoveryAgent};
 
-use crate::reference::{port_of, ports_up};
+use openrdma_sm::boundary::{port_of, ports_up};
 
 /// One path of the recording fabric.
 #[derive(Debug, Clone)]

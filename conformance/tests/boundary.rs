@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use common::*;
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
@@ -19,7 +18,7 @@ use openrdma_device::{
     Body, CpuHalf, Device, DeviceError, Direction, HostCommand, Input, Output, Scenario,
     TimedInput, TimedOutput, Timestamp, memory, memory_byte,
 };
-use openrdma_sm::reference_cpu_half;
+use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 /// The time rules of one run: `until` never goes back; every input lies between the
 /// previous `until` and its batch's, and not before the input ahead of it.

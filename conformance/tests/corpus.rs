@@ -262,10 +262,10 @@ fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
 fn conf_gen_005_scripted_recordings_carry_the_cpu_half_as_inject_records() {
     const REDUNDANT_BY_DESIGN: &[&str] = &["snd-rtx-once"];
     use openrdma_conformance::record::Recorder;
-    use openrdma_conformance::reference::ReferenceDevice;
     use openrdma_conformance::runner::run;
     use openrdma_conformance::scoreboard::judge;
     use openrdma_device::{Capability, CpuHalf};
+    use openrdma_sm::ReferenceDevice;
     let mut m = corpus::all()[0].1().manifest;
     m.cpu = CpuHalf::Reference;
     assert_eq!(Recorder::new(m).finish(0).manifest.cpu, CpuHalf::Scripted);

@@ -14,7 +14,6 @@ use openrdma_codec::{
     AethKind, AethRepr, ErthRepr, EvMark as WireMark, NackReason, Opcode, Psn, Qpn, TransportClass,
 };
 use openrdma_conformance::corpus;
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::judge;
 use openrdma_device::{
@@ -22,7 +21,7 @@ use openrdma_device::{
     HostCommand, Input, LocalRegion, Manifest, NicEvent, NicReport, Output, RecoveryCpu,
     RecoverySettings, RetransmitCause, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
-use openrdma_sm::{RecoveryAgent, RecoveryConfig, reference_cpu_half};
+use openrdma_sm::{RecoveryAgent, RecoveryConfig, ReferenceDevice, reference_cpu_half};
 
 /// One wrong behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

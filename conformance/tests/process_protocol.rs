@@ -10,10 +10,10 @@ use openrdma_conformance::protocol::{
     FieldsError, MAX_LINE_LEN, Message, ProtocolError, ServeError, WireOutputKind, decode_bytes,
     decode_line, frame_fields_json, frame_from_fields, fuzz_adapter_decode, serve,
 };
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_device::{
     Body, Device, DeviceError, Direction, Input, Manifest, TimedInput, Timestamp,
 };
+use openrdma_sm::ReferenceDevice;
 
 fn manifest() -> Manifest {
     corpus::all()[0].1().manifest

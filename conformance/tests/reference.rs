@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use openrdma_conformance::corpus;
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
@@ -13,7 +12,7 @@ use openrdma_device::{
     Capability, Device, DeviceError, HostCommand, Input, Manifest, SprayPolicy, TimedInput,
     TimedOutput, Timestamp,
 };
-use openrdma_sm::reference_cpu_half;
+use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 /// CONF-GEN-008: the reference model passes every scenario of the corpus.
 #[test]

@@ -8,14 +8,13 @@ use std::collections::BTreeSet;
 
 use common::*;
 use openrdma_conformance::faulty::{FaultyDevice, find};
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::{
     SuiteReport, judged_report, render_junit, render_table, run_one, run_suite,
 };
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
 use openrdma_device::DeviceError;
-use openrdma_sm::reference_cpu_half;
+use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 fn spec() -> Spec {
     Spec::bundled().expect("the specification parses")

@@ -11,7 +11,6 @@ use std::collections::BTreeSet;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{EvMark, Ipv4Repr, NackReason, Opcode};
 use openrdma_conformance::corpus;
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
@@ -19,7 +18,7 @@ use openrdma_conformance::scoreboard::judge;
 use openrdma_device::{
     Capability, Device, DeviceError, Input, Manifest, Output, TimedInput, TimedOutput, Timestamp,
 };
-use openrdma_sm::reference_cpu_half;
+use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 /// Rewrites one frame, or leaves it (`None`).
 type Rewrite = fn(&[u8]) -> Option<Vec<u8>>;

@@ -10,7 +10,9 @@
 //!   policy, QP error.
 //!
 //! They talk only through [`NicReport`]s and [`CpuCommand`]s; [`Endpoint`] wires the two
-//! together for callers that want a whole host. Nothing here reads a clock, spawns a
+//! together for callers that want a whole host, and [`ReferenceDevice`] puts the NIC half
+//! (with, when a scenario asks, its CPU half inside) behind the device boundary of the
+//! conformance suite (`openrdma_device::Device`). Nothing here reads a clock, spawns a
 //! thread or touches a file: time is a [`Timestamp`] argument and every random choice comes
 //! from the seed in [`NicConfig`]. The same inputs give the same outputs, byte for byte.
 //!
@@ -24,6 +26,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod boundary;
 pub mod config;
 pub mod endpoint;
 pub mod error;
@@ -39,6 +42,7 @@ pub mod retire;
 mod ring;
 mod sender;
 
+pub use boundary::ReferenceDevice;
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };

@@ -17,8 +17,8 @@ use std::io::{self, BufReader, BufWriter};
 
 use openrdma_conformance::faulty::{FaultyDevice, find};
 use openrdma_conformance::protocol::{ServeError, serve};
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_device::Device;
+use openrdma_sm::ReferenceDevice;
 
 use crate::error::{CliError, Outcome};
 

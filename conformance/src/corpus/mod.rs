@@ -18,7 +18,7 @@ use openrdma_device::{
 use openrdma_sm::{Outer, Packet, WritePacket};
 
 use crate::record::{Path, Recorder};
-use crate::reference::port_of;
+use openrdma_sm::boundary::port_of;
 
 mod recovery;
 

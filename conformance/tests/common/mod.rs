@@ -7,13 +7,12 @@ use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{FrameRepr, decode};
 use openrdma_conformance::corpus;
-use openrdma_conformance::reference::ReferenceDevice;
 use openrdma_conformance::runner::{RunOutcome, run};
 use openrdma_device::{
     Body, Capability, CpuHalf, Device, DeviceError, Direction, Input, Manifest, NicEvent, Output,
     Scenario, TimedInput, TimedOutput, Timestamp,
 };
-use openrdma_sm::reference_cpu_half;
+use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 /// The corpus scenario `name`.
 pub fn scenario(name: &str) -> Scenario {

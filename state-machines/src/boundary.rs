@@ -1,12 +1,18 @@
-//! The `reference` adapter: the reference model (`openrdma-sm`'s NIC half) in-process.
-//! Every device is judged against what this one does.
+//! The model behind the device boundary (`spec/conformance.md` section 1): the reference
+//! NIC half as an [`openrdma_device::Device`], the `reference` implementation that every
+//! device is judged against (`openrdma run --impl reference`).
+//!
+//! [`ReferenceDevice`] turns the boundary's inputs into the model's: a frame is decoded at
+//! the edge ([`Packet::from_wire`]), host and CPU commands go to the [`Nic`] as they are; and
+//! its outputs back: packets become frames on the port their EV chooses ([`port_of`]), with
+//! payload read from the scenario memory ([`memory`]), and events pass through.
 //!
 //! In a scenario with `cpu = "device"` the device brings its own CPU half of recovery
 //! (capability `recovery`, `REC-TEST-003`): this adapter then runs a [`RecoveryCpu`] inside
-//! itself, by default the reference `RecoveryAgent` configured by the manifest's
-//! `recovery` table, wired to the NIC as `openrdma_sm::Endpoint` wires them: every report
-//! goes to the CPU half at once, every command back to the NIC at once, and neither leaves
-//! the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
+//! itself, by default the reference [`RecoveryAgent`](crate::RecoveryAgent) configured by
+//! the manifest's `recovery` table, wired to the NIC as [`Endpoint`](crate::Endpoint) wires
+//! them: every report goes to the CPU half at once, every command back to the NIC at once,
+//! and neither leaves the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
 //! to judge it with the reference NIC half (`REC-TEST-002`).
 
 use std::collections::BTreeSet;
@@ -16,9 +22,13 @@ use openrdma_device::{
     Capability, CpuHalf, CpuHalfFactory, Device, DeviceError, Input, Manifest, NicEvent, Output,
     RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
 };
-use openrdma_sm::{
-    ApiMisuse, HostError, Nic, NicConfig, Outer, Packet, Transmit, reference_cpu_half,
-};
+
+use crate::config::NicConfig;
+use crate::error::{ApiMisuse, HostError};
+use crate::event::Transmit;
+use crate::nic::Nic;
+use crate::packet::{Outer, Packet};
+use crate::recovery::reference_cpu_half;
 
 /// The reference NIC as a device.
 #[derive(Debug)]
@@ -260,9 +270,4 @@ impl Device for ReferenceDevice {
         self.now = self.now.max(until);
         Ok(out)
     }
-}
-
-/// Events worth keeping from an output list (everything but reports).
-pub fn is_observable(o: &TimedOutput) -> bool {
-    !matches!(o.output, Output::Event { event: NicEvent::Report(_) })
 }
