@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use openrdma_cli::capture::{LINKTYPE_ETHERNET, Record};
 use openrdma_cli::render::FrameView;
-use openrdma_conformance::corpus;
-use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::protocol::{Message, decode_line, frame_fields_json};
 use openrdma_conformance::report::{SuiteReport, run_suite};
 use openrdma_conformance::requirements::Spec;
+use openrdma_corpus as corpus;
+use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_device::{Body, Device, Direction, Input, Scenario, TimedInput};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 

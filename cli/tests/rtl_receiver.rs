@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
-use openrdma_conformance::corpus;
+use openrdma_corpus as corpus;
 use openrdma_device::Capability;
 use serde_json::Value;
 

@@ -5,13 +5,9 @@
 #![warn(missing_docs)]
 
 pub mod capture;
-pub mod corpus;
-pub mod faulty;
 pub mod file;
-pub mod matrix;
 pub mod process;
 pub mod protocol;
-pub mod record;
 pub mod report;
 pub mod requirements;
 pub mod runner;

@@ -13,7 +13,7 @@
 //! deadline that falls inside the batch it came in, and fire late, a batch is then no
 //! longer than the agent's shortest delay ([`RecoveryCpu::min_delay`], `CONF-RUN-005`).
 //! A recording with `cpu = "reference"` hands the agent's commands to the device the same
-//! way (`crate::record`), so that replay and recording agree exactly.
+//! way (`openrdma_corpus::record`), so that replay and recording agree exactly.
 //!
 //! When the device brings its own CPU half (`cpu = "device"`), the runner plays none and
 //! injects no command but the scenario's own (`CONF-RUN-006`).

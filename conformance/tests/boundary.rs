@@ -9,11 +9,11 @@ use std::collections::HashMap;
 
 use common::*;
 use openrdma_codec::frame::{IcrcStatus, decode};
-use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::{Verdict, judge};
+use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_device::{
     Body, CpuHalf, Device, DeviceError, Direction, HostCommand, Input, Output, Scenario,
     TimedInput, TimedOutput, Timestamp, memory, memory_byte,
@@ -435,7 +435,7 @@ fn conf_dev_002_outputs_do_not_depend_on_the_batching() {
 fn conf_dev_004_a_started_scenario_keeps_nothing_from_the_last() {
     let corpus = all_scenarios();
     // The reference device (`None`), and every faulty device and variant.
-    let make = |kind: Option<&'static openrdma_conformance::faulty::Kind>| -> Box<dyn Device> {
+    let make = |kind: Option<&'static openrdma_corpus::faulty::Kind>| -> Box<dyn Device> {
         match kind {
             None => Box::new(ReferenceDevice::new()),
             Some(k) => Box::new(FaultyDevice::new(k)),

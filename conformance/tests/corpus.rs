@@ -5,9 +5,10 @@ use std::collections::BTreeSet;
 
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
+use openrdma_conformance::file;
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{render_event, render_frame};
-use openrdma_conformance::{corpus, file};
+use openrdma_corpus as corpus;
 use openrdma_device::{Body, Direction, HostCommand};
 use openrdma_sm::reference_cpu_half;
 
@@ -179,8 +180,8 @@ fn conf_cmp_012_scenarios_about_retirement_require_it() {
 fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
     use openrdma_codec::Qpn;
     use openrdma_codec::host::{WorkRequest, WrOpcode};
-    use openrdma_conformance::corpus::{DUT_QP, PEER_QP, REGION, REGION_LEN, RKEY};
-    use openrdma_conformance::record::{Path, Recorder};
+    use openrdma_corpus::record::{Path, Recorder};
+    use openrdma_corpus::{DUT_QP, PEER_QP, REGION, REGION_LEN, RKEY};
     use openrdma_device::{Capability, HostCommand, Region, RetirementMode};
     let mut m = corpus::all()[0].1().manifest;
     m.name = "snd-over-paths".into();
@@ -225,9 +226,9 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
 /// (`faulty_devices_are_caught_and_variants_pass` in `tests/reference.rs`).
 #[test]
 fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
-    use openrdma_conformance::faulty::{FaultyDevice, VARIANTS, find};
     use openrdma_conformance::runner::run;
     use openrdma_conformance::scoreboard::{Scope, judge_in};
+    use openrdma_corpus::faulty::{FaultyDevice, VARIANTS, find};
     use openrdma_device::Device;
     let judged = |s: &openrdma_device::Scenario, kind| {
         let mut dev = FaultyDevice::new(kind);
@@ -261,9 +262,9 @@ fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
 #[test]
 fn conf_gen_005_scripted_recordings_carry_the_cpu_half_as_inject_records() {
     const REDUNDANT_BY_DESIGN: &[&str] = &["snd-rtx-once"];
-    use openrdma_conformance::record::Recorder;
     use openrdma_conformance::runner::run;
     use openrdma_conformance::scoreboard::judge;
+    use openrdma_corpus::record::Recorder;
     use openrdma_device::{Capability, CpuHalf};
     use openrdma_sm::ReferenceDevice;
     let mut m = corpus::all()[0].1().manifest;

@@ -13,9 +13,9 @@ use openrdma_codec::host::{
 use openrdma_codec::{
     AethKind, AethRepr, ErthRepr, EvMark as WireMark, NackReason, Opcode, Psn, Qpn, TransportClass,
 };
-use openrdma_conformance::corpus;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::judge;
+use openrdma_corpus as corpus;
 use openrdma_device::{
     Capability, CompletionEvent, CpuCommand, CqConfig, Device, DeviceError, EvState, FlagWrite,
     HostCommand, Input, LocalRegion, Manifest, NicEvent, NicReport, Output, RecoveryCpu,

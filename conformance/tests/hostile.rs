@@ -2,9 +2,9 @@
 //! per malformed input, each with the typed error it must produce. (The codec's and the
 //! model's rows are in `codec/tests/hostile.rs` and `state-machines/tests/hostile.rs`.)
 
-use openrdma_conformance::corpus;
 use openrdma_conformance::file::{self, FileError, HostRecordError};
 use openrdma_conformance::protocol::{Message, ProtocolError, decode_bytes, decode_line};
+use openrdma_corpus as corpus;
 
 /// A committed scenario, written to bytes.
 fn scenario_bytes() -> (Vec<u8>, String) {

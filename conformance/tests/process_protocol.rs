@@ -5,11 +5,11 @@
 use std::io::Cursor;
 use std::time::{Duration, Instant};
 
-use openrdma_conformance::corpus;
 use openrdma_conformance::protocol::{
     FieldsError, MAX_LINE_LEN, Message, ProtocolError, ServeError, WireOutputKind, decode_bytes,
     decode_line, frame_fields_json, frame_from_fields, fuzz_adapter_decode, serve,
 };
+use openrdma_corpus as corpus;
 use openrdma_device::{
     Body, Device, DeviceError, Direction, Input, Manifest, TimedInput, Timestamp,
 };

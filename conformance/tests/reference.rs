@@ -3,11 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use openrdma_conformance::corpus;
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::{Scope, judge, judge_in};
+use openrdma_corpus as corpus;
 use openrdma_device::{
     Capability, Device, DeviceError, HostCommand, Input, Manifest, SprayPolicy, TimedInput,
     TimedOutput, Timestamp,
@@ -43,7 +43,7 @@ fn reference_passes_the_corpus() {
 /// (CONF-GEN-007; `tests/corpus.rs` shows the failure such a recording gives).
 #[test]
 fn faulty_devices_are_caught_and_variants_pass() {
-    use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS};
+    use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS};
     let corpus: Vec<_> = corpus::all().into_iter().map(|(n, b)| (n, b())).collect();
     let spec = Spec::bundled().expect("the specification parses");
     for kind in FAULTY {
@@ -171,7 +171,7 @@ fn the_reference_replays_every_recording_exactly() {
 fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
     use openrdma_codec::Qpn;
     use openrdma_codec::host::{WorkRequest, WrOpcode};
-    use openrdma_conformance::record::Recorder;
+    use openrdma_corpus::record::Recorder;
     use openrdma_device::{CpuHalf, HostCommand, Manifest, ManifestVersion, NicSettings, Region};
     for cpu in [CpuHalf::Reference, CpuHalf::Device] {
         let m = Manifest {

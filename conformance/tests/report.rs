@@ -7,12 +7,12 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use openrdma_conformance::faulty::{FaultyDevice, find};
 use openrdma_conformance::report::{
     SuiteReport, judged_report, render_junit, render_table, run_one, run_suite,
 };
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
+use openrdma_corpus::faulty::{FaultyDevice, find};
 use openrdma_device::DeviceError;
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
@@ -121,7 +121,7 @@ fn conf_cmp_013_the_first_divergence_is_the_earliest_that_decides_the_verdict() 
     // And the scoreboard's own judgements come in time order, so that "earliest" is the
     // order of the list: for every faulty device on every scenario.
     let corpus = all_scenarios();
-    for kind in openrdma_conformance::faulty::FAULTY {
+    for kind in openrdma_corpus::faulty::FAULTY {
         for s in &corpus {
             let out = openrdma_conformance::runner::run(
                 &mut FaultyDevice::new(kind),

@@ -418,7 +418,7 @@ fn conf_cmp_019_unexpected_data_packets_and_commanded_retransmissions() {
     assert_eq!(musts(&r.judge(&r.with_after(k, copy(false, at, 1)))), ["SND-PSN-001"]);
     assert!(musts(&r.judge(&r.with_after(k, copy(true, at, 1)))).contains(&"SND-RTX-004"));
     // A retransmission command of the CPU half at `at`, for the device's QP.
-    let qpn = Qpn::new(openrdma_conformance::corpus::DUT_QP);
+    let qpn = Qpn::new(openrdma_corpus::DUT_QP);
     let psn = decode(r.bytes(k)).bth.unwrap().psn;
     let mut injected = r.injected.clone();
     let pos = injected.iter().position(|i| i.at > at).unwrap_or(injected.len());
@@ -808,7 +808,7 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
         .cloned()
         .collect();
     assert!(o.len() < r.observed.len(), "the run has Progress or Armed reports");
-    let qpn = Qpn::new(openrdma_conformance::corpus::DUT_QP);
+    let qpn = Qpn::new(openrdma_corpus::DUT_QP);
     let at = o[o.len() / 2].at;
     let extra = [
         NicReport::Progress { qpn, snd_una: Psn::new(0), outstanding: 3, awaiting_ack: 1 },

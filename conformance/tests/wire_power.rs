@@ -10,11 +10,11 @@ use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{EvMark, Ipv4Repr, NackReason, Opcode};
-use openrdma_conformance::corpus;
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::judge;
+use openrdma_corpus as corpus;
 use openrdma_device::{
     Capability, Device, DeviceError, Input, Manifest, Output, TimedInput, TimedOutput, Timestamp,
 };
@@ -556,7 +556,7 @@ fn claimed_wire_rules_have_a_mutant() {
             Fails(id) | NonStrict(id) => Some(id),
             FailsOnField(_) => None,
         })
-        .chain(openrdma_conformance::faulty::FAULTY.iter().map(|k| k.breaks))
+        .chain(openrdma_corpus::faulty::FAULTY.iter().map(|k| k.breaks))
         .collect();
     let mut claimed = BTreeSet::new();
     for (_, build) in corpus::all() {

@@ -37,9 +37,9 @@ use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
     Psn, Qpn, RethRepr, UdpRepr, icrc,
 };
-use openrdma_conformance::corpus;
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::runner;
+use openrdma_corpus as corpus;
 use openrdma_device::{
     Body, Capability, Device, DeviceError, Direction, Input, Manifest, Record, Scenario,
     TimedInput, TimedOutput, Timestamp,

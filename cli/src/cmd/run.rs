@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use openrdma_conformance::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_conformance::file;
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::report::{render_junit, render_table, run_suite};
 use openrdma_conformance::requirements::Spec;
-use openrdma_conformance::{corpus, file};
+use openrdma_corpus as corpus;
+use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
 use openrdma_device::{Device, Scenario};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 

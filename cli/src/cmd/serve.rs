@@ -15,8 +15,8 @@
 
 use std::io::{self, BufReader, BufWriter};
 
-use openrdma_conformance::faulty::{FaultyDevice, find};
 use openrdma_conformance::protocol::{ServeError, serve};
+use openrdma_corpus::faulty::{FaultyDevice, find};
 use openrdma_device::Device;
 use openrdma_sm::ReferenceDevice;
 

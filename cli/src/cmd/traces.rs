@@ -4,7 +4,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use openrdma_conformance::{corpus, file};
+use openrdma_conformance::file;
+use openrdma_corpus as corpus;
 
 use crate::error::{CliError, Outcome};
 

@@ -326,7 +326,7 @@ fn retire_before_next_input(
 
 /// The requirements of CONF-CMP-022 that `scenario` gives the scoreboard occasion to
 /// check: those whose writes its expected records hold. A scenario names them in its
-/// manifest (`corpus::done`).
+/// manifest (`openrdma_corpus`, its `done`).
 ///
 /// * FLAG-ORDER-002 when a message has both a receive completion and a retirement flag;
 /// * ORD-SEND-001 when a work request has both a completion entry and a sender flag;

@@ -21,7 +21,7 @@
 //!   on the EV it reports (`RCV-NACK-001`).
 //!
 //! [`sender_rules`] is the other half: the rules a scenario covers by expecting a frame,
-//! which `corpus::done` adds to each manifest.
+//! which the corpus builders (`openrdma_corpus`) add to each manifest.
 
 use std::collections::{BTreeSet, HashMap};
 

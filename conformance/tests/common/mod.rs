@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{FrameRepr, decode};
-use openrdma_conformance::corpus;
 use openrdma_conformance::runner::{RunOutcome, run};
+use openrdma_corpus as corpus;
 use openrdma_device::{
     Body, Capability, CpuHalf, Device, DeviceError, Direction, Input, Manifest, NicEvent, Output,
     Scenario, TimedInput, TimedOutput, Timestamp,

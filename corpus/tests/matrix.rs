@@ -8,9 +8,9 @@
 
 use std::path::Path;
 
-use openrdma_conformance::corpus;
-use openrdma_conformance::matrix::{Matrix, read_sources};
 use openrdma_conformance::requirements::Spec;
+use openrdma_corpus as corpus;
+use openrdma_corpus::matrix::{Matrix, read_sources};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the crate lives in the repository")
@@ -41,6 +41,6 @@ fn the_requirement_matrix_is_up_to_date() {
     assert!(
         committed == rendered,
         "spec/matrix.md is out of date: regenerate it with \
-         `OPENRDMA_BLESS=1 cargo test -p openrdma-conformance --test matrix`"
+         `OPENRDMA_BLESS=1 cargo test -p openrdma-corpus --test matrix`"
     );
 }

@@ -3,7 +3,7 @@
 //! that cite it (spec/README.md, "Citing requirements from code and tests").
 //!
 //! The matrix is generated from three sources: the specification ([`Spec`]), the scenario
-//! corpus ([`crate::corpus`]) and the project's source files. A source file cites a
+//! corpus ([`crate::all`]) and the project's source files. A source file cites a
 //! requirement by writing its ID (`RCV-WIN-002`), or, in the name of a test function, by
 //! starting the name with the ID in snake case (`fn rcv_win_002_window_edges`). A citation
 //! in a test — a file under a `tests` or `benches` directory, a Python file named `test_*`,
@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::requirements::{Level, Spec, Subject, find_ids, is_requirement_id};
+use openrdma_conformance::requirements::{Level, Spec, Subject, find_ids, is_requirement_id};
 use openrdma_device::Scenario;
 
 /// The directories of the repository whose files are scanned for citations.
@@ -28,6 +28,7 @@ pub const SOURCE_DIRS: &[&str] = &[
     "state-machines",
     "sim",
     "conformance",
+    "corpus",
     "cli",
     "capi",
     "fuzz",
@@ -41,6 +42,11 @@ const SOURCE_EXTENSIONS: &[&str] = &["rs", "c", "h", "cpp", "py", "lua", "v", "s
 /// Directory names never scanned: build output and generated corpora.
 const SKIPPED_DIRS: &[&str] =
     &["target", "corpus", "artifacts", "coverage", "obj_dir", "sim_build", "__pycache__"];
+
+/// Directories never scanned, by their path from the repository root: the scenario
+/// builders, whose citations name what each scenario checks, which the matrix takes from
+/// the scenarios themselves.
+const SKIPPED_PATHS: &[&str] = &["corpus/src/scenarios"];
 
 /// Where a requirement is cited.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -101,7 +107,12 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) -> std::io::Result<(
     for path in entries {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if path.is_dir() {
-            if !SKIPPED_DIRS.contains(&name.as_str()) && !name.starts_with('.') {
+            let skipped = SKIPPED_DIRS.contains(&name.as_str())
+                || name.starts_with('.')
+                || SKIPPED_PATHS
+                    .iter()
+                    .any(|p| path.strip_prefix(root).is_ok_and(|r| r == Path::new(p)));
+            if !skipped {
                 walk(root, &path, out)?;
             }
             continue;
@@ -218,7 +229,7 @@ impl Matrix {
         let _ = writeln!(
             s,
             "Generated from the specification, the scenario corpus and the sources by\n\
-             `OPENRDMA_BLESS=1 cargo test -p openrdma-conformance --test matrix`; do not edit it\n\
+             `OPENRDMA_BLESS=1 cargo test -p openrdma-corpus --test matrix`; do not edit it\n\
              by hand. For every requirement: its level, its subject (README.md, \"Who a\n\
              requirement binds\"), the scenarios that check it, and the files of code and of\n\
              tests that cite it. Requirements of the subjects `device` and `cpu-half` are checked\n\

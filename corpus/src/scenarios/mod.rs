@@ -1,6 +1,6 @@
-//! The scenario corpus: builders that record each scenario from the reference model.
-//! `openrdma traces regenerate` writes them to `traces/`; a test proves that
-//! regenerating reproduces the committed files byte for byte.
+//! The scenario builders: one function per scenario, each recording it from the reference
+//! model with a [`Recorder`] (`spec/conformance.md` section 4), and the shared pieces they
+//! are made of — the device's and the peer's QPs, regions, packets.
 
 use std::collections::BTreeSet;
 
@@ -17,8 +17,9 @@ use openrdma_device::{
 };
 use openrdma_sm::{Outer, Packet, WritePacket};
 
-use crate::record::{Path, Recorder};
 use openrdma_sm::boundary::port_of;
+
+use crate::record::{Path, Recorder};
 
 mod recovery;
 
@@ -637,7 +638,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
                 let d = decode(bytes);
                 // Every frame the device sends is validated and held to the wire rules of
                 // its headers (CONF-CMP-016): those of the headers this one holds.
-                add.extend(crate::scoreboard::sender_rules(&d));
+                add.extend(openrdma_conformance::scoreboard::sender_rules(&d));
                 let Some(bth) = d.bth else {
                     continue;
                 };
@@ -764,7 +765,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
     // (CONF-CMP-022); the responder's only where the scenario judges retirement.
     let judges_retirement = s.manifest.requires.contains(&Capability::Retirement);
     add.extend(
-        crate::scoreboard::order_requirements(&s)
+        openrdma_conformance::scoreboard::order_requirements(&s)
             .into_iter()
             .filter(|id| judges_retirement || id.starts_with("ORD-SEND-")),
     );

@@ -15,7 +15,7 @@
 //! * `reference` ([`Recorder::with_cpu`]): the agent runs live and its commands are not
 //!   recorded, so that the replay's agent, fed by the device's own reports, must command
 //!   what this one did. Its commands reach the device as the runner delivers them: at the
-//!   end of the batch the runner would be in (`crate::runner`), never in the middle of one;
+//!   end of the batch the runner would be in (`openrdma_conformance::runner`), never in the middle of one;
 //! * `device`: the agent is part of the device, as in an `openrdma_sm::Endpoint`; neither
 //!   its commands nor the NIC's reports are recorded, only what the two do together.
 //!
@@ -97,7 +97,7 @@ struct Batch {
 }
 
 /// Whether the runner ends a batch before injecting this frame: a SACK or NACK, whose EV
-/// fields follow the device's choices (`crate::runner`).
+/// fields follow the device's choices (`openrdma_conformance::runner`).
 fn is_feedback(bytes: &[u8]) -> bool {
     decode(bytes).bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK || b.opcode == Opcode::MRC_NACK)
 }
