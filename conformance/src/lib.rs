@@ -1,5 +1,20 @@
-//! The OpenRDMA conformance suite: the specification's requirements, scenarios, the replay
-//! runner, device adapters and the scoreboard.
+//! The OpenRDMA conformance suite: the judge of a device under test.
+//!
+//! * [`file`](mod@file) and [`capture`]: scenarios on disk (a pcapng file beside a TOML manifest) and
+//!   captures of what a device did.
+//! * [`runner`]: replays a scenario into any [`openrdma_device::Device`], in batches, playing
+//!   the CPU half of recovery it is given where the scenario asks for one.
+//! * [`protocol`] and [`process`]: the adapter protocol, through which a device in another
+//!   process is driven, both sides of it.
+//! * [`scoreboard`]: judges what a device produced against what the scenario expects.
+//! * [`requirements`] and [`report`]: the specification's requirement list, verdicts,
+//!   coverage, and the reports for people, CI and tools.
+//!
+//! It depends on the device boundary (`openrdma-device`), which defines what it drives and
+//! the scenario format, and on the codec (`openrdma-codec`), which decodes the frames it
+//! judges; never on the reference model. The model implements the boundary like any other
+//! device (`openrdma_sm::ReferenceDevice`), and the command line wires it in; the corpus
+//! the suite runs is recorded by `openrdma-corpus`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

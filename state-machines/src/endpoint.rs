@@ -1,7 +1,8 @@
 //! A whole host: the [`Nic`] and its [`RecoveryAgent`] wired together.
 //!
-//! The endpoint forwards every [`NicReport`] to the agent and every [`CpuCommand`] back to
-//! the NIC, in the same call, so that callers see one state machine with one clock.
+//! The endpoint forwards every [`NicReport`] to the agent and every
+//! [`CpuCommand`](crate::CpuCommand) back to the NIC, in the same call, so that callers see
+//! one state machine with one clock.
 
 use crate::config::{NicConfig, RecoveryConfig};
 use crate::error::{ApiMisuse, ConfigError, HostError};

@@ -16,9 +16,13 @@
 //! thread or touches a file: time is a [`Timestamp`] argument and every random choice comes
 //! from the seed in [`NicConfig`]. The same inputs give the same outputs, byte for byte.
 //!
-//! The types that cross the device boundary — host commands, CPU commands, events, reports,
-//! EV states, time — are `openrdma-device`'s: the model takes and gives them as they are,
-//! with no conversion on its paths, and re-exports them here for its callers.
+//! It depends on the codec (`openrdma-codec`), whose `Repr`s are its packets, and on the
+//! device boundary (`openrdma-device`), which it implements: the types that cross the
+//! boundary — host commands, CPU commands, events, reports, EV states, time — are the
+//! boundary's, and the model takes and gives them as they are, with no conversion on its
+//! paths, and re-exports them here for its callers. A scenario's configuration (the
+//! boundary's `NicSettings` and `RecoverySettings`) becomes the model's [`NicConfig`] and
+//! [`RecoveryConfig`] by `TryFrom` and `From`.
 //!
 //! Requirement IDs in the docs refer to the chapters of `spec/` (`SND-*` sender,
 //! `RCV-*` receiver, `RET-*`/`FLAG-*`/`WWI-*` completion, `REC-*` recovery, `EV-*` paths).
