@@ -148,6 +148,7 @@ impl Default for NicSettings {
 
 impl NicSettings {
     /// The window in packets: `mpr × 128` (`SETH-MPR-001`).
+    #[inline]
     pub fn window(&self) -> u32 {
         u32::from(self.mpr) * 128
     }

@@ -23,6 +23,7 @@ pub enum EvMark {
 
 impl EvMark {
     /// From the 2-bit field.
+    #[inline]
     pub fn from_bits(m: u8) -> EvMark {
         match m & 3 {
             0 => EvMark::None,
@@ -49,6 +50,7 @@ pub enum EvState {
 
 impl EvState {
     /// Whether data packets may be sent on an EV in this state.
+    #[inline]
     pub fn usable(self) -> bool {
         self == EvState::Good
     }

@@ -28,6 +28,7 @@ pub enum Payload {
 
 impl Payload {
     /// An empty payload.
+    #[inline]
     pub fn empty() -> Payload {
         Payload::Host { addr: 0, len: 0 }
     }
@@ -42,6 +43,7 @@ impl Payload {
     }
 
     /// Whether the payload is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

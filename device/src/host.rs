@@ -22,6 +22,7 @@ pub struct Region {
 
 impl Region {
     /// Whether `[va, va + len)` lies inside the region.
+    #[inline]
     pub fn contains(&self, va: u64, len: u64) -> bool {
         va >= self.base
             && va.checked_add(len).is_some_and(|end| end <= self.base.saturating_add(self.len))
@@ -46,6 +47,7 @@ pub struct LocalRegion {
 
 impl LocalRegion {
     /// Whether `[va, va + len)` lies inside the registration.
+    #[inline]
     pub fn contains(&self, va: u64, len: u64) -> bool {
         va >= self.base
             && va.checked_add(len).is_some_and(|end| end <= self.base.saturating_add(self.len))
@@ -265,6 +267,7 @@ impl CqConfig {
     }
 
     /// The address of slot `slot`.
+    #[inline]
     pub fn slot_addr(&self, slot: u32) -> u64 {
         self.base.wrapping_add(u64::from(slot) * CQE_BYTES)
     }

@@ -18,33 +18,39 @@ impl Timestamp {
     pub const MAX: Timestamp = Timestamp(u64::MAX);
 
     /// Nanoseconds since the start.
+    #[inline]
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
 
     /// A timestamp from nanoseconds.
+    #[inline]
     pub const fn from_nanos(ns: u64) -> Timestamp {
         Timestamp(ns)
     }
 
     /// `self - earlier`, or zero if `earlier` is later.
+    #[inline]
     pub fn saturating_since(self, earlier: Timestamp) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
 }
 
+#[inline]
 fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl Add<Duration> for Timestamp {
     type Output = Timestamp;
+    #[inline]
     fn add(self, d: Duration) -> Timestamp {
         Timestamp(self.0.saturating_add(nanos(d)))
     }
 }
 
 impl AddAssign<Duration> for Timestamp {
+    #[inline]
     fn add_assign(&mut self, d: Duration) {
         *self = *self + d;
     }
@@ -52,6 +58,7 @@ impl AddAssign<Duration> for Timestamp {
 
 impl Sub<Timestamp> for Timestamp {
     type Output = Duration;
+    #[inline]
     fn sub(self, earlier: Timestamp) -> Duration {
         self.saturating_since(earlier)
     }
