@@ -189,3 +189,35 @@ pub fn memory_byte(addr: u64) -> u8 {
 pub fn memory(addr: u64, len: u32) -> Vec<u8> {
     (0..u64::from(len)).map(|i| memory_byte(addr.wrapping_add(i))).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CONF-ADP-013, CONF-ADP-014: an input and an output have the adapter protocol's JSON
+    /// form: frame bytes in hexadecimal, read in either case; the `fields` the protocol adds
+    /// beside an input frame's bytes are not read.
+    #[test]
+    fn inputs_and_outputs_in_the_protocols_json() {
+        let i = TimedInput {
+            at: Timestamp(5),
+            input: Input::Frame { port: 1, bytes: vec![0x00, 0xAB, 0xFF] },
+        };
+        let json = serde_json::to_string(&i).unwrap();
+        assert_eq!(json, r#"{"at":5,"input":{"kind":"frame","port":1,"bytes":"00abff"}}"#);
+        let wire =
+            r#"{"at":5,"input":{"kind":"frame","port":1,"bytes":"00ABff","fields":{"len":3}}}"#;
+        assert_eq!(serde_json::from_str::<TimedInput>(wire).unwrap(), i);
+        let o = TimedOutput { at: Timestamp(7), output: Output::Frame { port: 0, bytes: vec![1] } };
+        let json = serde_json::to_string(&o).unwrap();
+        assert_eq!(json, r#"{"at":7,"output":{"kind":"frame","port":0,"bytes":"01"}}"#);
+        assert_eq!(serde_json::from_str::<TimedOutput>(&json).unwrap(), o);
+    }
+
+    /// CONF-MEM-001: the byte at address `a` is `a mod 251`.
+    #[test]
+    fn memory_is_the_pattern() {
+        assert_eq!(memory(249, 4), vec![249, 250, 0, 1]);
+        assert_eq!(memory_byte(251 * 3 + 7), 7);
+    }
+}
