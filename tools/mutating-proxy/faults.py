@@ -33,7 +33,7 @@ def other_ev(f):
 def refresh_udp(f):
     """Recomputes the UDP checksum alone, when the frame carries one (after a fault wrote
     a field the device computes last)."""
-    if f.has("ipv6") or f.get("udp", "checksum"):
+    if f.get("udp", "checksum"):
         f.set("udp", "checksum", f.udp_checksum())
 
 

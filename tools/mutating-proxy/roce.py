@@ -392,13 +392,13 @@ class Frame:
 
     def seal(self, udp_checksum=None, icrc=True):
         """Recomputes the derived fields: the IPv4 header checksum; the UDP checksum when it
-        is not zero, always over IPv6 (or as `udp_checksum` says: True computes it, False
-        zeroes it); then the ICRC."""
+        is not zero, as the sender of the frame computes one (or as `udp_checksum` says:
+        True computes it, False zeroes it); then the ICRC."""
         if self.has("ipv4"):
             self.set("ipv4", "checksum", self.ipv4_checksum())
         want = udp_checksum
         if want is None:
-            want = self.has("ipv6") or self.get("udp", "checksum") != 0
+            want = self.get("udp", "checksum") != 0
         if want:
             # The ICRC does not cover the UDP checksum, so the order does not matter; the
             # UDP checksum covers the ICRC, so the ICRC goes first.
