@@ -100,6 +100,16 @@ def _(ctx, f, item):
     f.set("udp", "dst_port", 4789)
 
 
+m = fault("sack-udp-length-short",
+          "The SACK builder writes the UDP length without the ICRC's 4 bytes.",
+          ["ENC-LEN-001", "DEC-STRUCT-001", "CONF-CMP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("udp", "length", f.get("udp", "length") - 4)
+
+
 m = fault("data-ipv4-checksum-stale",
           "The IPv4 header checksum of data packets is computed before the TTL is written, "
           "so it is wrong on the wire.",
@@ -384,6 +394,40 @@ def _(ctx, f, item):
     va0 = first_va(ctx, f, "reth-len-remaining")
     if va0 is not None and not is_first(f):
         f.set("reth", "dma_len", f.get("reth", "dma_len") - (f.get("reth", "va") - va0))
+
+
+m = fault("tx-va-32bit",
+          "The remote-address register of the send engine is 32 bits wide: data packets "
+          "carry RETH va with bits 63:32 cleared.",
+          ["SND-SEG-003", "RETH-VA-002", "WR-EXEC-001", "TPL-EXPAND-003"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("reth", "va", f.get("reth", "va") & 0xFFFFFFFF)
+
+
+m = fault("data-duplicated",
+          "The transmit queue retries a first transmission: the packet leaves twice, both "
+          "times with rtx 0.",
+          ["SND-PSN-001", "BTH-RTX-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    import copy
+    st = ctx.state.setdefault("data-duplicated", set())
+    res = []
+    for item in outs:
+        res.append(item)
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and not f.get("bth", "rtx"):
+            key = (f.get("bth", "dest_qp"), f.get("meth", "msn"))
+            if key not in st:
+                st.add(key)
+                res.append(copy.deepcopy(item))
+                ctx.mutated("data-duplicated")
+    return res
 
 
 m = fault("meth-rqmsn-last",
@@ -968,6 +1012,47 @@ def _(ctx, ev, item):
     ev["addr"] = int(base) + 8 * ((int(ev["msn"]) + 1) % int(slots))
 
 
+m = fault("recv-flag-slot-8bit",
+          "The retirement-flag slot index is 8 bits wide: with more than 256 slots, MSN m "
+          "lands in slot (m mod slots) mod 256.",
+          ["FLAG-RECV-001", "RET-FLAG-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "responder":
+        return
+    q = ctx.qps.get(ev.get("qpn")) or {}
+    base, slots = q.get("recv_flag_base"), q.get("recv_flag_slots")
+    if base is None or not slots:
+        return
+    ev["addr"] = int(base) + 8 * ((int(ev["msn"]) % int(slots)) & 0xFF)
+
+
+m = fault("recv-flag-twice",
+          "The retirement flag is written twice, the second time by a write retry after the "
+          "next message's flag.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "RET-ORDER-001", "FLAG-ORDER-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = []
+    prev = None
+    for item in outs:
+        res.append(item)
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            if prev is not None and prev["output"]["event"].get("qpn") == ev.get("qpn"):
+                c = copy.deepcopy(prev)
+                c["at"] = item["at"]
+                res.append(c)
+                ctx.mutated("recv-flag-twice")
+            prev = item
+    return res
+
+
 m = fault("flag-valid-clear",
           "Flags are written with the valid bit 0.",
           ["FLAG-VALID-001"])
@@ -1081,6 +1166,49 @@ def _(ctx, outs):
             set_completion_entry(eb, eb_entry)
         ctx.mutated("send-cqe-reordered")
     return outs
+
+
+m = fault("send-cqe-missing",
+          "The completion of a signaled work request that succeeds is not written when "
+          "another completion of its QP is written in the same cycle.",
+          ["CQE-SEND-001", "WR-SIGNALED-001", "RET-SEND-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = []
+    last = None
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "completion" and ev.get("side") == "requester":
+            e = completion_entry(ev)
+            key = (e.get("qpn"), item["at"])
+            if key == last and e.get("status") == 0:
+                ctx.mutated("send-cqe-missing")
+                continue
+            last = key
+        res.append(item)
+    return res
+
+
+m = fault("cqe-slot-8bit",
+          "The completion-queue producer index is 8 bits wide: in a queue of more than 256 "
+          "entries, entry k lands in slot (k mod N) mod 256.",
+          ["CQE-RING-001", "CQE-RING-004"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    q = ev.get("queue")
+    if not q:
+        return
+    cq = ctx.cqs.get(q.get("cq")) or {}
+    old = int(q["slot"])
+    slot = old & 0xFF
+    if slot != old:
+        base = int(cq.get("base", int(q["addr"]) - 32 * old))
+        q["slot"] = slot
+        q["addr"] = base + 32 * slot
 
 
 m = fault("cqe-phase-inverted",
@@ -1425,6 +1553,18 @@ m = fault("report-lost-ev-missing",
 def _(ctx, ev, item):
     if ev.get("cause") == "timeout" and ev.get("lost_ev") is not None:
         ev["lost_ev"] = None
+
+
+m = fault("report-ev-state-wrong",
+          "EvState reports of an EV entering ASSUMED_BAD say SKIP: the state encoder maps "
+          "the two the same.",
+          ["REC-IF-016"])
+
+
+@out_events(m, ("report:ev_state",))
+def _(ctx, ev, item):
+    if ev.get("state") == "ASSUMED_BAD":
+        ev["state"] = "SKIP"
 
 
 m = fault("report-qp-error-cause",
@@ -2005,3 +2145,21 @@ def _(ctx, ev, item):
             e["timestamp"] = (int(e["timestamp"]) + 0x10000000) & 0xFFFFFFFF
 
     mutate_completion(ev, f)
+
+
+v = variant("frames-as-fields",
+            "The device gives every frame as fields, leaving the framing, the lengths, the "
+            "checksums and the ICRC to the runner (CONF-ADP-015).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        f = frame_of(item)
+        if f is None or len(f.b) != f.ip_end:
+            continue  # Ethernet padding cannot be said in fields
+        body = item["output"]
+        body["fields"] = roce.to_fields(f)
+        del body["bytes"]
+        ctx.mutated("frames-as-fields")
+    return outs

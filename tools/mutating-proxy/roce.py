@@ -14,6 +14,7 @@ seals and then breaks the value.
 Standard library only, so that CI needs nothing but python3.
 """
 
+import ipaddress
 import struct
 import zlib
 
@@ -446,6 +447,48 @@ class Frame:
         """Pads the frame with zero bytes after the IP packet up to `minimum` bytes."""
         if len(self.b) < minimum:
             self.b.extend(b"\x00" * (minimum - len(self.b)))
+
+
+# Fields a sender derives, which a device giving a frame as fields may leave to the runner
+# (spec/conformance.md, CONF-ADP-015).
+DERIVED = {("bth", "pad_count"), ("ipv4", "ihl"), ("ipv4", "total_len"), ("ipv4", "checksum"),
+           ("ipv6", "payload_len"), ("udp", "length"), ("udp", "checksum")}
+
+
+def _text(header, name, value):
+    if header == "eth" and name in ("src", "dst"):
+        return ":".join("%02x" % x for x in value.to_bytes(6, "big"))
+    if header == "ipv4" and name in ("src", "dst"):
+        return str(ipaddress.IPv4Address(value))
+    if header == "ipv6" and name in ("src", "dst"):
+        return str(ipaddress.IPv6Address(value))
+    return value
+
+
+def to_fields(f, derived=False):
+    """The frame in the shape `openrdma dissect --json` gives its headers, one object per
+    header under its key, with `payload` in hexadecimal: what a device that leaves the
+    framing to the runner gives instead of bytes. Derived fields are left out unless
+    `derived`."""
+    out = {}
+    for h in sorted(f.off, key=lambda k: f.off[k]):
+        d = {}
+        for name, (_off, _n, _shift, mask) in FIELDS[h].items():
+            if not derived and (h, name) in DERIVED:
+                continue
+            v = f.get(h, name)
+            if mask == 1:
+                v = bool(v)
+            elif h == "eeth" and name == "data":
+                v = list(v.to_bytes(24, "big"))
+            else:
+                v = _text(h, name, v)
+            d[name] = v
+        if h == "ipv4":
+            d["options"] = list(f.b[f.off["ipv4"] + 20:f.off["ipv4"] + f.ip_hlen])
+        out[h] = d
+    out["payload"] = f.payload.hex()
+    return out
 
 
 def parse(data):
