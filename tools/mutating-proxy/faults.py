@@ -1740,6 +1740,26 @@ def _(ctx, outs):
     return res
 
 
+v = variant("ack-repeat-later",
+            "The ACK engine sends every transport ACK a second time, half of late_ns after the "
+            "first (a repeated MSN, CONF-CMP-005).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = []
+    for item in outs:
+        res.append(item)
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack":
+            c = copy.deepcopy(item)
+            c["at"] = int(item["at"]) + ctx.late_ns // 2
+            res.append(c)
+            ctx.mutated("ack-repeat-later")
+    return res
+
+
 v = variant("latency",
             "Every output (frames, DMA writes, completions, flags, reports) becomes visible a "
             "fixed latency later (--delay-ns, 1000 by default: half the default late_ns).")

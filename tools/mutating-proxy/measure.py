@@ -295,8 +295,11 @@ def main(argv=None):
             json.dump({"summary": summary, "faults": faults_rows, "variants": variant_rows}, fh,
                       indent=1)
     if a.data:
+        with open(os.path.join(workdir, "pass.pass-through.json")) as fh:
+            lists = {s["id"]: s["requirements"] for s in json.load(fh).get("scenarios", [])}
         with open(a.data, "w") as fh:
-            json.dump({"summary": summary, "runs": runs}, fh, indent=1)
+            json.dump({"summary": summary, "faults": faults_rows, "variants": variant_rows,
+                       "scenario_requirements": lists, "runs": runs}, fh, indent=1)
     if not summary["pass_through_all_pass"]:
         print("measure: the pass-through proxy did not pass every scenario: %s"
               % ", ".join(base_bad), file=sys.stderr)

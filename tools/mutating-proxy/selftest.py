@@ -9,7 +9,8 @@
    vectors of traces/vectors/icrc.txt check.
 2. The builder against the codec: every field of every header, set to a new value and
    sealed, reads back from `openrdma dissect --json` with that value and a good ICRC.
-3. The proxy: with --pass-through every scenario of the corpus passes; a fault changes
+3. The proxy: with --pass-through every scenario of the corpus passes, and a faulty
+   inner device gets exactly the verdicts it gets without the proxy; a fault changes
    what it says and fails the suite; a variant changes frames and passes; an inner device
    that dies is answered with `error`, never with silence.
 
@@ -178,7 +179,7 @@ class FrameCode(unittest.TestCase):
             self.assertEqual(got.get("icrc"), "ok", got)
 
 
-def run_suite(args, scenario=None):
+def run_suite(args, scenario=None, inner=("serve",)):
     cmd = [OPENRDMA, "run", "--impl", "process"]
     if scenario:
         cmd += ["--scenario", scenario]
@@ -186,7 +187,10 @@ def run_suite(args, scenario=None):
         report = os.path.join(d, "report.json")
         log = os.path.join(d, "proxy.log")
         cmd += ["--json", report, "--", sys.executable, os.path.join(HERE, "proxy.py")]
-        cmd += args + ["--log", log, "--", OPENRDMA, "serve"]
+        if args is None:
+            cmd = cmd[:cmd.index("--") + 1] + [OPENRDMA] + list(inner)
+        else:
+            cmd += args + ["--log", log, "--", OPENRDMA] + list(inner)
         subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
         with open(report) as fh:
             rep = json.load(fh)
@@ -204,6 +208,18 @@ class Proxy(unittest.TestCase):
         self.assertEqual(bad, [])
         self.assertGreater(len(rep["scenarios"]), 50)
         self.assertTrue(all(r["mutations"] == 0 and not r["errors"] for r in logs))
+
+    def test_pass_through_keeps_a_faulty_devices_verdicts(self):
+        inner = ("serve", "--impl", "faulty:go-back-n")
+        direct, _ = run_suite(None, inner=inner)
+        relayed, _ = run_suite(["--pass-through"], inner=inner)
+
+        def verdicts(rep):
+            return [(s["id"], s["verdict"], s["divergences"],
+                     (s["first_divergence"] or {}).get("requirement")) for s in rep["scenarios"]]
+
+        self.assertGreater(direct["summary"]["fail"], 0)
+        self.assertEqual(verdicts(relayed), verdicts(direct))
 
     def test_a_fault_is_applied_and_caught(self):
         rep, logs = run_suite(["--fault", "sack-ts-zero"], "rcv-reflect")
