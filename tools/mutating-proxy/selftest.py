@@ -179,6 +179,24 @@ class FrameCode(unittest.TestCase):
             self.assertEqual(got.get("icrc"), "ok", got)
 
 
+class Registry(unittest.TestCase):
+    def test_every_fault_names_known_requirements_and_is_documented(self):
+        import measure
+        spec = measure.read_spec(os.path.join(ROOT, "spec"))
+        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as fh:
+            readme = fh.read()
+        self.assertGreaterEqual(len(mods.FAULTS), 40)
+        self.assertGreaterEqual(len(mods.VARIANTS), 8)
+        for m in list(mods.FAULTS.values()) + list(mods.VARIANTS.values()):
+            self.assertIn("`%s`" % m.name, readme, m.name)
+            self.assertTrue(m.text.endswith("."), m.name)
+            for r in m.reqs:
+                self.assertIn(r, spec, "%s names %s" % (m.name, r))
+                self.assertFalse(spec[r][2], "%s names %s, which is withdrawn" % (m.name, r))
+            if m.kind == "fault":
+                self.assertTrue(m.reqs or m.keywords, m.name)
+
+
 def run_suite(args, scenario=None, inner=("serve",)):
     cmd = [OPENRDMA, "run", "--impl", "process"]
     if scenario:
