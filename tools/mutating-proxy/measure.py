@@ -186,8 +186,10 @@ def render(summary, faults_rows, variant_rows):
     out.append("| faults | %d (%d exercised by the corpus) |" % (t["faults"], t["exercised"]))
     out.append("| catch rate | %d of %d exercised faults caught (%.1f %%) |"
                % (t["caught"], t["exercised"], t["catch_rate"] * 100))
-    out.append("| false-failure rate | %d of %d variants fail a scenario (%.1f %%) |"
-               % (t["variants_failing"], t["variants"], t["false_failure_rate"] * 100))
+    out.append("| false-failure rate | %d of %d variants fail a scenario (%.1f %%); %d of %d "
+               "scenario runs of variants do not pass |"
+               % (t["variants_failing"], t["variants"], t["false_failure_rate"] * 100,
+                  t["variant_scenarios_failing"], t["variant_scenario_runs"]))
     out.append("| naming precision | %d of %d failing scenarios name a requirement of the fault "
                "(%.1f %%) |" % (t["named"], t["failing"], t["naming_precision"] * 100))
     out.append("")
@@ -280,6 +282,8 @@ def main(argv=None):
         "variants_failing": sum(1 for r in variant_rows if not r["passed"]),
         "false_failure_rate": (sum(1 for r in variant_rows if not r["passed"]) / len(variant_rows))
         if variant_rows else 0.0,
+        "variant_scenario_runs": sum(len(runs[r["name"]]["scenarios"]) for r in variant_rows),
+        "variant_scenarios_failing": sum(len(r["failures"]) for r in variant_rows),
         "failing": failing,
         "named": named,
         "naming_precision": (named / failing) if failing else 1.0,

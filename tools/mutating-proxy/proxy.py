@@ -30,7 +30,6 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import roce  # noqa: E402
 import mods  # noqa: E402
 import faults  # noqa: E402,F401  (registers the faults and variants)
 
