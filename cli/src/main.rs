@@ -36,7 +36,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    openrdma_cli::output::guard_standard_streams();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage(&e),
+    };
     finish(match &cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Check(args) => cmd::check::run(args),
@@ -46,4 +50,17 @@ fn main() -> ExitCode {
         Command::Sim(args) => cmd::sim::run(args),
         Command::Bench(args) => cmd::bench::run(args),
     })
+}
+
+/// What clap has to say: help and the version on standard output (exit code 0, or 2 when it
+/// cannot be written), anything else on standard error (exit code 2).
+fn usage(e: &clap::Error) -> ExitCode {
+    use std::io::Write as _;
+    if e.use_stderr() {
+        let _ = write!(std::io::stderr().lock(), "{}", e.render());
+        return ExitCode::from(2);
+    }
+    let mut out = openrdma_cli::output::Stdout::new();
+    let _ = write!(out, "{}", e.render());
+    finish(out.finish(openrdma_cli::error::Outcome::Clean))
 }

@@ -27,11 +27,12 @@
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::net::Ipv6Addr;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
 use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
@@ -48,6 +49,7 @@ use openrdma_sm::loopback::{Loopback, PMTU, Script};
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
+use crate::output::Stdout;
 
 /// The corpus scenario the adapter round trip runs.
 pub const ADAPTER_SCENARIO: &str = "rcv-in-order-v4";
@@ -458,14 +460,35 @@ fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Every figure, in the order of the table.
+/// Every figure, in the order of the table. On a terminal, standard error shows which part
+/// runs.
 fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     let plan = Plan::new(quick);
     let mut rows = Vec::new();
+    let bar = ProgressBar::with_draw_target(
+        Some(4),
+        if io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{pos}/{len} {bar:20} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message("codec and ICRC");
     codec(&plan, &mut rows);
+    bar.inc(1);
+    bar.set_message("the model");
     model(&plan, &mut rows);
+    bar.inc(1);
+    bar.set_message("the simulator");
     sim(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("the process adapter");
     adapter(&plan, &mut rows)?;
+    bar.finish_and_clear();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     rows.push(Row::new("machine", "cores", "cores", cores as f64));
     // The table lists sections in JSON order.
@@ -527,8 +550,7 @@ fn human(v: f64) -> String {
 /// Runs the command.
 pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
     let rows = measure(args.quick)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer(&mut out, &to_json(&rows)).map_err(io::Error::from)?;
         writeln!(out)?;
@@ -558,7 +580,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
             writeln!(out, "(--quick: tiny runs, not figures to quote)")?;
         }
     }
-    Ok(Outcome::Clean)
+    out.finish(Outcome::Clean)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! and the simulation speed go to standard error. Exit code 1 when a message was not
 //! delivered or a correctness counter is set.
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,6 +20,7 @@ use openrdma_sim::{Percentiles, RunSpec, RunSpecError, Sim, SimConfig, SimReport
 use openrdma_sm::{RetirementMode, SprayPolicy};
 
 use crate::error::{CliError, Outcome};
+use crate::output::{Failure, Stdout, check_output_dir, settle, warn};
 
 /// Arguments of `openrdma sim`.
 #[derive(Debug, Args)]
@@ -294,25 +295,37 @@ pub fn run(args: &SimArgs) -> Result<Outcome, CliError> {
 }
 
 fn run_paper(args: &SimPaperArgs) -> Result<Outcome, CliError> {
+    if let Some(dir) = &args.plots {
+        check_output_dir("--plots", dir)?;
+    }
     let wall = Instant::now();
     let report = paper::run(args.seed, args.quick);
     let elapsed = wall.elapsed();
-    let mut out = BufWriter::new(io::stdout().lock());
+    let outcome = if report.is_correct() { Outcome::Clean } else { Outcome::Findings };
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::other)?;
         writeln!(out)?;
     } else {
         out.write_all(paper_text(&report).as_bytes())?;
     }
-    out.flush()?;
+    let stdout = out.close().map(Failure::Stdout);
+    let mut plots = None;
     if let Some(dir) = &args.plots {
-        let files = write_plots(&report, dir).map_err(io::Error::other)?;
-        for f in files {
-            eprintln!("wrote {}", f.display());
+        match write_plots(&report, dir) {
+            Ok(files) => {
+                for f in files {
+                    warn(format_args!("wrote {}", f.display()));
+                }
+            }
+            Err(e) => {
+                warn(format_args!("error: --plots {}: {e}", dir.display()));
+                plots = Some(Failure::Report);
+            }
         }
     }
-    eprintln!("wall time {:.3} s", elapsed.as_secs_f64());
-    Ok(if report.is_correct() { Outcome::Clean } else { Outcome::Findings })
+    warn(format_args!("wall time {:.3} s", elapsed.as_secs_f64()));
+    settle(outcome, [stdout, plots].into_iter().flatten())
 }
 
 fn number(v: f64) -> String {
@@ -385,22 +398,23 @@ fn run_one(args: &SimRunArgs) -> Result<Outcome, CliError> {
     });
     let elapsed = wall.elapsed();
     bar.finish_and_clear();
-    let mut out = BufWriter::new(io::stdout().lock());
+    let outcome = if report.is_correct() { Outcome::Clean } else { Outcome::Findings };
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::other)?;
         writeln!(out)?;
     } else {
         out.write_all(summary(&cfg, &report).as_bytes())?;
     }
-    out.flush()?;
+    let stdout = out.close().map(Failure::Stdout);
     let secs = elapsed.as_secs_f64();
-    eprintln!(
+    warn(format_args!(
         "wall time {:.3} s: {:.0} simulated packets per wall-second, {:.1} µs simulated per wall-second",
         secs,
         report.packets_simulated as f64 / secs.max(1e-9),
         report.sim_time_ns as f64 / 1000.0 / secs.max(1e-9),
-    );
-    Ok(if report.is_correct() { Outcome::Clean } else { Outcome::Findings })
+    ));
+    settle(outcome, stdout)
 }
 
 fn percentiles(p: &Percentiles) -> String {
