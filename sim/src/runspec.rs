@@ -154,6 +154,7 @@ check_fn!(rate_ok: f64 = |v| v.is_finite() && (MIN_RATE_GBPS..=MAX_RATE_GBPS).co
 check_fn!(time_ok: u64 = |v| *v <= MAX_TIME_NS, "at most 10^15 ns (about 11.6 days)");
 check_fn!(horizon_ok: u64 = |v| *v <= MAX_TIME_NS / 1_000_000, "at most 10^9 ms (about 11.6 days)");
 check_fn!(messages_ok: u32 = |v| *v >= 1, "at least 1 message");
+check_fn!(queue_ok: u64 = |v| *v >= 9216, "at least one jumbo frame (9216 bytes)");
 
 fn tail_ok<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     time_ok(d).map(Some)
@@ -197,6 +198,7 @@ pub struct RunSpec {
     #[serde(deserialize_with = "time_ok")]
     pub delay_ns: u64,
     /// Byte limit of each switch output queue.
+    #[serde(deserialize_with = "queue_ok")]
     pub queue_bytes: u64,
     /// Queue pairs.
     #[serde(deserialize_with = "qps_ok")]
@@ -422,6 +424,12 @@ impl RunSpec {
         }
         if self.messages == 0 {
             return Err(bad("messages", "0: at least 1 message".into()));
+        }
+        if self.queue_bytes < 9216 {
+            return Err(bad(
+                "queue-bytes",
+                format!("{}: at least one jumbo frame (9216 bytes)", self.queue_bytes),
+            ));
         }
         let last_post = u64::from(self.messages - 1).checked_mul(self.post_interval_ns);
         if last_post.is_none_or(|t| t > MAX_TIME_NS) {

@@ -280,10 +280,44 @@ pub fn spec(args: &SimRunArgs) -> Result<RunSpec, CliError> {
 /// The configuration `openrdma sim run` simulates.
 pub fn config(args: &SimRunArgs) -> Result<SimConfig, CliError> {
     let s = spec(args)?;
-    s.config().map_err(|e| match e {
-        RunSpecError::Knob { key, reason } => CliError::Usage(format!("--{key} {reason}")),
-        RunSpecError::Config(e) => CliError::Usage(e.to_string()),
+    s.config().map_err(|e| match (e, &args.config) {
+        // A value from the file is named as the file names it.
+        (RunSpecError::Knob { key, reason }, Some(file)) if !given(args, key) => {
+            CliError::Usage(format!("{}: `{key}` {reason}", file.display()))
+        }
+        (RunSpecError::Knob { key, reason }, _) => CliError::Usage(format!("--{key} {reason}")),
+        (RunSpecError::Config(e), Some(file)) => {
+            CliError::Usage(format!("{} and the options: {e}", file.display()))
+        }
+        (RunSpecError::Config(e), None) => CliError::Usage(e.to_string()),
     })
+}
+
+/// Whether the option `key` was given on the command line (rather than by the file).
+fn given(a: &SimRunArgs, key: &str) -> bool {
+    match key {
+        "paths" => a.paths.is_some(),
+        "rate-gbps" => a.rate_gbps.is_some(),
+        "mtu" => a.mtu.is_some(),
+        "loss" => a.loss.is_some(),
+        "loss-model" => a.loss_model.is_some(),
+        "burst-len" => a.burst_len.is_some(),
+        "skew-ns" => a.skew_ns.is_some(),
+        "delay-ns" => a.delay_ns.is_some(),
+        "queue-bytes" => a.queue_bytes.is_some(),
+        "qps" => a.qps.is_some(),
+        "messages" => a.messages.is_some() || a.qps.is_some() || a.message_bytes.is_some(),
+        "message-bytes" => a.message_bytes.is_some(),
+        "post-interval-ns" => a.post_interval_ns.is_some() || a.messages.is_some(),
+        "mpr" => a.mpr.is_some(),
+        "evs-per-qp" => a.evs_per_qp.is_some(),
+        "drop" => !a.drops.is_empty(),
+        "fail" => !a.failures.is_empty(),
+        "horizon-ms" => a.horizon_ms.is_some(),
+        "tail-probe-ns" => a.tail_probe_ns.is_some(),
+        "retry-limit" => a.retry_limit.is_some(),
+        _ => true,
+    }
 }
 
 /// `openrdma sim`.

@@ -216,7 +216,8 @@ pub fn run(r: &Row, dir: &Path) -> Result<Ran, String> {
         fs::write(&p, text).map_err(|e| format!("{name}: {e}"))?;
         if name.ends_with(".sh") {
             use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o755))
+                .map_err(|e| e.to_string())?;
         }
     }
     for (name, target) in &r.links {
@@ -264,7 +265,9 @@ pub fn run(r: &Row, dir: &Path) -> Result<Ran, String> {
         let _ = Command::new("kill").arg(format!("-{name}")).arg(child.id().to_string()).status();
     }
     let status = wait(&mut child, r.limit).ok_or("did not end in time")?;
-    let mut texts = readers.into_iter().map(|h| String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned());
+    let mut texts = readers
+        .into_iter()
+        .map(|h| String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned());
     let stdout = texts.next().unwrap_or_default();
     let stderr = texts.next().unwrap_or_default();
     use std::os::unix::process::ExitStatusExt;
@@ -288,7 +291,10 @@ pub fn check(r: &Row, dir: &Path) -> Vec<String> {
     }
     if let Some(s) = r.dies {
         if ran.signal != Some(s) {
-            bad.push(format!("ended with {:?} / signal {:?}, expected signal {s}", ran.code, ran.signal));
+            bad.push(format!(
+                "ended with {:?} / signal {:?}, expected signal {s}",
+                ran.code, ran.signal
+            ));
         }
     }
     for f in &r.out {
@@ -352,7 +358,12 @@ pub fn run_catalogue(name: &str, rows: &[Row], with_tools: bool) {
         }
     }
     let _ = fs::remove_dir_all(&base);
-    assert!(failures.is_empty(), "{} of {ran} rows failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} rows failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// Whether the process whose ID file `name` (in `dir`) holds has ended (gone, or a zombie).
@@ -363,7 +374,9 @@ pub fn ended(dir: &Path, name: &str) -> Result<(), String> {
     for _ in 0..100 {
         match fs::read_to_string(format!("/proc/{pid}/stat")) {
             Err(_) => return Ok(()),
-            Ok(stat) if stat.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')) => {
+            Ok(stat)
+                if stat.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')) =>
+            {
                 return Ok(());
             }
             Ok(_) => std::thread::sleep(Duration::from_millis(20)),
