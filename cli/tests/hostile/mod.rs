@@ -57,6 +57,7 @@ pub struct Row {
     pub out: Vec<String>,
     pub err: Vec<String>,
     pub not_err: Vec<String>,
+    pub not_out: Vec<String>,
     pub after: Option<After>,
     pub needs: Option<&'static str>,
     /// Send this signal after this long, then expect the process to die of it.
@@ -81,6 +82,7 @@ pub fn row(name: &str, args: &[&str]) -> Row {
         out: Vec::new(),
         err: Vec::new(),
         not_err: Vec::new(),
+        not_out: Vec::new(),
         after: None,
         needs: None,
         signal: None,
@@ -140,6 +142,11 @@ impl Row {
     /// Standard error does not hold this.
     pub fn not_err(mut self, fragment: &str) -> Row {
         self.not_err.push(fragment.to_string());
+        self
+    }
+    /// Standard output does not hold this.
+    pub fn not_out(mut self, fragment: &str) -> Row {
+        self.not_out.push(fragment.to_string());
         self
     }
     pub fn after(mut self, check: After) -> Row {
@@ -310,6 +317,11 @@ pub fn check(r: &Row, dir: &Path) -> Vec<String> {
     for f in &r.not_err {
         if ran.stderr.contains(&fill(f, dir)) {
             bad.push(format!("standard error holds {f:?}"));
+        }
+    }
+    for f in &r.not_out {
+        if ran.stdout.contains(&fill(f, dir)) {
+            bad.push(format!("standard output holds {f:?}"));
         }
     }
     if let Some(after) = r.after {
