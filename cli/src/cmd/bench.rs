@@ -16,6 +16,9 @@
 //! * `sim`: simulated packets per wall-clock second for a fixed workload (two hosts, four
 //!   clean 100 Gb/s paths kept busy at 4 KiB PMTU), and wall seconds per second of that
 //!   simulated 400 Gb/s traffic;
+//! * `sim_memory`: the peak resident memory of `sim run` in a child process at two workload
+//!   sizes (one-byte messages on one QP, ten times as many in the second), and their ratio:
+//!   memory follows what is in flight, not the workload, so the ratio stays near 1;
 //! * `adapter`: one corpus scenario run through the process adapter against `openrdma
 //!   serve`, batched (the normal runner) and with one [`Device::advance`] per input,
 //!   inputs plus outputs per second both ways, and the ratio of the two.
@@ -412,6 +415,55 @@ impl<D: Device> Device for Counted<D> {
     }
 }
 
+/// Messages of the two `sim run` workloads whose peak memory is compared: one-byte
+/// messages on one QP, ten times as many in the second (`--quick`: fewer).
+fn memory_workloads(quick: bool) -> [u32; 2] {
+    if quick { [20_000, 200_000] } else { [100_000, 1_000_000] }
+}
+
+/// The simulator's memory against its workload: `sim run` in a child process at two
+/// workload sizes, the peak resident memory of each (as the child reports it) and their
+/// ratio, which stays near 1 when memory follows what is in flight and not the workload.
+fn sim_memory(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::Usage(format!("bench: {e}")))?;
+    let mut peaks = Vec::new();
+    for (name, messages) in ["small", "large"].into_iter().zip(memory_workloads(plan.quick)) {
+        let out = std::process::Command::new(&exe)
+            .args(["sim", "run", "--qps", "1", "--message-bytes", "1", "--messages"])
+            .arg(messages.to_string())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| CliError::Usage(format!("bench: sim run: {e}")))?;
+        let text = String::from_utf8_lossy(&out.stderr);
+        let kib = text
+            .split("peak memory ")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|k| k.parse::<u64>().ok());
+        let Some(kib) = kib else {
+            // Without /proc there is nothing to report.
+            return Ok(());
+        };
+        rows.push(Row::new(
+            format!("sim_memory.{name}"),
+            "messages",
+            "messages",
+            f64::from(messages),
+        ));
+        rows.push(Row::new(
+            format!("sim_memory.{name}"),
+            "peak_bytes",
+            "bytes",
+            (kib * 1024) as f64,
+        ));
+        peaks.push(kib as f64);
+    }
+    if let [small, large] = peaks[..] {
+        rows.push(Row::new("sim_memory", "large_over_small", "ratio", large / small));
+    }
+    Ok(())
+}
+
 /// The process-adapter figures.
 fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     let build = corpus::all()
@@ -466,7 +518,7 @@ fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     let plan = Plan::new(quick);
     let mut rows = Vec::new();
     let bar = ProgressBar::with_draw_target(
-        Some(4),
+        Some(5),
         if io::stderr().is_terminal() {
             ProgressDrawTarget::stderr()
         } else {
@@ -488,11 +540,14 @@ fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     bar.inc(1);
     bar.set_message("the process adapter");
     adapter(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("the simulator's memory");
+    sim_memory(&plan, &mut rows)?;
     bar.finish_and_clear();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     rows.push(Row::new("machine", "cores", "cores", cores as f64));
     // The table lists sections in JSON order.
-    let order = ["codec", "icrc", "model", "sim", "adapter", "machine"];
+    let order = ["codec", "icrc", "model", "sim", "sim_memory", "adapter", "machine"];
     rows.sort_by_key(|r| {
         let section = r.name.split('.').next().unwrap_or("");
         order.iter().position(|s| *s == section).unwrap_or(order.len())

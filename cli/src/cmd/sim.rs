@@ -443,12 +443,20 @@ fn run_one(args: &SimRunArgs) -> Result<Outcome, CliError> {
     let stdout = out.close().map(Failure::Stdout);
     let secs = elapsed.as_secs_f64();
     warn(format_args!(
-        "wall time {:.3} s: {:.0} simulated packets per wall-second, {:.1} µs simulated per wall-second",
+        "wall time {:.3} s: {:.0} simulated packets per wall-second, {:.1} µs simulated per wall-second{}",
         secs,
         report.packets_simulated as f64 / secs.max(1e-9),
         report.sim_time_ns as f64 / 1000.0 / secs.max(1e-9),
+        peak_memory_kib().map(|k| format!("; peak memory {k} KiB")).unwrap_or_default(),
     ));
     settle(outcome, stdout)
+}
+
+/// The most memory this process has held resident (`VmHWM`), KiB, where the system says.
+pub fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn percentiles(p: &Percentiles) -> String {
