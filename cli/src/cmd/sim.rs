@@ -4,8 +4,10 @@
 //! same knobs (`--config`, options winning over the file): two hosts, N identical paths, one
 //! flow of Q QPs from host 0 to host 1. It runs it, and prints a summary — or, with
 //! `--json`, the [`SimReport`]. Standard output is deterministic; the wall-clock time
-//! and the simulation speed go to standard error. Exit code 1 when a message was not
-//! delivered or a correctness counter is set.
+//! and the simulation speed go to standard error. Exit code 1 when the verdict fails: a
+//! message not delivered exactly once and in order, or not completed successfully, a QP in
+//! error, a packet the model rejected, or the horizon reached; 2 when an option is out of
+//! what the simulator holds (see [`openrdma_sim::RunSpec::config`]).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
