@@ -103,8 +103,8 @@ fn rows() -> Vec<Row> {
         serve("serve: the type twice", "{\"type\":\"hello\",\"type\":\"hello\",\"version\":1}\n").code(2),
         serve("serve: an empty line", "\n").code(2).out("empty line"),
         serve("serve: a line of spaces", "    \n").code(2).out("empty line"),
-        serve("serve: not UTF-8", b"{\"type\":\"hel\xfflo\"}\n".to_vec()).code(2).out("not UTF-8"),
-        serve("serve: a NUL byte", b"{\"type\":\"hello\"\x00}\n".to_vec()).code(2),
+        serve("serve: not UTF-8", b"{\"type\":\"hel\xfflo\"}\n").code(2).out("not UTF-8"),
+        serve("serve: a NUL byte", b"{\"type\":\"hello\"\x00}\n").code(2),
         serve("serve: a byte-order mark", "\u{feff}{\"type\":\"hello\",\"version\":1}\n").code(2),
         serve("serve: a line cut by the end", "{\"type\":\"fin").code(2).err("ended inside a line"),
         serve("serve: a line over 64 MiB", {
@@ -193,7 +193,7 @@ fn rows() -> Vec<Row> {
             .after(device_ended),
         device(
             "device: 70000 capabilities",
-            &format!("read line\nprintf '{{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"capabilities\":[%s\"ipv4\"]}}\\n' \"$(yes '\"ipv4\",' | head -n 70000 | tr -d '\\n')\"\nexec cat >/dev/null"),
+            "read line\nprintf '{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"capabilities\":[%s\"ipv4\"]}\\n' \"$(yes '\"ipv4\",' | head -n 70000 | tr -d '\\n')\"\nexec cat >/dev/null",
             &[],
         )
         .code(2)
