@@ -16,6 +16,9 @@
 //! * `sim`: simulated packets per wall-clock second for a fixed workload (two hosts, four
 //!   clean 100 Gb/s paths kept busy at 4 KiB PMTU), and wall seconds per second of that
 //!   simulated 400 Gb/s traffic;
+//! * `sim_memory`: the peak resident memory of `sim run` in a child process at two workload
+//!   sizes (one-byte messages on one QP, ten times as many in the second), and their ratio:
+//!   memory follows what is in flight, not the workload, so the ratio stays near 1;
 //! * `adapter`: one corpus scenario run through the process adapter against `openrdma
 //!   serve`, batched (the normal runner) and with one [`Device::advance`] per input,
 //!   inputs plus outputs per second both ways, and the ratio of the two.
@@ -27,11 +30,12 @@
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::net::Ipv6Addr;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
 use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
@@ -48,6 +52,7 @@ use openrdma_sm::loopback::{Loopback, PMTU, Script};
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
+use crate::output::Stdout;
 
 /// The corpus scenario the adapter round trip runs.
 pub const ADAPTER_SCENARIO: &str = "rcv-in-order-v4";
@@ -410,6 +415,55 @@ impl<D: Device> Device for Counted<D> {
     }
 }
 
+/// Messages of the two `sim run` workloads whose peak memory is compared: one-byte
+/// messages on one QP, ten times as many in the second (`--quick`: fewer).
+fn memory_workloads(quick: bool) -> [u32; 2] {
+    if quick { [20_000, 200_000] } else { [100_000, 1_000_000] }
+}
+
+/// The simulator's memory against its workload: `sim run` in a child process at two
+/// workload sizes, the peak resident memory of each (as the child reports it) and their
+/// ratio, which stays near 1 when memory follows what is in flight and not the workload.
+fn sim_memory(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::Usage(format!("bench: {e}")))?;
+    let mut peaks = Vec::new();
+    for (name, messages) in ["small", "large"].into_iter().zip(memory_workloads(plan.quick)) {
+        let out = std::process::Command::new(&exe)
+            .args(["sim", "run", "--qps", "1", "--message-bytes", "1", "--messages"])
+            .arg(messages.to_string())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| CliError::Usage(format!("bench: sim run: {e}")))?;
+        let text = String::from_utf8_lossy(&out.stderr);
+        let kib = text
+            .split("peak memory ")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|k| k.parse::<u64>().ok());
+        let Some(kib) = kib else {
+            // Without /proc there is nothing to report.
+            return Ok(());
+        };
+        rows.push(Row::new(
+            format!("sim_memory.{name}"),
+            "messages",
+            "messages",
+            f64::from(messages),
+        ));
+        rows.push(Row::new(
+            format!("sim_memory.{name}"),
+            "peak_bytes",
+            "bytes",
+            (kib * 1024) as f64,
+        ));
+        peaks.push(kib as f64);
+    }
+    if let [small, large] = peaks[..] {
+        rows.push(Row::new("sim_memory", "large_over_small", "ratio", large / small));
+    }
+    Ok(())
+}
+
 /// The process-adapter figures.
 fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     let build = corpus::all()
@@ -458,18 +512,42 @@ fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Every figure, in the order of the table.
+/// Every figure, in the order of the table. On a terminal, standard error shows which part
+/// runs.
 fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     let plan = Plan::new(quick);
     let mut rows = Vec::new();
+    let bar = ProgressBar::with_draw_target(
+        Some(5),
+        if io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{pos}/{len} {bar:20} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message("codec and ICRC");
     codec(&plan, &mut rows);
+    bar.inc(1);
+    bar.set_message("the model");
     model(&plan, &mut rows);
+    bar.inc(1);
+    bar.set_message("the simulator");
     sim(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("the process adapter");
     adapter(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("the simulator's memory");
+    sim_memory(&plan, &mut rows)?;
+    bar.finish_and_clear();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     rows.push(Row::new("machine", "cores", "cores", cores as f64));
     // The table lists sections in JSON order.
-    let order = ["codec", "icrc", "model", "sim", "adapter", "machine"];
+    let order = ["codec", "icrc", "model", "sim", "sim_memory", "adapter", "machine"];
     rows.sort_by_key(|r| {
         let section = r.name.split('.').next().unwrap_or("");
         order.iter().position(|s| *s == section).unwrap_or(order.len())
@@ -527,8 +605,7 @@ fn human(v: f64) -> String {
 /// Runs the command.
 pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
     let rows = measure(args.quick)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer(&mut out, &to_json(&rows)).map_err(io::Error::from)?;
         writeln!(out)?;
@@ -558,7 +635,7 @@ pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
             writeln!(out, "(--quick: tiny runs, not figures to quote)")?;
         }
     }
-    Ok(Outcome::Clean)
+    out.finish(Outcome::Clean)
 }
 
 #[cfg(test)]
