@@ -105,7 +105,7 @@ impl<'a> FrameView<'a> {
                 IpRepr::V6(v6) => writeln!(s, "IPv6 next header {}", v6.next_header),
             }
         } else if let Some(eth) = &d.eth {
-            let ethertype = d.vlan.map_or(eth.ethertype, |v| v.ethertype);
+            let ethertype = d.vlans.last().map_or(eth.ethertype, |v| v.ethertype);
             write!(s, "ethertype {ethertype}")?;
             match ethertype.name() {
                 Some(name) => writeln!(s, " ({name})"),
@@ -156,7 +156,7 @@ impl Serialize for FrameView<'_> {
             m.serialize_entry("icrc_computed", &computed)?;
         }
         entry(&mut m, "eth", &d.eth)?;
-        entry(&mut m, "vlan", &d.vlan)?;
+        entry(&mut m, "vlan", &d.vlans.first())?;
         match &d.ip {
             Some(IpRepr::V4(ip)) => m.serialize_entry("ipv4", ip)?,
             Some(IpRepr::V6(ip)) => m.serialize_entry("ipv6", ip)?,

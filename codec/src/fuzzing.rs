@@ -233,7 +233,8 @@ mod repr {
         fit!(
             Meth => meth, Tseth => tseth, Reth => reth, ImmDt => immdt, Aeth => aeth,
             Seth => seth, CcState => cc_state, Neth => neth, Peth => peth, Erth => erth,
-            Eeth => eeth, Deth => deth, Ieth => ieth, AtomicEth => atomiceth,
+            Eeth => eeth, Deth => deth, Rdeth => rdeth, Xrceth => xrceth, Ieth => ieth,
+            AtomicEth => atomiceth,
             AtomicAckEth => atomicacketh, Cnp => cnp,
         );
         Ok(())
