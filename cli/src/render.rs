@@ -6,200 +6,449 @@
 //! | key | value |
 //! |---|---|
 //! | `frame` | 1-based record number in the file |
-//! | `len` | captured length in bytes |
+//! | `len` | captured length in bytes (without an FCS the capture declares) |
 //! | `orig_len` | length on the wire, only when the capture cut the frame shorter |
 //! | `timestamp_ns` | capture time, nanoseconds since the Unix epoch, when the file has one |
+//! | `kind` | `roce`, `other`, `truncated`, `malformed` or `skipped` (`DEC-KIND-001`) |
 //! | `error` | `null`, or where decoding stopped (header, field and byte offset) |
-//! | `icrc` | `"ok"`, `"bad"` or `"absent"` (not RoCEv2, or no room for a trailer) |
+//! | `icrc` | `"ok"`, `"bad"`, `"absent"` (not RoCEv2, or no room for a trailer) or `"not_checkable"` (cut by the capture) |
 //! | `icrc_found`, `icrc_computed` | the trailer and the right value, only when `icrc` is `"bad"` |
-//! | `eth`, `vlan`, `ipv4`/`ipv6`, `udp`, `bth`, then the extension headers in wire order | one object per header decoded, keyed by the field names of its `Repr` |
-//! | `payload_len`, `pad_len` | only when the decoder reached the payload |
-//! | `violations` | with `--validate`: `[{requirement, header, field, offset, value, rule}]` |
+//! | `sll` or `sll2`, `eth`, `vlan` (a list, outermost tag first), `ipv4`/`ipv6`, `udp`, `bth`, then the extension headers in wire order | one object per header decoded, keyed by the field names of its `Repr` |
+//! | `payload_len`, `pad_len` | only when the decoder reached the payload: the bytes captured |
+//! | `violations` | with `--validate`, on RoCEv2 frames: `[{requirement, header, field, offset, value, rule}]` |
 //!
-//! A record on a link type other than Ethernet is `{frame, len, timestamp_ns, link_type,
-//! skipped: "not Ethernet"}`.
+//! A record on a link type the decoder does not read is `{frame, len, timestamp_ns, kind:
+//! "skipped", link_type, skipped: "link type not decoded"}`.
 //!
-//! The text view is built from the same JSON, so both always show the same fields.
+//! Both views are written straight from the decoded headers by one walk over their fields
+//! ([`Sink`]), so they always show the same fields; neither goes through the other.
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::net::{Ipv4Addr, Ipv6Addr};
 
-use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr};
-use openrdma_codec::{EndpointOp, EvMark, NackReason, Violation};
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use openrdma_codec::frame::{DecodedFrame, Extensions, IcrcStatus, IpRepr};
+use openrdma_codec::{
+    CookedHeader, EndpointOp, EthernetAddress, EvMark, ExtHeader, NackReason, Violation,
+};
 
-use crate::capture::Record;
+use crate::capture::PacketRef;
 
-/// The value of `skipped` for a record whose link type is not Ethernet.
-pub const NOT_ETHERNET: &str = "not Ethernet";
+/// The value of `skipped` for a record whose link type the decoder does not read.
+pub const NOT_DECODED: &str = "link type not decoded";
 
 /// One record as shown by `dissect`.
 #[derive(Debug)]
 pub struct FrameView<'a> {
-    record: &'a Record,
+    record: &'a PacketRef<'a>,
     decoded: Option<DecodedFrame<'a>>,
     violations: Option<Vec<Violation>>,
 }
 
-impl<'a> FrameView<'a> {
-    /// A record whose link type is not Ethernet: listed, not decoded.
-    pub fn skipped(record: &'a Record) -> Self {
-        FrameView { record, decoded: None, violations: None }
+/// A field's value.
+#[derive(Debug, Clone, Copy)]
+enum Val<'a> {
+    U(u64),
+    I(i64),
+    B(bool),
+    Mac(EthernetAddress),
+    V4(Ipv4Addr),
+    V6(Ipv6Addr),
+    Bytes(&'a [u8]),
+}
+
+/// Receives the fields of a header, in order.
+trait Sink {
+    fn field(&mut self, key: &'static str, v: Val<'_>);
+}
+
+/// One header of a decoded frame.
+#[derive(Clone, Copy)]
+enum Hdr<'a> {
+    Cooked(&'a CookedHeader),
+    Eth(&'a openrdma_codec::EthernetRepr),
+    Vlan(&'a openrdma_codec::VlanRepr),
+    Ip(&'a IpRepr),
+    Udp(&'a openrdma_codec::UdpRepr),
+    Bth(&'a openrdma_codec::BthRepr),
+    Ext(ExtHeader, &'a Extensions),
+}
+
+impl Hdr<'_> {
+    fn key(&self) -> &'static str {
+        match self {
+            Hdr::Cooked(CookedHeader::Sll(_)) => "sll",
+            Hdr::Cooked(CookedHeader::Sll2(_)) => "sll2",
+            Hdr::Eth(_) => "eth",
+            Hdr::Vlan(_) => "vlan",
+            Hdr::Ip(IpRepr::V4(_)) => "ipv4",
+            Hdr::Ip(IpRepr::V6(_)) => "ipv6",
+            Hdr::Udp(_) => "udp",
+            Hdr::Bth(_) => "bth",
+            Hdr::Ext(h, _) => h.header().name(),
+        }
     }
 
-    /// A decoded Ethernet frame, with the result of `validate()` when it was asked for.
-    pub fn decoded(
-        record: &'a Record,
-        decoded: DecodedFrame<'a>,
-        violations: Option<Vec<Violation>>,
-    ) -> Self {
-        FrameView { record, decoded: Some(decoded), violations }
-    }
-
-    /// Writes the frame as one line of JSON.
-    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
-        serde_json::to_writer(&mut *out, self)?;
-        out.write_all(b"\n")
-    }
-
-    /// Writes the frame as a readable block: a summary line, then one indented line per
-    /// header with its fields, then the payload, the error and the violations, if any.
-    pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let tree: Node = serde_json::from_slice(&serde_json::to_vec(self)?)?;
-        let mut s = String::new();
-        self.summary(&mut s).map_err(io::Error::other)?;
-        if let Node::Obj(entries) = &tree {
-            for (header, node) in entries {
-                if let Node::Obj(fields) = node {
-                    header_line(&mut s, header, fields).map_err(io::Error::other)?;
-                }
+    /// Walks the header's fields, named as in its `Repr`.
+    fn fields(&self, s: &mut impl Sink) {
+        use Val::{B, Bytes, I, Mac, U};
+        match *self {
+            Hdr::Cooked(CookedHeader::Sll(r)) => {
+                s.field("packet_type", U(r.packet_type.into()));
+                s.field("arphrd_type", U(r.arphrd_type.into()));
+                s.field("addr_len", U(r.addr_len.into()));
+                s.field("addr", Bytes(&r.addr));
+                s.field("protocol", U(r.protocol.0.into()));
             }
-        }
-        self.details(&mut s).map_err(io::Error::other)?;
-        s.push('\n');
-        out.write_all(s.as_bytes())
-    }
-
-    fn summary(&self, s: &mut String) -> fmt::Result {
-        let r = self.record;
-        write!(s, "frame {}", r.index)?;
-        if let Some(t) = r.timestamp_ns {
-            write!(s, "  {}.{:09}", t / 1_000_000_000, t % 1_000_000_000)?;
-        }
-        write!(s, "  len {}", r.data.len())?;
-        if r.orig_len as usize > r.data.len() {
-            write!(s, " (of {})", r.orig_len)?;
-        }
-        let Some(d) = &self.decoded else {
-            return writeln!(s, "  link type {}: skipped, {NOT_ETHERNET}", r.link_type);
-        };
-        write!(s, "  icrc {}  ", d.icrc.as_str())?;
-        if let Some(bth) = &d.bth {
-            writeln!(s, "{}  qp {}  psn {}", bth.opcode, bth.dest_qp, bth.psn)
-        } else if let Some(udp) = &d.udp {
-            writeln!(s, "UDP {} -> {}", udp.src_port, udp.dst_port)
-        } else if let Some(ip) = &d.ip {
-            match ip {
-                IpRepr::V4(v4) => writeln!(s, "IPv4 protocol {}", v4.protocol),
-                IpRepr::V6(v6) => writeln!(s, "IPv6 next header {}", v6.next_header),
+            Hdr::Cooked(CookedHeader::Sll2(r)) => {
+                s.field("protocol", U(r.protocol.0.into()));
+                s.field("resv", U(r.resv.into()));
+                s.field("if_index", U(r.if_index.into()));
+                s.field("arphrd_type", U(r.arphrd_type.into()));
+                s.field("packet_type", U(r.packet_type.into()));
+                s.field("addr_len", U(r.addr_len.into()));
+                s.field("addr", Bytes(&r.addr));
             }
-        } else if let Some(eth) = &d.eth {
-            let ethertype = d.vlans.last().map_or(eth.ethertype, |v| v.ethertype);
-            write!(s, "ethertype {ethertype}")?;
-            match ethertype.name() {
-                Some(name) => writeln!(s, " ({name})"),
-                None => writeln!(s),
+            Hdr::Eth(r) => {
+                s.field("dst", Mac(r.dst));
+                s.field("src", Mac(r.src));
+                s.field("ethertype", U(r.ethertype.0.into()));
             }
-        } else {
-            writeln!(s, "not decodable")
+            Hdr::Vlan(r) => {
+                s.field("pcp", U(r.pcp.into()));
+                s.field("dei", B(r.dei));
+                s.field("vid", U(r.vid.into()));
+                s.field("ethertype", U(r.ethertype.0.into()));
+            }
+            Hdr::Ip(IpRepr::V4(r)) => {
+                s.field("version", U(r.version.into()));
+                s.field("ihl", U(r.ihl.into()));
+                s.field("dscp", U(r.dscp.into()));
+                s.field("ecn", U(r.ecn.into()));
+                s.field("total_len", U(r.total_len.into()));
+                s.field("ident", U(r.ident.into()));
+                s.field("flag_reserved", B(r.flag_reserved));
+                s.field("dont_frag", B(r.dont_frag));
+                s.field("more_frags", B(r.more_frags));
+                s.field("frag_offset", U(r.frag_offset.into()));
+                s.field("ttl", U(r.ttl.into()));
+                s.field("protocol", U(r.protocol.into()));
+                s.field("checksum", U(r.checksum.into()));
+                s.field("src", Val::V4(r.src));
+                s.field("dst", Val::V4(r.dst));
+                s.field("options", Bytes(&r.options));
+            }
+            Hdr::Ip(IpRepr::V6(r)) => {
+                s.field("version", U(r.version.into()));
+                s.field("traffic_class", U(r.traffic_class.into()));
+                s.field("flow_label", U(r.flow_label.into()));
+                s.field("payload_len", U(r.payload_len.into()));
+                s.field("next_header", U(r.next_header.into()));
+                s.field("hop_limit", U(r.hop_limit.into()));
+                s.field("src", Val::V6(r.src));
+                s.field("dst", Val::V6(r.dst));
+            }
+            Hdr::Udp(r) => {
+                s.field("src_port", U(r.src_port.into()));
+                s.field("dst_port", U(r.dst_port.into()));
+                s.field("length", U(r.length.into()));
+                s.field("checksum", U(r.checksum.into()));
+            }
+            Hdr::Bth(r) => {
+                s.field("opcode", U(r.opcode.0.into()));
+                s.field("solicited", B(r.solicited));
+                s.field("mig_req", B(r.mig_req));
+                s.field("pad_count", U(r.pad_count.into()));
+                s.field("tver", U(r.tver.into()));
+                s.field("pkey", U(r.pkey.into()));
+                s.field("fecn", B(r.fecn));
+                s.field("becn", B(r.becn));
+                s.field("resv6", U(r.resv6.into()));
+                s.field("dest_qp", U(r.dest_qp.value().into()));
+                s.field("ack_req", B(r.ack_req));
+                s.field("rtx", B(r.rtx));
+                s.field("ts", B(r.ts));
+                s.field("resv8", U(r.resv8.into()));
+                s.field("psn", U(r.psn.value().into()));
+            }
+            Hdr::Ext(h, x) => ext_fields(h, x, s),
         }
-    }
-
-    fn details(&self, s: &mut String) -> fmt::Result {
-        let Some(d) = &self.decoded else { return Ok(()) };
-        if let IcrcStatus::Bad { found, computed } = d.icrc {
-            writeln!(s, "    {:<12} found={found:#010x} computed={computed:#010x}", "icrc")?;
-        }
-        if d.layout.payload.is_some() {
-            writeln!(s, "    {:<12} {} bytes, pad {}", "payload", d.payload.len(), d.pad.len())?;
-        }
-        if let Some(e) = &d.error {
-            writeln!(s, "    {:<12} {e}", "error")?;
-        }
-        for v in self.violations.iter().flatten() {
-            writeln!(s, "    {:<12} {v}", "violation")?;
-        }
-        Ok(())
+        let _ = I;
     }
 }
 
-impl Serialize for FrameView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.record;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("frame", &r.index)?;
-        m.serialize_entry("len", &r.data.len())?;
-        if r.orig_len as usize > r.data.len() {
-            m.serialize_entry("orig_len", &r.orig_len)?;
+fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
+    use Val::{B, Bytes, I, U};
+    match h {
+        ExtHeader::Meth => {
+            if let Some(r) = &x.meth {
+                s.field("rqmsn", U(r.rqmsn.into()));
+                s.field("msn", U(r.msn.into()));
+            }
         }
-        entry(&mut m, "timestamp_ns", &r.timestamp_ns)?;
-        let Some(d) = &self.decoded else {
-            m.serialize_entry("link_type", &r.link_type)?;
-            m.serialize_entry("skipped", NOT_ETHERNET)?;
-            return m.end();
-        };
-        m.serialize_entry("error", &d.error.as_ref().map(ToString::to_string))?;
-        m.serialize_entry("icrc", d.icrc.as_str())?;
-        if let IcrcStatus::Bad { found, computed } = d.icrc {
-            m.serialize_entry("icrc_found", &found)?;
-            m.serialize_entry("icrc_computed", &computed)?;
+        ExtHeader::Tseth => {
+            if let Some(r) = &x.tseth {
+                s.field("tx_timestamp", U(r.tx_timestamp.into()));
+                s.field("tsr", B(r.tsr));
+                s.field("resv", U(r.resv.into()));
+                s.field("ftype", U(r.ftype.into()));
+            }
         }
-        entry(&mut m, "eth", &d.eth)?;
-        entry(&mut m, "vlan", &d.vlans.first())?;
-        match &d.ip {
-            Some(IpRepr::V4(ip)) => m.serialize_entry("ipv4", ip)?,
-            Some(IpRepr::V6(ip)) => m.serialize_entry("ipv6", ip)?,
-            None => {}
+        ExtHeader::Reth => {
+            if let Some(r) = &x.reth {
+                s.field("va", U(r.va));
+                s.field("rkey", U(r.rkey.into()));
+                s.field("dma_len", U(r.dma_len.into()));
+            }
         }
-        entry(&mut m, "udp", &d.udp)?;
-        entry(&mut m, "bth", &d.bth)?;
-        let x = &d.ext;
-        entry(&mut m, "meth", &x.meth)?;
-        entry(&mut m, "tseth", &x.tseth)?;
-        entry(&mut m, "reth", &x.reth)?;
-        entry(&mut m, "immdt", &x.immdt)?;
-        entry(&mut m, "aeth", &x.aeth)?;
-        entry(&mut m, "seth", &x.seth)?;
-        entry(&mut m, "cc_state", &x.cc_state)?;
-        entry(&mut m, "neth", &x.neth)?;
-        entry(&mut m, "peth", &x.peth)?;
-        entry(&mut m, "erth", &x.erth)?;
-        entry(&mut m, "eeth", &x.eeth)?;
-        entry(&mut m, "deth", &x.deth)?;
-        entry(&mut m, "ieth", &x.ieth)?;
-        entry(&mut m, "atomiceth", &x.atomiceth)?;
-        entry(&mut m, "atomicacketh", &x.atomicacketh)?;
-        entry(&mut m, "cnp", &x.cnp)?;
-        if d.layout.payload.is_some() {
-            m.serialize_entry("payload_len", &d.payload.len())?;
-            m.serialize_entry("pad_len", &d.pad.len())?;
+        ExtHeader::ImmDt => {
+            if let Some(r) = &x.immdt {
+                s.field("imm", U(r.imm.into()));
+            }
         }
-        entry(&mut m, "violations", &self.violations)?;
-        m.end()
+        ExtHeader::Aeth => {
+            if let Some(r) = &x.aeth {
+                s.field("syndrome", U(r.syndrome.into()));
+                s.field("msn", U(r.msn.into()));
+            }
+        }
+        ExtHeader::Seth => {
+            if let Some(r) = &x.seth {
+                s.field("res_type", U(r.res_type.into()));
+                s.field("next_header", U(r.next_header.into()));
+                s.field("m", U(r.m.0.into()));
+                s.field("resv1", U(r.resv1.into()));
+                s.field("pr", B(r.pr));
+                s.field("ack_psn_offset", I(r.ack_psn_offset.into()));
+                s.field("entropy", U(r.entropy.into()));
+                s.field("spdcid", U(r.spdcid.into()));
+                s.field("dpdcid", U(r.dpdcid.into()));
+                s.field("resv12", U(r.resv12.into()));
+                s.field("cack_psn", U(r.cack_psn.value().into()));
+                s.field("cc_type", U(r.cc_type.into()));
+                s.field("cc_flags", U(r.cc_flags.into()));
+                s.field("mpr", U(r.mpr.into()));
+                s.field("sack_offset", I(r.sack_offset.into()));
+                s.field("sack_bitmap", U(r.sack_bitmap));
+            }
+        }
+        ExtHeader::CcState => {
+            if let Some(r) = &x.cc_state {
+                s.field("tx_timestamp", U(r.tx_timestamp.into()));
+                s.field("resv", B(r.resv));
+                s.field("ooo_count", U(r.ooo_count.into()));
+                s.field("r_c", B(r.r_c));
+                s.field("rcv_cwnd_pen", U(r.rcv_cwnd_pen.into()));
+                s.field("rcvd_bytes", U(r.rcvd_bytes.into()));
+            }
+        }
+        ExtHeader::Neth => {
+            if let Some(r) = &x.neth {
+                s.field("res_type", U(r.res_type.into()));
+                s.field("next_header", U(r.next_header.into()));
+                s.field("resv1", U(r.resv1.into()));
+                s.field("reason", U(r.reason.0.into()));
+                s.field("vendor_info", U(r.vendor_info.into()));
+                s.field("entropy", U(r.entropy.into()));
+                s.field("spdcid", U(r.spdcid.into()));
+                s.field("dpdcid", U(r.dpdcid.into()));
+                s.field("resv12", U(r.resv12.into()));
+                s.field("nack_psn", U(r.nack_psn.value().into()));
+                s.field("cc_type", U(r.cc_type.into()));
+                s.field("cc_flags", U(r.cc_flags.into()));
+                s.field("resv17", U(r.resv17.into()));
+                s.field("tx_timestamp", U(r.tx_timestamp.into()));
+            }
+        }
+        ExtHeader::Peth => {
+            if let Some(r) = &x.peth {
+                s.field("resv0", U(r.resv0.into()));
+                s.field("probe_id", U(r.probe_id.into()));
+                s.field("resv6", U(r.resv6.into()));
+                s.field("spdcid", U(r.spdcid.into()));
+                s.field("dpdcid", U(r.dpdcid.into()));
+                s.field("tx_timestamp", U(r.tx_timestamp.into()));
+                s.field("tsr", B(r.tsr));
+                s.field("resv14", U(r.resv14.into()));
+                s.field("ftype", U(r.ftype.into()));
+            }
+        }
+        ExtHeader::Erth => {
+            if let Some(r) = &x.erth {
+                s.field("op", U(r.op.0.into()));
+                s.field("resv1", U(r.resv1.into()));
+                s.field("port_status", U(r.port_status.into()));
+                s.field("request_id", U(r.request_id.into()));
+                s.field("resv12", U(r.resv12.into()));
+            }
+        }
+        ExtHeader::Eeth => {
+            if let Some(r) = &x.eeth {
+                s.field("op", U(r.op.0.into()));
+                s.field("status", U(r.status.into()));
+                s.field("resv2", U(r.resv2.into()));
+                s.field("port_status", U(r.port_status.into()));
+                s.field("request_id", U(r.request_id.into()));
+                s.field("data", Bytes(&r.data));
+            }
+        }
+        ExtHeader::Deth => {
+            if let Some(r) = &x.deth {
+                s.field("qkey", U(r.qkey.into()));
+                s.field("resv", U(r.resv.into()));
+                s.field("src_qp", U(r.src_qp.value().into()));
+            }
+        }
+        ExtHeader::Rdeth => {
+            if let Some(r) = &x.rdeth {
+                s.field("resv", U(r.resv.into()));
+                s.field("ee_context", U(r.ee_context.into()));
+            }
+        }
+        ExtHeader::Xrceth => {
+            if let Some(r) = &x.xrceth {
+                s.field("resv", U(r.resv.into()));
+                s.field("xrc_srq", U(r.xrc_srq.into()));
+            }
+        }
+        ExtHeader::Ieth => {
+            if let Some(r) = &x.ieth {
+                s.field("rkey", U(r.rkey.into()));
+            }
+        }
+        ExtHeader::AtomicEth => {
+            if let Some(r) = &x.atomiceth {
+                s.field("va", U(r.va));
+                s.field("rkey", U(r.rkey.into()));
+                s.field("swap_add", U(r.swap_add));
+                s.field("compare", U(r.compare));
+            }
+        }
+        ExtHeader::AtomicAckEth => {
+            if let Some(r) = &x.atomicacketh {
+                s.field("orig", U(r.orig));
+            }
+        }
+        ExtHeader::Cnp => {
+            if let Some(r) = &x.cnp {
+                s.field("resv", Bytes(&r.resv));
+            }
+        }
     }
 }
 
-/// Serializes `key: value` if the value is present.
-fn entry<M: SerializeMap, T: Serialize>(
-    m: &mut M,
-    key: &str,
-    v: &Option<T>,
-) -> Result<(), M::Error> {
+/// The headers of a decoded frame, in wire order. Tags are yielded one by one.
+fn headers<'a>(d: &'a DecodedFrame<'a>) -> impl Iterator<Item = Hdr<'a>> {
+    let x = &d.ext;
+    d.cooked
+        .as_ref()
+        .map(Hdr::Cooked)
+        .into_iter()
+        .chain(d.eth.as_ref().map(Hdr::Eth))
+        .chain(d.vlans.iter().map(Hdr::Vlan))
+        .chain(d.ip.as_ref().map(Hdr::Ip))
+        .chain(d.udp.as_ref().map(Hdr::Udp))
+        .chain(d.bth.as_ref().map(Hdr::Bth))
+        .chain(d.layout.ext.iter().filter(|(h, _)| x.has(*h)).map(move |&(h, _)| Hdr::Ext(h, x)))
+}
+
+/// Appends the decimal digits of `n`.
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    let mut b = itoa::Buffer::new();
+    out.extend_from_slice(b.format(n).as_bytes());
+}
+
+fn push_i64(out: &mut Vec<u8>, n: i64) {
+    let mut b = itoa::Buffer::new();
+    out.extend_from_slice(b.format(n).as_bytes());
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn push_mac(out: &mut Vec<u8>, m: EthernetAddress) {
+    for (i, b) in m.0.iter().enumerate() {
+        if i > 0 {
+            out.push(b':');
+        }
+        out.push(HEX[usize::from(b >> 4)]);
+        out.push(HEX[usize::from(b & 0xF)]);
+    }
+}
+
+/// Appends `v` with `Display` (addresses).
+fn push_display(out: &mut Vec<u8>, v: impl std::fmt::Display) {
+    let _ = write!(out, "{v}");
+}
+
+/// Writes JSON fields: `"key":value`, comma-separated.
+struct JsonSink<'o> {
+    out: &'o mut Vec<u8>,
+    first: bool,
+}
+
+impl Sink for JsonSink<'_> {
+    fn field(&mut self, key: &'static str, v: Val<'_>) {
+        let out = &mut *self.out;
+        if !self.first {
+            out.push(b',');
+        }
+        self.first = false;
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
+        json_value(out, v);
+    }
+}
+
+fn json_value(out: &mut Vec<u8>, v: Val<'_>) {
     match v {
-        Some(v) => m.serialize_entry(key, v),
-        None => Ok(()),
+        Val::U(n) => push_u64(out, n),
+        Val::I(n) => push_i64(out, n),
+        Val::B(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        Val::Mac(m) => {
+            out.push(b'"');
+            push_mac(out, m);
+            out.push(b'"');
+        }
+        Val::V4(a) => {
+            out.push(b'"');
+            push_display(out, a);
+            out.push(b'"');
+        }
+        Val::V6(a) => {
+            out.push(b'"');
+            push_display(out, a);
+            out.push(b'"');
+        }
+        Val::Bytes(bytes) => {
+            out.push(b'[');
+            for (i, b) in bytes.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                push_u64(out, u64::from(*b));
+            }
+            out.push(b']');
+        }
     }
+}
+
+/// Appends a JSON string (quoted, escaped).
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    for c in s.bytes() {
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0..0x20 => {
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(c >> 4)]);
+                out.push(HEX[usize::from(c & 0xF)]);
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push(b'"');
 }
 
 /// Fields shown in hexadecimal in the text view (addresses, keys, bitmaps, checksums,
@@ -207,6 +456,7 @@ fn entry<M: SerializeMap, T: Serialize>(
 /// hexadecimal too, unpadded.
 const HEX_FIELDS: &[(&str, usize)] = &[
     ("ethertype", 4),
+    ("protocol", 4),
     ("checksum", 4),
     ("traffic_class", 2),
     ("flow_label", 5),
@@ -214,6 +464,8 @@ const HEX_FIELDS: &[(&str, usize)] = &[
     ("pkey", 4),
     ("dest_qp", 6),
     ("src_qp", 6),
+    ("ee_context", 6),
+    ("xrc_srq", 6),
     ("va", 16),
     ("rkey", 8),
     ("qkey", 8),
@@ -228,43 +480,19 @@ const HEX_FIELDS: &[(&str, usize)] = &[
     ("orig", 16),
 ];
 
-fn hex_digits(key: &str) -> Option<usize> {
+fn hex_digits(header: &str, key: &str) -> Option<usize> {
+    if key == "protocol" && header.starts_with("ipv") {
+        return None;
+    }
     match HEX_FIELDS.iter().find(|(k, _)| *k == key) {
         Some((_, digits)) => Some(*digits),
         None => key.starts_with("resv").then_some(0),
     }
 }
 
-/// One line of the text view: `header  field=value field=value ...`.
-fn header_line(s: &mut String, header: &str, fields: &[(String, Node)]) -> fmt::Result {
-    write!(s, "    {header:<12}")?;
-    for (key, value) in fields {
-        write!(s, " {key}=")?;
-        match (value, hex_digits(key)) {
-            (Node::Bool(b), _) => write!(s, "{}", u8::from(*b))?,
-            (Node::U(n), Some(digits)) => write!(s, "{n:#0w$x}", w = digits + 2)?,
-            (Node::Str(text), _) => s.push_str(text),
-            (Node::List(items), _) if items.is_empty() => s.push('-'),
-            (Node::List(items), _) => {
-                for item in items {
-                    match item {
-                        Node::U(b) => write!(s, "{b:02x}")?,
-                        other => write!(s, "{other}")?,
-                    }
-                }
-            }
-            (other, _) => write!(s, "{other}")?,
-        }
-        let code = value.as_u64().and_then(|n| u8::try_from(n).ok());
-        if let Some(name) = code.and_then(|c| code_name(header, key, c)) {
-            write!(s, "({name})")?;
-        }
-    }
-    writeln!(s)
-}
-
 /// The name of a codepoint, for the fields that have named values.
-fn code_name(header: &str, key: &str, code: u8) -> Option<&'static str> {
+fn code_name(header: &str, key: &str, code: u64) -> Option<&'static str> {
+    let code = u8::try_from(code).ok()?;
     match (header, key) {
         ("neth", "reason") => NackReason(code).name(),
         ("seth", "m") => EvMark(code).name(),
@@ -273,103 +501,265 @@ fn code_name(header: &str, key: &str, code: u8) -> Option<&'static str> {
     }
 }
 
-/// A JSON value that keeps the order of object keys, as written (serde_json's `Value`
-/// sorts them unless a workspace-wide feature is turned on).
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    Null,
-    Bool(bool),
-    U(u64),
-    I(i64),
-    F(f64),
-    Str(String),
-    List(Vec<Node>),
-    Obj(Vec<(String, Node)>),
+/// Writes text fields: ` key=value`.
+struct TextSink<'o> {
+    out: &'o mut Vec<u8>,
+    header: &'static str,
 }
 
-impl Node {
-    fn as_u64(&self) -> Option<u64> {
-        match self {
-            Node::U(n) => Some(*n),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Node {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Node::Null => f.write_str("null"),
-            Node::Bool(b) => write!(f, "{b}"),
-            Node::U(n) => write!(f, "{n}"),
-            Node::I(n) => write!(f, "{n}"),
-            Node::F(n) => write!(f, "{n}"),
-            Node::Str(s) => f.write_str(s),
-            Node::List(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    write!(f, "{}{item}", if i == 0 { "" } else { "," })?;
+impl Sink for TextSink<'_> {
+    fn field(&mut self, key: &'static str, v: Val<'_>) {
+        let out = &mut *self.out;
+        out.push(b' ');
+        out.extend_from_slice(key.as_bytes());
+        out.push(b'=');
+        match v {
+            Val::U(n) => match hex_digits(self.header, key) {
+                Some(w) => {
+                    let _ = write!(out, "{n:#0w$x}", w = w + 2);
                 }
-                f.write_str("]")
-            }
-            Node::Obj(entries) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    write!(f, "{}{k}={v}", if i == 0 { "" } else { "," })?;
+                None => {
+                    push_u64(out, n);
+                    if let Some(name) = code_name(self.header, key, n) {
+                        out.push(b'(');
+                        out.extend_from_slice(name.as_bytes());
+                        out.push(b')');
+                    }
                 }
-                f.write_str("}")
+            },
+            Val::I(n) => push_i64(out, n),
+            Val::B(b) => out.push(if b { b'1' } else { b'0' }),
+            Val::Mac(m) => push_mac(out, m),
+            Val::V4(a) => push_display(out, a),
+            Val::V6(a) => push_display(out, a),
+            Val::Bytes([]) => out.push(b'-'),
+            Val::Bytes(bytes) => {
+                for b in bytes {
+                    out.push(HEX[usize::from(b >> 4)]);
+                    out.push(HEX[usize::from(b & 0xF)]);
+                }
             }
         }
+        if let (Val::U(n), Some(_)) = (v, hex_digits(self.header, key)) {
+            if let Some(name) = code_name(self.header, key, n) {
+                out.push(b'(');
+                out.extend_from_slice(name.as_bytes());
+                out.push(b')');
+            }
+        }
     }
 }
 
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor)
+impl<'a> FrameView<'a> {
+    /// A record whose link type the decoder does not read: listed, not decoded.
+    pub fn skipped(record: &'a PacketRef<'a>) -> Self {
+        FrameView { record, decoded: None, violations: None }
     }
-}
 
-struct NodeVisitor;
+    /// A decoded frame, with the result of `validate()` when it was asked for.
+    pub fn decoded(
+        record: &'a PacketRef<'a>,
+        decoded: DecodedFrame<'a>,
+        violations: Option<Vec<Violation>>,
+    ) -> Self {
+        FrameView { record, decoded: Some(decoded), violations }
+    }
 
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node;
+    /// The frame's kind: `skipped` when it was not decoded.
+    pub fn kind(&self) -> &'static str {
+        self.decoded.as_ref().map_or("skipped", |d| d.kind().as_str())
+    }
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Node, E> {
-        Ok(Node::Bool(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Node, E> {
-        Ok(Node::U(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Node, E> {
-        Ok(u64::try_from(v).map_or(Node::I(v), Node::U))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Node, E> {
-        Ok(Node::F(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
-        Ok(Node::Str(v.to_owned()))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = a.next_element()? {
-            items.push(item);
+    /// Appends the frame as one line of JSON to `out`.
+    pub fn json(&self, out: &mut Vec<u8>) {
+        let r = self.record;
+        out.extend_from_slice(b"{\"frame\":");
+        push_u64(out, r.index);
+        out.extend_from_slice(b",\"len\":");
+        push_u64(out, r.data.len() as u64);
+        if r.orig_len as usize > r.data.len() {
+            out.extend_from_slice(b",\"orig_len\":");
+            push_u64(out, r.orig_len.into());
         }
-        Ok(Node::List(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(entry) = a.next_entry::<String, Node>()? {
-            entries.push(entry);
+        if let Some(t) = r.timestamp_ns {
+            out.extend_from_slice(b",\"timestamp_ns\":");
+            push_u64(out, t);
         }
-        Ok(Node::Obj(entries))
+        out.extend_from_slice(b",\"kind\":\"");
+        out.extend_from_slice(self.kind().as_bytes());
+        out.push(b'"');
+        let Some(d) = &self.decoded else {
+            out.extend_from_slice(b",\"link_type\":");
+            push_u64(out, r.link_type.into());
+            out.extend_from_slice(b",\"skipped\":");
+            json_str(out, NOT_DECODED);
+            out.extend_from_slice(b"}\n");
+            return;
+        };
+        out.extend_from_slice(b",\"error\":");
+        match &d.error {
+            Some(e) => json_str(out, &e.to_string()),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"icrc\":\"");
+        out.extend_from_slice(d.icrc.as_str().as_bytes());
+        out.push(b'"');
+        if let IcrcStatus::Bad { found, computed } = d.icrc {
+            out.extend_from_slice(b",\"icrc_found\":");
+            push_u64(out, found.into());
+            out.extend_from_slice(b",\"icrc_computed\":");
+            push_u64(out, computed.into());
+        }
+        let mut in_vlan = false;
+        for h in headers(d) {
+            let is_vlan = matches!(h, Hdr::Vlan(_));
+            if is_vlan && in_vlan {
+                out.extend_from_slice(b",{");
+            } else {
+                if in_vlan {
+                    out.push(b']');
+                }
+                out.extend_from_slice(b",\"");
+                out.extend_from_slice(h.key().as_bytes());
+                out.extend_from_slice(if is_vlan { b"\":[{" } else { b"\":{" });
+            }
+            in_vlan = is_vlan;
+            h.fields(&mut JsonSink { out, first: true });
+            out.push(b'}');
+        }
+        if in_vlan {
+            out.push(b']');
+        }
+        if d.layout.payload.is_some() {
+            out.extend_from_slice(b",\"payload_len\":");
+            push_u64(out, d.payload.len() as u64);
+            out.extend_from_slice(b",\"pad_len\":");
+            push_u64(out, d.pad.len() as u64);
+        }
+        if let Some(vs) = &self.violations {
+            out.extend_from_slice(b",\"violations\":[");
+            for (i, v) in vs.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"requirement\":");
+                json_str(out, v.requirement);
+                out.extend_from_slice(b",\"header\":");
+                json_str(out, v.header.name());
+                out.extend_from_slice(b",\"field\":");
+                json_str(out, v.field);
+                out.extend_from_slice(b",\"offset\":");
+                match v.offset {
+                    Some(o) => push_u64(out, o as u64),
+                    None => out.extend_from_slice(b"null"),
+                }
+                out.extend_from_slice(b",\"value\":");
+                push_u64(out, v.value);
+                out.extend_from_slice(b",\"rule\":");
+                json_str(out, v.rule);
+                out.push(b'}');
+            }
+            out.push(b']');
+        }
+        out.extend_from_slice(b"}\n");
+    }
+
+    /// Appends the frame as a readable block to `out`: a summary line, then one indented
+    /// line per header with its fields, then the payload, the error and the violations, if
+    /// any, and an empty line.
+    pub fn text(&self, out: &mut Vec<u8>) {
+        self.summary(out);
+        if let Some(d) = &self.decoded {
+            for h in headers(d) {
+                let key = h.key();
+                let _ = write!(out, "    {key:<12}");
+                h.fields(&mut TextSink { out, header: key });
+                out.push(b'\n');
+            }
+            self.details(d, out);
+        }
+        out.push(b'\n');
+    }
+
+    fn summary(&self, out: &mut Vec<u8>) {
+        let r = self.record;
+        out.extend_from_slice(b"frame ");
+        push_u64(out, r.index);
+        if let Some(t) = r.timestamp_ns {
+            let _ = write!(out, "  {}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
+        }
+        out.extend_from_slice(b"  len ");
+        push_u64(out, r.data.len() as u64);
+        if r.orig_len as usize > r.data.len() {
+            let _ = write!(out, " (of {})", r.orig_len);
+        }
+        let Some(d) = &self.decoded else {
+            let _ = writeln!(out, "  link type {}: skipped, {NOT_DECODED}", r.link_type);
+            return;
+        };
+        let _ = write!(out, "  {}  icrc {}  ", d.kind().as_str(), d.icrc.as_str());
+        let mut line = String::new();
+        if let Some(bth) = &d.bth {
+            let _ = write!(line, "{}  qp {}  psn {}", bth.opcode, bth.dest_qp, bth.psn);
+        } else if let Some(udp) = &d.udp {
+            let _ = write!(line, "UDP {} -> {}", udp.src_port, udp.dst_port);
+        } else if let Some(ip) = &d.ip {
+            let _ = match ip {
+                IpRepr::V4(v4) => write!(line, "IPv4 protocol {}", v4.protocol),
+                IpRepr::V6(v6) => write!(line, "IPv6 next header {}", v6.next_header),
+            };
+        } else if d.eth.is_some() || d.cooked.is_some() {
+            let ethertype = match (d.vlans.last(), &d.cooked, &d.eth) {
+                (Some(v), _, _) => v.ethertype,
+                (None, Some(CookedHeader::Sll(s)), _) => s.protocol,
+                (None, Some(CookedHeader::Sll2(s)), _) => s.protocol,
+                (None, None, Some(e)) => e.ethertype,
+                (None, None, None) => openrdma_codec::EtherType(0),
+            };
+            let _ = write!(line, "ethertype {ethertype}");
+            if let Some(name) = ethertype.name() {
+                let _ = write!(line, " ({name})");
+            }
+        } else {
+            line.push_str("not decodable");
+        }
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+
+    fn details(&self, d: &DecodedFrame<'_>, out: &mut Vec<u8>) {
+        if let IcrcStatus::Bad { found, computed } = d.icrc {
+            let _ =
+                writeln!(out, "    {:<12} found={found:#010x} computed={computed:#010x}", "icrc");
+        }
+        if d.layout.payload.is_some() {
+            let _ = writeln!(
+                out,
+                "    {:<12} {} bytes, pad {}",
+                "payload",
+                d.payload.len(),
+                d.pad.len()
+            );
+        }
+        if let Some(e) = &d.error {
+            let _ = writeln!(out, "    {:<12} {e}", "error");
+        }
+        for v in self.violations.iter().flatten() {
+            let _ = writeln!(out, "    {:<12} {v}", "violation");
+        }
+    }
+
+    /// Writes the frame as one line of JSON.
+    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut buf = Vec::with_capacity(1024);
+        self.json(&mut buf);
+        out.write_all(&buf)
+    }
+
+    /// Writes the frame as a readable block.
+    pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut buf = Vec::with_capacity(1024);
+        self.text(&mut buf);
+        out.write_all(&buf)
     }
 }
