@@ -57,9 +57,49 @@ enum Val<'a> {
     Bytes(&'a [u8]),
 }
 
+/// A field's name, and the same with the JSON punctuation before a value (`,"name":`),
+/// padded to a fixed size so that it is copied without a call to `memcpy`.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    name: &'static str,
+    json: &'static [u8; PAD],
+    json_len: usize,
+}
+
+/// The fixed size of the padded strings.
+const PAD: usize = 32;
+
+/// `s` in a zero-padded array of [`PAD`] bytes (at most that long).
+const fn padded(s: &str) -> [u8; PAD] {
+    let b = s.as_bytes();
+    let mut a = [0u8; PAD];
+    let mut i = 0;
+    while i < b.len() && i < PAD {
+        a[i] = b[i];
+        i += 1;
+    }
+    a
+}
+
+macro_rules! key {
+    ($name:literal) => {{
+        const JSON: &str = concat!(",\"", $name, "\":");
+        const KEY: Key = Key { name: $name, json: &padded(JSON), json_len: JSON.len() };
+        KEY
+    }};
+}
+
+/// Appends the first `len` bytes of `bytes`: one fixed-size copy, then a truncation.
+#[inline(always)]
+fn put_padded(out: &mut Vec<u8>, bytes: &[u8; PAD], len: usize) {
+    let start = out.len();
+    out.extend_from_slice(bytes);
+    out.truncate(start + len);
+}
+
 /// Receives the fields of a header, in order.
 trait Sink {
-    fn field(&mut self, key: &'static str, v: Val<'_>);
+    fn field(&mut self, key: Key, v: Val<'_>);
 }
 
 /// One header of a decoded frame.
@@ -94,82 +134,82 @@ impl Hdr<'_> {
         use Val::{B, Bytes, I, Mac, U};
         match *self {
             Hdr::Cooked(CookedHeader::Sll(r)) => {
-                s.field("packet_type", U(r.packet_type.into()));
-                s.field("arphrd_type", U(r.arphrd_type.into()));
-                s.field("addr_len", U(r.addr_len.into()));
-                s.field("addr", Bytes(&r.addr));
-                s.field("protocol", U(r.protocol.0.into()));
+                s.field(key!("packet_type"), U(r.packet_type.into()));
+                s.field(key!("arphrd_type"), U(r.arphrd_type.into()));
+                s.field(key!("addr_len"), U(r.addr_len.into()));
+                s.field(key!("addr"), Bytes(&r.addr));
+                s.field(key!("protocol"), U(r.protocol.0.into()));
             }
             Hdr::Cooked(CookedHeader::Sll2(r)) => {
-                s.field("protocol", U(r.protocol.0.into()));
-                s.field("resv", U(r.resv.into()));
-                s.field("if_index", U(r.if_index.into()));
-                s.field("arphrd_type", U(r.arphrd_type.into()));
-                s.field("packet_type", U(r.packet_type.into()));
-                s.field("addr_len", U(r.addr_len.into()));
-                s.field("addr", Bytes(&r.addr));
+                s.field(key!("protocol"), U(r.protocol.0.into()));
+                s.field(key!("resv"), U(r.resv.into()));
+                s.field(key!("if_index"), U(r.if_index.into()));
+                s.field(key!("arphrd_type"), U(r.arphrd_type.into()));
+                s.field(key!("packet_type"), U(r.packet_type.into()));
+                s.field(key!("addr_len"), U(r.addr_len.into()));
+                s.field(key!("addr"), Bytes(&r.addr));
             }
             Hdr::Eth(r) => {
-                s.field("dst", Mac(r.dst));
-                s.field("src", Mac(r.src));
-                s.field("ethertype", U(r.ethertype.0.into()));
+                s.field(key!("dst"), Mac(r.dst));
+                s.field(key!("src"), Mac(r.src));
+                s.field(key!("ethertype"), U(r.ethertype.0.into()));
             }
             Hdr::Vlan(r) => {
-                s.field("pcp", U(r.pcp.into()));
-                s.field("dei", B(r.dei));
-                s.field("vid", U(r.vid.into()));
-                s.field("ethertype", U(r.ethertype.0.into()));
+                s.field(key!("pcp"), U(r.pcp.into()));
+                s.field(key!("dei"), B(r.dei));
+                s.field(key!("vid"), U(r.vid.into()));
+                s.field(key!("ethertype"), U(r.ethertype.0.into()));
             }
             Hdr::Ip(IpRepr::V4(r)) => {
-                s.field("version", U(r.version.into()));
-                s.field("ihl", U(r.ihl.into()));
-                s.field("dscp", U(r.dscp.into()));
-                s.field("ecn", U(r.ecn.into()));
-                s.field("total_len", U(r.total_len.into()));
-                s.field("ident", U(r.ident.into()));
-                s.field("flag_reserved", B(r.flag_reserved));
-                s.field("dont_frag", B(r.dont_frag));
-                s.field("more_frags", B(r.more_frags));
-                s.field("frag_offset", U(r.frag_offset.into()));
-                s.field("ttl", U(r.ttl.into()));
-                s.field("protocol", U(r.protocol.into()));
-                s.field("checksum", U(r.checksum.into()));
-                s.field("src", Val::V4(r.src));
-                s.field("dst", Val::V4(r.dst));
-                s.field("options", Bytes(&r.options));
+                s.field(key!("version"), U(r.version.into()));
+                s.field(key!("ihl"), U(r.ihl.into()));
+                s.field(key!("dscp"), U(r.dscp.into()));
+                s.field(key!("ecn"), U(r.ecn.into()));
+                s.field(key!("total_len"), U(r.total_len.into()));
+                s.field(key!("ident"), U(r.ident.into()));
+                s.field(key!("flag_reserved"), B(r.flag_reserved));
+                s.field(key!("dont_frag"), B(r.dont_frag));
+                s.field(key!("more_frags"), B(r.more_frags));
+                s.field(key!("frag_offset"), U(r.frag_offset.into()));
+                s.field(key!("ttl"), U(r.ttl.into()));
+                s.field(key!("protocol"), U(r.protocol.into()));
+                s.field(key!("checksum"), U(r.checksum.into()));
+                s.field(key!("src"), Val::V4(r.src));
+                s.field(key!("dst"), Val::V4(r.dst));
+                s.field(key!("options"), Bytes(&r.options));
             }
             Hdr::Ip(IpRepr::V6(r)) => {
-                s.field("version", U(r.version.into()));
-                s.field("traffic_class", U(r.traffic_class.into()));
-                s.field("flow_label", U(r.flow_label.into()));
-                s.field("payload_len", U(r.payload_len.into()));
-                s.field("next_header", U(r.next_header.into()));
-                s.field("hop_limit", U(r.hop_limit.into()));
-                s.field("src", Val::V6(r.src));
-                s.field("dst", Val::V6(r.dst));
+                s.field(key!("version"), U(r.version.into()));
+                s.field(key!("traffic_class"), U(r.traffic_class.into()));
+                s.field(key!("flow_label"), U(r.flow_label.into()));
+                s.field(key!("payload_len"), U(r.payload_len.into()));
+                s.field(key!("next_header"), U(r.next_header.into()));
+                s.field(key!("hop_limit"), U(r.hop_limit.into()));
+                s.field(key!("src"), Val::V6(r.src));
+                s.field(key!("dst"), Val::V6(r.dst));
             }
             Hdr::Udp(r) => {
-                s.field("src_port", U(r.src_port.into()));
-                s.field("dst_port", U(r.dst_port.into()));
-                s.field("length", U(r.length.into()));
-                s.field("checksum", U(r.checksum.into()));
+                s.field(key!("src_port"), U(r.src_port.into()));
+                s.field(key!("dst_port"), U(r.dst_port.into()));
+                s.field(key!("length"), U(r.length.into()));
+                s.field(key!("checksum"), U(r.checksum.into()));
             }
             Hdr::Bth(r) => {
-                s.field("opcode", U(r.opcode.0.into()));
-                s.field("solicited", B(r.solicited));
-                s.field("mig_req", B(r.mig_req));
-                s.field("pad_count", U(r.pad_count.into()));
-                s.field("tver", U(r.tver.into()));
-                s.field("pkey", U(r.pkey.into()));
-                s.field("fecn", B(r.fecn));
-                s.field("becn", B(r.becn));
-                s.field("resv6", U(r.resv6.into()));
-                s.field("dest_qp", U(r.dest_qp.value().into()));
-                s.field("ack_req", B(r.ack_req));
-                s.field("rtx", B(r.rtx));
-                s.field("ts", B(r.ts));
-                s.field("resv8", U(r.resv8.into()));
-                s.field("psn", U(r.psn.value().into()));
+                s.field(key!("opcode"), U(r.opcode.0.into()));
+                s.field(key!("solicited"), B(r.solicited));
+                s.field(key!("mig_req"), B(r.mig_req));
+                s.field(key!("pad_count"), U(r.pad_count.into()));
+                s.field(key!("tver"), U(r.tver.into()));
+                s.field(key!("pkey"), U(r.pkey.into()));
+                s.field(key!("fecn"), B(r.fecn));
+                s.field(key!("becn"), B(r.becn));
+                s.field(key!("resv6"), U(r.resv6.into()));
+                s.field(key!("dest_qp"), U(r.dest_qp.value().into()));
+                s.field(key!("ack_req"), B(r.ack_req));
+                s.field(key!("rtx"), B(r.rtx));
+                s.field(key!("ts"), B(r.ts));
+                s.field(key!("resv8"), U(r.resv8.into()));
+                s.field(key!("psn"), U(r.psn.value().into()));
             }
             Hdr::Ext(h, x) => ext_fields(h, x, s),
         }
@@ -182,156 +222,156 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
     match h {
         ExtHeader::Meth => {
             if let Some(r) = &x.meth {
-                s.field("rqmsn", U(r.rqmsn.into()));
-                s.field("msn", U(r.msn.into()));
+                s.field(key!("rqmsn"), U(r.rqmsn.into()));
+                s.field(key!("msn"), U(r.msn.into()));
             }
         }
         ExtHeader::Tseth => {
             if let Some(r) = &x.tseth {
-                s.field("tx_timestamp", U(r.tx_timestamp.into()));
-                s.field("tsr", B(r.tsr));
-                s.field("resv", U(r.resv.into()));
-                s.field("ftype", U(r.ftype.into()));
+                s.field(key!("tx_timestamp"), U(r.tx_timestamp.into()));
+                s.field(key!("tsr"), B(r.tsr));
+                s.field(key!("resv"), U(r.resv.into()));
+                s.field(key!("ftype"), U(r.ftype.into()));
             }
         }
         ExtHeader::Reth => {
             if let Some(r) = &x.reth {
-                s.field("va", U(r.va));
-                s.field("rkey", U(r.rkey.into()));
-                s.field("dma_len", U(r.dma_len.into()));
+                s.field(key!("va"), U(r.va));
+                s.field(key!("rkey"), U(r.rkey.into()));
+                s.field(key!("dma_len"), U(r.dma_len.into()));
             }
         }
         ExtHeader::ImmDt => {
             if let Some(r) = &x.immdt {
-                s.field("imm", U(r.imm.into()));
+                s.field(key!("imm"), U(r.imm.into()));
             }
         }
         ExtHeader::Aeth => {
             if let Some(r) = &x.aeth {
-                s.field("syndrome", U(r.syndrome.into()));
-                s.field("msn", U(r.msn.into()));
+                s.field(key!("syndrome"), U(r.syndrome.into()));
+                s.field(key!("msn"), U(r.msn.into()));
             }
         }
         ExtHeader::Seth => {
             if let Some(r) = &x.seth {
-                s.field("res_type", U(r.res_type.into()));
-                s.field("next_header", U(r.next_header.into()));
-                s.field("m", U(r.m.0.into()));
-                s.field("resv1", U(r.resv1.into()));
-                s.field("pr", B(r.pr));
-                s.field("ack_psn_offset", I(r.ack_psn_offset.into()));
-                s.field("entropy", U(r.entropy.into()));
-                s.field("spdcid", U(r.spdcid.into()));
-                s.field("dpdcid", U(r.dpdcid.into()));
-                s.field("resv12", U(r.resv12.into()));
-                s.field("cack_psn", U(r.cack_psn.value().into()));
-                s.field("cc_type", U(r.cc_type.into()));
-                s.field("cc_flags", U(r.cc_flags.into()));
-                s.field("mpr", U(r.mpr.into()));
-                s.field("sack_offset", I(r.sack_offset.into()));
-                s.field("sack_bitmap", U(r.sack_bitmap));
+                s.field(key!("res_type"), U(r.res_type.into()));
+                s.field(key!("next_header"), U(r.next_header.into()));
+                s.field(key!("m"), U(r.m.0.into()));
+                s.field(key!("resv1"), U(r.resv1.into()));
+                s.field(key!("pr"), B(r.pr));
+                s.field(key!("ack_psn_offset"), I(r.ack_psn_offset.into()));
+                s.field(key!("entropy"), U(r.entropy.into()));
+                s.field(key!("spdcid"), U(r.spdcid.into()));
+                s.field(key!("dpdcid"), U(r.dpdcid.into()));
+                s.field(key!("resv12"), U(r.resv12.into()));
+                s.field(key!("cack_psn"), U(r.cack_psn.value().into()));
+                s.field(key!("cc_type"), U(r.cc_type.into()));
+                s.field(key!("cc_flags"), U(r.cc_flags.into()));
+                s.field(key!("mpr"), U(r.mpr.into()));
+                s.field(key!("sack_offset"), I(r.sack_offset.into()));
+                s.field(key!("sack_bitmap"), U(r.sack_bitmap));
             }
         }
         ExtHeader::CcState => {
             if let Some(r) = &x.cc_state {
-                s.field("tx_timestamp", U(r.tx_timestamp.into()));
-                s.field("resv", B(r.resv));
-                s.field("ooo_count", U(r.ooo_count.into()));
-                s.field("r_c", B(r.r_c));
-                s.field("rcv_cwnd_pen", U(r.rcv_cwnd_pen.into()));
-                s.field("rcvd_bytes", U(r.rcvd_bytes.into()));
+                s.field(key!("tx_timestamp"), U(r.tx_timestamp.into()));
+                s.field(key!("resv"), B(r.resv));
+                s.field(key!("ooo_count"), U(r.ooo_count.into()));
+                s.field(key!("r_c"), B(r.r_c));
+                s.field(key!("rcv_cwnd_pen"), U(r.rcv_cwnd_pen.into()));
+                s.field(key!("rcvd_bytes"), U(r.rcvd_bytes.into()));
             }
         }
         ExtHeader::Neth => {
             if let Some(r) = &x.neth {
-                s.field("res_type", U(r.res_type.into()));
-                s.field("next_header", U(r.next_header.into()));
-                s.field("resv1", U(r.resv1.into()));
-                s.field("reason", U(r.reason.0.into()));
-                s.field("vendor_info", U(r.vendor_info.into()));
-                s.field("entropy", U(r.entropy.into()));
-                s.field("spdcid", U(r.spdcid.into()));
-                s.field("dpdcid", U(r.dpdcid.into()));
-                s.field("resv12", U(r.resv12.into()));
-                s.field("nack_psn", U(r.nack_psn.value().into()));
-                s.field("cc_type", U(r.cc_type.into()));
-                s.field("cc_flags", U(r.cc_flags.into()));
-                s.field("resv17", U(r.resv17.into()));
-                s.field("tx_timestamp", U(r.tx_timestamp.into()));
+                s.field(key!("res_type"), U(r.res_type.into()));
+                s.field(key!("next_header"), U(r.next_header.into()));
+                s.field(key!("resv1"), U(r.resv1.into()));
+                s.field(key!("reason"), U(r.reason.0.into()));
+                s.field(key!("vendor_info"), U(r.vendor_info.into()));
+                s.field(key!("entropy"), U(r.entropy.into()));
+                s.field(key!("spdcid"), U(r.spdcid.into()));
+                s.field(key!("dpdcid"), U(r.dpdcid.into()));
+                s.field(key!("resv12"), U(r.resv12.into()));
+                s.field(key!("nack_psn"), U(r.nack_psn.value().into()));
+                s.field(key!("cc_type"), U(r.cc_type.into()));
+                s.field(key!("cc_flags"), U(r.cc_flags.into()));
+                s.field(key!("resv17"), U(r.resv17.into()));
+                s.field(key!("tx_timestamp"), U(r.tx_timestamp.into()));
             }
         }
         ExtHeader::Peth => {
             if let Some(r) = &x.peth {
-                s.field("resv0", U(r.resv0.into()));
-                s.field("probe_id", U(r.probe_id.into()));
-                s.field("resv6", U(r.resv6.into()));
-                s.field("spdcid", U(r.spdcid.into()));
-                s.field("dpdcid", U(r.dpdcid.into()));
-                s.field("tx_timestamp", U(r.tx_timestamp.into()));
-                s.field("tsr", B(r.tsr));
-                s.field("resv14", U(r.resv14.into()));
-                s.field("ftype", U(r.ftype.into()));
+                s.field(key!("resv0"), U(r.resv0.into()));
+                s.field(key!("probe_id"), U(r.probe_id.into()));
+                s.field(key!("resv6"), U(r.resv6.into()));
+                s.field(key!("spdcid"), U(r.spdcid.into()));
+                s.field(key!("dpdcid"), U(r.dpdcid.into()));
+                s.field(key!("tx_timestamp"), U(r.tx_timestamp.into()));
+                s.field(key!("tsr"), B(r.tsr));
+                s.field(key!("resv14"), U(r.resv14.into()));
+                s.field(key!("ftype"), U(r.ftype.into()));
             }
         }
         ExtHeader::Erth => {
             if let Some(r) = &x.erth {
-                s.field("op", U(r.op.0.into()));
-                s.field("resv1", U(r.resv1.into()));
-                s.field("port_status", U(r.port_status.into()));
-                s.field("request_id", U(r.request_id.into()));
-                s.field("resv12", U(r.resv12.into()));
+                s.field(key!("op"), U(r.op.0.into()));
+                s.field(key!("resv1"), U(r.resv1.into()));
+                s.field(key!("port_status"), U(r.port_status.into()));
+                s.field(key!("request_id"), U(r.request_id.into()));
+                s.field(key!("resv12"), U(r.resv12.into()));
             }
         }
         ExtHeader::Eeth => {
             if let Some(r) = &x.eeth {
-                s.field("op", U(r.op.0.into()));
-                s.field("status", U(r.status.into()));
-                s.field("resv2", U(r.resv2.into()));
-                s.field("port_status", U(r.port_status.into()));
-                s.field("request_id", U(r.request_id.into()));
-                s.field("data", Bytes(&r.data));
+                s.field(key!("op"), U(r.op.0.into()));
+                s.field(key!("status"), U(r.status.into()));
+                s.field(key!("resv2"), U(r.resv2.into()));
+                s.field(key!("port_status"), U(r.port_status.into()));
+                s.field(key!("request_id"), U(r.request_id.into()));
+                s.field(key!("data"), Bytes(&r.data));
             }
         }
         ExtHeader::Deth => {
             if let Some(r) = &x.deth {
-                s.field("qkey", U(r.qkey.into()));
-                s.field("resv", U(r.resv.into()));
-                s.field("src_qp", U(r.src_qp.value().into()));
+                s.field(key!("qkey"), U(r.qkey.into()));
+                s.field(key!("resv"), U(r.resv.into()));
+                s.field(key!("src_qp"), U(r.src_qp.value().into()));
             }
         }
         ExtHeader::Rdeth => {
             if let Some(r) = &x.rdeth {
-                s.field("resv", U(r.resv.into()));
-                s.field("ee_context", U(r.ee_context.into()));
+                s.field(key!("resv"), U(r.resv.into()));
+                s.field(key!("ee_context"), U(r.ee_context.into()));
             }
         }
         ExtHeader::Xrceth => {
             if let Some(r) = &x.xrceth {
-                s.field("resv", U(r.resv.into()));
-                s.field("xrc_srq", U(r.xrc_srq.into()));
+                s.field(key!("resv"), U(r.resv.into()));
+                s.field(key!("xrc_srq"), U(r.xrc_srq.into()));
             }
         }
         ExtHeader::Ieth => {
             if let Some(r) = &x.ieth {
-                s.field("rkey", U(r.rkey.into()));
+                s.field(key!("rkey"), U(r.rkey.into()));
             }
         }
         ExtHeader::AtomicEth => {
             if let Some(r) = &x.atomiceth {
-                s.field("va", U(r.va));
-                s.field("rkey", U(r.rkey.into()));
-                s.field("swap_add", U(r.swap_add));
-                s.field("compare", U(r.compare));
+                s.field(key!("va"), U(r.va));
+                s.field(key!("rkey"), U(r.rkey.into()));
+                s.field(key!("swap_add"), U(r.swap_add));
+                s.field(key!("compare"), U(r.compare));
             }
         }
         ExtHeader::AtomicAckEth => {
             if let Some(r) = &x.atomicacketh {
-                s.field("orig", U(r.orig));
+                s.field(key!("orig"), U(r.orig));
             }
         }
         ExtHeader::Cnp => {
             if let Some(r) = &x.cnp {
-                s.field("resv", Bytes(&r.resv));
+                s.field(key!("resv"), Bytes(&r.resv));
             }
         }
     }
@@ -352,15 +392,36 @@ fn headers<'a>(d: &'a DecodedFrame<'a>) -> impl Iterator<Item = Hdr<'a>> {
         .chain(d.layout.ext.iter().filter(|(h, _)| x.has(*h)).map(move |&(h, _)| Hdr::Ext(h, x)))
 }
 
-/// Appends the decimal digits of `n`.
-fn push_u64(out: &mut Vec<u8>, n: u64) {
-    let mut b = itoa::Buffer::new();
-    out.extend_from_slice(b.format(n).as_bytes());
+/// Appends the decimal digits of `n`: pushed lowest first, then put in order.
+#[inline]
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
+    let start = out.len();
+    while n > 0 {
+        out.push(b'0' + (n % 10) as u8);
+        n /= 10;
+    }
+    out[start..].reverse();
 }
 
 fn push_i64(out: &mut Vec<u8>, n: i64) {
-    let mut b = itoa::Buffer::new();
-    out.extend_from_slice(b.format(n).as_bytes());
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
+/// Appends an IPv4 address in dotted-quad form.
+fn push_v4(out: &mut Vec<u8>, a: Ipv4Addr) {
+    for (i, b) in a.octets().iter().enumerate() {
+        if i > 0 {
+            out.push(b'.');
+        }
+        push_u64(out, u64::from(*b));
+    }
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -387,16 +448,35 @@ struct JsonSink<'o> {
 }
 
 impl Sink for JsonSink<'_> {
-    fn field(&mut self, key: &'static str, v: Val<'_>) {
+    fn field(&mut self, key: Key, v: Val<'_>) {
         let out = &mut *self.out;
-        if !self.first {
-            out.push(b',');
+        put_padded(out, key.json, key.json_len);
+        if self.first {
+            // No comma before the first field.
+            let at = out.len() - key.json_len;
+            out.remove(at);
         }
         self.first = false;
-        out.push(b'"');
-        out.extend_from_slice(key.as_bytes());
-        out.extend_from_slice(b"\":");
         json_value(out, v);
+    }
+}
+
+/// Appends a few bytes, one by one: cheaper than a call to `memcpy` for the short strings
+/// of a header.
+#[inline]
+fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+    for &b in bytes {
+        out.push(b);
+    }
+}
+
+/// Appends `n` as `0x` and `width` hexadecimal digits (more if it needs them).
+fn push_hex(out: &mut Vec<u8>, n: u64, width: usize) {
+    let digits = ((64 - n.leading_zeros() as usize).div_ceil(4)).max(width).max(1);
+    out.push(b'0');
+    out.push(b'x');
+    for i in (0..digits).rev() {
+        out.push(HEX[((n >> (4 * i)) & 0xF) as usize]);
     }
 }
 
@@ -404,7 +484,7 @@ fn json_value(out: &mut Vec<u8>, v: Val<'_>) {
     match v {
         Val::U(n) => push_u64(out, n),
         Val::I(n) => push_i64(out, n),
-        Val::B(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        Val::B(b) => put(out, if b { b"true" } else { b"false" }),
         Val::Mac(m) => {
             out.push(b'"');
             push_mac(out, m);
@@ -412,7 +492,7 @@ fn json_value(out: &mut Vec<u8>, v: Val<'_>) {
         }
         Val::V4(a) => {
             out.push(b'"');
-            push_display(out, a);
+            push_v4(out, a);
             out.push(b'"');
         }
         Val::V6(a) => {
@@ -508,16 +588,15 @@ struct TextSink<'o> {
 }
 
 impl Sink for TextSink<'_> {
-    fn field(&mut self, key: &'static str, v: Val<'_>) {
+    fn field(&mut self, key: Key, v: Val<'_>) {
+        let key = key.name;
         let out = &mut *self.out;
         out.push(b' ');
-        out.extend_from_slice(key.as_bytes());
+        put(out, key.as_bytes());
         out.push(b'=');
         match v {
             Val::U(n) => match hex_digits(self.header, key) {
-                Some(w) => {
-                    let _ = write!(out, "{n:#0w$x}", w = w + 2);
-                }
+                Some(w) => push_hex(out, n, w),
                 None => {
                     push_u64(out, n);
                     if let Some(name) = code_name(self.header, key, n) {
@@ -530,7 +609,7 @@ impl Sink for TextSink<'_> {
             Val::I(n) => push_i64(out, n),
             Val::B(b) => out.push(if b { b'1' } else { b'0' }),
             Val::Mac(m) => push_mac(out, m),
-            Val::V4(a) => push_display(out, a),
+            Val::V4(a) => push_v4(out, a),
             Val::V6(a) => push_display(out, a),
             Val::Bytes([]) => out.push(b'-'),
             Val::Bytes(bytes) => {
@@ -572,6 +651,7 @@ impl<'a> FrameView<'a> {
 
     /// Appends the frame as one line of JSON to `out`.
     pub fn json(&self, out: &mut Vec<u8>) {
+        out.reserve(2048);
         let r = self.record;
         out.extend_from_slice(b"{\"frame\":");
         push_u64(out, r.index);
@@ -668,11 +748,16 @@ impl<'a> FrameView<'a> {
     /// line per header with its fields, then the payload, the error and the violations, if
     /// any, and an empty line.
     pub fn text(&self, out: &mut Vec<u8>) {
+        out.reserve(4096);
         self.summary(out);
         if let Some(d) = &self.decoded {
             for h in headers(d) {
                 let key = h.key();
-                let _ = write!(out, "    {key:<12}");
+                put(out, b"    ");
+                put(out, key.as_bytes());
+                for _ in key.len()..12 {
+                    out.push(b' ');
+                }
                 h.fields(&mut TextSink { out, header: key });
                 out.push(b'\n');
             }

@@ -578,7 +578,22 @@ fn read_up_to(
     buf: &mut Vec<u8>,
     at: u64,
 ) -> Result<usize, CaptureError> {
-    input.take(n as u64).read_to_end(buf).map_err(|source| CaptureError::Io { offset: at, source })
+    let start = buf.len();
+    buf.resize(start + n, 0);
+    let mut got = 0;
+    while got < n {
+        match input.read(&mut buf[start + got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(source) => {
+                buf.truncate(start + got);
+                return Err(CaptureError::Io { offset: at, source });
+            }
+        }
+    }
+    buf.truncate(start + got);
+    Ok(got)
 }
 
 /// Removes `fcs` bytes of frame check sequence from a packet of `orig_len` bytes on the
