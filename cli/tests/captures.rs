@@ -220,3 +220,68 @@ fn dec_cut_001_snapshot_lengths() {
     }
     assert!(lines.iter().all(|l| l["orig_len"].as_u64() > l["len"].as_u64()));
 }
+
+/// `dissect -` reads the capture from standard input, with the same output and exit code.
+#[test]
+fn dec_exit_001_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    for (name, code) in [("scapy-roce.pcap", 0), ("scapy-corrupted.pcap", 1)] {
+        let bytes = std::fs::read(repo_path(&format!("traces/captures/{name}"))).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_openrdma"))
+            .args(["dissect", "--json", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{name}");
+        let (_, from_file) = dissect(name, false);
+        let from_stdin: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(from_stdin, from_file, "{name}");
+    }
+}
+
+/// DEC-EXIT-001: with standard output closed (the reader of a pipe gone) dissect stops
+/// printing quietly, and with it full (`/dev/full`) it says so once; either way it reads the
+/// capture to its end and exits as it would have: 1 for a bad RoCEv2 frame, 0 otherwise.
+#[test]
+fn dec_exit_001_output_errors_never_change_the_exit_code() {
+    use std::process::{Command, Stdio};
+    for (name, code) in [("scapy-roce.pcap", 0), ("scapy-corrupted.pcap", 1)] {
+        let path = repo_path(&format!("traces/captures/{name}"));
+        for json in [true, false] {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_openrdma"));
+            cmd.arg("dissect");
+            if json {
+                cmd.arg("--json");
+            }
+            let mut child =
+                cmd.arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+            drop(child.stdout.take());
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(code), "{name}, stdout closed");
+            assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{name}: quiet on EPIPE");
+
+            let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+                continue;
+            };
+            let out = Command::new(env!("CARGO_BIN_EXE_openrdma"))
+                .args(["dissect", path.to_str().unwrap()])
+                .stdout(full)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(code), "{name}, stdout full");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.matches("cannot write the output").count(), 1, "{err}");
+        }
+    }
+}
