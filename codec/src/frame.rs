@@ -1047,7 +1047,9 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
     // The end of the IP packet in the captured bytes: before `ip_end` when the capture cut
     // the frame.
     let ip_end_cap = ip_end.min(cap);
-    let whole = ip_end <= cap;
+    // Checksums are checked only in a frame the capture kept whole: in a cut frame the ICRC
+    // is not checkable even where the cut spared the IP packet (DEC-CUT-001).
+    let whole = ip_end <= cap && !d.is_truncated();
     d.ip = Some(ip);
     d.layout.ip = Some(ip_at);
     d.layout.ip_end = Some(ip_end);
