@@ -396,8 +396,6 @@ pub struct DecodedFrame<'a> {
     pub icrc_trailer: Option<u32>,
     /// The ICRC verdict.
     pub icrc: IcrcStatus,
-    /// The UDP checksum verdict.
-    pub udp_checksum: UdpChecksum,
     /// Bytes after the IP packet (Ethernet padding of short frames).
     pub eth_padding: &'a [u8],
     /// Where decoding stopped early, if it did. A frame cut by the capture stops where the
@@ -419,6 +417,23 @@ impl DecodedFrame<'_> {
     /// Whether the frame decoded completely with a good or absent ICRC.
     pub fn is_clean(&self) -> bool {
         self.error.is_none() && !matches!(self.icrc, IcrcStatus::Bad { .. })
+    }
+
+    /// The UDP checksum verdict (`ENC-UDP-003`, `ENC-UDP-006`), computed when asked, not by
+    /// [`decode`]: a check of the bytes like [`Self::validate`], which a reader that does not
+    /// need it does not pay for (over IPv6 it sums the whole datagram). `Absent` when the
+    /// frame holds no whole UDP datagram or the capture cut it.
+    pub fn udp_checksum(&self) -> UdpChecksum {
+        let (Some(udp), Some(at), Some(end)) = (&self.udp, self.layout.udp, self.layout.ip_end)
+        else {
+            return UdpChecksum::Absent;
+        };
+        match self.bytes.get(at..end) {
+            Some(datagram) if !self.is_truncated() => {
+                udp_checksum(self.ip.as_ref(), udp.checksum, datagram)
+            }
+            _ => UdpChecksum::Absent,
+        }
     }
 
     /// Whether the capture cut the frame shorter than it was on the wire.
@@ -490,7 +505,7 @@ impl DecodedFrame<'_> {
                 return Some("ENC-IPV4-003");
             }
         }
-        if matches!(self.udp_checksum, UdpChecksum::Bad { .. }) {
+        if matches!(self.udp_checksum(), UdpChecksum::Bad { .. }) {
             return Some("ENC-UDP-006");
         }
         if matches!(self.icrc, IcrcStatus::Bad { .. }) {
@@ -572,7 +587,7 @@ impl DecodedFrame<'_> {
         }
         if let (Some(udp), Some(at)) = (&self.udp, l.udp) {
             udp.validate(at, &mut out);
-            if let UdpChecksum::Bad { found, .. } = self.udp_checksum {
+            if let UdpChecksum::Bad { found, .. } = self.udp_checksum() {
                 // ENC-UDP-003 over IPv4, ENC-UDP-005 over IPv6: the verdict the decoder
                 // reached over the whole datagram.
                 let requirement = match self.ip {
@@ -939,7 +954,6 @@ pub fn decode_captured(link: LinkType, frame: &[u8], orig_len: usize) -> Decoded
         pad: &[],
         icrc_trailer: None,
         icrc: IcrcStatus::Absent,
-        udp_checksum: UdpChecksum::Absent,
         eth_padding: &[],
         error: None,
         to_roce_port: false,
@@ -1070,9 +1084,6 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
             usize::from(udp.length),
             ip_payload,
         ));
-    }
-    if whole {
-        d.udp_checksum = udp_checksum(d.ip.as_ref(), udp.checksum, &frame[udp_at..ip_end]);
     }
     let is_roce = udp.dst_port == ROCEV2_PORT;
     d.udp = Some(udp);

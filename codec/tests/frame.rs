@@ -1069,7 +1069,7 @@ fn reseal_makes_an_edited_frame_sound_again() {
             assert_eq!(d.discard_reason(), None, "{encap:?}, checksum {with_checksum}");
             assert_eq!(d.entropy(), Some(ev));
             let want = if with_checksum { UdpChecksum::Ok } else { UdpChecksum::Zero };
-            assert_eq!(d.udp_checksum, want, "{encap:?}");
+            assert_eq!(d.udp_checksum(), want, "{encap:?}");
         }
     }
 }
@@ -1105,7 +1105,7 @@ fn discard_reasons_name_the_requirement() {
         let bad = g.to_bytes().unwrap();
         assert_eq!(reason(&bad), Some("ENC-UDP-006"), "{encap:?}");
         let d = decode(&bad);
-        assert!(matches!(d.udp_checksum, UdpChecksum::Bad { .. }));
+        assert!(matches!(d.udp_checksum(), UdpChecksum::Bad { .. }));
         let sender_rule = if encap.is_v6() { "ENC-UDP-005" } else { "ENC-UDP-003" };
         assert!(d.validate().iter().any(|v| v.requirement == sender_rule), "{encap:?}");
         let mut b = bytes.clone();
