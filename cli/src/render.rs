@@ -62,8 +62,49 @@ enum Val<'a> {
 #[derive(Debug, Clone, Copy)]
 struct Key {
     name: &'static str,
+    /// `,"name":`
     json: &'static [u8; PAD],
+    /// `"name":`, for the first field of an object.
+    json_first: &'static [u8; PAD],
     json_len: usize,
+    /// ` name=`
+    text: &'static [u8; PAD],
+    /// The width in hex digits the text view shows the field with, or -1 for decimal.
+    hex: i8,
+    /// Whether the field has named codepoints in some header (`reason`, `m`, `op`).
+    coded: bool,
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The text view's hex width for a field, from [`HEX_FIELDS`]; reserved fields (`resv*`)
+/// unpadded; -1 for decimal.
+const fn hex_width(name: &str) -> i8 {
+    let mut i = 0;
+    while i < HEX_FIELDS.len() {
+        if same(HEX_FIELDS[i].0, name) {
+            return HEX_FIELDS[i].1 as i8;
+        }
+        i += 1;
+    }
+    let b = name.as_bytes();
+    if b.len() >= 4 && b[0] == b'r' && b[1] == b'e' && b[2] == b's' && b[3] == b'v' {
+        return 0;
+    }
+    -1
 }
 
 /// The fixed size of the padded strings.
@@ -84,8 +125,24 @@ const fn padded(s: &str) -> [u8; PAD] {
 macro_rules! key {
     ($name:literal) => {{
         const JSON: &str = concat!(",\"", $name, "\":");
-        const KEY: Key = Key { name: $name, json: &padded(JSON), json_len: JSON.len() };
+        const KEY: Key = Key {
+            name: $name,
+            json: &padded(JSON),
+            json_first: &padded(concat!("\"", $name, "\":")),
+            json_len: JSON.len(),
+            text: &padded(concat!(" ", $name, "=")),
+            hex: hex_width($name),
+            coded: same($name, "reason") || same($name, "m") || same($name, "op"),
+        };
         KEY
+    }};
+}
+
+/// Appends a string literal with one fixed-size copy.
+macro_rules! lit {
+    ($out:expr, $s:literal) => {{
+        const P: [u8; PAD] = padded($s);
+        put_padded($out, &P, $s.len())
     }};
 }
 
@@ -450,11 +507,10 @@ struct JsonSink<'o> {
 impl Sink for JsonSink<'_> {
     fn field(&mut self, key: Key, v: Val<'_>) {
         let out = &mut *self.out;
-        put_padded(out, key.json, key.json_len);
         if self.first {
-            // No comma before the first field.
-            let at = out.len() - key.json_len;
-            out.remove(at);
+            put_padded(out, key.json_first, key.json_len - 1);
+        } else {
+            put_padded(out, key.json, key.json_len);
         }
         self.first = false;
         json_value(out, v);
@@ -536,7 +592,6 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
 /// hexadecimal too, unpadded.
 const HEX_FIELDS: &[(&str, usize)] = &[
     ("ethertype", 4),
-    ("protocol", 4),
     ("checksum", 4),
     ("traffic_class", 2),
     ("flow_label", 5),
@@ -560,16 +615,6 @@ const HEX_FIELDS: &[(&str, usize)] = &[
     ("orig", 16),
 ];
 
-fn hex_digits(header: &str, key: &str) -> Option<usize> {
-    if key == "protocol" && header.starts_with("ipv") {
-        return None;
-    }
-    match HEX_FIELDS.iter().find(|(k, _)| *k == key) {
-        Some((_, digits)) => Some(*digits),
-        None => key.starts_with("resv").then_some(0),
-    }
-}
-
 /// The name of a codepoint, for the fields that have named values.
 fn code_name(header: &str, key: &str, code: u64) -> Option<&'static str> {
     let code = u8::try_from(code).ok()?;
@@ -589,23 +634,29 @@ struct TextSink<'o> {
 
 impl Sink for TextSink<'_> {
     fn field(&mut self, key: Key, v: Val<'_>) {
-        let key = key.name;
         let out = &mut *self.out;
-        out.push(b' ');
-        put(out, key.as_bytes());
-        out.push(b'=');
+        put_padded(out, key.text, key.name.len() + 2);
         match v {
-            Val::U(n) => match hex_digits(self.header, key) {
-                Some(w) => push_hex(out, n, w),
-                None => {
+            Val::U(n) => {
+                // An SLL protocol is an ethertype, shown like one; IP's protocol is decimal.
+                let hex = if key.name.len() == 8 && key.name == "protocol" {
+                    if self.header.starts_with("sll") { 4 } else { -1 }
+                } else {
+                    key.hex
+                };
+                if hex >= 0 {
+                    push_hex(out, n, hex as usize);
+                } else {
                     push_u64(out, n);
-                    if let Some(name) = code_name(self.header, key, n) {
+                }
+                if key.coded {
+                    if let Some(name) = code_name(self.header, key.name, n) {
                         out.push(b'(');
                         out.extend_from_slice(name.as_bytes());
                         out.push(b')');
                     }
                 }
-            },
+            }
             Val::I(n) => push_i64(out, n),
             Val::B(b) => out.push(if b { b'1' } else { b'0' }),
             Val::Mac(m) => push_mac(out, m),
@@ -617,13 +668,6 @@ impl Sink for TextSink<'_> {
                     out.push(HEX[usize::from(b >> 4)]);
                     out.push(HEX[usize::from(b & 0xF)]);
                 }
-            }
-        }
-        if let (Val::U(n), Some(_)) = (v, hex_digits(self.header, key)) {
-            if let Some(name) = code_name(self.header, key, n) {
-                out.push(b'(');
-                out.extend_from_slice(name.as_bytes());
-                out.push(b')');
             }
         }
     }
@@ -653,53 +697,53 @@ impl<'a> FrameView<'a> {
     pub fn json(&self, out: &mut Vec<u8>) {
         out.reserve(2048);
         let r = self.record;
-        out.extend_from_slice(b"{\"frame\":");
+        lit!(out, "{\"frame\":");
         push_u64(out, r.index);
-        out.extend_from_slice(b",\"len\":");
+        lit!(out, ",\"len\":");
         push_u64(out, r.data.len() as u64);
         if r.orig_len as usize > r.data.len() {
-            out.extend_from_slice(b",\"orig_len\":");
+            lit!(out, ",\"orig_len\":");
             push_u64(out, r.orig_len.into());
         }
         if let Some(t) = r.timestamp_ns {
-            out.extend_from_slice(b",\"timestamp_ns\":");
+            lit!(out, ",\"timestamp_ns\":");
             push_u64(out, t);
         }
-        out.extend_from_slice(b",\"kind\":\"");
+        lit!(out, ",\"kind\":\"");
         out.extend_from_slice(self.kind().as_bytes());
         out.push(b'"');
         let Some(d) = &self.decoded else {
-            out.extend_from_slice(b",\"link_type\":");
+            lit!(out, ",\"link_type\":");
             push_u64(out, r.link_type.into());
-            out.extend_from_slice(b",\"skipped\":");
+            lit!(out, ",\"skipped\":");
             json_str(out, NOT_DECODED);
-            out.extend_from_slice(b"}\n");
+            lit!(out, "}\n");
             return;
         };
-        out.extend_from_slice(b",\"error\":");
+        lit!(out, ",\"error\":");
         match &d.error {
             Some(e) => json_str(out, &e.to_string()),
-            None => out.extend_from_slice(b"null"),
+            None => lit!(out, "null"),
         }
-        out.extend_from_slice(b",\"icrc\":\"");
+        lit!(out, ",\"icrc\":\"");
         out.extend_from_slice(d.icrc.as_str().as_bytes());
         out.push(b'"');
         if let IcrcStatus::Bad { found, computed } = d.icrc {
-            out.extend_from_slice(b",\"icrc_found\":");
+            lit!(out, ",\"icrc_found\":");
             push_u64(out, found.into());
-            out.extend_from_slice(b",\"icrc_computed\":");
+            lit!(out, ",\"icrc_computed\":");
             push_u64(out, computed.into());
         }
         let mut in_vlan = false;
         for h in headers(d) {
             let is_vlan = matches!(h, Hdr::Vlan(_));
             if is_vlan && in_vlan {
-                out.extend_from_slice(b",{");
+                lit!(out, ",{");
             } else {
                 if in_vlan {
                     out.push(b']');
                 }
-                out.extend_from_slice(b",\"");
+                lit!(out, ",\"");
                 out.extend_from_slice(h.key().as_bytes());
                 out.extend_from_slice(if is_vlan { b"\":[{" } else { b"\":{" });
             }
@@ -711,37 +755,37 @@ impl<'a> FrameView<'a> {
             out.push(b']');
         }
         if d.layout.payload.is_some() {
-            out.extend_from_slice(b",\"payload_len\":");
+            lit!(out, ",\"payload_len\":");
             push_u64(out, d.payload.len() as u64);
-            out.extend_from_slice(b",\"pad_len\":");
+            lit!(out, ",\"pad_len\":");
             push_u64(out, d.pad.len() as u64);
         }
         if let Some(vs) = &self.violations {
-            out.extend_from_slice(b",\"violations\":[");
+            lit!(out, ",\"violations\":[");
             for (i, v) in vs.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(b"{\"requirement\":");
+                lit!(out, "{\"requirement\":");
                 json_str(out, v.requirement);
-                out.extend_from_slice(b",\"header\":");
+                lit!(out, ",\"header\":");
                 json_str(out, v.header.name());
-                out.extend_from_slice(b",\"field\":");
+                lit!(out, ",\"field\":");
                 json_str(out, v.field);
-                out.extend_from_slice(b",\"offset\":");
+                lit!(out, ",\"offset\":");
                 match v.offset {
                     Some(o) => push_u64(out, o as u64),
-                    None => out.extend_from_slice(b"null"),
+                    None => lit!(out, "null"),
                 }
-                out.extend_from_slice(b",\"value\":");
+                lit!(out, ",\"value\":");
                 push_u64(out, v.value);
-                out.extend_from_slice(b",\"rule\":");
+                lit!(out, ",\"rule\":");
                 json_str(out, v.rule);
                 out.push(b'}');
             }
             out.push(b']');
         }
-        out.extend_from_slice(b"}\n");
+        lit!(out, "}\n");
     }
 
     /// Appends the frame as a readable block to `out`: a summary line, then one indented
