@@ -30,7 +30,8 @@ use openrdma_codec::frame::{FrameRepr, IcrcStatus, IpRepr, decode, header_stack}
 use openrdma_codec::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr, DethRepr, EethRepr,
     EmitError, ErthRepr, EthernetRepr, ExtHeader, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr,
-    Ipv6Repr, MethRepr, NethRepr, PethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
+    Ipv6Repr, MethRepr, NethRepr, PethRepr, RdethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr,
+    VlanRepr, XrcethRepr,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -108,7 +109,7 @@ pub fn frame_fields_json(bytes: &[u8]) -> Value {
         m.insert("icrc_computed".into(), computed.into());
     }
     put(&mut m, "eth", &d.eth);
-    put(&mut m, "vlan", &d.vlan);
+    put(&mut m, "vlan", &d.vlans.first());
     match &d.ip {
         Some(IpRepr::V4(ip)) => put(&mut m, "ipv4", &Some(ip)),
         Some(IpRepr::V6(ip)) => put(&mut m, "ipv6", &Some(ip)),
@@ -151,6 +152,8 @@ fn ext_json(x: &openrdma_codec::frame::Extensions, h: ExtHeader) -> Option<Value
         ExtHeader::Erth => j(&x.erth),
         ExtHeader::Eeth => j(&x.eeth),
         ExtHeader::Deth => j(&x.deth),
+        ExtHeader::Rdeth => j(&x.rdeth),
+        ExtHeader::Xrceth => j(&x.xrceth),
         ExtHeader::Ieth => j(&x.ieth),
         ExtHeader::AtomicEth => j(&x.atomiceth),
         ExtHeader::AtomicAckEth => j(&x.atomicacketh),
@@ -272,6 +275,8 @@ fn read_ext(
         ExtHeader::Erth => ext.erth = one::<ErthRepr>(m, key)?,
         ExtHeader::Eeth => ext.eeth = one::<EethRepr>(m, key)?,
         ExtHeader::Deth => ext.deth = one::<DethRepr>(m, key)?,
+        ExtHeader::Rdeth => ext.rdeth = one::<RdethRepr>(m, key)?,
+        ExtHeader::Xrceth => ext.xrceth = one::<XrcethRepr>(m, key)?,
         ExtHeader::Ieth => ext.ieth = one::<IethRepr>(m, key)?,
         ExtHeader::AtomicEth => ext.atomiceth = one::<AtomicEthRepr>(m, key)?,
         ExtHeader::AtomicAckEth => ext.atomicacketh = one::<AtomicAckEthRepr>(m, key)?,
@@ -383,7 +388,7 @@ pub fn frame_from_fields(fields: &Value) -> Result<Vec<u8>, FieldsError> {
     };
     let mut f = FrameRepr {
         eth,
-        vlan,
+        vlans: vlan.into_iter().collect(),
         ip,
         udp: udp.repr,
         bth: bth.repr,
@@ -483,8 +488,8 @@ fn check_read_back(f: &FrameRepr, bytes: &[u8]) -> Result<(), FieldsError> {
         Ok(())
     }
     same("eth", &f.eth, d.eth.as_ref())?;
-    if let Some(v) = &f.vlan {
-        same("vlan", v, d.vlan.as_ref())?;
+    if let Some(v) = f.vlans.first() {
+        same("vlan", v, d.vlans.first())?;
     }
     match (&f.ip, &d.ip) {
         (IpRepr::V4(a), Some(IpRepr::V4(b))) => same("ipv4", a, Some(b))?,
