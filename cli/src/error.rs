@@ -5,7 +5,11 @@
 //! |---|---|
 //! | 0 | the command ran and found nothing wrong |
 //! | 1 | the command ran and reports problems in its input (a frame that does not decode, a bad ICRC) |
-//! | 2 | the command could not do its job (a file that cannot be read, a bad argument) |
+//! | 2 | the command could not do its job (a file that cannot be read, a bad argument, an output that cannot be written) |
+//!
+//! A command that found problems exits with 1 whatever happened to its output; one that
+//! found nothing exits with 0 only when its output was written (or its reader closed the
+//! pipe it reads, as `head` does). See [`crate::output`].
 
 use std::io;
 use std::path::PathBuf;
@@ -57,6 +61,12 @@ pub enum CliError {
     /// A bad argument or combination of arguments.
     #[error("{0}")]
     Usage(String),
+    /// Several problems, each on its own line.
+    #[error("{}", .0.join("\nerror: "))]
+    Many(Vec<String>),
+    /// The command could not do all of its job, and has said why on standard error.
+    #[error("")]
+    Reported,
 }
 
 impl CliError {
@@ -73,8 +83,9 @@ pub fn finish(result: Result<Outcome, CliError>) -> ExitCode {
     match result {
         Ok(outcome) => outcome.exit_code(),
         Err(CliError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e @ CliError::Reported) => e.exit_code(),
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::output::warn(format_args!("error: {e}"));
             e.exit_code()
         }
     }

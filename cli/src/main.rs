@@ -1,6 +1,7 @@
 //! `openrdma`: the OpenRDMA command line. Each subcommand lives in `cmd/<name>.rs`.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
 use openrdma_cli::cmd;
@@ -36,8 +37,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    finish(match &cli.command {
+    openrdma_cli::output::guard_standard_streams();
+    watch_signals();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage(&e),
+    };
+    let code = finish(match &cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Traces(args) => cmd::traces::run(args),
@@ -45,5 +51,46 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Sim(args) => cmd::sim::run(args),
         Command::Bench(args) => cmd::bench::run(args),
-    })
+    });
+    if SIGNALLED.load(Ordering::SeqCst) {
+        // A signal is ending the process: its thread ends the devices, then the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    code
+}
+
+/// Whether a terminating signal arrived.
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// What clap has to say: help and the version on standard output (exit code 0, or 2 when it
+/// cannot be written), anything else on standard error (exit code 2).
+fn usage(e: &clap::Error) -> ExitCode {
+    use std::io::Write as _;
+    if e.use_stderr() {
+        let _ = write!(std::io::stderr().lock(), "{}", e.render());
+        return ExitCode::from(2);
+    }
+    let mut out = openrdma_cli::output::Stdout::new();
+    let _ = write!(out, "{}", e.render());
+    finish(out.finish(openrdma_cli::error::Outcome::Clean))
+}
+
+/// On SIGTERM, SIGINT or SIGHUP (a CI system cancelling a job, Ctrl-C, a closed terminal),
+/// ends the devices this process runs, with their process groups, and then ends as the
+/// signal would have ended it.
+fn watch_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            SIGNALLED.store(true, Ordering::SeqCst);
+            openrdma_conformance::process::end_all_devices();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            std::process::exit(128 + signal);
+        }
+    });
 }

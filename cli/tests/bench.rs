@@ -39,6 +39,16 @@ fn bench_quick_json_reports_every_figure() {
     positive(&["adapter", "batched_over_unbatched"]);
     positive(&["machine", "cores"]);
     assert_eq!(v["adapter"]["scenario"], "rcv-in-order-v4");
+    positive(&["dissect", "json", "frames_per_s"]);
+    positive(&["dissect", "text", "frames_per_s"]);
+    match v["dissect"]["tshark"].as_str() {
+        Some(absent) => assert_eq!(absent, "not installed"),
+        None => {
+            positive(&["dissect", "tshark", "frames_per_s"]);
+            positive(&["dissect", "json_over_tshark"]);
+            positive(&["dissect", "text_over_tshark"]);
+        }
+    }
 }
 
 #[test]

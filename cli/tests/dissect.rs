@@ -8,6 +8,7 @@ use std::io;
 use common::*;
 use openrdma_cli::capture::CaptureReader;
 use openrdma_cli::cmd::dissect::{DissectArgs, dissect};
+use openrdma_cli::render::NOT_DECODED;
 use pcap_file::{Endianness, TsResolution};
 use serde_json::Value;
 
@@ -89,6 +90,8 @@ fn json_values_are_typed() {
         "pad_len",
         "link_type",
         "skipped",
+        "kind",
+        "orig_len",
     ];
     for l in &lines {
         for (k, v) in l.as_object().unwrap() {
@@ -96,7 +99,12 @@ fn json_values_are_typed() {
                 continue;
             }
             assert!(headers.contains(k), "{k} is not a header key of table 1");
-            for (field, x) in v.as_object().unwrap() {
+            // The tags are a list of headers (DEC-VLAN-001); every other key one header.
+            let objects = match v.as_array() {
+                Some(tags) if k == "vlan" => tags.iter().collect::<Vec<_>>(),
+                _ => vec![v],
+            };
+            for (field, x) in objects.iter().flat_map(|o| o.as_object().unwrap()) {
                 assert!(
                     x.is_u64() || x.is_boolean() || x.is_string() || x.is_array(),
                     "{k}.{field}: {x}"
@@ -175,7 +183,7 @@ fn json_values_are_typed() {
     assert!(lines[8]["erth"].is_object() && lines[9]["eeth"].is_object());
     assert_eq!(lines[16]["bth"]["becn"], Value::Bool(true), "the CNP vector");
     assert!(lines[16]["cnp"].is_object());
-    assert_eq!(lines[17]["vlan"]["vid"].as_u64(), Some(100));
+    assert_eq!(lines[17]["vlan"][0]["vid"].as_u64(), Some(100));
 
     let bad = &lines[18];
     assert_eq!(bad["icrc"], "bad");
@@ -191,7 +199,10 @@ fn json_values_are_typed() {
     assert!(lines[22].get("bth").is_none());
     let host = &lines[23];
     assert_eq!(host["link_type"].as_u64(), Some(u64::from(LINKTYPE_USER0)));
-    assert_eq!(host["skipped"], "not Ethernet");
+    assert_eq!(
+        (host["skipped"].as_str(), host["kind"].as_str()),
+        (Some(NOT_DECODED), Some("skipped"))
+    );
     assert!(host.get("error").is_none());
 }
 
@@ -200,7 +211,12 @@ fn validate_adds_violations_with_requirement_ids() {
     let (code, stdout, _) = run(&["dissect", "--json", "--validate", &path(MIXED_PCAPNG)]);
     assert_eq!(code, 1);
     let lines = json_lines(&stdout);
-    for l in lines.iter().filter(|l| l.get("skipped").is_none()) {
+    // DEC-EXIT-001: --validate judges RoCEv2 frames only.
+    let judged = |l: &Value| matches!(l["kind"].as_str(), Some("roce" | "malformed"));
+    for l in &lines {
+        assert_eq!(l.get("violations").is_some(), judged(l), "{l}");
+    }
+    for l in lines.iter().filter(|l| judged(l)) {
         for v in l["violations"].as_array().expect("a violations array") {
             let id = v["requirement"].as_str().unwrap();
             assert!(id.split('-').count() >= 3, "{id} reads AREA-TOPIC-NNN");
@@ -238,11 +254,13 @@ fn clean_sample_exits_zero_and_breaks_no_rule() {
     let clean = path("traces/samples/clean.pcapng");
     let (code, text, stderr) = run(&["dissect", &clean]);
     assert_eq!((code, stderr.as_str()), (0, ""));
-    assert!(text.contains("MRC_RELIABILITY_SACK") && text.contains("skipped, not Ethernet"));
+    assert!(
+        text.contains("MRC_RELIABILITY_SACK") && text.contains("skipped, link type not decoded")
+    );
     let (code, stdout, _) = run(&["dissect", "--json", "--validate", &clean]);
     assert_eq!(code, 0);
     for l in json_lines(&stdout) {
-        assert!(l.get("skipped").is_some() || l["violations"] == Value::Array(vec![]), "{l}");
+        assert!(l.get("violations").is_none_or(|v| *v == Value::Array(vec![])), "{l}");
     }
 }
 
@@ -415,7 +433,12 @@ fn never_panics_on_cut_or_corrupted_captures() {
     let check = |bytes: &[u8], i: usize| {
         let Ok(capture) = CaptureReader::new(bytes) else { return };
         if i % 8 == 0 {
-            let args = DissectArgs { file: "memory".into(), json: i % 16 == 0, validate: true };
+            let args = DissectArgs {
+                file: "memory".into(),
+                json: i % 16 == 0,
+                validate: true,
+                strict: i % 3 == 0,
+            };
             let _ = dissect(capture, &args, &mut io::sink());
         } else {
             for record in capture.flatten() {

@@ -215,7 +215,7 @@ fn good_frames() -> Vec<(&'static str, Vec<u8>)> {
     // An 802.1Q-tagged MRC write with immediate.
     let mut f =
         mrc_write(Opcode::MRC_WRITE_ONLY_IMM, 104, 9, Some(0x1240), 0, Some(7), &data[..16]);
-    f.vlan = Some(VlanRepr { pcp: 3, dei: false, vid: 100, ethertype: EtherType::IPV6 });
+    f.vlans = vec![VlanRepr { pcp: 3, dei: false, vid: 100, ethertype: EtherType::IPV6 }];
     f.eth.ethertype = EtherType::VLAN;
     v.push(("MRC_WRITE_ONLY_IMM in an 802.1Q tag (VID 100, PCP 3)", finish(f)));
     v

@@ -29,7 +29,7 @@ fn write_middle(payload_len: usize) -> FrameRepr {
             src: EthernetAddress([0x02, 0, 0, 0, 0, 1]),
             ethertype: EtherType::IPV6,
         },
-        vlan: None,
+        vlans: Vec::new(),
         ip: IpRepr::V6(Ipv6Repr::new(src, dst, IP_PROTO_UDP)),
         udp: UdpRepr::rocev2(0),
         bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),

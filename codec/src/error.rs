@@ -22,6 +22,10 @@ use core::fmt;
 pub enum Header {
     /// Ethernet II header.
     Eth,
+    /// Linux cooked header, version 1.
+    Sll,
+    /// Linux cooked header, version 2.
+    Sll2,
     /// IEEE 802.1Q tag.
     Vlan,
     /// IPv4 header.
@@ -54,8 +58,12 @@ pub enum Header {
     Erth,
     /// MRC endpoint response header.
     Eeth,
-    /// Datagram Extended Transport Header (UD).
+    /// Datagram Extended Transport Header (UD, RD).
     Deth,
+    /// Reliable Datagram Extended Transport Header (RD).
+    Rdeth,
+    /// XRC Extended Transport Header (XRC requests).
+    Xrceth,
     /// Invalidate Extended Transport Header.
     Ieth,
     /// Atomic Extended Transport Header.
@@ -83,6 +91,8 @@ impl Header {
     pub const fn name(self) -> &'static str {
         match self {
             Header::Eth => "eth",
+            Header::Sll => "sll",
+            Header::Sll2 => "sll2",
             Header::Vlan => "vlan",
             Header::Ipv4 => "ipv4",
             Header::Ipv6 => "ipv6",
@@ -100,6 +110,8 @@ impl Header {
             Header::Erth => "erth",
             Header::Eeth => "eeth",
             Header::Deth => "deth",
+            Header::Rdeth => "rdeth",
+            Header::Xrceth => "xrceth",
             Header::Ieth => "ieth",
             Header::AtomicEth => "atomiceth",
             Header::AtomicAckEth => "atomicacketh",
@@ -117,6 +129,8 @@ impl Header {
     pub const fn spec_name(self) -> &'static str {
         match self {
             Header::Eth => "Ethernet",
+            Header::Sll => "SLL",
+            Header::Sll2 => "SLL2",
             Header::Vlan => "802.1Q",
             Header::Ipv4 => "IPv4",
             Header::Ipv6 => "IPv6",
@@ -134,6 +148,8 @@ impl Header {
             Header::Erth => "ERTH",
             Header::Eeth => "EETH",
             Header::Deth => "DETH",
+            Header::Rdeth => "RDETH",
+            Header::Xrceth => "XRCETH",
             Header::Ieth => "IETH",
             Header::AtomicEth => "AtomicETH",
             Header::AtomicAckEth => "AtomicAckETH",
@@ -274,6 +290,8 @@ impl DecodeError {
                 | Header::Erth
                 | Header::Eeth
                 | Header::Deth
+                | Header::Rdeth
+                | Header::Xrceth
                 | Header::Ieth
                 | Header::AtomicEth
                 | Header::AtomicAckEth

@@ -18,9 +18,9 @@ use alloc::vec::Vec;
 
 use nom::IResult;
 
-use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
+use crate::error::{DecodeError, DecodeErrorKind, EmitError, Header, Violation, check_buffer};
 use crate::icrc::{self, ICRC_LEN, IcrcCheck};
-use crate::opcode::{ExtHeader, Opcode, PayloadRule};
+use crate::opcode::{ExtHeader, MAX_EXT_HEADERS, Opcode, PayloadRule};
 use crate::wire::*;
 
 /// Length of the Ethernet II header.
@@ -73,6 +73,8 @@ pub struct Extensions {
     pub erth: Option<ErthRepr>,
     pub eeth: Option<EethRepr>,
     pub deth: Option<DethRepr>,
+    pub rdeth: Option<RdethRepr>,
+    pub xrceth: Option<XrcethRepr>,
     pub ieth: Option<IethRepr>,
     pub atomiceth: Option<AtomicEthRepr>,
     pub atomicacketh: Option<AtomicAckEthRepr>,
@@ -95,6 +97,8 @@ impl Extensions {
             ExtHeader::Erth => self.erth.is_some(),
             ExtHeader::Eeth => self.eeth.is_some(),
             ExtHeader::Deth => self.deth.is_some(),
+            ExtHeader::Rdeth => self.rdeth.is_some(),
+            ExtHeader::Xrceth => self.xrceth.is_some(),
             ExtHeader::Ieth => self.ieth.is_some(),
             ExtHeader::AtomicEth => self.atomiceth.is_some(),
             ExtHeader::AtomicAckEth => self.atomicacketh.is_some(),
@@ -127,6 +131,8 @@ impl Extensions {
             ExtHeader::Erth => self.erth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::Eeth => self.eeth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::Deth => self.deth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Rdeth => self.rdeth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Xrceth => self.xrceth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::Ieth => self.ieth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::AtomicEth => self.atomiceth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::AtomicAckEth => self.atomicacketh.as_ref().map_or(Ok(0), |r| r.emit(buf)),
@@ -150,6 +156,8 @@ impl Extensions {
                 ExtHeader::Erth => ErthRepr::RULES,
                 ExtHeader::Eeth => EethRepr::RULES,
                 ExtHeader::Deth => DethRepr::RULES,
+                ExtHeader::Rdeth => RdethRepr::RULES,
+                ExtHeader::Xrceth => XrcethRepr::RULES,
                 ExtHeader::Ieth => IethRepr::RULES,
                 ExtHeader::AtomicEth => AtomicEthRepr::RULES,
                 ExtHeader::AtomicAckEth => AtomicAckEthRepr::RULES,
@@ -174,6 +182,8 @@ impl Extensions {
                 ExtHeader::Erth => self.erth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::Eeth => self.eeth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::Deth => self.deth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Rdeth => self.rdeth.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Xrceth => self.xrceth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::Ieth => self.ieth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::AtomicEth => self.atomiceth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::AtomicAckEth => self.atomicacketh.as_ref().map(|r| r.validate(at, out)),
@@ -207,15 +217,19 @@ pub enum IcrcStatus {
     },
     /// The frame is not RoCEv2, or too short to hold an ICRC.
     Absent,
+    /// The capture cut the packet before its end, so the ICRC cannot be computed
+    /// (`DEC-CUT-001`).
+    NotCheckable,
 }
 
 impl IcrcStatus {
-    /// `"ok"`, `"bad"` or `"absent"`.
+    /// `"ok"`, `"bad"`, `"absent"` or `"not_checkable"`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             IcrcStatus::Ok => "ok",
             IcrcStatus::Bad { .. } => "bad",
             IcrcStatus::Absent => "absent",
+            IcrcStatus::NotCheckable => "not_checkable",
         }
     }
 }
@@ -241,9 +255,73 @@ pub enum UdpChecksum {
     Absent,
 }
 
+/// The extension headers found in a frame, each with its offset, in wire order. Holds at
+/// most [`MAX_EXT_HEADERS`] entries, the longest stack of the opcode table, without
+/// allocating; it reads as a slice.
+#[derive(Clone, Copy)]
+pub struct ExtOffsets {
+    items: [(ExtHeader, usize); MAX_EXT_HEADERS],
+    len: usize,
+}
+
+impl ExtOffsets {
+    /// Adds a header; a stack longer than the table's longest is not possible, and extra
+    /// entries are dropped.
+    fn push(&mut self, item: (ExtHeader, usize)) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = item;
+            self.len += 1;
+        }
+    }
+}
+
+impl Default for ExtOffsets {
+    fn default() -> Self {
+        ExtOffsets { items: [(ExtHeader::Meth, 0); MAX_EXT_HEADERS], len: 0 }
+    }
+}
+
+impl core::ops::Deref for ExtOffsets {
+    type Target = [(ExtHeader, usize)];
+    fn deref(&self) -> &Self::Target {
+        &self.items[..self.len]
+    }
+}
+
+impl PartialEq for ExtOffsets {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for ExtOffsets {}
+
+impl core::fmt::Debug for ExtOffsets {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq<Vec<(ExtHeader, usize)>> for ExtOffsets {
+    fn eq(&self, other: &Vec<(ExtHeader, usize)>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<'a> IntoIterator for &'a ExtOffsets {
+    type Item = &'a (ExtHeader, usize);
+    type IntoIter = core::slice::Iter<'a, (ExtHeader, usize)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// Byte offsets of the layers found in a frame.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Layout {
+    /// Offset of the first VLAN tag's TCI, or of the IP header when there is no tag: the
+    /// length of the link-layer header (Ethernet, SLL, SLL2; 0 for raw IP).
+    pub link_len: usize,
     /// Offset of the IP header.
     pub ip: Option<usize>,
     /// Offset of the UDP header.
@@ -251,7 +329,7 @@ pub struct Layout {
     /// Offset of the BTH.
     pub bth: Option<usize>,
     /// Each extension header found, with its offset.
-    pub ext: Vec<(ExtHeader, usize)>,
+    pub ext: ExtOffsets,
     /// Offset of the payload.
     pub payload: Option<usize>,
     /// Offset of the ICRC trailer.
@@ -260,15 +338,48 @@ pub struct Layout {
     pub ip_end: Option<usize>,
 }
 
-/// A frame as far as it could be decoded. Produced by [`decode`].
+/// What a captured frame is, for a reader of captures (`DEC-KIND-001`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum FrameKind {
+    /// A RoCEv2 packet that decodes completely (its ICRC may still be bad).
+    Roce,
+    /// A frame of another protocol (decoded or not).
+    Other,
+    /// A frame the capture cut shorter than it was on the wire.
+    Truncated,
+    /// A RoCEv2 packet (UDP to port 4791) that does not decode.
+    Malformed,
+}
+
+impl FrameKind {
+    /// `"roce"`, `"other"`, `"truncated"` or `"malformed"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FrameKind::Roce => "roce",
+            FrameKind::Other => "other",
+            FrameKind::Truncated => "truncated",
+            FrameKind::Malformed => "malformed",
+        }
+    }
+}
+
+/// A frame as far as it could be decoded. Produced by [`decode`] and [`decode_captured`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodedFrame<'a> {
-    /// The frame as given to the decoder.
+    /// The frame as given to the decoder (the captured bytes).
     pub bytes: &'a [u8],
+    /// The frame's length on the wire: larger than `bytes.len()` when the capture cut it.
+    pub orig_len: usize,
+    /// The link layer the frame was decoded from.
+    pub link_type: LinkType,
+    /// The Linux cooked header, for the SLL and SLL2 link types.
+    pub cooked: Option<CookedHeader>,
     /// The Ethernet header.
     pub eth: Option<EthernetRepr>,
-    /// The 802.1Q tag, if any.
-    pub vlan: Option<VlanRepr>,
+    /// The VLAN tags, outermost first (`DEC-VLAN-001`).
+    pub vlans: Vec<VlanRepr>,
     /// The IP header.
     pub ip: Option<IpRepr>,
     /// The UDP header.
@@ -285,12 +396,14 @@ pub struct DecodedFrame<'a> {
     pub icrc_trailer: Option<u32>,
     /// The ICRC verdict.
     pub icrc: IcrcStatus,
-    /// The UDP checksum verdict.
-    pub udp_checksum: UdpChecksum,
     /// Bytes after the IP packet (Ethernet padding of short frames).
     pub eth_padding: &'a [u8],
-    /// Where decoding stopped early, if it did.
+    /// Where decoding stopped early, if it did. A frame cut by the capture stops where the
+    /// captured bytes end, without an error.
     pub error: Option<DecodeError>,
+    /// Whether the frame is addressed to RoCEv2: an IP packet, not a fragment, carrying UDP
+    /// to port 4791. Known as soon as those bytes are read, even when a later check fails.
+    pub to_roce_port: bool,
     /// Where each layer starts.
     pub layout: Layout,
 }
@@ -304,6 +417,55 @@ impl DecodedFrame<'_> {
     /// Whether the frame decoded completely with a good or absent ICRC.
     pub fn is_clean(&self) -> bool {
         self.error.is_none() && !matches!(self.icrc, IcrcStatus::Bad { .. })
+    }
+
+    /// The UDP checksum verdict (`ENC-UDP-003`, `ENC-UDP-006`), computed when asked, not by
+    /// [`decode`]: a check of the bytes like [`Self::validate`], which a reader that does not
+    /// need it does not pay for (over IPv6 it sums the whole datagram). `Absent` when the
+    /// frame holds no whole UDP datagram or the capture cut it.
+    pub fn udp_checksum(&self) -> UdpChecksum {
+        let (Some(udp), Some(at), Some(end)) = (&self.udp, self.layout.udp, self.layout.ip_end)
+        else {
+            return UdpChecksum::Absent;
+        };
+        match self.bytes.get(at..end) {
+            Some(datagram) if !self.is_truncated() => {
+                udp_checksum(self.ip.as_ref(), udp.checksum, datagram)
+            }
+            _ => UdpChecksum::Absent,
+        }
+    }
+
+    /// Whether the capture cut the frame shorter than it was on the wire.
+    pub fn is_truncated(&self) -> bool {
+        self.orig_len > self.bytes.len()
+    }
+
+    /// What the frame is (`DEC-KIND-001`): cut by the capture; a RoCEv2 packet that does
+    /// not decode; a RoCEv2 packet; or another protocol.
+    pub fn kind(&self) -> FrameKind {
+        if self.is_truncated() {
+            FrameKind::Truncated
+        } else if self.to_roce_port && self.error.is_some() {
+            FrameKind::Malformed
+        } else if self.bth.is_some() {
+            FrameKind::Roce
+        } else {
+            FrameKind::Other
+        }
+    }
+
+    /// Whether a reader of captures fails the frame (`DEC-EXIT-001`): a RoCEv2 packet that
+    /// does not decode or whose ICRC is bad. With `strict`, also any frame that does not
+    /// decode completely: one of another protocol with a decode error, or one the capture
+    /// cut (`DEC-EXIT-002`).
+    pub fn fails(&self, strict: bool) -> bool {
+        match self.kind() {
+            FrameKind::Malformed => true,
+            FrameKind::Roce => matches!(self.icrc, IcrcStatus::Bad { .. }),
+            FrameKind::Truncated => strict,
+            FrameKind::Other => strict && self.error.is_some(),
+        }
     }
 
     /// Why a receiver must take no action on this frame, as the ID of the requirement that
@@ -321,6 +483,12 @@ impl DecodedFrame<'_> {
         if let Some(e) = &self.error {
             return Some(e.requirement());
         }
+        if self.is_truncated() {
+            return Some("DEC-CUT-001");
+        }
+        if self.vlans.len() > 1 {
+            return Some("ENC-VLAN-002");
+        }
         let Some(bth) = &self.bth else {
             return Some(match (&self.ip, &self.udp) {
                 (Some(IpRepr::V4(v4)), None) if v4.more_frags || v4.frag_offset != 0 => {
@@ -337,7 +505,7 @@ impl DecodedFrame<'_> {
                 return Some("ENC-IPV4-003");
             }
         }
-        if matches!(self.udp_checksum, UdpChecksum::Bad { .. }) {
+        if matches!(self.udp_checksum(), UdpChecksum::Bad { .. }) {
             return Some("ENC-UDP-006");
         }
         if matches!(self.icrc, IcrcStatus::Bad { .. }) {
@@ -360,16 +528,16 @@ impl DecodedFrame<'_> {
         Some(u32::from(udp.src_port) << 16 | low)
     }
 
-    /// An owned copy, if the frame is a complete RoCEv2 packet.
+    /// An owned copy, if the frame is a complete RoCEv2 packet on Ethernet.
     pub fn to_repr(&self) -> Option<FrameRepr> {
-        if self.error.is_some() {
+        if self.error.is_some() || self.is_truncated() {
             return None;
         }
         let mut pad = [0u8; 3];
         pad[..self.pad.len()].copy_from_slice(self.pad);
         Some(FrameRepr {
             eth: self.eth?,
-            vlan: self.vlan,
+            vlans: self.vlans.clone(),
             ip: self.ip.clone()?,
             udp: self.udp?,
             bth: self.bth?,
@@ -397,14 +565,15 @@ impl DecodedFrame<'_> {
             value,
             rule,
         };
-        if let Some(vlan) = &self.vlan {
-            vlan.validate(ETH_HEADER_LEN, &mut out);
-            if vlan.ethertype.is_vlan_tpid() {
+        for (i, vlan) in self.vlans.iter().enumerate() {
+            let at = l.link_len + i * VLAN_TAG_LEN;
+            vlan.validate(at, &mut out);
+            if i == 0 && self.vlans.len() > 1 {
                 out.push(violation(
                     "ENC-VLAN-002",
                     Header::Vlan,
                     "ethertype",
-                    Some(ETH_HEADER_LEN + 2),
+                    Some(at + 2),
                     vlan.ethertype.0.into(),
                     "a sender uses a single tag, but a second tag follows",
                 ));
@@ -418,7 +587,7 @@ impl DecodedFrame<'_> {
         }
         if let (Some(udp), Some(at)) = (&self.udp, l.udp) {
             udp.validate(at, &mut out);
-            if let UdpChecksum::Bad { found, .. } = self.udp_checksum {
+            if let UdpChecksum::Bad { found, .. } = self.udp_checksum() {
                 // ENC-UDP-003 over IPv4, ENC-UDP-005 over IPv6: the verdict the decoder
                 // reached over the whole datagram.
                 let requirement = match self.ip {
@@ -574,7 +743,7 @@ impl DecodedFrame<'_> {
         if self.eth.is_some() {
             out.extend_from_slice(EthernetRepr::RULES);
         }
-        if self.vlan.is_some() {
+        if !self.vlans.is_empty() {
             out.extend_from_slice(VlanRepr::RULES);
             out.push("ENC-VLAN-002");
         }
@@ -733,6 +902,10 @@ fn ext_chain<'a>(
             ExtHeader::Erth => store(fixed(16, frame_len, ErthRepr::parse)(rest)?, &mut ext.erth),
             ExtHeader::Eeth => store(fixed(36, frame_len, EethRepr::parse)(rest)?, &mut ext.eeth),
             ExtHeader::Deth => store(fixed(8, frame_len, DethRepr::parse)(rest)?, &mut ext.deth),
+            ExtHeader::Rdeth => store(fixed(4, frame_len, RdethRepr::parse)(rest)?, &mut ext.rdeth),
+            ExtHeader::Xrceth => {
+                store(fixed(4, frame_len, XrcethRepr::parse)(rest)?, &mut ext.xrceth)
+            }
             ExtHeader::Ieth => store(fixed(4, frame_len, IethRepr::parse)(rest)?, &mut ext.ieth),
             ExtHeader::AtomicEth => {
                 store(fixed(28, frame_len, AtomicEthRepr::parse)(rest)?, &mut ext.atomiceth)
@@ -754,10 +927,25 @@ fn store<'a, R>((rest, r): (&'a [u8], R), slot: &mut Option<R>) -> &'a [u8] {
 /// Decodes a whole Ethernet frame (without FCS). Never panics and never fails as a whole;
 /// see [`DecodedFrame`].
 pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
+    decode_captured(LinkType::ETHERNET, frame, frame.len())
+}
+
+/// Decodes a captured frame of link type `link` (Ethernet, Linux cooked SLL or SLL2, raw
+/// IP; see [`LinkType::is_decoded`]) whose length on the wire was `orig_len`, without FCS.
+/// A link type the decoder does not read gives a frame with no header and no error.
+///
+/// When the capture cut the frame (`orig_len > frame.len()`), every header present in the
+/// captured bytes is decoded, decoding stops without an error where the bytes end, the
+/// length fields are checked against the length on the wire, and the ICRC is
+/// [`IcrcStatus::NotCheckable`] (`DEC-CUT-001`).
+pub fn decode_captured(link: LinkType, frame: &[u8], orig_len: usize) -> DecodedFrame<'_> {
     let mut d = DecodedFrame {
         bytes: frame,
+        orig_len: orig_len.max(frame.len()),
+        link_type: link,
+        cooked: None,
         eth: None,
-        vlan: None,
+        vlans: Vec::new(),
         ip: None,
         udp: None,
         bth: None,
@@ -766,45 +954,96 @@ pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
         pad: &[],
         icrc_trailer: None,
         icrc: IcrcStatus::Absent,
-        udp_checksum: UdpChecksum::Absent,
         eth_padding: &[],
         error: None,
+        to_roce_port: false,
         layout: Layout::default(),
     };
     if let Err(e) = decode_into(frame, &mut d) {
-        d.error = Some(e);
+        // DEC-CUT-001: in a frame the capture cut, running out of bytes where the captured
+        // bytes end is where decoding stops, not an error.
+        let cap = frame.len();
+        let at_capture_end = match e.kind {
+            DecodeErrorKind::Truncated { have, .. } => {
+                e.offset + have >= cap && d.layout.ip_end.is_none_or(|end| end > cap)
+            }
+            _ => false,
+        };
+        if !(d.is_truncated() && at_capture_end) {
+            d.error = Some(e);
+        }
     }
     d
 }
 
+/// What follows the link-layer header.
+enum Next {
+    /// An ethertype, maybe a tag's TPID.
+    Ether(EtherType),
+    /// Raw IP: the version nibble decides.
+    RawIp,
+}
+
 fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), DecodeError> {
-    let eth = EthernetRepr::parse(frame)?;
-    let mut at = ETH_HEADER_LEN;
-    let mut ethertype = eth.ethertype;
-    d.eth = Some(eth);
-    if ethertype == EtherType::VLAN || ethertype == EtherType::QINQ {
+    let (mut at, next) = match d.link_type {
+        LinkType::ETHERNET => {
+            let eth = EthernetRepr::parse(frame)?;
+            d.eth = Some(eth);
+            (ETH_HEADER_LEN, Next::Ether(eth.ethertype))
+        }
+        LinkType::LINUX_SLL => {
+            let sll = SllRepr::parse(frame)?;
+            d.cooked = Some(CookedHeader::Sll(sll));
+            (SLL_LEN, Next::Ether(sll.protocol))
+        }
+        LinkType::LINUX_SLL2 => {
+            let sll2 = Sll2Repr::parse(frame)?;
+            d.cooked = Some(CookedHeader::Sll2(sll2));
+            (SLL2_LEN, Next::Ether(sll2.protocol))
+        }
+        LinkType::RAW | LinkType::RAW_BSD | LinkType::RAW_OPENBSD => (0, Next::RawIp),
+        LinkType::IPV4 => (0, Next::Ether(EtherType::IPV4)),
+        LinkType::IPV6 => (0, Next::Ether(EtherType::IPV6)),
+        _ => return Ok(()), // a link type the decoder does not read
+    };
+    d.layout.link_len = at;
+    let mut ethertype = match next {
+        Next::Ether(t) => t,
+        Next::RawIp => match frame.first().map(|b| b >> 4) {
+            Some(6) => EtherType::IPV6,
+            Some(_) => EtherType::IPV4,
+            None => return Err(DecodeError::truncated(Header::Ipv4, "version", 0, 1, 0)),
+        },
+    };
+    // DEC-VLAN-001: any stack of tags.
+    while ethertype.is_tag_tpid() {
         let vlan = VlanRepr::parse(&frame[at..]).map_err(|e| e.at(at))?;
         ethertype = vlan.ethertype;
-        d.vlan = Some(vlan);
+        d.vlans.push(vlan);
         at += VLAN_TAG_LEN;
     }
 
-    // IP: find the end of the IP packet from its length field.
+    // IP: find the end of the IP packet from its length field. A frame the capture cut is
+    // measured against its length on the wire (DEC-CUT-001).
+    let cap = frame.len();
     let ip_at = at;
-    let avail = frame.len() - ip_at;
+    let avail = d.orig_len - ip_at;
     let (ip, ip_hdr_len, ip_end, proto) = if ethertype == EtherType::IPV4 {
         let r = Ipv4Repr::parse(&frame[ip_at..]).map_err(|e| e.at(ip_at))?;
         let hl = r.header_len();
         let total = usize::from(r.total_len);
+        let frag = r.more_frags || r.frag_offset != 0;
+        let proto = if frag { None } else { Some(r.protocol) };
+        d.to_roce_port = proto == Some(IP_PROTO_UDP) && udp_dst_is_roce(frame, ip_at + hl);
         if total > avail || total < hl {
             return Err(DecodeError::length(Header::Ipv4, "total_len", ip_at + 2, total, avail));
         }
-        let frag = r.more_frags || r.frag_offset != 0;
-        let proto = if frag { None } else { Some(r.protocol) };
         (IpRepr::V4(r), hl, ip_at + total, proto)
     } else if ethertype == EtherType::IPV6 {
         let r = Ipv6Repr::parse(&frame[ip_at..]).map_err(|e| e.at(ip_at))?;
         let total = IPV6_HEADER_LEN + usize::from(r.payload_len);
+        d.to_roce_port =
+            r.next_header == IP_PROTO_UDP && udp_dst_is_roce(frame, ip_at + IPV6_HEADER_LEN);
         if total > avail {
             return Err(DecodeError::length(
                 Header::Ipv6,
@@ -819,17 +1058,23 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
     } else {
         return Ok(()); // not IP: nothing more to decode
     };
+    // The end of the IP packet in the captured bytes: before `ip_end` when the capture cut
+    // the frame.
+    let ip_end_cap = ip_end.min(cap);
+    // Checksums are checked only in a frame the capture kept whole: in a cut frame the ICRC
+    // is not checkable even where the cut spared the IP packet (DEC-CUT-001).
+    let whole = ip_end <= cap && !d.is_truncated();
     d.ip = Some(ip);
     d.layout.ip = Some(ip_at);
     d.layout.ip_end = Some(ip_end);
-    d.eth_padding = &frame[ip_end..];
-    if proto != Some(17) {
+    d.eth_padding = &frame[ip_end_cap..];
+    if proto != Some(IP_PROTO_UDP) {
         return Ok(()); // not UDP, or an IPv4 fragment
     }
 
     // UDP: its length must fill the IP payload exactly.
     let udp_at = ip_at + ip_hdr_len;
-    let udp = UdpRepr::parse(&frame[udp_at..ip_end]).map_err(|e| e.at(udp_at))?;
+    let udp = UdpRepr::parse(&frame[udp_at.min(cap)..ip_end_cap]).map_err(|e| e.at(udp_at))?;
     let ip_payload = ip_end - udp_at;
     if usize::from(udp.length) != ip_payload {
         return Err(DecodeError::length(
@@ -840,7 +1085,6 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
             ip_payload,
         ));
     }
-    d.udp_checksum = udp_checksum(d.ip.as_ref(), udp.checksum, &frame[udp_at..ip_end]);
     let is_roce = udp.dst_port == ROCEV2_PORT;
     d.udp = Some(udp);
     d.layout.udp = Some(udp_at);
@@ -850,7 +1094,7 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
 
     // BTH, then the ICRC over the whole packet, then the extension chain.
     let bth_at = udp_at + UDP_HEADER_LEN;
-    let bth = BthRepr::parse(&frame[bth_at..ip_end]).map_err(|e| e.at(bth_at))?;
+    let bth = BthRepr::parse(&frame[bth_at.min(cap)..ip_end_cap]).map_err(|e| e.at(bth_at))?;
     d.bth = Some(bth);
     d.layout.bth = Some(bth_at);
     let body_start = bth_at + BTH_LEN;
@@ -864,39 +1108,47 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
         ));
     }
     let icrc_at = ip_end - ICRC_LEN;
-    d.layout.icrc = Some(icrc_at);
-    d.icrc_trailer = icrc::trailer(&frame[ip_at..ip_end]);
-    d.icrc = match icrc::verify(&frame[ip_at..ip_end]) {
-        Ok(IcrcCheck::Ok) => IcrcStatus::Ok,
-        Ok(IcrcCheck::Bad { found, computed }) => IcrcStatus::Bad { found, computed },
-        Err(_) => IcrcStatus::Absent,
-    };
-
-    // Give the chain the bytes between the BTH and the ICRC, but report offsets in the
-    // frame, so build the slice from the frame start and trim the end.
-    let chain = &frame[..icrc_at];
-    let (rest, ()) = ext_chain(&bth, &chain[body_start..], icrc_at, &mut d.layout, &mut d.ext)
-        .map_err(|e| match e {
-            nom::Err::Failure(ChainError(e)) | nom::Err::Error(ChainError(e)) => e,
-            nom::Err::Incomplete(_) => {
-                DecodeError::truncated(Header::Payload, "payload", body_start, 1, 0)
-            }
-        })?;
-    let payload_at = icrc_at - rest.len();
-    let pad_len = usize::from(bth.pad_count);
-    if rest.len() < pad_len {
-        return Err(DecodeError::truncated(
-            Header::Payload,
-            "pad",
-            payload_at,
-            pad_len,
-            rest.len(),
-        ));
+    if whole {
+        d.layout.icrc = Some(icrc_at);
+        d.icrc_trailer = icrc::trailer(&frame[ip_at..ip_end]);
+        d.icrc = match icrc::verify(&frame[ip_at..ip_end]) {
+            Ok(IcrcCheck::Ok) => IcrcStatus::Ok,
+            Ok(IcrcCheck::Bad { found, computed }) => IcrcStatus::Bad { found, computed },
+            Err(_) => IcrcStatus::Absent,
+        };
+    } else {
+        d.icrc = IcrcStatus::NotCheckable;
     }
-    d.payload = &rest[..rest.len() - pad_len];
-    d.pad = &rest[rest.len() - pad_len..];
+
+    // Give the chain the bytes between the BTH and the ICRC (or the end of the captured
+    // bytes), but report offsets in the frame.
+    let chain_end = icrc_at.min(cap);
+    let (rest, ()) =
+        ext_chain(&bth, &frame[body_start..chain_end], chain_end, &mut d.layout, &mut d.ext)
+            .map_err(|e| match e {
+                nom::Err::Failure(ChainError(e)) | nom::Err::Error(ChainError(e)) => e,
+                nom::Err::Incomplete(_) => {
+                    DecodeError::truncated(Header::Payload, "payload", body_start, 1, 0)
+                }
+            })?;
+    let payload_at = chain_end - rest.len();
+    let pad_len = usize::from(bth.pad_count);
+    // Bytes between the headers and the ICRC on the wire.
+    let body = icrc_at - payload_at;
+    if body < pad_len {
+        return Err(DecodeError::truncated(Header::Payload, "pad", payload_at, pad_len, body));
+    }
+    let pad_at = icrc_at - pad_len;
+    d.payload = &frame[payload_at..pad_at.min(cap)];
+    d.pad = &frame[pad_at.min(cap)..chain_end];
     d.layout.payload = Some(payload_at);
     Ok(())
+}
+
+/// Whether the UDP header at `udp_at` (if its destination port was captured) names port
+/// 4791.
+fn udp_dst_is_roce(frame: &[u8], udp_at: usize) -> bool {
+    frame.get(udp_at + 2..udp_at + 4).is_some_and(|p| p == ROCEV2_PORT.to_be_bytes())
 }
 
 /// The verdict on the checksum `found` of the UDP datagram `datagram` (header included)
@@ -918,8 +1170,8 @@ fn udp_checksum(ip: Option<&IpRepr>, found: u16, datagram: &[u8]) -> UdpChecksum
 pub struct FrameRepr {
     /// Ethernet header.
     pub eth: EthernetRepr,
-    /// 802.1Q tag, if any.
-    pub vlan: Option<VlanRepr>,
+    /// VLAN tags, outermost first; usually none or one.
+    pub vlans: Vec<VlanRepr>,
     /// IP header.
     pub ip: IpRepr,
     /// UDP header.
@@ -952,10 +1204,7 @@ impl FrameRepr {
 
     /// Bytes of the whole frame.
     pub fn buffer_len(&self) -> usize {
-        ETH_HEADER_LEN
-            + if self.vlan.is_some() { VLAN_TAG_LEN } else { 0 }
-            + self.ip_len()
-            + self.eth_padding.len()
+        ETH_HEADER_LEN + self.vlans.len() * VLAN_TAG_LEN + self.ip_len() + self.eth_padding.len()
     }
 
     /// The entropy value this frame carries (see [`DecodedFrame::entropy`]).
@@ -993,14 +1242,18 @@ impl FrameRepr {
                 EtherType::IPV6
             }
         };
-        match &mut self.vlan {
-            Some(v) => {
+        let n = self.vlans.len();
+        for (i, v) in self.vlans.iter_mut().enumerate() {
+            if i + 1 == n {
                 v.ethertype = ip_type;
-                if !self.eth.ethertype.is_vlan_tpid() {
-                    self.eth.ethertype = EtherType::VLAN;
-                }
+            } else if !v.ethertype.is_tag_tpid() {
+                v.ethertype = EtherType::VLAN;
             }
-            None => self.eth.ethertype = ip_type,
+        }
+        if n == 0 {
+            self.eth.ethertype = ip_type;
+        } else if !self.eth.ethertype.is_tag_tpid() {
+            self.eth.ethertype = if n > 1 { EtherType::QINQ } else { EtherType::VLAN };
         }
         self.udp.dst_port = ROCEV2_PORT;
     }
@@ -1056,9 +1309,7 @@ impl FrameRepr {
     pub fn fill_udp_checksum(&mut self) -> Result<(), EmitError> {
         self.udp.checksum = 0;
         let bytes = self.to_bytes()?;
-        let udp_at = ETH_HEADER_LEN
-            + if self.vlan.is_some() { VLAN_TAG_LEN } else { 0 }
-            + self.ip.header_len();
+        let udp_at = ETH_HEADER_LEN + self.vlans.len() * VLAN_TAG_LEN + self.ip.header_len();
         let datagram = bytes
             .get(udp_at..udp_at + usize::from(self.udp.length))
             .ok_or(EmitError::Inconsistent { header: Header::Udp, field: "length" })?;
@@ -1076,7 +1327,7 @@ impl FrameRepr {
         check_buffer(Header::Eth, buf, need)?;
         let buf = &mut buf[..need];
         let mut at = self.eth.emit(buf)?;
-        if let Some(v) = &self.vlan {
+        for v in &self.vlans {
             at += v.emit(&mut buf[at..])?;
         }
         let ip_at = at;

@@ -6,7 +6,8 @@
 
 use alloc::vec::Vec;
 
-use crate::frame::{DECODE_RULES, IcrcStatus, decode};
+use crate::frame::{DECODE_RULES, FrameKind, IcrcStatus, decode, decode_captured};
+use crate::wire::LinkType;
 
 /// Frame decode: never panics; every violation and decode error names one of the frame's
 /// own rules (`DecodedFrame::rules`, `frame::DECODE_RULES`); whatever decodes cleanly
@@ -21,6 +22,17 @@ pub fn frame_decode(data: &[u8]) {
         assert!(DECODE_RULES.contains(&e.requirement()), "{e}: {}", e.requirement());
     }
     let _ = d.entropy();
+    // The same bytes under the other link types a reader of captures decodes, and as a frame
+    // the capture cut: never a panic; a cut frame is truncated, its ICRC never judged
+    // (DEC-CUT-001), and it fails only a strict reader.
+    for link in [LinkType::LINUX_SLL, LinkType::LINUX_SLL2, LinkType::RAW, LinkType::IPV6] {
+        let other = decode_captured(link, data, data.len());
+        let _ = (other.validate(), other.kind(), other.fails(true));
+    }
+    let cut = decode_captured(LinkType::ETHERNET, data, data.len() + 1 + data.len() % 64);
+    assert_eq!(cut.kind(), FrameKind::Truncated);
+    assert!(matches!(cut.icrc, IcrcStatus::NotCheckable | IcrcStatus::Absent), "{:?}", cut.icrc);
+    assert!(!cut.fails(false) && cut.to_repr().is_none());
     let Some(repr) = d.to_repr() else { return };
     let bytes: Vec<u8> = match repr.to_bytes() {
         Ok(b) => b,
@@ -233,7 +245,8 @@ mod repr {
         fit!(
             Meth => meth, Tseth => tseth, Reth => reth, ImmDt => immdt, Aeth => aeth,
             Seth => seth, CcState => cc_state, Neth => neth, Peth => peth, Erth => erth,
-            Eeth => eeth, Deth => deth, Ieth => ieth, AtomicEth => atomiceth,
+            Eeth => eeth, Deth => deth, Rdeth => rdeth, Xrceth => xrceth, Ieth => ieth,
+            AtomicEth => atomiceth,
             AtomicAckEth => atomicacketh, Cnp => cnp,
         );
         Ok(())

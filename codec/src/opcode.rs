@@ -36,8 +36,12 @@ pub enum ExtHeader {
     Erth,
     /// MRC EETH, 36 bytes.
     Eeth,
-    /// DETH, 8 bytes (UD).
+    /// DETH, 8 bytes (UD, RD).
     Deth,
+    /// RDETH, 4 bytes (RD).
+    Rdeth,
+    /// XRCETH, 4 bytes (XRC requests).
+    Xrceth,
     /// IETH, 4 bytes.
     Ieth,
     /// AtomicETH, 28 bytes.
@@ -51,7 +55,7 @@ pub enum ExtHeader {
 impl ExtHeader {
     /// Every extension header, in the order of the fields of `frame::Extensions` (the order
     /// `openrdma dissect` prints them in).
-    pub const ALL: [ExtHeader; 16] = [
+    pub const ALL: [ExtHeader; 18] = [
         ExtHeader::Meth,
         ExtHeader::Tseth,
         ExtHeader::Reth,
@@ -64,6 +68,8 @@ impl ExtHeader {
         ExtHeader::Erth,
         ExtHeader::Eeth,
         ExtHeader::Deth,
+        ExtHeader::Rdeth,
+        ExtHeader::Xrceth,
         ExtHeader::Ieth,
         ExtHeader::AtomicEth,
         ExtHeader::AtomicAckEth,
@@ -86,6 +92,8 @@ impl ExtHeader {
             ExtHeader::Erth => Header::Erth,
             ExtHeader::Eeth => Header::Eeth,
             ExtHeader::Deth => Header::Deth,
+            ExtHeader::Rdeth => Header::Rdeth,
+            ExtHeader::Xrceth => Header::Xrceth,
             ExtHeader::Ieth => Header::Ieth,
             ExtHeader::AtomicEth => Header::AtomicEth,
             ExtHeader::AtomicAckEth => Header::AtomicAckEth,
@@ -97,7 +105,7 @@ impl ExtHeader {
     pub const fn wire_len(self) -> usize {
         match self {
             ExtHeader::Meth | ExtHeader::Tseth | ExtHeader::ImmDt | ExtHeader::Aeth => 4,
-            ExtHeader::Ieth => 4,
+            ExtHeader::Ieth | ExtHeader::Rdeth | ExtHeader::Xrceth => 4,
             ExtHeader::Reth | ExtHeader::Peth | ExtHeader::Erth | ExtHeader::Cnp => 16,
             ExtHeader::Seth | ExtHeader::AtomicEth => 28,
             ExtHeader::CcState | ExtHeader::Deth | ExtHeader::AtomicAckEth => 8,
@@ -225,12 +233,126 @@ opcodes! {
     RC_SEND_LAST_INV = 0x16, "RC_SEND_LAST_INV", [Ieth], Data;
     /// RC SEND Only with Invalidate.
     RC_SEND_ONLY_INV = 0x17, "RC_SEND_ONLY_INV", [Ieth], Data;
+    /// UC SEND First.
+    UC_SEND_FIRST = 0x20, "UC_SEND_FIRST", [], Data;
+    /// UC SEND Middle.
+    UC_SEND_MIDDLE = 0x21, "UC_SEND_MIDDLE", [], Data;
+    /// UC SEND Last.
+    UC_SEND_LAST = 0x22, "UC_SEND_LAST", [], Data;
+    /// UC SEND Last with Immediate.
+    UC_SEND_LAST_IMM = 0x23, "UC_SEND_LAST_IMM", [ImmDt], Data;
+    /// UC SEND Only.
+    UC_SEND_ONLY = 0x24, "UC_SEND_ONLY", [], Data;
+    /// UC SEND Only with Immediate.
+    UC_SEND_ONLY_IMM = 0x25, "UC_SEND_ONLY_IMM", [ImmDt], Data;
+    /// UC RDMA WRITE First.
+    UC_WRITE_FIRST = 0x26, "UC_WRITE_FIRST", [Reth], Data;
+    /// UC RDMA WRITE Middle.
+    UC_WRITE_MIDDLE = 0x27, "UC_WRITE_MIDDLE", [], Data;
+    /// UC RDMA WRITE Last.
+    UC_WRITE_LAST = 0x28, "UC_WRITE_LAST", [], Data;
+    /// UC RDMA WRITE Last with Immediate.
+    UC_WRITE_LAST_IMM = 0x29, "UC_WRITE_LAST_IMM", [ImmDt], Data;
+    /// UC RDMA WRITE Only.
+    UC_WRITE_ONLY = 0x2A, "UC_WRITE_ONLY", [Reth], Data;
+    /// UC RDMA WRITE Only with Immediate.
+    UC_WRITE_ONLY_IMM = 0x2B, "UC_WRITE_ONLY_IMM", [Reth, ImmDt], Data;
+    /// RD SEND First.
+    RD_SEND_FIRST = 0x40, "RD_SEND_FIRST", [Rdeth, Deth], Data;
+    /// RD SEND Middle.
+    RD_SEND_MIDDLE = 0x41, "RD_SEND_MIDDLE", [Rdeth, Deth], Data;
+    /// RD SEND Last.
+    RD_SEND_LAST = 0x42, "RD_SEND_LAST", [Rdeth, Deth], Data;
+    /// RD SEND Last with Immediate.
+    RD_SEND_LAST_IMM = 0x43, "RD_SEND_LAST_IMM", [Rdeth, Deth, ImmDt], Data;
+    /// RD SEND Only.
+    RD_SEND_ONLY = 0x44, "RD_SEND_ONLY", [Rdeth, Deth], Data;
+    /// RD SEND Only with Immediate.
+    RD_SEND_ONLY_IMM = 0x45, "RD_SEND_ONLY_IMM", [Rdeth, Deth, ImmDt], Data;
+    /// RD RDMA WRITE First.
+    RD_WRITE_FIRST = 0x46, "RD_WRITE_FIRST", [Rdeth, Deth, Reth], Data;
+    /// RD RDMA WRITE Middle.
+    RD_WRITE_MIDDLE = 0x47, "RD_WRITE_MIDDLE", [Rdeth, Deth], Data;
+    /// RD RDMA WRITE Last.
+    RD_WRITE_LAST = 0x48, "RD_WRITE_LAST", [Rdeth, Deth], Data;
+    /// RD RDMA WRITE Last with Immediate.
+    RD_WRITE_LAST_IMM = 0x49, "RD_WRITE_LAST_IMM", [Rdeth, Deth, ImmDt], Data;
+    /// RD RDMA WRITE Only.
+    RD_WRITE_ONLY = 0x4A, "RD_WRITE_ONLY", [Rdeth, Deth, Reth], Data;
+    /// RD RDMA WRITE Only with Immediate.
+    RD_WRITE_ONLY_IMM = 0x4B, "RD_WRITE_ONLY_IMM", [Rdeth, Deth, Reth, ImmDt], Data;
+    /// RD RDMA READ Request.
+    RD_READ_REQUEST = 0x4C, "RD_READ_REQUEST", [Rdeth, Deth, Reth], None;
+    /// RD RDMA READ Response First.
+    RD_READ_RESPONSE_FIRST = 0x4D, "RD_READ_RESPONSE_FIRST", [Rdeth, Aeth], Data;
+    /// RD RDMA READ Response Middle.
+    RD_READ_RESPONSE_MIDDLE = 0x4E, "RD_READ_RESPONSE_MIDDLE", [Rdeth], Data;
+    /// RD RDMA READ Response Last.
+    RD_READ_RESPONSE_LAST = 0x4F, "RD_READ_RESPONSE_LAST", [Rdeth, Aeth], Data;
+    /// RD RDMA READ Response Only.
+    RD_READ_RESPONSE_ONLY = 0x50, "RD_READ_RESPONSE_ONLY", [Rdeth, Aeth], Data;
+    /// RD Acknowledge.
+    RD_ACKNOWLEDGE = 0x51, "RD_ACKNOWLEDGE", [Rdeth, Aeth], None;
+    /// RD Atomic Acknowledge.
+    RD_ATOMIC_ACKNOWLEDGE = 0x52, "RD_ATOMIC_ACKNOWLEDGE", [Rdeth, Aeth, AtomicAckEth], None;
+    /// RD CmpSwap.
+    RD_COMPARE_SWAP = 0x53, "RD_COMPARE_SWAP", [Rdeth, Deth, AtomicEth], None;
+    /// RD FetchAdd.
+    RD_FETCH_ADD = 0x54, "RD_FETCH_ADD", [Rdeth, Deth, AtomicEth], None;
+    /// RD RESYNC.
+    RD_RESYNC = 0x55, "RD_RESYNC", [Rdeth, Deth], None;
     /// UD SEND Only.
     UD_SEND_ONLY = 0x64, "UD_SEND_ONLY", [Deth], Data;
     /// UD SEND Only with Immediate.
     UD_SEND_ONLY_IMM = 0x65, "UD_SEND_ONLY_IMM", [Deth, ImmDt], Data;
     /// RoCEv2 Congestion Notification Packet.
     CNP = 0x81, "CNP", [Cnp], None;
+    /// XRC SEND First.
+    XRC_SEND_FIRST = 0xA0, "XRC_SEND_FIRST", [Xrceth], Data;
+    /// XRC SEND Middle.
+    XRC_SEND_MIDDLE = 0xA1, "XRC_SEND_MIDDLE", [Xrceth], Data;
+    /// XRC SEND Last.
+    XRC_SEND_LAST = 0xA2, "XRC_SEND_LAST", [Xrceth], Data;
+    /// XRC SEND Last with Immediate.
+    XRC_SEND_LAST_IMM = 0xA3, "XRC_SEND_LAST_IMM", [Xrceth, ImmDt], Data;
+    /// XRC SEND Only.
+    XRC_SEND_ONLY = 0xA4, "XRC_SEND_ONLY", [Xrceth], Data;
+    /// XRC SEND Only with Immediate.
+    XRC_SEND_ONLY_IMM = 0xA5, "XRC_SEND_ONLY_IMM", [Xrceth, ImmDt], Data;
+    /// XRC RDMA WRITE First.
+    XRC_WRITE_FIRST = 0xA6, "XRC_WRITE_FIRST", [Xrceth, Reth], Data;
+    /// XRC RDMA WRITE Middle.
+    XRC_WRITE_MIDDLE = 0xA7, "XRC_WRITE_MIDDLE", [Xrceth], Data;
+    /// XRC RDMA WRITE Last.
+    XRC_WRITE_LAST = 0xA8, "XRC_WRITE_LAST", [Xrceth], Data;
+    /// XRC RDMA WRITE Last with Immediate.
+    XRC_WRITE_LAST_IMM = 0xA9, "XRC_WRITE_LAST_IMM", [Xrceth, ImmDt], Data;
+    /// XRC RDMA WRITE Only.
+    XRC_WRITE_ONLY = 0xAA, "XRC_WRITE_ONLY", [Xrceth, Reth], Data;
+    /// XRC RDMA WRITE Only with Immediate.
+    XRC_WRITE_ONLY_IMM = 0xAB, "XRC_WRITE_ONLY_IMM", [Xrceth, Reth, ImmDt], Data;
+    /// XRC RDMA READ Request.
+    XRC_READ_REQUEST = 0xAC, "XRC_READ_REQUEST", [Xrceth, Reth], None;
+    /// XRC RDMA READ Response First.
+    XRC_READ_RESPONSE_FIRST = 0xAD, "XRC_READ_RESPONSE_FIRST", [Aeth], Data;
+    /// XRC RDMA READ Response Middle.
+    XRC_READ_RESPONSE_MIDDLE = 0xAE, "XRC_READ_RESPONSE_MIDDLE", [], Data;
+    /// XRC RDMA READ Response Last.
+    XRC_READ_RESPONSE_LAST = 0xAF, "XRC_READ_RESPONSE_LAST", [Aeth], Data;
+    /// XRC RDMA READ Response Only.
+    XRC_READ_RESPONSE_ONLY = 0xB0, "XRC_READ_RESPONSE_ONLY", [Aeth], Data;
+    /// XRC Acknowledge.
+    XRC_ACKNOWLEDGE = 0xB1, "XRC_ACKNOWLEDGE", [Aeth], None;
+    /// XRC Atomic Acknowledge.
+    XRC_ATOMIC_ACKNOWLEDGE = 0xB2, "XRC_ATOMIC_ACKNOWLEDGE", [Aeth, AtomicAckEth], None;
+    /// XRC CmpSwap.
+    XRC_COMPARE_SWAP = 0xB3, "XRC_COMPARE_SWAP", [Xrceth, AtomicEth], None;
+    /// XRC FetchAdd.
+    XRC_FETCH_ADD = 0xB4, "XRC_FETCH_ADD", [Xrceth, AtomicEth], None;
+    /// XRC SEND Last with Invalidate.
+    XRC_SEND_LAST_INV = 0xB6, "XRC_SEND_LAST_INV", [Xrceth, Ieth], Data;
+    /// XRC SEND Only with Invalidate.
+    XRC_SEND_ONLY_INV = 0xB7, "XRC_SEND_ONLY_INV", [Xrceth, Ieth], Data;
     /// MRC RDMA WRITE First.
     MRC_WRITE_FIRST = 0xC6, "MRC_WRITE_FIRST", [Meth, Tseth, Reth], Data;
     /// MRC RDMA WRITE Middle.
@@ -256,6 +378,10 @@ opcodes! {
     /// MRC reliability probe.
     MRC_PROBE = 0xDE, "MRC_RELIABILITY_PROBE", [Peth], None;
 }
+
+/// The longest extension-header stack of any opcode (RD's RDETH, DETH, RETH, ImmDt; MRC's
+/// METH, TSETH, RETH, ImmDt).
+pub const MAX_EXT_HEADERS: usize = 4;
 
 impl Opcode {
     /// The transport class in bits 7:5.
@@ -290,22 +416,57 @@ impl Opcode {
         matches!(self.0, 0xC6..=0xCB)
     }
 
-    /// Whether this MRC or RC write carries immediate data.
+    /// Whether this opcode's packets carry immediate data (an ImmDt), in any class.
     pub const fn has_immediate(self) -> bool {
-        matches!(self.0, 0x03 | 0x05 | 0x09 | 0x0B | 0x65 | 0xC9 | 0xCB)
+        self.carries(ExtHeader::ImmDt)
     }
 
-    /// Whether this opcode ends a message (LAST or ONLY, for writes and sends).
+    /// Whether this opcode's header stack holds `h` (TSETH counts, although it is present
+    /// only when BTH `ts` is set).
+    pub const fn carries(self, h: ExtHeader) -> bool {
+        let Some(info) = self.info() else { return false };
+        let mut i = 0;
+        while i < info.headers.len() {
+            if info.headers[i] as u8 == h as u8 {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// The position of a SEND or RDMA WRITE opcode inside its class (the low five bits),
+    /// for the classes that share IBTA's numbering (RC, UC, RD, UD, XRC), and for MRC's
+    /// writes; `None` for other opcodes.
+    const fn message_position(self) -> Option<u8> {
+        match self.0 >> 5 {
+            0 | 1 | 2 | 3 | 5 => Some(self.0 & 0x1F),
+            _ => None,
+        }
+    }
+
+    /// Whether this opcode ends a message (LAST or ONLY, for writes and sends, in any
+    /// class).
     pub const fn is_last(self) -> bool {
-        matches!(
-            self.0,
-            0x02 | 0x03 | 0x04 | 0x05 | 0x08 | 0x09 | 0x0A | 0x0B | 0x16 | 0x17 | 0xC8..=0xCB
-        )
+        if self.info().is_none() {
+            return false;
+        }
+        if self.is_mrc() {
+            return matches!(self.0, 0xC8..=0xCB);
+        }
+        matches!(self.message_position(), Some(0x02..=0x05 | 0x08..=0x0B | 0x16 | 0x17))
     }
 
-    /// Whether this opcode starts a message (FIRST or ONLY, for writes and sends).
+    /// Whether this opcode starts a message (FIRST or ONLY, for writes and sends, in any
+    /// class).
     pub const fn is_first(self) -> bool {
-        matches!(self.0, 0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B | 0x17 | 0xC6 | 0xCA | 0xCB)
+        if self.info().is_none() {
+            return false;
+        }
+        if self.is_mrc() {
+            return matches!(self.0, 0xC6 | 0xCA | 0xCB);
+        }
+        matches!(self.message_position(), Some(0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B | 0x17))
     }
 }
 

@@ -19,7 +19,7 @@ fn regions(d: &DecodedFrame<'_>) -> Vec<(Header, usize, usize)> {
         IpRepr::V6(_) => Header::Ipv6,
     };
     let mut r = vec![(Header::Eth, 0, ETH_HEADER_LEN)];
-    if d.vlan.is_some() {
+    if !d.vlans.is_empty() {
         r.push((Header::Vlan, ETH_HEADER_LEN, ETH_HEADER_LEN + 4));
     }
     r.push((ip_header, ip, udp));
@@ -125,7 +125,10 @@ fn layout_offsets_follow_the_encapsulation() {
     assert_eq!(l.payload, Some(102));
     assert_eq!(l.icrc, Some(102 + 256));
     assert_eq!(l.ip_end, Some(bytes.len()));
-    assert_eq!(d.vlan, Some(VlanRepr { pcp: 3, dei: false, vid: 100, ethertype: EtherType::IPV6 }));
+    assert_eq!(
+        d.vlans,
+        vec![VlanRepr { pcp: 3, dei: false, vid: 100, ethertype: EtherType::IPV6 }]
+    );
 }
 
 #[test]
@@ -135,27 +138,37 @@ fn service_tag_0x88a8_decodes_like_a_customer_tag() {
     assert_eq!(&bytes[12..14], &[0x88, 0xA8]);
     let d = decode(&bytes);
     assert_eq!(d.eth.unwrap().ethertype, EtherType::QINQ);
-    assert_eq!(d.vlan.unwrap().ethertype, EtherType::IPV4);
+    assert_eq!(d.vlans[0].ethertype, EtherType::IPV4);
     assert!(d.is_clean() && d.icrc == IcrcStatus::Ok);
 }
 
-/// ENC-VLAN-002, ENC-ROCE-001: a frame with a second tag (0x88A8 then 0x8100) is not a
-/// RoCEv2 frame in this version. The decoder reads the first tag and stops at the inner TPID,
-/// without an error.
+/// DEC-VLAN-001: a decoder reads any stack of tags (0x88A8, 0x8100, 0x9100) and the RoCEv2
+/// packet inside; the frame emits back byte for byte. A sender still uses one tag
+/// (ENC-VLAN-002), which validate() and discard_reason() report.
 #[test]
-fn stacked_tags_are_not_roce() {
+fn dec_vlan_001_stacked_tags_decode() {
     let f = sample("rc_send_only", Encap::V4);
     let plain = f.to_bytes().unwrap();
-    let mut bytes = plain[..12].to_vec();
-    bytes.extend_from_slice(&[0x88, 0xA8, 0x00, 0x0A, 0x81, 0x00, 0x20, 0x64, 0x08, 0x00]);
-    bytes.extend_from_slice(&plain[14..]);
-    let d = decode(&bytes);
-    assert_eq!(d.error, None);
-    assert!(!d.is_roce() && d.ip.is_none());
-    assert_eq!(d.icrc, IcrcStatus::Absent);
-    assert_eq!(d.eth.unwrap().ethertype, EtherType::QINQ);
-    assert_eq!(d.vlan, Some(VlanRepr { pcp: 0, dei: false, vid: 10, ethertype: EtherType::VLAN }));
-    assert!(d.to_repr().is_none());
+    for tags in [
+        &[0x88, 0xA8, 0x00, 0x0A, 0x81, 0x00, 0x20, 0x64, 0x08, 0x00][..],
+        &[0x91, 0x00, 0x00, 0x0B, 0x88, 0xA8, 0x00, 0x0A, 0x81, 0x00, 0x20, 0x64, 0x08, 0x00][..],
+    ] {
+        let mut bytes = plain[..12].to_vec();
+        bytes.extend_from_slice(tags);
+        bytes.extend_from_slice(&plain[14..]);
+        let d = decode(&bytes);
+        assert_eq!(d.error, None);
+        assert!(d.is_roce() && d.ip.is_some());
+        assert_eq!(d.icrc, IcrcStatus::Ok);
+        assert_eq!(d.vlans.len(), tags.len() / 4);
+        assert_eq!(d.vlans.last().unwrap().ethertype, EtherType::IPV4);
+        assert_eq!(d.vlans[d.vlans.len() - 1].vid, 0x064);
+        assert_eq!(d.layout.ip, Some(14 + tags.len() - 2));
+        assert_eq!(d.to_repr().unwrap().to_bytes().unwrap(), bytes);
+        assert_eq!(d.discard_reason(), Some("ENC-VLAN-002"));
+        let v = d.validate();
+        assert!(v.iter().any(|v| v.requirement == "ENC-VLAN-002"), "{v:?}");
+    }
 }
 
 #[test]
@@ -797,7 +810,7 @@ fn frame_level_violations() {
     f.pad = [0, 0, 0];
     f.pad[0] = 9;
     f.eth.src = EthernetAddress([0x03, 0, 0, 0, 0, 1]);
-    f.vlan.as_mut().unwrap().vid = 0xFFF;
+    f.vlans[0].vid = 0xFFF;
     let mut bytes = f.to_bytes().unwrap();
     let n = bytes.len();
     bytes[n - 1] ^= 0xFF;
@@ -943,7 +956,7 @@ fn arp_behind_a_tag_is_not_ip() {
     b.extend_from_slice(&[0x00, 0x64, 0x08, 0x06]);
     b.extend_from_slice(&[0; 28]);
     let d = assert_not_roce(&b, "arp behind a tag");
-    assert_eq!(d.vlan.unwrap().ethertype, EtherType::ARP);
+    assert_eq!(d.vlans[0].ethertype, EtherType::ARP);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1056,7 +1069,7 @@ fn reseal_makes_an_edited_frame_sound_again() {
             assert_eq!(d.discard_reason(), None, "{encap:?}, checksum {with_checksum}");
             assert_eq!(d.entropy(), Some(ev));
             let want = if with_checksum { UdpChecksum::Ok } else { UdpChecksum::Zero };
-            assert_eq!(d.udp_checksum, want, "{encap:?}");
+            assert_eq!(d.udp_checksum(), want, "{encap:?}");
         }
     }
 }
@@ -1092,7 +1105,7 @@ fn discard_reasons_name_the_requirement() {
         let bad = g.to_bytes().unwrap();
         assert_eq!(reason(&bad), Some("ENC-UDP-006"), "{encap:?}");
         let d = decode(&bad);
-        assert!(matches!(d.udp_checksum, UdpChecksum::Bad { .. }));
+        assert!(matches!(d.udp_checksum(), UdpChecksum::Bad { .. }));
         let sender_rule = if encap.is_v6() { "ENC-UDP-005" } else { "ENC-UDP-003" };
         assert!(d.validate().iter().any(|v| v.requirement == sender_rule), "{encap:?}");
         let mut b = bytes.clone();

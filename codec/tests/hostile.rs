@@ -57,7 +57,7 @@ fn frame(v6: bool, bth: BthRepr, ext: frame::Extensions, payload: &[u8]) -> Fram
     }
     let mut f = FrameRepr {
         eth: eth(if v6 { EtherType::IPV6 } else { EtherType::IPV4 }),
-        vlan: None,
+        vlans: Vec::new(),
         ip,
         udp: UdpRepr { src_port: 0xC000, dst_port: ROCEV2_PORT, length: 0, checksum: 0 },
         bth,

@@ -331,7 +331,7 @@ fn icrc_property(v6: bool) {
                 }
             }
             // Outside the IP packet: addresses, the tag's TCI, the Ethernet padding.
-            for at in (0..12).chain(if f.vlan.is_some() { 14..16 } else { 0..0 }) {
+            for at in (0..12).chain(if !f.vlans.is_empty() { 14..16 } else { 0..0 }) {
                 if chance(&mut rng, 4) {
                     b[at] = rng.next_u32() as u8;
                 }

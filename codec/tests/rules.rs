@@ -231,7 +231,7 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
     match id {
         "ENC-ETH-001" => bytes(f, |b, _| b[12..14].copy_from_slice(&[0x08, 0x06])),
         "ENC-ETH-002" => bytes(f, |b, _| b[6] |= 1),
-        "ENC-VLAN-001" => refit(f, |g| g.vlan.as_mut().unwrap().vid = 0xFFF),
+        "ENC-VLAN-001" => refit(f, |g| g.vlans[0].vid = 0xFFF),
         "ENC-VLAN-002" => bytes(f, |b, _| b[16..18].copy_from_slice(&[0x81, 0x00])),
         "ENC-IPV4-001" => refit(f, |g| v4(g, |r| r.protocol = 6)),
         "ENC-IPV4-002" => refit(f, |g| v4(g, |r| r.more_frags = true)),

@@ -1022,16 +1022,26 @@ fn decode_host_record(data: &[u8], file: &Path, offset: u64) -> Result<Body, Fil
 // ---------------------------------------------------------------------------------------
 
 /// Reads what a device did from a pcap or pcapng capture (see the module documentation).
+/// The capture is streamed: memory holds what the device sent, never the file.
 pub fn read_observed(path: impl AsRef<Path>) -> Result<Vec<TimedOutput>, FileError> {
     let path = path.as_ref();
-    let bytes =
-        fs::read(path).map_err(|source| FileError::Io { file: path.to_path_buf(), source })?;
-    read_observed_bytes(&bytes, path)
+    let file = fs::File::open(path)
+        .map_err(|source| FileError::Io { file: path.to_path_buf(), source })?;
+    read_observed_from(file, path)
 }
 
 /// [`read_observed`] from memory; `name` names the capture in errors.
 pub fn read_observed_bytes(
     capture: &[u8],
+    name: impl AsRef<Path>,
+) -> Result<Vec<TimedOutput>, FileError> {
+    read_observed_from(capture, name)
+}
+
+/// [`read_observed`] from any stream; `name` names the capture in errors. A frame check
+/// sequence that the capture declares is removed (`DEC-FCS-001`).
+pub fn read_observed_from(
+    capture: impl std::io::Read,
     name: impl AsRef<Path>,
 ) -> Result<Vec<TimedOutput>, FileError> {
     let file = name.as_ref();

@@ -20,12 +20,26 @@
 //! killed, and the next [`Device::start`] starts the command again, so that one scenario
 //! that hangs a device does not fail every scenario after it. Dropping the device closes the
 //! child's standard input, gives it a moment to exit, and kills it if it has not.
+//!
+//! The child runs in a process group of its own, and what is killed is the group: a device
+//! command that is a script, or `make`, which starts the simulator as its own child, ends
+//! whole. Every group still running is listed, so that a runner ended by a signal can end
+//! them first ([`end_all_devices`]).
+//!
+//! What the child writes costs the runner bounded memory: a line of its output is at most
+//! [`MAX_LINE_LEN`] bytes and is decoded at a bounded cost ([`crate::protocol::bounded`]);
+//! the reader reads ahead at most a few lines; a line of its standard error is kept to its
+//! first 1000 characters, however long it is.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -60,6 +74,68 @@ impl Default for ProcessOptions {
     fn default() -> Self {
         ProcessOptions { timeout: DEFAULT_TIMEOUT, pass_stderr: true, stderr_tail: 20 }
     }
+}
+
+/// The process groups of the devices running, by their leader's process ID; `None` once
+/// [`end_all_devices`] ran, after which no device starts.
+static GROUPS: Mutex<Option<Vec<u32>>> = Mutex::new(Some(Vec::new()));
+
+/// Lists a child's group; false when the runner is ending, and the child must not run.
+fn track(pid: u32) -> bool {
+    match GROUPS.lock() {
+        Ok(mut g) => match g.as_mut() {
+            Some(list) => {
+                list.push(pid);
+                true
+            }
+            None => false,
+        },
+        Err(_) => true,
+    }
+}
+
+fn untrack(pid: u32) {
+    if let Ok(mut g) = GROUPS.lock() {
+        if let Some(list) = g.as_mut() {
+            list.retain(|&p| p != pid);
+        }
+    }
+}
+
+fn signal_group(pid: u32, signal: Signal) {
+    if let Ok(pid) = i32::try_from(pid) {
+        let _ = killpg(Pid::from_raw(pid), signal);
+    }
+}
+
+/// Ends the process group of every device running: asks them to stop (SIGTERM), gives them
+/// a moment, then kills what is left (SIGKILL); no device starts after it. For a runner
+/// about to exit on a signal, which would otherwise leave its devices running.
+pub fn end_all_devices() {
+    let groups: Vec<u32> = GROUPS.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
+    if groups.is_empty() {
+        return;
+    }
+    for &g in &groups {
+        signal_group(g, Signal::SIGTERM);
+    }
+    thread::sleep(Duration::from_millis(200));
+    for &g in &groups {
+        signal_group(g, Signal::SIGKILL);
+        // Reap the leader, unless the thread that runs it already did.
+        if let Ok(pid) = i32::try_from(g) {
+            let _ = nix::sys::wait::waitpid(Pid::from_raw(pid), None);
+        }
+    }
+}
+
+/// Kills the child's process group and reaps the child.
+fn end(child: &mut Child) {
+    let pid = child.id();
+    signal_group(pid, Signal::SIGKILL);
+    let _ = child.kill();
+    let _ = child.wait();
+    untrack(pid);
 }
 
 /// What the reader thread hands over.
@@ -148,10 +224,13 @@ impl ProcessDevice {
         };
         r.to_child = None;
         match wait_exit(&mut r.child, self.options.timeout) {
-            Some(status) => Ok(status),
+            Some(status) => {
+                // What the device left running in its group ends with it.
+                end(&mut r.child);
+                Ok(status)
+            }
             None => {
-                let _ = r.child.kill();
-                let _ = r.child.wait();
+                end(&mut r.child);
                 Err(DeviceError::Timeout {
                     what: "the device to exit after its standard input closed".into(),
                     after_ms: millis(self.options.timeout),
@@ -172,13 +251,18 @@ impl ProcessDevice {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
             .map_err(|e| DeviceError::Failed(format!("cannot start `{program}`: {e}")))?;
+        if !track(child.id()) {
+            signal_group(child.id(), Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(DeviceError::Failed("the runner is ending; no device starts".into()));
+        }
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            let _ = child.kill();
-            let _ = child.wait();
+            end(&mut child);
             return Err(DeviceError::Failed("the child's pipes are missing".into()));
         };
         let to_child = spawn_writer(stdin);
@@ -210,8 +294,7 @@ impl ProcessDevice {
     fn kill(&mut self) {
         if let Some(mut r) = self.running.take() {
             r.to_child = None;
-            let _ = r.child.kill();
-            let _ = r.child.wait();
+            end(&mut r.child);
         }
     }
 
@@ -277,12 +360,9 @@ impl ProcessDevice {
         );
         let how = match status {
             Some(s) => format!("the device exited ({s})"),
-            None => {
-                let _ = r.child.kill();
-                let _ = r.child.wait();
-                "the device closed its standard output (and was killed)".to_string()
-            }
+            None => "the device closed its standard output (and was killed)".to_string(),
         };
+        end(&mut r.child);
         // Let the standard-error thread read what the child wrote last.
         let _ = r.stderr_done.recv_timeout(EXIT_GRACE);
         let tail: Vec<String> =
@@ -415,10 +495,8 @@ impl Drop for ProcessDevice {
     fn drop(&mut self) {
         if let Some(mut r) = self.running.take() {
             r.to_child = None;
-            if wait_exit(&mut r.child, EXIT_GRACE).is_none() {
-                let _ = r.child.kill();
-                let _ = r.child.wait();
-            }
+            let _ = wait_exit(&mut r.child, EXIT_GRACE);
+            end(&mut r.child);
         }
     }
 }
@@ -429,12 +507,13 @@ fn millis(d: Duration) -> u64 {
 
 /// Waits at most `limit` for the child to exit.
 fn wait_exit(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
+    // A limit beyond what the clock holds is no limit.
+    let deadline = Instant::now().checked_add(limit);
     let mut pause = Duration::from_millis(1);
     loop {
         match child.try_wait() {
             Ok(Some(s)) => return Some(s),
-            Ok(None) if Instant::now() < deadline => {
+            Ok(None) if deadline.is_none_or(|d| Instant::now() < d) => {
                 thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
@@ -457,9 +536,13 @@ fn spawn_writer(mut stdin: ChildStdin) -> Sender<Vec<u8>> {
     tx
 }
 
+/// Lines the reader decodes ahead of the runner: a device that writes more than it is asked
+/// waits for the runner instead of filling its memory.
+const READ_AHEAD: usize = 2;
+
 /// The reader thread: decodes the child's output line by line.
 fn spawn_reader<R: BufRead + Send + 'static>(mut stdout: R) -> Receiver<Incoming> {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx): (SyncSender<Incoming>, _) = mpsc::sync_channel(READ_AHEAD);
     thread::spawn(move || {
         let mut buf = Vec::new();
         let mut n = 0;
@@ -485,9 +568,14 @@ fn spawn_reader<R: BufRead + Send + 'static>(mut stdout: R) -> Receiver<Incoming
     rx
 }
 
-/// The standard-error thread: passes lines through and keeps the last ones.
+/// The longest part of a line of standard error kept for error reports, in characters.
+const STDERR_KEEP: usize = 1000;
+
+/// The standard-error thread: passes what the child writes through as it comes, and keeps
+/// the start of each of the last lines. A line is never held whole: however long it is,
+/// the thread holds one buffer and the kept start of the line.
 fn spawn_stderr<R: BufRead + Send + 'static>(
-    stderr: R,
+    mut stderr: R,
     tail: Arc<Mutex<VecDeque<String>>>,
     options: &ProcessOptions,
 ) -> Receiver<()> {
@@ -496,19 +584,46 @@ fn spawn_stderr<R: BufRead + Send + 'static>(
     let keep = options.stderr_tail.max(1);
     thread::spawn(move || {
         let _done = done_tx;
-        for line in stderr.split(b'\n') {
-            let Ok(line) = line else { break };
-            let text = String::from_utf8_lossy(&line).trim_end_matches('\r').to_string();
-            let kept: String = text.chars().take(1000).collect();
-            if pass {
-                let _ = writeln!(io::stderr().lock(), "{text}");
-            }
+        let mut line: Vec<u8> = Vec::new();
+        let mut open = false;
+        let push = |line: &mut Vec<u8>| {
+            let text = String::from_utf8_lossy(line);
+            let kept: String = text.trim_end_matches('\r').chars().take(STDERR_KEEP).collect();
+            line.clear();
             if let Ok(mut t) = tail.lock() {
                 if t.len() == keep {
                     t.pop_front();
                 }
                 t.push_back(kept);
             }
+        };
+        loop {
+            let chunk = match stderr.fill_buf() {
+                Ok([]) | Err(_) => break,
+                Ok(c) => c,
+            };
+            let n = chunk.len();
+            if pass {
+                let _ = io::stderr().lock().write_all(chunk);
+            }
+            for piece in chunk.split_inclusive(|&b| b == b'\n') {
+                let (body, ends) = match piece.strip_suffix(b"\n") {
+                    Some(b) => (b, true),
+                    None => (piece, false),
+                };
+                // Four bytes a character at most: enough bytes for the characters kept.
+                let room = (4 * STDERR_KEEP).saturating_sub(line.len());
+                line.extend_from_slice(&body[..body.len().min(room)]);
+                open = true;
+                if ends {
+                    push(&mut line);
+                    open = false;
+                }
+            }
+            stderr.consume(n);
+        }
+        if open && !line.is_empty() {
+            push(&mut line);
         }
     });
     done_rx

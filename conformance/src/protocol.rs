@@ -38,8 +38,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub mod bounded;
 mod fields;
 
+pub use bounded::{MAX_DEPTH, MAX_ITEMS, MAX_VALUES};
 use fields::kind;
 pub use fields::{FieldsError, frame_fields_json, frame_from_fields};
 
@@ -53,8 +55,8 @@ pub const SUPPORTED_VERSIONS: &[u32] = &[VERSION];
 pub const MAX_LINE_LEN: usize = 64 << 20;
 
 /// One message of the protocol, either way. The JSON key `type` names the variant in
-/// snake case (`{"type":"started"}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// snake case (`{"type":"started"}`). [`decode_line`] reads one, at a bounded cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Message {
     /// The first message each way: the runner's offer, then the device's answer.
@@ -118,7 +120,11 @@ pub struct Hello {
     pub name: Option<String>,
     /// The device's capabilities, kebab-case names of [`Capability`] (device only;
     /// required). Names the runner does not know are ignored (`CONF-ADP-004`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "bounded::bounded_opt_vec"
+    )]
     pub capabilities: Option<Vec<String>>,
     /// Whether the device wants `fields` beside the bytes of input frames (device only;
     /// absent means yes).
@@ -214,6 +220,7 @@ pub struct Advance {
     /// The time to run to, ns since the scenario's start.
     pub until: Timestamp,
     /// The inputs, in order, none earlier than the previous `until` nor later than this one.
+    #[serde(deserialize_with = "bounded::bounded_vec")]
     pub inputs: Vec<WireInput>,
 }
 
@@ -223,6 +230,7 @@ pub struct Outputs {
     /// The `seq` of the `advance` it answers.
     pub seq: u64,
     /// Everything produced after the previous `until` and at or before this `until`.
+    #[serde(deserialize_with = "bounded::bounded_vec")]
     pub outputs: Vec<WireOutput>,
 }
 
@@ -246,8 +254,9 @@ pub struct WireInput {
     pub input: WireInputKind,
 }
 
-/// What an input is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What an input is. Read without buffering the object (see [`bounded`]): its command is
+/// read once `kind` says which, and its `fields` are counted first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireInputKind {
     /// A frame arriving on a port.
@@ -309,8 +318,9 @@ pub struct WireOutput {
     pub output: WireOutputKind,
 }
 
-/// What an output is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What an output is. Read without buffering the object (see [`bounded`]); the `fields` of
+/// a frame given with its bytes are not read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireOutputKind {
     /// A frame leaving on a port, as bytes or as fields (`CONF-ADP-015`).
@@ -381,6 +391,12 @@ pub enum ProtocolError {
     #[error("line longer than the limit of {max} bytes")]
     TooLong {
         /// The limit.
+        max: usize,
+    },
+    /// The line nests arrays and objects too deep.
+    #[error("arrays and objects nested deeper than {max}")]
+    TooDeep {
+        /// The deepest nesting allowed.
         max: usize,
     },
     /// The line is not UTF-8.
@@ -502,7 +518,11 @@ fn versions(v: &[u32]) -> String {
 
 /// Decodes one line (without its newline; a trailing `\r` or white space is allowed).
 ///
-/// On success the message is typed; a message's unknown keys are ignored (`CONF-ADP-003`).
+/// On success the message is typed; a message's unknown keys are ignored (`CONF-ADP-003`)
+/// without being built, and what the line may cost is bounded ([`bounded`]): a line may
+/// nest arrays and objects at most [`MAX_DEPTH`] deep, a list of the protocol holds at most
+/// [`MAX_ITEMS`] entries, and a command, event, manifest or frame's fields at most
+/// [`MAX_VALUES`] values.
 /// On failure the error names what is wrong: the JSON position for text that is not JSON,
 /// else the message type and the field (as a path such as `inputs[2].input.bytes`).
 pub fn decode_line(line: &str) -> Result<Message, ProtocolError> {
@@ -512,7 +532,10 @@ pub fn decode_line(line: &str) -> Result<Message, ProtocolError> {
     if line.trim().is_empty() {
         return Err(ProtocolError::Empty);
     }
-    let mut m = serde_json::from_str::<Message>(line).map_err(|e| explain(line, &e))?;
+    if bounded::too_deep(line.as_bytes()) {
+        return Err(ProtocolError::TooDeep { max: MAX_DEPTH });
+    }
+    let mut m = bounded::typed(line).map_err(|e| explain(line, &e))?;
     if let Message::Outputs(o) = &mut m {
         // CONF-ADP-015, CONF-ADP-016: frames given as fields are built here, so that a
         // decoded message holds every frame's bytes and a bad field is named at once.
@@ -552,6 +575,23 @@ pub fn encode_line(m: &Message) -> Result<Vec<u8>, ProtocolError> {
 
 /// Finds out, field by field, why a line that parses as JSON is not a message.
 fn explain(line: &str, e: &serde_json::Error) -> ProtocolError {
+    // The line is counted before it is built as a tree to look into; one too large for that
+    // is reported with the parser's words and position.
+    if let Err(c) = bounded::count(line, EXPLAIN_VALUES) {
+        if c.is_data() {
+            return ProtocolError::Invalid {
+                message: message_type(line),
+                reason: strip_position(&e.to_string()),
+                line: e.line(),
+                column: e.column(),
+            };
+        }
+        return ProtocolError::Json {
+            line: c.line(),
+            column: c.column(),
+            reason: strip_position(&c.to_string()),
+        };
+    }
     let v: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => {
@@ -580,6 +620,13 @@ fn explain(line: &str, e: &serde_json::Error) -> ProtocolError {
             o.req::<u32>("version")?;
             o.opt::<String>("runner")?;
             o.opt::<String>("name")?;
+            if o.map
+                .get("capabilities")
+                .and_then(Value::as_array)
+                .is_some_and(|c| c.len() > MAX_ITEMS)
+            {
+                return Err(o.bad("capabilities", format!("more than {MAX_ITEMS} entries")));
+            }
             o.opt::<Vec<String>>("capabilities")?;
             o.opt::<bool>("frame_fields").map(drop)
         })()
@@ -634,6 +681,20 @@ fn explain(line: &str, e: &serde_json::Error) -> ProtocolError {
         line: e.line(),
         column: e.column(),
     })
+}
+
+/// Most values of a line that fails to decode that are built as a tree to find the field at
+/// fault.
+const EXPLAIN_VALUES: usize = 1 << 20;
+
+/// The `type` of a line, or `?`, read without building anything else.
+fn message_type(line: &str) -> String {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(rename = "type")]
+        ty: Option<String>,
+    }
+    serde_json::from_str::<Head>(line).ok().and_then(|h| h.ty).unwrap_or_else(|| "?".into())
 }
 
 /// serde_json appends " at line L column C" to its messages; positions are reported apart.
@@ -698,6 +759,9 @@ impl<'a> Obj<'a> {
     ) -> Result<(), ProtocolError> {
         let items = match self.map.get(key) {
             None => return Err(self.missing(key)),
+            Some(Value::Array(items)) if items.len() > MAX_ITEMS => {
+                return Err(self.bad(key, format!("more than {MAX_ITEMS} entries")));
+            }
             Some(Value::Array(items)) => items,
             Some(other) => {
                 return Err(self.bad(key, format!("expected an array, found {}", kind(other))));
@@ -914,7 +978,7 @@ pub fn fuzz_adapter_decode(data: &[u8]) {
     let _ = read_line(&mut &data[..], &mut sink, 64);
 }
 
-/// Optional frame bytes, as [`hex`] when present.
+/// Optional frame bytes, written as [`hex`] when present (read in [`bounded`]).
 mod hex_opt {
     pub(super) fn serialize<S: serde::Serializer>(
         b: &Option<Vec<u8>>,
@@ -924,12 +988,6 @@ mod hex_opt {
             Some(b) => super::hex::serialize(b, s),
             None => s.serialize_none(),
         }
-    }
-
-    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<Vec<u8>>, D::Error> {
-        super::hex::deserialize(d).map(Some)
     }
 }
 

@@ -327,7 +327,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
         put("eth.dst", e.dst.to_string());
         put("eth.src", e.src.to_string());
     }
-    put("vlan.vid", d.vlan.map_or("-".into(), |v| v.vid.to_string()));
+    put("vlan.vid", d.vlans.first().map_or("-".into(), |v| v.vid.to_string()));
     match &d.ip {
         Some(IpRepr::V4(ip)) => {
             put("ip.src", ip.src.to_string());

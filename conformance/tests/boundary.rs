@@ -250,7 +250,7 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
                 let d = decode(bytes);
                 assert_eq!(d.icrc, IcrcStatus::Ok, "{name}: the ICRC is computed again");
                 assert!(
-                    !matches!(d.udp_checksum, openrdma_codec::frame::UdpChecksum::Bad { .. }),
+                    !matches!(d.udp_checksum(), openrdma_codec::frame::UdpChecksum::Bad { .. }),
                     "{name}: the UDP checksum is computed again"
                 );
                 let qp = d.bth.expect("a BTH").dest_qp.value();

@@ -1305,7 +1305,7 @@ fn repair(bytes: &[u8], reason: &str) -> Option<Vec<u8>> {
         return None;
     }
     let mut b = bytes.to_vec();
-    let ip = 14 + if d.vlan.is_some() { 4 } else { 0 };
+    let ip = 14 + 4 * d.vlans.len();
     let v6 = b[ip] >> 4 == 6 || reason == "ENC-IPV6-002";
     let hl = if v6 { 40 } else { usize::from(b[ip] & 0x0F).max(5) * 4 };
     let udp = ip + hl;

@@ -282,7 +282,7 @@ fn conf_cmp_026_data_packets_agree_in_every_fixed_field() {
     let mut v = Run::of("rcv-in-order-vlan");
     v.s.records.iter_mut().for_each(|x| x.checks.clear());
     let ack = v.frame(opcode_is(Opcode::MRC_ACKNOWLEDGE));
-    let d = v.judge(&v.edit(ack, |f| f.vlan.as_mut().unwrap().vid ^= 1));
+    let d = v.judge(&v.edit(ack, |f| f.vlans[0].vid ^= 1));
     assert_names(&d, "CONF-CMP-026", "VLAN ID");
 }
 

@@ -192,7 +192,7 @@ const CASES: &[Case] = &[
         })
     }),
     out("the reserved VID", "rcv-in-order-vlan", Fails("ENC-VLAN-001"), |b| {
-        refit(b, |f| f.vlan.as_mut().map(|v| v.vid = 0xFFF).is_some())
+        refit(b, |f| f.vlans.first_mut().map(|v| v.vid = 0xFFF).is_some())
     }),
     out("a second tag", "rcv-in-order-vlan", Fails("ENC-VLAN-002"), |b| {
         let mut b = b.to_vec();

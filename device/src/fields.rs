@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 /// when it is bad), then one object per decoded header keyed by the field names of its
 /// `Repr` — `eth`, `vlan`, `ipv4` or `ipv6`, `udp`, `bth`, and the extension headers
 /// (`meth`, `tseth`, `reth`, `immdt`, `aeth`, `seth`, `cc_state`, `neth`, `peth`, `erth`,
-/// `eeth`, `deth`, `ieth`, `atomiceth`, `atomicacketh`, `cnp`) — and `payload_len`,
-/// `pad_len` when decoding reached the payload.
+/// `eeth`, `deth`, `rdeth`, `xrceth`, `ieth`, `atomiceth`, `atomicacketh`, `cnp`) — and
+/// `payload_len`, `pad_len` when decoding reached the payload. Of a frame with two VLAN
+/// tags, `vlan` is the outer one.
 pub fn frame_fields_json(bytes: &[u8]) -> Value {
     let d = decode(bytes);
     let mut m = Map::new();
@@ -33,7 +34,7 @@ pub fn frame_fields_json(bytes: &[u8]) -> Value {
         m.insert("icrc_computed".into(), computed.into());
     }
     put(&mut m, "eth", &d.eth);
-    put(&mut m, "vlan", &d.vlan);
+    put(&mut m, "vlan", &d.vlans.first());
     match &d.ip {
         Some(IpRepr::V4(ip)) => put(&mut m, "ipv4", &Some(ip)),
         Some(IpRepr::V6(ip)) => put(&mut m, "ipv6", &Some(ip)),
@@ -77,6 +78,8 @@ pub fn ext_json(x: &openrdma_codec::frame::Extensions, h: ExtHeader) -> Option<V
         ExtHeader::Erth => j(&x.erth),
         ExtHeader::Eeth => j(&x.eeth),
         ExtHeader::Deth => j(&x.deth),
+        ExtHeader::Rdeth => j(&x.rdeth),
+        ExtHeader::Xrceth => j(&x.xrceth),
         ExtHeader::Ieth => j(&x.ieth),
         ExtHeader::AtomicEth => j(&x.atomiceth),
         ExtHeader::AtomicAckEth => j(&x.atomicacketh),

@@ -335,6 +335,18 @@ pub enum SimConfigError {
     Nic(#[from] openrdma_sm::ConfigError),
 }
 
+/// The longest time any option may give, ns: 10^15 ns (about 11.6 days). Simulated time is
+/// kept in picoseconds in 64 bits (up to about 213 days); a packet's arrival adds a few
+/// such times to the present, and this bound keeps every sum exact.
+pub const MAX_TIME_NS: u64 = 1_000_000_000_000_000;
+
+/// The slowest path rate, Gb/s (1 Mb/s, where a 4 KiB frame takes about 34 ms): slower
+/// rates would make one frame's time overflow the time arithmetic.
+pub const MIN_RATE_GBPS: f64 = 0.001;
+
+/// The fastest path rate, Gb/s.
+pub const MAX_RATE_GBPS: f64 = 100_000.0;
+
 /// Most flows a simulation holds: a QP number is `(flow + 1) << 16 | qp`, 24 bits.
 pub const MAX_FLOWS: usize = 255;
 /// Most QPs a flow holds.
@@ -377,10 +389,32 @@ impl SimConfig {
                 reason: "clock_mhz and tx_queue_depth must be positive",
             });
         }
+        if t.dma_write_ns > MAX_TIME_NS || t.flag_write_ns > MAX_TIME_NS {
+            return Err(E::Field {
+                field: "timing",
+                reason: "memory write latencies of at most 10^15 ns",
+            });
+        }
+        if self.horizon_ns > MAX_TIME_NS {
+            return Err(E::Field { field: "horizon_ns", reason: "at most 10^15 ns" });
+        }
+        let too_long = |d: Option<core::time::Duration>| {
+            d.is_some_and(|d| d.as_nanos() > u128::from(MAX_TIME_NS))
+        };
+        if too_long(self.nic.tail_probe) {
+            return Err(E::Field { field: "nic.tail_probe", reason: "at most 10^15 ns" });
+        }
         for (index, p) in self.paths.iter().enumerate() {
             let bad = |field, reason| E::Path { index, field, reason };
-            if !(p.rate_gbps.is_finite() && p.rate_gbps > 0.0 && p.rate_gbps <= 100_000.0) {
-                return Err(bad("rate_gbps", "a positive rate up to 100000 Gb/s"));
+            if !(p.rate_gbps.is_finite() && (MIN_RATE_GBPS..=MAX_RATE_GBPS).contains(&p.rate_gbps))
+            {
+                return Err(bad("rate_gbps", "a rate from 0.001 to 100000 Gb/s"));
+            }
+            if p.delay_ns > MAX_TIME_NS || p.skew_ns > MAX_TIME_NS {
+                return Err(bad("delay_ns", "delay and skew of at most 10^15 ns each"));
+            }
+            if p.down.iter().any(|o| o.to_ns > MAX_TIME_NS) {
+                return Err(bad("down", "outages within the first 10^15 ns"));
             }
             if p.queue_bytes < 9216 {
                 return Err(bad("queue_bytes", "at least one jumbo frame (9216 bytes)"));
@@ -409,6 +443,27 @@ impl SimConfig {
             if f.initial_psn > openrdma_codec::psn::PSN_MASK {
                 return Err(bad("initial_psn", "a 24-bit PSN"));
             }
+            let last_post = u64::from(f.messages.saturating_sub(1))
+                .checked_mul(f.post_interval_ns)
+                .and_then(|t| t.checked_add(f.start_ns));
+            if last_post.is_none_or(|t| t > MAX_TIME_NS) {
+                return Err(bad(
+                    "post_interval_ns",
+                    "the last message is posted within the first 10^15 ns",
+                ));
+            }
+        }
+        let bytes = self.flows.iter().try_fold(0u64, |sum, f| {
+            u64::from(f.qps)
+                .checked_mul(u64::from(f.messages))?
+                .checked_mul(u64::from(f.message_bytes))?
+                .checked_add(sum)
+        });
+        if bytes.is_none_or(|b| b > 1 << 63) {
+            return Err(E::Field {
+                field: "flows",
+                reason: "the workload's bytes (QPs × messages × bytes) must fit in 63 bits",
+            });
         }
         let per_host_qps = |h: usize| -> u64 {
             self.flows.iter().filter(|f| f.src == h || f.dst == h).map(|f| u64::from(f.qps)).sum()
@@ -452,7 +507,7 @@ mod tests {
             Err(SimConfigError::Path {
                 index: 2,
                 field: "rate_gbps",
-                reason: "a positive rate up to 100000 Gb/s"
+                reason: "a rate from 0.001 to 100000 Gb/s"
             })
         );
         let mut c = SimConfig::default();

@@ -43,7 +43,7 @@ use openrdma_sm::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::config::{NicTiming, SimConfig, SimConfigError};
+use crate::config::{FlowConfig, NicTiming, SimConfig, SimConfigError};
 use crate::hist::Histogram;
 use crate::path::{LossProcess, ecmp_path, mix};
 use crate::queue::EventQueue;
@@ -338,7 +338,47 @@ pub struct Sim {
     wire_limit_gbps: f64,
     submitted: u64,
     tap: Option<Vec<Tapped>>,
+    /// Per flow: where its posting stands.
+    posting: Vec<Posting>,
+    /// Per QP (global index): its posting.
+    qp_posts: Vec<QpPosts>,
 }
+
+/// How far a flow's host has posted its messages. See [`Sim`]: messages are posted as the
+/// senders need them, so that memory follows what is in flight, not the workload.
+#[derive(Debug, Clone, Copy, Default)]
+struct Posting {
+    /// Messages due per QP: `messages` once posting starts when they are all posted at
+    /// once, else one more at each interval.
+    due: u32,
+    /// Shared retirement: the next message to post, message by message, QP by QP.
+    next_m: u32,
+    next_q: u32,
+    /// Messages posted and not yet completed or failed, over the flow's QPs.
+    pending: u64,
+    /// Most messages of one QP posted and not yet completed.
+    depth: u32,
+}
+
+/// One QP's posting.
+#[derive(Debug, Clone, Copy, Default)]
+struct QpPosts {
+    /// Per-QP retirement: the next message to post.
+    next_m: u32,
+    /// Posted and not yet completed or failed.
+    pending: u32,
+    /// The NIC refused a post: the QP is in error, and its later messages fail unposted.
+    dead: bool,
+}
+
+/// Most messages a flow's host keeps posted and not completed in one retirement domain.
+/// Message sequence numbers are 16-bit serial numbers (RET-MSN), so a domain must never hold
+/// 2^15 or more; half of that leaves room.
+pub const MAX_POSTED_PER_DOMAIN: u32 = 1 << 14;
+
+/// A workload of at most this many messages per flow is posted whole at its start (or at
+/// its intervals); a larger one is posted as its messages complete.
+pub const POSTED_AT_ONCE: u32 = 1 << 14;
 
 impl Sim {
     /// Builds the hosts, creates the QPs and schedules the workload.
@@ -446,8 +486,16 @@ impl Sim {
             wire_limit_gbps,
             submitted: cfg.messages(),
             tap: None,
+            posting: Vec::new(),
+            qp_posts: vec![QpPosts::default(); total_qps as usize],
             cfg,
         };
+        sim.posting = sim
+            .cfg
+            .flows
+            .iter()
+            .map(|f| Posting { depth: sim.depth(f), ..Posting::default() })
+            .collect();
         sim.setup()?;
         Ok(sim)
     }
@@ -645,40 +693,132 @@ impl Sim {
         !self.finished
     }
 
+    /// Most messages of one QP of flow `f` posted at once: enough for two windows of the
+    /// QP (so that a sender never waits for work), and, when the flow is small, all of it.
+    fn depth(&self, f: &FlowConfig) -> u32 {
+        let per_msg = f.message_bytes.div_ceil(self.cfg.nic.pmtu).max(1);
+        let window = self.cfg.nic.window().div_ceil(per_msg) + 1;
+        let share = POSTED_AT_ONCE.div_ceil(f.qps.max(1));
+        (2 * window + 2).max(share).min(MAX_POSTED_PER_DOMAIN)
+    }
+
     fn on_post(&mut self, f: usize, m: u32) {
-        let fc = &self.cfg.flows[f];
-        let (src, qps, bytes, interval, messages) =
-            (fc.src, fc.qps, fc.message_bytes, fc.post_interval_ns, fc.messages);
-        let range = if m == u32::MAX { 0..messages } else { m..m + 1 };
-        let now = self.now_ts();
+        let messages = self.cfg.flows[f].messages;
+        let interval = self.cfg.flows[f].post_interval_ns;
         self.first_post_ps = Some(self.first_post_ps.map_or(self.now, |t| t.min(self.now)));
-        for m in range {
-            for q in 0..qps {
-                let g = u64::from(self.qp_base[f] + q);
-                let offset = (u64::from(m) * u64::from(bytes)) % (1 << 35);
-                let wr = WorkRequest {
-                    wr_id: (u64::from(q) << 32) | u64::from(m),
-                    qpn: qp_number(f, q),
-                    opcode: WrOpcode::WRITE,
-                    local_va: REGION_BASE + (g << 36) + offset,
-                    lkey: 1,
-                    remote_va: REGION_BASE + (g << 36) + offset,
-                    rkey: RKEY,
-                    length: bytes,
-                    imm: None,
-                    flag_slot: m % FLAG_SLOTS,
-                    signaled: true,
-                };
-                if self.hosts[src].ep.handle_host(now, HostCommand::PostWrite(wr)).is_err() {
-                    self.c.messages_failed += 1;
-                }
-            }
-        }
+        self.posting[f].due = if m == u32::MAX { messages } else { m + 1 };
+        self.pump(f);
         if m != u32::MAX && m + 1 < messages {
             let at = self.now + interval.saturating_mul(1000);
             self.schedule(at, Kind::Post { flow: f as u16, m: m + 1 });
         }
+        let src = self.cfg.flows[f].src;
         self.drain(src);
+    }
+
+    /// Posts what flow `f` may post now: every message due, as long as no QP holds more
+    /// than its depth and, in a shared retirement domain, the domain no more than
+    /// [`MAX_POSTED_PER_DOMAIN`]. Messages go out message by message, QP by QP, as a host
+    /// posting all of them at once would.
+    fn pump(&mut self, f: usize) {
+        let (qps, base) = (self.cfg.flows[f].qps, self.qp_base[f]);
+        let Posting { due, depth, .. } = self.posting[f];
+        match self.cfg.nic.retirement {
+            RetirementMode::Shared => loop {
+                let Posting { next_m: m, next_q: q, pending, .. } = self.posting[f];
+                if m >= due {
+                    break;
+                }
+                let g = (base + q) as usize;
+                if !self.qp_posts[g].dead
+                    && (pending >= u64::from(MAX_POSTED_PER_DOMAIN)
+                        || self.qp_posts[g].pending >= depth)
+                {
+                    break;
+                }
+                self.post_one(f, q, m);
+                let p = &mut self.posting[f];
+                (p.next_m, p.next_q) = if q + 1 == qps { (m + 1, 0) } else { (m, q + 1) };
+            },
+            RetirementMode::PerQp => loop {
+                let mut any = false;
+                for q in 0..qps {
+                    any |= self.post_next(f, q, due, depth);
+                }
+                if !any {
+                    break;
+                }
+            },
+        }
+    }
+
+    /// Per-QP retirement: posts QP `q`'s next message if it is due and the QP has room;
+    /// whether it did.
+    fn post_next(&mut self, f: usize, q: u32, due: u32, depth: u32) -> bool {
+        let g = (self.qp_base[f] + q) as usize;
+        let QpPosts { next_m, pending, dead } = self.qp_posts[g];
+        if next_m >= due {
+            return false;
+        }
+        if dead {
+            // A QP in error: what is due fails without being posted.
+            self.c.messages_failed += u64::from(due - next_m);
+            self.qp_posts[g].next_m = due;
+            return false;
+        }
+        if pending >= depth {
+            return false;
+        }
+        self.post_one(f, q, next_m);
+        self.qp_posts[g].next_m = next_m + 1;
+        true
+    }
+
+    /// Posts message `m` of QP `q` of flow `f`.
+    fn post_one(&mut self, f: usize, q: u32, m: u32) {
+        let fc = &self.cfg.flows[f];
+        let (src, bytes) = (fc.src, fc.message_bytes);
+        let g = self.qp_base[f] + q;
+        if self.qp_posts[g as usize].dead {
+            self.c.messages_failed += 1;
+            return;
+        }
+        let now = self.now_ts();
+        let offset = (u64::from(m) * u64::from(bytes)) % (1 << 35);
+        let wr = WorkRequest {
+            wr_id: (u64::from(q) << 32) | u64::from(m),
+            qpn: qp_number(f, q),
+            opcode: WrOpcode::WRITE,
+            local_va: REGION_BASE + (u64::from(g) << 36) + offset,
+            lkey: 1,
+            remote_va: REGION_BASE + (u64::from(g) << 36) + offset,
+            rkey: RKEY,
+            length: bytes,
+            imm: None,
+            flag_slot: m % FLAG_SLOTS,
+            signaled: true,
+        };
+        if self.hosts[src].ep.handle_host(now, HostCommand::PostWrite(wr)).is_err() {
+            self.c.messages_failed += 1;
+            self.qp_posts[g as usize].dead = true;
+        } else {
+            self.qp_posts[g as usize].pending += 1;
+            self.posting[f].pending += 1;
+        }
+    }
+
+    /// A message of QP `q` of flow `f` completed (or failed): its host may post more.
+    fn finished(&mut self, f: usize, q: u32) {
+        let g = (self.qp_base[f] + q) as usize;
+        let qp = &mut self.qp_posts[g];
+        qp.pending = qp.pending.saturating_sub(1);
+        let p = &mut self.posting[f];
+        p.pending = p.pending.saturating_sub(1);
+        let (due, depth) = (p.due, p.depth);
+        match self.cfg.nic.retirement {
+            RetirementMode::Shared => self.pump(f),
+            RetirementMode::PerQp => while self.post_next(f, q, due, depth) {},
+        }
     }
 
     fn alloc(&mut self, fl: Flight) -> u32 {
@@ -847,7 +987,8 @@ impl Sim {
             let busy = path.sw_busy[dst];
             let backlog =
                 if busy > now { ((busy - now) as f64 / path.ps_per_byte) as u64 } else { 0 };
-            (backlog + u64::from(bytes) > path.queue_bytes).then_some(DropReason::Queue)
+            (backlog.saturating_add(u64::from(bytes)) > path.queue_bytes)
+                .then_some(DropReason::Queue)
         };
         if let Some(reason) = drop {
             reason.count(&mut self.c.drops);
@@ -950,12 +1091,19 @@ impl Sim {
             NicEvent::Completion(c) if c.side == Side::Requester => {
                 let landed = self.land(h, self.flag_ps);
                 let e = c.entry;
+                let qp = flow_of(e.qpn.value()).filter(|&(f, q)| {
+                    self.cfg.flows.get(f).is_some_and(|fc| q < fc.qps && fc.src == h)
+                });
                 if !e.status.is_success() {
                     self.c.messages_failed += 1;
+                    if let Some((f, q)) = qp {
+                        self.finished(f, q);
+                    }
                     return;
                 }
                 self.c.messages_completed += 1;
-                let Some((f, _)) = flow_of(e.qpn.value()) else { return };
+                let Some((f, q)) = qp else { return };
+                self.finished(f, q);
                 let fc = &self.cfg.flows[f];
                 let m = e.wr_id & 0xFFFF_FFFF;
                 let posted = fc
@@ -1144,5 +1292,78 @@ mod tests {
         flag(&mut s, 0, 0);
         dma(&mut s, 0, 2, 0);
         assert_eq!(faults(&s), [0, 0, 0, 1], "write into a retired message");
+    }
+
+    // Posting as the senders need them.
+
+    fn one_byte(qps: u32, messages: u32, retirement: RetirementMode) -> SimConfig {
+        let mut c = SimConfig::default();
+        c.flows[0].qps = qps;
+        c.flows[0].messages = messages;
+        c.flows[0].message_bytes = 1;
+        c.nic.retirement = retirement;
+        c
+    }
+
+    /// Messages are posted as they are needed: a QP never holds more than its depth, and
+    /// a workload far larger than that is delivered whole, in order, once each.
+    #[test]
+    fn a_large_workload_is_posted_as_it_goes() {
+        for retirement in [RetirementMode::Shared, RetirementMode::PerQp] {
+            let mut sim = Sim::new(one_byte(2, 30_000, retirement)).unwrap();
+            let depth = sim.posting[0].depth;
+            assert!(depth < 30_000, "{depth}");
+            let mut most = 0;
+            while sim.step() {
+                most = most.max(sim.qp_posts.iter().map(|q| q.pending).max().unwrap_or(0));
+            }
+            assert!(most <= depth, "{retirement:?}: {most} posted at once, depth {depth}");
+            let r = sim.report();
+            assert!(r.is_correct(), "{retirement:?}: {:?}", r.problems());
+            assert_eq!(r.messages_delivered, 60_000);
+        }
+    }
+
+    /// A shared retirement domain never holds 2^15 messages or more: their 16-bit sequence
+    /// numbers would wrap, and the receiver would refuse the later ones. This is what made
+    /// every QP from index 32768 on fail when each QP posted one message at once.
+    #[test]
+    fn a_shared_domain_holds_fewer_than_2_15_messages() {
+        let r = Sim::new(one_byte(8, 5000, RetirementMode::Shared)).unwrap().run();
+        assert_eq!(r.peer_violations, 0);
+        assert!(r.is_correct(), "{:?}", r.problems());
+    }
+
+    /// The same configuration gives the same report, field for field, also when the
+    /// messages are posted as they complete.
+    #[test]
+    fn runs_are_deterministic() {
+        let mut c = one_byte(3, 9000, RetirementMode::Shared);
+        c.paths[1].loss = crate::LossModel::Random { p: 0.01 };
+        c.seed = 5;
+        let a = Sim::new(c.clone()).unwrap().run();
+        let b = Sim::new(c).unwrap().run();
+        assert_eq!(a, b);
+        assert!(a.retransmissions > 0 && a.is_correct(), "{:?}", a.problems());
+    }
+
+    /// A QP that fails fails every message of its own, posted or not, and the verdict says
+    /// so.
+    #[test]
+    fn a_failed_qp_fails_its_messages_and_the_verdict() {
+        let mut c = one_byte(2, 50_000, RetirementMode::PerQp);
+        c.paths = vec![crate::PathConfig::default(); 1];
+        c.paths[0].down.push(crate::Outage { from_ns: 200_000, to_ns: 1_000_000_000 });
+        c.recovery.retry_limit = 2;
+        c.horizon_ns = 2_000_000_000;
+        let r = Sim::new(c).unwrap().run();
+        assert!(r.qp_errors > 0);
+        assert_eq!(r.messages_completed + r.messages_failed, 100_000);
+        assert!(!r.is_correct());
+        assert!(
+            r.problems().iter().any(|p| p.contains("completed successfully")),
+            "{:?}",
+            r.problems()
+        );
     }
 }

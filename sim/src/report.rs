@@ -123,8 +123,9 @@ pub struct SimReport {
 }
 
 impl SimReport {
-    /// What is wrong, one line per problem; empty when every message was delivered and
-    /// every correctness counter is zero.
+    /// What is wrong, one line per problem; empty when every message was delivered exactly
+    /// once and in order and completed successfully at its sender, no packet or call was
+    /// rejected, no QP went to the error state, and the run ended before its horizon.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         let counters = [
@@ -144,10 +145,25 @@ impl SimReport {
                 self.messages_delivered, self.messages_submitted
             ));
         }
+        if self.messages_completed != self.messages_submitted {
+            out.push(format!(
+                "{} of {} messages completed successfully ({} failed)",
+                self.messages_completed, self.messages_submitted, self.messages_failed
+            ));
+        }
+        if self.qp_errors > 0 {
+            out.push(format!("{} QPs went to the error state", self.qp_errors));
+        }
+        if self.peer_violations > 0 {
+            out.push(format!("{} packets or calls rejected by the model", self.peer_violations));
+        }
+        if self.hit_horizon {
+            out.push("stopped at the horizon with work left".to_string());
+        }
         out
     }
 
-    /// Whether every message was delivered and no correctness counter is set.
+    /// Whether [`SimReport::problems`] finds nothing.
     pub fn is_correct(&self) -> bool {
         self.problems().is_empty()
     }

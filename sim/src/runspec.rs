@@ -34,7 +34,10 @@ use core::str::FromStr;
 use openrdma_sm::{RetirementMode, SprayPolicy};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::config::{AimedDrop, FlowConfig, LossModel, Outage, PathConfig, SimConfig};
+use crate::config::{
+    AimedDrop, FlowConfig, LossModel, MAX_RATE_GBPS, MAX_TIME_NS, MIN_RATE_GBPS, Outage,
+    PathConfig, SimConfig,
+};
 
 /// The loss process of every path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -146,8 +149,16 @@ macro_rules! check_fn {
 check_fn!(paths_ok: u16 = |v| (1..=1024).contains(v), "between 1 and 1024 paths");
 check_fn!(mtu_ok: u32 = |v| matches!(v, 256 | 512 | 1024 | 2048 | 4096), "one of 256, 512, 1024, 2048, 4096");
 check_fn!(loss_ok: f64 = |v| (0.0..1.0).contains(v), "a probability in [0, 1)");
-check_fn!(burst_ok: f64 = |v| *v >= 1.0, "at least 1 packet");
-check_fn!(rate_ok: f64 = |v| v.is_finite() && *v > 0.0 && *v <= 100_000.0, "a positive rate up to 100000 Gb/s");
+check_fn!(burst_ok: f64 = |v| v.is_finite() && *v >= 1.0, "a finite number of packets, at least 1");
+check_fn!(rate_ok: f64 = |v| v.is_finite() && (MIN_RATE_GBPS..=MAX_RATE_GBPS).contains(v), "a rate from 0.001 to 100000 Gb/s");
+check_fn!(time_ok: u64 = |v| *v <= MAX_TIME_NS, "at most 10^15 ns (about 11.6 days)");
+check_fn!(horizon_ok: u64 = |v| *v <= MAX_TIME_NS / 1_000_000, "at most 10^9 ms (about 11.6 days)");
+check_fn!(messages_ok: u32 = |v| *v >= 1, "at least 1 message");
+check_fn!(queue_ok: u64 = |v| *v >= 9216, "at least one jumbo frame (9216 bytes)");
+
+fn tail_ok<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    time_ok(d).map(Some)
+}
 check_fn!(qps_ok: u32 = |v| (1..=65536).contains(v), "between 1 and 65536");
 check_fn!(bytes_ok: u32 = |v| (1..=1 << 31).contains(v), "between 1 and 2^31");
 check_fn!(mpr_ok: u8 = |v| (1..=64).contains(v), "between 1 and 64");
@@ -181,20 +192,25 @@ pub struct RunSpec {
     #[serde(deserialize_with = "burst_ok")]
     pub burst_len: f64,
     /// Path skew, ns: path i gets i·S/(N−1) ns of extra delay.
+    #[serde(deserialize_with = "time_ok")]
     pub skew_ns: u64,
     /// One-way propagation delay of every path, ns.
+    #[serde(deserialize_with = "time_ok")]
     pub delay_ns: u64,
     /// Byte limit of each switch output queue.
+    #[serde(deserialize_with = "queue_ok")]
     pub queue_bytes: u64,
     /// Queue pairs.
     #[serde(deserialize_with = "qps_ok")]
     pub qps: u32,
     /// Messages per QP.
+    #[serde(deserialize_with = "messages_ok")]
     pub messages: u32,
     /// Bytes per message.
     #[serde(deserialize_with = "bytes_ok")]
     pub message_bytes: u32,
     /// Interval between the messages of a QP, ns (0: all at once).
+    #[serde(deserialize_with = "time_ok")]
     pub post_interval_ns: u64,
     /// Seed of every random choice.
     pub seed: u64,
@@ -213,12 +229,13 @@ pub struct RunSpec {
     /// Path outages.
     pub fail: Vec<FailSpec>,
     /// Stop at this simulated time, ms.
+    #[serde(deserialize_with = "horizon_ok")]
     pub horizon_ms: u64,
     /// IPv6 instead of IPv4.
     pub ipv6: bool,
     /// Tail probing's delay, ns (`SND-TAIL-001`); 0 turns it off; absent, the round trip of
     /// the slowest path plus the receiver's SACK delay ([`RunSpec::tail_probe`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "tail_ok", skip_serializing_if = "Option::is_none")]
     pub tail_probe_ns: Option<u64>,
     /// Consecutive timeouts a QP survives before it fails with RETRY_EXCEEDED
     /// (`REC-RETRY-002`); absent, sized for the fabric's loss ([`RunSpec::retry_limit`]).
@@ -294,7 +311,7 @@ impl RunSpec {
         let ns = self.tail_probe_ns.unwrap_or_else(|| {
             let one_way = cfg.paths.iter().map(|p| p.delay_ns + p.skew_ns).max().unwrap_or(0);
             let sack_delay = u64::try_from(cfg.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
-            one_way.saturating_mul(2).saturating_add(sack_delay)
+            one_way.saturating_mul(2).saturating_add(sack_delay).min(MAX_TIME_NS)
         });
         (ns > 0).then(|| core::time::Duration::from_nanos(ns))
     }
@@ -367,11 +384,83 @@ impl RunSpec {
     /// skew), one flow of `qps` QPs from host 0 to host 1.
     pub fn config(&self) -> Result<SimConfig, RunSpecError> {
         let bad = |key, reason: String| RunSpecError::Knob { key, reason };
+        // Every number is checked against what the simulator's arithmetic holds before any
+        // is used.
+        if !(self.rate_gbps.is_finite()
+            && (MIN_RATE_GBPS..=MAX_RATE_GBPS).contains(&self.rate_gbps))
+        {
+            return Err(bad(
+                "rate-gbps",
+                format!("{}: a rate from 0.001 to 100000 Gb/s", self.rate_gbps),
+            ));
+        }
+        let long = |key, v: u64| {
+            (v > MAX_TIME_NS).then(|| {
+                bad(key, format!("{v}: at most 10^15 ns (about 11.6 days), the longest time the simulator holds"))
+            })
+        };
+        for (key, v) in [
+            ("delay-ns", self.delay_ns),
+            ("skew-ns", self.skew_ns),
+            ("post-interval-ns", self.post_interval_ns),
+            ("tail-probe-ns", self.tail_probe_ns.unwrap_or(0)),
+        ] {
+            if let Some(e) = long(key, v) {
+                return Err(e);
+            }
+        }
+        if self.horizon_ms > MAX_TIME_NS / 1_000_000 {
+            return Err(bad(
+                "horizon-ms",
+                format!("{}: at most 10^9 ms (about 11.6 days)", self.horizon_ms),
+            ));
+        }
+        if let Some(f) = self.fail.iter().find(|f| f.from_ns > MAX_TIME_NS || f.to_ns > MAX_TIME_NS)
+        {
+            return Err(bad("fail", format!("{f}: outages within the first 10^15 ns")));
+        }
+        if let Some(f) = self.fail.iter().find(|f| f.to_ns < f.from_ns) {
+            return Err(bad("fail", format!("{f}: an outage ends after it starts")));
+        }
+        if self.messages == 0 {
+            return Err(bad("messages", "0: at least 1 message".into()));
+        }
+        if self.queue_bytes < 9216 {
+            return Err(bad(
+                "queue-bytes",
+                format!("{}: at least one jumbo frame (9216 bytes)", self.queue_bytes),
+            ));
+        }
+        let last_post = u64::from(self.messages - 1).checked_mul(self.post_interval_ns);
+        if last_post.is_none_or(|t| t > MAX_TIME_NS) {
+            return Err(bad(
+                "post-interval-ns",
+                format!(
+                    "{} × {} messages: the last message would be posted after 10^15 ns",
+                    self.post_interval_ns, self.messages
+                ),
+            ));
+        }
+        let bytes = u64::from(self.qps)
+            .checked_mul(u64::from(self.messages))
+            .and_then(|n| n.checked_mul(u64::from(self.message_bytes)));
+        if bytes.is_none_or(|b| b > 1 << 63) {
+            return Err(bad(
+                "messages",
+                format!(
+                    "{} QPs × {} messages × {} bytes: more bytes than the counters hold (2^63)",
+                    self.qps, self.messages, self.message_bytes
+                ),
+            ));
+        }
         if !(0.0..1.0).contains(&self.loss) {
             return Err(bad("loss", format!("{}: a probability in [0, 1)", self.loss)));
         }
-        if self.burst_len.is_nan() || self.burst_len < 1.0 {
-            return Err(bad("burst-len", format!("{}: at least 1 packet", self.burst_len)));
+        if !(self.burst_len.is_finite() && self.burst_len >= 1.0) {
+            return Err(bad(
+                "burst-len",
+                format!("{}: a finite number of packets, at least 1", self.burst_len),
+            ));
         }
         if !matches!(self.mtu, 256 | 512 | 1024 | 2048 | 4096) {
             return Err(bad("mtu", format!("{}: one of 256, 512, 1024, 2048, 4096", self.mtu)));
@@ -564,5 +653,65 @@ retry-limit = 12
             assert!(e.column >= 1, "{text:?}: {e}");
             assert!(e.message.contains(words), "{text:?}: {e}");
         }
+    }
+
+    /// Every number is held to what the simulator's arithmetic can hold, and refused by
+    /// the option's name rather than wrapped into a wrong answer.
+    #[test]
+    fn numbers_beyond_the_arithmetic_are_refused_by_name() {
+        let cases: Vec<(RunSpec, &str)> = vec![
+            (RunSpec { delay_ns: 100_000_000_000_000_000, ..RunSpec::default() }, "delay-ns"),
+            (RunSpec { skew_ns: u64::MAX, ..RunSpec::default() }, "skew-ns"),
+            (RunSpec { rate_gbps: 1e-12, ..RunSpec::default() }, "rate-gbps"),
+            (RunSpec { rate_gbps: f64::NAN, ..RunSpec::default() }, "rate-gbps"),
+            (RunSpec { horizon_ms: u64::MAX, ..RunSpec::default() }, "horizon-ms"),
+            (RunSpec { messages: 0, ..RunSpec::default() }, "messages"),
+            (RunSpec { tail_probe_ns: Some(u64::MAX), ..RunSpec::default() }, "tail-probe-ns"),
+            (RunSpec { burst_len: f64::INFINITY, ..RunSpec::default() }, "burst-len"),
+            (
+                RunSpec { post_interval_ns: 1 << 40, messages: 1 << 20, ..RunSpec::default() },
+                "post-interval-ns",
+            ),
+            (
+                RunSpec {
+                    qps: 65536,
+                    messages: u32::MAX,
+                    message_bytes: 1 << 31,
+                    ..RunSpec::default()
+                },
+                "messages",
+            ),
+            (
+                RunSpec {
+                    fail: vec![FailSpec { path: 0, from_ns: 0, to_ns: u64::MAX }],
+                    ..RunSpec::default()
+                },
+                "fail",
+            ),
+        ];
+        for (spec, key) in cases {
+            match spec.config() {
+                Err(RunSpecError::Knob { key: k, .. }) => assert_eq!(k, key, "{spec:?}"),
+                other => panic!("{key}: {other:?}"),
+            }
+        }
+        for (text, words) in [
+            ("delay-ns = 1000000000000000001\n", "10^15"),
+            ("rate-gbps = 1e-12\n", "0.001"),
+            ("messages = 0\n", "at least 1"),
+            ("horizon-ms = 18446744073709551615\n", "10^9 ms"),
+            ("burst-len = inf\n", "finite"),
+        ] {
+            let e = RunSpec::from_toml(text).unwrap_err();
+            assert!(e.line == 1 && e.message.contains(words), "{text:?}: {e}");
+        }
+        // The longest times themselves work.
+        let s = RunSpec {
+            delay_ns: MAX_TIME_NS,
+            horizon_ms: MAX_TIME_NS / 1_000_000,
+            ..RunSpec::default()
+        };
+        let c = s.config().unwrap();
+        assert_eq!(c.nic.tail_probe, Some(core::time::Duration::from_nanos(MAX_TIME_NS)));
     }
 }

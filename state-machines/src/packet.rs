@@ -387,7 +387,7 @@ impl Outer {
         }
         FrameRepr {
             eth: self.eth,
-            vlan: self.vlan,
+            vlans: self.vlan.into_iter().collect(),
             ip,
             udp: UdpRepr {
                 src_port: 0,

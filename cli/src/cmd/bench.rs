@@ -16,9 +16,18 @@
 //! * `sim`: simulated packets per wall-clock second for a fixed workload (two hosts, four
 //!   clean 100 Gb/s paths kept busy at 4 KiB PMTU), and wall seconds per second of that
 //!   simulated 400 Gb/s traffic;
+//! * `sim_memory`: the peak resident memory of `sim run` in a child process at two workload
+//!   sizes (one-byte messages on one QP, ten times as many in the second), and their ratio:
+//!   memory follows what is in flight, not the workload, so the ratio stays near 1;
 //! * `adapter`: one corpus scenario run through the process adapter against `openrdma
 //!   serve`, batched (the normal runner) and with one [`Device::advance`] per input,
-//!   inputs plus outputs per second both ways, and the ratio of the two.
+//!   inputs plus outputs per second both ways, and the ratio of the two;
+//! * `dissect`: `openrdma dissect --json` and the text view on a capture of one million
+//!   256-byte RoCEv2 frames (RC SEND Only over IPv4, 20 000 with `--quick`), each run once as
+//!   a process writing to `/dev/null`, frames per second; and, in the same run, tshark's field
+//!   dump of the same capture (`tshark -r FILE -T fields -e ...`, the Ethernet, IP, UDP and
+//!   every BTH field and the ICRC) and the ratios `json_over_tshark` and `text_over_tshark`.
+//!   Without tshark the figures are given alone and `dissect.tshark` says `"not installed"`.
 //!
 //! Each figure is the median of three runs, each running for a fixed minimum time (200 ms,
 //! or 20 ms with `--quick`) after a warm-up. `--quick` also shrinks the workloads; it is
@@ -27,11 +36,12 @@
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::net::Ipv6Addr;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
 use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
@@ -50,6 +60,7 @@ use openrdma_sm::reference_cpu_half;
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
+use crate::output::Stdout;
 
 /// The corpus scenario the adapter round trip runs.
 pub const ADAPTER_SCENARIO: &str = "rcv-in-order-v4";
@@ -159,7 +170,7 @@ fn write_middle(payload_len: usize) -> FrameRepr {
             src: EthernetAddress([0x02, 0, 0, 0, 0, 1]),
             ethertype: EtherType::IPV6,
         },
-        vlan: None,
+        vlans: Vec::new(),
         ip: IpRepr::V6(Ipv6Repr::new(src, dst, IP_PROTO_UDP)),
         udp: UdpRepr::rocev2(0),
         bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),
@@ -412,6 +423,55 @@ impl<D: Device> Device for Counted<D> {
     }
 }
 
+/// Messages of the two `sim run` workloads whose peak memory is compared: one-byte
+/// messages on one QP, ten times as many in the second (`--quick`: fewer).
+fn memory_workloads(quick: bool) -> [u32; 2] {
+    if quick { [20_000, 200_000] } else { [100_000, 1_000_000] }
+}
+
+/// The simulator's memory against its workload: `sim run` in a child process at two
+/// workload sizes, the peak resident memory of each (as the child reports it) and their
+/// ratio, which stays near 1 when memory follows what is in flight and not the workload.
+fn sim_memory(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::Usage(format!("bench: {e}")))?;
+    let mut peaks = Vec::new();
+    for (name, messages) in ["small", "large"].into_iter().zip(memory_workloads(plan.quick)) {
+        let out = std::process::Command::new(&exe)
+            .args(["sim", "run", "--qps", "1", "--message-bytes", "1", "--messages"])
+            .arg(messages.to_string())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| CliError::Usage(format!("bench: sim run: {e}")))?;
+        let text = String::from_utf8_lossy(&out.stderr);
+        let kib = text
+            .split("peak memory ")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|k| k.parse::<u64>().ok());
+        let Some(kib) = kib else {
+            // Without /proc there is nothing to report.
+            return Ok(());
+        };
+        rows.push(Row::new(
+            format!("sim_memory.{name}"),
+            "messages",
+            "messages",
+            f64::from(messages),
+        ));
+        rows.push(Row::new(
+            format!("sim_memory.{name}"),
+            "peak_bytes",
+            "bytes",
+            (kib * 1024) as f64,
+        ));
+        peaks.push(kib as f64);
+    }
+    if let [small, large] = peaks[..] {
+        rows.push(Row::new("sim_memory", "large_over_small", "ratio", large / small));
+    }
+    Ok(())
+}
+
 /// The process-adapter figures.
 fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     let build = corpus::all()
@@ -460,18 +520,165 @@ fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Every figure, in the order of the table.
+/// What `dissect.tshark` says when tshark cannot be run.
+const TSHARK_ABSENT: &str = "not installed";
+
+/// The capture the dissect figures are measured on.
+const DISSECT_CAPTURE: &str = "256-byte RC SEND Only frames over IPv4, pcap";
+
+/// The tshark fields of the comparison: what `dissect --json` shows of the same frames.
+const TSHARK_FIELDS: &[&str] = &[
+    "frame.number",
+    "eth.src",
+    "eth.dst",
+    "ip.src",
+    "ip.dst",
+    "ip.ttl",
+    "udp.srcport",
+    "udp.dstport",
+    "infiniband.bth.opcode",
+    "infiniband.bth.se",
+    "infiniband.bth.m",
+    "infiniband.bth.padcnt",
+    "infiniband.bth.tver",
+    "infiniband.bth.p_key",
+    "infiniband.bth.destqp",
+    "infiniband.bth.a",
+    "infiniband.bth.psn",
+    "infiniband.invariant.crc",
+];
+
+/// Writes a pcap of `n` 256-byte RoCEv2 frames (RC SEND Only, IPv4, each with its own PSN
+/// and ICRC) to `path`.
+fn write_dissect_capture(path: &std::path::Path, n: u64) -> io::Result<()> {
+    use openrdma_codec::Ipv4Repr;
+    let mut f = FrameRepr {
+        eth: EthernetRepr {
+            dst: EthernetAddress([0x02, 0, 0, 0, 0, 2]),
+            src: EthernetAddress([0x02, 0, 0, 0, 0, 1]),
+            ethertype: EtherType::IPV4,
+        },
+        vlans: Vec::new(),
+        ip: IpRepr::V4(Ipv4Repr::new(
+            std::net::Ipv4Addr::new(192, 0, 2, 1),
+            std::net::Ipv4Addr::new(192, 0, 2, 2),
+            IP_PROTO_UDP,
+        )),
+        udp: UdpRepr::rocev2(0xC000),
+        bth: BthRepr::new(Opcode::RC_SEND_ONLY, Qpn::new(0x11), Psn::new(0)),
+        ext: Extensions::default(),
+        // 14 + 20 + 8 + 12 + 198 + 4 = 256 bytes.
+        payload: (0..198u32).map(|i| i as u8).collect(),
+        pad: [0; 3],
+        icrc: None,
+        eth_padding: Vec::new(),
+    };
+    let mut out = io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    out.write_all(&[0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0])?;
+    out.write_all(&[0xFF, 0xFF, 0, 0, 1, 0, 0, 0])?;
+    for i in 0..n {
+        f.bth.psn = Psn::new((i & 0xFF_FFFF) as u32);
+        f.finalize().map_err(io::Error::other)?;
+        let bytes = f.to_bytes().map_err(io::Error::other)?;
+        let len = (bytes.len() as u32).to_le_bytes();
+        out.write_all(&((i / 1_000_000) as u32).to_le_bytes())?;
+        out.write_all(&((i % 1_000_000) as u32).to_le_bytes())?;
+        out.write_all(&len)?;
+        out.write_all(&len)?;
+        out.write_all(&bytes)?;
+    }
+    out.flush()
+}
+
+/// Runs `cmd` with its output thrown away; the wall time it took, or `None` if it could
+/// not run or failed.
+fn time_process(cmd: &mut std::process::Command) -> Option<Duration> {
+    use std::process::Stdio;
+    let start = Instant::now();
+    let status = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let took = start.elapsed();
+    status.ok().filter(|s| s.code().is_some_and(|c| c <= 1)).map(|_| took)
+}
+
+/// The dissect figures, beside tshark's when it is installed.
+fn dissect(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let n: u64 = if plan.quick { 20_000 } else { 1_000_000 };
+    let dir = std::env::temp_dir().join(format!("openrdma-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("dissect-256B.pcap");
+    let result = (|| -> Result<(), CliError> {
+        write_dissect_capture(&path, n)?;
+        let exe = std::env::current_exe()?;
+        let file = path.to_str().ok_or_else(|| CliError::Usage("temporary path".into()))?;
+        let run = |args: &[&str]| {
+            time_process(std::process::Command::new(&exe).args(args))
+                .ok_or_else(|| CliError::Usage(format!("openrdma {} failed", args.join(" "))))
+        };
+        let json = run(&["dissect", "--json", file])?;
+        let text = run(&["dissect", file])?;
+        let per_s = |d: Duration| n as f64 / d.as_secs_f64().max(1e-9);
+        rows.push(Row::new("dissect", "frames", "frames", n as f64));
+        rows.push(Row::new("dissect.json", "frames_per_s", "frames/s", per_s(json)));
+        rows.push(Row::new("dissect.text", "frames_per_s", "frames/s", per_s(text)));
+        let mut tshark = std::process::Command::new("tshark");
+        tshark.args(["-r", file, "-T", "fields"]);
+        for f in TSHARK_FIELDS {
+            tshark.args(["-e", f]);
+        }
+        match time_process(&mut tshark) {
+            Some(t) => {
+                rows.push(Row::new("dissect.tshark", "frames_per_s", "frames/s", per_s(t)));
+                let ratio = |d: Duration| t.as_secs_f64() / d.as_secs_f64().max(1e-9);
+                rows.push(Row::new("dissect", "json_over_tshark", "ratio", ratio(json)));
+                rows.push(Row::new("dissect", "text_over_tshark", "ratio", ratio(text)));
+            }
+            None => eprintln!("bench: tshark is not installed; the dissect figures stand alone"),
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// Every figure, in the order of the table. On a terminal, standard error shows which part
+/// runs.
 fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     let plan = Plan::new(quick);
     let mut rows = Vec::new();
+    let bar = ProgressBar::with_draw_target(
+        Some(6),
+        if io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{pos}/{len} {bar:20} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message("codec and ICRC");
     codec(&plan, &mut rows);
+    bar.inc(1);
+    bar.set_message("the model");
     model(&plan, &mut rows);
+    bar.inc(1);
+    bar.set_message("the simulator");
     sim(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("the process adapter");
     adapter(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("the simulator's memory");
+    sim_memory(&plan, &mut rows)?;
+    bar.inc(1);
+    bar.set_message("dissect beside tshark");
+    dissect(&plan, &mut rows)?;
+    bar.finish_and_clear();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     rows.push(Row::new("machine", "cores", "cores", cores as f64));
     // The table lists sections in JSON order.
-    let order = ["codec", "icrc", "model", "sim", "adapter", "machine"];
+    let order = ["codec", "icrc", "model", "sim", "sim_memory", "adapter", "dissect", "machine"];
     rows.sort_by_key(|r| {
         let section = r.name.split('.').next().unwrap_or("");
         order.iter().position(|s| *s == section).unwrap_or(order.len())
@@ -499,6 +706,12 @@ fn to_json(rows: &[Row]) -> Value {
     }
     if let Some(Value::Object(s)) = root.get_mut("adapter") {
         s.insert("scenario".into(), Value::from(ADAPTER_SCENARIO));
+    }
+    if let Some(Value::Object(s)) = root.get_mut("dissect") {
+        if !s.contains_key("tshark") {
+            s.insert("tshark".into(), Value::from(TSHARK_ABSENT));
+        }
+        s.insert("capture".into(), Value::from(DISSECT_CAPTURE));
     }
     if let Some(Value::Object(s)) = root.get_mut("model") {
         for (name, what) in MODEL_FIGURES {
@@ -529,8 +742,7 @@ fn human(v: f64) -> String {
 /// Runs the command.
 pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
     let rows = measure(args.quick)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer(&mut out, &to_json(&rows)).map_err(io::Error::from)?;
         writeln!(out)?;
@@ -556,11 +768,14 @@ pub fn run(args: &BenchArgs) -> Result<Outcome, CliError> {
         for (name, what) in MODEL_FIGURES {
             writeln!(out, "  {name:<10} {what}")?;
         }
+        if !rows.iter().any(|r| r.name == "dissect.tshark") {
+            writeln!(out, "dissect: tshark {TSHARK_ABSENT}; no ratios")?;
+        }
         if args.quick {
             writeln!(out, "(--quick: tiny runs, not figures to quote)")?;
         }
     }
-    Ok(Outcome::Clean)
+    out.finish(Outcome::Clean)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `openrdma check`: judge a capture recorded from a device (no adapter) against a
 //! scenario's expectations.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -11,6 +12,7 @@ use openrdma_conformance::scoreboard::{Verdict, judge};
 use openrdma_device::{Body, Direction, Input, TimedInput};
 
 use crate::error::{CliError, Outcome};
+use crate::output::{Failure, ReportPlan, Stdout, settle};
 
 /// Arguments of `openrdma check`.
 #[derive(Debug, Args)]
@@ -28,6 +30,15 @@ pub struct CheckArgs {
 
 /// Runs `openrdma check`.
 pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
+    let (pcapng, toml) = file::paths(&args.scenario);
+    let reports = ReportPlan::new(
+        &[("--json", args.json.as_deref())],
+        &[
+            ("the observed capture", &args.observed),
+            ("the scenario's capture", &pcapng),
+            ("the scenario's manifest", &toml),
+        ],
+    )?;
     let scenario = file::load(&args.scenario).map_err(|e| CliError::Usage(e.to_string()))?;
     let observed =
         file::read_observed(&args.observed).map_err(|e| CliError::Usage(e.to_string()))?;
@@ -54,15 +65,18 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         j,
         &spec,
     );
-    print!("{}", render_table(&report));
-    if let Some(p) = &args.json {
-        let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
-        std::fs::write(p, json + "\n")
-            .map_err(|e| CliError::Write { path: p.clone(), source: e })?;
-    }
-    Ok(if report.scenarios.iter().any(|s| s.verdict == Verdict::Fail) {
+    let outcome = if report.scenarios.iter().any(|s| s.verdict == Verdict::Fail) {
         Outcome::Findings
     } else {
         Outcome::Clean
-    })
+    };
+    let json = reports.write("--json", || {
+        let mut v = serde_json::to_vec_pretty(&report).unwrap_or_default();
+        v.push(b'\n');
+        v
+    });
+    let mut out = Stdout::new();
+    out.write_all(render_table(&report).as_bytes())?;
+    let stdout = out.close().map(Failure::Stdout);
+    settle(outcome, [json, stdout].into_iter().flatten())
 }

@@ -17,6 +17,7 @@ use openrdma_device::{Device, Scenario};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 use crate::error::{CliError, Outcome};
+use crate::output::{Failure, ReportPlan, Stdout, settle};
 
 /// Arguments of `openrdma run`.
 #[derive(Debug, Args)]
@@ -26,8 +27,9 @@ pub struct RunArgs {
     /// (see --list-impls).
     #[arg(long = "impl", default_value = "reference", value_name = "IMPL")]
     pub implementation: String,
-    /// With `--impl process`: the longest wait for any answer of the device, in seconds.
-    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    /// With `--impl process`: the longest wait for any answer of the device, in seconds (at
+    /// least 1).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: u64,
     /// With `--impl process`: the command that runs the device.
     #[arg(last = true, value_name = "COMMAND")]
@@ -51,6 +53,15 @@ pub struct RunArgs {
     /// the built-in corpus (which is what `traces/` holds).
     #[arg(long, value_name = "DIR")]
     pub traces: Option<PathBuf>,
+}
+
+/// A deadline in whole seconds, at least 1: a deadline of 0 would time out every answer.
+fn parse_timeout(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("0 s would time out every answer of the device; give at least 1".into()),
+        Ok(v) => Ok(v),
+        Err(e) => Err(format!("a whole number of seconds: {e}")),
+    }
 }
 
 /// The scenarios of a directory: every `NAME.toml` with its `NAME.pcapng`, by name.
@@ -109,7 +120,7 @@ fn device(args: &RunArgs) -> Result<Box<dyn Device>, CliError> {
             ));
         }
         let options = ProcessOptions {
-            timeout: Duration::from_secs(args.timeout.max(1)),
+            timeout: Duration::from_secs(args.timeout),
             ..ProcessOptions::default()
         };
         return ProcessDevice::spawn_with(&args.command, options)
@@ -146,14 +157,43 @@ fn list_impls(out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Runs the suite.
-pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    if args.list_impls {
-        list_impls(&mut out)?;
-        return Ok(Outcome::Clean);
+/// The files a run reads, which no report may replace: the scenarios of `--traces` and
+/// the device's program.
+fn inputs(args: &RunArgs) -> Vec<(&'static str, PathBuf)> {
+    let mut inputs = Vec::new();
+    if let Some(dir) = &args.traces {
+        if let Ok(entries) = fs::read_dir(dir) {
+            for p in entries.filter_map(Result::ok).map(|e| e.path()) {
+                if p.extension().is_some_and(|x| x == "toml" || x == "pcapng") {
+                    inputs.push(("the scenario file", p));
+                }
+            }
+        }
     }
+    if let Some(program) = args.command.first() {
+        let p = PathBuf::from(program);
+        if p.is_file() {
+            inputs.push(("the device's program", p));
+        }
+    }
+    inputs
+}
+
+/// Runs the suite. Every report path is checked before the first scenario runs; the
+/// reports are written before the table, each apart (see [`crate::output`]).
+pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
+    if args.list_impls {
+        let mut out = Stdout::new();
+        list_impls(&mut out)?;
+        return out.finish(Outcome::Clean);
+    }
+    let inputs = inputs(args);
+    let inputs: Vec<(&str, &std::path::Path)> =
+        inputs.iter().map(|(w, p)| (*w, p.as_path())).collect();
+    let reports = ReportPlan::new(
+        &[("--json", args.json.as_deref()), ("--junit", args.junit.as_deref())],
+        &inputs,
+    )?;
     let mut dev = device(args)?;
     let spec =
         Spec::bundled().map_err(|e| CliError::Usage(format!("the built-in specification: {e}")))?;
@@ -189,6 +229,16 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         bar.set_message(name.to_string());
     });
     bar.finish_and_clear();
+    // The device is done: end it (and its process group) before the output is written.
+    drop(dev);
+    let outcome = if report.failed() { Outcome::Findings } else { Outcome::Clean };
+    let json = reports.write("--json", || {
+        let mut v = serde_json::to_vec_pretty(&report).unwrap_or_default();
+        v.push(b'\n');
+        v
+    });
+    let junit = reports.write("--junit", || render_junit(&report).into_bytes());
+    let mut out = Stdout::new();
     out.write_all(render_table(&report).as_bytes())?;
     if args.uncovered {
         writeln!(out, "\nnot covered by any scenario:")?;
@@ -199,15 +249,8 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
             }
         }
     }
-    if let Some(p) = &args.json {
-        let json = serde_json::to_string_pretty(&report).map_err(io::Error::other)?;
-        fs::write(p, json + "\n").map_err(|e| CliError::Write { path: p.clone(), source: e })?;
-    }
-    if let Some(p) = &args.junit {
-        fs::write(p, render_junit(&report))
-            .map_err(|e| CliError::Write { path: p.clone(), source: e })?;
-    }
-    Ok(if report.failed() { Outcome::Findings } else { Outcome::Clean })
+    let stdout = out.close().map(Failure::Stdout);
+    settle(outcome, [json, junit, stdout].into_iter().flatten())
 }
 
 #[cfg(test)]

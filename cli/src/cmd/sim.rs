@@ -4,10 +4,12 @@
 //! same knobs (`--config`, options winning over the file): two hosts, N identical paths, one
 //! flow of Q QPs from host 0 to host 1. It runs it, and prints a summary — or, with
 //! `--json`, the [`SimReport`]. Standard output is deterministic; the wall-clock time
-//! and the simulation speed go to standard error. Exit code 1 when a message was not
-//! delivered or a correctness counter is set.
+//! and the simulation speed go to standard error. Exit code 1 when the verdict fails: a
+//! message not delivered exactly once and in order, or not completed successfully, a QP in
+//! error, a packet the model rejected, or the horizon reached; 2 when an option is out of
+//! what the simulator holds (see [`openrdma_sim::RunSpec::config`]).
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,6 +22,7 @@ use openrdma_sim::{Percentiles, RunSpec, RunSpecError, Sim, SimConfig, SimReport
 use openrdma_sm::{RetirementMode, SprayPolicy};
 
 use crate::error::{CliError, Outcome};
+use crate::output::{Failure, Stdout, check_output_dir, settle, warn};
 
 /// Arguments of `openrdma sim`.
 #[derive(Debug, Args)]
@@ -279,10 +282,44 @@ pub fn spec(args: &SimRunArgs) -> Result<RunSpec, CliError> {
 /// The configuration `openrdma sim run` simulates.
 pub fn config(args: &SimRunArgs) -> Result<SimConfig, CliError> {
     let s = spec(args)?;
-    s.config().map_err(|e| match e {
-        RunSpecError::Knob { key, reason } => CliError::Usage(format!("--{key} {reason}")),
-        RunSpecError::Config(e) => CliError::Usage(e.to_string()),
+    s.config().map_err(|e| match (e, &args.config) {
+        // A value from the file is named as the file names it.
+        (RunSpecError::Knob { key, reason }, Some(file)) if !given(args, key) => {
+            CliError::Usage(format!("{}: `{key}` {reason}", file.display()))
+        }
+        (RunSpecError::Knob { key, reason }, _) => CliError::Usage(format!("--{key} {reason}")),
+        (RunSpecError::Config(e), Some(file)) => {
+            CliError::Usage(format!("{} and the options: {e}", file.display()))
+        }
+        (RunSpecError::Config(e), None) => CliError::Usage(e.to_string()),
     })
+}
+
+/// Whether the option `key` was given on the command line (rather than by the file).
+fn given(a: &SimRunArgs, key: &str) -> bool {
+    match key {
+        "paths" => a.paths.is_some(),
+        "rate-gbps" => a.rate_gbps.is_some(),
+        "mtu" => a.mtu.is_some(),
+        "loss" => a.loss.is_some(),
+        "loss-model" => a.loss_model.is_some(),
+        "burst-len" => a.burst_len.is_some(),
+        "skew-ns" => a.skew_ns.is_some(),
+        "delay-ns" => a.delay_ns.is_some(),
+        "queue-bytes" => a.queue_bytes.is_some(),
+        "qps" => a.qps.is_some(),
+        "messages" => a.messages.is_some() || a.qps.is_some() || a.message_bytes.is_some(),
+        "message-bytes" => a.message_bytes.is_some(),
+        "post-interval-ns" => a.post_interval_ns.is_some() || a.messages.is_some(),
+        "mpr" => a.mpr.is_some(),
+        "evs-per-qp" => a.evs_per_qp.is_some(),
+        "drop" => !a.drops.is_empty(),
+        "fail" => !a.failures.is_empty(),
+        "horizon-ms" => a.horizon_ms.is_some(),
+        "tail-probe-ns" => a.tail_probe_ns.is_some(),
+        "retry-limit" => a.retry_limit.is_some(),
+        _ => true,
+    }
 }
 
 /// `openrdma sim`.
@@ -294,25 +331,37 @@ pub fn run(args: &SimArgs) -> Result<Outcome, CliError> {
 }
 
 fn run_paper(args: &SimPaperArgs) -> Result<Outcome, CliError> {
+    if let Some(dir) = &args.plots {
+        check_output_dir("--plots", dir)?;
+    }
     let wall = Instant::now();
     let report = paper::run(args.seed, args.quick);
     let elapsed = wall.elapsed();
-    let mut out = BufWriter::new(io::stdout().lock());
+    let outcome = if report.is_correct() { Outcome::Clean } else { Outcome::Findings };
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::other)?;
         writeln!(out)?;
     } else {
         out.write_all(paper_text(&report).as_bytes())?;
     }
-    out.flush()?;
+    let stdout = out.close().map(Failure::Stdout);
+    let mut plots = None;
     if let Some(dir) = &args.plots {
-        let files = write_plots(&report, dir).map_err(io::Error::other)?;
-        for f in files {
-            eprintln!("wrote {}", f.display());
+        match write_plots(&report, dir) {
+            Ok(files) => {
+                for f in files {
+                    warn(format_args!("wrote {}", f.display()));
+                }
+            }
+            Err(e) => {
+                warn(format_args!("error: --plots {}: {e}", dir.display()));
+                plots = Some(Failure::Report);
+            }
         }
     }
-    eprintln!("wall time {:.3} s", elapsed.as_secs_f64());
-    Ok(if report.is_correct() { Outcome::Clean } else { Outcome::Findings })
+    warn(format_args!("wall time {:.3} s", elapsed.as_secs_f64()));
+    settle(outcome, [stdout, plots].into_iter().flatten())
 }
 
 fn number(v: f64) -> String {
@@ -385,22 +434,31 @@ fn run_one(args: &SimRunArgs) -> Result<Outcome, CliError> {
     });
     let elapsed = wall.elapsed();
     bar.finish_and_clear();
-    let mut out = BufWriter::new(io::stdout().lock());
+    let outcome = if report.is_correct() { Outcome::Clean } else { Outcome::Findings };
+    let mut out = Stdout::new();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::other)?;
         writeln!(out)?;
     } else {
         out.write_all(summary(&cfg, &report).as_bytes())?;
     }
-    out.flush()?;
+    let stdout = out.close().map(Failure::Stdout);
     let secs = elapsed.as_secs_f64();
-    eprintln!(
-        "wall time {:.3} s: {:.0} simulated packets per wall-second, {:.1} µs simulated per wall-second",
+    warn(format_args!(
+        "wall time {:.3} s: {:.0} simulated packets per wall-second, {:.1} µs simulated per wall-second{}",
         secs,
         report.packets_simulated as f64 / secs.max(1e-9),
         report.sim_time_ns as f64 / 1000.0 / secs.max(1e-9),
-    );
-    Ok(if report.is_correct() { Outcome::Clean } else { Outcome::Findings })
+        peak_memory_kib().map(|k| format!("; peak memory {k} KiB")).unwrap_or_default(),
+    ));
+    settle(outcome, stdout)
+}
+
+/// The most memory this process has held resident (`VmHWM`), KiB, where the system says.
+pub fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn percentiles(p: &Percentiles) -> String {

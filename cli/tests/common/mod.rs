@@ -71,7 +71,7 @@ pub fn roce(ip: IpRepr, bth: BthRepr, ext: Extensions, payload: &[u8]) -> FrameR
     };
     FrameRepr {
         eth: EthernetRepr { dst, src, ethertype },
-        vlan: None,
+        vlans: Vec::new(),
         ip,
         udp: UdpRepr::rocev2(0xC000),
         bth,

@@ -215,10 +215,19 @@ impl EtherType {
     pub const IPV6: EtherType = EtherType(0x86DD);
     /// IEEE 802.1ad service VLAN tag (S-tag TPID, "QinQ").
     pub const QINQ: EtherType = EtherType(0x88A8);
+    /// The pre-standard QinQ TPID that some switches still use for an outer tag.
+    pub const QINQ_LEGACY: EtherType = EtherType(0x9100);
 
     /// Whether this value announces a VLAN tag (0x8100 or 0x88A8).
     pub const fn is_vlan_tpid(self) -> bool {
         self.0 == Self::VLAN.0 || self.0 == Self::QINQ.0
+    }
+
+    /// Whether a decoder reads a tag after this value: 0x8100, 0x88A8, or the pre-standard
+    /// 0x9100 (`DEC-VLAN-001`). Only the first two are allowed in a RoCEv2 frame
+    /// (`ENC-ETH-001`).
+    pub const fn is_tag_tpid(self) -> bool {
+        self.is_vlan_tpid() || self.0 == Self::QINQ_LEGACY.0
     }
 
     /// Whether a RoCEv2 frame may carry this value in an ethertype field (`ENC-ETH-001`):
@@ -235,6 +244,7 @@ impl EtherType {
             0x8100 => Some("802.1Q"),
             0x86DD => Some("IPv6"),
             0x88A8 => Some("802.1ad"),
+            0x9100 => Some("QinQ"),
             _ => None,
         }
     }

@@ -1,8 +1,16 @@
 //! Standard InfiniBand extension headers that ordinary RoCEv2 traffic uses and MRC does
-//! not (requirements `DETH-*`, `CNP-*`).
+//! not (requirements `DETH-*`, `RDETH-*`, `XRCETH-*`, `CNP-*`).
 //!
 //! ```text
-//! DETH, 8 bytes (UD)
+//! RDETH, 4 bytes (RD)
+//!  byte 0     resv
+//!  byte 1-3   ee_context the end-to-end context
+//!
+//! XRCETH, 4 bytes (XRC requests)
+//!  byte 0     resv
+//!  byte 1-3   xrc_srq    the XRC shared receive queue
+//!
+//! DETH, 8 bytes (UD, RD)
 //!  byte 0-3   qkey
 //!  byte 4     resv
 //!  byte 5-7   src_qp
@@ -27,11 +35,15 @@
 //! `new_unchecked` followed by an accessor on a short buffer panics.
 
 use crate::Qpn;
-use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
+use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u24, set_u32, set_u64, u24_at, u32_at, u64_at};
 
 /// Length of the DETH in bytes.
 pub const DETH_LEN: usize = 8;
+/// Length of the RDETH in bytes.
+pub const RDETH_LEN: usize = 4;
+/// Length of the XRCETH in bytes.
+pub const XRCETH_LEN: usize = 4;
 /// Length of the IETH in bytes.
 pub const IETH_LEN: usize = 4;
 /// Length of the AtomicETH in bytes.
@@ -54,6 +66,154 @@ fn check_layout(
         None => Ok(()),
     }
 }
+
+/// Declares a 4-byte header made of a reserved byte and a 24-bit number: RDETH and XRCETH
+/// share this shape. Each gets a view, a `Repr` and the check of its reserved byte.
+macro_rules! resv_u24_header {
+    (
+        $(#[$vdoc:meta])* $view:ident, $(#[$rdoc:meta])* $repr:ident, $header:ident, $len:ident,
+        $layout:ident, $field:ident, $set:ident, $fdoc:literal, $rule:literal, $text:literal
+    ) => {
+        const $layout: &[(&str, usize, usize)] = &[("resv", 0, 1), (stringify!($field), 1, 3)];
+
+        $(#[$vdoc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $view<T: AsRef<[u8]>> {
+            buffer: T,
+        }
+
+        impl<T: AsRef<[u8]>> $view<T> {
+            /// Wraps a buffer without checking its length.
+            pub const fn new_unchecked(buffer: T) -> Self {
+                $view { buffer }
+            }
+
+            /// Wraps a buffer, checking that it holds the whole header.
+            pub fn new_checked(buffer: T) -> Result<Self, DecodeError> {
+                let v = Self::new_unchecked(buffer);
+                v.check_len()?;
+                Ok(v)
+            }
+
+            /// Checks that the buffer holds the whole header.
+            pub fn check_len(&self) -> Result<(), DecodeError> {
+                check_layout(Header::$header, $layout, self.buffer.as_ref().len())
+            }
+
+            /// The underlying buffer.
+            pub fn into_inner(self) -> T {
+                self.buffer
+            }
+
+            /// Reserved byte 0.
+            pub fn resv(&self) -> u8 {
+                self.buffer.as_ref()[0]
+            }
+
+            #[doc = $fdoc]
+            pub fn $field(&self) -> u32 {
+                u24_at(self.buffer.as_ref(), 1)
+            }
+        }
+
+        impl<T: AsRef<[u8]> + AsMut<[u8]>> $view<T> {
+            /// Sets reserved byte 0.
+            pub fn set_resv(&mut self, v: u8) {
+                self.buffer.as_mut()[0] = v;
+            }
+
+            /// Sets the 24-bit field (the top 8 bits of `v` are dropped).
+            pub fn $set(&mut self, v: u32) {
+                set_u24(self.buffer.as_mut(), 1, v);
+            }
+        }
+
+        $(#[$rdoc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+        pub struct $repr {
+            /// Reserved byte 0; must be 0.
+            pub resv: u8,
+            #[doc = $fdoc]
+            #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::field::arb::bits24))]
+            pub $field: u32,
+        }
+
+        impl $repr {
+            /// Decodes the header from the start of `buf`.
+            pub fn parse(buf: &[u8]) -> Result<Self, DecodeError> {
+                Ok(Self::from_view(&$view::new_checked(buf)?))
+            }
+
+            /// Reads every field of a checked view.
+            pub fn from_view<T: AsRef<[u8]>>(v: &$view<T>) -> Self {
+                $repr { resv: v.resv(), $field: v.$field() }
+            }
+
+            /// Bytes on the wire.
+            pub const fn buffer_len(&self) -> usize {
+                $len
+            }
+
+            /// Writes the header into the start of `buf`. Never panics: a short buffer or a
+            /// value wider than 24 bits is an [`EmitError`].
+            pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
+                check_buffer(Header::$header, buf, $len)?;
+                check_range(Header::$header, stringify!($field), self.$field.into(), 0xFF_FFFF)?;
+                let mut v = $view::new_unchecked(&mut buf[..$len]);
+                v.set_resv(self.resv);
+                v.$set(self.$field);
+                Ok($len)
+            }
+
+            /// The requirements [`Self::validate`] checks: every violation it reports
+            /// carries one of these IDs, and each of them can be reported.
+            pub const RULES: &'static [&'static str] = &[$rule];
+
+            /// Semantic checks of this header on its own (`base` is its offset in the
+            /// frame).
+            pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
+                if self.resv != 0 {
+                    out.push(Violation {
+                        requirement: $rule,
+                        header: Header::$header,
+                        field: "resv",
+                        offset: Some(base),
+                        value: self.resv.into(),
+                        rule: $text,
+                    });
+                }
+            }
+        }
+    };
+}
+
+// ---------------------------------------------------------------------------------------
+// RDETH
+
+resv_u24_header!(
+    /// A zero-copy view of an RDETH (Reliable Datagram Extended Transport Header).
+    Rdeth,
+    /// An owned, decoded RDETH.
+    RdethRepr, Rdeth, RDETH_LEN, LAYOUT_RDETH, ee_context, set_ee_context,
+    "End-to-end context (bytes 1-3).",
+    "RDETH-RESV-001",
+    "reserved byte 0 of RDETH must be 0"
+);
+
+// ---------------------------------------------------------------------------------------
+// XRCETH
+
+resv_u24_header!(
+    /// A zero-copy view of an XRCETH (XRC Extended Transport Header).
+    Xrceth,
+    /// An owned, decoded XRCETH.
+    XrcethRepr, Xrceth, XRCETH_LEN, LAYOUT_XRCETH, xrc_srq, set_xrc_srq,
+    "XRC shared receive queue number (bytes 1-3).",
+    "XRCETH-RESV-001",
+    "reserved byte 0 of XRCETH must be 0"
+);
 
 // ---------------------------------------------------------------------------------------
 // DETH
@@ -728,6 +888,41 @@ mod tests {
         );
     }
 
+    /// RDETH-LAYOUT-001 and XRCETH-LAYOUT-001: both 4-byte headers decoded and encoded;
+    /// a non-zero reserved byte is reported.
+    #[test]
+    fn rdeth_and_xrceth() {
+        let b = [0x00, 0x12, 0x34, 0x56];
+        let r = RdethRepr::parse(&b).unwrap();
+        assert_eq!(r, RdethRepr { resv: 0, ee_context: 0x12_3456 });
+        let x = XrcethRepr::parse(&b).unwrap();
+        assert_eq!(x, XrcethRepr { resv: 0, xrc_srq: 0x12_3456 });
+        let mut buf = [0xFFu8; 4];
+        assert_eq!(r.emit(&mut buf), Ok(4));
+        assert_eq!(buf, b);
+        buf = [0xFF; 4];
+        assert_eq!(x.emit(&mut buf), Ok(4));
+        assert_eq!(buf, b);
+        assert_eq!(
+            RdethRepr::parse(&b[..2]).unwrap_err(),
+            DecodeError::truncated(Header::Rdeth, "ee_context", 1, 3, 1)
+        );
+        assert_eq!(
+            XrcethRepr::parse(&b[..0]).unwrap_err(),
+            DecodeError::truncated(Header::Xrceth, "resv", 0, 1, 0)
+        );
+        assert!(RdethRepr { resv: 0, ee_context: 1 << 24 }.emit(&mut buf).is_err());
+        assert!(x.emit(&mut [0u8; 3]).is_err());
+        let mut out = Vec::new();
+        r.validate(0, &mut out);
+        x.validate(0, &mut out);
+        assert!(out.is_empty());
+        RdethRepr { resv: 1, ..r }.validate(46, &mut out);
+        XrcethRepr { resv: 2, ..x }.validate(50, &mut out);
+        assert_eq!((out[0].requirement, out[0].offset), ("RDETH-RESV-001", Some(46)));
+        assert_eq!((out[1].requirement, out[1].offset), ("XRCETH-RESV-001", Some(50)));
+    }
+
     #[test]
     fn random_bytes_round_trip() {
         use rand_core::{Rng, SeedableRng};
@@ -746,6 +941,10 @@ mod tests {
             assert_eq!(out[..ATOMIC_ACK_ETH_LEN], b[..ATOMIC_ACK_ETH_LEN]);
             assert_eq!(CnpRepr::parse(&b).unwrap().emit(&mut out), Ok(CNP_LEN));
             assert_eq!(out[..CNP_LEN], b[..CNP_LEN]);
+            assert_eq!(RdethRepr::parse(&b).unwrap().emit(&mut out), Ok(RDETH_LEN));
+            assert_eq!(out[..RDETH_LEN], b[..RDETH_LEN]);
+            assert_eq!(XrcethRepr::parse(&b).unwrap().emit(&mut out), Ok(XRCETH_LEN));
+            assert_eq!(out[..XRCETH_LEN], b[..XRCETH_LEN]);
         }
     }
 }

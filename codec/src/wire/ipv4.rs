@@ -91,15 +91,38 @@ fn truncation(have: usize) -> DecodeError {
 
 /// Adds `data` to a one's-complement accumulator as big-endian 16-bit words (an odd last
 /// byte is padded with zero). Fold the result with [`fold_checksum`].
-pub(crate) fn checksum_add(mut acc: u64, data: &[u8]) -> u64 {
-    let mut words = data.chunks_exact(2);
-    for w in &mut words {
-        acc += u64::from(u16::from_be_bytes([w[0], w[1]]));
+pub(crate) fn checksum_add(acc: u64, data: &[u8]) -> u64 {
+    // The one's-complement sum does not depend on byte order (RFC 1071, 2(B)), nor on the
+    // word size once the end-around carry is kept (0xFFFF divides 2^64 - 1): sum the data as
+    // little-endian 64-bit words with end-around carry, in two independent lanes, fold to
+    // 16 bits, and swap the result into network order. `data` starts on a 16-bit boundary
+    // of the summed stream, as every caller's does.
+    let add = |a: u64, w: u64| {
+        let (s, carry) = a.overflowing_add(w);
+        s + u64::from(carry)
+    };
+    let word = |e: &[u8]| u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
+    let (mut x, mut y) = (0u64, 0u64);
+    let mut pairs16 = data.chunks_exact(16);
+    for p in &mut pairs16 {
+        x = add(x, word(&p[..8]));
+        y = add(y, word(&p[8..]));
     }
-    if let [b] = words.remainder() {
-        acc += u64::from(*b) << 8;
+    let mut le = add(x, y);
+    let mut eights = pairs16.remainder().chunks_exact(8);
+    for e in &mut eights {
+        le = add(le, word(e));
     }
-    acc
+    // Down to 32 bits (2^32 = 1 modulo 0xFFFF), so that the small words below cannot carry.
+    let mut le = (le & 0xFFFF_FFFF) + (le >> 32);
+    let mut pairs = eights.remainder().chunks_exact(2);
+    for p in &mut pairs {
+        le += u64::from(u16::from_le_bytes([p[0], p[1]]));
+    }
+    if let [b] = pairs.remainder() {
+        le += u64::from(*b);
+    }
+    acc + u64::from(fold_checksum(le).swap_bytes())
 }
 
 /// Folds an accumulator to 16 bits (end-around carry). The checksum is its complement.
@@ -638,6 +661,20 @@ impl Ipv4Repr {
 
 #[cfg(test)]
 mod tests {
+
+    /// The 32-bit summation equals the plain 16-bit one of RFC 1071 on every length.
+    #[test]
+    fn checksum_add_sums_16_bit_words() {
+        let data: alloc::vec::Vec<u8> = (0..1500u32).map(|i| (i * 167 + 13) as u8).collect();
+        for len in 0..200 {
+            let mut plain = 0u64;
+            for (k, b) in data[..len].iter().enumerate() {
+                plain += u64::from(*b) << if k % 2 == 0 { 8 } else { 0 };
+            }
+            assert_eq!(fold_checksum(checksum_add(7, &data[..len])), fold_checksum(plain + 7));
+        }
+    }
+
     use super::*;
     use alloc::string::ToString;
 

@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 
 /// Every extension header, in the order of [`Extensions`].
-pub(crate) const ALL_EXT: [ExtHeader; 16] = ExtHeader::ALL;
+pub(crate) const ALL_EXT: [ExtHeader; 18] = ExtHeader::ALL;
 
 /// The error-reporting [`Header`] of an extension header.
 pub(crate) fn header_of(h: ExtHeader) -> Header {
@@ -36,6 +36,8 @@ pub(crate) fn put_ext(ext: &mut Extensions, h: ExtHeader, b: &[u8]) {
         ExtHeader::Erth => ext.erth = Some(ErthRepr::parse(b).unwrap()),
         ExtHeader::Eeth => ext.eeth = Some(EethRepr::parse(b).unwrap()),
         ExtHeader::Deth => ext.deth = Some(DethRepr::parse(b).unwrap()),
+        ExtHeader::Rdeth => ext.rdeth = Some(RdethRepr::parse(b).unwrap()),
+        ExtHeader::Xrceth => ext.xrceth = Some(XrcethRepr::parse(b).unwrap()),
         ExtHeader::Ieth => ext.ieth = Some(IethRepr::parse(b).unwrap()),
         ExtHeader::AtomicEth => ext.atomiceth = Some(AtomicEthRepr::parse(b).unwrap()),
         ExtHeader::AtomicAckEth => ext.atomicacketh = Some(AtomicAckEthRepr::parse(b).unwrap()),
@@ -58,6 +60,8 @@ pub(crate) fn clear_ext(ext: &mut Extensions, h: ExtHeader) {
         ExtHeader::Erth => ext.erth = None,
         ExtHeader::Eeth => ext.eeth = None,
         ExtHeader::Deth => ext.deth = None,
+        ExtHeader::Rdeth => ext.rdeth = None,
+        ExtHeader::Xrceth => ext.xrceth = None,
         ExtHeader::Ieth => ext.ieth = None,
         ExtHeader::AtomicEth => ext.atomiceth = None,
         ExtHeader::AtomicAckEth => ext.atomicacketh = None,
@@ -156,7 +160,7 @@ pub(crate) fn build(encap: Encap, bth: BthRepr, ext: Extensions, payload: &[u8])
     };
     let mut f = FrameRepr {
         eth: EthernetRepr { dst: MAC_B, src: MAC_A, ethertype },
-        vlan,
+        vlans: vlan.into_iter().collect(),
         ip,
         udp: UdpRepr::rocev2(0xC000),
         bth,
@@ -463,8 +467,18 @@ pub(crate) fn random_frame(rng: &mut ChaCha8Rng, v6: Option<bool>) -> FrameRepr 
     } else {
         Vec::new()
     };
-    let mut f =
-        FrameRepr { eth, vlan, ip, udp, bth, ext, payload, pad: [0; 3], icrc: None, eth_padding };
+    let mut f = FrameRepr {
+        eth,
+        vlans: vlan.into_iter().collect(),
+        ip,
+        udp,
+        bth,
+        ext,
+        payload,
+        pad: [0; 3],
+        icrc: None,
+        eth_padding,
+    };
     f.finalize().unwrap();
     f
 }

@@ -31,7 +31,8 @@ use openrdma_codec::frame::{FrameRepr, IpRepr, decode, header_stack};
 use openrdma_codec::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr, DethRepr, EethRepr,
     EmitError, ErthRepr, EthernetRepr, ExtHeader, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr,
-    Ipv6Repr, MethRepr, NethRepr, PethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr, VlanRepr,
+    Ipv6Repr, MethRepr, NethRepr, PethRepr, RdethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr,
+    VlanRepr, XrcethRepr,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -206,6 +207,8 @@ fn read_ext(
         ExtHeader::Erth => ext.erth = one::<ErthRepr>(m, key)?,
         ExtHeader::Eeth => ext.eeth = one::<EethRepr>(m, key)?,
         ExtHeader::Deth => ext.deth = one::<DethRepr>(m, key)?,
+        ExtHeader::Rdeth => ext.rdeth = one::<RdethRepr>(m, key)?,
+        ExtHeader::Xrceth => ext.xrceth = one::<XrcethRepr>(m, key)?,
         ExtHeader::Ieth => ext.ieth = one::<IethRepr>(m, key)?,
         ExtHeader::AtomicEth => ext.atomiceth = one::<AtomicEthRepr>(m, key)?,
         ExtHeader::AtomicAckEth => ext.atomicacketh = one::<AtomicAckEthRepr>(m, key)?,
@@ -317,7 +320,7 @@ pub fn frame_from_fields(fields: &Value) -> Result<Vec<u8>, FieldsError> {
     };
     let mut f = FrameRepr {
         eth,
-        vlan,
+        vlans: vlan.into_iter().collect(),
         ip,
         udp: udp.repr,
         bth: bth.repr,
@@ -417,8 +420,8 @@ fn check_read_back(f: &FrameRepr, bytes: &[u8]) -> Result<(), FieldsError> {
         Ok(())
     }
     same("eth", &f.eth, d.eth.as_ref())?;
-    if let Some(v) = &f.vlan {
-        same("vlan", v, d.vlan.as_ref())?;
+    if let Some(v) = f.vlans.first() {
+        same("vlan", v, d.vlans.first())?;
     }
     match (&f.ip, &d.ip) {
         (IpRepr::V4(a), Some(IpRepr::V4(b))) => same("ipv4", a, Some(b))?,

@@ -89,8 +89,8 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
         return Some(b);
     }
     let eth = d.eth?;
-    let (ethertype, ip_at) = match d.vlan {
-        Some(v) => (v.ethertype, ETH_HEADER_LEN + 4),
+    let (ethertype, ip_at) = match d.vlans.last() {
+        Some(v) => (v.ethertype, ETH_HEADER_LEN + 4 * d.vlans.len()),
         None => (eth.ethertype, ETH_HEADER_LEN),
     };
     let ip_len = if ethertype == EtherType::IPV4 {

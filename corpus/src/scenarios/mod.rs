@@ -2420,7 +2420,7 @@ fn rcv_lenient() -> Scenario {
         &one(5, 64),
         ev,
         |f| {
-            f.vlan = Some(VlanRepr { pcp: 0, dei: false, vid: 42, ethertype: EtherType::IPV4 });
+            f.vlans = vec![VlanRepr { pcp: 0, dei: false, vid: 42, ethertype: EtherType::IPV4 }];
             f.eth.ethertype = EtherType::QINQ;
         },
         nothing,

@@ -1,0 +1,308 @@
+//! The hostile catalogue, part three: the adapter protocol from both ends — lines a runner
+//! should never send to `openrdma serve`, devices that misbehave under `openrdma run --impl
+//! process` — and the signals that end a run. See `hostile/mod.rs`.
+
+mod hostile;
+
+use std::path::Path;
+use std::time::Duration;
+
+use hostile::{Row, ended, row, run_catalogue};
+
+const HELLO: &str = "{\"type\":\"hello\",\"version\":1}\n";
+
+/// The start message of the specification's example conversation.
+fn start() -> String {
+    let spec = include_str!("../../spec/conformance.md");
+    let line =
+        spec.lines().find(|l| l.starts_with("{\"type\":\"start\"")).expect("an example start");
+    format!("{line}\n")
+}
+
+/// `openrdma serve` fed `lines`.
+fn serve(name: &str, lines: impl AsRef<[u8]>) -> Row {
+    row(name, &["serve"]).stdin(lines)
+}
+
+/// `[1,1,...,1]` of `n` elements.
+fn array(n: usize) -> String {
+    let mut s = String::with_capacity(2 * n + 2);
+    s.push('[');
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push('1');
+    }
+    s.push(']');
+    s
+}
+
+/// The device's hello that the scripts below say.
+const DEV_HELLO: &str = r#"{"type":"hello","version":1,"name":"dev","capabilities":["responder","requester","retirement","ipv4","ipv6"]}"#;
+
+/// `openrdma run --impl process` on one scenario, against the script `dev.sh`.
+fn device(name: &str, script: &str, extra: &[&str]) -> Row {
+    let mut args = vec!["run", "--impl", "process"];
+    for pair in [["--scenario", "rcv-psn-wrap"], ["--timeout", "5"]] {
+        if !extra.contains(&pair[0]) {
+            args.extend_from_slice(&pair);
+        }
+    }
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "./dev.sh"]);
+    row(name, &args).file("dev.sh", format!("#!/bin/sh\n{script}\n"))
+}
+
+fn device_and_grandchild_ended(dir: &Path) -> Result<(), String> {
+    ended(dir, "device.pid")?;
+    ended(dir, "grandchild.pid")
+}
+
+fn grandchild_ended(dir: &Path) -> Result<(), String> {
+    ended(dir, "grandchild.pid")
+}
+
+fn device_ended(dir: &Path) -> Result<(), String> {
+    ended(dir, "device.pid")
+}
+
+/// A device that starts a grandchild, says hello, and then waits forever.
+const SLOW: &str = "sleep 1000 &\necho $! > grandchild.pid\necho $$ > device.pid\nread line\necho '{DEV}'\nexec sleep 1000";
+
+fn slow() -> String {
+    SLOW.replace("{DEV}", DEV_HELLO)
+}
+
+fn rows() -> Vec<Row> {
+    let start = start();
+    let adv = |seq: u64, until: u64| {
+        format!("{{\"type\":\"advance\",\"seq\":{seq},\"until\":{until},\"inputs\":[]}}\n")
+    };
+    let mut rows = vec![
+        // ---- lines to `openrdma serve` ---------------------------------------------------
+        serve("serve: no input", "").code(0),
+        serve("serve: hello", HELLO).code(0).out("\"type\":\"hello\"").out("\"name\":\"reference\""),
+        serve("serve: hello with CRLF", "{\"type\":\"hello\",\"version\":1}\r\n").code(0).out("\"type\":\"hello\""),
+        serve("serve: garbage", "garbage\n").code(2).out("not JSON, at line 1, column 1").err("broke the adapter protocol"),
+        serve("serve: another version", "{\"type\":\"hello\",\"version\":9}\n").code(2).out("version 9 is not spoken here"),
+        serve("serve: finish before hello", "{\"type\":\"finish\"}\n").code(2).out("expected hello, got finish"),
+        serve("serve: two hellos", format!("{HELLO}{HELLO}")).code(2).out("got hello"),
+        serve("serve: nested 100 deep", format!("{{\"type\":\"hello\",\"version\":1,\"x\":{}{}}}\n", "[".repeat(100), "]".repeat(100)))
+            .code(2)
+            .out("nested deeper than 64"),
+        serve("serve: 100000 open brackets", format!("{}\n", "[".repeat(100_000))).code(2).out("nested deeper than 64"),
+        serve("serve: nested 60 deep in an ignored key", format!("{{\"type\":\"hello\",\"version\":1,\"x\":{}{}}}\n", "[".repeat(60), "]".repeat(60)))
+            .code(0)
+            .out("\"type\":\"hello\""),
+        serve("serve: an unknown type", format!("{HELLO}{{\"type\":\"reboot\"}}\n")).code(2).out("unknown message type"),
+        serve("serve: not an object", "[1,2]\n").code(2).out("must be a JSON object"),
+        serve("serve: no type", "{\"version\":1}\n").code(2).out("must have a"),
+        serve("serve: a type that is a number", "{\"type\":7}\n").code(2).out("expected a string"),
+        serve("serve: a type that is a huge array", format!("{{\"type\":{}}}\n", array(1_000_000))).code(2),
+        serve("serve: the type twice", "{\"type\":\"hello\",\"type\":\"hello\",\"version\":1}\n").code(2),
+        serve("serve: an empty line", "\n").code(2).out("empty line"),
+        serve("serve: a line of spaces", "    \n").code(2).out("empty line"),
+        serve("serve: not UTF-8", b"{\"type\":\"hel\xfflo\"}\n").code(2).out("not UTF-8"),
+        serve("serve: a NUL byte", b"{\"type\":\"hello\"\x00}\n").code(2),
+        serve("serve: a byte-order mark", "\u{feff}{\"type\":\"hello\",\"version\":1}\n").code(2),
+        serve("serve: a line cut by the end", "{\"type\":\"fin").code(2).err("ended inside a line"),
+        serve("serve: a line over 64 MiB", {
+            let mut v = vec![b'x'; (64 << 20) + 1];
+            v.push(b'\n');
+            v
+        })
+        .code(2)
+        .out("longer than the limit of 67108864 bytes"),
+        serve("serve: 8 MiB of ignored array", format!("{{\"type\":\"hello\",\"version\":1,\"junk\":{}}}\n", array(4 << 20)))
+            .code(0)
+            .out("\"type\":\"hello\""),
+        serve("serve: 16 MiB of ignored string", format!("{{\"type\":\"hello\",\"version\":1,\"junk\":\"{}\"}}\n", "a".repeat(16 << 20)))
+            .code(0)
+            .out("\"type\":\"hello\""),
+        serve("serve: an ignored key of 1 MiB", format!("{{\"type\":\"hello\",\"version\":1,\"{}\":0}}\n", "k".repeat(1 << 20)))
+            .code(0),
+        serve("serve: advance before start", format!("{HELLO}{}", adv(1, 10))).code(2).out("expected start, got advance"),
+        serve("serve: a wrong seq", format!("{HELLO}{start}{}", adv(2, 10))).code(2).out("advance: seq 2, expected 1"),
+        serve("serve: time going back", format!("{HELLO}{start}{}{}", adv(1, 10), adv(2, 5))).code(2).out("before the previous until"),
+        serve("serve: a seq beyond 64 bits", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":18446744073709551616,\"until\":1,\"inputs\":[]}}\n"))
+            .code(2),
+        serve("serve: a negative until", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":-1,\"inputs\":[]}}\n")).code(2),
+        serve("serve: a conversation", format!("{HELLO}{start}{}{{\"type\":\"finish\"}}\n", adv(1, 1000)))
+            .code(0)
+            .out("\"type\":\"started\"")
+            .out("\"type\":\"finished\""),
+        serve("serve: an ignored array beside an advance", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[],\"junk\":{}}}\n", array(1 << 20)))
+            .code(0)
+            .out("\"type\":\"outputs\""),
+        serve("serve: 70000 inputs", {
+            let one = "{\"at\":0,\"input\":{\"kind\":\"cpu\",\"command\":{\"cmd\":\"qp_error\",\"qpn\":5}}}";
+            let all = vec![one; 70_000].join(",");
+            format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{all}]}}\n")
+        })
+        .code(2)
+        .out("more than 65536 entries"),
+        serve("serve: a command of 100000 values", format!(
+            "{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{{\"at\":0,\"input\":{{\"kind\":\"cpu\",\"command\":{{\"cmd\":\"qp_error\",\"qpn\":5,\"junk\":{}}}}}}}]}}\n",
+            array(100_000)
+        ))
+        .code(2)
+        .out("more than 65536 values"),
+        serve("serve: input fields of 100000 values", format!(
+            "{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{{\"at\":0,\"input\":{{\"kind\":\"frame\",\"port\":0,\"bytes\":\"00\",\"fields\":{}}}}}]}}\n",
+            array(100_000)
+        ))
+        .code(2)
+        .out("more than 65536 values"),
+        serve("serve: an ignored key of an input", format!(
+            "{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{{\"at\":0,\"junk\":{},\"input\":{{\"kind\":\"cpu\",\"command\":{{\"cmd\":\"qp_error\",\"qpn\":5}}}}}}]}}\n",
+            array(1 << 20)
+        ))
+        .code(0)
+        .out("\"type\":\"outputs\""),
+        serve("serve: an unknown input kind", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{{\"at\":0,\"input\":{{\"kind\":\"smoke\"}}}}]}}\n"))
+            .code(2)
+            .out("unknown input kind"),
+        serve("serve: odd hex", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{{\"at\":0,\"input\":{{\"kind\":\"frame\",\"port\":0,\"bytes\":\"abc\"}}}}]}}\n"))
+            .code(2)
+            .out("odd number of digits"),
+        serve("serve: an input out of its batch", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[{{\"at\":5,\"input\":{{\"kind\":\"cpu\",\"command\":{{\"cmd\":\"qp_error\",\"qpn\":5}}}}}}]}}\n"))
+            .code(2)
+            .out("outside"),
+        serve("serve: a start without a manifest", format!("{HELLO}{{\"type\":\"start\"}}\n")).code(2).out("missing field `manifest`"),
+        serve("serve: a manifest of 100000 values", format!("{HELLO}{{\"type\":\"start\",\"manifest\":{{\"name\":\"x\",\"junk\":{}}}}}\n", array(100_000)))
+            .code(2)
+            .out("manifest"),
+        serve("serve: the input ends inside a scenario", format!("{HELLO}{start}")).code(0),
+        row("serve a faulty device", &["serve", "--impl", "faulty:go-back-n"]).stdin(HELLO).code(0).out("\"type\":\"hello\""),
+        row("serve a variant named faulty", &["serve", "--impl", "faulty:receiver-block"]).stdin(HELLO).code(2),
+        // ---- devices that misbehave ------------------------------------------------------
+        device("device: garbage instead of hello", "read line\necho garbage\nexec cat >/dev/null", &[])
+            .code(2)
+            .err("not JSON"),
+        device("device: exits at once", "echo 'no FPGA found' >&2\nexit 3", &[]).code(2).err("exit status: 3").err("no FPGA found"),
+        device("device: garbage after hello", &format!("read line\necho '{DEV_HELLO}'\nread line\necho garbage\nexec cat >/dev/null"), &[])
+            .code(1)
+            .out("not JSON"),
+        device("device: silent after hello", &format!("read line\necho '{DEV_HELLO}'\nexec sleep 1000"), &["--timeout", "1"])
+            .code(1)
+            .out("timed out"),
+        device("device: silent before hello", "echo $$ > device.pid\nexec sleep 1000", &["--timeout", "1"])
+            .code(2)
+            .err("timed out")
+            .after(device_ended),
+        device(
+            "device: 70000 capabilities",
+            "read line\nprintf '{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"capabilities\":[%s\"ipv4\"]}\\n' \"$(yes '\"ipv4\",' | head -n 70000 | tr -d '\\n')\"\nexec cat >/dev/null",
+            &[],
+        )
+        .code(2)
+        .err("more than 65536 entries"),
+        device(
+            "device: hello nested too deep",
+            &format!("read line\necho '{{\"type\":\"hello\",\"version\":1,\"x\":{}{}}}'\nexec cat >/dev/null", "[".repeat(80), "]".repeat(80)),
+            &[],
+        )
+        .code(2)
+        .err("nested deeper than 64"),
+        device(
+            "device: 8 MiB of ignored array in its hello",
+            "read line\nprintf '{\"type\":\"hello\",\"version\":1,\"name\":\"reference\",\"capabilities\":[\"responder\",\"ipv4\",\"retirement\"],\"junk\":[%s1]}\\n' \"$(yes '1,' | head -n 4000000 | tr -d '\\n')\"\n(echo '{\"type\":\"hello\",\"version\":1}'; cat) | {bin} serve | (read skip; cat)",
+            &[],
+        )
+        .code(0)
+        .out("1 pass"),
+        device(
+            "device: floods answers",
+            &format!("read line\necho '{DEV_HELLO}'\nexec yes '{{\"type\":\"finished\"}}'"),
+            &[],
+        )
+        .code(1)
+        .out("expected started"),
+        device(
+            "device: a line over 64 MiB",
+            "read line\nexec yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | tr -d '\\n'",
+            &[],
+        )
+        .code(2)
+        .err("longer than the limit"),
+        device(
+            "device: a long line of standard error, kept short",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\nyes e | head -n 1000000 | tr -d '\\n' >&2\nexit 4"),
+            &[],
+        )
+        .code(1)
+        .out("exit status: 4")
+        .out("the last lines of its standard error")
+        .not_out(&"e".repeat(1001)),
+        device(
+            "device: a wrong seq",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\necho '{{\"type\":\"outputs\",\"seq\":7,\"outputs\":[]}}'\nexec cat >/dev/null"),
+            &[],
+        )
+        .code(1)
+        .out("seq 7, expected 1"),
+        device("device: error answers", &format!("read line\necho '{DEV_HELLO}'\nwhile read line; do echo '{{\"type\":\"error\",\"message\":\"DMA stuck\"}}'; done"), &[])
+            .code(1)
+            .out("DMA stuck"),
+        device(
+            "device: its grandchild ends with the run",
+            "sleep 1000 &\necho $! > grandchild.pid\nexec {bin} serve",
+            &[],
+        )
+        .code(0)
+        .after(grandchild_ended),
+        device(
+            "device: its grandchild ends with a failing run",
+            "sleep 1000 &\necho $! > grandchild.pid\nexec {bin} serve --impl faulty:go-back-n",
+            &["--scenario", "rcv-*"],
+        )
+        .after(grandchild_ended),
+        device(
+            "device: a wrapper that is not the device",
+            "sh -c '{bin} serve'",
+            &[],
+        )
+        .code(0)
+        .out("1 pass"),
+        device("device: a wrapper ended by a timeout", "sleep 1000 &\necho $! > grandchild.pid\nsh -c 'sleep 1000'", &["--timeout", "1"])
+            .code(2)
+            .after(grandchild_ended),
+        device("device: --json onto a scenario-less path", "exec {bin} serve", &["--json", "r.json"]).code(0),
+        // ---- signals ---------------------------------------------------------------------
+        device("SIGTERM ends the run and its device", &slow(), &["--timeout", "100"])
+            .signal("TERM", Duration::from_millis(1000))
+            .after(device_and_grandchild_ended),
+        device("SIGINT ends the run and its device", &slow(), &["--timeout", "100"])
+            .signal("INT", Duration::from_millis(1000))
+            .after(device_and_grandchild_ended),
+        device("SIGHUP ends the run and its device", &slow(), &["--timeout", "100"])
+            .signal("HUP", Duration::from_millis(1000))
+            .after(device_and_grandchild_ended),
+        device("SIGTERM with reports asked for", &slow(), &["--timeout", "100", "--json", "r.json"])
+            .signal("TERM", Duration::from_millis(1000))
+            .after(device_and_grandchild_ended),
+        row("SIGTERM ends a long simulation", &["sim", "run", "--messages", "1000000000"]).signal("TERM", Duration::from_millis(500)),
+        row("SIGINT ends a long simulation", &["sim", "run", "--messages", "1000000000"]).signal("INT", Duration::from_millis(500)),
+    ];
+    // Each message type, cut at every few bytes: a protocol error, never a crash.
+    let conversation = "{\"type\":\"hello\",\"version\":1,\"runner\":\"x\"}";
+    for cut in [1, 5, 9, 17, 25, 33, 40] {
+        rows.push(
+            serve(&format!("serve: hello cut at {cut}"), format!("{}\n", &conversation[..cut]))
+                .code(2),
+        );
+    }
+    rows
+}
+
+#[test]
+fn catalogue() {
+    run_catalogue("adapter", &rows(), false);
+}
+
+#[test]
+#[ignore = "runs the rows that need an external tool; .ci/run installs them"]
+fn catalogue_with_tools() {
+    run_catalogue("adapter-tools", &rows(), true);
+}

@@ -1,0 +1,2185 @@
+"""The faults and the legal variants.
+
+Each fault is one realistic NIC bug, written from the specification as a hardware team's bug
+list would read: its name, one sentence saying what is wrong in the hardware, and the
+requirements it breaks, any of which a correct first divergence may name. A fault changes
+one thing: what the device sends or writes (an output mutation), or how it reads what it is
+given (an input mutation: a register too narrow, a field ignored, a configuration register
+misread). Each variant is a choice the specification leaves to the device; it must pass every
+scenario whose capabilities it claims.
+
+The faults are grouped by the chapter of the rule they break.
+"""
+
+import struct
+
+import roce
+from mods import (
+    completion_entry, config, delay, device_cpu, event_of, fault, flag_fields, flag_value,
+    frame_of, in_frames, is_first, is_last, kind, mutate_completion, out_events, out_frames,
+    put_frame, requester, responder, variant,
+)
+
+# The source port a careless NIC uses for every control packet: EV 0xC0000000.
+FIXED_EV = 0xC0000000
+U24 = 0xFFFFFF
+
+
+def other_ev(f):
+    """A fixed EV that is surely not the frame's own."""
+    return FIXED_EV if f.ev() != FIXED_EV else FIXED_EV + 0x10000
+
+
+def refresh_udp(f):
+    """Recomputes the UDP checksum alone, when the frame carries one (after a fault wrote
+    a field the device computes last)."""
+    if f.get("udp", "checksum"):
+        f.set("udp", "checksum", f.udp_checksum())
+
+
+# ==== wire format, section 2: encapsulation ===============================================
+
+m = fault("sack-mac-unswapped",
+          "The SACK builder copies the Ethernet header of the triggering packet without "
+          "swapping source and destination MAC addresses.",
+          ["CONF-CMP-026"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    src, dst = f.get("eth", "src"), f.get("eth", "dst")
+    f.set("eth", "src", dst)
+    f.set("eth", "dst", src)
+
+
+m = fault("sack-ip-unswapped",
+          "The SACK builder copies the IP addresses of the triggering packet without swapping "
+          "them, so the SACK is addressed to the device itself.",
+          ["CONF-CMP-026"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    h = "ipv4" if f.has("ipv4") else "ipv6"
+    src, dst = f.get(h, "src"), f.get(h, "dst")
+    f.set(h, "src", dst)
+    f.set(h, "dst", src)
+
+
+m = fault("sack-vlan-stripped",
+          "The SACK path bypasses the VLAN insertion block, so SACKs leave untagged on a "
+          "tagged link.",
+          ["CONF-CMP-026"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.strip_vlan()
+
+
+m = fault("ack-vlan-priority-tag",
+          "Transport ACKs are tagged from the default VLAN register, VLAN ID 0 (a priority "
+          "tag), instead of the link's VLAN.",
+          ["CONF-CMP-026"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    if f.has("vlan"):
+        f.set("vlan", "vid", 0)
+
+
+m = fault("ack-udp-port-4789",
+          "Transport ACKs go to UDP port 4789, the VXLAN default left in the port register, "
+          "instead of 4791.",
+          ["ENC-UDP-001", "CONF-CMP-026"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("udp", "dst_port", 4789)
+
+
+m = fault("sack-udp-length-short",
+          "The SACK builder writes the UDP length without the ICRC's 4 bytes.",
+          ["ENC-LEN-001", "DEC-STRUCT-001", "CONF-CMP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("udp", "length", f.get("udp", "length") - 4)
+
+
+m = fault("data-ipv4-checksum-stale",
+          "The IPv4 header checksum of data packets is computed before the TTL is written, "
+          "so it is wrong on the wire.",
+          ["ENC-IPV4-003"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if not f.has("ipv4"):
+        return False
+    ttl = f.get("ipv4", "ttl")
+    f.set("ipv4", "ttl", 0)
+    f.seal()
+    f.set("ipv4", "ttl", ttl)
+    return False
+
+
+m = fault("nack-ttl-zero",
+          "NACKs leave with IPv4 TTL 0, an unprogrammed TTL register, and die at the first "
+          "router.",
+          [], keywords=("ttl",))
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("ipv4", "ttl", 0)
+
+
+m = fault("sack-hop-limit-one",
+          "SACKs over IPv6 leave with hop limit 1 and die at the first router.",
+          [], keywords=("hop_limit",))
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.has("ipv6"):
+        f.set("ipv6", "hop_limit", 1)
+
+
+m = fault("data-udp-checksum-no-pseudo",
+          "Over IPv6 the UDP checksum of data packets is computed without the pseudo-header, "
+          "so it is non-zero and wrong.",
+          ["ENC-UDP-005"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if not f.has("ipv6"):
+        return False
+    f.seal()
+    seg = bytearray(f.b[f.off["udp"]:f.ip_end])
+    seg[6] = seg[7] = 0
+    f.set("udp", "checksum", roce.checksum16(bytes(seg)) or 0xFFFF)
+    return False
+
+
+m = fault("probe-flow-label-high",
+          "Probes over IPv6 carry 0xF in flow label bits 19:16, left over from a wider "
+          "flow-label register.",
+          ["ENC-EV-001", "CONF-CMP-017"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    if f.has("ipv6"):
+        f.set("ipv6", "flow_label", f.get("ipv6", "flow_label") | 0xF0000)
+
+
+m = fault("data-ev-low-half-v4",
+          "Over IPv4 the UDP source port of data packets takes EV bits 15:0 instead of "
+          "bits 31:16.",
+          ["ENC-EV-002", "SND-PATH-001", "CONF-CMP-017", "SND-SPRAY-001", "SND-SPRAY-003",
+           "SND-SPRAY-004", "SND-SPRAY-005"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("udp", "src_port", f.ev() & 0xFFFF)
+
+
+# ==== wire format, section 7: the ICRC ====================================================
+
+m = fault("rtx-icrc-stale",
+          "A retransmission is sent with the ICRC of its first transmission, computed "
+          "before the rtx bit was set.",
+          ["ICRC-CALC-001", "CONF-CMP-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if not f.get("bth", "rtx"):
+        return False
+    f.set("bth", "rtx", 0)
+    f.seal()
+    stale = f.icrc_found()
+    f.set("bth", "rtx", 1)
+    f.set_icrc(stale)
+    refresh_udp(f)
+    return False
+
+
+m = fault("nack-icrc-big-endian",
+          "The NACK path appends the ICRC big-endian.",
+          ["ICRC-ORDER-001", "ICRC-CALC-001", "CONF-CMP-001"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.seal()
+    f.b[f.icrc_off:f.icrc_off + 4] = struct.pack(">I", f.icrc_found())
+    refresh_udp(f)
+    return False
+
+
+m = fault("ack-icrc-unmasked",
+          "The ICRC of transport ACKs is computed over the real TOS, TTL and header "
+          "checksum instead of masking them with ones.",
+          ["ICRC-MASK-001", "ICRC-CALC-001", "CONF-CMP-001"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.seal()
+    f.set_icrc(f.icrc_computed(mask_variant=False))
+    refresh_udp(f)
+    return False
+
+
+# ==== wire format, section 3: the BTH =====================================================
+
+m = fault("sack-pkey-no-membership",
+          "SACKs carry P_Key 0x7FFF: the full-membership bit is dropped on the SACK path.",
+          ["BTH-PKEY-001", "CONF-CMP-026"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("bth", "pkey", f.get("bth", "pkey") & 0x7FFF)
+
+
+m = fault("sack-dest-qp-own",
+          "SACKs are addressed to the device's own QP number, copied from the triggering "
+          "packet, instead of the peer's.",
+          ["RCV-SACK-005", "CONF-CMP-026", "EV-PROBE-004", "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    if qp is not None:
+        f.set("bth", "dest_qp", qp)
+
+
+m = fault("ack-becn-set",
+          "Transport ACKs reflect FECN into BECN as an IBTA RC responder would, setting a bit "
+          "MRC reserves.",
+          ["BTH-RESV-002"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("bth", "becn", 1)
+
+
+m = fault("ersp-resv8-set",
+          "Endpoint responses have BTH byte 8 bit 6 set, a reserved bit the response "
+          "builder leaves uninitialised.",
+          ["BTH-RESV-003", "CONF-CMP-033"])
+
+
+@out_frames(m, ("ersp",))
+def _(ctx, f, item):
+    f.set("bth", "resv8", f.get("bth", "resv8") | 0x40)
+
+
+m = fault("rtx-bit-clear",
+          "Retransmissions leave with BTH rtx 0, as if they were first transmissions.",
+          ["BTH-RTX-001", "SND-RTX-002"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("bth", "rtx", 0)
+
+
+m = fault("ackreq-off-by-one",
+          "AckReq is set on PSNs one past each multiple of ack_req_every instead of on the "
+          "multiples.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if is_last(f):
+        return
+    n = int(ctx.nic.get("ack_req_every", 16)) or 16
+    f.set("bth", "ack_req", 1 if f.get("bth", "psn") % n == 1 else 0)
+
+
+m = fault("ackreq-missing-on-last",
+          "The last packet of a message carries AckReq only when its PSN is a multiple of "
+          "ack_req_every.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    n = int(ctx.nic.get("ack_req_every", 16)) or 16
+    if is_last(f) and f.get("bth", "psn") % n:
+        f.set("bth", "ack_req", 0)
+
+
+m = fault("data-pad-missing",
+          "Data packets are sent without pad bytes and with pad_count 0 when the payload is "
+          "not a multiple of 4.",
+          ["PAY-PAD-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if len(f.payload) % 4:
+        f.replace_payload(f.payload, pad_count=0)
+
+
+m = fault("probe-psn-zero",
+          "Probes carry BTH PSN 0 instead of the next PSN the QP will assign.",
+          ["EV-PROBE-005", "OPC-PSN-001"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("bth", "psn", 0)
+
+
+m = fault("peer-qpn-16bit",
+          "The peer-QPN register is 16 bits wide, so every packet to a peer QP at or above "
+          "65536 goes to the wrong QP.",
+          ["CONF-CMP-026", "RCV-SACK-005", "RCV-ACK-002", "RCV-NACK-001", "RCV-NAK-002",
+           "EV-PROBE-005"])
+
+
+@out_frames(m, "*")
+def _(ctx, f, item):
+    f.set("bth", "dest_qp", f.get("bth", "dest_qp") & 0xFFFF)
+
+
+# ==== wire format, sections 5.1 to 5.4, and sender segmentation ===========================
+
+def first_va(ctx, f, name):
+    """The RETH va of the first packet of a data packet's message, learnt from the first
+    packets the device sent."""
+    st = ctx.state.setdefault(name, {})
+    key = (f.get("bth", "dest_qp"), f.get("meth", "msn"))
+    if is_first(f):
+        st[key] = f.get("reth", "va")
+    return st.get(key)
+
+
+m = fault("reth-va-first-only",
+          "Every packet of a message carries the RETH va of its first packet, as an IBTA RC "
+          "write does, instead of its own.",
+          ["RETH-VA-002", "SND-SEG-003"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    va0 = first_va(ctx, f, "reth-va-first-only")
+    if va0 is not None and not is_first(f):
+        f.set("reth", "va", va0)
+
+
+m2 = fault("reth-len-remaining",
+           "RETH dma_len carries the bytes left from the packet to the end of the message "
+           "(the withdrawn draft rule) instead of the message length.",
+           ["RETH-LEN-003", "SND-SEG-003"])
+
+
+@out_frames(m2, ("data",))
+def _(ctx, f, item):
+    va0 = first_va(ctx, f, "reth-len-remaining")
+    if va0 is not None and not is_first(f):
+        f.set("reth", "dma_len", f.get("reth", "dma_len") - (f.get("reth", "va") - va0))
+
+
+m = fault("tx-va-32bit",
+          "The remote-address register of the send engine is 32 bits wide: data packets "
+          "carry RETH va with bits 63:32 cleared.",
+          ["SND-SEG-003", "RETH-VA-002", "WR-EXEC-001", "TPL-EXPAND-003"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("reth", "va", f.get("reth", "va") & 0xFFFFFFFF)
+
+
+m = fault("data-duplicated",
+          "The transmit queue retries a first transmission: the packet leaves twice, both "
+          "times with rtx 0.",
+          ["SND-PSN-001", "BTH-RTX-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    import copy
+    st = ctx.state.setdefault("data-duplicated", set())
+    res = []
+    for item in outs:
+        res.append(item)
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and not f.get("bth", "rtx"):
+            key = (f.get("bth", "dest_qp"), f.get("meth", "msn"))
+            if key not in st:
+                st.add(key)
+                res.append(copy.deepcopy(item))
+                ctx.mutated("data-duplicated")
+    return res
+
+
+m = fault("meth-rqmsn-last",
+          "A single-packet write without immediate carries the RQMSN of the last "
+          "Write-with-Immediate instead of the next one.",
+          ["METH-RQMSN-001", "SND-RQMSN-002"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.opcode == roce.MRC_WRITE_ONLY:
+        f.set("meth", "rqmsn", (f.get("meth", "rqmsn") - 1) & 0xFFFF)
+
+
+m = fault("immdt-little-endian",
+          "The immediate is written into the ImmDt in host (little-endian) byte order.",
+          ["IMMDT-LAYOUT-001", "SND-SEG-004", "WR-EXEC-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("immdt"):
+        v = f.get("immdt", "imm")
+        f.set("immdt", "imm", int.from_bytes(v.to_bytes(4, "big"), "little"))
+
+
+m = fault("rtx-payload-offset",
+          "A retransmission re-reads its payload from one byte past the packet's local "
+          "address.",
+          ["SND-RTX-001", "SND-SEG-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx") and f.payload:
+        # Host memory holds a mod 251 at address a (CONF-MEM-001).
+        f.replace_payload(bytes((x + 1) % 251 for x in f.payload))
+
+
+m = fault("rtx-timestamp-zero",
+          "Retransmissions take their TSETH timestamp from a clock that was reset, so it runs "
+          "backwards.",
+          ["SND-TS-002"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx") and f.has("tseth"):
+        f.set("tseth", "tx_timestamp", 0)
+
+
+# ==== sender: paths ========================================================================
+
+m = fault("spray-last-ev-unprogrammed",
+          "The EV table holds one entry fewer than the profile, so packets meant for the "
+          "profile's last EV leave with EV 0.",
+          # CONF-CMP-017 reports an EV outside the profile under ENC-EV-001 or ENC-EV-002 too.
+          ["SND-PATH-001", "CONF-CMP-017", "ENC-EV-002", "ENC-EV-001", "SND-SPRAY-001", "SND-SPRAY-003", "SND-SPRAY-004",
+           "SND-SPRAY-005"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    qp = ctx.qps.get(ctx.local_qp_of(f)) or {}
+    profile = list(qp.get("evs") or []) + list(qp.get("backup_evs") or [])
+    if len(profile) > 1 and f.ev() == profile[-1]:
+        f.set_ev(0)
+
+
+m = fault("rtx-same-ev",
+          "Retransmissions go out on the EV of the lost transmission even when other EVs are "
+          "usable.",
+          ["SND-RTX-002", "SND-PATH-001", "SND-SPRAY-001", "SND-SPRAY-003", "SND-SPRAY-004",
+           "SND-SPRAY-005"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    st = ctx.state.setdefault("rtx-same-ev", {})
+    key = (f.get("bth", "dest_qp"), f.get("bth", "psn"))
+    if f.get("bth", "rtx") and key in st:
+        f.set_ev(st[key])
+    st[key] = f.ev()
+
+
+m = fault("probe-id-from-zero",
+          "The probe_id counter starts at 0, so every probe carries one less than it should.",
+          ["EV-PROBE-005"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("peth", "probe_id", (f.get("peth", "probe_id") - 1) & 0xFFFF)
+
+
+m = fault("probe-ftype-zero",
+          "Probes carry PETH ftype 0, the timestamp-format register left at reset.",
+          ["EV-PROBE-005", "PETH-FTYPE-001"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("peth", "ftype", 0)
+
+
+# ==== receiver: transport ACKs and NAKs ===================================================
+
+m = fault("ack-msn-next",
+          "Transport ACKs carry the domain's next MSN instead of the last one retired.",
+          ["RCV-ACK-002", "AETH-MSN-001"])
+
+
+@out_frames(m, ("ack",))
+def _(ctx, f, item):
+    f.set("aeth", "msn", (f.get("aeth", "msn") + 1) & 0xFFFF)
+
+
+m = fault("ack-ev-fixed",
+          "Transport ACKs leave on a fixed control source port instead of the EV of the "
+          "packet that caused them.",
+          ["RCV-ACK-002"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set_ev(other_ev(f))
+
+
+m = fault("nak-syndrome-psn-error",
+          "A remote access error is NAKed with syndrome 0x60 (PSN sequence error) instead of "
+          "0x62.",
+          ["AETH-MRC-001", "RCV-PLACE-002", "RCV-NAK-002"])
+
+
+@out_frames(m, ("nak",))
+def _(ctx, f, item):
+    if f.get("aeth", "syndrome") == 0x62:
+        f.set("aeth", "syndrome", 0x60)
+
+
+m = fault("ack-msn-12bit",
+          "The MSN in transport ACKs comes from the 12-bit retirement-ring index, losing bits "
+          "15:12.",
+          ["AETH-MSN-001", "RCV-ACK-002", "RCV-NAK-002"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("aeth", "msn", f.get("aeth", "msn") & 0xFFF)
+
+
+m = fault("ack-not-repeated",
+          "The ACK engine never sends an ACK for an MSN it already acknowledged, so a "
+          "duplicate of a retired message gets no transport ACK.",
+          ["RCV-DUP-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("ack-not-repeated", set())
+    keep = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack":
+            key = (f.get("bth", "dest_qp"), f.get("aeth", "msn"))
+            if key in st:
+                ctx.mutated("ack-not-repeated")
+                continue
+            st.add(key)
+        keep.append(item)
+    return keep
+
+
+# ==== receiver: SACKs =====================================================================
+
+m = fault("sack-cack-epsn",
+          "The cumulative-ACK register holds epsn instead of epsn - 1, so every SACK claims "
+          "one PSN too many.",
+          ["SETH-CACK-001", "RCV-SACK-005", "SETH-BITMAP-002", "SETH-ACKPSN-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "cack_psn", (f.get("seth", "cack_psn") + 1) & U24)
+    if not f.get("seth", "pr"):
+        f.set("seth", "ack_psn_offset", f.get("seth", "ack_psn_offset") - 1)
+    f.set("seth", "sack_offset", f.get("seth", "sack_offset") - 1)
+
+
+m = fault("sack-bitmap-shifted",
+          "The SACK bitmap is taken from the receive bitmap one bit too low, so bit i reports "
+          "PSN epsn + i - 1.",
+          ["SETH-BITMAP-001", "SETH-BITMAP-002", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", (f.get("seth", "sack_bitmap") << 1) & ((1 << 64) - 1))
+
+
+m = fault("sack-mpr-zero",
+          "The mpr register is not wired to the SACK builder: every SACK advertises mpr 0.",
+          ["RCV-SACK-005"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "mpr", 0)
+
+
+m = fault("sack-entropy-first",
+          "A coalesced SACK reports the EV of the first write it covers instead of the "
+          "triggering (latest) one.",
+          ["SETH-EV-001", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    writes = ctx.rx_writes.get(qp, [])
+    st = ctx.state.setdefault("sack-entropy-first", {})
+    used = st.get(qp, 0)
+    at = int(item["at"])
+    new = [w for w in writes[used:] if w[0] <= at]
+    st[qp] = used + len(new)
+    if len(new) > 1:
+        f.set("seth", "entropy", new[0][2])
+
+
+m = fault("sack-ev-fixed",
+          "SACKs leave on a fixed control source port instead of the EV of their triggering "
+          "packet.",
+          ["RCV-SACK-006"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    f.set_ev(other_ev(f))
+
+
+m = fault("sack-ts-zero",
+          "The SACK builder does not reflect the TSETH timestamp: CC_STATE tx_timestamp is "
+          "always 0.",
+          ["CCS-TS-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "tx_timestamp", 0)
+
+
+m = fault("sack-ooo-zero",
+          "The out-of-order counter is never read: CC_STATE ooo_count is always 0.",
+          ["CCS-OOO-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "ooo_count", 0)
+
+
+m = fault("sack-rcvd-bytes-in-bytes",
+          "CC_STATE rcvd_bytes counts bytes instead of 256-byte units.",
+          ["CCS-BYTES-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "rcvd_bytes", (f.get("cc_state", "rcvd_bytes") << 8) & U24)
+
+
+m = fault("sack-resv12-garbage",
+          "SETH byte 12, reserved, is left uninitialised (0xA5).",
+          ["SETH-RESV-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "resv12", 0xA5)
+
+
+m = fault("probe-answer-pr-clear",
+          "Probe answers are sent with SETH pr 0, like any SACK.",
+          ["SETH-PR-001", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    f.set("seth", "pr", 0)
+
+
+m = fault("probe-answer-id-missing",
+          "Probe answers carry ack_psn_offset 0 instead of the probe's probe_id.",
+          ["SETH-ACKPSN-002", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    f.set("seth", "ack_psn_offset", 0)
+
+
+m = fault("ackreq-ignored",
+          "The receive pipeline drops the AckReq bit, so a write that asks for a SACK waits "
+          "for coalescing or the timer.",
+          ["RCV-SACK-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("bth", "ack_req", 0)
+
+
+m = fault("sack-timer-late",
+          "The SACK timer's prescaler is wrong: a SACK the timer sends leaves 3 us late.",
+          ["RCV-SACK-004", "RCV-ACK-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "sack" and int(item["at"]) not in ctx.input_times:
+            delay(ctx, item, ctx.late_ns + 1000, "sack-timer-late")
+    return outs
+
+
+# ==== receiver: NACKs and the window ======================================================
+
+m = fault("nack-reason-no-bitmap",
+          "An out-of-window write is NACKed with reason NO_BITMAP instead of PSN_OOR_WINDOW.",
+          ["RCV-WIN-002"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.get("neth", "reason") == 0x0B:
+        f.set("neth", "reason", 0x06)
+
+
+m = fault("nack-ts-zero",
+          "NACKs do not reflect the NACKed packet's timestamp: NETH tx_timestamp is 0.",
+          ["NETH-TS-001", "RCV-NACK-001", "CONF-CMP-017"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "tx_timestamp", 0)
+
+
+m = fault("nack-ev-fixed",
+          "NACKs leave on a fixed control source port instead of the NACKed packet's EV.",
+          ["RCV-NACK-001", "CONF-CMP-017"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set_ev(other_ev(f))
+
+
+m = fault("rcv-window-plus-128",
+          "The window check compares against mpr + 1, so a responder accepts 128 PSNs beyond "
+          "the window it advertises.",
+          ["RCV-WIN-001", "RCV-WIN-002"])
+
+
+@m.hook("start")
+def _(ctx, manifest):
+    if not responder(ctx) or requester(ctx):
+        return manifest
+    import copy
+    manifest = copy.deepcopy(manifest)
+    nic = manifest.setdefault("nic", {})
+    nic["mpr"] = min(int(nic.get("mpr", 2)) + 1, 64)
+    return manifest
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    # The SACKs advertise the configured mpr; only the check is wrong.
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) in ("sack", "probe-answer") and f.get("seth", "mpr") != ctx.mpr():
+            f.set("seth", "mpr", ctx.mpr())
+            f.seal()
+            put_frame(item, f)
+    return outs
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    # Exercised when a write arrives in the 128 PSNs past the window, judged from the
+    # device's last SACK.
+    if not responder(ctx) or requester(ctx):
+        return ins
+    w = ctx.mpr() * 128
+    for item in ins:
+        f = frame_of(item)
+        if f is None or not f.is_write():
+            continue
+        qp = f.get("bth", "dest_qp")
+        last = ctx.last_sack.get(qp)
+        q = ctx.qps.get(qp) or {}
+        epsn = ((last[1] + 1) & U24) if last else q.get("peer_initial_psn", 0)
+        d = (f.get("bth", "psn") - epsn) & U24
+        if w <= d < w + 128:
+            ctx.mutated("rcv-window-plus-128")
+    return ins
+
+
+# ==== receiver: placement (DMA writes) ====================================================
+
+m = fault("dma-va-plus-64",
+          "The placement engine adds a 64-byte descriptor offset to every DMA write address.",
+          ["RCV-PLACE-001"])
+
+
+@out_events(m, ("dma_write",))
+def _(ctx, ev, item):
+    ev["va"] = int(ev["va"]) + 64
+
+
+m = fault("dma-write-after-flag",
+          "The write engine retries the last payload write of a message after the message's "
+          "retirement flag.",
+          ["FLAG-LAST-001", "ORD-RECV-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = []
+    last = {}
+    for item in outs:
+        ev = event_of(item)
+        res.append(item)
+        if ev is None:
+            continue
+        if ev.get("event") == "dma_write":
+            last[(ev.get("qpn"), ev.get("msn"))] = item
+        elif ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            w = last.get((ev.get("qpn"), ev.get("msn")))
+            if w is not None:
+                import copy
+                c = copy.deepcopy(w)
+                c["at"] = item["at"]
+                res.append(c)
+                ctx.mutated("dma-write-after-flag")
+    return res
+
+
+m = fault("dma-duplicate",
+          "The first payload write of each message is issued twice (a posted-write retry).",
+          ["RCV-PLACE-001", "RCV-DUP-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    import copy
+    st = ctx.state.setdefault("dma-duplicate", set())
+    res = []
+    for item in outs:
+        res.append(item)
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "dma_write":
+            key = (ev.get("qpn"), ev.get("msn"))
+            if key not in st:
+                st.add(key)
+                res.append(copy.deepcopy(item))
+                ctx.mutated("dma-duplicate")
+    return res
+
+
+m = fault("dma-includes-pad",
+          "The placement length is taken before the pad is removed, so the pad bytes are "
+          "written after the payload.",
+          ["RCV-PLACE-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    # Remember the pad of each write the device is given.
+    st = ctx.state.setdefault("dma-includes-pad", {})
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and f.is_write():
+            st[(f.get("bth", "dest_qp"), f.get("bth", "psn"))] = f.get("bth", "pad_count")
+    return ins
+
+
+@out_events(m, ("dma_write",))
+def _(ctx, ev, item):
+    pad = ctx.state.get("dma-includes-pad", {}).get((ev.get("qpn"), ev.get("psn")), 0)
+    if pad:
+        ev["payload"]["bytes"] += "00" * pad
+
+
+m = fault("flag-before-data",
+          "The retirement flag is posted as soon as the last packet is accepted, ahead of the "
+          "message's payload writes still queued.",
+          ["FLAG-ORDER-001", "ORD-RECV-001", "FLAG-ORDER-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = list(outs)
+    for i, item in enumerate(list(res)):
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "flag_write" or ev.get("side") != "responder":
+            continue
+        key = (ev.get("qpn"), ev.get("msn"))
+        j = next((k for k, o in enumerate(res)
+                  if (event_of(o) or {}).get("event") == "dma_write"
+                  and ((event_of(o) or {}).get("qpn"), (event_of(o) or {}).get("msn")) == key),
+                 None)
+        cur = res.index(item)
+        if j is not None and j < cur:
+            res.pop(cur)
+            item["at"] = res[j]["at"]
+            res.insert(j, item)
+            ctx.mutated("flag-before-data")
+    return res
+
+
+m = fault("rx-va-32bit",
+          "The address register of the placement engine is 32 bits wide: the RETH va is "
+          "truncated to its low 32 bits when a write is received.",
+          ["RCV-PLACE-001", "RCV-PLACE-002"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("reth", "va", f.get("reth", "va") & 0xFFFFFFFF)
+
+
+m = fault("rx-dma-len-16bit",
+          "The message-length register is 16 bits wide: RETH dma_len loses bits 31:16 when a "
+          "write is received.",
+          ["RCV-MSG-001", "RCV-MSG-003", "FLAG-RECV-002", "RET-FLAG-001", "CQE-RECV-001",
+           "RCV-PLACE-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("reth", "dma_len", f.get("reth", "dma_len") & 0xFFFF)
+
+
+m = fault("rx-rkey-16bit",
+          "The rkey lookup uses only the low 16 bits of RETH rkey.",
+          ["RCV-PLACE-002", "RCV-PLACE-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("reth", "rkey", f.get("reth", "rkey") & 0xFFFF)
+
+
+m = fault("rx-dest-qp-16bit",
+          "The QP lookup of the receive pipeline uses only the low 16 bits of BTH dest_qp.",
+          ["RCV-QP-001", "RCV-PLACE-001", "RCV-SACK-001", "RCV-SACK-005", "ERTH-RESP-001"])
+
+
+@in_frames(m, "*")
+def _(ctx, f, item):
+    f.set("bth", "dest_qp", f.get("bth", "dest_qp") & 0xFFFF)
+
+
+# ==== completion: flags ===================================================================
+
+m = fault("recv-flag-slot-off-by-one",
+          "The retirement flag slot is computed from MSN + 1, so each flag lands in the next "
+          "message's slot.",
+          ["FLAG-RECV-001", "RET-FLAG-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "responder":
+        return
+    q = ctx.qps.get(ev.get("qpn")) or {}
+    base, slots = q.get("recv_flag_base"), q.get("recv_flag_slots")
+    if base is None or not slots:
+        return
+    ev["addr"] = int(base) + 8 * ((int(ev["msn"]) + 1) % int(slots))
+
+
+m = fault("recv-flag-slot-8bit",
+          "The retirement-flag slot index is 8 bits wide: with more than 256 slots, MSN m "
+          "lands in slot (m mod slots) mod 256.",
+          ["FLAG-RECV-001", "RET-FLAG-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "responder":
+        return
+    q = ctx.qps.get(ev.get("qpn")) or {}
+    base, slots = q.get("recv_flag_base"), q.get("recv_flag_slots")
+    if base is None or not slots:
+        return
+    ev["addr"] = int(base) + 8 * ((int(ev["msn"]) % int(slots)) & 0xFF)
+
+
+m = fault("recv-flag-twice",
+          "The retirement flag is written twice, the second time by a write retry after the "
+          "next message's flag.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "RET-ORDER-001", "FLAG-ORDER-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = []
+    prev = None
+    for item in outs:
+        res.append(item)
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            if prev is not None and prev["output"]["event"].get("qpn") == ev.get("qpn"):
+                c = copy.deepcopy(prev)
+                c["at"] = item["at"]
+                res.append(c)
+                ctx.mutated("recv-flag-twice")
+            prev = item
+    return res
+
+
+m = fault("flag-valid-clear",
+          "Flags are written with the valid bit 0.",
+          ["FLAG-VALID-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    d = flag_fields(int(ev["value"]))
+    d["valid"] = 0
+    ev["value"] = flag_value(d)
+
+
+m = fault("send-flag-twice",
+          "The sender flag is written twice, the second time by a completion retry.",
+          ["FLAG-SEND-001", "ORD-SEND-003"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = []
+    for item in outs:
+        res.append(item)
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "requester":
+            res.append(copy.deepcopy(item))
+            ctx.mutated("send-flag-twice")
+    return res
+
+
+m = fault("flag-flush-success",
+          "A flushed work request's sender flag says SUCCESS: the status field is not "
+          "updated on the flush path.",
+          ["FLAG-STATUS-001", "FLAG-SEND-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    d = flag_fields(int(ev["value"]))
+    if ev.get("side") == "requester" and d["status"] == 0x15:
+        d["status"] = 0
+        ev["value"] = flag_value(d)
+
+
+m = fault("recv-flag-len-zero",
+          "Retirement flags carry byte_len 0: the byte counter is read after it was cleared.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "FLAG-LEN-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    d = flag_fields(int(ev["value"]))
+    if ev.get("side") == "responder" and d["byte_len"]:
+        d["byte_len"] = 0
+        ev["value"] = flag_value(d)
+
+
+# ==== completion: completion entries ======================================================
+
+def drop_events(m, pred):
+    @m.hook("outputs")
+    def _(ctx, outs):
+        keep = []
+        for item in outs:
+            ev = event_of(item)
+            if ev is not None and pred(ctx, ev):
+                ctx.mutated("recv-flag-len-zero")
+                continue
+            keep.append(item)
+        return keep
+
+
+m = fault("recv-cqe-missing",
+          "Receive completions of Writes with Immediate are never written.",
+          ["CQE-RECV-001", "WWI-ORDER-001"])
+drop_events(m, lambda ctx, ev: ev.get("event") == "completion" and ev.get("side") == "responder")
+
+
+m = fault("send-cqe-reordered",
+          "The completion engine writes each pair of sender completions of one batch in "
+          "reverse order, in ring order.",
+          ["CQE-SEND-003", "RET-SEND-001", "CQE-RING-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    def is_send_cqe(o):
+        e = event_of(o) or {}
+        return e.get("event") == "completion" and e.get("side") == "requester"
+
+    pairs = []
+    i = 0
+    while i + 1 < len(outs):
+        if is_send_cqe(outs[i]) and is_send_cqe(outs[i + 1]):
+            pairs.append((i, i + 1))
+            i += 2
+        else:
+            i += 1
+    for a, b in pairs:
+        ea, eb = event_of(outs[a]), event_of(outs[b])
+        qa, qb = ea.get("queue"), eb.get("queue")
+        outs[a]["output"]["event"], outs[b]["output"]["event"] = eb, ea
+        # The ring slots stay in write order; their contents swap.
+        if qa and qb and qa.get("cq") == qb.get("cq"):
+            ea_entry, eb_entry = completion_entry(ea), completion_entry(eb)
+            ea_entry["phase"], eb_entry["phase"] = eb_entry["phase"], ea_entry["phase"]
+            for k in ("slot", "addr"):
+                qa[k], qb[k] = qb[k], qa[k]
+            from mods import set_completion_entry
+            set_completion_entry(ea, ea_entry)
+            set_completion_entry(eb, eb_entry)
+        ctx.mutated("send-cqe-reordered")
+    return outs
+
+
+m = fault("send-cqe-missing",
+          "The completion of a signaled work request that succeeds is not written when "
+          "another completion of its QP is written in the same cycle.",
+          ["CQE-SEND-001", "WR-SIGNALED-001", "RET-SEND-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = []
+    last = None
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "completion" and ev.get("side") == "requester":
+            e = completion_entry(ev)
+            key = (e.get("qpn"), item["at"])
+            if key == last and e.get("status") == 0:
+                ctx.mutated("send-cqe-missing")
+                continue
+            last = key
+        res.append(item)
+    return res
+
+
+m = fault("cqe-slot-8bit",
+          "The completion-queue producer index is 8 bits wide: in a queue of more than 256 "
+          "entries, entry k lands in slot (k mod N) mod 256.",
+          ["CQE-RING-001", "CQE-RING-004"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    q = ev.get("queue")
+    if not q:
+        return
+    cq = ctx.cqs.get(q.get("cq")) or {}
+    old = int(q["slot"])
+    slot = old & 0xFF
+    if slot != old:
+        base = int(cq.get("base", int(q["addr"]) - 32 * old))
+        q["slot"] = slot
+        q["addr"] = base + 32 * slot
+
+
+m = fault("cqe-phase-inverted",
+          "The phase bit starts at 0 on the first pass over the ring instead of 1.",
+          ["CQE-RING-001"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    if ev.get("queue"):
+        mutate_completion(ev, lambda e: e.__setitem__("phase", not e["phase"]))
+
+
+m = fault("cqe-slot-plus-one",
+          "The completion producer index is incremented before the write, so entries land "
+          "one slot ahead.",
+          ["CQE-RING-001"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    q = ev.get("queue")
+    if not q:
+        return
+    cq = ctx.cqs.get(q.get("cq")) or {}
+    n = int(cq.get("entries") or 0)
+    if n <= 1:
+        return
+    slot = (int(q["slot"]) + 1) % n
+    q["slot"] = slot
+    q["addr"] = int(cq["base"]) + 32 * slot
+
+
+m = fault("send-cqe-after-flag",
+          "The sender completion entry is posted after the sender flag of its request.",
+          ["ORD-SEND-001", "ORD-SEND-003"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = list(outs)
+    i = 0
+    while i < len(res):
+        ev = event_of(res[i])
+        if ev and ev.get("event") == "completion" and ev.get("side") == "requester":
+            e = completion_entry(ev)
+            for j in range(i + 1, len(res)):
+                fe = event_of(res[j])
+                if (fe and fe.get("event") == "flag_write" and fe.get("side") == "requester"
+                        and fe.get("qpn") == e.get("qpn") and fe.get("msn") == e.get("msn")):
+                    item = res.pop(i)
+                    item["at"] = res[j - 1]["at"]
+                    res.insert(j, item)
+                    ctx.mutated("send-cqe-after-flag")
+                    i -= 1
+                    break
+        i += 1
+    return res
+
+
+m = fault("send-cqe-has-imm",
+          "Sender completions of Writes with Immediate copy has_imm from the work request.",
+          ["CQE-IMM-002"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    if ev.get("side") != "requester":
+        return
+
+    def f(e):
+        if e.get("opcode") == 1 and not e.get("is_receive"):
+            e["has_imm"] = True
+
+    mutate_completion(ev, f)
+
+
+m = fault("reject-cqe-opcode-write",
+          "Completions of tokens rejected as BadVersion or UnknownTemplate carry opcode WRITE "
+          "instead of NONE.",
+          ["CQE-OPCODE-001", "CQE-REJECT-001"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    def f(e):
+        if e.get("opcode") == 0xFF:
+            e["opcode"] = 0
+
+    mutate_completion(ev, f)
+
+
+# ==== host interface: doorbells and work requests (input mutations) =======================
+
+def host_commands(m, fn):
+    """Registers `fn(ctx, command)` over the host commands the inner device is given; it
+    returns True when it changed the command."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            body = item.get("input") or {}
+            if body.get("kind") == "host" and fn(ctx, body.get("command") or {}):
+                ctx.mutated("reject-cqe-opcode-write")
+        return ins
+
+
+m = fault("db-bus-big-endian",
+          "The doorbell register reads the 8 bytes of a bus write big-endian.",
+          ["DB-FORMAT-002"])
+
+
+def _(ctx, c):
+    if c.get("command") == "doorbell_write" and c.get("offset") == 0 and len(c.get("bytes", "")) == 16:
+        b = bytes.fromhex(c["bytes"])
+        if b != b[::-1]:
+            c["bytes"] = b[::-1].hex()
+            return True
+    return False
+
+
+host_commands(m, _)
+
+
+m = fault("db-partial-merged",
+          "Two 4-byte writes to the two halves of one doorbell register are merged into a "
+          "token by a write-combining buffer.",
+          ["DB-MMIO-002"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    res = []
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        prev = res[-1] if res else None
+        pc = ((prev or {}).get("input") or {}).get("command") or {}
+        if (body.get("kind") == "host" and c.get("command") == "doorbell_write"
+                and pc.get("command") == "doorbell_write"
+                and c.get("register") == pc.get("register")
+                and len(c.get("bytes", "")) == 8 and len(pc.get("bytes", "")) == 8
+                and {c.get("offset"), pc.get("offset")} == {0, 4}):
+            lo, hi = (pc, c) if pc.get("offset") == 0 else (c, pc)
+            pc["offset"] = 0
+            pc["bytes"] = lo["bytes"] + hi["bytes"]
+            ctx.mutated("db-partial-merged")
+            continue
+        res.append(item)
+    return res
+
+
+m = fault("db-length-units-ignored",
+          "The token's length_units field is ignored: every token asks for the template's "
+          "default length.",
+          ["DB-LENGTH-001", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003"])
+
+
+def _(ctx, c):
+    if c.get("command") == "doorbell":
+        t = int(c["token"])
+        if t & 0xFFFF:
+            c["token"] = t & ~0xFFFF
+            return True
+    if c.get("command") == "doorbell_write" and c.get("offset") == 0 and len(c.get("bytes", "")) == 16:
+        b = bytearray.fromhex(c["bytes"])
+        if b[0] or b[1]:
+            b[0] = b[1] = 0
+            c["bytes"] = b.hex()
+            return True
+    return False
+
+
+host_commands(m, _)
+
+
+m = fault("db-template-id-8bit",
+          "The template field of a token is decoded as 8 bits: template IDs 256 and above "
+          "alias lower ones.",
+          ["DB-TEMPLATE-001", "TPL-FIELDS-001", "DB-ACCEPT-001", "CQE-REJECT-001"])
+
+
+def _(ctx, c):
+    if c.get("command") == "doorbell":
+        t = int(c["token"])
+        n = t & ~(0xF << 56)
+        if n != t:
+            c["token"] = n
+            return True
+    return False
+
+
+host_commands(m, _)
+
+
+m = fault("wr-len-16bit",
+          "The work-request length register is 16 bits wide: a posted length or a template's "
+          "default length loses bits 31:16.",
+          ["WR-EXEC-001", "SND-SEG-001", "SND-SEG-003", "TPL-EXPAND-004"])
+
+
+def _(ctx, c):
+    if c.get("command") == "post_write" and int(c.get("length", 0)) > 0xFFFF:
+        c["length"] = int(c["length"]) & 0xFFFF
+        return True
+    if c.get("command") == "set_template" and int(c.get("default_length", 0)) > 0xFFFF:
+        c["default_length"] = int(c["default_length"]) & 0xFFFF
+        return True
+    return False
+
+
+host_commands(m, _)
+
+
+# ==== sender: reactions to SACKs, NACKs and ACKs (input mutations) ========================
+
+m = fault("snd-ignores-peer-mpr",
+          "The sender never loads W_peer from the SACK's mpr and keeps using its own window.",
+          ["SND-WIN-002", "SND-WIN-001", "SETH-MPR-001"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "mpr"):
+        f.set("seth", "mpr", ctx.mpr())
+
+
+m = fault("sack-bitmap-ignored",
+          "The sender ignores the SACK bitmap and acts on the cumulative PSN alone.",
+          ["SND-SACK-002", "SND-INFER-001", "SND-INFER-002", "SND-RTX-003"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", 0)
+
+
+m = fault("trim-as-resource",
+          "A trim NACK is handled as a resource NACK: no SKIP, and the retransmission waits "
+          "for nack_backoff.",
+          ["SND-NACK-002", "EV-SKIP-001", "REC-IF-016", "REC-IF-008"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.get("neth", "reason") in (0x01, 0x02):
+        f.set("neth", "reason", 0x0A)
+
+
+m = fault("fatal-nack-ignored",
+          "An UNEXP_EVENT NACK is handled as a resource NACK: the QP is not failed and the "
+          "packet is retried.",
+          ["SND-NACK-005", "NETH-REASON-002", "RET-FLUSH-001", "REC-IF-009"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.get("neth", "reason") == 0x19:
+        f.set("neth", "reason", 0x0A)
+
+
+m = fault("sack-mark-ignored",
+          "The sender ignores the SETH m field: marked EVs stay GOOD.",
+          ["EV-SKIP-001", "EV-BAD-001", "REC-IF-005", "REC-IF-016"])
+
+
+@in_frames(m, ("sack",))
+def _(ctx, f, item):
+    f.set("seth", "m", 0)
+
+
+m = fault("nak-as-ack",
+          "The sender reads any AETH as an ACK: a NAK completes the message with SUCCESS and "
+          "the QP stays up.",
+          ["SND-ACK-003", "SND-ACK-006", "RET-FLUSH-001", "CQE-STATUS-002", "CQE-SEND-002",
+           "REC-IF-009"])
+
+
+@in_frames(m, ("nak",))
+def _(ctx, f, item):
+    f.set("aeth", "syndrome", 0x1F)
+
+
+# ==== recovery: reports to the CPU half ===================================================
+
+m = fault("report-progress-stale",
+          "Progress reports carry the snd_una of the previous report.",
+          ["REC-IF-002"])
+
+
+@out_events(m, ("report:progress",))
+def _(ctx, ev, item):
+    st = ctx.state.setdefault("report-progress-stale", {})
+    qp = ev.get("qpn")
+    prev = st.get(qp)
+    st[qp] = ev.get("snd_una")
+    if prev is not None:
+        ev["snd_una"] = prev
+
+
+m = fault("report-armed-missing",
+          "The Armed report is never sent.",
+          ["REC-IF-003"])
+drop_events(m, lambda ctx, ev: ev.get("event") == "report" and ev.get("report") == "armed")
+
+m = fault("report-nack-missing",
+          "Nack reports are never sent.",
+          ["REC-IF-004"])
+drop_events(m, lambda ctx, ev: ev.get("event") == "report" and ev.get("report") == "nack")
+
+m = fault("report-probe-answered-missing",
+          "ProbeAnswered reports are never sent.",
+          ["REC-IF-007"])
+drop_events(m, lambda ctx, ev: ev.get("event") == "report"
+            and ev.get("report") == "probe_answered")
+
+
+m = fault("report-skip-return-missing",
+          "The return of an EV from SKIP to GOOD is applied but not reported.",
+          ["REC-IF-016"])
+
+
+def _skip_return(ctx, ev):
+    if ev.get("event") != "report" or ev.get("report") != "ev_state":
+        return False
+    st = ctx.state.setdefault("skip-return", {})
+    key = (ev.get("qpn"), ev.get("ev"))
+    prev = st.get(key)
+    st[key] = ev.get("state")
+    return prev == "SKIP" and ev.get("state") == "GOOD"
+
+
+drop_events(m, _skip_return)
+
+
+m = fault("report-lost-ev-missing",
+          "Retransmitted reports of timeout retransmissions do not carry lost_ev.",
+          ["REC-IF-008", "EV-BAD-002", "REC-EV-002"])
+
+
+@out_events(m, ("report:retransmitted",))
+def _(ctx, ev, item):
+    if ev.get("cause") == "timeout" and ev.get("lost_ev") is not None:
+        ev["lost_ev"] = None
+
+
+m = fault("report-ev-state-wrong",
+          "EvState reports of an EV entering ASSUMED_BAD say SKIP: the state encoder maps "
+          "the two the same.",
+          ["REC-IF-016"])
+
+
+@out_events(m, ("report:ev_state",))
+def _(ctx, ev, item):
+    if ev.get("state") == "ASSUMED_BAD":
+        ev["state"] = "SKIP"
+
+
+m = fault("report-qp-error-cause",
+          "QpError reports always name REC-RETRY-002 as the cause.",
+          ["REC-IF-009"])
+
+
+@out_events(m, ("report:qp_error",))
+def _(ctx, ev, item):
+    ev["requirement"] = "REC-RETRY-002"
+
+
+# ==== timers and configuration registers ==================================================
+
+def rx(ins, kinds, pred=None):
+    """Whether the inputs hold a sound frame of `kinds` (that `pred` accepts)."""
+    from mods import sound
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) in kinds and sound(f) and (pred is None or pred(f)):
+            return True
+    return False
+
+
+def rx_skip(ins):
+    """Whether an input can put an EV in SKIP (sender table 4)."""
+    return (rx(ins, ("sack",), lambda f: f.get("seth", "m") == 1)
+            or rx(ins, ("probe-answer",), lambda f: f.get("seth", "m") in (1, 2))
+            or rx(ins, ("nack",), lambda f: f.get("neth", "reason") in (1, 2)))
+
+
+def rx_wwi(ins):
+    """Whether the inputs carry a Write-with-Immediate, received or to send."""
+    if rx(ins, ("data",), lambda f: f.has("immdt")):
+        return True
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") in ("post_write", "set_template") and c.get("opcode") == 1:
+            return True
+    return False
+
+
+m = fault("sack-coalesce-plus-one",
+          "The SACK coalescing counter compares against sack_coalesce + 1.",
+          ["RCV-SACK-002"])
+config(m, "nic", "sack_coalesce", lambda v: int(v) + 1, responder, reads=lambda c, i: rx(i, ("data",)))
+
+m = fault("ack-coalesce-ignored",
+          "The ACK coalescing register is ignored: every retirement is acknowledged at once.",
+          ["RCV-ACK-001"])
+config(m, "nic", "ack_coalesce", lambda v: 1,
+       lambda ctx: responder(ctx) and "retirement" in ctx.requires,
+       reads=lambda c, i: rx(i, ("data",)))
+
+m = fault("skip-hold-halved",
+          "The SKIP hold timer runs at twice its rate: an EV returns to GOOD after half of "
+          "skip_hold.",
+          ["EV-SKIP-002", "REC-IF-016", "SND-PATH-001"])
+config(m, "nic", "skip_hold", lambda v: int(v) // 2,
+       lambda ctx: requester(ctx) and "paths" in ctx.requires, reads=lambda c, i: rx_skip(i))
+
+m = fault("nack-backoff-ignored",
+          "The NACK back-off timer is not armed: a retransmission after a window or resource "
+          "NACK leaves at once.",
+          ["SND-NACK-004", "SND-SCHED-003"])
+config(m, "nic", "nack_backoff", lambda v: 0, requester,
+       reads=lambda c, i: rx(i, ("nack",), lambda f: f.get("neth", "reason") not in (1, 2, 0x19)))
+
+m = fault("wwi-limit-plus-one",
+          "The Write-with-Immediate limit check is off by one: wwi_limit + 1 are allowed.",
+          ["WWI-LIMIT-001", "WWI-LIMIT-002"])
+config(m, "nic", "wwi_limit", lambda v: int(v) + 1, lambda ctx: "write-immediate" in ctx.requires,
+       reads=lambda c, i: rx_wwi(i))
+
+m = fault("tail-probe-late",
+          "The tail-probe timer runs at half its rate.",
+          ["SND-TAIL-001"])
+config(m, "nic", "tail_probe", lambda v: None if v is None else int(v) * 2,
+       lambda ctx: "tail-probe" in ctx.requires)
+
+m = fault("rto-doubled",
+          "The on-board CPU half reads rto in units twice too large.",
+          ["REC-RTO-001", "REC-RTO-003", "REC-RTO-005", "REC-TEST-003"])
+config(m, "recovery", "rto", lambda v: int(v) * 2, device_cpu)
+
+m = fault("backoff-ignored",
+          "The on-board CPU half does not back off: every timeout is rto.",
+          ["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"])
+config(m, "recovery", "backoff", lambda v: 1, device_cpu)
+
+m = fault("retry-limit-plus-one",
+          "The on-board CPU half allows one retry more than retry_limit.",
+          ["REC-RETRY-002", "REC-RETRY-001", "REC-TEST-003"])
+config(m, "recovery", "retry_limit", lambda v: int(v) + 1, device_cpu)
+
+m = fault("probe-interval-doubled",
+          "The on-board CPU half probes ASSUMED_BAD EVs every 2 x probe_interval.",
+          ["REC-PROBE-001", "REC-TEST-003"])
+config(m, "recovery", "probe_interval", lambda v: int(v) * 2, device_cpu)
+
+
+# ==== endpoint operations ================================================================
+
+m = fault("ereq-port-status-zero",
+          "Endpoint requests carry port_status 0: the port-status register is not sampled.",
+          ["ERTH-PORT-001", "REC-IF-017"])
+
+
+@out_frames(m, ("ereq",))
+def _(ctx, f, item):
+    f.set("erth", "port_status", 0)
+
+
+m = fault("ersp-request-id-swapped",
+          "Endpoint responses echo request_id byte-swapped.",
+          ["EETH-ECHO-001", "CONF-CMP-033"])
+
+
+@out_frames(m, ("ersp",))
+def _(ctx, f, item):
+    v = f.get("eeth", "request_id")
+    f.set("eeth", "request_id", int.from_bytes(v.to_bytes(4, "big"), "little"))
+
+
+m = fault("ersp-ev-fixed",
+          "Endpoint responses leave on a fixed source port instead of the request's EV.",
+          ["ERTH-RESP-001", "CONF-CMP-033"])
+
+
+@out_frames(m, ("ersp",))
+def _(ctx, f, item):
+    f.set_ev(other_ev(f))
+
+
+m = fault("ersp-port-status-zero",
+          "Endpoint responses carry port_status 0.",
+          ["EETH-PORT-001", "CONF-CMP-033"])
+
+
+@out_frames(m, ("ersp",))
+def _(ctx, f, item):
+    f.set("eeth", "port_status", 0)
+
+
+# ==========================================================================================
+# Legal variants
+# ==========================================================================================
+
+v = variant("ack-repeat",
+            "Before each SACK of a QP it has acknowledged before, the device repeats its last "
+            "transport ACK, on the SACK's EV (a repeated MSN, CONF-CMP-005).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("ack-repeat", {})
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None:
+            k = kind(f)
+            qp = f.get("bth", "dest_qp")
+            if k in ("sack", "probe-answer") and qp in st and st[qp][0] < int(item["at"]):
+                ack = roce.Frame(st[qp][1])
+                ack.set_ev(f.ev())
+                ack.seal()
+                res.append({"at": item["at"], "output": {
+                    "kind": "frame", "port": item["output"].get("port", 0), "bytes": ack.hex()}})
+                ctx.mutated("ack-repeat")
+            if k == "ack":
+                st[qp] = (int(item["at"]), bytes(f.b))
+        res.append(item)
+    return res
+
+
+v = variant("ack-repeat-later",
+            "The ACK engine sends every transport ACK a second time, half of late_ns after the "
+            "first (a repeated MSN, CONF-CMP-005).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = []
+    for item in outs:
+        res.append(item)
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack":
+            c = copy.deepcopy(item)
+            c["at"] = int(item["at"]) + ctx.late_ns // 2
+            res.append(c)
+            ctx.mutated("ack-repeat-later")
+    return res
+
+
+v = variant("latency",
+            "Every output (frames, DMA writes, completions, flags, reports) becomes visible a "
+            "fixed latency later (--delay-ns, 1000 by default: half the default late_ns).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        delay(ctx, item, ctx.args.get("delay_ns", 1000), "latency")
+    return outs
+
+
+v = variant("latency-half-tolerance",
+            "Every output becomes visible half of the scenario's own late_ns later, a latency "
+            "inside every tolerance the scenario states.")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        delay(ctx, item, ctx.late_ns // 2, "latency-half-tolerance")
+    return outs
+
+
+v = variant("latency-jitter",
+            "Every output becomes visible between 0 and --delay-ns later, in the order the "
+            "device made them.")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    d = int(ctx.args.get("delay_ns", 1000))
+    st = ctx.state.setdefault("jitter", {"x": sum(map(ord, ctx.name)) or 1, "last": 0})
+    for item in outs:
+        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
+        t = int(item["at"])
+        nt = max(t + st["x"] % (d + 1), st["last"])
+        nt = min(nt, t + d)
+        st["last"] = nt
+        if nt != t:
+            item["at"] = nt
+            ctx.mutated("latency-jitter")
+    return outs
+
+
+def split_writes(size):
+    def hook(ctx, outs):
+        import copy
+        res = []
+        for item in outs:
+            ev = event_of(item)
+            if ev is None or ev.get("event") != "dma_write":
+                res.append(item)
+                continue
+            va = int(ev["va"])
+            data = bytes.fromhex(ev["payload"]["bytes"])
+            pieces = []
+            pos = 0
+            while pos < len(data):
+                end = min(len(data), pos + size - (va + pos) % size)
+                pieces.append((va + pos, data[pos:end]))
+                pos = end
+            if len(pieces) <= 1:
+                res.append(item)
+                continue
+            for a, chunk in pieces:
+                c = copy.deepcopy(item)
+                e = c["output"]["event"]
+                e["va"] = a
+                e["payload"]["bytes"] = chunk.hex()
+                res.append(c)
+            ctx.mutated("dma-split")
+        return res
+
+    return hook
+
+
+for _size in (64, 256):
+    v = variant("dma-split-%d" % _size,
+                "DMA writes are split at %d-byte address boundaries, as a PCIe bus with that "
+                "maximum payload carries them." % _size)
+    v.hooks["outputs"] = split_writes(_size)
+
+
+def write_buffer(name, combine):
+    """A write buffer in front of the DMA engine: it holds the payload writes of a message
+    for up to half the scenario's late_ns and lets them out, as `combine` (a list of held
+    writes -> the writes to issue) says, when the hold ends, when another write of the
+    message cannot join them, or just before any other write of the message (its receive
+    completion, its retirement flag), so that data always precedes its flag."""
+
+    def hook(ctx, outs):
+        st = ctx.state.setdefault(name, {})  # (qpn, msn) -> [deadline, [items]]
+        hold = max(ctx.late_ns // 2, 1)
+        res = []
+
+        def flush(key, at):
+            deadline, items = st.pop(key)
+            out = combine(ctx, items)
+            if out is not items:
+                ctx.mutated(name)
+            for o in out:
+                o["at"] = min(at, deadline)
+                res.append(o)
+
+        for item in outs:
+            t = int(item["at"])
+            for key in [k for k, (d, _) in st.items() if d < t]:
+                flush(key, st[key][0])
+            ev = event_of(item)
+            if ev is not None and ev.get("event") == "dma_write":
+                key = (ev.get("qpn"), ev.get("msn"))
+                if key in st:
+                    st[key][1].append(item)
+                else:
+                    st[key] = [t + hold, [item]]
+                continue
+            if ev is not None and ev.get("side") == "responder":
+                key = (ev.get("qpn"), ev.get("msn"))
+                if key in st:
+                    flush(key, t)
+            res.append(item)
+        for key in [k for k, (d, _) in st.items() if d <= ctx.until]:
+            flush(key, st[key][0])
+        return res
+
+    return hook
+
+
+def merge_contiguous(ctx, items):
+    out = [items[0]]
+    for item in items[1:]:
+        pe, ev = event_of(out[-1]), event_of(item)
+        if int(pe["va"]) + len(pe["payload"]["bytes"]) // 2 == int(ev["va"]):
+            pe["payload"]["bytes"] += ev["payload"]["bytes"]
+        else:
+            out.append(item)
+    return out if len(out) < len(items) else items
+
+
+def reverse_order(ctx, items):
+    return items[::-1] if len(items) > 1 else items
+
+
+v = variant("dma-merge",
+            "A write-combining buffer merges the contiguous payload writes of one message "
+            "that reach it within half of late_ns, all before the message's flag.")
+v.hooks["outputs"] = write_buffer("dma-merge", merge_contiguous)
+
+v = variant("dma-reorder",
+            "A write buffer issues the payload writes of one message that reach it within "
+            "half of late_ns in reverse order, all before the message's flag.")
+v.hooks["outputs"] = write_buffer("dma-reorder", reverse_order)
+
+
+def all_frames(v, why, fn):
+    @v.hook("outputs")
+    def _(ctx, outs):
+        from mods import each_frame
+        return each_frame(ctx, outs, "*", fn, why)
+
+
+v = variant("ipv4-ident-counter",
+            "The IPv4 identification field counts frames (the other IP fields are the "
+            "device's choice, CONF-CMP-026).")
+
+
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        n = ctx.state.get("ident", 0x1234)
+        ctx.state["ident"] = (n + 1) & 0xFFFF
+        f.set("ipv4", "ident", n)
+
+
+all_frames(v, "ipv4-ident-counter", _)
+
+
+v = variant("dscp-af31",
+            "Every frame carries DSCP 26 (AF31), a traffic class for RDMA; the specification "
+            "fixes no DSCP.")
+
+
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("ipv4", "dscp", 26)
+    else:
+        tc = f.get("ipv6", "traffic_class")
+        f.set("ipv6", "traffic_class", (26 << 2) | (tc & 3))
+
+
+all_frames(v, "dscp-af31", _)
+
+
+v = variant("udp-checksum-v4",
+            "Over IPv4 the device computes the UDP checksum, which ENC-UDP-003 allows.")
+
+
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.seal(udp_checksum=True)
+    return False
+
+
+all_frames(v, "udp-checksum-v4", _)
+
+
+v = variant("ttl-255",
+            "Every frame leaves with IPv4 TTL 255 or IPv6 hop limit 255.")
+
+
+def _(ctx, f, item):
+    f.set("ipv4" if f.has("ipv4") else "ipv6", "ttl" if f.has("ipv4") else "hop_limit", 255)
+
+
+all_frames(v, "ttl-255", _)
+
+
+v = variant("vlan-pcp-3",
+            "Tagged frames carry priority code point 3, the usual lossless class for RoCE.")
+
+
+def _(ctx, f, item):
+    if f.has("vlan"):
+        f.set("vlan", "pcp", 3)
+
+
+all_frames(v, "vlan-pcp-3", _)
+
+
+v = variant("eth-pad-8",
+            "A 64-bit MAC datapath pads every frame to a multiple of 8 bytes with zeros after "
+            "the IP packet (Ethernet padding, ENC-LEN-003).")
+
+
+def _(ctx, f, item):
+    f.ethernet_pad((len(f.b) + 7) // 8 * 8)
+    return False
+
+
+all_frames(v, "eth-pad-8", _)
+
+
+v = variant("ecn-ect1",
+            "MRC writes are marked ECT(1) instead of ECT(0) (ENC-ECN-001 allows either).")
+
+
+def _(ctx, f, item):
+    if kind(f) != "data":
+        return False
+    if f.has("ipv4"):
+        if f.get("ipv4", "ecn") == 2:
+            f.set("ipv4", "ecn", 1)
+    elif f.get("ipv6", "traffic_class") & 3 == 2:
+        f.set("ipv6", "traffic_class", (f.get("ipv6", "traffic_class") & ~3) | 1)
+
+
+all_frames(v, "ecn-ect1", _)
+
+
+v = variant("sack-repeat",
+            "Every SACK is sent twice: the number of SACKs is the device's choice "
+            "(CONF-CMP-007).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = []
+    for item in outs:
+        res.append(item)
+        f = frame_of(item)
+        if f is not None and kind(f) == "sack":
+            res.append(copy.deepcopy(item))
+            ctx.mutated("sack-repeat")
+    return res
+
+
+v = variant("ack-after-sack",
+            "When one packet causes a transport ACK and a SACK, the SACK leaves first.")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    res = list(outs)
+    for i in range(len(res) - 1):
+        a, b = frame_of(res[i]), frame_of(res[i + 1])
+        if (a is not None and b is not None and kind(a) == "ack" and kind(b) == "sack"
+                and res[i]["at"] == res[i + 1]["at"]
+                and a.get("bth", "dest_qp") == b.get("bth", "dest_qp")):
+            res[i], res[i + 1] = res[i + 1], res[i]
+            ctx.mutated("ack-after-sack")
+    return res
+
+
+v = variant("writes-before-frames",
+            "At equal times the responder's memory writes (payload, receive completions, "
+            "retirement flags) become visible before its frames leave.")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    def is_rx_write(o):
+        ev = event_of(o)
+        return ev is not None and (
+            ev.get("event") == "dma_write"
+            or (ev.get("event") in ("flag_write", "completion") and ev.get("side") == "responder"))
+
+    res = []
+    i = 0
+    while i < len(outs):
+        j = i
+        while j < len(outs) and outs[j]["at"] == outs[i]["at"]:
+            j += 1
+        group = outs[i:j]
+        writes = [o for o in group if is_rx_write(o)]
+        frames = [o for o in group if frame_of(o) is not None]
+        rest = [o for o in group if not is_rx_write(o) and frame_of(o) is None]
+        new = writes + frames + rest if not rest else None
+        if new is not None and new != group:
+            ctx.mutated("writes-before-frames")
+            res.extend(new)
+        else:
+            res.extend(group)
+        i = j
+    return res
+
+
+v = variant("timestamp-1ns",
+            "The device's timestamp clock counts 1 ns units from its own epoch (SND-TS-002 "
+            "leaves the unit and the epoch to the sender).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("ts", {"data": {}, "probe": {}})
+
+    def fn(ctx, f, item):
+        qp = ctx.local_qp_of(f)
+        outer = (int(item["at"]) + 0x5A5A) & 0xFFFF
+        if kind(f) == "data" and f.has("tseth"):
+            st["data"][(qp, f.get("bth", "psn"))] = (f.get("tseth", "tx_timestamp"), outer)
+            f.set("tseth", "tx_timestamp", outer)
+        elif kind(f) == "probe":
+            st["probe"][(qp, f.get("peth", "probe_id"))] = (f.get("peth", "tx_timestamp"), outer)
+            f.set("peth", "tx_timestamp", outer)
+        else:
+            return False
+
+    from mods import each_frame
+    return each_frame(ctx, outs, ("data", "probe"), fn, "timestamp-1ns")
+
+
+@v.hook("inputs")
+def _(ctx, ins):
+    # The reflected timestamps go back to the inner device's own clock.
+    st = ctx.state.setdefault("ts", {"data": {}, "probe": {}})
+    for item in ins:
+        f = frame_of(item)
+        if f is None:
+            continue
+        k = kind(f)
+        qp = f.get("bth", "dest_qp")
+        before = bytes(f.b)
+        if k == "sack":
+            psn = (f.get("seth", "cack_psn") + f.get("seth", "ack_psn_offset")) & U24
+            got = st["data"].get((qp, psn))
+            if got and f.get("cc_state", "tx_timestamp") == got[1]:
+                f.set("cc_state", "tx_timestamp", got[0])
+        elif k == "probe-answer":
+            got = st["probe"].get((qp, f.get("seth", "ack_psn_offset") & 0xFFFF))
+            if got and f.get("cc_state", "tx_timestamp") == got[1]:
+                f.set("cc_state", "tx_timestamp", got[0])
+        elif k == "nack":
+            got = st["data"].get((qp, f.get("neth", "nack_psn")))
+            if got and f.get("neth", "tx_timestamp") == got[1]:
+                f.set("neth", "tx_timestamp", got[0])
+        if bytes(f.b) != before:
+            f.seal()
+            put_frame(item, f)
+    return ins
+
+
+v = variant("cqe-bytes-only",
+            "Completion events carry only the 32 bytes written to the queue, without the "
+            "decoded entry (CONF-ADP-017).")
+
+
+@out_events(v, ("completion",), "cqe-bytes-only")
+def _(ctx, ev, item):
+    if ev.get("queue") and "entry" in ev:
+        del ev["entry"]
+
+
+v = variant("cqe-clock-epoch",
+            "Completion timestamps come from a nanosecond clock with another epoch (the low "
+            "32 bits of the NIC's clock, CQE-TS-001).")
+
+
+@out_events(v, ("completion",), "cqe-clock-epoch")
+def _(ctx, ev, item):
+    def f(e):
+        if e.get("has_timestamp"):
+            e["timestamp"] = (int(e["timestamp"]) + 0x10000000) & 0xFFFFFFFF
+
+    mutate_completion(ev, f)
+
+
+v = variant("frames-as-fields",
+            "The device gives every frame as fields, leaving the framing, the lengths, the "
+            "checksums and the ICRC to the runner (CONF-ADP-015).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        f = frame_of(item)
+        if f is None or len(f.b) != f.ip_end:
+            continue  # Ethernet padding cannot be said in fields
+        body = item["output"]
+        body["fields"] = roce.to_fields(f)
+        del body["bytes"]
+        ctx.mutated("frames-as-fields")
+    return outs

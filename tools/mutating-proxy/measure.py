@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Measures the conformance suite with the mutating proxy.
+
+    measure.py [--openrdma PATH] [--jobs 2] [--md FILE] [--json FILE] [--data FILE]
+               [--only NAME ...] [--delay-ns N] [--check]
+
+Runs `openrdma run --impl process --json REPORT -- python3 proxy.py --fault NAME --log LOG
+-- openrdma serve` once with `--pass-through`, once per fault and once per variant, at most
+`--jobs` suites at a time, and reads each report and each proxy log. For every fault it
+says whether the corpus exercised it (the proxy changed something in at least one scenario),
+whether the suite caught it (at least one scenario fails), how many scenarios fail, and in
+how many of those the first divergence names one of the fault's requirements. For every
+variant it says whether it passed, or which scenarios failed and how. The totals:
+
+- catch rate: exercised faults caught / exercised faults;
+- false-failure rate: variants with a scenario that did not pass / variants;
+- naming precision: failing scenarios whose first divergence names a requirement of the
+  fault / failing scenarios, over the exercised faults.
+
+It prints the markdown table, writes it with `--md`, the summary and the tables as JSON
+with `--json`, and every scenario of every run with `--data`. With `--check` it exits with
+1 unless every exercised fault is caught, every variant passes, and at least 90 % of the
+failing scenarios name a requirement of their fault (the bar of issue 13).
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import mods  # noqa: E402
+import faults  # noqa: E402,F401
+
+REQ_LINE = re.compile(r"^- \*\*\[([A-Z]+-[A-Z0-9]+-[0-9]{3})\]\*\* (.*)$")
+
+
+def read_spec(spec_dir):
+    """Requirement ID -> (sentence, level, withdrawn)."""
+    reqs = {}
+    for name in sorted(os.listdir(spec_dir)):
+        if not name.endswith(".md"):
+            continue
+        with open(os.path.join(spec_dir, name), encoding="utf-8") as fh:
+            for line in fh:
+                m = REQ_LINE.match(line.rstrip("\n"))
+                if not m:
+                    continue
+                text = m.group(2)
+                withdrawn = text.startswith("*Withdrawn")
+                level = "MUST" if re.search(r"\bMUST\b", text) else (
+                    "SHOULD" if re.search(r"\bSHOULD\b", text) else "MAY")
+                reqs[m.group(1)] = (text, level, withdrawn)
+    return reqs
+
+
+def fault_requirements(mod, spec):
+    """The fault's requirements, with those the spec links to its keywords (a rule the
+    spec may add later, such as one on the IPv4 TTL)."""
+    out = list(mod.reqs)
+    for kw in mod.keywords:
+        for rid, (text, _level, withdrawn) in spec.items():
+            if not withdrawn and ("`%s`" % kw) in text and rid not in out:
+                out.append(rid)
+    return out
+
+
+def run_one(openrdma, mod, flag, workdir, delay_ns, timeout):
+    tag = mod.name if mod else "pass-through"
+    report = os.path.join(workdir, "%s.%s.json" % (flag.strip("-") if mod else "pass", tag))
+    log = os.path.join(workdir, "%s.%s.log" % (flag.strip("-") if mod else "pass", tag))
+    for p in (report, log):
+        if os.path.exists(p):
+            os.remove(p)
+    proxy = [sys.executable, os.path.join(HERE, "proxy.py")]
+    proxy += [flag, mod.name] if mod else ["--pass-through"]
+    proxy += ["--log", log, "--delay-ns", str(delay_ns), "--", openrdma, "serve"]
+    cmd = [openrdma, "run", "--impl", "process", "--timeout", str(timeout), "--json", report,
+           "--"] + proxy
+    t0 = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    took = time.time() - t0
+    res = {"mod": tag, "kind": mod.kind if mod else "pass-through", "exit": p.returncode,
+           "seconds": round(took, 2), "scenarios": [], "error": None}
+    try:
+        with open(report) as fh:
+            rep = json.load(fh)
+    except (OSError, ValueError) as e:
+        res["error"] = "no report (%s); stderr: %s" % (e, p.stderr.decode(errors="replace")[-2000:])
+        return res
+    logs = {}
+    if os.path.exists(log):
+        with open(log) as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                cur = logs.setdefault(rec["scenario"], {"mutations": 0, "why": {}, "errors": [],
+                                                        "held_dropped": 0})
+                cur["mutations"] = max(cur["mutations"], rec.get("mutations", 0))
+                for k, n in (rec.get("why") or {}).items():
+                    cur["why"][k] = max(cur["why"].get(k, 0), n)
+                cur["errors"] += rec.get("errors") or []
+                cur["held_dropped"] = max(cur["held_dropped"], rec.get("held_dropped", 0))
+    for s in rep.get("scenarios", []):
+        d = s.get("first_divergence") or {}
+        lg = logs.get(s["id"], {})
+        res["scenarios"].append({
+            "id": s["id"],
+            "verdict": s["verdict"],
+            "requirement": d.get("requirement"),
+            "what": d.get("what"),
+            "expected": d.get("expected"),
+            "actual": d.get("actual"),
+            "fields": d.get("fields"),
+            "divergences": s.get("divergences"),
+            "device_error": s.get("device_error"),
+            "mutations": lg.get("mutations", 0),
+            "why": lg.get("why", {}),
+            "proxy_errors": lg.get("errors", []),
+            "held_dropped": lg.get("held_dropped", 0),
+        })
+    return res
+
+
+def summarise_fault(mod, run, reqs):
+    sc = run["scenarios"]
+    exercised = [s for s in sc if s["mutations"] > 0]
+    failing = [s for s in sc if s["verdict"] == "fail"]
+    named = [s for s in failing if s["requirement"] in reqs]
+    return {
+        "name": mod.name,
+        "text": mod.text,
+        "requirements": reqs,
+        "exercised": bool(exercised),
+        "exercised_scenarios": len(exercised),
+        "caught": bool(failing),
+        "failing": len(failing),
+        "named": len(named),
+        "non_strict": sum(1 for s in sc if s["verdict"] == "non-strict"),
+        "unsupported": sum(1 for s in sc if s["verdict"] == "unsupported"),
+        "device_errors": sum(1 for s in failing if s["device_error"]),
+        "fail_without_mutation": [s["id"] for s in failing if s["mutations"] == 0],
+        "proxy_errors": sorted({e for s in sc for e in s["proxy_errors"]}),
+        "misnamed": [{"scenario": s["id"], "named": s["requirement"], "what": s["what"]}
+                     for s in failing if s["requirement"] not in reqs],
+        "run_error": run["error"],
+    }
+
+
+def summarise_variant(mod, run):
+    sc = run["scenarios"]
+    bad = [s for s in sc if s["verdict"] in ("fail", "non-strict")]
+    return {
+        "name": mod.name,
+        "text": mod.text,
+        "claims_without": list(mod.caps_removed),
+        "exercised_scenarios": sum(1 for s in sc if s["mutations"] > 0),
+        "passed": not bad and run["error"] is None,
+        "unsupported": sum(1 for s in sc if s["verdict"] == "unsupported"),
+        "failures": [{"scenario": s["id"], "verdict": s["verdict"], "named": s["requirement"],
+                      "what": s["what"], "device_error": s["device_error"],
+                      "held_dropped": s["held_dropped"]} for s in bad],
+        "run_error": run["error"],
+    }
+
+
+def md_escape(s):
+    return (s or "").replace("|", "\\|").replace("\n", " ")
+
+
+def render(summary, faults_rows, variant_rows):
+    out = []
+    t = summary
+    out.append("| measure | value |")
+    out.append("|---|---|")
+    out.append("| faults | %d (%d exercised by the corpus) |" % (t["faults"], t["exercised"]))
+    out.append("| catch rate | %d of %d exercised faults caught (%.1f %%) |"
+               % (t["caught"], t["exercised"], t["catch_rate"] * 100))
+    out.append("| false-failure rate | %d of %d variants fail a scenario (%.1f %%); %d of %d "
+               "scenario runs of variants do not pass |"
+               % (t["variants_failing"], t["variants"], t["false_failure_rate"] * 100,
+                  t["variant_scenarios_failing"], t["variant_scenario_runs"]))
+    out.append("| naming precision | %d of %d failing scenarios name a requirement of the fault "
+               "(%.1f %%) |" % (t["named"], t["failing"], t["naming_precision"] * 100))
+    out.append("")
+    out.append("| fault | exercised in | caught | failing | named | requirements |")
+    out.append("|---|---|---|---|---|---|")
+    for r in faults_rows:
+        out.append("| %s | %d | %s | %d | %d | %s |" % (
+            r["name"], r["exercised_scenarios"],
+            ("yes" if r["caught"] else "**no**") if r["exercised"] else "not exercised",
+            r["failing"], r["named"], ", ".join(r["requirements"]) or "(no rule yet)"))
+    out.append("")
+    out.append("| variant | exercised in | verdict | failing scenarios (first divergence) |")
+    out.append("|---|---|---|---|")
+    for r in variant_rows:
+        fails = "; ".join("%s: %s" % (f["scenario"], f["named"] or f["device_error"] or "?")
+                          for f in r["failures"][:8])
+        if len(r["failures"]) > 8:
+            fails += "; and %d more" % (len(r["failures"]) - 8)
+        out.append("| %s | %d | %s | %s |" % (
+            r["name"], r["exercised_scenarios"], "pass" if r["passed"] else "**fail**",
+            md_escape(fails)))
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--openrdma", default=os.path.join(ROOT, "target", "release", "openrdma"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--md")
+    ap.add_argument("--json")
+    ap.add_argument("--data", help="every scenario of every run, as JSON")
+    ap.add_argument("--only", nargs="*", help="only these faults and variants")
+    ap.add_argument("--delay-ns", type=int, default=1000)
+    ap.add_argument("--timeout", type=int, default=30, help="the runner's deadline, seconds")
+    ap.add_argument("--workdir", help="where reports and logs go (a temporary directory)")
+    ap.add_argument("--check", action="store_true",
+                    help="fail unless every exercised fault is caught, every variant passes "
+                    "and 90 %% of failing scenarios name a requirement of the fault")
+    a = ap.parse_args(argv)
+    if not os.access(a.openrdma, os.X_OK):
+        sys.exit("measure: %s is not an executable; build it with "
+                 "`cargo build --release -p openrdma`" % a.openrdma)
+    spec = read_spec(os.path.join(ROOT, "spec"))
+    workdir = a.workdir or tempfile.mkdtemp(prefix="mutating-proxy-")
+    os.makedirs(workdir, exist_ok=True)
+
+    chosen = [(m, "--fault") for m in mods.FAULTS.values()]
+    chosen += [(m, "--variant") for m in mods.VARIANTS.values()]
+    if a.only:
+        chosen = [(m, f) for m, f in chosen if m.name in a.only]
+        unknown = set(a.only) - {m.name for m, _ in chosen}
+        if unknown:
+            sys.exit("measure: no fault or variant named %s" % ", ".join(sorted(unknown)))
+    unknown_ids = {m.name: [r for r in m.reqs if r not in spec] for m, _ in chosen}
+    for name, ids in unknown_ids.items():
+        if ids:
+            print("measure: %s names requirements the spec does not define: %s"
+                  % (name, ", ".join(ids)), file=sys.stderr)
+
+    jobs = [(None, None)] + chosen
+    runs = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        futs = {ex.submit(run_one, a.openrdma, m, f, workdir, a.delay_ns, a.timeout):
+                (m.name if m else "pass-through") for m, f in jobs}
+        for fut in concurrent.futures.as_completed(futs):
+            name = futs[fut]
+            runs[name] = fut.result()
+            print("measure: %-32s %5.1f s" % (name, runs[name]["seconds"]), file=sys.stderr)
+
+    base = runs["pass-through"]
+    base_bad = [s["id"] for s in base["scenarios"] if s["verdict"] not in ("pass",)]
+    faults_rows = []
+    variant_rows = []
+    for m, f in chosen:
+        if f == "--fault":
+            faults_rows.append(summarise_fault(m, runs[m.name], fault_requirements(m, spec)))
+        else:
+            variant_rows.append(summarise_variant(m, runs[m.name]))
+    ex_rows = [r for r in faults_rows if r["exercised"]]
+    failing = sum(r["failing"] for r in ex_rows)
+    named = sum(r["named"] for r in ex_rows)
+    summary = {
+        "pass_through_all_pass": not base_bad and base["error"] is None,
+        "pass_through_not_pass": base_bad,
+        "faults": len(faults_rows),
+        "exercised": len(ex_rows),
+        "caught": sum(1 for r in ex_rows if r["caught"]),
+        "catch_rate": (sum(1 for r in ex_rows if r["caught"]) / len(ex_rows)) if ex_rows else 1.0,
+        "variants": len(variant_rows),
+        "variants_failing": sum(1 for r in variant_rows if not r["passed"]),
+        "false_failure_rate": (sum(1 for r in variant_rows if not r["passed"]) / len(variant_rows))
+        if variant_rows else 0.0,
+        "variant_scenario_runs": sum(len(runs[r["name"]]["scenarios"]) for r in variant_rows),
+        "variant_scenarios_failing": sum(len(r["failures"]) for r in variant_rows),
+        "failing": failing,
+        "named": named,
+        "naming_precision": (named / failing) if failing else 1.0,
+        "delay_ns": a.delay_ns,
+    }
+    text = render(summary, faults_rows, variant_rows)
+    print(text)
+    if a.md:
+        with open(a.md, "w") as fh:
+            fh.write(text)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"summary": summary, "faults": faults_rows, "variants": variant_rows}, fh,
+                      indent=1)
+    if a.data:
+        with open(os.path.join(workdir, "pass.pass-through.json")) as fh:
+            lists = {s["id"]: s["requirements"] for s in json.load(fh).get("scenarios", [])}
+        with open(a.data, "w") as fh:
+            json.dump({"summary": summary, "faults": faults_rows, "variants": variant_rows,
+                       "scenario_requirements": lists, "runs": runs}, fh, indent=1)
+    if not summary["pass_through_all_pass"]:
+        print("measure: the pass-through proxy did not pass every scenario: %s"
+              % ", ".join(base_bad), file=sys.stderr)
+        return 2
+    if a.check:
+        ok = (summary["caught"] == summary["exercised"]
+              and summary["variants_failing"] == 0
+              and summary["naming_precision"] >= 0.9)
+        if not ok:
+            print("measure: the suite does not meet issue 13's bar: %d of %d exercised faults "
+                  "caught, %d of %d variants failing, naming precision %.1f %% (needs 90 %%)"
+                  % (summary["caught"], summary["exercised"], summary["variants_failing"],
+                     summary["variants"], summary["naming_precision"] * 100), file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
