@@ -52,6 +52,11 @@ RtlResponder::RtlResponder(const Config& cfg, const std::string& vcd, bool verbo
   csr(0x030, be64(cfg.local_ip + 8));
   csr(0x038, be64(cfg.peer_ip));
   csr(0x040, be64(cfg.peer_ip + 8));
+  // the NIC clears its tables after reset (the retirement table, one entry a cycle)
+  for (int n = 0; !top_->idle; ++n) {
+    if (n == 100000) throw SimulationError("the NIC never came out of reset");
+    tick(nullptr);
+  }
   // the scenario's clock starts now
   top_->time_load = 1;
   top_->time_value = 0;

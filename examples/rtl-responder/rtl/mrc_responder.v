@@ -293,6 +293,6 @@ module mrc_responder #(
         .bw_msn(bw_msn), .bw_cq(bw_cq), .bw_cslot(bw_cslot), .idle(dma_idle)
     );
 
-    assign idle = chk_idle && tx_idle && dma_idle && s_tready && !p_valid;
+    assign idle = chk_idle && tx_idle && dma_idle && s_tready && !p_valid && !rt_busy;
 endmodule
 `default_nettype wire

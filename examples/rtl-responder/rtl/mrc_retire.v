@@ -3,8 +3,8 @@
 // WWI-ORDER-001, RET-ERR-001; host-interface: FLAG-RECV-001/002, CQE-RING-001 to -005,
 // CQE-RECV-001; receiver RCV-MSG-003).
 //
-// The retirement table is one memory of 2^TBL_AW entries, each with a valid bit in a flag
-// register so that reset empties it. In shared retirement (cfg_per_qp = 0) the NIC's one
+// The retirement table is one memory of 2^TBL_AW entries, each with a valid bit; after
+// reset a sweep clears them, one entry a cycle (`rt_busy` meanwhile). In shared retirement (cfg_per_qp = 0) the NIC's one
 // domain uses entry `msn mod 4096` and its capacity C is 4096; in per-QP retirement QP q
 // uses entries q * 256 + `msn mod 256` and C = W = mpr * 128 (RET-CAP-001). The checks look
 // an entry up (`lk_*`, one cycle of latency), write it back (`up_*`), and start the
@@ -92,11 +92,11 @@ module mrc_retire #(
     output reg  [31:0]            c_slot,
     output reg  [255:0]           c_data
 );
-    localparam ENT_W = 4 + 32 + 32 + 1 + 1 + 32 + 16;
+    localparam ENT_W = 4 + 32 + 32 + 1 + 1 + 32 + 16;  // an entry, without its valid bit
     localparam TBL = 1 << TBL_AW;
 
-    reg [ENT_W-1:0] mem [0:TBL-1];
-    reg [TBL-1:0]   vbits;
+    reg [ENT_W:0]   mem [0:TBL-1];   // valid bit on top
+    reg [TBL_AW:0]  init_i;          // the reset sweep: entries cleared so far
     reg [15:0]      next_msn [0:NUM_QPS-1];   // per domain: index 0 in shared retirement
     reg [63:0]      written [0:NUM_CQS-1];    // entries written to each queue
     reg [NUM_CQS-1:0] stopped;
@@ -131,14 +131,12 @@ module mrc_retire #(
     wire [TBL_AW-1:0] head_idx = index(cfg_per_qp, rdom, next_msn[rdom]);
     wire [TBL_AW-1:0] raddr = (rs == R_READ) ? head_idx : lk_idx;
 
-    always @(posedge clk) begin
-        rd <= mem[raddr];
-        rd_v <= vbits[raddr];
-    end
+    always @(posedge clk) {rd_v, rd} <= mem[raddr];
+
 
     assign e_valid = rd_v;
     assign {e_qi, e_total, e_placed, e_last, e_has_imm, e_imm, e_rqmsn} = rd;
-    assign rt_busy = rs != R_IDLE || rt_start;
+    assign rt_busy = rs != R_IDLE || rt_start || !init_i[TBL_AW];
 
     // ---- the retirement loop -------------------------------------------------------------
     reg [15:0] r_msn;
@@ -155,6 +153,32 @@ module mrc_retire #(
     wire [31:0] h_total  = rd[ENT_W-5 -: 32];
     wire [31:0] h_placed = rd[ENT_W-37 -: 32];
     wire        h_last   = rd[ENT_W-69];
+
+    // the table's one write port: the sweep, an entry written back, or an entry removed
+    reg              w_en;
+    reg [TBL_AW-1:0] w_addr;
+    reg [ENT_W:0]    w_data;
+    always @* begin
+        w_en = 1'b0;
+        w_addr = head_idx;
+        w_data = {(ENT_W + 1){1'b0}};
+        if (!init_i[TBL_AW]) begin
+            w_en = 1'b1;
+            w_addr = init_i[TBL_AW-1:0];
+        end else if (up_we) begin
+            w_en = 1'b1;
+            w_addr = index(cfg_per_qp, up_qi, up_msn);
+`ifdef BUG_LEN_16
+            w_data = {1'b1, up_qi, 16'd0, up_total[15:0], up_placed, up_last, up_has_imm, up_imm,
+                      up_rqmsn};
+`else
+            w_data = {1'b1, up_qi, up_total, up_placed, up_last, up_has_imm, up_imm, up_rqmsn};
+`endif
+        end else if (rs == R_CHECK && rd_v && (qp_err[h_qi] || (h_last && h_placed == h_total))) begin
+            w_en = 1'b1;  // the head retires or is passed over: its entry goes
+        end
+    end
+    always @(posedge clk) if (w_en) mem[w_addr] <= w_data;
 
     // the receive queue of the retiring message's QP
     reg        cq_hit;
@@ -190,7 +214,7 @@ module mrc_retire #(
         c_push <= 1'b0;
         if (rst) begin
             rs <= R_IDLE;
-            vbits <= {TBL{1'b0}};
+            init_i <= {(TBL_AW + 1){1'b0}};
             for (q = 0; q < NUM_QPS; q = q + 1) next_msn[q] <= 16'd0;
             for (q = 0; q < NUM_CQS; q = q + 1) written[q] <= 64'd0;
             stopped <= {NUM_CQS{1'b0}};
@@ -201,18 +225,9 @@ module mrc_retire #(
             ovf <= 1'b0;
             rt_retired <= {NUM_QPS{1'b0}};
         end else begin
+            if (!init_i[TBL_AW]) init_i <= init_i + 1'b1;
             if (ovf_clear) ovf <= 1'b0;
             if (ack_sent) ret_unacked[16*ack_qi +: 16] <= 16'd0;
-            if (up_we) begin
-`ifdef BUG_LEN_16
-                mem[index(cfg_per_qp, up_qi, up_msn)] <= {up_qi, 16'd0, up_total[15:0], up_placed,
-                                                         up_last, up_has_imm, up_imm, up_rqmsn};
-`else
-                mem[index(cfg_per_qp, up_qi, up_msn)] <= {up_qi, up_total, up_placed, up_last,
-                                                         up_has_imm, up_imm, up_rqmsn};
-`endif
-                vbits[index(cfg_per_qp, up_qi, up_msn)] <= 1'b1;
-            end
             case (rs)
                 R_IDLE: if (rt_start) begin
                     rdom <= cfg_per_qp ? rt_qi : 4'd0;
@@ -224,12 +239,10 @@ module mrc_retire #(
                     if (!rd_v) rs <= R_IDLE;
                     else if (qp_err[h_qi]) begin
                         // RET-ERR-001: a failed QP's message is passed over
-                        vbits[head_idx] <= 1'b0;
                         next_msn[rdom] <= next_msn[rdom] + 16'd1;
                         rs <= R_READ;
                     end else if (h_last && h_placed == h_total) begin
                         // RET-ORDER-001: the head is complete and retires
-                        vbits[head_idx] <= 1'b0;
                         r_msn <= next_msn[rdom];
                         r_ent <= rd;
                         next_msn[rdom] <= next_msn[rdom] + 16'd1;

@@ -161,20 +161,25 @@ module mrc_tx_builder #(
         .crc(crc)
     );
 
-    // the UDP checksum over IPv6 (ENC-UDP-004): pseudo-header and the datagram with its ICRC
-    wire [479:0] udpv = f >> (8 * ({8'd0, l3} + 16'd40));
+    // the UDP checksum over IPv6 (ENC-UDP-004): pseudo-header, the datagram as built (its
+    // checksum field 0, its ICRC not yet in), then the ICRC's two 16-bit words
+    wire [479:0] udpv = rest;
     reg [31:0] us;
+    reg [31:0] usum;
     integer k;
     always @* begin
         us = 32'd17 + {16'd0, ulen};
         for (k = 0; k < 8; k = k + 1)
             us = us + {16'd0, cfg_lip[127 - 16*k -: 16]} + {16'd0, cfg_pip[127 - 16*k -: 16]};
         for (k = 0; k < 30; k = k + 1)
-            if (2 * k < ulen) us = us + {16'd0, udpv[16*k +: 8], udpv[16*k + 8 +: 8]};
-        us = {16'd0, us[15:0]} + {16'd0, us[31:16]};
-        us = {16'd0, us[15:0]} + {16'd0, us[31:16]};
+            us = us + {16'd0, udpv[479 - 16*k -: 16]};
     end
-    wire [15:0] ucks = ~us[15:0] == 16'd0 ? 16'hFFFF : ~us[15:0];
+    wire [31:0] us2 = usum + {16'd0, crc[7:0], crc[15:8]} + {16'd0, crc[23:16], crc[31:24]};
+    wire [31:0] us3 = {16'd0, us2[15:0]} + {16'd0, us2[31:16]};
+    wire [31:0] us4 = {16'd0, us3[15:0]} + {16'd0, us3[31:16]};
+    wire [15:0] ucks = ~us4[15:0] == 16'd0 ? 16'hFFFF : ~us4[15:0];
+    reg  [31:0] icrc;
+    reg  [15:0] ucks_r;
 
     assign idle = ts_ == T_IDLE && count == 0;
     wire [15:0] pmod = ev[31:16] % {13'd0, cfg_ports == 3'd0 ? 3'd1 : cfg_ports};
@@ -200,6 +205,7 @@ module mrc_tx_builder #(
                 T_BUILD: begin
                     f <= le;
                     fm <= lem;
+                    usum <= us;
                     n <= flen;
                     l3 <= l2len;
                     wi <= 5'd0;
@@ -219,20 +225,25 @@ module mrc_tx_builder #(
                     if ({wi, 3'b000} + 16'd8 >= n - 16'd4) ts_ <= T_SEAL;
                 end
                 T_SEAL: if (!crc_v) begin
-                    // the ICRC, little-endian, in the last four bytes
-                    for (j = 0; j < 4; j = j + 1)
-                        f[8 * (n - 16'd4 + j) +: 8] <= crc[8*j +: 8];
-                    ts_ <= cfg_ipv6 ? T_UDP : T_SEND;
-                    wi <= 5'd0;
-                end
-                T_UDP: begin
-                    f[8 * ({8'd0, l3} + 16'd46) +: 8] <= ucks[15:8];
-                    f[8 * ({8'd0, l3} + 16'd47) +: 8] <= ucks[7:0];
+                    icrc <= crc;
+                    ucks_r <= cfg_ipv6 ? ucks : 16'd0;
                     ts_ <= T_SEND;
+                    wi <= 5'd0;
                 end
                 T_SEND: if (m_tready) begin
                     m_tvalid <= 1'b1;
-                    m_tdata <= f[64*wi +: 64];
+                    // the ICRC (little-endian) in the last four bytes, and over IPv6 the UDP
+                    // checksum, as the words go out
+                    for (j = 0; j < 8; j = j + 1) begin
+                        if ({wi, 3'b000} + j >= n - 16'd4)
+                            m_tdata[8*j +: 8] <= icrc[8 * ({wi, 3'b000} + j - (n - 16'd4)) +: 8];
+                        else if ({wi, 3'b000} + j == {8'd0, l3} + 16'd46)
+                            m_tdata[8*j +: 8] <= ucks_r[15:8];
+                        else if ({wi, 3'b000} + j == {8'd0, l3} + 16'd47)
+                            m_tdata[8*j +: 8] <= ucks_r[7:0];
+                        else
+                            m_tdata[8*j +: 8] <= f[64*wi + 8*j +: 8];
+                    end
                     for (j = 0; j < 8; j = j + 1) m_tkeep[j] <= {wi, 3'b000} + j < n;
                     m_tlast <= {wi, 3'b000} + 16'd8 >= n;
                     wi <= wi + 5'd1;
