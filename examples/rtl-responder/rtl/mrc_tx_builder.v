@@ -126,14 +126,30 @@ module mrc_tx_builder #(
     wire [479:0] restm = {ev[31:16], 16'd4791, ulen, 16'hFFFF, bthm, exth, 32'd0};
 
     // the whole frame in wire order, left-justified in 128 bytes, then as bytes (byte k in
-    // bits 8k+7:8k)
-    wire [1023:0] wl  = {l2, 880'd0} | ({ip, 704'd0} >> (8 * l2len)) |
-                        ({rest, 544'd0} >> (8 * (l2len + iphl)));
+    // bits 8k+7:8k); each header's place is one of a few, so each shift is a choice among
+    // constant shifts rather than a barrel shifter
+    function [1023:0] place;
+        input [143:0] a;   // layer 2
+        input [319:0] b;   // IP
+        input [479:0] c;   // UDP and up
+        input vlan, is6;
+        reg [1023:0] bb, cc;
+        begin
+            bb = vlan ? ({b, 704'd0} >> 144) : ({b, 704'd0} >> 112);
+            case ({vlan, is6})
+                2'b00: cc = {c, 544'd0} >> 272;   // 14 + 20 bytes
+                2'b10: cc = {c, 544'd0} >> 304;   // 18 + 20
+                2'b01: cc = {c, 544'd0} >> 432;   // 14 + 40
+                default: cc = {c, 544'd0} >> 464; // 18 + 40
+            endcase
+            place = {a, 880'd0} | bb | cc;
+        end
+    endfunction
+    wire [1023:0] wl  = place(l2, ip, rest, cfg_vlan, cfg_ipv6);
 `ifdef BUG_ICRC_NO_MASK
     wire [1023:0] wlm = wl;
 `else
-    wire [1023:0] wlm = {l2, 880'd0} | ({ipm, 704'd0} >> (8 * l2len)) |
-                        ({restm, 544'd0} >> (8 * (l2len + iphl)));
+    wire [1023:0] wlm = place(l2, ipm, restm, cfg_vlan, cfg_ipv6);
 `endif
     reg [1023:0] le, lem;
     integer i;
