@@ -664,9 +664,25 @@ local function lengths_agree(tvb)
     return udp_len == ip_payload and tvb:len() + 8 >= udp_len
 end
 
+-- Hands the packet to another dissector (the InfiniBand dissector, JSON, the one that held a
+-- port or link type before).
+--
+-- When the dissector called raises a caught exception (a malformed packet), Wireshark has
+-- already marked the packet in the tree, as it does without this plugin, and then raises it
+-- again as a Lua error of `Dissector.call`. That second report is not an error of this
+-- script, and is dropped; any other error is raised again.
+local function hand_on(dissector, tvb, pinfo, tree)
+    local ok, result = pcall(dissector.call, dissector, tvb, pinfo, tree)
+    if ok then return result end
+    if type(result) == "string" and result:find("Dissector_call", 1, true) then
+        return tvb:len()
+    end
+    error(result, 0)
+end
+
 function mrc.dissector(tvb, pinfo, tree)
     if not lengths_agree(tvb) then
-        return data_dissector:call(tvb, pinfo, tree)
+        return hand_on(data_dissector, tvb, pinfo, tree)
     end
     if tvb:len() >= 1 then
         local opcode = tvb(0, 1):uint()
@@ -676,9 +692,9 @@ function mrc.dissector(tvb, pinfo, tree)
     end
     -- Not MRC (or too short for a BTH): standard RoCEv2, for the InfiniBand dissector.
     if previous_rocev2 then
-        return previous_rocev2:call(tvb, pinfo, tree)
+        return hand_on(previous_rocev2, tvb, pinfo, tree)
     end
-    return data_dissector:call(tvb, pinfo, tree)
+    return hand_on(data_dissector, tvb, pinfo, tree)
 end
 
 udp_port_table:add(ROCEV2_PORT, mrc)
@@ -709,8 +725,8 @@ local json_dissector = Dissector.get("json")
 
 function host.dissector(tvb, pinfo, tree)
     if tvb:len() < 8 or tvb(0, 4):string() ~= "ORDM" then
-        if previous_user0 then return previous_user0:call(tvb, pinfo, tree) end
-        return data_dissector:call(tvb, pinfo, tree)
+        if previous_user0 then return hand_on(previous_user0, tvb, pinfo, tree) end
+        return hand_on(data_dissector, tvb, pinfo, tree)
     end
     pinfo.cols.protocol = "ORDM"
     local version, kind, reserved = tvb(4, 1):uint(), tvb(5, 1):uint(), tvb(6, 2):uint()
@@ -727,11 +743,7 @@ function host.dissector(tvb, pinfo, tree)
     if tvb:len() > 8 then
         local body = tvb(8):tvb("Host record JSON")
         local text = body(0):string(ENC_UTF_8)
-        if json_dissector then
-            json_dissector:call(body, pinfo, tree)
-        else
-            data_dissector:call(body, pinfo, tree)
-        end
+        hand_on(json_dissector or data_dissector, body, pinfo, tree)
         if #text > 120 then text = text:sub(1, 117) .. "..." end
         pinfo.cols.protocol = "ORDM"
         pinfo.cols.info = kind_name .. " " .. text
