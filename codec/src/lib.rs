@@ -37,11 +37,13 @@ pub mod frame;
 pub mod fuzzing;
 pub mod host;
 pub mod icrc;
+pub mod id;
 pub mod opcode;
 pub mod psn;
 pub mod wire;
 
 pub use error::{DecodeError, DecodeErrorKind, EmitError, Header, Violation};
+pub use id::{AethMsn, Ev, Lkey, Msn, Rkey, Rqmsn, TemplateId, TooWide};
 pub use opcode::{ExtHeader, Opcode, OpcodeInfo, PayloadRule, TransportClass};
 pub use psn::{Psn, Qpn};
 pub use wire::*;

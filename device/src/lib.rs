@@ -37,6 +37,7 @@ pub mod event;
 mod fields;
 mod hex;
 pub mod host;
+pub mod id;
 pub mod scenario;
 pub mod time;
 
@@ -57,5 +58,6 @@ pub use host::{
     CQE_BYTES, CongestionControl, CqConfig, DoorbellWrite, HostCommand, LocalRegion,
     MAX_CQ_ENTRIES, QpConfig, Region, SprayPolicy,
 };
+pub use id::{CqId, DomainId};
 pub use scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario, Tolerances};
 pub use time::Timestamp;
