@@ -16,14 +16,17 @@
 //!   a [`CpuHalfFactory`].
 //! * The scenario format as data: [`Scenario`], its [`Manifest`] (with the device's
 //!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s.
+//! * The numbers of what software creates on a device and no format carries: [`CqId`]
+//!   and [`DomainId`]. The numbers the formats carry (PSNs, QPNs, EVs, MSNs, keys, template
+//!   IDs) are the codec's types.
 //!
 //! Every type has a serde form, which is its JSON in the adapter protocol and in the host
 //! records and manifests of scenario files; those forms are part of the specification.
 //!
 //! This crate depends on the codec (`openrdma-codec`) for the wire and host formats the
-//! boundary carries (PSNs, QPNs, templates, work requests, completion entries, addresses),
-//! and on nothing of the reference model: a change inside the model cannot change the
-//! boundary. The model (`openrdma-sm`) implements [`Device`]; the conformance suite
+//! boundary carries (PSNs, QPNs, EVs, MSNs, keys, templates, work requests, completion
+//! entries, addresses), and on nothing of the reference model: a change inside the model
+//! cannot change the boundary. The model (`openrdma-sm`) implements [`Device`]; the conformance suite
 //! (`openrdma-conformance`) drives and judges any implementation of it.
 
 #![forbid(unsafe_code)]
