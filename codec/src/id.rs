@@ -15,7 +15,10 @@
 //!
 //! Each is a `#[repr(transparent)]` wrapper of the integer its field holds, with `new` and
 //! `value`; its serde form is that integer, so the JSON and TOML of every format that holds
-//! one read and write as they did when the field was a bare integer. `Debug` names the type,
+//! one read and write as they did when the field was a bare integer. As for [`Psn`](crate::Psn)
+//! and [`Qpn`](crate::Qpn), serde reads whatever integer is written, wider than the field or
+//! not: a frame given as fields in JSON with a value too wide is refused where it is emitted,
+//! with an [`EmitError`](crate::EmitError) that names the field, as before. `Debug` names the type,
 //! `Display` prints the value as reports print it: keys, EVs and QPNs in hexadecimal, message
 //! numbers and template IDs in decimal. Keys and EVs also format with `{:x}` and `{:#010x}`.
 //!
@@ -305,7 +308,7 @@ const AETH_MSN_MASK: u32 = 0x00FF_FFFF;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(transparent)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(try_from = "u32", into = "u32"))]
+#[cfg_attr(feature = "serde", serde(transparent))]
 pub struct AethMsn(u32);
 
 impl AethMsn {

@@ -21,7 +21,7 @@
 use core::fmt;
 
 use crate::AethMsn;
-use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
+use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u24, u24_at};
 
 /// Length of the AETH in bytes.
@@ -190,10 +190,11 @@ impl AethRepr {
         AETH_LEN
     }
 
-    /// Writes the AETH into the start of `buf`. Never panics: a short buffer is an
-    /// [`EmitError`] (the MSN cannot be wider than its 24 bits).
+    /// Writes the AETH into the start of `buf`. Never panics: a short buffer or an MSN
+    /// wider than 24 bits (read from JSON) is an [`EmitError`].
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         check_buffer(Header::Aeth, buf, AETH_LEN)?;
+        check_range(Header::Aeth, "msn", self.msn.value().into(), 0xFF_FFFF)?;
         let mut v = Aeth::new_unchecked(&mut buf[..AETH_LEN]);
         v.set_syndrome(self.syndrome);
         v.set_msn(self.msn);
@@ -297,8 +298,10 @@ mod tests {
     #[test]
     fn emit_never_panics() {
         assert!(matches!(sample().emit(&mut [0u8; 3]), Err(EmitError::BufferTooShort { .. })));
-        // An MSN too wide for the field cannot be made.
+        // Only serde makes an MSN wider than the field (emit then refuses it); in code it
+        // cannot be made.
         assert!(AethMsn::try_from(1 << 24).is_err());
+        assert_eq!(AethMsn::new(1 << 24), AethMsn::new(0));
     }
 
     #[test]
