@@ -28,11 +28,7 @@ fn divergence(at: u64, requirement: &str) -> Divergence {
         what: format!("broke {requirement}"),
         expected: Some("the expected record".into()),
         actual: Some("the device's record".into()),
-        fields: vec![FieldDiff {
-            field: "reth.va".into(),
-            expected: "0x1000".into(),
-            actual: "0x1004".into(),
-        }],
+        fields: vec![FieldDiff::new("reth.va", "0x1000".into(), "0x1004".into())],
         should_only: false,
     }
 }

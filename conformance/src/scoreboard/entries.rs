@@ -161,7 +161,7 @@ pub(super) fn diff(want: &CompletionEvent, got: &CompletionEvent) -> Vec<FieldDi
     let mut out = Vec::new();
     let mut cmp = |field: &str, a: String, b: String| {
         if a != b {
-            out.push(FieldDiff { field: field.into(), expected: a, actual: b });
+            out.push(FieldDiff::new(field, a, b));
         }
     };
     let (x, y) = (want.written_entry(), got.written_entry());

@@ -31,7 +31,7 @@ use openrdma_device::{
     TimedInput,
 };
 
-use super::{Divergence, Frame, Kind, render_frame, req_of_field};
+use super::{Divergence, Frame, Kind, render_frame};
 use openrdma_codec::{Ev, Msn};
 
 /// Every state an EV may be in, as far as the scenario's inputs tell.
@@ -536,7 +536,7 @@ pub(super) fn judge_exact(
         })
         .collect();
     for &(e, o) in matches {
-        let (rec, ef) = (&exp[e].0, &exp[e].1);
+        let ef = &exp[e].1;
         let of = &obs[o];
         let (qp, probe) = match ef.kind {
             Kind::Data { qp, .. } => (qp, false),
@@ -549,18 +549,18 @@ pub(super) fn judge_exact(
         if ef.ev != of.ev {
             div.push(Divergence {
                 at: of.at,
-                requirement: req_of_field(rec, req),
+                requirement: req.into(),
                 what: format!(
                     "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
                     of.ev, ef.ev
                 ),
                 expected: Some(render_frame(&ef.bytes)),
                 actual: Some(render_frame(&of.bytes)),
-                fields: vec![super::FieldDiff {
-                    field: "entropy".into(),
-                    expected: format!("{:#x}", ef.ev),
-                    actual: format!("{:#x}", of.ev),
-                }],
+                fields: vec![super::FieldDiff::new(
+                    "entropy",
+                    format!("{:#x}", ef.ev),
+                    format!("{:#x}", of.ev),
+                )],
                 should_only: false,
             });
         }

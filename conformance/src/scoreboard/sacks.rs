@@ -42,7 +42,7 @@ use openrdma_codec::frame::decode;
 use openrdma_device::{Record, Scenario, Tolerances};
 
 use super::arrivals::{Arrivals, ProbeCopy, Status, WriteCopy, ev_requirement};
-use super::{Divergence, FieldDiff, Frame, Kind, render_frame, req_of};
+use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 
 /// `a − b` as a signed 24-bit PSN distance.
 fn psn_diff(a: u32, b: u32) -> i32 {
@@ -75,7 +75,7 @@ fn push_field(
         what: format!("SACK field {field} is wrong"),
         expected: None,
         actual: Some(render_frame(&f.bytes)),
-        fields: vec![FieldDiff { field: field.into(), expected, actual }],
+        fields: vec![FieldDiff::new(field, expected, actual)],
         should_only: false,
     });
 }
@@ -115,7 +115,7 @@ pub(super) fn judge(
         if best.is_none_or(|c| psn_diff(c, cack) < 0) {
             div.push(Divergence {
                 at: rec.at.0,
-                requirement: req_of(rec, "RCV-SACK-001"),
+                requirement: due_rule(scenario, rec.at.0, qp).into(),
                 what: format!(
                     "no SACK reported cumulative progress to PSN {cack} by {deadline} ns"
                 ),
@@ -152,7 +152,7 @@ fn judge_probe_answers(
         if !obs_frames.iter().any(|f| f.at <= deadline && answer(f) == Some(want)) {
             div.push(Divergence {
                 at: rec.at.0,
-                requirement: req_of(rec, "PETH-RESP-001"),
+                requirement: "PETH-RESP-001".into(),
                 what: format!(
                     "no SACK with pr 1 answered probe {} by {deadline} ns",
                     want.1 as u16
@@ -163,6 +163,47 @@ fn judge_probe_answers(
                 should_only: false,
             });
         }
+    }
+}
+
+/// The rule that makes a SACK due at `at` on the QP whose peer is `qp` (the wire QP),
+/// from its triggering packet, the latest the scenario injects into the QP by then: the
+/// timer (RCV-SACK-004) when it came half of `sack_delay` or more before (a SACK due
+/// at once leaves with its trigger); a duplicate (RCV-DUP-001);
+/// a probe (EV-PROBE-004); a write with `ack_req` or `rtx`, after a hole or filling one
+/// (RCV-SACK-001); otherwise the coalescing count (RCV-SACK-002). The record's list of
+/// requirements is not consulted.
+fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
+    let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001" };
+    let mut seen: Vec<u32> = Vec::new();
+    let mut trigger = None;
+    for r in scenario.injects().filter(|r| r.at.0 <= at) {
+        let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
+        let d = decode(bytes);
+        let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local) else { continue };
+        let psn = bth.psn.value();
+        let dup = seen.contains(&psn);
+        let hole = seen.last().is_some_and(|&last| psn != last.wrapping_add(1) & 0xFF_FFFF);
+        trigger = Some(if d.ext.peth.is_some() {
+            (r.at.0, "EV-PROBE-004")
+        } else if !bth.opcode.is_mrc_write() {
+            continue;
+        } else if dup {
+            (r.at.0, "RCV-DUP-001")
+        } else if bth.ack_req || bth.rtx || hole {
+            (r.at.0, "RCV-SACK-001")
+        } else {
+            (r.at.0, "RCV-SACK-002")
+        });
+        if bth.opcode.is_mrc_write() && !dup {
+            seen.push(psn);
+        }
+    }
+    let delay = u64::try_from(scenario.manifest.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
+    match trigger {
+        None => "RCV-SACK-001",
+        Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => "RCV-SACK-004",
+        Some((_, rule)) => rule,
     }
 }
 

@@ -84,11 +84,11 @@ fn violation(f: &Frame, v: &Violation) -> Divergence {
             "the device sent a frame that breaks a wire rule: {}.{} = {:#x}{at}: {}",
             v.header, v.field, v.value, v.rule
         ),
-        vec![FieldDiff {
-            field: format!("{}.{}", v.header.name(), v.field),
-            expected: v.rule.into(),
-            actual: format!("{:#x}{at}", v.value),
-        }],
+        vec![FieldDiff::new(
+            &format!("{}.{}", v.header.name(), v.field),
+            v.rule.into(),
+            format!("{:#x}{at}", v.value),
+        )],
     )
 }
 
@@ -170,11 +170,11 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
                          profile as the frame carries it",
                         f.ev
                     ),
-                    vec![FieldDiff {
-                        field: "ev".into(),
-                        expected: format!("one of {}", hex_list(evs)),
-                        actual: format!("{:#010x}", f.ev),
-                    }],
+                    vec![FieldDiff::new(
+                        "ev",
+                        format!("one of {}", hex_list(evs)),
+                        format!("{:#010x}", f.ev),
+                    )],
                 ));
             }
             Kind::Nack { .. } => {
@@ -184,11 +184,11 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
                         f,
                         "RCV-NACK-001",
                         "a NACK travels on an EV other than the one it reports".into(),
-                        vec![FieldDiff {
-                            field: "ev".into(),
-                            expected: format!("{:#010x}", n.entropy),
-                            actual: format!("{:#010x}", f.ev),
-                        }],
+                        vec![FieldDiff::new(
+                            "ev",
+                            format!("{:#010x}", n.entropy),
+                            format!("{:#010x}", f.ev),
+                        )],
                     ));
                 }
             }
