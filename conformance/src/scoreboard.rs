@@ -80,6 +80,9 @@ use openrdma_device::{
 };
 use serde::Serialize;
 
+use crate::req::Clause;
+use crate::requirements::Level;
+
 mod arrivals;
 mod entries;
 pub mod fields;
@@ -133,15 +136,32 @@ pub struct FieldDiff {
     pub expected: String,
     /// Its value in the device's output.
     pub actual: String,
-    /// The requirement a difference in this field breaks, when the field has its own.
+    /// The requirement a difference in this field breaks, when the field has its own: the
+    /// ID of the line.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub requirement: String,
+    /// The clause of that requirement the field breaks (`RCV-ACK-002.b`), or the line's ID
+    /// when it has no clauses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clause: Option<Clause>,
 }
 
 impl FieldDiff {
     /// A field that differs, not yet named by a rule.
     pub fn new(field: &str, expected: String, actual: String) -> FieldDiff {
-        FieldDiff { field: field.into(), expected, actual, requirement: String::new() }
+        FieldDiff {
+            field: field.into(),
+            expected,
+            actual,
+            requirement: String::new(),
+            clause: None,
+        }
+    }
+
+    /// Names the field by the clause a difference in it breaks.
+    pub fn name(&mut self, clause: Clause) {
+        self.requirement = clause.requirement().into();
+        self.clause = Some(clause);
     }
 }
 
@@ -150,8 +170,11 @@ impl FieldDiff {
 pub struct Divergence {
     /// When (the expected time, or the time of the offending output).
     pub at: u64,
-    /// The requirement that is broken.
+    /// The requirement that is broken: the ID of its line.
     pub requirement: String,
+    /// The clause of it that is broken (`RCV-ACK-002.b`; the line's ID when it has no
+    /// clauses), when the specification defines it.
+    pub clause: Option<Clause>,
     /// What happened, in a few words.
     pub what: String,
     /// The expected record, rendered.
@@ -163,6 +186,41 @@ pub struct Divergence {
     /// Whether only a SHOULD is broken: set by the scoreboard for the SHOULD part of a
     /// requirement that also holds a MUST, and by the report from the spec otherwise.
     pub should_only: bool,
+}
+
+impl Divergence {
+    /// A divergence from `clause`, its level deciding whether it is SHOULD-only.
+    fn of(at: u64, clause: Clause, what: String) -> Divergence {
+        Divergence {
+            at,
+            requirement: clause.requirement().into(),
+            clause: Some(clause),
+            what,
+            expected: None,
+            actual: None,
+            fields: vec![],
+            should_only: !matches!(clause.level(), Level::Must),
+        }
+    }
+
+    /// Settles `requirement` and `clause` of a divergence named by a string: the line's ID
+    /// in the one, the clause in the other.
+    fn settle(&mut self) {
+        if self.clause.is_none() {
+            self.clause = Clause::parse(&self.requirement);
+        }
+        if let Some(c) = self.clause {
+            self.requirement = c.requirement().into();
+        }
+        for f in &mut self.fields {
+            if f.clause.is_none() {
+                f.clause = Clause::parse(&f.requirement);
+            }
+            if let Some(c) = f.clause {
+                f.requirement = c.requirement().into();
+            }
+        }
+    }
 }
 
 /// The scoreboard's judgement of one run.
@@ -425,7 +483,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     }
     if let Some(e) = d.ext.erth {
         // An endpoint request goes where, and says what, the CPU half commanded, with the
-        // device's own ports (CONF-CMP-031).
+        // device's own ports (CONF-CMP-043).
         put("ev", format!("{:#x}", d.entropy().unwrap_or_default()));
         put("erth.op", format!("{:#04x}", e.op.0));
         put("erth.resv1", e.resv1.to_string());
@@ -718,6 +776,7 @@ fn judge_all(
             actual: Some(render_frame(&of.bytes)),
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 
@@ -739,6 +798,7 @@ fn judge_all(
         judge_retransmit_reports(scenario, observed, &obs_frames, &mut div);
     }
 
+    div.iter_mut().for_each(Divergence::settle);
     div.sort_by_key(|d| d.at);
     Judgement { divergences: div, checked }
 }
@@ -808,6 +868,7 @@ fn judge_reserved_qpn(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            clause: None,
         })
     };
     for f in obs_frames {
@@ -953,6 +1014,7 @@ fn judge_events(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: false,
+                        clause: None,
                     });
                 }
                 if flagged.contains_key(&(w.qpn.value(), w.msn)) {
@@ -972,6 +1034,7 @@ fn judge_events(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: false,
+                        clause: None,
                     });
                 }
                 match want.get_mut(&key) {
@@ -986,6 +1049,7 @@ fn judge_events(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: false,
+                        clause: None,
                     }),
                 }
             }
@@ -1002,6 +1066,7 @@ fn judge_events(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
     }
@@ -1026,6 +1091,7 @@ fn judge_events(
                         actual: None,
                         fields: vec![],
                         should_only: false,
+                        clause: None,
                     });
                     let _ = r;
                 }
@@ -1053,6 +1119,7 @@ fn judge_events(
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
             }
         }
@@ -1106,6 +1173,7 @@ fn judge_retransmit_reports(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             }),
         }
     }
@@ -1118,6 +1186,7 @@ fn judge_retransmit_reports(
             actual: None,
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 }
@@ -1195,6 +1264,7 @@ fn judge_reports(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                clause: None,
             }),
         }
     }
@@ -1216,6 +1286,7 @@ fn judge_reports(
             actual: Some(render_event(e)),
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 }
