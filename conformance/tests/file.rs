@@ -22,6 +22,7 @@ use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPa
 use pcap_file::pcapng::blocks::interface_description::{
     InterfaceDescriptionBlock, InterfaceDescriptionOption,
 };
+use pcap_file::pcapng::blocks::section_header::{SectionHeaderBlock, SectionHeaderOption};
 
 fn manifest(ports: u16) -> Manifest {
     let text = format!(
@@ -172,7 +173,7 @@ fn save_and_load() {
 
 #[test]
 fn empty_scenario_round_trips() {
-    let s = Scenario { manifest: manifest(0), records: vec![] };
+    let s = Scenario { manifest: manifest(1), records: vec![] };
     assert_eq!(read(&written(&s), &s).unwrap(), s);
 }
 
@@ -370,10 +371,29 @@ fn pkt(interface: u32, at: u64, data: Vec<u8>, flags: Option<u32>) -> Packet<'st
     Packet { interface, at, data, flags, comment: None }
 }
 
-/// A pcapng file (section length -1) with the given interfaces and packets.
+/// A pcapng file (section length -1) of the test scenario (its section comment names it,
+/// CONF-FMT-010) with the given interfaces and packets.
 fn handmade(links: &[u32], packets: &[Packet<'_>]) -> (Vec<u8>, Vec<usize>) {
+    handmade_named(Some("file-format-test"), links, packets)
+}
+
+/// [`handmade`] with this section comment, or none.
+fn handmade_named(
+    name: Option<&str>,
+    links: &[u32],
+    packets: &[Packet<'_>],
+) -> (Vec<u8>, Vec<usize>) {
     let mut out = Vec::new();
-    let mut w = PcapNgWriter::with_endianness(&mut out, pcap_file::Endianness::Little).unwrap();
+    let shb = SectionHeaderBlock {
+        endianness: pcap_file::Endianness::Little,
+        section_length: -1,
+        options: name
+            .map(|n| SectionHeaderOption::Comment(Cow::Owned(n.to_string())))
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    let mut w = PcapNgWriter::with_section_header(&mut out, shb).unwrap();
     for &link in links {
         w.write_pcapng_block(InterfaceDescriptionBlock {
             linktype: DataLink::from(link),
@@ -680,7 +700,7 @@ fn snapped_packets_and_other_formats() {
 /// name the file, the line and the column.
 #[test]
 fn toml_errors_have_line_and_column() {
-    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n  bogus = 1\n";
+    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n  bogus = 1\n";
     match parse_manifest(text, "m.toml") {
         Err(FileError::Toml { file, line, column, message }) => {
             assert_eq!(file, PathBuf::from("m.toml"));
@@ -689,13 +709,13 @@ fn toml_errors_have_line_and_column() {
         }
         other => panic!("{other:?}"),
     }
-    let text =
-        "name = \"x\"\ndescription = \"y\"\nrequirements = []\n[nic]\npmtu = 4096\nbogus = 1\n";
+    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n[nic]\npmtu = 4096\nbogus = 1\n";
     assert!(matches!(
         parse_manifest(text, "m.toml"),
         Err(FileError::Toml { line: 6, column: 1, .. })
     ));
-    let text = "name = \"x\"\ndescription = \"é\"\nrequirements = []\nports = \"two\"\n";
+    let text =
+        "name = \"x\"\ndescription = \"é\"\nrequirements = [\"RCV-ACK-001\"]\nports = \"two\"\n";
     assert!(matches!(
         parse_manifest(text, "m.toml"),
         Err(FileError::Toml { line: 4, column: 9, .. })
@@ -711,7 +731,7 @@ fn toml_errors_have_line_and_column() {
 /// version is rejected at the key, naming it; a version 1 manifest is written without the key.
 #[test]
 fn conf_fmt_007_manifest_versions() {
-    let base = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n";
+    let base = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n";
     let absent = parse_manifest(base, "m.toml").unwrap();
     let one = parse_manifest(&format!("version = 1\n{base}"), "m.toml").unwrap();
     assert_eq!(absent, one);

@@ -15,7 +15,8 @@
 //! * The CPU half of recovery as a device or the runner plays it: [`RecoveryCpu`], made by
 //!   a [`CpuHalfFactory`].
 //! * The scenario format as data: [`Scenario`], its [`Manifest`] (with the device's
-//!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s.
+//!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s, and the
+//!   values a manifest may hold ([`Manifest::validate`], [`ManifestError`]).
 //!
 //! Every type has a serde form, which is its JSON in the adapter protocol and in the host
 //! records and manifests of scenario files; those forms are part of the specification.
@@ -39,6 +40,7 @@ mod hex;
 pub mod host;
 pub mod scenario;
 pub mod time;
+pub mod validate;
 
 pub use config::{
     MANIFEST_VERSION, ManifestVersion, NicSettings, RecoverySettings, RetirementMode,
@@ -59,3 +61,4 @@ pub use host::{
 };
 pub use scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario, Tolerances};
 pub use time::Timestamp;
+pub use validate::{ManifestError, is_requirement_ref, requirement_of};
