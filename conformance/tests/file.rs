@@ -960,9 +960,9 @@ fn conf_fmt_008_values_refused_where_they_are() {
 fn conf_fmt_009_requirement_ids() {
     let with = |list: &str| format!("name = \"x\"\ndescription = \"y\"\nrequirements = {list}\n");
     assert_eq!(refused(&with("[]")).0, "requirements");
-    let (k, l, c, reason) = refused(&with("[\"RCV-ACK-001\",\n  \"RCV-NOPE-001\"]"));
+    let (k, l, c, reason) = refused(&with("[\"RCV-ACK-001\",\n  \"Z-NOPE-001\"]"));
     assert_eq!((k.as_str(), l, c), ("requirements", 4, 3));
-    assert_eq!(reason, "the specification defines no requirement RCV-NOPE-001");
+    assert_eq!(reason, "the specification defines no requirement Z-NOPE-001");
     let (_, _, _, reason) = refused(&with("[\"CONF-GEN-002\"]"));
     assert!(reason.starts_with("CONF-GEN-002 is withdrawn"), "{reason}");
     let (_, _, _, reason) = refused(&with("[\"rcv-ack-001\"]"));
@@ -970,8 +970,8 @@ fn conf_fmt_009_requirement_ids() {
     let (_, _, _, reason) = refused(&with("[\"RCV-ACK-001\", \"RCV-ACK-001\"]"));
     assert_eq!(reason, "named twice");
     assert!(parse_manifest(&with("[\"RCV-ACK-002.b\"]"), "m.toml").is_ok());
-    let (_, _, _, reason) = refused(&with("[\"RCV-NOPE-002.b\"]"));
-    assert_eq!(reason, "the specification defines no requirement RCV-NOPE-002");
+    let (_, _, _, reason) = refused(&with("[\"Z-NOPE-002.b\"]"));
+    assert_eq!(reason, "the specification defines no requirement Z-NOPE-002");
     let e = parse_manifest(&with("[\"X-Y-001\"]"), "d/m.toml").unwrap_err().to_string();
     assert_eq!(
         e,
@@ -987,17 +987,17 @@ fn conf_fmt_009_requirement_ids() {
             at: 0,
             data: frame(0, 10),
             flags: Some(2),
-            comment: Some("expect checks: RCV-ACK-001, NOPE-NOPE-001"),
+            comment: Some("expect checks: RCV-ACK-001, Z-NOPE-001"),
         }],
     );
     match read1(&b) {
         Err(FileError::UnknownCheck { offset, id, .. }) => {
-            assert_eq!((offset, id.as_str()), (starts[3] as u64, "NOPE-NOPE-001"));
+            assert_eq!((offset, id.as_str()), (starts[3] as u64, "Z-NOPE-001"));
         }
         other => panic!("{other:?}"),
     }
     let mut s = scenario();
-    s.records[1].checks = vec!["NOPE-NOPE-001".into()];
+    s.records[1].checks = vec!["Z-NOPE-001".into()];
     assert!(matches!(write_scenario(&s, &mut Vec::new()), Err(FileError::Invalid { .. })));
 }
 
