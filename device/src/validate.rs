@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use openrdma_codec::EthernetAddress;
 
+use crate::config::{NicSettings, RecoverySettings};
 use crate::scenario::{Link, Manifest};
 
 /// The longest duration, tolerance or record time a scenario may hold, in nanoseconds:
@@ -200,59 +201,18 @@ fn link_problems(out: &mut Vec<ManifestError>, l: &Link) {
     }
 }
 
-impl Manifest {
-    /// Checks every value against the rules of `CONF-FMT-008` (see the module
-    /// documentation); the first value at fault, in the order the keys are listed there.
+impl NicSettings {
+    /// Checks the `nic` table against the rules of `CONF-FMT-008` (see the module
+    /// documentation): the first value at fault. The reference model configures itself
+    /// only from a table that passes.
     pub fn validate(&self) -> Result<(), ManifestError> {
-        match self.problems().into_iter().next() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        first(self.problems())
     }
 
-    /// Every value at fault, in the order of [`Manifest::validate`].
+    /// Every value of the `nic` table at fault, keys named `nic.KEY`.
     pub fn problems(&self) -> Vec<ManifestError> {
+        let n = self;
         let mut out = Vec::new();
-        let name_ok = !self.name.is_empty()
-            && self.name.len() <= MAX_NAME_LEN
-            && !self.name.starts_with('.')
-            && self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-        if !name_ok {
-            out.push(ManifestError::new(
-                "name",
-                format!("{:?}", self.name),
-                "a scenario name is 1 to 255 ASCII letters, digits, `.`, `_` or `-`, not starting with `.`",
-            ));
-        }
-        if self.requirements.is_empty() {
-            out.push(ManifestError::new(
-                "requirements",
-                "[]",
-                "a scenario checks at least one requirement",
-            ));
-        }
-        let mut seen = BTreeSet::new();
-        for (i, id) in self.requirements.iter().enumerate() {
-            if !is_requirement_ref(id) {
-                out.push(ManifestError::at(
-                    "requirements",
-                    i,
-                    format!("{id:?}"),
-                    "not a requirement ID: AREA-TOPIC-NNN, or a clause AREA-TOPIC-NNN.x",
-                ));
-            } else if !seen.insert(id.as_str()) {
-                out.push(ManifestError::at("requirements", i, format!("{id:?}"), "named twice"));
-            }
-        }
-        if self.ports == 0 || self.ports > MAX_PORTS {
-            out.push(ManifestError::new(
-                "ports",
-                self.ports,
-                "1 to 32 ports: a port status has one bit per port (ERTH-PORT-001)",
-            ));
-        }
-
-        let n = &self.nic;
         if !matches!(n.pmtu, 256 | 512 | 1024 | 2048 | 4096) {
             out.push(ManifestError::new(
                 "nic.pmtu",
@@ -307,7 +267,21 @@ impl Manifest {
             out.extend(too_long(key, ns(d)));
         }
 
-        let r = &self.recovery;
+        out
+    }
+}
+
+impl RecoverySettings {
+    /// Checks the `recovery` table against the rules of `CONF-FMT-008`: the first value at
+    /// fault.
+    pub fn validate(&self) -> Result<(), ManifestError> {
+        first(self.problems())
+    }
+
+    /// Every value of the `recovery` table at fault, keys named `recovery.KEY`.
+    pub fn problems(&self) -> Vec<ManifestError> {
+        let r = self;
+        let mut out = Vec::new();
         if r.rto.is_zero() {
             out.push(ManifestError::new(
                 "recovery.rto",
@@ -347,7 +321,84 @@ impl Manifest {
             out.extend(too_long(key, ns(d)));
         }
 
-        link_problems(&mut out, &self.link);
+        out
+    }
+}
+
+impl Link {
+    /// Checks the `link` table against the rules of `CONF-FMT-008`: the first value at
+    /// fault.
+    pub fn validate(&self) -> Result<(), ManifestError> {
+        first(self.problems())
+    }
+
+    /// Every value of the `link` table at fault, keys named `link.KEY`.
+    pub fn problems(&self) -> Vec<ManifestError> {
+        let mut out = Vec::new();
+        link_problems(&mut out, self);
+        out
+    }
+}
+
+fn first(problems: Vec<ManifestError>) -> Result<(), ManifestError> {
+    match problems.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+impl Manifest {
+    /// Checks every value against the rules of `CONF-FMT-008` (see the module
+    /// documentation); the first value at fault, in the order the keys are listed there.
+    pub fn validate(&self) -> Result<(), ManifestError> {
+        first(self.problems())
+    }
+
+    /// Every value at fault, in the order of [`Manifest::validate`].
+    pub fn problems(&self) -> Vec<ManifestError> {
+        let mut out = Vec::new();
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= MAX_NAME_LEN
+            && !self.name.starts_with('.')
+            && self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+        if !name_ok {
+            out.push(ManifestError::new(
+                "name",
+                format!("{:?}", self.name),
+                "a scenario name is 1 to 255 ASCII letters, digits, `.`, `_` or `-`, not starting with `.`",
+            ));
+        }
+        if self.requirements.is_empty() {
+            out.push(ManifestError::new(
+                "requirements",
+                "[]",
+                "a scenario checks at least one requirement",
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, id) in self.requirements.iter().enumerate() {
+            if !is_requirement_ref(id) {
+                out.push(ManifestError::at(
+                    "requirements",
+                    i,
+                    format!("{id:?}"),
+                    "not a requirement ID: AREA-TOPIC-NNN, or a clause AREA-TOPIC-NNN.x",
+                ));
+            } else if !seen.insert(id.as_str()) {
+                out.push(ManifestError::at("requirements", i, format!("{id:?}"), "named twice"));
+            }
+        }
+        if self.ports == 0 || self.ports > MAX_PORTS {
+            out.push(ManifestError::new(
+                "ports",
+                self.ports,
+                "1 to 32 ports: a port status has one bit per port (ERTH-PORT-001)",
+            ));
+        }
+
+        out.extend(self.nic.problems());
+        out.extend(self.recovery.problems());
+        out.extend(self.link.problems());
 
         let t = &self.tolerances;
         for (key, v) in [
@@ -364,7 +415,7 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ManifestVersion, NicSettings, RecoverySettings};
+    use crate::config::ManifestVersion;
     use crate::scenario::{CpuHalf, Tolerances};
 
     fn good() -> Manifest {
