@@ -8,6 +8,10 @@
 //!
 //! TOML, deserialized into [`Manifest`]; unknown keys are errors. [`manifest_to_toml`] writes
 //! one. Errors name the file, the line and the column (1-based, columns in characters).
+//! A manifest that parses is then checked: every value by [`Manifest::validate`]
+//! (`CONF-FMT-008`), and every requirement it names against the specification built into
+//! this crate (`CONF-FMT-009`), the error naming the key as its TOML path (`nic.pmtu`) and
+//! the line and column of the value.
 //!
 //! # The pcapng layout
 //!
@@ -53,7 +57,10 @@
 //! comment when the flags are absent or say "unknown" (`00`), and the two agree when both are
 //! present; comments that do not start with `inject` or `expect` are ignored (Wireshark users
 //! may add notes); host commands and CPU commands are injected, events are expected, frames
-//! either. Other blocks (statistics, name resolution) are skipped. The writer rejects what
+//! either; a section comment is the manifest's name, which binds the two files
+//! (`CONF-FMT-010`); no record is later than 2^62 ns; every ID a record checks is the
+//! specification's. [`load_dir`] reads a directory and refuses two scenarios of one name
+//! (`CONF-FMT-011`). Other blocks (statistics, name resolution) are skipped. The writer rejects what
 //! the reader rejects, so every scenario it writes reads back equal.
 //!
 //! # Observed captures
@@ -1043,7 +1050,7 @@ pub fn read_records(
                     });
                 }
                 // The binding of the records to their manifest (CONF-FMT-010).
-                if !s.comments.iter().any(|c| *c == manifest.name) {
+                if !s.comments.contains(&manifest.name) {
                     return Err(FileError::Mismatch {
                         file: file.to_path_buf(),
                         capture: s.comments.first().cloned(),

@@ -445,7 +445,8 @@ mod tests {
 
     #[test]
     fn conf_fmt_008_each_rule_names_its_key() {
-        let cases: Vec<(&str, fn(&mut Manifest))> = vec![
+        type Spoil = fn(&mut Manifest);
+        let cases: Vec<(&str, Spoil)> = vec![
             ("name", |m| m.name = String::new()),
             ("name", |m| m.name = "../x".into()),
             ("requirements", |m| m.requirements.clear()),
