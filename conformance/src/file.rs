@@ -579,12 +579,10 @@ pub fn record_comment(dir: Direction, checks: &[String]) -> String {
     c
 }
 
-/// Whether the specification defines `id` (or the requirement of the clause `id`), and
-/// has not withdrawn it.
+/// Whether the specification defines `id` (a requirement or clause ID) and has not
+/// withdrawn it.
 fn known(id: &str) -> bool {
-    requirement_of(id)
-        .and_then(|id| bundled_spec().get(id))
-        .is_some_and(|r| r.level != crate::requirements::Level::Withdrawn)
+    unknown_reason(id, bundled_spec()).is_none()
 }
 
 fn valid_check_id(id: &str) -> bool {
@@ -948,26 +946,28 @@ pub fn bundled_spec() -> &'static Spec {
 }
 
 /// The first requirement `m` names that `spec` does not define, or defines as withdrawn
-/// (`CONF-FMT-009`). A clause `ID.x` is checked by its `ID`.
+/// (`CONF-FMT-009`). A clause ID `ID.x` names a clause of a marked line.
 pub fn unknown_requirement(m: &Manifest, spec: &Spec) -> Option<ManifestError> {
     m.requirements.iter().enumerate().find_map(|(i, r)| {
-        let id = requirement_of(r).unwrap_or(r);
-        match spec.get(id) {
-            None => Some(ManifestError::at(
-                "requirements",
-                i,
-                format!("{r:?}"),
-                format!("the specification defines no requirement {id}"),
-            )),
-            Some(q) if q.level == crate::requirements::Level::Withdrawn => Some(ManifestError::at(
-                "requirements",
-                i,
-                format!("{r:?}"),
-                format!("{id} is withdrawn: {}", q.text),
-            )),
-            Some(_) => None,
-        }
+        let why = unknown_reason(r, spec)?;
+        Some(ManifestError::at("requirements", i, format!("{r:?}"), why))
     })
+}
+
+/// Why the specification does not define `id` (a requirement or clause ID) for a scenario
+/// to check; `None` when it does.
+fn unknown_reason(id: &str, spec: &Spec) -> Option<String> {
+    let line = requirement_of(id).unwrap_or(id);
+    let Some(requirement) = spec.get(line) else {
+        return Some(format!("the specification defines no requirement {line}"));
+    };
+    if requirement.level == crate::requirements::Level::Withdrawn {
+        return Some(format!("{line} is withdrawn: {}", requirement.text));
+    }
+    if spec.clause(id).is_none() {
+        return Some(format!("{line} has no clause ({})", id.rsplit('.').next().unwrap_or("")));
+    }
+    None
 }
 
 /// Where the value of `key` (a dotted TOML path) starts in `text`, or element `index` of

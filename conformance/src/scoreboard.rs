@@ -73,6 +73,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
 use openrdma_codec::{AethKind, Opcode, Qpn};
+use openrdma_codec::{Ev, Msn};
 use openrdma_device::{
     Body, Capability, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Payload, Record,
     Scenario, Side, TimedInput, TimedOutput,
@@ -165,7 +166,7 @@ struct Frame {
     at: u64,
     bytes: Vec<u8>,
     kind: Kind,
-    ev: u32,
+    ev: Ev,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,7 +174,7 @@ enum Kind {
     Data { qp: u32, psn: u32, rtx: bool },
     Sack { qp: u32, cack: u32, base: u32, bitmap: u64 },
     Nack { qp: u32, psn: u32, reason: u8 },
-    Ack { qp: u32, msn: u32, syndrome: u8 },
+    Ack { qp: u32, msn: Msn, syndrome: u8 },
     Probe { qp: u32 },
     Endpoint { op: u8, request_id: u32 },
     EndpointRequest { op: u8, request_id: u32 },
@@ -182,7 +183,7 @@ enum Kind {
 
 fn classify(at: u64, bytes: &[u8]) -> Frame {
     let d = decode(bytes);
-    let ev = d.entropy().unwrap_or(0);
+    let ev = d.entropy().unwrap_or_default();
     let kind = kind_of(&d);
     Frame { at, bytes: bytes.to_vec(), kind, ev }
 }
@@ -208,7 +209,7 @@ fn kind_of(d: &DecodedFrame<'_>) -> Kind {
             None => Kind::Other { error: None },
         },
         Opcode::MRC_ACKNOWLEDGE => match &d.ext.aeth {
-            Some(a) => Kind::Ack { qp, msn: a.msn & 0xFFFF, syndrome: a.syndrome },
+            Some(a) => Kind::Ack { qp, msn: a.msn.msn(), syndrome: a.syndrome },
             None => Kind::Other { error: None },
         },
         Opcode::MRC_PROBE => Kind::Probe { qp },
@@ -277,7 +278,7 @@ pub fn render_frame(bytes: &[u8]) -> String {
     if !d.payload.is_empty() {
         s.push_str(&format!(" payload {} B", d.payload.len()));
     }
-    s.push_str(&format!(" ev {:#x} icrc {}", d.entropy().unwrap_or(0), d.icrc.as_str()));
+    s.push_str(&format!(" ev {:#x} icrc {}", d.entropy().unwrap_or_default(), d.icrc.as_str()));
     s
 }
 
@@ -396,7 +397,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(e) = d.ext.erth {
         // An endpoint request goes where, and says what, the CPU half commanded, with the
         // device's own ports (CONF-CMP-031).
-        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("ev", format!("{:#x}", d.entropy().unwrap_or_default()));
         put("erth.op", format!("{:#04x}", e.op.0));
         put("erth.resv1", e.resv1.to_string());
         put("erth.port_status", format!("{:#b}", e.port_status));
@@ -406,7 +407,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(e) = d.ext.eeth {
         // An endpoint response answers a request the scenario injected: its path is the
         // request's (ERTH-RESP-001), and so is every field but `data`.
-        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("ev", format!("{:#x}", d.entropy().unwrap_or_default()));
         put("eeth.op", format!("{:#04x}", e.op.0));
         put("eeth.status", e.status.to_string());
         put("eeth.resv2", e.resv2.to_string());
@@ -746,7 +747,7 @@ fn judge_all(
     order::judge(scenario, observed, &peer_map(scenario), &mut div);
 
     // Unexpected data, NACK, ACK and probe packets.
-    let acked_msns: Vec<(u32, u32)> = exp_frames
+    let acked_msns: Vec<(u32, Msn)> = exp_frames
         .iter()
         .filter_map(|(_, f)| match f.kind {
             Kind::Ack { qp, msn, .. } => Some((qp, msn)),
@@ -1009,7 +1010,7 @@ fn is_ack_pair(f: &FieldDiff) -> bool {
 
 /// An ACK (any credit code) or the exact NAK syndrome.
 fn ack_class(syndrome: u8) -> (bool, u8) {
-    let ack = openrdma_codec::AethRepr { syndrome, msn: 0 }.kind() == AethKind::Ack;
+    let ack = AethKind::of(syndrome) == AethKind::Ack;
     if ack { (true, 0) } else { (false, syndrome) }
 }
 
@@ -1067,7 +1068,7 @@ fn judge_events(
         }
     }
     // Flags and DMA order: per (qpn, msn), the index of the flag among observed events.
-    let mut flagged: HashMap<(u32, u16), u64> = HashMap::new();
+    let mut flagged: HashMap<(u32, Msn), u64> = HashMap::new();
     for (at, e) in &obs {
         match e {
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {

@@ -11,7 +11,7 @@
 //! | key | rule |
 //! |---|---|
 //! | `name` | 1 to 255 ASCII letters, digits, `.`, `_` or `-`, not starting with `.` |
-//! | `requirements` | at least one; each `AREA-TOPIC-NNN` or a clause `AREA-TOPIC-NNN.x`; no ID twice |
+//! | `requirements` | at least one; each `AREA-TOPIC-NNN` or a clause ID `AREA-TOPIC-NNN.x`; no ID twice |
 //! | `ports` | 1 to 32 (`ERTH-PORT-001`: a port status has 32 bits) |
 //! | `nic.pmtu` | 256, 512, 1024, 2048 or 4096 (`SND-SEG-001`) |
 //! | `nic.mpr` | 1 to 64 (`SETH-MPR-001`) |
@@ -80,9 +80,9 @@ impl ManifestError {
 }
 
 /// Whether `s` is a requirement ID as a manifest may name it: `AREA-TOPIC-NNN` (upper-case
-/// letters and digits, the area starting with a letter, three digits), or a clause of one,
-/// `AREA-TOPIC-NNN.x` with `x` lower-case letters or digits. [`requirement_of`] gives the ID
-/// of a clause.
+/// letters and digits, the area starting with a letter, three digits), or the ID of one of
+/// its clauses, `AREA-TOPIC-NNN.x` with `x` a lower-case letter (`spec/README.md`).
+/// [`requirement_of`] gives the requirement of a clause ID.
 pub fn is_requirement_ref(s: &str) -> bool {
     let Some(id) = requirement_of(s) else { return false };
     let parts: Vec<&str> = id.split('-').collect();
@@ -96,14 +96,14 @@ pub fn is_requirement_ref(s: &str) -> bool {
         && parts[2].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// The requirement ID of a reference: `s` itself, or the part before `.` of a clause
-/// `ID.x`. `None` when the clause part is empty or not lower-case letters and digits.
+/// The requirement ID of a reference: `s` itself, or the part before `.` of a clause ID
+/// `ID.x`. `None` when the clause part is not one lower-case letter.
 pub fn requirement_of(s: &str) -> Option<&str> {
     match s.split_once('.') {
         None => Some(s),
-        Some((id, clause)) => (!clause.is_empty()
-            && clause.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
-        .then_some(id),
+        Some((id, clause)) => {
+            (clause.len() == 1 && clause.as_bytes()[0].is_ascii_lowercase()).then_some(id)
+        }
     }
 }
 
@@ -532,7 +532,8 @@ mod tests {
         assert_eq!(requirement_of("RCV-ACK-002.b"), Some("RCV-ACK-002"));
         assert_eq!(requirement_of("RCV-ACK-002"), Some("RCV-ACK-002"));
         assert_eq!(requirement_of("RCV-ACK-002.B"), None);
-        assert!(is_requirement_ref("CONF-FMT-001.a2"));
+        assert!(is_requirement_ref("CONF-FMT-001.a"));
+        assert!(!is_requirement_ref("CONF-FMT-001.a2"));
         assert!(!is_requirement_ref("CONF-FMT-01"));
         assert!(!is_requirement_ref("1CONF-FMT-001"));
     }
