@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 218] = [
+pub(in crate::req) static CLAUSES: [Info; 226] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -26,6 +26,13 @@ pub(in crate::req) static CLAUSES: [Info; 218] = [
     part("CONF-FMT-007.a", "CONF-FMT-007", 'a', Must, Suite),
     part("CONF-FMT-007.b", "CONF-FMT-007", 'b', Must, Suite),
     part("CONF-FMT-007.c", "CONF-FMT-007", 'c', Must, Suite),
+    whole("CONF-FMT-008", Must, Suite),
+    part("CONF-FMT-008.a", "CONF-FMT-008", 'a', Must, Suite),
+    part("CONF-FMT-008.b", "CONF-FMT-008", 'b', Must, Suite),
+    whole("CONF-FMT-009", Must, Suite),
+    part("CONF-FMT-009.a", "CONF-FMT-009", 'a', Must, Suite),
+    part("CONF-FMT-009.b", "CONF-FMT-009", 'b', Must, Suite),
+    line("CONF-FMT-011", Must, Suite),
     line("CONF-FMT-002", Must, Suite),
     whole("CONF-FMT-003", Must, Suite),
     part("CONF-FMT-003.a", "CONF-FMT-003", 'a', Must, Suite),
@@ -35,6 +42,7 @@ pub(in crate::req) static CLAUSES: [Info; 218] = [
     part("CONF-FMT-004.b", "CONF-FMT-004", 'b', Must, Suite),
     part("CONF-FMT-004.c", "CONF-FMT-004", 'c', Must, Suite),
     line("CONF-FMT-005", Must, Suite),
+    line("CONF-FMT-010", Must, Suite),
     whole("CONF-FMT-006", Must, Suite),
     part("CONF-FMT-006.a", "CONF-FMT-006", 'a', Must, Suite),
     part("CONF-FMT-006.b", "CONF-FMT-006", 'b', Must, Suite),
