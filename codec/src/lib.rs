@@ -39,7 +39,6 @@ extern crate std;
 pub mod error;
 mod field;
 pub mod frame;
-pub mod fuzzing;
 pub mod host;
 pub mod icrc;
 pub mod id;

@@ -36,8 +36,6 @@ pub mod endpoint;
 pub mod error;
 pub mod ev;
 pub mod event;
-pub mod fuzzing;
-pub mod loopback;
 pub mod nic;
 pub mod packet;
 pub mod receiver;

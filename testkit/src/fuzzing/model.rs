@@ -39,19 +39,19 @@ use openrdma_codec::{
     NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, Rkey, Rqmsn, SethRepr, TemplateId,
 };
 
-use crate::config::{
+use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::config::{
     CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
-use crate::endpoint::Endpoint;
-use crate::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
-use crate::ev::EvState;
-use crate::event::{
+use openrdma_sm::endpoint::Endpoint;
+use openrdma_sm::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
+use openrdma_sm::ev::EvState;
+use openrdma_sm::event::{
     CompletionEvent, CpuCommand, DmaWrite, DoorbellWrite, FlagWrite, HostCommand, LocalRegion,
     NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-use crate::nic::{HostOrPeer, Nic, NicStats};
-use crate::packet::{Packet, WritePacket};
-use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::nic::{HostOrPeer, Nic, NicStats};
+use openrdma_sm::packet::{Packet, WritePacket};
 
 // ----- reading the input -------------------------------------------------------------------
 
