@@ -1,7 +1,7 @@
 //! The discrete-event engine.
 //!
 //! One queue of events keyed by (time, sequence number), a radix heap
-//! ([`crate::queue`]): two events at the same time run in the order they were scheduled,
+//! (the `queue` module): two events at the same time run in the order they were scheduled,
 //! so a run depends on nothing but its configuration. Time is kept in picoseconds, so that the serialization of a 64-byte
 //! frame at 400 Gb/s is not rounded away; the endpoints see whole nanoseconds
 //! ([`Timestamp`]), which never go backwards.
