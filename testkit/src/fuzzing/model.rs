@@ -40,18 +40,18 @@ use openrdma_codec::{
 };
 
 use openrdma_device::{DomainId, Payload, Timestamp};
-use openrdma_sm::config::{
-    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
-};
-use openrdma_sm::endpoint::Endpoint;
-use openrdma_sm::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
+use openrdma_sm::Endpoint;
 use openrdma_sm::ev::EvState;
-use openrdma_sm::event::{
+use openrdma_sm::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
+use openrdma_sm::{
     CompletionEvent, CpuCommand, DmaWrite, DoorbellWrite, FlagWrite, HostCommand, LocalRegion,
     NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-use openrdma_sm::nic::{HostOrPeer, Nic, NicStats};
-use openrdma_sm::packet::{Packet, WritePacket};
+use openrdma_sm::{
+    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
+};
+use openrdma_sm::{HostOrPeer, Nic, NicStats};
+use openrdma_sm::{Packet, WritePacket};
 
 // ----- reading the input -------------------------------------------------------------------
 
