@@ -864,9 +864,19 @@ impl Sim {
                 self.transmit(h, t);
                 any = true;
             }
-            while let Some(ev) = self.hosts[h].ep.poll_event(now_ts) {
-                self.record(h, ev);
-                any = true;
+            loop {
+                match self.hosts[h].ep.poll_event(now_ts) {
+                    Ok(Some(ev)) => {
+                        self.record(h, ev);
+                        any = true;
+                    }
+                    Ok(None) => break,
+                    // Counted as a refused timeout is (`Kind::Timer`).
+                    Err(_) => {
+                        self.c.peer_violations += 1;
+                        break;
+                    }
+                }
             }
             if !any {
                 break;

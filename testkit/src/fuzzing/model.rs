@@ -1224,7 +1224,7 @@ impl Fabric {
                     };
                     self.send(k, t.ev, t.packet, fate);
                 }
-                while let Some(e) = self.eps[k].poll_event(now) {
+                while let Some(e) = self.eps[k].poll_event(now).expect("time moves forward") {
                     any = true;
                     self.record(k, e);
                 }
