@@ -15,6 +15,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 
 const SIZES: [(&str, usize); 3] = [("64B", 64), ("1KiB", 1024), ("4KiB", 4096)];

@@ -403,7 +403,7 @@ impl Recorder {
                 while let Some(t) = peer.poll_transmit(now) {
                     out.push(t);
                 }
-                while peer.poll_event(now).is_some() {}
+                while peer.poll_event(now).expect("time moves forward").is_some() {}
                 for t in out {
                     any = true;
                     let qp = t.packet.dest_qp().value();

@@ -16,9 +16,7 @@ use core::time::Duration;
 use openrdma_device::time::duration_ns;
 use serde::{Deserialize, Serialize};
 
-pub use openrdma_device::{
-    CQE_BYTES, CongestionControl, CqConfig, MAX_CQ_ENTRIES, QpConfig, RetirementMode, SprayPolicy,
-};
+pub use openrdma_device::{CongestionControl, CqConfig, QpConfig, RetirementMode, SprayPolicy};
 use openrdma_device::{NicSettings, RecoverySettings};
 
 /// Configuration of one NIC (the reference model instance).

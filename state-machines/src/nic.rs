@@ -300,10 +300,16 @@ impl Nic {
 
     #[inline(always)]
     fn tick(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
+        self.check_time(now)?;
+        self.last_now = now;
+        Ok(())
+    }
+
+    /// Whether `now` may be given to the next call: not before the last call's.
+    pub(crate) fn check_time(&self, now: Timestamp) -> Result<(), ApiMisuse> {
         if now < self.last_now {
             return Err(ApiMisuse::TimeWentBackwards { now: now.0, last: self.last_now.0 });
         }
-        self.last_now = now;
         Ok(())
     }
 

@@ -8,7 +8,7 @@
 //!   second;
 //! * `icrc`: [`icrc::compute`] alone over the IP packets of the same frames, bytes per second;
 //! * `model`: a requester NIC and a responder NIC back to back at 4 KiB PMTU
-//!   (`openrdma_sm::loopback`), data packets placed per second, four ways (see
+//!   (`openrdma_testkit::loopback`), data packets placed per second, four ways (see
 //!   [`MODEL_FIGURES`]): `pair`, the state machines alone with packets as `Repr`s, the figure
 //!   to hold against the target of four 100 Gb/s paths; `requester` and `responder`, each
 //!   NIC's half of that run replayed alone; `frames`, the pair through frames with the ICRC
@@ -56,8 +56,8 @@ use openrdma_device::{
     TimedInput, TimedOutput, Timestamp,
 };
 use openrdma_sim::{FlowConfig, LossModel, PathConfig, SimConfig, simulate};
-use openrdma_sm::loopback::{Loopback, PMTU, Script};
 use openrdma_sm::reference_cpu_half;
+use openrdma_testkit::loopback::{Loopback, PMTU, Script};
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
@@ -264,7 +264,7 @@ pub const MODEL_FIGURES: [(&str, &str); 4] = [
     ),
 ];
 
-/// The model figures: data packets per second of `openrdma_sm::loopback` transfers.
+/// The model figures: data packets per second of `openrdma_testkit::loopback` transfers.
 fn model(plan: &Plan, rows: &mut Vec<Row>) {
     let messages = if plan.quick { 2 } else { MODEL_MESSAGES };
     let pair = plan.rate_ok(|| {

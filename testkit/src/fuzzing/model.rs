@@ -39,19 +39,19 @@ use openrdma_codec::{
     NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, Rkey, Rqmsn, SethRepr, TemplateId,
 };
 
-use crate::config::{
-    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
-};
-use crate::endpoint::Endpoint;
-use crate::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
-use crate::ev::EvState;
-use crate::event::{
+use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::Endpoint;
+use openrdma_sm::ev::EvState;
+use openrdma_sm::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
+use openrdma_sm::{
     CompletionEvent, CpuCommand, DmaWrite, DoorbellWrite, FlagWrite, HostCommand, LocalRegion,
     NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-use crate::nic::{HostOrPeer, Nic, NicStats};
-use crate::packet::{Packet, WritePacket};
-use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::{
+    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
+};
+use openrdma_sm::{HostOrPeer, Nic, NicStats};
+use openrdma_sm::{Packet, WritePacket};
 
 // ----- reading the input -------------------------------------------------------------------
 
@@ -1224,7 +1224,7 @@ impl Fabric {
                     };
                     self.send(k, t.ev, t.packet, fate);
                 }
-                while let Some(e) = self.eps[k].poll_event(now) {
+                while let Some(e) = self.eps[k].poll_event(now).expect("time moves forward") {
                     any = true;
                     self.record(k, e);
                 }
