@@ -27,3 +27,4 @@ pub mod report;
 pub mod requirements;
 pub mod runner;
 pub mod scoreboard;
+pub mod timeline;
