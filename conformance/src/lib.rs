@@ -21,6 +21,7 @@
 
 pub mod capture;
 pub mod file;
+pub mod placement;
 pub mod process;
 pub mod protocol;
 pub mod report;

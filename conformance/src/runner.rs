@@ -11,7 +11,7 @@
 //! timers. The agent sees the device's reports after each batch, at their times, and its
 //! commands reach the device at the start of the next one; so that no report can make a
 //! deadline that falls inside the batch it came in, and fire late, a batch is then no
-//! longer than the agent's shortest delay ([`RecoveryCpu::min_delay`], `CONF-RUN-005`).
+//! longer than the agent's shortest delay ([`RecoveryCpu::min_delay`], `CONF-RUN-008`).
 //! A recording with `cpu = "reference"` hands the agent's commands to the device the same
 //! way (`openrdma_corpus::record`), so that replay and recording agree exactly.
 //!
@@ -233,7 +233,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         }
         let end = Timestamp(last.saturating_add(lag).saturating_add(tol.drain_ns));
         // This batch runs to the next hold point, agent deadline, or the end, and for no
-        // longer than the agent's shortest delay (CONF-RUN-005); while a hold point waits
+        // longer than the agent's shortest delay (CONF-RUN-008); while a hold point waits
         // for its cause, for no longer than the recorded gap between the two.
         let mut until = end;
         if let Some(step) = waiting {

@@ -62,7 +62,7 @@ fn conf_dev_003_the_runner_only_moves_time_forward() {
     }
 }
 
-/// CONF-RUN-005: the runner delivers every inject record at its time, in record order; in a
+/// CONF-RUN-008: the runner delivers every inject record at its time, in record order; in a
 /// scenario that scripts its CPU half, a batch ends only where an injected SACK or NACK
 /// comes (the runner must first see which EV the device used for the packet acknowledged),
 /// and the last one at the end of the scenario, `drain_ns` after its last record. Every
@@ -137,7 +137,7 @@ fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
 /// runner's agent in place of the recorded CPU half, against an agent of the test's own
 /// fed the same reports: each batch opens with exactly the commands that agent gives once
 /// the batch before has run, no CPU command comes anywhere else, and no batch runs past the
-/// agent's next deadline (CONF-RUN-005).
+/// agent's next deadline (CONF-RUN-008).
 #[test]
 fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
     use openrdma_device::NicEvent;
@@ -154,7 +154,7 @@ fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
         let mut deadline: Option<Timestamp> = None;
         let mut prev_until = Timestamp::ZERO;
         for (k, b) in dev.batches.iter().enumerate() {
-            // CONF-RUN-005: a batch runs no further than the agent's next deadline.
+            // CONF-RUN-008: a batch runs no further than the agent's next deadline.
             if let Some(d) = deadline {
                 assert!(
                     b.until <= d.max(prev_until),

@@ -113,7 +113,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
 /// nanosecond for nanosecond, the tolerances unused: with the CPU half scripted, and when a
 /// CPU half runs live during the replay, the runner's agent, whose commands reach the
 /// device at the starts of batches, or the device's own. A recording hands the agent's
-/// commands to the device as the runner does (`CONF-GEN-005`, `CONF-RUN-005`), and runs
+/// commands to the device as the runner does (`CONF-GEN-005`, `CONF-RUN-008`), and runs
 /// the device's timers before the frames that arrive at the same time, as a device does.
 #[test]
 fn the_reference_replays_every_recording_exactly() {

@@ -33,7 +33,7 @@ use super::{Divergence, payload_bytes, render_event, render_frame};
 type WrKey = (u32, u16, u16);
 /// A message: device QP, MSN.
 type MsgKey = (u32, u16);
-/// A DMA write, as CONF-CMP-008 matches it: QP, address, bytes.
+/// A DMA write, as CONF-CMP-034 matches it: QP, address, bytes.
 type DmaKey = (u32, u64, Vec<u8>);
 
 /// What an output is, for these rules.
