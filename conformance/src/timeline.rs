@@ -418,10 +418,69 @@ pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> 
 mod tests {
     use super::*;
 
+    fn scenario(name: &str) -> Scenario {
+        let stem =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/scenarios").join(name);
+        crate::file::load(stem).expect("a corpus scenario")
+    }
+
+    /// CONF-RUN-007: the transport ACK that answers the retransmission commanded by the CPU
+    /// half is a hold point whose cause is that retransmission.
     #[test]
-    fn no_lag_and_on_time_outputs_give_zero_shifts() {
-        let s = Scenario { manifest: Default::default(), records: vec![] };
+    fn an_ack_is_held_for_the_data_packet_it_acknowledges() {
+        let s = scenario("rec-split-timeout");
         let t = Timeline::of(&s);
-        assert!(windows(&s, &t, &[], &[]).is_empty());
+        let held: Vec<(usize, usize)> =
+            t.causes.iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c))).collect();
+        assert!(!held.is_empty());
+        for (i, c) in held {
+            assert!(c < i);
+            assert_eq!(s.records[c].dir, Direction::Expect);
+            assert!(matches!(t.ident(c), Some((Ident::Data { .. } | Ident::Probe { .. }, _))));
+        }
+    }
+
+    /// CONF-TIME-005: with no lag and every output at its recorded time, every window is the
+    /// recorded time with the tolerances; outputs late by a constant shift the windows of
+    /// the records that follow them.
+    #[test]
+    fn windows_follow_the_anchors() {
+        let s = scenario("rcv-in-order-v4");
+        let t = Timeline::of(&s);
+        let tol = &s.manifest.tolerances;
+        let on_time: Vec<TimedOutput> = s
+            .records
+            .iter()
+            .filter(|r| r.dir == Direction::Expect)
+            .filter_map(|r| match &r.body {
+                Body::Frame { port, bytes } => Some(TimedOutput {
+                    at: r.at,
+                    output: Output::Frame { port: *port, bytes: bytes.clone() },
+                }),
+                Body::Event { event } => {
+                    Some(TimedOutput { at: r.at, output: Output::Event { event: event.clone() } })
+                }
+                _ => None,
+            })
+            .collect();
+        for (r, w) in s.records.iter().zip(windows(&s, &t, &[], &on_time)) {
+            if let Some(w) = w {
+                assert_eq!(w.expected, r.at.0);
+                assert_eq!(w.hi, r.at.0 + tol.late_ns);
+            }
+        }
+        let lag: Vec<(usize, u64)> = (0..s.records.len())
+            .filter(|&i| s.records[i].dir == Direction::Inject)
+            .map(|i| (i, 700))
+            .collect();
+        let late: Vec<TimedOutput> = on_time
+            .iter()
+            .map(|o| TimedOutput { at: Timestamp(o.at.0 + 700), ..o.clone() })
+            .collect();
+        for (r, w) in s.records.iter().zip(windows(&s, &t, &lag, &late)) {
+            if let (Some(w), Direction::Expect) = (w, r.dir) {
+                assert_eq!(w.expected, r.at.0 + 700);
+            }
+        }
     }
 }
