@@ -64,8 +64,8 @@ pub enum Finding {
         /// Index into the flags.
         flag: usize,
     },
-    /// Write `write` put `len` bytes outside every expected range, the first at `va`
-    /// (`RCV-PLACE-003`).
+    /// Write `write` put `len` bytes outside every expected range, the first at `va`, or
+    /// (`len` 1) a byte at `va` that no expected range wants there (`RCV-PLACE-003`).
     Outside {
         /// Index into the writes.
         write: usize,
@@ -176,6 +176,23 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
         };
         if !touched.is_empty() && touched.iter().all(|&ri| closed(ri) && complete[ri]) {
             out.push(Finding::AfterFlag { write: wi });
+            continue;
+        }
+        // Every byte it lands is the value some expected range wants there: a stray write
+        // into a buffer that a later write repairs is still a wrong write (one not repaired
+        // is a missing range already).
+        if !touched.iter().all(|&ri| complete[ri]) {
+            continue;
+        }
+        let wrong = w.bytes.iter().enumerate().position(|(k, b)| {
+            let a = w.va + k as u64;
+            !touched.iter().any(|&ri| {
+                let r = &expected[ri];
+                a >= r.va && a < r.va + r.bytes.len() as u64 && r.bytes[(a - r.va) as usize] == *b
+            })
+        });
+        if let Some(k) = wrong {
+            out.push(Finding::Outside { write: wi, va: w.va + k as u64, len: 1 });
         }
     }
     out
@@ -186,7 +203,8 @@ mod tests {
     use super::*;
 
     fn range(va: u64, n: usize) -> Range {
-        Range { qp: 1, msn: 0, va, bytes: (0..n).map(|k| k as u8).collect() }
+        let at = (va - 0x1000) as usize;
+        Range { qp: 1, msn: 0, va, bytes: (at..at + n).map(|k| k as u8).collect() }
     }
 
     fn write(pos: usize, va: u64, from: usize, to: usize) -> Write {
@@ -201,9 +219,7 @@ mod tests {
         let exp = [range(0x1000, 100), range(0x1064, 28)];
         let split = [write(3, 0x1000, 64, 128), write(1, 0x1000, 0, 64)];
         assert!(judge(&exp, &split, &[FLAG]).is_empty());
-        let mut a = write(1, 0x1000, 0, 100);
-        a.bytes.extend((0..28).map(|k| k as u8));
-        assert!(judge(&exp, &[a], &[FLAG]).is_empty());
+        assert!(judge(&exp, &[write(1, 0x1000, 0, 128)], &[FLAG]).is_empty());
     }
 
     /// A flag before the last piece is FLAG-ORDER-001; a piece never written is missing.
@@ -233,5 +249,9 @@ mod tests {
         assert_eq!(judge(&exp, &w, &[FLAG]), [Finding::Outside { write: 1, va: 0x1040, len: 4 }]);
         let w = [write(1, 0x1000, 0, 4), write(12, 0x1000, 0, 4)];
         assert_eq!(judge(&exp, &w, &[FLAG]), [Finding::AfterFlag { write: 1 }]);
+        let mut stray = write(1, 0x1000, 0, 4);
+        stray.bytes[0] ^= 0xFF;
+        let w = [stray, write(2, 0x1000, 0, 4)];
+        assert_eq!(judge(&exp, &w, &[FLAG]), [Finding::Outside { write: 0, va: 0x1000, len: 1 }]);
     }
 }

@@ -8,6 +8,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
+use openrdma_codec::Opcode;
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
@@ -107,23 +108,35 @@ fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
             let Input::Frame { bytes, .. } = &first.input else {
                 panic!("{name}: batch {k} ends at {} without a SACK or NACK to inject", b.until)
             };
+            // CONF-RUN-008: a batch also ends at a hold point (a transport ACK or an
+            // endpoint response answering the device).
+            let held = decode(bytes).bth.is_some_and(|b| {
+                b.opcode == Opcode::MRC_ACKNOWLEDGE || b.opcode == Opcode::MRC_ENDPOINT_RESPONSE
+            });
             assert!(
-                is_feedback(bytes),
-                "{name}: batch {k} ends before a frame that is not feedback"
+                is_feedback(bytes) || held,
+                "{name}: batch {k} ends before a frame that is neither feedback nor a hold point"
             );
             assert_eq!(first.at, b.until, "{name}: batch {k}");
             cut_somewhere = true;
         }
-        // A SACK or NACK never comes inside a batch after other inputs.
+        // A SACK or NACK never comes inside a batch after other inputs than hold points.
+        let held = |bytes: &[u8]| {
+            decode(bytes).bth.is_some_and(|b| {
+                b.opcode == Opcode::MRC_ACKNOWLEDGE || b.opcode == Opcode::MRC_ENDPOINT_RESPONSE
+            })
+        };
         for (k, b) in dev.batches.iter().enumerate() {
             let feedback: Vec<bool> = b
                 .inputs
                 .iter()
-                .map(|i| matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes)))
+                .map(|i| matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes) || held(bytes)))
                 .collect();
             let leading = feedback.iter().take_while(|f| **f).count();
             assert!(
-                feedback[leading..].iter().all(|f| !f),
+                b.inputs[leading..]
+                    .iter()
+                    .all(|i| !matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes))),
                 "{name}: batch {k} has a SACK or NACK after another input"
             );
         }

@@ -7,6 +7,7 @@ use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::{Scope, judge, judge_in};
+use openrdma_conformance::timeline::retimed;
 use openrdma_corpus as corpus;
 use openrdma_device::{
     Capability, Device, DeviceError, HostCommand, Input, Manifest, SprayPolicy, TimedInput,
@@ -51,7 +52,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
         for (name, s) in &corpus {
             let mut dev = FaultyDevice::new(kind);
             let out = run(&mut dev, s, reference_cpu_half);
-            let mut j = judge(s, &out.injected, &out.observed);
+            let mut j = judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
             // The requirement a report shows first: the first divergence from a MUST.
             mark_levels(&mut j, &spec);
             if let Some(d) = j.divergences.iter().find(|d| !d.should_only) {
@@ -76,7 +77,12 @@ fn faulty_devices_are_caught_and_variants_pass() {
             }
             judged += 1;
             let out = run(&mut dev, s, reference_cpu_half);
-            let j = judge_in(s, &out.injected, &out.observed, Scope::of(&caps));
+            let j = judge_in(
+                &retimed(s, &out.lag, &out.observed),
+                &out.injected,
+                &out.observed,
+                Scope::of(&caps),
+            );
             assert!(
                 j.divergences.is_empty(),
                 "variant:{} fails {name}: {:#?}",
@@ -86,7 +92,8 @@ fn faulty_devices_are_caught_and_variants_pass() {
             if kind.name == "receiver-block" {
                 // Judged as if it claimed everything, the missing flags would fail it: the
                 // scope, not leniency, is what lets it pass.
-                let full = judge(s, &out.injected, &out.observed);
+                let full =
+                    judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
                 assert!(
                     s.records.iter().all(|r| !matches!(
                         r.body,
@@ -314,7 +321,7 @@ fn legitimate_choices_pass_the_corpus() {
             }
             let out = run(&mut dev, s, reference_cpu_half);
             assert!(out.error.is_none(), "{name}: {:?}", out.error);
-            let j = judge(s, &out.injected, &out.observed);
+            let j = judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
             assert!(
                 j.divergences.is_empty(),
                 "{spray:?}, inputs {input_ns} ns and outputs {output_ns} ns late, fails {name}: \
