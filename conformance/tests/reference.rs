@@ -41,7 +41,9 @@ fn reference_passes_the_corpus() {
 /// scenario, and the failures name the requirement its bug breaks; every legitimate variant
 /// passes. Among the variants a device that sprays at random passes every scenario whose
 /// device sends data, which it would not if one were recorded over paths of unequal delay
-/// (CONF-GEN-007; `tests/corpus.rs` shows the failure such a recording gives).
+/// (CONF-GEN-007; `tests/corpus.rs` shows the failure such a recording gives). So does
+/// `variant:late`, every output half of `late_ns` late (CONF-TIME-004), and the variants
+/// that split or merge DMA writes (CONF-CMP-034).
 #[test]
 fn faulty_devices_are_caught_and_variants_pass() {
     use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS};
