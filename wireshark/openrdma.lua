@@ -6,7 +6,8 @@
 --    (ack_req, rtx, ts), the extension headers of the opcode (TSETH only when BTH ts is set),
 --    the payload, the pad and the ICRC (little-endian, verified). Every other opcode is handed
 --    back, unchanged, to the dissector that held port 4791 before (Wireshark's InfiniBand
---    dissector), so standard RoCEv2 traffic looks as it always did.
+--    dissector), so standard RoCEv2 traffic looks as it always did. A packet that the capture
+--    cut is decoded as far as the captured bytes go (see `hand_on` for a standard one).
 -- 2. Protocol `openrdma.host` ("OpenRDMA host record") dissects the host records of scenario
 --    files: packets on an interface of link type USER0 (147) that start with "ORDM". The
 --    8-byte header is shown as fields and the JSON body is handed to Wireshark's JSON
@@ -338,8 +339,11 @@ local e_fatal = ProtoExpert.new("openrdma.expert.fatal_nack",
     expert.severity.WARN)
 local e_rtx = ProtoExpert.new("openrdma.expert.retransmission", "Retransmission (rtx set)",
     expert.group.SEQUENCE, expert.severity.NOTE)
+local e_cut = ProtoExpert.new("openrdma.expert.cut",
+    "Cut by the capture: decoded as far as the captured bytes go", expert.group.UNDECODED,
+    expert.severity.NOTE)
 mrc.experts = { e_truncated, e_icrc_bad, e_unexpected_payload, e_pad_nonzero, e_unknown_reason,
-    e_fatal, e_rtx }
+    e_fatal, e_rtx, e_cut }
 
 mrc.prefs.verify_icrc = Pref.bool("Verify the ICRC", true,
     "Compute the ICRC over the IP, UDP and transport headers and compare it with the trailer")
@@ -538,7 +542,13 @@ end
 
 local function dissect_mrc(tvb, pinfo, tree, opcode)
     local stack = STACKS[opcode]
-    local len = tvb:len()
+    -- The layout follows the length on the wire; what is shown, the bytes captured. When the
+    -- capture cut the packet, every header it holds whole is shown, the rest is not, and the
+    -- ICRC cannot be checked (as `openrdma dissect` does, DEC-CUT-001).
+    local len = tvb:reported_len()
+    local cap = tvb:len()
+    local tvb_cut = cap < len
+    local frame_cut = tvb_cut or pinfo.caplen < pinfo.len
     pinfo.cols.protocol = "MRC"
     local root = tree:add(mrc, tvb())
     local name = OPCODES[opcode]
@@ -558,6 +568,13 @@ local function dissect_mrc(tvb, pinfo, tree, opcode)
     -- do not decode, as `openrdma dissect` checks it first.
     local icrc_at = len - 4
     local function add_icrc()
+        if frame_cut then
+            if icrc_at + 4 <= cap then root:add_le(f_icrc, tvb(icrc_at, 4)) end
+            if mrc.prefs.verify_icrc then
+                root:add(f_icrc_status, "not_checkable"):set_generated()
+            end
+            return
+        end
         local icrc_range = tvb(icrc_at, 4)
         local icrc = icrc_range:le_uint()
         local icrc_item = root:add_le(f_icrc, icrc_range)
@@ -585,13 +602,25 @@ local function dissect_mrc(tvb, pinfo, tree, opcode)
         info[#info + 1] = "[" .. msg .. "]"
         if len >= 16 then add_icrc() end
         pinfo.cols.info = table.concat(info, " ")
-        return len
+        return cap
+    end
+
+    -- The capture ends before the decoder could go on: no error, a note where it stopped.
+    local function cut_off()
+        local msg = string.format("cut by the capture at byte %d, the packet ends at byte %d",
+            tvb:offset() + cap, tvb:offset() + len)
+        root:add_proto_expert_info(e_cut, msg)
+        info[#info + 1] = "[" .. msg .. "]"
+        add_icrc()
+        pinfo.cols.info = table.concat(info, " ")
+        return cap
     end
 
     -- The extension headers, payload and pad lie between the BTH and the ICRC.
     -- Offsets in messages are from the start of the frame, as `openrdma dissect` gives them.
     local base_at = tvb:offset()
     if len < 16 then
+        if tvb_cut then return cut_off() end
         return fail(string.format("ICRC.icrc truncated at byte %d: need 4, have %d",
             base_at + 12, len - 12))
     end
@@ -600,6 +629,9 @@ local function dissect_mrc(tvb, pinfo, tree, opcode)
     for _, key in ipairs(stack.headers) do
         if key ~= "tseth" or bth.ts == 1 then
             local h = HEADERS[key]
+            if tvb_cut and cap <= icrc_at and cap - at < h.len then
+                return cut_off()
+            end
             if icrc_at - at < h.len then
                 -- Name the first field that does not fit.
                 for _, d in ipairs(h.fields) do
@@ -618,36 +650,46 @@ local function dissect_mrc(tvb, pinfo, tree, opcode)
 
     local rest = icrc_at - at
     if rest < bth.pad_count then
+        if tvb_cut and cap <= icrc_at then return cut_off() end
         return fail(string.format("payload.pad truncated at byte %d: need %d, have %d",
             base_at + at, bth.pad_count, rest))
     end
-    local payload_len = rest - bth.pad_count
+    -- Payload and pad as far as they were captured; their lengths are the bytes captured.
+    local pad_at = icrc_at - bth.pad_count
+    local payload_len = math.max(math.min(pad_at, cap) - at, 0)
+    local pad_len = math.max(math.min(icrc_at, cap) - pad_at, 0)
     if payload_len > 0 then
         local item = root:add(f_payload, tvb(at, payload_len))
         if not stack.payload then item:add_proto_expert_info(e_unexpected_payload) end
     end
-    root:add(f_payload_len, payload_len):set_generated()
+    local len_item = root:add(f_payload_len, payload_len)
+    len_item:set_generated()
+    if payload_len < pad_at - at then
+        len_item:append_text(string.format(" (of %d on the wire)", pad_at - at))
+    end
     if stack.payload then info[#info + 1] = "len=" .. payload_len end
-    if bth.pad_count > 0 then
-        local pad_range = tvb(at + payload_len, bth.pad_count)
+    if pad_len > 0 then
+        local pad_range = tvb(pad_at, pad_len)
         local item = root:add(f_pad, pad_range)
-        for i = 0, bth.pad_count - 1 do
+        for i = 0, pad_len - 1 do
             if pad_range(i, 1):uint() ~= 0 then
                 item:add_proto_expert_info(e_pad_nonzero)
                 break
             end
         end
     end
-    root:add(f_pad_len, bth.pad_count):set_generated()
+    root:add(f_pad_len, pad_len):set_generated()
 
+    if tvb_cut then return cut_off() end
     add_icrc()
     pinfo.cols.info = table.concat(info, " ")
     return len
 end
 
 -- Whether the IP and UDP length fields around `tvb` agree with each other and with the bytes
--- there, as the decoder requires (ENC-LEN-001, ENC-LEN-002): a frame whose lengths disagree
--- does not decode, so it is not dissected as MRC. True when the headers cannot be found.
+-- there on the wire, as the decoder requires (ENC-LEN-001, ENC-LEN-002): a frame whose lengths
+-- disagree does not decode, so it is not dissected as MRC. True when the headers cannot be
+-- found. A frame that the capture cut keeps its length on the wire: it is still dissected.
 local function lengths_agree(tvb)
     local ip, udp = ip_udp_headers(tvb)
     if not ip then return true end
@@ -661,12 +703,39 @@ local function lengths_agree(tvb)
     else
         return false
     end
-    return udp_len == ip_payload and tvb:len() + 8 >= udp_len
+    return udp_len == ip_payload and tvb:reported_len() + 8 >= udp_len
+end
+
+-- Hands the packet to another dissector (the InfiniBand dissector, JSON, the one that held a
+-- port or link type before).
+--
+-- A packet that the capture cut is handed on as the bytes captured. Wireshark 4.0 cannot
+-- catch, around a dissector called from Lua, the exception a dissector raises where the
+-- captured bytes end: it passes through the Lua interpreter and leaves it broken, and after
+-- about a hundred such packets every Lua dissector fails with "C stack overflow". Handed
+-- the bytes captured, the dissector shows the headers there; where it reads past them it
+-- marks the packet malformed, an exception that Wireshark catches.
+--
+-- When the dissector called raises a caught exception (a malformed packet), Wireshark has
+-- already marked the packet in the tree, as it does without this plugin, and then raises it
+-- again as a Lua error of `Dissector.call`. That second report is not an error of this
+-- script, and is dropped; any other error is raised again.
+local function hand_on(dissector, tvb, pinfo, tree)
+    if dissector ~= data_dissector and tvb:len() < tvb:reported_len() then
+        if tvb:len() == 0 then return 0 end
+        tvb = tvb(0, tvb:len()):tvb()
+    end
+    local ok, result = pcall(dissector.call, dissector, tvb, pinfo, tree)
+    if ok then return result end
+    if type(result) == "string" and result:find("Dissector_call", 1, true) then
+        return tvb:len()
+    end
+    error(result, 0)
 end
 
 function mrc.dissector(tvb, pinfo, tree)
     if not lengths_agree(tvb) then
-        return data_dissector:call(tvb, pinfo, tree)
+        return hand_on(data_dissector, tvb, pinfo, tree)
     end
     if tvb:len() >= 1 then
         local opcode = tvb(0, 1):uint()
@@ -676,9 +745,9 @@ function mrc.dissector(tvb, pinfo, tree)
     end
     -- Not MRC (or too short for a BTH): standard RoCEv2, for the InfiniBand dissector.
     if previous_rocev2 then
-        return previous_rocev2:call(tvb, pinfo, tree)
+        return hand_on(previous_rocev2, tvb, pinfo, tree)
     end
-    return data_dissector:call(tvb, pinfo, tree)
+    return hand_on(data_dissector, tvb, pinfo, tree)
 end
 
 udp_port_table:add(ROCEV2_PORT, mrc)
@@ -709,8 +778,8 @@ local json_dissector = Dissector.get("json")
 
 function host.dissector(tvb, pinfo, tree)
     if tvb:len() < 8 or tvb(0, 4):string() ~= "ORDM" then
-        if previous_user0 then return previous_user0:call(tvb, pinfo, tree) end
-        return data_dissector:call(tvb, pinfo, tree)
+        if previous_user0 then return hand_on(previous_user0, tvb, pinfo, tree) end
+        return hand_on(data_dissector, tvb, pinfo, tree)
     end
     pinfo.cols.protocol = "ORDM"
     local version, kind, reserved = tvb(4, 1):uint(), tvb(5, 1):uint(), tvb(6, 2):uint()
@@ -727,11 +796,7 @@ function host.dissector(tvb, pinfo, tree)
     if tvb:len() > 8 then
         local body = tvb(8):tvb("Host record JSON")
         local text = body(0):string(ENC_UTF_8)
-        if json_dissector then
-            json_dissector:call(body, pinfo, tree)
-        else
-            data_dissector:call(body, pinfo, tree)
-        end
+        hand_on(json_dissector or data_dissector, body, pinfo, tree)
         if #text > 120 then text = text:sub(1, 117) .. "..." end
         pinfo.cols.protocol = "ORDM"
         pinfo.cols.info = kind_name .. " " .. text

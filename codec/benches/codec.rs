@@ -34,8 +34,8 @@ fn write_middle(payload_len: usize) -> FrameRepr {
         udp: UdpRepr::rocev2(0),
         bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),
         ext: Extensions {
-            meth: Some(MethRepr::new(0, 1)),
-            reth: Some(RethRepr::new(0x7f00_0000_0000, 0xBEEF, 1 << 20)),
+            meth: Some(MethRepr::new(Rqmsn::new(0), Msn::new(1))),
+            reth: Some(RethRepr::new(0x7f00_0000_0000, Rkey::new(0xBEEF), 1 << 20)),
             ..Extensions::default()
         },
         payload: (0..payload_len).map(|i| i as u8).collect(),
@@ -43,7 +43,7 @@ fn write_middle(payload_len: usize) -> FrameRepr {
         icrc: None,
         eth_padding: Vec::new(),
     };
-    f.set_entropy(0xC001_2345);
+    f.set_entropy(Ev::new(0xC001_2345));
     f.finalize().expect("a valid frame");
     f
 }

@@ -17,9 +17,9 @@ use crate::scoreboard::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_
 pub struct FirstDivergence {
     /// Time, ns.
     pub at: u64,
-    /// Requirement ID.
+    /// Requirement ID, or clause ID (`XX-YY-001.b`).
     pub requirement: String,
-    /// The requirement's sentence, from `spec/`.
+    /// The requirement's sentence, or the clause's with its line's preamble, from `spec/`.
     pub sentence: String,
     /// What happened.
     pub what: String,
@@ -175,9 +175,11 @@ pub fn run_one(
 pub fn mark_levels(j: &mut Judgement, spec: &Spec) {
     for d in &mut j.divergences {
         // The scoreboard marks a divergence from the SHOULD part of a requirement that also
-        // holds a MUST (OPC-PSN-001, AETH-MRC-002) itself.
-        d.should_only |=
-            spec.get(&d.requirement).is_some_and(|r| matches!(r.level, Level::Should | Level::May));
+        // holds a MUST (OPC-PSN-001, AETH-MRC-002) itself. A divergence that names a clause
+        // takes the clause's level.
+        d.should_only |= spec
+            .clause(&d.requirement)
+            .is_some_and(|c| matches!(c.level(), Level::Should | Level::May));
     }
 }
 
@@ -235,10 +237,9 @@ fn first(d: &Divergence, spec: &Spec) -> FirstDivergence {
     FirstDivergence {
         at: d.at,
         requirement: d.requirement.clone(),
-        sentence: spec.get(&d.requirement).map_or_else(
-            || "(not a requirement of the specification)".to_string(),
-            |r| r.text.clone(),
-        ),
+        sentence: spec
+            .clause_text(&d.requirement)
+            .unwrap_or_else(|| "(not a requirement of the specification)".to_string()),
         what: d.what.clone(),
         expected: d.expected.clone(),
         actual: d.actual.clone(),

@@ -24,6 +24,7 @@
 
 use std::collections::HashMap;
 
+use openrdma_codec::Ev;
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
 use openrdma_device::{
@@ -74,10 +75,10 @@ fn is_feedback(r: &Record) -> bool {
 /// and per (its QP, probe ID) the timestamp and the EV of its probe.
 #[derive(Debug, Default)]
 struct Choices {
-    evs: HashMap<(u32, u32), u32>,
+    evs: HashMap<(u32, u32), Ev>,
     stamps: HashMap<(u32, u32), u16>,
     probes: HashMap<(u32, u16), u16>,
-    probe_evs: HashMap<(u32, u16), u32>,
+    probe_evs: HashMap<(u32, u16), Ev>,
 }
 
 impl Choices {
@@ -85,13 +86,13 @@ impl Choices {
         let d = decode(bytes);
         let Some(b) = d.bth else { return };
         if b.opcode.is_mrc_write() {
-            self.evs.insert((qp, b.psn.value()), d.entropy().unwrap_or(0));
+            self.evs.insert((qp, b.psn.value()), d.entropy().unwrap_or_default());
             if let Some(t) = d.ext.tseth {
                 self.stamps.insert((qp, b.psn.value()), t.tx_timestamp);
             }
         } else if let Some(p) = d.ext.peth.filter(|_| b.opcode == Opcode::MRC_PROBE) {
             self.probes.insert((qp, p.probe_id), p.tx_timestamp);
-            self.probe_evs.insert((qp, p.probe_id), d.entropy().unwrap_or(0));
+            self.probe_evs.insert((qp, p.probe_id), d.entropy().unwrap_or_default());
         }
     }
 }

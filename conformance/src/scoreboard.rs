@@ -73,6 +73,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
 use openrdma_codec::{AethKind, Opcode, Qpn};
+use openrdma_codec::{Ev, Msn};
 use openrdma_device::{
     Body, Capability, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Payload, Record,
     Scenario, Side, TimedInput, TimedOutput,
@@ -166,7 +167,7 @@ struct Frame {
     at: u64,
     bytes: Vec<u8>,
     kind: Kind,
-    ev: u32,
+    ev: Ev,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,7 +175,7 @@ enum Kind {
     Data { qp: u32, psn: u32, rtx: bool },
     Sack { qp: u32, cack: u32, base: u32, bitmap: u64 },
     Nack { qp: u32, psn: u32, reason: u8 },
-    Ack { qp: u32, msn: u32, syndrome: u8 },
+    Ack { qp: u32, msn: Msn, syndrome: u8 },
     Probe { qp: u32 },
     Endpoint { op: u8, request_id: u32 },
     EndpointRequest { op: u8, request_id: u32 },
@@ -183,7 +184,7 @@ enum Kind {
 
 fn classify(at: u64, bytes: &[u8]) -> Frame {
     let d = decode(bytes);
-    let ev = d.entropy().unwrap_or(0);
+    let ev = d.entropy().unwrap_or_default();
     let kind = kind_of(&d);
     Frame { at, bytes: bytes.to_vec(), kind, ev }
 }
@@ -209,7 +210,7 @@ fn kind_of(d: &DecodedFrame<'_>) -> Kind {
             None => Kind::Other { error: None },
         },
         Opcode::MRC_ACKNOWLEDGE => match &d.ext.aeth {
-            Some(a) => Kind::Ack { qp, msn: a.msn & 0xFFFF, syndrome: a.syndrome },
+            Some(a) => Kind::Ack { qp, msn: a.msn.msn(), syndrome: a.syndrome },
             None => Kind::Other { error: None },
         },
         Opcode::MRC_PROBE => Kind::Probe { qp },
@@ -278,7 +279,7 @@ pub fn render_frame(bytes: &[u8]) -> String {
     if !d.payload.is_empty() {
         s.push_str(&format!(" payload {} B", d.payload.len()));
     }
-    s.push_str(&format!(" ev {:#x} icrc {}", d.entropy().unwrap_or(0), d.icrc.as_str()));
+    s.push_str(&format!(" ev {:#x} icrc {}", d.entropy().unwrap_or_default(), d.icrc.as_str()));
     s
 }
 
@@ -397,7 +398,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(e) = d.ext.erth {
         // An endpoint request goes where, and says what, the CPU half commanded, with the
         // device's own ports (CONF-CMP-031).
-        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("ev", format!("{:#x}", d.entropy().unwrap_or_default()));
         put("erth.op", format!("{:#04x}", e.op.0));
         put("erth.resv1", e.resv1.to_string());
         put("erth.port_status", format!("{:#b}", e.port_status));
@@ -407,7 +408,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     if let Some(e) = d.ext.eeth {
         // An endpoint response answers a request the scenario injected: its path is the
         // request's (ERTH-RESP-001), and so is every field but `data`.
-        put("ev", format!("{:#x}", d.entropy().unwrap_or(0)));
+        put("ev", format!("{:#x}", d.entropy().unwrap_or_default()));
         put("eeth.op", format!("{:#04x}", e.op.0));
         put("eeth.status", e.status.to_string());
         put("eeth.resv2", e.resv2.to_string());
@@ -747,7 +748,7 @@ fn judge_all(
     order::judge(scenario, observed, &peer_map(scenario), &mut div);
 
     // Unexpected data, NACK, ACK and probe packets.
-    let acked_msns: Vec<(u32, u32)> = exp_frames
+    let acked_msns: Vec<(u32, Msn)> = exp_frames
         .iter()
         .filter_map(|(_, f)| match f.kind {
             Kind::Ack { qp, msn, .. } => Some((qp, msn)),
@@ -1010,7 +1011,7 @@ fn is_ack_pair(f: &FieldDiff) -> bool {
 
 /// An ACK (any credit code) or the exact NAK syndrome.
 fn ack_class(syndrome: u8) -> (bool, u8) {
-    let ack = openrdma_codec::AethRepr { syndrome, msn: 0 }.kind() == AethKind::Ack;
+    let ack = AethKind::of(syndrome) == AethKind::Ack;
     if ack { (true, 0) } else { (false, syndrome) }
 }
 
@@ -1211,7 +1212,7 @@ fn judge_placement(
                 *r,
                 placement::Range {
                     qp: w.qpn.value(),
-                    msn: w.msn,
+                    msn: w.msn.into(),
                     va: w.va,
                     bytes: payload_bytes(&w.payload),
                 },
@@ -1225,7 +1226,7 @@ fn judge_placement(
     for (pos, (at, e)) in obs.iter().enumerate() {
         match e {
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
-                flags.push((*at, placement::Flag { pos, qp: f.qpn.value(), msn: f.msn }));
+                flags.push((*at, placement::Flag { pos, qp: f.qpn.value(), msn: f.msn.into() }));
             }
             NicEvent::DmaWrite(w) => {
                 // CONF-CMP-023: a packet is placed only after a copy of it arrived.

@@ -97,7 +97,7 @@ fn frame_ident(bytes: &[u8], peers: &HashMap<u32, u32>) -> Option<Ident> {
         Opcode::MRC_NACK => Ident::Nack { qp, psn: d.ext.neth?.nack_psn.value() },
         Opcode::MRC_ACKNOWLEDGE => {
             let a = d.ext.aeth?;
-            Ident::Ack { qp, msn: a.msn & 0xFFFF, nak: a.syndrome & 0x60 == 0x60 }
+            Ident::Ack { qp, msn: a.msn.value() & 0xFFFF, nak: a.syndrome & 0x60 == 0x60 }
         }
         Opcode::MRC_PROBE => Ident::Probe { qp },
         Opcode::MRC_ENDPOINT_REQUEST => {
@@ -118,13 +118,13 @@ fn event_ident(e: &NicEvent) -> Option<Ident> {
             what: 0,
             responder: f.side == Side::Responder,
             qp: f.qpn.value(),
-            msn: f.msn,
+            msn: f.msn.into(),
         }),
         NicEvent::Completion(c) => Some(Ident::Event {
             what: 1,
             responder: c.side == Side::Responder,
             qp: c.entry.qpn.value(),
-            msn: c.entry.msn,
+            msn: c.entry.msn.into(),
         }),
         _ => None,
     }
@@ -201,7 +201,7 @@ impl Timeline {
                         match (frame_ident(bytes, &peers), d.ext.meth, d.ext.peth) {
                             (Some(Ident::Data { qp, psn, .. }), Some(m), _) => {
                                 data_psn.insert((qp, psn), i);
-                                data_msn.insert((qp, m.msn), i);
+                                data_msn.insert((qp, m.msn.into()), i);
                             }
                             (Some(Ident::Data { qp, psn, .. }), None, _) => {
                                 data_psn.insert((qp, psn), i);
@@ -233,9 +233,10 @@ impl Timeline {
                                 .ext
                                 .neth
                                 .and_then(|n| data_psn.get(&(qp, n.nack_psn.value())).copied()),
-                            Opcode::MRC_ACKNOWLEDGE => {
-                                d.ext.aeth.and_then(|a| data_msn.get(&(qp, a.msn as u16)).copied())
-                            }
+                            Opcode::MRC_ACKNOWLEDGE => d
+                                .ext
+                                .aeth
+                                .and_then(|a| data_msn.get(&(qp, a.msn.msn().into())).copied()),
                             Opcode::MRC_ENDPOINT_RESPONSE => d
                                 .ext
                                 .eeth

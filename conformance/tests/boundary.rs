@@ -8,6 +8,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
+use openrdma_codec::Ev;
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_conformance::report::run_one;
@@ -248,8 +249,8 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
         let mut recorded = recorded.into_iter();
         // The EV of the device's latest transmission of (its QP, PSN), and of its probes by
         // (its QP, probe ID), batch by batch.
-        let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut probe_evs: HashMap<(u32, u16), u32> = HashMap::new();
+        let mut evs: HashMap<(u32, u32), Ev> = HashMap::new();
+        let mut probe_evs: HashMap<(u32, u16), Ev> = HashMap::new();
         // The TSETH timestamp of that transmission, and the PETH timestamp of that probe.
         let mut stamps: HashMap<(u32, u32), u16> = HashMap::new();
         let mut probe_stamps: HashMap<(u32, u16), u16> = HashMap::new();
@@ -308,12 +309,12 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
                 let Some(bth) = d.bth else { continue };
                 let Some(&q) = local.get(&bth.dest_qp.value()) else { continue };
                 if bth.opcode.is_mrc_write() {
-                    evs.insert((q, bth.psn.value()), d.entropy().unwrap_or(0));
+                    evs.insert((q, bth.psn.value()), d.entropy().unwrap_or_default());
                     if let Some(t) = d.ext.tseth {
                         stamps.insert((q, bth.psn.value()), t.tx_timestamp);
                     }
                 } else if let Some(peth) = d.ext.peth {
-                    probe_evs.insert((q, peth.probe_id), d.entropy().unwrap_or(0));
+                    probe_evs.insert((q, peth.probe_id), d.entropy().unwrap_or_default());
                     probe_stamps.insert((q, peth.probe_id), peth.tx_timestamp);
                 }
             }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use openrdma_codec::{Psn, Qpn};
+use openrdma_codec::{Ev, Msn, Psn, Qpn, Rkey};
 use openrdma_conformance::capture::{CaptureError, LINKTYPE_ETHERNET};
 use openrdma_conformance::file::{
     DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, fuzz_scenario_load, load,
@@ -57,7 +57,7 @@ fn scenario() -> Scenario {
             Inject,
             Body::Host {
                 command: HostCommand::RegisterRegion(Region {
-                    rkey: 0x1234,
+                    rkey: Rkey::new(0x1234),
                     base: 0x10_0000,
                     len: 1 << 20,
                     remote_write: true,
@@ -72,7 +72,7 @@ fn scenario() -> Scenario {
             Body::Cpu {
                 command: CpuCommand::SetEvState {
                     qpn: Qpn::new(7),
-                    ev: 3,
+                    ev: Ev::new(3),
                     state: EvState::AssumedBad,
                 },
             },
@@ -92,7 +92,7 @@ fn scenario() -> Scenario {
                 event: NicEvent::FlagWrite(FlagWrite {
                     qpn: Qpn::new(7),
                     side: Side::Responder,
-                    msn: 1,
+                    msn: Msn::new(1),
                     addr: 0x2000,
                     value: 0x8000_0000_0000_0001,
                 }),

@@ -178,6 +178,7 @@ fn the_reference_replays_every_recording_exactly() {
 /// reached.
 #[test]
 fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
+    use openrdma_codec::Lkey;
     use openrdma_codec::Qpn;
     use openrdma_codec::host::{WorkRequest, WrOpcode};
     use openrdma_corpus::record::Recorder;
@@ -206,7 +207,7 @@ fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
             qpn: Qpn::new(corpus::DUT_QP),
             opcode: WrOpcode::WRITE,
             local_va: 0x4000_0000,
-            lkey: 1,
+            lkey: Lkey::new(1),
             remote_va: corpus::REGION,
             rkey: corpus::RKEY,
             length: 64,

@@ -105,6 +105,32 @@ fn conf_ver_002_a_divergence_counts_by_its_requirement_s_level() {
     );
 }
 
+/// CONF-VER-002 and CONF-REP-001 for a divergence that names a clause (`XX-LEVEL-005.b`):
+/// the clause's level judges it, and the report shows the clause's sentence after its
+/// line's preamble.
+#[test]
+fn conf_ver_002_a_clause_counts_by_its_own_level() {
+    let mut spec = Spec::default();
+    spec.add_chapter(
+        "clauses.md",
+        "- **[XX-LEVEL-005]** In X, **(a)** a device MUST do this, **(b)** and SHOULD do that.\n",
+    )
+    .expect("the chapter parses");
+    let s = scenario("rcv-in-order-v4");
+    let report = |id: &str| {
+        let j = Judgement { divergences: vec![divergence(5, id)], checked: 1 };
+        judged_report("test", &s, j, &spec).scenarios.remove(0)
+    };
+    assert_eq!(report("XX-LEVEL-005.a").verdict, Verdict::Fail);
+    assert_eq!(report("XX-LEVEL-005").verdict, Verdict::Fail);
+    let should = report("XX-LEVEL-005.b");
+    assert_eq!(should.verdict, Verdict::NonStrict);
+    let first = should.first_divergence.expect("shown");
+    assert_eq!(first.requirement, "XX-LEVEL-005.b");
+    assert_eq!(first.sentence, "In X, (b) and SHOULD do that.");
+    assert_eq!(report("XX-LEVEL-005.c").verdict, Verdict::Fail, "an undefined clause fails");
+}
+
 /// CONF-CMP-013 (with CONF-CMP-011 withdrawn): a report shows first the earliest divergence
 /// that breaks a MUST, even when a SHOULD broke earlier; with none, the earliest of all.
 #[test]

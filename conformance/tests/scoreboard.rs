@@ -9,10 +9,11 @@ mod common;
 use common::*;
 use openrdma_codec::frame::{DecodedFrame, FrameRepr, IpRepr, decode};
 use openrdma_codec::host::CompletionRepr;
+use openrdma_codec::{AethMsn, Ev, Msn, Rkey, Rqmsn};
 use openrdma_codec::{EthernetAddress, EvMark, Opcode, Psn, Qpn};
 use openrdma_conformance::scoreboard::{Divergence, Scope, judge, judge_in};
 use openrdma_device::{
-    Body, Capability, CpuCommand, Direction, HostCommand, Input, NicEvent, NicReport, Output,
+    Body, Capability, CpuCommand, CqId, Direction, HostCommand, Input, NicEvent, NicReport, Output,
     RetransmitCause, Scenario, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
 
@@ -38,8 +39,8 @@ impl Run {
 
     /// The `k`-th EV after `ev` in the profile of the QP that `ev` belongs to: another path
     /// the device may choose (CONF-CMP-017), never one outside its profile.
-    fn other_ev(&self, ev: u32, k: usize) -> u32 {
-        let profile: Vec<u32> = self
+    fn other_ev(&self, ev: Ev, k: usize) -> Ev {
+        let profile: Vec<Ev> = self
             .s
             .records
             .iter()
@@ -246,10 +247,31 @@ fn conf_cmp_026_data_packets_agree_in_every_fixed_field() {
         ),
         ("P_Key", None, Box::new(|f| f.bth.pkey = 0x7FFF)),
         ("solicited", None, Box::new(|f| f.bth.solicited = !f.bth.solicited)),
-        ("METH msn", None, Box::new(|f| f.ext.meth.as_mut().unwrap().msn ^= 1)),
-        ("METH rqmsn", None, Box::new(|f| f.ext.meth.as_mut().unwrap().rqmsn ^= 1)),
+        (
+            "METH msn",
+            None,
+            Box::new(|f| {
+                let m = f.ext.meth.as_mut().unwrap();
+                m.msn = Msn::new(m.msn.value() ^ 1);
+            }),
+        ),
+        (
+            "METH rqmsn",
+            None,
+            Box::new(|f| {
+                let m = f.ext.meth.as_mut().unwrap();
+                m.rqmsn = Rqmsn::new(m.rqmsn.value() ^ 1);
+            }),
+        ),
         ("RETH va", Some("SND-SEG-003"), Box::new(|f| f.ext.reth.as_mut().unwrap().va += 4)),
-        ("RETH rkey", Some("SND-SEG-003"), Box::new(|f| f.ext.reth.as_mut().unwrap().rkey ^= 1)),
+        (
+            "RETH rkey",
+            Some("SND-SEG-003"),
+            Box::new(|f| {
+                let r = f.ext.reth.as_mut().unwrap();
+                r.rkey = Rkey::new(r.rkey.value() ^ 1);
+            }),
+        ),
         (
             "RETH dma_len",
             Some("SND-SEG-003"),
@@ -354,7 +376,7 @@ fn conf_cmp_027_a_retransmission_takes_another_ev() {
     let lost_ev = decode(r.bytes(first)).entropy().unwrap();
     let d = r.judge(&r.edit(rtx, |f| f.set_entropy(lost_ev)));
     assert_names(&d, "SND-RTX-002", "the same EV");
-    let d = r.judge(&r.edit(rtx, |f| f.set_entropy(lost_ev ^ 0x0001_0000)));
+    let d = r.judge(&r.edit(rtx, |f| f.set_entropy(Ev::new(lost_ev.value() ^ 0x0001_0000))));
     assert_eq!(d, vec![], "another EV");
 }
 
@@ -490,7 +512,10 @@ fn conf_cmp_005_nacks_acks_and_probes() {
     let unknown = TimedOutput {
         output: Output::Frame {
             port: 0,
-            bytes: edit_frame(r.bytes(ack), |f| f.ext.aeth.as_mut().unwrap().msn += 40),
+            bytes: edit_frame(r.bytes(ack), |f| {
+                let a = f.ext.aeth.as_mut().unwrap();
+                a.msn = AethMsn::new(a.msn.value() + 40);
+            }),
         },
         ..r.observed[ack].clone()
     };
@@ -539,7 +564,14 @@ fn conf_cmp_006_every_sack_is_true_and_well_formed() {
         ("CCS-RESV-001", k, Box::new(|f| f.ext.cc_state.as_mut().unwrap().resv = true)),
         ("SETH-M-001", k, Box::new(|f| f.ext.seth.as_mut().unwrap().m = EvMark(3))),
         ("SETH-ACKPSN-001", k, Box::new(|f| f.ext.seth.as_mut().unwrap().ack_psn_offset += 30)),
-        ("SETH-EV-001", k, Box::new(|f| f.ext.seth.as_mut().unwrap().entropy ^= 0x0001_0000)),
+        (
+            "SETH-EV-001",
+            k,
+            Box::new(|f| {
+                let s = f.ext.seth.as_mut().unwrap();
+                s.entropy = Ev::new(s.entropy.value() ^ 0x0001_0000);
+            }),
+        ),
         ("RCV-SACK-006", k, Box::new(|f| f.udp.src_port ^= 1)),
         ("CCS-TS-001", k, Box::new(|f| f.ext.cc_state.as_mut().unwrap().tx_timestamp ^= 0x0100)),
         ("CCS-OOO-001", k, Box::new(|f| f.ext.cc_state.as_mut().unwrap().ooo_count += 50)),
@@ -796,7 +828,7 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
     let o = r.edit_event(k, |e| {
         if let NicEvent::Report(NicReport::Retransmitted { cause, lost_ev, .. }) = e {
             *cause = RetransmitCause::Timeout;
-            *lost_ev = Some(0xDEAD_0000);
+            *lost_ev = Some(Ev::new(0xDEAD_0000));
         }
     });
     assert_eq!(r.judge(&o), vec![], "the cause and lost EV of a Retransmitted");
@@ -813,7 +845,7 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
     let extra = [
         NicReport::Progress { qpn, snd_una: Psn::new(0), outstanding: 3, awaiting_ack: 1 },
         NicReport::Armed { qpn, snd_una: Psn::new(1) },
-        NicReport::EvState { qpn, ev: 7, state: openrdma_device::EvState::Denied },
+        NicReport::EvState { qpn, ev: Ev::new(7), state: openrdma_device::EvState::Denied },
     ];
     for e in extra {
         o.push(TimedOutput { at, output: Output::Event { event: NicEvent::Report(e) } });
@@ -1051,7 +1083,14 @@ fn conf_cmp_021_every_completion_entry_is_judged_as_a_write_to_its_queue() {
     // CQE-RING-001).
     type Edit = Box<dyn Fn(&mut openrdma_device::CompletionEvent)>;
     let cases: Vec<(&str, &str, Edit)> = vec![
-        ("queue", "CQE-ROUTE-001", Box::new(|c| c.queue.as_mut().unwrap().cq += 1)),
+        (
+            "queue",
+            "CQE-ROUTE-001",
+            Box::new(|c| {
+                let q = c.queue.as_mut().unwrap();
+                q.cq = CqId::new(q.cq.value() + 1);
+            }),
+        ),
         ("slot", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().slot ^= 1)),
         ("address", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().addr += 32)),
         ("phase", "CQE-RING-001", Box::new(|c| c.queue.as_mut().unwrap().bytes[31] ^= 1)),
@@ -1113,7 +1152,8 @@ fn conf_cmp_021_every_completion_entry_is_judged_as_a_write_to_its_queue() {
     })[0];
     let o = q.edit_event(rejected, |e| {
         if let NicEvent::Completion(c) = e {
-            c.queue.as_mut().unwrap().cq ^= 3;
+            let q = c.queue.as_mut().unwrap();
+            q.cq = CqId::new(q.cq.value() ^ 3);
         }
     });
     assert_names(&q.judge(&o), "CQE-REJECT-002", "a rejection in another queue");
@@ -1268,7 +1308,11 @@ fn conf_cmp_033_endpoint_responses_and_qpn_2() {
         ("EETH-STATUS-001", unsupported, Box::new(|f| eeth(f).status = 0)),
         ("ERTH-QPN-001", ok, Box::new(|f| f.bth.dest_qp = Qpn::new(0x11))),
         ("CONF-CMP-026", ok, Box::new(|f| f.eth.dst = EthernetAddress([2, 0, 0, 0, 0, 9]))),
-        ("ERTH-RESP-001", ok, Box::new(|f| f.set_entropy(f.entropy() ^ 0x0001_0000))),
+        (
+            "ERTH-RESP-001",
+            ok,
+            Box::new(|f| f.set_entropy(Ev::new(f.entropy().value() ^ 0x0001_0000))),
+        ),
     ];
     for (id, k, edit) in &must {
         assert_names(&r.judge(&r.edit(*k, |f| edit(f))), id, id);
@@ -1359,7 +1403,7 @@ fn conf_cmp_031_endpoint_requests() {
         ("ERTH-PORT-001", Box::new(|f| erth(f).port_status = 0b1111)),
         ("ERTH-RESV-001", Box::new(|f| erth(f).resv1 = 1)),
         ("ERTH-RESV-001", Box::new(|f| erth(f).resv12 = 1)),
-        ("REC-IF-017", Box::new(|f| f.set_entropy(f.entropy() ^ 0x0001_0000))),
+        ("REC-IF-017", Box::new(|f| f.set_entropy(Ev::new(f.entropy().value() ^ 0x0001_0000)))),
         ("ERTH-QPN-001", Box::new(|f| f.bth.dest_qp = Qpn::new(0x11))),
     ];
     for (id, edit) in &must {
@@ -1411,7 +1455,7 @@ fn conf_cmp_032_endpoint_response_reports() {
         },
         |x| {
             if let NicReport::EndpointResponse { ev, .. } = x {
-                *ev ^= 0x0001_0000
+                *ev = Ev::new(ev.value() ^ 0x0001_0000)
             }
         },
         |x| {

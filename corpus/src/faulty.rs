@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
-use openrdma_codec::{NackReason, Opcode, Psn};
+use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn};
 use openrdma_device::{
     Capability, CqWrite, Device, DeviceError, HostCommand, Input, Manifest, NicEvent, NicReport,
     Output, Payload, RetirementMode, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
@@ -289,11 +289,11 @@ pub struct FaultyDevice {
     /// Highest PSN seen per QP (window-slides), or the last flag per message (write-after-flag).
     highest: HashMap<u32, u32>,
     /// EV of the last transmission per (QP, PSN).
-    last_ev: HashMap<(u32, u32), u32>,
+    last_ev: HashMap<(u32, u32), Ev>,
     /// Frames sent, per (QP, PSN), for go-back-N.
     sent: Vec<(u64, u16, u32, u32, Vec<u8>)>,
     /// Last DMA write per (QP, MSN), for write-after-flag.
-    last_dma: HashMap<(u32, u16), NicEvent>,
+    last_dma: HashMap<(u32, Msn), NicEvent>,
     /// The next PSN expected per QP, seen from the inputs (psn-wrap, mpr-off-by-one).
     window: u32,
     /// The `snd_una` of each QP's previous `Progress` (stale-progress).
@@ -301,7 +301,7 @@ pub struct FaultyDevice {
     /// The peer QP of each device QP, and the last data packet sent per (peer QP, MSN)
     /// (rtx-after-flag).
     peers: HashMap<u32, u32>,
-    last_data: HashMap<(u32, u16), (u16, Vec<u8>)>,
+    last_data: HashMap<(u32, Msn), (u16, Vec<u8>)>,
     /// Outputs made later (late): due at their new time, in order.
     queue: std::collections::VecDeque<TimedOutput>,
     /// Half of the scenario's `late_ns` (late, dma-merge).
@@ -573,7 +573,7 @@ impl FaultyDevice {
                         let d = decode(b);
                         let mut r = d.to_repr()?;
                         r.bth.rtx = true;
-                        r.set_entropy(d.entropy()? ^ 0x0001_0000);
+                        r.set_entropy(Ev::new(d.entropy()?.value() ^ 0x0001_0000));
                         r.reseal().ok()?;
                         r.to_bytes().ok().map(|bytes| (*port, bytes))
                     });
@@ -643,8 +643,8 @@ impl FaultyDevice {
                     if let (Some(b), Some(a)) = (d.bth, d.ext.aeth) {
                         if b.opcode == Opcode::MRC_ACKNOWLEDGE {
                             let q = b.dest_qp.value();
-                            let prev = self.highest.insert(q, a.msn);
-                            if prev == Some(a.msn) {
+                            let prev = self.highest.insert(q, a.msn.value());
+                            if prev == Some(a.msn.value()) {
                                 continue;
                             }
                         }

@@ -29,8 +29,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
+use openrdma_codec::{Ev, Opcode};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Manifest, NicEvent, NicReport, Record,
     Scenario, Timestamp, memory,
@@ -215,7 +215,8 @@ impl Recorder {
 
     /// Records a packet arriving at the device at `at` on `port`, with entropy `ev`, from
     /// the peer's addresses.
-    pub fn inject(&mut self, at: u64, port: u16, ev: u32, packet: &Packet) -> &mut Self {
+    pub fn inject(&mut self, at: u64, port: u16, ev: impl Into<Ev>, packet: &Packet) -> &mut Self {
+        let ev = ev.into();
         let frame = packet
             .to_frame(&self.peer_outer, ev, &mut |a, l| memory(a, l))
             .expect("a builder's packet is well formed");
@@ -344,7 +345,7 @@ impl Recorder {
         self.records.push(Record { at: self.now, dir, body, checks });
     }
 
-    fn send(&mut self, to_dut: bool, ev: u32, bytes: Vec<u8>) {
+    fn send(&mut self, to_dut: bool, ev: Ev, bytes: Vec<u8>) {
         let ports = self.paths.len().max(1) as u16;
         let port = port_of(ev, ports);
         let path = &self.paths[port as usize];
@@ -486,7 +487,7 @@ impl Recorder {
     /// The EV of the latest data packet the device sent to `dest_qp` with PSN `psn`, as its
     /// frame carries it: what an acknowledgement of that packet reflects (`ENC-EV-003`),
     /// and what the runner writes into an injected SACK or NACK (`CONF-MAP-002`).
-    pub fn sent_ev(&self, dest_qp: u32, psn: u32) -> Option<u32> {
+    pub fn sent_ev(&self, dest_qp: u32, psn: u32) -> Option<Ev> {
         self.records.iter().rev().find_map(|r| match (&r.dir, &r.body) {
             (Direction::Expect, Body::Frame { bytes, .. }) => {
                 let d = decode(bytes);

@@ -17,6 +17,7 @@
 
 use std::collections::BTreeSet;
 
+use openrdma_codec::Ev;
 use openrdma_codec::frame::decode;
 use openrdma_device::{
     Capability, CpuHalf, CpuHalfFactory, Device, DeviceError, Input, Manifest, NicEvent, Output,
@@ -171,8 +172,8 @@ pub fn ports_up(ports: u16) -> u32 {
 /// The port a reference NIC sends a frame with entropy value `ev` on: chosen by the EV's
 /// upper half, the UDP source port, which every encapsulation carries (over IPv4 it is all
 /// of the EV, ENC-EV-002) and on which a fabric's ECMP hash chooses the path.
-pub fn port_of(ev: u32, ports: u16) -> u16 {
-    ((ev >> 16) % u32::from(ports.max(1))) as u16
+pub fn port_of(ev: Ev, ports: u16) -> u16 {
+    ev.high() % ports.max(1)
 }
 
 impl Device for ReferenceDevice {

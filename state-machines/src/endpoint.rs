@@ -10,6 +10,7 @@ use crate::event::{HostCommand, NicEvent, NicReport, Transmit};
 use crate::nic::{HostOrPeer, Nic};
 use crate::packet::Packet;
 use crate::recovery::RecoveryAgent;
+use openrdma_codec::Ev;
 use openrdma_device::Timestamp;
 
 /// A NIC with its CPU recovery agent.
@@ -36,7 +37,7 @@ impl Endpoint {
     pub fn handle_packet(
         &mut self,
         now: Timestamp,
-        ev: u32,
+        ev: Ev,
         packet: &Packet,
     ) -> Result<(), HostOrPeer> {
         self.nic.handle_packet(now, ev, packet)

@@ -58,6 +58,6 @@ pub use event::{
     LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
-pub use openrdma_device::{Payload, Timestamp};
+pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
 pub use recovery::{RecoveryAgent, reference_cpu_half};

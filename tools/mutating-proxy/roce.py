@@ -466,9 +466,10 @@ def _text(header, name, value):
 
 
 def to_fields(f, derived=False):
-    """The frame in the shape `openrdma dissect --json` gives its headers, one object per
-    header under its key, with `payload` in hexadecimal: what a device that leaves the
-    framing to the runner gives instead of bytes. Derived fields are left out unless
+    """The frame as the adapter protocol's `fields` give it: one object per header under its
+    key (`vlan` too, one tag), with `payload` in hexadecimal: what a device that leaves the
+    framing to the runner gives instead of bytes. `openrdma dissect --json` has the same
+    headers but gives `vlan` as a list of tags. Derived fields are left out unless
     `derived`."""
     out = {}
     for h in sorted(f.off, key=lambda k: f.off[k]):

@@ -47,6 +47,7 @@ use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
     Psn, Qpn, RethRepr, UdpRepr, icrc,
 };
+use openrdma_codec::{Ev, Msn, Rkey, Rqmsn};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::runner;
 use openrdma_corpus as corpus;
@@ -175,8 +176,8 @@ fn write_middle(payload_len: usize) -> FrameRepr {
         udp: UdpRepr::rocev2(0),
         bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),
         ext: Extensions {
-            meth: Some(MethRepr::new(0, 1)),
-            reth: Some(RethRepr::new(0x7f00_0000_0000, 0xBEEF, 1 << 20)),
+            meth: Some(MethRepr::new(Rqmsn::new(0), Msn::new(1))),
+            reth: Some(RethRepr::new(0x7f00_0000_0000, Rkey::new(0xBEEF), 1 << 20)),
             ..Extensions::default()
         },
         payload: (0..payload_len).map(|i| i as u8).collect(),
@@ -184,7 +185,7 @@ fn write_middle(payload_len: usize) -> FrameRepr {
         icrc: None,
         eth_padding: Vec::new(),
     };
-    f.set_entropy(0xC001_2345);
+    f.set_entropy(Ev::new(0xC001_2345));
     f.finalize().expect("the benchmark frame is valid");
     f
 }

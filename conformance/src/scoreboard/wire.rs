@@ -30,6 +30,7 @@ use openrdma_codec::{DecodeError, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
+use openrdma_codec::Ev;
 
 /// Rules whose sentence binds the sender with a SHOULD, and with a MUST only a receiver or
 /// what `validate()` does not check: a device that breaks one as a sender is `non-strict`,
@@ -126,7 +127,7 @@ pub(super) fn judge(obs_frames: &[Frame], div: &mut Vec<Divergence>) {
 }
 
 /// The EVs of the device's QPs, keyed by the peer QP its packets are sent to.
-fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<u32>)> {
+fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<Ev>)> {
     let mut m = HashMap::new();
     for r in scenario.records.iter().filter(|r| r.dir == Direction::Inject) {
         if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
@@ -196,7 +197,7 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
     }
 }
 
-fn hex_list(evs: &BTreeSet<u32>) -> String {
+fn hex_list(evs: &BTreeSet<Ev>) -> String {
     evs.iter().map(|e| format!("{e:#010x}")).collect::<Vec<_>>().join(", ")
 }
 

@@ -142,7 +142,7 @@ fn rec_endpoint_request() -> Scenario {
     ));
     r.paths((0..3).map(|_| Path { delay: 500, dark: None }).collect());
     let to2 = Qpn::ENDPOINT;
-    let ev = |port: u32| 0xA000_0000 + port * 0x1_0000;
+    let ev = |port: u32| Ev::new(0xA000_0000 + port * 0x1_0000);
     let response = |op: EndpointOp, status: u8, request_id: u32| {
         let eeth = EethRepr { status, ..EethRepr::new(op, 0b0110, request_id) };
         Packet::EndpointResponse {

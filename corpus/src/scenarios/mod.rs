@@ -7,9 +7,11 @@ use std::collections::BTreeSet;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{DoorbellToken, Template, WorkRequest, WrOpcode};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EtherType, EvMark as WireMark, ImmDtRepr, MethRepr, NackReason,
-    NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, VlanRepr,
+    AethMsn, AethRepr, BthRepr, CcStateRepr, EtherType, EvMark as WireMark, ImmDtRepr, MethRepr,
+    NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, VlanRepr,
 };
+use openrdma_codec::{Ev, Lkey, Msn, Rkey, Rqmsn, TemplateId};
+use openrdma_device::DomainId;
 use openrdma_device::{
     Body, Capability, CongestionControl, CpuCommand, CpuHalf, EvState, HostCommand, Link, Manifest,
     ManifestVersion, NicEvent, NicReport, NicSettings, Payload, QpConfig, Region, RetirementMode,
@@ -32,7 +34,7 @@ pub const DUT_QP: u32 = 0x11;
 /// The peer's QPs.
 pub const PEER_QP: u32 = 0x21;
 /// The remote key of the device's region.
-pub const RKEY: u32 = 0x1234;
+pub const RKEY: Rkey = Rkey::new(0x1234);
 /// The device's region for remote writes.
 pub const REGION: u64 = 0x1000_0000;
 /// Its length.
@@ -142,10 +144,10 @@ pub fn qp(me: u32, peer: u32, psn: u32) -> QpConfig {
     QpConfig {
         qpn: Qpn::new(me),
         peer_qpn: Qpn::new(peer),
-        initial_psn: psn,
-        peer_initial_psn: psn,
-        domain: 0,
-        evs: (0..8u32).map(|i| (0xC000 + (me << 4) + i) << 16 | (i * 0x111)).collect(),
+        initial_psn: Psn::new(psn),
+        peer_initial_psn: Psn::new(psn),
+        domain: DomainId::new(0),
+        evs: (0..8u32).map(|i| Ev::new((0xC000 + (me << 4) + i) << 16 | (i * 0x111))).collect(),
         backup_evs: vec![],
         spray: Default::default(),
         cc: Default::default(),
@@ -206,7 +208,7 @@ pub fn write(
     let va = base + u64::from(seg) * u64::from(PMTU);
     Packet::Write(WritePacket {
         bth,
-        meth: MethRepr { rqmsn: 1, msn },
+        meth: MethRepr { rqmsn: Rqmsn::new(1), msn: Msn::new(msn) },
         tseth: Some(TsethRepr { tx_timestamp: 0, ftype: 1, ..TsethRepr::default() }),
         reth: RethRepr { va, rkey: RKEY, dma_len: total },
         immdt: imm.map(|imm| ImmDtRepr { imm }),
@@ -330,7 +332,7 @@ fn snd_loss(name: &str, drops: &[u32]) -> Scenario {
             qpn: Qpn::new(DUT_QP),
             opcode: WrOpcode::WRITE,
             local_va: 0x4000_0000 + u64::from(k) * 0x1_0000,
-            lkey: 1,
+            lkey: Lkey::new(1),
             remote_va: REGION + u64::from(k) * 0x1_0000,
             rkey: RKEY,
             length: 2 * PMTU,
@@ -931,7 +933,7 @@ fn rcv_wwi_order() -> Scenario {
     setup(&mut r, 0, false);
     let (a, b) = (REGION, REGION + 0x10_000);
     let total = PMTU + 200;
-    let rq = |p: Packet, rqmsn: u16| edit(p, |w| w.meth.rqmsn = rqmsn);
+    let rq = |p: Packet, rqmsn: u16| edit(p, |w| w.meth.rqmsn = Rqmsn::new(rqmsn));
     let a0 = rq(write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, a, None), 1);
     let a1 = rq(write(1, 0, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, a, Some(0xA1)), 1);
     let b0 = rq(write(2, 1, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, b, None), 2);
@@ -983,7 +985,7 @@ fn rcv_wwi_limit() -> Scenario {
     r.checks(&["WWI-LIMIT-002", "RCV-NACK-001"]);
     let far = edit(
         write(1, 1, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x1000, Some(0x44)),
-        |w| w.meth.rqmsn = 4,
+        |w| w.meth.rqmsn = Rqmsn::new(4),
     );
     r.inject(3_000, 1, 0xA001_0002, &far);
     r.checks(&["RCV-QP-002"]);
@@ -1021,7 +1023,7 @@ fn rcv_placement_errors() -> Scenario {
     r.host(
         0,
         HostCommand::RegisterRegion(Region {
-            rkey: 0x5678,
+            rkey: Rkey::new(0x5678),
             base: REGION + REGION_LEN,
             len: 0x10_0000,
             remote_write: false,
@@ -1029,7 +1031,7 @@ fn rcv_placement_errors() -> Scenario {
     );
     let good = write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 256, 256, REGION, None);
     r.checks(&["RCV-PLACE-002", "RCV-NAK-002"]);
-    r.inject(1_000, 0, 0xA000_0001, &edit(good.clone(), |w| w.reth.rkey = 0x9999));
+    r.inject(1_000, 0, 0xA000_0001, &edit(good.clone(), |w| w.reth.rkey = Rkey::new(0x9999)));
     r.inject(
         2_000,
         1,
@@ -1041,7 +1043,7 @@ fn rcv_placement_errors() -> Scenario {
         2,
         0xA002_0003,
         &edit(good.clone(), |w| {
-            w.reth.rkey = 0x5678;
+            w.reth.rkey = Rkey::new(0x5678);
             w.reth.va = REGION + REGION_LEN;
         }),
     );
@@ -1304,7 +1306,7 @@ fn rcv_check_order() -> Scenario {
     setup(&mut r, 0, false);
     r.checks(&["RCV-PLACE-003"]);
     r.inject(1_000, 0, 0xA000_0001, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None));
-    let bad_key = |p: Packet| edit(p, |w| w.reth.rkey = 0x9999);
+    let bad_key = |p: Packet| edit(p, |w| w.reth.rkey = Rkey::new(0x9999));
     r.checks(&["RCV-QP-001"]);
     r.inject(
         3_000,
@@ -1392,7 +1394,7 @@ fn ret_error_releases_domain() -> Scenario {
     r.checks(&["RET-ERR-001", "RCV-ACK-003"]);
     let far =
         edit(write(1, 2, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x4_0000, Some(7)), |w| {
-            w.meth.rqmsn = 100
+            w.meth.rqmsn = Rqmsn::new(100)
         });
     r.inject(5_000, 2, 0xA002_0003, &far);
     done(r, 20_000)
@@ -1413,12 +1415,12 @@ fn sender_with(
 }
 
 /// EVs that IPv4 can carry whole (bits 15:0 zero, `ENC-EV-002`).
-fn v4_evs(me: u32, n: u32) -> Vec<u32> {
-    (0..n).map(|i| (0xC000 + (me << 4) + i) << 16).collect()
+fn v4_evs(me: u32, n: u32) -> Vec<Ev> {
+    (0..n).map(|i| Ev::new((0xC000 + (me << 4) + i) << 16)).collect()
 }
 
 /// Sets up the device's QP (no peer) with these EVs.
-fn setup_evs(r: &mut Recorder, psn: u32, evs: Vec<u32>) {
+fn setup_evs(r: &mut Recorder, psn: u32, evs: Vec<Ev>) {
     r.host(0, HostCommand::RegisterRegion(region()));
     r.host(0, HostCommand::CreateQp(QpConfig { evs, ..qp(DUT_QP, PEER_QP, psn) }));
 }
@@ -1430,7 +1432,7 @@ fn wr(k: u32, length: u32, imm: Option<u32>, signaled: bool) -> WorkRequest {
         qpn: Qpn::new(DUT_QP),
         opcode: if imm.is_some() { WrOpcode::WRITE_WITH_IMM } else { WrOpcode::WRITE },
         local_va: 0x4000_0000 + u64::from(k) * 0x1_0000,
-        lkey: 1,
+        lkey: Lkey::new(1),
         remote_va: REGION + u64::from(k) * 0x1_0000,
         rkey: RKEY,
         length,
@@ -1443,7 +1445,8 @@ fn wr(k: u32, length: u32, imm: Option<u32>, signaled: bool) -> WorkRequest {
 /// A SACK from the peer to the device: everything up to `cack` arrived, plus the PSNs of
 /// `bitmap` from `cack + 1`; `trigger` is the packet it answers, `m` its mark, `entropy` the
 /// EV it reflects.
-fn sack_in(cack: u32, bitmap: u64, trigger: u32, m: WireMark, entropy: u32) -> Packet {
+fn sack_in(cack: u32, bitmap: u64, trigger: u32, m: WireMark, entropy: impl Into<Ev>) -> Packet {
+    let entropy = entropy.into();
     let cack = Psn::new(cack);
     Packet::Sack {
         bth: BthRepr::new(Opcode::MRC_SACK, Qpn::new(DUT_QP), cack),
@@ -1462,7 +1465,7 @@ fn sack_in(cack: u32, bitmap: u64, trigger: u32, m: WireMark, entropy: u32) -> P
 }
 
 /// The answer to probe `id` on EV `ev`, with mark `m`.
-fn probe_answer(cack: u32, id: u16, m: WireMark, ev: u32) -> Packet {
+fn probe_answer(cack: u32, id: u16, m: WireMark, ev: impl Into<Ev>) -> Packet {
     let mut p = sack_in(cack, 0, cack, m, ev);
     if let Packet::Sack { seth, .. } = &mut p {
         seth.pr = true;
@@ -1472,7 +1475,8 @@ fn probe_answer(cack: u32, id: u16, m: WireMark, ev: u32) -> Packet {
 }
 
 /// A NACK from the peer for the device's PSN `psn`.
-fn nack_in(psn: u32, reason: NackReason, entropy: u32) -> Packet {
+fn nack_in(psn: u32, reason: NackReason, entropy: impl Into<Ev>) -> Packet {
+    let entropy = entropy.into();
     Packet::Nack {
         bth: BthRepr::new(Opcode::MRC_NACK, Qpn::new(DUT_QP), Psn::new(psn)),
         neth: NethRepr { reason, entropy, nack_psn: Psn::new(psn), ..NethRepr::default() },
@@ -1483,7 +1487,7 @@ fn nack_in(psn: u32, reason: NackReason, entropy: u32) -> Packet {
 fn ack_in(psn: u32, msn: u16, syndrome: u8) -> Packet {
     Packet::Ack {
         bth: BthRepr::new(Opcode::MRC_ACKNOWLEDGE, Qpn::new(DUT_QP), Psn::new(psn)),
-        aeth: AethRepr { syndrome, msn: u32::from(msn) },
+        aeth: AethRepr { syndrome, msn: AethMsn::from(Msn::new(msn)) },
     }
 }
 
@@ -1498,7 +1502,7 @@ fn inject_sack(r: &mut Recorder, at: u64, cack: u32, bitmap: u64, trigger: u32, 
 /// Injects a NACK for the device's PSN `psn`, on the EV the device last used for it.
 fn inject_nack(r: &mut Recorder, at: u64, psn: u32, reason: NackReason) {
     r.run_until(at);
-    let ev = r.sent_ev(PEER_QP, psn).unwrap_or(0xA000_0000);
+    let ev = r.sent_ev(PEER_QP, psn).unwrap_or(Ev::new(0xA000_0000));
     r.inject(at, port_of(ev, 4), ev, &nack_in(psn, reason, ev));
 }
 
@@ -1748,12 +1752,12 @@ fn snd_nack_backoff() -> Scenario {
 /// A template of the device's QP: 16 slots of 64 KiB on each side, 64-byte length units.
 fn template(id: u16, opcode: WrOpcode, signaled: bool) -> Template {
     Template {
-        template_id: id,
+        template_id: TemplateId::new(id),
         enabled: true,
         qpn: Qpn::new(DUT_QP),
         opcode,
         local_base: 0x4000_0000,
-        local_lkey: 1,
+        local_lkey: Lkey::new(1),
         local_region_len: 0x10_0000,
         remote_base: REGION,
         remote_rkey: RKEY,
@@ -1772,7 +1776,8 @@ fn template(id: u16, opcode: WrOpcode, signaled: bool) -> Template {
 
 /// The token value for `template`.
 fn token(template: u16, seq: u16, index: u16, length_units: u16) -> u64 {
-    DoorbellToken { version: 1, template, seq, index, length_units }.to_u64()
+    DoorbellToken { version: 1, template: TemplateId::new(template), seq, index, length_units }
+        .to_u64()
 }
 
 /// Good doorbells expand into messages.
@@ -1889,7 +1894,8 @@ fn db_reject() -> Scenario {
         *at += 500;
     };
     let v = |version: u8, t: u16, seq: u16| {
-        DoorbellToken { version, template: t, seq, index: 0, length_units: 1 }.to_u64()
+        DoorbellToken { version, template: TemplateId::new(t), seq, index: 0, length_units: 1 }
+            .to_u64()
     };
     ring(&mut r, &mut at, &["DB-VERSION-001", "CQE-OPCODE-001"], v(0, 3, 0));
     ring(&mut r, &mut at, &["DB-VERSION-001", "CQE-OPCODE-001"], v(2, 3, 0));
@@ -2304,7 +2310,7 @@ fn ret_retry_exceeded() -> Scenario {
 /// that `finalize` would reset).
 fn crafted(
     packet: &Packet,
-    ev: u32,
+    ev: impl Into<Ev>,
     f: impl FnOnce(&mut FrameRepr),
     g: impl FnOnce(&mut FrameRepr),
 ) -> Vec<u8> {
@@ -2315,10 +2321,11 @@ fn crafted(
 fn crafted_on(
     link: &Link,
     packet: &Packet,
-    ev: u32,
+    ev: impl Into<Ev>,
     f: impl FnOnce(&mut FrameRepr),
     g: impl FnOnce(&mut FrameRepr),
 ) -> Vec<u8> {
+    let ev = ev.into();
     let outer = Outer::from_link(&link.reversed());
     let mut frame =
         packet.to_frame(&outer, ev, &mut |a, l| memory(a, l)).expect("a builder's packet");
@@ -2733,7 +2740,7 @@ fn db_bad_templates() -> Scenario {
     for (id, t) in bad {
         r.host(at, HostCommand::SetTemplate(t));
         r.checks(&[id, "TPL-INSTALL-001"]);
-        r.host(at + 100, HostCommand::Doorbell { token: token(t.template_id, 0, 0, 1) });
+        r.host(at + 100, HostCommand::Doorbell { token: token(t.template_id.value(), 0, 0, 1) });
         at += 500;
     }
     r.host(at, HostCommand::SetTemplate(base(19)));

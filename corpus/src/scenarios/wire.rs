@@ -151,7 +151,8 @@ fn discard(
 
 /// The frame of `p` from the peer on `link`, damaged as `damage` says; the builder checks
 /// that the codec names the damage as intended.
-fn damaged(link: &Link, p: &Packet, ev: u32, damage: Damage) -> Vec<u8> {
+fn damaged(link: &Link, p: &Packet, ev: impl Into<Ev>, damage: Damage) -> Vec<u8> {
+    let ev = ev.into();
     let v6 = link.is_ipv6();
     let ip_at = 14 + if link.vlan.is_some() { 4 } else { 0 };
     let udp_at = ip_at + if v6 { 40 } else { 20 };

@@ -1,0 +1,374 @@
+//! The clauses of `host-interface.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `DB-FORMAT-001`: MUST, device.
+pub const DB_FORMAT_001: Clause = Clause(265);
+/// `DB-FORMAT-002`: MUST, device.
+pub const DB_FORMAT_002: Clause = Clause(266);
+/// `DB-MMIO-001`: MUST, host.
+pub const DB_MMIO_001: Clause = Clause(267);
+/// `DB-MMIO-002`, its clauses (a) to (b) together: MUST, device.
+pub const DB_MMIO_002: Clause = Clause(268);
+/// `DB-MMIO-002.a`: MUST, device.
+pub const DB_MMIO_002_A: Clause = Clause(269);
+/// `DB-MMIO-002.b`: SHOULD, device.
+pub const DB_MMIO_002_B: Clause = Clause(270);
+/// `DB-MMIO-003`, its clauses (a) to (c) together: MUST, device.
+pub const DB_MMIO_003: Clause = Clause(271);
+/// `DB-MMIO-003.a`: MUST, device.
+pub const DB_MMIO_003_A: Clause = Clause(272);
+/// `DB-MMIO-003.b`: MAY, device.
+pub const DB_MMIO_003_B: Clause = Clause(273);
+/// `DB-MMIO-003.c`: MUST, device.
+pub const DB_MMIO_003_C: Clause = Clause(274);
+/// `DB-ORDER-001`: MUST, device.
+pub const DB_ORDER_001: Clause = Clause(275);
+/// `DB-VERSION-001`: MUST, device.
+pub const DB_VERSION_001: Clause = Clause(276);
+/// `DB-TEMPLATE-001`: MUST, device.
+pub const DB_TEMPLATE_001: Clause = Clause(277);
+/// `DB-INDEX-001`: MUST, device.
+pub const DB_INDEX_001: Clause = Clause(278);
+/// `DB-LENGTH-001`: MUST, device.
+pub const DB_LENGTH_001: Clause = Clause(279);
+/// `DB-LENGTH-002`: MUST, device.
+pub const DB_LENGTH_002: Clause = Clause(280);
+/// `DB-LENGTH-003`: MUST, device.
+pub const DB_LENGTH_003: Clause = Clause(281);
+/// `DB-LENGTH-004`: MUST, device.
+pub const DB_LENGTH_004: Clause = Clause(282);
+/// `DB-ACCEPT-001`: MUST, device.
+pub const DB_ACCEPT_001: Clause = Clause(283);
+/// `DB-REJECT-001`: MUST, device.
+pub const DB_REJECT_001: Clause = Clause(284);
+/// `DB-SEQ-001`: MUST, device.
+pub const DB_SEQ_001: Clause = Clause(285);
+/// `DB-SEQ-002`: MUST, device.
+pub const DB_SEQ_002: Clause = Clause(286);
+/// `DB-SEQ-003`: MUST, device.
+pub const DB_SEQ_003: Clause = Clause(287);
+/// `DB-SEQ-004`, its clauses (a) to (b) together: MUST, host.
+pub const DB_SEQ_004: Clause = Clause(288);
+/// `DB-SEQ-004.a`: MUST, host.
+pub const DB_SEQ_004_A: Clause = Clause(289);
+/// `DB-SEQ-004.b`: MUST, host.
+pub const DB_SEQ_004_B: Clause = Clause(290);
+/// `TPL-FIELDS-001`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_FIELDS_001: Clause = Clause(291);
+/// `TPL-FIELDS-001.a`: MUST, device.
+pub const TPL_FIELDS_001_A: Clause = Clause(292);
+/// `TPL-FIELDS-001.b`: MUST, device.
+pub const TPL_FIELDS_001_B: Clause = Clause(293);
+/// `TPL-ID-001`: MUST, device.
+pub const TPL_ID_001: Clause = Clause(294);
+/// `TPL-QPN-001`: MUST, device.
+pub const TPL_QPN_001: Clause = Clause(295);
+/// `TPL-OPCODE-001`: MUST, device.
+pub const TPL_OPCODE_001: Clause = Clause(296);
+/// `TPL-SLOTS-001`: MUST, device.
+pub const TPL_SLOTS_001: Clause = Clause(297);
+/// `TPL-UNIT-001`: MUST, device.
+pub const TPL_UNIT_001: Clause = Clause(298);
+/// `TPL-LEN-001`: MUST, device.
+pub const TPL_LEN_001: Clause = Clause(299);
+/// `TPL-LEN-002`: MUST, device.
+pub const TPL_LEN_002: Clause = Clause(300);
+/// `TPL-REGION-001`: MUST, device.
+pub const TPL_REGION_001: Clause = Clause(301);
+/// `TPL-REGION-002`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_REGION_002: Clause = Clause(302);
+/// `TPL-REGION-002.a`: MUST, device.
+pub const TPL_REGION_002_A: Clause = Clause(303);
+/// `TPL-REGION-002.b`: MUST, device.
+pub const TPL_REGION_002_B: Clause = Clause(304);
+/// `TPL-FLAG-001`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_FLAG_001: Clause = Clause(305);
+/// `TPL-FLAG-001.a`: MUST, device.
+pub const TPL_FLAG_001_A: Clause = Clause(306);
+/// `TPL-FLAG-001.b`: MUST, device.
+pub const TPL_FLAG_001_B: Clause = Clause(307);
+/// `TPL-KEY-001`: MUST, device.
+pub const TPL_KEY_001: Clause = Clause(308);
+/// `TPL-INSTALL-001`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_INSTALL_001: Clause = Clause(309);
+/// `TPL-INSTALL-001.a`: MUST, device.
+pub const TPL_INSTALL_001_A: Clause = Clause(310);
+/// `TPL-INSTALL-001.b`: MUST, device.
+pub const TPL_INSTALL_001_B: Clause = Clause(311);
+/// `TPL-INSTALL-002`: MUST, device.
+pub const TPL_INSTALL_002: Clause = Clause(312);
+/// `TPL-INSTALL-003`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_INSTALL_003: Clause = Clause(313);
+/// `TPL-INSTALL-003.a`: MUST, device.
+pub const TPL_INSTALL_003_A: Clause = Clause(314);
+/// `TPL-INSTALL-003.b`: MUST, device.
+pub const TPL_INSTALL_003_B: Clause = Clause(315);
+/// `TPL-INSTALL-004`: MUST, device.
+pub const TPL_INSTALL_004: Clause = Clause(316);
+/// `TPL-KEY-002`: MUST, device.
+pub const TPL_KEY_002: Clause = Clause(317);
+/// `TPL-EXPAND-001`, its clauses (a) to (c) together: MUST, device.
+pub const TPL_EXPAND_001: Clause = Clause(318);
+/// `TPL-EXPAND-001.a`: MUST, device.
+pub const TPL_EXPAND_001_A: Clause = Clause(319);
+/// `TPL-EXPAND-001.b`: MUST, device.
+pub const TPL_EXPAND_001_B: Clause = Clause(320);
+/// `TPL-EXPAND-001.c`: MUST, device.
+pub const TPL_EXPAND_001_C: Clause = Clause(321);
+/// `TPL-EXPAND-002`: MUST, device.
+pub const TPL_EXPAND_002: Clause = Clause(322);
+/// `TPL-EXPAND-003`: MUST, device.
+pub const TPL_EXPAND_003: Clause = Clause(323);
+/// `TPL-EXPAND-004`: MUST, device.
+pub const TPL_EXPAND_004: Clause = Clause(324);
+/// `TPL-EXPAND-005`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_EXPAND_005: Clause = Clause(325);
+/// `TPL-EXPAND-005.a`: MUST, device.
+pub const TPL_EXPAND_005_A: Clause = Clause(326);
+/// `TPL-EXPAND-005.b`: MUST, device.
+pub const TPL_EXPAND_005_B: Clause = Clause(327);
+/// `TPL-EXPAND-006`: MUST, device.
+pub const TPL_EXPAND_006: Clause = Clause(328);
+/// `TPL-EXPAND-007`: MUST, device.
+pub const TPL_EXPAND_007: Clause = Clause(329);
+/// `WR-ID-001`: MUST, device.
+pub const WR_ID_001: Clause = Clause(330);
+/// `WR-EXEC-001`: MUST, device.
+pub const WR_EXEC_001: Clause = Clause(331);
+/// `WR-SIGNALED-001`, its clauses (a) to (c) together: MUST, device.
+pub const WR_SIGNALED_001: Clause = Clause(332);
+/// `WR-SIGNALED-001.a`: MUST, device.
+pub const WR_SIGNALED_001_A: Clause = Clause(333);
+/// `WR-SIGNALED-001.b`: MUST, device.
+pub const WR_SIGNALED_001_B: Clause = Clause(334);
+/// `WR-SIGNALED-001.c`: MUST, device.
+pub const WR_SIGNALED_001_C: Clause = Clause(335);
+/// `WR-LAYOUT-001`: MUST, codec.
+pub const WR_LAYOUT_001: Clause = Clause(336);
+/// `WR-OPCODE-001`: MUST, host.
+pub const WR_OPCODE_001: Clause = Clause(337);
+/// `WR-IMM-001`, its clauses (a) to (b) together: MUST, host.
+pub const WR_IMM_001: Clause = Clause(338);
+/// `WR-IMM-001.a`: MUST, host.
+pub const WR_IMM_001_A: Clause = Clause(339);
+/// `WR-IMM-001.b`: MUST, host.
+pub const WR_IMM_001_B: Clause = Clause(340);
+/// `WR-LEN-001`: MUST, host.
+pub const WR_LEN_001: Clause = Clause(341);
+/// `WR-VA-001`: MUST, host.
+pub const WR_VA_001: Clause = Clause(342);
+/// `WR-RESV-001`, its clauses (a) to (b) together: MUST, host.
+pub const WR_RESV_001: Clause = Clause(343);
+/// `WR-RESV-001.a`: MUST, host.
+pub const WR_RESV_001_A: Clause = Clause(344);
+/// `WR-RESV-001.b`: MUST, host.
+pub const WR_RESV_001_B: Clause = Clause(345);
+/// `CQE-LAYOUT-001`: MUST, device.
+pub const CQE_LAYOUT_001: Clause = Clause(346);
+/// `CQE-RESV-001`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RESV_001: Clause = Clause(347);
+/// `CQE-RESV-001.a`: MUST, device.
+pub const CQE_RESV_001_A: Clause = Clause(348);
+/// `CQE-RESV-001.b`: MUST, host.
+pub const CQE_RESV_001_B: Clause = Clause(349);
+/// `CQE-OPCODE-001`: MUST, device.
+pub const CQE_OPCODE_001: Clause = Clause(350);
+/// `CQE-IMM-001`: MUST, device.
+pub const CQE_IMM_001: Clause = Clause(351);
+/// `CQE-IMM-002`: MUST, device.
+pub const CQE_IMM_002: Clause = Clause(352);
+/// `CQE-TS-001`, its clauses (a) to (c) together: MUST, device.
+pub const CQE_TS_001: Clause = Clause(353);
+/// `CQE-TS-001.a`: SHOULD, device.
+pub const CQE_TS_001_A: Clause = Clause(354);
+/// `CQE-TS-001.b`: MUST, device.
+pub const CQE_TS_001_B: Clause = Clause(355);
+/// `CQE-TS-001.c`: MUST, device.
+pub const CQE_TS_001_C: Clause = Clause(356);
+/// `CQE-STATUS-001`: MUST, device.
+pub const CQE_STATUS_001: Clause = Clause(357);
+/// `CQE-STATUS-002`: MUST, device.
+pub const CQE_STATUS_002: Clause = Clause(358);
+/// `CQE-STATUS-003`: MUST, host.
+pub const CQE_STATUS_003: Clause = Clause(359);
+/// `CQE-SETUP-001`: MUST, host.
+pub const CQE_SETUP_001: Clause = Clause(360);
+/// `CQE-SETUP-002`: MUST, host.
+pub const CQE_SETUP_002: Clause = Clause(361);
+/// `CQE-SETUP-003`: MUST, host.
+pub const CQE_SETUP_003: Clause = Clause(362);
+/// `CQE-ROUTE-001`: MUST, device.
+pub const CQE_ROUTE_001: Clause = Clause(363);
+/// `CQE-RING-001`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RING_001: Clause = Clause(364);
+/// `CQE-RING-001.a`: MUST, device.
+pub const CQE_RING_001_A: Clause = Clause(365);
+/// `CQE-RING-001.b`: MUST, device.
+pub const CQE_RING_001_B: Clause = Clause(366);
+/// `CQE-RING-002`, its clauses (a) to (c) together: MUST, host.
+pub const CQE_RING_002: Clause = Clause(367);
+/// `CQE-RING-002.a`: MUST, host.
+pub const CQE_RING_002_A: Clause = Clause(368);
+/// `CQE-RING-002.b`: MUST, host.
+pub const CQE_RING_002_B: Clause = Clause(369);
+/// `CQE-RING-002.c`: MUST, host.
+pub const CQE_RING_002_C: Clause = Clause(370);
+/// `CQE-RING-003`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RING_003: Clause = Clause(371);
+/// `CQE-RING-003.a`: MUST, device.
+pub const CQE_RING_003_A: Clause = Clause(372);
+/// `CQE-RING-003.b`: MUST, device.
+pub const CQE_RING_003_B: Clause = Clause(373);
+/// `CQE-RING-004`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RING_004: Clause = Clause(374);
+/// `CQE-RING-004.a`: MUST, device.
+pub const CQE_RING_004_A: Clause = Clause(375);
+/// `CQE-RING-004.b`: MUST, device.
+pub const CQE_RING_004_B: Clause = Clause(376);
+/// `CQE-RING-005`, its clauses (a) to (c) together: MUST, device.
+pub const CQE_RING_005: Clause = Clause(377);
+/// `CQE-RING-005.a`: MUST, device.
+pub const CQE_RING_005_A: Clause = Clause(378);
+/// `CQE-RING-005.b`: MUST, device.
+pub const CQE_RING_005_B: Clause = Clause(379);
+/// `CQE-RING-005.c`: MUST, device.
+pub const CQE_RING_005_C: Clause = Clause(380);
+/// `CQE-RING-006`: MUST, host.
+pub const CQE_RING_006: Clause = Clause(381);
+/// `CQE-SEND-001`: MUST, device.
+pub const CQE_SEND_001: Clause = Clause(382);
+/// `CQE-SEND-002`: MUST, device.
+pub const CQE_SEND_002: Clause = Clause(383);
+/// `CQE-SEND-003`: MUST, device.
+pub const CQE_SEND_003: Clause = Clause(384);
+/// `CQE-REJECT-001`: MUST, device.
+pub const CQE_REJECT_001: Clause = Clause(385);
+/// `CQE-REJECT-002`: MUST, device.
+pub const CQE_REJECT_002: Clause = Clause(386);
+/// `CQE-RECV-001`: MUST, device.
+pub const CQE_RECV_001: Clause = Clause(387);
+/// `FLAG-LAYOUT-001`: MUST, device.
+pub const FLAG_LAYOUT_001: Clause = Clause(388);
+/// `FLAG-VALID-001`: MUST, device.
+pub const FLAG_VALID_001: Clause = Clause(389);
+/// `FLAG-RESV-001`, its clauses (a) to (b) together: MUST, device.
+pub const FLAG_RESV_001: Clause = Clause(390);
+/// `FLAG-RESV-001.a`: MUST, device.
+pub const FLAG_RESV_001_A: Clause = Clause(391);
+/// `FLAG-RESV-001.b`: MUST, host.
+pub const FLAG_RESV_001_B: Clause = Clause(392);
+/// `FLAG-STATUS-001`: MUST, device.
+pub const FLAG_STATUS_001: Clause = Clause(393);
+/// `FLAG-LEN-001`: MUST, device.
+pub const FLAG_LEN_001: Clause = Clause(394);
+/// `FLAG-WRITE-001`: MUST, device.
+pub const FLAG_WRITE_001: Clause = Clause(395);
+/// `FLAG-TABLE-001`, its clauses (a) to (c) together: MUST, device.
+pub const FLAG_TABLE_001: Clause = Clause(396);
+/// `FLAG-TABLE-001.a`: MUST, device.
+pub const FLAG_TABLE_001_A: Clause = Clause(397);
+/// `FLAG-TABLE-001.b`: MUST, device.
+pub const FLAG_TABLE_001_B: Clause = Clause(398);
+/// `FLAG-TABLE-001.c`: MUST, device.
+pub const FLAG_TABLE_001_C: Clause = Clause(399);
+/// `FLAG-INIT-001`, its clauses (a) to (b) together: MUST, host.
+pub const FLAG_INIT_001: Clause = Clause(400);
+/// `FLAG-INIT-001.a`: SHOULD, host.
+pub const FLAG_INIT_001_A: Clause = Clause(401);
+/// `FLAG-INIT-001.b`: MUST, host.
+pub const FLAG_INIT_001_B: Clause = Clause(402);
+/// `FLAG-MATCH-001`, its clauses (a) to (c) together: MUST, host.
+pub const FLAG_MATCH_001: Clause = Clause(403);
+/// `FLAG-MATCH-001.a`: MUST, host.
+pub const FLAG_MATCH_001_A: Clause = Clause(404);
+/// `FLAG-MATCH-001.b`: MUST, host.
+pub const FLAG_MATCH_001_B: Clause = Clause(405);
+/// `FLAG-MATCH-001.c`: MUST, host.
+pub const FLAG_MATCH_001_C: Clause = Clause(406);
+/// `FLAG-REUSE-001`, its clauses (a) to (b) together: MUST, host.
+pub const FLAG_REUSE_001: Clause = Clause(407);
+/// `FLAG-REUSE-001.a`: MUST, host.
+pub const FLAG_REUSE_001_A: Clause = Clause(408);
+/// `FLAG-REUSE-001.b`: MUST, host.
+pub const FLAG_REUSE_001_B: Clause = Clause(409);
+/// `FLAG-SEND-001`, its clauses (a) to (e) together: MUST, device.
+pub const FLAG_SEND_001: Clause = Clause(410);
+/// `FLAG-SEND-001.a`: MUST, device.
+pub const FLAG_SEND_001_A: Clause = Clause(411);
+/// `FLAG-SEND-001.b`: MUST, device.
+pub const FLAG_SEND_001_B: Clause = Clause(412);
+/// `FLAG-SEND-001.c`: MUST, device.
+pub const FLAG_SEND_001_C: Clause = Clause(413);
+/// `FLAG-SEND-001.d`: MUST, device.
+pub const FLAG_SEND_001_D: Clause = Clause(414);
+/// `FLAG-SEND-001.e`: MUST, device.
+pub const FLAG_SEND_001_E: Clause = Clause(415);
+/// `FLAG-SEND-002`: MUST, device.
+pub const FLAG_SEND_002: Clause = Clause(416);
+/// `FLAG-SEND-003`: MUST, device.
+pub const FLAG_SEND_003: Clause = Clause(417);
+/// `FLAG-RECV-001`, its clauses (a) to (b) together: MUST, device.
+pub const FLAG_RECV_001: Clause = Clause(418);
+/// `FLAG-RECV-001.a`: MUST, device.
+pub const FLAG_RECV_001_A: Clause = Clause(419);
+/// `FLAG-RECV-001.b`: MUST, device.
+pub const FLAG_RECV_001_B: Clause = Clause(420);
+/// `FLAG-RECV-002`, its clauses (a) to (d) together: MUST, device.
+pub const FLAG_RECV_002: Clause = Clause(421);
+/// `FLAG-RECV-002.a`: MUST, device.
+pub const FLAG_RECV_002_A: Clause = Clause(422);
+/// `FLAG-RECV-002.b`: MUST, device.
+pub const FLAG_RECV_002_B: Clause = Clause(423);
+/// `FLAG-RECV-002.c`: MUST, device.
+pub const FLAG_RECV_002_C: Clause = Clause(424);
+/// `FLAG-RECV-002.d`: MUST, device.
+pub const FLAG_RECV_002_D: Clause = Clause(425);
+/// `FLAG-RECV-003`: MUST, device.
+pub const FLAG_RECV_003: Clause = Clause(426);
+/// `FLAG-RECV-004`: MUST, host.
+pub const FLAG_RECV_004: Clause = Clause(427);
+/// `ORD-DB-001`, its clauses (a) to (b) together: MUST, host.
+pub const ORD_DB_001: Clause = Clause(428);
+/// `ORD-DB-001.a`: MUST, host.
+pub const ORD_DB_001_A: Clause = Clause(429);
+/// `ORD-DB-001.b`: MUST, host.
+pub const ORD_DB_001_B: Clause = Clause(430);
+/// `ORD-DB-002`: MUST, host.
+pub const ORD_DB_002: Clause = Clause(431);
+/// `ORD-DB-003`: MUST, host.
+pub const ORD_DB_003: Clause = Clause(432);
+/// `ORD-DB-004`: MUST, host.
+pub const ORD_DB_004: Clause = Clause(433);
+/// `ORD-NIC-001`: MUST, outside-boundary.
+pub const ORD_NIC_001: Clause = Clause(434);
+/// `ORD-NIC-002`, its clauses (a) to (b) together: MUST, device.
+pub const ORD_NIC_002: Clause = Clause(435);
+/// `ORD-NIC-002.a`: MUST, device.
+pub const ORD_NIC_002_A: Clause = Clause(436);
+/// `ORD-NIC-002.b`: MUST, device.
+pub const ORD_NIC_002_B: Clause = Clause(437);
+/// `ORD-SEND-001`: MUST, device.
+pub const ORD_SEND_001: Clause = Clause(438);
+/// `ORD-SEND-002`, its clauses (a) to (b) together: MUST, device.
+pub const ORD_SEND_002: Clause = Clause(439);
+/// `ORD-SEND-002.a`: MUST, outside-boundary.
+pub const ORD_SEND_002_A: Clause = Clause(440);
+/// `ORD-SEND-002.b`: MUST, device.
+pub const ORD_SEND_002_B: Clause = Clause(441);
+/// `ORD-SEND-003`: MUST, device.
+pub const ORD_SEND_003: Clause = Clause(442);
+/// `ORD-RECV-001`: MUST, device.
+pub const ORD_RECV_001: Clause = Clause(443);
+/// `ORD-RECV-002`: MUST, device.
+pub const ORD_RECV_002: Clause = Clause(444);
+/// `ORD-PCIE-001`: MUST, outside-boundary.
+pub const ORD_PCIE_001: Clause = Clause(445);
+/// `ORD-GPU-001`, its clauses (a) to (b) together: MUST, host.
+pub const ORD_GPU_001: Clause = Clause(446);
+/// `ORD-GPU-001.a`: MUST, host.
+pub const ORD_GPU_001_A: Clause = Clause(447);
+/// `ORD-GPU-001.b`: MUST, host.
+pub const ORD_GPU_001_B: Clause = Clause(448);

@@ -1,0 +1,540 @@
+//! The clauses of `wire-format.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `DEC-RESV-001`, its clauses (a) to (c) together: MUST, device.
+pub const DEC_RESV_001: Clause = Clause(740);
+/// `DEC-RESV-001.a`: MUST, device.
+pub const DEC_RESV_001_A: Clause = Clause(741);
+/// `DEC-RESV-001.b`: MUST, device.
+pub const DEC_RESV_001_B: Clause = Clause(742);
+/// `DEC-RESV-001.c`: MUST, codec.
+pub const DEC_RESV_001_C: Clause = Clause(743);
+/// `ENC-FRAME-001`: MUST, device.
+pub const ENC_FRAME_001: Clause = Clause(744);
+/// `ENC-ETH-001`: MUST, device.
+pub const ENC_ETH_001: Clause = Clause(745);
+/// `ENC-ETH-002`: MUST, device.
+pub const ENC_ETH_002: Clause = Clause(746);
+/// `ENC-VLAN-001`: MUST, device.
+pub const ENC_VLAN_001: Clause = Clause(747);
+/// `ENC-VLAN-002`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_VLAN_002: Clause = Clause(748);
+/// `ENC-VLAN-002.a`: MUST, device.
+pub const ENC_VLAN_002_A: Clause = Clause(749);
+/// `ENC-VLAN-002.b`: SHOULD, device.
+pub const ENC_VLAN_002_B: Clause = Clause(750);
+/// `ENC-VLAN-002.c`: MUST, device.
+pub const ENC_VLAN_002_C: Clause = Clause(751);
+/// `ENC-IPV4-001`: MUST, device.
+pub const ENC_IPV4_001: Clause = Clause(752);
+/// `ENC-IPV4-002`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_IPV4_002: Clause = Clause(753);
+/// `ENC-IPV4-002.a`: MUST, device.
+pub const ENC_IPV4_002_A: Clause = Clause(754);
+/// `ENC-IPV4-002.b`: MUST, device.
+pub const ENC_IPV4_002_B: Clause = Clause(755);
+/// `ENC-IPV4-003`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_IPV4_003: Clause = Clause(756);
+/// `ENC-IPV4-003.a`: MUST, device.
+pub const ENC_IPV4_003_A: Clause = Clause(757);
+/// `ENC-IPV4-003.b`: MUST, device.
+pub const ENC_IPV4_003_B: Clause = Clause(758);
+/// `ENC-IPV4-003.c`: MUST, codec.
+pub const ENC_IPV4_003_C: Clause = Clause(759);
+/// `ENC-IPV4-004`: MUST, device.
+pub const ENC_IPV4_004: Clause = Clause(760);
+/// `ENC-IPV4-005`: MUST, device.
+pub const ENC_IPV4_005: Clause = Clause(761);
+/// `ENC-IPV4-006`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_IPV4_006: Clause = Clause(762);
+/// `ENC-IPV4-006.a`: SHOULD, device.
+pub const ENC_IPV4_006_A: Clause = Clause(763);
+/// `ENC-IPV4-006.b`: MUST, device.
+pub const ENC_IPV4_006_B: Clause = Clause(764);
+/// `ENC-IPV4-006.c`: MUST, codec.
+pub const ENC_IPV4_006_C: Clause = Clause(765);
+/// `ENC-IPV4-007`: SHOULD, device.
+pub const ENC_IPV4_007: Clause = Clause(766);
+/// `ENC-IPV6-001`: MUST, device.
+pub const ENC_IPV6_001: Clause = Clause(767);
+/// `ENC-IPV6-002`: MUST, device.
+pub const ENC_IPV6_002: Clause = Clause(768);
+/// `ENC-UDP-001`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_UDP_001: Clause = Clause(769);
+/// `ENC-UDP-001.a`: MUST, device.
+pub const ENC_UDP_001_A: Clause = Clause(770);
+/// `ENC-UDP-001.b`: MUST, codec.
+pub const ENC_UDP_001_B: Clause = Clause(771);
+/// `ENC-UDP-002`: MUST, device.
+pub const ENC_UDP_002: Clause = Clause(772);
+/// `ENC-UDP-003`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_UDP_003: Clause = Clause(773);
+/// `ENC-UDP-003.a`: MAY, device.
+pub const ENC_UDP_003_A: Clause = Clause(774);
+/// `ENC-UDP-003.b`: MUST, device.
+pub const ENC_UDP_003_B: Clause = Clause(775);
+/// `ENC-UDP-004`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_UDP_004: Clause = Clause(776);
+/// `ENC-UDP-004.a`: SHOULD, device.
+pub const ENC_UDP_004_A: Clause = Clause(777);
+/// `ENC-UDP-004.b`: MUST, device.
+pub const ENC_UDP_004_B: Clause = Clause(778);
+/// `ENC-UDP-005`: MUST, device.
+pub const ENC_UDP_005: Clause = Clause(779);
+/// `ENC-UDP-006`: MUST, device.
+pub const ENC_UDP_006: Clause = Clause(780);
+/// `ENC-LEN-001`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_LEN_001: Clause = Clause(781);
+/// `ENC-LEN-001.a`: MUST, device.
+pub const ENC_LEN_001_A: Clause = Clause(782);
+/// `ENC-LEN-001.b`: MUST, codec.
+pub const ENC_LEN_001_B: Clause = Clause(783);
+/// `ENC-LEN-002`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_LEN_002: Clause = Clause(784);
+/// `ENC-LEN-002.a`: MUST, device.
+pub const ENC_LEN_002_A: Clause = Clause(785);
+/// `ENC-LEN-002.b`: MUST, codec.
+pub const ENC_LEN_002_B: Clause = Clause(786);
+/// `ENC-LEN-003`: MUST, device.
+pub const ENC_LEN_003: Clause = Clause(787);
+/// `ENC-LEN-004`: MUST, device.
+pub const ENC_LEN_004: Clause = Clause(788);
+/// `ENC-EV-001`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_EV_001: Clause = Clause(789);
+/// `ENC-EV-001.a`: MUST, device.
+pub const ENC_EV_001_A: Clause = Clause(790);
+/// `ENC-EV-001.b`: MUST, device.
+pub const ENC_EV_001_B: Clause = Clause(791);
+/// `ENC-EV-001.c`: MUST, device.
+pub const ENC_EV_001_C: Clause = Clause(792);
+/// `ENC-EV-002`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_EV_002: Clause = Clause(793);
+/// `ENC-EV-002.a`: MUST, device.
+pub const ENC_EV_002_A: Clause = Clause(794);
+/// `ENC-EV-002.b`: MUST, device.
+pub const ENC_EV_002_B: Clause = Clause(795);
+/// `ENC-EV-003`: MUST, device.
+pub const ENC_EV_003: Clause = Clause(796);
+/// `ENC-ROCE-001`: MUST, device.
+pub const ENC_ROCE_001: Clause = Clause(797);
+/// `ENC-ECN-001`: SHOULD, device.
+pub const ENC_ECN_001: Clause = Clause(798);
+/// `BTH-LAYOUT-001`: MUST, device.
+pub const BTH_LAYOUT_001: Clause = Clause(799);
+/// `BTH-TVER-001`, its clauses (a) to (c) together: MUST, device.
+pub const BTH_TVER_001: Clause = Clause(800);
+/// `BTH-TVER-001.a`: MUST, device.
+pub const BTH_TVER_001_A: Clause = Clause(801);
+/// `BTH-TVER-001.b`: MUST, device.
+pub const BTH_TVER_001_B: Clause = Clause(802);
+/// `BTH-TVER-001.c`: MUST, codec.
+pub const BTH_TVER_001_C: Clause = Clause(803);
+/// `BTH-PKEY-001`: MUST, device.
+pub const BTH_PKEY_001: Clause = Clause(804);
+/// `BTH-RESV-001`: MUST, codec.
+pub const BTH_RESV_001: Clause = Clause(805);
+/// `BTH-RESV-002`, its clauses (a) to (b) together: MUST, device.
+pub const BTH_RESV_002: Clause = Clause(806);
+/// `BTH-RESV-002.a`: MUST, device.
+pub const BTH_RESV_002_A: Clause = Clause(807);
+/// `BTH-RESV-002.b`: MUST, device.
+pub const BTH_RESV_002_B: Clause = Clause(808);
+/// `BTH-RESV-003`: MUST, device.
+pub const BTH_RESV_003: Clause = Clause(809);
+/// `BTH-RTX-001`: MUST, device.
+pub const BTH_RTX_001: Clause = Clause(810);
+/// `BTH-RTX-002`, its clauses (a) to (b) together: MUST, device.
+pub const BTH_RTX_002: Clause = Clause(811);
+/// `BTH-RTX-002.a`: SHOULD, device.
+pub const BTH_RTX_002_A: Clause = Clause(812);
+/// `BTH-RTX-002.b`: MUST, device.
+pub const BTH_RTX_002_B: Clause = Clause(813);
+/// `BTH-PSN-001`: MUST, device.
+pub const BTH_PSN_001: Clause = Clause(814);
+/// `BTH-PSN-002`: MUST, device.
+pub const BTH_PSN_002: Clause = Clause(815);
+/// `OPC-TABLE-001`: MUST, device.
+pub const OPC_TABLE_001: Clause = Clause(816);
+/// `OPC-MRC-001`: MUST, device.
+pub const OPC_MRC_001: Clause = Clause(817);
+/// `OPC-MRC-002`: MUST, device.
+pub const OPC_MRC_002: Clause = Clause(818);
+/// `OPC-WRITE-001`: MUST, device.
+pub const OPC_WRITE_001: Clause = Clause(819);
+/// `OPC-UNKNOWN-001`, its clauses (a) to (c) together: MUST, device.
+pub const OPC_UNKNOWN_001: Clause = Clause(820);
+/// `OPC-UNKNOWN-001.a`: MUST, device.
+pub const OPC_UNKNOWN_001_A: Clause = Clause(821);
+/// `OPC-UNKNOWN-001.b`: MUST, codec.
+pub const OPC_UNKNOWN_001_B: Clause = Clause(822);
+/// `OPC-UNKNOWN-001.c`: MUST, codec.
+pub const OPC_UNKNOWN_001_C: Clause = Clause(823);
+/// `OPC-PSN-001`, its clauses (a) to (f) together: MUST, device.
+pub const OPC_PSN_001: Clause = Clause(824);
+/// `OPC-PSN-001.a`: SHOULD, device.
+pub const OPC_PSN_001_A: Clause = Clause(825);
+/// `OPC-PSN-001.b`: SHOULD, device.
+pub const OPC_PSN_001_B: Clause = Clause(826);
+/// `OPC-PSN-001.c`: SHOULD, device.
+pub const OPC_PSN_001_C: Clause = Clause(827);
+/// `OPC-PSN-001.d`: SHOULD, device.
+pub const OPC_PSN_001_D: Clause = Clause(828);
+/// `OPC-PSN-001.e`: SHOULD, device.
+pub const OPC_PSN_001_E: Clause = Clause(829);
+/// `OPC-PSN-001.f`: MUST, device.
+pub const OPC_PSN_001_F: Clause = Clause(830);
+/// `METH-LAYOUT-001`: MUST, device.
+pub const METH_LAYOUT_001: Clause = Clause(831);
+/// `METH-MSN-001`: MUST, device.
+pub const METH_MSN_001: Clause = Clause(832);
+/// `METH-RQMSN-001`, its clauses (a) to (b) together: MUST, device.
+pub const METH_RQMSN_001: Clause = Clause(833);
+/// `METH-RQMSN-001.a`: MUST, device.
+pub const METH_RQMSN_001_A: Clause = Clause(834);
+/// `METH-RQMSN-001.b`: MUST, device.
+pub const METH_RQMSN_001_B: Clause = Clause(835);
+/// `TSETH-LAYOUT-001`: MUST, device.
+pub const TSETH_LAYOUT_001: Clause = Clause(836);
+/// `TSETH-PRESENT-001`: MUST, device.
+pub const TSETH_PRESENT_001: Clause = Clause(837);
+/// `TSETH-PRESENT-002`: MUST, device.
+pub const TSETH_PRESENT_002: Clause = Clause(838);
+/// `TSETH-RESV-001`: MUST, device.
+pub const TSETH_RESV_001: Clause = Clause(839);
+/// `TSETH-FTYPE-001`, its clauses (a) to (c) together: MUST, device.
+pub const TSETH_FTYPE_001: Clause = Clause(840);
+/// `TSETH-FTYPE-001.a`: SHOULD, device.
+pub const TSETH_FTYPE_001_A: Clause = Clause(841);
+/// `TSETH-FTYPE-001.b`: MUST, device.
+pub const TSETH_FTYPE_001_B: Clause = Clause(842);
+/// `TSETH-FTYPE-001.c`: MUST, codec.
+pub const TSETH_FTYPE_001_C: Clause = Clause(843);
+/// `TSETH-TS-001`, its clauses (a) to (b) together: MUST, device.
+pub const TSETH_TS_001: Clause = Clause(844);
+/// `TSETH-TS-001.a`: MUST, device.
+pub const TSETH_TS_001_A: Clause = Clause(845);
+/// `TSETH-TS-001.b`: MUST, device.
+pub const TSETH_TS_001_B: Clause = Clause(846);
+/// `RETH-LAYOUT-001`: MUST, device.
+pub const RETH_LAYOUT_001: Clause = Clause(847);
+/// `RETH-LEN-001`: MUST, device.
+pub const RETH_LEN_001: Clause = Clause(848);
+/// `RETH-VA-001`: MUST, device.
+pub const RETH_VA_001: Clause = Clause(849);
+/// `RETH-VA-002`: MUST, device.
+pub const RETH_VA_002: Clause = Clause(850);
+/// `RETH-LEN-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by RETH-LEN-003, which gives `dma_len` the message length in every packet instead of the bytes remaining to the end of the message."]
+pub const RETH_LEN_002: Clause = Clause(851);
+/// `RETH-LEN-003`: MUST, device.
+pub const RETH_LEN_003: Clause = Clause(852);
+/// `RETH-RKEY-001`: MUST, device.
+pub const RETH_RKEY_001: Clause = Clause(853);
+/// `IMMDT-LAYOUT-001`: MUST, device.
+pub const IMMDT_LAYOUT_001: Clause = Clause(854);
+/// `AETH-LAYOUT-001`: MUST, device.
+pub const AETH_LAYOUT_001: Clause = Clause(855);
+/// `AETH-SYN-001`: MUST, device.
+pub const AETH_SYN_001: Clause = Clause(856);
+/// `AETH-SYN-002`: MUST, device.
+pub const AETH_SYN_002: Clause = Clause(857);
+/// `AETH-NAK-001`: MUST, device.
+pub const AETH_NAK_001: Clause = Clause(858);
+/// `AETH-MRC-001`: MUST, device.
+pub const AETH_MRC_001: Clause = Clause(859);
+/// `AETH-MRC-002`, its clauses (a) to (b) together: MUST, device.
+pub const AETH_MRC_002: Clause = Clause(860);
+/// `AETH-MRC-002.a`: SHOULD, device.
+pub const AETH_MRC_002_A: Clause = Clause(861);
+/// `AETH-MRC-002.b`: MUST, device.
+pub const AETH_MRC_002_B: Clause = Clause(862);
+/// `AETH-MSN-001`, its clauses (a) to (b) together: MUST, device.
+pub const AETH_MSN_001: Clause = Clause(863);
+/// `AETH-MSN-001.a`: MUST, device.
+pub const AETH_MSN_001_A: Clause = Clause(864);
+/// `AETH-MSN-001.b`: MUST, device.
+pub const AETH_MSN_001_B: Clause = Clause(865);
+/// `SETH-LAYOUT-001`: MUST, device.
+pub const SETH_LAYOUT_001: Clause = Clause(866);
+/// `SETH-RESV-001`: MUST, device.
+pub const SETH_RESV_001: Clause = Clause(867);
+/// `SETH-TYPE-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_TYPE_001: Clause = Clause(868);
+/// `SETH-TYPE-001.a`: SHOULD, device.
+pub const SETH_TYPE_001_A: Clause = Clause(869);
+/// `SETH-TYPE-001.b`: MUST, device.
+pub const SETH_TYPE_001_B: Clause = Clause(870);
+/// `SETH-M-001`, its clauses (a) to (c) together: MUST, device.
+pub const SETH_M_001: Clause = Clause(871);
+/// `SETH-M-001.a`: MUST, device.
+pub const SETH_M_001_A: Clause = Clause(872);
+/// `SETH-M-001.b`: MUST, device.
+pub const SETH_M_001_B: Clause = Clause(873);
+/// `SETH-M-001.c`: MUST, codec.
+pub const SETH_M_001_C: Clause = Clause(874);
+/// `SETH-PR-001`: MUST, device.
+pub const SETH_PR_001: Clause = Clause(875);
+/// `SETH-ACKPSN-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_ACKPSN_001: Clause = Clause(876);
+/// `SETH-ACKPSN-001.a`: MUST, device.
+pub const SETH_ACKPSN_001_A: Clause = Clause(877);
+/// `SETH-ACKPSN-001.b`: MUST, device.
+pub const SETH_ACKPSN_001_B: Clause = Clause(878);
+/// `SETH-ACKPSN-002`: MUST, device.
+pub const SETH_ACKPSN_002: Clause = Clause(879);
+/// `SETH-EV-001`: MUST, device.
+pub const SETH_EV_001: Clause = Clause(880);
+/// `SETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_PDC_001: Clause = Clause(881);
+/// `SETH-PDC-001.a`: SHOULD, device.
+pub const SETH_PDC_001_A: Clause = Clause(882);
+/// `SETH-PDC-001.b`: MUST, device.
+pub const SETH_PDC_001_B: Clause = Clause(883);
+/// `SETH-CACK-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_CACK_001: Clause = Clause(884);
+/// `SETH-CACK-001.a`: MUST, device.
+pub const SETH_CACK_001_A: Clause = Clause(885);
+/// `SETH-CACK-001.b`: MUST, device.
+pub const SETH_CACK_001_B: Clause = Clause(886);
+/// `SETH-CC-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_CC_001: Clause = Clause(887);
+/// `SETH-CC-001.a`: SHOULD, device.
+pub const SETH_CC_001_A: Clause = Clause(888);
+/// `SETH-CC-001.b`: MUST, device.
+pub const SETH_CC_001_B: Clause = Clause(889);
+/// `SETH-MPR-001`: MUST, device.
+pub const SETH_MPR_001: Clause = Clause(890);
+/// `SETH-BITMAP-001`: MUST, device.
+pub const SETH_BITMAP_001: Clause = Clause(891);
+/// `SETH-BITMAP-002`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_BITMAP_002: Clause = Clause(892);
+/// `SETH-BITMAP-002.a`: MUST, device.
+pub const SETH_BITMAP_002_A: Clause = Clause(893);
+/// `SETH-BITMAP-002.b`: MUST, device.
+pub const SETH_BITMAP_002_B: Clause = Clause(894);
+/// `CCS-LAYOUT-001`: MUST, device.
+pub const CCS_LAYOUT_001: Clause = Clause(895);
+/// `CCS-RESV-001`: MUST, device.
+pub const CCS_RESV_001: Clause = Clause(896);
+/// `CCS-TS-001`: MUST, device.
+pub const CCS_TS_001: Clause = Clause(897);
+/// `CCS-OOO-001`: MUST, device.
+pub const CCS_OOO_001: Clause = Clause(898);
+/// `CCS-BYTES-001`: MUST, device.
+pub const CCS_BYTES_001: Clause = Clause(899);
+/// `NETH-LAYOUT-001`: MUST, device.
+pub const NETH_LAYOUT_001: Clause = Clause(900);
+/// `NETH-RESV-001`: MUST, device.
+pub const NETH_RESV_001: Clause = Clause(901);
+/// `NETH-TYPE-001`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_TYPE_001: Clause = Clause(902);
+/// `NETH-TYPE-001.a`: SHOULD, device.
+pub const NETH_TYPE_001_A: Clause = Clause(903);
+/// `NETH-TYPE-001.b`: MUST, device.
+pub const NETH_TYPE_001_B: Clause = Clause(904);
+/// `NETH-REASON-001`, its clauses (a) to (c) together: MUST, device.
+pub const NETH_REASON_001: Clause = Clause(905);
+/// `NETH-REASON-001.a`: MUST, device.
+pub const NETH_REASON_001_A: Clause = Clause(906);
+/// `NETH-REASON-001.b`: MUST, codec.
+pub const NETH_REASON_001_B: Clause = Clause(907);
+/// `NETH-REASON-001.c`: MUST, codec.
+pub const NETH_REASON_001_C: Clause = Clause(908);
+/// `NETH-REASON-002`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_REASON_002: Clause = Clause(909);
+/// `NETH-REASON-002.a`: MUST, device.
+pub const NETH_REASON_002_A: Clause = Clause(910);
+/// `NETH-REASON-002.b`: MUST, device.
+pub const NETH_REASON_002_B: Clause = Clause(911);
+/// `NETH-VENDOR-001`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_VENDOR_001: Clause = Clause(912);
+/// `NETH-VENDOR-001.a`: SHOULD, device.
+pub const NETH_VENDOR_001_A: Clause = Clause(913);
+/// `NETH-VENDOR-001.b`: MUST, device.
+pub const NETH_VENDOR_001_B: Clause = Clause(914);
+/// `NETH-PSN-001`: MUST, device.
+pub const NETH_PSN_001: Clause = Clause(915);
+/// `NETH-TS-001`: MUST, device.
+pub const NETH_TS_001: Clause = Clause(916);
+/// `NETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_PDC_001: Clause = Clause(917);
+/// `NETH-PDC-001.a`: SHOULD, device.
+pub const NETH_PDC_001_A: Clause = Clause(918);
+/// `NETH-PDC-001.b`: MUST, device.
+pub const NETH_PDC_001_B: Clause = Clause(919);
+/// `NETH-CC-001`: SHOULD, device.
+pub const NETH_CC_001: Clause = Clause(920);
+/// `PETH-LAYOUT-001`: MUST, device.
+pub const PETH_LAYOUT_001: Clause = Clause(921);
+/// `PETH-RESV-001`: MUST, device.
+pub const PETH_RESV_001: Clause = Clause(922);
+/// `PETH-PSN-001`: MUST, device.
+pub const PETH_PSN_001: Clause = Clause(923);
+/// `PETH-RESP-001`: MUST, device.
+pub const PETH_RESP_001: Clause = Clause(924);
+/// `PETH-FTYPE-001`, its clauses (a) to (b) together: MUST, device.
+pub const PETH_FTYPE_001: Clause = Clause(925);
+/// `PETH-FTYPE-001.a`: SHOULD, device.
+pub const PETH_FTYPE_001_A: Clause = Clause(926);
+/// `PETH-FTYPE-001.b`: MUST, device.
+pub const PETH_FTYPE_001_B: Clause = Clause(927);
+/// `PETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
+pub const PETH_PDC_001: Clause = Clause(928);
+/// `PETH-PDC-001.a`: SHOULD, device.
+pub const PETH_PDC_001_A: Clause = Clause(929);
+/// `PETH-PDC-001.b`: MUST, device.
+pub const PETH_PDC_001_B: Clause = Clause(930);
+/// `ERTH-LAYOUT-001`: MUST, device.
+pub const ERTH_LAYOUT_001: Clause = Clause(931);
+/// `ERTH-QPN-001`, its clauses (a) to (b) together: MUST, device.
+pub const ERTH_QPN_001: Clause = Clause(932);
+/// `ERTH-QPN-001.a`: MUST, device.
+pub const ERTH_QPN_001_A: Clause = Clause(933);
+/// `ERTH-QPN-001.b`: MUST, device.
+pub const ERTH_QPN_001_B: Clause = Clause(934);
+/// `ERTH-RESV-001`: MUST, device.
+pub const ERTH_RESV_001: Clause = Clause(935);
+/// `ERTH-OP-001`, its clauses (a) to (c) together: MUST, device.
+pub const ERTH_OP_001: Clause = Clause(936);
+/// `ERTH-OP-001.a`: MUST, device.
+pub const ERTH_OP_001_A: Clause = Clause(937);
+/// `ERTH-OP-001.b`: MUST, codec.
+pub const ERTH_OP_001_B: Clause = Clause(938);
+/// `ERTH-OP-001.c`: MUST, codec.
+pub const ERTH_OP_001_C: Clause = Clause(939);
+/// `ERTH-PORT-001`: MUST, device.
+pub const ERTH_PORT_001: Clause = Clause(940);
+/// `ERTH-RESP-001`, its clauses (a) to (e) together: MUST, device.
+pub const ERTH_RESP_001: Clause = Clause(941);
+/// `ERTH-RESP-001.a`: MUST, device.
+pub const ERTH_RESP_001_A: Clause = Clause(942);
+/// `ERTH-RESP-001.b`: MUST, device.
+pub const ERTH_RESP_001_B: Clause = Clause(943);
+/// `ERTH-RESP-001.c`: MUST, device.
+pub const ERTH_RESP_001_C: Clause = Clause(944);
+/// `ERTH-RESP-001.d`: MUST, device.
+pub const ERTH_RESP_001_D: Clause = Clause(945);
+/// `ERTH-RESP-001.e`: MUST, device.
+pub const ERTH_RESP_001_E: Clause = Clause(946);
+/// `EETH-LAYOUT-001`: MUST, device.
+pub const EETH_LAYOUT_001: Clause = Clause(947);
+/// `EETH-RESV-001`: MUST, device.
+pub const EETH_RESV_001: Clause = Clause(948);
+/// `EETH-OP-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by EETH-OP-002, since a response carries the `op` of the request it answers (EETH-ECHO-001), which may be one that table 21 does not define."]
+pub const EETH_OP_001: Clause = Clause(949);
+/// `EETH-OP-002`, its clauses (a) to (c) together: MUST, device.
+pub const EETH_OP_002: Clause = Clause(950);
+/// `EETH-OP-002.a`: MUST, device.
+pub const EETH_OP_002_A: Clause = Clause(951);
+/// `EETH-OP-002.b`: MUST, codec.
+pub const EETH_OP_002_B: Clause = Clause(952);
+/// `EETH-OP-002.c`: MUST, codec.
+pub const EETH_OP_002_C: Clause = Clause(953);
+/// `EETH-ECHO-001`: MUST, device.
+pub const EETH_ECHO_001: Clause = Clause(954);
+/// `EETH-PORT-001`: MUST, device.
+pub const EETH_PORT_001: Clause = Clause(955);
+/// `EETH-STATUS-001`, its clauses (a) to (b) together: MUST, device.
+pub const EETH_STATUS_001: Clause = Clause(956);
+/// `EETH-STATUS-001.a`: MUST, device.
+pub const EETH_STATUS_001_A: Clause = Clause(957);
+/// `EETH-STATUS-001.b`: SHOULD, device.
+pub const EETH_STATUS_001_B: Clause = Clause(958);
+/// `EETH-DATA-001`, its clauses (a) to (b) together: MUST, device.
+pub const EETH_DATA_001: Clause = Clause(959);
+/// `EETH-DATA-001.a`: SHOULD, device.
+pub const EETH_DATA_001_A: Clause = Clause(960);
+/// `EETH-DATA-001.b`: MUST, device.
+pub const EETH_DATA_001_B: Clause = Clause(961);
+/// `DETH-LAYOUT-001`: MUST, codec.
+pub const DETH_LAYOUT_001: Clause = Clause(962);
+/// `DETH-RESV-001`: MUST, codec.
+pub const DETH_RESV_001: Clause = Clause(963);
+/// `RDETH-LAYOUT-001`: MUST, codec.
+pub const RDETH_LAYOUT_001: Clause = Clause(964);
+/// `RDETH-RESV-001`: MUST, codec.
+pub const RDETH_RESV_001: Clause = Clause(965);
+/// `XRCETH-LAYOUT-001`: MUST, codec.
+pub const XRCETH_LAYOUT_001: Clause = Clause(966);
+/// `XRCETH-RESV-001`: MUST, codec.
+pub const XRCETH_RESV_001: Clause = Clause(967);
+/// `IETH-LAYOUT-001`: MUST, codec.
+pub const IETH_LAYOUT_001: Clause = Clause(968);
+/// `ATOMIC-LAYOUT-001`: MUST, codec.
+pub const ATOMIC_LAYOUT_001: Clause = Clause(969);
+/// `CNP-LAYOUT-001`: MUST, codec.
+pub const CNP_LAYOUT_001: Clause = Clause(970);
+/// `CNP-RESV-001`: MUST, codec.
+pub const CNP_RESV_001: Clause = Clause(971);
+/// `CNP-BTH-001`, its clauses (a) to (b) together: MUST, codec.
+pub const CNP_BTH_001: Clause = Clause(972);
+/// `CNP-BTH-001.a`: SHOULD, codec.
+pub const CNP_BTH_001_A: Clause = Clause(973);
+/// `CNP-BTH-001.b`: MUST, codec.
+pub const CNP_BTH_001_B: Clause = Clause(974);
+/// `PAY-PAD-001`: MUST, device.
+pub const PAY_PAD_001: Clause = Clause(975);
+/// `PAY-PAD-002`, its clauses (a) to (c) together: MUST, device.
+pub const PAY_PAD_002: Clause = Clause(976);
+/// `PAY-PAD-002.a`: SHOULD, device.
+pub const PAY_PAD_002_A: Clause = Clause(977);
+/// `PAY-PAD-002.b`: MUST, device.
+pub const PAY_PAD_002_B: Clause = Clause(978);
+/// `PAY-PAD-002.c`: MUST, codec.
+pub const PAY_PAD_002_C: Clause = Clause(979);
+/// `PAY-PAD-003`: MUST, device.
+pub const PAY_PAD_003: Clause = Clause(980);
+/// `PAY-LEN-001`: MUST, device.
+pub const PAY_LEN_001: Clause = Clause(981);
+/// `PAY-LEN-002`: MUST, device.
+pub const PAY_LEN_002: Clause = Clause(982);
+/// `PAY-NONE-001`: MUST, device.
+pub const PAY_NONE_001: Clause = Clause(983);
+/// `ICRC-CALC-001`: MUST, device.
+pub const ICRC_CALC_001: Clause = Clause(984);
+/// `ICRC-COVER-001`: MUST, device.
+pub const ICRC_COVER_001: Clause = Clause(985);
+/// `ICRC-MASK-001`: MUST, device.
+pub const ICRC_MASK_001: Clause = Clause(986);
+/// `ICRC-ORDER-001`: MUST, device.
+pub const ICRC_ORDER_001: Clause = Clause(987);
+/// `ICRC-VERIFY-001`, its clauses (a) to (c) together: MUST, device.
+pub const ICRC_VERIFY_001: Clause = Clause(988);
+/// `ICRC-VERIFY-001.a`: MUST, device.
+pub const ICRC_VERIFY_001_A: Clause = Clause(989);
+/// `ICRC-VERIFY-001.b`: MUST, codec.
+pub const ICRC_VERIFY_001_B: Clause = Clause(990);
+/// `ICRC-VERIFY-001.c`: MUST, codec.
+pub const ICRC_VERIFY_001_C: Clause = Clause(991);
+/// `DEC-STRUCT-001`: MUST, codec.
+pub const DEC_STRUCT_001: Clause = Clause(992);
+/// `DEC-ERR-001`: MUST, codec.
+pub const DEC_ERR_001: Clause = Clause(993);
+/// `DEC-LOSSLESS-001`: MUST, codec.
+pub const DEC_LOSSLESS_001: Clause = Clause(994);
+/// `DEC-VAL-001`, its clauses (a) to (b) together: MUST, codec.
+pub const DEC_VAL_001: Clause = Clause(995);
+/// `DEC-VAL-001.a`: MUST, codec.
+pub const DEC_VAL_001_A: Clause = Clause(996);
+/// `DEC-VAL-001.b`: MUST, codec.
+pub const DEC_VAL_001_B: Clause = Clause(997);
+/// `DEC-JSON-001`: MUST, codec.
+pub const DEC_JSON_001: Clause = Clause(998);
+/// `DEC-VLAN-001`: MUST, codec.
+pub const DEC_VLAN_001: Clause = Clause(999);
+/// `DEC-LINK-001`: MUST, codec.
+pub const DEC_LINK_001: Clause = Clause(1000);
+/// `DEC-FCS-001`: MUST, codec.
+pub const DEC_FCS_001: Clause = Clause(1001);
+/// `DEC-CUT-001`: MUST, codec.
+pub const DEC_CUT_001: Clause = Clause(1002);
+/// `DEC-KIND-001`: MUST, codec.
+pub const DEC_KIND_001: Clause = Clause(1003);
+/// `DEC-EXIT-001`: MUST, codec.
+pub const DEC_EXIT_001: Clause = Clause(1004);
+/// `DEC-EXIT-002`: MUST, codec.
+pub const DEC_EXIT_002: Clause = Clause(1005);
