@@ -89,7 +89,7 @@ pub struct Recorder {
 
 /// A batch of the runner, as a `cpu = "reference"` recording follows it: the agent's
 /// commands reach the device at the end of the batch, which comes at `limit` or at the
-/// next acknowledgement injected, whichever is first (`CONF-RUN-005`).
+/// next acknowledgement injected, whichever is first (`CONF-RUN-008`).
 #[derive(Debug, Clone, Copy)]
 struct Batch {
     start: Timestamp,

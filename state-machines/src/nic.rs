@@ -981,7 +981,7 @@ impl Nic {
         if !is_last && len != pmtu {
             return Err(PeerViolation::SegmentLength { qpn, opcode: op, len, pmtu });
         }
-        // Placement: the region named by the key must allow the write (RCV-PLACE-001/002).
+        // Placement: the region named by the key must allow the write (RCV-PLACE-003/002).
         let region_ok = self
             .region(w.reth.rkey)
             .is_some_and(|r| r.remote_write && r.contains(w.reth.va, u64::from(len)));

@@ -252,7 +252,7 @@ impl Placement {
             assert!(
                 d.va >= REGION_BASE
                     && d.va.checked_add(len).is_some_and(|e| e <= REGION_BASE + REGION_LEN),
-                "RCV-PLACE-001: DMA write of {len} bytes at {:#x} outside the writable region",
+                "RCV-PLACE-003: DMA write of {len} bytes at {:#x} outside the writable region",
                 d.va
             );
             assert!(len <= u64::from(pmtu), "RCV-SEG-001: DMA write of {len} bytes > PMTU");
@@ -1243,7 +1243,7 @@ impl Fabric {
                 let len = u64::from(w.payload.len());
                 assert!(
                     w.va >= REGION_BASE && w.va + len <= REGION_BASE + 0x100_0000,
-                    "RCV-PLACE-001: DMA outside the region at {:#x}",
+                    "RCV-PLACE-003: DMA outside the region at {:#x}",
                     w.va
                 );
                 assert!(
