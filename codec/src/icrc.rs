@@ -73,8 +73,8 @@ pub fn compute(ip_packet: &[u8]) -> Result<u32, IcrcError> {
     // The masked headers go to the CRC as one block on the stack, the rest of the packet
     // as one slice of the input: two calls, so the folding loop of the CRC runs over the
     // whole payload at once.
-    let mut head = [0u8; MAX_HEAD];
-    head[..LRH_LEN].fill(0xFF); // the masked LRH
+    // Ones to start with: the first eight stand for the masked LRH.
+    let mut head = [0xFFu8; MAX_HEAD];
     head[LRH_LEN..LRH_LEN + fixed].copy_from_slice(&ip_packet[..fixed]);
     let ip = &mut head[LRH_LEN..LRH_LEN + ip_len];
     if ip_len == 40 && ip[0] >> 4 == 6 {
