@@ -26,7 +26,9 @@
 //!   256-byte RoCEv2 frames (RC SEND Only over IPv4, 20 000 with `--quick`), each run once as
 //!   a process writing to `/dev/null`, frames per second; and, in the same run, tshark's field
 //!   dump of the same capture (`tshark -r FILE -T fields -e ...`, the Ethernet, IP, UDP and
-//!   every BTH field and the ICRC) and the ratios `json_over_tshark` and `text_over_tshark`.
+//!   every BTH field and the ICRC) and the ratios `json_over_tshark` and `text_over_tshark`;
+//!   and `decode_verify_1kib_over_tshark`, the codec's in-process decode + ICRC verify of
+//!   1 KiB frames on one core (`codec.decode_verify.1KiB`) over tshark's frames per second.
 //!   Without tshark the figures are given alone and `dissect.tshark` says `"not installed"`.
 //!
 //! Each figure is the median of three runs, each running for a fixed minimum time (200 ms,
@@ -632,6 +634,20 @@ fn dissect(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
                 let ratio = |d: Duration| t.as_secs_f64() / d.as_secs_f64().max(1e-9);
                 rows.push(Row::new("dissect", "json_over_tshark", "ratio", ratio(json)));
                 rows.push(Row::new("dissect", "text_over_tshark", "ratio", ratio(text)));
+                // The codec alone, in process: decode + ICRC verify of 1 KiB frames on one
+                // core, beside tshark's rate on this capture.
+                let tshark_rate = per_s(t);
+                let codec = rows
+                    .iter()
+                    .find(|r| r.name == "codec.decode_verify.1KiB" && r.key == "frames_per_s");
+                if let Some(codec) = codec.map(|r| r.value) {
+                    rows.push(Row::new(
+                        "dissect",
+                        "decode_verify_1kib_over_tshark",
+                        "ratio",
+                        codec / tshark_rate,
+                    ));
+                }
             }
             None => eprintln!("bench: tshark is not installed; the dissect figures stand alone"),
         }
