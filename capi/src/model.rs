@@ -175,6 +175,10 @@ impl Model {
                 Status::Refused,
                 format!("CPU command at {} ns refused: [{}] {e}", at.0, e.requirement()),
             )),
+            Some(Refusal::Frame(at, e)) => Err(Error::new(
+                Status::Refused,
+                format!("frame at {} ns refused: [{}] {e}", at.0, e.requirement()),
+            )),
             Some(Refusal::Host(_, HostError::Doorbell(_))) | None => Ok(()),
         }
     }

@@ -21,7 +21,7 @@
 //! "skipped", link_type, skipped: "link type not decoded"}`.
 //!
 //! Both views are written straight from the decoded headers by one walk over their fields
-//! ([`Sink`]), so they always show the same fields; neither goes through the other.
+//! (`Sink`), so they always show the same fields; neither goes through the other.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};

@@ -8,6 +8,7 @@ use core::net::Ipv6Addr;
 use std::hint::black_box;
 
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 
 fn main() {

@@ -39,7 +39,6 @@ extern crate std;
 pub mod error;
 mod field;
 pub mod frame;
-pub mod fuzzing;
 pub mod host;
 pub mod icrc;
 pub mod id;
@@ -47,8 +46,19 @@ pub mod opcode;
 pub mod psn;
 pub mod wire;
 
+// The root holds what a caller builds and reads packets with: the errors, the numbers, the
+// opcode table, and the owned `Repr` of every header with the codepoint types its fields
+// carry. The zero-copy views, lengths and masks of each header are in its module under
+// `wire` (also re-exported flat as `wire::*`); frames are in `frame`, host formats in `host`.
+
 pub use error::{DecodeError, DecodeErrorKind, EmitError, Header, Violation};
 pub use id::{AethMsn, Ev, Lkey, Msn, Rkey, Rqmsn, TemplateId, TooWide};
 pub use opcode::{ExtHeader, Opcode, OpcodeInfo, PayloadRule, TransportClass};
 pub use psn::{Psn, Qpn};
-pub use wire::*;
+pub use wire::{
+    AethKind, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr,
+    CookedHeader, DethRepr, EethRepr, EndpointOp, ErthRepr, EtherType, EthernetAddress,
+    EthernetRepr, EvMark, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr, Ipv6Repr, LinkType,
+    MethRepr, NackReason, NethRepr, PethRepr, ROCEV2_PORT, RdethRepr, RethRepr, SethRepr, Sll2Repr,
+    SllRepr, TsethRepr, UdpRepr, VlanRepr, XrcethRepr,
+};

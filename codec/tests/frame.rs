@@ -8,6 +8,7 @@ use common::*;
 use openrdma_codec::frame::{
     DecodedFrame, ETH_HEADER_LEN, Extensions, FrameRepr, IcrcStatus, IpRepr, UdpChecksum, decode,
 };
+use openrdma_codec::wire::*;
 use openrdma_codec::{DecodeErrorKind, icrc, *};
 
 /// Every layer of a cleanly decoded RoCEv2 frame as (header, start, end).

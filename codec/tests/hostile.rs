@@ -22,6 +22,7 @@ use openrdma_codec::host::{
     CompletionRepr, DoorbellReject, DoorbellToken, FlagRepr, LengthBound, Template, WorkRequest,
     WrOpcode, accept_doorbell,
 };
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 
 // ----- the frames the rows start from --------------------------------------------------------

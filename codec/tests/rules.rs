@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 
 use common::*;
 use openrdma_codec::frame::{DECODE_RULES, DecodedFrame, FRAME_RULES, FrameRepr, IpRepr, decode};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};

@@ -68,7 +68,8 @@ fn cnp_vector_fields() {
 #[test]
 fn cnp_carries_its_16_reserved_bytes_and_nothing_else() {
     use openrdma_codec::frame::FrameRepr;
-    use openrdma_codec::{BTH_LEN, CnpRepr, DecodeError, Header};
+    use openrdma_codec::wire::BTH_LEN;
+    use openrdma_codec::{CnpRepr, DecodeError, Header};
     let (_, frame) = vectors().into_iter().find(|(n, _)| n == "cx4lx-cnp").unwrap();
     let d = decode(&frame);
     let bth_at = d.layout.bth.unwrap();

@@ -22,6 +22,7 @@
 
 pub mod capture;
 pub mod file;
+pub mod placement;
 pub mod process;
 pub mod protocol;
 pub mod report;
@@ -29,3 +30,4 @@ pub mod req;
 pub mod requirements;
 pub mod runner;
 pub mod scoreboard;
+pub mod timeline;

@@ -165,7 +165,10 @@ pub fn run_one(
         }
         None => {}
     }
-    let mut j = judge_in(scenario, &out.injected, &out.observed, Scope::of(&caps));
+    // CONF-TIME-005: expected times as the run lived them, shifted by the runner's lag and
+    // the device's own latency within the tolerances (`timeline`).
+    let timed = crate::timeline::retimed(scenario, &out.lag, &out.observed);
+    let mut j = judge_in(&timed, &out.injected, &out.observed, Scope::of(&caps));
     mark_levels(&mut j, spec);
     fill(&mut report, j, spec);
     report

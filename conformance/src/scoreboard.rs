@@ -61,7 +61,7 @@
 //!   and not judged; the retransmissions and probes its CPU half commands are expected
 //!   packets like any other, none is excused by a command, and a retransmission is held to
 //!   the same early bound as every packet, so that a wrong timeout or back-off shows
-//!   (`CONF-CMP-019`, `CONF-TIME-003`).
+//!   (`CONF-CMP-019`, `CONF-TIME-005`).
 //!
 //! A device is judged only on the outputs of the capabilities it claims ([`Scope`]).
 //! Timing failures are reported under the requirement of the record they miss.
@@ -69,7 +69,7 @@
 //! Times are compared with the manifest's tolerances. Divergences are sorted by time; the
 //! first one is what a report shows first.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
 use openrdma_codec::{AethKind, Opcode, Qpn};
@@ -99,6 +99,7 @@ pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
 
 pub use order::requirements as order_requirements;
 
+use crate::placement;
 use arrivals::Arrivals;
 
 /// The outcome of a scenario.
@@ -978,126 +979,7 @@ fn judge_events(
         })
         .collect();
 
-    // DMA writes: a multiset keyed by (qpn, va, bytes).
-    type DmaKey = (u32, u64, Vec<u8>);
-    let mut want: BTreeMap<DmaKey, Vec<&Record>> = BTreeMap::new();
-    for (r, e) in &exp {
-        if let NicEvent::DmaWrite(w) = e {
-            want.entry((w.qpn.value(), w.va, payload_bytes(&w.payload))).or_default().push(r);
-            *checked += 1;
-        }
-    }
-    // Flags and DMA order: per (qpn, msn), the index of the flag among observed events.
-    let mut flagged: HashMap<(u32, Msn), u64> = HashMap::new();
-    for (at, e) in &obs {
-        match e {
-            NicEvent::FlagWrite(f) if f.side == Side::Responder => {
-                flagged.entry((f.qpn.value(), f.msn)).or_insert(*at);
-            }
-            NicEvent::DmaWrite(w) => {
-                let key = (w.qpn.value(), w.va, payload_bytes(&w.payload));
-                // CONF-CMP-023: a packet is placed only after a copy of it arrived.
-                let (q, p) = (w.qpn.value(), w.psn.value());
-                if !arrivals.arrived(q, p, *at) {
-                    let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
-                        Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
-                        None => (
-                            "RCV-PLACE-001",
-                            format!("a DMA write of PSN {p}, of which no copy had arrived"),
-                        ),
-                    };
-                    div.push(Divergence {
-                        at: *at,
-                        requirement: requirement.into(),
-                        what,
-                        expected: None,
-                        actual: Some(render_event(e)),
-                        fields: vec![],
-                        should_only: false,
-                        clause: None,
-                    });
-                }
-                if flagged.contains_key(&(w.qpn.value(), w.msn)) {
-                    // Data the scenario expects, arriving after the flag: the flag came
-                    // before its data. A write beyond what it expects: a write after the flag.
-                    let expected_data = want.get(&key).is_some_and(|v| !v.is_empty());
-                    let (requirement, what) = if expected_data {
-                        ("FLAG-ORDER-001", "the flag of a message came before this DMA write of it")
-                    } else {
-                        ("FLAG-LAST-001", "a DMA write after the flag of its message")
-                    };
-                    div.push(Divergence {
-                        at: *at,
-                        requirement: requirement.into(),
-                        what: what.into(),
-                        expected: None,
-                        actual: Some(render_event(e)),
-                        fields: vec![],
-                        should_only: false,
-                        clause: None,
-                    });
-                }
-                match want.get_mut(&key) {
-                    Some(v) if !v.is_empty() => {
-                        v.pop();
-                    }
-                    _ => div.push(Divergence {
-                        at: *at,
-                        requirement: "RCV-PLACE-001".into(),
-                        what: "a DMA write the scenario does not expect".into(),
-                        expected: None,
-                        actual: Some(render_event(e)),
-                        fields: vec![],
-                        should_only: false,
-                        clause: None,
-                    }),
-                }
-            }
-            _ => {}
-        }
-    }
-    for ((qpn, va, bytes), recs) in want {
-        for r in recs {
-            div.push(Divergence {
-                at: r.at.0,
-                requirement: placement_due(scenario, r).into(),
-                what: "an expected DMA write did not happen".into(),
-                expected: Some(format!("DMA write qp {qpn:#x} va {va:#x} {} B", bytes.len())),
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                clause: None,
-            });
-        }
-    }
-    // Every DMA write of a flagged message precedes the flag (FLAG-ORDER-001): a DMA
-    // after the flag is reported above; a DMA expected but missing when the flag came is
-    // a flag before its data.
-    for (r, e) in &exp {
-        if let NicEvent::DmaWrite(w) = e {
-            let done = obs
-                .iter()
-                .any(|(_, o)| matches!(o, NicEvent::DmaWrite(x) if x.qpn == w.qpn && x.va == w.va));
-            if !done {
-                if let Some(&t) = flagged.get(&(w.qpn.value(), w.msn)) {
-                    div.push(Divergence {
-                        at: t,
-                        requirement: "FLAG-ORDER-001".into(),
-                        what: format!(
-                            "the flag of message {} came before its data at {:#x}",
-                            w.msn, w.va
-                        ),
-                        expected: Some(render_event(e)),
-                        actual: None,
-                        fields: vec![],
-                        should_only: false,
-                        clause: None,
-                    });
-                    let _ = r;
-                }
-            }
-        }
-    }
+    judge_placement(scenario, &exp, &obs, arrivals, div, checked);
 
     // Every completion entry on its own, and as a write to its queue (CQE-*).
     let history = entries::judge(scenario, &obs, tol.late_ns, div);
@@ -1134,6 +1016,144 @@ fn judge_events(
 /// packets with `rtx` set that the device sent, one for one, by QP and PSN, within
 /// `late_ns`. Their causes and `lost_ev` follow from the device's own paths and are not
 /// compared.
+/// DMA placement by the bytes that land (CONF-CMP-034, `placement`), and each write held to
+/// the injected copies of the packet it names, when it names one (CONF-CMP-023).
+fn judge_placement(
+    scenario: &Scenario,
+    exp: &[(&Record, &NicEvent)],
+    obs: &[(u64, &NicEvent)],
+    arrivals: &Arrivals,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    let ranges: Vec<(&Record, placement::Range)> = exp
+        .iter()
+        .filter_map(|(r, e)| match e {
+            NicEvent::DmaWrite(w) => Some((
+                *r,
+                placement::Range {
+                    qp: w.qpn.value(),
+                    msn: w.msn.into(),
+                    va: w.va,
+                    bytes: payload_bytes(&w.payload),
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    *checked += ranges.len();
+    let mut writes = Vec::new();
+    let mut flags = Vec::new();
+    for (pos, (at, e)) in obs.iter().enumerate() {
+        match e {
+            NicEvent::FlagWrite(f) if f.side == Side::Responder => {
+                flags.push((*at, placement::Flag { pos, qp: f.qpn.value(), msn: f.msn.into() }));
+            }
+            NicEvent::DmaWrite(w) => {
+                // CONF-CMP-023: a packet is placed only after a copy of it arrived.
+                let (q, p) = (w.qpn.value(), w.psn.value());
+                if !arrivals.arrived(q, p, *at) {
+                    let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
+                        Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
+                        None => (
+                            "RCV-PLACE-003",
+                            format!("a DMA write of PSN {p}, of which no copy had arrived"),
+                        ),
+                    };
+                    div.push(Divergence {
+                        at: *at,
+                        requirement: requirement.into(),
+                        what,
+                        expected: None,
+                        actual: Some(render_event(e)),
+                        fields: vec![],
+                        should_only: false,
+                        clause: None,
+                    });
+                }
+                writes.push((
+                    *at,
+                    *e,
+                    placement::Write { pos, va: w.va, bytes: payload_bytes(&w.payload) },
+                ));
+            }
+            _ => {}
+        }
+    }
+    let plain_writes: Vec<placement::Write> = writes.iter().map(|w| w.2.clone()).collect();
+    let plain_flags: Vec<placement::Flag> = flags.iter().map(|f| f.1).collect();
+    for f in placement::judge(
+        &ranges.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
+        &plain_writes,
+        &plain_flags,
+    ) {
+        let d = match f {
+            placement::Finding::Missing { range, offset, differ } => {
+                let (r, x) = &ranges[range];
+                Divergence {
+                    at: r.at.0,
+                    requirement: placement_due(scenario, r).into(),
+                    what: format!(
+                        "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
+                        x.bytes.len(),
+                        x.va
+                    ),
+                    expected: Some(format!(
+                        "DMA write qp {:#x} va {:#x} {} B",
+                        x.qp,
+                        x.va,
+                        x.bytes.len()
+                    )),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    clause: None,
+                }
+            }
+            placement::Finding::BeforeFlag { range, flag } => {
+                let (r, x) = &ranges[range];
+                Divergence {
+                    at: flags[flag].0,
+                    requirement: "FLAG-ORDER-001".into(),
+                    what: format!(
+                        "the flag of message {} came before its data at {:#x}",
+                        x.msn, x.va
+                    ),
+                    expected: Some(render_event(match &r.body {
+                        Body::Event { event } => event,
+                        _ => continue,
+                    })),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    clause: None,
+                }
+            }
+            placement::Finding::Outside { write, va, len } => Divergence {
+                at: writes[write].0,
+                requirement: "RCV-PLACE-003".into(),
+                what: format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            },
+            placement::Finding::AfterFlag { write } => Divergence {
+                at: writes[write].0,
+                requirement: "FLAG-LAST-001".into(),
+                what: "a DMA write after the flag of its message".into(),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            },
+        };
+        div.push(d);
+    }
+}
+
 fn judge_retransmit_reports(
     scenario: &Scenario,
     observed: &[TimedOutput],
@@ -1291,12 +1311,12 @@ fn judge_reports(
     }
 }
 
-/// The rule an expected DMA write that did not happen breaks: placement (RCV-PLACE-001),
+/// The rule an expected DMA write that did not happen breaks: placement (RCV-PLACE-003),
 /// unless its packet's PSN follows the wrap of the PSN space from 2^24 − 1 to 0 among the
 /// writes the scenario injects into its QP, which a device that compares PSNs as plain
 /// integers takes for duplicates (BTH-PSN-002).
 fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
-    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-001" };
+    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003" };
     let (qpn, psn) = (w.qpn.value(), w.psn.value());
     let wrapped = scenario.injects().filter(|i| i.at <= r.at).any(|i| match &i.body {
         Body::Frame { bytes, .. } => decode(bytes)
@@ -1304,5 +1324,5 @@ fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
             .is_some_and(|b| b.dest_qp.value() == qpn && b.psn.value() > psn + (1 << 23)),
         _ => false,
     });
-    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-001" }
+    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003" }
 }

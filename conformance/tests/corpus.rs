@@ -234,7 +234,13 @@ fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
         let mut dev = FaultyDevice::new(kind);
         let caps = dev.capabilities();
         let out = run(&mut dev, s, reference_cpu_half);
-        judge_in(s, &out.injected, &out.observed, Scope::of(&caps)).divergences
+        judge_in(
+            &openrdma_conformance::timeline::retimed(s, &out.lag, &out.observed),
+            &out.injected,
+            &out.observed,
+            Scope::of(&caps),
+        )
+        .divergences
     };
     let equal = sender_recorded_over(&[500, 500, 500, 500]);
     for kind in VARIANTS.iter().filter(|k| {

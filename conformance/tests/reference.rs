@@ -7,6 +7,7 @@ use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::{Scope, judge, judge_in};
+use openrdma_conformance::timeline::retimed;
 use openrdma_corpus as corpus;
 use openrdma_device::{
     Capability, Device, DeviceError, HostCommand, Input, Manifest, SprayPolicy, TimedInput,
@@ -40,7 +41,9 @@ fn reference_passes_the_corpus() {
 /// scenario, and the failures name the requirement its bug breaks; every legitimate variant
 /// passes. Among the variants a device that sprays at random passes every scenario whose
 /// device sends data, which it would not if one were recorded over paths of unequal delay
-/// (CONF-GEN-007; `tests/corpus.rs` shows the failure such a recording gives).
+/// (CONF-GEN-007; `tests/corpus.rs` shows the failure such a recording gives). So does
+/// `variant:late`, every output half of `late_ns` late (CONF-TIME-004), and the variants
+/// that split or merge DMA writes (CONF-CMP-034).
 #[test]
 fn faulty_devices_are_caught_and_variants_pass() {
     use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS};
@@ -51,7 +54,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
         for (name, s) in &corpus {
             let mut dev = FaultyDevice::new(kind);
             let out = run(&mut dev, s, reference_cpu_half);
-            let mut j = judge(s, &out.injected, &out.observed);
+            let mut j = judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
             // The requirement a report shows first: the first divergence from a MUST.
             mark_levels(&mut j, &spec);
             if let Some(d) = j.divergences.iter().find(|d| !d.should_only) {
@@ -85,7 +88,12 @@ fn faulty_devices_are_caught_and_variants_pass() {
             }
             judged += 1;
             let out = run(&mut dev, s, reference_cpu_half);
-            let j = judge_in(s, &out.injected, &out.observed, Scope::of(&caps));
+            let j = judge_in(
+                &retimed(s, &out.lag, &out.observed),
+                &out.injected,
+                &out.observed,
+                Scope::of(&caps),
+            );
             assert!(
                 j.divergences.is_empty(),
                 "variant:{} fails {name}: {:#?}",
@@ -95,7 +103,8 @@ fn faulty_devices_are_caught_and_variants_pass() {
             if kind.name == "receiver-block" {
                 // Judged as if it claimed everything, the missing flags would fail it: the
                 // scope, not leniency, is what lets it pass.
-                let full = judge(s, &out.injected, &out.observed);
+                let full =
+                    judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
                 assert!(
                     s.records.iter().all(|r| !matches!(
                         r.body,
@@ -122,7 +131,7 @@ fn faulty_devices_are_caught_and_variants_pass() {
 /// nanosecond for nanosecond, the tolerances unused: with the CPU half scripted, and when a
 /// CPU half runs live during the replay, the runner's agent, whose commands reach the
 /// device at the starts of batches, or the device's own. A recording hands the agent's
-/// commands to the device as the runner does (`CONF-GEN-005`, `CONF-RUN-005`), and runs
+/// commands to the device as the runner does (`CONF-GEN-005`, `CONF-RUN-008`), and runs
 /// the device's timers before the frames that arrive at the same time, as a device does.
 #[test]
 fn the_reference_replays_every_recording_exactly() {
@@ -324,7 +333,7 @@ fn legitimate_choices_pass_the_corpus() {
             }
             let out = run(&mut dev, s, reference_cpu_half);
             assert!(out.error.is_none(), "{name}: {:?}", out.error);
-            let j = judge(s, &out.injected, &out.observed);
+            let j = judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
             assert!(
                 j.divergences.is_empty(),
                 "{spray:?}, inputs {input_ns} ns and outputs {output_ns} ns late, fails {name}: \

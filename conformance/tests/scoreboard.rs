@@ -643,7 +643,7 @@ fn conf_cmp_007_sacks_show_progress_in_time_and_their_number_is_free() {
     assert!(!musts(&r.judge(&o)).is_empty(), "the last SACK late");
 }
 
-// ---- CONF-CMP-008 -----------------------------------------------------------------------
+// ---- CONF-CMP-034 -----------------------------------------------------------------------
 
 fn is_dma(e: &NicEvent) -> bool {
     matches!(e, NicEvent::DmaWrite(_))
@@ -653,11 +653,11 @@ fn is_responder_flag(e: &NicEvent) -> bool {
     matches!(e, NicEvent::FlagWrite(f) if f.side == Side::Responder)
 }
 
-/// CONF-CMP-008: DMA writes are a multiset, in any order; each expected one must happen and
+/// CONF-CMP-034: placement is judged by bytes, in any order; each expected byte must land and
 /// no other; an expected write after its message's flag is a flag before its data
 /// (FLAG-ORDER-001), an unexpected one a write after the flag (FLAG-LAST-001).
 #[test]
-fn conf_cmp_008_dma_writes_are_a_multiset_kept_before_their_flag() {
+fn conf_cmp_034_dma_bytes_land_in_any_order_before_their_flag() {
     let r = Run::of("rcv-in-order-v4");
     let dmas = r.events(is_dma);
     // Two writes of one message swapped: any order.
@@ -683,7 +683,7 @@ fn conf_cmp_008_dma_writes_are_a_multiset_kept_before_their_flag() {
         }
     });
     let extra = TimedOutput { ..extra[dmas[0]].clone() };
-    assert_eq!(musts(&r.judge(&r.with_after(dmas[0], extra))), ["RCV-PLACE-001"]);
+    assert_eq!(musts(&r.judge(&r.with_after(dmas[0], extra))), ["RCV-PLACE-003"]);
     // The last write of a message moved after its flag; a copy of it after the flag.
     let flag = r.events(is_responder_flag)[0];
     let NicEvent::FlagWrite(f) = r.event(flag) else { unreachable!() };
@@ -906,7 +906,7 @@ fn conf_cmp_012_only_what_a_device_claims_is_judged() {
     let _ = Capability::Retirement;
 }
 
-// ---- CONF-TIME-003 and CONF-TIME-002 ----------------------------------------------------
+// ---- CONF-TIME-005 and CONF-TIME-006 ----------------------------------------------------
 
 /// The outputs with output `k` moved by `by` ns, in time order again.
 fn moved(o: &[TimedOutput], k: usize, by: i64) -> Vec<TimedOutput> {
@@ -916,7 +916,7 @@ fn moved(o: &[TimedOutput], k: usize, by: i64) -> Vec<TimedOutput> {
     o
 }
 
-/// CONF-TIME-003: an output that meets an expected data packet, NACK, ACK or probe comes
+/// CONF-TIME-005: an output that meets an expected data packet, NACK, ACK or probe comes
 /// within `[expected − early_ns, expected + late_ns]`; a retransmission may come any time
 /// earlier.
 #[test]
@@ -954,7 +954,7 @@ fn conf_time_003_packets_come_within_the_tolerances() {
     assert!(!musts(&l.judge(&moved(&l.observed, rtx3, late_l + 1))).is_empty(), "a late one");
 }
 
-/// CONF-TIME-002: each expected flag write and completion entry comes no later than its
+/// CONF-TIME-006: each expected flag write and completion entry comes no later than its
 /// time plus `late_ns`; earlier is not a divergence.
 #[test]
 fn conf_time_002_flags_and_completions_come_no_later_than_late_ns() {
@@ -963,7 +963,7 @@ fn conf_time_002_flags_and_completions_come_no_later_than_late_ns() {
     let flag = *r.events(is_responder_flag).last().unwrap();
     assert_eq!(r.judge(&moved(&r.observed, flag, late)), vec![], "late by late_ns");
     let d = r.judge(&moved(&r.observed, flag, late + 1));
-    assert!(d.iter().any(|d| d.what.contains("CONF-TIME-002")), "{d:#?}");
+    assert!(d.iter().any(|d| d.what.contains("CONF-TIME-006")), "{d:#?}");
     let rx = *r.events(|e| matches!(e, NicEvent::Completion(_))).last().unwrap();
     let d = r.judge(&moved(&r.observed, rx, late + 1));
     assert!(!musts(&d).is_empty(), "a completion too late");

@@ -26,7 +26,7 @@ fn frame(seed: u8, len: usize) -> Vec<u8> {
 
 fn scenario() -> Scenario {
     let manifest = parse_manifest(
-        "name = \"tshark-scenario\"\ndescription = \"x\"\nrequirements = []\nports = 2\n",
+        "name = \"tshark-scenario\"\ndescription = \"x\"\nrequirements = [\"RCV-ACK-001\"]\nports = 2\n",
         "m.toml",
     )
     .unwrap();

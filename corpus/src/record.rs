@@ -89,7 +89,7 @@ pub struct Recorder {
 
 /// A batch of the runner, as a `cpu = "reference"` recording follows it: the agent's
 /// commands reach the device at the end of the batch, which comes at `limit` or at the
-/// next acknowledgement injected, whichever is first (`CONF-RUN-005`).
+/// next acknowledgement injected, whichever is first (`CONF-RUN-008`).
 #[derive(Debug, Clone, Copy)]
 struct Batch {
     start: Timestamp,
@@ -403,7 +403,7 @@ impl Recorder {
                 while let Some(t) = peer.poll_transmit(now) {
                     out.push(t);
                 }
-                while peer.poll_event(now).is_some() {}
+                while peer.poll_event(now).expect("time moves forward").is_some() {}
                 for t in out {
                     any = true;
                     let qp = t.packet.dest_qp().value();

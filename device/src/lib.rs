@@ -15,7 +15,8 @@
 //! * The CPU half of recovery as a device or the runner plays it: [`RecoveryCpu`], made by
 //!   a [`CpuHalfFactory`].
 //! * The scenario format as data: [`Scenario`], its [`Manifest`] (with the device's
-//!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s.
+//!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s, and the
+//!   values a manifest may hold ([`Manifest::validate`], [`ManifestError`]).
 //! * The numbers of what software creates on a device and no format carries: [`CqId`]
 //!   and [`DomainId`]. The numbers the formats carry (PSNs, QPNs, EVs, MSNs, keys, template
 //!   IDs) are the codec's types.
@@ -43,6 +44,7 @@ pub mod host;
 pub mod id;
 pub mod scenario;
 pub mod time;
+pub mod validate;
 
 pub use config::{
     MANIFEST_VERSION, ManifestVersion, NicSettings, RecoverySettings, RetirementMode,
@@ -64,3 +66,4 @@ pub use host::{
 pub use id::{CqId, DomainId};
 pub use scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario, Tolerances};
 pub use time::Timestamp;
+pub use validate::{ManifestError, is_requirement_ref, requirement_of};

@@ -438,7 +438,7 @@ impl SimConfig {
             if f.qps == 0 || f.qps > MAX_QPS_PER_FLOW {
                 return Err(bad("qps", "between 1 and 65536"));
             }
-            if f.message_bytes == 0 || f.message_bytes > openrdma_codec::RETH_MAX_DMA_LEN {
+            if f.message_bytes == 0 || f.message_bytes > openrdma_codec::wire::RETH_MAX_DMA_LEN {
                 return Err(bad("message_bytes", "between 1 and 2^31"));
             }
             // A PSN read from a file keeps the integer written.

@@ -1,7 +1,7 @@
 //! The discrete-event engine.
 //!
 //! One queue of events keyed by (time, sequence number), a radix heap
-//! ([`crate::queue`]): two events at the same time run in the order they were scheduled,
+//! (the `queue` module): two events at the same time run in the order they were scheduled,
 //! so a run depends on nothing but its configuration. Time is kept in picoseconds, so that the serialization of a 64-byte
 //! frame at 400 Gb/s is not rounded away; the endpoints see whole nanoseconds
 //! ([`Timestamp`]), which never go backwards.
@@ -864,9 +864,19 @@ impl Sim {
                 self.transmit(h, t);
                 any = true;
             }
-            while let Some(ev) = self.hosts[h].ep.poll_event(now_ts) {
-                self.record(h, ev);
-                any = true;
+            loop {
+                match self.hosts[h].ep.poll_event(now_ts) {
+                    Ok(Some(ev)) => {
+                        self.record(h, ev);
+                        any = true;
+                    }
+                    Ok(None) => break,
+                    // Counted as a refused timeout is (`Kind::Timer`).
+                    Err(_) => {
+                        self.c.peer_violations += 1;
+                        break;
+                    }
+                }
             }
             if !any {
                 break;

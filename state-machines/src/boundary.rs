@@ -27,7 +27,7 @@ use openrdma_device::{
 use crate::config::NicConfig;
 use crate::error::{ApiMisuse, HostError};
 use crate::event::Transmit;
-use crate::nic::Nic;
+use crate::nic::{HostOrPeer, Nic};
 use crate::packet::{Outer, Packet};
 use crate::recovery::reference_cpu_half;
 
@@ -67,6 +67,9 @@ pub enum Refusal {
     Host(Timestamp, HostError),
     /// A CPU command, at its time.
     Cpu(Timestamp, ApiMisuse),
+    /// A frame the NIC could not take at its time: the caller's misuse, never the peer's
+    /// (a packet that breaks a rule is dropped, as a NIC drops it).
+    Frame(Timestamp, ApiMisuse),
 }
 
 impl ReferenceDevice {
@@ -250,8 +253,12 @@ impl Device for ReferenceDevice {
                     // handles (undecodable, not RoCEv2, a checksum or ICRC that does not
                     // match, an opcode it does not take) is dropped unseen, as a NIC drops
                     // it; the scoreboard judges the consequences.
+                    // A packet that breaks a rule (`PeerViolation`) is dropped likewise.
                     if let Ok((packet, ev)) = Packet::from_wire(&decode(&bytes)) {
-                        let _ = nic.handle_packet(at, ev, &packet);
+                        match nic.handle_packet(at, ev, &packet) {
+                            Ok(()) | Err(HostOrPeer::Peer(_)) => {}
+                            Err(HostOrPeer::Misuse(e)) => self.refusals.push(Refusal::Frame(at, e)),
+                        }
                     }
                 }
                 Input::Host { command } => {

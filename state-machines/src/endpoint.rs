@@ -63,16 +63,23 @@ impl Endpoint {
         self.nic.poll_transmit(now)
     }
 
-    /// The next event for the host. Reports are shown to the agent first (and still
-    /// returned, so that a trace records them).
-    pub fn poll_event(&mut self, now: Timestamp) -> Option<NicEvent> {
-        let ev = self.nic.poll_event()?;
+    /// The next event for the host, or `Ok(None)` when there is none. A report is shown to
+    /// the agent first (and still returned, so that a trace records it), and the commands
+    /// it causes go to the NIC at once.
+    ///
+    /// # Errors
+    ///
+    /// [`ApiMisuse::TimeWentBackwards`] when `now` is before the last call's; nothing is
+    /// taken then. Otherwise the NIC's refusal of a command the agent gave
+    /// ([`Nic::handle_cpu`]); the event that caused it has been taken.
+    pub fn poll_event(&mut self, now: Timestamp) -> Result<Option<NicEvent>, ApiMisuse> {
+        self.nic.check_time(now)?;
+        let Some(ev) = self.nic.poll_event() else { return Ok(None) };
         if let NicEvent::Report(r) = &ev {
             self.agent.handle_report(now, r);
-            // Commands the report caused go to the NIC at once.
-            let _ = self.pump_commands(now);
+            self.pump_commands(now)?;
         }
-        Some(ev)
+        Ok(Some(ev))
     }
 
     /// The next deadline of either half.

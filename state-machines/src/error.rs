@@ -375,4 +375,8 @@ pub enum ConfigError {
         /// Why.
         reason: &'static str,
     },
+    /// A value the scenario format does not allow (`CONF-FMT-008`), as the boundary's
+    /// check names it.
+    #[error("configuration {0}")]
+    Settings(#[from] openrdma_device::ManifestError),
 }

@@ -300,10 +300,16 @@ impl Nic {
 
     #[inline(always)]
     fn tick(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
+        self.check_time(now)?;
+        self.last_now = now;
+        Ok(())
+    }
+
+    /// Whether `now` may be given to the next call: not before the last call's.
+    pub(crate) fn check_time(&self, now: Timestamp) -> Result<(), ApiMisuse> {
         if now < self.last_now {
             return Err(ApiMisuse::TimeWentBackwards { now: now.0, last: self.last_now.0 });
         }
-        self.last_now = now;
         Ok(())
     }
 
@@ -975,7 +981,7 @@ impl Nic {
         if !is_last && len != pmtu {
             return Err(PeerViolation::SegmentLength { qpn, opcode: op, len, pmtu });
         }
-        // Placement: the region named by the key must allow the write (RCV-PLACE-001/002).
+        // Placement: the region named by the key must allow the write (RCV-PLACE-003/002).
         let region_ok = self
             .region(w.reth.rkey)
             .is_some_and(|r| r.remote_write && r.contains(w.reth.va, u64::from(len)));

@@ -38,7 +38,7 @@ fn va(off: u64, i: u32) -> u64 {
 // Receiver
 // =========================================================================================
 
-/// RCV-PLACE-001, RCV-SACK-005, RET-ORDER-001, RCV-ACK-001: an in-order three-packet message
+/// RCV-PLACE-003, RCV-SACK-005, RET-ORDER-001, RCV-ACK-001: an in-order three-packet message
 /// is placed packet by packet; the LAST packet (AckReq) retires the message — flag after the
 /// data — and is answered by a transport ACK and a SACK.
 #[test]

@@ -34,6 +34,7 @@
 //! The views' accessors never panic once `new_checked` (or `check_len`) has succeeded;
 //! `new_unchecked` followed by an accessor on a short buffer panics.
 
+use super::check_layout;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u24, set_u32, set_u64, u24_at, u32_at, u64_at};
 use crate::{Qpn, Rkey};
@@ -52,20 +53,6 @@ pub const ATOMIC_ETH_LEN: usize = 28;
 pub const ATOMIC_ACK_ETH_LEN: usize = 8;
 /// Length of the reserved bytes of a CNP.
 pub const CNP_LEN: usize = 16;
-
-/// Names the first field of `layout` (name, offset, length) that `have` bytes cannot hold.
-fn check_layout(
-    header: Header,
-    layout: &[(&'static str, usize, usize)],
-    have: usize,
-) -> Result<(), DecodeError> {
-    match layout.iter().find(|&&(_, at, len)| have < at + len) {
-        Some(&(name, at, len)) => {
-            Err(DecodeError::truncated(header, name, at, len, have.saturating_sub(at)))
-        }
-        None => Ok(()),
-    }
-}
 
 /// Declares a 4-byte header made of a reserved byte and a 24-bit number: RDETH and XRCETH
 /// share this shape. Each gets a view, a `Repr` and the check of its reserved byte.

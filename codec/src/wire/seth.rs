@@ -41,6 +41,7 @@
 //! The views' accessors never panic once `new_checked` (or `check_len`) has succeeded;
 //! `new_unchecked` followed by an accessor on a short buffer panics.
 
+use super::check_layout;
 use core::fmt;
 
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
@@ -105,19 +106,6 @@ const CCS_LAYOUT: &[(&str, usize, usize)] = &[
     ("rcv_cwnd_pen", ccs_field::PEN, 1),
     ("rcvd_bytes", ccs_field::RCVD_BYTES, 3),
 ];
-
-fn check_layout(
-    header: Header,
-    layout: &[(&'static str, usize, usize)],
-    have: usize,
-) -> Result<(), DecodeError> {
-    match layout.iter().find(|&&(_, at, len)| have < at + len) {
-        Some(&(name, at, len)) => {
-            Err(DecodeError::truncated(header, name, at, len, have.saturating_sub(at)))
-        }
-        None => Ok(()),
-    }
-}
 
 /// The 5-bit `next_header` of SETH and NETH: byte 0 bits 3:0 are its high bits, byte 1
 /// bit 7 its low bit.

@@ -9,6 +9,7 @@
 use core::net::{Ipv4Addr, Ipv6Addr};
 
 use openrdma_codec::frame::{ETH_HEADER_LEN, Extensions, FrameRepr, IpRepr, header_stack};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;

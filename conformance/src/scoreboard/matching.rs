@@ -250,7 +250,7 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         let (lo, hi) = cx.window(e);
         let what = format!(
             "sent at {} ns, expected at {} ns (within {lo}..={hi} ns): outside the tolerance \
-             of -{} / +{} ns (CONF-TIME-003)",
+             of -{} / +{} ns (CONF-TIME-005)",
             of.at, rec.at.0, tol.early_ns, tol.late_ns
         );
         div.push(Divergence {

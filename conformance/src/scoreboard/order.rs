@@ -34,7 +34,7 @@ use openrdma_codec::Msn;
 type WrKey = (u32, Msn, u16);
 /// A message: device QP, MSN.
 type MsgKey = (u32, Msn);
-/// A DMA write, as CONF-CMP-008 matches it: QP, address, bytes.
+/// A DMA write, as CONF-CMP-034 matches it: QP, address, bytes.
 type DmaKey = (u32, u64, Vec<u8>);
 
 /// What an output is, for these rules.

@@ -188,7 +188,7 @@ fn judge_seq(
             (
                 seq.due(),
                 format!(
-                    "{} came at {gt} ns, later than {wt} ns + {late_ns} ns (CONF-TIME-002)",
+                    "{} came at {gt} ns, later than {wt} ns + {late_ns} ns (CONF-TIME-006)",
                     seq.name()
                 ),
             )

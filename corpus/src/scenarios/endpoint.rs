@@ -52,7 +52,7 @@ fn rcv_endpoint() -> Scenario {
             "DEC-RESV-001",
             "OPC-PSN-002",
             "RCV-QP-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
         ],
         &[Capability::Responder, Capability::Endpoint, Capability::Ipv4],
     ));
@@ -109,7 +109,7 @@ fn rcv_endpoint() -> Scenario {
         |qpn: u32, va: u64| edit_qp(write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, va, None), qpn);
     r.inject(7_500, 2, 0xA002_0000, &one(2, REGION + 0x1_0000));
     r.inject(8_000, 3, 0xA003_0000, &one(DUT_QP + 2, REGION + 0x2_0000));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(9_000, 0, 0xA000_0000, &one(DUT_QP, REGION));
     r.checks(&["ERTH-RESP-001", "EETH-ECHO-001"]);
     r.inject(10_000, 1, 0xA001_0000, &request(to2, 0, 0x7000_0007, |_, _| {}));

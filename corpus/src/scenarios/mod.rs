@@ -231,7 +231,7 @@ fn in_order(name: &str, link: Link) -> Scenario {
          Write-with-Immediate of two); the device places every packet, SACKs on AckReq, \
          retires each message with its flag and immediate, and acknowledges it.",
         &[
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RCV-SACK-001",
             "RCV-SACK-005",
             "RET-ORDER-001",
@@ -246,7 +246,7 @@ fn in_order(name: &str, link: Link) -> Scenario {
     m.link = link;
     let mut r = Recorder::new(m);
     setup(&mut r, 0, false);
-    r.checks(&["RCV-PLACE-001", "RCV-SACK-001"]);
+    r.checks(&["RCV-PLACE-003", "RCV-SACK-001"]);
     let base = REGION;
     r.inject(1_000, 0, 0xA000_0001, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 700, 700, base, None));
     let total = 2 * PMTU + 300;
@@ -362,7 +362,7 @@ fn rcv_last_packet_first() -> Scenario {
         "The last packet of a three-packet message arrives first, then the other two out of \
          order: each is placed on arrival, every SACK tells only the truth, and the flag is \
          written after the last byte is placed.",
-        &["RCV-PLACE-001", "RCV-SACK-001", "SETH-CACK-001", "SETH-BITMAP-001", "FLAG-ORDER-001"],
+        &["RCV-PLACE-003", "RCV-SACK-001", "SETH-CACK-001", "SETH-BITMAP-001", "FLAG-ORDER-001"],
     );
     setup(&mut r, 0, false);
     r.checks(&["RCV-SACK-001", "FLAG-ORDER-001"]);
@@ -450,7 +450,7 @@ fn rcv_psn_wrap() -> Scenario {
         "The connection starts three PSNs before the wrap at 2^24; two messages of three \
          packets cross it, one of them out of order. Every PSN after the wrap is new and is \
          placed; SACKs and retirement run across the wrap.",
-        &["BTH-PSN-001", "BTH-PSN-002", "RCV-WIN-001", "RCV-PLACE-001"],
+        &["BTH-PSN-001", "BTH-PSN-002", "RCV-WIN-001", "RCV-PLACE-003"],
     );
     let start = (1 << 24) - 3;
     setup(&mut r, start, false);
@@ -859,7 +859,7 @@ fn rcv_duplicate_before_retirement() -> Scenario {
     let reqs = [
         "RCV-DUP-001",
         "RCV-WIN-001",
-        "RCV-PLACE-001",
+        "RCV-PLACE-003",
         "RET-FLAG-001",
         "FLAG-ORDER-001",
         "RCV-ACK-002",
@@ -880,11 +880,11 @@ fn rcv_duplicate_before_retirement() -> Scenario {
     let total = 2 * PMTU + 100;
     let p0 = quiet(write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None));
     let p1 = quiet(write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_000, 0, 0xA000_0001, &p0);
     r.checks(&["RCV-DUP-001"]);
     r.inject(1_200, 1, 0xA001_0002, &edit(p0.clone(), |w| w.bth.rtx = true));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_400, 2, 0xA002_0003, &p1);
     r.checks(&["RCV-DUP-001"]);
     r.inject(1_600, 3, 0xA003_0004, &p1);
@@ -914,7 +914,7 @@ fn rcv_wwi_order() -> Scenario {
             "RET-FLAG-001",
             "FLAG-RECV-002",
             "FLAG-ORDER-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RCV-MSG-003",
             "RCV-SACK-001",
             "RCV-WIN-003",
@@ -938,7 +938,7 @@ fn rcv_wwi_order() -> Scenario {
     let a1 = rq(write(1, 0, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, a, Some(0xA1)), 1);
     let b0 = rq(write(2, 1, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, b, None), 2);
     let b1 = rq(write(3, 1, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, b, Some(0xB2)), 2);
-    r.checks(&["RCV-PLACE-001", "RCV-SACK-001"]);
+    r.checks(&["RCV-PLACE-003", "RCV-SACK-001"]);
     r.inject(1_000, 0, 0xA000_0001, &b1);
     r.inject(1_300, 1, 0xA001_0002, &a1);
     r.inject(1_600, 2, 0xA002_0003, &b0);
@@ -1015,7 +1015,7 @@ fn rcv_placement_errors() -> Scenario {
             "AETH-LAYOUT-001",
             "AETH-SYN-001",
             "AETH-MSN-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RCV-ACK-002",
         ],
     );
@@ -1047,7 +1047,7 @@ fn rcv_placement_errors() -> Scenario {
             w.reth.va = REGION + REGION_LEN;
         }),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(4_000, 3, 0xA003_0004, &good);
     let second = write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 256, 256, REGION + 0x1_0000, None);
     r.checks(&["RCV-PLACE-002", "RCV-NAK-002"]);
@@ -1057,7 +1057,7 @@ fn rcv_placement_errors() -> Scenario {
         0xA000_0001,
         &edit(second.clone(), |w| w.reth.va = REGION + REGION_LEN - 100),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(7_000, 1, 0xA001_0002, &second);
     done(r, 20_000)
 }
@@ -1069,7 +1069,7 @@ fn rcv_segment_errors() -> Scenario {
         "A write with more payload than the PMTU, a FIRST shorter than the PMTU and a \
          MIDDLE shorter than the PMTU are discarded without response and change nothing: \
          the same PSNs then arrive with correct sizes and are placed as new.",
-        &["RCV-SEG-001", "RCV-SEG-002", "RCV-REJECT-001", "RCV-PLACE-001"],
+        &["RCV-SEG-001", "RCV-SEG-002", "RCV-REJECT-001", "RCV-PLACE-003"],
     );
     setup(&mut r, 0, false);
     let total = 2 * PMTU + 8;
@@ -1087,7 +1087,7 @@ fn rcv_segment_errors() -> Scenario {
         0xA001_0002,
         &write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU - 4, total, REGION, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(
         3_000,
         2,
@@ -1101,7 +1101,7 @@ fn rcv_segment_errors() -> Scenario {
         0xA003_0004,
         &write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, 512, total, REGION, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(
         5_000,
         0,
@@ -1135,7 +1135,7 @@ fn rcv_msn_position() -> Scenario {
             "RET-CAP-002",
             "RCV-MSG-001",
             "RCV-REJECT-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
         ],
     );
     setup(&mut r, 0, false);
@@ -1154,7 +1154,7 @@ fn rcv_msn_position() -> Scenario {
         0xA002_0003,
         &write(1, 5000, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x200, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     let b = REGION + 0x1_0000;
     let total = PMTU + 32;
     r.inject(
@@ -1170,7 +1170,7 @@ fn rcv_msn_position() -> Scenario {
         0xA000_0001,
         &write(2, 1, Opcode::MRC_WRITE_LAST, 1, 32, total + 4, b, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(7_000, 1, 0xA001_0002, &write(2, 1, Opcode::MRC_WRITE_LAST, 1, 32, total, b, None));
     // Messages 0 and 1 retired: the table holds MSNs 2 to 4097.
     r.checks(&["RCV-MSG-002", "RET-CAP-002"]);
@@ -1180,7 +1180,7 @@ fn rcv_msn_position() -> Scenario {
         0xA002_0003,
         &write(3, 4098, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x300, None),
     );
-    r.checks(&["RET-CAP-001", "RCV-PLACE-001"]);
+    r.checks(&["RET-CAP-001", "RCV-PLACE-003"]);
     r.inject(
         9_000,
         3,
@@ -1198,7 +1198,7 @@ fn rcv_sack_coalesce() -> Scenario {
          twice sack_coalesce (4), all well within the long SACK delay (20 us): the count, \
          not the timer, makes the device SACK at once (after the fourth and the eighth); the \
          last packet, with AckReq, completes the message.",
-        &["RCV-SACK-002", "RCV-SACK-001", "RCV-PLACE-001"],
+        &["RCV-SACK-002", "RCV-SACK-001", "RCV-PLACE-003"],
         &[Capability::Responder, Capability::Retirement, Capability::Ipv4],
     );
     m.nic.sack_coalesce = 4;
@@ -1296,7 +1296,7 @@ fn rcv_check_order() -> Scenario {
             "RCV-DUP-001",
             "RCV-PLACE-002",
             "RCV-NAK-002",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "FLAG-LAST-001",
             "ORD-RECV-002",
             "NETH-LAYOUT-001",
@@ -1304,7 +1304,7 @@ fn rcv_check_order() -> Scenario {
         ],
     );
     setup(&mut r, 0, false);
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_000, 0, 0xA000_0001, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None));
     let bad_key = |p: Packet| edit(p, |w| w.reth.rkey = Rkey::new(0x9999));
     r.checks(&["RCV-QP-001"]);
@@ -2358,7 +2358,7 @@ fn rcv_lenient() -> Scenario {
             "ENC-UDP-001",
             "ENC-ROCE-001",
             "RCV-OPC-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RET-ORDER-001",
         ],
     );
@@ -2447,7 +2447,7 @@ fn rcv_lenient() -> Scenario {
     r.inject_bytes(7_000, 0, b);
     r.checks(&["ENC-UDP-001", "ENC-ROCE-001"]);
     r.inject_bytes(7_500, 0, crafted(&one(6, 64), ev, |f| f.udp.dst_port = 4792, nothing));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(8_000, 0, ev, &one(6, 64));
     r.checks(&["RCV-OPC-001"]);
     let b = crafted(
@@ -2462,7 +2462,7 @@ fn rcv_lenient() -> Scenario {
         nothing,
     );
     r.inject_bytes(9_000, 0, b);
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(10_000, 0, ev, &one(7, 64));
     done(r, 20_000)
 }
@@ -2590,7 +2590,7 @@ fn rcv_lenient_v6() -> Scenario {
         "Over IPv6, a write whose UDP checksum is 0 and a write whose flow label has bits \
          19:16 set (which carry no part of the EV) are accepted and placed like any other; \
          the SACK of the second reflects its EV without those bits.",
-        &["ENC-UDP-004", "ENC-IPV6-001", "ENC-EV-001", "RCV-PLACE-001", "RET-ORDER-001"],
+        &["ENC-UDP-004", "ENC-IPV6-001", "ENC-EV-001", "RCV-PLACE-003", "RET-ORDER-001"],
         &[Capability::Responder, Capability::Retirement, Capability::Ipv6],
     );
     m.link = v6_link();
@@ -2599,10 +2599,10 @@ fn rcv_lenient_v6() -> Scenario {
     setup(&mut r, 0, false);
     let ev = 0xA000_0123;
     let nothing = |_: &mut FrameRepr| {};
-    r.checks(&["ENC-UDP-004", "RCV-PLACE-001"]);
+    r.checks(&["ENC-UDP-004", "RCV-PLACE-003"]);
     let p0 = write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None);
     r.inject_bytes(1_000, 0, crafted_on(&link, &p0, ev, nothing, |f| f.udp.checksum = 0));
-    r.checks(&["ENC-EV-001", "RCV-PLACE-001"]);
+    r.checks(&["ENC-EV-001", "RCV-PLACE-003"]);
     let p1 = write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x1000, None);
     let b = crafted_on(
         &link,

@@ -120,7 +120,7 @@ fn discard(
     more: &[&'static str],
 ) -> Scenario {
     let v6 = link.is_ipv6();
-    let mut reqs: Vec<&str> = vec!["RCV-FRAME-001", "RCV-PLACE-001"];
+    let mut reqs: Vec<&str> = vec!["RCV-FRAME-001", "RCV-PLACE-003"];
     for id in damages.iter().map(|d| d.requirement(v6)).chain(more.iter().copied()) {
         if !reqs.contains(&id) {
             reqs.push(id);
@@ -143,7 +143,7 @@ fn discard(
         let id = damage.requirement(v6);
         r.checks(&[id]);
         r.inject_bytes(at, port, damaged(&link, &p, ev, damage));
-        r.checks(&[id, "RCV-PLACE-001"]);
+        r.checks(&[id, "RCV-PLACE-003"]);
         r.inject(at + 1_500, port, ev, &p);
     }
     done(r, 1_000 + 3_000 * damages.len() as u64 + 10_000)

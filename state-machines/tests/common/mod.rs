@@ -332,7 +332,7 @@ impl Pair {
                     }
                     self.transmit(k, t.ev, t.packet);
                 }
-                while let Some(ev) = self.eps[k].poll_event(now) {
+                while let Some(ev) = self.eps[k].poll_event(now).expect("time moves forward") {
                     any = true;
                     self.record(k, ev);
                 }

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Withdrawn};
 use crate::requirements::Subject::Device;
 
-pub(in crate::req) static CLAUSES: [Info; 81] = [
+pub(in crate::req) static CLAUSES: [Info; 84] = [
     line("RCV-FRAME-001", Must, Device),
     line("RCV-QP-001", Must, Device),
     line("RCV-QP-002", Must, Device),
@@ -32,7 +32,10 @@ pub(in crate::req) static CLAUSES: [Info; 81] = [
     line("RCV-MSG-002", Must, Device),
     line("RCV-CHECK-001", Must, Device),
     line("RCV-REJECT-001", Must, Device),
-    line("RCV-PLACE-001", Must, Device),
+    line("RCV-PLACE-001", Withdrawn, Device),
+    whole("RCV-PLACE-003", Must, Device),
+    part("RCV-PLACE-003.a", "RCV-PLACE-003", 'a', Must, Device),
+    part("RCV-PLACE-003.b", "RCV-PLACE-003", 'b', May, Device),
     line("RCV-MSG-003", Must, Device),
     whole("RCV-SACK-001", Must, Device),
     part("RCV-SACK-001.a", "RCV-SACK-001", 'a', Must, Device),

@@ -29,10 +29,10 @@ use openrdma_codec::{
 };
 use openrdma_device::{DomainId, Payload, Timestamp};
 
-use crate::config::{NicConfig, QpConfig};
-use crate::event::{HostCommand, NicEvent, Region, Transmit};
-use crate::nic::Nic;
-use crate::packet::{FrameWriter, Outer, Packet};
+use openrdma_sm::Nic;
+use openrdma_sm::{FrameWriter, Outer, Packet};
+use openrdma_sm::{HostCommand, NicEvent, Region, Transmit};
+use openrdma_sm::{NicConfig, QpConfig};
 
 /// Path MTU of the transfer.
 pub const PMTU: u32 = 4096;

@@ -39,19 +39,19 @@ use openrdma_codec::{
     NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, Rkey, Rqmsn, SethRepr, TemplateId,
 };
 
-use crate::config::{
-    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
-};
-use crate::endpoint::Endpoint;
-use crate::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
-use crate::ev::EvState;
-use crate::event::{
+use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::Endpoint;
+use openrdma_sm::ev::EvState;
+use openrdma_sm::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
+use openrdma_sm::{
     CompletionEvent, CpuCommand, DmaWrite, DoorbellWrite, FlagWrite, HostCommand, LocalRegion,
     NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-use crate::nic::{HostOrPeer, Nic, NicStats};
-use crate::packet::{Packet, WritePacket};
-use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::{
+    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
+};
+use openrdma_sm::{HostOrPeer, Nic, NicStats};
+use openrdma_sm::{Packet, WritePacket};
 
 // ----- reading the input -------------------------------------------------------------------
 
@@ -252,7 +252,7 @@ impl Placement {
             assert!(
                 d.va >= REGION_BASE
                     && d.va.checked_add(len).is_some_and(|e| e <= REGION_BASE + REGION_LEN),
-                "RCV-PLACE-001: DMA write of {len} bytes at {:#x} outside the writable region",
+                "RCV-PLACE-003: DMA write of {len} bytes at {:#x} outside the writable region",
                 d.va
             );
             assert!(len <= u64::from(pmtu), "RCV-SEG-001: DMA write of {len} bytes > PMTU");
@@ -1224,7 +1224,7 @@ impl Fabric {
                     };
                     self.send(k, t.ev, t.packet, fate);
                 }
-                while let Some(e) = self.eps[k].poll_event(now) {
+                while let Some(e) = self.eps[k].poll_event(now).expect("time moves forward") {
                     any = true;
                     self.record(k, e);
                 }
@@ -1243,7 +1243,7 @@ impl Fabric {
                 let len = u64::from(w.payload.len());
                 assert!(
                     w.va >= REGION_BASE && w.va + len <= REGION_BASE + 0x100_0000,
-                    "RCV-PLACE-001: DMA outside the region at {:#x}",
+                    "RCV-PLACE-003: DMA outside the region at {:#x}",
                     w.va
                 );
                 assert!(
