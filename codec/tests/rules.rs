@@ -243,6 +243,10 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
             IpRepr::V4(r) => r.ecn = 0,
             IpRepr::V6(r) => r.traffic_class &= !0b11,
         }),
+        "ENC-HOP-001" => refit(f, |g| match &mut g.ip {
+            IpRepr::V4(r) => r.ttl = 0,
+            IpRepr::V6(r) => r.hop_limit = 0,
+        }),
         "ENC-IPV6-001" => refit(f, |g| v6(g, |r| r.next_header = 0)),
         // An IPv4 header length below 5 words, an IPv6 version other than 6: the decoder
         // cannot follow either.

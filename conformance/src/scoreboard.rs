@@ -80,6 +80,9 @@ use openrdma_device::{
 };
 use serde::Serialize;
 
+use crate::req::Clause;
+use crate::requirements::Level;
+
 mod arrivals;
 mod entries;
 pub mod fields;
@@ -134,15 +137,32 @@ pub struct FieldDiff {
     pub expected: String,
     /// Its value in the device's output.
     pub actual: String,
-    /// The requirement a difference in this field breaks, when the field has its own.
+    /// The requirement a difference in this field breaks, when the field has its own: the
+    /// ID of the line.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub requirement: String,
+    /// The clause of that requirement the field breaks (`RCV-ACK-002.b`), or the line's ID
+    /// when it has no clauses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clause: Option<Clause>,
 }
 
 impl FieldDiff {
     /// A field that differs, not yet named by a rule.
     pub fn new(field: &str, expected: String, actual: String) -> FieldDiff {
-        FieldDiff { field: field.into(), expected, actual, requirement: String::new() }
+        FieldDiff {
+            field: field.into(),
+            expected,
+            actual,
+            requirement: String::new(),
+            clause: None,
+        }
+    }
+
+    /// Names the field by the clause a difference in it breaks.
+    pub fn name(&mut self, clause: Clause) {
+        self.requirement = clause.requirement().into();
+        self.clause = Some(clause);
     }
 }
 
@@ -151,8 +171,11 @@ impl FieldDiff {
 pub struct Divergence {
     /// When (the expected time, or the time of the offending output).
     pub at: u64,
-    /// The requirement that is broken.
+    /// The requirement that is broken: the ID of its line.
     pub requirement: String,
+    /// The clause of it that is broken (`RCV-ACK-002.b`; the line's ID when it has no
+    /// clauses), when the specification defines it.
+    pub clause: Option<Clause>,
     /// What happened, in a few words.
     pub what: String,
     /// The expected record, rendered.
@@ -164,6 +187,41 @@ pub struct Divergence {
     /// Whether only a SHOULD is broken: set by the scoreboard for the SHOULD part of a
     /// requirement that also holds a MUST, and by the report from the spec otherwise.
     pub should_only: bool,
+}
+
+impl Divergence {
+    /// A divergence from `clause`, its level deciding whether it is SHOULD-only.
+    fn of(at: u64, clause: Clause, what: String) -> Divergence {
+        Divergence {
+            at,
+            requirement: clause.requirement().into(),
+            clause: Some(clause),
+            what,
+            expected: None,
+            actual: None,
+            fields: vec![],
+            should_only: !matches!(clause.level(), Level::Must),
+        }
+    }
+
+    /// Settles `requirement` and `clause` of a divergence named by a string: the line's ID
+    /// in the one, the clause in the other.
+    fn settle(&mut self) {
+        if self.clause.is_none() {
+            self.clause = Clause::parse(&self.requirement);
+        }
+        if let Some(c) = self.clause {
+            self.requirement = c.requirement().into();
+        }
+        for f in &mut self.fields {
+            if f.clause.is_none() {
+                f.clause = Clause::parse(&f.requirement);
+            }
+            if let Some(c) = f.clause {
+                f.requirement = c.requirement().into();
+            }
+        }
+    }
 }
 
 /// The scoreboard's judgement of one run.
@@ -426,7 +484,7 @@ fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
     }
     if let Some(e) = d.ext.erth {
         // An endpoint request goes where, and says what, the CPU half commanded, with the
-        // device's own ports (CONF-CMP-031).
+        // device's own ports (CONF-CMP-043).
         put("ev", format!("{:#x}", d.entropy().unwrap_or_default()));
         put("erth.op", format!("{:#04x}", e.op.0));
         put("erth.resv1", e.resv1.to_string());
@@ -719,6 +777,7 @@ fn judge_all(
             actual: Some(render_frame(&of.bytes)),
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 
@@ -740,6 +799,7 @@ fn judge_all(
         judge_retransmit_reports(scenario, observed, &obs_frames, &mut div);
     }
 
+    div.iter_mut().for_each(Divergence::settle);
     div.sort_by_key(|d| d.at);
     Judgement { divergences: div, checked }
 }
@@ -809,6 +869,7 @@ fn judge_reserved_qpn(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            clause: None,
         })
     };
     for f in obs_frames {
@@ -940,6 +1001,7 @@ fn judge_events(
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
             }
         }
@@ -1006,6 +1068,7 @@ fn judge_placement(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: false,
+                        clause: None,
                     });
                 }
                 writes.push((
@@ -1044,6 +1107,7 @@ fn judge_placement(
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 }
             }
             placement::Finding::BeforeFlag { range, flag } => {
@@ -1062,6 +1126,7 @@ fn judge_placement(
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 }
             }
             placement::Finding::Outside { write, va, len } => Divergence {
@@ -1072,6 +1137,7 @@ fn judge_placement(
                 actual: Some(render_event(writes[write].1)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             },
             placement::Finding::AfterFlag { write } => Divergence {
                 at: writes[write].0,
@@ -1081,6 +1147,7 @@ fn judge_placement(
                 actual: Some(render_event(writes[write].1)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             },
         };
         div.push(d);
@@ -1126,6 +1193,7 @@ fn judge_retransmit_reports(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             }),
         }
     }
@@ -1138,6 +1206,7 @@ fn judge_retransmit_reports(
             actual: None,
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 }
@@ -1215,6 +1284,7 @@ fn judge_reports(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                clause: None,
             }),
         }
     }
@@ -1236,6 +1306,7 @@ fn judge_reports(
             actual: Some(render_event(e)),
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 }

@@ -30,6 +30,7 @@ fn divergence(at: u64, requirement: &str) -> Divergence {
         actual: Some("the device's record".into()),
         fields: vec![FieldDiff::new("reth.va", "0x1000".into(), "0x1004".into())],
         should_only: false,
+        clause: None,
     }
 }
 
@@ -364,7 +365,7 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
     let d = &x["first_divergence"];
     assert_eq!(
         keys(d),
-        set(&["at", "requirement", "sentence", "what", "expected", "actual", "fields"])
+        set(&["at", "requirement", "clause", "sentence", "what", "expected", "actual", "fields"])
     );
     for f in d["fields"].as_array().unwrap() {
         assert_eq!(keys(f), set(&["field", "expected", "actual"]));

@@ -452,6 +452,24 @@ const CASES: &[Case] = &[
             IpRepr::V6(_) => false,
         })
     }),
+    out("an IPv4 TTL of 0", "rcv-in-order-v4", Fails("ENC-HOP-001"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V4(v4) => {
+                v4.ttl = 0;
+                true
+            }
+            IpRepr::V6(_) => false,
+        })
+    }),
+    out("an IPv6 hop limit of 1", "rcv-in-order-v6", Fails("ENC-HOP-001"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V6(v6) => {
+                v6.hop_limit = 1;
+                true
+            }
+            IpRepr::V4(_) => false,
+        })
+    }),
     out("a reserved PETH field", "snd-ev-always-skip", Fails("PETH-RESV-001"), |b| {
         refit(b, |f| f.ext.peth.as_mut().map(|p| p.resv0 = 1).is_some())
     }),

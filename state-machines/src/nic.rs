@@ -829,7 +829,7 @@ impl Nic {
             _ => EethRepr::UNSUPPORTED_OP,
         };
         let eeth = EethRepr { status, ..EethRepr::new(erth.op, self.ports_up, erth.request_id) };
-        // OPC-PSN-001: endpoint responses carry PSN 0.
+        // OPC-PSN-002: endpoint responses carry PSN 0.
         let bth = BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, Qpn::ENDPOINT, Psn::ZERO);
         self.ctrl.push_back(Transmit {
             qpn: Qpn::ENDPOINT,
@@ -841,7 +841,7 @@ impl Nic {
     }
 
     /// Sends the endpoint request the CPU half commands (`REC-IF-017`): at once, on the
-    /// EV named, to QPN 2 (`ERTH-QPN-001`) with PSN 0 (`OPC-PSN-001`), carrying this NIC's
+    /// EV named, to QPN 2 (`ERTH-QPN-001`) with PSN 0 (`OPC-PSN-002`), carrying this NIC's
     /// ports (`ERTH-PORT-001`) and zero reserved fields (`ERTH-RESV-001`). An operation
     /// the ERTH does not define is refused and nothing is sent (`ERTH-OP-001`).
     fn send_endpoint_request(

@@ -1794,7 +1794,7 @@ fn erth_resp_001_endpoint_requests_are_answered() {
         assert_eq!(out_ev, ev, "ERTH-RESP-001: the response travels on the request's EV");
         assert_eq!(bth.opcode, Opcode::MRC_ENDPOINT_RESPONSE);
         assert_eq!(bth.dest_qp, Qpn::ENDPOINT, "ERTH-QPN-001");
-        assert_eq!(bth.psn, Psn::ZERO, "OPC-PSN-001");
+        assert_eq!(bth.psn, Psn::ZERO, "OPC-PSN-002");
         assert_eq!((eeth.op, eeth.request_id), (EndpointOp(op), id), "EETH-ECHO-001");
         assert_eq!(eeth.status, status, "EETH-STATUS-001");
         assert_eq!(eeth.port_status, 0b1011, "EETH-PORT-001: this NIC's ports");

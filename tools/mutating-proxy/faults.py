@@ -338,7 +338,7 @@ def _(ctx, f, item):
 
 m = fault("probe-psn-zero",
           "Probes carry BTH PSN 0 instead of the next PSN the QP will assign.",
-          ["EV-PROBE-005", "OPC-PSN-001"])
+          ["EV-PROBE-005", "OPC-PSN-002"])
 
 
 @out_frames(m, ("probe",))
@@ -1715,7 +1715,7 @@ def _(ctx, f, item):
 
 v = variant("ack-repeat",
             "Before each SACK of a QP it has acknowledged before, the device repeats its last "
-            "transport ACK, on the SACK's EV (a repeated MSN, CONF-CMP-005).")
+            "transport ACK, on the SACK's EV (a repeated MSN, CONF-CMP-037).")
 
 
 @v.hook("outputs")
@@ -1742,7 +1742,7 @@ def _(ctx, outs):
 
 v = variant("ack-repeat-later",
             "The ACK engine sends every transport ACK a second time, half of late_ns after the "
-            "first (a repeated MSN, CONF-CMP-005).")
+            "first (a repeated MSN, CONF-CMP-037).")
 
 
 @v.hook("outputs")

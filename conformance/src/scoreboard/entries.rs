@@ -25,6 +25,7 @@ use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
 use openrdma_device::{Body, CompletionEvent, Direction, HostCommand, NicEvent, Scenario};
 
 use super::{Divergence, FieldDiff, render_event};
+use crate::req::Clause;
 use openrdma_device::CqId;
 
 /// What the scoreboard learnt of each observed entry written to a queue, by its index
@@ -68,6 +69,7 @@ pub(super) fn judge(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
         if entry.has_timestamp {
@@ -88,6 +90,7 @@ pub(super) fn judge(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: true,
+                        clause: None,
                     });
                 }
             }
@@ -103,6 +106,7 @@ pub(super) fn judge(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
         let k = written.entry(q.cq).or_default();
@@ -130,6 +134,7 @@ pub(super) fn judge(
                     actual: Some(render_event(e)),
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
             }
         }
@@ -189,26 +194,27 @@ pub(super) fn diff(want: &CompletionEvent, got: &CompletionEvent) -> Vec<FieldDi
 /// The requirement a difference between two entries breaks (see the module
 /// documentation); `before` is what the observed entry's slot held before it, if the device
 /// wrote it to a queue; `default` is the requirement of any other difference.
-pub(super) fn requirement<'a>(
+pub(super) fn requirement(
     want: &CompletionEvent,
     got: &CompletionEvent,
     fields: &[FieldDiff],
     before: Option<&[u8; COMPLETION_LEN]>,
-    default: &'a str,
-) -> &'a str {
+    default: Clause,
+) -> Clause {
+    use crate::req::*;
     if let (Some(g), Some(before)) = (&got.queue, before) {
         let stale = g.bytes[..COMPLETION_LEN - 1] == before[..COMPLETION_LEN - 1];
         if stale && g.bytes[COMPLETION_LEN - 1] != before[COMPLETION_LEN - 1] {
-            return "CQE-RING-003";
+            return CQE_RING_003_B;
         }
     }
     if got.queue.is_some() && reversed(&want.written_entry(), &got.written_entry()) {
-        return "CQE-LAYOUT-001";
+        return CQE_LAYOUT_001;
     }
     match fields.first().map(|f| f.field.as_str()) {
-        Some("cq") if want.entry.status.is_doorbell_reject() => "CQE-REJECT-002",
-        Some("cq") => "CQE-ROUTE-001",
-        Some("queue" | "slot" | "addr" | "phase") => "CQE-RING-001",
+        Some("cq") if want.entry.status.is_doorbell_reject() => CQE_REJECT_002,
+        Some("cq") => CQE_ROUTE_001,
+        Some("queue" | "slot" | "addr" | "phase") => CQE_RING_001_B,
         _ => default,
     }
 }

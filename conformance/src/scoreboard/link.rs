@@ -1,7 +1,8 @@
 //! The headers the connection fixes, judged on every frame the device sends, SACKs and
 //! everything that is not paired with an expected frame included (`spec/conformance.md`,
-//! CONF-CMP-026): the link addresses and VLAN tag of the manifest's link, the P_Key, and the destination QP of every
-//! acknowledgement and probe, which goes to the peer of one of the device's QPs.
+//! CONF-CMP-026): the link addresses and VLAN tag of the manifest's link, the IPv4 TTL or
+//! IPv6 hop limit (ENC-HOP-001), the P_Key, and the destination QP of every acknowledgement
+//! and probe, which goes to the peer of one of the device's QPs.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -12,6 +13,10 @@ use openrdma_device::Scenario;
 
 use super::fields::Rule;
 use super::{Divergence, FieldDiff, Frame, render_frame};
+use crate::req::*;
+
+/// The least IPv4 TTL or IPv6 hop limit a sender sets (ENC-HOP-001).
+const MIN_HOP_LIMIT: u8 = 64;
 
 /// The P_Key of every connection: none is configured in a manifest (BTH-PKEY-001).
 const PKEY: u16 = 0xFFFF;
@@ -36,26 +41,36 @@ pub(super) fn judge(
             }
         };
         if let Some(e) = d.eth {
-            cmp("CONF-CMP-026", "eth.src", link.local_mac.to_string(), e.src.to_string());
-            cmp("CONF-CMP-026", "eth.dst", link.peer_mac.to_string(), e.dst.to_string());
+            cmp(CONF_CMP_026_B, "eth.src", link.local_mac.to_string(), e.src.to_string());
+            cmp(CONF_CMP_026_B, "eth.dst", link.peer_mac.to_string(), e.dst.to_string());
         }
         let vid = |v: Option<u16>| v.map_or("-".to_string(), |v| v.to_string());
-        cmp("CONF-CMP-026", "vlan.vid", vid(link.vlan), vid(d.vlans.first().map(|v| v.vid)));
+        cmp(CONF_CMP_026_B, "vlan.vid", vid(link.vlan), vid(d.vlans.first().map(|v| v.vid)));
         let (src, dst) = match &d.ip {
             Some(IpRepr::V4(ip)) => (IpAddr::V4(ip.src), IpAddr::V4(ip.dst)),
             Some(IpRepr::V6(ip)) => (IpAddr::V6(ip.src), IpAddr::V6(ip.dst)),
             None => continue,
         };
-        cmp("CONF-CMP-026", "ip.src", link.local_ip.to_string(), src.to_string());
-        cmp("CONF-CMP-026", "ip.dst", link.peer_ip.to_string(), dst.to_string());
+        cmp(CONF_CMP_026_B, "ip.src", link.local_ip.to_string(), src.to_string());
+        cmp(CONF_CMP_026_B, "ip.dst", link.peer_ip.to_string(), dst.to_string());
+        // A hop count a router passes on (ENC-HOP-001.c); validate() reports a 0 (.a).
+        let (field, hop) = match &d.ip {
+            Some(IpRepr::V4(ip)) => ("ipv4.ttl", ip.ttl),
+            Some(IpRepr::V6(ip)) => ("ipv6.hop_limit", ip.hop_limit),
+            None => continue,
+        };
+        if (1..MIN_HOP_LIMIT).contains(&hop) {
+            let want = format!("{MIN_HOP_LIMIT} or more");
+            cmp(ENC_HOP_001_C, field, want, hop.to_string());
+        }
         if let Some(bth) = d.bth {
-            cmp("BTH-PKEY-001", "bth.pkey", format!("{PKEY:#06x}"), format!("{:#06x}", bth.pkey));
+            cmp(BTH_PKEY_001, "bth.pkey", format!("{PKEY:#06x}"), format!("{:#06x}", bth.pkey));
             let to = bth.dest_qp.value();
             let rule = match bth.opcode {
-                Opcode::MRC_SACK => Some("RCV-SACK-005"),
-                Opcode::MRC_NACK => Some("RCV-NACK-001"),
-                Opcode::MRC_ACKNOWLEDGE => Some("RCV-ACK-002"),
-                Opcode::MRC_PROBE => Some("EV-PROBE-005"),
+                Opcode::MRC_SACK => Some(RCV_SACK_005_A),
+                Opcode::MRC_NACK => Some(RCV_NACK_001_A),
+                Opcode::MRC_ACKNOWLEDGE => Some(RCV_ACK_002_A),
+                Opcode::MRC_PROBE => Some(EV_PROBE_005_C),
                 _ => None,
             };
             if let Some(rule) = rule.filter(|_| !peers.contains_key(&to)) {
@@ -70,18 +85,14 @@ pub(super) fn judge(
         let fields = fields
             .into_iter()
             .map(|(r, mut f)| {
-                f.requirement = r.into();
+                f.name(r);
                 f
             })
             .collect();
         div.push(Divergence {
-            at: f.at,
-            requirement: rule.into(),
-            what,
-            expected: None,
             actual: Some(render_frame(&f.bytes)),
             fields,
-            should_only: false,
+            ..Divergence::of(f.at, rule, what)
         });
     }
 }

@@ -1,5 +1,5 @@
 //! Matching expected frames with the device's by identity (`spec/conformance.md`,
-//! CONF-CMP-005, CONF-CMP-026).
+//! CONF-CMP-037, CONF-CMP-026).
 //!
 //! An identity says *which* output an expectation is: a data packet by (QP, PSN, `rtx`), a
 //! NACK by (QP, `nack_psn`), a transport ACK or NAK by (QP, MSN, ACK or the NAK code), a
@@ -13,12 +13,14 @@
 //!    sooner, unless the device brings its own CPU half). So the k-th expectation of a
 //!    repeated identity takes the k-th output in time, and a legal repeat between them (an
 //!    ACK of an MSN already acknowledged) is left over, not taken for a late answer.
-//! 2. **Mistimed**: the nearest unused output of the same identity that no rule explains,
-//!    outside the window: a timing divergence.
-//! 3. **Near miss**: an unused output of the same kind and QP within the window that
+//! 2. **Near miss**: an unused output of the same kind and QP within the window that
 //!    differs in an identity field (a NACK for PSN 129 where 128 was expected, an ACK of the
 //!    next MSN, a retransmission without its `rtx` bit): one divergence whose fields name
-//!    the rules they break, instead of a missing output and an unexpected one.
+//!    the rules they break, instead of a missing output and an unexpected one. It comes
+//!    before the next pass, so that an output with a wrong identity field is not taken for
+//!    a far, mistimed answer to another expectation of that identity.
+//! 3. **Mistimed**: the nearest unused output of the same identity that no rule explains,
+//!    outside the window: a timing divergence.
 //!
 //! An expectation left over is missing, named by the rule that makes the output due.
 
@@ -31,6 +33,7 @@ use openrdma_codec::Msn;
 
 use super::fields::{self, Rule};
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
+use crate::req::*;
 
 /// The identity of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +107,27 @@ impl Ctx<'_> {
         })
     }
 
+    /// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the
+    /// expected packets of its QP and MSN carries an ImmDt.
+    fn imm_message(&self, e: usize) -> bool {
+        let key = |b: &[u8]| {
+            let d = openrdma_codec::frame::decode(b);
+            Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
+        };
+        let Some((qp, msn, imm)) = key(&self.exp[e].1.bytes) else { return false };
+        imm || self.exp.iter().any(|(_, f)| {
+            matches!(f.kind, Kind::Data { qp: q, .. } if q == qp)
+                && key(&f.bytes) == Some((qp, msn, true))
+        })
+    }
+
+    /// Whether expected frame `e` is due at the time of an input: sent at once on it, not
+    /// by a timer.
+    fn caused_at_once(&self, e: usize) -> bool {
+        let at = self.exp[e].0.at.0;
+        self.injected.iter().any(|i| i.at.0 == at && matches!(i.input, Input::Frame { .. }))
+    }
+
     /// The window of expected frame `e`.
     fn window(&self, e: usize) -> (u64, u64) {
         let tol = &self.scenario.manifest.tolerances;
@@ -115,7 +139,7 @@ impl Ctx<'_> {
     }
 
     /// Whether observed frame `i` is explained without an expectation: a transport ACK
-    /// repeating an MSN the device acknowledged before, in a legal match (CONF-CMP-005).
+    /// repeating an MSN the device acknowledged before, in a legal match (CONF-CMP-037).
     fn explained(&self, i: usize, pair_of: &[Option<(usize, bool)>]) -> bool {
         let o = &self.obs[i];
         let Kind::Ack { qp, msn, syndrome } = o.kind else { return false };
@@ -152,21 +176,7 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
             pair_of[e] = Some((i, true));
         }
     }
-    // 2. Mistimed: the nearest unexplained output of the identity.
-    for &(e, id) in &wanted {
-        if pair_of[e].is_some() {
-            continue;
-        }
-        let at = cx.exp[e].0.at.0;
-        let found = (0..n)
-            .filter(|&i| !used[i] && ids[i] == Some(id) && !cx.explained(i, &pair_of))
-            .min_by_key(|&i| cx.obs[i].at.abs_diff(at));
-        if let Some(i) = found {
-            used[i] = true;
-            pair_of[e] = Some((i, false));
-        }
-    }
-    // 3. Near misses: same kind and QP, within the window, fewest fields apart.
+    // 2. Near misses: same kind and QP, within the window, fewest fields apart.
     for &(e, id) in &wanted {
         if pair_of[e].is_some() {
             continue;
@@ -189,6 +199,20 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
             pair_of[e] = Some((i, true));
         }
     }
+    // 3. Mistimed: the nearest unexplained output of the identity.
+    for &(e, id) in &wanted {
+        if pair_of[e].is_some() {
+            continue;
+        }
+        let at = cx.exp[e].0.at.0;
+        let found = (0..n)
+            .filter(|&i| !used[i] && ids[i] == Some(id) && !cx.explained(i, &pair_of))
+            .min_by_key(|&i| cx.obs[i].at.abs_diff(at));
+        if let Some(i) = found {
+            used[i] = true;
+            pair_of[e] = Some((i, false));
+        }
+    }
     let mut matches = Vec::new();
     for &(e, _) in &wanted {
         match pair_of[e] {
@@ -208,35 +232,32 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
     let of = &cx.obs[i];
     let mut fields = diff(&frame_fields(&ef.bytes), &frame_fields(&of.bytes));
     if !fields.is_empty() {
-        let (rule, should_only) = fields::name(&ef.kind, &mut fields);
-        let first = fields.iter().find(|f| f.requirement == rule).unwrap_or(&fields[0]);
+        let fcx = fields::Context { imm_message: cx.imm_message(e) };
+        let (rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
+        let first = fields.iter().find(|f| f.clause == Some(rule)).unwrap_or(&fields[0]);
         let what = describe(first);
         div.push(Divergence {
-            at: of.at,
-            requirement: rule.into(),
-            what,
             expected: Some(render_frame(&ef.bytes)),
             actual: Some(render_frame(&of.bytes)),
             fields,
             should_only,
+            ..Divergence::of(of.at, rule, what)
         });
         return;
     }
     if !in_window {
         let tol = &cx.scenario.manifest.tolerances;
         let (lo, hi) = cx.window(e);
+        let what = format!(
+            "sent at {} ns, expected at {} ns (within {lo}..={hi} ns): outside the tolerance \
+             of -{} / +{} ns (CONF-TIME-005)",
+            of.at, rec.at.0, tol.early_ns, tol.late_ns
+        );
         div.push(Divergence {
-            at: of.at,
-            requirement: due_rule(cx, e, true).into(),
-            what: format!(
-                "sent at {} ns, expected at {} ns (within {lo}..={hi} ns): outside the tolerance \
-                 of -{} / +{} ns (CONF-TIME-005)",
-                of.at, rec.at.0, tol.early_ns, tol.late_ns
-            ),
             expected: Some(render_frame(&ef.bytes)),
             actual: Some(render_frame(&of.bytes)),
-            fields: vec![],
             should_only: false,
+            ..Divergence::of(of.at, due_rule(cx, e, true), what)
         });
     }
 }
@@ -249,13 +270,9 @@ pub(super) fn describe(f: &FieldDiff) -> String {
 fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
     Divergence {
-        at: rec.at.0,
-        requirement: due_rule(cx, e, false).into(),
-        what: "an expected packet was not sent".into(),
         expected: Some(render_frame(&ef.bytes)),
-        actual: None,
-        fields: vec![],
         should_only: false,
+        ..Divergence::of(rec.at.0, due_rule(cx, e, false), "an expected packet was not sent".into())
     }
 }
 
@@ -275,12 +292,14 @@ fn due_rule(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
                     if q == qp && m == msn && ack_class(s) == class)
             });
             match (again, class.0) {
-                (true, _) => "RCV-DUP-002",
-                (false, true) => "RCV-ACK-001",
-                (false, false) => "RCV-NAK-002",
+                (true, _) => RCV_DUP_002,
+                // At once, on the input that retired enough messages; else by the timer.
+                (false, true) if cx.caused_at_once(e) => RCV_ACK_001_A,
+                (false, true) => RCV_ACK_001_B,
+                (false, false) => RCV_NAK_002_A,
             }
         }
-        Kind::Probe { .. } if cx.own_cpu() => "REC-PROBE-001",
+        Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
         _ => fields::default_rule(&ef.kind),
     }
 }
@@ -294,15 +313,15 @@ fn due_rule(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
 fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
     let (rec, ef) = &cx.exp[e];
     let at = rec.at.0;
-    let Kind::Data { qp, psn, .. } = ef.kind else { return "SND-RTX-001" };
+    let Kind::Data { qp, psn, .. } = ef.kind else { return SND_RTX_001_A };
     if cx.own_cpu() {
         let again = cx.exp[..e]
             .iter()
             .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
         return match (mistimed, again) {
-            (false, _) => "REC-RTO-003",
-            (true, false) => "REC-RTO-001",
-            (true, true) => "REC-RTO-005",
+            (false, _) => REC_RTO_003,
+            (true, false) => REC_RTO_001,
+            (true, true) => REC_RTO_005,
         };
     }
     let late = cx.scenario.manifest.tolerances.late_ns;
@@ -316,7 +335,7 @@ fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
                 if Some(qpn.value()) == local && p.value() == psn =>
             {
                 commanded = true;
-                cause = Some("REC-IF-010");
+                cause = Some(REC_IF_010);
             }
             Input::Frame { bytes, .. } if recent => {
                 let d = openrdma_codec::frame::decode(bytes);
@@ -331,7 +350,7 @@ fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
                     // A SACK that leaves the PSN out while it claims later ones.
                     let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
                     if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
-                        cause = Some("SND-INFER-001");
+                        cause = Some(SND_INFER_001);
                     }
                 }
             }
@@ -340,17 +359,17 @@ fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
     }
     match cause {
         Some(c) => c,
-        None if commanded || cx.scenario.manifest.cpu != CpuHalf::Reference => "SND-RTX-001",
+        None if commanded || cx.scenario.manifest.cpu != CpuHalf::Reference => SND_RTX_001_A,
         // The runner's CPU half did not command it: it acts on the device's reports.
-        None if !cx.reported_armed(local) => "REC-IF-003",
-        None => "REC-IF-002",
+        None if !cx.reported_armed(local) => REC_IF_003,
+        None => REC_IF_002,
     }
 }
 
 fn nack_cause(r: openrdma_codec::NackReason) -> Rule {
     use openrdma_codec::NackReason as R;
     match r {
-        R::TRIMMED | R::TRIMMED_LASTHOP => "SND-NACK-002",
-        _ => "SND-NACK-004",
+        R::TRIMMED | R::TRIMMED_LASTHOP => SND_NACK_002,
+        _ => SND_NACK_004_A,
     }
 }

@@ -230,6 +230,7 @@ pub(super) fn judge(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 
@@ -319,6 +320,7 @@ fn retire_before_next_input(
                 actual: Some(render_event(flag_event)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
             return;
         }

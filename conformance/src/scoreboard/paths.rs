@@ -414,6 +414,7 @@ pub(super) fn judge(
             actual: Some(render_frame(&f.bytes)),
             fields: vec![],
             should_only: false,
+            clause: None,
         };
         if mine.is_empty() {
             div.push(report(
@@ -562,6 +563,7 @@ pub(super) fn judge_exact(
                     format!("{:#x}", of.ev),
                 )],
                 should_only: false,
+                clause: None,
             });
         }
     }

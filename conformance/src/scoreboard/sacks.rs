@@ -19,7 +19,7 @@
 //!   pipelined device may build a SACK from state a little older than its send time, never
 //!   older than the tolerance;
 //! * **fixed fields**: `sack_offset` 1, bit 0 clear (SETH-BITMAP-002), `mpr` the configured
-//!   one, and the BTH PSN equal to `cack_psn` (OPC-PSN-001, a SHOULD); `m` not the reserved
+//!   one, and the BTH PSN equal to `cack_psn` (RCV-SACK-005.i, OPC-PSN-002.a); `m` not the reserved
 //!   3 and the reserved bits 0 are wire rules, judged for every frame (`super::wire`);
 //! * **the trigger**: with `pr` 0, `cack_psn + ack_psn_offset` is the PSN of a write copy
 //!   that had arrived (SETH-ACKPSN-001), not one the device had to discard without response
@@ -43,6 +43,7 @@ use openrdma_device::{Record, Scenario, Tolerances};
 
 use super::arrivals::{Arrivals, ProbeCopy, Status, WriteCopy, ev_requirement};
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
+use crate::req::*;
 
 /// `a − b` as a signed 24-bit PSN distance.
 fn psn_diff(a: u32, b: u32) -> i32 {
@@ -58,6 +59,7 @@ fn push(div: &mut Vec<Divergence>, f: &Frame, requirement: &str, what: String) {
         actual: Some(render_frame(&f.bytes)),
         fields: vec![],
         should_only: false,
+        clause: None,
     });
 }
 
@@ -77,6 +79,7 @@ fn push_field(
         actual: Some(render_frame(&f.bytes)),
         fields: vec![FieldDiff::new(field, expected, actual)],
         should_only: false,
+        clause: None,
     });
 }
 
@@ -123,6 +126,7 @@ pub(super) fn judge(
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
     }
@@ -161,6 +165,7 @@ fn judge_probe_answers(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
     }
@@ -228,31 +233,17 @@ fn judge_one(
         push_field(
             div,
             of,
-            "RCV-SACK-005",
+            RCV_SACK_005_C.id(),
             "seth.sack_offset",
             "1".into(),
             s.sack_offset.to_string(),
         );
     }
     if s.mpr != mpr {
-        push_field(div, of, "RCV-SACK-005", "seth.mpr", mpr.to_string(), s.mpr.to_string());
+        push_field(div, of, RCV_SACK_005_E.id(), "seth.mpr", mpr.to_string(), s.mpr.to_string());
     }
     if s.sack_offset == 1 && s.sack_bitmap & 1 != 0 {
         push(div, of, "SETH-BITMAP-002", "bit 0 of the bitmap (PSN cack_psn + 1) is set".into());
-    }
-    if bth.psn.value() != cack {
-        // The SHOULD of OPC-PSN-001: a non-strict divergence.
-        push_field(
-            div,
-            of,
-            "OPC-PSN-001",
-            "bth.psn",
-            cack.to_string(),
-            bth.psn.value().to_string(),
-        );
-        if let Some(d) = div.last_mut() {
-            d.should_only = true;
-        }
     }
     let ccs = d.ext.cc_state;
 
@@ -264,14 +255,16 @@ fn judge_one(
         .filter(|&&(q, p)| q == local && psn_diff(cack, p) >= 0)
         .map(|&(_, p)| p);
     let mut bits = s.sack_bitmap;
-    let mut claimed: Vec<u32> = claimed_cumulative.collect();
+    // Each PSN claimed, and whether the bitmap claims it (else `cack_psn` does).
+    let mut claimed: Vec<(u32, bool)> = claimed_cumulative.map(|p| (p, false)).collect();
     while bits != 0 {
         let i = bits.trailing_zeros();
         bits &= bits - 1;
-        claimed.push(base.wrapping_add(i) & 0xFF_FFFF);
+        claimed.push((base.wrapping_add(i) & 0xFF_FFFF, true));
     }
     claimed.sort_unstable();
-    if let Some(p) = claimed.into_iter().find(|&p| !has(p)) {
+    if let Some((p, by_bitmap)) = claimed.into_iter().find(|&(p, _)| !has(p)) {
+        let rule = if by_bitmap { SETH_BITMAP_001 } else { SETH_CACK_001_A };
         // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
         match arrivals.only_discarded(local, p, of.at) {
             Some(reason) => push(
@@ -280,12 +273,9 @@ fn judge_one(
                 reason,
                 format!("the SACK claims PSN {p}, whose only copies were frames to discard"),
             ),
-            None => push(
-                div,
-                of,
-                "SETH-CACK-001",
-                format!("the SACK claims PSN {p}, which had not arrived"),
-            ),
+            None => {
+                push(div, of, rule.id(), format!("the SACK claims PSN {p}, which had not arrived"))
+            }
         }
     }
 
@@ -295,7 +285,7 @@ fn judge_one(
         push(
             div,
             of,
-            "SETH-CACK-001",
+            SETH_CACK_001_B.id(),
             format!(
                 "cack_psn {cack} understates: PSN {next} had arrived more than {} ns earlier",
                 tol.late_ns
@@ -316,6 +306,12 @@ fn judge_one(
                 ),
             );
         }
+    }
+
+    // The BTH PSN, after what the SETH says: a wrong cack_psn shows there first.
+    if bth.psn.value() != cack {
+        let (want, got) = (cack.to_string(), bth.psn.value().to_string());
+        push_field(div, of, RCV_SACK_005_I.id(), "bth.psn", want, got);
     }
 
     // The trigger.
@@ -346,10 +342,21 @@ fn judge_one(
             .map(|v| v.iter().filter(|c| by_now(c.at)).collect())
             .unwrap_or_default();
         if copies.is_empty() {
+            // An answer to a probe that had arrived, sent with `pr` 0 (SETH-PR-001).
+            let probe_id = s.ack_psn_offset as u16;
+            let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+            if probes.iter().any(|p| p.id == probe_id && by_now(p.at) && p.ev == s.entropy) {
+                let what = format!(
+                    "pr is 0 in the answer to probe {probe_id}, and no write with PSN {psn} had \
+                     arrived"
+                );
+                push(div, of, SETH_PR_001.id(), what);
+                return;
+            }
             push(
                 div,
                 of,
-                "SETH-ACKPSN-001",
+                SETH_ACKPSN_001_A.id(),
                 format!(
                     "cack_psn + ack_psn_offset is PSN {psn}, and no write with that PSN had arrived"
                 ),

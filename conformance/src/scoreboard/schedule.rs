@@ -93,6 +93,7 @@ pub(super) fn judge_order(
                     actual: Some(render_frame(&obs[ob].bytes)),
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
                 break 'group;
             }
@@ -126,6 +127,7 @@ pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
                     actual: Some(render_frame(&f.bytes)),
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
             }
         }

@@ -20,6 +20,7 @@ use openrdma_device::{NicEvent, Record, Side};
 use super::entries::{self, SlotHistory};
 use super::fields::Rule;
 use super::{Divergence, FieldDiff, render_event};
+use crate::req::*;
 
 /// One of the four sequences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,17 +57,17 @@ impl Seq {
     /// The rule that makes an output of the sequence due, and that an extra one breaks.
     fn due(self) -> Rule {
         match self {
-            Seq::ResponderFlags => "RET-FLAG-001",
-            Seq::RequesterFlags => "FLAG-SEND-001",
-            Seq::ResponderEntries => "CQE-RECV-001",
-            Seq::RequesterEntries => "CQE-SEND-001",
+            Seq::ResponderFlags => RET_FLAG_001_A,
+            Seq::RequesterFlags => FLAG_SEND_001_A,
+            Seq::ResponderEntries => CQE_RECV_001,
+            Seq::RequesterEntries => CQE_SEND_001,
         }
     }
 
     /// The rule an extra output breaks.
     fn extra(self) -> Rule {
         match self {
-            Seq::ResponderFlags => "FLAG-RECV-002",
+            Seq::ResponderFlags => FLAG_RECV_002_A,
             _ => self.due(),
         }
     }
@@ -74,10 +75,10 @@ impl Seq {
     /// The rule an output out of order breaks.
     fn order(self) -> Rule {
         match self {
-            Seq::ResponderFlags => "RET-ORDER-001",
-            Seq::RequesterFlags => "FLAG-SEND-001",
-            Seq::ResponderEntries => "CQE-RECV-001",
-            Seq::RequesterEntries => "CQE-SEND-003",
+            Seq::ResponderFlags => RET_ORDER_001,
+            Seq::RequesterFlags => FLAG_SEND_001_C,
+            Seq::ResponderEntries => CQE_RECV_001,
+            Seq::RequesterEntries => CQE_SEND_003,
         }
     }
 
@@ -85,28 +86,36 @@ impl Seq {
     fn field_rule(self, field: &str) -> Rule {
         let responder = self == Seq::ResponderFlags;
         match field {
-            "flag.valid" => "FLAG-VALID-001",
-            "flag.resv" => "FLAG-RESV-001",
-            "flag.byte_len" => "FLAG-LEN-001",
-            "flag.status" if !responder => "FLAG-STATUS-001",
-            "flag.addr" if responder => "FLAG-RECV-001",
-            "qpn" | "msn" if responder => "RET-ORDER-001",
-            f if f.starts_with("flag.") && responder => "FLAG-RECV-002",
-            "opcode" => "CQE-OPCODE-001",
-            "has_imm" => "CQE-IMM-002",
-            "cq" => "CQE-ROUTE-001",
-            "queue" | "slot" | "addr" | "phase" => "CQE-RING-001",
+            "flag.valid" => FLAG_VALID_001,
+            "flag.resv" => FLAG_RESV_001_A,
+            "flag.byte_len" => FLAG_LEN_001,
+            "flag.status" if !responder => FLAG_STATUS_001,
+            "flag.addr" if responder => FLAG_RECV_001_B,
+            "flag.addr" => FLAG_SEND_001_B,
+            "flag.generation" if !responder => FLAG_SEND_001_D,
+            "qpn" | "msn" if responder => RET_ORDER_001,
+            "flag.status" if responder => FLAG_RECV_002_B,
+            f if f.starts_with("flag.") && responder => FLAG_RECV_002_A,
+            "opcode" => CQE_OPCODE_001,
+            "has_imm" => CQE_IMM_002,
+            "cq" => CQE_ROUTE_001,
+            "queue" | "slot" | "addr" | "phase" => CQE_RING_001_B,
             _ => self.due(),
         }
     }
 }
 
-/// The identity of a flag or an entry: its QP and MSN.
-fn ident(e: &NicEvent) -> (u32, u16) {
+/// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
+/// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
+/// whose entries carry no MSN of their own).
+fn ident(e: &NicEvent) -> (u32, u16, u32) {
     match e {
-        NicEvent::FlagWrite(f) => (f.qpn.value(), f.msn.value()),
-        NicEvent::Completion(c) => (c.entry.qpn.value(), c.entry.msn.value()),
-        _ => (0, 0),
+        NicEvent::FlagWrite(f) => (f.qpn.value(), f.msn.value(), 0),
+        NicEvent::Completion(c) => {
+            let high = if c.side == Side::Requester { (c.entry.wr_id >> 32) as u32 } else { 0 };
+            (c.entry.qpn.value(), c.entry.msn.value(), high)
+        }
+        _ => (0, 0, 0),
     }
 }
 
@@ -158,7 +167,7 @@ fn judge_seq(
         let mut fields = event_diff(we, ge);
         let mut rule = None;
         for f in &mut fields {
-            f.requirement = seq.field_rule(&f.field).into();
+            f.name(seq.field_rule(&f.field));
             rule.get_or_insert(seq.field_rule(&f.field));
         }
         if let (NicEvent::Completion(a), NicEvent::Completion(b)) = (we, ge) {
@@ -187,37 +196,29 @@ fn judge_seq(
             continue;
         };
         div.push(Divergence {
-            at,
-            requirement: requirement.into(),
-            what,
             expected: Some(render_event(we)),
             actual: Some(render_event(ge)),
             fields,
             should_only: false,
+            ..Divergence::of(at, requirement, what)
         });
     }
     for w in missing {
         let (wt, we, _) = want[w];
+        let what = format!("an expected {} is missing", seq.name());
         div.push(Divergence {
-            at: wt,
-            requirement: seq.due().into(),
-            what: format!("an expected {} is missing", seq.name()),
             expected: Some(render_event(we)),
-            actual: None,
-            fields: vec![],
             should_only: false,
+            ..Divergence::of(wt, seq.due(), what)
         });
     }
     for g in extra {
         let (gt, ge, _) = got[g];
+        let what = format!("a {} the scenario does not expect", seq.name());
         div.push(Divergence {
-            at: gt,
-            requirement: seq.extra().into(),
-            what: format!("a {} the scenario does not expect", seq.name()),
-            expected: None,
             actual: Some(render_event(ge)),
-            fields: vec![],
             should_only: false,
+            ..Divergence::of(gt, seq.extra(), what)
         });
     }
 }
@@ -225,7 +226,7 @@ fn judge_seq(
 /// Pairs by identity, then what is left in order; returns the pairs in expected order and
 /// the expected and observed items left over.
 fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
-    let mut by_ident: HashMap<(u32, u16), Vec<usize>> = HashMap::new();
+    let mut by_ident: HashMap<(u32, u16, u32), Vec<usize>> = HashMap::new();
     for (g, (_, e, _)) in got.iter().enumerate().rev() {
         by_ident.entry(ident(e)).or_default().push(g);
     }

@@ -29,6 +29,8 @@ use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr, decode};
 use openrdma_codec::{DecodeError, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
+use crate::req::Clause;
+
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use openrdma_codec::Ev;
 
@@ -71,13 +73,22 @@ fn divergence(f: &Frame, requirement: &str, what: String, fields: Vec<FieldDiff>
         actual: Some(render_frame(&f.bytes)),
         fields,
         should_only: SHOULD_ON_SENDER.contains(&requirement),
+        clause: None,
+    }
+}
+
+/// The clause of a codec rule that binds the sender, where the rule's line is marked.
+fn sender_clause(rule: &str) -> Option<Clause> {
+    match rule {
+        "ENC-HOP-001" => Some(crate::req::ENC_HOP_001_A),
+        _ => None,
     }
 }
 
 /// One violation as a divergence: the header, field, offset and value, and the rule.
 fn violation(f: &Frame, v: &Violation) -> Divergence {
     let at = v.offset.map_or(String::new(), |o| format!(" at byte {o}"));
-    divergence(
+    let mut d = divergence(
         f,
         v.requirement,
         format!(
@@ -89,7 +100,9 @@ fn violation(f: &Frame, v: &Violation) -> Divergence {
             v.rule.into(),
             format!("{:#x}{at}", v.value),
         )],
-    )
+    );
+    d.clause = sender_clause(v.requirement);
+    d
 }
 
 fn undecodable(f: &Frame, e: &DecodeError) -> Vec<Divergence> {

@@ -50,7 +50,7 @@ fn rcv_endpoint() -> Scenario {
             "EETH-RESV-001",
             "EETH-DATA-001",
             "DEC-RESV-001",
-            "OPC-PSN-001",
+            "OPC-PSN-002",
             "RCV-QP-001",
             "RCV-PLACE-003",
         ],
@@ -82,7 +82,7 @@ fn rcv_endpoint() -> Scenario {
         let ev = 0xA000_0000 + u32::from(port) * 0x1_0000;
         r.inject(at, port, ev, &request(to2, op, id, |_, _| {}));
     }
-    r.checks(&["DEC-RESV-001", "OPC-PSN-001", "ERTH-RESP-001"]);
+    r.checks(&["DEC-RESV-001", "OPC-PSN-002", "ERTH-RESP-001"]);
     let odd = request(to2, EndpointOp::EV_PROBE.0, 0x4000_0004, |b, e| {
         b.psn = Psn::new(77);
         e.resv1 = 0xAB_CDEF;
@@ -136,7 +136,7 @@ fn rec_endpoint_request() -> Scenario {
             "ERTH-QPN-001",
             "ERTH-LAYOUT-001",
             "ERTH-RESP-001",
-            "OPC-PSN-001",
+            "OPC-PSN-002",
         ],
         &[Capability::Endpoint, Capability::CpuSplit, Capability::Ipv4],
     ));

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 239] = [
+pub(in crate::req) static CLAUSES: [Info; 243] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -95,9 +95,12 @@ pub(in crate::req) static CLAUSES: [Info; 239] = [
     part("CONF-CMP-019.a", "CONF-CMP-019", 'a', Must, Suite),
     part("CONF-CMP-019.b", "CONF-CMP-019", 'b', Must, Suite),
     part("CONF-CMP-019.c", "CONF-CMP-019", 'c', Must, Suite),
-    whole("CONF-CMP-005", Must, Suite),
-    part("CONF-CMP-005.a", "CONF-CMP-005", 'a', Must, Suite),
-    part("CONF-CMP-005.b", "CONF-CMP-005", 'b', Must, Suite),
+    whole("CONF-CMP-005", Withdrawn, Suite),
+    part("CONF-CMP-005.a", "CONF-CMP-005", 'a', Withdrawn, Suite),
+    part("CONF-CMP-005.b", "CONF-CMP-005", 'b', Withdrawn, Suite),
+    whole("CONF-CMP-037", Must, Suite),
+    part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
+    part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
     whole("CONF-CMP-006", Must, Suite),
     part("CONF-CMP-006.a", "CONF-CMP-006", 'a', Must, Suite),
     part("CONF-CMP-006.b", "CONF-CMP-006", 'b', Must, Suite),
@@ -183,7 +186,8 @@ pub(in crate::req) static CLAUSES: [Info; 239] = [
     part("CONF-CMP-028.b", "CONF-CMP-028", 'b', Must, Suite),
     line("CONF-CMP-029", Must, Suite),
     line("CONF-CMP-030", Must, Suite),
-    line("CONF-CMP-031", Must, Suite),
+    line("CONF-CMP-031", Withdrawn, Suite),
+    line("CONF-CMP-043", Must, Suite),
     line("CONF-CMP-032", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
