@@ -1,11 +1,13 @@
 //! Placement judged by the bytes that land (`spec/conformance.md`, `CONF-CMP-034`;
-//! `RCV-PLACE-003`, `FLAG-ORDER-001`, `FLAG-LAST-001`).
+//! `RCV-PLACE-003`, `RCV-PLACE-004`, `FLAG-ORDER-001`, `FLAG-LAST-001`).
 //!
 //! A device may cut a payload into any number of DMA writes, in any order, or merge the
 //! writes of contiguous packets: what is judged is which bytes land where and when, never
 //! how many writes carry them. Judge-agnostic: the caller gives the expected ranges, the
 //! observed writes and the responder flags, each with its position in the device's output
 //! order, and turns the [`Finding`]s into its own divergences.
+
+use std::collections::HashMap;
 
 /// An expected DMA write: a range of memory and the bytes it must hold.
 #[derive(Debug, Clone)]
@@ -80,6 +82,17 @@ pub enum Finding {
         /// Index into the writes.
         write: usize,
     },
+    /// Write `write` landed `len` bytes, the first at `va`, that earlier writes had already
+    /// landed as often as expected ranges cover them: a payload placed twice, a duplicate's
+    /// for example (`RCV-PLACE-004`).
+    Twice {
+        /// Index into the writes.
+        write: usize,
+        /// First such address.
+        va: u64,
+        /// How many bytes.
+        len: usize,
+    },
 }
 
 fn overlap(a: u64, alen: usize, b: u64, blen: usize) -> bool {
@@ -107,7 +120,8 @@ fn outside(covered: &[(u64, u64)], a: u64, b: u64) -> Option<(u64, usize)> {
 }
 
 /// Judges the writes against the expected ranges and the flags. Findings come in this
-/// order: missing and before-flag per range, then outside and after-flag per write.
+/// order: missing and before-flag per range, then outside, after-flag and twice per write.
+/// A write is reported once, for the first of these it shows.
 pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Finding> {
     let mut out = Vec::new();
     let flag_of = |qp: u32, msn: u16| flags.iter().position(|f| f.qp == qp && f.msn == msn);
@@ -156,6 +170,8 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
         }
     }
     let covered = merged;
+    // How many times each address has been written so far, in output order.
+    let mut written: HashMap<u64, usize> = HashMap::new();
     for (wi, w) in writes.iter().enumerate() {
         // Bytes outside every expected range.
         if let Some((va, len)) = outside(&covered, w.va, w.va + w.bytes.len() as u64) {
@@ -180,22 +196,53 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
         }
         // Every byte it lands is the value some expected range wants there: a stray write
         // into a buffer that a later write repairs is still a wrong write (one not repaired
-        // is a missing range already).
-        if !touched.iter().all(|&ri| complete[ri]) {
-            continue;
+        // is a missing range already). A wrong write does not count as a placement.
+        if touched.iter().all(|&ri| complete[ri]) {
+            let wrong = w.bytes.iter().enumerate().position(|(k, b)| {
+                let a = w.va + k as u64;
+                !touched.iter().any(|&ri| {
+                    let r = &expected[ri];
+                    a >= r.va
+                        && a < r.va + r.bytes.len() as u64
+                        && r.bytes[(a - r.va) as usize] == *b
+                })
+            });
+            if let Some(k) = wrong {
+                out.push(Finding::Outside { write: wi, va: w.va + k as u64, len: 1 });
+                continue;
+            }
         }
-        let wrong = w.bytes.iter().enumerate().position(|(k, b)| {
-            let a = w.va + k as u64;
-            !touched.iter().any(|&ri| {
-                let r = &expected[ri];
-                a >= r.va && a < r.va + r.bytes.len() as u64 && r.bytes[(a - r.va) as usize] == *b
-            })
-        });
-        if let Some(k) = wrong {
-            out.push(Finding::Outside { write: wi, va: w.va + k as u64, len: 1 });
+        if let Some((va, len)) = placed_again(expected, &mut written, w) {
+            out.push(Finding::Twice { write: wi, va, len });
         }
     }
     out
+}
+
+/// Counts the bytes of `w` in `written`, and returns the first of them, with how many,
+/// that earlier writes had landed as many times as expected ranges cover the address:
+/// each range is written once, so an address two messages share may be written twice.
+fn placed_again(
+    expected: &[Range],
+    written: &mut HashMap<u64, usize>,
+    w: &Write,
+) -> Option<(u64, usize)> {
+    let covering: Vec<&Range> =
+        expected.iter().filter(|r| overlap(w.va, w.bytes.len(), r.va, r.bytes.len())).collect();
+    let mut first = None;
+    let mut count = 0;
+    for k in 0..w.bytes.len() as u64 {
+        let a = w.va.wrapping_add(k);
+        let n = written.entry(a).or_insert(0);
+        let allowed =
+            covering.iter().filter(|r| a >= r.va && a - r.va < r.bytes.len() as u64).count();
+        if *n >= allowed.max(1) {
+            first.get_or_insert(a);
+            count += 1;
+        }
+        *n += 1;
+    }
+    first.map(|a| (a, count))
 }
 
 #[cfg(test)]
@@ -253,5 +300,22 @@ mod tests {
         stray.bytes[0] ^= 0xFF;
         let w = [stray, write(2, 0x1000, 0, 4)];
         assert_eq!(judge(&exp, &w, &[FLAG]), [Finding::Outside { write: 0, va: 0x1000, len: 1 }]);
+    }
+
+    /// A byte written twice before the flag fails, even with the same value; two messages
+    /// that share a buffer may each write it once.
+    #[test]
+    fn a_byte_is_placed_once_per_range() {
+        let exp = [range(0x1000, 8)];
+        let w = [write(1, 0x1000, 0, 8), write(2, 0x1000, 2, 4)];
+        assert_eq!(judge(&exp, &w, &[FLAG]), [Finding::Twice { write: 1, va: 0x1002, len: 2 }]);
+        let w = [write(1, 0x1000, 0, 4), write(2, 0x1000, 4, 8)];
+        assert!(judge(&exp, &w, &[FLAG]).is_empty());
+        let shared = [range(0x1000, 8), Range { msn: 1, ..range(0x1000, 8) }];
+        let flags = [FLAG, Flag { pos: 20, qp: 1, msn: 1 }];
+        let w = [write(1, 0x1000, 0, 8), write(12, 0x1000, 0, 8)];
+        assert!(judge(&shared, &w, &flags).is_empty());
+        let w = [write(1, 0x1000, 0, 8), write(12, 0x1000, 0, 8), write(13, 0x1000, 0, 1)];
+        assert_eq!(judge(&shared, &w, &flags), [Finding::Twice { write: 2, va: 0x1000, len: 1 }]);
     }
 }

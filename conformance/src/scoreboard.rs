@@ -1149,6 +1149,18 @@ fn judge_placement(
                 should_only: false,
                 clause: None,
             },
+            placement::Finding::Twice { write, va, len } => Divergence {
+                at: writes[write].0,
+                requirement: "RCV-PLACE-004".into(),
+                what: format!(
+                    "a DMA write places {len} B again, from {va:#x}: each byte is placed once"
+                ),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            },
         };
         div.push(d);
     }

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Withdrawn};
 use crate::requirements::Subject::Device;
 
-pub(in crate::req) static CLAUSES: [Info; 84] = [
+pub(in crate::req) static CLAUSES: [Info; 85] = [
     line("RCV-FRAME-001", Must, Device),
     line("RCV-QP-001", Must, Device),
     line("RCV-QP-002", Must, Device),
@@ -36,6 +36,7 @@ pub(in crate::req) static CLAUSES: [Info; 84] = [
     whole("RCV-PLACE-003", Must, Device),
     part("RCV-PLACE-003.a", "RCV-PLACE-003", 'a', Must, Device),
     part("RCV-PLACE-003.b", "RCV-PLACE-003", 'b', May, Device),
+    line("RCV-PLACE-004", Must, Device),
     line("RCV-MSG-003", Must, Device),
     whole("RCV-SACK-001", Must, Device),
     part("RCV-SACK-001.a", "RCV-SACK-001", 'a', Must, Device),
