@@ -1448,7 +1448,9 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::NoEvState, &["rec-split-assumed-bad", "rec-split-skip-expiry"]),
         (Fault::NoBackoff, &["rec-device-backoff", "rec-device-progress"]),
         (Fault::NoRtoCap, &["rec-device-backoff"]),
-        (Fault::LongRto, &["rec-device-backoff", "rec-device-progress", "rec-device-blame"]),
+        // A quarter of one 8 us timeout is the 2 us a device may be late (CONF-TIME-004);
+        // the scenarios that double it show it, rec-device-blame's single timeout cannot.
+        (Fault::LongRto, &["rec-device-backoff", "rec-device-progress"]),
         (Fault::ExtraRetry, &["rec-device-backoff"]),
         (Fault::NoRetryReset, &["rec-device-progress"]),
         (Fault::NoBlame, &["rec-device-blame", "rec-device-backoff"]),

@@ -376,6 +376,11 @@ pub(super) fn judge(
     let mut packets: Vec<&Frame> =
         obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
     packets.sort_by_key(|f| f.at);
+    // A device may send each output up to late_ns / 2 after the reference would
+    // (CONF-TIME-004): it may have chosen the EV on the states of that much earlier.
+    let lag = m.tolerances.late_ns / 2;
+    let mut earlier = qps.clone();
+    let mut next_earlier = 0;
     let mut next = 0;
     let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
     for f in packets {
@@ -385,6 +390,11 @@ pub(super) fn judge(
             apply(&mut qps, &events[next], hold);
             next += 1;
         }
+        let chosen = t.saturating_sub(lag);
+        while next_earlier < events.len() && events[next_earlier].at < chosen {
+            apply(&mut earlier, &events[next_earlier], hold);
+            next_earlier += 1;
+        }
         let prev = last_wire.insert((peer, psn), f.ev);
         let Some(qp) = qps.get(&peer) else { continue };
         // The states at `t`: before the inputs at `t`, or after them.
@@ -392,16 +402,23 @@ pub(super) fn judge(
         for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
             apply(&mut after, e, hold);
         }
+        let before = earlier.get(&peer).map(|q| q.slots.as_slice()).unwrap_or_default();
         let states: Vec<(&Slot, Possible)> = qp
             .slots
             .iter()
             .zip(&after[&peer].slots)
-            .map(|(s, a)| {
+            .enumerate()
+            .map(|(k, (s, a))| {
                 let mut p = s.state.clone();
                 p.settle(t, hold);
                 let mut q = a.state.clone();
                 q.settle(t, hold);
                 p.union(&q);
+                if let Some(b) = before.get(k) {
+                    let mut e = b.state.clone();
+                    e.settle(chosen, hold);
+                    p.union(&e);
+                }
                 (s, p)
             })
             .collect();

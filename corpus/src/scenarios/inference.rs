@@ -52,7 +52,7 @@ fn inference_recorder(
         m.nic.pmtu = pmtu;
         m.nic.skip_hold = std::time::Duration::from_micros(10);
         m.nic.nack_backoff = std::time::Duration::from_micros(1);
-        m.tolerances.late_ns = 500;
+        m.tolerances.late_ns = 2_000;
     });
     setup_evs(&mut r, 0, v4_evs(DUT_QP, evs));
     r
@@ -148,7 +148,7 @@ fn snd_rtx_once() -> Scenario {
     let mut r = sender_with(
         "snd-rtx-once",
         "One EV. A NO_RESOURCE NACK queues PSN 0 for retransmission after nack_backoff \
-         (2 us). While it waits, a SACK shows PSNs 1 and 2 (an inference of PSN 0's loss) \
+         (4 us). While it waits, a SACK shows PSNs 1 and 2 (an inference of PSN 0's loss) \
          and the CPU half orders PSN 0's retransmission after a timeout: the PSN is queued \
          already, so neither queues it again, and it is retransmitted once, when the \
          back-off has passed.",
@@ -164,8 +164,8 @@ fn snd_rtx_once() -> Scenario {
         ],
         |m| {
             m.requires.insert(Capability::CpuSplit);
-            m.nic.nack_backoff = std::time::Duration::from_micros(2);
-            m.tolerances.late_ns = 500;
+            m.nic.nack_backoff = std::time::Duration::from_micros(4);
+            m.tolerances.late_ns = 2_000;
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
@@ -175,10 +175,10 @@ fn snd_rtx_once() -> Scenario {
     // PSNs 1 and 2 arrived (bits 1 and 2 of a bitmap based at PSN 0; nothing cumulative).
     inject_sack(&mut r, 2_500, 0xFF_FFFF, 0b110, 2, WireMark::NONE);
     r.cpu(3_000, CpuCommand::Retransmit { qpn: Qpn::new(DUT_QP), psn: Psn::ZERO });
-    r.run_until(5_000);
+    r.run_until(7_000);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 5_000, 3, 0, 0, WireMark::NONE);
-    inject_ack(&mut r, 5_000, 3, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    inject_sack(&mut r, 7_000, 3, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 7_000, 3, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 14_000)
 }
 
@@ -203,7 +203,7 @@ fn snd_sched_order() -> Scenario {
             "CQE-SEND-001",
         ],
         |m| {
-            m.tolerances.late_ns = 500;
+            m.tolerances.late_ns = 2_000;
         },
     );
     r.host(0, HostCommand::RegisterRegion(region()));
@@ -248,7 +248,7 @@ fn snd_sack_order() -> Scenario {
         ],
         |m| {
             m.requires.insert(Capability::Paths);
-            m.tolerances.late_ns = 500;
+            m.tolerances.late_ns = 2_000;
         },
     );
     let evs = v4_evs(DUT_QP, 1);
@@ -280,7 +280,7 @@ fn snd_no_timestamps() -> Scenario {
         &["SND-TS-002", "TSETH-PRESENT-001", "SND-RTX-001", "SND-ACK-001", "CQE-SEND-001"],
         |m| {
             m.nic.timestamps = false;
-            m.tolerances.late_ns = 500;
+            m.tolerances.late_ns = 2_000;
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 2));
@@ -298,11 +298,11 @@ fn snd_no_timestamps() -> Scenario {
 fn snd_tail_probe() -> Scenario {
     let mut r = sender_with(
         "snd-tail-probe",
-        "One EV, tail_probe 2 us. A two-packet message is acknowledged within 1 us: its \
+        "One EV, tail_probe 3 us. A two-packet message is acknowledged within 1 us: its \
          tail is known to have arrived, so no probe follows it. A three-packet message loses \
          its last packet, PSN 4: the SACK of PSN 3 cannot show the loss, no later packet on \
-         the EV can, and 2 us after PSN 4 left the device sends a tail probe on the EV, the \
-         first probe of the QP. Its answer comes late, 3 us later, and in the meantime the \
+         the EV can, and 3 us after PSN 4 left the device sends a tail probe on the EV, the \
+         first probe of the QP. Its answer comes late, 4 us later, and in the meantime the \
          EV is not probed again. The answer shows PSN 4 missing: the device infers it lost \
          and retransmits it at once (the EV being the only one), and the retransmission, \
          acknowledged within 1 us, is not probed.",
@@ -321,13 +321,13 @@ fn snd_tail_probe() -> Scenario {
         ],
         |m| {
             m.requires.insert(Capability::TailProbe);
-            m.nic.tail_probe = Some(std::time::Duration::from_micros(2));
-            m.tolerances.late_ns = 500;
+            m.nic.tail_probe = Some(std::time::Duration::from_micros(3));
+            m.tolerances.late_ns = 2_000;
         },
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
     let ev = v4_evs(DUT_QP, 1)[0];
-    // An acknowledged tail is not probed: nothing is expected at 3 us.
+    // An acknowledged tail is not probed: nothing is expected at 4 us.
     r.checks(&["SND-TAIL-001", "SND-ACK-001", "CQE-SEND-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
     inject_sack(&mut r, 2_000, 1, 0, 1, WireMark::NONE);
@@ -336,14 +336,14 @@ fn snd_tail_probe() -> Scenario {
     r.host(4_000, HostCommand::PostWrite(wr(1, 3 * PMTU, None, true)));
     r.checks(&["SND-TAIL-001", "EV-PROBE-005"]);
     inject_sack(&mut r, 5_000, 3, 0, 3, WireMark::NONE);
-    // The probe (probe_id 1) left at 6 us; its answer, at 9 us, shows PSNs up to 3 and
+    // The probe (probe_id 1) left at 7 us; its answer, at 11 us, shows PSNs up to 3 and
     // covers PSN 4 without showing it.
-    r.run_until(9_000);
+    r.run_until(11_000);
     r.checks(&["SND-TAIL-003", "SND-TAIL-002", "SND-RTX-001", "BTH-RTX-001", "REC-IF-008"]);
-    r.inject(9_000, port_of(ev, 4), ev, &probe_answer(3, 1, WireMark::NONE, ev));
-    r.run_until(9_500);
+    r.inject(11_000, port_of(ev, 4), ev, &probe_answer(3, 1, WireMark::NONE, ev));
+    r.run_until(11_500);
     r.checks(&["SND-TAIL-001", "SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 10_000, 4, 0, 4, WireMark::NONE);
-    inject_ack(&mut r, 10_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
-    done(r, 20_000)
+    inject_sack(&mut r, 12_000, 4, 0, 4, WireMark::NONE);
+    inject_ack(&mut r, 12_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 22_000)
 }

@@ -45,7 +45,7 @@ fn spray_recorder(
         }
         m.nic.skip_hold = std::time::Duration::from_micros(10);
         m.nic.nack_backoff = std::time::Duration::from_micros(1);
-        m.tolerances.late_ns = 500;
+        m.tolerances.late_ns = 2_000;
     });
     let evs = v4_evs(DUT_QP, primaries);
     let backup_evs = v4_backups(DUT_QP, primaries, backups);
@@ -253,8 +253,8 @@ fn snd_spray_skew_aware() -> Scenario {
         ],
         |m| {
             m.requires.insert(Capability::SprayPolicies);
-            m.tolerances.late_ns = 500;
-            m.tolerances.early_ns = 500;
+            m.tolerances.late_ns = 2_000;
+            m.tolerances.early_ns = 2_000;
             // No timeout may interfere with the 100 us wait for the retransmitted packet.
             m.recovery.rto = std::time::Duration::from_micros(500);
             m.recovery.rto_max = std::time::Duration::from_micros(500);
@@ -348,8 +348,8 @@ fn snd_spray_window_fit() -> Scenario {
     m.nic.pmtu = 256;
     m.nic.sack_coalesce = 1;
     m.nic.ack_coalesce = 8;
-    m.tolerances.late_ns = 500;
-    m.tolerances.early_ns = 500;
+    m.tolerances.late_ns = 2_000;
+    m.tolerances.early_ns = 2_000;
     // No timeout may interfere with the fourth path's round trip.
     m.recovery.rto = std::time::Duration::from_micros(500);
     m.recovery.rto_max = std::time::Duration::from_micros(500);
@@ -435,8 +435,8 @@ fn snd_spray_window_fit_probe_rtt() -> Scenario {
     m.nic.retirement = RetirementMode::PerQp;
     m.nic.pmtu = 256;
     m.nic.sack_coalesce = 1;
-    m.tolerances.late_ns = 500;
-    m.tolerances.early_ns = 500;
+    m.tolerances.late_ns = 2_000;
+    m.tolerances.early_ns = 2_000;
     // No timeout may repair the lost packets: only a packet on their EV reveals the loss.
     m.recovery.rto = std::time::Duration::from_micros(500);
     m.recovery.rto_max = std::time::Duration::from_micros(500);
