@@ -466,75 +466,85 @@ pub const XRCETH_RESV_001: Clause = Clause(975);
 pub const IETH_LAYOUT_001: Clause = Clause(976);
 /// `ATOMIC-LAYOUT-001`: MUST, codec.
 pub const ATOMIC_LAYOUT_001: Clause = Clause(977);
+/// `ATOMIC-WRITE-001`: MUST, codec.
+pub const ATOMIC_WRITE_001: Clause = Clause(978);
+/// `FETH-LAYOUT-001`: MUST, codec.
+pub const FETH_LAYOUT_001: Clause = Clause(979);
+/// `FETH-RESV-001`: MUST, codec.
+pub const FETH_RESV_001: Clause = Clause(980);
+/// `FETH-SEL-001`: MUST, codec.
+pub const FETH_SEL_001: Clause = Clause(981);
+/// `FETH-PLT-001`: MUST, codec.
+pub const FETH_PLT_001: Clause = Clause(982);
 /// `CNP-LAYOUT-001`: MUST, codec.
-pub const CNP_LAYOUT_001: Clause = Clause(978);
+pub const CNP_LAYOUT_001: Clause = Clause(983);
 /// `CNP-RESV-001`: MUST, codec.
-pub const CNP_RESV_001: Clause = Clause(979);
+pub const CNP_RESV_001: Clause = Clause(984);
 /// `CNP-BTH-001`, its clauses (a) to (b) together: MUST, codec.
-pub const CNP_BTH_001: Clause = Clause(980);
+pub const CNP_BTH_001: Clause = Clause(985);
 /// `CNP-BTH-001.a`: SHOULD, codec.
-pub const CNP_BTH_001_A: Clause = Clause(981);
+pub const CNP_BTH_001_A: Clause = Clause(986);
 /// `CNP-BTH-001.b`: MUST, codec.
-pub const CNP_BTH_001_B: Clause = Clause(982);
+pub const CNP_BTH_001_B: Clause = Clause(987);
 /// `PAY-PAD-001`: MUST, device.
-pub const PAY_PAD_001: Clause = Clause(983);
+pub const PAY_PAD_001: Clause = Clause(988);
 /// `PAY-PAD-002`, its clauses (a) to (c) together: MUST, device.
-pub const PAY_PAD_002: Clause = Clause(984);
+pub const PAY_PAD_002: Clause = Clause(989);
 /// `PAY-PAD-002.a`: SHOULD, device.
-pub const PAY_PAD_002_A: Clause = Clause(985);
+pub const PAY_PAD_002_A: Clause = Clause(990);
 /// `PAY-PAD-002.b`: MUST, device.
-pub const PAY_PAD_002_B: Clause = Clause(986);
+pub const PAY_PAD_002_B: Clause = Clause(991);
 /// `PAY-PAD-002.c`: MUST, codec.
-pub const PAY_PAD_002_C: Clause = Clause(987);
+pub const PAY_PAD_002_C: Clause = Clause(992);
 /// `PAY-PAD-003`: MUST, device.
-pub const PAY_PAD_003: Clause = Clause(988);
+pub const PAY_PAD_003: Clause = Clause(993);
 /// `PAY-LEN-001`: MUST, device.
-pub const PAY_LEN_001: Clause = Clause(989);
+pub const PAY_LEN_001: Clause = Clause(994);
 /// `PAY-LEN-002`: MUST, device.
-pub const PAY_LEN_002: Clause = Clause(990);
+pub const PAY_LEN_002: Clause = Clause(995);
 /// `PAY-NONE-001`: MUST, device.
-pub const PAY_NONE_001: Clause = Clause(991);
+pub const PAY_NONE_001: Clause = Clause(996);
 /// `ICRC-CALC-001`: MUST, device.
-pub const ICRC_CALC_001: Clause = Clause(992);
+pub const ICRC_CALC_001: Clause = Clause(997);
 /// `ICRC-COVER-001`: MUST, device.
-pub const ICRC_COVER_001: Clause = Clause(993);
+pub const ICRC_COVER_001: Clause = Clause(998);
 /// `ICRC-MASK-001`: MUST, device.
-pub const ICRC_MASK_001: Clause = Clause(994);
+pub const ICRC_MASK_001: Clause = Clause(999);
 /// `ICRC-ORDER-001`: MUST, device.
-pub const ICRC_ORDER_001: Clause = Clause(995);
+pub const ICRC_ORDER_001: Clause = Clause(1000);
 /// `ICRC-VERIFY-001`, its clauses (a) to (c) together: MUST, device.
-pub const ICRC_VERIFY_001: Clause = Clause(996);
+pub const ICRC_VERIFY_001: Clause = Clause(1001);
 /// `ICRC-VERIFY-001.a`: MUST, device.
-pub const ICRC_VERIFY_001_A: Clause = Clause(997);
+pub const ICRC_VERIFY_001_A: Clause = Clause(1002);
 /// `ICRC-VERIFY-001.b`: MUST, codec.
-pub const ICRC_VERIFY_001_B: Clause = Clause(998);
+pub const ICRC_VERIFY_001_B: Clause = Clause(1003);
 /// `ICRC-VERIFY-001.c`: MUST, codec.
-pub const ICRC_VERIFY_001_C: Clause = Clause(999);
+pub const ICRC_VERIFY_001_C: Clause = Clause(1004);
 /// `DEC-STRUCT-001`: MUST, codec.
-pub const DEC_STRUCT_001: Clause = Clause(1000);
+pub const DEC_STRUCT_001: Clause = Clause(1005);
 /// `DEC-ERR-001`: MUST, codec.
-pub const DEC_ERR_001: Clause = Clause(1001);
+pub const DEC_ERR_001: Clause = Clause(1006);
 /// `DEC-LOSSLESS-001`: MUST, codec.
-pub const DEC_LOSSLESS_001: Clause = Clause(1002);
+pub const DEC_LOSSLESS_001: Clause = Clause(1007);
 /// `DEC-VAL-001`, its clauses (a) to (b) together: MUST, codec.
-pub const DEC_VAL_001: Clause = Clause(1003);
+pub const DEC_VAL_001: Clause = Clause(1008);
 /// `DEC-VAL-001.a`: MUST, codec.
-pub const DEC_VAL_001_A: Clause = Clause(1004);
+pub const DEC_VAL_001_A: Clause = Clause(1009);
 /// `DEC-VAL-001.b`: MUST, codec.
-pub const DEC_VAL_001_B: Clause = Clause(1005);
+pub const DEC_VAL_001_B: Clause = Clause(1010);
 /// `DEC-JSON-001`: MUST, codec.
-pub const DEC_JSON_001: Clause = Clause(1006);
+pub const DEC_JSON_001: Clause = Clause(1011);
 /// `DEC-VLAN-001`: MUST, codec.
-pub const DEC_VLAN_001: Clause = Clause(1007);
+pub const DEC_VLAN_001: Clause = Clause(1012);
 /// `DEC-LINK-001`: MUST, codec.
-pub const DEC_LINK_001: Clause = Clause(1008);
+pub const DEC_LINK_001: Clause = Clause(1013);
 /// `DEC-FCS-001`: MUST, codec.
-pub const DEC_FCS_001: Clause = Clause(1009);
+pub const DEC_FCS_001: Clause = Clause(1014);
 /// `DEC-CUT-001`: MUST, codec.
-pub const DEC_CUT_001: Clause = Clause(1010);
+pub const DEC_CUT_001: Clause = Clause(1015);
 /// `DEC-KIND-001`: MUST, codec.
-pub const DEC_KIND_001: Clause = Clause(1011);
+pub const DEC_KIND_001: Clause = Clause(1016);
 /// `DEC-EXIT-001`: MUST, codec.
-pub const DEC_EXIT_001: Clause = Clause(1012);
+pub const DEC_EXIT_001: Clause = Clause(1017);
 /// `DEC-EXIT-002`: MUST, codec.
-pub const DEC_EXIT_002: Clause = Clause(1013);
+pub const DEC_EXIT_002: Clause = Clause(1018);
