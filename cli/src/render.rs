@@ -426,6 +426,13 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
                 s.field(key!("orig"), U(r.orig));
             }
         }
+        ExtHeader::Feth => {
+            if let Some(r) = &x.feth {
+                s.field(key!("resv"), U(r.resv.into()));
+                s.field(key!("selectivity_level"), U(r.selectivity_level.into()));
+                s.field(key!("placement_type"), U(r.placement_type.into()));
+            }
+        }
         ExtHeader::Cnp => {
             if let Some(r) = &x.cnp {
                 s.field(key!("resv"), Bytes(&r.resv));

@@ -129,6 +129,7 @@ const EXPECTED: &[Expected] = &[
     ("scapy-ipv4.pcap", 0, 0, &[(("roce", "ok"), 8)]),
     ("scapy-ipv6.pcap", 0, 0, &[(("roce", "ok"), 8)]),
     ("scapy-corrupted.pcap", 1, 1, &[(("roce", "bad"), 24), (("roce", "ok"), 24)]),
+    ("scapy-ibta15.pcap", 0, 0, &[(("roce", "ok"), 4)]),
 ];
 
 /// DEC-KIND-001, DEC-EXIT-001, DEC-EXIT-002, DEC-LINK-001, DEC-FCS-001, DEC-CUT-001,
@@ -286,4 +287,45 @@ fn dec_exit_001_output_errors_never_change_the_exit_code() {
             assert_eq!(err.matches("cannot write standard output").count(), 1, "{err}");
         }
     }
+}
+
+/// OPC-TABLE-001, FETH-LAYOUT-001: FLUSH and ATOMIC WRITE, RC and XRC, as scapy wrote them,
+/// decode with their header stacks, in JSON and in text.
+#[test]
+fn opc_table_001_flush_and_atomic_write() {
+    let (code, lines) = dissect("scapy-ibta15.pcap", false);
+    assert_eq!(code, 0);
+    let keys = |o: &Value| -> Vec<String> {
+        o.as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| ["xrceth", "feth", "reth"].contains(&k.as_str()))
+            .cloned()
+            .collect()
+    };
+    let opcodes: Vec<u64> = lines.iter().map(|o| o["bth"]["opcode"].as_u64().unwrap()).collect();
+    assert_eq!(opcodes, [0x1C, 0x1D, 0xBC, 0xBD]);
+    let feth =
+        |o: &Value| (o["feth"]["selectivity_level"].as_u64(), o["feth"]["placement_type"].as_u64());
+    assert_eq!(feth(&lines[0]), (Some(0), Some(1)));
+    assert_eq!(feth(&lines[2]), (Some(1), Some(3)));
+    assert_eq!(lines[0]["feth"]["resv"].as_u64(), Some(0));
+    assert_eq!(lines[0]["reth"]["dma_len"].as_u64(), Some(4096));
+    assert_eq!(lines[2]["xrceth"]["xrc_srq"].as_u64(), Some(0x348));
+    for (o, n) in lines.iter().zip([0, 8, 0, 8]) {
+        assert_eq!(o["payload_len"].as_u64(), Some(n), "{o}");
+        assert_eq!(o["icrc"], "ok");
+    }
+    assert_eq!(keys(&lines[2]), ["feth", "reth", "xrceth"]);
+    assert_eq!(keys(&lines[1]), ["reth"]);
+
+    let path = repo_path("traces/captures/scapy-ibta15.pcap");
+    let out = openrdma(&["dissect", "--validate", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in ["RC_FLUSH", "RC_ATOMIC_WRITE", "XRC_FLUSH", "XRC_ATOMIC_WRITE"] {
+        assert!(text.contains(name), "{name} in\n{text}");
+    }
+    assert!(text.contains("selectivity_level=1 placement_type=3"), "{text}");
+    assert!(!text.contains("violation"), "{text}");
 }

@@ -70,6 +70,8 @@ pub enum Header {
     AtomicEth,
     /// Atomic ACK Extended Transport Header.
     AtomicAckEth,
+    /// FLUSH Extended Transport Header.
+    Feth,
     /// The 16 reserved bytes of a CNP.
     Cnp,
     /// The payload and its pad bytes.
@@ -115,6 +117,7 @@ impl Header {
             Header::Ieth => "ieth",
             Header::AtomicEth => "atomiceth",
             Header::AtomicAckEth => "atomicacketh",
+            Header::Feth => "feth",
             Header::Cnp => "cnp",
             Header::Payload => "payload",
             Header::Icrc => "icrc",
@@ -153,6 +156,7 @@ impl Header {
             Header::Ieth => "IETH",
             Header::AtomicEth => "AtomicETH",
             Header::AtomicAckEth => "AtomicAckETH",
+            Header::Feth => "FETH",
             Header::Cnp => "CNP",
             Header::Payload => "payload",
             Header::Icrc => "ICRC",
@@ -295,6 +299,7 @@ impl DecodeError {
                 | Header::Ieth
                 | Header::AtomicEth
                 | Header::AtomicAckEth
+                | Header::Feth
                 | Header::Cnp
                 | Header::Payload,
                 _,

@@ -83,6 +83,9 @@ pub(crate) mod arb {
     pub(crate) fn bits20(u: &mut Unstructured<'_>) -> Result<u32> {
         Ok(u32::arbitrary(u)? & 0xF_FFFF)
     }
+    pub(crate) fn bits26(u: &mut Unstructured<'_>) -> Result<u32> {
+        Ok(u32::arbitrary(u)? & 0x3FF_FFFF)
+    }
     pub(crate) fn bits24(u: &mut Unstructured<'_>) -> Result<u32> {
         Ok(u32::arbitrary(u)? & 0xFF_FFFF)
     }

@@ -79,6 +79,7 @@ pub struct Extensions {
     pub ieth: Option<IethRepr>,
     pub atomiceth: Option<AtomicEthRepr>,
     pub atomicacketh: Option<AtomicAckEthRepr>,
+    pub feth: Option<FethRepr>,
     pub cnp: Option<CnpRepr>,
 }
 
@@ -103,6 +104,7 @@ impl Extensions {
             ExtHeader::Ieth => self.ieth.is_some(),
             ExtHeader::AtomicEth => self.atomiceth.is_some(),
             ExtHeader::AtomicAckEth => self.atomicacketh.is_some(),
+            ExtHeader::Feth => self.feth.is_some(),
             ExtHeader::Cnp => self.cnp.is_some(),
         }
     }
@@ -137,6 +139,7 @@ impl Extensions {
             ExtHeader::Ieth => self.ieth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::AtomicEth => self.atomiceth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::AtomicAckEth => self.atomicacketh.as_ref().map_or(Ok(0), |r| r.emit(buf)),
+            ExtHeader::Feth => self.feth.as_ref().map_or(Ok(0), |r| r.emit(buf)),
             ExtHeader::Cnp => self.cnp.as_ref().map_or(Ok(0), |r| r.emit(buf)),
         }
     }
@@ -162,6 +165,7 @@ impl Extensions {
                 ExtHeader::Ieth => IethRepr::RULES,
                 ExtHeader::AtomicEth => AtomicEthRepr::RULES,
                 ExtHeader::AtomicAckEth => AtomicAckEthRepr::RULES,
+                ExtHeader::Feth => FethRepr::RULES,
                 ExtHeader::Cnp => CnpRepr::RULES,
             });
         }
@@ -188,6 +192,7 @@ impl Extensions {
                 ExtHeader::Ieth => self.ieth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::AtomicEth => self.atomiceth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::AtomicAckEth => self.atomicacketh.as_ref().map(|r| r.validate(at, out)),
+                ExtHeader::Feth => self.feth.as_ref().map(|r| r.validate(at, out)),
                 ExtHeader::Cnp => self.cnp.as_ref().map(|r| r.validate(at, out)),
             };
         }
@@ -688,6 +693,16 @@ impl DecodedFrame<'_> {
                 ));
             }
         }
+        if bth.opcode.is_atomic_write() && self.payload.len() != 8 && !self.is_truncated() {
+            out.push(violation(
+                "ATOMIC-WRITE-001",
+                Header::Payload,
+                "payload",
+                l.payload,
+                self.payload.len() as u64,
+                "an ATOMIC WRITE carries exactly 8 bytes of payload",
+            ));
+        }
         if let Some(i) = info {
             if i.payload == PayloadRule::None && !self.payload.is_empty() {
                 out.push(violation(
@@ -797,6 +812,9 @@ impl DecodedFrame<'_> {
         if bth.opcode == Opcode::CNP {
             out.push("CNP-BTH-001");
         }
+        if bth.opcode.is_atomic_write() {
+            out.push("ATOMIC-WRITE-001");
+        }
         if bth.opcode.info().is_some_and(|i| i.payload == PayloadRule::None) {
             out.push("PAY-NONE-001");
         }
@@ -815,7 +833,7 @@ impl DecodedFrame<'_> {
 /// The requirements that [`DecodedFrame::validate`] checks on the frame as a whole, beyond
 /// each header's own `RULES`: a second VLAN tag, the UDP checksum, the ECN field of an MRC
 /// write, the opcode, `ts` outside an MRC write, the syndrome of an MRC transport ACK, the
-/// BTH of a CNP, payload and pad, and the ICRC.
+/// BTH of a CNP, the payload of an ATOMIC WRITE, payload and pad, and the ICRC.
 pub const FRAME_RULES: &[&str] = &[
     "ENC-VLAN-002",
     "ENC-UDP-003",
@@ -825,6 +843,7 @@ pub const FRAME_RULES: &[&str] = &[
     "TSETH-PRESENT-002",
     "AETH-MRC-001",
     "CNP-BTH-001",
+    "ATOMIC-WRITE-001",
     "PAY-NONE-001",
     "PAY-PAD-001",
     "PAY-PAD-002",
@@ -914,6 +933,7 @@ fn ext_chain<'a>(
             ExtHeader::AtomicAckEth => {
                 store(fixed(8, frame_len, AtomicAckEthRepr::parse)(rest)?, &mut ext.atomicacketh)
             }
+            ExtHeader::Feth => store(fixed(4, frame_len, FethRepr::parse)(rest)?, &mut ext.feth),
             ExtHeader::Cnp => store(fixed(16, frame_len, CnpRepr::parse)(rest)?, &mut ext.cnp),
         };
     }

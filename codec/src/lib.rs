@@ -58,7 +58,7 @@ pub use psn::{Psn, Qpn};
 pub use wire::{
     AethKind, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr,
     CookedHeader, DethRepr, EethRepr, EndpointOp, ErthRepr, EtherType, EthernetAddress,
-    EthernetRepr, EvMark, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr, Ipv6Repr, LinkType,
-    MethRepr, NackReason, NethRepr, PethRepr, ROCEV2_PORT, RdethRepr, RethRepr, SethRepr, Sll2Repr,
-    SllRepr, TsethRepr, UdpRepr, VlanRepr, XrcethRepr,
+    EthernetRepr, EvMark, FethRepr, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr, Ipv6Repr,
+    LinkType, MethRepr, NackReason, NethRepr, PethRepr, ROCEV2_PORT, RdethRepr, RethRepr, SethRepr,
+    Sll2Repr, SllRepr, TsethRepr, UdpRepr, VlanRepr, XrcethRepr,
 };

@@ -48,6 +48,8 @@ pub enum ExtHeader {
     AtomicEth,
     /// AtomicAckETH, 8 bytes.
     AtomicAckEth,
+    /// FETH, 4 bytes (FLUSH).
+    Feth,
     /// The 16 reserved bytes of a CNP.
     Cnp,
 }
@@ -55,7 +57,7 @@ pub enum ExtHeader {
 impl ExtHeader {
     /// Every extension header, in the order of the fields of `frame::Extensions` (the order
     /// `openrdma dissect` prints them in).
-    pub const ALL: [ExtHeader; 18] = [
+    pub const ALL: [ExtHeader; 19] = [
         ExtHeader::Meth,
         ExtHeader::Tseth,
         ExtHeader::Reth,
@@ -73,6 +75,7 @@ impl ExtHeader {
         ExtHeader::Ieth,
         ExtHeader::AtomicEth,
         ExtHeader::AtomicAckEth,
+        ExtHeader::Feth,
         ExtHeader::Cnp,
     ];
 
@@ -97,6 +100,7 @@ impl ExtHeader {
             ExtHeader::Ieth => Header::Ieth,
             ExtHeader::AtomicEth => Header::AtomicEth,
             ExtHeader::AtomicAckEth => Header::AtomicAckEth,
+            ExtHeader::Feth => Header::Feth,
             ExtHeader::Cnp => Header::Cnp,
         }
     }
@@ -105,7 +109,7 @@ impl ExtHeader {
     pub const fn wire_len(self) -> usize {
         match self {
             ExtHeader::Meth | ExtHeader::Tseth | ExtHeader::ImmDt | ExtHeader::Aeth => 4,
-            ExtHeader::Ieth | ExtHeader::Rdeth | ExtHeader::Xrceth => 4,
+            ExtHeader::Ieth | ExtHeader::Rdeth | ExtHeader::Xrceth | ExtHeader::Feth => 4,
             ExtHeader::Reth | ExtHeader::Peth | ExtHeader::Erth | ExtHeader::Cnp => 16,
             ExtHeader::Seth | ExtHeader::AtomicEth => 28,
             ExtHeader::CcState | ExtHeader::Deth | ExtHeader::AtomicAckEth => 8,
@@ -233,6 +237,10 @@ opcodes! {
     RC_SEND_LAST_INV = 0x16, "RC_SEND_LAST_INV", [Ieth], Data;
     /// RC SEND Only with Invalidate.
     RC_SEND_ONLY_INV = 0x17, "RC_SEND_ONLY_INV", [Ieth], Data;
+    /// RC FLUSH (IBTA 1.5 memory placement extensions).
+    RC_FLUSH = 0x1C, "RC_FLUSH", [Feth, Reth], None;
+    /// RC ATOMIC WRITE (IBTA 1.5 memory placement extensions): an 8-byte payload.
+    RC_ATOMIC_WRITE = 0x1D, "RC_ATOMIC_WRITE", [Reth], Data;
     /// UC SEND First.
     UC_SEND_FIRST = 0x20, "UC_SEND_FIRST", [], Data;
     /// UC SEND Middle.
@@ -353,6 +361,10 @@ opcodes! {
     XRC_SEND_LAST_INV = 0xB6, "XRC_SEND_LAST_INV", [Xrceth, Ieth], Data;
     /// XRC SEND Only with Invalidate.
     XRC_SEND_ONLY_INV = 0xB7, "XRC_SEND_ONLY_INV", [Xrceth, Ieth], Data;
+    /// XRC FLUSH.
+    XRC_FLUSH = 0xBC, "XRC_FLUSH", [Xrceth, Feth, Reth], None;
+    /// XRC ATOMIC WRITE: an 8-byte payload.
+    XRC_ATOMIC_WRITE = 0xBD, "XRC_ATOMIC_WRITE", [Xrceth, Reth], Data;
     /// MRC RDMA WRITE First.
     MRC_WRITE_FIRST = 0xC6, "MRC_WRITE_FIRST", [Meth, Tseth, Reth], Data;
     /// MRC RDMA WRITE Middle.
@@ -414,6 +426,11 @@ impl Opcode {
     /// Whether this is one of MRC's write opcodes (0xC6..=0xCB).
     pub const fn is_mrc_write(self) -> bool {
         matches!(self.0, 0xC6..=0xCB)
+    }
+
+    /// Whether this is an ATOMIC WRITE, RC or XRC (its payload is exactly 8 bytes).
+    pub const fn is_atomic_write(self) -> bool {
+        matches!(self.0, 0x1D | 0xBD)
     }
 
     /// Whether this opcode's packets carry immediate data (an ImmDt), in any class.

@@ -39,6 +39,8 @@ const IBTA: &[(u8, &str, &[&str], bool)] = &[
     (0x14, "RC_FETCH_ADD", &["atomiceth"], false),
     (0x16, "RC_SEND_LAST_INV", &["ieth"], true),
     (0x17, "RC_SEND_ONLY_INV", &["ieth"], true),
+    (0x1C, "RC_FLUSH", &["feth", "reth"], false),
+    (0x1D, "RC_ATOMIC_WRITE", &["reth"], true),
     (0x20, "UC_SEND_FIRST", &[], true),
     (0x21, "UC_SEND_MIDDLE", &[], true),
     (0x22, "UC_SEND_LAST", &[], true),
@@ -99,6 +101,8 @@ const IBTA: &[(u8, &str, &[&str], bool)] = &[
     (0xB4, "XRC_FETCH_ADD", &["xrceth", "atomiceth"], false),
     (0xB6, "XRC_SEND_LAST_INV", &["xrceth", "ieth"], true),
     (0xB7, "XRC_SEND_ONLY_INV", &["xrceth", "ieth"], true),
+    (0xBC, "XRC_FLUSH", &["xrceth", "feth", "reth"], false),
+    (0xBD, "XRC_ATOMIC_WRITE", &["xrceth", "reth"], true),
 ];
 
 /// The MRC rows, which must stay exactly as they were.

@@ -86,6 +86,7 @@ fn every_header_reports_only_its_rules() {
             IethRepr,
             AtomicEthRepr,
             AtomicAckEthRepr,
+            FethRepr,
             CnpRepr,
         );
     }
@@ -338,6 +339,10 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         "DETH-RESV-001" => refit(f, |g| g.ext.deth.as_mut().unwrap().resv = 1),
         "CNP-RESV-001" => refit(f, |g| g.ext.cnp.as_mut().unwrap().resv[15] = 1),
         "CNP-BTH-001" => refit(f, |g| g.bth.becn = false),
+        "FETH-RESV-001" => refit(f, |g| g.ext.feth.as_mut().unwrap().resv = 1),
+        "FETH-SEL-001" => refit(f, |g| g.ext.feth.as_mut().unwrap().selectivity_level = 2),
+        "FETH-PLT-001" => refit(f, |g| g.ext.feth.as_mut().unwrap().placement_type = 0),
+        "ATOMIC-WRITE-001" => refit(f, |g| g.payload = vec![0; 4]),
         other => panic!("no way to break {other} is known: add one to break_rule"),
     }
 }
@@ -391,6 +396,7 @@ fn every_rule_of_a_frame_can_be_broken() {
         IethRepr::RULES,
         AtomicEthRepr::RULES,
         AtomicAckEthRepr::RULES,
+        FethRepr::RULES,
         CnpRepr::RULES,
     ];
     for id in header_rules.into_iter().flatten().chain(FRAME_RULES).chain(DECODE_RULES) {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 /// when it is bad), then one object per decoded header keyed by the field names of its
 /// `Repr` — `eth`, `vlan`, `ipv4` or `ipv6`, `udp`, `bth`, and the extension headers
 /// (`meth`, `tseth`, `reth`, `immdt`, `aeth`, `seth`, `cc_state`, `neth`, `peth`, `erth`,
-/// `eeth`, `deth`, `rdeth`, `xrceth`, `ieth`, `atomiceth`, `atomicacketh`, `cnp`) — and
+/// `eeth`, `deth`, `rdeth`, `xrceth`, `ieth`, `atomiceth`, `atomicacketh`, `feth`, `cnp`) — and
 /// `payload_len`, `pad_len` when decoding reached the payload. Of a frame with two VLAN
 /// tags, `vlan` is the outer one.
 pub fn frame_fields_json(bytes: &[u8]) -> Value {
@@ -83,6 +83,7 @@ pub fn ext_json(x: &openrdma_codec::frame::Extensions, h: ExtHeader) -> Option<V
         ExtHeader::Ieth => j(&x.ieth),
         ExtHeader::AtomicEth => j(&x.atomiceth),
         ExtHeader::AtomicAckEth => j(&x.atomicacketh),
+        ExtHeader::Feth => j(&x.feth),
         ExtHeader::Cnp => j(&x.cnp),
     }
 }

@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 
 /// Every extension header, in the order of [`Extensions`].
-pub(crate) const ALL_EXT: [ExtHeader; 18] = ExtHeader::ALL;
+pub(crate) const ALL_EXT: [ExtHeader; 19] = ExtHeader::ALL;
 
 /// The error-reporting [`Header`] of an extension header.
 pub(crate) fn header_of(h: ExtHeader) -> Header {
@@ -42,6 +42,7 @@ pub(crate) fn put_ext(ext: &mut Extensions, h: ExtHeader, b: &[u8]) {
         ExtHeader::Ieth => ext.ieth = Some(IethRepr::parse(b).unwrap()),
         ExtHeader::AtomicEth => ext.atomiceth = Some(AtomicEthRepr::parse(b).unwrap()),
         ExtHeader::AtomicAckEth => ext.atomicacketh = Some(AtomicAckEthRepr::parse(b).unwrap()),
+        ExtHeader::Feth => ext.feth = Some(FethRepr::parse(b).unwrap()),
         ExtHeader::Cnp => ext.cnp = Some(CnpRepr::parse(b).unwrap()),
     }
 }
@@ -66,6 +67,7 @@ pub(crate) fn clear_ext(ext: &mut Extensions, h: ExtHeader) {
         ExtHeader::Ieth => ext.ieth = None,
         ExtHeader::AtomicEth => ext.atomiceth = None,
         ExtHeader::AtomicAckEth => ext.atomicacketh = None,
+        ExtHeader::Feth => ext.feth = None,
         ExtHeader::Cnp => ext.cnp = None,
     }
 }
@@ -219,7 +221,8 @@ pub(crate) struct Sample {
 }
 
 /// The typical packets: MRC writes (with and without TSETH), the MRC reliability and
-/// endpoint packets, RC send/write/read/atomic, UD send and CNP. All are well-formed.
+/// endpoint packets, RC send/write/read/atomic/flush/atomic write, UD send and CNP. All are
+/// well-formed.
 pub(crate) fn samples() -> Vec<Sample> {
     let meth = MethRepr::new(Rqmsn::new(3), Msn::new(17));
     let reth = RethRepr::new(0x7f00_0000_1000, Rkey::new(0xBEEF), 4096);
@@ -339,6 +342,17 @@ pub(crate) fn samples() -> Vec<Sample> {
         ..Default::default()
     };
     add("rc_atomic_ack", bth(Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x11, 3), ext, Vec::new());
+
+    let ext = Extensions {
+        feth: Some(FethRepr::new(FethRepr::SEL_RANGE, FethRepr::PLT_PERSISTENCE)),
+        reth: Some(RethRepr::new(0x4000, Rkey::new(0x99), 4096)),
+        ..Default::default()
+    };
+    add("rc_flush", bth(Opcode::RC_FLUSH, 0x11, 5), ext, Vec::new());
+
+    let ext =
+        Extensions { reth: Some(RethRepr::new(0x4008, Rkey::new(0x99), 8)), ..Default::default() };
+    add("rc_atomic_write", bth(Opcode::RC_ATOMIC_WRITE, 0x11, 6), ext, payload(8));
 
     let ext = Extensions { ieth: Some(IethRepr { rkey: Rkey::new(0x1234) }), ..Default::default() };
     add("rc_send_last_inv", bth(Opcode::RC_SEND_LAST_INV, 0x11, 4), ext, payload(5));

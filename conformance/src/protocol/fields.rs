@@ -30,9 +30,9 @@
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode, header_stack};
 use openrdma_codec::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, CcStateRepr, CnpRepr, DethRepr, EethRepr,
-    EmitError, ErthRepr, EthernetRepr, ExtHeader, IP_PROTO_UDP, IethRepr, ImmDtRepr, Ipv4Repr,
-    Ipv6Repr, MethRepr, NethRepr, PethRepr, RdethRepr, RethRepr, SethRepr, TsethRepr, UdpRepr,
-    VlanRepr, XrcethRepr,
+    EmitError, ErthRepr, EthernetRepr, ExtHeader, FethRepr, IP_PROTO_UDP, IethRepr, ImmDtRepr,
+    Ipv4Repr, Ipv6Repr, MethRepr, NethRepr, PethRepr, RdethRepr, RethRepr, SethRepr, TsethRepr,
+    UdpRepr, VlanRepr, XrcethRepr,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -212,6 +212,7 @@ fn read_ext(
         ExtHeader::Ieth => ext.ieth = one::<IethRepr>(m, key)?,
         ExtHeader::AtomicEth => ext.atomiceth = one::<AtomicEthRepr>(m, key)?,
         ExtHeader::AtomicAckEth => ext.atomicacketh = one::<AtomicAckEthRepr>(m, key)?,
+        ExtHeader::Feth => ext.feth = one::<FethRepr>(m, key)?,
         ExtHeader::Cnp => ext.cnp = one::<CnpRepr>(m, key)?,
     }
     Ok(())

@@ -243,7 +243,7 @@ mod repr {
             Seth => seth, CcState => cc_state, Neth => neth, Peth => peth, Erth => erth,
             Eeth => eeth, Deth => deth, Rdeth => rdeth, Xrceth => xrceth, Ieth => ieth,
             AtomicEth => atomiceth,
-            AtomicAckEth => atomicacketh, Cnp => cnp,
+            AtomicAckEth => atomicacketh, Feth => feth, Cnp => cnp,
         );
         Ok(())
     }

@@ -63,6 +63,10 @@ def atomicacketh(orig):
     return struct.pack("!Q", orig)
 
 
+def feth(sel, plt):
+    return struct.pack("!I", ((sel & 0x3) << 4) | (plt & 0xF))
+
+
 def payload(n, seed):
     return bytes((seed * 31 + i * 7) & 0xFF for i in range(n))
 
@@ -120,6 +124,18 @@ def standard_frames():
         UDP(sport=0, dport=4791) / cnp(0x12)
     out.append(bytes(c))
     return out
+
+
+def ibta15_frames():
+    """FLUSH and ATOMIC WRITE (IBTA 1.5 memory placement extensions), RC and XRC."""
+    rows = [
+        (0x1C, feth(0, 1) + reth(0x7F0000002000, 0xABCD1235, 4096), b""),
+        (0x1D, reth(0x7F0000003000, 0xABCD1236, 8), payload(8, 60)),
+        (0xBC, xrceth(0x348) + feth(1, 3) + reth(0, 0x44, 0), b""),
+        (0xBD, xrceth(0x349) + reth(0xB000, 0x45, 8), payload(8, 61)),
+    ]
+    return [roce(op, hdrs, data, v6=(i % 2 == 1), psn=200 + i, ackreq=1)
+            for i, (op, hdrs, data) in enumerate(rows)]
 
 
 def other_frames():
@@ -221,6 +237,7 @@ def main(dest):
     pcap(dest / "scapy-ipv4.pcap", whole([f[14:] for f in v4[:8]]), linktype=228)
     pcap(dest / "scapy-ipv6.pcap", whole([f[14:] for f in v6[:8]]), linktype=229)
     pcap(dest / "scapy-corrupted.pcap", whole(corrupt(std)))
+    pcap(dest / "scapy-ibta15.pcap", whole(ibta15_frames()))
 
 
 if __name__ == "__main__":

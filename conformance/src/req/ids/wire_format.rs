@@ -491,75 +491,85 @@ pub const XRCETH_RESV_001: Clause = Clause(989);
 pub const IETH_LAYOUT_001: Clause = Clause(990);
 /// `ATOMIC-LAYOUT-001`: MUST, codec.
 pub const ATOMIC_LAYOUT_001: Clause = Clause(991);
+/// `ATOMIC-WRITE-001`: MUST, codec.
+pub const ATOMIC_WRITE_001: Clause = Clause(992);
+/// `FETH-LAYOUT-001`: MUST, codec.
+pub const FETH_LAYOUT_001: Clause = Clause(993);
+/// `FETH-RESV-001`: MUST, codec.
+pub const FETH_RESV_001: Clause = Clause(994);
+/// `FETH-SEL-001`: MUST, codec.
+pub const FETH_SEL_001: Clause = Clause(995);
+/// `FETH-PLT-001`: MUST, codec.
+pub const FETH_PLT_001: Clause = Clause(996);
 /// `CNP-LAYOUT-001`: MUST, codec.
-pub const CNP_LAYOUT_001: Clause = Clause(992);
+pub const CNP_LAYOUT_001: Clause = Clause(997);
 /// `CNP-RESV-001`: MUST, codec.
-pub const CNP_RESV_001: Clause = Clause(993);
+pub const CNP_RESV_001: Clause = Clause(998);
 /// `CNP-BTH-001`, its clauses (a) to (b) together: MUST, codec.
-pub const CNP_BTH_001: Clause = Clause(994);
+pub const CNP_BTH_001: Clause = Clause(999);
 /// `CNP-BTH-001.a`: SHOULD, codec.
-pub const CNP_BTH_001_A: Clause = Clause(995);
+pub const CNP_BTH_001_A: Clause = Clause(1000);
 /// `CNP-BTH-001.b`: MUST, codec.
-pub const CNP_BTH_001_B: Clause = Clause(996);
+pub const CNP_BTH_001_B: Clause = Clause(1001);
 /// `PAY-PAD-001`: MUST, device.
-pub const PAY_PAD_001: Clause = Clause(997);
+pub const PAY_PAD_001: Clause = Clause(1002);
 /// `PAY-PAD-002`, its clauses (a) to (c) together: MUST, device.
-pub const PAY_PAD_002: Clause = Clause(998);
+pub const PAY_PAD_002: Clause = Clause(1003);
 /// `PAY-PAD-002.a`: SHOULD, device.
-pub const PAY_PAD_002_A: Clause = Clause(999);
+pub const PAY_PAD_002_A: Clause = Clause(1004);
 /// `PAY-PAD-002.b`: MUST, device.
-pub const PAY_PAD_002_B: Clause = Clause(1000);
+pub const PAY_PAD_002_B: Clause = Clause(1005);
 /// `PAY-PAD-002.c`: MUST, codec.
-pub const PAY_PAD_002_C: Clause = Clause(1001);
+pub const PAY_PAD_002_C: Clause = Clause(1006);
 /// `PAY-PAD-003`: MUST, device.
-pub const PAY_PAD_003: Clause = Clause(1002);
+pub const PAY_PAD_003: Clause = Clause(1007);
 /// `PAY-LEN-001`: MUST, device.
-pub const PAY_LEN_001: Clause = Clause(1003);
+pub const PAY_LEN_001: Clause = Clause(1008);
 /// `PAY-LEN-002`: MUST, device.
-pub const PAY_LEN_002: Clause = Clause(1004);
+pub const PAY_LEN_002: Clause = Clause(1009);
 /// `PAY-NONE-001`: MUST, device.
-pub const PAY_NONE_001: Clause = Clause(1005);
+pub const PAY_NONE_001: Clause = Clause(1010);
 /// `ICRC-CALC-001`: MUST, device.
-pub const ICRC_CALC_001: Clause = Clause(1006);
+pub const ICRC_CALC_001: Clause = Clause(1011);
 /// `ICRC-COVER-001`: MUST, device.
-pub const ICRC_COVER_001: Clause = Clause(1007);
+pub const ICRC_COVER_001: Clause = Clause(1012);
 /// `ICRC-MASK-001`: MUST, device.
-pub const ICRC_MASK_001: Clause = Clause(1008);
+pub const ICRC_MASK_001: Clause = Clause(1013);
 /// `ICRC-ORDER-001`: MUST, device.
-pub const ICRC_ORDER_001: Clause = Clause(1009);
+pub const ICRC_ORDER_001: Clause = Clause(1014);
 /// `ICRC-VERIFY-001`, its clauses (a) to (c) together: MUST, device.
-pub const ICRC_VERIFY_001: Clause = Clause(1010);
+pub const ICRC_VERIFY_001: Clause = Clause(1015);
 /// `ICRC-VERIFY-001.a`: MUST, device.
-pub const ICRC_VERIFY_001_A: Clause = Clause(1011);
+pub const ICRC_VERIFY_001_A: Clause = Clause(1016);
 /// `ICRC-VERIFY-001.b`: MUST, codec.
-pub const ICRC_VERIFY_001_B: Clause = Clause(1012);
+pub const ICRC_VERIFY_001_B: Clause = Clause(1017);
 /// `ICRC-VERIFY-001.c`: MUST, codec.
-pub const ICRC_VERIFY_001_C: Clause = Clause(1013);
+pub const ICRC_VERIFY_001_C: Clause = Clause(1018);
 /// `DEC-STRUCT-001`: MUST, codec.
-pub const DEC_STRUCT_001: Clause = Clause(1014);
+pub const DEC_STRUCT_001: Clause = Clause(1019);
 /// `DEC-ERR-001`: MUST, codec.
-pub const DEC_ERR_001: Clause = Clause(1015);
+pub const DEC_ERR_001: Clause = Clause(1020);
 /// `DEC-LOSSLESS-001`: MUST, codec.
-pub const DEC_LOSSLESS_001: Clause = Clause(1016);
+pub const DEC_LOSSLESS_001: Clause = Clause(1021);
 /// `DEC-VAL-001`, its clauses (a) to (b) together: MUST, codec.
-pub const DEC_VAL_001: Clause = Clause(1017);
+pub const DEC_VAL_001: Clause = Clause(1022);
 /// `DEC-VAL-001.a`: MUST, codec.
-pub const DEC_VAL_001_A: Clause = Clause(1018);
+pub const DEC_VAL_001_A: Clause = Clause(1023);
 /// `DEC-VAL-001.b`: MUST, codec.
-pub const DEC_VAL_001_B: Clause = Clause(1019);
+pub const DEC_VAL_001_B: Clause = Clause(1024);
 /// `DEC-JSON-001`: MUST, codec.
-pub const DEC_JSON_001: Clause = Clause(1020);
+pub const DEC_JSON_001: Clause = Clause(1025);
 /// `DEC-VLAN-001`: MUST, codec.
-pub const DEC_VLAN_001: Clause = Clause(1021);
+pub const DEC_VLAN_001: Clause = Clause(1026);
 /// `DEC-LINK-001`: MUST, codec.
-pub const DEC_LINK_001: Clause = Clause(1022);
+pub const DEC_LINK_001: Clause = Clause(1027);
 /// `DEC-FCS-001`: MUST, codec.
-pub const DEC_FCS_001: Clause = Clause(1023);
+pub const DEC_FCS_001: Clause = Clause(1028);
 /// `DEC-CUT-001`: MUST, codec.
-pub const DEC_CUT_001: Clause = Clause(1024);
+pub const DEC_CUT_001: Clause = Clause(1029);
 /// `DEC-KIND-001`: MUST, codec.
-pub const DEC_KIND_001: Clause = Clause(1025);
+pub const DEC_KIND_001: Clause = Clause(1030);
 /// `DEC-EXIT-001`: MUST, codec.
-pub const DEC_EXIT_001: Clause = Clause(1026);
+pub const DEC_EXIT_001: Clause = Clause(1031);
 /// `DEC-EXIT-002`: MUST, codec.
-pub const DEC_EXIT_002: Clause = Clause(1027);
+pub const DEC_EXIT_002: Clause = Clause(1032);

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Codec, Device};
 
-pub(in crate::req) static CLAUSES: [Info; 275] = [
+pub(in crate::req) static CLAUSES: [Info; 280] = [
     whole("DEC-RESV-001", Must, Device),
     part("DEC-RESV-001.a", "DEC-RESV-001", 'a', Must, Device),
     part("DEC-RESV-001.b", "DEC-RESV-001", 'b', Must, Device),
@@ -246,6 +246,11 @@ pub(in crate::req) static CLAUSES: [Info; 275] = [
     line("XRCETH-RESV-001", Must, Codec),
     line("IETH-LAYOUT-001", Must, Codec),
     line("ATOMIC-LAYOUT-001", Must, Codec),
+    line("ATOMIC-WRITE-001", Must, Codec),
+    line("FETH-LAYOUT-001", Must, Codec),
+    line("FETH-RESV-001", Must, Codec),
+    line("FETH-SEL-001", Must, Codec),
+    line("FETH-PLT-001", Must, Codec),
     line("CNP-LAYOUT-001", Must, Codec),
     line("CNP-RESV-001", Must, Codec),
     whole("CNP-BTH-001", Must, Codec),
