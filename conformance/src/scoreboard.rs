@@ -789,6 +789,8 @@ fn judge_all(
     // (CONF-CMP-030).
     schedule::judge_order(scenario, &exp_frames, &obs_frames, &matches, &mut div);
     schedule::judge_clock(&obs_frames, &mut div);
+    // The NACK back-off, which the early side of a retransmission's window leaves open.
+    schedule::judge_nack_backoff(scenario, injected, &obs_frames, &mut div);
 
     // SACKs: truth and timely progress.
     sacks::judge(scenario, &arrivals, &exp_frames, &obs_frames, tol, &mut div, &mut checked);

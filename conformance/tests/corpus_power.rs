@@ -51,6 +51,9 @@ enum Fault {
     TailProbeIgnored,
     /// Tail probes wait twice the NIC's `tail_probe`.
     TailProbeSlow,
+    /// The NACK back-off timer is not armed: a retransmission after a resource NACK
+    /// leaves at once.
+    NackBackoffIgnored,
     /// Retransmissions commanded by the CPU half are not sent.
     RetransmitCommandIgnored,
     /// Probes are not answered.
@@ -960,6 +963,7 @@ impl Device for Mutant {
             Fault::TimestampsAlwaysOn => m.nic.timestamps = true,
             Fault::TailProbeIgnored => m.nic.tail_probe = None,
             Fault::TailProbeSlow => m.nic.tail_probe = m.nic.tail_probe.map(|d| 2 * d),
+            Fault::NackBackoffIgnored => m.nic.nack_backoff = std::time::Duration::ZERO,
             _ => {}
         }
         self.seen.clear();
@@ -1430,6 +1434,7 @@ fn each_mutant_fails_the_scenarios_written_for_it() {
         (Fault::NoProbeAnswer, &["rcv-probe"]),
         (Fault::TailProbeIgnored, &["snd-tail-probe"]),
         (Fault::TailProbeSlow, &["snd-tail-probe"]),
+        (Fault::NackBackoffIgnored, &["snd-rtx-once"]),
         (Fault::NoDuplicateSack, &["rcv-duplicate-before-retirement"]),
         (Fault::RkeyNotChecked, &["rcv-placement-errors", "rcv-check-order"]),
         (Fault::DenyAsAssumedBad, &["snd-ev-deny"]),

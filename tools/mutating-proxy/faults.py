@@ -879,7 +879,7 @@ def _(ctx, outs):
 
 m = fault("dma-duplicate",
           "The first payload write of each message is issued twice (a posted-write retry).",
-          ["RCV-PLACE-003", "RCV-DUP-001"])
+          ["RCV-PLACE-004", "RCV-DUP-001"])
 
 
 @m.hook("outputs")

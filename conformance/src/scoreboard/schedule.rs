@@ -13,8 +13,9 @@
 
 use std::collections::HashMap;
 
+use openrdma_codec::NackReason;
 use openrdma_codec::frame::decode;
-use openrdma_device::{Direction, Record, Scenario};
+use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenario, TimedInput};
 
 use super::{Divergence, Frame, Kind, render_frame};
 
@@ -130,6 +131,103 @@ pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
                     clause: None,
                 });
             }
+        }
+    }
+}
+
+/// A retransmission delayed by a window or resource NACK leaves no earlier than
+/// `nack_backoff` after it (`SND-NACK-004`, `SND-SCHED-003`).
+///
+/// Retransmissions may come any time earlier than the reference's (`CONF-TIME-005`), so
+/// this bound is judged on its own. It is judged only where the NACK is the first reason
+/// the scenario gave to retransmit the PSN: with no SACK, trim, or CPU command of the QP
+/// before it, the PSN was not queued already (`SND-RTX-005`), so the NACK's delay holds.
+pub(super) fn judge_nack_backoff(
+    scenario: &Scenario,
+    injected: &[TimedInput],
+    obs: &[Frame],
+    div: &mut Vec<Divergence>,
+) {
+    let m = &scenario.manifest;
+    let backoff = m.nic.nack_backoff.as_nanos() as u64;
+    if backoff == 0 {
+        return;
+    }
+    let mut inputs: Vec<&TimedInput> = injected.iter().collect();
+    inputs.sort_by_key(|i| i.at);
+    // The device's QPNs by the peer QPN its data packets carry.
+    let mut peer_of: HashMap<u32, u32> = HashMap::new();
+    // Per peer QPN: when the scenario first gave any other reason to retransmit.
+    let mut other_reason: HashMap<u32, u64> = HashMap::new();
+    // Per (peer QPN, PSN): the delaying NACK, when it was the first reason.
+    let mut delayed: Vec<(u32, u32, u64)> = Vec::new();
+    for i in inputs {
+        let at = i.at.0;
+        match &i.input {
+            Input::Host { command: HostCommand::CreateQp(q) } => {
+                peer_of.insert(q.qpn.value(), q.peer_qpn.value());
+            }
+            Input::Cpu { command } => {
+                let qpn = match command {
+                    CpuCommand::Retransmit { qpn, .. }
+                    | CpuCommand::Probe { qpn, .. }
+                    | CpuCommand::SetEvState { qpn, .. }
+                    | CpuCommand::QpError { qpn, .. } => Some(*qpn),
+                    _ => None,
+                };
+                if let Some(peer) = qpn.and_then(|q| peer_of.get(&q.value())) {
+                    other_reason.entry(*peer).or_insert(at);
+                }
+            }
+            Input::Frame { bytes, .. } => match super::classify(at, bytes).kind {
+                Kind::Nack { qp, psn, reason } => {
+                    let Some(&peer) = peer_of.get(&qp) else { continue };
+                    let reason = NackReason(reason);
+                    if reason.is_trim() || reason.is_fatal() {
+                        other_reason.entry(peer).or_insert(at);
+                    } else if !other_reason.contains_key(&peer) {
+                        delayed.push((peer, psn, at));
+                    }
+                }
+                Kind::Sack { qp, .. } => {
+                    if let Some(&peer) = peer_of.get(&qp) {
+                        other_reason.entry(peer).or_insert(at);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    for (peer, psn, nacked) in delayed {
+        let sent_before = obs.iter().any(|f| {
+            f.at <= nacked
+                && matches!(f.kind, Kind::Data { qp, psn: p, .. } if qp == peer && p == psn)
+        });
+        if !sent_before {
+            continue; // not outstanding: nothing to retransmit
+        }
+        let first_rtx = obs.iter().find(|f| {
+            f.at >= nacked
+                && matches!(f.kind, Kind::Data { qp, psn: p, rtx: true } if qp == peer && p == psn)
+        });
+        let Some(f) = first_rtx else { continue };
+        let due = nacked + backoff;
+        if f.at + m.tolerances.early_ns < due {
+            div.push(Divergence {
+                at: f.at,
+                requirement: "SND-NACK-004.a".into(),
+                what: format!(
+                    "PSN {psn} retransmitted {} ns after the NACK that delays it, before \
+                     nack_backoff ({backoff} ns) had passed",
+                    f.at - nacked
+                ),
+                expected: None,
+                actual: Some(render_frame(&f.bytes)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            });
         }
     }
 }
