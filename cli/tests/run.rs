@@ -192,3 +192,50 @@ fn unsupported_scenarios_do_not_fail_the_run() {
     assert!(v["summary"]["unsupported"].as_u64().unwrap() > 0, "{text}");
     assert!(v["summary"]["pass"].as_u64().unwrap() > 0, "{text}");
 }
+
+/// CONF-REP-001.b end to end: a device behind the adapter protocol that crashes, garbles
+/// its answer or hangs fails its scenario with that failure as the reason, in the JSON
+/// report (`error`, with `kind` and `message`), in the JUnit report (`failure` with the
+/// device's message) and in the table; no divergence stands in for it.
+#[test]
+fn a_device_failure_is_the_reason_in_every_report() {
+    const HELLO: &str = r#"{"type":"hello","version":1,"name":"dev","capabilities":["responder","requester","retirement","ipv4","ipv6"]}"#;
+    let then_started =
+        format!("read l; echo '{HELLO}'; read l; echo '{{\"type\":\"started\"}}'; read l; ");
+    let cases = [
+        ("crash", format!("{then_started}echo 'DMA engine stuck' >&2; exit 3"), "exit status: 3"),
+        ("protocol", format!("{then_started}echo 'garbage'"), "not JSON"),
+        ("timeout", format!("{then_started}exec sleep 30"), "no answer after 1000 ms"),
+    ];
+    let dir = tmp("device-failure");
+    for (kind, script, says) in cases {
+        let (json, junit) = (dir.join(format!("{kind}.json")), dir.join(format!("{kind}.xml")));
+        let out = openrdma()
+            .args(["run", "--impl", "process", "--scenario", "rcv-psn-wrap", "--timeout", "1"])
+            .arg("--json")
+            .arg(&json)
+            .arg("--junit")
+            .arg(&junit)
+            .args(["--", "sh", "-c", &script])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{kind}: {text}");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let x = &v["scenarios"][0];
+        assert_eq!(
+            (x["verdict"].as_str(), x["error"]["kind"].as_str()),
+            (Some("fail"), Some(kind))
+        );
+        let message = x["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{kind}: {message}");
+        assert!(x["first_divergence"].is_null() && x["divergences"] == 0, "{kind}: {x}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(xml.contains(&format!("<failure message=\"device {kind}: ")), "{xml}");
+        assert!(xml.contains(&format!("type=\"{kind}\"")), "{xml}");
+        assert!(text.contains(&format!("device {kind}: ")), "{text}");
+        if kind == "crash" {
+            assert!(message.contains("DMA engine stuck") && xml.contains("DMA engine stuck"));
+        }
+    }
+}

@@ -48,6 +48,68 @@ pub struct ScenarioReport {
     pub first_divergence: Option<FirstDivergence>,
     /// Why the device could not run it (unsupported, or a device failure).
     pub device_error: Option<String>,
+    /// The device failure that is the scenario's failure reason, if one ended it
+    /// (`CONF-REP-001.b`); `None` when the device ran the scenario to its end or declined
+    /// it.
+    pub error: Option<DeviceFailure>,
+}
+
+/// What kind of device failure ended a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceFailureKind {
+    /// The device failed: its process exited or closed its output, could not start, or
+    /// answered `error` ([`DeviceError::Failed`]).
+    Crash,
+    /// The device broke the adapter protocol ([`DeviceError::Protocol`]).
+    Protocol,
+    /// The device did not answer in time ([`DeviceError::Timeout`]).
+    Timeout,
+}
+
+impl DeviceFailureKind {
+    /// The kind as the reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Crash => "crash",
+            Self::Protocol => "protocol",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+/// A device failure as the reports show it: what kind, the device's message, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceFailure {
+    /// What kind of failure.
+    pub kind: DeviceFailureKind,
+    /// The device's message, or for a timeout what the runner waited for and how long.
+    pub message: String,
+    /// The scenario time the runner had asked the device to reach when it failed, ns;
+    /// `None` when it failed before the first batch (at its start).
+    pub at: Option<u64>,
+}
+
+impl DeviceFailure {
+    /// The failure for a device error; `None` for [`DeviceError::Unsupported`], which is
+    /// not a failure (`CONF-VER-003`).
+    pub fn of(e: &DeviceError, at: Option<u64>) -> Option<Self> {
+        let (kind, message) = match e {
+            DeviceError::Unsupported(_) => return None,
+            DeviceError::Failed(m) => (DeviceFailureKind::Crash, m.clone()),
+            DeviceError::Protocol(m) => (DeviceFailureKind::Protocol, m.clone()),
+            DeviceError::Timeout { what, after_ms } => (
+                DeviceFailureKind::Timeout,
+                format!("no answer after {after_ms} ms waiting for {what}"),
+            ),
+        };
+        Some(Self { kind, message, at })
+    }
+
+    /// One line: the kind and the message.
+    pub fn line(&self) -> String {
+        format!("device {}: {}", self.kind.as_str(), self.message)
+    }
 }
 
 /// Counts of verdicts.
@@ -131,6 +193,7 @@ pub fn run_one(
         divergences: 0,
         first_divergence: None,
         device_error: None,
+        error: None,
     };
     let caps = device.capabilities();
     let missing: Vec<String> = m
@@ -156,9 +219,14 @@ pub fn run_one(
             report.device_error = Some(why.clone());
             return report;
         }
+        // CONF-RUN-004, CONF-REP-001.b: a device failure is the scenario's failure reason.
+        // What the device produced before it is not judged: the records it never got to
+        // produce would stand in for the failure as made-up divergences.
         Some(e) => {
             report.verdict = Verdict::Fail;
             report.device_error = Some(e.to_string());
+            report.error = DeviceFailure::of(e, out.error_at);
+            return report;
         }
         None => {}
     }
@@ -216,6 +284,7 @@ pub fn judged_report(
         divergences: 0,
         first_divergence: None,
         device_error: None,
+        error: None,
     };
     fill(&mut r, j, spec);
     let mut summary = Summary::default();
@@ -348,7 +417,9 @@ pub fn render_table(r: &SuiteReport) -> String {
     for x in r.scenarios.iter().filter(|x| matches!(x.verdict, Verdict::Fail | Verdict::NonStrict))
     {
         let _ = writeln!(s, "\n--- {} ({}) ---", x.id, x.verdict.as_str());
-        if let Some(e) = &x.device_error {
+        if let Some(e) = &x.error {
+            let _ = writeln!(s, "{}", e.line());
+        } else if let Some(e) = &x.device_error {
             let _ = writeln!(s, "device: {e}");
         }
         if let Some(d) = &x.first_divergence {
@@ -415,8 +486,18 @@ pub fn render_table(r: &SuiteReport) -> String {
 
 /// The report as JUnit XML.
 pub fn render_junit(r: &SuiteReport) -> String {
+    // XML 1.0 holds no control character but tab, newline and carriage return: a device's
+    // standard error may hold others (colours, bells), shown as U+FFFD.
     let esc = |x: &str| {
-        x.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+        x.chars()
+            .map(
+                |c| if c.is_control() && !matches!(c, '\t' | '\n' | '\r') { '\u{fffd}' } else { c },
+            )
+            .collect::<String>()
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
     };
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -438,6 +519,18 @@ pub fn render_junit(r: &SuiteReport) -> String {
             esc(&r.implementation),
             esc(&x.id)
         );
+        // CONF-REP-001.b: a device failure is the failure, with the device's message; its
+        // kind is the failure's `type`.
+        if let (Verdict::Fail, Some(e)) = (x.verdict, &x.error) {
+            let _ = writeln!(
+                s,
+                "><failure message=\"{}\" type=\"{}\">{}</failure></testcase>",
+                esc(&e.line()),
+                e.kind.as_str(),
+                esc(&e.message)
+            );
+            continue;
+        }
         match x.verdict {
             Verdict::Pass => {
                 let _ = writeln!(s, "/>");

@@ -310,9 +310,10 @@ fn conf_rep_001_a_report_explains_what_did_not_pass() {
         coverage: Default::default(),
     };
     let table = render_table(&report);
-    assert!(table.contains("device: device failed: DMA engine stuck at 0x10000000"), "{table}");
+    assert!(table.contains("device crash: DMA engine stuck at 0x10000000"), "{table}");
     let json = serde_json::to_value(&report).unwrap();
     assert!(json["scenarios"][0]["device_error"].as_str().unwrap().contains("DMA engine stuck"));
+    assert_eq!(json["scenarios"][0]["error"]["message"], "DMA engine stuck at 0x10000000");
     // A real failure, through the suite: the faulty device's bug is named with its sentence.
     let kind = find("go-back-n").unwrap();
     let r = run_one(&mut FaultyDevice::new(kind), reference_cpu_half, &s, &spec);
@@ -357,9 +358,11 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
             "checked",
             "divergences",
             "first_divergence",
-            "device_error"
+            "device_error",
+            "error"
         ])
     );
+    assert!(x["error"].is_null(), "a divergence, not a device failure");
     assert_eq!((x["id"].as_str(), x["verdict"].as_str()), (Some("snd-single-loss"), Some("fail")));
     let d = &x["first_divergence"];
     assert_eq!(
@@ -430,4 +433,89 @@ fn conf_rep_003_the_junit_report_has_a_testcase_per_scenario() {
     assert!(xml.contains("<system-out>non-strict: ["), "{xml}");
     let xml = render_junit(&judged(vec![divergence(1, &one_of(Level::Must))]));
     assert!(xml.contains("<failure message=\"["), "{xml}");
+}
+
+/// The report of `snd-single-loss` on a device that fails with `e` at its `k`-th batch.
+fn failed_at(k: usize, e: DeviceError) -> SuiteReport {
+    let s = scenario("snd-single-loss");
+    let mut dev = Recording::reference();
+    dev.fail = Some(FailAt::Advance(k, e));
+    run_suite(&mut dev, reference_cpu_half, std::slice::from_ref(&s), &spec(), &mut |_, _| {})
+}
+
+/// CONF-REP-001.b (with CONF-RUN-004): a device failure — a crash, a broken protocol, a
+/// timeout — is the scenario's failure reason. The JSON report carries it under `error`,
+/// with its kind and the device's message; the JUnit report's `failure` carries the
+/// device's message, its kind as the `type`; the table shows it. No divergence stands in
+/// for it, however far the scenario ran before it.
+#[test]
+fn conf_rep_001_b_a_device_failure_is_the_failure_reason() {
+    let cases = [
+        (
+            DeviceError::Failed("DMA engine stuck at 0x10000000".into()),
+            "crash",
+            "DMA engine stuck at 0x10000000",
+        ),
+        (
+            DeviceError::Protocol("outputs: seq 7, expected 3".into()),
+            "protocol",
+            "outputs: seq 7, expected 3",
+        ),
+        (
+            DeviceError::Timeout { what: "outputs".into(), after_ms: 5000 },
+            "timeout",
+            "no answer after 5000 ms waiting for outputs",
+        ),
+    ];
+    for (e, kind, message) in cases {
+        // At the first batch, and at the last, after the device sent frames.
+        let mut dev = Recording::reference();
+        let s = scenario("snd-single-loss");
+        let _ = run_one(&mut dev, reference_cpu_half, &s, &spec());
+        let last = dev.batches.len() - 1;
+        assert!(dev.batches[..last].iter().any(|b| !b.outputs.is_empty()));
+        for k in [0, last] {
+            let r = failed_at(k, e.clone());
+            assert_eq!((r.summary.fail, r.failed()), (1, true), "{kind}");
+            let x = &r.scenarios[0];
+            assert_eq!(x.verdict, Verdict::Fail);
+            assert_eq!((x.divergences, &x.first_divergence), (0, &None), "{kind} at {k}");
+            let v = serde_json::to_value(&r).unwrap();
+            let error = &v["scenarios"][0]["error"];
+            assert_eq!(keys(error), set(&["kind", "message", "at"]), "{error}");
+            assert_eq!(
+                (error["kind"].as_str(), error["message"].as_str()),
+                (Some(kind), Some(message))
+            );
+            assert!(error["at"].is_u64(), "{error}");
+            assert!(v["scenarios"][0]["first_divergence"].is_null());
+            let xml = render_junit(&r);
+            assert!(
+                xml.contains(&format!(
+                    "<failure message=\"device {kind}: {message}\" type=\"{kind}\">{message}</failure>"
+                )),
+                "{xml}"
+            );
+            assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
+            let table = render_table(&r);
+            assert!(table.contains(&format!("device {kind}: {message}")), "{table}");
+            assert!(!table.contains("first divergence"), "{table}");
+        }
+    }
+    // At the start: no batch ran, so the failure has no time.
+    let s = scenario("snd-single-loss");
+    let mut dev = Recording::reference();
+    dev.fail = Some(FailAt::Start(DeviceError::Failed("no FPGA found".into())));
+    let x = run_one(&mut dev, reference_cpu_half, &s, &spec());
+    let e = x.error.expect("the failure");
+    assert_eq!((e.kind.as_str(), e.message.as_str(), e.at), ("crash", "no FPGA found", None));
+    // A declined scenario is not a failure: no `error`, only the reason.
+    dev.fail = Some(FailAt::Start(DeviceError::Unsupported("no such board".into())));
+    let x = run_one(&mut dev, reference_cpu_half, &s, &spec());
+    assert_eq!((x.verdict, &x.error), (Verdict::Unsupported, &None));
+    assert_eq!(x.device_error.as_deref(), Some("no such board"));
+    // A message with markup and control characters stays well-formed XML.
+    let r = failed_at(0, DeviceError::Failed("<stderr> \u{1b}[31mred & \"dead\"\u{7}".into()));
+    let xml = render_junit(&r);
+    assert!(xml.contains("&lt;stderr&gt; \u{fffd}[31mred &amp; &quot;dead&quot;\u{fffd}"), "{xml}");
 }
