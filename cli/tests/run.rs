@@ -239,3 +239,30 @@ fn a_device_failure_is_the_reason_in_every_report() {
         }
     }
 }
+
+/// The table `openrdma run` prints by default, against the reference and against a faulty
+/// device, is pinned in `golden/conformance`, and no line of it is over 100 columns: one
+/// line per scenario (name, verdict, checks, a short title), the first divergence of a
+/// failure wrapped below it, the requirement lists only with `--verbose`.
+#[test]
+fn the_table_fits_100_columns() {
+    let runs: [(&str, &[&str]); 2] = [
+        ("run_table_reference", &["run"]),
+        ("run_table_faulty", &["run", "--impl", "faulty:go-back-n", "--scenario", "snd-*-loss"]),
+    ];
+    for (name, args) in runs {
+        let out = openrdma().args(args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        // Every character the table holds takes one column.
+        let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > 100).collect();
+        assert!(wide.is_empty(), "{name}: {wide:#?}");
+        assert!(!text.contains("ENC-IPV4-001"), "{name}: requirement lists only with --verbose");
+        insta::with_settings!({ snapshot_path => "../../golden/conformance", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+    let out = openrdma().args(["run", "--verbose", "--scenario", "rcv-psn-wrap"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("    requirements: BTH-PSN-001 BTH-PSN-002 "), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+}
