@@ -205,7 +205,7 @@ fn a_device_failure_is_the_reason_in_every_report() {
     let cases = [
         ("crash", format!("{then_started}echo 'DMA engine stuck' >&2; exit 3"), "exit status: 3"),
         ("protocol", format!("{then_started}echo 'garbage'"), "not JSON"),
-        ("timeout", format!("{then_started}exec sleep 30"), "no answer after 1000 ms"),
+        ("timeout", format!("{then_started}exec sleep 30"), "timed out after 1000 ms"),
     ];
     let dir = tmp("device-failure");
     for (kind, script, says) in cases {

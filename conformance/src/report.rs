@@ -103,7 +103,7 @@ impl DeviceFailure {
             DeviceError::Protocol(m) => (DeviceFailureKind::Protocol, m.clone()),
             DeviceError::Timeout { what, after_ms } => (
                 DeviceFailureKind::Timeout,
-                format!("no answer after {after_ms} ms waiting for {what}"),
+                format!("timed out after {after_ms} ms waiting for {what}"),
             ),
         };
         Some(Self { kind, message, at })

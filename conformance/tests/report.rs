@@ -466,7 +466,7 @@ fn conf_rep_001_b_a_device_failure_is_the_failure_reason() {
         (
             DeviceError::Timeout { what: "outputs".into(), after_ms: 5000 },
             "timeout",
-            "no answer after 5000 ms waiting for outputs",
+            "timed out after 5000 ms waiting for outputs",
         ),
     ];
     for (e, kind, message) in cases {
