@@ -52,6 +52,12 @@ fn main() -> ExitCode {
         Command::Sim(args) => cmd::sim::run(args),
         Command::Bench(args) => cmd::bench::run(args),
     });
+    // `bench` measures the memory of a command it runs as a child this way.
+    if std::env::var_os(cmd::bench::PEAK_MEMORY_ENV).is_some() {
+        if let Some(k) = cmd::sim::peak_memory_kib() {
+            eprintln!("peak memory {k} KiB");
+        }
+    }
     if SIGNALLED.load(Ordering::SeqCst) {
         // A signal is ending the process: its thread ends the devices, then the process.
         loop {

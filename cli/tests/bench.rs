@@ -38,6 +38,15 @@ fn bench_quick_json_reports_every_figure() {
     positive(&["adapter", "unbatched_events_per_s"]);
     positive(&["adapter", "batched_over_unbatched"]);
     positive(&["machine", "cores"]);
+    // The memory figures, where the system gives a process's peak memory.
+    #[cfg(target_os = "linux")]
+    {
+        for n in ["x1", "x3", "x10"] {
+            positive(&["check_memory", n, "capture_bytes"]);
+            positive(&["check_memory", n, "peak_bytes"]);
+        }
+        positive(&["check_memory", "largest_over_smallest"]);
+    }
     assert_eq!(v["adapter"]["scenario"], "rcv-in-order-v4");
     positive(&["dissect", "json", "frames_per_s"]);
     positive(&["dissect", "text", "frames_per_s"]);

@@ -88,6 +88,7 @@ fn rows() -> Vec<Row> {
         serve("serve: another version", "{\"type\":\"hello\",\"version\":9}\n").code(2).out("version 9 is not spoken here"),
         serve("serve: finish before hello", "{\"type\":\"finish\"}\n").code(2).out("expected hello, got finish"),
         serve("serve: two hellos", format!("{HELLO}{HELLO}")).code(2).out("got hello"),
+        // CONF-ADP-018: the limits on what a line costs, from the runner's side.
         serve("serve: nested 100 deep", format!("{{\"type\":\"hello\",\"version\":1,\"x\":{}{}}}\n", "[".repeat(100), "]".repeat(100)))
             .code(2)
             .out("nested deeper than 64"),
@@ -135,6 +136,7 @@ fn rows() -> Vec<Row> {
         serve("serve: an ignored array beside an advance", format!("{HELLO}{start}{{\"type\":\"advance\",\"seq\":1,\"until\":1,\"inputs\":[],\"junk\":{}}}\n", array(1 << 20)))
             .code(0)
             .out("\"type\":\"outputs\""),
+        // CONF-ADP-018: entries and values past their limits.
         serve("serve: 70000 inputs", {
             let one = "{\"at\":0,\"input\":{\"kind\":\"cpu\",\"command\":{\"cmd\":\"qp_error\",\"qpn\":5}}}";
             let all = vec![one; 70_000].join(",");
@@ -191,6 +193,8 @@ fn rows() -> Vec<Row> {
             .code(2)
             .err("timed out")
             .after(device_ended),
+        // CONF-ADP-018.b: a device's line past a limit fails the run with a protocol error
+        // naming it.
         device(
             "device: 70000 capabilities",
             "read line\nprintf '{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"capabilities\":[%s\"ipv4\"]}\\n' \"$(yes '\"ipv4\",' | head -n 70000 | tr -d '\\n')\"\nexec cat >/dev/null",

@@ -192,3 +192,81 @@ fn unsupported_scenarios_do_not_fail_the_run() {
     assert!(v["summary"]["unsupported"].as_u64().unwrap() > 0, "{text}");
     assert!(v["summary"]["pass"].as_u64().unwrap() > 0, "{text}");
 }
+
+/// CONF-REP-001.b end to end: a device behind the adapter protocol that crashes, garbles
+/// its answer or hangs fails its scenario with that failure as the reason, in the JSON
+/// report (`error`, with `kind` and `message`), in the JUnit report (`failure` with the
+/// device's message) and in the table; no divergence stands in for it.
+#[test]
+fn a_device_failure_is_the_reason_in_every_report() {
+    const HELLO: &str = r#"{"type":"hello","version":1,"name":"dev","capabilities":["responder","requester","retirement","ipv4","ipv6"]}"#;
+    let then_started =
+        format!("read l; echo '{HELLO}'; read l; echo '{{\"type\":\"started\"}}'; read l; ");
+    let cases = [
+        ("crash", format!("{then_started}echo 'DMA engine stuck' >&2; exit 3"), "exit status: 3"),
+        ("protocol", format!("{then_started}echo 'garbage'"), "not JSON"),
+        ("timeout", format!("{then_started}exec sleep 30"), "timed out after 1000 ms"),
+    ];
+    let dir = tmp("device-failure");
+    for (kind, script, says) in cases {
+        let (json, junit) = (dir.join(format!("{kind}.json")), dir.join(format!("{kind}.xml")));
+        let out = openrdma()
+            .args(["run", "--impl", "process", "--scenario", "rcv-psn-wrap", "--timeout", "1"])
+            .arg("--json")
+            .arg(&json)
+            .arg("--junit")
+            .arg(&junit)
+            .args(["--", "sh", "-c", &script])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{kind}: {text}");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let x = &v["scenarios"][0];
+        assert_eq!(
+            (x["verdict"].as_str(), x["error"]["kind"].as_str()),
+            (Some("fail"), Some(kind))
+        );
+        let message = x["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{kind}: {message}");
+        assert!(x["first_divergence"].is_null() && x["divergences"] == 0, "{kind}: {x}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(xml.contains(&format!("<failure message=\"device {kind}: ")), "{xml}");
+        assert!(xml.contains(&format!("type=\"{kind}\"")), "{xml}");
+        assert!(text.contains(&format!("device {kind}: ")), "{text}");
+        if kind == "crash" {
+            assert!(message.contains("DMA engine stuck") && xml.contains("DMA engine stuck"));
+        }
+    }
+}
+
+/// The table `openrdma run` prints by default, against the reference and against a faulty
+/// device, is pinned in `golden/conformance`, and no line of it is over 100 columns: one
+/// line per scenario (name, verdict, checks, a short title), the first divergence of a
+/// failure wrapped below it, the requirement lists only with `--verbose`.
+#[test]
+fn the_table_fits_100_columns() {
+    let runs: [(&str, &[&str]); 2] = [
+        ("run_table_reference", &["run"]),
+        ("run_table_faulty", &["run", "--impl", "faulty:go-back-n", "--scenario", "snd-*-loss"]),
+    ];
+    for (name, args) in runs {
+        let out = openrdma().args(args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        // Every character the table holds takes one column.
+        let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > 100).collect();
+        assert!(wide.is_empty(), "{name}: {wide:#?}");
+        assert!(!text.contains("requirements:"), "{name}: requirement lists only with --verbose");
+        insta::with_settings!({ snapshot_path => "../../golden/conformance", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+    let out = openrdma().args(["run", "--verbose", "--scenario", "rcv-psn-wrap"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The list is the manifest's, in its order.
+    let toml = std::fs::read_to_string(repo().join("traces/scenarios/rcv-psn-wrap.toml")).unwrap();
+    let line = toml.lines().find(|l| l.starts_with("requirements = ")).unwrap();
+    let ids: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
+    assert!(text.contains(&format!("    requirements: {} ", ids[..2].join(" "))), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+}

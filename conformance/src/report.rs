@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use openrdma_device::{CpuHalfFactory, Device, DeviceError, Scenario};
 use serde::Serialize;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::requirements::{Level, Spec};
 use crate::runner::run;
@@ -41,6 +42,8 @@ pub struct ScenarioReport {
     pub id: String,
     /// Verdict.
     pub verdict: Verdict,
+    /// The first sentence of its description, the table's title.
+    pub title: String,
     /// Requirement IDs the scenario checks.
     pub requirements: Vec<String>,
     /// Expected records checked.
@@ -51,6 +54,68 @@ pub struct ScenarioReport {
     pub first_divergence: Option<FirstDivergence>,
     /// Why the device could not run it (unsupported, or a device failure).
     pub device_error: Option<String>,
+    /// The device failure that is the scenario's failure reason, if one ended it
+    /// (`CONF-REP-001.b`); `None` when the device ran the scenario to its end or declined
+    /// it.
+    pub error: Option<DeviceFailure>,
+}
+
+/// What kind of device failure ended a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceFailureKind {
+    /// The device failed: its process exited or closed its output, could not start, or
+    /// answered `error` ([`DeviceError::Failed`]).
+    Crash,
+    /// The device broke the adapter protocol ([`DeviceError::Protocol`]).
+    Protocol,
+    /// The device did not answer in time ([`DeviceError::Timeout`]).
+    Timeout,
+}
+
+impl DeviceFailureKind {
+    /// The kind as the reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Crash => "crash",
+            Self::Protocol => "protocol",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+/// A device failure as the reports show it: what kind, the device's message, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceFailure {
+    /// What kind of failure.
+    pub kind: DeviceFailureKind,
+    /// The device's message, or for a timeout what the runner waited for and how long.
+    pub message: String,
+    /// The scenario time the runner had asked the device to reach when it failed, ns;
+    /// `None` when it failed before the first batch (at its start).
+    pub at: Option<u64>,
+}
+
+impl DeviceFailure {
+    /// The failure for a device error; `None` for [`DeviceError::Unsupported`], which is
+    /// not a failure (`CONF-VER-003`).
+    pub fn of(e: &DeviceError, at: Option<u64>) -> Option<Self> {
+        let (kind, message) = match e {
+            DeviceError::Unsupported(_) => return None,
+            DeviceError::Failed(m) => (DeviceFailureKind::Crash, m.clone()),
+            DeviceError::Protocol(m) => (DeviceFailureKind::Protocol, m.clone()),
+            DeviceError::Timeout { what, after_ms } => (
+                DeviceFailureKind::Timeout,
+                format!("timed out after {after_ms} ms waiting for {what}"),
+            ),
+        };
+        Some(Self { kind, message, at })
+    }
+
+    /// One line: the kind and the message.
+    pub fn line(&self) -> String {
+        format!("device {}: {}", self.kind.as_str(), self.message)
+    }
 }
 
 /// Counts of verdicts.
@@ -129,11 +194,13 @@ pub fn run_one(
     let mut report = ScenarioReport {
         id: m.name.clone(),
         verdict: Verdict::Pass,
+        title: title_of(&m.description),
         requirements: m.requirements.clone(),
         checked: 0,
         divergences: 0,
         first_divergence: None,
         device_error: None,
+        error: None,
     };
     let caps = device.capabilities();
     let missing: Vec<String> = m
@@ -159,9 +226,14 @@ pub fn run_one(
             report.device_error = Some(why.clone());
             return report;
         }
+        // CONF-RUN-004, CONF-REP-001.b: a device failure is the scenario's failure reason.
+        // What the device produced before it is not judged: the records it never got to
+        // produce would stand in for the failure as made-up divergences.
         Some(e) => {
             report.verdict = Verdict::Fail;
             report.device_error = Some(e.to_string());
+            report.error = DeviceFailure::of(e, out.error_at);
+            return report;
         }
         None => {}
     }
@@ -214,11 +286,13 @@ pub fn judged_report(
     let mut r = ScenarioReport {
         id: scenario.manifest.name.clone(),
         verdict: Verdict::Pass,
+        title: title_of(&scenario.manifest.description),
         requirements: scenario.manifest.requirements.clone(),
         checked: 0,
         divergences: 0,
         first_divergence: None,
         device_error: None,
+        error: None,
     };
     fill(&mut r, j, spec);
     let mut summary = Summary::default();
@@ -334,94 +408,273 @@ pub fn run_suite(
     }
 }
 
-/// The report as a table for people, with the first divergence of each failure.
+/// How the table is laid out ([`render_table_with`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// Also list, below each scenario's line, the requirements it checks.
+    pub verbose: bool,
+}
+
+/// The widest line of the table, in terminal columns.
+pub const TABLE_WIDTH: usize = 100;
+
+/// The widest the scenario column grows; a longer name is given a line of its own.
+const NAME_COLUMN: usize = 36;
+
+/// The indentation of what is shown below a scenario's line.
+const INDENT: &str = "    ";
+
+/// The report as a table for people ([`render_table_with`] with the default options).
 pub fn render_table(r: &SuiteReport) -> String {
+    render_table_with(r, TableOptions::default())
+}
+
+/// The report as a table for people, no line wider than [`TABLE_WIDTH`] columns: one line
+/// per scenario — its name, verdict, the records it checked and a short title, cut with an
+/// ellipsis to fit — and below a scenario that did not pass, its device failure or its
+/// first divergence, wrapped; then the counts and the coverage. With `verbose`, each
+/// scenario's requirements follow its line.
+pub fn render_table_with(r: &SuiteReport, options: TableOptions) -> String {
     let mut s = String::new();
-    let w = r.scenarios.iter().map(|x| x.id.len()).max().unwrap_or(8).max(8);
-    let _ = writeln!(s, "implementation: {}\n", r.implementation);
-    let _ = writeln!(s, "{:<w$}  {:<11}  {:>7}  requirements", "scenario", "verdict", "checked");
+    push_wrapped(&mut s, &format!("implementation: {}", r.implementation), "", "  ");
+    push_wrapped(&mut s, "", "", "");
+    let w = r.scenarios.iter().map(|x| x.id.width()).max().unwrap_or(0).clamp(8, NAME_COLUMN);
+    // The name, the verdict (`unsupported` is the longest), the checked count, the title.
+    let columns = |name: &str, verdict: &str, checks: &str, title: &str| {
+        let head = format!("{}{}  {verdict:<11}  {checks:>6}", name, " ".repeat(w - name.width()));
+        let room = TABLE_WIDTH.saturating_sub(head.width() + 2);
+        match cut(title, room) {
+            t if t.is_empty() => head,
+            t => format!("{head}  {t}"),
+        }
+    };
+    s.push_str(&columns("scenario", "verdict", "checks", "title"));
+    s.push('\n');
     for x in &r.scenarios {
-        let _ = writeln!(
-            s,
-            "{:<w$}  {:<11}  {:>7}  {}",
-            x.id,
-            x.verdict.as_str(),
-            x.checked,
-            x.requirements.join(" ")
-        );
-    }
-    for x in r.scenarios.iter().filter(|x| matches!(x.verdict, Verdict::Fail | Verdict::NonStrict))
-    {
-        let _ = writeln!(s, "\n--- {} ({}) ---", x.id, x.verdict.as_str());
-        if let Some(e) = &x.device_error {
-            let _ = writeln!(s, "device: {e}");
+        let checks = x.checked.to_string();
+        if x.id.width() <= w {
+            s.push_str(&columns(&x.id, x.verdict.as_str(), &checks, &x.title));
+        } else {
+            // A name too long for the column has the line to itself, cut only when even
+            // that is too short.
+            s.push_str(&cut(&x.id, TABLE_WIDTH));
+            s.push('\n');
+            s.push_str(&columns("", x.verdict.as_str(), &checks, &x.title));
+        }
+        s.push('\n');
+        let below = |s: &mut String, text: &str| push_wrapped(s, text, INDENT, "      ");
+        if options.verbose && !x.requirements.is_empty() {
+            below(&mut s, &format!("requirements: {}", x.requirements.join(" ")));
+        }
+        if !matches!(x.verdict, Verdict::Fail | Verdict::NonStrict) {
+            continue;
+        }
+        if let Some(e) = &x.error {
+            below(&mut s, &e.line());
+        } else if let Some(e) = &x.device_error {
+            below(&mut s, &format!("device: {e}"));
         }
         if let Some(d) = &x.first_divergence {
-            let _ = writeln!(s, "first divergence at {} ns: {}", d.at, d.what);
-            let _ = writeln!(s, "  [{}] {}", d.clause, d.sentence);
+            below(&mut s, &format!("first divergence at {} ns: {}", d.at, d.what));
+            below(&mut s, &format!("[{}] {}", d.clause, d.sentence));
             if let Some(e) = &d.expected {
-                let _ = writeln!(s, "  expected: {e}");
+                below(&mut s, &format!("expected: {e}"));
             }
             if let Some(a) = &d.actual {
-                let _ = writeln!(s, "  actual:   {a}");
+                below(&mut s, &format!("actual:   {a}"));
             }
             for f in &d.fields {
-                let _ = writeln!(
-                    s,
-                    "    {:<16} expected {:<24} actual {}",
-                    f.field, f.expected, f.actual
+                below(
+                    &mut s,
+                    &format!("  {:<16} expected {:<24} actual {}", f.field, f.expected, f.actual),
                 );
             }
             if x.divergences > 1 {
-                let _ = writeln!(s, "  ({} more divergences)", x.divergences - 1);
+                below(&mut s, &format!("({} more divergences)", x.divergences - 1));
             }
         }
     }
     let m = &r.summary;
-    let _ = writeln!(
-        s,
-        "\n{} scenarios: {} pass, {} fail, {} unsupported, {} non-strict",
-        r.scenarios.len(),
-        m.pass,
-        m.fail,
-        m.unsupported,
-        m.non_strict
+    push_wrapped(&mut s, "", "", "");
+    push_wrapped(
+        &mut s,
+        &format!(
+            "{} scenarios: {} pass, {} fail, {} unsupported, {} non-strict",
+            r.scenarios.len(),
+            m.pass,
+            m.fail,
+            m.unsupported,
+            m.non_strict
+        ),
+        "",
+        "  ",
     );
     let c = &r.coverage;
-    let _ = writeln!(
-        s,
-        "requirement coverage: {} of {} device and CPU-half requirements ({} of {} MUSTs); {} not covered by any scenario",
-        c.covered,
-        c.total,
-        c.covered_must,
-        c.total_must,
-        c.uncovered.len()
+    push_wrapped(
+        &mut s,
+        &format!(
+            "requirement coverage: {} of {} device and CPU-half requirements ({} of {} MUSTs); \
+             {} not covered by any scenario",
+            c.covered,
+            c.total,
+            c.covered_must,
+            c.total_must,
+            c.uncovered.len()
+        ),
+        "",
+        "  ",
     );
     if c.exercised < c.covered {
-        let _ = writeln!(
-            s,
-            "this device was held to {} of them ({} MUSTs): the others are checked only by \
-             scenarios it declined",
-            c.exercised, c.exercised_must
+        push_wrapped(
+            &mut s,
+            &format!(
+                "this device was held to {} of them ({} MUSTs): the others are checked only by \
+                 scenarios it declined",
+                c.exercised, c.exercised_must
+            ),
+            "",
+            "  ",
         );
     }
     let others: Vec<String> =
         c.other_subjects.iter().map(|(subject, ids)| format!("{subject} {}", ids.len())).collect();
     if !others.is_empty() {
         let n: usize = c.other_subjects.values().map(Vec::len).sum();
-        let _ = writeln!(
-            s,
-            "not for scenarios: {n} requirements bind other parties ({}); spec/matrix.md shows their tests",
-            others.join(", ")
+        push_wrapped(
+            &mut s,
+            &format!(
+                "not for scenarios: {n} requirements bind other parties ({}); spec/matrix.md \
+                 shows their tests",
+                others.join(", ")
+            ),
+            "",
+            "  ",
         );
     }
     s
 }
 
+/// Appends `text` to `s`, wrapped to [`TABLE_WIDTH`] ([`wrap`]).
+fn push_wrapped(s: &mut String, text: &str, first: &str, rest: &str) {
+    for l in wrap(text, first, rest, TABLE_WIDTH) {
+        s.push_str(&l);
+        s.push('\n');
+    }
+}
+
+/// The first sentence of a scenario's description: its title in the table.
+pub fn title_of(description: &str) -> String {
+    let d = description.trim();
+    let end = d.find(". ").map_or(d.len(), |k| k + 1);
+    d[..end].trim_end_matches('.').to_string()
+}
+
+/// `text` on one line of at most `width` columns: whole when it fits, else cut with an
+/// ellipsis, after a whole word when one ends in the second half; empty when `width` is 0. Control characters (a line break) become spaces.
+pub fn cut(text: &str, width: usize) -> String {
+    let text: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if text.width() <= width {
+        return text;
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += cw;
+    }
+    // At a word's end when one ends in the second half, so that no word is left cut.
+    if let Some(k) = out.rfind(' ').filter(|&k| out[..k].width() >= width / 2) {
+        out.truncate(k);
+        let kept = out.trim_end_matches([' ', ',', ';', ':', '(']).len();
+        out.truncate(kept);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` wrapped at spaces into lines of at most `width` columns, the first indented by
+/// `first` and the others by `rest`; a word longer than a line is cut across lines, and
+/// each line of `text` starts a line of its own. Control characters other than the line
+/// break become spaces, and no line ends in a space. An empty `text` gives one empty line.
+pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for para in text.split('\n') {
+        let para: String = para.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let indent = if lines.is_empty() { first } else { rest };
+        let mut cur = indent.to_string();
+        let mut fresh = true;
+        // Leading spaces of a line are kept: they align the columns of a field's line.
+        let lead = para.len() - para.trim_start_matches(' ').len();
+        cur.push_str(&para[..lead]);
+        // Runs of spaces inside a line are kept (they align `expected` and `actual`); the
+        // spaces where a line breaks are dropped.
+        for word in para[lead..].split(' ') {
+            if !fresh && cur.width() + 1 + word.width() <= width {
+                cur.push(' ');
+                cur.push_str(word);
+                continue;
+            }
+            if word.is_empty() {
+                continue;
+            }
+            if fresh && cur.width() + word.width() <= width {
+                cur.push_str(word);
+                fresh = false;
+                continue;
+            }
+            if !fresh {
+                lines.push(std::mem::replace(&mut cur, rest.to_string()));
+            }
+            // The word starts a line; cut it where it is wider than one.
+            let mut piece = word;
+            while cur.width() + piece.width() > width {
+                let room = width.saturating_sub(cur.width()).max(1);
+                let mut k = 0;
+                let mut used = 0;
+                for (i, c) in piece.char_indices() {
+                    let cw = c.width().unwrap_or(0);
+                    if used + cw > room && i > 0 {
+                        break;
+                    }
+                    used += cw;
+                    k = i + c.len_utf8();
+                }
+                cur.push_str(&piece[..k]);
+                lines.push(std::mem::replace(&mut cur, rest.to_string()));
+                piece = &piece[k..];
+            }
+            cur.push_str(piece);
+            fresh = piece.is_empty();
+        }
+        lines.push(cur);
+    }
+    for l in &mut lines {
+        let kept = l.trim_end_matches(' ').len();
+        l.truncate(kept);
+    }
+    lines
+}
+
 /// The report as JUnit XML.
 pub fn render_junit(r: &SuiteReport) -> String {
+    // XML 1.0 holds no control character but tab, newline and carriage return: a device's
+    // standard error may hold others (colours, bells), shown as U+FFFD.
     let esc = |x: &str| {
-        x.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+        x.chars()
+            .map(
+                |c| if c.is_control() && !matches!(c, '\t' | '\n' | '\r') { '\u{fffd}' } else { c },
+            )
+            .collect::<String>()
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
     };
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -443,6 +696,18 @@ pub fn render_junit(r: &SuiteReport) -> String {
             esc(&r.implementation),
             esc(&x.id)
         );
+        // CONF-REP-001.b: a device failure is the failure, with the device's message; its
+        // kind is the failure's `type`.
+        if let (Verdict::Fail, Some(e)) = (x.verdict, &x.error) {
+            let _ = writeln!(
+                s,
+                "><failure message=\"{}\" type=\"{}\">{}</failure></testcase>",
+                esc(&e.line()),
+                e.kind.as_str(),
+                esc(&e.message)
+            );
+            continue;
+        }
         match x.verdict {
             Verdict::Pass => {
                 let _ = writeln!(s, "/>");

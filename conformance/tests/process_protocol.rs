@@ -6,8 +6,9 @@ use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use openrdma_conformance::protocol::{
-    FieldsError, MAX_LINE_LEN, Message, ProtocolError, ServeError, WireOutputKind, decode_bytes,
-    decode_line, frame_fields_json, frame_from_fields, fuzz_adapter_decode, serve,
+    FieldsError, MAX_DEPTH, MAX_ITEMS, MAX_LINE_LEN, MAX_VALUES, Message, ProtocolError,
+    ServeError, WireOutputKind, decode_bytes, decode_line, frame_fields_json, frame_from_fields,
+    fuzz_adapter_decode, serve,
 };
 use openrdma_corpus as corpus;
 use openrdma_device::{
@@ -176,8 +177,8 @@ fn garbage_and_truncation_give_positions() {
     );
 }
 
-/// CONF-ADP-001: a line may hold 64 MiB (67108864 bytes), the newline excluded, and no
-/// more.
+/// CONF-ADP-001 (and CONF-ADP-018, which names the length among the limits): a line may
+/// hold 64 MiB (67108864 bytes), the newline excluded, and no more.
 #[test]
 fn long_lines_are_refused() {
     assert_eq!(MAX_LINE_LEN, 67_108_864);
@@ -190,6 +191,74 @@ fn long_lines_are_refused() {
     let long = "x".repeat(MAX_LINE_LEN + 1);
     assert_eq!(decode_line(&long), Err(ProtocolError::TooLong { max: MAX_LINE_LEN }));
     assert_eq!(decode_bytes(long.as_bytes()), Err(ProtocolError::TooLong { max: MAX_LINE_LEN }));
+}
+
+/// `n` copies of `item`, comma-separated.
+fn items(item: &str, n: usize) -> String {
+    vec![item; n].join(",")
+}
+
+/// A cpu command holding `n` values in all (`CONF-ADP-018` counts each value and key).
+fn command_of(n: usize) -> String {
+    // The object, `cmd`, `qp_error`, `qpn`, 5, `junk` and its array are 7 values.
+    format!(r#"{{"cmd":"qp_error","qpn":5,"junk":[{}]}}"#, items("1", n - 7))
+}
+
+/// CONF-ADP-018: what a line costs to decode is bounded, beside its length: arrays and
+/// objects nest at most 64 deep (ignored keys included); `inputs`, `outputs` and
+/// `capabilities` hold at most 65536 entries; a command, event, manifest or frame's
+/// `fields` holds at most 65536 values. At each limit a line decodes; one past it is a
+/// protocol error that names the limit.
+#[test]
+fn conf_adp_018_what_a_line_costs_is_bounded() {
+    let err = |line: &str| decode_line(line).expect_err("past the limit").to_string();
+    // Depth: the message's own object is the first level.
+    let nested = |d: usize| {
+        format!(r#"{{"type":"hello","version":1,"x":{}{}}}"#, "[".repeat(d), "]".repeat(d))
+    };
+    assert!(decode_line(&nested(MAX_DEPTH - 1)).is_ok());
+    assert_eq!(decode_line(&nested(MAX_DEPTH)), Err(ProtocolError::TooDeep { max: MAX_DEPTH }));
+    assert_eq!(err(&nested(MAX_DEPTH)), "arrays and objects nested deeper than 64");
+    // Entries of inputs, outputs and capabilities.
+    let input = r#"{"at":0,"input":{"kind":"cpu","command":{"cmd":"qp_error","qpn":5}}}"#;
+    let advance = |n: usize| {
+        format!(r#"{{"type":"advance","seq":1,"until":1,"inputs":[{}]}}"#, items(input, n))
+    };
+    let output = r#"{"at":0,"output":{"kind":"frame","port":0,"bytes":"00"}}"#;
+    let outputs =
+        |n: usize| format!(r#"{{"type":"outputs","seq":1,"outputs":[{}]}}"#, items(output, n));
+    let hello = |n: usize| {
+        format!(
+            r#"{{"type":"hello","version":1,"name":"x","capabilities":[{}]}}"#,
+            items(r#""ipv4""#, n)
+        )
+    };
+    let lists: [&dyn Fn(usize) -> String; 3] = [&advance, &outputs, &hello];
+    for line in lists {
+        assert!(decode_line(&line(MAX_ITEMS)).is_ok(), "{}", &line(1)[..40]);
+        let e = err(&line(MAX_ITEMS + 1));
+        assert!(e.contains("more than 65536 entries"), "{e}");
+    }
+    // Values of one command (and so of an event, a manifest or a frame's fields, which the
+    // same counter reads).
+    let cpu = |n: usize| {
+        format!(
+            r#"{{"type":"advance","seq":1,"until":1,"inputs":[{{"at":0,"input":{{"kind":"cpu","command":{}}}}}]}}"#,
+            command_of(n)
+        )
+    };
+    assert!(decode_line(&cpu(MAX_VALUES)).is_ok());
+    let e = err(&cpu(MAX_VALUES + 1));
+    assert!(e.contains("more than 65536 values"), "{e}");
+    let fields = |n: usize| {
+        format!(
+            r#"{{"type":"advance","seq":1,"until":1,"inputs":[{{"at":0,"input":{{"kind":"frame","port":0,"bytes":"00","fields":[{}]}}}}]}}"#,
+            items("1", n - 1)
+        )
+    };
+    assert!(decode_line(&fields(MAX_VALUES)).is_ok());
+    let e = err(&fields(MAX_VALUES + 1));
+    assert!(e.contains("more than 65536 values"), "{e}");
 }
 
 /// Every example message of the specification's protocol section decodes.
@@ -761,6 +830,60 @@ mod process {
 
     fn spawn(answers: &[&str], then: &str, ms: u64) -> Result<ProcessDevice, DeviceError> {
         ProcessDevice::spawn_with(&script(answers, then), opts(ms))
+    }
+
+    /// CONF-ADP-018.b: a device's line past a limit is a protocol error naming the limit,
+    /// and the scenario fails with it as its reason: kind `protocol`, no divergence.
+    #[test]
+    fn conf_adp_018_b_a_line_past_a_limit_fails_the_scenario() {
+        use openrdma_conformance::report::{DeviceFailureKind, run_one};
+        const DEV: &str = r#"{"type":"hello","version":1,"name":"dev","capabilities":["responder","requester","retirement","ipv4","ipv6"]}"#;
+        let output = r#"{"at":0,"output":{"kind":"frame","port":0,"bytes":"00"}}"#;
+        let (d, n) = (MAX_DEPTH, MAX_ITEMS + 1);
+        let cases = [
+            (
+                format!(
+                    r#"{{"type":"outputs","seq":1,"outputs":[],"x":{}{}}}"#,
+                    "[".repeat(d),
+                    "]".repeat(d)
+                ),
+                "nested deeper than 64",
+            ),
+            (
+                format!(r#"{{"type":"outputs","seq":1,"outputs":[{}]}}"#, items(output, n)),
+                "more than 65536 entries",
+            ),
+            (
+                format!(
+                    r#"{{"type":"outputs","seq":1,"outputs":[{{"at":0,"output":{{"kind":"frame","port":0,"fields":[{}]}}}}]}}"#,
+                    items("1", MAX_VALUES)
+                ),
+                "more than 65536 values",
+            ),
+        ];
+        let s = corpus::all()
+            .into_iter()
+            .find(|(name, _)| *name == "rcv-psn-wrap")
+            .map(|(_, b)| b())
+            .expect("the scenario");
+        let spec = openrdma_conformance::requirements::Spec::bundled().unwrap();
+        for (k, (line, says)) in cases.into_iter().enumerate() {
+            let path = std::env::temp_dir()
+                .join(format!("openrdma-adp-018-{}-{k}.jsonl", std::process::id()));
+            std::fs::write(&path, format!("{line}\n")).unwrap();
+            let script = format!(
+                "read l; echo '{DEV}'; read l; echo '{{\"type\":\"started\"}}'; read l; cat '{}'; exec cat >/dev/null",
+                path.display()
+            );
+            let cmd = vec!["sh".to_string(), "-c".to_string(), script];
+            let mut dev = ProcessDevice::spawn_with(&cmd, opts(30_000)).unwrap();
+            let r = run_one(&mut dev, openrdma_sm::reference_cpu_half, &s, &spec);
+            let _ = std::fs::remove_file(&path);
+            let e = r.error.expect("a device failure");
+            assert_eq!(e.kind, DeviceFailureKind::Protocol, "{says}: {}", e.message);
+            assert!(e.message.contains(says), "{says}: {}", e.message);
+            assert_eq!((r.divergences, r.first_divergence), (0, None), "{says}");
+        }
     }
 
     /// CONF-ADP-004: the runner takes the device's name and capabilities from its hello,

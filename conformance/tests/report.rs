@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 
 use common::*;
 use openrdma_conformance::report::{
-    SuiteReport, judged_report, render_junit, render_table, run_one, run_suite,
+    SuiteReport, TABLE_WIDTH, TableOptions, cut, judged_report, render_junit, render_table,
+    render_table_with, run_one, run_suite, wrap,
 };
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
@@ -311,9 +312,10 @@ fn conf_rep_001_a_report_explains_what_did_not_pass() {
         coverage: Default::default(),
     };
     let table = render_table(&report);
-    assert!(table.contains("device: device failed: DMA engine stuck at 0x10000000"), "{table}");
+    assert!(table.contains("device crash: DMA engine stuck at 0x10000000"), "{table}");
     let json = serde_json::to_value(&report).unwrap();
     assert!(json["scenarios"][0]["device_error"].as_str().unwrap().contains("DMA engine stuck"));
+    assert_eq!(json["scenarios"][0]["error"]["message"], "DMA engine stuck at 0x10000000");
     // A real failure, through the suite: the faulty device's bug is named with its sentence.
     let kind = find("go-back-n").unwrap();
     let r = run_one(&mut FaultyDevice::new(kind), reference_cpu_half, &s, &spec);
@@ -354,13 +356,16 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
         set(&[
             "id",
             "verdict",
+            "title",
             "requirements",
             "checked",
             "divergences",
             "first_divergence",
-            "device_error"
+            "device_error",
+            "error"
         ])
     );
+    assert!(x["error"].is_null(), "a divergence, not a device failure");
     assert_eq!((x["id"].as_str(), x["verdict"].as_str()), (Some("snd-single-loss"), Some("fail")));
     let d = &x["first_divergence"];
     assert_eq!(
@@ -431,4 +436,204 @@ fn conf_rep_003_the_junit_report_has_a_testcase_per_scenario() {
     assert!(xml.contains("<system-out>non-strict: ["), "{xml}");
     let xml = render_junit(&judged(vec![divergence(1, &one_of(Level::Must))]));
     assert!(xml.contains("<failure message=\"["), "{xml}");
+}
+
+/// The report of `snd-single-loss` on a device that fails with `e` at its `k`-th batch.
+fn failed_at(k: usize, e: DeviceError) -> SuiteReport {
+    let s = scenario("snd-single-loss");
+    let mut dev = Recording::reference();
+    dev.fail = Some(FailAt::Advance(k, e));
+    run_suite(&mut dev, reference_cpu_half, std::slice::from_ref(&s), &spec(), &mut |_, _| {})
+}
+
+/// CONF-REP-001.b (with CONF-RUN-004): a device failure — a crash, a broken protocol, a
+/// timeout — is the scenario's failure reason. The JSON report carries it under `error`,
+/// with its kind and the device's message; the JUnit report's `failure` carries the
+/// device's message, its kind as the `type`; the table shows it. No divergence stands in
+/// for it, however far the scenario ran before it.
+#[test]
+fn conf_rep_001_b_a_device_failure_is_the_failure_reason() {
+    let cases = [
+        (
+            DeviceError::Failed("DMA engine stuck at 0x10000000".into()),
+            "crash",
+            "DMA engine stuck at 0x10000000",
+        ),
+        (
+            DeviceError::Protocol("outputs: seq 7, expected 3".into()),
+            "protocol",
+            "outputs: seq 7, expected 3",
+        ),
+        (
+            DeviceError::Timeout { what: "outputs".into(), after_ms: 5000 },
+            "timeout",
+            "timed out after 5000 ms waiting for outputs",
+        ),
+    ];
+    for (e, kind, message) in cases {
+        // At the first batch, and at the last, after the device sent frames.
+        let mut dev = Recording::reference();
+        let s = scenario("snd-single-loss");
+        let _ = run_one(&mut dev, reference_cpu_half, &s, &spec());
+        let last = dev.batches.len() - 1;
+        assert!(dev.batches[..last].iter().any(|b| !b.outputs.is_empty()));
+        for k in [0, last] {
+            let r = failed_at(k, e.clone());
+            assert_eq!((r.summary.fail, r.failed()), (1, true), "{kind}");
+            let x = &r.scenarios[0];
+            assert_eq!(x.verdict, Verdict::Fail);
+            assert_eq!((x.divergences, &x.first_divergence), (0, &None), "{kind} at {k}");
+            let v = serde_json::to_value(&r).unwrap();
+            let error = &v["scenarios"][0]["error"];
+            assert_eq!(keys(error), set(&["kind", "message", "at"]), "{error}");
+            assert_eq!(
+                (error["kind"].as_str(), error["message"].as_str()),
+                (Some(kind), Some(message))
+            );
+            assert!(error["at"].is_u64(), "{error}");
+            assert!(v["scenarios"][0]["first_divergence"].is_null());
+            let xml = render_junit(&r);
+            assert!(
+                xml.contains(&format!(
+                    "<failure message=\"device {kind}: {message}\" type=\"{kind}\">{message}</failure>"
+                )),
+                "{xml}"
+            );
+            assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
+            let table = render_table(&r);
+            assert!(table.contains(&format!("device {kind}: {message}")), "{table}");
+            assert!(!table.contains("first divergence"), "{table}");
+        }
+    }
+    // At the start: no batch ran, so the failure has no time.
+    let s = scenario("snd-single-loss");
+    let mut dev = Recording::reference();
+    dev.fail = Some(FailAt::Start(DeviceError::Failed("no FPGA found".into())));
+    let x = run_one(&mut dev, reference_cpu_half, &s, &spec());
+    let e = x.error.expect("the failure");
+    assert_eq!((e.kind.as_str(), e.message.as_str(), e.at), ("crash", "no FPGA found", None));
+    // A declined scenario is not a failure: no `error`, only the reason.
+    dev.fail = Some(FailAt::Start(DeviceError::Unsupported("no such board".into())));
+    let x = run_one(&mut dev, reference_cpu_half, &s, &spec());
+    assert_eq!((x.verdict, &x.error), (Verdict::Unsupported, &None));
+    assert_eq!(x.device_error.as_deref(), Some("no such board"));
+    // A message with markup and control characters stays well-formed XML.
+    let r = failed_at(0, DeviceError::Failed("<stderr> \u{1b}[31mred & \"dead\"\u{7}".into()));
+    let xml = render_junit(&r);
+    assert!(xml.contains("&lt;stderr&gt; \u{fffd}[31mred &amp; &quot;dead&quot;\u{fffd}"), "{xml}");
+}
+
+/// The width of `s` in terminal columns.
+fn columns(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// Every line of `table` that is wider than the table may be.
+fn too_wide(table: &str) -> Vec<&str> {
+    table.lines().filter(|l| columns(l) > TABLE_WIDTH).collect()
+}
+
+/// The table a person reads has one line per scenario — name, verdict, checks, a short
+/// title — and no line over 100 columns: the title is cut with an ellipsis, a name that
+/// does not fit its column gets a line of its own (cut only when it is wider than a line),
+/// and what is shown below a scenario (its device failure, its first divergence) is
+/// wrapped. The requirements are listed only with `verbose`.
+#[test]
+fn the_table_fits_100_columns() {
+    let spec = spec();
+    let s = scenario("snd-single-loss");
+    let mut r = run_suite(
+        &mut FaultyDevice::new(find("go-back-n").unwrap()),
+        reference_cpu_half,
+        std::slice::from_ref(&s),
+        &spec,
+        &mut |_, _| {},
+    );
+    let table = render_table(&r);
+    assert!(too_wide(&table).is_empty(), "{table}");
+    let line = table.lines().find(|l| l.starts_with("snd-single-loss ")).expect("its line");
+    let title = &r.scenarios[0].title;
+    assert!(s.manifest.description.starts_with(title.as_str()) && !title.is_empty());
+    assert!(line.contains(" fail ") && line.ends_with('…'), "{line}");
+    let list = r.scenarios[0].requirements[..2].join(" ");
+    assert!(!table.contains(&list), "no requirement list: {table}");
+    // The first divergence follows the scenario's line, indented.
+    let lines: Vec<&str> = table.lines().collect();
+    let k = lines.iter().position(|l| *l == line).unwrap();
+    assert!(lines[k + 1].starts_with("    first divergence at "), "{table}");
+    // Verbose: the requirements, wrapped, below the line.
+    let verbose = render_table_with(&r, TableOptions { verbose: true });
+    assert!(too_wide(&verbose).is_empty(), "{verbose}");
+    let start = format!("    requirements: {list} ");
+    assert!(verbose.lines().any(|l| l.starts_with(&start)), "{verbose}");
+    let listed: Vec<&str> = verbose
+        .split("requirements: ")
+        .nth(1)
+        .unwrap()
+        .split("\n    first divergence")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(listed, r.scenarios[0].requirements, "every requirement, in order");
+    // Names: one that fits its column; one wider than the column but not than a line,
+    // whole on a line of its own; one wider than a line, cut.
+    let long = "x".repeat(60);
+    let huge = "y".repeat(150);
+    for (id, shown) in [(long.clone(), long.clone()), (huge.clone(), format!("{}…", &huge[..99]))]
+    {
+        r.scenarios[0].id = id;
+        let table = render_table(&r);
+        assert!(too_wide(&table).is_empty(), "{table}");
+        let lines: Vec<&str> = table.lines().collect();
+        let k = lines.iter().position(|l| *l == shown).expect("the name alone");
+        assert!(lines[k + 1].trim_start().starts_with("fail "), "{table}");
+    }
+    // A title, a divergence and a device message of long words, wide characters and line
+    // breaks still fit.
+    r.scenarios[0].id = "snd-single-loss".into();
+    r.scenarios[0].title = "界".repeat(80);
+    let d = r.scenarios[0].first_divergence.as_mut().unwrap();
+    d.what = format!("{} {}", "z".repeat(250), "é".repeat(30));
+    d.actual = Some("a\nb\tc ".repeat(40));
+    let table = render_table(&r);
+    assert!(too_wide(&table).is_empty(), "{table}");
+    assert!(table.contains(&"z".repeat(90)), "a long word is cut across lines: {table}");
+}
+
+/// No line of the table is over 100 columns for any faulty device on the whole corpus.
+#[test]
+fn every_faulty_device_s_table_fits_100_columns() {
+    let spec = spec();
+    let corpus = all_scenarios();
+    for kind in openrdma_corpus::faulty::FAULTY.iter().chain(openrdma_corpus::faulty::VARIANTS) {
+        let r = run_suite(
+            &mut FaultyDevice::new(kind),
+            reference_cpu_half,
+            &corpus,
+            &spec,
+            &mut |_, _| {},
+        );
+        for options in [TableOptions::default(), TableOptions { verbose: true }] {
+            let table = render_table_with(&r, options);
+            assert!(too_wide(&table).is_empty(), "{}: {:?}", kind.name, too_wide(&table));
+        }
+    }
+}
+
+/// Cutting and wrapping: whole when it fits, an ellipsis where cut, spaces kept inside a
+/// line and dropped where it breaks.
+#[test]
+fn cut_and_wrap() {
+    assert_eq!(cut("short", 10), "short");
+    assert_eq!(cut("a title of several words", 12), "a title of…");
+    assert_eq!(cut("abcdefghij", 5), "abcd…");
+    assert_eq!(cut("two\nlines", 20), "two lines");
+    assert_eq!(cut("anything", 0), "");
+    assert_eq!(wrap("", "  ", "    ", 10), [""]);
+    assert_eq!(wrap("actual:   x y", "", "", 20), ["actual:   x y"]);
+    assert_eq!(wrap("aaa bbb ccc", "", "  ", 7), ["aaa bbb", "  ccc"]);
+    assert_eq!(wrap("abcdefghij", "", "", 4), ["abcd", "efgh", "ij"]);
+    assert_eq!(wrap("one\ntwo", "> ", "  ", 10), ["> one", "  two"]);
+    assert_eq!(wrap("  field   x", "", "", 20), ["  field   x"]);
 }

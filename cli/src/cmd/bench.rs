@@ -19,6 +19,12 @@
 //! * `sim_memory`: the peak resident memory of `sim run` in a child process at two workload
 //!   sizes (one-byte messages on one QP, ten times as many in the second), and their ratio:
 //!   memory follows what is in flight, not the workload, so the ratio stays near 1;
+//! * `check_memory`: the peak resident memory of `openrdma check --observed` in a child
+//!   process on captures of 1, 10 and 100 times a scenario's capture (its records repeated,
+//!   each copy later than the one before; 1, 3 and 10 with `--quick`), written by the
+//!   bench, their sizes, and the ratio of the largest peak to the smallest. The capture file
+//!   is read as a stream, but `check` keeps every output of the device to judge them
+//!   together, so its memory follows the outputs the capture holds; this row shows how much;
 //! * `adapter`: one corpus scenario run through the process adapter against `openrdma
 //!   serve`, batched (the normal runner) and with one [`Device::advance`] per input,
 //!   inputs plus outputs per second both ways, and the ratio of the two;
@@ -51,7 +57,7 @@ use openrdma_codec::{
 };
 use openrdma_codec::{Ev, Msn, Rkey, Rqmsn};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
-use openrdma_conformance::runner;
+use openrdma_conformance::{file, runner};
 use openrdma_corpus as corpus;
 use openrdma_device::{
     Body, Capability, Device, DeviceError, Direction, Input, Manifest, Record, Scenario,
@@ -475,6 +481,97 @@ fn sim_memory(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The environment variable that makes a command say its peak resident memory on standard
+/// error as it ends (`peak memory N KiB`), for the memory figures.
+pub const PEAK_MEMORY_ENV: &str = "OPENRDMA_REPORT_PEAK_MEMORY";
+
+/// The peak memory a child's standard error says, KiB.
+fn peak_from(stderr: &[u8]) -> Option<u64> {
+    String::from_utf8_lossy(stderr)
+        .rsplit("peak memory ")
+        .next()
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|k| k.parse::<u64>().ok())
+}
+
+/// The scenario whose capture `check_memory` repeats: the corpus's largest.
+const CHECK_MEMORY_SCENARIO: &str = "snd-spray-window-fit";
+
+/// How many times the scenario's capture is repeated in each capture `check` judges.
+fn check_memory_sizes(quick: bool) -> [usize; 3] {
+    if quick { [1, 3, 10] } else { [1, 10, 100] }
+}
+
+/// `s`'s records `n` times over, each copy starting a microsecond after the one before
+/// ends: the capture of a device that ran the scenario `n` times.
+fn repeated(s: &Scenario, n: usize) -> Scenario {
+    let span = s.records.iter().map(|r| r.at.0).max().unwrap_or(0) + 1_000;
+    let records = (0..n as u64)
+        .flat_map(|k| {
+            s.records.iter().map(move |r| Record { at: Timestamp(r.at.0 + k * span), ..r.clone() })
+        })
+        .collect();
+    Scenario { manifest: s.manifest.clone(), records }
+}
+
+/// `check`'s memory against the size of the capture it judges: `openrdma check --observed`
+/// in a child process on captures of growing size, the peak resident memory of each (as the
+/// child reports it) and the ratio of the largest to the smallest.
+fn check_memory(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
+    let build = corpus::all()
+        .into_iter()
+        .find(|(name, _)| *name == CHECK_MEMORY_SCENARIO)
+        .map(|(_, b)| b)
+        .ok_or_else(|| CliError::Usage(format!("bench: no scenario {CHECK_MEMORY_SCENARIO}")))?;
+    let scenario = build();
+    let dir = std::env::temp_dir().join(format!("openrdma-bench-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let result = (|| -> Result<(), CliError> {
+        let stem = dir.join(CHECK_MEMORY_SCENARIO);
+        file::save(&scenario, &stem).map_err(|e| CliError::Usage(format!("bench: {e}")))?;
+        let exe = std::env::current_exe()?;
+        let mut peaks = Vec::new();
+        for n in check_memory_sizes(plan.quick) {
+            let path = dir.join(format!("observed-{n}x.pcapng"));
+            let mut w = io::BufWriter::new(std::fs::File::create(&path)?);
+            file::write_scenario(&repeated(&scenario, n), &mut w)
+                .map_err(|e| CliError::Usage(format!("bench: {e}")))?;
+            w.flush()?;
+            drop(w);
+            let bytes = std::fs::metadata(&path)?.len();
+            let out = std::process::Command::new(&exe)
+                .arg("check")
+                .arg(&stem)
+                .arg("--observed")
+                .arg(&path)
+                .env(PEAK_MEMORY_ENV, "1")
+                .stdin(std::process::Stdio::null())
+                .output()?;
+            // The repeated captures fail the scenario (exit 1); only an error is wrong.
+            if out.status.code() != Some(0) && out.status.code() != Some(1) {
+                return Err(CliError::Usage(format!(
+                    "bench: openrdma check failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )));
+            }
+            let Some(kib) = peak_from(&out.stderr) else {
+                // Without /proc there is nothing to report.
+                return Ok(());
+            };
+            let name = format!("check_memory.x{n}");
+            rows.push(Row::new(name.clone(), "capture_bytes", "bytes", bytes as f64));
+            rows.push(Row::new(name, "peak_bytes", "bytes", (kib * 1024) as f64));
+            peaks.push(kib as f64);
+        }
+        if let (Some(first), Some(last)) = (peaks.first(), peaks.last()) {
+            rows.push(Row::new("check_memory", "largest_over_smallest", "ratio", last / first));
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
 /// The process-adapter figures.
 fn adapter(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
     let build = corpus::all()
@@ -663,7 +760,7 @@ fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     let plan = Plan::new(quick);
     let mut rows = Vec::new();
     let bar = ProgressBar::with_draw_target(
-        Some(6),
+        Some(7),
         if io::stderr().is_terminal() {
             ProgressDrawTarget::stderr()
         } else {
@@ -689,13 +786,26 @@ fn measure(quick: bool) -> Result<Vec<Row>, CliError> {
     bar.set_message("the simulator's memory");
     sim_memory(&plan, &mut rows)?;
     bar.inc(1);
+    bar.set_message("check's memory");
+    check_memory(&plan, &mut rows)?;
+    bar.inc(1);
     bar.set_message("dissect beside tshark");
     dissect(&plan, &mut rows)?;
     bar.finish_and_clear();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     rows.push(Row::new("machine", "cores", "cores", cores as f64));
     // The table lists sections in JSON order.
-    let order = ["codec", "icrc", "model", "sim", "sim_memory", "adapter", "dissect", "machine"];
+    let order = [
+        "codec",
+        "icrc",
+        "model",
+        "sim",
+        "sim_memory",
+        "check_memory",
+        "adapter",
+        "dissect",
+        "machine",
+    ];
     rows.sort_by_key(|r| {
         let section = r.name.split('.').next().unwrap_or("");
         order.iter().position(|s| *s == section).unwrap_or(order.len())

@@ -9,7 +9,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_conformance::file;
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
-use openrdma_conformance::report::{render_junit, render_table, run_suite};
+use openrdma_conformance::report::{
+    TABLE_WIDTH, TableOptions, render_junit, render_table_with, run_suite, wrap,
+};
 use openrdma_conformance::requirements::Spec;
 use openrdma_corpus as corpus;
 use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
@@ -49,6 +51,10 @@ pub struct RunArgs {
     /// Print, with their sentences, the device and CPU-half requirements no scenario covers.
     #[arg(long)]
     pub uncovered: bool,
+    /// Also list, below each scenario's line, the requirements it checks (the JSON report
+    /// always holds them).
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Run the scenarios of this directory (`NAME.pcapng` + `NAME.toml` pairs) instead of
     /// the built-in corpus (which is what `traces/` holds).
     #[arg(long, value_name = "DIR")]
@@ -254,13 +260,17 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     });
     let junit = reports.write("--junit", || render_junit(&report).into_bytes());
     let mut out = Stdout::new();
-    out.write_all(render_table(&report).as_bytes())?;
+    let table = render_table_with(&report, TableOptions { verbose: args.verbose });
+    out.write_all(table.as_bytes())?;
     if args.uncovered {
         writeln!(out, "\nnot covered by any scenario:")?;
         for id in &report.coverage.uncovered {
-            match spec.get(id) {
-                Some(r) => writeln!(out, "  {id} [{}] {}", r.level.keyword(), r.text)?,
-                None => writeln!(out, "  {id}")?,
+            let text = match spec.get(id) {
+                Some(r) => format!("{id} [{}] {}", r.level.keyword(), r.text),
+                None => id.clone(),
+            };
+            for l in wrap(&text, "  ", "    ", TABLE_WIDTH) {
+                writeln!(out, "{l}")?;
             }
         }
     }

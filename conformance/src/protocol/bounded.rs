@@ -1,4 +1,5 @@
-//! What one line of the adapter protocol may cost to decode: little more than its length.
+//! What one line of the adapter protocol may cost to decode: little more than its length
+//! (`CONF-ADP-018`, beside the length of `CONF-ADP-001`).
 //!
 //! A line is at most [`super::MAX_LINE_LEN`] bytes, but a short text can stand for a large
 //! structure (`[1,1,1,...]` is two bytes an element), so the length alone does not bound the
@@ -13,6 +14,9 @@
 //! * a command, an event, a manifest or a frame's `fields` is counted before it is built
 //!   and holds at most [`MAX_VALUES`] JSON values; the fields of an output frame that has
 //!   its bytes are not read at all (`CONF-ADP-014`).
+//!
+//! A line past a limit is a protocol error naming it (`CONF-ADP-018.b`); the runner fails
+//! the scenario with it as the device failure.
 
 use std::cell::Cell;
 use std::fmt;
@@ -29,14 +33,15 @@ use serde_json::value::RawValue;
 
 use super::{Advance, Hello, Message, Outputs, WireInputKind, WireOutputKind};
 
-/// The deepest nesting of arrays and objects a line may hold.
+/// The deepest nesting of arrays and objects a line may hold (`CONF-ADP-018`).
 pub const MAX_DEPTH: usize = 64;
 
-/// The most entries of a list that a message keeps: `inputs`, `outputs`, `capabilities`.
+/// The most entries of a list that a message keeps: `inputs`, `outputs`, `capabilities`
+/// (`CONF-ADP-018`).
 pub const MAX_ITEMS: usize = 1 << 16;
 
 /// The most JSON values (each number, string, array, object, key...) that one command,
-/// event, manifest or frame's `fields` may hold.
+/// event, manifest or frame's `fields` may hold (`CONF-ADP-018`).
 pub const MAX_VALUES: usize = 1 << 16;
 
 /// The depth of the deepest array or object of `line` if it is above [`MAX_DEPTH`]. Strings

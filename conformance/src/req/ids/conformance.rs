@@ -437,81 +437,87 @@ pub const CONF_ADP_001: Clause = Clause(235);
 pub const CONF_ADP_001_A: Clause = Clause(236);
 /// `CONF-ADP-001.b`: MUST, adapter.
 pub const CONF_ADP_001_B: Clause = Clause(237);
+/// `CONF-ADP-018`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_018: Clause = Clause(238);
+/// `CONF-ADP-018.a`: MUST, adapter.
+pub const CONF_ADP_018_A: Clause = Clause(239);
+/// `CONF-ADP-018.b`: MUST, suite.
+pub const CONF_ADP_018_B: Clause = Clause(240);
 /// `CONF-ADP-002`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_002: Clause = Clause(238);
+pub const CONF_ADP_002: Clause = Clause(241);
 /// `CONF-ADP-002.a`: MUST, suite.
-pub const CONF_ADP_002_A: Clause = Clause(239);
+pub const CONF_ADP_002_A: Clause = Clause(242);
 /// `CONF-ADP-002.b`: MUST, adapter.
-pub const CONF_ADP_002_B: Clause = Clause(240);
+pub const CONF_ADP_002_B: Clause = Clause(243);
 /// `CONF-ADP-003`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_003: Clause = Clause(241);
+pub const CONF_ADP_003: Clause = Clause(244);
 /// `CONF-ADP-003.a`: MUST, adapter.
-pub const CONF_ADP_003_A: Clause = Clause(242);
+pub const CONF_ADP_003_A: Clause = Clause(245);
 /// `CONF-ADP-003.b`: MUST, adapter.
-pub const CONF_ADP_003_B: Clause = Clause(243);
+pub const CONF_ADP_003_B: Clause = Clause(246);
 /// `CONF-ADP-004`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_004: Clause = Clause(244);
+pub const CONF_ADP_004: Clause = Clause(247);
 /// `CONF-ADP-004.a`: MUST, adapter.
-pub const CONF_ADP_004_A: Clause = Clause(245);
+pub const CONF_ADP_004_A: Clause = Clause(248);
 /// `CONF-ADP-004.b`: MUST, suite.
-pub const CONF_ADP_004_B: Clause = Clause(246);
+pub const CONF_ADP_004_B: Clause = Clause(249);
 /// `CONF-ADP-005`: MUST, adapter.
-pub const CONF_ADP_005: Clause = Clause(247);
+pub const CONF_ADP_005: Clause = Clause(250);
 /// `CONF-ADP-006`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_006: Clause = Clause(248);
+pub const CONF_ADP_006: Clause = Clause(251);
 /// `CONF-ADP-006.a`: MUST, suite.
-pub const CONF_ADP_006_A: Clause = Clause(249);
+pub const CONF_ADP_006_A: Clause = Clause(252);
 /// `CONF-ADP-006.b`: MUST, adapter.
-pub const CONF_ADP_006_B: Clause = Clause(250);
+pub const CONF_ADP_006_B: Clause = Clause(253);
 /// `CONF-ADP-007`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_007: Clause = Clause(251);
+pub const CONF_ADP_007: Clause = Clause(254);
 /// `CONF-ADP-007.a`: MUST, adapter.
-pub const CONF_ADP_007_A: Clause = Clause(252);
+pub const CONF_ADP_007_A: Clause = Clause(255);
 /// `CONF-ADP-007.b`: MUST, suite.
-pub const CONF_ADP_007_B: Clause = Clause(253);
+pub const CONF_ADP_007_B: Clause = Clause(256);
 /// `CONF-ADP-008`: MUST, adapter.
-pub const CONF_ADP_008: Clause = Clause(254);
+pub const CONF_ADP_008: Clause = Clause(257);
 /// `CONF-ADP-009`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_009: Clause = Clause(255);
+pub const CONF_ADP_009: Clause = Clause(258);
 /// `CONF-ADP-009.a`: MUST, adapter.
-pub const CONF_ADP_009_A: Clause = Clause(256);
+pub const CONF_ADP_009_A: Clause = Clause(259);
 /// `CONF-ADP-009.b`: MUST, adapter.
-pub const CONF_ADP_009_B: Clause = Clause(257);
+pub const CONF_ADP_009_B: Clause = Clause(260);
 /// `CONF-ADP-009.c`: MUST, adapter.
-pub const CONF_ADP_009_C: Clause = Clause(258);
+pub const CONF_ADP_009_C: Clause = Clause(261);
 /// `CONF-ADP-010`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_010: Clause = Clause(259);
+pub const CONF_ADP_010: Clause = Clause(262);
 /// `CONF-ADP-010.a`: MUST, adapter.
-pub const CONF_ADP_010_A: Clause = Clause(260);
+pub const CONF_ADP_010_A: Clause = Clause(263);
 /// `CONF-ADP-010.b`: MUST, adapter.
-pub const CONF_ADP_010_B: Clause = Clause(261);
+pub const CONF_ADP_010_B: Clause = Clause(264);
 /// `CONF-ADP-011`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_011: Clause = Clause(262);
+pub const CONF_ADP_011: Clause = Clause(265);
 /// `CONF-ADP-011.a`: MUST, adapter.
-pub const CONF_ADP_011_A: Clause = Clause(263);
+pub const CONF_ADP_011_A: Clause = Clause(266);
 /// `CONF-ADP-011.b`: MUST, suite.
-pub const CONF_ADP_011_B: Clause = Clause(264);
+pub const CONF_ADP_011_B: Clause = Clause(267);
 /// `CONF-ADP-012`: SHOULD, adapter.
-pub const CONF_ADP_012: Clause = Clause(265);
+pub const CONF_ADP_012: Clause = Clause(268);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(266);
+pub const CONF_ADP_017: Clause = Clause(269);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(267);
+pub const CONF_ADP_017_A: Clause = Clause(270);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(268);
+pub const CONF_ADP_017_B: Clause = Clause(271);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(269);
+pub const CONF_ADP_017_C: Clause = Clause(272);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(270);
+pub const CONF_ADP_013: Clause = Clause(273);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(271);
+pub const CONF_ADP_014: Clause = Clause(274);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(272);
+pub const CONF_ADP_014_A: Clause = Clause(275);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(273);
+pub const CONF_ADP_014_B: Clause = Clause(276);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(274);
+pub const CONF_ADP_014_C: Clause = Clause(277);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(275);
+pub const CONF_ADP_015: Clause = Clause(278);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(276);
+pub const CONF_ADP_016: Clause = Clause(279);

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 243] = [
+pub(in crate::req) static CLAUSES: [Info; 246] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -211,6 +211,9 @@ pub(in crate::req) static CLAUSES: [Info; 243] = [
     whole("CONF-ADP-001", Must, Adapter),
     part("CONF-ADP-001.a", "CONF-ADP-001", 'a', Must, Adapter),
     part("CONF-ADP-001.b", "CONF-ADP-001", 'b', Must, Adapter),
+    whole("CONF-ADP-018", Must, Adapter),
+    part("CONF-ADP-018.a", "CONF-ADP-018", 'a', Must, Adapter),
+    part("CONF-ADP-018.b", "CONF-ADP-018", 'b', Must, Suite),
     whole("CONF-ADP-002", Must, Adapter),
     part("CONF-ADP-002.a", "CONF-ADP-002", 'a', Must, Suite),
     part("CONF-ADP-002.b", "CONF-ADP-002", 'b', Must, Adapter),
