@@ -43,7 +43,8 @@ fn reference_passes_the_corpus() {
 /// device sends data, which it would not if one were recorded over paths of unequal delay
 /// (CONF-GEN-007; `tests/corpus.rs` shows the failure such a recording gives). So does
 /// `variant:late`, every output half of `late_ns` late (CONF-TIME-004), and the variants
-/// that split or merge DMA writes (CONF-CMP-034).
+/// that split or merge DMA writes (CONF-CMP-034). A fault that narrows a register
+/// ([`WIDTHS`]) fails each scenario listed for it, first at the rule listed.
 #[test]
 fn faulty_devices_are_caught_and_variants_pass() {
     use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS};
@@ -71,6 +72,10 @@ fn faulty_devices_are_caught_and_variants_pass() {
             ("shared-sequence-ignored", "RCV-ACK-001"),
         ];
         let renamed = RENAMED.iter().find(|(n, _)| *n == kind.name).map(|(_, r)| *r);
+        for (_, scenario, rule) in WIDTHS.iter().filter(|(f, _, _)| *f == kind.name) {
+            let first = named.iter().find(|(n, _)| n == scenario).map(|(_, r)| r.as_str());
+            assert_eq!(first, Some(*rule), "faulty:{} on {scenario}", kind.name);
+        }
         assert!(
             named.iter().any(|(_, r)| r == kind.breaks || Some(r.as_str()) == renamed),
             "faulty:{} was caught, but never for {}: {named:?}",
@@ -126,6 +131,27 @@ fn faulty_devices_are_caught_and_variants_pass() {
         }
     }
 }
+
+/// The register-width faults and the first divergence each scenario of `widths` shows for
+/// them: the rule the narrow register breaks there, whichever register it is.
+const WIDTHS: &[(&str, &str, &str)] = &[
+    ("va-32bit", "rcv-va-high", "RCV-PLACE-003"),
+    ("va-32bit", "rcv-va-top", "RCV-PLACE-003"),
+    ("va-32bit", "snd-va-high", "SND-SEG-003"),
+    ("va-32bit", "db-va-high", "SND-SEG-003"),
+    ("va-32bit", "ret-cq-wrap-1k", "CQE-RING-001"),
+    ("va-32bit", "rcv-ids-high", "FLAG-RECV-001"),
+    ("va-32bit", "snd-ids-high", "FLAG-SEND-001"),
+    ("len-16bit", "rcv-length-17bit", "FLAG-LEN-001"),
+    ("len-16bit", "snd-length-17bit", "SND-SEG-003"),
+    ("len-16bit", "db-length-17bit", "SND-SEG-003"),
+    ("qpn-16bit", "rcv-ids-high", "RCV-ACK-002"),
+    ("qpn-16bit", "snd-ids-high", "SND-SEG-001"),
+    ("rkey-16bit", "rcv-ids-high", "RCV-NAK-002"),
+    ("rkey-16bit", "snd-ids-high", "SND-SEG-003"),
+    ("wr-id-32bit", "snd-ids-high", "CQE-SEND-001"),
+    ("cq-index-10bit", "ret-cq-wrap-1k", "CQE-RING-001"),
+];
 
 /// A replay of the reference reproduces its recording exactly, record for record and
 /// nanosecond for nanosecond, the tolerances unused: with the CPU half scripted, and when a

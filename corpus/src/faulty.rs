@@ -10,8 +10,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
-use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
-use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn};
+use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE, CompletionRepr};
+use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn, Qpn, Rkey};
 use openrdma_device::{
     Capability, CqWrite, Device, DeviceError, HostCommand, Input, Manifest, NicEvent, NicReport,
     Output, Payload, RetirementMode, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
@@ -56,6 +56,12 @@ enum Fault {
     Ipv4ChecksumUnchecked,
     EndpointAlwaysSuccess,
     BackupsSprayed,
+    Va32,
+    Len16,
+    Qpn16,
+    Rkey16,
+    WrId32,
+    CqIndex10,
     // Legitimate variants.
     SprayRandom,
     SackEveryPacket,
@@ -208,6 +214,42 @@ pub const FAULTY: &[Kind] = &[
         breaks: "SND-PATH-001",
         fault: Fault::BackupsSprayed,
     },
+    Kind {
+        name: "va-32bit",
+        description: "every address register is 32 bits: region, local-key, flag-table and completion-queue bases, work-request and template addresses and the RETH va of arriving packets lose bits 63:32",
+        breaks: "RCV-PLACE-003",
+        fault: Fault::Va32,
+    },
+    Kind {
+        name: "len-16bit",
+        description: "message lengths are held in 16 bits where headers and completions are built: the RETH dma_len it sends and the byte_len of its flags and completion entries are the length modulo 2^16",
+        breaks: "SND-SEG-003",
+        fault: Fault::Len16,
+    },
+    Kind {
+        name: "qpn-16bit",
+        description: "QP numbers are held in 16 bits where frames and completions are built: the dest_qp of every frame it sends and the qpn of its completion entries lose bits 23:16",
+        breaks: "SND-SEG-001",
+        fault: Fault::Qpn16,
+    },
+    Kind {
+        name: "rkey-16bit",
+        description: "remote keys are held in 16 bits: regions are registered, work requests and templates stored and arriving RETH rkeys looked up by their low 16 bits, so keys equal there alias",
+        breaks: "SND-SEG-003",
+        fault: Fault::Rkey16,
+    },
+    Kind {
+        name: "wr-id-32bit",
+        description: "work-request IDs are held in 32 bits: the wr_id of its completion entries loses bits 63:32",
+        breaks: "CQE-SEND-001",
+        fault: Fault::WrId32,
+    },
+    Kind {
+        name: "cq-index-10bit",
+        description: "a completion queue's producer index is 10 bits: after 1024 entries it starts again at 0, so the phase of a queue of 1024 entries never flips and larger queues wrap early",
+        breaks: "CQE-RING-001",
+        fault: Fault::CqIndex10,
+    },
 ];
 
 /// Every legitimate variant.
@@ -306,6 +348,8 @@ pub struct FaultyDevice {
     queue: std::collections::VecDeque<TimedOutput>,
     /// Half of the scenario's `late_ns` (late, dma-merge).
     half_late: u64,
+    /// Base, size and entries written of each completion queue (cq-index-10bit).
+    cqs: HashMap<u32, (u64, u32, u64)>,
 }
 
 impl FaultyDevice {
@@ -324,6 +368,7 @@ impl FaultyDevice {
             last_data: HashMap::new(),
             queue: std::collections::VecDeque::new(),
             half_late: 0,
+            cqs: HashMap::new(),
         }
     }
 
@@ -368,6 +413,25 @@ impl FaultyDevice {
                 (Fault::BackupsSprayed, Input::Host { command: HostCommand::CreateQp(q) }) => {
                     let backups = std::mem::take(&mut q.backup_evs);
                     q.evs.extend(backups);
+                }
+                (Fault::Va32 | Fault::Rkey16, Input::Host { command }) => {
+                    if let HostCommand::RegisterRegion(r) = command {
+                        // The key table is indexed by the low 16 bits: the last
+                        // registration under them wins.
+                        self.highest.insert(r.rkey.value() & 0xFFFF, r.rkey.value());
+                    }
+                    narrow_command(self.kind.fault, command);
+                }
+                (Fault::Rkey16, Input::Frame { bytes, .. }) => {
+                    let keys = &self.highest;
+                    rewrite_reth(bytes, |r| {
+                        if let Some(&k) = keys.get(&(r.rkey.value() & 0xFFFF)) {
+                            r.rkey = Rkey::new(k);
+                        }
+                    });
+                }
+                (Fault::CqIndex10, Input::Host { command: HostCommand::CreateCq(c) }) => {
+                    self.cqs.insert(c.cq.value(), (c.base, c.entries, 0));
                 }
                 _ => {}
             }
@@ -636,6 +700,71 @@ impl FaultyDevice {
                         }
                     }
                 }
+                (Fault::Va32, Output::Event { event }) => {
+                    out.extend(
+                        narrow_address(event)
+                            .into_iter()
+                            .map(|event| TimedOutput { at: o.at, output: Output::Event { event } }),
+                    );
+                    continue;
+                }
+                (Fault::Len16 | Fault::Qpn16, Output::Frame { bytes, port }) => {
+                    if let Some(b) = narrow_frame(self.kind.fault, bytes) {
+                        out.push(TimedOutput {
+                            at: o.at,
+                            output: Output::Frame { port: *port, bytes: b },
+                        });
+                        continue;
+                    }
+                }
+                (Fault::Len16, Output::Event { event: NicEvent::FlagWrite(f) }) => {
+                    let mut f = *f;
+                    f.value &= !0xFFFF_0000;
+                    out.push(TimedOutput {
+                        at: o.at,
+                        output: Output::Event { event: NicEvent::FlagWrite(f) },
+                    });
+                    continue;
+                }
+                (
+                    Fault::Len16 | Fault::Qpn16 | Fault::WrId32,
+                    Output::Event { event: NicEvent::Completion(c) },
+                ) => {
+                    let mut c = *c;
+                    rewrite_entry(&mut c, |e| match self.kind.fault {
+                        Fault::Len16 => e.byte_len &= 0xFFFF,
+                        Fault::Qpn16 => e.qpn = Qpn::new(e.qpn.value() & 0xFFFF),
+                        _ => e.wr_id &= 0xFFFF_FFFF,
+                    });
+                    out.push(TimedOutput {
+                        at: o.at,
+                        output: Output::Event { event: NicEvent::Completion(c) },
+                    });
+                    continue;
+                }
+                (Fault::CqIndex10, Output::Event { event: NicEvent::Completion(c) }) => {
+                    if let Some(q) = c.queue {
+                        if let Some((base, entries, count)) = self.cqs.get_mut(&q.cq.value()) {
+                            // The index counts modulo 2^10: slot and phase come from it.
+                            let k = *count % 1024;
+                            *count += 1;
+                            let n = u64::from(*entries);
+                            let mut c = *c;
+                            let slot = (k % n) as u32;
+                            let phase = (k / n) % 2 == 0;
+                            rewrite_entry(&mut c, |e| e.phase = phase);
+                            if let Some(w) = c.queue.as_mut() {
+                                w.slot = slot;
+                                w.addr = *base + 32 * u64::from(slot);
+                            }
+                            out.push(TimedOutput {
+                                at: o.at,
+                                output: Output::Event { event: NicEvent::Completion(c) },
+                            });
+                            continue;
+                        }
+                    }
+                }
                 (Fault::NoDuplicateAck, Output::Frame { bytes, .. }) => {
                     // Transport ACKs sent in answer to duplicates (at a time when no new
                     // message retired) are lost to the bug: drop ACKs that repeat an MSN.
@@ -702,6 +831,108 @@ fn encoder_bug(fault: Fault, bytes: &[u8]) -> Option<Vec<u8>> {
             f.to_bytes().ok()
         }
         _ => None,
+    }
+}
+
+/// A host command as a device with 32-bit addresses (va-32bit) or 16-bit remote keys
+/// (rkey-16bit) stores it: the addresses it reads from and sends, and the keys it sends.
+fn narrow_command(fault: Fault, command: &mut HostCommand) {
+    const LOW: u64 = 0xFFFF_FFFF;
+    let key = |k: &mut Rkey| *k = Rkey::new(k.value() & 0xFFFF);
+    match (fault, command) {
+        (Fault::Va32, HostCommand::RegisterLocal(r)) => r.base &= LOW,
+        (Fault::Va32, HostCommand::SetTemplate(t)) => {
+            t.local_base &= LOW;
+            t.remote_base &= LOW;
+        }
+        (Fault::Va32, HostCommand::PostWrite(w)) => {
+            w.local_va &= LOW;
+            w.remote_va &= LOW;
+        }
+        (Fault::Rkey16, HostCommand::SetTemplate(t)) => key(&mut t.remote_rkey),
+        (Fault::Rkey16, HostCommand::PostWrite(w)) => key(&mut w.rkey),
+        _ => {}
+    }
+}
+
+/// A write to memory as a 32-bit address register drives it: the address modulo 2^32,
+/// and the bytes of a DMA write that cross 2^32 wrapped to 0.
+fn narrow_address(event: &NicEvent) -> Vec<NicEvent> {
+    const LOW: u64 = 0xFFFF_FFFF;
+    let mut event = event.clone();
+    match &mut event {
+        NicEvent::DmaWrite(w) => {
+            let bytes = payload_bytes(&w.payload);
+            let va = w.va & LOW;
+            let room = ((LOW + 1) - va) as usize;
+            if bytes.len() > room {
+                let mut low = w.clone();
+                w.va = va;
+                w.payload = Payload::Bytes(bytes[..room].into());
+                low.va = 0;
+                low.payload = Payload::Bytes(bytes[room..].into());
+                return vec![event.clone(), NicEvent::DmaWrite(low)];
+            }
+            w.va = va;
+        }
+        NicEvent::FlagWrite(f) => f.addr &= LOW,
+        NicEvent::Completion(c) => {
+            if let Some(q) = c.queue.as_mut() {
+                q.addr &= LOW;
+            }
+        }
+        _ => {}
+    }
+    vec![event]
+}
+
+/// An arriving frame whose RETH the device reads through `f`, its checks made consistent
+/// again: the narrowing is inside the device, after the frame was verified.
+fn rewrite_reth(bytes: &mut Vec<u8>, f: impl FnOnce(&mut openrdma_codec::RethRepr)) {
+    let d = decode(bytes);
+    // A frame the device discards is never read.
+    if d.ext.reth.is_none() || d.discard_reason().is_some() {
+        return;
+    }
+    if let Some(mut r) = d.to_repr() {
+        if let Some(reth) = r.ext.reth.as_mut() {
+            f(reth);
+        }
+        if let Ok(b) = refit(&mut r) {
+            *bytes = b;
+        }
+    }
+}
+
+/// A frame as a device with 16-bit lengths (len-16bit) or QP numbers (qpn-16bit) builds
+/// it, or `None` where the narrowing does not show.
+fn narrow_frame(fault: Fault, bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    match fault {
+        Fault::Len16 => {
+            let reth = f.ext.reth.as_mut()?;
+            if reth.dma_len <= 0xFFFF {
+                return None;
+            }
+            reth.dma_len &= 0xFFFF;
+        }
+        _ => {
+            if f.bth.dest_qp.value() <= 0xFFFF {
+                return None;
+            }
+            f.bth.dest_qp = Qpn::new(f.bth.dest_qp.value() & 0xFFFF);
+        }
+    }
+    refit(&mut f).ok()
+}
+
+/// A completion entry changed by `f`, in the bytes written to its queue as well.
+fn rewrite_entry(c: &mut openrdma_device::CompletionEvent, f: impl Fn(&mut CompletionRepr)) {
+    f(&mut c.entry);
+    if let Some(q) = c.queue.as_mut() {
+        let mut e = q.entry();
+        f(&mut e);
+        let _ = e.emit(&mut q.bytes);
     }
 }
 
@@ -839,6 +1070,7 @@ impl Device for FaultyDevice {
         self.last_data.clear();
         self.queue.clear();
         self.half_late = m.tolerances.late_ns / 2;
+        self.cqs.clear();
         self.inner.start(&m)
     }
 

@@ -52,6 +52,7 @@ mod keys;
 mod lenient;
 mod reflect;
 mod spray;
+mod widths;
 mod wire;
 
 /// Every scenario of the corpus, in a stable order.
@@ -120,6 +121,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(endpoint::builders());
     all.extend(spray::builders());
     all.extend(inference::builders());
+    all.extend(widths::builders());
     all
 }
 
