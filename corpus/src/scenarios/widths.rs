@@ -531,6 +531,7 @@ fn ret_cq_wrap_1k() -> Scenario {
         0,
         HostCommand::CreateQp(QpConfig {
             recv_flag_slots: 1024,
+            send_cq: Some(cq),
             recv_cq: Some(cq),
             ..qp(DUT_QP, PEER_QP, 0)
         }),
