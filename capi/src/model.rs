@@ -17,9 +17,10 @@ use std::ffi::CString;
 
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_codec::host::COMPLETION_LEN;
+use openrdma_codec::{Ev, Lkey, Psn, Rkey};
 use openrdma_device::{
-    CpuCommand, CqConfig, Device, DeviceError, DoorbellWrite, HostCommand, Input, LocalRegion,
-    Manifest, ManifestVersion, NicEvent, NicSettings, Output, Payload,
+    CpuCommand, CqConfig, CqId, Device, DeviceError, DomainId, DoorbellWrite, HostCommand, Input,
+    LocalRegion, Manifest, ManifestVersion, NicEvent, NicSettings, Output, Payload,
     QpConfig as BoundaryQpConfig, Region, RetirementMode, TimedInput, TimedOutput, Timestamp,
     frame_fields_json,
 };
@@ -174,6 +175,10 @@ impl Model {
                 Status::Refused,
                 format!("CPU command at {} ns refused: [{}] {e}", at.0, e.requirement()),
             )),
+            Some(Refusal::Frame(at, e)) => Err(Error::new(
+                Status::Refused,
+                format!("frame at {} ns refused: [{}] {e}", at.0, e.requirement()),
+            )),
             Some(Refusal::Host(_, HostError::Doorbell(_))) | None => Ok(()),
         }
     }
@@ -233,7 +238,10 @@ impl Model {
         len: u64,
         remote_write: bool,
     ) -> Result<(), Error> {
-        self.push_host(at, HostCommand::RegisterRegion(Region { rkey, base, len, remote_write }))
+        self.push_host(
+            at,
+            HostCommand::RegisterRegion(Region { rkey: Rkey::new(rkey), base, len, remote_write }),
+        )
     }
 
     /// Registers memory the NIC may read under local key `lkey` (`TPL-KEY-001`).
@@ -245,14 +253,14 @@ impl Model {
         len: u64,
         local_read: bool,
     ) -> Result<(), Error> {
-        let region = LocalRegion { lkey, base, len, local_read };
+        let region = LocalRegion { lkey: Lkey::new(lkey), base, len, local_read };
         self.push_host(at, HostCommand::RegisterLocal(region))
     }
 
     /// Ends the local registration `lkey`; the templates under it are disabled first
     /// (`TPL-KEY-002`).
     pub fn push_deregister_local(&mut self, at: u64, lkey: u32) -> Result<(), Error> {
-        self.push_host(at, HostCommand::DeregisterLocal { lkey })
+        self.push_host(at, HostCommand::DeregisterLocal { lkey: Lkey::new(lkey) })
     }
 
     /// Creates completion queue `cq`: `entries` 32-byte slots from `base`.
@@ -263,18 +271,18 @@ impl Model {
         base: u64,
         entries: u32,
     ) -> Result<(), Error> {
-        self.push_host(at, HostCommand::CreateCq(CqConfig { cq, base, entries }))
+        self.push_host(at, HostCommand::CreateCq(CqConfig { cq: CqId::new(cq), base, entries }))
     }
 
     /// Designates completion queue `cq` as the device error queue.
     pub fn push_set_error_cq(&mut self, at: u64, cq: u32) -> Result<(), Error> {
-        self.push_host(at, HostCommand::SetErrorCq { cq })
+        self.push_host(at, HostCommand::SetErrorCq { cq: CqId::new(cq) })
     }
 
     /// Writes `consumed`, the total of entries consumed modulo 2^32, to the consumer
     /// register of completion queue `cq` (`CQE-RING-004`).
     pub fn push_cq_consumer(&mut self, at: u64, cq: u32, consumed: u32) -> Result<(), Error> {
-        self.push_host(at, HostCommand::CqConsumer { cq, consumed })
+        self.push_host(at, HostCommand::CqConsumer { cq: CqId::new(cq), consumed })
     }
 
     /// Creates a QP; `evs` are its entropy values.
@@ -287,13 +295,21 @@ impl Model {
                 )
             })
         };
+        let psn = |v: u32, what: &str| {
+            Psn::try_new(v).ok_or_else(|| {
+                Error::new(
+                    Status::InvalidArgument,
+                    format!("{what} {v:#x} does not fit in 24 bits"),
+                )
+            })
+        };
         let qp = BoundaryQpConfig {
             qpn: qpn(cfg.qpn, "qpn")?,
             peer_qpn: qpn(cfg.peer_qpn, "peer_qpn")?,
-            initial_psn: cfg.initial_psn,
-            peer_initial_psn: cfg.peer_initial_psn,
-            domain: cfg.domain,
-            evs: evs.to_vec(),
+            initial_psn: psn(cfg.initial_psn, "initial_psn")?,
+            peer_initial_psn: psn(cfg.peer_initial_psn, "peer_initial_psn")?,
+            domain: DomainId::new(cfg.domain),
+            evs: evs.iter().copied().map(Ev::new).collect(),
             backup_evs: Vec::new(),
             spray: Default::default(),
             cc: Default::default(),
@@ -301,8 +317,8 @@ impl Model {
             recv_flag_slots: cfg.recv_flag_slots,
             send_flag_base: cfg.send_flag_base,
             send_flag_slots: cfg.send_flag_slots,
-            send_cq: flag(cfg.has_send_cq, "cfg->has_send_cq")?.then_some(cfg.send_cq),
-            recv_cq: flag(cfg.has_recv_cq, "cfg->has_recv_cq")?.then_some(cfg.recv_cq),
+            send_cq: flag(cfg.has_send_cq, "cfg->has_send_cq")?.then_some(CqId::new(cfg.send_cq)),
+            recv_cq: flag(cfg.has_recv_cq, "cfg->has_recv_cq")?.then_some(CqId::new(cfg.recv_cq)),
         };
         self.push_host(at, HostCommand::CreateQp(qp))
     }
@@ -587,14 +603,14 @@ fn c_output(o: &TimedOutput, h: &Held) -> COutput {
             NicEvent::DmaWrite(w) => {
                 c.kind = OutputKind::DmaWrite;
                 c.qpn = w.qpn.value();
-                c.dma_write = DmaWriteFields { psn: w.psn.value(), msn: w.msn, va: w.va };
+                c.dma_write = DmaWriteFields { psn: w.psn.value(), msn: w.msn.value(), va: w.va };
             }
             NicEvent::FlagWrite(f) => {
                 c.kind = OutputKind::FlagWrite;
                 c.qpn = f.qpn.value();
                 c.flag_write = FlagWriteFields {
                     side: f.side.into(),
-                    msn: f.msn,
+                    msn: f.msn.value(),
                     addr: f.addr,
                     value: f.value,
                 };
@@ -608,7 +624,7 @@ fn c_output(o: &TimedOutput, h: &Held) -> COutput {
                     wr_id: x.wr_id,
                     status: x.status.0,
                     opcode: x.opcode.0,
-                    msn: x.msn,
+                    msn: x.msn.value(),
                     byte_len: x.byte_len,
                     imm: x.imm,
                     has_imm: x.has_imm,
@@ -617,7 +633,7 @@ fn c_output(o: &TimedOutput, h: &Held) -> COutput {
                     timestamp: x.timestamp,
                     phase: x.phase,
                     in_queue: e.queue.is_some(),
-                    cq: e.queue.map_or(0, |q| q.cq),
+                    cq: e.queue.map_or(0, |q| q.cq.value()),
                     slot: e.queue.map_or(0, |q| q.slot),
                     addr: e.queue.map_or(0, |q| q.addr),
                 };
@@ -659,13 +675,13 @@ pub fn frame_fields(bytes: &[u8]) -> FrameFields {
         psn: bth.psn.value(),
         ack_req: bth.ack_req,
         rtx: bth.rtx,
-        entropy: d.entropy().unwrap_or(0),
+        entropy: d.entropy().unwrap_or_default().value(),
         payload_len: len32(d.payload.len()),
         ..FrameFields::default()
     };
     if let Some(m) = &d.ext.meth {
         f.has_meth = true;
-        f.msn = m.msn;
+        f.msn = m.msn.value();
     }
     if let Some(t) = &d.ext.tseth {
         f.has_tseth = true;
@@ -674,7 +690,7 @@ pub fn frame_fields(bytes: &[u8]) -> FrameFields {
     if let Some(r) = &d.ext.reth {
         f.has_reth = true;
         f.va = r.va;
-        f.rkey = r.rkey;
+        f.rkey = r.rkey.value();
         f.dma_len = r.dma_len;
     }
     if let Some(s) = &d.ext.seth {
@@ -694,7 +710,7 @@ pub fn frame_fields(bytes: &[u8]) -> FrameFields {
     if let Some(a) = &d.ext.aeth {
         f.has_aeth = true;
         f.aeth_syndrome = a.syndrome;
-        f.aeth_msn = a.msn;
+        f.aeth_msn = a.msn.value();
     }
     if let Some(e) = &d.ext.eeth {
         f.has_eeth = true;
@@ -932,7 +948,7 @@ mod tests {
             erth: ErthRepr::new(EndpointOp::EV_PROBE, 0b1, 0xABCD),
         };
         let outer = openrdma_sm::Outer::from_link(&m.manifest().link.reversed());
-        let frame = request.to_frame(&outer, 0x4000_0000, &mut |_, _| Vec::new()).unwrap();
+        let frame = request.to_frame(&outer, Ev::new(0x4000_0000), &mut |_, _| Vec::new()).unwrap();
         m.push_frame(100, 0, &frame.to_bytes().unwrap()).unwrap();
         let o = m.next_output().expect("the response");
         assert_eq!(o.kind, OutputKind::Frame);

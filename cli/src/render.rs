@@ -21,7 +21,7 @@
 //! "skipped", link_type, skipped: "link type not decoded"}`.
 //!
 //! Both views are written straight from the decoded headers by one walk over their fields
-//! ([`Sink`]), so they always show the same fields; neither goes through the other.
+//! (`Sink`), so they always show the same fields; neither goes through the other.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -279,8 +279,8 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
     match h {
         ExtHeader::Meth => {
             if let Some(r) = &x.meth {
-                s.field(key!("rqmsn"), U(r.rqmsn.into()));
-                s.field(key!("msn"), U(r.msn.into()));
+                s.field(key!("rqmsn"), U(r.rqmsn.value().into()));
+                s.field(key!("msn"), U(r.msn.value().into()));
             }
         }
         ExtHeader::Tseth => {
@@ -294,7 +294,7 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
         ExtHeader::Reth => {
             if let Some(r) = &x.reth {
                 s.field(key!("va"), U(r.va));
-                s.field(key!("rkey"), U(r.rkey.into()));
+                s.field(key!("rkey"), U(r.rkey.value().into()));
                 s.field(key!("dma_len"), U(r.dma_len.into()));
             }
         }
@@ -306,7 +306,7 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
         ExtHeader::Aeth => {
             if let Some(r) = &x.aeth {
                 s.field(key!("syndrome"), U(r.syndrome.into()));
-                s.field(key!("msn"), U(r.msn.into()));
+                s.field(key!("msn"), U(r.msn.value().into()));
             }
         }
         ExtHeader::Seth => {
@@ -317,7 +317,7 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
                 s.field(key!("resv1"), U(r.resv1.into()));
                 s.field(key!("pr"), B(r.pr));
                 s.field(key!("ack_psn_offset"), I(r.ack_psn_offset.into()));
-                s.field(key!("entropy"), U(r.entropy.into()));
+                s.field(key!("entropy"), U(r.entropy.value().into()));
                 s.field(key!("spdcid"), U(r.spdcid.into()));
                 s.field(key!("dpdcid"), U(r.dpdcid.into()));
                 s.field(key!("resv12"), U(r.resv12.into()));
@@ -346,7 +346,7 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
                 s.field(key!("resv1"), U(r.resv1.into()));
                 s.field(key!("reason"), U(r.reason.0.into()));
                 s.field(key!("vendor_info"), U(r.vendor_info.into()));
-                s.field(key!("entropy"), U(r.entropy.into()));
+                s.field(key!("entropy"), U(r.entropy.value().into()));
                 s.field(key!("spdcid"), U(r.spdcid.into()));
                 s.field(key!("dpdcid"), U(r.dpdcid.into()));
                 s.field(key!("resv12"), U(r.resv12.into()));
@@ -410,13 +410,13 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
         }
         ExtHeader::Ieth => {
             if let Some(r) = &x.ieth {
-                s.field(key!("rkey"), U(r.rkey.into()));
+                s.field(key!("rkey"), U(r.rkey.value().into()));
             }
         }
         ExtHeader::AtomicEth => {
             if let Some(r) = &x.atomiceth {
                 s.field(key!("va"), U(r.va));
-                s.field(key!("rkey"), U(r.rkey.into()));
+                s.field(key!("rkey"), U(r.rkey.value().into()));
                 s.field(key!("swap_add"), U(r.swap_add));
                 s.field(key!("compare"), U(r.compare));
             }

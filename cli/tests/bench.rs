@@ -47,6 +47,7 @@ fn bench_quick_json_reports_every_figure() {
             positive(&["dissect", "tshark", "frames_per_s"]);
             positive(&["dissect", "json_over_tshark"]);
             positive(&["dissect", "text_over_tshark"]);
+            positive(&["dissect", "decode_verify_1kib_over_tshark"]);
         }
     }
 }

@@ -18,6 +18,7 @@ mod common;
 use common::*;
 use openrdma_codec::frame::{Extensions, IpRepr, decode};
 use openrdma_codec::icrc;
+use openrdma_codec::{AethMsn, Ev, Msn, Rkey, Rqmsn};
 use openrdma_codec::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, CcStateRepr, EethRepr, EndpointOp, ErthRepr,
     EtherType, EthernetRepr, EvMark, ImmDtRepr, MethRepr, NackReason, NethRepr, Opcode, PethRepr,
@@ -34,7 +35,7 @@ const QP_REQ: u32 = 0x000034;
 const QP_RESP: u32 = 0x000012;
 /// Base virtual address of the remote buffer, and its key.
 const VA: u64 = 0x0000_7f00_0000_1000;
-const RKEY: u32 = 0xabcd_1234;
+const RKEY: Rkey = Rkey::new(0xabcd_1234);
 
 /// An MRC write packet: METH, TSETH when `tx_ts` is given, RETH, ImmDt when `imm` is given.
 fn mrc_write(
@@ -50,7 +51,7 @@ fn mrc_write(
     b.ts = tx_ts.is_some();
     b.ack_req = opcode.is_last();
     let ext = Extensions {
-        meth: Some(MethRepr::new(0, msn)),
+        meth: Some(MethRepr::new(Rqmsn::new(0), Msn::new(msn))),
         tseth: tx_ts.map(TsethRepr::new),
         reth: Some(RethRepr::new(VA + va_offset, RKEY, 192)),
         immdt: imm.map(ImmDtRepr::new),
@@ -61,13 +62,13 @@ fn mrc_write(
     if let IpRepr::V6(v6) = &mut f.ip {
         v6.traffic_class |= 0b10;
     }
-    f.set_entropy(0xC0DE_0001 + psn);
+    f.set_entropy(Ev::new(0xC0DE_0001 + psn));
     f
 }
 
 fn sack() -> SethRepr {
     SethRepr {
-        entropy: 0xC0DE_0067,
+        entropy: Ev::new(0xC0DE_0067),
         cack_psn: Psn::new(100),
         mpr: 8,
         sack_offset: 2,
@@ -126,7 +127,7 @@ fn good_frames() -> Vec<(&'static str, Vec<u8>)> {
         finish(roce(ipv6(false), bth(Opcode::MRC_SACK, QP_REQ, 0), ext, &[])),
     ));
     let ext = Extensions {
-        neth: Some(NethRepr::new(NackReason::PSN_OOR_WINDOW, Psn::new(1200), 0xC0DE_04B1)),
+        neth: Some(NethRepr::new(NackReason::PSN_OOR_WINDOW, Psn::new(1200), Ev::new(0xC0DE_04B1))),
         ..Extensions::default()
     };
     v.push((
@@ -139,7 +140,7 @@ fn good_frames() -> Vec<(&'static str, Vec<u8>)> {
         finish(roce(ipv6(true), bth(Opcode::MRC_PROBE, QP_RESP, 0), ext, &[])),
     ));
     let ext = Extensions {
-        aeth: Some(AethRepr::new(AethRepr::ACK_UNLIMITED_CREDIT, 8)),
+        aeth: Some(AethRepr::new(AethRepr::ACK_UNLIMITED_CREDIT, AethMsn::new(8))),
         ..Extensions::default()
     };
     v.push((
@@ -181,7 +182,10 @@ fn good_frames() -> Vec<(&'static str, Vec<u8>)> {
         "RC_READ_REQUEST, RETH",
         finish(roce(ipv4(true), bth(Opcode::RC_READ_REQUEST, QP_RESP, 503), ext, &[])),
     ));
-    let ext = Extensions { aeth: Some(AethRepr::new(AethRepr::ACK, 3)), ..Extensions::default() };
+    let ext = Extensions {
+        aeth: Some(AethRepr::new(AethRepr::ACK, AethMsn::new(3))),
+        ..Extensions::default()
+    };
     v.push((
         "RC_READ_RESPONSE_ONLY, AETH",
         finish(roce(
@@ -199,7 +203,7 @@ fn good_frames() -> Vec<(&'static str, Vec<u8>)> {
     b.ack_req = true;
     v.push(("RC_FETCH_ADD, AtomicETH", finish(roce(ipv4(true), b, ext, &[]))));
     let ext = Extensions {
-        aeth: Some(AethRepr::new(AethRepr::ACK, 4)),
+        aeth: Some(AethRepr::new(AethRepr::ACK, AethMsn::new(4))),
         atomicacketh: Some(AtomicAckEthRepr { orig: 41 }),
         ..Extensions::default()
     };

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use common::*;
 use openrdma_codec::frame::{Extensions, FrameRepr};
-use openrdma_codec::{AethRepr, ImmDtRepr, Opcode, RethRepr};
+use openrdma_codec::{AethMsn, AethRepr, Ev, ImmDtRepr, Opcode, RethRepr, Rkey};
 use pcap_file::{Endianness, TsResolution};
 use serde_json::Value;
 
@@ -47,11 +47,11 @@ const UPPER_LAYERS: &[&str] =
 
 fn frames() -> Vec<FrameRepr> {
     let reth = |va, rkey, len| Extensions {
-        reth: Some(RethRepr::new(va, rkey, len)),
+        reth: Some(RethRepr::new(va, Rkey::new(rkey), len)),
         ..Extensions::default()
     };
     let aeth = |syndrome, msn| Extensions {
-        aeth: Some(AethRepr::new(syndrome, msn)),
+        aeth: Some(AethRepr::new(syndrome, AethMsn::new(msn))),
         ..Extensions::default()
     };
     let mut v = Vec::new();
@@ -74,7 +74,7 @@ fn frames() -> Vec<FrameRepr> {
     ));
 
     let ext = Extensions {
-        reth: Some(RethRepr::new(0x1000, 0x42, 13)),
+        reth: Some(RethRepr::new(0x1000, Rkey::new(0x42), 13)),
         immdt: Some(ImmDtRepr::new(0x0102_0304)),
         ..Extensions::default()
     };
@@ -108,7 +108,7 @@ fn frames() -> Vec<FrameRepr> {
         Extensions::default(),
         b"hello",
     );
-    f.set_entropy(0xC0DE_1234);
+    f.set_entropy(Ev::new(0xC0DE_1234));
     v.push(f);
     v.push(roce(
         ipv6(false),

@@ -8,6 +8,7 @@ use core::net::Ipv6Addr;
 use std::hint::black_box;
 
 use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 
 fn main() {
@@ -25,8 +26,8 @@ fn main() {
         udp: UdpRepr::rocev2(0),
         bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),
         ext: Extensions {
-            meth: Some(MethRepr::new(0, 1)),
-            reth: Some(RethRepr::new(0x7f00_0000_0000, 0xBEEF, 1 << 20)),
+            meth: Some(MethRepr::new(Rqmsn::new(0), Msn::new(1))),
+            reth: Some(RethRepr::new(0x7f00_0000_0000, Rkey::new(0xBEEF), 1 << 20)),
             ..Extensions::default()
         },
         payload: (0..1024).map(|i| i as u8).collect(),
@@ -34,7 +35,7 @@ fn main() {
         icrc: None,
         eth_padding: Vec::new(),
     };
-    f.set_entropy(0xC001_2345);
+    f.set_entropy(Ev::new(0xC001_2345));
     f.finalize().expect("a valid frame");
     let bytes = f.to_bytes().expect("emit");
     let start = std::time::Instant::now();

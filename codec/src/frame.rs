@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 
 use nom::IResult;
 
+use crate::Ev;
 use crate::error::{DecodeError, DecodeErrorKind, EmitError, Header, Violation, check_buffer};
 use crate::icrc::{self, ICRC_LEN, IcrcCheck};
 use crate::opcode::{ExtHeader, MAX_EXT_HEADERS, Opcode, PayloadRule};
@@ -519,13 +520,13 @@ impl DecodedFrame<'_> {
 
     /// The 32-bit entropy value carried by the frame (`ENC-EV-*`): EV\[31:16\] is the UDP
     /// source port, EV\[15:0\] the low 16 bits of the IPv6 flow label (zero over IPv4).
-    pub fn entropy(&self) -> Option<u32> {
+    pub fn entropy(&self) -> Option<Ev> {
         let udp = self.udp.as_ref()?;
         let low = match self.ip.as_ref()? {
-            IpRepr::V6(v6) => v6.flow_label & FLOW_LABEL_EV_BITS,
+            IpRepr::V6(v6) => v6.flow_label as u16,
             IpRepr::V4(_) => 0,
         };
-        Some(u32::from(udp.src_port) << 16 | low)
+        Some(Ev::from_halves(udp.src_port, low))
     }
 
     /// An owned copy, if the frame is a complete RoCEv2 packet on Ethernet.
@@ -926,6 +927,7 @@ fn store<'a, R>((rest, r): (&'a [u8], R), slot: &mut Option<R>) -> &'a [u8] {
 
 /// Decodes a whole Ethernet frame (without FCS). Never panics and never fails as a whole;
 /// see [`DecodedFrame`].
+#[inline]
 pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
     decode_captured(LinkType::ETHERNET, frame, frame.len())
 }
@@ -938,6 +940,9 @@ pub fn decode(frame: &[u8]) -> DecodedFrame<'_> {
 /// captured bytes is decoded, decoding stops without an error where the bytes end, the
 /// length fields are checked against the length on the wire, and the ICRC is
 /// [`IcrcStatus::NotCheckable`] (`DEC-CUT-001`).
+// Inline, with the work out of line in `decode_into`: the frame (over 800 bytes) is then
+// built in the caller's place instead of being built here and copied out on return.
+#[inline]
 pub fn decode_captured(link: LinkType, frame: &[u8], orig_len: usize) -> DecodedFrame<'_> {
     let mut d = DecodedFrame {
         bytes: frame,
@@ -984,6 +989,9 @@ enum Next {
     RawIp,
 }
 
+/// Decodes `frame` into `d`, which holds every header read before an error. Kept out of
+/// line so that [`decode_captured`], inlined in its callers, stays small.
+#[inline(never)]
 fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), DecodeError> {
     let (mut at, next) = match d.link_type {
         LinkType::ETHERNET => {
@@ -1208,21 +1216,21 @@ impl FrameRepr {
     }
 
     /// The entropy value this frame carries (see [`DecodedFrame::entropy`]).
-    pub fn entropy(&self) -> u32 {
+    pub fn entropy(&self) -> Ev {
         let low = match &self.ip {
-            IpRepr::V6(v6) => v6.flow_label & FLOW_LABEL_EV_BITS,
+            IpRepr::V6(v6) => v6.flow_label as u16,
             IpRepr::V4(_) => 0,
         };
-        u32::from(self.udp.src_port) << 16 | low
+        Ev::from_halves(self.udp.src_port, low)
     }
 
     /// Places an entropy value: EV\[31:16\] in the UDP source port and, over IPv6,
     /// EV\[15:0\] in the low 16 bits of the flow label (`ENC-EV-*`).
-    pub fn set_entropy(&mut self, ev: u32) {
-        self.udp.src_port = (ev >> 16) as u16;
+    pub fn set_entropy(&mut self, ev: Ev) {
+        self.udp.src_port = ev.high();
         if let IpRepr::V6(v6) = &mut self.ip {
             // ENC-EV-001: flow_label[19:16] is sent as 0.
-            v6.flow_label = ev & FLOW_LABEL_EV_BITS;
+            v6.flow_label = u32::from(ev.low());
         }
     }
 

@@ -23,6 +23,10 @@ use crate::wire::BTH_LEN;
 pub const ICRC_LEN: usize = 4;
 /// Length of the UDP header.
 const UDP_HEADER_LEN: usize = 8;
+/// Length of the InfiniBand LRH the ICRC stands in for with ones.
+const LRH_LEN: usize = 8;
+/// The longest masked pseudo-header: the LRH, a 60-byte IPv4 header, UDP and BTH.
+const MAX_HEAD: usize = LRH_LEN + 60 + UDP_HEADER_LEN + BTH_LEN;
 
 /// Why an ICRC could not be computed over a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,13 +70,14 @@ pub fn compute(ip_packet: &[u8]) -> Result<u32, IcrcError> {
             have: ip_packet.len() + ICRC_LEN,
         });
     }
-    let mut h = crc32fast::Hasher::new();
-    h.update(&[0xFF; 8]);
-
-    // IP header, masked. 60 bytes is the largest IPv4 header; IPv6's fixed header is 40.
-    let mut ip = [0u8; 60];
-    ip[..ip_len].copy_from_slice(&ip_packet[..ip_len]);
-    if ip_len == 40 && ip_packet[0] >> 4 == 6 {
+    // The masked headers go to the CRC as one block on the stack, the rest of the packet
+    // as one slice of the input: two calls, so the folding loop of the CRC runs over the
+    // whole payload at once.
+    // Ones to start with: the first eight stand for the masked LRH.
+    let mut head = [0xFFu8; MAX_HEAD];
+    head[LRH_LEN..LRH_LEN + fixed].copy_from_slice(&ip_packet[..fixed]);
+    let ip = &mut head[LRH_LEN..LRH_LEN + ip_len];
+    if ip_len == 40 && ip[0] >> 4 == 6 {
         ip[0] |= 0x0F; // traffic class, high nibble
         ip[1] = 0xFF; // traffic class low nibble, flow label high nibble
         ip[2] = 0xFF;
@@ -84,16 +89,13 @@ pub fn compute(ip_packet: &[u8]) -> Result<u32, IcrcError> {
         ip[10] = 0xFF; // header checksum
         ip[11] = 0xFF;
     }
-    h.update(&ip[..ip_len]);
+    let udp_at = LRH_LEN + ip_len;
+    head[udp_at + 6] = 0xFF; // UDP checksum
+    head[udp_at + 7] = 0xFF;
+    head[udp_at + UDP_HEADER_LEN + 4] = 0xFF; // BTH byte 4
 
-    // UDP and BTH, masked.
-    let mut ub = [0u8; UDP_HEADER_LEN + BTH_LEN];
-    ub.copy_from_slice(&ip_packet[ip_len..fixed]);
-    ub[6] = 0xFF; // UDP checksum
-    ub[7] = 0xFF;
-    ub[UDP_HEADER_LEN + 4] = 0xFF; // BTH byte 4
-    h.update(&ub);
-
+    let mut h = crc32fast::Hasher::new();
+    h.update(&head[..LRH_LEN + fixed]);
     h.update(&ip_packet[fixed..]);
     Ok(h.finalize())
 }

@@ -8,6 +8,8 @@
 
 use core::fmt;
 
+use crate::id::TooWide;
+
 /// Number of distinct PSN values, 2^24.
 pub const PSN_MODULUS: u32 = 1 << 24;
 /// Mask of the 24 PSN bits.
@@ -16,6 +18,7 @@ pub const PSN_MASK: u32 = PSN_MODULUS - 1;
 /// A 24-bit packet sequence number.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(transparent)]
 #[cfg_attr(feature = "serde", serde(transparent))]
 pub struct Psn(u32);
 
@@ -122,6 +125,15 @@ impl From<Psn> for u32 {
     }
 }
 
+impl TryFrom<u32> for Psn {
+    type Error = TooWide;
+
+    /// The PSN `value`, or a [`TooWide`] if it does not fit in 24 bits.
+    fn try_from(value: u32) -> Result<Psn, TooWide> {
+        Psn::try_new(value).ok_or(TooWide { what: "PSN", value: u64::from(value), bits: 24 })
+    }
+}
+
 #[cfg(feature = "arbitrary")]
 impl<'a> arbitrary::Arbitrary<'a> for Psn {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
@@ -135,6 +147,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Psn {
 /// A 24-bit queue pair number.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(transparent)]
 #[cfg_attr(feature = "serde", serde(transparent))]
 pub struct Qpn(u32);
 
@@ -160,6 +173,21 @@ impl Qpn {
     #[inline]
     pub const fn value(self) -> u32 {
         self.0
+    }
+}
+
+impl From<Qpn> for u32 {
+    fn from(q: Qpn) -> u32 {
+        q.0
+    }
+}
+
+impl TryFrom<u32> for Qpn {
+    type Error = TooWide;
+
+    /// The QPN `value`, or a [`TooWide`] if it does not fit in 24 bits.
+    fn try_from(value: u32) -> Result<Qpn, TooWide> {
+        Qpn::try_new(value).ok_or(TooWide { what: "QPN", value: u64::from(value), bits: 24 })
     }
 }
 
@@ -196,6 +224,10 @@ mod tests {
         assert_eq!(Psn::new(0x0100_0005), Psn::new(5));
         assert_eq!(Psn::try_new(1 << 24), None);
         assert_eq!(Psn::new(3).offset(-5), Psn::new(PSN_MASK - 1));
+        assert_eq!(Psn::try_from(PSN_MASK), Ok(Psn::MAX));
+        let e = TooWide { what: "PSN", value: 1 << 24, bits: 24 };
+        assert_eq!(Psn::try_from(1 << 24), Err(e));
+        assert_eq!(Qpn::try_from(1 << 24), Err(TooWide { what: "QPN", ..e }));
     }
 
     #[test]

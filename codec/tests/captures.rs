@@ -11,6 +11,7 @@ use common::*;
 use openrdma_codec::frame::{
     DecodedFrame, Extensions, FrameKind, FrameRepr, IcrcStatus, decode, decode_captured,
 };
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 
 /// opcode, name, the headers after the BTH in wire order, whether a payload follows.

@@ -8,6 +8,7 @@ use common::*;
 use openrdma_codec::frame::{
     DecodedFrame, ETH_HEADER_LEN, Extensions, FrameRepr, IcrcStatus, IpRepr, UdpChecksum, decode,
 };
+use openrdma_codec::wire::*;
 use openrdma_codec::{DecodeErrorKind, icrc, *};
 
 /// Every layer of a cleanly decoded RoCEv2 frame as (header, start, end).
@@ -110,7 +111,7 @@ fn emit_refuses_extension_headers_that_do_not_match_the_opcode() {
     f.ext.cc_state = None;
     assert_eq!(f.to_bytes(), Err(EmitError::Inconsistent { header: Header::Bth, field: "opcode" }));
     let mut f = sample("mrc_sack", Encap::V4);
-    f.ext.aeth = Some(AethRepr::new(0, 0));
+    f.ext.aeth = Some(AethRepr::new(0, AethMsn::new(0)));
     assert_eq!(f.to_bytes(), Err(EmitError::Inconsistent { header: Header::Bth, field: "opcode" }));
 }
 
@@ -966,37 +967,37 @@ fn arp_behind_a_tag_is_not_ip() {
 #[test]
 fn entropy_over_ipv6_uses_port_and_flow_label() {
     let mut f = sample("mrc_write_middle", Encap::V6);
-    f.set_entropy(0xABCD_1234);
+    f.set_entropy(Ev::new(0xABCD_1234));
     assert_eq!(f.udp.src_port, 0xABCD);
     let IpRepr::V6(v6) = &f.ip else { unreachable!() };
     assert_eq!(v6.flow_label, 0x1234);
-    assert_eq!(f.entropy(), 0xABCD_1234);
+    assert_eq!(f.entropy(), Ev::new(0xABCD_1234));
     f.finalize().unwrap();
     let bytes = f.to_bytes().unwrap();
     let d = decode(&bytes);
-    assert_eq!(d.entropy(), Some(0xABCD_1234));
+    assert_eq!(d.entropy(), Some(Ev::new(0xABCD_1234)));
     // Flow label bits 19:16 are not part of the EV and are ignored on receipt; a sender
     // sets them to 0 (ENC-EV-001), so set_entropy clears them.
     let mut g = f.clone();
     if let IpRepr::V6(v6) = &mut g.ip {
         v6.flow_label |= 0xF_0000;
     }
-    assert_eq!(g.entropy(), 0xABCD_1234);
-    g.set_entropy(0x0001_0002);
+    assert_eq!(g.entropy(), Ev::new(0xABCD_1234));
+    g.set_entropy(Ev::new(0x0001_0002));
     let IpRepr::V6(v6) = &g.ip else { unreachable!() };
     assert_eq!(v6.flow_label, 0x0_0002);
-    assert_eq!(g.entropy(), 0x0001_0002);
+    assert_eq!(g.entropy(), Ev::new(0x0001_0002));
 }
 
 #[test]
 fn entropy_over_ipv4_is_the_source_port_only() {
     let mut f = sample("mrc_write_middle", Encap::V4Dot1q);
-    f.set_entropy(0xABCD_1234);
+    f.set_entropy(Ev::new(0xABCD_1234));
     assert_eq!(f.udp.src_port, 0xABCD);
-    assert_eq!(f.entropy(), 0xABCD_0000, "ENC-EV-002: the low half is not carried");
+    assert_eq!(f.entropy(), Ev::new(0xABCD_0000), "ENC-EV-002: the low half is not carried");
     f.finalize().unwrap();
     let bytes = f.to_bytes().unwrap();
-    assert_eq!(decode(&bytes).entropy(), Some(0xABCD_0000));
+    assert_eq!(decode(&bytes).entropy(), Some(Ev::new(0xABCD_0000)));
 }
 
 #[test]
@@ -1006,14 +1007,14 @@ fn entropy_is_none_without_udp() {
     assert_eq!(decode(&[]).entropy(), None);
     // A UDP frame that is not RoCEv2 still has an EV.
     let b = udp_over_ipv4(53, |_| {});
-    assert_eq!(decode(&b).entropy(), Some(1234 << 16));
+    assert_eq!(decode(&b).entropy(), Some(Ev::new(1234 << 16)));
 }
 
 /// A received frame re-emitted with a new EV and its ICRC as received.
 fn rewrite_ev(bytes: &[u8], ev: u32) -> Vec<u8> {
     let mut r = decode(bytes).to_repr().unwrap();
     assert!(r.icrc.is_some());
-    r.set_entropy(ev);
+    r.set_entropy(Ev::new(ev));
     r.to_bytes().unwrap()
 }
 
@@ -1021,7 +1022,7 @@ fn rewrite_ev(bytes: &[u8], ev: u32) -> Vec<u8> {
 fn flow_label_rewrite_keeps_the_icrc_and_source_port_rewrite_breaks_it() {
     for encap in [Encap::V6, Encap::V6Dot1q, Encap::V6Stag] {
         let mut f = sample("mrc_write_first_ts", encap);
-        f.set_entropy(0xC000_1234);
+        f.set_entropy(Ev::new(0xC000_1234));
         f.finalize().unwrap();
         let bytes = f.to_bytes().unwrap();
         assert_eq!(decode(&bytes).icrc, IcrcStatus::Ok);
@@ -1030,13 +1031,13 @@ fn flow_label_rewrite_keeps_the_icrc_and_source_port_rewrite_breaks_it() {
         let b = rewrite_ev(&bytes, 0xC000_BEEF);
         let d = decode(&b);
         assert_eq!(d.icrc, IcrcStatus::Ok, "{encap:?}");
-        assert_eq!(d.entropy(), Some(0xC000_BEEF));
+        assert_eq!(d.entropy(), Some(Ev::new(0xC000_BEEF)));
 
         // The high half travels in the covered source port: a rewrite is corruption.
         let b = rewrite_ev(&bytes, 0xC001_1234);
         let d = decode(&b);
         assert!(matches!(d.icrc, IcrcStatus::Bad { .. }), "{encap:?}");
-        assert_eq!(d.entropy(), Some(0xC001_1234));
+        assert_eq!(d.entropy(), Some(Ev::new(0xC001_1234)));
         assert!(d.validate().iter().any(|v| v.requirement == "ICRC-VERIFY-001"));
     }
     // Over IPv4 only the source port carries the EV, and it is covered.
@@ -1059,7 +1060,7 @@ fn reseal_makes_an_edited_frame_sound_again() {
                 f.udp.checksum = 0;
             }
             let mut f = decode(&f.to_bytes().unwrap()).to_repr().unwrap();
-            let ev = f.entropy() ^ 0x0003_0000;
+            let ev = Ev::new(f.entropy().value() ^ 0x0003_0000);
             f.set_entropy(ev);
             let stale = decode(&f.to_bytes().unwrap()).discard_reason();
             assert!(stale.is_some(), "{encap:?}: the edit alone left the frame sound");

@@ -22,6 +22,7 @@ use openrdma_codec::host::{
     CompletionRepr, DoorbellReject, DoorbellToken, FlagRepr, LengthBound, Template, WorkRequest,
     WrOpcode, accept_doorbell,
 };
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 
 // ----- the frames the rows start from --------------------------------------------------------
@@ -77,7 +78,7 @@ fn sack_repr() -> FrameRepr {
     let bth = BthRepr::new(Opcode::MRC_SACK, Qpn::new(0x10), Psn::new(99));
     let ext = frame::Extensions {
         seth: Some(SethRepr {
-            entropy: 0xA1,
+            entropy: Ev::new(0xA1),
             cack_psn: Psn::new(99),
             mpr: 1,
             sack_offset: 1,
@@ -97,9 +98,9 @@ fn write_repr(len: usize) -> FrameRepr {
     bth.ts = true;
     bth.ack_req = true;
     let ext = frame::Extensions {
-        meth: Some(MethRepr { rqmsn: 1, msn: 3 }),
+        meth: Some(MethRepr { rqmsn: Rqmsn::new(1), msn: Msn::new(3) }),
         tseth: Some(TsethRepr { tx_timestamp: 0xBEEF, ftype: 1, ..TsethRepr::default() }),
-        reth: Some(RethRepr { va: 0x10_0000, rkey: 0xBEEF, dma_len: len as u32 }),
+        reth: Some(RethRepr { va: 0x10_0000, rkey: Rkey::new(0xBEEF), dma_len: len as u32 }),
         ..frame::Extensions::default()
     };
     frame(false, bth, ext, &vec![0x5A; len])
@@ -109,7 +110,7 @@ fn write_repr(len: usize) -> FrameRepr {
 fn nack_repr(reason: NackReason) -> FrameRepr {
     let bth = BthRepr::new(Opcode::MRC_NACK, Qpn::new(0x10), Psn::new(5));
     let ext = frame::Extensions {
-        neth: Some(NethRepr::new(reason, Psn::new(5), 0xA2)),
+        neth: Some(NethRepr::new(reason, Psn::new(5), Ev::new(0xA2))),
         ..frame::Extensions::default()
     };
     frame(false, bth, ext, &[])
@@ -326,7 +327,8 @@ fn rows() -> Vec<Row> {
         Expect::BadIcrc,
     ));
     let mut changed = sack.clone();
-    changed.ext.seth.as_mut().unwrap().entropy ^= 0x0100_0000;
+    let seth = changed.ext.seth.as_mut().unwrap();
+    seth.entropy = Ev::new(seth.entropy.value() ^ 0x0100_0000);
     rows.push(row(
         "SETH entropy changed, ICRC kept",
         &changed,
@@ -499,8 +501,8 @@ fn kept(d: &DecodedFrame<'_>, f: &FrameRepr, name: &str) {
 
 /// Host formats cut short name the field they cut.
 fn host_rows() -> usize {
-    let tok = DoorbellToken::new(5, 0x10, 3, 0).to_bytes();
-    let flag = FlagRepr::retired(1, 2).to_bytes();
+    let tok = DoorbellToken::new(TemplateId::new(5), 0x10, 3, 0).to_bytes();
+    let flag = FlagRepr::retired(Msn::new(1), 2).to_bytes();
     let mut wqe = [0u8; 64];
     let wr = WorkRequest { wr_id: 1, qpn: Qpn::new(0x20), length: 64, ..WorkRequest::default() };
     wr.emit(&mut wqe).unwrap();
@@ -545,15 +547,15 @@ fn host_rows() -> usize {
 /// The codec's pure doorbell decision (`DB-ORDER-001`) on hostile tokens.
 fn doorbell_rows() -> usize {
     let t = Template {
-        template_id: 5,
+        template_id: TemplateId::new(5),
         enabled: true,
         qpn: Qpn::new(0x123),
         opcode: WrOpcode::WRITE,
         local_base: 0x7f00_0000_0000,
-        local_lkey: 1,
+        local_lkey: Lkey::new(1),
         local_region_len: 0x10_0000,
         remote_base: 0x2000_0000,
-        remote_rkey: 2,
+        remote_rkey: Rkey::new(2),
         remote_region_len: 0x8_0000,
         slots: 256,
         local_stride: 0x1000,
@@ -575,8 +577,8 @@ fn doorbell_rows() -> usize {
         ),
         (
             "unknown template",
-            DoorbellToken { template: 6, ..ok },
-            DoorbellReject::UnknownTemplate { template: 6 },
+            DoorbellToken { template: TemplateId::new(6), ..ok },
+            DoorbellReject::UnknownTemplate { template: TemplateId::new(6) },
         ),
         (
             "replayed token",
@@ -629,7 +631,7 @@ fn doorbell_rows() -> usize {
     }
     assert_eq!(
         accept_doorbell(&ok, None, 0),
-        Err(DoorbellReject::UnknownTemplate { template: 5 }),
+        Err(DoorbellReject::UnknownTemplate { template: TemplateId::new(5) }),
         "no template installed"
     );
     rows.len() + 1

@@ -24,6 +24,7 @@ mod common;
 use common::*;
 use openrdma_codec::frame::{DecodedFrame, FrameRepr, IcrcStatus, IpRepr, decode};
 use openrdma_codec::icrc::{self, IcrcCheck};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};

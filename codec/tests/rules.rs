@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 
 use common::*;
 use openrdma_codec::frame::{DECODE_RULES, DecodedFrame, FRAME_RULES, FrameRepr, IpRepr, decode};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -241,6 +242,10 @@ fn break_rule(f: &FrameRepr, id: &str) -> Vec<u8> {
         "ENC-ECN-001" => refit(f, |g| match &mut g.ip {
             IpRepr::V4(r) => r.ecn = 0,
             IpRepr::V6(r) => r.traffic_class &= !0b11,
+        }),
+        "ENC-HOP-001" => refit(f, |g| match &mut g.ip {
+            IpRepr::V4(r) => r.ttl = 0,
+            IpRepr::V6(r) => r.hop_limit = 0,
         }),
         "ENC-IPV6-001" => refit(f, |g| v6(g, |r| r.next_header = 0)),
         // An IPv4 header length below 5 words, an IPv6 version other than 6: the decoder

@@ -1,7 +1,7 @@
 //! The shared hardware vectors decode completely, verify, and re-emit byte for byte.
 
 use openrdma_codec::frame::{IcrcStatus, IpRepr, decode};
-use openrdma_codec::{Opcode, Psn, Qpn};
+use openrdma_codec::{Ev, Opcode, Psn, Qpn};
 
 const VECTORS: &str = include_str!("../../traces/vectors/icrc.txt");
 
@@ -45,7 +45,7 @@ fn send_only_vector_fields() {
     assert!(bth.ack_req);
     assert_eq!(d.payload, b"hello roce v2!!!");
     assert!(matches!(d.ip, Some(IpRepr::V4(_))));
-    assert_eq!(d.entropy(), Some(0xc000_0000));
+    assert_eq!(d.entropy(), Some(Ev::new(0xc000_0000)));
 }
 
 #[test]
@@ -68,7 +68,8 @@ fn cnp_vector_fields() {
 #[test]
 fn cnp_carries_its_16_reserved_bytes_and_nothing_else() {
     use openrdma_codec::frame::FrameRepr;
-    use openrdma_codec::{BTH_LEN, CnpRepr, DecodeError, Header};
+    use openrdma_codec::wire::BTH_LEN;
+    use openrdma_codec::{CnpRepr, DecodeError, Header};
     let (_, frame) = vectors().into_iter().find(|(n, _)| n == "cx4lx-cnp").unwrap();
     let d = decode(&frame);
     let bth_at = d.layout.bth.unwrap();

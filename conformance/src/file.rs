@@ -8,6 +8,10 @@
 //!
 //! TOML, deserialized into [`Manifest`]; unknown keys are errors. [`manifest_to_toml`] writes
 //! one. Errors name the file, the line and the column (1-based, columns in characters).
+//! A manifest that parses is then checked: every value by [`Manifest::validate`]
+//! (`CONF-FMT-008`), and every requirement it names against the specification built into
+//! this crate (`CONF-FMT-009`), the error naming the key as its TOML path (`nic.pmtu`) and
+//! the line and column of the value.
 //!
 //! # The pcapng layout
 //!
@@ -53,7 +57,10 @@
 //! comment when the flags are absent or say "unknown" (`00`), and the two agree when both are
 //! present; comments that do not start with `inject` or `expect` are ignored (Wireshark users
 //! may add notes); host commands and CPU commands are injected, events are expected, frames
-//! either. Other blocks (statistics, name resolution) are skipped. The writer rejects what
+//! either; a section comment is the manifest's name, which binds the two files
+//! (`CONF-FMT-010`); no record is later than 2^62 ns; every ID a record checks is the
+//! specification's. [`load_dir`] reads a directory and refuses two scenarios of one name
+//! (`CONF-FMT-011`). Other blocks (statistics, name resolution) are skipped. The writer rejects what
 //! the reader rejects, so every scenario it writes reads back equal.
 //!
 //! # Observed captures
@@ -75,9 +82,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use openrdma_device::validate::MAX_SPAN_NS;
 use openrdma_device::{
-    Body, CpuCommand, Direction, HostCommand, Manifest, NicEvent, Output, Record, Scenario,
-    TimedOutput, Timestamp,
+    Body, CpuCommand, Direction, HostCommand, Manifest, ManifestError, NicEvent, Output, Record,
+    Scenario, TimedOutput, Timestamp, requirement_of,
 };
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
@@ -90,6 +98,7 @@ use pcap_file::{DataLink, Endianness, PcapError};
 use crate::capture::{
     CaptureError, CaptureReader, Format, Item, LINKTYPE_ETHERNET, MAX_RECORD_LEN,
 };
+use crate::requirements::Spec;
 
 /// `LINKTYPE_USER0`: the link type of the host-events interface.
 pub const LINKTYPE_USER0: u32 = 147;
@@ -454,6 +463,82 @@ pub enum FileError {
         /// What is wrong.
         message: String,
     },
+    /// A value of the manifest that the specification or a device refuses
+    /// (`CONF-FMT-008`), or a requirement it names that the specification does not define
+    /// (`CONF-FMT-009`).
+    #[error("{}:{line}:{column}: {error}", file.display())]
+    Manifest {
+        /// The file.
+        file: PathBuf,
+        /// Line of the value (1-based; 0 when the key is not written in the file, as when
+        /// a default conflicts with a value given).
+        line: usize,
+        /// Column in characters (1-based; 0 with line 0).
+        column: usize,
+        /// The key, its value and why it is refused.
+        error: ManifestError,
+    },
+    /// A record names a requirement that the specification does not define
+    /// (`CONF-FMT-009`).
+    #[error(
+        "{}: byte {offset}: the record checks {id}, which the specification does not define",
+        file.display()
+    )]
+    UnknownCheck {
+        /// The file.
+        file: PathBuf,
+        /// Offset of the packet.
+        offset: u64,
+        /// The ID.
+        id: String,
+    },
+    /// A record's time beyond what a scenario may hold (`CONF-FMT-008`).
+    #[error(
+        "{}: byte {offset}: the record is at {at} ns, beyond 2^62 ns, the latest time a \
+         scenario may hold",
+        file.display()
+    )]
+    TooLate {
+        /// The file.
+        file: PathBuf,
+        /// Offset of the packet.
+        offset: u64,
+        /// Its time (ns).
+        at: u64,
+    },
+    /// The pcapng file is another scenario's, or names none (`CONF-FMT-010`): no comment of
+    /// its section header is the manifest's name.
+    #[error(
+        "{}: the capture is {}, but the manifest beside it is scenario {manifest:?}: a \
+         manifest and its records must be of one scenario",
+        file.display(),
+        match .capture {
+            Some(c) => format!("scenario {c:?}"),
+            None => "of no scenario (its section header has no comment)".to_string(),
+        }
+    )]
+    Mismatch {
+        /// The pcapng file.
+        file: PathBuf,
+        /// The scenario the capture names (its first section comment), if any.
+        capture: Option<String>,
+        /// The manifest's name.
+        manifest: String,
+    },
+    /// Two scenarios of one directory have the same name (`CONF-FMT-011`).
+    #[error(
+        "{}: scenario {name:?} is also the name of {}: names in a directory are unique",
+        file.display(),
+        first.display()
+    )]
+    DuplicateName {
+        /// The second manifest with the name.
+        file: PathBuf,
+        /// The first.
+        first: PathBuf,
+        /// The name.
+        name: String,
+    },
     /// A scenario that cannot be written: the writer rejects what the reader would reject.
     #[error("record {record}: {reason}")]
     Invalid {
@@ -492,6 +577,12 @@ pub fn record_comment(dir: Direction, checks: &[String]) -> String {
         c.push_str(&checks.join(", "));
     }
     c
+}
+
+/// Whether the specification defines `id` (a requirement or clause ID) and has not
+/// withdrawn it.
+fn known(id: &str) -> bool {
+    unknown_reason(id, bundled_spec()).is_none()
 }
 
 fn valid_check_id(id: &str) -> bool {
@@ -560,11 +651,16 @@ fn cut(s: &str, max: usize) -> &str {
 /// Writes the records of `s` as pcapng (see the module documentation for the layout). The
 /// output depends only on `s` and the crate version: writing twice gives the same bytes.
 ///
-/// Fails, writing nothing, if the scenario is one the reader would reject: records out of
-/// time order, a frame on a port beyond the manifest's, a host or CPU command that is
-/// expected, an event that is injected, a check ID that is empty or holds a comma or white
-/// space, or a record too large for a block.
+/// Fails, writing nothing, if the scenario is one the reader would reject: a manifest
+/// value or requirement the reader refuses, records out of time order or beyond 2^62 ns, a frame on a port beyond the manifest's, a host or CPU command that is
+/// expected, an event that is injected, a check ID that is empty, holds a comma or white
+/// space or is not the specification's, or a record too large for a block.
 pub fn write_scenario(s: &Scenario, pcapng: &mut impl Write) -> Result<(), FileError> {
+    let m = &s.manifest;
+    if let Some(error) = m.validate().err().or_else(|| unknown_requirement(m, bundled_spec())) {
+        let file = PathBuf::from(format!("{}.toml", m.name));
+        return Err(FileError::Manifest { file, line: 0, column: 0, error });
+    }
     let ports = s.manifest.ports;
     let mut blocks = Vec::new();
     {
@@ -604,6 +700,9 @@ pub fn write_scenario(s: &Scenario, pcapng: &mut impl Write) -> Result<(), FileE
                 )));
             }
             previous = at;
+            if at > MAX_SPAN_NS {
+                return Err(invalid(format!("at {at} ns, beyond 2^62 ns")));
+            }
             let interface = match &r.body {
                 Body::Frame { port, .. } => {
                     if *port >= ports {
@@ -628,6 +727,11 @@ pub fn write_scenario(s: &Scenario, pcapng: &mut impl Write) -> Result<(), FileE
             if let Some(bad) = r.checks.iter().find(|c| !valid_check_id(c)) {
                 return Err(invalid(format!(
                     "check ID {bad:?} is empty or holds a comma or white space"
+                )));
+            }
+            if let Some(bad) = r.checks.iter().find(|c| !known(c)) {
+                return Err(invalid(format!(
+                    "the record checks {bad}, which the specification does not define"
                 )));
             }
             let comment = record_comment(r.dir, &r.checks);
@@ -737,6 +841,41 @@ pub fn load(stem: impl AsRef<Path>) -> Result<Scenario, FileError> {
     read_scenario(pcapng, toml)
 }
 
+/// Reads every scenario of a directory: each `NAME.toml` with its `NAME.pcapng`, in the
+/// order of their file names. Two manifests that give one scenario name are refused
+/// (`CONF-FMT-011`), naming both files.
+pub fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<Scenario>, FileError> {
+    let dir = dir.as_ref();
+    let io = |source| FileError::Io { file: dir.to_path_buf(), source };
+    let mut stems = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.extension().is_some_and(|x| x == "toml") {
+            stems.push(path.with_extension(""));
+        }
+    }
+    stems.sort();
+    let mut names: std::collections::BTreeMap<String, PathBuf> = Default::default();
+    let mut out = Vec::with_capacity(stems.len());
+    for stem in stems {
+        let (pcapng, toml) = paths(&stem);
+        let manifest = read_manifest(&toml)?;
+        if let Some(first) = names.get(&manifest.name) {
+            return Err(FileError::DuplicateName {
+                file: toml,
+                first: first.clone(),
+                name: manifest.name,
+            });
+        }
+        names.insert(manifest.name.clone(), toml);
+        let bytes =
+            fs::read(&pcapng).map_err(|source| FileError::Io { file: pcapng.clone(), source })?;
+        let records = read_records(&bytes, &manifest, &pcapng)?;
+        out.push(Scenario { manifest, records });
+    }
+    Ok(out)
+}
+
 /// Reads a scenario from its pcapng file and its manifest.
 pub fn read_scenario(
     pcapng_path: impl AsRef<Path>,
@@ -769,20 +908,95 @@ pub fn read_manifest(path: impl AsRef<Path>) -> Result<Manifest, FileError> {
     }
 }
 
-/// Parses manifest TOML; `name` names the file in errors.
+/// Parses manifest TOML and checks it: every value (`CONF-FMT-008`,
+/// [`Manifest::validate`]) and every requirement it names, against the specification built
+/// into this crate (`CONF-FMT-009`). `name` names the file in errors, which give the line
+/// and column of the value at fault.
 pub fn parse_manifest(text: &str, name: impl AsRef<Path>) -> Result<Manifest, FileError> {
-    toml::from_str::<Manifest>(text).map_err(|e| {
+    let file = name.as_ref();
+    let m = toml::from_str::<Manifest>(text).map_err(|e| {
         let (line, column) = match e.span() {
             Some(Range { start, .. }) => line_column(text.as_bytes(), start),
             None => (0, 0),
         };
         FileError::Toml {
-            file: name.as_ref().to_path_buf(),
+            file: file.to_path_buf(),
             line,
             column,
             message: e.message().trim_end().to_string(),
         }
+    })?;
+    let spec = bundled_spec();
+    if let Some(error) = m.validate().err().or_else(|| unknown_requirement(&m, spec)) {
+        let (line, column) = match value_span(text, error.key, error.index) {
+            Some(start) => line_column(text.as_bytes(), start),
+            None => (0, 0),
+        };
+        return Err(FileError::Manifest { file: file.to_path_buf(), line, column, error });
+    }
+    Ok(m)
+}
+
+/// The specification built into this crate, parsed once.
+pub fn bundled_spec() -> &'static Spec {
+    static SPEC: std::sync::OnceLock<Spec> = std::sync::OnceLock::new();
+    // The bundled chapters parse: the crate's tests check it. Should they not, every ID
+    // is then unknown, and says so.
+    SPEC.get_or_init(|| Spec::bundled().unwrap_or_default())
+}
+
+/// The first requirement `m` names that `spec` does not define, or defines as withdrawn
+/// (`CONF-FMT-009`). A clause ID `ID.x` names a clause of a marked line.
+pub fn unknown_requirement(m: &Manifest, spec: &Spec) -> Option<ManifestError> {
+    m.requirements.iter().enumerate().find_map(|(i, r)| {
+        let why = unknown_reason(r, spec)?;
+        Some(ManifestError::at("requirements", i, format!("{r:?}"), why))
     })
+}
+
+/// Why the specification does not define `id` (a requirement or clause ID) for a scenario
+/// to check; `None` when it does.
+fn unknown_reason(id: &str, spec: &Spec) -> Option<String> {
+    let line = requirement_of(id).unwrap_or(id);
+    let Some(requirement) = spec.get(line) else {
+        return Some(format!("the specification defines no requirement {line}"));
+    };
+    if requirement.level == crate::requirements::Level::Withdrawn {
+        return Some(format!("{line} is withdrawn: {}", requirement.text));
+    }
+    if spec.clause(id).is_none() {
+        return Some(format!("{line} has no clause ({})", id.rsplit('.').next().unwrap_or("")));
+    }
+    None
+}
+
+/// Where the value of `key` (a dotted TOML path) starts in `text`, or element `index` of
+/// it; the start of the nearest enclosing key written in the text when the key itself is
+/// not (a default).
+fn value_span(text: &str, key: &str, index: Option<usize>) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let root = DeTable::parse(text).ok()?;
+    let mut table: &DeTable<'_> = root.get_ref();
+    let mut found: Option<usize> = None;
+    let mut parts = key.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == part) else {
+            break;
+        };
+        found = Some(k.span().start);
+        if parts.peek().is_none() {
+            found = Some(v.span().start);
+            if let (Some(i), DeValue::Array(items)) = (index, v.get_ref()) {
+                found = items.get(i).map(|x| x.span().start).or(found);
+            }
+            break;
+        }
+        match v.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => break,
+        }
+    }
+    found
 }
 
 /// The 1-based line and column (in characters) of byte `at` of `text`.
@@ -835,6 +1049,14 @@ pub fn read_records(
                         offset: s.offset,
                     });
                 }
+                // The binding of the records to their manifest (CONF-FMT-010).
+                if !s.comments.contains(&manifest.name) {
+                    return Err(FileError::Mismatch {
+                        file: file.to_path_buf(),
+                        capture: s.comments.first().cloned(),
+                        manifest: manifest.name.clone(),
+                    });
+                }
                 section = Some((reader.offset(), s.length));
             }
             Item::Interface(i) => {
@@ -875,6 +1097,9 @@ pub fn read_records(
                 if at < previous {
                     return Err(FileError::TimeBackwards { file: path(), offset, at, previous });
                 }
+                if at > MAX_SPAN_NS {
+                    return Err(FileError::TooLate { file: path(), offset, at });
+                }
                 previous = at;
                 if p.data.len() != p.orig_len as usize {
                     return Err(FileError::Snapped {
@@ -886,6 +1111,9 @@ pub fn read_records(
                 }
                 let (dir, checks) = direction(p.flags, &p.comments)
                     .map_err(|reason| FileError::Direction { file: path(), offset, reason })?;
+                if let Some(id) = checks.iter().find(|c| !known(c)) {
+                    return Err(FileError::UnknownCheck { file: path(), offset, id: id.clone() });
+                }
                 let body = if p.interface < host {
                     // The interface ID is below the port count, a u16.
                     let port = u16::try_from(p.interface).unwrap_or(u16::MAX);

@@ -8,7 +8,8 @@
 //!   process is driven, both sides of it.
 //! * [`scoreboard`]: judges what a device produced against what the scenario expects.
 //! * [`requirements`] and [`report`]: the specification's requirement list, verdicts,
-//!   coverage, and the reports for people, CI and tools.
+//!   coverage, and the reports for people, CI and tools; [`req`]: the specification's
+//!   clauses as typed constants, generated from it.
 //!
 //! It depends on the device boundary (`openrdma-device`), which defines what it drives and
 //! the scenario format, and on the codec (`openrdma-codec`), which decodes the frames it
@@ -21,9 +22,12 @@
 
 pub mod capture;
 pub mod file;
+pub mod placement;
 pub mod process;
 pub mod protocol;
 pub mod report;
+pub mod req;
 pub mod requirements;
 pub mod runner;
 pub mod scoreboard;
+pub mod timeline;

@@ -17,9 +17,12 @@ use crate::scoreboard::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_
 pub struct FirstDivergence {
     /// Time, ns.
     pub at: u64,
-    /// Requirement ID.
+    /// Requirement ID: the ID of the line (`XX-YY-001`).
     pub requirement: String,
-    /// The requirement's sentence, from `spec/`.
+    /// The clause of it that is broken (`XX-YY-001.b`), or the line's ID when it has no
+    /// clauses or the divergence names none.
+    pub clause: String,
+    /// The clause's sentence, with its line's preamble, from `spec/`.
     pub sentence: String,
     /// What happened.
     pub what: String,
@@ -162,7 +165,10 @@ pub fn run_one(
         }
         None => {}
     }
-    let mut j = judge_in(scenario, &out.injected, &out.observed, Scope::of(&caps));
+    // CONF-TIME-005: expected times as the run lived them, shifted by the runner's lag and
+    // the device's own latency within the tolerances (`timeline`).
+    let timed = crate::timeline::retimed(scenario, &out.lag, &out.observed);
+    let mut j = judge_in(&timed, &out.injected, &out.observed, Scope::of(&caps));
     mark_levels(&mut j, spec);
     fill(&mut report, j, spec);
     report
@@ -172,9 +178,11 @@ pub fn run_one(
 pub fn mark_levels(j: &mut Judgement, spec: &Spec) {
     for d in &mut j.divergences {
         // The scoreboard marks a divergence from the SHOULD part of a requirement that also
-        // holds a MUST (OPC-PSN-001, AETH-MRC-002) itself.
+        // holds a MUST (AETH-MRC-002.a) itself. A divergence that names a clause takes the
+        // clause's level.
+        let id = d.clause.map_or(d.requirement.as_str(), |c| c.id());
         d.should_only |=
-            spec.get(&d.requirement).is_some_and(|r| matches!(r.level, Level::Should | Level::May));
+            spec.clause(id).is_some_and(|c| matches!(c.level(), Level::Should | Level::May));
     }
 }
 
@@ -229,13 +237,14 @@ pub fn judged_report(
 }
 
 fn first(d: &Divergence, spec: &Spec) -> FirstDivergence {
+    let clause = d.clause.map_or(d.requirement.clone(), |c| c.id().to_string());
     FirstDivergence {
         at: d.at,
         requirement: d.requirement.clone(),
-        sentence: spec.get(&d.requirement).map_or_else(
-            || "(not a requirement of the specification)".to_string(),
-            |r| r.text.clone(),
-        ),
+        sentence: spec
+            .clause_text(&clause)
+            .unwrap_or_else(|| "(not a requirement of the specification)".to_string()),
+        clause,
         what: d.what.clone(),
         expected: d.expected.clone(),
         actual: d.actual.clone(),
@@ -349,7 +358,7 @@ pub fn render_table(r: &SuiteReport) -> String {
         }
         if let Some(d) = &x.first_divergence {
             let _ = writeln!(s, "first divergence at {} ns: {}", d.at, d.what);
-            let _ = writeln!(s, "  [{}] {}", d.requirement, d.sentence);
+            let _ = writeln!(s, "  [{}] {}", d.clause, d.sentence);
             if let Some(e) = &d.expected {
                 let _ = writeln!(s, "  expected: {e}");
             }
@@ -449,7 +458,7 @@ pub fn render_junit(r: &SuiteReport) -> String {
                 let d = x.first_divergence.as_ref();
                 let msg = d.map_or_else(
                     || x.device_error.clone().unwrap_or_default(),
-                    |d| format!("[{}] {}", d.requirement, d.what),
+                    |d| format!("[{}] {}", d.clause, d.what),
                 );
                 let body = d.map_or_else(String::new, |d| {
                     let mut b = format!("{}\n", d.sentence);

@@ -9,6 +9,15 @@
 //! do not bind the device in a table headed `| subject | requirements |` whose second column
 //! lists IDs and patterns (`AREA-TOPIC-*`, `AREA-*`); every other requirement binds the
 //! device (spec/README.md, "Who a requirement binds").
+//!
+//! A line that states several rules marks each with `**(a)**`, `**(b)**`, ...: its clauses,
+//! cited as `XX-ACK-002.b` (spec/README.md, "How a requirement is written"). Each clause has
+//! its own level, and may have its own subject, named in a subject table by its clause ID.
+//! [`Spec::clause`] resolves a plain ID to its line and a clause ID to its clause.
+
+mod markers;
+
+pub use markers::keywords;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -117,12 +126,74 @@ pub struct Requirement {
     pub level: Level,
     /// The party it binds.
     pub subject: Subject,
-    /// The sentence, without the ID.
+    /// The sentence, without the ID; clause markers are shown as `(a)`, `(b)`, ...
     pub text: String,
+    /// The text before the first clause marker, shown with every clause; empty when the line
+    /// is unmarked or starts with a marker.
+    pub preamble: String,
+    /// The marked clauses, in order; empty when the line is unmarked, and so one clause.
+    pub parts: Vec<Part>,
     /// The chapter file it is in, e.g. `wire-format.md`.
     pub chapter: String,
     /// Its line in that file (1-based).
     pub line: usize,
+}
+
+/// One marked clause of a requirement line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Part {
+    /// Its letter: `a` for the first.
+    pub letter: char,
+    /// Its level: that of its key words, or of the clause before it when it has none.
+    pub level: Level,
+    /// The party it binds: its own row of a subject table, else the line's.
+    pub subject: Subject,
+    /// Its text, without the marker.
+    pub text: String,
+}
+
+/// One clause of the specification: a requirement line, or one marked clause of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClauseRef<'a> {
+    /// The line.
+    pub requirement: &'a Requirement,
+    /// The clause, or `None` for the whole line.
+    pub part: Option<&'a Part>,
+}
+
+impl ClauseRef<'_> {
+    /// Its ID: `XX-ACK-002.b`, or the line's for the whole line.
+    pub fn id(&self) -> String {
+        match self.part {
+            Some(p) => format!("{}.{}", self.requirement.id, p.letter),
+            None => self.requirement.id.clone(),
+        }
+    }
+
+    /// Its level; for the whole line, the strongest of its clauses.
+    pub fn level(&self) -> Level {
+        self.part.map_or(self.requirement.level, |p| p.level)
+    }
+
+    /// The party it binds.
+    pub fn subject(&self) -> Subject {
+        self.part.map_or(self.requirement.subject, |p| p.subject)
+    }
+
+    /// Whether it is one rule: a marked clause, or an unmarked line.
+    pub fn is_leaf(&self) -> bool {
+        self.part.is_some() || self.requirement.parts.is_empty()
+    }
+
+    /// Its sentence, for reports: a clause with the line's preamble before it
+    /// (`In an ACK, (b) a requester MUST ignore the credit code.`), or the whole line.
+    pub fn text(&self) -> String {
+        match self.part {
+            Some(p) if self.requirement.preamble.is_empty() => format!("({}) {}", p.letter, p.text),
+            Some(p) => format!("{} ({}) {}", self.requirement.preamble, p.letter, p.text),
+            None => self.requirement.text.clone(),
+        }
+    }
 }
 
 /// A problem found while reading the specification.
@@ -174,6 +245,75 @@ pub enum SpecError {
     NoSuchRequirement {
         /// The entry.
         entry: String,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
+    /// Something that starts like a clause marker but is not `**(x)**`, `x` a lower-case
+    /// letter, followed by a space.
+    #[error("{chapter}:{line}: requirement {id}: `{found}` is not a clause marker `**(x)**`")]
+    BadMarker {
+        /// The ID.
+        id: String,
+        /// The text found.
+        found: String,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
+    /// Clause markers not in order from `a`, or more than 26.
+    #[error("{chapter}:{line}: requirement {id}: clause ({found}) where ({expected}) comes next")]
+    MarkerOrder {
+        /// The ID.
+        id: String,
+        /// The letter that comes next.
+        expected: char,
+        /// The letter found.
+        found: char,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
+    /// A line marks one clause only.
+    #[error("{chapter}:{line}: requirement {id} marks one clause; a marked line has two or more")]
+    LoneMarker {
+        /// The ID.
+        id: String,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
+    /// The text before a line's first marker holds a key word.
+    #[error("{chapter}:{line}: requirement {id}: a key word before the first clause marker")]
+    KeywordInPreamble {
+        /// The ID.
+        id: String,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
+    /// A clause, or an unmarked line, with key words of different levels.
+    #[error("{chapter}:{line}: {id} mixes the levels {levels}; mark its clauses")]
+    MixedLevels {
+        /// The clause ID, or the line's ID for an unmarked line.
+        id: String,
+        /// The levels found.
+        levels: String,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
+    /// A clause marker followed by no text.
+    #[error("{chapter}:{line}: clause {id} is empty")]
+    EmptyClause {
+        /// The clause ID.
+        id: String,
         /// The chapter.
         chapter: String,
         /// The line.
@@ -251,20 +391,38 @@ pub fn find_ids(text: &str) -> Vec<&str> {
     out
 }
 
-fn level_of(text: &str) -> Option<Level> {
-    if text.trim_start_matches(['*', '_']).starts_with("Withdrawn") {
-        return Some(Level::Withdrawn);
+/// Splits a clause ID into its line's ID and its letter: `XX-ACK-002.b` gives
+/// (`XX-ACK-002`, `Some('b')`), `XX-ACK-002` gives (`XX-ACK-002`, `None`). `None` when `s`
+/// is neither.
+pub fn split_clause_id(s: &str) -> Option<(&str, Option<char>)> {
+    match s.split_once('.') {
+        None => is_requirement_id(s).then_some((s, None)),
+        Some((id, letter)) => {
+            let mut chars = letter.chars();
+            let c = chars.next().filter(char::is_ascii_lowercase)?;
+            (chars.next().is_none() && is_requirement_id(id)).then_some((id, Some(c)))
+        }
     }
-    let has = |w: &str| text.split(|c: char| !c.is_ascii_alphabetic()).any(|t| t == w);
-    if has("MUST") || has("REQUIRED") || has("SHALL") {
-        Some(Level::Must)
-    } else if has("SHOULD") || has("RECOMMENDED") {
-        Some(Level::Should)
-    } else if has("MAY") || has("OPTIONAL") {
-        Some(Level::May)
-    } else {
-        None
+}
+
+/// Every clause ID (`XX-ACK-002.b`, with its letter) that appears in `text`, in order
+/// (duplicates kept). [`find_ids`] finds the line's ID inside each of them too.
+pub fn find_clause_ids(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    for id in find_ids(text) {
+        let Some(at) = text[from..].find(id).map(|i| i + from) else { continue };
+        let end = at + id.len();
+        from = end;
+        let letter_ok = b.get(end) == Some(&b'.')
+            && b.get(end + 1).is_some_and(u8::is_ascii_lowercase)
+            && !b.get(end + 2).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+        if letter_ok {
+            out.push(&text[at..end + 2]);
+        }
     }
+    out
 }
 
 impl Spec {
@@ -277,17 +435,26 @@ impl Spec {
             if !is_requirement_id(id) {
                 continue;
             }
-            let sentence = after.trim().to_string();
-            let level = level_of(&sentence).ok_or_else(|| SpecError::NoKeyword {
-                id: id.to_string(),
-                chapter: chapter.to_string(),
-                line: n + 1,
-            })?;
+            let sentence = after.trim();
+            let withdrawn = sentence.trim_start_matches(['*', '_']).starts_with("Withdrawn");
+            let at = markers::At { id, chapter, line: n + 1 };
+            let parsed = markers::parse(at, sentence, withdrawn)?;
             let req = Requirement {
                 id: id.to_string(),
-                level,
+                level: parsed.level,
                 subject: Subject::Device,
-                text: sentence,
+                text: parsed.text,
+                preamble: parsed.preamble,
+                parts: parsed
+                    .parts
+                    .into_iter()
+                    .map(|(letter, level, text)| Part {
+                        letter,
+                        level,
+                        subject: Subject::Device,
+                        text,
+                    })
+                    .collect(),
                 chapter: chapter.to_string(),
                 line: n + 1,
             };
@@ -305,7 +472,9 @@ impl Spec {
     }
 
     /// Applies the rows of a chapter's `| subject | requirements |` tables to the
-    /// requirements `ids` the chapter defines.
+    /// requirements `ids` the chapter defines. An entry that names a clause
+    /// (`XX-LEN-001.c`) gives that clause its subject; the line's other clauses keep the
+    /// line's.
     fn assign_subjects(
         &mut self,
         chapter: &str,
@@ -313,6 +482,7 @@ impl Spec {
         ids: &[String],
     ) -> Result<(), SpecError> {
         let mut assigned: BTreeMap<String, Subject> = BTreeMap::new();
+        let mut by_clause: BTreeMap<String, Subject> = BTreeMap::new();
         let mut in_table = false;
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -338,6 +508,30 @@ impl Spec {
                 line: err_line,
             })?;
             for entry in cells[2].split(',').map(|e| e.trim().trim_matches('`')) {
+                if let Some((id, Some(letter))) = split_clause_id(entry) {
+                    let defined = ids.iter().any(|i| i == id)
+                        && self
+                            .reqs
+                            .get(id)
+                            .is_some_and(|r| r.parts.iter().any(|p| p.letter == letter));
+                    if !defined {
+                        return Err(SpecError::NoSuchRequirement {
+                            entry: entry.to_string(),
+                            chapter: chapter.to_string(),
+                            line: err_line,
+                        });
+                    }
+                    if let Some(&first) = by_clause.get(entry) {
+                        return Err(SpecError::TwoSubjects {
+                            id: entry.to_string(),
+                            first,
+                            chapter: chapter.to_string(),
+                            line: err_line,
+                        });
+                    }
+                    by_clause.insert(entry.to_string(), subject);
+                    continue;
+                }
                 let matches: Vec<&String> = match entry.strip_suffix('*') {
                     Some(prefix) if prefix.ends_with('-') => {
                         ids.iter().filter(|id| id.starts_with(prefix)).collect()
@@ -364,9 +558,14 @@ impl Spec {
                 }
             }
         }
-        for (id, subject) in assigned {
-            if let Some(r) = self.reqs.get_mut(&id) {
+        for id in ids {
+            let Some(r) = self.reqs.get_mut(id) else { continue };
+            if let Some(&subject) = assigned.get(id) {
                 r.subject = subject;
+            }
+            for p in &mut r.parts {
+                p.subject =
+                    by_clause.get(&format!("{id}.{}", p.letter)).copied().unwrap_or(r.subject);
             }
         }
         Ok(())
@@ -411,6 +610,31 @@ impl Spec {
     /// Every requirement, ordered by ID.
     pub fn iter(&self) -> impl Iterator<Item = &Requirement> {
         self.reqs.values()
+    }
+
+    /// A clause by ID: `XX-ACK-002.b` gives that clause, `XX-ACK-002` the whole line.
+    pub fn clause(&self, id: &str) -> Option<ClauseRef<'_>> {
+        let (line, letter) = split_clause_id(id)?;
+        let requirement = self.reqs.get(line)?;
+        let part = match letter {
+            None => None,
+            Some(l) => Some(requirement.parts.iter().find(|p| p.letter == l)?),
+        };
+        Some(ClauseRef { requirement, part })
+    }
+
+    /// The sentence of a clause, for reports ([`ClauseRef::text`]); `None` when the
+    /// specification defines no such clause.
+    pub fn clause_text(&self, id: &str) -> Option<String> {
+        self.clause(id).map(|c| c.text())
+    }
+
+    /// Every clause: each line, then each of its marked clauses, lines ordered by ID.
+    pub fn clauses(&self) -> impl Iterator<Item = ClauseRef<'_>> {
+        self.reqs.values().flat_map(|r| {
+            std::iter::once(ClauseRef { requirement: r, part: None })
+                .chain(r.parts.iter().map(move |p| ClauseRef { requirement: r, part: Some(p) }))
+        })
     }
 
     /// Number of requirements.
@@ -509,6 +733,53 @@ mod tests {
         assert_eq!(subject_of("API-"), [Subject::Model]);
         assert_eq!(subject_of("CONF-ADP-"), [Subject::Adapter]);
         assert_eq!(subject_of("RCV-"), [Subject::Device]);
+    }
+
+    #[test]
+    fn clauses_resolve_and_take_subjects_by_clause() {
+        let text = "- **[XX-YY-001]** In X, **(a)** a sender SHOULD set it, **(b)** a receiver MUST \
+                    ignore it, **(c)** and validate() reports it.\n\
+                    - **[XX-YY-002]** It MUST.\n\n\
+                    | subject | requirements |\n|---|---|\n\
+                    | `codec` | `XX-YY-001.c` |\n";
+        let mut s = Spec::default();
+        s.add_chapter("x.md", text).unwrap();
+        let c = |id: &str| s.clause(id).unwrap();
+        assert_eq!(c("XX-YY-001").level(), Level::Must);
+        assert!(!c("XX-YY-001").is_leaf());
+        assert_eq!(c("XX-YY-001.a").level(), Level::Should);
+        assert_eq!(c("XX-YY-001.c").level(), Level::Must);
+        assert_eq!(c("XX-YY-001.b").subject(), Subject::Device);
+        assert_eq!(c("XX-YY-001.c").subject(), Subject::Codec);
+        assert_eq!(s.get("XX-YY-001").unwrap().subject, Subject::Device);
+        assert_eq!(c("XX-YY-001.c").id(), "XX-YY-001.c");
+        assert!(c("XX-YY-002").is_leaf());
+        assert!(s.clause("XX-YY-002.a").is_none() && s.clause("XX-YY-001.d").is_none());
+        assert_eq!(s.clause_text("XX-YY-001.a").unwrap(), "In X, (a) a sender SHOULD set it,");
+        assert_eq!(s.clauses().count(), 5);
+        let bad = |entry: &str| {
+            let t = format!(
+                "- **[XX-YY-001]** **(a)** It MUST. **(b)** It MAY.\n\n\
+                 | subject | requirements |\n|---|---|\n| `codec` | {entry} |\n"
+            );
+            Spec::default().add_chapter("x.md", &t)
+        };
+        assert!(matches!(bad("`XX-YY-001.c`"), Err(SpecError::NoSuchRequirement { .. })));
+        assert!(matches!(bad("`XX-YY-001.a`, `XX-YY-001.a`"), Err(SpecError::TwoSubjects { .. })));
+        assert!(bad("`XX-YY-001.b`").is_ok());
+    }
+
+    #[test]
+    fn clause_ids_are_recognised() {
+        assert_eq!(split_clause_id("XX-YY-001.b"), Some(("XX-YY-001", Some('b'))));
+        assert_eq!(split_clause_id("XX-YY-001"), Some(("XX-YY-001", None)));
+        assert_eq!(split_clause_id("XX-YY-001.B"), None);
+        assert_eq!(split_clause_id("XX-YY-001.bc"), None);
+        assert_eq!(
+            find_clause_ids("see XX-YY-001.b, XX-YY-002.c) and XX-YY-003. Not XX-YY-004.rs"),
+            ["XX-YY-001.b", "XX-YY-002.c"]
+        );
+        assert_eq!(find_ids("XX-YY-001.b"), ["XX-YY-001"]);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! timers. The agent sees the device's reports after each batch, at their times, and its
 //! commands reach the device at the start of the next one; so that no report can make a
 //! deadline that falls inside the batch it came in, and fire late, a batch is then no
-//! longer than the agent's shortest delay ([`RecoveryCpu::min_delay`], `CONF-RUN-005`).
+//! longer than the agent's shortest delay ([`RecoveryCpu::min_delay`], `CONF-RUN-008`).
 //! A recording with `cpu = "reference"` hands the agent's commands to the device the same
 //! way (`openrdma_corpus::record`), so that replay and recording agree exactly.
 //!
@@ -24,12 +24,15 @@
 
 use std::collections::HashMap;
 
+use openrdma_codec::Ev;
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
 use openrdma_device::{
     Body, CpuHalf, CpuHalfFactory, Device, DeviceError, Direction, Input, NicEvent, Output, Record,
     RecoveryCpu, Scenario, TimedInput, TimedOutput, Timestamp,
 };
+
+use crate::timeline::{Seen, Timeline};
 
 /// Everything a run produced.
 #[derive(Debug, Clone, Default)]
@@ -40,6 +43,11 @@ pub struct RunOutcome {
     pub observed: Vec<TimedOutput>,
     /// Why the run stopped early, if it did.
     pub error: Option<DeviceError>,
+    /// When the device error happened (the end of the batch it came in).
+    pub error_at: Option<u64>,
+    /// The lag in force when each inject record was delivered: its index among the
+    /// scenario's records and the lag in ns (`CONF-RUN-007`; 0 for an on-time device).
+    pub lag: Vec<(usize, u64)>,
 }
 
 fn record_input(r: &Record) -> Option<Input> {
@@ -67,10 +75,10 @@ fn is_feedback(r: &Record) -> bool {
 /// and per (its QP, probe ID) the timestamp and the EV of its probe.
 #[derive(Debug, Default)]
 struct Choices {
-    evs: HashMap<(u32, u32), u32>,
+    evs: HashMap<(u32, u32), Ev>,
     stamps: HashMap<(u32, u32), u16>,
     probes: HashMap<(u32, u16), u16>,
-    probe_evs: HashMap<(u32, u16), u32>,
+    probe_evs: HashMap<(u32, u16), Ev>,
 }
 
 impl Choices {
@@ -78,13 +86,13 @@ impl Choices {
         let d = decode(bytes);
         let Some(b) = d.bth else { return };
         if b.opcode.is_mrc_write() {
-            self.evs.insert((qp, b.psn.value()), d.entropy().unwrap_or(0));
+            self.evs.insert((qp, b.psn.value()), d.entropy().unwrap_or_default());
             if let Some(t) = d.ext.tseth {
                 self.stamps.insert((qp, b.psn.value()), t.tx_timestamp);
             }
         } else if let Some(p) = d.ext.peth.filter(|_| b.opcode == Opcode::MRC_PROBE) {
             self.probes.insert((qp, p.probe_id), p.tx_timestamp);
-            self.probe_evs.insert((qp, p.probe_id), d.entropy().unwrap_or(0));
+            self.probe_evs.insert((qp, p.probe_id), d.entropy().unwrap_or_default());
         }
     }
 }
@@ -149,6 +157,14 @@ fn rewrite(bytes: &[u8], choices: &Choices, live: bool) -> Vec<u8> {
 
 /// Runs a scenario on a device; `cpu` makes the CPU half the runner plays when the
 /// manifest says `cpu = "reference"`.
+///
+/// Every inject record is delivered at its time plus the lag `L` (`CONF-RUN-007`). At a
+/// hold point (an inject record that answers a device output, [`Timeline`]) the runner
+/// first waits for the output it answers: seen at `a`, `L` becomes at least
+/// `a - cause.at`; not yet seen, the device advances in empty batches no longer than the
+/// recorded gap between the two until it is seen or its window closes (then `L` becomes at
+/// least `now - record.at`). `L` never decreases, so a device whose every output is late
+/// by the same amount meets every answer as the recording's device did.
 pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) -> RunOutcome {
     let mut out = RunOutcome::default();
     if let Err(e) = device.start(&scenario.manifest) {
@@ -168,59 +184,82 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         },
         CpuHalf::Scripted | CpuHalf::Device => None,
     };
-    let injects: Vec<&Record> =
-        scenario.records.iter().filter(|r| r.dir == Direction::Inject).collect();
+    let timeline = Timeline::of(scenario);
+    let injects: Vec<(usize, &Record)> =
+        scenario.records.iter().enumerate().filter(|(_, r)| r.dir == Direction::Inject).collect();
     let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);
-    let end = Timestamp(last.saturating_add(m.tolerances.drain_ns));
+    let tol = &m.tolerances;
     // What the device chose for (its QP, PSN), learnt from its data packets and probes;
     // the device's QP is found from the peer QP its packets are addressed to.
-    let peer_to_local: HashMap<u32, u32> = scenario
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } => {
-                Some((q.peer_qpn.value(), q.qpn.value()))
-            }
-            _ => None,
-        })
-        .collect();
+    let peer_to_local = timeline.peers().clone();
     let mut choices = Choices::default();
+    let mut seen = Seen::default();
     let live = m.cpu.is_live();
     let mut i = 0;
+    let mut lag: u64 = 0;
     let mut now = Timestamp::ZERO;
     let mut cpu_pending: Vec<TimedInput> = Vec::new();
     loop {
         let mut batch: Vec<TimedInput> = std::mem::take(&mut cpu_pending);
-        // Feedback whose time has come: the device's output up to it is known, so its
-        // EV fields can follow the device's choices.
-        while i < injects.len() && is_feedback(injects[i]) && injects[i].at <= now {
-            if let Some(Input::Frame { port, bytes }) = record_input(injects[i]) {
-                let bytes = rewrite(&bytes, &choices, live);
+        // Hold points and feedback whose time has come: the device's output up to them is
+        // known, so a SACK's or NACK's EV fields can follow the device's choices.
+        let mut waiting: Option<u64> = None;
+        while i < injects.len() && breaks_batch(&timeline, injects[i]) {
+            let (k, r) = injects[i];
+            if r.at.0 + lag > now.0 {
+                break;
+            }
+            if let Some(c) = timeline.causes[k] {
+                let cause_at = scenario.records[c].at.0;
+                match seen.at(&timeline, c) {
+                    Some(a) => {
+                        lag = lag.max(a.saturating_sub(cause_at));
+                        if r.at.0 + lag > now.0 {
+                            break;
+                        }
+                    }
+                    None if now.0 < cause_at + lag + tol.late_ns => {
+                        waiting = Some(r.at.0.saturating_sub(cause_at).max(1));
+                        break;
+                    }
+                    None => lag = lag.max(now.0.saturating_sub(r.at.0)),
+                }
+            }
+            if let Some(Input::Frame { port, bytes }) = record_input(r) {
+                let bytes = if is_feedback(r) { rewrite(&bytes, &choices, live) } else { bytes };
                 batch.push(TimedInput { at: now, input: Input::Frame { port, bytes } });
             }
+            out.lag.push((k, lag));
             i += 1;
         }
-        // This batch runs to the next feedback injection, agent deadline, or the end, and
-        // for no longer than the agent's shortest delay (CONF-RUN-005).
+        let end = Timestamp(last.saturating_add(lag).saturating_add(tol.drain_ns));
+        // This batch runs to the next hold point, agent deadline, or the end, and for no
+        // longer than the agent's shortest delay (CONF-RUN-008); while a hold point waits
+        // for its cause, for no longer than the recorded gap between the two.
         let mut until = end;
+        if let Some(step) = waiting {
+            until = until.min(Timestamp(now.0 + step));
+        }
         if let Some(a) = agent.as_ref() {
             if let Some(d) = a.poll_timeout() {
                 until = until.min(d.max(now));
             }
             until = until.min(now + a.min_delay());
         }
-        while i < injects.len() {
-            let r = injects[i];
-            if r.at > until {
+        while waiting.is_none() && i < injects.len() {
+            let (k, r) = injects[i];
+            let at = Timestamp(r.at.0 + lag);
+            if at > until {
                 break;
             }
-            if is_feedback(r) {
-                until = r.at.max(now);
+            if breaks_batch(&timeline, injects[i]) {
+                until = at.max(now);
                 break;
             }
             if let Some(input) = record_input(r) {
-                batch.push(TimedInput { at: r.at.max(now), input });
+                batch.push(TimedInput { at: at.max(now), input });
             }
+            out.lag.push((k, lag));
             i += 1;
         }
         out.injected.extend(batch.iter().cloned());
@@ -228,11 +267,13 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
             Ok(o) => o,
             Err(e) => {
                 out.error = Some(e);
+                out.error_at = Some(until.0);
                 return out;
             }
         };
         now = until;
         for o in &outputs {
+            seen.learn(o, &peer_to_local);
             match &o.output {
                 Output::Frame { bytes, .. } => {
                     let dest = decode(bytes).bth.map(|b| b.dest_qp.value());
@@ -262,7 +303,14 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         }
     }
     if let Err(e) = device.finish() {
+        out.error_at.get_or_insert(now.0);
         out.error.get_or_insert(e);
     }
     out
+}
+
+/// Whether an inject record starts a batch of its own: a hold point, or feedback whose
+/// fields follow the device's earlier outputs.
+fn breaks_batch(t: &Timeline, (k, r): (usize, &Record)) -> bool {
+    t.causes[k].is_some() || is_feedback(r)
 }

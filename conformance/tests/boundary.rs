@@ -8,6 +8,8 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
+use openrdma_codec::Ev;
+use openrdma_codec::Opcode;
 use openrdma_codec::frame::{IcrcStatus, decode};
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
@@ -62,7 +64,7 @@ fn conf_dev_003_the_runner_only_moves_time_forward() {
     }
 }
 
-/// CONF-RUN-005: the runner delivers every inject record at its time, in record order; in a
+/// CONF-RUN-008: the runner delivers every inject record at its time, in record order; in a
 /// scenario that scripts its CPU half, a batch ends only where an injected SACK or NACK
 /// comes (the runner must first see which EV the device used for the packet acknowledged),
 /// and the last one at the end of the scenario, `drain_ns` after its last record. Every
@@ -107,23 +109,35 @@ fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
             let Input::Frame { bytes, .. } = &first.input else {
                 panic!("{name}: batch {k} ends at {} without a SACK or NACK to inject", b.until)
             };
+            // CONF-RUN-008: a batch also ends at a hold point (a transport ACK or an
+            // endpoint response answering the device).
+            let held = decode(bytes).bth.is_some_and(|b| {
+                b.opcode == Opcode::MRC_ACKNOWLEDGE || b.opcode == Opcode::MRC_ENDPOINT_RESPONSE
+            });
             assert!(
-                is_feedback(bytes),
-                "{name}: batch {k} ends before a frame that is not feedback"
+                is_feedback(bytes) || held,
+                "{name}: batch {k} ends before a frame that is neither feedback nor a hold point"
             );
             assert_eq!(first.at, b.until, "{name}: batch {k}");
             cut_somewhere = true;
         }
-        // A SACK or NACK never comes inside a batch after other inputs.
+        // A SACK or NACK never comes inside a batch after other inputs than hold points.
+        let held = |bytes: &[u8]| {
+            decode(bytes).bth.is_some_and(|b| {
+                b.opcode == Opcode::MRC_ACKNOWLEDGE || b.opcode == Opcode::MRC_ENDPOINT_RESPONSE
+            })
+        };
         for (k, b) in dev.batches.iter().enumerate() {
             let feedback: Vec<bool> = b
                 .inputs
                 .iter()
-                .map(|i| matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes)))
+                .map(|i| matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes) || held(bytes)))
                 .collect();
             let leading = feedback.iter().take_while(|f| **f).count();
             assert!(
-                feedback[leading..].iter().all(|f| !f),
+                b.inputs[leading..]
+                    .iter()
+                    .all(|i| !matches!(&i.input, Input::Frame { bytes, .. } if is_feedback(bytes))),
                 "{name}: batch {k} has a SACK or NACK after another input"
             );
         }
@@ -137,7 +151,7 @@ fn conf_run_005_inject_records_are_delivered_in_order_in_batches_cut_at_feedback
 /// runner's agent in place of the recorded CPU half, against an agent of the test's own
 /// fed the same reports: each batch opens with exactly the commands that agent gives once
 /// the batch before has run, no CPU command comes anywhere else, and no batch runs past the
-/// agent's next deadline (CONF-RUN-005).
+/// agent's next deadline (CONF-RUN-008).
 #[test]
 fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
     use openrdma_device::NicEvent;
@@ -154,7 +168,7 @@ fn conf_run_002_the_runner_plays_the_reference_cpu_half() {
         let mut deadline: Option<Timestamp> = None;
         let mut prev_until = Timestamp::ZERO;
         for (k, b) in dev.batches.iter().enumerate() {
-            // CONF-RUN-005: a batch runs no further than the agent's next deadline.
+            // CONF-RUN-008: a batch runs no further than the agent's next deadline.
             if let Some(d) = deadline {
                 assert!(
                     b.until <= d.max(prev_until),
@@ -235,8 +249,8 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
         let mut recorded = recorded.into_iter();
         // The EV of the device's latest transmission of (its QP, PSN), and of its probes by
         // (its QP, probe ID), batch by batch.
-        let mut evs: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut probe_evs: HashMap<(u32, u16), u32> = HashMap::new();
+        let mut evs: HashMap<(u32, u32), Ev> = HashMap::new();
+        let mut probe_evs: HashMap<(u32, u16), Ev> = HashMap::new();
         // The TSETH timestamp of that transmission, and the PETH timestamp of that probe.
         let mut stamps: HashMap<(u32, u32), u16> = HashMap::new();
         let mut probe_stamps: HashMap<(u32, u16), u16> = HashMap::new();
@@ -295,12 +309,12 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
                 let Some(bth) = d.bth else { continue };
                 let Some(&q) = local.get(&bth.dest_qp.value()) else { continue };
                 if bth.opcode.is_mrc_write() {
-                    evs.insert((q, bth.psn.value()), d.entropy().unwrap_or(0));
+                    evs.insert((q, bth.psn.value()), d.entropy().unwrap_or_default());
                     if let Some(t) = d.ext.tseth {
                         stamps.insert((q, bth.psn.value()), t.tx_timestamp);
                     }
                 } else if let Some(peth) = d.ext.peth {
-                    probe_evs.insert((q, peth.probe_id), d.entropy().unwrap_or(0));
+                    probe_evs.insert((q, peth.probe_id), d.entropy().unwrap_or_default());
                     probe_stamps.insert((q, peth.probe_id), peth.tx_timestamp);
                 }
             }

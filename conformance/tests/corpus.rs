@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
+use openrdma_codec::{Ev, Lkey, Opcode};
 use openrdma_conformance::file;
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{render_event, render_frame};
@@ -76,7 +76,7 @@ fn ipv4_senders_get_evs_ipv4_carries() {
         for r in s.injects() {
             if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
                 for ev in q.evs.iter().chain(&q.backup_evs) {
-                    assert_eq!(ev & 0xFFFF, 0, "{name}: QP {} has EV {ev:#x}", q.qpn);
+                    assert_eq!(ev.low(), 0, "{name}: QP {} has EV {ev:#x}", q.qpn);
                 }
             }
         }
@@ -195,7 +195,7 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
     r.host(0, HostCommand::RegisterRegion(region));
     // IPv4 carries EV[31:16] only (ENC-EV-002): the device's EVs have zero low halves.
     let mut dut = corpus::qp(DUT_QP, PEER_QP, 0);
-    dut.evs.iter_mut().for_each(|ev| *ev &= 0xFFFF_0000);
+    dut.evs.iter_mut().for_each(|ev| *ev = Ev::from_halves(ev.high(), 0));
     r.host(0, HostCommand::CreateQp(dut));
     r.peer_host(0, HostCommand::RegisterRegion(region));
     r.peer_host(0, HostCommand::CreateQp(corpus::qp(PEER_QP, DUT_QP, 0)));
@@ -205,7 +205,7 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
             qpn: Qpn::new(DUT_QP),
             opcode: WrOpcode::WRITE,
             local_va: 0x4000_0000 + u64::from(k) * 0x1_0000,
-            lkey: 1,
+            lkey: Lkey::new(1),
             remote_va: REGION + u64::from(k) * 0x1_0000,
             rkey: RKEY,
             length: 2048,
@@ -234,7 +234,13 @@ fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
         let mut dev = FaultyDevice::new(kind);
         let caps = dev.capabilities();
         let out = run(&mut dev, s, reference_cpu_half);
-        judge_in(s, &out.injected, &out.observed, Scope::of(&caps)).divergences
+        judge_in(
+            &openrdma_conformance::timeline::retimed(s, &out.lag, &out.observed),
+            &out.injected,
+            &out.observed,
+            Scope::of(&caps),
+        )
+        .divergences
     };
     let equal = sender_recorded_over(&[500, 500, 500, 500]);
     for kind in VARIANTS.iter().filter(|k| {

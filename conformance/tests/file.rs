@@ -5,12 +5,12 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use openrdma_codec::{Psn, Qpn};
+use openrdma_codec::{Ev, Msn, Psn, Qpn, Rkey};
 use openrdma_conformance::capture::{CaptureError, LINKTYPE_ETHERNET};
 use openrdma_conformance::file::{
     DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, fuzz_scenario_load, load,
-    manifest_to_toml, parse_manifest, read_observed, read_observed_bytes, read_scenario_bytes,
-    save, write_scenario,
+    load_dir, manifest_to_toml, parse_manifest, read_observed, read_observed_bytes,
+    read_scenario_bytes, save, write_scenario,
 };
 use openrdma_device::{
     Body, CpuCommand, Direction, EvState, FlagWrite, HostCommand, Manifest, NicEvent, Output,
@@ -22,6 +22,7 @@ use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPa
 use pcap_file::pcapng::blocks::interface_description::{
     InterfaceDescriptionBlock, InterfaceDescriptionOption,
 };
+use pcap_file::pcapng::blocks::section_header::{SectionHeaderBlock, SectionHeaderOption};
 
 fn manifest(ports: u16) -> Manifest {
     let text = format!(
@@ -57,7 +58,7 @@ fn scenario() -> Scenario {
             Inject,
             Body::Host {
                 command: HostCommand::RegisterRegion(Region {
-                    rkey: 0x1234,
+                    rkey: Rkey::new(0x1234),
                     base: 0x10_0000,
                     len: 1 << 20,
                     remote_write: true,
@@ -72,7 +73,7 @@ fn scenario() -> Scenario {
             Body::Cpu {
                 command: CpuCommand::SetEvState {
                     qpn: Qpn::new(7),
-                    ev: 3,
+                    ev: Ev::new(3),
                     state: EvState::AssumedBad,
                 },
             },
@@ -92,7 +93,7 @@ fn scenario() -> Scenario {
                 event: NicEvent::FlagWrite(FlagWrite {
                     qpn: Qpn::new(7),
                     side: Side::Responder,
-                    msn: 1,
+                    msn: Msn::new(1),
                     addr: 0x2000,
                     value: 0x8000_0000_0000_0001,
                 }),
@@ -172,7 +173,7 @@ fn save_and_load() {
 
 #[test]
 fn empty_scenario_round_trips() {
-    let s = Scenario { manifest: manifest(0), records: vec![] };
+    let s = Scenario { manifest: manifest(1), records: vec![] };
     assert_eq!(read(&written(&s), &s).unwrap(), s);
 }
 
@@ -370,10 +371,29 @@ fn pkt(interface: u32, at: u64, data: Vec<u8>, flags: Option<u32>) -> Packet<'st
     Packet { interface, at, data, flags, comment: None }
 }
 
-/// A pcapng file (section length -1) with the given interfaces and packets.
+/// A pcapng file (section length -1) of the test scenario (its section comment names it,
+/// CONF-FMT-010) with the given interfaces and packets.
 fn handmade(links: &[u32], packets: &[Packet<'_>]) -> (Vec<u8>, Vec<usize>) {
+    handmade_named(Some("file-format-test"), links, packets)
+}
+
+/// [`handmade`] with this section comment, or none.
+fn handmade_named(
+    name: Option<&str>,
+    links: &[u32],
+    packets: &[Packet<'_>],
+) -> (Vec<u8>, Vec<usize>) {
     let mut out = Vec::new();
-    let mut w = PcapNgWriter::with_endianness(&mut out, pcap_file::Endianness::Little).unwrap();
+    let shb = SectionHeaderBlock {
+        endianness: pcap_file::Endianness::Little,
+        section_length: -1,
+        options: name
+            .map(|n| SectionHeaderOption::Comment(Cow::Owned(n.to_string())))
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    let mut w = PcapNgWriter::with_section_header(&mut out, shb).unwrap();
     for &link in links {
         w.write_pcapng_block(InterfaceDescriptionBlock {
             linktype: DataLink::from(link),
@@ -680,7 +700,7 @@ fn snapped_packets_and_other_formats() {
 /// name the file, the line and the column.
 #[test]
 fn toml_errors_have_line_and_column() {
-    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n  bogus = 1\n";
+    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n  bogus = 1\n";
     match parse_manifest(text, "m.toml") {
         Err(FileError::Toml { file, line, column, message }) => {
             assert_eq!(file, PathBuf::from("m.toml"));
@@ -689,13 +709,13 @@ fn toml_errors_have_line_and_column() {
         }
         other => panic!("{other:?}"),
     }
-    let text =
-        "name = \"x\"\ndescription = \"y\"\nrequirements = []\n[nic]\npmtu = 4096\nbogus = 1\n";
+    let text = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n[nic]\npmtu = 4096\nbogus = 1\n";
     assert!(matches!(
         parse_manifest(text, "m.toml"),
         Err(FileError::Toml { line: 6, column: 1, .. })
     ));
-    let text = "name = \"x\"\ndescription = \"é\"\nrequirements = []\nports = \"two\"\n";
+    let text =
+        "name = \"x\"\ndescription = \"é\"\nrequirements = [\"RCV-ACK-001\"]\nports = \"two\"\n";
     assert!(matches!(
         parse_manifest(text, "m.toml"),
         Err(FileError::Toml { line: 4, column: 9, .. })
@@ -711,7 +731,7 @@ fn toml_errors_have_line_and_column() {
 /// version is rejected at the key, naming it; a version 1 manifest is written without the key.
 #[test]
 fn conf_fmt_007_manifest_versions() {
-    let base = "name = \"x\"\ndescription = \"y\"\nrequirements = []\n";
+    let base = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n";
     let absent = parse_manifest(base, "m.toml").unwrap();
     let one = parse_manifest(&format!("version = 1\n{base}"), "m.toml").unwrap();
     assert_eq!(absent, one);
@@ -862,4 +882,176 @@ fn blocks_of_other_types_are_ignored() {
     let declared = i64::from_le_bytes(b[16..24].try_into().unwrap()) + 16;
     b[16..24].copy_from_slice(&declared.to_le_bytes());
     assert_eq!(read(&b, &s).unwrap(), s);
+}
+
+// ---------------------------------------------------------------------------------------
+// What a manifest may hold, and the binding of its two files
+// ---------------------------------------------------------------------------------------
+
+const BASE: &str = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n";
+
+/// The key, line and column of the error `text` gives, or the other error.
+fn refused(text: &str) -> (String, usize, usize, String) {
+    match parse_manifest(text, "m.toml") {
+        Err(FileError::Manifest { line, column, error, .. }) => {
+            (error.key.to_string(), line, column, error.reason)
+        }
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// CONF-FMT-008: a value a device could never be configured with is refused at its key,
+/// its line and its column, and the message names file, key, value and rule.
+#[test]
+fn conf_fmt_008_values_refused_where_they_are() {
+    let cases: &[(&str, &str, usize, usize)] = &[
+        ("[nic]\npmtu = 0\n", "nic.pmtu", 5, 8),
+        ("[nic]\nmpr = 0\n", "nic.mpr", 5, 7),
+        ("[nic]\nmpr = 65\n", "nic.mpr", 5, 7),
+        ("[nic]\nsack_coalesce = 0\n", "nic.sack_coalesce", 5, 17),
+        ("[nic]\nsack_delay = 0\n", "nic.sack_delay", 5, 14),
+        ("[nic]\nwwi_limit = 0\n", "nic.wwi_limit", 5, 13),
+        ("[nic]\nmax_qps = 0\n", "nic.max_qps", 5, 11),
+        ("nic = { ack_req_every = 0 }\n", "nic.ack_req_every", 4, 25),
+        ("[recovery]\nrto = 0\n", "recovery.rto", 5, 7),
+        ("[recovery]\nrto_max = 10\n", "recovery.rto_max", 5, 11),
+        ("[recovery]\nprobe_interval = 0\n", "recovery.probe_interval", 5, 18),
+        ("ports = 0\n", "ports", 4, 9),
+        (
+            "[link]\nlocal_mac = \"02:00:00:00:00:01\"\npeer_mac = \"02:00:00:00:00:02\"\nlocal_ip = \"10.0.0.1\"\npeer_ip = \"fd00::2\"\nvlan = 7\n",
+            "link.peer_ip",
+            8,
+            11,
+        ),
+        (
+            "[link]\nlocal_mac = \"02:00:00:00:00:01\"\npeer_mac = \"02:00:00:00:00:02\"\nlocal_ip = \"10.0.0.1\"\npeer_ip = \"10.0.0.2\"\nvlan = 4096\n",
+            "link.vlan",
+            9,
+            8,
+        ),
+        ("[tolerances]\nearly_ns = 18446744073709551615\n", "tolerances.early_ns", 5, 12),
+    ];
+    for (tail, key, line, column) in cases {
+        let text = format!("{BASE}{tail}");
+        let (k, l, c, _) = refused(&text);
+        assert_eq!((k.as_str(), l, c), (*key, *line, *column), "{text}");
+    }
+    let e = parse_manifest(&format!("{BASE}[nic]\npmtu = 1000\n"), "dir/m.toml").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "dir/m.toml:5:8: nic.pmtu = 1000: the path MTU is 256, 512, 1024, 2048 or 4096 \
+         (SND-SEG-001)"
+    );
+    // A rule between two keys, one of them a default, points at the key written.
+    let (k, l, c, reason) = refused(&format!("{BASE}[recovery]\nrto = 2000000\n"));
+    assert_eq!((k.as_str(), l, c), ("recovery.rto_max", 4, 2), "{reason}");
+    // The writer refuses what the reader refuses.
+    let mut s = Scenario { manifest: manifest(1), records: vec![] };
+    s.manifest.nic.mpr = 0;
+    assert!(matches!(
+        write_scenario(&s, &mut Vec::new()),
+        Err(FileError::Manifest { error, .. }) if error.key == "nic.mpr"
+    ));
+}
+
+/// CONF-FMT-009: an empty list, an ID the specification does not define, a withdrawn one
+/// and a malformed one are refused at their entry; a clause `ID.x` is checked by its ID.
+#[test]
+fn conf_fmt_009_requirement_ids() {
+    let with = |list: &str| format!("name = \"x\"\ndescription = \"y\"\nrequirements = {list}\n");
+    assert_eq!(refused(&with("[]")).0, "requirements");
+    let (k, l, c, reason) = refused(&with("[\"RCV-ACK-001\",\n  \"Z-NOPE-001\"]"));
+    assert_eq!((k.as_str(), l, c), ("requirements", 4, 3));
+    assert_eq!(reason, "the specification defines no requirement Z-NOPE-001");
+    let (_, _, _, reason) = refused(&with("[\"CONF-GEN-002\"]"));
+    assert!(reason.starts_with("CONF-GEN-002 is withdrawn"), "{reason}");
+    let (_, _, _, reason) = refused(&with("[\"rcv-ack-001\"]"));
+    assert!(reason.starts_with("not a requirement ID"), "{reason}");
+    let (_, _, _, reason) = refused(&with("[\"RCV-ACK-001\", \"RCV-ACK-001\"]"));
+    assert_eq!(reason, "named twice");
+    assert!(parse_manifest(&with("[\"RCV-ACK-002.b\"]"), "m.toml").is_ok());
+    let (_, _, _, reason) = refused(&with("[\"Z-NOPE-002.b\"]"));
+    assert_eq!(reason, "the specification defines no requirement Z-NOPE-002");
+    let e = parse_manifest(&with("[\"X-Y-001\"]"), "d/m.toml").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "d/m.toml:3:17: requirements[0] = \"X-Y-001\": the specification defines no \
+         requirement X-Y-001"
+    );
+
+    // A record's checks are held to the specification too, at the record's offset.
+    let (b, starts) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[Packet {
+            interface: 0,
+            at: 0,
+            data: frame(0, 10),
+            flags: Some(2),
+            comment: Some("expect checks: RCV-ACK-001, Z-NOPE-001"),
+        }],
+    );
+    match read1(&b) {
+        Err(FileError::UnknownCheck { offset, id, .. }) => {
+            assert_eq!((offset, id.as_str()), (starts[3] as u64, "Z-NOPE-001"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut s = scenario();
+    s.records[1].checks = vec!["Z-NOPE-001".into()];
+    assert!(matches!(write_scenario(&s, &mut Vec::new()), Err(FileError::Invalid { .. })));
+}
+
+/// CONF-FMT-010: the records of another scenario, or of none, beside a manifest are refused.
+#[test]
+fn conf_fmt_010_manifest_and_records_are_bound() {
+    let s = scenario();
+    let mut other = s.clone();
+    other.manifest.name = "another-scenario".into();
+    match read(&written(&other), &s) {
+        Err(e @ FileError::Mismatch { .. }) => assert_eq!(
+            e.to_string(),
+            "t.pcapng: the capture is scenario \"another-scenario\", but the manifest beside \
+             it is scenario \"file-format-test\": a manifest and its records must be of one \
+             scenario"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let (b, _) = handmade_named(None, &[LINKTYPE_ETHERNET, LINKTYPE_USER0], &[]);
+    match read1(&b) {
+        Err(FileError::Mismatch { capture: None, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    // The name binds them, whatever else the section says.
+    let (b, _) =
+        handmade_named(Some("file-format-test"), &[LINKTYPE_ETHERNET, LINKTYPE_USER0], &[]);
+    assert!(read1(&b).is_ok());
+}
+
+/// CONF-FMT-008: no record beyond 2^62 ns.
+#[test]
+fn conf_fmt_008_record_times() {
+    let (b, _) = handmade(
+        &[LINKTYPE_ETHERNET, LINKTYPE_USER0],
+        &[pkt(0, (1 << 62) + 1, frame(0, 10), Some(1))],
+    );
+    assert!(matches!(read1(&b), Err(FileError::TooLate { .. })), "{:?}", read1(&b));
+}
+
+/// CONF-FMT-011: two manifests of one directory with one name are refused, naming both.
+#[test]
+fn conf_fmt_011_names_unique_in_a_directory() {
+    let dir = tmp("file-dup-names");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = scenario();
+    save(&s, dir.join("a")).unwrap();
+    assert_eq!(load_dir(&dir).unwrap(), vec![s.clone()]);
+    save(&s, dir.join("b")).unwrap();
+    match load_dir(&dir) {
+        Err(FileError::DuplicateName { file, first, name }) => {
+            assert_eq!((file, first), (dir.join("b.toml"), dir.join("a.toml")));
+            assert_eq!(name, "file-format-test");
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -10,9 +10,10 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use common::*;
+use openrdma_codec::TemplateId;
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{DoorbellToken, FlagRepr, Template};
-use openrdma_device::{Body, Capability, Direction, HostCommand, NicEvent, Scenario, Side};
+use openrdma_device::{Body, Capability, CqId, Direction, HostCommand, NicEvent, Scenario, Side};
 
 /// The inject records' host commands of `s`, with their times, in order.
 fn host_commands(s: &Scenario) -> Vec<(u64, &HostCommand)> {
@@ -52,10 +53,10 @@ fn cqe_setup_001_queues_are_set_up_before_use() {
             continue;
         }
         checked += 1;
-        let mut queues: BTreeSet<u32> = BTreeSet::new();
+        let mut queues: BTreeSet<CqId> = BTreeSet::new();
         let mut error_queue = false;
         for (at, c) in host_commands(&s) {
-            let exists = |cq: u32, what: &str| {
+            let exists = |cq: CqId, what: &str| {
                 assert!(
                     queues.contains(&cq),
                     "{name} at {at}: {what} names queue {cq} before it exists"
@@ -108,7 +109,7 @@ fn cqe_ring_006_consumers_release_only_written_entries() {
     for s in all_scenarios() {
         let name = &s.manifest.name;
         // Per queue, the times of the entries written, in order.
-        let mut entries: HashMap<u32, Vec<u64>> = HashMap::new();
+        let mut entries: HashMap<CqId, Vec<u64>> = HashMap::new();
         for (at, e) in expected_events(&s) {
             if let NicEvent::Completion(c) = e {
                 if let Some(q) = c.queue {
@@ -116,7 +117,7 @@ fn cqe_ring_006_consumers_release_only_written_entries() {
                 }
             }
         }
-        let mut prev: HashMap<u32, u32> = HashMap::new();
+        let mut prev: HashMap<CqId, u32> = HashMap::new();
         for (at, c) in host_commands(&s) {
             let HostCommand::CqConsumer { cq, consumed } = c else { continue };
             writes += 1;
@@ -156,14 +157,14 @@ fn flag_recv_004_a_sender_waits_for_the_flag_a_slot_still_holds() {
             let d = decode(bytes);
             let (Some(bth), Some(meth)) = (d.bth, d.ext.meth) else { continue };
             if bth.opcode.is_mrc_write() && slots.contains_key(&bth.dest_qp.value()) {
-                started.entry((bth.dest_qp.value(), meth.msn)).or_insert(r.at.0);
+                started.entry((bth.dest_qp.value(), meth.msn.value())).or_insert(r.at.0);
             }
         }
         let mut flagged: HashMap<(u32, u16), u64> = HashMap::new();
         for (at, e) in expected_events(&s) {
             if let NicEvent::FlagWrite(f) = e {
                 if f.side == Side::Responder {
-                    flagged.entry((f.qpn.value(), f.msn)).or_insert(at);
+                    flagged.entry((f.qpn.value(), f.msn.value())).or_insert(at);
                 }
             }
         }
@@ -202,7 +203,7 @@ fn flag_reuse(s: &Scenario) -> (Vec<String>, usize) {
             }
         }
     }
-    let mut templates: HashMap<u16, Template> = HashMap::new();
+    let mut templates: HashMap<TemplateId, Template> = HashMap::new();
     let mut send_flag_base: HashMap<u32, u64> = HashMap::new();
     // Per flag address: the last accepted use (seq, index of its flag in `flags`).
     let mut last: HashMap<u64, (u16, usize)> = HashMap::new();

@@ -28,12 +28,9 @@ fn divergence(at: u64, requirement: &str) -> Divergence {
         what: format!("broke {requirement}"),
         expected: Some("the expected record".into()),
         actual: Some("the device's record".into()),
-        fields: vec![FieldDiff {
-            field: "reth.va".into(),
-            expected: "0x1000".into(),
-            actual: "0x1004".into(),
-        }],
+        fields: vec![FieldDiff::new("reth.va", "0x1000".into(), "0x1004".into())],
         should_only: false,
+        clause: None,
     }
 }
 
@@ -103,6 +100,32 @@ fn conf_ver_002_a_divergence_counts_by_its_requirement_s_level() {
         judged(vec![divergence(5, &one_of(Level::Should))]).scenarios[0].verdict,
         Verdict::NonStrict
     );
+}
+
+/// CONF-VER-002 and CONF-REP-001 for a divergence that names a clause (`XX-LEVEL-005.b`):
+/// the clause's level judges it, and the report shows the clause's sentence after its
+/// line's preamble.
+#[test]
+fn conf_ver_002_a_clause_counts_by_its_own_level() {
+    let mut spec = Spec::default();
+    spec.add_chapter(
+        "clauses.md",
+        "- **[XX-LEVEL-005]** In X, **(a)** a device MUST do this, **(b)** and SHOULD do that.\n",
+    )
+    .expect("the chapter parses");
+    let s = scenario("rcv-in-order-v4");
+    let report = |id: &str| {
+        let j = Judgement { divergences: vec![divergence(5, id)], checked: 1 };
+        judged_report("test", &s, j, &spec).scenarios.remove(0)
+    };
+    assert_eq!(report("XX-LEVEL-005.a").verdict, Verdict::Fail);
+    assert_eq!(report("XX-LEVEL-005").verdict, Verdict::Fail);
+    let should = report("XX-LEVEL-005.b");
+    assert_eq!(should.verdict, Verdict::NonStrict);
+    let first = should.first_divergence.expect("shown");
+    assert_eq!(first.requirement, "XX-LEVEL-005.b");
+    assert_eq!(first.sentence, "In X, (b) and SHOULD do that.");
+    assert_eq!(report("XX-LEVEL-005.c").verdict, Verdict::Fail, "an undefined clause fails");
 }
 
 /// CONF-CMP-013 (with CONF-CMP-011 withdrawn): a report shows first the earliest divergence
@@ -342,7 +365,7 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
     let d = &x["first_divergence"];
     assert_eq!(
         keys(d),
-        set(&["at", "requirement", "sentence", "what", "expected", "actual", "fields"])
+        set(&["at", "requirement", "clause", "sentence", "what", "expected", "actual", "fields"])
     );
     for f in d["fields"].as_array().unwrap() {
         assert_eq!(keys(f), set(&["field", "expected", "actual"]));

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use openrdma_codec::Qpn;
+use openrdma_codec::{Ev, Msn, Qpn};
 use openrdma_conformance::file::{manifest_to_toml, parse_manifest, read_scenario, save};
 use openrdma_device::{
     Body, CpuCommand, Direction, FlagWrite, HostCommand, NicEvent, Record, Scenario, Side,
@@ -26,7 +26,7 @@ fn frame(seed: u8, len: usize) -> Vec<u8> {
 
 fn scenario() -> Scenario {
     let manifest = parse_manifest(
-        "name = \"tshark-scenario\"\ndescription = \"x\"\nrequirements = []\nports = 2\n",
+        "name = \"tshark-scenario\"\ndescription = \"x\"\nrequirements = [\"RCV-ACK-001\"]\nports = 2\n",
         "m.toml",
     )
     .unwrap();
@@ -39,7 +39,12 @@ fn scenario() -> Scenario {
     use Direction::{Expect, Inject};
     let records = vec![
         r(0, Inject, Body::Host { command: HostCommand::Doorbell { token: 77 } }, &[]),
-        r(5, Inject, Body::Cpu { command: CpuCommand::Probe { qpn: Qpn::new(3), ev: 9 } }, &[]),
+        r(
+            5,
+            Inject,
+            Body::Cpu { command: CpuCommand::Probe { qpn: Qpn::new(3), ev: Ev::new(9) } },
+            &[],
+        ),
         r(1_000, Inject, Body::Frame { port: 0, bytes: frame(0, 46) }, &["RCV-ACK-001"]),
         r(
             2_500,
@@ -54,7 +59,7 @@ fn scenario() -> Scenario {
                 event: NicEvent::FlagWrite(FlagWrite {
                     qpn: Qpn::new(3),
                     side: Side::Requester,
-                    msn: 0,
+                    msn: Msn::new(0),
                     addr: 64,
                     value: 1,
                 }),

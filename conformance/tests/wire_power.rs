@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
-use openrdma_codec::{EvMark, Ipv4Repr, NackReason, Opcode};
+use openrdma_codec::{Ev, EvMark, Ipv4Repr, NackReason, Opcode};
 use openrdma_conformance::report::mark_levels;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
@@ -221,7 +221,7 @@ const CASES: &[Case] = &[
         let ev = decode(b).entropy()?;
         refit(b, |f| {
             data(b) && {
-                f.set_entropy(ev.rotate_left(16));
+                f.set_entropy(Ev::from_halves(ev.low(), ev.high()));
                 true
             }
         })
@@ -231,7 +231,7 @@ const CASES: &[Case] = &[
         let ev = decode(b).entropy()?;
         refit(b, |f| {
             data(b) && {
-                f.udp.src_port = (ev & 0xFFFF) as u16;
+                f.udp.src_port = ev.low();
                 true
             }
         })
@@ -389,11 +389,11 @@ const CASES: &[Case] = &[
         let ev = decode(b).entropy()?;
         refit(b, |f| {
             f.ext.neth.as_mut().is_some_and(|n| {
-                n.entropy = ev ^ 0x1_0000;
+                n.entropy = Ev::new(ev.value() ^ 0x1_0000);
                 true
             }) && {
                 // It travels on the EV it names, so only the report is wrong.
-                f.set_entropy(ev ^ 0x1_0000);
+                f.set_entropy(Ev::new(ev.value() ^ 0x1_0000));
                 true
             }
         })
@@ -408,7 +408,7 @@ const CASES: &[Case] = &[
         let ev = decode(b).entropy()?;
         refit(b, |f| {
             nack(b) && {
-                f.set_entropy(ev ^ 0x1_0000);
+                f.set_entropy(Ev::new(ev.value() ^ 0x1_0000));
                 true
             }
         })
@@ -452,6 +452,24 @@ const CASES: &[Case] = &[
             IpRepr::V6(_) => false,
         })
     }),
+    out("an IPv4 TTL of 0", "rcv-in-order-v4", Fails("ENC-HOP-001"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V4(v4) => {
+                v4.ttl = 0;
+                true
+            }
+            IpRepr::V6(_) => false,
+        })
+    }),
+    out("an IPv6 hop limit of 1", "rcv-in-order-v6", Fails("ENC-HOP-001"), |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V6(v6) => {
+                v6.hop_limit = 1;
+                true
+            }
+            IpRepr::V4(_) => false,
+        })
+    }),
     out("a reserved PETH field", "snd-ev-always-skip", Fails("PETH-RESV-001"), |b| {
         refit(b, |f| f.ext.peth.as_mut().map(|p| p.resv0 = 1).is_some())
     }),
@@ -460,7 +478,10 @@ const CASES: &[Case] = &[
     }),
     out("the EV read as the source port over IPv4", "rcv-in-order-v4", Fails("ENC-EV-002"), |b| {
         // A receiver that takes src_port for the whole EV reports EV[31:16] as EV[15:0].
-        on_sacks(b, |f| f.ext.seth.as_mut().unwrap().entropy >>= 16)
+        on_sacks(b, |f| {
+            let s = f.ext.seth.as_mut().unwrap();
+            s.entropy = Ev::new(s.entropy.value() >> 16);
+        })
     }),
     Case {
         bug: "the EV read with flow-label bits 19:16",
@@ -477,7 +498,7 @@ const CASES: &[Case] = &[
             }
             let misread = u32::from(d.udp?.src_port) << 16 | v6.flow_label;
             refit(b, |f| {
-                f.set_entropy(misread);
+                f.set_entropy(Ev::new(misread));
                 true
             })
         }),

@@ -11,10 +11,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
-use openrdma_codec::{NackReason, Opcode, Psn};
+use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn};
 use openrdma_device::{
     Capability, CqWrite, Device, DeviceError, HostCommand, Input, Manifest, NicEvent, NicReport,
-    Output, RetirementMode, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
+    Output, Payload, RetirementMode, Side, SprayPolicy, TimedInput, TimedOutput, Timestamp,
 };
 
 use openrdma_sm::boundary::ReferenceDevice;
@@ -62,6 +62,10 @@ enum Fault {
     SackCoalesce8,
     ReceiverBlock,
     TokenOnlyDoorbell,
+    Late,
+    DmaSplit64,
+    DmaSplit256,
+    DmaMerge,
 }
 
 /// Every faulty device.
@@ -240,6 +244,36 @@ pub const VARIANTS: &[Kind] = &[
         breaks: "",
         fault: Fault::TokenOnlyDoorbell,
     },
+    Kind {
+        name: "late",
+        description: "every output (frames, DMA writes, flags, completions, reports) is \
+                      produced half of late_ns later than the reference produces it \
+                      (CONF-TIME-004)",
+        breaks: "",
+        fault: Fault::Late,
+    },
+    Kind {
+        name: "dma-split-64",
+        description: "DMA writes are cut at 64-byte address boundaries, the pieces issued \
+                      highest address first (RCV-PLACE-003)",
+        breaks: "",
+        fault: Fault::DmaSplit64,
+    },
+    Kind {
+        name: "dma-split-256",
+        description: "DMA writes are cut at 256-byte address boundaries, the pieces issued \
+                      in address order (RCV-PLACE-003)",
+        breaks: "",
+        fault: Fault::DmaSplit256,
+    },
+    Kind {
+        name: "dma-merge",
+        description: "a write-combining buffer holds a DMA write up to half of late_ns and \
+                      merges the contiguous writes that follow it, flushing before any other \
+                      output (RCV-PLACE-003)",
+        breaks: "",
+        fault: Fault::DmaMerge,
+    },
 ];
 
 /// Finds a faulty device or variant by name (`window-slides` or `spray-random`).
@@ -255,11 +289,11 @@ pub struct FaultyDevice {
     /// Highest PSN seen per QP (window-slides), or the last flag per message (write-after-flag).
     highest: HashMap<u32, u32>,
     /// EV of the last transmission per (QP, PSN).
-    last_ev: HashMap<(u32, u32), u32>,
+    last_ev: HashMap<(u32, u32), Ev>,
     /// Frames sent, per (QP, PSN), for go-back-N.
     sent: Vec<(u64, u16, u32, u32, Vec<u8>)>,
     /// Last DMA write per (QP, MSN), for write-after-flag.
-    last_dma: HashMap<(u32, u16), NicEvent>,
+    last_dma: HashMap<(u32, Msn), NicEvent>,
     /// The next PSN expected per QP, seen from the inputs (psn-wrap, mpr-off-by-one).
     window: u32,
     /// The `snd_una` of each QP's previous `Progress` (stale-progress).
@@ -267,7 +301,11 @@ pub struct FaultyDevice {
     /// The peer QP of each device QP, and the last data packet sent per (peer QP, MSN)
     /// (rtx-after-flag).
     peers: HashMap<u32, u32>,
-    last_data: HashMap<(u32, u16), (u16, Vec<u8>)>,
+    last_data: HashMap<(u32, Msn), (u16, Vec<u8>)>,
+    /// Outputs made later (late): due at their new time, in order.
+    queue: std::collections::VecDeque<TimedOutput>,
+    /// Half of the scenario's `late_ns` (late, dma-merge).
+    half_late: u64,
 }
 
 impl FaultyDevice {
@@ -284,6 +322,8 @@ impl FaultyDevice {
             last_una: HashMap::new(),
             peers: HashMap::new(),
             last_data: HashMap::new(),
+            queue: std::collections::VecDeque::new(),
+            half_late: 0,
         }
     }
 
@@ -533,7 +573,7 @@ impl FaultyDevice {
                         let d = decode(b);
                         let mut r = d.to_repr()?;
                         r.bth.rtx = true;
-                        r.set_entropy(d.entropy()? ^ 0x0001_0000);
+                        r.set_entropy(Ev::new(d.entropy()?.value() ^ 0x0001_0000));
                         r.reseal().ok()?;
                         r.to_bytes().ok().map(|bytes| (*port, bytes))
                     });
@@ -603,8 +643,8 @@ impl FaultyDevice {
                     if let (Some(b), Some(a)) = (d.bth, d.ext.aeth) {
                         if b.opcode == Opcode::MRC_ACKNOWLEDGE {
                             let q = b.dest_qp.value();
-                            let prev = self.highest.insert(q, a.msn);
-                            if prev == Some(a.msn) {
+                            let prev = self.highest.insert(q, a.msn.value());
+                            if prev == Some(a.msn.value()) {
                                 continue;
                             }
                         }
@@ -665,6 +705,87 @@ fn encoder_bug(fault: Fault, bytes: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
+/// DMA writes cut at `size`-byte address boundaries, the pieces in descending address
+/// order when `descending`.
+fn split_dma(outputs: Vec<TimedOutput>, size: u64, descending: bool) -> Vec<TimedOutput> {
+    let mut out = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        let Output::Event { event: NicEvent::DmaWrite(w) } = &o.output else {
+            out.push(o);
+            continue;
+        };
+        let bytes = payload_bytes(&w.payload);
+        let mut pieces = Vec::new();
+        let mut pos = 0usize;
+        while pos < bytes.len() {
+            let va = w.va + pos as u64;
+            let room = (size - va % size) as usize;
+            let end = bytes.len().min(pos + room);
+            let mut piece = w.clone();
+            piece.va = va;
+            piece.payload = Payload::Bytes(bytes[pos..end].into());
+            pieces.push(TimedOutput {
+                at: o.at,
+                output: Output::Event { event: NicEvent::DmaWrite(piece) },
+            });
+            pos = end;
+        }
+        if pieces.len() <= 1 {
+            out.push(o);
+            continue;
+        }
+        if descending {
+            pieces.reverse();
+        }
+        out.extend(pieces);
+    }
+    out
+}
+
+/// A write-combining buffer: a DMA write is held up to `hold` ns and takes in the
+/// contiguous DMA writes that follow it; any other output, a write that does not continue
+/// it, or the end of the batch flushes it. A merged write is visible when its last part is.
+fn merge_dma(outputs: Vec<TimedOutput>, hold: u64) -> Vec<TimedOutput> {
+    let mut out = Vec::with_capacity(outputs.len());
+    let mut held: Option<(u64, TimedOutput, Vec<u8>)> = None;
+    let flush = |held: &mut Option<(u64, TimedOutput, Vec<u8>)>, out: &mut Vec<TimedOutput>| {
+        if let Some((_, mut o, bytes)) = held.take() {
+            if let Output::Event { event: NicEvent::DmaWrite(w) } = &mut o.output {
+                w.payload = Payload::Bytes(bytes.into());
+            }
+            out.push(o);
+        }
+    };
+    for o in outputs {
+        let Output::Event { event: NicEvent::DmaWrite(w) } = &o.output else {
+            flush(&mut held, &mut out);
+            out.push(o);
+            continue;
+        };
+        if let Some((deadline, h, bytes)) = held.as_mut() {
+            let continues = matches!(&h.output, Output::Event { event: NicEvent::DmaWrite(p) }
+                if p.va + bytes.len() as u64 == w.va);
+            if continues && o.at.0 <= *deadline {
+                bytes.extend(payload_bytes(&w.payload));
+                h.at = o.at;
+                continue;
+            }
+        }
+        flush(&mut held, &mut out);
+        let bytes = payload_bytes(&w.payload);
+        held = Some((o.at.0 + hold, o, bytes));
+    }
+    flush(&mut held, &mut out);
+    out
+}
+
+fn payload_bytes(p: &Payload) -> Vec<u8> {
+    match p {
+        Payload::Bytes(b) => b.to_vec(),
+        Payload::Host { addr, len } => openrdma_device::memory(*addr, *len),
+    }
+}
+
 /// A changed frame made consistent again (lengths, checksums, ICRC) and emitted: the
 /// faulty hardware's encoder is right; only the one bug is wrong.
 fn refit(f: &mut FrameRepr) -> Result<Vec<u8>, openrdma_codec::EmitError> {
@@ -716,6 +837,8 @@ impl Device for FaultyDevice {
         self.last_una.clear();
         self.peers.clear();
         self.last_data.clear();
+        self.queue.clear();
+        self.half_late = m.tolerances.late_ns / 2;
         self.inner.start(&m)
     }
 
@@ -727,6 +850,22 @@ impl Device for FaultyDevice {
         let inputs_at: BTreeSet<u64> = inputs.iter().map(|i| i.at.0).collect();
         let inputs = self.distort_inputs(inputs);
         let out = self.inner.advance(inputs, until)?;
-        Ok(self.distort_outputs(out, &inputs_at))
+        let out = self.distort_outputs(out, &inputs_at);
+        Ok(match self.kind.fault {
+            Fault::Late => {
+                // Each output half of late_ns later, in order; what is due after `until`
+                // waits for a later batch.
+                let d = self.half_late;
+                self.queue.extend(
+                    out.into_iter().map(|o| TimedOutput { at: Timestamp(o.at.0 + d), ..o }),
+                );
+                let n = self.queue.iter().take_while(|o| o.at <= until).count();
+                self.queue.drain(..n).collect()
+            }
+            Fault::DmaSplit64 => split_dma(out, 64, true),
+            Fault::DmaSplit256 => split_dma(out, 256, false),
+            Fault::DmaMerge => merge_dma(out, self.half_late),
+            _ => out,
+        })
     }
 }

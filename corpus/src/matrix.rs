@@ -13,12 +13,20 @@
 //! IDs in the example area `XX` (`XX-YY-001`), which the specification never defines, stand
 //! for no requirement and are not citations; any other cited ID that the specification does
 //! not define is reported.
+//!
+//! A requirement whose line marks clauses (`XX-ACK-002.b`, spec/README.md, "How a
+//! requirement is written") has a sub-row per clause, with the scenarios and files that cite
+//! that clause's ID; a clause ID that the specification does not define is reported too. A
+//! scenario that names a clause names its line as well.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use openrdma_conformance::requirements::{Level, Spec, Subject, find_ids, is_requirement_id};
+use openrdma_conformance::requirements::{
+    Level, Requirement, Spec, Subject, find_clause_ids, find_ids, is_requirement_id,
+    split_clause_id,
+};
 use openrdma_device::Scenario;
 
 /// The directories of the repository whose files are scanned for citations.
@@ -31,6 +39,7 @@ pub const SOURCE_DIRS: &[&str] = &[
     "corpus",
     "cli",
     "capi",
+    "testkit",
     "fuzz",
     "examples",
     "wireshark",
@@ -43,10 +52,13 @@ const SOURCE_EXTENSIONS: &[&str] = &["rs", "c", "h", "cpp", "py", "lua", "v", "s
 const SKIPPED_DIRS: &[&str] =
     &["target", "corpus", "artifacts", "coverage", "obj_dir", "sim_build", "__pycache__"];
 
-/// Directories never scanned, by their path from the repository root: the scenario
-/// builders, whose citations name what each scenario checks, which the matrix takes from
-/// the scenarios themselves.
-const SKIPPED_PATHS: &[&str] = &["corpus/src/scenarios"];
+/// Directories and files never scanned, by their path from the repository root: the
+/// scenario builders, whose citations name what each scenario checks, which the matrix
+/// takes from the scenarios themselves; the clause constants generated from the
+/// specification, which name every clause; and the test that lists the lines reviewed as one
+/// rule, which names lines without checking them.
+const SKIPPED_PATHS: &[&str] =
+    &["corpus/src/scenarios", "conformance/src/req", "conformance/tests/clauses.rs"];
 
 /// Where a requirement is cited.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,12 +118,11 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) -> std::io::Result<(
     entries.sort();
     for path in entries {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if SKIPPED_PATHS.iter().any(|p| path.strip_prefix(root).is_ok_and(|r| r == Path::new(p))) {
+            continue;
+        }
         if path.is_dir() {
-            let skipped = SKIPPED_DIRS.contains(&name.as_str())
-                || name.starts_with('.')
-                || SKIPPED_PATHS
-                    .iter()
-                    .any(|p| path.strip_prefix(root).is_ok_and(|r| r == Path::new(p)));
+            let skipped = SKIPPED_DIRS.contains(&name.as_str()) || name.starts_with('.');
             if !skipped {
                 walk(root, &path, out)?;
             }
@@ -130,12 +141,13 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) -> std::io::Result<(
     Ok(())
 }
 
-/// Whether a whole file is a test: under a `tests` or `benches` directory, or a Python test
-/// module.
+/// Whether a whole file is a test: under a `tests` or `benches` directory, in the test-support
+/// crate (`testkit`, the fuzz bodies), or a Python test module.
 fn is_test_file(path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let file = parts.last().copied().unwrap_or("");
     parts.iter().any(|p| *p == "tests" || *p == "benches")
+        || parts.first() == Some(&"testkit")
         || (file.starts_with("test_") && file.ends_with(".py"))
 }
 
@@ -148,9 +160,10 @@ fn snake_id(name: &str) -> Option<String> {
     is_requirement_id(&id).then_some(id)
 }
 
-/// The IDs one line cites, each once.
+/// The IDs and clause IDs one line cites, each once: a clause ID cites its line's ID too.
 fn line_citations(line: &str) -> Vec<String> {
     let mut ids: Vec<String> = find_ids(line).into_iter().map(str::to_string).collect();
+    ids.extend(find_clause_ids(line).into_iter().map(str::to_string));
     for (i, _) in line.match_indices("fn ") {
         let name: String =
             line[i + 3..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
@@ -175,6 +188,10 @@ impl Matrix {
                 .chain(s.records.iter().flat_map(|r| r.checks.iter()));
             for id in ids {
                 m.scenarios.entry(id.clone()).or_default().insert(s.manifest.name.clone());
+                if let Some((line, Some(_))) = split_clause_id(id) {
+                    let name = s.manifest.name.clone();
+                    m.scenarios.entry(line.to_string()).or_default().insert(name);
+                }
             }
         }
         let mut undefined: BTreeMap<String, String> = BTreeMap::new();
@@ -186,7 +203,7 @@ impl Matrix {
                     in_test = true;
                 }
                 for id in line_citations(line) {
-                    if spec.get(&id).is_none() {
+                    if spec.clause(&id).is_none() {
                         if id.starts_with("XX-") {
                             continue;
                         }
@@ -233,7 +250,9 @@ impl Matrix {
              by hand. For every requirement: its level, its subject (README.md, \"Who a\n\
              requirement binds\"), the scenarios that check it, and the files of code and of\n\
              tests that cite it. Requirements of the subjects `device` and `cpu-half` are checked\n\
-             by scenarios; those of the other subjects by tests.\n"
+             by scenarios; those of the other subjects by tests. A requirement that marks clauses\n\
+             (README.md, \"How a requirement is written\") is followed by a sub-row per clause,\n\
+             with the clause's own level and subject and what cites the clause itself.\n"
         );
         let _ = writeln!(s, "## Summary\n");
         let _ = writeln!(
@@ -261,6 +280,16 @@ impl Matrix {
             );
         }
         let _ = writeln!(s);
+        let marked: Vec<&Requirement> = spec.iter().filter(|r| !r.parts.is_empty()).collect();
+        let clauses: Vec<Level> =
+            marked.iter().flat_map(|r| r.parts.iter().map(|p| p.level)).collect();
+        let _ = writeln!(
+            s,
+            "Clauses: {} requirements mark {} clauses, {} of them MUST.\n",
+            marked.len(),
+            clauses.len(),
+            clauses.iter().filter(|l| **l == Level::Must).count()
+        );
         if !unchecked.is_empty() {
             let _ = writeln!(
                 s,
@@ -278,23 +307,32 @@ impl Matrix {
             let mut reqs: Vec<_> = spec.iter().filter(|r| r.chapter == chapter).collect();
             reqs.sort_by_key(|r| r.line);
             for r in reqs {
-                let level = r.level.keyword();
-                let none = BTreeSet::new();
-                let scen = self.scenarios.get(&r.id).unwrap_or(&none);
-                let c = self.cited.get(&r.id);
-                let _ = writeln!(
-                    s,
-                    "| `{}` | {level} | {} | {} | {} | {} |",
-                    r.id,
-                    r.subject,
-                    list(scen, 3),
-                    list(c.map_or(&none, |c| &c.code), 3),
-                    list(c.map_or(&none, |c| &c.tests), 3),
-                );
+                self.row(&mut s, &format!("`{}`", r.id), &r.id, r.level, r.subject);
+                for p in &r.parts {
+                    let id = format!("{}.{}", r.id, p.letter);
+                    self.row(&mut s, &format!("↳ `{id}`"), &id, p.level, p.subject);
+                }
             }
             let _ = writeln!(s);
         }
         s
+    }
+}
+
+impl Matrix {
+    /// One row of a chapter's table: a requirement's, or a clause's.
+    fn row(&self, s: &mut String, name: &str, id: &str, level: Level, subject: Subject) {
+        let none = BTreeSet::new();
+        let scen = self.scenarios.get(id).unwrap_or(&none);
+        let c = self.cited.get(id);
+        let _ = writeln!(
+            s,
+            "| {name} | {} | {subject} | {} | {} | {} |",
+            level.keyword(),
+            list(scen, 3),
+            list(c.map_or(&none, |c| &c.code), 3),
+            list(c.map_or(&none, |c| &c.tests), 3),
+        );
     }
 }
 
@@ -331,6 +369,7 @@ mod tests {
         assert!(is_test_file("codec/benches/codec.rs"));
         assert!(is_test_file("examples/cocotb-scoreboard/test_scoreboard.py"));
         assert!(!is_test_file("conformance/src/file.rs"));
+        assert!(is_test_file("testkit/src/fuzzing/codec.rs"));
     }
 
     #[test]
@@ -362,5 +401,32 @@ mod tests {
         assert_eq!(m.unchecked(&spec), ["XX-CD-001"]);
         let md = m.render(&spec);
         assert!(md.contains("| `XX-CD-002` | MUST | suite | — | — | `a/src/lib.rs` |"), "{md}");
+    }
+
+    #[test]
+    fn clauses_have_sub_rows_and_their_own_citations() {
+        let mut spec = Spec::default();
+        let chapter = "- **[XX-CD-001]** **(a)** It MUST. **(b)** It MAY.\n\n\
+                       | subject | requirements |\n|---|---|\n| `host` | `XX-CD-001.b` |\n";
+        spec.add_chapter("x.md", chapter).unwrap();
+        let sources = vec![
+            SourceFile { path: "a/src/lib.rs".into(), text: "// XX-CD-001.b\n".into() },
+            SourceFile {
+                path: "a/src/b.rs".into(),
+                text: format!("// {}-CD-001.c, {}-EF-001.z\n", "QQ", "XX"),
+            },
+        ];
+        let m = Matrix::build(&spec, &[], &sources);
+        assert_eq!(m.cited["XX-CD-001.b"].code.len(), 1);
+        assert_eq!(m.cited["XX-CD-001"].code.len(), 1, "a clause ID cites its line");
+        assert_eq!(
+            m.undefined.iter().map(|u| u.id.as_str()).collect::<Vec<_>>(),
+            [format!("{}-CD-001", "QQ"), format!("{}-CD-001.c", "QQ")]
+        );
+        let md = m.render(&spec);
+        assert!(md.contains("| `XX-CD-001` | MUST | device | — | `a/src/lib.rs` | — |"), "{md}");
+        assert!(md.contains("| ↳ `XX-CD-001.a` | MUST | device | — | — | — |"), "{md}");
+        assert!(md.contains("| ↳ `XX-CD-001.b` | MAY | host | — | `a/src/lib.rs` | — |"), "{md}");
+        assert!(md.contains("Clauses: 1 requirements mark 2 clauses, 1 of them MUST."), "{md}");
     }
 }

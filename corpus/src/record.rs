@@ -29,8 +29,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
+use openrdma_codec::{Ev, Opcode};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Manifest, NicEvent, NicReport, Record,
     Scenario, Timestamp, memory,
@@ -89,7 +89,7 @@ pub struct Recorder {
 
 /// A batch of the runner, as a `cpu = "reference"` recording follows it: the agent's
 /// commands reach the device at the end of the batch, which comes at `limit` or at the
-/// next acknowledgement injected, whichever is first (`CONF-RUN-005`).
+/// next acknowledgement injected, whichever is first (`CONF-RUN-008`).
 #[derive(Debug, Clone, Copy)]
 struct Batch {
     start: Timestamp,
@@ -215,7 +215,8 @@ impl Recorder {
 
     /// Records a packet arriving at the device at `at` on `port`, with entropy `ev`, from
     /// the peer's addresses.
-    pub fn inject(&mut self, at: u64, port: u16, ev: u32, packet: &Packet) -> &mut Self {
+    pub fn inject(&mut self, at: u64, port: u16, ev: impl Into<Ev>, packet: &Packet) -> &mut Self {
+        let ev = ev.into();
         let frame = packet
             .to_frame(&self.peer_outer, ev, &mut |a, l| memory(a, l))
             .expect("a builder's packet is well formed");
@@ -344,7 +345,7 @@ impl Recorder {
         self.records.push(Record { at: self.now, dir, body, checks });
     }
 
-    fn send(&mut self, to_dut: bool, ev: u32, bytes: Vec<u8>) {
+    fn send(&mut self, to_dut: bool, ev: Ev, bytes: Vec<u8>) {
         let ports = self.paths.len().max(1) as u16;
         let port = port_of(ev, ports);
         let path = &self.paths[port as usize];
@@ -402,7 +403,7 @@ impl Recorder {
                 while let Some(t) = peer.poll_transmit(now) {
                     out.push(t);
                 }
-                while peer.poll_event(now).is_some() {}
+                while peer.poll_event(now).expect("time moves forward").is_some() {}
                 for t in out {
                     any = true;
                     let qp = t.packet.dest_qp().value();
@@ -486,7 +487,7 @@ impl Recorder {
     /// The EV of the latest data packet the device sent to `dest_qp` with PSN `psn`, as its
     /// frame carries it: what an acknowledgement of that packet reflects (`ENC-EV-003`),
     /// and what the runner writes into an injected SACK or NACK (`CONF-MAP-002`).
-    pub fn sent_ev(&self, dest_qp: u32, psn: u32) -> Option<u32> {
+    pub fn sent_ev(&self, dest_qp: u32, psn: u32) -> Option<Ev> {
         self.records.iter().rev().find_map(|r| match (&r.dir, &r.body) {
             (Direction::Expect, Body::Frame { bytes, .. }) => {
                 let d = decode(bytes);

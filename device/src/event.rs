@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
-use openrdma_codec::{EndpointOp, NackReason, Psn, Qpn};
+use openrdma_codec::{EndpointOp, Ev, Msn, NackReason, Psn, Qpn};
 use serde::{Deserialize, Serialize};
 
 use crate::ev::{EvMark, EvState};
+use crate::id::CqId;
 
 /// The bytes of a packet's payload, or where to find them.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,7 +77,7 @@ pub struct DmaWrite {
     /// PSN of the packet.
     pub psn: Psn,
     /// MSN of the message it belongs to.
-    pub msn: u16,
+    pub msn: Msn,
     /// Destination address.
     pub va: u64,
     /// The bytes.
@@ -91,7 +92,7 @@ pub struct FlagWrite {
     /// Which side wrote it.
     pub side: Side,
     /// MSN of the message it completes.
-    pub msn: u16,
+    pub msn: Msn,
     /// Address of the flag word.
     pub addr: u64,
     /// The 64-bit value written (see `spec/host-interface.md`, `FLAG-*`).
@@ -132,7 +133,7 @@ impl CompletionEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CqWrite {
     /// The completion queue.
-    pub cq: u32,
+    pub cq: CqId,
     /// The slot, `k mod N` for the queue's k-th entry.
     pub slot: u32,
     /// The address of the slot: the queue's base plus 32 × `slot`.
@@ -246,7 +247,7 @@ pub enum NicReport {
         /// QP.
         qpn: Qpn,
         /// EV.
-        ev: u32,
+        ev: Ev,
         /// The mark.
         mark: EvMark,
     },
@@ -255,7 +256,7 @@ pub enum NicReport {
         /// QP.
         qpn: Qpn,
         /// EV.
-        ev: u32,
+        ev: Ev,
         /// New state.
         state: EvState,
     },
@@ -264,7 +265,7 @@ pub enum NicReport {
         /// QP.
         qpn: Qpn,
         /// The probed EV.
-        ev: u32,
+        ev: Ev,
         /// The mark in the answer.
         mark: EvMark,
     },
@@ -278,7 +279,7 @@ pub enum NicReport {
         cause: RetransmitCause,
         /// The EV of the transmission presumed lost, if the NIC knows it. After a
         /// timeout the CPU half blames it (`EV-BAD-002`).
-        lost_ev: Option<u32>,
+        lost_ev: Option<Ev>,
     },
     /// The QP went to the error state.
     QpError {
@@ -291,7 +292,7 @@ pub enum NicReport {
     /// no QP: the CPU half that sent the request matches the answer by `request_id`.
     EndpointResponse {
         /// The EV it arrived on.
-        ev: u32,
+        ev: Ev,
         /// The operation it answers.
         op: EndpointOp,
         /// The request it answers.
@@ -331,7 +332,7 @@ pub enum CpuCommand {
         /// QP.
         qpn: Qpn,
         /// EV to probe.
-        ev: u32,
+        ev: Ev,
     },
     /// Set an EV's state (policy decisions: ASSUMED_BAD on timeout, DENIED/GOOD by a
     /// controller).
@@ -339,7 +340,7 @@ pub enum CpuCommand {
         /// QP.
         qpn: Qpn,
         /// EV.
-        ev: u32,
+        ev: Ev,
         /// New state.
         state: EvState,
     },
@@ -355,7 +356,7 @@ pub enum CpuCommand {
         /// The operation: one of ERTH table 21 (`ERTH-OP-001`).
         op: EndpointOp,
         /// The EV to send it on.
-        ev: u32,
+        ev: Ev,
         /// Chosen by the CPU half; the response echoes it (`EETH-ECHO-001`).
         request_id: u32,
     },

@@ -3,15 +3,17 @@
 //! writes, consumer-register writes and work requests (`spec/conformance.md` section 1,
 //! `spec/host-interface.md`).
 
-use openrdma_codec::Qpn;
 use openrdma_codec::host::{Template, WorkRequest};
+use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
 use serde::{Deserialize, Serialize};
+
+use crate::id::{CqId, DomainId};
 
 /// A registered memory region that remote writes may target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Region {
     /// The remote key that names the region in RETH.
-    pub rkey: u32,
+    pub rkey: Rkey,
     /// First byte.
     pub base: u64,
     /// Length in bytes.
@@ -35,7 +37,7 @@ impl Region {
 #[serde(deny_unknown_fields)]
 pub struct LocalRegion {
     /// The local key that names the registration.
-    pub lkey: u32,
+    pub lkey: Lkey,
     /// First byte.
     pub base: u64,
     /// Length in bytes.
@@ -68,7 +70,7 @@ pub enum HostCommand {
     /// first (`TPL-INSTALL-004`, `TPL-KEY-002`).
     DeregisterLocal {
         /// The local key.
-        lkey: u32,
+        lkey: Lkey,
     },
     /// Create a completion queue (`CQE-SETUP-001`).
     CreateCq(CqConfig),
@@ -76,13 +78,13 @@ pub enum HostCommand {
     /// tokens whose rejection names no template (`CQE-REJECT-002`, `CQE-SETUP-003`).
     SetErrorCq {
         /// The queue.
-        cq: u32,
+        cq: CqId,
     },
     /// A write to a completion queue's consumer register: the total number of entries the
     /// consumer has consumed, modulo 2^32, which releases their slots (`CQE-RING-004`).
     CqConsumer {
         /// The queue.
-        cq: u32,
+        cq: CqId,
         /// Entries consumed since the queue was created, modulo 2^32.
         consumed: u32,
     },
@@ -187,17 +189,17 @@ pub struct QpConfig {
     /// The peer QP's number (destination QP of every packet this QP sends).
     pub peer_qpn: Qpn,
     /// First PSN this QP sends.
-    pub initial_psn: u32,
+    pub initial_psn: Psn,
     /// First PSN this QP expects to receive.
-    pub peer_initial_psn: u32,
+    pub peer_initial_psn: Psn,
     /// Retirement domain (QPs with the same domain share one sequence in shared mode).
     #[serde(default)]
-    pub domain: u32,
+    pub domain: DomainId,
     /// Entropy values this QP sprays over, in order.
-    pub evs: Vec<u32>,
+    pub evs: Vec<Ev>,
     /// Backup EVs, used when no EV of the profile is usable.
     #[serde(default)]
-    pub backup_evs: Vec<u32>,
+    pub backup_evs: Vec<Ev>,
     /// Spraying policy.
     #[serde(default)]
     pub spray: SprayPolicy,
@@ -222,11 +224,11 @@ pub struct QpConfig {
     /// `CQE-REJECT-002`). `None`: the entries are reported without a place in memory, the
     /// form of a device that does not model completion queues (`spec/model-interface.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send_cq: Option<u32>,
+    pub send_cq: Option<CqId>,
     /// The completion queue of this QP's receive completions (`CQE-ROUTE-001`); may be the
     /// send completion queue. `None` as for `send_cq`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recv_cq: Option<u32>,
+    pub recv_cq: Option<CqId>,
 }
 
 /// The largest completion queue, in entries: the count of entries in use,
@@ -242,7 +244,7 @@ pub const CQE_BYTES: u64 = 32;
 #[serde(deny_unknown_fields)]
 pub struct CqConfig {
     /// The queue's number, which QPs and the device error queue name.
-    pub cq: u32,
+    pub cq: CqId,
     /// Address of slot 0: 32-byte aligned, so that every entry is one naturally aligned
     /// 32-byte write (`CQE-RING-003`).
     pub base: u64,

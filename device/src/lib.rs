@@ -15,15 +15,19 @@
 //! * The CPU half of recovery as a device or the runner plays it: [`RecoveryCpu`], made by
 //!   a [`CpuHalfFactory`].
 //! * The scenario format as data: [`Scenario`], its [`Manifest`] (with the device's
-//!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s.
+//!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s, and the
+//!   values a manifest may hold ([`Manifest::validate`], [`ManifestError`]).
+//! * The numbers of what software creates on a device and no format carries: [`CqId`]
+//!   and [`DomainId`]. The numbers the formats carry (PSNs, QPNs, EVs, MSNs, keys, template
+//!   IDs) are the codec's types.
 //!
 //! Every type has a serde form, which is its JSON in the adapter protocol and in the host
 //! records and manifests of scenario files; those forms are part of the specification.
 //!
 //! This crate depends on the codec (`openrdma-codec`) for the wire and host formats the
-//! boundary carries (PSNs, QPNs, templates, work requests, completion entries, addresses),
-//! and on nothing of the reference model: a change inside the model cannot change the
-//! boundary. The model (`openrdma-sm`) implements [`Device`]; the conformance suite
+//! boundary carries (PSNs, QPNs, EVs, MSNs, keys, templates, work requests, completion
+//! entries, addresses), and on nothing of the reference model: a change inside the model
+//! cannot change the boundary. The model (`openrdma-sm`) implements [`Device`]; the conformance suite
 //! (`openrdma-conformance`) drives and judges any implementation of it.
 
 #![forbid(unsafe_code)]
@@ -37,8 +41,10 @@ pub mod event;
 mod fields;
 mod hex;
 pub mod host;
+pub mod id;
 pub mod scenario;
 pub mod time;
+pub mod validate;
 
 pub use config::{
     MANIFEST_VERSION, ManifestVersion, NicSettings, RecoverySettings, RetirementMode,
@@ -57,5 +63,7 @@ pub use host::{
     CQE_BYTES, CongestionControl, CqConfig, DoorbellWrite, HostCommand, LocalRegion,
     MAX_CQ_ENTRIES, QpConfig, Region, SprayPolicy,
 };
+pub use id::{CqId, DomainId};
 pub use scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario, Tolerances};
 pub use time::Timestamp;
+pub use validate::{ManifestError, is_requirement_ref, requirement_of};

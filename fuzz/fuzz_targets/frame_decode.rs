@@ -3,4 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| openrdma_codec::fuzzing::frame_decode(data));
+fuzz_target!(|data: &[u8]| openrdma_testkit::fuzzing::frame_decode(data));

@@ -3,4 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| openrdma_sm::fuzzing::receiver(data));
+fuzz_target!(|data: &[u8]| openrdma_testkit::fuzzing::receiver(data));

@@ -4,4 +4,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| openrdma_codec::fuzzing::repr_roundtrip(data));
+fuzz_target!(|data: &[u8]| openrdma_testkit::fuzzing::repr_roundtrip(data));

@@ -2,6 +2,7 @@
 //! the workload. Every field is plain data (serde), so that an experiment can be written
 //! down, stored and replayed; [`SimConfig::validate`] says what is wrong with one.
 
+use openrdma_codec::Psn;
 use openrdma_sm::{NicConfig, RecoveryConfig, SprayPolicy};
 use serde::{Deserialize, Serialize};
 
@@ -211,7 +212,7 @@ pub struct FlowConfig {
     /// How the QPs spray packets over their EVs.
     pub spray: SprayPolicy,
     /// First PSN of every QP of the flow.
-    pub initial_psn: u32,
+    pub initial_psn: Psn,
 }
 
 impl Default for FlowConfig {
@@ -225,7 +226,7 @@ impl Default for FlowConfig {
             start_ns: 0,
             post_interval_ns: 0,
             spray: SprayPolicy::RoundRobin,
-            initial_psn: 0,
+            initial_psn: Psn::ZERO,
         }
     }
 }
@@ -239,7 +240,7 @@ pub struct AimedDrop {
     /// QP index within the flow.
     pub qp: u32,
     /// PSN (24-bit).
-    pub psn: u32,
+    pub psn: Psn,
 }
 
 /// A whole simulation.
@@ -437,10 +438,11 @@ impl SimConfig {
             if f.qps == 0 || f.qps > MAX_QPS_PER_FLOW {
                 return Err(bad("qps", "between 1 and 65536"));
             }
-            if f.message_bytes == 0 || f.message_bytes > openrdma_codec::RETH_MAX_DMA_LEN {
+            if f.message_bytes == 0 || f.message_bytes > openrdma_codec::wire::RETH_MAX_DMA_LEN {
                 return Err(bad("message_bytes", "between 1 and 2^31"));
             }
-            if f.initial_psn > openrdma_codec::psn::PSN_MASK {
+            // A PSN read from a file keeps the integer written.
+            if f.initial_psn.value() > openrdma_codec::psn::PSN_MASK {
                 return Err(bad("initial_psn", "a 24-bit PSN"));
             }
             let last_post = u64::from(f.messages.saturating_sub(1))
@@ -477,7 +479,7 @@ impl SimConfig {
             if d.qp >= f.qps {
                 return Err(bad("no such QP in the flow"));
             }
-            if d.psn > openrdma_codec::psn::PSN_MASK {
+            if d.psn.value() > openrdma_codec::psn::PSN_MASK {
                 return Err(bad("a PSN is 24-bit"));
             }
         }
@@ -517,7 +519,7 @@ mod tests {
         c.nic.pmtu = 1000;
         assert!(matches!(c.validate(), Err(SimConfigError::Nic(_))));
         let mut c = SimConfig::default();
-        c.aimed_drops.push(AimedDrop { flow: 0, qp: 8, psn: 0 });
+        c.aimed_drops.push(AimedDrop { flow: 0, qp: 8, psn: Psn::ZERO });
         assert!(matches!(c.validate(), Err(SimConfigError::AimedDrop { index: 0, .. })));
     }
 

@@ -1,7 +1,7 @@
 //! The discrete-event engine.
 //!
 //! One queue of events keyed by (time, sequence number), a radix heap
-//! ([`crate::queue`]): two events at the same time run in the order they were scheduled,
+//! (the `queue` module): two events at the same time run in the order they were scheduled,
 //! so a run depends on nothing but its configuration. Time is kept in picoseconds, so that the serialization of a 64-byte
 //! frame at 400 Gb/s is not rounded away; the endpoints see whole nanoseconds
 //! ([`Timestamp`]), which never go backwards.
@@ -38,8 +38,8 @@ use std::collections::VecDeque;
 use openrdma_codec::Qpn;
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_sm::{
-    Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Packet, QpConfig, Region,
-    RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
+    DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Packet, QpConfig,
+    Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
 };
 use rustc_hash::FxHashMap;
 
@@ -49,9 +49,10 @@ use crate::path::{LossProcess, ecmp_path, mix};
 use crate::queue::EventQueue;
 use crate::report::{Drops, PathReport, Retransmissions, SimReport};
 use crate::wire::{message_wire_bytes, wire_bytes};
+use openrdma_codec::{Ev, Lkey, Msn, Rkey};
 
 /// Remote key of the one region every host registers.
-pub const RKEY: u32 = 0x5EED;
+pub const RKEY: Rkey = Rkey::new(0x5EED);
 /// First byte of that region.
 pub const REGION_BASE: u64 = 1 << 32;
 /// Slots of each QP's ring of retirement flags (receiver) and completion flags (sender).
@@ -128,7 +129,7 @@ enum Kind {
 #[derive(Debug)]
 struct Flight {
     packet: Packet,
-    ev: u32,
+    ev: Ev,
     /// The sending QP (local number at the source).
     qpn: u32,
     src: u16,
@@ -317,10 +318,10 @@ pub struct Sim {
     paths: Vec<PathRt>,
     qp_base: Vec<u32>,
     placed: Vec<Placed>,
-    next_msn: Vec<u16>,
-    placed_bytes: FxHashMap<(u32, u16), u32>,
+    next_msn: Vec<Msn>,
+    placed_bytes: FxHashMap<(u32, Msn), u32>,
     aimed: Vec<Aimed>,
-    drop_marks: FxHashMap<(u16, u32, u16), u64>,
+    drop_marks: FxHashMap<(u16, u32, Msn), u64>,
     c: Counters,
     latency: Histogram,
     drop_latency: Histogram,
@@ -427,7 +428,7 @@ impl Sim {
         for f in &cfg.flows {
             qp_base.push(total_qps);
             total_qps += f.qps;
-            placed.extend((0..f.qps).map(|_| Placed::new(f.initial_psn)));
+            placed.extend((0..f.qps).map(|_| Placed::new(f.initial_psn.value())));
         }
         let domains = match cfg.nic.retirement {
             RetirementMode::Shared => cfg.flows.len(),
@@ -439,7 +440,7 @@ impl Sim {
             .map(|d| Aimed {
                 src: cfg.flows[d.flow].src as u16,
                 qpn: qp_number(d.flow, d.qp).value(),
-                psn: d.psn,
+                psn: d.psn.value(),
                 done: false,
             })
             .collect();
@@ -465,7 +466,7 @@ impl Sim {
             paths,
             qp_base,
             placed,
-            next_msn: vec![0; domains],
+            next_msn: vec![Msn::ZERO; domains],
             placed_bytes: FxHashMap::default(),
             aimed,
             drop_marks: FxHashMap::default(),
@@ -503,12 +504,15 @@ impl Sim {
     /// EVs for global QP `g`, profile entries `ks`: entry `k` lands on path
     /// `(k + g) mod paths`, so that a profile covers the paths evenly and QPs start on
     /// different paths.
-    fn make_evs(&self, g: u32, ks: core::ops::Range<u32>) -> Vec<u32> {
+    fn make_evs(&self, g: u32, ks: core::ops::Range<u32>) -> Vec<Ev> {
         let n = self.cfg.paths.len();
         ks.map(|k| {
             let target = (k as usize + g as usize) % n;
             let hi = ((g & 0x7F) << 25) | (k << 16);
-            (0..=0xFFFFu32).map(|j| hi | j).find(|&ev| ecmp_path(ev, n) == target).unwrap_or(hi)
+            (0..=0xFFFFu32)
+                .map(|j| Ev::new(hi | j))
+                .find(|&ev| ecmp_path(ev, n) == target)
+                .unwrap_or(Ev::new(hi))
         })
         .collect()
     }
@@ -535,7 +539,7 @@ impl Sim {
                     peer_qpn: qpn,
                     initial_psn: fc.initial_psn,
                     peer_initial_psn: fc.initial_psn,
-                    domain: f as u32,
+                    domain: DomainId::new(f as u32),
                     evs,
                     backup_evs,
                     spray: fc.spray,
@@ -790,7 +794,7 @@ impl Sim {
             qpn: qp_number(f, q),
             opcode: WrOpcode::WRITE,
             local_va: REGION_BASE + (u64::from(g) << 36) + offset,
-            lkey: 1,
+            lkey: Lkey::new(1),
             remote_va: REGION_BASE + (u64::from(g) << 36) + offset,
             rkey: RKEY,
             length: bytes,
@@ -860,9 +864,19 @@ impl Sim {
                 self.transmit(h, t);
                 any = true;
             }
-            while let Some(ev) = self.hosts[h].ep.poll_event(now_ts) {
-                self.record(h, ev);
-                any = true;
+            loop {
+                match self.hosts[h].ep.poll_event(now_ts) {
+                    Ok(Some(ev)) => {
+                        self.record(h, ev);
+                        any = true;
+                    }
+                    Ok(None) => break,
+                    // Counted as a refused timeout is (`Kind::Timer`).
+                    Err(_) => {
+                        self.c.peer_violations += 1;
+                        break;
+                    }
+                }
             }
             if !any {
                 break;
@@ -1059,7 +1073,7 @@ impl Sim {
                     self.c.duplicates_delivered += 1;
                 }
                 let d = self.domain(f, g);
-                if (w.msn.wrapping_sub(self.next_msn[d]) as i16) < 0 {
+                if !self.next_msn[d].is_at_or_before(w.msn) {
                     self.c.writes_after_flag += 1;
                 }
                 if fresh {
@@ -1075,7 +1089,7 @@ impl Sim {
                 if fw.msn != self.next_msn[d] {
                     self.c.order_violations += 1;
                 }
-                self.next_msn[d] = fw.msn.wrapping_add(1);
+                self.next_msn[d] = fw.msn.next();
                 let len = self.cfg.flows[f].message_bytes;
                 let placed = self.placed_bytes.remove(&(g, fw.msn)).unwrap_or(0);
                 if placed < len {
@@ -1226,7 +1240,7 @@ mod tests {
             NicEvent::DmaWrite(openrdma_sm::DmaWrite {
                 qpn: qp_number(0, q),
                 psn: Psn::new(psn),
-                msn,
+                msn: Msn::new(msn),
                 va: 0,
                 payload: openrdma_sm::Payload::Host { addr: 0, len: 4096 },
             }),
@@ -1239,7 +1253,7 @@ mod tests {
             NicEvent::FlagWrite(openrdma_sm::FlagWrite {
                 qpn: qp_number(0, q),
                 side: Side::Responder,
-                msn,
+                msn: Msn::new(msn),
                 addr: 0,
                 value: 0,
             }),

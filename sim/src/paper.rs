@@ -25,6 +25,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use openrdma_codec::Psn;
 use openrdma_codec::host::{DOORBELL_LEN, WQE_LEN};
 use openrdma_sm::{NicEvent, NicReport, RetirementMode, Side, SprayPolicy};
 use serde::{Deserialize, Serialize};
@@ -176,7 +177,7 @@ pub struct RecoveryPoint {
     /// The sender's tail-probe delay, ns (`SND-TAIL-001`); `None`: per-EV inference alone.
     pub tail_probe_ns: Option<u64>,
     /// PSNs dropped (first transmission only).
-    pub psns: Vec<u32>,
+    pub psns: Vec<Psn>,
     /// From the first dropped packet's would-be arrival to the completion landing, ns.
     pub recovery_ns: u64,
     /// From the same instant to the first retransmission leaving the sender's pipeline
@@ -556,11 +557,12 @@ fn recovery_runs(
     let clean_done = completion_ps(&tap);
     let mut points = Vec::new();
     for psns in placements(quick) {
+        let psns: Vec<Psn> = psns.into_iter().map(Psn::new).collect();
         let mut c = cfg.clone();
         c.aimed_drops = psns.iter().map(|&psn| AimedDrop { flow: 0, qp: 0, psn }).collect();
         let (r, tap) = simulate_tapped(c);
         checks.add(&r);
-        let first = psns.iter().filter_map(|p| arrival.get(p)).copied().min().unwrap_or(0);
+        let first = psns.iter().filter_map(|p| arrival.get(&p.value())).copied().min().unwrap_or(0);
         let done = completion_ps(&tap);
         points.push(RecoveryPoint {
             fabric_delay_ns: delay_ns,
@@ -768,11 +770,11 @@ fn flag_delays(tap: &[Tapped], host: usize) -> (Vec<u64>, u64) {
     for t in tap.iter().filter(|t| t.host == host) {
         match &t.event {
             NicEvent::DmaWrite(w) => {
-                let e = last.entry((w.qpn.value(), w.msn)).or_insert(0);
+                let e = last.entry((w.qpn.value(), w.msn.value())).or_insert(0);
                 *e = (*e).max(t.lands_ps.unwrap_or(t.at_ps));
             }
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
-                let key = (f.qpn.value(), f.msn);
+                let key = (f.qpn.value(), f.msn.value());
                 let placed = last.get(&key).copied().unwrap_or(0);
                 let landed = t.lands_ps.unwrap_or(t.at_ps);
                 delays.push(landed.saturating_sub(placed) / 1000);
@@ -882,7 +884,7 @@ fn hol_blocking(seed: u64, quick: bool) -> Experiment {
         cfg.nic.retirement = mode;
         cfg.aimed_drops = (0..messages)
             .filter(|m| m % every == 3)
-            .map(|m| AimedDrop { flow: 0, qp: 1, psn: m * pkts + 1 })
+            .map(|m| AimedDrop { flow: 0, qp: 1, psn: Psn::new(m * pkts + 1) })
             .collect();
         let (r, tap) = simulate_tapped(cfg.clone());
         checks.add(&r);

@@ -1,5 +1,6 @@
 //! Path selection and the paths' loss processes.
 
+use openrdma_codec::Ev;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
@@ -7,8 +8,8 @@ use crate::config::LossModel;
 
 /// The path an ECMP fabric gives a packet with entropy value `ev`, out of `paths`: a
 /// multiplicative hash of the EV (its high bits mixed down), modulo the number of paths.
-pub fn ecmp_path(ev: u32, paths: usize) -> usize {
-    let h = (ev.wrapping_mul(0x9E37_79B1) >> 16) as usize;
+pub fn ecmp_path(ev: Ev, paths: usize) -> usize {
+    let h = (ev.value().wrapping_mul(0x9E37_79B1) >> 16) as usize;
     let n = paths.max(1);
     // The same value; a mask instead of a division for the usual powers of two.
     if n.is_power_of_two() { h & (n - 1) } else { h % n }
@@ -69,7 +70,7 @@ mod tests {
     fn ecmp_spreads_consecutive_evs() {
         let mut seen = [0u32; 4];
         for ev in 0..4096u32 {
-            seen[ecmp_path(ev << 16, 4)] += 1;
+            seen[ecmp_path(Ev::new(ev << 16), 4)] += 1;
         }
         assert!(seen.iter().all(|&n| n > 800), "{seen:?}");
     }

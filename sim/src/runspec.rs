@@ -31,6 +31,7 @@ use core::fmt;
 use core::ops::Range;
 use core::str::FromStr;
 
+use openrdma_codec::Psn;
 use openrdma_sm::{RetirementMode, SprayPolicy};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -56,7 +57,7 @@ pub struct DropSpec {
     /// QP index within the flow.
     pub qp: u32,
     /// PSN.
-    pub psn: u32,
+    pub psn: Psn,
 }
 
 /// Take path `path` down during `[from_ns, to_ns)`: `PATH:FROM_NS:TO_NS`.
@@ -81,7 +82,9 @@ impl FromStr for DropSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<DropSpec, String> {
         let (q, p) = s.split_once(':').ok_or("expected QP:PSN")?;
-        Ok(DropSpec { qp: number("QP", q)?, psn: number("PSN", p)? })
+        let qp = number("QP", q)?;
+        let psn = Psn::try_new(number("PSN", p)?).ok_or(format!("PSN `{p}`: a PSN is 24-bit"))?;
+        Ok(DropSpec { qp, psn })
     }
 }
 
@@ -593,7 +596,7 @@ ipv6 = true
         let f = &c.flows[0];
         assert_eq!((f.qps, f.messages, f.message_bytes, f.post_interval_ns), (2, 5, 3000, 10));
         assert_eq!(f.spray, SprayPolicy::WindowFit);
-        assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 1, psn: 4 }]);
+        assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 1, psn: Psn::new(4) }]);
         assert_eq!((c.evs_per_qp, c.horizon_ns, c.ipv6), (6, 7_000_000, true));
         // And back: a spec written out reads in the same.
         assert_eq!(RunSpec::from_toml(&toml::to_string(&s).unwrap()).unwrap(), s);

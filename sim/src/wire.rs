@@ -20,7 +20,7 @@
 //! VLAN tag is counted.
 
 use openrdma_codec::icrc::ICRC_LEN;
-use openrdma_codec::{
+use openrdma_codec::wire::{
     AETH_LEN, BTH_LEN, CC_STATE_LEN, EETH_LEN, ERTH_LEN, ETHERNET_HEADER_LEN, IMMDT_LEN,
     IPV4_HEADER_LEN, IPV6_HEADER_LEN, METH_LEN, NETH_LEN, PETH_LEN, RETH_LEN, SETH_LEN, TSETH_LEN,
     UDP_HEADER_LEN,

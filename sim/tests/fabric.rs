@@ -3,6 +3,7 @@
 //! (`SND-RTX-004`), for goodput near the wire limit, determinism and bounded memory.
 //! Workloads are small so that the suite stays fast in debug builds.
 
+use openrdma_codec::Psn;
 use openrdma_sim::{
     AimedDrop, FlowConfig, LossModel, Outage, PathConfig, Sim, SimConfig, SimReport, simulate,
 };
@@ -167,9 +168,9 @@ fn aimed_drops_are_repaired_and_timed() {
     c.nic.pmtu = 4096;
     c.flows[0].message_bytes = 16384;
     c.aimed_drops = vec![
-        AimedDrop { flow: 0, qp: 0, psn: 5 },
-        AimedDrop { flow: 0, qp: 1, psn: 7 },
-        AimedDrop { flow: 0, qp: 1, psn: 8 },
+        AimedDrop { flow: 0, qp: 0, psn: Psn::new(5) },
+        AimedDrop { flow: 0, qp: 1, psn: Psn::new(7) },
+        AimedDrop { flow: 0, qp: 1, psn: Psn::new(8) },
     ];
     let r = run_ok(c);
     assert_eq!(r.drops.aimed, 3);
@@ -214,7 +215,7 @@ fn incast_overflows_the_switch_queue_and_recovers() {
 fn psn_wrap_ipv6_paced_posting_and_bidirectional_traffic() {
     let mut c = with_loss(small(6), LossModel::Random { p: 0.05 });
     c.ipv6 = true;
-    c.flows[0].initial_psn = (1 << 24) - 40;
+    c.flows[0].initial_psn = Psn::new((1 << 24) - 40);
     c.flows[0].post_interval_ns = 2_000;
     c.flows.push(FlowConfig { src: 1, dst: 0, ..c.flows[0].clone() });
     let r = run_ok(c);

@@ -1,5 +1,5 @@
 //! Per-packet cost of the model: a requester NIC and a responder NIC back to back
-//! (`openrdma_sm::loopback`), 256 KiB messages at 4 KiB PMTU. The target is four 100 Gb/s
+//! (`openrdma_testkit::loopback`), 256 KiB messages at 4 KiB PMTU. The target is four 100 Gb/s
 //! paths, about 12 million packets a second on one core.
 //!
 //! * `pair`: both NICs, packets as `Repr`s: segmentation, transmission, placement, SACKs,
@@ -11,7 +11,7 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 
-use openrdma_sm::loopback::{Loopback, PACKETS_PER_MESSAGE};
+use openrdma_testkit::loopback::{Loopback, PACKETS_PER_MESSAGE};
 
 const MESSAGES: u32 = 64;
 

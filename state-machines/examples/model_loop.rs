@@ -1,5 +1,5 @@
 //! Runs one requester/responder transfer of 16 Ki × 256 KiB messages at 4 KiB PMTU
-//! (about a million packets; `openrdma_sm::loopback`), for instruction counting:
+//! (about a million packets; `openrdma_testkit::loopback`), for instruction counting:
 //! `valgrind --tool=callgrind` on this example gives a repeatable per-packet cost on a noisy
 //! machine. It also prints the wall-clock rate of the transfer, which is only as steady as
 //! the machine is quiet.
@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use openrdma_sm::loopback::Loopback;
+use openrdma_testkit::loopback::Loopback;
 
 const MESSAGES: u32 = 16 * 1024;
 

@@ -17,6 +17,7 @@
 
 use std::collections::BTreeSet;
 
+use openrdma_codec::Ev;
 use openrdma_codec::frame::decode;
 use openrdma_device::{
     Capability, CpuHalf, CpuHalfFactory, Device, DeviceError, Input, Manifest, NicEvent, Output,
@@ -26,7 +27,7 @@ use openrdma_device::{
 use crate::config::NicConfig;
 use crate::error::{ApiMisuse, HostError};
 use crate::event::Transmit;
-use crate::nic::Nic;
+use crate::nic::{HostOrPeer, Nic};
 use crate::packet::{Outer, Packet};
 use crate::recovery::reference_cpu_half;
 
@@ -66,6 +67,9 @@ pub enum Refusal {
     Host(Timestamp, HostError),
     /// A CPU command, at its time.
     Cpu(Timestamp, ApiMisuse),
+    /// A frame the NIC could not take at its time: the caller's misuse, never the peer's
+    /// (a packet that breaks a rule is dropped, as a NIC drops it).
+    Frame(Timestamp, ApiMisuse),
 }
 
 impl ReferenceDevice {
@@ -171,8 +175,8 @@ pub fn ports_up(ports: u16) -> u32 {
 /// The port a reference NIC sends a frame with entropy value `ev` on: chosen by the EV's
 /// upper half, the UDP source port, which every encapsulation carries (over IPv4 it is all
 /// of the EV, ENC-EV-002) and on which a fabric's ECMP hash chooses the path.
-pub fn port_of(ev: u32, ports: u16) -> u16 {
-    ((ev >> 16) % u32::from(ports.max(1))) as u16
+pub fn port_of(ev: Ev, ports: u16) -> u16 {
+    ev.high() % ports.max(1)
 }
 
 impl Device for ReferenceDevice {
@@ -249,8 +253,12 @@ impl Device for ReferenceDevice {
                     // handles (undecodable, not RoCEv2, a checksum or ICRC that does not
                     // match, an opcode it does not take) is dropped unseen, as a NIC drops
                     // it; the scoreboard judges the consequences.
+                    // A packet that breaks a rule (`PeerViolation`) is dropped likewise.
                     if let Ok((packet, ev)) = Packet::from_wire(&decode(&bytes)) {
-                        let _ = nic.handle_packet(at, ev, &packet);
+                        match nic.handle_packet(at, ev, &packet) {
+                            Ok(()) | Err(HostOrPeer::Peer(_)) => {}
+                            Err(HostOrPeer::Misuse(e)) => self.refusals.push(Refusal::Frame(at, e)),
+                        }
                     }
                 }
                 Input::Host { command } => {

@@ -16,9 +16,7 @@ use core::time::Duration;
 use openrdma_device::time::duration_ns;
 use serde::{Deserialize, Serialize};
 
-pub use openrdma_device::{
-    CQE_BYTES, CongestionControl, CqConfig, MAX_CQ_ENTRIES, QpConfig, RetirementMode, SprayPolicy,
-};
+pub use openrdma_device::{CongestionControl, CqConfig, QpConfig, RetirementMode, SprayPolicy};
 use openrdma_device::{NicSettings, RecoverySettings};
 
 /// Configuration of one NIC (the reference model instance).
@@ -94,43 +92,31 @@ impl NicConfig {
         u32::from(self.mpr) * 128
     }
 
-    /// Checks the configuration.
+    /// Checks the configuration by the rules of the scenario format's `nic` table
+    /// (`CONF-FMT-008`), the boundary's one check ([`NicSettings::validate`]).
     pub fn validate(&self) -> Result<(), crate::ConfigError> {
-        use crate::ConfigError as E;
-        if !matches!(self.pmtu, 256 | 512 | 1024 | 2048 | 4096) {
-            return Err(E::Invalid {
-                field: "pmtu",
-                reason: "must be 256, 512, 1024, 2048 or 4096",
-            });
-        }
-        if self.mpr == 0 {
-            return Err(E::Invalid { field: "mpr", reason: "must be at least 1 (128 packets)" });
-        }
-        if self.mpr > 64 {
-            return Err(E::Invalid {
-                field: "mpr",
-                reason: "at most 64 (8192 packets): the window must stay far below half the PSN ring",
-            });
-        }
-        if self.sack_coalesce == 0 || self.ack_coalesce == 0 || self.ack_req_every == 0 {
-            return Err(E::Invalid {
-                field: "sack_coalesce/ack_coalesce/ack_req_every",
-                reason: "must be at least 1",
-            });
-        }
-        if self.sack_delay.is_zero() {
-            return Err(E::Invalid { field: "sack_delay", reason: "must be positive" });
-        }
-        if self.wwi_limit == 0 {
-            return Err(E::Invalid { field: "wwi_limit", reason: "must be at least 1" });
-        }
-        if self.tail_probe.is_some_and(|d| d.is_zero()) {
-            return Err(E::Invalid {
-                field: "tail_probe",
-                reason: "must be positive when set (leave it out to turn tail probing off)",
-            });
-        }
+        self.settings().validate()?;
         Ok(())
+    }
+
+    /// The configuration as the scenario format's `nic` table.
+    pub fn settings(&self) -> NicSettings {
+        NicSettings {
+            seed: self.seed,
+            pmtu: self.pmtu,
+            mpr: self.mpr,
+            retirement: self.retirement,
+            sack_coalesce: self.sack_coalesce,
+            sack_delay: self.sack_delay,
+            ack_coalesce: self.ack_coalesce,
+            ack_req_every: self.ack_req_every,
+            skip_hold: self.skip_hold,
+            nack_backoff: self.nack_backoff,
+            wwi_limit: self.wwi_limit,
+            timestamps: self.timestamps,
+            max_qps: self.max_qps,
+            tail_probe: self.tail_probe,
+        }
     }
 }
 
@@ -234,9 +220,9 @@ mod tests {
     fn settings_the_model_refuses() {
         let bad = NicSettings { pmtu: 1000, ..NicSettings::default() };
         let e = NicConfig::try_from(&bad).unwrap_err();
-        assert!(matches!(e, crate::ConfigError::Invalid { field: "pmtu", .. }), "{e}");
+        assert!(matches!(&e, crate::ConfigError::Settings(s) if s.key == "nic.pmtu"), "{e}");
         let bad = NicSettings { tail_probe: Some(Duration::ZERO), ..NicSettings::default() };
         let e = NicConfig::try_from(&bad).unwrap_err();
-        assert!(matches!(e, crate::ConfigError::Invalid { field: "tail_probe", .. }), "{e}");
+        assert!(matches!(&e, crate::ConfigError::Settings(s) if s.key == "nic.tail_probe"), "{e}");
     }
 }

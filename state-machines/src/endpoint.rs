@@ -10,6 +10,7 @@ use crate::event::{HostCommand, NicEvent, NicReport, Transmit};
 use crate::nic::{HostOrPeer, Nic};
 use crate::packet::Packet;
 use crate::recovery::RecoveryAgent;
+use openrdma_codec::Ev;
 use openrdma_device::Timestamp;
 
 /// A NIC with its CPU recovery agent.
@@ -36,7 +37,7 @@ impl Endpoint {
     pub fn handle_packet(
         &mut self,
         now: Timestamp,
-        ev: u32,
+        ev: Ev,
         packet: &Packet,
     ) -> Result<(), HostOrPeer> {
         self.nic.handle_packet(now, ev, packet)
@@ -62,16 +63,23 @@ impl Endpoint {
         self.nic.poll_transmit(now)
     }
 
-    /// The next event for the host. Reports are shown to the agent first (and still
-    /// returned, so that a trace records them).
-    pub fn poll_event(&mut self, now: Timestamp) -> Option<NicEvent> {
-        let ev = self.nic.poll_event()?;
+    /// The next event for the host, or `Ok(None)` when there is none. A report is shown to
+    /// the agent first (and still returned, so that a trace records it), and the commands
+    /// it causes go to the NIC at once.
+    ///
+    /// # Errors
+    ///
+    /// [`ApiMisuse::TimeWentBackwards`] when `now` is before the last call's; nothing is
+    /// taken then. Otherwise the NIC's refusal of a command the agent gave
+    /// ([`Nic::handle_cpu`]); the event that caused it has been taken.
+    pub fn poll_event(&mut self, now: Timestamp) -> Result<Option<NicEvent>, ApiMisuse> {
+        self.nic.check_time(now)?;
+        let Some(ev) = self.nic.poll_event() else { return Ok(None) };
         if let NicEvent::Report(r) = &ev {
             self.agent.handle_report(now, r);
-            // Commands the report caused go to the NIC at once.
-            let _ = self.pump_commands(now);
+            self.pump_commands(now)?;
         }
-        Some(ev)
+        Ok(Some(ev))
     }
 
     /// The next deadline of either half.

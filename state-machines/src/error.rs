@@ -5,7 +5,8 @@
 //! NAK for a bad key) are still sent.
 
 use openrdma_codec::host::DoorbellReject;
-use openrdma_codec::{Opcode, Psn, Qpn};
+use openrdma_codec::{Lkey, Msn, Opcode, Psn, Qpn, Rkey, Rqmsn, TemplateId};
+use openrdma_device::CqId;
 
 /// The remote peer broke the specification. Each variant names its requirement ID.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,7 +77,7 @@ pub enum PeerViolation {
         /// The QP.
         qpn: Qpn,
         /// RETH.rkey.
-        rkey: u32,
+        rkey: Rkey,
         /// RETH.va.
         va: u64,
         /// Payload length.
@@ -90,7 +91,7 @@ pub enum PeerViolation {
         /// The QP.
         qpn: Qpn,
         /// MSN.
-        msn: u16,
+        msn: Msn,
         /// What disagrees.
         what: &'static str,
     },
@@ -102,7 +103,7 @@ pub enum PeerViolation {
         /// PSN.
         psn: Psn,
         /// MSN.
-        msn: u16,
+        msn: Msn,
     },
     /// An MSN too far beyond the retirement pointer for the window.
     #[error("[RCV-MSG-002] QP {qpn}: MSN {msn} is beyond the retirement window (next {next})")]
@@ -110,9 +111,9 @@ pub enum PeerViolation {
         /// The QP.
         qpn: Qpn,
         /// MSN.
-        msn: u16,
+        msn: Msn,
         /// Next MSN to retire.
-        next: u16,
+        next: Msn,
     },
     /// More Write-with-Immediate messages in flight than the negotiated limit; fatal.
     #[error(
@@ -122,7 +123,7 @@ pub enum PeerViolation {
         /// The QP.
         qpn: Qpn,
         /// RQMSN.
-        rqmsn: u16,
+        rqmsn: Rqmsn,
         /// The limit.
         limit: u16,
     },
@@ -164,7 +165,7 @@ pub enum PeerViolation {
         /// The QP.
         qpn: Qpn,
         /// MSN.
-        msn: u16,
+        msn: Msn,
     },
     /// An endpoint request addressed to a QPN other than 2; discarded unanswered.
     #[error("[ERTH-QPN-001] endpoint request to QP {qpn}; endpoint operations use QPN 2")]
@@ -232,7 +233,7 @@ pub enum ApiMisuse {
     #[error("template {template}: {reason}")]
     BadTemplate {
         /// Template ID.
-        template: u16,
+        template: TemplateId,
         /// Why.
         reason: String,
     },
@@ -249,35 +250,35 @@ pub enum ApiMisuse {
     #[error("template {template}: [TPL-KEY-001] lkey {lkey:#x} {reason}")]
     TemplateKey {
         /// Template ID.
-        template: u16,
+        template: TemplateId,
         /// The template's `local_lkey`.
-        lkey: u32,
+        lkey: Lkey,
         /// Why the key does not do.
         reason: &'static str,
     },
     /// A region overlapping an existing key.
     #[error("rkey {0:#x} is already registered")]
-    DuplicateRegion(u32),
+    DuplicateRegion(Rkey),
     /// A local key registered twice.
     #[error("lkey {0:#x} is already registered")]
-    DuplicateLocalKey(u32),
+    DuplicateLocalKey(Lkey),
     /// A local key that is not registered.
     #[error("lkey {0:#x} is not registered")]
-    UnknownLocalKey(u32),
+    UnknownLocalKey(Lkey),
     /// A completion queue number already in use.
     #[error("completion queue {0} already exists")]
-    DuplicateCq(u32),
+    DuplicateCq(CqId),
     /// A completion queue that cannot be created.
     #[error("completion queue {cq}: {reason}")]
     BadCq {
         /// The queue.
-        cq: u32,
+        cq: CqId,
         /// Why.
         reason: &'static str,
     },
     /// A completion queue number that names no queue.
     #[error("no completion queue {0}")]
-    UnknownCq(u32),
+    UnknownCq(CqId),
     /// A consumer-register write that releases entries the NIC has not written.
     #[error(
         "completion queue {cq}: consumer count {consumed} releases entries not yet written \
@@ -285,7 +286,7 @@ pub enum ApiMisuse {
     )]
     BadCqConsumer {
         /// The queue.
-        cq: u32,
+        cq: CqId,
         /// The value written.
         consumed: u32,
         /// Entries the NIC has written, modulo 2^32.
@@ -374,4 +375,8 @@ pub enum ConfigError {
         /// Why.
         reason: &'static str,
     },
+    /// A value the scenario format does not allow (`CONF-FMT-008`), as the boundary's
+    /// check names it.
+    #[error("configuration {0}")]
+    Settings(#[from] openrdma_device::ManifestError),
 }

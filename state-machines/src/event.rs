@@ -5,7 +5,7 @@
 //! All are public, serializable types, so that a trace can drive the model and record
 //! what it did.
 
-use openrdma_codec::Qpn;
+use openrdma_codec::{Ev, Qpn};
 use openrdma_device::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +22,7 @@ pub struct Transmit {
     /// The local QP sending it.
     pub qpn: Qpn,
     /// Entropy value: selects the path.
-    pub ev: u32,
+    pub ev: Ev,
     /// The packet.
     pub packet: Packet,
 }
@@ -43,7 +43,7 @@ pub enum NicInput {
         /// When.
         at: Timestamp,
         /// Its entropy value.
-        ev: u32,
+        ev: Ev,
         /// The packet.
         packet: Packet,
     },

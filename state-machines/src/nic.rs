@@ -24,8 +24,8 @@ use openrdma_codec::host::{
     WorkRequest, WrOpcode, accept_doorbell, cq_position, retirement_slot,
 };
 use openrdma_codec::{
-    AethRepr, BthRepr, EethRepr, EndpointOp, ErthRepr, NackReason, NethRepr, Opcode, PethRepr, Psn,
-    Qpn,
+    AethRepr, BthRepr, EethRepr, EndpointOp, ErthRepr, Ev, Lkey, Msn, NackReason, NethRepr, Opcode,
+    PethRepr, Psn, Qpn, Rkey, TemplateId,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -43,7 +43,7 @@ use crate::receiver::{PsnClass, Responder};
 use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
 use crate::ring::Ring;
 use crate::sender::{Requester, SenderNotes};
-use openrdma_device::Timestamp;
+use openrdma_device::{CqId, DomainId, Timestamp};
 
 /// Counters a NIC keeps; read with [`Nic::stats`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,11 +100,11 @@ struct Qp {
 /// A retirement domain: the sender's MSN counter and the receiver's table.
 #[derive(Debug)]
 struct Domain {
-    next_send_msn: u16,
+    next_send_msn: Msn,
     /// MSNs whose entries were purged because their QP failed: retirement skips them.
-    dead: Vec<u16>,
+    dead: Vec<Msn>,
     /// Highest MSN the peer has retired, as learnt from transport ACKs (+1 = floor).
-    send_floor: u16,
+    send_floor: Msn,
     table: RetireRing,
 }
 
@@ -153,17 +153,17 @@ pub struct Nic {
     qps: Vec<Qp>,
     qp_index: HashMap<u32, usize>,
     domains: Vec<Domain>,
-    domain_index: HashMap<u32, usize>,
-    regions: HashMap<u32, Region>,
+    domain_index: HashMap<DomainId, usize>,
+    regions: HashMap<Rkey, Region>,
     /// Local registrations, by lkey (`TPL-KEY-001`).
-    local: HashMap<u32, LocalRegion>,
-    templates: HashMap<u16, TemplateSlot>,
-    cqs: HashMap<u32, Cq>,
+    local: HashMap<Lkey, LocalRegion>,
+    templates: HashMap<TemplateId, TemplateSlot>,
+    cqs: HashMap<CqId, Cq>,
     /// The device error completion queue (`CQE-REJECT-002`).
-    error_cq: Option<u32>,
+    error_cq: Option<CqId>,
     /// Queues that found no free slot during the current input; the QPs that report to
     /// them move to the error state once it is handled (`CQE-RING-004`).
-    overflowed: Vec<u32>,
+    overflowed: Vec<CqId>,
     ctrl: VecDeque<Transmit>,
     events: VecDeque<NicEvent>,
     active: Ring<usize>,
@@ -265,14 +265,14 @@ impl Nic {
     }
 
     /// State of every EV of QP `qpn`.
-    pub fn ev_states(&self, qpn: Qpn) -> Option<Vec<(u32, EvState)>> {
+    pub fn ev_states(&self, qpn: Qpn) -> Option<Vec<(Ev, EvState)>> {
         self.qp_index
             .get(&qpn.value())
             .map(|&i| self.qps[i].req.evs.iter().map(|s| (s.ev, s.state)).collect())
     }
 
     /// The state of completion queue `cq`, if it exists.
-    pub fn cq_state(&self, cq: u32) -> Option<CqState> {
+    pub fn cq_state(&self, cq: CqId) -> Option<CqState> {
         self.cqs.get(&cq).map(|q| CqState {
             written: q.written,
             consumed: q.consumed,
@@ -281,7 +281,7 @@ impl Nic {
     }
 
     /// Whether template `id` is installed and enabled.
-    pub fn template_enabled(&self, id: u16) -> Option<bool> {
+    pub fn template_enabled(&self, id: TemplateId) -> Option<bool> {
         self.templates.get(&id).map(|t| t.template.enabled)
     }
 
@@ -300,10 +300,16 @@ impl Nic {
 
     #[inline(always)]
     fn tick(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
+        self.check_time(now)?;
+        self.last_now = now;
+        Ok(())
+    }
+
+    /// Whether `now` may be given to the next call: not before the last call's.
+    pub(crate) fn check_time(&self, now: Timestamp) -> Result<(), ApiMisuse> {
         if now < self.last_now {
             return Err(ApiMisuse::TimeWentBackwards { now: now.0, last: self.last_now.0 });
         }
-        self.last_now = now;
         Ok(())
     }
 
@@ -472,7 +478,7 @@ impl Nic {
     /// `TPL-KEY-002`): its tokens are rejected as unknown until software installs it again
     /// under a valid registration. Messages already accepted are not affected; software
     /// deregisters memory only once their flags have matched.
-    fn deregister_local(&mut self, lkey: u32) -> Result<(), ApiMisuse> {
+    fn deregister_local(&mut self, lkey: Lkey) -> Result<(), ApiMisuse> {
         if self.local.remove(&lkey).is_none() {
             return Err(ApiMisuse::UnknownLocalKey(lkey));
         }
@@ -507,8 +513,10 @@ impl Nic {
         if cfg.evs.is_empty() {
             return Err(ApiMisuse::BadQp { qpn: cfg.qpn, reason: "the EV profile is empty" });
         }
-        if cfg.initial_psn > openrdma_codec::psn::PSN_MASK
-            || cfg.peer_initial_psn > openrdma_codec::psn::PSN_MASK
+        // A PSN read from a scenario or the adapter protocol holds whatever integer was
+        // written.
+        if cfg.initial_psn.value() > openrdma_codec::psn::PSN_MASK
+            || cfg.peer_initial_psn.value() > openrdma_codec::psn::PSN_MASK
         {
             return Err(ApiMisuse::BadQp { qpn: cfg.qpn, reason: "initial PSNs are 24-bit" });
         }
@@ -525,10 +533,10 @@ impl Nic {
                 None => {
                     let d = self.domains.len();
                     self.domains.push(Domain {
-                        next_send_msn: 0,
+                        next_send_msn: Msn::ZERO,
                         dead: Vec::new(),
-                        send_floor: 0,
-                        table: RetireRing::new(SHARED_DOMAIN_CAPACITY, 0),
+                        send_floor: Msn::ZERO,
+                        table: RetireRing::new(SHARED_DOMAIN_CAPACITY, Msn::ZERO),
                     });
                     self.domain_index.insert(cfg.domain, d);
                     d
@@ -536,10 +544,10 @@ impl Nic {
             },
             RetirementMode::PerQp => {
                 self.domains.push(Domain {
-                    next_send_msn: 0,
+                    next_send_msn: Msn::ZERO,
                     dead: Vec::new(),
-                    send_floor: 0,
-                    table: RetireRing::new(self.cfg.window().min(0x7FFF) as u16, 0),
+                    send_floor: Msn::ZERO,
+                    table: RetireRing::new(self.cfg.window().min(0x7FFF) as u16, Msn::ZERO),
                 });
                 self.domains.len() - 1
             }
@@ -548,8 +556,7 @@ impl Nic {
             self.cfg.seed ^ (u64::from(cfg.qpn.value())).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
         let req = Requester::new(&self.cfg, &cfg, rng);
-        let resp =
-            Responder::new(cfg.qpn, cfg.peer_qpn, Psn::new(cfg.peer_initial_psn), self.cfg.mpr);
+        let resp = Responder::new(cfg.qpn, cfg.peer_qpn, cfg.peer_initial_psn, self.cfg.mpr);
         self.qp_index.insert(cfg.qpn.value(), i);
         self.qps.push(Qp {
             cfg,
@@ -578,7 +585,7 @@ impl Nic {
                 if self.qps[i].in_error {
                     // RET-FLUSH-001: work for a QP in error completes at once as FLUSHED,
                     // with its flag, so that a GPU waiting on the flag is released.
-                    self.complete_send(i, &wr, 0, CompletionStatus::FLUSHED);
+                    self.complete_send(i, &wr, Msn::ZERO, CompletionStatus::FLUSHED);
                 } else {
                     self.enqueue(i, wr);
                 }
@@ -626,7 +633,7 @@ impl Nic {
     fn enqueue(&mut self, i: usize, wr: WorkRequest) {
         let d = &mut self.domains[self.qps[i].domain];
         let msn = d.next_send_msn;
-        d.next_send_msn = msn.wrapping_add(1);
+        d.next_send_msn = msn.next();
         self.qps[i].req.push(wr, msn);
         self.activate(i);
     }
@@ -717,7 +724,7 @@ impl Nic {
     pub fn handle_packet(
         &mut self,
         now: Timestamp,
-        ev: u32,
+        ev: Ev,
         packet: &Packet,
     ) -> Result<(), HostOrPeer> {
         self.tick(now)?;
@@ -726,7 +733,7 @@ impl Nic {
         r
     }
 
-    fn packet(&mut self, now: Timestamp, ev: u32, packet: &Packet) -> Result<(), HostOrPeer> {
+    fn packet(&mut self, now: Timestamp, ev: Ev, packet: &Packet) -> Result<(), HostOrPeer> {
         match packet {
             Packet::EndpointRequest { bth, erth } => {
                 return self.on_endpoint_request(ev, bth, erth);
@@ -761,8 +768,8 @@ impl Nic {
             Packet::Ack { aeth, .. } => {
                 // SND-ACK-002: an ACK may cover only MSNs this domain has assigned.
                 let next = self.domains[self.qps[i].domain].next_send_msn;
-                let msn = (aeth.msn & 0xFFFF) as u16;
-                if (msn.wrapping_sub(next) as i16) >= 0 {
+                let msn = aeth.msn.msn();
+                if next.is_at_or_before(msn) {
                     Err(PeerViolation::AckBeyondSent { qpn, msn })
                 } else {
                     self.on_sender_input(now, i, |q, n| q.req.on_aeth(now, aeth, n))
@@ -785,7 +792,7 @@ impl Nic {
     /// The region a remote key names. The last one found is kept aside, as a NIC keeps a
     /// key cache: regions are never changed once registered, so the copy cannot go stale.
     #[inline(always)]
-    fn region(&mut self, rkey: u32) -> Option<Region> {
+    fn region(&mut self, rkey: Rkey) -> Option<Region> {
         if let Some(r) = self.last_region.filter(|r| r.rkey == rkey) {
             return Some(r);
         }
@@ -804,7 +811,7 @@ impl Nic {
     /// (`ERTH-QPN-001`).
     fn on_endpoint_request(
         &mut self,
-        ev: u32,
+        ev: Ev,
         bth: &BthRepr,
         erth: &ErthRepr,
     ) -> Result<(), HostOrPeer> {
@@ -822,7 +829,7 @@ impl Nic {
             _ => EethRepr::UNSUPPORTED_OP,
         };
         let eeth = EethRepr { status, ..EethRepr::new(erth.op, self.ports_up, erth.request_id) };
-        // OPC-PSN-001: endpoint responses carry PSN 0.
+        // OPC-PSN-002: endpoint responses carry PSN 0.
         let bth = BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, Qpn::ENDPOINT, Psn::ZERO);
         self.ctrl.push_back(Transmit {
             qpn: Qpn::ENDPOINT,
@@ -834,13 +841,13 @@ impl Nic {
     }
 
     /// Sends the endpoint request the CPU half commands (`REC-IF-017`): at once, on the
-    /// EV named, to QPN 2 (`ERTH-QPN-001`) with PSN 0 (`OPC-PSN-001`), carrying this NIC's
+    /// EV named, to QPN 2 (`ERTH-QPN-001`) with PSN 0 (`OPC-PSN-002`), carrying this NIC's
     /// ports (`ERTH-PORT-001`) and zero reserved fields (`ERTH-RESV-001`). An operation
     /// the ERTH does not define is refused and nothing is sent (`ERTH-OP-001`).
     fn send_endpoint_request(
         &mut self,
         op: EndpointOp,
-        ev: u32,
+        ev: Ev,
         request_id: u32,
     ) -> Result<(), ApiMisuse> {
         if !op.is_known() {
@@ -861,7 +868,7 @@ impl Nic {
     /// to another QPN is discarded (`ERTH-QPN-001`).
     fn on_endpoint_response(
         &mut self,
-        ev: u32,
+        ev: Ev,
         bth: &BthRepr,
         eeth: &EethRepr,
     ) -> Result<(), HostOrPeer> {
@@ -879,13 +886,13 @@ impl Nic {
         Ok(())
     }
 
-    fn on_probe(&mut self, i: usize, ev: u32, peth: &PethRepr) {
+    fn on_probe(&mut self, i: usize, ev: Ev, peth: &PethRepr) {
         // EV-PROBE-004: answer with a SACK, pr = 1, the probe's EV reflected.
         let trigger = self.qps[i].resp.epsn().sub(1);
         self.send_sack(i, ev, trigger, Some(peth.probe_id), peth.tx_timestamp);
     }
 
-    fn send_sack(&mut self, i: usize, ev: u32, trigger: Psn, probe_id: Option<u16>, ts: u16) {
+    fn send_sack(&mut self, i: usize, ev: Ev, trigger: Psn, probe_id: Option<u16>, ts: u16) {
         let q = &mut self.qps[i];
         let (seth, cc_state) = q.resp.make_sack(ev, trigger, probe_id, 0, ts);
         let bth = BthRepr::new(Opcode::MRC_SACK, q.cfg.peer_qpn, q.resp.epsn().sub(1));
@@ -897,7 +904,7 @@ impl Nic {
         self.stats.sacks_sent += 1;
     }
 
-    fn send_nack(&mut self, i: usize, ev: u32, psn: Psn, reason: NackReason, ts: u16) {
+    fn send_nack(&mut self, i: usize, ev: Ev, psn: Psn, reason: NackReason, ts: u16) {
         let q = &self.qps[i];
         let neth = NethRepr {
             reason,
@@ -914,9 +921,9 @@ impl Nic {
     /// Sends a transport ACK (`nak` = None: AETH ACK with unlimited credit, AETH-MRC-002) or
     /// NAK (`nak` = the syndrome). The MSN is the last message of this QP's domain that
     /// retired; a NAK before any retirement carries the MSN before the first.
-    fn send_ack(&mut self, i: usize, ev: u32, nak: Option<u8>) {
+    fn send_ack(&mut self, i: usize, ev: Ev, nak: Option<u8>) {
         let d = self.qps[i].domain;
-        let before_next = self.domains[d].table.next_msn().wrapping_sub(1);
+        let before_next = self.domains[d].table.next_msn().prev();
         let q = &mut self.qps[i];
         let msn = match (nak, q.resp.last_retired) {
             (None, None) => return,
@@ -925,7 +932,7 @@ impl Nic {
         };
         q.resp.retired_unacked = 0;
         let syndrome = nak.unwrap_or(AethRepr::ACK_UNLIMITED_CREDIT);
-        let aeth = AethRepr { syndrome, msn: u32::from(msn) };
+        let aeth = AethRepr::new(syndrome, msn.into());
         let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, q.cfg.peer_qpn, q.resp.epsn().sub(1));
         self.ctrl.push_back(Transmit { qpn: q.cfg.qpn, ev, packet: Packet::Ack { bth, aeth } });
         self.stats.acks_sent += 1;
@@ -935,7 +942,7 @@ impl Nic {
         &mut self,
         now: Timestamp,
         i: usize,
-        ev: u32,
+        ev: Ev,
         w: &WritePacket,
     ) -> Result<(), PeerViolation> {
         let pmtu = self.cfg.pmtu;
@@ -974,7 +981,7 @@ impl Nic {
         if !is_last && len != pmtu {
             return Err(PeerViolation::SegmentLength { qpn, opcode: op, len, pmtu });
         }
-        // Placement: the region named by the key must allow the write (RCV-PLACE-001/002).
+        // Placement: the region named by the key must allow the write (RCV-PLACE-003/002).
         let region_ok = self
             .region(w.reth.rkey)
             .is_some_and(|r| r.remote_write && r.contains(w.reth.va, u64::from(len)));
@@ -1031,7 +1038,7 @@ impl Nic {
             });
         }
         let limit = self.cfg.wwi_limit;
-        let rq_ahead = w.meth.rqmsn.wrapping_sub(self.qps[i].resp.delivered_rqmsn);
+        let rq_ahead = w.meth.rqmsn.forward_from(self.qps[i].resp.delivered_rqmsn);
         if is_last && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
             self.send_nack(i, ev, psn, NackReason::UNEXP_EVENT, ts);
             self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
@@ -1092,7 +1099,7 @@ impl Nic {
 
     /// Retires every complete message at the head of domain `d` (RET-ORDER-001).
     #[inline(always)]
-    fn retire(&mut self, now: Timestamp, d: usize, ev: u32) {
+    fn retire(&mut self, now: Timestamp, d: usize, ev: Ev) {
         // Most packets complete no message: a look at the head is all they cost.
         let dom = &self.domains[d];
         if dom.table.head_ready() || !dom.dead.is_empty() {
@@ -1101,7 +1108,7 @@ impl Nic {
     }
 
     #[inline(never)]
-    fn retire_ready(&mut self, now: Timestamp, d: usize, ev: u32) {
+    fn retire_ready(&mut self, now: Timestamp, d: usize, ev: Ev) {
         let mut acked = core::mem::take(&mut self.scratch);
         loop {
             let dom = &mut self.domains[d];
@@ -1191,8 +1198,8 @@ impl Nic {
         let d = self.qps[i].domain;
         for m in core::mem::take(&mut notes.completed) {
             let dom = &mut self.domains[d];
-            if (m.msn.wrapping_sub(dom.send_floor) as i16) >= 0 {
-                dom.send_floor = m.msn.wrapping_add(1);
+            if dom.send_floor.is_at_or_before(m.msn) {
+                dom.send_floor = m.msn.next();
             }
             self.stats.messages_completed += 1;
             self.complete_send(i, &m.wr, m.msn, CompletionStatus::SUCCESS);
@@ -1223,7 +1230,7 @@ impl Nic {
     }
 
     /// Sender completion: completion entry (if signaled or failed) and completion flag.
-    fn complete_send(&mut self, i: usize, wr: &WorkRequest, msn: u16, status: CompletionStatus) {
+    fn complete_send(&mut self, i: usize, wr: &WorkRequest, msn: Msn, status: CompletionStatus) {
         if wr.signaled || !status.is_success() {
             let entry = CompletionRepr::for_request(wr, status, msn);
             self.write_completion(Side::Requester, self.qps[i].cfg.send_cq, entry);
@@ -1254,7 +1261,7 @@ impl Nic {
     /// state when the current input has been handled (`CQE-RING-004`, [`Nic::settle`]); an
     /// entry for a stopped queue is not written. With no queue (`cq` = `None`) the entry is
     /// reported without a place in memory.
-    fn write_completion(&mut self, side: Side, cq: Option<u32>, entry: CompletionRepr) {
+    fn write_completion(&mut self, side: Side, cq: Option<CqId>, entry: CompletionRepr) {
         // The low 32 bits of the clock, in nanoseconds; measurement only.
         let mut entry = entry.with_timestamp(self.last_now.0 as u32);
         let queue = match cq.and_then(|c| self.cqs.get_mut(&c)) {

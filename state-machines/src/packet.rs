@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use openrdma_codec::frame::{DecodedFrame, Extensions, FrameRepr, IpRepr};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EethRepr, ErthRepr, EtherType, EthernetRepr, IP_PROTO_UDP,
+    AethRepr, BthRepr, CcStateRepr, EethRepr, ErthRepr, EtherType, EthernetRepr, Ev, IP_PROTO_UDP,
     ImmDtRepr, Ipv4Repr, Ipv6Repr, MethRepr, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr,
     SethRepr, TsethRepr, UdpRepr, VlanRepr,
 };
@@ -186,7 +186,7 @@ impl Packet {
     }
 
     /// Builds a packet from a decoded frame, returning it with the frame's entropy value.
-    pub fn from_frame(frame: &FrameRepr) -> Result<(Packet, u32), UnsupportedPacket> {
+    pub fn from_frame(frame: &FrameRepr) -> Result<(Packet, Ev), UnsupportedPacket> {
         let payload = Payload::Bytes(Arc::from(frame.payload.as_slice()));
         Ok((Packet::from_parts(frame.bth, &frame.ext, payload)?, frame.entropy()))
     }
@@ -197,7 +197,7 @@ impl Packet {
     /// RoCEv2 packet (`frame.error` says why).
     pub fn from_decoded(
         frame: &DecodedFrame<'_>,
-    ) -> Option<Result<(Packet, u32), UnsupportedPacket>> {
+    ) -> Option<Result<(Packet, Ev), UnsupportedPacket>> {
         if frame.error.is_some() {
             return None;
         }
@@ -214,7 +214,7 @@ impl Packet {
     /// opcode table does not define) is [`Unreceivable::Discarded`]; a sound packet whose
     /// opcode the model does not handle (an RC opcode, `RCV-OPC-001`) is
     /// [`Unreceivable::Unsupported`].
-    pub fn from_wire(frame: &DecodedFrame<'_>) -> Result<(Packet, u32), Unreceivable> {
+    pub fn from_wire(frame: &DecodedFrame<'_>) -> Result<(Packet, Ev), Unreceivable> {
         if let Some(id) = frame.discard_reason() {
             return Err(Unreceivable::Discarded(id));
         }
@@ -253,7 +253,7 @@ impl Packet {
     pub fn to_frame(
         &self,
         outer: &Outer,
-        ev: u32,
+        ev: Ev,
         fetch: &mut dyn FnMut(u64, u32) -> Vec<u8>,
     ) -> Result<FrameRepr, openrdma_codec::EmitError> {
         let payload = match self {
@@ -293,7 +293,7 @@ impl FrameWriter {
     pub fn write(
         &mut self,
         packet: &Packet,
-        ev: u32,
+        ev: Ev,
         fetch: &mut dyn FnMut(u64, u32, &mut Vec<u8>),
     ) -> Result<&[u8], openrdma_codec::EmitError> {
         // The payload vector is kept from frame to frame; the rest is rebuilt.
@@ -410,7 +410,7 @@ mod tests {
     use core::net::Ipv4Addr;
 
     use openrdma_codec::frame::{IpRepr, decode};
-    use openrdma_codec::{EtherType, EthernetAddress, Ipv4Repr};
+    use openrdma_codec::{EtherType, EthernetAddress, Ipv4Repr, Msn, Rkey, Rqmsn};
 
     use super::*;
 
@@ -432,13 +432,16 @@ mod tests {
         bth.ack_req = true;
         let p = Packet::Write(WritePacket {
             bth,
-            meth: MethRepr { rqmsn: 0, msn: 0 },
+            meth: MethRepr { rqmsn: Rqmsn::ZERO, msn: Msn::ZERO },
             tseth: None,
-            reth: RethRepr { va: 0x1000, rkey: 7, dma_len: 8 },
+            reth: RethRepr { va: 0x1000, rkey: Rkey::new(7), dma_len: 8 },
             immdt: None,
             payload: Payload::Bytes(Arc::from(&[1u8, 2, 3, 4, 5, 6, 7, 8][..])),
         });
-        p.to_frame(&outer(), 0xA000_0000, &mut |_, _| Vec::new()).unwrap().to_bytes().unwrap()
+        p.to_frame(&outer(), Ev::new(0xA000_0000), &mut |_, _| Vec::new())
+            .unwrap()
+            .to_bytes()
+            .unwrap()
     }
 
     /// RCV-FRAME-001, ENC-IPV4-003: a sound frame becomes its packet; one whose IPv4 header
@@ -448,7 +451,7 @@ mod tests {
     fn rcv_frame_001_only_sound_frames_become_packets() {
         let good = write_frame();
         let (p, ev) = Packet::from_wire(&decode(&good)).expect("a sound write");
-        assert_eq!((p.psn(), ev), (Psn::new(3), 0xA000_0000));
+        assert_eq!((p.psn(), ev), (Psn::new(3), Ev::new(0xA000_0000)));
         let mut bad = good.clone();
         bad[14 + 10] ^= 0x5A;
         assert_eq!(Packet::from_wire(&decode(&bad)), Err(Unreceivable::Discarded("ENC-IPV4-003")));

@@ -4,7 +4,7 @@
 //! Placement and retirement involve the NIC's registered regions and retirement domains,
 //! so they live in [`crate::nic`]; this module keeps what belongs to one QP.
 
-use openrdma_codec::{CcStateRepr, EvMark as WireMark, Psn, Qpn, SethRepr};
+use openrdma_codec::{CcStateRepr, Ev, EvMark as WireMark, Msn, Psn, Qpn, Rqmsn, SethRepr};
 
 use openrdma_device::Timestamp;
 
@@ -162,7 +162,7 @@ pub struct Responder {
     /// When a SACK becomes due although fewer than `sack_coalesce` packets wait.
     pub sack_deadline: Option<Timestamp>,
     /// EV of the packet that will trigger the next SACK.
-    pub last_ev: u32,
+    pub last_ev: Ev,
     /// TSETH timestamp of that packet, reflected in CC_STATE.
     pub last_ts: u16,
     /// PSN of that packet.
@@ -174,11 +174,11 @@ pub struct Responder {
     /// MPR to advertise.
     pub mpr: u8,
     /// The last message of this QP that retired, for the transport ACK.
-    pub last_retired: Option<u16>,
+    pub last_retired: Option<Msn>,
     /// Messages retired since the last transport ACK.
     pub retired_unacked: u32,
     /// RQMSN of the last immediate delivered.
-    pub delivered_rqmsn: u16,
+    pub delivered_rqmsn: Rqmsn,
 }
 
 impl Responder {
@@ -192,7 +192,7 @@ impl Responder {
             bits: BitRing::new(window, first_psn),
             unacked: 0,
             sack_deadline: None,
-            last_ev: 0,
+            last_ev: Ev::default(),
             last_ts: 0,
             last_psn: first_psn.sub(1),
             ooo_count: 0,
@@ -200,7 +200,7 @@ impl Responder {
             mpr,
             last_retired: None,
             retired_unacked: 0,
-            delivered_rqmsn: 0,
+            delivered_rqmsn: Rqmsn::ZERO,
         }
     }
 
@@ -248,7 +248,7 @@ impl Responder {
     /// it (`SETH-ACKPSN-001`), except for a probe answer, which echoes the probe ID there.
     pub fn make_sack(
         &mut self,
-        ev: u32,
+        ev: Ev,
         trigger: Psn,
         probe_id: Option<u16>,
         mark: u8,
@@ -371,7 +371,7 @@ mod tests {
                 r.accept(offset, 0);
             }
         }
-        let (seth, _) = r.make_sack(7, Psn::new(11), None, 0, 0);
+        let (seth, _) = r.make_sack(Ev::new(7), Psn::new(11), None, 0, 0);
         assert_eq!(seth.cack_psn, Psn::new(4));
         assert_eq!(seth.sack_offset, 1);
         assert_eq!(seth.sack_bitmap, 0b111_0110);

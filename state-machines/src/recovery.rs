@@ -8,13 +8,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use openrdma_codec::{Psn, Qpn};
-use openrdma_device::{CpuHalfFactory, DeviceError, RecoveryCpu, RecoverySettings};
+use openrdma_codec::{Ev, Psn, Qpn};
+use openrdma_device::{CpuHalfFactory, DeviceError, RecoveryCpu, RecoverySettings, Timestamp};
 
 use crate::config::RecoveryConfig;
 use crate::ev::EvState;
 use crate::event::{CpuCommand, NicReport, RetransmitCause};
-use openrdma_device::Timestamp;
 
 #[derive(Debug, Clone)]
 struct QpTimer {
@@ -22,11 +21,11 @@ struct QpTimer {
     deadline: Option<Timestamp>,
     retries: u32,
     /// EVs this agent holds ASSUMED_BAD, with the time of the next probe.
-    bad_evs: BTreeMap<u32, Timestamp>,
+    bad_evs: BTreeMap<Ev, Timestamp>,
     /// The QP is in error: the agent does nothing more for it.
     failed: bool,
     /// EVs a controller denied: never blamed, never probed.
-    denied: BTreeSet<u32>,
+    denied: BTreeSet<Ev>,
     /// The QP's entry in [`RecoveryAgent::due`]: its earliest deadline or probe.
     queued: Option<Timestamp>,
 }
@@ -276,7 +275,7 @@ impl RecoveryAgent {
 
     /// Marks an EV ASSUMED_BAD by policy (`EV-BAD-002`): the agent does this itself when
     /// the NIC reports a timeout retransmission with the EV of the lost transmission.
-    pub fn blame_ev(&mut self, now: Timestamp, qpn: Qpn, ev: u32) {
+    pub fn blame_ev(&mut self, now: Timestamp, qpn: Qpn, ev: Ev) {
         let interval = self.probe_interval();
         let t = self.timer(qpn);
         if !t.failed && !t.bad_evs.contains_key(&ev) && !t.denied.contains(&ev) {
@@ -361,13 +360,13 @@ mod tests {
             let now = Timestamp(1_000);
             for report in [
                 NicReport::Armed { qpn, snd_una: Psn::ZERO },
-                NicReport::EvState { qpn, ev: 7, state: EvState::AssumedBad },
+                NicReport::EvState { qpn, ev: Ev::new(7), state: EvState::AssumedBad },
                 NicReport::Progress { qpn, snd_una: Psn::new(1), outstanding: 1, awaiting_ack: 0 },
                 NicReport::Retransmitted {
                     qpn,
                     psn: Psn::new(1),
                     cause: RetransmitCause::Timeout,
-                    lost_ev: Some(9),
+                    lost_ev: Some(Ev::new(9)),
                 },
             ] {
                 let mut a = RecoveryAgent::new(cfg.clone());
@@ -395,7 +394,7 @@ mod tests {
         for step in 0..20_000 {
             now = Timestamp(now.0 + u64::from(rng.next_u32() % 5_000));
             let qpn = Qpn::new(rng.next_u32() % 6);
-            let ev = rng.next_u32() % 4;
+            let ev = Ev::new(rng.next_u32() % 4);
             let psn = Psn::new(rng.next_u32() % 100);
             let report = match rng.next_u32() % 9 {
                 0 => NicReport::Armed { qpn, snd_una: psn },

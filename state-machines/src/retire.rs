@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use openrdma_codec::Qpn;
+use openrdma_codec::{Msn, Qpn, Rqmsn};
 
 /// A message at the receiver, from its first packet until it retires.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub struct RecvMsg {
     /// Immediate data, for Write-with-Immediate.
     pub imm: Option<u32>,
     /// RQMSN carried by the message.
-    pub rqmsn: u16,
+    pub rqmsn: Rqmsn,
 }
 
 impl RecvMsg {
@@ -61,11 +61,11 @@ pub enum MsnPosition {
 /// The table of messages waiting to retire in one domain.
 pub trait RetireTable {
     /// An empty table whose next message to retire is `first_msn`.
-    fn new(capacity: u16, first_msn: u16) -> Self
+    fn new(capacity: u16, first_msn: Msn) -> Self
     where
         Self: Sized;
     /// The MSN that retires next.
-    fn next_msn(&self) -> u16;
+    fn next_msn(&self) -> Msn;
     /// Capacity in messages.
     fn capacity(&self) -> u16;
     /// Messages in the table.
@@ -76,8 +76,8 @@ pub trait RetireTable {
     }
     /// Where `msn` stands.
     #[inline]
-    fn position(&self, msn: u16) -> MsnPosition {
-        let offset = msn.wrapping_sub(self.next_msn());
+    fn position(&self, msn: Msn) -> MsnPosition {
+        let offset = msn.forward_from(self.next_msn());
         if offset >= 0x8000 {
             MsnPosition::Retired
         } else if offset >= self.capacity() {
@@ -87,21 +87,21 @@ pub trait RetireTable {
         }
     }
     /// The entry of a pending message, if present.
-    fn get(&self, msn: u16) -> Option<&RecvMsg>;
+    fn get(&self, msn: Msn) -> Option<&RecvMsg>;
     /// The entry of a pending message, if present.
-    fn get_mut(&mut self, msn: u16) -> Option<&mut RecvMsg>;
+    fn get_mut(&mut self, msn: Msn) -> Option<&mut RecvMsg>;
     /// Inserts the entry of a pending message. Returns false (and changes nothing) if `msn`
     /// is not pending or already present.
-    fn insert(&mut self, msn: u16, msg: RecvMsg) -> bool;
+    fn insert(&mut self, msn: Msn, msg: RecvMsg) -> bool;
     /// Removes and returns the next message if it is complete, advancing the pointer.
-    fn pop_ready(&mut self) -> Option<(u16, RecvMsg)>;
+    fn pop_ready(&mut self) -> Option<(Msn, RecvMsg)>;
     /// Whether the next message is present and complete.
     fn head_ready(&self) -> bool {
         self.get(self.next_msn()).is_some_and(RecvMsg::complete)
     }
     /// Drops every entry of QP `qp` (the QP failed; they will never retire) and returns
     /// their MSNs.
-    fn purge_qp(&mut self, qp: u32) -> Vec<u16>;
+    fn purge_qp(&mut self, qp: u32) -> Vec<Msn>;
     /// Skips the next MSN when it has no entry (its QP failed and its messages will never
     /// come). Returns whether it skipped.
     fn skip_missing(&mut self) -> bool;
@@ -116,18 +116,18 @@ pub struct RetireRef {
 }
 
 impl RetireRef {
-    fn abs(&self, msn: u16) -> u64 {
-        let offset = msn.wrapping_sub(self.next as u16);
+    fn abs(&self, msn: Msn) -> u64 {
+        let offset = msn.forward_from(self.next_msn());
         self.next + u64::from(offset)
     }
 }
 
 impl RetireTable for RetireRef {
-    fn new(capacity: u16, first_msn: u16) -> Self {
-        RetireRef { next: u64::from(first_msn), capacity, map: BTreeMap::new() }
+    fn new(capacity: u16, first_msn: Msn) -> Self {
+        RetireRef { next: u64::from(first_msn.value()), capacity, map: BTreeMap::new() }
     }
-    fn next_msn(&self) -> u16 {
-        self.next as u16
+    fn next_msn(&self) -> Msn {
+        Msn::new(self.next as u16)
     }
     fn capacity(&self) -> u16 {
         self.capacity
@@ -135,13 +135,13 @@ impl RetireTable for RetireRef {
     fn len(&self) -> usize {
         self.map.len()
     }
-    fn get(&self, msn: u16) -> Option<&RecvMsg> {
+    fn get(&self, msn: Msn) -> Option<&RecvMsg> {
         match self.position(msn) {
             MsnPosition::Pending { .. } => self.map.get(&self.abs(msn)),
             _ => None,
         }
     }
-    fn get_mut(&mut self, msn: u16) -> Option<&mut RecvMsg> {
+    fn get_mut(&mut self, msn: Msn) -> Option<&mut RecvMsg> {
         match self.position(msn) {
             MsnPosition::Pending { .. } => {
                 let k = self.abs(msn);
@@ -150,7 +150,7 @@ impl RetireTable for RetireRef {
             _ => None,
         }
     }
-    fn insert(&mut self, msn: u16, msg: RecvMsg) -> bool {
+    fn insert(&mut self, msn: Msn, msg: RecvMsg) -> bool {
         if !matches!(self.position(msn), MsnPosition::Pending { .. }) {
             return false;
         }
@@ -161,22 +161,22 @@ impl RetireTable for RetireRef {
         self.map.insert(k, msg);
         true
     }
-    fn pop_ready(&mut self) -> Option<(u16, RecvMsg)> {
+    fn pop_ready(&mut self) -> Option<(Msn, RecvMsg)> {
         if self.map.get(&self.next)?.complete() {
             let m = self.map.remove(&self.next)?;
-            let msn = self.next as u16;
+            let msn = self.next_msn();
             self.next += 1;
             Some((msn, m))
         } else {
             None
         }
     }
-    fn purge_qp(&mut self, qp: u32) -> Vec<u16> {
+    fn purge_qp(&mut self, qp: u32) -> Vec<Msn> {
         let gone: Vec<u64> = self.map.iter().filter(|(_, m)| m.qp == qp).map(|(k, _)| *k).collect();
         for k in &gone {
             self.map.remove(k);
         }
-        gone.into_iter().map(|k| k as u16).collect()
+        gone.into_iter().map(|k| Msn::new(k as u16)).collect()
     }
     fn skip_missing(&mut self) -> bool {
         if self.map.contains_key(&self.next) {
@@ -191,7 +191,7 @@ impl RetireTable for RetireRef {
 /// The hardware-shaped table: a ring of entries with a valid bit each and a head pointer.
 #[derive(Debug, Clone)]
 pub struct RetireRing {
-    next: u16,
+    next: Msn,
     capacity: u16,
     head: usize,
     slots: Vec<Option<RecvMsg>>,
@@ -232,14 +232,14 @@ impl RetireRing {
 }
 
 impl RetireTable for RetireRing {
-    fn new(capacity: u16, first_msn: u16) -> Self {
+    fn new(capacity: u16, first_msn: Msn) -> Self {
         // The ring holds a power of two of slots (indexing is a mask); only `capacity` of
         // them are used, so both implementations accept exactly the same MSNs.
         let capacity = capacity.max(1);
         let slots = usize::from(capacity).next_power_of_two();
         RetireRing { next: first_msn, head: 0, capacity, slots: vec![None; slots], len: 0 }
     }
-    fn next_msn(&self) -> u16 {
+    fn next_msn(&self) -> Msn {
         self.next
     }
     fn capacity(&self) -> u16 {
@@ -248,13 +248,13 @@ impl RetireTable for RetireRing {
     fn len(&self) -> usize {
         self.len
     }
-    fn get(&self, msn: u16) -> Option<&RecvMsg> {
+    fn get(&self, msn: Msn) -> Option<&RecvMsg> {
         match self.position(msn) {
             MsnPosition::Pending { offset } => self.slots[self.slot(offset)].as_ref(),
             _ => None,
         }
     }
-    fn get_mut(&mut self, msn: u16) -> Option<&mut RecvMsg> {
+    fn get_mut(&mut self, msn: Msn) -> Option<&mut RecvMsg> {
         match self.position(msn) {
             MsnPosition::Pending { offset } => {
                 let i = self.slot(offset);
@@ -263,7 +263,7 @@ impl RetireTable for RetireRing {
             _ => None,
         }
     }
-    fn insert(&mut self, msn: u16, msg: RecvMsg) -> bool {
+    fn insert(&mut self, msn: Msn, msg: RecvMsg) -> bool {
         let MsnPosition::Pending { offset } = self.position(msn) else { return false };
         let i = self.slot(offset);
         if self.slots[i].is_some() {
@@ -277,25 +277,25 @@ impl RetireTable for RetireRing {
     fn head_ready(&self) -> bool {
         self.slots[self.head].as_ref().is_some_and(RecvMsg::complete)
     }
-    fn pop_ready(&mut self) -> Option<(u16, RecvMsg)> {
+    fn pop_ready(&mut self) -> Option<(Msn, RecvMsg)> {
         if !self.slots[self.head].as_ref()?.complete() {
             return None;
         }
         let m = self.slots[self.head].take()?;
         let msn = self.next;
         self.head = (self.head + 1) & (self.slots.len() - 1);
-        self.next = self.next.wrapping_add(1);
+        self.next = self.next.next();
         self.len -= 1;
         Some((msn, m))
     }
-    fn purge_qp(&mut self, qp: u32) -> Vec<u16> {
+    fn purge_qp(&mut self, qp: u32) -> Vec<Msn> {
         let mut gone = Vec::new();
         for off in 0..self.capacity {
             let i = self.slot(off);
             if self.slots[i].as_ref().is_some_and(|m| m.qp == qp) {
                 self.slots[i] = None;
                 self.len -= 1;
-                gone.push(self.next.wrapping_add(off));
+                gone.push(self.next.add(off));
             }
         }
         gone
@@ -305,7 +305,7 @@ impl RetireTable for RetireRing {
             return false;
         }
         self.head = (self.head + 1) & (self.slots.len() - 1);
-        self.next = self.next.wrapping_add(1);
+        self.next = self.next.next();
         true
     }
 }
@@ -317,32 +317,40 @@ mod tests {
     use rand_core::{Rng, SeedableRng};
 
     fn msg(qp: u32, total: u32) -> RecvMsg {
-        RecvMsg { qp, qpn: Qpn::new(qp), total, placed: 0, last_seen: false, imm: None, rqmsn: 0 }
+        RecvMsg {
+            qp,
+            qpn: Qpn::new(qp),
+            total,
+            placed: 0,
+            last_seen: false,
+            imm: None,
+            rqmsn: Rqmsn::ZERO,
+        }
     }
 
     #[test]
     fn positions_wrap_at_two_to_the_16() {
-        let t = RetireRing::new(8, 0xFFFE);
-        assert_eq!(t.position(0xFFFE), MsnPosition::Pending { offset: 0 });
-        assert_eq!(t.position(0x0001), MsnPosition::Pending { offset: 3 });
-        assert_eq!(t.position(0x0006), MsnPosition::Beyond);
-        assert_eq!(t.position(0xFFFD), MsnPosition::Retired);
+        let t = RetireRing::new(8, Msn::new(0xFFFE));
+        assert_eq!(t.position(Msn::new(0xFFFE)), MsnPosition::Pending { offset: 0 });
+        assert_eq!(t.position(Msn::new(0x0001)), MsnPosition::Pending { offset: 3 });
+        assert_eq!(t.position(Msn::new(0x0006)), MsnPosition::Beyond);
+        assert_eq!(t.position(Msn::new(0xFFFD)), MsnPosition::Retired);
     }
 
     #[test]
     fn retires_in_order_only() {
-        let mut t = RetireRing::new(4, 10);
-        assert!(t.insert(11, RecvMsg { last_seen: true, ..msg(0, 0) }));
+        let mut t = RetireRing::new(4, Msn::new(10));
+        assert!(t.insert(Msn::new(11), RecvMsg { last_seen: true, ..msg(0, 0) }));
         assert_eq!(t.pop_ready(), None, "10 has not arrived");
-        assert!(t.insert(10, msg(0, 5)));
+        assert!(t.insert(Msn::new(10), msg(0, 5)));
         assert_eq!(t.pop_ready(), None, "10 is not complete");
-        let m = t.get_mut(10).unwrap();
+        let m = t.get_mut(Msn::new(10)).unwrap();
         m.placed = 5;
         m.last_seen = true;
-        assert_eq!(t.pop_ready().map(|x| x.0), Some(10));
-        assert_eq!(t.pop_ready().map(|x| x.0), Some(11));
-        assert_eq!(t.position(11), MsnPosition::Retired);
-        assert!(!t.insert(11, msg(0, 0)), "no entry for a retired message");
+        assert_eq!(t.pop_ready().map(|x| x.0), Some(Msn::new(10)));
+        assert_eq!(t.pop_ready().map(|x| x.0), Some(Msn::new(11)));
+        assert_eq!(t.position(Msn::new(11)), MsnPosition::Retired);
+        assert!(!t.insert(Msn::new(11), msg(0, 0)), "no entry for a retired message");
     }
 
     /// The ring and the map agree on every operation of a long random sequence.
@@ -350,12 +358,12 @@ mod tests {
     fn ring_matches_reference() {
         for seed in 0..20u64 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let first = rng.next_u32() as u16;
+            let first = Msn::new(rng.next_u32() as u16);
             let cap = 1 + (rng.next_u32() % 16) as u16;
             let mut a = RetireRef::new(cap, first);
             let mut b = RetireRing::new(cap, first);
             for step in 0..5_000 {
-                let msn = a.next_msn().wrapping_add((rng.next_u32() % 40) as u16).wrapping_sub(8);
+                let msn = a.next_msn().add((rng.next_u32() % 40) as u16).sub(8);
                 match rng.next_u32() % 6 {
                     0 | 1 => {
                         let m = msg(rng.next_u32() % 3, rng.next_u32() % 3);

@@ -22,8 +22,8 @@ use std::collections::VecDeque;
 
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_codec::{
-    AethKind, AethRepr, BthRepr, ImmDtRepr, MethRepr, NackReason, NethRepr, Opcode, PethRepr, Psn,
-    Qpn, RethRepr, SethRepr, TsethRepr,
+    AethKind, AethRepr, BthRepr, Ev, ImmDtRepr, MethRepr, Msn, NackReason, NethRepr, Opcode,
+    PethRepr, Psn, Qpn, RethRepr, Rqmsn, SethRepr, TsethRepr,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
@@ -33,13 +33,12 @@ use crate::error::PeerViolation;
 use crate::ev::{EvEvent, EvMark, EvState};
 use crate::packet::{Packet, WritePacket};
 use crate::ring::Ring;
-use openrdma_device::Payload;
-use openrdma_device::Timestamp;
+use openrdma_device::{Payload, Timestamp};
 
 /// One entropy value of a QP's profile.
 #[derive(Debug, Clone)]
 pub(crate) struct EvSlot {
-    pub(crate) ev: u32,
+    pub(crate) ev: Ev,
     pub(crate) state: EvState,
     pub(crate) since: Timestamp,
     pub(crate) backup: bool,
@@ -106,8 +105,8 @@ impl WindowFit {
 #[derive(Debug, Clone)]
 pub(crate) struct SendMsg {
     pub(crate) wr: WorkRequest,
-    pub(crate) msn: u16,
-    rqmsn: u16,
+    pub(crate) msn: Msn,
+    rqmsn: Rqmsn,
     first_psn: Psn,
     npkts: u32,
     /// Packets of this message sent at least once.
@@ -172,7 +171,7 @@ impl Coverage {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Next {
     /// The EV to send it on.
-    pub(crate) ev: u32,
+    pub(crate) ev: Ev,
     /// Whether it is the first data packet of an idle QP (nothing else in flight).
     pub(crate) first: bool,
     what: What,
@@ -187,7 +186,7 @@ enum What {
 }
 
 impl Next {
-    fn write(ev: u32, first: bool, msg: usize, seg: u32, psn: Psn, rtx: bool) -> Next {
+    fn write(ev: Ev, first: bool, msg: usize, seg: u32, psn: Psn, rtx: bool) -> Next {
         Next { ev, first, what: What::Write { msg, seg, psn, rtx } }
     }
 
@@ -222,9 +221,9 @@ enum Rtx {
 #[derive(Debug, Default)]
 pub(crate) struct SenderNotes {
     pub(crate) progressed: bool,
-    pub(crate) ev_changes: Vec<(u32, EvState)>,
-    pub(crate) marks: Vec<(u32, EvMark)>,
-    pub(crate) probe_answers: Vec<(u32, EvMark)>,
+    pub(crate) ev_changes: Vec<(Ev, EvState)>,
+    pub(crate) marks: Vec<(Ev, EvMark)>,
+    pub(crate) probe_answers: Vec<(Ev, EvMark)>,
     pub(crate) completed: Vec<SendMsg>,
     pub(crate) fatal: Option<&'static str>,
     /// The syndrome of a transport NAK, when `fatal` comes from one.
@@ -263,10 +262,10 @@ pub(crate) struct Requester {
     rng: ChaCha8Rng,
     inflight_bytes: u64,
     wwi_outstanding: u16,
-    next_rqmsn: u16,
+    next_rqmsn: Rqmsn,
     probe_id: u16,
     /// Queued probes: EV and probe ID.
-    probes: VecDeque<(u32, u16)>,
+    probes: VecDeque<(Ev, u16)>,
     /// Tail probing's delay after an EV's last data transmission (`SND-TAIL-001`).
     tail_probe: Option<core::time::Duration>,
     /// Probes sent while tail probing is on and not yet answered: EV index, probe ID and the
@@ -294,13 +293,13 @@ pub(crate) struct Requester {
     duplicate_resend: Option<(Psn, u64, u32)>,
     /// The EV of the transmission that the retransmission `next_packet` returned last
     /// replaces (the one presumed lost).
-    pub(crate) last_lost_ev: Option<u32>,
+    pub(crate) last_lost_ev: Option<Ev>,
     pub(crate) in_error: bool,
 }
 
 impl Requester {
     pub(crate) fn new(nic: &NicConfig, qp: &QpConfig, rng: ChaCha8Rng) -> Self {
-        let mk = |ev: &u32, backup| EvSlot {
+        let mk = |ev: &Ev, backup| EvSlot {
             ev: *ev,
             state: EvState::Good,
             since: Timestamp::ZERO,
@@ -327,8 +326,8 @@ impl Requester {
             wwi_limit: nic.wwi_limit,
             spray: qp.spray,
             cc: qp.cc,
-            snd_una: Psn::new(qp.initial_psn),
-            snd_nxt: Psn::new(qp.initial_psn),
+            snd_una: qp.initial_psn,
+            snd_nxt: qp.initial_psn,
             msgs: VecDeque::new(),
             msg_base: 0,
             cursor: 0,
@@ -340,7 +339,7 @@ impl Requester {
             rng,
             inflight_bytes: 0,
             wwi_outstanding: 0,
-            next_rqmsn: 0,
+            next_rqmsn: Rqmsn::ZERO,
             probe_id: 0,
             probes: VecDeque::new(),
             tail_probe: nic.tail_probe,
@@ -390,7 +389,7 @@ impl Requester {
     /// Handles the passing of time: SKIP EVs whose hold has passed return to GOOD
     /// (`EV-SKIP-002`), and a NACK back-off that has passed releases its retransmissions.
     /// Returns the EVs that changed state.
-    pub(crate) fn on_timeout(&mut self, now: Timestamp, hold: core::time::Duration) -> Vec<u32> {
+    pub(crate) fn on_timeout(&mut self, now: Timestamp, hold: core::time::Duration) -> Vec<Ev> {
         let mut changed = Vec::new();
         if self.evs_degraded {
             for s in &mut self.evs {
@@ -410,12 +409,12 @@ impl Requester {
 
     /// Accepts a work request; `msn` comes from the retirement domain (shared mode) or the
     /// QP (per-QP mode).
-    pub(crate) fn push(&mut self, wr: WorkRequest, msn: u16) {
+    pub(crate) fn push(&mut self, wr: WorkRequest, msn: Msn) {
         let npkts = wr.length.div_ceil(self.pmtu).max(1);
         let is_wwi = wr.opcode == WrOpcode::WRITE_WITH_IMM;
         // METH-RQMSN-001: a Write-with-Immediate carries its own number (1, 2, ...); any
         // other message carries the number the next one will take.
-        let rqmsn = self.next_rqmsn.wrapping_add(1);
+        let rqmsn = self.next_rqmsn.next();
         if is_wwi {
             self.next_rqmsn = rqmsn;
         }
@@ -596,7 +595,7 @@ impl Requester {
     }
 
     #[inline(always)]
-    fn note_tx(&mut self, ev_idx: u16, psn: Psn, now: Timestamp) -> (u32, u64) {
+    fn note_tx(&mut self, ev_idx: u16, psn: Psn, now: Timestamp) -> (Ev, u64) {
         let slot = &mut self.evs[ev_idx as usize];
         let seq = slot.next_seq;
         slot.next_seq += 1;
@@ -887,7 +886,7 @@ impl Requester {
     /// back (the SACK that reports it is usually triggered by a later packet on another EV).
     /// The sample is taken in the data's terms: half the probe's round trip, plus half the
     /// shortest round trip of the QP's EVs.
-    fn fit_probe_answered(&mut self, now: Timestamp, ev: u32, reflected: u16) {
+    fn fit_probe_answered(&mut self, now: Timestamp, ev: Ev, reflected: u16) {
         let Some(i) = self.ev_index(ev) else { return };
         let rtt = u64::from(ts16(now).wrapping_sub(reflected)) * 16;
         let fastest = self.evs.iter().map(|e| e.srtt).filter(|&x| x != 0).min().unwrap_or(rtt);
@@ -905,18 +904,12 @@ impl Requester {
         self.evs.iter().filter(|s| s.state == EvState::Skip).map(|s| s.since + hold).min()
     }
 
-    fn ev_index(&self, ev: u32) -> Option<usize> {
+    fn ev_index(&self, ev: Ev) -> Option<usize> {
         self.evs.iter().position(|s| s.ev == ev)
     }
 
     /// Applies an EV event; records the change in `notes`.
-    pub(crate) fn ev_event(
-        &mut self,
-        now: Timestamp,
-        ev: u32,
-        e: EvEvent,
-        notes: &mut SenderNotes,
-    ) {
+    pub(crate) fn ev_event(&mut self, now: Timestamp, ev: Ev, e: EvEvent, notes: &mut SenderNotes) {
         if let Some(i) = self.ev_index(ev) {
             if let Some(to) = crate::ev::next_state(self.evs[i].state, e) {
                 self.evs[i].state = to;
@@ -928,7 +921,7 @@ impl Requester {
     }
 
     /// Sets an EV's state directly (a CPU policy decision).
-    pub(crate) fn set_ev_state(&mut self, now: Timestamp, ev: u32, state: EvState) -> bool {
+    pub(crate) fn set_ev_state(&mut self, now: Timestamp, ev: Ev, state: EvState) -> bool {
         match self.ev_index(ev) {
             Some(i) => {
                 self.evs[i].state = state;
@@ -1200,7 +1193,7 @@ impl Requester {
     /// When nothing is outstanding but the oldest message still waits for its transport
     /// ACK, the ACK was lost: the last packet of that message is sent again, and the
     /// responder answers the duplicate with the ACK (`REC-RTO-004`, `RCV-DUP-002`).
-    pub(crate) fn retransmit_cmd(&mut self, psn: Psn) -> Option<u32> {
+    pub(crate) fn retransmit_cmd(&mut self, psn: Psn) -> Option<Ev> {
         let off = psn.distance(self.snd_una);
         if off < 0 || off as u32 >= self.outstanding() {
             if self.outstanding() == 0 {
@@ -1234,7 +1227,7 @@ impl Requester {
     }
 
     /// Queues a probe on `ev` (`EV-PROBE-005`).
-    pub(crate) fn probe(&mut self, ev: u32) {
+    pub(crate) fn probe(&mut self, ev: Ev) {
         self.probe_id = self.probe_id.wrapping_add(1);
         self.probes.push_back((ev, self.probe_id));
     }
@@ -1242,7 +1235,7 @@ impl Requester {
     /// A probe leaves on `ev`. While tail probing is on, it takes the EV's next sequence
     /// number, becomes the EV's latest transmission, and is remembered so that its answer
     /// can serve as evidence (`SND-TAIL-002`).
-    fn note_probe(&mut self, now: Timestamp, ev: u32, id: u16) {
+    fn note_probe(&mut self, now: Timestamp, ev: Ev, id: u16) {
         if self.tail_probe.is_none() {
             return;
         }
@@ -1300,7 +1293,7 @@ impl Requester {
     /// every earlier transmission on the EV that the answer covers and does not show has
     /// been lost. Each is queued for retransmission by inference, at most once
     /// (`SND-RTX-003`); transmissions the answer does not cover stay on the EV's queue.
-    fn probe_answered(&mut self, ev: u32, probe_id: u16, cover: Coverage) {
+    fn probe_answered(&mut self, ev: Ev, probe_id: u16, cover: Coverage) {
         let Some(k) = self
             .sent_probes
             .iter()
@@ -1344,12 +1337,13 @@ impl Requester {
         aeth: &AethRepr,
         notes: &mut SenderNotes,
     ) -> Result<(), PeerViolation> {
-        let msn = (aeth.msn & 0xFFFF) as u16;
+        // SND-ACK-001: bits 15:0 of the AETH msn.
+        let msn = aeth.msn.msn();
         // How many messages at the front does it cover? It must not cover a message whose
         // packets were never all sent.
         let mut n = 0;
         for m in &self.msgs {
-            if (msn.wrapping_sub(m.msn) as i16) < 0 {
+            if !m.msn.is_at_or_before(msn) {
                 break;
             }
             if m.sent < m.npkts {

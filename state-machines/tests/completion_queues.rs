@@ -8,7 +8,8 @@ mod script;
 use openrdma_codec::host::{
     COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, Template, WrOpcode,
 };
-use openrdma_codec::{AethRepr, Opcode, Qpn};
+use openrdma_codec::{AethRepr, Lkey, Msn, Opcode, Qpn, TemplateId};
+use openrdma_device::CqId;
 use openrdma_sm::{
     ApiMisuse, CompletionEvent, CqConfig, CqState, CqWrite, DoorbellRejected, HostCommand,
     HostError, LocalRegion, NicEvent, NicReport, QpConfig, Side, Timestamp,
@@ -29,7 +30,7 @@ fn lqp() -> Qpn {
 }
 
 fn create_cq(cq: u32, base: u64, entries: u32) -> HostCommand {
-    HostCommand::CreateCq(CqConfig { cq, base, entries })
+    HostCommand::CreateCq(CqConfig { cq: CqId::new(cq), base, entries })
 }
 
 /// A NIC whose QP reports to completion queue 1 (N = `entries`) on both sides.
@@ -37,7 +38,11 @@ fn with_cq(entries: u32) -> Script {
     Script::with_setup(
         config(),
         vec![create_cq(1, CQ_BASE, entries)],
-        QpConfig { send_cq: Some(1), recv_cq: Some(1), ..qp_config(LQP, PEER, 0, 0) },
+        QpConfig {
+            send_cq: Some(CqId::new(1)),
+            recv_cq: Some(CqId::new(1)),
+            ..qp_config(LQP, PEER, 0, 0)
+        },
     )
 }
 
@@ -65,7 +70,7 @@ fn place(c: &CompletionEvent) -> (u32, u32, u64, bool) {
     assert_eq!(q.bytes, bytes, "CQE-LAYOUT-001: the bytes written are the entry");
     assert_eq!(q.entry(), c.entry, "the bytes decode to the entry");
     assert_eq!(q.addr % 32, 0, "CQE-RING-003: a naturally aligned 32-byte write");
-    (q.cq, q.slot, q.addr, c.entry.phase)
+    (q.cq.value(), q.slot, q.addr, c.entry.phase)
 }
 
 /// CQE-RING-001, CQE-RING-004, CQE-TS-001: the k-th entry of a queue of 4 goes to slot
@@ -78,7 +83,7 @@ fn cqe_ring_001_slots_and_phases_follow_the_count() {
     for k in 0..6 {
         if k == 4 {
             // The consumer has consumed the first pass: its slots are free again.
-            s.host(HostCommand::CqConsumer { cq: 1, consumed: 4 }).expect("release");
+            s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: 4 }).expect("release");
         }
         let c = send_and_ack(&mut s, k);
         assert!(c.entry.has_timestamp, "CQE-TS-001: the model has a clock");
@@ -92,7 +97,7 @@ fn cqe_ring_001_slots_and_phases_follow_the_count() {
         .collect();
     assert_eq!(got, want);
     assert_eq!(
-        s.nic.cq_state(1),
+        s.nic.cq_state(CqId::new(1)),
         Some(CqState { written: 6, consumed: 4, stopped: false }),
         "the count and the consumer register"
     );
@@ -105,7 +110,11 @@ fn cqe_route_001_each_side_to_its_queue() {
     let mut s = Script::with_setup(
         config(),
         vec![create_cq(1, CQ_BASE, 8), create_cq(2, CQ2_BASE, 2)],
-        QpConfig { send_cq: Some(1), recv_cq: Some(2), ..qp_config(LQP, PEER, 0, 0) },
+        QpConfig {
+            send_cq: Some(CqId::new(1)),
+            recv_cq: Some(CqId::new(2)),
+            ..qp_config(LQP, PEER, 0, 0)
+        },
     );
     for m in 0..3u16 {
         let psn = u32::from(m);
@@ -117,7 +126,8 @@ fn cqe_route_001_each_side_to_its_queue() {
         s.expect_flag_len(m, 8);
         s.take_tx();
         s.advance(100);
-        s.host(HostCommand::CqConsumer { cq: 2, consumed: u32::from(m) + 1 }).expect("release");
+        s.host(HostCommand::CqConsumer { cq: CqId::new(2), consumed: u32::from(m) + 1 })
+            .expect("release");
     }
     let c = send_and_ack(&mut s, 0);
     assert_eq!(place(&c), (1, 0, CQ_BASE, true), "the send queue's first entry");
@@ -131,7 +141,7 @@ fn cqe_route_001_each_side_to_its_queue() {
 #[test]
 fn cqe_ring_004_a_full_queue_stops_and_fails_its_qps() {
     let mut s = with_cq(2);
-    let qp_b = QpConfig { send_cq: Some(1), ..qp_config(LQP_B, PEER_B, 0, 0) };
+    let qp_b = QpConfig { send_cq: Some(CqId::new(1)), ..qp_config(LQP_B, PEER_B, 0, 0) };
     s.host(HostCommand::CreateQp(qp_b)).expect("a second QP on the queue");
     for k in 0..4 {
         s.post(wr(64, u64::from(k) * 0x100, k));
@@ -160,16 +170,23 @@ fn cqe_ring_004_a_full_queue_stops_and_fails_its_qps() {
     assert_eq!(errors, [error(LQP), error(LQP_B)], "REC-IF-009: each QP reports the cause");
     assert_eq!(s.nic.qp_in_error(lqp()), Some(true));
     assert_eq!(s.nic.qp_in_error(Qpn::new(LQP_B)), Some(true));
-    assert_eq!(s.nic.cq_state(1), Some(CqState { written: 2, consumed: 0, stopped: true }));
+    assert_eq!(
+        s.nic.cq_state(CqId::new(1)),
+        Some(CqState { written: 2, consumed: 0, stopped: true })
+    );
     assert_eq!(s.nic.stats().completions_dropped, 3);
 
-    s.host(HostCommand::CqConsumer { cq: 1, consumed: 2 }).expect("the register is written");
+    s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: 2 })
+        .expect("the register is written");
     // A token for a failed QP completes FLUSHED (RET-FLUSH-001); its entry is not written.
     s.host(HostCommand::SetTemplate(template(5))).expect("template");
-    s.doorbell(DoorbellToken::new(5, 0, 1, 0).to_u64()).expect("accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 1, 0).to_u64()).expect("accepted");
     s.expect_send_flag(9, 0, CompletionStatus::FLUSHED, 0);
     s.expect_nothing();
-    assert_eq!(s.nic.cq_state(1), Some(CqState { written: 2, consumed: 2, stopped: true }));
+    assert_eq!(
+        s.nic.cq_state(CqId::new(1)),
+        Some(CqState { written: 2, consumed: 2, stopped: true })
+    );
 }
 
 /// CQE-RING-004, API-CQ-003: the consumer register releases only entries written; a value
@@ -180,26 +197,35 @@ fn cqe_ring_004_a_full_queue_stops_and_fails_its_qps() {
 #[test]
 fn api_cq_003_the_consumer_releases_only_written_entries() {
     let mut s = with_cq(4);
-    let r = s.host(HostCommand::CqConsumer { cq: 1, consumed: 1 });
-    let want = ApiMisuse::BadCqConsumer { cq: 1, consumed: 1, written: 0, released: 0 };
+    let r = s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: 1 });
+    let want = ApiMisuse::BadCqConsumer { cq: CqId::new(1), consumed: 1, written: 0, released: 0 };
     assert_eq!(r, Err(HostError::Misuse(want)));
     assert_eq!(r.unwrap_err().requirement(), "API-CQ-003");
-    assert_eq!(s.nic.cq_state(1), Some(CqState { written: 0, consumed: 0, stopped: false }));
+    assert_eq!(
+        s.nic.cq_state(CqId::new(1)),
+        Some(CqState { written: 0, consumed: 0, stopped: false })
+    );
     send_and_ack(&mut s, 0);
     send_and_ack(&mut s, 1);
     // k = 2, c_prev = 0: 3 releases an entry not written; u32::MAX is c_prev − 1.
     for c in [3, u32::MAX] {
-        let r = s.host(HostCommand::CqConsumer { cq: 1, consumed: c });
+        let r = s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: c });
         assert!(matches!(r, Err(HostError::Misuse(ApiMisuse::BadCqConsumer { .. }))), "{c}");
-        assert_eq!(s.nic.cq_state(1), Some(CqState { written: 2, consumed: 0, stopped: false }));
+        assert_eq!(
+            s.nic.cq_state(CqId::new(1)),
+            Some(CqState { written: 2, consumed: 0, stopped: false })
+        );
     }
-    s.host(HostCommand::CqConsumer { cq: 1, consumed: 1 }).expect("one entry");
-    s.host(HostCommand::CqConsumer { cq: 1, consumed: 2 }).expect("both entries");
-    let r = s.host(HostCommand::CqConsumer { cq: 1, consumed: 1 });
+    s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: 1 }).expect("one entry");
+    s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: 2 }).expect("both entries");
+    let r = s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed: 1 });
     assert!(matches!(r, Err(HostError::Misuse(ApiMisuse::BadCqConsumer { .. }))), "backwards");
-    let r = s.host(HostCommand::CqConsumer { cq: 7, consumed: 0 });
-    assert_eq!(r, Err(HostError::Misuse(ApiMisuse::UnknownCq(7))));
-    assert_eq!(s.nic.cq_state(1), Some(CqState { written: 2, consumed: 2, stopped: false }));
+    let r = s.host(HostCommand::CqConsumer { cq: CqId::new(7), consumed: 0 });
+    assert_eq!(r, Err(HostError::Misuse(ApiMisuse::UnknownCq(CqId::new(7)))));
+    assert_eq!(
+        s.nic.cq_state(CqId::new(1)),
+        Some(CqState { written: 2, consumed: 2, stopped: false })
+    );
     s.expect_nothing();
 }
 
@@ -218,7 +244,7 @@ fn api_cq_001_queue_set_up() {
             }
             other => panic!("{why}: {other:?}"),
         }
-        assert_eq!(s.nic.cq_state(3), None, "{why}: no queue was created");
+        assert_eq!(s.nic.cq_state(CqId::new(3)), None, "{why}: no queue was created");
     };
     bad(&mut s, CQ_BASE, 0, "no entries");
     bad(&mut s, CQ_BASE, 6, "not a power of two");
@@ -226,22 +252,25 @@ fn api_cq_001_queue_set_up() {
     bad(&mut s, u64::MAX - 31, 2, "past 2^64");
     s.host(create_cq(3, u64::MAX - 31, 1)).expect("the last 32 bytes of memory");
     s.host(create_cq(4, CQ_BASE, 1 << 31)).expect("the largest queue");
-    assert_eq!(s.host(create_cq(4, CQ_BASE, 4)), Err(HostError::Misuse(ApiMisuse::DuplicateCq(4))));
+    assert_eq!(
+        s.host(create_cq(4, CQ_BASE, 4)),
+        Err(HostError::Misuse(ApiMisuse::DuplicateCq(CqId::new(4))))
+    );
     let r = s.host(HostCommand::CreateQp(QpConfig {
-        recv_cq: Some(9),
+        recv_cq: Some(CqId::new(9)),
         ..qp_config(LQP_B, PEER_B, 0, 0)
     }));
     assert_eq!(r.map_err(|e| e.requirement()), Err("API-CQ-002"));
     assert_eq!(s.nic.qp_count(), 1, "the QP was not created");
-    let r = s.host(HostCommand::SetErrorCq { cq: 9 });
-    assert_eq!(r, Err(HostError::Misuse(ApiMisuse::UnknownCq(9))));
+    let r = s.host(HostCommand::SetErrorCq { cq: CqId::new(9) });
+    assert_eq!(r, Err(HostError::Misuse(ApiMisuse::UnknownCq(CqId::new(9)))));
     s.expect_nothing();
 }
 
 /// A template on [`LQP`] under the scripts' local key: 16 slots of 4 KiB.
 fn template(id: u16) -> Template {
     Template {
-        template_id: id,
+        template_id: TemplateId::new(id),
         enabled: true,
         qpn: lqp(),
         opcode: WrOpcode::WRITE,
@@ -271,10 +300,15 @@ fn cqe_reject_002_rejections_go_to_their_queue() {
     let mut s = Script::with_setup(
         config(),
         vec![create_cq(1, CQ_BASE, 8), create_cq(2, CQ2_BASE, 8)],
-        QpConfig { send_cq: Some(1), recv_cq: Some(1), ..qp_config(LQP, PEER, 0, 0) },
+        QpConfig {
+            send_cq: Some(CqId::new(1)),
+            recv_cq: Some(CqId::new(1)),
+            ..qp_config(LQP, PEER, 0, 0)
+        },
     );
     s.host(HostCommand::SetTemplate(template(5))).expect("template");
-    let bad_version = DoorbellToken { version: 2, ..DoorbellToken::new(5, 0, 0, 0) }.to_u64();
+    let bad_version =
+        DoorbellToken { version: 2, ..DoorbellToken::new(TemplateId::new(5), 0, 0, 0) }.to_u64();
     let reject = |s: &mut Script, token: u64, status| {
         let r = s.doorbell(token);
         assert!(matches!(r, Err(HostError::Doorbell(DoorbellRejected { .. }))), "{r:?}");
@@ -285,18 +319,25 @@ fn cqe_reject_002_rejections_go_to_their_queue() {
     };
     let c = reject(&mut s, bad_version, CompletionStatus::BAD_VERSION);
     assert_eq!(c.queue, None, "no device error queue yet");
-    s.host(HostCommand::SetErrorCq { cq: 2 }).expect("error queue");
+    s.host(HostCommand::SetErrorCq { cq: CqId::new(2) }).expect("error queue");
     let c = reject(&mut s, bad_version, CompletionStatus::BAD_VERSION);
     assert_eq!(place(&c), (2, 0, CQ2_BASE, true));
-    let c =
-        reject(&mut s, DoorbellToken::new(6, 0, 0, 0).to_u64(), CompletionStatus::UNKNOWN_TEMPLATE);
+    let c = reject(
+        &mut s,
+        DoorbellToken::new(TemplateId::new(6), 0, 0, 0).to_u64(),
+        CompletionStatus::UNKNOWN_TEMPLATE,
+    );
     assert_eq!(place(&c), (2, 1, CQ2_BASE + 32, true));
-    let c = reject(&mut s, DoorbellToken::new(5, 3, 0, 0).to_u64(), CompletionStatus::SEQ_GAP);
+    let c = reject(
+        &mut s,
+        DoorbellToken::new(TemplateId::new(5), 3, 0, 0).to_u64(),
+        CompletionStatus::SEQ_GAP,
+    );
     assert_eq!(place(&c), (1, 0, CQ_BASE, true), "names template 5: QP 0x20's send queue");
     assert_eq!((c.entry.qpn, c.entry.opcode), (lqp(), WrOpcode::WRITE), "CQE-REJECT-001");
     let c = reject(
         &mut s,
-        DoorbellToken::new(5, 0, 16, 0).to_u64(),
+        DoorbellToken::new(TemplateId::new(5), 0, 16, 0).to_u64(),
         CompletionStatus::INDEX_OUT_OF_RANGE,
     );
     assert_eq!(place(&c), (1, 1, CQ_BASE + 32, true));
@@ -307,7 +348,7 @@ fn cqe_reject_002_rejections_go_to_their_queue() {
 fn cqe_ts_001_the_clock_wraps_at_32_bits() {
     let mut s = Script::sender();
     s.at((1 << 32) + 5);
-    let r = s.doorbell(DoorbellToken::new(9, 0, 0, 0).to_u64());
+    let r = s.doorbell(DoorbellToken::new(TemplateId::new(9), 0, 0, 0).to_u64());
     assert!(r.is_err());
     let c = s.expect_completion(Side::Requester, CompletionStatus::UNKNOWN_TEMPLATE);
     assert_eq!((c.has_timestamp, c.timestamp), (true, 5));
@@ -324,15 +365,20 @@ fn tpl_key_001_the_local_key_must_cover_the_region_readably() {
     let mut s = Script::sender();
     let base = template(5).local_base;
     for r in [
-        LocalRegion { lkey: 0x21, base, len: 0x10_0000, local_read: false },
-        LocalRegion { lkey: 0x22, base: base + 0x1000, len: 0x10_0000, local_read: true },
-        LocalRegion { lkey: 0x23, base, len: 0xF_FFFF, local_read: true },
-        LocalRegion { lkey: 0x24, base, len: 0x10_0000, local_read: true },
+        LocalRegion { lkey: Lkey::new(0x21), base, len: 0x10_0000, local_read: false },
+        LocalRegion {
+            lkey: Lkey::new(0x22),
+            base: base + 0x1000,
+            len: 0x10_0000,
+            local_read: true,
+        },
+        LocalRegion { lkey: Lkey::new(0x23), base, len: 0xF_FFFF, local_read: true },
+        LocalRegion { lkey: Lkey::new(0x24), base, len: 0x10_0000, local_read: true },
     ] {
         s.host(HostCommand::RegisterLocal(r)).expect("registration");
     }
     let r = s.host(HostCommand::RegisterLocal(LocalRegion {
-        lkey: 0x24,
+        lkey: Lkey::new(0x24),
         base: 0,
         len: 1,
         local_read: true,
@@ -344,18 +390,19 @@ fn tpl_key_001_the_local_key_must_cover_the_region_readably() {
         (0x22, "does not cover the template's local region"),
         (0x23, "does not cover the template's local region"),
     ] {
+        let lkey = Lkey::new(lkey);
         let t = Template { local_lkey: lkey, ..template(5) };
         let r = s.host(HostCommand::SetTemplate(t));
-        let want = ApiMisuse::TemplateKey { template: 5, lkey, reason: why };
+        let want = ApiMisuse::TemplateKey { template: TemplateId::new(5), lkey, reason: why };
         assert_eq!(r, Err(HostError::Misuse(want)), "lkey {lkey:#x}");
-        assert_eq!(s.nic.template_enabled(5), None, "not installed");
+        assert_eq!(s.nic.template_enabled(TemplateId::new(5)), None, "not installed");
     }
-    let r = s.doorbell(DoorbellToken::new(5, 0, 0, 0).to_u64());
+    let r = s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 0, 0).to_u64());
     assert_eq!(r.map_err(|e| e.requirement()), Err("DB-TEMPLATE-001"));
     s.expect_completion(Side::Requester, CompletionStatus::UNKNOWN_TEMPLATE);
-    s.host(HostCommand::SetTemplate(Template { local_lkey: 0x24, ..template(5) }))
+    s.host(HostCommand::SetTemplate(Template { local_lkey: Lkey::new(0x24), ..template(5) }))
         .expect("an exact cover");
-    s.doorbell(DoorbellToken::new(5, 0, 0, 0).to_u64()).expect("accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 0, 0).to_u64()).expect("accepted");
     s.expect_data(0, ONLY);
 }
 
@@ -365,27 +412,37 @@ fn tpl_key_001_the_local_key_must_cover_the_region_readably() {
 #[test]
 fn tpl_key_002_deregistration_disables_the_template() {
     let mut s = Script::sender();
-    let region = LocalRegion { lkey: 0x30, base: 0x7f00_0000_0000, len: 1 << 24, local_read: true };
+    let region = LocalRegion {
+        lkey: Lkey::new(0x30),
+        base: 0x7f00_0000_0000,
+        len: 1 << 24,
+        local_read: true,
+    };
     s.host(HostCommand::RegisterLocal(region)).expect("registration");
-    let t = Template { local_lkey: 0x30, ..template(5) };
+    let t = Template { local_lkey: Lkey::new(0x30), ..template(5) };
     s.host(HostCommand::SetTemplate(t)).expect("installed");
-    s.host(HostCommand::SetTemplate(Template { template_id: 6, ..template(5) }))
+    s.host(HostCommand::SetTemplate(Template { template_id: TemplateId::new(6), ..template(5) }))
         .expect("another template, under another key");
-    s.doorbell(DoorbellToken::new(5, 0, 0, 0).to_u64()).expect("seq 0");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 0, 0).to_u64()).expect("seq 0");
     s.expect_data(0, ONLY);
-    s.host(HostCommand::DeregisterLocal { lkey: 0x30 }).expect("deregistered");
-    assert_eq!(s.nic.template_enabled(5), Some(false), "TPL-KEY-002");
-    assert_eq!(s.nic.template_enabled(6), Some(true), "a template under another key stays");
-    let r = s.doorbell(DoorbellToken::new(5, 1, 1, 0).to_u64());
+    s.host(HostCommand::DeregisterLocal { lkey: Lkey::new(0x30) }).expect("deregistered");
+    assert_eq!(s.nic.template_enabled(TemplateId::new(5)), Some(false), "TPL-KEY-002");
+    assert_eq!(
+        s.nic.template_enabled(TemplateId::new(6)),
+        Some(true),
+        "a template under another key stays"
+    );
+    let r = s.doorbell(DoorbellToken::new(TemplateId::new(5), 1, 1, 0).to_u64());
     assert_eq!(r.map_err(|e| e.requirement()), Err("DB-TEMPLATE-001"));
     s.expect_completion(Side::Requester, CompletionStatus::UNKNOWN_TEMPLATE);
     let r = s.host(HostCommand::SetTemplate(t));
     assert!(matches!(r, Err(HostError::Misuse(ApiMisuse::TemplateKey { .. }))), "{r:?}");
-    let r = s.host(HostCommand::DeregisterLocal { lkey: 0x30 });
-    assert_eq!(r, Err(HostError::Misuse(ApiMisuse::UnknownLocalKey(0x30))));
+    let r = s.host(HostCommand::DeregisterLocal { lkey: Lkey::new(0x30) });
+    assert_eq!(r, Err(HostError::Misuse(ApiMisuse::UnknownLocalKey(Lkey::new(0x30)))));
     s.host(HostCommand::RegisterLocal(region)).expect("registered again");
     s.host(HostCommand::SetTemplate(t)).expect("installed again");
-    s.doorbell(DoorbellToken::new(5, 1, 1, 0).to_u64()).expect("seq 1: the seq was kept");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 1, 1, 0).to_u64())
+        .expect("seq 1: the seq was kept");
     s.expect_data(1, ONLY);
     assert_eq!(s.now, Timestamp::ZERO);
 }
@@ -400,7 +457,7 @@ fn a_qp_without_queues_reports_entries_without_a_place() {
     s.accept_ctrl(aeth(AethRepr::ACK, 0));
     let c = s.expect_completion_event(Side::Requester, SUCCESS);
     assert_eq!(c.queue, None);
-    let want = CompletionRepr::for_request(&wr(64, 0, 0), SUCCESS, 0).with_timestamp(0);
+    let want = CompletionRepr::for_request(&wr(64, 0, 0), SUCCESS, Msn::new(0)).with_timestamp(0);
     assert_eq!(c.entry, want);
     assert!(matches!(s.take_events().as_slice(), [NicEvent::FlagWrite(_)]));
 }
@@ -420,7 +477,11 @@ fn cqe_ring_001_random_runs_follow_the_ring() {
         let mut s = Script::with_setup(
             config(),
             vec![create_cq(1, CQ_BASE, entries)],
-            QpConfig { send_cq: Some(1), recv_cq: Some(1), ..qp_config(LQP, PEER, 0, 0) },
+            QpConfig {
+                send_cq: Some(CqId::new(1)),
+                recv_cq: Some(CqId::new(1)),
+                ..qp_config(LQP, PEER, 0, 0)
+            },
         );
         s.host(HostCommand::SetTemplate(template(5))).expect("template");
         let (mut written, mut consumed, mut stopped) = (0u64, 0u32, false);
@@ -431,10 +492,11 @@ fn cqe_ring_001_random_runs_follow_the_ring() {
                 let room = (written as u32).wrapping_sub(consumed);
                 let release = if room == 0 { 0 } else { rng.next_u32() % (room + 1) };
                 consumed = consumed.wrapping_add(release);
-                s.host(HostCommand::CqConsumer { cq: 1, consumed }).expect("a valid release");
+                s.host(HostCommand::CqConsumer { cq: CqId::new(1), consumed })
+                    .expect("a valid release");
                 continue;
             }
-            let token = DoorbellToken::new(5, 0, 16, 0).to_u64();
+            let token = DoorbellToken::new(TemplateId::new(5), 0, 16, 0).to_u64();
             let _ = s.doorbell(token);
             let events = s.take_events();
             let reports = s.take_reports();
@@ -460,7 +522,7 @@ fn cqe_ring_001_random_runs_follow_the_ring() {
             );
             written += 1;
         }
-        let state = s.nic.cq_state(1).expect("the queue");
+        let state = s.nic.cq_state(CqId::new(1)).expect("the queue");
         assert_eq!((state.written, state.consumed, state.stopped), (written, consumed, stopped));
     }
 }

@@ -24,7 +24,7 @@ mod script;
 use openrdma_codec::host::{
     CompletionRepr, CompletionStatus, DoorbellReject, LengthBound, Template, WrOpcode,
 };
-use openrdma_codec::{AethRepr, NackReason, Opcode, Psn, Qpn};
+use openrdma_codec::{AethRepr, Ev, Msn, NackReason, Opcode, Psn, Qpn, Rkey, Rqmsn, TemplateId};
 use openrdma_sm::{
     CpuCommand, DoorbellRejected, EvState, HostCommand, HostError, HostOrPeer, NicEvent, NicReport,
     NicStats, Packet, PeerViolation, RetransmitCause, Side,
@@ -47,7 +47,7 @@ struct Seen {
     epsn: Option<Psn>,
     window: Option<(Psn, Psn)>,
     in_error: Option<bool>,
-    evs: Option<Vec<(u32, EvState)>>,
+    evs: Option<Vec<(Ev, EvState)>>,
     pending: usize,
     entries: usize,
     stats: NicStats,
@@ -130,7 +130,7 @@ fn va(off: u64, i: u32) -> u64 {
 /// remote stride 2 KiB in 16 KiB), 64-byte units, WRITE, signaled.
 fn template() -> Template {
     Template {
-        template_id: 9,
+        template_id: TemplateId::new(9),
         enabled: true,
         qpn: lqp(),
         opcode: WrOpcode::WRITE,
@@ -262,9 +262,14 @@ fn rows() -> Vec<Row> {
         row(
             "RETH with a key never registered",
             Receiver,
-            Input::Write(write(2, 2, ONLY, va(0x8000, 0), 100).rkey(0x1234)),
+            Input::Write(write(2, 2, ONLY, va(0x8000, 0), 100).rkey(Rkey::new(0x1234))),
             Refused(
-                PeerViolation::RemoteAccess { qpn: q, rkey: 0x1234, va: va(0x8000, 0), len: 100 },
+                PeerViolation::RemoteAccess {
+                    qpn: q,
+                    rkey: Rkey::new(0x1234),
+                    va: va(0x8000, 0),
+                    len: 100,
+                },
                 Response::Nak(AethRepr::NAK_REMOTE_ACCESS, 0),
             ),
         ),
@@ -300,7 +305,7 @@ fn rows() -> Vec<Row> {
             Receiver,
             w(2, 0, ONLY, va(0, 0), 100),
             Refused(
-                PeerViolation::AfterRetirement { qpn: q, psn: Psn::new(2), msn: 0 },
+                PeerViolation::AfterRetirement { qpn: q, psn: Psn::new(2), msn: Msn::new(0) },
                 Response::Nothing,
             ),
         ),
@@ -309,7 +314,7 @@ fn rows() -> Vec<Row> {
             Receiver,
             w(2, 1 + 4096, ONLY, va(0x8000, 0), 100),
             Refused(
-                PeerViolation::MsnBeyondWindow { qpn: q, msn: 4097, next: 1 },
+                PeerViolation::MsnBeyondWindow { qpn: q, msn: Msn::new(4097), next: Msn::new(1) },
                 Response::Nothing,
             ),
         ),
@@ -320,7 +325,7 @@ fn rows() -> Vec<Row> {
             Refused(
                 PeerViolation::MessageMismatch {
                     qpn: q,
-                    msn: 1,
+                    msn: Msn::new(1),
                     what: "RETH.dma_len differs between packets",
                 },
                 Response::Nothing,
@@ -333,7 +338,7 @@ fn rows() -> Vec<Row> {
             Refused(
                 PeerViolation::MessageMismatch {
                     qpn: q,
-                    msn: 2,
+                    msn: Msn::new(2),
                     what: "more payload than RETH.dma_len",
                 },
                 Response::Nothing,
@@ -350,7 +355,7 @@ fn rows() -> Vec<Row> {
             Refused(
                 PeerViolation::MessageMismatch {
                     qpn: q,
-                    msn: 2,
+                    msn: Msn::new(2),
                     what: "Write-with-Immediate without ImmDt",
                 },
                 Response::Nothing,
@@ -373,7 +378,7 @@ fn rows() -> Vec<Row> {
             Receiver,
             Input::Write(write(2, 2, ONLY_IMM, va(0x8000, 0), 100).rqmsn(65).imm(7)),
             Fatal(
-                PeerViolation::WwiLimit { qpn: q, rqmsn: 65, limit: 64 },
+                PeerViolation::WwiLimit { qpn: q, rqmsn: Rqmsn::new(65), limit: 64 },
                 Response::Nack(2, NackReason::UNEXP_EVENT),
             ),
         ),
@@ -440,13 +445,16 @@ fn rows() -> Vec<Row> {
             "AETH ACK for MSN 5, never sent",
             Sender,
             Input::Packet(aeth(AethRepr::ACK_UNLIMITED_CREDIT, 5)),
-            Refused(PeerViolation::AckBeyondSent { qpn: q, msn: 5 }, Response::Nothing),
+            Refused(PeerViolation::AckBeyondSent { qpn: q, msn: Msn::new(5) }, Response::Nothing),
         ),
         row(
             "AETH NAK for MSN 0x8000, never sent",
             Sender,
             Input::Packet(aeth(AethRepr::NAK_REMOTE_ACCESS, 0x8000)),
-            Refused(PeerViolation::AckBeyondSent { qpn: q, msn: 0x8000 }, Response::Nothing),
+            Refused(
+                PeerViolation::AckBeyondSent { qpn: q, msn: Msn::new(0x8000) },
+                Response::Nothing,
+            ),
         ),
         row(
             "NACK with an unknown reason (0x55) for an outstanding PSN",
@@ -458,8 +466,10 @@ fn rows() -> Vec<Row> {
         row(
             "doorbell naming a template never installed",
             Doorbell,
-            Input::Token(Template { template_id: 10, ..template() }.token(1, 0, 0).to_u64()),
-            Rejected(DoorbellReject::UnknownTemplate { template: 10 }),
+            Input::Token(
+                Template { template_id: TemplateId::new(10), ..template() }.token(1, 0, 0).to_u64(),
+            ),
+            Rejected(DoorbellReject::UnknownTemplate { template: TemplateId::new(10) }),
         ),
         row(
             "doorbell with version 2",

@@ -10,7 +10,7 @@ use openrdma_codec::host::{
     CompletionRepr, CompletionStatus, DoorbellReject, DoorbellToken, FlagRepr, LengthBound,
     Template, WrOpcode,
 };
-use openrdma_codec::{AethRepr, NackReason, Opcode, Psn, Qpn};
+use openrdma_codec::{AethRepr, Ev, Msn, NackReason, Opcode, Psn, Qpn, Rkey, Rqmsn, TemplateId};
 use openrdma_sm::{
     CpuCommand, DoorbellRejected, DoorbellWrite, EvMark, EvState, HostCommand, HostError,
     NicConfig, NicReport, Packet, Payload, PeerViolation, QpConfig, RecoveryAgent, RecoveryConfig,
@@ -38,7 +38,7 @@ fn va(off: u64, i: u32) -> u64 {
 // Receiver
 // =========================================================================================
 
-/// RCV-PLACE-001, RCV-SACK-005, RET-ORDER-001, RCV-ACK-001: an in-order three-packet message
+/// RCV-PLACE-003, RCV-SACK-005, RET-ORDER-001, RCV-ACK-001: an in-order three-packet message
 /// is placed packet by packet; the LAST packet (AckReq) retires the message — flag after the
 /// data — and is answered by a transport ACK and a SACK.
 #[test]
@@ -129,7 +129,7 @@ fn rcv_win_002_window_edges() {
     s.expect_nothing();
 
     s.advance(10);
-    let r = s.inject(write(1128, 2, ONLY, va(0x2000, 0), 100).ev(0x55));
+    let r = s.inject(write(1128, 2, ONLY, va(0x2000, 0), 100).ev(Ev::new(0x55)));
     let v = s.violation(r.clone(), "RCV-WIN-002");
     assert_eq!(
         v,
@@ -142,7 +142,7 @@ fn rcv_win_002_window_edges() {
     );
     assert_eq!(r.map_err(|e| e.requirement()), Err("RCV-WIN-002"));
     let neth = s.expect_nack(1128, NackReason::PSN_OOR_WINDOW);
-    assert_eq!(neth.entropy, 0x55, "the NACK reflects the EV of the refused packet");
+    assert_eq!(neth.entropy, Ev::new(0x55), "the NACK reflects the EV of the refused packet");
     s.expect_nothing();
     assert_eq!(s.nic.expected_psn(lqp()), Some(Psn::new(1000)), "state unchanged");
 
@@ -400,7 +400,7 @@ fn rcv_seg_002_first_shorter_than_pmtu() {
 fn rcv_place_002_remote_access_errors() {
     let mut s = Script::receiver();
     let cases = [
-        ("unknown rkey", write(0, 0, ONLY, va(0, 0), 16).rkey(0x1234)),
+        ("unknown rkey", write(0, 0, ONLY, va(0, 0), 16).rkey(Rkey::new(0x1234))),
         ("before the region", write(0, 0, ONLY, REGION_BASE - 8, 16)),
         ("across the end", write(0, 0, ONLY, REGION_BASE + REGION_LEN - 8, 16)),
         ("read-only region", write(0, 0, ONLY, RO_BASE, 16).rkey(RKEY_RO)),
@@ -435,7 +435,10 @@ fn flag_last_002_new_psn_for_retired_message() {
     s.expect_sack(0, 0);
     s.advance(10);
     let v = s.refuse(write(1, 0, ONLY, va(0, 0), 32).ack_req(), "FLAG-LAST-002");
-    assert_eq!(v, PeerViolation::AfterRetirement { qpn: lqp(), psn: Psn::new(1), msn: 0 });
+    assert_eq!(
+        v,
+        PeerViolation::AfterRetirement { qpn: lqp(), psn: Psn::new(1), msn: Msn::new(0) }
+    );
     s.expect_no_events();
     assert_eq!(s.nic.expected_psn(lqp()), Some(Psn::new(1)));
 }
@@ -450,7 +453,7 @@ fn rcv_msg_001_message_inconsistencies() {
     s.expect_nothing();
 
     let v = s.refuse(write(1, 0, MIDDLE, va(0, 1), PMTU).dma_len(4000), "RCV-MSG-001");
-    assert!(matches!(v, PeerViolation::MessageMismatch { msn: 0, .. }), "{v:?}");
+    assert!(matches!(v, PeerViolation::MessageMismatch { msn: Msn::ZERO, .. }), "{v:?}");
     s.expect_nothing();
 
     // 1024 placed + 1024 + 1024 > 3000.
@@ -475,7 +478,10 @@ fn rcv_msg_001_message_inconsistencies() {
 fn rcv_msg_002_msn_far_beyond() {
     let mut s = Script::receiver();
     let v = s.refuse(write(0, 5000, ONLY, va(0, 0), 16).ack_req(), "RCV-MSG-002");
-    assert_eq!(v, PeerViolation::MsnBeyondWindow { qpn: lqp(), msn: 5000, next: 0 });
+    assert_eq!(
+        v,
+        PeerViolation::MsnBeyondWindow { qpn: lqp(), msn: Msn::new(5000), next: Msn::new(0) }
+    );
     s.expect_nothing();
     assert_eq!(s.nic.expected_psn(lqp()), Some(Psn::new(0)));
 }
@@ -494,10 +500,13 @@ fn cqe_recv_001_immediates_delivered_in_order() {
     s.accept(write(0, 0, ONLY_IMM, va(0, 0), 10).imm(0xAAAA).rqmsn(1));
     s.expect_dma(va(0, 0), 10);
     let c = s.expect_completion(Side::Responder, Default::default());
-    assert_eq!((c.imm, c.msn, c.byte_len, c.is_receive, c.has_imm), (0xAAAA, 0, 10, true, true));
+    assert_eq!(
+        (c.imm, c.msn.value(), c.byte_len, c.is_receive, c.has_imm),
+        (0xAAAA, 0, 10, true, true)
+    );
     s.expect_flag_len(0, 10);
     let c = s.expect_completion(Side::Responder, Default::default());
-    assert_eq!((c.imm, c.msn, c.byte_len), (0xBBBB, 1, 20));
+    assert_eq!((c.imm, c.msn.value(), c.byte_len), (0xBBBB, 1, 20));
     s.expect_flag_len(1, 20);
     s.expect_ack(1);
     s.expect_no_events();
@@ -515,7 +524,7 @@ fn wwi_limit_002_rqmsn_beyond_limit_is_fatal() {
     s.expect_nothing();
 
     let v = s.refuse(write(2, 2, ONLY_IMM, va(0, 2), 8).imm(2).rqmsn(5), "WWI-LIMIT-002");
-    assert_eq!(v, PeerViolation::WwiLimit { qpn: lqp(), rqmsn: 5, limit: 4 });
+    assert_eq!(v, PeerViolation::WwiLimit { qpn: lqp(), rqmsn: Rqmsn::new(5), limit: 4 });
     s.expect_nack(2, NackReason::UNEXP_EVENT);
     s.expect_no_events();
     s.expect_report(NicReport::QpError { qpn: lqp(), requirement: "WWI-LIMIT-002".into() });
@@ -604,7 +613,7 @@ fn flag_recv_003_flag_after_every_dma_write_of_its_message() {
     s.expect_dma(va(0, 1), PMTU);
     s.expect_dma(va(0, 0), PMTU);
     let f = s.expect_flag(0);
-    assert_eq!(f, FlagRepr::retired(0, total), "FLAG-RECV-002: value");
+    assert_eq!(f, FlagRepr::retired(Msn::new(0), total), "FLAG-RECV-002: value");
     s.expect_no_events();
 }
 
@@ -630,7 +639,7 @@ fn snd_seg_001_segmentation() {
         assert_eq!((w.reth.rkey, w.reth.dma_len), (RKEY, len));
         // METH-RQMSN-001: a message without immediate carries the RQMSN the next
         // Write-with-Immediate will take.
-        assert_eq!((w.meth.msn, w.meth.rqmsn), (0, 1));
+        assert_eq!((w.meth.msn.value(), w.meth.rqmsn.value()), (0, 1));
         let plen = if i == 3 { PMTU / 2 } else { PMTU };
         assert_eq!(
             w.payload,
@@ -665,11 +674,17 @@ fn snd_seg_001_write_with_immediate() {
     s.post(wr_imm(PMTU + 476, 0, 1, 0xFEED));
     s.post(wr_imm(100, 0x4000, 2, 0xBEAD));
     let (_, w) = s.expect_data(0, FIRST);
-    assert_eq!((w.meth.msn, w.meth.rqmsn, w.immdt), (0, 1, None));
+    assert_eq!((w.meth.msn.value(), w.meth.rqmsn.value(), w.immdt), (0, 1, None));
     let (_, w) = s.expect_data(1, LAST_IMM);
-    assert_eq!((w.meth.msn, w.meth.rqmsn, w.immdt.map(|i| i.imm)), (0, 1, Some(0xFEED)));
+    assert_eq!(
+        (w.meth.msn.value(), w.meth.rqmsn.value(), w.immdt.map(|i| i.imm)),
+        (0, 1, Some(0xFEED))
+    );
     let (_, w) = s.expect_data(2, ONLY_IMM);
-    assert_eq!((w.meth.msn, w.meth.rqmsn, w.immdt.map(|i| i.imm)), (1, 2, Some(0xBEAD)));
+    assert_eq!(
+        (w.meth.msn.value(), w.meth.rqmsn.value(), w.immdt.map(|i| i.imm)),
+        (1, 2, Some(0xBEAD))
+    );
     s.expect_no_tx();
 }
 
@@ -760,7 +775,7 @@ fn snd_nack_001_nack_for_unknown_psn() {
     s.expect_nothing();
 }
 
-fn ev_state(s: &Script, ev: u32) -> EvState {
+fn ev_state(s: &Script, ev: Ev) -> EvState {
     let states = s.nic.ev_states(lqp()).unwrap_or_default();
     states.iter().find(|e| e.0 == ev).map(|e| e.1).unwrap_or_else(|| panic!("no EV {ev:#x}"))
 }
@@ -965,13 +980,13 @@ fn cqe_send_001_transport_ack_completes_in_order() {
 
     s.accept_ctrl(aeth(AethRepr::ACK, 0));
     let c = s.expect_completion(Side::Requester, CompletionStatus::SUCCESS);
-    assert_eq!((c.wr_id, c.msn, c.byte_len), (wr(100, 0, 3).wr_id, 0, 100));
+    assert_eq!((c.wr_id, c.msn.value(), c.byte_len), (wr(100, 0, 3).wr_id, 0, 100));
     s.expect_send_flag(3, 7, CompletionStatus::SUCCESS, 100);
     s.expect_no_events();
 
     s.accept_ctrl(aeth(AethRepr::ACK, 1));
     let c = s.expect_completion(Side::Requester, CompletionStatus::SUCCESS);
-    assert_eq!((c.msn, c.byte_len), (1, 2 * PMTU));
+    assert_eq!((c.msn.value(), c.byte_len), (1, 2 * PMTU));
     s.expect_send_flag(4, 7, CompletionStatus::SUCCESS, 2 * PMTU);
     s.expect_quiet();
     assert_eq!(s.nic.pending_messages(), 0);
@@ -987,7 +1002,7 @@ fn snd_ack_002_ack_for_message_not_fully_sent() {
     s.drop_reports();
     let r = s.inject_ctrl(&aeth(AethRepr::ACK, 0));
     let v = s.violation(r, "SND-ACK-002");
-    assert_eq!(v, PeerViolation::AckBeyondSent { qpn: lqp(), msn: 0 });
+    assert_eq!(v, PeerViolation::AckBeyondSent { qpn: lqp(), msn: Msn::new(0) });
     s.expect_nothing();
     assert_eq!(s.nic.pending_messages(), 1);
 }
@@ -1002,7 +1017,7 @@ fn snd_ack_002_ack_for_msn_never_sent() {
     s.drop_reports();
     let r = s.inject_ctrl(&aeth(AethRepr::ACK, 5));
     let v = s.violation(r, "SND-ACK-002");
-    assert_eq!(v, PeerViolation::AckBeyondSent { qpn: lqp(), msn: 5 });
+    assert_eq!(v, PeerViolation::AckBeyondSent { qpn: lqp(), msn: Msn::new(5) });
     s.expect_nothing();
     assert_eq!(s.nic.pending_messages(), 1);
 }
@@ -1023,11 +1038,11 @@ fn snd_ack_003_nak_remote_access_fails_the_qp() {
     s.drop_reports();
     s.accept_ctrl(aeth(AethRepr::NAK_REMOTE_ACCESS, 0xFFFF));
     let c = s.expect_completion(Side::Requester, CompletionStatus::REMOTE_ACCESS_ERROR);
-    assert_eq!((c.msn, c.byte_len), (0, 0));
+    assert_eq!((c.msn.value(), c.byte_len), (0, 0));
     s.expect_send_flag(1, 7, CompletionStatus::REMOTE_ACCESS_ERROR, 0);
     for k in 1..3u32 {
         let c = s.expect_completion(Side::Requester, CompletionStatus::FLUSHED);
-        assert_eq!(c.msn, k as u16);
+        assert_eq!(c.msn, Msn::new(k as u16));
         s.expect_send_flag(k + 1, 7, CompletionStatus::FLUSHED, 0);
     }
     s.expect_report(NicReport::QpError { qpn: lqp(), requirement: "SND-ACK-003".into() });
@@ -1045,7 +1060,7 @@ fn snd_ack_003_nak_remote_access_fails_the_qp() {
 /// length unit 64, default length 4096, max 16384, flags from slot 8.
 fn template() -> Template {
     Template {
-        template_id: 5,
+        template_id: TemplateId::new(5),
         enabled: true,
         qpn: lqp(),
         opcode: WrOpcode::WRITE,
@@ -1075,7 +1090,7 @@ fn template() -> Template {
 fn db_accept_001_token_becomes_packets() {
     let mut s = Script::sender();
     s.host(HostCommand::SetTemplate(template())).expect("template installs");
-    let tok = DoorbellToken::new(5, 0, 3, 0).to_u64();
+    let tok = DoorbellToken::new(TemplateId::new(5), 0, 3, 0).to_u64();
     s.doorbell(tok).expect("accepted");
     for (i, op) in [FIRST, MIDDLE, MIDDLE, LAST].into_iter().enumerate() {
         let i = i as u32;
@@ -1105,11 +1120,11 @@ fn db_accept_001_token_becomes_packets() {
 fn db_reject_001_every_rejection() {
     let mut s = Script::sender();
     s.host(HostCommand::SetTemplate(template())).expect("template installs");
-    s.doorbell(DoorbellToken::new(5, 0, 0, 0).to_u64()).expect("seq 0 accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 0, 0).to_u64()).expect("seq 0 accepted");
     assert_eq!(s.take_tx().len(), 4);
     s.drop_reports();
 
-    let v2 = DoorbellToken { version: 2, ..DoorbellToken::new(5, 1, 0, 0) };
+    let v2 = DoorbellToken { version: 2, ..DoorbellToken::new(TemplateId::new(5), 1, 0, 0) };
     let cases: Vec<(&str, DoorbellToken, DoorbellReject, CompletionStatus)> = vec![
         (
             "DB-VERSION-001",
@@ -1119,31 +1134,31 @@ fn db_reject_001_every_rejection() {
         ),
         (
             "DB-TEMPLATE-001",
-            DoorbellToken::new(6, 1, 0, 0),
-            DoorbellReject::UnknownTemplate { template: 6 },
+            DoorbellToken::new(TemplateId::new(6), 1, 0, 0),
+            DoorbellReject::UnknownTemplate { template: TemplateId::new(6) },
             CompletionStatus::UNKNOWN_TEMPLATE,
         ),
         (
             "DB-SEQ-002",
-            DoorbellToken::new(5, 0, 0, 0),
+            DoorbellToken::new(TemplateId::new(5), 0, 0, 0),
             DoorbellReject::StaleSeq { expected: 1, got: 0 },
             CompletionStatus::STALE_SEQ,
         ),
         (
             "DB-SEQ-003",
-            DoorbellToken::new(5, 3, 0, 0),
+            DoorbellToken::new(TemplateId::new(5), 3, 0, 0),
             DoorbellReject::SeqGap { expected: 1, got: 3 },
             CompletionStatus::SEQ_GAP,
         ),
         (
             "DB-INDEX-001",
-            DoorbellToken::new(5, 1, 16, 0),
+            DoorbellToken::new(TemplateId::new(5), 1, 16, 0),
             DoorbellReject::IndexOutOfRange { index: 16, slots: 16 },
             CompletionStatus::INDEX_OUT_OF_RANGE,
         ),
         (
             "DB-LENGTH-002",
-            DoorbellToken::new(5, 1, 0, 257),
+            DoorbellToken::new(TemplateId::new(5), 1, 0, 257),
             DoorbellReject::LengthOutOfRange {
                 length: 257 * 64,
                 bound: LengthBound::MaxLength,
@@ -1153,7 +1168,7 @@ fn db_reject_001_every_rejection() {
         ),
         (
             "DB-LENGTH-004",
-            DoorbellToken::new(5, 1, 15, 128),
+            DoorbellToken::new(TemplateId::new(5), 1, 15, 128),
             DoorbellReject::LengthOutOfRange {
                 length: 8192,
                 bound: LengthBound::RemoteRegion,
@@ -1180,7 +1195,7 @@ fn db_reject_001_every_rejection() {
         s.expect_nothing();
     }
     // The expected seq is still 1.
-    s.doorbell(DoorbellToken::new(5, 1, 1, 1).to_u64()).expect("seq 1 accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 1, 1, 1).to_u64()).expect("seq 1 accepted");
     let (_, w) = s.expect_data(4, ONLY);
     assert_eq!((w.reth.va, w.reth.dma_len), (REGION_BASE + 0x1000, 64));
     s.expect_no_tx();
@@ -1193,33 +1208,35 @@ fn db_reject_001_every_rejection() {
 fn tpl_install_003_reinstall_resets_the_seq_and_enable_keeps_it() {
     let mut s = Script::sender();
     s.host(HostCommand::SetTemplate(template())).expect("template installs");
-    s.doorbell(DoorbellToken::new(5, 0, 0, 1).to_u64()).expect("seq 0 accepted");
-    s.doorbell(DoorbellToken::new(5, 1, 1, 1).to_u64()).expect("seq 1 accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 0, 1).to_u64()).expect("seq 0 accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 1, 1, 1).to_u64()).expect("seq 1 accepted");
     s.take_tx();
     s.drop_reports();
     // Disabled, then enabled again: the seq stays at 2.
     s.host(HostCommand::SetTemplate(Template { enabled: false, ..template() })).expect("off");
     s.host(HostCommand::SetTemplate(template())).expect("on");
-    s.doorbell(DoorbellToken::new(5, 2, 2, 1).to_u64()).expect("seq 2 accepted");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 2, 2, 1).to_u64()).expect("seq 2 accepted");
     s.take_tx();
     s.drop_reports();
     // Installed again, unchanged: the seq starts over.
     s.host(HostCommand::SetTemplate(template())).expect("reinstalled");
-    let stale = DoorbellToken::new(5, 3, 3, 1).to_u64();
+    let stale = DoorbellToken::new(TemplateId::new(5), 3, 3, 1).to_u64();
     assert_eq!(
         s.doorbell(stale).map_err(|e| e.requirement()),
         Err("DB-SEQ-003"),
         "after a reinstallation seq 3 is ahead of 0"
     );
     s.expect_completion(Side::Requester, CompletionStatus::SEQ_GAP);
-    s.doorbell(DoorbellToken::new(5, 0, 3, 1).to_u64()).expect("seq 0 accepted again");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 3, 1).to_u64())
+        .expect("seq 0 accepted again");
     s.take_tx();
     s.drop_reports();
     // Installed with another field changed, and disabled at once: also an installation.
     let other = Template { enabled: false, remote_stride: 0x800, ..template() };
     s.host(HostCommand::SetTemplate(other)).expect("installed disabled");
     s.host(HostCommand::SetTemplate(Template { enabled: true, ..other })).expect("enabled");
-    s.doorbell(DoorbellToken::new(5, 0, 4, 1).to_u64()).expect("seq 0 after the install");
+    s.doorbell(DoorbellToken::new(TemplateId::new(5), 0, 4, 1).to_u64())
+        .expect("seq 0 after the install");
     let (_, w) = s.expect_data(4, ONLY);
     assert_eq!(w.reth.va, REGION_BASE + 4 * 0x800, "expanded from the new template");
 }
@@ -1233,7 +1250,7 @@ fn tpl_install_003_reinstall_resets_the_seq_and_enable_keeps_it() {
 fn db_mmio_002_only_an_aligned_8_byte_write_carries_a_token() {
     let mut s = Script::sender();
     s.host(HostCommand::SetTemplate(template())).expect("template installs");
-    let tok = DoorbellToken::new(5, 0, 3, 1).to_u64();
+    let tok = DoorbellToken::new(TemplateId::new(5), 0, 3, 1).to_u64();
     let b = tok.to_le_bytes();
     let write = |register: u32, offset: u8, bytes: &[u8]| {
         HostCommand::DoorbellWrite(DoorbellWrite { register, offset, bytes: bytes.to_vec() })
@@ -1274,7 +1291,12 @@ fn db_mmio_002_only_an_aligned_8_byte_write_carries_a_token() {
 /// store the compiler split would carry none.
 #[test]
 fn db_mmio_001_a_producer_writes_a_token_as_one_aligned_8_byte_store() {
-    let tokens = [0, u64::MAX, DoorbellToken::new(5, 0, 3, 1).to_u64(), 0x0123_4567_89AB_CDEF];
+    let tokens = [
+        0,
+        u64::MAX,
+        DoorbellToken::new(TemplateId::new(5), 0, 3, 1).to_u64(),
+        0x0123_4567_89AB_CDEF,
+    ];
     for register in [0, 1, 9, 4095] {
         for tok in tokens {
             let w = DoorbellWrite::of_token(register, tok);
@@ -1542,7 +1564,7 @@ fn ret_err_001_failed_qp_does_not_block_the_shared_domain() {
         .take_events()
         .into_iter()
         .filter_map(|e| match e {
-            openrdma_sm::NicEvent::FlagWrite(f) => Some((f.qpn.value(), f.msn)),
+            openrdma_sm::NicEvent::FlagWrite(f) => Some((f.qpn.value(), f.msn.value())),
             _ => None,
         })
         .collect();
@@ -1560,17 +1582,18 @@ fn ev_probe_004_responder_answers_a_probe() {
         bth: openrdma_codec::BthRepr::new(Opcode::MRC_PROBE, lqp(), Psn::new(1)),
         peth: openrdma_codec::PethRepr::new(9, 0x1234),
     };
-    let r = s.inject_packet(0x55, &probe);
+    let r = s.inject_packet(Ev::new(0x55), &probe);
     s.ok(r);
     let (ev, seth, cc) = s.expect_sack(0, 0);
-    assert_eq!((ev, seth.entropy, seth.pr, seth.ack_psn_offset), (0x55, 0x55, true, 9));
+    let ev55 = Ev::new(0x55);
+    assert_eq!((ev, seth.entropy, seth.pr, seth.ack_psn_offset), (ev55, ev55, true, 9));
     assert_eq!(cc.tx_timestamp, 0x1234);
     s.expect_nothing();
     assert_eq!(s.nic.expected_psn(lqp()), Some(Psn::new(1)), "a probe consumes no PSN");
 }
 
 /// A SACK from the peer with a mark for `ev`.
-fn marked_sack(cack: u32, ev: u32, m: u8, pr: bool) -> Packet {
+fn marked_sack(cack: u32, ev: Ev, m: u8, pr: bool) -> Packet {
     let Packet::Sack { bth, mut seth, cc_state } = sack(cack, 1, 0) else { unreachable!() };
     seth.entropy = ev;
     seth.m = openrdma_codec::EvMark(m);
@@ -1598,7 +1621,7 @@ fn ev_bad_001_sack_marks() {
         assert!(reports.contains(&r), "missing {r:?} in {reports:?}");
     }
     s.post(wr(8 * PMTU, 0x8000, 2));
-    let evs: Vec<u32> = s.take_tx().iter().map(|t| t.ev).collect();
+    let evs: Vec<Ev> = s.take_tx().iter().map(|t| t.ev).collect();
     assert_eq!(evs.len(), 8);
     assert!(evs.iter().all(|e| *e == EVS[0] || *e == EVS[3]), "only GOOD EVs: {evs:x?}");
 }
@@ -1664,7 +1687,7 @@ fn wwi_limit_001_sender_stalls_at_the_limit() {
     s.expect_no_tx();
     s.accept_ctrl(aeth(AethRepr::ACK, 0));
     let (_, w) = s.expect_data(2, ONLY_IMM);
-    assert_eq!((w.meth.msn, w.meth.rqmsn), (2, 3));
+    assert_eq!((w.meth.msn.value(), w.meth.rqmsn.value()), (2, 3));
     s.expect_no_tx();
 }
 
@@ -1709,14 +1732,14 @@ fn seth_mpr_001_dynamic_mpr_shrinks_and_grows() {
 #[test]
 fn ev_backup_used_when_no_profile_ev_is_usable() {
     let mut qp = qp_config(LQP, PEER, 0, 0);
-    qp.backup_evs = vec![0xB0];
+    qp.backup_evs = vec![Ev::new(0xB0)];
     let mut s = Script::with_qp(config(), qp);
     for ev in EVS {
         s.cpu(CpuCommand::SetEvState { qpn: lqp(), ev, state: EvState::Denied });
     }
     s.post(wr(10, 0, 1));
     let (ev, _) = s.expect_data(0, ONLY);
-    assert_eq!(ev, 0xB0);
+    assert_eq!(ev, Ev::new(0xB0));
 }
 
 /// API-TIME-001: time must not go backwards; the call is refused.
@@ -1763,6 +1786,7 @@ fn erth_resp_001_endpoint_requests_are_answered() {
         (1, 0x2222_0001, 0x5151_0000, EethRepr::SUCCESS),
         (7, 0x3333_0002, 0x5152_0000, EethRepr::UNSUPPORTED_OP),
     ] {
+        let ev = Ev::new(ev);
         s.advance(100);
         let r = s.inject_packet(ev, &endpoint_request(op, id, 0b0110));
         s.ok(r);
@@ -1770,7 +1794,7 @@ fn erth_resp_001_endpoint_requests_are_answered() {
         assert_eq!(out_ev, ev, "ERTH-RESP-001: the response travels on the request's EV");
         assert_eq!(bth.opcode, Opcode::MRC_ENDPOINT_RESPONSE);
         assert_eq!(bth.dest_qp, Qpn::ENDPOINT, "ERTH-QPN-001");
-        assert_eq!(bth.psn, Psn::ZERO, "OPC-PSN-001");
+        assert_eq!(bth.psn, Psn::ZERO, "OPC-PSN-002");
         assert_eq!((eeth.op, eeth.request_id), (EndpointOp(op), id), "EETH-ECHO-001");
         assert_eq!(eeth.status, status, "EETH-STATUS-001");
         assert_eq!(eeth.port_status, 0b1011, "EETH-PORT-001: this NIC's ports");
@@ -1812,6 +1836,7 @@ fn rec_if_017_the_cpu_half_sends_endpoint_requests() {
         (EndpointOp::PORT_STATUS_UPDATE, 0x5150_0000u32, 7u32),
         (EndpointOp::EV_PROBE, 0x5151_0000, 8),
     ] {
+        let ev = Ev::new(ev);
         s.advance(100);
         s.cpu(CpuCommand::EndpointRequest { op, ev, request_id: id });
         let t = s.take_tx();
@@ -1831,7 +1856,7 @@ fn rec_if_017_the_cpu_half_sends_endpoint_requests() {
     }
     let refused = s.nic.handle_cpu(
         s.now,
-        CpuCommand::EndpointRequest { op: EndpointOp(9), ev: 0x5150_0000, request_id: 1 },
+        CpuCommand::EndpointRequest { op: EndpointOp(9), ev: Ev::new(0x5150_0000), request_id: 1 },
     );
     assert_eq!(refused.map_err(|e| e.requirement()), Err("ERTH-OP-001"));
     s.drain();
@@ -1844,7 +1869,7 @@ fn rec_if_017_the_cpu_half_sends_endpoint_requests() {
             bth: openrdma_codec::BthRepr::new(Opcode::MRC_ENDPOINT_RESPONSE, dest, Psn::ZERO),
             eeth,
         };
-        let r = s.inject_packet(0x5152_0000, &response);
+        let r = s.inject_packet(Ev::new(0x5152_0000), &response);
         if dest != Qpn::ENDPOINT {
             s.violation(r, "ERTH-QPN-001");
             s.expect_nothing();
@@ -1855,7 +1880,7 @@ fn rec_if_017_the_cpu_half_sends_endpoint_requests() {
         assert_eq!(
             s.take_reports(),
             [NicReport::EndpointResponse {
-                ev: 0x5152_0000,
+                ev: Ev::new(0x5152_0000),
                 op: EndpointOp::PORT_STATUS_UPDATE,
                 request_id: id,
                 status: EethRepr::UNSUPPORTED_OP,

@@ -6,7 +6,7 @@ mod script;
 
 use core::time::Duration;
 
-use openrdma_codec::{Opcode, Psn, Qpn};
+use openrdma_codec::{Ev, Opcode, Psn, Qpn};
 use openrdma_sm::{NicConfig, NicReport, Packet, RetransmitCause};
 use script::*;
 
@@ -48,7 +48,7 @@ fn tail_of_ev2_probed() -> (Script, u16) {
 }
 
 /// A probe answer reporting `cack` and `bitmap` based at `cack + 1`.
-fn answer(cack: u32, bitmap: u64, ev: u32, id: u16) -> Packet {
+fn answer(cack: u32, bitmap: u64, ev: Ev, id: u16) -> Packet {
     let Packet::Sack { bth, mut seth, cc_state } = probe_answer(cack, ev, id) else {
         unreachable!("probe_answer builds a SACK")
     };

@@ -338,7 +338,7 @@ def _(ctx, f, item):
 
 m = fault("probe-psn-zero",
           "Probes carry BTH PSN 0 instead of the next PSN the QP will assign.",
-          ["EV-PROBE-005", "OPC-PSN-001"])
+          ["EV-PROBE-005", "OPC-PSN-002"])
 
 
 @out_frames(m, ("probe",))
@@ -841,7 +841,7 @@ def _(ctx, ins):
 
 m = fault("dma-va-plus-64",
           "The placement engine adds a 64-byte descriptor offset to every DMA write address.",
-          ["RCV-PLACE-001"])
+          ["RCV-PLACE-003"])
 
 
 @out_events(m, ("dma_write",))
@@ -879,7 +879,7 @@ def _(ctx, outs):
 
 m = fault("dma-duplicate",
           "The first payload write of each message is issued twice (a posted-write retry).",
-          ["RCV-PLACE-001", "RCV-DUP-001"])
+          ["RCV-PLACE-003", "RCV-DUP-001"])
 
 
 @m.hook("outputs")
@@ -902,7 +902,7 @@ def _(ctx, outs):
 m = fault("dma-includes-pad",
           "The placement length is taken before the pad is removed, so the pad bytes are "
           "written after the payload.",
-          ["RCV-PLACE-001"])
+          ["RCV-PLACE-003"])
 
 
 @m.hook("inputs")
@@ -953,7 +953,7 @@ def _(ctx, outs):
 m = fault("rx-va-32bit",
           "The address register of the placement engine is 32 bits wide: the RETH va is "
           "truncated to its low 32 bits when a write is received.",
-          ["RCV-PLACE-001", "RCV-PLACE-002"])
+          ["RCV-PLACE-003", "RCV-PLACE-002"])
 
 
 @in_frames(m, ("data",))
@@ -965,7 +965,7 @@ m = fault("rx-dma-len-16bit",
           "The message-length register is 16 bits wide: RETH dma_len loses bits 31:16 when a "
           "write is received.",
           ["RCV-MSG-001", "RCV-MSG-003", "FLAG-RECV-002", "RET-FLAG-001", "CQE-RECV-001",
-           "RCV-PLACE-001"])
+           "RCV-PLACE-003"])
 
 
 @in_frames(m, ("data",))
@@ -975,7 +975,7 @@ def _(ctx, f, item):
 
 m = fault("rx-rkey-16bit",
           "The rkey lookup uses only the low 16 bits of RETH rkey.",
-          ["RCV-PLACE-002", "RCV-PLACE-001"])
+          ["RCV-PLACE-002", "RCV-PLACE-003"])
 
 
 @in_frames(m, ("data",))
@@ -985,7 +985,7 @@ def _(ctx, f, item):
 
 m = fault("rx-dest-qp-16bit",
           "The QP lookup of the receive pipeline uses only the low 16 bits of BTH dest_qp.",
-          ["RCV-QP-001", "RCV-PLACE-001", "RCV-SACK-001", "RCV-SACK-005", "ERTH-RESP-001"])
+          ["RCV-QP-001", "RCV-PLACE-003", "RCV-SACK-001", "RCV-SACK-005", "ERTH-RESP-001"])
 
 
 @in_frames(m, "*")
@@ -1715,7 +1715,7 @@ def _(ctx, f, item):
 
 v = variant("ack-repeat",
             "Before each SACK of a QP it has acknowledged before, the device repeats its last "
-            "transport ACK, on the SACK's EV (a repeated MSN, CONF-CMP-005).")
+            "transport ACK, on the SACK's EV (a repeated MSN, CONF-CMP-037).")
 
 
 @v.hook("outputs")
@@ -1742,7 +1742,7 @@ def _(ctx, outs):
 
 v = variant("ack-repeat-later",
             "The ACK engine sends every transport ACK a second time, half of late_ns after the "
-            "first (a repeated MSN, CONF-CMP-005).")
+            "first (a repeated MSN, CONF-CMP-037).")
 
 
 @v.hook("outputs")

@@ -8,7 +8,7 @@
 //!   second;
 //! * `icrc`: [`icrc::compute`] alone over the IP packets of the same frames, bytes per second;
 //! * `model`: a requester NIC and a responder NIC back to back at 4 KiB PMTU
-//!   (`openrdma_sm::loopback`), data packets placed per second, four ways (see
+//!   (`openrdma_testkit::loopback`), data packets placed per second, four ways (see
 //!   [`MODEL_FIGURES`]): `pair`, the state machines alone with packets as `Repr`s, the figure
 //!   to hold against the target of four 100 Gb/s paths; `requester` and `responder`, each
 //!   NIC's half of that run replayed alone; `frames`, the pair through frames with the ICRC
@@ -26,7 +26,9 @@
 //!   256-byte RoCEv2 frames (RC SEND Only over IPv4, 20 000 with `--quick`), each run once as
 //!   a process writing to `/dev/null`, frames per second; and, in the same run, tshark's field
 //!   dump of the same capture (`tshark -r FILE -T fields -e ...`, the Ethernet, IP, UDP and
-//!   every BTH field and the ICRC) and the ratios `json_over_tshark` and `text_over_tshark`.
+//!   every BTH field and the ICRC) and the ratios `json_over_tshark` and `text_over_tshark`;
+//!   and `decode_verify_1kib_over_tshark`, the codec's in-process decode + ICRC verify of
+//!   1 KiB frames on one core (`codec.decode_verify.1KiB`) over tshark's frames per second.
 //!   Without tshark the figures are given alone and `dissect.tshark` says `"not installed"`.
 //!
 //! Each figure is the median of three runs, each running for a fixed minimum time (200 ms,
@@ -47,6 +49,7 @@ use openrdma_codec::{
     BthRepr, EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv6Repr, MethRepr, Opcode,
     Psn, Qpn, RethRepr, UdpRepr, icrc,
 };
+use openrdma_codec::{Ev, Msn, Rkey, Rqmsn};
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::runner;
 use openrdma_corpus as corpus;
@@ -55,8 +58,8 @@ use openrdma_device::{
     TimedInput, TimedOutput, Timestamp,
 };
 use openrdma_sim::{FlowConfig, LossModel, PathConfig, SimConfig, simulate};
-use openrdma_sm::loopback::{Loopback, PMTU, Script};
 use openrdma_sm::reference_cpu_half;
+use openrdma_testkit::loopback::{Loopback, PMTU, Script};
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, Outcome};
@@ -175,8 +178,8 @@ fn write_middle(payload_len: usize) -> FrameRepr {
         udp: UdpRepr::rocev2(0),
         bth: BthRepr::new(Opcode::MRC_WRITE_MIDDLE, Qpn::new(0x123), Psn::new(0x45_6789)),
         ext: Extensions {
-            meth: Some(MethRepr::new(0, 1)),
-            reth: Some(RethRepr::new(0x7f00_0000_0000, 0xBEEF, 1 << 20)),
+            meth: Some(MethRepr::new(Rqmsn::new(0), Msn::new(1))),
+            reth: Some(RethRepr::new(0x7f00_0000_0000, Rkey::new(0xBEEF), 1 << 20)),
             ..Extensions::default()
         },
         payload: (0..payload_len).map(|i| i as u8).collect(),
@@ -184,7 +187,7 @@ fn write_middle(payload_len: usize) -> FrameRepr {
         icrc: None,
         eth_padding: Vec::new(),
     };
-    f.set_entropy(0xC001_2345);
+    f.set_entropy(Ev::new(0xC001_2345));
     f.finalize().expect("the benchmark frame is valid");
     f
 }
@@ -263,7 +266,7 @@ pub const MODEL_FIGURES: [(&str, &str); 4] = [
     ),
 ];
 
-/// The model figures: data packets per second of `openrdma_sm::loopback` transfers.
+/// The model figures: data packets per second of `openrdma_testkit::loopback` transfers.
 fn model(plan: &Plan, rows: &mut Vec<Row>) {
     let messages = if plan.quick { 2 } else { MODEL_MESSAGES };
     let pair = plan.rate_ok(|| {
@@ -631,6 +634,20 @@ fn dissect(plan: &Plan, rows: &mut Vec<Row>) -> Result<(), CliError> {
                 let ratio = |d: Duration| t.as_secs_f64() / d.as_secs_f64().max(1e-9);
                 rows.push(Row::new("dissect", "json_over_tshark", "ratio", ratio(json)));
                 rows.push(Row::new("dissect", "text_over_tshark", "ratio", ratio(text)));
+                // The codec alone, in process: decode + ICRC verify of 1 KiB frames on one
+                // core, beside tshark's rate on this capture.
+                let tshark_rate = per_s(t);
+                let codec = rows
+                    .iter()
+                    .find(|r| r.name == "codec.decode_verify.1KiB" && r.key == "frames_per_s");
+                if let Some(codec) = codec.map(|r| r.value) {
+                    rows.push(Row::new(
+                        "dissect",
+                        "decode_verify_1kib_over_tshark",
+                        "ratio",
+                        codec / tshark_rate,
+                    ));
+                }
             }
             None => eprintln!("bench: tshark is not installed; the dissect figures stand alone"),
         }

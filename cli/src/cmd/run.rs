@@ -64,18 +64,20 @@ fn parse_timeout(s: &str) -> Result<u64, String> {
     }
 }
 
-/// The scenarios of a directory: every `NAME.toml` with its `NAME.pcapng`, by name.
+/// The scenarios of a directory: every `NAME.toml` with its `NAME.pcapng`, each checked as
+/// it is read (values, requirement IDs, the binding of the two files, unique names).
 fn load_dir(dir: &std::path::Path) -> Result<Vec<Scenario>, CliError> {
-    let entries =
-        fs::read_dir(dir).map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
-    let mut stems: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| p.with_extension(""))
-        .collect();
-    stems.sort();
-    stems.iter().map(|stem| file::load(stem).map_err(|e| CliError::Usage(e.to_string()))).collect()
+    file::load_dir(dir).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// Checks a built-in scenario as a scenario file is checked when it is read: its values
+/// and the requirements it names (`CONF-FMT-008`, `CONF-FMT-009`).
+fn check_builtin(s: &Scenario, spec: &Spec) -> Result<(), CliError> {
+    let m = &s.manifest;
+    match m.validate().err().or_else(|| file::unknown_requirement(m, spec)) {
+        Some(e) => Err(CliError::Usage(format!("built-in scenario {}: {e}", m.name))),
+        None => Ok(()),
+    }
 }
 
 /// Whether `name` matches a pattern with `*` (any run) and `?` (any one character).
@@ -194,10 +196,14 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         &[("--json", args.json.as_deref()), ("--junit", args.junit.as_deref())],
         &inputs,
     )?;
-    let mut dev = device(args)?;
+    // A device in this process starts nothing; a device in another process is started only
+    // once every scenario has been read and checked.
+    let in_process = if args.implementation == "process" { None } else { Some(device(args)?) };
     let spec =
         Spec::bundled().map_err(|e| CliError::Usage(format!("the built-in specification: {e}")))?;
     let selected = |name: &str| args.scenario.as_deref().is_none_or(|g| glob_match(g, name));
+    // Every scenario is read and checked before any device starts: a scenario that could
+    // never run is the scenario's fault, not the device's.
     let scenarios: Vec<Scenario> = match &args.traces {
         Some(dir) => load_dir(dir)?.into_iter().filter(|s| selected(&s.manifest.name)).collect(),
         None => corpus::all()
@@ -212,6 +218,15 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
             args.scenario.as_deref().unwrap_or("*")
         )));
     }
+    if args.traces.is_none() {
+        for s in &scenarios {
+            check_builtin(s, &spec)?;
+        }
+    }
+    let mut dev = match in_process {
+        Some(dev) => dev,
+        None => device(args)?,
+    };
     let bar = ProgressBar::with_draw_target(
         Some(scenarios.len() as u64),
         if io::stderr().is_terminal() {

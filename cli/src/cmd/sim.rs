@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use openrdma_codec::Psn;
 use openrdma_sim::paper::{self, PaperReport};
 use openrdma_sim::plot::write_plots;
 use openrdma_sim::runspec::{self, DropSpec, FailSpec};
@@ -160,7 +161,7 @@ pub struct SimRunArgs {
     /// Drop the first transmission of PSN on QP (index from 0): `QP:PSN`. Repeatable; given
     /// on the command line, replaces the file's list.
     #[arg(long = "drop", value_name = "QP:PSN", value_parser = parse_drop)]
-    pub drops: Vec<(u32, u32)>,
+    pub drops: Vec<(u32, Psn)>,
     /// Take a path down during [FROM, TO) ns: `PATH:FROM:TO`. Repeatable; given on the
     /// command line, replaces the file's list.
     #[arg(long = "fail", value_name = "PATH:FROM:TO", value_parser = parse_fail)]
@@ -194,7 +195,7 @@ fn parse_mtu(s: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_drop(s: &str) -> Result<(u32, u32), String> {
+fn parse_drop(s: &str) -> Result<(u32, Psn), String> {
     let d: DropSpec = s.parse()?;
     Ok((d.qp, d.psn))
 }
@@ -599,7 +600,7 @@ mod tests {
         assert_eq!(c.paths[2].down, [Outage { from_ns: 100, to_ns: 200 }]);
         assert_eq!((c.nic.pmtu, c.nic.retirement, c.seed), (1024, RetirementMode::PerQp, 9));
         assert_eq!(c.flows[0].spray, SprayPolicy::Fixed);
-        assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 1, psn: 4 }]);
+        assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 1, psn: Psn::new(4) }]);
         assert!(c.ipv6);
     }
 
@@ -623,7 +624,11 @@ mod tests {
         assert_eq!(c.paths.len(), 3, "from the file");
         assert_eq!((c.seed, c.flows[0].spray, c.ipv6), (4, SprayPolicy::WindowFit, true));
         assert_eq!(c.flows[0].qps, 5, "the option wins");
-        assert_eq!(c.aimed_drops, [AimedDrop { flow: 0, qp: 0, psn: 9 }], "the option's list");
+        assert_eq!(
+            c.aimed_drops,
+            [AimedDrop { flow: 0, qp: 0, psn: Psn::new(9) }],
+            "the option's list"
+        );
         assert_eq!(c.nic.pmtu, 4096, "neither: the default");
         std::fs::remove_file(path).unwrap();
     }

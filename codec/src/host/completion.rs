@@ -32,8 +32,8 @@ use core::fmt;
 
 use super::{DoorbellReject, Template, WorkRequest, WrOpcode};
 use super::{le_u16, le_u32, le_u64, set_le_u16, set_le_u32, set_le_u64};
-use crate::Qpn;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
+use crate::{Msn, Qpn};
 
 /// Length of a completion entry in bytes.
 pub const COMPLETION_LEN: usize = 32;
@@ -309,8 +309,8 @@ impl<T: AsRef<[u8]>> Completion<T> {
         le_u32(self.buffer.as_ref(), field::IMM)
     }
     /// Message sequence number.
-    pub fn msn(&self) -> u16 {
-        le_u16(self.buffer.as_ref(), field::MSN)
+    pub fn msn(&self) -> Msn {
+        Msn::new(le_u16(self.buffer.as_ref(), field::MSN))
     }
     /// Reserved byte 30.
     pub fn resv2(&self) -> u8 {
@@ -367,8 +367,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Completion<T> {
         set_le_u32(self.buffer.as_mut(), field::IMM, v);
     }
     /// Sets the MSN.
-    pub fn set_msn(&mut self, v: u16) {
-        set_le_u16(self.buffer.as_mut(), field::MSN, v);
+    pub fn set_msn(&mut self, v: Msn) {
+        set_le_u16(self.buffer.as_mut(), field::MSN, v.value());
     }
     /// Sets reserved byte 30.
     pub fn set_resv2(&mut self, v: u8) {
@@ -419,7 +419,7 @@ pub struct CompletionRepr {
     /// `has_timestamp`; `CQE-TS-001`).
     pub timestamp: u32,
     /// Message sequence number of the message (0 for a rejected token).
-    pub msn: u16,
+    pub msn: Msn,
     /// Reserved byte 30.
     pub resv2: u8,
     /// Owner bit 0: the phase of the ring pass that wrote the entry (`CQE-RING-001`).
@@ -443,7 +443,7 @@ impl CompletionRepr {
     /// The sender's completion of an accepted work request (`CQE-SEND-001`, `CQE-SEND-002`):
     /// `status` is SUCCESS when the transport ACK arrived, else the error that ended the
     /// message; `byte_len` is the request's length on success and 0 on error.
-    pub fn for_request(wr: &WorkRequest, status: CompletionStatus, msn: u16) -> Self {
+    pub fn for_request(wr: &WorkRequest, status: CompletionStatus, msn: Msn) -> Self {
         CompletionRepr {
             wr_id: wr.wr_id,
             status,
@@ -479,7 +479,7 @@ impl CompletionRepr {
     }
 
     /// A receive completion for a retired Write-with-Immediate (`CQE-RECV-001`).
-    pub fn receive(qpn: Qpn, byte_len: u32, imm: u32, msn: u16) -> Self {
+    pub fn receive(qpn: Qpn, byte_len: u32, imm: u32, msn: Msn) -> Self {
         CompletionRepr {
             status: CompletionStatus::SUCCESS,
             opcode: WrOpcode::WRITE_WITH_IMM,
@@ -671,12 +671,12 @@ impl CompletionRepr {
                 "an error completion reports byte_len 0",
             ));
         }
-        if self.status.is_doorbell_reject() && self.msn != 0 {
+        if self.status.is_doorbell_reject() && self.msn != Msn::ZERO {
             out.push(v(
                 "CQE-REJECT-001",
                 "msn",
                 field::MSN,
-                self.msn.into(),
+                self.msn.value().into(),
                 "a rejected token has no message: msn must be 0",
             ));
         }
@@ -715,6 +715,7 @@ impl CompletionRepr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TemplateId;
     use crate::host::DoorbellToken;
     use alloc::string::ToString;
     use alloc::vec::Vec;
@@ -738,7 +739,7 @@ mod tests {
             opcode: WrOpcode::WRITE_WITH_IMM,
             qpn: Qpn::new(0x123),
             byte_len: 4096,
-            msn: 0x42,
+            msn: Msn::new(0x42),
             ..CompletionRepr::default()
         }
         .with_timestamp(123_456)
@@ -754,7 +755,7 @@ mod tests {
         assert!(!v.has_imm() && !v.is_receive() && v.has_timestamp());
         assert_eq!(v.qpn(), Qpn::new(0x123));
         assert_eq!(v.byte_len(), 4096);
-        assert_eq!(v.msn(), 0x42);
+        assert_eq!(v.msn(), Msn::new(0x42));
         assert_eq!(v.timestamp(), 123_456);
         assert!(v.phase());
         assert_eq!(v.owner(), 1);
@@ -772,7 +773,7 @@ mod tests {
         v.set_qpn(Qpn::new(0x123), 0);
         v.set_byte_len(4096);
         v.set_imm(0);
-        v.set_msn(0x42);
+        v.set_msn(Msn::new(0x42));
         v.set_resv2(0);
         v.set_timestamp(123_456);
         v.set_owner(true, 0);
@@ -902,11 +903,11 @@ mod tests {
 
     #[test]
     fn reject_and_receive_constructors() {
-        let tok = DoorbellToken::new(5, 7, 7000, 0);
+        let tok = DoorbellToken::new(TemplateId::new(5), 7, 7000, 0);
         let r = CompletionRepr::for_reject(
             tok.to_u64(),
             None,
-            DoorbellReject::UnknownTemplate { template: 5 },
+            DoorbellReject::UnknownTemplate { template: TemplateId::new(5) },
         );
         assert_eq!(r.wr_id, tok.to_u64());
         assert_eq!(r.status, CompletionStatus::UNKNOWN_TEMPLATE);
@@ -915,7 +916,7 @@ mod tests {
         r.validate(0, &mut out);
         assert!(out.is_empty(), "{out:?}");
 
-        let rx = CompletionRepr::receive(Qpn::new(9), 100, 0xDEAD_BEEF, 3);
+        let rx = CompletionRepr::receive(Qpn::new(9), 100, 0xDEAD_BEEF, Msn::new(3));
         assert_eq!(rx.imm(), Some(0xDEAD_BEEF));
         rx.validate(0, &mut out);
         assert!(out.is_empty(), "{out:?}");
@@ -956,8 +957,13 @@ mod tests {
         assert_eq!(ids, ["CQE-IMM-002", "CQE-RECV-001", "CQE-RECV-001", "CQE-RECV-001"]);
 
         let mut out = Vec::new();
-        CompletionRepr { timestamp: 9, msn: 1, status: CompletionStatus::SEQ_GAP, ..sample() }
-            .validate(0, &mut out);
+        CompletionRepr {
+            timestamp: 9,
+            msn: Msn::new(1),
+            status: CompletionStatus::SEQ_GAP,
+            ..sample()
+        }
+        .validate(0, &mut out);
         let ids: Vec<_> = out.iter().map(|v| v.requirement).collect();
         assert_eq!(ids, ["CQE-REJECT-001", "CQE-REJECT-001"]);
         let mut out = Vec::new();

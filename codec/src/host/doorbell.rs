@@ -21,6 +21,7 @@
 use core::fmt;
 
 use super::{CompletionStatus, le_u16, le_u64, set_le_u16, set_le_u64};
+use crate::TemplateId;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 
 /// Length of a doorbell token in bytes.
@@ -90,8 +91,8 @@ impl<T: AsRef<[u8]>> Doorbell<T> {
         (self.buffer.as_ref()[field::VERSION_TEMPLATE + 1] >> 4) & 0x0F
     }
     /// Template ID, bits 59:48.
-    pub fn template(&self) -> u16 {
-        le_u16(self.buffer.as_ref(), field::VERSION_TEMPLATE) & TEMPLATE_ID_MAX
+    pub fn template(&self) -> TemplateId {
+        TemplateId::new(le_u16(self.buffer.as_ref(), field::VERSION_TEMPLATE) & TEMPLATE_ID_MAX)
     }
     /// Sequence number, bits 47:32.
     pub fn seq(&self) -> u16 {
@@ -118,10 +119,11 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Doorbell<T> {
         *b = (*b & 0x0F) | ((v & 0x0F) << 4);
     }
     /// Sets the template ID (masked to 12 bits), leaving the version alone.
-    pub fn set_template(&mut self, v: u16) {
+    pub fn set_template(&mut self, v: TemplateId) {
         let b = self.buffer.as_mut();
         let old = le_u16(b, field::VERSION_TEMPLATE);
-        set_le_u16(b, field::VERSION_TEMPLATE, (old & !TEMPLATE_ID_MAX) | (v & TEMPLATE_ID_MAX));
+        let v = v.value() & TEMPLATE_ID_MAX;
+        set_le_u16(b, field::VERSION_TEMPLATE, (old & !TEMPLATE_ID_MAX) | v);
     }
     /// Sets the sequence number.
     pub fn set_seq(&mut self, v: u16) {
@@ -147,7 +149,7 @@ pub struct DoorbellToken {
     pub version: u8,
     /// Template ID, 12 bits.
     #[cfg_attr(feature = "arbitrary", arbitrary(with = arb_template))]
-    pub template: u16,
+    pub template: TemplateId,
     /// Per-template sequence number (`DB-SEQ-001`).
     pub seq: u16,
     /// Slot index (`DB-INDEX-001`).
@@ -158,16 +160,16 @@ pub struct DoorbellToken {
 }
 
 #[cfg(feature = "arbitrary")]
-fn arb_template(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<u16> {
-    Ok(<u16 as arbitrary::Arbitrary<'_>>::arbitrary(u)? & TEMPLATE_ID_MAX)
+fn arb_template(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<TemplateId> {
+    Ok(TemplateId::new(<u16 as arbitrary::Arbitrary<'_>>::arbitrary(u)? & TEMPLATE_ID_MAX))
 }
 
 impl DoorbellToken {
     /// A version-1 token. `template` is masked to 12 bits.
-    pub const fn new(template: u16, seq: u16, index: u16, length_units: u16) -> Self {
+    pub const fn new(template: TemplateId, seq: u16, index: u16, length_units: u16) -> Self {
         DoorbellToken {
             version: DOORBELL_VERSION,
-            template: template & TEMPLATE_ID_MAX,
+            template: TemplateId::new(template.value() & TEMPLATE_ID_MAX),
             seq,
             index,
             length_units,
@@ -178,7 +180,7 @@ impl DoorbellToken {
     pub const fn from_u64(v: u64) -> Self {
         DoorbellToken {
             version: (v >> 60) as u8 & 0x0F,
-            template: (v >> 48) as u16 & TEMPLATE_ID_MAX,
+            template: TemplateId::new((v >> 48) as u16 & TEMPLATE_ID_MAX),
             seq: (v >> 32) as u16,
             index: (v >> 16) as u16,
             length_units: v as u16,
@@ -189,7 +191,7 @@ impl DoorbellToken {
     /// is truncated to its bits; [`DoorbellToken::emit`] reports such fields instead.
     pub const fn to_u64(&self) -> u64 {
         ((self.version as u64 & 0x0F) << 60)
-            | ((self.template as u64 & TEMPLATE_ID_MAX as u64) << 48)
+            | ((self.template.value() as u64 & TEMPLATE_ID_MAX as u64) << 48)
             | ((self.seq as u64) << 32)
             | ((self.index as u64) << 16)
             | self.length_units as u64
@@ -231,7 +233,8 @@ impl DoorbellToken {
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         check_buffer(Header::Doorbell, buf, DOORBELL_LEN)?;
         check_range(Header::Doorbell, "version", self.version.into(), 0x0F)?;
-        check_range(Header::Doorbell, "template", self.template.into(), TEMPLATE_ID_MAX.into())?;
+        let template = self.template.value().into();
+        check_range(Header::Doorbell, "template", template, TEMPLATE_ID_MAX.into())?;
         buf[..DOORBELL_LEN].copy_from_slice(&self.to_bytes());
         Ok(DOORBELL_LEN)
     }
@@ -327,7 +330,7 @@ pub enum DoorbellReject {
     #[error("[DB-TEMPLATE-001] template {template} is not installed or is disabled")]
     UnknownTemplate {
         /// The template ID of the token.
-        template: u16,
+        template: TemplateId,
     },
     /// The seq is behind the expected one by less than 2^15: a replayed or duplicated
     /// token.
@@ -437,7 +440,7 @@ mod tests {
         let v = Doorbell::new_checked(&TOKEN_BYTES[..]).unwrap();
         assert_eq!(v.value(), TOKEN);
         assert_eq!(v.version(), 1);
-        assert_eq!(v.template(), 5);
+        assert_eq!(v.template(), TemplateId::new(5));
         assert_eq!(v.seq(), 0x10);
         assert_eq!(v.index(), 3);
         assert_eq!(v.length_units(), 0);
@@ -447,24 +450,24 @@ mod tests {
     fn construct() {
         let mut buf = [0u8; 8];
         let mut v = Doorbell::new_unchecked(&mut buf[..]);
-        v.set_template(5);
+        v.set_template(TemplateId::new(5));
         v.set_version(1);
         v.set_seq(0x10);
         v.set_index(3);
         v.set_length_units(0);
         assert_eq!(buf, TOKEN_BYTES);
         let mut v = Doorbell::new_unchecked(&mut buf[..]);
-        v.set_template(0xFFF);
+        v.set_template(TemplateId::MAX);
         assert_eq!(v.version(), 1);
         v.set_version(0xF);
-        assert_eq!(v.template(), 0xFFF);
+        assert_eq!(v.template(), TemplateId::MAX);
         v.set_value(TOKEN);
         assert_eq!(buf, TOKEN_BYTES);
     }
 
     #[test]
     fn parse_emit_and_integer_forms_agree() {
-        let t = DoorbellToken::new(5, 0x10, 3, 0);
+        let t = DoorbellToken::new(TemplateId::new(5), 0x10, 3, 0);
         assert_eq!(DoorbellToken::parse(&TOKEN_BYTES).unwrap(), t);
         assert_eq!(t.to_u64(), TOKEN);
         assert_eq!(t.to_bytes(), TOKEN_BYTES);
@@ -477,14 +480,14 @@ mod tests {
         // Every field at its extremes.
         let all = DoorbellToken {
             version: 0xF,
-            template: 0xFFF,
+            template: TemplateId::MAX,
             seq: 0xFFFF,
             index: 0xFFFF,
             length_units: 0xFFFF,
         };
         assert_eq!(all.to_u64(), u64::MAX);
         assert_eq!(DoorbellToken::from_u64(u64::MAX), all);
-        let t = DoorbellToken::new(0xABC, 0x1234, 0x5678, 0x9ABC);
+        let t = DoorbellToken::new(TemplateId::new(0xABC), 0x1234, 0x5678, 0x9ABC);
         assert_eq!(t.to_u64(), 0x1ABC_1234_5678_9ABC);
     }
 
@@ -499,9 +502,9 @@ mod tests {
 
     #[test]
     fn emit_never_panics() {
-        let t = DoorbellToken::new(5, 0, 0, 0);
+        let t = DoorbellToken::new(TemplateId::new(5), 0, 0, 0);
         assert!(matches!(t.emit(&mut [0u8; 7]), Err(EmitError::BufferTooShort { .. })));
-        let bad = DoorbellToken { template: 0x1000, ..t };
+        let bad = DoorbellToken { template: TemplateId::new(0x1000), ..t };
         assert!(matches!(
             bad.emit(&mut [0u8; 8]),
             Err(EmitError::FieldOutOfRange { field: "template", .. })
@@ -516,7 +519,7 @@ mod tests {
     #[test]
     fn version_other_than_one_is_rejected() {
         for version in 0..16u8 {
-            let t = DoorbellToken { version, ..DoorbellToken::new(1, 0, 0, 0) };
+            let t = DoorbellToken { version, ..DoorbellToken::new(TemplateId::new(1), 0, 0, 0) };
             let mut out = Vec::new();
             t.validate(8, &mut out);
             if version == 1 {
@@ -570,7 +573,12 @@ mod tests {
     fn rejects_name_requirement_and_status() {
         let all = [
             (DoorbellReject::BadVersion { version: 2 }, "DB-VERSION-001", 0x01, false),
-            (DoorbellReject::UnknownTemplate { template: 9 }, "DB-TEMPLATE-001", 0x02, false),
+            (
+                DoorbellReject::UnknownTemplate { template: TemplateId::new(9) },
+                "DB-TEMPLATE-001",
+                0x02,
+                false,
+            ),
             (DoorbellReject::StaleSeq { expected: 1, got: 0 }, "DB-SEQ-002", 0x03, true),
             (DoorbellReject::SeqGap { expected: 1, got: 2 }, "DB-SEQ-003", 0x04, true),
             (DoorbellReject::IndexOutOfRange { index: 9, slots: 9 }, "DB-INDEX-001", 0x05, true),

@@ -29,6 +29,7 @@
 use core::fmt;
 
 use super::{CompletionStatus, le_u16, le_u32, set_le_u16, set_le_u32};
+use crate::Msn;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
 
 /// Length of a completion flag in bytes.
@@ -59,14 +60,14 @@ pub const fn flag_word_matches(word: u64, expected_generation: u16) -> bool {
 /// evenly across the 16-bit MSN wrap, and at most 2^15, so that the two messages that
 /// share a slot in turn (MSNs `m` and `m + slots`) never share a generation; `None` if it
 /// is not, or if the slot number would pass 2^32 − 1.
-pub const fn retirement_slot(base_slot: u32, slots: u32, msn: u16) -> Option<u32> {
+pub const fn retirement_slot(base_slot: u32, slots: u32, msn: Msn) -> Option<u32> {
     if !slots.is_power_of_two() || slots > MAX_RETIREMENT_SLOTS {
         return None;
     }
     if base_slot.checked_add(slots - 1).is_none() {
         return None;
     }
-    Some(base_slot + (msn as u32 & (slots - 1)))
+    Some(base_slot + (msn.value() as u32 & (slots - 1)))
 }
 
 /// A zero-copy view of a completion flag.
@@ -195,9 +196,9 @@ impl FlagRepr {
     }
 
     /// The receiver's retirement flag of message `msn` that placed `byte_len` bytes
-    /// (`FLAG-RECV-002`).
-    pub const fn retired(msn: u16, byte_len: u32) -> Self {
-        Self::new(msn, CompletionStatus::SUCCESS, byte_len)
+    /// (`FLAG-RECV-002`): its generation is the MSN.
+    pub const fn retired(msn: Msn, byte_len: u32) -> Self {
+        Self::new(msn.value(), CompletionStatus::SUCCESS, byte_len)
     }
 
     /// Splits a word into its fields.
@@ -406,7 +407,7 @@ mod tests {
         let other = FlagRepr::sender(10, CompletionStatus::SUCCESS, 64);
         assert_ne!(other.to_u64(), not_valid.to_u64());
         assert!(!other.matches(9) && !flag_word_matches(other.to_u64(), 9));
-        let f = FlagRepr::retired(0, 0);
+        let f = FlagRepr::retired(Msn::new(0), 0);
         assert!(f.matches(0) && flag_word_matches(f.to_u64(), 0));
         // Reuse without clearing: the previous generation does not match the next one.
         let old = FlagRepr::sender(0xFFFF, CompletionStatus::SUCCESS, 64);
@@ -438,20 +439,20 @@ mod tests {
 
     #[test]
     fn retirement_slots_cycle_across_the_msn_wrap() {
-        assert_eq!(retirement_slot(1000, 64, 0), Some(1000));
-        assert_eq!(retirement_slot(1000, 64, 63), Some(1063));
-        assert_eq!(retirement_slot(1000, 64, 64), Some(1000));
-        assert_eq!(retirement_slot(1000, 64, 0xFFFF), Some(1063));
-        assert_eq!(retirement_slot(7, 1, 0x1234), Some(7));
-        assert_eq!(retirement_slot(0, 1 << 15, 0xFFFF), Some(0x7FFF));
-        assert_eq!(retirement_slot(0, 1 << 15, 0x7FFF), Some(0x7FFF));
+        assert_eq!(retirement_slot(1000, 64, Msn::new(0)), Some(1000));
+        assert_eq!(retirement_slot(1000, 64, Msn::new(63)), Some(1063));
+        assert_eq!(retirement_slot(1000, 64, Msn::new(64)), Some(1000));
+        assert_eq!(retirement_slot(1000, 64, Msn::new(0xFFFF)), Some(1063));
+        assert_eq!(retirement_slot(7, 1, Msn::new(0x1234)), Some(7));
+        assert_eq!(retirement_slot(0, 1 << 15, Msn::new(0xFFFF)), Some(0x7FFF));
+        assert_eq!(retirement_slot(0, 1 << 15, Msn::new(0x7FFF)), Some(0x7FFF));
         // 2^16 slots would make MSN m and m + 2^16 share a slot and a generation.
-        assert_eq!(retirement_slot(0, 1 << 16, 0xFFFF), None);
-        assert_eq!(retirement_slot(0, 0, 1), None);
-        assert_eq!(retirement_slot(0, 48, 1), None);
-        assert_eq!(retirement_slot(0, 1 << 17, 1), None);
-        assert_eq!(retirement_slot(u32::MAX - 62, 64, 0), None);
-        assert_eq!(retirement_slot(u32::MAX - 63, 64, 63), Some(u32::MAX));
+        assert_eq!(retirement_slot(0, 1 << 16, Msn::new(0xFFFF)), None);
+        assert_eq!(retirement_slot(0, 0, Msn::new(1)), None);
+        assert_eq!(retirement_slot(0, 48, Msn::new(1)), None);
+        assert_eq!(retirement_slot(0, 1 << 17, Msn::new(1)), None);
+        assert_eq!(retirement_slot(u32::MAX - 62, 64, Msn::new(0)), None);
+        assert_eq!(retirement_slot(u32::MAX - 63, 64, Msn::new(63)), Some(u32::MAX));
     }
 
     #[test]
@@ -464,7 +465,7 @@ mod tests {
 
     #[test]
     fn emit_never_panics() {
-        let f = FlagRepr::retired(1, 1);
+        let f = FlagRepr::retired(Msn::new(1), 1);
         assert!(matches!(f.emit(&mut [0u8; 7]), Err(EmitError::BufferTooShort { .. })));
         let bad = FlagRepr { resv: 0x80, ..f };
         assert!(matches!(

@@ -17,9 +17,9 @@
 
 use core::fmt;
 
-use super::{DoorbellReject, DoorbellToken, LengthBound, TEMPLATE_ID_MAX, WorkRequest, WrOpcode};
+use super::{DoorbellReject, DoorbellToken, LengthBound, WorkRequest, WrOpcode};
 use super::{MAX_MESSAGE_LEN, check_seq};
-use crate::Qpn;
+use crate::{Lkey, Qpn, Rkey, TemplateId};
 
 /// The largest slot count: the index field has 16 bits.
 pub const MAX_SLOTS: u32 = 1 << 16;
@@ -50,7 +50,7 @@ impl fmt::Display for Side {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Template {
     /// Template ID, 0 to 4095 (`TPL-ID-001`); tokens name it in bits 59:48.
-    pub template_id: u16,
+    pub template_id: TemplateId,
     /// A disabled template rejects every token as unknown (`DB-TEMPLATE-001`).
     pub enabled: bool,
     /// The QP that sends the messages (`TPL-QPN-001`).
@@ -60,13 +60,13 @@ pub struct Template {
     /// Start of the local region.
     pub local_base: u64,
     /// Local key of the registered memory holding the local region.
-    pub local_lkey: u32,
+    pub local_lkey: Lkey,
     /// Bytes in the local region (`TPL-REGION-001`, `TPL-REGION-002`).
     pub local_region_len: u64,
     /// Start of the remote region.
     pub remote_base: u64,
     /// Remote key of the remote region.
-    pub remote_rkey: u32,
+    pub remote_rkey: Rkey,
     /// Bytes in the remote region.
     pub remote_region_len: u64,
     /// Number of slots, 1 to 65536 (`TPL-SLOTS-001`).
@@ -100,7 +100,7 @@ pub enum TemplateError {
     #[error("[TPL-ID-001] template ID {template_id} does not fit in 12 bits")]
     IdOutOfRange {
         /// The ID found.
-        template_id: u16,
+        template_id: TemplateId,
     },
     /// QPs 0, 1 and 2 carry no RDMA Writes.
     #[error("[TPL-QPN-001] QP {qpn} is reserved and carries no RDMA Write")]
@@ -190,7 +190,7 @@ impl Template {
     /// Checks every `TPL-*` rule, in the order the errors are listed; the first broken
     /// rule is returned. The NIC installs only a template that passes (`TPL-INSTALL-001`).
     pub fn validate(&self) -> Result<(), TemplateError> {
-        if self.template_id > TEMPLATE_ID_MAX {
+        if !self.template_id.fits_token() {
             return Err(TemplateError::IdOutOfRange { template_id: self.template_id });
         }
         if self.qpn.value() <= 2 {
@@ -239,7 +239,7 @@ impl Template {
 
     /// Whether a token naming `template` may use this template: same ID, enabled and valid
     /// (`DB-TEMPLATE-001`, `TPL-INSTALL-001`).
-    pub fn usable_for(&self, template: u16) -> bool {
+    pub fn usable_for(&self, template: TemplateId) -> bool {
         self.enabled && self.template_id == template && self.validate().is_ok()
     }
 
@@ -382,15 +382,15 @@ impl Template {
     /// The example template of the specification.
     pub(crate) fn example() -> Template {
         Template {
-            template_id: 5,
+            template_id: TemplateId::new(5),
             enabled: true,
             qpn: Qpn::new(0x123),
             opcode: WrOpcode::WRITE_WITH_IMM,
             local_base: 0x7f00_0000_0000,
-            local_lkey: 0x1111,
+            local_lkey: Lkey::new(0x1111),
             local_region_len: 0x10_0000,
             remote_base: 0x2000_0000,
-            remote_rkey: 0x2222,
+            remote_rkey: Rkey::new(0x2222),
             remote_region_len: 0x10_0000,
             slots: 256,
             local_stride: 0x1000,
@@ -408,6 +408,7 @@ impl Template {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Msn;
     use crate::host::{CompletionRepr, CompletionStatus, FlagRepr};
     use alloc::string::ToString;
     use alloc::vec::Vec;
@@ -427,9 +428,9 @@ mod tests {
                 qpn: Qpn::new(0x123),
                 opcode: WrOpcode::WRITE_WITH_IMM,
                 local_va: 0x7f00_0000_3000,
-                lkey: 0x1111,
+                lkey: Lkey::new(0x1111),
                 remote_va: 0x2000_3000,
-                rkey: 0x2222,
+                rkey: Rkey::new(0x2222),
                 length: 4096,
                 imm: Some(0xab00_0003),
                 flag_slot: 0x103,
@@ -438,7 +439,7 @@ mod tests {
         );
         assert_eq!(accept_doorbell(&tok, Some(&t()), 0x10), Ok(wr));
         // The completion traces back to the doorbell.
-        let cqe = CompletionRepr::for_request(&wr, CompletionStatus::SUCCESS, 0x42);
+        let cqe = CompletionRepr::for_request(&wr, CompletionStatus::SUCCESS, Msn::new(0x42));
         assert_eq!(DoorbellToken::from_u64(cqe.wr_id), tok);
         assert_eq!(
             FlagRepr::sender(tok.seq, CompletionStatus::SUCCESS, wr.length).to_u64(),
@@ -462,7 +463,7 @@ mod tests {
         let tmpl = t();
 
         // Example 1: default length.
-        let tok = DoorbellToken::new(5, 0x10, 3, 0);
+        let tok = DoorbellToken::new(TemplateId::new(5), 0x10, 3, 0);
         assert_eq!(tok.to_u64(), 0x1005_0010_0003_0000);
         assert_eq!(hex(&tok.to_bytes()), "00 00 03 00 10 00 05 10");
         let wr = accept_doorbell(&tok, Some(&tmpl), 0x10).unwrap();
@@ -478,7 +479,7 @@ mod tests {
         let flag = FlagRepr::sender(tok.seq, CompletionStatus::SUCCESS, wr.length);
         assert_eq!(flag.to_u64(), 0x0010_0080_0000_1000);
         assert_eq!(hex(&flag.to_bytes()), "00 10 00 00 80 00 10 00");
-        let cqe = CompletionRepr::for_request(&wr, CompletionStatus::SUCCESS, 0x42)
+        let cqe = CompletionRepr::for_request(&wr, CompletionStatus::SUCCESS, Msn::new(0x42))
             .with_timestamp(123_456)
             .with_phase(true);
         let mut b = [0u8; 32];
@@ -493,13 +494,13 @@ mod tests {
         assert_eq!(hex(&err.to_bytes()), "00 00 00 00 80 10 10 00");
 
         // Example 2: explicit length units.
-        let tok = DoorbellToken::new(5, 0x11, 3, 0x80);
+        let tok = DoorbellToken::new(TemplateId::new(5), 0x11, 3, 0x80);
         assert_eq!(hex(&tok.to_bytes()), "80 00 03 00 11 00 05 10");
         let wr = accept_doorbell(&tok, Some(&tmpl), 0x11).unwrap();
         assert_eq!((wr.length, wr.local_va, wr.remote_va), (8192, 0x7f00_0000_3000, 0x2000_3000));
 
         // Example 3: a rejection.
-        let tok = DoorbellToken::new(5, 0x12, 0xFF, 0x41);
+        let tok = DoorbellToken::new(TemplateId::new(5), 0x12, 0xFF, 0x41);
         assert_eq!(hex(&tok.to_bytes()), "41 00 ff 00 12 00 05 10");
         let r = accept_doorbell(&tok, Some(&tmpl), 0x12).unwrap_err();
         assert_eq!(
@@ -519,18 +520,19 @@ mod tests {
         );
 
         // Example 4: the receiver, QP 0x456, flags at 0x200, 64 slots.
-        assert_eq!(retirement_slot(0x200, 64, 7), Some(0x207));
-        let f = FlagRepr::retired(7, 4096);
+        assert_eq!(retirement_slot(0x200, 64, Msn::new(7)), Some(0x207));
+        let f = FlagRepr::retired(Msn::new(7), 4096);
         assert_eq!(hex(&f.to_bytes()), "00 10 00 00 80 00 07 00");
-        let rx = CompletionRepr::receive(Qpn::new(0x456), 4096, 0xab00_0003, 7).with_phase(true);
+        let rx = CompletionRepr::receive(Qpn::new(0x456), 4096, 0xab00_0003, Msn::new(7))
+            .with_phase(true);
         rx.emit(&mut b).unwrap();
         assert_eq!(
             hex(&b),
             "00 00 00 00 00 00 00 00 00 01 03 00 56 04 00 00 \
              00 10 00 00 03 00 00 ab 00 00 00 00 07 00 00 01"
         );
-        assert_eq!(retirement_slot(0x200, 64, 0x47), Some(0x207));
-        let next = FlagRepr::retired(0x47, 2048);
+        assert_eq!(retirement_slot(0x200, 64, Msn::new(0x47)), Some(0x207));
+        let next = FlagRepr::retired(Msn::new(0x47), 2048);
         assert_eq!(hex(&next.to_bytes()), "00 08 00 00 80 00 47 00");
         assert!(!f.matches(0x47) && next.matches(0x47));
     }
@@ -556,12 +558,12 @@ mod tests {
             assert_eq!(tmpl.expand(&tok), Err(r));
         }
         // UnknownTemplate: none installed, disabled, a different ID, an invalid template.
-        let unknown = DoorbellReject::UnknownTemplate { template: 5 };
+        let unknown = DoorbellReject::UnknownTemplate { template: TemplateId::new(5) };
         assert_eq!(accept_doorbell(&ok, None, 0), Err(unknown));
         let disabled = Template { enabled: false, ..tmpl };
         assert_eq!(accept_doorbell(&ok, Some(&disabled), 0), Err(unknown));
         assert_eq!(disabled.expand(&ok), Err(unknown));
-        let other = Template { template_id: 6, ..tmpl };
+        let other = Template { template_id: TemplateId::new(6), ..tmpl };
         assert_eq!(other.expand(&ok), Err(unknown));
         let invalid = Template { length_unit: 3, ..tmpl };
         assert_eq!(accept_doorbell(&ok, Some(&invalid), 0), Err(unknown));
@@ -616,8 +618,13 @@ mod tests {
     fn checks_run_in_the_specified_order() {
         let tmpl = t();
         // Everything wrong: the version wins.
-        let all_bad =
-            DoorbellToken { version: 0, template: 5, seq: 9, index: 999, length_units: 999 };
+        let all_bad = DoorbellToken {
+            version: 0,
+            template: TemplateId::new(5),
+            seq: 9,
+            index: 999,
+            length_units: 999,
+        };
         assert!(matches!(
             accept_doorbell(&all_bad, Some(&tmpl), 0),
             Err(DoorbellReject::BadVersion { .. })
@@ -718,7 +725,7 @@ mod tests {
     #[test]
     fn every_template_error() {
         let cases: [(Template, &str); 13] = [
-            (Template { template_id: 0x1000, ..t() }, "TPL-ID-001"),
+            (Template { template_id: TemplateId::new(0x1000), ..t() }, "TPL-ID-001"),
             (Template { qpn: Qpn::new(2), ..t() }, "TPL-QPN-001"),
             (Template { opcode: WrOpcode(2), ..t() }, "TPL-OPCODE-001"),
             (Template { slots: 0, ..t() }, "TPL-SLOTS-001"),

@@ -31,8 +31,8 @@
 use core::fmt;
 
 use super::{le_u32, le_u64, set_le_u32, set_le_u64};
-use crate::Qpn;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
+use crate::{Lkey, Qpn, Rkey};
 
 /// Length of a work queue entry in bytes.
 pub const WQE_LEN: usize = 64;
@@ -198,8 +198,8 @@ impl<T: AsRef<[u8]>> Wqe<T> {
         le_u64(self.buffer.as_ref(), field::LOCAL_VA)
     }
     /// Local key.
-    pub fn lkey(&self) -> u32 {
-        le_u32(self.buffer.as_ref(), field::LKEY)
+    pub fn lkey(&self) -> Lkey {
+        Lkey::new(le_u32(self.buffer.as_ref(), field::LKEY))
     }
     /// Message length in bytes.
     pub fn length(&self) -> u32 {
@@ -210,8 +210,8 @@ impl<T: AsRef<[u8]>> Wqe<T> {
         le_u64(self.buffer.as_ref(), field::REMOTE_VA)
     }
     /// Remote key.
-    pub fn rkey(&self) -> u32 {
-        le_u32(self.buffer.as_ref(), field::RKEY)
+    pub fn rkey(&self) -> Rkey {
+        Rkey::new(le_u32(self.buffer.as_ref(), field::RKEY))
     }
     /// Immediate data, as an integer (meaningful only with `has_imm`).
     pub fn imm(&self) -> u32 {
@@ -292,8 +292,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Wqe<T> {
         set_le_u64(self.buffer.as_mut(), field::LOCAL_VA, v);
     }
     /// Sets the local key.
-    pub fn set_lkey(&mut self, v: u32) {
-        set_le_u32(self.buffer.as_mut(), field::LKEY, v);
+    pub fn set_lkey(&mut self, v: Lkey) {
+        set_le_u32(self.buffer.as_mut(), field::LKEY, v.value());
     }
     /// Sets the length.
     pub fn set_length(&mut self, v: u32) {
@@ -304,8 +304,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Wqe<T> {
         set_le_u64(self.buffer.as_mut(), field::REMOTE_VA, v);
     }
     /// Sets the remote key.
-    pub fn set_rkey(&mut self, v: u32) {
-        set_le_u32(self.buffer.as_mut(), field::RKEY, v);
+    pub fn set_rkey(&mut self, v: Rkey) {
+        set_le_u32(self.buffer.as_mut(), field::RKEY, v.value());
     }
     /// Sets the immediate.
     pub fn set_imm(&mut self, v: u32) {
@@ -340,11 +340,11 @@ pub struct WorkRequest {
     /// Address of the first payload byte in local (GPU) memory.
     pub local_va: u64,
     /// Local key of the registered region holding the payload.
-    pub lkey: u32,
+    pub lkey: Lkey,
     /// Address of the first byte written at the remote end.
     pub remote_va: u64,
     /// Remote key.
-    pub rkey: u32,
+    pub rkey: Rkey,
     /// Message length in bytes, at most 2^31 (`WR-LEN-001`).
     pub length: u32,
     /// Immediate data: present exactly for WRITE_WITH_IMM (`WR-IMM-001`).
@@ -489,9 +489,9 @@ mod tests {
             qpn: Qpn::new(0x123),
             opcode: WrOpcode::WRITE_WITH_IMM,
             local_va: 0x7f00_0000_3000,
-            lkey: 0x1111,
+            lkey: Lkey::new(0x1111),
             remote_va: 0x2000_3000,
-            rkey: 0x2222,
+            rkey: Rkey::new(0x2222),
             length: 4096,
             imm: Some(0xab00_0003),
             flag_slot: 0x103,
@@ -508,7 +508,7 @@ mod tests {
         assert!(v.signaled() && v.has_imm());
         assert_eq!(v.qpn(), Qpn::new(0x123));
         assert_eq!(v.local_va(), 0x7f00_0000_3000);
-        assert_eq!((v.lkey(), v.rkey()), (0x1111, 0x2222));
+        assert_eq!((v.lkey(), v.rkey()), (Lkey::new(0x1111), Rkey::new(0x2222)));
         assert_eq!(v.length(), 4096);
         assert_eq!(v.remote_va(), 0x2000_3000);
         assert_eq!(v.imm(), 0xab00_0003);
@@ -527,10 +527,10 @@ mod tests {
         v.set_flags(true, true);
         v.set_qpn(Qpn::new(0x123));
         v.set_local_va(0x7f00_0000_3000);
-        v.set_lkey(0x1111);
+        v.set_lkey(Lkey::new(0x1111));
         v.set_length(4096);
         v.set_remote_va(0x2000_3000);
-        v.set_rkey(0x2222);
+        v.set_rkey(Rkey::new(0x2222));
         v.set_imm(0xab00_0003);
         v.set_flag_slot(0x103);
         assert_eq!(buf, WQE);

@@ -5,6 +5,10 @@
 //!  byte 1-3 MSN       message sequence number, 24 bits
 //! ```
 //!
+//! The MSN field is an [`AethMsn`]: MRC puts a 16-bit [`Msn`](crate::Msn) in its bits 15:0
+//! and requires bits 23:16 to be 0 (`AETH-MSN-001`); the field keeps all 24 bits, so that a
+//! decoded AETH says what was sent.
+//!
 //! The syndrome's bits 6:5 give the kind ([`AethKind`]): 00 ACK, 01 RNR NAK, 10 reserved,
 //! 11 NAK. The low five bits are the credit count (ACK; 0x1F means unlimited credit), the
 //! RNR timer (RNR NAK) or the NAK code (NAK). The syndrome is kept as the raw byte, so that
@@ -16,14 +20,12 @@
 
 use core::fmt;
 
+use crate::AethMsn;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u24, u24_at};
 
 /// Length of the AETH in bytes.
 pub const AETH_LEN: usize = 4;
-
-/// Largest 24-bit MSN.
-const MSN_MAX: u32 = 0xFF_FFFF;
 
 mod field {
     pub(super) const SYNDROME: usize = 0;
@@ -112,8 +114,8 @@ impl<T: AsRef<[u8]>> Aeth<T> {
         self.buffer.as_ref()[field::SYNDROME]
     }
     /// Message sequence number, 24 bits.
-    pub fn msn(&self) -> u32 {
-        u24_at(self.buffer.as_ref(), field::MSN)
+    pub fn msn(&self) -> AethMsn {
+        AethMsn::new(u24_at(self.buffer.as_ref(), field::MSN))
     }
 }
 
@@ -122,9 +124,9 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Aeth<T> {
     pub fn set_syndrome(&mut self, v: u8) {
         self.buffer.as_mut()[field::SYNDROME] = v;
     }
-    /// Sets the MSN; bits above 24 are discarded.
-    pub fn set_msn(&mut self, v: u32) {
-        set_u24(self.buffer.as_mut(), field::MSN, v);
+    /// Sets the MSN.
+    pub fn set_msn(&mut self, v: AethMsn) {
+        set_u24(self.buffer.as_mut(), field::MSN, v.value());
     }
 }
 
@@ -137,8 +139,7 @@ pub struct AethRepr {
     /// the kind, bits 4:0 the code.
     pub syndrome: u8,
     /// Message sequence number, 24 bits (bytes 1-3).
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::field::arb::bits24))]
-    pub msn: u32,
+    pub msn: AethMsn,
 }
 
 impl AethRepr {
@@ -160,7 +161,7 @@ impl AethRepr {
     pub const NAK_CODE_MAX: u8 = 4;
 
     /// An AETH with the given syndrome and MSN.
-    pub const fn new(syndrome: u8, msn: u32) -> Self {
+    pub const fn new(syndrome: u8, msn: AethMsn) -> Self {
         AethRepr { syndrome, msn }
     }
 
@@ -190,10 +191,10 @@ impl AethRepr {
     }
 
     /// Writes the AETH into the start of `buf`. Never panics: a short buffer or an MSN
-    /// wider than 24 bits is an [`EmitError`].
+    /// wider than 24 bits (read from JSON) is an [`EmitError`].
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         check_buffer(Header::Aeth, buf, AETH_LEN)?;
-        check_range(Header::Aeth, "msn", self.msn.into(), MSN_MAX.into())?;
+        check_range(Header::Aeth, "msn", self.msn.value().into(), 0xFF_FFFF)?;
         let mut v = Aeth::new_unchecked(&mut buf[..AETH_LEN]);
         v.set_syndrome(self.syndrome);
         v.set_msn(self.msn);
@@ -238,14 +239,14 @@ mod tests {
     const BYTES: [u8; 4] = [0x60, 0x01, 0x23, 0x45];
 
     fn sample() -> AethRepr {
-        AethRepr::new(AethRepr::NAK_PSN_SEQ_ERR, 0x01_2345)
+        AethRepr::new(AethRepr::NAK_PSN_SEQ_ERR, AethMsn::new(0x01_2345))
     }
 
     #[test]
     fn deconstruct() {
         let v = Aeth::new_checked(&BYTES[..]).unwrap();
         assert_eq!(v.syndrome(), 0x60);
-        assert_eq!(v.msn(), 0x01_2345);
+        assert_eq!(v.msn(), AethMsn::new(0x01_2345));
     }
 
     #[test]
@@ -253,7 +254,7 @@ mod tests {
         let mut buf = [0u8; 4];
         let mut v = Aeth::new_unchecked(&mut buf[..]);
         v.set_syndrome(0x60);
-        v.set_msn(0x01_2345);
+        v.set_msn(AethMsn::new(0x01_2345));
         assert_eq!(buf, BYTES);
     }
 
@@ -267,7 +268,12 @@ mod tests {
 
     #[test]
     fn kinds_and_codes() {
-        let kc = |s| (AethRepr::new(s, 0).kind(), AethRepr::new(s, 0).code());
+        let kc = |s| {
+            (
+                AethRepr::new(s, AethMsn::default()).kind(),
+                AethRepr::new(s, AethMsn::default()).code(),
+            )
+        };
         assert_eq!(kc(AethRepr::ACK), (AethKind::Ack, 0));
         assert_eq!(kc(AethRepr::ACK_UNLIMITED_CREDIT), (AethKind::Ack, 0x1F));
         assert_eq!(kc(AethRepr::RNR_NAK | 0x0E), (AethKind::RnrNak, 0x0E));
@@ -292,24 +298,23 @@ mod tests {
     #[test]
     fn emit_never_panics() {
         assert!(matches!(sample().emit(&mut [0u8; 3]), Err(EmitError::BufferTooShort { .. })));
-        let bad = AethRepr::new(0, 1 << 24);
-        assert!(matches!(
-            bad.emit(&mut [0u8; 4]),
-            Err(EmitError::FieldOutOfRange { field: "msn", max: 0xFF_FFFF, .. })
-        ));
+        // Only serde makes an MSN wider than the field (emit then refuses it); in code it
+        // cannot be made.
+        assert!(AethMsn::try_from(1 << 24).is_err());
+        assert_eq!(AethMsn::new(1 << 24), AethMsn::new(0));
     }
 
     #[test]
     fn validate_flags_reserved_bit_kind_and_code() {
         let mut out = alloc::vec::Vec::new();
         for s in [0x00, 0x1F, 0x20, 0x3F, 0x60, 0x61, 0x62, 0x63, 0x64] {
-            AethRepr::new(s, 0).validate(0, &mut out);
+            AethRepr::new(s, AethMsn::default()).validate(0, &mut out);
         }
         assert!(out.is_empty());
-        AethRepr::new(0x80, 0).validate(46, &mut out);
-        AethRepr::new(0x41, 0).validate(46, &mut out);
-        AethRepr::new(0x65, 0).validate(46, &mut out);
-        AethRepr::new(0xFF, 0).validate(46, &mut out);
+        AethRepr::new(0x80, AethMsn::default()).validate(46, &mut out);
+        AethRepr::new(0x41, AethMsn::default()).validate(46, &mut out);
+        AethRepr::new(0x65, AethMsn::default()).validate(46, &mut out);
+        AethRepr::new(0xFF, AethMsn::default()).validate(46, &mut out);
         let ids: alloc::vec::Vec<_> = out.iter().map(|v| v.requirement).collect();
         assert_eq!(
             ids,

@@ -34,9 +34,10 @@
 //! The views' accessors never panic once `new_checked` (or `check_len`) has succeeded;
 //! `new_unchecked` followed by an accessor on a short buffer panics.
 
-use crate::Qpn;
+use super::check_layout;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u24, set_u32, set_u64, u24_at, u32_at, u64_at};
+use crate::{Qpn, Rkey};
 
 /// Length of the DETH in bytes.
 pub const DETH_LEN: usize = 8;
@@ -52,20 +53,6 @@ pub const ATOMIC_ETH_LEN: usize = 28;
 pub const ATOMIC_ACK_ETH_LEN: usize = 8;
 /// Length of the reserved bytes of a CNP.
 pub const CNP_LEN: usize = 16;
-
-/// Names the first field of `layout` (name, offset, length) that `have` bytes cannot hold.
-fn check_layout(
-    header: Header,
-    layout: &[(&'static str, usize, usize)],
-    have: usize,
-) -> Result<(), DecodeError> {
-    match layout.iter().find(|&&(_, at, len)| have < at + len) {
-        Some(&(name, at, len)) => {
-            Err(DecodeError::truncated(header, name, at, len, have.saturating_sub(at)))
-        }
-        None => Ok(()),
-    }
-}
 
 /// Declares a 4-byte header made of a reserved byte and a 24-bit number: RDETH and XRCETH
 /// share this shape. Each gets a view, a `Repr` and the check of its reserved byte.
@@ -379,15 +366,15 @@ impl<T: AsRef<[u8]>> Ieth<T> {
     }
 
     /// The remote key to invalidate.
-    pub fn rkey(&self) -> u32 {
-        u32_at(self.buffer.as_ref(), 0)
+    pub fn rkey(&self) -> Rkey {
+        Rkey::new(u32_at(self.buffer.as_ref(), 0))
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Ieth<T> {
     /// Sets the remote key to invalidate.
-    pub fn set_rkey(&mut self, v: u32) {
-        set_u32(self.buffer.as_mut(), 0, v);
+    pub fn set_rkey(&mut self, v: Rkey) {
+        set_u32(self.buffer.as_mut(), 0, v.value());
     }
 }
 
@@ -397,7 +384,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ieth<T> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct IethRepr {
     /// The remote key to invalidate (bytes 0-3).
-    pub rkey: u32,
+    pub rkey: Rkey,
 }
 
 impl IethRepr {
@@ -476,8 +463,8 @@ impl<T: AsRef<[u8]>> AtomicEth<T> {
         u64_at(self.buffer.as_ref(), 0)
     }
     /// Remote key.
-    pub fn rkey(&self) -> u32 {
-        u32_at(self.buffer.as_ref(), 8)
+    pub fn rkey(&self) -> Rkey {
+        Rkey::new(u32_at(self.buffer.as_ref(), 8))
     }
     /// Swap value (COMPARE_SWAP) or addend (FETCH_ADD).
     pub fn swap_add(&self) -> u64 {
@@ -495,8 +482,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> AtomicEth<T> {
         set_u64(self.buffer.as_mut(), 0, v);
     }
     /// Sets the remote key.
-    pub fn set_rkey(&mut self, v: u32) {
-        set_u32(self.buffer.as_mut(), 8, v);
+    pub fn set_rkey(&mut self, v: Rkey) {
+        set_u32(self.buffer.as_mut(), 8, v.value());
     }
     /// Sets the swap value or addend.
     pub fn set_swap_add(&mut self, v: u64) {
@@ -516,7 +503,7 @@ pub struct AtomicEthRepr {
     /// Virtual address of the 8-byte operand (bytes 0-7).
     pub va: u64,
     /// Remote key (bytes 8-11).
-    pub rkey: u32,
+    pub rkey: Rkey,
     /// Swap value or addend (bytes 12-19).
     pub swap_add: u64,
     /// Compare value (bytes 20-27).
@@ -797,11 +784,11 @@ mod tests {
     #[test]
     fn ieth() {
         let b = [0xDE, 0xAD, 0xBE, 0xEF];
-        assert_eq!(Ieth::new_checked(&b[..]).unwrap().rkey(), 0xDEAD_BEEF);
-        let r = IethRepr { rkey: 0xDEAD_BEEF };
+        assert_eq!(Ieth::new_checked(&b[..]).unwrap().rkey(), Rkey::new(0xDEAD_BEEF));
+        let r = IethRepr { rkey: Rkey::new(0xDEAD_BEEF) };
         assert_eq!(IethRepr::parse(&b).unwrap(), r);
         let mut buf = [0u8; 4];
-        Ieth::new_unchecked(&mut buf[..]).set_rkey(0xDEAD_BEEF);
+        Ieth::new_unchecked(&mut buf[..]).set_rkey(Rkey::new(0xDEAD_BEEF));
         assert_eq!(buf, b);
         assert_eq!(r.emit(&mut buf), Ok(4));
         assert_eq!(buf, b);
@@ -821,13 +808,16 @@ mod tests {
         b[12..20].copy_from_slice(&0xAAAA_u64.to_be_bytes());
         b[20..].copy_from_slice(&0x5555_u64.to_be_bytes());
         let v = AtomicEth::new_checked(&b[..]).unwrap();
-        assert_eq!((v.va(), v.rkey(), v.swap_add(), v.compare()), (0x1000, 7, 0xAAAA, 0x5555));
-        let r = AtomicEthRepr { va: 0x1000, rkey: 7, swap_add: 0xAAAA, compare: 0x5555 };
+        assert_eq!(
+            (v.va(), v.rkey(), v.swap_add(), v.compare()),
+            (0x1000, Rkey::new(7), 0xAAAA, 0x5555)
+        );
+        let r = AtomicEthRepr { va: 0x1000, rkey: Rkey::new(7), swap_add: 0xAAAA, compare: 0x5555 };
         assert_eq!(AtomicEthRepr::parse(&b).unwrap(), r);
         let mut buf = [0xFFu8; 28];
         let mut w = AtomicEth::new_unchecked(&mut buf[..]);
         w.set_va(0x1000);
-        w.set_rkey(7);
+        w.set_rkey(Rkey::new(7));
         w.set_swap_add(0xAAAA);
         w.set_compare(0x5555);
         assert_eq!(buf, b);

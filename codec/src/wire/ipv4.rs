@@ -582,8 +582,14 @@ impl Ipv4Repr {
 
     /// The requirements [`Self::validate`] checks: every violation it reports carries one
     /// of these IDs, and each of them can be reported.
-    pub const RULES: &'static [&'static str] =
-        &["ENC-IPV4-001", "ENC-IPV4-002", "ENC-IPV4-003", "ENC-IPV4-004", "ENC-IPV4-007"];
+    pub const RULES: &'static [&'static str] = &[
+        "ENC-IPV4-001",
+        "ENC-IPV4-002",
+        "ENC-IPV4-003",
+        "ENC-IPV4-004",
+        "ENC-IPV4-007",
+        "ENC-HOP-001",
+    ];
 
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
@@ -592,6 +598,7 @@ impl Ipv4Repr {
     /// * `ENC-IPV4-003`: the header checksum is correct.
     /// * `ENC-IPV4-004`: the reserved flag bit is 0.
     /// * `ENC-IPV4-007` (a SHOULD): Don't Fragment is set.
+    /// * `ENC-HOP-001`: the TTL is not 0.
     pub fn validate(&self, base: usize, out: &mut Vec<Violation>) {
         let v = |requirement, field, at: usize, value: u64, rule| Violation {
             requirement,
@@ -646,6 +653,9 @@ impl Ipv4Repr {
                 1,
                 "the reserved flag bit must be 0",
             ));
+        }
+        if self.ttl == 0 {
+            out.push(v("ENC-HOP-001", "ttl", field::TTL, 0, "the TTL must not be 0"));
         }
         if !self.dont_frag {
             out.push(v(
@@ -891,6 +901,15 @@ mod tests {
         assert_eq!(
             (out[0].requirement, out[0].field, out[0].value),
             ("ENC-IPV4-002", "frag_offset", 185)
+        );
+        // ENC-HOP-001: a TTL of 0.
+        out.clear();
+        let mut r = Ipv4Repr { ttl: 0, ..sample() };
+        r.fill_checksum().unwrap();
+        r.validate(14, &mut out);
+        assert_eq!(
+            out.iter().map(|v| (v.requirement, v.field, v.offset)).collect::<Vec<_>>(),
+            [("ENC-HOP-001", "ttl", Some(22))]
         );
     }
 

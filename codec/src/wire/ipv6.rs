@@ -294,13 +294,14 @@ impl Ipv6Repr {
 
     /// The requirements [`Self::validate`] checks: every violation it reports carries one
     /// of these IDs, and each of them can be reported.
-    pub const RULES: &'static [&'static str] = &["ENC-IPV6-001", "ENC-EV-001"];
+    pub const RULES: &'static [&'static str] = &["ENC-IPV6-001", "ENC-EV-001", "ENC-HOP-001"];
 
     /// Semantic checks of this header on its own (`base` is its offset in the frame).
     ///
     /// * `ENC-IPV6-001`: the next header is UDP (17); no extension headers.
     /// * `ENC-EV-001`: `flow_label[19:16]`, which carries no part of the EV, is 0. (The
     ///   offset is that of byte 1, which holds these bits.)
+    /// * `ENC-HOP-001`: the hop limit is not 0.
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         if self.next_header != IP_PROTO_UDP {
             out.push(Violation {
@@ -310,6 +311,16 @@ impl Ipv6Repr {
                 offset: Some(base + field::NEXT_HEADER),
                 value: self.next_header.into(),
                 rule: "next header must be UDP (17), with no extension headers",
+            });
+        }
+        if self.hop_limit == 0 {
+            out.push(Violation {
+                requirement: "ENC-HOP-001",
+                header: Header::Ipv6,
+                field: "hop_limit",
+                offset: Some(base + field::HOP_LIMIT),
+                value: 0,
+                rule: "the hop limit must not be 0",
             });
         }
         if self.flow_label & !FLOW_LABEL_EV_BITS != 0 {
@@ -450,6 +461,13 @@ mod tests {
         assert_eq!(
             out.iter().map(|v| (v.requirement, v.field, v.offset, v.value)).collect::<Vec<_>>(),
             [("ENC-EV-001", "flow_label", Some(15), 0x12345)]
+        );
+        // ENC-HOP-001: a hop limit of 0.
+        out.clear();
+        Ipv6Repr { hop_limit: 0, ..clean }.validate(14, &mut out);
+        assert_eq!(
+            out.iter().map(|v| (v.requirement, v.field, v.offset)).collect::<Vec<_>>(),
+            [("ENC-HOP-001", "hop_limit", Some(21))]
         );
     }
 

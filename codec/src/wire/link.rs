@@ -19,6 +19,7 @@
 //! The views' accessors never panic once `new_checked` (or `check_len`) has succeeded;
 //! `new_unchecked` followed by an accessor on a short buffer panics.
 
+use super::check_layout;
 use core::fmt;
 
 use crate::error::{DecodeError, EmitError, Header, check_buffer};
@@ -88,20 +89,6 @@ impl From<u32> for LinkType {
 pub const SLL_LEN: usize = 16;
 /// Length of the SLL2 header.
 pub const SLL2_LEN: usize = 20;
-
-/// Names the first field of `layout` (name, offset, length) that `have` bytes cannot hold.
-fn check_layout(
-    header: Header,
-    layout: &[(&'static str, usize, usize)],
-    have: usize,
-) -> Result<(), DecodeError> {
-    match layout.iter().find(|&&(_, at, len)| have < at + len) {
-        Some(&(name, at, len)) => {
-            Err(DecodeError::truncated(header, name, at, len, have.saturating_sub(at)))
-        }
-        None => Ok(()),
-    }
-}
 
 const LAYOUT_SLL: &[(&str, usize, usize)] = &[
     ("packet_type", 0, 2),

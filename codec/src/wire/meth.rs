@@ -15,6 +15,7 @@
 
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
 use crate::field::{set_u16, u16_at};
+use crate::{Msn, Rqmsn};
 
 /// Length of the METH in bytes.
 pub const METH_LEN: usize = 4;
@@ -64,23 +65,23 @@ impl<T: AsRef<[u8]>> Meth<T> {
     }
 
     /// Receive-queue message sequence number.
-    pub fn rqmsn(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), field::RQMSN)
+    pub fn rqmsn(&self) -> Rqmsn {
+        Rqmsn::new(u16_at(self.buffer.as_ref(), field::RQMSN))
     }
     /// Message sequence number.
-    pub fn msn(&self) -> u16 {
-        u16_at(self.buffer.as_ref(), field::MSN)
+    pub fn msn(&self) -> Msn {
+        Msn::new(u16_at(self.buffer.as_ref(), field::MSN))
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Meth<T> {
     /// Sets the receive-queue message sequence number.
-    pub fn set_rqmsn(&mut self, v: u16) {
-        set_u16(self.buffer.as_mut(), field::RQMSN, v);
+    pub fn set_rqmsn(&mut self, v: Rqmsn) {
+        set_u16(self.buffer.as_mut(), field::RQMSN, v.value());
     }
     /// Sets the message sequence number.
-    pub fn set_msn(&mut self, v: u16) {
-        set_u16(self.buffer.as_mut(), field::MSN, v);
+    pub fn set_msn(&mut self, v: Msn) {
+        set_u16(self.buffer.as_mut(), field::MSN, v.value());
     }
 }
 
@@ -90,14 +91,14 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Meth<T> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct MethRepr {
     /// Receive-queue message sequence number (bytes 0-1).
-    pub rqmsn: u16,
+    pub rqmsn: Rqmsn,
     /// Message sequence number (bytes 2-3).
-    pub msn: u16,
+    pub msn: Msn,
 }
 
 impl MethRepr {
     /// A METH with the given numbers.
-    pub const fn new(rqmsn: u16, msn: u16) -> Self {
+    pub const fn new(rqmsn: Rqmsn, msn: Msn) -> Self {
         MethRepr { rqmsn, msn }
     }
 
@@ -146,14 +147,14 @@ mod tests {
     const BYTES: [u8; 4] = [0x12, 0x34, 0xAB, 0xCD];
 
     fn sample() -> MethRepr {
-        MethRepr::new(0x1234, 0xABCD)
+        MethRepr::new(Rqmsn::new(0x1234), Msn::new(0xABCD))
     }
 
     #[test]
     fn deconstruct() {
         let v = Meth::new_checked(&BYTES[..]).unwrap();
-        assert_eq!(v.rqmsn(), 0x1234);
-        assert_eq!(v.msn(), 0xABCD);
+        assert_eq!(v.rqmsn(), Rqmsn::new(0x1234));
+        assert_eq!(v.msn(), Msn::new(0xABCD));
         assert_eq!(v.into_inner(), &BYTES[..]);
     }
 
@@ -161,8 +162,8 @@ mod tests {
     fn construct() {
         let mut buf = [0u8; 4];
         let mut v = Meth::new_unchecked(&mut buf[..]);
-        v.set_rqmsn(0x1234);
-        v.set_msn(0xABCD);
+        v.set_rqmsn(Rqmsn::new(0x1234));
+        v.set_msn(Msn::new(0xABCD));
         assert_eq!(buf, BYTES);
     }
 
@@ -201,7 +202,7 @@ mod tests {
     #[test]
     fn validate_accepts_every_value() {
         let mut out = alloc::vec::Vec::new();
-        MethRepr::new(u16::MAX, u16::MAX).validate(0, &mut out);
+        MethRepr::new(Rqmsn::new(u16::MAX), Msn::new(u16::MAX)).validate(0, &mut out);
         assert!(out.is_empty());
     }
 

@@ -35,3 +35,19 @@ pub use self::reth::*;
 pub use self::seth::*;
 pub use self::tseth::*;
 pub use self::udp::*;
+
+use crate::error::{DecodeError, Header};
+
+/// Names the first field of `layout` (name, offset, length) that `have` bytes cannot hold.
+pub(crate) fn check_layout(
+    header: Header,
+    layout: &[(&'static str, usize, usize)],
+    have: usize,
+) -> Result<(), DecodeError> {
+    match layout.iter().find(|&&(_, at, len)| have < at + len) {
+        Some(&(name, at, len)) => {
+            Err(DecodeError::truncated(header, name, at, len, have.saturating_sub(at)))
+        }
+        None => Ok(()),
+    }
+}

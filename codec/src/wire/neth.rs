@@ -24,10 +24,10 @@
 
 use core::fmt;
 
-use crate::Psn;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u16, set_u24, set_u32, u16_at, u24_at, u32_at};
 use crate::wire::seth::{next_header_of, put_next_header};
+use crate::{Ev, Psn};
 
 /// Length of the NETH in bytes.
 pub const NETH_LEN: usize = 20;
@@ -199,8 +199,8 @@ impl<T: AsRef<[u8]>> Neth<T> {
         self.byte(field::VENDOR_INFO)
     }
     /// Reflected entropy value.
-    pub fn entropy(&self) -> u32 {
-        u32_at(self.buffer.as_ref(), field::ENTROPY)
+    pub fn entropy(&self) -> Ev {
+        Ev::new(u32_at(self.buffer.as_ref(), field::ENTROPY))
     }
     /// spdcid (bytes 8-9).
     pub fn spdcid(&self) -> u16 {
@@ -260,8 +260,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Neth<T> {
         self.buffer.as_mut()[field::VENDOR_INFO] = v;
     }
     /// Sets the reflected entropy value.
-    pub fn set_entropy(&mut self, v: u32) {
-        set_u32(self.buffer.as_mut(), field::ENTROPY, v);
+    pub fn set_entropy(&mut self, v: Ev) {
+        set_u32(self.buffer.as_mut(), field::ENTROPY, v.value());
     }
     /// Sets spdcid.
     pub fn set_spdcid(&mut self, v: u16) {
@@ -312,7 +312,7 @@ pub struct NethRepr {
     /// Vendor information (byte 3), carried.
     pub vendor_info: u8,
     /// Entropy value reflected from the NACKed packet (bytes 4-7).
-    pub entropy: u32,
+    pub entropy: Ev,
     /// spdcid (bytes 8-9), carried.
     pub spdcid: u16,
     /// dpdcid (bytes 10-11), carried.
@@ -335,7 +335,7 @@ pub struct NethRepr {
 
 impl NethRepr {
     /// A NACK of `nack_psn` for `reason`, reflecting `entropy`; every other field zero.
-    pub const fn new(reason: NackReason, nack_psn: Psn, entropy: u32) -> Self {
+    pub const fn new(reason: NackReason, nack_psn: Psn, entropy: Ev) -> Self {
         NethRepr {
             res_type: 0,
             next_header: 0,
@@ -476,7 +476,7 @@ mod tests {
             cc_type: 3,
             cc_flags: 0xC,
             tx_timestamp: 0x4321,
-            ..NethRepr::new(NackReason::PSN_OOR_WINDOW, Psn::new(0x12_3456), 0xAABB_CCDD)
+            ..NethRepr::new(NackReason::PSN_OOR_WINDOW, Psn::new(0x12_3456), Ev::new(0xAABB_CCDD))
         }
     }
 
@@ -486,7 +486,7 @@ mod tests {
         assert_eq!((v.res_type(), v.next_header(), v.resv1()), (2, 3, 0));
         assert_eq!(v.reason(), NackReason::PSN_OOR_WINDOW);
         assert_eq!(v.vendor_info(), 0x5A);
-        assert_eq!(v.entropy(), 0xAABB_CCDD);
+        assert_eq!(v.entropy(), Ev::new(0xAABB_CCDD));
         assert_eq!((v.spdcid(), v.dpdcid()), (1, 2));
         assert_eq!(v.nack_psn(), Psn::new(0x12_3456));
         assert_eq!((v.cc_type(), v.cc_flags()), (3, 0xC));
@@ -502,7 +502,7 @@ mod tests {
         v.set_resv1(0);
         v.set_reason(NackReason::PSN_OOR_WINDOW);
         v.set_vendor_info(0x5A);
-        v.set_entropy(0xAABB_CCDD);
+        v.set_entropy(Ev::new(0xAABB_CCDD));
         v.set_spdcid(1);
         v.set_dpdcid(2);
         v.set_resv12(0);

@@ -13,6 +13,7 @@
 //! The view's accessors never panic once [`Reth::new_checked`] (or [`Reth::check_len`])
 //! has succeeded; `new_unchecked` followed by an accessor on a short buffer panics.
 
+use crate::Rkey;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer};
 use crate::field::{set_u32, set_u64, u32_at, u64_at};
 
@@ -74,8 +75,8 @@ impl<T: AsRef<[u8]>> Reth<T> {
         u64_at(self.buffer.as_ref(), field::VA)
     }
     /// Remote key.
-    pub fn rkey(&self) -> u32 {
-        u32_at(self.buffer.as_ref(), field::RKEY)
+    pub fn rkey(&self) -> Rkey {
+        Rkey::new(u32_at(self.buffer.as_ref(), field::RKEY))
     }
     /// DMA length in bytes.
     pub fn dma_len(&self) -> u32 {
@@ -89,8 +90,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Reth<T> {
         set_u64(self.buffer.as_mut(), field::VA, v);
     }
     /// Sets the remote key.
-    pub fn set_rkey(&mut self, v: u32) {
-        set_u32(self.buffer.as_mut(), field::RKEY, v);
+    pub fn set_rkey(&mut self, v: Rkey) {
+        set_u32(self.buffer.as_mut(), field::RKEY, v.value());
     }
     /// Sets the DMA length.
     pub fn set_dma_len(&mut self, v: u32) {
@@ -106,14 +107,14 @@ pub struct RethRepr {
     /// Virtual address of the remote buffer (bytes 0-7).
     pub va: u64,
     /// Remote key (bytes 8-11).
-    pub rkey: u32,
+    pub rkey: Rkey,
     /// DMA length in bytes (bytes 12-15); at most 2^31 (`RETH-LEN-001`).
     pub dma_len: u32,
 }
 
 impl RethRepr {
     /// A RETH with the given address, key and length.
-    pub const fn new(va: u64, rkey: u32, dma_len: u32) -> Self {
+    pub const fn new(va: u64, rkey: Rkey, dma_len: u32) -> Self {
         RethRepr { va, rkey, dma_len }
     }
 
@@ -183,14 +184,14 @@ mod tests {
     ];
 
     fn sample() -> RethRepr {
-        RethRepr::new(0x7f12_3456_7800, 0xDEAD_BEEF, 2048)
+        RethRepr::new(0x7f12_3456_7800, Rkey::new(0xDEAD_BEEF), 2048)
     }
 
     #[test]
     fn deconstruct() {
         let v = Reth::new_checked(&BYTES[..]).unwrap();
         assert_eq!(v.va(), 0x7f12_3456_7800);
-        assert_eq!(v.rkey(), 0xDEAD_BEEF);
+        assert_eq!(v.rkey(), Rkey::new(0xDEAD_BEEF));
         assert_eq!(v.dma_len(), 2048);
     }
 
@@ -199,7 +200,7 @@ mod tests {
         let mut buf = [0u8; 16];
         let mut v = Reth::new_unchecked(&mut buf[..]);
         v.set_va(0x7f12_3456_7800);
-        v.set_rkey(0xDEAD_BEEF);
+        v.set_rkey(Rkey::new(0xDEAD_BEEF));
         v.set_dma_len(2048);
         assert_eq!(buf, BYTES);
     }
@@ -234,10 +235,10 @@ mod tests {
     fn validate_length_and_address_range() {
         let mut out = alloc::vec::Vec::new();
         sample().validate(0, &mut out);
-        RethRepr::new(0, 0, RETH_MAX_DMA_LEN).validate(0, &mut out);
-        RethRepr::new(u64::MAX, 0, 0).validate(0, &mut out);
+        RethRepr::new(0, Rkey::default(), RETH_MAX_DMA_LEN).validate(0, &mut out);
+        RethRepr::new(u64::MAX, Rkey::default(), 0).validate(0, &mut out);
         assert!(out.is_empty());
-        RethRepr::new(u64::MAX - 1, 0, RETH_MAX_DMA_LEN + 1).validate(58, &mut out);
+        RethRepr::new(u64::MAX - 1, Rkey::default(), RETH_MAX_DMA_LEN + 1).validate(58, &mut out);
         let ids: alloc::vec::Vec<_> = out.iter().map(|v| v.requirement).collect();
         assert_eq!(ids, ["RETH-LEN-001", "RETH-VA-001"]);
         assert_eq!(out[0].offset, Some(70));

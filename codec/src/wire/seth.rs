@@ -41,11 +41,12 @@
 //! The views' accessors never panic once `new_checked` (or `check_len`) has succeeded;
 //! `new_unchecked` followed by an accessor on a short buffer panics.
 
+use super::check_layout;
 use core::fmt;
 
-use crate::Psn;
 use crate::error::{DecodeError, EmitError, Header, Violation, check_buffer, check_range};
 use crate::field::{set_u16, set_u24, set_u32, set_u64, u16_at, u24_at, u32_at, u64_at};
+use crate::{Ev, Psn};
 
 /// Length of the SETH in bytes.
 pub const SETH_LEN: usize = 28;
@@ -105,19 +106,6 @@ const CCS_LAYOUT: &[(&str, usize, usize)] = &[
     ("rcv_cwnd_pen", ccs_field::PEN, 1),
     ("rcvd_bytes", ccs_field::RCVD_BYTES, 3),
 ];
-
-fn check_layout(
-    header: Header,
-    layout: &[(&'static str, usize, usize)],
-    have: usize,
-) -> Result<(), DecodeError> {
-    match layout.iter().find(|&&(_, at, len)| have < at + len) {
-        Some(&(name, at, len)) => {
-            Err(DecodeError::truncated(header, name, at, len, have.saturating_sub(at)))
-        }
-        None => Ok(()),
-    }
-}
 
 /// The 5-bit `next_header` of SETH and NETH: byte 0 bits 3:0 are its high bits, byte 1
 /// bit 7 its low bit.
@@ -249,8 +237,8 @@ impl<T: AsRef<[u8]>> Seth<T> {
         u16_at(self.buffer.as_ref(), field::ACK_PSN_OFFSET) as i16
     }
     /// Reflected entropy value.
-    pub fn entropy(&self) -> u32 {
-        u32_at(self.buffer.as_ref(), field::ENTROPY)
+    pub fn entropy(&self) -> Ev {
+        Ev::new(u32_at(self.buffer.as_ref(), field::ENTROPY))
     }
     /// spdcid (bytes 8-9).
     pub fn spdcid(&self) -> u16 {
@@ -321,8 +309,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Seth<T> {
         set_u16(self.buffer.as_mut(), field::ACK_PSN_OFFSET, v as u16);
     }
     /// Sets the reflected entropy value.
-    pub fn set_entropy(&mut self, v: u32) {
-        set_u32(self.buffer.as_mut(), field::ENTROPY, v);
+    pub fn set_entropy(&mut self, v: Ev) {
+        set_u32(self.buffer.as_mut(), field::ENTROPY, v.value());
     }
     /// Sets spdcid.
     pub fn set_spdcid(&mut self, v: u16) {
@@ -380,7 +368,7 @@ pub struct SethRepr {
     /// Signed offset of ACK_PSN from `cack_psn` (bytes 2-3).
     pub ack_psn_offset: i16,
     /// Entropy value reflected from the packet that triggered this SACK (bytes 4-7).
-    pub entropy: u32,
+    pub entropy: Ev,
     /// spdcid (bytes 8-9), carried.
     pub spdcid: u16,
     /// dpdcid (bytes 10-11), carried.
@@ -754,7 +742,7 @@ mod tests {
             resv1: 0,
             pr: false,
             ack_psn_offset: 7,
-            entropy: 0x1234_5678,
+            entropy: Ev::new(0x1234_5678),
             spdcid: 10,
             dpdcid: 11,
             resv12: 0,
@@ -775,7 +763,7 @@ mod tests {
         assert_eq!(v.m(), EvMark::NONE);
         assert!(!v.pr());
         assert_eq!(v.ack_psn_offset(), 7);
-        assert_eq!(v.entropy(), 0x1234_5678);
+        assert_eq!(v.entropy(), Ev::new(0x1234_5678));
         assert_eq!((v.spdcid(), v.dpdcid()), (10, 11));
         assert_eq!(v.cack_psn(), Psn::new(4));
         assert_eq!((v.cc_type(), v.cc_flags()), (2, 1));
@@ -795,7 +783,7 @@ mod tests {
         v.set_resv1(0);
         v.set_pr(false);
         v.set_ack_psn_offset(7);
-        v.set_entropy(0x1234_5678);
+        v.set_entropy(Ev::new(0x1234_5678));
         v.set_spdcid(10);
         v.set_dpdcid(11);
         v.set_resv12(0);

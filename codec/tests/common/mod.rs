@@ -9,6 +9,7 @@
 use core::net::{Ipv4Addr, Ipv6Addr};
 
 use openrdma_codec::frame::{ETH_HEADER_LEN, Extensions, FrameRepr, IpRepr, header_stack};
+use openrdma_codec::wire::*;
 use openrdma_codec::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
@@ -199,7 +200,7 @@ fn bth(op: Opcode, qp: u32, psn: u32) -> BthRepr {
 pub(crate) fn worked_example_seth() -> SethRepr {
     SethRepr {
         ack_psn_offset: 7,
-        entropy: 0x1234_ABCD,
+        entropy: Ev::new(0x1234_ABCD),
         cack_psn: Psn::new(4),
         mpr: 2,
         sack_offset: 1,
@@ -220,8 +221,8 @@ pub(crate) struct Sample {
 /// The typical packets: MRC writes (with and without TSETH), the MRC reliability and
 /// endpoint packets, RC send/write/read/atomic, UD send and CNP. All are well-formed.
 pub(crate) fn samples() -> Vec<Sample> {
-    let meth = MethRepr::new(3, 17);
-    let reth = RethRepr::new(0x7f00_0000_1000, 0xBEEF, 4096);
+    let meth = MethRepr::new(Rqmsn::new(3), Msn::new(17));
+    let reth = RethRepr::new(0x7f00_0000_1000, Rkey::new(0xBEEF), 4096);
     let mut out = Vec::new();
     let mut add = |name, bth: BthRepr, ext: Extensions, payload: Vec<u8>| {
         out.push(Sample { name, bth, ext, payload });
@@ -246,7 +247,7 @@ pub(crate) fn samples() -> Vec<Sample> {
     b.solicited = true;
     let ext = Extensions {
         meth: Some(meth),
-        reth: Some(RethRepr::new(0x7f00_0000_1100, 0xBEEF, 13)),
+        reth: Some(RethRepr::new(0x7f00_0000_1100, Rkey::new(0xBEEF), 13)),
         immdt: Some(ImmDtRepr::new(0xDEAD_BEEF)),
         ..Default::default()
     };
@@ -258,7 +259,7 @@ pub(crate) fn samples() -> Vec<Sample> {
     let ext = Extensions {
         meth: Some(meth),
         tseth: Some(TsethRepr::new(7)),
-        reth: Some(RethRepr::new(0x1000, 1, 0)),
+        reth: Some(RethRepr::new(0x1000, Rkey::new(1), 0)),
         immdt: Some(ImmDtRepr::new(1)),
         ..Default::default()
     };
@@ -278,7 +279,7 @@ pub(crate) fn samples() -> Vec<Sample> {
     add("mrc_sack", bth(Opcode::MRC_SACK, 0x20, 4), ext, Vec::new());
 
     let ext = Extensions {
-        neth: Some(NethRepr::new(NackReason::PSN_OOR_WINDOW, Psn::new(9), 0x1234_ABCD)),
+        neth: Some(NethRepr::new(NackReason::PSN_OOR_WINDOW, Psn::new(9), Ev::new(0x1234_ABCD))),
         ..Default::default()
     };
     add("mrc_nack", bth(Opcode::MRC_NACK, 0x20, 9), ext, Vec::new());
@@ -287,7 +288,7 @@ pub(crate) fn samples() -> Vec<Sample> {
     add("mrc_probe", bth(Opcode::MRC_PROBE, 0x20, 200), ext, Vec::new());
 
     let ext = Extensions {
-        aeth: Some(AethRepr::new(AethRepr::ACK_UNLIMITED_CREDIT, 17)),
+        aeth: Some(AethRepr::new(AethRepr::ACK_UNLIMITED_CREDIT, AethMsn::new(17))),
         ..Default::default()
     };
     add("mrc_ack", bth(Opcode::MRC_ACKNOWLEDGE, 0x20, 103), ext, Vec::new());
@@ -308,29 +309,38 @@ pub(crate) fn samples() -> Vec<Sample> {
     b.ack_req = true;
     add("rc_send_only", b, Extensions::default(), b"hello roce v2!!!".to_vec());
 
-    let ext = Extensions { reth: Some(RethRepr::new(0x2000, 0x77, 3000)), ..Default::default() };
+    let ext = Extensions {
+        reth: Some(RethRepr::new(0x2000, Rkey::new(0x77), 3000)),
+        ..Default::default()
+    };
     add("rc_write_first", bth(Opcode::RC_WRITE_FIRST, 0x11, 1), ext, payload(1024));
 
-    let ext = Extensions { reth: Some(RethRepr::new(0x2000, 0x77, 64)), ..Default::default() };
+    let ext =
+        Extensions { reth: Some(RethRepr::new(0x2000, Rkey::new(0x77), 64)), ..Default::default() };
     add("rc_read_request", bth(Opcode::RC_READ_REQUEST, 0x11, 2), ext, Vec::new());
 
-    let ext = Extensions { aeth: Some(AethRepr::new(0, 4)), ..Default::default() };
+    let ext = Extensions { aeth: Some(AethRepr::new(0, AethMsn::new(4))), ..Default::default() };
     add("rc_read_response_first", bth(Opcode::RC_READ_RESPONSE_FIRST, 0x11, 2), ext, payload(7));
 
     let ext = Extensions {
-        atomiceth: Some(AtomicEthRepr { va: 0x3000, rkey: 0x99, swap_add: 5, compare: 4 }),
+        atomiceth: Some(AtomicEthRepr {
+            va: 0x3000,
+            rkey: Rkey::new(0x99),
+            swap_add: 5,
+            compare: 4,
+        }),
         ..Default::default()
     };
     add("rc_compare_swap", bth(Opcode::RC_COMPARE_SWAP, 0x11, 3), ext, Vec::new());
 
     let ext = Extensions {
-        aeth: Some(AethRepr::new(0, 5)),
+        aeth: Some(AethRepr::new(0, AethMsn::new(5))),
         atomicacketh: Some(AtomicAckEthRepr { orig: 4 }),
         ..Default::default()
     };
     add("rc_atomic_ack", bth(Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x11, 3), ext, Vec::new());
 
-    let ext = Extensions { ieth: Some(IethRepr { rkey: 0x1234 }), ..Default::default() };
+    let ext = Extensions { ieth: Some(IethRepr { rkey: Rkey::new(0x1234) }), ..Default::default() };
     add("rc_send_last_inv", bth(Opcode::RC_SEND_LAST_INV, 0x11, 4), ext, payload(5));
 
     let ext = Extensions {

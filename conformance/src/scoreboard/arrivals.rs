@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use openrdma_codec::Ev;
 use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr, decode};
 use openrdma_codec::{BthRepr, EtherType, Opcode, ROCEV2_PORT};
 use openrdma_device::{Body, Direction, Input, NicEvent, Scenario, TimedInput};
@@ -33,7 +34,7 @@ pub(super) enum Carrier {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct WriteCopy {
     pub(super) at: u64,
-    pub(super) ev: u32,
+    pub(super) ev: Ev,
     pub(super) carrier: Carrier,
     pub(super) ts: u16,
     pub(super) bytes: u64,
@@ -59,7 +60,7 @@ pub(super) enum Status {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ProbeCopy {
     pub(super) at: u64,
-    pub(super) ev: u32,
+    pub(super) ev: Ev,
     pub(super) carrier: Carrier,
     pub(super) ts: u16,
     pub(super) id: u16,
@@ -125,7 +126,7 @@ impl Arrivals {
             let reason = d.discard_reason();
             let Some(bth) = intended_bth(bytes, &d) else { continue };
             let qp = bth.dest_qp.value();
-            let ev = d.entropy().unwrap_or(0);
+            let ev = d.entropy().unwrap_or_default();
             let carrier = carrier(&d);
             if let Some(reason) = reason {
                 // A frame to discard that a device could take for a write: one whose BTH
@@ -217,13 +218,17 @@ impl Arrivals {
 /// by the flow label's bits 19:16, and otherwise the reflection's own rule.
 pub(super) fn ev_requirement(
     carrier: Carrier,
-    ev: u32,
-    reflected: u32,
+    ev: Ev,
+    reflected: Ev,
     otherwise: &'static str,
 ) -> &'static str {
     match carrier {
-        Carrier::V4 if reflected & 0xFFFF != 0 => "ENC-EV-002",
-        Carrier::V6 { high } if high != 0 && (reflected ^ ev) & !0x000F_0000 == 0 => "ENC-EV-001",
+        Carrier::V4 if reflected.low() != 0 => "ENC-EV-002",
+        Carrier::V6 { high }
+            if high != 0 && (reflected.value() ^ ev.value()) & !0x000F_0000 == 0 =>
+        {
+            "ENC-EV-001"
+        }
         _ => otherwise,
     }
 }

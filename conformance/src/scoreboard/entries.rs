@@ -25,6 +25,8 @@ use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
 use openrdma_device::{Body, CompletionEvent, Direction, HostCommand, NicEvent, Scenario};
 
 use super::{Divergence, FieldDiff, render_event};
+use crate::req::Clause;
+use openrdma_device::CqId;
 
 /// What the scoreboard learnt of each observed entry written to a queue, by its index
 /// among the observed events: the bytes its slot held before it (zero before the first
@@ -41,7 +43,7 @@ pub(super) fn judge(
     div: &mut Vec<Divergence>,
 ) -> SlotHistory {
     // The consumer register writes of the scenario, per queue, in time order.
-    let mut consumed: HashMap<u32, Vec<(u64, u32)>> = HashMap::new();
+    let mut consumed: HashMap<CqId, Vec<(u64, u32)>> = HashMap::new();
     for r in scenario.records.iter().filter(|r| r.dir == Direction::Inject) {
         if let Body::Host { command: HostCommand::CqConsumer { cq, consumed: c } } = &r.body {
             consumed.entry(*cq).or_default().push((r.at.0, *c));
@@ -49,8 +51,8 @@ pub(super) fn judge(
     }
     // Per queue: entries written so far; per (queue, slot): the ordinal of the entry in it
     // and its bytes.
-    let mut written: HashMap<u32, u64> = HashMap::new();
-    let mut slots: HashMap<(u32, u32), (u64, [u8; COMPLETION_LEN])> = HashMap::new();
+    let mut written: HashMap<CqId, u64> = HashMap::new();
+    let mut slots: HashMap<(CqId, u32), (u64, [u8; COMPLETION_LEN])> = HashMap::new();
     let mut history = SlotHistory::new();
     let mut last_stamp: Option<(u64, u32)> = None;
     for (i, &(at, e)) in obs.iter().enumerate() {
@@ -67,6 +69,7 @@ pub(super) fn judge(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
         if entry.has_timestamp {
@@ -87,6 +90,7 @@ pub(super) fn judge(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: true,
+                        clause: None,
                     });
                 }
             }
@@ -102,6 +106,7 @@ pub(super) fn judge(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
         let k = written.entry(q.cq).or_default();
@@ -129,6 +134,7 @@ pub(super) fn judge(
                     actual: Some(render_event(e)),
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
             }
         }
@@ -160,7 +166,7 @@ pub(super) fn diff(want: &CompletionEvent, got: &CompletionEvent) -> Vec<FieldDi
     let mut out = Vec::new();
     let mut cmp = |field: &str, a: String, b: String| {
         if a != b {
-            out.push(FieldDiff { field: field.into(), expected: a, actual: b });
+            out.push(FieldDiff::new(field, a, b));
         }
     };
     let (x, y) = (want.written_entry(), got.written_entry());
@@ -188,26 +194,27 @@ pub(super) fn diff(want: &CompletionEvent, got: &CompletionEvent) -> Vec<FieldDi
 /// The requirement a difference between two entries breaks (see the module
 /// documentation); `before` is what the observed entry's slot held before it, if the device
 /// wrote it to a queue; `default` is the requirement of any other difference.
-pub(super) fn requirement<'a>(
+pub(super) fn requirement(
     want: &CompletionEvent,
     got: &CompletionEvent,
     fields: &[FieldDiff],
     before: Option<&[u8; COMPLETION_LEN]>,
-    default: &'a str,
-) -> &'a str {
+    default: Clause,
+) -> Clause {
+    use crate::req::*;
     if let (Some(g), Some(before)) = (&got.queue, before) {
         let stale = g.bytes[..COMPLETION_LEN - 1] == before[..COMPLETION_LEN - 1];
         if stale && g.bytes[COMPLETION_LEN - 1] != before[COMPLETION_LEN - 1] {
-            return "CQE-RING-003";
+            return CQE_RING_003_B;
         }
     }
     if got.queue.is_some() && reversed(&want.written_entry(), &got.written_entry()) {
-        return "CQE-LAYOUT-001";
+        return CQE_LAYOUT_001;
     }
     match fields.first().map(|f| f.field.as_str()) {
-        Some("cq") if want.entry.status.is_doorbell_reject() => "CQE-REJECT-002",
-        Some("cq") => "CQE-ROUTE-001",
-        Some("queue" | "slot" | "addr" | "phase") => "CQE-RING-001",
+        Some("cq") if want.entry.status.is_doorbell_reject() => CQE_REJECT_002,
+        Some("cq") => CQE_ROUTE_001,
+        Some("queue" | "slot" | "addr" | "phase") => CQE_RING_001_B,
         _ => default,
     }
 }
@@ -226,7 +233,7 @@ fn reversed(want: &CompletionRepr, got: &CompletionRepr) -> bool {
     swapped(want.wr_id, got.wr_id, 64)
         || swapped(u64::from(want.byte_len), u64::from(got.byte_len), 32)
         || swapped(u64::from(want.imm), u64::from(got.imm), 32)
-        || swapped(u64::from(want.msn), u64::from(got.msn), 16)
+        || swapped(u64::from(want.msn.value()), u64::from(got.msn.value()), 16)
         || swapped(
             u64::from(want.qpn.value()),
             u64::from(got.qpn.value()) | u64::from(got.qpn_resv) << 24,
@@ -237,6 +244,7 @@ fn reversed(want: &CompletionRepr, got: &CompletionRepr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use openrdma_codec::Msn;
 
     #[test]
     fn consumer_counts_unwrap_near_the_count() {
@@ -261,10 +269,11 @@ mod tests {
 
     #[test]
     fn reversed_fields_are_layout_faults() {
-        let want = CompletionRepr { byte_len: 4096, msn: 0x42, ..CompletionRepr::default() };
+        let want =
+            CompletionRepr { byte_len: 4096, msn: Msn::new(0x42), ..CompletionRepr::default() };
         let got = CompletionRepr { byte_len: 4096u32.swap_bytes(), ..want };
         assert!(reversed(&want, &got));
-        let got = CompletionRepr { msn: 0x4200, ..want };
+        let got = CompletionRepr { msn: Msn::new(0x4200), ..want };
         assert!(reversed(&want, &got));
         let got = CompletionRepr { byte_len: 4095, ..want };
         assert!(!reversed(&want, &got), "a wrong value is not a layout fault");

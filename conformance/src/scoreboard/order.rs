@@ -28,12 +28,13 @@ use openrdma_codec::frame::decode;
 use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOutput};
 
 use super::{Divergence, payload_bytes, render_event, render_frame};
+use openrdma_codec::Msn;
 
 /// A work request: device QP, MSN, generation.
-type WrKey = (u32, u16, u16);
+type WrKey = (u32, Msn, u16);
 /// A message: device QP, MSN.
-type MsgKey = (u32, u16);
-/// A DMA write, as CONF-CMP-008 matches it: QP, address, bytes.
+type MsgKey = (u32, Msn);
+/// A DMA write, as CONF-CMP-034 matches it: QP, address, bytes.
 type DmaKey = (u32, u64, Vec<u8>);
 
 /// What an output is, for these rules.
@@ -229,6 +230,7 @@ pub(super) fn judge(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            clause: None,
         });
     }
 
@@ -318,6 +320,7 @@ fn retire_before_next_input(
                 actual: Some(render_event(flag_event)),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
             return;
         }
@@ -396,8 +399,8 @@ pub fn requirements(scenario: &Scenario) -> Vec<&'static str> {
 mod tests {
     use super::*;
 
-    const WR: WrKey = (0x11, 3, 7);
-    const MSG: MsgKey = (0x11, 3);
+    const WR: WrKey = (0x11, Msn::new(3), 7);
+    const MSG: MsgKey = (0x11, Msn::new(3));
 
     fn rules(items: &[Item]) -> Vec<(usize, &'static str)> {
         breaches(items).into_iter().map(|b| (b.pos, b.rule.requirement())).collect()
@@ -417,7 +420,7 @@ mod tests {
         assert_eq!(rules(&[SendFlag(WR), SendFlag(WR)]), [(1, "ORD-SEND-003")]);
         // Another work request of the same message number but another generation is not
         // the same request.
-        assert!(rules(&[SendFlag(WR), SendCompletion((0x11, 3, 8))]).is_empty());
+        assert!(rules(&[SendFlag(WR), SendCompletion((0x11, Msn::new(3), 8))]).is_empty());
     }
 
     /// ORD-SEND-002: no data packet of the message after its sender flag.
@@ -426,7 +429,9 @@ mod tests {
         use Item::*;
         assert!(rules(&[Data(MSG), SendFlag(WR)]).is_empty());
         assert_eq!(rules(&[Data(MSG), SendFlag(WR), Data(MSG)]), [(2, "ORD-SEND-002")]);
-        assert!(rules(&[SendFlag(WR), Data((0x11, 4)), Data((0x12, 3))]).is_empty());
+        assert!(
+            rules(&[SendFlag(WR), Data((0x11, Msn::new(4))), Data((0x12, Msn::new(3)))]).is_empty()
+        );
     }
 
     /// FLAG-ORDER-002: the receive completion before the retirement flag.

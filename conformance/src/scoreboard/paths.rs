@@ -31,7 +31,8 @@ use openrdma_device::{
     TimedInput,
 };
 
-use super::{Divergence, Frame, Kind, render_frame, req_of_field};
+use super::{Divergence, Frame, Kind, render_frame};
+use openrdma_codec::{Ev, Msn};
 
 /// Every state an EV may be in, as far as the scenario's inputs tell.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -136,9 +137,9 @@ impl Possible {
 /// One EV of a QP's profile.
 #[derive(Debug, Clone)]
 struct Slot {
-    ev: u32,
+    ev: Ev,
     /// The EV as a frame carries it (`ENC-EV-001`, `ENC-EV-002`).
-    wire: u32,
+    wire: Ev,
     backup: bool,
     state: Possible,
 }
@@ -146,7 +147,7 @@ struct Slot {
 /// A sending QP of the device: its profile and policy.
 #[derive(Debug, Clone)]
 struct Qp {
-    initial_psn: u32,
+    initial_psn: Psn,
     slots: Vec<Slot>,
 }
 
@@ -156,7 +157,7 @@ struct Qp {
 struct Event {
     at: u64,
     peer: u32,
-    evs: Vec<u32>,
+    evs: Vec<Ev>,
     change: Change,
     sure: bool,
 }
@@ -167,8 +168,8 @@ struct Sent {
     at: u64,
     psn: u32,
     rtx: bool,
-    wire: u32,
-    msn: Option<u16>,
+    wire: Ev,
+    msn: Option<Msn>,
 }
 
 /// What the scenario's acknowledgements claimed by time `at`, per QP: a SACK's
@@ -176,7 +177,7 @@ struct Sent {
 #[derive(Debug, Clone, Copy)]
 enum Claim {
     Sack { cack: Psn, base: Psn, bitmap: u64 },
-    Ack { msn: u16 },
+    Ack { msn: Msn },
 }
 
 /// The device's data packets per peer QPN, in the order it sent them.
@@ -200,14 +201,14 @@ enum Known {
     No,
 }
 
-fn first_sent(sent: &[Sent], initial: u32, psn: Psn, at: u64) -> Known {
+fn first_sent(sent: &[Sent], initial: Psn, psn: Psn, at: u64) -> Known {
     // The highest PSN sent before `at`, and by `at` (an output at `at` may come before or
     // after the input); a PSN at or before it was sent, or is older than any (stale).
     let highest = |until: &dyn Fn(u64) -> bool| {
         sent.iter()
             .filter(|s| !s.rtx && until(s.at))
             .map(|s| Psn::new(s.psn))
-            .fold(Psn::new(initial).sub(1), |hi, p| if p.is_after(hi) { p } else { hi })
+            .fold(initial.sub(1), |hi, p| if p.is_after(hi) { p } else { hi })
     };
     if !psn.is_after(highest(&|t| t < at)) {
         Known::Yes
@@ -223,7 +224,7 @@ fn first_sent(sent: &[Sent], initial: u32, psn: Psn, at: u64) -> Known {
 fn sack_valid(
     seth: &openrdma_codec::SethRepr,
     sent: &[Sent],
-    initial: u32,
+    initial: Psn,
     window: u32,
     at: u64,
 ) -> Option<bool> {
@@ -256,13 +257,13 @@ pub(super) fn judge(
     let hold = m.nic.skip_hold.as_nanos() as u64;
     let window = m.nic.window();
     let ipv4 = !m.link.is_ipv6();
-    let wire_of = |ev: u32| if ipv4 { ev & 0xFFFF_0000 } else { ev };
+    let wire_of = |ev: Ev| if ipv4 { Ev::from_halves(ev.high(), 0) } else { ev };
     // The device's QPs by the peer QPN their packets carry, and its QPNs.
     let mut qps: HashMap<u32, Qp> = HashMap::new();
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
     for i in injected {
         if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
-            let slot = |ev: &u32, backup| Slot {
+            let slot = |ev: &Ev, backup| Slot {
                 ev: *ev,
                 wire: wire_of(*ev),
                 backup,
@@ -348,7 +349,7 @@ pub(super) fn judge(
                         sent.iter().filter(|s| s.psn == psn && s.at < at).collect();
                     let now: Vec<&Sent> =
                         sent.iter().filter(|s| s.psn == psn && s.at == at).collect();
-                    let wires: Vec<u32> =
+                    let wires: Vec<Ev> =
                         before.last().into_iter().chain(&now).map(|s| s.wire).collect();
                     if wires.is_empty() {
                         continue; // never sent: discarded (SND-NACK-001)
@@ -357,12 +358,12 @@ pub(super) fn judge(
                     let acked = claims.get(&peer).is_some_and(|c| {
                         c.iter().any(|(t, c)| *t <= at && claims_psn(c, neth.nack_psn, msn))
                     });
-                    let evs: Vec<u32> =
+                    let evs: Vec<Ev> =
                         qp.slots.iter().filter(|x| wires.contains(&x.wire)).map(|x| x.ev).collect();
                     let sure = !acked && now.is_empty() && evs.len() == 1;
                     events.push(Event { at, peer, evs, change: Change::Skip, sure });
                 } else if let (Opcode::MRC_ACKNOWLEDGE, Some(aeth)) = (bth.opcode, &d.ext.aeth) {
-                    let msn = (aeth.msn & 0xFFFF) as u16;
+                    let msn = aeth.msn.msn();
                     claims.entry(peer).or_default().push((at, Claim::Ack { msn }));
                 }
             }
@@ -376,7 +377,7 @@ pub(super) fn judge(
         obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
     packets.sort_by_key(|f| f.at);
     let mut next = 0;
-    let mut last_wire: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
     for f in packets {
         let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
         let t = f.at;
@@ -413,6 +414,7 @@ pub(super) fn judge(
             actual: Some(render_frame(&f.bytes)),
             fields: vec![],
             should_only: false,
+            clause: None,
         };
         if mine.is_empty() {
             div.push(report(
@@ -489,14 +491,14 @@ fn apply(qps: &mut HashMap<u32, Qp>, e: &Event, hold: u64) {
 }
 
 /// Whether an acknowledgement claims `psn` (whose message, when known, is `msn`).
-fn claims_psn(c: &Claim, psn: Psn, msn: Option<u16>) -> bool {
+fn claims_psn(c: &Claim, psn: Psn, msn: Option<Msn>) -> bool {
     match *c {
         Claim::Sack { cack, base, bitmap } => {
             !psn.is_after(cack)
                 || (psn.in_window(base, 64) && bitmap >> psn.forward_from(base) & 1 == 1)
         }
         // Without the message of the PSN, any transport ACK may have covered it.
-        Claim::Ack { msn: acked } => msn.is_none_or(|m| (acked.wrapping_sub(m) as i16) >= 0),
+        Claim::Ack { msn: acked } => msn.is_none_or(|m| m.is_at_or_before(acked)),
     }
 }
 
@@ -535,7 +537,7 @@ pub(super) fn judge_exact(
         })
         .collect();
     for &(e, o) in matches {
-        let (rec, ef) = (&exp[e].0, &exp[e].1);
+        let ef = &exp[e].1;
         let of = &obs[o];
         let (qp, probe) = match ef.kind {
             Kind::Data { qp, .. } => (qp, false),
@@ -548,19 +550,20 @@ pub(super) fn judge_exact(
         if ef.ev != of.ev {
             div.push(Divergence {
                 at: of.at,
-                requirement: req_of_field(rec, req),
+                requirement: req.into(),
                 what: format!(
                     "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
                     of.ev, ef.ev
                 ),
                 expected: Some(render_frame(&ef.bytes)),
                 actual: Some(render_frame(&of.bytes)),
-                fields: vec![super::FieldDiff {
-                    field: "entropy".into(),
-                    expected: format!("{:#x}", ef.ev),
-                    actual: format!("{:#x}", of.ev),
-                }],
+                fields: vec![super::FieldDiff::new(
+                    "entropy",
+                    format!("{:#x}", ef.ev),
+                    format!("{:#x}", of.ev),
+                )],
                 should_only: false,
+                clause: None,
             });
         }
     }

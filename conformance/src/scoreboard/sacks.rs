@@ -19,7 +19,7 @@
 //!   pipelined device may build a SACK from state a little older than its send time, never
 //!   older than the tolerance;
 //! * **fixed fields**: `sack_offset` 1, bit 0 clear (SETH-BITMAP-002), `mpr` the configured
-//!   one, and the BTH PSN equal to `cack_psn` (OPC-PSN-001, a SHOULD); `m` not the reserved
+//!   one, and the BTH PSN equal to `cack_psn` (RCV-SACK-005.i, OPC-PSN-002.a); `m` not the reserved
 //!   3 and the reserved bits 0 are wire rules, judged for every frame (`super::wire`);
 //! * **the trigger**: with `pr` 0, `cack_psn + ack_psn_offset` is the PSN of a write copy
 //!   that had arrived (SETH-ACKPSN-001), not one the device had to discard without response
@@ -42,7 +42,8 @@ use openrdma_codec::frame::decode;
 use openrdma_device::{Record, Scenario, Tolerances};
 
 use super::arrivals::{Arrivals, ProbeCopy, Status, WriteCopy, ev_requirement};
-use super::{Divergence, FieldDiff, Frame, Kind, render_frame, req_of};
+use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
+use crate::req::*;
 
 /// `a − b` as a signed 24-bit PSN distance.
 fn psn_diff(a: u32, b: u32) -> i32 {
@@ -58,6 +59,7 @@ fn push(div: &mut Vec<Divergence>, f: &Frame, requirement: &str, what: String) {
         actual: Some(render_frame(&f.bytes)),
         fields: vec![],
         should_only: false,
+        clause: None,
     });
 }
 
@@ -75,8 +77,9 @@ fn push_field(
         what: format!("SACK field {field} is wrong"),
         expected: None,
         actual: Some(render_frame(&f.bytes)),
-        fields: vec![FieldDiff { field: field.into(), expected, actual }],
+        fields: vec![FieldDiff::new(field, expected, actual)],
         should_only: false,
+        clause: None,
     });
 }
 
@@ -115,7 +118,7 @@ pub(super) fn judge(
         if best.is_none_or(|c| psn_diff(c, cack) < 0) {
             div.push(Divergence {
                 at: rec.at.0,
-                requirement: req_of(rec, "RCV-SACK-001"),
+                requirement: due_rule(scenario, rec.at.0, qp).into(),
                 what: format!(
                     "no SACK reported cumulative progress to PSN {cack} by {deadline} ns"
                 ),
@@ -123,6 +126,7 @@ pub(super) fn judge(
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
     }
@@ -152,7 +156,7 @@ fn judge_probe_answers(
         if !obs_frames.iter().any(|f| f.at <= deadline && answer(f) == Some(want)) {
             div.push(Divergence {
                 at: rec.at.0,
-                requirement: req_of(rec, "PETH-RESP-001"),
+                requirement: "PETH-RESP-001".into(),
                 what: format!(
                     "no SACK with pr 1 answered probe {} by {deadline} ns",
                     want.1 as u16
@@ -161,8 +165,50 @@ fn judge_probe_answers(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                clause: None,
             });
         }
+    }
+}
+
+/// The rule that makes a SACK due at `at` on the QP whose peer is `qp` (the wire QP),
+/// from its triggering packet, the latest the scenario injects into the QP by then: the
+/// timer (RCV-SACK-004) when it came half of `sack_delay` or more before (a SACK due
+/// at once leaves with its trigger); a duplicate (RCV-DUP-001);
+/// a probe (EV-PROBE-004); a write with `ack_req` or `rtx`, after a hole or filling one
+/// (RCV-SACK-001); otherwise the coalescing count (RCV-SACK-002). The record's list of
+/// requirements is not consulted.
+fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
+    let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001" };
+    let mut seen: Vec<u32> = Vec::new();
+    let mut trigger = None;
+    for r in scenario.injects().filter(|r| r.at.0 <= at) {
+        let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
+        let d = decode(bytes);
+        let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local) else { continue };
+        let psn = bth.psn.value();
+        let dup = seen.contains(&psn);
+        let hole = seen.last().is_some_and(|&last| psn != last.wrapping_add(1) & 0xFF_FFFF);
+        trigger = Some(if d.ext.peth.is_some() {
+            (r.at.0, "EV-PROBE-004")
+        } else if !bth.opcode.is_mrc_write() {
+            continue;
+        } else if dup {
+            (r.at.0, "RCV-DUP-001")
+        } else if bth.ack_req || bth.rtx || hole {
+            (r.at.0, "RCV-SACK-001")
+        } else {
+            (r.at.0, "RCV-SACK-002")
+        });
+        if bth.opcode.is_mrc_write() && !dup {
+            seen.push(psn);
+        }
+    }
+    let delay = u64::try_from(scenario.manifest.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
+    match trigger {
+        None => "RCV-SACK-001",
+        Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => "RCV-SACK-004",
+        Some((_, rule)) => rule,
     }
 }
 
@@ -187,31 +233,17 @@ fn judge_one(
         push_field(
             div,
             of,
-            "RCV-SACK-005",
+            RCV_SACK_005_C.id(),
             "seth.sack_offset",
             "1".into(),
             s.sack_offset.to_string(),
         );
     }
     if s.mpr != mpr {
-        push_field(div, of, "RCV-SACK-005", "seth.mpr", mpr.to_string(), s.mpr.to_string());
+        push_field(div, of, RCV_SACK_005_E.id(), "seth.mpr", mpr.to_string(), s.mpr.to_string());
     }
     if s.sack_offset == 1 && s.sack_bitmap & 1 != 0 {
         push(div, of, "SETH-BITMAP-002", "bit 0 of the bitmap (PSN cack_psn + 1) is set".into());
-    }
-    if bth.psn.value() != cack {
-        // The SHOULD of OPC-PSN-001: a non-strict divergence.
-        push_field(
-            div,
-            of,
-            "OPC-PSN-001",
-            "bth.psn",
-            cack.to_string(),
-            bth.psn.value().to_string(),
-        );
-        if let Some(d) = div.last_mut() {
-            d.should_only = true;
-        }
     }
     let ccs = d.ext.cc_state;
 
@@ -223,14 +255,16 @@ fn judge_one(
         .filter(|&&(q, p)| q == local && psn_diff(cack, p) >= 0)
         .map(|&(_, p)| p);
     let mut bits = s.sack_bitmap;
-    let mut claimed: Vec<u32> = claimed_cumulative.collect();
+    // Each PSN claimed, and whether the bitmap claims it (else `cack_psn` does).
+    let mut claimed: Vec<(u32, bool)> = claimed_cumulative.map(|p| (p, false)).collect();
     while bits != 0 {
         let i = bits.trailing_zeros();
         bits &= bits - 1;
-        claimed.push(base.wrapping_add(i) & 0xFF_FFFF);
+        claimed.push((base.wrapping_add(i) & 0xFF_FFFF, true));
     }
     claimed.sort_unstable();
-    if let Some(p) = claimed.into_iter().find(|&p| !has(p)) {
+    if let Some((p, by_bitmap)) = claimed.into_iter().find(|&(p, _)| !has(p)) {
+        let rule = if by_bitmap { SETH_BITMAP_001 } else { SETH_CACK_001_A };
         // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
         match arrivals.only_discarded(local, p, of.at) {
             Some(reason) => push(
@@ -239,12 +273,9 @@ fn judge_one(
                 reason,
                 format!("the SACK claims PSN {p}, whose only copies were frames to discard"),
             ),
-            None => push(
-                div,
-                of,
-                "SETH-CACK-001",
-                format!("the SACK claims PSN {p}, which had not arrived"),
-            ),
+            None => {
+                push(div, of, rule.id(), format!("the SACK claims PSN {p}, which had not arrived"))
+            }
         }
     }
 
@@ -254,7 +285,7 @@ fn judge_one(
         push(
             div,
             of,
-            "SETH-CACK-001",
+            SETH_CACK_001_B.id(),
             format!(
                 "cack_psn {cack} understates: PSN {next} had arrived more than {} ns earlier",
                 tol.late_ns
@@ -275,6 +306,12 @@ fn judge_one(
                 ),
             );
         }
+    }
+
+    // The BTH PSN, after what the SETH says: a wrong cack_psn shows there first.
+    if bth.psn.value() != cack {
+        let (want, got) = (cack.to_string(), bth.psn.value().to_string());
+        push_field(div, of, RCV_SACK_005_I.id(), "bth.psn", want, got);
     }
 
     // The trigger.
@@ -305,10 +342,21 @@ fn judge_one(
             .map(|v| v.iter().filter(|c| by_now(c.at)).collect())
             .unwrap_or_default();
         if copies.is_empty() {
+            // An answer to a probe that had arrived, sent with `pr` 0 (SETH-PR-001).
+            let probe_id = s.ack_psn_offset as u16;
+            let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+            if probes.iter().any(|p| p.id == probe_id && by_now(p.at) && p.ev == s.entropy) {
+                let what = format!(
+                    "pr is 0 in the answer to probe {probe_id}, and no write with PSN {psn} had \
+                     arrived"
+                );
+                push(div, of, SETH_PR_001.id(), what);
+                return;
+            }
             push(
                 div,
                 of,
-                "SETH-ACKPSN-001",
+                SETH_ACKPSN_001_A.id(),
                 format!(
                     "cack_psn + ack_psn_offset is PSN {psn}, and no write with that PSN had arrived"
                 ),

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use openrdma_codec::frame::decode;
 use openrdma_device::{Direction, Record, Scenario};
 
-use super::{Divergence, Frame, Kind, render_frame, req_of};
+use super::{Divergence, Frame, Kind, render_frame};
 
 /// The requirement that fixes the order of two packets of one QP.
 fn order_requirement(first: &Kind, second: &Kind) -> &'static str {
@@ -81,10 +81,9 @@ pub(super) fn judge_order(
                 if matches!(ka, Kind::Data { .. }) && matches!(kb, Kind::Probe { .. }) {
                     continue;
                 }
-                let rec = exp[eb].0;
                 div.push(Divergence {
                     at: obs[ob].at,
-                    requirement: req_of(rec, order_requirement(ka, kb)),
+                    requirement: order_requirement(ka, kb).into(),
                     what: format!(
                         "sent before a packet of the same QP that the scenario expects before \
                          it, at the same time ({})",
@@ -94,6 +93,7 @@ pub(super) fn judge_order(
                     actual: Some(render_frame(&obs[ob].bytes)),
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
                 break 'group;
             }
@@ -127,6 +127,7 @@ pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
                     actual: Some(render_frame(&f.bytes)),
                     fields: vec![],
                     should_only: false,
+                    clause: None,
                 });
             }
         }

@@ -29,7 +29,10 @@ use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr, decode};
 use openrdma_codec::{DecodeError, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
+use crate::req::Clause;
+
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
+use openrdma_codec::Ev;
 
 /// Rules whose sentence binds the sender with a SHOULD, and with a MUST only a receiver or
 /// what `validate()` does not check: a device that breaks one as a sender is `non-strict`,
@@ -70,25 +73,36 @@ fn divergence(f: &Frame, requirement: &str, what: String, fields: Vec<FieldDiff>
         actual: Some(render_frame(&f.bytes)),
         fields,
         should_only: SHOULD_ON_SENDER.contains(&requirement),
+        clause: None,
+    }
+}
+
+/// The clause of a codec rule that binds the sender, where the rule's line is marked.
+fn sender_clause(rule: &str) -> Option<Clause> {
+    match rule {
+        "ENC-HOP-001" => Some(crate::req::ENC_HOP_001_A),
+        _ => None,
     }
 }
 
 /// One violation as a divergence: the header, field, offset and value, and the rule.
 fn violation(f: &Frame, v: &Violation) -> Divergence {
     let at = v.offset.map_or(String::new(), |o| format!(" at byte {o}"));
-    divergence(
+    let mut d = divergence(
         f,
         v.requirement,
         format!(
             "the device sent a frame that breaks a wire rule: {}.{} = {:#x}{at}: {}",
             v.header, v.field, v.value, v.rule
         ),
-        vec![FieldDiff {
-            field: format!("{}.{}", v.header.name(), v.field),
-            expected: v.rule.into(),
-            actual: format!("{:#x}{at}", v.value),
-        }],
-    )
+        vec![FieldDiff::new(
+            &format!("{}.{}", v.header.name(), v.field),
+            v.rule.into(),
+            format!("{:#x}{at}", v.value),
+        )],
+    );
+    d.clause = sender_clause(v.requirement);
+    d
 }
 
 fn undecodable(f: &Frame, e: &DecodeError) -> Vec<Divergence> {
@@ -126,7 +140,7 @@ pub(super) fn judge(obs_frames: &[Frame], div: &mut Vec<Divergence>) {
 }
 
 /// The EVs of the device's QPs, keyed by the peer QP its packets are sent to.
-fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<u32>)> {
+fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<Ev>)> {
     let mut m = HashMap::new();
     for r in scenario.records.iter().filter(|r| r.dir == Direction::Inject) {
         if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
@@ -169,11 +183,11 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
                          profile as the frame carries it",
                         f.ev
                     ),
-                    vec![FieldDiff {
-                        field: "ev".into(),
-                        expected: format!("one of {}", hex_list(evs)),
-                        actual: format!("{:#010x}", f.ev),
-                    }],
+                    vec![FieldDiff::new(
+                        "ev",
+                        format!("one of {}", hex_list(evs)),
+                        format!("{:#010x}", f.ev),
+                    )],
                 ));
             }
             Kind::Nack { .. } => {
@@ -183,11 +197,11 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
                         f,
                         "RCV-NACK-001",
                         "a NACK travels on an EV other than the one it reports".into(),
-                        vec![FieldDiff {
-                            field: "ev".into(),
-                            expected: format!("{:#010x}", n.entropy),
-                            actual: format!("{:#010x}", f.ev),
-                        }],
+                        vec![FieldDiff::new(
+                            "ev",
+                            format!("{:#010x}", n.entropy),
+                            format!("{:#010x}", f.ev),
+                        )],
                     ));
                 }
             }
@@ -196,7 +210,7 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
     }
 }
 
-fn hex_list(evs: &BTreeSet<u32>) -> String {
+fn hex_list(evs: &BTreeSet<Ev>) -> String {
     evs.iter().map(|e| format!("{e:#010x}")).collect::<Vec<_>>().join(", ")
 }
 

@@ -3,7 +3,7 @@
 //! and of each rejected token. Every entry here is judged from the 32 bytes the device
 //! wrote, at the slot and address it wrote them.
 
-use openrdma_device::CqConfig;
+use openrdma_device::{CqConfig, CqId};
 
 use super::*;
 
@@ -21,15 +21,15 @@ const CQ_BASE: u64 = 0x5000_0000;
 
 fn create_cq(r: &mut Recorder, cq: u32, entries: u32) {
     let base = CQ_BASE + u64::from(cq - 1) * 0x1_0000;
-    r.host(0, HostCommand::CreateCq(CqConfig { cq, base, entries }));
+    r.host(0, HostCommand::CreateCq(CqConfig { cq: CqId::new(cq), base, entries }));
 }
 
 /// Device QP `me`, facing peer QP `peer`, reporting to `send_cq` and `recv_cq`.
 fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig {
     QpConfig {
         evs: v4_evs(me, 4),
-        send_cq: Some(send_cq),
-        recv_cq: Some(recv_cq),
+        send_cq: Some(CqId::new(send_cq)),
+        recv_cq: Some(CqId::new(recv_cq)),
         ..qp(me, peer, 0)
     }
 }
@@ -78,7 +78,7 @@ fn ret_cq_wrap() -> Scenario {
     let mut at = 3_000;
     for k in 0..6u32 {
         if k == 4 {
-            r.host(at, HostCommand::CqConsumer { cq: 1, consumed: 2 });
+            r.host(at, HostCommand::CqConsumer { cq: CqId::new(1), consumed: 2 });
             r.checks(&["CQE-RING-001", "CQE-RING-004"]);
         } else if k < 4 {
             r.checks(&["CQE-RING-001", "CQE-LAYOUT-001", "CQE-SEND-001"]);
@@ -142,7 +142,7 @@ fn ret_cq_overflow() -> Scenario {
     // The release comes after the two entries are due even from a device that writes them
     // `late_ns` (2 us) after the acknowledgement: it never releases an entry not yet
     // written (CQE-RING-006).
-    r.host(5_500, HostCommand::CqConsumer { cq: 1, consumed: 2 });
+    r.host(5_500, HostCommand::CqConsumer { cq: CqId::new(1), consumed: 2 });
     r.checks(&["CQE-ROUTE-001", "CQE-RING-001"]);
     acknowledge(&mut r, 6_500, c, PEER_QP + 2, 0, 0);
     done(r, 20_000)
@@ -183,15 +183,15 @@ fn rcv_cq_receive() -> Scenario {
     r.host(
         0,
         HostCommand::CreateQp(QpConfig {
-            send_cq: Some(1),
-            recv_cq: Some(2),
+            send_cq: Some(CqId::new(1)),
+            recv_cq: Some(CqId::new(2)),
             ..qp(DUT_QP, PEER_QP, 0)
         }),
     );
     let mut at = 1_000;
     for m in 0..6u16 {
         if m == 3 {
-            r.host(at, HostCommand::CqConsumer { cq: 2, consumed: 1 });
+            r.host(at, HostCommand::CqConsumer { cq: CqId::new(2), consumed: 1 });
         }
         let checks: &[&str] = match m {
             0 | 2 => &["CQE-ROUTE-001", "CQE-RING-001", "CQE-LAYOUT-001"],
@@ -208,8 +208,9 @@ fn rcv_cq_receive() -> Scenario {
         let base = REGION + u64::from(m) * 0x1000;
         // METH-RQMSN-001: the plain Write 1 carries the RQMSN of the next Write-with-Immediate.
         let rqmsn = 1 + (0..m).filter(|&x| x != 1).count() as u16;
-        let p =
-            edit(write(u32::from(m), m, opcode, 0, 64, 64, base, imm), |w| w.meth.rqmsn = rqmsn);
+        let p = edit(write(u32::from(m), m, opcode, 0, 64, 64, base, imm), |w| {
+            w.meth.rqmsn = Rqmsn::new(rqmsn)
+        });
         r.inject(at, m % 4, 0xA000_0001 + (u32::from(m) << 16), &p);
         at += 1_000;
     }
@@ -251,7 +252,7 @@ fn db_reject_queues() -> Scenario {
     create_cq(&mut r, 1, 8);
     create_cq(&mut r, 2, 4);
     create_cq(&mut r, 3, 8);
-    r.host(0, HostCommand::SetErrorCq { cq: 2 });
+    r.host(0, HostCommand::SetErrorCq { cq: CqId::new(2) });
     r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
     r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 3, 3)));
     r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
@@ -263,8 +264,14 @@ fn db_reject_queues() -> Scenario {
         r.host(at, HostCommand::Doorbell { token });
         at += 500;
     };
-    let bad_version =
-        DoorbellToken { version: 0, template: 3, seq: 0, index: 0, length_units: 1 }.to_u64();
+    let bad_version = DoorbellToken {
+        version: 0,
+        template: TemplateId::new(3),
+        seq: 0,
+        index: 0,
+        length_units: 1,
+    }
+    .to_u64();
     ring(&mut r, &["DB-ACCEPT-001"], token(3, 0, 0, 1));
     ring(&mut r, &["CQE-REJECT-002", "CQE-OPCODE-001"], bad_version);
     ring(&mut r, &["CQE-REJECT-002", "CQE-OPCODE-001"], token(9, 0, 0, 1));

@@ -64,7 +64,10 @@ fn db_bus_partial_writes() -> Scenario {
     let t1 = token(3, 1, 5, 20);
     // Read big-endian, t1's bytes would be version 1, template 0x400: a device reading
     // them so rejects t1 as UnknownTemplate instead of sending slot 5.
-    assert_eq!(DoorbellToken::from_u64(u64::from_be_bytes(t1.to_le_bytes())).template, 0x400);
+    assert_eq!(
+        DoorbellToken::from_u64(u64::from_be_bytes(t1.to_le_bytes())).template,
+        TemplateId::new(0x400)
+    );
     bus_write(&mut r, 1_000, 0, 0, &t0[..4]);
     bus_write(&mut r, 1_100, 0, 4, &t0[4..]);
     bus_write(&mut r, 1_200, 0, 1, &t0[1..]);

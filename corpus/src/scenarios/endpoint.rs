@@ -50,9 +50,9 @@ fn rcv_endpoint() -> Scenario {
             "EETH-RESV-001",
             "EETH-DATA-001",
             "DEC-RESV-001",
-            "OPC-PSN-001",
+            "OPC-PSN-002",
             "RCV-QP-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
         ],
         &[Capability::Responder, Capability::Endpoint, Capability::Ipv4],
     ));
@@ -82,7 +82,7 @@ fn rcv_endpoint() -> Scenario {
         let ev = 0xA000_0000 + u32::from(port) * 0x1_0000;
         r.inject(at, port, ev, &request(to2, op, id, |_, _| {}));
     }
-    r.checks(&["DEC-RESV-001", "OPC-PSN-001", "ERTH-RESP-001"]);
+    r.checks(&["DEC-RESV-001", "OPC-PSN-002", "ERTH-RESP-001"]);
     let odd = request(to2, EndpointOp::EV_PROBE.0, 0x4000_0004, |b, e| {
         b.psn = Psn::new(77);
         e.resv1 = 0xAB_CDEF;
@@ -109,7 +109,7 @@ fn rcv_endpoint() -> Scenario {
         |qpn: u32, va: u64| edit_qp(write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, va, None), qpn);
     r.inject(7_500, 2, 0xA002_0000, &one(2, REGION + 0x1_0000));
     r.inject(8_000, 3, 0xA003_0000, &one(DUT_QP + 2, REGION + 0x2_0000));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(9_000, 0, 0xA000_0000, &one(DUT_QP, REGION));
     r.checks(&["ERTH-RESP-001", "EETH-ECHO-001"]);
     r.inject(10_000, 1, 0xA001_0000, &request(to2, 0, 0x7000_0007, |_, _| {}));
@@ -136,13 +136,13 @@ fn rec_endpoint_request() -> Scenario {
             "ERTH-QPN-001",
             "ERTH-LAYOUT-001",
             "ERTH-RESP-001",
-            "OPC-PSN-001",
+            "OPC-PSN-002",
         ],
         &[Capability::Endpoint, Capability::CpuSplit, Capability::Ipv4],
     ));
     r.paths((0..3).map(|_| Path { delay: 500, dark: None }).collect());
     let to2 = Qpn::ENDPOINT;
-    let ev = |port: u32| 0xA000_0000 + port * 0x1_0000;
+    let ev = |port: u32| Ev::new(0xA000_0000 + port * 0x1_0000);
     let response = |op: EndpointOp, status: u8, request_id: u32| {
         let eeth = EethRepr { status, ..EethRepr::new(op, 0b0110, request_id) };
         Packet::EndpointResponse {

@@ -15,7 +15,7 @@ pub(super) fn builders() -> Vec<Builder> {
 const LOCAL: u64 = 0x4000_0000;
 
 fn local(lkey: u32, base: u64, len: u64, local_read: bool) -> HostCommand {
-    HostCommand::RegisterLocal(LocalRegion { lkey, base, len, local_read })
+    HostCommand::RegisterLocal(LocalRegion { lkey: Lkey::new(lkey), base, len, local_read })
 }
 
 /// Templates whose local key does not cover them are not installed.
@@ -53,7 +53,7 @@ fn db_local_keys() -> Scenario {
         r.host(
             at,
             HostCommand::SetTemplate(Template {
-                local_lkey: lkey,
+                local_lkey: Lkey::new(lkey),
                 ..template(id, WrOpcode::WRITE, true)
             }),
         );
@@ -67,7 +67,7 @@ fn db_local_keys() -> Scenario {
     r.host(at + 100, HostCommand::Doorbell { token: token(5, 0, 0, 1) });
     at += 500;
     // A replacement under a bad key is refused: the template installed stays.
-    r.host(at, HostCommand::SetTemplate(Template { local_lkey: 2, slots: 1, ..good }));
+    r.host(at, HostCommand::SetTemplate(Template { local_lkey: Lkey::new(2), slots: 1, ..good }));
     r.checks(&["TPL-KEY-001", "TPL-INSTALL-001"]);
     r.host(at + 100, HostCommand::Doorbell { token: token(5, 1, 5, 1) });
     inject_sack(&mut r, at + 2_000, 1, 0, 1, WireMark::NONE);
@@ -107,11 +107,14 @@ fn db_deregister() -> Scenario {
     r.host(0, HostCommand::SetTemplate(t3));
     r.host(
         0,
-        HostCommand::SetTemplate(Template { local_lkey: 5, ..template(4, WrOpcode::WRITE, true) }),
+        HostCommand::SetTemplate(Template {
+            local_lkey: Lkey::new(5),
+            ..template(4, WrOpcode::WRITE, true)
+        }),
     );
     r.checks(&["DB-ACCEPT-001"]);
     r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 0, 1) });
-    r.host(2_000, HostCommand::DeregisterLocal { lkey: 1 });
+    r.host(2_000, HostCommand::DeregisterLocal { lkey: Lkey::new(1) });
     r.checks(&["TPL-KEY-002", "TPL-INSTALL-004"]);
     r.host(2_500, HostCommand::Doorbell { token: token(3, 1, 1, 1) });
     r.checks(&["DB-ACCEPT-001"]);

@@ -7,9 +7,11 @@ use std::collections::BTreeSet;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::{DoorbellToken, Template, WorkRequest, WrOpcode};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EtherType, EvMark as WireMark, ImmDtRepr, MethRepr, NackReason,
-    NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, VlanRepr,
+    AethMsn, AethRepr, BthRepr, CcStateRepr, EtherType, EvMark as WireMark, ImmDtRepr, MethRepr,
+    NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr, TsethRepr, VlanRepr,
 };
+use openrdma_codec::{Ev, Lkey, Msn, Rkey, Rqmsn, TemplateId};
+use openrdma_device::DomainId;
 use openrdma_device::{
     Body, Capability, CongestionControl, CpuCommand, CpuHalf, EvState, HostCommand, Link, Manifest,
     ManifestVersion, NicEvent, NicReport, NicSettings, Payload, QpConfig, Region, RetirementMode,
@@ -32,7 +34,7 @@ pub const DUT_QP: u32 = 0x11;
 /// The peer's QPs.
 pub const PEER_QP: u32 = 0x21;
 /// The remote key of the device's region.
-pub const RKEY: u32 = 0x1234;
+pub const RKEY: Rkey = Rkey::new(0x1234);
 /// The device's region for remote writes.
 pub const REGION: u64 = 0x1000_0000;
 /// Its length.
@@ -142,10 +144,10 @@ pub fn qp(me: u32, peer: u32, psn: u32) -> QpConfig {
     QpConfig {
         qpn: Qpn::new(me),
         peer_qpn: Qpn::new(peer),
-        initial_psn: psn,
-        peer_initial_psn: psn,
-        domain: 0,
-        evs: (0..8u32).map(|i| (0xC000 + (me << 4) + i) << 16 | (i * 0x111)).collect(),
+        initial_psn: Psn::new(psn),
+        peer_initial_psn: Psn::new(psn),
+        domain: DomainId::new(0),
+        evs: (0..8u32).map(|i| Ev::new((0xC000 + (me << 4) + i) << 16 | (i * 0x111))).collect(),
         backup_evs: vec![],
         spray: Default::default(),
         cc: Default::default(),
@@ -206,7 +208,7 @@ pub fn write(
     let va = base + u64::from(seg) * u64::from(PMTU);
     Packet::Write(WritePacket {
         bth,
-        meth: MethRepr { rqmsn: 1, msn },
+        meth: MethRepr { rqmsn: Rqmsn::new(1), msn: Msn::new(msn) },
         tseth: Some(TsethRepr { tx_timestamp: 0, ftype: 1, ..TsethRepr::default() }),
         reth: RethRepr { va, rkey: RKEY, dma_len: total },
         immdt: imm.map(|imm| ImmDtRepr { imm }),
@@ -229,7 +231,7 @@ fn in_order(name: &str, link: Link) -> Scenario {
          Write-with-Immediate of two); the device places every packet, SACKs on AckReq, \
          retires each message with its flag and immediate, and acknowledges it.",
         &[
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RCV-SACK-001",
             "RCV-SACK-005",
             "RET-ORDER-001",
@@ -244,7 +246,7 @@ fn in_order(name: &str, link: Link) -> Scenario {
     m.link = link;
     let mut r = Recorder::new(m);
     setup(&mut r, 0, false);
-    r.checks(&["RCV-PLACE-001", "RCV-SACK-001"]);
+    r.checks(&["RCV-PLACE-003", "RCV-SACK-001"]);
     let base = REGION;
     r.inject(1_000, 0, 0xA000_0001, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 700, 700, base, None));
     let total = 2 * PMTU + 300;
@@ -330,7 +332,7 @@ fn snd_loss(name: &str, drops: &[u32]) -> Scenario {
             qpn: Qpn::new(DUT_QP),
             opcode: WrOpcode::WRITE,
             local_va: 0x4000_0000 + u64::from(k) * 0x1_0000,
-            lkey: 1,
+            lkey: Lkey::new(1),
             remote_va: REGION + u64::from(k) * 0x1_0000,
             rkey: RKEY,
             length: 2 * PMTU,
@@ -360,7 +362,7 @@ fn rcv_last_packet_first() -> Scenario {
         "The last packet of a three-packet message arrives first, then the other two out of \
          order: each is placed on arrival, every SACK tells only the truth, and the flag is \
          written after the last byte is placed.",
-        &["RCV-PLACE-001", "RCV-SACK-001", "SETH-CACK-001", "SETH-BITMAP-001", "FLAG-ORDER-001"],
+        &["RCV-PLACE-003", "RCV-SACK-001", "SETH-CACK-001", "SETH-BITMAP-001", "FLAG-ORDER-001"],
     );
     setup(&mut r, 0, false);
     r.checks(&["RCV-SACK-001", "FLAG-ORDER-001"]);
@@ -448,7 +450,7 @@ fn rcv_psn_wrap() -> Scenario {
         "The connection starts three PSNs before the wrap at 2^24; two messages of three \
          packets cross it, one of them out of order. Every PSN after the wrap is new and is \
          placed; SACKs and retirement run across the wrap.",
-        &["BTH-PSN-001", "BTH-PSN-002", "RCV-WIN-001", "RCV-PLACE-001"],
+        &["BTH-PSN-001", "BTH-PSN-002", "RCV-WIN-001", "RCV-PLACE-003"],
     );
     let start = (1 << 24) - 3;
     setup(&mut r, start, false);
@@ -857,7 +859,7 @@ fn rcv_duplicate_before_retirement() -> Scenario {
     let reqs = [
         "RCV-DUP-001",
         "RCV-WIN-001",
-        "RCV-PLACE-001",
+        "RCV-PLACE-003",
         "RET-FLAG-001",
         "FLAG-ORDER-001",
         "RCV-ACK-002",
@@ -878,11 +880,11 @@ fn rcv_duplicate_before_retirement() -> Scenario {
     let total = 2 * PMTU + 100;
     let p0 = quiet(write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None));
     let p1 = quiet(write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_000, 0, 0xA000_0001, &p0);
     r.checks(&["RCV-DUP-001"]);
     r.inject(1_200, 1, 0xA001_0002, &edit(p0.clone(), |w| w.bth.rtx = true));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_400, 2, 0xA002_0003, &p1);
     r.checks(&["RCV-DUP-001"]);
     r.inject(1_600, 3, 0xA003_0004, &p1);
@@ -912,7 +914,7 @@ fn rcv_wwi_order() -> Scenario {
             "RET-FLAG-001",
             "FLAG-RECV-002",
             "FLAG-ORDER-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RCV-MSG-003",
             "RCV-SACK-001",
             "RCV-WIN-003",
@@ -931,12 +933,12 @@ fn rcv_wwi_order() -> Scenario {
     setup(&mut r, 0, false);
     let (a, b) = (REGION, REGION + 0x10_000);
     let total = PMTU + 200;
-    let rq = |p: Packet, rqmsn: u16| edit(p, |w| w.meth.rqmsn = rqmsn);
+    let rq = |p: Packet, rqmsn: u16| edit(p, |w| w.meth.rqmsn = Rqmsn::new(rqmsn));
     let a0 = rq(write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, a, None), 1);
     let a1 = rq(write(1, 0, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, a, Some(0xA1)), 1);
     let b0 = rq(write(2, 1, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, b, None), 2);
     let b1 = rq(write(3, 1, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, b, Some(0xB2)), 2);
-    r.checks(&["RCV-PLACE-001", "RCV-SACK-001"]);
+    r.checks(&["RCV-PLACE-003", "RCV-SACK-001"]);
     r.inject(1_000, 0, 0xA000_0001, &b1);
     r.inject(1_300, 1, 0xA001_0002, &a1);
     r.inject(1_600, 2, 0xA002_0003, &b0);
@@ -983,7 +985,7 @@ fn rcv_wwi_limit() -> Scenario {
     r.checks(&["WWI-LIMIT-002", "RCV-NACK-001"]);
     let far = edit(
         write(1, 1, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x1000, Some(0x44)),
-        |w| w.meth.rqmsn = 4,
+        |w| w.meth.rqmsn = Rqmsn::new(4),
     );
     r.inject(3_000, 1, 0xA001_0002, &far);
     r.checks(&["RCV-QP-002"]);
@@ -1013,7 +1015,7 @@ fn rcv_placement_errors() -> Scenario {
             "AETH-LAYOUT-001",
             "AETH-SYN-001",
             "AETH-MSN-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RCV-ACK-002",
         ],
     );
@@ -1021,7 +1023,7 @@ fn rcv_placement_errors() -> Scenario {
     r.host(
         0,
         HostCommand::RegisterRegion(Region {
-            rkey: 0x5678,
+            rkey: Rkey::new(0x5678),
             base: REGION + REGION_LEN,
             len: 0x10_0000,
             remote_write: false,
@@ -1029,7 +1031,7 @@ fn rcv_placement_errors() -> Scenario {
     );
     let good = write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 256, 256, REGION, None);
     r.checks(&["RCV-PLACE-002", "RCV-NAK-002"]);
-    r.inject(1_000, 0, 0xA000_0001, &edit(good.clone(), |w| w.reth.rkey = 0x9999));
+    r.inject(1_000, 0, 0xA000_0001, &edit(good.clone(), |w| w.reth.rkey = Rkey::new(0x9999)));
     r.inject(
         2_000,
         1,
@@ -1041,11 +1043,11 @@ fn rcv_placement_errors() -> Scenario {
         2,
         0xA002_0003,
         &edit(good.clone(), |w| {
-            w.reth.rkey = 0x5678;
+            w.reth.rkey = Rkey::new(0x5678);
             w.reth.va = REGION + REGION_LEN;
         }),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(4_000, 3, 0xA003_0004, &good);
     let second = write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 256, 256, REGION + 0x1_0000, None);
     r.checks(&["RCV-PLACE-002", "RCV-NAK-002"]);
@@ -1055,7 +1057,7 @@ fn rcv_placement_errors() -> Scenario {
         0xA000_0001,
         &edit(second.clone(), |w| w.reth.va = REGION + REGION_LEN - 100),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(7_000, 1, 0xA001_0002, &second);
     done(r, 20_000)
 }
@@ -1067,7 +1069,7 @@ fn rcv_segment_errors() -> Scenario {
         "A write with more payload than the PMTU, a FIRST shorter than the PMTU and a \
          MIDDLE shorter than the PMTU are discarded without response and change nothing: \
          the same PSNs then arrive with correct sizes and are placed as new.",
-        &["RCV-SEG-001", "RCV-SEG-002", "RCV-REJECT-001", "RCV-PLACE-001"],
+        &["RCV-SEG-001", "RCV-SEG-002", "RCV-REJECT-001", "RCV-PLACE-003"],
     );
     setup(&mut r, 0, false);
     let total = 2 * PMTU + 8;
@@ -1085,7 +1087,7 @@ fn rcv_segment_errors() -> Scenario {
         0xA001_0002,
         &write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU - 4, total, REGION, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(
         3_000,
         2,
@@ -1099,7 +1101,7 @@ fn rcv_segment_errors() -> Scenario {
         0xA003_0004,
         &write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, 512, total, REGION, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(
         5_000,
         0,
@@ -1133,7 +1135,7 @@ fn rcv_msn_position() -> Scenario {
             "RET-CAP-002",
             "RCV-MSG-001",
             "RCV-REJECT-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
         ],
     );
     setup(&mut r, 0, false);
@@ -1152,7 +1154,7 @@ fn rcv_msn_position() -> Scenario {
         0xA002_0003,
         &write(1, 5000, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x200, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     let b = REGION + 0x1_0000;
     let total = PMTU + 32;
     r.inject(
@@ -1168,7 +1170,7 @@ fn rcv_msn_position() -> Scenario {
         0xA000_0001,
         &write(2, 1, Opcode::MRC_WRITE_LAST, 1, 32, total + 4, b, None),
     );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-001"]);
+    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
     r.inject(7_000, 1, 0xA001_0002, &write(2, 1, Opcode::MRC_WRITE_LAST, 1, 32, total, b, None));
     // Messages 0 and 1 retired: the table holds MSNs 2 to 4097.
     r.checks(&["RCV-MSG-002", "RET-CAP-002"]);
@@ -1178,7 +1180,7 @@ fn rcv_msn_position() -> Scenario {
         0xA002_0003,
         &write(3, 4098, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x300, None),
     );
-    r.checks(&["RET-CAP-001", "RCV-PLACE-001"]);
+    r.checks(&["RET-CAP-001", "RCV-PLACE-003"]);
     r.inject(
         9_000,
         3,
@@ -1196,7 +1198,7 @@ fn rcv_sack_coalesce() -> Scenario {
          twice sack_coalesce (4), all well within the long SACK delay (20 us): the count, \
          not the timer, makes the device SACK at once (after the fourth and the eighth); the \
          last packet, with AckReq, completes the message.",
-        &["RCV-SACK-002", "RCV-SACK-001", "RCV-PLACE-001"],
+        &["RCV-SACK-002", "RCV-SACK-001", "RCV-PLACE-003"],
         &[Capability::Responder, Capability::Retirement, Capability::Ipv4],
     );
     m.nic.sack_coalesce = 4;
@@ -1294,7 +1296,7 @@ fn rcv_check_order() -> Scenario {
             "RCV-DUP-001",
             "RCV-PLACE-002",
             "RCV-NAK-002",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "FLAG-LAST-001",
             "ORD-RECV-002",
             "NETH-LAYOUT-001",
@@ -1302,9 +1304,9 @@ fn rcv_check_order() -> Scenario {
         ],
     );
     setup(&mut r, 0, false);
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_000, 0, 0xA000_0001, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None));
-    let bad_key = |p: Packet| edit(p, |w| w.reth.rkey = 0x9999);
+    let bad_key = |p: Packet| edit(p, |w| w.reth.rkey = Rkey::new(0x9999));
     r.checks(&["RCV-QP-001"]);
     r.inject(
         3_000,
@@ -1392,7 +1394,7 @@ fn ret_error_releases_domain() -> Scenario {
     r.checks(&["RET-ERR-001", "RCV-ACK-003"]);
     let far =
         edit(write(1, 2, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x4_0000, Some(7)), |w| {
-            w.meth.rqmsn = 100
+            w.meth.rqmsn = Rqmsn::new(100)
         });
     r.inject(5_000, 2, 0xA002_0003, &far);
     done(r, 20_000)
@@ -1413,12 +1415,12 @@ fn sender_with(
 }
 
 /// EVs that IPv4 can carry whole (bits 15:0 zero, `ENC-EV-002`).
-fn v4_evs(me: u32, n: u32) -> Vec<u32> {
-    (0..n).map(|i| (0xC000 + (me << 4) + i) << 16).collect()
+fn v4_evs(me: u32, n: u32) -> Vec<Ev> {
+    (0..n).map(|i| Ev::new((0xC000 + (me << 4) + i) << 16)).collect()
 }
 
 /// Sets up the device's QP (no peer) with these EVs.
-fn setup_evs(r: &mut Recorder, psn: u32, evs: Vec<u32>) {
+fn setup_evs(r: &mut Recorder, psn: u32, evs: Vec<Ev>) {
     r.host(0, HostCommand::RegisterRegion(region()));
     r.host(0, HostCommand::CreateQp(QpConfig { evs, ..qp(DUT_QP, PEER_QP, psn) }));
 }
@@ -1430,7 +1432,7 @@ fn wr(k: u32, length: u32, imm: Option<u32>, signaled: bool) -> WorkRequest {
         qpn: Qpn::new(DUT_QP),
         opcode: if imm.is_some() { WrOpcode::WRITE_WITH_IMM } else { WrOpcode::WRITE },
         local_va: 0x4000_0000 + u64::from(k) * 0x1_0000,
-        lkey: 1,
+        lkey: Lkey::new(1),
         remote_va: REGION + u64::from(k) * 0x1_0000,
         rkey: RKEY,
         length,
@@ -1443,7 +1445,8 @@ fn wr(k: u32, length: u32, imm: Option<u32>, signaled: bool) -> WorkRequest {
 /// A SACK from the peer to the device: everything up to `cack` arrived, plus the PSNs of
 /// `bitmap` from `cack + 1`; `trigger` is the packet it answers, `m` its mark, `entropy` the
 /// EV it reflects.
-fn sack_in(cack: u32, bitmap: u64, trigger: u32, m: WireMark, entropy: u32) -> Packet {
+fn sack_in(cack: u32, bitmap: u64, trigger: u32, m: WireMark, entropy: impl Into<Ev>) -> Packet {
+    let entropy = entropy.into();
     let cack = Psn::new(cack);
     Packet::Sack {
         bth: BthRepr::new(Opcode::MRC_SACK, Qpn::new(DUT_QP), cack),
@@ -1462,7 +1465,7 @@ fn sack_in(cack: u32, bitmap: u64, trigger: u32, m: WireMark, entropy: u32) -> P
 }
 
 /// The answer to probe `id` on EV `ev`, with mark `m`.
-fn probe_answer(cack: u32, id: u16, m: WireMark, ev: u32) -> Packet {
+fn probe_answer(cack: u32, id: u16, m: WireMark, ev: impl Into<Ev>) -> Packet {
     let mut p = sack_in(cack, 0, cack, m, ev);
     if let Packet::Sack { seth, .. } = &mut p {
         seth.pr = true;
@@ -1472,7 +1475,8 @@ fn probe_answer(cack: u32, id: u16, m: WireMark, ev: u32) -> Packet {
 }
 
 /// A NACK from the peer for the device's PSN `psn`.
-fn nack_in(psn: u32, reason: NackReason, entropy: u32) -> Packet {
+fn nack_in(psn: u32, reason: NackReason, entropy: impl Into<Ev>) -> Packet {
+    let entropy = entropy.into();
     Packet::Nack {
         bth: BthRepr::new(Opcode::MRC_NACK, Qpn::new(DUT_QP), Psn::new(psn)),
         neth: NethRepr { reason, entropy, nack_psn: Psn::new(psn), ..NethRepr::default() },
@@ -1483,7 +1487,7 @@ fn nack_in(psn: u32, reason: NackReason, entropy: u32) -> Packet {
 fn ack_in(psn: u32, msn: u16, syndrome: u8) -> Packet {
     Packet::Ack {
         bth: BthRepr::new(Opcode::MRC_ACKNOWLEDGE, Qpn::new(DUT_QP), Psn::new(psn)),
-        aeth: AethRepr { syndrome, msn: u32::from(msn) },
+        aeth: AethRepr { syndrome, msn: AethMsn::from(Msn::new(msn)) },
     }
 }
 
@@ -1498,7 +1502,7 @@ fn inject_sack(r: &mut Recorder, at: u64, cack: u32, bitmap: u64, trigger: u32, 
 /// Injects a NACK for the device's PSN `psn`, on the EV the device last used for it.
 fn inject_nack(r: &mut Recorder, at: u64, psn: u32, reason: NackReason) {
     r.run_until(at);
-    let ev = r.sent_ev(PEER_QP, psn).unwrap_or(0xA000_0000);
+    let ev = r.sent_ev(PEER_QP, psn).unwrap_or(Ev::new(0xA000_0000));
     r.inject(at, port_of(ev, 4), ev, &nack_in(psn, reason, ev));
 }
 
@@ -1748,12 +1752,12 @@ fn snd_nack_backoff() -> Scenario {
 /// A template of the device's QP: 16 slots of 64 KiB on each side, 64-byte length units.
 fn template(id: u16, opcode: WrOpcode, signaled: bool) -> Template {
     Template {
-        template_id: id,
+        template_id: TemplateId::new(id),
         enabled: true,
         qpn: Qpn::new(DUT_QP),
         opcode,
         local_base: 0x4000_0000,
-        local_lkey: 1,
+        local_lkey: Lkey::new(1),
         local_region_len: 0x10_0000,
         remote_base: REGION,
         remote_rkey: RKEY,
@@ -1772,7 +1776,8 @@ fn template(id: u16, opcode: WrOpcode, signaled: bool) -> Template {
 
 /// The token value for `template`.
 fn token(template: u16, seq: u16, index: u16, length_units: u16) -> u64 {
-    DoorbellToken { version: 1, template, seq, index, length_units }.to_u64()
+    DoorbellToken { version: 1, template: TemplateId::new(template), seq, index, length_units }
+        .to_u64()
 }
 
 /// Good doorbells expand into messages.
@@ -1889,7 +1894,8 @@ fn db_reject() -> Scenario {
         *at += 500;
     };
     let v = |version: u8, t: u16, seq: u16| {
-        DoorbellToken { version, template: t, seq, index: 0, length_units: 1 }.to_u64()
+        DoorbellToken { version, template: TemplateId::new(t), seq, index: 0, length_units: 1 }
+            .to_u64()
     };
     ring(&mut r, &mut at, &["DB-VERSION-001", "CQE-OPCODE-001"], v(0, 3, 0));
     ring(&mut r, &mut at, &["DB-VERSION-001", "CQE-OPCODE-001"], v(2, 3, 0));
@@ -2304,7 +2310,7 @@ fn ret_retry_exceeded() -> Scenario {
 /// that `finalize` would reset).
 fn crafted(
     packet: &Packet,
-    ev: u32,
+    ev: impl Into<Ev>,
     f: impl FnOnce(&mut FrameRepr),
     g: impl FnOnce(&mut FrameRepr),
 ) -> Vec<u8> {
@@ -2315,10 +2321,11 @@ fn crafted(
 fn crafted_on(
     link: &Link,
     packet: &Packet,
-    ev: u32,
+    ev: impl Into<Ev>,
     f: impl FnOnce(&mut FrameRepr),
     g: impl FnOnce(&mut FrameRepr),
 ) -> Vec<u8> {
+    let ev = ev.into();
     let outer = Outer::from_link(&link.reversed());
     let mut frame =
         packet.to_frame(&outer, ev, &mut |a, l| memory(a, l)).expect("a builder's packet");
@@ -2351,7 +2358,7 @@ fn rcv_lenient() -> Scenario {
             "ENC-UDP-001",
             "ENC-ROCE-001",
             "RCV-OPC-001",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
             "RET-ORDER-001",
         ],
     );
@@ -2440,7 +2447,7 @@ fn rcv_lenient() -> Scenario {
     r.inject_bytes(7_000, 0, b);
     r.checks(&["ENC-UDP-001", "ENC-ROCE-001"]);
     r.inject_bytes(7_500, 0, crafted(&one(6, 64), ev, |f| f.udp.dst_port = 4792, nothing));
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(8_000, 0, ev, &one(6, 64));
     r.checks(&["RCV-OPC-001"]);
     let b = crafted(
@@ -2455,7 +2462,7 @@ fn rcv_lenient() -> Scenario {
         nothing,
     );
     r.inject_bytes(9_000, 0, b);
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(10_000, 0, ev, &one(7, 64));
     done(r, 20_000)
 }
@@ -2583,7 +2590,7 @@ fn rcv_lenient_v6() -> Scenario {
         "Over IPv6, a write whose UDP checksum is 0 and a write whose flow label has bits \
          19:16 set (which carry no part of the EV) are accepted and placed like any other; \
          the SACK of the second reflects its EV without those bits.",
-        &["ENC-UDP-004", "ENC-IPV6-001", "ENC-EV-001", "RCV-PLACE-001", "RET-ORDER-001"],
+        &["ENC-UDP-004", "ENC-IPV6-001", "ENC-EV-001", "RCV-PLACE-003", "RET-ORDER-001"],
         &[Capability::Responder, Capability::Retirement, Capability::Ipv6],
     );
     m.link = v6_link();
@@ -2592,10 +2599,10 @@ fn rcv_lenient_v6() -> Scenario {
     setup(&mut r, 0, false);
     let ev = 0xA000_0123;
     let nothing = |_: &mut FrameRepr| {};
-    r.checks(&["ENC-UDP-004", "RCV-PLACE-001"]);
+    r.checks(&["ENC-UDP-004", "RCV-PLACE-003"]);
     let p0 = write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None);
     r.inject_bytes(1_000, 0, crafted_on(&link, &p0, ev, nothing, |f| f.udp.checksum = 0));
-    r.checks(&["ENC-EV-001", "RCV-PLACE-001"]);
+    r.checks(&["ENC-EV-001", "RCV-PLACE-003"]);
     let p1 = write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x1000, None);
     let b = crafted_on(
         &link,
@@ -2733,7 +2740,7 @@ fn db_bad_templates() -> Scenario {
     for (id, t) in bad {
         r.host(at, HostCommand::SetTemplate(t));
         r.checks(&[id, "TPL-INSTALL-001"]);
-        r.host(at + 100, HostCommand::Doorbell { token: token(t.template_id, 0, 0, 1) });
+        r.host(at + 100, HostCommand::Doorbell { token: token(t.template_id.value(), 0, 0, 1) });
         at += 500;
     }
     r.host(at, HostCommand::SetTemplate(base(19)));

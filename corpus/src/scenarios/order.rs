@@ -19,7 +19,7 @@ fn ret_burst_before_next_input() -> Scenario {
          the same nanosecond: the four retirement flags come, in MSN order, before the DMA \
          write of message 4's packet, since a responder retires what a write makes \
          retirable before it handles its next input.",
-        &["RET-ORDER-002", "RET-ORDER-001", "RET-FLAG-001", "FLAG-ORDER-001", "RCV-PLACE-001"],
+        &["RET-ORDER-002", "RET-ORDER-001", "RET-FLAG-001", "FLAG-ORDER-001", "RCV-PLACE-003"],
     );
     setup(&mut r, 0, false);
     let op = |last: bool, only: bool| match (only, last) {
@@ -27,7 +27,7 @@ fn ret_burst_before_next_input() -> Scenario {
         (false, false) => Opcode::MRC_WRITE_FIRST,
         (false, true) => Opcode::MRC_WRITE_LAST,
     };
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     for k in 1..=3u16 {
         let base = REGION + u64::from(k) * 0x1_0000;
         let p = write(u32::from(k) + 1, k, op(true, true), 0, 256, 256, base, None);
@@ -39,7 +39,7 @@ fn ret_burst_before_next_input() -> Scenario {
     r.checks(&["RET-ORDER-002", "RET-ORDER-001"]);
     r.inject(2_000, 1, 0xA005_0005, &write(1, 0, op(true, false), 1, PMTU, total, REGION, None));
     let b4 = REGION + 0x4_0000;
-    r.checks(&["RET-ORDER-002", "RCV-PLACE-001"]);
+    r.checks(&["RET-ORDER-002", "RCV-PLACE-003"]);
     r.inject(2_000, 2, 0xA006_0006, &write(5, 4, op(false, false), 0, PMTU, total, b4, None));
     r.checks(&["RET-ORDER-001"]);
     r.inject(3_000, 3, 0xA007_0007, &write(6, 4, op(true, false), 1, PMTU, total, b4, None));

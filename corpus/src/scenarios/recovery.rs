@@ -89,7 +89,7 @@ fn single_ev(
     reqs: &[&str],
     cpu: CpuHalf,
     f: impl FnOnce(&mut Manifest),
-) -> (Recorder, u32) {
+) -> (Recorder, Ev) {
     let half = if cpu == CpuHalf::Device { Capability::Recovery } else { Capability::CpuSplit };
     let mut m = manifest(
         name,

@@ -42,7 +42,7 @@ fn rcv_reflect() -> Scenario {
             "RCV-NACK-001",
             "RCV-WIN-002",
             "RCV-SACK-007",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
         ],
         tight_sack_timing,
     );
@@ -51,7 +51,7 @@ fn rcv_reflect() -> Scenario {
     let w0 = quiet(write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None));
     let w1 = write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None);
     let w1 = edit(w1, |w| w.bth.ack_req = true);
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(1_000, 0, 0xA000_0001, &stamped(w0, Some(0x1111)));
     r.checks(&["TSETH-TS-001", "CCS-TS-001"]);
     r.inject(1_100, 1, 0xA001_0002, &stamped(w1, Some(0xBEEF)));
@@ -107,7 +107,7 @@ fn rcv_probe_answer() -> Scenario {
             "RCV-SACK-004",
             "RCV-SACK-001",
             "EV-PROBE-004",
-            "RCV-PLACE-001",
+            "RCV-PLACE-003",
         ],
         &[Capability::Responder, Capability::Paths, Capability::Ipv4],
     );
@@ -135,7 +135,7 @@ fn rcv_probe_answer() -> Scenario {
         r.inject(1_000 + 500 * u64::from(k), k as u16, ev, &probe_with(id, ts, 0x12_3456 + k, f));
     }
     let total = 4 * PMTU;
-    r.checks(&["RCV-PLACE-001"]);
+    r.checks(&["RCV-PLACE-003"]);
     r.inject(
         4_000,
         0,

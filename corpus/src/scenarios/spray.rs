@@ -22,8 +22,8 @@ pub(super) fn builders() -> Vec<Builder> {
 
 /// Backup EVs of the device's QP that IPv4 carries whole (`ENC-EV-002`), after the `n`
 /// primaries of [`v4_evs`].
-fn v4_backups(me: u32, n: u32, k: u32) -> Vec<u32> {
-    (0..k).map(|i| (0xC000 + (me << 4) + n + i) << 16).collect()
+fn v4_backups(me: u32, n: u32, k: u32) -> Vec<Ev> {
+    (0..k).map(|i| Ev::new((0xC000 + (me << 4) + n + i) << 16)).collect()
 }
 
 /// A requester whose QP has `primaries` and `backups` EVs and sprays by `spray`; the EV
@@ -36,7 +36,7 @@ fn spray_recorder(
     primaries: u32,
     backups: u32,
     exact: bool,
-) -> (Recorder, Vec<u32>, Vec<u32>) {
+) -> (Recorder, Vec<Ev>, Vec<Ev>) {
     let r = sender_with(name, description, reqs, |m| {
         m.requires.insert(Capability::Paths);
         m.requires.insert(Capability::CpuSplit);
@@ -65,7 +65,7 @@ fn spray_recorder(
 
 /// Marks, trims, a controller's deny and a probe answer move the pool of a QP of four
 /// primary and two backup EVs; the policy is judged at every packet.
-fn pool_changes(mut r: Recorder, e: &[u32], b: &[u32]) -> Scenario {
+fn pool_changes(mut r: Recorder, e: &[Ev], b: &[Ev]) -> Scenario {
     let qpn = Qpn::new(DUT_QP);
     // PSNs 0 to 5 on the four primaries.
     r.host(1_000, HostCommand::PostWrite(wr(0, 6 * PMTU, None, true)));
@@ -357,8 +357,8 @@ fn snd_spray_window_fit() -> Scenario {
     r.paths([500, 500, 500, 10_000].iter().map(|&delay| Path { delay, dark: None }).collect());
     r.with_peer();
     // Four EVs on the four paths (the path of an EV is its value modulo 4).
-    let evs: Vec<u32> =
-        (0..4u32).map(|i| (0xC000 + (DUT_QP << 4) + i) << 16 | (i * 0x111)).collect();
+    let evs: Vec<Ev> =
+        (0..4u32).map(|i| Ev::new((0xC000 + (DUT_QP << 4) + i) << 16 | (i * 0x111))).collect();
     r.host(0, HostCommand::RegisterRegion(region()));
     r.host(
         0,
@@ -445,8 +445,8 @@ fn snd_spray_window_fit_probe_rtt() -> Scenario {
     r.paths(dark.iter().map(|&dark| Path { delay: 1_000, dark }).collect());
     r.with_peer();
     // Four EVs on the four paths (the path of an EV is its value modulo 4).
-    let evs: Vec<u32> =
-        (0..4u32).map(|i| (0xC000 + (DUT_QP << 4) + i) << 16 | (i * 0x111)).collect();
+    let evs: Vec<Ev> =
+        (0..4u32).map(|i| Ev::new((0xC000 + (DUT_QP << 4) + i) << 16 | (i * 0x111))).collect();
     r.host(0, HostCommand::RegisterRegion(region()));
     r.host(
         0,

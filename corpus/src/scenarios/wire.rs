@@ -120,7 +120,7 @@ fn discard(
     more: &[&'static str],
 ) -> Scenario {
     let v6 = link.is_ipv6();
-    let mut reqs: Vec<&str> = vec!["RCV-FRAME-001", "RCV-PLACE-001"];
+    let mut reqs: Vec<&str> = vec!["RCV-FRAME-001", "RCV-PLACE-003"];
     for id in damages.iter().map(|d| d.requirement(v6)).chain(more.iter().copied()) {
         if !reqs.contains(&id) {
             reqs.push(id);
@@ -143,7 +143,7 @@ fn discard(
         let id = damage.requirement(v6);
         r.checks(&[id]);
         r.inject_bytes(at, port, damaged(&link, &p, ev, damage));
-        r.checks(&[id, "RCV-PLACE-001"]);
+        r.checks(&[id, "RCV-PLACE-003"]);
         r.inject(at + 1_500, port, ev, &p);
     }
     done(r, 1_000 + 3_000 * damages.len() as u64 + 10_000)
@@ -151,7 +151,8 @@ fn discard(
 
 /// The frame of `p` from the peer on `link`, damaged as `damage` says; the builder checks
 /// that the codec names the damage as intended.
-fn damaged(link: &Link, p: &Packet, ev: u32, damage: Damage) -> Vec<u8> {
+fn damaged(link: &Link, p: &Packet, ev: impl Into<Ev>, damage: Damage) -> Vec<u8> {
+    let ev = ev.into();
     let v6 = link.is_ipv6();
     let ip_at = 14 + if link.vlan.is_some() { 4 } else { 0 };
     let udp_at = ip_at + if v6 { 40 } else { 20 };

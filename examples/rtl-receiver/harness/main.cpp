@@ -268,7 +268,7 @@ class Harness {
     log(at, "qp " + std::to_string(p.dest_qp) + " psn " + std::to_string(p.psn) + ": " +
                 rtl::verdict_name(v));
     if (v == rtl::Verdict::Accept && p.payload_len > 0) {
-      // RCV-PLACE-001: one DMA write of the payload at RETH va.
+      // RCV-PLACE-003: one DMA write of the payload at RETH va.
       json dma = {{"event", "dma_write"},
                   {"qpn", p.dest_qp},
                   {"psn", p.psn},

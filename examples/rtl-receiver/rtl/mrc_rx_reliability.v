@@ -17,7 +17,7 @@
 //
 // What it does not do: it never sees payload bytes. Each packet comes in as the header
 // fields a parser would extract; the block answers with a verdict per packet (ACCEPT means
-// "place the payload at RETH va now", RCV-PLACE-001) and with the fields of the SACKs and
+// "place the payload at RETH va now", RCV-PLACE-003) and with the fields of the SACKs and
 // NACKs to send. Framing (Ethernet/IP/UDP headers, checksums, ICRC) is the MAC's job.
 // Message tracking, retirement, completion flags and transport ACKs are a separate block.
 //
@@ -99,7 +99,7 @@ module mrc_rx_reliability #(
     input  wire        rsp_ready,
     output reg         rsp_is_nack,
     output reg  [23:0] rsp_dest_qp,         // the peer QP
-    output reg  [23:0] rsp_psn,             // BTH psn: cack_psn, or nack_psn (OPC-PSN-001)
+    output reg  [23:0] rsp_psn,             // BTH psn: cack_psn, or nack_psn (OPC-PSN-002)
     output reg  [31:0] rsp_ev,              // SETH/NETH entropy, and the EV to send on
     output reg  [15:0] rsp_tx_timestamp,    // reflected (CC_STATE or NETH)
     output reg  [15:0] rsp_ack_psn_offset,  // SACK: signed
@@ -124,7 +124,7 @@ module mrc_rx_reliability #(
     localparam integer CNT_W     = RING_AW + 1;       // counts 0 .. RING_BITS
 
     // Verdicts, one per packet.
-    localparam [3:0] VERDICT_ACCEPT        = 4'd0;  // new and placed (RCV-PLACE-001)
+    localparam [3:0] VERDICT_ACCEPT        = 4'd0;  // new and placed (RCV-PLACE-003)
     localparam [3:0] VERDICT_DUPLICATE     = 4'd1;  // answered with a SACK (RCV-DUP-001)
     localparam [3:0] VERDICT_OUT_OF_WINDOW = 4'd2;  // answered with a NACK (RCV-WIN-002)
     localparam [3:0] VERDICT_UNKNOWN_QP    = 4'd3;  // discarded (RCV-QP-001)
@@ -445,7 +445,7 @@ module mrc_rx_reliability #(
                 end else if (!access_ok) begin
                     verdict <= VERDICT_NO_ACCESS;               // RCV-PLACE-002
                 end else begin
-                    // Accept (RCV-WIN-003, RCV-PLACE-001): mark it received and count it.
+                    // Accept (RCV-WIN-003, RCV-PLACE-003): mark it received and count it.
                     verdict <= VERDICT_ACCEPT;
                     qp_ring[p_slot][p_psn[RING_AW-1:0]] <= 1'b1;
                     qp_ooo[p_slot]   <= qp_ooo[p_slot] + 1'b1;

@@ -14,7 +14,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 
 use openrdma_codec::host::{WorkRequest, WrOpcode};
-use openrdma_codec::{Psn, Qpn};
+use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
+use openrdma_device::DomainId;
 use openrdma_sm::{
     CpuCommand, Endpoint, HostCommand, NicConfig, NicEvent, NicReport, Packet, QpConfig,
     RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy, Timestamp,
@@ -124,7 +125,7 @@ pub struct Pair {
     pub eps: [Endpoint; 2],
     pub now: u64,
     queue: BinaryHeap<Reverse<(InFlight, u64)>>,
-    packets: HashMap<u64, (u32, Packet)>,
+    packets: HashMap<u64, (Ev, Packet)>,
     seq: u64,
     path_rngs: Vec<ChaCha8Rng>,
     /// Last arrival time per (path, destination), for FIFO.
@@ -147,7 +148,7 @@ pub struct Pair {
     pub trace: bool,
 }
 
-pub const RKEY: u32 = 0xBEEF;
+pub const RKEY: Rkey = Rkey::new(0xBEEF);
 pub const REGION_BASE: u64 = 0x1_0000_0000;
 pub const REGION_LEN: u64 = 1 << 32;
 
@@ -172,16 +173,16 @@ impl Pair {
             .unwrap();
             for &(a, b) in &sc.qps {
                 let (me, peer) = if k == 0 { (a, b) } else { (b, a) };
-                let evs: Vec<u32> =
-                    (0..8u32).map(|i| ((me & 0xFF) << 24) | (i << 16) | i).collect();
+                let evs: Vec<Ev> =
+                    (0..8u32).map(|i| Ev::new(((me & 0xFF) << 24) | (i << 16) | i)).collect();
                 ep.handle_host(
                     t0,
                     HostCommand::CreateQp(QpConfig {
                         qpn: Qpn::new(me),
                         peer_qpn: Qpn::new(peer),
-                        initial_psn: sc.initial_psn,
-                        peer_initial_psn: sc.initial_psn,
-                        domain: 0,
+                        initial_psn: Psn::new(sc.initial_psn),
+                        peer_initial_psn: Psn::new(sc.initial_psn),
+                        domain: DomainId::new(0),
                         evs,
                         backup_evs: vec![],
                         spray: sc.spray,
@@ -243,7 +244,7 @@ impl Pair {
                         qpn: Qpn::new(me),
                         opcode: if wwi { WrOpcode::WRITE_WITH_IMM } else { WrOpcode::WRITE },
                         local_va: 0x4000_0000 + u64::from(m) * 0x10000,
-                        lkey: 1,
+                        lkey: Lkey::new(1),
                         remote_va: REGION_BASE
                             + u64::from(peer) * 0x100_0000
                             + u64::from(m) * 0x10000,
@@ -260,13 +261,14 @@ impl Pair {
         }
     }
 
-    fn path_of(&self, ev: u32) -> usize {
+    fn path_of(&self, ev: Ev) -> usize {
+        let ev = ev.value();
         // An ECMP-like hash of the EV.
         let h = ev.wrapping_mul(0x9E37_79B1) >> 16;
         (h as usize) % self.sc.paths.len()
     }
 
-    fn transmit(&mut self, from: usize, ev: u32, packet: Packet) {
+    fn transmit(&mut self, from: usize, ev: Ev, packet: Packet) {
         let to = 1 - from;
         let path = self.path_of(ev);
         let spec = self.sc.paths[path].clone();
@@ -330,7 +332,7 @@ impl Pair {
                     }
                     self.transmit(k, t.ev, t.packet);
                 }
-                while let Some(ev) = self.eps[k].poll_event(now) {
+                while let Some(ev) = self.eps[k].poll_event(now).expect("time moves forward") {
                     any = true;
                     self.record(k, ev);
                 }
@@ -355,7 +357,7 @@ impl Pair {
         match ev {
             NicEvent::DmaWrite(w) => {
                 let c = &mut self.check[1 - k];
-                let key = (w.qpn.value(), w.msn);
+                let key = (w.qpn.value(), w.msn.value());
                 if c.retired.contains(&key) {
                     c.violations.push(format!("write after flag: {key:?} psn {}", w.psn));
                 }
@@ -368,7 +370,7 @@ impl Pair {
             }
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
                 let c = &mut self.check[1 - k];
-                let key = (f.qpn.value(), f.msn);
+                let key = (f.qpn.value(), f.msn.value());
                 if !c.retired.insert(key) {
                     c.violations.push(format!("message {key:?} retired twice"));
                 }
@@ -380,7 +382,7 @@ impl Pair {
                         placed, flag.byte_len
                     ));
                 }
-                c.flags.entry(f.qpn.value()).or_default().push(f.msn);
+                c.flags.entry(f.qpn.value()).or_default().push(f.msn.value());
                 c.flag_order.push(key);
             }
             NicEvent::FlagWrite(_) => {}
@@ -398,7 +400,7 @@ impl Pair {
                 Side::Responder => {
                     self.check[1 - k].recv_completions.push((
                         c.entry.qpn.value(),
-                        c.entry.msn,
+                        c.entry.msn.value(),
                         c.entry.imm,
                     ));
                 }

@@ -18,9 +18,10 @@ use std::sync::Arc;
 
 use openrdma_codec::host::{CompletionRepr, CompletionStatus, FlagRepr, WorkRequest, WrOpcode};
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EethRepr, ImmDtRepr, MethRepr, NackReason, NethRepr, Opcode,
-    Psn, Qpn, RethRepr, SethRepr,
+    AethMsn, AethRepr, BthRepr, CcStateRepr, EethRepr, Ev, ImmDtRepr, Lkey, MethRepr, Msn,
+    NackReason, NethRepr, Opcode, Psn, Qpn, RethRepr, Rkey, Rqmsn, SethRepr,
 };
+use openrdma_device::DomainId;
 use openrdma_sm::{
     CpuCommand, HostCommand, HostError, HostOrPeer, LocalRegion, Nic, NicConfig, NicEvent,
     NicReport, Packet, Payload, QpConfig, Region, Side, Timestamp, Transmit, WritePacket,
@@ -35,16 +36,16 @@ pub const LQP_B: u32 = 0x21;
 /// Peer of [`LQP_B`].
 pub const PEER_B: u32 = 0x11;
 /// The registered region remote writes target.
-pub const RKEY: u32 = 0xBEEF;
+pub const RKEY: Rkey = Rkey::new(0xBEEF);
 /// First byte of the region.
 pub const REGION_BASE: u64 = 0x10_0000;
 /// Length of the region.
 pub const REGION_LEN: u64 = 0x10_0000;
 /// The local key the scripts register over all of memory, readable by the NIC, for the
 /// templates' local regions (`TPL-KEY-001`).
-pub const LKEY: u32 = 0x1111;
+pub const LKEY: Lkey = Lkey::new(0x1111);
 /// A registered region without remote-write access.
-pub const RKEY_RO: u32 = 0xCAFE;
+pub const RKEY_RO: Rkey = Rkey::new(0xCAFE);
 /// First byte of the read-only region.
 pub const RO_BASE: u64 = 0x40_0000;
 /// Receiver flag ring of [`LQP`].
@@ -58,9 +59,9 @@ pub const SEND_FLAG_BASE: u64 = 0x9000;
 /// Slots of sender completion flags.
 pub const SEND_FLAG_SLOTS: u32 = 64;
 /// The EV profile of [`LQP`], in spraying order.
-pub const EVS: [u32; 4] = [0xA0, 0xA1, 0xA2, 0xA3];
+pub const EVS: [Ev; 4] = [Ev::new(0xA0), Ev::new(0xA1), Ev::new(0xA2), Ev::new(0xA3)];
 /// The EV scripts inject packets on unless told otherwise.
-pub const IN_EV: u32 = 0x77;
+pub const IN_EV: Ev = Ev::new(0x77);
 /// Payload granularity of the scripts.
 pub const PMTU: u32 = 1024;
 
@@ -76,9 +77,9 @@ pub fn qp_config(qpn: u32, peer: u32, initial_psn: u32, peer_initial_psn: u32) -
     QpConfig {
         qpn: Qpn::new(qpn),
         peer_qpn: Qpn::new(peer),
-        initial_psn,
-        peer_initial_psn,
-        domain: 0,
+        initial_psn: Psn::new(initial_psn),
+        peer_initial_psn: Psn::new(peer_initial_psn),
+        domain: DomainId::new(0),
         evs: EVS.to_vec(),
         backup_evs: vec![],
         spray: Default::default(),
@@ -100,7 +101,7 @@ pub struct W {
     /// The packet.
     pub pkt: WritePacket,
     /// EV it arrives on.
-    pub ev: u32,
+    pub ev: Ev,
 }
 
 /// The payload bytes of a scripted packet: `len` bytes, each the low byte of the PSN.
@@ -115,7 +116,7 @@ pub fn write(psn: u32, msn: u16, opcode: Opcode, va: u64, len: u32) -> W {
     W {
         pkt: WritePacket {
             bth,
-            meth: MethRepr { rqmsn: 0, msn },
+            meth: MethRepr { rqmsn: Rqmsn::ZERO, msn: Msn::new(msn) },
             tseth: None,
             reth: RethRepr { va, rkey: RKEY, dma_len: len },
             immdt: opcode.has_immediate().then_some(ImmDtRepr { imm: 0 }),
@@ -137,7 +138,7 @@ impl W {
         self
     }
     /// RETH.rkey.
-    pub fn rkey(mut self, k: u32) -> W {
+    pub fn rkey(mut self, k: Rkey) -> W {
         self.pkt.reth.rkey = k;
         self
     }
@@ -148,11 +149,11 @@ impl W {
     }
     /// METH.rqmsn.
     pub fn rqmsn(mut self, r: u16) -> W {
-        self.pkt.meth.rqmsn = r;
+        self.pkt.meth.rqmsn = Rqmsn::new(r);
         self
     }
     /// The EV it arrives on.
-    pub fn ev(mut self, ev: u32) -> W {
+    pub fn ev(mut self, ev: Ev) -> W {
         self.ev = ev;
         self
     }
@@ -185,7 +186,7 @@ pub fn sack(cack: u32, sack_offset: i16, bitmap: u64) -> Packet {
 }
 
 /// A SACK answering probe `probe_id` sent on `ev` (pr = 1, the EV reflected, m = none).
-pub fn probe_answer(cack: u32, ev: u32, probe_id: u16) -> Packet {
+pub fn probe_answer(cack: u32, ev: Ev, probe_id: u16) -> Packet {
     let Packet::Sack { bth, mut seth, cc_state } = sack(cack, 1, 0) else { unreachable!() };
     seth.pr = true;
     seth.entropy = ev;
@@ -205,7 +206,7 @@ pub fn nack(psn: u32, reason: NackReason) -> Packet {
 pub fn aeth(syndrome: u8, msn: u16) -> Packet {
     Packet::Ack {
         bth: BthRepr::new(Opcode::MRC_ACKNOWLEDGE, Qpn::new(LQP), Psn::new(0)),
-        aeth: AethRepr { syndrome, msn: u32::from(msn) },
+        aeth: AethRepr::new(syndrome, AethMsn::from(Msn::new(msn))),
     }
 }
 
@@ -218,7 +219,7 @@ pub fn wr(len: u32, remote_off: u64, flag_slot: u32) -> WorkRequest {
         qpn: Qpn::new(LQP),
         opcode: WrOpcode::WRITE,
         local_va: 0x7000_0000,
-        lkey: 1,
+        lkey: Lkey::new(1),
         remote_va: REGION_BASE + remote_off,
         rkey: RKEY,
         length: len,
@@ -492,7 +493,7 @@ impl Script {
     }
 
     /// A packet from the wire, on `ev`.
-    pub fn inject_packet(&mut self, ev: u32, p: &Packet) -> Result<(), HostOrPeer> {
+    pub fn inject_packet(&mut self, ev: Ev, p: &Packet) -> Result<(), HostOrPeer> {
         self.step(format!("inject ev {ev:#x} {}", brief(p)));
         let r = self.nic.handle_packet(self.now, ev, p);
         self.record.push(format!("-> {r:?}"));
@@ -577,7 +578,7 @@ impl Script {
 
     /// The next packet is a SACK to [`PEER`] with `cack_psn = cack`, `sack_offset = 1` and
     /// this bitmap (bit i = PSN cack + 1 + i). Returns it.
-    pub fn expect_sack(&mut self, cack: u32, bitmap: u64) -> (u32, SethRepr, CcStateRepr) {
+    pub fn expect_sack(&mut self, cack: u32, bitmap: u64) -> (Ev, SethRepr, CcStateRepr) {
         let what = format!("SACK cack {cack} bitmap {bitmap:#b}");
         let t = self.next_tx(&what);
         let Packet::Sack { bth, seth, cc_state } = &t.packet else {
@@ -617,7 +618,7 @@ impl Script {
         let t = self.next_tx(&what);
         match &t.packet {
             Packet::Ack { bth, aeth }
-                if aeth.syndrome == syndrome && aeth.msn == u32::from(msn) =>
+                if aeth.syndrome == syndrome && aeth.msn == AethMsn::from(Msn::new(msn)) =>
             {
                 bth.dest_qp
             }
@@ -650,7 +651,7 @@ impl Script {
     }
 
     /// The next packet is an endpoint response; returns its EV, BTH and EETH.
-    pub fn expect_endpoint_response(&mut self) -> (u32, BthRepr, EethRepr) {
+    pub fn expect_endpoint_response(&mut self) -> (Ev, BthRepr, EethRepr) {
         let t = self.next_tx("an endpoint response");
         match t.packet {
             Packet::EndpointResponse { bth, eeth } => (t.ev, bth, eeth),
@@ -660,7 +661,7 @@ impl Script {
 
     /// The next packet is a data packet with this PSN and opcode; returns its EV and the
     /// packet.
-    pub fn expect_data(&mut self, psn: u32, opcode: Opcode) -> (u32, WritePacket) {
+    pub fn expect_data(&mut self, psn: u32, opcode: Opcode) -> (Ev, WritePacket) {
         let what = format!("{opcode:?} PSN {psn}");
         let t = self.next_tx(&what);
         match t.packet {
@@ -675,7 +676,7 @@ impl Script {
     }
 
     /// The next packet is a retransmission (rtx set) of `psn`; returns its EV and packet.
-    pub fn expect_rtx(&mut self, psn: u32) -> (u32, WritePacket) {
+    pub fn expect_rtx(&mut self, psn: u32) -> (Ev, WritePacket) {
         let what = format!("retransmission of PSN {psn}");
         let t = self.next_tx(&what);
         match t.packet {
@@ -685,7 +686,7 @@ impl Script {
     }
 
     /// The next packet is a probe on `ev`; returns its PSN and probe ID.
-    pub fn expect_probe(&mut self, ev: u32) -> (Psn, u16) {
+    pub fn expect_probe(&mut self, ev: Ev) -> (Psn, u16) {
         let what = format!("PROBE on EV {ev:#x}");
         let t = self.next_tx(&what);
         match t.packet {
@@ -723,12 +724,12 @@ impl Script {
     pub fn expect_flag_on(&mut self, qpn: u32, flag_base: u64, msn: u16, byte_len: u32) {
         let what = format!("responder flag of QP {qpn:#x} MSN {msn} ({byte_len} bytes)");
         let addr = flag_base + u64::from(u32::from(msn) % RECV_FLAG_SLOTS) * 8;
-        let value = FlagRepr::retired(msn, byte_len).to_u64();
+        let value = FlagRepr::retired(Msn::new(msn), byte_len).to_u64();
         match self.next_event(&what) {
             NicEvent::FlagWrite(f)
                 if f.side == Side::Responder
                     && f.qpn == Qpn::new(qpn)
-                    && f.msn == msn
+                    && f.msn == Msn::new(msn)
                     && f.addr == addr
                     && f.value == value => {}
             other => {
@@ -749,7 +750,7 @@ impl Script {
         let addr = RECV_FLAG_BASE + u64::from(u32::from(msn) % RECV_FLAG_SLOTS) * 8;
         match self.next_event(&what) {
             NicEvent::FlagWrite(f)
-                if f.side == Side::Responder && f.msn == msn && f.addr == addr =>
+                if f.side == Side::Responder && f.msn == Msn::new(msn) && f.addr == addr =>
             {
                 let v = FlagRepr::from_u64(f.value);
                 if v.generation != msn || !v.valid || !v.status.is_success() {

@@ -24,14 +24,15 @@ use std::net::Ipv4Addr;
 
 use openrdma_codec::frame::{IpRepr, decode};
 use openrdma_codec::host::{WorkRequest, WrOpcode};
-use openrdma_codec::{EtherType, EthernetAddress, EthernetRepr, IP_PROTO_UDP, Ipv4Repr, Qpn};
+use openrdma_codec::{
+    EtherType, EthernetAddress, EthernetRepr, Ev, IP_PROTO_UDP, Ipv4Repr, Lkey, Psn, Qpn, Rkey,
+};
+use openrdma_device::{DomainId, Payload, Timestamp};
 
-use crate::config::{NicConfig, QpConfig};
-use crate::event::{HostCommand, NicEvent, Region, Transmit};
-use crate::nic::Nic;
-use crate::packet::{FrameWriter, Outer, Packet};
-use openrdma_device::Payload;
-use openrdma_device::Timestamp;
+use openrdma_sm::Nic;
+use openrdma_sm::{FrameWriter, Outer, Packet};
+use openrdma_sm::{HostCommand, NicEvent, Region, Transmit};
+use openrdma_sm::{NicConfig, QpConfig};
 
 /// Path MTU of the transfer.
 pub const PMTU: u32 = 4096;
@@ -59,7 +60,7 @@ enum Step {
     /// `poll_transmit` until it returns nothing.
     Transmit(Timestamp),
     /// `handle_packet`.
-    Packet(Timestamp, u32, Packet),
+    Packet(Timestamp, Ev, Packet),
     /// `poll_event` until it returns nothing.
     Events,
     /// `poll_timeout`.
@@ -211,16 +212,16 @@ impl Loopback {
         for (nic, me, peer) in
             [(&mut requester, req_qp, resp_qp), (&mut responder, resp_qp, req_qp)]
         {
-            let region = Region { rkey: 7, base: 0, len: 1 << 40, remote_write: true };
+            let region = Region { rkey: Rkey::new(7), base: 0, len: 1 << 40, remote_write: true };
             nic.handle_host(t, HostCommand::RegisterRegion(region)).expect("a new region");
             let qp = QpConfig {
                 qpn: Qpn::new(me),
                 peer_qpn: Qpn::new(peer),
-                initial_psn: 0,
-                peer_initial_psn: 0,
-                domain: 0,
+                initial_psn: Psn::new(0),
+                peer_initial_psn: Psn::new(0),
+                domain: DomainId::new(0),
                 // Bits 15:0 zero, so that the EVs survive IPv4 frames (ENC-EV-002).
-                evs: (0..4).map(|k| k << 16).collect(),
+                evs: (0..4).map(|k| Ev::from_halves(k, 0)).collect(),
                 backup_evs: vec![],
                 spray: Default::default(),
                 cc: Default::default(),
@@ -239,9 +240,9 @@ impl Loopback {
                 qpn: Qpn::new(req_qp),
                 opcode: WrOpcode::WRITE,
                 local_va: 0,
-                lkey: 0,
+                lkey: Lkey::new(0),
                 remote_va: u64::from(m) * u64::from(MESSAGE_BYTES),
-                rkey: 7,
+                rkey: Rkey::new(7),
                 length: MESSAGE_BYTES,
                 imm: None,
                 flag_slot: m % 1024,

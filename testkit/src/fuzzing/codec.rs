@@ -4,10 +4,8 @@
 //!
 //! Each function panics only when the codec breaks one of its own promises.
 
-use alloc::vec::Vec;
-
-use crate::frame::{DECODE_RULES, FrameKind, IcrcStatus, decode, decode_captured};
-use crate::wire::LinkType;
+use openrdma_codec::frame::{DECODE_RULES, FrameKind, IcrcStatus, decode, decode_captured};
+use openrdma_codec::wire::LinkType;
 
 /// Frame decode: never panics; every violation and decode error names one of the frame's
 /// own rules (`DecodedFrame::rules`, `frame::DECODE_RULES`); whatever decodes cleanly
@@ -44,21 +42,19 @@ pub fn frame_decode(data: &[u8]) {
     assert_eq!(again.icrc == IcrcStatus::Ok, d.icrc == IcrcStatus::Ok);
 }
 
-#[cfg(feature = "arbitrary")]
 pub use self::repr::repr_roundtrip;
 
-#[cfg(feature = "arbitrary")]
 mod repr {
-    use alloc::vec;
-    use alloc::vec::Vec;
+    use std::vec;
+    use std::vec::Vec;
 
     use arbitrary::{Arbitrary, Unstructured};
 
-    use crate::error::{DecodeError, DecodeErrorKind, EmitError, Violation};
-    use crate::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode, header_stack};
-    use crate::host::{CompletionRepr, DoorbellToken, FlagRepr, WorkRequest};
-    use crate::opcode::{ExtHeader, Opcode};
-    use crate::wire::*;
+    use openrdma_codec::error::{DecodeError, DecodeErrorKind, EmitError, Violation};
+    use openrdma_codec::frame::{Extensions, FrameRepr, IcrcStatus, IpRepr, decode, header_stack};
+    use openrdma_codec::host::{CompletionRepr, DoorbellToken, FlagRepr, WorkRequest};
+    use openrdma_codec::opcode::{ExtHeader, Opcode};
+    use openrdma_codec::wire::*;
 
     /// What the round trip needs of a Repr: the same four functions every Repr has.
     trait Wire: Sized + PartialEq + core::fmt::Debug + for<'a> Arbitrary<'a> {

@@ -35,24 +35,23 @@ use openrdma_codec::host::{
 };
 use openrdma_codec::psn::PSN_MASK;
 use openrdma_codec::{
-    AethRepr, BthRepr, CcStateRepr, EvMark as WireMark, ImmDtRepr, MethRepr, NackReason, NethRepr,
-    Opcode, PethRepr, Psn, Qpn, RethRepr, SethRepr,
+    AethRepr, BthRepr, CcStateRepr, Ev, EvMark as WireMark, ImmDtRepr, Lkey, MethRepr, Msn,
+    NackReason, NethRepr, Opcode, PethRepr, Psn, Qpn, RethRepr, Rkey, Rqmsn, SethRepr, TemplateId,
 };
 
-use crate::config::{
-    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
-};
-use crate::endpoint::Endpoint;
-use crate::error::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
-use crate::ev::EvState;
-use crate::event::{
+use openrdma_device::{DomainId, Payload, Timestamp};
+use openrdma_sm::Endpoint;
+use openrdma_sm::ev::EvState;
+use openrdma_sm::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
+use openrdma_sm::{
     CompletionEvent, CpuCommand, DmaWrite, DoorbellWrite, FlagWrite, HostCommand, LocalRegion,
     NicEvent, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-use crate::nic::{HostOrPeer, Nic, NicStats};
-use crate::packet::{Packet, WritePacket};
-use openrdma_device::Payload;
-use openrdma_device::Timestamp;
+use openrdma_sm::{
+    CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
+};
+use openrdma_sm::{HostOrPeer, Nic, NicStats};
+use openrdma_sm::{Packet, WritePacket};
 
 // ----- reading the input -------------------------------------------------------------------
 
@@ -101,14 +100,14 @@ const PEER: u32 = 0x10;
 const LQP_B: u32 = 0x21;
 const PEER_B: u32 = 0x11;
 /// The writable region remote writes target.
-const RKEY: u32 = 0xBEEF;
+const RKEY: Rkey = Rkey::new(0xBEEF);
 const REGION_BASE: u64 = 0x10_0000;
 const REGION_LEN: u64 = 0x10_0000;
 /// A registered region without remote-write access.
-const RKEY_RO: u32 = 0xCAFE;
+const RKEY_RO: Rkey = Rkey::new(0xCAFE);
 const RO_BASE: u64 = 0x40_0000;
 /// EV profile of the local QP.
-const EVS: [u32; 4] = [0xA0, 0xA1, 0xA2, 0xA3];
+const EVS: [Ev; 4] = [Ev::new(0xA0), Ev::new(0xA1), Ev::new(0xA2), Ev::new(0xA3)];
 /// Slots of the flag rings.
 const FLAG_SLOTS: u32 = 64;
 /// At most this many operations per input, so that one execution stays short.
@@ -156,7 +155,7 @@ fn drain(nic: &mut Nic, now: Timestamp) -> Out {
     out
 }
 
-fn region(rkey: u32, base: u64, remote_write: bool) -> HostCommand {
+fn region(rkey: Rkey, base: u64, remote_write: bool) -> HostCommand {
     HostCommand::RegisterRegion(Region { rkey, base, len: REGION_LEN, remote_write })
 }
 
@@ -164,9 +163,9 @@ fn qp_config(qpn: u32, peer: u32, initial_psn: u32, peer_initial_psn: u32) -> Qp
     QpConfig {
         qpn: Qpn::new(qpn),
         peer_qpn: Qpn::new(peer),
-        initial_psn,
-        peer_initial_psn,
-        domain: 0,
+        initial_psn: Psn::new(initial_psn),
+        peer_initial_psn: Psn::new(peer_initial_psn),
+        domain: DomainId::default(),
         evs: EVS.to_vec(),
         backup_evs: Vec::new(),
         spray: SprayPolicy::RoundRobin,
@@ -197,7 +196,7 @@ struct QpState {
     epsn: Option<Psn>,
     window: Option<(Psn, Psn)>,
     in_error: Option<bool>,
-    evs: Option<Vec<(u32, EvState)>>,
+    evs: Option<Vec<(Ev, EvState)>>,
 }
 
 fn qp_state(nic: &Nic, qpn: u32) -> QpState {
@@ -236,11 +235,11 @@ struct Placement {
     /// (qpn, psn) placed.
     placed: HashSet<(u32, u32)>,
     /// Bytes placed per (qpn, msn).
-    bytes: HashMap<(u32, u16), u64>,
+    bytes: HashMap<(u32, Msn), u64>,
     /// (qpn, msn) whose responder flag was written.
-    retired: HashSet<(u32, u16)>,
+    retired: HashSet<(u32, Msn)>,
     /// Next MSN to retire per retirement domain.
-    next_flag: HashMap<u32, u16>,
+    next_flag: HashMap<u32, Msn>,
     /// Whether a QP failed, so that retirement may skip its purged MSNs.
     any_failed: bool,
 }
@@ -253,7 +252,7 @@ impl Placement {
             assert!(
                 d.va >= REGION_BASE
                     && d.va.checked_add(len).is_some_and(|e| e <= REGION_BASE + REGION_LEN),
-                "RCV-PLACE-001: DMA write of {len} bytes at {:#x} outside the writable region",
+                "RCV-PLACE-003: DMA write of {len} bytes at {:#x} outside the writable region",
                 d.va
             );
             assert!(len <= u64::from(pmtu), "RCV-SEG-001: DMA write of {len} bytes > PMTU");
@@ -286,19 +285,19 @@ impl Placement {
                 f.msn,
                 flag.byte_len
             );
-            let next = self.next_flag.entry(domain(q)).or_insert(0);
+            let next = self.next_flag.entry(domain(q)).or_insert(Msn::ZERO);
             if self.any_failed {
                 // RET-ERR-001: MSNs purged with a failed QP are skipped, never revisited.
                 assert!(
-                    (f.msn.wrapping_sub(*next) as i16) >= 0,
+                    next.is_at_or_before(f.msn),
                     "RET-ORDER-001: MSN {} retired after MSN {}",
                     f.msn,
-                    next.wrapping_sub(1)
+                    next.prev()
                 );
             } else {
                 assert_eq!(f.msn, *next, "RET-ORDER-001: retirement out of MSN order");
             }
-            *next = f.msn.wrapping_add(1);
+            *next = f.msn.next();
         }
     }
 }
@@ -313,10 +312,10 @@ struct Receiver {
     qps: Vec<u32>,
     check: Placement,
     /// Writes injected lately, for duplicates.
-    history: VecDeque<(u32, Packet)>,
+    history: VecDeque<(Ev, Packet)>,
     /// The next MSN and RQMSN a well-behaved sender would use, per QP.
-    next_msn: HashMap<u32, u16>,
-    next_rqmsn: HashMap<u32, u16>,
+    next_msn: HashMap<u32, Msn>,
+    next_rqmsn: HashMap<u32, Rqmsn>,
     bound: usize,
 }
 
@@ -331,7 +330,7 @@ impl Receiver {
     }
 
     /// Injects one packet and checks everything the body promises about it.
-    fn inject(&mut self, ev: u32, p: &Packet) {
+    fn inject(&mut self, ev: Ev, p: &Packet) {
         let qs: Vec<QpState> = self.qps.iter().map(|&q| qp_state(&self.nic, q)).collect();
         let stats = self.nic.stats().clone();
         let entries = self.nic.peer_driven_entries();
@@ -438,7 +437,7 @@ impl Receiver {
     }
 
     /// A write record: see [`receiver`].
-    fn write(&mut self, inp: &mut Input<'_>) -> (u32, Packet) {
+    fn write(&mut self, inp: &mut Input<'_>) -> (Ev, Packet) {
         let f = inp.u8();
         let q = match f & 3 {
             0 | 1 => self.qps[0],
@@ -449,11 +448,10 @@ impl Receiver {
         let epsn = self.epsn(q);
         let psn = psn_near(inp, epsn, epsn.add(self.window));
         let m = inp.u8();
-        let next = self.next_msn.get(&q).copied().unwrap_or(0);
-        let msn =
-            if m < 0xF0 { next.wrapping_add(u16::from(m % 8)).wrapping_sub(2) } else { inp.u16() };
+        let next = self.next_msn.get(&q).copied().unwrap_or(Msn::ZERO);
+        let msn = if m < 0xF0 { next.add(u16::from(m % 8)).sub(2) } else { Msn::new(inp.u16()) };
         let r = inp.u8();
-        let rqmsn = if r < 0xF0 { u16::from(r % 16) } else { inp.u16() };
+        let rqmsn = Rqmsn::new(if r < 0xF0 { u16::from(r % 16) } else { inp.u16() });
         let pmtu = u64::from(self.pmtu);
         let va = match inp.u8() % 4 {
             0 | 1 => REGION_BASE + u64::from(inp.u8()) * pmtu,
@@ -462,7 +460,7 @@ impl Receiver {
         };
         let rkey = match inp.u8() % 8 {
             0 => RKEY_RO,
-            1 => inp.u32(),
+            1 => Rkey::new(inp.u32()),
             _ => RKEY,
         };
         let len = match inp.u8() % 4 {
@@ -485,10 +483,10 @@ impl Receiver {
             meth: MethRepr { rqmsn, msn },
             tseth: None,
             reth: RethRepr { va, rkey, dma_len },
-            immdt: imm.then_some(ImmDtRepr { imm: u32::from(msn) }),
+            immdt: imm.then_some(ImmDtRepr { imm: u32::from(msn.value()) }),
             payload: Payload::Bytes(Arc::from(vec![psn.value() as u8; len as usize])),
         };
-        (u32::from(f >> 5), Packet::Write(w))
+        (Ev::new(u32::from(f >> 5)), Packet::Write(w))
     }
 
     /// A well-formed message of 1 to 4 packets at the next MSN, possibly with a hole or in
@@ -503,13 +501,13 @@ impl Receiver {
         let gap = u32::from(f >> 6);
         let last_len = u32::from(inp.u8()) % (self.pmtu + 1);
         let slot = u64::from(inp.u8() % 64);
-        let msn = self.next_msn.get(&q).copied().unwrap_or(0);
+        let msn = self.next_msn.get(&q).copied().unwrap_or(Msn::ZERO);
         // In shared mode the domain's MSNs are shared by both QPs.
         let peers: Vec<u32> = if self.per_qp { vec![q] } else { self.qps.clone() };
         for p in peers {
-            self.next_msn.insert(p, msn.wrapping_add(1));
+            self.next_msn.insert(p, msn.next());
         }
-        let rqmsn = self.next_rqmsn.get(&q).copied().unwrap_or(0).wrapping_add(1);
+        let rqmsn = self.next_rqmsn.get(&q).copied().unwrap_or(Rqmsn::ZERO).next();
         if wwi {
             self.next_rqmsn.insert(q, rqmsn);
         }
@@ -542,7 +540,7 @@ impl Receiver {
                     rkey: RKEY,
                     dma_len: total,
                 },
-                immdt: (last && wwi).then_some(ImmDtRepr { imm: 0x1000 + u32::from(msn) }),
+                immdt: (last && wwi).then_some(ImmDtRepr { imm: 0x1000 + u32::from(msn.value()) }),
                 payload: Payload::Bytes(Arc::from(vec![psn.value() as u8; len as usize])),
             }));
         }
@@ -671,12 +669,12 @@ pub fn receiver(data: &[u8]) {
                 let p =
                     Packet::Probe { bth: BthRepr::new(Opcode::MRC_PROBE, Qpn::new(q), psn), peth };
                 let before = r.epsn(q);
-                r.inject(0x55, &p);
+                r.inject(Ev::new(0x55), &p);
                 assert_eq!(before, r.epsn(q), "EV-PROBE-004: a probe moved epsn");
             }
             _ => {
                 for p in r.message(&mut inp) {
-                    r.inject(0x66, &p);
+                    r.inject(Ev::new(0x66), &p);
                 }
             }
         }
@@ -747,7 +745,7 @@ impl Sender {
             qpn: Qpn::new(LQP),
             opcode: if wwi { WrOpcode::WRITE_WITH_IMM } else { WrOpcode::WRITE },
             local_va: 0x7000_0000 + id * 0x10000,
-            lkey: 1,
+            lkey: Lkey::new(1),
             remote_va: REGION_BASE + (id % 16) * 0x10000,
             rkey: RKEY,
             length,
@@ -767,7 +765,7 @@ impl Sender {
 
     /// Checks what the NIC produced. `aeth` is the MSN of the transport ACK or NAK that
     /// was just accepted, if the input was one.
-    fn outputs(&mut self, out: &Out, aeth: Option<u16>) {
+    fn outputs(&mut self, out: &Out, aeth: Option<Msn>) {
         for t in &out.tx {
             let Packet::Write(w) = &t.packet else { continue };
             let psn = w.bth.psn;
@@ -775,8 +773,8 @@ impl Sender {
                 assert_eq!(psn, self.next_new, "SND-PSN-001: new PSNs are consecutive");
                 self.next_new = psn.next();
             }
-            let msn = usize::from(w.meth.msn);
-            let Some(m) = self.msgs.get_mut(msn) else {
+            let msn = w.meth.msn;
+            let Some(m) = self.msgs.get_mut(usize::from(msn.value())) else {
                 panic!("data packet for MSN {msn}, never posted")
             };
             assert_eq!(w.reth.dma_len, m.wr.length, "RETH.dma_len of MSN {msn}");
@@ -800,7 +798,7 @@ impl Sender {
             if FlagRepr::from_u64(f.value).status.is_success() {
                 successes.push((
                     f.msn,
-                    self.msgs.get(usize::from(f.msn)).map_or(u64::MAX, |m| m.wr.wr_id),
+                    self.msgs.get(usize::from(f.msn.value())).map_or(u64::MAX, |m| m.wr.wr_id),
                 ));
             }
         }
@@ -810,10 +808,10 @@ impl Sender {
                 panic!("SND-ACK-001: MSN {msn} completed with success without a transport ACK")
             };
             assert!(
-                (a.wrapping_sub(msn) as i16) >= 0,
+                msn.is_at_or_before(a),
                 "SND-ACK-001: AETH MSN {a} does not cover MSN {msn}, which completed"
             );
-            let m = self.msgs.get_mut(usize::from(msn)).expect("completed MSN was posted");
+            let m = self.msgs.get_mut(usize::from(msn.value())).expect("completed MSN was posted");
             assert_eq!(m.wr.wr_id, wr_id, "the completion of MSN {msn} names another request");
             m.done = true;
         }
@@ -838,12 +836,12 @@ impl Sender {
         let qs = qp_state(&self.nic, LQP);
         let pending = self.nic.pending_messages();
         let stats = self.nic.stats().clone();
-        let r = self.nic.handle_packet(self.now, 0x77, p);
+        let r = self.nic.handle_packet(self.now, Ev::new(0x77), p);
         let out = drain(&mut self.nic, self.now);
         match r {
             Ok(()) => {
                 let aeth = match p {
-                    Packet::Ack { aeth, .. } => Some((aeth.msn & 0xFFFF) as u16),
+                    Packet::Ack { aeth, .. } => Some(aeth.msn.msn()),
                     _ => None,
                 };
                 self.outputs(&out, aeth);
@@ -898,7 +896,7 @@ impl Sender {
             };
             (cack, offset, bitmap)
         };
-        let entropy = if f & 0x80 == 0 { EVS[usize::from(f & 3)] } else { inp.u32() };
+        let entropy = if f & 0x80 == 0 { EVS[usize::from(f & 3)] } else { Ev::new(inp.u32()) };
         let seth = SethRepr {
             m: WireMark((f >> 2) & 3),
             pr: f & 0x10 != 0 && !honest,
@@ -927,19 +925,19 @@ impl Sender {
                 continue;
             }
             match m.last_psn {
-                Some(l) if l.distance(cack) <= 0 => msn = Some(i as u16),
+                Some(l) if l.distance(cack) <= 0 => msn = Some(Msn::new(i as u16)),
                 _ => break,
             }
         }
         if let Some(msn) = msn {
-            let aeth = AethRepr { syndrome: AethRepr::ACK_UNLIMITED_CREDIT, msn: u32::from(msn) };
+            let aeth = AethRepr::new(AethRepr::ACK_UNLIMITED_CREDIT, msn.into());
             let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, Qpn::new(LQP), cack);
             self.inject(&Packet::Ack { bth, aeth });
         }
     }
 
-    fn oldest_pending(&self) -> u16 {
-        self.msgs.iter().position(|m| !m.done).unwrap_or(self.msgs.len()) as u16
+    fn oldest_pending(&self) -> Msn {
+        Msn::new(self.msgs.iter().position(|m| !m.done).unwrap_or(self.msgs.len()) as u16)
     }
 
     fn cpu(&mut self, inp: &mut Input<'_>) {
@@ -947,7 +945,7 @@ impl Sender {
         let q = Qpn::new(LQP);
         let ev = |inp: &mut Input<'_>| {
             let b = inp.u8();
-            if b < 0xF0 { EVS[usize::from(b % 4)] } else { 0xB0 + u32::from(b % 4) }
+            if b < 0xF0 { EVS[usize::from(b % 4)] } else { Ev::new(0xB0 + u32::from(b % 4)) }
         };
         let cmd = match inp.u8() % 16 {
             0..=6 => CpuCommand::Retransmit { qpn: q, psn: psn_near(inp, una, nxt) },
@@ -1028,7 +1026,7 @@ pub fn sender(data: &[u8]) {
         ][usize::from(k)],
     };
     if c & 8 != 0 {
-        qp.backup_evs = vec![0xB0, 0xB1];
+        qp.backup_evs = vec![Ev::new(0xB0), Ev::new(0xB1)];
     }
     if c & 0x10 != 0 {
         qp.cc = CongestionControl::FixedWindow { bytes: 4 * 256 };
@@ -1062,7 +1060,7 @@ pub fn sender(data: &[u8]) {
                 let reason = NACK_REASONS[usize::from(inp.u8() % 8)];
                 let (una, nxt) = s.send_window();
                 let psn = psn_near(&mut inp, una, nxt);
-                let neth = NethRepr { reason, entropy: 0x77, nack_psn: psn, ..NethRepr::default() };
+                let neth = NethRepr::new(reason, psn, Ev::new(0x77));
                 let bth = BthRepr::new(Opcode::MRC_NACK, Qpn::new(LQP), psn);
                 s.inject(&Packet::Nack { bth, neth });
             }
@@ -1076,11 +1074,11 @@ pub fn sender(data: &[u8]) {
                 };
                 let b = inp.u8();
                 let msn = if b < 0xF0 {
-                    s.oldest_pending().wrapping_add(u16::from(b % 8)).wrapping_sub(2)
+                    s.oldest_pending().add(u16::from(b % 8)).sub(2)
                 } else {
-                    inp.u16()
+                    Msn::new(inp.u16())
                 };
-                let aeth = AethRepr { syndrome, msn: u32::from(msn) };
+                let aeth = AethRepr::new(syndrome, msn.into());
                 let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, Qpn::new(LQP), Psn::ZERO);
                 s.inject(&Packet::Ack { bth, aeth });
             }
@@ -1100,7 +1098,11 @@ pub fn sender(data: &[u8]) {
             8 => s.post(&mut inp),
             _ => {
                 let b = inp.u8();
-                let ev = if b < 0xF0 { EVS[usize::from(b % 4)] } else { 0xB0 + u32::from(b % 2) };
+                let ev = if b < 0xF0 {
+                    EVS[usize::from(b % 4)]
+                } else {
+                    Ev::new(0xB0 + u32::from(b % 2))
+                };
                 let id = inp.u16();
                 let (una, _) = s.send_window();
                 let seth = SethRepr {
@@ -1142,14 +1144,14 @@ struct Direction {
     /// PSNs placed at the receiver.
     placed: HashSet<u32>,
     /// Bytes placed per MSN.
-    bytes: HashMap<u16, u64>,
+    bytes: HashMap<Msn, u64>,
     /// Retirement flags in the order written.
-    flags: Vec<u16>,
-    retired: HashSet<u16>,
+    flags: Vec<Msn>,
+    retired: HashSet<Msn>,
     /// Sender completions by wr_id.
     completions: HashMap<u64, CompletionStatus>,
     /// Receive completions (Write-with-Immediate): (MSN, immediate).
-    immediates: Vec<(u16, u32)>,
+    immediates: Vec<(Msn, u32)>,
 }
 
 #[derive(Debug)]
@@ -1159,7 +1161,7 @@ struct Fabric {
     npaths: usize,
     /// Arrivals: (time, sequence) -> (destination, EV, packet).
     queue: BinaryHeap<Reverse<(u64, u64)>>,
-    packets: HashMap<u64, (usize, u32, Packet)>,
+    packets: HashMap<u64, (usize, Ev, Packet)>,
     /// Last arrival per (path, destination): paths are FIFO for delivered packets.
     path_last: HashMap<(usize, usize), u64>,
     seq: u64,
@@ -1173,11 +1175,11 @@ fn pair_qpn(k: usize) -> u32 {
 }
 
 impl Fabric {
-    fn path_of(&self, ev: u32) -> usize {
-        (ev.wrapping_mul(0x9E37_79B1) >> 16) as usize % self.npaths
+    fn path_of(&self, ev: Ev) -> usize {
+        (ev.value().wrapping_mul(0x9E37_79B1) >> 16) as usize % self.npaths
     }
 
-    fn send(&mut self, from: usize, ev: u32, packet: Packet, fate: Fate) {
+    fn send(&mut self, from: usize, ev: Ev, packet: Packet, fate: Fate) {
         let to = 1 - from;
         let path = self.path_of(ev);
         let delay = 400 + 150 * path as u64;
@@ -1222,7 +1224,7 @@ impl Fabric {
                     };
                     self.send(k, t.ev, t.packet, fate);
                 }
-                while let Some(e) = self.eps[k].poll_event(now) {
+                while let Some(e) = self.eps[k].poll_event(now).expect("time moves forward") {
                     any = true;
                     self.record(k, e);
                 }
@@ -1241,7 +1243,7 @@ impl Fabric {
                 let len = u64::from(w.payload.len());
                 assert!(
                     w.va >= REGION_BASE && w.va + len <= REGION_BASE + 0x100_0000,
-                    "RCV-PLACE-001: DMA outside the region at {:#x}",
+                    "RCV-PLACE-003: DMA outside the region at {:#x}",
                     w.va
                 );
                 assert!(
@@ -1277,7 +1279,7 @@ impl Fabric {
                         "SND-ACK-001: MSN {} completed with success but never retired",
                         e.msn
                     );
-                    let (id, len, _) = d.posted[usize::from(e.msn)];
+                    let (id, len, _) = d.posted[usize::from(e.msn.value())];
                     assert_eq!((e.wr_id, e.byte_len), (id, len), "completion of MSN {}", e.msn);
                 }
             }
@@ -1343,7 +1345,7 @@ pub fn pair(data: &[u8]) {
         let r = Region { rkey: RKEY, base: REGION_BASE, len: 0x100_0000, remote_write: true };
         ep.handle_host(t0, HostCommand::RegisterRegion(r)).expect("region");
         let mut qp = qp_config(me, peer, 0, 0);
-        qp.evs = (0..8u32).map(|i| (me << 24) | (i << 16) | i).collect();
+        qp.evs = (0..8u32).map(|i| Ev::new((me << 24) | (i << 16) | i)).collect();
         qp.spray = spray;
         ep.handle_host(t0, HostCommand::CreateQp(qp)).expect("QP");
     }
@@ -1364,7 +1366,7 @@ pub fn pair(data: &[u8]) {
                 qpn: Qpn::new(pair_qpn(k)),
                 opcode: if imm.is_some() { WrOpcode::WRITE_WITH_IMM } else { WrOpcode::WRITE },
                 local_va: 0x7000_0000,
-                lkey: 1,
+                lkey: Lkey::new(1),
                 remote_va: REGION_BASE + u64::from(m) * 0x2_0000,
                 rkey: RKEY,
                 length,
@@ -1435,18 +1437,18 @@ pub fn pair(data: &[u8]) {
                 "stall: endpoint {k} MSN {msn} never completed although the pair is idle"
             );
             assert_eq!(
-                d.bytes.get(&(msn as u16)).copied().unwrap_or(0),
+                d.bytes.get(&Msn::new(msn as u16)).copied().unwrap_or(0),
                 u64::from(len),
                 "MSN {msn} bytes"
             );
         }
-        let order: Vec<u16> = (0..d.posted.len() as u16).collect();
+        let order: Vec<Msn> = (0..d.posted.len() as u16).map(Msn::new).collect();
         assert_eq!(d.flags, order, "RET-ORDER-001: retirement order of endpoint {k}'s messages");
-        let imms: Vec<(u16, u32)> = d
+        let imms: Vec<(Msn, u32)> = d
             .posted
             .iter()
             .enumerate()
-            .filter_map(|(m, p)| p.2.map(|imm| (m as u16, imm)))
+            .filter_map(|(m, p)| p.2.map(|imm| (Msn::new(m as u16), imm)))
             .collect();
         assert_eq!(d.immediates, imms, "CQE-RECV-001: immediates of endpoint {k}'s messages");
     }
@@ -1542,9 +1544,9 @@ fn reject_status(r: &DoorbellReject) -> CompletionStatus {
 
 /// The doorbell body's local registrations (`TPL-KEY-001`): every address, readable; every
 /// address, not readable; the first 256 MiB, readable.
-const LKEY_ALL: u32 = 1;
-const LKEY_NO_READ: u32 = 2;
-const LKEY_LOW: u32 = 3;
+const LKEY_ALL: Lkey = Lkey::new(1);
+const LKEY_NO_READ: Lkey = Lkey::new(2);
+const LKEY_LOW: Lkey = Lkey::new(3);
 const LOCAL_REGIONS: [LocalRegion; 3] = [
     LocalRegion { lkey: LKEY_ALL, base: 0, len: u64::MAX, local_read: true },
     LocalRegion { lkey: LKEY_NO_READ, base: 0, len: u64::MAX, local_read: false },
@@ -1596,7 +1598,7 @@ fn template_from(inp: &mut Input<'_>) -> Template {
         _ => inp.u32(),
     };
     Template {
-        template_id: if m & 1 == 0 { u16::from(inp.u8() % 4) } else { inp.u16() },
+        template_id: TemplateId::new(if m & 1 == 0 { u16::from(inp.u8() % 4) } else { inp.u16() }),
         enabled: m & 2 == 0,
         qpn: if m & 4 == 0 { Qpn::new(LQP) } else { Qpn::new(inp.u24()) },
         opcode: match inp.u8() % 4 {
@@ -1609,11 +1611,11 @@ fn template_from(inp: &mut Input<'_>) -> Template {
             k if k % 8 <= 4 => LKEY_ALL,
             k if k % 8 == 5 => LKEY_NO_READ,
             k if k % 8 == 6 => LKEY_LOW,
-            k => k,
+            k => Lkey::new(k),
         },
         local_region_len,
         remote_base,
-        remote_rkey: inp.u32(),
+        remote_rkey: Rkey::new(inp.u32()),
         remote_region_len,
         slots: match inp.u8() % 4 {
             0 => 1,
@@ -1640,7 +1642,7 @@ struct Doorbells {
     nic: Nic,
     now: Timestamp,
     /// What the body believes is installed: template and expected seq, by ID.
-    installed: HashMap<u16, (Template, u16)>,
+    installed: HashMap<TemplateId, (Template, u16)>,
     /// Requests accepted and not yet seen starting on the wire, in order.
     starting: VecDeque<WorkRequest>,
 }
@@ -1882,8 +1884,9 @@ pub fn doorbell(data: &[u8]) {
         match inp.u8() % 8 {
             0..=5 => {
                 let m = inp.u8();
-                let template =
-                    if m & 3 == 0 { inp.u16() & 0xFFF } else { current.template_id & 0xFFF };
+                let template = TemplateId::new(
+                    if m & 3 == 0 { inp.u16() } else { current.template_id.value() } & 0xFFF,
+                );
                 let version = if m & 4 == 0 { 1 } else { inp.u8() & 0xF };
                 let expected = d.installed.get(&template).map_or(0, |s| s.1);
                 let seq = match (m >> 3) & 7 {

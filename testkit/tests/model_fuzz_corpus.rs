@@ -31,20 +31,20 @@ fn replay(target: &str, body: fn(&[u8])) {
 
 #[test]
 fn receiver_corpus() {
-    replay("receiver", openrdma_sm::fuzzing::receiver);
+    replay("receiver", openrdma_testkit::fuzzing::receiver);
 }
 
 #[test]
 fn sender_corpus() {
-    replay("sender", openrdma_sm::fuzzing::sender);
+    replay("sender", openrdma_testkit::fuzzing::sender);
 }
 
 #[test]
 fn pair_corpus() {
-    replay("pair", openrdma_sm::fuzzing::pair);
+    replay("pair", openrdma_testkit::fuzzing::pair);
 }
 
 #[test]
 fn doorbell_corpus() {
-    replay("doorbell", openrdma_sm::fuzzing::doorbell);
+    replay("doorbell", openrdma_testkit::fuzzing::doorbell);
 }

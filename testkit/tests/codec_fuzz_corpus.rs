@@ -20,25 +20,24 @@ fn frame_decode_corpus() {
     assert!(!c.is_empty());
     for (name, data) in c {
         eprintln!("{name}");
-        openrdma_codec::fuzzing::frame_decode(&data);
+        openrdma_testkit::fuzzing::frame_decode(&data);
         // Every prefix too: truncation anywhere must be handled.
         for n in 0..data.len() {
-            openrdma_codec::fuzzing::frame_decode(&data[..n]);
+            openrdma_testkit::fuzzing::frame_decode(&data[..n]);
         }
     }
 }
 
-#[cfg(feature = "arbitrary")]
 #[test]
 fn repr_roundtrip_corpus() {
     let c = corpus("repr_roundtrip");
     assert!(!c.is_empty());
     for (name, data) in c {
         eprintln!("{name}");
-        openrdma_codec::fuzzing::repr_roundtrip(&data);
+        openrdma_testkit::fuzzing::repr_roundtrip(&data);
         // Every suffix too: the same records, read from another starting point.
         for n in 1..data.len().min(64) {
-            openrdma_codec::fuzzing::repr_roundtrip(&data[n..]);
+            openrdma_testkit::fuzzing::repr_roundtrip(&data[n..]);
         }
     }
 }

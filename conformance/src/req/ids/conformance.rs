@@ -1,0 +1,517 @@
+//! The clauses of `conformance.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `CONF-DEV-001`: MUST, suite.
+pub const CONF_DEV_001: Clause = Clause(34);
+/// `CONF-DEV-002`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_DEV_002: Clause = Clause(35);
+/// `CONF-DEV-002.a`: MUST, adapter.
+pub const CONF_DEV_002_A: Clause = Clause(36);
+/// `CONF-DEV-002.b`: MUST, adapter.
+pub const CONF_DEV_002_B: Clause = Clause(37);
+/// `CONF-DEV-003`: MUST, suite.
+pub const CONF_DEV_003: Clause = Clause(38);
+/// `CONF-DEV-004`: MUST, adapter.
+pub const CONF_DEV_004: Clause = Clause(39);
+/// `CONF-DEV-005`: MUST, suite.
+pub const CONF_DEV_005: Clause = Clause(40);
+/// `CONF-DEV-006`: MUST, adapter.
+pub const CONF_DEV_006: Clause = Clause(41);
+/// `CONF-MEM-001`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_MEM_001: Clause = Clause(42);
+/// `CONF-MEM-001.a`: MUST, adapter.
+pub const CONF_MEM_001_A: Clause = Clause(43);
+/// `CONF-MEM-001.b`: MUST, adapter.
+pub const CONF_MEM_001_B: Clause = Clause(44);
+/// `CONF-FMT-001`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_FMT_001: Clause = Clause(45);
+/// `CONF-FMT-001.a`: MUST, suite.
+pub const CONF_FMT_001_A: Clause = Clause(46);
+/// `CONF-FMT-001.b`: MUST, suite.
+pub const CONF_FMT_001_B: Clause = Clause(47);
+/// `CONF-FMT-001.c`: MUST, suite.
+pub const CONF_FMT_001_C: Clause = Clause(48);
+/// `CONF-FMT-007`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_FMT_007: Clause = Clause(49);
+/// `CONF-FMT-007.a`: MUST, suite.
+pub const CONF_FMT_007_A: Clause = Clause(50);
+/// `CONF-FMT-007.b`: MUST, suite.
+pub const CONF_FMT_007_B: Clause = Clause(51);
+/// `CONF-FMT-007.c`: MUST, suite.
+pub const CONF_FMT_007_C: Clause = Clause(52);
+/// `CONF-FMT-008`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_FMT_008: Clause = Clause(53);
+/// `CONF-FMT-008.a`: MUST, suite.
+pub const CONF_FMT_008_A: Clause = Clause(54);
+/// `CONF-FMT-008.b`: MUST, suite.
+pub const CONF_FMT_008_B: Clause = Clause(55);
+/// `CONF-FMT-009`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_FMT_009: Clause = Clause(56);
+/// `CONF-FMT-009.a`: MUST, suite.
+pub const CONF_FMT_009_A: Clause = Clause(57);
+/// `CONF-FMT-009.b`: MUST, suite.
+pub const CONF_FMT_009_B: Clause = Clause(58);
+/// `CONF-FMT-011`: MUST, suite.
+pub const CONF_FMT_011: Clause = Clause(59);
+/// `CONF-FMT-002`: MUST, suite.
+pub const CONF_FMT_002: Clause = Clause(60);
+/// `CONF-FMT-003`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_FMT_003: Clause = Clause(61);
+/// `CONF-FMT-003.a`: MUST, suite.
+pub const CONF_FMT_003_A: Clause = Clause(62);
+/// `CONF-FMT-003.b`: MUST, suite.
+pub const CONF_FMT_003_B: Clause = Clause(63);
+/// `CONF-FMT-004`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_FMT_004: Clause = Clause(64);
+/// `CONF-FMT-004.a`: MUST, suite.
+pub const CONF_FMT_004_A: Clause = Clause(65);
+/// `CONF-FMT-004.b`: MUST, suite.
+pub const CONF_FMT_004_B: Clause = Clause(66);
+/// `CONF-FMT-004.c`: MUST, suite.
+pub const CONF_FMT_004_C: Clause = Clause(67);
+/// `CONF-FMT-005`: MUST, suite.
+pub const CONF_FMT_005: Clause = Clause(68);
+/// `CONF-FMT-010`: MUST, suite.
+pub const CONF_FMT_010: Clause = Clause(69);
+/// `CONF-FMT-006`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_FMT_006: Clause = Clause(70);
+/// `CONF-FMT-006.a`: MUST, suite.
+pub const CONF_FMT_006_A: Clause = Clause(71);
+/// `CONF-FMT-006.b`: MUST, suite.
+pub const CONF_FMT_006_B: Clause = Clause(72);
+/// `CONF-FMT-006.c`: MUST, suite.
+pub const CONF_FMT_006_C: Clause = Clause(73);
+/// `CONF-GEN-001`: MUST, suite.
+pub const CONF_GEN_001: Clause = Clause(74);
+/// `CONF-GEN-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-GEN-007, which lets a scenario that requires `spray-policies` record over paths of different delays."]
+pub const CONF_GEN_002: Clause = Clause(75);
+/// `CONF-GEN-003`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-GEN-005, under which a recording may also leave the CPU half to the runner's reference agent or to the device."]
+pub const CONF_GEN_003: Clause = Clause(76);
+/// `CONF-GEN-005`, its clauses (a) to (d) together: MUST, suite.
+pub const CONF_GEN_005: Clause = Clause(77);
+/// `CONF-GEN-005.a`: MUST, suite.
+pub const CONF_GEN_005_A: Clause = Clause(78);
+/// `CONF-GEN-005.b`: MUST, suite.
+pub const CONF_GEN_005_B: Clause = Clause(79);
+/// `CONF-GEN-005.c`: MUST, suite.
+pub const CONF_GEN_005_C: Clause = Clause(80);
+/// `CONF-GEN-005.d`: MUST, suite.
+pub const CONF_GEN_005_D: Clause = Clause(81);
+/// `CONF-GEN-004`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-GEN-008, under which a variant passes every scenario whose capabilities it claims rather than every scenario."]
+pub const CONF_GEN_004: Clause = Clause(82);
+/// `CONF-GEN-007`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_GEN_007: Clause = Clause(83);
+/// `CONF-GEN-007.a`: MUST, suite.
+pub const CONF_GEN_007_A: Clause = Clause(84);
+/// `CONF-GEN-007.b`: MAY, suite.
+pub const CONF_GEN_007_B: Clause = Clause(85);
+/// `CONF-GEN-008`, its clauses (a) to (d) together: MUST, suite.
+pub const CONF_GEN_008: Clause = Clause(86);
+/// `CONF-GEN-008.a`: MUST, suite.
+pub const CONF_GEN_008_A: Clause = Clause(87);
+/// `CONF-GEN-008.b`: MUST, suite.
+pub const CONF_GEN_008_B: Clause = Clause(88);
+/// `CONF-GEN-008.c`: MUST, suite.
+pub const CONF_GEN_008_C: Clause = Clause(89);
+/// `CONF-GEN-008.d`: MUST, suite.
+pub const CONF_GEN_008_D: Clause = Clause(90);
+/// `CONF-RUN-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-RUN-005, which bounds the length of a batch when the runner plays the CPU half."]
+pub const CONF_RUN_001: Clause = Clause(91);
+/// `CONF-RUN-005`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-RUN-008, under which a batch also ends at a hold point and records are delivered at their time plus the lag."]
+pub const CONF_RUN_005: Clause = Clause(92);
+/// `CONF-RUN-007`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_RUN_007: Clause = Clause(93);
+/// `CONF-RUN-007.a`: MUST, suite.
+pub const CONF_RUN_007_A: Clause = Clause(94);
+/// `CONF-RUN-007.b`: MUST, suite.
+pub const CONF_RUN_007_B: Clause = Clause(95);
+/// `CONF-RUN-008`: MUST, suite.
+pub const CONF_RUN_008: Clause = Clause(96);
+/// `CONF-RUN-002`: MUST, suite.
+pub const CONF_RUN_002: Clause = Clause(97);
+/// `CONF-RUN-003`: MUST, suite.
+pub const CONF_RUN_003: Clause = Clause(98);
+/// `CONF-RUN-006`: MUST, suite.
+pub const CONF_RUN_006: Clause = Clause(99);
+/// `CONF-RUN-004`: MUST, suite.
+pub const CONF_RUN_004: Clause = Clause(100);
+/// `CONF-MAP-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-MAP-002, under which the answer to a probe follows the device's probe when a CPU half runs during the replay."]
+pub const CONF_MAP_001: Clause = Clause(101);
+/// `CONF-MAP-002`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_MAP_002: Clause = Clause(102);
+/// `CONF-MAP-002.a`: MUST, suite.
+pub const CONF_MAP_002_A: Clause = Clause(103);
+/// `CONF-MAP-002.b`: MUST, suite.
+pub const CONF_MAP_002_B: Clause = Clause(104);
+/// `CONF-MAP-002.c`: MUST, suite.
+pub const CONF_MAP_002_C: Clause = Clause(105);
+/// `CONF-MAP-003`: MUST, suite.
+pub const CONF_MAP_003: Clause = Clause(106);
+/// `CONF-CMP-001`: MUST, suite.
+pub const CONF_CMP_001: Clause = Clause(107);
+/// `CONF-CMP-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-026, which judges the entropy value by the EV states the scenario sets (CONF-CMP-027) and, under `spray-policies`, exactly (CONF-CMP-028), and compares the TSETH fields other than the timestamp."]
+pub const CONF_CMP_002: Clause = Clause(108);
+/// `CONF-CMP-003`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-027, under which a retransmission may reuse the EV of the previous transmission when no other EV is certainly usable, and a resend of REC-RTO-004 may too."]
+pub const CONF_CMP_003: Clause = Clause(109);
+/// `CONF-CMP-018`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-027, which allows the reuse SND-RTX-002 allows whenever no other EV is certainly usable, a profile of one EV included."]
+pub const CONF_CMP_018: Clause = Clause(110);
+/// `CONF-CMP-026`, its clauses (a) to (e) together: MUST, suite.
+pub const CONF_CMP_026: Clause = Clause(111);
+/// `CONF-CMP-026.a`: MUST, suite.
+pub const CONF_CMP_026_A: Clause = Clause(112);
+/// `CONF-CMP-026.b`: MUST, suite.
+pub const CONF_CMP_026_B: Clause = Clause(113);
+/// `CONF-CMP-026.c`: MUST, suite.
+pub const CONF_CMP_026_C: Clause = Clause(114);
+/// `CONF-CMP-026.d`: MUST, suite.
+pub const CONF_CMP_026_D: Clause = Clause(115);
+/// `CONF-CMP-026.e`: MUST, suite.
+pub const CONF_CMP_026_E: Clause = Clause(116);
+/// `CONF-CMP-004`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-019, which says which commands excuse a retransmission when the CPU half is inside the device."]
+pub const CONF_CMP_004: Clause = Clause(117);
+/// `CONF-CMP-019`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_CMP_019: Clause = Clause(118);
+/// `CONF-CMP-019.a`: MUST, suite.
+pub const CONF_CMP_019_A: Clause = Clause(119);
+/// `CONF-CMP-019.b`: MUST, suite.
+pub const CONF_CMP_019_B: Clause = Clause(120);
+/// `CONF-CMP-019.c`: MUST, suite.
+pub const CONF_CMP_019_C: Clause = Clause(121);
+/// `CONF-CMP-005`, its clauses (a) to (b) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-037, which matches NACKs by (QP, `nack_psn`) and holds the BTH PSN of NACKs and probes as a MUST (OPC-PSN-002)."]
+pub const CONF_CMP_005: Clause = Clause(122);
+/// `CONF-CMP-005.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-037, which matches NACKs by (QP, `nack_psn`) and holds the BTH PSN of NACKs and probes as a MUST (OPC-PSN-002)."]
+pub const CONF_CMP_005_A: Clause = Clause(123);
+/// `CONF-CMP-005.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-037, which matches NACKs by (QP, `nack_psn`) and holds the BTH PSN of NACKs and probes as a MUST (OPC-PSN-002)."]
+pub const CONF_CMP_005_B: Clause = Clause(124);
+/// `CONF-CMP-037`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_CMP_037: Clause = Clause(125);
+/// `CONF-CMP-037.a`: MUST, suite.
+pub const CONF_CMP_037_A: Clause = Clause(126);
+/// `CONF-CMP-037.b`: MUST, suite.
+pub const CONF_CMP_037_B: Clause = Clause(127);
+/// `CONF-CMP-006`, its clauses (a) to (i) together: MUST, suite.
+pub const CONF_CMP_006: Clause = Clause(128);
+/// `CONF-CMP-006.a`: MUST, suite.
+pub const CONF_CMP_006_A: Clause = Clause(129);
+/// `CONF-CMP-006.b`: MUST, suite.
+pub const CONF_CMP_006_B: Clause = Clause(130);
+/// `CONF-CMP-006.c`: MUST, suite.
+pub const CONF_CMP_006_C: Clause = Clause(131);
+/// `CONF-CMP-006.d`: MUST, suite.
+pub const CONF_CMP_006_D: Clause = Clause(132);
+/// `CONF-CMP-006.e`: MUST, suite.
+pub const CONF_CMP_006_E: Clause = Clause(133);
+/// `CONF-CMP-006.f`: MUST, suite.
+pub const CONF_CMP_006_F: Clause = Clause(134);
+/// `CONF-CMP-006.g`: MUST, suite.
+pub const CONF_CMP_006_G: Clause = Clause(135);
+/// `CONF-CMP-006.h`: MUST, suite.
+pub const CONF_CMP_006_H: Clause = Clause(136);
+/// `CONF-CMP-006.i`: MUST, suite.
+pub const CONF_CMP_006_I: Clause = Clause(137);
+/// `CONF-CMP-007`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_CMP_007: Clause = Clause(138);
+/// `CONF-CMP-007.a`: MUST, suite.
+pub const CONF_CMP_007_A: Clause = Clause(139);
+/// `CONF-CMP-007.b`: MUST, suite.
+pub const CONF_CMP_007_B: Clause = Clause(140);
+/// `CONF-CMP-008`, its clauses (a) to (b) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-034, which judges placement by the bytes that land, whatever the number and size of the writes that carry them."]
+pub const CONF_CMP_008: Clause = Clause(141);
+/// `CONF-CMP-008.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-034, which judges placement by the bytes that land, whatever the number and size of the writes that carry them."]
+pub const CONF_CMP_008_A: Clause = Clause(142);
+/// `CONF-CMP-008.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-034, which judges placement by the bytes that land, whatever the number and size of the writes that carry them."]
+pub const CONF_CMP_008_B: Clause = Clause(143);
+/// `CONF-CMP-034`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_CMP_034: Clause = Clause(144);
+/// `CONF-CMP-034.a`: MUST, suite.
+pub const CONF_CMP_034_A: Clause = Clause(145);
+/// `CONF-CMP-034.b`: MUST, suite.
+pub const CONF_CMP_034_B: Clause = Clause(146);
+/// `CONF-CMP-034.c`: MUST, suite.
+pub const CONF_CMP_034_C: Clause = Clause(147);
+/// `CONF-CMP-009`: MUST, suite.
+pub const CONF_CMP_009: Clause = Clause(148);
+/// `CONF-CMP-010`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-020, which compares `EvState` reports where a scenario expects them and no report where the CPU half is inside the device."]
+pub const CONF_CMP_010: Clause = Clause(149);
+/// `CONF-CMP-020`, its clauses (a) to (e) together: MUST, suite.
+pub const CONF_CMP_020: Clause = Clause(150);
+/// `CONF-CMP-020.a`: MUST, suite.
+pub const CONF_CMP_020_A: Clause = Clause(151);
+/// `CONF-CMP-020.b`: MUST, suite.
+pub const CONF_CMP_020_B: Clause = Clause(152);
+/// `CONF-CMP-020.c`: MUST, suite.
+pub const CONF_CMP_020_C: Clause = Clause(153);
+/// `CONF-CMP-020.d`: MUST, suite.
+pub const CONF_CMP_020_D: Clause = Clause(154);
+/// `CONF-CMP-020.e`: MUST, suite.
+pub const CONF_CMP_020_E: Clause = Clause(155);
+/// `CONF-CMP-011`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-013, under which the divergence a report shows first is the earliest one that breaks a MUST, not the earliest of all: a scenario that fails is explained by what failed it."]
+pub const CONF_CMP_011: Clause = Clause(156);
+/// `CONF-CMP-013`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_CMP_013: Clause = Clause(157);
+/// `CONF-CMP-013.a`: MUST, suite.
+pub const CONF_CMP_013_A: Clause = Clause(158);
+/// `CONF-CMP-013.b`: MUST, suite.
+pub const CONF_CMP_013_B: Clause = Clause(159);
+/// `CONF-CMP-021`, its clauses (a) to (g) together: MUST, suite.
+pub const CONF_CMP_021: Clause = Clause(160);
+/// `CONF-CMP-021.a`: MUST, suite.
+pub const CONF_CMP_021_A: Clause = Clause(161);
+/// `CONF-CMP-021.b`: MUST, suite.
+pub const CONF_CMP_021_B: Clause = Clause(162);
+/// `CONF-CMP-021.c`: MUST, suite.
+pub const CONF_CMP_021_C: Clause = Clause(163);
+/// `CONF-CMP-021.d`: MUST, suite.
+pub const CONF_CMP_021_D: Clause = Clause(164);
+/// `CONF-CMP-021.e`: MUST, suite.
+pub const CONF_CMP_021_E: Clause = Clause(165);
+/// `CONF-CMP-021.f`: MUST, suite.
+pub const CONF_CMP_021_F: Clause = Clause(166);
+/// `CONF-CMP-021.g`: MUST, suite.
+pub const CONF_CMP_021_G: Clause = Clause(167);
+/// `CONF-CMP-012`, its clauses (a) to (d) together: MUST, suite.
+pub const CONF_CMP_012: Clause = Clause(168);
+/// `CONF-CMP-012.a`: MUST, suite.
+pub const CONF_CMP_012_A: Clause = Clause(169);
+/// `CONF-CMP-012.b`: MUST, suite.
+pub const CONF_CMP_012_B: Clause = Clause(170);
+/// `CONF-CMP-012.c`: MUST, suite.
+pub const CONF_CMP_012_C: Clause = Clause(171);
+/// `CONF-CMP-012.d`: MUST, suite.
+pub const CONF_CMP_012_D: Clause = Clause(172);
+/// `CONF-CMP-016`, its clauses (a) to (f) together: MUST, suite.
+pub const CONF_CMP_016: Clause = Clause(173);
+/// `CONF-CMP-016.a`: MUST, suite.
+pub const CONF_CMP_016_A: Clause = Clause(174);
+/// `CONF-CMP-016.b`: MUST, suite.
+pub const CONF_CMP_016_B: Clause = Clause(175);
+/// `CONF-CMP-016.c`: MUST, suite.
+pub const CONF_CMP_016_C: Clause = Clause(176);
+/// `CONF-CMP-016.d`: MUST, suite.
+pub const CONF_CMP_016_D: Clause = Clause(177);
+/// `CONF-CMP-016.e`: MUST, suite.
+pub const CONF_CMP_016_E: Clause = Clause(178);
+/// `CONF-CMP-016.f`: MUST, suite.
+pub const CONF_CMP_016_F: Clause = Clause(179);
+/// `CONF-CMP-017`, its clauses (a) to (e) together: MUST, suite.
+pub const CONF_CMP_017: Clause = Clause(180);
+/// `CONF-CMP-017.a`: MUST, suite.
+pub const CONF_CMP_017_A: Clause = Clause(181);
+/// `CONF-CMP-017.b`: MUST, suite.
+pub const CONF_CMP_017_B: Clause = Clause(182);
+/// `CONF-CMP-017.c`: MUST, suite.
+pub const CONF_CMP_017_C: Clause = Clause(183);
+/// `CONF-CMP-017.d`: MUST, suite.
+pub const CONF_CMP_017_D: Clause = Clause(184);
+/// `CONF-CMP-017.e`: MUST, suite.
+pub const CONF_CMP_017_E: Clause = Clause(185);
+/// `CONF-CMP-022`, its clauses (a) to (f) together: MUST, suite.
+pub const CONF_CMP_022: Clause = Clause(186);
+/// `CONF-CMP-022.a`: MUST, suite.
+pub const CONF_CMP_022_A: Clause = Clause(187);
+/// `CONF-CMP-022.b`: MUST, suite.
+pub const CONF_CMP_022_B: Clause = Clause(188);
+/// `CONF-CMP-022.c`: MUST, suite.
+pub const CONF_CMP_022_C: Clause = Clause(189);
+/// `CONF-CMP-022.d`: MUST, suite.
+pub const CONF_CMP_022_D: Clause = Clause(190);
+/// `CONF-CMP-022.e`: MUST, suite.
+pub const CONF_CMP_022_E: Clause = Clause(191);
+/// `CONF-CMP-022.f`: MUST, suite.
+pub const CONF_CMP_022_F: Clause = Clause(192);
+/// `CONF-CMP-023`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_CMP_023: Clause = Clause(193);
+/// `CONF-CMP-023.a`: MUST, suite.
+pub const CONF_CMP_023_A: Clause = Clause(194);
+/// `CONF-CMP-023.b`: MUST, suite.
+pub const CONF_CMP_023_B: Clause = Clause(195);
+/// `CONF-CMP-023.c`: MUST, suite.
+pub const CONF_CMP_023_C: Clause = Clause(196);
+/// `CONF-CMP-024`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-033, which leaves the endpoint requests a device sends to CONF-CMP-031."]
+pub const CONF_CMP_024: Clause = Clause(197);
+/// `CONF-CMP-033`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_CMP_033: Clause = Clause(198);
+/// `CONF-CMP-033.a`: MUST, suite.
+pub const CONF_CMP_033_A: Clause = Clause(199);
+/// `CONF-CMP-033.b`: MUST, suite.
+pub const CONF_CMP_033_B: Clause = Clause(200);
+/// `CONF-CMP-033.c`: MUST, suite.
+pub const CONF_CMP_033_C: Clause = Clause(201);
+/// `CONF-CMP-025`: MUST, suite.
+pub const CONF_CMP_025: Clause = Clause(202);
+/// `CONF-CMP-027`, its clauses (a) to (d) together: MUST, suite.
+pub const CONF_CMP_027: Clause = Clause(203);
+/// `CONF-CMP-027.a`: MUST, suite.
+pub const CONF_CMP_027_A: Clause = Clause(204);
+/// `CONF-CMP-027.b`: MUST, suite.
+pub const CONF_CMP_027_B: Clause = Clause(205);
+/// `CONF-CMP-027.c`: MUST, suite.
+pub const CONF_CMP_027_C: Clause = Clause(206);
+/// `CONF-CMP-027.d`: MUST, suite.
+pub const CONF_CMP_027_D: Clause = Clause(207);
+/// `CONF-CMP-028`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_CMP_028: Clause = Clause(208);
+/// `CONF-CMP-028.a`: MUST, suite.
+pub const CONF_CMP_028_A: Clause = Clause(209);
+/// `CONF-CMP-028.b`: MUST, suite.
+pub const CONF_CMP_028_B: Clause = Clause(210);
+/// `CONF-CMP-029`: MUST, suite.
+pub const CONF_CMP_029: Clause = Clause(211);
+/// `CONF-CMP-030`: MUST, suite.
+pub const CONF_CMP_030: Clause = Clause(212);
+/// `CONF-CMP-031`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-043, under which a difference in the BTH PSN of an endpoint request fails (OPC-PSN-002.a, REC-IF-017.c)."]
+pub const CONF_CMP_031: Clause = Clause(213);
+/// `CONF-CMP-043`: MUST, suite.
+pub const CONF_CMP_043: Clause = Clause(214);
+/// `CONF-CMP-032`: MUST, suite.
+pub const CONF_CMP_032: Clause = Clause(215);
+/// `CONF-TIME-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-003, which bounds a retransmission early too when the CPU half is inside the device."]
+pub const CONF_TIME_001: Clause = Clause(216);
+/// `CONF-TIME-004`: MAY, suite.
+pub const CONF_TIME_004: Clause = Clause(217);
+/// `CONF-TIME-003`, its clauses (a) to (b) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
+pub const CONF_TIME_003: Clause = Clause(218);
+/// `CONF-TIME-003.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
+pub const CONF_TIME_003_A: Clause = Clause(219);
+/// `CONF-TIME-003.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
+pub const CONF_TIME_003_B: Clause = Clause(220);
+/// `CONF-TIME-005`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_TIME_005: Clause = Clause(221);
+/// `CONF-TIME-005.a`: MUST, suite.
+pub const CONF_TIME_005_A: Clause = Clause(222);
+/// `CONF-TIME-005.b`: MAY, suite.
+pub const CONF_TIME_005_B: Clause = Clause(223);
+/// `CONF-TIME-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-006, which reads the re-timed expected time and names CONF-CMP-034."]
+pub const CONF_TIME_002: Clause = Clause(224);
+/// `CONF-TIME-006`: MUST, suite.
+pub const CONF_TIME_006: Clause = Clause(225);
+/// `CONF-VER-001`: MUST, suite.
+pub const CONF_VER_001: Clause = Clause(226);
+/// `CONF-VER-002`: MUST, suite.
+pub const CONF_VER_002: Clause = Clause(227);
+/// `CONF-VER-003`: MUST, suite.
+pub const CONF_VER_003: Clause = Clause(228);
+/// `CONF-REP-001`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_REP_001: Clause = Clause(229);
+/// `CONF-REP-001.a`: MUST, suite.
+pub const CONF_REP_001_A: Clause = Clause(230);
+/// `CONF-REP-001.b`: MUST, suite.
+pub const CONF_REP_001_B: Clause = Clause(231);
+/// `CONF-REP-002`: MUST, suite.
+pub const CONF_REP_002: Clause = Clause(232);
+/// `CONF-REP-003`: MUST, suite.
+pub const CONF_REP_003: Clause = Clause(233);
+/// `CONF-REP-004`: MUST, suite.
+pub const CONF_REP_004: Clause = Clause(234);
+/// `CONF-ADP-001`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_001: Clause = Clause(235);
+/// `CONF-ADP-001.a`: MUST, adapter.
+pub const CONF_ADP_001_A: Clause = Clause(236);
+/// `CONF-ADP-001.b`: MUST, adapter.
+pub const CONF_ADP_001_B: Clause = Clause(237);
+/// `CONF-ADP-002`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_002: Clause = Clause(238);
+/// `CONF-ADP-002.a`: MUST, suite.
+pub const CONF_ADP_002_A: Clause = Clause(239);
+/// `CONF-ADP-002.b`: MUST, adapter.
+pub const CONF_ADP_002_B: Clause = Clause(240);
+/// `CONF-ADP-003`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_003: Clause = Clause(241);
+/// `CONF-ADP-003.a`: MUST, adapter.
+pub const CONF_ADP_003_A: Clause = Clause(242);
+/// `CONF-ADP-003.b`: MUST, adapter.
+pub const CONF_ADP_003_B: Clause = Clause(243);
+/// `CONF-ADP-004`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_004: Clause = Clause(244);
+/// `CONF-ADP-004.a`: MUST, adapter.
+pub const CONF_ADP_004_A: Clause = Clause(245);
+/// `CONF-ADP-004.b`: MUST, suite.
+pub const CONF_ADP_004_B: Clause = Clause(246);
+/// `CONF-ADP-005`: MUST, adapter.
+pub const CONF_ADP_005: Clause = Clause(247);
+/// `CONF-ADP-006`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_006: Clause = Clause(248);
+/// `CONF-ADP-006.a`: MUST, suite.
+pub const CONF_ADP_006_A: Clause = Clause(249);
+/// `CONF-ADP-006.b`: MUST, adapter.
+pub const CONF_ADP_006_B: Clause = Clause(250);
+/// `CONF-ADP-007`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_007: Clause = Clause(251);
+/// `CONF-ADP-007.a`: MUST, adapter.
+pub const CONF_ADP_007_A: Clause = Clause(252);
+/// `CONF-ADP-007.b`: MUST, suite.
+pub const CONF_ADP_007_B: Clause = Clause(253);
+/// `CONF-ADP-008`: MUST, adapter.
+pub const CONF_ADP_008: Clause = Clause(254);
+/// `CONF-ADP-009`, its clauses (a) to (c) together: MUST, adapter.
+pub const CONF_ADP_009: Clause = Clause(255);
+/// `CONF-ADP-009.a`: MUST, adapter.
+pub const CONF_ADP_009_A: Clause = Clause(256);
+/// `CONF-ADP-009.b`: MUST, adapter.
+pub const CONF_ADP_009_B: Clause = Clause(257);
+/// `CONF-ADP-009.c`: MUST, adapter.
+pub const CONF_ADP_009_C: Clause = Clause(258);
+/// `CONF-ADP-010`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_010: Clause = Clause(259);
+/// `CONF-ADP-010.a`: MUST, adapter.
+pub const CONF_ADP_010_A: Clause = Clause(260);
+/// `CONF-ADP-010.b`: MUST, adapter.
+pub const CONF_ADP_010_B: Clause = Clause(261);
+/// `CONF-ADP-011`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_011: Clause = Clause(262);
+/// `CONF-ADP-011.a`: MUST, adapter.
+pub const CONF_ADP_011_A: Clause = Clause(263);
+/// `CONF-ADP-011.b`: MUST, suite.
+pub const CONF_ADP_011_B: Clause = Clause(264);
+/// `CONF-ADP-012`: SHOULD, adapter.
+pub const CONF_ADP_012: Clause = Clause(265);
+/// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
+pub const CONF_ADP_017: Clause = Clause(266);
+/// `CONF-ADP-017.a`: MUST, suite.
+pub const CONF_ADP_017_A: Clause = Clause(267);
+/// `CONF-ADP-017.b`: MAY, adapter.
+pub const CONF_ADP_017_B: Clause = Clause(268);
+/// `CONF-ADP-017.c`: MUST, adapter.
+pub const CONF_ADP_017_C: Clause = Clause(269);
+/// `CONF-ADP-013`: MUST, adapter.
+pub const CONF_ADP_013: Clause = Clause(270);
+/// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
+pub const CONF_ADP_014: Clause = Clause(271);
+/// `CONF-ADP-014.a`: MUST, suite.
+pub const CONF_ADP_014_A: Clause = Clause(272);
+/// `CONF-ADP-014.b`: MUST, adapter.
+pub const CONF_ADP_014_B: Clause = Clause(273);
+/// `CONF-ADP-014.c`: MUST, suite.
+pub const CONF_ADP_014_C: Clause = Clause(274);
+/// `CONF-ADP-015`: MUST, adapter.
+pub const CONF_ADP_015: Clause = Clause(275);
+/// `CONF-ADP-016`: MUST, adapter.
+pub const CONF_ADP_016: Clause = Clause(276);

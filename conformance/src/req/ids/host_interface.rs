@@ -1,0 +1,374 @@
+//! The clauses of `host-interface.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `DB-FORMAT-001`: MUST, device.
+pub const DB_FORMAT_001: Clause = Clause(277);
+/// `DB-FORMAT-002`: MUST, device.
+pub const DB_FORMAT_002: Clause = Clause(278);
+/// `DB-MMIO-001`: MUST, host.
+pub const DB_MMIO_001: Clause = Clause(279);
+/// `DB-MMIO-002`, its clauses (a) to (b) together: MUST, device.
+pub const DB_MMIO_002: Clause = Clause(280);
+/// `DB-MMIO-002.a`: MUST, device.
+pub const DB_MMIO_002_A: Clause = Clause(281);
+/// `DB-MMIO-002.b`: SHOULD, device.
+pub const DB_MMIO_002_B: Clause = Clause(282);
+/// `DB-MMIO-003`, its clauses (a) to (c) together: MUST, device.
+pub const DB_MMIO_003: Clause = Clause(283);
+/// `DB-MMIO-003.a`: MUST, device.
+pub const DB_MMIO_003_A: Clause = Clause(284);
+/// `DB-MMIO-003.b`: MAY, device.
+pub const DB_MMIO_003_B: Clause = Clause(285);
+/// `DB-MMIO-003.c`: MUST, device.
+pub const DB_MMIO_003_C: Clause = Clause(286);
+/// `DB-ORDER-001`: MUST, device.
+pub const DB_ORDER_001: Clause = Clause(287);
+/// `DB-VERSION-001`: MUST, device.
+pub const DB_VERSION_001: Clause = Clause(288);
+/// `DB-TEMPLATE-001`: MUST, device.
+pub const DB_TEMPLATE_001: Clause = Clause(289);
+/// `DB-INDEX-001`: MUST, device.
+pub const DB_INDEX_001: Clause = Clause(290);
+/// `DB-LENGTH-001`: MUST, device.
+pub const DB_LENGTH_001: Clause = Clause(291);
+/// `DB-LENGTH-002`: MUST, device.
+pub const DB_LENGTH_002: Clause = Clause(292);
+/// `DB-LENGTH-003`: MUST, device.
+pub const DB_LENGTH_003: Clause = Clause(293);
+/// `DB-LENGTH-004`: MUST, device.
+pub const DB_LENGTH_004: Clause = Clause(294);
+/// `DB-ACCEPT-001`: MUST, device.
+pub const DB_ACCEPT_001: Clause = Clause(295);
+/// `DB-REJECT-001`: MUST, device.
+pub const DB_REJECT_001: Clause = Clause(296);
+/// `DB-SEQ-001`: MUST, device.
+pub const DB_SEQ_001: Clause = Clause(297);
+/// `DB-SEQ-002`: MUST, device.
+pub const DB_SEQ_002: Clause = Clause(298);
+/// `DB-SEQ-003`: MUST, device.
+pub const DB_SEQ_003: Clause = Clause(299);
+/// `DB-SEQ-004`, its clauses (a) to (b) together: MUST, host.
+pub const DB_SEQ_004: Clause = Clause(300);
+/// `DB-SEQ-004.a`: MUST, host.
+pub const DB_SEQ_004_A: Clause = Clause(301);
+/// `DB-SEQ-004.b`: MUST, host.
+pub const DB_SEQ_004_B: Clause = Clause(302);
+/// `TPL-FIELDS-001`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_FIELDS_001: Clause = Clause(303);
+/// `TPL-FIELDS-001.a`: MUST, device.
+pub const TPL_FIELDS_001_A: Clause = Clause(304);
+/// `TPL-FIELDS-001.b`: MUST, device.
+pub const TPL_FIELDS_001_B: Clause = Clause(305);
+/// `TPL-ID-001`: MUST, device.
+pub const TPL_ID_001: Clause = Clause(306);
+/// `TPL-QPN-001`: MUST, device.
+pub const TPL_QPN_001: Clause = Clause(307);
+/// `TPL-OPCODE-001`: MUST, device.
+pub const TPL_OPCODE_001: Clause = Clause(308);
+/// `TPL-SLOTS-001`: MUST, device.
+pub const TPL_SLOTS_001: Clause = Clause(309);
+/// `TPL-UNIT-001`: MUST, device.
+pub const TPL_UNIT_001: Clause = Clause(310);
+/// `TPL-LEN-001`: MUST, device.
+pub const TPL_LEN_001: Clause = Clause(311);
+/// `TPL-LEN-002`: MUST, device.
+pub const TPL_LEN_002: Clause = Clause(312);
+/// `TPL-REGION-001`: MUST, device.
+pub const TPL_REGION_001: Clause = Clause(313);
+/// `TPL-REGION-002`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_REGION_002: Clause = Clause(314);
+/// `TPL-REGION-002.a`: MUST, device.
+pub const TPL_REGION_002_A: Clause = Clause(315);
+/// `TPL-REGION-002.b`: MUST, device.
+pub const TPL_REGION_002_B: Clause = Clause(316);
+/// `TPL-FLAG-001`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_FLAG_001: Clause = Clause(317);
+/// `TPL-FLAG-001.a`: MUST, device.
+pub const TPL_FLAG_001_A: Clause = Clause(318);
+/// `TPL-FLAG-001.b`: MUST, device.
+pub const TPL_FLAG_001_B: Clause = Clause(319);
+/// `TPL-KEY-001`: MUST, device.
+pub const TPL_KEY_001: Clause = Clause(320);
+/// `TPL-INSTALL-001`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_INSTALL_001: Clause = Clause(321);
+/// `TPL-INSTALL-001.a`: MUST, device.
+pub const TPL_INSTALL_001_A: Clause = Clause(322);
+/// `TPL-INSTALL-001.b`: MUST, device.
+pub const TPL_INSTALL_001_B: Clause = Clause(323);
+/// `TPL-INSTALL-002`: MUST, device.
+pub const TPL_INSTALL_002: Clause = Clause(324);
+/// `TPL-INSTALL-003`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_INSTALL_003: Clause = Clause(325);
+/// `TPL-INSTALL-003.a`: MUST, device.
+pub const TPL_INSTALL_003_A: Clause = Clause(326);
+/// `TPL-INSTALL-003.b`: MUST, device.
+pub const TPL_INSTALL_003_B: Clause = Clause(327);
+/// `TPL-INSTALL-004`: MUST, device.
+pub const TPL_INSTALL_004: Clause = Clause(328);
+/// `TPL-KEY-002`: MUST, device.
+pub const TPL_KEY_002: Clause = Clause(329);
+/// `TPL-EXPAND-001`, its clauses (a) to (c) together: MUST, device.
+pub const TPL_EXPAND_001: Clause = Clause(330);
+/// `TPL-EXPAND-001.a`: MUST, device.
+pub const TPL_EXPAND_001_A: Clause = Clause(331);
+/// `TPL-EXPAND-001.b`: MUST, device.
+pub const TPL_EXPAND_001_B: Clause = Clause(332);
+/// `TPL-EXPAND-001.c`: MUST, device.
+pub const TPL_EXPAND_001_C: Clause = Clause(333);
+/// `TPL-EXPAND-002`: MUST, device.
+pub const TPL_EXPAND_002: Clause = Clause(334);
+/// `TPL-EXPAND-003`: MUST, device.
+pub const TPL_EXPAND_003: Clause = Clause(335);
+/// `TPL-EXPAND-004`: MUST, device.
+pub const TPL_EXPAND_004: Clause = Clause(336);
+/// `TPL-EXPAND-005`, its clauses (a) to (b) together: MUST, device.
+pub const TPL_EXPAND_005: Clause = Clause(337);
+/// `TPL-EXPAND-005.a`: MUST, device.
+pub const TPL_EXPAND_005_A: Clause = Clause(338);
+/// `TPL-EXPAND-005.b`: MUST, device.
+pub const TPL_EXPAND_005_B: Clause = Clause(339);
+/// `TPL-EXPAND-006`: MUST, device.
+pub const TPL_EXPAND_006: Clause = Clause(340);
+/// `TPL-EXPAND-007`: MUST, device.
+pub const TPL_EXPAND_007: Clause = Clause(341);
+/// `WR-ID-001`: MUST, device.
+pub const WR_ID_001: Clause = Clause(342);
+/// `WR-EXEC-001`: MUST, device.
+pub const WR_EXEC_001: Clause = Clause(343);
+/// `WR-SIGNALED-001`, its clauses (a) to (c) together: MUST, device.
+pub const WR_SIGNALED_001: Clause = Clause(344);
+/// `WR-SIGNALED-001.a`: MUST, device.
+pub const WR_SIGNALED_001_A: Clause = Clause(345);
+/// `WR-SIGNALED-001.b`: MUST, device.
+pub const WR_SIGNALED_001_B: Clause = Clause(346);
+/// `WR-SIGNALED-001.c`: MUST, device.
+pub const WR_SIGNALED_001_C: Clause = Clause(347);
+/// `WR-LAYOUT-001`: MUST, codec.
+pub const WR_LAYOUT_001: Clause = Clause(348);
+/// `WR-OPCODE-001`: MUST, host.
+pub const WR_OPCODE_001: Clause = Clause(349);
+/// `WR-IMM-001`, its clauses (a) to (b) together: MUST, host.
+pub const WR_IMM_001: Clause = Clause(350);
+/// `WR-IMM-001.a`: MUST, host.
+pub const WR_IMM_001_A: Clause = Clause(351);
+/// `WR-IMM-001.b`: MUST, host.
+pub const WR_IMM_001_B: Clause = Clause(352);
+/// `WR-LEN-001`: MUST, host.
+pub const WR_LEN_001: Clause = Clause(353);
+/// `WR-VA-001`: MUST, host.
+pub const WR_VA_001: Clause = Clause(354);
+/// `WR-RESV-001`, its clauses (a) to (b) together: MUST, host.
+pub const WR_RESV_001: Clause = Clause(355);
+/// `WR-RESV-001.a`: MUST, host.
+pub const WR_RESV_001_A: Clause = Clause(356);
+/// `WR-RESV-001.b`: MUST, host.
+pub const WR_RESV_001_B: Clause = Clause(357);
+/// `CQE-LAYOUT-001`: MUST, device.
+pub const CQE_LAYOUT_001: Clause = Clause(358);
+/// `CQE-RESV-001`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RESV_001: Clause = Clause(359);
+/// `CQE-RESV-001.a`: MUST, device.
+pub const CQE_RESV_001_A: Clause = Clause(360);
+/// `CQE-RESV-001.b`: MUST, host.
+pub const CQE_RESV_001_B: Clause = Clause(361);
+/// `CQE-OPCODE-001`: MUST, device.
+pub const CQE_OPCODE_001: Clause = Clause(362);
+/// `CQE-IMM-001`: MUST, device.
+pub const CQE_IMM_001: Clause = Clause(363);
+/// `CQE-IMM-002`: MUST, device.
+pub const CQE_IMM_002: Clause = Clause(364);
+/// `CQE-TS-001`, its clauses (a) to (c) together: MUST, device.
+pub const CQE_TS_001: Clause = Clause(365);
+/// `CQE-TS-001.a`: SHOULD, device.
+pub const CQE_TS_001_A: Clause = Clause(366);
+/// `CQE-TS-001.b`: MUST, device.
+pub const CQE_TS_001_B: Clause = Clause(367);
+/// `CQE-TS-001.c`: MUST, device.
+pub const CQE_TS_001_C: Clause = Clause(368);
+/// `CQE-STATUS-001`: MUST, device.
+pub const CQE_STATUS_001: Clause = Clause(369);
+/// `CQE-STATUS-002`: MUST, device.
+pub const CQE_STATUS_002: Clause = Clause(370);
+/// `CQE-STATUS-003`: MUST, host.
+pub const CQE_STATUS_003: Clause = Clause(371);
+/// `CQE-SETUP-001`: MUST, host.
+pub const CQE_SETUP_001: Clause = Clause(372);
+/// `CQE-SETUP-002`: MUST, host.
+pub const CQE_SETUP_002: Clause = Clause(373);
+/// `CQE-SETUP-003`: MUST, host.
+pub const CQE_SETUP_003: Clause = Clause(374);
+/// `CQE-ROUTE-001`: MUST, device.
+pub const CQE_ROUTE_001: Clause = Clause(375);
+/// `CQE-RING-001`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RING_001: Clause = Clause(376);
+/// `CQE-RING-001.a`: MUST, device.
+pub const CQE_RING_001_A: Clause = Clause(377);
+/// `CQE-RING-001.b`: MUST, device.
+pub const CQE_RING_001_B: Clause = Clause(378);
+/// `CQE-RING-002`, its clauses (a) to (c) together: MUST, host.
+pub const CQE_RING_002: Clause = Clause(379);
+/// `CQE-RING-002.a`: MUST, host.
+pub const CQE_RING_002_A: Clause = Clause(380);
+/// `CQE-RING-002.b`: MUST, host.
+pub const CQE_RING_002_B: Clause = Clause(381);
+/// `CQE-RING-002.c`: MUST, host.
+pub const CQE_RING_002_C: Clause = Clause(382);
+/// `CQE-RING-003`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RING_003: Clause = Clause(383);
+/// `CQE-RING-003.a`: MUST, device.
+pub const CQE_RING_003_A: Clause = Clause(384);
+/// `CQE-RING-003.b`: MUST, device.
+pub const CQE_RING_003_B: Clause = Clause(385);
+/// `CQE-RING-004`, its clauses (a) to (b) together: MUST, device.
+pub const CQE_RING_004: Clause = Clause(386);
+/// `CQE-RING-004.a`: MUST, device.
+pub const CQE_RING_004_A: Clause = Clause(387);
+/// `CQE-RING-004.b`: MUST, device.
+pub const CQE_RING_004_B: Clause = Clause(388);
+/// `CQE-RING-005`, its clauses (a) to (c) together: MUST, device.
+pub const CQE_RING_005: Clause = Clause(389);
+/// `CQE-RING-005.a`: MUST, device.
+pub const CQE_RING_005_A: Clause = Clause(390);
+/// `CQE-RING-005.b`: MUST, device.
+pub const CQE_RING_005_B: Clause = Clause(391);
+/// `CQE-RING-005.c`: MUST, device.
+pub const CQE_RING_005_C: Clause = Clause(392);
+/// `CQE-RING-006`: MUST, host.
+pub const CQE_RING_006: Clause = Clause(393);
+/// `CQE-SEND-001`: MUST, device.
+pub const CQE_SEND_001: Clause = Clause(394);
+/// `CQE-SEND-002`: MUST, device.
+pub const CQE_SEND_002: Clause = Clause(395);
+/// `CQE-SEND-003`: MUST, device.
+pub const CQE_SEND_003: Clause = Clause(396);
+/// `CQE-REJECT-001`: MUST, device.
+pub const CQE_REJECT_001: Clause = Clause(397);
+/// `CQE-REJECT-002`: MUST, device.
+pub const CQE_REJECT_002: Clause = Clause(398);
+/// `CQE-RECV-001`: MUST, device.
+pub const CQE_RECV_001: Clause = Clause(399);
+/// `FLAG-LAYOUT-001`: MUST, device.
+pub const FLAG_LAYOUT_001: Clause = Clause(400);
+/// `FLAG-VALID-001`: MUST, device.
+pub const FLAG_VALID_001: Clause = Clause(401);
+/// `FLAG-RESV-001`, its clauses (a) to (b) together: MUST, device.
+pub const FLAG_RESV_001: Clause = Clause(402);
+/// `FLAG-RESV-001.a`: MUST, device.
+pub const FLAG_RESV_001_A: Clause = Clause(403);
+/// `FLAG-RESV-001.b`: MUST, host.
+pub const FLAG_RESV_001_B: Clause = Clause(404);
+/// `FLAG-STATUS-001`: MUST, device.
+pub const FLAG_STATUS_001: Clause = Clause(405);
+/// `FLAG-LEN-001`: MUST, device.
+pub const FLAG_LEN_001: Clause = Clause(406);
+/// `FLAG-WRITE-001`: MUST, device.
+pub const FLAG_WRITE_001: Clause = Clause(407);
+/// `FLAG-TABLE-001`, its clauses (a) to (c) together: MUST, device.
+pub const FLAG_TABLE_001: Clause = Clause(408);
+/// `FLAG-TABLE-001.a`: MUST, device.
+pub const FLAG_TABLE_001_A: Clause = Clause(409);
+/// `FLAG-TABLE-001.b`: MUST, device.
+pub const FLAG_TABLE_001_B: Clause = Clause(410);
+/// `FLAG-TABLE-001.c`: MUST, device.
+pub const FLAG_TABLE_001_C: Clause = Clause(411);
+/// `FLAG-INIT-001`, its clauses (a) to (b) together: MUST, host.
+pub const FLAG_INIT_001: Clause = Clause(412);
+/// `FLAG-INIT-001.a`: SHOULD, host.
+pub const FLAG_INIT_001_A: Clause = Clause(413);
+/// `FLAG-INIT-001.b`: MUST, host.
+pub const FLAG_INIT_001_B: Clause = Clause(414);
+/// `FLAG-MATCH-001`, its clauses (a) to (c) together: MUST, host.
+pub const FLAG_MATCH_001: Clause = Clause(415);
+/// `FLAG-MATCH-001.a`: MUST, host.
+pub const FLAG_MATCH_001_A: Clause = Clause(416);
+/// `FLAG-MATCH-001.b`: MUST, host.
+pub const FLAG_MATCH_001_B: Clause = Clause(417);
+/// `FLAG-MATCH-001.c`: MUST, host.
+pub const FLAG_MATCH_001_C: Clause = Clause(418);
+/// `FLAG-REUSE-001`, its clauses (a) to (b) together: MUST, host.
+pub const FLAG_REUSE_001: Clause = Clause(419);
+/// `FLAG-REUSE-001.a`: MUST, host.
+pub const FLAG_REUSE_001_A: Clause = Clause(420);
+/// `FLAG-REUSE-001.b`: MUST, host.
+pub const FLAG_REUSE_001_B: Clause = Clause(421);
+/// `FLAG-SEND-001`, its clauses (a) to (e) together: MUST, device.
+pub const FLAG_SEND_001: Clause = Clause(422);
+/// `FLAG-SEND-001.a`: MUST, device.
+pub const FLAG_SEND_001_A: Clause = Clause(423);
+/// `FLAG-SEND-001.b`: MUST, device.
+pub const FLAG_SEND_001_B: Clause = Clause(424);
+/// `FLAG-SEND-001.c`: MUST, device.
+pub const FLAG_SEND_001_C: Clause = Clause(425);
+/// `FLAG-SEND-001.d`: MUST, device.
+pub const FLAG_SEND_001_D: Clause = Clause(426);
+/// `FLAG-SEND-001.e`: MUST, device.
+pub const FLAG_SEND_001_E: Clause = Clause(427);
+/// `FLAG-SEND-002`: MUST, device.
+pub const FLAG_SEND_002: Clause = Clause(428);
+/// `FLAG-SEND-003`: MUST, device.
+pub const FLAG_SEND_003: Clause = Clause(429);
+/// `FLAG-RECV-001`, its clauses (a) to (b) together: MUST, device.
+pub const FLAG_RECV_001: Clause = Clause(430);
+/// `FLAG-RECV-001.a`: MUST, device.
+pub const FLAG_RECV_001_A: Clause = Clause(431);
+/// `FLAG-RECV-001.b`: MUST, device.
+pub const FLAG_RECV_001_B: Clause = Clause(432);
+/// `FLAG-RECV-002`, its clauses (a) to (d) together: MUST, device.
+pub const FLAG_RECV_002: Clause = Clause(433);
+/// `FLAG-RECV-002.a`: MUST, device.
+pub const FLAG_RECV_002_A: Clause = Clause(434);
+/// `FLAG-RECV-002.b`: MUST, device.
+pub const FLAG_RECV_002_B: Clause = Clause(435);
+/// `FLAG-RECV-002.c`: MUST, device.
+pub const FLAG_RECV_002_C: Clause = Clause(436);
+/// `FLAG-RECV-002.d`: MUST, device.
+pub const FLAG_RECV_002_D: Clause = Clause(437);
+/// `FLAG-RECV-003`: MUST, device.
+pub const FLAG_RECV_003: Clause = Clause(438);
+/// `FLAG-RECV-004`: MUST, host.
+pub const FLAG_RECV_004: Clause = Clause(439);
+/// `ORD-DB-001`, its clauses (a) to (b) together: MUST, host.
+pub const ORD_DB_001: Clause = Clause(440);
+/// `ORD-DB-001.a`: MUST, host.
+pub const ORD_DB_001_A: Clause = Clause(441);
+/// `ORD-DB-001.b`: MUST, host.
+pub const ORD_DB_001_B: Clause = Clause(442);
+/// `ORD-DB-002`: MUST, host.
+pub const ORD_DB_002: Clause = Clause(443);
+/// `ORD-DB-003`: MUST, host.
+pub const ORD_DB_003: Clause = Clause(444);
+/// `ORD-DB-004`: MUST, host.
+pub const ORD_DB_004: Clause = Clause(445);
+/// `ORD-NIC-001`: MUST, outside-boundary.
+pub const ORD_NIC_001: Clause = Clause(446);
+/// `ORD-NIC-002`, its clauses (a) to (b) together: MUST, device.
+pub const ORD_NIC_002: Clause = Clause(447);
+/// `ORD-NIC-002.a`: MUST, device.
+pub const ORD_NIC_002_A: Clause = Clause(448);
+/// `ORD-NIC-002.b`: MUST, device.
+pub const ORD_NIC_002_B: Clause = Clause(449);
+/// `ORD-SEND-001`: MUST, device.
+pub const ORD_SEND_001: Clause = Clause(450);
+/// `ORD-SEND-002`, its clauses (a) to (b) together: MUST, device.
+pub const ORD_SEND_002: Clause = Clause(451);
+/// `ORD-SEND-002.a`: MUST, outside-boundary.
+pub const ORD_SEND_002_A: Clause = Clause(452);
+/// `ORD-SEND-002.b`: MUST, device.
+pub const ORD_SEND_002_B: Clause = Clause(453);
+/// `ORD-SEND-003`: MUST, device.
+pub const ORD_SEND_003: Clause = Clause(454);
+/// `ORD-RECV-001`: MUST, device.
+pub const ORD_RECV_001: Clause = Clause(455);
+/// `ORD-RECV-002`: MUST, device.
+pub const ORD_RECV_002: Clause = Clause(456);
+/// `ORD-PCIE-001`: MUST, outside-boundary.
+pub const ORD_PCIE_001: Clause = Clause(457);
+/// `ORD-GPU-001`, its clauses (a) to (b) together: MUST, host.
+pub const ORD_GPU_001: Clause = Clause(458);
+/// `ORD-GPU-001.a`: MUST, host.
+pub const ORD_GPU_001_A: Clause = Clause(459);
+/// `ORD-GPU-001.b`: MUST, host.
+pub const ORD_GPU_001_B: Clause = Clause(460);

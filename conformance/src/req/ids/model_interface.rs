@@ -1,0 +1,46 @@
+//! The clauses of `model-interface.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `API-TIME-001`: MUST, model.
+pub const API_TIME_001: Clause = Clause(461);
+/// `API-QP-001`: MUST, model.
+pub const API_QP_001: Clause = Clause(462);
+/// `API-QP-002`: MUST, model.
+pub const API_QP_002: Clause = Clause(463);
+/// `API-QP-003`, its clauses (a) to (b) together: MUST, model.
+pub const API_QP_003: Clause = Clause(464);
+/// `API-QP-003.a`: MUST, model.
+pub const API_QP_003_A: Clause = Clause(465);
+/// `API-QP-003.b`: MUST, model.
+pub const API_QP_003_B: Clause = Clause(466);
+/// `API-QP-004`: MUST, model.
+pub const API_QP_004: Clause = Clause(467);
+/// `API-REGION-001`: MUST, model.
+pub const API_REGION_001: Clause = Clause(468);
+/// `API-REGION-002`, its clauses (a) to (b) together: MUST, model.
+pub const API_REGION_002: Clause = Clause(469);
+/// `API-REGION-002.a`: MUST, model.
+pub const API_REGION_002_A: Clause = Clause(470);
+/// `API-REGION-002.b`: MUST, model.
+pub const API_REGION_002_B: Clause = Clause(471);
+/// `API-CQ-001`: MUST, model.
+pub const API_CQ_001: Clause = Clause(472);
+/// `API-CQ-002`: MUST, model.
+pub const API_CQ_002: Clause = Clause(473);
+/// `API-CQ-003`: MUST, model.
+pub const API_CQ_003: Clause = Clause(474);
+/// `API-TPL-001`: MUST, model.
+pub const API_TPL_001: Clause = Clause(475);
+/// `API-WR-001`, its clauses (a) to (c) together: MUST, model.
+pub const API_WR_001: Clause = Clause(476);
+/// `API-WR-001.a`: MUST, model.
+pub const API_WR_001_A: Clause = Clause(477);
+/// `API-WR-001.b`: MUST, model.
+pub const API_WR_001_B: Clause = Clause(478);
+/// `API-WR-001.c`: MUST, model.
+pub const API_WR_001_C: Clause = Clause(479);
+/// `API-STATE-001`: MUST, model.
+pub const API_STATE_001: Clause = Clause(480);

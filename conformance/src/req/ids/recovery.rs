@@ -1,0 +1,107 @@
+//! The clauses of `recovery.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `REC-SPLIT-001`: MUST, device.
+pub const REC_SPLIT_001: Clause = Clause(565);
+/// `REC-SPLIT-002`: MUST, cpu-half.
+pub const REC_SPLIT_002: Clause = Clause(566);
+/// `REC-IF-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by REC-IF-015, which has no exception: the EV of a timed-out transmission now travels in the `Retransmitted` report."]
+pub const REC_IF_001: Clause = Clause(567);
+/// `REC-IF-015`: MUST, device.
+pub const REC_IF_015: Clause = Clause(568);
+/// `REC-IF-002`: MUST, device.
+pub const REC_IF_002: Clause = Clause(569);
+/// `REC-IF-003`: MUST, device.
+pub const REC_IF_003: Clause = Clause(570);
+/// `REC-IF-004`: MUST, device.
+pub const REC_IF_004: Clause = Clause(571);
+/// `REC-IF-005`: MUST, device.
+pub const REC_IF_005: Clause = Clause(572);
+/// `REC-IF-006`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by REC-IF-016, which reports the return from SKIP to GOOD too."]
+pub const REC_IF_006: Clause = Clause(573);
+/// `REC-IF-016`: MUST, device.
+pub const REC_IF_016: Clause = Clause(574);
+/// `REC-IF-007`: MUST, device.
+pub const REC_IF_007: Clause = Clause(575);
+/// `REC-IF-008`: MUST, device.
+pub const REC_IF_008: Clause = Clause(576);
+/// `REC-IF-009`: MUST, device.
+pub const REC_IF_009: Clause = Clause(577);
+/// `REC-IF-018`, its clauses (a) to (b) together: MUST, device.
+pub const REC_IF_018: Clause = Clause(578);
+/// `REC-IF-018.a`: MUST, device.
+pub const REC_IF_018_A: Clause = Clause(579);
+/// `REC-IF-018.b`: MUST, device.
+pub const REC_IF_018_B: Clause = Clause(580);
+/// `REC-IF-010`: MUST, device.
+pub const REC_IF_010: Clause = Clause(581);
+/// `REC-IF-011`: MUST, device.
+pub const REC_IF_011: Clause = Clause(582);
+/// `REC-IF-012`: MUST, device.
+pub const REC_IF_012: Clause = Clause(583);
+/// `REC-IF-013`: MUST, device.
+pub const REC_IF_013: Clause = Clause(584);
+/// `REC-IF-014`: MUST, device.
+pub const REC_IF_014: Clause = Clause(585);
+/// `REC-IF-017`, its clauses (a) to (d) together: MUST, device.
+pub const REC_IF_017: Clause = Clause(586);
+/// `REC-IF-017.a`: MUST, device.
+pub const REC_IF_017_A: Clause = Clause(587);
+/// `REC-IF-017.b`: MUST, device.
+pub const REC_IF_017_B: Clause = Clause(588);
+/// `REC-IF-017.c`: MUST, device.
+pub const REC_IF_017_C: Clause = Clause(589);
+/// `REC-IF-017.d`: MUST, device.
+pub const REC_IF_017_D: Clause = Clause(590);
+/// `REC-RTO-001`: MUST, cpu-half.
+pub const REC_RTO_001: Clause = Clause(591);
+/// `REC-RTO-002`: MUST, cpu-half.
+pub const REC_RTO_002: Clause = Clause(592);
+/// `REC-RTO-003`: MUST, cpu-half.
+pub const REC_RTO_003: Clause = Clause(593);
+/// `REC-RTO-004`, its clauses (a) to (e) together: MUST, device.
+pub const REC_RTO_004: Clause = Clause(594);
+/// `REC-RTO-004.a`: MUST, device.
+pub const REC_RTO_004_A: Clause = Clause(595);
+/// `REC-RTO-004.b`: MUST, device.
+pub const REC_RTO_004_B: Clause = Clause(596);
+/// `REC-RTO-004.c`: MUST, device.
+pub const REC_RTO_004_C: Clause = Clause(597);
+/// `REC-RTO-004.d`: MUST, device.
+pub const REC_RTO_004_D: Clause = Clause(598);
+/// `REC-RTO-004.e`: MUST, device.
+pub const REC_RTO_004_E: Clause = Clause(599);
+/// `REC-RTO-005`: MUST, cpu-half.
+pub const REC_RTO_005: Clause = Clause(600);
+/// `REC-RETRY-001`: MUST, cpu-half.
+pub const REC_RETRY_001: Clause = Clause(601);
+/// `REC-RETRY-002`: MUST, cpu-half.
+pub const REC_RETRY_002: Clause = Clause(602);
+/// `REC-EV-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by REC-EV-002, under which the CPU half learns the EV from the `Retransmitted` report instead of asking the NIC half, and never blames a denied EV."]
+pub const REC_EV_001: Clause = Clause(603);
+/// `REC-EV-002`, its clauses (a) to (b) together: MUST, cpu-half.
+pub const REC_EV_002: Clause = Clause(604);
+/// `REC-EV-002.a`: MUST, cpu-half.
+pub const REC_EV_002_A: Clause = Clause(605);
+/// `REC-EV-002.b`: MUST, cpu-half.
+pub const REC_EV_002_B: Clause = Clause(606);
+/// `REC-PROBE-001`: MUST, cpu-half.
+pub const REC_PROBE_001: Clause = Clause(607);
+/// `REC-PROBE-002`: MUST, cpu-half.
+pub const REC_PROBE_002: Clause = Clause(608);
+/// `REC-TEST-001`, its clauses (a) to (b) together: MUST, device.
+pub const REC_TEST_001: Clause = Clause(609);
+/// `REC-TEST-001.a`: MUST, device.
+pub const REC_TEST_001_A: Clause = Clause(610);
+/// `REC-TEST-001.b`: MUST, device.
+pub const REC_TEST_001_B: Clause = Clause(611);
+/// `REC-TEST-002`: MUST, cpu-half.
+pub const REC_TEST_002: Clause = Clause(612);
+/// `REC-TEST-003`: MUST, device.
+pub const REC_TEST_003: Clause = Clause(613);

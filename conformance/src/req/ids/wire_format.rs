@@ -1,0 +1,565 @@
+//! The clauses of `wire-format.md`.
+//!
+//! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
+
+use crate::req::Clause;
+
+/// `DEC-RESV-001`, its clauses (a) to (c) together: MUST, device.
+pub const DEC_RESV_001: Clause = Clause(752);
+/// `DEC-RESV-001.a`: MUST, device.
+pub const DEC_RESV_001_A: Clause = Clause(753);
+/// `DEC-RESV-001.b`: MUST, device.
+pub const DEC_RESV_001_B: Clause = Clause(754);
+/// `DEC-RESV-001.c`: MUST, codec.
+pub const DEC_RESV_001_C: Clause = Clause(755);
+/// `ENC-FRAME-001`: MUST, device.
+pub const ENC_FRAME_001: Clause = Clause(756);
+/// `ENC-ETH-001`: MUST, device.
+pub const ENC_ETH_001: Clause = Clause(757);
+/// `ENC-ETH-002`: MUST, device.
+pub const ENC_ETH_002: Clause = Clause(758);
+/// `ENC-VLAN-001`: MUST, device.
+pub const ENC_VLAN_001: Clause = Clause(759);
+/// `ENC-VLAN-002`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_VLAN_002: Clause = Clause(760);
+/// `ENC-VLAN-002.a`: MUST, device.
+pub const ENC_VLAN_002_A: Clause = Clause(761);
+/// `ENC-VLAN-002.b`: SHOULD, device.
+pub const ENC_VLAN_002_B: Clause = Clause(762);
+/// `ENC-VLAN-002.c`: MUST, device.
+pub const ENC_VLAN_002_C: Clause = Clause(763);
+/// `ENC-IPV4-001`: MUST, device.
+pub const ENC_IPV4_001: Clause = Clause(764);
+/// `ENC-IPV4-002`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_IPV4_002: Clause = Clause(765);
+/// `ENC-IPV4-002.a`: MUST, device.
+pub const ENC_IPV4_002_A: Clause = Clause(766);
+/// `ENC-IPV4-002.b`: MUST, device.
+pub const ENC_IPV4_002_B: Clause = Clause(767);
+/// `ENC-IPV4-003`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_IPV4_003: Clause = Clause(768);
+/// `ENC-IPV4-003.a`: MUST, device.
+pub const ENC_IPV4_003_A: Clause = Clause(769);
+/// `ENC-IPV4-003.b`: MUST, device.
+pub const ENC_IPV4_003_B: Clause = Clause(770);
+/// `ENC-IPV4-003.c`: MUST, codec.
+pub const ENC_IPV4_003_C: Clause = Clause(771);
+/// `ENC-IPV4-004`: MUST, device.
+pub const ENC_IPV4_004: Clause = Clause(772);
+/// `ENC-IPV4-005`: MUST, device.
+pub const ENC_IPV4_005: Clause = Clause(773);
+/// `ENC-IPV4-006`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_IPV4_006: Clause = Clause(774);
+/// `ENC-IPV4-006.a`: SHOULD, device.
+pub const ENC_IPV4_006_A: Clause = Clause(775);
+/// `ENC-IPV4-006.b`: MUST, device.
+pub const ENC_IPV4_006_B: Clause = Clause(776);
+/// `ENC-IPV4-006.c`: MUST, codec.
+pub const ENC_IPV4_006_C: Clause = Clause(777);
+/// `ENC-IPV4-007`: SHOULD, device.
+pub const ENC_IPV4_007: Clause = Clause(778);
+/// `ENC-IPV6-001`: MUST, device.
+pub const ENC_IPV6_001: Clause = Clause(779);
+/// `ENC-IPV6-002`: MUST, device.
+pub const ENC_IPV6_002: Clause = Clause(780);
+/// `ENC-HOP-001`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_HOP_001: Clause = Clause(781);
+/// `ENC-HOP-001.a`: MUST, device.
+pub const ENC_HOP_001_A: Clause = Clause(782);
+/// `ENC-HOP-001.b`: MUST, codec.
+pub const ENC_HOP_001_B: Clause = Clause(783);
+/// `ENC-HOP-001.c`: MUST, device.
+pub const ENC_HOP_001_C: Clause = Clause(784);
+/// `ENC-UDP-001`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_UDP_001: Clause = Clause(785);
+/// `ENC-UDP-001.a`: MUST, device.
+pub const ENC_UDP_001_A: Clause = Clause(786);
+/// `ENC-UDP-001.b`: MUST, codec.
+pub const ENC_UDP_001_B: Clause = Clause(787);
+/// `ENC-UDP-002`: MUST, device.
+pub const ENC_UDP_002: Clause = Clause(788);
+/// `ENC-UDP-003`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_UDP_003: Clause = Clause(789);
+/// `ENC-UDP-003.a`: MAY, device.
+pub const ENC_UDP_003_A: Clause = Clause(790);
+/// `ENC-UDP-003.b`: MUST, device.
+pub const ENC_UDP_003_B: Clause = Clause(791);
+/// `ENC-UDP-004`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_UDP_004: Clause = Clause(792);
+/// `ENC-UDP-004.a`: SHOULD, device.
+pub const ENC_UDP_004_A: Clause = Clause(793);
+/// `ENC-UDP-004.b`: MUST, device.
+pub const ENC_UDP_004_B: Clause = Clause(794);
+/// `ENC-UDP-005`: MUST, device.
+pub const ENC_UDP_005: Clause = Clause(795);
+/// `ENC-UDP-006`: MUST, device.
+pub const ENC_UDP_006: Clause = Clause(796);
+/// `ENC-LEN-001`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_LEN_001: Clause = Clause(797);
+/// `ENC-LEN-001.a`: MUST, device.
+pub const ENC_LEN_001_A: Clause = Clause(798);
+/// `ENC-LEN-001.b`: MUST, codec.
+pub const ENC_LEN_001_B: Clause = Clause(799);
+/// `ENC-LEN-002`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_LEN_002: Clause = Clause(800);
+/// `ENC-LEN-002.a`: MUST, device.
+pub const ENC_LEN_002_A: Clause = Clause(801);
+/// `ENC-LEN-002.b`: MUST, codec.
+pub const ENC_LEN_002_B: Clause = Clause(802);
+/// `ENC-LEN-003`: MUST, device.
+pub const ENC_LEN_003: Clause = Clause(803);
+/// `ENC-LEN-004`: MUST, device.
+pub const ENC_LEN_004: Clause = Clause(804);
+/// `ENC-EV-001`, its clauses (a) to (c) together: MUST, device.
+pub const ENC_EV_001: Clause = Clause(805);
+/// `ENC-EV-001.a`: MUST, device.
+pub const ENC_EV_001_A: Clause = Clause(806);
+/// `ENC-EV-001.b`: MUST, device.
+pub const ENC_EV_001_B: Clause = Clause(807);
+/// `ENC-EV-001.c`: MUST, device.
+pub const ENC_EV_001_C: Clause = Clause(808);
+/// `ENC-EV-002`, its clauses (a) to (b) together: MUST, device.
+pub const ENC_EV_002: Clause = Clause(809);
+/// `ENC-EV-002.a`: MUST, device.
+pub const ENC_EV_002_A: Clause = Clause(810);
+/// `ENC-EV-002.b`: MUST, device.
+pub const ENC_EV_002_B: Clause = Clause(811);
+/// `ENC-EV-003`: MUST, device.
+pub const ENC_EV_003: Clause = Clause(812);
+/// `ENC-ROCE-001`: MUST, device.
+pub const ENC_ROCE_001: Clause = Clause(813);
+/// `ENC-ECN-001`: SHOULD, device.
+pub const ENC_ECN_001: Clause = Clause(814);
+/// `BTH-LAYOUT-001`: MUST, device.
+pub const BTH_LAYOUT_001: Clause = Clause(815);
+/// `BTH-TVER-001`, its clauses (a) to (c) together: MUST, device.
+pub const BTH_TVER_001: Clause = Clause(816);
+/// `BTH-TVER-001.a`: MUST, device.
+pub const BTH_TVER_001_A: Clause = Clause(817);
+/// `BTH-TVER-001.b`: MUST, device.
+pub const BTH_TVER_001_B: Clause = Clause(818);
+/// `BTH-TVER-001.c`: MUST, codec.
+pub const BTH_TVER_001_C: Clause = Clause(819);
+/// `BTH-PKEY-001`: MUST, device.
+pub const BTH_PKEY_001: Clause = Clause(820);
+/// `BTH-RESV-001`: MUST, codec.
+pub const BTH_RESV_001: Clause = Clause(821);
+/// `BTH-RESV-002`, its clauses (a) to (b) together: MUST, device.
+pub const BTH_RESV_002: Clause = Clause(822);
+/// `BTH-RESV-002.a`: MUST, device.
+pub const BTH_RESV_002_A: Clause = Clause(823);
+/// `BTH-RESV-002.b`: MUST, device.
+pub const BTH_RESV_002_B: Clause = Clause(824);
+/// `BTH-RESV-003`: MUST, device.
+pub const BTH_RESV_003: Clause = Clause(825);
+/// `BTH-RTX-001`: MUST, device.
+pub const BTH_RTX_001: Clause = Clause(826);
+/// `BTH-RTX-002`, its clauses (a) to (b) together: MUST, device.
+pub const BTH_RTX_002: Clause = Clause(827);
+/// `BTH-RTX-002.a`: SHOULD, device.
+pub const BTH_RTX_002_A: Clause = Clause(828);
+/// `BTH-RTX-002.b`: MUST, device.
+pub const BTH_RTX_002_B: Clause = Clause(829);
+/// `BTH-PSN-001`: MUST, device.
+pub const BTH_PSN_001: Clause = Clause(830);
+/// `BTH-PSN-002`: MUST, device.
+pub const BTH_PSN_002: Clause = Clause(831);
+/// `OPC-TABLE-001`: MUST, device.
+pub const OPC_TABLE_001: Clause = Clause(832);
+/// `OPC-MRC-001`: MUST, device.
+pub const OPC_MRC_001: Clause = Clause(833);
+/// `OPC-MRC-002`: MUST, device.
+pub const OPC_MRC_002: Clause = Clause(834);
+/// `OPC-WRITE-001`: MUST, device.
+pub const OPC_WRITE_001: Clause = Clause(835);
+/// `OPC-UNKNOWN-001`, its clauses (a) to (c) together: MUST, device.
+pub const OPC_UNKNOWN_001: Clause = Clause(836);
+/// `OPC-UNKNOWN-001.a`: MUST, device.
+pub const OPC_UNKNOWN_001_A: Clause = Clause(837);
+/// `OPC-UNKNOWN-001.b`: MUST, codec.
+pub const OPC_UNKNOWN_001_B: Clause = Clause(838);
+/// `OPC-UNKNOWN-001.c`: MUST, codec.
+pub const OPC_UNKNOWN_001_C: Clause = Clause(839);
+/// `OPC-PSN-001`, its clauses (a) to (f) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001: Clause = Clause(840);
+/// `OPC-PSN-001.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001_A: Clause = Clause(841);
+/// `OPC-PSN-001.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001_B: Clause = Clause(842);
+/// `OPC-PSN-001.c`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001_C: Clause = Clause(843);
+/// `OPC-PSN-001.d`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001_D: Clause = Clause(844);
+/// `OPC-PSN-001.e`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001_E: Clause = Clause(845);
+/// `OPC-PSN-001.f`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by OPC-PSN-002, under which the BTH `psn` of a SACK, a NACK, a probe and an endpoint request is the MUST of the rule of its packet rather than a SHOULD."]
+pub const OPC_PSN_001_F: Clause = Clause(846);
+/// `OPC-PSN-002`, its clauses (a) to (d) together: MUST, device.
+pub const OPC_PSN_002: Clause = Clause(847);
+/// `OPC-PSN-002.a`: MUST, device.
+pub const OPC_PSN_002_A: Clause = Clause(848);
+/// `OPC-PSN-002.b`: SHOULD, device.
+pub const OPC_PSN_002_B: Clause = Clause(849);
+/// `OPC-PSN-002.c`: SHOULD, device.
+pub const OPC_PSN_002_C: Clause = Clause(850);
+/// `OPC-PSN-002.d`: MUST, device.
+pub const OPC_PSN_002_D: Clause = Clause(851);
+/// `METH-LAYOUT-001`: MUST, device.
+pub const METH_LAYOUT_001: Clause = Clause(852);
+/// `METH-MSN-001`: MUST, device.
+pub const METH_MSN_001: Clause = Clause(853);
+/// `METH-RQMSN-001`, its clauses (a) to (b) together: MUST, device.
+pub const METH_RQMSN_001: Clause = Clause(854);
+/// `METH-RQMSN-001.a`: MUST, device.
+pub const METH_RQMSN_001_A: Clause = Clause(855);
+/// `METH-RQMSN-001.b`: MUST, device.
+pub const METH_RQMSN_001_B: Clause = Clause(856);
+/// `TSETH-LAYOUT-001`: MUST, device.
+pub const TSETH_LAYOUT_001: Clause = Clause(857);
+/// `TSETH-PRESENT-001`: MUST, device.
+pub const TSETH_PRESENT_001: Clause = Clause(858);
+/// `TSETH-PRESENT-002`: MUST, device.
+pub const TSETH_PRESENT_002: Clause = Clause(859);
+/// `TSETH-RESV-001`: MUST, device.
+pub const TSETH_RESV_001: Clause = Clause(860);
+/// `TSETH-FTYPE-001`, its clauses (a) to (c) together: MUST, device.
+pub const TSETH_FTYPE_001: Clause = Clause(861);
+/// `TSETH-FTYPE-001.a`: SHOULD, device.
+pub const TSETH_FTYPE_001_A: Clause = Clause(862);
+/// `TSETH-FTYPE-001.b`: MUST, device.
+pub const TSETH_FTYPE_001_B: Clause = Clause(863);
+/// `TSETH-FTYPE-001.c`: MUST, codec.
+pub const TSETH_FTYPE_001_C: Clause = Clause(864);
+/// `TSETH-TS-001`, its clauses (a) to (b) together: MUST, device.
+pub const TSETH_TS_001: Clause = Clause(865);
+/// `TSETH-TS-001.a`: MUST, device.
+pub const TSETH_TS_001_A: Clause = Clause(866);
+/// `TSETH-TS-001.b`: MUST, device.
+pub const TSETH_TS_001_B: Clause = Clause(867);
+/// `RETH-LAYOUT-001`: MUST, device.
+pub const RETH_LAYOUT_001: Clause = Clause(868);
+/// `RETH-LEN-001`: MUST, device.
+pub const RETH_LEN_001: Clause = Clause(869);
+/// `RETH-VA-001`: MUST, device.
+pub const RETH_VA_001: Clause = Clause(870);
+/// `RETH-VA-002`: MUST, device.
+pub const RETH_VA_002: Clause = Clause(871);
+/// `RETH-LEN-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by RETH-LEN-003, which gives `dma_len` the message length in every packet instead of the bytes remaining to the end of the message."]
+pub const RETH_LEN_002: Clause = Clause(872);
+/// `RETH-LEN-003`: MUST, device.
+pub const RETH_LEN_003: Clause = Clause(873);
+/// `RETH-RKEY-001`: MUST, device.
+pub const RETH_RKEY_001: Clause = Clause(874);
+/// `IMMDT-LAYOUT-001`: MUST, device.
+pub const IMMDT_LAYOUT_001: Clause = Clause(875);
+/// `AETH-LAYOUT-001`: MUST, device.
+pub const AETH_LAYOUT_001: Clause = Clause(876);
+/// `AETH-SYN-001`: MUST, device.
+pub const AETH_SYN_001: Clause = Clause(877);
+/// `AETH-SYN-002`: MUST, device.
+pub const AETH_SYN_002: Clause = Clause(878);
+/// `AETH-NAK-001`: MUST, device.
+pub const AETH_NAK_001: Clause = Clause(879);
+/// `AETH-MRC-001`: MUST, device.
+pub const AETH_MRC_001: Clause = Clause(880);
+/// `AETH-MRC-002`, its clauses (a) to (b) together: MUST, device.
+pub const AETH_MRC_002: Clause = Clause(881);
+/// `AETH-MRC-002.a`: SHOULD, device.
+pub const AETH_MRC_002_A: Clause = Clause(882);
+/// `AETH-MRC-002.b`: MUST, device.
+pub const AETH_MRC_002_B: Clause = Clause(883);
+/// `AETH-MSN-001`, its clauses (a) to (b) together: MUST, device.
+pub const AETH_MSN_001: Clause = Clause(884);
+/// `AETH-MSN-001.a`: MUST, device.
+pub const AETH_MSN_001_A: Clause = Clause(885);
+/// `AETH-MSN-001.b`: MUST, device.
+pub const AETH_MSN_001_B: Clause = Clause(886);
+/// `SETH-LAYOUT-001`: MUST, device.
+pub const SETH_LAYOUT_001: Clause = Clause(887);
+/// `SETH-RESV-001`: MUST, device.
+pub const SETH_RESV_001: Clause = Clause(888);
+/// `SETH-TYPE-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_TYPE_001: Clause = Clause(889);
+/// `SETH-TYPE-001.a`: SHOULD, device.
+pub const SETH_TYPE_001_A: Clause = Clause(890);
+/// `SETH-TYPE-001.b`: MUST, device.
+pub const SETH_TYPE_001_B: Clause = Clause(891);
+/// `SETH-M-001`, its clauses (a) to (c) together: MUST, device.
+pub const SETH_M_001: Clause = Clause(892);
+/// `SETH-M-001.a`: MUST, device.
+pub const SETH_M_001_A: Clause = Clause(893);
+/// `SETH-M-001.b`: MUST, device.
+pub const SETH_M_001_B: Clause = Clause(894);
+/// `SETH-M-001.c`: MUST, codec.
+pub const SETH_M_001_C: Clause = Clause(895);
+/// `SETH-PR-001`: MUST, device.
+pub const SETH_PR_001: Clause = Clause(896);
+/// `SETH-ACKPSN-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_ACKPSN_001: Clause = Clause(897);
+/// `SETH-ACKPSN-001.a`: MUST, device.
+pub const SETH_ACKPSN_001_A: Clause = Clause(898);
+/// `SETH-ACKPSN-001.b`: MUST, device.
+pub const SETH_ACKPSN_001_B: Clause = Clause(899);
+/// `SETH-ACKPSN-002`: MUST, device.
+pub const SETH_ACKPSN_002: Clause = Clause(900);
+/// `SETH-EV-001`: MUST, device.
+pub const SETH_EV_001: Clause = Clause(901);
+/// `SETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_PDC_001: Clause = Clause(902);
+/// `SETH-PDC-001.a`: SHOULD, device.
+pub const SETH_PDC_001_A: Clause = Clause(903);
+/// `SETH-PDC-001.b`: MUST, device.
+pub const SETH_PDC_001_B: Clause = Clause(904);
+/// `SETH-CACK-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_CACK_001: Clause = Clause(905);
+/// `SETH-CACK-001.a`: MUST, device.
+pub const SETH_CACK_001_A: Clause = Clause(906);
+/// `SETH-CACK-001.b`: MUST, device.
+pub const SETH_CACK_001_B: Clause = Clause(907);
+/// `SETH-CC-001`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_CC_001: Clause = Clause(908);
+/// `SETH-CC-001.a`: SHOULD, device.
+pub const SETH_CC_001_A: Clause = Clause(909);
+/// `SETH-CC-001.b`: MUST, device.
+pub const SETH_CC_001_B: Clause = Clause(910);
+/// `SETH-MPR-001`: MUST, device.
+pub const SETH_MPR_001: Clause = Clause(911);
+/// `SETH-BITMAP-001`: MUST, device.
+pub const SETH_BITMAP_001: Clause = Clause(912);
+/// `SETH-BITMAP-002`, its clauses (a) to (b) together: MUST, device.
+pub const SETH_BITMAP_002: Clause = Clause(913);
+/// `SETH-BITMAP-002.a`: MUST, device.
+pub const SETH_BITMAP_002_A: Clause = Clause(914);
+/// `SETH-BITMAP-002.b`: MUST, device.
+pub const SETH_BITMAP_002_B: Clause = Clause(915);
+/// `CCS-LAYOUT-001`: MUST, device.
+pub const CCS_LAYOUT_001: Clause = Clause(916);
+/// `CCS-RESV-001`: MUST, device.
+pub const CCS_RESV_001: Clause = Clause(917);
+/// `CCS-TS-001`: MUST, device.
+pub const CCS_TS_001: Clause = Clause(918);
+/// `CCS-OOO-001`: MUST, device.
+pub const CCS_OOO_001: Clause = Clause(919);
+/// `CCS-BYTES-001`: MUST, device.
+pub const CCS_BYTES_001: Clause = Clause(920);
+/// `NETH-LAYOUT-001`: MUST, device.
+pub const NETH_LAYOUT_001: Clause = Clause(921);
+/// `NETH-RESV-001`: MUST, device.
+pub const NETH_RESV_001: Clause = Clause(922);
+/// `NETH-TYPE-001`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_TYPE_001: Clause = Clause(923);
+/// `NETH-TYPE-001.a`: SHOULD, device.
+pub const NETH_TYPE_001_A: Clause = Clause(924);
+/// `NETH-TYPE-001.b`: MUST, device.
+pub const NETH_TYPE_001_B: Clause = Clause(925);
+/// `NETH-REASON-001`, its clauses (a) to (c) together: MUST, device.
+pub const NETH_REASON_001: Clause = Clause(926);
+/// `NETH-REASON-001.a`: MUST, device.
+pub const NETH_REASON_001_A: Clause = Clause(927);
+/// `NETH-REASON-001.b`: MUST, codec.
+pub const NETH_REASON_001_B: Clause = Clause(928);
+/// `NETH-REASON-001.c`: MUST, codec.
+pub const NETH_REASON_001_C: Clause = Clause(929);
+/// `NETH-REASON-002`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_REASON_002: Clause = Clause(930);
+/// `NETH-REASON-002.a`: MUST, device.
+pub const NETH_REASON_002_A: Clause = Clause(931);
+/// `NETH-REASON-002.b`: MUST, device.
+pub const NETH_REASON_002_B: Clause = Clause(932);
+/// `NETH-VENDOR-001`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_VENDOR_001: Clause = Clause(933);
+/// `NETH-VENDOR-001.a`: SHOULD, device.
+pub const NETH_VENDOR_001_A: Clause = Clause(934);
+/// `NETH-VENDOR-001.b`: MUST, device.
+pub const NETH_VENDOR_001_B: Clause = Clause(935);
+/// `NETH-PSN-001`: MUST, device.
+pub const NETH_PSN_001: Clause = Clause(936);
+/// `NETH-TS-001`: MUST, device.
+pub const NETH_TS_001: Clause = Clause(937);
+/// `NETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
+pub const NETH_PDC_001: Clause = Clause(938);
+/// `NETH-PDC-001.a`: SHOULD, device.
+pub const NETH_PDC_001_A: Clause = Clause(939);
+/// `NETH-PDC-001.b`: MUST, device.
+pub const NETH_PDC_001_B: Clause = Clause(940);
+/// `NETH-CC-001`: SHOULD, device.
+pub const NETH_CC_001: Clause = Clause(941);
+/// `PETH-LAYOUT-001`: MUST, device.
+pub const PETH_LAYOUT_001: Clause = Clause(942);
+/// `PETH-RESV-001`: MUST, device.
+pub const PETH_RESV_001: Clause = Clause(943);
+/// `PETH-PSN-001`: MUST, device.
+pub const PETH_PSN_001: Clause = Clause(944);
+/// `PETH-RESP-001`: MUST, device.
+pub const PETH_RESP_001: Clause = Clause(945);
+/// `PETH-FTYPE-001`, its clauses (a) to (b) together: MUST, device.
+pub const PETH_FTYPE_001: Clause = Clause(946);
+/// `PETH-FTYPE-001.a`: SHOULD, device.
+pub const PETH_FTYPE_001_A: Clause = Clause(947);
+/// `PETH-FTYPE-001.b`: MUST, device.
+pub const PETH_FTYPE_001_B: Clause = Clause(948);
+/// `PETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
+pub const PETH_PDC_001: Clause = Clause(949);
+/// `PETH-PDC-001.a`: SHOULD, device.
+pub const PETH_PDC_001_A: Clause = Clause(950);
+/// `PETH-PDC-001.b`: MUST, device.
+pub const PETH_PDC_001_B: Clause = Clause(951);
+/// `ERTH-LAYOUT-001`: MUST, device.
+pub const ERTH_LAYOUT_001: Clause = Clause(952);
+/// `ERTH-QPN-001`, its clauses (a) to (b) together: MUST, device.
+pub const ERTH_QPN_001: Clause = Clause(953);
+/// `ERTH-QPN-001.a`: MUST, device.
+pub const ERTH_QPN_001_A: Clause = Clause(954);
+/// `ERTH-QPN-001.b`: MUST, device.
+pub const ERTH_QPN_001_B: Clause = Clause(955);
+/// `ERTH-RESV-001`: MUST, device.
+pub const ERTH_RESV_001: Clause = Clause(956);
+/// `ERTH-OP-001`, its clauses (a) to (c) together: MUST, device.
+pub const ERTH_OP_001: Clause = Clause(957);
+/// `ERTH-OP-001.a`: MUST, device.
+pub const ERTH_OP_001_A: Clause = Clause(958);
+/// `ERTH-OP-001.b`: MUST, codec.
+pub const ERTH_OP_001_B: Clause = Clause(959);
+/// `ERTH-OP-001.c`: MUST, codec.
+pub const ERTH_OP_001_C: Clause = Clause(960);
+/// `ERTH-PORT-001`: MUST, device.
+pub const ERTH_PORT_001: Clause = Clause(961);
+/// `ERTH-RESP-001`, its clauses (a) to (e) together: MUST, device.
+pub const ERTH_RESP_001: Clause = Clause(962);
+/// `ERTH-RESP-001.a`: MUST, device.
+pub const ERTH_RESP_001_A: Clause = Clause(963);
+/// `ERTH-RESP-001.b`: MUST, device.
+pub const ERTH_RESP_001_B: Clause = Clause(964);
+/// `ERTH-RESP-001.c`: MUST, device.
+pub const ERTH_RESP_001_C: Clause = Clause(965);
+/// `ERTH-RESP-001.d`: MUST, device.
+pub const ERTH_RESP_001_D: Clause = Clause(966);
+/// `ERTH-RESP-001.e`: MUST, device.
+pub const ERTH_RESP_001_E: Clause = Clause(967);
+/// `EETH-LAYOUT-001`: MUST, device.
+pub const EETH_LAYOUT_001: Clause = Clause(968);
+/// `EETH-RESV-001`: MUST, device.
+pub const EETH_RESV_001: Clause = Clause(969);
+/// `EETH-OP-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by EETH-OP-002, since a response carries the `op` of the request it answers (EETH-ECHO-001), which may be one that table 21 does not define."]
+pub const EETH_OP_001: Clause = Clause(970);
+/// `EETH-OP-002`, its clauses (a) to (c) together: MUST, device.
+pub const EETH_OP_002: Clause = Clause(971);
+/// `EETH-OP-002.a`: MUST, device.
+pub const EETH_OP_002_A: Clause = Clause(972);
+/// `EETH-OP-002.b`: MUST, codec.
+pub const EETH_OP_002_B: Clause = Clause(973);
+/// `EETH-OP-002.c`: MUST, codec.
+pub const EETH_OP_002_C: Clause = Clause(974);
+/// `EETH-ECHO-001`: MUST, device.
+pub const EETH_ECHO_001: Clause = Clause(975);
+/// `EETH-PORT-001`: MUST, device.
+pub const EETH_PORT_001: Clause = Clause(976);
+/// `EETH-STATUS-001`, its clauses (a) to (b) together: MUST, device.
+pub const EETH_STATUS_001: Clause = Clause(977);
+/// `EETH-STATUS-001.a`: MUST, device.
+pub const EETH_STATUS_001_A: Clause = Clause(978);
+/// `EETH-STATUS-001.b`: SHOULD, device.
+pub const EETH_STATUS_001_B: Clause = Clause(979);
+/// `EETH-DATA-001`, its clauses (a) to (b) together: MUST, device.
+pub const EETH_DATA_001: Clause = Clause(980);
+/// `EETH-DATA-001.a`: SHOULD, device.
+pub const EETH_DATA_001_A: Clause = Clause(981);
+/// `EETH-DATA-001.b`: MUST, device.
+pub const EETH_DATA_001_B: Clause = Clause(982);
+/// `DETH-LAYOUT-001`: MUST, codec.
+pub const DETH_LAYOUT_001: Clause = Clause(983);
+/// `DETH-RESV-001`: MUST, codec.
+pub const DETH_RESV_001: Clause = Clause(984);
+/// `RDETH-LAYOUT-001`: MUST, codec.
+pub const RDETH_LAYOUT_001: Clause = Clause(985);
+/// `RDETH-RESV-001`: MUST, codec.
+pub const RDETH_RESV_001: Clause = Clause(986);
+/// `XRCETH-LAYOUT-001`: MUST, codec.
+pub const XRCETH_LAYOUT_001: Clause = Clause(987);
+/// `XRCETH-RESV-001`: MUST, codec.
+pub const XRCETH_RESV_001: Clause = Clause(988);
+/// `IETH-LAYOUT-001`: MUST, codec.
+pub const IETH_LAYOUT_001: Clause = Clause(989);
+/// `ATOMIC-LAYOUT-001`: MUST, codec.
+pub const ATOMIC_LAYOUT_001: Clause = Clause(990);
+/// `CNP-LAYOUT-001`: MUST, codec.
+pub const CNP_LAYOUT_001: Clause = Clause(991);
+/// `CNP-RESV-001`: MUST, codec.
+pub const CNP_RESV_001: Clause = Clause(992);
+/// `CNP-BTH-001`, its clauses (a) to (b) together: MUST, codec.
+pub const CNP_BTH_001: Clause = Clause(993);
+/// `CNP-BTH-001.a`: SHOULD, codec.
+pub const CNP_BTH_001_A: Clause = Clause(994);
+/// `CNP-BTH-001.b`: MUST, codec.
+pub const CNP_BTH_001_B: Clause = Clause(995);
+/// `PAY-PAD-001`: MUST, device.
+pub const PAY_PAD_001: Clause = Clause(996);
+/// `PAY-PAD-002`, its clauses (a) to (c) together: MUST, device.
+pub const PAY_PAD_002: Clause = Clause(997);
+/// `PAY-PAD-002.a`: SHOULD, device.
+pub const PAY_PAD_002_A: Clause = Clause(998);
+/// `PAY-PAD-002.b`: MUST, device.
+pub const PAY_PAD_002_B: Clause = Clause(999);
+/// `PAY-PAD-002.c`: MUST, codec.
+pub const PAY_PAD_002_C: Clause = Clause(1000);
+/// `PAY-PAD-003`: MUST, device.
+pub const PAY_PAD_003: Clause = Clause(1001);
+/// `PAY-LEN-001`: MUST, device.
+pub const PAY_LEN_001: Clause = Clause(1002);
+/// `PAY-LEN-002`: MUST, device.
+pub const PAY_LEN_002: Clause = Clause(1003);
+/// `PAY-NONE-001`: MUST, device.
+pub const PAY_NONE_001: Clause = Clause(1004);
+/// `ICRC-CALC-001`: MUST, device.
+pub const ICRC_CALC_001: Clause = Clause(1005);
+/// `ICRC-COVER-001`: MUST, device.
+pub const ICRC_COVER_001: Clause = Clause(1006);
+/// `ICRC-MASK-001`: MUST, device.
+pub const ICRC_MASK_001: Clause = Clause(1007);
+/// `ICRC-ORDER-001`: MUST, device.
+pub const ICRC_ORDER_001: Clause = Clause(1008);
+/// `ICRC-VERIFY-001`, its clauses (a) to (c) together: MUST, device.
+pub const ICRC_VERIFY_001: Clause = Clause(1009);
+/// `ICRC-VERIFY-001.a`: MUST, device.
+pub const ICRC_VERIFY_001_A: Clause = Clause(1010);
+/// `ICRC-VERIFY-001.b`: MUST, codec.
+pub const ICRC_VERIFY_001_B: Clause = Clause(1011);
+/// `ICRC-VERIFY-001.c`: MUST, codec.
+pub const ICRC_VERIFY_001_C: Clause = Clause(1012);
+/// `DEC-STRUCT-001`: MUST, codec.
+pub const DEC_STRUCT_001: Clause = Clause(1013);
+/// `DEC-ERR-001`: MUST, codec.
+pub const DEC_ERR_001: Clause = Clause(1014);
+/// `DEC-LOSSLESS-001`: MUST, codec.
+pub const DEC_LOSSLESS_001: Clause = Clause(1015);
+/// `DEC-VAL-001`, its clauses (a) to (b) together: MUST, codec.
+pub const DEC_VAL_001: Clause = Clause(1016);
+/// `DEC-VAL-001.a`: MUST, codec.
+pub const DEC_VAL_001_A: Clause = Clause(1017);
+/// `DEC-VAL-001.b`: MUST, codec.
+pub const DEC_VAL_001_B: Clause = Clause(1018);
+/// `DEC-JSON-001`: MUST, codec.
+pub const DEC_JSON_001: Clause = Clause(1019);
+/// `DEC-VLAN-001`: MUST, codec.
+pub const DEC_VLAN_001: Clause = Clause(1020);
+/// `DEC-LINK-001`: MUST, codec.
+pub const DEC_LINK_001: Clause = Clause(1021);
+/// `DEC-FCS-001`: MUST, codec.
+pub const DEC_FCS_001: Clause = Clause(1022);
+/// `DEC-CUT-001`: MUST, codec.
+pub const DEC_CUT_001: Clause = Clause(1023);
+/// `DEC-KIND-001`: MUST, codec.
+pub const DEC_KIND_001: Clause = Clause(1024);
+/// `DEC-EXIT-001`: MUST, codec.
+pub const DEC_EXIT_001: Clause = Clause(1025);
+/// `DEC-EXIT-002`: MUST, codec.
+pub const DEC_EXIT_002: Clause = Clause(1026);

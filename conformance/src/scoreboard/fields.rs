@@ -1,0 +1,316 @@
+//! The field table: which rule each compared field of a frame breaks, by kind of frame
+//! (`spec/conformance.md`, CONF-CMP-037, CONF-CMP-017, CONF-CMP-026).
+//!
+//! A divergence between an expected frame and the device's is named by the rule of the
+//! field that differs, never by the record's or the scenario's list of requirements: each
+//! field carries its own rule, and the divergence takes the first MUST field's (or, when
+//! only SHOULD fields differ, the first field's, and is non-strict). One table row per
+//! (kinds, field); the first row that fits is the one. The same table tells which rules a
+//! check of frame fields can fail, and the test `no_field_is_judged_at_two_levels` keeps it
+//! free of a field judged by a MUST in one row and a SHOULD in another for one kind (a
+//! MUST weakened by a SHOULD on the same field).
+
+use super::{FieldDiff, Kind};
+use crate::req::*;
+use crate::requirements::Level;
+
+/// A rule a check names: a clause of the specification, the leaf clause where its line is
+/// marked. Its level is the clause's.
+pub type Rule = Clause;
+
+/// Kinds of frame, as a set.
+pub type Kinds = u16;
+/// A first transmission of a data packet.
+pub const DATA: Kinds = 1;
+/// A retransmission of a data packet.
+pub const RTX: Kinds = 1 << 1;
+/// A SACK.
+pub const SACK: Kinds = 1 << 2;
+/// A NACK.
+pub const NACK: Kinds = 1 << 3;
+/// A transport ACK.
+pub const ACK: Kinds = 1 << 4;
+/// A transport NAK.
+pub const NAK: Kinds = 1 << 5;
+/// A probe.
+pub const PROBE: Kinds = 1 << 6;
+/// An endpoint request.
+pub const EREQ: Kinds = 1 << 7;
+/// An endpoint response.
+pub const ERSP: Kinds = 1 << 8;
+/// Every data packet.
+pub const WRITE: Kinds = DATA | RTX;
+/// Every kind.
+pub const ALL: Kinds = 0x1FF;
+
+/// One row: a field (an exact name, or a prefix ending in `.`) of frames of `kinds`.
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    /// The kinds of frame it applies to.
+    pub kinds: Kinds,
+    /// The field, as `frame_fields` names it; a name ending in `.` is a prefix.
+    pub field: &'static str,
+    /// What a difference breaks; its level is the row's.
+    pub rule: Rule,
+}
+
+const fn row(kinds: Kinds, field: &'static str, rule: Rule) -> Row {
+    Row { kinds, field, rule }
+}
+
+/// Whether a rule makes a failure (MUST) rather than a non-strict verdict.
+pub fn is_must(rule: Rule) -> bool {
+    matches!(rule.level(), Level::Must)
+}
+
+/// The table, most specific rows first.
+pub const ROWS: &[Row] = &[
+    // What the link fixes, in every frame (CONF-CMP-026, ENC-UDP-001, BTH-PKEY-001).
+    row(ALL, "eth.", CONF_CMP_026_B),
+    row(ALL, "vlan.", CONF_CMP_026_B),
+    row(ALL, "ip.", CONF_CMP_026_B),
+    row(ALL, "udp.dst_port", ENC_UDP_001_A),
+    row(ALL, "bth.pkey", BTH_PKEY_001),
+    row(ALL, "icrc", ICRC_CALC_001),
+    // Data packets (SND-SEG-*, SND-MSN-002, SND-RQMSN-002, SND-TS-002, ...).
+    row(WRITE, "bth.opcode", SND_SEG_002),
+    row(WRITE, "bth.ack_req", SND_ACKREQ_001),
+    row(WRITE, "bth.rtx", BTH_RTX_001),
+    row(WRITE, "bth.psn", SND_PSN_001),
+    row(WRITE, "bth.pad_count", PAY_PAD_001),
+    row(WRITE, "meth.msn", SND_MSN_002),
+    // Of a message without immediate data; see `rule_of` for the others.
+    row(WRITE, "meth.rqmsn", SND_RQMSN_002_B),
+    row(WRITE, "reth.va", SND_SEG_003_A),
+    row(WRITE, "reth.rkey", SND_SEG_003_B),
+    row(WRITE, "reth.dma_len", SND_SEG_003_C),
+    row(WRITE, "immdt.", SND_SEG_004),
+    row(DATA, "payload", SND_SEG_001_B),
+    row(RTX, "payload", SND_RTX_001_B),
+    row(WRITE, "tseth", TSETH_PRESENT_001),
+    row(WRITE, "tseth.tsr", SND_TS_002_B),
+    row(WRITE, "tseth.resv", TSETH_RESV_001),
+    row(WRITE, "tseth.ftype", TSETH_FTYPE_001_A),
+    row(WRITE, "bth.dest_qp", SND_SEG_001_A),
+    // NACKs (RCV-NACK-001 and the NETH rules).
+    row(NACK, "bth.dest_qp", RCV_NACK_001_A),
+    row(NACK, "neth.nack_psn", RCV_NACK_001_D),
+    row(NACK, "neth.entropy", NETH_PSN_001),
+    row(NACK, "neth.tx_timestamp", NETH_TS_001),
+    row(NACK, "neth.res_type", NETH_TYPE_001_A),
+    row(NACK, "neth.next_header", NETH_TYPE_001_A),
+    row(NACK, "neth.vendor_info", NETH_VENDOR_001_A),
+    row(NACK, "neth.spdcid", NETH_PDC_001_A),
+    row(NACK, "neth.dpdcid", NETH_PDC_001_A),
+    row(NACK, "neth.cc_type", NETH_CC_001),
+    row(NACK, "neth.cc_flags", NETH_CC_001),
+    // Transport ACKs and NAKs (RCV-ACK-002, RCV-NAK-002, AETH-MSN-001).
+    row(ACK, "bth.dest_qp", RCV_ACK_002_A),
+    row(NAK, "bth.dest_qp", RCV_NAK_002_A),
+    row(ACK, "aeth.msn", AETH_MSN_001_A),
+    row(NAK, "aeth.msn", RCV_NAK_002_C),
+    row(ACK, "ev", RCV_ACK_002_B),
+    row(NAK, "ev", RCV_NAK_002_B),
+    // Probes: EV-PROBE-005 fixes the destination, the PSN, the probe_id and the ftype.
+    row(PROBE, "bth.dest_qp", EV_PROBE_005_C),
+    row(PROBE, "bth.psn", EV_PROBE_005_D),
+    row(PROBE, "peth.probe_id", EV_PROBE_005_E),
+    row(PROBE, "peth.ftype", EV_PROBE_005_G),
+    // Endpoint requests (REC-IF-017, ERTH-*) and responses (ERTH-RESP-001, EETH-*).
+    row(EREQ | ERSP, "bth.dest_qp", ERTH_QPN_001_A),
+    row(EREQ, "ev", REC_IF_017_B),
+    row(EREQ, "erth.port_status", ERTH_PORT_001),
+    row(EREQ, "erth.resv1", ERTH_RESV_001),
+    row(EREQ, "erth.resv12", ERTH_RESV_001),
+    row(EREQ, "erth.", REC_IF_017_C),
+    row(ERSP, "ev", ERTH_RESP_001_B),
+    row(ERSP, "eeth.port_status", EETH_PORT_001),
+    row(ERSP, "eeth.resv2", EETH_RESV_001),
+    row(ERSP, "eeth.data", EETH_DATA_001_A),
+    row(ERSP, "eeth.op", EETH_ECHO_001),
+    row(ERSP, "eeth.request_id", EETH_ECHO_001),
+    // The BTH PSN of a packet that consumes none (OPC-PSN-002): the MUST of the packet's
+    // own rule where it fixes one, else the SHOULD.
+    row(SACK, "bth.psn", RCV_SACK_005_I),
+    row(NACK, "bth.psn", RCV_NACK_001_G),
+    row(EREQ, "bth.psn", REC_IF_017_C),
+    row(ACK | NAK, "bth.psn", OPC_PSN_002_B),
+    row(ERSP, "bth.psn", OPC_PSN_002_C),
+];
+
+/// The fields judged outside the table, by the checks of every frame a device sends
+/// (`link.rs`: addresses, hop limit, P_Key, destination QP) and of SACKs (`sacks.rs`), with
+/// the rule each names: listed so that the conflict tool (`tests/conflicts.rs`) sees every
+/// field a check judges.
+pub const ELSEWHERE: &[Row] = &[
+    row(ALL, "eth.src", CONF_CMP_026_B),
+    row(ALL, "eth.dst", CONF_CMP_026_B),
+    row(ALL, "vlan.vid", CONF_CMP_026_B),
+    row(ALL, "ip.src", CONF_CMP_026_B),
+    row(ALL, "ip.dst", CONF_CMP_026_B),
+    row(ALL, "ipv4.ttl", ENC_HOP_001_C),
+    row(ALL, "ipv6.hop_limit", ENC_HOP_001_C),
+    row(ALL, "bth.pkey", BTH_PKEY_001),
+    row(SACK, "bth.dest_qp", RCV_SACK_005_A),
+    row(NACK, "bth.dest_qp", RCV_NACK_001_A),
+    row(ACK, "bth.dest_qp", RCV_ACK_002_A),
+    row(PROBE, "bth.dest_qp", EV_PROBE_005_C),
+    row(SACK, "seth.sack_offset", RCV_SACK_005_C),
+    row(SACK, "seth.mpr", RCV_SACK_005_E),
+    row(SACK, "bth.psn", RCV_SACK_005_I),
+];
+
+/// The kind of a frame as a set member.
+pub(super) fn kind_bit(k: &Kind) -> Kinds {
+    match k {
+        Kind::Data { rtx: false, .. } => DATA,
+        Kind::Data { rtx: true, .. } => RTX,
+        Kind::Sack { .. } => SACK,
+        Kind::Nack { .. } => NACK,
+        Kind::Ack { syndrome, .. } if super::ack_class(*syndrome).0 => ACK,
+        Kind::Ack { .. } => NAK,
+        Kind::Probe { .. } => PROBE,
+        Kind::EndpointRequest { .. } => EREQ,
+        Kind::Endpoint { .. } => ERSP,
+        Kind::Other { .. } => 0,
+    }
+}
+
+/// What a missing or otherwise unexplained frame of this kind breaks when no more specific
+/// rule does: the rule that makes the frame due.
+pub(super) fn default_rule(k: &Kind) -> Rule {
+    match k {
+        Kind::Data { rtx: true, .. } => SND_RTX_001_A,
+        Kind::Data { .. } => SND_SEG_001_A,
+        Kind::Nack { .. } => RCV_NACK_001_A,
+        Kind::Ack { syndrome, .. } if super::ack_class(*syndrome).0 => RCV_ACK_001_A,
+        Kind::Ack { .. } => RCV_NAK_002_A,
+        Kind::Endpoint { .. } => ERTH_RESP_001_A,
+        Kind::EndpointRequest { .. } => REC_IF_017_A,
+        Kind::Sack { .. } => RCV_SACK_001_A,
+        Kind::Probe { .. } | Kind::Other { .. } => EV_PROBE_005_A,
+    }
+}
+
+/// The rule a NACK of `reason` is due by, and its reason is fixed by.
+pub fn nack_reason_rule(reason: u8) -> Rule {
+    match openrdma_codec::NackReason(reason) {
+        openrdma_codec::NackReason::PSN_OOR_WINDOW => RCV_WIN_002_A,
+        _ => RCV_NACK_001_C,
+    }
+}
+
+/// What the field table needs to know of the expected frame beyond its kind.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Context {
+    /// The frame is a packet of a Write-with-Immediate message.
+    pub imm_message: bool,
+}
+
+/// The rule of a field that differs between an expected frame of kind `k` and the
+/// device's.
+pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
+    let bit = kind_bit(k);
+    match (f.field.as_str(), k) {
+        ("neth.reason", Kind::Nack { reason, .. }) => return nack_reason_rule(*reason),
+        ("aeth.syndrome", Kind::Ack { .. }) if super::is_ack_pair(f) => return AETH_MRC_002_A,
+        ("aeth.syndrome", Kind::Ack { .. }) => return default_ack_rule(k),
+        // Bits 23:16 of an ACK's MSN, when bits 15:0 agree.
+        ("aeth.msn", _) if bit == ACK && low16(&f.expected) == low16(&f.actual) => {
+            return AETH_MSN_001_B;
+        }
+        ("meth.rqmsn", _) if cx.imm_message => return SND_RQMSN_002_A,
+        // The choice among the non-zero statuses of an endpoint response.
+        ("eeth.status", _) if f.expected != "0" && f.actual != "0" => return EETH_STATUS_001_B,
+        ("eeth.status", _) => return EETH_STATUS_001_A,
+        _ => {}
+    }
+    ROWS.iter()
+        .find(|r| r.kinds & bit != 0 && fits(r.field, &f.field))
+        .map_or(default_rule(k), |r| r.rule)
+}
+
+fn low16(v: &str) -> Option<u32> {
+    v.parse::<u32>().ok().map(|x| x & 0xFFFF)
+}
+
+fn default_ack_rule(k: &Kind) -> Rule {
+    match kind_bit(k) {
+        ACK => RCV_ACK_002_A,
+        _ => RCV_NAK_002_C,
+    }
+}
+
+fn fits(pattern: &str, field: &str) -> bool {
+    match pattern.strip_suffix('.') {
+        Some(p) => field.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')),
+        None => pattern == field,
+    }
+}
+
+/// Gives each field its rule, and the divergence's name: the first MUST field's rule, or
+/// the first field's when none is a MUST (then the divergence is non-strict).
+pub(super) fn name(k: &Kind, fields: &mut [FieldDiff], cx: Context) -> (Rule, bool) {
+    let mut first_must = None;
+    let mut first = None;
+    for f in fields.iter_mut() {
+        let rule = rule_of(k, f, cx);
+        f.name(rule);
+        first.get_or_insert(rule);
+        if is_must(rule) && first_must.is_none() {
+            first_must = Some(rule);
+        }
+    }
+    match (first_must, first) {
+        (Some(r), _) => (r, false),
+        (None, Some(r)) => (r, true),
+        (None, None) => (default_rule(k), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// The conflict tool (design 7.3): one field of one kind of frame is judged at one
+    /// level, so a MUST is never weakened by a SHOULD on the same field.
+    #[test]
+    fn no_field_is_judged_at_two_levels() {
+        let mut seen: HashMap<(u16, &str), Rule> = HashMap::new();
+        let mut conflicts = Vec::new();
+        for r in ROWS {
+            for bit in (0..9).map(|i| 1u16 << i).filter(|b| r.kinds & b != 0) {
+                match seen.get(&(bit, r.field)) {
+                    Some(rule) if is_must(*rule) != is_must(r.rule) => conflicts
+                        .push(format!("{} of kind {bit:#x}: {rule} and {}", r.field, r.rule)),
+                    Some(_) => {}
+                    None => {
+                        seen.insert((bit, r.field), r.rule);
+                    }
+                }
+            }
+        }
+        assert!(conflicts.is_empty(), "fields judged at two levels: {conflicts:?}");
+    }
+
+    /// Every row is reachable: no earlier row of the same kinds shadows it entirely.
+    #[test]
+    fn no_row_is_shadowed() {
+        for (i, r) in ROWS.iter().enumerate() {
+            let field = r.field.strip_suffix('.').map_or(r.field.to_string(), |p| format!("{p}.x"));
+            for bit in (0..9).map(|i| 1u16 << i).filter(|b| r.kinds & b != 0) {
+                let first = ROWS.iter().position(|x| x.kinds & bit != 0 && fits(x.field, &field));
+                assert_eq!(first, Some(i), "row {} is shadowed", r.field);
+            }
+        }
+    }
+
+    #[test]
+    fn prefixes_fit_their_fields() {
+        assert!(fits("reth.", "reth.va"));
+        assert!(!fits("reth.", "rethx.va"));
+        assert!(fits("tseth", "tseth"));
+        assert!(!fits("tseth", "tseth.tsr"));
+    }
+}

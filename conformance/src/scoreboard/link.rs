@@ -1,0 +1,98 @@
+//! The headers the connection fixes, judged on every frame the device sends, SACKs and
+//! everything that is not paired with an expected frame included (`spec/conformance.md`,
+//! CONF-CMP-026): the link addresses and VLAN tag of the manifest's link, the IPv4 TTL or
+//! IPv6 hop limit (ENC-HOP-001), the P_Key, and the destination QP of every acknowledgement
+//! and probe, which goes to the peer of one of the device's QPs.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use openrdma_codec::Opcode;
+use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_device::Scenario;
+
+use super::fields::Rule;
+use super::{Divergence, FieldDiff, Frame, render_frame};
+use crate::req::*;
+
+/// The least IPv4 TTL or IPv6 hop limit a sender sets (ENC-HOP-001).
+const MIN_HOP_LIMIT: u8 = 64;
+
+/// The P_Key of every connection: none is configured in a manifest (BTH-PKEY-001).
+const PKEY: u16 = 0xFFFF;
+
+/// Judges the link headers of every observed frame that decodes.
+pub(super) fn judge(
+    scenario: &Scenario,
+    peers: &HashMap<u32, u32>,
+    obs: &[Frame],
+    div: &mut Vec<Divergence>,
+) {
+    let link = &scenario.manifest.link;
+    for f in obs {
+        let d = decode(&f.bytes);
+        if d.error.is_some() {
+            continue; // judged by the wire rules
+        }
+        let mut fields: Vec<(Rule, FieldDiff)> = Vec::new();
+        let mut cmp = |rule: Rule, field: &str, expected: String, actual: String| {
+            if expected != actual {
+                fields.push((rule, FieldDiff::new(field, expected, actual)));
+            }
+        };
+        if let Some(e) = d.eth {
+            cmp(CONF_CMP_026_B, "eth.src", link.local_mac.to_string(), e.src.to_string());
+            cmp(CONF_CMP_026_B, "eth.dst", link.peer_mac.to_string(), e.dst.to_string());
+        }
+        let vid = |v: Option<u16>| v.map_or("-".to_string(), |v| v.to_string());
+        cmp(CONF_CMP_026_B, "vlan.vid", vid(link.vlan), vid(d.vlans.first().map(|v| v.vid)));
+        let (src, dst) = match &d.ip {
+            Some(IpRepr::V4(ip)) => (IpAddr::V4(ip.src), IpAddr::V4(ip.dst)),
+            Some(IpRepr::V6(ip)) => (IpAddr::V6(ip.src), IpAddr::V6(ip.dst)),
+            None => continue,
+        };
+        cmp(CONF_CMP_026_B, "ip.src", link.local_ip.to_string(), src.to_string());
+        cmp(CONF_CMP_026_B, "ip.dst", link.peer_ip.to_string(), dst.to_string());
+        // A hop count a router passes on (ENC-HOP-001.c); validate() reports a 0 (.a).
+        let (field, hop) = match &d.ip {
+            Some(IpRepr::V4(ip)) => ("ipv4.ttl", ip.ttl),
+            Some(IpRepr::V6(ip)) => ("ipv6.hop_limit", ip.hop_limit),
+            None => continue,
+        };
+        if (1..MIN_HOP_LIMIT).contains(&hop) {
+            let want = format!("{MIN_HOP_LIMIT} or more");
+            cmp(ENC_HOP_001_C, field, want, hop.to_string());
+        }
+        if let Some(bth) = d.bth {
+            cmp(BTH_PKEY_001, "bth.pkey", format!("{PKEY:#06x}"), format!("{:#06x}", bth.pkey));
+            let to = bth.dest_qp.value();
+            let rule = match bth.opcode {
+                Opcode::MRC_SACK => Some(RCV_SACK_005_A),
+                Opcode::MRC_NACK => Some(RCV_NACK_001_A),
+                Opcode::MRC_ACKNOWLEDGE => Some(RCV_ACK_002_A),
+                Opcode::MRC_PROBE => Some(EV_PROBE_005_C),
+                _ => None,
+            };
+            if let Some(rule) = rule.filter(|_| !peers.contains_key(&to)) {
+                cmp(rule, "bth.dest_qp", "the peer of a QP".into(), format!("{to:#x}"));
+            }
+        }
+        if fields.is_empty() {
+            continue;
+        }
+        let rule = fields[0].0;
+        let what = super::matching::describe(&fields[0].1);
+        let fields = fields
+            .into_iter()
+            .map(|(r, mut f)| {
+                f.name(r);
+                f
+            })
+            .collect();
+        div.push(Divergence {
+            actual: Some(render_frame(&f.bytes)),
+            fields,
+            ..Divergence::of(f.at, rule, what)
+        });
+    }
+}

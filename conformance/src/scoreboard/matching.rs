@@ -1,0 +1,375 @@
+//! Matching expected frames with the device's by identity (`spec/conformance.md`,
+//! CONF-CMP-037, CONF-CMP-026).
+//!
+//! An identity says *which* output an expectation is: a data packet by (QP, PSN, `rtx`), a
+//! NACK by (QP, `nack_psn`), a transport ACK or NAK by (QP, MSN, ACK or the NAK code), a
+//! probe by its QP, an endpoint request or response by (`op`, `request_id`). Every other
+//! field is compared, and named by its own rule ([`super::fields`]).
+//!
+//! Three passes, each over the expectations in record order:
+//!
+//! 1. **Legal**: the earliest unused output of the same identity within the expectation's
+//!    window (`[at − early_ns, at + late_ns]`; from 0 for a retransmission, which may come
+//!    sooner, unless the device brings its own CPU half). So the k-th expectation of a
+//!    repeated identity takes the k-th output in time, and a legal repeat between them (an
+//!    ACK of an MSN already acknowledged) is left over, not taken for a late answer.
+//! 2. **Near miss**: an unused output of the same kind and QP within the window that
+//!    differs in an identity field (a NACK for PSN 129 where 128 was expected, an ACK of the
+//!    next MSN, a retransmission without its `rtx` bit): one divergence whose fields name
+//!    the rules they break, instead of a missing output and an unexpected one. It comes
+//!    before the next pass, so that an output with a wrong identity field is not taken for
+//!    a far, mistimed answer to another expectation of that identity.
+//! 3. **Mistimed**: the nearest unused output of the same identity that no rule explains,
+//!    outside the window: a timing divergence.
+//!
+//! An expectation left over is missing, named by the rule that makes the output due.
+
+use openrdma_device::{
+    CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario, TimedInput,
+    TimedOutput,
+};
+
+use openrdma_codec::Msn;
+
+use super::fields::{self, Rule};
+use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
+use crate::req::*;
+
+/// The identity of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ident {
+    Data { qp: u32, psn: u32, rtx: bool },
+    Nack { qp: u32, psn: u32 },
+    Ack { qp: u32, msn: Msn, class: (bool, u8) },
+    Probe { qp: u32 },
+    EpResponse { op: u8, request_id: u32 },
+    EpRequest { op: u8, request_id: u32 },
+}
+
+fn ident(k: &Kind) -> Option<Ident> {
+    Some(match *k {
+        Kind::Data { qp, psn, rtx } => Ident::Data { qp, psn, rtx },
+        Kind::Nack { qp, psn, .. } => Ident::Nack { qp, psn },
+        Kind::Ack { qp, msn, syndrome } => Ident::Ack { qp, msn, class: ack_class(syndrome) },
+        Kind::Probe { qp } => Ident::Probe { qp },
+        Kind::Endpoint { op, request_id } => Ident::EpResponse { op, request_id },
+        Kind::EndpointRequest { op, request_id } => Ident::EpRequest { op, request_id },
+        Kind::Sack { .. } | Kind::Other { .. } => return None,
+    })
+}
+
+/// Whether `o` may be a near miss of an expectation of identity `e`: the same kind and QP
+/// (or endpoint operation), one identity field apart.
+fn near(e: Ident, o: Ident) -> bool {
+    match (e, o) {
+        (Ident::Data { qp, psn, .. }, Ident::Data { qp: q, psn: p, .. }) => qp == q && psn == p,
+        (Ident::Nack { qp, .. }, Ident::Nack { qp: q, .. }) => qp == q,
+        (Ident::Ack { qp, msn, class }, Ident::Ack { qp: q, msn: m, class: c }) => {
+            qp == q && (msn == m || class == c)
+        }
+        (Ident::Probe { .. }, Ident::Probe { .. }) => true,
+        (Ident::EpResponse { op, request_id }, Ident::EpResponse { op: o2, request_id: r2 })
+        | (Ident::EpRequest { op, request_id }, Ident::EpRequest { op: o2, request_id: r2 }) => {
+            op == o2 || request_id == r2
+        }
+        _ => false,
+    }
+}
+
+/// The pairs found: (index among the expected frames, index among the observed), and
+/// which observed frames are taken.
+pub(super) struct Pairing {
+    pub matches: Vec<(usize, usize)>,
+    pub used: Vec<bool>,
+    /// Expected frames (of a kind that is paired) checked.
+    pub checked: usize,
+}
+
+/// What the matching needs of the run.
+pub(super) struct Ctx<'a> {
+    pub scenario: &'a Scenario,
+    pub injected: &'a [TimedInput],
+    pub exp: &'a [(&'a Record, Frame)],
+    pub obs: &'a [Frame],
+    pub observed: &'a [TimedOutput],
+}
+
+impl Ctx<'_> {
+    fn own_cpu(&self) -> bool {
+        self.scenario.manifest.cpu == CpuHalf::Device
+    }
+
+    /// Whether the device reported the timer of its QP `local` armed (REC-IF-003).
+    fn reported_armed(&self, local: Option<u32>) -> bool {
+        self.observed.iter().any(|o| {
+            matches!(&o.output, Output::Event { event: NicEvent::Report(NicReport::Armed { qpn, .. }) }
+                if Some(qpn.value()) == local)
+        })
+    }
+
+    /// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the
+    /// expected packets of its QP and MSN carries an ImmDt.
+    fn imm_message(&self, e: usize) -> bool {
+        let key = |b: &[u8]| {
+            let d = openrdma_codec::frame::decode(b);
+            Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
+        };
+        let Some((qp, msn, imm)) = key(&self.exp[e].1.bytes) else { return false };
+        imm || self.exp.iter().any(|(_, f)| {
+            matches!(f.kind, Kind::Data { qp: q, .. } if q == qp)
+                && key(&f.bytes) == Some((qp, msn, true))
+        })
+    }
+
+    /// Whether expected frame `e` is due at the time of an input: sent at once on it, not
+    /// by a timer.
+    fn caused_at_once(&self, e: usize) -> bool {
+        let at = self.exp[e].0.at.0;
+        self.injected.iter().any(|i| i.at.0 == at && matches!(i.input, Input::Frame { .. }))
+    }
+
+    /// The window of expected frame `e`.
+    fn window(&self, e: usize) -> (u64, u64) {
+        let tol = &self.scenario.manifest.tolerances;
+        let (rec, f) = &self.exp[e];
+        let at = rec.at.0;
+        let early_ok = matches!(f.kind, Kind::Data { rtx: true, .. }) && !self.own_cpu();
+        let lo = if early_ok { 0 } else { at.saturating_sub(tol.early_ns) };
+        (lo, at.saturating_add(tol.late_ns))
+    }
+
+    /// Whether observed frame `i` is explained without an expectation: a transport ACK
+    /// repeating an MSN the device acknowledged before, in a legal match (CONF-CMP-037).
+    fn explained(&self, i: usize, pair_of: &[Option<(usize, bool)>]) -> bool {
+        let o = &self.obs[i];
+        let Kind::Ack { qp, msn, syndrome } = o.kind else { return false };
+        ack_class(syndrome).0
+            && pair_of.iter().flatten().any(|&(j, legal)| {
+                let p = &self.obs[j];
+                legal
+                    && p.at <= o.at
+                    && matches!(p.kind, Kind::Ack { qp: q, msn: m, syndrome: s }
+                        if q == qp && m == msn && ack_class(s).0)
+            })
+    }
+}
+
+/// Pairs expected and observed frames and judges each pair and each expectation left over.
+pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
+    let n = cx.obs.len();
+    let mut used = vec![false; n];
+    let mut pair_of: Vec<Option<(usize, bool)>> = vec![None; cx.exp.len()];
+    let ids: Vec<Option<Ident>> = cx.obs.iter().map(|o| ident(&o.kind)).collect();
+    let wanted: Vec<(usize, Ident)> = cx
+        .exp
+        .iter()
+        .enumerate()
+        .filter_map(|(e, (_, f))| ident(&f.kind).map(|id| (e, id)))
+        .collect();
+    // 1. Legal matches.
+    for &(e, id) in &wanted {
+        let (lo, hi) = cx.window(e);
+        let found =
+            (0..n).find(|&i| !used[i] && ids[i] == Some(id) && (lo..=hi).contains(&cx.obs[i].at));
+        if let Some(i) = found {
+            used[i] = true;
+            pair_of[e] = Some((i, true));
+        }
+    }
+    // 2. Near misses: same kind and QP, within the window, fewest fields apart.
+    for &(e, id) in &wanted {
+        if pair_of[e].is_some() {
+            continue;
+        }
+        let (lo, hi) = cx.window(e);
+        let want = frame_fields(&cx.exp[e].1.bytes);
+        let found = (0..n)
+            .filter(|&i| {
+                !used[i]
+                    && ids[i].is_some_and(|o| near(id, o))
+                    && (lo..=hi).contains(&cx.obs[i].at)
+                    && !cx.explained(i, &pair_of)
+            })
+            .min_by_key(|&i| {
+                let d = diff(&want, &frame_fields(&cx.obs[i].bytes)).len();
+                (d, cx.obs[i].at.abs_diff(cx.exp[e].0.at.0))
+            });
+        if let Some(i) = found {
+            used[i] = true;
+            pair_of[e] = Some((i, true));
+        }
+    }
+    // 3. Mistimed: the nearest unexplained output of the identity.
+    for &(e, id) in &wanted {
+        if pair_of[e].is_some() {
+            continue;
+        }
+        let at = cx.exp[e].0.at.0;
+        let found = (0..n)
+            .filter(|&i| !used[i] && ids[i] == Some(id) && !cx.explained(i, &pair_of))
+            .min_by_key(|&i| cx.obs[i].at.abs_diff(at));
+        if let Some(i) = found {
+            used[i] = true;
+            pair_of[e] = Some((i, false));
+        }
+    }
+    let mut matches = Vec::new();
+    for &(e, _) in &wanted {
+        match pair_of[e] {
+            Some((i, in_window)) => {
+                matches.push((e, i));
+                judge_pair(cx, e, i, in_window, div);
+            }
+            None => div.push(missing(cx, e)),
+        }
+    }
+    Pairing { matches, used, checked: wanted.len() }
+}
+
+/// A pair: its fields, each named by its own rule, and its timing.
+fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<Divergence>) {
+    let (rec, ef) = &cx.exp[e];
+    let of = &cx.obs[i];
+    let mut fields = diff(&frame_fields(&ef.bytes), &frame_fields(&of.bytes));
+    if !fields.is_empty() {
+        let fcx = fields::Context { imm_message: cx.imm_message(e) };
+        let (rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
+        let first = fields.iter().find(|f| f.clause == Some(rule)).unwrap_or(&fields[0]);
+        let what = describe(first);
+        div.push(Divergence {
+            expected: Some(render_frame(&ef.bytes)),
+            actual: Some(render_frame(&of.bytes)),
+            fields,
+            should_only,
+            ..Divergence::of(of.at, rule, what)
+        });
+        return;
+    }
+    if !in_window {
+        let tol = &cx.scenario.manifest.tolerances;
+        let (lo, hi) = cx.window(e);
+        let what = format!(
+            "sent at {} ns, expected at {} ns (within {lo}..={hi} ns): outside the tolerance \
+             of -{} / +{} ns (CONF-TIME-005)",
+            of.at, rec.at.0, tol.early_ns, tol.late_ns
+        );
+        div.push(Divergence {
+            expected: Some(render_frame(&ef.bytes)),
+            actual: Some(render_frame(&of.bytes)),
+            should_only: false,
+            ..Divergence::of(of.at, due_rule(cx, e, true), what)
+        });
+    }
+}
+
+/// A field difference in a few words.
+pub(super) fn describe(f: &FieldDiff) -> String {
+    format!("{} is {}, expected {}", f.field, f.actual, f.expected)
+}
+
+fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
+    let (rec, ef) = &cx.exp[e];
+    Divergence {
+        expected: Some(render_frame(&ef.bytes)),
+        should_only: false,
+        ..Divergence::of(rec.at.0, due_rule(cx, e, false), "an expected packet was not sent".into())
+    }
+}
+
+/// The rule that makes expected frame `e` due, from what caused it: the record's list of
+/// requirements is not consulted. `mistimed`: the frame came, outside its window.
+fn due_rule(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
+    let ef = &cx.exp[e].1;
+    match ef.kind {
+        Kind::Data { rtx: true, .. } => rtx_cause(cx, e, mistimed),
+        Kind::Nack { reason, .. } => fields::nack_reason_rule(reason),
+        Kind::Ack { qp, msn, syndrome } => {
+            // An acknowledgement the scenario expected before is repaired: a duplicate of a
+            // retired message is acknowledged again (RCV-DUP-002).
+            let class = ack_class(syndrome);
+            let again = cx.exp[..e].iter().any(|(_, f)| {
+                matches!(f.kind, Kind::Ack { qp: q, msn: m, syndrome: s }
+                    if q == qp && m == msn && ack_class(s) == class)
+            });
+            match (again, class.0) {
+                (true, _) => RCV_DUP_002,
+                // At once, on the input that retired enough messages; else by the timer.
+                (false, true) if cx.caused_at_once(e) => RCV_ACK_001_A,
+                (false, true) => RCV_ACK_001_B,
+                (false, false) => RCV_NAK_002_A,
+            }
+        }
+        Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
+        _ => fields::default_rule(&ef.kind),
+    }
+}
+
+/// The rule a retransmission of `psn` on the wire QP `qp` (the peer's number) is due by:
+/// the input that asks for it. A NACK or SACK asks at once: one within `late_ns` before it
+/// is the cause. Otherwise it is a timeout's: a command of the CPU half (REC-IF-010); with
+/// no command, the reports the CPU half's timer runs on (REC-IF-003, REC-IF-002); with the
+/// device's own CPU half, its timer (REC-RTO-003 when missing, REC-RTO-001 or, after a
+/// first timeout, REC-RTO-005 when mistimed).
+fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
+    let (rec, ef) = &cx.exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, psn, .. } = ef.kind else { return SND_RTX_001_A };
+    if cx.own_cpu() {
+        let again = cx.exp[..e]
+            .iter()
+            .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
+        return match (mistimed, again) {
+            (false, _) => REC_RTO_003,
+            (true, false) => REC_RTO_001,
+            (true, true) => REC_RTO_005,
+        };
+    }
+    let late = cx.scenario.manifest.tolerances.late_ns;
+    let local = super::peer_map(cx.scenario).get(&qp).copied();
+    let mut cause = None;
+    let mut commanded = false;
+    for i in cx.injected.iter().filter(|i| i.at.0 <= at) {
+        let recent = i.at.0.saturating_add(late) >= at;
+        match &i.input {
+            Input::Cpu { command: CpuCommand::Retransmit { qpn, psn: p } }
+                if Some(qpn.value()) == local && p.value() == psn =>
+            {
+                commanded = true;
+                cause = Some(REC_IF_010);
+            }
+            Input::Frame { bytes, .. } if recent => {
+                let d = openrdma_codec::frame::decode(bytes);
+                if d.bth.map(|b| b.dest_qp.value()) != local {
+                    continue;
+                }
+                if let Some(n) = d.ext.neth {
+                    if n.nack_psn.value() == psn {
+                        cause = Some(nack_cause(n.reason));
+                    }
+                } else if let Some(x) = d.ext.seth {
+                    // A SACK that leaves the PSN out while it claims later ones.
+                    let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
+                    if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
+                        cause = Some(SND_INFER_001);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match cause {
+        Some(c) => c,
+        None if commanded || cx.scenario.manifest.cpu != CpuHalf::Reference => SND_RTX_001_A,
+        // The runner's CPU half did not command it: it acts on the device's reports.
+        None if !cx.reported_armed(local) => REC_IF_003,
+        None => REC_IF_002,
+    }
+}
+
+fn nack_cause(r: openrdma_codec::NackReason) -> Rule {
+    use openrdma_codec::NackReason as R;
+    match r {
+        R::TRIMMED | R::TRIMMED_LASTHOP => SND_NACK_002,
+        _ => SND_NACK_004_A,
+    }
+}

@@ -1,0 +1,326 @@
+//! Flag writes and completion entries as sequences (`spec/conformance.md`, CONF-CMP-009).
+//!
+//! Per sequence (responder flags, requester flags, responder entries, requester entries),
+//! the k-th expected output of an identity — (QP, MSN) — pairs with the k-th observed one;
+//! what is left over on both sides pairs in order, as near misses. The pairs are then taken
+//! in expected order, and the longest increasing run of their observed positions is the
+//! in-order set: a pair outside it is out of order, reported once, at the displaced output.
+//! An expectation without a pair is missing, an output without one is extra. So a missing
+//! completion is one divergence, and the entries after it still pair by identity.
+//!
+//! Flags are compared decoded (`generation`, `status`, `byte_len`, `valid`, `resv`, and the
+//! slot address), entries field by field ([`super::entries::diff`]), each field named by its
+//! own rule.
+
+use std::collections::HashMap;
+
+use openrdma_codec::host::FlagRepr;
+use openrdma_device::{NicEvent, Record, Side};
+
+use super::entries::{self, SlotHistory};
+use super::fields::Rule;
+use super::{Divergence, FieldDiff, render_event};
+use crate::req::*;
+
+/// One of the four sequences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seq {
+    ResponderFlags,
+    RequesterFlags,
+    ResponderEntries,
+    RequesterEntries,
+}
+
+impl Seq {
+    const ALL: [Seq; 4] =
+        [Seq::ResponderFlags, Seq::RequesterFlags, Seq::ResponderEntries, Seq::RequesterEntries];
+
+    fn holds(self, e: &NicEvent) -> bool {
+        match (self, e) {
+            (Seq::ResponderFlags, NicEvent::FlagWrite(f)) => f.side == Side::Responder,
+            (Seq::RequesterFlags, NicEvent::FlagWrite(f)) => f.side == Side::Requester,
+            (Seq::ResponderEntries, NicEvent::Completion(c)) => c.side == Side::Responder,
+            (Seq::RequesterEntries, NicEvent::Completion(c)) => c.side == Side::Requester,
+            _ => false,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Seq::ResponderFlags => "responder flag",
+            Seq::RequesterFlags => "requester flag",
+            Seq::ResponderEntries => "responder completion",
+            Seq::RequesterEntries => "requester completion",
+        }
+    }
+
+    /// The rule that makes an output of the sequence due, and that an extra one breaks.
+    fn due(self) -> Rule {
+        match self {
+            Seq::ResponderFlags => RET_FLAG_001_A,
+            Seq::RequesterFlags => FLAG_SEND_001_A,
+            Seq::ResponderEntries => CQE_RECV_001,
+            Seq::RequesterEntries => CQE_SEND_001,
+        }
+    }
+
+    /// The rule an extra output breaks.
+    fn extra(self) -> Rule {
+        match self {
+            Seq::ResponderFlags => FLAG_RECV_002_A,
+            _ => self.due(),
+        }
+    }
+
+    /// The rule an output out of order breaks.
+    fn order(self) -> Rule {
+        match self {
+            Seq::ResponderFlags => RET_ORDER_001,
+            Seq::RequesterFlags => FLAG_SEND_001_C,
+            Seq::ResponderEntries => CQE_RECV_001,
+            Seq::RequesterEntries => CQE_SEND_003,
+        }
+    }
+
+    /// The rule of a field of a flag or an entry.
+    fn field_rule(self, field: &str) -> Rule {
+        let responder = self == Seq::ResponderFlags;
+        match field {
+            "flag.valid" => FLAG_VALID_001,
+            "flag.resv" => FLAG_RESV_001_A,
+            "flag.byte_len" => FLAG_LEN_001,
+            "flag.status" if !responder => FLAG_STATUS_001,
+            "flag.addr" if responder => FLAG_RECV_001_B,
+            "flag.addr" => FLAG_SEND_001_B,
+            "flag.generation" if !responder => FLAG_SEND_001_D,
+            "qpn" | "msn" if responder => RET_ORDER_001,
+            "flag.status" if responder => FLAG_RECV_002_B,
+            f if f.starts_with("flag.") && responder => FLAG_RECV_002_A,
+            "opcode" => CQE_OPCODE_001,
+            "has_imm" => CQE_IMM_002,
+            "cq" => CQE_ROUTE_001,
+            "queue" | "slot" | "addr" | "phase" => CQE_RING_001_B,
+            _ => self.due(),
+        }
+    }
+}
+
+/// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
+/// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
+/// whose entries carry no MSN of their own).
+fn ident(e: &NicEvent) -> (u32, u16, u32) {
+    match e {
+        NicEvent::FlagWrite(f) => (f.qpn.value(), f.msn.value(), 0),
+        NicEvent::Completion(c) => {
+            let high = if c.side == Side::Requester { (c.entry.wr_id >> 32) as u32 } else { 0 };
+            (c.entry.qpn.value(), c.entry.msn.value(), high)
+        }
+        _ => (0, 0, 0),
+    }
+}
+
+/// One output of a sequence: its time, the event, and its index among the expected records
+/// or the observed events.
+type Item<'a> = (u64, &'a NicEvent, usize);
+
+/// Judges the four sequences. `exp` are the expected events with their records, `obs` the
+/// observed ones with their times; `history` is what each observed entry's slot held.
+pub(super) fn judge(
+    exp: &[(&Record, &NicEvent)],
+    obs: &[(u64, &NicEvent)],
+    late_ns: u64,
+    history: &SlotHistory,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    for seq in Seq::ALL {
+        let want: Vec<Item<'_>> = exp
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, e))| seq.holds(e))
+            .map(|(i, (r, e))| (r.at.0, *e, i))
+            .collect();
+        let got: Vec<Item<'_>> = obs
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, e))| seq.holds(e))
+            .map(|(i, (t, e))| (*t, *e, i))
+            .collect();
+        *checked += want.len();
+        judge_seq(seq, &want, &got, late_ns, history, div);
+    }
+}
+
+fn judge_seq(
+    seq: Seq,
+    want: &[Item<'_>],
+    got: &[Item<'_>],
+    late_ns: u64,
+    history: &SlotHistory,
+    div: &mut Vec<Divergence>,
+) {
+    let (pairs, missing, extra) = pair(want, got);
+    let in_order = longest_increasing(&pairs);
+    for (k, &(w, g)) in pairs.iter().enumerate() {
+        let (wt, we, _) = want[w];
+        let (gt, ge, gi) = got[g];
+        let mut fields = event_diff(we, ge);
+        let mut rule = None;
+        for f in &mut fields {
+            f.name(seq.field_rule(&f.field));
+            rule.get_or_insert(seq.field_rule(&f.field));
+        }
+        if let (NicEvent::Completion(a), NicEvent::Completion(b)) = (we, ge) {
+            if !fields.is_empty() {
+                let by_field = rule.unwrap_or(seq.due());
+                rule = Some(entries::requirement(a, b, &fields, history.get(&gi), by_field));
+            }
+        }
+        let mut at = gt;
+        let (requirement, what) = if !in_order[k] {
+            // At the first output of the inversion: the device broke the order there.
+            let partners = pairs.iter().enumerate().filter(|&(j, &(_, h))| (j < k) == (h > g));
+            at = partners.map(|(_, &(_, h))| got[h].0).fold(gt, u64::min);
+            (seq.order(), format!("{} out of order", seq.name()))
+        } else if let Some(r) = rule {
+            (r, format!("{} differs: {}", seq.name(), super::matching::describe(&fields[0])))
+        } else if gt > wt.saturating_add(late_ns) {
+            (
+                seq.due(),
+                format!(
+                    "{} came at {gt} ns, later than {wt} ns + {late_ns} ns (CONF-TIME-006)",
+                    seq.name()
+                ),
+            )
+        } else {
+            continue;
+        };
+        div.push(Divergence {
+            expected: Some(render_event(we)),
+            actual: Some(render_event(ge)),
+            fields,
+            should_only: false,
+            ..Divergence::of(at, requirement, what)
+        });
+    }
+    for w in missing {
+        let (wt, we, _) = want[w];
+        let what = format!("an expected {} is missing", seq.name());
+        div.push(Divergence {
+            expected: Some(render_event(we)),
+            should_only: false,
+            ..Divergence::of(wt, seq.due(), what)
+        });
+    }
+    for g in extra {
+        let (gt, ge, _) = got[g];
+        let what = format!("a {} the scenario does not expect", seq.name());
+        div.push(Divergence {
+            actual: Some(render_event(ge)),
+            should_only: false,
+            ..Divergence::of(gt, seq.extra(), what)
+        });
+    }
+}
+
+/// Pairs by identity, then what is left in order; returns the pairs in expected order and
+/// the expected and observed items left over.
+fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut by_ident: HashMap<(u32, u16, u32), Vec<usize>> = HashMap::new();
+    for (g, (_, e, _)) in got.iter().enumerate().rev() {
+        by_ident.entry(ident(e)).or_default().push(g);
+    }
+    let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
+    let mut taken = vec![false; got.len()];
+    for (w, (_, e, _)) in want.iter().enumerate() {
+        if let Some(g) = by_ident.get_mut(&ident(e)).and_then(Vec::pop) {
+            pair_of[w] = Some(g);
+            taken[g] = true;
+        }
+    }
+    // Near misses: what is left, in order, while both sides have some.
+    let mut rest = (0..got.len()).filter(|&g| !taken[g]);
+    for slot in pair_of.iter_mut().filter(|p| p.is_none()) {
+        match rest.next() {
+            Some(g) => *slot = Some(g),
+            None => break,
+        }
+    }
+    let mut used = vec![false; got.len()];
+    let mut pairs = Vec::new();
+    let mut missing = Vec::new();
+    for (w, p) in pair_of.iter().enumerate() {
+        match p {
+            Some(g) => {
+                used[*g] = true;
+                pairs.push((w, *g));
+            }
+            None => missing.push(w),
+        }
+    }
+    let extra = (0..got.len()).filter(|&g| !used[g]).collect();
+    (pairs, missing, extra)
+}
+
+/// Which pairs (in expected order) are in a longest run of increasing observed positions.
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<bool> {
+    // Patience sorting with back links.
+    let mut tails: Vec<usize> = Vec::new(); // index into pairs of the smallest tail per length
+    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (k, &(_, g)) in pairs.iter().enumerate() {
+        let len = tails.partition_point(|&t| pairs[t].1 < g);
+        prev[k] = len.checked_sub(1).map(|l| tails[l]);
+        if len == tails.len() {
+            tails.push(k);
+        } else {
+            tails[len] = k;
+        }
+    }
+    let mut keep = vec![false; pairs.len()];
+    let mut at = tails.last().copied();
+    while let Some(k) = at {
+        keep[k] = true;
+        at = prev[k];
+    }
+    keep
+}
+
+/// The fields of two flags or entries that differ: a flag decoded into its fields.
+fn event_diff(w: &NicEvent, g: &NicEvent) -> Vec<FieldDiff> {
+    let mut out = Vec::new();
+    let mut cmp = |field: &str, a: String, b: String| {
+        if a != b {
+            out.push(FieldDiff::new(field, a, b));
+        }
+    };
+    match (w, g) {
+        (NicEvent::FlagWrite(a), NicEvent::FlagWrite(b)) => {
+            let (x, y) = (FlagRepr::from_u64(a.value), FlagRepr::from_u64(b.value));
+            cmp("qpn", a.qpn.to_string(), b.qpn.to_string());
+            cmp("msn", a.msn.to_string(), b.msn.to_string());
+            cmp("flag.addr", format!("{:#x}", a.addr), format!("{:#x}", b.addr));
+            cmp("flag.valid", x.valid.to_string(), y.valid.to_string());
+            cmp("flag.generation", x.generation.to_string(), y.generation.to_string());
+            cmp("flag.status", format!("{:#x}", x.status.0), format!("{:#x}", y.status.0));
+            cmp("flag.byte_len", x.byte_len.to_string(), y.byte_len.to_string());
+            cmp("flag.resv", format!("{:#x}", x.resv), format!("{:#x}", y.resv));
+        }
+        (NicEvent::Completion(a), NicEvent::Completion(b)) => return entries::diff(a, b),
+        _ => cmp("kind", render_event(w), render_event(g)),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_increasing_run_is_kept() {
+        let pairs = [(0, 0), (1, 2), (2, 1), (3, 3)];
+        let keep = longest_increasing(&pairs);
+        assert_eq!(keep.iter().filter(|k| **k).count(), 3);
+        assert!(keep[0] && keep[3]);
+        assert_eq!(longest_increasing(&[]), Vec::<bool>::new());
+    }
+}

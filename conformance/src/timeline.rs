@@ -1,0 +1,487 @@
+//! The scenario's timeline as a late device lives it (`spec/conformance.md`, `CONF-TIME-004`,
+//! `CONF-RUN-007`, `CONF-TIME-005`).
+//!
+//! A device may produce each output up to `late_ns / 2` later than the recording's device
+//! did. So that such latency does not pile up along a scenario, the peer's answers and the
+//! CPU half's commands follow the device's actual outputs:
+//!
+//! - [`Timeline::of`] derives, at load and by identity, the **cause** of each inject record
+//!   that answers a device output (a *hold point*): the expect record it answers. The file
+//!   format does not change: old and external scenarios need nothing new.
+//! - The runner delivers every inject record at its time plus a **lag** that grows when a
+//!   hold point's cause came late ([`Seen`] tells when a cause was produced), and records
+//!   the lag of each delivered record in `RunOutcome::lag`.
+//! - [`windows`] gives each expect record the window in which its output is on time: its
+//!   recorded time shifted as its **anchors** (the latest inject record and the latest
+//!   expect record of its QP) actually happened. A judge uses [`Window::expected`] wherever
+//!   a rule says "by the expected time plus `late_ns`", and `[lo, hi]` wherever it says
+//!   "within the tolerances". [`retimed`] applies the same shifts to a copy of the scenario,
+//!   for a judge that reads record times directly.
+//!
+//! With no lag (`openrdma check`, or a device that is on time) every shift is 0 and the
+//! windows are the recorded times with the scenario's tolerances.
+
+use std::collections::HashMap;
+
+use openrdma_codec::Opcode;
+use openrdma_codec::frame::decode;
+use openrdma_device::{
+    Body, CpuCommand, Direction, HostCommand, NicEvent, Output, Record, Scenario, Side,
+    TimedOutput, Timestamp,
+};
+
+/// What makes two outputs the same one: an expect record and a device output with the same
+/// identity are the k-th of that identity on both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ident {
+    /// A data packet: the device's QP, its PSN and its `rtx` bit.
+    Data {
+        /// The device's QP.
+        qp: u32,
+        /// PSN.
+        psn: u32,
+        /// Retransmission.
+        rtx: bool,
+    },
+    /// A NACK: the device's QP and the PSN it NACKs.
+    Nack {
+        /// The device's QP.
+        qp: u32,
+        /// `nack_psn`.
+        psn: u32,
+    },
+    /// A transport ACK or NAK: the device's QP, its MSN, and whether it is a NAK.
+    Ack {
+        /// The device's QP.
+        qp: u32,
+        /// AETH `msn`, low 16 bits.
+        msn: u32,
+        /// A NAK.
+        nak: bool,
+    },
+    /// A probe of the device's QP (the k-th probe is the k-th of the QP).
+    Probe {
+        /// The device's QP.
+        qp: u32,
+    },
+    /// An endpoint request or response: its operation and request ID.
+    Endpoint {
+        /// A response (else a request).
+        response: bool,
+        /// `op`.
+        op: u8,
+        /// `request_id`.
+        id: u32,
+    },
+    /// A flag or a completion entry of a message or work request.
+    Event {
+        /// 0 flag, 1 completion.
+        what: u8,
+        /// The side that wrote it.
+        responder: bool,
+        /// QP.
+        qp: u32,
+        /// MSN.
+        msn: u16,
+    },
+}
+
+/// A frame's identity, with `peers` mapping a peer QP to the device's QP.
+fn frame_ident(bytes: &[u8], peers: &HashMap<u32, u32>) -> Option<Ident> {
+    let d = decode(bytes);
+    let b = d.bth.filter(|_| d.error.is_none())?;
+    let dest = b.dest_qp.value();
+    let qp = peers.get(&dest).copied().unwrap_or(dest);
+    Some(match b.opcode {
+        op if op.is_mrc_write() => Ident::Data { qp, psn: b.psn.value(), rtx: b.rtx },
+        Opcode::MRC_NACK => Ident::Nack { qp, psn: d.ext.neth?.nack_psn.value() },
+        Opcode::MRC_ACKNOWLEDGE => {
+            let a = d.ext.aeth?;
+            Ident::Ack { qp, msn: a.msn.value() & 0xFFFF, nak: a.syndrome & 0x60 == 0x60 }
+        }
+        Opcode::MRC_PROBE => Ident::Probe { qp },
+        Opcode::MRC_ENDPOINT_REQUEST => {
+            let e = d.ext.erth?;
+            Ident::Endpoint { response: false, op: e.op.0, id: e.request_id }
+        }
+        Opcode::MRC_ENDPOINT_RESPONSE => {
+            let e = d.ext.eeth?;
+            Ident::Endpoint { response: true, op: e.op.0, id: e.request_id }
+        }
+        _ => return None,
+    })
+}
+
+fn event_ident(e: &NicEvent) -> Option<Ident> {
+    match e {
+        NicEvent::FlagWrite(f) => Some(Ident::Event {
+            what: 0,
+            responder: f.side == Side::Responder,
+            qp: f.qpn.value(),
+            msn: f.msn.into(),
+        }),
+        NicEvent::Completion(c) => Some(Ident::Event {
+            what: 1,
+            responder: c.side == Side::Responder,
+            qp: c.entry.qpn.value(),
+            msn: c.entry.msn.into(),
+        }),
+        _ => None,
+    }
+}
+
+/// The identity of a device output.
+pub fn output_ident(o: &Output, peers: &HashMap<u32, u32>) -> Option<Ident> {
+    match o {
+        Output::Frame { bytes, .. } => frame_ident(bytes, peers),
+        Output::Event { event } => event_ident(event),
+    }
+}
+
+/// The peer QP → device QP map of a scenario (from its `create_qp` commands).
+pub fn peers(s: &Scenario) -> HashMap<u32, u32> {
+    s.records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::CreateQp(q) } => {
+                Some((q.peer_qpn.value(), q.qpn.value()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the timeline knows of a scenario at load: per record, its identity (expect
+/// records), its rank among the expect records of that identity (1 for the first), the
+/// device QP it concerns, and the cause of each hold point.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// Per record: the expect record an inject record answers (a hold point), by index.
+    pub causes: Vec<Option<usize>>,
+    idents: Vec<Option<(Ident, usize)>>,
+    qps: Vec<Option<u32>>,
+    peers: HashMap<u32, u32>,
+}
+
+impl Timeline {
+    /// Derives identities, QPs and causes (design table: a SACK answers the data packet
+    /// `cack_psn + ack_psn_offset`, or with `pr` the probe whose `probe_id` is
+    /// `ack_psn_offset`; a NACK the data packet `nack_psn`; a transport ACK or NAK the data
+    /// packet whose METH `msn` it acknowledges; an endpoint response the request with its
+    /// `op` and `request_id`), each the latest such expect record before it.
+    pub fn of(s: &Scenario) -> Timeline {
+        let peers = peers(s);
+        let mut idents = Vec::with_capacity(s.records.len());
+        let mut qps = Vec::with_capacity(s.records.len());
+        let mut causes = Vec::with_capacity(s.records.len());
+        let mut rank: HashMap<Ident, usize> = HashMap::new();
+        // Latest expect record per key: data by (qp, psn) and by (qp, msn), probes by
+        // (qp, probe_id), endpoint requests by (op, id).
+        let mut data_psn: HashMap<(u32, u32), usize> = HashMap::new();
+        let mut data_msn: HashMap<(u32, u16), usize> = HashMap::new();
+        let mut probes: HashMap<(u32, u16), usize> = HashMap::new();
+        let mut requests: HashMap<(u8, u32), usize> = HashMap::new();
+        for (i, r) in s.records.iter().enumerate() {
+            qps.push(record_qp(r, &peers));
+            let mut cause = None;
+            match (r.dir, &r.body) {
+                (Direction::Expect, body) => {
+                    let id = match body {
+                        Body::Frame { bytes, .. } => frame_ident(bytes, &peers),
+                        Body::Event { event } => event_ident(event),
+                        _ => None,
+                    };
+                    idents.push(id.map(|id| {
+                        let k = rank.entry(id).or_insert(0);
+                        *k += 1;
+                        (id, *k)
+                    }));
+                    if let Body::Frame { bytes, .. } = body {
+                        let d = decode(bytes);
+                        match (frame_ident(bytes, &peers), d.ext.meth, d.ext.peth) {
+                            (Some(Ident::Data { qp, psn, .. }), Some(m), _) => {
+                                data_psn.insert((qp, psn), i);
+                                data_msn.insert((qp, m.msn.into()), i);
+                            }
+                            (Some(Ident::Data { qp, psn, .. }), None, _) => {
+                                data_psn.insert((qp, psn), i);
+                            }
+                            (Some(Ident::Probe { qp }), _, Some(p)) => {
+                                probes.insert((qp, p.probe_id), i);
+                            }
+                            (Some(Ident::Endpoint { response: false, op, id }), _, _) => {
+                                requests.insert((op, id), i);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                (Direction::Inject, Body::Frame { bytes, .. }) => {
+                    idents.push(None);
+                    let d = decode(bytes);
+                    if let Some(b) = d.bth.filter(|_| d.error.is_none()) {
+                        let qp = b.dest_qp.value();
+                        cause = match b.opcode {
+                            Opcode::MRC_SACK => d.ext.seth.and_then(|st| {
+                                if st.pr {
+                                    probes.get(&(qp, st.ack_psn_offset as u16)).copied()
+                                } else {
+                                    data_psn.get(&(qp, st.ack_psn().value())).copied()
+                                }
+                            }),
+                            Opcode::MRC_NACK => d
+                                .ext
+                                .neth
+                                .and_then(|n| data_psn.get(&(qp, n.nack_psn.value())).copied()),
+                            Opcode::MRC_ACKNOWLEDGE => d
+                                .ext
+                                .aeth
+                                .and_then(|a| data_msn.get(&(qp, a.msn.msn().into())).copied()),
+                            Opcode::MRC_ENDPOINT_RESPONSE => d
+                                .ext
+                                .eeth
+                                .and_then(|e| requests.get(&(e.op.0, e.request_id)).copied()),
+                            _ => None,
+                        };
+                    }
+                }
+                _ => idents.push(None),
+            }
+            causes.push(cause);
+        }
+        Timeline { causes, idents, qps, peers }
+    }
+
+    /// The identity of expect record `i` and its rank among that identity (1-based).
+    pub fn ident(&self, i: usize) -> Option<(Ident, usize)> {
+        self.idents.get(i).copied().flatten()
+    }
+
+    /// The device QP record `i` concerns, if any.
+    pub fn qp(&self, i: usize) -> Option<u32> {
+        self.qps.get(i).copied().flatten()
+    }
+
+    /// The peer QP → device QP map.
+    pub fn peers(&self) -> &HashMap<u32, u32> {
+        &self.peers
+    }
+}
+
+/// The device QP a record concerns: a frame's destination (mapped to the device's QP), an
+/// event's QP, a host command's QP (a doorbell's through its template), a CPU command's.
+fn record_qp(r: &Record, peers: &HashMap<u32, u32>) -> Option<u32> {
+    match &r.body {
+        Body::Frame { bytes, .. } => {
+            let d = decode(bytes).bth?.dest_qp.value();
+            Some(peers.get(&d).copied().unwrap_or(d))
+        }
+        Body::Event { event } => match event {
+            NicEvent::DmaWrite(w) => Some(w.qpn.value()),
+            NicEvent::FlagWrite(f) => Some(f.qpn.value()),
+            NicEvent::Completion(c) => Some(c.entry.qpn.value()),
+            NicEvent::Report(_) => None,
+        },
+        Body::Host { command } => match command {
+            HostCommand::CreateQp(q) => Some(q.qpn.value()),
+            HostCommand::PostWrite(w) => Some(w.qpn.value()),
+            _ => None,
+        },
+        Body::Cpu { command } => match command {
+            CpuCommand::Retransmit { qpn, .. }
+            | CpuCommand::Probe { qpn, .. }
+            | CpuCommand::SetEvState { qpn, .. } => Some(qpn.value()),
+            _ => None,
+        },
+    }
+}
+
+/// The times at which the device produced each identity so far, in order: whether a cause
+/// was seen, and when.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    times: HashMap<Ident, Vec<u64>>,
+}
+
+impl Seen {
+    /// Learns one device output.
+    pub fn learn(&mut self, o: &TimedOutput, peers: &HashMap<u32, u32>) {
+        if let Some(id) = output_ident(&o.output, peers) {
+            self.times.entry(id).or_default().push(o.at.0);
+        }
+    }
+
+    /// When the device produced the output of expect record `c`: the time of its k-th
+    /// output of `c`'s identity, `c` being the k-th expectation of it (`None`: not yet).
+    pub fn at(&self, t: &Timeline, c: usize) -> Option<u64> {
+        let (id, k) = t.ident(c)?;
+        self.times.get(&id)?.get(k - 1).copied()
+    }
+}
+
+/// When an expect record's output is on time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Earliest on-time instant (before `early_ns` is taken off a retransmission's, which
+    /// may come any time earlier when the runner plays the CPU half).
+    pub lo: u64,
+    /// Latest on-time instant.
+    pub hi: u64,
+    /// The re-timed expected time: the record's time shifted as its latest anchor was.
+    pub expected: u64,
+}
+
+/// The window of every expect record (`None` for inject records), from the lag at each
+/// delivered inject record (`lag`: record index and lag, as `RunOutcome::lag` gives) and
+/// the device's outputs. One pass in record order (design 5.3):
+///
+/// - an inject record's shift is its lag;
+/// - an expect record `e`'s anchors are the latest inject record and the latest expect
+///   record concerning its QP before it (with no inject of its QP, the latest inject of any
+///   QP); `s_lo` and `s_hi` are the least and greatest of their shifts;
+/// - its window is `[e.at + s_lo - early_ns, e.at + s_hi + late_ns]`, its expected time
+///   `e.at + s_hi`;
+/// - its own shift, as an anchor of later records, is `a - e.at` clamped to
+///   `[s_lo - early_ns, s_hi + late_ns]` when the device produced it at `a` (the k-th output
+///   of its identity), else `s_hi`.
+///
+/// With an empty `lag` and outputs at their recorded times every shift is 0.
+pub fn windows(
+    s: &Scenario,
+    t: &Timeline,
+    lag: &[(usize, u64)],
+    observed: &[TimedOutput],
+) -> Vec<Option<Window>> {
+    let tol = &s.manifest.tolerances;
+    let lags: HashMap<usize, u64> = lag.iter().copied().collect();
+    let mut seen = Seen::default();
+    for o in observed {
+        seen.learn(o, &t.peers);
+    }
+    let mut out = Vec::with_capacity(s.records.len());
+    // Shifts are signed: an early device has negative ones.
+    let mut last_inject: Option<i64> = None;
+    let mut inject_of: HashMap<u32, i64> = HashMap::new();
+    let mut expect_of: HashMap<u32, i64> = HashMap::new();
+    let (early, late) = (tol.early_ns as i64, tol.late_ns as i64);
+    for (i, r) in s.records.iter().enumerate() {
+        let qp = t.qp(i);
+        if r.dir == Direction::Inject {
+            let sh = lags.get(&i).copied().unwrap_or(0) as i64;
+            last_inject = Some(sh);
+            if let Some(q) = qp {
+                inject_of.insert(q, sh);
+            }
+            out.push(None);
+            continue;
+        }
+        let a_in = qp.and_then(|q| inject_of.get(&q).copied()).or(last_inject);
+        let a_ex = qp.and_then(|q| expect_of.get(&q).copied());
+        let anchors: Vec<i64> = a_in.into_iter().chain(a_ex).collect();
+        let lo = anchors.iter().copied().min().unwrap_or(0);
+        let hi = anchors.iter().copied().max().unwrap_or(0);
+        let at = r.at.0 as i64;
+        out.push(Some(Window {
+            lo: (at + lo - early).max(0) as u64,
+            hi: (at + hi + late).max(0) as u64,
+            expected: (at + hi).max(0) as u64,
+        }));
+        let own = match seen.at(t, i) {
+            Some(a) => (a as i64 - at).clamp(lo - early, hi + late),
+            None => hi,
+        };
+        if let Some(q) = qp {
+            expect_of.insert(q, own);
+        }
+    }
+    out
+}
+
+/// A copy of the scenario as the run lived it: each inject record at its time plus its
+/// lag, each expect record at its re-timed expected time ([`Window::expected`]). A judge
+/// that compares record times with output times, with the scenario's tolerances, judges
+/// the re-timed scenario as [`windows`] says. Without lag it is the scenario itself.
+pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
+    let t = Timeline::of(s);
+    let w = windows(s, &t, lag, observed);
+    let lags: HashMap<usize, u64> = lag.iter().copied().collect();
+    let mut out = s.clone();
+    for (i, r) in out.records.iter_mut().enumerate() {
+        match w[i] {
+            Some(w) => r.at = Timestamp(w.expected),
+            None => r.at = Timestamp(r.at.0 + lags.get(&i).copied().unwrap_or(0)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(name: &str) -> Scenario {
+        let stem =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/scenarios").join(name);
+        crate::file::load(stem).expect("a corpus scenario")
+    }
+
+    /// CONF-RUN-007: the transport ACK that answers the retransmission commanded by the CPU
+    /// half is a hold point whose cause is that retransmission.
+    #[test]
+    fn an_ack_is_held_for_the_data_packet_it_acknowledges() {
+        let s = scenario("rec-split-timeout");
+        let t = Timeline::of(&s);
+        let held: Vec<(usize, usize)> =
+            t.causes.iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c))).collect();
+        assert!(!held.is_empty());
+        for (i, c) in held {
+            assert!(c < i);
+            assert_eq!(s.records[c].dir, Direction::Expect);
+            assert!(matches!(t.ident(c), Some((Ident::Data { .. } | Ident::Probe { .. }, _))));
+        }
+    }
+
+    /// CONF-TIME-005: with no lag and every output at its recorded time, every window is the
+    /// recorded time with the tolerances; outputs late by a constant shift the windows of
+    /// the records that follow them.
+    #[test]
+    fn windows_follow_the_anchors() {
+        let s = scenario("rcv-in-order-v4");
+        let t = Timeline::of(&s);
+        let tol = &s.manifest.tolerances;
+        let on_time: Vec<TimedOutput> = s
+            .records
+            .iter()
+            .filter(|r| r.dir == Direction::Expect)
+            .filter_map(|r| match &r.body {
+                Body::Frame { port, bytes } => Some(TimedOutput {
+                    at: r.at,
+                    output: Output::Frame { port: *port, bytes: bytes.clone() },
+                }),
+                Body::Event { event } => {
+                    Some(TimedOutput { at: r.at, output: Output::Event { event: event.clone() } })
+                }
+                _ => None,
+            })
+            .collect();
+        for (r, w) in s.records.iter().zip(windows(&s, &t, &[], &on_time)) {
+            if let Some(w) = w {
+                assert_eq!(w.expected, r.at.0);
+                assert_eq!(w.hi, r.at.0 + tol.late_ns);
+            }
+        }
+        let lag: Vec<(usize, u64)> = (0..s.records.len())
+            .filter(|&i| s.records[i].dir == Direction::Inject)
+            .map(|i| (i, 700))
+            .collect();
+        let late: Vec<TimedOutput> = on_time
+            .iter()
+            .map(|o| TimedOutput { at: Timestamp(o.at.0 + 700), ..o.clone() })
+            .collect();
+        for (r, w) in s.records.iter().zip(windows(&s, &t, &lag, &late)) {
+            if let (Some(w), Direction::Expect) = (w, r.dir) {
+                assert_eq!(w.expected, r.at.0 + 700);
+            }
+        }
+    }
+}

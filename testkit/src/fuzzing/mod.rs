@@ -1,0 +1,10 @@
+//! The fuzz targets' bodies, one function per target of the `fuzz/` workspace.
+//!
+//! Each function panics only when the library it drives breaks one of its promises; the
+//! message names the rule.
+
+mod codec;
+mod model;
+
+pub use self::codec::{frame_decode, repr_roundtrip};
+pub use self::model::{doorbell, pair, receiver, sender};
