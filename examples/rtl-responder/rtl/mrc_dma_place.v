@@ -1,4 +1,4 @@
-// mrc_dma_place: placement and the host bus (receiver RCV-PLACE-001; completion
+// mrc_dma_place: placement and the host bus (receiver RCV-PLACE-003; completion
 // FLAG-ORDER-001, FLAG-ORDER-002; host-interface ORD-RECV-001, CQE-RING-003).
 //
 // One queue of commands, carried out in order, so that every write becomes visible in the

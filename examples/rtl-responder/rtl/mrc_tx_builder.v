@@ -94,7 +94,7 @@ module mrc_tx_builder #(
     wire [143:0] l2 = cfg_vlan ? {cfg_pmac, cfg_lmac, 16'h8100, 4'h0, cfg_vid, ip_type}
                                : {cfg_pmac, cfg_lmac, ip_type, 32'd0};
     wire [15:0] v4_total = 16'd20 + ulen;
-    // ENC-IPV4: version 4, IHL 5, DSCP/ECN 0, ident 0, DF, TTL 64, UDP
+    // ENC-IPV4: version 4, IHL 5, DSCP/ECN 0, ident 0, DF, TTL 64 (ENC-HOP-001), UDP
     reg [31:0] v4s;
     always @* begin
         v4s = 32'h4500 + {16'd0, v4_total} + 32'h4000 + 32'h4011 +
@@ -108,7 +108,8 @@ module mrc_tx_builder #(
                        cfg_lip[31:0], cfg_pip[31:0]};
     wire [159:0] v4m = {8'h45, 8'hFF, v4_total, 16'h0000, 16'h4000, 8'hFF, 8'h11, 16'hFFFF,
                         cfg_lip[31:0], cfg_pip[31:0]};
-    // ENC-IPV6: traffic class 0, flow label = EV[15:0] (ENC-EV-001), hop limit 64, UDP
+    // ENC-IPV6: traffic class 0, flow label = EV[15:0] (ENC-EV-001), hop limit 64
+    // (ENC-HOP-001), UDP
     wire [319:0] v6 = {4'h6, 8'h00, 4'h0, ev[15:0], ulen, 8'h11, 8'h40, cfg_lip, cfg_pip};
     wire [319:0] v6m = {4'h6, 8'hFF, 4'hF, 16'hFFFF, ulen, 8'h11, 8'hFF, cfg_lip, cfg_pip};
     wire [319:0] ip  = cfg_ipv6 ? v6 : {v4, 160'd0};
