@@ -5,9 +5,14 @@
 // state the 8 bytes of 0xFF that stand for RoCEv2's missing LRH leave, so the caller feeds
 // only the IP packet, with the masked fields (ICRC-MASK-001) already replaced by ones. Two
 // instances: one checks arriving frames, one seals the frames the responder sends.
+//
+// The CRC is linear, so every step below is a constant matrix over GF(2), precomputed by
+// icrc_rows.py into mrc_icrc_rows.vh; each output bit is one XOR tree over the input bits
+// its row selects. Nothing is unrolled bit by bit, and there is no shifter, so synthesis
+// is quick. (Constant functions computing the same matrices made yosys slower still.)
 `default_nettype none
 module mrc_icrc #(
-    parameter DW = 512  // beat width in bits: 64 or 512 (any multiple of 8 up to 512)
+    parameter DW = 512  // beat width in bits: 64 or 512
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -19,32 +24,22 @@ module mrc_icrc #(
 );
     localparam DB = DW / 8;
     localparam [31:0] AFTER_FF8 = 32'hDEBB20E3;  // state after eight 0xFF bytes
+    localparam NB = DB >= 64 ? 7 : DB >= 32 ? 6 : DB >= 16 ? 5 : DB >= 8 ? 4 : DB >= 4 ? 3
+                  : DB >= 2 ? 2 : 1;  // bits of a byte count 0..DB
+
+    // The CRC is linear: D (row o, DW bits: the data bits that flip bit o of the state, from
+    // zero, after the whole beat), ZF and ZB (row o of step g at 1024 g + 32 o: the state
+    // carried over 2^g zero bytes, and taken back over them), from icrc_rows.py.
+`include "mrc_icrc_rows.vh"
+    localparam [32*DW-1:0] D = DW == 512 ? D512 : D64;
 
     reg [31:0] state;
 
     // The bytes a beat includes are always a run of lanes (the stream's keep is a prefix,
-    // and a frame's covered bytes one range). The CRC is linear: the state after n bytes M
-    // is the old state carried over n zero bytes, XOR the CRC of M from a zero state. So the
-    // run is shifted up to end in the last lane, the lanes before it zero (zeros in front add
-    // nothing from a zero state): one XOR network over the whole beat serves every length.
-    // The old state is carried over n zero bytes in log2(DB) steps, one per bit of n.
-    function [31:0] crc_bytes;  // the state c after the `n` bytes of d, byte 0 first
-        input [31:0] c;
-        input [DW-1:0] d;
-        input integer n;
-        integer i, j;
-        reg [31:0] x;
-        begin
-            x = c;
-            for (i = 0; i < n; i = i + 1) begin
-                x = x ^ {24'd0, d[8*i +: 8]};
-                for (j = 0; j < 8; j = j + 1)
-                    x = (x >> 1) ^ (x[0] ? 32'hEDB88320 : 32'h0);
-            end
-            crc_bytes = x;
-        end
-    endfunction
-
+    // and a frame's covered bytes one range). From a zero state, zeros in front of the run
+    // add nothing, and the zeros after it carry the CRC of the run over them: so the CRC of
+    // the run is D applied to the masked beat, taken back over the lanes after the run. The
+    // old state is carried over the run's length. Both in log2(DB) steps, one per bit.
     reg [7:0] last, count;  // the run: its last lane, and how many lanes
     integer l;
     always @* begin
@@ -53,22 +48,34 @@ module mrc_icrc #(
         for (l = 0; l < DB; l = l + 1) if (en[l]) last = l;
         for (l = 0; l < DB; l = l + 1) count = count + {7'd0, en[l]};
     end
+    wire [7:0] after = DB - 1 - last;
 
     reg [DW-1:0] masked;
     always @* for (l = 0; l < DB; l = l + 1) masked[8*l +: 8] = en[l] ? data[8*l +: 8] : 8'd0;
-    wire [DW-1:0] run_top = masked << (8 * (DB - 1 - last));
-    wire [31:0] of_data = crc_bytes(32'd0, run_top, DB);
 
     wire [31:0] base = init ? AFTER_FF8 : state;
-    // the old state carried over `count` zero bytes: a step of 2^b bytes for each bit b
-    reg [31:0] carried;
-    integer b;
-    always @* begin
-        carried = base;
-        for (b = 0; (1 << b) <= DB; b = b + 1)
-            if (count[b]) carried = crc_bytes(carried, {DW{1'b0}}, 1 << b);
-    end
-    wire [31:0] next = count == 8'd0 ? base : carried ^ of_data;
+    // the CRC of the run taken back over the lanes after it, and the old state carried over
+    // the run's length: stage g + 1 (bits 32(g+1) +: 32) applies the matrix of 2^g bytes if
+    // bit g of `after`, or of `count`, is set; stage 0 is D applied to the masked beat
+    wire [32*NB+31:0] run /* verilator split_var */;
+    wire [32*NB+31:0] car /* verilator split_var */;
+    genvar g, o;
+    generate
+        for (o = 0; o < 32; o = o + 1) begin : g_beat
+            assign run[o] = ^(masked & D[DW*o +: DW]);
+        end
+        assign car[31:0] = base;
+        for (g = 0; g < NB; g = g + 1) begin : g_step
+            wire [31:0] tr, tc;
+            for (o = 0; o < 32; o = o + 1) begin : g_row
+                assign tr[o] = ^(run[32*g +: 32] & ZB[1024*g + 32*o +: 32]);
+                assign tc[o] = ^(car[32*g +: 32] & ZF[1024*g + 32*o +: 32]);
+            end
+            assign run[32*(g+1) +: 32] = after[g] ? tr : run[32*g +: 32];
+            assign car[32*(g+1) +: 32] = count[g] ? tc : car[32*g +: 32];
+        end
+    endgenerate
+    wire [31:0] next = count == 8'd0 ? base : car[32*NB +: 32] ^ run[32*NB +: 32];
 
     always @(posedge clk) begin
         if (rst) state <= AFTER_FF8;
