@@ -26,9 +26,16 @@ def ports(block, files, overrides):
             continue
         head = re.sub(r"//[^\n]*", "", m.group(1))
         params = dict(
-            (k, v) for k, v in re.findall(r"parameter\s+(\w+)\s*=\s*([^,\)\n]+)", head)
+            (k, v.strip())
+            for k, v in re.findall(r"parameter\s+(\w+)\s*=\s*((?:[^,()\n]|\([^()\n]*\))+)", head)
         )
         params.update(overrides)
+        # a default may name an earlier parameter: substitute until none is left
+        for _ in range(len(params)):
+            for k in params:
+                for k2, v2 in params.items():
+                    if k2 != k:
+                        params[k] = re.sub(r"\b%s\b" % k2, "(%s)" % v2, params[k])
         body = head.split(")", 1)[1] if "#" in head else head
         out = []
         for d, rng, names in re.findall(

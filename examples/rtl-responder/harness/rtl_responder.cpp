@@ -1,7 +1,9 @@
 #include "rtl_responder.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
 
 #include "Vmrc_responder.h"
 #include "verilated.h"
@@ -15,11 +17,43 @@ namespace {
 // The longest the NIC may stay busy with no frame waiting, in cycles: far beyond any run.
 constexpr uint64_t kMaxBusyCycles = 1000000;
 
+#ifndef RTL_DATA_W
+#error "build with the Makefile: it passes RTL_DATA_W (the RTL's DATA_W)"
+#endif
+// Bytes a beat of the frame interfaces and of the bus.
+constexpr size_t kBeat = RTL_DATA_W / 8;
+
 uint64_t be64(const uint8_t* b) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v = v << 8 | b[i];
   return v;
 }
+
+// Byte i of a data port: a 64-bit port is an integer, a wider one Verilator's array of
+// 32-bit words.
+template <typename T>
+uint8_t get_byte(const T& port, size_t i) {
+  if constexpr (std::is_integral_v<T>) {
+    return uint8_t(uint64_t(port) >> (8 * i));
+  } else {
+    return uint8_t(port[i / 4] >> (8 * (i % 4)));
+  }
+}
+
+template <typename T>
+void set_bytes(T& port, const uint8_t* b, size_t n) {
+  if constexpr (std::is_integral_v<T>) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= uint64_t(b[i]) << (8 * i);
+    port = v;
+  } else {
+    for (size_t w = 0; w < kBeat / 4; ++w) port[w] = 0;
+    for (size_t i = 0; i < n; ++i) port[i / 4] |= uint32_t(b[i]) << (8 * (i % 4));
+  }
+}
+
+// Lane i of a keep or strobe port (one bit a byte: at most 64).
+bool lane(uint64_t mask, size_t i) { return mask >> i & 1; }
 }  // namespace
 
 RtlResponder::RtlResponder(const Config& cfg, const std::string& vcd, bool verbose)
@@ -139,15 +173,10 @@ void RtlResponder::tick(std::vector<Output>* out) {
   // present the next beat of the frame at the head of the receive queue
   if (!rx_.empty()) {
     const auto& f = rx_.front();
-    uint64_t data = 0;
-    uint8_t keep = 0;
-    for (size_t i = 0; i < 8 && rx_off_ + i < f.size(); ++i) {
-      data |= uint64_t(f[rx_off_ + i]) << (8 * i);
-      keep |= uint8_t(1u << i);
-    }
-    top_->s_tdata = data;
-    top_->s_tkeep = keep;
-    top_->s_tlast = rx_off_ + 8 >= f.size();
+    const size_t n = std::min(kBeat, f.size() - rx_off_);
+    set_bytes(top_->s_tdata, f.data() + rx_off_, n);
+    top_->s_tkeep = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+    top_->s_tlast = rx_off_ + kBeat >= f.size();
     top_->s_tvalid = 1;
   } else {
     top_->s_tvalid = 0;
@@ -164,7 +193,7 @@ void RtlResponder::tick(std::vector<Output>* out) {
   if (vcd_) vcd_->dump(vcd_time_++);
 #endif
   if (took) {
-    rx_off_ += 8;
+    rx_off_ += kBeat;
     if (rx_off_ >= rx_.front().size()) {
       rx_.pop_front();
       rx_off_ = 0;
@@ -202,8 +231,8 @@ void RtlResponder::collect(std::vector<Output>* out) {
   const uint64_t now = top_->now_ns;
   // the MAC
   if (top_->m_tvalid) {
-    for (int i = 0; i < 8; ++i)
-      if (top_->m_tkeep >> i & 1) tx_.push_back(uint8_t(top_->m_tdata >> (8 * i)));
+    for (size_t i = 0; i < kBeat; ++i)
+      if (lane(top_->m_tkeep, i)) tx_.push_back(get_byte(top_->m_tdata, i));
     if (top_->m_tlast) {
       Output o;
       o.kind = Output::Frame;
@@ -233,11 +262,17 @@ void RtlResponder::collect(std::vector<Output>* out) {
     } else if (!in_write_) {
       throw SimulationError("bus: a data beat outside a write");
     }
-    const uint64_t beat_addr = (w_.addr & ~uint64_t(7)) + 8 * uint64_t(w_.beat++);
-    for (int i = 0; i < 8; ++i)
-      if (top_->bw_strb >> i & 1) w_.bytes[beat_addr + i] = uint8_t(top_->bw_data >> (8 * i));
+    const uint64_t beat_addr = (w_.addr & ~uint64_t(kBeat - 1)) + kBeat * uint64_t(w_.beat++);
+    for (size_t i = 0; i < kBeat; ++i)
+      if (lane(top_->bw_strb, i)) w_.bytes[beat_addr + i] = get_byte(top_->bw_data, i);
     if (top_->bw_eop) {
       in_write_ = false;
+      log("bus write, kind " + std::to_string(w_.kind) + ", " + std::to_string(w_.bytes.size()) +
+          " bytes at 0x" + [&] {
+            std::ostringstream a;
+            a << std::hex << w_.addr;
+            return a.str();
+          }());
       Output o;
       o.at = now;
       o.addr = w_.addr;

@@ -1,7 +1,8 @@
 // mrc_frame_rx: the frame parser (wire-format chapter sections 2 to 8; receiver RCV-FRAME-001).
 //
-// Takes frames from the MAC as a 64-bit stream with byte keep and last (byte i of a beat
-// in bits 8i+7:8i, the first byte on the wire in bits 7:0), stores each in one of two
+// Takes frames from the MAC as a stream of DW-bit beats (512 by default, as a 100G MAC
+// presents them; 64 is the other choice) with byte keep and last (byte i of a beat in bits
+// 8i+7:8i, the first byte on the wire in bits 7:0), stores each in one of four
 // packet-buffer slots, and decodes it: Ethernet, an 802.1Q or 802.1ad tag, IPv4 (with
 // options) or IPv6, UDP, BTH and the MRC extension headers the opcode calls for. While the
 // frame streams in it checks the ICRC (with an mrc_icrc), the UDP checksum when it is not
@@ -9,21 +10,23 @@
 // sound RoCEv2 packet, or that the responder has no use for, comes out with `p_discard`
 // set: the checks then take no action on it (RCV-FRAME-001, RCV-OPC-001).
 //
-// Pipeline: the stream goes through a five-beat delay line so that the layout (where the
-// IP, UDP and BTH headers start and the IP packet ends), registered from the first header
-// words, is known for every byte the ICRC and checksum see. After the last beat: the line
-// drains (5 cycles), then two evaluation cycles (layout, then fields and verdict).
+// Pipeline: the stream goes through a delay line of DL beats so that the layout (where the
+// IP, UDP and BTH headers start and the IP packet ends), registered from the header words
+// that hold the first 24 bytes, is known for every byte the ICRC and checksum see (DL is 5
+// beats of 8 bytes, 3 of 64). After the last beat: the line drains (DL cycles), then two
+// evaluation cycles (layout, then fields and verdict).
 `default_nettype none
 module mrc_frame_rx #(
-    parameter SLOT_AW   = 10,  // words per packet-buffer slot: 2^SLOT_AW (8 KiB)
+    parameter DW        = 512, // beat width in bits (64 or 512)
+    parameter SLOT_AW   = 13 - $clog2(DW / 8),  // words per packet-buffer slot (8 KiB)
     parameter SLOTS_W   = 2,   // 2^SLOTS_W slots: frames received while earlier ones are placed
-    parameter HDR_WORDS = 20   // header bytes kept in registers: 8 * HDR_WORDS
+    parameter HDR_BYTES = 160  // header bytes kept in registers (rounded up to whole beats)
 ) (
     input  wire                 clk,
     input  wire                 rst,
     // frames from the MAC
-    input  wire [63:0]          s_tdata,
-    input  wire [7:0]           s_tkeep,
+    input  wire [DW-1:0]        s_tdata,
+    input  wire [DW/8-1:0]      s_tkeep,
     input  wire                 s_tlast,
     input  wire                 s_tvalid,
     output wire                 s_tready,
@@ -53,8 +56,12 @@ module mrc_frame_rx #(
     input  wire [(1<<SLOTS_W)-1:0] slot_free,
     // packet-buffer read port, for placement (one cycle of latency)
     input  wire [SLOT_AW+SLOTS_W-1:0] pb_raddr,
-    output reg  [63:0]          pb_rdata
+    output reg  [DW-1:0]        pb_rdata
 );
+    localparam DB = DW / 8;                          // bytes a beat
+    localparam LB = $clog2(DB);
+    localparam HDR_WORDS = (HDR_BYTES + DB - 1) / DB;
+    localparam DL = 23 / DB + 3;                     // delay line: the layout's beats, and 2
     // discard reasons (for logs and waveforms)
     localparam R_NONE = 4'd0, R_DECODE = 4'd1, R_NOT_ROCE = 4'd2, R_IPV4_CKSUM = 4'd3,
                R_UDP_CKSUM = 4'd4, R_ICRC = 4'd5, R_OPCODE = 4'd6, R_NOT_OURS = 4'd7,
@@ -64,8 +71,8 @@ module mrc_frame_rx #(
                S_HOLD = 3'd5;
 
     reg [2:0] state;
-    reg [63:0] pbuf [0:(1 << (SLOT_AW + SLOTS_W)) - 1];
-    reg [63:0] hdr [0:HDR_WORDS - 1];
+    reg [DW-1:0] pbuf [0:(1 << (SLOT_AW + SLOTS_W)) - 1];
+    reg [DW-1:0] hdr [0:HDR_WORDS - 1];
     reg [(1<<SLOTS_W)-1:0] busy;  // slot holds a packet not yet freed
     reg [SLOTS_W-1:0] wslot;      // slot being written
     reg [15:0] wcnt;         // beats received
@@ -73,16 +80,16 @@ module mrc_frame_rx #(
     reg overflow;            // the frame did not fit its slot
 
     // ---- header bytes as one vector, byte k at bits 8k+7:8k -------------------------------
-    wire [8*8*HDR_WORDS-1:0] hv;
+    wire [DW*HDR_WORDS-1:0] hv;
     genvar g;
     generate
         for (g = 0; g < HDR_WORDS; g = g + 1) begin : hvec
-            assign hv[64*g +: 64] = hdr[g];
+            assign hv[DW*g +: DW] = hdr[g];
         end
     endgenerate
 
     function [7:0] hb;  // header byte n
-        input [8*8*HDR_WORDS-1:0] v;
+        input [DW*HDR_WORDS-1:0] v;
         input integer n;
         begin
             hb = v[8*n +: 8];
@@ -120,39 +127,39 @@ module mrc_frame_rx #(
     assign s_tready = state == S_RECV || (state == S_IDLE && !busy[wslot]);
     wire take = s_tvalid && s_tready;
 
-    function [3:0] popcount8;
-        input [7:0] k;
+    function [7:0] popcount;  // bytes a keep says
+        input [DB-1:0] k;
         integer i;
         begin
-            popcount8 = 4'd0;
-            for (i = 0; i < 8; i = i + 1) popcount8 = popcount8 + {3'd0, k[i]};
+            popcount = 8'd0;
+            for (i = 0; i < DB; i = i + 1) popcount = popcount + {7'd0, k[i]};
         end
     endfunction
 
-    // five-beat delay line
-    reg [63:0] dl_data [0:4];
-    reg [7:0]  dl_keep [0:4];
-    reg [15:0] dl_idx  [0:4];
-    reg [4:0]  dl_vld;
-    reg [2:0]  flush_cnt;
+    // the delay line
+    reg [DW-1:0] dl_data [0:DL-1];
+    reg [DB-1:0] dl_keep [0:DL-1];
+    reg [15:0]   dl_idx  [0:DL-1];
+    reg [DL-1:0] dl_vld;
+    reg [2:0]    flush_cnt;
     wire shift = take || state == S_FLUSH;
-    wire [63:0] o_data = dl_data[4];
-    wire [7:0]  o_keep = dl_keep[4];
-    wire [15:0] o_base = {dl_idx[4][12:0], 3'b000};
-    wire        o_vld  = dl_vld[4] && shift;
+    wire [DW-1:0] o_data = dl_data[DL-1];
+    wire [DB-1:0] o_keep = dl_keep[DL-1];
+    wire [15:0]   o_base = dl_idx[DL-1] << LB;
+    wire          o_vld  = dl_vld[DL-1] && shift;
 
     // per byte of the beat leaving the line: ICRC coverage, masking, the trailer, UDP sum
-    reg [63:0] cdata;
-    reg [7:0]  cen;
+    reg [DW-1:0] cdata;
+    reg [DB-1:0] cen;
     reg [31:0] usum_beat;
     integer i;
     reg [15:0] pos;
     reg [7:0]  b;
     always @* begin
         cdata = o_data;
-        cen = 8'd0;
+        cen = {DB{1'b0}};
         usum_beat = 32'd0;
-        for (i = 0; i < 8; i = i + 1) begin
+        for (i = 0; i < DB; i = i + 1) begin
             pos = o_base + i[15:0];
             b = o_data[8*i +: 8];
             if (o_keep[i] && pos >= {8'd0, L_l3} && pos < L_icrc_at) cen[i] = 1'b1;
@@ -177,7 +184,7 @@ module mrc_frame_rx #(
 
     wire [31:0] icrc_calc;
     reg         icrc_init;
-    mrc_icrc u_icrc (
+    mrc_icrc #(.DW(DW)) u_icrc (
         .clk(clk), .rst(rst), .init(icrc_init), .valid(o_vld), .data(cdata), .en(cen),
         .crc(icrc_calc)
     );
@@ -190,7 +197,7 @@ module mrc_frame_rx #(
             icrc_found <= 32'd0;
             usum <= 32'd0;
         end else if (o_vld) begin
-            for (k = 0; k < 8; k = k + 1) begin
+            for (k = 0; k < DB; k = k + 1) begin
                 if (o_keep[k] && o_base + k[15:0] >= L_icrc_at && o_base + k[15:0] < L_ip_end)
                     icrc_found[8*(o_base + k[15:0] - L_icrc_at) +: 8] <= o_data[8*k +: 8];
             end
@@ -293,7 +300,7 @@ module mrc_frame_rx #(
             busy <= {(1<<SLOTS_W){1'b0}};
             wslot <= {SLOTS_W{1'b0}};
             p_valid <= 1'b0;
-            dl_vld <= 5'd0;
+            dl_vld <= {DL{1'b0}};
             wcnt <= 16'd0;
             icrc_init <= 1'b1;
         end else begin
@@ -302,10 +309,10 @@ module mrc_frame_rx #(
             if (p_done) p_valid <= 1'b0;
             if (shift) begin
                 dl_data[0] <= s_tdata;
-                dl_keep[0] <= take ? s_tkeep : 8'd0;
+                dl_keep[0] <= take ? s_tkeep : {DB{1'b0}};
                 dl_idx[0] <= wcnt;
-                dl_vld <= {dl_vld[3:0], take};
-                for (k = 1; k < 5; k = k + 1) begin
+                dl_vld <= {dl_vld[DL-2:0], take};
+                for (k = 1; k < DL; k = k + 1) begin
                     dl_data[k] <= dl_data[k-1];
                     dl_keep[k] <= dl_keep[k-1];
                     dl_idx[k] <= dl_idx[k-1];
@@ -314,16 +321,16 @@ module mrc_frame_rx #(
             if (take) begin
                 if (wcnt < (16'd1 << SLOT_AW)) pbuf[{wslot, wcnt[SLOT_AW-1:0]}] <= s_tdata;
                 else overflow <= 1'b1;
-                if (wcnt < HDR_WORDS) hdr[wcnt[4:0]] <= s_tdata;
+                if (wcnt < HDR_WORDS) hdr[wcnt] <= s_tdata;
                 wcnt <= wcnt + 16'd1;
-                flen <= flen + {12'd0, popcount8(s_tkeep)};
+                flen <= flen + {8'd0, popcount(s_tkeep)};
             end
             case (state)
                 S_IDLE: if (take) begin
                     state <= s_tlast ? S_FLUSH : S_RECV;
                     flush_cnt <= 3'd0;
                     wcnt <= 16'd1;
-                    flen <= {12'd0, popcount8(s_tkeep)};
+                    flen <= {8'd0, popcount(s_tkeep)};
                     overflow <= 1'b0;
                 end
                 S_RECV: if (take && s_tlast) begin
@@ -332,7 +339,7 @@ module mrc_frame_rx #(
                 end
                 S_FLUSH: begin
                     flush_cnt <= flush_cnt + 3'd1;
-                    if (flush_cnt == 3'd4) state <= S_EVAL1;
+                    if (flush_cnt == DL - 1) state <= S_EVAL1;
                 end
                 S_EVAL1: begin
                     // decode_into: each length must fit what came before it

@@ -7,7 +7,9 @@
 //                                 (flags, completion entries)
 //   host --> mrc_csr (NIC parameters, QPs, regions, completion queues, consumer registers)
 //
-// One clock, CLK_NS nanoseconds a cycle (4: 250 MHz). The NIC's clock `now_ns` counts the
+// One clock, CLK_NS nanoseconds a cycle (4: 250 MHz). The frame interfaces, the packet
+// buffer and the host bus are DATA_W bits wide: 512 by default (128 Gb/s at 250 MHz, as a
+// 100G MAC and a PCIe x16 core present them), or 64. The NIC's clock `now_ns` counts the
 // cycles in nanoseconds; a testbench may load it (time_load) while the NIC is idle, to skip
 // time in which nothing happens.
 `default_nettype none
@@ -17,7 +19,8 @@ module mrc_responder #(
     parameter NUM_CQS     = 4,
     parameter MAX_MPR     = 2,
     parameter MAX_PAYLOAD = 256,
-    parameter CLK_NS      = 4
+    parameter CLK_NS      = 4,
+    parameter DATA_W      = 512
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -31,14 +34,14 @@ module mrc_responder #(
     input  wire [63:0]  csr_wdata,
     output wire [63:0]  csr_status,
     // frames from the MAC
-    input  wire [63:0]  s_tdata,
-    input  wire [7:0]   s_tkeep,
+    input  wire [DATA_W-1:0]   s_tdata,
+    input  wire [DATA_W/8-1:0] s_tkeep,
     input  wire         s_tlast,
     input  wire         s_tvalid,
     output wire         s_tready,
     // frames to the MAC
-    output wire [63:0]  m_tdata,
-    output wire [7:0]   m_tkeep,
+    output wire [DATA_W-1:0]   m_tdata,
+    output wire [DATA_W/8-1:0] m_tkeep,
     output wire         m_tlast,
     output wire         m_tvalid,
     output wire [2:0]   m_tport,
@@ -52,8 +55,8 @@ module mrc_responder #(
     output wire [12:0]  bw_len,
     output wire [3:0]   bw_fbe,
     output wire [3:0]   bw_lbe,
-    output wire [63:0]  bw_data,
-    output wire [7:0]   bw_strb,
+    output wire [DATA_W-1:0]   bw_data,
+    output wire [DATA_W/8-1:0] bw_strb,
     output wire [23:0]  bw_qpn,
     output wire [23:0]  bw_psn,
     output wire [15:0]  bw_msn,
@@ -64,7 +67,7 @@ module mrc_responder #(
     output wire [63:0]  timer_deadline,
     output wire         idle
 );
-    localparam SLOT_AW = 10;
+    localparam SLOT_AW = 13 - $clog2(DATA_W / 8);  // 8 KiB a packet-buffer slot
 
     always @(posedge clk) begin
         if (rst) now_ns <= 64'd0;
@@ -124,9 +127,9 @@ module mrc_responder #(
     wire [31:0] p_rkey, p_dma_len, p_imm, p_ev;
     wire [3:0] slot_free_dma, slot_free_chk;
     wire [SLOT_AW+1:0] pb_raddr;
-    wire [63:0] pb_rdata;
+    wire [DATA_W-1:0] pb_rdata;
 
-    mrc_frame_rx #(.SLOT_AW(SLOT_AW)) u_rx (
+    mrc_frame_rx #(.DW(DATA_W), .SLOT_AW(SLOT_AW)) u_rx (
         .clk(clk), .rst(rst),
         .s_tdata(s_tdata), .s_tkeep(s_tkeep), .s_tlast(s_tlast), .s_tvalid(s_tvalid),
         .s_tready(s_tready),
@@ -261,7 +264,7 @@ module mrc_responder #(
     );
 
     // ---- transmit --------------------------------------------------------------------------
-    mrc_tx_builder u_tx (
+    mrc_tx_builder #(.DW(DATA_W)) u_tx (
         .clk(clk), .rst(rst), .cfg_ipv6(cfg_ipv6), .cfg_vlan(cfg_vlan), .cfg_vid(cfg_vid),
         .cfg_ports(cfg_ports), .cfg_lmac(cfg_lmac), .cfg_pmac(cfg_pmac), .cfg_lip(cfg_lip),
         .cfg_pip(cfg_pip),
@@ -274,7 +277,7 @@ module mrc_responder #(
     );
 
     // ---- placement -------------------------------------------------------------------------
-    mrc_dma_place #(.SLOT_AW(SLOT_AW), .MAX_PAYLOAD(MAX_PAYLOAD)) u_dma (
+    mrc_dma_place #(.DW(DATA_W), .SLOT_AW(SLOT_AW), .MAX_PAYLOAD(MAX_PAYLOAD)) u_dma (
         .clk(clk), .rst(rst),
         .c_push(k_push | r_push), .c_free(c_free),
         .c_kind(r_push ? r_kind : k_kind),

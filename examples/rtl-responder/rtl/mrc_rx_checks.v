@@ -249,7 +249,7 @@ module mrc_rx_checks #(
             t_push <= 1'b1;
             t_kind <= 2'd0;
             t_dqp <= qp_peer[24*qi +: 24];
-            t_psn <= w_epsn - 24'd1;
+            t_psn <= w_epsn - 24'd1;  // OPC-PSN-002: cack_psn
             t_ev <= ev;
             t_aoff <= pr ? pid : aoff(trig, w_epsn);
             t_pr <= pr;
@@ -271,7 +271,7 @@ module mrc_rx_checks #(
             t_push <= 1'b1;
             t_kind <= 2'd1;
             t_dqp <= qp_peer[24*qi +: 24];
-            t_psn <= p_psn;
+            t_psn <= p_psn;  // OPC-PSN-002: nack_psn
             t_ev <= p_ev;
             t_reason <= reason;
             t_amsn <= p_psn;
@@ -289,7 +289,7 @@ module mrc_rx_checks #(
                 t_push <= 1'b1;
                 t_kind <= 2'd2;
                 t_dqp <= qp_peer[24*q +: 24];
-                t_psn <= w_epsn_all[24*q +: 24] - 24'd1;
+                t_psn <= w_epsn_all[24*q +: 24] - 24'd1;  // OPC-PSN-002.b, a SHOULD
                 t_ev <= ev;
                 t_syn <= nak ? AETH_NAK_REMOTE_ACCESS : AETH_ACK;
                 t_amsn <= {8'd0, last_v[q] ? last_msn[16*q +: 16] : next_msn_of - 16'd1};
@@ -424,7 +424,7 @@ module mrc_rx_checks #(
                     up_imm <= is_imm ? p_imm : e_imm;
                     up_rqmsn <= e_valid ? e_rqmsn : p_rqmsn;
                     if (p_payload_len != 16'd0) begin
-                        // RCV-PLACE-001: one placement of the payload at RETH va
+                        // RCV-PLACE-003: the payload placed at RETH va onward
 `ifndef BUG_FLAG_BEFORE_DATA
                         c_push <= 1'b1;
 `endif

@@ -8,11 +8,13 @@
 // source port and, over IPv6, the flow label, fills the IPv4 header checksum, computes the
 // ICRC over the IP packet with its variant fields masked (an mrc_icrc, one beat a cycle),
 // then over IPv6 the UDP checksum of the datagram including the ICRC, and sends the frame
-// on the port the EV's upper half chooses, as a 64-bit stream with keep and last.
+// on the port the EV's upper half chooses, as a stream of DW-bit beats with keep and last.
+// A frame is at most 128 bytes: 16 beats of 8 bytes, or 2 of 64.
 //
 // Deliberate bug: BUG_ICRC_NO_MASK feeds the ICRC the masked fields as they are sent.
 `default_nettype none
 module mrc_tx_builder #(
+    parameter DW  = 512,  // beat width in bits (64 or 512)
     parameter QAW = 3
 ) (
     input  wire          clk,
@@ -44,17 +46,18 @@ module mrc_tx_builder #(
     input  wire [7:0]    t_syn,      // AETH syndrome
     input  wire [23:0]   t_amsn,     // AETH msn (also NACK psn)
     // frames to the MAC
-    output reg  [63:0]   m_tdata,
-    output reg  [7:0]    m_tkeep,
+    output reg  [DW-1:0] m_tdata,
+    output reg  [DW/8-1:0] m_tkeep,
     output reg           m_tlast,
     output reg           m_tvalid,
     output reg  [2:0]    m_tport,
     input  wire          m_tready,
     output wire          idle
 );
-    localparam DW = 2 + 24 + 24 + 32 + 16 + 1 + 24 + 8 + 64 + 16 + 15 + 24 + 8 + 8 + 24;
+    localparam DB = DW / 8;  // bytes a beat
+    localparam QW = 2 + 24 + 24 + 32 + 16 + 1 + 24 + 8 + 64 + 16 + 15 + 24 + 8 + 8 + 24;
     localparam QD = 1 << QAW;
-    reg [DW-1:0] q [0:QD-1];
+    reg [QW-1:0] q [0:QD-1];
     reg [QAW:0] wp, rp;
     wire [QAW:0] count = wp - rp;
     assign t_free = QD[QAW:0] - count;
@@ -62,22 +65,22 @@ module mrc_tx_builder #(
         if (t_push) q[wp[QAW-1:0]] <= {t_kind, t_dqp, t_psn, t_ev, t_aoff, t_pr, t_cack, t_mpr,
                                        t_bitmap, t_ts, t_ooo, t_rcvd, t_reason, t_syn, t_amsn};
 
-    reg [DW-1:0] d;
-    wire [1:0]  kind   = d[DW-1 -: 2];
-    wire [23:0] dqp    = d[DW-3 -: 24];
-    wire [23:0] psn    = d[DW-27 -: 24];
-    wire [31:0] ev     = d[DW-51 -: 32];
-    wire [15:0] aoff   = d[DW-83 -: 16];
-    wire        pr     = d[DW-99];
-    wire [23:0] cack   = d[DW-100 -: 24];
-    wire [7:0]  mpr    = d[DW-124 -: 8];
-    wire [63:0] bitmap = d[DW-132 -: 64];
-    wire [15:0] ts     = d[DW-196 -: 16];
-    wire [14:0] ooo    = d[DW-212 -: 15];
-    wire [23:0] rcvd   = d[DW-227 -: 24];
-    wire [7:0]  reason = d[DW-251 -: 8];
-    wire [7:0]  syn    = d[DW-259 -: 8];
-    wire [23:0] amsn   = d[DW-267 -: 24];
+    reg [QW-1:0] d;
+    wire [1:0]  kind   = d[QW-1 -: 2];
+    wire [23:0] dqp    = d[QW-3 -: 24];
+    wire [23:0] psn    = d[QW-27 -: 24];
+    wire [31:0] ev     = d[QW-51 -: 32];
+    wire [15:0] aoff   = d[QW-83 -: 16];
+    wire        pr     = d[QW-99];
+    wire [23:0] cack   = d[QW-100 -: 24];
+    wire [7:0]  mpr    = d[QW-124 -: 8];
+    wire [63:0] bitmap = d[QW-132 -: 64];
+    wire [15:0] ts     = d[QW-196 -: 16];
+    wire [14:0] ooo    = d[QW-212 -: 15];
+    wire [23:0] rcvd   = d[QW-227 -: 24];
+    wire [7:0]  reason = d[QW-251 -: 8];
+    wire [7:0]  syn    = d[QW-259 -: 8];
+    wire [23:0] amsn   = d[QW-267 -: 24];
 
     // ---- lengths -------------------------------------------------------------------------
     wire [7:0]  ext   = kind == 2'd0 ? 8'd36 : kind == 2'd1 ? 8'd20 : 8'd4;
@@ -91,7 +94,7 @@ module mrc_tx_builder #(
     wire [143:0] l2 = cfg_vlan ? {cfg_pmac, cfg_lmac, 16'h8100, 4'h0, cfg_vid, ip_type}
                                : {cfg_pmac, cfg_lmac, ip_type, 32'd0};
     wire [15:0] v4_total = 16'd20 + ulen;
-    // ENC-IPV4: version 4, IHL 5, DSCP/ECN 0, ident 0, DF, TTL 64, UDP
+    // ENC-IPV4: version 4, IHL 5, DSCP/ECN 0, ident 0, DF, TTL 64 (ENC-HOP-001), UDP
     reg [31:0] v4s;
     always @* begin
         v4s = 32'h4500 + {16'd0, v4_total} + 32'h4000 + 32'h4011 +
@@ -105,7 +108,8 @@ module mrc_tx_builder #(
                        cfg_lip[31:0], cfg_pip[31:0]};
     wire [159:0] v4m = {8'h45, 8'hFF, v4_total, 16'h0000, 16'h4000, 8'hFF, 8'h11, 16'hFFFF,
                         cfg_lip[31:0], cfg_pip[31:0]};
-    // ENC-IPV6: traffic class 0, flow label = EV[15:0] (ENC-EV-001), hop limit 64, UDP
+    // ENC-IPV6: traffic class 0, flow label = EV[15:0] (ENC-EV-001), hop limit 64
+    // (ENC-HOP-001), UDP
     wire [319:0] v6 = {4'h6, 8'h00, 4'h0, ev[15:0], ulen, 8'h11, 8'h40, cfg_lip, cfg_pip};
     wire [319:0] v6m = {4'h6, 8'hFF, 4'hF, 16'hFFFF, ulen, 8'h11, 8'hFF, cfg_lip, cfg_pip};
     wire [319:0] ip  = cfg_ipv6 ? v6 : {v4, 160'd0};
@@ -167,12 +171,13 @@ module mrc_tx_builder #(
     reg [1023:0] f, fm;
     reg [15:0] n;        // frame length
     reg [7:0]  l3;       // IP header offset
-    reg [4:0]  wi;
+    reg [4:0]  wi;       // beat
+    wire [15:0] at = wi * DB;  // its first byte
     reg        crc_init, crc_v;
-    reg [63:0] crc_d;
-    reg [7:0]  crc_en;
+    reg [DW-1:0] crc_d;
+    reg [DB-1:0] crc_en;
     wire [31:0] crc;
-    mrc_icrc u_crc (
+    mrc_icrc #(.DW(DW)) u_crc (
         .clk(clk), .rst(rst), .init(crc_init), .valid(crc_v), .data(crc_d), .en(crc_en),
         .crc(crc)
     );
@@ -233,12 +238,11 @@ module mrc_tx_builder #(
                 T_CRC: begin
                     // ICRC-COVER-001: from the IP header to the byte before the ICRC
                     crc_v <= 1'b1;
-                    crc_d <= fm[64*wi +: 64];
-                    for (j = 0; j < 8; j = j + 1)
-                        crc_en[j] <= {wi, 3'b000} + j >= {8'd0, l3} &&
-                                     {wi, 3'b000} + j < n - 16'd4;
+                    crc_d <= fm[DW*wi +: DW];
+                    for (j = 0; j < DB; j = j + 1)
+                        crc_en[j] <= at + j >= {8'd0, l3} && at + j < n - 16'd4;
                     wi <= wi + 5'd1;
-                    if ({wi, 3'b000} + 16'd8 >= n - 16'd4) ts_ <= T_SEAL;
+                    if (at + DB >= n - 16'd4) ts_ <= T_SEAL;
                 end
                 T_SEAL: if (!crc_v) begin
                     icrc <= crc;
@@ -250,20 +254,20 @@ module mrc_tx_builder #(
                     m_tvalid <= 1'b1;
                     // the ICRC (little-endian) in the last four bytes, and over IPv6 the UDP
                     // checksum, as the words go out
-                    for (j = 0; j < 8; j = j + 1) begin
-                        if ({wi, 3'b000} + j >= n - 16'd4)
-                            m_tdata[8*j +: 8] <= icrc[8 * ({wi, 3'b000} + j - (n - 16'd4)) +: 8];
-                        else if ({wi, 3'b000} + j == {8'd0, l3} + 16'd46)
+                    for (j = 0; j < DB; j = j + 1) begin
+                        if (at + j >= n - 16'd4)
+                            m_tdata[8*j +: 8] <= icrc[8 * (at + j - (n - 16'd4)) +: 8];
+                        else if (at + j == {8'd0, l3} + 16'd46)
                             m_tdata[8*j +: 8] <= ucks_r[15:8];
-                        else if ({wi, 3'b000} + j == {8'd0, l3} + 16'd47)
+                        else if (at + j == {8'd0, l3} + 16'd47)
                             m_tdata[8*j +: 8] <= ucks_r[7:0];
                         else
-                            m_tdata[8*j +: 8] <= f[64*wi + 8*j +: 8];
+                            m_tdata[8*j +: 8] <= f[DW*wi + 8*j +: 8];
                     end
-                    for (j = 0; j < 8; j = j + 1) m_tkeep[j] <= {wi, 3'b000} + j < n;
-                    m_tlast <= {wi, 3'b000} + 16'd8 >= n;
+                    for (j = 0; j < DB; j = j + 1) m_tkeep[j] <= at + j < n;
+                    m_tlast <= at + DB >= n;
                     wi <= wi + 5'd1;
-                    if ({wi, 3'b000} + 16'd8 >= n) ts_ <= T_IDLE;
+                    if (at + DB >= n) ts_ <= T_IDLE;
                 end
                 default: ts_ <= T_IDLE;
             endcase
