@@ -11,12 +11,9 @@
 //!   stored), and [`FrameRepr::finalize`] first makes the lengths, the pad, the IPv4 header
 //!   checksum and the ICRC consistent, which is what a sender wants.
 //!
-//! The extension-header chain is chosen by the opcode (see [`crate::opcode`]) and parsed
-//! with nom; nom's types stay inside this module.
+//! The extension-header chain is chosen by the opcode (see [`crate::opcode`]).
 
 use alloc::vec::Vec;
-
-use nom::IResult;
 
 use crate::Ev;
 use crate::error::{DecodeError, DecodeErrorKind, EmitError, Header, Violation, check_buffer};
@@ -865,84 +862,59 @@ pub const DECODE_RULES: &[&str] = &[
     "DEC-STRUCT-001",
 ];
 
-/// A decode failure inside the nom chain, carrying our own error.
-#[derive(Debug)]
-struct ChainError(DecodeError);
-
-impl<'a> nom::error::ParseError<&'a [u8]> for ChainError {
-    fn from_error_kind(input: &'a [u8], _kind: nom::error::ErrorKind) -> Self {
-        ChainError(DecodeError::truncated(Header::Payload, "payload", 0, 1, input.len()))
-    }
-    fn append(_input: &'a [u8], _kind: nom::error::ErrorKind, other: Self) -> Self {
-        other
-    }
-}
-
-/// A nom parser for one fixed-length header: parses it with its `Repr::parse` (which names
-/// the field on truncation) and places errors at their absolute offset.
-fn fixed<'a, R>(
-    len: usize,
-    frame_len: usize,
-    parse: fn(&[u8]) -> Result<R, DecodeError>,
-) -> impl Fn(&'a [u8]) -> IResult<&'a [u8], R, ChainError> {
-    move |input: &'a [u8]| {
-        let base = frame_len - input.len();
-        match parse(input) {
-            Ok(r) => Ok((&input[len..], r)),
-            Err(e) => Err(nom::Err::Failure(ChainError(e.at(base)))),
-        }
-    }
-}
-
-/// Parses the extension headers of `bth` from `input` (the bytes after the BTH, up to the
-/// ICRC) into `ext`, which keeps the headers read before a failure. `frame_len` is the
-/// length of the whole frame buffer, so that errors carry absolute offsets.
-fn ext_chain<'a>(
-    bth: &BthRepr,
-    input: &'a [u8],
+/// Parses the extension headers `headers` (the stack of a packet's opcode, see
+/// [`header_stack`]) from `input` (the bytes after the BTH, up to the ICRC) into `ext`,
+/// which keeps the headers read before a failure. Returns the bytes the headers take.
+/// `frame_len` is the length of the whole frame buffer, so that errors carry absolute
+/// offsets.
+///
+/// Each header has a fixed length: a whole one is read from its view without a length
+/// check; one the input cuts short goes through its `Repr::parse`, which names the field
+/// it ends in.
+fn ext_chain(
+    headers: impl Iterator<Item = ExtHeader>,
+    input: &[u8],
     frame_len: usize,
     layout: &mut Layout,
     ext: &mut Extensions,
-) -> IResult<&'a [u8], (), ChainError> {
-    let mut rest = input;
-    for h in header_stack(bth) {
-        layout.ext.push((h, frame_len - rest.len()));
-        rest = match h {
-            ExtHeader::Meth => store(fixed(4, frame_len, MethRepr::parse)(rest)?, &mut ext.meth),
-            ExtHeader::Tseth => store(fixed(4, frame_len, TsethRepr::parse)(rest)?, &mut ext.tseth),
-            ExtHeader::Reth => store(fixed(16, frame_len, RethRepr::parse)(rest)?, &mut ext.reth),
-            ExtHeader::ImmDt => store(fixed(4, frame_len, ImmDtRepr::parse)(rest)?, &mut ext.immdt),
-            ExtHeader::Aeth => store(fixed(4, frame_len, AethRepr::parse)(rest)?, &mut ext.aeth),
-            ExtHeader::Seth => store(fixed(28, frame_len, SethRepr::parse)(rest)?, &mut ext.seth),
-            ExtHeader::CcState => {
-                store(fixed(8, frame_len, CcStateRepr::parse)(rest)?, &mut ext.cc_state)
-            }
-            ExtHeader::Neth => store(fixed(20, frame_len, NethRepr::parse)(rest)?, &mut ext.neth),
-            ExtHeader::Peth => store(fixed(16, frame_len, PethRepr::parse)(rest)?, &mut ext.peth),
-            ExtHeader::Erth => store(fixed(16, frame_len, ErthRepr::parse)(rest)?, &mut ext.erth),
-            ExtHeader::Eeth => store(fixed(36, frame_len, EethRepr::parse)(rest)?, &mut ext.eeth),
-            ExtHeader::Deth => store(fixed(8, frame_len, DethRepr::parse)(rest)?, &mut ext.deth),
-            ExtHeader::Rdeth => store(fixed(4, frame_len, RdethRepr::parse)(rest)?, &mut ext.rdeth),
-            ExtHeader::Xrceth => {
-                store(fixed(4, frame_len, XrcethRepr::parse)(rest)?, &mut ext.xrceth)
-            }
-            ExtHeader::Ieth => store(fixed(4, frame_len, IethRepr::parse)(rest)?, &mut ext.ieth),
-            ExtHeader::AtomicEth => {
-                store(fixed(28, frame_len, AtomicEthRepr::parse)(rest)?, &mut ext.atomiceth)
-            }
-            ExtHeader::AtomicAckEth => {
-                store(fixed(8, frame_len, AtomicAckEthRepr::parse)(rest)?, &mut ext.atomicacketh)
-            }
-            ExtHeader::Feth => store(fixed(4, frame_len, FethRepr::parse)(rest)?, &mut ext.feth),
-            ExtHeader::Cnp => store(fixed(16, frame_len, CnpRepr::parse)(rest)?, &mut ext.cnp),
+) -> Result<usize, DecodeError> {
+    let mut used = 0;
+    for h in headers {
+        let rest = input.get(used..).unwrap_or_default();
+        let base = frame_len - rest.len();
+        layout.ext.push((h, base));
+        macro_rules! read {
+            ($view:ident, $repr:ident, $slot:ident, $len:expr) => {{
+                ext.$slot = Some(match rest.get(..$len) {
+                    Some(b) => $repr::from_view(&$view::new_unchecked(b)),
+                    None => $repr::parse(rest).map_err(|e| e.at(base))?,
+                });
+                $len
+            }};
+        }
+        used += match h {
+            ExtHeader::Meth => read!(Meth, MethRepr, meth, 4),
+            ExtHeader::Tseth => read!(Tseth, TsethRepr, tseth, 4),
+            ExtHeader::Reth => read!(Reth, RethRepr, reth, 16),
+            ExtHeader::ImmDt => read!(ImmDt, ImmDtRepr, immdt, 4),
+            ExtHeader::Aeth => read!(Aeth, AethRepr, aeth, 4),
+            ExtHeader::Seth => read!(Seth, SethRepr, seth, 28),
+            ExtHeader::CcState => read!(CcState, CcStateRepr, cc_state, 8),
+            ExtHeader::Neth => read!(Neth, NethRepr, neth, 20),
+            ExtHeader::Peth => read!(Peth, PethRepr, peth, 16),
+            ExtHeader::Erth => read!(Erth, ErthRepr, erth, 16),
+            ExtHeader::Eeth => read!(Eeth, EethRepr, eeth, 36),
+            ExtHeader::Deth => read!(Deth, DethRepr, deth, 8),
+            ExtHeader::Rdeth => read!(Rdeth, RdethRepr, rdeth, 4),
+            ExtHeader::Xrceth => read!(Xrceth, XrcethRepr, xrceth, 4),
+            ExtHeader::Ieth => read!(Ieth, IethRepr, ieth, 4),
+            ExtHeader::AtomicEth => read!(AtomicEth, AtomicEthRepr, atomiceth, 28),
+            ExtHeader::AtomicAckEth => read!(AtomicAckEth, AtomicAckEthRepr, atomicacketh, 8),
+            ExtHeader::Feth => read!(Feth, FethRepr, feth, 4),
+            ExtHeader::Cnp => read!(Cnp, CnpRepr, cnp, 16),
         };
     }
-    Ok((rest, ()))
-}
-
-fn store<'a, R>((rest, r): (&'a [u8], R), slot: &mut Option<R>) -> &'a [u8] {
-    *slot = Some(r);
-    rest
+    Ok(used)
 }
 
 /// Decodes a whole Ethernet frame (without FCS). Never panics and never fails as a whole;
@@ -1151,15 +1123,14 @@ fn decode_into<'a>(frame: &'a [u8], d: &mut DecodedFrame<'a>) -> Result<(), Deco
     // Give the chain the bytes between the BTH and the ICRC (or the end of the captured
     // bytes), but report offsets in the frame.
     let chain_end = icrc_at.min(cap);
-    let (rest, ()) =
-        ext_chain(&bth, &frame[body_start..chain_end], chain_end, &mut d.layout, &mut d.ext)
-            .map_err(|e| match e {
-                nom::Err::Failure(ChainError(e)) | nom::Err::Error(ChainError(e)) => e,
-                nom::Err::Incomplete(_) => {
-                    DecodeError::truncated(Header::Payload, "payload", body_start, 1, 0)
-                }
-            })?;
-    let payload_at = chain_end - rest.len();
+    let used = ext_chain(
+        header_stack(&bth),
+        &frame[body_start..chain_end],
+        chain_end,
+        &mut d.layout,
+        &mut d.ext,
+    )?;
+    let payload_at = body_start + used;
     let pad_len = usize::from(bth.pad_count);
     // Bytes between the headers and the ICRC on the wire.
     let body = icrc_at - payload_at;

@@ -23,10 +23,8 @@ use crate::wire::BTH_LEN;
 pub const ICRC_LEN: usize = 4;
 /// Length of the UDP header.
 const UDP_HEADER_LEN: usize = 8;
-/// Length of the InfiniBand LRH the ICRC stands in for with ones.
-const LRH_LEN: usize = 8;
-/// The longest masked pseudo-header: the LRH, a 60-byte IPv4 header, UDP and BTH.
-const MAX_HEAD: usize = LRH_LEN + 60 + UDP_HEADER_LEN + BTH_LEN;
+/// The longest masked block after the LRH: a 60-byte IPv4 header, UDP and BTH.
+const MAX_HEAD: usize = 60 + UDP_HEADER_LEN + BTH_LEN;
 
 /// Why an ICRC could not be computed over a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,11 +70,11 @@ pub fn compute(ip_packet: &[u8]) -> Result<u32, IcrcError> {
     }
     // The masked headers go to the CRC as one block on the stack, the rest of the packet
     // as one slice of the input: two calls, so the folding loop of the CRC runs over the
-    // whole payload at once.
-    // Ones to start with: the first eight stand for the masked LRH.
-    let mut head = [0xFFu8; MAX_HEAD];
-    head[LRH_LEN..LRH_LEN + fixed].copy_from_slice(&ip_packet[..fixed]);
-    let ip = &mut head[LRH_LEN..LRH_LEN + ip_len];
+    // whole payload at once. The masked LRH is not in the block: the CRC starts from the
+    // state after it.
+    let mut head = [0u8; MAX_HEAD];
+    head[..fixed].copy_from_slice(&ip_packet[..fixed]);
+    let ip = &mut head[..ip_len];
     if ip_len == 40 && ip[0] >> 4 == 6 {
         ip[0] |= 0x0F; // traffic class, high nibble
         ip[1] = 0xFF; // traffic class low nibble, flow label high nibble
@@ -89,15 +87,33 @@ pub fn compute(ip_packet: &[u8]) -> Result<u32, IcrcError> {
         ip[10] = 0xFF; // header checksum
         ip[11] = 0xFF;
     }
-    let udp_at = LRH_LEN + ip_len;
-    head[udp_at + 6] = 0xFF; // UDP checksum
-    head[udp_at + 7] = 0xFF;
-    head[udp_at + UDP_HEADER_LEN + 4] = 0xFF; // BTH byte 4
+    head[ip_len + 6] = 0xFF; // UDP checksum
+    head[ip_len + 7] = 0xFF;
+    head[ip_len + UDP_HEADER_LEN + 4] = 0xFF; // BTH byte 4
 
-    let mut h = crc32fast::Hasher::new();
-    h.update(&head[..LRH_LEN + fixed]);
+    let mut h = hasher();
+    h.update(&head[..fixed]);
     h.update(&ip_packet[fixed..]);
     Ok(h.finalize())
+}
+
+/// The CRC-32 of the eight bytes of ones that stand for the masked LRH.
+const LRH_CRC: u32 = 0x2144_DF1C;
+
+/// A hasher that has taken in the masked LRH. `crc32fast::Hasher::new` detects the CPU's
+/// features each time it is called; with `std` they are detected once and the hasher is
+/// cloned.
+#[inline]
+fn hasher() -> crc32fast::Hasher {
+    #[cfg(feature = "std")]
+    {
+        static PROTOTYPE: std::sync::OnceLock<crc32fast::Hasher> = std::sync::OnceLock::new();
+        PROTOTYPE.get_or_init(|| crc32fast::Hasher::new_with_initial(LRH_CRC)).clone()
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        crc32fast::Hasher::new_with_initial(LRH_CRC)
+    }
 }
 
 /// Reads the ICRC trailer of `ip_packet_with_icrc` (little-endian, its last 4 bytes).
@@ -228,6 +244,19 @@ mod tests {
             m[at] ^= 1;
             assert!(matches!(verify(&m), Ok(IcrcCheck::Bad { .. })), "covered byte {at}");
         }
+    }
+
+    /// Length of the InfiniBand LRH the ICRC stands in for with ones.
+    const LRH_LEN: usize = 8;
+
+    #[test]
+    fn lrh_crc_is_the_crc_of_eight_bytes_of_ones() {
+        assert_eq!(crc32fast::hash(&[0xFF; LRH_LEN]), LRH_CRC);
+        let mut h = crc32fast::Hasher::new_with_initial(LRH_CRC);
+        h.update(b"roce");
+        let mut whole = [0xFFu8; LRH_LEN + 4];
+        whole[LRH_LEN..].copy_from_slice(b"roce");
+        assert_eq!(h.finalize(), crc32fast::hash(&whole));
     }
 
     #[test]

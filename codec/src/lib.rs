@@ -25,7 +25,8 @@
 //! the specification is a separate question answered by `validate()`, whose
 //! [`Violation`]s carry requirement IDs from `spec/`.
 //!
-//! The crate has no state, no clock and no `unsafe`, and builds `no_std` + `alloc` with the
+//! The crate has no state (but a cache of the CPU features the CRC uses), no clock and no
+//! `unsafe`, and builds `no_std` + `alloc` with the
 //! default `std` feature turned off.
 
 #![no_std]

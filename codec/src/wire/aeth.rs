@@ -181,6 +181,7 @@ impl AethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Aeth<T>) -> Self {
         AethRepr { syndrome: v.syndrome(), msn: v.msn() }
     }

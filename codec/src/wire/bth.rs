@@ -264,6 +264,7 @@ impl BthRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Bth<T>) -> Self {
         BthRepr {
             opcode: v.opcode(),

@@ -182,6 +182,7 @@ impl EethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Eeth<T>) -> Self {
         let mut data = [0u8; EETH_DATA_LEN];
         data.copy_from_slice(v.data());

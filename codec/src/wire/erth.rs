@@ -210,6 +210,7 @@ impl ErthRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Erth<T>) -> Self {
         ErthRepr {
             op: v.op(),

@@ -376,6 +376,7 @@ impl EthernetRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &EthernetFrame<T>) -> Self {
         EthernetRepr { dst: v.dst(), src: v.src(), ethertype: v.ethertype() }
     }
@@ -539,6 +540,7 @@ impl VlanRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &VlanTag<T>) -> Self {
         VlanRepr { pcp: v.pcp(), dei: v.dei(), vid: v.vid(), ethertype: v.ethertype() }
     }

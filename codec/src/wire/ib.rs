@@ -141,6 +141,7 @@ macro_rules! resv_u24_header {
             }
 
             /// Reads every field of a checked view.
+            #[inline]
             pub fn from_view<T: AsRef<[u8]>>(v: &$view<T>) -> Self {
                 $repr { resv: v.resv(), $field: v.$field() }
             }
@@ -298,6 +299,7 @@ impl DethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Deth<T>) -> Self {
         DethRepr { qkey: v.qkey(), resv: v.resv(), src_qp: v.src_qp() }
     }
@@ -401,6 +403,7 @@ impl IethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Ieth<T>) -> Self {
         IethRepr { rkey: v.rkey() }
     }
@@ -524,6 +527,7 @@ impl AtomicEthRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &AtomicEth<T>) -> Self {
         AtomicEthRepr { va: v.va(), rkey: v.rkey(), swap_add: v.swap_add(), compare: v.compare() }
     }
@@ -620,6 +624,7 @@ impl AtomicAckEthRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &AtomicAckEth<T>) -> Self {
         AtomicAckEthRepr { orig: v.orig() }
     }
@@ -712,6 +717,7 @@ impl CnpRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Cnp<T>) -> Self {
         let mut resv = [0u8; CNP_LEN];
         resv.copy_from_slice(v.resv());
@@ -858,6 +864,7 @@ impl FethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Feth<T>) -> Self {
         FethRepr {
             resv: v.resv(),

@@ -87,6 +87,7 @@ impl ImmDtRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &ImmDt<T>) -> Self {
         ImmDtRepr { imm: v.imm() }
     }

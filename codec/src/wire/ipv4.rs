@@ -465,6 +465,7 @@ impl Ipv4Repr {
     }
 
     /// Reads every field of a checked view (the version is taken as it is).
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Ipv4Packet<T>) -> Self {
         Ipv4Repr {
             version: v.version(),

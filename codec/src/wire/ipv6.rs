@@ -238,6 +238,7 @@ impl Ipv6Repr {
     }
 
     /// Reads every field of a checked view (the version is taken as it is).
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Ipv6Packet<T>) -> Self {
         Ipv6Repr {
             version: v.version(),

@@ -108,6 +108,7 @@ impl MethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Meth<T>) -> Self {
         MethRepr { rqmsn: v.rqmsn(), msn: v.msn() }
     }

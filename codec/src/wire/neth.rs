@@ -360,6 +360,7 @@ impl NethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Neth<T>) -> Self {
         NethRepr {
             res_type: v.res_type(),

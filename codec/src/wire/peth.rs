@@ -212,6 +212,7 @@ impl PethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Peth<T>) -> Self {
         PethRepr {
             resv0: v.resv0(),

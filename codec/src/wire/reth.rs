@@ -124,6 +124,7 @@ impl RethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Reth<T>) -> Self {
         RethRepr { va: v.va(), rkey: v.rkey(), dma_len: v.dma_len() }
     }

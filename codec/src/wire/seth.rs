@@ -456,6 +456,7 @@ impl SethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Seth<T>) -> Self {
         SethRepr {
             res_type: v.res_type(),
@@ -664,6 +665,7 @@ impl CcStateRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &CcState<T>) -> Self {
         CcStateRepr {
             tx_timestamp: v.tx_timestamp(),

@@ -153,6 +153,7 @@ impl TsethRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &Tseth<T>) -> Self {
         TsethRepr { tx_timestamp: v.tx_timestamp(), tsr: v.tsr(), resv: v.resv(), ftype: v.ftype() }
     }

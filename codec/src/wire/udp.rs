@@ -153,6 +153,7 @@ impl UdpRepr {
     }
 
     /// Reads every field of a checked view.
+    #[inline]
     pub fn from_view<T: AsRef<[u8]>>(v: &UdpPacket<T>) -> Self {
         UdpRepr {
             src_port: v.src_port(),
