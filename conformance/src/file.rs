@@ -72,7 +72,9 @@
 //! and are skipped, so a scenario file reads as the outputs it expects. USER0 packets that
 //! are not host records (no `ORDM` magic) are skipped; other link types are errors. Times are
 //! taken as they are in the file (nanoseconds since the Unix epoch for most capture tools),
-//! and the outputs are sorted by time, stably.
+//! and the outputs are sorted by time, stably. [`read_observed_within`] keeps only what a
+//! judge needs (`CONF-CMP-044`): the outputs up to a scenario's end, at most a cap of them,
+//! counting the others, so that its memory is bounded by the scenario, not the capture.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -834,7 +834,12 @@ fn a_capture_past_the_cap_is_judged_by_the_cap() {
     let mut device = s.clone();
     for k in 0..within + past {
         let at = if k < within { 300 + k } else { end.as_nanos() + 1 + k };
-        device.records.push(rec(at, Direction::Expect, Body::Frame { port: 0, bytes: frame(9, 40) }, &[]));
+        device.records.push(rec(
+            at,
+            Direction::Expect,
+            Body::Frame { port: 0, bytes: frame(9, 40) },
+            &[],
+        ));
     }
     device.records.sort_by_key(|r| r.at);
     let bytes = written(&device);

@@ -508,8 +508,11 @@ fn check_memory_sizes(quick: bool) -> &'static [usize] {
 fn shifted(s: &Scenario, k: usize) -> Scenario {
     let span = s.records.iter().map(|r| r.at.0).max().unwrap_or(0) + 1_000;
     let k = k as u64;
-    let records =
-        s.records.iter().map(|r| Record { at: Timestamp(r.at.0 + k * span), ..r.clone() }).collect();
+    let records = s
+        .records
+        .iter()
+        .map(|r| Record { at: Timestamp(r.at.0 + k * span), ..r.clone() })
+        .collect();
     Scenario { manifest: s.manifest.clone(), records }
 }
 
