@@ -72,7 +72,9 @@
 //! and are skipped, so a scenario file reads as the outputs it expects. USER0 packets that
 //! are not host records (no `ORDM` magic) are skipped; other link types are errors. Times are
 //! taken as they are in the file (nanoseconds since the Unix epoch for most capture tools),
-//! and the outputs are sorted by time, stably.
+//! and the outputs are sorted by time, stably. [`read_observed_within`] keeps only what a
+//! judge needs (`CONF-CMP-044`): the outputs up to a scenario's end, at most a cap of them,
+//! counting the others, so that its memory is bounded by the scenario, not the capture.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -1272,11 +1274,51 @@ pub fn read_observed_from(
     capture: impl std::io::Read,
     name: impl AsRef<Path>,
 ) -> Result<Vec<TimedOutput>, FileError> {
+    Ok(read_observed_within_from(capture, name, Timestamp(u64::MAX), u64::MAX)?.outputs)
+}
+
+/// What a judge keeps of an observed capture read within a scenario's bounds
+/// (`CONF-CMP-044`): the outputs up to the scenario's end, at most a cap of them, and the
+/// count of the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// The outputs up to the end, the first `cap` of them in file order, sorted by time,
+    /// stably.
+    pub outputs: Vec<TimedOutput>,
+    /// The outputs up to the end, kept or not.
+    pub sent: u64,
+    /// The earliest time of an output up to the end that the cap left out.
+    pub first_over: Option<Timestamp>,
+    /// The outputs after the end: counted, never kept.
+    pub after_end: u64,
+}
+
+/// [`read_observed`] within a scenario's bounds (`CONF-CMP-044`): outputs later than
+/// `end` are counted, not kept, and of the others only the first `cap` are kept, so that
+/// memory is bounded by `cap`, whatever the size of the capture.
+pub fn read_observed_within(
+    path: impl AsRef<Path>,
+    end: Timestamp,
+    cap: u64,
+) -> Result<Observed, FileError> {
+    let path = path.as_ref();
+    let file = fs::File::open(path)
+        .map_err(|source| FileError::Io { file: path.to_path_buf(), source })?;
+    read_observed_within_from(file, path, end, cap)
+}
+
+/// [`read_observed_within`] from any stream; `name` names the capture in errors.
+pub fn read_observed_within_from(
+    capture: impl std::io::Read,
+    name: impl AsRef<Path>,
+    end: Timestamp,
+    cap: u64,
+) -> Result<Observed, FileError> {
     let file = name.as_ref();
     let path = || file.to_path_buf();
     let reader = CaptureReader::new(capture)
         .map_err(|source| FileError::Capture { file: path(), source })?;
-    let mut out = Vec::new();
+    let mut seen = Observed::default();
     for p in reader {
         let p = p.map_err(|source| FileError::Capture { file: path(), source })?;
         let offset = p.offset;
@@ -1330,14 +1372,25 @@ pub fn read_observed_from(
                 original: p.orig_len,
             });
         }
+        let at = Timestamp::from_nanos(at);
+        if at > end {
+            seen.after_end += 1;
+            continue;
+        }
+        seen.sent += 1;
+        if seen.sent > cap {
+            seen.first_over = Some(seen.first_over.map_or(at, |t| t.min(at)));
+            continue;
+        }
+        // The frame's bytes are moved, not copied: one exact-sized buffer per kept frame.
         let output = match output {
             Output::Frame { port, .. } => Output::Frame { port, bytes: p.data },
             event => event,
         };
-        out.push(TimedOutput { at: Timestamp::from_nanos(at), output });
+        seen.outputs.push(TimedOutput { at, output });
     }
-    out.sort_by_key(|o| o.at);
-    Ok(out)
+    seen.outputs.sort_by_key(|o| o.at);
+    Ok(seen)
 }
 
 // ---------------------------------------------------------------------------------------

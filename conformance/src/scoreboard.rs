@@ -76,7 +76,7 @@ use openrdma_codec::{AethKind, Opcode, Qpn};
 use openrdma_codec::{Ev, Msn};
 use openrdma_device::{
     Body, Capability, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Payload, Record,
-    Scenario, Side, TimedInput, TimedOutput,
+    Scenario, Side, TimedInput, TimedOutput, Timestamp,
 };
 use serde::Serialize;
 
@@ -575,6 +575,52 @@ pub fn judge(scenario: &Scenario, injected: &[TimedInput], observed: &[TimedOutp
     judge_in(scenario, injected, observed, Scope::FULL)
 }
 
+/// The end of a scenario for a judge without a runner: `drain_ns` after its last record,
+/// the end of CONF-RUN-008 with no lag. Outputs after it are not judged (CONF-CMP-044.a).
+pub fn scenario_end(scenario: &Scenario) -> Timestamp {
+    let last = scenario.records.iter().map(|r| r.at.0).max().unwrap_or(0);
+    Timestamp(last.saturating_add(scenario.manifest.tolerances.drain_ns))
+}
+
+/// The most outputs a device may send up to the end of a scenario (CONF-CMP-044.b): 1024,
+/// plus 16 for each record, plus one for each byte the expected DMA writes land, since a
+/// device may split its writes down to single bytes (CONF-CMP-034). A judge keeps no more.
+pub fn output_cap(scenario: &Scenario) -> u64 {
+    let dma_bytes: u64 = scenario
+        .records
+        .iter()
+        .filter(|r| r.dir == Direction::Expect)
+        .map(|r| match &r.body {
+            Body::Event { event: NicEvent::DmaWrite(w) } => u64::from(w.payload.len()),
+            _ => 0,
+        })
+        .sum();
+    1024 + 16 * scenario.records.len() as u64 + dma_bytes
+}
+
+/// The judgement of a device that sent `sent` outputs up to the end of `scenario`, more
+/// than [`output_cap`]: one divergence, at `at`, the time of the first output past the cap
+/// (CONF-CMP-044.c). No output is judged.
+pub fn over_cap(scenario: &Scenario, sent: u64, at: Timestamp) -> Judgement {
+    let cap = output_cap(scenario);
+    Judgement {
+        divergences: vec![Divergence {
+            at: at.0,
+            requirement: "CONF-CMP-044".into(),
+            clause: None,
+            what: format!(
+                "the device sent {sent} outputs up to the scenario's end, more than the \
+                 {cap} it may send; none was judged"
+            ),
+            expected: Some(format!("at most {cap} outputs")),
+            actual: Some(format!("{sent} outputs")),
+            fields: vec![],
+            should_only: false,
+        }],
+        checked: 0,
+    }
+}
+
 /// Judges a run within `scope`: expected records and outputs outside it are set aside.
 pub fn judge_in(
     scenario: &Scenario,
@@ -582,6 +628,10 @@ pub fn judge_in(
     observed: &[TimedOutput],
     scope: Scope,
 ) -> Judgement {
+    let cap = output_cap(scenario);
+    if observed.len() as u64 > cap {
+        return over_cap(scenario, observed.len() as u64, observed[cap as usize].at);
+    }
     if scenario.manifest.cpu == CpuHalf::Device {
         // CONF-CMP-020: the split is inside the device; its reports, if it gives any, are
         // not judged (and the scenario expects none).

@@ -10,8 +10,9 @@ use openrdma_conformance::capture::{CaptureError, LINKTYPE_ETHERNET};
 use openrdma_conformance::file::{
     DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, fuzz_scenario_load, load,
     load_dir, manifest_to_toml, parse_manifest, read_observed, read_observed_bytes,
-    read_scenario_bytes, save, write_scenario,
+    read_observed_within_from, read_scenario_bytes, save, write_scenario,
 };
+use openrdma_conformance::scoreboard::{judge, output_cap, over_cap, scenario_end};
 use openrdma_device::{
     Body, CpuCommand, Direction, EvState, FlagWrite, HostCommand, Manifest, NicEvent, Output,
     Record, Region, Scenario, Side, TimedOutput, Timestamp,
@@ -816,6 +817,54 @@ fn observed_capture_of_a_scenario_is_its_expectations() {
         read_observed_bytes(&b, "o.pcapng"),
         Err(FileError::LinkType { link_type: 113, .. })
     ));
+}
+
+/// CONF-CMP-044: a capture holds outputs up to the scenario's end and past it. Those past
+/// the end are counted, not kept; of the others the reader keeps the cap's number, however
+/// many the capture holds, and the judge fails the scenario with the cap's one divergence,
+/// which gives the count and the cap.
+#[test]
+fn a_capture_past_the_cap_is_judged_by_the_cap() {
+    let s = scenario();
+    let end = scenario_end(&s);
+    let cap = output_cap(&s);
+    assert_eq!(end.as_nanos(), 1_000_000_008 + s.manifest.tolerances.drain_ns);
+    assert_eq!(cap, 1024 + 16 * s.records.len() as u64);
+    let (within, past) = (3 * cap, 500);
+    let mut device = s.clone();
+    for k in 0..within + past {
+        let at = if k < within { 300 + k } else { end.as_nanos() + 1 + k };
+        device.records.push(rec(
+            at,
+            Direction::Expect,
+            Body::Frame { port: 0, bytes: frame(9, 40) },
+            &[],
+        ));
+    }
+    device.records.sort_by_key(|r| r.at);
+    let bytes = written(&device);
+    let seen = read_observed_within_from(&bytes[..], "o.pcapng", end, cap).unwrap();
+    let expected = s.expects().count() as u64;
+    assert_eq!(seen.outputs.len() as u64, cap);
+    assert_eq!(seen.sent, within + expected);
+    assert_eq!(seen.after_end, past);
+    assert!(seen.first_over.is_some());
+    assert!(seen.outputs.windows(2).all(|w| w[0].at <= w[1].at));
+    let j = over_cap(&s, seen.sent, seen.first_over.unwrap());
+    assert_eq!(j.divergences.len(), 1);
+    let d = &j.divergences[0];
+    assert_eq!(d.requirement, "CONF-CMP-044");
+    assert!(d.what.contains(&format!("sent {} outputs", within + expected)), "{}", d.what);
+    assert!(d.what.contains(&format!("the {cap} it may send")), "{}", d.what);
+    // The judge of a run applies the same cap to what it is given.
+    let all = read_observed_bytes(&bytes, "o.pcapng").unwrap();
+    let j = judge(&s, &[], &all);
+    assert_eq!(j.divergences.len(), 1);
+    assert_eq!(j.divergences[0].requirement, "CONF-CMP-044");
+    // Within the cap, nothing is left out and the scenario's own outputs are all kept.
+    let seen = read_observed_within_from(&written(&s)[..], "o.pcapng", end, cap).unwrap();
+    assert_eq!((seen.outputs.len() as u64, seen.sent, seen.after_end), (expected, expected, 0));
+    assert_eq!(seen.first_over, None);
 }
 
 /// A small deterministic generator for mutations.

@@ -8,7 +8,7 @@ use clap::Args;
 use openrdma_conformance::file;
 use openrdma_conformance::report::render_table;
 use openrdma_conformance::requirements::Spec;
-use openrdma_conformance::scoreboard::{Verdict, judge};
+use openrdma_conformance::scoreboard::{Verdict, judge, output_cap, over_cap, scenario_end};
 use openrdma_device::{Body, Direction, Input, TimedInput};
 
 use crate::error::{CliError, Outcome};
@@ -40,8 +40,12 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         ],
     )?;
     let scenario = file::load(&args.scenario).map_err(|e| CliError::Usage(e.to_string()))?;
-    let observed =
-        file::read_observed(&args.observed).map_err(|e| CliError::Usage(e.to_string()))?;
+    // Streamed within the scenario's bounds (CONF-CMP-044): outputs after its end are
+    // counted, and no more than the cap are kept, whatever the size of the capture.
+    let end = scenario_end(&scenario);
+    let cap = output_cap(&scenario);
+    let observed = file::read_observed_within(&args.observed, end, cap)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let spec = Spec::bundled().map_err(|e| CliError::Usage(e.to_string()))?;
     // Offline, the device was given exactly what the scenario injects.
     let injected: Vec<TimedInput> = scenario
@@ -58,7 +62,10 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
             Some(TimedInput { at: r.at, input })
         })
         .collect();
-    let j = judge(&scenario, &injected, &observed);
+    let j = match observed.first_over {
+        Some(at) => over_cap(&scenario, observed.sent, at),
+        None => judge(&scenario, &injected, &observed.outputs),
+    };
     let report = openrdma_conformance::report::judged_report(
         &format!("capture {}", args.observed.display()),
         &scenario,
@@ -77,6 +84,14 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
     });
     let mut out = Stdout::new();
     out.write_all(render_table(&report).as_bytes())?;
+    if observed.after_end > 0 {
+        let note = format!(
+            "{} outputs of the capture come after the scenario's end ({} ns, drain_ns after \
+             its last record) and are not judged (CONF-CMP-044).\n",
+            observed.after_end, end.0
+        );
+        out.write_all(note.as_bytes())?;
+    }
     let stdout = out.close().map(Failure::Stdout);
     settle(outcome, [json, stdout].into_iter().flatten())
 }

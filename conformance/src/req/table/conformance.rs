@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 246] = [
+pub(in crate::req) static CLAUSES: [Info; 251] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -189,6 +189,11 @@ pub(in crate::req) static CLAUSES: [Info; 246] = [
     line("CONF-CMP-031", Withdrawn, Suite),
     line("CONF-CMP-043", Must, Suite),
     line("CONF-CMP-032", Must, Suite),
+    whole("CONF-CMP-044", Must, Suite),
+    part("CONF-CMP-044.a", "CONF-CMP-044", 'a', Must, Suite),
+    part("CONF-CMP-044.b", "CONF-CMP-044", 'b', Must, Suite),
+    part("CONF-CMP-044.c", "CONF-CMP-044", 'c', Must, Suite),
+    part("CONF-CMP-044.d", "CONF-CMP-044", 'd', Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
