@@ -402,23 +402,21 @@ pub(super) fn judge(
         for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
             apply(&mut after, e, hold);
         }
-        let before = earlier.get(&peer).map(|q| q.slots.as_slice()).unwrap_or_default();
+        // `earlier` starts as a copy of `qps`: the same QPs, the same slots.
         let states: Vec<(&Slot, Possible)> = qp
             .slots
             .iter()
             .zip(&after[&peer].slots)
-            .enumerate()
-            .map(|(k, (s, a))| {
+            .zip(&earlier[&peer].slots)
+            .map(|((s, a), b)| {
                 let mut p = s.state.clone();
                 p.settle(t, hold);
                 let mut q = a.state.clone();
                 q.settle(t, hold);
                 p.union(&q);
-                if let Some(b) = before.get(k) {
-                    let mut e = b.state.clone();
-                    e.settle(chosen, hold);
-                    p.union(&e);
-                }
+                let mut e = b.state.clone();
+                e.settle(chosen, hold);
+                p.union(&e);
                 (s, p)
             })
             .collect();

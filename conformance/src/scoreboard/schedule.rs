@@ -11,7 +11,7 @@
 //! device that sends them at different times did not have them all to choose from at once,
 //! and its order tells nothing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::NackReason;
 use openrdma_codec::frame::decode;
@@ -157,9 +157,9 @@ pub(super) fn judge_nack_backoff(
     inputs.sort_by_key(|i| i.at);
     // The device's QPNs by the peer QPN its data packets carry.
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
-    // Per peer QPN: when the scenario first gave any other reason to retransmit.
-    let mut other_reason: HashMap<u32, u64> = HashMap::new();
-    // Per (peer QPN, PSN): the delaying NACK, when it was the first reason.
+    // The peer QPNs the scenario has given some other reason to retransmit.
+    let mut other_reason: HashSet<u32> = HashSet::new();
+    // (peer QPN, PSN, time) of each delaying NACK that was the first reason given.
     let mut delayed: Vec<(u32, u32, u64)> = Vec::new();
     for i in inputs {
         let at = i.at.0;
@@ -175,8 +175,8 @@ pub(super) fn judge_nack_backoff(
                     | CpuCommand::QpError { qpn, .. } => Some(*qpn),
                     _ => None,
                 };
-                if let Some(peer) = qpn.and_then(|q| peer_of.get(&q.value())) {
-                    other_reason.entry(*peer).or_insert(at);
+                if let Some(&peer) = qpn.and_then(|q| peer_of.get(&q.value())) {
+                    other_reason.insert(peer);
                 }
             }
             Input::Frame { bytes, .. } => match super::classify(at, bytes).kind {
@@ -184,14 +184,14 @@ pub(super) fn judge_nack_backoff(
                     let Some(&peer) = peer_of.get(&qp) else { continue };
                     let reason = NackReason(reason);
                     if reason.is_trim() || reason.is_fatal() {
-                        other_reason.entry(peer).or_insert(at);
-                    } else if !other_reason.contains_key(&peer) {
+                        other_reason.insert(peer);
+                    } else if !other_reason.contains(&peer) {
                         delayed.push((peer, psn, at));
                     }
                 }
                 Kind::Sack { qp, .. } => {
                     if let Some(&peer) = peer_of.get(&qp) {
-                        other_reason.entry(peer).or_insert(at);
+                        other_reason.insert(peer);
                     }
                 }
                 _ => {}
