@@ -16,6 +16,19 @@
 //! judges; never on the reference model. The model implements the boundary like any other
 //! device (`openrdma_sm::ReferenceDevice`), and the command line wires it in; the corpus
 //! the suite runs is recorded by `openrdma-corpus`.
+//!
+//! The specification travels with the suite, clause by clause:
+//!
+//! ```
+//! use openrdma_conformance::requirements::{Level, Spec};
+//!
+//! let spec = Spec::bundled().unwrap();
+//! let ack = spec.clause("RCV-ACK-002.b").unwrap();
+//! assert_eq!(ack.level(), Level::Must);
+//! assert!(ack.text().contains("EV"));
+//! ```
+//!
+//! `examples/your_device.rs` shows a device of your own run through the whole corpus.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -335,14 +335,14 @@ pub enum SpecError {
 
 /// The chapters built into the crate.
 const BUNDLED: &[(&str, &str)] = &[
-    ("wire-format.md", include_str!("../../spec/wire-format.md")),
-    ("host-interface.md", include_str!("../../spec/host-interface.md")),
-    ("sender.md", include_str!("../../spec/sender.md")),
-    ("receiver.md", include_str!("../../spec/receiver.md")),
-    ("completion.md", include_str!("../../spec/completion.md")),
-    ("recovery.md", include_str!("../../spec/recovery.md")),
-    ("model-interface.md", include_str!("../../spec/model-interface.md")),
-    ("conformance.md", include_str!("../../spec/conformance.md")),
+    ("wire-format.md", include_str!("../spec/wire-format.md")),
+    ("host-interface.md", include_str!("../spec/host-interface.md")),
+    ("sender.md", include_str!("../spec/sender.md")),
+    ("receiver.md", include_str!("../spec/receiver.md")),
+    ("completion.md", include_str!("../spec/completion.md")),
+    ("recovery.md", include_str!("../spec/recovery.md")),
+    ("model-interface.md", include_str!("../spec/model-interface.md")),
+    ("conformance.md", include_str!("../spec/conformance.md")),
 ];
 
 /// Every requirement, by ID.

@@ -121,6 +121,11 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) -> std::io::Result<(
         if SKIPPED_PATHS.iter().any(|p| path.strip_prefix(root).is_ok_and(|r| r == Path::new(p))) {
             continue;
         }
+        // A symlink (a crate's copy of the licence or of the spec) repeats a file that is
+        // read under its own path.
+        if path.is_symlink() {
+            continue;
+        }
         if path.is_dir() {
             let skipped = SKIPPED_DIRS.contains(&name.as_str()) || name.starts_with('.');
             if !skipped {

@@ -29,6 +29,20 @@
 //! entries, addresses), and on nothing of the reference model: a change inside the model
 //! cannot change the boundary. The model (`openrdma-sm`) implements [`Device`]; the conformance suite
 //! (`openrdma-conformance`) drives and judges any implementation of it.
+//!
+//! Every value of a manifest is checked before a device is configured with it; an error
+//! names the key, the value and the rule:
+//!
+//! ```
+//! use openrdma_device::NicSettings;
+//!
+//! let mut nic = NicSettings { pmtu: 1500, ..NicSettings::default() };
+//! let e = nic.validate().unwrap_err();
+//! assert_eq!(e.key, "nic.pmtu");
+//! assert!(e.reason.contains("SND-SEG-001"));
+//! nic.pmtu = 4096;
+//! assert!(nic.validate().is_ok());
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -17,7 +17,7 @@ use openrdma_codec::{
 use openrdma_device::{Link, Payload};
 use serde::{Deserialize, Serialize};
 
-/// An MRC write packet: BTH, METH, [TSETH], RETH, [ImmDt], payload.
+/// An MRC write packet: BTH, METH, an optional TSETH, RETH, an optional ImmDt, and payload.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WritePacket {
     /// BTH.
