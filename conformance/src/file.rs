@@ -1393,39 +1393,6 @@ pub fn read_observed_within_from(
     Ok(seen)
 }
 
-// ---------------------------------------------------------------------------------------
-// Fuzzing
-// ---------------------------------------------------------------------------------------
-
-/// The body of the scenario-loading fuzz target. `data` is a manifest (TOML), a 0 byte, and
-/// a pcapng file; without a 0 byte it is all manifest. Reading must never panic; a scenario
-/// that reads must write back to bytes that read back equal, and its manifest must go
-/// through TOML unchanged. The pcapng part is also read as an observed capture.
-pub fn fuzz_scenario_load(data: &[u8]) {
-    let (toml_part, pcapng) = match data.iter().position(|&b| b == 0) {
-        Some(i) => (&data[..i], &data[i + 1..]),
-        None => (data, &[][..]),
-    };
-    let _ = read_observed_bytes(pcapng, "fuzz.pcapng");
-    let Ok(toml_text) = std::str::from_utf8(toml_part) else { return };
-    let Ok(scenario) = read_scenario_bytes(pcapng, toml_text, "fuzz.pcapng", "fuzz.toml") else {
-        return;
-    };
-    let mut written = Vec::new();
-    if let Err(e) = write_scenario(&scenario, &mut written) {
-        panic!("a scenario that reads cannot be written: {e}");
-    }
-    match read_scenario_bytes(&written, toml_text, "rewritten.pcapng", "fuzz.toml") {
-        Ok(back) => assert_eq!(back, scenario, "the rewritten scenario reads back different"),
-        Err(e) => panic!("the rewritten scenario does not read: {e}"),
-    }
-    let text = manifest_to_toml(&scenario.manifest);
-    match parse_manifest(&text, "x.toml") {
-        Ok(m) => assert_eq!(m, scenario.manifest, "the manifest changes through TOML"),
-        Err(e) => panic!("the written manifest does not read: {e}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -963,21 +963,6 @@ fn check_times(a: &Advance, now: Timestamp) -> Result<(), ProtocolError> {
     Ok(())
 }
 
-/// Fuzz body: decodes arbitrary bytes as a line and never panics; what decodes encodes
-/// again, and decodes again.
-pub fn fuzz_adapter_decode(data: &[u8]) {
-    let Ok(m) = decode_bytes(data) else { return };
-    let line = encode_line(&m).unwrap_or_default();
-    let again = line.strip_suffix(b"\n").map(decode_bytes);
-    assert!(
-        matches!(again, Some(Ok(_))),
-        "a decoded message does not decode again after encoding: {again:?}"
-    );
-    let _ = m.type_name();
-    let mut sink = Vec::new();
-    let _ = read_line(&mut &data[..], &mut sink, 64);
-}
-
 /// Optional frame bytes, written as [`hex`] when present (read in [`bounded`]).
 mod hex_opt {
     pub(super) fn serialize<S: serde::Serializer>(
