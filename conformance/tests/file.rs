@@ -8,8 +8,8 @@ use std::time::Duration;
 use openrdma_codec::{Ev, Msn, Psn, Qpn, Rkey};
 use openrdma_conformance::capture::{CaptureError, LINKTYPE_ETHERNET};
 use openrdma_conformance::file::{
-    DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, fuzz_scenario_load, load,
-    load_dir, manifest_to_toml, parse_manifest, read_observed, read_observed_bytes,
+    DirectionError, FileError, HostKind, HostRecordError, LINKTYPE_USER0, load, load_dir,
+    manifest_to_toml, parse_manifest, read_observed, read_observed_bytes,
     read_observed_within_from, read_scenario_bytes, save, write_scenario,
 };
 use openrdma_conformance::scoreboard::{judge, output_cap, over_cap, scenario_end};
@@ -17,6 +17,7 @@ use openrdma_device::{
     Body, CpuCommand, Direction, EvState, FlagWrite, HostCommand, Manifest, NicEvent, Output,
     Record, Region, Scenario, Side, TimedOutput, Timestamp,
 };
+use openrdma_testkit::fuzzing::scenario_load as fuzz_scenario_load;
 use pcap_file::DataLink;
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};

@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 use openrdma_conformance::protocol::{
     FieldsError, MAX_DEPTH, MAX_ITEMS, MAX_LINE_LEN, MAX_VALUES, Message, ProtocolError,
     ServeError, WireOutputKind, decode_bytes, decode_line, frame_fields_json, frame_from_fields,
-    fuzz_adapter_decode, serve,
+    serve,
 };
 use openrdma_corpus as corpus;
 use openrdma_device::{
     Body, Device, DeviceError, Direction, Input, Manifest, TimedInput, Timestamp,
 };
 use openrdma_sm::ReferenceDevice;
+use openrdma_testkit::fuzzing::adapter_decode as fuzz_adapter_decode;
 
 fn manifest() -> Manifest {
     corpus::all()[0].1().manifest

@@ -3,4 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| openrdma_conformance::protocol::fuzz_adapter_decode(data));
+fuzz_target!(|data: &[u8]| openrdma_testkit::fuzzing::adapter_decode(data));

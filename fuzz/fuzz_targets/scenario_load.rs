@@ -4,4 +4,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| openrdma_conformance::file::fuzz_scenario_load(data));
+fuzz_target!(|data: &[u8]| openrdma_testkit::fuzzing::scenario_load(data));

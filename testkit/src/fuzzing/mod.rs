@@ -4,7 +4,9 @@
 //! message names the rule.
 
 mod codec;
+mod conformance;
 mod model;
 
 pub use self::codec::{frame_decode, repr_roundtrip};
+pub use self::conformance::{adapter_decode, scenario_load};
 pub use self::model::{doorbell, pair, receiver, sender};

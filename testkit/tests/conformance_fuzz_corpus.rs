@@ -1,4 +1,4 @@
-//! The conformance crate's fuzz bodies run over their committed seeds in `cargo test`.
+//! The conformance suite's fuzz bodies run over their committed seeds in `cargo test`.
 
 use std::path::Path;
 
@@ -20,10 +20,10 @@ fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
 fn scenario_load_corpus() {
     for (name, data) in corpus("scenario_load") {
         eprintln!("{name}");
-        openrdma_conformance::file::fuzz_scenario_load(&data);
+        openrdma_testkit::fuzzing::scenario_load(&data);
         // Truncations anywhere, at a stride.
         for n in (0..data.len()).step_by(97) {
-            openrdma_conformance::file::fuzz_scenario_load(&data[..n]);
+            openrdma_testkit::fuzzing::scenario_load(&data[..n]);
         }
     }
 }
@@ -32,9 +32,9 @@ fn scenario_load_corpus() {
 fn adapter_decode_corpus() {
     for (name, data) in corpus("adapter_decode") {
         eprintln!("{name}");
-        openrdma_conformance::protocol::fuzz_adapter_decode(&data);
+        openrdma_testkit::fuzzing::adapter_decode(&data);
         for n in 0..data.len() {
-            openrdma_conformance::protocol::fuzz_adapter_decode(&data[..n]);
+            openrdma_testkit::fuzzing::adapter_decode(&data[..n]);
         }
     }
 }
