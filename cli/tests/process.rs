@@ -136,7 +136,8 @@ fn frame_fields_match_dissect() {
                 data: bytes,
                 flags: None,
             };
-            let view = FrameView::decoded(&record, openrdma_codec::frame::decode(bytes), None);
+            let decoded = openrdma_codec::frame::decode(bytes);
+            let view = FrameView::decoded(&record, &decoded, None);
             let mut line = Vec::new();
             view.write_json(&mut line).unwrap();
             let mut dissect: serde_json::Value = serde_json::from_slice(&line).unwrap();

@@ -868,8 +868,8 @@ pub const DECODE_RULES: &[&str] = &[
 /// `frame_len` is the length of the whole frame buffer, so that errors carry absolute
 /// offsets.
 ///
-/// Each header has a fixed length: a whole one is read from its view without a length
-/// check; one the input cuts short goes through its `Repr::parse`, which names the field
+/// Each header has a fixed length: a whole one is read from a view over a fixed-size array,
+/// whose accessors need no bounds check; one the input cuts short goes through its `Repr::parse`, which names the field
 /// it ends in.
 fn ext_chain(
     headers: impl Iterator<Item = ExtHeader>,
@@ -885,7 +885,7 @@ fn ext_chain(
         layout.ext.push((h, base));
         macro_rules! read {
             ($view:ident, $repr:ident, $slot:ident, $len:expr) => {{
-                ext.$slot = Some(match rest.get(..$len) {
+                ext.$slot = Some(match rest.first_chunk::<$len>() {
                     Some(b) => $repr::from_view(&$view::new_unchecked(b)),
                     None => $repr::parse(rest).map_err(|e| e.at(base))?,
                 });

@@ -172,18 +172,26 @@ macro_rules! opcodes {
         impl Opcode {
             $( $(#[$doc])* pub const $konst: Opcode = Opcode($val); )*
 
-            /// The table entry, or `None` for an opcode this table does not define.
+            /// The table entry, or `None` for an opcode this table does not define: one
+            /// lookup in a table of the 256 byte values.
+            #[inline]
             pub const fn info(self) -> Option<OpcodeInfo> {
-                match self.0 {
-                    $( $val => Some(OpcodeInfo {
-                        name: $name,
-                        headers: &[$(ExtHeader::$h),*],
-                        payload: PayloadRule::$p,
-                    }), )*
-                    _ => None,
-                }
+                OPCODE_TABLE[self.0 as usize]
             }
+        }
 
+        /// Every opcode's entry, indexed by its byte.
+        const OPCODE_TABLE: [Option<OpcodeInfo>; 256] = {
+            let mut t = [None; 256];
+            $( t[$val] = Some(OpcodeInfo {
+                name: $name,
+                headers: &[$(ExtHeader::$h),*],
+                payload: PayloadRule::$p,
+            }); )*
+            t
+        };
+
+        impl Opcode {
             /// Every opcode the table defines, in numeric order.
             pub const ALL: &'static [Opcode] = &[$(Opcode($val)),*];
         }

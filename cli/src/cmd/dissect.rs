@@ -26,7 +26,7 @@ use openrdma_codec::frame::{self, FrameKind};
 
 use crate::capture::CaptureReader;
 use crate::error::{CliError, Outcome};
-use crate::render::FrameView;
+use crate::render::{FrameView, Out};
 
 /// Arguments of `openrdma dissect`.
 #[derive(Debug, Clone, clap::Args)]
@@ -76,7 +76,7 @@ pub fn dissect<R: Read>(
     out: &mut impl Write,
 ) -> Result<(Outcome, Option<io::Error>), CliError> {
     let mut outcome = Outcome::Clean;
-    let mut buf: Vec<u8> = Vec::with_capacity(OUT_CHUNK + 4096);
+    let mut buf = Out::with_capacity(OUT_CHUNK + (64 << 10));
     let mut output_error = None;
     while let Some(record) = capture.next_packet() {
         let record = match record {
@@ -90,16 +90,19 @@ pub fn dissect<R: Read>(
             }
         };
         let link = LinkType(record.link_type);
-        let view = if link.is_decoded() {
-            let decoded = frame::decode_captured(link, record.data, record.orig_len as usize);
-            if decoded.fails(args.strict) {
-                outcome = Outcome::Findings;
+        let decoded = link
+            .is_decoded()
+            .then(|| frame::decode_captured(link, record.data, record.orig_len as usize));
+        let view = match &decoded {
+            Some(decoded) => {
+                if decoded.fails(args.strict) {
+                    outcome = Outcome::Findings;
+                }
+                let judged = matches!(decoded.kind(), FrameKind::Roce | FrameKind::Malformed);
+                let violations = (args.validate && judged).then(|| decoded.validate());
+                FrameView::decoded(&record, decoded, violations)
             }
-            let judged = matches!(decoded.kind(), FrameKind::Roce | FrameKind::Malformed);
-            let violations = (args.validate && judged).then(|| decoded.validate());
-            FrameView::decoded(&record, decoded, violations)
-        } else {
-            FrameView::skipped(&record)
+            None => FrameView::skipped(&record),
         };
         if output_error.is_none() {
             if args.json {
@@ -123,9 +126,9 @@ pub fn dissect<R: Read>(
 
 /// Writes `buf` to `out` while writing still works, and empties it. The first error ends
 /// the output and is kept.
-fn flush(out: &mut impl Write, buf: &mut Vec<u8>, error: &mut Option<io::Error>) {
+fn flush(out: &mut impl Write, buf: &mut Out, error: &mut Option<io::Error>) {
     if error.is_none() {
-        if let Err(e) = out.write_all(buf) {
+        if let Err(e) = out.write_all(buf.as_bytes()) {
             *error = Some(e);
         }
     }

@@ -234,6 +234,10 @@ impl Ipv6Repr {
                 return Err(DecodeError::bad_value(Header::Ipv6, "version", 0, version));
             }
         }
+        // A whole header is read from a fixed-size view, without bounds checks.
+        if let Some(b) = buf.first_chunk::<IPV6_HEADER_LEN>() {
+            return Ok(Self::from_view(&Ipv6Packet::new_unchecked(b)));
+        }
         Ok(Self::from_view(&Ipv6Packet::new_checked(buf)?))
     }
 

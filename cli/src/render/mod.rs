@@ -21,17 +21,22 @@
 //! "skipped", link_type, skipped: "link type not decoded"}`.
 //!
 //! Both views are written straight from the decoded headers by one walk over their fields
-//! (`Sink`), so they always show the same fields; neither goes through the other.
+//! (`Sink`), so they always show the same fields; neither goes through the other. They write
+//! into an [`Out`], which stores each piece by position with fixed-size copies.
+
+mod out;
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use openrdma_codec::frame::{DecodedFrame, Extensions, IcrcStatus, IpRepr};
+use openrdma_codec::frame::{DecodedFrame, Extensions, FrameKind, IcrcStatus, IpRepr};
 use openrdma_codec::{
     CookedHeader, EndpointOp, EthernetAddress, EvMark, ExtHeader, NackReason, Violation,
 };
 
+pub use self::out::Out;
+use self::out::{PAD, padded};
 use crate::capture::PacketRef;
 
 /// The value of `skipped` for a record whose link type the decoder does not read.
@@ -41,7 +46,7 @@ pub const NOT_DECODED: &str = "link type not decoded";
 #[derive(Debug)]
 pub struct FrameView<'a> {
     record: &'a PacketRef<'a>,
-    decoded: Option<DecodedFrame<'a>>,
+    decoded: Option<&'a DecodedFrame<'a>>,
     violations: Option<Vec<Violation>>,
 }
 
@@ -57,18 +62,18 @@ enum Val<'a> {
     Bytes(&'a [u8]),
 }
 
-/// A field's name, and the same with the JSON punctuation before a value (`,"name":`),
-/// padded to a fixed size so that it is copied without a call to `memcpy`.
-#[derive(Debug, Clone, Copy)]
+/// A field's name, and the same with the punctuation before a value in each view, padded
+/// to a fixed size so that it is copied in one go.
+#[derive(Debug)]
 struct Key {
     name: &'static str,
     /// `,"name":`
-    json: &'static [u8; PAD],
+    json: [u8; PAD],
     /// `"name":`, for the first field of an object.
-    json_first: &'static [u8; PAD],
+    json_first: [u8; PAD],
     json_len: usize,
     /// ` name=`
-    text: &'static [u8; PAD],
+    text: [u8; PAD],
     /// The width in hex digits the text view shows the field with, or -1 for decimal.
     hex: i8,
     /// Whether the field has named codepoints in some header (`reason`, `m`, `op`).
@@ -107,34 +112,20 @@ const fn hex_width(name: &str) -> i8 {
     -1
 }
 
-/// The fixed size of the padded strings.
-const PAD: usize = 32;
-
-/// `s` in a zero-padded array of [`PAD`] bytes (at most that long).
-const fn padded(s: &str) -> [u8; PAD] {
-    let b = s.as_bytes();
-    let mut a = [0u8; PAD];
-    let mut i = 0;
-    while i < b.len() && i < PAD {
-        a[i] = b[i];
-        i += 1;
-    }
-    a
-}
-
+/// A field's [`Key`], a constant.
 macro_rules! key {
     ($name:literal) => {{
         const JSON: &str = concat!(",\"", $name, "\":");
         const KEY: Key = Key {
             name: $name,
-            json: &padded(JSON),
-            json_first: &padded(concat!("\"", $name, "\":")),
+            json: padded(JSON),
+            json_first: padded(concat!("\"", $name, "\":")),
             json_len: JSON.len(),
-            text: &padded(concat!(" ", $name, "=")),
+            text: padded(concat!(" ", $name, "=")),
             hex: hex_width($name),
             coded: same($name, "reason") || same($name, "m") || same($name, "op"),
         };
-        KEY
+        &KEY
     }};
 }
 
@@ -142,21 +133,66 @@ macro_rules! key {
 macro_rules! lit {
     ($out:expr, $s:literal) => {{
         const P: [u8; PAD] = padded($s);
-        put_padded($out, &P, $s.len())
+        $out.pad(&P, $s.len())
     }};
 }
 
-/// Appends the first `len` bytes of `bytes`: one fixed-size copy, then a truncation.
-#[inline(always)]
-fn put_padded(out: &mut Vec<u8>, bytes: &[u8; PAD], len: usize) {
-    let start = out.len();
-    out.extend_from_slice(bytes);
-    out.truncate(start + len);
+/// A header's name, and what each view writes before its fields, padded like a [`Key`].
+#[derive(Debug)]
+struct Name {
+    name: &'static str,
+    /// `,"name":{`
+    json: [u8; PAD],
+    json_len: usize,
+    /// Four spaces, the name, and spaces up to column 16.
+    text: [u8; PAD],
+    text_len: usize,
 }
+
+/// The [`Name`] of a header called `name` (at most 12 bytes).
+const fn name(name: &'static str) -> Name {
+    let b = name.as_bytes();
+    let mut json = [0u8; PAD];
+    json[0] = b',';
+    json[1] = b'"';
+    let mut text = [b' '; PAD];
+    let mut i = 0;
+    while i < b.len() {
+        json[2 + i] = b[i];
+        text[4 + i] = b[i];
+        i += 1;
+    }
+    json[2 + i] = b'"';
+    json[3 + i] = b':';
+    json[4 + i] = b'{';
+    let text_len = if b.len() > 12 { 4 + b.len() } else { 16 };
+    Name { name, json, json_len: b.len() + 5, text, text_len }
+}
+
+const SLL: Name = name("sll");
+const SLL2: Name = name("sll2");
+const ETH: Name = name("eth");
+const VLAN: Name = name("vlan");
+const IPV4: Name = name("ipv4");
+const IPV6: Name = name("ipv6");
+const UDP: Name = name("udp");
+const BTH: Name = name("bth");
+
+/// The names of the extension headers, indexed by `ExtHeader as usize` (their order in
+/// `ExtHeader::ALL`).
+const EXT_NAMES: [Name; ExtHeader::ALL.len()] = {
+    let mut names = [const { name("") }; ExtHeader::ALL.len()];
+    let mut i = 0;
+    while i < ExtHeader::ALL.len() {
+        names[i] = name(ExtHeader::ALL[i].header().name());
+        i += 1;
+    }
+    names
+};
 
 /// Receives the fields of a header, in order.
 trait Sink {
-    fn field(&mut self, key: Key, v: Val<'_>);
+    fn field(&mut self, key: &'static Key, v: Val<'_>);
 }
 
 /// One header of a decoded frame.
@@ -172,21 +208,23 @@ enum Hdr<'a> {
 }
 
 impl Hdr<'_> {
-    fn key(&self) -> &'static str {
+    /// The header's name, with the punctuation each view puts before its fields.
+    fn name(&self) -> &'static Name {
         match self {
-            Hdr::Cooked(CookedHeader::Sll(_)) => "sll",
-            Hdr::Cooked(CookedHeader::Sll2(_)) => "sll2",
-            Hdr::Eth(_) => "eth",
-            Hdr::Vlan(_) => "vlan",
-            Hdr::Ip(IpRepr::V4(_)) => "ipv4",
-            Hdr::Ip(IpRepr::V6(_)) => "ipv6",
-            Hdr::Udp(_) => "udp",
-            Hdr::Bth(_) => "bth",
-            Hdr::Ext(h, _) => h.header().name(),
+            Hdr::Cooked(CookedHeader::Sll(_)) => &SLL,
+            Hdr::Cooked(CookedHeader::Sll2(_)) => &SLL2,
+            Hdr::Eth(_) => &ETH,
+            Hdr::Vlan(_) => &VLAN,
+            Hdr::Ip(IpRepr::V4(_)) => &IPV4,
+            Hdr::Ip(IpRepr::V6(_)) => &IPV6,
+            Hdr::Udp(_) => &UDP,
+            Hdr::Bth(_) => &BTH,
+            Hdr::Ext(h, _) => &EXT_NAMES[*h as usize],
         }
     }
 
     /// Walks the header's fields, named as in its `Repr`.
+    #[inline(always)]
     fn fields(&self, s: &mut impl Sink) {
         use Val::{B, Bytes, I, Mac, U};
         match *self {
@@ -274,6 +312,7 @@ impl Hdr<'_> {
     }
 }
 
+#[inline(always)]
 fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
     use Val::{B, Bytes, I, U};
     match h {
@@ -441,157 +480,88 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
     }
 }
 
-/// The headers of a decoded frame, in wire order. Tags are yielded one by one.
-fn headers<'a>(d: &'a DecodedFrame<'a>) -> impl Iterator<Item = Hdr<'a>> {
+/// Calls `f` with each header of a decoded frame, in wire order; tags one by one.
+#[inline(always)]
+fn each_header<'a>(d: &'a DecodedFrame<'a>, mut f: impl FnMut(Hdr<'a>)) {
+    if let Some(c) = &d.cooked {
+        f(Hdr::Cooked(c));
+    }
+    if let Some(e) = &d.eth {
+        f(Hdr::Eth(e));
+    }
+    for v in &d.vlans {
+        f(Hdr::Vlan(v));
+    }
+    if let Some(ip) = &d.ip {
+        f(Hdr::Ip(ip));
+    }
+    if let Some(u) = &d.udp {
+        f(Hdr::Udp(u));
+    }
+    if let Some(b) = &d.bth {
+        f(Hdr::Bth(b));
+    }
     let x = &d.ext;
-    d.cooked
-        .as_ref()
-        .map(Hdr::Cooked)
-        .into_iter()
-        .chain(d.eth.as_ref().map(Hdr::Eth))
-        .chain(d.vlans.iter().map(Hdr::Vlan))
-        .chain(d.ip.as_ref().map(Hdr::Ip))
-        .chain(d.udp.as_ref().map(Hdr::Udp))
-        .chain(d.bth.as_ref().map(Hdr::Bth))
-        .chain(d.layout.ext.iter().filter(|(h, _)| x.has(*h)).map(move |&(h, _)| Hdr::Ext(h, x)))
-}
-
-/// Appends the decimal digits of `n`: pushed lowest first, then put in order.
-#[inline]
-fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    if n < 10 {
-        out.push(b'0' + n as u8);
-        return;
-    }
-    let start = out.len();
-    while n > 0 {
-        out.push(b'0' + (n % 10) as u8);
-        n /= 10;
-    }
-    out[start..].reverse();
-}
-
-fn push_i64(out: &mut Vec<u8>, n: i64) {
-    if n < 0 {
-        out.push(b'-');
-    }
-    push_u64(out, n.unsigned_abs());
-}
-
-/// Appends an IPv4 address in dotted-quad form.
-fn push_v4(out: &mut Vec<u8>, a: Ipv4Addr) {
-    for (i, b) in a.octets().iter().enumerate() {
-        if i > 0 {
-            out.push(b'.');
+    for &(h, _) in &d.layout.ext {
+        if x.has(h) {
+            f(Hdr::Ext(h, x));
         }
-        push_u64(out, u64::from(*b));
     }
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-fn push_mac(out: &mut Vec<u8>, m: EthernetAddress) {
-    for (i, b) in m.0.iter().enumerate() {
-        if i > 0 {
-            out.push(b':');
-        }
-        out.push(HEX[usize::from(b >> 4)]);
-        out.push(HEX[usize::from(b & 0xF)]);
-    }
-}
-
-/// Appends `v` with `Display` (addresses).
-fn push_display(out: &mut Vec<u8>, v: impl std::fmt::Display) {
-    let _ = write!(out, "{v}");
 }
 
 /// Writes JSON fields: `"key":value`, comma-separated.
 struct JsonSink<'o> {
-    out: &'o mut Vec<u8>,
+    out: &'o mut Out,
     first: bool,
 }
 
 impl Sink for JsonSink<'_> {
-    fn field(&mut self, key: Key, v: Val<'_>) {
+    #[inline(always)]
+    fn field(&mut self, key: &'static Key, v: Val<'_>) {
         let out = &mut *self.out;
         if self.first {
-            put_padded(out, key.json_first, key.json_len - 1);
+            out.pad(&key.json_first, key.json_len - 1);
         } else {
-            put_padded(out, key.json, key.json_len);
+            out.pad(&key.json, key.json_len);
         }
         self.first = false;
         json_value(out, v);
     }
 }
 
-/// Appends a few bytes, one by one: cheaper than a call to `memcpy` for the short strings
-/// of a header.
-#[inline]
-fn put(out: &mut Vec<u8>, bytes: &[u8]) {
-    for &b in bytes {
-        out.push(b);
-    }
-}
-
-/// Appends `n` as `0x` and `width` hexadecimal digits (more if it needs them).
-fn push_hex(out: &mut Vec<u8>, n: u64, width: usize) {
-    let digits = ((64 - n.leading_zeros() as usize).div_ceil(4)).max(width).max(1);
-    out.push(b'0');
-    out.push(b'x');
-    for i in (0..digits).rev() {
-        out.push(HEX[((n >> (4 * i)) & 0xF) as usize]);
-    }
-}
-
-fn json_value(out: &mut Vec<u8>, v: Val<'_>) {
+#[inline(always)]
+fn json_value(out: &mut Out, v: Val<'_>) {
     match v {
-        Val::U(n) => push_u64(out, n),
-        Val::I(n) => push_i64(out, n),
-        Val::B(b) => put(out, if b { b"true" } else { b"false" }),
+        Val::U(n) => out.u64(n),
+        Val::I(n) => out.i64(n),
+        Val::B(true) => lit!(out, "true"),
+        Val::B(false) => lit!(out, "false"),
         Val::Mac(m) => {
-            out.push(b'"');
-            push_mac(out, m);
-            out.push(b'"');
+            out.byte(b'"');
+            out.mac(m.0);
+            out.byte(b'"');
         }
         Val::V4(a) => {
-            out.push(b'"');
-            push_v4(out, a);
-            out.push(b'"');
+            out.byte(b'"');
+            out.ipv4(a.octets());
+            out.byte(b'"');
         }
         Val::V6(a) => {
-            out.push(b'"');
-            push_display(out, a);
-            out.push(b'"');
+            out.byte(b'"');
+            let _ = write!(out, "{a}");
+            out.byte(b'"');
         }
         Val::Bytes(bytes) => {
-            out.push(b'[');
+            out.byte(b'[');
             for (i, b) in bytes.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.byte(b',');
                 }
-                push_u64(out, u64::from(*b));
+                out.u8(*b);
             }
-            out.push(b']');
+            out.byte(b']');
         }
     }
-}
-
-/// Appends a JSON string (quoted, escaped).
-fn json_str(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
-    for c in s.bytes() {
-        match c {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            0..0x20 => {
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(c >> 4)]);
-                out.push(HEX[usize::from(c & 0xF)]);
-            }
-            _ => out.push(c),
-        }
-    }
-    out.push(b'"');
 }
 
 /// Fields shown in hexadecimal in the text view (addresses, keys, bitmaps, checksums,
@@ -635,14 +605,15 @@ fn code_name(header: &str, key: &str, code: u64) -> Option<&'static str> {
 
 /// Writes text fields: ` key=value`.
 struct TextSink<'o> {
-    out: &'o mut Vec<u8>,
+    out: &'o mut Out,
     header: &'static str,
 }
 
 impl Sink for TextSink<'_> {
-    fn field(&mut self, key: Key, v: Val<'_>) {
+    #[inline(always)]
+    fn field(&mut self, key: &'static Key, v: Val<'_>) {
         let out = &mut *self.out;
-        put_padded(out, key.text, key.name.len() + 2);
+        out.pad(&key.text, key.name.len() + 2);
         match v {
             Val::U(n) => {
                 // An SLL protocol is an ethertype, shown like one; IP's protocol is decimal.
@@ -652,30 +623,27 @@ impl Sink for TextSink<'_> {
                     key.hex
                 };
                 if hex >= 0 {
-                    push_hex(out, n, hex as usize);
+                    out.hex(n, hex as usize);
                 } else {
-                    push_u64(out, n);
+                    out.u64(n);
                 }
                 if key.coded {
                     if let Some(name) = code_name(self.header, key.name, n) {
-                        out.push(b'(');
-                        out.extend_from_slice(name.as_bytes());
-                        out.push(b')');
+                        out.byte(b'(');
+                        out.bytes(name.as_bytes());
+                        out.byte(b')');
                     }
                 }
             }
-            Val::I(n) => push_i64(out, n),
-            Val::B(b) => out.push(if b { b'1' } else { b'0' }),
-            Val::Mac(m) => push_mac(out, m),
-            Val::V4(a) => push_v4(out, a),
-            Val::V6(a) => push_display(out, a),
-            Val::Bytes([]) => out.push(b'-'),
-            Val::Bytes(bytes) => {
-                for b in bytes {
-                    out.push(HEX[usize::from(b >> 4)]);
-                    out.push(HEX[usize::from(b & 0xF)]);
-                }
+            Val::I(n) => out.i64(n),
+            Val::B(b) => out.byte(if b { b'1' } else { b'0' }),
+            Val::Mac(m) => out.mac(m.0),
+            Val::V4(a) => out.ipv4(a.octets()),
+            Val::V6(a) => {
+                let _ = write!(out, "{a}");
             }
+            Val::Bytes([]) => out.byte(b'-'),
+            Val::Bytes(bytes) => out.hex_bytes(bytes),
         }
     }
 }
@@ -686,10 +654,11 @@ impl<'a> FrameView<'a> {
         FrameView { record, decoded: None, violations: None }
     }
 
-    /// A decoded frame, with the result of `validate()` when it was asked for.
+    /// A decoded frame, with the result of `validate()` when it was asked for. The frame is
+    /// borrowed: it is large, and a view is made for every record.
     pub fn decoded(
         record: &'a PacketRef<'a>,
-        decoded: DecodedFrame<'a>,
+        decoded: &'a DecodedFrame<'a>,
         violations: Option<Vec<Violation>>,
     ) -> Self {
         FrameView { record, decoded: Some(decoded), violations }
@@ -697,100 +666,87 @@ impl<'a> FrameView<'a> {
 
     /// The frame's kind: `skipped` when it was not decoded.
     pub fn kind(&self) -> &'static str {
-        self.decoded.as_ref().map_or("skipped", |d| d.kind().as_str())
+        self.decoded.map_or("skipped", |d| d.kind().as_str())
     }
 
     /// Appends the frame as one line of JSON to `out`.
-    pub fn json(&self, out: &mut Vec<u8>) {
-        out.reserve(2048);
+    pub fn json(&self, out: &mut Out) {
         let r = self.record;
         lit!(out, "{\"frame\":");
-        push_u64(out, r.index);
+        out.u64(r.index);
         lit!(out, ",\"len\":");
-        push_u64(out, r.data.len() as u64);
+        out.u64(r.data.len() as u64);
         if r.orig_len as usize > r.data.len() {
             lit!(out, ",\"orig_len\":");
-            push_u64(out, r.orig_len.into());
+            out.u64(r.orig_len.into());
         }
         if let Some(t) = r.timestamp_ns {
             lit!(out, ",\"timestamp_ns\":");
-            push_u64(out, t);
+            out.u64(t);
         }
-        lit!(out, ",\"kind\":\"");
-        out.extend_from_slice(self.kind().as_bytes());
-        out.push(b'"');
-        let Some(d) = &self.decoded else {
+        let Some(d) = self.decoded else {
+            lit!(out, ",\"kind\":\"skipped\"");
             lit!(out, ",\"link_type\":");
-            push_u64(out, r.link_type.into());
+            out.u64(r.link_type.into());
             lit!(out, ",\"skipped\":");
-            json_str(out, NOT_DECODED);
+            out.json_str(NOT_DECODED);
             lit!(out, "}\n");
             return;
         };
+        match d.kind() {
+            FrameKind::Roce => lit!(out, ",\"kind\":\"roce\""),
+            FrameKind::Other => lit!(out, ",\"kind\":\"other\""),
+            FrameKind::Truncated => lit!(out, ",\"kind\":\"truncated\""),
+            FrameKind::Malformed => lit!(out, ",\"kind\":\"malformed\""),
+        }
         lit!(out, ",\"error\":");
         match &d.error {
-            Some(e) => json_str(out, &e.to_string()),
+            Some(e) => out.json_str(&e.to_string()),
             None => lit!(out, "null"),
         }
-        lit!(out, ",\"icrc\":\"");
-        out.extend_from_slice(d.icrc.as_str().as_bytes());
-        out.push(b'"');
+        match d.icrc {
+            IcrcStatus::Ok => lit!(out, ",\"icrc\":\"ok\""),
+            IcrcStatus::Bad { .. } => lit!(out, ",\"icrc\":\"bad\""),
+            IcrcStatus::Absent => lit!(out, ",\"icrc\":\"absent\""),
+            IcrcStatus::NotCheckable => lit!(out, ",\"icrc\":\"not_checkable\""),
+        }
         if let IcrcStatus::Bad { found, computed } = d.icrc {
             lit!(out, ",\"icrc_found\":");
-            push_u64(out, found.into());
+            out.u64(found.into());
             lit!(out, ",\"icrc_computed\":");
-            push_u64(out, computed.into());
+            out.u64(computed.into());
         }
         let mut in_vlan = false;
-        for h in headers(d) {
+        each_header(d, |h| {
             let is_vlan = matches!(h, Hdr::Vlan(_));
-            if is_vlan && in_vlan {
-                lit!(out, ",{");
+            if is_vlan {
+                if in_vlan {
+                    lit!(out, ",{");
+                } else {
+                    lit!(out, ",\"vlan\":[{");
+                }
             } else {
                 if in_vlan {
-                    out.push(b']');
+                    out.byte(b']');
                 }
-                lit!(out, ",\"");
-                out.extend_from_slice(h.key().as_bytes());
-                out.extend_from_slice(if is_vlan { b"\":[{" } else { b"\":{" });
+                let name = h.name();
+                out.pad(&name.json, name.json_len);
             }
             in_vlan = is_vlan;
             h.fields(&mut JsonSink { out, first: true });
-            out.push(b'}');
-        }
+            out.byte(b'}');
+        });
         if in_vlan {
-            out.push(b']');
+            out.byte(b']');
         }
         if d.layout.payload.is_some() {
             lit!(out, ",\"payload_len\":");
-            push_u64(out, d.payload.len() as u64);
+            out.u64(d.payload.len() as u64);
             lit!(out, ",\"pad_len\":");
-            push_u64(out, d.pad.len() as u64);
+            out.u64(d.pad.len() as u64);
         }
         if let Some(vs) = &self.violations {
-            lit!(out, ",\"violations\":[");
-            for (i, v) in vs.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                lit!(out, "{\"requirement\":");
-                json_str(out, v.requirement);
-                lit!(out, ",\"header\":");
-                json_str(out, v.header.name());
-                lit!(out, ",\"field\":");
-                json_str(out, v.field);
-                lit!(out, ",\"offset\":");
-                match v.offset {
-                    Some(o) => push_u64(out, o as u64),
-                    None => lit!(out, "null"),
-                }
-                lit!(out, ",\"value\":");
-                push_u64(out, v.value);
-                lit!(out, ",\"rule\":");
-                json_str(out, v.rule);
-                out.push(b'}');
-            }
-            out.push(b']');
+            violations_json(vs, out);
         }
         lit!(out, "}\n");
     }
@@ -798,51 +754,63 @@ impl<'a> FrameView<'a> {
     /// Appends the frame as a readable block to `out`: a summary line, then one indented
     /// line per header with its fields, then the payload, the error and the violations, if
     /// any, and an empty line.
-    pub fn text(&self, out: &mut Vec<u8>) {
-        out.reserve(4096);
+    pub fn text(&self, out: &mut Out) {
         self.summary(out);
-        if let Some(d) = &self.decoded {
-            for h in headers(d) {
-                let key = h.key();
-                put(out, b"    ");
-                put(out, key.as_bytes());
-                for _ in key.len()..12 {
-                    out.push(b' ');
-                }
-                h.fields(&mut TextSink { out, header: key });
-                out.push(b'\n');
-            }
+        if let Some(d) = self.decoded {
+            each_header(d, |h| {
+                let name = h.name();
+                out.pad(&name.text, name.text_len);
+                h.fields(&mut TextSink { out, header: name.name });
+                out.byte(b'\n');
+            });
             self.details(d, out);
         }
-        out.push(b'\n');
+        out.byte(b'\n');
     }
 
-    fn summary(&self, out: &mut Vec<u8>) {
+    fn summary(&self, out: &mut Out) {
         let r = self.record;
-        out.extend_from_slice(b"frame ");
-        push_u64(out, r.index);
+        lit!(out, "frame ");
+        out.u64(r.index);
         if let Some(t) = r.timestamp_ns {
-            let _ = write!(out, "  {}.{:09}", t / 1_000_000_000, t % 1_000_000_000);
+            lit!(out, "  ");
+            out.u64(t / 1_000_000_000);
+            out.byte(b'.');
+            out.u64_zeros(t % 1_000_000_000, 9);
         }
-        out.extend_from_slice(b"  len ");
-        push_u64(out, r.data.len() as u64);
+        lit!(out, "  len ");
+        out.u64(r.data.len() as u64);
         if r.orig_len as usize > r.data.len() {
-            let _ = write!(out, " (of {})", r.orig_len);
+            lit!(out, " (of ");
+            out.u64(r.orig_len.into());
+            out.byte(b')');
         }
-        let Some(d) = &self.decoded else {
+        let Some(d) = self.decoded else {
             let _ = writeln!(out, "  link type {}: skipped, {NOT_DECODED}", r.link_type);
             return;
         };
-        let _ = write!(out, "  {}  icrc {}  ", d.kind().as_str(), d.icrc.as_str());
-        let mut line = String::new();
+        lit!(out, "  ");
+        out.bytes(d.kind().as_str().as_bytes());
+        lit!(out, "  icrc ");
+        out.bytes(d.icrc.as_str().as_bytes());
+        lit!(out, "  ");
         if let Some(bth) = &d.bth {
-            let _ = write!(line, "{}  qp {}  psn {}", bth.opcode, bth.dest_qp, bth.psn);
+            match bth.opcode.name() {
+                Some(name) => out.bytes(name.as_bytes()),
+                None => {
+                    let _ = write!(out, "{}", bth.opcode);
+                }
+            }
+            lit!(out, "  qp ");
+            out.hex(bth.dest_qp.value().into(), 0);
+            lit!(out, "  psn ");
+            out.u64(bth.psn.value().into());
         } else if let Some(udp) = &d.udp {
-            let _ = write!(line, "UDP {} -> {}", udp.src_port, udp.dst_port);
+            let _ = write!(out, "UDP {} -> {}", udp.src_port, udp.dst_port);
         } else if let Some(ip) = &d.ip {
             let _ = match ip {
-                IpRepr::V4(v4) => write!(line, "IPv4 protocol {}", v4.protocol),
-                IpRepr::V6(v6) => write!(line, "IPv6 next header {}", v6.next_header),
+                IpRepr::V4(v4) => write!(out, "IPv4 protocol {}", v4.protocol),
+                IpRepr::V6(v6) => write!(out, "IPv6 next header {}", v6.next_header),
             };
         } else if d.eth.is_some() || d.cooked.is_some() {
             let ethertype = match (d.vlans.last(), &d.cooked, &d.eth) {
@@ -852,30 +820,27 @@ impl<'a> FrameView<'a> {
                 (None, None, Some(e)) => e.ethertype,
                 (None, None, None) => openrdma_codec::EtherType(0),
             };
-            let _ = write!(line, "ethertype {ethertype}");
+            let _ = write!(out, "ethertype {ethertype}");
             if let Some(name) = ethertype.name() {
-                let _ = write!(line, " ({name})");
+                let _ = write!(out, " ({name})");
             }
         } else {
-            line.push_str("not decodable");
+            lit!(out, "not decodable");
         }
-        out.extend_from_slice(line.as_bytes());
-        out.push(b'\n');
+        out.byte(b'\n');
     }
 
-    fn details(&self, d: &DecodedFrame<'_>, out: &mut Vec<u8>) {
+    fn details(&self, d: &DecodedFrame<'_>, out: &mut Out) {
         if let IcrcStatus::Bad { found, computed } = d.icrc {
             let _ =
                 writeln!(out, "    {:<12} found={found:#010x} computed={computed:#010x}", "icrc");
         }
         if d.layout.payload.is_some() {
-            let _ = writeln!(
-                out,
-                "    {:<12} {} bytes, pad {}",
-                "payload",
-                d.payload.len(),
-                d.pad.len()
-            );
+            lit!(out, "    payload      ");
+            out.u64(d.payload.len() as u64);
+            lit!(out, " bytes, pad ");
+            out.u64(d.pad.len() as u64);
+            out.byte(b'\n');
         }
         if let Some(e) = &d.error {
             let _ = writeln!(out, "    {:<12} {e}", "error");
@@ -887,15 +852,60 @@ impl<'a> FrameView<'a> {
 
     /// Writes the frame as one line of JSON.
     pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
-        let mut buf = Vec::with_capacity(1024);
+        let mut buf = Out::with_capacity(1024);
         self.json(&mut buf);
-        out.write_all(&buf)
+        out.write_all(buf.as_bytes())
     }
 
     /// Writes the frame as a readable block.
     pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
-        let mut buf = Vec::with_capacity(1024);
+        let mut buf = Out::with_capacity(1024);
         self.text(&mut buf);
-        out.write_all(&buf)
+        out.write_all(buf.as_bytes())
+    }
+}
+
+/// Appends the `violations` list of a frame's JSON.
+fn violations_json(vs: &[Violation], out: &mut Out) {
+    lit!(out, ",\"violations\":[");
+    for (i, v) in vs.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        lit!(out, "{\"requirement\":");
+        out.json_str(v.requirement);
+        lit!(out, ",\"header\":");
+        out.json_str(v.header.name());
+        lit!(out, ",\"field\":");
+        out.json_str(v.field);
+        lit!(out, ",\"offset\":");
+        match v.offset {
+            Some(o) => out.u64(o as u64),
+            None => lit!(out, "null"),
+        }
+        lit!(out, ",\"value\":");
+        out.u64(v.value);
+        lit!(out, ",\"rule\":");
+        out.json_str(v.rule);
+        out.byte(b'}');
+    }
+    out.byte(b']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_names_follow_the_codec() {
+        for (i, h) in ExtHeader::ALL.iter().enumerate() {
+            assert_eq!(*h as usize, i, "{h:?}");
+            let n = &EXT_NAMES[i];
+            assert_eq!(n.name, h.header().name());
+            let json = format!(",\"{}\":{{", n.name);
+            assert_eq!(&n.json[..n.json_len], json.as_bytes());
+            let text = format!("    {:<12}", n.name);
+            assert_eq!(&n.text[..n.text_len], text.as_bytes());
+        }
     }
 }
