@@ -35,7 +35,7 @@ use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Manifest, NicEvent, NicReport, Record,
     Scenario, Timestamp, memory,
 };
-use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Packet, RecoveryAgent};
+use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Output, Packet, RecoveryAgent};
 
 use openrdma_sm::boundary::{port_of, ports_up};
 
@@ -265,7 +265,7 @@ impl Recorder {
             }
             if let Some(peer) = self.peer.as_mut() {
                 if peer.poll_timeout().is_some_and(|d| d <= now) {
-                    let _ = peer.handle_timeout(now);
+                    peer.handle_timeout(now).expect("the recorder's time only grows");
                 }
             }
             self.drain();
@@ -400,10 +400,16 @@ impl Recorder {
             }
             if let Some(peer) = self.peer.as_mut() {
                 let mut out = Vec::new();
-                while let Some(t) = peer.poll_transmit(now) {
-                    out.push(t);
-                }
-                while peer.poll_event(now).expect("time moves forward").is_some() {}
+                peer.drain(
+                    now,
+                    &mut |_, o| {
+                        if let Output::Transmit(t) = o {
+                            out.push(t);
+                        }
+                    },
+                    &mut |at, e| panic!("the peer's NIC refused its agent's command at {at}: {e}"),
+                )
+                .expect("the recorder's time only grows");
                 for t in out {
                     any = true;
                     let qp = t.packet.dest_qp().value();

@@ -38,8 +38,8 @@ use std::collections::VecDeque;
 use openrdma_codec::Qpn;
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_sm::{
-    DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Packet, QpConfig,
-    Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
+    DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Output, Packet,
+    QpConfig, Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
 };
 use rustc_hash::FxHashMap;
 
@@ -851,7 +851,6 @@ impl Sim {
     fn drain(&mut self, h: usize) {
         let now_ts = self.now_ts();
         loop {
-            let mut any = false;
             let host = &mut self.hosts[h];
             for q in host.txq.iter_mut() {
                 while q.front().is_some_and(|&t| t <= self.now) {
@@ -859,27 +858,14 @@ impl Sim {
                     host.queued -= 1;
                 }
             }
-            while self.hosts[h].queued < self.budget {
-                let Some(t) = self.hosts[h].ep.poll_transmit(now_ts) else { break };
-                self.transmit(h, t);
-                any = true;
-            }
-            loop {
-                match self.hosts[h].ep.poll_event(now_ts) {
-                    Ok(Some(ev)) => {
-                        self.record(h, ev);
-                        any = true;
-                    }
-                    Ok(None) => break,
-                    // Counted as a refused timeout is (`Kind::Timer`).
-                    Err(_) => {
-                        self.c.peer_violations += 1;
-                        break;
-                    }
-                }
-            }
-            if !any {
-                break;
+            let room = self.hosts[h].queued < self.budget;
+            match self.hosts[h].ep.poll(now_ts, room) {
+                Ok(Some(Output::Transmit(t))) => self.transmit(h, t),
+                Ok(Some(Output::Event(ev))) => self.record(h, ev),
+                Ok(None) => break,
+                // A refused command of the CPU half, counted as a refused timeout is
+                // (`Kind::Timer`); the drain goes on.
+                Err(_) => self.c.peer_violations += 1,
             }
         }
         let now = self.now;

@@ -52,7 +52,7 @@ pub use boundary::ReferenceDevice;
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
-pub use endpoint::Endpoint;
+pub use endpoint::{Endpoint, NoCpu, Output};
 pub use error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
 pub use ev::{EvEvent, EvMark, EvState};
 pub use event::{

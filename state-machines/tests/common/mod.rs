@@ -17,7 +17,7 @@ use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
 use openrdma_device::DomainId;
 use openrdma_sm::{
-    CpuCommand, Endpoint, HostCommand, NicConfig, NicEvent, NicReport, Packet, QpConfig,
+    CpuCommand, Endpoint, HostCommand, NicConfig, NicEvent, NicReport, Output, Packet, QpConfig,
     RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy, Timestamp,
 };
 use rand_chacha::ChaCha8Rng;
@@ -323,18 +323,19 @@ impl Pair {
         loop {
             let mut any = false;
             for k in 0..2 {
-                while let Some(t) = self.eps[k].poll_transmit(now) {
+                while let Some(o) = self.eps[k].poll(now, true).expect("time moves forward") {
                     any = true;
-                    if let Packet::Write(w) = &t.packet {
-                        if !w.bth.rtx {
-                            self.sent_data += 1;
+                    match o {
+                        Output::Transmit(t) => {
+                            if let Packet::Write(w) = &t.packet {
+                                if !w.bth.rtx {
+                                    self.sent_data += 1;
+                                }
+                            }
+                            self.transmit(k, t.ev, t.packet);
                         }
+                        Output::Event(ev) => self.record(k, ev),
                     }
-                    self.transmit(k, t.ev, t.packet);
-                }
-                while let Some(ev) = self.eps[k].poll_event(now).expect("time moves forward") {
-                    any = true;
-                    self.record(k, ev);
                 }
             }
             if !any {

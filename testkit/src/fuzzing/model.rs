@@ -40,7 +40,6 @@ use openrdma_codec::{
 };
 
 use openrdma_device::{DomainId, Payload, Timestamp};
-use openrdma_sm::Endpoint;
 use openrdma_sm::ev::EvState;
 use openrdma_sm::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
 use openrdma_sm::{
@@ -50,6 +49,7 @@ use openrdma_sm::{
 use openrdma_sm::{
     CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
+use openrdma_sm::{Endpoint, Output};
 use openrdma_sm::{HostOrPeer, Nic, NicStats};
 use openrdma_sm::{Packet, WritePacket};
 
@@ -1210,8 +1210,15 @@ impl Fabric {
         loop {
             let mut any = false;
             for k in 0..2 {
-                while let Some(t) = self.eps[k].poll_transmit(now) {
+                while let Some(o) = self.eps[k].poll(now, true).expect("time moves forward") {
                     any = true;
+                    let t = match o {
+                        Output::Transmit(t) => t,
+                        Output::Event(e) => {
+                            self.record(k, e);
+                            continue;
+                        }
+                    };
                     let fate = if inp.is_empty() {
                         Fate::Deliver
                     } else {
@@ -1223,10 +1230,6 @@ impl Fabric {
                         }
                     };
                     self.send(k, t.ev, t.packet, fate);
-                }
-                while let Some(e) = self.eps[k].poll_event(now).expect("time moves forward") {
-                    any = true;
-                    self.record(k, e);
                 }
             }
             if !any {
