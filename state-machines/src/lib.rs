@@ -42,6 +42,7 @@ pub mod ev;
 mod event;
 mod nic;
 mod packet;
+mod pair;
 pub mod receiver;
 mod recovery;
 pub mod retire;
@@ -62,4 +63,5 @@ pub use event::{
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
+pub use pair::{Fabric, Fate, Pair, RunEnd};
 pub use recovery::{RecoveryAgent, reference_cpu_half};

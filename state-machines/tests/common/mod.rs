@@ -10,15 +10,14 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
 use openrdma_device::DomainId;
 use openrdma_sm::{
-    CpuCommand, Endpoint, HostCommand, NicConfig, NicEvent, NicReport, Output, Packet, QpConfig,
-    RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy, Timestamp,
+    CpuCommand, Endpoint, Fabric, Fate, HostCommand, Nic, NicConfig, NicEvent, NicReport, Packet,
+    QpConfig, RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy, Timestamp, Transmit,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -89,14 +88,6 @@ impl Scenario {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct InFlight {
-    at: u64,
-    seq: u64,
-    to: usize,
-    path: usize,
-}
-
 /// Everything recorded about one direction's messages, for the checks.
 #[derive(Debug, Default)]
 pub struct Checker {
@@ -119,14 +110,9 @@ pub struct Checker {
     pub qp_errors: Vec<(u32, String)>,
 }
 
-/// The pair.
-pub struct Pair {
+/// The fabric of the pair: seeded paths with impairments, and the checks.
+pub struct Paths {
     pub sc: Scenario,
-    pub eps: [Endpoint; 2],
-    pub now: u64,
-    queue: BinaryHeap<Reverse<(InFlight, u64)>>,
-    packets: HashMap<u64, (Ev, Packet)>,
-    seq: u64,
     path_rngs: Vec<ChaCha8Rng>,
     /// Last arrival time per (path, destination), for FIFO.
     path_last: HashMap<(usize, usize), u64>,
@@ -146,6 +132,26 @@ pub struct Pair {
     /// when the retransmission left?
     rtx_snapshot: HashMap<(usize, u32, u32), (bool, u32)>,
     pub trace: bool,
+}
+
+/// The pair: two endpoints over [`Paths`], driven by the model's [`openrdma_sm::Pair`].
+pub struct Pair {
+    pub pair: openrdma_sm::Pair<Paths>,
+    /// The time the last run ended.
+    pub now: u64,
+}
+
+impl std::ops::Deref for Pair {
+    type Target = Paths;
+    fn deref(&self) -> &Paths {
+        &self.pair.fabric
+    }
+}
+
+impl std::ops::DerefMut for Pair {
+    fn deref_mut(&mut self) -> &mut Paths {
+        &mut self.pair.fabric
+    }
 }
 
 pub const RKEY: Rkey = Rkey::new(0xBEEF);
@@ -201,13 +207,8 @@ impl Pair {
         let path_rngs = (0..sc.paths.len())
             .map(|p| ChaCha8Rng::seed_from_u64(sc.seed ^ (0xA5A5_0000 + p as u64)))
             .collect();
-        let mut pair = Pair {
+        let paths = Paths {
             sc,
-            eps,
-            now: 0,
-            queue: BinaryHeap::new(),
-            packets: HashMap::new(),
-            seq: 0,
             path_rngs,
             path_last: HashMap::new(),
             in_fabric: HashMap::new(),
@@ -221,6 +222,7 @@ impl Pair {
             rtx_snapshot: HashMap::new(),
             trace: std::env::var_os("PAIR_TRACE").is_some(),
         };
+        let mut pair = Pair { pair: openrdma_sm::Pair::new(eps, paths), now: 0 };
         pair.post_workload();
         pair
     }
@@ -255,20 +257,93 @@ impl Pair {
                         signaled: true,
                     };
                     self.expected[k].insert((me, wr_id), len);
-                    self.eps[k].handle_host(Timestamp(0), HostCommand::PostWrite(wr)).unwrap();
+                    self.pair.eps[k].handle_host(Timestamp(0), HostCommand::PostWrite(wr)).unwrap();
                 }
             }
         }
     }
 
+    /// Runs until both sides are idle or the horizon passes. Returns the end time.
+    pub fn run(&mut self) -> u64 {
+        let horizon = Timestamp(self.sc.horizon);
+        self.pair.run(horizon, usize::MAX).expect("a reference NIC takes its agent's commands");
+        self.now = self.pair.now().0;
+        self.now
+    }
+
+    /// Checks every invariant for the messages endpoint `k` sent. Returns the list of
+    /// failures (empty when everything holds).
+    pub fn verify(&self, k: usize) -> Vec<String> {
+        let c = &self.check[k];
+        let mut out = c.violations.clone();
+        // Every message completed once, successfully.
+        for &(qpn, wr_id) in self.expected[k].keys() {
+            match c.send_completions.get(&(qpn, wr_id)) {
+                Some(0) => {}
+                Some(s) => {
+                    out.push(format!("wr {wr_id:#x} on QP {qpn:#x} completed with status {s:#x}"))
+                }
+                None => out.push(format!("wr {wr_id:#x} on QP {qpn:#x} never completed")),
+            }
+        }
+        // Every message retired once, in MSN order.
+        let total: usize = c.flags.values().map(Vec::len).sum();
+        if total != self.expected[k].len() {
+            out.push(format!("{} messages retired, {} sent", total, self.expected[k].len()));
+        }
+        let shared = self.sc.nic.retirement == openrdma_sm::RetirementMode::Shared;
+        let sequences: Vec<Vec<u16>> = if shared {
+            vec![c.flag_order.iter().map(|f| f.1).collect()]
+        } else {
+            c.flags.values().cloned().collect()
+        };
+        for seq in sequences {
+            // RET-ORDER-001: a domain retires MSN 0, 1, 2, ... without gaps or repeats.
+            for (i, msn) in seq.iter().enumerate() {
+                if *msn != i as u16 {
+                    out.push(format!("retirement order broken at position {i}: MSN {msn}"));
+                    break;
+                }
+            }
+        }
+        // Immediates in RQMSN order: per QP, receive completions in MSN order.
+        let mut last: HashMap<u32, u16> = HashMap::new();
+        for &(qpn, msn, _) in &c.recv_completions {
+            if let Some(&prev) = last.get(&qpn) {
+                if (msn.wrapping_sub(prev) as i16) <= 0 {
+                    out.push(format!("immediate of MSN {msn} after MSN {prev} on QP {qpn:#x}"));
+                }
+            }
+            last.insert(qpn, msn);
+        }
+        if !c.qp_errors.is_empty() {
+            out.push(format!("QP errors: {:?}", c.qp_errors));
+        }
+        out
+    }
+
+    pub fn retransmissions(&self, k: usize) -> usize {
+        self.check[k].retransmissions.len()
+    }
+}
+
+impl Paths {
     fn path_of(&self, ev: Ev) -> usize {
         let ev = ev.value();
         // An ECMP-like hash of the EV.
         let h = ev.wrapping_mul(0x9E37_79B1) >> 16;
         (h as usize) % self.sc.paths.len()
     }
+}
 
-    fn transmit(&mut self, from: usize, ev: Ev, packet: Packet) {
+impl Fabric for Paths {
+    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
+        let (ev, packet) = (t.ev, &t.packet);
+        if let Packet::Write(w) = packet {
+            if !w.bth.rtx {
+                self.sent_data += 1;
+            }
+        }
         let to = 1 - from;
         let path = self.path_of(ev);
         let spec = self.sc.paths[path].clone();
@@ -278,7 +353,7 @@ impl Pair {
         let jitter = if spec.jitter > 0 { u64::from(rng.next_u32()) % spec.jitter } else { 0 };
         let is_data = matches!(packet, Packet::Write(_));
         let (qpn, psn) = (packet.dest_qp().value(), packet.psn().value());
-        if let Packet::Write(w) = &packet {
+        if let Packet::Write(w) = packet {
             if w.bth.rtx {
                 let key = (to, qpn, psn);
                 let snap =
@@ -287,9 +362,9 @@ impl Pair {
             }
         }
         if self.trace {
-            eprintln!("{:>9} {from}->{to} ev {ev:#010x} path {path} {:?}", self.now, packet);
+            eprintln!("{:>9} {from}->{to} ev {ev:#010x} path {path} {:?}", now.0, packet);
         }
-        let dark = spec.dark.is_some_and(|(a, b)| self.now >= a && self.now < b);
+        let dark = spec.dark.is_some_and(|(a, b)| now.0 >= a && now.0 < b);
         let aimed = from == 0 && is_data && {
             let src = self.sc.qps.iter().find(|q| q.1 == qpn).map(|q| q.0).unwrap_or(0);
             let key = (src, psn);
@@ -301,49 +376,37 @@ impl Pair {
             } else {
                 self.dropped_acks += 1;
             }
-            return;
+            return Fate::Drop;
         }
         let copies = if r_dup < spec.dup { 2 } else { 1 };
-        for _ in 0..copies {
+        let mut at = [0u64; 2];
+        for a in at.iter_mut().take(copies) {
             let last = self.path_last.get(&(path, to)).copied().unwrap_or(0);
-            let at = (self.now + spec.delay + jitter).max(last);
-            self.path_last.insert((path, to), at);
-            self.seq += 1;
-            self.packets.insert(self.seq, (ev, packet.clone()));
+            *a = (now.0 + spec.delay + jitter).max(last);
+            self.path_last.insert((path, to), *a);
             if is_data {
                 *self.in_fabric.entry((to, qpn, psn)).or_default() += 1;
             }
-            self.queue.push(Reverse((InFlight { at, seq: self.seq, to, path }, self.seq)));
+        }
+        if copies == 2 {
+            Fate::Duplicate { at: Timestamp(at[0]), again: Timestamp(at[1]), ev }
+        } else {
+            Fate::Deliver { at: Timestamp(at[0]), ev }
         }
     }
 
-    /// Drains both endpoints' outputs at the current time, checking as it goes.
-    fn drain(&mut self) {
-        let now = Timestamp(self.now);
-        loop {
-            let mut any = false;
-            for k in 0..2 {
-                while let Some(o) = self.eps[k].poll(now, true).expect("time moves forward") {
-                    any = true;
-                    match o {
-                        Output::Transmit(t) => {
-                            if let Packet::Write(w) = &t.packet {
-                                if !w.bth.rtx {
-                                    self.sent_data += 1;
-                                }
-                            }
-                            self.transmit(k, t.ev, t.packet);
-                        }
-                        Output::Event(ev) => self.record(k, ev),
-                    }
-                }
-            }
-            if !any {
-                break;
+    fn arrive(&mut self, _: Timestamp, to: usize, _: Ev, packet: &Packet) {
+        if matches!(packet, Packet::Write(_)) {
+            let key = (to, packet.dest_qp().value(), packet.psn().value());
+            if let Some(n) = self.in_fabric.get_mut(&key) {
+                *n -= 1;
             }
         }
-        for k in 0..2 {
-            let e = self.eps[k].nic.peer_driven_entries();
+    }
+
+    fn drained(&mut self, _: Timestamp, nics: [&Nic; 2]) {
+        for (k, nic) in nics.iter().enumerate() {
+            let e = nic.peer_driven_entries();
             let c = &mut self.check[1 - k];
             c.max_peer_entries = c.max_peer_entries.max(e);
         }
@@ -351,9 +414,9 @@ impl Pair {
 
     /// Records an event of endpoint `k`. Receiver-side facts about the messages of the
     /// other endpoint go to `check[1 - k]`, sender-side facts to `check[k]`.
-    fn record(&mut self, k: usize, ev: NicEvent) {
+    fn event(&mut self, now: Timestamp, k: usize, ev: NicEvent) {
         if self.trace {
-            eprintln!("{:>9} ep{k} {:?}", self.now, ev);
+            eprintln!("{:>9} ep{k} {:?}", now.0, ev);
         }
         match ev {
             NicEvent::DmaWrite(w) => {
@@ -435,100 +498,6 @@ impl Pair {
             }
             NicEvent::Report(_) => {}
         }
-    }
-
-    /// Runs until both sides are idle or the horizon passes. Returns the end time.
-    pub fn run(&mut self) -> u64 {
-        self.drain();
-        loop {
-            let next_arrival = self.queue.peek().map(|Reverse((f, _))| f.at);
-            let t0 = self.eps[0].poll_timeout().map(|t| t.0);
-            let t1 = self.eps[1].poll_timeout().map(|t| t.0);
-            let next = [next_arrival, t0, t1].into_iter().flatten().min();
-            let Some(next) = next else { break };
-            if next > self.sc.horizon {
-                break;
-            }
-            self.now = self.now.max(next);
-            let now = Timestamp(self.now);
-            while let Some(Reverse((f, id))) = self.queue.peek().cloned() {
-                if f.at > self.now {
-                    break;
-                }
-                self.queue.pop();
-                let (ev, packet) = self.packets.remove(&id).expect("queued");
-                if matches!(packet, Packet::Write(_)) {
-                    let key = (f.to, packet.dest_qp().value(), packet.psn().value());
-                    if let Some(n) = self.in_fabric.get_mut(&key) {
-                        *n -= 1;
-                    }
-                }
-                let _ = self.eps[f.to].handle_packet(now, ev, &packet);
-                self.drain();
-            }
-            for k in 0..2 {
-                if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
-                    self.eps[k].handle_timeout(now).unwrap();
-                }
-            }
-            self.drain();
-        }
-        self.now
-    }
-
-    /// Checks every invariant for the messages endpoint `k` sent. Returns the list of
-    /// failures (empty when everything holds).
-    pub fn verify(&self, k: usize) -> Vec<String> {
-        let c = &self.check[k];
-        let mut out = c.violations.clone();
-        // Every message completed once, successfully.
-        for &(qpn, wr_id) in self.expected[k].keys() {
-            match c.send_completions.get(&(qpn, wr_id)) {
-                Some(0) => {}
-                Some(s) => {
-                    out.push(format!("wr {wr_id:#x} on QP {qpn:#x} completed with status {s:#x}"))
-                }
-                None => out.push(format!("wr {wr_id:#x} on QP {qpn:#x} never completed")),
-            }
-        }
-        // Every message retired once, in MSN order.
-        let total: usize = c.flags.values().map(Vec::len).sum();
-        if total != self.expected[k].len() {
-            out.push(format!("{} messages retired, {} sent", total, self.expected[k].len()));
-        }
-        let shared = self.sc.nic.retirement == openrdma_sm::RetirementMode::Shared;
-        let sequences: Vec<Vec<u16>> = if shared {
-            vec![c.flag_order.iter().map(|f| f.1).collect()]
-        } else {
-            c.flags.values().cloned().collect()
-        };
-        for seq in sequences {
-            // RET-ORDER-001: a domain retires MSN 0, 1, 2, ... without gaps or repeats.
-            for (i, msn) in seq.iter().enumerate() {
-                if *msn != i as u16 {
-                    out.push(format!("retirement order broken at position {i}: MSN {msn}"));
-                    break;
-                }
-            }
-        }
-        // Immediates in RQMSN order: per QP, receive completions in MSN order.
-        let mut last: HashMap<u32, u16> = HashMap::new();
-        for &(qpn, msn, _) in &c.recv_completions {
-            if let Some(&prev) = last.get(&qpn) {
-                if (msn.wrapping_sub(prev) as i16) <= 0 {
-                    out.push(format!("immediate of MSN {msn} after MSN {prev} on QP {qpn:#x}"));
-                }
-            }
-            last.insert(qpn, msn);
-        }
-        if !c.qp_errors.is_empty() {
-            out.push(format!("QP errors: {:?}", c.qp_errors));
-        }
-        out
-    }
-
-    pub fn retransmissions(&self, k: usize) -> usize {
-        self.check[k].retransmissions.len()
     }
 }
 
