@@ -37,9 +37,10 @@ use std::collections::VecDeque;
 
 use openrdma_codec::Qpn;
 use openrdma_codec::host::{WorkRequest, WrOpcode};
+use openrdma_sm::oracle::Violation;
 use openrdma_sm::{
-    DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Output, Packet,
-    QpConfig, Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
+    DeliveryOracle, DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport,
+    Output, Packet, QpConfig, Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
 };
 use rustc_hash::FxHashMap;
 
@@ -183,65 +184,6 @@ impl PathRt {
     }
 }
 
-/// PSNs placed by one receiving QP: everything before `base`, and a bitmap of the
-/// `bits.len() * 64` PSNs from `base` on (indexed by PSN modulo its size).
-#[derive(Debug)]
-struct Placed {
-    base: u32,
-    bits: Vec<u64>,
-}
-
-const PSN_MASK: u32 = openrdma_codec::psn::PSN_MASK;
-
-impl Placed {
-    fn new(base: u32) -> Placed {
-        Placed { base, bits: Vec::new() }
-    }
-
-    fn span(&self) -> u32 {
-        (self.bits.len() * 64) as u32
-    }
-
-    fn bit(&self, psn: u32) -> (usize, u64) {
-        let i = psn & (self.span() - 1);
-        ((i / 64) as usize, 1 << (i % 64))
-    }
-
-    /// Records the placement of `psn`; false if it was placed before.
-    fn place(&mut self, psn: u32, span: u32) -> bool {
-        if self.bits.is_empty() {
-            self.bits = vec![0; (span / 64) as usize];
-        }
-        let d = psn.wrapping_sub(self.base) & PSN_MASK;
-        if d >= 1 << 23 {
-            return false; // before the base: placed long ago
-        }
-        if d >= self.span() {
-            // Beyond what the bitmap covers (only a receiver accepting beyond its window
-            // gets here): slide the base, treating what it skips as placed.
-            while (psn.wrapping_sub(self.base) & PSN_MASK) >= self.span() {
-                let (w, m) = self.bit(self.base);
-                self.bits[w] &= !m;
-                self.base = (self.base + 1) & PSN_MASK;
-            }
-        }
-        let (w, m) = self.bit(psn);
-        if self.bits[w] & m != 0 {
-            return false;
-        }
-        self.bits[w] |= m;
-        loop {
-            let (w, m) = self.bit(self.base);
-            if self.bits[w] & m == 0 {
-                break;
-            }
-            self.bits[w] &= !m;
-            self.base = (self.base + 1) & PSN_MASK;
-        }
-        true
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 enum DropReason {
     Loss,
@@ -290,6 +232,18 @@ struct Counters {
     peak_tracked: u64,
 }
 
+impl Counters {
+    /// Counts a broken delivery invariant.
+    fn count(&mut self, v: Violation) {
+        match v {
+            Violation::PlacedTwice { .. } => self.duplicates_delivered += 1,
+            Violation::WriteAfterFlag { .. } => self.writes_after_flag += 1,
+            Violation::OutOfOrder { .. } => self.order_violations += 1,
+            Violation::FlagBeforeData { .. } => self.flag_before_data += 1,
+        }
+    }
+}
+
 /// A simulation: hosts, paths and workload, ready to run.
 ///
 /// [`Sim::run`] runs to the end and returns the [`SimReport`]. To watch a run as it goes
@@ -317,9 +271,8 @@ pub struct Sim {
     hosts: Vec<Host>,
     paths: Vec<PathRt>,
     qp_base: Vec<u32>,
-    placed: Vec<Placed>,
-    next_msn: Vec<Msn>,
-    placed_bytes: FxHashMap<(u32, Msn), u32>,
+    /// The delivery invariants, judged from the receivers' memory writes.
+    oracle: DeliveryOracle,
     aimed: Vec<Aimed>,
     drop_marks: FxHashMap<(u16, u32, Msn), u64>,
     c: Counters,
@@ -331,7 +284,6 @@ pub struct Sim {
     dma_ps: u64,
     flag_ps: u64,
     budget: u32,
-    placed_span: u32,
     first_post_ps: Option<u64>,
     last_delivery_ps: u64,
     hit_horizon: bool,
@@ -423,17 +375,21 @@ impl Sim {
             })
             .collect();
         let mut qp_base = Vec::with_capacity(cfg.flows.len());
-        let mut placed = Vec::new();
         let mut total_qps = 0u32;
         for f in &cfg.flows {
             qp_base.push(total_qps);
             total_qps += f.qps;
-            placed.extend((0..f.qps).map(|_| Placed::new(f.initial_psn.value())));
         }
         let domains = match cfg.nic.retirement {
             RetirementMode::Shared => cfg.flows.len(),
             RetirementMode::PerQp => total_qps as usize,
         };
+        let mut oracle = DeliveryOracle::new(domains, cfg.nic.window());
+        for f in &cfg.flows {
+            for _ in 0..f.qps {
+                oracle.add_qp(f.initial_psn);
+            }
+        }
         let aimed = cfg
             .aimed_drops
             .iter()
@@ -455,7 +411,6 @@ impl Sim {
         }
         let rate: f64 = cfg.paths.iter().map(|p| p.rate_gbps).sum();
         let wire_limit_gbps = if wire > 0.0 { rate * payload / wire } else { 0.0 };
-        let placed_span = (4 * cfg.nic.window()).next_power_of_two().max(64);
         let mut sim = Sim {
             now: 0,
             queue: EventQueue::new(),
@@ -465,9 +420,7 @@ impl Sim {
             hosts,
             paths,
             qp_base,
-            placed,
-            next_msn: vec![Msn::ZERO; domains],
-            placed_bytes: FxHashMap::default(),
+            oracle,
             aimed,
             drop_marks: FxHashMap::default(),
             c: Counters::default(),
@@ -479,7 +432,6 @@ impl Sim {
             dma_ps: timing.dma_write_ns.saturating_mul(1000),
             flag_ps: timing.flag_write_ns.saturating_mul(1000),
             budget: timing.tx_queue_depth.saturating_mul(npaths as u32),
-            placed_span,
             first_post_ps: None,
             last_delivery_ps: 0,
             hit_horizon: false,
@@ -1054,33 +1006,19 @@ impl Sim {
                 self.land(h, self.dma_ps);
                 let Some((f, q)) = flow_of(w.qpn.value()) else { return };
                 let g = self.qp_base[f] + q;
-                let fresh = self.placed[g as usize].place(w.psn.value(), self.placed_span);
-                if !fresh {
-                    self.c.duplicates_delivered += 1;
-                }
                 let d = self.domain(f, g);
-                if !self.next_msn[d].is_at_or_before(w.msn) {
-                    self.c.writes_after_flag += 1;
-                }
-                if fresh {
-                    *self.placed_bytes.entry((g, w.msn)).or_insert(0) += w.payload.len();
-                    self.c.peak_tracked = self.c.peak_tracked.max(self.placed_bytes.len() as u64);
-                }
+                let c = &mut self.c;
+                self.oracle.dma(g as usize, d, &w, |v| c.count(v));
+                c.peak_tracked = c.peak_tracked.max(self.oracle.tracked() as u64);
             }
             NicEvent::FlagWrite(fw) if fw.side == Side::Responder => {
                 let landed = self.land(h, self.flag_ps);
                 let Some((f, q)) = flow_of(fw.qpn.value()) else { return };
                 let g = self.qp_base[f] + q;
                 let d = self.domain(f, g);
-                if fw.msn != self.next_msn[d] {
-                    self.c.order_violations += 1;
-                }
-                self.next_msn[d] = fw.msn.next();
                 let len = self.cfg.flows[f].message_bytes;
-                let placed = self.placed_bytes.remove(&(g, fw.msn)).unwrap_or(0);
-                if placed < len {
-                    self.c.flag_before_data += 1;
-                }
+                let c = &mut self.c;
+                self.oracle.flag(g as usize, d, &fw, u64::from(len), |v| c.count(v));
                 self.c.messages_delivered += 1;
                 self.c.payload_bytes_delivered += u64::from(len);
                 self.last_delivery_ps = self.last_delivery_ps.max(landed);
@@ -1182,24 +1120,6 @@ mod tests {
     use openrdma_codec::Psn;
 
     #[test]
-    fn placed_bitmap_detects_duplicates_and_slides() {
-        let mut p = Placed::new(PSN_MASK - 2);
-        assert!(p.place(PSN_MASK - 1, 64));
-        assert!(p.place(PSN_MASK - 2, 64));
-        assert_eq!(p.base, PSN_MASK);
-        assert!(!p.place(PSN_MASK - 1, 64), "duplicate below the base");
-        assert!(p.place(3, 64));
-        assert!(!p.place(3, 64), "duplicate in the bitmap");
-        for psn in [PSN_MASK, 0, 1, 2] {
-            assert!(p.place(psn, 64));
-        }
-        assert_eq!(p.base, 4);
-        // Far beyond the span: the base slides.
-        assert!(p.place(200, 64));
-        assert!(!p.place(10, 64));
-    }
-
-    #[test]
     fn qp_numbers_round_trip() {
         let q = qp_number(3, 77);
         assert_eq!(flow_of(q.value()), Some((3, 77)));
@@ -1208,7 +1128,7 @@ mod tests {
 
     #[test]
     fn psn_type_is_24_bit() {
-        assert_eq!(Psn::MAX.value(), PSN_MASK);
+        assert_eq!(Psn::MAX.value(), openrdma_codec::psn::PSN_MASK);
     }
 
     // The checker, fed by hand: each kind of fault is counted, and a clean sequence is not.

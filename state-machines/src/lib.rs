@@ -41,6 +41,7 @@ mod error;
 pub mod ev;
 mod event;
 mod nic;
+pub mod oracle;
 mod packet;
 mod pair;
 pub mod receiver;
@@ -62,6 +63,7 @@ pub use event::{
 };
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
+pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
 pub use pair::{Fabric, Fate, Pair, RunEnd};
 pub use recovery::{RecoveryAgent, reference_cpu_half};

@@ -15,9 +15,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
 use openrdma_device::DomainId;
+use openrdma_sm::oracle::Violation;
 use openrdma_sm::{
-    CpuCommand, Endpoint, Fabric, Fate, HostCommand, Nic, NicConfig, NicEvent, NicReport, Packet,
-    QpConfig, RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy, Timestamp, Transmit,
+    CpuCommand, DeliveryOracle, Endpoint, Fabric, Fate, HostCommand, Nic, NicConfig, NicEvent,
+    NicReport, Packet, QpConfig, RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy,
+    Timestamp, Transmit,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -89,17 +91,16 @@ impl Scenario {
 }
 
 /// Everything recorded about one direction's messages, for the checks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
-    /// (receiver qpn, psn) placed.
-    pub placed: HashSet<(u32, u32)>,
-    /// Bytes placed per (receiver qpn, msn).
-    pub bytes: HashMap<(u32, u16), u64>,
+    /// The delivery invariants at the receiver, QPs numbered as in the scenario.
+    pub oracle: DeliveryOracle,
+    /// Receiving QPN -> (oracle QP, retirement domain).
+    receivers: HashMap<u32, (usize, usize)>,
     /// Retired (flag written) messages per receiver QP, in order: msn.
     pub flags: BTreeMap<u32, Vec<u16>>,
     /// Flag order over the whole NIC (shared domain): (qpn, msn).
     pub flag_order: Vec<(u32, u16)>,
-    pub retired: HashSet<(u32, u16)>,
     /// Sender completions: (sender qpn, wr_id) -> status.
     pub send_completions: HashMap<(u32, u64), u8>,
     pub recv_completions: Vec<(u32, u16, u32)>,
@@ -108,6 +109,32 @@ pub struct Checker {
     pub duplicates_placed: u64,
     pub max_peer_entries: usize,
     pub qp_errors: Vec<(u32, String)>,
+}
+
+impl Checker {
+    /// The checks of the messages endpoint `k` of `sc` sends.
+    fn new(sc: &Scenario, k: usize) -> Checker {
+        let shared = sc.nic.retirement == openrdma_sm::RetirementMode::Shared;
+        let mut oracle = DeliveryOracle::new(sc.qps.len(), sc.nic.window());
+        let mut receivers = HashMap::new();
+        for (i, &(a, b)) in sc.qps.iter().enumerate() {
+            let qp = oracle.add_qp(Psn::new(sc.initial_psn));
+            receivers.insert(if k == 0 { b } else { a }, (qp, if shared { 0 } else { i }));
+        }
+        Checker {
+            oracle,
+            receivers,
+            flags: BTreeMap::new(),
+            flag_order: Vec::new(),
+            send_completions: HashMap::new(),
+            recv_completions: Vec::new(),
+            retransmissions: Vec::new(),
+            violations: Vec::new(),
+            duplicates_placed: 0,
+            max_peer_entries: 0,
+            qp_errors: Vec::new(),
+        }
+    }
 }
 
 /// The fabric of the pair: seeded paths with impairments, and the checks.
@@ -207,6 +234,7 @@ impl Pair {
         let path_rngs = (0..sc.paths.len())
             .map(|p| ChaCha8Rng::seed_from_u64(sc.seed ^ (0xA5A5_0000 + p as u64)))
             .collect();
+        let check = [Checker::new(&sc, 0), Checker::new(&sc, 1)];
         let paths = Paths {
             sc,
             path_rngs,
@@ -215,7 +243,7 @@ impl Pair {
             delivered: HashSet::new(),
             dropped: 0,
             dropped_acks: 0,
-            check: [Checker::default(), Checker::default()],
+            check,
             expected: [HashMap::new(), HashMap::new()],
             drops_done: HashSet::new(),
             sent_data: 0,
@@ -421,33 +449,30 @@ impl Fabric for Paths {
         match ev {
             NicEvent::DmaWrite(w) => {
                 let c = &mut self.check[1 - k];
-                let key = (w.qpn.value(), w.msn.value());
-                if c.retired.contains(&key) {
-                    c.violations.push(format!("write after flag: {key:?} psn {}", w.psn));
-                }
-                if !c.placed.insert((w.qpn.value(), w.psn.value())) {
-                    c.duplicates_placed += 1;
-                    c.violations.push(format!("PSN {} of QP {} placed twice", w.psn, w.qpn));
-                }
-                *c.bytes.entry(key).or_default() += u64::from(w.payload.len());
+                let Some(&(qp, domain)) = c.receivers.get(&w.qpn.value()) else {
+                    c.violations.push(format!("DMA write for unknown QP {}", w.qpn));
+                    return;
+                };
+                let (violations, dups) = (&mut c.violations, &mut c.duplicates_placed);
+                c.oracle.dma(qp, domain, &w, |v| {
+                    *dups += u64::from(matches!(v, Violation::PlacedTwice { .. }));
+                    violations.push(v.to_string());
+                });
                 self.delivered.insert((k, w.qpn.value(), w.psn.value()));
             }
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
                 let c = &mut self.check[1 - k];
-                let key = (f.qpn.value(), f.msn.value());
-                if !c.retired.insert(key) {
-                    c.violations.push(format!("message {key:?} retired twice"));
-                }
+                let Some(&(qp, domain)) = c.receivers.get(&f.qpn.value()) else {
+                    c.violations.push(format!("flag for unknown QP {}", f.qpn));
+                    return;
+                };
                 let flag = openrdma_codec::host::FlagRepr::from_u64(f.value);
-                let placed = c.bytes.get(&key).copied().unwrap_or(0);
-                if u64::from(flag.byte_len) != placed {
-                    c.violations.push(format!(
-                        "flag for {key:?} with {} bytes placed of {}",
-                        placed, flag.byte_len
-                    ));
-                }
+                let violations = &mut c.violations;
+                c.oracle.flag(qp, domain, &f, u64::from(flag.byte_len), |v| {
+                    violations.push(v.to_string())
+                });
                 c.flags.entry(f.qpn.value()).or_default().push(f.msn.value());
-                c.flag_order.push(key);
+                c.flag_order.push((f.qpn.value(), f.msn.value()));
             }
             NicEvent::FlagWrite(_) => {}
             NicEvent::Completion(c) => match c.side {
