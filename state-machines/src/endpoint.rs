@@ -119,17 +119,16 @@ impl<C: RecoveryCpu> Endpoint<C> {
     }
 
     /// Fires the timers due at `now`: the NIC's first, then the CPU half's. Their outputs
-    /// (and the CPU half's commands) come from [`Endpoint::poll`].
+    /// (and the CPU half's commands) come from [`Endpoint::poll`]. Call it when
+    /// [`Endpoint::poll_timeout`] says something is due.
     ///
     /// # Errors
     ///
     /// [`ApiMisuse::TimeWentBackwards`] when `now` is before the last call's.
     pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
-        self.nic.check_time(now)?;
         self.restart();
-        if self.nic.poll_timeout().is_some_and(|t| t <= now) {
-            self.nic.handle_timeout(now)?;
-        }
+        // The NIC fires only what is due (after a `poll_timeout`, nothing when it is not).
+        self.nic.handle_timeout(now)?;
         if self.cpu.poll_timeout().is_some_and(|t| t <= now) {
             self.cpu.handle_timeout(now);
         }

@@ -679,13 +679,16 @@ impl Sim {
         let now_ts = self.now_ts();
         loop {
             let host = &mut self.hosts[h];
-            for q in host.txq.iter_mut() {
-                while q.front().is_some_and(|&t| t <= self.now) {
-                    q.pop_front();
-                    host.queued -= 1;
+            if host.queued >= self.budget {
+                // Packets serialized by now have left the transmit buffer.
+                for q in host.txq.iter_mut() {
+                    while q.front().is_some_and(|&t| t <= self.now) {
+                        q.pop_front();
+                        host.queued -= 1;
+                    }
                 }
             }
-            let room = self.hosts[h].queued < self.budget;
+            let room = host.queued < self.budget;
             match self.hosts[h].ep.poll(now_ts, room) {
                 Ok(Some(Output::Transmit(t))) => self.transmit(h, t),
                 Ok(Some(Output::Event(ev))) => self.record(h, ev),
