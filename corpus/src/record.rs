@@ -23,19 +23,21 @@
 //! reports only when the builder asks for them ([`Recorder::expect_ev_states`]), in a
 //! scenario whose EV states the device's own choice of paths cannot change.
 //!
-//! At equal times the device's timers run before the frames that arrive then, as a device
-//! replaying the scenario runs them (`ReferenceDevice`).
+//! The device is an `openrdma_sm::Endpoint` driven by the model's one drive loop, the loop
+//! of `ReferenceDevice` that replays the scenario: at equal times the device's timers run
+//! before the frames that arrive then, and its outputs are drained in the same order.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
+use std::time::Duration;
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::{Ev, Opcode};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Manifest, NicEvent, NicReport, Record,
-    Scenario, Timestamp, memory,
+    RecoveryCpu, Scenario, Timestamp, memory,
 };
-use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Packet, RecoveryAgent};
+use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Output, Packet, RecoveryAgent, Transmit};
 
 use openrdma_sm::boundary::{port_of, ports_up};
 
@@ -62,8 +64,8 @@ struct Flight {
 #[derive(Debug)]
 pub struct Recorder {
     manifest: Manifest,
-    dut: Nic,
-    agent: RecoveryAgent,
+    /// The device: the reference NIC with the agent as this recording plays it.
+    dut: Endpoint<Played>,
     peer: Option<Endpoint>,
     dut_outer: Outer,
     peer_outer: Outer,
@@ -85,6 +87,38 @@ pub struct Recorder {
     batch: Option<Batch>,
     /// Whether `EvState` reports are expected.
     ev_states: bool,
+}
+
+/// The reference agent as a recording plays it: live, its commands kept to be recorded
+/// (`cpu = "scripted"`) or not (`"device"`); or `held` (`cpu = "reference"`): it takes the
+/// device's reports, but its timers and commands wait for the end of the runner's batch
+/// (`Recorder::end_batch`).
+#[derive(Debug)]
+struct Played {
+    agent: RecoveryAgent,
+    held: bool,
+    /// Commands given to the NIC and not yet recorded.
+    given: Vec<CpuCommand>,
+}
+
+impl RecoveryCpu for Played {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        self.agent.handle_report(now, report);
+    }
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.agent.handle_timeout(now);
+    }
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        let cmd = if self.held { None } else { self.agent.poll_command() };
+        self.given.extend(cmd);
+        cmd
+    }
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        if self.held { None } else { self.agent.poll_timeout() }
+    }
+    fn min_delay(&self) -> Duration {
+        self.agent.min_delay()
+    }
 }
 
 /// A batch of the runner, as a `cpu = "reference"` recording follows it: the agent's
@@ -114,11 +148,13 @@ impl Recorder {
     pub fn with_cpu(mut manifest: Manifest, cpu: CpuHalf) -> Recorder {
         manifest.cpu = cpu;
         let nic = NicConfig::try_from(&manifest.nic).expect("a builder's configuration is valid");
-        let mut dut = Nic::new(nic).expect("a valid configuration");
-        dut.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports)).expect("time zero");
+        let mut nic = Nic::new(nic).expect("a valid configuration");
+        nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports)).expect("time zero");
         let agent = RecoveryAgent::new((&manifest.recovery).into());
         let batch = (cpu == CpuHalf::Reference)
             .then(|| Batch { start: Timestamp::ZERO, limit: Timestamp::ZERO + agent.min_delay() });
+        let held = batch.is_some();
+        let dut = Endpoint::with_cpu(nic, Played { agent, held, given: Vec::new() });
         let dut_outer = Outer::from_link(&manifest.link);
         let peer_outer = Outer::from_link(&manifest.link.reversed());
         let paths = (0..manifest.ports.max(1))
@@ -127,7 +163,6 @@ impl Recorder {
         Recorder {
             manifest,
             dut,
-            agent,
             peer: None,
             dut_outer,
             peer_outer,
@@ -159,7 +194,7 @@ impl Recorder {
     pub fn paths(&mut self, paths: Vec<Path>) -> &mut Self {
         self.manifest.ports = paths.len() as u16;
         let up = ports_up(self.manifest.ports);
-        self.dut.handle_port_status(self.now, up).expect("the recorder's time only grows");
+        self.dut.nic.handle_port_status(self.now, up).expect("the recorder's time only grows");
         self.paths = paths;
         self
     }
@@ -235,12 +270,10 @@ impl Recorder {
     /// Runs the recording until `t`.
     pub fn run_until(&mut self, t: u64) -> &mut Self {
         let t = Timestamp(t);
-        let live_agent = self.batch.is_none();
         loop {
             let next = [
                 self.flights.peek().map(|Reverse(f)| Timestamp(f.at)),
                 self.dut.poll_timeout(),
-                self.agent.poll_timeout().filter(|_| live_agent),
                 self.peer.as_mut().and_then(Endpoint::poll_timeout),
             ]
             .into_iter()
@@ -257,15 +290,11 @@ impl Recorder {
             let Some(next) = next.filter(|&n| n <= t) else { break };
             self.now = next.max(self.now);
             let now = self.now;
-            if self.dut.poll_timeout().is_some_and(|d| d <= now) {
-                let _ = self.dut.handle_timeout(now);
-            }
-            if live_agent && self.agent.poll_timeout().is_some_and(|d| d <= now) {
-                self.agent.handle_timeout(now);
-            }
+            // The NIC's timers, then the agent's when it is live.
+            self.dut.handle_timeout(now).expect("the recorder's time only grows");
             if let Some(peer) = self.peer.as_mut() {
                 if peer.poll_timeout().is_some_and(|d| d <= now) {
-                    let _ = peer.handle_timeout(now);
+                    peer.handle_timeout(now).expect("the recorder's time only grows");
                 }
             }
             self.drain();
@@ -292,20 +321,20 @@ impl Recorder {
     fn end_batch(&mut self, at: Timestamp) -> bool {
         self.now = at.max(self.now);
         let now = self.now;
-        if self.agent.poll_timeout().is_some_and(|d| d <= now) {
-            self.agent.handle_timeout(now);
+        let agent = &mut self.dut.cpu.agent;
+        if agent.poll_timeout().is_some_and(|d| d <= now) {
+            agent.handle_timeout(now);
         }
         let mut commands = Vec::new();
-        while let Some(cmd) = self.agent.poll_command() {
+        while let Some(cmd) = agent.poll_command() {
             commands.push(cmd);
         }
-        let limit = self
-            .agent
-            .poll_timeout()
-            .map_or(now + self.agent.min_delay(), |d| d.max(now).min(now + self.agent.min_delay()));
+        let min = agent.min_delay();
+        let limit = agent.poll_timeout().map_or(now + min, |d| d.max(now).min(now + min));
         self.batch = Some(Batch { start: now, limit });
         let any = !commands.is_empty();
         for cmd in commands {
+            // A command the NIC refuses has no effect, as in the replay.
             let _ = self.dut.handle_cpu(now, cmd);
             self.drain();
         }
@@ -357,53 +386,68 @@ impl Recorder {
         self.flights.push(Reverse(Flight { at, seq: self.seq, to_dut, port, bytes }));
     }
 
-    /// Moves every output of both NICs and the agent into records and the fabric.
+    /// Records the commands the agent gave the NIC, when the scenario plays its CPU half.
+    fn record_given(&mut self) {
+        for command in core::mem::take(&mut self.dut.cpu.given) {
+            if self.manifest.cpu == CpuHalf::Scripted {
+                self.push(Direction::Inject, Body::Cpu { command });
+            }
+        }
+    }
+
+    /// Records a packet of the device and puts it on the fabric, unless it is aimed at.
+    fn dut_sent(&mut self, t: Transmit) {
+        let frame = t.packet.to_frame(&self.dut_outer, t.ev, &mut |a, l| memory(a, l));
+        let Ok(bytes) = frame.and_then(|f| f.to_bytes()) else { return };
+        let port = port_of(t.ev, self.paths.len().max(1) as u16);
+        self.push(Direction::Expect, Body::Frame { port, bytes: bytes.clone() });
+        if let Packet::Write(w) = &t.packet {
+            let key = (w.bth.dest_qp.value(), w.bth.psn.value());
+            if !w.bth.rtx && self.drop_first.contains(&key) && !self.dropped.contains(&key) {
+                self.dropped.push(key);
+                return;
+            }
+        }
+        self.send(false, t.ev, bytes);
+    }
+
+    /// Moves every output of both endpoints into records and the fabric, the device's with
+    /// the model's drive loop.
     fn drain(&mut self) {
         let now = self.now;
         loop {
+            loop {
+                let out = self.dut.poll(now, true);
+                // The agent's commands reached the NIC before the output this poll gives.
+                self.record_given();
+                match out {
+                    Ok(Some(Output::Transmit(t))) => self.dut_sent(t),
+                    Ok(Some(Output::Event(ev))) => {
+                        if let NicEvent::Report(r) = &ev {
+                            if !self.expects(r) {
+                                continue;
+                            }
+                        }
+                        self.push(Direction::Expect, Body::Event { event: ev });
+                    }
+                    Ok(None) => break,
+                    // A command the NIC refuses has no effect, as in the replay.
+                    Err(_) => {}
+                }
+            }
             let mut any = false;
-            while let Some(t) = self.dut.poll_transmit(now) {
-                any = true;
-                let frame = t.packet.to_frame(&self.dut_outer, t.ev, &mut |a, l| memory(a, l));
-                let Ok(bytes) = frame.and_then(|f| f.to_bytes()) else { continue };
-                let port = port_of(t.ev, self.paths.len().max(1) as u16);
-                self.push(Direction::Expect, Body::Frame { port, bytes: bytes.clone() });
-                if let Packet::Write(w) = &t.packet {
-                    let key = (w.bth.dest_qp.value(), w.bth.psn.value());
-                    if !w.bth.rtx && self.drop_first.contains(&key) && !self.dropped.contains(&key)
-                    {
-                        self.dropped.push(key);
-                        continue;
-                    }
-                }
-                self.send(false, t.ev, bytes);
-            }
-            while let Some(ev) = self.dut.poll_event() {
-                any = true;
-                if let NicEvent::Report(r) = &ev {
-                    self.agent.handle_report(now, r);
-                    if !self.expects(r) {
-                        continue;
-                    }
-                }
-                self.push(Direction::Expect, Body::Event { event: ev });
-            }
-            // With `cpu = "reference"` the commands wait for the end of the batch.
-            if self.batch.is_none() {
-                while let Some(cmd) = self.agent.poll_command() {
-                    any = true;
-                    if self.manifest.cpu == CpuHalf::Scripted {
-                        self.push(Direction::Inject, Body::Cpu { command: cmd });
-                    }
-                    let _ = self.dut.handle_cpu(now, cmd);
-                }
-            }
             if let Some(peer) = self.peer.as_mut() {
                 let mut out = Vec::new();
-                while let Some(t) = peer.poll_transmit(now) {
-                    out.push(t);
-                }
-                while peer.poll_event(now).expect("time moves forward").is_some() {}
+                peer.drain(
+                    now,
+                    &mut |_, o| {
+                        if let Output::Transmit(t) = o {
+                            out.push(t);
+                        }
+                    },
+                    &mut |at, e| panic!("the peer's NIC refused its agent's command at {at}: {e}"),
+                )
+                .expect("the recorder's time only grows");
                 for t in out {
                     any = true;
                     let qp = t.packet.dest_qp().value();
@@ -465,8 +509,8 @@ impl Recorder {
             let drain = Timestamp(last.0.saturating_add(self.manifest.tolerances.drain_ns));
             busy |= !self.flights.is_empty()
                 || [
-                    self.dut.poll_timeout(),
-                    self.agent.poll_timeout(),
+                    self.dut.nic.poll_timeout(),
+                    self.dut.cpu.agent.poll_timeout(),
                     self.peer.as_mut().and_then(Endpoint::poll_timeout),
                 ]
                 .into_iter()

@@ -10,21 +10,25 @@
 //! In a scenario with `cpu = "device"` the device brings its own CPU half of recovery
 //! (capability `recovery`, `REC-TEST-003`): this adapter then runs a [`RecoveryCpu`] inside
 //! itself, by default the reference [`RecoveryAgent`](crate::RecoveryAgent) configured by
-//! the manifest's `recovery` table, wired to the NIC as [`Endpoint`](crate::Endpoint) wires
-//! them: every report goes to the CPU half at once, every command back to the NIC at once,
-//! and neither leaves the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
+//! the manifest's `recovery` table. NIC and CPU half are an [`Endpoint`] driven by its one
+//! drive loop (see the `endpoint` module): every report goes to the CPU half, every command
+//! back to the NIC, and neither leaves the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
 //! to judge it with the reference NIC half (`REC-TEST-002`).
 
 use std::collections::BTreeSet;
 
 use openrdma_codec::Ev;
 use openrdma_codec::frame::decode;
+use std::time::Duration;
+
+use openrdma_device::Output as DeviceOutput;
 use openrdma_device::{
-    Capability, CpuHalf, CpuHalfFactory, Device, DeviceError, Input, Manifest, NicEvent, Output,
-    RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
+    Capability, CpuCommand, CpuHalf, CpuHalfFactory, Device, DeviceError, Input, Manifest,
+    NicEvent, NicReport, RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
 };
 
 use crate::config::NicConfig;
+use crate::endpoint::{Endpoint, Output};
 use crate::error::{ApiMisuse, HostError};
 use crate::event::Transmit;
 use crate::nic::{HostOrPeer, Nic};
@@ -34,25 +38,48 @@ use crate::recovery::reference_cpu_half;
 /// The reference NIC as a device.
 #[derive(Debug)]
 pub struct ReferenceDevice {
-    nic: Option<Nic>,
+    ep: Option<Endpoint<Inside>>,
     outer: Option<Outer>,
     ports: u16,
     now: Timestamp,
     refusals: Vec<Refusal>,
-    /// The CPU half running inside the device, in a `cpu = "device"` scenario.
-    cpu: Option<Box<dyn RecoveryCpu>>,
     make_cpu: CpuHalfFactory,
+}
+
+/// The CPU half running inside the device, in a `cpu = "device"` scenario; none otherwise.
+#[derive(Debug)]
+struct Inside(Option<Box<dyn RecoveryCpu>>);
+
+impl RecoveryCpu for Inside {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        if let Some(c) = self.0.as_mut() {
+            c.handle_report(now, report);
+        }
+    }
+    fn handle_timeout(&mut self, now: Timestamp) {
+        if let Some(c) = self.0.as_mut() {
+            c.handle_timeout(now);
+        }
+    }
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        self.0.as_mut().and_then(|c| c.poll_command())
+    }
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.0.as_ref().and_then(|c| c.poll_timeout())
+    }
+    fn min_delay(&self) -> Duration {
+        self.0.as_ref().map_or(Duration::from_nanos(1), |c| c.min_delay())
+    }
 }
 
 impl Default for ReferenceDevice {
     fn default() -> Self {
         ReferenceDevice {
-            nic: None,
+            ep: None,
             outer: None,
             ports: 0,
             now: Timestamp::ZERO,
             refusals: Vec::new(),
-            cpu: None,
             make_cpu: reference_cpu_half,
         }
     }
@@ -90,75 +117,82 @@ impl ReferenceDevice {
         &self.refusals
     }
 
-    fn nic(&mut self) -> Result<&mut Nic, DeviceError> {
-        self.nic.as_mut().ok_or_else(|| DeviceError::Protocol("advance before start".into()))
+    fn ep(&mut self) -> Result<&mut Endpoint<Inside>, DeviceError> {
+        self.ep.as_mut().ok_or_else(|| DeviceError::Protocol("advance before start".into()))
     }
 
-    /// Runs timers up to `t` (inclusive), collecting outputs: the NIC's, and those of the
-    /// CPU half inside the device, the NIC's first at equal times.
+    /// Runs timers up to `t` (inclusive) with the endpoint's drive loop, collecting outputs.
     fn run_timers(&mut self, t: Timestamp, out: &mut Vec<TimedOutput>) -> Result<(), DeviceError> {
-        loop {
-            let nic_due = self.nic()?.poll_timeout();
-            let cpu_due = self.cpu.as_ref().and_then(|c| c.poll_timeout());
-            let Some(d) = nic_due.into_iter().chain(cpu_due).min() else { break };
-            if d > t {
-                break;
-            }
-            let at = d.max(self.now);
-            self.now = at;
-            if nic_due.is_some_and(|n| n <= at) {
-                self.nic()?.handle_timeout(at).map_err(|e| DeviceError::Protocol(e.to_string()))?;
-            }
-            if let Some(cpu) = self.cpu.as_mut() {
-                if cpu.poll_timeout().is_some_and(|c| c <= at) {
-                    cpu.handle_timeout(at);
-                }
-            }
-            self.drain(at, out)?;
-        }
-        Ok(())
+        let (outer, ports) = self.link()?;
+        let ep = self.ep.as_mut().ok_or_else(|| DeviceError::Protocol("no NIC".into()))?;
+        let inside = ep.cpu.0.is_some();
+        let refusals = &mut self.refusals;
+        let mut failed = None;
+        let now = ep
+            .run_timers(
+                self.now,
+                t,
+                &mut |at, o| collect(inside, &outer, ports, at, o, out, &mut failed),
+                &mut |at, e| refusals.push(Refusal::Cpu(at, e)),
+            )
+            .map_err(|e| DeviceError::Protocol(e.to_string()))?;
+        self.now = now;
+        failed.map_or(Ok(()), Err)
     }
 
-    /// Moves the NIC's frames and events into `out`. With a CPU half inside the device, its
-    /// reports go to the CPU half instead and its commands back to the NIC, until neither
-    /// half has anything more to say at `at`.
+    /// Moves the endpoint's frames and events into `out` (see [`Endpoint::drain`]).
     fn drain(&mut self, at: Timestamp, out: &mut Vec<TimedOutput>) -> Result<(), DeviceError> {
+        let (outer, ports) = self.link()?;
+        let ep = self.ep.as_mut().ok_or_else(|| DeviceError::Protocol("no NIC".into()))?;
+        let inside = ep.cpu.0.is_some();
+        let refusals = &mut self.refusals;
+        let mut failed = None;
+        ep.drain(
+            at,
+            &mut |at, o| collect(inside, &outer, ports, at, o, out, &mut failed),
+            &mut |at, e| refusals.push(Refusal::Cpu(at, e)),
+        )
+        .map_err(|e| DeviceError::Protocol(e.to_string()))?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    fn link(&self) -> Result<(Outer, u16), DeviceError> {
         let outer = self.outer.clone().ok_or_else(|| DeviceError::Protocol("no link".into()))?;
-        let ports = self.ports.max(1);
-        loop {
-            let nic = self.nic.as_mut().ok_or_else(|| DeviceError::Protocol("no NIC".into()))?;
-            let mut any = false;
-            while let Some(Transmit { ev, packet, .. }) = nic.poll_transmit(at) {
-                any = true;
-                let frame = packet
-                    .to_frame(&outer, ev, &mut |addr, len| memory(addr, len))
-                    .map_err(|e| DeviceError::Failed(format!("cannot build a frame: {e}")))?;
-                let bytes = frame.to_bytes().map_err(|e| DeviceError::Failed(e.to_string()))?;
-                out.push(TimedOutput {
+        Ok((outer, self.ports.max(1)))
+    }
+}
+
+/// One output of the endpoint as the device gives it: a packet becomes a frame on the port
+/// its EV chooses; a report stays inside the device when its CPU half is there (the split
+/// is inside the device); any other event passes. The first frame that cannot be built is
+/// kept in `failed`.
+fn collect(
+    inside: bool,
+    outer: &Outer,
+    ports: u16,
+    at: Timestamp,
+    o: Output,
+    out: &mut Vec<TimedOutput>,
+    failed: &mut Option<DeviceError>,
+) {
+    match o {
+        Output::Transmit(Transmit { ev, packet, .. }) => {
+            let frame = packet
+                .to_frame(outer, ev, &mut |addr, len| memory(addr, len))
+                .map_err(|e| DeviceError::Failed(format!("cannot build a frame: {e}")))
+                .and_then(|f| f.to_bytes().map_err(|e| DeviceError::Failed(e.to_string())));
+            match frame {
+                Ok(bytes) => out.push(TimedOutput {
                     at,
-                    output: Output::Frame { port: port_of(ev, ports), bytes },
-                });
-            }
-            while let Some(event) = nic.poll_event() {
-                any = true;
-                match (&event, self.cpu.as_mut()) {
-                    // The split is inside the device: its reports do not leave it.
-                    (NicEvent::Report(r), Some(cpu)) => cpu.handle_report(at, r),
-                    _ => out.push(TimedOutput { at, output: Output::Event { event } }),
+                    output: DeviceOutput::Frame { port: port_of(ev, ports), bytes },
+                }),
+                Err(e) => {
+                    failed.get_or_insert(e);
                 }
-            }
-            if let Some(cpu) = self.cpu.as_mut() {
-                while let Some(command) = cpu.poll_command() {
-                    any = true;
-                    if let Err(e) = nic.handle_cpu(at, command) {
-                        self.refusals.push(Refusal::Cpu(at, e));
-                    }
-                }
-            }
-            if !any {
-                return Ok(());
             }
         }
+        Output::Event(NicEvent::Report(_)) if inside => {}
+        Output::Event(event) => out.push(TimedOutput { at, output: DeviceOutput::Event { event } }),
     }
 }
 
@@ -216,17 +250,17 @@ impl Device for ReferenceDevice {
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))
             .map_err(|e| DeviceError::Protocol(e.to_string()))?;
-        self.nic = Some(nic);
+        // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
+        // configured by the manifest's `recovery` table.
+        let cpu = match manifest.cpu {
+            CpuHalf::Device => Some((self.make_cpu)(&manifest.recovery)?),
+            CpuHalf::Reference | CpuHalf::Scripted => None,
+        };
+        self.ep = Some(Endpoint::with_cpu(nic, Inside(cpu)));
         self.outer = Some(Outer::from_link(&manifest.link));
         self.ports = manifest.ports;
         self.now = Timestamp::ZERO;
         self.refusals.clear();
-        // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
-        // configured by the manifest's `recovery` table.
-        self.cpu = match manifest.cpu {
-            CpuHalf::Device => Some((self.make_cpu)(&manifest.recovery)?),
-            CpuHalf::Reference | CpuHalf::Scripted => None,
-        };
         Ok(())
     }
 
@@ -246,7 +280,7 @@ impl Device for ReferenceDevice {
             }
             self.run_timers(at, &mut out)?;
             self.now = at;
-            let nic = self.nic()?;
+            let ep = self.ep()?;
             match input {
                 Input::Frame { bytes, .. } => {
                     // RCV-FRAME-001, RCV-OPC-001: a frame that is no MRC packet the model
@@ -255,19 +289,19 @@ impl Device for ReferenceDevice {
                     // it; the scoreboard judges the consequences.
                     // A packet that breaks a rule (`PeerViolation`) is dropped likewise.
                     if let Ok((packet, ev)) = Packet::from_wire(&decode(&bytes)) {
-                        match nic.handle_packet(at, ev, &packet) {
+                        match ep.handle_packet(at, ev, &packet) {
                             Ok(()) | Err(HostOrPeer::Peer(_)) => {}
                             Err(HostOrPeer::Misuse(e)) => self.refusals.push(Refusal::Frame(at, e)),
                         }
                     }
                 }
                 Input::Host { command } => {
-                    if let Err(e) = nic.handle_host(at, command) {
+                    if let Err(e) = ep.handle_host(at, command) {
                         self.refusals.push(Refusal::Host(at, e));
                     }
                 }
                 Input::Cpu { command } => {
-                    if let Err(e) = nic.handle_cpu(at, command) {
+                    if let Err(e) = ep.handle_cpu(at, command) {
                         self.refusals.push(Refusal::Cpu(at, e));
                     }
                 }

@@ -1,8 +1,29 @@
-//! A whole host: the [`Nic`] and its [`RecoveryAgent`] wired together.
+//! A whole host: the [`Nic`] and its CPU half wired together, with the one drive loop that
+//! every caller of the model uses.
 //!
-//! The endpoint forwards every [`NicReport`] to the agent and every
-//! [`CpuCommand`](crate::CpuCommand) back to the NIC, in the same call, so that callers see
-//! one state machine with one clock.
+//! # The drive loop
+//!
+//! An [`Endpoint`] is driven as quinn-proto's connection is: the caller owns the clock and
+//! the fabric, and calls, at each instant `now`, in this order:
+//!
+//! 1. [`Endpoint::handle_timeout`] if [`Endpoint::poll_timeout`] is at or before `now`:
+//!    the NIC's timers fire first, then the CPU half's. Timers run before the frames that
+//!    arrive at the same time, as a device replaying a scenario runs them.
+//! 2. [`Endpoint::handle_packet`] for each frame that arrives then, and
+//!    [`Endpoint::handle_host`] for each host command;
+//! 3. [`Endpoint::poll`] until it gives `None`, after each of the above.
+//!
+//! [`Endpoint::run_timers`] does steps 1 and 3 for every deadline up to a bound.
+//!
+//! [`Endpoint::poll`] drains the endpoint in rounds: every packet the NIC has to send,
+//! then every event; each report goes to the CPU half as it is taken (and is still given
+//! to the caller, who may record it or drop it); then the CPU half's commands go to the
+//! NIC. A round that yields nothing ends the drain. This is the order a device under test
+//! sees when its CPU half is played by the scenario: the commands a round of reports causes
+//! come after the frames and events of that round.
+
+use openrdma_codec::Ev;
+use openrdma_device::{CpuCommand, RecoveryCpu, Timestamp};
 
 use crate::config::{NicConfig, RecoveryConfig};
 use crate::error::{ApiMisuse, ConfigError, HostError};
@@ -10,26 +31,73 @@ use crate::event::{HostCommand, NicEvent, NicReport, Transmit};
 use crate::nic::{HostOrPeer, Nic};
 use crate::packet::Packet;
 use crate::recovery::RecoveryAgent;
-use openrdma_codec::Ev;
-use openrdma_device::Timestamp;
 
-/// A NIC with its CPU recovery agent.
+/// What a drain of an [`Endpoint`] gives: a packet to send or an event for the host.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// A packet for the fabric.
+    Transmit(Transmit),
+    /// An event for the host. A report has already been shown to the CPU half.
+    Event(NicEvent),
+}
+
+/// Where a drain of [`Endpoint::poll`] stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Transmit,
+    Event,
+    Commands,
+}
+
+/// A CPU half that does nothing: for an endpoint whose recovery is played elsewhere (by a
+/// scenario, or by a runner outside the device). Its NIC's reports are still given to the
+/// caller.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCpu;
+
+impl RecoveryCpu for NoCpu {
+    fn handle_report(&mut self, _: Timestamp, _: &NicReport) {}
+    fn handle_timeout(&mut self, _: Timestamp) {}
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        None
+    }
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        None
+    }
+    fn min_delay(&self) -> core::time::Duration {
+        core::time::Duration::from_nanos(1)
+    }
+}
+
+/// A NIC with its CPU half (by default the reference [`RecoveryAgent`]). See the module
+/// documentation for the drive loop.
 #[derive(Debug)]
-pub struct Endpoint {
+pub struct Endpoint<C = RecoveryAgent> {
     /// The NIC half.
     pub nic: Nic,
     /// The CPU half.
-    pub agent: RecoveryAgent,
+    pub cpu: C,
+    phase: Phase,
+    /// Whether the current round of the drain gave anything.
+    busy: bool,
 }
 
-impl Endpoint {
-    /// A new endpoint.
+impl Endpoint<RecoveryAgent> {
+    /// A new endpoint with the reference recovery agent.
     pub fn new(nic: NicConfig, recovery: RecoveryConfig) -> Result<Endpoint, ConfigError> {
-        Ok(Endpoint { nic: Nic::new(nic)?, agent: RecoveryAgent::new(recovery) })
+        Ok(Endpoint::with_cpu(Nic::new(nic)?, RecoveryAgent::new(recovery)))
+    }
+}
+
+impl<C: RecoveryCpu> Endpoint<C> {
+    /// A NIC and a CPU half, wired together.
+    pub fn with_cpu(nic: Nic, cpu: C) -> Endpoint<C> {
+        Endpoint { nic, cpu, phase: Phase::Transmit, busy: false }
     }
 
     /// See [`Nic::handle_host`].
     pub fn handle_host(&mut self, now: Timestamp, cmd: HostCommand) -> Result<(), HostError> {
+        self.restart();
         self.nic.handle_host(now, cmd)
     }
 
@@ -40,58 +108,137 @@ impl Endpoint {
         ev: Ev,
         packet: &Packet,
     ) -> Result<(), HostOrPeer> {
+        self.restart();
         self.nic.handle_packet(now, ev, packet)
     }
 
-    /// Fires the NIC's and the agent's timers due at `now`, and delivers the agent's
-    /// commands to the NIC.
-    pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
-        self.nic.handle_timeout(now)?;
-        self.agent.handle_timeout(now);
-        self.pump_commands(now)
+    /// A CPU command from outside the endpoint (a scenario's own). See [`Nic::handle_cpu`].
+    pub fn handle_cpu(&mut self, now: Timestamp, cmd: CpuCommand) -> Result<(), ApiMisuse> {
+        self.restart();
+        self.nic.handle_cpu(now, cmd)
     }
 
-    fn pump_commands(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
-        while let Some(cmd) = self.agent.poll_command() {
-            self.nic.handle_cpu(now, cmd)?;
+    /// Fires the timers due at `now`: the NIC's first, then the CPU half's. Their outputs
+    /// (and the CPU half's commands) come from [`Endpoint::poll`]. Call it when
+    /// [`Endpoint::poll_timeout`] says something is due.
+    ///
+    /// # Errors
+    ///
+    /// [`ApiMisuse::TimeWentBackwards`] when `now` is before the last call's.
+    pub fn handle_timeout(&mut self, now: Timestamp) -> Result<(), ApiMisuse> {
+        self.restart();
+        // The NIC fires only what is due (after a `poll_timeout`, nothing when it is not).
+        self.nic.handle_timeout(now)?;
+        if self.cpu.poll_timeout().is_some_and(|t| t <= now) {
+            self.cpu.handle_timeout(now);
         }
         Ok(())
     }
 
-    /// The next packet to send. See [`Nic::poll_transmit`].
-    pub fn poll_transmit(&mut self, now: Timestamp) -> Option<Transmit> {
-        self.nic.poll_transmit(now)
-    }
-
-    /// The next event for the host, or `Ok(None)` when there is none. A report is shown to
-    /// the agent first (and still returned, so that a trace records it), and the commands
-    /// it causes go to the NIC at once.
+    /// The next output at `now`, or `Ok(None)` when the endpoint has nothing more to say
+    /// (see the module documentation for the order). With `room` false no packet is taken
+    /// from the NIC (a caller whose transmit buffer is full); its events still are.
     ///
     /// # Errors
     ///
     /// [`ApiMisuse::TimeWentBackwards`] when `now` is before the last call's; nothing is
-    /// taken then. Otherwise the NIC's refusal of a command the agent gave
-    /// ([`Nic::handle_cpu`]); the event that caused it has been taken.
-    pub fn poll_event(&mut self, now: Timestamp) -> Result<Option<NicEvent>, ApiMisuse> {
+    /// taken then. Otherwise the NIC's refusal of a command of the CPU half
+    /// ([`Nic::handle_cpu`]): the command had no effect, and the next call goes on with
+    /// the commands after it.
+    pub fn poll(&mut self, now: Timestamp, room: bool) -> Result<Option<Output>, ApiMisuse> {
         self.nic.check_time(now)?;
-        let Some(ev) = self.nic.poll_event() else { return Ok(None) };
-        if let NicEvent::Report(r) = &ev {
-            self.agent.handle_report(now, r);
-            self.pump_commands(now)?;
+        loop {
+            match self.phase {
+                Phase::Transmit => {
+                    if room {
+                        if let Some(t) = self.nic.poll_transmit(now) {
+                            self.busy = true;
+                            return Ok(Some(Output::Transmit(t)));
+                        }
+                    }
+                    self.phase = Phase::Event;
+                }
+                Phase::Event => {
+                    if let Some(e) = self.nic.poll_event() {
+                        self.busy = true;
+                        if let NicEvent::Report(r) = &e {
+                            self.cpu.handle_report(now, r);
+                        }
+                        return Ok(Some(Output::Event(e)));
+                    }
+                    self.phase = Phase::Commands;
+                }
+                Phase::Commands => {
+                    if let Some(cmd) = self.cpu.poll_command() {
+                        self.busy = true;
+                        self.nic.handle_cpu(now, cmd)?;
+                        continue;
+                    }
+                    self.phase = Phase::Transmit;
+                    if !core::mem::take(&mut self.busy) {
+                        return Ok(None);
+                    }
+                }
+            }
         }
-        Ok(Some(ev))
+    }
+
+    /// Fires every deadline up to `until` (inclusive) in time order, never before the
+    /// endpoint's last time `from`, and after each gives every output to `out` with its
+    /// time. Returns the time of the last deadline fired, or `from` if none was due.
+    ///
+    /// # Errors
+    ///
+    /// As [`Endpoint::handle_timeout`] and [`Endpoint::poll`]; a refused command of the
+    /// CPU half is given to `refused` and the drain goes on.
+    pub fn run_timers(
+        &mut self,
+        from: Timestamp,
+        until: Timestamp,
+        out: &mut impl FnMut(Timestamp, Output),
+        refused: &mut impl FnMut(Timestamp, ApiMisuse),
+    ) -> Result<Timestamp, ApiMisuse> {
+        let mut now = from;
+        while let Some(d) = self.poll_timeout().filter(|&d| d <= until) {
+            now = d.max(now);
+            self.handle_timeout(now)?;
+            self.drain(now, out, refused)?;
+        }
+        Ok(now)
+    }
+
+    /// Gives every output at `now` to `out` ([`Endpoint::poll`] until it gives `None`); a
+    /// refused command of the CPU half goes to `refused` and the drain goes on.
+    ///
+    /// # Errors
+    ///
+    /// [`ApiMisuse::TimeWentBackwards`] when `now` is before the last call's.
+    pub fn drain(
+        &mut self,
+        now: Timestamp,
+        out: &mut impl FnMut(Timestamp, Output),
+        refused: &mut impl FnMut(Timestamp, ApiMisuse),
+    ) -> Result<(), ApiMisuse> {
+        self.nic.check_time(now)?;
+        loop {
+            match self.poll(now, true) {
+                Ok(Some(o)) => out(now, o),
+                Ok(None) => return Ok(()),
+                Err(e) => refused(now, e),
+            }
+        }
     }
 
     /// The next deadline of either half.
     pub fn poll_timeout(&mut self) -> Option<Timestamp> {
-        match (self.nic.poll_timeout(), self.agent.poll_timeout()) {
+        match (self.nic.poll_timeout(), self.cpu.poll_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
 
-    /// Reports are also useful to callers that run the two halves apart.
-    pub fn forward_report(&mut self, now: Timestamp, report: &NicReport) {
-        self.agent.handle_report(now, report);
+    /// Starts a new round of the drain: an input may have given the NIC new outputs.
+    fn restart(&mut self) {
+        self.phase = Phase::Transmit;
     }
 }

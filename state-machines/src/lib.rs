@@ -9,11 +9,20 @@
 //! * [`RecoveryAgent`], the CPU half: timeout detection, retry counters and back-off, EV
 //!   policy, QP error.
 //!
-//! They talk only through [`NicReport`]s and [`CpuCommand`]s; [`Endpoint`] wires the two
-//! together for callers that want a whole host, and [`ReferenceDevice`] puts the NIC half
-//! (with, when a scenario asks, its CPU half inside) behind the device boundary of the
-//! conformance suite (`openrdma_device::Device`). Nothing here reads a clock, spawns a
-//! thread or touches a file: time is a [`Timestamp`] argument and every random choice comes
+//! They talk only through [`NicReport`]s and [`CpuCommand`]s. Around them, one of each:
+//!
+//! * the drive loop: [`Endpoint`] wires a NIC to any CPU half (the reference agent, or any
+//!   `openrdma_device::RecoveryCpu`) and drains them in the one documented order (timers
+//!   NIC first, then CPU half; packets, events, then commands); [`ReferenceDevice`] is an
+//!   endpoint behind the device boundary of the conformance suite
+//!   (`openrdma_device::Device`), with its CPU half inside when a scenario asks;
+//! * the fabric: a [`Fabric`] decides each packet's [`Fate`], and [`Pair`] drives two
+//!   endpoints over it (the pair tests, the fuzz targets);
+//! * the oracle: [`DeliveryOracle`] checks the delivery invariants (each packet placed
+//!   once, retirement in order, no flag before its data, no write after it) for the tests,
+//!   the fuzz targets and the simulator.
+//!
+//! Nothing here reads a clock, spawns a thread or touches a file: time is a [`Timestamp`] argument and every random choice comes
 //! from the seed in [`NicConfig`]. The same inputs give the same outputs, byte for byte.
 //!
 //! It depends on the codec (`openrdma-codec`), whose `Repr`s are its packets, and on the
@@ -32,8 +41,8 @@
 
 // The types a caller drives the model with are at the root. Modules are public only where
 // their paths carry more than the root does: `boundary` (the adapter's port helpers),
-// `ev` (the EV state machine as a table), and `receiver` and `retire` (the reference and
-// the hardware-shaped structures, to test against each other).
+// `ev` (the EV state machine as a table), `oracle` (its violations), and `receiver` and
+// `retire` (the reference and the hardware-shaped structures, to test against each other).
 pub mod boundary;
 mod config;
 mod endpoint;
@@ -41,7 +50,9 @@ mod error;
 pub mod ev;
 mod event;
 mod nic;
+pub mod oracle;
 mod packet;
+mod pair;
 pub mod receiver;
 mod recovery;
 pub mod retire;
@@ -52,7 +63,7 @@ pub use boundary::ReferenceDevice;
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
-pub use endpoint::Endpoint;
+pub use endpoint::{Endpoint, NoCpu, Output};
 pub use error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
 pub use ev::{EvEvent, EvMark, EvState};
 pub use event::{
@@ -61,5 +72,7 @@ pub use event::{
 };
 pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
+pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
+pub use pair::{Fabric, Fate, Pair, RunEnd};
 pub use recovery::{RecoveryAgent, reference_cpu_half};

@@ -154,19 +154,19 @@ fn debug_one() {
     let mut p = common::Pair::new(heavy(seed, RetirementMode::Shared, SprayPolicy::RoundRobin));
     let end = p.run();
     for k in 0..2 {
-        eprintln!("ep{k}: end {end} stats {:?}", p.eps[k].nic.stats());
+        eprintln!("ep{k}: end {end} stats {:?}", p.pair.eps[k].nic.stats());
         for (a, b) in p.sc.qps.clone() {
             let q = openrdma_codec::Qpn::new(if k == 0 { a } else { b });
             eprintln!(
                 "  qp {q}: send {:?} expect {:?} evs {:?} err {:?}",
-                p.eps[k].nic.send_window(q),
-                p.eps[k].nic.expected_psn(q),
-                p.eps[k].nic.ev_states(q),
-                p.eps[k].nic.qp_in_error(q)
+                p.pair.eps[k].nic.send_window(q),
+                p.pair.eps[k].nic.expected_psn(q),
+                p.pair.eps[k].nic.ev_states(q),
+                p.pair.eps[k].nic.qp_in_error(q)
             );
         }
         eprintln!("  verify: {:?}", &p.verify(k)[..p.verify(k).len().min(3)]);
-        eprintln!("  timeout {:?}", p.eps[k].poll_timeout());
+        eprintln!("  timeout {:?}", p.pair.eps[k].poll_timeout());
     }
 }
 

@@ -10,15 +10,16 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
 use openrdma_device::DomainId;
+use openrdma_sm::oracle::Violation;
 use openrdma_sm::{
-    CpuCommand, Endpoint, HostCommand, NicConfig, NicEvent, NicReport, Packet, QpConfig,
-    RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy, Timestamp,
+    CpuCommand, DeliveryOracle, Endpoint, Fabric, Fate, HostCommand, Nic, NicConfig, NicEvent,
+    NicReport, Packet, QpConfig, RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy,
+    Timestamp, Transmit,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -89,26 +90,17 @@ impl Scenario {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct InFlight {
-    at: u64,
-    seq: u64,
-    to: usize,
-    path: usize,
-}
-
 /// Everything recorded about one direction's messages, for the checks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Checker {
-    /// (receiver qpn, psn) placed.
-    pub placed: HashSet<(u32, u32)>,
-    /// Bytes placed per (receiver qpn, msn).
-    pub bytes: HashMap<(u32, u16), u64>,
+    /// The delivery invariants at the receiver, QPs numbered as in the scenario.
+    pub oracle: DeliveryOracle,
+    /// Receiving QPN -> (oracle QP, retirement domain).
+    receivers: HashMap<u32, (usize, usize)>,
     /// Retired (flag written) messages per receiver QP, in order: msn.
     pub flags: BTreeMap<u32, Vec<u16>>,
     /// Flag order over the whole NIC (shared domain): (qpn, msn).
     pub flag_order: Vec<(u32, u16)>,
-    pub retired: HashSet<(u32, u16)>,
     /// Sender completions: (sender qpn, wr_id) -> status.
     pub send_completions: HashMap<(u32, u64), u8>,
     pub recv_completions: Vec<(u32, u16, u32)>,
@@ -119,14 +111,35 @@ pub struct Checker {
     pub qp_errors: Vec<(u32, String)>,
 }
 
-/// The pair.
-pub struct Pair {
+impl Checker {
+    /// The checks of the messages endpoint `k` of `sc` sends.
+    fn new(sc: &Scenario, k: usize) -> Checker {
+        let shared = sc.nic.retirement == openrdma_sm::RetirementMode::Shared;
+        let mut oracle = DeliveryOracle::new(sc.qps.len(), sc.nic.window());
+        let mut receivers = HashMap::new();
+        for (i, &(a, b)) in sc.qps.iter().enumerate() {
+            let qp = oracle.add_qp(Psn::new(sc.initial_psn));
+            receivers.insert(if k == 0 { b } else { a }, (qp, if shared { 0 } else { i }));
+        }
+        Checker {
+            oracle,
+            receivers,
+            flags: BTreeMap::new(),
+            flag_order: Vec::new(),
+            send_completions: HashMap::new(),
+            recv_completions: Vec::new(),
+            retransmissions: Vec::new(),
+            violations: Vec::new(),
+            duplicates_placed: 0,
+            max_peer_entries: 0,
+            qp_errors: Vec::new(),
+        }
+    }
+}
+
+/// The fabric of the pair: seeded paths with impairments, and the checks.
+pub struct Paths {
     pub sc: Scenario,
-    pub eps: [Endpoint; 2],
-    pub now: u64,
-    queue: BinaryHeap<Reverse<(InFlight, u64)>>,
-    packets: HashMap<u64, (Ev, Packet)>,
-    seq: u64,
     path_rngs: Vec<ChaCha8Rng>,
     /// Last arrival time per (path, destination), for FIFO.
     path_last: HashMap<(usize, usize), u64>,
@@ -146,6 +159,26 @@ pub struct Pair {
     /// when the retransmission left?
     rtx_snapshot: HashMap<(usize, u32, u32), (bool, u32)>,
     pub trace: bool,
+}
+
+/// The pair: two endpoints over [`Paths`], driven by the model's [`openrdma_sm::Pair`].
+pub struct Pair {
+    pub pair: openrdma_sm::Pair<Paths>,
+    /// The time the last run ended.
+    pub now: u64,
+}
+
+impl std::ops::Deref for Pair {
+    type Target = Paths;
+    fn deref(&self) -> &Paths {
+        &self.pair.fabric
+    }
+}
+
+impl std::ops::DerefMut for Pair {
+    fn deref_mut(&mut self) -> &mut Paths {
+        &mut self.pair.fabric
+    }
 }
 
 pub const RKEY: Rkey = Rkey::new(0xBEEF);
@@ -201,26 +234,23 @@ impl Pair {
         let path_rngs = (0..sc.paths.len())
             .map(|p| ChaCha8Rng::seed_from_u64(sc.seed ^ (0xA5A5_0000 + p as u64)))
             .collect();
-        let mut pair = Pair {
+        let check = [Checker::new(&sc, 0), Checker::new(&sc, 1)];
+        let paths = Paths {
             sc,
-            eps,
-            now: 0,
-            queue: BinaryHeap::new(),
-            packets: HashMap::new(),
-            seq: 0,
             path_rngs,
             path_last: HashMap::new(),
             in_fabric: HashMap::new(),
             delivered: HashSet::new(),
             dropped: 0,
             dropped_acks: 0,
-            check: [Checker::default(), Checker::default()],
+            check,
             expected: [HashMap::new(), HashMap::new()],
             drops_done: HashSet::new(),
             sent_data: 0,
             rtx_snapshot: HashMap::new(),
             trace: std::env::var_os("PAIR_TRACE").is_some(),
         };
+        let mut pair = Pair { pair: openrdma_sm::Pair::new(eps, paths), now: 0 };
         pair.post_workload();
         pair
     }
@@ -255,223 +285,17 @@ impl Pair {
                         signaled: true,
                     };
                     self.expected[k].insert((me, wr_id), len);
-                    self.eps[k].handle_host(Timestamp(0), HostCommand::PostWrite(wr)).unwrap();
+                    self.pair.eps[k].handle_host(Timestamp(0), HostCommand::PostWrite(wr)).unwrap();
                 }
             }
-        }
-    }
-
-    fn path_of(&self, ev: Ev) -> usize {
-        let ev = ev.value();
-        // An ECMP-like hash of the EV.
-        let h = ev.wrapping_mul(0x9E37_79B1) >> 16;
-        (h as usize) % self.sc.paths.len()
-    }
-
-    fn transmit(&mut self, from: usize, ev: Ev, packet: Packet) {
-        let to = 1 - from;
-        let path = self.path_of(ev);
-        let spec = self.sc.paths[path].clone();
-        let rng = &mut self.path_rngs[path];
-        let r_loss = f64::from(rng.next_u32()) / f64::from(u32::MAX);
-        let r_dup = f64::from(rng.next_u32()) / f64::from(u32::MAX);
-        let jitter = if spec.jitter > 0 { u64::from(rng.next_u32()) % spec.jitter } else { 0 };
-        let is_data = matches!(packet, Packet::Write(_));
-        let (qpn, psn) = (packet.dest_qp().value(), packet.psn().value());
-        if let Packet::Write(w) = &packet {
-            if w.bth.rtx {
-                let key = (to, qpn, psn);
-                let snap =
-                    (self.delivered.contains(&key), self.in_fabric.get(&key).copied().unwrap_or(0));
-                self.rtx_snapshot.insert(key, snap);
-            }
-        }
-        if self.trace {
-            eprintln!("{:>9} {from}->{to} ev {ev:#010x} path {path} {:?}", self.now, packet);
-        }
-        let dark = spec.dark.is_some_and(|(a, b)| self.now >= a && self.now < b);
-        let aimed = from == 0 && is_data && {
-            let src = self.sc.qps.iter().find(|q| q.1 == qpn).map(|q| q.0).unwrap_or(0);
-            let key = (src, psn);
-            self.sc.drop_psns.contains(&key) && self.drops_done.insert(key)
-        };
-        if dark || r_loss < spec.loss || aimed {
-            if is_data {
-                self.dropped += 1;
-            } else {
-                self.dropped_acks += 1;
-            }
-            return;
-        }
-        let copies = if r_dup < spec.dup { 2 } else { 1 };
-        for _ in 0..copies {
-            let last = self.path_last.get(&(path, to)).copied().unwrap_or(0);
-            let at = (self.now + spec.delay + jitter).max(last);
-            self.path_last.insert((path, to), at);
-            self.seq += 1;
-            self.packets.insert(self.seq, (ev, packet.clone()));
-            if is_data {
-                *self.in_fabric.entry((to, qpn, psn)).or_default() += 1;
-            }
-            self.queue.push(Reverse((InFlight { at, seq: self.seq, to, path }, self.seq)));
-        }
-    }
-
-    /// Drains both endpoints' outputs at the current time, checking as it goes.
-    fn drain(&mut self) {
-        let now = Timestamp(self.now);
-        loop {
-            let mut any = false;
-            for k in 0..2 {
-                while let Some(t) = self.eps[k].poll_transmit(now) {
-                    any = true;
-                    if let Packet::Write(w) = &t.packet {
-                        if !w.bth.rtx {
-                            self.sent_data += 1;
-                        }
-                    }
-                    self.transmit(k, t.ev, t.packet);
-                }
-                while let Some(ev) = self.eps[k].poll_event(now).expect("time moves forward") {
-                    any = true;
-                    self.record(k, ev);
-                }
-            }
-            if !any {
-                break;
-            }
-        }
-        for k in 0..2 {
-            let e = self.eps[k].nic.peer_driven_entries();
-            let c = &mut self.check[1 - k];
-            c.max_peer_entries = c.max_peer_entries.max(e);
-        }
-    }
-
-    /// Records an event of endpoint `k`. Receiver-side facts about the messages of the
-    /// other endpoint go to `check[1 - k]`, sender-side facts to `check[k]`.
-    fn record(&mut self, k: usize, ev: NicEvent) {
-        if self.trace {
-            eprintln!("{:>9} ep{k} {:?}", self.now, ev);
-        }
-        match ev {
-            NicEvent::DmaWrite(w) => {
-                let c = &mut self.check[1 - k];
-                let key = (w.qpn.value(), w.msn.value());
-                if c.retired.contains(&key) {
-                    c.violations.push(format!("write after flag: {key:?} psn {}", w.psn));
-                }
-                if !c.placed.insert((w.qpn.value(), w.psn.value())) {
-                    c.duplicates_placed += 1;
-                    c.violations.push(format!("PSN {} of QP {} placed twice", w.psn, w.qpn));
-                }
-                *c.bytes.entry(key).or_default() += u64::from(w.payload.len());
-                self.delivered.insert((k, w.qpn.value(), w.psn.value()));
-            }
-            NicEvent::FlagWrite(f) if f.side == Side::Responder => {
-                let c = &mut self.check[1 - k];
-                let key = (f.qpn.value(), f.msn.value());
-                if !c.retired.insert(key) {
-                    c.violations.push(format!("message {key:?} retired twice"));
-                }
-                let flag = openrdma_codec::host::FlagRepr::from_u64(f.value);
-                let placed = c.bytes.get(&key).copied().unwrap_or(0);
-                if u64::from(flag.byte_len) != placed {
-                    c.violations.push(format!(
-                        "flag for {key:?} with {} bytes placed of {}",
-                        placed, flag.byte_len
-                    ));
-                }
-                c.flags.entry(f.qpn.value()).or_default().push(f.msn.value());
-                c.flag_order.push(key);
-            }
-            NicEvent::FlagWrite(_) => {}
-            NicEvent::Completion(c) => match c.side {
-                Side::Requester => {
-                    let ck = &mut self.check[k];
-                    if ck
-                        .send_completions
-                        .insert((c.entry.qpn.value(), c.entry.wr_id), c.entry.status.0)
-                        .is_some()
-                    {
-                        ck.violations.push(format!("wr {:#x} completed twice", c.entry.wr_id));
-                    }
-                }
-                Side::Responder => {
-                    self.check[1 - k].recv_completions.push((
-                        c.entry.qpn.value(),
-                        c.entry.msn.value(),
-                        c.entry.imm,
-                    ));
-                }
-            },
-            NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause, .. }) => {
-                let ck = &mut self.check[k];
-                ck.retransmissions.push((qpn.value(), psn.value(), cause));
-                if cause == RetransmitCause::SackInference {
-                    // SND-INFER-002: inference never retransmits a packet that arrived or is
-                    // still on its way.
-                    let peer = self
-                        .sc
-                        .qps
-                        .iter()
-                        .find(|q| if k == 0 { q.0 == qpn.value() } else { q.1 == qpn.value() });
-                    if let Some(&(a, b)) = peer {
-                        let dst_qp = if k == 0 { b } else { a };
-                        let key = (1 - k, dst_qp, psn.value());
-                        let (delivered, in_fabric) =
-                            self.rtx_snapshot.get(&key).copied().unwrap_or((false, 0));
-                        if delivered || in_fabric > 0 {
-                            ck.violations.push(format!(
-                                "spurious inferred retransmission of QP {qpn} PSN {psn} (delivered {delivered}, in fabric {in_fabric})"
-                            ));
-                        }
-                    }
-                }
-            }
-            NicEvent::Report(NicReport::QpError { qpn, requirement }) => {
-                self.check[k].qp_errors.push((qpn.value(), requirement));
-            }
-            NicEvent::Report(_) => {}
         }
     }
 
     /// Runs until both sides are idle or the horizon passes. Returns the end time.
     pub fn run(&mut self) -> u64 {
-        self.drain();
-        loop {
-            let next_arrival = self.queue.peek().map(|Reverse((f, _))| f.at);
-            let t0 = self.eps[0].poll_timeout().map(|t| t.0);
-            let t1 = self.eps[1].poll_timeout().map(|t| t.0);
-            let next = [next_arrival, t0, t1].into_iter().flatten().min();
-            let Some(next) = next else { break };
-            if next > self.sc.horizon {
-                break;
-            }
-            self.now = self.now.max(next);
-            let now = Timestamp(self.now);
-            while let Some(Reverse((f, id))) = self.queue.peek().cloned() {
-                if f.at > self.now {
-                    break;
-                }
-                self.queue.pop();
-                let (ev, packet) = self.packets.remove(&id).expect("queued");
-                if matches!(packet, Packet::Write(_)) {
-                    let key = (f.to, packet.dest_qp().value(), packet.psn().value());
-                    if let Some(n) = self.in_fabric.get_mut(&key) {
-                        *n -= 1;
-                    }
-                }
-                let _ = self.eps[f.to].handle_packet(now, ev, &packet);
-                self.drain();
-            }
-            for k in 0..2 {
-                if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
-                    self.eps[k].handle_timeout(now).unwrap();
-                }
-            }
-            self.drain();
-        }
+        let horizon = Timestamp(self.sc.horizon);
+        self.pair.run(horizon, usize::MAX).expect("a reference NIC takes its agent's commands");
+        self.now = self.pair.now().0;
         self.now
     }
 
@@ -528,6 +352,177 @@ impl Pair {
 
     pub fn retransmissions(&self, k: usize) -> usize {
         self.check[k].retransmissions.len()
+    }
+}
+
+impl Paths {
+    fn path_of(&self, ev: Ev) -> usize {
+        let ev = ev.value();
+        // An ECMP-like hash of the EV.
+        let h = ev.wrapping_mul(0x9E37_79B1) >> 16;
+        (h as usize) % self.sc.paths.len()
+    }
+}
+
+impl Fabric for Paths {
+    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
+        let (ev, packet) = (t.ev, &t.packet);
+        if let Packet::Write(w) = packet {
+            if !w.bth.rtx {
+                self.sent_data += 1;
+            }
+        }
+        let to = 1 - from;
+        let path = self.path_of(ev);
+        let spec = self.sc.paths[path].clone();
+        let rng = &mut self.path_rngs[path];
+        let r_loss = f64::from(rng.next_u32()) / f64::from(u32::MAX);
+        let r_dup = f64::from(rng.next_u32()) / f64::from(u32::MAX);
+        let jitter = if spec.jitter > 0 { u64::from(rng.next_u32()) % spec.jitter } else { 0 };
+        let is_data = matches!(packet, Packet::Write(_));
+        let (qpn, psn) = (packet.dest_qp().value(), packet.psn().value());
+        if let Packet::Write(w) = packet {
+            if w.bth.rtx {
+                let key = (to, qpn, psn);
+                let snap =
+                    (self.delivered.contains(&key), self.in_fabric.get(&key).copied().unwrap_or(0));
+                self.rtx_snapshot.insert(key, snap);
+            }
+        }
+        if self.trace {
+            eprintln!("{:>9} {from}->{to} ev {ev:#010x} path {path} {:?}", now.0, packet);
+        }
+        let dark = spec.dark.is_some_and(|(a, b)| now.0 >= a && now.0 < b);
+        let aimed = from == 0 && is_data && {
+            let src = self.sc.qps.iter().find(|q| q.1 == qpn).map(|q| q.0).unwrap_or(0);
+            let key = (src, psn);
+            self.sc.drop_psns.contains(&key) && self.drops_done.insert(key)
+        };
+        if dark || r_loss < spec.loss || aimed {
+            if is_data {
+                self.dropped += 1;
+            } else {
+                self.dropped_acks += 1;
+            }
+            return Fate::Drop;
+        }
+        let copies = if r_dup < spec.dup { 2 } else { 1 };
+        let mut at = [0u64; 2];
+        for a in at.iter_mut().take(copies) {
+            let last = self.path_last.get(&(path, to)).copied().unwrap_or(0);
+            *a = (now.0 + spec.delay + jitter).max(last);
+            self.path_last.insert((path, to), *a);
+            if is_data {
+                *self.in_fabric.entry((to, qpn, psn)).or_default() += 1;
+            }
+        }
+        if copies == 2 {
+            Fate::Duplicate { at: Timestamp(at[0]), again: Timestamp(at[1]), ev }
+        } else {
+            Fate::Deliver { at: Timestamp(at[0]), ev }
+        }
+    }
+
+    fn arrive(&mut self, _: Timestamp, to: usize, _: Ev, packet: &Packet) {
+        if matches!(packet, Packet::Write(_)) {
+            let key = (to, packet.dest_qp().value(), packet.psn().value());
+            if let Some(n) = self.in_fabric.get_mut(&key) {
+                *n -= 1;
+            }
+        }
+    }
+
+    fn drained(&mut self, _: Timestamp, nics: [&Nic; 2]) {
+        for (k, nic) in nics.iter().enumerate() {
+            let e = nic.peer_driven_entries();
+            let c = &mut self.check[1 - k];
+            c.max_peer_entries = c.max_peer_entries.max(e);
+        }
+    }
+
+    /// Records an event of endpoint `k`. Receiver-side facts about the messages of the
+    /// other endpoint go to `check[1 - k]`, sender-side facts to `check[k]`.
+    fn event(&mut self, now: Timestamp, k: usize, ev: NicEvent) {
+        if self.trace {
+            eprintln!("{:>9} ep{k} {:?}", now.0, ev);
+        }
+        match ev {
+            NicEvent::DmaWrite(w) => {
+                let c = &mut self.check[1 - k];
+                let Some(&(qp, domain)) = c.receivers.get(&w.qpn.value()) else {
+                    c.violations.push(format!("DMA write for unknown QP {}", w.qpn));
+                    return;
+                };
+                let (violations, dups) = (&mut c.violations, &mut c.duplicates_placed);
+                c.oracle.dma(qp, domain, &w, |v| {
+                    *dups += u64::from(matches!(v, Violation::PlacedTwice { .. }));
+                    violations.push(v.to_string());
+                });
+                self.delivered.insert((k, w.qpn.value(), w.psn.value()));
+            }
+            NicEvent::FlagWrite(f) if f.side == Side::Responder => {
+                let c = &mut self.check[1 - k];
+                let Some(&(qp, domain)) = c.receivers.get(&f.qpn.value()) else {
+                    c.violations.push(format!("flag for unknown QP {}", f.qpn));
+                    return;
+                };
+                let flag = openrdma_codec::host::FlagRepr::from_u64(f.value);
+                let violations = &mut c.violations;
+                c.oracle.flag(qp, domain, &f, u64::from(flag.byte_len), |v| {
+                    violations.push(v.to_string())
+                });
+                c.flags.entry(f.qpn.value()).or_default().push(f.msn.value());
+                c.flag_order.push((f.qpn.value(), f.msn.value()));
+            }
+            NicEvent::FlagWrite(_) => {}
+            NicEvent::Completion(c) => match c.side {
+                Side::Requester => {
+                    let ck = &mut self.check[k];
+                    if ck
+                        .send_completions
+                        .insert((c.entry.qpn.value(), c.entry.wr_id), c.entry.status.0)
+                        .is_some()
+                    {
+                        ck.violations.push(format!("wr {:#x} completed twice", c.entry.wr_id));
+                    }
+                }
+                Side::Responder => {
+                    self.check[1 - k].recv_completions.push((
+                        c.entry.qpn.value(),
+                        c.entry.msn.value(),
+                        c.entry.imm,
+                    ));
+                }
+            },
+            NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause, .. }) => {
+                let ck = &mut self.check[k];
+                ck.retransmissions.push((qpn.value(), psn.value(), cause));
+                if cause == RetransmitCause::SackInference {
+                    // SND-INFER-002: inference never retransmits a packet that arrived or is
+                    // still on its way.
+                    let peer = self
+                        .sc
+                        .qps
+                        .iter()
+                        .find(|q| if k == 0 { q.0 == qpn.value() } else { q.1 == qpn.value() });
+                    if let Some(&(a, b)) = peer {
+                        let dst_qp = if k == 0 { b } else { a };
+                        let key = (1 - k, dst_qp, psn.value());
+                        let (delivered, in_fabric) =
+                            self.rtx_snapshot.get(&key).copied().unwrap_or((false, 0));
+                        if delivered || in_fabric > 0 {
+                            ck.violations.push(format!(
+                                "spurious inferred retransmission of QP {qpn} PSN {psn} (delivered {delivered}, in fabric {in_fabric})"
+                            ));
+                        }
+                    }
+                }
+            }
+            NicEvent::Report(NicReport::QpError { qpn, requirement }) => {
+                self.check[k].qp_errors.push((qpn.value(), requirement));
+            }
+            NicEvent::Report(_) => {}
+        }
     }
 }
 

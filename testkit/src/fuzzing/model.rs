@@ -25,8 +25,7 @@
 //!   a rejected token gives exactly one error completion and changes nothing, and the next
 //!   valid token is accepted.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use openrdma_codec::host::{
@@ -40,7 +39,6 @@ use openrdma_codec::{
 };
 
 use openrdma_device::{DomainId, Payload, Timestamp};
-use openrdma_sm::Endpoint;
 use openrdma_sm::ev::EvState;
 use openrdma_sm::{ApiMisuse, DoorbellRejected, HostError, PeerViolation};
 use openrdma_sm::{
@@ -50,6 +48,7 @@ use openrdma_sm::{
 use openrdma_sm::{
     CongestionControl, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
+use openrdma_sm::{DeliveryOracle, Endpoint, Fabric, Fate, Pair, RunEnd};
 use openrdma_sm::{HostOrPeer, Nic, NicStats};
 use openrdma_sm::{Packet, WritePacket};
 
@@ -1126,23 +1125,13 @@ pub fn sender(data: &[u8]) {
 // pair
 // =========================================================================================
 
-/// What happens to one packet in the fabric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fate {
-    Deliver,
-    Drop,
-    Duplicate,
-    /// Delivered late by this many ns, overtaken by later packets of its path.
-    Delay(u64),
-}
-
 /// Facts about the messages one endpoint sends, as the two endpoints report them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Direction {
     /// Posted messages by MSN: (wr_id, length, immediate).
     posted: Vec<(u64, u32, Option<u32>)>,
-    /// PSNs placed at the receiver.
-    placed: HashSet<u32>,
+    /// The delivery invariants at the receiver (one QP, one domain).
+    oracle: DeliveryOracle,
     /// Bytes placed per MSN.
     bytes: HashMap<Msn, u64>,
     /// Retirement flags in the order written.
@@ -1154,17 +1143,13 @@ struct Direction {
     immediates: Vec<(Msn, u32)>,
 }
 
+/// The fuzzed fabric: the input decides each packet's fate.
 #[derive(Debug)]
-struct Fabric {
-    eps: [Endpoint; 2],
-    now: u64,
+struct Fuzzed<'a> {
+    inp: Input<'a>,
     npaths: usize,
-    /// Arrivals: (time, sequence) -> (destination, EV, packet).
-    queue: BinaryHeap<Reverse<(u64, u64)>>,
-    packets: HashMap<u64, (usize, Ev, Packet)>,
     /// Last arrival per (path, destination): paths are FIFO for delivered packets.
     path_last: HashMap<(usize, usize), u64>,
-    seq: u64,
     dirs: [Direction; 2],
     qp_error: bool,
 }
@@ -1174,67 +1159,62 @@ fn pair_qpn(k: usize) -> u32 {
     if k == 0 { PEER } else { LQP }
 }
 
-impl Fabric {
+impl Fuzzed<'_> {
     fn path_of(&self, ev: Ev) -> usize {
         (ev.value().wrapping_mul(0x9E37_79B1) >> 16) as usize % self.npaths
     }
 
-    fn send(&mut self, from: usize, ev: Ev, packet: Packet, fate: Fate) {
+    /// The next arrival on `path` towards `to`, after every earlier one (FIFO).
+    fn in_order(&mut self, path: usize, to: usize, at: u64) -> Timestamp {
+        let last = self.path_last.get(&(path, to)).copied().unwrap_or(0);
+        let at = at.max(last);
+        self.path_last.insert((path, to), at);
+        Timestamp(at)
+    }
+}
+
+impl Fabric for Fuzzed<'_> {
+    /// One byte per packet: `% 8` 0–3 deliver, 4 drop, 5 duplicate, 6 and 7 delay by the
+    /// next byte × 64 ns (overtaken by later packets of its path).
+    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
         let to = 1 - from;
-        let path = self.path_of(ev);
-        let delay = 400 + 150 * path as u64;
-        let copies = match fate {
-            Fate::Drop => return,
-            Fate::Duplicate => 2,
-            _ => 1,
-        };
-        for _ in 0..copies {
-            let at = match fate {
-                Fate::Delay(extra) => self.now + delay + extra,
-                _ => {
-                    let last = self.path_last.get(&(path, to)).copied().unwrap_or(0);
-                    let at = (self.now + delay).max(last);
-                    self.path_last.insert((path, to), at);
-                    at
-                }
-            };
-            self.seq += 1;
-            self.packets.insert(self.seq, (to, ev, packet.clone()));
-            self.queue.push(Reverse((at, self.seq)));
+        let path = self.path_of(t.ev);
+        let at = now.0 + 400 + 150 * path as u64;
+        let b = if self.inp.is_empty() { 0 } else { self.inp.u8() % 8 };
+        match b {
+            4 => Fate::Drop,
+            5 => {
+                let first = self.in_order(path, to, at);
+                Fate::Duplicate { at: first, again: self.in_order(path, to, at), ev: t.ev }
+            }
+            6 | 7 => Fate::Deliver { at: Timestamp(at + u64::from(self.inp.u8()) * 64), ev: t.ev },
+            _ => Fate::Deliver { at: self.in_order(path, to, at), ev: t.ev },
         }
     }
 
-    /// Drains both endpoints at the current time; each packet takes its fate from `inp`.
-    fn drain(&mut self, inp: &mut Input<'_>) {
-        let now = Timestamp(self.now);
-        loop {
-            let mut any = false;
-            for k in 0..2 {
-                while let Some(t) = self.eps[k].poll_transmit(now) {
-                    any = true;
-                    let fate = if inp.is_empty() {
-                        Fate::Deliver
-                    } else {
-                        match inp.u8() % 8 {
-                            0..=3 => Fate::Deliver,
-                            4 => Fate::Drop,
-                            5 => Fate::Duplicate,
-                            _ => Fate::Delay(u64::from(inp.u8()) * 64),
-                        }
-                    };
-                    self.send(k, t.ev, t.packet, fate);
-                }
-                while let Some(e) = self.eps[k].poll_event(now).expect("time moves forward") {
-                    any = true;
-                    self.record(k, e);
-                }
-            }
-            if !any {
-                break;
-            }
-        }
+    fn event(&mut self, _: Timestamp, k: usize, e: NicEvent) {
+        self.record(k, e);
     }
 
+    fn refused(&mut self, _: Timestamp, to: usize, e: HostOrPeer) {
+        // Loss, duplication and reordering never make a correct peer break a rule; only
+        // packets still in flight to a QP that failed may be refused.
+        assert!(
+            self.qp_error,
+            "{}: endpoint {to} refused a correct peer's packet: {e}",
+            e.requirement()
+        );
+    }
+
+    fn fired(&mut self, now: Timestamp, k: usize, next: Option<Timestamp>) {
+        assert!(
+            next.is_none_or(|t| t > now),
+            "endpoint {k}: after handle_timeout({now}) the next deadline is {next:?}"
+        );
+    }
+}
+
+impl Fuzzed<'_> {
     /// Records an event of endpoint `k` and checks the safety rules.
     fn record(&mut self, k: usize, e: NicEvent) {
         match e {
@@ -1246,20 +1226,14 @@ impl Fabric {
                     "RCV-PLACE-003: DMA outside the region at {:#x}",
                     w.va
                 );
-                assert!(
-                    !d.retired.contains(&w.msn),
-                    "FLAG-LAST-002: write after the flag of MSN {}",
-                    w.msn
-                );
-                assert!(d.placed.insert(w.psn.value()), "RCV-DUP-001: PSN {} placed twice", w.psn);
+                d.oracle.dma(0, 0, &w, |v| panic!("{v}"));
                 *d.bytes.entry(w.msn).or_default() += len;
             }
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
                 let d = &mut self.dirs[1 - k];
-                assert!(d.retired.insert(f.msn), "RET-ORDER-001: MSN {} retired twice", f.msn);
-                let placed = d.bytes.get(&f.msn).copied().unwrap_or(0);
                 let flag = FlagRepr::from_u64(f.value);
-                assert_eq!(u64::from(flag.byte_len), placed, "FLAG-RECV-002: MSN {}", f.msn);
+                d.oracle.flag(0, 0, &f, u64::from(flag.byte_len), |v| panic!("{v}"));
+                d.retired.insert(f.msn);
                 d.flags.push(f.msn);
             }
             NicEvent::FlagWrite(_) => {}
@@ -1327,21 +1301,22 @@ pub fn pair(data: &[u8]) {
         let cfg = NicConfig { seed: nic.seed * 2 + k, ..nic.clone() };
         Endpoint::new(cfg, RecoveryConfig::default()).expect("valid configuration")
     });
-    let mut f = Fabric {
-        eps,
-        now: 0,
-        npaths,
-        queue: BinaryHeap::new(),
-        packets: HashMap::new(),
-        path_last: HashMap::new(),
-        seq: 0,
-        dirs: [Direction::default(), Direction::default()],
-        qp_error: false,
-    };
+    let mut eps = eps;
+    let mut dirs = [0, 1].map(|_| Direction {
+        oracle: DeliveryOracle::new(1, nic.window()),
+        posted: Vec::new(),
+        bytes: HashMap::new(),
+        flags: Vec::new(),
+        retired: HashSet::new(),
+        completions: HashMap::new(),
+        immediates: Vec::new(),
+    });
+    for d in &mut dirs {
+        d.oracle.add_qp(Psn::new(0));
+    }
     let t0 = Timestamp::ZERO;
-    for k in 0..2 {
+    for (k, ep) in eps.iter_mut().enumerate() {
         let (me, peer) = (pair_qpn(k), pair_qpn(1 - k));
-        let ep = &mut f.eps[k];
         let r = Region { rkey: RKEY, base: REGION_BASE, len: 0x100_0000, remote_write: true };
         ep.handle_host(t0, HostCommand::RegisterRegion(r)).expect("region");
         let mut qp = qp_config(me, peer, 0, 0);
@@ -1374,57 +1349,17 @@ pub fn pair(data: &[u8]) {
                 flag_slot: u32::from(m),
                 signaled: true,
             };
-            f.eps[k].handle_host(t0, HostCommand::PostWrite(wr)).expect("post");
-            f.dirs[k].posted.push((wr_id, length, imm));
+            eps[k].handle_host(t0, HostCommand::PostWrite(wr)).expect("post");
+            dirs[k].posted.push((wr_id, length, imm));
         }
     }
-    // The run: arrivals and timers in time order, bounded in steps and simulated time.
+    // The run: timers and arrivals in time order, bounded in steps and simulated time.
     const MAX_STEPS: usize = 50_000;
-    const HORIZON: u64 = 100_000_000;
-    f.drain(&mut inp);
-    let mut idle = false;
-    for _ in 0..MAX_STEPS {
-        let arrival = f.queue.peek().map(|Reverse((at, _))| *at);
-        let t0 = f.eps[0].poll_timeout().map(|t| t.0);
-        let t1 = f.eps[1].poll_timeout().map(|t| t.0);
-        let Some(next) = [arrival, t0, t1].into_iter().flatten().min() else {
-            idle = true;
-            break;
-        };
-        if next > HORIZON {
-            break;
-        }
-        f.now = f.now.max(next);
-        let now = Timestamp(f.now);
-        while let Some(&Reverse((at, id))) = f.queue.peek() {
-            if at > f.now {
-                break;
-            }
-            f.queue.pop();
-            let (to, ev, p) = f.packets.remove(&id).expect("queued");
-            if let Err(e) = f.eps[to].handle_packet(now, ev, &p) {
-                // Loss, duplication and reordering never make a correct peer break a rule;
-                // only packets still in flight to a QP that failed may be refused.
-                assert!(
-                    f.qp_error,
-                    "{}: endpoint {to} refused a correct peer's packet: {e}",
-                    e.requirement()
-                );
-            }
-            f.drain(&mut inp);
-        }
-        for k in 0..2 {
-            if f.eps[k].poll_timeout().is_some_and(|t| t <= now) {
-                f.eps[k].handle_timeout(now).expect("time moves forward");
-                f.drain(&mut inp);
-                let next = f.eps[k].poll_timeout();
-                assert!(
-                    next.is_none_or(|t| t > now),
-                    "endpoint {k}: after handle_timeout({now}) the next deadline is {next:?}"
-                );
-            }
-        }
-    }
+    const HORIZON: Timestamp = Timestamp(100_000_000);
+    let fabric = Fuzzed { inp, npaths, path_last: HashMap::new(), dirs, qp_error: false };
+    let mut pair = Pair::new(eps, fabric);
+    let end = pair.run(HORIZON, MAX_STEPS).expect("a reference NIC takes its agent's commands");
+    let (idle, f) = (end == RunEnd::Idle, pair.fabric);
     if !idle || f.qp_error {
         return;
     }

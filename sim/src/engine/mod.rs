@@ -20,26 +20,30 @@
 //! 4. It propagates for the path's delay plus skew, crosses the receive pipeline, and is
 //!    handed to the destination endpoint (`handle_packet`).
 //!
-//! After every input the engine drains the endpoint: packets (within the transmit
-//! budget), then events (DMA writes, flag writes, completions, reports), again until
-//! neither yields anything; then it re-arms the endpoint's timer.
+//! After every input the engine drains the endpoint with the model's one drive loop
+//! (`openrdma_sm::Endpoint::poll`: packets, within the transmit budget, then events, then
+//! the CPU half's commands, until a round yields nothing); then it re-arms the endpoint's
+//! timer. The switch and path model above is this engine's fabric.
 //!
 //! # What is checked
 //!
-//! The engine watches the receivers' DMA and flag writes and keeps, per receiving QP,
-//! a bitmap of placed PSNs over a window's span, per retirement domain the next MSN to
-//! retire, and per message in flight the bytes placed. From these it counts
-//! duplicate placements, retirements out of order, flags before their data and writes
-//! after a flag. Nothing else is kept per packet or per message: memory is bounded by the
-//! windows, whatever the length of the run.
+//! The receivers' DMA and flag writes go to the model's delivery oracle
+//! (`openrdma_sm::DeliveryOracle`, in `account`), which counts duplicate placements,
+//! retirements out of order, flags before their data and writes after a flag, in memory
+//! bounded by the windows, whatever the length of the run. Posting the workload as the
+//! senders need it is in `posting`.
 
 use std::collections::VecDeque;
 
+mod account;
+mod posting;
+
 use openrdma_codec::Qpn;
 use openrdma_codec::host::{WorkRequest, WrOpcode};
+use openrdma_sm::oracle::Violation;
 use openrdma_sm::{
-    DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport, Packet, QpConfig,
-    Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
+    DeliveryOracle, DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport,
+    Output, Packet, QpConfig, Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
 };
 use rustc_hash::FxHashMap;
 
@@ -183,65 +187,6 @@ impl PathRt {
     }
 }
 
-/// PSNs placed by one receiving QP: everything before `base`, and a bitmap of the
-/// `bits.len() * 64` PSNs from `base` on (indexed by PSN modulo its size).
-#[derive(Debug)]
-struct Placed {
-    base: u32,
-    bits: Vec<u64>,
-}
-
-const PSN_MASK: u32 = openrdma_codec::psn::PSN_MASK;
-
-impl Placed {
-    fn new(base: u32) -> Placed {
-        Placed { base, bits: Vec::new() }
-    }
-
-    fn span(&self) -> u32 {
-        (self.bits.len() * 64) as u32
-    }
-
-    fn bit(&self, psn: u32) -> (usize, u64) {
-        let i = psn & (self.span() - 1);
-        ((i / 64) as usize, 1 << (i % 64))
-    }
-
-    /// Records the placement of `psn`; false if it was placed before.
-    fn place(&mut self, psn: u32, span: u32) -> bool {
-        if self.bits.is_empty() {
-            self.bits = vec![0; (span / 64) as usize];
-        }
-        let d = psn.wrapping_sub(self.base) & PSN_MASK;
-        if d >= 1 << 23 {
-            return false; // before the base: placed long ago
-        }
-        if d >= self.span() {
-            // Beyond what the bitmap covers (only a receiver accepting beyond its window
-            // gets here): slide the base, treating what it skips as placed.
-            while (psn.wrapping_sub(self.base) & PSN_MASK) >= self.span() {
-                let (w, m) = self.bit(self.base);
-                self.bits[w] &= !m;
-                self.base = (self.base + 1) & PSN_MASK;
-            }
-        }
-        let (w, m) = self.bit(psn);
-        if self.bits[w] & m != 0 {
-            return false;
-        }
-        self.bits[w] |= m;
-        loop {
-            let (w, m) = self.bit(self.base);
-            if self.bits[w] & m == 0 {
-                break;
-            }
-            self.bits[w] &= !m;
-            self.base = (self.base + 1) & PSN_MASK;
-        }
-        true
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 enum DropReason {
     Loss,
@@ -290,6 +235,18 @@ struct Counters {
     peak_tracked: u64,
 }
 
+impl Counters {
+    /// Counts a broken delivery invariant.
+    fn count(&mut self, v: Violation) {
+        match v {
+            Violation::PlacedTwice { .. } => self.duplicates_delivered += 1,
+            Violation::WriteAfterFlag { .. } => self.writes_after_flag += 1,
+            Violation::OutOfOrder { .. } => self.order_violations += 1,
+            Violation::FlagBeforeData { .. } => self.flag_before_data += 1,
+        }
+    }
+}
+
 /// A simulation: hosts, paths and workload, ready to run.
 ///
 /// [`Sim::run`] runs to the end and returns the [`SimReport`]. To watch a run as it goes
@@ -317,9 +274,8 @@ pub struct Sim {
     hosts: Vec<Host>,
     paths: Vec<PathRt>,
     qp_base: Vec<u32>,
-    placed: Vec<Placed>,
-    next_msn: Vec<Msn>,
-    placed_bytes: FxHashMap<(u32, Msn), u32>,
+    /// The delivery invariants, judged from the receivers' memory writes.
+    oracle: DeliveryOracle,
     aimed: Vec<Aimed>,
     drop_marks: FxHashMap<(u16, u32, Msn), u64>,
     c: Counters,
@@ -331,7 +287,6 @@ pub struct Sim {
     dma_ps: u64,
     flag_ps: u64,
     budget: u32,
-    placed_span: u32,
     first_post_ps: Option<u64>,
     last_delivery_ps: u64,
     hit_horizon: bool,
@@ -423,17 +378,21 @@ impl Sim {
             })
             .collect();
         let mut qp_base = Vec::with_capacity(cfg.flows.len());
-        let mut placed = Vec::new();
         let mut total_qps = 0u32;
         for f in &cfg.flows {
             qp_base.push(total_qps);
             total_qps += f.qps;
-            placed.extend((0..f.qps).map(|_| Placed::new(f.initial_psn.value())));
         }
         let domains = match cfg.nic.retirement {
             RetirementMode::Shared => cfg.flows.len(),
             RetirementMode::PerQp => total_qps as usize,
         };
+        let mut oracle = DeliveryOracle::new(domains, cfg.nic.window());
+        for f in &cfg.flows {
+            for _ in 0..f.qps {
+                oracle.add_qp(f.initial_psn);
+            }
+        }
         let aimed = cfg
             .aimed_drops
             .iter()
@@ -455,7 +414,6 @@ impl Sim {
         }
         let rate: f64 = cfg.paths.iter().map(|p| p.rate_gbps).sum();
         let wire_limit_gbps = if wire > 0.0 { rate * payload / wire } else { 0.0 };
-        let placed_span = (4 * cfg.nic.window()).next_power_of_two().max(64);
         let mut sim = Sim {
             now: 0,
             queue: EventQueue::new(),
@@ -465,9 +423,7 @@ impl Sim {
             hosts,
             paths,
             qp_base,
-            placed,
-            next_msn: vec![Msn::ZERO; domains],
-            placed_bytes: FxHashMap::default(),
+            oracle,
             aimed,
             drop_marks: FxHashMap::default(),
             c: Counters::default(),
@@ -479,7 +435,6 @@ impl Sim {
             dma_ps: timing.dma_write_ns.saturating_mul(1000),
             flag_ps: timing.flag_write_ns.saturating_mul(1000),
             budget: timing.tx_queue_depth.saturating_mul(npaths as u32),
-            placed_span,
             first_post_ps: None,
             last_delivery_ps: 0,
             hit_horizon: false,
@@ -697,134 +652,6 @@ impl Sim {
         !self.finished
     }
 
-    /// Most messages of one QP of flow `f` posted at once: enough for two windows of the
-    /// QP (so that a sender never waits for work), and, when the flow is small, all of it.
-    fn depth(&self, f: &FlowConfig) -> u32 {
-        let per_msg = f.message_bytes.div_ceil(self.cfg.nic.pmtu).max(1);
-        let window = self.cfg.nic.window().div_ceil(per_msg) + 1;
-        let share = POSTED_AT_ONCE.div_ceil(f.qps.max(1));
-        (2 * window + 2).max(share).min(MAX_POSTED_PER_DOMAIN)
-    }
-
-    fn on_post(&mut self, f: usize, m: u32) {
-        let messages = self.cfg.flows[f].messages;
-        let interval = self.cfg.flows[f].post_interval_ns;
-        self.first_post_ps = Some(self.first_post_ps.map_or(self.now, |t| t.min(self.now)));
-        self.posting[f].due = if m == u32::MAX { messages } else { m + 1 };
-        self.pump(f);
-        if m != u32::MAX && m + 1 < messages {
-            let at = self.now + interval.saturating_mul(1000);
-            self.schedule(at, Kind::Post { flow: f as u16, m: m + 1 });
-        }
-        let src = self.cfg.flows[f].src;
-        self.drain(src);
-    }
-
-    /// Posts what flow `f` may post now: every message due, as long as no QP holds more
-    /// than its depth and, in a shared retirement domain, the domain no more than
-    /// [`MAX_POSTED_PER_DOMAIN`]. Messages go out message by message, QP by QP, as a host
-    /// posting all of them at once would.
-    fn pump(&mut self, f: usize) {
-        let (qps, base) = (self.cfg.flows[f].qps, self.qp_base[f]);
-        let Posting { due, depth, .. } = self.posting[f];
-        match self.cfg.nic.retirement {
-            RetirementMode::Shared => loop {
-                let Posting { next_m: m, next_q: q, pending, .. } = self.posting[f];
-                if m >= due {
-                    break;
-                }
-                let g = (base + q) as usize;
-                if !self.qp_posts[g].dead
-                    && (pending >= u64::from(MAX_POSTED_PER_DOMAIN)
-                        || self.qp_posts[g].pending >= depth)
-                {
-                    break;
-                }
-                self.post_one(f, q, m);
-                let p = &mut self.posting[f];
-                (p.next_m, p.next_q) = if q + 1 == qps { (m + 1, 0) } else { (m, q + 1) };
-            },
-            RetirementMode::PerQp => loop {
-                let mut any = false;
-                for q in 0..qps {
-                    any |= self.post_next(f, q, due, depth);
-                }
-                if !any {
-                    break;
-                }
-            },
-        }
-    }
-
-    /// Per-QP retirement: posts QP `q`'s next message if it is due and the QP has room;
-    /// whether it did.
-    fn post_next(&mut self, f: usize, q: u32, due: u32, depth: u32) -> bool {
-        let g = (self.qp_base[f] + q) as usize;
-        let QpPosts { next_m, pending, dead } = self.qp_posts[g];
-        if next_m >= due {
-            return false;
-        }
-        if dead {
-            // A QP in error: what is due fails without being posted.
-            self.c.messages_failed += u64::from(due - next_m);
-            self.qp_posts[g].next_m = due;
-            return false;
-        }
-        if pending >= depth {
-            return false;
-        }
-        self.post_one(f, q, next_m);
-        self.qp_posts[g].next_m = next_m + 1;
-        true
-    }
-
-    /// Posts message `m` of QP `q` of flow `f`.
-    fn post_one(&mut self, f: usize, q: u32, m: u32) {
-        let fc = &self.cfg.flows[f];
-        let (src, bytes) = (fc.src, fc.message_bytes);
-        let g = self.qp_base[f] + q;
-        if self.qp_posts[g as usize].dead {
-            self.c.messages_failed += 1;
-            return;
-        }
-        let now = self.now_ts();
-        let offset = (u64::from(m) * u64::from(bytes)) % (1 << 35);
-        let wr = WorkRequest {
-            wr_id: (u64::from(q) << 32) | u64::from(m),
-            qpn: qp_number(f, q),
-            opcode: WrOpcode::WRITE,
-            local_va: REGION_BASE + (u64::from(g) << 36) + offset,
-            lkey: Lkey::new(1),
-            remote_va: REGION_BASE + (u64::from(g) << 36) + offset,
-            rkey: RKEY,
-            length: bytes,
-            imm: None,
-            flag_slot: m % FLAG_SLOTS,
-            signaled: true,
-        };
-        if self.hosts[src].ep.handle_host(now, HostCommand::PostWrite(wr)).is_err() {
-            self.c.messages_failed += 1;
-            self.qp_posts[g as usize].dead = true;
-        } else {
-            self.qp_posts[g as usize].pending += 1;
-            self.posting[f].pending += 1;
-        }
-    }
-
-    /// A message of QP `q` of flow `f` completed (or failed): its host may post more.
-    fn finished(&mut self, f: usize, q: u32) {
-        let g = (self.qp_base[f] + q) as usize;
-        let qp = &mut self.qp_posts[g];
-        qp.pending = qp.pending.saturating_sub(1);
-        let p = &mut self.posting[f];
-        p.pending = p.pending.saturating_sub(1);
-        let (due, depth) = (p.due, p.depth);
-        match self.cfg.nic.retirement {
-            RetirementMode::Shared => self.pump(f),
-            RetirementMode::PerQp => while self.post_next(f, q, due, depth) {},
-        }
-    }
-
     fn alloc(&mut self, fl: Flight) -> u32 {
         self.in_flight += 1;
         self.c.peak_in_flight = self.c.peak_in_flight.max(self.in_flight);
@@ -851,35 +678,24 @@ impl Sim {
     fn drain(&mut self, h: usize) {
         let now_ts = self.now_ts();
         loop {
-            let mut any = false;
             let host = &mut self.hosts[h];
-            for q in host.txq.iter_mut() {
-                while q.front().is_some_and(|&t| t <= self.now) {
-                    q.pop_front();
-                    host.queued -= 1;
-                }
-            }
-            while self.hosts[h].queued < self.budget {
-                let Some(t) = self.hosts[h].ep.poll_transmit(now_ts) else { break };
-                self.transmit(h, t);
-                any = true;
-            }
-            loop {
-                match self.hosts[h].ep.poll_event(now_ts) {
-                    Ok(Some(ev)) => {
-                        self.record(h, ev);
-                        any = true;
-                    }
-                    Ok(None) => break,
-                    // Counted as a refused timeout is (`Kind::Timer`).
-                    Err(_) => {
-                        self.c.peer_violations += 1;
-                        break;
+            if host.queued >= self.budget {
+                // Packets serialized by now have left the transmit buffer.
+                for q in host.txq.iter_mut() {
+                    while q.front().is_some_and(|&t| t <= self.now) {
+                        q.pop_front();
+                        host.queued -= 1;
                     }
                 }
             }
-            if !any {
-                break;
+            let room = host.queued < self.budget;
+            match self.hosts[h].ep.poll(now_ts, room) {
+                Ok(Some(Output::Transmit(t))) => self.transmit(h, t),
+                Ok(Some(Output::Event(ev))) => self.record(h, ev),
+                Ok(None) => break,
+                // A refused command of the CPU half, counted as a refused timeout is
+                // (`Kind::Timer`); the drain goes on.
+                Err(_) => self.c.peer_violations += 1,
             }
         }
         let now = self.now;
@@ -1032,157 +848,6 @@ impl Sim {
             self.c.peak_model_entries = self.c.peak_model_entries.max(e as u64);
         }
     }
-
-    /// When a write issued now by host `h`'s NIC with latency `lat` lands in memory.
-    fn land(&mut self, h: usize, lat: u64) -> u64 {
-        let host = &mut self.hosts[h];
-        let t = (self.now + lat).max(host.pcie_last);
-        host.pcie_last = t;
-        t
-    }
-
-    fn domain(&self, f: usize, g: u32) -> usize {
-        match self.cfg.nic.retirement {
-            RetirementMode::Shared => f,
-            RetirementMode::PerQp => g as usize,
-        }
-    }
-
-    fn record(&mut self, h: usize, ev: NicEvent) {
-        if self.tap.is_none() {
-            return self.account(h, ev);
-        }
-        let event = ev.clone();
-        let writes = !matches!(ev, NicEvent::Report(_));
-        self.account(h, ev);
-        // Every memory write goes through `land`, which leaves its landing time here.
-        let lands_ps = writes.then_some(self.hosts[h].pcie_last);
-        if let Some(tap) = self.tap.as_mut() {
-            tap.push(Tapped { host: h, at_ps: self.now, lands_ps, event });
-        }
-    }
-
-    fn account(&mut self, h: usize, ev: NicEvent) {
-        match ev {
-            NicEvent::DmaWrite(w) => {
-                self.land(h, self.dma_ps);
-                let Some((f, q)) = flow_of(w.qpn.value()) else { return };
-                let g = self.qp_base[f] + q;
-                let fresh = self.placed[g as usize].place(w.psn.value(), self.placed_span);
-                if !fresh {
-                    self.c.duplicates_delivered += 1;
-                }
-                let d = self.domain(f, g);
-                if !self.next_msn[d].is_at_or_before(w.msn) {
-                    self.c.writes_after_flag += 1;
-                }
-                if fresh {
-                    *self.placed_bytes.entry((g, w.msn)).or_insert(0) += w.payload.len();
-                    self.c.peak_tracked = self.c.peak_tracked.max(self.placed_bytes.len() as u64);
-                }
-            }
-            NicEvent::FlagWrite(fw) if fw.side == Side::Responder => {
-                let landed = self.land(h, self.flag_ps);
-                let Some((f, q)) = flow_of(fw.qpn.value()) else { return };
-                let g = self.qp_base[f] + q;
-                let d = self.domain(f, g);
-                if fw.msn != self.next_msn[d] {
-                    self.c.order_violations += 1;
-                }
-                self.next_msn[d] = fw.msn.next();
-                let len = self.cfg.flows[f].message_bytes;
-                let placed = self.placed_bytes.remove(&(g, fw.msn)).unwrap_or(0);
-                if placed < len {
-                    self.c.flag_before_data += 1;
-                }
-                self.c.messages_delivered += 1;
-                self.c.payload_bytes_delivered += u64::from(len);
-                self.last_delivery_ps = self.last_delivery_ps.max(landed);
-            }
-            NicEvent::FlagWrite(_) => {
-                self.land(h, self.flag_ps);
-            }
-            NicEvent::Completion(c) if c.side == Side::Requester => {
-                let landed = self.land(h, self.flag_ps);
-                let e = c.entry;
-                let qp = flow_of(e.qpn.value()).filter(|&(f, q)| {
-                    self.cfg.flows.get(f).is_some_and(|fc| q < fc.qps && fc.src == h)
-                });
-                if !e.status.is_success() {
-                    self.c.messages_failed += 1;
-                    if let Some((f, q)) = qp {
-                        self.finished(f, q);
-                    }
-                    return;
-                }
-                self.c.messages_completed += 1;
-                let Some((f, q)) = qp else { return };
-                self.finished(f, q);
-                let fc = &self.cfg.flows[f];
-                let m = e.wr_id & 0xFFFF_FFFF;
-                let posted = fc
-                    .start_ns
-                    .saturating_add(m.saturating_mul(fc.post_interval_ns))
-                    .saturating_mul(1000);
-                self.latency.record(landed.saturating_sub(posted) / 1000);
-                if !self.drop_marks.is_empty() {
-                    if let Some(t) = self.drop_marks.remove(&(h as u16, e.qpn.value(), e.msn)) {
-                        self.drop_latency.record(landed.saturating_sub(t) / 1000);
-                    }
-                }
-            }
-            NicEvent::Completion(_) => {
-                self.land(h, self.flag_ps);
-            }
-            NicEvent::Report(NicReport::Retransmitted { cause, .. }) => match cause {
-                RetransmitCause::SackInference => self.c.rtx.sack_inference += 1,
-                RetransmitCause::Nack => self.c.rtx.nack += 1,
-                RetransmitCause::Timeout => self.c.rtx.timeout += 1,
-            },
-            NicEvent::Report(NicReport::QpError { .. }) => self.c.qp_errors += 1,
-            NicEvent::Report(_) => {}
-        }
-    }
-
-    /// The report as things stand (complete once the run is over).
-    pub fn report(&self) -> SimReport {
-        let c = &self.c;
-        let first = self.first_post_ps.unwrap_or(0);
-        let span_ns = self.last_delivery_ps.saturating_sub(first) as f64 / 1000.0;
-        let goodput_gbps =
-            if span_ns > 0.0 { c.payload_bytes_delivered as f64 * 8.0 / span_ns } else { 0.0 };
-        SimReport {
-            messages_submitted: self.submitted,
-            messages_delivered: c.messages_delivered,
-            messages_completed: c.messages_completed,
-            messages_failed: c.messages_failed,
-            duplicates_delivered: c.duplicates_delivered,
-            order_violations: c.order_violations,
-            flag_before_data: c.flag_before_data,
-            writes_after_flag: c.writes_after_flag,
-            peer_violations: c.peer_violations,
-            qp_errors: c.qp_errors,
-            retransmissions: c.rtx.total(),
-            retransmissions_by_cause: c.rtx,
-            packets_simulated: c.packets_simulated,
-            data_packets_sent: c.data_packets_sent,
-            drops: c.drops,
-            payload_bytes_delivered: c.payload_bytes_delivered,
-            goodput_gbps,
-            wire_limit_gbps: self.wire_limit_gbps,
-            first_post_ns: first / 1000,
-            last_delivery_ns: self.last_delivery_ps / 1000,
-            sim_time_ns: self.hosts.iter().map(|h| h.pcie_last).fold(self.now, u64::max) / 1000,
-            hit_horizon: self.hit_horizon,
-            message_latency_ns: self.latency.percentiles(),
-            drop_to_completion_ns: (!self.cfg.aimed_drops.is_empty())
-                .then(|| self.drop_latency.percentiles()),
-            peak_packets_in_flight: c.peak_in_flight,
-            peak_model_entries: c.peak_model_entries,
-            peak_tracked_messages: c.peak_tracked,
-            paths: self.paths.iter().map(|p| p.report.clone()).collect(),
-        }
-    }
 }
 
 /// Runs `cfg` to the end.
@@ -1191,193 +856,4 @@ pub fn simulate(cfg: SimConfig) -> Result<SimReport, SimError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use openrdma_codec::Psn;
-
-    #[test]
-    fn placed_bitmap_detects_duplicates_and_slides() {
-        let mut p = Placed::new(PSN_MASK - 2);
-        assert!(p.place(PSN_MASK - 1, 64));
-        assert!(p.place(PSN_MASK - 2, 64));
-        assert_eq!(p.base, PSN_MASK);
-        assert!(!p.place(PSN_MASK - 1, 64), "duplicate below the base");
-        assert!(p.place(3, 64));
-        assert!(!p.place(3, 64), "duplicate in the bitmap");
-        for psn in [PSN_MASK, 0, 1, 2] {
-            assert!(p.place(psn, 64));
-        }
-        assert_eq!(p.base, 4);
-        // Far beyond the span: the base slides.
-        assert!(p.place(200, 64));
-        assert!(!p.place(10, 64));
-    }
-
-    #[test]
-    fn qp_numbers_round_trip() {
-        let q = qp_number(3, 77);
-        assert_eq!(flow_of(q.value()), Some((3, 77)));
-        assert_eq!(flow_of(5), None);
-    }
-
-    #[test]
-    fn psn_type_is_24_bit() {
-        assert_eq!(Psn::MAX.value(), PSN_MASK);
-    }
-
-    // The checker, fed by hand: each kind of fault is counted, and a clean sequence is not.
-
-    fn checker() -> Sim {
-        let mut c = SimConfig::default();
-        c.flows[0].qps = 2;
-        c.flows[0].message_bytes = 8192;
-        Sim::new(c).unwrap()
-    }
-
-    fn dma(s: &mut Sim, q: u32, psn: u32, msn: u16) {
-        s.record(
-            1,
-            NicEvent::DmaWrite(openrdma_sm::DmaWrite {
-                qpn: qp_number(0, q),
-                psn: Psn::new(psn),
-                msn: Msn::new(msn),
-                va: 0,
-                payload: openrdma_sm::Payload::Host { addr: 0, len: 4096 },
-            }),
-        );
-    }
-
-    fn flag(s: &mut Sim, q: u32, msn: u16) {
-        s.record(
-            1,
-            NicEvent::FlagWrite(openrdma_sm::FlagWrite {
-                qpn: qp_number(0, q),
-                side: Side::Responder,
-                msn: Msn::new(msn),
-                addr: 0,
-                value: 0,
-            }),
-        );
-    }
-
-    fn faults(s: &Sim) -> [u64; 4] {
-        let r = s.report();
-        [r.duplicates_delivered, r.order_violations, r.flag_before_data, r.writes_after_flag]
-    }
-
-    #[test]
-    fn checker_accepts_a_clean_sequence() {
-        let mut s = checker();
-        dma(&mut s, 0, 1, 0);
-        dma(&mut s, 1, 0, 1);
-        dma(&mut s, 0, 0, 0);
-        flag(&mut s, 0, 0);
-        dma(&mut s, 1, 1, 1);
-        flag(&mut s, 1, 1);
-        assert_eq!(faults(&s), [0; 4]);
-        assert_eq!(s.report().messages_delivered, 2);
-        assert_eq!(s.report().payload_bytes_delivered, 16384);
-    }
-
-    #[test]
-    fn checker_counts_each_fault() {
-        let mut s = checker();
-        dma(&mut s, 0, 0, 0);
-        dma(&mut s, 0, 0, 0);
-        assert_eq!(faults(&s), [1, 0, 0, 0], "duplicate placement");
-
-        let mut s = checker();
-        dma(&mut s, 0, 0, 0);
-        flag(&mut s, 0, 0);
-        assert_eq!(faults(&s), [0, 0, 1, 0], "flag with half the message placed");
-
-        let mut s = checker();
-        for psn in 0..2 {
-            dma(&mut s, 0, psn, 0);
-            dma(&mut s, 1, psn, 1);
-        }
-        flag(&mut s, 1, 1);
-        flag(&mut s, 0, 0);
-        assert_eq!(faults(&s)[1], 2, "shared domain: MSN 1 retired before MSN 0");
-
-        let mut s = checker();
-        dma(&mut s, 0, 0, 0);
-        dma(&mut s, 0, 1, 0);
-        flag(&mut s, 0, 0);
-        dma(&mut s, 0, 2, 0);
-        assert_eq!(faults(&s), [0, 0, 0, 1], "write into a retired message");
-    }
-
-    // Posting as the senders need them.
-
-    fn one_byte(qps: u32, messages: u32, retirement: RetirementMode) -> SimConfig {
-        let mut c = SimConfig::default();
-        c.flows[0].qps = qps;
-        c.flows[0].messages = messages;
-        c.flows[0].message_bytes = 1;
-        c.nic.retirement = retirement;
-        c
-    }
-
-    /// Messages are posted as they are needed: a QP never holds more than its depth, and
-    /// a workload far larger than that is delivered whole, in order, once each.
-    #[test]
-    fn a_large_workload_is_posted_as_it_goes() {
-        for retirement in [RetirementMode::Shared, RetirementMode::PerQp] {
-            let mut sim = Sim::new(one_byte(2, 30_000, retirement)).unwrap();
-            let depth = sim.posting[0].depth;
-            assert!(depth < 30_000, "{depth}");
-            let mut most = 0;
-            while sim.step() {
-                most = most.max(sim.qp_posts.iter().map(|q| q.pending).max().unwrap_or(0));
-            }
-            assert!(most <= depth, "{retirement:?}: {most} posted at once, depth {depth}");
-            let r = sim.report();
-            assert!(r.is_correct(), "{retirement:?}: {:?}", r.problems());
-            assert_eq!(r.messages_delivered, 60_000);
-        }
-    }
-
-    /// A shared retirement domain never holds 2^15 messages or more: their 16-bit sequence
-    /// numbers would wrap, and the receiver would refuse the later ones. This is what made
-    /// every QP from index 32768 on fail when each QP posted one message at once.
-    #[test]
-    fn a_shared_domain_holds_fewer_than_2_15_messages() {
-        let r = Sim::new(one_byte(8, 5000, RetirementMode::Shared)).unwrap().run();
-        assert_eq!(r.peer_violations, 0);
-        assert!(r.is_correct(), "{:?}", r.problems());
-    }
-
-    /// The same configuration gives the same report, field for field, also when the
-    /// messages are posted as they complete.
-    #[test]
-    fn runs_are_deterministic() {
-        let mut c = one_byte(3, 9000, RetirementMode::Shared);
-        c.paths[1].loss = crate::LossModel::Random { p: 0.01 };
-        c.seed = 5;
-        let a = Sim::new(c.clone()).unwrap().run();
-        let b = Sim::new(c).unwrap().run();
-        assert_eq!(a, b);
-        assert!(a.retransmissions > 0 && a.is_correct(), "{:?}", a.problems());
-    }
-
-    /// A QP that fails fails every message of its own, posted or not, and the verdict says
-    /// so.
-    #[test]
-    fn a_failed_qp_fails_its_messages_and_the_verdict() {
-        let mut c = one_byte(2, 50_000, RetirementMode::PerQp);
-        c.paths = vec![crate::PathConfig::default(); 1];
-        c.paths[0].down.push(crate::Outage { from_ns: 200_000, to_ns: 1_000_000_000 });
-        c.recovery.retry_limit = 2;
-        c.horizon_ns = 2_000_000_000;
-        let r = Sim::new(c).unwrap().run();
-        assert!(r.qp_errors > 0);
-        assert_eq!(r.messages_completed + r.messages_failed, 100_000);
-        assert!(!r.is_correct());
-        assert!(
-            r.problems().iter().any(|p| p.contains("completed successfully")),
-            "{:?}",
-            r.problems()
-        );
-    }
-}
+mod tests;
