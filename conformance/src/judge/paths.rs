@@ -279,6 +279,24 @@ pub(super) fn judge(
         return;
     }
     let sent = sent_by_qp(obs);
+    let (claims, events) = input_events(injected, &qps, &peer_of, &sent, window, ipv4);
+    let packets = Packets { qps, claims, events, hold, lag: m.tolerances.late_ns / 2 };
+    packets.judge(obs, div);
+}
+
+/// The claims of the scenario's acknowledgements per peer QP, and the EV changes its inputs
+/// cause, in time order.
+type Claims = HashMap<u32, Vec<(u64, Claim)>>;
+
+fn input_events(
+    injected: &[TimedInput],
+    qps: &HashMap<u32, Qp>,
+    peer_of: &HashMap<u32, u32>,
+    sent: &HashMap<u32, Vec<Sent>>,
+    window: u32,
+    ipv4: bool,
+) -> (Claims, Vec<Event>) {
+    let wire_of = |ev: Ev| if ipv4 { Ev::from_halves(ev.high(), 0) } else { ev };
     let none: Vec<Sent> = Vec::new();
     let sent_of = |peer: u32| sent.get(&peer).unwrap_or(&none);
 
@@ -371,121 +389,142 @@ pub(super) fn judge(
         }
     }
 
-    // Every data packet, in time order, against the states the events before it (and
-    // perhaps those at its time) gave the EVs.
-    let mut packets: Vec<&Frame> =
-        obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
-    packets.sort_by_key(|f| f.at);
-    // A device may send each output up to late_ns / 2 after the reference would
-    // (CONF-TIME-004): it may have chosen the EV on the states of that much earlier.
-    let lag = m.tolerances.late_ns / 2;
-    let mut earlier = qps.clone();
-    let mut next_earlier = 0;
-    let mut next = 0;
-    let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
-    for f in packets {
-        let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
-        let t = f.at;
-        while next < events.len() && events[next].at < t {
-            apply(&mut qps, &events[next], hold);
-            next += 1;
-        }
-        let chosen = t.saturating_sub(lag);
-        while next_earlier < events.len() && events[next_earlier].at < chosen {
-            apply(&mut earlier, &events[next_earlier], hold);
-            next_earlier += 1;
-        }
-        let prev = last_wire.insert((peer, psn), f.ev);
-        let Some(qp) = qps.get(&peer) else { continue };
-        // The states at `t`: before the inputs at `t`, or after them.
-        let mut after: HashMap<u32, Qp> = HashMap::from([(peer, qp.clone())]);
-        for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
-            apply(&mut after, e, hold);
-        }
-        // `earlier` starts as a copy of `qps`: the same QPs, the same slots.
-        let states: Vec<(&Slot, Possible)> = qp
-            .slots
-            .iter()
-            .zip(&after[&peer].slots)
-            .zip(&earlier[&peer].slots)
-            .map(|((s, a), b)| {
-                let mut p = s.state.clone();
-                p.settle(t, hold);
-                let mut q = a.state.clone();
-                q.settle(t, hold);
-                p.union(&q);
-                let mut e = b.state.clone();
-                e.settle(chosen, hold);
-                p.union(&e);
-                (s, p)
-            })
-            .collect();
-        let mine: Vec<&(&Slot, Possible)> = states.iter().filter(|(s, _)| s.wire == f.ev).collect();
-        let report = |requirement: &str, what: String| Divergence {
-            at: t,
-            requirement: requirement.into(),
-            what,
-            expected: None,
-            actual: Some(render_frame(&f.bytes)),
-            fields: vec![],
-            should_only: false,
-            clause: None,
-        };
-        if mine.is_empty() {
-            div.push(report(
-                "SND-PATH-001",
-                format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
-            ));
-            continue;
-        }
-        if !mine.iter().any(|(_, p)| p.may_be_good()) {
-            let any = states.iter().any(|(_, p)| p.may_be_good());
-            div.push(if any {
-                report(
-                    "SND-PATH-001",
-                    format!("a data packet on EV {:#x}, which the scenario made unusable", f.ev),
-                )
-            } else {
-                report(
-                    "SND-PATH-002",
-                    format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
-                )
-            });
-            continue;
-        }
-        let avoided = if rtx { prev } else { None };
-        if mine.iter().all(|(s, _)| s.backup) {
-            let primary = states
+    (claims, events)
+}
+
+/// The EVs of the sending QPs, with what moves them.
+struct Packets {
+    qps: HashMap<u32, Qp>,
+    claims: Claims,
+    events: Vec<Event>,
+    hold: u64,
+    /// A device may send each output up to late_ns / 2 after the reference would
+    /// (CONF-TIME-004): it may have chosen the EV on the states of that much earlier.
+    lag: u64,
+}
+
+impl Packets {
+    /// Judges every data packet, in time order, against the states the events before it
+    /// (and perhaps those at its time) gave the EVs.
+    fn judge(self, obs: &[Frame], div: &mut Vec<Divergence>) {
+        let Packets { mut qps, claims, events, hold, lag } = self;
+        // Every data packet, in time order, against the states the events before it (and
+        // perhaps those at its time) gave the EVs.
+        let mut packets: Vec<&Frame> =
+            obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
+        packets.sort_by_key(|f| f.at);
+        let mut earlier = qps.clone();
+        let mut next_earlier = 0;
+        let mut next = 0;
+        let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
+        for f in packets {
+            let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
+            let t = f.at;
+            while next < events.len() && events[next].at < t {
+                apply(&mut qps, &events[next], hold);
+                next += 1;
+            }
+            let chosen = t.saturating_sub(lag);
+            while next_earlier < events.len() && events[next_earlier].at < chosen {
+                apply(&mut earlier, &events[next_earlier], hold);
+                next_earlier += 1;
+            }
+            let prev = last_wire.insert((peer, psn), f.ev);
+            let Some(qp) = qps.get(&peer) else { continue };
+            // The states at `t`: before the inputs at `t`, or after them.
+            let mut after: HashMap<u32, Qp> = HashMap::from([(peer, qp.clone())]);
+            for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
+                apply(&mut after, e, hold);
+            }
+            // `earlier` starts as a copy of `qps`: the same QPs, the same slots.
+            let states: Vec<(&Slot, Possible)> = qp
+                .slots
                 .iter()
-                .find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
-            if let Some((s, _)) = primary {
+                .zip(&after[&peer].slots)
+                .zip(&earlier[&peer].slots)
+                .map(|((s, a), b)| {
+                    let mut p = s.state.clone();
+                    p.settle(t, hold);
+                    let mut q = a.state.clone();
+                    q.settle(t, hold);
+                    p.union(&q);
+                    let mut e = b.state.clone();
+                    e.settle(chosen, hold);
+                    p.union(&e);
+                    (s, p)
+                })
+                .collect();
+            let mine: Vec<&(&Slot, Possible)> =
+                states.iter().filter(|(s, _)| s.wire == f.ev).collect();
+            let report = |requirement: &str, what: String| Divergence {
+                at: t,
+                requirement: requirement.into(),
+                what,
+                expected: None,
+                actual: Some(render_frame(&f.bytes)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            };
+            if mine.is_empty() {
                 div.push(report(
                     "SND-PATH-001",
-                    format!(
-                        "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
-                        f.ev, s.ev
-                    ),
+                    format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
                 ));
                 continue;
             }
-        }
-        if rtx && prev == Some(f.ev) {
-            let claimed = claims.get(&peer).is_some_and(|c| {
-                c.iter().any(|(at, c)| {
-                    *at <= t
-                        && matches!(c, Claim::Sack { .. })
-                        && claims_psn(c, Psn::new(psn), None)
-                })
-            });
-            let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
-            if let (false, Some((s, _))) = (claimed, other) {
-                div.push(report(
+            if !mine.iter().any(|(_, p)| p.may_be_good()) {
+                let any = states.iter().any(|(_, p)| p.may_be_good());
+                div.push(if any {
+                    report(
+                        "SND-PATH-001",
+                        format!(
+                            "a data packet on EV {:#x}, which the scenario made unusable",
+                            f.ev
+                        ),
+                    )
+                } else {
+                    report(
+                        "SND-PATH-002",
+                        format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
+                    )
+                });
+                continue;
+            }
+            let avoided = if rtx { prev } else { None };
+            if mine.iter().all(|(s, _)| s.backup) {
+                let primary = states
+                    .iter()
+                    .find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
+                if let Some((s, _)) = primary {
+                    div.push(report(
+                        "SND-PATH-001",
+                        format!(
+                            "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
+                            f.ev, s.ev
+                        ),
+                    ));
+                    continue;
+                }
+            }
+            if rtx && prev == Some(f.ev) {
+                let claimed = claims.get(&peer).is_some_and(|c| {
+                    c.iter().any(|(at, c)| {
+                        *at <= t
+                            && matches!(c, Claim::Sack { .. })
+                            && claims_psn(c, Psn::new(psn), None)
+                    })
+                });
+                let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
+                if let (false, Some((s, _))) = (claimed, other) {
+                    div.push(report(
                     "SND-RTX-002",
                     format!(
                         "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
                         f.ev, s.ev
                     ),
                 ));
+                }
             }
         }
     }

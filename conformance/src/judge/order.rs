@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use openrdma_codec::frame::decode;
 use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOutput};
 
-use super::{Divergence, payload_bytes, render_event, render_frame};
+use super::{Divergence, events::payload_bytes, render_event, render_frame};
 use openrdma_codec::Msn;
 
 /// A work request: device QP, MSN, generation.
