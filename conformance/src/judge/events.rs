@@ -3,10 +3,11 @@
 
 use openrdma_codec::frame::decode;
 use openrdma_device::{
-    Body, Direction, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
+    Body, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
 };
 
 use super::arrivals::Arrivals;
+use super::obs::Obs;
 use super::{Divergence, Frame, Kind, Scope, entries, peer_map, render_event, sequences};
 use crate::placement;
 
@@ -20,39 +21,24 @@ pub(super) fn payload_bytes(p: &Payload) -> Vec<u8> {
 pub(super) fn judge_events(
     scenario: &Scenario,
     arrivals: &Arrivals,
-    observed: &[TimedOutput],
+    o: &Obs<'_>,
     scope: Scope,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
     let tol = &scenario.manifest.tolerances;
-    let exp: Vec<(&Record, &NicEvent)> = scenario
-        .records
-        .iter()
-        .filter(|r| r.dir == Direction::Expect)
-        .filter_map(|r| match &r.body {
-            Body::Event { event } => Some((r, event)),
-            _ => None,
-        })
-        .collect();
-    let obs: Vec<(u64, &NicEvent)> = observed
-        .iter()
-        .filter_map(|o| match &o.output {
-            Output::Event { event } => Some((o.at.0, event)),
-            _ => None,
-        })
-        .collect();
+    let (exp, obs) = (o.exp_events.as_slice(), o.events.as_slice());
 
-    judge_placement(scenario, &exp, &obs, arrivals, div, checked);
+    judge_placement(scenario, exp, obs, arrivals, div, checked);
 
     // Every completion entry on its own, and as a write to its queue (CQE-*).
-    let history = entries::judge(scenario, &obs, tol.late_ns, div);
+    let history = entries::judge(scenario, obs, tol.late_ns, div);
 
     // Flags and completions: sequences per side, paired by identity (CONF-CMP-009).
-    sequences::judge(&exp, &obs, tol.late_ns, &history, div, checked);
+    sequences::judge(exp, obs, tol.late_ns, &history, div, checked);
 
     // A QP the scenario expects to fail must be reported in error.
-    for (r, e) in &exp {
+    for (r, e) in exp {
         if let NicEvent::Report(NicReport::QpError { qpn, .. }) = e {
             *checked += 1;
             let seen = obs.iter().any(|(_, o)| matches!(o, NicEvent::Report(NicReport::QpError { qpn: q, .. }) if q == qpn));
@@ -71,7 +57,7 @@ pub(super) fn judge_events(
         }
     }
     if scope.cpu_split {
-        judge_reports(&exp, &obs, tol.late_ns, div, checked);
+        judge_reports(exp, obs, tol.late_ns, div, checked);
     }
 }
 
@@ -90,28 +76,26 @@ fn judge_placement(
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
-    let ranges: Vec<(&Record, placement::Range)> = exp
-        .iter()
-        .filter_map(|(r, e)| match e {
-            NicEvent::DmaWrite(w) => Some((
-                *r,
-                placement::Range {
-                    qp: w.qpn.value(),
-                    msn: w.msn.into(),
-                    va: w.va,
-                    bytes: payload_bytes(&w.payload),
-                },
-            )),
-            _ => None,
-        })
-        .collect();
-    *checked += ranges.len();
-    let mut writes = Vec::new();
-    let mut flags = Vec::new();
+    // The expected ranges with their records, the writes with their times and events, the
+    // flags with their times: each held once.
+    let mut placed = Placed::default();
+    for (r, e) in exp {
+        if let NicEvent::DmaWrite(w) = e {
+            placed.recs.push(*r);
+            placed.ranges.push(placement::Range {
+                qp: w.qpn.value(),
+                msn: w.msn.into(),
+                va: w.va,
+                bytes: payload_bytes(&w.payload),
+            });
+        }
+    }
+    *checked += placed.ranges.len();
     for (pos, (at, e)) in obs.iter().enumerate() {
         match e {
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
-                flags.push((*at, placement::Flag { pos, qp: f.qpn.value(), msn: f.msn.into() }));
+                placed.flag_at.push(*at);
+                placed.flags.push(placement::Flag { pos, qp: f.qpn.value(), msn: f.msn.into() });
             }
             NicEvent::DmaWrite(w) => {
                 // CONF-CMP-023: a packet is placed only after a copy of it arrived.
@@ -135,113 +119,122 @@ fn judge_placement(
                         clause: None,
                     });
                 }
-                writes.push((
-                    *at,
-                    *e,
-                    placement::Write { pos, va: w.va, bytes: payload_bytes(&w.payload) },
-                ));
+                placed.write_of.push((*at, *e));
+                placed.writes.push(placement::Write {
+                    pos,
+                    va: w.va,
+                    bytes: payload_bytes(&w.payload),
+                });
             }
             _ => {}
         }
     }
-    let plain_writes: Vec<placement::Write> = writes.iter().map(|w| w.2.clone()).collect();
-    let plain_flags: Vec<placement::Flag> = flags.iter().map(|f| f.1).collect();
-    for f in placement::judge(
-        &ranges.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
-        &plain_writes,
-        &plain_flags,
-    ) {
-        div.extend(placement_divergence(scenario, f, &ranges, &writes, &flags));
+    for f in placement::judge(&placed.ranges, &placed.writes, &placed.flags) {
+        div.extend(placed.divergence(scenario, f));
     }
 }
 
-/// The divergence a placement finding is.
-fn placement_divergence(
-    scenario: &Scenario,
-    f: placement::Finding,
-    ranges: &[(&Record, placement::Range)],
-    writes: &[(u64, &NicEvent, placement::Write)],
-    flags: &[(u64, placement::Flag)],
-) -> Option<Divergence> {
-    let d = match f {
-        placement::Finding::Missing { range, offset, differ } => {
-            let (r, x) = &ranges[range];
-            Divergence {
-                at: r.at.0,
-                requirement: placement_due(scenario, r).into(),
+/// What placement judges, each held once.
+#[derive(Default)]
+struct Placed<'a> {
+    /// The expected DMA writes' records, and their ranges.
+    recs: Vec<&'a Record>,
+    ranges: Vec<placement::Range>,
+    /// The device's DMA writes, with their times and events.
+    writes: Vec<placement::Write>,
+    write_of: Vec<(u64, &'a NicEvent)>,
+    /// The device's responder flags, with their times.
+    flags: Vec<placement::Flag>,
+    flag_at: Vec<u64>,
+}
+
+impl Placed<'_> {
+    /// The divergence a placement finding is.
+    fn divergence(&self, scenario: &Scenario, f: placement::Finding) -> Option<Divergence> {
+        let writes = &self.write_of;
+        let d = match f {
+            placement::Finding::Missing { range, offset, differ } => {
+                let (r, x) = (self.recs[range], &self.ranges[range]);
+                Divergence {
+                    at: r.at.0,
+                    requirement: placement_due(scenario, r).into(),
+                    what: format!(
+                        "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
+                        x.bytes.len(),
+                        x.va
+                    ),
+                    expected: Some(format!(
+                        "DMA write qp {:#x} va {:#x} {} B",
+                        x.qp,
+                        x.va,
+                        x.bytes.len()
+                    )),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    clause: None,
+                }
+            }
+            placement::Finding::BeforeFlag { range, flag } => {
+                let (r, x) = (self.recs[range], &self.ranges[range]);
+                Divergence {
+                    at: self.flag_at[flag],
+                    requirement: "FLAG-ORDER-001".into(),
+                    what: format!(
+                        "the flag of message {} came before its data at {:#x}",
+                        x.msn, x.va
+                    ),
+                    expected: Some(render_event(match &r.body {
+                        Body::Event { event } => event,
+                        _ => return None,
+                    })),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    clause: None,
+                }
+            }
+            placement::Finding::Outside { write, va, len } => Divergence {
+                at: writes[write].0,
+                requirement: "RCV-PLACE-003".into(),
+                what: format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            },
+            placement::Finding::AfterFlag { write } => Divergence {
+                at: writes[write].0,
+                requirement: "FLAG-LAST-001".into(),
+                what: "a DMA write after the flag of its message".into(),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                clause: None,
+            },
+            placement::Finding::Twice { write, va, len } => Divergence {
+                at: writes[write].0,
+                requirement: "RCV-PLACE-004".into(),
                 what: format!(
-                    "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
-                    x.bytes.len(),
-                    x.va
+                    "a DMA write places {len} B again, from {va:#x}: each byte is placed once"
                 ),
-                expected: Some(format!(
-                    "DMA write qp {:#x} va {:#x} {} B",
-                    x.qp,
-                    x.va,
-                    x.bytes.len()
-                )),
-                actual: None,
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
                 fields: vec![],
                 should_only: false,
                 clause: None,
-            }
-        }
-        placement::Finding::BeforeFlag { range, flag } => {
-            let (r, x) = &ranges[range];
-            Divergence {
-                at: flags[flag].0,
-                requirement: "FLAG-ORDER-001".into(),
-                what: format!("the flag of message {} came before its data at {:#x}", x.msn, x.va),
-                expected: Some(render_event(match &r.body {
-                    Body::Event { event } => event,
-                    _ => return None,
-                })),
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                clause: None,
-            }
-        }
-        placement::Finding::Outside { write, va, len } => Divergence {
-            at: writes[write].0,
-            requirement: "RCV-PLACE-003".into(),
-            what: format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
-            expected: None,
-            actual: Some(render_event(writes[write].1)),
-            fields: vec![],
-            should_only: false,
-            clause: None,
-        },
-        placement::Finding::AfterFlag { write } => Divergence {
-            at: writes[write].0,
-            requirement: "FLAG-LAST-001".into(),
-            what: "a DMA write after the flag of its message".into(),
-            expected: None,
-            actual: Some(render_event(writes[write].1)),
-            fields: vec![],
-            should_only: false,
-            clause: None,
-        },
-        placement::Finding::Twice { write, va, len } => Divergence {
-            at: writes[write].0,
-            requirement: "RCV-PLACE-004".into(),
-            what: format!(
-                "a DMA write places {len} B again, from {va:#x}: each byte is placed once"
-            ),
-            expected: None,
-            actual: Some(render_event(writes[write].1)),
-            fields: vec![],
-            should_only: false,
-            clause: None,
-        },
-    };
-    Some(d)
+            },
+        };
+        Some(d)
+    }
 }
 
 pub(super) fn judge_retransmit_reports(
     scenario: &Scenario,
     observed: &[TimedOutput],
-    obs_frames: &[Frame],
+    obs_frames: &[Frame<'_>],
     div: &mut Vec<Divergence>,
 ) {
     let late = scenario.manifest.tolerances.late_ns;

@@ -71,12 +71,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::frame::{DecodedFrame, decode};
-use openrdma_codec::{AethKind, Opcode};
-use openrdma_codec::{Ev, Msn};
+use openrdma_codec::AethKind;
+use openrdma_codec::frame::decode;
 use openrdma_device::{
-    Body, Capability, CpuHalf, Direction, NicEvent, Output, Record, Scenario, TimedInput,
-    TimedOutput, Timestamp,
+    Body, Capability, CpuHalf, Direction, NicEvent, Output, Scenario, TimedInput, TimedOutput,
+    Timestamp,
 };
 use serde::Serialize;
 
@@ -89,6 +88,7 @@ mod events;
 pub mod fields;
 mod link;
 mod matching;
+mod obs;
 mod order;
 mod paths;
 mod render;
@@ -106,6 +106,7 @@ pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
 pub use order::requirements as order_requirements;
 
 use arrivals::Arrivals;
+use obs::{Frame, Kind, Obs, kind_of};
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -236,71 +237,6 @@ pub struct Judgement {
     pub divergences: Vec<Divergence>,
     /// Expected records checked.
     pub checked: usize,
-}
-
-/// A decoded frame with the fields the scoreboard reasons about.
-#[derive(Debug, Clone)]
-struct Frame {
-    at: u64,
-    bytes: Vec<u8>,
-    kind: Kind,
-    ev: Ev,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Kind {
-    Data { qp: u32, psn: u32, rtx: bool },
-    Sack { qp: u32, cack: u32, base: u32, bitmap: u64 },
-    Nack { qp: u32, psn: u32, reason: u8 },
-    Ack { qp: u32, msn: Msn, syndrome: u8 },
-    Probe { qp: u32 },
-    Endpoint { op: u8, request_id: u32 },
-    EndpointRequest { op: u8, request_id: u32 },
-    Other { error: Option<String> },
-}
-
-fn classify(at: u64, bytes: &[u8]) -> Frame {
-    let d = decode(bytes);
-    let ev = d.entropy().unwrap_or_default();
-    let kind = kind_of(&d);
-    Frame { at, bytes: bytes.to_vec(), kind, ev }
-}
-
-fn kind_of(d: &DecodedFrame<'_>) -> Kind {
-    let Some(bth) = d.bth.filter(|_| d.error.is_none()) else {
-        return Kind::Other { error: d.error.map(|e| e.to_string()) };
-    };
-    let qp = bth.dest_qp.value();
-    match bth.opcode {
-        op if op.is_mrc_write() => Kind::Data { qp, psn: bth.psn.value(), rtx: bth.rtx },
-        Opcode::MRC_SACK => match &d.ext.seth {
-            Some(s) => Kind::Sack {
-                qp,
-                cack: s.cack_psn.value(),
-                base: s.bitmap_base().value(),
-                bitmap: s.sack_bitmap,
-            },
-            None => Kind::Other { error: None },
-        },
-        Opcode::MRC_NACK => match &d.ext.neth {
-            Some(n) => Kind::Nack { qp, psn: n.nack_psn.value(), reason: n.reason.0 },
-            None => Kind::Other { error: None },
-        },
-        Opcode::MRC_ACKNOWLEDGE => match &d.ext.aeth {
-            Some(a) => Kind::Ack { qp, msn: a.msn.msn(), syndrome: a.syndrome },
-            None => Kind::Other { error: None },
-        },
-        Opcode::MRC_PROBE => Kind::Probe { qp },
-        Opcode::MRC_ENDPOINT_RESPONSE => match &d.ext.eeth {
-            Some(e) => Kind::Endpoint { op: e.op.0, request_id: e.request_id },
-            None => Kind::Other { error: None },
-        },
-        Opcode::MRC_ENDPOINT_REQUEST => match &d.ext.erth {
-            Some(e) => Kind::EndpointRequest { op: e.op.0, request_id: e.request_id },
-            None => Kind::Other { error: None },
-        },
-        _ => Kind::Other { error: None },
-    }
 }
 
 /// What of a device's output the scoreboard judges (CONF-CMP-012): everything, except the
@@ -465,38 +401,24 @@ fn judge_all(
     let mut div: Vec<Divergence> = Vec::new();
     let mut checked = 0;
 
-    // ---- frames ---------------------------------------------------------------------
-    let exp_frames: Vec<(&Record, Frame)> = scenario
-        .records
-        .iter()
-        .filter(|r| r.dir == Direction::Expect)
-        .filter_map(|r| match &r.body {
-            Body::Frame { bytes, .. } => Some((r, classify(r.at.0, bytes))),
-            _ => None,
-        })
-        .collect();
-    let obs_frames: Vec<Frame> = observed
-        .iter()
-        .filter_map(|o| match &o.output {
-            Output::Frame { bytes, .. } => Some(classify(o.at.0, bytes)),
-            _ => None,
-        })
-        .collect();
-    let arrivals = Arrivals::new(scenario, injected);
+    // Everything read, decoded once.
+    let o = Obs::new(scenario, injected, observed);
+    let (exp_frames, obs_frames) = (&o.exp_frames, &o.frames);
+    let arrivals = Arrivals::new(scenario, &o.inputs);
 
     // Outputs of an MRC QP numbered 2 (ERTH-QPN-001), first: they explain the rest.
-    unexpected::judge_reserved_qpn(scenario, &obs_frames, observed, &mut div);
+    unexpected::judge_reserved_qpn(scenario, obs_frames, observed, &mut div);
 
     // Every frame decodes and obeys the wire rules; every packet takes an EV of its own.
-    wire::judge(&obs_frames, &mut div);
-    wire::judge_evs(scenario, &obs_frames, &mut div);
+    wire::judge(obs_frames, &mut div);
+    wire::judge_evs(scenario, obs_frames, &mut div);
 
     // Every frame's link headers, whether or not an expected frame pairs with it.
-    link::judge(scenario, &peer_map(scenario), &obs_frames, &mut div);
+    link::judge(scenario, &peer_map(scenario), obs_frames, &mut div);
 
     // Expected and observed frames paired by identity; each pair's fields named by their
     // own rules, each expectation left over by the rule that makes it due.
-    let cx = matching::Ctx { scenario, injected, exp: &exp_frames, obs: &obs_frames, observed };
+    let cx = matching::Ctx { scenario, injected, exp: exp_frames, obs: obs_frames, observed };
     let pairing = matching::pair(&cx, &mut div);
     checked += pairing.checked;
     let matches = pairing.matches;
@@ -506,26 +428,26 @@ fn judge_all(
     // data packet after its message's sender flag is reported as that first.
     order::judge(scenario, observed, &peer_map(scenario), &mut div);
 
-    unexpected::judge(scenario, injected, &exp_frames, &obs_frames, &arrivals, &used, &mut div);
+    unexpected::judge(scenario, &o.inputs, exp_frames, obs_frames, &arrivals, &used, &mut div);
 
     // Paths: the usable pool and the retransmission EV (CONF-CMP-027), and under
     // `spray-policies` the recorded EVs exactly (CONF-CMP-028).
-    paths::judge(scenario, injected, &obs_frames, &mut div);
-    paths::judge_exact(scenario, &exp_frames, &obs_frames, &matches, &mut div);
+    paths::judge(scenario, &o.inputs, obs_frames, &mut div);
+    paths::judge_exact(scenario, exp_frames, obs_frames, &matches, &mut div);
     // Order: packets recorded together (CONF-CMP-029), and the timestamp clock
     // (CONF-CMP-030).
-    schedule::judge_order(scenario, &exp_frames, &obs_frames, &matches, &mut div);
-    schedule::judge_clock(&obs_frames, &mut div);
+    schedule::judge_order(scenario, exp_frames, obs_frames, &matches, &mut div);
+    schedule::judge_clock(obs_frames, &mut div);
     // The NACK back-off, which the early side of a retransmission's window leaves open.
-    schedule::judge_nack_backoff(scenario, injected, &obs_frames, &mut div);
+    schedule::judge_nack_backoff(scenario, &o.inputs, obs_frames, &mut div);
 
     // SACKs: truth and timely progress.
-    sacks::judge(scenario, &arrivals, &exp_frames, &obs_frames, tol, &mut div, &mut checked);
+    sacks::judge(scenario, &arrivals, exp_frames, obs_frames, tol, &mut div, &mut checked);
 
     // ---- events ---------------------------------------------------------------------
-    events::judge_events(scenario, &arrivals, observed, scope, &mut div, &mut checked);
+    events::judge_events(scenario, &arrivals, &o, scope, &mut div, &mut checked);
     if scope.cpu_split {
-        events::judge_retransmit_reports(scenario, observed, &obs_frames, &mut div);
+        events::judge_retransmit_reports(scenario, observed, obs_frames, &mut div);
     }
 
     div.iter_mut().for_each(Divergence::settle);

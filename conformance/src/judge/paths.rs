@@ -24,13 +24,12 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
     Body, Capability, CpuCommand, EvState, HostCommand, Input, Record, Scenario, SprayPolicy,
-    TimedInput,
 };
 
+use super::obs::In;
 use super::{Divergence, Frame, Kind, render_frame};
 use openrdma_codec::{Ev, Msn};
 
@@ -181,11 +180,11 @@ enum Claim {
 }
 
 /// The device's data packets per peer QPN, in the order it sent them.
-fn sent_by_qp(obs: &[Frame]) -> HashMap<u32, Vec<Sent>> {
+fn sent_by_qp(obs: &[Frame<'_>]) -> HashMap<u32, Vec<Sent>> {
     let mut out: HashMap<u32, Vec<Sent>> = HashMap::new();
     for f in obs {
         if let Kind::Data { qp, psn, rtx } = f.kind {
-            let msn = decode(&f.bytes).ext.meth.map(|m| m.msn);
+            let msn = f.d.ext.meth.map(|m| m.msn);
             out.entry(qp).or_default().push(Sent { at: f.at, psn, rtx, wire: f.ev, msn });
         }
     }
@@ -249,8 +248,8 @@ fn sack_valid(
 /// packet of the device by them (`CONF-CMP-027`).
 pub(super) fn judge(
     scenario: &Scenario,
-    injected: &[TimedInput],
-    obs: &[Frame],
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
     div: &mut Vec<Divergence>,
 ) {
     let m = &scenario.manifest;
@@ -261,7 +260,7 @@ pub(super) fn judge(
     // The device's QPs by the peer QPN their packets carry, and its QPNs.
     let mut qps: HashMap<u32, Qp> = HashMap::new();
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
-    for i in injected {
+    for i in inputs {
         if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
             let slot = |ev: &Ev, backup| Slot {
                 ev: *ev,
@@ -279,7 +278,7 @@ pub(super) fn judge(
         return;
     }
     let sent = sent_by_qp(obs);
-    let (claims, events) = input_events(injected, &qps, &peer_of, &sent, window, ipv4);
+    let (claims, events) = input_events(inputs, &qps, &peer_of, &sent, window, ipv4);
     let packets = Packets { qps, claims, events, hold, lag: m.tolerances.late_ns / 2 };
     packets.judge(obs, div);
 }
@@ -289,7 +288,7 @@ pub(super) fn judge(
 type Claims = HashMap<u32, Vec<(u64, Claim)>>;
 
 fn input_events(
-    injected: &[TimedInput],
+    inputs: &[In<'_>],
     qps: &HashMap<u32, Qp>,
     peer_of: &HashMap<u32, u32>,
     sent: &HashMap<u32, Vec<Sent>>,
@@ -303,10 +302,10 @@ fn input_events(
     // What the scenario's acknowledgements claimed, and the EV changes its inputs cause.
     let mut claims: HashMap<u32, Vec<(u64, Claim)>> = HashMap::new();
     let mut events: Vec<Event> = Vec::new();
-    let mut injected: Vec<&TimedInput> = injected.iter().collect();
-    injected.sort_by_key(|i| i.at);
-    for i in injected {
-        let at = i.at.0;
+    let mut inputs: Vec<&In<'_>> = inputs.iter().collect();
+    inputs.sort_by_key(|i| i.at);
+    for i in inputs {
+        let at = i.at;
         match &i.input {
             Input::Cpu { command: CpuCommand::SetEvState { qpn, ev, state } } => {
                 if let Some(&peer) = peer_of.get(&qpn.value()) {
@@ -319,8 +318,8 @@ fn input_events(
                     });
                 }
             }
-            Input::Frame { bytes, .. } => {
-                let d = decode(bytes);
+            Input::Frame { .. } => {
+                let Some(d) = i.frame.as_ref().map(|f| &f.d) else { continue };
                 let Some(bth) = d.bth.filter(|_| d.error.is_none()) else { continue };
                 let Some(&peer) = peer_of.get(&bth.dest_qp.value()) else { continue };
                 let Some(qp) = qps.get(&peer) else { continue };
@@ -406,11 +405,11 @@ struct Packets {
 impl Packets {
     /// Judges every data packet, in time order, against the states the events before it
     /// (and perhaps those at its time) gave the EVs.
-    fn judge(self, obs: &[Frame], div: &mut Vec<Divergence>) {
+    fn judge(self, obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
         let Packets { mut qps, claims, events, hold, lag } = self;
         // Every data packet, in time order, against the states the events before it (and
         // perhaps those at its time) gave the EVs.
-        let mut packets: Vec<&Frame> =
+        let mut packets: Vec<&Frame<'_>> =
             obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
         packets.sort_by_key(|f| f.at);
         let mut earlier = qps.clone();
@@ -461,7 +460,7 @@ impl Packets {
                 requirement: requirement.into(),
                 what,
                 expected: None,
-                actual: Some(render_frame(&f.bytes)),
+                actual: Some(render_frame(f.bytes)),
                 fields: vec![],
                 should_only: false,
                 clause: None,
@@ -574,8 +573,8 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
 /// EV of the record it matches (`CONF-CMP-028`).
 pub(super) fn judge_exact(
     scenario: &Scenario,
-    exp: &[(&Record, Frame)],
-    obs: &[Frame],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
     matches: &[(usize, usize)],
     div: &mut Vec<Divergence>,
 ) {
@@ -609,8 +608,8 @@ pub(super) fn judge_exact(
                     "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
                     of.ev, ef.ev
                 ),
-                expected: Some(render_frame(&ef.bytes)),
-                actual: Some(render_frame(&of.bytes)),
+                expected: Some(render_frame(ef.bytes)),
+                actual: Some(render_frame(of.bytes)),
                 fields: vec![super::FieldDiff::new(
                     "entropy",
                     format!("{:#x}", ef.ev),

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::frame::{DecodedFrame, IpRepr, decode};
 use openrdma_device::NicEvent;
 
 use super::FieldDiff;
@@ -113,8 +113,7 @@ pub fn render_event(e: &NicEvent) -> String {
 }
 
 /// The comparable fields of a frame, in order.
-pub(super) fn frame_fields(bytes: &[u8]) -> Vec<(String, String)> {
-    let d = decode(bytes);
+pub(super) fn frame_fields(d: &DecodedFrame<'_>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut put = |k: &str, v: String| out.push((k.to_string(), v));
     // The encapsulation the link fixes (ENC-*): addresses, VLAN, IP version, UDP port.

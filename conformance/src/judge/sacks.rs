@@ -52,13 +52,13 @@ fn psn_diff(a: u32, b: u32) -> i32 {
     ((a.wrapping_sub(b) << 8) as i32) >> 8
 }
 
-fn push(div: &mut Vec<Divergence>, f: &Frame, requirement: &str, what: String) {
+fn push(div: &mut Vec<Divergence>, f: &Frame<'_>, requirement: &str, what: String) {
     div.push(Divergence {
         at: f.at,
         requirement: requirement.into(),
         what,
         expected: None,
-        actual: Some(render_frame(&f.bytes)),
+        actual: Some(render_frame(f.bytes)),
         fields: vec![],
         should_only: false,
         clause: None,
@@ -67,7 +67,7 @@ fn push(div: &mut Vec<Divergence>, f: &Frame, requirement: &str, what: String) {
 
 fn push_field(
     div: &mut Vec<Divergence>,
-    f: &Frame,
+    f: &Frame<'_>,
     requirement: &str,
     field: &str,
     expected: String,
@@ -78,7 +78,7 @@ fn push_field(
         requirement: requirement.into(),
         what: format!("SACK field {field} is wrong"),
         expected: None,
-        actual: Some(render_frame(&f.bytes)),
+        actual: Some(render_frame(f.bytes)),
         fields: vec![FieldDiff::new(field, expected, actual)],
         should_only: false,
         clause: None,
@@ -89,8 +89,8 @@ fn push_field(
 pub(super) fn judge(
     scenario: &Scenario,
     arrivals: &Arrivals,
-    exp_frames: &[(&Record, Frame)],
-    obs_frames: &[Frame],
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
@@ -124,7 +124,7 @@ pub(super) fn judge(
                 what: format!(
                     "no SACK reported cumulative progress to PSN {cack} by {deadline} ns"
                 ),
-                expected: Some(render_frame(&ef.bytes)),
+                expected: Some(render_frame(ef.bytes)),
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
                 fields: vec![],
                 should_only: false,
@@ -139,16 +139,14 @@ pub(super) fn judge(
 /// with `pr` 1 and the probe's `probe_id` in `ack_psn_offset`, by the expected time plus
 /// the tolerance (PETH-RESP-001). A SACK with `pr` 0, however complete, answers no probe.
 fn judge_probe_answers(
-    exp_frames: &[(&Record, Frame)],
-    obs_frames: &[Frame],
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
-    let answer = |f: &Frame| match f.kind {
-        Kind::Sack { qp, .. } => {
-            decode(&f.bytes).ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset))
-        }
+    let answer = |f: &Frame<'_>| match f.kind {
+        Kind::Sack { qp, .. } => f.d.ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset)),
         _ => None,
     };
     for (rec, ef) in exp_frames {
@@ -163,7 +161,7 @@ fn judge_probe_answers(
                     "no SACK with pr 1 answered probe {} by {deadline} ns",
                     want.1 as u16
                 ),
-                expected: Some(render_frame(&ef.bytes)),
+                expected: Some(render_frame(ef.bytes)),
                 actual: None,
                 fields: vec![],
                 should_only: false,
@@ -220,11 +218,11 @@ fn judge_one(
     local: u32,
     mpr: u8,
     window: u32,
-    of: &Frame,
+    of: &Frame<'_>,
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
 ) {
-    let d = decode(&of.bytes);
+    let d = &of.d;
     let (Some(bth), Some(s)) = (d.bth, d.ext.seth) else { return };
     let one = One { arrivals, local, of, s, tol };
     one.fixed_fields(mpr, div);
@@ -247,7 +245,7 @@ fn judge_one(
 struct One<'a> {
     arrivals: &'a Arrivals,
     local: u32,
-    of: &'a Frame,
+    of: &'a Frame<'a>,
     s: SethRepr,
     tol: &'a Tolerances,
 }

@@ -4,23 +4,23 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::frame::decode;
 use openrdma_codec::{Msn, Opcode, Qpn};
 use openrdma_device::{
     Body, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Record, Scenario, Side,
-    TimedInput, TimedOutput,
+    TimedOutput,
 };
 
 use super::arrivals::Arrivals;
+use super::obs::In;
 use super::{Divergence, Frame, Kind, peer_map, render_event, render_frame};
 
 /// Every frame no expectation took that no rule explains: a data packet, NACK, ACK, probe or
 /// endpoint operation the scenario does not expect.
 pub(super) fn judge(
     scenario: &Scenario,
-    injected: &[TimedInput],
-    exp_frames: &[(&Record, Frame)],
-    obs_frames: &[Frame],
+    inputs: &[In<'_>],
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
     arrivals: &Arrivals,
     used: &[bool],
     div: &mut Vec<Divergence>,
@@ -39,12 +39,12 @@ pub(super) fn judge(
     // the commands injected into the device, by the scenario or the runner's agent; none
     // when the CPU half is inside the device (CONF-CMP-019).
     let local_of = peer_map(scenario);
-    let commanded: Vec<(u32, u64)> = injected
+    let commanded: Vec<(u32, u64)> = inputs
         .iter()
         .filter(|_| !own_cpu)
         .filter_map(|i| match &i.input {
             Input::Cpu { command: openrdma_device::CpuCommand::Retransmit { qpn, .. } } => {
-                Some((qpn.value(), i.at.0))
+                Some((qpn.value(), i.at))
             }
             _ => None,
         })
@@ -89,7 +89,7 @@ pub(super) fn judge(
                     None => ("RCV-NACK-001", "a NACK the scenario does not expect"),
                 }
             }
-            Kind::Endpoint { op, request_id } => endpoint_blame(injected, op, request_id),
+            Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
             Kind::EndpointRequest { op, .. } if !openrdma_codec::EndpointOp(op).is_known() => {
                 ("ERTH-OP-001", "an endpoint request for an operation the ERTH does not define")
             }
@@ -118,7 +118,7 @@ pub(super) fn judge(
             requirement: req.into(),
             what: what.into(),
             expected: None,
-            actual: Some(render_frame(&of.bytes)),
+            actual: Some(render_frame(of.bytes)),
             fields: vec![],
             should_only: false,
             clause: None,
@@ -131,15 +131,10 @@ pub(super) fn judge(
 /// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
 /// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
 /// does not carry the `op` and `request_id` of a request (`EETH-ECHO-001`).
-fn endpoint_blame(
-    injected: &[TimedInput],
-    op: u8,
-    request_id: u32,
-) -> (&'static str, &'static str) {
+fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, &'static str) {
     let mut found = None;
-    for i in injected {
-        let Input::Frame { bytes, .. } = &i.input else { continue };
-        let d = decode(bytes);
+    for i in inputs {
+        let Some(d) = i.frame.as_ref().map(|f| &f.d) else { continue };
         let Some(bth) = d.bth else { continue };
         let (e_op, e_id) = match (d.ext.erth, d.ext.eeth) {
             (Some(e), _) => (e.op.0, e.request_id),
@@ -168,7 +163,7 @@ fn endpoint_blame(
 /// is not an endpoint operation.
 pub(super) fn judge_reserved_qpn(
     scenario: &Scenario,
-    obs_frames: &[Frame],
+    obs_frames: &[Frame<'_>],
     observed: &[TimedOutput],
     div: &mut Vec<Divergence>,
 ) {
@@ -195,7 +190,7 @@ pub(super) fn judge_reserved_qpn(
         })
     };
     for f in obs_frames {
-        let Some(bth) = decode(&f.bytes).bth else { continue };
+        let Some(bth) = f.d.bth else { continue };
         if matches!(bth.opcode, Opcode::MRC_ENDPOINT_REQUEST | Opcode::MRC_ENDPOINT_RESPONSE) {
             continue;
         }
@@ -204,10 +199,10 @@ pub(super) fn judge_reserved_qpn(
             push(
                 f.at,
                 "an MRC QP packet to QPN 2, which endpoint operations keep",
-                render_frame(&f.bytes),
+                render_frame(f.bytes),
             );
         } else if peers_of_2.contains(&to) && !peers_of_others.contains(&to) {
-            push(f.at, "a packet from an MRC QP numbered 2", render_frame(&f.bytes));
+            push(f.at, "a packet from an MRC QP numbered 2", render_frame(f.bytes));
         }
     }
     for o in observed {
