@@ -31,6 +31,7 @@ fn divergence(at: u64, requirement: &str) -> Divergence {
         actual: Some("the device's record".into()),
         fields: vec![FieldDiff::new("reth.va", "0x1000".into(), "0x1004".into())],
         should_only: false,
+        check: "",
         clause: None,
     }
 }

@@ -8,7 +8,7 @@ use openrdma_device::{
 
 use super::arrivals::Arrivals;
 use super::obs::Obs;
-use super::{Divergence, Frame, Kind, Scope, entries, peer_map, render_event, sequences};
+use super::{Divergence, Frame, Kind, peer_map, render_event};
 use crate::placement;
 
 pub(super) fn payload_bytes(p: &Payload) -> Vec<u8> {
@@ -18,26 +18,21 @@ pub(super) fn payload_bytes(p: &Payload) -> Vec<u8> {
     }
 }
 
-pub(super) fn judge_events(
+/// DMA placement (CONF-CMP-034, CONF-CMP-023).
+pub(super) fn placement(
     scenario: &Scenario,
     arrivals: &Arrivals,
     o: &Obs<'_>,
-    scope: Scope,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
-    let tol = &scenario.manifest.tolerances;
+    judge_placement(scenario, &o.exp_events, &o.events, arrivals, div, checked);
+}
+
+/// A QP the scenario expects to fail must be reported in error (REC-IF-009), in every
+/// scope.
+pub(super) fn qp_errors(o: &Obs<'_>, div: &mut Vec<Divergence>, checked: &mut usize) {
     let (exp, obs) = (o.exp_events.as_slice(), o.events.as_slice());
-
-    judge_placement(scenario, exp, obs, arrivals, div, checked);
-
-    // Every completion entry on its own, and as a write to its queue (CQE-*).
-    let history = entries::judge(scenario, obs, tol.late_ns, div);
-
-    // Flags and completions: sequences per side, paired by identity (CONF-CMP-009).
-    sequences::judge(exp, obs, tol.late_ns, &history, div, checked);
-
-    // A QP the scenario expects to fail must be reported in error.
     for (r, e) in exp {
         if let NicEvent::Report(NicReport::QpError { qpn, .. }) = e {
             *checked += 1;
@@ -51,13 +46,11 @@ pub(super) fn judge_events(
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 });
             }
         }
-    }
-    if scope.cpu_split {
-        judge_reports(exp, obs, tol.late_ns, div, checked);
     }
 }
 
@@ -116,6 +109,7 @@ fn judge_placement(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: false,
+                        check: "",
                         clause: None,
                     });
                 }
@@ -172,6 +166,7 @@ impl Placed<'_> {
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 }
             }
@@ -191,6 +186,7 @@ impl Placed<'_> {
                     actual: None,
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 }
             }
@@ -202,6 +198,7 @@ impl Placed<'_> {
                 actual: Some(render_event(writes[write].1)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             },
             placement::Finding::AfterFlag { write } => Divergence {
@@ -212,6 +209,7 @@ impl Placed<'_> {
                 actual: Some(render_event(writes[write].1)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             },
             placement::Finding::Twice { write, va, len } => Divergence {
@@ -224,6 +222,7 @@ impl Placed<'_> {
                 actual: Some(render_event(writes[write].1)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             },
         };
@@ -270,6 +269,7 @@ pub(super) fn judge_retransmit_reports(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             }),
         }
@@ -283,6 +283,7 @@ pub(super) fn judge_retransmit_reports(
             actual: None,
             fields: vec![],
             should_only: false,
+            check: "",
             clause: None,
         });
     }
@@ -326,7 +327,7 @@ fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
 /// Reports with a key (`report_key`) are a multiset: each expected one must come by its
 /// time plus `late_ns`, and no other may come (CONF-CMP-020); `EvState` reports only in a
 /// scenario that expects at least one.
-fn judge_reports(
+pub(super) fn judge_reports(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
     late_ns: u64,
@@ -361,6 +362,7 @@ fn judge_reports(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             }),
         }
@@ -383,6 +385,7 @@ fn judge_reports(
             actual: Some(render_event(e)),
             fields: vec![],
             should_only: false,
+            check: "",
             clause: None,
         });
     }

@@ -256,6 +256,7 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             expected: Some(render_frame(ef.bytes)),
             actual: Some(render_frame(of.bytes)),
             should_only: false,
+            check: "",
             ..Divergence::of(of.at, due_rule(cx, e, true), what)
         });
     }
@@ -271,6 +272,7 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     Divergence {
         expected: Some(render_frame(ef.bytes)),
         should_only: false,
+        check: "",
         ..Divergence::of(rec.at.0, due_rule(cx, e, false), "an expected packet was not sent".into())
     }
 }

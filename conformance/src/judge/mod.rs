@@ -95,6 +95,7 @@ mod render;
 mod sacks;
 mod schedule;
 mod sequences;
+pub mod table;
 mod unexpected;
 mod wire;
 
@@ -105,8 +106,12 @@ pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
 
 pub use order::requirements as order_requirements;
 
+use std::cell::{Cell, OnceCell, RefCell};
+
 use arrivals::Arrivals;
 use obs::{Frame, Kind, Obs, kind_of};
+use table::Ctx;
+pub use table::{CHECKS, Check, Reads};
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -193,6 +198,10 @@ pub struct Divergence {
     /// Whether only a SHOULD is broken: set by the scoreboard for the SHOULD part of a
     /// requirement that also holds a MUST, and by the report from the spec otherwise.
     pub should_only: bool,
+    /// The row of the judge's table that found it ([`CHECKS`]); empty for a divergence
+    /// found outside the table (too many outputs, CONF-CMP-044).
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub check: &'static str,
 }
 
 impl Divergence {
@@ -207,6 +216,7 @@ impl Divergence {
             actual: None,
             fields: vec![],
             should_only: !matches!(clause.level(), Level::Must),
+            check: "",
         }
     }
 
@@ -326,6 +336,7 @@ pub fn over_cap(scenario: &Scenario, sent: u64, at: Timestamp) -> Judgement {
             actual: Some(format!("{sent} outputs")),
             fields: vec![],
             should_only: false,
+            check: "",
         }],
         checked: 0,
     }
@@ -397,62 +408,30 @@ fn judge_all(
     observed: &[TimedOutput],
     scope: Scope,
 ) -> Judgement {
-    let tol = &scenario.manifest.tolerances;
-    let mut div: Vec<Divergence> = Vec::new();
-    let mut checked = 0;
-
-    // Everything read, decoded once.
+    // Everything read, decoded once, and the pairing of frames several rows read.
     let o = Obs::new(scenario, injected, observed);
-    let (exp_frames, obs_frames) = (&o.exp_frames, &o.frames);
-    let arrivals = Arrivals::new(scenario, &o.inputs);
-
-    // Outputs of an MRC QP numbered 2 (ERTH-QPN-001), first: they explain the rest.
-    unexpected::judge_reserved_qpn(scenario, obs_frames, observed, &mut div);
-
-    // Every frame decodes and obeys the wire rules; every packet takes an EV of its own.
-    wire::judge(obs_frames, &mut div);
-    wire::judge_evs(scenario, obs_frames, &mut div);
-
-    // Every frame's link headers, whether or not an expected frame pairs with it.
-    link::judge(scenario, &peer_map(scenario), obs_frames, &mut div);
-
-    // Expected and observed frames paired by identity; each pair's fields named by their
-    // own rules, each expectation left over by the rule that makes it due.
-    let cx = matching::Ctx { scenario, injected, exp: exp_frames, obs: obs_frames, observed };
-    let pairing = matching::pair(&cx, &mut div);
-    checked += pairing.checked;
-    let matches = pairing.matches;
-    let used = pairing.used;
-
-    // The order of the device's writes (CONF-CMP-022), before the unexpected packets: a
-    // data packet after its message's sender flag is reported as that first.
-    order::judge(scenario, observed, &peer_map(scenario), &mut div);
-
-    unexpected::judge(scenario, &o.inputs, exp_frames, obs_frames, &arrivals, &used, &mut div);
-
-    // Paths: the usable pool and the retransmission EV (CONF-CMP-027), and under
-    // `spray-policies` the recorded EVs exactly (CONF-CMP-028).
-    paths::judge(scenario, &o.inputs, obs_frames, &mut div);
-    paths::judge_exact(scenario, exp_frames, obs_frames, &matches, &mut div);
-    // Order: packets recorded together (CONF-CMP-029), and the timestamp clock
-    // (CONF-CMP-030).
-    schedule::judge_order(scenario, exp_frames, obs_frames, &matches, &mut div);
-    schedule::judge_clock(obs_frames, &mut div);
-    // The NACK back-off, which the early side of a retransmission's window leaves open.
-    schedule::judge_nack_backoff(scenario, &o.inputs, obs_frames, &mut div);
-
-    // SACKs: truth and timely progress.
-    sacks::judge(scenario, &arrivals, exp_frames, obs_frames, tol, &mut div, &mut checked);
-
-    // ---- events ---------------------------------------------------------------------
-    events::judge_events(scenario, &arrivals, &o, scope, &mut div, &mut checked);
-    if scope.cpu_split {
-        events::judge_retransmit_reports(scenario, observed, obs_frames, &mut div);
+    let mut pair_div = Vec::new();
+    let cx = matching::Ctx { scenario, injected, exp: &o.exp_frames, obs: &o.frames, observed };
+    let pairing = matching::pair(&cx, &mut pair_div);
+    let ctx = Ctx {
+        scenario,
+        observed,
+        arrivals: Arrivals::new(scenario, &o.inputs),
+        o: &o,
+        pairing,
+        pair_div: RefCell::new(pair_div),
+        history: OnceCell::new(),
+        checked: Cell::new(0),
+    };
+    let mut div: Vec<Divergence> = Vec::new();
+    for check in CHECKS.iter().filter(|c| (c.applies)(scenario, scope)) {
+        let from = div.len();
+        (check.judge)(&ctx, &mut div);
+        div[from..].iter_mut().for_each(|d| d.check = check.name);
     }
-
     div.iter_mut().for_each(Divergence::settle);
     div.sort_by_key(|d| d.at);
-    Judgement { divergences: div, checked }
+    Judgement { divergences: div, checked: ctx.checked.get() }
 }
 
 /// Whether a syndrome difference is between two ACKs (credit codes only).

@@ -230,6 +230,7 @@ pub(super) fn judge(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            check: "",
             clause: None,
         });
     }
@@ -320,6 +321,7 @@ fn retire_before_next_input(
                 actual: Some(render_event(flag_event)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
             return;

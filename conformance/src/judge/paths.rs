@@ -463,6 +463,7 @@ impl Packets {
                 actual: Some(render_frame(f.bytes)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             };
             if mine.is_empty() {
@@ -616,6 +617,7 @@ pub(super) fn judge_exact(
                     format!("{:#x}", of.ev),
                 )],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }

@@ -61,6 +61,7 @@ fn push(div: &mut Vec<Divergence>, f: &Frame<'_>, requirement: &str, what: Strin
         actual: Some(render_frame(f.bytes)),
         fields: vec![],
         should_only: false,
+        check: "",
         clause: None,
     });
 }
@@ -81,6 +82,7 @@ fn push_field(
         actual: Some(render_frame(f.bytes)),
         fields: vec![FieldDiff::new(field, expected, actual)],
         should_only: false,
+        check: "",
         clause: None,
     });
 }
@@ -128,6 +130,7 @@ pub(super) fn judge(
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }
@@ -165,6 +168,7 @@ fn judge_probe_answers(
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }

@@ -95,6 +95,7 @@ pub(super) fn judge_order(
                     actual: Some(render_frame(obs[ob].bytes)),
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 });
                 break 'group;
@@ -129,6 +130,7 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
                     actual: Some(render_frame(f.bytes)),
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 });
             }
@@ -227,6 +229,7 @@ pub(super) fn judge_nack_backoff(
                 actual: Some(render_frame(f.bytes)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }

@@ -121,6 +121,7 @@ pub(super) fn judge(
             actual: Some(render_frame(of.bytes)),
             fields: vec![],
             should_only: false,
+            check: "",
             clause: None,
         });
     }
@@ -186,6 +187,7 @@ pub(super) fn judge_reserved_qpn(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            check: "",
             clause: None,
         })
     };

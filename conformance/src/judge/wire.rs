@@ -78,6 +78,7 @@ fn divergence(
         actual: Some(render_frame(f.bytes)),
         fields,
         should_only: SHOULD_ON_SENDER.contains(&requirement),
+        check: "",
         clause: None,
     }
 }
