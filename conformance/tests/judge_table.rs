@@ -89,3 +89,27 @@ fn the_table_names_each_check_once_with_clauses() {
         assert!(!c.reads.is_empty(), "{} reads nothing", c.name);
     }
 }
+
+/// The `wire` row can fail every rule the codec checks on the frames the corpus expects, and
+/// every frame-level rule (its clause list is kept by hand; this keeps it true).
+#[test]
+fn the_wire_check_can_fail_every_rule_the_codec_checks() {
+    use openrdma_codec::frame::{FRAME_RULES, decode};
+    use openrdma_conformance::judge::sender_rules;
+    use openrdma_conformance::req::Clause;
+    use openrdma_device::Body;
+    let wire = Check::named("wire").unwrap();
+    let mut rules: BTreeSet<&str> = FRAME_RULES.iter().copied().collect();
+    for (_, build) in corpus::all() {
+        for r in build().records {
+            if let Body::Frame { bytes, .. } = &r.body {
+                rules.extend(sender_rules(&decode(bytes)));
+            }
+        }
+    }
+    rules.remove("ICRC-VERIFY-001"); // a receiver's rule; the sender's is ICRC-CALC-001
+    for id in rules {
+        let c = Clause::parse(id).unwrap_or_else(|| panic!("{id} is not a clause"));
+        assert!(wire.clauses.contains(&c), "the wire check cannot fail {id}");
+    }
+}

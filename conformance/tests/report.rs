@@ -387,7 +387,12 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
             "exercised",
             "exercised_must",
             "by_requirement",
-            "other_subjects"
+            "other_subjects",
+            "clauses_total",
+            "clauses_covered",
+            "clauses_total_must",
+            "clauses_covered_must",
+            "unfailable"
         ])
     );
     let subjects = keys(&v["coverage"]["other_subjects"]);

@@ -68,6 +68,11 @@
 //!
 //! Times are compared with the manifest's tolerances. Divergences are sorted by time; the
 //! first one is what a report shows first.
+//!
+//! The families above run as the rows of one table ([`table::CHECKS`]): each row names the
+//! clauses it can fail, and each divergence the row that found it. Every output, expectation
+//! and input is decoded once (`obs.rs`) before the rows run. Coverage, the matrix
+//! and the answer to "which clause did this break" come from that table.
 
 use std::collections::{BTreeSet, HashMap};
 

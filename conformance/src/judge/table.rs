@@ -9,7 +9,7 @@
 //! report shows first.
 
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use openrdma_device::{Body, Capability, Direction, NicEvent, NicReport, Scenario, TimedOutput};
 
@@ -22,6 +22,7 @@ use super::{
     wire,
 };
 use crate::req::*;
+use crate::requirements::Level;
 
 /// One row of the judge's table.
 pub struct Check {
@@ -53,8 +54,8 @@ impl Check {
     /// Whether a scenario exercises this check for a device that claims everything: it
     /// applies, and the scenario expects an output the check reads.
     pub fn exercised_by(&self, s: &Scenario) -> bool {
-        (self.applies)(s, Scope::FULL)
-            && s.expects().any(|r| self.reads.iter().any(|k| k.matches(&r.body)))
+        let reads = expected_reads(s);
+        (self.applies)(s, Scope::FULL) && self.reads.iter().any(|k| reads.contains(k))
     }
 
     /// The check named `name`.
@@ -157,6 +158,57 @@ fn expects_qp_error(s: &Scenario, _: Scope) -> bool {
         r.dir == Direction::Expect
             && matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError { .. }) })
     })
+}
+
+/// The kinds of output `s` expects.
+fn expected_reads(s: &Scenario) -> Vec<Reads> {
+    let all = [
+        Reads::Frame,
+        Reads::Data,
+        Reads::Sack,
+        Reads::Nack,
+        Reads::Probe,
+        Reads::Dma,
+        Reads::Flag,
+        Reads::Completion,
+        Reads::Report,
+        Reads::Any,
+    ];
+    let mut out: Vec<Reads> = Vec::new();
+    for r in s.expects() {
+        for k in all {
+            if !out.contains(&k) && k.matches(&r.body) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// The clauses a scenario covers: every clause of every check it exercises
+/// ([`Check::exercised_by`]), for a device that claims every capability.
+pub fn covered_by(s: &Scenario) -> BTreeSet<Clause> {
+    let reads = expected_reads(s);
+    CHECKS
+        .iter()
+        .filter(|c| (c.applies)(s, Scope::FULL) && c.reads.iter().any(|k| reads.contains(k)))
+        .flat_map(|c| c.clauses.iter().copied())
+        .collect()
+}
+
+/// Whether some check of the table can fail `clause`: it is one of a check's clauses. A
+/// check that names the whole of a marked line fails none of its clauses in particular.
+pub fn can_fail(clause: Clause) -> bool {
+    CHECKS.iter().any(|c| c.clauses.contains(&clause))
+}
+
+/// The MUST clauses binding a device or the CPU half it brings that no check of the table
+/// can fail, in the specification's order: leaves only (an unmarked line is its own leaf).
+pub fn unfailable_musts() -> Vec<Clause> {
+    Clause::all()
+        .filter(|c| c.is_leaf() && c.level() == Level::Must && c.subject().scenario_checked())
+        .filter(|c| !can_fail(*c))
+        .collect()
 }
 
 /// The table, in the order the checks run.
@@ -344,6 +396,8 @@ pub static CHECKS: &[Check] = &[
 
 const QPN2: &[Clause] = &[ERTH_QPN_001];
 
+/// Every rule the codec checks on a frame (`*Repr::RULES`, `FRAME_RULES`, the decode
+/// errors), the sender's ICRC rule and the sender clause of ENC-HOP-001.
 const WIRE: &[Clause] = &[
     AETH_MRC_001,
     AETH_NAK_001,
@@ -602,14 +656,22 @@ const PLACEMENT: &[Clause] = &[
     RCV_PLACE_004,
 ];
 
+/// The entry rules of the judge and every rule `CompletionRepr::validate` checks.
 const ENTRIES: &[Clause] = &[
+    CQE_IMM_001,
+    CQE_IMM_002,
     CQE_LAYOUT_001,
+    CQE_OPCODE_001,
+    CQE_RECV_001,
     CQE_REJECT_002,
+    CQE_RESV_001,
     CQE_RING_001_B,
     CQE_RING_003,
     CQE_RING_003_B,
     CQE_RING_004,
     CQE_ROUTE_001,
+    CQE_SEND_002,
+    CQE_STATUS_001,
     CQE_TS_001,
 ];
 
