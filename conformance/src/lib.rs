@@ -6,7 +6,7 @@
 //!   the CPU half of recovery it is given where the scenario asks for one.
 //! * [`protocol`] and [`process`]: the adapter protocol, through which a device in another
 //!   process is driven, both sides of it.
-//! * [`scoreboard`]: judges what a device produced against what the scenario expects.
+//! * [`judge`] (formerly `scoreboard`): judges what a device produced against what the scenario expects.
 //! * [`requirements`] and [`report`]: the specification's requirement list, verdicts,
 //!   coverage, and the reports for people, CI and tools; [`req`]: the specification's
 //!   clauses as typed constants, generated from it.
@@ -35,6 +35,7 @@
 
 pub mod capture;
 pub mod file;
+pub mod judge;
 pub mod placement;
 pub mod process;
 pub mod protocol;
@@ -42,5 +43,7 @@ pub mod report;
 pub mod req;
 pub mod requirements;
 pub mod runner;
-pub mod scoreboard;
 pub mod timeline;
+
+/// The judge under its former name, for code written against it.
+pub use judge as scoreboard;

@@ -9,9 +9,10 @@ use openrdma_device::{CpuHalfFactory, Device, DeviceError, Scenario};
 use serde::Serialize;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use crate::judge::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_in, table};
+use crate::req::Clause;
 use crate::requirements::{Level, Spec};
 use crate::runner::run;
-use crate::scoreboard::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_in};
 
 /// The first divergence of a failing scenario, with its requirement's sentence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -143,7 +144,8 @@ pub struct Summary {
 pub struct Coverage {
     /// Requirements in force (withdrawn ones excluded) that scenarios can check.
     pub total: usize,
-    /// Those that at least one scenario checks.
+    /// Those that a check of the judge's table that at least one scenario exercises can
+    /// fail, in the line or one of its clauses.
     pub covered: usize,
     /// MUST-level requirements among `total`.
     pub total_must: usize,
@@ -151,7 +153,7 @@ pub struct Coverage {
     pub covered_must: usize,
     /// IDs of requirements scenarios can check that no scenario checks, in order.
     pub uncovered: Vec<String>,
-    /// For each requirement a scenario names, the scenarios that name it.
+    /// For each requirement and clause a check can fail, the scenarios that exercise it.
     pub by_requirement: BTreeMap<String, Vec<String>>,
     /// Requirements in force that scenarios cannot check, by subject.
     pub other_subjects: BTreeMap<String, Vec<String>>,
@@ -160,6 +162,16 @@ pub struct Coverage {
     pub exercised: usize,
     /// MUST-level requirements among `exercised`.
     pub exercised_must: usize,
+    /// Leaf clauses (an unmarked line is its own) of the requirements in `total`.
+    pub clauses_total: usize,
+    /// Those that a check some scenario exercises can fail.
+    pub clauses_covered: usize,
+    /// MUST-level clauses among `clauses_total`.
+    pub clauses_total_must: usize,
+    /// MUST-level clauses among `clauses_covered`.
+    pub clauses_covered_must: usize,
+    /// IDs of the MUST clauses that no check of the judge's table can fail, in order.
+    pub unfailable: Vec<String>,
 }
 
 /// The report of a suite run.
@@ -327,20 +339,26 @@ fn first(d: &Divergence, spec: &Spec) -> FirstDivergence {
 }
 
 /// The requirement IDs a scenario checks: its manifest's and its records' `checks`.
-fn named(s: &Scenario) -> impl Iterator<Item = &String> {
-    s.manifest.requirements.iter().chain(s.records.iter().flat_map(|r| r.checks.iter()))
-}
-
 /// Computes the coverage of `scenarios` over `spec`, and how much of it the scenarios in
-/// `ran` (those the device did not decline) exercised.
+/// `ran` (those the device did not decline) exercised. A scenario covers the clauses of
+/// the checks of the judge's table it exercises ([`table::covered_by`]); a requirement is
+/// covered when the line or one of its clauses is. What scenarios name in their manifests
+/// and records documents them and does not count.
 pub fn coverage(spec: &Spec, scenarios: &[&Scenario], ran: &[&Scenario]) -> Coverage {
+    let ran: BTreeSet<&str> = ran.iter().map(|s| s.manifest.name.as_str()).collect();
     let mut by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut exercised: BTreeSet<String> = BTreeSet::new();
     for s in scenarios {
-        for id in named(s) {
-            by.entry(id.clone()).or_default().insert(s.manifest.name.clone());
+        let name = &s.manifest.name;
+        for c in table::covered_by(s) {
+            for id in [c.id(), c.requirement()] {
+                by.entry(id.to_string()).or_default().insert(name.clone());
+                if ran.contains(name.as_str()) {
+                    exercised.insert(id.to_string());
+                }
+            }
         }
     }
-    let exercised: BTreeSet<&String> = ran.iter().flat_map(|s| named(s)).collect();
     let mut c = Coverage {
         by_requirement: by
             .iter()
@@ -367,6 +385,23 @@ pub fn coverage(spec: &Spec, scenarios: &[&Scenario], ran: &[&Scenario]) -> Cove
             c.uncovered.push(r.id.clone());
         }
     }
+    // Clause by clause: the leaves (an unmarked line is its own) of the lines above.
+    let leaves = Clause::all()
+        .filter(|x| x.is_leaf() && x.subject().scenario_checked() && x.level() != Level::Withdrawn);
+    for x in leaves.filter(|x| spec.clause(x.id()).is_some()) {
+        let must = x.level() == Level::Must;
+        c.clauses_total += 1;
+        c.clauses_total_must += usize::from(must);
+        if by.contains_key(x.id()) {
+            c.clauses_covered += 1;
+            c.clauses_covered_must += usize::from(must);
+        }
+    }
+    c.unfailable = table::unfailable_musts()
+        .into_iter()
+        .filter(|x| spec.clause(x.id()).is_some())
+        .map(|x| x.id().to_string())
+        .collect();
     c
 }
 
@@ -520,6 +555,19 @@ pub fn render_table_with(r: &SuiteReport, options: TableOptions) -> String {
             c.covered_must,
             c.total_must,
             c.uncovered.len()
+        ),
+        "",
+        "  ",
+    );
+    push_wrapped(
+        &mut s,
+        &format!(
+            "clause coverage: {} of {} clauses ({} of {} MUSTs); {} MUST clauses no check can fail",
+            c.clauses_covered,
+            c.clauses_total,
+            c.clauses_covered_must,
+            c.clauses_total_must,
+            c.unfailable.len()
         ),
         "",
         "  ",

@@ -31,6 +31,7 @@ fn divergence(at: u64, requirement: &str) -> Divergence {
         actual: Some("the device's record".into()),
         fields: vec![FieldDiff::new("reth.va", "0x1000".into(), "0x1004".into())],
         should_only: false,
+        check: "",
         clause: None,
     }
 }
@@ -386,7 +387,12 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
             "exercised",
             "exercised_must",
             "by_requirement",
-            "other_subjects"
+            "other_subjects",
+            "clauses_total",
+            "clauses_covered",
+            "clauses_total_must",
+            "clauses_covered_must",
+            "unfailable"
         ])
     );
     let subjects = keys(&v["coverage"]["other_subjects"]);

@@ -25,7 +25,6 @@ use std::path::{Path, PathBuf};
 
 use openrdma_conformance::requirements::{
     Level, Requirement, Spec, Subject, find_clause_ids, find_ids, is_requirement_id,
-    split_clause_id,
 };
 use openrdma_device::Scenario;
 
@@ -185,18 +184,14 @@ impl Matrix {
     /// Builds the matrix of `spec` from the corpus `scenarios` and the `sources`.
     pub fn build(spec: &Spec, scenarios: &[Scenario], sources: &[SourceFile]) -> Matrix {
         let mut m = Matrix::default();
+        // Coverage from the judge's table: a scenario checks the clauses of the checks it
+        // exercises, each under its own ID and its line's. What manifests and records name
+        // documents them and does not count.
         for s in scenarios {
-            let ids = s
-                .manifest
-                .requirements
-                .iter()
-                .chain(s.records.iter().flat_map(|r| r.checks.iter()));
-            for id in ids {
-                m.scenarios.entry(id.clone()).or_default().insert(s.manifest.name.clone());
-                if let Some((line, Some(_))) = split_clause_id(id) {
-                    let name = s.manifest.name.clone();
-                    m.scenarios.entry(line.to_string()).or_default().insert(name);
-                }
+            for c in openrdma_conformance::judge::table::covered_by(s) {
+                let name = s.manifest.name.clone();
+                m.scenarios.entry(c.id().to_string()).or_default().insert(name.clone());
+                m.scenarios.entry(c.requirement().to_string()).or_default().insert(name);
             }
         }
         let mut undefined: BTreeMap<String, String> = BTreeMap::new();
@@ -255,7 +250,8 @@ impl Matrix {
              by hand. For every requirement: its level, its subject (README.md, \"Who a\n\
              requirement binds\"), the scenarios that check it, and the files of code and of\n\
              tests that cite it. Requirements of the subjects `device` and `cpu-half` are checked\n\
-             by scenarios; those of the other subjects by tests. A requirement that marks clauses\n\
+             by scenarios (a scenario checks the clauses of the judge's checks it exercises);\n\
+             those of the other subjects by tests. A requirement that marks clauses\n\
              (README.md, \"How a requirement is written\") is followed by a sub-row per clause,\n\
              with the clause's own level and subject and what cites the clause itself.\n"
         );
@@ -294,6 +290,24 @@ impl Matrix {
             marked.len(),
             clauses.len(),
             clauses.iter().filter(|l| **l == Level::Must).count()
+        );
+        let unfailable: Vec<_> = openrdma_conformance::judge::table::unfailable_musts()
+            .into_iter()
+            .filter(|c| spec.clause(c.id()).is_some())
+            .collect();
+        let _ = writeln!(
+            s,
+            "MUST clauses of `device` and `cpu-half` that no check of the judge's table can \
+             fail: {}{}\n",
+            unfailable.len(),
+            if unfailable.is_empty() {
+                ".".to_string()
+            } else {
+                format!(
+                    ": {}.",
+                    unfailable.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                )
+            }
         );
         if !unchecked.is_empty() {
             let _ = writeln!(

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 
 use openrdma_codec::Opcode;
-use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::frame::IpRepr;
 use openrdma_device::Scenario;
 
 use super::fields::Rule;
@@ -25,12 +25,12 @@ const PKEY: u16 = 0xFFFF;
 pub(super) fn judge(
     scenario: &Scenario,
     peers: &HashMap<u32, u32>,
-    obs: &[Frame],
+    obs: &[Frame<'_>],
     div: &mut Vec<Divergence>,
 ) {
     let link = &scenario.manifest.link;
     for f in obs {
-        let d = decode(&f.bytes);
+        let d = &f.d;
         if d.error.is_some() {
             continue; // judged by the wire rules
         }
@@ -90,7 +90,7 @@ pub(super) fn judge(
             })
             .collect();
         div.push(Divergence {
-            actual: Some(render_frame(&f.bytes)),
+            actual: Some(render_frame(f.bytes)),
             fields,
             ..Divergence::of(f.at, rule, what)
         });

@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr, decode};
+use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr};
 use openrdma_codec::{DecodeError, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
@@ -64,15 +64,21 @@ pub fn sender_rules(d: &DecodedFrame<'_>) -> Vec<&'static str> {
         .collect()
 }
 
-fn divergence(f: &Frame, requirement: &str, what: String, fields: Vec<FieldDiff>) -> Divergence {
+fn divergence(
+    f: &Frame<'_>,
+    requirement: &str,
+    what: String,
+    fields: Vec<FieldDiff>,
+) -> Divergence {
     Divergence {
         at: f.at,
         requirement: requirement.into(),
         what,
         expected: None,
-        actual: Some(render_frame(&f.bytes)),
+        actual: Some(render_frame(f.bytes)),
         fields,
         should_only: SHOULD_ON_SENDER.contains(&requirement),
+        check: "",
         clause: None,
     }
 }
@@ -86,7 +92,7 @@ fn sender_clause(rule: &str) -> Option<Clause> {
 }
 
 /// One violation as a divergence: the header, field, offset and value, and the rule.
-fn violation(f: &Frame, v: &Violation) -> Divergence {
+fn violation(f: &Frame<'_>, v: &Violation) -> Divergence {
     let at = v.offset.map_or(String::new(), |o| format!(" at byte {o}"));
     let mut d = divergence(
         f,
@@ -105,7 +111,7 @@ fn violation(f: &Frame, v: &Violation) -> Divergence {
     d
 }
 
-fn undecodable(f: &Frame, e: &DecodeError) -> Vec<Divergence> {
+fn undecodable(f: &Frame<'_>, e: &DecodeError) -> Vec<Divergence> {
     let mut out = Vec::new();
     let what = format!("the device sent a frame that does not decode: {e}");
     // The rule the sender broke first, so that a report shows it; then CONF-CMP-001's.
@@ -117,9 +123,9 @@ fn undecodable(f: &Frame, e: &DecodeError) -> Vec<Divergence> {
 }
 
 /// Decodes and validates every frame the device sent (CONF-CMP-001, CONF-CMP-016).
-pub(super) fn judge(obs_frames: &[Frame], div: &mut Vec<Divergence>) {
+pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
     for f in obs_frames {
-        let d = decode(&f.bytes);
+        let d = &f.d;
         if let Some(e) = &d.error {
             div.extend(undecodable(f, e));
         } else if matches!(d.icrc, IcrcStatus::Bad { .. }) {
@@ -152,7 +158,7 @@ fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<Ev>)> {
 }
 
 /// The paths of data packets, probes and NACKs (CONF-CMP-017).
-pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec<Divergence>) {
+pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
     let profiles = profiles(scenario);
     for f in obs_frames {
         match f.kind {
@@ -161,7 +167,7 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
                 if evs.contains(&f.ev) {
                     continue;
                 }
-                let d = decode(&f.bytes);
+                let d = &f.d;
                 let (Some(ip), Some(udp)) = (&d.ip, d.udp) else { continue };
                 let (requirement, carried) = match ip {
                     IpRepr::V6(v6) => (
@@ -191,7 +197,7 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame], div: &mut Vec
                 ));
             }
             Kind::Nack { .. } => {
-                let Some(n) = decode(&f.bytes).ext.neth else { continue };
+                let Some(n) = f.d.ext.neth else { continue };
                 if n.entropy != f.ev {
                     div.push(divergence(
                         f,

@@ -200,6 +200,7 @@ fn judge_seq(
             actual: Some(render_event(ge)),
             fields,
             should_only: false,
+            check: "",
             ..Divergence::of(at, requirement, what)
         });
     }
@@ -209,6 +210,7 @@ fn judge_seq(
         div.push(Divergence {
             expected: Some(render_event(we)),
             should_only: false,
+            check: "",
             ..Divergence::of(wt, seq.due(), what)
         });
     }
@@ -218,6 +220,7 @@ fn judge_seq(
         div.push(Divergence {
             actual: Some(render_event(ge)),
             should_only: false,
+            check: "",
             ..Divergence::of(gt, seq.extra(), what)
         });
     }

@@ -89,8 +89,8 @@ pub(super) struct Pairing {
 pub(super) struct Ctx<'a> {
     pub scenario: &'a Scenario,
     pub injected: &'a [TimedInput],
-    pub exp: &'a [(&'a Record, Frame)],
-    pub obs: &'a [Frame],
+    pub exp: &'a [(&'a Record, Frame<'a>)],
+    pub obs: &'a [Frame<'a>],
     pub observed: &'a [TimedOutput],
 }
 
@@ -110,14 +110,13 @@ impl Ctx<'_> {
     /// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the
     /// expected packets of its QP and MSN carries an ImmDt.
     fn imm_message(&self, e: usize) -> bool {
-        let key = |b: &[u8]| {
-            let d = openrdma_codec::frame::decode(b);
+        let key = |f: &Frame<'_>| {
+            let d = &f.d;
             Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
         };
-        let Some((qp, msn, imm)) = key(&self.exp[e].1.bytes) else { return false };
+        let Some((qp, msn, imm)) = key(&self.exp[e].1) else { return false };
         imm || self.exp.iter().any(|(_, f)| {
-            matches!(f.kind, Kind::Data { qp: q, .. } if q == qp)
-                && key(&f.bytes) == Some((qp, msn, true))
+            matches!(f.kind, Kind::Data { qp: q, .. } if q == qp) && key(f) == Some((qp, msn, true))
         })
     }
 
@@ -182,7 +181,7 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
             continue;
         }
         let (lo, hi) = cx.window(e);
-        let want = frame_fields(&cx.exp[e].1.bytes);
+        let want = frame_fields(&cx.exp[e].1.d);
         let found = (0..n)
             .filter(|&i| {
                 !used[i]
@@ -191,7 +190,7 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
                     && !cx.explained(i, &pair_of)
             })
             .min_by_key(|&i| {
-                let d = diff(&want, &frame_fields(&cx.obs[i].bytes)).len();
+                let d = diff(&want, &frame_fields(&cx.obs[i].d)).len();
                 (d, cx.obs[i].at.abs_diff(cx.exp[e].0.at.0))
             });
         if let Some(i) = found {
@@ -230,15 +229,15 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
 fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<Divergence>) {
     let (rec, ef) = &cx.exp[e];
     let of = &cx.obs[i];
-    let mut fields = diff(&frame_fields(&ef.bytes), &frame_fields(&of.bytes));
+    let mut fields = diff(&frame_fields(&ef.d), &frame_fields(&of.d));
     if !fields.is_empty() {
         let fcx = fields::Context { imm_message: cx.imm_message(e) };
         let (rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
         let first = fields.iter().find(|f| f.clause == Some(rule)).unwrap_or(&fields[0]);
         let what = describe(first);
         div.push(Divergence {
-            expected: Some(render_frame(&ef.bytes)),
-            actual: Some(render_frame(&of.bytes)),
+            expected: Some(render_frame(ef.bytes)),
+            actual: Some(render_frame(of.bytes)),
             fields,
             should_only,
             ..Divergence::of(of.at, rule, what)
@@ -254,9 +253,10 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             of.at, rec.at.0, tol.early_ns, tol.late_ns
         );
         div.push(Divergence {
-            expected: Some(render_frame(&ef.bytes)),
-            actual: Some(render_frame(&of.bytes)),
+            expected: Some(render_frame(ef.bytes)),
+            actual: Some(render_frame(of.bytes)),
             should_only: false,
+            check: "",
             ..Divergence::of(of.at, due_rule(cx, e, true), what)
         });
     }
@@ -270,8 +270,9 @@ pub(super) fn describe(f: &FieldDiff) -> String {
 fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
     Divergence {
-        expected: Some(render_frame(&ef.bytes)),
+        expected: Some(render_frame(ef.bytes)),
         should_only: false,
+        check: "",
         ..Divergence::of(rec.at.0, due_rule(cx, e, false), "an expected packet was not sent".into())
     }
 }

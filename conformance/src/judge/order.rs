@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use openrdma_codec::frame::decode;
 use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOutput};
 
-use super::{Divergence, payload_bytes, render_event, render_frame};
+use super::{Divergence, events::payload_bytes, render_event, render_frame};
 use openrdma_codec::Msn;
 
 /// A work request: device QP, MSN, generation.
@@ -230,6 +230,7 @@ pub(super) fn judge(
             actual: Some(actual),
             fields: vec![],
             should_only: false,
+            check: "",
             clause: None,
         });
     }
@@ -320,6 +321,7 @@ fn retire_before_next_input(
                 actual: Some(render_event(flag_event)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
             return;

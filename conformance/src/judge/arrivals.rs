@@ -14,9 +14,11 @@
 use std::collections::HashMap;
 
 use openrdma_codec::Ev;
-use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr, decode};
+use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr};
 use openrdma_codec::{BthRepr, EtherType, Opcode, ROCEV2_PORT};
-use openrdma_device::{Body, Direction, Input, NicEvent, Scenario, TimedInput};
+use openrdma_device::{Body, Direction, NicEvent, Scenario};
+
+use super::obs::In;
 
 /// How the EV of a copy travelled (`ENC-EV-001`, `ENC-EV-002`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +112,7 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
 }
 
 impl Arrivals {
-    pub(super) fn new(scenario: &Scenario, injected: &[TimedInput]) -> Arrivals {
+    pub(super) fn new(scenario: &Scenario, inputs: &[In<'_>]) -> Arrivals {
         // When the scenario expects each PSN placed.
         let mut placed: HashMap<(u32, u32), u64> = HashMap::new();
         for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
@@ -120,20 +122,20 @@ impl Arrivals {
             }
         }
         let mut a = Arrivals::default();
-        for i in injected {
-            let Input::Frame { bytes, .. } = &i.input else { continue };
-            let d = decode(bytes);
+        for i in inputs {
+            let Some(f) = &i.frame else { continue };
+            let (bytes, d) = (f.bytes, &f.d);
             let reason = d.discard_reason();
-            let Some(bth) = intended_bth(bytes, &d) else { continue };
+            let Some(bth) = intended_bth(bytes, d) else { continue };
             let qp = bth.dest_qp.value();
             let ev = d.entropy().unwrap_or_default();
-            let carrier = carrier(&d);
+            let carrier = carrier(d);
             if let Some(reason) = reason {
                 // A frame to discard that a device could take for a write: one whose BTH
                 // names a write, or an opcode with no meaning at all.
                 if bth.opcode.is_mrc_write() || bth.opcode.info().is_none() {
                     a.writes.entry((qp, bth.psn.value())).or_default().push(WriteCopy {
-                        at: i.at.0,
+                        at: i.at,
                         ev,
                         carrier,
                         ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
@@ -143,7 +145,7 @@ impl Arrivals {
                 }
             } else if bth.opcode.is_mrc_write() {
                 a.writes.entry((qp, bth.psn.value())).or_default().push(WriteCopy {
-                    at: i.at.0,
+                    at: i.at,
                     ev,
                     carrier,
                     ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
@@ -153,7 +155,7 @@ impl Arrivals {
             } else if bth.opcode == Opcode::MRC_PROBE {
                 if let Some(p) = d.ext.peth {
                     a.probes.entry(qp).or_default().push(ProbeCopy {
-                        at: i.at.0,
+                        at: i.at,
                         ev,
                         carrier,
                         ts: p.tx_timestamp,

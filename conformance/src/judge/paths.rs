@@ -24,13 +24,12 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
     Body, Capability, CpuCommand, EvState, HostCommand, Input, Record, Scenario, SprayPolicy,
-    TimedInput,
 };
 
+use super::obs::In;
 use super::{Divergence, Frame, Kind, render_frame};
 use openrdma_codec::{Ev, Msn};
 
@@ -181,11 +180,11 @@ enum Claim {
 }
 
 /// The device's data packets per peer QPN, in the order it sent them.
-fn sent_by_qp(obs: &[Frame]) -> HashMap<u32, Vec<Sent>> {
+fn sent_by_qp(obs: &[Frame<'_>]) -> HashMap<u32, Vec<Sent>> {
     let mut out: HashMap<u32, Vec<Sent>> = HashMap::new();
     for f in obs {
         if let Kind::Data { qp, psn, rtx } = f.kind {
-            let msn = decode(&f.bytes).ext.meth.map(|m| m.msn);
+            let msn = f.d.ext.meth.map(|m| m.msn);
             out.entry(qp).or_default().push(Sent { at: f.at, psn, rtx, wire: f.ev, msn });
         }
     }
@@ -249,8 +248,8 @@ fn sack_valid(
 /// packet of the device by them (`CONF-CMP-027`).
 pub(super) fn judge(
     scenario: &Scenario,
-    injected: &[TimedInput],
-    obs: &[Frame],
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
     div: &mut Vec<Divergence>,
 ) {
     let m = &scenario.manifest;
@@ -261,7 +260,7 @@ pub(super) fn judge(
     // The device's QPs by the peer QPN their packets carry, and its QPNs.
     let mut qps: HashMap<u32, Qp> = HashMap::new();
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
-    for i in injected {
+    for i in inputs {
         if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
             let slot = |ev: &Ev, backup| Slot {
                 ev: *ev,
@@ -279,16 +278,34 @@ pub(super) fn judge(
         return;
     }
     let sent = sent_by_qp(obs);
+    let (claims, events) = input_events(inputs, &qps, &peer_of, &sent, window, ipv4);
+    let packets = Packets { qps, claims, events, hold, lag: m.tolerances.late_ns / 2 };
+    packets.judge(obs, div);
+}
+
+/// The claims of the scenario's acknowledgements per peer QP, and the EV changes its inputs
+/// cause, in time order.
+type Claims = HashMap<u32, Vec<(u64, Claim)>>;
+
+fn input_events(
+    inputs: &[In<'_>],
+    qps: &HashMap<u32, Qp>,
+    peer_of: &HashMap<u32, u32>,
+    sent: &HashMap<u32, Vec<Sent>>,
+    window: u32,
+    ipv4: bool,
+) -> (Claims, Vec<Event>) {
+    let wire_of = |ev: Ev| if ipv4 { Ev::from_halves(ev.high(), 0) } else { ev };
     let none: Vec<Sent> = Vec::new();
     let sent_of = |peer: u32| sent.get(&peer).unwrap_or(&none);
 
     // What the scenario's acknowledgements claimed, and the EV changes its inputs cause.
     let mut claims: HashMap<u32, Vec<(u64, Claim)>> = HashMap::new();
     let mut events: Vec<Event> = Vec::new();
-    let mut injected: Vec<&TimedInput> = injected.iter().collect();
-    injected.sort_by_key(|i| i.at);
-    for i in injected {
-        let at = i.at.0;
+    let mut inputs: Vec<&In<'_>> = inputs.iter().collect();
+    inputs.sort_by_key(|i| i.at);
+    for i in inputs {
+        let at = i.at;
         match &i.input {
             Input::Cpu { command: CpuCommand::SetEvState { qpn, ev, state } } => {
                 if let Some(&peer) = peer_of.get(&qpn.value()) {
@@ -301,8 +318,8 @@ pub(super) fn judge(
                     });
                 }
             }
-            Input::Frame { bytes, .. } => {
-                let d = decode(bytes);
+            Input::Frame { .. } => {
+                let Some(d) = i.frame.as_ref().map(|f| &f.d) else { continue };
                 let Some(bth) = d.bth.filter(|_| d.error.is_none()) else { continue };
                 let Some(&peer) = peer_of.get(&bth.dest_qp.value()) else { continue };
                 let Some(qp) = qps.get(&peer) else { continue };
@@ -371,121 +388,143 @@ pub(super) fn judge(
         }
     }
 
-    // Every data packet, in time order, against the states the events before it (and
-    // perhaps those at its time) gave the EVs.
-    let mut packets: Vec<&Frame> =
-        obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
-    packets.sort_by_key(|f| f.at);
-    // A device may send each output up to late_ns / 2 after the reference would
-    // (CONF-TIME-004): it may have chosen the EV on the states of that much earlier.
-    let lag = m.tolerances.late_ns / 2;
-    let mut earlier = qps.clone();
-    let mut next_earlier = 0;
-    let mut next = 0;
-    let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
-    for f in packets {
-        let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
-        let t = f.at;
-        while next < events.len() && events[next].at < t {
-            apply(&mut qps, &events[next], hold);
-            next += 1;
-        }
-        let chosen = t.saturating_sub(lag);
-        while next_earlier < events.len() && events[next_earlier].at < chosen {
-            apply(&mut earlier, &events[next_earlier], hold);
-            next_earlier += 1;
-        }
-        let prev = last_wire.insert((peer, psn), f.ev);
-        let Some(qp) = qps.get(&peer) else { continue };
-        // The states at `t`: before the inputs at `t`, or after them.
-        let mut after: HashMap<u32, Qp> = HashMap::from([(peer, qp.clone())]);
-        for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
-            apply(&mut after, e, hold);
-        }
-        // `earlier` starts as a copy of `qps`: the same QPs, the same slots.
-        let states: Vec<(&Slot, Possible)> = qp
-            .slots
-            .iter()
-            .zip(&after[&peer].slots)
-            .zip(&earlier[&peer].slots)
-            .map(|((s, a), b)| {
-                let mut p = s.state.clone();
-                p.settle(t, hold);
-                let mut q = a.state.clone();
-                q.settle(t, hold);
-                p.union(&q);
-                let mut e = b.state.clone();
-                e.settle(chosen, hold);
-                p.union(&e);
-                (s, p)
-            })
-            .collect();
-        let mine: Vec<&(&Slot, Possible)> = states.iter().filter(|(s, _)| s.wire == f.ev).collect();
-        let report = |requirement: &str, what: String| Divergence {
-            at: t,
-            requirement: requirement.into(),
-            what,
-            expected: None,
-            actual: Some(render_frame(&f.bytes)),
-            fields: vec![],
-            should_only: false,
-            clause: None,
-        };
-        if mine.is_empty() {
-            div.push(report(
-                "SND-PATH-001",
-                format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
-            ));
-            continue;
-        }
-        if !mine.iter().any(|(_, p)| p.may_be_good()) {
-            let any = states.iter().any(|(_, p)| p.may_be_good());
-            div.push(if any {
-                report(
-                    "SND-PATH-001",
-                    format!("a data packet on EV {:#x}, which the scenario made unusable", f.ev),
-                )
-            } else {
-                report(
-                    "SND-PATH-002",
-                    format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
-                )
-            });
-            continue;
-        }
-        let avoided = if rtx { prev } else { None };
-        if mine.iter().all(|(s, _)| s.backup) {
-            let primary = states
+    (claims, events)
+}
+
+/// The EVs of the sending QPs, with what moves them.
+struct Packets {
+    qps: HashMap<u32, Qp>,
+    claims: Claims,
+    events: Vec<Event>,
+    hold: u64,
+    /// A device may send each output up to late_ns / 2 after the reference would
+    /// (CONF-TIME-004): it may have chosen the EV on the states of that much earlier.
+    lag: u64,
+}
+
+impl Packets {
+    /// Judges every data packet, in time order, against the states the events before it
+    /// (and perhaps those at its time) gave the EVs.
+    fn judge(self, obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
+        let Packets { mut qps, claims, events, hold, lag } = self;
+        // Every data packet, in time order, against the states the events before it (and
+        // perhaps those at its time) gave the EVs.
+        let mut packets: Vec<&Frame<'_>> =
+            obs.iter().filter(|f| matches!(f.kind, Kind::Data { .. })).collect();
+        packets.sort_by_key(|f| f.at);
+        let mut earlier = qps.clone();
+        let mut next_earlier = 0;
+        let mut next = 0;
+        let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
+        for f in packets {
+            let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
+            let t = f.at;
+            while next < events.len() && events[next].at < t {
+                apply(&mut qps, &events[next], hold);
+                next += 1;
+            }
+            let chosen = t.saturating_sub(lag);
+            while next_earlier < events.len() && events[next_earlier].at < chosen {
+                apply(&mut earlier, &events[next_earlier], hold);
+                next_earlier += 1;
+            }
+            let prev = last_wire.insert((peer, psn), f.ev);
+            let Some(qp) = qps.get(&peer) else { continue };
+            // The states at `t`: before the inputs at `t`, or after them.
+            let mut after: HashMap<u32, Qp> = HashMap::from([(peer, qp.clone())]);
+            for e in events[next..].iter().take_while(|e| e.at == t).filter(|e| e.peer == peer) {
+                apply(&mut after, e, hold);
+            }
+            // `earlier` starts as a copy of `qps`: the same QPs, the same slots.
+            let states: Vec<(&Slot, Possible)> = qp
+                .slots
                 .iter()
-                .find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
-            if let Some((s, _)) = primary {
+                .zip(&after[&peer].slots)
+                .zip(&earlier[&peer].slots)
+                .map(|((s, a), b)| {
+                    let mut p = s.state.clone();
+                    p.settle(t, hold);
+                    let mut q = a.state.clone();
+                    q.settle(t, hold);
+                    p.union(&q);
+                    let mut e = b.state.clone();
+                    e.settle(chosen, hold);
+                    p.union(&e);
+                    (s, p)
+                })
+                .collect();
+            let mine: Vec<&(&Slot, Possible)> =
+                states.iter().filter(|(s, _)| s.wire == f.ev).collect();
+            let report = |requirement: &str, what: String| Divergence {
+                at: t,
+                requirement: requirement.into(),
+                what,
+                expected: None,
+                actual: Some(render_frame(f.bytes)),
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            };
+            if mine.is_empty() {
                 div.push(report(
                     "SND-PATH-001",
-                    format!(
-                        "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
-                        f.ev, s.ev
-                    ),
+                    format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
                 ));
                 continue;
             }
-        }
-        if rtx && prev == Some(f.ev) {
-            let claimed = claims.get(&peer).is_some_and(|c| {
-                c.iter().any(|(at, c)| {
-                    *at <= t
-                        && matches!(c, Claim::Sack { .. })
-                        && claims_psn(c, Psn::new(psn), None)
-                })
-            });
-            let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
-            if let (false, Some((s, _))) = (claimed, other) {
-                div.push(report(
+            if !mine.iter().any(|(_, p)| p.may_be_good()) {
+                let any = states.iter().any(|(_, p)| p.may_be_good());
+                div.push(if any {
+                    report(
+                        "SND-PATH-001",
+                        format!(
+                            "a data packet on EV {:#x}, which the scenario made unusable",
+                            f.ev
+                        ),
+                    )
+                } else {
+                    report(
+                        "SND-PATH-002",
+                        format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
+                    )
+                });
+                continue;
+            }
+            let avoided = if rtx { prev } else { None };
+            if mine.iter().all(|(s, _)| s.backup) {
+                let primary = states
+                    .iter()
+                    .find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
+                if let Some((s, _)) = primary {
+                    div.push(report(
+                        "SND-PATH-001",
+                        format!(
+                            "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
+                            f.ev, s.ev
+                        ),
+                    ));
+                    continue;
+                }
+            }
+            if rtx && prev == Some(f.ev) {
+                let claimed = claims.get(&peer).is_some_and(|c| {
+                    c.iter().any(|(at, c)| {
+                        *at <= t
+                            && matches!(c, Claim::Sack { .. })
+                            && claims_psn(c, Psn::new(psn), None)
+                    })
+                });
+                let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
+                if let (false, Some((s, _))) = (claimed, other) {
+                    div.push(report(
                     "SND-RTX-002",
                     format!(
                         "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
                         f.ev, s.ev
                     ),
                 ));
+                }
             }
         }
     }
@@ -535,8 +574,8 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
 /// EV of the record it matches (`CONF-CMP-028`).
 pub(super) fn judge_exact(
     scenario: &Scenario,
-    exp: &[(&Record, Frame)],
-    obs: &[Frame],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
     matches: &[(usize, usize)],
     div: &mut Vec<Divergence>,
 ) {
@@ -570,14 +609,15 @@ pub(super) fn judge_exact(
                     "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
                     of.ev, ef.ev
                 ),
-                expected: Some(render_frame(&ef.bytes)),
-                actual: Some(render_frame(&of.bytes)),
+                expected: Some(render_frame(ef.bytes)),
+                actual: Some(render_frame(of.bytes)),
                 fields: vec![super::FieldDiff::new(
                     "entropy",
                     format!("{:#x}", ef.ev),
                     format!("{:#x}", of.ev),
                 )],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }

@@ -14,8 +14,9 @@
 use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::NackReason;
-use openrdma_codec::frame::decode;
-use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenario, TimedInput};
+use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenario};
+
+use super::obs::In;
 
 use super::{Divergence, Frame, Kind, render_frame};
 
@@ -40,8 +41,8 @@ fn qp_of(k: &Kind) -> Option<u32> {
 /// recorded order when the device sends them at one time (`CONF-CMP-029`).
 pub(super) fn judge_order(
     scenario: &Scenario,
-    exp: &[(&Record, Frame)],
-    obs: &[Frame],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
     matches: &[(usize, usize)],
     div: &mut Vec<Divergence>,
 ) {
@@ -88,12 +89,13 @@ pub(super) fn judge_order(
                     what: format!(
                         "sent before a packet of the same QP that the scenario expects before \
                          it, at the same time ({})",
-                        render_frame(&exp[ea].1.bytes)
+                        render_frame(exp[ea].1.bytes)
                     ),
-                    expected: Some(render_frame(&exp[eb].1.bytes)),
-                    actual: Some(render_frame(&obs[ob].bytes)),
+                    expected: Some(render_frame(exp[eb].1.bytes)),
+                    actual: Some(render_frame(obs[ob].bytes)),
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 });
                 break 'group;
@@ -108,11 +110,11 @@ pub(super) fn judge_order(
 const CLOCK_SPAN_NS: u64 = 1 << 15;
 
 /// The TSETH `tx_timestamp`s of each QP's data packets run forward (`CONF-CMP-030`).
-pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
+pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
     let mut last: HashMap<u32, (u64, u16)> = HashMap::new();
     for f in obs {
         let Kind::Data { qp, .. } = f.kind else { continue };
-        let Some(ts) = decode(&f.bytes).ext.tseth.map(|t| t.tx_timestamp) else { continue };
+        let Some(ts) = f.d.ext.tseth.map(|t| t.tx_timestamp) else { continue };
         if let Some((at, prev)) = last.insert(qp, (f.at, ts)) {
             let ahead = ts.wrapping_sub(prev);
             if f.at.saturating_sub(at) < CLOCK_SPAN_NS && ahead >= 0x8000 {
@@ -125,9 +127,10 @@ pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
                         f.at - at
                     ),
                     expected: None,
-                    actual: Some(render_frame(&f.bytes)),
+                    actual: Some(render_frame(f.bytes)),
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 });
             }
@@ -144,8 +147,8 @@ pub(super) fn judge_clock(obs: &[Frame], div: &mut Vec<Divergence>) {
 /// before it, the PSN was not queued already (`SND-RTX-005`), so the NACK's delay holds.
 pub(super) fn judge_nack_backoff(
     scenario: &Scenario,
-    injected: &[TimedInput],
-    obs: &[Frame],
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
     div: &mut Vec<Divergence>,
 ) {
     let m = &scenario.manifest;
@@ -153,7 +156,7 @@ pub(super) fn judge_nack_backoff(
     if backoff == 0 {
         return;
     }
-    let mut inputs: Vec<&TimedInput> = injected.iter().collect();
+    let mut inputs: Vec<&In<'_>> = inputs.iter().collect();
     inputs.sort_by_key(|i| i.at);
     // The device's QPNs by the peer QPN its data packets carry.
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
@@ -162,7 +165,7 @@ pub(super) fn judge_nack_backoff(
     // (peer QPN, PSN, time) of each delaying NACK that was the first reason given.
     let mut delayed: Vec<(u32, u32, u64)> = Vec::new();
     for i in inputs {
-        let at = i.at.0;
+        let at = i.at;
         match &i.input {
             Input::Host { command: HostCommand::CreateQp(q) } => {
                 peer_of.insert(q.qpn.value(), q.peer_qpn.value());
@@ -179,8 +182,8 @@ pub(super) fn judge_nack_backoff(
                     other_reason.insert(peer);
                 }
             }
-            Input::Frame { bytes, .. } => match super::classify(at, bytes).kind {
-                Kind::Nack { qp, psn, reason } => {
+            Input::Frame { .. } => match i.frame.as_ref().map(|f| &f.kind) {
+                Some(&Kind::Nack { qp, psn, reason }) => {
                     let Some(&peer) = peer_of.get(&qp) else { continue };
                     let reason = NackReason(reason);
                     if reason.is_trim() || reason.is_fatal() {
@@ -189,7 +192,7 @@ pub(super) fn judge_nack_backoff(
                         delayed.push((peer, psn, at));
                     }
                 }
-                Kind::Sack { qp, .. } => {
+                Some(&Kind::Sack { qp, .. }) => {
                     if let Some(&peer) = peer_of.get(&qp) {
                         other_reason.insert(peer);
                     }
@@ -223,9 +226,10 @@ pub(super) fn judge_nack_backoff(
                     f.at - nacked
                 ),
                 expected: None,
-                actual: Some(render_frame(&f.bytes)),
+                actual: Some(render_frame(f.bytes)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }

@@ -69,6 +69,7 @@ pub(super) fn judge(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }
@@ -90,6 +91,7 @@ pub(super) fn judge(
                         actual: Some(render_event(e)),
                         fields: vec![],
                         should_only: true,
+                        check: "",
                         clause: None,
                     });
                 }
@@ -106,6 +108,7 @@ pub(super) fn judge(
                 actual: Some(render_event(e)),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }
@@ -134,6 +137,7 @@ pub(super) fn judge(
                     actual: Some(render_event(e)),
                     fields: vec![],
                     should_only: false,
+                    check: "",
                     clause: None,
                 });
             }

@@ -41,7 +41,9 @@
 use openrdma_codec::frame::decode;
 use openrdma_device::{Record, Scenario, Tolerances};
 
-use super::arrivals::{Arrivals, ProbeCopy, Status, WriteCopy, ev_requirement};
+use openrdma_codec::{CcStateRepr, Ev, SethRepr};
+
+use super::arrivals::{Arrivals, Carrier, ProbeCopy, Status, WriteCopy, ev_requirement};
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use crate::req::*;
 
@@ -50,22 +52,23 @@ fn psn_diff(a: u32, b: u32) -> i32 {
     ((a.wrapping_sub(b) << 8) as i32) >> 8
 }
 
-fn push(div: &mut Vec<Divergence>, f: &Frame, requirement: &str, what: String) {
+fn push(div: &mut Vec<Divergence>, f: &Frame<'_>, requirement: &str, what: String) {
     div.push(Divergence {
         at: f.at,
         requirement: requirement.into(),
         what,
         expected: None,
-        actual: Some(render_frame(&f.bytes)),
+        actual: Some(render_frame(f.bytes)),
         fields: vec![],
         should_only: false,
+        check: "",
         clause: None,
     });
 }
 
 fn push_field(
     div: &mut Vec<Divergence>,
-    f: &Frame,
+    f: &Frame<'_>,
     requirement: &str,
     field: &str,
     expected: String,
@@ -76,9 +79,10 @@ fn push_field(
         requirement: requirement.into(),
         what: format!("SACK field {field} is wrong"),
         expected: None,
-        actual: Some(render_frame(&f.bytes)),
+        actual: Some(render_frame(f.bytes)),
         fields: vec![FieldDiff::new(field, expected, actual)],
         should_only: false,
+        check: "",
         clause: None,
     });
 }
@@ -87,8 +91,8 @@ fn push_field(
 pub(super) fn judge(
     scenario: &Scenario,
     arrivals: &Arrivals,
-    exp_frames: &[(&Record, Frame)],
-    obs_frames: &[Frame],
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
@@ -122,10 +126,11 @@ pub(super) fn judge(
                 what: format!(
                     "no SACK reported cumulative progress to PSN {cack} by {deadline} ns"
                 ),
-                expected: Some(render_frame(&ef.bytes)),
+                expected: Some(render_frame(ef.bytes)),
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }
@@ -137,16 +142,14 @@ pub(super) fn judge(
 /// with `pr` 1 and the probe's `probe_id` in `ack_psn_offset`, by the expected time plus
 /// the tolerance (PETH-RESP-001). A SACK with `pr` 0, however complete, answers no probe.
 fn judge_probe_answers(
-    exp_frames: &[(&Record, Frame)],
-    obs_frames: &[Frame],
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
-    let answer = |f: &Frame| match f.kind {
-        Kind::Sack { qp, .. } => {
-            decode(&f.bytes).ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset))
-        }
+    let answer = |f: &Frame<'_>| match f.kind {
+        Kind::Sack { qp, .. } => f.d.ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset)),
         _ => None,
     };
     for (rec, ef) in exp_frames {
@@ -161,10 +164,11 @@ fn judge_probe_answers(
                     "no SACK with pr 1 answered probe {} by {deadline} ns",
                     want.1 as u16
                 ),
-                expected: Some(render_frame(&ef.bytes)),
+                expected: Some(render_frame(ef.bytes)),
                 actual: None,
                 fields: vec![],
                 should_only: false,
+                check: "",
                 clause: None,
             });
         }
@@ -212,210 +216,294 @@ fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
     }
 }
 
+/// The SACK `of`, sent by the device's QP `local`, judged on its own.
 fn judge_one(
     arrivals: &Arrivals,
     local: u32,
     mpr: u8,
     window: u32,
-    of: &Frame,
+    of: &Frame<'_>,
     tol: &Tolerances,
     div: &mut Vec<Divergence>,
 ) {
-    let d = decode(&of.bytes);
+    let d = &of.d;
     let (Some(bth), Some(s)) = (d.bth, d.ext.seth) else { return };
-    let cack = s.cack_psn.value();
-    let base = s.bitmap_base().value();
-    let by_now = |t: u64| t <= of.at;
-    let well_before = |t: u64| t.saturating_add(tol.late_ns) <= of.at;
-
-    // Fixed fields.
-    if s.sack_offset != 1 {
-        push_field(
-            div,
-            of,
-            RCV_SACK_005_C.id(),
-            "seth.sack_offset",
-            "1".into(),
-            s.sack_offset.to_string(),
-        );
-    }
-    if s.mpr != mpr {
-        push_field(div, of, RCV_SACK_005_E.id(), "seth.mpr", mpr.to_string(), s.mpr.to_string());
-    }
-    if s.sack_offset == 1 && s.sack_bitmap & 1 != 0 {
-        push(div, of, "SETH-BITMAP-002", "bit 0 of the bitmap (PSN cack_psn + 1) is set".into());
-    }
-    let ccs = d.ext.cc_state;
-
-    // Truth: nothing claimed that had not been accepted by now.
-    let has = |psn: u32| arrivals.accepted_at(local, psn).is_some_and(by_now);
-    let claimed_cumulative = arrivals
-        .writes
-        .keys()
-        .filter(|&&(q, p)| q == local && psn_diff(cack, p) >= 0)
-        .map(|&(_, p)| p);
-    let mut bits = s.sack_bitmap;
-    // Each PSN claimed, and whether the bitmap claims it (else `cack_psn` does).
-    let mut claimed: Vec<(u32, bool)> = claimed_cumulative.map(|p| (p, false)).collect();
-    while bits != 0 {
-        let i = bits.trailing_zeros();
-        bits &= bits - 1;
-        claimed.push((base.wrapping_add(i) & 0xFF_FFFF, true));
-    }
-    claimed.sort_unstable();
-    if let Some((p, by_bitmap)) = claimed.into_iter().find(|&(p, _)| !has(p)) {
-        let rule = if by_bitmap { SETH_BITMAP_001 } else { SETH_CACK_001_A };
-        // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
-        match arrivals.only_discarded(local, p, of.at) {
-            Some(reason) => push(
-                div,
-                of,
-                reason,
-                format!("the SACK claims PSN {p}, whose only copies were frames to discard"),
-            ),
-            None => {
-                push(div, of, rule.id(), format!("the SACK claims PSN {p}, which had not arrived"))
-            }
-        }
-    }
-
-    // Completeness: what arrived well before is claimed.
-    let next = cack.wrapping_add(1) & 0xFF_FFFF;
-    if arrivals.accepted_at(local, next).is_some_and(well_before) {
-        push(
-            div,
-            of,
-            SETH_CACK_001_B.id(),
-            format!(
-                "cack_psn {cack} understates: PSN {next} had arrived more than {} ns earlier",
-                tol.late_ns
-            ),
-        );
-    } else if s.sack_offset == 1 {
-        let missing = (1..64u32).map(|i| (i, base.wrapping_add(i) & 0xFF_FFFF)).find(|&(i, p)| {
-            s.sack_bitmap >> i & 1 == 0 && arrivals.accepted_at(local, p).is_some_and(well_before)
-        });
-        if let Some((i, p)) = missing {
-            push(
-                div,
-                of,
-                "SETH-BITMAP-001",
-                format!(
-                    "bit {i} (PSN {p}) is clear, but that PSN had arrived more than {} ns earlier",
-                    tol.late_ns
-                ),
-            );
-        }
-    }
-
+    let one = One { arrivals, local, of, s, tol };
+    one.fixed_fields(mpr, div);
+    one.truth(div);
+    one.completeness(div);
     // The BTH PSN, after what the SETH says: a wrong cack_psn shows there first.
+    let cack = s.cack_psn.value();
     if bth.psn.value() != cack {
         let (want, got) = (cack.to_string(), bth.psn.value().to_string());
         push_field(div, of, RCV_SACK_005_I.id(), "bth.psn", want, got);
     }
+    let Some((trigger_ev, trigger_ts, carrier)) = one.trigger(div) else { return };
+    one.reflection(trigger_ev, carrier, div);
+    if let Some(c) = d.ext.cc_state {
+        one.counters(&c, trigger_ts, window, div);
+    }
+}
 
-    // The trigger.
-    let (trigger_ev, trigger_ts, carrier) = if s.pr {
-        let probe_id = s.ack_psn_offset as u16;
-        let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
-        let candidates: Vec<&ProbeCopy> =
-            probes.iter().filter(|p| p.id == probe_id && by_now(p.at)).collect();
-        if candidates.is_empty() {
-            let req = if probes.is_empty() { "SETH-PR-001" } else { "SETH-ACKPSN-002" };
+/// One SACK the device sent, and what judging it needs.
+struct One<'a> {
+    arrivals: &'a Arrivals,
+    local: u32,
+    of: &'a Frame<'a>,
+    s: SethRepr,
+    tol: &'a Tolerances,
+}
+
+impl One<'_> {
+    fn by_now(&self, t: u64) -> bool {
+        t <= self.of.at
+    }
+
+    fn well_before(&self, t: u64) -> bool {
+        t.saturating_add(self.tol.late_ns) <= self.of.at
+    }
+
+    /// `sack_offset`, `mpr` and bit 0 of the bitmap.
+    fn fixed_fields(&self, mpr: u8, div: &mut Vec<Divergence>) {
+        let (s, of) = (&self.s, self.of);
+
+        // Fixed fields.
+        if s.sack_offset != 1 {
+            push_field(
+                div,
+                of,
+                RCV_SACK_005_C.id(),
+                "seth.sack_offset",
+                "1".into(),
+                s.sack_offset.to_string(),
+            );
+        }
+        if s.mpr != mpr {
+            push_field(
+                div,
+                of,
+                RCV_SACK_005_E.id(),
+                "seth.mpr",
+                mpr.to_string(),
+                s.mpr.to_string(),
+            );
+        }
+        if s.sack_offset == 1 && s.sack_bitmap & 1 != 0 {
             push(
                 div,
                 of,
-                req,
-                format!("pr is 1, but no probe with probe_id {probe_id} had arrived"),
+                "SETH-BITMAP-002",
+                "bit 0 of the bitmap (PSN cack_psn + 1) is set".into(),
             );
-            return;
         }
-        match candidates.iter().find(|p| p.ev == s.entropy).or(candidates.last()) {
-            Some(p) => (p.ev, p.ts, p.carrier),
-            None => return,
-        }
-    } else {
-        let psn = cack.wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
-        let copies: Vec<&WriteCopy> = arrivals
+    }
+
+    /// Truth: nothing claimed that had not been accepted by now.
+    fn truth(&self, div: &mut Vec<Divergence>) {
+        let (s, of, arrivals, local) = (&self.s, self.of, self.arrivals, self.local);
+        let cack = s.cack_psn.value();
+        let base = s.bitmap_base().value();
+        let by_now = |t: u64| self.by_now(t);
+
+        // Truth: nothing claimed that had not been accepted by now.
+        let has = |psn: u32| arrivals.accepted_at(local, psn).is_some_and(by_now);
+        let claimed_cumulative = arrivals
             .writes
-            .get(&(local, psn))
-            .map(|v| v.iter().filter(|c| by_now(c.at)).collect())
-            .unwrap_or_default();
-        if copies.is_empty() {
-            // An answer to a probe that had arrived, sent with `pr` 0 (SETH-PR-001).
-            let probe_id = s.ack_psn_offset as u16;
-            let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
-            if probes.iter().any(|p| p.id == probe_id && by_now(p.at) && p.ev == s.entropy) {
-                let what = format!(
-                    "pr is 0 in the answer to probe {probe_id}, and no write with PSN {psn} had \
-                     arrived"
-                );
-                push(div, of, SETH_PR_001.id(), what);
-                return;
-            }
-            push(
-                div,
-                of,
-                SETH_ACKPSN_001_A.id(),
-                format!(
-                    "cack_psn + ack_psn_offset is PSN {psn}, and no write with that PSN had arrived"
-                ),
-            );
-            return;
+            .keys()
+            .filter(|&&(q, p)| q == local && psn_diff(cack, p) >= 0)
+            .map(|&(_, p)| p);
+        let mut bits = s.sack_bitmap;
+        // Each PSN claimed, and whether the bitmap claims it (else `cack_psn` does).
+        let mut claimed: Vec<(u32, bool)> = claimed_cumulative.map(|p| (p, false)).collect();
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            claimed.push((base.wrapping_add(i) & 0xFF_FFFF, true));
         }
-        let sound: Vec<&WriteCopy> = copies
-            .iter()
-            .copied()
-            .filter(|c| matches!(c.status, Status::Accepted | Status::Duplicate))
-            .collect();
-        if sound.is_empty() {
-            // CONF-CMP-023: an answer to frames to discard is named by what is wrong with them.
-            match arrivals.only_discarded(local, psn, of.at) {
+        claimed.sort_unstable();
+        if let Some((p, by_bitmap)) = claimed.into_iter().find(|&(p, _)| !has(p)) {
+            let rule = if by_bitmap { SETH_BITMAP_001 } else { SETH_CACK_001_A };
+            // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
+            match arrivals.only_discarded(local, p, of.at) {
                 Some(reason) => push(
                     div,
                     of,
                     reason,
-                    format!("the SACK answers PSN {psn}, whose only copies were frames to discard"),
+                    format!("the SACK claims PSN {p}, whose only copies were frames to discard"),
                 ),
                 None => push(
                     div,
                     of,
-                    "RCV-REJECT-001",
-                    format!(
-                        "the SACK answers PSN {psn}, a write the device must discard without \
-                         response"
-                    ),
+                    rule.id(),
+                    format!("the SACK claims PSN {p}, which had not arrived"),
                 ),
             }
-            return;
         }
-        match sound.iter().find(|c| c.ev == s.entropy).or(sound.last()) {
-            Some(c) => (c.ev, c.ts, c.carrier),
-            None => return,
-        }
-    };
-    if s.entropy != trigger_ev {
-        // ENC-EV-001/002: a reflection that betrays how the EV was reconstructed is named
-        // by the reconstruction rule.
-        push_field(
-            div,
-            of,
-            ev_requirement(carrier, trigger_ev, s.entropy, "SETH-EV-001"),
-            "seth.entropy",
-            format!("{trigger_ev:#x}"),
-            format!("{:#x}", s.entropy),
-        );
-    } else if of.ev != trigger_ev {
-        push_field(
-            div,
-            of,
-            "RCV-SACK-006",
-            "ev",
-            format!("{trigger_ev:#x}"),
-            format!("{:#x}", of.ev),
-        );
     }
-    if let Some(c) = ccs {
+
+    /// Completeness: what arrived well before is claimed.
+    fn completeness(&self, div: &mut Vec<Divergence>) {
+        let (s, of, arrivals, local, tol) = (&self.s, self.of, self.arrivals, self.local, self.tol);
+        let cack = s.cack_psn.value();
+        let base = s.bitmap_base().value();
+        let well_before = |t: u64| self.well_before(t);
+        let next = cack.wrapping_add(1) & 0xFF_FFFF;
+        if arrivals.accepted_at(local, next).is_some_and(well_before) {
+            push(
+                div,
+                of,
+                SETH_CACK_001_B.id(),
+                format!(
+                    "cack_psn {cack} understates: PSN {next} had arrived more than {} ns earlier",
+                    tol.late_ns
+                ),
+            );
+        } else if s.sack_offset == 1 {
+            let missing =
+                (1..64u32).map(|i| (i, base.wrapping_add(i) & 0xFF_FFFF)).find(|&(i, p)| {
+                    s.sack_bitmap >> i & 1 == 0
+                        && arrivals.accepted_at(local, p).is_some_and(well_before)
+                });
+            if let Some((i, p)) = missing {
+                push(
+                    div,
+                    of,
+                    "SETH-BITMAP-001",
+                    format!(
+                        "bit {i} (PSN {p}) is clear, but that PSN had arrived more than {} ns earlier",
+                        tol.late_ns
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The trigger of the SACK: the EV, TSETH timestamp and carrier of the copy of the
+    /// write or probe it answers; `None` when it answers none (a divergence then says why).
+    fn trigger(&self, div: &mut Vec<Divergence>) -> Option<(Ev, u16, Carrier)> {
+        let (s, of, arrivals, local) = (&self.s, self.of, self.arrivals, self.local);
+        let cack = s.cack_psn.value();
+        let by_now = |t: u64| self.by_now(t);
+
+        // The trigger.
+        if s.pr {
+            let probe_id = s.ack_psn_offset as u16;
+            let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+            let candidates: Vec<&ProbeCopy> =
+                probes.iter().filter(|p| p.id == probe_id && by_now(p.at)).collect();
+            if candidates.is_empty() {
+                let req = if probes.is_empty() { "SETH-PR-001" } else { "SETH-ACKPSN-002" };
+                push(
+                    div,
+                    of,
+                    req,
+                    format!("pr is 1, but no probe with probe_id {probe_id} had arrived"),
+                );
+                return None;
+            }
+            candidates
+                .iter()
+                .find(|p| p.ev == s.entropy)
+                .or(candidates.last())
+                .map(|p| (p.ev, p.ts, p.carrier))
+        } else {
+            let psn = cack.wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
+            let copies: Vec<&WriteCopy> = arrivals
+                .writes
+                .get(&(local, psn))
+                .map(|v| v.iter().filter(|c| by_now(c.at)).collect())
+                .unwrap_or_default();
+            if copies.is_empty() {
+                // An answer to a probe that had arrived, sent with `pr` 0 (SETH-PR-001).
+                let probe_id = s.ack_psn_offset as u16;
+                let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+                if probes.iter().any(|p| p.id == probe_id && by_now(p.at) && p.ev == s.entropy) {
+                    let what = format!(
+                        "pr is 0 in the answer to probe {probe_id}, and no write with PSN {psn} had \
+                     arrived"
+                    );
+                    push(div, of, SETH_PR_001.id(), what);
+                    return None;
+                }
+                push(
+                    div,
+                    of,
+                    SETH_ACKPSN_001_A.id(),
+                    format!(
+                        "cack_psn + ack_psn_offset is PSN {psn}, and no write with that PSN had arrived"
+                    ),
+                );
+                return None;
+            }
+            let sound: Vec<&WriteCopy> = copies
+                .iter()
+                .copied()
+                .filter(|c| matches!(c.status, Status::Accepted | Status::Duplicate))
+                .collect();
+            if sound.is_empty() {
+                // CONF-CMP-023: an answer to frames to discard is named by what is wrong with them.
+                match arrivals.only_discarded(local, psn, of.at) {
+                    Some(reason) => push(
+                        div,
+                        of,
+                        reason,
+                        format!(
+                            "the SACK answers PSN {psn}, whose only copies were frames to discard"
+                        ),
+                    ),
+                    None => push(
+                        div,
+                        of,
+                        "RCV-REJECT-001",
+                        format!(
+                            "the SACK answers PSN {psn}, a write the device must discard without \
+                         response"
+                        ),
+                    ),
+                }
+                return None;
+            }
+            sound
+                .iter()
+                .find(|c| c.ev == s.entropy)
+                .or(sound.last())
+                .map(|c| (c.ev, c.ts, c.carrier))
+        }
+    }
+
+    /// The SACK's `entropy` and the EV it travels on: those of its trigger.
+    fn reflection(&self, trigger_ev: Ev, carrier: Carrier, div: &mut Vec<Divergence>) {
+        let (s, of) = (&self.s, self.of);
+
+        if s.entropy != trigger_ev {
+            // ENC-EV-001/002: a reflection that betrays how the EV was reconstructed is named
+            // by the reconstruction rule.
+            push_field(
+                div,
+                of,
+                ev_requirement(carrier, trigger_ev, s.entropy, "SETH-EV-001"),
+                "seth.entropy",
+                format!("{trigger_ev:#x}"),
+                format!("{:#x}", s.entropy),
+            );
+        } else if of.ev != trigger_ev {
+            push_field(
+                div,
+                of,
+                "RCV-SACK-006",
+                "ev",
+                format!("{trigger_ev:#x}"),
+                format!("{:#x}", of.ev),
+            );
+        }
+    }
+
+    /// The CC_STATE's timestamp and counters.
+    fn counters(&self, c: &CcStateRepr, trigger_ts: u16, window: u32, div: &mut Vec<Divergence>) {
+        let (of, arrivals, local) = (self.of, self.arrivals, self.local);
+        let cack = self.s.cack_psn.value();
+        let well_before = |t: u64| self.well_before(t);
+        let by_now = |t: u64| self.by_now(t);
         if c.tx_timestamp != trigger_ts {
             push_field(
                 div,

@@ -1,0 +1,408 @@
+//! Events: DMA placement by the bytes that land, the flag and completion sequences, a QP
+//! going to error, and the reports to the CPU half.
+
+use openrdma_codec::frame::decode;
+use openrdma_device::{
+    Body, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
+};
+
+use super::arrivals::Arrivals;
+use super::obs::Obs;
+use super::{Divergence, Frame, Kind, peer_map, render_event};
+use crate::placement;
+
+pub(super) fn payload_bytes(p: &Payload) -> Vec<u8> {
+    match p {
+        Payload::Bytes(b) => b.to_vec(),
+        Payload::Host { addr, len } => openrdma_device::memory(*addr, *len),
+    }
+}
+
+/// DMA placement (CONF-CMP-034, CONF-CMP-023).
+pub(super) fn placement(
+    scenario: &Scenario,
+    arrivals: &Arrivals,
+    o: &Obs<'_>,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    judge_placement(scenario, &o.exp_events, &o.events, arrivals, div, checked);
+}
+
+/// A QP the scenario expects to fail must be reported in error (REC-IF-009), in every
+/// scope.
+pub(super) fn qp_errors(o: &Obs<'_>, div: &mut Vec<Divergence>, checked: &mut usize) {
+    let (exp, obs) = (o.exp_events.as_slice(), o.events.as_slice());
+    for (r, e) in exp {
+        if let NicEvent::Report(NicReport::QpError { qpn, .. }) = e {
+            *checked += 1;
+            let seen = obs.iter().any(|(_, o)| matches!(o, NicEvent::Report(NicReport::QpError { qpn: q, .. }) if q == qpn));
+            if !seen {
+                div.push(Divergence {
+                    at: r.at.0,
+                    requirement: "REC-IF-009".into(),
+                    what: format!("QP {qpn} was expected to go to the error state"),
+                    expected: Some(render_event(e)),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    check: "",
+                    clause: None,
+                });
+            }
+        }
+    }
+}
+
+/// Every retransmission and resend the device sends is reported to the CPU half with its
+/// PSN (REC-IF-008), and nothing else is: the `Retransmitted` reports must match the data
+/// packets with `rtx` set that the device sent, one for one, by QP and PSN, within
+/// `late_ns`. Their causes and `lost_ev` follow from the device's own paths and are not
+/// compared.
+/// DMA placement by the bytes that land (CONF-CMP-034, `placement`), and each write held to
+/// the injected copies of the packet it names, when it names one (CONF-CMP-023).
+fn judge_placement(
+    scenario: &Scenario,
+    exp: &[(&Record, &NicEvent)],
+    obs: &[(u64, &NicEvent)],
+    arrivals: &Arrivals,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    // The expected ranges with their records, the writes with their times and events, the
+    // flags with their times: each held once.
+    let mut placed = Placed::default();
+    for (r, e) in exp {
+        if let NicEvent::DmaWrite(w) = e {
+            placed.recs.push(*r);
+            placed.ranges.push(placement::Range {
+                qp: w.qpn.value(),
+                msn: w.msn.into(),
+                va: w.va,
+                bytes: payload_bytes(&w.payload),
+            });
+        }
+    }
+    *checked += placed.ranges.len();
+    for (pos, (at, e)) in obs.iter().enumerate() {
+        match e {
+            NicEvent::FlagWrite(f) if f.side == Side::Responder => {
+                placed.flag_at.push(*at);
+                placed.flags.push(placement::Flag { pos, qp: f.qpn.value(), msn: f.msn.into() });
+            }
+            NicEvent::DmaWrite(w) => {
+                // CONF-CMP-023: a packet is placed only after a copy of it arrived.
+                let (q, p) = (w.qpn.value(), w.psn.value());
+                if !arrivals.arrived(q, p, *at) {
+                    let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
+                        Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
+                        None => (
+                            "RCV-PLACE-003",
+                            format!("a DMA write of PSN {p}, of which no copy had arrived"),
+                        ),
+                    };
+                    div.push(Divergence {
+                        at: *at,
+                        requirement: requirement.into(),
+                        what,
+                        expected: None,
+                        actual: Some(render_event(e)),
+                        fields: vec![],
+                        should_only: false,
+                        check: "",
+                        clause: None,
+                    });
+                }
+                placed.write_of.push((*at, *e));
+                placed.writes.push(placement::Write {
+                    pos,
+                    va: w.va,
+                    bytes: payload_bytes(&w.payload),
+                });
+            }
+            _ => {}
+        }
+    }
+    for f in placement::judge(&placed.ranges, &placed.writes, &placed.flags) {
+        div.extend(placed.divergence(scenario, f));
+    }
+}
+
+/// What placement judges, each held once.
+#[derive(Default)]
+struct Placed<'a> {
+    /// The expected DMA writes' records, and their ranges.
+    recs: Vec<&'a Record>,
+    ranges: Vec<placement::Range>,
+    /// The device's DMA writes, with their times and events.
+    writes: Vec<placement::Write>,
+    write_of: Vec<(u64, &'a NicEvent)>,
+    /// The device's responder flags, with their times.
+    flags: Vec<placement::Flag>,
+    flag_at: Vec<u64>,
+}
+
+impl Placed<'_> {
+    /// The divergence a placement finding is.
+    fn divergence(&self, scenario: &Scenario, f: placement::Finding) -> Option<Divergence> {
+        let writes = &self.write_of;
+        let d = match f {
+            placement::Finding::Missing { range, offset, differ } => {
+                let (r, x) = (self.recs[range], &self.ranges[range]);
+                Divergence {
+                    at: r.at.0,
+                    requirement: placement_due(scenario, r).into(),
+                    what: format!(
+                        "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
+                        x.bytes.len(),
+                        x.va
+                    ),
+                    expected: Some(format!(
+                        "DMA write qp {:#x} va {:#x} {} B",
+                        x.qp,
+                        x.va,
+                        x.bytes.len()
+                    )),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    check: "",
+                    clause: None,
+                }
+            }
+            placement::Finding::BeforeFlag { range, flag } => {
+                let (r, x) = (self.recs[range], &self.ranges[range]);
+                Divergence {
+                    at: self.flag_at[flag],
+                    requirement: "FLAG-ORDER-001".into(),
+                    what: format!(
+                        "the flag of message {} came before its data at {:#x}",
+                        x.msn, x.va
+                    ),
+                    expected: Some(render_event(match &r.body {
+                        Body::Event { event } => event,
+                        _ => return None,
+                    })),
+                    actual: None,
+                    fields: vec![],
+                    should_only: false,
+                    check: "",
+                    clause: None,
+                }
+            }
+            placement::Finding::Outside { write, va, len } => Divergence {
+                at: writes[write].0,
+                requirement: "RCV-PLACE-003".into(),
+                what: format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            },
+            placement::Finding::AfterFlag { write } => Divergence {
+                at: writes[write].0,
+                requirement: "FLAG-LAST-001".into(),
+                what: "a DMA write after the flag of its message".into(),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            },
+            placement::Finding::Twice { write, va, len } => Divergence {
+                at: writes[write].0,
+                requirement: "RCV-PLACE-004".into(),
+                what: format!(
+                    "a DMA write places {len} B again, from {va:#x}: each byte is placed once"
+                ),
+                expected: None,
+                actual: Some(render_event(writes[write].1)),
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            },
+        };
+        Some(d)
+    }
+}
+
+pub(super) fn judge_retransmit_reports(
+    scenario: &Scenario,
+    observed: &[TimedOutput],
+    obs_frames: &[Frame<'_>],
+    div: &mut Vec<Divergence>,
+) {
+    let late = scenario.manifest.tolerances.late_ns;
+    let local_of = peer_map(scenario);
+    let mut sent: Vec<(u32, u32, u64, bool)> = obs_frames
+        .iter()
+        .filter_map(|f| match f.kind {
+            Kind::Data { qp, psn, rtx: true } => {
+                local_of.get(&qp).map(|&local| (local, psn, f.at, false))
+            }
+            _ => None,
+        })
+        .collect();
+    for o in observed {
+        let Output::Event {
+            event: e @ NicEvent::Report(NicReport::Retransmitted { qpn, psn, .. }),
+        } = &o.output
+        else {
+            continue;
+        };
+        let t = o.at.0;
+        let near = |at: u64| at.abs_diff(t) <= late;
+        match sent
+            .iter_mut()
+            .find(|s| !s.3 && s.0 == qpn.value() && s.1 == psn.value() && near(s.2))
+        {
+            Some(s) => s.3 = true,
+            None => div.push(Divergence {
+                at: t,
+                requirement: "REC-IF-008".into(),
+                what: "a Retransmitted report without a retransmission of that PSN".into(),
+                expected: None,
+                actual: Some(render_event(e)),
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            }),
+        }
+    }
+    for (qp, psn, at, _) in sent.into_iter().filter(|s| !s.3) {
+        div.push(Divergence {
+            at,
+            requirement: "REC-IF-008".into(),
+            what: format!("the retransmission of PSN {psn} on QP {qp} was not reported"),
+            expected: None,
+            actual: None,
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
+}
+
+/// The part of a report that does not depend on the device's choices (its EVs, its timing
+/// of progress), or `None` for a report that is not compared (CONF-CMP-020). `EvState`
+/// has a key, but is compared only in a scenario that expects one.
+fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
+    match r {
+        NicReport::Nack { qpn, psn, reason } => {
+            Some(("REC-IF-004", format!("Nack qp {qpn} psn {} reason {reason:?}", psn.value())))
+        }
+        NicReport::EvMarked { qpn, mark, .. } => {
+            Some(("REC-IF-005", format!("EvMarked qp {qpn} mark {mark:?}")))
+        }
+        NicReport::ProbeAnswered { qpn, mark, .. } => {
+            Some(("REC-IF-007", format!("ProbeAnswered qp {qpn} mark {mark:?}")))
+        }
+        NicReport::QpError { qpn, requirement } => {
+            Some(("REC-IF-009", format!("QpError qp {qpn} cause {requirement}")))
+        }
+        NicReport::EvState { qpn, state, .. } => {
+            Some(("REC-IF-016", format!("EvState qp {qpn} state {state:?}")))
+        }
+        // The EV is the one the scenario sent the response on; all of it is compared.
+        NicReport::EndpointResponse { ev, op, request_id, status, port_status } => Some((
+            "REC-IF-018",
+            format!(
+                "EndpointResponse ev {ev:#x} op {} request {request_id:#x} status {status} \
+                 ports {port_status:#x}",
+                op.0
+            ),
+        )),
+        NicReport::Progress { .. } | NicReport::Armed { .. } | NicReport::Retransmitted { .. } => {
+            None
+        }
+    }
+}
+
+/// Reports with a key (`report_key`) are a multiset: each expected one must come by its
+/// time plus `late_ns`, and no other may come (CONF-CMP-020); `EvState` reports only in a
+/// scenario that expects at least one.
+pub(super) fn judge_reports(
+    exp: &[(&Record, &NicEvent)],
+    obs: &[(u64, &NicEvent)],
+    late_ns: u64,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    let ev_states =
+        exp.iter().any(|(_, e)| matches!(e, NicEvent::Report(NicReport::EvState { .. })));
+    let mut got: Vec<(u64, &'static str, String, &NicEvent, bool)> = obs
+        .iter()
+        .filter_map(|(t, e)| match e {
+            NicEvent::Report(NicReport::EvState { .. }) if !ev_states => None,
+            NicEvent::Report(r) => report_key(r).map(|(req, k)| (*t, req, k, *e, false)),
+            _ => None,
+        })
+        .collect();
+    for (r, e) in exp {
+        let NicEvent::Report(rep) = e else { continue };
+        let Some((req, key)) = report_key(rep) else { continue };
+        if matches!(rep, NicReport::QpError { .. }) {
+            continue; // judged above, in every scope
+        }
+        *checked += 1;
+        let deadline = r.at.0.saturating_add(late_ns);
+        match got.iter_mut().find(|g| !g.4 && g.2 == key && g.0 <= deadline) {
+            Some(g) => g.4 = true,
+            None => div.push(Divergence {
+                at: r.at.0,
+                requirement: req.into(),
+                what: format!("an expected report did not come by {deadline} ns"),
+                expected: Some(render_event(e)),
+                actual: None,
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            }),
+        }
+    }
+    let expected_error = |k: &str| {
+        exp.iter().any(|(_, e)| {
+            matches!(e, NicEvent::Report(r @ NicReport::QpError { .. })
+                if report_key(r).is_some_and(|(_, x)| x == k))
+        })
+    };
+    for (t, req, key, e, used) in &got {
+        if *used || (key.starts_with("QpError") && expected_error(key)) {
+            continue;
+        }
+        div.push(Divergence {
+            at: *t,
+            requirement: (*req).into(),
+            what: "a report the scenario does not expect".into(),
+            expected: None,
+            actual: Some(render_event(e)),
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
+}
+
+/// The rule an expected DMA write that did not happen breaks: placement (RCV-PLACE-003),
+/// unless its packet's PSN follows the wrap of the PSN space from 2^24 − 1 to 0 among the
+/// writes the scenario injects into its QP, which a device that compares PSNs as plain
+/// integers takes for duplicates (BTH-PSN-002).
+fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
+    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003" };
+    let (qpn, psn) = (w.qpn.value(), w.psn.value());
+    let wrapped = scenario.injects().filter(|i| i.at <= r.at).any(|i| match &i.body {
+        Body::Frame { bytes, .. } => decode(bytes)
+            .bth
+            .is_some_and(|b| b.dest_qp.value() == qpn && b.psn.value() > psn + (1 << 23)),
+        _ => false,
+    });
+    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003" }
+}

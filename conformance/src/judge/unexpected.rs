@@ -1,0 +1,240 @@
+//! Frames no expectation explains, and what they break: a data packet, NACK, ACK, probe or
+//! endpoint operation the scenario does not expect, and anything a device does as an MRC QP
+//! numbered 2 (ERTH-QPN-001).
+
+use std::collections::{BTreeSet, HashMap};
+
+use openrdma_codec::{Msn, Opcode, Qpn};
+use openrdma_device::{
+    Body, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Record, Scenario, Side,
+    TimedOutput,
+};
+
+use super::arrivals::Arrivals;
+use super::obs::In;
+use super::{Divergence, Frame, Kind, peer_map, render_event, render_frame};
+
+/// Every frame no expectation took that no rule explains: a data packet, NACK, ACK, probe or
+/// endpoint operation the scenario does not expect.
+pub(super) fn judge(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
+    arrivals: &Arrivals,
+    used: &[bool],
+    div: &mut Vec<Divergence>,
+) {
+    let tol = &scenario.manifest.tolerances;
+    let own_cpu = scenario.manifest.cpu == CpuHalf::Device;
+    // Unexpected data, NACK, ACK and probe packets.
+    let acked_msns: Vec<(u32, Msn)> = exp_frames
+        .iter()
+        .filter_map(|(_, f)| match f.kind {
+            Kind::Ack { qp, msn, .. } => Some((qp, msn)),
+            _ => None,
+        })
+        .collect();
+    // Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times of
+    // the commands injected into the device, by the scenario or the runner's agent; none
+    // when the CPU half is inside the device (CONF-CMP-019).
+    let local_of = peer_map(scenario);
+    let commanded: Vec<(u32, u64)> = inputs
+        .iter()
+        .filter(|_| !own_cpu)
+        .filter_map(|i| match &i.input {
+            Input::Cpu { command: openrdma_device::CpuCommand::Retransmit { qpn, .. } } => {
+                Some((qpn.value(), i.at))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut used_commands = vec![false; commanded.len()];
+    // When the scenario expects each requester QP to fail: its first error completion.
+    let failed_at: HashMap<u32, u64> = {
+        let mut m = HashMap::new();
+        for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
+            if let Body::Event { event: NicEvent::Completion(c) } = &r.body {
+                if c.side == Side::Requester && c.entry.status.0 != 0 {
+                    m.entry(c.entry.qpn.value()).or_insert(r.at.0);
+                }
+            }
+        }
+        m
+    };
+    for (i, of) in obs_frames.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        let (req, what) = match of.kind {
+            Kind::Data { qp, rtx: true, .. } => {
+                // One retransmission per command, sent when the command arrived.
+                let local = local_of.get(&qp).copied();
+                let cmd = commanded.iter().enumerate().position(|(k, &(q, t))| {
+                    !used_commands[k] && Some(q) == local && t <= of.at && of.at <= t + tol.late_ns
+                });
+                if let Some(k) = cmd {
+                    used_commands[k] = true;
+                    continue;
+                }
+                ("SND-RTX-004", "a retransmission of a packet that was not lost")
+            }
+            Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
+            Kind::Nack { qp, psn, .. } => {
+                // CONF-CMP-023: a NACK for frames to discard is named by what is wrong.
+                match local_of.get(&qp).and_then(|&l| arrivals.only_discarded(l, psn, of.at)) {
+                    Some(reason) => {
+                        (reason, "a NACK for a PSN whose only copies were frames to discard")
+                    }
+                    None => ("RCV-NACK-001", "a NACK the scenario does not expect"),
+                }
+            }
+            Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
+            Kind::EndpointRequest { op, .. } if !openrdma_codec::EndpointOp(op).is_known() => {
+                ("ERTH-OP-001", "an endpoint request for an operation the ERTH does not define")
+            }
+            Kind::EndpointRequest { .. } => {
+                ("REC-IF-017", "an endpoint request the CPU half did not command")
+            }
+            Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
+            Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
+            Kind::Probe { qp } if own_cpu => {
+                // The device's own CPU half commanded a probe it should not have: of an EV
+                // it does not hold ASSUMED_BAD, too soon, or after the QP failed.
+                match local_of.get(&qp).and_then(|l| failed_at.get(l)) {
+                    Some(&t) if t <= of.at => {
+                        ("REC-PROBE-002", "a probe after its QP went to the error state")
+                    }
+                    _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
+                }
+            }
+            Kind::Probe { .. } => {
+                ("EV-PROBE-005", "a probe that neither the CPU half nor the spray policy queued")
+            }
+            Kind::Sack { .. } | Kind::Other { .. } => continue,
+        };
+        div.push(Divergence {
+            at: of.at,
+            requirement: req.into(),
+            what: what.into(),
+            expected: None,
+            actual: Some(render_frame(of.bytes)),
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
+}
+
+/// Why an endpoint response that answers no expected request is wrong (CONF-CMP-033), from
+/// what the scenario injected with its `op` and `request_id`: a request to a QPN other than
+/// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
+/// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
+/// does not carry the `op` and `request_id` of a request (`EETH-ECHO-001`).
+fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, &'static str) {
+    let mut found = None;
+    for i in inputs {
+        let Some(d) = i.frame.as_ref().map(|f| &f.d) else { continue };
+        let Some(bth) = d.bth else { continue };
+        let (e_op, e_id) = match (d.ext.erth, d.ext.eeth) {
+            (Some(e), _) => (e.op.0, e.request_id),
+            (_, Some(e)) => (e.op.0, e.request_id),
+            _ => continue,
+        };
+        if (e_op, e_id) != (op, request_id) {
+            continue;
+        }
+        found = Some(match (bth.opcode, bth.dest_qp == Qpn::ENDPOINT) {
+            (Opcode::MRC_ENDPOINT_REQUEST, false) => {
+                ("ERTH-QPN-001", "an answer to an endpoint request addressed to another QPN than 2")
+            }
+            (Opcode::MRC_ENDPOINT_REQUEST, true) => {
+                ("ERTH-RESP-001", "a second answer to one endpoint request")
+            }
+            _ => ("ERTH-RESP-001", "an answer to an endpoint response"),
+        });
+    }
+    found.unwrap_or(("EETH-ECHO-001", "an endpoint response to no request the scenario made"))
+}
+
+/// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks
+/// ERTH-QPN-001 (CONF-CMP-033). Its outputs are an event of QP 2, a frame to the peer of a
+/// QP the scenario tried to create as QP 2 (and of no other QP), and a frame to QPN 2 that
+/// is not an endpoint operation.
+pub(super) fn judge_reserved_qpn(
+    scenario: &Scenario,
+    obs_frames: &[Frame<'_>],
+    observed: &[TimedOutput],
+    div: &mut Vec<Divergence>,
+) {
+    let endpoint = Qpn::ENDPOINT.value();
+    let mut peers_of_2 = BTreeSet::new();
+    let mut peers_of_others = BTreeSet::new();
+    for r in &scenario.records {
+        if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
+            let set =
+                if q.qpn.value() == endpoint { &mut peers_of_2 } else { &mut peers_of_others };
+            set.insert(q.peer_qpn.value());
+        }
+    }
+    let mut push = |at: u64, what: &str, actual: String| {
+        div.push(Divergence {
+            at,
+            requirement: "ERTH-QPN-001".into(),
+            what: what.into(),
+            expected: None,
+            actual: Some(actual),
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        })
+    };
+    for f in obs_frames {
+        let Some(bth) = f.d.bth else { continue };
+        if matches!(bth.opcode, Opcode::MRC_ENDPOINT_REQUEST | Opcode::MRC_ENDPOINT_RESPONSE) {
+            continue;
+        }
+        let to = bth.dest_qp.value();
+        if to == endpoint {
+            push(
+                f.at,
+                "an MRC QP packet to QPN 2, which endpoint operations keep",
+                render_frame(f.bytes),
+            );
+        } else if peers_of_2.contains(&to) && !peers_of_others.contains(&to) {
+            push(f.at, "a packet from an MRC QP numbered 2", render_frame(f.bytes));
+        }
+    }
+    for o in observed {
+        if let Output::Event { event } = &o.output {
+            if event_qpn(event) == Some(endpoint) {
+                push(o.at.0, "an event of an MRC QP numbered 2", render_event(event));
+            }
+        }
+    }
+}
+
+/// The device QP an event concerns; none for an endpoint response, which concerns the two
+/// endpoints (ERTH-QPN-001).
+fn event_qpn(e: &NicEvent) -> Option<u32> {
+    use NicReport as R;
+    let q = match e {
+        NicEvent::DmaWrite(w) => w.qpn,
+        NicEvent::FlagWrite(f) => f.qpn,
+        NicEvent::Completion(c) => c.entry.qpn,
+        NicEvent::Report(
+            R::Progress { qpn, .. }
+            | R::Armed { qpn, .. }
+            | R::Nack { qpn, .. }
+            | R::EvMarked { qpn, .. }
+            | R::EvState { qpn, .. }
+            | R::ProbeAnswered { qpn, .. }
+            | R::Retransmitted { qpn, .. }
+            | R::QpError { qpn, .. },
+        ) => *qpn,
+        NicEvent::Report(R::EndpointResponse { .. }) => return None,
+    };
+    Some(q.value())
+}
