@@ -577,7 +577,10 @@ fn claimed_wire_rules_have_a_mutant() {
             Fails(id) | NonStrict(id) => Some(id),
             FailsOnField(_) => None,
         })
-        .chain(openrdma_corpus::faulty::FAULTY.iter().map(|k| k.breaks))
+        .chain(
+            openrdma_corpus::faults::devices()
+                .flat_map(|k| k.breaks.iter().map(|b| b.requirement())),
+        )
         .collect();
     let mut claimed = BTreeSet::new();
     for (_, build) in corpus::all() {

@@ -23,7 +23,6 @@
 #![warn(missing_docs)]
 
 pub mod faults;
-pub mod faulty;
 pub mod matrix;
 pub mod record;
 mod scenarios;
