@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use openrdma_conformance::req::Clause;
-use openrdma_conformance::requirements::{Level, Spec, Subject};
+use openrdma_conformance::requirements::Spec;
 use openrdma_corpus::faults::{self, Class, Expect, Fault, Proof};
 use openrdma_device::Scenario;
 
@@ -137,29 +137,11 @@ fn every_variant_passes() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// The leaf MUST clauses that bind a device or the CPU half a device brings along.
-fn must_clauses() -> impl Iterator<Item = Clause> {
-    Clause::all().filter(|c| {
-        c.is_leaf()
-            && c.level() == Level::Must
-            && matches!(c.subject(), Subject::Device | Subject::CpuHalf)
-    })
-}
-
-/// The clauses some fault proves: caught by a scenario whose first divergence names it.
-fn proved() -> BTreeSet<Clause> {
-    proofs()
-        .iter()
-        .filter(|p| p.fault.class == Class::Fault && p.holds())
-        .filter_map(|p| p.first.filter(|&c| faults::names(p.fault, c)))
-        .collect()
-}
-
 #[test]
 fn every_must_clause_is_proved() {
-    let proved = proved();
+    let proved = faults::proved(proofs());
     let unproved: BTreeSet<&str> =
-        must_clauses().filter(|c| !proved.contains(c)).map(Clause::id).collect();
+        faults::must_clauses().filter(|c| !proved.contains_key(c)).map(Clause::id).collect();
     let listed = not_yet_proved();
     let newly: Vec<&&str> = listed.difference(&unproved).collect();
     let lost: Vec<&&str> = unproved.difference(&listed).collect();
@@ -176,8 +158,8 @@ fn every_must_clause_is_proved() {
         .collect();
     println!(
         "MUST clauses proved: {} of {}\n{}",
-        must_clauses().count() - unproved.len(),
-        must_clauses().count(),
+        faults::must_clauses().count() - unproved.len(),
+        faults::must_clauses().count(),
         worklist.join("\n")
     );
     assert!(newly.is_empty(), "proved now, take them off NOT_YET_PROVED: {newly:?}");

@@ -37,7 +37,7 @@ pub mod variants;
 pub mod widths;
 pub mod wire;
 
-pub use prove::{Proof, catches, covering, names, prove};
+pub use prove::{Proof, catches, covering, must_clauses, names, prove, proved};
 
 /// Whether an entry is a bug or a legitimate choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

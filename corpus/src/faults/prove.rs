@@ -1,10 +1,11 @@
 //! The proof of power: registry entries run on the corpus, judged as `openrdma run` judges.
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::req::Clause;
-use openrdma_conformance::requirements::Spec;
+use openrdma_conformance::requirements::{Level, Spec, Subject};
 use openrdma_device::{Device, Scenario};
 
 use super::{Class, Expect, Fault, Mutant};
@@ -148,4 +149,31 @@ fn run(fault: &'static Fault, scenario: Result<&Scenario, &'static str>, spec: &
             .unwrap_or_default(),
         error: r.error.map(|e| e.line()),
     }
+}
+
+/// The clauses the proof is owed: every leaf MUST clause that binds a device or the CPU
+/// half a device brings along.
+pub fn must_clauses() -> impl Iterator<Item = Clause> {
+    Clause::all().filter(|c| {
+        c.is_leaf()
+            && c.level() == Level::Must
+            && matches!(c.subject(), Subject::Device | Subject::CpuHalf)
+    })
+}
+
+/// The clauses `proofs` prove, each with the proof that does, the first in the order of
+/// fault and scenario names: a fault caught where the first divergence names a clause it
+/// breaks.
+pub fn proved(proofs: &[Proof]) -> BTreeMap<Clause, &Proof> {
+    let mut out: BTreeMap<Clause, &Proof> = BTreeMap::new();
+    for p in proofs.iter().filter(|p| p.fault.class == Class::Fault && p.holds()) {
+        let Some(c) = p.first.filter(|&c| names(p.fault, c)) else { continue };
+        let better = out.get(&c).is_none_or(|q| {
+            (p.fault.name, p.scenario.as_str()) < (q.fault.name, q.scenario.as_str())
+        });
+        if better {
+            out.insert(c, p);
+        }
+    }
+    out
 }
