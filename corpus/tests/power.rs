@@ -29,6 +29,25 @@ const MISNAMED: &[(&str, &str)] = &[
     // The missing transport ACK of a message retired out of the shared sequence comes
     // before the flags that show the order.
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
+    // Parameters ignored: the first difference is a packet, a NACK or a probe where the
+    // parameter's rule would have been the one to name.
+    ("no-rto-cap", "EV-PROBE-005.e"),
+    ("extra-retry", "SND-RTX-004"),
+    ("short-skip-hold", "SND-SEG-001.a"),
+    ("sender-wwi-unlimited", "SND-SEG-001.a"),
+    ("responder-wwi-unlimited", "RCV-NACK-001.c"),
+    // Frames a receiver must take, dropped: the missing transport ACK is named.
+    ("rejects-tver", "RCV-ACK-001.a"),
+    ("rejects-ipv4-options", "RCV-ACK-001.a"),
+    // A token expanded from a template that must not expand: the packet is named.
+    ("deregister-ignored", "SND-SEG-003.a"),
+    ("truncates-template-ids", "SND-SEG-003.a"),
+    // SACK fields misread: the next packet's EV or PSN is named.
+    ("ignores-peer-mpr", "SND-SEG-001.a"),
+    ("ignores-sack-bitmap", "SND-SEG-001.a"),
+    // A fatal NACK or a NAK not acted on: the sender flag's status is named.
+    ("fatal-nack-ignored", "FLAG-SEND-001.a"),
+    ("nak-as-ack", "FLAG-SEND-001.a"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

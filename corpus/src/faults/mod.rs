@@ -14,6 +14,8 @@
 //! * [`behaviour`]: a protocol engine gets one rule wrong (windows, SACKs, retransmission,
 //!   retirement, flags, completions, reports).
 //! * [`widths`]: a register is narrower than its field.
+//! * [`engines`]: an input misread, an output lost, a parameter ignored, a damaged frame
+//!   taken: the faults the scenarios were written for, one rule each.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`]: other choices the specification leaves open, which must pass.
 //!
@@ -32,6 +34,7 @@ use openrdma_device::{
 use openrdma_sm::boundary::ReferenceDevice;
 
 pub mod behaviour;
+pub mod engines;
 mod prove;
 pub mod variants;
 pub mod widths;
@@ -121,6 +124,8 @@ pub struct Edits {
     pub host_in: Option<fn(&mut HostCommand)>,
     /// An arriving frame as the device reads it.
     pub frame_in: Option<Rewrite>,
+    /// An input the device loses (`false`), after the edits above.
+    pub keep_in: Option<fn(&Input) -> bool>,
     /// A frame the device sends, as it sends it.
     pub frame_out: Option<Rewrite>,
     /// An event the device produces, as it produces it (`false`: it is lost).
@@ -139,6 +144,7 @@ impl Edits {
         config: None,
         host_in: None,
         frame_in: None,
+        keep_in: None,
         frame_out: None,
         event_out: None,
         keep_out: None,
@@ -154,6 +160,7 @@ impl fmt::Debug for Edits {
             (self.config.is_some(), "config"),
             (self.host_in.is_some(), "host_in"),
             (self.frame_in.is_some(), "frame_in"),
+            (self.keep_in.is_some(), "keep_in"),
             (self.frame_out.is_some(), "frame_out"),
             (self.event_out.is_some(), "event_out"),
             (self.keep_out.is_some(), "keep_out"),
@@ -205,7 +212,12 @@ impl Fault {
 
 /// Every entry, family by family.
 pub fn all() -> impl Iterator<Item = &'static Fault> {
-    behaviour::FAULTS.iter().chain(widths::FAULTS).chain(wire::FAULTS).chain(variants::VARIANTS)
+    behaviour::FAULTS
+        .iter()
+        .chain(widths::FAULTS)
+        .chain(engines::FAULTS)
+        .chain(wire::FAULTS)
+        .chain(variants::VARIANTS)
 }
 
 /// The faults of the behaviour and width families: whole-device bugs, which the suite's own
@@ -309,6 +321,9 @@ impl Device for Mutant {
                 }
                 _ => {}
             }
+        }
+        if let Some(keep) = e.keep_in {
+            inputs.retain(|i| keep(&i.input));
         }
         if let Some(s) = self.stream.as_mut() {
             inputs = s.inputs(inputs);
