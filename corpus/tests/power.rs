@@ -48,6 +48,18 @@ const MISNAMED: &[(&str, &str)] = &[
     // A fatal NACK or a NAK not acted on: the sender flag's status is named.
     ("fatal-nack-ignored", "FLAG-SEND-001.a"),
     ("nak-as-ack", "FLAG-SEND-001.a"),
+    // SACKs a sender must take, dropped: the next packet's EV is named.
+    ("rejects-seth-pdc", "SND-SEG-001.a"),
+    ("rejects-seth-type", "SND-SEG-001.a"),
+    ("rejects-cc-type", "SND-SEG-001.a"),
+    // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
+    ("vendor-info-as-reason", "FLAG-STATUS-001"),
+    ("only-unlimited-credit-is-ack", "REC-IF-009"),
+    // A probe answered with pr 0: the SACK's ack_psn_offset is named.
+    ("probe-answered-without-pr", "SETH-ACKPSN-001.a"),
+    // CPU halves with one rule wrong: a later timeout or packet is named.
+    ("no-retry-reset", "REC-RTO-003"),
+    ("no-blame", "SND-PSN-001"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

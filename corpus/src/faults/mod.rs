@@ -16,6 +16,9 @@
 //! * [`widths`]: a register is narrower than its field.
 //! * [`engines`]: an input misread, an output lost, a parameter ignored, a damaged frame
 //!   taken: the faults the scenarios were written for, one rule each.
+//! * [`frames`]: frames the device must take but drops, fields it misreads, fields of the
+//!   frames it sends filled wrong.
+//! * [`cpu`]: the device's own CPU half gets one rule wrong.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`]: other choices the specification leaves open, which must pass.
 //!
@@ -34,7 +37,9 @@ use openrdma_device::{
 use openrdma_sm::boundary::ReferenceDevice;
 
 pub mod behaviour;
+pub mod cpu;
 pub mod engines;
+pub mod frames;
 mod prove;
 pub mod variants;
 pub mod widths;
@@ -134,7 +139,8 @@ pub struct Edits {
     pub keep_out: Option<fn(&Output) -> bool>,
     /// A stateful bug, made at each start.
     pub stream: Option<MakeStream>,
-    /// A CPU half with one rule wrong, in place of the reference's (`cpu = "device"`).
+    /// The device's own CPU half (`cpu = "device"`), with one rule wrong, in place of the
+    /// reference's.
     pub cpu: Option<CpuHalfFactory>,
 }
 
@@ -203,11 +209,6 @@ impl Fault {
     pub fn cli_name(&self) -> String {
         format!("{}:{}", self.class.prefix(), self.name)
     }
-
-    /// The CPU half it runs with: its own, or the reference's.
-    pub fn cpu(&self) -> CpuHalfFactory {
-        self.edits.cpu.unwrap_or(openrdma_sm::reference_cpu_half)
-    }
 }
 
 /// Every entry, family by family.
@@ -216,6 +217,8 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .iter()
         .chain(widths::FAULTS)
         .chain(engines::FAULTS)
+        .chain(frames::FAULTS)
+        .chain(cpu::FAULTS)
         .chain(wire::FAULTS)
         .chain(variants::VARIANTS)
 }
@@ -256,9 +259,13 @@ impl fmt::Debug for Mutant {
 }
 
 impl Mutant {
-    /// The reference device with `fault`.
+    /// The reference device with `fault`: with the fault's own CPU half, if it has one.
     pub fn new(fault: &'static Fault) -> Self {
-        Self::around(fault, Box::new(ReferenceDevice::new()))
+        let inner = match fault.edits.cpu {
+            Some(cpu) => ReferenceDevice::with_cpu_half(cpu),
+            None => ReferenceDevice::new(),
+        };
+        Self::around(fault, Box::new(inner))
     }
 
     /// `inner` with `fault`.

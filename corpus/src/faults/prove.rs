@@ -137,7 +137,7 @@ fn run(fault: &'static Fault, scenario: Result<&Scenario, &'static str>, spec: &
         }
     };
     let mut dev = Mutant::new(fault);
-    let r = run_one(&mut dev, fault.cpu(), s, spec);
+    let r = run_one(&mut dev, openrdma_sm::reference_cpu_half, s, spec);
     let first = r.first_divergence.as_ref();
     Proof {
         fault,
