@@ -12,7 +12,7 @@ use openrdma_conformance::protocol::{Message, decode_line, frame_fields_json};
 use openrdma_conformance::report::{SuiteReport, run_suite};
 use openrdma_conformance::requirements::Spec;
 use openrdma_corpus as corpus;
-use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_corpus::faults::{self, Mutant, find};
 use openrdma_device::{Body, Device, Direction, Input, Scenario, TimedInput};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
@@ -104,18 +104,16 @@ fn go_back_n_through_the_process_path_fails_the_same_scenarios() {
     let s = scenarios();
     let kind = find("go-back-n").unwrap();
     let spec = Spec::bundled().unwrap();
-    let want =
-        run_suite(&mut FaultyDevice::new(kind), reference_cpu_half, &s, &spec, &mut |_, _| {});
+    let want = run_suite(&mut Mutant::new(kind), reference_cpu_half, &s, &spec, &mut |_, _| {});
     assert!(want.summary.fail > 0, "go-back-n fails nothing in-process");
-    compare("faulty:go-back-n", &mut FaultyDevice::new(kind), &s);
+    compare("faulty:go-back-n", &mut Mutant::new(kind), &s);
 }
 
 #[test]
 fn every_faulty_device_and_variant_through_the_process_path() {
     let s = scenarios();
-    for kind in FAULTY.iter().chain(VARIANTS) {
-        let class = if kind.breaks.is_empty() { "variant" } else { "faulty" };
-        compare(&format!("{class}:{}", kind.name), &mut FaultyDevice::new(kind), &s);
+    for kind in faults::devices().chain(faults::variants()) {
+        compare(&kind.cli_name(), &mut Mutant::new(kind), &s);
     }
 }
 

@@ -72,6 +72,15 @@ fn list_impls_and_bad_arguments() {
     assert!(out.status.success());
     assert!(text.lines().filter(|l| l.starts_with("faulty:")).count() >= 10, "{text}");
     assert!(text.lines().any(|l| l.starts_with("variant:")), "{text}");
+    // The faulty devices and variants listed are the entries of the fault registry.
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("faulty:") || l.starts_with("variant:"))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let registry: Vec<String> = openrdma_corpus::faults::all().map(|f| f.cli_name()).collect();
+    assert_eq!(listed.len(), registry.len(), "{text}");
+    assert!(registry.iter().all(|n| listed.contains(&n.as_str())), "{text}");
     let out = openrdma().args(["run", "--impl", "faulty:nonsense"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown implementation"));

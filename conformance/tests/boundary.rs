@@ -15,7 +15,7 @@ use openrdma_conformance::report::run_one;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::runner::run;
 use openrdma_conformance::scoreboard::{Verdict, judge};
-use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_corpus::faults::{self, Mutant, find};
 use openrdma_device::{
     Body, CpuHalf, Device, DeviceError, Direction, HostCommand, Input, Output, Scenario,
     TimedInput, TimedOutput, Timestamp, memory, memory_byte,
@@ -232,7 +232,7 @@ fn conf_map_002_injected_acknowledgements_follow_the_device_s_evs() {
     let (mut rewritten, mut probes, mut stamped) = (0, 0, 0);
     for s in all_scenarios() {
         let name = s.manifest.name.clone();
-        let mut dev = Recording::new(FaultyDevice::new(kind));
+        let mut dev = Recording::new(Mutant::new(kind));
         if !s.manifest.requires.is_subset(&dev.capabilities()) {
             continue;
         }
@@ -449,13 +449,13 @@ fn conf_dev_002_outputs_do_not_depend_on_the_batching() {
 fn conf_dev_004_a_started_scenario_keeps_nothing_from_the_last() {
     let corpus = all_scenarios();
     // The reference device (`None`), and every faulty device and variant.
-    let make = |kind: Option<&'static openrdma_corpus::faulty::Kind>| -> Box<dyn Device> {
+    let make = |kind: Option<&'static faults::Fault>| -> Box<dyn Device> {
         match kind {
             None => Box::new(ReferenceDevice::new()),
-            Some(k) => Box::new(FaultyDevice::new(k)),
+            Some(k) => Box::new(Mutant::new(k)),
         }
     };
-    let kinds = std::iter::once(None).chain(FAULTY.iter().chain(VARIANTS).map(Some));
+    let kinds = std::iter::once(None).chain(faults::devices().chain(faults::variants()).map(Some));
     for kind in kinds {
         let label = kind.map_or("reference", |k| k.name);
         let mut reused = make(kind);
@@ -543,9 +543,9 @@ fn captured(s: &Scenario, observed: &[TimedOutput]) -> Vec<TimedOutput> {
 fn conf_dev_001_a_device_is_judged_by_its_boundary_alone() {
     let corpus = all_scenarios();
     let mut failures = 0;
-    for kind in FAULTY {
+    for kind in faults::devices() {
         for s in &corpus {
-            let out = run(&mut FaultyDevice::new(kind), s, reference_cpu_half);
+            let out = run(&mut Mutant::new(kind), s, reference_cpu_half);
             let live = judge(s, &out.injected, &out.observed);
             let offline = judge(s, &out.injected, &captured(s, &out.observed));
             assert_eq!(live, offline, "faulty:{} / {}", kind.name, s.manifest.name);

@@ -232,10 +232,10 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
 fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
     use openrdma_conformance::runner::run;
     use openrdma_conformance::scoreboard::{Scope, judge_in};
-    use openrdma_corpus::faulty::{FaultyDevice, VARIANTS, find};
+    use openrdma_corpus::faults::{self, Mutant, find};
     use openrdma_device::Device;
     let judged = |s: &openrdma_device::Scenario, kind| {
-        let mut dev = FaultyDevice::new(kind);
+        let mut dev = Mutant::new(kind);
         let caps = dev.capabilities();
         let out = run(&mut dev, s, reference_cpu_half);
         judge_in(
@@ -247,8 +247,8 @@ fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
         .divergences
     };
     let equal = sender_recorded_over(&[500, 500, 500, 500]);
-    for kind in VARIANTS.iter().filter(|k| {
-        equal.manifest.requires.iter().all(|c| FaultyDevice::new(k).capabilities().contains(c))
+    for kind in faults::variants().filter(|k| {
+        equal.manifest.requires.iter().all(|c| Mutant::new(k).capabilities().contains(c))
     }) {
         assert_eq!(judged(&equal, kind), vec![], "variant:{} over equal delays", kind.name);
     }

@@ -17,11 +17,11 @@ type Make = Box<dyn Fn() -> Box<dyn Device>>;
 /// The reference device, every legal variant and every faulty device of the corpus crate.
 /// The only place this test names where the faulty devices live.
 fn devices() -> Vec<(String, Make)> {
-    use corpus::faulty::{FAULTY, FaultyDevice, VARIANTS};
+    use corpus::faults::{Mutant, devices, variants};
     let mut out: Vec<(String, Make)> =
         vec![("reference".into(), Box::new(|| Box::new(ReferenceDevice::new())))];
-    for k in VARIANTS.iter().chain(FAULTY) {
-        out.push((k.name.into(), Box::new(move || Box::new(FaultyDevice::new(k)))));
+    for k in variants().chain(devices()) {
+        out.push((k.name.into(), Box::new(move || Box::new(Mutant::new(k)))));
     }
     out
 }

@@ -13,7 +13,7 @@ use openrdma_conformance::report::{
 };
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
-use openrdma_corpus::faulty::{FaultyDevice, find};
+use openrdma_corpus::faults::{self, Mutant, find};
 use openrdma_device::DeviceError;
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
@@ -146,13 +146,10 @@ fn conf_cmp_013_the_first_divergence_is_the_earliest_that_decides_the_verdict() 
     // And the scoreboard's own judgements come in time order, so that "earliest" is the
     // order of the list: for every faulty device on every scenario.
     let corpus = all_scenarios();
-    for kind in openrdma_corpus::faulty::FAULTY {
+    for kind in faults::devices() {
         for s in &corpus {
-            let out = openrdma_conformance::runner::run(
-                &mut FaultyDevice::new(kind),
-                s,
-                reference_cpu_half,
-            );
+            let out =
+                openrdma_conformance::runner::run(&mut Mutant::new(kind), s, reference_cpu_half);
             let j = openrdma_conformance::scoreboard::judge(s, &out.injected, &out.observed);
             assert!(
                 j.divergences.windows(2).all(|w| w[0].at <= w[1].at),
@@ -192,14 +189,14 @@ fn conf_ver_001_each_scenario_gets_one_verdict() {
     assert_eq!(run_one(&mut dev, reference_cpu_half, &s, &spec).verdict, Verdict::Fail);
     let go_back_n = find("go-back-n").unwrap();
     assert_eq!(
-        run_one(&mut FaultyDevice::new(go_back_n), reference_cpu_half, &s, &spec).verdict,
+        run_one(&mut Mutant::new(go_back_n), reference_cpu_half, &s, &spec).verdict,
         Verdict::Fail
     );
     // A suite: one verdict per scenario, and counts that add up.
     let corpus = all_scenarios();
     for name in ["go-back-n", "receiver-block"] {
         let r = run_suite(
-            &mut FaultyDevice::new(find(name).unwrap()),
+            &mut Mutant::new(find(name).unwrap()),
             reference_cpu_half,
             &corpus,
             &spec,
@@ -228,13 +225,7 @@ fn conf_ver_001_each_scenario_gets_one_verdict() {
 fn conf_ver_003_unsupported_is_not_a_failure() {
     let corpus = all_scenarios();
     let kind = find("receiver-block").unwrap();
-    let r = run_suite(
-        &mut FaultyDevice::new(kind),
-        reference_cpu_half,
-        &corpus,
-        &spec(),
-        &mut |_, _| {},
-    );
+    let r = run_suite(&mut Mutant::new(kind), reference_cpu_half, &corpus, &spec(), &mut |_, _| {});
     assert!(r.summary.unsupported > 0 && r.summary.pass > 0, "{:?}", r.summary);
     assert_eq!(r.summary.fail, 0);
     assert!(!r.failed());
@@ -319,7 +310,7 @@ fn conf_rep_001_a_report_explains_what_did_not_pass() {
     assert_eq!(json["scenarios"][0]["error"]["message"], "DMA engine stuck at 0x10000000");
     // A real failure, through the suite: the faulty device's bug is named with its sentence.
     let kind = find("go-back-n").unwrap();
-    let r = run_one(&mut FaultyDevice::new(kind), reference_cpu_half, &s, &spec);
+    let r = run_one(&mut Mutant::new(kind), reference_cpu_half, &s, &spec);
     let d = r.first_divergence.expect("a first divergence");
     assert_eq!(d.sentence, spec.get(&d.requirement).unwrap().text);
     assert!(d.actual.is_some());
@@ -341,7 +332,7 @@ fn conf_rep_002_the_json_report_holds_the_fields_of_section_8() {
     let spec = spec();
     let kind = find("go-back-n").unwrap();
     let r = run_suite(
-        &mut FaultyDevice::new(kind),
+        &mut Mutant::new(kind),
         reference_cpu_half,
         std::slice::from_ref(&s),
         &spec,
@@ -417,7 +408,7 @@ fn conf_rep_003_the_junit_report_has_a_testcase_per_scenario() {
     let corpus = all_scenarios();
     for name in ["go-back-n", "receiver-block"] {
         let r = run_suite(
-            &mut FaultyDevice::new(find(name).unwrap()),
+            &mut Mutant::new(find(name).unwrap()),
             reference_cpu_half,
             &corpus,
             &spec,
@@ -549,7 +540,7 @@ fn the_table_fits_100_columns() {
     let spec = spec();
     let s = scenario("snd-single-loss");
     let mut r = run_suite(
-        &mut FaultyDevice::new(find("go-back-n").unwrap()),
+        &mut Mutant::new(find("go-back-n").unwrap()),
         reference_cpu_half,
         std::slice::from_ref(&s),
         &spec,
@@ -612,14 +603,9 @@ fn the_table_fits_100_columns() {
 fn every_faulty_device_s_table_fits_100_columns() {
     let spec = spec();
     let corpus = all_scenarios();
-    for kind in openrdma_corpus::faulty::FAULTY.iter().chain(openrdma_corpus::faulty::VARIANTS) {
-        let r = run_suite(
-            &mut FaultyDevice::new(kind),
-            reference_cpu_half,
-            &corpus,
-            &spec,
-            &mut |_, _| {},
-        );
+    for kind in faults::devices().chain(faults::variants()) {
+        let r =
+            run_suite(&mut Mutant::new(kind), reference_cpu_half, &corpus, &spec, &mut |_, _| {});
         for options in [TableOptions::default(), TableOptions { verbose: true }] {
             let table = render_table_with(&r, options);
             assert!(too_wide(&table).is_empty(), "{}: {:?}", kind.name, too_wide(&table));

@@ -7,8 +7,8 @@
 //! * The recorder ([`record::Recorder`]): a reference NIC as the device under test, given
 //!   a builder's script or a reference peer across a deterministic fabric, and the CPU half
 //!   played as the manifest's `cpu` says.
-//! * The faulty devices and legitimate variants ([`faulty`]): the reference device with one
-//!   bug, or one other legitimate choice, which prove that the suite tells them apart
+//! * The fault registry ([`faults`]): every fault the suite proves it catches and every
+//!   legitimate variant it proves it passes, as data, and the one device that applies them
 //!   (`openrdma run --impl faulty:NAME`, `variant:NAME`).
 //! * The requirement matrix ([`matrix`]): `spec/matrix.md`, from the specification, this
 //!   corpus and the citations in the repository's sources.
@@ -22,7 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod faulty;
+pub mod faults;
 pub mod matrix;
 pub mod record;
 mod scenarios;

@@ -355,6 +355,42 @@ impl Matrix {
     }
 }
 
+/// The section "Power of the corpus" (issue 13's proof, `crate::faults`): for every leaf
+/// MUST clause that binds a device or its CPU half, the fault that proves the suite checks
+/// it and the scenario that catches it, the first in name order, or `—` while none does
+/// (`corpus/tests/power/not-yet-proved.txt`). `proofs` are the registry's faults run on
+/// their scenarios ([`faults::prove`](crate::faults::prove)). Appended after the
+/// requirement table; kept apart from it.
+pub fn power_section(proofs: &[crate::faults::Proof]) -> String {
+    let proved = crate::faults::proved(proofs);
+    let all: Vec<_> = crate::faults::must_clauses().collect();
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Power of the corpus\n");
+    let _ = writeln!(
+        s,
+        "Each fault of the registry (`corpus/src/faults/`, `openrdma run --impl faulty:NAME`) is\n\
+         the reference device with one bug. A MUST clause of a device or its CPU half is proved\n\
+         when a fault that breaks it fails a scenario whose first divergence names that clause.\n\
+         Proved: {} of {} clauses. Generated with the requirement table; the test\n\
+         `corpus/tests/power.rs` keeps it true.\n",
+        all.iter().filter(|c| proved.contains_key(c)).count(),
+        all.len()
+    );
+    let _ = writeln!(s, "| clause | fault | caught by |");
+    let _ = writeln!(s, "|---|---|---|");
+    for c in all {
+        match proved.get(&c) {
+            Some(p) => {
+                let _ = writeln!(s, "| `{c}` | `{}` | `{}` |", p.fault.cli_name(), p.scenario);
+            }
+            None => {
+                let _ = writeln!(s, "| `{c}` | — | — |");
+            }
+        }
+    }
+    s
+}
+
 /// Up to `max` items in backticks, then a count of the rest; `—` when there are none.
 fn list(items: &BTreeSet<String>, max: usize) -> String {
     if items.is_empty() {

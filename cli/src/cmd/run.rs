@@ -14,7 +14,7 @@ use openrdma_conformance::report::{
 };
 use openrdma_conformance::requirements::Spec;
 use openrdma_corpus as corpus;
-use openrdma_corpus::faulty::{FAULTY, FaultyDevice, VARIANTS, find};
+use openrdma_corpus::faults::{self, Class, Mutant, by_cli_name};
 use openrdma_device::{Device, Scenario};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
@@ -137,13 +137,8 @@ fn device(args: &RunArgs) -> Result<Box<dyn Device>, CliError> {
                 CliError::Usage(format!("cannot start `{}`: {e}", args.command.join(" ")))
             });
     }
-    let kind = name
-        .strip_prefix("faulty:")
-        .or_else(|| name.strip_prefix("variant:"))
-        .and_then(find)
-        .filter(|k| name.starts_with(if k.breaks.is_empty() { "variant:" } else { "faulty:" }));
-    match kind {
-        Some(k) => Ok(Box::new(FaultyDevice::new(k))),
+    match by_cli_name(name) {
+        Some(k) => Ok(Box::new(Mutant::new(k))),
         None => Err(CliError::Usage(format!(
             "unknown implementation `{name}`; `openrdma run --list-impls` lists them"
         ))),
@@ -156,11 +151,19 @@ fn list_impls(out: &mut dyn Write) -> io::Result<()> {
         out,
         "process -- COMMAND...           any implementation speaking the adapter protocol"
     )?;
-    for k in FAULTY {
-        writeln!(out, "faulty:{:<24} {} (breaks {})", k.name, k.description, k.breaks)?;
-    }
-    for k in VARIANTS {
-        writeln!(out, "variant:{:<23} {} (must pass)", k.name, k.description)?;
+    // Every entry of the fault registry, faults first.
+    for class in [Class::Fault, Class::Variant] {
+        for k in faults::all().filter(|k| k.class == class) {
+            let name = k.cli_name();
+            let tail = match class {
+                Class::Fault => {
+                    let ids: Vec<&str> = k.breaks.iter().map(|c| c.id()).collect();
+                    format!("(breaks {})", ids.join(", "))
+                }
+                Class::Variant => "(must pass)".to_string(),
+            };
+            writeln!(out, "{name:<31} {} {tail}", k.what)?;
+        }
     }
     Ok(())
 }

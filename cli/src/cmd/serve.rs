@@ -16,7 +16,7 @@
 use std::io::{self, BufReader, BufWriter};
 
 use openrdma_conformance::protocol::{ServeError, serve};
-use openrdma_corpus::faulty::{FaultyDevice, find};
+use openrdma_corpus::faults::{Mutant, by_cli_name};
 use openrdma_device::Device;
 use openrdma_sm::ReferenceDevice;
 
@@ -36,13 +36,8 @@ pub fn device(name: &str) -> Result<Box<dyn Device>, CliError> {
     if name == "reference" {
         return Ok(Box::new(ReferenceDevice::new()));
     }
-    let kind = name
-        .strip_prefix("faulty:")
-        .or_else(|| name.strip_prefix("variant:"))
-        .and_then(find)
-        .filter(|k| name.starts_with(if k.breaks.is_empty() { "variant:" } else { "faulty:" }));
-    match kind {
-        Some(k) => Ok(Box::new(FaultyDevice::new(k))),
+    match by_cli_name(name) {
+        Some(k) => Ok(Box::new(Mutant::new(k))),
         None => Err(CliError::Usage(format!(
             "unknown implementation `{name}` to serve; `openrdma run --list-impls` lists them"
         ))),

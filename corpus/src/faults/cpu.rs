@@ -1,0 +1,148 @@
+//! Faults of a device's own CPU half (`cpu = "device"`, REC-TEST-003): the reference NIC
+//! half with a CPU half that gets one rule wrong. Each CPU half differs from the
+//! reference's only in its fault, so a scenario it fails, it fails for that fault
+//! (REC-TEST-002).
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Duration;
+
+use openrdma_conformance::req;
+use openrdma_device::{
+    CpuCommand, DeviceError, NicReport, RecoveryCpu, RecoverySettings, Timestamp,
+};
+use openrdma_sm::{RecoveryAgent, RecoveryConfig};
+
+use super::{Caps, Class, Edits, Expect, Fault};
+
+/// Every fault of a CPU half.
+pub static FAULTS: &[Fault] = &[
+    Fault {
+        name: "no-retry-reset",
+        class: Class::Fault,
+        what: "the device's own CPU half does not reset its retry counter on progress",
+        breaks: &[req::REC_RTO_002],
+        expect: Expect::Fails,
+        catch: &["rec-device-progress"],
+        caps: Caps::Same,
+        edits: Edits { cpu: Some(NoRetryReset::boxed), ..Edits::NONE },
+    },
+    Fault {
+        name: "no-blame",
+        class: Class::Fault,
+        what: "the device's own CPU half does not hear of retransmissions, and so blames no EV",
+        breaks: &[req::REC_EV_002],
+        expect: Expect::Fails,
+        catch: &["rec-device-blame"],
+        caps: Caps::Same,
+        edits: Edits { cpu: Some(NoBlame::boxed), ..Edits::NONE },
+    },
+];
+
+/// A CPU half whose retry counter progress never resets (REC-RTO-002): the reference agent,
+/// never at its limit, with the count kept here.
+#[derive(Debug)]
+struct NoRetryReset {
+    agent: RecoveryAgent,
+    limit: u32,
+    retries: HashMap<u32, u32>,
+    failed: BTreeSet<u32>,
+    out: Vec<CpuCommand>,
+}
+
+impl NoRetryReset {
+    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        let unlimited = RecoveryConfig { retry_limit: u32::MAX, ..RecoveryConfig::from(cfg) };
+        Ok(Box::new(NoRetryReset {
+            agent: RecoveryAgent::new(unlimited),
+            limit: cfg.retry_limit,
+            retries: HashMap::new(),
+            failed: BTreeSet::new(),
+            out: Vec::new(),
+        }))
+    }
+}
+
+impl RecoveryCpu for NoRetryReset {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        self.agent.handle_report(now, report);
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.agent.handle_timeout(now);
+        while let Some(cmd) = self.agent.poll_command() {
+            let qpn = match cmd {
+                CpuCommand::Retransmit { qpn, .. }
+                | CpuCommand::Probe { qpn, .. }
+                | CpuCommand::SetEvState { qpn, .. }
+                | CpuCommand::QpError { qpn } => qpn,
+                CpuCommand::EndpointRequest { .. } => {
+                    self.out.push(cmd);
+                    continue;
+                }
+            };
+            if self.failed.contains(&qpn.value()) {
+                continue;
+            }
+            if let CpuCommand::Retransmit { .. } = cmd {
+                let n = self.retries.entry(qpn.value()).or_default();
+                *n += 1;
+                if *n > self.limit {
+                    self.failed.insert(qpn.value());
+                    self.out.push(CpuCommand::QpError { qpn });
+                    continue;
+                }
+            }
+            self.out.push(cmd);
+        }
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        if self.out.is_empty() {
+            // Commands a report caused at once (a blame) pass straight through.
+            return self.agent.poll_command();
+        }
+        Some(self.out.remove(0))
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.agent.poll_timeout()
+    }
+
+    fn min_delay(&self) -> Duration {
+        self.agent.min_delay()
+    }
+}
+
+/// A CPU half that does not hear of retransmissions, and so blames no EV (REC-EV-002).
+#[derive(Debug)]
+struct NoBlame(RecoveryAgent);
+
+impl NoBlame {
+    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        Ok(Box::new(NoBlame(RecoveryAgent::new(cfg.into()))))
+    }
+}
+
+impl RecoveryCpu for NoBlame {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        if !matches!(report, NicReport::Retransmitted { .. }) {
+            self.0.handle_report(now, report);
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.0.handle_timeout(now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        self.0.poll_command()
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.0.poll_timeout()
+    }
+
+    fn min_delay(&self) -> Duration {
+        self.0.min_delay()
+    }
+}

@@ -1,0 +1,382 @@
+//! The fault registry: every fault the suite proves it catches, and every legitimate
+//! variant it proves it passes, as data.
+//!
+//! A [`Fault`] is one table row: its name (`openrdma run --impl faulty:NAME` or
+//! `variant:NAME`), what is wrong or different in a sentence, the clauses a fault breaks,
+//! the scenarios that must catch it, and its [`Edits`]: small functions on the device's
+//! configuration, its inputs and its outputs, or a stateful [`Stream`] where the bug needs
+//! memory (a held output, a frame sent again). One device, [`Mutant`], applies the edits
+//! around any inner [`Device`]: the faulty hardware's encoder and engines are right; only
+//! the one bug is wrong.
+//!
+//! The families, one file each:
+//!
+//! * [`behaviour`]: a protocol engine gets one rule wrong (windows, SACKs, retransmission,
+//!   retirement, flags, completions, reports).
+//! * [`widths`]: a register is narrower than its field.
+//! * [`engines`]: an input misread, an output lost, a parameter ignored, a damaged frame
+//!   taken: the faults the scenarios were written for, one rule each.
+//! * [`frames`]: frames the device must take but drops, fields it misreads, fields of the
+//!   frames it sends filled wrong.
+//! * [`cpu`]: the device's own CPU half gets one rule wrong.
+//! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
+//! * [`variants`]: other choices the specification leaves open, which must pass.
+//!
+//! [`prove`] runs entries on the corpus, the way `openrdma run` does, and says what the
+//! suite made of each (`tests/power.rs`).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use openrdma_codec::frame::FrameRepr;
+use openrdma_conformance::req::Clause;
+use openrdma_device::{
+    Capability, CpuHalfFactory, Device, DeviceError, HostCommand, Input, Manifest, NicEvent,
+    Output, Payload, TimedInput, TimedOutput, Timestamp,
+};
+use openrdma_sm::boundary::ReferenceDevice;
+
+pub mod behaviour;
+pub mod cpu;
+pub mod engines;
+pub mod frames;
+mod prove;
+pub mod variants;
+pub mod widths;
+pub mod wire;
+
+pub use prove::{Proof, catches, covering, must_clauses, names, prove, proved};
+
+/// Whether an entry is a bug or a legitimate choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    /// A bug: the suite must fail it, naming a clause of `breaks`.
+    Fault,
+    /// A choice the specification leaves open: the suite must pass it.
+    Variant,
+}
+
+impl Class {
+    /// The prefix of its CLI name: `faulty` or `variant`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Class::Fault => "faulty",
+            Class::Variant => "variant",
+        }
+    }
+}
+
+/// What the suite must make of a fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// The verdict is `fail`, the first MUST divergence from a clause of `breaks`.
+    Fails,
+    /// The verdict is `non-strict`: only SHOULD clauses of `breaks` are broken.
+    NonStrict,
+    /// The verdict is `fail`, the first MUST divergence having this field among its field
+    /// differences: the record's own check names it, whichever clause that is.
+    FailsOnField(&'static str),
+}
+
+/// The capabilities an entry claims, from its inner device's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caps {
+    /// The inner device's.
+    Same,
+    /// The inner device's without these.
+    Without(&'static [Capability]),
+    /// These only.
+    Only(&'static [Capability]),
+}
+
+/// One batch as a [`Stream`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Batch<'a> {
+    /// The time the runner asked the device to reach.
+    pub until: Timestamp,
+    /// The times of the batch's inputs: an output at one of them may answer it; one at
+    /// another time came from a timer.
+    pub inputs_at: &'a BTreeSet<u64>,
+}
+
+/// A bug that needs memory: it sees each batch's inputs before the inner device does and
+/// its outputs after, and may drop, hold, reorder, delay, split, merge or add. A new one
+/// is made at each scenario's start, so that nothing crosses scenarios (CONF-DEV-004).
+pub trait Stream: fmt::Debug {
+    /// The batch's inputs as the faulty device takes them.
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs
+    }
+
+    /// The batch's outputs as the faulty device gives them. What it holds past
+    /// `batch.until` it gives in a later batch.
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput>;
+}
+
+/// Makes a fault's stream for a scenario, from the manifest the device runs with.
+pub type MakeStream = fn(&Manifest) -> Box<dyn Stream>;
+
+/// Rewrites one frame, or leaves it (`None`).
+pub type Rewrite = fn(&[u8]) -> Option<Vec<u8>>;
+
+/// The small functions that make a fault. Stateless edits run first, on each input or
+/// output alone; the stream last, on the batch.
+#[derive(Clone, Copy)]
+pub struct Edits {
+    /// The configuration the device runs with instead of the manifest's.
+    pub config: Option<fn(&mut Manifest)>,
+    /// A host command as the device takes it.
+    pub host_in: Option<fn(&mut HostCommand)>,
+    /// An arriving frame as the device reads it.
+    pub frame_in: Option<Rewrite>,
+    /// An input the device loses (`false`), after the edits above.
+    pub keep_in: Option<fn(&Input) -> bool>,
+    /// A frame the device sends, as it sends it.
+    pub frame_out: Option<Rewrite>,
+    /// An event the device produces, as it produces it (`false`: it is lost).
+    pub event_out: Option<fn(&mut NicEvent) -> bool>,
+    /// An output the device loses (`false`).
+    pub keep_out: Option<fn(&Output) -> bool>,
+    /// A stateful bug, made at each start.
+    pub stream: Option<MakeStream>,
+    /// The device's own CPU half (`cpu = "device"`), with one rule wrong, in place of the
+    /// reference's.
+    pub cpu: Option<CpuHalfFactory>,
+}
+
+impl Edits {
+    /// No edit: the inner device as it is.
+    pub const NONE: Edits = Edits {
+        config: None,
+        host_in: None,
+        frame_in: None,
+        keep_in: None,
+        frame_out: None,
+        event_out: None,
+        keep_out: None,
+        stream: None,
+        cpu: None,
+    };
+}
+
+impl fmt::Debug for Edits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names = Vec::new();
+        for (on, name) in [
+            (self.config.is_some(), "config"),
+            (self.host_in.is_some(), "host_in"),
+            (self.frame_in.is_some(), "frame_in"),
+            (self.keep_in.is_some(), "keep_in"),
+            (self.frame_out.is_some(), "frame_out"),
+            (self.event_out.is_some(), "event_out"),
+            (self.keep_out.is_some(), "keep_out"),
+            (self.stream.is_some(), "stream"),
+            (self.cpu.is_some(), "cpu"),
+        ] {
+            if on {
+                names.push(name);
+            }
+        }
+        f.debug_tuple("Edits").field(&names).finish()
+    }
+}
+
+/// One entry of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Fault {
+    /// Its name: `faulty:NAME` or `variant:NAME` on the command line.
+    pub name: &'static str,
+    /// Fault or variant.
+    pub class: Class,
+    /// The bug, or the choice, as a hardware team would write it: one sentence.
+    pub what: &'static str,
+    /// The clauses a fault breaks, the one a catch names first among them; `[]` for a
+    /// variant.
+    pub breaks: &'static [Clause],
+    /// What the suite must make of it.
+    pub expect: Expect,
+    /// The scenarios that must catch it (a fault) or that it claims and must pass (a
+    /// variant, `[]`: every scenario whose capabilities it claims).
+    pub catch: &'static [&'static str],
+    /// The capabilities it claims.
+    pub caps: Caps,
+    /// How it is made.
+    pub edits: Edits,
+}
+
+impl Fault {
+    /// Its name on the command line: `faulty:go-back-n`, `variant:late`.
+    pub fn cli_name(&self) -> String {
+        format!("{}:{}", self.class.prefix(), self.name)
+    }
+}
+
+/// Every entry, family by family.
+pub fn all() -> impl Iterator<Item = &'static Fault> {
+    behaviour::FAULTS
+        .iter()
+        .chain(widths::FAULTS)
+        .chain(engines::FAULTS)
+        .chain(frames::FAULTS)
+        .chain(cpu::FAULTS)
+        .chain(wire::FAULTS)
+        .chain(variants::VARIANTS)
+}
+
+/// The faults of the behaviour and width families: whole-device bugs, which the suite's own
+/// tests run on every scenario (the wire family is run only where it is caught).
+pub fn devices() -> impl Iterator<Item = &'static Fault> {
+    behaviour::FAULTS.iter().chain(widths::FAULTS)
+}
+
+/// Every variant.
+pub fn variants() -> impl Iterator<Item = &'static Fault> {
+    variants::VARIANTS.iter()
+}
+
+/// The entry of this name, either class (`go-back-n`, `spray-random`).
+pub fn find(name: &str) -> Option<&'static Fault> {
+    all().find(|f| f.name == name)
+}
+
+/// The entry a CLI name gives: `faulty:NAME` for a fault, `variant:NAME` for a variant.
+pub fn by_cli_name(name: &str) -> Option<&'static Fault> {
+    let (prefix, rest) = name.split_once(':')?;
+    find(rest).filter(|f| f.class.prefix() == prefix)
+}
+
+/// A device with one fault: the edits of a registry entry around an inner device.
+pub struct Mutant {
+    fault: &'static Fault,
+    inner: Box<dyn Device>,
+    stream: Option<Box<dyn Stream>>,
+}
+
+impl fmt::Debug for Mutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mutant").field("fault", &self.fault.name).finish_non_exhaustive()
+    }
+}
+
+impl Mutant {
+    /// The reference device with `fault`: with the fault's own CPU half, if it has one.
+    pub fn new(fault: &'static Fault) -> Self {
+        let inner = match fault.edits.cpu {
+            Some(cpu) => ReferenceDevice::with_cpu_half(cpu),
+            None => ReferenceDevice::new(),
+        };
+        Self::around(fault, Box::new(inner))
+    }
+
+    /// `inner` with `fault`.
+    pub fn around(fault: &'static Fault, inner: Box<dyn Device>) -> Self {
+        Mutant { fault, inner, stream: None }
+    }
+
+    /// The entry it applies.
+    pub fn fault(&self) -> &'static Fault {
+        self.fault
+    }
+}
+
+impl Device for Mutant {
+    fn name(&self) -> String {
+        self.fault.cli_name()
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        match self.fault.caps {
+            Caps::Same => self.inner.capabilities(),
+            Caps::Without(less) => {
+                let mut caps = self.inner.capabilities();
+                for c in less {
+                    caps.remove(c);
+                }
+                caps
+            }
+            Caps::Only(only) => only.iter().copied().collect(),
+        }
+    }
+
+    fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
+        let mut m = manifest.clone();
+        if let Some(config) = self.fault.edits.config {
+            config(&mut m);
+        }
+        self.stream = self.fault.edits.stream.map(|make| make(&m));
+        self.inner.start(&m)
+    }
+
+    fn advance(
+        &mut self,
+        mut inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        let e = &self.fault.edits;
+        let inputs_at: BTreeSet<u64> = inputs.iter().map(|i| i.at.0).collect();
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command } => {
+                    if let Some(edit) = e.host_in {
+                        edit(command);
+                    }
+                }
+                Input::Frame { bytes, .. } => {
+                    if let Some(b) = e.frame_in.and_then(|rw| rw(bytes)) {
+                        *bytes = b;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(keep) = e.keep_in {
+            inputs.retain(|i| keep(&i.input));
+        }
+        if let Some(s) = self.stream.as_mut() {
+            inputs = s.inputs(inputs);
+        }
+        let mut out = self.inner.advance(inputs, until)?;
+        if e.frame_out.is_some() || e.event_out.is_some() || e.keep_out.is_some() {
+            out.retain_mut(|o| {
+                match &mut o.output {
+                    Output::Frame { bytes, .. } => {
+                        if let Some(b) = e.frame_out.and_then(|rw| rw(bytes)) {
+                            *bytes = b;
+                        }
+                    }
+                    Output::Event { event } => {
+                        if let Some(edit) = e.event_out {
+                            if !edit(event) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                e.keep_out.is_none_or(|keep| keep(&o.output))
+            });
+        }
+        if let Some(s) = self.stream.as_mut() {
+            out = s.outputs(out, Batch { until, inputs_at: &inputs_at });
+        }
+        Ok(out)
+    }
+
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        self.inner.finish()
+    }
+}
+
+/// A changed frame made consistent again (lengths, checksums, ICRC) and emitted: the
+/// faulty hardware's encoder is right; only the one bug is wrong.
+pub(crate) fn refit(f: &mut FrameRepr) -> Result<Vec<u8>, openrdma_codec::EmitError> {
+    f.finalize()?;
+    f.to_bytes()
+}
+
+/// The bytes a DMA write carries.
+pub(crate) fn payload_bytes(p: &Payload) -> Vec<u8> {
+    match p {
+        Payload::Bytes(b) => b.to_vec(),
+        Payload::Host { addr, len } => openrdma_device::memory(*addr, *len),
+    }
+}

@@ -1,0 +1,811 @@
+//! Faults of the wire: an encoder bug in the frames the device sends (a field, a reserved
+//! bit, a length, a checksum, an EV in the wrong place), or a wrong reading of the frames
+//! it receives (CONF-CMP-016, CONF-CMP-017). Each names the scenario written to catch it;
+//! where the sender's half of a rule is a SHOULD, the scenario must be non-strict, never
+//! failed.
+
+use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
+use openrdma_codec::{Ev, EvMark, Ipv4Repr, NackReason, Opcode};
+use openrdma_conformance::req::{self, Clause};
+
+use super::Expect::{Fails, NonStrict};
+use super::{Caps, Class, Edits, Expect, Fault, Rewrite};
+
+/// A fault in the frames the device sends.
+const fn out(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    expect: Expect,
+    rw: Rewrite,
+) -> Fault {
+    Fault {
+        name,
+        class: Class::Fault,
+        what,
+        breaks,
+        expect,
+        catch,
+        caps: Caps::Same,
+        edits: Edits { frame_out: Some(rw), ..Edits::NONE },
+    }
+}
+
+/// Every wire fault.
+pub static FAULTS: &[Fault] = &[
+    out("eth-arp-type", "ARP-typed frames", &[req::ENC_ETH_001], &["rcv-sack-timer"], Fails, |b| {
+        let mut b = b.to_vec();
+        b[12..14].copy_from_slice(&[0x08, 0x06]);
+        Some(b)
+    }),
+    out(
+        "eth-group-source",
+        "a group source address",
+        &[req::ENC_ETH_002],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.eth.src.0[0] |= 1;
+                true
+            })
+        },
+    ),
+    out(
+        "vlan-reserved-vid",
+        "the reserved VID",
+        &[req::ENC_VLAN_001],
+        &["rcv-in-order-vlan"],
+        Fails,
+        |b| refit(b, |f| f.vlans.first_mut().map(|v| v.vid = 0xFFF).is_some()),
+    ),
+    out(
+        "vlan-second-tag",
+        "a second tag",
+        &[req::ENC_VLAN_002],
+        &["rcv-in-order-vlan"],
+        Fails,
+        |b| {
+            let mut b = b.to_vec();
+            b.splice(16..16, [0x81, 0x00, 0x00, 0x2A]);
+            Some(b)
+        },
+    ),
+    out(
+        "ipv4-protocol-tcp",
+        "TCP as the IP protocol",
+        &[req::ENC_IPV4_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| refit(b, |f| v4(f).map(|v| v.protocol = 6).is_some()),
+    ),
+    out(
+        "ipv4-more-fragments",
+        "the MF flag",
+        &[req::ENC_IPV4_002],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| refit(b, |f| v4(f).map(|v| v.more_frags = true).is_some()),
+    ),
+    out(
+        "ipv4-reserved-flag",
+        "the reserved IPv4 flag",
+        &[req::ENC_IPV4_004],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| refit(b, |f| v4(f).map(|v| v.flag_reserved = true).is_some()),
+    ),
+    out(
+        "ipv6-extension-header",
+        "an IPv6 extension header",
+        &[req::ENC_IPV6_001],
+        &["rcv-in-order-v6"],
+        Fails,
+        |b| {
+            refit(b, |f| match &mut f.ip {
+                IpRepr::V6(v6) => {
+                    v6.next_header = 0;
+                    true
+                }
+                IpRepr::V4(_) => false,
+            })
+        },
+    ),
+    out(
+        "ev-halves-swapped-v6",
+        "EV halves swapped over IPv6",
+        &[req::ENC_EV_001],
+        &["snd-dark-path-v6"],
+        Fails,
+        |b| {
+            let ev = decode(b).entropy()?;
+            refit(b, |f| {
+                data(b) && {
+                    f.set_entropy(Ev::from_halves(ev.low(), ev.high()));
+                    true
+                }
+            })
+        },
+    ),
+    out(
+        "ev-low-in-port-v4",
+        "EV[15:0] in the source port over IPv4",
+        &[req::ENC_EV_002],
+        &["snd-segmentation"],
+        Fails,
+        |b| {
+            // The EV the device chose, of its profile: over IPv4 its low half is 0.
+            let ev = decode(b).entropy()?;
+            refit(b, |f| {
+                data(b) && {
+                    f.udp.src_port = ev.low();
+                    true
+                }
+            })
+        },
+    ),
+    out(
+        "udp-length-long",
+        "a UDP length 4 too long",
+        &[req::ENC_LEN_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            raw(b, |f| {
+                f.udp.length += 4;
+                true
+            })
+        },
+    ),
+    out(
+        "ipv4-total-length-long",
+        "an IPv4 total length 100 too long",
+        &[req::ENC_LEN_002],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| raw(b, |f| v4(f).map(|v| v.total_len += 100).is_some()),
+    ),
+    out(
+        "udp-length-below-8",
+        "a UDP length below 8",
+        &[req::ENC_UDP_002],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            raw(b, |f| {
+                f.udp.length = 7;
+                true
+            })
+        },
+    ),
+    out(
+        "udp-port-4792",
+        "UDP to port 4792",
+        &[req::ENC_UDP_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.udp.dst_port = 4792;
+                true
+            })
+        },
+    ),
+    out(
+        "udp-checksum-wrong-v4",
+        "a wrong UDP checksum over IPv4",
+        &[req::ENC_UDP_003],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            let d = decode(b);
+            let at = d.layout.udp?;
+            let mut b = b.to_vec();
+            b[at + 6..at + 8].copy_from_slice(&[0x12, 0x34]);
+            Some(b)
+        },
+    ),
+    out(
+        "sack-without-cc-state",
+        "a SACK without its CC_STATE",
+        &[req::ENC_FRAME_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            if sack(b) { shorten(b, 8) } else { None }
+        },
+    ),
+    out(
+        "bth-alone",
+        "a BTH and nothing else",
+        &[req::ENC_LEN_004],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            let d = decode(b);
+            let n = d.layout.icrc? - d.layout.bth? - 6;
+            shorten(b, n)
+        },
+    ),
+    out("bth-tver-1", "tver 1", &[req::BTH_TVER_001], &["rcv-sack-timer"], Fails, |b| {
+        on_sacks(b, |f| f.bth.tver = 1)
+    }),
+    out(
+        "bth-becn",
+        "BECN in an MRC packet",
+        &[req::BTH_RESV_002],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| on_sacks(b, |f| f.bth.becn = true),
+    ),
+    out(
+        "bth-reserved-byte-8",
+        "a reserved bit of BTH byte 8",
+        &[req::BTH_RESV_003],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| on_sacks(b, |f| f.bth.resv8 = 0x01),
+    ),
+    out(
+        "opcode-undefined",
+        "an undefined MRC opcode",
+        &[req::OPC_UNKNOWN_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            if !sack(b) {
+                return None;
+            }
+            let at = decode(b).layout.bth?;
+            let mut b = b.to_vec();
+            b[at] = 0xC0;
+            let mut f = repr(&b)?;
+            f.icrc = None;
+            f.to_bytes().ok()
+        },
+    ),
+    out(
+        "sack-ts-set",
+        "ts set in a SACK",
+        &[req::TSETH_PRESENT_002],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| on_sacks(b, |f| f.bth.ts = true),
+    ),
+    out(
+        "sack-payload",
+        "payload in a SACK",
+        &[req::PAY_NONE_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| on_sacks(b, |f| f.payload = vec![0; 4]),
+    ),
+    out(
+        "pad-count-short",
+        "a pad count one too few",
+        &[req::PAY_PAD_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            if !sack(b) {
+                return None;
+            }
+            // One byte more than the pad count accounts for; lengths that agree with it.
+            let mut f = repr(b)?;
+            f.payload.push(0);
+            f.finalize().ok()?;
+            f.bth.pad_count = 0;
+            let udp_len = f.ip_len() - f.ip.header_len();
+            f.udp.length = udp_len as u16;
+            let v = v4(&mut f)?;
+            v.total_len = (udp_len + v.header_len()) as u16;
+            v.fill_checksum().ok()?;
+            f.icrc = None;
+            f.to_bytes().ok()
+        },
+    ),
+    out("seth-m-3", "m = 3", &[req::SETH_M_001], &["rcv-sack-timer"], Fails, |b| {
+        on_sacks(b, |f| f.ext.seth.as_mut().unwrap().m = EvMark(3))
+    }),
+    out(
+        "seth-reserved-byte-12",
+        "SETH byte 12 set",
+        &[req::SETH_RESV_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| on_sacks(b, |f| f.ext.seth.as_mut().unwrap().resv12 = 0x80),
+    ),
+    out(
+        "cc-state-reserved-bit",
+        "the CC_STATE reserved bit",
+        &[req::CCS_RESV_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| on_sacks(b, |f| f.ext.cc_state.as_mut().unwrap().resv = true),
+    ),
+    out(
+        "tseth-reserved-bit",
+        "a reserved TSETH bit",
+        &[req::TSETH_RESV_001],
+        &["snd-segmentation"],
+        Fails,
+        |b| refit(b, |f| f.ext.tseth.as_mut().map(|t| t.resv = 0x400).is_some()),
+    ),
+    out(
+        "tseth-ftype-2",
+        "TSETH ftype 2",
+        &[req::TSETH_FTYPE_001],
+        &["snd-segmentation"],
+        NonStrict,
+        |b| refit(b, |f| f.ext.tseth.as_mut().map(|t| t.ftype = 2).is_some()),
+    ),
+    out(
+        "pad-bytes-nonzero",
+        "non-zero pad bytes",
+        &[req::PAY_PAD_002],
+        &["snd-segmentation"],
+        NonStrict,
+        |b| {
+            raw(b, |f| {
+                f.bth.pad_count > 0 && {
+                    f.pad = [0xAA; 3];
+                    true
+                }
+            })
+        },
+    ),
+    out(
+        "reth-length-over-2-31",
+        "a message longer than 2^31",
+        &[req::RETH_LEN_001],
+        &["snd-segmentation"],
+        Fails,
+        |b| refit(b, |f| f.ext.reth.as_mut().map(|r| r.dma_len = 0x8000_0001).is_some()),
+    ),
+    out(
+        "reth-range-past-2-64",
+        "a range past 2^64",
+        &[req::RETH_VA_001],
+        &["snd-segmentation"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.ext.reth.as_mut().is_some_and(|r| r.dma_len > 0) && {
+                    f.ext.reth.as_mut().map(|r| r.va = u64::MAX - 2).is_some()
+                }
+            })
+        },
+    ),
+    out(
+        "aeth-syndrome-bit-7",
+        "syndrome bit 7 in an ACK",
+        &[req::AETH_SYN_001],
+        &["rcv-in-order-v4"],
+        Fails,
+        |b| refit(b, |f| f.ext.aeth.as_mut().map(|a| a.syndrome |= 0x80).is_some()),
+    ),
+    out(
+        "aeth-reserved-kind",
+        "NAKs of the reserved kind 10",
+        &[req::AETH_SYN_002],
+        &["rcv-placement-errors"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.ext.aeth.as_mut().is_some_and(|a| {
+                    a.syndrome & 0x60 == 0x60 && {
+                        a.syndrome ^= 0x20;
+                        true
+                    }
+                })
+            })
+        },
+    ),
+    out(
+        "aeth-nak-reserved-code",
+        "NAKs with a reserved code",
+        &[req::AETH_NAK_001],
+        &["rcv-placement-errors"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.ext.aeth.as_mut().is_some_and(|a| {
+                    a.syndrome & 0x60 == 0x60 && {
+                        a.syndrome |= 0x04;
+                        true
+                    }
+                })
+            })
+        },
+    ),
+    out(
+        "aeth-nak-psn-sequence",
+        "NAK PSN sequence error in MRC",
+        &[req::AETH_MRC_001],
+        &["rcv-placement-errors"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.ext.aeth.as_mut().is_some_and(|a| {
+                    a.syndrome & 0x60 == 0x60 && {
+                        a.syndrome = 0x60;
+                        true
+                    }
+                })
+            })
+        },
+    ),
+    out(
+        "neth-reserved-byte",
+        "a reserved NETH byte",
+        &[req::NETH_RESV_001],
+        &["rcv-window-edges"],
+        Fails,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.resv17 = 1).is_some()),
+    ),
+    out(
+        "neth-reason-undefined",
+        "an undefined NACK reason",
+        &[req::NETH_REASON_001],
+        &["rcv-window-edges"],
+        Fails,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.reason = NackReason(0x42)).is_some()),
+    ),
+    out(
+        "neth-entropy-other-ev",
+        "a NACK naming another EV",
+        &[req::NETH_PSN_001],
+        &["rcv-window-edges"],
+        Fails,
+        |b| {
+            let ev = decode(b).entropy()?;
+            refit(b, |f| {
+                f.ext.neth.as_mut().is_some_and(|n| {
+                    n.entropy = Ev::new(ev.value() ^ 0x1_0000);
+                    true
+                }) && {
+                    // It travels on the EV it names, so only the report is wrong.
+                    f.set_entropy(Ev::new(ev.value() ^ 0x1_0000));
+                    true
+                }
+            })
+        },
+    ),
+    out(
+        "neth-no-timestamp",
+        "a NACK without the timestamp",
+        &[req::NETH_TS_001],
+        &["rcv-window-edges"],
+        Fails,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.tx_timestamp = 0).is_some()),
+    ),
+    out(
+        "nack-on-other-ev",
+        "a NACK on another EV",
+        &[req::RCV_NACK_001],
+        &["rcv-window-edges"],
+        Fails,
+        |b| {
+            let ev = decode(b).entropy()?;
+            refit(b, |f| {
+                nack(b) && {
+                    f.set_entropy(Ev::new(ev.value() ^ 0x1_0000));
+                    true
+                }
+            })
+        },
+    ),
+    out(
+        "neth-vendor-info",
+        "NETH vendor_info",
+        &[req::NETH_VENDOR_001],
+        &["rcv-window-edges"],
+        NonStrict,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.vendor_info = 7).is_some()),
+    ),
+    out(
+        "neth-cc-type",
+        "NETH cc_type",
+        &[req::NETH_CC_001],
+        &["rcv-window-edges"],
+        NonStrict,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.cc_type = 1).is_some()),
+    ),
+    out(
+        "neth-res-type",
+        "NETH res_type",
+        &[req::NETH_TYPE_001],
+        &["rcv-window-edges"],
+        NonStrict,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.res_type = 1).is_some()),
+    ),
+    out(
+        "neth-spdcid",
+        "NETH spdcid",
+        &[req::NETH_PDC_001],
+        &["rcv-window-edges"],
+        NonStrict,
+        |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.spdcid = 1).is_some()),
+    ),
+    out(
+        "ecn-not-capable-v4",
+        "writes not ECN-capable",
+        &[req::ENC_ECN_001],
+        &["snd-segmentation"],
+        NonStrict,
+        |b| {
+            refit(b, |f| match &mut f.ip {
+                IpRepr::V4(v4) if f.bth.opcode.is_mrc_write() => {
+                    v4.ecn = 0;
+                    true
+                }
+                _ => false,
+            })
+        },
+    ),
+    out(
+        "ecn-not-capable-v6",
+        "IPv6 writes not ECN-capable",
+        &[req::ENC_ECN_001],
+        &["snd-dark-path-v6"],
+        NonStrict,
+        |b| {
+            refit(b, |f| match &mut f.ip {
+                IpRepr::V6(v6) if f.bth.opcode.is_mrc_write() => {
+                    v6.traffic_class &= !0b11;
+                    true
+                }
+                _ => false,
+            })
+        },
+    ),
+    out(
+        "ipv4-df-clear",
+        "Don't Fragment clear",
+        &[req::ENC_IPV4_007],
+        &["rcv-in-order-v4"],
+        NonStrict,
+        |b| {
+            refit(b, |f| match &mut f.ip {
+                IpRepr::V4(v4) => {
+                    v4.dont_frag = false;
+                    true
+                }
+                IpRepr::V6(_) => false,
+            })
+        },
+    ),
+    out("ipv4-ttl-0", "an IPv4 TTL of 0", &[req::ENC_HOP_001], &["rcv-in-order-v4"], Fails, |b| {
+        refit(b, |f| match &mut f.ip {
+            IpRepr::V4(v4) => {
+                v4.ttl = 0;
+                true
+            }
+            IpRepr::V6(_) => false,
+        })
+    }),
+    out(
+        "ipv6-hop-limit-1",
+        "an IPv6 hop limit of 1",
+        &[req::ENC_HOP_001],
+        &["rcv-in-order-v6"],
+        Fails,
+        |b| {
+            refit(b, |f| match &mut f.ip {
+                IpRepr::V6(v6) => {
+                    v6.hop_limit = 1;
+                    true
+                }
+                IpRepr::V4(_) => false,
+            })
+        },
+    ),
+    out(
+        "peth-reserved",
+        "a reserved PETH field",
+        &[req::PETH_RESV_001],
+        &["snd-ev-always-skip"],
+        Fails,
+        |b| refit(b, |f| f.ext.peth.as_mut().map(|p| p.resv0 = 1).is_some()),
+    ),
+    out(
+        "peth-probe-id-off-by-one",
+        "probe_id off by one",
+        &[req::EV_PROBE_005_E],
+        &["snd-ev-always-skip"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.ext.peth.as_mut().map(|p| p.probe_id = p.probe_id.wrapping_add(1)).is_some()
+            })
+        },
+    ),
+    out(
+        "ev-read-from-port-v4",
+        "the EV read as the source port over IPv4",
+        &[req::ENC_EV_002],
+        &["rcv-in-order-v4"],
+        Fails,
+        |b| {
+            // A receiver that takes src_port for the whole EV reports EV[31:16] as EV[15:0].
+            on_sacks(b, |f| {
+                let s = f.ext.seth.as_mut().unwrap();
+                s.entropy = Ev::new(s.entropy.value() >> 16);
+            })
+        },
+    ),
+    Fault {
+        name: "ev-read-flow-label-high-bits",
+        class: Class::Fault,
+        what: "the EV read with flow-label bits 19:16",
+        breaks: &[req::ENC_EV_001],
+        expect: Fails,
+        catch: &["rcv-lenient-v6"],
+        caps: Caps::Same,
+        // The device reconstructs the EV of what it receives as src_port << 16 | flow_label,
+        // all 20 bits: modelled by handing it a frame that carries that value as its EV.
+        edits: Edits {
+            frame_in: Some(|b| {
+                let d = decode(b);
+                let Some(IpRepr::V6(v6)) = &d.ip else { return None };
+                if v6.flow_label & 0xF_0000 == 0 {
+                    return None;
+                }
+                let misread = u32::from(d.udp?.src_port) << 16 | v6.flow_label;
+                refit(b, |f| {
+                    f.set_entropy(Ev::new(misread));
+                    true
+                })
+            }),
+            ..Edits::NONE
+        },
+    },
+    out(
+        "ipv4-ihl-4",
+        "an IPv4 header length of 4 words",
+        &[req::ENC_IPV4_005],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            let mut b = b.to_vec();
+            b[14] = 0x44;
+            Some(b)
+        },
+    ),
+    out(
+        "ipv6-version-7",
+        "an IPv6 version of 7",
+        &[req::ENC_IPV6_002],
+        &["rcv-in-order-v6"],
+        Fails,
+        |b| {
+            let mut b = b.to_vec();
+            b[14] = (b[14] & 0x0F) | 0x70;
+            Some(b)
+        },
+    ),
+    out(
+        "pad-without-room",
+        "a pad the SACK has no room for",
+        &[req::PAY_PAD_003],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            // BTH byte 1 of an untagged IPv4 frame: pad_count 3, with no payload to hold it.
+            let mut b = b.to_vec();
+            let sack = decode(&b).ext.seth.is_some();
+            b[14 + 20 + 8 + 1] |= 0x30;
+            sack.then_some(b)
+        },
+    ),
+    out(
+        "eeth-reserved",
+        "a reserved EETH field",
+        &[req::EETH_RESV_001],
+        &["rcv-endpoint"],
+        Fails,
+        |b| refit(b, |f| f.ext.eeth.as_mut().map(|e| e.resv2 = 1).is_some()),
+    ),
+    out(
+        "erth-reserved",
+        "a reserved ERTH field",
+        &[req::ERTH_RESV_001],
+        &["rec-endpoint-request"],
+        Fails,
+        |b| refit(b, |f| f.ext.erth.as_mut().map(|e| e.resv1 = 1).is_some()),
+    ),
+    out(
+        "erth-op-undefined",
+        "an undefined endpoint operation",
+        &[req::ERTH_OP_001],
+        &["rec-endpoint-request"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.ext.erth.as_mut().map(|e| e.op = openrdma_codec::EndpointOp(7)).is_some()
+            })
+        },
+    ),
+];
+
+// ---- rewriting helpers ---------------------------------------------------------------
+
+fn repr(b: &[u8]) -> Option<FrameRepr> {
+    decode(b).to_repr()
+}
+
+fn opcode(b: &[u8]) -> Option<Opcode> {
+    decode(b).bth.map(|h| h.opcode)
+}
+
+/// `edit` applied to the frame, which is then made consistent again (lengths, checksums,
+/// pad, ICRC): the frame breaks only what `edit` broke. `None` when `edit` declines.
+fn refit(b: &[u8], edit: impl FnOnce(&mut FrameRepr) -> bool) -> Option<Vec<u8>> {
+    let mut f = repr(b)?;
+    if !edit(&mut f) {
+        return None;
+    }
+    f.finalize().ok()?;
+    f.to_bytes().ok()
+}
+
+/// `edit` applied to the frame, which is then emitted as held, with a fresh ICRC.
+fn raw(b: &[u8], edit: impl FnOnce(&mut FrameRepr) -> bool) -> Option<Vec<u8>> {
+    let mut f = repr(b)?;
+    if !edit(&mut f) {
+        return None;
+    }
+    f.icrc = None;
+    f.to_bytes().ok()
+}
+
+fn sack(b: &[u8]) -> bool {
+    opcode(b) == Some(Opcode::MRC_SACK)
+}
+
+fn nack(b: &[u8]) -> bool {
+    opcode(b) == Some(Opcode::MRC_NACK)
+}
+
+fn data(b: &[u8]) -> bool {
+    opcode(b).is_some_and(|o| o.is_mrc_write())
+}
+
+fn on_sacks(b: &[u8], edit: impl FnOnce(&mut FrameRepr)) -> Option<Vec<u8>> {
+    if !sack(b) {
+        return None;
+    }
+    refit(b, |f| {
+        edit(f);
+        true
+    })
+}
+
+/// The frame cut by `n` bytes before its ICRC trailer, with its lengths saying so.
+fn shorten(b: &[u8], n: usize) -> Option<Vec<u8>> {
+    let d = decode(b);
+    let (icrc, ip, udp) = (d.layout.icrc?, d.layout.ip?, d.layout.udp?);
+    let mut out = b[..icrc - n].to_vec();
+    out.extend_from_slice(&b[icrc..icrc + 4]);
+    let ip_len = out.len() - ip;
+    let udp_len = (out.len() - udp) as u16;
+    out[udp + 4..udp + 6].copy_from_slice(&udp_len.to_be_bytes());
+    match d.ip? {
+        IpRepr::V4(_) => {
+            out[ip + 2..ip + 4].copy_from_slice(&(ip_len as u16).to_be_bytes());
+            let mut v4 = Ipv4Repr::parse(&out[ip..]).ok()?;
+            v4.fill_checksum().ok()?;
+            v4.emit(&mut out[ip..]).ok()?;
+        }
+        IpRepr::V6(_) => out[ip + 4..ip + 6].copy_from_slice(&udp_len.to_be_bytes()),
+    }
+    Some(out)
+}
+
+fn v4(f: &mut FrameRepr) -> Option<&mut Ipv4Repr> {
+    match &mut f.ip {
+        IpRepr::V4(v4) => Some(v4),
+        IpRepr::V6(_) => None,
+    }
+}
