@@ -5,7 +5,7 @@
 //!
 //! * **Every frame** must decode, carry a correct ICRC and obey the wire rules that
 //!   `validate()` checks and that bind its sender: reserved bits, checksums, lengths,
-//!   flow-label bits, known reasons, RETH bounds, ... ([`wire`], `CONF-CMP-001`,
+//!   flow-label bits, known reasons, RETH bounds, ... (`wire.rs`, `CONF-CMP-001`,
 //!   `CONF-CMP-016`). Data packets and probes must travel on an EV of their QP's profile,
 //!   NACKs on the EV they report (`CONF-CMP-017`).
 //! * **Data packets** are matched by (destination QP, PSN, `rtx`), in order of occurrence.
@@ -13,8 +13,8 @@
 //!   ImmDt, payload, pad count, the TSETH's flags, ICRC); what the device chooses is not
 //!   compared with the reference's choice but held to the rules every choice obeys: its
 //!   path to the usable pool of the EV states the scenario sets, a retransmission to an
-//!   EV other than its previous one while another is usable ([`paths`]), its timestamps to
-//!   a clock that runs forward ([`schedule`]). A device that claims `spray-policies` is held to
+//!   EV other than its previous one while another is usable (`paths.rs`), its timestamps to
+//!   a clock that runs forward (`schedule.rs`). A device that claims `spray-policies` is held to
 //!   the recorded EVs exactly. Packets of one QP recorded together come in their recorded
 //!   order. A data packet the scenario does not expect is a spurious retransmission
 //!   (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
@@ -32,7 +32,7 @@
 //!   take no action on — a SACK claiming or answering its PSN, a DMA write of it, a NACK
 //!   for it — is named by what is wrong with the frame, and nothing may be placed before a
 //!   copy of it arrived (`CONF-CMP-023`).
-//! * **SACKs** are judged by what they say, not by how many there are ([`sacks`]): every
+//! * **SACKs** are judged by what they say, not by how many there are (`sacks.rs`): every
 //!   SACK must be true and complete within the tolerance, answer a packet that arrived on
 //!   the EV it names, and carry the fixed fields and counters the SETH and CC_STATE rules
 //!   give; by the time of each expected SACK, plus the tolerance, the device must have
@@ -47,8 +47,8 @@
 //!   not compared. Every completion entry is also judged on its own and, when the device
 //!   wrote it to a completion queue, from its bytes as a write to that queue: its slot,
 //!   address and phase, and no overwrite of an entry the consumer had not released
-//!   ([`entries`], `CONF-CMP-021`).
-//! * **The order across kinds** ([`order`]): the list of a device's outputs is its
+//!   (`entries.rs`, `CONF-CMP-021`).
+//! * **The order across kinds** (`order.rs`): the list of a device's outputs is its
 //!   visibility order; a completion entry comes before the flag of its message or work
 //!   request, the sender flag is a work request's last write and no data packet of the
 //!   message follows it, and the flags a write makes due come before what the next input

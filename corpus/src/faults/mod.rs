@@ -20,7 +20,7 @@
 //!   frames it sends filled wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
-//! * [`variants`]: other choices the specification leaves open, which must pass.
+//! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
 //! [`prove`] runs entries on the corpus, the way `openrdma run` does, and says what the
 //! suite made of each (`tests/power.rs`).
