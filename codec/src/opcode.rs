@@ -317,6 +317,10 @@ opcodes! {
     RD_FETCH_ADD = 0x54, "RD_FETCH_ADD", [Rdeth, Deth, AtomicEth], None;
     /// RD RESYNC.
     RD_RESYNC = 0x55, "RD_RESYNC", [Rdeth, Deth], None;
+    /// RD FLUSH.
+    RD_FLUSH = 0x5C, "RD_FLUSH", [Rdeth, Deth, Feth, Reth], None;
+    /// RD ATOMIC WRITE: an 8-byte payload.
+    RD_ATOMIC_WRITE = 0x5D, "RD_ATOMIC_WRITE", [Rdeth, Deth, Reth], Data;
     /// UD SEND Only.
     UD_SEND_ONLY = 0x64, "UD_SEND_ONLY", [Deth], Data;
     /// UD SEND Only with Immediate.
@@ -436,7 +440,8 @@ impl Opcode {
         matches!(self.0, 0xC6..=0xCB)
     }
 
-    /// Whether this is an ATOMIC WRITE, RC or XRC (its payload is exactly 8 bytes).
+    /// Whether this is an RC or XRC ATOMIC WRITE, whose payload ATOMIC-WRITE-001 holds to
+    /// exactly 8 bytes (the RD one, whose stack is inferred, is decoded but not judged).
     pub const fn is_atomic_write(self) -> bool {
         matches!(self.0, 0x1D | 0xBD)
     }

@@ -75,6 +75,8 @@ const IBTA: &[(u8, &str, &[&str], bool)] = &[
     (0x53, "RD_COMPARE_SWAP", &["rdeth", "deth", "atomiceth"], false),
     (0x54, "RD_FETCH_ADD", &["rdeth", "deth", "atomiceth"], false),
     (0x55, "RD_RESYNC", &["rdeth", "deth"], false),
+    (0x5C, "RD_FLUSH", &["rdeth", "deth", "feth", "reth"], false),
+    (0x5D, "RD_ATOMIC_WRITE", &["rdeth", "deth", "reth"], true),
     (0x64, "UD_SEND_ONLY", &["deth"], true),
     (0x65, "UD_SEND_ONLY_IMM", &["deth", "immdt"], true),
     (0x81, "CNP", &["cnp"], false),
