@@ -2,7 +2,7 @@
 //! packets, and SACK generation and coalescing (requirements `RCV-*`).
 //!
 //! Placement and retirement involve the NIC's registered regions and retirement domains,
-//! so they live in the NIC (`nic.rs`); this module keeps what belongs to one QP.
+//! so they live in the NIC (`nic/receive.rs`); this module keeps what belongs to one QP.
 
 use openrdma_codec::{CcStateRepr, Ev, EvMark as WireMark, Msn, Psn, Qpn, Rqmsn, SethRepr};
 

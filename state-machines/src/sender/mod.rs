@@ -1,0 +1,629 @@
+//! The requester half of a QP: segmentation, PSN and MSN assignment, path choice, the MPR
+//! window, SACK/NACK processing with selective retransmission, and sender completions
+//! (requirements `SND-*`, `EV-*`, `WWI-*`).
+//!
+//! Packet state lives in a ring indexed by `psn - snd_una` whose length never exceeds the
+//! window, so memory per QP is bounded by configuration whatever the peer sends.
+//!
+//! Loss inference (`SND-INFER-*`): every EV is treated as a FIFO path. Each transmission on
+//! an EV gets that EV's next sequence number; when a SACK shows that a transmission on EV
+//! `e` arrived, every earlier transmission on `e` that has not been acknowledged is lost.
+//! A lost packet is retransmitted once by inference, with the same PSN, `rtx` set and a
+//! different EV. A packet that is merely late on a slower path is never inferred lost, so
+//! with no loss there is no retransmission.
+//!
+//! Tail probing (`SND-TAIL-*`, off unless `NicConfig::tail_probe` is set): the last
+//! transmissions on an EV have no later transmission to reveal their loss. When an EV's
+//! latest transmission is a data packet still not known to have arrived `tail_probe` after
+//! it left, a probe follows it on the EV; the probe's answer reports on everything sent
+//! before the probe on that FIFO path, so it is evidence as a later data packet would be.
+
+use std::collections::VecDeque;
+
+use openrdma_codec::host::{WorkRequest, WrOpcode};
+use openrdma_codec::{
+    AethKind, AethRepr, BthRepr, Ev, ImmDtRepr, MethRepr, Msn, NackReason, NethRepr, Opcode,
+    PethRepr, Psn, Qpn, RethRepr, Rqmsn, SethRepr, TsethRepr,
+};
+use rand_chacha::ChaCha8Rng;
+use rand_core::Rng;
+
+use crate::config::{CongestionControl, NicConfig, QpConfig, SprayPolicy};
+use crate::error::PeerViolation;
+use crate::ev::{EvEvent, EvMark, EvState};
+use crate::packet::{Packet, WritePacket};
+use crate::ring::Ring;
+use openrdma_device::{Payload, Timestamp};
+
+mod loss;
+mod paths;
+
+pub(crate) use paths::EvSlot;
+use paths::WindowFit;
+
+/// A message at the sender.
+#[derive(Debug, Clone)]
+pub(crate) struct SendMsg {
+    pub(crate) wr: WorkRequest,
+    pub(crate) msn: Msn,
+    rqmsn: Rqmsn,
+    first_psn: Psn,
+    npkts: u32,
+    /// Packets of this message sent at least once.
+    sent: u32,
+}
+
+impl SendMsg {
+    fn last_psn(&self) -> Psn {
+        self.first_psn.add(self.npkts - 1)
+    }
+    fn is_wwi(&self) -> bool {
+        self.wr.opcode == WrOpcode::WRITE_WITH_IMM
+    }
+}
+
+/// One PSN in flight.
+#[derive(Debug, Clone, Copy, Default)]
+struct PktState {
+    /// Index of the message in `msgs` counted from `msg_base`.
+    msg: u64,
+    seg: u32,
+    ev_idx: u16,
+    /// Sequence of the latest transmission on `ev_idx`.
+    seq: u64,
+    sent_at: Timestamp,
+    len: u32,
+    sacked: bool,
+    /// Already retransmitted because of SACK inference (at most once, `SND-RTX-003`).
+    inferred: bool,
+    /// Queued for retransmission.
+    queued: bool,
+    retransmissions: u16,
+}
+
+pub(crate) use crate::event::RetransmitCause as RtxCause;
+
+/// What [`Requester::next_packet`] chose to send, as a few numbers: the packet itself is
+/// built by [`Requester::packet`] where the caller wants it, so that it is written once
+/// instead of being moved through each layer of return values.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Next {
+    /// The EV to send it on.
+    pub(crate) ev: Ev,
+    /// Whether it is the first data packet of an idle QP (nothing else in flight).
+    pub(crate) first: bool,
+    what: What,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum What {
+    /// Segment `seg` of message `msg` (an index into `msgs`), with `psn`.
+    Write { msg: usize, seg: u32, psn: Psn, rtx: bool },
+    /// A probe.
+    Probe { psn: Psn, id: u16 },
+}
+
+impl Next {
+    fn write(ev: Ev, first: bool, msg: usize, seg: u32, psn: Psn, rtx: bool) -> Next {
+        Next { ev, first, what: What::Write { msg, seg, psn, rtx } }
+    }
+
+    /// Whether it is a data packet (a Write), not a probe.
+    pub(crate) fn is_data(&self) -> bool {
+        matches!(self.what, What::Write { .. })
+    }
+
+    /// Whether it is a retransmitted data packet.
+    pub(crate) fn is_rtx(&self) -> bool {
+        matches!(self.what, What::Write { rtx: true, .. })
+    }
+
+    /// Its PSN.
+    pub(crate) fn psn(&self) -> Psn {
+        match self.what {
+            What::Write { psn, .. } | What::Probe { psn, .. } => psn,
+        }
+    }
+}
+
+/// Outcome of trying to retransmit one queued PSN.
+enum Rtx {
+    Sent(Next),
+    /// Acknowledged meanwhile: drop the entry.
+    Stale,
+    /// No usable EV: keep the entry and wait.
+    NoPath,
+}
+
+/// What the sender wants the NIC to report after handling an input.
+#[derive(Debug, Default)]
+pub(crate) struct SenderNotes {
+    pub(crate) progressed: bool,
+    pub(crate) ev_changes: Vec<(Ev, EvState)>,
+    pub(crate) marks: Vec<(Ev, EvMark)>,
+    pub(crate) probe_answers: Vec<(Ev, EvMark)>,
+    pub(crate) completed: Vec<SendMsg>,
+    pub(crate) fatal: Option<&'static str>,
+    /// The syndrome of a transport NAK, when `fatal` comes from one.
+    pub(crate) nak_syndrome: Option<u8>,
+    pub(crate) nack: Option<(Psn, NackReason)>,
+}
+
+/// The requester state of one QP.
+#[derive(Debug)]
+pub(crate) struct Requester {
+    qpn: Qpn,
+    peer_qpn: Qpn,
+    pmtu: u32,
+    window: u32,
+    /// The peer's advertised MPR window in packets (dynamic MPR).
+    peer_window: u32,
+    ack_req_every: u32,
+    timestamps: bool,
+    wwi_limit: u16,
+    spray: SprayPolicy,
+    cc: CongestionControl,
+    pub(crate) snd_una: Psn,
+    pub(crate) snd_nxt: Psn,
+    msgs: VecDeque<SendMsg>,
+    /// Absolute index of `msgs[0]`.
+    msg_base: u64,
+    /// Index in `msgs` of the first message with unsent packets.
+    cursor: usize,
+    pkts: Ring<PktState>,
+    /// Retransmissions to send: PSN, cause, and whether it waits for `rtx_not_before`.
+    rtx: VecDeque<(Psn, RtxCause, bool)>,
+    /// Earliest time a NACK-delayed retransmission may go.
+    rtx_not_before: Timestamp,
+    pub(crate) evs: Vec<EvSlot>,
+    rr: usize,
+    rng: ChaCha8Rng,
+    inflight_bytes: u64,
+    wwi_outstanding: u16,
+    next_rqmsn: Rqmsn,
+    probe_id: u16,
+    /// Queued probes: EV and probe ID.
+    probes: VecDeque<(Ev, u16)>,
+    /// Tail probing's delay after an EV's last data transmission (`SND-TAIL-001`).
+    tail_probe: Option<core::time::Duration>,
+    /// Probes sent while tail probing is on and not yet answered: EV index, probe ID and the
+    /// probe's sequence on its EV (`SND-TAIL-002`); at most two per EV are kept.
+    sent_probes: VecDeque<(u16, u16, u64)>,
+    /// Transmissions found to precede an arrival on their EV, with the PSN of that arrival
+    /// (the evidence); checked by `infer_losses`.
+    suspects: Vec<(Psn, u64, Psn)>,
+    pub(crate) retransmissions: u64,
+    /// Whether any EV, primary or backup, is not GOOD (the fast path of `choose_ev` is off,
+    /// and SKIP expiry has something to look at).
+    evs_degraded: bool,
+    /// Number of primary EVs: the first entries of `evs`, the backups after them.
+    primaries: usize,
+    /// The window-fit policy's state (unused by the other policies).
+    fit: WindowFit,
+    /// Reused buffer of round trips, for the window-fit policy.
+    srtts: Vec<u64>,
+    /// Cause of the retransmission `next_packet` returned last.
+    pub(crate) last_cause: Option<RtxCause>,
+    /// The last PSN of the oldest message, to resend because its transport ACK is late.
+    tail_resend: Option<Psn>,
+    /// An outstanding PSN already SACKed, to resend once so that the responder repeats
+    /// its SACK (the one that moved the cumulative point was lost): PSN, message, segment.
+    duplicate_resend: Option<(Psn, u64, u32)>,
+    /// The EV of the transmission that the retransmission `next_packet` returned last
+    /// replaces (the one presumed lost).
+    pub(crate) last_lost_ev: Option<Ev>,
+    pub(crate) in_error: bool,
+}
+
+impl Requester {
+    pub(crate) fn new(nic: &NicConfig, qp: &QpConfig, rng: ChaCha8Rng) -> Self {
+        let mk = |ev: &Ev, backup| EvSlot {
+            ev: *ev,
+            state: EvState::Good,
+            since: Timestamp::ZERO,
+            backup,
+            next_seq: 0,
+            fifo: Ring::new(),
+            srtt: 0,
+            inflight: 0,
+            probed_at: None,
+            fit_rtt: 0,
+            tail_at: Timestamp::ZERO,
+            tail_probed: false,
+        };
+        let mut evs: Vec<EvSlot> = qp.evs.iter().map(|e| mk(e, false)).collect();
+        evs.extend(qp.backup_evs.iter().map(|e| mk(e, true)));
+        Requester {
+            qpn: qp.qpn,
+            peer_qpn: qp.peer_qpn,
+            pmtu: nic.pmtu,
+            window: nic.window(),
+            peer_window: nic.window(),
+            ack_req_every: nic.ack_req_every,
+            timestamps: nic.timestamps,
+            wwi_limit: nic.wwi_limit,
+            spray: qp.spray,
+            cc: qp.cc,
+            snd_una: qp.initial_psn,
+            snd_nxt: qp.initial_psn,
+            msgs: VecDeque::new(),
+            msg_base: 0,
+            cursor: 0,
+            pkts: Ring::new(),
+            rtx: VecDeque::new(),
+            rtx_not_before: Timestamp::ZERO,
+            evs,
+            rr: 0,
+            rng,
+            inflight_bytes: 0,
+            wwi_outstanding: 0,
+            next_rqmsn: Rqmsn::ZERO,
+            probe_id: 0,
+            probes: VecDeque::new(),
+            tail_probe: nic.tail_probe,
+            sent_probes: VecDeque::new(),
+            suspects: Vec::new(),
+            retransmissions: 0,
+            evs_degraded: false,
+            primaries: qp.evs.len(),
+            fit: WindowFit::new(),
+            srtts: Vec::new(),
+            last_cause: None,
+            tail_resend: None,
+            duplicate_resend: None,
+            last_lost_ev: None,
+            in_error: false,
+        }
+    }
+
+    /// Packets sent and not yet acknowledged.
+    pub(crate) fn outstanding(&self) -> u32 {
+        self.snd_nxt.forward_from(self.snd_una)
+    }
+
+    /// Messages accepted and not yet completed.
+    pub(crate) fn pending_messages(&self) -> usize {
+        self.msgs.len()
+    }
+
+    /// Whether anything waits to be sent.
+    #[inline(always)]
+    pub(crate) fn has_work(&self, now: Timestamp) -> bool {
+        !self.in_error
+            && (!self.probes.is_empty()
+                || self.tail_resend.is_some()
+                || self.duplicate_resend.is_some()
+                || self.rtx.iter().any(|r| !r.2 || now >= self.rtx_not_before)
+                || self.cursor < self.msgs.len())
+    }
+
+    /// Earliest time a delayed retransmission becomes due, if one waits.
+    #[inline(always)]
+    pub(crate) fn rtx_deadline(&self) -> Option<Timestamp> {
+        (self.rtx_not_before > Timestamp::ZERO && self.rtx.iter().any(|r| r.2))
+            .then_some(self.rtx_not_before)
+    }
+
+    /// Handles the passing of time: SKIP EVs whose hold has passed return to GOOD
+    /// (`EV-SKIP-002`), and a NACK back-off that has passed releases its retransmissions.
+    /// Returns the EVs that changed state.
+    pub(crate) fn on_timeout(&mut self, now: Timestamp, hold: core::time::Duration) -> Vec<Ev> {
+        let mut changed = Vec::new();
+        if self.evs_degraded {
+            for s in &mut self.evs {
+                if s.state == EvState::Skip && now >= s.since + hold {
+                    s.state = EvState::Good;
+                    s.since = now;
+                    changed.push(s.ev);
+                }
+            }
+            self.refresh_degraded();
+        }
+        if self.rtx_not_before > Timestamp::ZERO && now >= self.rtx_not_before {
+            self.rtx_not_before = Timestamp::ZERO;
+        }
+        changed
+    }
+
+    /// Accepts a work request; `msn` comes from the retirement domain (shared mode) or the
+    /// QP (per-QP mode).
+    pub(crate) fn push(&mut self, wr: WorkRequest, msn: Msn) {
+        let npkts = wr.length.div_ceil(self.pmtu).max(1);
+        let is_wwi = wr.opcode == WrOpcode::WRITE_WITH_IMM;
+        // METH-RQMSN-001: a Write-with-Immediate carries its own number (1, 2, ...); any
+        // other message carries the number the next one will take.
+        let rqmsn = self.next_rqmsn.next();
+        if is_wwi {
+            self.next_rqmsn = rqmsn;
+        }
+        self.msgs.push_back(SendMsg {
+            wr,
+            msn,
+            rqmsn,
+            first_psn: Psn::ZERO, // assigned when the first packet is sent
+            npkts,
+            sent: 0,
+        });
+    }
+
+    /// The next packet to transmit, if the windows allow one.
+    #[inline(always)]
+    pub(crate) fn next_packet(&mut self, now: Timestamp) -> Option<Next> {
+        if self.in_error {
+            return None;
+        }
+        // The common case, nothing to repair: straight to the next new packet.
+        if self.probes.is_empty()
+            && self.tail_resend.is_none()
+            && self.duplicate_resend.is_none()
+            && self.rtx.is_empty()
+        {
+            return self.send_new(now);
+        }
+        // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
+        // SKIP→GOOD change is reported.
+        if let Some((ev, id)) = self.probes.pop_front() {
+            self.note_probe(now, ev, id);
+            return Some(Next { ev, first: false, what: What::Probe { psn: self.snd_nxt, id } });
+        }
+        if let Some(psn) = self.tail_resend.take() {
+            let tail =
+                self.msgs.front().map(|m| (m.sent == m.npkts && m.last_psn() == psn, m.npkts));
+            if let Some((true, npkts)) = tail {
+                if self.outstanding() == 0 {
+                    if let Some(ev_idx) = self.choose_ev(None) {
+                        let ev = self.evs[ev_idx as usize].ev;
+                        self.retransmissions += 1;
+                        self.last_cause = Some(RtxCause::Timeout);
+                        return Some(Next::write(ev, false, 0, npkts - 1, psn, true));
+                    }
+                }
+            }
+        }
+        if let Some((psn, msg, seg)) = self.duplicate_resend.take() {
+            let off = psn.distance(self.snd_una);
+            if off >= 0 && (off as u32) < self.outstanding() && msg >= self.msg_base {
+                if let Some(ev_idx) = self.choose_ev(None) {
+                    let ev = self.evs[ev_idx as usize].ev;
+                    self.retransmissions += 1;
+                    self.last_cause = Some(RtxCause::Timeout);
+                    let msg = (msg - self.msg_base) as usize;
+                    return Some(Next::write(ev, false, msg, seg, psn, true));
+                }
+            }
+        }
+        // The first retransmission that may go now: entries delayed by a resource NACK wait
+        // for `rtx_not_before` without holding back the others (SND-NACK-004).
+        let mut k = 0;
+        while k < self.rtx.len() {
+            let (psn, cause, delayed) = self.rtx[k];
+            if delayed && now < self.rtx_not_before {
+                k += 1;
+                continue;
+            }
+            match self.retransmit(now, psn) {
+                Rtx::Sent(p) => {
+                    self.rtx.remove(k);
+                    self.last_cause = Some(cause);
+                    return Some(p);
+                }
+                Rtx::Stale => {
+                    self.rtx.remove(k);
+                }
+                // SND-PATH-002: no usable EV; the packet waits, still queued.
+                Rtx::NoPath => return None,
+            }
+        }
+        self.send_new(now)
+    }
+
+    #[inline(always)]
+    fn window_open(&self, len: u32) -> bool {
+        let limit = self.window.min(self.peer_window);
+        if self.outstanding() >= limit || self.pkts.len() as u32 >= self.window {
+            return false;
+        }
+        match self.cc {
+            CongestionControl::Unlimited => true,
+            CongestionControl::FixedWindow { bytes } => {
+                self.inflight_bytes == 0 || self.inflight_bytes + u64::from(len) <= bytes
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn send_new(&mut self, now: Timestamp) -> Option<Next> {
+        let msg_idx = self.cursor;
+        let msg = self.msgs.get(msg_idx)?;
+        let seg = msg.sent;
+        let len =
+            if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
+        if !self.window_open(len) {
+            self.fit.blocked = true;
+            return None;
+        }
+        if seg == 0 && msg.is_wwi() && self.wwi_outstanding >= self.wwi_limit {
+            return None; // WWI-LIMIT-001: wait for completions
+        }
+        if self.spray == SprayPolicy::WindowFit {
+            self.fit_evaluate(now);
+        }
+        let ev_idx = self.choose_ev(None)?;
+        if self.spray == SprayPolicy::WindowFit {
+            self.fit_note_send(now);
+        }
+        let psn = self.snd_nxt;
+        let msg = &mut self.msgs[msg_idx];
+        if seg == 0 {
+            msg.first_psn = psn;
+            if msg.is_wwi() {
+                self.wwi_outstanding += 1;
+            }
+        }
+        msg.sent += 1;
+        let npkts = msg.npkts;
+        if msg.sent == npkts {
+            self.cursor += 1;
+        }
+        self.snd_nxt = psn.next();
+        let first_tx = self.pkts.is_empty();
+        let (ev, seq) = self.note_tx(ev_idx, psn, now);
+        self.pkts.push_back(PktState {
+            msg: self.msg_base + msg_idx as u64,
+            seg,
+            ev_idx,
+            seq,
+            sent_at: now,
+            len,
+            sacked: false,
+            inferred: false,
+            queued: false,
+            retransmissions: 0,
+        });
+        self.inflight_bytes += u64::from(len);
+        Some(Next::write(ev, first_tx, msg_idx, seg, psn, false))
+    }
+
+    fn retransmit(&mut self, now: Timestamp, psn: Psn) -> Rtx {
+        let off = psn.distance(self.snd_una);
+        if off < 0 {
+            return Rtx::Stale; // acknowledged meanwhile
+        }
+        let off = off as usize;
+        let Some(&st) = self.pkts.get(off) else { return Rtx::Stale };
+        if st.sacked || !st.queued {
+            return Rtx::Stale;
+        }
+        let old = st.ev_idx;
+        let Some(ev_idx) = self.choose_ev(Some(old)).or_else(|| self.choose_ev(None)) else {
+            return Rtx::NoPath;
+        };
+        self.last_lost_ev = Some(self.evs[old as usize].ev);
+        let (ev, seq) = self.note_tx(ev_idx, psn, now);
+        let p = &mut self.pkts[off];
+        self.evs[old as usize].inflight = self.evs[old as usize].inflight.saturating_sub(1);
+        p.ev_idx = ev_idx;
+        p.seq = seq;
+        p.sent_at = now;
+        p.queued = false;
+        p.retransmissions += 1;
+        self.retransmissions += 1;
+        let msg_idx = (st.msg - self.msg_base) as usize;
+        Rtx::Sent(Next::write(ev, false, msg_idx, st.seg, psn, true))
+    }
+
+    #[inline(always)]
+    fn note_tx(&mut self, ev_idx: u16, psn: Psn, now: Timestamp) -> (Ev, u64) {
+        let slot = &mut self.evs[ev_idx as usize];
+        let seq = slot.next_seq;
+        slot.next_seq += 1;
+        slot.fifo.push_back((psn, seq));
+        slot.inflight += 1;
+        slot.tail_at = now;
+        slot.tail_probed = false;
+        // Entries of packets acknowledged cumulatively are dropped lazily; keep the queue
+        // bounded by the window even on an EV that stops carrying traffic.
+        if slot.fifo.len() > 2 * self.window as usize {
+            let una = self.snd_una;
+            slot.fifo.retain(|(p, _)| p.distance(una) >= 0);
+        }
+        (slot.ev, seq)
+    }
+
+    /// Builds the packet `next` names. Call it right after [`Requester::next_packet`]
+    /// returned `next`, with the same `now`, before any other input.
+    #[inline(always)]
+    pub(crate) fn packet(&self, next: &Next, now: Timestamp) -> Packet {
+        match next.what {
+            What::Write { msg, seg, psn, rtx } => self.build(msg, seg, psn, now, rtx),
+            What::Probe { psn, id } => {
+                let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, psn);
+                let peth = PethRepr {
+                    probe_id: id,
+                    tx_timestamp: ts16(now),
+                    ftype: 1,
+                    ..PethRepr::default()
+                };
+                Packet::Probe { bth, peth }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn build(&self, msg_idx: usize, seg: u32, psn: Psn, now: Timestamp, rtx: bool) -> Packet {
+        let msg = &self.msgs[msg_idx];
+        let last = seg + 1 == msg.npkts;
+        let imm = msg.is_wwi();
+        let opcode = match (seg == 0, last, imm) {
+            (true, true, false) => Opcode::MRC_WRITE_ONLY,
+            (true, true, true) => Opcode::MRC_WRITE_ONLY_IMM,
+            (true, false, _) => Opcode::MRC_WRITE_FIRST,
+            (false, false, _) => Opcode::MRC_WRITE_MIDDLE,
+            (false, true, false) => Opcode::MRC_WRITE_LAST,
+            (false, true, true) => Opcode::MRC_WRITE_LAST_IMM,
+        };
+        let offset = u64::from(seg) * u64::from(self.pmtu);
+        let len =
+            if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
+        let mut bth = BthRepr::new(opcode, self.peer_qpn, psn);
+        bth.ack_req = last || self.ack_req_due(psn);
+        bth.rtx = rtx;
+        bth.ts = self.timestamps;
+        bth.pad_count = ((4 - len % 4) % 4) as u8;
+        Packet::Write(WritePacket {
+            bth,
+            meth: MethRepr { rqmsn: msg.rqmsn, msn: msg.msn },
+            tseth: self.timestamps.then(|| TsethRepr {
+                tx_timestamp: ts16(now),
+                ftype: 1,
+                ..TsethRepr::default()
+            }),
+            reth: RethRepr {
+                va: msg.wr.remote_va.wrapping_add(offset),
+                rkey: msg.wr.rkey,
+                dma_len: msg.wr.length,
+            },
+            immdt: (last && imm).then(|| ImmDtRepr { imm: msg.wr.imm.unwrap_or(0) }),
+            payload: Payload::Host { addr: msg.wr.local_va.wrapping_add(offset), len },
+        })
+    }
+
+    /// Whether `psn` is one of every `ack_req_every` PSNs that carry AckReq (a mask rather
+    /// than a division when the period is a power of two, as it is by default).
+    #[inline]
+    fn ack_req_due(&self, psn: Psn) -> bool {
+        let n = self.ack_req_every;
+        if n.is_power_of_two() { psn.value() & (n - 1) == 0 } else { psn.value() % n == 0 }
+    }
+
+    /// Messages whose packets were all sent, still waiting for their transport ACK.
+    pub(crate) fn awaiting_ack(&self) -> u32 {
+        // Every message before the cursor has had all its packets sent.
+        self.cursor as u32
+    }
+
+    /// Moves the QP to error: every pending message is returned for a flush completion.
+    pub(crate) fn fail(&mut self) -> Vec<SendMsg> {
+        self.in_error = true;
+        self.pkts.clear();
+        self.rtx.clear();
+        self.probes.clear();
+        self.sent_probes.clear();
+        self.suspects.clear();
+        self.cursor = 0;
+        self.snd_una = self.snd_nxt;
+        self.inflight_bytes = 0;
+        for e in &mut self.evs {
+            e.fifo.clear();
+            e.inflight = 0;
+            e.tail_probed = false;
+        }
+        self.msgs.drain(..).collect()
+    }
+}
+
+/// The timestamp clock of `SND-TS-002`: 16-bit, in units of 16 ns, the reference model's
+/// choice of unit (`TSETH-TS-001`).
+pub(crate) fn ts16(now: Timestamp) -> u16 {
+    (now.as_nanos() / 16) as u16
+}
