@@ -4,6 +4,14 @@
 
 use super::*;
 
+/// Where an accepted Write goes: its offset in the receive window and its message's slot in
+/// the retirement domain.
+#[derive(Debug, Clone, Copy)]
+struct Accepted {
+    offset: u32,
+    slot: u16,
+}
+
 impl Nic {
     /// The region a remote key names. The last one found is kept aside, as a NIC keeps a
     /// key cache: regions are never changed once registered, so the copy cannot go stale.
@@ -78,6 +86,9 @@ impl Nic {
         self.stats.acks_sent += 1;
     }
 
+    /// Handles a Write of QP `i`, in the spec's order: where its PSN falls in the receive
+    /// window, then every check of the packet and its message, and only then placement,
+    /// retirement and the SACK policy ("check everything, then mutate").
     pub(super) fn on_write(
         &mut self,
         now: Timestamp,
@@ -85,12 +96,24 @@ impl Nic {
         ev: Ev,
         w: &WritePacket,
     ) -> Result<(), PeerViolation> {
-        let pmtu = self.cfg.pmtu;
-        let qpn = self.qps[i].cfg.qpn;
-        let psn = w.bth.psn;
-        let len = w.payload.len();
         let ts = w.tseth.map_or(0, |t| t.tx_timestamp);
-        let offset = match self.qps[i].resp.classify(psn) {
+        let Some(offset) = self.classify_write(i, ev, w, ts)? else { return Ok(()) };
+        let slot = self.check_write(now, i, ev, w, ts)?;
+        self.accept_write(now, i, ev, w, ts, Accepted { offset, slot });
+        Ok(())
+    }
+
+    /// Where the Write's PSN falls: a duplicate is answered (and `None` returned), a PSN
+    /// beyond the window NACKed and refused; a new PSN gives its offset in the window.
+    fn classify_write(
+        &mut self,
+        i: usize,
+        ev: Ev,
+        w: &WritePacket,
+        ts: u16,
+    ) -> Result<Option<u32>, PeerViolation> {
+        let psn = w.bth.psn;
+        match self.qps[i].resp.classify(psn) {
             PsnClass::Duplicate => {
                 // RCV-DUP-001: no placement; acknowledge at once so that a lost SACK is
                 // repaired. RCV-DUP-002: a duplicate of a retired message also repeats the
@@ -102,16 +125,34 @@ impl Nic {
                 if self.domains[d].table.position(w.meth.msn) == MsnPosition::Retired {
                     self.send_ack(i, ev, None);
                 }
-                return Ok(());
+                Ok(None)
             }
             PsnClass::OutOfWindow => {
                 let epsn = self.qps[i].resp.epsn();
                 let window = self.qps[i].resp.window;
                 self.send_nack(i, ev, psn, NackReason::PSN_OOR_WINDOW, ts);
-                return Err(PeerViolation::OutOfWindow { qpn, psn, epsn, window });
+                let qpn = self.qps[i].cfg.qpn;
+                Err(PeerViolation::OutOfWindow { qpn, psn, epsn, window })
             }
-            PsnClass::New { offset } => offset,
-        };
+            PsnClass::New { offset } => Ok(Some(offset)),
+        }
+    }
+
+    /// Every check of a new Write and its message; returns the message's slot in its
+    /// retirement domain. Nothing changes here but the responses the specification asks for
+    /// (a transport NAK for a bad key, a NACK and the QP's failure past the WWI limit).
+    fn check_write(
+        &mut self,
+        now: Timestamp,
+        i: usize,
+        ev: Ev,
+        w: &WritePacket,
+        ts: u16,
+    ) -> Result<u16, PeerViolation> {
+        let pmtu = self.cfg.pmtu;
+        let qpn = self.qps[i].cfg.qpn;
+        let psn = w.bth.psn;
+        let len = w.payload.len();
         // Structural checks of the packet on its own.
         if len > pmtu {
             return Err(PeerViolation::PayloadTooLong { qpn, len, pmtu });
@@ -129,54 +170,8 @@ impl Nic {
             self.send_ack(i, ev, Some(AethRepr::NAK_REMOTE_ACCESS));
             return Err(PeerViolation::RemoteAccess { qpn, rkey: w.reth.rkey, va: w.reth.va, len });
         }
-        // The message: where does it stand in its retirement domain?
-        let msn = w.meth.msn;
-        let d = self.qps[i].domain;
-        let table = &self.domains[d].table;
-        let slot = match table.position(msn) {
-            MsnPosition::Retired => return Err(PeerViolation::AfterRetirement { qpn, psn, msn }),
-            MsnPosition::Beyond => {
-                return Err(PeerViolation::MsnBeyondWindow { qpn, msn, next: table.next_msn() });
-            }
-            MsnPosition::Pending { offset } => offset,
-        };
+        let slot = self.check_message(i, w)?;
         let is_imm = op.has_immediate();
-        if let Some(m) = table.pending(slot) {
-            if m.qp != i as u32 {
-                return Err(PeerViolation::MessageMismatch {
-                    qpn,
-                    msn,
-                    what: "another QP uses this MSN",
-                });
-            }
-            if m.total != w.reth.dma_len {
-                return Err(PeerViolation::MessageMismatch {
-                    qpn,
-                    msn,
-                    what: "RETH.dma_len differs between packets",
-                });
-            }
-            if m.placed + len > m.total {
-                return Err(PeerViolation::MessageMismatch {
-                    qpn,
-                    msn,
-                    what: "more payload than RETH.dma_len",
-                });
-            }
-        } else if len > w.reth.dma_len {
-            return Err(PeerViolation::MessageMismatch {
-                qpn,
-                msn,
-                what: "more payload than RETH.dma_len",
-            });
-        }
-        if is_imm && w.immdt.is_none() {
-            return Err(PeerViolation::MessageMismatch {
-                qpn,
-                msn,
-                what: "Write-with-Immediate without ImmDt",
-            });
-        }
         let limit = self.cfg.wwi_limit;
         let rq_ahead = w.meth.rqmsn.forward_from(self.qps[i].resp.delivered_rqmsn);
         if is_last && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
@@ -184,14 +179,68 @@ impl Nic {
             self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
             return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
         }
+        Ok(slot)
+    }
 
-        // Accept: every check passed; from here on the state changes.
-        let out_of_order = self.qps[i].resp.accept(offset, len);
+    /// Where the Write's message stands in its retirement domain, and whether the packet
+    /// agrees with what earlier packets of it said; returns its slot.
+    fn check_message(&self, i: usize, w: &WritePacket) -> Result<u16, PeerViolation> {
+        let qpn = self.qps[i].cfg.qpn;
+        let len = w.payload.len();
+        let msn = w.meth.msn;
+        let table = &self.domains[self.qps[i].domain].table;
+        let slot = match table.position(msn) {
+            MsnPosition::Retired => {
+                return Err(PeerViolation::AfterRetirement { qpn, psn: w.bth.psn, msn });
+            }
+            MsnPosition::Beyond => {
+                return Err(PeerViolation::MsnBeyondWindow { qpn, msn, next: table.next_msn() });
+            }
+            MsnPosition::Pending { offset } => offset,
+        };
+        let mismatch = |what| PeerViolation::MessageMismatch { qpn, msn, what };
+        if let Some(m) = table.pending(slot) {
+            if m.qp != i as u32 {
+                return Err(mismatch("another QP uses this MSN"));
+            }
+            if m.total != w.reth.dma_len {
+                return Err(mismatch("RETH.dma_len differs between packets"));
+            }
+            if m.placed + len > m.total {
+                return Err(mismatch("more payload than RETH.dma_len"));
+            }
+        } else if len > w.reth.dma_len {
+            return Err(mismatch("more payload than RETH.dma_len"));
+        }
+        if w.bth.opcode.has_immediate() && w.immdt.is_none() {
+            return Err(mismatch("Write-with-Immediate without ImmDt"));
+        }
+        Ok(slot)
+    }
+
+    /// Accepts a Write that passed every check: marks it received, places it, retires what
+    /// it completes, and acknowledges it by the SACK policy (`RCV-SACK-*`).
+    fn accept_write(
+        &mut self,
+        now: Timestamp,
+        i: usize,
+        ev: Ev,
+        w: &WritePacket,
+        ts: u16,
+        at: Accepted,
+    ) {
+        let qpn = self.qps[i].cfg.qpn;
+        let psn = w.bth.psn;
+        let len = w.payload.len();
+        let msn = w.meth.msn;
+        let is_last = w.bth.opcode.is_last();
+        let out_of_order = self.qps[i].resp.accept(at.offset, len);
         self.stats.packets_placed += 1;
         if out_of_order {
             self.stats.out_of_order += 1;
         }
-        let m = self.domains[d].table.pending_or_insert(slot, || RecvMsg {
+        let d = self.qps[i].domain;
+        let m = self.domains[d].table.pending_or_insert(at.slot, || RecvMsg {
             qp: i as u32,
             qpn,
             total: w.reth.dma_len,
@@ -234,7 +283,6 @@ impl Nic {
         } else if q.sack_deadline.is_none() {
             q.sack_deadline = Some(now + self.cfg.sack_delay);
         }
-        Ok(())
     }
 
     /// Retires every complete message at the head of domain `d` (RET-ORDER-001).
