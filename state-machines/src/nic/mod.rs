@@ -42,7 +42,7 @@ use crate::packet::{Packet, WritePacket};
 use crate::receiver::{PsnClass, Responder};
 use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
 use crate::ring::Ring;
-use crate::sender::{Requester, SenderNotes};
+use crate::sender::{AckOutcome, EvChange, EvMarkSeen, NackSeen, Requester};
 use openrdma_device::{CqId, DomainId, Timestamp};
 
 mod endpoint_ops;
@@ -116,6 +116,21 @@ struct Domain {
     table: RetireRing,
 }
 
+/// A QP's deadline in the timer heap: ordered by time, then by QP index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Deadline {
+    at: Timestamp,
+    /// Index of the QP in `qps`.
+    qp: usize,
+}
+
+/// The QP that received the last packet, by number and index.
+#[derive(Debug, Clone, Copy)]
+struct LastQp {
+    qpn: Qpn,
+    index: usize,
+}
+
 /// A reference NIC.
 #[derive(Debug)]
 pub struct Nic {
@@ -138,14 +153,14 @@ pub struct Nic {
     ctrl: VecDeque<Transmit>,
     events: VecDeque<NicEvent>,
     active: Ring<usize>,
-    timers: BinaryHeap<Reverse<(Timestamp, usize)>>,
+    timers: BinaryHeap<Reverse<Deadline>>,
     stats: NicStats,
     /// Reused buffer of QP indices, so that retirement does not allocate.
     scratch: Vec<usize>,
     /// The region found last (see [`Nic::region`]).
     last_region: Option<Region>,
-    /// The QP number and index of the QP that received the last packet.
-    last_qp: Option<(u32, usize)>,
+    /// The QP that received the last packet.
+    last_qp: Option<LastQp>,
     /// This NIC's ports that are up, port p in bit p (`EETH-PORT-001`).
     ports_up: u32,
     /// The ports of the peer, as its last `PORT_STATUS_UPDATE` reported them.
@@ -294,7 +309,7 @@ impl Nic {
             let q = &mut self.qps[i];
             if q.timer_at.is_none_or(|at| t < at) {
                 q.timer_at = Some(t);
-                self.timers.push(Reverse((t, i)));
+                self.timers.push(Reverse(Deadline { at: t, qp: i }));
             }
         }
     }
@@ -415,12 +430,12 @@ impl Nic {
         }
         let qpn = packet.dest_qp();
         // QPs are never removed, so the index found for the previous packet stays valid.
-        let cached = self.last_qp.filter(|&(n, _)| n == qpn.value()).map(|(_, i)| i);
+        let cached = self.last_qp.filter(|l| l.qpn == qpn).map(|l| l.index);
         let Some(i) = cached.or_else(|| self.qp_idx(qpn)) else {
             self.stats.violations += 1;
             return Err(PeerViolation::UnknownQp { qpn }.into());
         };
-        self.last_qp = Some((qpn.value(), i));
+        self.last_qp = Some(LastQp { qpn, index: i });
         if self.qps[i].in_error {
             self.stats.violations += 1;
             return Err(PeerViolation::QpInError { qpn }.into());
@@ -429,11 +444,11 @@ impl Nic {
             Packet::Write(w) => self.on_write(now, i, ev, w),
             Packet::Sack { seth, cc_state, .. } => {
                 let ts = cc_state.tx_timestamp;
-                self.on_sender_input(now, i, |q, n| q.req.on_sack(now, seth, ts, n))
+                self.on_sender_input(now, i, |q| q.req.on_sack(now, seth, ts))
             }
             Packet::Nack { neth, .. } => {
                 let backoff = self.cfg.nack_backoff;
-                self.on_sender_input(now, i, |q, n| q.req.on_nack(now, neth, backoff, n))
+                self.on_sender_input(now, i, |q| q.req.on_nack(now, neth, backoff))
             }
             Packet::Ack { aeth, .. } => {
                 // SND-ACK-002: an ACK may cover only MSNs this domain has assigned.
@@ -442,7 +457,7 @@ impl Nic {
                 if next.is_at_or_before(msn) {
                     Err(PeerViolation::AckBeyondSent { qpn, msn })
                 } else {
-                    self.on_sender_input(now, i, |q, n| q.req.on_aeth(now, aeth, n))
+                    self.on_sender_input(now, i, |q| q.req.on_aeth(now, aeth))
                 }
             }
             Packet::Probe { peth, .. } => {
@@ -470,7 +485,7 @@ impl Nic {
 
     fn timeout(&mut self, now: Timestamp) {
         let mut due = core::mem::take(&mut self.scratch);
-        while let Some(&Reverse((t, i))) = self.timers.peek() {
+        while let Some(&Reverse(Deadline { at: t, qp: i })) = self.timers.peek() {
             if t > now {
                 break;
             }
@@ -516,14 +531,14 @@ impl Nic {
 
     /// When [`Nic::handle_timeout`] should be called next, if ever.
     pub fn poll_timeout(&mut self) -> Option<Timestamp> {
-        while let Some(&Reverse((t, i))) = self.timers.peek() {
+        while let Some(&Reverse(Deadline { at: t, qp: i })) = self.timers.peek() {
             match self.qp_deadline(i) {
                 Some(d) if d <= t => return Some(d),
                 Some(d) => {
                     // The deadline moved later: requeue it and drop the stale entry.
                     self.timers.pop();
                     self.qps[i].timer_at = Some(d);
-                    self.timers.push(Reverse((d, i)));
+                    self.timers.push(Reverse(Deadline { at: d, qp: i }));
                 }
                 None => {
                     self.timers.pop();
@@ -553,19 +568,13 @@ impl Nic {
                 Some(next) => {
                     let qpn = q.cfg.qpn;
                     let is_data = next.is_data();
-                    if next.is_rtx() {
+                    if let Some(resend) = next.resend() {
                         self.stats.retransmissions += 1;
-                        let cause = q
-                            .req
-                            .last_cause
-                            .take()
-                            .unwrap_or(crate::event::RetransmitCause::Timeout);
-                        let lost_ev = q.req.last_lost_ev.take();
                         self.events.push_back(NicEvent::Report(NicReport::Retransmitted {
                             qpn,
                             psn: next.psn(),
-                            cause,
-                            lost_ev,
+                            cause: resend.cause,
+                            lost_ev: resend.lost_ev,
                         }));
                     } else if is_data {
                         self.stats.data_packets_sent += 1;

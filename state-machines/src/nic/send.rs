@@ -43,33 +43,32 @@ impl Nic {
         &mut self,
         now: Timestamp,
         i: usize,
-        f: impl FnOnce(&mut Qp, &mut SenderNotes) -> Result<(), PeerViolation>,
+        f: impl FnOnce(&mut Qp) -> Result<AckOutcome, PeerViolation>,
     ) -> Result<(), PeerViolation> {
-        let mut notes = SenderNotes::default();
-        f(&mut self.qps[i], &mut notes)?;
+        let out = f(&mut self.qps[i])?;
         let qpn = self.qps[i].cfg.qpn;
         // Most inputs (a SACK moving the cumulative point) note nothing but progress: test
         // for emptiness before iterating.
-        if !notes.marks.is_empty() {
-            for &(ev, mark) in &notes.marks {
+        if !out.marks.is_empty() {
+            for &EvMarkSeen { ev, mark } in &out.marks {
                 self.events.push_back(NicEvent::Report(NicReport::EvMarked { qpn, ev, mark }));
             }
         }
-        if !notes.ev_changes.is_empty() {
-            for &(ev, state) in &notes.ev_changes {
+        if !out.ev_changes.is_empty() {
+            for &EvChange { ev, state } in &out.ev_changes {
                 self.events.push_back(NicEvent::Report(NicReport::EvState { qpn, ev, state }));
             }
         }
-        if !notes.probe_answers.is_empty() {
-            for &(ev, mark) in &notes.probe_answers {
+        if !out.probe_answers.is_empty() {
+            for &EvMarkSeen { ev, mark } in &out.probe_answers {
                 self.events.push_back(NicEvent::Report(NicReport::ProbeAnswered { qpn, ev, mark }));
             }
         }
-        if let Some((psn, reason)) = notes.nack {
+        if let Some(NackSeen { psn, reason }) = out.nack {
             self.events.push_back(NicEvent::Report(NicReport::Nack { qpn, psn, reason }));
         }
         let d = self.qps[i].domain;
-        for m in core::mem::take(&mut notes.completed) {
+        for m in out.completed {
             let dom = &mut self.domains[d];
             if dom.send_floor.is_at_or_before(m.msn) {
                 dom.send_floor = m.msn.next();
@@ -77,16 +76,16 @@ impl Nic {
             self.stats.messages_completed += 1;
             self.complete_send(i, &m.wr, m.msn, CompletionStatus::SUCCESS);
         }
-        if let Some(req) = notes.fatal {
+        if let Some(fatal) = out.fatal {
             // CQE-STATUS-002: a transport NAK's code gives the status; a fatal NACK gives
             // FATAL_NACK.
-            let status = match notes.nak_syndrome {
+            let status = match fatal.nak_syndrome {
                 Some(syn) => CompletionStatus::from_aeth_nak(syn)
                     .unwrap_or(CompletionStatus::REMOTE_OP_ERROR),
                 None => CompletionStatus::FATAL_NACK,
             };
-            self.fail_qp(now, i, status, req);
-        } else if notes.progressed {
+            self.fail_qp(now, i, status, fatal.requirement);
+        } else if out.progressed {
             let q = &mut self.qps[i];
             let outstanding = q.req.outstanding();
             let awaiting_ack = q.req.awaiting_ack();

@@ -66,16 +66,16 @@ impl Requester {
         now: Timestamp,
         seth: &SethRepr,
         reflected_ts: u16,
-        notes: &mut SenderNotes,
-    ) -> Result<(), PeerViolation> {
+    ) -> Result<AckOutcome, PeerViolation> {
         self.check_sack(seth)?;
+        let mut out = AckOutcome::default();
         if seth.mpr != 0 {
             // Dynamic MPR: the responder's window, never above our own.
             self.peer_window = (u32::from(seth.mpr) * 128).min(self.window);
         }
         let mark = EvMark::from_bits(seth.m.0);
         if seth.pr {
-            notes.probe_answers.push((seth.entropy, mark));
+            out.probe_answers.push(EvMarkSeen { ev: seth.entropy, mark });
             if self.spray == SprayPolicy::WindowFit {
                 self.fit_probe_answered(now, seth.entropy, reflected_ts);
             }
@@ -85,16 +85,20 @@ impl Requester {
                 EvMark::SkipOnce | EvMark::AlwaysSkip => EvEvent::ProbeSkip,
                 EvMark::None | EvMark::Reserved => EvEvent::ProbeGood,
             };
-            self.ev_event(now, seth.entropy, e, notes);
+            out.ev_changes.extend(self.ev_event(now, seth.entropy, e));
         } else {
             match mark {
                 EvMark::SkipOnce => {
-                    notes.marks.push((seth.entropy, mark));
-                    self.ev_event(now, seth.entropy, EvEvent::SackSkipOnce, notes);
+                    out.marks.push(EvMarkSeen { ev: seth.entropy, mark });
+                    out.ev_changes.extend(self.ev_event(now, seth.entropy, EvEvent::SackSkipOnce));
                 }
                 EvMark::AlwaysSkip => {
-                    notes.marks.push((seth.entropy, mark));
-                    self.ev_event(now, seth.entropy, EvEvent::SackAlwaysSkip, notes);
+                    out.marks.push(EvMarkSeen { ev: seth.entropy, mark });
+                    out.ev_changes.extend(self.ev_event(
+                        now,
+                        seth.entropy,
+                        EvEvent::SackAlwaysSkip,
+                    ));
                 }
                 EvMark::None | EvMark::Reserved => {}
             }
@@ -106,7 +110,7 @@ impl Requester {
             for _ in 0..d {
                 self.ack_front(now);
             }
-            notes.progressed = true;
+            out.progressed = true;
         }
         // Selective part.
         let base = seth.cack_psn.offset(i32::from(seth.sack_offset));
@@ -132,7 +136,7 @@ impl Requester {
         if seth.pr && self.tail_probe.is_some() {
             self.probe_answered(seth.entropy, seth.ack_psn_offset as u16, cover);
         }
-        Ok(())
+        Ok(out)
     }
 
     /// Acknowledges `snd_una` cumulatively.
@@ -172,13 +176,13 @@ impl Requester {
         }
         let rtt = now.0.saturating_sub(p.sent_at.0);
         slot.srtt = if slot.srtt == 0 { rtt.max(1) } else { (slot.srtt * 7 + rtt) / 8 };
-        while let Some(&(psn, seq)) = slot.fifo.front() {
+        while let Some(&Transmission { psn, seq }) = slot.fifo.front() {
             if seq > p.seq {
                 break;
             }
             slot.fifo.pop_front();
             if seq < p.seq {
-                self.suspects.push((psn, seq, evidence));
+                self.suspects.push(Suspect { psn, seq, evidence });
             }
         }
     }
@@ -200,7 +204,7 @@ impl Requester {
 
     fn judge_suspects(&mut self, cover: Coverage) {
         let mut suspects = core::mem::take(&mut self.suspects);
-        suspects.retain(|&(psn, seq, evidence)| {
+        suspects.retain(|&Suspect { psn, seq, evidence }| {
             let off = psn.distance(self.snd_una);
             if off < 0 {
                 return false; // acknowledged since
@@ -217,7 +221,7 @@ impl Requester {
             }
             p.inferred = true;
             p.queued = true;
-            self.rtx.push_back((psn, RtxCause::SackInference, false));
+            self.rtx.push_back(RtxEntry { psn, cause: RtxCause::SackInference, delayed: false });
             false
         });
         self.suspects = suspects;
@@ -229,21 +233,21 @@ impl Requester {
         now: Timestamp,
         neth: &NethRepr,
         nack_backoff: core::time::Duration,
-        notes: &mut SenderNotes,
-    ) -> Result<(), PeerViolation> {
+    ) -> Result<AckOutcome, PeerViolation> {
+        let mut out = AckOutcome::default();
         let off = neth.nack_psn.distance(self.snd_una);
         let in_flight = off >= 0 && (off as u32) < self.outstanding();
         if neth.reason.is_fatal() {
-            notes.nack = Some((neth.nack_psn, neth.reason));
-            notes.fatal = Some("SND-NACK-005");
+            out.nack = Some(NackSeen { psn: neth.nack_psn, reason: neth.reason });
+            out.fatal = Some(Fatal { requirement: "SND-NACK-005", nak_syndrome: None });
             self.in_error = true;
-            return Ok(());
+            return Ok(out);
         }
         if off < 0 && -off <= self.window as i32 {
             // A NACK for a PSN already acknowledged (a trim of an original whose
             // retransmission arrived, say): nothing to repair (SND-NACK-001).
-            notes.nack = Some((neth.nack_psn, neth.reason));
-            return Ok(());
+            out.nack = Some(NackSeen { psn: neth.nack_psn, reason: neth.reason });
+            return Ok(out);
         }
         if !in_flight {
             return Err(PeerViolation::NackUnknownPsn {
@@ -253,15 +257,15 @@ impl Requester {
                 snd_nxt: self.snd_nxt,
             });
         }
-        notes.nack = Some((neth.nack_psn, neth.reason));
+        out.nack = Some(NackSeen { psn: neth.nack_psn, reason: neth.reason });
         let p = self.pkts[off as usize];
         if p.sacked {
-            return Ok(()); // a later copy arrived; nothing to repair
+            return Ok(out); // a later copy arrived; nothing to repair
         }
         let delayed = if neth.reason.is_trim() {
             // EV-SKIP-001: the EV the trimmed packet used is skipped; resend at once.
             let ev = self.evs[p.ev_idx as usize].ev;
-            self.ev_event(now, ev, EvEvent::NackTrimmed, notes);
+            out.ev_changes.extend(self.ev_event(now, ev, EvEvent::NackTrimmed));
             false
         } else {
             // Out of window or out of resources at the responder: resend after a pause.
@@ -270,9 +274,9 @@ impl Requester {
         };
         if !p.queued {
             self.pkts[off as usize].queued = true;
-            self.rtx.push_back((neth.nack_psn, RtxCause::Nack, delayed));
+            self.rtx.push_back(RtxEntry { psn: neth.nack_psn, cause: RtxCause::Nack, delayed });
         }
-        Ok(())
+        Ok(out)
     }
 
     /// Queues a retransmission ordered by the CPU after a timeout (`REC-RTO-003`). Returns
@@ -301,7 +305,7 @@ impl Requester {
         let Some(k) = (off..self.pkts.len()).find(|&k| !self.pkts[k].sacked) else {
             let psn = self.snd_una.add(off as u32);
             let p = self.pkts[off];
-            self.duplicate_resend = Some((psn, p.msg, p.seg));
+            self.duplicate_resend = Some(DuplicateResend { psn, msg: p.msg, seg: p.seg });
             return Some(self.evs[p.ev_idx as usize].ev);
         };
         let psn = self.snd_una.add(k as u32);
@@ -309,7 +313,7 @@ impl Requester {
         let ev = self.evs[p.ev_idx as usize].ev;
         if !p.queued {
             p.queued = true;
-            self.rtx.push_front((psn, RtxCause::Timeout, false));
+            self.rtx.push_front(RtxEntry { psn, cause: RtxCause::Timeout, delayed: false });
         }
         Some(ev)
     }
@@ -317,7 +321,7 @@ impl Requester {
     /// Queues a probe on `ev` (`EV-PROBE-005`).
     pub(crate) fn probe(&mut self, ev: Ev) {
         self.probe_id = self.probe_id.wrapping_add(1);
-        self.probes.push_back((ev, self.probe_id));
+        self.probes.push_back(QueuedProbe { ev, id: self.probe_id });
     }
 
     /// A probe leaves on `ev`. While tail probing is on, it takes the EV's next sequence
@@ -333,7 +337,7 @@ impl Requester {
         slot.next_seq += 1;
         slot.tail_at = now;
         slot.tail_probed = true;
-        self.sent_probes.push_back((i as u16, id, seq));
+        self.sent_probes.push_back(SentProbe { ev_idx: i as u16, id, seq });
         if self.sent_probes.len() > 2 * self.evs.len() {
             self.sent_probes.pop_front();
         }
@@ -385,15 +389,17 @@ impl Requester {
         let Some(k) = self
             .sent_probes
             .iter()
-            .position(|&(i, id, _)| id == probe_id && self.evs[i as usize].ev == ev)
+            .position(|p| p.id == probe_id && self.evs[p.ev_idx as usize].ev == ev)
         else {
             return;
         };
-        let Some((i, _, probe_seq)) = self.sent_probes.remove(k) else { return };
-        let i = i as usize;
+        let Some(SentProbe { ev_idx, seq: probe_seq, .. }) = self.sent_probes.remove(k) else {
+            return;
+        };
+        let i = ev_idx as usize;
         let mut lost: Vec<Psn> = Vec::new();
         let (una, pkts) = (self.snd_una, &mut self.pkts);
-        self.evs[i].fifo.retain(|&(psn, seq)| {
+        self.evs[i].fifo.retain(|&Transmission { psn, seq }| {
             if seq >= probe_seq {
                 return true;
             }
@@ -413,18 +419,18 @@ impl Requester {
             false
         });
         for psn in lost {
-            self.rtx.push_back((psn, RtxCause::SackInference, false));
+            self.rtx.push_back(RtxEntry { psn, cause: RtxCause::SackInference, delayed: false });
         }
     }
 
     /// Handles a transport ACK or NAK (`SND-ACK-*`): completes, in order, every message
-    /// whose MSN the AETH covers. Returns the completed messages in `notes.completed`.
+    /// whose MSN the AETH covers. Returns the completed messages in [`AckOutcome::completed`].
     pub(crate) fn on_aeth(
         &mut self,
         now: Timestamp,
         aeth: &AethRepr,
-        notes: &mut SenderNotes,
-    ) -> Result<(), PeerViolation> {
+    ) -> Result<AckOutcome, PeerViolation> {
+        let mut out = AckOutcome::default();
         // SND-ACK-001: bits 15:0 of the AETH msn.
         let msn = aeth.msn.msn();
         // How many messages at the front does it cover? It must not cover a message whose
@@ -443,8 +449,8 @@ impl Requester {
         if nak {
             // SND-ACK-003: the messages the NAK's MSN covers completed; the next one failed
             // with the NAK's status, and the QP goes to error.
-            notes.fatal = Some("SND-ACK-003");
-            notes.nak_syndrome = Some(aeth.syndrome);
+            out.fatal =
+                Some(Fatal { requirement: "SND-ACK-003", nak_syndrome: Some(aeth.syndrome) });
         }
         for _ in 0..n {
             let m = self.msgs.pop_front().expect("counted above");
@@ -460,8 +466,8 @@ impl Requester {
             for _ in 0..d.max(0) {
                 self.ack_front(now);
             }
-            notes.progressed = true;
-            notes.completed.push(m);
+            out.progressed = true;
+            out.completed.push(m);
         }
         if !nak {
             let una = self.snd_una;
@@ -469,6 +475,6 @@ impl Requester {
         } else {
             self.in_error = true;
         }
-        Ok(())
+        Ok(out)
     }
 }

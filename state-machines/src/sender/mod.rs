@@ -39,6 +39,7 @@ mod loss;
 mod paths;
 
 pub(crate) use paths::EvSlot;
+use paths::Transmission;
 use paths::WindowFit;
 
 /// A message at the sender.
@@ -97,15 +98,31 @@ pub(crate) struct Next {
 
 #[derive(Debug, Clone, Copy)]
 enum What {
-    /// Segment `seg` of message `msg` (an index into `msgs`), with `psn`.
-    Write { msg: usize, seg: u32, psn: Psn, rtx: bool },
+    /// Segment `seg` of message `msg` (an index into `msgs`), with `psn`; `resend` when it
+    /// was sent before.
+    Write { msg: usize, seg: u32, psn: Psn, resend: Option<Resend> },
     /// A probe.
     Probe { psn: Psn, id: u16 },
 }
 
+/// Why a data packet goes out again, and the EV of the copy presumed lost.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Resend {
+    /// What made the sender retransmit.
+    pub(crate) cause: RtxCause,
+    /// The EV of the transmission this one replaces, when a queued retransmission is sent
+    /// (`None` for the resends of a late transport ACK or a lost SACK).
+    pub(crate) lost_ev: Option<Ev>,
+}
+
+impl Resend {
+    /// A resend ordered after a timeout, with no transmission presumed lost.
+    const TIMEOUT: Resend = Resend { cause: RtxCause::Timeout, lost_ev: None };
+}
+
 impl Next {
-    fn write(ev: Ev, first: bool, msg: usize, seg: u32, psn: Psn, rtx: bool) -> Next {
-        Next { ev, first, what: What::Write { msg, seg, psn, rtx } }
+    fn write(ev: Ev, first: bool, msg: usize, seg: u32, psn: Psn, resend: Option<Resend>) -> Next {
+        Next { ev, first, what: What::Write { msg, seg, psn, resend } }
     }
 
     /// Whether it is a data packet (a Write), not a probe.
@@ -113,9 +130,12 @@ impl Next {
         matches!(self.what, What::Write { .. })
     }
 
-    /// Whether it is a retransmitted data packet.
-    pub(crate) fn is_rtx(&self) -> bool {
-        matches!(self.what, What::Write { rtx: true, .. })
+    /// Why it is sent again, if it is a retransmitted data packet.
+    pub(crate) fn resend(&self) -> Option<Resend> {
+        match self.what {
+            What::Write { resend, .. } => resend,
+            What::Probe { .. } => None,
+        }
     }
 
     /// Its PSN.
@@ -124,6 +144,53 @@ impl Next {
             What::Write { psn, .. } | What::Probe { psn, .. } => psn,
         }
     }
+}
+
+/// A retransmission waiting in the queue.
+#[derive(Debug, Clone, Copy)]
+struct RtxEntry {
+    psn: Psn,
+    cause: RtxCause,
+    /// Whether it waits for `rtx_not_before` (a NACK's back-off, `SND-NACK-004`).
+    delayed: bool,
+}
+
+/// A probe waiting to be sent (`EV-PROBE-005`).
+#[derive(Debug, Clone, Copy)]
+struct QueuedProbe {
+    ev: Ev,
+    id: u16,
+}
+
+/// A probe sent while tail probing is on, not yet answered (`SND-TAIL-002`).
+#[derive(Debug, Clone, Copy)]
+struct SentProbe {
+    /// Index of its EV in `evs`.
+    ev_idx: u16,
+    id: u16,
+    /// The probe's sequence number on its EV.
+    seq: u64,
+}
+
+/// A transmission that went out on an EV before another one on the same EV that has
+/// arrived: lost, if an acknowledgement that covers it does not show it (`SND-INFER-001`).
+#[derive(Debug, Clone, Copy)]
+struct Suspect {
+    psn: Psn,
+    /// Its sequence number on its EV.
+    seq: u64,
+    /// The PSN of the later arrival on the same EV.
+    evidence: Psn,
+}
+
+/// An outstanding PSN already SACKed, to send once more so that the responder repeats the
+/// SACK that moved the cumulative point and was lost (`REC-RTO-003`, `RCV-DUP-001`).
+#[derive(Debug, Clone, Copy)]
+struct DuplicateResend {
+    psn: Psn,
+    /// Absolute index of its message (see `msg_base`).
+    msg: u64,
+    seg: u32,
 }
 
 /// Outcome of trying to retransmit one queued PSN.
@@ -135,18 +202,55 @@ enum Rtx {
     NoPath,
 }
 
-/// What the sender wants the NIC to report after handling an input.
+/// What an acknowledgement (a SACK, a NACK, a transport ACK or NAK) did to the sender, for
+/// the NIC to report: returned by [`Requester::on_sack`], [`Requester::on_nack`] and
+/// [`Requester::on_aeth`].
 #[derive(Debug, Default)]
-pub(crate) struct SenderNotes {
+pub(crate) struct AckOutcome {
+    /// The cumulative point moved, or messages completed.
     pub(crate) progressed: bool,
-    pub(crate) ev_changes: Vec<(Ev, EvState)>,
-    pub(crate) marks: Vec<(Ev, EvMark)>,
-    pub(crate) probe_answers: Vec<(Ev, EvMark)>,
+    /// EVs whose state changed, in the order they changed.
+    pub(crate) ev_changes: Vec<EvChange>,
+    /// The skip marks a SACK carried (`EV-MARK-*`).
+    pub(crate) marks: Vec<EvMarkSeen>,
+    /// The answers to probes, with the mark each carried.
+    pub(crate) probe_answers: Vec<EvMarkSeen>,
+    /// Messages completed, oldest first.
     pub(crate) completed: Vec<SendMsg>,
-    pub(crate) fatal: Option<&'static str>,
-    /// The syndrome of a transport NAK, when `fatal` comes from one.
+    /// The acknowledgement moved the QP to the error state.
+    pub(crate) fatal: Option<Fatal>,
+    /// The NACK received, when the input was one the sender reports.
+    pub(crate) nack: Option<NackSeen>,
+}
+
+/// An EV's new state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EvChange {
+    pub(crate) ev: Ev,
+    pub(crate) state: EvState,
+}
+
+/// A mark an acknowledgement carried for an EV.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EvMarkSeen {
+    pub(crate) ev: Ev,
+    pub(crate) mark: EvMark,
+}
+
+/// A NACK as the sender reports it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NackSeen {
+    pub(crate) psn: Psn,
+    pub(crate) reason: NackReason,
+}
+
+/// Why an acknowledgement moved the QP to the error state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fatal {
+    /// The rule that says so (`SND-NACK-005`, `SND-ACK-003`).
+    pub(crate) requirement: &'static str,
+    /// The syndrome of a transport NAK, when it comes from one.
     pub(crate) nak_syndrome: Option<u8>,
-    pub(crate) nack: Option<(Psn, NackReason)>,
 }
 
 /// The requester state of one QP.
@@ -171,8 +275,8 @@ pub(crate) struct Requester {
     /// Index in `msgs` of the first message with unsent packets.
     cursor: usize,
     pkts: Ring<PktState>,
-    /// Retransmissions to send: PSN, cause, and whether it waits for `rtx_not_before`.
-    rtx: VecDeque<(Psn, RtxCause, bool)>,
+    /// Retransmissions to send, in order.
+    rtx: VecDeque<RtxEntry>,
     /// Earliest time a NACK-delayed retransmission may go.
     rtx_not_before: Timestamp,
     pub(crate) evs: Vec<EvSlot>,
@@ -182,17 +286,15 @@ pub(crate) struct Requester {
     wwi_outstanding: u16,
     next_rqmsn: Rqmsn,
     probe_id: u16,
-    /// Queued probes: EV and probe ID.
-    probes: VecDeque<(Ev, u16)>,
+    /// Probes to send, in order.
+    probes: VecDeque<QueuedProbe>,
     /// Tail probing's delay after an EV's last data transmission (`SND-TAIL-001`).
     tail_probe: Option<core::time::Duration>,
-    /// Probes sent while tail probing is on and not yet answered: EV index, probe ID and the
-    /// probe's sequence on its EV (`SND-TAIL-002`); at most two per EV are kept.
-    sent_probes: VecDeque<(u16, u16, u64)>,
-    /// Transmissions found to precede an arrival on their EV, with the PSN of that arrival
-    /// (the evidence); checked by `infer_losses`.
-    suspects: Vec<(Psn, u64, Psn)>,
-    pub(crate) retransmissions: u64,
+    /// Probes sent while tail probing is on and not yet answered (`SND-TAIL-002`); at most
+    /// two per EV are kept.
+    sent_probes: VecDeque<SentProbe>,
+    /// Transmissions found to precede an arrival on their EV; checked by `infer_losses`.
+    suspects: Vec<Suspect>,
     /// Whether any EV, primary or backup, is not GOOD (the fast path of `choose_ev` is off,
     /// and SKIP expiry has something to look at).
     evs_degraded: bool,
@@ -202,16 +304,10 @@ pub(crate) struct Requester {
     fit: WindowFit,
     /// Reused buffer of round trips, for the window-fit policy.
     srtts: Vec<u64>,
-    /// Cause of the retransmission `next_packet` returned last.
-    pub(crate) last_cause: Option<RtxCause>,
     /// The last PSN of the oldest message, to resend because its transport ACK is late.
     tail_resend: Option<Psn>,
-    /// An outstanding PSN already SACKed, to resend once so that the responder repeats
-    /// its SACK (the one that moved the cumulative point was lost): PSN, message, segment.
-    duplicate_resend: Option<(Psn, u64, u32)>,
-    /// The EV of the transmission that the retransmission `next_packet` returned last
-    /// replaces (the one presumed lost).
-    pub(crate) last_lost_ev: Option<Ev>,
+    /// An outstanding PSN already SACKed, to resend once.
+    duplicate_resend: Option<DuplicateResend>,
     pub(crate) in_error: bool,
 }
 
@@ -263,15 +359,12 @@ impl Requester {
             tail_probe: nic.tail_probe,
             sent_probes: VecDeque::new(),
             suspects: Vec::new(),
-            retransmissions: 0,
             evs_degraded: false,
             primaries: qp.evs.len(),
             fit: WindowFit::new(),
             srtts: Vec::new(),
-            last_cause: None,
             tail_resend: None,
             duplicate_resend: None,
-            last_lost_ev: None,
             in_error: false,
         }
     }
@@ -293,14 +386,14 @@ impl Requester {
             && (!self.probes.is_empty()
                 || self.tail_resend.is_some()
                 || self.duplicate_resend.is_some()
-                || self.rtx.iter().any(|r| !r.2 || now >= self.rtx_not_before)
+                || self.rtx.iter().any(|r| !r.delayed || now >= self.rtx_not_before)
                 || self.cursor < self.msgs.len())
     }
 
     /// Earliest time a delayed retransmission becomes due, if one waits.
     #[inline(always)]
     pub(crate) fn rtx_deadline(&self) -> Option<Timestamp> {
-        (self.rtx_not_before > Timestamp::ZERO && self.rtx.iter().any(|r| r.2))
+        (self.rtx_not_before > Timestamp::ZERO && self.rtx.iter().any(|r| r.delayed))
             .then_some(self.rtx_not_before)
     }
 
@@ -362,7 +455,7 @@ impl Requester {
         }
         // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
         // SKIP→GOOD change is reported.
-        if let Some((ev, id)) = self.probes.pop_front() {
+        if let Some(QueuedProbe { ev, id }) = self.probes.pop_front() {
             self.note_probe(now, ev, id);
             return Some(Next { ev, first: false, what: What::Probe { psn: self.snd_nxt, id } });
         }
@@ -373,22 +466,19 @@ impl Requester {
                 if self.outstanding() == 0 {
                     if let Some(ev_idx) = self.choose_ev(None) {
                         let ev = self.evs[ev_idx as usize].ev;
-                        self.retransmissions += 1;
-                        self.last_cause = Some(RtxCause::Timeout);
-                        return Some(Next::write(ev, false, 0, npkts - 1, psn, true));
+                        let resend = Some(Resend::TIMEOUT);
+                        return Some(Next::write(ev, false, 0, npkts - 1, psn, resend));
                     }
                 }
             }
         }
-        if let Some((psn, msg, seg)) = self.duplicate_resend.take() {
+        if let Some(DuplicateResend { psn, msg, seg }) = self.duplicate_resend.take() {
             let off = psn.distance(self.snd_una);
             if off >= 0 && (off as u32) < self.outstanding() && msg >= self.msg_base {
                 if let Some(ev_idx) = self.choose_ev(None) {
                     let ev = self.evs[ev_idx as usize].ev;
-                    self.retransmissions += 1;
-                    self.last_cause = Some(RtxCause::Timeout);
                     let msg = (msg - self.msg_base) as usize;
-                    return Some(Next::write(ev, false, msg, seg, psn, true));
+                    return Some(Next::write(ev, false, msg, seg, psn, Some(Resend::TIMEOUT)));
                 }
             }
         }
@@ -396,15 +486,14 @@ impl Requester {
         // for `rtx_not_before` without holding back the others (SND-NACK-004).
         let mut k = 0;
         while k < self.rtx.len() {
-            let (psn, cause, delayed) = self.rtx[k];
+            let RtxEntry { psn, cause, delayed } = self.rtx[k];
             if delayed && now < self.rtx_not_before {
                 k += 1;
                 continue;
             }
-            match self.retransmit(now, psn) {
+            match self.retransmit(now, psn, cause) {
                 Rtx::Sent(p) => {
                     self.rtx.remove(k);
-                    self.last_cause = Some(cause);
                     return Some(p);
                 }
                 Rtx::Stale => {
@@ -481,10 +570,10 @@ impl Requester {
             retransmissions: 0,
         });
         self.inflight_bytes += u64::from(len);
-        Some(Next::write(ev, first_tx, msg_idx, seg, psn, false))
+        Some(Next::write(ev, first_tx, msg_idx, seg, psn, None))
     }
 
-    fn retransmit(&mut self, now: Timestamp, psn: Psn) -> Rtx {
+    fn retransmit(&mut self, now: Timestamp, psn: Psn, cause: RtxCause) -> Rtx {
         let off = psn.distance(self.snd_una);
         if off < 0 {
             return Rtx::Stale; // acknowledged meanwhile
@@ -498,7 +587,7 @@ impl Requester {
         let Some(ev_idx) = self.choose_ev(Some(old)).or_else(|| self.choose_ev(None)) else {
             return Rtx::NoPath;
         };
-        self.last_lost_ev = Some(self.evs[old as usize].ev);
+        let lost_ev = Some(self.evs[old as usize].ev);
         let (ev, seq) = self.note_tx(ev_idx, psn, now);
         let p = &mut self.pkts[off];
         self.evs[old as usize].inflight = self.evs[old as usize].inflight.saturating_sub(1);
@@ -507,9 +596,8 @@ impl Requester {
         p.sent_at = now;
         p.queued = false;
         p.retransmissions += 1;
-        self.retransmissions += 1;
         let msg_idx = (st.msg - self.msg_base) as usize;
-        Rtx::Sent(Next::write(ev, false, msg_idx, st.seg, psn, true))
+        Rtx::Sent(Next::write(ev, false, msg_idx, st.seg, psn, Some(Resend { cause, lost_ev })))
     }
 
     #[inline(always)]
@@ -517,7 +605,7 @@ impl Requester {
         let slot = &mut self.evs[ev_idx as usize];
         let seq = slot.next_seq;
         slot.next_seq += 1;
-        slot.fifo.push_back((psn, seq));
+        slot.fifo.push_back(Transmission { psn, seq });
         slot.inflight += 1;
         slot.tail_at = now;
         slot.tail_probed = false;
@@ -525,7 +613,7 @@ impl Requester {
         // bounded by the window even on an EV that stops carrying traffic.
         if slot.fifo.len() > 2 * self.window as usize {
             let una = self.snd_una;
-            slot.fifo.retain(|(p, _)| p.distance(una) >= 0);
+            slot.fifo.retain(|t| t.psn.distance(una) >= 0);
         }
         (slot.ev, seq)
     }
@@ -535,7 +623,9 @@ impl Requester {
     #[inline(always)]
     pub(crate) fn packet(&self, next: &Next, now: Timestamp) -> Packet {
         match next.what {
-            What::Write { msg, seg, psn, rtx } => self.build(msg, seg, psn, now, rtx),
+            What::Write { msg, seg, psn, resend } => {
+                self.build(msg, seg, psn, now, resend.is_some())
+            }
             What::Probe { psn, id } => {
                 let bth = BthRepr::new(Opcode::MRC_PROBE, self.peer_qpn, psn);
                 let peth = PethRepr {

@@ -13,8 +13,8 @@ pub(crate) struct EvSlot {
     pub(crate) backup: bool,
     /// Sequence number of the next transmission on this EV.
     pub(super) next_seq: u64,
-    /// Transmissions on this EV not yet known to have arrived: (psn, seq), in send order.
-    pub(super) fifo: Ring<(Psn, u64)>,
+    /// Transmissions on this EV not yet known to have arrived, in send order.
+    pub(super) fifo: Ring<Transmission>,
     /// Smoothed round trip, ns (0 = no sample yet).
     pub(crate) srtt: u64,
     pub(crate) inflight: u32,
@@ -28,6 +28,13 @@ pub(crate) struct EvSlot {
     /// A probe has left on this EV since its latest data transmission, or a tail probe is
     /// queued for it: no further tail probe is due until the next data transmission.
     pub(super) tail_probed: bool,
+}
+
+/// A transmission on an EV: its PSN and its sequence number on the EV.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Transmission {
+    pub(super) psn: Psn,
+    pub(super) seq: u64,
 }
 
 /// State of the window-fit policy (`SND-SPRAY-005`).
@@ -263,7 +270,7 @@ impl Requester {
     fn oldest_in_flight(&self, i: usize) -> Option<Timestamp> {
         let fifo = &self.evs[i].fifo;
         (0..fifo.len()).find_map(|k| {
-            let &(psn, seq) = fifo.get(k)?;
+            let &Transmission { psn, seq } = fifo.get(k)?;
             let off = psn.distance(self.snd_una);
             let p = self.pkts.get(usize::try_from(off).ok()?)?;
             // Entries of packets since resent on another EV, or acknowledged, are stale.
@@ -301,16 +308,14 @@ impl Requester {
         self.evs.iter().position(|s| s.ev == ev)
     }
 
-    /// Applies an EV event; records the change in `notes`.
-    pub(crate) fn ev_event(&mut self, now: Timestamp, ev: Ev, e: EvEvent, notes: &mut SenderNotes) {
-        if let Some(i) = self.ev_index(ev) {
-            if let Some(to) = crate::ev::next_state(self.evs[i].state, e) {
-                self.evs[i].state = to;
-                self.evs[i].since = now;
-                notes.ev_changes.push((ev, to));
-                self.refresh_degraded();
-            }
-        }
+    /// Applies an EV event; returns the change, if the EV's state changed.
+    pub(crate) fn ev_event(&mut self, now: Timestamp, ev: Ev, e: EvEvent) -> Option<EvChange> {
+        let i = self.ev_index(ev)?;
+        let to = crate::ev::next_state(self.evs[i].state, e)?;
+        self.evs[i].state = to;
+        self.evs[i].since = now;
+        self.refresh_degraded();
+        Some(EvChange { ev, state: to })
     }
 
     /// Sets an EV's state directly (a CPU policy decision).
