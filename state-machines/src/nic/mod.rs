@@ -243,7 +243,7 @@ impl Nic {
     pub fn ev_states(&self, qpn: Qpn) -> Option<Vec<(Ev, EvState)>> {
         self.qp_index
             .get(&qpn.value())
-            .map(|&i| self.qps[i].req.evs.iter().map(|s| (s.ev, s.state)).collect())
+            .map(|&i| self.qps[i].req.paths.evs.iter().map(|s| (s.ev, s.state)).collect())
     }
 
     /// The state of completion queue `cq`, if it exists.

@@ -4,6 +4,31 @@
 
 use super::*;
 
+/// The repairs a QP's requester owes the wire: retransmissions, probes and resends, with
+/// the transmissions suspected lost that later acknowledgements will judge.
+#[derive(Debug)]
+pub(super) struct Repair {
+    /// Retransmissions to send, in order.
+    pub(super) rtx: VecDeque<RtxEntry>,
+    /// Earliest time a NACK-delayed retransmission may go.
+    pub(super) rtx_not_before: Timestamp,
+    /// The ID of the last probe queued.
+    pub(super) probe_id: u16,
+    /// Probes to send, in order.
+    pub(super) probes: VecDeque<QueuedProbe>,
+    /// Tail probing's delay after an EV's last data transmission (`SND-TAIL-001`).
+    pub(super) tail_probe: Option<core::time::Duration>,
+    /// Probes sent while tail probing is on and not yet answered (`SND-TAIL-002`); at most
+    /// two per EV are kept.
+    pub(super) sent_probes: VecDeque<SentProbe>,
+    /// Transmissions found to precede an arrival on their EV; checked by `infer_losses`.
+    pub(super) suspects: Vec<Suspect>,
+    /// The last PSN of the oldest message, to resend because its transport ACK is late.
+    pub(super) tail_resend: Option<Psn>,
+    /// An outstanding PSN already SACKed, to resend once.
+    pub(super) duplicate_resend: Option<DuplicateResend>,
+}
+
 /// What an acknowledgement reports: every PSN before `cack_next` arrived, and the 64 PSNs
 /// from `base` are reported on by `bitmap` (`SND-INFER-002`).
 #[derive(Debug, Clone, Copy)]
@@ -76,7 +101,7 @@ impl Requester {
         let mark = EvMark::from_bits(seth.m.0);
         if seth.pr {
             out.probe_answers.push(EvMarkSeen { ev: seth.entropy, mark });
-            if self.spray == SprayPolicy::WindowFit {
+            if self.paths.spray == SprayPolicy::WindowFit {
                 self.fit_probe_answered(now, seth.entropy, reflected_ts);
             }
             // EV-PROBE-002/003: a skip mark of either kind sends the EV to SKIP; no mark, or
@@ -133,7 +158,7 @@ impl Requester {
             self.mark_sacked(now, off as usize);
         }
         self.infer_losses(cover);
-        if seth.pr && self.tail_probe.is_some() {
+        if seth.pr && self.repair.tail_probe.is_some() {
             self.probe_answered(seth.entropy, seth.ack_psn_offset as u16, cover);
         }
         Ok(out)
@@ -167,7 +192,7 @@ impl Requester {
     #[inline(always)]
     fn arrived(&mut self, now: Timestamp, p: PktState, evidence: Psn) {
         self.inflight_bytes = self.inflight_bytes.saturating_sub(u64::from(p.len));
-        let slot = &mut self.evs[p.ev_idx as usize];
+        let slot = &mut self.paths.evs[p.ev_idx as usize];
         slot.inflight = slot.inflight.saturating_sub(1);
         if p.retransmissions > 0 {
             // Which copy arrived is unknown (Karn): a retransmitted packet is neither an
@@ -182,7 +207,7 @@ impl Requester {
             }
             slot.fifo.pop_front();
             if seq < p.seq {
-                self.suspects.push(Suspect { psn, seq, evidence });
+                self.repair.suspects.push(Suspect { psn, seq, evidence });
             }
         }
     }
@@ -197,13 +222,13 @@ impl Requester {
     /// being reported (`SND-INFER-002`). Suspects not yet covered wait for a later SACK.
     #[inline(always)]
     fn infer_losses(&mut self, cover: Coverage) {
-        if !self.suspects.is_empty() {
+        if !self.repair.suspects.is_empty() {
             self.judge_suspects(cover);
         }
     }
 
     fn judge_suspects(&mut self, cover: Coverage) {
-        let mut suspects = core::mem::take(&mut self.suspects);
+        let mut suspects = core::mem::take(&mut self.repair.suspects);
         suspects.retain(|&Suspect { psn, seq, evidence }| {
             let off = psn.distance(self.snd_una);
             if off < 0 {
@@ -221,10 +246,14 @@ impl Requester {
             }
             p.inferred = true;
             p.queued = true;
-            self.rtx.push_back(RtxEntry { psn, cause: RtxCause::SackInference, delayed: false });
+            self.repair.rtx.push_back(RtxEntry {
+                psn,
+                cause: RtxCause::SackInference,
+                delayed: false,
+            });
             false
         });
-        self.suspects = suspects;
+        self.repair.suspects = suspects;
     }
 
     /// Handles a NACK (`SND-NACK-*`). A NACK for a PSN not in flight changes nothing.
@@ -264,17 +293,21 @@ impl Requester {
         }
         let delayed = if neth.reason.is_trim() {
             // EV-SKIP-001: the EV the trimmed packet used is skipped; resend at once.
-            let ev = self.evs[p.ev_idx as usize].ev;
+            let ev = self.paths.evs[p.ev_idx as usize].ev;
             out.ev_changes.extend(self.ev_event(now, ev, EvEvent::NackTrimmed));
             false
         } else {
             // Out of window or out of resources at the responder: resend after a pause.
-            self.rtx_not_before = now + nack_backoff;
+            self.repair.rtx_not_before = now + nack_backoff;
             true
         };
         if !p.queued {
             self.pkts[off as usize].queued = true;
-            self.rtx.push_back(RtxEntry { psn: neth.nack_psn, cause: RtxCause::Nack, delayed });
+            self.repair.rtx.push_back(RtxEntry {
+                psn: neth.nack_psn,
+                cause: RtxCause::Nack,
+                delayed,
+            });
         }
         Ok(out)
     }
@@ -291,7 +324,7 @@ impl Requester {
             if self.outstanding() == 0 {
                 if let Some(m) = self.msgs.front() {
                     if m.sent == m.npkts {
-                        self.tail_resend = Some(m.last_psn());
+                        self.repair.tail_resend = Some(m.last_psn());
                     }
                 }
             }
@@ -305,41 +338,41 @@ impl Requester {
         let Some(k) = (off..self.pkts.len()).find(|&k| !self.pkts[k].sacked) else {
             let psn = self.snd_una.add(off as u32);
             let p = self.pkts[off];
-            self.duplicate_resend = Some(DuplicateResend { psn, msg: p.msg, seg: p.seg });
-            return Some(self.evs[p.ev_idx as usize].ev);
+            self.repair.duplicate_resend = Some(DuplicateResend { psn, msg: p.msg, seg: p.seg });
+            return Some(self.paths.evs[p.ev_idx as usize].ev);
         };
         let psn = self.snd_una.add(k as u32);
         let p = &mut self.pkts[k];
-        let ev = self.evs[p.ev_idx as usize].ev;
+        let ev = self.paths.evs[p.ev_idx as usize].ev;
         if !p.queued {
             p.queued = true;
-            self.rtx.push_front(RtxEntry { psn, cause: RtxCause::Timeout, delayed: false });
+            self.repair.rtx.push_front(RtxEntry { psn, cause: RtxCause::Timeout, delayed: false });
         }
         Some(ev)
     }
 
     /// Queues a probe on `ev` (`EV-PROBE-005`).
     pub(crate) fn probe(&mut self, ev: Ev) {
-        self.probe_id = self.probe_id.wrapping_add(1);
-        self.probes.push_back(QueuedProbe { ev, id: self.probe_id });
+        self.repair.probe_id = self.repair.probe_id.wrapping_add(1);
+        self.repair.probes.push_back(QueuedProbe { ev, id: self.repair.probe_id });
     }
 
     /// A probe leaves on `ev`. While tail probing is on, it takes the EV's next sequence
     /// number, becomes the EV's latest transmission, and is remembered so that its answer
     /// can serve as evidence (`SND-TAIL-002`).
     pub(super) fn note_probe(&mut self, now: Timestamp, ev: Ev, id: u16) {
-        if self.tail_probe.is_none() {
+        if self.repair.tail_probe.is_none() {
             return;
         }
-        let Some(i) = self.ev_index(ev) else { return };
-        let slot = &mut self.evs[i];
+        let Some(i) = self.paths.ev_index(ev) else { return };
+        let slot = &mut self.paths.evs[i];
         let seq = slot.next_seq;
         slot.next_seq += 1;
         slot.tail_at = now;
         slot.tail_probed = true;
-        self.sent_probes.push_back(SentProbe { ev_idx: i as u16, id, seq });
-        if self.sent_probes.len() > 2 * self.evs.len() {
-            self.sent_probes.pop_front();
+        self.repair.sent_probes.push_back(SentProbe { ev_idx: i as u16, id, seq });
+        if self.repair.sent_probes.len() > 2 * self.paths.evs.len() {
+            self.repair.sent_probes.pop_front();
         }
     }
 
@@ -348,8 +381,8 @@ impl Requester {
     /// have arrived (`inflight`, the count `SND-SPRAY-004` uses), is not DENIED, and has had
     /// no probe since its latest data transmission.
     fn tail_due(&self, i: usize) -> Option<Timestamp> {
-        let hold = self.tail_probe?;
-        let slot = &self.evs[i];
+        let hold = self.repair.tail_probe?;
+        let slot = &self.paths.evs[i];
         let due = !slot.tail_probed && slot.inflight > 0 && slot.state != EvState::Denied;
         due.then(|| slot.tail_at + hold)
     }
@@ -357,22 +390,22 @@ impl Requester {
     /// The earliest tail probe due, for the NIC's timer.
     #[inline(always)]
     pub(crate) fn tail_deadline(&self) -> Option<Timestamp> {
-        if self.tail_probe.is_none() || self.in_error {
+        if self.repair.tail_probe.is_none() || self.in_error {
             return None;
         }
-        (0..self.evs.len()).filter_map(|i| self.tail_due(i)).min()
+        (0..self.paths.evs.len()).filter_map(|i| self.tail_due(i)).min()
     }
 
     /// Queues the tail probes due by `now` (`SND-TAIL-001`). Returns whether it queued any.
     pub(crate) fn on_tail_timeout(&mut self, now: Timestamp) -> bool {
-        if self.tail_probe.is_none() || self.in_error {
+        if self.repair.tail_probe.is_none() || self.in_error {
             return false;
         }
         let mut any = false;
-        for i in 0..self.evs.len() {
+        for i in 0..self.paths.evs.len() {
             if self.tail_due(i).is_some_and(|t| t <= now) {
-                self.evs[i].tail_probed = true;
-                let ev = self.evs[i].ev;
+                self.paths.evs[i].tail_probed = true;
+                let ev = self.paths.evs[i].ev;
                 self.probe(ev);
                 any = true;
             }
@@ -387,19 +420,21 @@ impl Requester {
     /// (`SND-RTX-003`); transmissions the answer does not cover stay on the EV's queue.
     fn probe_answered(&mut self, ev: Ev, probe_id: u16, cover: Coverage) {
         let Some(k) = self
+            .repair
             .sent_probes
             .iter()
-            .position(|p| p.id == probe_id && self.evs[p.ev_idx as usize].ev == ev)
+            .position(|p| p.id == probe_id && self.paths.evs[p.ev_idx as usize].ev == ev)
         else {
             return;
         };
-        let Some(SentProbe { ev_idx, seq: probe_seq, .. }) = self.sent_probes.remove(k) else {
+        let Some(SentProbe { ev_idx, seq: probe_seq, .. }) = self.repair.sent_probes.remove(k)
+        else {
             return;
         };
         let i = ev_idx as usize;
         let mut lost: Vec<Psn> = Vec::new();
         let (una, pkts) = (self.snd_una, &mut self.pkts);
-        self.evs[i].fifo.retain(|&Transmission { psn, seq }| {
+        self.paths.evs[i].fifo.retain(|&Transmission { psn, seq }| {
             if seq >= probe_seq {
                 return true;
             }
@@ -419,7 +454,11 @@ impl Requester {
             false
         });
         for psn in lost {
-            self.rtx.push_back(RtxEntry { psn, cause: RtxCause::SackInference, delayed: false });
+            self.repair.rtx.push_back(RtxEntry {
+                psn,
+                cause: RtxCause::SackInference,
+                delayed: false,
+            });
         }
     }
 

@@ -38,9 +38,10 @@ use openrdma_device::{Payload, Timestamp};
 mod loss;
 mod paths;
 
-pub(crate) use paths::EvSlot;
+use loss::Repair;
 use paths::Transmission;
 use paths::WindowFit;
+pub(crate) use paths::{EvSlot, Paths};
 
 /// A message at the sender.
 #[derive(Debug, Clone)]
@@ -265,7 +266,6 @@ pub(crate) struct Requester {
     ack_req_every: u32,
     timestamps: bool,
     wwi_limit: u16,
-    spray: SprayPolicy,
     cc: CongestionControl,
     pub(crate) snd_una: Psn,
     pub(crate) snd_nxt: Psn,
@@ -275,40 +275,14 @@ pub(crate) struct Requester {
     /// Index in `msgs` of the first message with unsent packets.
     cursor: usize,
     pkts: Ring<PktState>,
-    /// Retransmissions to send, in order.
-    rtx: VecDeque<RtxEntry>,
-    /// Earliest time a NACK-delayed retransmission may go.
-    rtx_not_before: Timestamp,
-    pub(crate) evs: Vec<EvSlot>,
-    rr: usize,
-    rng: ChaCha8Rng,
     inflight_bytes: u64,
     wwi_outstanding: u16,
     next_rqmsn: Rqmsn,
-    probe_id: u16,
-    /// Probes to send, in order.
-    probes: VecDeque<QueuedProbe>,
-    /// Tail probing's delay after an EV's last data transmission (`SND-TAIL-001`).
-    tail_probe: Option<core::time::Duration>,
-    /// Probes sent while tail probing is on and not yet answered (`SND-TAIL-002`); at most
-    /// two per EV are kept.
-    sent_probes: VecDeque<SentProbe>,
-    /// Transmissions found to precede an arrival on their EV; checked by `infer_losses`.
-    suspects: Vec<Suspect>,
-    /// Whether any EV, primary or backup, is not GOOD (the fast path of `choose_ev` is off,
-    /// and SKIP expiry has something to look at).
-    evs_degraded: bool,
-    /// Number of primary EVs: the first entries of `evs`, the backups after them.
-    primaries: usize,
-    /// The window-fit policy's state (unused by the other policies).
-    fit: WindowFit,
-    /// Reused buffer of round trips, for the window-fit policy.
-    srtts: Vec<u64>,
-    /// The last PSN of the oldest message, to resend because its transport ACK is late.
-    tail_resend: Option<Psn>,
-    /// An outstanding PSN already SACKed, to resend once.
-    duplicate_resend: Option<DuplicateResend>,
     pub(crate) in_error: bool,
+    /// Path choice: the EV profile, the spray policy and its state.
+    pub(crate) paths: Paths,
+    /// Repairs waiting to go out: retransmissions, probes and resends.
+    repair: Repair,
 }
 
 impl Requester {
@@ -338,7 +312,6 @@ impl Requester {
             ack_req_every: nic.ack_req_every,
             timestamps: nic.timestamps,
             wwi_limit: nic.wwi_limit,
-            spray: qp.spray,
             cc: qp.cc,
             snd_una: qp.initial_psn,
             snd_nxt: qp.initial_psn,
@@ -346,26 +319,31 @@ impl Requester {
             msg_base: 0,
             cursor: 0,
             pkts: Ring::new(),
-            rtx: VecDeque::new(),
-            rtx_not_before: Timestamp::ZERO,
-            evs,
-            rr: 0,
-            rng,
             inflight_bytes: 0,
             wwi_outstanding: 0,
             next_rqmsn: Rqmsn::ZERO,
-            probe_id: 0,
-            probes: VecDeque::new(),
-            tail_probe: nic.tail_probe,
-            sent_probes: VecDeque::new(),
-            suspects: Vec::new(),
-            evs_degraded: false,
-            primaries: qp.evs.len(),
-            fit: WindowFit::new(),
-            srtts: Vec::new(),
-            tail_resend: None,
-            duplicate_resend: None,
             in_error: false,
+            paths: Paths {
+                evs,
+                rr: 0,
+                rng,
+                spray: qp.spray,
+                evs_degraded: false,
+                primaries: qp.evs.len(),
+                fit: WindowFit::new(),
+                srtts: Vec::new(),
+            },
+            repair: Repair {
+                rtx: VecDeque::new(),
+                rtx_not_before: Timestamp::ZERO,
+                probe_id: 0,
+                probes: VecDeque::new(),
+                tail_probe: nic.tail_probe,
+                sent_probes: VecDeque::new(),
+                suspects: Vec::new(),
+                tail_resend: None,
+                duplicate_resend: None,
+            },
         }
     }
 
@@ -383,18 +361,18 @@ impl Requester {
     #[inline(always)]
     pub(crate) fn has_work(&self, now: Timestamp) -> bool {
         !self.in_error
-            && (!self.probes.is_empty()
-                || self.tail_resend.is_some()
-                || self.duplicate_resend.is_some()
-                || self.rtx.iter().any(|r| !r.delayed || now >= self.rtx_not_before)
+            && (!self.repair.probes.is_empty()
+                || self.repair.tail_resend.is_some()
+                || self.repair.duplicate_resend.is_some()
+                || self.repair.rtx.iter().any(|r| !r.delayed || now >= self.repair.rtx_not_before)
                 || self.cursor < self.msgs.len())
     }
 
     /// Earliest time a delayed retransmission becomes due, if one waits.
     #[inline(always)]
     pub(crate) fn rtx_deadline(&self) -> Option<Timestamp> {
-        (self.rtx_not_before > Timestamp::ZERO && self.rtx.iter().any(|r| r.delayed))
-            .then_some(self.rtx_not_before)
+        (self.repair.rtx_not_before > Timestamp::ZERO && self.repair.rtx.iter().any(|r| r.delayed))
+            .then_some(self.repair.rtx_not_before)
     }
 
     /// Handles the passing of time: SKIP EVs whose hold has passed return to GOOD
@@ -402,18 +380,18 @@ impl Requester {
     /// Returns the EVs that changed state.
     pub(crate) fn on_timeout(&mut self, now: Timestamp, hold: core::time::Duration) -> Vec<Ev> {
         let mut changed = Vec::new();
-        if self.evs_degraded {
-            for s in &mut self.evs {
+        if self.paths.evs_degraded {
+            for s in &mut self.paths.evs {
                 if s.state == EvState::Skip && now >= s.since + hold {
                     s.state = EvState::Good;
                     s.since = now;
                     changed.push(s.ev);
                 }
             }
-            self.refresh_degraded();
+            self.paths.refresh_degraded();
         }
-        if self.rtx_not_before > Timestamp::ZERO && now >= self.rtx_not_before {
-            self.rtx_not_before = Timestamp::ZERO;
+        if self.repair.rtx_not_before > Timestamp::ZERO && now >= self.repair.rtx_not_before {
+            self.repair.rtx_not_before = Timestamp::ZERO;
         }
         changed
     }
@@ -446,37 +424,37 @@ impl Requester {
             return None;
         }
         // The common case, nothing to repair: straight to the next new packet.
-        if self.probes.is_empty()
-            && self.tail_resend.is_none()
-            && self.duplicate_resend.is_none()
-            && self.rtx.is_empty()
+        if self.repair.probes.is_empty()
+            && self.repair.tail_resend.is_none()
+            && self.repair.duplicate_resend.is_none()
+            && self.repair.rtx.is_empty()
         {
             return self.send_new(now);
         }
         // SKIP expiry happens in `on_timeout` (driven by the NIC's timer), so that every
         // SKIP→GOOD change is reported.
-        if let Some(QueuedProbe { ev, id }) = self.probes.pop_front() {
+        if let Some(QueuedProbe { ev, id }) = self.repair.probes.pop_front() {
             self.note_probe(now, ev, id);
             return Some(Next { ev, first: false, what: What::Probe { psn: self.snd_nxt, id } });
         }
-        if let Some(psn) = self.tail_resend.take() {
+        if let Some(psn) = self.repair.tail_resend.take() {
             let tail =
                 self.msgs.front().map(|m| (m.sent == m.npkts && m.last_psn() == psn, m.npkts));
             if let Some((true, npkts)) = tail {
                 if self.outstanding() == 0 {
-                    if let Some(ev_idx) = self.choose_ev(None) {
-                        let ev = self.evs[ev_idx as usize].ev;
+                    if let Some(ev_idx) = self.paths.choose_ev(None) {
+                        let ev = self.paths.evs[ev_idx as usize].ev;
                         let resend = Some(Resend::TIMEOUT);
                         return Some(Next::write(ev, false, 0, npkts - 1, psn, resend));
                     }
                 }
             }
         }
-        if let Some(DuplicateResend { psn, msg, seg }) = self.duplicate_resend.take() {
+        if let Some(DuplicateResend { psn, msg, seg }) = self.repair.duplicate_resend.take() {
             let off = psn.distance(self.snd_una);
             if off >= 0 && (off as u32) < self.outstanding() && msg >= self.msg_base {
-                if let Some(ev_idx) = self.choose_ev(None) {
-                    let ev = self.evs[ev_idx as usize].ev;
+                if let Some(ev_idx) = self.paths.choose_ev(None) {
+                    let ev = self.paths.evs[ev_idx as usize].ev;
                     let msg = (msg - self.msg_base) as usize;
                     return Some(Next::write(ev, false, msg, seg, psn, Some(Resend::TIMEOUT)));
                 }
@@ -485,19 +463,19 @@ impl Requester {
         // The first retransmission that may go now: entries delayed by a resource NACK wait
         // for `rtx_not_before` without holding back the others (SND-NACK-004).
         let mut k = 0;
-        while k < self.rtx.len() {
-            let RtxEntry { psn, cause, delayed } = self.rtx[k];
-            if delayed && now < self.rtx_not_before {
+        while k < self.repair.rtx.len() {
+            let RtxEntry { psn, cause, delayed } = self.repair.rtx[k];
+            if delayed && now < self.repair.rtx_not_before {
                 k += 1;
                 continue;
             }
             match self.retransmit(now, psn, cause) {
                 Rtx::Sent(p) => {
-                    self.rtx.remove(k);
+                    self.repair.rtx.remove(k);
                     return Some(p);
                 }
                 Rtx::Stale => {
-                    self.rtx.remove(k);
+                    self.repair.rtx.remove(k);
                 }
                 // SND-PATH-002: no usable EV; the packet waits, still queued.
                 Rtx::NoPath => return None,
@@ -528,17 +506,17 @@ impl Requester {
         let len =
             if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
         if !self.window_open(len) {
-            self.fit.blocked = true;
+            self.paths.fit.blocked = true;
             return None;
         }
         if seg == 0 && msg.is_wwi() && self.wwi_outstanding >= self.wwi_limit {
             return None; // WWI-LIMIT-001: wait for completions
         }
-        if self.spray == SprayPolicy::WindowFit {
+        if self.paths.spray == SprayPolicy::WindowFit {
             self.fit_evaluate(now);
         }
-        let ev_idx = self.choose_ev(None)?;
-        if self.spray == SprayPolicy::WindowFit {
+        let ev_idx = self.paths.choose_ev(None)?;
+        if self.paths.spray == SprayPolicy::WindowFit {
             self.fit_note_send(now);
         }
         let psn = self.snd_nxt;
@@ -584,13 +562,15 @@ impl Requester {
             return Rtx::Stale;
         }
         let old = st.ev_idx;
-        let Some(ev_idx) = self.choose_ev(Some(old)).or_else(|| self.choose_ev(None)) else {
+        let Some(ev_idx) = self.paths.choose_ev(Some(old)).or_else(|| self.paths.choose_ev(None))
+        else {
             return Rtx::NoPath;
         };
-        let lost_ev = Some(self.evs[old as usize].ev);
+        let lost_ev = Some(self.paths.evs[old as usize].ev);
         let (ev, seq) = self.note_tx(ev_idx, psn, now);
         let p = &mut self.pkts[off];
-        self.evs[old as usize].inflight = self.evs[old as usize].inflight.saturating_sub(1);
+        self.paths.evs[old as usize].inflight =
+            self.paths.evs[old as usize].inflight.saturating_sub(1);
         p.ev_idx = ev_idx;
         p.seq = seq;
         p.sent_at = now;
@@ -602,7 +582,7 @@ impl Requester {
 
     #[inline(always)]
     fn note_tx(&mut self, ev_idx: u16, psn: Psn, now: Timestamp) -> (Ev, u64) {
-        let slot = &mut self.evs[ev_idx as usize];
+        let slot = &mut self.paths.evs[ev_idx as usize];
         let seq = slot.next_seq;
         slot.next_seq += 1;
         slot.fifo.push_back(Transmission { psn, seq });
@@ -696,14 +676,14 @@ impl Requester {
     pub(crate) fn fail(&mut self) -> Vec<SendMsg> {
         self.in_error = true;
         self.pkts.clear();
-        self.rtx.clear();
-        self.probes.clear();
-        self.sent_probes.clear();
-        self.suspects.clear();
+        self.repair.rtx.clear();
+        self.repair.probes.clear();
+        self.repair.sent_probes.clear();
+        self.repair.suspects.clear();
         self.cursor = 0;
         self.snd_una = self.snd_nxt;
         self.inflight_bytes = 0;
-        for e in &mut self.evs {
+        for e in &mut self.paths.evs {
             e.fifo.clear();
             e.inflight = 0;
             e.tail_probed = false;

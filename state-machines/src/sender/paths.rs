@@ -30,6 +30,29 @@ pub(crate) struct EvSlot {
     pub(super) tail_probed: bool,
 }
 
+/// The paths of one QP: its EV profile, with each EV's state and estimates, and the state
+/// of the spray policy that chooses among them.
+#[derive(Debug)]
+pub(crate) struct Paths {
+    /// The spray policy (`SND-SPRAY-*`).
+    pub(super) spray: SprayPolicy,
+    /// The profile: the primary EVs, then the backups.
+    pub(crate) evs: Vec<EvSlot>,
+    /// The round-robin cursor: an index into `evs`.
+    pub(super) rr: usize,
+    /// The random policy's generator, seeded per QP.
+    pub(super) rng: ChaCha8Rng,
+    /// Whether any EV, primary or backup, is not GOOD (the fast path of `choose_ev` is off,
+    /// and SKIP expiry has something to look at).
+    pub(super) evs_degraded: bool,
+    /// Number of primary EVs: the first entries of `evs`, the backups after them.
+    pub(super) primaries: usize,
+    /// The window-fit policy's state (unused by the other policies).
+    pub(super) fit: WindowFit,
+    /// Reused buffer of round trips, for the window-fit policy.
+    pub(super) srtts: Vec<u64>,
+}
+
 /// A transmission on an EV: its PSN and its sequence number on the EV.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Transmission {
@@ -77,7 +100,7 @@ impl WindowFit {
     }
 }
 
-impl Requester {
+impl Paths {
     pub(super) fn refresh_degraded(&mut self) {
         self.evs_degraded = self.evs.iter().any(|s| s.state != EvState::Good);
     }
@@ -178,6 +201,12 @@ impl Requester {
         }
     }
 
+    pub(super) fn ev_index(&self, ev: Ev) -> Option<usize> {
+        self.evs.iter().position(|s| s.ev == ev)
+    }
+}
+
+impl Requester {
     /// Notes a first transmission at `now` for the window-fit policy's estimate of how fast
     /// the QP sends when the window does not hold it back.
     ///
@@ -186,7 +215,7 @@ impl Requester {
     /// the last into a sample of `ev_gap`: that time, over the transmissions, times the EVs
     /// in use.
     pub(super) fn fit_note_send(&mut self, now: Timestamp) {
-        let f = &mut self.fit;
+        let f = &mut self.paths.fit;
         if let Some(last) = f.last_send.filter(|_| !f.blocked) {
             f.run_time += now.0.saturating_sub(last.0);
             f.run_sends += 1;
@@ -205,62 +234,69 @@ impl Requester {
     /// slowest EV in use. The limit is the round trip of the largest `k` within 1/16 of the
     /// best.
     pub(super) fn fit_evaluate(&mut self, now: Timestamp) {
-        self.fit.since += 1;
-        if self.fit.since < WindowFit::EVERY {
+        self.paths.fit.since += 1;
+        if self.paths.fit.since < WindowFit::EVERY {
             return;
         }
-        self.fit.since = 0;
-        let f = &mut self.fit;
+        self.paths.fit.since = 0;
+        let f = &mut self.paths.fit;
         if f.run_time > 0 && f.run_sends >= WindowFit::EVERY / 2 {
             let sample = f.run_time * u64::from(f.in_use) / u64::from(f.run_sends);
             f.ev_gap = if f.ev_gap == 0 { sample } else { (f.ev_gap * 3 + sample) / 4 };
         }
         (f.run_time, f.run_sends) = (0, 0);
-        let n = self.evs.len();
-        let primary = (0..n).any(|i| !self.evs[i].backup && self.evs[i].state.usable());
+        let n = self.paths.evs.len();
+        let primary = (0..n).any(|i| !self.paths.evs[i].backup && self.paths.evs[i].state.usable());
         for i in 0..n {
-            let rtt = match self.evs[i].srtt {
+            let rtt = match self.paths.evs[i].srtt {
                 // No sample yet: at least the age of its oldest transmission in flight.
                 0 => self.oldest_in_flight(i).map_or(0, |t| now.0.saturating_sub(t.0)),
                 srtt => srtt,
             };
-            self.evs[i].fit_rtt = rtt;
+            self.paths.evs[i].fit_rtt = rtt;
         }
-        let mut s = core::mem::take(&mut self.srtts);
+        let mut s = core::mem::take(&mut self.paths.srtts);
         s.clear();
         s.extend(
-            self.evs.iter().filter(|e| e.backup != primary && e.state.usable()).map(|e| e.fit_rtt),
+            self.paths
+                .evs
+                .iter()
+                .filter(|e| e.backup != primary && e.state.usable())
+                .map(|e| e.fit_rtt),
         );
         if s.is_empty() || s.contains(&0) {
-            self.fit.limit = u64::MAX;
-            self.fit.in_use = (s.len() as u32).max(1);
-            self.srtts = s;
+            self.paths.fit.limit = u64::MAX;
+            self.paths.fit.in_use = (s.len() as u32).max(1);
+            self.paths.srtts = s;
             return;
         }
         s.sort_unstable();
-        let per_ev =
-            if self.fit.ev_gap == 0 { f64::INFINITY } else { 1.0 / self.fit.ev_gap as f64 };
+        let per_ev = if self.paths.fit.ev_gap == 0 {
+            f64::INFINITY
+        } else {
+            1.0 / self.paths.fit.ev_gap as f64
+        };
         let window = f64::from(self.window.min(self.peer_window));
         let rate = |k: usize| (k as f64 * per_ev).min(window / s[k - 1] as f64);
         let best = (1..=s.len()).map(rate).fold(0.0, f64::max);
         let k = (1..=s.len()).rev().find(|&k| rate(k) >= best * (15.0 / 16.0)).unwrap_or(s.len());
-        self.fit.limit = if k == s.len() { u64::MAX } else { s[k - 1] };
-        let limit = self.fit.limit;
-        self.fit.in_use = s.iter().filter(|&&x| x <= limit).count() as u32;
-        self.srtts = s;
+        self.paths.fit.limit = if k == s.len() { u64::MAX } else { s[k - 1] };
+        let limit = self.paths.fit.limit;
+        self.paths.fit.in_use = s.iter().filter(|&&x| x <= limit).count() as u32;
+        self.paths.srtts = s;
         // Probe every EV left out once per two of its round trips, to follow its round trip
         // without holding back the window (a probe takes no PSN).
         for i in 0..n {
-            let e = &self.evs[i];
+            let e = &self.paths.evs[i];
             // Only EVs of the usable pool (those whose `backup` differs from `primary`)
             // above the limit are probed.
-            if e.backup == primary || !e.state.usable() || e.fit_rtt <= self.fit.limit {
+            if e.backup == primary || !e.state.usable() || e.fit_rtt <= self.paths.fit.limit {
                 continue;
             }
             // SND-SPRAY-009: an EV never probed is probed as soon as it is left out.
             if e.probed_at.is_none_or(|t| now.0 >= t.0.saturating_add(2 * e.fit_rtt)) {
                 let ev = e.ev;
-                self.evs[i].probed_at = Some(now);
+                self.paths.evs[i].probed_at = Some(now);
                 self.probe(ev);
             }
         }
@@ -268,7 +304,7 @@ impl Requester {
 
     /// When the oldest transmission on EV `i` not yet known to have arrived went out.
     fn oldest_in_flight(&self, i: usize) -> Option<Timestamp> {
-        let fifo = &self.evs[i].fifo;
+        let fifo = &self.paths.evs[i].fifo;
         (0..fifo.len()).find_map(|k| {
             let &Transmission { psn, seq } = fifo.get(k)?;
             let off = psn.distance(self.snd_una);
@@ -287,44 +323,41 @@ impl Requester {
     /// The sample is taken in the data's terms: half the probe's round trip, plus half the
     /// shortest round trip of the QP's EVs.
     pub(super) fn fit_probe_answered(&mut self, now: Timestamp, ev: Ev, reflected: u16) {
-        let Some(i) = self.ev_index(ev) else { return };
+        let Some(i) = self.paths.ev_index(ev) else { return };
         let rtt = u64::from(ts16(now).wrapping_sub(reflected)) * 16;
-        let fastest = self.evs.iter().map(|e| e.srtt).filter(|&x| x != 0).min().unwrap_or(rtt);
+        let fastest =
+            self.paths.evs.iter().map(|e| e.srtt).filter(|&x| x != 0).min().unwrap_or(rtt);
         let sample = rtt / 2 + fastest.min(rtt) / 2;
-        let slot = &mut self.evs[i];
+        let slot = &mut self.paths.evs[i];
         slot.srtt = if slot.srtt == 0 { sample.max(1) } else { (slot.srtt * 7 + sample) / 8 };
     }
 
     /// Earliest SKIP expiry, for the NIC's timer.
     #[inline(always)]
     pub(crate) fn skip_deadline(&self, hold: core::time::Duration) -> Option<Timestamp> {
-        if !self.evs_degraded {
+        if !self.paths.evs_degraded {
             return None;
         }
-        self.evs.iter().filter(|s| s.state == EvState::Skip).map(|s| s.since + hold).min()
-    }
-
-    pub(super) fn ev_index(&self, ev: Ev) -> Option<usize> {
-        self.evs.iter().position(|s| s.ev == ev)
+        self.paths.evs.iter().filter(|s| s.state == EvState::Skip).map(|s| s.since + hold).min()
     }
 
     /// Applies an EV event; returns the change, if the EV's state changed.
     pub(crate) fn ev_event(&mut self, now: Timestamp, ev: Ev, e: EvEvent) -> Option<EvChange> {
-        let i = self.ev_index(ev)?;
-        let to = crate::ev::next_state(self.evs[i].state, e)?;
-        self.evs[i].state = to;
-        self.evs[i].since = now;
-        self.refresh_degraded();
+        let i = self.paths.ev_index(ev)?;
+        let to = crate::ev::next_state(self.paths.evs[i].state, e)?;
+        self.paths.evs[i].state = to;
+        self.paths.evs[i].since = now;
+        self.paths.refresh_degraded();
         Some(EvChange { ev, state: to })
     }
 
     /// Sets an EV's state directly (a CPU policy decision).
     pub(crate) fn set_ev_state(&mut self, now: Timestamp, ev: Ev, state: EvState) -> bool {
-        match self.ev_index(ev) {
+        match self.paths.ev_index(ev) {
             Some(i) => {
-                self.evs[i].state = state;
-                self.evs[i].since = now;
-                self.refresh_degraded();
+                self.paths.evs[i].state = state;
+                self.paths.evs[i].since = now;
+                self.paths.refresh_degraded();
                 true
             }
             None => false,
