@@ -62,7 +62,10 @@
 // The types a caller drives the model with are at the root. Modules are public only where
 // their paths carry more than the root does: `boundary` (the adapter's port helpers),
 // `ev` (the EV state machine as a table), `oracle` (its violations), and `receiver` and
-// `retire` (the reference and the hardware-shaped structures, to test against each other).
+// `retire` (the hardware-shaped receive bitmap and retirement ring beside the plain
+// reference table, which the spec describes). A QP's requester and responder state stay
+// inside the crate: a caller reaches them through `Nic`'s getters. Every error converts
+// into the one `Error`.
 pub mod boundary;
 mod config;
 mod endpoint;
@@ -84,13 +87,16 @@ pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
 pub use endpoint::{Endpoint, NoCpu, Output};
-pub use error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
+pub use error::{
+    ApiMisuse, ConfigError, DoorbellRejected, Error, HostError, HostOrPeer, InputError,
+    PeerViolation,
+};
 pub use ev::{EvEvent, EvMark, EvState};
 pub use event::{
     CompletionEvent, CpuCommand, CqWrite, DmaWrite, DoorbellWrite, FlagWrite, HostCommand,
     LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
+pub use nic::{CqState, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};

@@ -51,6 +51,8 @@ mod receive;
 mod send;
 
 pub use host::CqState;
+// Siblings name them from here; their home is `error`.
+pub(crate) use crate::error::{HostOrPeer, InputError};
 use host::{Cq, TemplateSlot};
 
 /// Counters a NIC keeps; read with [`Nic::stats`].
@@ -604,37 +606,5 @@ impl Nic {
     /// The next event (DMA write, flag write, completion or report).
     pub fn poll_event(&mut self) -> Option<NicEvent> {
         self.events.pop_front()
-    }
-}
-
-/// An error from [`Nic::handle`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InputError {
-    /// From a host command.
-    #[error(transparent)]
-    Host(HostError),
-    /// From a packet, a CPU command or a timeout.
-    #[error(transparent)]
-    Packet(HostOrPeer),
-}
-
-/// An error from [`Nic::handle_packet`]: the peer broke a rule, or the caller did.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HostOrPeer {
-    /// The peer broke the specification.
-    #[error(transparent)]
-    Peer(#[from] PeerViolation),
-    /// The caller broke the contract.
-    #[error(transparent)]
-    Misuse(#[from] ApiMisuse),
-}
-
-impl HostOrPeer {
-    /// The requirement ID of the broken rule.
-    pub fn requirement(&self) -> &'static str {
-        match self {
-            HostOrPeer::Peer(p) => p.requirement(),
-            HostOrPeer::Misuse(m) => m.requirement(),
-        }
     }
 }
