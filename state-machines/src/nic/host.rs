@@ -220,7 +220,7 @@ impl Nic {
             self.cfg.seed ^ (u64::from(cfg.qpn.value())).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
         let req = Requester::new(&self.cfg, &cfg, rng);
-        let resp = Responder::new(cfg.qpn, cfg.peer_qpn, cfg.peer_initial_psn, self.cfg.mpr);
+        let resp = Responder::new(cfg.peer_initial_psn, self.cfg.mpr);
         self.qp_index.insert(cfg.qpn.value(), i);
         self.qps.push(Qp {
             cfg,
