@@ -4,6 +4,27 @@
 
 use super::*;
 
+/// What host software has set up on the NIC: registered memory, doorbell templates and
+/// completion queues.
+#[derive(Debug, Default)]
+pub(super) struct Host {
+    /// Regions a peer may write, by rkey (`RCV-PLACE-*`).
+    pub(super) regions: HashMap<Rkey, Region>,
+    /// Local registrations, by lkey (`TPL-KEY-001`).
+    pub(super) local: HashMap<Lkey, LocalRegion>,
+    /// Installed doorbell templates, by ID (`TPL-*`).
+    pub(super) templates: HashMap<TemplateId, TemplateSlot>,
+    /// Completion queues, by ID (`CQE-RING-*`).
+    pub(super) cqs: HashMap<CqId, Cq>,
+    /// The device error completion queue (`CQE-REJECT-002`).
+    pub(super) error_cq: Option<CqId>,
+    /// Queues that found no free slot during the current input; the QPs that report to
+    /// them move to the error state once it is handled (`CQE-RING-004`).
+    pub(super) overflowed: Vec<CqId>,
+    /// The region found last (see `Nic::region`).
+    pub(super) last_region: Option<Region>,
+}
+
 #[derive(Debug, Clone)]
 pub(super) struct TemplateSlot {
     pub(super) template: Template,
@@ -57,36 +78,36 @@ impl Nic {
         match cmd {
             HostCommand::CreateQp(cfg) => self.create_qp(cfg)?,
             HostCommand::RegisterRegion(r) => {
-                if self.regions.contains_key(&r.rkey) {
+                if self.host.regions.contains_key(&r.rkey) {
                     return Err(ApiMisuse::DuplicateRegion(r.rkey).into());
                 }
-                self.regions.insert(r.rkey, r);
+                self.host.regions.insert(r.rkey, r);
             }
             HostCommand::RegisterLocal(r) => {
-                if self.local.contains_key(&r.lkey) {
+                if self.host.local.contains_key(&r.lkey) {
                     return Err(ApiMisuse::DuplicateLocalKey(r.lkey).into());
                 }
-                self.local.insert(r.lkey, r);
+                self.host.local.insert(r.lkey, r);
             }
             HostCommand::DeregisterLocal { lkey } => self.deregister_local(lkey)?,
             HostCommand::SetTemplate(t) => self.set_template(t)?,
             HostCommand::CreateCq(cfg) => {
-                if self.cqs.contains_key(&cfg.cq) {
+                if self.host.cqs.contains_key(&cfg.cq) {
                     return Err(ApiMisuse::DuplicateCq(cfg.cq).into());
                 }
                 if let Some(reason) = cfg.problem() {
                     return Err(ApiMisuse::BadCq { cq: cfg.cq, reason }.into());
                 }
-                self.cqs.insert(cfg.cq, Cq { cfg, written: 0, consumed: 0, stopped: false });
+                self.host.cqs.insert(cfg.cq, Cq { cfg, written: 0, consumed: 0, stopped: false });
             }
             HostCommand::SetErrorCq { cq } => {
-                if !self.cqs.contains_key(&cq) {
+                if !self.host.cqs.contains_key(&cq) {
                     return Err(ApiMisuse::UnknownCq(cq).into());
                 }
-                self.error_cq = Some(cq);
+                self.host.error_cq = Some(cq);
             }
             HostCommand::CqConsumer { cq, consumed } => {
-                let q = self.cqs.get_mut(&cq).ok_or(ApiMisuse::UnknownCq(cq))?;
+                let q = self.host.cqs.get_mut(&cq).ok_or(ApiMisuse::UnknownCq(cq))?;
                 // CQE-RING-004: the consumer releases only entries the NIC has written.
                 let written = q.written as u32;
                 if consumed.wrapping_sub(q.consumed) > written.wrapping_sub(q.consumed) {
@@ -126,7 +147,8 @@ impl Nic {
         // and lets the NIC read it.
         let key =
             |reason| ApiMisuse::TemplateKey { template: t.template_id, lkey: t.local_lkey, reason };
-        let r = self.local.get(&t.local_lkey).ok_or_else(|| key("names no registered memory"))?;
+        let r =
+            self.host.local.get(&t.local_lkey).ok_or_else(|| key("names no registered memory"))?;
         if !r.local_read {
             return Err(key("does not let the NIC read its memory"));
         }
@@ -135,13 +157,13 @@ impl Nic {
         }
         // TPL-INSTALL-003: disabling or re-enabling keeps the expected sequence number;
         // any other installation, under a new ID or one in use, sets it to 0.
-        let expected_seq = match self.templates.get(&t.template_id) {
+        let expected_seq = match self.host.templates.get(&t.template_id) {
             Some(s) if only_enabled_differs(&s.template, &t) => s.expected_seq,
             _ => 0,
         };
         // TPL-INSTALL-002: the table entry is replaced whole, between two host inputs, so
         // every token is expanded from one version of the template.
-        self.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
+        self.host.templates.insert(t.template_id, TemplateSlot { template: t, expected_seq });
         Ok(())
     }
 
@@ -151,10 +173,10 @@ impl Nic {
     /// under a valid registration. Messages already accepted are not affected; software
     /// deregisters memory only once their flags have matched.
     fn deregister_local(&mut self, lkey: Lkey) -> Result<(), ApiMisuse> {
-        if self.local.remove(&lkey).is_none() {
+        if self.host.local.remove(&lkey).is_none() {
             return Err(ApiMisuse::UnknownLocalKey(lkey));
         }
-        for s in self.templates.values_mut() {
+        for s in self.host.templates.values_mut() {
             if s.template.local_lkey == lkey {
                 s.template.enabled = false;
             }
@@ -186,7 +208,7 @@ impl Nic {
         }
         // API-CQ-002: the completion queues a QP names exist.
         for cq in [cfg.send_cq, cfg.recv_cq].into_iter().flatten() {
-            if !self.cqs.contains_key(&cq) {
+            if !self.host.cqs.contains_key(&cq) {
                 return Err(ApiMisuse::UnknownCq(cq));
             }
         }
@@ -237,13 +259,13 @@ impl Nic {
 
     fn doorbell(&mut self, token: u64) -> Result<(), HostError> {
         let tok = DoorbellToken::from_u64(token);
-        let slot = self.templates.get(&tok.template);
+        let slot = self.host.templates.get(&tok.template);
         let result =
             accept_doorbell(&tok, slot.map(|s| &s.template), slot.map_or(0, |s| s.expected_seq));
         match result {
             Ok(wr) => {
                 let i = self.qp_idx(wr.qpn).ok_or(ApiMisuse::UnknownQp(wr.qpn))?;
-                if let Some(s) = self.templates.get_mut(&tok.template) {
+                if let Some(s) = self.host.templates.get_mut(&tok.template) {
                     s.expected_seq = s.expected_seq.wrapping_add(1);
                 }
                 if self.qps[i].in_error {
@@ -262,7 +284,7 @@ impl Nic {
                 // rejection names the template, else the device error completion queue.
                 let cq = match template.filter(|_| reject.template_known()) {
                     Some(t) => self.qp_idx(t.qpn).and_then(|i| self.qps[i].cfg.send_cq),
-                    None => self.error_cq,
+                    None => self.host.error_cq,
                 };
                 self.write_completion(Side::Requester, cq, entry);
                 Err(DoorbellRejected { token, reject }.into())
@@ -341,7 +363,7 @@ impl Nic {
     pub(super) fn write_completion(&mut self, side: Side, cq: Option<CqId>, entry: CompletionRepr) {
         // The low 32 bits of the clock, in nanoseconds; measurement only.
         let mut entry = entry.with_timestamp(self.last_now.0 as u32);
-        let queue = match cq.and_then(|c| self.cqs.get_mut(&c)) {
+        let queue = match cq.and_then(|c| self.host.cqs.get_mut(&c)) {
             None => None,
             Some(q) if q.stopped => {
                 self.stats.completions_dropped += 1;
@@ -349,7 +371,7 @@ impl Nic {
             }
             Some(q) if q.in_use() >= q.cfg.entries => {
                 q.stopped = true;
-                self.overflowed.push(q.cfg.cq);
+                self.host.overflowed.push(q.cfg.cq);
                 self.stats.completions_dropped += 1;
                 return;
             }
@@ -377,8 +399,8 @@ impl Nic {
     /// each such QP, like the others, completes FLUSHED (`RET-FLUSH-001`, table 1).
     pub(super) fn settle(&mut self, now: Timestamp) {
         let mut k = 0;
-        while k < self.overflowed.len() {
-            let cq = self.overflowed[k];
+        while k < self.host.overflowed.len() {
+            let cq = self.host.overflowed[k];
             k += 1;
             for i in 0..self.qps.len() {
                 let c = &self.qps[i].cfg;
@@ -387,6 +409,6 @@ impl Nic {
                 }
             }
         }
-        self.overflowed.clear();
+        self.host.overflowed.clear();
     }
 }

@@ -53,7 +53,7 @@ mod send;
 pub use host::CqState;
 // Siblings name them from here; their home is `error`.
 pub(crate) use crate::error::{HostOrPeer, InputError};
-use host::{Cq, TemplateSlot};
+use host::Host;
 
 /// Counters a NIC keeps; read with [`Nic::stats`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,16 +142,8 @@ pub struct Nic {
     qp_index: HashMap<u32, usize>,
     domains: Vec<Domain>,
     domain_index: HashMap<DomainId, usize>,
-    regions: HashMap<Rkey, Region>,
-    /// Local registrations, by lkey (`TPL-KEY-001`).
-    local: HashMap<Lkey, LocalRegion>,
-    templates: HashMap<TemplateId, TemplateSlot>,
-    cqs: HashMap<CqId, Cq>,
-    /// The device error completion queue (`CQE-REJECT-002`).
-    error_cq: Option<CqId>,
-    /// Queues that found no free slot during the current input; the QPs that report to
-    /// them move to the error state once it is handled (`CQE-RING-004`).
-    overflowed: Vec<CqId>,
+    /// What host software set up: regions, templates, completion queues.
+    host: Host,
     ctrl: VecDeque<Transmit>,
     events: VecDeque<NicEvent>,
     active: Ring<usize>,
@@ -159,8 +151,6 @@ pub struct Nic {
     stats: NicStats,
     /// Reused buffer of QP indices, so that retirement does not allocate.
     scratch: Vec<usize>,
-    /// The region found last (see [`Nic::region`]).
-    last_region: Option<Region>,
     /// The QP that received the last packet.
     last_qp: Option<LastQp>,
     /// This NIC's ports that are up, port p in bit p (`EETH-PORT-001`).
@@ -180,19 +170,13 @@ impl Nic {
             qp_index: HashMap::default(),
             domains: Vec::new(),
             domain_index: HashMap::default(),
-            regions: HashMap::default(),
-            local: HashMap::default(),
-            templates: HashMap::default(),
-            cqs: HashMap::default(),
-            error_cq: None,
-            overflowed: Vec::new(),
+            host: Host::default(),
             ctrl: VecDeque::new(),
             events: VecDeque::new(),
             active: Ring::new(),
             timers: BinaryHeap::new(),
             stats: NicStats::default(),
             scratch: Vec::new(),
-            last_region: None,
             last_qp: None,
             ports_up: 1,
             peer_ports: None,
@@ -250,7 +234,7 @@ impl Nic {
 
     /// The state of completion queue `cq`, if it exists.
     pub fn cq_state(&self, cq: CqId) -> Option<CqState> {
-        self.cqs.get(&cq).map(|q| CqState {
+        self.host.cqs.get(&cq).map(|q| CqState {
             written: q.written,
             consumed: q.consumed,
             stopped: q.stopped,
@@ -259,7 +243,7 @@ impl Nic {
 
     /// Whether template `id` is installed and enabled.
     pub fn template_enabled(&self, id: TemplateId) -> Option<bool> {
-        self.templates.get(&id).map(|t| t.template.enabled)
+        self.host.templates.get(&id).map(|t| t.template.enabled)
     }
 
     /// Messages waiting to send or to complete, over all QPs.

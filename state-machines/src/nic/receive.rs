@@ -17,12 +17,12 @@ impl Nic {
     /// key cache: regions are never changed once registered, so the copy cannot go stale.
     #[inline(always)]
     pub(super) fn region(&mut self, rkey: Rkey) -> Option<Region> {
-        if let Some(r) = self.last_region.filter(|r| r.rkey == rkey) {
+        if let Some(r) = self.host.last_region.filter(|r| r.rkey == rkey) {
             return Some(r);
         }
-        let r = self.regions.get(&rkey).copied();
+        let r = self.host.regions.get(&rkey).copied();
         if r.is_some() {
-            self.last_region = r;
+            self.host.last_region = r;
         }
         r
     }
