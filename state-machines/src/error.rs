@@ -1,5 +1,7 @@
 //! Errors of the model, split by who is at fault (after rustls): the peer
 //! ([`PeerViolation`]), the caller ([`ApiMisuse`]) or the configuration ([`ConfigError`]).
+//! [`Error`] holds any of them, for a caller that keeps one error type; each family
+//! converts into it with `?`, and [`Error::requirement`] names the rule broken.
 //! Every rejected input leaves the model's state exactly as it was; responses the
 //! specification requires for a bad packet (a NACK for an out-of-window PSN, a transport
 //! NAK for a bad key) are still sent.
@@ -7,6 +9,8 @@
 use openrdma_codec::host::DoorbellReject;
 use openrdma_codec::{Lkey, Msn, Opcode, Psn, Qpn, Rkey, Rqmsn, TemplateId};
 use openrdma_device::CqId;
+
+use crate::packet::{Unreceivable, UnsupportedPacket};
 
 /// The remote peer broke the specification. Each variant names its requirement ID.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -379,4 +383,145 @@ pub enum ConfigError {
     /// check names it.
     #[error("configuration {0}")]
     Settings(#[from] openrdma_device::ManifestError),
+}
+
+/// An error from [`Nic::handle`](crate::Nic::handle).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// From a host command.
+    #[error(transparent)]
+    Host(HostError),
+    /// From a packet, a CPU command or a timeout.
+    #[error(transparent)]
+    Packet(HostOrPeer),
+}
+
+/// An error from [`Nic::handle_packet`](crate::Nic::handle_packet): the peer broke a rule, or the caller did.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostOrPeer {
+    /// The peer broke the specification.
+    #[error(transparent)]
+    Peer(#[from] PeerViolation),
+    /// The caller broke the contract.
+    #[error(transparent)]
+    Misuse(#[from] ApiMisuse),
+}
+
+impl HostOrPeer {
+    /// The requirement ID of the broken rule.
+    pub fn requirement(&self) -> &'static str {
+        match self {
+            HostOrPeer::Peer(p) => p.requirement(),
+            HostOrPeer::Misuse(m) => m.requirement(),
+        }
+    }
+}
+
+/// Any error of the model, as one type (rustls's shape): each family is a variant, and
+/// every narrower error a `handle_*` method returns converts into it with `?`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The peer broke the specification.
+    #[error(transparent)]
+    Peer(#[from] PeerViolation),
+    /// The caller broke the model's contract.
+    #[error(transparent)]
+    Misuse(#[from] ApiMisuse),
+    /// The NIC refused a doorbell, and wrote the error completion the specification asks
+    /// for.
+    #[error(transparent)]
+    Doorbell(#[from] DoorbellRejected),
+    /// A configuration that cannot be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A frame that reaches the model as no packet.
+    #[error(transparent)]
+    Unreceivable(#[from] Unreceivable),
+}
+
+impl Error {
+    /// The requirement ID of the broken rule, where one names it: every peer violation,
+    /// caller misuse, doorbell rejection and unreceivable frame has one; a configuration
+    /// error has one when the scenario format's check found it (`CONF-FMT-008`).
+    pub fn requirement(&self) -> Option<&'static str> {
+        match self {
+            Error::Peer(p) => Some(p.requirement()),
+            Error::Misuse(m) => Some(m.requirement()),
+            Error::Doorbell(d) => Some(d.reject.requirement()),
+            Error::Config(c) => c.requirement(),
+            Error::Unreceivable(u) => Some(u.requirement()),
+        }
+    }
+}
+
+impl From<HostError> for Error {
+    fn from(e: HostError) -> Error {
+        match e {
+            HostError::Misuse(m) => Error::Misuse(m),
+            HostError::Doorbell(d) => Error::Doorbell(d),
+        }
+    }
+}
+
+impl From<HostOrPeer> for Error {
+    fn from(e: HostOrPeer) -> Error {
+        match e {
+            HostOrPeer::Peer(p) => Error::Peer(p),
+            HostOrPeer::Misuse(m) => Error::Misuse(m),
+        }
+    }
+}
+
+impl From<InputError> for Error {
+    fn from(e: InputError) -> Error {
+        match e {
+            InputError::Host(h) => h.into(),
+            InputError::Packet(p) => p.into(),
+        }
+    }
+}
+
+impl From<UnsupportedPacket> for Error {
+    fn from(e: UnsupportedPacket) -> Error {
+        Error::Unreceivable(e.into())
+    }
+}
+
+impl ConfigError {
+    /// The requirement ID of the broken rule, when the scenario format's check found it
+    /// (`CONF-FMT-008`); a value only the model cannot use names none.
+    pub fn requirement(&self) -> Option<&'static str> {
+        match self {
+            ConfigError::Invalid { .. } => None,
+            ConfigError::Settings(_) => Some("CONF-FMT-008"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_converts_and_keeps_its_requirement() {
+        let qpn = Qpn::new(7);
+        let peer: Error = HostOrPeer::Peer(PeerViolation::UnknownQp { qpn }).into();
+        assert_eq!(peer.requirement(), Some("RCV-QP-001"));
+        let misuse: Error = InputError::Host(ApiMisuse::UnknownQp(qpn).into()).into();
+        assert_eq!(misuse, Error::Misuse(ApiMisuse::UnknownQp(qpn)));
+        assert_eq!(misuse.requirement(), Some("API-QP-004"));
+        let late: Error =
+            InputError::Packet(ApiMisuse::TimeWentBackwards { now: 1, last: 2 }.into()).into();
+        assert_eq!(late.requirement(), Some("API-TIME-001"));
+        let config: Error = ConfigError::Invalid { field: "pmtu", reason: "zero" }.into();
+        assert_eq!(config.requirement(), None);
+        let settings: Error =
+            ConfigError::Settings(openrdma_device::ManifestError::new("nic.pmtu", 0, "zero"))
+                .into();
+        assert_eq!(settings.requirement(), Some("CONF-FMT-008"));
+        let frame: Error = UnsupportedPacket { opcode: Opcode(0x0c), reason: "a read" }.into();
+        assert_eq!(frame.requirement(), Some("RCV-OPC-001"));
+        assert!(frame.to_string().contains("not handled"), "{frame}");
+    }
 }

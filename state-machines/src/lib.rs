@@ -33,6 +33,26 @@
 //! boundary's `NicSettings` and `RecoverySettings`) becomes the model's [`NicConfig`] and
 //! [`RecoveryConfig`] by `TryFrom` and `From`.
 //!
+//! # Where things are
+//!
+//! The NIC is split the way quinn-proto splits a connection: one type that owns the state
+//! and the call order, and one file per room of the work.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `nic/mod.rs` | [`Nic`]: its state, the `handle_*` entry points, timers and the `poll_*` outputs |
+//! | `nic/host.rs` | host: QPs, regions, doorbell templates, doorbells, completion queues, sender completions and flags |
+//! | `nic/receive.rs` | receiver: a Write checked, placed and retired; probes answered; SACKs, NACKs and transport ACKs sent |
+//! | `nic/send.rs` | sender: the CPU half's commands to a requester, and the acknowledgements it handles turned into reports |
+//! | `nic/endpoint_ops.rs` | endpoint operations on QPN 2 |
+//! | `sender/mod.rs` | a QP's requester: messages, PSNs, the window, the next packet and its headers |
+//! | `sender/paths.rs` | paths: the EV profile, the spray policies, window-fit, EV states |
+//! | `sender/loss.rs` | loss: SACK, NACK and AETH handling, loss inference, tail probes, the retransmission queue |
+//! | `receiver.rs` | a QP's responder: the receive window, its bitmap and the SACKs it makes |
+//! | `retire.rs` | retirement domains: the reference table and the hardware-shaped ring |
+//! | `recovery.rs` | [`RecoveryAgent`], the CPU half |
+//! | `endpoint.rs`, `pair.rs`, `oracle.rs`, `boundary.rs` | the drive loop, the fabric, the oracle, the device boundary |
+//!
 //! Requirement IDs in the docs refer to the chapters of `spec/` (`SND-*` sender,
 //! `RCV-*` receiver, `RET-*`/`FLAG-*`/`WWI-*` completion, `REC-*` recovery, `EV-*` paths).
 
@@ -42,7 +62,10 @@
 // The types a caller drives the model with are at the root. Modules are public only where
 // their paths carry more than the root does: `boundary` (the adapter's port helpers),
 // `ev` (the EV state machine as a table), `oracle` (its violations), and `receiver` and
-// `retire` (the reference and the hardware-shaped structures, to test against each other).
+// `retire` (the hardware-shaped receive bitmap and retirement ring beside the plain
+// reference table, which the spec describes). A QP's requester and responder state stay
+// inside the crate: a caller reaches them through `Nic`'s getters. Every error converts
+// into the one `Error`.
 pub mod boundary;
 mod config;
 mod endpoint;
@@ -64,13 +87,16 @@ pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
 pub use endpoint::{Endpoint, NoCpu, Output};
-pub use error::{ApiMisuse, ConfigError, DoorbellRejected, HostError, PeerViolation};
+pub use error::{
+    ApiMisuse, ConfigError, DoorbellRejected, Error, HostError, HostOrPeer, InputError,
+    PeerViolation,
+};
 pub use ev::{EvEvent, EvMark, EvState};
 pub use event::{
     CompletionEvent, CpuCommand, CqWrite, DmaWrite, DoorbellWrite, FlagWrite, HostCommand,
     LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
+pub use nic::{CqState, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};

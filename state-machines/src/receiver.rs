@@ -2,9 +2,9 @@
 //! packets, and SACK generation and coalescing (requirements `RCV-*`).
 //!
 //! Placement and retirement involve the NIC's registered regions and retirement domains,
-//! so they live in the NIC (`nic.rs`); this module keeps what belongs to one QP.
+//! so they live in the NIC (`nic/receive.rs`); this module keeps what belongs to one QP.
 
-use openrdma_codec::{CcStateRepr, Ev, EvMark as WireMark, Msn, Psn, Qpn, Rqmsn, SethRepr};
+use openrdma_codec::{CcStateRepr, Ev, EvMark as WireMark, Msn, Psn, Rqmsn, SethRepr};
 
 use openrdma_device::Timestamp;
 
@@ -134,7 +134,7 @@ impl BitRing {
 
 /// Where an arriving PSN falls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PsnClass {
+pub(crate) enum PsnClass {
     /// Already received (behind the window, or its bit is set).
     Duplicate,
     /// New, `offset` after the next expected PSN.
@@ -148,46 +148,40 @@ pub enum PsnClass {
 
 /// SACK bookkeeping of one QP.
 #[derive(Debug, Clone)]
-pub struct Responder {
-    /// This QP.
-    pub qpn: Qpn,
-    /// The peer QP.
-    pub peer_qpn: Qpn,
+pub(crate) struct Responder {
     /// Window in PSNs.
-    pub window: u32,
+    pub(crate) window: u32,
     /// Received PSNs.
-    pub bits: BitRing,
+    pub(crate) bits: BitRing,
     /// Accepted packets not yet acknowledged by a SACK.
-    pub unacked: u32,
+    pub(crate) unacked: u32,
     /// When a SACK becomes due although fewer than `sack_coalesce` packets wait.
-    pub sack_deadline: Option<Timestamp>,
+    pub(crate) sack_deadline: Option<Timestamp>,
     /// EV of the packet that will trigger the next SACK.
-    pub last_ev: Ev,
+    pub(crate) last_ev: Ev,
     /// TSETH timestamp of that packet, reflected in CC_STATE.
-    pub last_ts: u16,
+    pub(crate) last_ts: u16,
     /// PSN of that packet.
-    pub last_psn: Psn,
+    pub(crate) last_psn: Psn,
     /// Packets accepted out of order since the QP began (mod 2^15).
-    pub ooo_count: u16,
+    pub(crate) ooo_count: u16,
     /// Payload bytes accepted since the QP began.
-    pub rcvd_bytes: u64,
+    pub(crate) rcvd_bytes: u64,
     /// MPR to advertise.
-    pub mpr: u8,
+    pub(crate) mpr: u8,
     /// The last message of this QP that retired, for the transport ACK.
-    pub last_retired: Option<Msn>,
+    pub(crate) last_retired: Option<Msn>,
     /// Messages retired since the last transport ACK.
-    pub retired_unacked: u32,
+    pub(crate) retired_unacked: u32,
     /// RQMSN of the last immediate delivered.
-    pub delivered_rqmsn: Rqmsn,
+    pub(crate) delivered_rqmsn: Rqmsn,
 }
 
 impl Responder {
     /// A responder expecting `first_psn`.
-    pub fn new(qpn: Qpn, peer_qpn: Qpn, first_psn: Psn, mpr: u8) -> Self {
+    pub(crate) fn new(first_psn: Psn, mpr: u8) -> Self {
         let window = u32::from(mpr) * 128;
         Responder {
-            qpn,
-            peer_qpn,
             window,
             bits: BitRing::new(window, first_psn),
             unacked: 0,
@@ -206,7 +200,7 @@ impl Responder {
 
     /// The next PSN expected in order.
     #[inline]
-    pub fn epsn(&self) -> Psn {
+    pub(crate) fn epsn(&self) -> Psn {
         self.bits.base()
     }
 
@@ -214,7 +208,7 @@ impl Responder {
     /// the ring) or already marked is a duplicate; at or beyond `epsn + window` is out of
     /// the window.
     #[inline(always)]
-    pub fn classify(&self, psn: Psn) -> PsnClass {
+    pub(crate) fn classify(&self, psn: Psn) -> PsnClass {
         let d = psn.distance(self.epsn());
         if d < 0 {
             return PsnClass::Duplicate;
@@ -231,7 +225,7 @@ impl Responder {
 
     /// Records an accepted PSN. Returns whether it arrived out of order.
     #[inline(always)]
-    pub fn accept(&mut self, offset: u32, len: u32) -> bool {
+    pub(crate) fn accept(&mut self, offset: u32, len: u32) -> bool {
         self.bits.set_and_advance(offset);
         self.unacked += 1;
         self.rcvd_bytes += u64::from(len);
@@ -246,7 +240,7 @@ impl Responder {
     /// `probe_id` is echoed in `ack_psn_offset` when answering a probe (`PETH-RESP-001`).
     /// `trigger` is the PSN of the packet that caused this SACK; `ack_psn_offset` points at
     /// it (`SETH-ACKPSN-001`), except for a probe answer, which echoes the probe ID there.
-    pub fn make_sack(
+    pub(crate) fn make_sack(
         &mut self,
         ev: Ev,
         trigger: Psn,
@@ -355,7 +349,7 @@ mod tests {
 
     #[test]
     fn classify_edges() {
-        let r = Responder::new(Qpn::new(1), Qpn::new(2), Psn::new(100), 1);
+        let r = Responder::new(Psn::new(100), 1);
         assert_eq!(r.classify(Psn::new(99)), PsnClass::Duplicate);
         assert_eq!(r.classify(Psn::new(100)), PsnClass::New { offset: 0 });
         assert_eq!(r.classify(Psn::new(227)), PsnClass::New { offset: 127 });
@@ -365,7 +359,7 @@ mod tests {
     /// The MRC worked example: PSNs 0..=11 sent, 5 and 8 lost.
     #[test]
     fn sack_worked_example() {
-        let mut r = Responder::new(Qpn::new(1), Qpn::new(2), Psn::new(0), 1);
+        let mut r = Responder::new(Psn::new(0), 1);
         for p in (0..12).filter(|p| *p != 5 && *p != 8) {
             if let PsnClass::New { offset } = r.classify(Psn::new(p)) {
                 r.accept(offset, 0);
