@@ -23,8 +23,8 @@ use super::{Divergence, Frame, Kind, render_frame};
 /// The requirement that fixes the order of two packets of one QP.
 fn order_requirement(first: &Kind, second: &Kind) -> &'static str {
     match (first, second) {
-        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001",
-        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003",
+        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001.a",
+        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003.a",
         _ => "SND-SCHED-001",
     }
 }
@@ -120,7 +120,7 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
             if f.at.saturating_sub(at) < CLOCK_SPAN_NS && ahead >= 0x8000 {
                 div.push(Divergence {
                     at: f.at,
-                    requirement: "SND-TS-002".into(),
+                    requirement: "SND-TS-002.c".into(),
                     what: format!(
                         "TSETH tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's \
                          data packet {} ns before: the timestamp clock ran backwards",
