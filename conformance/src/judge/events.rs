@@ -2,8 +2,11 @@
 //! going to error, and the reports to the CPU half.
 
 use openrdma_codec::frame::decode;
+use std::collections::HashMap;
+
+use openrdma_codec::Ev;
 use openrdma_device::{
-    Body, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
+    Body, HostCommand, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
 };
 
 use super::arrivals::Arrivals;
@@ -405,4 +408,37 @@ fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
         _ => false,
     });
     if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003.a" }
+}
+
+/// `EvState` reports judged by truth where the scenario expects none (design 9.3, in part):
+/// each names a QP the scenario created and an EV of its profile, since the NIC half
+/// reports only transitions it applies (REC-IF-016), and it applies them to those EVs only.
+pub(super) fn judge_ev_state_truth(
+    scenario: &Scenario,
+    obs: &[(u64, &NicEvent)],
+    div: &mut Vec<Divergence>,
+) {
+    let mut profiles: HashMap<u32, Vec<Ev>> = HashMap::new();
+    for r in scenario.injects() {
+        if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
+            let evs = q.evs.iter().chain(&q.backup_evs).copied().collect();
+            profiles.insert(q.qpn.value(), evs);
+        }
+    }
+    for (t, e) in obs {
+        let NicEvent::Report(NicReport::EvState { qpn, ev, .. }) = e else { continue };
+        let what = match profiles.get(&qpn.value()) {
+            None => format!("an EvState report of QP {qpn}, which the scenario did not create"),
+            Some(evs) if !evs.contains(ev) => {
+                format!("an EvState report of EV {ev:#010x}, which is not in QP {qpn}'s profile")
+            }
+            Some(_) => continue,
+        };
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            should_only: false,
+            check: "",
+            ..Divergence::of(*t, crate::req::REC_IF_016, what)
+        });
+    }
 }

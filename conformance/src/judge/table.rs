@@ -303,7 +303,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.clock",
         clauses: CLOCK,
-        reads: &[Reads::Data],
+        reads: &[Reads::Data, Reads::Probe],
         applies: always,
         judge: |c, d| schedule::judge_clock(&c.o.frames, d),
     },
@@ -382,6 +382,13 @@ pub static CHECKS: &[Check] = &[
             let mut n = 0;
             let late = c.scenario.manifest.tolerances.late_ns;
             events::judge_reports(&c.o.exp_events, &c.o.events, late, d, &mut n);
+            let expects_ev_states =
+                c.o.exp_events
+                    .iter()
+                    .any(|(_, e)| matches!(e, NicEvent::Report(NicReport::EvState { .. })));
+            if !expects_ev_states {
+                events::judge_ev_state_truth(c.scenario, &c.o.events, d);
+            }
             c.count(n);
         },
     },
@@ -618,7 +625,7 @@ const SPRAY: &[Clause] =
 
 const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
 
-const CLOCK: &[Clause] = &[SND_TS_002_C];
+const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 
 const NACK_BACKOFF: &[Clause] = &[SND_NACK_004_A];
 
