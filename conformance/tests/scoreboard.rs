@@ -366,6 +366,28 @@ fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
     }
 }
 
+// ---- CONF-CMP-036 -----------------------------------------------------------------------
+
+/// CONF-CMP-036: a QP's data packets and probes carry stamps of one clock, judged over every
+/// two sent less than 2^15 ns apart: a probe stamped behind a data packet sent shortly before
+/// it is a clock that ran backwards (EV-PROBE-005.f), and the same probe unchanged is not.
+#[test]
+fn conf_cmp_036_a_probe_reads_the_data_packets_clock() {
+    let r = Run::of("snd-dark-path-v6");
+    let probes = r.frames(|d| d.ext.peth.is_some());
+    let data = r.frames(|d| d.ext.tseth.is_some());
+    let near =
+        |p: usize| data.iter().any(|&x| x < p && r.observed[p].at.0 - r.observed[x].at.0 < 1 << 15);
+    let k = *probes.iter().find(|&&p| near(p)).expect("a probe soon after a data packet");
+    let o = r.edit(k, |f| {
+        if let Some(p) = f.ext.peth.as_mut() {
+            p.tx_timestamp = p.tx_timestamp.wrapping_sub(0x4000);
+        }
+        f.finalize().unwrap();
+    });
+    assert_names(&r.judge(&o), "EV-PROBE-005", "a probe stamped behind the data packets");
+}
+
 // ---- CONF-CMP-027 and CONF-CMP-019 ------------------------------------------------------
 
 /// CONF-CMP-027: a retransmission sent on the EV of the previous transmission of its PSN
