@@ -26,7 +26,7 @@ const ONE_RULE: &[(&str, &str)] = &[
     ("TPL-INSTALL-002", "a change takes effect between tokens, stated twice"),
     ("TPL-KEY-001", "the check at installation and its refusal"),
     ("TSETH-PRESENT-001", "where the TSETH is when it is present"),
-    ("CONF-CMP-030", "timestamps do not run backwards, with the measure of it"),
+    ("CONF-CMP-036", "timestamps do not run backwards, with the measure of it"),
     ("CONF-DEV-003", "time moves forward, for batches and for inputs"),
     ("CONF-GEN-001", "determinism, with the test that shows it"),
     ("CONF-RUN-006", "no CPU half played means no CPU command injected"),

@@ -90,13 +90,54 @@ fn the_table_names_each_check_once_with_clauses() {
     }
 }
 
+/// Every clause a row can fail is a leaf: a rule of its own, never the whole of a marked
+/// line, so that a divergence names the clause the difference breaks and coverage counts
+/// only what a row can fail.
+#[test]
+fn rows_name_leaf_clauses() {
+    let mut wrong = Vec::new();
+    for c in CHECKS {
+        for x in c.clauses.iter().filter(|x| !x.is_leaf()) {
+            wrong.push(format!("{} lists {x}, which has clauses", c.name));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The rows that name a frame to discard by what is wrong with it (CONF-CMP-023) can fail
+/// every such reason's clause.
+#[test]
+fn rows_that_name_frames_to_discard_can_fail_every_reason() {
+    use openrdma_codec::frame::DECODE_RULES;
+    use openrdma_conformance::judge::discard_clause;
+    let reasons = [
+        "DEC-CUT-001",
+        "ENC-VLAN-002",
+        "ENC-IPV4-001",
+        "ENC-IPV4-002",
+        "ENC-IPV4-003",
+        "ENC-IPV6-001",
+        "ENC-UDP-001",
+        "ENC-UDP-006",
+        "ENC-ROCE-001",
+        "ICRC-VERIFY-001",
+        "OPC-UNKNOWN-001",
+    ];
+    for row in ["frames.unexpected", "sacks", "placement"] {
+        let check = Check::named(row).unwrap();
+        for id in reasons.iter().chain(DECODE_RULES) {
+            let c = discard_clause(id).unwrap();
+            assert!(check.clauses.contains(&c), "{row} cannot fail {c}");
+        }
+    }
+}
+
 /// The `wire` row can fail every rule the codec checks on the frames the corpus expects, and
 /// every frame-level rule (its clause list is kept by hand; this keeps it true).
 #[test]
 fn the_wire_check_can_fail_every_rule_the_codec_checks() {
     use openrdma_codec::frame::{FRAME_RULES, decode};
-    use openrdma_conformance::judge::sender_rules;
-    use openrdma_conformance::req::Clause;
+    use openrdma_conformance::judge::{sender_clause, sender_rules};
     use openrdma_device::Body;
     let wire = Check::named("wire").unwrap();
     let mut rules: BTreeSet<&str> = FRAME_RULES.iter().copied().collect();
@@ -109,7 +150,7 @@ fn the_wire_check_can_fail_every_rule_the_codec_checks() {
     }
     rules.remove("ICRC-VERIFY-001"); // a receiver's rule; the sender's is ICRC-CALC-001
     for id in rules {
-        let c = Clause::parse(id).unwrap_or_else(|| panic!("{id} is not a clause"));
+        let c = sender_clause(id).unwrap_or_else(|| panic!("{id} is not a clause"));
         assert!(wire.clauses.contains(&c), "the wire check cannot fail {id}");
     }
 }

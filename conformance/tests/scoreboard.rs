@@ -330,6 +330,10 @@ fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
                         }
                         IpRepr::V6(v6) => v6.hop_limit = 117,
                     }
+                    // A probe reads the data packets' clock (EV-PROBE-005), moved below.
+                    if let Some(p) = f.ext.peth.as_mut() {
+                        p.tx_timestamp = p.tx_timestamp.wrapping_add(0x0F0F);
+                    }
                     f.finalize().unwrap();
                 });
                 continue;
@@ -340,8 +344,9 @@ fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
             *bytes = edit_frame(r.bytes(k), |f| {
                 let ev = r.other_ev(f.entropy(), 3);
                 f.set_entropy(ev);
+                // Another clock: its start, not its direction, differs.
                 if let Some(t) = f.ext.tseth.as_mut() {
-                    t.tx_timestamp ^= 0x0F0F;
+                    t.tx_timestamp = t.tx_timestamp.wrapping_add(0x0F0F);
                 }
                 match &mut f.ip {
                     IpRepr::V4(v4) => {
@@ -359,6 +364,28 @@ fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
         }
         assert_eq!(r.judge(&o), vec![], "{name}: the device's own choices were compared");
     }
+}
+
+// ---- CONF-CMP-036 -----------------------------------------------------------------------
+
+/// CONF-CMP-036: a QP's data packets and probes carry stamps of one clock, judged over every
+/// two sent less than 2^15 ns apart: a probe stamped behind a data packet sent shortly before
+/// it is a clock that ran backwards (EV-PROBE-005.f), and the same probe unchanged is not.
+#[test]
+fn conf_cmp_036_a_probe_reads_the_data_packets_clock() {
+    let r = Run::of("snd-dark-path-v6");
+    let probes = r.frames(|d| d.ext.peth.is_some());
+    let data = r.frames(|d| d.ext.tseth.is_some());
+    let near =
+        |p: usize| data.iter().any(|&x| x < p && r.observed[p].at.0 - r.observed[x].at.0 < 1 << 15);
+    let k = *probes.iter().find(|&&p| near(p)).expect("a probe soon after a data packet");
+    let o = r.edit(k, |f| {
+        if let Some(p) = f.ext.peth.as_mut() {
+            p.tx_timestamp = p.tx_timestamp.wrapping_sub(0x4000);
+        }
+        f.finalize().unwrap();
+    });
+    assert_names(&r.judge(&o), "EV-PROBE-005", "a probe stamped behind the data packets");
 }
 
 // ---- CONF-CMP-027 and CONF-CMP-019 ------------------------------------------------------
@@ -824,10 +851,21 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
     assert!(o.len() < r.observed.len(), "the run has Progress or Armed reports");
     let qpn = Qpn::new(openrdma_corpus::DUT_QP);
     let at = o[o.len() / 2].at;
+    // An EV of the QP's profile: one outside it has no state to report (REC-IF-016).
+    let profile_ev =
+        r.s.records
+            .iter()
+            .find_map(|x| match &x.body {
+                openrdma_device::Body::Host {
+                    command: openrdma_device::HostCommand::CreateQp(q),
+                } if q.qpn == qpn => q.evs.first().copied(),
+                _ => None,
+            })
+            .expect("the QP has an EV");
     let extra = [
         NicReport::Progress { qpn, snd_una: Psn::new(0), outstanding: 3, awaiting_ack: 1 },
         NicReport::Armed { qpn, snd_una: Psn::new(1) },
-        NicReport::EvState { qpn, ev: Ev::new(7), state: openrdma_device::EvState::Denied },
+        NicReport::EvState { qpn, ev: profile_ev, state: openrdma_device::EvState::Denied },
     ];
     for e in extra {
         o.push(TimedOutput { at, output: Output::Event { event: NicEvent::Report(e) } });

@@ -33,8 +33,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // parameter's rule would have been the one to name.
     ("no-rto-cap", "EV-PROBE-005.e"),
     ("extra-retry", "SND-RTX-004"),
-    ("short-skip-hold", "SND-SEG-001.a"),
-    ("sender-wwi-unlimited", "SND-SEG-001.a"),
     ("responder-wwi-unlimited", "RCV-NACK-001.c"),
     // Frames a receiver must take, dropped: the missing transport ACK is named.
     ("rejects-tver", "RCV-ACK-001.a"),
@@ -42,16 +40,13 @@ const MISNAMED: &[(&str, &str)] = &[
     // A token expanded from a template that must not expand: the packet is named.
     ("deregister-ignored", "SND-SEG-003.a"),
     ("truncates-template-ids", "SND-SEG-003.a"),
-    // SACK fields misread: the next packet's EV or PSN is named.
-    ("ignores-peer-mpr", "SND-SEG-001.a"),
-    ("ignores-sack-bitmap", "SND-SEG-001.a"),
     // A fatal NACK or a NAK not acted on: the sender flag's status is named.
     ("fatal-nack-ignored", "FLAG-SEND-001.a"),
     ("nak-as-ack", "FLAG-SEND-001.a"),
-    // SACKs a sender must take, dropped: the next packet's EV is named.
-    ("rejects-seth-pdc", "SND-SEG-001.a"),
-    ("rejects-seth-type", "SND-SEG-001.a"),
-    ("rejects-cc-type", "SND-SEG-001.a"),
+    // SACKs a sender must take, dropped: the SACK that should have released the next
+    // packet carries non-zero PDC identifiers too, whose rule is named first.
+    ("rejects-seth-type", "SETH-PDC-001.b"),
+    ("rejects-cc-type", "SETH-PDC-001.b"),
     // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
     ("vendor-info-as-reason", "FLAG-STATUS-001"),
     ("only-unlimited-credit-is-ack", "REC-IF-009"),

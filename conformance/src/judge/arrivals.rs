@@ -199,7 +199,7 @@ impl Arrivals {
         let mut reason = None;
         for c in self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= by) {
             match c.status {
-                Status::Discarded(r) => reason = Some(r),
+                Status::Discarded(r) => reason = Some(super::wire::discard_id(r)),
                 _ => return None,
             }
         }
@@ -215,9 +215,10 @@ impl Arrivals {
 }
 
 /// The requirement an EV reflected for a packet carried by `carrier` with EV `ev` breaks,
-/// when `reflected` is not `ev`: `ENC-EV-002` when IPv4 carried it and the reflection has
-/// bits 15:0 that IPv4 cannot carry, `ENC-EV-001` when the reflection differs from `ev` only
-/// by the flow label's bits 19:16, and otherwise the reflection's own rule.
+/// when `reflected` is not `ev`: the receiver's reconstruction, `ENC-EV-002.b` when IPv4
+/// carried it and the reflection has bits 15:0 that IPv4 cannot carry, `ENC-EV-001.c` when
+/// the reflection differs from `ev` only by the flow label's bits 19:16, and otherwise the
+/// reflection's own rule.
 pub(super) fn ev_requirement(
     carrier: Carrier,
     ev: Ev,
@@ -225,11 +226,11 @@ pub(super) fn ev_requirement(
     otherwise: &'static str,
 ) -> &'static str {
     match carrier {
-        Carrier::V4 if reflected.low() != 0 => "ENC-EV-002",
+        Carrier::V4 if reflected.low() != 0 => "ENC-EV-002.b",
         Carrier::V6 { high }
             if high != 0 && (reflected.value() ^ ev.value()) & !0x000F_0000 == 0 =>
         {
-            "ENC-EV-001"
+            "ENC-EV-001.c"
         }
         _ => otherwise,
     }

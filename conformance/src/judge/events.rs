@@ -2,8 +2,11 @@
 //! going to error, and the reports to the CPU half.
 
 use openrdma_codec::frame::decode;
+use std::collections::HashMap;
+
+use openrdma_codec::Ev;
 use openrdma_device::{
-    Body, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
+    Body, HostCommand, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
 };
 
 use super::arrivals::Arrivals;
@@ -97,7 +100,7 @@ fn judge_placement(
                     let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
                         Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
                         None => (
-                            "RCV-PLACE-003",
+                            "RCV-PLACE-003.a",
                             format!("a DMA write of PSN {p}, of which no copy had arrived"),
                         ),
                     };
@@ -192,7 +195,7 @@ impl Placed<'_> {
             }
             placement::Finding::Outside { write, va, len } => Divergence {
                 at: writes[write].0,
-                requirement: "RCV-PLACE-003".into(),
+                requirement: "RCV-PLACE-003.a".into(),
                 what: format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
                 expected: None,
                 actual: Some(render_event(writes[write].1)),
@@ -311,7 +314,7 @@ fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
         }
         // The EV is the one the scenario sent the response on; all of it is compared.
         NicReport::EndpointResponse { ev, op, request_id, status, port_status } => Some((
-            "REC-IF-018",
+            "REC-IF-018.a",
             format!(
                 "EndpointResponse ev {ev:#x} op {} request {request_id:#x} status {status} \
                  ports {port_status:#x}",
@@ -396,7 +399,7 @@ pub(super) fn judge_reports(
 /// writes the scenario injects into its QP, which a device that compares PSNs as plain
 /// integers takes for duplicates (BTH-PSN-002).
 fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
-    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003" };
+    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003.a" };
     let (qpn, psn) = (w.qpn.value(), w.psn.value());
     let wrapped = scenario.injects().filter(|i| i.at <= r.at).any(|i| match &i.body {
         Body::Frame { bytes, .. } => decode(bytes)
@@ -404,5 +407,38 @@ fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
             .is_some_and(|b| b.dest_qp.value() == qpn && b.psn.value() > psn + (1 << 23)),
         _ => false,
     });
-    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003" }
+    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003.a" }
+}
+
+/// `EvState` reports judged by truth where the scenario expects none (design 9.3, in part):
+/// each names a QP the scenario created and an EV of its profile, since the NIC half
+/// reports only transitions it applies (REC-IF-016), and it applies them to those EVs only.
+pub(super) fn judge_ev_state_truth(
+    scenario: &Scenario,
+    obs: &[(u64, &NicEvent)],
+    div: &mut Vec<Divergence>,
+) {
+    let mut profiles: HashMap<u32, Vec<Ev>> = HashMap::new();
+    for r in scenario.injects() {
+        if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
+            let evs = q.evs.iter().chain(&q.backup_evs).copied().collect();
+            profiles.insert(q.qpn.value(), evs);
+        }
+    }
+    for (t, e) in obs {
+        let NicEvent::Report(NicReport::EvState { qpn, ev, .. }) = e else { continue };
+        let what = match profiles.get(&qpn.value()) {
+            None => format!("an EvState report of QP {qpn}, which the scenario did not create"),
+            Some(evs) if !evs.contains(ev) => {
+                format!("an EvState report of EV {ev:#010x}, which is not in QP {qpn}'s profile")
+            }
+            Some(_) => continue,
+        };
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            should_only: false,
+            check: "",
+            ..Divergence::of(*t, crate::req::REC_IF_016, what)
+        });
+    }
 }

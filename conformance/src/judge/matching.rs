@@ -257,7 +257,7 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             actual: Some(render_frame(of.bytes)),
             should_only: false,
             check: "",
-            ..Divergence::of(of.at, due_rule(cx, e, true), what)
+            ..Divergence::of(of.at, due_rule(cx, e, Some(of.at)), what)
         });
     }
 }
@@ -273,16 +273,19 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
         expected: Some(render_frame(ef.bytes)),
         should_only: false,
         check: "",
-        ..Divergence::of(rec.at.0, due_rule(cx, e, false), "an expected packet was not sent".into())
+        ..Divergence::of(rec.at.0, due_rule(cx, e, None), "an expected packet was not sent".into())
     }
 }
 
 /// The rule that makes expected frame `e` due, from what caused it: the record's list of
-/// requirements is not consulted. `mistimed`: the frame came, outside its window.
-fn due_rule(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
+/// requirements is not consulted. `sent`: when the frame came, outside its window, if it
+/// came.
+fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     let ef = &cx.exp[e].1;
+    let mistimed = sent.is_some();
     match ef.kind {
         Kind::Data { rtx: true, .. } => rtx_cause(cx, e, mistimed),
+        Kind::Data { rtx: false, .. } => first_cause(cx, e, sent),
         Kind::Nack { reason, .. } => fields::nack_reason_rule(reason),
         Kind::Ack { qp, msn, syndrome } => {
             // An acknowledgement the scenario expected before is repaired: a duplicate of a
@@ -302,6 +305,85 @@ fn due_rule(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
         }
         Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
         _ => fields::default_rule(&ef.kind),
+    }
+}
+
+/// The rule a first transmission that is missing or mistimed breaks: what released it at
+/// its expected time, as the scenario shows it, and not the segmentation of its message.
+///
+/// * Released by an acknowledgement the scenario injects at that time, and sent before it:
+///   the rule that held it back — the Write-with-Immediate limit for the first packet of
+///   such a message freed by a transport ACK (WWI-LIMIT-001), the congestion hook of its QP
+///   (SND-CC-001), the peer's window a SACK with an `mpr` set before the packet left
+///   (SND-WIN-002.b), or the window (SND-WIN-001).
+/// * Released so, but not sent then (missing, or late): the sender did not act on the
+///   acknowledgement. A SACK carrying values a receiver must not interpret names that rule
+///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b); else its bitmap (SND-SACK-002.a) or
+///   its cumulative part (SND-SACK-001).
+/// * Released by no input, after a SACK marked an EV of the QP to skip: the hold of the
+///   skip (EV-SKIP-002).
+/// * Otherwise the message's segmentation (SND-SEG-001.a).
+fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
+    use openrdma_codec::EvMark;
+    use openrdma_codec::frame::{DecodedFrame, decode};
+    use openrdma_device::{Body, CongestionControl, HostCommand};
+    let (rec, ef) = &cx.exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, .. } = ef.kind else { return SND_SEG_001_A };
+    let Some(&local) = super::peer_map(cx.scenario).get(&qp) else { return SND_SEG_001_A };
+    // What the scenario injects into the QP up to the expected time, with its time.
+    let acks: Vec<(u64, DecodedFrame<'_>)> = cx
+        .scenario
+        .injects()
+        .filter(|r| r.at.0 <= at)
+        .filter_map(|r| match &r.body {
+            Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                (d.bth?.dest_qp.value() == local).then_some((r.at.0, d))
+            }
+            _ => None,
+        })
+        .filter(|(_, d)| d.ext.seth.is_some() || d.ext.aeth.is_some())
+        .collect();
+    let release = acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d);
+    let early = sent.is_some_and(|t| t < at);
+    match release {
+        Some(d) if early => {
+            let opcode = ef.d.bth.map(|b| b.opcode);
+            let first = opcode.is_some_and(|o| o.is_first());
+            let cc = cx.scenario.records.iter().find_map(|r| match &r.body {
+                Body::Host { command: HostCommand::CreateQp(q) } if q.qpn.value() == local => {
+                    Some(q.cc)
+                }
+                _ => None,
+            });
+            let sent = sent.unwrap_or(at);
+            let mpr_set =
+                acks.iter().any(|(t, a)| *t <= sent && a.ext.seth.is_some_and(|s| s.mpr != 0));
+            if d.ext.aeth.is_some() && first && cx.imm_message(e) {
+                WWI_LIMIT_001
+            } else if matches!(cc, Some(CongestionControl::FixedWindow { .. })) {
+                SND_CC_001
+            } else if mpr_set {
+                SND_WIN_002_B
+            } else {
+                SND_WIN_001
+            }
+        }
+        Some(d) => match d.ext.seth {
+            Some(s) if s.spdcid != 0 || s.dpdcid != 0 => SETH_PDC_001_B,
+            Some(s) if s.res_type != 0 || s.next_header != 0 => SETH_TYPE_001_B,
+            Some(s) if s.cc_type != 0 => SETH_CC_001_B,
+            Some(s) if s.sack_bitmap != 0 => SND_SACK_002_A,
+            Some(_) => SND_SACK_001,
+            None => SND_SEG_001_A,
+        },
+        None => {
+            let skipped = acks.iter().any(|(_, a)| {
+                a.ext.seth.is_some_and(|s| matches!(s.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
+            });
+            if skipped { EV_SKIP_002 } else { SND_SEG_001_A }
+        }
     }
 }
 

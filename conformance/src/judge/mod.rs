@@ -107,7 +107,7 @@ mod wire;
 use render::{diff, frame_fields};
 pub use render::{render_event, render_frame};
 
-pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, sender_rules};
+pub use wire::{NOT_ON_SENDER, SHOULD_ON_SENDER, discard_clause, sender_clause, sender_rules};
 
 pub use order::requirements as order_requirements;
 

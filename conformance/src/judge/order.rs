@@ -66,7 +66,7 @@ impl Rule {
             Rule::RecvEntryLate => "FLAG-ORDER-002",
             Rule::SendEntryLate => "ORD-SEND-001",
             Rule::WriteAfterSendFlag => "ORD-SEND-003",
-            Rule::DataAfterSendFlag => "ORD-SEND-002",
+            Rule::DataAfterSendFlag => "ORD-SEND-002.a",
         }
     }
 }
@@ -430,7 +430,7 @@ mod tests {
     fn data_after_the_sender_flag() {
         use Item::*;
         assert!(rules(&[Data(MSG), SendFlag(WR)]).is_empty());
-        assert_eq!(rules(&[Data(MSG), SendFlag(WR), Data(MSG)]), [(2, "ORD-SEND-002")]);
+        assert_eq!(rules(&[Data(MSG), SendFlag(WR), Data(MSG)]), [(2, "ORD-SEND-002.a")]);
         assert!(
             rules(&[SendFlag(WR), Data((0x11, Msn::new(4))), Data((0x12, Msn::new(3)))]).is_empty()
         );

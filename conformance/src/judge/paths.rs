@@ -518,7 +518,7 @@ impl Packets {
                 let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
                 if let (false, Some((s, _))) = (claimed, other) {
                     div.push(report(
-                    "SND-RTX-002",
+                    "SND-RTX-002.b",
                     format!(
                         "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
                         f.ev, s.ev
@@ -562,7 +562,7 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
     match spray {
         SprayPolicy::Random => None,
         SprayPolicy::WindowFit if probe => Some("SND-SPRAY-009"),
-        _ if probe => Some("EV-PROBE-005"),
+        _ if probe => Some("EV-PROBE-005.b"),
         SprayPolicy::RoundRobin => Some("SND-SPRAY-001"),
         SprayPolicy::Fixed => Some("SND-SPRAY-003"),
         SprayPolicy::SkewAware => Some("SND-SPRAY-004"),

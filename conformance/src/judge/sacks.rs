@@ -41,7 +41,7 @@
 use openrdma_codec::frame::decode;
 use openrdma_device::{Record, Scenario, Tolerances};
 
-use openrdma_codec::{CcStateRepr, Ev, SethRepr};
+use openrdma_codec::{CcStateRepr, Ev, Psn, SethRepr};
 
 use super::arrivals::{Arrivals, Carrier, ProbeCopy, Status, WriteCopy, ev_requirement};
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
@@ -177,13 +177,13 @@ fn judge_probe_answers(
 
 /// The rule that makes a SACK due at `at` on the QP whose peer is `qp` (the wire QP),
 /// from its triggering packet, the latest the scenario injects into the QP by then: the
-/// timer (RCV-SACK-004) when it came half of `sack_delay` or more before (a SACK due
-/// at once leaves with its trigger); a duplicate (RCV-DUP-001);
-/// a probe (EV-PROBE-004); a write with `ack_req` or `rtx`, after a hole or filling one
-/// (RCV-SACK-001); otherwise the coalescing count (RCV-SACK-002). The record's list of
+/// timer (RCV-SACK-004.b) when it came half of `sack_delay` or more before (a SACK due
+/// at once leaves with its trigger); a duplicate (RCV-DUP-001.b); a probe (EV-PROBE-004);
+/// a write with `ack_req` (RCV-SACK-001.a), after a hole (.b), filling one (.c) or with
+/// `rtx` (.d); otherwise the coalescing count (RCV-SACK-002). The record's list of
 /// requirements is not consulted.
 fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
-    let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001" };
+    let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001.a" };
     let mut seen: Vec<u32> = Vec::new();
     let mut trigger = None;
     for r in scenario.injects().filter(|r| r.at.0 <= at) {
@@ -192,15 +192,24 @@ fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
         let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local) else { continue };
         let psn = bth.psn.value();
         let dup = seen.contains(&psn);
-        let hole = seen.last().is_some_and(|&last| psn != last.wrapping_add(1) & 0xFF_FFFF);
+        let last = seen.last().copied();
+        let hole = last.is_some_and(|l| psn != l.wrapping_add(1) & 0xFF_FFFF);
+        // A PSN behind the latest fills a hole; one ahead of the next opens one.
+        let fill = hole && last.is_some_and(|l| Psn::new(psn).is_before(Psn::new(l)));
         trigger = Some(if d.ext.peth.is_some() {
             (r.at.0, "EV-PROBE-004")
         } else if !bth.opcode.is_mrc_write() {
             continue;
         } else if dup {
-            (r.at.0, "RCV-DUP-001")
-        } else if bth.ack_req || bth.rtx || hole {
-            (r.at.0, "RCV-SACK-001")
+            (r.at.0, "RCV-DUP-001.b")
+        } else if bth.ack_req {
+            (r.at.0, "RCV-SACK-001.a")
+        } else if fill {
+            (r.at.0, "RCV-SACK-001.c")
+        } else if hole {
+            (r.at.0, "RCV-SACK-001.b")
+        } else if bth.rtx {
+            (r.at.0, "RCV-SACK-001.d")
         } else {
             (r.at.0, "RCV-SACK-002")
         });
@@ -210,8 +219,8 @@ fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
     }
     let delay = u64::try_from(scenario.manifest.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
     match trigger {
-        None => "RCV-SACK-001",
-        Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => "RCV-SACK-004",
+        None => "RCV-SACK-001.a",
+        Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => "RCV-SACK-004.b",
         Some((_, rule)) => rule,
     }
 }
@@ -292,7 +301,7 @@ impl One<'_> {
             push(
                 div,
                 of,
-                "SETH-BITMAP-002",
+                "SETH-BITMAP-002.b",
                 "bit 0 of the bitmap (PSN cack_psn + 1) is set".into(),
             );
         }
@@ -490,7 +499,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                "RCV-SACK-006",
+                "RCV-SACK-006.a",
                 "ev",
                 format!("{trigger_ev:#x}"),
                 format!("{:#x}", of.ev),

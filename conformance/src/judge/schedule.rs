@@ -1,5 +1,5 @@
 //! Order within a QP's output: the priorities of sender section 4.4 (`CONF-CMP-029`) and a
-//! timestamp clock that runs forward (`CONF-CMP-030`).
+//! timestamp clock that runs forward (`CONF-CMP-036`).
 //!
 //! Data packets and probes are matched by key, each within a time window, so a device that
 //! sends the right packets in the wrong order would pass the matching. Where the
@@ -11,7 +11,7 @@
 //! device that sends them at different times did not have them all to choose from at once,
 //! and its order tells nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use openrdma_codec::NackReason;
 use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenario};
@@ -19,12 +19,13 @@ use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenari
 use super::obs::In;
 
 use super::{Divergence, Frame, Kind, render_frame};
+use crate::req::{EV_PROBE_005_F, SND_TS_002_C};
 
 /// The requirement that fixes the order of two packets of one QP.
 fn order_requirement(first: &Kind, second: &Kind) -> &'static str {
     match (first, second) {
-        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001",
-        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003",
+        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001.a",
+        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003.a",
         _ => "SND-SCHED-001",
     }
 }
@@ -104,37 +105,43 @@ pub(super) fn judge_order(
     }
 }
 
-/// Two consecutive timestamps of a QP's data packets sent less than this far apart must not
-/// run backwards: a clock whose unit is 1 ns or longer (`SND-TS-002`) advances less than
-/// 2^15 in that time.
+/// Two timestamps of a QP's clock taken less than this far apart must not run backwards: a
+/// clock whose unit is 1 ns or longer (`SND-TS-002`) advances less than 2^15 in that time.
 const CLOCK_SPAN_NS: u64 = 1 << 15;
 
-/// The TSETH `tx_timestamp`s of each QP's data packets run forward (`CONF-CMP-030`).
+/// The TSETH `tx_timestamp`s of each QP's data packets and the PETH `tx_timestamp`s of its
+/// probes, read from one clock (`EV-PROBE-005.f`), run forward: of every two sent less than
+/// 2^15 ns apart, not only consecutive ones, the later is less than 2^15 ahead of the
+/// earlier, modulo 2^16 (`CONF-CMP-036`).
 pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
-    let mut last: HashMap<u32, (u64, u16)> = HashMap::new();
+    let mut recent: HashMap<u32, VecDeque<(u64, u16)>> = HashMap::new();
     for f in obs {
-        let Kind::Data { qp, .. } = f.kind else { continue };
-        let Some(ts) = f.d.ext.tseth.map(|t| t.tx_timestamp) else { continue };
-        if let Some((at, prev)) = last.insert(qp, (f.at, ts)) {
-            let ahead = ts.wrapping_sub(prev);
-            if f.at.saturating_sub(at) < CLOCK_SPAN_NS && ahead >= 0x8000 {
-                div.push(Divergence {
-                    at: f.at,
-                    requirement: "SND-TS-002".into(),
-                    what: format!(
-                        "TSETH tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's \
-                         data packet {} ns before: the timestamp clock ran backwards",
+        let (qp, ts, clause) = match (&f.kind, f.d.ext.tseth, f.d.ext.peth) {
+            (&Kind::Data { qp, .. }, Some(t), _) => (qp, t.tx_timestamp, SND_TS_002_C),
+            (&Kind::Probe { qp }, _, Some(p)) => (qp, p.tx_timestamp, EV_PROBE_005_F),
+            _ => continue,
+        };
+        let q = recent.entry(qp).or_default();
+        while q.front().is_some_and(|&(at, _)| f.at.saturating_sub(at) >= CLOCK_SPAN_NS) {
+            q.pop_front();
+        }
+        if let Some(&(at, prev)) = q.iter().find(|&&(_, prev)| ts.wrapping_sub(prev) >= 0x8000) {
+            div.push(Divergence {
+                actual: Some(render_frame(f.bytes)),
+                should_only: false,
+                check: "",
+                ..Divergence::of(
+                    f.at,
+                    clause,
+                    format!(
+                        "tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's packet \
+                         {} ns before: the timestamp clock ran backwards",
                         f.at - at
                     ),
-                    expected: None,
-                    actual: Some(render_frame(f.bytes)),
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
-                });
-            }
+                )
+            });
         }
+        q.push_back((f.at, ts));
     }
 }
 

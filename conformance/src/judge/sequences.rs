@@ -105,6 +105,23 @@ impl Seq {
     }
 }
 
+/// The rule of a field of an expected completion entry whose contents another rule than
+/// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status and byte
+/// count of a failed work request's (CQE-SEND-002). Where the entry is written is judged
+/// apart (`field_rule`).
+fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
+    let NicEvent::Completion(c) = want else { return None };
+    if matches!(field, "cq" | "queue" | "slot" | "addr" | "phase") {
+        return None;
+    }
+    let status = c.entry.status;
+    if status.is_doorbell_reject() {
+        return Some(CQE_REJECT_001);
+    }
+    let failed = c.side == Side::Requester && !status.is_success();
+    (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
+}
+
 /// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
 /// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
 /// whose entries carry no MSN of their own).
@@ -167,8 +184,9 @@ fn judge_seq(
         let mut fields = event_diff(we, ge);
         let mut rule = None;
         for f in &mut fields {
-            f.name(seq.field_rule(&f.field));
-            rule.get_or_insert(seq.field_rule(&f.field));
+            let r = entry_rule(we, &f.field).unwrap_or_else(|| seq.field_rule(&f.field));
+            f.name(r);
+            rule.get_or_insert(r);
         }
         if let (NicEvent::Completion(a), NicEvent::Completion(b)) = (we, ge) {
             if !fields.is_empty() {

@@ -303,7 +303,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.clock",
         clauses: CLOCK,
-        reads: &[Reads::Data],
+        reads: &[Reads::Data, Reads::Probe],
         applies: always,
         judge: |c, d| schedule::judge_clock(&c.o.frames, d),
     },
@@ -382,6 +382,13 @@ pub static CHECKS: &[Check] = &[
             let mut n = 0;
             let late = c.scenario.manifest.tolerances.late_ns;
             events::judge_reports(&c.o.exp_events, &c.o.events, late, d, &mut n);
+            let expects_ev_states =
+                c.o.exp_events
+                    .iter()
+                    .any(|(_, e)| matches!(e, NicEvent::Report(NicReport::EvState { .. })));
+            if !expects_ev_states {
+                events::judge_ev_state_truth(c.scenario, &c.o.events, d);
+            }
             c.count(n);
         },
     },
@@ -394,10 +401,11 @@ pub static CHECKS: &[Check] = &[
     },
 ];
 
-const QPN2: &[Clause] = &[ERTH_QPN_001];
+const QPN2: &[Clause] = &[ERTH_QPN_001_B];
 
 /// Every rule the codec checks on a frame (`*Repr::RULES`, `FRAME_RULES`, the decode
-/// errors), the sender's ICRC rule and the sender clause of ENC-HOP-001.
+/// errors), as the clause that binds the sender ([`super::sender_clause`]), the sender's
+/// ICRC rule and the sender clause of ENC-HOP-001.
 const WIRE: &[Clause] = &[
     AETH_MRC_001,
     AETH_NAK_001,
@@ -405,64 +413,64 @@ const WIRE: &[Clause] = &[
     AETH_SYN_002,
     ATOMIC_WRITE_001,
     BTH_RESV_001,
-    BTH_RESV_002,
+    BTH_RESV_002_A,
     BTH_RESV_003,
-    BTH_TVER_001,
+    BTH_TVER_001_A,
     CCS_RESV_001,
-    CNP_BTH_001,
+    CNP_BTH_001_A,
     CNP_RESV_001,
     DEC_STRUCT_001,
     DETH_RESV_001,
-    EETH_OP_002,
+    EETH_OP_002_A,
     EETH_RESV_001,
     ENC_ECN_001,
     ENC_ETH_001,
     ENC_ETH_002,
-    ENC_EV_001,
+    ENC_EV_001_B,
+    ENC_EV_002_A,
     ENC_FRAME_001,
-    ENC_HOP_001,
     ENC_HOP_001_A,
     ENC_IPV4_001,
-    ENC_IPV4_002,
-    ENC_IPV4_003,
+    ENC_IPV4_002_A,
+    ENC_IPV4_003_A,
     ENC_IPV4_004,
     ENC_IPV4_005,
     ENC_IPV4_007,
     ENC_IPV6_001,
     ENC_IPV6_002,
-    ENC_LEN_001,
-    ENC_LEN_002,
+    ENC_LEN_001_A,
+    ENC_LEN_002_A,
     ENC_LEN_004,
-    ENC_UDP_001,
+    ENC_UDP_001_A,
     ENC_UDP_002,
-    ENC_UDP_003,
+    ENC_UDP_003_B,
     ENC_UDP_005,
     ENC_VLAN_001,
-    ENC_VLAN_002,
-    ERTH_OP_001,
+    ENC_VLAN_002_A,
+    ERTH_OP_001_A,
     ERTH_RESV_001,
     FETH_PLT_001,
     FETH_RESV_001,
     FETH_SEL_001,
     ICRC_CALC_001,
-    NETH_REASON_001,
+    NETH_REASON_001_A,
     NETH_RESV_001,
-    OPC_UNKNOWN_001,
+    OPC_UNKNOWN_001_A,
     PAY_NONE_001,
     PAY_PAD_001,
-    PAY_PAD_002,
+    PAY_PAD_002_A,
     PAY_PAD_003,
     PETH_RESV_001,
     RETH_LEN_001,
     RETH_VA_001,
-    SETH_M_001,
+    SETH_M_001_A,
     SETH_RESV_001,
-    TSETH_FTYPE_001,
+    TSETH_FTYPE_001_A,
     TSETH_PRESENT_002,
     TSETH_RESV_001,
 ];
 
-const WIRE_EV: &[Clause] = &[ENC_EV_001, ENC_EV_002, RCV_NACK_001];
+const WIRE_EV: &[Clause] = &[ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B];
 
 const LINK: &[Clause] = &[
     BTH_PKEY_001,
@@ -499,6 +507,7 @@ const MATCH: &[Clause] = &[
     EV_PROBE_005_D,
     EV_PROBE_005_E,
     EV_PROBE_005_G,
+    EV_SKIP_002,
     ICRC_CALC_001,
     NETH_CC_001,
     NETH_PDC_001_A,
@@ -537,7 +546,11 @@ const MATCH: &[Clause] = &[
     REC_RTO_001,
     REC_RTO_003,
     REC_RTO_005,
+    SETH_CC_001_B,
+    SETH_PDC_001_B,
+    SETH_TYPE_001_B,
     SND_ACKREQ_001,
+    SND_CC_001,
     SND_INFER_001,
     SND_MSN_002,
     SND_NACK_002,
@@ -547,6 +560,8 @@ const MATCH: &[Clause] = &[
     SND_RQMSN_002_B,
     SND_RTX_001_A,
     SND_RTX_001_B,
+    SND_SACK_001,
+    SND_SACK_002_A,
     SND_SEG_001_A,
     SND_SEG_001_B,
     SND_SEG_002,
@@ -555,47 +570,62 @@ const MATCH: &[Clause] = &[
     SND_SEG_003_C,
     SND_SEG_004,
     SND_TS_002_B,
+    SND_WIN_001,
+    SND_WIN_002_B,
     TSETH_FTYPE_001_A,
     TSETH_PRESENT_001,
     TSETH_RESV_001,
+    WWI_LIMIT_001,
 ];
 
-const ORDER: &[Clause] = &[FLAG_ORDER_002, ORD_SEND_001, ORD_SEND_002, ORD_SEND_003, RET_ORDER_002];
+const ORDER: &[Clause] =
+    &[FLAG_ORDER_002, ORD_SEND_001, ORD_SEND_002_A, ORD_SEND_003, RET_ORDER_002];
 
 const UNEXPECTED: &[Clause] = &[
     DEC_CUT_001,
+    DEC_STRUCT_001,
     EETH_ECHO_001,
+    ENC_FRAME_001,
     ENC_IPV4_001,
-    ENC_IPV4_002,
-    ENC_IPV4_003,
+    ENC_IPV4_002_B,
+    ENC_IPV4_003_B,
+    ENC_IPV4_005,
     ENC_IPV6_001,
+    ENC_IPV6_002,
+    ENC_LEN_001_B,
+    ENC_LEN_002_B,
+    ENC_LEN_004,
     ENC_ROCE_001,
-    ENC_UDP_001,
+    ENC_UDP_001_B,
+    ENC_UDP_002,
     ENC_UDP_006,
-    ENC_VLAN_002,
-    ERTH_OP_001,
-    ERTH_QPN_001,
-    ERTH_RESP_001,
-    EV_PROBE_005,
-    ICRC_VERIFY_001,
-    OPC_UNKNOWN_001,
-    RCV_ACK_002,
-    RCV_NACK_001,
-    REC_IF_017,
+    ENC_VLAN_002_C,
+    ERTH_OP_001_A,
+    ERTH_QPN_001_B,
+    ERTH_RESP_001_A,
+    ERTH_RESP_001_D,
+    ERTH_RESP_001_E,
+    EV_PROBE_005_A,
+    ICRC_VERIFY_001_A,
+    OPC_UNKNOWN_001_B,
+    PAY_PAD_003,
+    RCV_ACK_002_A,
+    RCV_NACK_001_C,
+    REC_IF_017_A,
     REC_PROBE_001,
     REC_PROBE_002,
     SND_PSN_001,
     SND_RTX_004,
 ];
 
-const PATHS: &[Clause] = &[SND_PATH_001, SND_PATH_002, SND_RTX_002];
+const PATHS: &[Clause] = &[SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
 
 const SPRAY: &[Clause] =
-    &[EV_PROBE_005, SND_SPRAY_001, SND_SPRAY_003, SND_SPRAY_004, SND_SPRAY_005, SND_SPRAY_009];
+    &[EV_PROBE_005_B, SND_SPRAY_001, SND_SPRAY_003, SND_SPRAY_004, SND_SPRAY_005, SND_SPRAY_009];
 
-const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001, SND_SCHED_001, SND_SCHED_003];
+const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
 
-const CLOCK: &[Clause] = &[SND_TS_002];
+const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 
 const NACK_BACKOFF: &[Clause] = &[SND_NACK_004_A];
 
@@ -604,33 +634,45 @@ const SACKS: &[Clause] = &[
     CCS_OOO_001,
     CCS_TS_001,
     DEC_CUT_001,
-    ENC_EV_001,
-    ENC_EV_002,
+    DEC_STRUCT_001,
+    ENC_EV_001_C,
+    ENC_EV_002_B,
+    ENC_FRAME_001,
     ENC_IPV4_001,
-    ENC_IPV4_002,
-    ENC_IPV4_003,
+    ENC_IPV4_002_B,
+    ENC_IPV4_003_B,
+    ENC_IPV4_005,
     ENC_IPV6_001,
+    ENC_IPV6_002,
+    ENC_LEN_001_B,
+    ENC_LEN_002_B,
+    ENC_LEN_004,
     ENC_ROCE_001,
-    ENC_UDP_001,
+    ENC_UDP_001_B,
+    ENC_UDP_002,
     ENC_UDP_006,
-    ENC_VLAN_002,
+    ENC_VLAN_002_C,
     EV_PROBE_004,
-    ICRC_VERIFY_001,
-    OPC_UNKNOWN_001,
+    ICRC_VERIFY_001_A,
+    OPC_UNKNOWN_001_B,
+    PAY_PAD_003,
     PETH_RESP_001,
-    RCV_DUP_001,
+    RCV_DUP_001_B,
     RCV_REJECT_001,
-    RCV_SACK_001,
+    RCV_SACK_001_A,
+    RCV_SACK_001_B,
+    RCV_SACK_001_C,
+    RCV_SACK_001_D,
     RCV_SACK_002,
-    RCV_SACK_004,
+    RCV_SACK_004_B,
     RCV_SACK_005_C,
     RCV_SACK_005_E,
     RCV_SACK_005_I,
-    RCV_SACK_006,
+    RCV_SACK_006_A,
     SETH_ACKPSN_001_A,
     SETH_ACKPSN_002,
     SETH_BITMAP_001,
-    SETH_BITMAP_002,
+    SETH_BITMAP_002_B,
     SETH_CACK_001_A,
     SETH_CACK_001_B,
     SETH_EV_001,
@@ -640,19 +682,28 @@ const SACKS: &[Clause] = &[
 const PLACEMENT: &[Clause] = &[
     BTH_PSN_002,
     DEC_CUT_001,
+    DEC_STRUCT_001,
+    ENC_FRAME_001,
     ENC_IPV4_001,
-    ENC_IPV4_002,
-    ENC_IPV4_003,
+    ENC_IPV4_002_B,
+    ENC_IPV4_003_B,
+    ENC_IPV4_005,
     ENC_IPV6_001,
+    ENC_IPV6_002,
+    ENC_LEN_001_B,
+    ENC_LEN_002_B,
+    ENC_LEN_004,
     ENC_ROCE_001,
-    ENC_UDP_001,
+    ENC_UDP_001_B,
+    ENC_UDP_002,
     ENC_UDP_006,
-    ENC_VLAN_002,
+    ENC_VLAN_002_C,
     FLAG_LAST_001,
     FLAG_ORDER_001,
-    ICRC_VERIFY_001,
-    OPC_UNKNOWN_001,
-    RCV_PLACE_003,
+    ICRC_VERIFY_001_A,
+    OPC_UNKNOWN_001_B,
+    PAY_PAD_003,
+    RCV_PLACE_003_A,
     RCV_PLACE_004,
 ];
 
@@ -663,25 +714,32 @@ const ENTRIES: &[Clause] = &[
     CQE_LAYOUT_001,
     CQE_OPCODE_001,
     CQE_RECV_001,
+    CQE_REJECT_001,
     CQE_REJECT_002,
-    CQE_RESV_001,
+    CQE_RESV_001_A,
     CQE_RING_001_B,
-    CQE_RING_003,
+    CQE_RING_003_A,
     CQE_RING_003_B,
-    CQE_RING_004,
+    CQE_RING_004_A,
     CQE_ROUTE_001,
     CQE_SEND_002,
     CQE_STATUS_001,
-    CQE_TS_001,
+    CQE_TS_001_A,
+    CQE_TS_001_B,
 ];
 
 const SEQUENCES: &[Clause] = &[
     CQE_IMM_002,
+    CQE_LAYOUT_001,
     CQE_OPCODE_001,
     CQE_RECV_001,
+    CQE_REJECT_001,
+    CQE_REJECT_002,
     CQE_RING_001_B,
+    CQE_RING_003_B,
     CQE_ROUTE_001,
     CQE_SEND_001,
+    CQE_SEND_002,
     CQE_SEND_003,
     FLAG_LEN_001,
     FLAG_RECV_001_B,
@@ -701,6 +759,6 @@ const SEQUENCES: &[Clause] = &[
 const QP_ERROR: &[Clause] = &[REC_IF_009];
 
 const REPORTS: &[Clause] =
-    &[REC_IF_004, REC_IF_005, REC_IF_007, REC_IF_009, REC_IF_016, REC_IF_018];
+    &[REC_IF_004, REC_IF_005, REC_IF_007, REC_IF_009, REC_IF_016, REC_IF_018_A];
 
 const RETRANSMITTED: &[Clause] = &[REC_IF_008];

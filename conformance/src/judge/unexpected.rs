@@ -86,18 +86,18 @@ pub(super) fn judge(
                     Some(reason) => {
                         (reason, "a NACK for a PSN whose only copies were frames to discard")
                     }
-                    None => ("RCV-NACK-001", "a NACK the scenario does not expect"),
+                    None => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
                 }
             }
             Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
             Kind::EndpointRequest { op, .. } if !openrdma_codec::EndpointOp(op).is_known() => {
-                ("ERTH-OP-001", "an endpoint request for an operation the ERTH does not define")
+                ("ERTH-OP-001.a", "an endpoint request for an operation the ERTH does not define")
             }
             Kind::EndpointRequest { .. } => {
-                ("REC-IF-017", "an endpoint request the CPU half did not command")
+                ("REC-IF-017.a", "an endpoint request the CPU half did not command")
             }
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
-            Kind::Ack { .. } => ("RCV-ACK-002", "a transport ACK for a message not retired"),
+            Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
                 // The device's own CPU half commanded a probe it should not have: of an EV
                 // it does not hold ASSUMED_BAD, too soon, or after the QP failed.
@@ -109,7 +109,7 @@ pub(super) fn judge(
                 }
             }
             Kind::Probe { .. } => {
-                ("EV-PROBE-005", "a probe that neither the CPU half nor the spray policy queued")
+                ("EV-PROBE-005.a", "a probe that neither the CPU half nor the spray policy queued")
             }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
@@ -146,13 +146,14 @@ fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, 
             continue;
         }
         found = Some(match (bth.opcode, bth.dest_qp == Qpn::ENDPOINT) {
-            (Opcode::MRC_ENDPOINT_REQUEST, false) => {
-                ("ERTH-QPN-001", "an answer to an endpoint request addressed to another QPN than 2")
-            }
+            (Opcode::MRC_ENDPOINT_REQUEST, false) => (
+                "ERTH-RESP-001.e",
+                "an answer to an endpoint request addressed to another QPN than 2",
+            ),
             (Opcode::MRC_ENDPOINT_REQUEST, true) => {
-                ("ERTH-RESP-001", "a second answer to one endpoint request")
+                ("ERTH-RESP-001.a", "a second answer to one endpoint request")
             }
-            _ => ("ERTH-RESP-001", "an answer to an endpoint response"),
+            _ => ("ERTH-RESP-001.d", "an answer to an endpoint response"),
         });
     }
     found.unwrap_or(("EETH-ECHO-001", "an endpoint response to no request the scenario made"))
@@ -181,7 +182,7 @@ pub(super) fn judge_reserved_qpn(
     let mut push = |at: u64, what: &str, actual: String| {
         div.push(Divergence {
             at,
-            requirement: "ERTH-QPN-001".into(),
+            requirement: "ERTH-QPN-001.b".into(),
             what: what.into(),
             expected: None,
             actual: Some(actual),

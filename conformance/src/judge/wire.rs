@@ -30,6 +30,7 @@ use openrdma_codec::{DecodeError, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
 use crate::req::Clause;
+use crate::requirements::Level;
 
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use openrdma_codec::Ev;
@@ -64,39 +65,92 @@ pub fn sender_rules(d: &DecodedFrame<'_>) -> Vec<&'static str> {
         .collect()
 }
 
-fn divergence(
-    f: &Frame<'_>,
-    requirement: &str,
-    what: String,
-    fields: Vec<FieldDiff>,
-) -> Divergence {
+/// A divergence of frame `f` under `clause`, a leaf: its level decides whether only a
+/// SHOULD is broken.
+fn divergence(f: &Frame<'_>, clause: Clause, what: String, fields: Vec<FieldDiff>) -> Divergence {
     Divergence {
         at: f.at,
-        requirement: requirement.into(),
+        requirement: clause.requirement().into(),
         what,
         expected: None,
         actual: Some(render_frame(f.bytes)),
         fields,
-        should_only: SHOULD_ON_SENDER.contains(&requirement),
+        should_only: clause.level() != Level::Must,
         check: "",
-        clause: None,
+        clause: Some(clause),
     }
 }
 
-/// The clause of a codec rule that binds the sender, where the rule's line is marked.
-fn sender_clause(rule: &str) -> Option<Clause> {
-    match rule {
-        "ENC-HOP-001" => Some(crate::req::ENC_HOP_001_A),
-        _ => None,
-    }
+/// The leaf clause of a codec rule (a `Violation`'s or a `DecodeError`'s requirement) that
+/// binds the sender of the frame: the clause itself for an unmarked line, the sender's
+/// clause of a marked one. `None` for an ID the specification does not define.
+pub fn sender_clause(rule: &str) -> Option<Clause> {
+    use crate::req::*;
+    Some(match rule {
+        "BTH-RESV-002" => BTH_RESV_002_A,
+        "BTH-TVER-001" => BTH_TVER_001_A,
+        "CNP-BTH-001" => CNP_BTH_001_A,
+        "EETH-OP-002" => EETH_OP_002_A,
+        // validate() reports flow-label bits 19:16 (the sender's (b)).
+        "ENC-EV-001" => ENC_EV_001_B,
+        "ENC-EV-002" => ENC_EV_002_A,
+        "ENC-HOP-001" => ENC_HOP_001_A,
+        "ENC-IPV4-002" => ENC_IPV4_002_A,
+        "ENC-IPV4-003" => ENC_IPV4_003_A,
+        "ENC-LEN-001" => ENC_LEN_001_A,
+        "ENC-LEN-002" => ENC_LEN_002_A,
+        "ENC-UDP-001" => ENC_UDP_001_A,
+        // A non-zero checksum that is wrong; a zero one is the MAY of (a).
+        "ENC-UDP-003" => ENC_UDP_003_B,
+        // validate() reports a second tag.
+        "ENC-VLAN-002" => ENC_VLAN_002_A,
+        "ERTH-OP-001" => ERTH_OP_001_A,
+        "NETH-REASON-001" => NETH_REASON_001_A,
+        "OPC-UNKNOWN-001" => OPC_UNKNOWN_001_A,
+        "PAY-PAD-002" => PAY_PAD_002_A,
+        "SETH-M-001" => SETH_M_001_A,
+        "TSETH-FTYPE-001" => TSETH_FTYPE_001_A,
+        // The receiver's rule; the sender's is ICRC-CALC-001.
+        "ICRC-VERIFY-001" => ICRC_CALC_001,
+        _ => return Clause::parse(rule),
+    })
+}
+
+/// The leaf clause a receiver breaks by acting on a frame to discard (`RCV-FRAME-001`), from
+/// the rule [`DecodedFrame::discard_reason`] names: the rule itself for an unmarked line,
+/// the receiver's or decoder's clause of a marked one.
+pub fn discard_clause(rule: &str) -> Option<Clause> {
+    use crate::req::*;
+    Some(match rule {
+        "ENC-VLAN-002" => ENC_VLAN_002_C,
+        "ENC-IPV4-002" => ENC_IPV4_002_B,
+        "ENC-IPV4-003" => ENC_IPV4_003_B,
+        "ENC-UDP-001" => ENC_UDP_001_B,
+        "ENC-LEN-001" => ENC_LEN_001_B,
+        "ENC-LEN-002" => ENC_LEN_002_B,
+        "ICRC-VERIFY-001" => ICRC_VERIFY_001_A,
+        // Taking an undefined opcode for a write is decoding it as something it is not.
+        "OPC-UNKNOWN-001" => OPC_UNKNOWN_001_B,
+        _ => return Clause::parse(rule),
+    })
+}
+
+/// [`discard_clause`] as the ID a divergence carries until it is settled.
+pub(super) fn discard_id(rule: &'static str) -> &'static str {
+    discard_clause(rule).map_or(rule, Clause::id)
+}
+
+/// [`sender_clause`], or the line's clause for a rule it does not know.
+fn sender_leaf(rule: &str) -> Clause {
+    sender_clause(rule).unwrap_or(crate::req::DEC_STRUCT_001)
 }
 
 /// One violation as a divergence: the header, field, offset and value, and the rule.
 fn violation(f: &Frame<'_>, v: &Violation) -> Divergence {
     let at = v.offset.map_or(String::new(), |o| format!(" at byte {o}"));
-    let mut d = divergence(
+    divergence(
         f,
-        v.requirement,
+        sender_leaf(v.requirement),
         format!(
             "the device sent a frame that breaks a wire rule: {}.{} = {:#x}{at}: {}",
             v.header, v.field, v.value, v.rule
@@ -106,9 +160,7 @@ fn violation(f: &Frame<'_>, v: &Violation) -> Divergence {
             v.rule.into(),
             format!("{:#x}{at}", v.value),
         )],
-    );
-    d.clause = sender_clause(v.requirement);
-    d
+    )
 }
 
 fn undecodable(f: &Frame<'_>, e: &DecodeError) -> Vec<Divergence> {
@@ -116,9 +168,9 @@ fn undecodable(f: &Frame<'_>, e: &DecodeError) -> Vec<Divergence> {
     let what = format!("the device sent a frame that does not decode: {e}");
     // The rule the sender broke first, so that a report shows it; then CONF-CMP-001's.
     if e.requirement() != "DEC-STRUCT-001" {
-        out.push(divergence(f, e.requirement(), what.clone(), vec![]));
+        out.push(divergence(f, sender_leaf(e.requirement()), what.clone(), vec![]));
     }
-    out.push(divergence(f, "DEC-STRUCT-001", what, vec![]));
+    out.push(divergence(f, crate::req::DEC_STRUCT_001, what, vec![]));
     out
 }
 
@@ -131,7 +183,7 @@ pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
         } else if matches!(d.icrc, IcrcStatus::Bad { .. }) {
             div.push(divergence(
                 f,
-                "ICRC-CALC-001",
+                crate::req::ICRC_CALC_001,
                 "the device sent a frame with a wrong ICRC".into(),
                 vec![],
             ));
@@ -171,14 +223,14 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame<'_>], div: &mut
                 let (Some(ip), Some(udp)) = (&d.ip, d.udp) else { continue };
                 let (requirement, carried) = match ip {
                     IpRepr::V6(v6) => (
-                        "ENC-EV-001",
+                        crate::req::ENC_EV_001_A,
                         format!(
                             "UDP source port {:#06x}, flow label {:#07x}",
                             udp.src_port, v6.flow_label
                         ),
                     ),
                     IpRepr::V4(_) => {
-                        ("ENC-EV-002", format!("UDP source port {:#06x}", udp.src_port))
+                        (crate::req::ENC_EV_002_A, format!("UDP source port {:#06x}", udp.src_port))
                     }
                 };
                 div.push(divergence(
@@ -201,7 +253,7 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame<'_>], div: &mut
                 if n.entropy != f.ev {
                     div.push(divergence(
                         f,
-                        "RCV-NACK-001",
+                        crate::req::RCV_NACK_001_B,
                         "a NACK travels on an EV other than the one it reports".into(),
                         vec![FieldDiff::new(
                             "ev",
@@ -267,6 +319,55 @@ mod tests {
         }
         for id in codec.iter().chain(DECODE_RULES) {
             assert!(spec.get(id).is_some_and(|r| r.level != Level::Withdrawn), "{id}");
+        }
+    }
+
+    /// Every rule the codec checks names, through [`sender_clause`], a leaf clause; every
+    /// reason to discard a frame, through [`discard_clause`], one too.
+    #[test]
+    fn codec_rules_name_leaf_clauses() {
+        let codec: Vec<&str> = [
+            EthernetRepr::RULES,
+            VlanRepr::RULES,
+            Ipv4Repr::RULES,
+            Ipv6Repr::RULES,
+            UdpRepr::RULES,
+            BthRepr::RULES,
+            TsethRepr::RULES,
+            RethRepr::RULES,
+            AethRepr::RULES,
+            SethRepr::RULES,
+            CcStateRepr::RULES,
+            NethRepr::RULES,
+            PethRepr::RULES,
+            ErthRepr::RULES,
+            EethRepr::RULES,
+            DethRepr::RULES,
+            CnpRepr::RULES,
+            FRAME_RULES,
+            DECODE_RULES,
+        ]
+        .concat();
+        for id in &codec {
+            let c = sender_clause(id).unwrap_or_else(|| panic!("{id} names no clause"));
+            assert!(c.is_leaf(), "{id} names {c}, which has clauses");
+        }
+        let discards = [
+            "DEC-CUT-001",
+            "ENC-VLAN-002",
+            "ENC-IPV4-001",
+            "ENC-IPV4-002",
+            "ENC-IPV4-003",
+            "ENC-IPV6-001",
+            "ENC-UDP-001",
+            "ENC-UDP-006",
+            "ENC-ROCE-001",
+            "ICRC-VERIFY-001",
+            "OPC-UNKNOWN-001",
+        ];
+        for id in discards.iter().chain(DECODE_RULES) {
+            let c = discard_clause(id).unwrap_or_else(|| panic!("{id} names no clause"));
+            assert!(c.is_leaf(), "{id} names {c}, which has clauses");
         }
     }
 }

@@ -170,7 +170,7 @@ pub static FAULTS: &[Fault] = &[
     misreads(
         "answers-any-qpn",
         "endpoint requests to any QPN are answered",
-        &[req::ERTH_QPN_001],
+        &[req::ERTH_RESP_001_E],
         &["rcv-endpoint"],
         |b| {
             misread(b, |f| {

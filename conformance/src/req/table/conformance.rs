@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 251] = [
+pub(in crate::req) static CLAUSES: [Info; 252] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -98,6 +98,7 @@ pub(in crate::req) static CLAUSES: [Info; 251] = [
     whole("CONF-CMP-005", Withdrawn, Suite),
     part("CONF-CMP-005.a", "CONF-CMP-005", 'a', Withdrawn, Suite),
     part("CONF-CMP-005.b", "CONF-CMP-005", 'b', Withdrawn, Suite),
+    line("CONF-CMP-036", Must, Suite),
     whole("CONF-CMP-037", Must, Suite),
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
@@ -185,7 +186,7 @@ pub(in crate::req) static CLAUSES: [Info; 251] = [
     part("CONF-CMP-028.a", "CONF-CMP-028", 'a', Must, Suite),
     part("CONF-CMP-028.b", "CONF-CMP-028", 'b', Must, Suite),
     line("CONF-CMP-029", Must, Suite),
-    line("CONF-CMP-030", Must, Suite),
+    line("CONF-CMP-030", Withdrawn, Suite),
     line("CONF-CMP-031", Withdrawn, Suite),
     line("CONF-CMP-043", Must, Suite),
     line("CONF-CMP-032", Must, Suite),
