@@ -418,8 +418,8 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "spray-round-robin",
         "every QP sprays round robin, whatever its policy says",
-        &[req::SND_SPRAY_003, req::SND_SPRAY_004],
-        &["snd-spray-fixed", "snd-spray-skew-aware"],
+        &[req::SND_SPRAY_003, req::SND_SPRAY_004, req::EV_PROBE_005_A],
+        &["snd-spray-fixed", "snd-spray-skew-aware", "snd-spray-window-fit"],
         Edits { host_in: Some(|c| spray_as(c, SprayPolicy::RoundRobin)), ..Edits::NONE },
     ),
     // ---- damaged frames taken as sound -------------------------------------------------

@@ -18,6 +18,10 @@
 //!   taken: the faults the scenarios were written for, one rule each.
 //! * [`frames`]: frames the device must take but drops, fields it misreads, fields of the
 //!   frames it sends filled wrong.
+//! * [`host`]: the host interface: the doorbell bus, templates, completion queues and
+//!   retirement.
+//! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
+//! * [`inference`]: one rule of loss inference broken.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
@@ -40,7 +44,10 @@ pub mod behaviour;
 pub mod cpu;
 pub mod engines;
 pub mod frames;
+pub mod host;
+pub mod inference;
 mod prove;
+pub mod transport;
 pub mod variants;
 pub mod widths;
 pub mod wire;
@@ -142,6 +149,10 @@ pub struct Edits {
     /// The device's own CPU half (`cpu = "device"`), with one rule wrong, in place of the
     /// reference's.
     pub cpu: Option<CpuHalfFactory>,
+    /// The device takes each input of a batch on its own, and the stream sees each as a
+    /// batch of its own: for bugs in what one input causes (a change torn by the next
+    /// input at the same instant, work left for the next input).
+    pub per_input: bool,
 }
 
 impl Edits {
@@ -156,6 +167,7 @@ impl Edits {
         keep_out: None,
         stream: None,
         cpu: None,
+        per_input: false,
     };
 }
 
@@ -172,6 +184,7 @@ impl fmt::Debug for Edits {
             (self.keep_out.is_some(), "keep_out"),
             (self.stream.is_some(), "stream"),
             (self.cpu.is_some(), "cpu"),
+            (self.per_input, "per_input"),
         ] {
             if on {
                 names.push(name);
@@ -218,6 +231,9 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(widths::FAULTS)
         .chain(engines::FAULTS)
         .chain(frames::FAULTS)
+        .chain(host::FAULTS)
+        .chain(transport::FAULTS)
+        .chain(inference::FAULTS)
         .chain(cpu::FAULTS)
         .chain(wire::FAULTS)
         .chain(variants::VARIANTS)
@@ -309,6 +325,30 @@ impl Device for Mutant {
 
     fn advance(
         &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        if !self.fault.edits.per_input {
+            return self.step(inputs, until);
+        }
+        let mut out = Vec::new();
+        for i in inputs {
+            let at = i.at;
+            out.extend(self.step(vec![i], at)?);
+        }
+        out.extend(self.step(Vec::new(), until)?);
+        Ok(out)
+    }
+
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        self.inner.finish()
+    }
+}
+
+impl Mutant {
+    /// One batch through the edits and the inner device.
+    fn step(
+        &mut self,
         mut inputs: Vec<TimedInput>,
         until: Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
@@ -359,10 +399,6 @@ impl Device for Mutant {
             out = s.outputs(out, Batch { until, inputs_at: &inputs_at });
         }
         Ok(out)
-    }
-
-    fn finish(&mut self) -> Result<(), DeviceError> {
-        self.inner.finish()
     }
 }
 
