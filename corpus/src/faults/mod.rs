@@ -23,6 +23,7 @@
 //! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
 //! * [`inference`]: one rule of loss inference broken.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
+//! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
@@ -44,6 +45,7 @@ pub mod behaviour;
 pub mod cpu;
 pub mod engines;
 pub mod frames;
+pub mod generated;
 pub mod host;
 pub mod inference;
 mod prove;
@@ -153,6 +155,9 @@ pub struct Edits {
     /// batch of its own: for bugs in what one input causes (a change torn by the next
     /// input at the same instant, work left for the next input).
     pub per_input: bool,
+    /// One field of the frames of some kinds sent with its lowest bit flipped
+    /// ([`generated`]).
+    pub perturb: Option<generated::Perturb>,
 }
 
 impl Edits {
@@ -168,6 +173,7 @@ impl Edits {
         stream: None,
         cpu: None,
         per_input: false,
+        perturb: None,
     };
 }
 
@@ -185,6 +191,7 @@ impl fmt::Debug for Edits {
             (self.stream.is_some(), "stream"),
             (self.cpu.is_some(), "cpu"),
             (self.per_input, "per_input"),
+            (self.perturb.is_some(), "perturb"),
         ] {
             if on {
                 names.push(name);
@@ -236,6 +243,7 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(inference::FAULTS)
         .chain(cpu::FAULTS)
         .chain(wire::FAULTS)
+        .chain(generated::faults())
         .chain(variants::VARIANTS)
 }
 
@@ -376,11 +384,18 @@ impl Mutant {
             inputs = s.inputs(inputs);
         }
         let mut out = self.inner.advance(inputs, until)?;
-        if e.frame_out.is_some() || e.event_out.is_some() || e.keep_out.is_some() {
+        if e.frame_out.is_some()
+            || e.event_out.is_some()
+            || e.keep_out.is_some()
+            || e.perturb.is_some()
+        {
             out.retain_mut(|o| {
                 match &mut o.output {
                     Output::Frame { bytes, .. } => {
                         if let Some(b) = e.frame_out.and_then(|rw| rw(bytes)) {
+                            *bytes = b;
+                        }
+                        if let Some(b) = e.perturb.and_then(|p| generated::perturb(bytes, p)) {
                             *bytes = b;
                         }
                     }
