@@ -24,6 +24,7 @@
 //! * [`inference`]: one rule of loss inference broken.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
+//! * [`knobs`]: one per knob of the device's configuration, ignored.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
@@ -48,6 +49,7 @@ pub mod frames;
 pub mod generated;
 pub mod host;
 pub mod inference;
+pub mod knobs;
 mod prove;
 pub mod transport;
 pub mod variants;
@@ -158,6 +160,9 @@ pub struct Edits {
     /// One field of the frames of some kinds sent with its lowest bit flipped
     /// ([`generated`]).
     pub perturb: Option<generated::Perturb>,
+    /// A knob of the device's configuration, `nic.NAME` or `recovery.NAME`, that the
+    /// device ignores: it runs with the knob's default ([`knobs`]).
+    pub ignore: Option<&'static str>,
 }
 
 impl Edits {
@@ -174,6 +179,7 @@ impl Edits {
         cpu: None,
         per_input: false,
         perturb: None,
+        ignore: None,
     };
 }
 
@@ -192,6 +198,7 @@ impl fmt::Debug for Edits {
             (self.cpu.is_some(), "cpu"),
             (self.per_input, "per_input"),
             (self.perturb.is_some(), "perturb"),
+            (self.ignore.is_some(), "ignore"),
         ] {
             if on {
                 names.push(name);
@@ -244,6 +251,7 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(cpu::FAULTS)
         .chain(wire::FAULTS)
         .chain(generated::faults())
+        .chain(knobs::faults())
         .chain(variants::VARIANTS)
 }
 
@@ -326,6 +334,9 @@ impl Device for Mutant {
         let mut m = manifest.clone();
         if let Some(config) = self.fault.edits.config {
             config(&mut m);
+        }
+        if let Some(knob) = self.fault.edits.ignore {
+            knobs::ignore(&mut m, knob);
         }
         self.stream = self.fault.edits.stream.map(|make| make(&m));
         self.inner.start(&m)
