@@ -217,8 +217,11 @@ fn every_variant_passes() {
 #[test]
 fn every_must_clause_is_proved() {
     let proved = faults::proved(proofs());
-    let unproved: BTreeSet<&str> =
-        faults::must_clauses().filter(|c| !proved.contains_key(c)).map(Clause::id).collect();
+    let unprovable: BTreeSet<Clause> = faults::UNPROVABLE.iter().map(|(c, _)| *c).collect();
+    let unproved: BTreeSet<&str> = faults::must_clauses()
+        .filter(|c| !proved.contains_key(c) && !unprovable.contains(c))
+        .map(Clause::id)
+        .collect();
     let listed = not_yet_proved();
     let newly: Vec<&&str> = listed.difference(&unproved).collect();
     let lost: Vec<&&str> = unproved.difference(&listed).collect();
@@ -234,9 +237,10 @@ fn every_must_clause_is_proved() {
         .map(|(ch, ids)| format!("{ch} ({}): {}", ids.len(), ids.join(" ")))
         .collect();
     println!(
-        "MUST clauses proved: {} of {}\n{}",
-        faults::must_clauses().count() - unproved.len(),
+        "MUST clauses proved: {} of {}, {} unprovable\n{}",
+        faults::must_clauses().count() - unproved.len() - unprovable.len(),
         faults::must_clauses().count(),
+        unprovable.len(),
         worklist.join("\n")
     );
     assert!(newly.is_empty(), "proved now, take them off NOT_YET_PROVED: {newly:?}");
@@ -461,4 +465,18 @@ fn generated_faults_cover_the_field_table() {
         assert!(knobs.contains(n), "knobs::SKIPPED names {n}, which is left out for no reason");
     }
     println!("knob faults: {}", faults::knobs::faults().len());
+}
+
+/// The clauses no fault can prove are few, each with its reason, each a MUST clause of a
+/// device or its CPU half that no fault proves.
+#[test]
+fn unprovable_clauses_are_few_and_reasoned() {
+    assert!(faults::UNPROVABLE.len() <= 10, "{} unprovable clauses", faults::UNPROVABLE.len());
+    let must: BTreeSet<Clause> = faults::must_clauses().collect();
+    let proved = faults::proved(proofs());
+    for (c, why) in faults::UNPROVABLE {
+        assert!(!why.trim().is_empty(), "{c}: no reason");
+        assert!(must.contains(c), "{c} is not a MUST clause of a device or its CPU half");
+        assert!(!proved.contains_key(c), "{c} is proved: take it off UNPROVABLE");
+    }
 }
