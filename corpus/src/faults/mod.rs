@@ -22,6 +22,7 @@
 //!   retirement.
 //! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
 //! * [`inference`]: one rule of loss inference broken.
+//! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
@@ -55,6 +56,7 @@ pub mod transport;
 pub mod variants;
 pub mod widths;
 pub mod wire;
+pub mod written;
 
 pub use prove::{Proof, catches, covering, must_clauses, names, prove, proved};
 
@@ -278,6 +280,7 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(host::FAULTS)
         .chain(transport::FAULTS)
         .chain(inference::FAULTS)
+        .chain(written::FAULTS)
         .chain(cpu::FAULTS)
         .chain(wire::FAULTS)
         .chain(generated::faults())
