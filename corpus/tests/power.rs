@@ -106,6 +106,9 @@ const MISNAMED: &[(&str, &str)] = &[
     ("ignore-nic-tail-probe", "EV-PROBE-005.a"),
     ("ignore-nic-timestamps", "TSETH-PRESENT-001"),
     ("ignore-recovery-rto", "REC-RTO-003"),
+    // Commands of the CPU half ignored: the flag or packet they change is named.
+    ("qp-error-command-ignored", "FLAG-SEND-001.a"),
+    ("set-ev-state-ignored", "SND-SEG-001.a"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

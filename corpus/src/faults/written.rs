@@ -106,6 +106,27 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-in-order-v4"],
         |e| flag(e, Some(Side::Responder), |f| f.status.0 ^= 1),
     ),
+    writes(
+        "retirement-flag-generation-off",
+        "retirement flags carry the lowest bit of their generation flipped",
+        &[req::FLAG_RECV_002_A],
+        &["rcv-in-order-v4"],
+        |e| flag(e, Some(Side::Responder), |f| f.generation ^= 1),
+    ),
+    writes(
+        "cqe-other-cq",
+        "completion entries go to the queue numbered one off, at the same slot",
+        &[req::CQE_ROUTE_001, req::CQE_REJECT_002],
+        &["db-reject-queues", "ret-cq-wrap", "rcv-cq-receive"],
+        |e| {
+            if let NicEvent::Completion(c) = e {
+                if let Some(q) = c.queue.as_mut() {
+                    q.cq = openrdma_device::CqId::new(q.cq.value() ^ 1);
+                }
+            }
+            true
+        },
+    ),
     // ---- SACK contents -----------------------------------------------------------------
     sends(
         "sack-entropy-flipped",
