@@ -383,9 +383,14 @@ pub fn power_section(proofs: &[crate::faults::Proof]) -> String {
             Some(p) => {
                 let _ = writeln!(s, "| `{c}` | `{}` | `{}` |", p.fault.cli_name(), p.scenario);
             }
-            None => {
-                let _ = writeln!(s, "| `{c}` | — | — |");
-            }
+            None => match crate::faults::UNPROVABLE.iter().find(|(u, _)| *u == c) {
+                Some((_, why)) => {
+                    let _ = writeln!(s, "| `{c}` | — (unprovable: {why}) | — |");
+                }
+                None => {
+                    let _ = writeln!(s, "| `{c}` | — | — |");
+                }
+            },
         }
     }
     s

@@ -551,7 +551,7 @@ impl Stream for StaleProgress {
 
 /// A completion held back until the flag that follows it is out.
 #[derive(Debug)]
-struct CqeAfterFlag;
+pub(super) struct CqeAfterFlag;
 
 impl Stream for CqeAfterFlag {
     fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {

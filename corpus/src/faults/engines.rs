@@ -9,7 +9,8 @@ use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{AethRepr, EvMark, NackReason, Opcode, TemplateId};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
-    Capability, CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, SprayPolicy,
+    Capability, CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, Side,
+    SprayPolicy,
 };
 
 use super::{Caps, Class, Edits, Expect, Fault};
@@ -418,8 +419,8 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "spray-round-robin",
         "every QP sprays round robin, whatever its policy says",
-        &[req::SND_SPRAY_003, req::SND_SPRAY_004],
-        &["snd-spray-fixed", "snd-spray-skew-aware"],
+        &[req::SND_SPRAY_003, req::SND_SPRAY_004, req::EV_PROBE_005_A],
+        &["snd-spray-fixed", "snd-spray-skew-aware", "snd-spray-window-fit"],
         Edits { host_in: Some(|c| spray_as(c, SprayPolicy::RoundRobin)), ..Edits::NONE },
     ),
     // ---- damaged frames taken as sound -------------------------------------------------
@@ -506,6 +507,49 @@ pub static FAULTS: &[Fault] = &[
         &[req::OPC_UNKNOWN_001],
         &["wire-discard-v4", "wire-discard-v6"],
         |b| repair(b, "OPC-UNKNOWN-001"),
+    ),
+    // ---- the two halves' interface, and what must be written ---------------------------
+    loses_out(
+        "no-retransmitted-report",
+        "Retransmitted is never reported to the CPU half",
+        &[req::REC_IF_008],
+        &["snd-single-loss"],
+        |o| !report(o, |r| matches!(r, NicReport::Retransmitted { .. })),
+    ),
+    loses_out(
+        "no-qp-error-report",
+        "QpError is never reported to the CPU half",
+        &[req::REC_IF_009],
+        &["snd-ack-nak"],
+        |o| !report(o, |r| matches!(r, NicReport::QpError { .. })),
+    ),
+    loses_in(
+        "qp-error-command-ignored",
+        "the CPU half's QpError command is ignored",
+        &[req::REC_IF_013],
+        &["ret-retry-exceeded"],
+        |i| !matches!(i, Input::Cpu { command: CpuCommand::QpError { .. } }),
+    ),
+    loses_in(
+        "set-ev-state-ignored",
+        "the CPU half's SetEvState command is ignored",
+        &[req::REC_IF_012],
+        &["snd-ev-deny"],
+        |i| !matches!(i, Input::Cpu { command: CpuCommand::SetEvState { .. } }),
+    ),
+    loses_out(
+        "no-retirement-flags",
+        "retirement flags are never written",
+        &[req::RET_FLAG_001_A],
+        &["rcv-in-order-v4"],
+        |o| !matches!(o, Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder),
+    ),
+    loses_out(
+        "no-receive-completions",
+        "receive completions are never written",
+        &[req::CQE_RECV_001],
+        &["rcv-cq-receive"],
+        |o| !matches!(o, Output::Event { event: NicEvent::Completion(c) } if c.side == Side::Responder),
     ),
 ];
 

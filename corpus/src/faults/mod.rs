@@ -18,7 +18,14 @@
 //!   taken: the faults the scenarios were written for, one rule each.
 //! * [`frames`]: frames the device must take but drops, fields it misreads, fields of the
 //!   frames it sends filled wrong.
+//! * [`host`]: the host interface: the doorbell bus, templates, completion queues and
+//!   retirement.
+//! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
+//! * [`inference`]: one rule of loss inference broken.
+//! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
+//! * [`generated`]: one per field the judge compares in the frames a device sends.
+//! * [`knobs`]: one per knob of the device's configuration, ignored.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
@@ -40,12 +47,48 @@ pub mod behaviour;
 pub mod cpu;
 pub mod engines;
 pub mod frames;
+pub mod generated;
+pub mod host;
+pub mod inference;
+pub mod knobs;
 mod prove;
+pub mod transport;
 pub mod variants;
 pub mod widths;
 pub mod wire;
+pub mod written;
 
 pub use prove::{Proof, catches, covering, must_clauses, names, prove, proved};
+
+/// The MUST clauses of a device or its CPU half that no fault can prove, with the reason:
+/// each is broken only through a clause of its own list, which the first divergence names
+/// instead. Shown in the matrix; `tests/power.rs` caps the list at ten.
+pub const UNPROVABLE: &[(Clause, &str)] = &[
+    (
+        openrdma_conformance::req::REC_TEST_001_A,
+        "an umbrella over the reports of REC-IF-001 to REC-IF-018: a missing or wrong report is named by its own clause",
+    ),
+    (
+        openrdma_conformance::req::REC_TEST_001_B,
+        "an umbrella over the commands of REC-IF-008 to REC-IF-017: a command not acted on is named by its own clause",
+    ),
+    (
+        openrdma_conformance::req::REC_TEST_002,
+        "an umbrella over REC-RTO, REC-RETRY, REC-EV-002 and REC-PROBE: a CPU half that breaks it is named by the clause it breaks",
+    ),
+    (
+        openrdma_conformance::req::REC_TEST_003,
+        "an umbrella over REC-TEST-001 and REC-TEST-002 for a device's own CPU half: named by the clause broken",
+    ),
+    (
+        openrdma_conformance::req::REC_SPLIT_001,
+        "the NIC half's share of the work, listed by the sender, receiver and REC-IF clauses that name each part",
+    ),
+    (
+        openrdma_conformance::req::REC_SPLIT_002,
+        "the CPU half's share of the work, listed by the REC-RTO, REC-RETRY, REC-EV and REC-PROBE clauses that name each part",
+    ),
+];
 
 /// Whether an entry is a bug or a legitimate choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -142,6 +185,16 @@ pub struct Edits {
     /// The device's own CPU half (`cpu = "device"`), with one rule wrong, in place of the
     /// reference's.
     pub cpu: Option<CpuHalfFactory>,
+    /// The device takes each input of a batch on its own, and the stream sees each as a
+    /// batch of its own: for bugs in what one input causes (a change torn by the next
+    /// input at the same instant, work left for the next input).
+    pub per_input: bool,
+    /// One field of the frames of some kinds sent with its lowest bit flipped
+    /// ([`generated`]).
+    pub perturb: Option<generated::Perturb>,
+    /// A knob of the device's configuration, `nic.NAME` or `recovery.NAME`, that the
+    /// device ignores: it runs with the knob's default ([`knobs`]).
+    pub ignore: Option<&'static str>,
 }
 
 impl Edits {
@@ -156,6 +209,9 @@ impl Edits {
         keep_out: None,
         stream: None,
         cpu: None,
+        per_input: false,
+        perturb: None,
+        ignore: None,
     };
 }
 
@@ -172,6 +228,9 @@ impl fmt::Debug for Edits {
             (self.keep_out.is_some(), "keep_out"),
             (self.stream.is_some(), "stream"),
             (self.cpu.is_some(), "cpu"),
+            (self.per_input, "per_input"),
+            (self.perturb.is_some(), "perturb"),
+            (self.ignore.is_some(), "ignore"),
         ] {
             if on {
                 names.push(name);
@@ -218,8 +277,14 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(widths::FAULTS)
         .chain(engines::FAULTS)
         .chain(frames::FAULTS)
+        .chain(host::FAULTS)
+        .chain(transport::FAULTS)
+        .chain(inference::FAULTS)
+        .chain(written::FAULTS)
         .chain(cpu::FAULTS)
         .chain(wire::FAULTS)
+        .chain(generated::faults())
+        .chain(knobs::faults())
         .chain(variants::VARIANTS)
 }
 
@@ -303,11 +368,38 @@ impl Device for Mutant {
         if let Some(config) = self.fault.edits.config {
             config(&mut m);
         }
+        if let Some(knob) = self.fault.edits.ignore {
+            knobs::ignore(&mut m, knob);
+        }
         self.stream = self.fault.edits.stream.map(|make| make(&m));
         self.inner.start(&m)
     }
 
     fn advance(
+        &mut self,
+        inputs: Vec<TimedInput>,
+        until: Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        if !self.fault.edits.per_input {
+            return self.step(inputs, until);
+        }
+        let mut out = Vec::new();
+        for i in inputs {
+            let at = i.at;
+            out.extend(self.step(vec![i], at)?);
+        }
+        out.extend(self.step(Vec::new(), until)?);
+        Ok(out)
+    }
+
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        self.inner.finish()
+    }
+}
+
+impl Mutant {
+    /// One batch through the edits and the inner device.
+    fn step(
         &mut self,
         mut inputs: Vec<TimedInput>,
         until: Timestamp,
@@ -336,11 +428,18 @@ impl Device for Mutant {
             inputs = s.inputs(inputs);
         }
         let mut out = self.inner.advance(inputs, until)?;
-        if e.frame_out.is_some() || e.event_out.is_some() || e.keep_out.is_some() {
+        if e.frame_out.is_some()
+            || e.event_out.is_some()
+            || e.keep_out.is_some()
+            || e.perturb.is_some()
+        {
             out.retain_mut(|o| {
                 match &mut o.output {
                     Output::Frame { bytes, .. } => {
                         if let Some(b) = e.frame_out.and_then(|rw| rw(bytes)) {
+                            *bytes = b;
+                        }
+                        if let Some(b) = e.perturb.and_then(|p| generated::perturb(bytes, p)) {
                             *bytes = b;
                         }
                     }
@@ -359,10 +458,6 @@ impl Device for Mutant {
             out = s.outputs(out, Batch { until, inputs_at: &inputs_at });
         }
         Ok(out)
-    }
-
-    fn finish(&mut self) -> Result<(), DeviceError> {
-        self.inner.finish()
     }
 }
 

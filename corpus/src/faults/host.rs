@@ -1,0 +1,482 @@
+//! Faults of the host interface: the doorbell bus read wrong, templates changed at the
+//! wrong moment or installed unchecked, completion queues and flags written wrong, work
+//! left for a later input. Each names the scenarios written to catch it.
+
+use std::collections::HashMap;
+
+use openrdma_codec::frame::decode;
+use openrdma_codec::host::{
+    COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
+};
+use openrdma_codec::{Lkey, TemplateId};
+use openrdma_conformance::req::{self, Clause};
+use openrdma_device::{
+    CqConfig, CqId, FlagWrite, HostCommand, Input, LocalRegion, NicEvent, NicReport, Output, Side,
+    TimedInput, TimedOutput,
+};
+
+use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream};
+
+/// A fault of this family.
+const fn fault(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    edits: Edits,
+) -> Fault {
+    Fault {
+        name,
+        class: Class::Fault,
+        what,
+        breaks,
+        expect: Expect::Fails,
+        catch,
+        caps: Caps::Same,
+        edits,
+    }
+}
+
+/// A fault that needs memory.
+const fn stream(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    make: super::MakeStream,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { stream: Some(make), ..Edits::NONE })
+}
+
+/// Every fault of the host interface.
+pub static FAULTS: &[Fault] = &[
+    // ---- the doorbell bus --------------------------------------------------------------
+    stream(
+        "latches-partial-writes",
+        "each doorbell register latches whatever bytes a write brings and rings with its 8 bytes after every write that touches it",
+        &[req::DB_MMIO_002_A],
+        &["db-bus-partial-writes"],
+        |_| Box::<Latches>::default(),
+    ),
+    fault(
+        "big-endian-doorbell",
+        "a doorbell write's bytes are read big-endian",
+        &[req::DB_FORMAT_002],
+        &["db-bus-partial-writes", "db-bus-registers"],
+        Edits { host_in: Some(big_endian_doorbell), ..Edits::NONE },
+    ),
+    fault(
+        "first-register-only",
+        "only doorbell register 0 is decoded; writes to the others are lost",
+        &[req::DB_MMIO_003_A],
+        &["db-bus-registers"],
+        Edits { keep_in: Some(first_register_only), ..Edits::NONE },
+    ),
+    fault(
+        "register-selects-template",
+        "doorbell register r serves template r: the register, not the token, names it",
+        &[req::DB_MMIO_003_A],
+        &["db-bus-registers"],
+        Edits { host_in: Some(register_selects_template), ..Edits::NONE },
+    ),
+    // ---- templates ---------------------------------------------------------------------
+    fault(
+        "template-torn",
+        "a template change is torn: the token right after it, at the same instant, is expanded with the new local side but the old remote side",
+        &[req::TPL_FIELDS_001_B, req::SND_SEG_003_A],
+        &["db-template-change"],
+        Edits { stream: Some(|_| Box::<TemplateTorn>::default()), per_input: true, ..Edits::NONE },
+    ),
+    stream(
+        "template-change-late",
+        "a template change at the same instant as the next token takes effect after it",
+        &[req::TPL_FIELDS_001_B, req::SND_SEG_003_A],
+        &["db-template-change"],
+        |_| Box::new(TemplateChangeLate),
+    ),
+    stream(
+        "lkey-not-checked",
+        "a template is installed whatever its local key",
+        &[req::TPL_KEY_001],
+        &["db-local-keys"],
+        |_| Box::<LkeyNotChecked>::default(),
+    ),
+    // ---- completion queues -------------------------------------------------------------
+    stream(
+        "cq-overwrites-unreleased",
+        "the consumer register is ignored: the ring wraps over entries not yet released",
+        &[req::CQE_RING_004_A],
+        &["ret-cq-overflow", "rcv-cq-receive"],
+        |_| Box::<CqOverwrites>::default(),
+    ),
+    stream(
+        "cqe-owner-first",
+        "the owner byte is written before the rest of the entry: at byte 31's write, bytes 0 to 30 still hold the slot's previous contents",
+        &[req::CQE_RING_003_B],
+        // Caught by ret-cq-wrap and rcv-cq-receive too, where the stale bytes show first
+        // as an entry out of order (CQE-SEND-003) or a receive entry wrong (CQE-RECV-001).
+        &["db-reject-queues"],
+        |_| Box::<OwnerFirst>::default(),
+    ),
+    stream(
+        "rejects-to-error-cq",
+        "the completions of every rejected token go to the device error queue",
+        &[req::CQE_REJECT_002],
+        &["db-reject-queues"],
+        |_| Box::<RejectsToErrorCq>::default(),
+    ),
+    // ---- retirement and flushing -------------------------------------------------------
+    fault(
+        "recv-cqe-after-flag",
+        "the responder writes a receive completion after its message's retirement flag",
+        &[req::FLAG_ORDER_002, req::WWI_ORDER_001],
+        &["rcv-in-order-v4", "rcv-wwi-order"],
+        Edits { stream: Some(|_| Box::new(super::behaviour::CqeAfterFlag)), ..Edits::NONE },
+    ),
+    fault(
+        "retire-one-per-input",
+        "the retirement engine retires one message per input: of the messages one write makes retirable, the others wait for the next input",
+        &[req::RET_ORDER_002],
+        &["ret-burst-before-next-input"],
+        Edits {
+            stream: Some(|_| Box::<RetireOnePerInput>::default()),
+            per_input: true,
+            ..Edits::NONE
+        },
+    ),
+    stream(
+        "flush-rewrites-completed",
+        "a QP's failure flushes the work requests it already completed once more",
+        &[req::RET_FLUSH_001_A, req::ORD_SEND_003],
+        &["snd-ack-nak"],
+        |_| Box::<FlushRewritesCompleted>::default(),
+    ),
+];
+
+// ---- the doorbell bus ------------------------------------------------------------------
+
+/// A doorbell write as a token rung at its time.
+fn ring(at: TimedInput, token: u64) -> TimedInput {
+    TimedInput { at: at.at, input: Input::Host { command: HostCommand::Doorbell { token } } }
+}
+
+/// The bytes each register holds.
+#[derive(Debug, Default)]
+struct Latches {
+    latches: HashMap<u32, [u8; 8]>,
+}
+
+impl Stream for Latches {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            let Input::Host { command: HostCommand::DoorbellWrite(w) } = &i.input else {
+                out.push(i);
+                continue;
+            };
+            let mut rung = Vec::new();
+            for (k, b) in w.bytes.iter().enumerate() {
+                let pos = usize::from(w.offset) + k;
+                let reg = w.register.wrapping_add((pos / 8) as u32);
+                self.latches.entry(reg).or_default()[pos % 8] = *b;
+                if !rung.contains(&reg) {
+                    rung.push(reg);
+                }
+            }
+            for r in rung {
+                out.push(ring(i.clone(), u64::from_le_bytes(self.latches[&r])));
+            }
+        }
+        out
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+fn big_endian_doorbell(c: &mut HostCommand) {
+    let HostCommand::DoorbellWrite(w) = c else { return };
+    if let (0, Ok(b)) = (w.offset, <[u8; 8]>::try_from(w.bytes.as_slice())) {
+        *c = HostCommand::Doorbell { token: u64::from_be_bytes(b) };
+    }
+}
+
+fn first_register_only(i: &Input) -> bool {
+    !matches!(i, Input::Host { command: HostCommand::DoorbellWrite(w) } if w.register != 0)
+}
+
+fn register_selects_template(c: &mut HostCommand) {
+    let HostCommand::DoorbellWrite(w) = c else { return };
+    if let Some(t) = w.token() {
+        let tok = DoorbellToken::from_u64(t);
+        let template = TemplateId::new(w.register as u16 & 0xFFF);
+        *c = HostCommand::Doorbell { token: DoorbellToken { template, ..tok }.to_u64() };
+    }
+}
+
+// ---- templates -------------------------------------------------------------------------
+
+/// Templates installed, the change (instant, old, new) the next token may be torn by, and
+/// the versions (old, new) the current input's packets are torn between.
+#[derive(Debug, Default)]
+struct TemplateTorn {
+    templates: HashMap<TemplateId, Template>,
+    changed: Option<(u64, Template, Template)>,
+    torn: Option<(Template, Template)>,
+}
+
+impl Stream for TemplateTorn {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.torn = None;
+        // One input at a time (`per_input`).
+        let Some(i) = inputs.first() else { return inputs };
+        match &i.input {
+            Input::Host { command: HostCommand::SetTemplate(t) } => {
+                let old = self.templates.insert(t.template_id, *t);
+                self.changed = old
+                    .filter(|o| Template { enabled: t.enabled, ..*o } != *t)
+                    .map(|o| (i.at.0, o, *t));
+            }
+            Input::Host { command: HostCommand::Doorbell { token } } => {
+                if let Some((at, old, new)) = self.changed.take() {
+                    let tok = DoorbellToken::from_u64(*token);
+                    if at == i.at.0 && tok.template == new.template_id {
+                        self.torn = Some((old, new));
+                    }
+                }
+            }
+            _ => {}
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let Some((old, new)) = self.torn else { return outputs };
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let Some(mut f) = decode(bytes).to_repr() else { continue };
+            if let Some(r) = f.ext.reth.as_mut() {
+                r.va = r.va.wrapping_sub(new.remote_base).wrapping_add(old.remote_base);
+                f.icrc = None;
+                if let Ok(b) = f.to_bytes() {
+                    *bytes = b;
+                }
+            }
+        }
+        outputs
+    }
+}
+
+/// A change followed by a token at its instant is applied after the token.
+#[derive(Debug)]
+struct TemplateChangeLate;
+
+impl Stream for TemplateChangeLate {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for k in 1..inputs.len() {
+            let (a, b) = (&inputs[k - 1], &inputs[k]);
+            let change = matches!(a.input, Input::Host { command: HostCommand::SetTemplate(_) });
+            let token = matches!(b.input, Input::Host { command: HostCommand::Doorbell { .. } });
+            if change && token && a.at == b.at {
+                inputs.swap(k - 1, k);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// The key under which [`LkeyNotChecked`] installs every template: one registration that
+/// covers all memory, made before the first input.
+const ANY_KEY: Lkey = Lkey::new(0xFFFF_FF00);
+
+#[derive(Debug, Default)]
+struct LkeyNotChecked {
+    registered: bool,
+}
+
+impl Stream for LkeyNotChecked {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            if let Input::Host { command: HostCommand::SetTemplate(t) } = &mut i.input {
+                t.local_lkey = ANY_KEY;
+            }
+        }
+        if !self.registered {
+            if let Some(at) = inputs.first().map(|i| i.at) {
+                self.registered = true;
+                let region =
+                    LocalRegion { lkey: ANY_KEY, base: 0, len: u64::MAX, local_read: true };
+                let command = HostCommand::RegisterLocal(region);
+                inputs.insert(0, TimedInput { at, input: Input::Host { command } });
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+// ---- completion queues -----------------------------------------------------------------
+
+/// The completions of `outputs`, rewritten by `edit`, their bytes emitted again.
+fn completions(
+    outputs: &mut [TimedOutput],
+    mut edit: impl FnMut(&mut openrdma_device::CompletionEvent),
+) {
+    for o in outputs {
+        if let Output::Event { event: NicEvent::Completion(c) } = &mut o.output {
+            edit(c);
+        }
+    }
+}
+
+/// Completion queues as software created them; the device makes each ring far larger.
+#[derive(Debug, Default)]
+struct CqOverwrites {
+    cqs: HashMap<CqId, CqConfig>,
+}
+
+impl Stream for CqOverwrites {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            if let Input::Host { command: HostCommand::CreateCq(c) } = &mut i.input {
+                self.cqs.insert(c.cq, *c);
+                // Never full: a ring far larger than the one in memory.
+                c.entries = c.entries.saturating_mul(256).min(1 << 31);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        completions(&mut outputs, |c| {
+            let mut e = c.written_entry();
+            let Some(q) = c.queue.as_mut() else { return };
+            let Some(cfg) = self.cqs.get(&q.cq) else { return };
+            // The device's count is the slot in its huge ring.
+            let (k, n) = (u64::from(q.slot), u64::from(cfg.entries));
+            q.slot = (k % n) as u32;
+            q.addr = cfg.slot_addr(q.slot);
+            e.phase = (k / n) % 2 == 0;
+            c.entry = e;
+            let _ = e.emit(&mut q.bytes);
+        });
+        outputs
+    }
+}
+
+/// What each slot of each queue holds.
+#[derive(Debug, Default)]
+struct OwnerFirst {
+    slots: HashMap<(CqId, u32), [u8; COMPLETION_LEN]>,
+}
+
+impl Stream for OwnerFirst {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        completions(&mut outputs, |c| {
+            let Some(q) = c.queue.as_mut() else { return };
+            let before = self.slots.insert((q.cq, q.slot), q.bytes).unwrap_or([0; COMPLETION_LEN]);
+            q.bytes[..COMPLETION_LEN - 1].copy_from_slice(&before[..COMPLETION_LEN - 1]);
+            c.entry = CompletionRepr::parse(&q.bytes).unwrap_or_default();
+        });
+        outputs
+    }
+}
+
+/// The device error queue, once software names it.
+#[derive(Debug, Default)]
+struct RejectsToErrorCq {
+    error_cq: Option<CqId>,
+}
+
+impl Stream for RejectsToErrorCq {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::SetErrorCq { cq } } = &i.input {
+                self.error_cq = Some(*cq);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let Some(err) = self.error_cq else { return outputs };
+        completions(&mut outputs, |c| {
+            let rejected = c.written_entry().status.is_doorbell_reject();
+            if let (Some(q), true) = (c.queue.as_mut(), rejected) {
+                q.cq = err;
+            }
+        });
+        outputs
+    }
+}
+
+// ---- retirement and flushing -----------------------------------------------------------
+
+/// Retirement flags past the first of an input, held for the next (`per_input`).
+#[derive(Debug, Default)]
+struct RetireOnePerInput {
+    held: Vec<TimedOutput>,
+}
+
+impl Stream for RetireOnePerInput {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        let mut later = Vec::new();
+        let mut flags = 0;
+        for o in outputs {
+            let retirement = matches!(&o.output,
+                Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder);
+            if retirement {
+                flags += 1;
+                if flags > 1 {
+                    later.push(o);
+                    continue;
+                }
+            }
+            out.push(o);
+        }
+        for h in std::mem::replace(&mut self.held, later) {
+            out.push(TimedOutput { at: batch.until, output: h.output });
+        }
+        out
+    }
+}
+
+/// Sender flags written so far.
+#[derive(Debug, Default)]
+struct FlushRewritesCompleted {
+    flags: Vec<FlagWrite>,
+}
+
+impl Stream for FlushRewritesCompleted {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            match &o.output {
+                Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Requester => {
+                    self.flags.push(*f);
+                }
+                Output::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) } => {
+                    // Every flag the QP wrote before is written again, FLUSHED.
+                    let flushed = FlagRepr::sender(0, CompletionStatus::FLUSHED, 0).to_u64();
+                    for f in self.flags.iter().filter(|f| f.qpn == *qpn) {
+                        let value = (f.value & 0xFFFF_0000_0000_0000) | flushed;
+                        let event = NicEvent::FlagWrite(FlagWrite { value, ..*f });
+                        out.push(TimedOutput { at: o.at, output: Output::Event { event } });
+                    }
+                }
+                _ => {}
+            }
+            out.push(o);
+        }
+        out
+    }
+}

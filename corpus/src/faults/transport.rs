@@ -1,0 +1,692 @@
+//! Faults of the transport engines that need more than one rewrite: frames a receiver must
+//! take read wrong or refused, answers it owes lost or held, and sender rules (SACK order,
+//! scheduling, probes and their samples, timestamps) broken. Each names the scenarios
+//! written to catch it.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use openrdma_codec::frame::{IpRepr, decode};
+use openrdma_codec::{Ev, EvMark, Opcode, Psn, Qpn};
+use openrdma_conformance::req::{self, Clause};
+use openrdma_device::{
+    CpuCommand, EvState, HostCommand, Input, Manifest, NicEvent, Output, SprayPolicy, TimedInput,
+    TimedOutput, Timestamp,
+};
+
+use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, refit};
+
+/// A fault of this family.
+const fn fault(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    edits: Edits,
+) -> Fault {
+    Fault {
+        name,
+        class: Class::Fault,
+        what,
+        breaks,
+        expect: Expect::Fails,
+        catch,
+        caps: Caps::Same,
+        edits,
+    }
+}
+
+/// A fault that needs memory.
+const fn stream(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    make: super::MakeStream,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { stream: Some(make), ..Edits::NONE })
+}
+
+/// Every fault of this family.
+pub static FAULTS: &[Fault] = &[
+    // ---- what a receiver must take -----------------------------------------------------
+    fault(
+        "accepts-qpn-2",
+        "QPN 2 is allowed for an MRC QP, at either end",
+        &[req::ERTH_QPN_001_B],
+        &["rcv-endpoint"],
+        Edits {
+            host_in: Some(qpn2_create),
+            frame_in: Some(qpn2_in),
+            event_out: Some(qpn2_event),
+            frame_out: Some(qpn2_out),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "any-udp-port",
+        "any UDP destination port is taken for RoCEv2",
+        &[req::ENC_UDP_001_B],
+        &["rcv-lenient"],
+        Edits { frame_in: Some(any_udp_port), ..Edits::NONE },
+    ),
+    fault(
+        "processes-fragments",
+        "IPv4 fragments are processed as whole packets",
+        &[req::ENC_IPV4_002_B],
+        &["rcv-lenient"],
+        Edits { frame_in: Some(processes_fragments), ..Edits::NONE },
+    ),
+    fault(
+        "rejects-zero-udp-checksum-v6",
+        "IPv6 packets without a UDP checksum are dropped",
+        &[req::ENC_UDP_004_B],
+        &["rcv-lenient-v6"],
+        Edits { keep_in: Some(v6_with_checksum), ..Edits::NONE },
+    ),
+    stream(
+        "wedges-on-short-datagram",
+        "a datagram with no room for its ICRC wedges the receive path: nothing after it is taken",
+        &[req::ENC_LEN_004],
+        &["wire-discard-v4"],
+        |_| Box::<Wedges>::default(),
+    ),
+    stream(
+        "no-duplicate-sack",
+        "duplicates are not answered at once with a SACK",
+        &[req::RCV_DUP_001_B],
+        &["rcv-duplicate-before-retirement"],
+        |_| Box::<NoDuplicateSack>::default(),
+    ),
+    stream(
+        "probe-answer-keeps-count",
+        "a probe answer leaves the count of writes to acknowledge as it was, so the next write is never SACKed by the timer",
+        &[req::RCV_SACK_008_A, req::RCV_SACK_004_B],
+        &["rcv-probe-answer"],
+        |_| Box::<ProbeAnswerKeepsCount>::default(),
+    ),
+    stream(
+        "sack-cancels-held-back-ack",
+        "every SACK stops the SACK timer, so a transport ACK held back by ack_coalesce is not sent when the timer would have expired",
+        &[req::RCV_SACK_008_B, req::RCV_ACK_001_B],
+        &["rcv-ack-coalesce"],
+        |_| Box::<SackCancelsHeldBackAck>::default(),
+    ),
+    // ---- sender rules ------------------------------------------------------------------
+    stream(
+        "credit-zero-stalls",
+        "an ACK whose credit code is 0 stops the sender: no further message goes out",
+        &[req::AETH_MRC_002_B],
+        &["snd-lenient"],
+        |_| Box::<CreditZeroStalls>::default(),
+    ),
+    stream(
+        "deny-as-assumed-bad",
+        "a controller's deny is taken for ASSUMED_BAD, which a probe answer ends",
+        &[req::EV_DENY_001, req::EV_DENY_002],
+        &["snd-ev-deny"],
+        |_| Box::new(DenyAsAssumedBad),
+    ),
+    stream(
+        "marks-of-discarded-sacks",
+        "the EV marks of a SACK are applied before its checks, so a SACK that the checks discard still marks its EV",
+        &[req::SND_SACK_006],
+        &["snd-sack-order"],
+        |m| Box::new(MarksOfDiscardedSacks { hi_sent: None, window: m.nic.window() }),
+    ),
+    stream(
+        "new-data-first",
+        "new packets go before retransmissions that are due at the same time",
+        &[req::SND_SCHED_001],
+        &["snd-sched-order"],
+        |_| Box::new(NewDataFirst),
+    ),
+    fault(
+        "no-policy-probes",
+        "the probes a spray policy queues are never sent",
+        &[req::SND_SPRAY_009, req::EV_PROBE_005_A],
+        &["snd-spray-window-fit"],
+        Edits { keep_out: Some(no_probe), ..Edits::NONE },
+    ),
+    stream(
+        "probe-rtt-reversed",
+        "a probe answer's round trip is taken the wrong way round, the reflected timestamp minus the clock, modulo 2^16",
+        &[req::SND_SPRAY_010, req::SND_SPRAY_005],
+        &["snd-spray-window-fit", "snd-spray-window-fit-probe-rtt"],
+        |_| Box::new(ProbeRttReversed),
+    ),
+    stream(
+        "probe-sample-ignored",
+        "a window-fit QP takes no round-trip sample from probe answers",
+        &[req::SND_SPRAY_010, req::SND_SPRAY_005],
+        &["snd-spray-window-fit-probe-rtt"],
+        |m| Box::new(ProbeSampleIgnored::new(m)),
+    ),
+    stream(
+        "probes-after-error",
+        "probes go on after the QP failed, every probe interval, on its last probe's EV",
+        &[req::REC_PROBE_002, req::EV_PROBE_005_A],
+        &["rec-device-backoff"],
+        |m| Box::new(ProbesAfterError::new(m)),
+    ),
+    stream(
+        "retransmission-keeps-timestamp",
+        "a retransmission carries the TSETH timestamp of the PSN's first transmission",
+        &[req::SND_TS_002_C],
+        &["snd-infer-retransmitted"],
+        |_| Box::<KeepsTimestamp>::default(),
+    ),
+];
+
+// ---- what a receiver must take ---------------------------------------------------------
+
+/// The QPN a device that allows QPN 2 gives its QP 2 inside the reference device, and the
+/// peer QPN it gives a QP facing QP 2.
+const ALIAS_2: u32 = 0x7702;
+const ALIAS_PEER_2: u32 = 0x7703;
+
+fn qpn2_create(c: &mut HostCommand) {
+    if let HostCommand::CreateQp(q) = c {
+        if q.qpn.value() == 2 {
+            q.qpn = Qpn::new(ALIAS_2);
+        }
+        if q.peer_qpn.value() == 2 {
+            q.peer_qpn = Qpn::new(ALIAS_PEER_2);
+        }
+    }
+}
+
+fn qpn2_in(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if f.bth.dest_qp != Qpn::ENDPOINT || f.ext.erth.is_some() || f.ext.eeth.is_some() {
+        return None;
+    }
+    f.bth.dest_qp = Qpn::new(ALIAS_2);
+    refit(&mut f).ok()
+}
+
+fn qpn2_out(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if f.bth.dest_qp.value() != ALIAS_PEER_2 {
+        return None;
+    }
+    f.bth.dest_qp = Qpn::new(2);
+    refit(&mut f).ok()
+}
+
+fn qpn2_event(e: &mut NicEvent) -> bool {
+    let alias = |q: &mut Qpn| {
+        if q.value() == ALIAS_2 {
+            *q = Qpn::new(2);
+        }
+    };
+    match e {
+        NicEvent::DmaWrite(w) => alias(&mut w.qpn),
+        NicEvent::FlagWrite(f) => alias(&mut f.qpn),
+        NicEvent::Completion(c) => {
+            let mut entry = c.written_entry();
+            alias(&mut entry.qpn);
+            c.entry = entry;
+            if let Some(q) = c.queue.as_mut() {
+                let _ = entry.emit(&mut q.bytes);
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+/// An IPv4 frame the decoder does not take for RoCEv2, made into RoCEv2 by `edit` on its
+/// bytes and the IPv4 header's offset.
+fn raw_v4(bytes: &[u8], edit: impl FnOnce(&mut [u8], usize) -> bool) -> Option<Vec<u8>> {
+    let d = decode(bytes);
+    let (Some(IpRepr::V4(_)), Some(at)) = (&d.ip, d.layout.ip) else { return None };
+    let mut b = bytes.to_vec();
+    if !edit(&mut b, at) {
+        return None;
+    }
+    let mut f = decode(&b).to_repr()?;
+    refit(&mut f).ok()
+}
+
+fn any_udp_port(bytes: &[u8]) -> Option<Vec<u8>> {
+    // Destination port: bytes 2-3 of the UDP header after a 20-byte IPv4 header.
+    raw_v4(bytes, |b, at| {
+        let other = b.len() >= at + 24 && u16::from_be_bytes([b[at + 22], b[at + 23]]) != 4791;
+        if other {
+            b[at + 22..at + 24].copy_from_slice(&4791u16.to_be_bytes());
+        }
+        other
+    })
+}
+
+fn processes_fragments(bytes: &[u8]) -> Option<Vec<u8>> {
+    // Flags and fragment offset: bytes 6-7 of the IPv4 header.
+    raw_v4(bytes, |b, at| {
+        let more = b[at + 6] & 0x20 != 0;
+        b[at + 6] &= !0x20;
+        more
+    })
+}
+
+fn v6_with_checksum(i: &Input) -> bool {
+    let Input::Frame { bytes, .. } = i else { return true };
+    let d = decode(bytes);
+    !(matches!(d.ip, Some(IpRepr::V6(_))) && d.udp.is_some_and(|u| u.checksum == 0))
+}
+
+/// Whether a datagram too short for its ICRC arrived: nothing is taken after it.
+#[derive(Debug, Default)]
+struct Wedges {
+    wedged: bool,
+}
+
+impl Stream for Wedges {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs.retain(|i| {
+            if let Input::Frame { bytes, .. } = &i.input {
+                self.wedged |= decode(bytes).discard_reason() == Some("ENC-LEN-004");
+                return !self.wedged;
+            }
+            true
+        });
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// The writes seen, by (QP, PSN), and the times duplicates of them arrived.
+#[derive(Debug, Default)]
+struct NoDuplicateSack {
+    seen: HashSet<(u32, u32)>,
+    dup_at: BTreeSet<u64>,
+}
+
+impl Stream for NoDuplicateSack {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            let Input::Frame { bytes, .. } = &i.input else { continue };
+            let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
+            if !self.seen.insert((b.dest_qp.value(), b.psn.value())) {
+                self.dup_at.insert(i.at.0);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.retain(|o| {
+            let Output::Frame { bytes, .. } = &o.output else { return true };
+            let sack = decode(bytes).bth.is_some_and(|b| b.opcode == Opcode::MRC_SACK);
+            !(sack && self.dup_at.contains(&o.at.0))
+        });
+        outputs
+    }
+}
+
+/// Whether a probe answer went out and no SACK at an input since: the timer never started.
+#[derive(Debug, Default)]
+struct ProbeAnswerKeepsCount {
+    stale: bool,
+}
+
+impl Stream for ProbeAnswerKeepsCount {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.retain(|o| {
+            let Output::Frame { bytes, .. } = &o.output else { return true };
+            let Some(s) = decode(bytes).ext.seth else { return true };
+            if s.pr {
+                self.stale = true;
+            } else if batch.inputs_at.contains(&o.at.0) {
+                self.stale = false;
+            } else if self.stale {
+                return false;
+            }
+            true
+        });
+        outputs
+    }
+}
+
+/// Whether a SACK went out since the last transport ACK: the timer that owed it stopped.
+#[derive(Debug, Default)]
+struct SackCancelsHeldBackAck {
+    sacked: bool,
+}
+
+impl Stream for SackCancelsHeldBackAck {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.retain(|o| {
+            let Output::Frame { bytes, .. } = &o.output else { return true };
+            let d = decode(bytes);
+            if d.ext.seth.is_some() {
+                self.sacked = true;
+            } else if d.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0) {
+                if !batch.inputs_at.contains(&o.at.0) && self.sacked {
+                    return false;
+                }
+                self.sacked = false;
+            }
+            true
+        });
+        outputs
+    }
+}
+
+// ---- sender rules ----------------------------------------------------------------------
+
+/// Whether an ACK with credit code 0 arrived: no message is taken after it.
+#[derive(Debug, Default)]
+struct CreditZeroStalls {
+    stalled: bool,
+}
+
+impl Stream for CreditZeroStalls {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs.retain(|i| match &i.input {
+            Input::Host { command: HostCommand::PostWrite(_) | HostCommand::Doorbell { .. } } => {
+                !self.stalled
+            }
+            Input::Frame { bytes, .. } => {
+                self.stalled |= decode(bytes).ext.aeth.is_some_and(|a| a.syndrome == 0);
+                true
+            }
+            _ => true,
+        });
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+#[derive(Debug)]
+struct DenyAsAssumedBad;
+
+impl Stream for DenyAsAssumedBad {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            if let Input::Cpu { command: CpuCommand::SetEvState { state, .. } } = &mut i.input {
+                if *state == EvState::Denied {
+                    *state = EvState::AssumedBad;
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// The highest PSN the device has sent, and its window.
+#[derive(Debug)]
+struct MarksOfDiscardedSacks {
+    hi_sent: Option<Psn>,
+    window: u32,
+}
+
+impl MarksOfDiscardedSacks {
+    /// A SACK that the checks of SND-SACK-003 or SND-SACK-004 discard, made into one they
+    /// pass that carries the same mark: nothing but its mark.
+    fn mark_only(&self, i: &TimedInput) -> Option<TimedInput> {
+        let Input::Frame { port, bytes } = &i.input else { return None };
+        let mut f = decode(bytes).to_repr()?;
+        let s = f.ext.seth.as_mut()?;
+        let beyond = self.hi_sent.is_none_or(|hi| s.cack_psn.is_after(hi));
+        let wild = i32::from(s.sack_offset).unsigned_abs() > self.window + 64;
+        if s.pr || s.m == EvMark::NONE || !(beyond || wild) {
+            return None;
+        }
+        // Everything before the QP's first PSN: stale, so it acknowledges nothing.
+        (s.cack_psn, s.sack_offset, s.sack_bitmap) = (Psn::ZERO.sub(1), 1, 0);
+        f.bth.psn = s.cack_psn;
+        f.icrc = None;
+        let bytes = f.to_bytes().ok()?;
+        Some(TimedInput { at: i.at, input: Input::Frame { port: *port, bytes } })
+    }
+}
+
+impl Stream for MarksOfDiscardedSacks {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            out.extend(self.mark_only(&i));
+            out.push(i);
+        }
+        out
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            let Output::Frame { bytes, .. } = &o.output else { continue };
+            let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
+            if !b.rtx && self.hi_sent.is_none_or(|hi| b.psn.is_after(hi)) {
+                self.hi_sent = Some(b.psn);
+            }
+        }
+        outputs
+    }
+}
+
+/// Within each run of outputs at one time, the first transmissions go before the
+/// retransmissions, each in its order.
+#[derive(Debug)]
+struct NewDataFirst;
+
+impl Stream for NewDataFirst {
+    fn outputs(&mut self, mut out: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let rtx_of = |o: &TimedOutput| match &o.output {
+            Output::Frame { bytes, .. } => {
+                decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()).map(|b| b.rtx)
+            }
+            _ => None,
+        };
+        let mut start = 0;
+        while start < out.len() {
+            let at = out[start].at;
+            let end = start + out[start..].iter().take_while(|o| o.at == at).count();
+            let slots: Vec<usize> = (start..end).filter(|&k| rtx_of(&out[k]).is_some()).collect();
+            let mut data: Vec<TimedOutput> = slots.iter().map(|&k| out[k].clone()).collect();
+            data.sort_by_key(|o| rtx_of(o) == Some(true));
+            for (&k, o) in slots.iter().zip(data) {
+                out[k] = o;
+            }
+            start = end;
+        }
+        out
+    }
+}
+
+fn no_probe(o: &Output) -> bool {
+    // No CPU half commands probes in the scenario this fault is caught by.
+    let Output::Frame { bytes, .. } = o else { return true };
+    decode(bytes).bth.is_none_or(|b| b.opcode != Opcode::MRC_PROBE)
+}
+
+/// Probe answers reflected as `2 × clock − reflected`, so that the device, which computes
+/// `clock − reflected` in its unit of 16 ns, computes the reverse.
+#[derive(Debug)]
+struct ProbeRttReversed;
+
+impl Stream for ProbeRttReversed {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            let at = i.at;
+            let Input::Frame { bytes, .. } = &mut i.input else { continue };
+            let d = decode(bytes);
+            let (Some(mut f), true) = (d.to_repr(), d.ext.seth.is_some_and(|x| x.pr)) else {
+                continue;
+            };
+            if let Some(c) = f.ext.cc_state.as_mut() {
+                let clock = (at.0 / 16) as u16;
+                c.tx_timestamp = clock.wrapping_mul(2).wrapping_sub(c.tx_timestamp);
+            }
+            if let Ok(b) = refit(&mut f) {
+                *bytes = b;
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// Probe answers to a window-fit QP handed to the device under an EV foreign to the QP,
+/// which its sender looks up in vain; the `ProbeAnswered` report gets its EV back. For an
+/// answer on an EV in state GOOD, the only kind the window-fit policy probes, that is
+/// exactly a sender that ignores the sample (without tail probing, which also reads the
+/// answer's EV, SND-TAIL-003).
+#[derive(Debug)]
+struct ProbeSampleIgnored {
+    tail_probes: bool,
+    /// The EV profile of each window-fit QP, by QPN.
+    profiles: HashMap<u32, Vec<Ev>>,
+    /// The EV each hidden answer answered for, by (QPN, the foreign EV).
+    hidden: HashMap<(u32, Ev), Ev>,
+}
+
+impl ProbeSampleIgnored {
+    fn new(m: &Manifest) -> Self {
+        ProbeSampleIgnored {
+            tail_probes: m.nic.tail_probe.is_some(),
+            profiles: HashMap::new(),
+            hidden: HashMap::new(),
+        }
+    }
+
+    fn hide(&mut self, bytes: &[u8]) -> Option<Vec<u8>> {
+        if self.tail_probes {
+            return None;
+        }
+        let d = decode(bytes);
+        let qpn = d.bth?.dest_qp.value();
+        let profile = self.profiles.get(&qpn)?;
+        let mut f = d.to_repr()?;
+        let seth = f.ext.seth.as_mut().filter(|s| s.pr)?;
+        let ev = seth.entropy;
+        let foreign = (1..).map(|k| Ev::new(ev.value() ^ k)).find(|e| !profile.contains(e))?;
+        seth.entropy = foreign;
+        self.hidden.insert((qpn, foreign), ev);
+        refit(&mut f).ok()
+    }
+}
+
+impl Stream for ProbeSampleIgnored {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command: HostCommand::CreateQp(q) }
+                    if q.spray == SprayPolicy::WindowFit =>
+                {
+                    let profile = q.evs.iter().chain(&q.backup_evs).copied().collect();
+                    self.profiles.insert(q.qpn.value(), profile);
+                }
+                Input::Frame { bytes, .. } => {
+                    if let Some(b) = self.hide(bytes) {
+                        *bytes = b;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            if let Output::Event {
+                event: NicEvent::Report(openrdma_device::NicReport::ProbeAnswered { qpn, ev, .. }),
+            } = &mut o.output
+            {
+                if let Some(answered) = self.hidden.remove(&(qpn.value(), *ev)) {
+                    *ev = answered;
+                }
+            }
+        }
+        outputs
+    }
+}
+
+/// The device's last probe, and when it is sent again after its QP failed.
+#[derive(Debug)]
+struct ProbesAfterError {
+    interval: u64,
+    last_probe: Option<Vec<u8>>,
+    again_at: Option<u64>,
+}
+
+impl ProbesAfterError {
+    fn new(m: &Manifest) -> Self {
+        let interval = u64::try_from(m.recovery.probe_interval.as_nanos()).unwrap_or(u64::MAX);
+        ProbesAfterError { interval: interval.max(1), last_probe: None, again_at: None }
+    }
+}
+
+impl Stream for ProbesAfterError {
+    fn outputs(&mut self, mut out: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &out {
+            match &o.output {
+                Output::Event { event: NicEvent::Completion(c) } => {
+                    let failed =
+                        c.side == openrdma_device::Side::Requester && c.entry.status.0 != 0;
+                    if failed && self.again_at.is_none() {
+                        self.again_at = Some(o.at.0 + self.interval);
+                    }
+                }
+                Output::Frame { bytes, .. } => {
+                    if decode(bytes).ext.peth.is_some() {
+                        self.last_probe = Some(bytes.clone());
+                    }
+                }
+                Output::Event { .. } => {}
+            }
+        }
+        while let (Some(at), Some(bytes)) = (self.again_at, self.last_probe.clone()) {
+            if at > batch.until.0 {
+                break;
+            }
+            out.push(TimedOutput { at: Timestamp(at), output: Output::Frame { port: 0, bytes } });
+            self.again_at = Some(at + self.interval);
+        }
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
+
+/// The TSETH timestamp of each PSN's first transmission, by (QP, PSN).
+#[derive(Debug, Default)]
+struct KeepsTimestamp {
+    first: HashMap<(u32, u32), u16>,
+}
+
+impl Stream for KeepsTimestamp {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let d = decode(bytes);
+            let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
+            let Some(ts) = d.ext.tseth else { continue };
+            let key = (b.dest_qp.value(), b.psn.value());
+            let first = *self.first.entry(key).or_insert(ts.tx_timestamp);
+            if !b.rtx {
+                continue;
+            }
+            let Some(mut f) = d.to_repr() else { continue };
+            if let Some(t) = f.ext.tseth.as_mut() {
+                t.tx_timestamp = first;
+            }
+            f.icrc = None;
+            if let Ok(b) = f.to_bytes() {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
