@@ -83,6 +83,8 @@ pub fn serve<R: BufRead, W: Write>(
         match answer {
             Ok(reply) => send(&mut output, &reply)?,
             Err(e) => {
+                // The runner may be gone; the protocol error, not a failure to tell it, is
+                // what ends serving.
                 let _ = send(&mut output, &Message::Error { message: e.to_string() });
                 return Err(e.into());
             }
