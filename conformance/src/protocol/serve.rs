@@ -50,6 +50,17 @@ pub enum ServeError {
     Io(#[from] io::Error),
 }
 
+impl ServeError {
+    /// The clause the runner broke ([`ProtocolError::requirement`]); `None` for a failure
+    /// to read or write.
+    pub fn requirement(&self) -> Option<Clause> {
+        match self {
+            ServeError::Protocol(e) => e.requirement(),
+            ServeError::Io(_) => None,
+        }
+    }
+}
+
 /// Where [`serve`] is in the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
