@@ -11,6 +11,9 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use openrdma_codec::{Lkey, Rkey};
+use openrdma_device::CqId;
+
 use crate::model::{Error, Model, c_string, default_config, flag, frame_fields};
 use crate::types::{
     ABI_VERSION, Config, FrameFields, Input, InputKind, Output, OutputKind, QpConfig, Status,
@@ -472,7 +475,7 @@ pub unsafe extern "C" fn openrdma_push_register_region(
 ) -> Status {
     let f = |m: &mut Model| {
         let remote_write = flag(remote_write, "remote_write")?;
-        m.push_register_region(at_ns, rkey, base, len, remote_write)
+        m.push_register_region(at_ns, Rkey::new(rkey), base, len, remote_write)
     };
     // SAFETY: the caller's contract on `m` is `guard`'s.
     unsafe { guard(m, f) }
@@ -496,7 +499,7 @@ pub unsafe extern "C" fn openrdma_push_register_local(
 ) -> Status {
     let f = |m: &mut Model| {
         let local_read = flag(local_read, "local_read")?;
-        m.push_register_local(at_ns, lkey, base, len, local_read)
+        m.push_register_local(at_ns, Lkey::new(lkey), base, len, local_read)
     };
     // SAFETY: the caller's contract on `m` is `guard`'s.
     unsafe { guard(m, f) }
@@ -515,7 +518,7 @@ pub unsafe extern "C" fn openrdma_push_deregister_local(
     lkey: u32,
 ) -> Status {
     // SAFETY: the caller's contract on `m` is `guard`'s.
-    unsafe { guard(m, |m| m.push_deregister_local(at_ns, lkey)) }
+    unsafe { guard(m, |m| m.push_deregister_local(at_ns, Lkey::new(lkey))) }
 }
 
 /// Creates completion queue `cq`: `entries` slots of 32 bytes from `base` (a multiple of 32;
@@ -533,7 +536,7 @@ pub unsafe extern "C" fn openrdma_push_create_cq(
     entries: u32,
 ) -> Status {
     // SAFETY: the caller's contract on `m` is `guard`'s.
-    unsafe { guard(m, |m| m.push_create_cq(at_ns, cq, base, entries)) }
+    unsafe { guard(m, |m| m.push_create_cq(at_ns, CqId::new(cq), base, entries)) }
 }
 
 /// Designates completion queue `cq` as the device error queue, which receives the
@@ -545,7 +548,7 @@ pub unsafe extern "C" fn openrdma_push_create_cq(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn openrdma_push_set_error_cq(m: *mut Model, at_ns: u64, cq: u32) -> Status {
     // SAFETY: the caller's contract on `m` is `guard`'s.
-    unsafe { guard(m, |m| m.push_set_error_cq(at_ns, cq)) }
+    unsafe { guard(m, |m| m.push_set_error_cq(at_ns, CqId::new(cq))) }
 }
 
 /// Writes the consumer register of completion queue `cq`: `consumed` is the total number
@@ -563,7 +566,7 @@ pub unsafe extern "C" fn openrdma_push_cq_consumer(
     consumed: u32,
 ) -> Status {
     // SAFETY: the caller's contract on `m` is `guard`'s.
-    unsafe { guard(m, |m| m.push_cq_consumer(at_ns, cq, consumed)) }
+    unsafe { guard(m, |m| m.push_cq_consumer(at_ns, CqId::new(cq), consumed)) }
 }
 
 /// Creates a QP (see `openrdma_qp_config`).

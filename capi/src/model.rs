@@ -233,56 +233,53 @@ impl Model {
     pub fn push_register_region(
         &mut self,
         at: u64,
-        rkey: u32,
+        rkey: Rkey,
         base: u64,
         len: u64,
         remote_write: bool,
     ) -> Result<(), Error> {
-        self.push_host(
-            at,
-            HostCommand::RegisterRegion(Region { rkey: Rkey::new(rkey), base, len, remote_write }),
-        )
+        self.push_host(at, HostCommand::RegisterRegion(Region { rkey, base, len, remote_write }))
     }
 
     /// Registers memory the NIC may read under local key `lkey` (`TPL-KEY-001`).
     pub fn push_register_local(
         &mut self,
         at: u64,
-        lkey: u32,
+        lkey: Lkey,
         base: u64,
         len: u64,
         local_read: bool,
     ) -> Result<(), Error> {
-        let region = LocalRegion { lkey: Lkey::new(lkey), base, len, local_read };
+        let region = LocalRegion { lkey, base, len, local_read };
         self.push_host(at, HostCommand::RegisterLocal(region))
     }
 
     /// Ends the local registration `lkey`; the templates under it are disabled first
     /// (`TPL-KEY-002`).
-    pub fn push_deregister_local(&mut self, at: u64, lkey: u32) -> Result<(), Error> {
-        self.push_host(at, HostCommand::DeregisterLocal { lkey: Lkey::new(lkey) })
+    pub fn push_deregister_local(&mut self, at: u64, lkey: Lkey) -> Result<(), Error> {
+        self.push_host(at, HostCommand::DeregisterLocal { lkey })
     }
 
     /// Creates completion queue `cq`: `entries` 32-byte slots from `base`.
     pub fn push_create_cq(
         &mut self,
         at: u64,
-        cq: u32,
+        cq: CqId,
         base: u64,
         entries: u32,
     ) -> Result<(), Error> {
-        self.push_host(at, HostCommand::CreateCq(CqConfig { cq: CqId::new(cq), base, entries }))
+        self.push_host(at, HostCommand::CreateCq(CqConfig { cq, base, entries }))
     }
 
     /// Designates completion queue `cq` as the device error queue.
-    pub fn push_set_error_cq(&mut self, at: u64, cq: u32) -> Result<(), Error> {
-        self.push_host(at, HostCommand::SetErrorCq { cq: CqId::new(cq) })
+    pub fn push_set_error_cq(&mut self, at: u64, cq: CqId) -> Result<(), Error> {
+        self.push_host(at, HostCommand::SetErrorCq { cq })
     }
 
     /// Writes `consumed`, the total of entries consumed modulo 2^32, to the consumer
     /// register of completion queue `cq` (`CQE-RING-004`).
-    pub fn push_cq_consumer(&mut self, at: u64, cq: u32, consumed: u32) -> Result<(), Error> {
-        self.push_host(at, HostCommand::CqConsumer { cq: CqId::new(cq), consumed })
+    pub fn push_cq_consumer(&mut self, at: u64, cq: CqId, consumed: u32) -> Result<(), Error> {
+        self.push_host(at, HostCommand::CqConsumer { cq, consumed })
     }
 
     /// Creates a QP; `evs` are its entropy values.

@@ -11,8 +11,69 @@
 //!   so a checker can always see what a device really sent.
 //! * [`EmitError`]: the caller asked to emit something that cannot be written (a buffer
 //!   that is too short, a field value that does not fit in its bits).
+//!
+//! [`Error`] holds any of them, and the host formats' refusals ([`TemplateError`],
+//! [`DoorbellReject`]), for a caller that wants one type; [`Error::requirement`] names the
+//! requirement an error enforces, where the specification has one.
 
 use core::fmt;
+
+use crate::host::{DoorbellReject, TemplateError};
+use crate::icrc::IcrcError;
+use crate::id::TooWide;
+use crate::wire::ParseEthernetAddressError;
+
+/// Any error of the codec, by who is at fault (after rustls): bytes that cannot be decoded
+/// or that break a rule, a caller that asks for what cannot be written, a host structure
+/// that the specification refuses.
+///
+/// Each variant wraps the error of one family unchanged; [`Error::requirement`] names the
+/// requirement it enforces, where there is one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Bytes that cannot be represented.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// Bytes that decode but break a rule of the specification.
+    #[error(transparent)]
+    Violation(#[from] Violation),
+    /// A `Repr` that cannot be emitted.
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+    /// A buffer over which no ICRC can be computed.
+    #[error(transparent)]
+    Icrc(#[from] IcrcError),
+    /// A template that may not be installed.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// A doorbell token that a NIC rejects.
+    #[error(transparent)]
+    Doorbell(#[from] DoorbellReject),
+    /// A value too wide for the number it was given as.
+    #[error(transparent)]
+    TooWide(#[from] TooWide),
+    /// Text that is not a MAC address.
+    #[error(transparent)]
+    EthernetAddress(#[from] ParseEthernetAddressError),
+}
+
+impl Error {
+    /// The requirement ID the error enforces: the decode check that stopped the decoder
+    /// ([`DecodeError::requirement`]), the rule a violation breaks, the template or doorbell
+    /// rule that refuses. `None` for a caller's mistake (an emit, an ICRC over a buffer that
+    /// is not a packet, a value too wide, a malformed MAC address), which breaks no rule of
+    /// the specification.
+    pub fn requirement(&self) -> Option<&'static str> {
+        match self {
+            Error::Decode(e) => Some(e.requirement()),
+            Error::Violation(v) => Some(v.requirement),
+            Error::Template(e) => Some(e.requirement()),
+            Error::Doorbell(e) => Some(e.requirement()),
+            Error::Emit(_) | Error::Icrc(_) | Error::TooWide(_) | Error::EthernetAddress(_) => None,
+        }
+    }
+}
 
 /// The header (or region of a frame) an error or field belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -441,5 +502,39 @@ impl fmt::Display for Violation {
             write!(f, " at byte {o}")?;
         }
         write!(f, ": {}", self.rule)
+    }
+}
+
+impl core::error::Error for Violation {}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+
+    use super::*;
+    use crate::TemplateId;
+
+    /// Each family converts into `Error`, keeps its message, and names its requirement
+    /// where it enforces one.
+    #[test]
+    fn one_error_names_its_requirement() {
+        let decode = DecodeError::bad_value(Header::Ipv4, "version", 14, 5);
+        let e = Error::from(decode);
+        assert_eq!(e.requirement(), Some("ENC-IPV4-005"));
+        assert_eq!(e.to_string(), decode.to_string());
+        let tpl = TemplateError::IdOutOfRange { template_id: TemplateId::new(0x1000) };
+        assert_eq!(Error::from(tpl).requirement(), Some("TPL-ID-001"));
+        let v = Violation {
+            requirement: "BTH-TVER-001",
+            header: Header::Bth,
+            field: "tver",
+            offset: Some(1),
+            value: 1,
+            rule: "TVer must be 0",
+        };
+        assert_eq!(Error::from(v).requirement(), Some("BTH-TVER-001"));
+        let emit = EmitError::BufferTooShort { header: Header::Bth, need: 12, have: 3 };
+        assert_eq!(Error::from(emit).requirement(), None);
+        assert_eq!(Error::from(IcrcError::NotIp(5)).requirement(), None);
     }
 }

@@ -98,7 +98,7 @@ pub mod wire;
 // carry. The zero-copy views, lengths and masks of each header are in its module under
 // `wire` (also re-exported flat as `wire::*`); frames are in `frame`, host formats in `host`.
 
-pub use error::{DecodeError, DecodeErrorKind, EmitError, Header, Violation};
+pub use error::{DecodeError, DecodeErrorKind, EmitError, Error, Header, Violation};
 pub use id::{AethMsn, Ev, Lkey, Msn, Rkey, Rqmsn, TemplateId, TooWide};
 pub use opcode::{ExtHeader, Opcode, OpcodeInfo, PayloadRule, TransportClass};
 pub use psn::{Psn, Qpn};

@@ -9,13 +9,15 @@
 
 use std::collections::HashMap;
 
+use openrdma_codec::{Msn, Qpn};
+
 /// An expected DMA write: a range of memory and the bytes it must hold.
 #[derive(Debug, Clone)]
 pub struct Range {
     /// The QP and the MSN of the message it belongs to.
-    pub qp: u32,
+    pub qp: Qpn,
     /// MSN.
-    pub msn: u16,
+    pub msn: Msn,
     /// First address.
     pub va: u64,
     /// The bytes.
@@ -39,9 +41,9 @@ pub struct Flag {
     /// Position among the device's outputs.
     pub pos: usize,
     /// QP.
-    pub qp: u32,
+    pub qp: Qpn,
     /// MSN.
-    pub msn: u16,
+    pub msn: Msn,
 }
 
 /// What is wrong with the placement.
@@ -124,7 +126,7 @@ fn outside(covered: &[(u64, u64)], a: u64, b: u64) -> Option<(u64, usize)> {
 /// A write is reported once, for the first of these it shows.
 pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Finding> {
     let mut out = Vec::new();
-    let flag_of = |qp: u32, msn: u16| flags.iter().position(|f| f.qp == qp && f.msn == msn);
+    let flag_of = |qp: Qpn, msn: Msn| flags.iter().position(|f| f.qp == qp && f.msn == msn);
     // Per range: whether all its bytes held their values by its flag (or the end).
     let mut complete = vec![false; expected.len()];
     for (ri, r) in expected.iter().enumerate() {
@@ -251,14 +253,19 @@ mod tests {
 
     fn range(va: u64, n: usize) -> Range {
         let at = (va - 0x1000) as usize;
-        Range { qp: 1, msn: 0, va, bytes: (at..at + n).map(|k| k as u8).collect() }
+        Range {
+            qp: Qpn::new(1),
+            msn: Msn::new(0),
+            va,
+            bytes: (at..at + n).map(|k| k as u8).collect(),
+        }
     }
 
     fn write(pos: usize, va: u64, from: usize, to: usize) -> Write {
         Write { pos, va: va + from as u64, bytes: (from..to).map(|k| k as u8).collect() }
     }
 
-    const FLAG: Flag = Flag { pos: 10, qp: 1, msn: 0 };
+    const FLAG: Flag = Flag { pos: 10, qp: Qpn::new(1), msn: Msn::new(0) };
 
     /// Any split and any order of the pieces, and a merge across packets, pass.
     #[test]
@@ -311,8 +318,8 @@ mod tests {
         assert_eq!(judge(&exp, &w, &[FLAG]), [Finding::Twice { write: 1, va: 0x1002, len: 2 }]);
         let w = [write(1, 0x1000, 0, 4), write(2, 0x1000, 4, 8)];
         assert!(judge(&exp, &w, &[FLAG]).is_empty());
-        let shared = [range(0x1000, 8), Range { msn: 1, ..range(0x1000, 8) }];
-        let flags = [FLAG, Flag { pos: 20, qp: 1, msn: 1 }];
+        let shared = [range(0x1000, 8), Range { msn: Msn::new(1), ..range(0x1000, 8) }];
+        let flags = [FLAG, Flag { pos: 20, qp: Qpn::new(1), msn: Msn::new(1) }];
         let w = [write(1, 0x1000, 0, 8), write(12, 0x1000, 0, 8)];
         assert!(judge(&shared, &w, &flags).is_empty());
         let w = [write(1, 0x1000, 0, 8), write(12, 0x1000, 0, 8), write(13, 0x1000, 0, 1)];

@@ -104,6 +104,7 @@ fn untrack(pid: u32) {
 
 fn signal_group(pid: u32, signal: Signal) {
     if let Ok(pid) = i32::try_from(pid) {
+        // An error says the group is gone already (ESRCH), which is what is asked for.
         let _ = killpg(Pid::from_raw(pid), signal);
     }
 }
@@ -124,6 +125,7 @@ pub fn end_all_devices() {
         signal_group(g, Signal::SIGKILL);
         // Reap the leader, unless the thread that runs it already did.
         if let Ok(pid) = i32::try_from(g) {
+            // An error says another thread reaped it first (ECHILD).
             let _ = nix::sys::wait::waitpid(Pid::from_raw(pid), None);
         }
     }
@@ -133,6 +135,8 @@ pub fn end_all_devices() {
 fn end(child: &mut Child) {
     let pid = child.id();
     signal_group(pid, Signal::SIGKILL);
+    // The group's SIGKILL may have ended the child already, and an error of `kill` says
+    // just that; `wait` then reaps it, or says it was reaped.
     let _ = child.kill();
     let _ = child.wait();
     untrack(pid);
@@ -256,6 +260,7 @@ impl ProcessDevice {
             .map_err(|e| DeviceError::Failed(format!("cannot start `{program}`: {e}")))?;
         if !track(child.id()) {
             signal_group(child.id(), Signal::SIGKILL);
+            // Reaps the child just killed; the error returned says why it never ran.
             let _ = child.wait();
             return Err(DeviceError::Failed("the runner is ending; no device starts".into()));
         }
@@ -364,6 +369,7 @@ impl ProcessDevice {
         };
         end(&mut r.child);
         // Let the standard-error thread read what the child wrote last.
+        // Waits at most EXIT_GRACE: either outcome leaves the tail as complete as it gets.
         let _ = r.stderr_done.recv_timeout(EXIT_GRACE);
         let tail: Vec<String> =
             r.stderr_tail.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default();
@@ -495,6 +501,7 @@ impl Drop for ProcessDevice {
     fn drop(&mut self) {
         if let Some(mut r) = self.running.take() {
             r.to_child = None;
+            // A child that did not exit in time is killed by `end` below.
             let _ = wait_exit(&mut r.child, EXIT_GRACE);
             end(&mut r.child);
         }
@@ -580,7 +587,7 @@ fn spawn_stderr<R: BufRead + Send + 'static>(
     options: &ProcessOptions,
 ) -> Receiver<()> {
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    let pass = options.pass_stderr;
+    let mut pass = options.pass_stderr;
     let keep = options.stderr_tail.max(1);
     thread::spawn(move || {
         let _done = done_tx;
@@ -603,8 +610,10 @@ fn spawn_stderr<R: BufRead + Send + 'static>(
                 Ok(c) => c,
             };
             let n = chunk.len();
-            if pass {
-                let _ = io::stderr().lock().write_all(chunk);
+            // Once the runner's own standard error fails, stop passing the child's on; the
+            // tail is still kept.
+            if pass && io::stderr().lock().write_all(chunk).is_err() {
+                pass = false;
             }
             for piece in chunk.split_inclusive(|&b| b == b'\n') {
                 let (body, ends) = match piece.strip_suffix(b"\n") {

@@ -27,7 +27,6 @@
 //! model, and [`crate::process::ProcessDevice`] is the runner side.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
 
 use openrdma_device::{
@@ -37,6 +36,8 @@ use openrdma_device::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::req::{self, Clause};
 
 pub mod bounded;
 mod fields;
@@ -510,12 +511,38 @@ pub enum ProtocolError {
     Encode(String),
 }
 
-fn versions(v: &[u32]) -> String {
-    let mut s = String::new();
-    for (i, x) in v.iter().enumerate() {
-        let _ = write!(s, "{}{x}", if i == 0 { "" } else { ", " });
+impl ProtocolError {
+    /// The requirement of the adapter protocol the error enforces, as a clause: the form
+    /// of a line (`CONF-ADP-001.a`: one UTF-8 JSON object on a line of bounded length, ended
+    /// by a newline), its decoding cost (`CONF-ADP-018.a`), the version (`CONF-ADP-002.b`),
+    /// an unknown `type` (`CONF-ADP-003.b`), the answers allowed (`CONF-ADP-005`), `seq`
+    /// (`CONF-ADP-006.b`), output times (`CONF-ADP-007.b`). `None` for a field of a message,
+    /// which many requirements define (the error names the field), and for a message this
+    /// side cannot encode.
+    pub fn requirement(&self) -> Option<Clause> {
+        Some(match self {
+            ProtocolError::TooLong { .. }
+            | ProtocolError::NotUtf8 { .. }
+            | ProtocolError::Unterminated { .. }
+            | ProtocolError::Empty
+            | ProtocolError::Json { .. }
+            | ProtocolError::NotObject => req::CONF_ADP_001_A,
+            ProtocolError::TooDeep { .. } => req::CONF_ADP_018_A,
+            ProtocolError::MissingType | ProtocolError::UnknownType { .. } => req::CONF_ADP_003_B,
+            ProtocolError::Version { .. } => req::CONF_ADP_002_B,
+            ProtocolError::Unexpected { .. } => req::CONF_ADP_005,
+            ProtocolError::Seq { .. } => req::CONF_ADP_006_B,
+            ProtocolError::Time { .. } => req::CONF_ADP_007_B,
+            ProtocolError::MissingField { .. }
+            | ProtocolError::BadField { .. }
+            | ProtocolError::Invalid { .. }
+            | ProtocolError::Encode(_) => return None,
+        })
     }
-    s
+}
+
+fn versions(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Decodes one line (without its newline; a trailing `\r` or white space is allowed).
@@ -853,6 +880,18 @@ mod hex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each protocol error that one requirement defines names it.
+    #[test]
+    fn errors_name_their_clause() {
+        let e = ProtocolError::Seq { message: "outputs".into(), expected: 2, got: 3 };
+        assert_eq!(e.requirement(), Some(req::CONF_ADP_006_B));
+        assert_eq!(ProtocolError::TooDeep { max: 64 }.requirement(), Some(req::CONF_ADP_018_A));
+        let e = ProtocolError::Version { got: 2, supported: vec![1, 3] };
+        assert_eq!(e.to_string(), "adapter protocol version 2 is not spoken here; supported: 1, 3");
+        assert_eq!(e.requirement(), Some(req::CONF_ADP_002_B));
+        assert_eq!(ProtocolError::Encode("x".into()).requirement(), None);
+    }
 
     /// CONF-ADP-013: frame bytes as two lower-case hexadecimal digits per byte, read in
     /// either case.

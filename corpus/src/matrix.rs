@@ -145,12 +145,14 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) -> std::io::Result<(
     Ok(())
 }
 
-/// Whether a whole file is a test: under a `tests` or `benches` directory, in the test-support
-/// crate (`testkit`, the fuzz bodies), or a Python test module.
+/// Whether a whole file is a test: under a `tests` or `benches` directory, a Rust module's
+/// unit tests in a file of their own (`src/.../tests.rs`, declared `#[cfg(test)] mod tests;`),
+/// in the test-support crate (`testkit`, the fuzz bodies), or a Python test module.
 fn is_test_file(path: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let file = parts.last().copied().unwrap_or("");
     parts.iter().any(|p| *p == "tests" || *p == "benches")
+        || file == "tests.rs"
         || parts.first() == Some(&"testkit")
         || (file.starts_with("test_") && file.ends_with(".py"))
 }
@@ -429,6 +431,7 @@ mod tests {
         assert!(is_test_file("codec/benches/codec.rs"));
         assert!(is_test_file("examples/cocotb-scoreboard/test_scoreboard.py"));
         assert!(!is_test_file("conformance/src/file.rs"));
+        assert!(is_test_file("codec/src/wire/seth/tests.rs"));
         assert!(is_test_file("testkit/src/fuzzing/codec.rs"));
     }
 

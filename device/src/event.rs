@@ -174,7 +174,6 @@ impl TryFrom<CompletionEventJson> for CompletionEvent {
 }
 
 mod hex_entry {
-    use std::fmt::Write as _;
 
     use openrdma_codec::host::COMPLETION_LEN;
 
@@ -182,11 +181,7 @@ mod hex_entry {
         b: &[u8; COMPLETION_LEN],
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let mut out = String::with_capacity(2 * COMPLETION_LEN);
-        for x in b {
-            let _ = write!(out, "{x:02x}");
-        }
-        s.serialize_str(&out)
+        s.serialize_str(&crate::hex::to_hex(b))
     }
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(

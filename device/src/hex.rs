@@ -1,19 +1,23 @@
 //! Bytes in hexadecimal, for the JSON forms of the boundary.
 
+/// `bytes` in lower-case hexadecimal, two digits per byte.
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xF)]));
+    }
+    out
+}
+
 /// Bytes as a hexadecimal string, two digits per byte (`CONF-ADP-013`).
 pub(crate) mod hex_bytes {
-    use std::fmt::Write as _;
-
     pub(crate) fn serialize<S: serde::Serializer, B: AsRef<[u8]>>(
         b: &B,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let b = b.as_ref();
-        let mut out = String::with_capacity(b.len() * 2);
-        for x in b {
-            let _ = write!(out, "{x:02x}");
-        }
-        s.serialize_str(&out)
+        s.serialize_str(&super::to_hex(b.as_ref()))
     }
 
     pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>, B: From<Vec<u8>>>(

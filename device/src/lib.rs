@@ -17,6 +17,8 @@
 //! * The scenario format as data: [`Scenario`], its [`Manifest`] (with the device's
 //!   [`NicSettings`] and [`RecoverySettings`], versioned) and its [`Record`]s, and the
 //!   values a manifest may hold ([`Manifest::validate`], [`ManifestError`]).
+//! * One [`Error`] that holds either error of the crate and names the requirement it
+//!   enforces ([`Error::requirement`]).
 //! * The numbers of what software creates on a device and no format carries: [`CqId`]
 //!   and [`DomainId`]. The numbers the formats carry (PSNs, QPNs, EVs, MSNs, keys, template
 //!   IDs) are the codec's types.
@@ -50,6 +52,7 @@
 pub mod config;
 pub mod cpu;
 pub mod device;
+mod error;
 pub mod ev;
 pub mod event;
 mod fields;
@@ -67,6 +70,7 @@ pub use cpu::{CpuHalfFactory, RecoveryCpu};
 pub use device::{
     Capability, Device, DeviceError, Input, Output, TimedInput, TimedOutput, memory, memory_byte,
 };
+pub use error::Error;
 pub use ev::{EvMark, EvState};
 pub use event::{
     CompletionEvent, CpuCommand, CqWrite, DmaWrite, FlagWrite, NicEvent, NicReport, Payload,

@@ -225,14 +225,9 @@ impl Scenario {
 }
 
 mod hex_bytes {
-    use std::fmt::Write as _;
 
     pub(super) fn serialize<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        let mut out = String::with_capacity(b.len() * 2);
-        for x in b {
-            let _ = write!(out, "{x:02x}");
-        }
-        s.serialize_str(&out)
+        s.serialize_str(&crate::hex::to_hex(b))
     }
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {

@@ -100,6 +100,7 @@ use pcap_file::{DataLink, Endianness, PcapError};
 use crate::capture::{
     CaptureError, CaptureReader, Format, Item, LINKTYPE_ETHERNET, MAX_RECORD_LEN,
 };
+use crate::req::{self, Clause};
 use crate::requirements::Spec;
 
 /// `LINKTYPE_USER0`: the link type of the host-events interface.
@@ -551,6 +552,46 @@ pub enum FileError {
     },
 }
 
+impl FileError {
+    /// The requirement of `spec/conformance.md` the refusal enforces, as a clause; `None`
+    /// for a file that cannot be read or written at all.
+    ///
+    /// The pcapng layout (`CONF-FMT-002`: a broken container, a second section, a section
+    /// length that disagrees, a packet without a timestamp or cut by the capture); a
+    /// scenario's two files (`CONF-FMT-001.a`); a manifest of another shape
+    /// (`CONF-FMT-001.b`); host records (`CONF-FMT-003.a`, `.b`); interfaces and time order
+    /// (`CONF-FMT-004.a`); directions (`CONF-FMT-004.b`); manifest values and record times
+    /// (`CONF-FMT-008.a`); requirements named (`CONF-FMT-009.a`, `.b`); the scenario's name
+    /// (`CONF-FMT-010`, `CONF-FMT-011`); what the writer refuses (`CONF-FMT-005`).
+    pub fn requirement(&self) -> Option<Clause> {
+        Some(match self {
+            FileError::Io { .. } | FileError::Output(_) => return None,
+            FileError::Capture { .. }
+            | FileError::SectionLength { .. }
+            | FileError::ExtraSection { .. }
+            | FileError::NoTimestamp { .. }
+            | FileError::Snapped { .. } => req::CONF_FMT_002,
+            FileError::NotPcapNg { .. } => req::CONF_FMT_001_A,
+            FileError::Toml { .. } => req::CONF_FMT_001_B,
+            FileError::Json { .. } => req::CONF_FMT_003_A,
+            FileError::HostRecord { .. } | FileError::BodyDirection { .. } => req::CONF_FMT_003_B,
+            FileError::LinkType { .. }
+            | FileError::Interface { .. }
+            | FileError::TimeBackwards { .. } => req::CONF_FMT_004_A,
+            FileError::Direction { .. } => req::CONF_FMT_004_B,
+            FileError::Manifest { error, .. } => match Clause::parse(error.requirement()) {
+                Some(c) => c,
+                None => req::CONF_FMT_008_A,
+            },
+            FileError::TooLate { .. } => req::CONF_FMT_008_A,
+            FileError::UnknownCheck { .. } => req::CONF_FMT_009_B,
+            FileError::Mismatch { .. } => req::CONF_FMT_010,
+            FileError::DuplicateName { .. } => req::CONF_FMT_011,
+            FileError::Invalid { .. } => req::CONF_FMT_005,
+        })
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
 }
@@ -577,6 +618,23 @@ pub use self::write::{manifest_to_toml, record_comment, save, user_application, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each refusal names the clause of the scenario format it enforces.
+    #[test]
+    fn errors_name_their_clause() {
+        let file = PathBuf::from("x.pcapng");
+        let e = FileError::TimeBackwards { file: file.clone(), offset: 8, at: 1, previous: 2 };
+        assert_eq!(e.requirement(), Some(req::CONF_FMT_004_A));
+        let e = FileError::Manifest {
+            file: file.clone(),
+            line: 1,
+            column: 1,
+            error: ManifestError::at("requirements", 0, "\"X\"", "not an ID"),
+        };
+        assert_eq!(e.requirement(), Some(req::CONF_FMT_009_A));
+        let e = FileError::Io { file, source: io::Error::other("gone") };
+        assert_eq!(e.requirement(), None);
+    }
 
     #[test]
     fn comments() {

@@ -79,8 +79,8 @@ fn judge_placement(
         if let NicEvent::DmaWrite(w) = e {
             placed.recs.push(*r);
             placed.ranges.push(placement::Range {
-                qp: w.qpn.value(),
-                msn: w.msn.into(),
+                qp: w.qpn,
+                msn: w.msn,
                 va: w.va,
                 bytes: payload_bytes(&w.payload),
             });
@@ -91,7 +91,7 @@ fn judge_placement(
         match e {
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
                 placed.flag_at.push(*at);
-                placed.flags.push(placement::Flag { pos, qp: f.qpn.value(), msn: f.msn.into() });
+                placed.flags.push(placement::Flag { pos, qp: f.qpn, msn: f.msn });
             }
             NicEvent::DmaWrite(w) => {
                 // CONF-CMP-023: a packet is placed only after a copy of it arrived.

@@ -39,6 +39,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use openrdma_device::ext_json;
+
+use crate::req::Clause;
 pub use openrdma_device::frame_fields_json;
 
 /// What is wrong with an output frame given as fields: the field, as a path from the
@@ -59,6 +61,14 @@ pub enum FieldsError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl FieldsError {
+    /// The clause the frame breaks: `CONF-ADP-016`, the fields of an output frame given as
+    /// fields.
+    pub fn requirement(&self) -> Clause {
+        crate::req::CONF_ADP_016
+    }
 }
 
 impl FieldsError {

@@ -50,6 +50,17 @@ pub enum ServeError {
     Io(#[from] io::Error),
 }
 
+impl ServeError {
+    /// The clause the runner broke ([`ProtocolError::requirement`]); `None` for a failure
+    /// to read or write.
+    pub fn requirement(&self) -> Option<Clause> {
+        match self {
+            ServeError::Protocol(e) => e.requirement(),
+            ServeError::Io(_) => None,
+        }
+    }
+}
+
 /// Where [`serve`] is in the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -83,6 +94,8 @@ pub fn serve<R: BufRead, W: Write>(
         match answer {
             Ok(reply) => send(&mut output, &reply)?,
             Err(e) => {
+                // The runner may be gone; the protocol error, not a failure to tell it, is
+                // what ends serving.
                 let _ = send(&mut output, &Message::Error { message: e.to_string() });
                 return Err(e.into());
             }
