@@ -68,9 +68,9 @@ const MISNAMED: &[(&str, &str)] = &[
     ("register-selects-template", "SND-SEG-001.a"),
     ("lkey-not-checked", "SND-SEG-001.a"),
     // Rejections delivered to the error queue fill it: its overflow is named.
-    ("rejects-to-error-cq", "CQE-RING-004"),
+    ("rejects-to-error-cq", "CQE-RING-004.a"),
     // A frame on another UDP port taken: the scenario's fragment rule is named.
-    ("any-udp-port", "ENC-IPV4-002"),
+    ("any-udp-port", "ENC-IPV4-002.b"),
     // Frames a receiver must take, lost: the missing transport ACK is named.
     ("rejects-zero-udp-checksum-v6", "RCV-ACK-001.a"),
     ("wedges-on-short-datagram", "RCV-ACK-001.a"),
@@ -91,11 +91,11 @@ const MISNAMED: &[(&str, &str)] = &[
     ("perturb-ack-aeth-msn", "RCV-ACK-002.b"),
     ("perturb-write-bth-pad-count", "PAY-PAD-003"),
     // Generated: a NACK's EV is named by its line; a NAK's destination by the ACK's rule.
-    ("perturb-nack-neth-entropy", "RCV-NACK-001"),
+    ("perturb-nack-neth-entropy", "RCV-NACK-001.b"),
     ("perturb-nak-bth-dest-qp", "RCV-ACK-002.a"),
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
-    ("ignore-nic-ack-coalesce", "RCV-ACK-002"),
+    ("ignore-nic-ack-coalesce", "RCV-ACK-002.a"),
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
     ("ignore-nic-skip-hold", "FLAG-SEND-001.a"),
     ("ignore-nic-tail-probe", "EV-PROBE-005.a"),
