@@ -5,7 +5,7 @@
 //! the machine is quiet.
 //!
 //! With `requester` or `responder` as its argument it records the transfer, then replays
-//! only that NIC's half (`loopback::Script`): callgrind's total for that run, less the
+//! only that endpoint's half (`loopback::Script`): callgrind's total for that run, less the
 //! recording, is the half's cost. With `frames` it runs the transfer through frames with
 //! their ICRC (`Loopback::run_frames`).
 
@@ -24,9 +24,9 @@ fn main() {
             let mut fresh = Loopback::new(MESSAGES);
             let start = Instant::now();
             if what == "requester" {
-                req.replay(&mut fresh.requester);
+                req.replay(fresh.requester());
             } else {
-                resp.replay(&mut fresh.responder);
+                resp.replay(fresh.responder());
             }
             (what.as_str(), start, n)
         }

@@ -74,5 +74,5 @@ pub use nic::{CqState, HostOrPeer, InputError, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
-pub use pair::{Fabric, Fate, Pair, RunEnd};
+pub use pair::{Call, Fabric, Fate, InFlight, Pair, RunEnd};
 pub use recovery::{RecoveryAgent, reference_cpu_half};

@@ -8,11 +8,19 @@
 //! were sent; each input is followed by a drain of both endpoints, whose packets go to the
 //! fabric and whose events go to [`Fabric::event`].
 //!
-//! The pair tests, the fuzz targets and the benchmark workloads plug their own fabric
-//! into this driver. Nothing here reads a clock: time is the pair's own.
+//! A fabric may also rewrite what it carries ([`Fabric::carry`]: a packet written as a
+//! frame and parsed back), and watch every call the pair makes on an endpoint
+//! ([`Fabric::calling`]: a recording of one endpoint's half, to replay it alone).
+//!
+//! The packets in flight are an [`InFlight`] queue: by arrival time, and at equal times in
+//! the order they were sent. A driver of its own (the scenario recorder, whose device is
+//! not one of a pair) keeps its packets in one too.
+//!
+//! The pair tests, the fuzz targets and the model's benchmark workload plug their own
+//! fabric into this driver. Nothing here reads a clock: time is the pair's own.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
@@ -53,10 +61,34 @@ pub enum Fate {
     },
 }
 
+/// A call a [`Pair`] is about to make on one of its endpoints (see [`Fabric::calling`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Call<'a> {
+    /// [`Endpoint::poll_timeout`].
+    PollTimeout,
+    /// [`Endpoint::handle_timeout`].
+    Timeout,
+    /// [`Endpoint::handle_packet`] with this EV and packet.
+    Packet(Ev, &'a Packet),
+    /// [`Endpoint::poll`] until it gives `None`.
+    Drain,
+}
+
 /// The fabric between the two endpoints of a [`Pair`].
 pub trait Fabric {
     /// The fate of `t`, sent by endpoint `from` at `now`.
     fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate;
+
+    /// The fate of `t` as [`Fabric::fate`] gives it, for a fabric that also rewrites the
+    /// packet on its way (writes it as a frame and parses it back, say): the pair carries
+    /// `t` as this leaves it. By default the packet is left as it is.
+    fn carry(&mut self, now: Timestamp, from: usize, t: &mut Transmit) -> Fate {
+        self.fate(now, from, t)
+    }
+
+    /// The pair is about to make `call` on endpoint `k` at `now`: every call an endpoint
+    /// receives from the pair passes here first, in order. By default nothing is done.
+    fn calling(&mut self, _now: Timestamp, _k: usize, _call: Call<'_>) {}
 
     /// An event of endpoint `k` at `now`, to record or check. By default it is dropped.
     fn event(&mut self, _now: Timestamp, _k: usize, _event: NicEvent) {}
@@ -86,13 +118,81 @@ pub enum RunEnd {
     Steps,
 }
 
-/// A packet in flight.
+/// A packet in flight between the endpoints of a pair.
 #[derive(Debug)]
 struct Flight {
     to: usize,
     ev: Ev,
     packet: Packet,
     corrupt: bool,
+}
+
+/// Packets in flight, each due at its arrival time: they come out by that time and, at
+/// equal times, in the order they were put in. What a packet is (a `Repr`, a frame, with
+/// its destination or not) is the driver's own.
+#[derive(Debug, Clone)]
+pub struct InFlight<P> {
+    /// (arrival, order of sending, slot).
+    queue: BinaryHeap<Reverse<(Timestamp, u64, u32)>>,
+    slots: Vec<Option<P>>,
+    free: Vec<u32>,
+    seq: u64,
+}
+
+impl<P> Default for InFlight<P> {
+    fn default() -> Self {
+        InFlight { queue: BinaryHeap::new(), slots: Vec::new(), free: Vec::new(), seq: 0 }
+    }
+}
+
+impl<P> InFlight<P> {
+    /// Nothing in flight.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Puts `packet` in flight, to arrive at `at` after everything already due then.
+    pub fn push(&mut self, at: Timestamp, packet: P) {
+        self.seq += 1;
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(packet);
+                i
+            }
+            None => {
+                self.slots.push(Some(packet));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.queue.push(Reverse((at, self.seq, slot)));
+    }
+
+    /// When the next packet arrives.
+    pub fn next_at(&self) -> Option<Timestamp> {
+        self.queue.peek().map(|Reverse((at, _, _))| *at)
+    }
+
+    /// Takes out the next packet due at or before `now`: the earliest, and among equals
+    /// the first sent.
+    pub fn pop_due(&mut self, now: Timestamp) -> Option<P> {
+        let &Reverse((at, _, slot)) = self.queue.peek()?;
+        if at > now {
+            return None;
+        }
+        self.queue.pop();
+        self.free.push(slot);
+        self.slots[slot as usize].take()
+    }
+
+    /// Packets in flight.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether nothing is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
 }
 
 /// Two endpoints and a fabric. See the module documentation.
@@ -103,23 +203,13 @@ pub struct Pair<F, C = RecoveryAgent> {
     /// The fabric.
     pub fabric: F,
     now: Timestamp,
-    /// Arrivals by (time, sequence): packets sent earlier arrive first at equal times.
-    queue: BinaryHeap<Reverse<(Timestamp, u64)>>,
-    flights: HashMap<u64, Flight>,
-    seq: u64,
+    flights: InFlight<Flight>,
 }
 
 impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     /// Two endpoints joined by `fabric`, at time zero.
     pub fn new(eps: [Endpoint<C>; 2], fabric: F) -> Self {
-        Pair {
-            eps,
-            fabric,
-            now: Timestamp::ZERO,
-            queue: BinaryHeap::new(),
-            flights: HashMap::new(),
-            seq: 0,
-        }
+        Pair { eps, fabric, now: Timestamp::ZERO, flights: InFlight::new() }
     }
 
     /// The pair's time.
@@ -143,6 +233,7 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         loop {
             let mut any = false;
             for k in 0..2 {
+                self.fabric.calling(now, k, Call::Drain);
                 while let Some(o) = self.eps[k].poll(now, true)? {
                     any = true;
                     match o {
@@ -158,14 +249,12 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         }
     }
 
-    fn send(&mut self, from: usize, t: Transmit) {
+    fn send(&mut self, from: usize, mut t: Transmit) {
         let to = 1 - from;
         let mut put = |at: Timestamp, ev: Ev, corrupt: bool, packet: Packet| {
-            self.seq += 1;
-            self.queue.push(Reverse((at, self.seq)));
-            self.flights.insert(self.seq, Flight { to, ev, packet, corrupt });
+            self.flights.push(at, Flight { to, ev, packet, corrupt });
         };
-        match self.fabric.fate(self.now, from, &t) {
+        match self.fabric.carry(self.now, from, &mut t) {
             Fate::Deliver { at, ev } => put(at, ev, false, t.packet),
             Fate::Duplicate { at, again, ev } => {
                 put(at, ev, false, t.packet.clone());
@@ -178,11 +267,13 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
 
     /// The next time something is due: a timer of either endpoint or an arrival.
     pub fn next_due(&mut self) -> Option<Timestamp> {
-        let arrival = self.queue.peek().map(|Reverse((at, _))| *at);
-        [arrival, self.eps[0].poll_timeout(), self.eps[1].poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        let arrival = self.flights.next_at();
+        let mut timers = [None; 2];
+        for (k, t) in timers.iter_mut().enumerate() {
+            self.fabric.calling(self.now, k, Call::PollTimeout);
+            *t = self.eps[k].poll_timeout();
+        }
+        [arrival, timers[0], timers[1]].into_iter().flatten().min()
     }
 
     /// Runs until nothing is due, the next thing due is after `horizon`, or `max_steps`
@@ -208,23 +299,21 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         self.now = self.now.max(at);
         let now = self.now;
         for k in 0..2 {
+            self.fabric.calling(now, k, Call::PollTimeout);
             if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
+                self.fabric.calling(now, k, Call::Timeout);
                 self.eps[k].handle_timeout(now)?;
                 self.drain()?;
                 let next = self.eps[k].poll_timeout();
                 self.fabric.fired(now, k, next);
             }
         }
-        while let Some(&Reverse((at, id))) = self.queue.peek() {
-            if at > now {
-                break;
-            }
-            self.queue.pop();
-            let Some(f) = self.flights.remove(&id) else { continue };
+        while let Some(f) = self.flights.pop_due(now) {
             if f.corrupt {
                 continue;
             }
             self.fabric.arrive(now, f.to, f.ev, &f.packet);
+            self.fabric.calling(now, f.to, Call::Packet(f.ev, &f.packet));
             if let Err(e) = self.eps[f.to].handle_packet(now, f.ev, &f.packet) {
                 self.fabric.refused(now, f.to, e);
             }
