@@ -424,7 +424,9 @@ impl Recorder {
             Fate::Deliver { at, .. } => self.flights.push(at, Flight { to_dut, port, bytes }),
             Fate::Drop => {}
             // The recording fabric neither duplicates nor corrupts.
-            Fate::Duplicate { .. } | Fate::Corrupt { .. } => unreachable!("not a fate of Paths"),
+            Fate::Duplicate { .. } | Fate::Corrupt { .. } | Fate::Hop { .. } => {
+                unreachable!("not a fate of Paths")
+            }
         }
     }
 

@@ -126,12 +126,12 @@ struct Wire {
 }
 
 impl Fabric for Wire {
-    #[inline]
+    #[inline(always)]
     fn fate(&mut self, now: Timestamp, _from: usize, t: &Transmit) -> Fate {
         Fate::Deliver { at: Timestamp(now.0 + HOP_NS), ev: t.ev }
     }
 
-    #[inline]
+    #[inline(always)]
     fn carry(&mut self, now: Timestamp, from: usize, t: &mut Transmit) -> Fate {
         if let Some(f) = &mut self.frames {
             if !f.rewrite(from, t) {
@@ -141,7 +141,7 @@ impl Fabric for Wire {
         self.fate(now, from, t)
     }
 
-    #[inline]
+    #[inline(always)]
     fn event(&mut self, _now: Timestamp, k: usize, event: NicEvent) {
         if k == 1 && matches!(event, NicEvent::DmaWrite(_)) {
             self.placed += 1;
@@ -151,7 +151,7 @@ impl Fabric for Wire {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn calling(&mut self, now: Timestamp, k: usize, call: Call<'_>) {
         if let Some(r) = &mut self.record {
             r[k].steps.push(match call {
@@ -216,57 +216,61 @@ impl Frames {
 impl Loopback {
     /// Two connected NICs with `messages` messages posted on the requester.
     pub fn new(messages: u32) -> Loopback {
-        let cfg = NicConfig { pmtu: PMTU, mpr: 4, ..NicConfig::default() };
-        let mut requester = Nic::new(cfg.clone()).expect("a valid configuration");
-        let mut responder = Nic::new(cfg).expect("a valid configuration");
-        let t = Timestamp::ZERO;
-        // Neither end is QPN 2, which endpoint operations keep (ERTH-QPN-001).
-        let (req_qp, resp_qp) = (0x11, 0x12);
-        for (nic, me, peer) in
-            [(&mut requester, req_qp, resp_qp), (&mut responder, resp_qp, req_qp)]
-        {
-            let region = Region { rkey: Rkey::new(7), base: 0, len: 1 << 40, remote_write: true };
-            nic.handle_host(t, HostCommand::RegisterRegion(region)).expect("a new region");
-            let qp = QpConfig {
-                qpn: Qpn::new(me),
-                peer_qpn: Qpn::new(peer),
-                initial_psn: Psn::new(0),
-                peer_initial_psn: Psn::new(0),
-                domain: DomainId::new(0),
-                // Bits 15:0 zero, so that the EVs survive IPv4 frames (ENC-EV-002).
-                evs: (0..4).map(|k| Ev::from_halves(k, 0)).collect(),
-                backup_evs: vec![],
-                spray: Default::default(),
-                cc: Default::default(),
-                recv_flag_base: 0x1000,
-                recv_flag_slots: 1024,
-                send_flag_base: 0x2000,
-                send_flag_slots: 1024,
-                send_cq: None,
-                recv_cq: None,
-            };
-            nic.handle_host(t, HostCommand::CreateQp(qp)).expect("a new QP");
-        }
-        for m in 0..messages {
-            let wr = WorkRequest {
-                wr_id: u64::from(m),
-                qpn: Qpn::new(req_qp),
-                opcode: WrOpcode::WRITE,
-                local_va: 0,
-                lkey: Lkey::new(0),
-                remote_va: u64::from(m) * u64::from(MESSAGE_BYTES),
-                rkey: Rkey::new(7),
-                length: MESSAGE_BYTES,
-                imm: None,
-                flag_slot: m % 1024,
-                signaled: true,
-            };
-            requester.handle_host(t, HostCommand::PostWrite(wr)).expect("a valid work request");
-        }
-        let eps = [Endpoint::with_cpu(requester, NoCpu), Endpoint::with_cpu(responder, NoCpu)];
-        Loopback { pair: Pair::new(eps, Wire::default()) }
+        Loopback { pair: Pair::new(endpoints(messages), Wire::default()) }
     }
+}
 
+/// The requester and the responder of a [`Loopback`], with the transfer posted.
+fn endpoints(messages: u32) -> [Host; 2] {
+    let cfg = NicConfig { pmtu: PMTU, mpr: 4, ..NicConfig::default() };
+    let mut requester = Nic::new(cfg.clone()).expect("a valid configuration");
+    let mut responder = Nic::new(cfg).expect("a valid configuration");
+    let t = Timestamp::ZERO;
+    // Neither end is QPN 2, which endpoint operations keep (ERTH-QPN-001).
+    let (req_qp, resp_qp) = (0x11, 0x12);
+    for (nic, me, peer) in [(&mut requester, req_qp, resp_qp), (&mut responder, resp_qp, req_qp)] {
+        let region = Region { rkey: Rkey::new(7), base: 0, len: 1 << 40, remote_write: true };
+        nic.handle_host(t, HostCommand::RegisterRegion(region)).expect("a new region");
+        let qp = QpConfig {
+            qpn: Qpn::new(me),
+            peer_qpn: Qpn::new(peer),
+            initial_psn: Psn::new(0),
+            peer_initial_psn: Psn::new(0),
+            domain: DomainId::new(0),
+            // Bits 15:0 zero, so that the EVs survive IPv4 frames (ENC-EV-002).
+            evs: (0..4).map(|k| Ev::from_halves(k, 0)).collect(),
+            backup_evs: vec![],
+            spray: Default::default(),
+            cc: Default::default(),
+            recv_flag_base: 0x1000,
+            recv_flag_slots: 1024,
+            send_flag_base: 0x2000,
+            send_flag_slots: 1024,
+            send_cq: None,
+            recv_cq: None,
+        };
+        nic.handle_host(t, HostCommand::CreateQp(qp)).expect("a new QP");
+    }
+    for m in 0..messages {
+        let wr = WorkRequest {
+            wr_id: u64::from(m),
+            qpn: Qpn::new(req_qp),
+            opcode: WrOpcode::WRITE,
+            local_va: 0,
+            lkey: Lkey::new(0),
+            remote_va: u64::from(m) * u64::from(MESSAGE_BYTES),
+            rkey: Rkey::new(7),
+            length: MESSAGE_BYTES,
+            imm: None,
+            flag_slot: m % 1024,
+            signaled: true,
+        };
+        requester.handle_host(t, HostCommand::PostWrite(wr)).expect("a valid work request");
+    }
+    [Endpoint::with_cpu(requester, NoCpu), Endpoint::with_cpu(responder, NoCpu)]
+}
+
+impl Loopback {
     /// The sending endpoint.
     pub fn requester(&mut self) -> &mut Host {
         &mut self.pair.eps[0]
@@ -406,6 +410,55 @@ mod tests {
             }
         }
         assert!(checked > 2 * 64, "{checked} packets checked");
+    }
+
+    /// A fabric with one link each way, busy while it serializes a packet (100 ns), whose
+    /// transmit buffer holds two packets: the pair waits at the hop (`Fate::Hop`) and
+    /// holds the sender back (`Fabric::room`, `Fabric::wake`), and the transfer completes
+    /// with the arrivals of each direction at least a serialization apart.
+    #[test]
+    fn a_busy_link_holds_packets_and_senders_back() {
+        #[derive(Default)]
+        struct Link {
+            busy: [u64; 2],
+            queued: [Vec<u64>; 2],
+            held: u32,
+            arrivals: [Vec<u64>; 2],
+        }
+        const SER: u64 = 100;
+        impl Fabric for Link {
+            fn fate(&mut self, now: Timestamp, from: usize, _: &Transmit) -> Fate {
+                let end = now.0.max(self.busy[from]) + SER;
+                self.busy[from] = end;
+                self.queued[from].push(end);
+                Fate::Hop { at: Timestamp(end), hop: from as u64 }
+            }
+            fn hop(&mut self, now: Timestamp, from: usize, hop: u64, t: &Transmit) -> Fate {
+                assert_eq!(hop, from as u64);
+                self.arrivals[1 - from].push(now.0);
+                Fate::Deliver { at: Timestamp(now.0 + HOP_NS), ev: t.ev }
+            }
+            fn room(&mut self, now: Timestamp, from: usize) -> bool {
+                self.queued[from].retain(|&end| end > now.0);
+                let room = self.queued[from].len() < 2;
+                self.held += u32::from(!room);
+                room
+            }
+            fn wake(&self, from: usize) -> Option<Timestamp> {
+                (self.queued[from].len() >= 2).then(|| Timestamp(self.queued[from][0]))
+            }
+        }
+        let mut pair = Pair::new(endpoints(2), Link::default());
+        assert_eq!(pair.run(Timestamp(u64::MAX), usize::MAX), Ok(RunEnd::Idle));
+        let [req, resp] = &pair.eps;
+        assert_eq!(req.nic.pending_messages(), 0);
+        assert_eq!(resp.nic.stats().messages_retired, 2);
+        let l = &pair.fabric;
+        assert!(l.held > 0, "the sender was never held back");
+        for a in &l.arrivals {
+            assert!(a.windows(2).all(|w| w[1] >= w[0] + SER), "{a:?}");
+        }
+        assert_eq!(l.arrivals[1].len() as u64, u64::from(2 * PACKETS_PER_MESSAGE));
     }
 
     #[test]
