@@ -11,7 +11,10 @@
 //! runs the two [`Endpoint`]s with their one drive loop: at each instant, the endpoints'
 //! timers first (endpoint 0, then 1), then the packets that arrive then, in the order they
 //! were sent; each input is followed by a drain of both endpoints, whose packets go to the
-//! fabric and whose events go to [`Fabric::event`].
+//! fabric and whose events go to [`Fabric::event`]. (An endpoint already drained at that
+//! instant and given nothing since is not polled again: it would give nothing.) A fabric
+//! may ask for the arrivals of an instant in one batch, drained once after all of them
+//! ([`Fabric::batch`]), as a NIC that takes its received packets in batches.
 //!
 //! A fabric may also rewrite what it carries ([`Fabric::carry`]: a packet written as a
 //! frame and parsed back), and watch every call the pair makes on an endpoint
@@ -126,6 +129,13 @@ pub trait Fabric<T = Timestamp> {
     /// `t` as this leaves it. By default the packet is left as it is.
     fn carry(&mut self, now: T, from: usize, t: &mut Transmit) -> Fate<T> {
         self.fate(now, from, t)
+    }
+
+    /// Whether the pair drains the endpoints once after all the packets that arrive at an
+    /// instant, as a NIC that takes its received packets in batches, rather than after
+    /// each (the default).
+    fn batch(&self) -> bool {
+        false
     }
 
     /// The pair is about to make `call` on endpoint `k` at `now`: every call an endpoint
@@ -283,12 +293,14 @@ pub struct Pair<F, C = RecoveryAgent> {
     pub fabric: F,
     now: Timestamp,
     flights: InFlight<Flight>,
+    /// Per endpoint: the time of its last drain, if it was given nothing since.
+    drained_at: [Option<Timestamp>; 2],
 }
 
 impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     /// Two endpoints joined by `fabric`, at time zero.
     pub fn new(eps: [Endpoint<C>; 2], fabric: F) -> Self {
-        Pair { eps, fabric, now: Timestamp::ZERO, flights: InFlight::new() }
+        Pair { eps, fabric, now: Timestamp::ZERO, flights: InFlight::new(), drained_at: [None; 2] }
     }
 
     /// The pair's time.
@@ -308,13 +320,26 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     ///
     /// The NIC's refusal of a command of its CPU half.
     pub fn drain(&mut self) -> Result<(), ApiMisuse> {
+        // The caller may have given the endpoints inputs of its own.
+        self.drained_at = [None; 2];
+        self.drain_due()
+    }
+
+    /// Drains both endpoints at the current time, but not one already drained at this
+    /// time and given nothing since: that one would give nothing (its poll depends on its
+    /// state and the time alone). One pass suffices: what an endpoint sends goes to the
+    /// fabric, never straight to the other endpoint.
+    fn drain_due(&mut self) -> Result<(), ApiMisuse> {
         let now = self.now;
-        // One pass suffices: what an endpoint sends goes to the fabric, never straight to
-        // the other endpoint, so a second pass would find both with nothing to say.
         for k in 0..2 {
+            if self.drained_at[k] == Some(now) {
+                continue;
+            }
             self.fabric.calling(now, k, Call::Drain);
+            let mut held = false;
             while let Some(o) = {
                 let room = self.fabric.room(now, k);
+                held |= !room;
                 self.eps[k].poll(now, room)?
             } {
                 match o {
@@ -322,6 +347,8 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
                     Output::Event(e) => self.fabric.event(now, k, e),
                 }
             }
+            // An endpoint held back may get room again at this time (`Fabric::wake`).
+            self.drained_at[k] = (!held).then_some(now);
         }
         self.fabric.drained(now, [&self.eps[0].nic, &self.eps[1].nic]);
         Ok(())
@@ -392,15 +419,17 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
             self.fabric.calling(now, k, Call::PollTimeout);
             if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
                 self.fabric.calling(now, k, Call::Timeout);
+                self.drained_at[k] = None;
                 self.eps[k].handle_timeout(now)?;
-                self.drain()?;
+                self.drain_due()?;
                 let next = self.eps[k].poll_timeout();
                 self.fabric.fired(now, k, next);
             }
         }
         if (0..2).any(|k| self.fabric.wake(k).is_some_and(|t| t <= now)) {
-            self.drain()?;
+            self.drain_due()?;
         }
+        let batch = self.fabric.batch();
         while let Some(f) = self.flights.pop_due(now) {
             if f.corrupt {
                 continue;
@@ -413,10 +442,16 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
             let (ev, packet) = (f.t.ev, &f.t.packet);
             self.fabric.arrive(now, f.to, ev, packet);
             self.fabric.calling(now, f.to, Call::Packet(ev, packet));
+            self.drained_at[f.to] = None;
             if let Err(e) = self.eps[f.to].handle_packet(now, ev, packet) {
                 self.fabric.refused(now, f.to, e);
             }
-            self.drain()?;
+            if !batch {
+                self.drain_due()?;
+            }
+        }
+        if batch {
+            self.drain_due()?;
         }
         Ok(())
     }

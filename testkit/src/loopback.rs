@@ -5,6 +5,7 @@
 //! A requester NIC posts RDMA Writes of [`MESSAGE_BYTES`] bytes at a [`PMTU`] of 4 KiB to a
 //! responder NIC over four EVs. The two are the endpoints of an `openrdma_sm::Pair`
 //! whose fabric delivers every packet [`HOP_NS`] after it was sent, and never loses one;
+//! each endpoint takes all the packets of an instant before it is drained (`Fabric::batch`);
 //! the endpoints have no CPU half (`NoCpu`): nothing is lost, so there is nothing to
 //! recover. [`Loopback::run`] runs the pair until nothing is due any more. The packets
 //! travel as the model's `Repr`s, so a run measures the state machines alone: what a
@@ -129,6 +130,13 @@ impl Fabric for Wire {
     #[inline(always)]
     fn fate(&mut self, now: Timestamp, _from: usize, t: &Transmit) -> Fate {
         Fate::Deliver { at: Timestamp(now.0 + HOP_NS), ev: t.ev }
+    }
+
+    /// Every packet of an instant is handed over before the endpoints are drained: the
+    /// round the workload has always measured (each NIC takes what arrived, then sends).
+    #[inline(always)]
+    fn batch(&self) -> bool {
+        true
     }
 
     #[inline(always)]
