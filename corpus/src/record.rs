@@ -26,9 +26,12 @@
 //! The device is an `openrdma_sm::Endpoint` driven by the model's one drive loop, the loop
 //! of `ReferenceDevice` that replays the scenario: at equal times the device's timers run
 //! before the frames that arrive then, and its outputs are drained in the same order.
+//!
+//! The fabric between the device and the peer is an `openrdma_sm::Fabric` (`Paths`): it
+//! decides each packet's fate (delivered after its path's delay, or dropped by a dark path
+//! or by the builder's aim), and the frames in flight wait in the model's `InFlight` queue.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use openrdma_codec::frame::decode;
@@ -37,7 +40,10 @@ use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Manifest, NicEvent, NicReport, Record,
     RecoveryCpu, Scenario, Timestamp, memory,
 };
-use openrdma_sm::{Endpoint, Nic, NicConfig, Outer, Output, Packet, RecoveryAgent, Transmit};
+use openrdma_sm::{
+    Endpoint, Fabric, Fate, InFlight, Nic, NicConfig, Outer, Output, Packet, RecoveryAgent,
+    Transmit,
+};
 
 use openrdma_sm::boundary::{port_of, ports_up};
 
@@ -51,13 +57,58 @@ pub struct Path {
 }
 
 /// A frame in flight in the fabric.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug)]
 struct Flight {
-    at: u64,
-    seq: u64,
     to_dut: bool,
     port: u16,
     bytes: Vec<u8>,
+}
+
+/// The recording fabric: one [`Path`] per port, which a packet takes by its EV
+/// (`port_of`), and the builder's aimed drops. The device is endpoint 0, the peer 1.
+#[derive(Debug)]
+struct Paths {
+    paths: Vec<Path>,
+    /// Data packets from the DUT to drop on their first transmission: (peer QP, PSN).
+    drop_first: Vec<(u32, u32)>,
+    /// Acknowledgements from the peer to drop on their first transmission: (DUT QP, nth).
+    drop_acks: Vec<(u32, usize)>,
+    acks_seen: BTreeMap<u32, usize>,
+    dropped: Vec<(u32, u32)>,
+}
+
+impl Paths {
+    /// The port (and path) a packet with entropy `ev` takes.
+    fn port(&self, ev: Ev) -> u16 {
+        port_of(ev, self.paths.len().max(1) as u16)
+    }
+}
+
+impl Fabric for Paths {
+    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
+        if from == 0 {
+            if let Packet::Write(w) = &t.packet {
+                let key = (w.bth.dest_qp.value(), w.bth.psn.value());
+                if !w.bth.rtx && self.drop_first.contains(&key) && !self.dropped.contains(&key) {
+                    self.dropped.push(key);
+                    return Fate::Drop;
+                }
+            }
+        } else if !matches!(t.packet, Packet::Write(_)) {
+            let qp = t.packet.dest_qp().value();
+            let n = self.acks_seen.entry(qp).or_default();
+            let nth = *n;
+            *n += 1;
+            if self.drop_acks.contains(&(qp, nth)) {
+                return Fate::Drop;
+            }
+        }
+        let path = &self.paths[usize::from(self.port(t.ev))];
+        if path.dark.is_some_and(|(a, b)| now.0 >= a && now.0 < b) {
+            return Fate::Drop;
+        }
+        Fate::Deliver { at: Timestamp(now.0 + path.delay), ev: t.ev }
+    }
 }
 
 /// Records a scenario. See the module documentation.
@@ -69,15 +120,8 @@ pub struct Recorder {
     peer: Option<Endpoint>,
     dut_outer: Outer,
     peer_outer: Outer,
-    paths: Vec<Path>,
-    /// Data packets from the DUT to drop on their first transmission: (peer QP, PSN).
-    drop_first: Vec<(u32, u32)>,
-    /// Acknowledgements from the peer to drop on their first transmission: (DUT QP, nth).
-    drop_acks: Vec<(u32, usize)>,
-    acks_seen: BTreeMap<u32, usize>,
-    dropped: Vec<(u32, u32)>,
-    flights: BinaryHeap<Reverse<Flight>>,
-    seq: u64,
+    fabric: Paths,
+    flights: InFlight<Flight>,
     now: Timestamp,
     records: Vec<Record>,
     checks: Vec<String>,
@@ -166,13 +210,14 @@ impl Recorder {
             peer: None,
             dut_outer,
             peer_outer,
-            paths,
-            drop_first: Vec::new(),
-            drop_acks: Vec::new(),
-            acks_seen: BTreeMap::new(),
-            dropped: Vec::new(),
-            flights: BinaryHeap::new(),
-            seq: 0,
+            fabric: Paths {
+                paths,
+                drop_first: Vec::new(),
+                drop_acks: Vec::new(),
+                acks_seen: BTreeMap::new(),
+                dropped: Vec::new(),
+            },
+            flights: InFlight::new(),
             now: Timestamp::ZERO,
             records: Vec::new(),
             checks: Vec::new(),
@@ -195,7 +240,7 @@ impl Recorder {
         self.manifest.ports = paths.len() as u16;
         let up = ports_up(self.manifest.ports);
         self.dut.nic.handle_port_status(self.now, up).expect("the recorder's time only grows");
-        self.paths = paths;
+        self.fabric.paths = paths;
         self
     }
 
@@ -209,13 +254,13 @@ impl Recorder {
 
     /// Drops the first transmission of these data packets from the device (peer QP, PSN).
     pub fn drop_data(&mut self, drops: &[(u32, u32)]) -> &mut Self {
-        self.drop_first.extend_from_slice(drops);
+        self.fabric.drop_first.extend_from_slice(drops);
         self
     }
 
     /// Drops the `nth` (0-based) SACK or ACK the peer sends to device QP `qp`.
     pub fn drop_ack(&mut self, qp: u32, nth: usize) -> &mut Self {
-        self.drop_acks.push((qp, nth));
+        self.fabric.drop_acks.push((qp, nth));
         self
     }
 
@@ -272,7 +317,7 @@ impl Recorder {
         let t = Timestamp(t);
         loop {
             let next = [
-                self.flights.peek().map(|Reverse(f)| Timestamp(f.at)),
+                self.flights.next_at(),
                 self.dut.poll_timeout(),
                 self.peer.as_mut().and_then(Endpoint::poll_timeout),
             ]
@@ -298,8 +343,7 @@ impl Recorder {
                 }
             }
             self.drain();
-            while self.flights.peek().is_some_and(|Reverse(f)| f.at <= now.0) {
-                let Reverse(f) = self.flights.pop().expect("peeked");
+            while let Some(f) = self.flights.pop_due(now) {
                 if f.to_dut {
                     self.deliver_to_dut(f.port, f.bytes);
                 } else if let Some(peer) = self.peer.as_mut() {
@@ -374,16 +418,16 @@ impl Recorder {
         self.records.push(Record { at: self.now, dir, body, checks });
     }
 
-    fn send(&mut self, to_dut: bool, ev: Ev, bytes: Vec<u8>) {
-        let ports = self.paths.len().max(1) as u16;
-        let port = port_of(ev, ports);
-        let path = &self.paths[port as usize];
-        if path.dark.is_some_and(|(a, b)| self.now.0 >= a && self.now.0 < b) {
-            return;
+    /// Puts a frame on the fabric, as its fate says.
+    fn send(&mut self, fate: Fate, to_dut: bool, port: u16, bytes: Vec<u8>) {
+        match fate {
+            Fate::Deliver { at, .. } => self.flights.push(at, Flight { to_dut, port, bytes }),
+            Fate::Drop => {}
+            // The recording fabric neither duplicates nor corrupts.
+            Fate::Duplicate { .. } | Fate::Corrupt { .. } | Fate::Hop { .. } => {
+                unreachable!("not a fate of Paths")
+            }
         }
-        let at = self.now.0 + path.delay;
-        self.seq += 1;
-        self.flights.push(Reverse(Flight { at, seq: self.seq, to_dut, port, bytes }));
     }
 
     /// Records the commands the agent gave the NIC, when the scenario plays its CPU half.
@@ -395,20 +439,14 @@ impl Recorder {
         }
     }
 
-    /// Records a packet of the device and puts it on the fabric, unless it is aimed at.
+    /// Records a packet of the device and puts it on the fabric.
     fn dut_sent(&mut self, t: Transmit) {
         let frame = t.packet.to_frame(&self.dut_outer, t.ev, &mut |a, l| memory(a, l));
         let Ok(bytes) = frame.and_then(|f| f.to_bytes()) else { return };
-        let port = port_of(t.ev, self.paths.len().max(1) as u16);
+        let port = self.fabric.port(t.ev);
         self.push(Direction::Expect, Body::Frame { port, bytes: bytes.clone() });
-        if let Packet::Write(w) = &t.packet {
-            let key = (w.bth.dest_qp.value(), w.bth.psn.value());
-            if !w.bth.rtx && self.drop_first.contains(&key) && !self.dropped.contains(&key) {
-                self.dropped.push(key);
-                return;
-            }
-        }
-        self.send(false, t.ev, bytes);
+        let fate = self.fabric.fate(self.now, 0, &t);
+        self.send(fate, false, port, bytes);
     }
 
     /// Moves every output of both endpoints into records and the fabric, the device's with
@@ -450,18 +488,13 @@ impl Recorder {
                 .expect("the recorder's time only grows");
                 for t in out {
                     any = true;
-                    let qp = t.packet.dest_qp().value();
-                    if !matches!(t.packet, Packet::Write(_)) {
-                        let n = self.acks_seen.entry(qp).or_default();
-                        let nth = *n;
-                        *n += 1;
-                        if self.drop_acks.contains(&(qp, nth)) {
-                            continue;
-                        }
+                    let fate = self.fabric.fate(now, 1, &t);
+                    if fate == Fate::Drop {
+                        continue;
                     }
                     let frame = t.packet.to_frame(&self.peer_outer, t.ev, &mut |a, l| memory(a, l));
                     if let Ok(bytes) = frame.and_then(|f| f.to_bytes()) {
-                        self.send(true, t.ev, bytes);
+                        self.send(fate, true, self.fabric.port(t.ev), bytes);
                     }
                 }
             }

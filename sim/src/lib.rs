@@ -9,6 +9,13 @@
 //! [`wire_bytes`] byte times. The NICs' pipelines and memory writes take the latencies of
 //! [`NicTiming`].
 //!
+//! The ports, switches and paths are the model's `openrdma_sm::Fabric`, with time in
+//! picoseconds: a packet handed over waits for its port (`Fate::Hop` at the switch), where
+//! the fabric decides again (dropped, or delivered at a time); a NIC whose ports' transmit
+//! buffers are full is held back (`Fabric::room`) until they free a place
+//! (`Fabric::wake`). The engine around it keeps the hosts' endpoints, their timers and the
+//! events in time order (see [`engine`]).
+//!
 //! The simulator is a deterministic discrete-event engine: the same [`SimConfig`] gives
 //! the same [`SimReport`], field for field. It keeps counters and fixed-size histograms,
 //! never a per-packet history, so memory stays bounded by the windows however long the

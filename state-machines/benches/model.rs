@@ -1,11 +1,12 @@
-//! Per-packet cost of the model: a requester NIC and a responder NIC back to back
-//! (`openrdma_testkit::loopback`), 256 KiB messages at 4 KiB PMTU. The target is four 100 Gb/s
+//! Per-packet cost of the model: a requester NIC and a responder NIC back to back on the
+//! model's one driver, `Pair` (`openrdma_testkit::loopback`), 256 KiB messages at 4 KiB PMTU. The target is four 100 Gb/s
 //! paths, about 12 million packets a second on one core.
 //!
 //! * `pair`: both NICs, packets as `Repr`s: segmentation, transmission, placement, SACKs,
 //!   retirement. What one core does for a NIC that sends and receives at the same rate.
-//! * `requester`, `responder`: one NIC's half of the same run, replayed alone from a
-//!   recording: what a NIC that only sends, or only receives, does per packet.
+//! * `requester`, `responder`: one endpoint's half of the same run, replayed alone from a
+//!   recording of every call the pair made on it: what a NIC that only sends, or only
+//!   receives, does per packet.
 //! * `frames`: the pair through the software edge of a NIC: frames built and parsed,
 //!   the ICRC computed and checked on both ends, payload copied from and into memory.
 
@@ -30,14 +31,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("requester half, per data packet", |bch| {
         bch.iter_batched(
             || Loopback::new(MESSAGES),
-            |mut l| req.replay(&mut l.requester),
+            |mut l| req.replay(l.requester()),
             BatchSize::LargeInput,
         );
     });
     g.bench_function("responder half, per data packet", |bch| {
         bch.iter_batched(
             || Loopback::new(MESSAGES),
-            |mut l| resp.replay(&mut l.responder),
+            |mut l| resp.replay(l.responder()),
             BatchSize::LargeInput,
         );
     });

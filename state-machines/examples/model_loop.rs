@@ -5,9 +5,9 @@
 //! the machine is quiet.
 //!
 //! With `requester` or `responder` as its argument it records the transfer, then replays
-//! only that NIC's half (`loopback::Script`): callgrind's total for that run, less the
+//! only that endpoint's half (`loopback::Script`): callgrind's total for that run, less the
 //! recording, is the half's cost. With `frames` it runs the transfer through frames with
-//! their ICRC (`Loopback::run_frames`).
+//! their ICRC (`Loopback::run_frames`). A second argument sets the number of messages.
 
 use std::time::Instant;
 
@@ -17,16 +17,24 @@ const MESSAGES: u32 = 16 * 1024;
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
-    let mut l = Loopback::new(MESSAGES);
+    let messages = match std::env::args().nth(2).map(|m| m.parse::<u32>()) {
+        None => MESSAGES,
+        Some(Ok(m)) if m > 0 => m,
+        Some(_) => {
+            eprintln!("the second argument is the number of messages, at least 1");
+            std::process::exit(2);
+        }
+    };
+    let mut l = Loopback::new(messages);
     let (label, start, n) = match what.as_str() {
         "requester" | "responder" => {
             let (n, [req, resp]) = l.run_recorded();
-            let mut fresh = Loopback::new(MESSAGES);
+            let mut fresh = Loopback::new(messages);
             let start = Instant::now();
             if what == "requester" {
-                req.replay(&mut fresh.requester);
+                req.replay(fresh.requester());
             } else {
-                resp.replay(&mut fresh.responder);
+                resp.replay(fresh.responder());
             }
             (what.as_str(), start, n)
         }
@@ -36,12 +44,12 @@ fn main() {
             assert_eq!(bad, 0, "frames that failed to build or decode");
             ("frames", start, n)
         }
-        "" => {
+        "" | "pair" => {
             let start = Instant::now();
             ("pair", start, l.run())
         }
         other => {
-            eprintln!("unknown argument `{other}`: requester, responder, frames or nothing");
+            eprintln!("unknown argument `{other}`: requester, responder, frames or pair");
             std::process::exit(2);
         }
     };

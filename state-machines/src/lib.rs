@@ -16,8 +16,12 @@
 //!   NIC first, then CPU half; packets, events, then commands); [`ReferenceDevice`] is an
 //!   endpoint behind the device boundary of the conformance suite
 //!   (`openrdma_device::Device`), with its CPU half inside when a scenario asks;
-//! * the fabric: a [`Fabric`] decides each packet's [`Fate`], and [`Pair`] drives two
-//!   endpoints over it (the pair tests, the fuzz targets);
+//! * the fabric: a [`Fabric`] decides each packet's [`Fate`] (delivered at a time,
+//!   dropped, duplicated, corrupted, or sent on to a hop where it decides again, behind a
+//!   link busy until then) and may hold an endpoint back while its links are full;
+//!   [`Pair`] drives two endpoints over one (the pair tests, the fuzz targets, the
+//!   benchmark workload), the scenario recorder and the simulator decide their packets'
+//!   fates with theirs (the simulator's in picoseconds);
 //! * the oracle: [`DeliveryOracle`] checks the delivery invariants (each packet placed
 //!   once, retirement in order, no flag before its data, no write after it) for the tests,
 //!   the fuzz targets and the simulator.
@@ -100,5 +104,5 @@ pub use nic::{CqState, Nic, NicStats};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};
-pub use pair::{Fabric, Fate, Pair, RunEnd};
+pub use pair::{Call, Fabric, Fate, InFlight, Pair, RunEnd};
 pub use recovery::{RecoveryAgent, reference_cpu_half};

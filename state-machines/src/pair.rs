@@ -1,18 +1,35 @@
 //! Two endpoints and the fabric between them: the one driver of a two-host run.
 //!
 //! A [`Fabric`] decides what becomes of each packet an endpoint sends ([`Fate`]): delivered
-//! at a time (with the EV it arrives with), dropped, delivered twice, or corrupted (it
-//! arrives, and the receiver's edge drops it). [`Pair`] keeps the packets in flight and
+//! at a time (with the EV it arrives with), dropped, delivered twice, corrupted (it
+//! arrives, and the receiver's edge drops it), or sent on to a hop inside the fabric where
+//! the fabric decides again (a switch behind a link that is busy until then). A fabric may
+//! also hold an endpoint back while its links are full ([`Fabric::room`]) until a time it
+//! names ([`Fabric::wake`]). A fabric's time is its own: a pair's is the endpoints'
+//! [`Timestamp`], the simulator's fabric counts picoseconds and drives its own hosts.
+//! [`Pair`] keeps the packets in flight and
 //! runs the two [`Endpoint`]s with their one drive loop: at each instant, the endpoints'
 //! timers first (endpoint 0, then 1), then the packets that arrive then, in the order they
 //! were sent; each input is followed by a drain of both endpoints, whose packets go to the
-//! fabric and whose events go to [`Fabric::event`].
+//! fabric and whose events go to [`Fabric::event`]. (An endpoint already drained at that
+//! instant and given nothing since is not polled again: it would give nothing.) A fabric
+//! may ask for the arrivals of an instant in one batch, drained once after all of them
+//! ([`Fabric::batch`]), as a NIC that takes its received packets in batches.
 //!
-//! The pair tests, the fuzz targets and the benchmark workloads plug their own fabric
-//! into this driver. Nothing here reads a clock: time is the pair's own.
+//! A fabric may also rewrite what it carries ([`Fabric::carry`]: a packet written as a
+//! frame and parsed back), and watch every call the pair makes on an endpoint
+//! ([`Fabric::calling`]: a recording of one endpoint's half, to replay it alone).
+//!
+//! The packets in flight are an [`InFlight`] queue: by arrival time, and at equal times in
+//! the order they were sent. A driver of its own (the scenario recorder, whose device is
+//! not one of a pair) keeps its packets in one too.
+//!
+//! The pair tests, the fuzz targets and the model's benchmark workload plug their own
+//! fabric into this driver; the scenario recorder and the simulator decide their packets'
+//! fates with their own fabrics. Nothing here reads a clock: time is the pair's own.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, VecDeque};
 
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
@@ -24,22 +41,23 @@ use crate::nic::{HostOrPeer, Nic};
 use crate::packet::Packet;
 use crate::recovery::RecoveryAgent;
 
-/// What becomes of one packet on the fabric.
+/// What becomes of one packet on the fabric. Times are the fabric's (`T`): a [`Pair`]'s
+/// are [`Timestamp`]s, a simulator may count finer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
+pub enum Fate<T = Timestamp> {
     /// It arrives at `at`, carrying `ev`.
     Deliver {
         /// Arrival time.
-        at: Timestamp,
+        at: T,
         /// The EV it arrives with (a fabric may rewrite it).
         ev: Ev,
     },
     /// It arrives at `at` and again at `again`.
     Duplicate {
         /// First arrival.
-        at: Timestamp,
+        at: T,
         /// Second arrival.
-        again: Timestamp,
+        again: T,
         /// The EV both copies carry.
         ev: Ev,
     },
@@ -49,30 +67,96 @@ pub enum Fate {
     /// not match, `RCV-FRAME-001`).
     Corrupt {
         /// Arrival time.
-        at: Timestamp,
+        at: T,
+    },
+    /// It reaches a hop inside the fabric at `at` (a switch, once the busy link before it
+    /// has serialized it), where [`Fabric::hop`] decides the rest of its fate.
+    Hop {
+        /// When it reaches the hop.
+        at: T,
+        /// The fabric's own note of where the packet is, given back to [`Fabric::hop`].
+        hop: u64,
     },
 }
 
-/// The fabric between the two endpoints of a [`Pair`].
-pub trait Fabric {
+/// A call a [`Pair`] is about to make on one of its endpoints (see [`Fabric::calling`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Call<'a> {
+    /// [`Endpoint::poll_timeout`].
+    PollTimeout,
+    /// [`Endpoint::handle_timeout`].
+    Timeout,
+    /// [`Endpoint::handle_packet`] with this EV and packet.
+    Packet(Ev, &'a Packet),
+    /// [`Endpoint::poll`] until it gives `None`.
+    Drain,
+}
+
+/// What decides the fate of every packet an endpoint sends: the fabric between the
+/// endpoints of a [`Pair`], or a simulator's network, whose time `T` may be finer than a
+/// [`Timestamp`].
+///
+/// A fabric answers at the packet's sending ([`Fabric::fate`]) and, if it gave
+/// [`Fate::Hop`], again at each hop ([`Fabric::hop`]): a link busy until a later time, a
+/// switch that queues, drops or forwards. It may hold an endpoint back while its links are
+/// full ([`Fabric::room`], [`Fabric::wake`]): the endpoint then keeps its packets. Every
+/// other method is a hook with a default that does nothing.
+pub trait Fabric<T = Timestamp> {
     /// The fate of `t`, sent by endpoint `from` at `now`.
-    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate;
+    fn fate(&mut self, now: T, from: usize, t: &Transmit) -> Fate<T>;
+
+    /// The rest of the fate of `t`, sent by endpoint `from`, which reached the hop `hop`
+    /// (of a [`Fate::Hop`]) at `now`. Only a fabric that gives [`Fate::Hop`] is asked; by
+    /// default the packet is dropped.
+    fn hop(&mut self, _now: T, _from: usize, _hop: u64, _t: &Transmit) -> Fate<T> {
+        Fate::Drop
+    }
+
+    /// Whether endpoint `from` may hand the fabric another packet at `now` (its links'
+    /// transmit buffers have room). By default always.
+    fn room(&mut self, _now: T, _from: usize) -> bool {
+        true
+    }
+
+    /// When endpoint `from`, refused [`Fabric::room`], may have room again. By default
+    /// never: room is never refused.
+    fn wake(&self, _from: usize) -> Option<T> {
+        None
+    }
+
+    /// The fate of `t` as [`Fabric::fate`] gives it, for a fabric that also rewrites the
+    /// packet on its way (writes it as a frame and parses it back, say): the pair carries
+    /// `t` as this leaves it. By default the packet is left as it is.
+    fn carry(&mut self, now: T, from: usize, t: &mut Transmit) -> Fate<T> {
+        self.fate(now, from, t)
+    }
+
+    /// Whether the pair drains the endpoints once after all the packets that arrive at an
+    /// instant, as a NIC that takes its received packets in batches, rather than after
+    /// each (the default).
+    fn batch(&self) -> bool {
+        false
+    }
+
+    /// The pair is about to make `call` on endpoint `k` at `now`: every call an endpoint
+    /// receives from the pair passes here first, in order. By default nothing is done.
+    fn calling(&mut self, _now: T, _k: usize, _call: Call<'_>) {}
 
     /// An event of endpoint `k` at `now`, to record or check. By default it is dropped.
-    fn event(&mut self, _now: Timestamp, _k: usize, _event: NicEvent) {}
+    fn event(&mut self, _now: T, _k: usize, _event: NicEvent) {}
 
     /// A packet about to be handed to endpoint `to` at `now`.
-    fn arrive(&mut self, _now: Timestamp, _to: usize, _ev: Ev, _packet: &Packet) {}
+    fn arrive(&mut self, _now: T, _to: usize, _ev: Ev, _packet: &Packet) {}
 
     /// Endpoint `to` refused a packet at `now`. By default the refusal is ignored: a
     /// packet that breaks a rule is dropped, as a NIC drops it.
-    fn refused(&mut self, _now: Timestamp, _to: usize, _error: HostOrPeer) {}
+    fn refused(&mut self, _now: T, _to: usize, _error: HostOrPeer) {}
 
     /// Both endpoints have drained at `now`: a look at their NICs (memory held, say).
-    fn drained(&mut self, _now: Timestamp, _nics: [&Nic; 2]) {}
+    fn drained(&mut self, _now: T, _nics: [&Nic; 2]) {}
 
     /// Endpoint `k` fired its timers at `now`, and its next deadline is `next`.
-    fn fired(&mut self, _now: Timestamp, _k: usize, _next: Option<Timestamp>) {}
+    fn fired(&mut self, _now: T, _k: usize, _next: Option<T>) {}
 }
 
 /// How a [`Pair::run`] ended.
@@ -86,13 +170,118 @@ pub enum RunEnd {
     Steps,
 }
 
-/// A packet in flight.
+/// A packet in flight between the endpoints of a pair.
 #[derive(Debug)]
 struct Flight {
     to: usize,
-    ev: Ev,
-    packet: Packet,
+    /// The packet, with the EV it arrives with.
+    t: Transmit,
     corrupt: bool,
+    /// The hop it reaches first, if it does not arrive at once ([`Fate::Hop`]).
+    hop: Option<u64>,
+}
+
+/// Packets in flight, each due at its arrival time: they come out by that time and, at
+/// equal times, in the order they were put in. What a packet is (a `Repr`, a frame, with
+/// its destination or not) is the driver's own.
+///
+/// A packet due no earlier than the last one put in (the usual case: a fabric whose delays
+/// do not shrink) waits in a first-in first-out line; the others in a heap. The next
+/// packet is the earlier of the two heads, by (time, order put in).
+#[derive(Debug, Clone)]
+pub struct InFlight<P> {
+    /// (arrival, order put in, packet), in that order.
+    line: VecDeque<(Timestamp, u64, P)>,
+    /// (arrival, order put in, slot) of the packets that overtake the line's last one.
+    heap: BinaryHeap<Reverse<(Timestamp, u64, u32)>>,
+    slots: Vec<Option<P>>,
+    free: Vec<u32>,
+    seq: u64,
+}
+
+impl<P> Default for InFlight<P> {
+    fn default() -> Self {
+        InFlight {
+            line: VecDeque::new(),
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            seq: 0,
+        }
+    }
+}
+
+impl<P> InFlight<P> {
+    /// Nothing in flight.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Puts `packet` in flight, to arrive at `at` after everything already due then.
+    #[inline]
+    pub fn push(&mut self, at: Timestamp, packet: P) {
+        self.seq += 1;
+        if self.line.back().is_none_or(|&(last, _, _)| last <= at) {
+            self.line.push_back((at, self.seq, packet));
+            return;
+        }
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(packet);
+                i
+            }
+            None => {
+                self.slots.push(Some(packet));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.heap.push(Reverse((at, self.seq, slot)));
+    }
+
+    /// The key of the next packet, and whether it is the line's.
+    #[inline]
+    fn next(&self) -> Option<((Timestamp, u64), bool)> {
+        let line = self.line.front().map(|&(at, seq, _)| (at, seq));
+        let heap = self.heap.peek().map(|&Reverse((at, seq, _))| (at, seq));
+        match (line, heap) {
+            (Some(l), Some(h)) => Some(if l < h { (l, true) } else { (h, false) }),
+            (Some(l), None) => Some((l, true)),
+            (None, Some(h)) => Some((h, false)),
+            (None, None) => None,
+        }
+    }
+
+    /// When the next packet arrives.
+    #[inline]
+    pub fn next_at(&self) -> Option<Timestamp> {
+        self.next().map(|((at, _), _)| at)
+    }
+
+    /// Takes out the next packet due at or before `now`: the earliest, and among equals
+    /// the first sent.
+    #[inline]
+    pub fn pop_due(&mut self, now: Timestamp) -> Option<P> {
+        let ((at, _), from_line) = self.next()?;
+        if at > now {
+            return None;
+        }
+        if from_line {
+            return self.line.pop_front().map(|(_, _, p)| p);
+        }
+        let Reverse((_, _, slot)) = self.heap.pop()?;
+        self.free.push(slot);
+        self.slots[slot as usize].take()
+    }
+
+    /// Packets in flight.
+    pub fn len(&self) -> usize {
+        self.line.len() + self.heap.len()
+    }
+
+    /// Whether nothing is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.line.is_empty() && self.heap.is_empty()
+    }
 }
 
 /// Two endpoints and a fabric. See the module documentation.
@@ -103,23 +292,15 @@ pub struct Pair<F, C = RecoveryAgent> {
     /// The fabric.
     pub fabric: F,
     now: Timestamp,
-    /// Arrivals by (time, sequence): packets sent earlier arrive first at equal times.
-    queue: BinaryHeap<Reverse<(Timestamp, u64)>>,
-    flights: HashMap<u64, Flight>,
-    seq: u64,
+    flights: InFlight<Flight>,
+    /// Per endpoint: the time of its last drain, if it was given nothing since.
+    drained_at: [Option<Timestamp>; 2],
 }
 
 impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     /// Two endpoints joined by `fabric`, at time zero.
     pub fn new(eps: [Endpoint<C>; 2], fabric: F) -> Self {
-        Pair {
-            eps,
-            fabric,
-            now: Timestamp::ZERO,
-            queue: BinaryHeap::new(),
-            flights: HashMap::new(),
-            seq: 0,
-        }
+        Pair { eps, fabric, now: Timestamp::ZERO, flights: InFlight::new(), drained_at: [None; 2] }
     }
 
     /// The pair's time.
@@ -139,50 +320,76 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     ///
     /// The NIC's refusal of a command of its CPU half.
     pub fn drain(&mut self) -> Result<(), ApiMisuse> {
+        // The caller may have given the endpoints inputs of its own.
+        self.drained_at = [None; 2];
+        self.drain_due()
+    }
+
+    /// Drains both endpoints at the current time, but not one already drained at this
+    /// time and given nothing since: that one would give nothing (its poll depends on its
+    /// state and the time alone). One pass suffices: what an endpoint sends goes to the
+    /// fabric, never straight to the other endpoint.
+    fn drain_due(&mut self) -> Result<(), ApiMisuse> {
         let now = self.now;
-        loop {
-            let mut any = false;
-            for k in 0..2 {
-                while let Some(o) = self.eps[k].poll(now, true)? {
-                    any = true;
-                    match o {
-                        Output::Transmit(t) => self.send(k, t),
-                        Output::Event(e) => self.fabric.event(now, k, e),
-                    }
+        for k in 0..2 {
+            if self.drained_at[k] == Some(now) {
+                continue;
+            }
+            self.fabric.calling(now, k, Call::Drain);
+            let mut held = false;
+            while let Some(o) = {
+                let room = self.fabric.room(now, k);
+                held |= !room;
+                self.eps[k].poll(now, room)?
+            } {
+                match o {
+                    Output::Transmit(t) => self.send(k, t),
+                    Output::Event(e) => self.fabric.event(now, k, e),
                 }
             }
-            if !any {
-                self.fabric.drained(now, [&self.eps[0].nic, &self.eps[1].nic]);
-                return Ok(());
-            }
+            // An endpoint held back may get room again at this time (`Fabric::wake`).
+            self.drained_at[k] = (!held).then_some(now);
         }
+        self.fabric.drained(now, [&self.eps[0].nic, &self.eps[1].nic]);
+        Ok(())
     }
 
-    fn send(&mut self, from: usize, t: Transmit) {
-        let to = 1 - from;
-        let mut put = |at: Timestamp, ev: Ev, corrupt: bool, packet: Packet| {
-            self.seq += 1;
-            self.queue.push(Reverse((at, self.seq)));
-            self.flights.insert(self.seq, Flight { to, ev, packet, corrupt });
-        };
-        match self.fabric.fate(self.now, from, &t) {
-            Fate::Deliver { at, ev } => put(at, ev, false, t.packet),
+    fn send(&mut self, from: usize, mut t: Transmit) {
+        let fate = self.fabric.carry(self.now, from, &mut t);
+        self.put(1 - from, t, fate);
+    }
+
+    /// Puts `t`, on its way to endpoint `to`, in flight as `fate` says.
+    fn put(&mut self, to: usize, mut t: Transmit, fate: Fate) {
+        let flights = &mut self.flights;
+        let mut fly = |at, corrupt, hop, t| flights.push(at, Flight { to, t, corrupt, hop });
+        match fate {
+            Fate::Deliver { at, ev } => {
+                t.ev = ev;
+                fly(at, false, None, t);
+            }
             Fate::Duplicate { at, again, ev } => {
-                put(at, ev, false, t.packet.clone());
-                put(again, ev, false, t.packet);
+                t.ev = ev;
+                fly(at, false, None, t.clone());
+                fly(again, false, None, t);
             }
             Fate::Drop => {}
-            Fate::Corrupt { at } => put(at, t.ev, true, t.packet),
+            Fate::Corrupt { at } => fly(at, true, None, t),
+            Fate::Hop { at, hop } => fly(at, false, Some(hop), t),
         }
     }
 
-    /// The next time something is due: a timer of either endpoint or an arrival.
+    /// The next time something is due: a timer of either endpoint, an endpoint the fabric
+    /// lets send again, or an arrival (at an endpoint or a hop).
     pub fn next_due(&mut self) -> Option<Timestamp> {
-        let arrival = self.queue.peek().map(|Reverse((at, _))| *at);
-        [arrival, self.eps[0].poll_timeout(), self.eps[1].poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        let arrival = self.flights.next_at();
+        let mut timers = [None; 2];
+        for (k, t) in timers.iter_mut().enumerate() {
+            self.fabric.calling(self.now, k, Call::PollTimeout);
+            *t = self.eps[k].poll_timeout();
+        }
+        let wakes = [self.fabric.wake(0), self.fabric.wake(1)];
+        [arrival, timers[0], timers[1], wakes[0], wakes[1]].into_iter().flatten().min()
     }
 
     /// Runs until nothing is due, the next thing due is after `horizon`, or `max_steps`
@@ -203,33 +410,80 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         Ok(RunEnd::Steps)
     }
 
-    /// Runs one instant `at` (not before the pair's time): timers, then arrivals.
+    /// Runs one instant `at` (not before the pair's time): timers, then a drain if the
+    /// fabric lets an endpoint send again, then arrivals.
     fn step(&mut self, at: Timestamp) -> Result<(), ApiMisuse> {
         self.now = self.now.max(at);
         let now = self.now;
         for k in 0..2 {
+            self.fabric.calling(now, k, Call::PollTimeout);
             if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
+                self.fabric.calling(now, k, Call::Timeout);
+                self.drained_at[k] = None;
                 self.eps[k].handle_timeout(now)?;
-                self.drain()?;
+                self.drain_due()?;
                 let next = self.eps[k].poll_timeout();
                 self.fabric.fired(now, k, next);
             }
         }
-        while let Some(&Reverse((at, id))) = self.queue.peek() {
-            if at > now {
-                break;
-            }
-            self.queue.pop();
-            let Some(f) = self.flights.remove(&id) else { continue };
+        if (0..2).any(|k| self.fabric.wake(k).is_some_and(|t| t <= now)) {
+            self.drain_due()?;
+        }
+        let batch = self.fabric.batch();
+        while let Some(f) = self.flights.pop_due(now) {
             if f.corrupt {
                 continue;
             }
-            self.fabric.arrive(now, f.to, f.ev, &f.packet);
-            if let Err(e) = self.eps[f.to].handle_packet(now, f.ev, &f.packet) {
+            if let Some(hop) = f.hop {
+                let fate = self.fabric.hop(now, 1 - f.to, hop, &f.t);
+                self.put(f.to, f.t, fate);
+                continue;
+            }
+            let (ev, packet) = (f.t.ev, &f.t.packet);
+            self.fabric.arrive(now, f.to, ev, packet);
+            self.fabric.calling(now, f.to, Call::Packet(ev, packet));
+            self.drained_at[f.to] = None;
+            if let Err(e) = self.eps[f.to].handle_packet(now, ev, packet) {
                 self.fabric.refused(now, f.to, e);
             }
-            self.drain()?;
+            if !batch {
+                self.drain_due()?;
+            }
+        }
+        if batch {
+            self.drain_due()?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Packets come out by time, and at equal times in the order put in, whether they wait
+    /// in the line or overtake it.
+    #[test]
+    fn in_flight_orders_by_time_then_sending() {
+        let mut f = InFlight::new();
+        for (id, at) in [(1, 5), (2, 7), (3, 3), (4, 7), (5, 5), (6, 9), (7, 3), (8, 9)] {
+            f.push(Timestamp(at), id);
+        }
+        assert_eq!(f.len(), 8);
+        assert_eq!(f.next_at(), Some(Timestamp(3)));
+        assert_eq!(f.pop_due(Timestamp(2)), None);
+        let mut order = Vec::new();
+        while let Some(id) = f.pop_due(Timestamp(8)) {
+            order.push(id);
+        }
+        assert_eq!(order, [3, 7, 1, 5, 2, 4]);
+        f.push(Timestamp(9), 9);
+        f.push(Timestamp(8), 10);
+        order.clear();
+        while let Some(id) = f.pop_due(Timestamp(9)) {
+            order.push(id);
+        }
+        assert_eq!(order, [10, 6, 8, 9]);
+        assert!(f.is_empty());
     }
 }

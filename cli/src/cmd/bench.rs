@@ -285,9 +285,9 @@ fn model(plan: &Plan, rows: &mut Vec<Row>) {
     let half = |script: &Script, requester: bool| {
         plan.rate_ok(|| {
             let mut l = Loopback::new(messages);
-            let nic = if requester { &mut l.requester } else { &mut l.responder };
+            let host = if requester { l.requester() } else { l.responder() };
             let start = Instant::now();
-            script.replay(nic);
+            script.replay(host);
             (placed, start.elapsed())
         })
     };

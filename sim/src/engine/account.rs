@@ -82,8 +82,9 @@ impl Sim {
                     .saturating_add(m.saturating_mul(fc.post_interval_ns))
                     .saturating_mul(1000);
                 self.latency.record(landed.saturating_sub(posted) / 1000);
-                if !self.drop_marks.is_empty() {
-                    if let Some(t) = self.drop_marks.remove(&(h as u16, e.qpn.value(), e.msn)) {
+                if !self.links.drop_marks.is_empty() {
+                    if let Some(t) = self.links.drop_marks.remove(&(h as u16, e.qpn.value(), e.msn))
+                    {
                         self.drop_latency.record(landed.saturating_sub(t) / 1000);
                     }
                 }
@@ -123,7 +124,7 @@ impl Sim {
             retransmissions_by_cause: c.rtx,
             packets_simulated: c.packets_simulated,
             data_packets_sent: c.data_packets_sent,
-            drops: c.drops,
+            drops: self.links.drops,
             payload_bytes_delivered: c.payload_bytes_delivered,
             goodput_gbps,
             wire_limit_gbps: self.wire_limit_gbps,
@@ -137,7 +138,7 @@ impl Sim {
             peak_packets_in_flight: c.peak_in_flight,
             peak_model_entries: c.peak_model_entries,
             peak_tracked_messages: c.peak_tracked,
-            paths: self.paths.iter().map(|p| p.report.clone()).collect(),
+            paths: self.links.paths.iter().map(|p| p.report.clone()).collect(),
         }
     }
 }

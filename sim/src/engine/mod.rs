@@ -20,10 +20,16 @@
 //! 4. It propagates for the path's delay plus skew, crosses the receive pipeline, and is
 //!    handed to the destination endpoint (`handle_packet`).
 //!
+//! Steps 2 to 4 are the engine's fabric (`links`), an `openrdma_sm::Fabric` in
+//! picoseconds: its fate for a packet handed over is a hop at the switch, after the port
+//! that is busy until then (`Fate::Hop`); at the switch it decides again (a drop, or the
+//! arrival time). It holds a NIC back while its ports' transmit buffers are full
+//! (`Fabric::room`), and names the time they free a place (`Fabric::wake`).
+//!
 //! After every input the engine drains the endpoint with the model's one drive loop
-//! (`openrdma_sm::Endpoint::poll`: packets, within the transmit budget, then events, then
-//! the CPU half's commands, until a round yields nothing); then it re-arms the endpoint's
-//! timer. The switch and path model above is this engine's fabric.
+//! (`openrdma_sm::Endpoint::poll`: packets, while the fabric has room for them, then
+//! events, then the CPU half's commands, until a round yields nothing); then it re-arms
+//! the endpoint's timer and its wake-up.
 //!
 //! # What is checked
 //!
@@ -33,27 +39,27 @@
 //! bounded by the windows, whatever the length of the run. Posting the workload as the
 //! senders need it is in `posting`.
 
-use std::collections::VecDeque;
-
 mod account;
+mod links;
 mod posting;
 
 use openrdma_codec::Qpn;
 use openrdma_codec::host::{WorkRequest, WrOpcode};
 use openrdma_sm::oracle::Violation;
 use openrdma_sm::{
-    DeliveryOracle, DomainId, Endpoint, HostCommand, HostError, HostOrPeer, NicEvent, NicReport,
-    Output, Packet, QpConfig, Region, RetirementMode, RetransmitCause, Side, Timestamp, Transmit,
+    DeliveryOracle, DomainId, Endpoint, Fabric, Fate, HostCommand, HostError, HostOrPeer, NicEvent,
+    NicReport, Output, Packet, QpConfig, Region, RetirementMode, RetransmitCause, Side, Timestamp,
+    Transmit,
 };
-use rustc_hash::FxHashMap;
 
 use crate::config::{FlowConfig, NicTiming, SimConfig, SimConfigError};
 use crate::hist::Histogram;
 use crate::path::{LossProcess, ecmp_path, mix};
 use crate::queue::EventQueue;
-use crate::report::{Drops, PathReport, Retransmissions, SimReport};
-use crate::wire::{message_wire_bytes, wire_bytes};
-use openrdma_codec::{Ev, Lkey, Msn, Rkey};
+use crate::report::{PathReport, Retransmissions, SimReport};
+use crate::wire::message_wire_bytes;
+use links::{Links, PathRt};
+use openrdma_codec::{Ev, Lkey, Rkey};
 
 /// Remote key of the one region every host registers.
 pub const RKEY: Rkey = Rkey::new(0x5EED);
@@ -132,86 +138,23 @@ enum Kind {
 
 #[derive(Debug)]
 struct Flight {
-    packet: Packet,
-    ev: Ev,
-    /// The sending QP (local number at the source).
-    qpn: u32,
+    /// The packet, its EV and the sending QP (local number at the source).
+    t: Transmit,
     src: u16,
     dst: u16,
-    path: u16,
-    bytes: u32,
+    /// Where it is in the fabric (`Fate::Hop`).
+    hop: u64,
 }
 
 #[derive(Debug)]
 struct Host {
     ep: Endpoint,
-    /// Per port: serialization end times of the packets handed to it and not yet sent.
-    txq: Vec<VecDeque<u64>>,
-    /// Per port: when it is free.
-    tx_busy: Vec<u64>,
-    queued: u32,
     wake_at: Option<u64>,
     timer_at: Option<u64>,
     /// When `handle_timeout` last ran.
     fired_at: Option<u64>,
     /// When the last memory write of this NIC lands (writes land in issue order).
     pcie_last: u64,
-}
-
-#[derive(Debug)]
-struct PathRt {
-    loss: LossProcess,
-    ps_per_byte: f64,
-    prop_ps: u64,
-    queue_bytes: u64,
-    down: Vec<(u64, u64)>,
-    /// Per destination host: when the switch's output queue is empty.
-    sw_busy: Vec<u64>,
-    report: PathReport,
-    /// The last two (bytes, picoseconds) of [`PathRt::ser_ps`]; zero bytes for none.
-    ser_cache: [(u32, u64); 2],
-}
-
-impl PathRt {
-    /// Picoseconds a frame of `bytes` byte times occupies the link. Almost every frame has
-    /// one of two sizes (a full data packet or an acknowledgement), so the last two answers
-    /// are kept rather than rounded again.
-    #[inline]
-    fn ser_ps(&mut self, bytes: u32) -> u64 {
-        if let Some(&(_, ps)) = self.ser_cache.iter().find(|(b, _)| *b == bytes) {
-            return ps;
-        }
-        let ps = (f64::from(bytes) * self.ps_per_byte).round() as u64;
-        self.ser_cache = [(bytes, ps), self.ser_cache[0]];
-        ps
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum DropReason {
-    Loss,
-    Aimed,
-    Outage,
-    Queue,
-}
-
-impl DropReason {
-    fn count(self, d: &mut Drops) {
-        match self {
-            DropReason::Loss => d.loss += 1,
-            DropReason::Aimed => d.aimed += 1,
-            DropReason::Outage => d.outage += 1,
-            DropReason::Queue => d.queue += 1,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Aimed {
-    src: u16,
-    qpn: u32,
-    psn: u32,
-    done: bool,
 }
 
 #[derive(Debug, Default)]
@@ -228,7 +171,6 @@ struct Counters {
     rtx: Retransmissions,
     packets_simulated: u64,
     data_packets_sent: u64,
-    drops: Drops,
     payload_bytes_delivered: u64,
     peak_in_flight: u64,
     peak_model_entries: u64,
@@ -272,21 +214,17 @@ pub struct Sim {
     free: Vec<u32>,
     in_flight: u64,
     hosts: Vec<Host>,
-    paths: Vec<PathRt>,
+    /// The fabric: the hosts' ports and the paths.
+    links: Links,
     qp_base: Vec<u32>,
     /// The delivery invariants, judged from the receivers' memory writes.
     oracle: DeliveryOracle,
-    aimed: Vec<Aimed>,
-    drop_marks: FxHashMap<(u16, u32, Msn), u64>,
     c: Counters,
     latency: Histogram,
     drop_latency: Histogram,
     events: u64,
-    tx_pipe_ps: u64,
-    rx_pipe_ps: u64,
     dma_ps: u64,
     flag_ps: u64,
-    budget: u32,
     first_post_ps: Option<u64>,
     last_delivery_ps: u64,
     hit_horizon: bool,
@@ -340,23 +278,13 @@ impl Sim {
     /// Builds the hosts, creates the QPs and schedules the workload.
     pub fn new(cfg: SimConfig) -> Result<Sim, SimError> {
         cfg.validate()?;
-        let npaths = cfg.paths.len();
         let timing: &NicTiming = &cfg.timing;
         let mut hosts = Vec::with_capacity(cfg.hosts);
         for h in 0..cfg.hosts {
             let mut nic = cfg.nic.clone();
             nic.seed = mix(cfg.seed, 0x200 + h as u64);
             let ep = Endpoint::new(nic, cfg.recovery.clone()).map_err(SimConfigError::Nic)?;
-            hosts.push(Host {
-                ep,
-                txq: vec![VecDeque::new(); npaths],
-                tx_busy: vec![0; npaths],
-                queued: 0,
-                wake_at: None,
-                timer_at: None,
-                fired_at: None,
-                pcie_last: 0,
-            });
+            hosts.push(Host { ep, wake_at: None, timer_at: None, fired_at: None, pcie_last: 0 });
         }
         let paths = cfg
             .paths
@@ -377,6 +305,7 @@ impl Sim {
                 ser_cache: [(0, 0); 2],
             })
             .collect();
+        let links = Links::new(&cfg, paths);
         let mut qp_base = Vec::with_capacity(cfg.flows.len());
         let mut total_qps = 0u32;
         for f in &cfg.flows {
@@ -393,16 +322,6 @@ impl Sim {
                 oracle.add_qp(f.initial_psn);
             }
         }
-        let aimed = cfg
-            .aimed_drops
-            .iter()
-            .map(|d| Aimed {
-                src: cfg.flows[d.flow].src as u16,
-                qpn: qp_number(d.flow, d.qp).value(),
-                psn: d.psn.value(),
-                done: false,
-            })
-            .collect();
         // The physical limit: every path busy with this workload's data packets.
         let (mut payload, mut wire) = (0f64, 0f64);
         for f in &cfg.flows {
@@ -421,20 +340,15 @@ impl Sim {
             free: Vec::new(),
             in_flight: 0,
             hosts,
-            paths,
+            links,
             qp_base,
             oracle,
-            aimed,
-            drop_marks: FxHashMap::default(),
             c: Counters::default(),
             latency: Histogram::new(),
             drop_latency: Histogram::new(),
             events: 0,
-            tx_pipe_ps: timing.cycles_ps(timing.tx_pipeline_cycles),
-            rx_pipe_ps: timing.cycles_ps(timing.rx_pipeline_cycles),
             dma_ps: timing.dma_write_ns.saturating_mul(1000),
             flag_ps: timing.flag_write_ns.saturating_mul(1000),
-            budget: timing.tx_queue_depth.saturating_mul(npaths as u32),
             first_post_ps: None,
             last_delivery_ps: 0,
             hit_horizon: false,
@@ -678,17 +592,7 @@ impl Sim {
     fn drain(&mut self, h: usize) {
         let now_ts = self.now_ts();
         loop {
-            let host = &mut self.hosts[h];
-            if host.queued >= self.budget {
-                // Packets serialized by now have left the transmit buffer.
-                for q in host.txq.iter_mut() {
-                    while q.front().is_some_and(|&t| t <= self.now) {
-                        q.pop_front();
-                        host.queued -= 1;
-                    }
-                }
-            }
-            let room = host.queued < self.budget;
+            let room = self.links.room(self.now, h);
             match self.hosts[h].ep.poll(now_ts, room) {
                 Ok(Some(Output::Transmit(t))) => self.transmit(h, t),
                 Ok(Some(Output::Event(ev))) => self.record(h, ev),
@@ -699,15 +603,13 @@ impl Sim {
             }
         }
         let now = self.now;
+        let next = self.links.wake(h);
         let host = &mut self.hosts[h];
         let mut wake = None;
-        if host.queued >= self.budget {
-            let next = host.txq.iter().filter_map(|q| q.front().copied()).min();
-            if let Some(t) = next {
-                if host.wake_at.is_none_or(|w| t < w) {
-                    host.wake_at = Some(t);
-                    wake = Some(t);
-                }
+        if let Some(t) = next {
+            if host.wake_at.is_none_or(|w| t < w) {
+                host.wake_at = Some(t);
+                wake = Some(t);
             }
         }
         let mut timer = None;
@@ -732,113 +634,54 @@ impl Sim {
     }
 
     fn transmit(&mut self, h: usize, t: Transmit) {
-        let Transmit { qpn, ev, packet } = t;
-        let Some((f, _)) = flow_of(qpn.value()).filter(|(f, _)| *f < self.cfg.flows.len()) else {
+        let Some((f, _)) = flow_of(t.qpn.value()).filter(|(f, _)| *f < self.cfg.flows.len()) else {
             // Not a QP of the workload: nothing to route it to.
             self.c.peer_violations += 1;
             return;
         };
         let fc = &self.cfg.flows[f];
         let dst = if fc.src == h { fc.dst } else { fc.src };
-        let p = ecmp_path(ev, self.paths.len());
-        let bytes = wire_bytes(&packet, self.cfg.ipv6);
         self.c.packets_simulated += 1;
-        let path = &mut self.paths[p];
-        path.report.wire_bytes += u64::from(bytes);
-        match &packet {
-            Packet::Write(w) => {
-                path.report.data_packets += 1;
-                if !w.bth.rtx {
-                    self.c.data_packets_sent += 1;
-                }
+        if let Packet::Write(w) = &t.packet {
+            if !w.bth.rtx {
+                self.c.data_packets_sent += 1;
             }
-            _ => path.report.control_packets += 1,
         }
-        let ser = path.ser_ps(bytes);
-        let host = &mut self.hosts[h];
-        let start = (self.now + self.tx_pipe_ps).max(host.tx_busy[p]);
-        let end = start + ser;
-        host.tx_busy[p] = end;
-        host.txq[p].push_back(end);
-        host.queued += 1;
-        let slot = self.alloc(Flight {
-            packet,
-            ev,
-            qpn: qpn.value(),
-            src: h as u16,
-            dst: dst as u16,
-            path: p as u16,
-            bytes,
-        });
-        self.schedule(end, Kind::Switch(slot));
+        let fate = self.links.fate(self.now, h, &t);
+        let hop = if let Fate::Hop { hop, .. } = fate { hop } else { 0 };
+        let slot = self.alloc(Flight { t, src: h as u16, dst: dst as u16, hop });
+        self.follow(slot, fate);
     }
 
-    fn aimed_hit(&mut self, slot: u32) -> bool {
-        if self.aimed.is_empty() {
-            return false;
-        }
-        let Some(fl) = self.flights[slot as usize].as_ref() else { return false };
-        let Packet::Write(w) = &fl.packet else { return false };
-        if w.bth.rtx {
-            return false;
-        }
-        let psn = w.bth.psn.value();
-        let hit = self
-            .aimed
-            .iter_mut()
-            .find(|a| !a.done && a.src == fl.src && a.qpn == fl.qpn && a.psn == psn);
-        match hit {
-            Some(a) => {
-                a.done = true;
-                let key = (fl.src, fl.qpn, w.meth.msn);
-                self.drop_marks.entry(key).or_insert(self.now);
-                true
+    /// Does what the fabric decided for the packet in `slot`, whose `hop` is the fate's.
+    #[inline]
+    fn follow(&mut self, slot: u32, fate: Fate<u64>) {
+        match fate {
+            Fate::Hop { at, .. } => self.schedule(at, Kind::Switch(slot)),
+            Fate::Deliver { at, .. } => self.schedule(at, Kind::Deliver(slot)),
+            // The simulator's fabric neither duplicates nor corrupts.
+            Fate::Drop | Fate::Duplicate { .. } | Fate::Corrupt { .. } => {
+                self.release(slot);
             }
-            None => false,
         }
     }
 
     fn on_switch(&mut self, slot: u32) {
         let Some(fl) = self.flights[slot as usize].as_ref() else { return };
-        let (p, dst, bytes) = (usize::from(fl.path), usize::from(fl.dst), fl.bytes);
-        let now = self.now;
-        // The loss process steps for every packet, whatever else befalls it.
-        let lost = self.paths[p].loss.lose();
-        let path = &self.paths[p];
-        let down = path.down.iter().any(|&(s, e)| now >= s && now < e);
-        let drop = if down {
-            Some(DropReason::Outage)
-        } else if self.aimed_hit(slot) {
-            Some(DropReason::Aimed)
-        } else if lost {
-            Some(DropReason::Loss)
-        } else {
-            let path = &self.paths[p];
-            let busy = path.sw_busy[dst];
-            let backlog =
-                if busy > now { ((busy - now) as f64 / path.ps_per_byte) as u64 } else { 0 };
-            (backlog.saturating_add(u64::from(bytes)) > path.queue_bytes)
-                .then_some(DropReason::Queue)
-        };
-        if let Some(reason) = drop {
-            reason.count(&mut self.c.drops);
-            reason.count(&mut self.paths[p].report.drops);
-            self.release(slot);
-            return;
+        let fate = self.links.hop(self.now, usize::from(fl.src), fl.hop, &fl.t);
+        if let Fate::Hop { hop, .. } = fate {
+            if let Some(fl) = self.flights[slot as usize].as_mut() {
+                fl.hop = hop;
+            }
         }
-        let path = &mut self.paths[p];
-        let start = now.max(path.sw_busy[dst]);
-        let end = start + path.ser_ps(bytes);
-        path.sw_busy[dst] = end;
-        let at = end + path.prop_ps + self.rx_pipe_ps;
-        self.schedule(at, Kind::Deliver(slot));
+        self.follow(slot, fate);
     }
 
     fn on_deliver(&mut self, slot: u32) {
         let Some(fl) = self.release(slot) else { return };
         let dst = usize::from(fl.dst);
         let now = self.now_ts();
-        match self.hosts[dst].ep.handle_packet(now, fl.ev, &fl.packet) {
+        match self.hosts[dst].ep.handle_packet(now, fl.t.ev, &fl.t.packet) {
             Ok(()) => {}
             Err(HostOrPeer::Peer(_) | HostOrPeer::Misuse(_)) => self.c.peer_violations += 1,
         }

@@ -1,5 +1,5 @@
 use super::*;
-use openrdma_codec::Psn;
+use openrdma_codec::{Msn, Psn};
 
 #[test]
 fn qp_numbers_round_trip() {
