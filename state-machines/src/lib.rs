@@ -37,6 +37,86 @@
 //! boundary's `NicSettings` and `RecoverySettings`) becomes the model's [`NicConfig`] and
 //! [`RecoveryConfig`] by `TryFrom` and `From`.
 //!
+//! # Two NICs deliver a message
+//!
+//! Two NICs connected by a fabric that delivers every packet 1 µs after it is sent; the
+//! requester writes 8 KiB, the responder places it and writes its flag, and the requester
+//! retires the message with its own flag:
+//!
+//! ```
+//! use openrdma_codec::host::{WorkRequest, WrOpcode};
+//! use openrdma_codec::{Ev, Lkey, Psn, Qpn, Rkey};
+//! use openrdma_sm::{
+//!     DomainId, Endpoint, Fabric, Fate, HostCommand, Nic, NicConfig, NicEvent, NoCpu, Pair,
+//!     QpConfig, Region, RunEnd, Side, Timestamp, Transmit,
+//! };
+//!
+//! /// Delivers each packet 1 µs after it leaves, and keeps the flags written.
+//! #[derive(Default)]
+//! struct Wire {
+//!     flags: Vec<(usize, Side)>,
+//! }
+//!
+//! impl Fabric for Wire {
+//!     fn fate(&mut self, now: Timestamp, _from: usize, t: &Transmit) -> Fate {
+//!         Fate::Deliver { at: Timestamp(now.0 + 1_000), ev: t.ev }
+//!     }
+//!     fn event(&mut self, _now: Timestamp, k: usize, event: NicEvent) {
+//!         if let NicEvent::FlagWrite(f) = event {
+//!             self.flags.push((k, f.side));
+//!         }
+//!     }
+//! }
+//!
+//! let t = Timestamp::ZERO;
+//! let mut nics = [Nic::new(NicConfig::default())?, Nic::new(NicConfig::default())?];
+//! for (k, nic) in nics.iter_mut().enumerate() {
+//!     let (me, peer) = if k == 0 { (0x11, 0x12) } else { (0x12, 0x11) };
+//!     let region = Region { rkey: Rkey::new(7), base: 0, len: 1 << 20, remote_write: true };
+//!     nic.handle_host(t, HostCommand::RegisterRegion(region))?;
+//!     let qp = QpConfig {
+//!         qpn: Qpn::new(me),
+//!         peer_qpn: Qpn::new(peer),
+//!         initial_psn: Psn::new(0),
+//!         peer_initial_psn: Psn::new(0),
+//!         domain: DomainId::new(0),
+//!         evs: (0..4).map(|e| Ev::from_halves(e, 0)).collect(),
+//!         backup_evs: vec![],
+//!         spray: Default::default(),
+//!         cc: Default::default(),
+//!         recv_flag_base: 0x1000,
+//!         recv_flag_slots: 16,
+//!         send_flag_base: 0x2000,
+//!         send_flag_slots: 16,
+//!         send_cq: None,
+//!         recv_cq: None,
+//!     };
+//!     nic.handle_host(t, HostCommand::CreateQp(qp))?;
+//! }
+//! let wr = WorkRequest {
+//!     wr_id: 1,
+//!     qpn: Qpn::new(0x11),
+//!     opcode: WrOpcode::WRITE,
+//!     local_va: 0,
+//!     lkey: Lkey::new(0),
+//!     remote_va: 0x8000,
+//!     rkey: Rkey::new(7),
+//!     length: 8192,
+//!     imm: None,
+//!     flag_slot: 0,
+//!     signaled: true,
+//! };
+//! nics[0].handle_host(t, HostCommand::PostWrite(wr))?;
+//!
+//! let [a, b] = nics;
+//! let eps = [Endpoint::with_cpu(a, NoCpu), Endpoint::with_cpu(b, NoCpu)];
+//! let mut pair = Pair::new(eps, Wire::default());
+//! assert_eq!(pair.run(Timestamp(1_000_000_000), 100_000)?, RunEnd::Idle);
+//! // The responder's flag first (the data is placed), then the requester's (it retired).
+//! assert_eq!(pair.fabric.flags, [(1, Side::Responder), (0, Side::Requester)]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Where things are
 //!
 //! The NIC is split the way quinn-proto splits a connection: one type that owns the state
