@@ -227,7 +227,7 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
 /// legitimate variant — random spraying among them — passes; over the unequal delays a
 /// recorder uses by default, the random sprayer is failed for retransmissions the recorded
 /// SACKs made it send. The corpus's own sender scenarios are all passed by every variant
-/// (`faulty_devices_are_caught_and_variants_pass` in `tests/reference.rs`).
+/// (`every_variant_passes` in `corpus/tests/power.rs`).
 #[test]
 fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
     use openrdma_conformance::runner::run;

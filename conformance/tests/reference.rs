@@ -214,7 +214,7 @@ impl Device for Legitimate {
     }
 }
 
-/// CONF-CMP-027, CONF-CMP-029, CONF-CMP-030: what the scoreboard holds every device to —
+/// CONF-CMP-027, CONF-CMP-029, CONF-CMP-036: what the scoreboard holds every device to —
 /// the usable pool, the order of packets sent together, a clock that runs forward, and the
 /// inference scenarios' retransmissions — does not depend on the reference's own choices:
 /// a device that sprays by any other policy passes every scenario that does not pin the
