@@ -30,12 +30,16 @@
 //! let report = simulate(cfg).unwrap();
 //! assert!(report.is_correct(), "{:?}", report.problems());
 //! ```
+//!
+//! Every error of the crate (configuration, set-up, run file, run options, plots) converts
+//! into the one [`Error`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod config;
 pub mod engine;
+mod error;
 pub mod hist;
 pub mod paper;
 pub mod path;
@@ -49,6 +53,7 @@ pub use config::{
     AimedDrop, FlowConfig, LossModel, NicTiming, Outage, PathConfig, SimConfig, SimConfigError,
 };
 pub use engine::{Progress, Sim, SimError, Tapped, qp_number, simulate};
+pub use error::Error;
 pub use hist::{Histogram, Percentiles};
 pub use path::ecmp_path;
 pub use report::{Drops, PathReport, Retransmissions, SimReport};
