@@ -29,11 +29,15 @@
 //! ```
 //!
 //! `examples/your_device.rs` shows a device of your own run through the whole corpus.
+//!
+//! Every error of the crate (files, captures, the adapter protocol, a device, the built-in
+//! specification) converts into the one [`Error`], which names the clause it enforces.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod capture;
+mod error;
 pub mod file;
 pub mod judge;
 pub mod placement;
@@ -45,5 +49,6 @@ pub mod requirements;
 pub mod runner;
 pub mod timeline;
 
+pub use error::Error;
 /// The judge under its former name, for code written against it.
 pub use judge as scoreboard;
