@@ -9,32 +9,12 @@ use std::collections::HashMap;
 use openrdma_codec::frame::{IpRepr, decode};
 use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
 use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn};
-use openrdma_conformance::req::{self, Clause};
+use openrdma_conformance::req;
 use openrdma_device::{
     HostCommand, Input, NicEvent, NicReport, Output, RetirementMode, Side, TimedInput, TimedOutput,
 };
 
-use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, refit};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
+use super::{Batch, Edits, Fault, Stream, fault, refit};
 
 /// Every fault of behaviour.
 pub static FAULTS: &[Fault] = &[

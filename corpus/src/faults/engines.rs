@@ -13,27 +13,7 @@ use openrdma_device::{
     SprayPolicy,
 };
 
-use super::{Caps, Class, Edits, Expect, Fault};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
+use super::{Edits, Fault, fault};
 
 /// A fault that is one configuration edit.
 const fn config(

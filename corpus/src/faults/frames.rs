@@ -7,27 +7,7 @@ use openrdma_codec::{AethKind, ErthRepr, Ev, NackReason, Opcode, Qpn, TransportC
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::Input;
 
-use super::{Caps, Class, Edits, Expect, Fault, Rewrite};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
+use super::{Edits, Fault, Rewrite, fault, sends};
 
 /// Drops arriving frames the test matches.
 const fn rejects(
@@ -49,17 +29,6 @@ const fn misreads(
     rw: Rewrite,
 ) -> Fault {
     fault(name, what, breaks, catch, Edits { frame_in: Some(rw), ..Edits::NONE })
-}
-
-/// Fills a field of the frames it sends wrong.
-const fn sends(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    rw: Rewrite,
-) -> Fault {
-    fault(name, what, breaks, catch, Edits { frame_out: Some(rw), ..Edits::NONE })
 }
 
 /// Every fault in the fields of frames.

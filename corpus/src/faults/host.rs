@@ -9,44 +9,13 @@ use openrdma_codec::host::{
     COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
 };
 use openrdma_codec::{Lkey, TemplateId};
-use openrdma_conformance::req::{self, Clause};
+use openrdma_conformance::req;
 use openrdma_device::{
     CqConfig, CqId, FlagWrite, HostCommand, Input, LocalRegion, NicEvent, NicReport, Output, Side,
     TimedInput, TimedOutput,
 };
 
-use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
-
-/// A fault that needs memory.
-const fn stream(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    make: super::MakeStream,
-) -> Fault {
-    fault(name, what, breaks, catch, Edits { stream: Some(make), ..Edits::NONE })
-}
+use super::{Batch, Edits, Fault, Stream, fault, stream};
 
 /// Every fault of the host interface.
 pub static FAULTS: &[Fault] = &[

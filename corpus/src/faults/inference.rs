@@ -10,79 +10,59 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::{Psn, Qpn, SethRepr};
-use openrdma_conformance::req::{self, Clause};
+use openrdma_conformance::req;
 use openrdma_device::{
     CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, RetransmitCause,
     TimedInput, TimedOutput, Timestamp,
 };
 
-use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    make: super::MakeStream,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits: Edits { stream: Some(make), ..Edits::NONE },
-    }
-}
+use super::{Batch, Fault, Stream, stream};
 
 /// Every fault of loss inference.
 pub static FAULTS: &[Fault] = &[
-    fault(
+    stream(
         "infer-gap-reported",
         "the PSNs between a SACK's cumulative PSN and its bitmap's base count as reported missing",
         &[req::SND_INFER_002_A],
         &["snd-infer-coverage"],
         |m| Wrong::boxed(Bugs { gap_reported: true, ..Bugs::NONE }, m),
     ),
-    fault(
+    stream(
         "infer-uncovered-judged",
         "a suspect is judged by every PSN known to have arrived, whether or not the SACK being processed covers it",
         &[req::SND_INFER_002_A],
         &["snd-infer-coverage"],
         |m| Wrong::boxed(Bugs { judged_uncovered: true, ..Bugs::NONE }, m),
     ),
-    fault(
+    stream(
         "infer-from-retransmission",
         "the arrival of a retransmitted PSN is taken as evidence about its latest EV",
         &[req::SND_INFER_003_A],
         &["snd-infer-retransmitted"],
         |m| Wrong::boxed(Bugs { evidence_from_retransmission: true, ..Bugs::NONE }, m),
     ),
-    fault(
+    stream(
         "infer-keeps-arrived",
         "a suspect is kept after its PSN is known to have arrived",
         &[req::SND_INFER_004],
         &["snd-infer-coverage"],
         |m| Wrong::boxed(Bugs { keeps_arrived: true, ..Bugs::NONE }, m),
     ),
-    fault(
+    stream(
         "infer-keeps-resent",
         "a suspect is kept after its PSN was transmitted again",
         &[req::SND_INFER_004],
         &["snd-spray-skew-aware"],
         |m| Wrong::boxed(Bugs { keeps_resent: true, ..Bugs::NONE }, m),
     ),
-    fault(
+    stream(
         "rtx-no-ev-sequence",
         "a retransmission takes no per-EV sequence number on its new EV",
         &[req::SND_RTX_006_B, req::SND_INFER_001],
         &["snd-infer-retransmitted"],
         |m| Wrong::boxed(Bugs { no_sequence_for_retransmission: true, ..Bugs::NONE }, m),
     ),
-    fault(
+    stream(
         "rtx-queued-per-reason",
         "a PSN is queued for retransmission again by each reason to retransmit it, while queued",
         &[req::SND_RTX_005, req::SND_NACK_004_A],

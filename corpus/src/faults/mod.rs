@@ -270,6 +270,49 @@ impl Fault {
     }
 }
 
+/// A fault entry of a family: it must fail its `catch` scenarios, naming one of `breaks`,
+/// and claims the inner device's capabilities.
+const fn fault(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    edits: Edits,
+) -> Fault {
+    Fault {
+        name,
+        class: Class::Fault,
+        what,
+        breaks,
+        expect: Expect::Fails,
+        catch,
+        caps: Caps::Same,
+        edits,
+    }
+}
+
+/// A fault that needs memory.
+const fn stream(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    make: MakeStream,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { stream: Some(make), ..Edits::NONE })
+}
+
+/// A fault that rewrites the frames the device sends.
+const fn sends(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    rw: Rewrite,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { frame_out: Some(rw), ..Edits::NONE })
+}
+
 /// Every entry, family by family.
 pub fn all() -> impl Iterator<Item = &'static Fault> {
     behaviour::FAULTS

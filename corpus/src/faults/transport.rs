@@ -7,44 +7,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use openrdma_codec::frame::{IpRepr, decode};
 use openrdma_codec::{Ev, EvMark, Opcode, Psn, Qpn};
-use openrdma_conformance::req::{self, Clause};
+use openrdma_conformance::req;
 use openrdma_device::{
     CpuCommand, EvState, HostCommand, Input, Manifest, NicEvent, Output, SprayPolicy, TimedInput,
     TimedOutput, Timestamp,
 };
 
-use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, refit};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
-
-/// A fault that needs memory.
-const fn stream(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    make: super::MakeStream,
-) -> Fault {
-    fault(name, what, breaks, catch, Edits { stream: Some(make), ..Edits::NONE })
-}
+use super::{Batch, Edits, Fault, Stream, fault, refit, stream};
 
 /// Every fault of this family.
 pub static FAULTS: &[Fault] = &[

@@ -7,32 +7,12 @@ use std::collections::HashMap;
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{Qpn, Rkey};
-use openrdma_conformance::req::{self, Clause};
+use openrdma_conformance::req;
 use openrdma_device::{
     CompletionEvent, HostCommand, Input, NicEvent, Output, Payload, TimedInput, TimedOutput,
 };
 
-use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, payload_bytes, refit};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
+use super::{Batch, Edits, Fault, Stream, fault, payload_bytes, refit};
 
 /// Every register-width fault.
 pub static FAULTS: &[Fault] = &[

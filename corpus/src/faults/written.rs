@@ -8,27 +8,7 @@ use openrdma_codec::host::{CompletionRepr, FlagRepr};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{NicEvent, Side};
 
-use super::{Caps, Class, Edits, Expect, Fault, Rewrite};
-
-/// A fault of this family.
-const fn fault(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    edits: Edits,
-) -> Fault {
-    Fault {
-        name,
-        class: Class::Fault,
-        what,
-        breaks,
-        expect: Expect::Fails,
-        catch,
-        caps: Caps::Same,
-        edits,
-    }
-}
+use super::{Edits, Fault, fault, sends};
 
 /// A fault in the events the device writes.
 const fn writes(
@@ -39,17 +19,6 @@ const fn writes(
     edit: fn(&mut NicEvent) -> bool,
 ) -> Fault {
     fault(name, what, breaks, catch, Edits { event_out: Some(edit), ..Edits::NONE })
-}
-
-/// A fault in the frames the device sends.
-const fn sends(
-    name: &'static str,
-    what: &'static str,
-    breaks: &'static [Clause],
-    catch: &'static [&'static str],
-    rw: Rewrite,
-) -> Fault {
-    fault(name, what, breaks, catch, Edits { frame_out: Some(rw), ..Edits::NONE })
 }
 
 /// Every fault of this family.
