@@ -1,0 +1,248 @@
+//! Faults of a sender and of the recovery it runs with: the fields of the packets it sends
+//! and probes, the acknowledgements it acts on, the hooks that hold it back, and a CPU half
+//! that leaves out one command.
+
+use std::time::Duration;
+
+use openrdma_codec::frame::{FrameRepr, decode};
+use openrdma_codec::{NackReason, Opcode, Psn, Rqmsn};
+use openrdma_conformance::req::{self, Clause};
+use openrdma_device::{
+    CongestionControl, CpuCommand, DeviceError, HostCommand, Input, NicReport, Output, RecoveryCpu,
+    RecoverySettings, Timestamp,
+};
+use openrdma_sm::RecoveryAgent;
+
+use super::{Edits, Fault, fault, sends};
+
+/// Loses inputs the test matches.
+const fn loses_in(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    keep: fn(&Input) -> bool,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { keep_in: Some(keep), ..Edits::NONE })
+}
+
+/// Loses outputs the test matches.
+const fn loses_out(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    keep: fn(&Output) -> bool,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { keep_out: Some(keep), ..Edits::NONE })
+}
+
+/// Every fault of this family.
+pub static FAULTS: &[Fault] = &[
+    // ---- the packets sent -------------------------------------------------------------------
+    sends(
+        "psn-bit-23-flipped",
+        "data packets carry bit 23 of their PSN flipped",
+        &[req::SND_PSN_001],
+        &["snd-segmentation"],
+        |b| data(b, |f| f.bth.psn = Psn::new(f.bth.psn.value() ^ 0x80_0000)),
+    ),
+    sends(
+        "last-sent-as-middle",
+        "the last packet of a message of several is sent as a MIDDLE",
+        &[req::SND_SEG_002],
+        &["snd-segmentation"],
+        |b| {
+            refit(b, |f| {
+                if f.bth.opcode != Opcode::MRC_WRITE_LAST {
+                    return false;
+                }
+                f.bth.opcode = Opcode::MRC_WRITE_MIDDLE;
+                true
+            })
+        },
+    ),
+    sends(
+        "wwi-rqmsn-early",
+        "the last packet of a Write-with-Immediate carries the rqmsn of the next one",
+        &[req::SND_RQMSN_002_A],
+        &["snd-wwi-limit"],
+        |b| {
+            refit(b, |f| {
+                let imm = f.ext.immdt.is_some();
+                match f.ext.meth.as_mut() {
+                    Some(m) if imm => {
+                        m.rqmsn = Rqmsn::new(m.rqmsn.value().wrapping_add(1));
+                        true
+                    }
+                    _ => false,
+                }
+            })
+        },
+    ),
+    sends(
+        "probe-clock-behind",
+        "probes read their tx_timestamp from a clock 4096 units behind the data packets'",
+        &[req::EV_PROBE_005_F],
+        &["snd-tail-probe"],
+        |b| {
+            refit(b, |f| match f.ext.peth.as_mut() {
+                Some(p) => {
+                    p.tx_timestamp = p.tx_timestamp.wrapping_sub(0x1000);
+                    true
+                }
+                None => false,
+            })
+        },
+    ),
+    // ---- acknowledgements acted on ----------------------------------------------------------
+    loses_in(
+        "ignores-trimmed-nack",
+        "NACKs TRIMMED and TRIMMED_LASTHOP are dropped",
+        &[req::SND_NACK_002],
+        &["snd-ev-skip", "snd-nack-backoff"],
+        |i| {
+            !frame_in(i, |f| {
+                f.ext.neth.is_some_and(|n| {
+                    matches!(n.reason, NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP)
+                })
+            })
+        },
+    ),
+    loses_in(
+        "ignores-cumulative-sack",
+        "SACKs that answer a write and claim nothing beyond cack_psn are dropped",
+        &[req::SND_SACK_001],
+        &["snd-cc-sack"],
+        |i| !frame_in(i, |f| f.ext.seth.is_some_and(|s| !s.pr && s.sack_bitmap == 0)),
+    ),
+    fault(
+        "cc-hook-ignored",
+        "a QP created with the fixed-window hook runs unlimited",
+        &[req::SND_CC_001],
+        &["snd-cc-sack"],
+        Edits {
+            host_in: Some(|c| {
+                if let HostCommand::CreateQp(q) = c {
+                    if matches!(q.cc, CongestionControl::FixedWindow { .. }) {
+                        q.cc = CongestionControl::Unlimited;
+                    }
+                }
+            }),
+            ..Edits::NONE
+        },
+    ),
+    loses_out(
+        "endpoint-request-lost",
+        "endpoint requests the CPU half commands are not sent",
+        &[req::REC_IF_017_A],
+        &["rec-endpoint-request"],
+        |o| !frame_out(o, |f| f.ext.erth.is_some()),
+    ),
+    // ---- the device's own CPU half ----------------------------------------------------------
+    fault(
+        "cpu-never-probes",
+        "the device's own CPU half never commands a Probe",
+        &[req::REC_PROBE_001],
+        &["rec-device-blame"],
+        Edits {
+            cpu: Some(|c| Leaves::boxed(c, |c| matches!(c, CpuCommand::Probe { .. }))),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "cpu-never-retransmits",
+        "the device's own CPU half never commands a Retransmit on a timeout",
+        &[req::REC_RTO_003],
+        &["rec-device-backoff"],
+        Edits {
+            cpu: Some(|c| Leaves::boxed(c, |c| matches!(c, CpuCommand::Retransmit { .. }))),
+            ..Edits::NONE
+        },
+    ),
+];
+
+/// The reference CPU half without the commands `leaves` picks.
+#[derive(Debug)]
+struct Leaves {
+    agent: RecoveryAgent,
+    leaves: fn(&CpuCommand) -> bool,
+}
+
+impl Leaves {
+    fn boxed(
+        cfg: &RecoverySettings,
+        leaves: fn(&CpuCommand) -> bool,
+    ) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        Ok(Box::new(Leaves { agent: RecoveryAgent::new(cfg.into()), leaves }))
+    }
+}
+
+impl RecoveryCpu for Leaves {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        self.agent.handle_report(now, report);
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.agent.handle_timeout(now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        loop {
+            let c = self.agent.poll_command()?;
+            if !(self.leaves)(&c) {
+                return Some(c);
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.agent.poll_timeout()
+    }
+
+    fn min_delay(&self) -> Duration {
+        self.agent.min_delay()
+    }
+}
+
+/// A frame the device sends, edited and refitted; `None` when `edit` leaves it.
+fn refit(b: &[u8], edit: impl FnOnce(&mut FrameRepr) -> bool) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !edit(&mut f) {
+        return None;
+    }
+    super::refit(&mut f).ok()
+}
+
+/// A data packet the device sends, edited.
+fn data(b: &[u8], edit: impl FnOnce(&mut FrameRepr)) -> Option<Vec<u8>> {
+    refit(b, |f| {
+        if !f.bth.opcode.is_mrc_write() {
+            return false;
+        }
+        edit(f);
+        true
+    })
+}
+
+/// Whether an input is a frame that `test` picks.
+fn frame_in(
+    i: &Input,
+    test: impl FnOnce(&openrdma_codec::frame::DecodedFrame<'_>) -> bool,
+) -> bool {
+    match i {
+        Input::Frame { bytes, .. } => test(&decode(bytes)),
+        _ => false,
+    }
+}
+
+/// Whether an output is a frame that `test` picks.
+fn frame_out(
+    o: &Output,
+    test: impl FnOnce(&openrdma_codec::frame::DecodedFrame<'_>) -> bool,
+) -> bool {
+    match o {
+        Output::Frame { bytes, .. } => test(&decode(bytes)),
+        Output::Event { .. } => false,
+    }
+}
