@@ -51,6 +51,10 @@ pub const NOT_REGISTERED: &[(&str, &str)] = &[
         "no-sack-after-hole",
         "passes every scenario: a SACK missing that would report no new cumulative progress goes unjudged",
     ),
+    (
+        "accepts-second-tag",
+        "passes every scenario: no scenario shows a frame with a second VLAN tag taken",
+    ),
 ];
 
 /// Every fault of this family but the generated ones ([`nack_reasons`]).

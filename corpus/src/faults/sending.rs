@@ -9,11 +9,11 @@ use openrdma_codec::{NackReason, Opcode, Psn, Rqmsn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
     CongestionControl, CpuCommand, DeviceError, HostCommand, Input, NicReport, Output, RecoveryCpu,
-    RecoverySettings, Timestamp,
+    RecoverySettings, TimedOutput, Timestamp,
 };
 use openrdma_sm::RecoveryAgent;
 
-use super::{Edits, Fault, fault, sends};
+use super::{Batch, Edits, Fault, Stream, fault, sends, stream};
 
 /// Loses inputs the test matches.
 const fn loses_in(
@@ -36,6 +36,12 @@ const fn loses_out(
 ) -> Fault {
     fault(name, what, breaks, catch, Edits { keep_out: Some(keep), ..Edits::NONE })
 }
+
+/// Faults of this family the corpus cannot catch, not registered, with the reason.
+pub const NOT_REGISTERED: &[(&str, &str)] = &[(
+    "own-window-one-mpr-wider",
+    "passes every sender scenario: the peer's SACKs carry mpr, so its window binds first",
+)];
 
 /// Every fault of this family.
 pub static FAULTS: &[Fault] = &[
@@ -92,6 +98,45 @@ pub static FAULTS: &[Fault] = &[
                     true
                 }
                 None => false,
+            })
+        },
+    ),
+    stream(
+        "new-packet-sent-twice",
+        "each first transmission goes out twice, snd_nxt advanced only after the second",
+        &[req::SND_PSN_001],
+        &["snd-segmentation"],
+        |_| Box::new(Twice),
+    ),
+    stream(
+        "new-packets-swapped",
+        "of two first transmissions of a QP sent at one time, the later goes first",
+        &[req::SND_ORDER_001_A],
+        &["snd-segmentation", "snd-sched-order"],
+        |_| Box::new(Swapped { rtx: false }),
+    ),
+    stream(
+        "retransmissions-swapped",
+        "of two retransmissions of a QP sent at one time, the later queued goes first",
+        &[req::SND_SCHED_003_A],
+        &["snd-spray-window-fit-probe-rtt"],
+        |_| Box::new(Swapped { rtx: true }),
+    ),
+    sends(
+        "probe-on-other-ev",
+        "probes travel on an EV whose bit 16 differs from the one named",
+        &[req::EV_PROBE_005_B],
+        // Elsewhere the EV of a probe is judged by the encoding of EVs (ENC-EV-001.a,
+        // ENC-EV-002.a), and under window-fit so too.
+        &["snd-spray-round-robin"],
+        |b| {
+            refit(b, |f| {
+                if f.ext.peth.is_none() {
+                    return false;
+                }
+                let ev = f.entropy();
+                f.set_entropy(openrdma_codec::Ev::new(ev.value() ^ 0x1_0000));
+                true
             })
         },
     ),
@@ -161,6 +206,56 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
 ];
+
+/// Each first transmission sent twice.
+#[derive(Debug)]
+struct Twice;
+
+impl Stream for Twice {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            if data_of(&o.output).is_some_and(|(_, rtx)| !rtx) {
+                out.push(o.clone());
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+/// Of two data packets of a QP sent at one time, new ones or retransmissions, the later
+/// first.
+#[derive(Debug)]
+struct Swapped {
+    rtx: bool,
+}
+
+impl Stream for Swapped {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let keys: Vec<Option<(u64, u32)>> = outputs
+            .iter()
+            .map(|o| data_of(&o.output).filter(|&(_, r)| r == self.rtx).map(|(q, _)| (o.at.0, q)))
+            .collect();
+        let mut taken = vec![false; keys.len()];
+        for i in 0..keys.len() {
+            let Some(k) = keys[i].filter(|_| !taken[i]) else { continue };
+            if let Some(j) = (i + 1..keys.len()).find(|&j| !taken[j] && keys[j] == Some(k)) {
+                outputs.swap(i, j);
+                taken[i] = true;
+                taken[j] = true;
+            }
+        }
+        outputs
+    }
+}
+
+/// The wire QP of a data packet and whether it is a retransmission.
+fn data_of(o: &Output) -> Option<(u32, bool)> {
+    let Output::Frame { bytes, .. } = o else { return None };
+    let b = decode(bytes).bth?;
+    b.opcode.is_mrc_write().then_some((b.dest_qp.value(), b.rtx))
+}
 
 /// The reference CPU half without the commands `leaves` picks.
 #[derive(Debug)]
