@@ -103,8 +103,9 @@ const MISNAMED: &[(&str, &str)] = &[
     ("ignore-recovery-rto", "REC-RTO-003"),
     // A PSN far off matches no packet: a missing packet and an unexpected one are named.
     ("psn-bit-23-flipped", "SND-SEG-001.a"),
-    // A cack_psn one behind shows first as cumulative progress not reported in time.
-    ("sack-cack-lags", "RCV-SACK-001.a"),
+    // A cack_psn that stops at a filled hole shows first as cumulative progress not
+    // reported in time, by the rule of the SACK's trigger.
+    ("cack-stops-at-fill", "RCV-SACK-001.c"),
     // Commands of the CPU half ignored: the flag or packet they change is named.
     ("qp-error-command-ignored", "FLAG-SEND-001.a"),
     ("set-ev-state-ignored", "SND-SEG-001.a"),

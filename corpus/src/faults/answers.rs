@@ -141,21 +141,12 @@ pub static FAULTS: &[Fault] = &[
         |b| seth(b, |s| s.sack_bitmap & 1 == 0 && flip(&mut s.sack_bitmap, 1)),
     ),
     sends(
-        "sack-cack-lags",
-        "SACKs carry cack_psn one behind, the bitmap shifted to match",
+        "cack-stops-at-fill",
+        "after a hole is filled, cack_psn stops at the filling PSN and the run received behind \
+         it is left to the bitmap",
         &[req::SETH_CACK_001_B],
-        &["rcv-in-order-v4"],
-        |b| {
-            refit(b, |f| {
-                let Some(s) = f.ext.seth.as_mut() else { return false };
-                let cack = Psn::new(s.cack_psn.value().wrapping_sub(1) & 0xFF_FFFF);
-                s.cack_psn = cack;
-                s.ack_psn_offset = s.ack_psn_offset.wrapping_add(i16::from(!s.pr));
-                s.sack_bitmap <<= 1;
-                f.bth.psn = cack;
-                true
-            })
-        },
+        &["rcv-last-packet-first", "rcv-wwi-order"],
+        cack_stops_at_fill,
     ),
     sends(
         "sack-on-other-ev",
@@ -203,6 +194,29 @@ impl Stream for PlacesTwice {
         }
         out
     }
+}
+
+/// A SACK whose trigger filled a hole, with `cack_psn` at the trigger: the PSNs from it to
+/// the true `cack_psn` move into the bitmap, all but the first (bit 0 stays clear).
+fn cack_stops_at_fill(b: &[u8]) -> Option<Vec<u8>> {
+    refit(b, |f| {
+        let Some(s) = f.ext.seth.as_mut().filter(|s| !s.pr && s.ack_psn_offset < 0) else {
+            return false;
+        };
+        let back = u32::from(s.ack_psn_offset.unsigned_abs());
+        if back >= 63 || s.sack_offset != 1 {
+            return false;
+        }
+        let cack = Psn::new(s.cack_psn.value().wrapping_sub(back) & 0xFF_FFFF);
+        // Bit i stood for old cack + 1 + i; it now stands at i + back. The PSNs between
+        // the new cack + 1 (bit 0, not claimed) and the old cack (bit back - 1) arrived.
+        let run = (1u64 << back) - 2;
+        s.sack_bitmap = s.sack_bitmap << back | run;
+        s.cack_psn = cack;
+        s.ack_psn_offset = 0;
+        f.bth.psn = cack;
+        true
+    })
 }
 
 /// NACK reasons a responder sends, each with the reason a faulty one sends instead: the

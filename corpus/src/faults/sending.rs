@@ -122,23 +122,12 @@ pub static FAULTS: &[Fault] = &[
         &["snd-spray-window-fit-probe-rtt"],
         |_| Box::new(Swapped { rtx: true }),
     ),
-    sends(
-        "probe-on-other-ev",
-        "probes travel on an EV whose bit 16 differs from the one named",
-        &[req::EV_PROBE_005_B],
-        // Elsewhere the EV of a probe is judged by the encoding of EVs (ENC-EV-001.a,
-        // ENC-EV-002.a), and under window-fit so too.
-        &["snd-spray-round-robin"],
-        |b| {
-            refit(b, |f| {
-                if f.ext.peth.is_none() {
-                    return false;
-                }
-                let ev = f.entropy();
-                f.set_entropy(openrdma_codec::Ev::new(ev.value() ^ 0x1_0000));
-                true
-            })
-        },
+    stream(
+        "probe-on-next-ev",
+        "probes travel on the EV after the one named in the QP's profile",
+        &[req::SND_SPRAY_009, req::EV_PROBE_005_B],
+        &["snd-spray-round-robin", "snd-spray-window-fit"],
+        |_| Box::<NextEv>::default(),
     ),
     // ---- acknowledgements acted on ----------------------------------------------------------
     loses_in(
@@ -160,6 +149,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::SND_SACK_001],
         &["snd-cc-sack"],
         |i| !frame_in(i, |f| f.ext.seth.is_some_and(|s| !s.pr && s.sack_bitmap == 0)),
+    ),
+    sends(
+        "pad-count-is-length-mod-4",
+        "the pad count is the payload length modulo 4 rather than what makes it a multiple of 4",
+        &[req::PAY_PAD_001],
+        &["snd-segmentation"],
+        pad_count_is_length_mod_4,
     ),
     fault(
         "cc-hook-ignored",
@@ -248,6 +244,73 @@ impl Stream for Swapped {
         }
         outputs
     }
+}
+
+/// Probes sent on the next EV of the QP's profile.
+#[derive(Debug, Default)]
+struct NextEv {
+    /// The EVs of each QP, by the peer QP its packets go to.
+    evs: std::collections::HashMap<u32, Vec<openrdma_codec::Ev>>,
+}
+
+impl Stream for NextEv {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.evs.insert(q.peer_qpn.value(), q.evs.clone());
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let moved = refit(bytes, |f| {
+                let Some(evs) = self.evs.get(&f.bth.dest_qp.value()) else { return false };
+                if f.ext.peth.is_none() || evs.len() < 2 {
+                    return false;
+                }
+                let ev = f.entropy();
+                let Some(k) = evs.iter().position(|&e| e == ev) else { return false };
+                f.set_entropy(evs[(k + 1) % evs.len()]);
+                true
+            });
+            if let Some(b) = moved {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
+
+/// A data packet whose payload length is 1 or 3 modulo 4, with that as its pad count, the
+/// lengths of the frame fitted to it.
+fn pad_count_is_length_mod_4(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    let wrong = f.payload.len() % 4;
+    if !f.bth.opcode.is_mrc_write() || wrong % 2 == 0 {
+        return None;
+    }
+    f.finalize().ok()?;
+    let less = usize::from(f.bth.pad_count) as isize - wrong as isize;
+    let shrink = |v: u16| u16::try_from(v as isize - less).ok();
+    f.bth.pad_count = wrong as u8;
+    f.udp.length = shrink(f.udp.length)?;
+    match &mut f.ip {
+        openrdma_codec::frame::IpRepr::V4(v4) => {
+            v4.total_len = shrink(v4.total_len)?;
+            v4.fill_checksum().ok()?;
+        }
+        openrdma_codec::frame::IpRepr::V6(v6) => {
+            v6.payload_len = shrink(v6.payload_len)?;
+            f.fill_udp_checksum().ok()?;
+        }
+    }
+    f.to_bytes().ok()
 }
 
 /// The wire QP of a data packet and whether it is a retransmission.
