@@ -301,6 +301,8 @@ const REWRITES: [Rewrite; 5] = [
     |b| reason_as(b, 4),
 ];
 
+const _: () = assert!(REWRITES.len() == NACK_REASONS.len());
+
 fn reason_as(b: &[u8], k: usize) -> Option<Vec<u8>> {
     let (from, _, to) = NACK_REASONS[k];
     refit(b, |f| {

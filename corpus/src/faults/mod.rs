@@ -30,6 +30,7 @@
 //!   half that leaves out one command.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
+//! * [`rejects`]: one per field a receiver must take whatever its value, checked.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
@@ -57,6 +58,7 @@ pub mod host;
 pub mod inference;
 pub mod knobs;
 mod prove;
+pub mod rejects;
 pub mod sending;
 pub mod transport;
 pub mod variants;
@@ -337,6 +339,7 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(wire::FAULTS)
         .chain(generated::faults())
         .chain(knobs::faults())
+        .chain(rejects::faults())
         .chain(variants::VARIANTS)
 }
 
