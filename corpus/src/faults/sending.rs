@@ -38,10 +38,13 @@ const fn loses_out(
 }
 
 /// Faults of this family the corpus cannot catch, not registered, with the reason.
-pub const NOT_REGISTERED: &[(&str, &str)] = &[(
-    "own-window-one-mpr-wider",
-    "passes every sender scenario: the peer's SACKs carry mpr, so its window binds first",
-)];
+pub const NOT_REGISTERED: &[(&str, &str)] = &[
+    (
+        "own-window-one-mpr-wider",
+        "passes every sender scenario: the peer's SACKs carry mpr, so its window binds first",
+    ),
+    ("reserved-mark-as-skip", "passes every scenario: a SACK's reserved mark 3 is never injected"),
+];
 
 /// Every fault of this family.
 pub static FAULTS: &[Fault] = &[
