@@ -171,6 +171,13 @@ pub static FAULTS: &[Fault] = &[
         |m| m.nic.sack_coalesce += 1,
     ),
     stream(
+        "sacks-rejected-writes",
+        "a write the receive checks reject is answered by a SACK as well as by its NACK",
+        &[req::RCV_REJECT_001],
+        &["rcv-window-edges", "rcv-check-order"],
+        |_| Box::<SacksRejected>::default(),
+    ),
+    stream(
         "places-twice",
         "every DMA write of a payload is issued twice",
         &[req::RCV_PLACE_004],
@@ -217,6 +224,54 @@ fn cack_stops_at_fill(b: &[u8]) -> Option<Vec<u8>> {
         f.bth.psn = cack;
         true
     })
+}
+
+/// Each NACK followed by a SACK that answers the NACKed write: the QP's last SACK with
+/// the NACKed PSN as its trigger, on the NACK's EV.
+#[derive(Debug, Default)]
+struct SacksRejected {
+    /// The last SACK of each QP, by the peer QP it went to.
+    last: std::collections::HashMap<u32, FrameRepr>,
+}
+
+impl SacksRejected {
+    /// Keeps a SACK the device sends; for a NACK, the SACK that answers its write.
+    fn answer(&mut self, f: FrameRepr) -> Option<Vec<u8>> {
+        let qp = f.bth.dest_qp.value();
+        if f.ext.seth.is_some() {
+            self.last.insert(qp, f);
+            return None;
+        }
+        let n = f.ext.neth?;
+        let mut sack = self.last.get(&qp)?.clone();
+        let s = sack.ext.seth.as_mut()?;
+        let ahead = n.nack_psn.value().wrapping_sub(s.cack_psn.value());
+        s.ack_psn_offset = i16::try_from((ahead << 8) as i32 >> 8).ok()?;
+        s.entropy = n.entropy;
+        s.pr = false;
+        sack.set_entropy(f.entropy());
+        super::refit(&mut sack).ok()
+    }
+}
+
+impl Stream for SacksRejected {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let answer = match &o.output {
+                Output::Frame { port, bytes } => {
+                    decode(bytes).to_repr().and_then(|f| self.answer(f)).map(|bytes| TimedOutput {
+                        at: o.at,
+                        output: Output::Frame { port: *port, bytes },
+                    })
+                }
+                Output::Event { .. } => None,
+            };
+            out.push(o);
+            out.extend(answer);
+        }
+        out
+    }
 }
 
 /// NACK reasons a responder sends, each with the reason a faulty one sends instead: the
