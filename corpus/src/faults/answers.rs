@@ -82,7 +82,7 @@ pub static FAULTS: &[Fault] = &[
         |b| on_ev(b, |f| f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)),
     ),
     loses(
-        "no-ack-at-coalesce",
+        "transport-acks-lost",
         "transport ACKs are lost",
         &[req::RCV_ACK_001_A],
         &["rcv-ack-coalesce"],
@@ -274,8 +274,7 @@ impl Stream for SacksRejected {
     }
 }
 
-/// NACK reasons a responder sends, each with the reason a faulty one sends instead: the
-/// code next to it in table 12.
+/// NACK reasons a responder sends, each with the reason a faulty one sends instead.
 const NACK_REASONS: &[(NackReason, &str, NackReason)] = &[
     (NackReason::NO_BITMAP, "no-bitmap", NackReason::NO_PKT_BUFFER),
     (NackReason::NO_PKT_BUFFER, "no-pkt-buffer", NackReason::NO_BITMAP),
