@@ -24,8 +24,13 @@
 //! * [`inference`]: one rule of loss inference broken.
 //! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
+//! * [`answers`]: what a responder sends in answer filled wrong, or not sent when due:
+//!   SACK contents and triggers, ACKs, NAKs, one entry per NACK reason.
+//! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
+//!   half that leaves out one command.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
+//! * [`rejects`]: one per field a receiver must take whatever its value, checked.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
@@ -43,6 +48,7 @@ use openrdma_device::{
 };
 use openrdma_sm::boundary::ReferenceDevice;
 
+pub mod answers;
 pub mod behaviour;
 pub mod cpu;
 pub mod engines;
@@ -52,6 +58,8 @@ pub mod host;
 pub mod inference;
 pub mod knobs;
 mod prove;
+pub mod rejects;
+pub mod sending;
 pub mod transport;
 pub mod variants;
 pub mod widths;
@@ -325,9 +333,13 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(inference::FAULTS)
         .chain(written::FAULTS)
         .chain(cpu::FAULTS)
+        .chain(answers::FAULTS)
+        .chain(answers::nack_reasons())
+        .chain(sending::FAULTS)
         .chain(wire::FAULTS)
         .chain(generated::faults())
         .chain(knobs::faults())
+        .chain(rejects::faults())
         .chain(variants::VARIANTS)
 }
 

@@ -1,0 +1,437 @@
+//! Faults in what a responder sends in answer to what arrives: the fields of its SACKs,
+//! transport ACKs, NAKs, NACKs and endpoint responses, and the triggers that make a SACK
+//! due. One rule each, the rest of the answer right.
+
+use std::sync::OnceLock;
+
+use openrdma_codec::frame::{FrameRepr, decode};
+use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
+use openrdma_conformance::req::{self, Clause};
+use openrdma_device::{Body, Direction, Manifest, NicEvent, Output, TimedOutput};
+
+use super::{Batch, Edits, Fault, Rewrite, Stream, fault, sends, stream};
+
+/// Loses outputs the test matches.
+const fn loses(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    keep: fn(&Output) -> bool,
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { keep_out: Some(keep), ..Edits::NONE })
+}
+
+/// Runs with a changed configuration.
+const fn config(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [Clause],
+    catch: &'static [&'static str],
+    edit: fn(&mut Manifest),
+) -> Fault {
+    fault(name, what, breaks, catch, Edits { config: Some(edit), ..Edits::NONE })
+}
+
+/// Faults of this family the corpus cannot catch, not registered, with the reason.
+pub const NOT_REGISTERED: &[(&str, &str)] = &[
+    (
+        "nak-on-other-ev",
+        "passes every scenario with a NAK: the EV of a transport NAK goes unjudged",
+    ),
+    (
+        "ignores-ack-req",
+        "passes every scenario: no write with ack_req arrives where only ack_req makes a SACK due",
+    ),
+    (
+        "ignores-rtx-bit",
+        "passes every scenario: no retransmitted write arrives where only rtx makes a SACK due",
+    ),
+    (
+        "no-sack-after-hole",
+        "passes every scenario: a SACK missing that would report no new cumulative progress goes unjudged",
+    ),
+    (
+        "accepts-second-tag",
+        "passes every scenario: no scenario shows a frame with a second VLAN tag taken",
+    ),
+];
+
+/// Every fault of this family but the generated ones ([`nack_reasons`]).
+pub static FAULTS: &[Fault] = &[
+    // ---- transport ACKs and NAKs ------------------------------------------------------------
+    sends(
+        "ack-msn-bit-15-flipped",
+        "transport ACKs carry bit 15 of their MSN flipped",
+        &[req::AETH_MSN_001_A],
+        &["rcv-in-order-v4"],
+        |b| ack(b, true, |a| a.msn = AethMsn::new(a.msn.value() ^ 0x8000)),
+    ),
+    sends(
+        "ack-msn-bit-16-set",
+        "transport ACKs carry the carry out of a 16-bit MSN counter in bit 16",
+        &[req::AETH_MSN_001_B],
+        &["rcv-in-order-v4"],
+        |b| ack(b, true, |a| a.msn = AethMsn::new(a.msn.value() | 0x1_0000)),
+    ),
+    sends(
+        "ack-on-other-ev",
+        "transport ACKs travel on an EV one off from their cause's",
+        &[req::RCV_ACK_002_B],
+        &["rcv-in-order-v6"],
+        |b| on_ev(b, |f| f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)),
+    ),
+    loses(
+        "transport-acks-lost",
+        "transport ACKs are lost",
+        &[req::RCV_ACK_001_A],
+        &["rcv-ack-coalesce"],
+        |o| !frame(o, |f| f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)),
+    ),
+    // ---- endpoint responses ---------------------------------------------------------------
+    sends(
+        "endpoint-status-error",
+        "endpoint responses to operations performed carry a non-zero status",
+        &[req::EETH_STATUS_001_A],
+        &["rcv-endpoint"],
+        |b| {
+            refit(b, |f| {
+                let Some(e) = f.ext.eeth.as_mut().filter(|e| e.status == 0) else {
+                    return false;
+                };
+                e.status = 2;
+                true
+            })
+        },
+    ),
+    // ---- SACK contents ----------------------------------------------------------------------
+    sends(
+        "sack-pr-always-set",
+        "every SACK has pr set, as if it answered a probe",
+        &[req::SETH_PR_001],
+        &["rcv-in-order-v4"],
+        |b| seth(b, |s| !s.pr && set(&mut s.pr, true)),
+    ),
+    sends(
+        "probe-answer-id-off-by-one",
+        "SACKs that answer a probe carry its probe_id with the lowest bit flipped",
+        &[req::SETH_ACKPSN_002],
+        &["rcv-probe-answer"],
+        |b| seth(b, |s| s.pr && flip(&mut s.ack_psn_offset, 1)),
+    ),
+    sends(
+        "sack-trigger-offset-bit-13",
+        "SACKs that answer a write carry bit 13 of ack_psn_offset flipped",
+        &[req::SETH_ACKPSN_001_A],
+        &["rcv-in-order-v4"],
+        |b| seth(b, |s| !s.pr && flip(&mut s.ack_psn_offset, 0x2000)),
+    ),
+    sends(
+        "sack-bitmap-top-bit-set",
+        "SACKs claim the last PSN their bitmap covers",
+        &[req::SETH_BITMAP_001],
+        &["rcv-in-order-v4"],
+        |b| seth(b, |s| s.sack_bitmap >> 63 == 0 && flip(&mut s.sack_bitmap, 1 << 63)),
+    ),
+    sends(
+        "sack-bitmap-bit-0-set",
+        "SACKs set the bit of cack_psn + 1",
+        &[req::SETH_BITMAP_002_B],
+        &["rcv-in-order-v4"],
+        |b| seth(b, |s| s.sack_bitmap & 1 == 0 && flip(&mut s.sack_bitmap, 1)),
+    ),
+    sends(
+        "cack-stops-at-fill",
+        "after a hole is filled, cack_psn stops at the filling PSN and the run received behind \
+         it is left to the bitmap",
+        &[req::SETH_CACK_001_B],
+        &["rcv-last-packet-first", "rcv-wwi-order"],
+        cack_stops_at_fill,
+    ),
+    sends(
+        "sack-on-other-ev",
+        "SACKs travel on an EV one off from their trigger's, which they reflect right",
+        &[req::RCV_SACK_006_A],
+        &["rcv-in-order-v6"],
+        |b| on_ev(b, |f| f.ext.seth.is_some()),
+    ),
+    // ---- SACK triggers ----------------------------------------------------------------------
+    loses(
+        "no-sack-on-fill",
+        "no SACK answers a write that fills a hole",
+        &[req::RCV_SACK_001_C],
+        &["rcv-last-packet-first", "rcv-wwi-order"],
+        |o| !frame(o, |f| f.ext.seth.is_some_and(|s| !s.pr && s.ack_psn_offset < 0)),
+    ),
+    config(
+        "sack-coalesce-one-late",
+        "the count of writes since the last SACK is compared with sack_coalesce + 1",
+        &[req::RCV_SACK_002],
+        &["rcv-sack-coalesce"],
+        |m| m.nic.sack_coalesce += 1,
+    ),
+    stream(
+        "sacks-rejected-writes",
+        "a write the receive checks reject is answered by a SACK as well as by its NACK",
+        &[req::RCV_REJECT_001],
+        &["rcv-window-edges", "rcv-check-order"],
+        |_| Box::<SacksRejected>::default(),
+    ),
+    stream(
+        "places-twice",
+        "every DMA write of a payload is issued twice",
+        &[req::RCV_PLACE_004],
+        &["rcv-in-order-v4"],
+        |_| Box::new(PlacesTwice),
+    ),
+];
+
+/// Each DMA write issued twice.
+#[derive(Debug)]
+struct PlacesTwice;
+
+impl Stream for PlacesTwice {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            if matches!(o.output, Output::Event { event: NicEvent::DmaWrite(_) }) {
+                out.push(o.clone());
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+/// A SACK whose trigger filled a hole, with `cack_psn` at the trigger: the PSNs from it to
+/// the true `cack_psn` move into the bitmap, all but the first (bit 0 stays clear).
+fn cack_stops_at_fill(b: &[u8]) -> Option<Vec<u8>> {
+    refit(b, |f| {
+        let Some(s) = f.ext.seth.as_mut().filter(|s| !s.pr && s.ack_psn_offset < 0) else {
+            return false;
+        };
+        let back = u32::from(s.ack_psn_offset.unsigned_abs());
+        if back >= 63 || s.sack_offset != 1 {
+            return false;
+        }
+        let cack = Psn::new(s.cack_psn.value().wrapping_sub(back) & 0xFF_FFFF);
+        // Bit i stood for old cack + 1 + i; it now stands at i + back. The PSNs between
+        // the new cack + 1 (bit 0, not claimed) and the old cack (bit back - 1) arrived.
+        let run = (1u64 << back) - 2;
+        s.sack_bitmap = s.sack_bitmap << back | run;
+        s.cack_psn = cack;
+        s.ack_psn_offset = 0;
+        f.bth.psn = cack;
+        true
+    })
+}
+
+/// Each NACK followed by a SACK that answers the NACKed write: the QP's last SACK with
+/// the NACKed PSN as its trigger, on the NACK's EV.
+#[derive(Debug, Default)]
+struct SacksRejected {
+    /// The last SACK of each QP, by the peer QP it went to.
+    last: std::collections::HashMap<u32, FrameRepr>,
+}
+
+impl SacksRejected {
+    /// Keeps a SACK the device sends; for a NACK, the SACK that answers its write.
+    fn answer(&mut self, f: FrameRepr) -> Option<Vec<u8>> {
+        let qp = f.bth.dest_qp.value();
+        if f.ext.seth.is_some() {
+            self.last.insert(qp, f);
+            return None;
+        }
+        let n = f.ext.neth?;
+        let mut sack = self.last.get(&qp)?.clone();
+        let s = sack.ext.seth.as_mut()?;
+        let ahead = n.nack_psn.value().wrapping_sub(s.cack_psn.value());
+        s.ack_psn_offset = i16::try_from((ahead << 8) as i32 >> 8).ok()?;
+        s.entropy = n.entropy;
+        s.pr = false;
+        sack.set_entropy(f.entropy());
+        super::refit(&mut sack).ok()
+    }
+}
+
+impl Stream for SacksRejected {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let answer = match &o.output {
+                Output::Frame { port, bytes } => {
+                    decode(bytes).to_repr().and_then(|f| self.answer(f)).map(|bytes| TimedOutput {
+                        at: o.at,
+                        output: Output::Frame { port: *port, bytes },
+                    })
+                }
+                Output::Event { .. } => None,
+            };
+            out.push(o);
+            out.extend(answer);
+        }
+        out
+    }
+}
+
+/// NACK reasons a responder sends, each with the reason a faulty one sends instead.
+const NACK_REASONS: &[(NackReason, &str, NackReason)] = &[
+    (NackReason::NO_BITMAP, "no-bitmap", NackReason::NO_PKT_BUFFER),
+    (NackReason::NO_PKT_BUFFER, "no-pkt-buffer", NackReason::NO_BITMAP),
+    (NackReason::NO_RESOURCE, "no-resource", NackReason::NO_PKT_BUFFER),
+    (NackReason::PSN_OOR_WINDOW, "psn-oor-window", NackReason::NO_RESOURCE),
+    (NackReason::UNEXP_EVENT, "unexp-event", NackReason::NO_RESOURCE),
+];
+
+/// The NACK reasons of [`NACK_REASONS`] made no entry, with the reason.
+pub const SKIPPED: &[(&str, &str)] = &[];
+
+/// The generated NACK-reason entries and the reasons left out, made once.
+struct Generated {
+    faults: Vec<Fault>,
+    left: Vec<(String, &'static str)>,
+}
+
+fn generated() -> &'static Generated {
+    static GENERATED: OnceLock<Generated> = OnceLock::new();
+    GENERATED.get_or_init(|| {
+        let corpus: Vec<(String, Vec<u8>)> = crate::all()
+            .into_iter()
+            .map(|(n, b)| {
+                let s = b();
+                let reasons = s
+                    .records
+                    .iter()
+                    .filter(|r| r.dir == Direction::Expect)
+                    .filter_map(|r| match &r.body {
+                        Body::Frame { bytes, .. } => decode(bytes).ext.neth.map(|n| n.reason.0),
+                        _ => None,
+                    })
+                    .collect();
+                (n.to_string(), reasons)
+            })
+            .collect();
+        let mut out = Generated { faults: Vec::new(), left: Vec::new() };
+        for (k, &(reason, label, _)) in NACK_REASONS.iter().enumerate() {
+            let name = format!("nack-reason-{label}-wrong");
+            if let Some((_, why)) = SKIPPED.iter().find(|(n, _)| *n == name) {
+                out.left.push((name, why));
+                continue;
+            }
+            let catch: Vec<&'static str> = corpus
+                .iter()
+                .filter(|(_, reasons)| reasons.contains(&reason.0))
+                .take(super::generated::CATCH_PER_ENTRY)
+                .map(|(n, _)| &*Box::leak(n.clone().into_boxed_str()))
+                .collect();
+            if catch.is_empty() {
+                out.left.push((name, "no scenario expects a NACK with this reason"));
+                continue;
+            }
+            let what = format!(
+                "NACKs of reason {} carry reason {} instead",
+                reason.name().unwrap_or("?"),
+                NACK_REASONS[k].2.name().unwrap_or("?")
+            );
+            let rule = openrdma_conformance::judge::fields::nack_reason_rule(reason.0);
+            out.faults.push(Fault {
+                name: Box::leak(name.into_boxed_str()),
+                what: Box::leak(what.into_boxed_str()),
+                breaks: Box::leak(Box::new([rule])),
+                catch: catch.leak(),
+                ..fault("", "", &[], &[], Edits { frame_out: Some(REWRITES[k]), ..Edits::NONE })
+            });
+        }
+        out
+    })
+}
+
+/// The rewrite of each row of [`NACK_REASONS`], by position.
+const REWRITES: [Rewrite; 5] = [
+    |b| reason_as(b, 0),
+    |b| reason_as(b, 1),
+    |b| reason_as(b, 2),
+    |b| reason_as(b, 3),
+    |b| reason_as(b, 4),
+];
+
+const _: () = assert!(REWRITES.len() == NACK_REASONS.len());
+
+fn reason_as(b: &[u8], k: usize) -> Option<Vec<u8>> {
+    let (from, _, to) = NACK_REASONS[k];
+    refit(b, |f| {
+        let Some(n) = f.ext.neth.as_mut().filter(|n| n.reason == from) else { return false };
+        n.reason = to;
+        true
+    })
+}
+
+/// One entry per NACK reason the corpus expects: NACKs of that reason sent with another.
+pub fn nack_reasons() -> &'static [Fault] {
+    &generated().faults
+}
+
+/// The NACK reasons made no entry, by name, with the reason.
+pub fn left_out() -> &'static [(String, &'static str)] {
+    &generated().left
+}
+
+fn set<T>(field: &mut T, value: T) -> bool {
+    *field = value;
+    true
+}
+
+/// Flips the bits of `mask` in `field`.
+fn flip<T: Copy + std::ops::BitXor<Output = T>>(field: &mut T, mask: T) -> bool {
+    *field = *field ^ mask;
+    true
+}
+
+/// A frame the device sends, edited and refitted; `None` when `edit` leaves it.
+fn refit(b: &[u8], edit: impl FnOnce(&mut FrameRepr) -> bool) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !edit(&mut f) {
+        return None;
+    }
+    super::refit(&mut f).ok()
+}
+
+/// A SACK the device sends, its SETH edited.
+fn seth(b: &[u8], edit: impl FnOnce(&mut openrdma_codec::SethRepr) -> bool) -> Option<Vec<u8>> {
+    refit(b, |f| f.ext.seth.as_mut().is_some_and(edit))
+}
+
+/// A transport ACK (`true`) or NAK the device sends, its AETH edited.
+fn ack(
+    b: &[u8],
+    positive: bool,
+    edit: impl FnOnce(&mut openrdma_codec::AethRepr),
+) -> Option<Vec<u8>> {
+    refit(b, |f| match f.ext.aeth.as_mut() {
+        Some(a) if (a.syndrome & 0x60 == 0) == positive => {
+            edit(a);
+            true
+        }
+        _ => false,
+    })
+}
+
+/// A frame the device sends that `test` picks, on the EV one off.
+fn on_ev(b: &[u8], test: impl FnOnce(&FrameRepr) -> bool) -> Option<Vec<u8>> {
+    refit(b, |f| {
+        if !test(f) {
+            return false;
+        }
+        let ev = f.entropy();
+        f.set_entropy(Ev::new(ev.value() ^ 1));
+        true
+    })
+}
+
+/// Whether an output is a frame that `test` picks.
+fn frame(o: &Output, test: impl FnOnce(&FrameRepr) -> bool) -> bool {
+    match o {
+        Output::Frame { bytes, .. } => decode(bytes).to_repr().is_some_and(|f| test(&f)),
+        Output::Event { .. } => false,
+    }
+}
