@@ -11,15 +11,17 @@
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_device::{Body, Capability, Direction, NicEvent, NicReport, Scenario, TimedOutput};
+use openrdma_device::{
+    Body, Capability, Direction, HostCommand, NicEvent, NicReport, Scenario, TimedOutput,
+};
 
 use super::arrivals::Arrivals;
 use super::entries::SlotHistory;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
-    Divergence, Scope, entries, events, link, order, paths, sacks, schedule, sequences, unexpected,
-    wire,
+    Divergence, Scope, doorbells, entries, events, link, order, paths, sacks, schedule, sequences,
+    unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -153,6 +155,15 @@ fn nack_backoff(s: &Scenario, _: Scope) -> bool {
     s.manifest.nic.nack_backoff.as_nanos() != 0
 }
 
+fn rings_doorbells(s: &Scenario, _: Scope) -> bool {
+    s.records.iter().any(|r| {
+        matches!(
+            &r.body,
+            Body::Host { command: HostCommand::Doorbell { .. } | HostCommand::DoorbellWrite(_) }
+        )
+    })
+}
+
 fn expects_qp_error(s: &Scenario, _: Scope) -> bool {
     s.records.iter().any(|r| {
         r.dir == Direction::Expect
@@ -213,6 +224,22 @@ pub fn unfailable_musts() -> Vec<Clause> {
 
 /// The table, in the order the checks run.
 pub static CHECKS: &[Check] = &[
+    // ---- the host side: what each doorbell token becomes --------------------------------
+    Check {
+        name: "doorbells",
+        clauses: doorbells::CLAUSES,
+        reads: &[Reads::Completion, Reads::Flag, Reads::Data],
+        applies: rings_doorbells,
+        judge: |c, d| doorbells::judge(c.o, d),
+    },
+    Check {
+        name: "templates.expand",
+        clauses: doorbells::EXPAND_CLAUSES,
+        reads: &[Reads::Completion, Reads::Flag, Reads::Data],
+        applies: rings_doorbells,
+        judge: |c, d| doorbells::judge_expansion(c.o, &c.pairing.matches, d),
+    },
+    // ---- the frames and the rest --------------------------------------------------------
     Check {
         name: "qpn2",
         clauses: QPN2,

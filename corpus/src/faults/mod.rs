@@ -20,6 +20,8 @@
 //!   frames it sends filled wrong.
 //! * [`host`]: the host interface: the doorbell bus, templates, completion queues and
 //!   retirement.
+//! * [`templates`]: doorbell checks reported with another status, templates installed
+//!   unchecked, template fields expanded wrong.
 //! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
 //! * [`inference`]: one rule of loss inference broken.
 //! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
@@ -60,6 +62,7 @@ pub mod knobs;
 mod prove;
 pub mod rejects;
 pub mod sending;
+pub mod templates;
 pub mod transport;
 pub mod variants;
 pub mod widths;
@@ -329,6 +332,7 @@ pub fn all() -> impl Iterator<Item = &'static Fault> {
         .chain(engines::FAULTS)
         .chain(frames::FAULTS)
         .chain(host::FAULTS)
+        .chain(templates::FAULTS)
         .chain(transport::FAULTS)
         .chain(inference::FAULTS)
         .chain(written::FAULTS)

@@ -1,0 +1,857 @@
+//! Doorbells and templates (`spec/host-interface.md`, sections 3 and 4): what a device does
+//! with each token a scenario rings, judged against what the token must become.
+//!
+//! The ledger replays the scenario's host inputs once, in the order delivered: local
+//! registrations, template installations (refused as `TPL-*` and `TPL-KEY-001` say),
+//! doorbell tokens and doorbell-register writes (a write carries a token only when it is
+//! one aligned write of all 8 bytes, `DB-MMIO-002`). Each token gets its decision from
+//! the codec's [`accept_doorbell`] (`DB-ORDER-001`): a rejection, or the work request
+//! its template expands it into (`TPL-EXPAND-*`). So every expectation of a token's
+//! work — its rejection entry, its packets, its flag, its completion — knows the token
+//! and template it comes from, and a difference names the rule of that token.
+//!
+//! What a device did with a token is read from its outputs by identity: an entry whose
+//! `wr_id` is the token (`WR-ID-001`), a sender flag at the work request's slot with the
+//! token's `seq`, packets whose RETH carries the work request's `rkey` and length.
+
+use std::collections::{HashMap, HashSet};
+
+use openrdma_codec::host::{
+    CompletionStatus, DoorbellReject, DoorbellToken, FlagRepr, LengthBound, Side as RegionSide,
+    Template, TemplateError, WorkRequest, accept_doorbell,
+};
+use openrdma_codec::{Lkey, TemplateId};
+use openrdma_device::{HostCommand, Input, LocalRegion, NicEvent, QpConfig, Record, Side};
+
+use super::obs::{Frame, Kind, Obs};
+use super::{Divergence, FieldDiff, render_event, render_frame};
+use crate::req::*;
+
+/// Where a token came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// A `Doorbell` command: the token's value, as the GPU stored it.
+    Token,
+    /// One aligned 8-byte write to a doorbell register.
+    Bus { register: u32 },
+}
+
+/// One token the scenario rings, and what it must become.
+#[derive(Debug, Clone)]
+pub(super) struct Rung {
+    at: u64,
+    value: u64,
+    source: Source,
+    decision: Result<WorkRequest, DoorbellReject>,
+    /// Why the token's template cannot be used, when a rule makes it so: the template
+    /// broke a `TPL-*` rule or its key was refused (`TPL-KEY-001`), or its registration
+    /// ended (`TPL-KEY-002`). `None` for a template never installed or disabled.
+    unusable: Option<Clause>,
+    /// The statuses of every check the token fails, in the order of `DB-ORDER-001`.
+    fails: Vec<CompletionStatus>,
+    /// Whether software changed the token's template at the token's instant, just before
+    /// it: a difference then shows the change taking effect at the wrong moment, or in
+    /// part (`TPL-INSTALL-002`).
+    torn: bool,
+}
+
+/// The tokens of a run and the bus writes that carry none.
+#[derive(Debug, Default)]
+pub(super) struct Ledger {
+    rungs: Vec<Rung>,
+    /// Times of the doorbell-register writes that carry no token (`DB-MMIO-002`).
+    tokenless: Vec<u64>,
+    /// The `wr_id`s of work requests the CPU posts.
+    posted: HashSet<u64>,
+    /// Whether the CPU posts any work request (whose packets no token explains).
+    posted_any: bool,
+    /// The device's QPs.
+    qps: HashMap<u32, QpConfig>,
+}
+
+struct Installed {
+    template: Template,
+    expected_seq: u16,
+}
+
+impl Rung {
+    /// Whether the token names a template the NIC must have refused to install.
+    fn refused(&self) -> bool {
+        !self.torn && self.unusable.is_some_and(|c| c != TPL_KEY_002)
+    }
+}
+
+impl Ledger {
+    /// Replays the host inputs of a run.
+    pub(super) fn new(o: &Obs<'_>) -> Ledger {
+        let mut l = Ledger::default();
+        let mut local: HashMap<Lkey, LocalRegion> = HashMap::new();
+        let mut table: HashMap<TemplateId, Installed> = HashMap::new();
+        // The rule that made the last installation under an ID fail, and IDs disabled
+        // because their registration ended.
+        let mut refused: HashMap<TemplateId, Clause> = HashMap::new();
+        let mut deregistered: HashSet<TemplateId> = HashSet::new();
+        let mut changed: HashMap<TemplateId, u64> = HashMap::new();
+        for i in &o.inputs {
+            let Input::Host { command } = i.input else { continue };
+            let (value, source) = match command {
+                HostCommand::CreateQp(q) => {
+                    l.qps.insert(q.qpn.value(), q.clone());
+                    continue;
+                }
+                HostCommand::RegisterLocal(r) => {
+                    local.insert(r.lkey, *r);
+                    continue;
+                }
+                HostCommand::DeregisterLocal { lkey } => {
+                    local.remove(lkey);
+                    for s in table.values_mut().filter(|s| s.template.local_lkey == *lkey) {
+                        if s.template.enabled {
+                            deregistered.insert(s.template.template_id);
+                        }
+                        s.template.enabled = false;
+                    }
+                    continue;
+                }
+                HostCommand::SetTemplate(t) => {
+                    let id = t.template_id;
+                    changed.insert(id, i.at);
+                    match install_error(t, &local, &l.qps) {
+                        Some(Some(rule)) => {
+                            // A token names 12 bits: the ID it would name, if the device
+                            // kept only those, is refused too (TPL-ID-001).
+                            let low = TemplateId::new(id.value() & 0xFFF);
+                            if rule == TPL_ID_001 && !table.contains_key(&low) {
+                                refused.insert(low, rule);
+                            }
+                            refused.insert(id, rule);
+                        }
+                        Some(None) => {}
+                        None => {
+                            refused.remove(&id);
+                            deregistered.remove(&id);
+                            let expected_seq = match table.get(&id) {
+                                Some(s) if Template { enabled: t.enabled, ..s.template } == *t => {
+                                    s.expected_seq
+                                }
+                                _ => 0,
+                            };
+                            table.insert(id, Installed { template: *t, expected_seq });
+                        }
+                    }
+                    continue;
+                }
+                HostCommand::PostWrite(wr) => {
+                    l.posted_any = true;
+                    l.posted.insert(wr.wr_id);
+                    continue;
+                }
+                HostCommand::Doorbell { token } => (*token, Source::Token),
+                HostCommand::DoorbellWrite(w) => match w.token() {
+                    Some(t) => (t, Source::Bus { register: w.register }),
+                    None => {
+                        l.tokenless.push(i.at);
+                        continue;
+                    }
+                },
+                _ => continue,
+            };
+            let tok = DoorbellToken::from_u64(value);
+            let slot = table.get(&tok.template);
+            let decision = accept_doorbell(
+                &tok,
+                slot.map(|s| &s.template),
+                slot.map_or(0, |s| s.expected_seq),
+            );
+            let usable = slot.is_some_and(|s| s.template.usable_for(tok.template));
+            let unusable = if usable {
+                None
+            } else if deregistered.contains(&tok.template) {
+                Some(TPL_KEY_002)
+            } else {
+                refused.get(&tok.template).copied()
+            };
+            let fails = failing(&tok, slot.filter(|_| usable));
+            if decision.is_ok() {
+                if let Some(s) = table.get_mut(&tok.template) {
+                    s.expected_seq = s.expected_seq.wrapping_add(1);
+                }
+            }
+            let torn = changed.get(&tok.template) == Some(&i.at);
+            l.rungs.push(Rung { at: i.at, value, source, decision, unusable, fails, torn });
+        }
+        l
+    }
+
+    fn flag_addr(&self, wr: &WorkRequest) -> Option<u64> {
+        let q = self.qps.get(&wr.qpn.value())?;
+        (wr.flag_slot < q.send_flag_slots).then(|| q.send_flag_base + u64::from(wr.flag_slot) * 8)
+    }
+
+    fn peer(&self, qpn: u32) -> Option<u32> {
+        self.qps.get(&qpn).map(|q| q.peer_qpn.value())
+    }
+}
+
+/// Why a template is refused: `None` when it is installed, `Some(Some(rule))` for the
+/// rule it breaks, `Some(None)` when the scenario misuses the interface (an unknown QP).
+fn install_error(
+    t: &Template,
+    local: &HashMap<Lkey, LocalRegion>,
+    qps: &HashMap<u32, QpConfig>,
+) -> Option<Option<Clause>> {
+    if let Err(e) = t.validate() {
+        return Some(Some(template_rule(&e)));
+    }
+    if !qps.contains_key(&t.qpn.value()) {
+        return Some(None);
+    }
+    let covered = local
+        .get(&t.local_lkey)
+        .is_some_and(|r| r.local_read && r.contains(t.local_base, t.local_region_len));
+    (!covered).then_some(Some(TPL_KEY_001))
+}
+
+/// The clause a template error breaks.
+fn template_rule(e: &TemplateError) -> Clause {
+    match e {
+        TemplateError::IdOutOfRange { .. } => TPL_ID_001,
+        TemplateError::ReservedQpn { .. } => TPL_QPN_001,
+        TemplateError::UnknownOpcode { .. } => TPL_OPCODE_001,
+        TemplateError::SlotsOutOfRange { .. } => TPL_SLOTS_001,
+        TemplateError::BadLengthUnit { .. } => TPL_UNIT_001,
+        TemplateError::MaxLengthTooLarge { .. } => TPL_LEN_001,
+        TemplateError::DefaultAboveMax { .. } => TPL_LEN_002,
+        TemplateError::RegionWraps { .. } => TPL_REGION_001,
+        TemplateError::SlotsExceedRegion { side: RegionSide::Local, .. } => TPL_REGION_002_A,
+        TemplateError::SlotsExceedRegion { .. } => TPL_REGION_002_B,
+        TemplateError::FlagSlotsWrap { .. } => TPL_FLAG_001_A,
+    }
+}
+
+/// The statuses of every doorbell check a token fails, in the order of `DB-ORDER-001`;
+/// `template` is the usable template it names, if there is one.
+fn failing(tok: &DoorbellToken, template: Option<&Installed>) -> Vec<CompletionStatus> {
+    let mut out = Vec::new();
+    if tok.check_version().is_err() {
+        out.push(CompletionStatus::BAD_VERSION);
+    }
+    let Some(s) = template else {
+        out.push(CompletionStatus::UNKNOWN_TEMPLATE);
+        return out;
+    };
+    if let Err(r) = openrdma_codec::host::check_seq(s.expected_seq, tok.seq) {
+        out.push(r.status());
+    }
+    let t = &s.template;
+    if u32::from(tok.index) >= t.slots {
+        out.push(CompletionStatus::INDEX_OUT_OF_RANGE);
+    }
+    let length = if tok.length_units == 0 {
+        u64::from(t.default_length)
+    } else {
+        u64::from(tok.length_units) * u64::from(t.length_unit)
+    };
+    let past = |stride: u64, len: u64| {
+        u128::from(tok.index) * u128::from(stride) + u128::from(length) > u128::from(len)
+    };
+    if length > u64::from(t.max_length)
+        || past(t.local_stride, t.local_region_len)
+        || past(t.remote_stride, t.remote_region_len)
+    {
+        out.push(CompletionStatus::LENGTH_OUT_OF_RANGE);
+    }
+    out
+}
+
+/// The clause of the check that rejects a token.
+fn reject_rule(r: &DoorbellReject, unusable: Option<Clause>) -> Clause {
+    match r {
+        DoorbellReject::BadVersion { .. } => DB_VERSION_001,
+        DoorbellReject::UnknownTemplate { .. } => unusable.unwrap_or(DB_TEMPLATE_001),
+        DoorbellReject::StaleSeq { .. } => DB_SEQ_002,
+        DoorbellReject::SeqGap { .. } => DB_SEQ_003,
+        DoorbellReject::IndexOutOfRange { .. } => DB_INDEX_001,
+        DoorbellReject::LengthOutOfRange { bound: LengthBound::MaxLength, .. } => DB_LENGTH_002,
+        DoorbellReject::LengthOutOfRange { bound: LengthBound::LocalRegion, .. } => DB_LENGTH_003,
+        DoorbellReject::LengthOutOfRange { bound: LengthBound::RemoteRegion, .. } => DB_LENGTH_004,
+    }
+}
+
+/// The clauses the `doorbells` row can fail.
+pub(super) const CLAUSES: &[Clause] = &[
+    CQE_REJECT_001,
+    DB_ACCEPT_001,
+    DB_FORMAT_002,
+    DB_INDEX_001,
+    DB_LENGTH_002,
+    DB_LENGTH_003,
+    DB_LENGTH_004,
+    DB_MMIO_002_A,
+    DB_MMIO_003_A,
+    DB_ORDER_001,
+    DB_SEQ_002,
+    DB_SEQ_003,
+    DB_TEMPLATE_001,
+    DB_VERSION_001,
+    TPL_FLAG_001_A,
+    TPL_ID_001,
+    TPL_INSTALL_001_B,
+    TPL_INSTALL_002,
+    TPL_KEY_001,
+    TPL_KEY_002,
+    TPL_LEN_001,
+    TPL_LEN_002,
+    TPL_OPCODE_001,
+    TPL_QPN_001,
+    TPL_REGION_001,
+    TPL_REGION_002_A,
+    TPL_REGION_002_B,
+    TPL_SLOTS_001,
+    TPL_UNIT_001,
+];
+
+/// What the device wrote and sent for tokens: its requester entries (the entry as
+/// reported and as written: a torn write must not hide the token), its sender flags and
+/// its data packets.
+struct Seen<'a> {
+    entries: Vec<(u64, &'a openrdma_device::CompletionEvent)>,
+    flags: Vec<(u64, &'a openrdma_device::FlagWrite)>,
+    frames: &'a [Frame<'a>],
+}
+
+impl<'a> Seen<'a> {
+    fn of(events: &[(u64, &'a NicEvent)], frames: &'a [Frame<'a>]) -> Seen<'a> {
+        let mut s = Seen { entries: Vec::new(), flags: Vec::new(), frames };
+        for &(at, e) in events {
+            match e {
+                NicEvent::Completion(c) if c.side == Side::Requester => s.entries.push((at, c)),
+                NicEvent::FlagWrite(f) if f.side == Side::Requester => s.flags.push((at, f)),
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// The entries whose `wr_id` is `value`, with their status.
+    fn entries_of(&self, value: u64) -> impl Iterator<Item = (u64, CompletionStatus)> + '_ {
+        self.entries.iter().filter_map(move |&(at, c)| {
+            let w = c.written_entry();
+            if c.entry.wr_id == value {
+                Some((at, c.entry.status))
+            } else if w.wr_id == value {
+                Some((at, w.status))
+            } else {
+                None
+            }
+        })
+    }
+
+    fn any_entry(&self, value: u64) -> bool {
+        self.entries_of(value).next().is_some()
+    }
+
+    /// Whether the device wrote the flag of `wr`, at `addr`, for the token `seq`.
+    fn flag_of(&self, wr: &WorkRequest, addr: Option<u64>) -> bool {
+        let seq = (wr.wr_id >> 32) as u16;
+        self.flags.iter().any(|(_, f)| {
+            f.qpn == wr.qpn && Some(f.addr) == addr && FlagRepr::from_u64(f.value).generation == seq
+        })
+    }
+
+    /// Whether the device sent a packet of `wr` to `peer`.
+    fn packet_of(&self, wr: &WorkRequest, peer: Option<u32>) -> bool {
+        self.frames.iter().any(|f| belongs(f, wr, peer))
+    }
+}
+
+/// Whether a data packet belongs to the message of `wr`, sent to `peer`: its RETH
+/// carries the request's `rkey` and length and an address inside its remote range.
+fn belongs(f: &Frame<'_>, wr: &WorkRequest, peer: Option<u32>) -> bool {
+    let Kind::Data { qp, .. } = f.kind else { return false };
+    let Some(r) = f.d.ext.reth else { return false };
+    Some(qp) == peer
+        && r.rkey == wr.rkey
+        && r.dma_len == wr.length
+        && r.va >= wr.remote_va
+        && r.va - wr.remote_va < u64::from(wr.length.max(1))
+}
+
+/// Whether the scenario expects something of `wr`: an entry with its `wr_id`, its flag,
+/// or one of its packets.
+fn expected_of(
+    exp_events: &[(&Record, &NicEvent)],
+    exp_frames: &[(&Record, Frame<'_>)],
+    wr: &WorkRequest,
+    addr: Option<u64>,
+    peer: Option<u32>,
+) -> bool {
+    let seq = (wr.wr_id >> 32) as u16;
+    exp_events.iter().any(|(_, e)| match e {
+        NicEvent::Completion(c) => c.side == Side::Requester && c.entry.wr_id == wr.wr_id,
+        NicEvent::FlagWrite(f) => {
+            f.side == Side::Requester
+                && f.qpn == wr.qpn
+                && Some(f.addr) == addr
+                && FlagRepr::from_u64(f.value).generation == seq
+        }
+        _ => false,
+    }) || exp_frames.iter().any(|(_, f)| belongs(f, wr, peer))
+}
+
+/// The expected rejection entry of token `value`.
+fn expected_reject<'a>(
+    exp_events: &[(&'a Record, &'a NicEvent)],
+    value: u64,
+    status: CompletionStatus,
+) -> Option<&'a NicEvent> {
+    exp_events.iter().map(|(_, e)| *e).find(|e| {
+        matches!(e, NicEvent::Completion(c)
+            if c.side == Side::Requester && c.entry.wr_id == value && c.entry.status == status)
+    })
+}
+
+fn status_name(s: CompletionStatus) -> String {
+    match s.name() {
+        Some(n) => format!("{n} ({:#04x})", s.0),
+        None => format!("{:#04x}", s.0),
+    }
+}
+
+/// Judges what the device did with every token (the `doorbells` row).
+pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
+    let l = Ledger::new(o);
+    if l.rungs.is_empty() && l.tokenless.is_empty() {
+        return;
+    }
+    let seen = Seen::of(&o.events, &o.frames);
+    let known: HashSet<u64> =
+        l.rungs.iter().map(|r| r.value).chain(l.posted.iter().copied()).collect();
+    // Entries for tokens nobody rang: a write that carried no token acted on
+    // (DB-MMIO-002), or a token read in the wrong byte order (DB-FORMAT-002).
+    let mut swapped: HashSet<u64> = HashSet::new();
+    for &(at, c) in &seen.entries {
+        let id = c.entry.wr_id;
+        if known.contains(&id) || !c.entry.status.is_doorbell_reject() {
+            continue;
+        }
+        if let Some(r) = l
+            .rungs
+            .iter()
+            .find(|r| matches!(r.source, Source::Bus { .. }) && r.value.swap_bytes() == id)
+        {
+            swapped.insert(r.value);
+            div.push(Divergence {
+                actual: Some(render_event(&NicEvent::Completion(*c))),
+                ..Divergence::of(
+                    r.at,
+                    DB_FORMAT_002,
+                    format!(
+                        "token {:#018x} was read with its bytes reversed: the device answered \
+                         token {id:#018x}",
+                        r.value
+                    ),
+                )
+            });
+        } else if let Some(&w) = l.tokenless.iter().filter(|&&w| w <= at).max() {
+            div.push(Divergence {
+                actual: Some(render_event(&NicEvent::Completion(*c))),
+                ..Divergence::of(
+                    w,
+                    DB_MMIO_002_A,
+                    format!(
+                        "a doorbell write that carries no token was acted on: the device \
+                         answered token {id:#018x}"
+                    ),
+                )
+            });
+            break;
+        }
+    }
+    // A token value rung more than once has its rejections counted together: the k-th
+    // rejection of a status is due once k rungs of the value want it.
+    let mut wanted: HashMap<u64, Vec<CompletionStatus>> = HashMap::new();
+    // An entry that names no token is torn or garbled: the entry rows name it, and a token
+    // whose entry it may be is not called unanswered.
+    let garbled = seen
+        .entries
+        .iter()
+        .any(|(_, c)| !known.contains(&c.entry.wr_id) || !known.contains(&c.written_entry().wr_id));
+    // The first packets of messages no accepted token explains.
+    let wrs: Vec<(&WorkRequest, Option<u32>)> = l
+        .rungs
+        .iter()
+        .filter_map(|r| r.decision.as_ref().ok())
+        .map(|w| (w, l.peer(w.qpn.value())))
+        .collect();
+    let unexplained: Vec<u64> = o
+        .frames
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Data { rtx: false, .. }))
+        .filter(|f| f.d.ext.reth.is_some())
+        .filter(|f| !wrs.iter().any(|(w, p)| belongs(f, w, *p)))
+        .map(|f| f.at)
+        .collect();
+    for (k, r) in l.rungs.iter().enumerate() {
+        if let Err(reject) = &r.decision {
+            wanted.entry(r.value).or_default().push(reject.status());
+            let due = wanted[&r.value].iter().filter(|&&s| s == reject.status()).count();
+            let next = l.rungs.get(k + 1).map_or(u64::MAX, |n| n.at);
+            let executed = !l.posted_any && unexplained.iter().any(|&t| t >= r.at && t < next);
+            let around = Around { garbled, executed };
+            judge_rejected(r, reject, due, around, o, &seen, div);
+        }
+    }
+    let mut told: HashSet<u64> = HashSet::new();
+    for r in &l.rungs {
+        if r.decision.is_ok() && !swapped.contains(&r.value) && told.insert(r.value) {
+            // Of the accepted rungs of one value, the one at a template change speaks
+            // for them: a rejection among them shows that change.
+            let same = |x: &&Rung| x.value == r.value && x.decision.is_ok();
+            let r = l.rungs.iter().filter(same).find(|x| x.torn).unwrap_or(r);
+            let Ok(wr) = &r.decision else { continue };
+            let none = Vec::new();
+            let want = wanted.get(&r.value).unwrap_or(&none);
+            judge_accepted(r, wr, want, &l, o, &seen, div);
+        }
+    }
+}
+
+/// The statuses of `got` that `want` does not account for, as multisets.
+fn unaccounted(want: &[CompletionStatus], got: &[CompletionStatus]) -> Vec<CompletionStatus> {
+    let mut left = want.to_vec();
+    let mut out = Vec::new();
+    for s in got {
+        match left.iter().position(|w| w == s) {
+            Some(i) => {
+                left.swap_remove(i);
+            }
+            None => out.push(*s),
+        }
+    }
+    out
+}
+
+/// What else the run shows about a rejected token that has no entry.
+#[derive(Debug, Clone, Copy)]
+struct Around {
+    /// An entry names no token: it may be this token's, torn.
+    garbled: bool,
+    /// A message no accepted token explains began between this token and the next.
+    executed: bool,
+}
+
+fn judge_rejected(
+    r: &Rung,
+    reject: &DoorbellReject,
+    due: usize,
+    around: Around,
+    o: &Obs<'_>,
+    seen: &Seen<'_>,
+    div: &mut Vec<Divergence>,
+) {
+    let want = reject.status();
+    let Some(expected) = expected_reject(&o.exp_events, r.value, want) else { return };
+    let got: Vec<CompletionStatus> = seen.entries_of(r.value).map(|(_, s)| s).collect();
+    if got.iter().filter(|&&s| s == want).count() >= due {
+        return;
+    }
+    let rule = if r.torn { TPL_INSTALL_002 } else { reject_rule(reject, r.unusable) };
+    let other = got.iter().find(|s| **s != want);
+    let (clause, what) = match other {
+        Some(&s) if s.is_doorbell_reject() && r.fails.contains(&s) && !r.torn => (
+            DB_ORDER_001,
+            format!(
+                "token {:#018x} was rejected as {}, but it fails {} first, an earlier check",
+                r.value,
+                status_name(s),
+                status_name(want)
+            ),
+        ),
+        // A template the NIC must refuse is treated as naming no template
+        // (TPL-INSTALL-001.b): another rejection shows it taken for a template.
+        Some(&s) if s.is_doorbell_reject() && r.refused() => (
+            TPL_INSTALL_001_B,
+            format!(
+                "token {:#018x} names a template the NIC must refuse, but was rejected as {}, \
+                 not as {}",
+                r.value,
+                status_name(s),
+                status_name(want)
+            ),
+        ),
+        Some(&s) => (
+            rule,
+            format!(
+                "token {:#018x} was answered with {}, expected its rejection as {}",
+                r.value,
+                status_name(s),
+                status_name(want)
+            ),
+        ),
+        // No entry, but a message no accepted token explains begins before the next
+        // token: the token was executed.
+        None if got.is_empty() && around.executed => (
+            rule,
+            format!(
+                "token {:#018x} must be rejected as {}, but a message was sent for it",
+                r.value,
+                status_name(want)
+            ),
+        ),
+        // No entry at all: the one error completion of a rejected token is missing.
+        None if around.garbled => return,
+        None if got.is_empty() => (
+            CQE_REJECT_001,
+            format!(
+                "token {:#018x} must be rejected as {}; the device wrote no entry for it",
+                r.value,
+                status_name(want)
+            ),
+        ),
+        None => return,
+    };
+    div.push(Divergence {
+        expected: Some(render_event(expected)),
+        fields: vec![FieldDiff::new(
+            "status",
+            format!("{:#04x}", want.0),
+            got.first().map_or("none".into(), |s| format!("{:#04x}", s.0)),
+        )],
+        ..Divergence::of(r.at, clause, what)
+    });
+}
+
+fn judge_accepted(
+    r: &Rung,
+    wr: &WorkRequest,
+    rejected: &[CompletionStatus],
+    l: &Ledger,
+    o: &Obs<'_>,
+    seen: &Seen<'_>,
+    div: &mut Vec<Divergence>,
+) {
+    let addr = l.flag_addr(wr);
+    let peer = l.peer(wr.qpn.value());
+    if !expected_of(&o.exp_events, &o.exp_frames, wr, addr, peer) {
+        return;
+    }
+    let got: Vec<CompletionStatus> =
+        seen.entries_of(r.value).map(|(_, s)| s).filter(|s| s.is_doorbell_reject()).collect();
+    if let Some(&s) = unaccounted(rejected, &got).first() {
+        div.push(Divergence::of(
+            r.at,
+            if r.torn { TPL_INSTALL_002 } else { DB_ORDER_001 },
+            format!(
+                "token {:#018x} passes every doorbell check, but was rejected as {}",
+                r.value,
+                status_name(s)
+            ),
+        ));
+        return;
+    }
+    if seen.any_entry(r.value) || seen.flag_of(wr, addr) || seen.packet_of(wr, peer) {
+        return;
+    }
+    let (clause, what) = match r.source {
+        Source::Bus { register } => (
+            DB_MMIO_003_A,
+            format!(
+                "token {:#018x}, written to doorbell register {register}, was not acted on",
+                r.value
+            ),
+        ),
+        Source::Token => (
+            DB_ACCEPT_001,
+            format!("token {:#018x} passes every check, but became no work request", r.value),
+        ),
+    };
+    div.push(Divergence::of(r.at, clause, what));
+}
+
+/// The clauses the `templates.expand` row can fail.
+pub(super) const EXPAND_CLAUSES: &[Clause] = &[
+    TPL_EXPAND_001_A,
+    TPL_EXPAND_001_C,
+    TPL_EXPAND_002,
+    TPL_EXPAND_003,
+    TPL_EXPAND_004,
+    TPL_EXPAND_005_A,
+    TPL_EXPAND_005_B,
+    TPL_EXPAND_006,
+    TPL_EXPAND_007,
+    TPL_INSTALL_002,
+];
+
+/// Judges the fields a template fills in what its tokens become (the `templates.expand`
+/// row): the packets of the message (`rkey`, `remote_va`, `length`, the immediate, the
+/// operation, the bytes read from `local_va`), its sender flag's slot and its entry's
+/// `wr_id`. `matches` pairs expected frames with observed ones.
+pub(super) fn judge_expansion(o: &Obs<'_>, matches: &[(usize, usize)], div: &mut Vec<Divergence>) {
+    let l = Ledger::new(o);
+    let wrs: Vec<(&Rung, &WorkRequest)> =
+        l.rungs.iter().filter_map(|r| r.decision.as_ref().ok().map(|w| (r, w))).collect();
+    if wrs.is_empty() {
+        return;
+    }
+    let pair: HashMap<usize, usize> = matches.iter().copied().collect();
+    for (r, wr) in &wrs {
+        let peer = l.peer(wr.qpn.value());
+        for (e, (_, want)) in o.exp_frames.iter().enumerate() {
+            if !belongs(want, wr, peer) {
+                continue;
+            }
+            let Some(got) = pair.get(&e).map(|&g| &o.frames[g]) else { continue };
+            if let Some(mut d) = packet_diff(wr, want, got) {
+                if r.torn {
+                    d.requirement = TPL_INSTALL_002.requirement().into();
+                    d.clause = Some(TPL_INSTALL_002);
+                }
+                div.push(d);
+            }
+        }
+        judge_flag_slot(wr, &l, o, div);
+        judge_wr_id(wr, o, div);
+    }
+}
+
+/// The first field of a packet of `wr` that differs where the template fills it.
+fn packet_diff(wr: &WorkRequest, want: &Frame<'_>, got: &Frame<'_>) -> Option<Divergence> {
+    let (Some(a), Some(b)) = (want.d.ext.reth, got.d.ext.reth) else { return None };
+    let first = a.va == wr.remote_va;
+    let imm = |f: &Frame<'_>| f.d.ext.immdt.map(|i| i.imm);
+    let mut diffs: Vec<(Clause, FieldDiff)> = Vec::new();
+    let mut cmp = |clause: Clause, field: &str, x: String, y: String| {
+        if x != y {
+            let mut f = FieldDiff::new(field, x, y);
+            f.name(clause);
+            diffs.push((clause, f));
+        }
+    };
+    // A value cut to a narrower register (a 32-bit address, a 16-bit length) is the
+    // packet's rule broken (SND-SEG-003), whatever filled the field; the template's rule
+    // is named for a value its arithmetic got wrong.
+    let cut = |x: u64, y: u64| y != x && (y == x & 0xFFFF_FFFF || y == x & 0xFFFF);
+    if cut(a.dma_len.into(), b.dma_len.into()) || cut(a.va, b.va) {
+        return None;
+    }
+    cmp(TPL_EXPAND_001_C, "reth.rkey", a.rkey.to_string(), b.rkey.to_string());
+    cmp(TPL_EXPAND_004, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
+    if first {
+        cmp(TPL_EXPAND_003, "reth.va", format!("{:#x}", a.va), format!("{:#x}", b.va));
+    }
+    let show = |v: Option<u32>| v.map_or("none".into(), |v| format!("{v:#010x}"));
+    match (wr.imm, imm(want), imm(got)) {
+        (Some(_), Some(x), Some(y)) if x != y => {
+            cmp(TPL_EXPAND_005_A, "immdt.imm", show(Some(x)), show(Some(y)));
+        }
+        (Some(_), Some(_), None) => {
+            cmp(TPL_EXPAND_001_A, "bth.opcode", "a Write with Immediate".into(), "a Write".into());
+        }
+        (None, None, Some(y)) => cmp(TPL_EXPAND_005_B, "immdt.imm", "none".into(), show(Some(y))),
+        _ => {}
+    }
+    if first && want.d.payload != got.d.payload && want.d.payload.len() == got.d.payload.len() {
+        cmp(TPL_EXPAND_002, "payload", "the bytes at local_va".into(), "other bytes".into());
+    }
+    let (clause, _) = diffs.first()?;
+    let clause = *clause;
+    let what = format!(
+        "a packet of token {:#018x} differs where its template fills it: {}",
+        wr.wr_id,
+        diffs.iter().map(|(_, f)| f.field.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    Some(Divergence {
+        expected: Some(render_frame(want.bytes)),
+        actual: Some(render_frame(got.bytes)),
+        fields: diffs.into_iter().map(|(_, f)| f).collect(),
+        ..Divergence::of(got.at, clause, what)
+    })
+}
+
+/// A sender flag of `wr` written at another slot than `flag_base_slot + index`.
+fn judge_flag_slot(wr: &WorkRequest, l: &Ledger, o: &Obs<'_>, div: &mut Vec<Divergence>) {
+    let Some(addr) = l.flag_addr(wr) else { return };
+    let seq = (wr.wr_id >> 32) as u16;
+    let is_mine = |f: &openrdma_device::FlagWrite| {
+        f.side == Side::Requester
+            && f.qpn == wr.qpn
+            && FlagRepr::from_u64(f.value).generation == seq
+    };
+    let Some(want) = o.exp_events.iter().find_map(|(_, e)| match e {
+        NicEvent::FlagWrite(f) if is_mine(f) && f.addr == addr => Some(f),
+        _ => None,
+    }) else {
+        return;
+    };
+    let mine: Vec<(u64, &openrdma_device::FlagWrite)> = o
+        .events
+        .iter()
+        .filter_map(|(at, e)| match e {
+            NicEvent::FlagWrite(f) if is_mine(f) && f.msn == want.msn => Some((*at, f)),
+            _ => None,
+        })
+        .collect();
+    if mine.iter().any(|(_, f)| f.addr == addr) {
+        return;
+    }
+    let Some((at, got)) = mine.first() else { return };
+    div.push(Divergence {
+        expected: Some(render_event(&NicEvent::FlagWrite(*want))),
+        actual: Some(render_event(&NicEvent::FlagWrite(**got))),
+        fields: vec![FieldDiff::new("flag.addr", format!("{addr:#x}"), format!("{:#x}", got.addr))],
+        ..Divergence::of(
+            *at,
+            TPL_EXPAND_006,
+            format!(
+                "the sender flag of token {:#018x} is not at flag slot {}",
+                wr.wr_id, wr.flag_slot
+            ),
+        )
+    });
+}
+
+/// The entry of `wr` written with another `wr_id` than the token.
+fn judge_wr_id(wr: &WorkRequest, o: &Obs<'_>, div: &mut Vec<Divergence>) {
+    let Some(want) = o.exp_events.iter().find_map(|(_, e)| match e {
+        NicEvent::Completion(c) if c.side == Side::Requester && c.entry.wr_id == wr.wr_id => {
+            Some(c)
+        }
+        _ => None,
+    }) else {
+        return;
+    };
+    let requester = |c: &&openrdma_device::CompletionEvent| c.side == Side::Requester;
+    let entries: Vec<(u64, &openrdma_device::CompletionEvent)> = o
+        .events
+        .iter()
+        .filter_map(|(at, e)| match e {
+            NicEvent::Completion(c) if requester(&c) => Some((*at, c)),
+            _ => None,
+        })
+        .collect();
+    if entries.iter().any(|(_, c)| c.entry.wr_id == wr.wr_id) {
+        return;
+    }
+    let Some((at, got)) = entries.iter().find(|(_, c)| {
+        c.entry.qpn == want.entry.qpn
+            && c.entry.msn == want.entry.msn
+            && c.entry.status == want.entry.status
+    }) else {
+        return;
+    };
+    div.push(Divergence {
+        expected: Some(render_event(&NicEvent::Completion(*want))),
+        actual: Some(render_event(&NicEvent::Completion(**got))),
+        fields: vec![FieldDiff::new(
+            "wr_id",
+            format!("{:#018x}", wr.wr_id),
+            format!("{:#018x}", got.entry.wr_id),
+        )],
+        ..Divergence::of(
+            *at,
+            TPL_EXPAND_007,
+            format!("the entry of token {:#018x} carries another wr_id", wr.wr_id),
+        )
+    });
+}

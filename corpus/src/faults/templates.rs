@@ -1,0 +1,400 @@
+//! Faults of doorbell checking and template expansion: a rejection that writes no error
+//! completion, a template field expanded wrong. Each names the clause the judge's
+//! `doorbells` and `templates.expand` rows fail for it.
+
+use std::collections::HashMap;
+
+use openrdma_codec::host::{
+    COMPLETION_LEN, CompletionStatus, DoorbellReject, DoorbellToken, LengthBound, Template,
+    WrOpcode,
+};
+use openrdma_codec::{Rkey, TemplateId};
+use openrdma_conformance::req;
+use openrdma_device::{HostCommand, Input, NicEvent, Output, Side, TimedInput, TimedOutput};
+
+use super::{Batch, Edits, Fault, Stream, fault};
+
+/// Every fault of doorbell checking and template expansion.
+pub static FAULTS: &[Fault] = &[
+    // ---- rejections reported with another check's status -----------------------------
+    misreports(
+        "bad-version-as-unknown-template",
+        "a token of another version than 1 is rejected as UnknownTemplate",
+        &[req::DB_VERSION_001],
+        |_| Box::new(Misreports::new(Reason::Version, CompletionStatus::UNKNOWN_TEMPLATE)),
+    ),
+    misreports(
+        "unknown-template-as-bad-version",
+        "a token naming no installed template is rejected as BadVersion",
+        &[req::DB_TEMPLATE_001],
+        |_| Box::new(Misreports::new(Reason::Template, CompletionStatus::BAD_VERSION)),
+    ),
+    misreports(
+        "stale-seq-as-gap",
+        "a replayed token (its seq behind the expected one) is rejected as SeqGap",
+        &[req::DB_SEQ_002],
+        |_| Box::new(Misreports::new(Reason::Stale, CompletionStatus::SEQ_GAP)),
+    ),
+    misreports(
+        "seq-gap-as-stale",
+        "a token whose seq is ahead of the expected one is rejected as StaleSeq",
+        &[req::DB_SEQ_003],
+        |_| Box::new(Misreports::new(Reason::Gap, CompletionStatus::STALE_SEQ)),
+    ),
+    misreports(
+        "index-checked-after-length",
+        "the length checks run before the index check: a token failing both is rejected for its length",
+        &[req::DB_ORDER_001, req::DB_INDEX_001],
+        |_| Box::new(Misreports::new(Reason::Index, CompletionStatus::LENGTH_OUT_OF_RANGE)),
+    ),
+    misreports(
+        "above-max-length-as-index",
+        "a token longer than the template's max_length is rejected as IndexOutOfRange",
+        &[req::DB_LENGTH_002],
+        |_| {
+            Box::new(Misreports::new(
+                Reason::Length(LengthBound::MaxLength),
+                CompletionStatus::INDEX_OUT_OF_RANGE,
+            ))
+        },
+    ),
+    misreports(
+        "past-local-region-as-index",
+        "a token whose local range passes the local region is rejected as IndexOutOfRange",
+        &[req::DB_LENGTH_003],
+        |_| {
+            Box::new(Misreports::new(
+                Reason::Length(LengthBound::LocalRegion),
+                CompletionStatus::INDEX_OUT_OF_RANGE,
+            ))
+        },
+    ),
+    misreports(
+        "past-remote-region-as-index",
+        "a token whose remote range passes the remote region is rejected as IndexOutOfRange",
+        &[req::DB_LENGTH_004],
+        |_| {
+            Box::new(Misreports::new(
+                Reason::Length(LengthBound::RemoteRegion),
+                CompletionStatus::INDEX_OUT_OF_RANGE,
+            ))
+        },
+    ),
+    misreports_in(
+        "refused-template-as-bad-version",
+        "a token naming a template the NIC refused is rejected as BadVersion",
+        &[req::TPL_INSTALL_001_B],
+        |_| Box::new(Misreports::new(Reason::Template, CompletionStatus::BAD_VERSION)),
+    ),
+    // ---- templates installed unchecked -------------------------------------------------
+    unchecked(
+        "template-opcode-low-bit",
+        "a template's opcode is read from its lowest bit: an unknown opcode is installed",
+        &[req::TPL_OPCODE_001],
+        |c| edit_template(c, |t| t.opcode = WrOpcode(t.opcode.0 & 1)),
+    ),
+    unchecked(
+        "template-zero-slots-as-one",
+        "a template of 0 slots is installed with one",
+        &[req::TPL_SLOTS_001],
+        |c| edit_template(c, |t| t.slots = t.slots.max(1)),
+    ),
+    unchecked(
+        "template-unit-rounded-up",
+        "a length unit that is not a power of two is rounded up to one and installed",
+        &[req::TPL_UNIT_001],
+        |c| edit_template(c, |t| t.length_unit = t.length_unit.next_power_of_two().min(1 << 31)),
+    ),
+    unchecked(
+        "template-max-length-clamped",
+        "a max_length above 2^31 is clamped to 2^31 and the template installed",
+        &[req::TPL_LEN_001],
+        |c| edit_template(c, |t| t.max_length = t.max_length.min(1 << 31)),
+    ),
+    unchecked(
+        "template-local-slots-unchecked",
+        "a template whose slots do not fit its local region is installed with the region they need",
+        &[req::TPL_REGION_002_A],
+        |c| {
+            edit_template(c, |t| {
+                let need = u64::from(t.slots.saturating_sub(1)) * t.local_stride
+                    + u64::from(t.default_length);
+                t.local_region_len = t.local_region_len.max(need);
+            })
+        },
+    ),
+    unchecked(
+        "template-flag-base-wraps",
+        "flag slots past 2^32 wrap: the template is installed with its flag base kept to 16 bits",
+        &[req::TPL_FLAG_001_A],
+        |c| {
+            edit_template(c, |t| {
+                if t.flag_base_slot.checked_add(t.slots.saturating_sub(1)).is_none() {
+                    t.flag_base_slot &= 0xFFFF;
+                }
+            })
+        },
+    ),
+    // ---- template fields expanded wrong ------------------------------------------------
+    fault(
+        "imm-base-ignored",
+        "the immediate of a template's message is the slot index alone, without imm_base",
+        &[req::TPL_EXPAND_005_A],
+        &["db-accept"],
+        Edits { host_in: Some(|c| edit_template(c, |t| t.imm_base = 0)), ..Edits::NONE },
+    ),
+    fault(
+        "imm-template-sends-write",
+        "a Write-with-Immediate template is executed as a plain Write",
+        &[req::TPL_EXPAND_001_A],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| {
+                edit_template(c, |t| {
+                    if t.opcode == WrOpcode::WRITE_WITH_IMM {
+                        t.opcode = WrOpcode::WRITE;
+                    }
+                })
+            }),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "write-template-sends-imm",
+        "a Write template is executed as a Write with Immediate",
+        &[req::TPL_EXPAND_005_B],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| {
+                edit_template(c, |t| {
+                    if t.opcode == WrOpcode::WRITE {
+                        t.opcode = WrOpcode::WRITE_WITH_IMM;
+                    }
+                })
+            }),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "rkey-from-lkey",
+        "a template's message carries its local key as the remote key",
+        &[req::TPL_EXPAND_001_C],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| {
+                edit_template(c, |t| t.remote_rkey = Rkey::new(t.local_lkey.value()))
+            }),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "remote-stride-ignored",
+        "every slot of a template writes to remote_base: the remote stride is not applied",
+        &[req::TPL_EXPAND_003],
+        &["db-accept"],
+        Edits { host_in: Some(|c| edit_template(c, |t| t.remote_stride = 0)), ..Edits::NONE },
+    ),
+    fault(
+        "length-unit-halved",
+        "a token's length units are counted in half the template's length_unit",
+        &[req::TPL_EXPAND_004],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| {
+                edit_template(c, |t| {
+                    if t.length_unit > 1 {
+                        t.length_unit /= 2;
+                    }
+                })
+            }),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "flag-slot-without-base",
+        "a token's sender flag goes to flag slot `index`, without flag_base_slot",
+        &[req::TPL_EXPAND_006],
+        &["db-accept"],
+        Edits { host_in: Some(|c| edit_template(c, |t| t.flag_base_slot = 0)), ..Edits::NONE },
+    ),
+    fault(
+        "local-stride-ignored",
+        "every slot of a template reads its payload from local_base",
+        &[req::TPL_EXPAND_002],
+        &["db-accept"],
+        Edits { host_in: Some(|c| edit_template(c, |t| t.local_stride = 0)), ..Edits::NONE },
+    ),
+    fault(
+        "wr-id-low-half",
+        "the completion of a token's work request carries only the token's low 32 bits as wr_id",
+        &[req::TPL_EXPAND_007],
+        &["db-accept"],
+        Edits { event_out: Some(wr_id_low_half), ..Edits::NONE },
+    ),
+];
+
+/// A fault that reports one kind of rejection with another status, caught by the
+/// scenario that rings every kind.
+const fn misreports(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [openrdma_conformance::req::Clause],
+    make: super::MakeStream,
+) -> Fault {
+    fault(
+        name,
+        what,
+        breaks,
+        &["db-reject"],
+        Edits { stream: Some(make), per_input: true, ..Edits::NONE },
+    )
+}
+
+/// A fault that reports one kind of rejection with another status in the scenario of
+/// templates the NIC must refuse.
+const fn misreports_in(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [openrdma_conformance::req::Clause],
+    make: super::MakeStream,
+) -> Fault {
+    fault(
+        name,
+        what,
+        breaks,
+        &["db-bad-templates"],
+        Edits { stream: Some(make), per_input: true, ..Edits::NONE },
+    )
+}
+
+/// A template the NIC must refuse, made acceptable by the edit the faulty NIC applies
+/// instead of refusing it; caught where software installs one of each.
+const fn unchecked(
+    name: &'static str,
+    what: &'static str,
+    breaks: &'static [openrdma_conformance::req::Clause],
+    host_in: fn(&mut HostCommand),
+) -> Fault {
+    fault(
+        name,
+        what,
+        breaks,
+        &["db-bad-templates"],
+        Edits { host_in: Some(host_in), ..Edits::NONE },
+    )
+}
+
+/// Applies `edit` to a template the host installs.
+fn edit_template(c: &mut HostCommand, edit: fn(&mut Template)) {
+    if let HostCommand::SetTemplate(t) = c {
+        edit(t);
+    }
+}
+
+/// Rewrites a requester entry, as reported and as written.
+fn rewrite_entry(e: &mut NicEvent, edit: impl Fn(&mut openrdma_codec::host::CompletionRepr)) {
+    let NicEvent::Completion(c) = e else { return };
+    if c.side != Side::Requester {
+        return;
+    }
+    edit(&mut c.entry);
+    if let Some(q) = c.queue.as_mut() {
+        let mut entry = q.entry();
+        edit(&mut entry);
+        let mut bytes = [0u8; COMPLETION_LEN];
+        if entry.emit(&mut bytes).is_ok() {
+            q.bytes = bytes;
+        }
+    }
+}
+
+fn wr_id_low_half(e: &mut NicEvent) -> bool {
+    rewrite_entry(e, |c| {
+        if c.status.is_success() {
+            c.wr_id &= 0xFFFF_FFFF;
+        }
+    });
+    true
+}
+
+/// A rejection, by the check that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    Version,
+    Template,
+    Stale,
+    Gap,
+    Index,
+    Length(LengthBound),
+}
+
+/// Writes the error completion of every token rejected for one reason with another
+/// status. The device takes each input alone (`per_input`), so the outputs of a batch are
+/// the token's.
+#[derive(Debug)]
+struct Misreports {
+    reason: Reason,
+    status: CompletionStatus,
+    templates: HashMap<TemplateId, Template>,
+    token: Option<u64>,
+}
+
+impl Misreports {
+    fn new(reason: Reason, status: CompletionStatus) -> Misreports {
+        Misreports { reason, status, templates: HashMap::new(), token: None }
+    }
+
+    /// Why the device rejected `token` with `status`.
+    fn reason(&self, token: u64, status: CompletionStatus) -> Option<Reason> {
+        Some(match status {
+            CompletionStatus::BAD_VERSION => Reason::Version,
+            CompletionStatus::UNKNOWN_TEMPLATE => Reason::Template,
+            CompletionStatus::STALE_SEQ => Reason::Stale,
+            CompletionStatus::SEQ_GAP => Reason::Gap,
+            CompletionStatus::INDEX_OUT_OF_RANGE => Reason::Index,
+            CompletionStatus::LENGTH_OUT_OF_RANGE => {
+                let tok = DoorbellToken::from_u64(token);
+                match self.templates.get(&tok.template)?.expand(&tok) {
+                    Err(DoorbellReject::LengthOutOfRange { bound, .. }) => Reason::Length(bound),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl Stream for Misreports {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.token = None;
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::SetTemplate(t) } => {
+                    self.templates.insert(t.template_id, *t);
+                }
+                Input::Host { command: HostCommand::Doorbell { token } } => {
+                    self.token = Some(*token);
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let Some(token) = self.token else { return outputs };
+        for o in &mut outputs {
+            if let Output::Event { event } = &mut o.output {
+                let mine = matches!(event, NicEvent::Completion(c)
+                    if c.side == Side::Requester
+                        && c.entry.wr_id == token
+                        && self.reason(token, c.entry.status) == Some(self.reason));
+                if mine {
+                    let status = self.status;
+                    rewrite_entry(event, |c| c.status = status);
+                }
+            }
+        }
+        outputs
+    }
+}
