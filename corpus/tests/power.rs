@@ -39,9 +39,6 @@ const MISNAMED: &[(&str, &str)] = &[
     ("no-rto-cap", "EV-PROBE-005.e"),
     ("extra-retry", "SND-RTX-004"),
     ("responder-wwi-unlimited", "RCV-NACK-001.c"),
-    // Frames a receiver must take, dropped: the missing transport ACK is named.
-    ("rejects-tver", "RCV-ACK-001.a"),
-    ("rejects-ipv4-options", "RCV-ACK-001.a"),
     // A token expanded from a template that must not expand: the packet is named.
     ("deregister-ignored", "SND-SEG-003.a"),
     ("truncates-template-ids", "SND-SEG-003.a"),
@@ -71,20 +68,11 @@ const MISNAMED: &[(&str, &str)] = &[
     ("rejects-to-error-cq", "CQE-RING-004.a"),
     // A frame on another UDP port taken: the scenario's fragment rule is named.
     ("any-udp-port", "ENC-IPV4-002.b"),
-    // Frames a receiver must take, lost: the missing transport ACK is named.
-    ("rejects-zero-udp-checksum-v6", "RCV-ACK-001.a"),
-    ("wedges-on-short-datagram", "RCV-ACK-001.a"),
     // A sender stalled or an EV not denied: the next packet's EV is named.
     ("credit-zero-stalls", "SND-SEG-001.a"),
     ("deny-as-assumed-bad", "SND-SEG-001.a"),
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
-    // Wrong loss inference: the extra retransmission is named spurious (CONF-CMP-019).
-    ("infer-gap-reported", "SND-RTX-004"),
-    ("infer-uncovered-judged", "SND-RTX-004"),
-    ("infer-from-retransmission", "SND-RTX-004"),
-    ("infer-keeps-arrived", "SND-RTX-004"),
-    ("infer-keeps-resent", "SND-RTX-004"),
     // Generated: a PSN or MSN one off matches another packet or ACK, whose other fields
     // then differ; a pad count one off leaves no room for the pad.
     ("perturb-write-bth-psn", "SND-SEG-001.a"),

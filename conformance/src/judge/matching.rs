@@ -269,11 +269,16 @@ pub(super) fn describe(f: &FieldDiff) -> String {
 
 fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
+    let what = if matches!(ef.kind, Kind::Ack { .. }) && not_taken(cx, e).is_some() {
+        "an expected packet was not sent: the device did not take a frame it must take"
+    } else {
+        "an expected packet was not sent"
+    };
     Divergence {
         expected: Some(render_frame(ef.bytes)),
         should_only: false,
         check: "",
-        ..Divergence::of(rec.at.0, due_rule(cx, e, None), "an expected packet was not sent".into())
+        ..Divergence::of(rec.at.0, due_rule(cx, e, None), what.into())
     }
 }
 
@@ -288,6 +293,10 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
         Kind::Data { rtx: false, .. } => first_cause(cx, e, sent),
         Kind::Nack { reason, .. } => fields::nack_reason_rule(reason),
         Kind::Ack { qp, msn, syndrome } => {
+            // Not sent because the device did not take the frame that causes it.
+            if let Some(rule) = sent.is_none().then(|| not_taken(cx, e)).flatten() {
+                return rule;
+            }
             // An acknowledgement the scenario expected before is repaired: a duplicate of a
             // retired message is acknowledged again (RCV-DUP-002).
             let class = ack_class(syndrome);
@@ -306,6 +315,43 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
         Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
         _ => fields::default_rule(&ef.kind),
     }
+}
+
+/// Why the device sent no answer `e` to its QP's frames: it did not take a frame it must
+/// take. The frames of the QP delivered since the QP's previous expected frame are looked
+/// at, latest first: one with a value a receiver must accept names that receive rule
+/// ([`super::arrivals::accept_clause`]). Failing that, a frame to discard after which the
+/// device sent nothing at all, up to the answer's time, names the rule that makes it one
+/// to discard: the device stopped taking frames on it.
+fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
+    let (rec, ef) = &cx.exp[e];
+    let at = rec.at.0;
+    let qp = ef.d.bth?.dest_qp.value();
+    let local = super::peer_map(cx.scenario).get(&qp).copied()?;
+    let since = cx.exp[..e]
+        .iter()
+        .rev()
+        .find(|(_, f)| f.d.bth.is_some_and(|b| b.dest_qp.value() == qp))
+        .map_or(0, |(r, _)| r.at.0);
+    let delivered = cx.injected.iter().filter(|i| i.at.0 <= at).filter_map(|i| match &i.input {
+        Input::Frame { bytes, .. } => Some((i.at.0, openrdma_codec::frame::decode(bytes))),
+        _ => None,
+    });
+    let mut discard = None;
+    for (t, d) in delivered.collect::<Vec<_>>().into_iter().rev() {
+        if t > since && d.bth.is_some_and(|b| b.dest_qp.value() == local) {
+            if let Some(rule) = super::arrivals::accept_clause(&d) {
+                return Some(rule);
+            }
+        }
+        if discard.is_none() {
+            discard = d.discard_reason().map(|r| (t, r));
+        }
+    }
+    let (t, reason) = discard?;
+    let late = cx.scenario.manifest.tolerances.late_ns;
+    let silent = !cx.observed.iter().any(|o| o.at.0 > t && o.at.0 <= at.saturating_add(late));
+    silent.then(|| super::discard_clause(reason)).flatten()
 }
 
 /// The rule a first transmission that is missing or mistimed breaks: what released it at
