@@ -232,7 +232,7 @@ pub static CHECKS: &[Check] = &[
         clauses: WIRE_EV,
         reads: &[Reads::Data, Reads::Probe, Reads::Nack],
         applies: always,
-        judge: |c, d| wire::judge_evs(c.scenario, &c.o.frames, d),
+        judge: |c, d| wire::judge_evs(c.scenario, &c.o.inputs, &c.o.frames, d),
     },
     Check {
         name: "link",
@@ -479,6 +479,7 @@ const LINK: &[Clause] = &[
     EV_PROBE_005_C,
     RCV_ACK_002_A,
     RCV_NACK_001_A,
+    RCV_NAK_002_A,
     RCV_SACK_005_A,
 ];
 
@@ -605,6 +606,7 @@ const MATCH: &[Clause] = &[
     TSETH_PRESENT_001,
     TSETH_RESV_001,
     WWI_LIMIT_001,
+    WWI_LIMIT_002,
 ];
 
 const ORDER: &[Clause] =
@@ -638,6 +640,7 @@ const UNEXPECTED: &[Clause] = &[
     ICRC_VERIFY_001_A,
     OPC_UNKNOWN_001_B,
     PAY_PAD_003,
+    RCV_ACK_001_A,
     RCV_ACK_002_A,
     RCV_NACK_001_C,
     REC_IF_017_A,

@@ -102,6 +102,16 @@ pub(super) fn judge(
                 ("REC-IF-017.a", "an endpoint request the CPU half did not command")
             }
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
+            // An ACK for a message the scenario acknowledges later, with others, came
+            // before `ack_coalesce` messages had retired (RCV-ACK-001.a).
+            Kind::Ack { qp, msn, syndrome }
+                if super::ack_class(syndrome).0
+                    && acked_msns.iter().any(|&(q, m)| {
+                        q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
+                    }) =>
+            {
+                ("RCV-ACK-001.a", "a transport ACK before ack_coalesce messages had retired")
+            }
             Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
                 // The device's own CPU half commanded a probe it should not have: of an EV
