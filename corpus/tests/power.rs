@@ -30,8 +30,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // The missing transport ACK of a message retired out of the shared sequence comes
     // before the flags that show the order.
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
-    // A retry past the limit by the device's own CPU half: the packet is named.
-    ("extra-retry", "SND-RTX-004"),
     // A token expanded from a template that must not expand: the packet is named.
     ("deregister-ignored", "SND-SEG-003.a"),
     ("truncates-template-ids", "SND-SEG-003.a"),
@@ -59,8 +57,6 @@ const MISNAMED: &[(&str, &str)] = &[
     ("lkey-not-checked", "SND-SEG-001.a"),
     // Rejections delivered to the error queue fill it: its overflow is named.
     ("rejects-to-error-cq", "CQE-RING-004.a"),
-    // A frame on another UDP port taken: the scenario's fragment rule is named.
-    ("any-udp-port", "ENC-IPV4-002.b"),
     // A sender stalled or an EV not denied: the next packet's EV is named.
     ("credit-zero-stalls", "SND-SEG-001.a"),
     ("deny-as-assumed-bad", "SND-SEG-001.a"),

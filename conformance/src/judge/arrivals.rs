@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use openrdma_codec::Ev;
 use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr};
-use openrdma_codec::{BthRepr, EtherType, Opcode, ROCEV2_PORT};
+use openrdma_codec::{BthRepr, EtherType, Opcode};
 use openrdma_device::{Body, Direction, NicEvent, Scenario};
 
 use super::obs::In;
@@ -85,8 +85,7 @@ fn carrier(d: &DecodedFrame<'_>) -> Carrier {
 
 /// The BTH a frame carries, or, when its damage stops the decoder before the BTH, the one
 /// its headers would put where they are set right: IPv4 with the header length its `ihl`
-/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP to
-/// port 4791.
+/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP.
 fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
     if let Some(b) = d.bth {
         return Some(b);
@@ -104,10 +103,8 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
         return None;
     };
     let udp_at = ip_at + ip_len;
-    let port = bytes.get(udp_at + 2..udp_at + 4)?;
-    if u16::from_be_bytes([port[0], port[1]]) != ROCEV2_PORT {
-        return None;
-    }
+    // A datagram to another port is no RoCEv2 packet, but a device that takes it reads
+    // the BTH where RoCEv2 puts it (ENC-UDP-001.b).
     BthRepr::parse(bytes.get(udp_at + 8..)?).ok()
 }
 

@@ -646,6 +646,7 @@ const UNEXPECTED: &[Clause] = &[
     REC_IF_017_A,
     REC_PROBE_001,
     REC_PROBE_002,
+    REC_RETRY_002,
     SND_INFER_002_A,
     SND_INFER_003_A,
     SND_INFER_004,

@@ -77,6 +77,23 @@ pub(super) fn judge(
                     used_commands[k] = true;
                     continue;
                 }
+                // The device's own CPU half retrying after the QP was to fail: its retry
+                // limit (REC-RETRY-002).
+                let failed = local_of.get(&qp).and_then(|l| failed_at.get(l));
+                if own_cpu && failed.is_some_and(|&t| t <= of.at) {
+                    div.push(Divergence {
+                        at: of.at,
+                        requirement: "REC-RETRY-002".into(),
+                        what: "a retransmission after the retry limit failed the QP".into(),
+                        expected: None,
+                        actual: Some(render_frame(of.bytes)),
+                        fields: vec![],
+                        should_only: false,
+                        check: "",
+                        clause: None,
+                    });
+                    continue;
+                }
                 // One the device inferred lost from a SACK just injected, against the
                 // rules of inference: named by the rule it broke.
                 local_of
