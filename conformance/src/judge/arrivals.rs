@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use openrdma_codec::Ev;
 use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr};
-use openrdma_codec::{BthRepr, EtherType, Opcode, ROCEV2_PORT};
+use openrdma_codec::{BthRepr, EtherType, Opcode};
 use openrdma_device::{Body, Direction, NicEvent, Scenario};
 
 use super::obs::In;
@@ -85,8 +85,7 @@ fn carrier(d: &DecodedFrame<'_>) -> Carrier {
 
 /// The BTH a frame carries, or, when its damage stops the decoder before the BTH, the one
 /// its headers would put where they are set right: IPv4 with the header length its `ihl`
-/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP to
-/// port 4791.
+/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP.
 fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
     if let Some(b) = d.bth {
         return Some(b);
@@ -104,11 +103,50 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
         return None;
     };
     let udp_at = ip_at + ip_len;
-    let port = bytes.get(udp_at + 2..udp_at + 4)?;
-    if u16::from_be_bytes([port[0], port[1]]) != ROCEV2_PORT {
+    // A datagram to another port is no RoCEv2 packet, but a device that takes it reads
+    // the BTH where RoCEv2 puts it (ENC-UDP-001.b).
+    BthRepr::parse(bytes.get(udp_at + 8..)?).ok()
+}
+
+/// The receive rule that makes a device take frame `d` in spite of what is unusual in it:
+/// a value a receiver must accept or ignore (a non-zero `tver`, reserved bits, another
+/// TSETH `ftype`, pad bytes, IPv4 options, Ethernet padding, an 802.1ad tag, a zero UDP
+/// checksum over IPv6, flow-label bits 19:16). `None` for a frame with none of them.
+pub(super) fn accept_clause(d: &DecodedFrame<'_>) -> Option<crate::req::Clause> {
+    use crate::req::*;
+    if d.error.is_some() || d.discard_reason().is_some() {
         return None;
     }
-    BthRepr::parse(bytes.get(udp_at + 8..)?).ok()
+    let bth = d.bth?;
+    let v6 = match &d.ip {
+        Some(IpRepr::V6(v6)) => Some(v6),
+        _ => None,
+    };
+    let v4_options = matches!(&d.ip, Some(IpRepr::V4(v4)) if !v4.options.is_empty());
+    let tseth = d.ext.tseth;
+    Some(if bth.tver != 0 {
+        BTH_TVER_001_B
+    } else if bth.fecn || bth.becn || bth.resv6 != 0 {
+        BTH_RESV_002_B
+    } else if tseth.is_some_and(|t| t.ftype != 1) {
+        TSETH_FTYPE_001_B
+    } else if bth.resv8 != 0 || tseth.is_some_and(|t| t.tsr || t.resv != 0) {
+        DEC_RESV_001_B
+    } else if d.pad.iter().any(|&b| b != 0) {
+        PAY_PAD_002_B
+    } else if v4_options {
+        ENC_IPV4_006_B
+    } else if !d.eth_padding.is_empty() {
+        ENC_LEN_003
+    } else if d.eth.is_some_and(|e| e.ethertype == EtherType::QINQ) {
+        ENC_VLAN_002_C
+    } else if v6.is_some() && d.udp.is_some_and(|u| u.checksum == 0) {
+        ENC_UDP_004_B
+    } else if v6.is_some_and(|v| v.flow_label & 0xF_0000 != 0) {
+        ENC_EV_001_C
+    } else {
+        return None;
+    })
 }
 
 impl Arrivals {

@@ -69,6 +69,12 @@ pub(super) fn judge(
             let rule = match bth.opcode {
                 Opcode::MRC_SACK => Some(RCV_SACK_005_A),
                 Opcode::MRC_NACK => Some(RCV_NACK_001_A),
+                // A NAK has its own rule (RCV-NAK-002.a), an ACK the ACK's.
+                Opcode::MRC_ACKNOWLEDGE
+                    if d.ext.aeth.is_some_and(|a| !super::ack_class(a.syndrome).0) =>
+                {
+                    Some(RCV_NAK_002_A)
+                }
                 Opcode::MRC_ACKNOWLEDGE => Some(RCV_ACK_002_A),
                 Opcode::MRC_PROBE => Some(EV_PROBE_005_C),
                 _ => None,

@@ -232,7 +232,10 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
     let mut fields = diff(&frame_fields(&ef.d), &frame_fields(&of.d));
     if !fields.is_empty() {
         let fcx = fields::Context { imm_message: cx.imm_message(e) };
-        let (rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
+        let (mut rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
+        if let Some(misread) = ev_misread(cx, e, &mut fields) {
+            rule = misread;
+        }
         let first = fields.iter().find(|f| f.clause == Some(rule)).unwrap_or(&fields[0]);
         let what = describe(first);
         div.push(Divergence {
@@ -252,14 +255,57 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
              of -{} / +{} ns (CONF-TIME-005)",
             of.at, rec.at.0, tol.early_ns, tol.late_ns
         );
+        // A late frame is a divergence from the time it was due, so that it comes before
+        // what its lateness causes (a flag, a completion); an early one from when it came.
         div.push(Divergence {
             expected: Some(render_frame(ef.bytes)),
             actual: Some(render_frame(of.bytes)),
             should_only: false,
             check: "",
-            ..Divergence::of(of.at, due_rule(cx, e, Some(of.at)), what)
+            ..Divergence::of(of.at.min(rec.at.0), due_rule(cx, e, Some(of.at)), what)
         });
     }
+}
+
+/// When the EV a transport ACK or NAK travels on is that of the packet that caused it with
+/// bits 19:16 of that packet's IPv6 flow label taken in, the device reconstructed the EV
+/// wrong (ENC-EV-001.c): that field is renamed, and the rule returned when it is the first
+/// MUST field.
+fn ev_misread(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> {
+    let (rec, ef) = &cx.exp[e];
+    if !matches!(ef.kind, Kind::Ack { .. }) {
+        return None;
+    }
+    let local = super::peer_map(cx.scenario).get(&ef.d.bth?.dest_qp.value()).copied()?;
+    let hex = |v: &str| u32::from_str_radix(v.trim_start_matches("0x"), 16).ok();
+    let highs: Vec<u32> = cx
+        .injected
+        .iter()
+        .filter(|i| i.at.0 <= rec.at.0)
+        .filter_map(|i| match &i.input {
+            Input::Frame { bytes, .. } => {
+                let d = openrdma_codec::frame::decode(bytes);
+                match (&d.ip, d.bth) {
+                    (Some(openrdma_codec::frame::IpRepr::V6(v6)), Some(b))
+                        if b.dest_qp.value() == local =>
+                    {
+                        Some(v6.flow_label & 0xF_0000)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .filter(|&h| h != 0)
+        .collect();
+    let first_must = fields.iter().position(|f| f.clause.is_some_and(fields::is_must));
+    let k = fields.iter().position(|f| {
+        f.field == "ev"
+            && matches!((hex(&f.expected), hex(&f.actual)), (Some(x), Some(y))
+                if highs.iter().any(|&h| x | h == y))
+    })?;
+    fields[k].name(ENC_EV_001_C);
+    (first_must == Some(k)).then_some(ENC_EV_001_C)
 }
 
 /// A field difference in a few words.
@@ -269,11 +315,16 @@ pub(super) fn describe(f: &FieldDiff) -> String {
 
 fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
+    let what = if matches!(ef.kind, Kind::Ack { .. }) && not_taken(cx, e).is_some() {
+        "an expected packet was not sent: the device did not take a frame it must take"
+    } else {
+        "an expected packet was not sent"
+    };
     Divergence {
         expected: Some(render_frame(ef.bytes)),
         should_only: false,
         check: "",
-        ..Divergence::of(rec.at.0, due_rule(cx, e, None), "an expected packet was not sent".into())
+        ..Divergence::of(rec.at.0, due_rule(cx, e, None), what.into())
     }
 }
 
@@ -286,8 +337,14 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     match ef.kind {
         Kind::Data { rtx: true, .. } => rtx_cause(cx, e, mistimed),
         Kind::Data { rtx: false, .. } => first_cause(cx, e, sent),
-        Kind::Nack { reason, .. } => fields::nack_reason_rule(reason),
+        Kind::Nack { qp, psn, reason } => {
+            wwi_nack(cx, qp, psn, reason).unwrap_or_else(|| fields::nack_reason_rule(reason))
+        }
         Kind::Ack { qp, msn, syndrome } => {
+            // Not sent because the device did not take the frame that causes it.
+            if let Some(rule) = sent.is_none().then(|| not_taken(cx, e)).flatten() {
+                return rule;
+            }
             // An acknowledgement the scenario expected before is repaired: a duplicate of a
             // retired message is acknowledged again (RCV-DUP-002).
             let class = ack_class(syndrome);
@@ -306,6 +363,43 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
         Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
         _ => fields::default_rule(&ef.kind),
     }
+}
+
+/// Why the device sent no answer `e` to its QP's frames: it did not take a frame it must
+/// take. The frames of the QP delivered since the QP's previous expected frame are looked
+/// at, latest first: one with a value a receiver must accept names that receive rule
+/// ([`super::arrivals::accept_clause`]). Failing that, a frame to discard after which the
+/// device sent nothing at all, up to the answer's time, names the rule that makes it one
+/// to discard: the device stopped taking frames on it.
+fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
+    let (rec, ef) = &cx.exp[e];
+    let at = rec.at.0;
+    let qp = ef.d.bth?.dest_qp.value();
+    let local = super::peer_map(cx.scenario).get(&qp).copied()?;
+    let since = cx.exp[..e]
+        .iter()
+        .rev()
+        .find(|(_, f)| f.d.bth.is_some_and(|b| b.dest_qp.value() == qp))
+        .map_or(0, |(r, _)| r.at.0);
+    let delivered = cx.injected.iter().filter(|i| i.at.0 <= at).filter_map(|i| match &i.input {
+        Input::Frame { bytes, .. } => Some((i.at.0, openrdma_codec::frame::decode(bytes))),
+        _ => None,
+    });
+    let mut discard = None;
+    for (t, d) in delivered.collect::<Vec<_>>().into_iter().rev() {
+        if t > since && d.bth.is_some_and(|b| b.dest_qp.value() == local) {
+            if let Some(rule) = super::arrivals::accept_clause(&d) {
+                return Some(rule);
+            }
+        }
+        if discard.is_none() {
+            discard = d.discard_reason().map(|r| (t, r));
+        }
+    }
+    let (t, reason) = discard?;
+    let late = cx.scenario.manifest.tolerances.late_ns;
+    let silent = !cx.observed.iter().any(|o| o.at.0 > t && o.at.0 <= at.saturating_add(late));
+    silent.then(|| super::discard_clause(reason)).flatten()
 }
 
 /// The rule a first transmission that is missing or mistimed breaks: what released it at
@@ -447,6 +541,25 @@ fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
         None if !cx.reported_armed(local) => REC_IF_003,
         None => REC_IF_002,
     }
+}
+
+/// A NACK UNEXP_EVENT for a write with an immediate whose RQMSN is beyond the responder's
+/// `wwi_limit` (WWI-LIMIT-002): the write to the QP whose wire number is `qp` with PSN
+/// `psn` the scenario delivered carries an ImmDt.
+fn wwi_nack(cx: &Ctx<'_>, qp: u32, psn: u32, reason: u8) -> Option<Rule> {
+    if openrdma_codec::NackReason(reason) != openrdma_codec::NackReason::UNEXP_EVENT {
+        return None;
+    }
+    let local = super::peer_map(cx.scenario).get(&qp).copied()?;
+    let imm = cx.injected.iter().any(|i| match &i.input {
+        Input::Frame { bytes, .. } => {
+            let d = openrdma_codec::frame::decode(bytes);
+            d.bth.is_some_and(|b| b.dest_qp.value() == local && b.psn.value() == psn)
+                && d.ext.immdt.is_some()
+        }
+        _ => false,
+    });
+    imm.then_some(WWI_LIMIT_002)
 }
 
 fn nack_cause(r: openrdma_codec::NackReason) -> Rule {

@@ -77,7 +77,29 @@ pub(super) fn judge(
                     used_commands[k] = true;
                     continue;
                 }
-                ("SND-RTX-004", "a retransmission of a packet that was not lost")
+                // The device's own CPU half retrying after the QP was to fail: its retry
+                // limit (REC-RETRY-002).
+                let failed = local_of.get(&qp).and_then(|l| failed_at.get(l));
+                if own_cpu && failed.is_some_and(|&t| t <= of.at) {
+                    div.push(Divergence {
+                        at: of.at,
+                        requirement: "REC-RETRY-002".into(),
+                        what: "a retransmission after the retry limit failed the QP".into(),
+                        expected: None,
+                        actual: Some(render_frame(of.bytes)),
+                        fields: vec![],
+                        should_only: false,
+                        check: "",
+                        clause: None,
+                    });
+                    continue;
+                }
+                // One the device inferred lost from a SACK just injected, against the
+                // rules of inference: named by the rule it broke.
+                local_of
+                    .get(&qp)
+                    .and_then(|&l| inference_blame(inputs, obs_frames, l, i, tol.late_ns))
+                    .unwrap_or(("SND-RTX-004", "a retransmission of a packet that was not lost"))
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
@@ -97,6 +119,16 @@ pub(super) fn judge(
                 ("REC-IF-017.a", "an endpoint request the CPU half did not command")
             }
             Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
+            // An ACK for a message the scenario acknowledges later, with others, came
+            // before `ack_coalesce` messages had retired (RCV-ACK-001.a).
+            Kind::Ack { qp, msn, syndrome }
+                if super::ack_class(syndrome).0
+                    && acked_msns.iter().any(|&(q, m)| {
+                        q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
+                    }) =>
+            {
+                ("RCV-ACK-001.a", "a transport ACK before ack_coalesce messages had retired")
+            }
             Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
                 // The device's own CPU half commanded a probe it should not have: of an EV
@@ -125,6 +157,103 @@ pub(super) fn judge(
             clause: None,
         });
     }
+}
+
+/// The rule of loss inference (SND-INFER-002 to -004) that observed retransmission `i`
+/// of device QP `local` breaks, when a SACK injected into the QP within `late` before it
+/// is what the device could have inferred it from: its PSN known to have arrived, or
+/// already sent again (SND-INFER-004); not covered by the SACK (SND-INFER-002.a); its
+/// only evidence a PSN that was retransmitted (SND-INFER-003.a) or one the SACK does not
+/// show (SND-INFER-002.a). `None` when the SACK does justify it, or no SACK came.
+fn inference_blame(
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    local: u32,
+    i: usize,
+    late: u64,
+) -> Option<(&'static str, &'static str)> {
+    use openrdma_codec::{Psn, SethRepr};
+    let of = &obs[i];
+    let Kind::Data { qp, psn, .. } = of.kind else { return None };
+    let sacks: Vec<(u64, SethRepr)> = inputs
+        .iter()
+        .filter(|x| x.at <= of.at)
+        .filter_map(|x| {
+            let f = x.frame.as_ref()?;
+            (f.d.bth?.dest_qp.value() == local).then_some((x.at, f.d.ext.seth?))
+        })
+        .collect();
+    let &(ts, s) = sacks.last().filter(|(t, _)| t.saturating_add(late) >= of.at)?;
+    let p = Psn::new(psn);
+    let arrived = |q: Psn| sacks.iter().any(|(_, x)| x.is_sacked(q));
+    let covered = |q: Psn| {
+        q.distance(s.cack_psn) <= 0 || (s.sack_offset >= 1 && q.forward_from(s.bitmap_base()) < 64)
+    };
+    // The device's transmissions of the QP before the SACK, in order.
+    let sent: Vec<&Frame<'_>> = obs[..i]
+        .iter()
+        .filter(|f| f.at <= ts && matches!(f.kind, Kind::Data { qp: q, .. } if q == qp))
+        .collect();
+    let psn_of = |f: &Frame<'_>| match f.kind {
+        Kind::Data { psn, .. } => psn,
+        _ => u32::MAX,
+    };
+    let resent = |q: u32| {
+        sent.iter().any(|f| psn_of(f) == q && matches!(f.kind, Kind::Data { rtx: true, .. }))
+    };
+    if s.is_sacked(p) {
+        // Resent while the deciding SACK shows it arrived: no inference would (go-back-N).
+        return None;
+    }
+    if arrived(p) {
+        return Some((
+            "SND-INFER-004",
+            "a retransmission inferred for a PSN known to have arrived",
+        ));
+    }
+    if !covered(p) {
+        return Some((
+            "SND-INFER-002.a",
+            "a retransmission inferred for a PSN the SACK does not cover",
+        ));
+    }
+    // Evidence: a PSN whose latest transmission followed `from` on its EV.
+    let latest = |q: u32| sent.iter().rposition(|f| psn_of(f) == q);
+    let evidence = |from: usize| {
+        let ev = sent[from].ev;
+        sent[from + 1..]
+            .iter()
+            .enumerate()
+            .filter(|(k, f)| f.ev == ev && latest(psn_of(f)) == Some(from + 1 + k))
+            .map(|(_, f)| psn_of(f))
+            .collect::<Vec<u32>>()
+    };
+    let last = latest(psn)?;
+    let shown = |q: u32| s.is_sacked(Psn::new(q));
+    let now = evidence(last);
+    if now.iter().any(|&q| shown(q) && !resent(q)) {
+        return None;
+    }
+    if now.iter().any(|&q| shown(q)) {
+        return Some((
+            "SND-INFER-003.a",
+            "a retransmission inferred from the arrival of a PSN that was retransmitted",
+        ));
+    }
+    if now.iter().any(|&q| arrived(Psn::new(q))) {
+        return Some((
+            "SND-INFER-002.a",
+            "a retransmission inferred from an arrival the SACK does not show",
+        ));
+    }
+    let before = sent[..last].iter().enumerate().filter(|(_, f)| psn_of(f) == psn);
+    if before.into_iter().any(|(k, _)| evidence(k).iter().any(|&q| shown(q))) {
+        return Some((
+            "SND-INFER-004",
+            "a retransmission inferred for a transmission sent again since",
+        ));
+    }
+    None
 }
 
 /// Why an endpoint response that answers no expected request is wrong (CONF-CMP-033), from

@@ -188,7 +188,10 @@ pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
                 vec![],
             ));
         }
-        for v in d.validate() {
+        let mut found = d.validate();
+        // A wrong pad count comes first: it is why pad bytes read as payload (PAY-NONE-001).
+        found.sort_by_key(|v| v.requirement != "PAY-PAD-001");
+        for v in found {
             if NOT_ON_SENDER.iter().any(|(r, _)| *r == v.requirement) {
                 continue;
             }
@@ -210,8 +213,23 @@ fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<Ev>)> {
 }
 
 /// The paths of data packets, probes and NACKs (CONF-CMP-017).
-pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
+pub(super) fn judge_evs(
+    scenario: &Scenario,
+    inputs: &[super::obs::In<'_>],
+    obs_frames: &[Frame<'_>],
+    div: &mut Vec<Divergence>,
+) {
     let profiles = profiles(scenario);
+    let local_of = super::peer_map(scenario);
+    // The EV of the latest copy of write `psn` to device QP `local` delivered by `at`.
+    let arrived_on = |local: u32, psn: u32, at: u64| {
+        inputs.iter().rev().filter(|i| i.at <= at).find_map(|i| {
+            let f = i.frame.as_ref()?;
+            let bth = f.d.bth?;
+            (bth.dest_qp.value() == local && bth.psn.value() == psn && bth.opcode.is_mrc_write())
+                .then_some(f.ev)
+        })
+    };
     for f in obs_frames {
         match f.kind {
             Kind::Data { qp, .. } | Kind::Probe { qp } => {
@@ -248,9 +266,13 @@ pub(super) fn judge_evs(scenario: &Scenario, obs_frames: &[Frame<'_>], div: &mut
                     )],
                 ));
             }
-            Kind::Nack { .. } => {
+            Kind::Nack { qp, psn, .. } => {
                 let Some(n) = f.d.ext.neth else { continue };
-                if n.entropy != f.ev {
+                // On the EV it reports, or on that of the NACKed packet as it arrived: then
+                // a wrong `entropy` is the NETH's own rule (NETH-PSN-001), judged with the
+                // other fields.
+                let arrived = local_of.get(&qp).and_then(|&l| arrived_on(l, psn, f.at));
+                if n.entropy != f.ev && arrived != Some(f.ev) {
                     div.push(divergence(
                         f,
                         crate::req::RCV_NACK_001_B,
