@@ -7,7 +7,7 @@ mod script;
 
 use openrdma_codec::host::CompletionStatus;
 use openrdma_codec::{AethRepr, Opcode, Psn, Qpn};
-use openrdma_sm::{NicEvent, Side};
+use openrdma_sm::{HostCommand, NicEvent, Side};
 use script::*;
 
 const ONLY: Opcode = Opcode::MRC_WRITE_ONLY;
@@ -77,4 +77,22 @@ fn flag_table_001_no_sender_flag_outside_the_table() {
     let flags = s.take_events().into_iter().filter(|e| matches!(e, NicEvent::FlagWrite(_)));
     assert_eq!(flags.count(), 0);
     assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(3), Psn::new(3))));
+}
+
+/// ERTH-QPN-001, TPL-QPN-001: QPN 2 is the endpoint operations'; a QP numbered 2, or one
+/// whose peer is numbered 2, is refused and no QP is created.
+#[test]
+fn erth_qpn_001_no_qp_numbered_2_at_either_end() {
+    let mut s = Script::sender();
+    let before = s.nic.qp_count();
+    for (qpn, peer) in [(2, PEER_B), (LQP_B, 2)] {
+        let r = s.host(HostCommand::CreateQp(qp_config(qpn, peer, 0, 0)));
+        let e = r.expect_err("QPN 2 at one end");
+        assert_eq!(e.requirement(), "ERTH-QPN-001", "QP {qpn:#x}, peer {peer:#x}: {e}");
+        assert_eq!(s.nic.qp_count(), before);
+    }
+    s.expect_nothing();
+    // The same QP with ordinary numbers at both ends is created.
+    s.host(HostCommand::CreateQp(qp_config(LQP_B, PEER_B, 0, 0))).expect("an ordinary QP");
+    assert_eq!(s.nic.qp_count(), before + 1);
 }
