@@ -49,6 +49,40 @@ enum Phase {
     Commands,
 }
 
+/// Where a drain of an [`Endpoint`] puts its outputs, for a driver that takes them all
+/// (`Endpoint::drain_into`).
+pub(crate) trait Sink {
+    /// Whether the endpoint may hand over another packet now.
+    fn room(&mut self) -> bool;
+    /// Takes a packet; returns whether the drain goes on.
+    fn transmit(&mut self, t: Transmit) -> bool;
+    /// Takes an event; returns whether the drain goes on.
+    fn event(&mut self, e: NicEvent) -> bool;
+}
+
+/// The sink of one [`Endpoint::poll`]: room as the caller says, and the first output.
+struct One {
+    room: bool,
+    out: Option<Output>,
+}
+
+impl Sink for One {
+    #[inline(always)]
+    fn room(&mut self) -> bool {
+        self.room
+    }
+    #[inline(always)]
+    fn transmit(&mut self, t: Transmit) -> bool {
+        self.out = Some(Output::Transmit(t));
+        false
+    }
+    #[inline(always)]
+    fn event(&mut self, e: NicEvent) -> bool {
+        self.out = Some(Output::Event(e));
+        false
+    }
+}
+
 /// A CPU half that does nothing: for an endpoint whose recovery is played elsewhere (by a
 /// scenario, or by a runner outside the device). Its NIC's reports are still given to the
 /// caller.
@@ -147,13 +181,39 @@ impl<C: RecoveryCpu> Endpoint<C> {
     /// the commands after it.
     pub fn poll(&mut self, now: Timestamp, room: bool) -> Result<Option<Output>, ApiMisuse> {
         self.nic.check_time(now)?;
+        let mut one = One { room, out: None };
+        self.pump(now, &mut one)?;
+        Ok(one.out)
+    }
+
+    /// Drains the endpoint at `now` into `sink` as calls of [`Endpoint::poll`] until it
+    /// gives `None` would, asking `sink` for room before each packet it takes: the same
+    /// outputs in the same order, without an [`Output`] per call. The caller has checked
+    /// the time.
+    #[inline]
+    pub(crate) fn drain_into(
+        &mut self,
+        now: Timestamp,
+        sink: &mut impl Sink,
+    ) -> Result<(), ApiMisuse> {
+        self.pump(now, sink).map(drop)
+    }
+
+    /// The drain's rounds (see the module documentation), from where the last call left
+    /// them: gives outputs to `sink` until it asks to stop (`Ok(true)`) or a round yields
+    /// nothing (`Ok(false)`).
+    #[inline(always)]
+    fn pump(&mut self, now: Timestamp, sink: &mut impl Sink) -> Result<bool, ApiMisuse> {
         loop {
             match self.phase {
                 Phase::Transmit => {
-                    if room {
+                    if sink.room() {
                         if let Some(t) = self.nic.poll_transmit(now) {
                             self.busy = true;
-                            return Ok(Some(Output::Transmit(t)));
+                            if sink.transmit(t) {
+                                continue;
+                            }
+                            return Ok(true);
                         }
                     }
                     self.phase = Phase::Event;
@@ -164,7 +224,10 @@ impl<C: RecoveryCpu> Endpoint<C> {
                         if let NicEvent::Report(r) = &e {
                             self.cpu.handle_report(now, r);
                         }
-                        return Ok(Some(Output::Event(e)));
+                        if sink.event(e) {
+                            continue;
+                        }
+                        return Ok(true);
                     }
                     self.phase = Phase::Commands;
                 }
@@ -176,7 +239,7 @@ impl<C: RecoveryCpu> Endpoint<C> {
                     }
                     self.phase = Phase::Transmit;
                     if !core::mem::take(&mut self.busy) {
-                        return Ok(None);
+                        return Ok(false);
                     }
                 }
             }
