@@ -34,7 +34,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
 
-use crate::endpoint::{Endpoint, Sink};
+use crate::endpoint::{Endpoint, Output, Sink};
 use crate::error::ApiMisuse;
 use crate::event::{NicEvent, Transmit};
 use crate::nic::{HostOrPeer, Nic};
@@ -368,16 +368,16 @@ impl<F: Fabric> Sink for Drain<'_, F> {
     }
 
     #[inline(always)]
-    fn transmit(&mut self, mut t: Transmit) -> bool {
+    fn transmit(&mut self, mut t: Transmit) -> Option<Output> {
         let fate = self.fabric.carry(self.now, self.k, &mut t);
         put(self.flights, 1 - self.k, t, fate);
-        true
+        None
     }
 
     #[inline(always)]
-    fn event(&mut self, e: NicEvent) -> bool {
+    fn event(&mut self, e: NicEvent) -> Option<Output> {
         self.fabric.event(self.now, self.k, e);
-        true
+        None
     }
 }
 
