@@ -276,9 +276,9 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
             seen.learn(o, &peer_to_local);
             match &o.output {
                 Output::Frame { bytes, .. } => {
-                    let dest = decode(bytes).bth.map(|b| b.dest_qp.value());
+                    let dest = decode(bytes).bth.map(|b| b.dest_qp);
                     if let Some(&q) = dest.and_then(|d| peer_to_local.get(&d)) {
-                        choices.learn(q, bytes);
+                        choices.learn(q.value(), bytes);
                     }
                 }
                 Output::Event { event: NicEvent::Report(r) } => {

@@ -23,8 +23,8 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::Opcode;
 use openrdma_codec::frame::decode;
+use openrdma_codec::{Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
     Body, CpuCommand, Direction, HostCommand, NicEvent, Output, Record, Scenario, Side,
     TimedOutput, Timestamp,
@@ -37,32 +37,32 @@ pub enum Ident {
     /// A data packet: the device's QP, its PSN and its `rtx` bit.
     Data {
         /// The device's QP.
-        qp: u32,
+        qp: Qpn,
         /// PSN.
-        psn: u32,
+        psn: Psn,
         /// Retransmission.
         rtx: bool,
     },
     /// A NACK: the device's QP and the PSN it NACKs.
     Nack {
         /// The device's QP.
-        qp: u32,
+        qp: Qpn,
         /// `nack_psn`.
-        psn: u32,
+        psn: Psn,
     },
     /// A transport ACK or NAK: the device's QP, its MSN, and whether it is a NAK.
     Ack {
         /// The device's QP.
-        qp: u32,
+        qp: Qpn,
         /// AETH `msn`, low 16 bits.
-        msn: u32,
+        msn: Msn,
         /// A NAK.
         nak: bool,
     },
     /// A probe of the device's QP (the k-th probe is the k-th of the QP).
     Probe {
         /// The device's QP.
-        qp: u32,
+        qp: Qpn,
     },
     /// An endpoint request or response: its operation and request ID.
     Endpoint {
@@ -80,24 +80,24 @@ pub enum Ident {
         /// The side that wrote it.
         responder: bool,
         /// QP.
-        qp: u32,
+        qp: Qpn,
         /// MSN.
-        msn: u16,
+        msn: Msn,
     },
 }
 
 /// A frame's identity, with `peers` mapping a peer QP to the device's QP.
-fn frame_ident(bytes: &[u8], peers: &HashMap<u32, u32>) -> Option<Ident> {
+fn frame_ident(bytes: &[u8], peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
     let d = decode(bytes);
     let b = d.bth.filter(|_| d.error.is_none())?;
-    let dest = b.dest_qp.value();
+    let dest = b.dest_qp;
     let qp = peers.get(&dest).copied().unwrap_or(dest);
     Some(match b.opcode {
-        op if op.is_mrc_write() => Ident::Data { qp, psn: b.psn.value(), rtx: b.rtx },
-        Opcode::MRC_NACK => Ident::Nack { qp, psn: d.ext.neth?.nack_psn.value() },
+        op if op.is_mrc_write() => Ident::Data { qp, psn: b.psn, rtx: b.rtx },
+        Opcode::MRC_NACK => Ident::Nack { qp, psn: d.ext.neth?.nack_psn },
         Opcode::MRC_ACKNOWLEDGE => {
             let a = d.ext.aeth?;
-            Ident::Ack { qp, msn: a.msn.value() & 0xFFFF, nak: a.syndrome & 0x60 == 0x60 }
+            Ident::Ack { qp, msn: a.msn.msn(), nak: a.syndrome & 0x60 == 0x60 }
         }
         Opcode::MRC_PROBE => Ident::Probe { qp },
         Opcode::MRC_ENDPOINT_REQUEST => {
@@ -117,21 +117,21 @@ fn event_ident(e: &NicEvent) -> Option<Ident> {
         NicEvent::FlagWrite(f) => Some(Ident::Event {
             what: 0,
             responder: f.side == Side::Responder,
-            qp: f.qpn.value(),
-            msn: f.msn.into(),
+            qp: f.qpn,
+            msn: f.msn,
         }),
         NicEvent::Completion(c) => Some(Ident::Event {
             what: 1,
             responder: c.side == Side::Responder,
-            qp: c.entry.qpn.value(),
-            msn: c.entry.msn.into(),
+            qp: c.entry.qpn,
+            msn: c.entry.msn,
         }),
         _ => None,
     }
 }
 
 /// The identity of a device output.
-pub fn output_ident(o: &Output, peers: &HashMap<u32, u32>) -> Option<Ident> {
+pub fn output_ident(o: &Output, peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
     match o {
         Output::Frame { bytes, .. } => frame_ident(bytes, peers),
         Output::Event { event } => event_ident(event),
@@ -139,13 +139,11 @@ pub fn output_ident(o: &Output, peers: &HashMap<u32, u32>) -> Option<Ident> {
 }
 
 /// The peer QP → device QP map of a scenario (from its `create_qp` commands).
-pub fn peers(s: &Scenario) -> HashMap<u32, u32> {
+pub fn peers(s: &Scenario) -> HashMap<Qpn, Qpn> {
     s.records
         .iter()
         .filter_map(|r| match &r.body {
-            Body::Host { command: HostCommand::CreateQp(q) } => {
-                Some((q.peer_qpn.value(), q.qpn.value()))
-            }
+            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.peer_qpn, q.qpn)),
             _ => None,
         })
         .collect()
@@ -159,8 +157,8 @@ pub struct Timeline {
     /// Per record: the expect record an inject record answers (a hold point), by index.
     pub causes: Vec<Option<usize>>,
     idents: Vec<Option<(Ident, usize)>>,
-    qps: Vec<Option<u32>>,
-    peers: HashMap<u32, u32>,
+    qps: Vec<Option<Qpn>>,
+    peers: HashMap<Qpn, Qpn>,
 }
 
 impl Timeline {
@@ -177,9 +175,9 @@ impl Timeline {
         let mut rank: HashMap<Ident, usize> = HashMap::new();
         // Latest expect record per key: data by (qp, psn) and by (qp, msn), probes by
         // (qp, probe_id), endpoint requests by (op, id).
-        let mut data_psn: HashMap<(u32, u32), usize> = HashMap::new();
-        let mut data_msn: HashMap<(u32, u16), usize> = HashMap::new();
-        let mut probes: HashMap<(u32, u16), usize> = HashMap::new();
+        let mut data_psn: HashMap<(Qpn, Psn), usize> = HashMap::new();
+        let mut data_msn: HashMap<(Qpn, Msn), usize> = HashMap::new();
+        let mut probes: HashMap<(Qpn, u16), usize> = HashMap::new();
         let mut requests: HashMap<(u8, u32), usize> = HashMap::new();
         for (i, r) in s.records.iter().enumerate() {
             qps.push(record_qp(r, &peers));
@@ -201,7 +199,7 @@ impl Timeline {
                         match (frame_ident(bytes, &peers), d.ext.meth, d.ext.peth) {
                             (Some(Ident::Data { qp, psn, .. }), Some(m), _) => {
                                 data_psn.insert((qp, psn), i);
-                                data_msn.insert((qp, m.msn.into()), i);
+                                data_msn.insert((qp, m.msn), i);
                             }
                             (Some(Ident::Data { qp, psn, .. }), None, _) => {
                                 data_psn.insert((qp, psn), i);
@@ -220,23 +218,21 @@ impl Timeline {
                     idents.push(None);
                     let d = decode(bytes);
                     if let Some(b) = d.bth.filter(|_| d.error.is_none()) {
-                        let qp = b.dest_qp.value();
+                        let qp = b.dest_qp;
                         cause = match b.opcode {
                             Opcode::MRC_SACK => d.ext.seth.and_then(|st| {
                                 if st.pr {
                                     probes.get(&(qp, st.ack_psn_offset as u16)).copied()
                                 } else {
-                                    data_psn.get(&(qp, st.ack_psn().value())).copied()
+                                    data_psn.get(&(qp, st.ack_psn())).copied()
                                 }
                             }),
-                            Opcode::MRC_NACK => d
-                                .ext
-                                .neth
-                                .and_then(|n| data_psn.get(&(qp, n.nack_psn.value())).copied()),
-                            Opcode::MRC_ACKNOWLEDGE => d
-                                .ext
-                                .aeth
-                                .and_then(|a| data_msn.get(&(qp, a.msn.msn().into())).copied()),
+                            Opcode::MRC_NACK => {
+                                d.ext.neth.and_then(|n| data_psn.get(&(qp, n.nack_psn)).copied())
+                            }
+                            Opcode::MRC_ACKNOWLEDGE => {
+                                d.ext.aeth.and_then(|a| data_msn.get(&(qp, a.msn.msn())).copied())
+                            }
                             Opcode::MRC_ENDPOINT_RESPONSE => d
                                 .ext
                                 .eeth
@@ -258,39 +254,39 @@ impl Timeline {
     }
 
     /// The device QP record `i` concerns, if any.
-    pub fn qp(&self, i: usize) -> Option<u32> {
+    pub fn qp(&self, i: usize) -> Option<Qpn> {
         self.qps.get(i).copied().flatten()
     }
 
     /// The peer QP → device QP map.
-    pub fn peers(&self) -> &HashMap<u32, u32> {
+    pub fn peers(&self) -> &HashMap<Qpn, Qpn> {
         &self.peers
     }
 }
 
 /// The device QP a record concerns: a frame's destination (mapped to the device's QP), an
 /// event's QP, a host command's QP (a doorbell's through its template), a CPU command's.
-fn record_qp(r: &Record, peers: &HashMap<u32, u32>) -> Option<u32> {
+fn record_qp(r: &Record, peers: &HashMap<Qpn, Qpn>) -> Option<Qpn> {
     match &r.body {
         Body::Frame { bytes, .. } => {
-            let d = decode(bytes).bth?.dest_qp.value();
+            let d = decode(bytes).bth?.dest_qp;
             Some(peers.get(&d).copied().unwrap_or(d))
         }
         Body::Event { event } => match event {
-            NicEvent::DmaWrite(w) => Some(w.qpn.value()),
-            NicEvent::FlagWrite(f) => Some(f.qpn.value()),
-            NicEvent::Completion(c) => Some(c.entry.qpn.value()),
+            NicEvent::DmaWrite(w) => Some(w.qpn),
+            NicEvent::FlagWrite(f) => Some(f.qpn),
+            NicEvent::Completion(c) => Some(c.entry.qpn),
             NicEvent::Report(_) => None,
         },
         Body::Host { command } => match command {
-            HostCommand::CreateQp(q) => Some(q.qpn.value()),
-            HostCommand::PostWrite(w) => Some(w.qpn.value()),
+            HostCommand::CreateQp(q) => Some(q.qpn),
+            HostCommand::PostWrite(w) => Some(w.qpn),
             _ => None,
         },
         Body::Cpu { command } => match command {
             CpuCommand::Retransmit { qpn, .. }
             | CpuCommand::Probe { qpn, .. }
-            | CpuCommand::SetEvState { qpn, .. } => Some(qpn.value()),
+            | CpuCommand::SetEvState { qpn, .. } => Some(*qpn),
             _ => None,
         },
     }
@@ -305,7 +301,7 @@ pub struct Seen {
 
 impl Seen {
     /// Learns one device output.
-    pub fn learn(&mut self, o: &TimedOutput, peers: &HashMap<u32, u32>) {
+    pub fn learn(&mut self, o: &TimedOutput, peers: &HashMap<Qpn, Qpn>) {
         if let Some(id) = output_ident(&o.output, peers) {
             self.times.entry(id).or_default().push(o.at.0);
         }
@@ -361,8 +357,8 @@ pub fn windows(
     let mut out = Vec::with_capacity(s.records.len());
     // Shifts are signed: an early device has negative ones.
     let mut last_inject: Option<i64> = None;
-    let mut inject_of: HashMap<u32, i64> = HashMap::new();
-    let mut expect_of: HashMap<u32, i64> = HashMap::new();
+    let mut inject_of: HashMap<Qpn, i64> = HashMap::new();
+    let mut expect_of: HashMap<Qpn, i64> = HashMap::new();
     let (early, late) = (tol.early_ns as i64, tol.late_ns as i64);
     for (i, r) in s.records.iter().enumerate() {
         let qp = t.qp(i);

@@ -84,14 +84,16 @@ impl Paths {
     }
 }
 
-impl Fabric for Paths {
-    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
+impl Paths {
+    /// When `t`, sent by endpoint `from` at `now`, arrives, or `None` if it is dropped: the
+    /// only fates of this fabric, which neither duplicates, corrupts nor queues.
+    fn arrival(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Option<Timestamp> {
         if from == 0 {
             if let Packet::Write(w) = &t.packet {
                 let key = (w.bth.dest_qp.value(), w.bth.psn.value());
                 if !w.bth.rtx && self.drop_first.contains(&key) && !self.dropped.contains(&key) {
                     self.dropped.push(key);
-                    return Fate::Drop;
+                    return None;
                 }
             }
         } else if !matches!(t.packet, Packet::Write(_)) {
@@ -100,14 +102,23 @@ impl Fabric for Paths {
             let nth = *n;
             *n += 1;
             if self.drop_acks.contains(&(qp, nth)) {
-                return Fate::Drop;
+                return None;
             }
         }
         let path = &self.paths[usize::from(self.port(t.ev))];
         if path.dark.is_some_and(|(a, b)| now.0 >= a && now.0 < b) {
-            return Fate::Drop;
+            return None;
         }
-        Fate::Deliver { at: Timestamp(now.0 + path.delay), ev: t.ev }
+        Some(Timestamp(now.0 + path.delay))
+    }
+}
+
+impl Fabric for Paths {
+    fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
+        match self.arrival(now, from, t) {
+            Some(at) => Fate::Deliver { at, ev: t.ev },
+            None => Fate::Drop,
+        }
     }
 }
 
@@ -418,16 +429,9 @@ impl Recorder {
         self.records.push(Record { at: self.now, dir, body, checks });
     }
 
-    /// Puts a frame on the fabric, as its fate says.
-    fn send(&mut self, fate: Fate, to_dut: bool, port: u16, bytes: Vec<u8>) {
-        match fate {
-            Fate::Deliver { at, .. } => self.flights.push(at, Flight { to_dut, port, bytes }),
-            Fate::Drop => {}
-            // The recording fabric neither duplicates nor corrupts.
-            Fate::Duplicate { .. } | Fate::Corrupt { .. } | Fate::Hop { .. } => {
-                unreachable!("not a fate of Paths")
-            }
-        }
+    /// Puts a frame on the fabric, to arrive at `at`.
+    fn send(&mut self, at: Timestamp, to_dut: bool, port: u16, bytes: Vec<u8>) {
+        self.flights.push(at, Flight { to_dut, port, bytes });
     }
 
     /// Records the commands the agent gave the NIC, when the scenario plays its CPU half.
@@ -445,8 +449,9 @@ impl Recorder {
         let Ok(bytes) = frame.and_then(|f| f.to_bytes()) else { return };
         let port = self.fabric.port(t.ev);
         self.push(Direction::Expect, Body::Frame { port, bytes: bytes.clone() });
-        let fate = self.fabric.fate(self.now, 0, &t);
-        self.send(fate, false, port, bytes);
+        if let Some(at) = self.fabric.arrival(self.now, 0, &t) {
+            self.send(at, false, port, bytes);
+        }
     }
 
     /// Moves every output of both endpoints into records and the fabric, the device's with
@@ -488,13 +493,10 @@ impl Recorder {
                 .expect("the recorder's time only grows");
                 for t in out {
                     any = true;
-                    let fate = self.fabric.fate(now, 1, &t);
-                    if fate == Fate::Drop {
-                        continue;
-                    }
+                    let Some(at) = self.fabric.arrival(now, 1, &t) else { continue };
                     let frame = t.packet.to_frame(&self.peer_outer, t.ev, &mut |a, l| memory(a, l));
                     if let Ok(bytes) = frame.and_then(|f| f.to_bytes()) {
-                        self.send(fate, true, self.fabric.port(t.ev), bytes);
+                        self.send(at, true, self.fabric.port(t.ev), bytes);
                     }
                 }
             }

@@ -25,7 +25,7 @@ pub(crate) mod hex_bytes {
     ) -> Result<B, D::Error> {
         let s = <String as serde::Deserialize>::deserialize(d)?;
         if s.len() % 2 != 0 {
-            return Err(serde::de::Error::custom("hex payload has an odd number of digits"));
+            return Err(serde::de::Error::custom("hex bytes have an odd number of digits"));
         }
         // Two hexadecimal digits per byte, in either case, and nothing else: not the sign
         // that `u8::from_str_radix` would take (CONF-ADP-013).

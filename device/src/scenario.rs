@@ -36,7 +36,7 @@ pub enum Body {
         /// Port (pcapng interface) number.
         port: u16,
         /// The frame.
-        #[serde(with = "hex_bytes")]
+        #[serde(with = "crate::hex::hex_bytes")]
         bytes: Vec<u8>,
     },
     /// A command from host software or the GPU (inject only).
@@ -221,29 +221,5 @@ impl Scenario {
     /// The expected records.
     pub fn expects(&self) -> impl Iterator<Item = &Record> {
         self.records.iter().filter(|r| r.dir == Direction::Expect)
-    }
-}
-
-mod hex_bytes {
-
-    pub(super) fn serialize<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&crate::hex::to_hex(b))
-    }
-
-    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = <String as serde::Deserialize>::deserialize(d)?;
-        if s.len() % 2 != 0 {
-            return Err(serde::de::Error::custom("hex bytes: odd number of digits"));
-        }
-        // Two hexadecimal digits per byte, in either case, and no sign (CONF-ADP-013).
-        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-        s.as_bytes()
-            .chunks_exact(2)
-            .enumerate()
-            .map(|(i, p)| match (digit(p[0]), digit(p[1])) {
-                (Some(h), Some(l)) => Ok(h << 4 | l),
-                _ => Err(serde::de::Error::custom(format!("hex bytes: bad digit at {}", 2 * i))),
-            })
-            .collect()
     }
 }

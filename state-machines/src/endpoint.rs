@@ -49,6 +49,17 @@ enum Phase {
     Commands,
 }
 
+/// Where a drain of an [`Endpoint`] puts its outputs, for a driver that takes them all
+/// (`Endpoint::drain_into`).
+pub(crate) trait Sink {
+    /// Whether the endpoint may hand over another packet now.
+    fn room(&mut self) -> bool;
+    /// Takes a packet, or gives it back as the output that ends the drain.
+    fn transmit(&mut self, t: Transmit) -> Option<Output>;
+    /// Takes an event, or gives it back as the output that ends the drain.
+    fn event(&mut self, e: NicEvent) -> Option<Output>;
+}
+
 /// A CPU half that does nothing: for an endpoint whose recovery is played elsewhere (by a
 /// scenario, or by a runner outside the device). Its NIC's reports are still given to the
 /// caller.
@@ -147,6 +158,9 @@ impl<C: RecoveryCpu> Endpoint<C> {
     /// the commands after it.
     pub fn poll(&mut self, now: Timestamp, room: bool) -> Result<Option<Output>, ApiMisuse> {
         self.nic.check_time(now)?;
+        // The rounds of `pump`, written out for one output: a caller that polls once per
+        // output (the simulator, the recorder) pays no sink. The pair's tests and the
+        // corpus check that both give the same outputs in the same order.
         loop {
             match self.phase {
                 Phase::Transmit => {
@@ -165,6 +179,66 @@ impl<C: RecoveryCpu> Endpoint<C> {
                             self.cpu.handle_report(now, r);
                         }
                         return Ok(Some(Output::Event(e)));
+                    }
+                    self.phase = Phase::Commands;
+                }
+                Phase::Commands => {
+                    if let Some(cmd) = self.cpu.poll_command() {
+                        self.busy = true;
+                        self.nic.handle_cpu(now, cmd)?;
+                        continue;
+                    }
+                    self.phase = Phase::Transmit;
+                    if !core::mem::take(&mut self.busy) {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drains the endpoint at `now` into `sink` as calls of [`Endpoint::poll`] until it
+    /// gives `None` would, asking `sink` for room before each packet it takes: the same
+    /// outputs in the same order, without an [`Output`] per call. The caller has checked
+    /// the time.
+    #[inline]
+    pub(crate) fn drain_into(
+        &mut self,
+        now: Timestamp,
+        sink: &mut impl Sink,
+    ) -> Result<(), ApiMisuse> {
+        self.pump(now, sink).map(drop)
+    }
+
+    /// The drain's rounds (see the module documentation), from where the last call left
+    /// them: gives outputs to `sink` until it hands one back (returned) or a round yields
+    /// nothing (`None`).
+    #[inline(always)]
+    fn pump(&mut self, now: Timestamp, sink: &mut impl Sink) -> Result<Option<Output>, ApiMisuse> {
+        loop {
+            match self.phase {
+                Phase::Transmit => {
+                    if sink.room() {
+                        if let Some(t) = self.nic.poll_transmit(now) {
+                            self.busy = true;
+                            match sink.transmit(t) {
+                                None => continue,
+                                out => return Ok(out),
+                            }
+                        }
+                    }
+                    self.phase = Phase::Event;
+                }
+                Phase::Event => {
+                    if let Some(e) = self.nic.poll_event() {
+                        self.busy = true;
+                        if let NicEvent::Report(r) = &e {
+                            self.cpu.handle_report(now, r);
+                        }
+                        match sink.event(e) {
+                            None => continue,
+                            out => return Ok(out),
+                        }
                     }
                     self.phase = Phase::Commands;
                 }

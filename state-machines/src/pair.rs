@@ -34,7 +34,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
 
-use crate::endpoint::{Endpoint, Output};
+use crate::endpoint::{Endpoint, Output, Sink};
 use crate::error::ApiMisuse;
 use crate::event::{NicEvent, Transmit};
 use crate::nic::{HostOrPeer, Nic};
@@ -170,28 +170,43 @@ pub enum RunEnd {
     Steps,
 }
 
-/// A packet in flight between the endpoints of a pair.
+/// A packet in flight between the endpoints of a pair (kept small: it is moved once per
+/// packet).
 #[derive(Debug)]
 struct Flight {
-    to: usize,
     /// The packet, with the EV it arrives with.
     t: Transmit,
-    corrupt: bool,
-    /// The hop it reaches first, if it does not arrive at once ([`Fate::Hop`]).
-    hop: Option<u64>,
+    /// The fabric's note of the hop it reaches first, with [`Way::Hop`].
+    hop: u64,
+    /// The endpoint it is on its way to.
+    to: u8,
+    way: Way,
+}
+
+/// What a packet in flight reaches when it is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// Its endpoint, intact.
+    Arrive,
+    /// Its endpoint, damaged: dropped at the edge ([`Fate::Corrupt`]).
+    Corrupt,
+    /// A hop inside the fabric ([`Fate::Hop`]).
+    Hop,
 }
 
 /// Packets in flight, each due at its arrival time: they come out by that time and, at
 /// equal times, in the order they were put in. What a packet is (a `Repr`, a frame, with
 /// its destination or not) is the driver's own.
 ///
+/// The packets wait in slots that are reused, so that a packet is moved once, on its way
+/// in, and handed over where it waits ([`InFlight::peek_due`], [`InFlight::discard_next`]).
 /// A packet due no earlier than the last one put in (the usual case: a fabric whose delays
-/// do not shrink) waits in a first-in first-out line; the others in a heap. The next
+/// do not shrink) is queued in a first-in first-out line; the others in a heap. The next
 /// packet is the earlier of the two heads, by (time, order put in).
 #[derive(Debug, Clone)]
 pub struct InFlight<P> {
-    /// (arrival, order put in, packet), in that order.
-    line: VecDeque<(Timestamp, u64, P)>,
+    /// (arrival, order put in, slot), in that order.
+    line: VecDeque<(Timestamp, u64, u32)>,
     /// (arrival, order put in, slot) of the packets that overtake the line's last one.
     heap: BinaryHeap<Reverse<(Timestamp, u64, u32)>>,
     slots: Vec<Option<P>>,
@@ -218,13 +233,9 @@ impl<P> InFlight<P> {
     }
 
     /// Puts `packet` in flight, to arrive at `at` after everything already due then.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Timestamp, packet: P) {
         self.seq += 1;
-        if self.line.back().is_none_or(|&(last, _, _)| last <= at) {
-            self.line.push_back((at, self.seq, packet));
-            return;
-        }
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(packet);
@@ -235,42 +246,75 @@ impl<P> InFlight<P> {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.heap.push(Reverse((at, self.seq, slot)));
+        if self.line.back().is_none_or(|&(last, _, _)| last <= at) {
+            self.line.push_back((at, self.seq, slot));
+        } else {
+            self.heap.push(Reverse((at, self.seq, slot)));
+        }
     }
 
-    /// The key of the next packet, and whether it is the line's.
-    #[inline]
-    fn next(&self) -> Option<((Timestamp, u64), bool)> {
-        let line = self.line.front().map(|&(at, seq, _)| (at, seq));
-        let heap = self.heap.peek().map(|&Reverse((at, seq, _))| (at, seq));
-        match (line, heap) {
-            (Some(l), Some(h)) => Some(if l < h { (l, true) } else { (h, false) }),
-            (Some(l), None) => Some((l, true)),
-            (None, Some(h)) => Some((h, false)),
-            (None, None) => None,
+    /// The arrival and slot of the next packet, and whether it is the line's.
+    #[inline(always)]
+    fn next(&self) -> Option<(Timestamp, u32, bool)> {
+        let line = self.line.front();
+        let Some(&Reverse(h)) = self.heap.peek() else {
+            return line.map(|&(at, _, slot)| (at, slot, true));
+        };
+        match line {
+            Some(&l) if (l.0, l.1) < (h.0, h.1) => Some((l.0, l.2, true)),
+            _ => Some((h.0, h.2, false)),
         }
     }
 
     /// When the next packet arrives.
     #[inline]
     pub fn next_at(&self) -> Option<Timestamp> {
-        self.next().map(|((at, _), _)| at)
+        self.next().map(|(at, _, _)| at)
     }
 
     /// Takes out the next packet due at or before `now`: the earliest, and among equals
     /// the first sent.
     #[inline]
     pub fn pop_due(&mut self, now: Timestamp) -> Option<P> {
-        let ((at, _), from_line) = self.next()?;
+        let (at, slot, from_line) = self.next()?;
         if at > now {
             return None;
         }
-        if from_line {
-            return self.line.pop_front().map(|(_, _, p)| p);
+        let packet = self.slots[slot as usize].take();
+        self.unlink(slot, from_line);
+        packet
+    }
+
+    /// The next packet if it is due at or before `now` (the one [`InFlight::pop_due`]
+    /// would take out), left where it waits.
+    #[inline(always)]
+    pub fn peek_due(&self, now: Timestamp) -> Option<&P> {
+        let (at, slot, _) = self.next()?;
+        if at > now {
+            return None;
         }
-        let Reverse((_, _, slot)) = self.heap.pop()?;
+        self.slots[slot as usize].as_ref()
+    }
+
+    /// Drops the next packet, due or not, where it waits.
+    #[inline(always)]
+    pub fn discard_next(&mut self) {
+        if let Some((_, slot, from_line)) = self.next() {
+            self.slots[slot as usize] = None;
+            self.unlink(slot, from_line);
+        }
+    }
+
+    /// Takes the next packet's entry (in `slot`, the line's or the heap's) out of its queue
+    /// and frees its slot.
+    #[inline(always)]
+    fn unlink(&mut self, slot: u32, from_line: bool) {
+        if from_line {
+            self.line.pop_front();
+        } else {
+            self.heap.pop();
+        }
         self.free.push(slot);
-        self.slots[slot as usize].take()
     }
 
     /// Packets in flight.
@@ -281,6 +325,59 @@ impl<P> InFlight<P> {
     /// Whether nothing is in flight.
     pub fn is_empty(&self) -> bool {
         self.line.is_empty() && self.heap.is_empty()
+    }
+}
+
+/// Puts `t`, on its way to endpoint `to`, in flight as `fate` says.
+#[inline(always)]
+fn put(flights: &mut InFlight<Flight>, to: usize, mut t: Transmit, fate: Fate) {
+    let to = to as u8;
+    match fate {
+        Fate::Deliver { at, ev } => {
+            t.ev = ev;
+            flights.push(at, Flight { t, hop: 0, to, way: Way::Arrive });
+        }
+        Fate::Duplicate { at, again, ev } => {
+            t.ev = ev;
+            flights.push(at, Flight { t: t.clone(), hop: 0, to, way: Way::Arrive });
+            flights.push(again, Flight { t, hop: 0, to, way: Way::Arrive });
+        }
+        Fate::Drop => {}
+        Fate::Corrupt { at } => flights.push(at, Flight { t, hop: 0, to, way: Way::Corrupt }),
+        Fate::Hop { at, hop } => flights.push(at, Flight { t, hop, to, way: Way::Hop }),
+    }
+}
+
+/// Where the drain of endpoint `k` of a [`Pair`] puts its outputs: packets to the fabric
+/// and in flight, events to the fabric.
+struct Drain<'a, F> {
+    fabric: &'a mut F,
+    flights: &'a mut InFlight<Flight>,
+    now: Timestamp,
+    k: usize,
+    /// Whether the fabric refused room.
+    held: bool,
+}
+
+impl<F: Fabric> Sink for Drain<'_, F> {
+    #[inline(always)]
+    fn room(&mut self) -> bool {
+        let room = self.fabric.room(self.now, self.k);
+        self.held |= !room;
+        room
+    }
+
+    #[inline(always)]
+    fn transmit(&mut self, mut t: Transmit) -> Option<Output> {
+        let fate = self.fabric.carry(self.now, self.k, &mut t);
+        put(self.flights, 1 - self.k, t, fate);
+        None
+    }
+
+    #[inline(always)]
+    fn event(&mut self, e: NicEvent) -> Option<Output> {
+        self.fabric.event(self.now, self.k, e);
+        None
     }
 }
 
@@ -336,46 +433,27 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
                 continue;
             }
             self.fabric.calling(now, k, Call::Drain);
-            let mut held = false;
-            while let Some(o) = {
-                let room = self.fabric.room(now, k);
-                held |= !room;
-                self.eps[k].poll(now, room)?
-            } {
-                match o {
-                    Output::Transmit(t) => self.send(k, t),
-                    Output::Event(e) => self.fabric.event(now, k, e),
-                }
-            }
+            let ep = &mut self.eps[k];
+            ep.nic.check_time(now)?;
+            let mut to =
+                Drain { fabric: &mut self.fabric, flights: &mut self.flights, now, k, held: false };
+            ep.drain_into(now, &mut to)?;
             // An endpoint held back may get room again at this time (`Fabric::wake`).
-            self.drained_at[k] = (!held).then_some(now);
+            self.drained_at[k] = (!to.held).then_some(now);
         }
         self.fabric.drained(now, [&self.eps[0].nic, &self.eps[1].nic]);
         Ok(())
     }
 
-    fn send(&mut self, from: usize, mut t: Transmit) {
-        let fate = self.fabric.carry(self.now, from, &mut t);
-        self.put(1 - from, t, fate);
-    }
-
-    /// Puts `t`, on its way to endpoint `to`, in flight as `fate` says.
-    fn put(&mut self, to: usize, mut t: Transmit, fate: Fate) {
-        let flights = &mut self.flights;
-        let mut fly = |at, corrupt, hop, t| flights.push(at, Flight { to, t, corrupt, hop });
-        match fate {
-            Fate::Deliver { at, ev } => {
-                t.ev = ev;
-                fly(at, false, None, t);
-            }
-            Fate::Duplicate { at, again, ev } => {
-                t.ev = ev;
-                fly(at, false, None, t.clone());
-                fly(again, false, None, t);
-            }
-            Fate::Drop => {}
-            Fate::Corrupt { at } => fly(at, true, None, t),
-            Fate::Hop { at, hop } => fly(at, false, Some(hop), t),
+    /// Takes out the next packet due, which is corrupt (lost at the receiver's edge) or
+    /// reaches a hop, where the fabric decides the rest of its fate.
+    #[cold]
+    fn hop_or_lose(&mut self, now: Timestamp) {
+        let Some(f) = self.flights.pop_due(now) else { return };
+        if f.way == Way::Hop {
+            let to = usize::from(f.to);
+            let fate = self.fabric.hop(now, 1 - to, f.hop, &f.t);
+            put(&mut self.flights, to, f.t, fate);
         }
     }
 
@@ -430,22 +508,20 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
             self.drain_due()?;
         }
         let batch = self.fabric.batch();
-        while let Some(f) = self.flights.pop_due(now) {
-            if f.corrupt {
+        // A packet that arrives is handed over where it waits, then dropped.
+        while let Some(f) = self.flights.peek_due(now) {
+            if f.way != Way::Arrive {
+                self.hop_or_lose(now);
                 continue;
             }
-            if let Some(hop) = f.hop {
-                let fate = self.fabric.hop(now, 1 - f.to, hop, &f.t);
-                self.put(f.to, f.t, fate);
-                continue;
+            let (to, ev, packet) = (usize::from(f.to & 1), f.t.ev, &f.t.packet);
+            self.fabric.arrive(now, to, ev, packet);
+            self.fabric.calling(now, to, Call::Packet(ev, packet));
+            self.drained_at[to] = None;
+            if let Err(e) = self.eps[to].handle_packet(now, ev, packet) {
+                self.fabric.refused(now, to, e);
             }
-            let (ev, packet) = (f.t.ev, &f.t.packet);
-            self.fabric.arrive(now, f.to, ev, packet);
-            self.fabric.calling(now, f.to, Call::Packet(ev, packet));
-            self.drained_at[f.to] = None;
-            if let Err(e) = self.eps[f.to].handle_packet(now, ev, packet) {
-                self.fabric.refused(now, f.to, e);
-            }
+            self.flights.discard_next();
             if !batch {
                 self.drain_due()?;
             }

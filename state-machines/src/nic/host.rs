@@ -35,6 +35,8 @@ pub(super) struct TemplateSlot {
 #[derive(Debug, Clone)]
 pub(super) struct Cq {
     pub(super) cfg: CqConfig,
+    /// Where the ring's entries go, from a configuration that passed its checks.
+    ring: RingShape,
     /// Entries written so far: the next entry is the k-th of `CQE-RING-001`.
     pub(super) written: u64,
     /// The consumer register: entries released, modulo 2^32 (`CQE-RING-004`).
@@ -43,7 +45,37 @@ pub(super) struct Cq {
     pub(super) stopped: bool,
 }
 
+/// The shape of a completion queue's ring: a number of slots that is a power of two
+/// (`CQE-RING-001`), as only [`RingShape::of`] makes it.
+#[derive(Debug, Clone, Copy)]
+struct RingShape {
+    /// log2 of the number of slots.
+    shift: u32,
+}
+
+impl RingShape {
+    /// The ring of `cfg`, or why software may not create it (`CQE-SETUP-001`).
+    fn of(cfg: &CqConfig) -> Result<RingShape, &'static str> {
+        match cfg.problem() {
+            Some(reason) => Err(reason),
+            None => Ok(RingShape { shift: cfg.entries.trailing_zeros() }),
+        }
+    }
+
+    /// The slot and the phase of the `count`-th entry written (`CQE-RING-001`): slot
+    /// `count mod N`, phase 1 on even passes (`openrdma_codec::host::cq_position`).
+    fn position(self, count: u64) -> (u32, bool) {
+        let slot = (count & ((1u64 << self.shift) - 1)) as u32;
+        (slot, (count >> self.shift) % 2 == 0)
+    }
+}
+
 impl Cq {
+    /// A new, empty queue, or why software may not create it (`CQE-SETUP-001`).
+    fn new(cfg: CqConfig) -> Result<Cq, &'static str> {
+        Ok(Cq { ring: RingShape::of(&cfg)?, cfg, written: 0, consumed: 0, stopped: false })
+    }
+
     /// Entries written and not yet released. At most `entries`, which is at most 2^31, so
     /// the difference modulo 2^32 is exact.
     fn in_use(&self) -> u32 {
@@ -95,10 +127,9 @@ impl Nic {
                 if self.host.cqs.contains_key(&cfg.cq) {
                     return Err(ApiMisuse::DuplicateCq(cfg.cq).into());
                 }
-                if let Some(reason) = cfg.problem() {
-                    return Err(ApiMisuse::BadCq { cq: cfg.cq, reason }.into());
-                }
-                self.host.cqs.insert(cfg.cq, Cq { cfg, written: 0, consumed: 0, stopped: false });
+                let cq = cfg.cq;
+                let q = Cq::new(cfg).map_err(|reason| ApiMisuse::BadCq { cq, reason })?;
+                self.host.cqs.insert(cq, q);
             }
             HostCommand::SetErrorCq { cq } => {
                 if !self.host.cqs.contains_key(&cq) {
@@ -376,16 +407,9 @@ impl Nic {
                 return;
             }
             Some(q) => {
-                let Some((slot, phase)) = cq_position(q.written, q.cfg.entries) else {
-                    // Unreachable: CqConfig::problem admits only powers of two.
-                    return;
-                };
+                let (slot, phase) = q.ring.position(q.written);
                 entry.phase = phase;
-                let mut bytes = [0u8; COMPLETION_LEN];
-                if entry.emit(&mut bytes).is_err() {
-                    // Unreachable: the model sets no reserved bit.
-                    return;
-                }
+                let bytes = entry.to_bytes();
                 q.written += 1;
                 Some(CqWrite { cq: q.cfg.cq, slot, addr: q.cfg.slot_addr(slot), bytes })
             }
@@ -410,5 +434,29 @@ impl Nic {
             }
         }
         self.host.overflowed.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openrdma_codec::host::cq_position;
+
+    /// The ring's shape places every entry where the codec's `cq_position` does.
+    #[test]
+    fn ring_shape_agrees_with_cq_position() {
+        for entries in [1u32, 2, 8, 1 << 10, 1 << 31] {
+            let cfg = CqConfig { cq: CqId::new(1), base: 0, entries };
+            let ring = RingShape::of(&cfg).expect("a power of two");
+            for count in [0u64, 1, 7, 8, 9, 1023, 1024, 1 << 31, (1 << 32) + 5, u64::MAX] {
+                assert_eq!(
+                    Some(ring.position(count)),
+                    cq_position(count, entries),
+                    "{entries} {count}"
+                );
+            }
+        }
+        let bad = CqConfig { cq: CqId::new(1), base: 0, entries: 6 };
+        assert!(RingShape::of(&bad).is_err());
     }
 }

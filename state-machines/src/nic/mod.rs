@@ -20,8 +20,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use rustc_hash::FxHashMap as HashMap;
 
 use openrdma_codec::host::{
-    COMPLETION_LEN, CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template,
-    WorkRequest, WrOpcode, accept_doorbell, cq_position, retirement_slot,
+    CompletionRepr, CompletionStatus, DoorbellToken, FlagRepr, Template, WorkRequest, WrOpcode,
+    accept_doorbell, retirement_slot,
 };
 use openrdma_codec::{
     AethRepr, BthRepr, EethRepr, EndpointOp, ErthRepr, Ev, Lkey, Msn, NackReason, NethRepr, Opcode,

@@ -5,11 +5,12 @@
 use super::*;
 
 /// Where an accepted Write goes: its offset in the receive window and its message's slot in
-/// the retirement domain.
+/// the retirement domain; and whether it is its message's last packet.
 #[derive(Debug, Clone, Copy)]
 struct Accepted {
     offset: u32,
     slot: u16,
+    is_last: bool,
 }
 
 impl Nic {
@@ -98,8 +99,8 @@ impl Nic {
     ) -> Result<(), PeerViolation> {
         let ts = w.tseth.map_or(0, |t| t.tx_timestamp);
         let Some(offset) = self.classify_write(i, ev, w, ts)? else { return Ok(()) };
-        let slot = self.check_write(now, i, ev, w, ts)?;
-        self.accept_write(now, i, ev, w, ts, Accepted { offset, slot });
+        let at = self.check_write(now, i, ev, w, ts, offset)?;
+        self.accept_write(now, i, ev, w, ts, at);
         Ok(())
     }
 
@@ -138,8 +139,8 @@ impl Nic {
         }
     }
 
-    /// Every check of a new Write and its message; returns the message's slot in its
-    /// retirement domain. Nothing changes here but the responses the specification asks for
+    /// Every check of a new Write (at `offset` in the receive window) and its message;
+    /// returns where it goes. Nothing changes here but the responses the specification asks for
     /// (a transport NAK for a bad key, a NACK and the QP's failure past the WWI limit).
     fn check_write(
         &mut self,
@@ -148,7 +149,8 @@ impl Nic {
         ev: Ev,
         w: &WritePacket,
         ts: u16,
-    ) -> Result<u16, PeerViolation> {
+        offset: u32,
+    ) -> Result<Accepted, PeerViolation> {
         let pmtu = self.cfg.pmtu;
         let qpn = self.qps[i].cfg.qpn;
         let psn = w.bth.psn;
@@ -170,8 +172,8 @@ impl Nic {
             self.send_ack(i, ev, Some(AethRepr::NAK_REMOTE_ACCESS));
             return Err(PeerViolation::RemoteAccess { qpn, rkey: w.reth.rkey, va: w.reth.va, len });
         }
-        let slot = self.check_message(i, w)?;
         let is_imm = op.has_immediate();
+        let slot = self.check_message(i, w, is_imm)?;
         let limit = self.cfg.wwi_limit;
         let rq_ahead = w.meth.rqmsn.forward_from(self.qps[i].resp.delivered_rqmsn);
         if is_last && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
@@ -179,12 +181,13 @@ impl Nic {
             self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
             return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
         }
-        Ok(slot)
+        Ok(Accepted { offset, slot, is_last })
     }
 
     /// Where the Write's message stands in its retirement domain, and whether the packet
-    /// agrees with what earlier packets of it said; returns its slot.
-    fn check_message(&self, i: usize, w: &WritePacket) -> Result<u16, PeerViolation> {
+    /// agrees with what earlier packets of it said; returns its slot. `is_imm`: whether
+    /// its opcode carries an ImmDt.
+    fn check_message(&self, i: usize, w: &WritePacket, is_imm: bool) -> Result<u16, PeerViolation> {
         let qpn = self.qps[i].cfg.qpn;
         let len = w.payload.len();
         let msn = w.meth.msn;
@@ -212,7 +215,7 @@ impl Nic {
         } else if len > w.reth.dma_len {
             return Err(mismatch("more payload than RETH.dma_len"));
         }
-        if w.bth.opcode.has_immediate() && w.immdt.is_none() {
+        if is_imm && w.immdt.is_none() {
             return Err(mismatch("Write-with-Immediate without ImmDt"));
         }
         Ok(slot)
@@ -233,7 +236,7 @@ impl Nic {
         let psn = w.bth.psn;
         let len = w.payload.len();
         let msn = w.meth.msn;
-        let is_last = w.bth.opcode.is_last();
+        let is_last = at.is_last;
         let out_of_order = self.qps[i].resp.accept(at.offset, len);
         self.stats.packets_placed += 1;
         if out_of_order {

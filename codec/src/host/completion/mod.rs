@@ -428,7 +428,21 @@ impl CompletionRepr {
                 max: CQE_OWNER_RESERVED_MASK.into(),
             });
         }
-        let mut v = Completion::new_unchecked(&mut buf[..COMPLETION_LEN]);
+        self.write(&mut Completion::new_unchecked(&mut buf[..COMPLETION_LEN]));
+        Ok(COMPLETION_LEN)
+    }
+
+    /// The entry as the 32 bytes a device writes. Never fails: [`CompletionRepr::emit`]
+    /// refuses only a short buffer and reserved fields with bits outside their masks, and
+    /// here the buffer is the entry's size and only the masks' bits are written.
+    pub fn to_bytes(&self) -> [u8; COMPLETION_LEN] {
+        let mut bytes = [0u8; COMPLETION_LEN];
+        self.write(&mut Completion::new_unchecked(&mut bytes[..]));
+        bytes
+    }
+
+    /// Writes every field through the view, the owner byte last.
+    fn write(&self, v: &mut Completion<&mut [u8]>) {
         v.set_wr_id(self.wr_id);
         v.set_status(self.status);
         v.set_opcode(self.opcode);
@@ -442,7 +456,6 @@ impl CompletionRepr {
         v.set_timestamp(self.timestamp);
         // The owner byte last, as a device writes it.
         v.set_owner(self.phase, self.owner_resv);
-        Ok(COMPLETION_LEN)
     }
 
     /// Semantic checks of one entry (`base` is its offset in the buffer checked).
