@@ -180,7 +180,7 @@ pub use event::{
     CompletionEvent, CpuCommand, CqWrite, DmaWrite, DoorbellWrite, FlagWrite, HostCommand,
     LocalRegion, NicEvent, NicInput, NicReport, Region, RetransmitCause, Side, Transmit,
 };
-pub use nic::{CqState, Nic, NicStats};
+pub use nic::{CqState, Nic, NicStats, SendWindow};
 pub use openrdma_device::{CqId, DomainId, Payload, Timestamp};
 pub use oracle::DeliveryOracle;
 pub use packet::{FrameWriter, Outer, Packet, Unreceivable, UnsupportedPacket, WritePacket};

@@ -13,7 +13,8 @@ use openrdma_sm::{
 use script::*;
 
 /// What the model shows of one QP: expected PSN, send window, error state, EV states.
-type QpState = (Option<Psn>, Option<(Psn, Psn)>, Option<bool>, Option<Vec<(Ev, EvState)>>);
+type QpState =
+    (Option<Psn>, Option<openrdma_sm::SendWindow>, Option<bool>, Option<Vec<(Ev, EvState)>>);
 
 /// Everything the model shows of its state.
 #[derive(Debug, Clone, PartialEq, Eq)]

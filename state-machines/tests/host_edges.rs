@@ -7,7 +7,7 @@ mod script;
 
 use openrdma_codec::host::CompletionStatus;
 use openrdma_codec::{AethRepr, Opcode, Psn, Qpn};
-use openrdma_sm::{HostCommand, NicEvent, Side};
+use openrdma_sm::{HostCommand, NicEvent, SendWindow, Side};
 use script::*;
 
 const ONLY: Opcode = Opcode::MRC_WRITE_ONLY;
@@ -76,7 +76,10 @@ fn flag_table_001_no_sender_flag_outside_the_table() {
     s.expect_quiet();
     let flags = s.take_events().into_iter().filter(|e| matches!(e, NicEvent::FlagWrite(_)));
     assert_eq!(flags.count(), 0);
-    assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(3), Psn::new(3))));
+    assert_eq!(
+        s.nic.send_window(lqp()),
+        Some(SendWindow { unacked: Psn::new(3), next: Psn::new(3) })
+    );
 }
 
 /// ERTH-QPN-001, TPL-QPN-001: QPN 2 is the endpoint operations'; a QP numbered 2, or one

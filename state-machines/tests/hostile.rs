@@ -45,7 +45,7 @@ fn lqp() -> Qpn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Seen {
     epsn: Option<Psn>,
-    window: Option<(Psn, Psn)>,
+    window: Option<openrdma_sm::SendWindow>,
     in_error: Option<bool>,
     evs: Option<Vec<(Ev, EvState)>>,
     pending: usize,
@@ -693,7 +693,7 @@ fn follow_up(s: &mut Script, r: &Row) {
 /// PSN 0 stays acknowledged; a valid SACK and AETH complete both messages.
 fn sender_completes(s: &mut Script, name: &str) {
     assert_eq!(
-        s.nic.send_window(lqp()).map(|w| w.0),
+        s.nic.send_window(lqp()).map(|w| w.unacked),
         Some(Psn::new(1)),
         "{name}: PSN 0 stays acked"
     );

@@ -14,7 +14,7 @@ use openrdma_codec::{AethRepr, Ev, Msn, NackReason, Opcode, Psn, Qpn, Rkey, Rqms
 use openrdma_sm::{
     CpuCommand, DoorbellRejected, DoorbellWrite, EvMark, EvState, HostCommand, HostError,
     NicConfig, NicReport, Packet, Payload, PeerViolation, QpConfig, RecoveryAgent, RecoveryConfig,
-    RetirementMode, RetransmitCause, Side, SprayPolicy, Timestamp,
+    RetirementMode, RetransmitCause, SendWindow, Side, SprayPolicy, Timestamp,
 };
 use script::*;
 
@@ -652,7 +652,10 @@ fn snd_seg_001_segmentation() {
     s.expect_no_tx();
     s.expect_report(NicReport::Armed { qpn: lqp(), snd_una: Psn::new(100) });
     s.expect_nothing();
-    assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(100), Psn::new(104))));
+    assert_eq!(
+        s.nic.send_window(lqp()),
+        Some(SendWindow { unacked: Psn::new(100), next: Psn::new(104) })
+    );
     assert_eq!(s.nic.stats().data_packets_sent, 4);
 }
 
@@ -705,7 +708,10 @@ fn seth_mpr_001_sender_mpr_window() {
     s.accept_ctrl(sack(0, 1, 0));
     s.expect_data(128, MIDDLE);
     s.expect_no_tx();
-    assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(1), Psn::new(129))));
+    assert_eq!(
+        s.nic.send_window(lqp()),
+        Some(SendWindow { unacked: Psn::new(1), next: Psn::new(129) })
+    );
 }
 
 /// Four packets PSN 0..=3 on EVs A0..A3, at time 0; reports dropped.
@@ -742,7 +748,10 @@ fn snd_sack_003_sack_beyond_sent() {
     assert_eq!(s.nic.send_window(lqp()), before);
     // The SACK that is right is taken.
     s.accept_ctrl(sack(3, 1, 0));
-    assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(4), Psn::new(4))));
+    assert_eq!(
+        s.nic.send_window(lqp()),
+        Some(SendWindow { unacked: Psn::new(4), next: Psn::new(4) })
+    );
 }
 
 /// SND-SACK-004: a SACK whose bitmap offset lies outside any window is refused.
@@ -1371,7 +1380,10 @@ fn rec_rto_003_cpu_retransmit() {
         cause: RetransmitCause::Timeout,
         lost_ev: Some(EVS[0]),
     });
-    assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(0), Psn::new(4))));
+    assert_eq!(
+        s.nic.send_window(lqp()),
+        Some(SendWindow { unacked: Psn::new(0), next: Psn::new(4) })
+    );
 }
 
 /// EV-PROBE-005, EV-PROBE-002, PETH-RESP-001: a probe on an ASSUMED_BAD EV consumes no
@@ -1390,7 +1402,11 @@ fn ev_probe_002_probe_answer_restores_the_ev() {
     let (psn, id) = s.expect_probe(EVS[2]);
     assert_eq!(psn, Psn::new(4), "the probe carries snd_nxt");
     s.expect_nothing();
-    assert_eq!(s.nic.send_window(lqp()), Some((Psn::new(0), Psn::new(4))), "no PSN consumed");
+    assert_eq!(
+        s.nic.send_window(lqp()),
+        Some(SendWindow { unacked: Psn::new(0), next: Psn::new(4) }),
+        "no PSN consumed"
+    );
 
     s.advance(1_000);
     s.accept_ctrl(probe_answer(0xFF_FFFF, EVS[2], id));

@@ -220,9 +220,12 @@ impl Nic {
         self.qp_index.get(&qpn.value()).map(|&i| self.qps[i].resp.epsn())
     }
 
-    /// Oldest unacknowledged and next PSN to send of QP `qpn`.
-    pub fn send_window(&self, qpn: Qpn) -> Option<(Psn, Psn)> {
-        self.qp_index.get(&qpn.value()).map(|&i| (self.qps[i].req.snd_una, self.qps[i].req.snd_nxt))
+    /// The send window of QP `qpn`: its oldest unacknowledged PSN and the next PSN to send.
+    pub fn send_window(&self, qpn: Qpn) -> Option<SendWindow> {
+        self.qp_index.get(&qpn.value()).map(|&i| SendWindow {
+            unacked: self.qps[i].req.snd_una,
+            next: self.qps[i].req.snd_nxt,
+        })
     }
 
     /// State of every EV of QP `qpn`.
@@ -591,4 +594,14 @@ impl Nic {
     pub fn poll_event(&mut self) -> Option<NicEvent> {
         self.events.pop_front()
     }
+}
+
+/// The send window of a QP, as [`Nic::send_window`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendWindow {
+    /// The oldest PSN sent and not yet acknowledged (all of it is acknowledged when this is
+    /// `next`).
+    pub unacked: Psn,
+    /// The next new PSN to send.
+    pub next: Psn,
 }

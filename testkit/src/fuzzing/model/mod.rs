@@ -203,7 +203,7 @@ fn psn_near(inp: &mut Input<'_>, base: Psn, edge: Psn) -> Psn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct QpState {
     epsn: Option<Psn>,
-    window: Option<(Psn, Psn)>,
+    window: Option<openrdma_sm::SendWindow>,
     in_error: Option<bool>,
     evs: Option<Vec<(Ev, EvState)>>,
 }

@@ -43,7 +43,8 @@ struct Sender {
 
 impl Sender {
     fn send_window(&self) -> (Psn, Psn) {
-        self.nic.send_window(Qpn::new(LQP)).expect("the QP exists")
+        let w = self.nic.send_window(Qpn::new(LQP)).expect("the QP exists");
+        (w.unacked, w.next)
     }
 
     fn post(&mut self, inp: &mut Input<'_>) {
