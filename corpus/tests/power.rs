@@ -98,7 +98,6 @@ const MISNAMED: &[(&str, &str)] = &[
     ("ignore-nic-ack-coalesce", "RCV-ACK-002.a"),
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
     ("ignore-nic-skip-hold", "FLAG-SEND-001.a"),
-    ("ignore-nic-tail-probe", "EV-PROBE-005.a"),
     ("ignore-nic-timestamps", "TSETH-PRESENT-001"),
     ("ignore-recovery-rto", "REC-RTO-003"),
     // Commands of the CPU half ignored: the flag or packet they change is named.
