@@ -209,7 +209,7 @@ fn rows() -> Vec<Row> {
             "s.toml:1:8: name = \"a b\": a scenario name",
         ),
     ];
-    let ids = "requirements = [\"BTH-PSN-001\", ";
+    let ids = "requirements = [\"BTH-PSN-002\", ";
     let requirements: &[(&str, &str)] = &[
         (
             "requirements = []",
@@ -364,7 +364,7 @@ fn rows() -> Vec<Row> {
             .err("the capture is scenario \"rcv-in-order-v4\""),
     );
     let pcapng = fs::read(hostile::repo(&format!("{SCN}.pcapng"))).expect("the corpus capture");
-    let at = pcapng.windows(11).position(|w| w == b"RCV-WIN-001").expect("a check comment");
+    let at = pcapng.windows(11).position(|w| w == b"BTH-PSN-002").expect("a check comment");
     let mut unknown = pcapng.clone();
     unknown[at..at + 11].copy_from_slice(b"Z-NOPEX-001");
     rows.push(

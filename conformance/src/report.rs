@@ -338,12 +338,12 @@ fn first(d: &Divergence, spec: &Spec) -> FirstDivergence {
     }
 }
 
-/// The requirement IDs a scenario checks: its manifest's and its records' `checks`.
 /// Computes the coverage of `scenarios` over `spec`, and how much of it the scenarios in
 /// `ran` (those the device did not decline) exercised. A scenario covers the clauses of
-/// the checks of the judge's table it exercises ([`table::covered_by`]); a requirement is
-/// covered when the line or one of its clauses is. What scenarios name in their manifests
-/// and records documents them and does not count.
+/// the checks of the judge's table it exercises that it can show a breach of
+/// ([`table::covered_by`], `judge::discriminates`); a requirement is covered when the line
+/// or one of its clauses is. What scenarios name in their manifests and records does not
+/// count.
 pub fn coverage(spec: &Spec, scenarios: &[&Scenario], ran: &[&Scenario]) -> Coverage {
     let ran: BTreeSet<&str> = ran.iter().map(|s| s.manifest.name.as_str()).collect();
     let mut by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

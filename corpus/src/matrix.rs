@@ -187,8 +187,8 @@ impl Matrix {
     pub fn build(spec: &Spec, scenarios: &[Scenario], sources: &[SourceFile]) -> Matrix {
         let mut m = Matrix::default();
         // Coverage from the judge's table: a scenario checks the clauses of the checks it
-        // exercises, each under its own ID and its line's. What manifests and records name
-        // documents them and does not count.
+        // exercises that it can show a breach of (`judge::discriminates`), each under its
+        // own ID and its line's. Manifests claim the same; records' checks document them.
         for s in scenarios {
             for c in openrdma_conformance::judge::table::covered_by(s) {
                 let name = s.manifest.name.clone();
@@ -252,8 +252,9 @@ impl Matrix {
              by hand. For every requirement: its level, its subject (README.md, \"Who a\n\
              requirement binds\"), the scenarios that check it, and the files of code and of\n\
              tests that cite it. Requirements of the subjects `device` and `cpu-half` are checked\n\
-             by scenarios (a scenario checks the clauses of the judge's checks it exercises);\n\
-             those of the other subjects by tests. A requirement that marks clauses\n\
+             by scenarios (a scenario checks the clauses of the judge's checks it exercises that\n\
+             it can show a breach of); those of the other subjects by tests. A requirement that\n\
+             marks clauses\n\
              (README.md, \"How a requirement is written\") is followed by a sub-row per clause,\n\
              with the clause's own level and subject and what cites the clause itself.\n"
         );

@@ -63,10 +63,8 @@ const MISNAMED: &[(&str, &str)] = &[
     ("perturb-ack-aeth-msn", "RCV-ACK-002.b"),
     ("perturb-write-bth-pad-count", "PAY-PAD-003"),
     // Generated: a knob ignored shows first where its effect does, under a clause whose
-    // text does not name the knob (tail probing: the registry's other tail faults name
-    // the probe's rule, EV-PROBE-005.a, this one the timer's, SND-TAIL-001.a).
+    // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
-    ("ignore-nic-tail-probe", "EV-PROBE-005.a"),
     ("ignore-nic-timestamps", "TSETH-PRESENT-001"),
     ("ignore-recovery-rto", "REC-RTO-003"),
     // Generated (rejects): frames a receiver must take, dropped: what they would have

@@ -88,6 +88,7 @@ use crate::req::Clause;
 use crate::requirements::Level;
 
 mod arrivals;
+pub mod discriminates;
 mod doorbells;
 mod entries;
 mod events;

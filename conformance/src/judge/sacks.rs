@@ -182,7 +182,7 @@ fn judge_probe_answers(
 /// a write with `ack_req` (RCV-SACK-001.a), after a hole (.b), filling one (.c) or with
 /// `rtx` (.d); otherwise the coalescing count (RCV-SACK-002). The record's list of
 /// requirements is not consulted.
-fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
+pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
     let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001.a" };
     let mut seen: Vec<u32> = Vec::new();
     let mut trigger = None;

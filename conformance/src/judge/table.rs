@@ -3,7 +3,8 @@
 //! run at all, and the function that judges. [`super::judge_in`] runs the rows in order;
 //! every divergence names the row that found it ([`Divergence::check`]), and coverage
 //! ([`crate::report::coverage`]) counts a clause as covered by a scenario when a row that
-//! can fail it is exercised by that scenario.
+//! can fail it is exercised by that scenario and the scenario can show a breach of it
+//! ([`super::discriminates`]).
 //!
 //! The order of the rows fixes the order of divergences at equal times, and so which one a
 //! report shows first.
@@ -172,7 +173,7 @@ fn expects_qp_error(s: &Scenario, _: Scope) -> bool {
 }
 
 /// The kinds of output `s` expects.
-fn expected_reads(s: &Scenario) -> Vec<Reads> {
+pub(super) fn expected_reads(s: &Scenario) -> Vec<Reads> {
     let all = [
         Reads::Frame,
         Reads::Data,
@@ -197,14 +198,10 @@ fn expected_reads(s: &Scenario) -> Vec<Reads> {
 }
 
 /// The clauses a scenario covers: every clause of every check it exercises
-/// ([`Check::exercised_by`]), for a device that claims every capability.
+/// ([`Check::exercised_by`]) that it can show a breach of
+/// ([`super::discriminates::covered_by`]), for a device that claims every capability.
 pub fn covered_by(s: &Scenario) -> BTreeSet<Clause> {
-    let reads = expected_reads(s);
-    CHECKS
-        .iter()
-        .filter(|c| (c.applies)(s, Scope::FULL) && c.reads.iter().any(|k| reads.contains(k)))
-        .flat_map(|c| c.clauses.iter().copied())
-        .collect()
+    super::discriminates::covered_by(s)
 }
 
 /// Whether some check of the table can fail `clause`: it is one of a check's clauses. A

@@ -248,7 +248,10 @@ pub fn probe(id: u16) -> Packet {
 /// decoder), the EVs the device's packets travel on and report (CONF-CMP-017), the
 /// completion-flag word of every expected flag (compared whole, at its address), the fields
 /// of every expected completion, and the order of the writes of one message or work request
-/// (`scoreboard::order_requirements`).
+/// (`scoreboard::order_requirements`). Of all these, the manifest keeps only the
+/// requirements of clauses the scenario can show a breach of (`judge::discriminates`),
+/// and each record's `checks` likewise: a manifest claims only what the judge can fail
+/// there.
 ///
 /// A responder scenario requires `retirement` only when a requirement its builder names
 /// concerns retirement (flags, completions, transport acknowledgements, message tracking):
@@ -419,6 +422,16 @@ fn done(r: Recorder, end: u64) -> Scenario {
         if !s.manifest.requirements.iter().any(|r| r == id) {
             s.manifest.requirements.push(id.to_string());
         }
+    }
+    // The manifest claims only what the scenario can show a breach of: the requirements of
+    // the clauses it covers (`judge::discriminates`); a record's checks likewise.
+    let shown: BTreeSet<&str> = openrdma_conformance::judge::table::covered_by(&s)
+        .into_iter()
+        .map(|c| c.requirement())
+        .collect();
+    s.manifest.requirements.retain(|id| shown.contains(id.as_str()));
+    for rec in &mut s.records {
+        rec.checks.retain(|id| shown.contains(id.split('.').next().unwrap_or(id)));
     }
     s
 }

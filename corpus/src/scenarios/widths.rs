@@ -18,12 +18,18 @@
 //! * Rings: a completion queue of 1 024 entries above 2^32, with a number above 2^16, that
 //!   wraps, and flag tables of 1 024 slots that wrap with it (`ret-cq-wrap-1k`).
 //!
-//! Not here, for their size. An MSN at or above 2^15 (a 15-bit MSN register) can only be
+//! * MSNs: new packets naming an MSN with bit 15 set, which a responder must place as
+//!   retired by their 16-bit offset (RET-CAP-002) and discard, and which one that keeps
+//!   MSNs in 15 bits takes for the next message and places; its completion queue holds
+//!   2^16 entries, a count that needs 17 bits (`rcv-msn-high`).
+//!
+//! Not here, for their size. A domain whose next MSN reaches 2^15 or wraps at 2^16 (so
+//! that the device's own MSNs, in METH, AETH, flags and entries, need bit 15) can only be
 //! reached by 2^15 messages, the MSN having no configured start: even as zero-length
 //! writes that is about 33 000 frames, 4.1 to 4.3 MB of pcapng, over the 4 MiB a tracked
 //! file may take, and a replay longer than the rest of the corpus together. A completion
-//! queue that wraps at 2^16 entries (about 12 MB) and a consumer count that wraps at 2^32
-//! are left out for the same reason.
+//! queue or flag table that wraps at 2^16 entries (about 12 MB) and a consumer count that
+//! wraps at 2^32 are left out for the same reason.
 
 use openrdma_device::{CqConfig, CqId, LocalRegion};
 
@@ -41,6 +47,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rcv-ids-high", rcv_ids_high),
         ("snd-ids-high", snd_ids_high),
         ("ret-cq-wrap-1k", ret_cq_wrap_1k),
+        ("rcv-msn-high", rcv_msn_high),
     ]
 }
 
@@ -553,6 +560,54 @@ fn ret_cq_wrap_1k() -> Scenario {
         }
         r.inject(at, (m % 4) as u16, 0xA000_0001 + (m % 4) * 0x1_0000, &p);
         at += 200;
+    }
+    done(r, at + 20_000)
+}
+
+// ===== MSNs ===============================================================================
+
+/// New packets naming MSNs with bit 15 set: by its 16-bit offset from the next MSN each is
+/// retired (RET-CAP-002) and is discarded without response or placement (FLAG-LAST-002),
+/// while a responder that keeps MSNs in 15 bits takes it for the next message. The
+/// completion queue has 2^16 entries.
+fn rcv_msn_high() -> Scenario {
+    let mut r = responder_needing(
+        "rcv-msn-high",
+        "The device's QP reports receive completions to a queue of 65 536 entries, a count \
+         that needs 17 bits. The peer writes three Write-with-Immediate messages, MSNs 0, 1 \
+         and 2; before messages 1 and 2, a packet with the same PSN names MSN 0x8001 (then \
+         0x8002): 2^15 after the next MSN, so retired, and discarded without response or \
+         placement. A responder that keeps MSNs in 15 bits would place it as the next \
+         message.",
+        &["RET-CAP-002", "FLAG-LAST-002", "CQE-RING-001"],
+        &[Capability::WriteImmediate, Capability::CompletionQueues],
+    );
+    let cq = CqId::new(0x2);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(0, HostCommand::CreateCq(CqConfig { cq, base: 0x2_0000_0000, entries: 1 << 16 }));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            send_cq: Some(cq),
+            recv_cq: Some(cq),
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    let mut at = 1_000;
+    for m in 0..3u16 {
+        let msg = |msn: u16| Msg {
+            rqmsn: m + 1,
+            imm: Some(0x8000_0000 | u32::from(msn)),
+            ..Msg::at(msn, REGION + u64::from(m) * 0x100, 64)
+        };
+        if m > 0 {
+            r.checks(&["RET-CAP-002", "FLAG-LAST-002"]);
+            send(&mut r, at, u32::from(m), &msg(m | 0x8000));
+            at += 2_000;
+        }
+        r.checks(&["CQE-RING-001"]);
+        send(&mut r, at, u32::from(m), &msg(m));
+        at += 2_000;
     }
     done(r, at + 20_000)
 }

@@ -1,0 +1,576 @@
+//! Whether a scenario can show a breach of a clause (issue 13, `judge-design.md` 2.5 and
+//! 9.2): coverage counts a clause in a scenario only where a device that breaks it would
+//! diverge there.
+//!
+//! A row of the judge's table reads a kind of output; that a scenario expects such an
+//! output does not make every clause of the row visible. The frame-matching row names the
+//! window rules only for a packet that an acknowledgement released, a SACK trigger rule is
+//! hidden by the SACK timer when the timer's SACK still arrives within the lateness
+//! tolerance, and a receiver's rule for a frame to discard shows only where such a frame
+//! arrives. Each predicate below says, from the scenario alone (its inputs, configuration
+//! and expected outputs), whether a breach of its clause can show in it. A clause without
+//! a predicate keeps the row's rule: it shows wherever the row is exercised.
+//!
+//! The predicates follow the rules the judge names divergences by (`matching::due_rule`,
+//! `sacks::due_rule`, the field table, `arrivals`' discard reasons): a clause shows where
+//! some expectation would be named by it when the device misses or mistimes it, or where
+//! a field of an expected frame is judged by it.
+
+use std::collections::{BTreeSet, HashMap};
+
+use openrdma_codec::frame::{DecodedFrame, decode};
+use openrdma_codec::{EvMark, NackReason};
+use openrdma_device::{
+    Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
+    Record, Scenario,
+};
+
+use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
+use super::obs::{Frame, Kind, classify};
+use super::table::{CHECKS, Check, expected_reads};
+use super::{Scope, ack_class, peer_map, sacks, wire};
+use crate::req::*;
+
+/// Two stamps of one QP's clock are compared when sent less than this far apart
+/// (`schedule::judge_clock`, CONF-CMP-036).
+const CLOCK_SPAN_NS: u64 = 1 << 15;
+
+/// What a scenario offers for a breach to show, worked out once.
+#[derive(Debug)]
+pub struct Facts {
+    /// The kinds of the frames it expects.
+    kinds: Kinds,
+    /// The rules the judge would name a missing or mistimed expected frame by.
+    due: BTreeSet<Clause>,
+    /// The rules the judge would name a missing expected SACK by (`sacks::due_rule`).
+    sack_due: BTreeSet<Clause>,
+    /// The SACK timer lands outside the lateness tolerance: a SACK or ACK owed at once and
+    /// not sent is not hidden by the one the timer sends.
+    timer_apart: bool,
+    /// The receivers' rules broken by acting on the frames to discard it injects.
+    discards: BTreeSet<Clause>,
+    /// Clock rules with a pair of stamps less than 2^15 ns apart to compare.
+    clock: BTreeSet<Clause>,
+    /// An expected NACK carries the NACKed packet's timestamp (a reflection tells from 0).
+    nack_ts: bool,
+    /// An expected SACK answers a probe.
+    probe_answer: bool,
+    /// An expected data packet belongs to a Write-with-Immediate message.
+    imm_data: bool,
+    /// The link is IPv6.
+    v6: bool,
+    /// The CPU half is inside the device.
+    own_cpu: bool,
+    /// The order rules of the writes it expects (`order::requirements`).
+    order: Vec<&'static str>,
+    /// The send-order rules of packets of one QP it expects together
+    /// (`schedule::judge_order`).
+    sched: BTreeSet<Clause>,
+    /// The kinds of report it expects, by [`report_bit`].
+    reports: u8,
+}
+
+/// A predicate: whether the scenario can show a breach of the clause.
+type Shows = fn(&Facts) -> bool;
+
+/// Rows whose frame-kind clauses follow the field table: a field clause shows where a
+/// frame of a kind it judges is expected.
+const BY_KIND: &[&str] = &["frames.match", "link"];
+
+/// Rows that name a receiver's clause for acting on a frame to discard.
+const BY_DISCARD: &[&str] = &["sacks", "placement", "frames.unexpected"];
+
+/// The receiver's clauses for frames to discard (`wire::discard_clause`, `Arrivals`).
+const DISCARD: &[Clause] = &[
+    DEC_CUT_001,
+    DEC_STRUCT_001,
+    ENC_FRAME_001,
+    ENC_IPV4_001,
+    ENC_IPV4_002_B,
+    ENC_IPV4_003_B,
+    ENC_IPV4_005,
+    ENC_IPV6_001,
+    ENC_IPV6_002,
+    ENC_LEN_001_B,
+    ENC_LEN_002_B,
+    ENC_LEN_004,
+    ENC_ROCE_001,
+    ENC_UDP_001_B,
+    ENC_UDP_002,
+    ENC_UDP_006,
+    ENC_VLAN_002_C,
+    ICRC_VERIFY_001_A,
+    OPC_UNKNOWN_001_B,
+    PAY_PAD_003,
+];
+
+/// Clauses the frame-matching row names only by what made an expected frame due
+/// (`matching::due_rule`): they show where an expectation is due by them.
+const DUE: &[Clause] = &[
+    // What released a first transmission, sent early (the window held it) or late (the
+    // sender did not act on the acknowledgement).
+    WWI_LIMIT_001,
+    SND_CC_001,
+    SND_WIN_001,
+    SND_WIN_002_B,
+    SETH_PDC_001_B,
+    SETH_TYPE_001_B,
+    SETH_CC_001_B,
+    SND_SACK_001,
+    SND_SACK_002_A,
+    EV_SKIP_002,
+    // What asked for a retransmission.
+    REC_RTO_001,
+    REC_RTO_003,
+    REC_RTO_005,
+    REC_IF_002,
+    REC_IF_003,
+    REC_IF_010,
+    SND_INFER_001,
+    SND_NACK_002,
+    SND_NACK_004_A,
+    SND_RTX_001_A,
+    // Acknowledgements and probes.
+    RCV_DUP_002,
+    RCV_ACK_001_B,
+    RCV_NAK_002_A,
+    REC_PROBE_001,
+    RCV_WIN_002_A,
+    RCV_NACK_001_C,
+];
+
+/// Clauses shown by a predicate of their own, in any row that names them.
+const OWN: &[(Clause, Shows)] = &[
+    // An ACK owed at once is hidden by the one the next SACK carries when the timer's
+    // SACK lands within the tolerance (design 9.2).
+    (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
+    (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
+    (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
+    (NETH_TS_001, |f| f.nack_ts),
+    (SND_RQMSN_002_A, |f| f.imm_data),
+    (PETH_RESP_001, |f| f.probe_answer),
+    (SETH_PR_001, |f| f.probe_answer),
+    (SETH_ACKPSN_002, |f| f.probe_answer),
+    // What a missing SACK is named by (`sacks::due_rule`): a trigger owed at once, visible
+    // only where the timer's SACK would be late; the timer itself.
+    (RCV_SACK_001_A, |f| f.sack_due.contains(&RCV_SACK_001_A) && f.timer_apart),
+    (RCV_SACK_001_B, |f| f.sack_due.contains(&RCV_SACK_001_B) && f.timer_apart),
+    (RCV_SACK_001_C, |f| f.sack_due.contains(&RCV_SACK_001_C) && f.timer_apart),
+    (RCV_SACK_001_D, |f| f.sack_due.contains(&RCV_SACK_001_D) && f.timer_apart),
+    (RCV_DUP_001_B, |f| f.sack_due.contains(&RCV_DUP_001_B) && f.timer_apart),
+    (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
+    (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),
+    (RCV_SACK_004_B, |f| f.sack_due.contains(&RCV_SACK_004_B)),
+    // The NACK back-off: only where a window or resource NACK asks for a retransmission.
+    (SND_NACK_004_A, |f| f.due.contains(&SND_NACK_004_A)),
+    // Send order: only where the reference sent two packets of a QP together.
+    (SND_ORDER_001_A, |f| f.sched.contains(&SND_ORDER_001_A)),
+    (SND_SCHED_003_A, |f| f.sched.contains(&SND_SCHED_003_A)),
+    (SND_SCHED_001, |f| f.sched.contains(&SND_SCHED_001)),
+    // Reports: only where the scenario expects one of the kind the clause fixes; the
+    // Retransmitted reports where it expects a retransmission and judges them.
+    (REC_IF_004, |f| f.reports & NACK_REPORT != 0),
+    (REC_IF_005, |f| f.reports & MARK_REPORT != 0),
+    (REC_IF_007, |f| f.reports & PROBE_REPORT != 0),
+    (REC_IF_008, |f| f.kinds & RTX != 0 && !f.own_cpu),
+];
+
+const NACK_REPORT: u8 = 1;
+const MARK_REPORT: u8 = 2;
+const PROBE_REPORT: u8 = 4;
+
+/// The kind of report `r` is, as a set member.
+fn report_bit(r: &NicReport) -> u8 {
+    match r {
+        NicReport::Nack { .. } => NACK_REPORT,
+        NicReport::EvMarked { .. } => MARK_REPORT,
+        NicReport::ProbeAnswered { .. } => PROBE_REPORT,
+        _ => 0,
+    }
+}
+
+/// Kinds of frame whose fields a clause judges beyond the field table's rows
+/// (`fields::rule_of`'s special cases and `link`'s destination rules).
+const FIELD_EXTRA: &[(Clause, Kinds)] = &[
+    (AETH_MRC_002_A, ACK),
+    (AETH_MSN_001_B, ACK),
+    (EETH_STATUS_001_A, ERSP),
+    (EETH_STATUS_001_B, ERSP),
+    (EV_PROBE_005_A, PROBE),
+];
+
+impl Facts {
+    /// Works out what `s` offers.
+    pub fn of(s: &Scenario) -> Facts {
+        let exp: Vec<(&Record, Frame<'_>)> = s
+            .expects()
+            .filter_map(|r| match &r.body {
+                Body::Frame { bytes, .. } => Some((r, classify(r.at.0, bytes))),
+                _ => None,
+            })
+            .collect();
+        let m = &s.manifest;
+        let delay = u64::try_from(m.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
+        let mut f = Facts {
+            kinds: exp.iter().fold(0, |k, (_, f)| k | fields::kind_bit(&f.kind)),
+            due: BTreeSet::new(),
+            sack_due: BTreeSet::new(),
+            timer_apart: delay > m.tolerances.late_ns,
+            discards: BTreeSet::new(),
+            clock: clock_pairs(&exp),
+            nack_ts: exp.iter().any(|(_, f)| f.d.ext.neth.is_some_and(|n| n.tx_timestamp != 0)),
+            probe_answer: exp.iter().any(|(_, f)| f.d.ext.seth.is_some_and(|x| x.pr)),
+            imm_data: false,
+            v6: m.link.is_ipv6(),
+            own_cpu: m.cpu == CpuHalf::Device,
+            order: super::order::requirements(s),
+            sched: order_groups(s, &exp),
+            reports: s.expects().fold(0, |k, r| match &r.body {
+                Body::Event { event: NicEvent::Report(x) } => k | report_bit(x),
+                _ => k,
+            }),
+        };
+        for r in s.injects() {
+            if let Body::Frame { bytes, .. } = &r.body {
+                let d = decode(bytes);
+                if let Some(c) = d.discard_reason().and_then(wire::discard_clause) {
+                    f.discards.insert(c);
+                }
+            }
+        }
+        let local_of = peer_map(s);
+        for e in 0..exp.len() {
+            let (rec, ef) = &exp[e];
+            match ef.kind {
+                Kind::Data { rtx: false, .. } => {
+                    f.imm_data |= imm_message(&exp, e);
+                    first_causes(s, &local_of, &exp, e, &mut f.due);
+                }
+                Kind::Data { rtx: true, .. } => rtx_causes(s, &local_of, &exp, e, &mut f.due),
+                Kind::Nack { reason, .. } => {
+                    f.due.insert(fields::nack_reason_rule(reason));
+                }
+                Kind::Ack { qp, msn, syndrome } => {
+                    let class = ack_class(syndrome);
+                    let again = exp[..e].iter().any(|(_, g)| {
+                        matches!(g.kind, Kind::Ack { qp: q, msn: m, syndrome: y }
+                            if q == qp && m == msn && ack_class(y) == class)
+                    });
+                    let at_once = s
+                        .injects()
+                        .any(|i| i.at.0 == rec.at.0 && matches!(i.body, Body::Frame { .. }));
+                    f.due.insert(match (again, class.0) {
+                        (true, _) => RCV_DUP_002,
+                        (false, true) if at_once => RCV_ACK_001_A,
+                        (false, true) => RCV_ACK_001_B,
+                        (false, false) => RCV_NAK_002_A,
+                    });
+                }
+                Kind::Probe { .. } if m.cpu == CpuHalf::Device => {
+                    f.due.insert(REC_PROBE_001);
+                }
+                Kind::Sack { qp, .. } => {
+                    if let Some(c) = Clause::parse(sacks::due_rule(s, rec.at.0, qp)) {
+                        f.sack_due.insert(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        f
+    }
+}
+
+/// Whether `s` can show a breach of `clause` through `check`: the check is exercised by
+/// `s` ([`Check::exercised_by`]) and the clause's predicate, if it has one, holds.
+pub fn shows(check: &Check, clause: Clause, s: &Scenario, f: &Facts) -> bool {
+    check.exercised_by(s) && shows_in(check.name, clause, f)
+}
+
+/// Whether a breach of `clause` that the row `row` names can show where the row is
+/// exercised, in a scenario with the facts `f`.
+fn shows_in(row: &str, clause: Clause, f: &Facts) -> bool {
+    if let Some((_, p)) = OWN.iter().find(|(c, _)| *c == clause) {
+        return p(f);
+    }
+    if BY_DISCARD.contains(&row) && DISCARD.contains(&clause) {
+        return f.discards.contains(&clause);
+    }
+    if row == "order" {
+        return f.order.iter().any(|id| *id == clause.id() || *id == clause.requirement());
+    }
+    if row == "wire.ev" {
+        return match clause {
+            c if c == ENC_EV_001_A => f.v6 && f.kinds & (WRITE | PROBE) != 0,
+            c if c == ENC_EV_002_A => !f.v6 && f.kinds & (WRITE | PROBE) != 0,
+            c if c == RCV_NACK_001_B => f.kinds & NACK != 0,
+            _ => true,
+        };
+    }
+    if !BY_KIND.contains(&row) {
+        return true;
+    }
+    if DUE.contains(&clause) {
+        return f.due.contains(&clause);
+    }
+    match field_kinds(clause) {
+        Some(k) => f.kinds & k != 0,
+        None => true,
+    }
+}
+
+/// The kinds of frame whose fields `clause` judges, from the field table; `None` for a
+/// clause the table does not name.
+fn field_kinds(clause: Clause) -> Option<Kinds> {
+    let rows = fields::ROWS.iter().filter(|r| r.rule == clause).map(|r| r.kinds);
+    let extra = FIELD_EXTRA.iter().filter(|(c, _)| *c == clause).map(|(_, k)| *k);
+    let k = rows.chain(extra).fold(0, |a, b| a | b);
+    (k != 0).then_some(k)
+}
+
+/// The clauses a scenario covers: the clauses of every check it exercises that it can
+/// show a breach of ([`shows`]), for a device that claims every capability.
+pub fn covered_by(s: &Scenario) -> BTreeSet<Clause> {
+    let f = Facts::of(s);
+    exercised(s)
+        .flat_map(|c| c.clauses.iter().copied().filter(|x| shows_in(c.name, *x, &f)))
+        .collect()
+}
+
+/// The checks `s` exercises ([`Check::exercised_by`]), its expected outputs read once.
+fn exercised(s: &Scenario) -> impl Iterator<Item = &'static Check> + '_ {
+    let reads = expected_reads(s);
+    CHECKS
+        .iter()
+        .filter(move |c| (c.applies)(s, Scope::FULL) && c.reads.iter().any(|k| reads.contains(k)))
+}
+
+/// The clauses of the rows `s` exercises that it cannot show a breach of: what coverage
+/// counts no longer, with the row that names each.
+pub fn hidden_in(s: &Scenario) -> Vec<(&'static str, Clause)> {
+    let f = Facts::of(s);
+    exercised(s)
+        .flat_map(|c| c.clauses.iter().map(move |x| (c.name, *x)))
+        .filter(|(row, x)| !shows_in(row, *x, &f))
+        .collect()
+}
+
+/// Whether `clause`, named by `row`, has a predicate of its own here (it does not simply
+/// show wherever the row is exercised).
+pub fn has_predicate(row: &str, clause: Clause) -> bool {
+    OWN.iter().any(|(c, _)| *c == clause)
+        || (BY_DISCARD.contains(&row) && DISCARD.contains(&clause))
+        || row == "order"
+        || (row == "wire.ev" && [ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B].contains(&clause))
+        || (BY_KIND.contains(&row) && (DUE.contains(&clause) || field_kinds(clause).is_some()))
+}
+
+/// Whether expected frame `e` is a packet of a Write-with-Immediate message.
+fn imm_message(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
+    let key = |f: &Frame<'_>| {
+        let d = &f.d;
+        Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
+    };
+    let Some((qp, msn, imm)) = key(&exp[e].1) else { return false };
+    imm || exp.iter().any(|(_, f)| key(f) == Some((qp, msn, true)))
+}
+
+/// What the judge names an expected first transmission by when it is missing or mistimed
+/// (`matching::first_cause`), each outcome it can reach: released by an acknowledgement
+/// the scenario injects at its time, the rule that held it back (sent early) and the rule
+/// of acting on the acknowledgement (sent late); released by nothing after an EV was
+/// marked to skip, the skip's hold.
+fn first_causes(
+    s: &Scenario,
+    local_of: &HashMap<u32, u32>,
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    due: &mut BTreeSet<Clause>,
+) {
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, .. } = ef.kind else { return };
+    let Some(&local) = local_of.get(&qp) else { return };
+    let acks: Vec<(u64, DecodedFrame<'_>)> = s
+        .injects()
+        .filter(|r| r.at.0 <= at)
+        .filter_map(|r| match &r.body {
+            Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                (d.bth?.dest_qp.value() == local).then_some((r.at.0, d))
+            }
+            _ => None,
+        })
+        .filter(|(_, d)| d.ext.seth.is_some() || d.ext.aeth.is_some())
+        .collect();
+    match acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d) {
+        Some(d) => {
+            // Sent early: the rule that held it back.
+            let first = ef.d.bth.is_some_and(|b| b.opcode.is_first());
+            let cc = s.records.iter().find_map(|r| match &r.body {
+                Body::Host { command: HostCommand::CreateQp(q) } if q.qpn.value() == local => {
+                    Some(q.cc)
+                }
+                _ => None,
+            });
+            let mpr_set = acks.iter().any(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
+            due.insert(if d.ext.aeth.is_some() && first && imm_message(exp, e) {
+                WWI_LIMIT_001
+            } else if matches!(cc, Some(CongestionControl::FixedWindow { .. })) {
+                SND_CC_001
+            } else if mpr_set {
+                SND_WIN_002_B
+            } else {
+                SND_WIN_001
+            });
+            // Sent late or not at all: the acknowledgement it did not act on.
+            if let Some(x) = d.ext.seth {
+                due.insert(if x.spdcid != 0 || x.dpdcid != 0 {
+                    SETH_PDC_001_B
+                } else if x.res_type != 0 || x.next_header != 0 {
+                    SETH_TYPE_001_B
+                } else if x.cc_type != 0 {
+                    SETH_CC_001_B
+                } else if x.sack_bitmap != 0 {
+                    SND_SACK_002_A
+                } else {
+                    SND_SACK_001
+                });
+            }
+        }
+        None => {
+            let skipped = acks.iter().any(|(_, a)| {
+                a.ext.seth.is_some_and(|x| matches!(x.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
+            });
+            if skipped {
+                due.insert(EV_SKIP_002);
+            }
+        }
+    }
+}
+
+/// What the judge names an expected retransmission by when it is missing or mistimed
+/// (`matching::rtx_cause`), each outcome it can reach.
+fn rtx_causes(
+    s: &Scenario,
+    local_of: &HashMap<u32, u32>,
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    due: &mut BTreeSet<Clause>,
+) {
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, psn, .. } = ef.kind else { return };
+    let m = &s.manifest;
+    if m.cpu == CpuHalf::Device {
+        let again = exp[..e]
+            .iter()
+            .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
+        due.insert(REC_RTO_003);
+        due.insert(if again { REC_RTO_005 } else { REC_RTO_001 });
+        return;
+    }
+    let late = m.tolerances.late_ns;
+    let local = local_of.get(&qp).copied();
+    let mut cause = None;
+    let mut commanded = false;
+    for r in s.records.iter().filter(|r| r.dir == Direction::Inject && r.at.0 <= at) {
+        let recent = r.at.0.saturating_add(late) >= at;
+        match &r.body {
+            Body::Cpu { command: CpuCommand::Retransmit { qpn, psn: p } }
+                if Some(qpn.value()) == local && p.value() == psn =>
+            {
+                commanded = true;
+                cause = Some(REC_IF_010);
+            }
+            Body::Frame { bytes, .. } if recent => {
+                let d = decode(bytes);
+                if d.bth.map(|b| b.dest_qp.value()) != local {
+                    continue;
+                }
+                if let Some(n) = d.ext.neth {
+                    if n.nack_psn.value() == psn {
+                        cause = Some(match n.reason {
+                            NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP => SND_NACK_002,
+                            _ => SND_NACK_004_A,
+                        });
+                    }
+                } else if let Some(x) = d.ext.seth {
+                    let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
+                    if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
+                        cause = Some(SND_INFER_001);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match cause {
+        Some(c) => {
+            due.insert(c);
+        }
+        None if commanded || m.cpu != CpuHalf::Reference => {
+            due.insert(SND_RTX_001_A);
+        }
+        // Named by whether the device reported the QP's timer armed.
+        None => {
+            due.insert(REC_IF_003);
+            due.insert(REC_IF_002);
+        }
+    }
+}
+
+/// The clock rules a scenario can show: a stamped data packet (SND-TS-002.c) or probe
+/// (EV-PROBE-005.f) expected less than 2^15 ns after another stamp of its QP, so that
+/// `schedule::judge_clock` compares the two.
+fn clock_pairs(exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
+    let mut out = BTreeSet::new();
+    let mut last: HashMap<u32, u64> = HashMap::new();
+    let mut stamped: Vec<(u64, u32, Clause)> = exp
+        .iter()
+        .filter_map(|(r, f)| match (&f.kind, f.d.ext.tseth, f.d.ext.peth) {
+            (&Kind::Data { qp, .. }, Some(_), _) => Some((r.at.0, qp, SND_TS_002_C)),
+            (&Kind::Probe { qp }, _, Some(_)) => Some((r.at.0, qp, EV_PROBE_005_F)),
+            _ => None,
+        })
+        .collect();
+    stamped.sort_by_key(|(at, ..)| *at);
+    for (at, qp, clause) in stamped {
+        if last.get(&qp).is_some_and(|&t| at - t < CLOCK_SPAN_NS) {
+            out.insert(clause);
+        }
+        last.insert(qp, at);
+    }
+    out
+}
+
+/// The send-order rules `schedule::judge_order` can hold a device to in `s`: those of two
+/// packets of one QP (data or probes) that the reference sent in one group, at one time in
+/// answer to one input.
+fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
+    let mut group_of: HashMap<*const Record, usize> = HashMap::new();
+    let (mut group, mut last_at) = (0usize, None);
+    for r in &s.records {
+        if r.dir == Direction::Inject || last_at != Some(r.at) {
+            group += 1;
+        }
+        last_at = Some(r.at);
+        if r.dir == Direction::Expect {
+            group_of.insert(r as *const Record, group);
+        }
+    }
+    let mut last: HashMap<(usize, u32), &Kind> = HashMap::new();
+    let mut out = BTreeSet::new();
+    for (r, f) in exp {
+        let (Kind::Data { qp, .. } | Kind::Probe { qp }) = f.kind else { continue };
+        let g = group_of.get(&(*r as *const Record)).copied().unwrap_or(0);
+        if let Some(prev) = last.insert((g, qp), &f.kind) {
+            out.insert(match (prev, &f.kind) {
+                (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => SND_ORDER_001_A,
+                (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => SND_SCHED_003_A,
+                _ => SND_SCHED_001,
+            });
+        }
+    }
+    out
+}
