@@ -460,6 +460,11 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     /// The next time something is due: a timer of either endpoint, an endpoint the fabric
     /// lets send again, or an arrival (at an endpoint or a hop).
     pub fn next_due(&mut self) -> Option<Timestamp> {
+        self.due().0
+    }
+
+    /// [`Pair::next_due`], with each endpoint's next deadline.
+    fn due(&mut self) -> (Option<Timestamp>, [Option<Timestamp>; 2]) {
         let arrival = self.flights.next_at();
         let mut timers = [None; 2];
         for (k, t) in timers.iter_mut().enumerate() {
@@ -467,7 +472,8 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
             *t = self.eps[k].poll_timeout();
         }
         let wakes = [self.fabric.wake(0), self.fabric.wake(1)];
-        [arrival, timers[0], timers[1], wakes[0], wakes[1]].into_iter().flatten().min()
+        let next = [arrival, timers[0], timers[1], wakes[0], wakes[1]].into_iter().flatten().min();
+        (next, timers)
     }
 
     /// Runs until nothing is due, the next thing due is after `horizon`, or `max_steps`
@@ -479,23 +485,24 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     pub fn run(&mut self, horizon: Timestamp, max_steps: usize) -> Result<RunEnd, ApiMisuse> {
         self.drain()?;
         for _ in 0..max_steps {
-            let Some(next) = self.next_due() else { return Ok(RunEnd::Idle) };
+            let (Some(next), timers) = self.due() else { return Ok(RunEnd::Idle) };
             if next > horizon {
                 return Ok(RunEnd::Horizon);
             }
-            self.step(next)?;
+            self.step(next, timers)?;
         }
         Ok(RunEnd::Steps)
     }
 
     /// Runs one instant `at` (not before the pair's time): timers, then a drain if the
-    /// fabric lets an endpoint send again, then arrivals.
-    fn step(&mut self, at: Timestamp) -> Result<(), ApiMisuse> {
+    /// fabric lets an endpoint send again, then arrivals. `timers` are the endpoints' next
+    /// deadlines, as [`Pair::due`] found them: nothing has touched the endpoints since (the
+    /// packets endpoint 0 sends at its timer go to the fabric, not to endpoint 1).
+    fn step(&mut self, at: Timestamp, timers: [Option<Timestamp>; 2]) -> Result<(), ApiMisuse> {
         self.now = self.now.max(at);
         let now = self.now;
         for k in 0..2 {
-            self.fabric.calling(now, k, Call::PollTimeout);
-            if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
+            if timers[k].is_some_and(|t| t <= now) {
                 self.fabric.calling(now, k, Call::Timeout);
                 self.drained_at[k] = None;
                 self.eps[k].handle_timeout(now)?;
