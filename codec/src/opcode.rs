@@ -191,6 +191,24 @@ macro_rules! opcodes {
             t
         };
 
+        /// Every opcode's header stack as a set, bit `h as u8` for `h`, indexed by its byte:
+        /// [`Opcode::carries`] is one look-up, on the path of every packet.
+        const HEADER_SETS: [u32; 256] = {
+            let mut t = [0u32; 256];
+            let mut op = 0;
+            while op < 256 {
+                if let Some(info) = OPCODE_TABLE[op] {
+                    let mut i = 0;
+                    while i < info.headers.len() {
+                        t[op] |= 1 << (info.headers[i] as u8);
+                        i += 1;
+                    }
+                }
+                op += 1;
+            }
+            t
+        };
+
         impl Opcode {
             /// Every opcode the table defines, in numeric order.
             pub const ALL: &'static [Opcode] = &[$(Opcode($val)),*];
@@ -454,15 +472,7 @@ impl Opcode {
     /// Whether this opcode's header stack holds `h` (TSETH counts, although it is present
     /// only when BTH `ts` is set).
     pub const fn carries(self, h: ExtHeader) -> bool {
-        let Some(info) = self.info() else { return false };
-        let mut i = 0;
-        while i < info.headers.len() {
-            if info.headers[i] as u8 == h as u8 {
-                return true;
-            }
-            i += 1;
-        }
-        false
+        HEADER_SETS[self.0 as usize] & (1 << (h as u8)) != 0
     }
 
     /// The position of a SEND or RDMA WRITE opcode inside its class (the low five bits),
@@ -545,6 +555,27 @@ mod tests {
         assert_eq!(Opcode::MRC_WRITE_ONLY.class(), TransportClass::Manufacturer(6));
         assert_eq!(Opcode(0xFF).info(), None);
         assert_eq!(alloc::format!("{}", Opcode(0xFF)), "UNKNOWN(0xff)");
+    }
+
+    /// The header sets agree with the header stacks, for every byte and every header
+    /// some opcode carries: each is carried exactly where its stack lists it.
+    #[test]
+    fn carries_agrees_with_the_header_stacks() {
+        let mut headers = alloc::vec::Vec::new();
+        for op in Opcode::ALL {
+            for &h in op.info().unwrap().headers {
+                assert!((h as u8) < 32, "{h:?} does not fit the header set");
+                if !headers.contains(&h) {
+                    headers.push(h);
+                }
+            }
+        }
+        for byte in 0..=255u8 {
+            let stack = Opcode(byte).info().map_or(&[][..], |i| i.headers);
+            for &h in &headers {
+                assert_eq!(Opcode(byte).carries(h), stack.contains(&h), "{byte:#04x} {h:?}");
+            }
+        }
     }
 
     #[test]

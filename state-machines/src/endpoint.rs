@@ -18,7 +18,8 @@
 //! [`Endpoint::poll`] drains the endpoint in rounds: every packet the NIC has to send,
 //! then every event; each report goes to the CPU half as it is taken (and is still given
 //! to the caller, who may record it or drop it); then the CPU half's commands go to the
-//! NIC. A round that yields nothing ends the drain. This is the order a device under test
+//! NIC. A round in which the CPU half gives no command ends the drain: the NIC has said
+//! all it had to say, and nothing has given it more. This is the order a device under test
 //! sees when its CPU half is played by the scenario: the commands a round of reports causes
 //! come after the frames and events of that round.
 
@@ -60,6 +61,29 @@ pub(crate) trait Sink {
     fn event(&mut self, e: NicEvent) -> Option<Output>;
 }
 
+/// The sink of [`Endpoint::poll`]: it hands back the first output, so that the drain
+/// stops there and the caller gets it.
+struct One {
+    room: bool,
+}
+
+impl Sink for One {
+    #[inline(always)]
+    fn room(&mut self) -> bool {
+        self.room
+    }
+
+    #[inline(always)]
+    fn transmit(&mut self, t: Transmit) -> Option<Output> {
+        Some(Output::Transmit(t))
+    }
+
+    #[inline(always)]
+    fn event(&mut self, e: NicEvent) -> Option<Output> {
+        Some(Output::Event(e))
+    }
+}
+
 /// A CPU half that does nothing: for an endpoint whose recovery is played elsewhere (by a
 /// scenario, or by a runner outside the device). Its NIC's reports are still given to the
 /// caller.
@@ -89,8 +113,8 @@ pub struct Endpoint<C = RecoveryAgent> {
     /// The CPU half.
     pub cpu: C,
     phase: Phase,
-    /// Whether the current round of the drain gave anything.
-    busy: bool,
+    /// Whether the CPU half gave a command in the current round of the drain.
+    commanded: bool,
 }
 
 impl Endpoint<RecoveryAgent> {
@@ -103,7 +127,7 @@ impl Endpoint<RecoveryAgent> {
 impl<C: RecoveryCpu> Endpoint<C> {
     /// A NIC and a CPU half, wired together.
     pub fn with_cpu(nic: Nic, cpu: C) -> Endpoint<C> {
-        Endpoint { nic, cpu, phase: Phase::Transmit, busy: false }
+        Endpoint { nic, cpu, phase: Phase::Transmit, commanded: false }
     }
 
     /// See [`Nic::handle_host`].
@@ -158,43 +182,7 @@ impl<C: RecoveryCpu> Endpoint<C> {
     /// the commands after it.
     pub fn poll(&mut self, now: Timestamp, room: bool) -> Result<Option<Output>, ApiMisuse> {
         self.nic.check_time(now)?;
-        // The rounds of `pump`, written out for one output: a caller that polls once per
-        // output (the simulator, the recorder) pays no sink. The pair's tests and the
-        // corpus check that both give the same outputs in the same order.
-        loop {
-            match self.phase {
-                Phase::Transmit => {
-                    if room {
-                        if let Some(t) = self.nic.poll_transmit(now) {
-                            self.busy = true;
-                            return Ok(Some(Output::Transmit(t)));
-                        }
-                    }
-                    self.phase = Phase::Event;
-                }
-                Phase::Event => {
-                    if let Some(e) = self.nic.poll_event() {
-                        self.busy = true;
-                        if let NicEvent::Report(r) = &e {
-                            self.cpu.handle_report(now, r);
-                        }
-                        return Ok(Some(Output::Event(e)));
-                    }
-                    self.phase = Phase::Commands;
-                }
-                Phase::Commands => {
-                    if let Some(cmd) = self.cpu.poll_command() {
-                        self.busy = true;
-                        self.nic.handle_cpu(now, cmd)?;
-                        continue;
-                    }
-                    self.phase = Phase::Transmit;
-                    if !core::mem::take(&mut self.busy) {
-                        return Ok(None);
-                    }
-                }
-            }
-        }
+        self.pump(now, &mut One { room })
     }
 
     /// Drains the endpoint at `now` into `sink` as calls of [`Endpoint::poll`] until it
@@ -220,7 +208,6 @@ impl<C: RecoveryCpu> Endpoint<C> {
                 Phase::Transmit => {
                     if sink.room() {
                         if let Some(t) = self.nic.poll_transmit(now) {
-                            self.busy = true;
                             match sink.transmit(t) {
                                 None => continue,
                                 out => return Ok(out),
@@ -231,7 +218,6 @@ impl<C: RecoveryCpu> Endpoint<C> {
                 }
                 Phase::Event => {
                     if let Some(e) = self.nic.poll_event() {
-                        self.busy = true;
                         if let NicEvent::Report(r) = &e {
                             self.cpu.handle_report(now, r);
                         }
@@ -244,12 +230,14 @@ impl<C: RecoveryCpu> Endpoint<C> {
                 }
                 Phase::Commands => {
                     if let Some(cmd) = self.cpu.poll_command() {
-                        self.busy = true;
+                        self.commanded = true;
                         self.nic.handle_cpu(now, cmd)?;
                         continue;
                     }
                     self.phase = Phase::Transmit;
-                    if !core::mem::take(&mut self.busy) {
+                    // Taking packets and events gives the NIC nothing new to say; only a
+                    // command does. A round without one leaves both queues empty.
+                    if !core::mem::take(&mut self.commanded) {
                         return Ok(None);
                     }
                 }

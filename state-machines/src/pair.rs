@@ -198,20 +198,30 @@ enum Way {
 /// equal times, in the order they were put in. What a packet is (a `Repr`, a frame, with
 /// its destination or not) is the driver's own.
 ///
-/// The packets wait in slots that are reused, so that a packet is moved once, on its way
-/// in, and handed over where it waits ([`InFlight::peek_due`], [`InFlight::discard_next`]).
 /// A packet due no earlier than the last one put in (the usual case: a fabric whose delays
-/// do not shrink) is queued in a first-in first-out line; the others in a heap. The next
-/// packet is the earlier of the two heads, by (time, order put in).
+/// do not shrink) waits in a first-in first-out line; the others, which overtake it, wait
+/// in slots that are reused, ordered by a heap. The next packet is the earlier of the two
+/// heads, by (time, order put in). A packet is moved once on its way in and handed over
+/// where it waits ([`InFlight::peek_due`], [`InFlight::discard_next`]).
 #[derive(Debug, Clone)]
 pub struct InFlight<P> {
-    /// (arrival, order put in, slot), in that order.
-    line: VecDeque<(Timestamp, u64, u32)>,
+    /// (arrival, order put in, packet), in that order.
+    line: VecDeque<(Timestamp, u64, P)>,
     /// (arrival, order put in, slot) of the packets that overtake the line's last one.
     heap: BinaryHeap<Reverse<(Timestamp, u64, u32)>>,
+    /// The packets of the heap.
     slots: Vec<Option<P>>,
     free: Vec<u32>,
     seq: u64,
+}
+
+/// Where the next packet of an [`InFlight`] waits.
+#[derive(Debug, Clone, Copy)]
+enum Head {
+    /// At the front of the line.
+    Line,
+    /// In this slot, at the top of the heap.
+    Heap(u32),
 }
 
 impl<P> Default for InFlight<P> {
@@ -236,6 +246,10 @@ impl<P> InFlight<P> {
     #[inline(always)]
     pub fn push(&mut self, at: Timestamp, packet: P) {
         self.seq += 1;
+        if self.line.back().is_none_or(|&(last, _, _)| last <= at) {
+            self.line.push_back((at, self.seq, packet));
+            return;
+        }
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(packet);
@@ -246,75 +260,72 @@ impl<P> InFlight<P> {
                 (self.slots.len() - 1) as u32
             }
         };
-        if self.line.back().is_none_or(|&(last, _, _)| last <= at) {
-            self.line.push_back((at, self.seq, slot));
-        } else {
-            self.heap.push(Reverse((at, self.seq, slot)));
-        }
+        self.heap.push(Reverse((at, self.seq, slot)));
     }
 
-    /// The arrival and slot of the next packet, and whether it is the line's.
+    /// The arrival of the next packet, and where it waits.
     #[inline(always)]
-    fn next(&self) -> Option<(Timestamp, u32, bool)> {
+    fn next(&self) -> Option<(Timestamp, Head)> {
         let line = self.line.front();
-        let Some(&Reverse(h)) = self.heap.peek() else {
-            return line.map(|&(at, _, slot)| (at, slot, true));
+        let Some(&Reverse((at, seq, slot))) = self.heap.peek() else {
+            return line.map(|&(at, _, _)| (at, Head::Line));
         };
         match line {
-            Some(&l) if (l.0, l.1) < (h.0, h.1) => Some((l.0, l.2, true)),
-            _ => Some((h.0, h.2, false)),
+            Some(&(l_at, l_seq, _)) if (l_at, l_seq) < (at, seq) => Some((l_at, Head::Line)),
+            _ => Some((at, Head::Heap(slot))),
         }
     }
 
     /// When the next packet arrives.
     #[inline]
     pub fn next_at(&self) -> Option<Timestamp> {
-        self.next().map(|(at, _, _)| at)
+        self.next().map(|(at, _)| at)
     }
 
     /// Takes out the next packet due at or before `now`: the earliest, and among equals
     /// the first sent.
     #[inline]
     pub fn pop_due(&mut self, now: Timestamp) -> Option<P> {
-        let (at, slot, from_line) = self.next()?;
+        let (at, head) = self.next()?;
         if at > now {
             return None;
         }
-        let packet = self.slots[slot as usize].take();
-        self.unlink(slot, from_line);
-        packet
+        match head {
+            Head::Line => self.line.pop_front().map(|(_, _, p)| p),
+            Head::Heap(slot) => {
+                self.heap.pop();
+                self.free.push(slot);
+                self.slots[slot as usize].take()
+            }
+        }
     }
 
     /// The next packet if it is due at or before `now` (the one [`InFlight::pop_due`]
     /// would take out), left where it waits.
     #[inline(always)]
     pub fn peek_due(&self, now: Timestamp) -> Option<&P> {
-        let (at, slot, _) = self.next()?;
+        let (at, head) = self.next()?;
         if at > now {
             return None;
         }
-        self.slots[slot as usize].as_ref()
+        match head {
+            Head::Line => self.line.front().map(|(_, _, p)| p),
+            Head::Heap(slot) => self.slots[slot as usize].as_ref(),
+        }
     }
 
     /// Drops the next packet, due or not, where it waits.
     #[inline(always)]
     pub fn discard_next(&mut self) {
-        if let Some((_, slot, from_line)) = self.next() {
-            self.slots[slot as usize] = None;
-            self.unlink(slot, from_line);
+        match self.next() {
+            Some((_, Head::Line)) => drop(self.line.pop_front()),
+            Some((_, Head::Heap(slot))) => {
+                self.heap.pop();
+                self.free.push(slot);
+                self.slots[slot as usize] = None;
+            }
+            None => {}
         }
-    }
-
-    /// Takes the next packet's entry (in `slot`, the line's or the heap's) out of its queue
-    /// and frees its slot.
-    #[inline(always)]
-    fn unlink(&mut self, slot: u32, from_line: bool) {
-        if from_line {
-            self.line.pop_front();
-        } else {
-            self.heap.pop();
-        }
-        self.free.push(slot);
     }
 
     /// Packets in flight.
@@ -460,6 +471,11 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     /// The next time something is due: a timer of either endpoint, an endpoint the fabric
     /// lets send again, or an arrival (at an endpoint or a hop).
     pub fn next_due(&mut self) -> Option<Timestamp> {
+        self.due().0
+    }
+
+    /// [`Pair::next_due`], with each endpoint's next deadline.
+    fn due(&mut self) -> (Option<Timestamp>, [Option<Timestamp>; 2]) {
         let arrival = self.flights.next_at();
         let mut timers = [None; 2];
         for (k, t) in timers.iter_mut().enumerate() {
@@ -467,7 +483,8 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
             *t = self.eps[k].poll_timeout();
         }
         let wakes = [self.fabric.wake(0), self.fabric.wake(1)];
-        [arrival, timers[0], timers[1], wakes[0], wakes[1]].into_iter().flatten().min()
+        let next = [arrival, timers[0], timers[1], wakes[0], wakes[1]].into_iter().flatten().min();
+        (next, timers)
     }
 
     /// Runs until nothing is due, the next thing due is after `horizon`, or `max_steps`
@@ -479,23 +496,24 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     pub fn run(&mut self, horizon: Timestamp, max_steps: usize) -> Result<RunEnd, ApiMisuse> {
         self.drain()?;
         for _ in 0..max_steps {
-            let Some(next) = self.next_due() else { return Ok(RunEnd::Idle) };
+            let (Some(next), timers) = self.due() else { return Ok(RunEnd::Idle) };
             if next > horizon {
                 return Ok(RunEnd::Horizon);
             }
-            self.step(next)?;
+            self.step(next, timers)?;
         }
         Ok(RunEnd::Steps)
     }
 
     /// Runs one instant `at` (not before the pair's time): timers, then a drain if the
-    /// fabric lets an endpoint send again, then arrivals.
-    fn step(&mut self, at: Timestamp) -> Result<(), ApiMisuse> {
+    /// fabric lets an endpoint send again, then arrivals. `timers` are the endpoints' next
+    /// deadlines, as [`Pair::due`] found them: nothing has touched the endpoints since (the
+    /// packets endpoint 0 sends at its timer go to the fabric, not to endpoint 1).
+    fn step(&mut self, at: Timestamp, timers: [Option<Timestamp>; 2]) -> Result<(), ApiMisuse> {
         self.now = self.now.max(at);
         let now = self.now;
         for k in 0..2 {
-            self.fabric.calling(now, k, Call::PollTimeout);
-            if self.eps[k].poll_timeout().is_some_and(|t| t <= now) {
+            if timers[k].is_some_and(|t| t <= now) {
                 self.fabric.calling(now, k, Call::Timeout);
                 self.drained_at[k] = None;
                 self.eps[k].handle_timeout(now)?;
