@@ -93,6 +93,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-segment-errors", rcv_segment_errors),
         ("rcv-msn-position", rcv_msn_position),
         ("rcv-sack-coalesce", rcv_sack_coalesce),
+        ("rcv-sack-triggers", rcv_sack_triggers),
         ("rcv-probe", rcv_probe),
         ("rcv-in-order-vlan", rcv_in_order_vlan),
         ("rcv-check-order", rcv_check_order),
