@@ -403,6 +403,14 @@ pub static FAULTS: &[Fault] = &[
         &["snd-spray-fixed", "snd-spray-skew-aware", "snd-spray-window-fit"],
         Edits { host_in: Some(|c| spray_as(c, SprayPolicy::RoundRobin)), ..Edits::NONE },
     ),
+    config(
+        "window-mpr-plus-one",
+        "the window register is loaded with mpr + 1 units of 128 PSNs, as if the configured \
+         mpr counted from 0: the sender's window is 128 PSNs too wide",
+        &[req::SND_WIN_001, req::RCV_WIN_001, req::RCV_SACK_005_E],
+        &["snd-window-own"],
+        |m| m.nic.mpr += 1,
+    ),
     // ---- damaged frames taken as sound -------------------------------------------------
     accepts(
         "accepts-bad-icrc",
