@@ -85,7 +85,8 @@ fn carrier(d: &DecodedFrame<'_>) -> Carrier {
 
 /// The BTH a frame carries, or, when its damage stops the decoder before the BTH, the one
 /// its headers would put where they are set right: IPv4 with the header length its `ihl`
-/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP.
+/// gives (20 bytes when that is too small), IPv6 with its 40 bytes, then 8 bytes of UDP;
+/// behind an ethertype that is not IP, the IP header its version nibble names.
 fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
     if let Some(b) = d.bth {
         return Some(b);
@@ -95,9 +96,12 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
         Some(v) => (v.ethertype, ETH_HEADER_LEN + 4 * d.vlans.len()),
         None => (eth.ethertype, ETH_HEADER_LEN),
     };
-    let ip_len = if ethertype == EtherType::IPV4 {
+    // Behind another ethertype, the IP header a device that ignores it would read by the
+    // version nibble (ENC-ROCE-001).
+    let version = *bytes.get(ip_at)? >> 4;
+    let ip_len = if ethertype == EtherType::IPV4 || (ethertype != EtherType::IPV6 && version == 4) {
         usize::from(*bytes.get(ip_at)? & 0x0F).max(5) * 4
-    } else if ethertype == EtherType::IPV6 {
+    } else if ethertype == EtherType::IPV6 || version == 6 {
         IPV6_HEADER_LEN
     } else {
         return None;

@@ -34,9 +34,11 @@
 //!   (CCS-OOO-001, CCS-BYTES-001).
 //!
 //! Progress is judged against the scenario's own SACKs: by the time of each, plus the
-//! tolerance, the device must have reported at least as much cumulative progress
-//! (the record's requirement, RCV-SACK-001 by default), and every probe answer the
-//! scenario expects must have come, with `pr` 1 and its `probe_id` (PETH-RESP-001).
+//! tolerance, the device must have reported at least as much cumulative progress, and
+//! every PSN the expected SACK's bitmap claims, so that a SACK due behind a hole, which
+//! moves no cumulative PSN, is judged too (named by what made it due, [`due_rule`]); and
+//! every probe answer the scenario expects must have come, with `pr` 1 and its `probe_id`
+//! (PETH-RESP-001).
 
 use openrdma_codec::frame::decode;
 use openrdma_device::{Record, Scenario, Tolerances};
@@ -133,9 +135,52 @@ pub(super) fn judge(
                 check: "",
                 clause: None,
             });
+            continue;
+        }
+        // A SACK due with no new cumulative progress (a write behind a hole) reports what
+        // arrived in its bitmap: when the device sent no SACK of the QP from the expected
+        // time to the deadline, each PSN claimed there must have been claimed in time. A
+        // SACK sent then that claims less is judged on its contents (`judge_one`).
+        let answered = obs_frames.iter().any(|f| {
+            (rec.at.0..=deadline).contains(&f.at)
+                && matches!(f.kind, Kind::Sack { qp: q, .. } if q == qp)
+        });
+        // Its time is the deadline, when the SACK is known to be missing: a divergence of
+        // the expected time (a write not placed, which no SACK then claims) goes first.
+        if let Some(psn) = unclaimed(ef, obs_frames, qp, deadline).filter(|_| !answered) {
+            div.push(Divergence {
+                at: deadline,
+                requirement: due_rule(scenario, rec.at.0, qp).into(),
+                what: format!(
+                    "no SACK reported PSN {psn}, received behind a hole, by {deadline} ns"
+                ),
+                expected: Some(render_frame(ef.bytes)),
+                actual: None,
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            });
         }
     }
     judge_probe_answers(exp_frames, obs_frames, tol, div, checked);
+}
+
+/// The first PSN the bitmap of the expected SACK `ef` claims that no SACK the device sent
+/// on the wire QP `qp` by `deadline` claims, cumulatively or in its bitmap.
+fn unclaimed(ef: &Frame<'_>, obs_frames: &[Frame<'_>], qp: u32, deadline: u64) -> Option<u32> {
+    let Kind::Sack { base, bitmap, .. } = ef.kind else { return None };
+    let claims = |f: &Frame<'_>, psn: u32| match f.kind {
+        Kind::Sack { qp: q, cack, base, bitmap } if q == qp => {
+            let bit = psn_diff(psn, base);
+            psn_diff(cack, psn) >= 0 || ((0..64).contains(&bit) && bitmap >> bit & 1 == 1)
+        }
+        _ => false,
+    };
+    (0..64u32)
+        .filter(|i| bitmap >> i & 1 == 1)
+        .map(|i| base.wrapping_add(i) & 0xFF_FFFF)
+        .find(|&psn| !obs_frames.iter().any(|f| f.at <= deadline && claims(f, psn)))
 }
 
 /// Every probe answer the scenario expects must come (CONF-CMP-025): a SACK on that QP
@@ -179,30 +224,53 @@ fn judge_probe_answers(
 /// from its triggering packet, the latest the scenario injects into the QP by then: the
 /// timer (RCV-SACK-004.b) when it came half of `sack_delay` or more before (a SACK due
 /// at once leaves with its trigger); a duplicate (RCV-DUP-001.b); a probe (EV-PROBE-004);
-/// a write with `ack_req` (RCV-SACK-001.a), after a hole (.b), filling one (.c) or with
-/// `rtx` (.d); otherwise the coalescing count (RCV-SACK-002). The record's list of
-/// requirements is not consulted.
+/// a write with `ack_req` (RCV-SACK-001.a), one whose PSN was after `epsn` on arrival
+/// (.b), one that advanced `epsn` by more than one (.c) or one with `rtx` (.d); otherwise
+/// the coalescing count (RCV-SACK-002). `epsn` is rebuilt from the QP's first expected PSN
+/// and the writes injected, frames to discard left out. The record's list of requirements
+/// is not consulted.
 pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
     let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001.a" };
-    let mut seen: Vec<u32> = Vec::new();
+    let mut epsn = scenario.records.iter().find_map(|r| match &r.body {
+        openrdma_device::Body::Host { command: openrdma_device::HostCommand::CreateQp(q) }
+            if q.qpn.value() == local =>
+        {
+            Some(q.peer_initial_psn.value())
+        }
+        _ => None,
+    });
+    let mut received: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
     let mut trigger = None;
     for r in scenario.injects().filter(|r| r.at.0 <= at) {
         let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
         let d = decode(bytes);
+        if d.discard_reason().is_some() {
+            continue;
+        }
         let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local) else { continue };
         let psn = bth.psn.value();
-        let dup = seen.contains(&psn);
-        let last = seen.last().copied();
-        let hole = last.is_some_and(|l| psn != l.wrapping_add(1) & 0xFF_FFFF);
-        // A PSN behind the latest fills a hole; one ahead of the next opens one.
-        let fill = hole && last.is_some_and(|l| Psn::new(psn).is_before(Psn::new(l)));
-        trigger = Some(if d.ext.peth.is_some() {
-            (r.at.0, "EV-PROBE-004")
-        } else if !bth.opcode.is_mrc_write() {
+        if d.ext.peth.is_some() {
+            trigger = Some((r.at.0, "EV-PROBE-004"));
             continue;
-        } else if dup {
-            (r.at.0, "RCV-DUP-001.b")
-        } else if bth.ack_req {
+        }
+        if !bth.opcode.is_mrc_write() {
+            continue;
+        }
+        let next = *epsn.get_or_insert(psn);
+        let dup = received.contains(&psn) || Psn::new(psn).is_before(Psn::new(next));
+        if dup {
+            trigger = Some((r.at.0, "RCV-DUP-001.b"));
+            continue;
+        }
+        received.insert(psn);
+        let mut advanced = next;
+        while received.remove(&advanced) {
+            advanced = advanced.wrapping_add(1) & 0xFF_FFFF;
+        }
+        epsn = Some(advanced);
+        let hole = psn != next;
+        let fill = !hole && advanced.wrapping_sub(next) & 0xFF_FFFF > 1;
+        trigger = Some(if bth.ack_req {
             (r.at.0, "RCV-SACK-001.a")
         } else if fill {
             (r.at.0, "RCV-SACK-001.c")
@@ -213,9 +281,6 @@ pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
         } else {
             (r.at.0, "RCV-SACK-002")
         });
-        if bth.opcode.is_mrc_write() && !dup {
-            seen.push(psn);
-        }
     }
     let delay = u64::try_from(scenario.manifest.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
     match trigger {

@@ -403,6 +403,14 @@ pub static FAULTS: &[Fault] = &[
         &["snd-spray-fixed", "snd-spray-skew-aware", "snd-spray-window-fit"],
         Edits { host_in: Some(|c| spray_as(c, SprayPolicy::RoundRobin)), ..Edits::NONE },
     ),
+    config(
+        "window-mpr-plus-one",
+        "the window register is loaded with mpr + 1 units of 128 PSNs, as if the configured \
+         mpr counted from 0: the sender's window is 128 PSNs too wide",
+        &[req::SND_WIN_001, req::RCV_WIN_001, req::RCV_SACK_005_E],
+        &["snd-window-own"],
+        |m| m.nic.mpr += 1,
+    ),
     // ---- damaged frames taken as sound -------------------------------------------------
     accepts(
         "accepts-bad-icrc",
@@ -487,6 +495,21 @@ pub static FAULTS: &[Fault] = &[
         &[req::OPC_UNKNOWN_001],
         &["wire-discard-v4", "wire-discard-v6"],
         |b| repair(b, "OPC-UNKNOWN-001"),
+    ),
+    accepts(
+        "accepts-second-tag",
+        "the parser skips any number of VLAN tags, so a frame with a second tag is taken",
+        &[req::ENC_VLAN_002_C],
+        &["wire-discard-v4"],
+        |b| repair(b, "ENC-VLAN-002"),
+    ),
+    accepts(
+        "ignores-ethertype",
+        "the parser reads the IP version nibble instead of the ethertype, so an IPv4 packet \
+         behind another ethertype is taken",
+        &[req::ENC_ROCE_001],
+        &["wire-discard-v4"],
+        |b| repair(b, "ENC-ROCE-001"),
     ),
     // ---- the two halves' interface, and what must be written ---------------------------
     loses_out(
@@ -597,6 +620,25 @@ fn repair(bytes: &[u8], reason: &str) -> Option<Vec<u8>> {
         return None;
     }
     let mut b = bytes.to_vec();
+    match reason {
+        // The outer tags dropped: the innermost is read as the only one.
+        "ENC-VLAN-002" => {
+            b.drain(12..12 + 4 * (d.vlans.len() - 1));
+            return Some(b);
+        }
+        // The ethertype taken from the version nibble that follows it.
+        "ENC-ROCE-001" => {
+            let at = 12 + 4 * d.vlans.len();
+            let t: u16 = match b.get(at + 2)? >> 4 {
+                4 => 0x0800,
+                6 => 0x86DD,
+                _ => return None,
+            };
+            b[at..at + 2].copy_from_slice(&t.to_be_bytes());
+            return Some(b);
+        }
+        _ => {}
+    }
     let ip = 14 + 4 * d.vlans.len();
     let v6 = b[ip] >> 4 == 6 || reason == "ENC-IPV6-002";
     let hl = if v6 { 40 } else { usize::from(b[ip] & 0x0F).max(5) * 4 };

@@ -92,6 +92,14 @@ pub const UNPROVABLE: &[(Clause, &str)] = &[
         "an umbrella over REC-TEST-001 and REC-TEST-002 for a device's own CPU half: named by the clause broken",
     ),
     (
+        openrdma_conformance::req::RCV_SACK_001_E,
+        "a restatement of RCV-DUP-001.b, which it cites: a duplicate not answered at once is named by that clause",
+    ),
+    (
+        openrdma_conformance::req::RCV_SACK_001_F,
+        "a restatement of EV-PROBE-004, which it cites: a probe not answered at once is named by that clause",
+    ),
+    (
         openrdma_conformance::req::REC_SPLIT_001,
         "the NIC half's share of the work, listed by the sender, receiver and REC-IF clauses that name each part",
     ),

@@ -220,6 +220,38 @@ pub(super) fn snd_window() -> Scenario {
     done(r, 20_000)
 }
 
+/// The sender's own window, with a peer that never advertises one (every SACK has mpr 0).
+pub(super) fn snd_window_own() -> Scenario {
+    let mut r = sender_with(
+        "snd-window-own",
+        "With mpr 1 (a window of 128 PSNs) and a PMTU of 256, the peer's SACKs all carry \
+         mpr 0, which leaves the peer's window at the sender's own. A message of 135 \
+         packets sends PSNs 0 to 127 only; a SACK with cumulative PSN 3 lets PSNs 128 to \
+         131 go, and one with cumulative PSN 10 the rest.",
+        &["SND-WIN-001", "SND-WIN-002", "SND-SACK-001", "SND-ACK-001", "CQE-SEND-001"],
+        |m| {
+            m.nic.mpr = 1;
+            m.nic.pmtu = 256;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    r.checks(&["SND-WIN-001", "SND-WIN-002"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 135 * 256, None, true)));
+    r.run_until(4_000);
+    r.checks(&["SND-WIN-001", "SND-SACK-001"]);
+    let ev = r.sent_ev(PEER_QP, 3).expect("sent");
+    r.inject(4_000, port_of(ev, 4), ev, &with_mpr(sack_in(3, 0, 3, WireMark::NONE, ev), 0));
+    r.run_until(6_000);
+    let ev = r.sent_ev(PEER_QP, 10).expect("sent");
+    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(10, 0, 10, WireMark::NONE, ev), 0));
+    r.run_until(8_000);
+    let ev = r.sent_ev(PEER_QP, 134).expect("sent");
+    r.inject(8_000, port_of(ev, 4), ev, &with_mpr(sack_in(134, 0, 134, WireMark::NONE, ev), 0));
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_ack(&mut r, 8_000, 134, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
+}
+
 /// A fixed congestion window, released by the bitmap of a SACK; SACKs that acknowledge
 /// what was never sent change nothing.
 pub(super) fn snd_cc_sack() -> Scenario {

@@ -379,6 +379,49 @@ pub(super) fn rcv_sack_coalesce() -> Scenario {
     done(r, 40_000)
 }
 
+/// Each trigger of RCV-SACK-001 alone, well apart from the coalescing count and the timer.
+pub(super) fn rcv_sack_triggers() -> Scenario {
+    let mut r = responder_with(
+        "rcv-sack-triggers",
+        "A six-packet message arrives with sack_coalesce 4 and a long SACK delay (5 us), \
+         each trigger of an immediate SACK alone, 10 us apart so that the timer never \
+         hides one: PSN 0 without AckReq starts the timer; PSN 1 with AckReq is SACKed at \
+         once; PSN 3 arrives behind the hole at PSN 2 and is SACKed at once, though the \
+         cumulative PSN does not move; PSN 2 fills the hole; PSN 4, a retransmission \
+         without AckReq that arrives in order, is SACKed at once; the last packet, with \
+         AckReq, completes the message.",
+        &["RCV-SACK-001", "SETH-BITMAP-001", "RCV-PLACE-003", "RET-FLAG-001"],
+        |m| {
+            tight_sack_timing(m);
+            m.nic.sack_coalesce = 4;
+        },
+    );
+    setup(&mut r, 0, false);
+    let total = 5 * PMTU + 100;
+    let pkt = |psn: u32| {
+        let op = match psn {
+            0 => Opcode::MRC_WRITE_FIRST,
+            5 => Opcode::MRC_WRITE_LAST,
+            _ => Opcode::MRC_WRITE_MIDDLE,
+        };
+        let len = if psn == 5 { 100 } else { PMTU };
+        quiet(write(psn, 0, op, psn, len, total, REGION, None))
+    };
+    r.checks(&["RCV-PLACE-003"]);
+    r.inject(1_000, 0, 0xA000_0001, &pkt(0));
+    r.checks(&["RCV-SACK-001"]);
+    r.inject(1_200, 1, 0xA001_0002, &edit(pkt(1), |w| w.bth.ack_req = true));
+    r.checks(&["RCV-SACK-001", "SETH-BITMAP-001"]);
+    r.inject(11_000, 2, 0xA002_0003, &pkt(3));
+    r.checks(&["RCV-SACK-001"]);
+    r.inject(21_000, 3, 0xA003_0004, &pkt(2));
+    r.checks(&["RCV-SACK-001"]);
+    r.inject(31_000, 0, 0xA000_0005, &edit(pkt(4), |w| w.bth.rtx = true));
+    r.checks(&["RCV-SACK-001", "RET-FLAG-001"]);
+    r.inject(41_000, 1, 0xA001_0006, &edit(pkt(5), |w| w.bth.ack_req = true));
+    done(r, 60_000)
+}
+
 /// A probe is answered at once and consumes no PSN.
 pub(super) fn rcv_probe() -> Scenario {
     let mut m = manifest(

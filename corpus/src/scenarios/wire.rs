@@ -30,6 +30,8 @@ enum Damage {
     Ipv6NextHeader,
     PadCount,
     UnknownOpcode,
+    SecondTag,
+    NotIp,
 }
 
 impl Damage {
@@ -49,6 +51,8 @@ impl Damage {
             Damage::Ipv6NextHeader => "ENC-IPV6-001",
             Damage::PadCount => "PAY-PAD-003",
             Damage::UnknownOpcode => "OPC-UNKNOWN-001",
+            Damage::SecondTag => "ENC-VLAN-002",
+            Damage::NotIp => "ENC-ROCE-001",
         }
     }
 }
@@ -67,6 +71,8 @@ const V4_DAMAGE: &[Damage] = &[
     Damage::Ipv4Protocol,
     Damage::PadCount,
     Damage::UnknownOpcode,
+    Damage::SecondTag,
+    Damage::NotIp,
 ];
 
 /// ... and of the IPv6 scenario.
@@ -87,8 +93,9 @@ fn wire_discard_v4() -> Scenario {
          IPv4 header checksum, a wrong non-zero UDP checksum, IP version 5, IHL 4, an IP \
          total length beyond the frame, a UDP length short of the IP payload, a UDP length \
          of 4, a datagram with no room for the ICRC, IP protocol 253, a pad count beyond the \
-         packet, an opcode the table does not define. The device takes no action on any of \
-         them; each write, sent properly 1.5 us later, is then new to it and is placed, \
+         packet, an opcode the table does not define, a second VLAN tag (802.1ad outside \
+         802.1Q), an ethertype that is not IP (0x88B5) before an intact IPv4 packet. The \
+         device takes no action on any of them; each write, sent properly 1.5 us later, is then new to it and is placed, \
          SACKed on the EV IPv4 carries (its port, bits 15:0 zero) and retired.",
         Link::default(),
         V4_DAMAGE,
@@ -247,6 +254,19 @@ fn damaged(link: &Link, p: &Packet, ev: impl Into<Ev>, damage: Damage) -> Vec<u8
             let mut b = crafted_on(link, p, ev, nothing, no_sum);
             b[bth_at] = if v6 { 0xDF } else { 0xC5 };
             reseal_icrc(&mut b);
+            b
+        }
+        Damage::SecondTag => {
+            // Two tags before the ethertype: 802.1ad outside, 802.1Q inside.
+            let mut b = crafted_on(link, p, ev, nothing, no_sum);
+            let tags = [0x88, 0xA8, 0x00, 0x64, 0x81, 0x00, 0x00, 0x65];
+            let at = ip_at - 2 - if link.vlan.is_some() { 4 } else { 0 };
+            b.splice(at..at, tags);
+            b
+        }
+        Damage::NotIp => {
+            let mut b = crafted_on(link, p, ev, nothing, no_sum);
+            set16(&mut b, ip_at - 2, 0x88B5);
             b
         }
     };
