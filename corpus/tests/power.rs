@@ -34,9 +34,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // Its registration ended, a template must be disabled (TPL-KEY-002), which the
     // doorbells row names; the entry's `breaks` lists only the entry's effect.
     ("deregister-ignored", "TPL-KEY-002"),
-    // A fatal NACK or a NAK not acted on: the sender flag's status is named.
-    ("fatal-nack-ignored", "FLAG-SEND-001.a"),
-    ("nak-as-ack", "FLAG-SEND-001.a"),
     // SACKs a sender must take, dropped: the SACK that should have released the next
     // packet carries non-zero PDC identifiers too, whose rule is named first.
     ("rejects-seth-type", "SETH-PDC-001.b"),
@@ -83,7 +80,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // reported in time, by the rule of the SACK's trigger.
     ("cack-stops-at-fill", "RCV-SACK-001.c"),
     // Commands of the CPU half ignored: the flag or packet they change is named.
-    ("qp-error-command-ignored", "FLAG-SEND-001.a"),
     ("set-ev-state-ignored", "SND-SEG-001.a"),
 ];
 

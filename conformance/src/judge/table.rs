@@ -382,7 +382,18 @@ pub static CHECKS: &[Check] = &[
             let late = c.scenario.manifest.tolerances.late_ns;
             let none = SlotHistory::new();
             let h = c.history.get().unwrap_or(&none);
-            sequences::judge(&c.o.exp_events, &c.o.events, late, h, d, &mut n);
+            let naks: Vec<(u32, u64, u8)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let a = f.d.ext.aeth?;
+                        let ack = openrdma_codec::AethKind::of(a.syndrome)
+                            == openrdma_codec::AethKind::Ack;
+                        (!ack).then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome))
+                    })
+                    .collect();
+            sequences::judge(&c.o.exp_events, &c.o.events, &naks, late, h, d, &mut n);
             c.count(n);
         },
     },
@@ -671,6 +682,7 @@ const UNEXPECTED: &[Clause] = &[
     REC_PROBE_001,
     REC_PROBE_002,
     REC_RETRY_002,
+    SND_ERR_001,
     SND_INFER_002_A,
     SND_INFER_003_A,
     SND_INFER_004,
@@ -812,8 +824,12 @@ const SEQUENCES: &[Clause] = &[
     FLAG_SEND_001_D,
     FLAG_STATUS_001,
     FLAG_VALID_001,
+    REC_IF_013,
     RET_FLAG_001_A,
     RET_ORDER_001,
+    SND_ACK_003,
+    SND_ACK_006,
+    SND_NACK_005,
 ];
 
 const QP_ERROR: &[Clause] = &[REC_IF_009];

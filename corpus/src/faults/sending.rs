@@ -132,6 +132,13 @@ pub static FAULTS: &[Fault] = &[
         &["snd-spray-round-robin", "snd-spray-window-fit"],
         |_| Box::<NextEv>::default(),
     ),
+    stream(
+        "error-keeps-retransmit-queue",
+        "the error state does not flush the retransmission queue: the QP's latest packet goes out again after it failed",
+        &[req::SND_ERR_001],
+        &["snd-nack-fatal", "snd-ack-nak"],
+        |_| Box::<AfterError>::default(),
+    ),
     // ---- acknowledgements acted on ----------------------------------------------------------
     loses_in(
         "ignores-trimmed-nack",
@@ -246,6 +253,91 @@ impl Stream for Swapped {
             }
         }
         outputs
+    }
+}
+
+/// The latest data packet of a QP sent again, as a retransmission with its report, when
+/// the QP enters the error state (its first error flag, entry or report).
+#[derive(Debug, Default)]
+struct AfterError {
+    /// The peer QP of each device QP.
+    peer: std::collections::HashMap<u32, u32>,
+    /// The latest data packet sent to each peer QP.
+    last: std::collections::HashMap<u32, (u16, Vec<u8>)>,
+    /// The device QPs already failed.
+    failed: std::collections::HashSet<u32>,
+}
+
+impl Stream for AfterError {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let failed = match &o.output {
+                Output::Frame { port, bytes } => {
+                    if let Some((q, _)) = data_of(&o.output) {
+                        self.last.insert(q, (*port, bytes.clone()));
+                    }
+                    None
+                }
+                Output::Event { event } => failed_qp(event),
+            };
+            let at = o.at;
+            out.push(o);
+            let Some(qpn) = failed.filter(|q| self.failed.insert(*q)) else { continue };
+            let Some((port, bytes)) = self.peer.get(&qpn).and_then(|p| self.last.get(p)) else {
+                continue;
+            };
+            let Some(again) = refit(bytes, |f| {
+                f.bth.rtx = true;
+                true
+            }) else {
+                continue;
+            };
+            let Some(b) = decode(&again).bth else { continue };
+            let lost_ev = decode(&again).entropy();
+            out.push(TimedOutput {
+                at,
+                output: Output::Event {
+                    event: openrdma_device::NicEvent::Report(NicReport::Retransmitted {
+                        qpn: openrdma_codec::Qpn::new(qpn),
+                        psn: b.psn,
+                        cause: openrdma_device::RetransmitCause::Nack,
+                        lost_ev,
+                    }),
+                },
+            });
+            out.push(TimedOutput { at, output: Output::Frame { port: *port, bytes: again } });
+        }
+        out
+    }
+}
+
+/// The device QP an event shows entering the error state: a requester's error flag or
+/// entry, or a `QpError` report.
+fn failed_qp(e: &openrdma_device::NicEvent) -> Option<u32> {
+    use openrdma_device::{NicEvent, Side};
+    match e {
+        NicEvent::FlagWrite(f) if f.side == Side::Requester => {
+            let flag = openrdma_codec::host::FlagRepr::from_u64(f.value);
+            (!flag.status.is_success()).then_some(f.qpn.value())
+        }
+        NicEvent::Completion(c) if c.side == Side::Requester => {
+            (!c.entry.status.is_success()).then_some(c.entry.qpn.value())
+        }
+        NicEvent::Report(NicReport::QpError { qpn, .. }) => Some(qpn.value()),
+        _ => None,
     }
 }
 
