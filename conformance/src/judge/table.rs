@@ -416,7 +416,7 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| {
             let mut n = 0;
             let late = c.scenario.manifest.tolerances.late_ns;
-            events::judge_reports(&c.o.exp_events, &c.o.events, late, d, &mut n);
+            events::judge_reports(&c.o.exp_events, &c.o.events, &c.o.inputs, late, d, &mut n);
             let expects_ev_states =
                 c.o.exp_events
                     .iter()
@@ -562,6 +562,9 @@ const MATCH: &[Clause] = &[
     ERTH_RESP_001_A,
     ERTH_RESP_001_B,
     ERTH_RESV_001,
+    EV_DENY_002,
+    EV_PROBE_002,
+    EV_PROBE_003,
     EV_PROBE_005_A,
     EV_PROBE_005_C,
     EV_PROBE_005_D,
@@ -834,7 +837,23 @@ const SEQUENCES: &[Clause] = &[
 
 const QP_ERROR: &[Clause] = &[REC_IF_009];
 
-const REPORTS: &[Clause] =
-    &[REC_IF_004, REC_IF_005, REC_IF_007, REC_IF_009, REC_IF_016, REC_IF_018_A];
+const REPORTS: &[Clause] = &[
+    EV_BAD_001,
+    EV_DENY_001,
+    EV_DENY_002,
+    EV_PROBE_002,
+    EV_PROBE_003,
+    EV_SKIP_001,
+    EV_SKIP_002,
+    EV_STATE_003_A,
+    REC_IF_004,
+    REC_IF_005,
+    REC_IF_007,
+    REC_IF_009,
+    REC_IF_012,
+    REC_IF_016,
+    REC_IF_018_A,
+    SND_NACK_003,
+];
 
 const RETRANSMITTED: &[Clause] = &[REC_IF_008];

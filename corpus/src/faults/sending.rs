@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use openrdma_codec::frame::{FrameRepr, decode};
-use openrdma_codec::{NackReason, Opcode, Psn, Rqmsn};
+use openrdma_codec::{EvMark, NackReason, Opcode, Psn, Rqmsn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
     CongestionControl, CpuCommand, DeviceError, HostCommand, Input, NicReport, Output, RecoveryCpu,
@@ -159,6 +159,41 @@ pub static FAULTS: &[Fault] = &[
         &[req::SND_SACK_001],
         &["snd-cc-sack"],
         |i| !frame_in(i, |f| f.ext.seth.is_some_and(|s| !s.pr && s.sack_bitmap == 0)),
+    ),
+    stream(
+        "always-skip-as-skip-once",
+        "a SACK's ALWAYS_SKIP mark moves its EV to SKIP, as SKIP_ONCE does, rather than to ASSUMED_BAD",
+        &[req::EV_BAD_001],
+        &["snd-ev-always-skip", "rec-split-assumed-bad"],
+        |_| Box::new(Marks::new(false, &[EvMark::ALWAYS_SKIP], EvMark::SKIP_ONCE)),
+    ),
+    stream(
+        "skip-once-changes-nothing",
+        "a SACK's SKIP_ONCE mark is reported but leaves its EV in GOOD",
+        &[req::EV_SKIP_001],
+        &["rec-split-skip-expiry"],
+        |_| Box::new(Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE)),
+    ),
+    stream(
+        "probe-answer-none-as-skip",
+        "a probe answer with m NONE moves its ASSUMED_BAD EV to SKIP rather than to GOOD",
+        &[req::EV_PROBE_002],
+        &["snd-ev-always-skip", "rec-split-assumed-bad"],
+        |_| Box::new(Marks::new(true, &[EvMark::NONE], EvMark::SKIP_ONCE)),
+    ),
+    stream(
+        "probe-answer-mark-ignored",
+        "a probe answer with a skip mark returns its ASSUMED_BAD EV to GOOD rather than to SKIP",
+        &[req::EV_PROBE_003],
+        &["snd-ev-probe-skip", "rec-split-skip-expiry"],
+        |_| Box::new(Marks::new(true, &[EvMark::SKIP_ONCE, EvMark::ALWAYS_SKIP], EvMark::NONE)),
+    ),
+    stream(
+        "probe-answer-ends-deny",
+        "a probe answer with m NONE returns its EV to GOOD whatever its state, a DENIED one included",
+        &[req::EV_DENY_002],
+        &["snd-ev-deny"],
+        |_| Box::<EndsDeny>::default(),
     ),
     sends(
         "pad-count-is-length-mod-4",
@@ -341,7 +376,143 @@ fn failed_qp(e: &openrdma_device::NicEvent) -> Option<u32> {
     }
 }
 
-/// Probes sent on the next EV of the QP's profile.
+/// SACKs with `pr` as given and a mark of `from` acted on as if they carried `to`, the
+/// mark itself reported as it came: the EV transition of one mark is wrong, the rest right.
+#[derive(Debug)]
+struct Marks {
+    pr: bool,
+    from: &'static [EvMark],
+    to: EvMark,
+    /// The marks read wrong and not yet reported: time, device QP, EV, the mark.
+    misread: Vec<(Timestamp, u32, openrdma_codec::Ev, EvMark)>,
+}
+
+impl Marks {
+    fn new(pr: bool, from: &'static [EvMark], to: EvMark) -> Marks {
+        Marks { pr, from, to, misread: Vec::new() }
+    }
+}
+
+/// The mark of a report, as the device boundary gives it.
+fn report_mark(m: EvMark) -> openrdma_device::EvMark {
+    openrdma_device::EvMark::from_bits(m.0)
+}
+
+impl Stream for Marks {
+    fn inputs(
+        &mut self,
+        mut inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &mut inputs {
+            let Input::Frame { bytes, .. } = &mut i.input else { continue };
+            let mut seen = None;
+            let read = refit(bytes, |f| {
+                let ev = f.entropy();
+                let qpn = f.bth.dest_qp.value();
+                let Some(s) = f.ext.seth.as_mut() else { return false };
+                if s.pr != self.pr || !self.from.contains(&s.m) {
+                    return false;
+                }
+                seen = Some((qpn, ev, s.m));
+                s.m = self.to;
+                true
+            });
+            if let (Some(b), Some((qpn, ev, m))) = (read, seen) {
+                *bytes = b;
+                self.misread.push((i.at, qpn, ev, m));
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: openrdma_device::NicEvent::Report(r) } = &mut o.output
+            else {
+                continue;
+            };
+            let (NicReport::EvMarked { qpn, ev, mark }
+            | NicReport::ProbeAnswered { qpn, ev, mark }) = r
+            else {
+                continue;
+            };
+            let k = self.misread.iter().position(|&(_, q, e, _)| q == qpn.value() && e == *ev);
+            if let Some(k) = k {
+                *mark = report_mark(self.misread.remove(k).3);
+            }
+        }
+        // A skip mark read as none is reported all the same (REC-IF-005).
+        let (due, later): (Vec<_>, Vec<_>) =
+            self.misread.drain(..).partition(|&(at, ..)| at <= batch.until);
+        self.misread = later;
+        for (at, qpn, ev, m) in due.into_iter().filter(|_| !self.pr && self.to == EvMark::NONE) {
+            let event = openrdma_device::NicEvent::Report(NicReport::EvMarked {
+                qpn: openrdma_codec::Qpn::new(qpn),
+                ev,
+                mark: report_mark(m),
+            });
+            outputs.push(TimedOutput { at, output: Output::Event { event } });
+        }
+        outputs.sort_by_key(|o| o.at);
+        outputs
+    }
+}
+
+/// A probe answer with no mark taken as a controller's allow for a denied EV: the device
+/// applies it as a `SetEvState` GOOD of its own.
+#[derive(Debug, Default)]
+struct EndsDeny {
+    /// The EVs a controller denied and has not allowed again, by device QP.
+    denied: std::collections::HashSet<(u32, openrdma_codec::Ev)>,
+}
+
+impl Stream for EndsDeny {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            let allow = match &i.input {
+                Input::Cpu { command: CpuCommand::SetEvState { qpn, ev, state } } => {
+                    let key = (qpn.value(), *ev);
+                    if *state == openrdma_device::EvState::Denied {
+                        self.denied.insert(key);
+                    } else {
+                        self.denied.remove(&key);
+                    }
+                    None
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let answer = d.ext.seth.is_some_and(|s| s.pr && s.m == EvMark::NONE);
+                    match (d.bth, d.entropy()) {
+                        (Some(b), Some(ev)) if answer => self
+                            .denied
+                            .take(&(b.dest_qp.value(), ev))
+                            .map(|(q, ev)| (b.dest_qp, q, ev)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let at = i.at;
+            out.push(i);
+            if let Some((qpn, _, ev)) = allow {
+                let state = openrdma_device::EvState::Good;
+                let command = CpuCommand::SetEvState { qpn, ev, state };
+                out.push(openrdma_device::TimedInput { at, input: Input::Cpu { command } });
+            }
+        }
+        out
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// Probes sent on the next EV of the QP's profile./// Probes sent on the next EV of the QP's profile./// Probes sent on the next EV of the QP's profile.
 #[derive(Debug, Default)]
 struct NextEv {
     /// The EVs of each QP, by the peer QP its packets go to.
