@@ -34,9 +34,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // Its registration ended, a template must be disabled (TPL-KEY-002), which the
     // doorbells row names; the entry's `breaks` lists only the entry's effect.
     ("deregister-ignored", "TPL-KEY-002"),
-    // A fatal NACK or a NAK not acted on: the sender flag's status is named.
-    ("fatal-nack-ignored", "FLAG-SEND-001.a"),
-    ("nak-as-ack", "FLAG-SEND-001.a"),
     // SACKs a sender must take, dropped: the SACK that should have released the next
     // packet carries non-zero PDC identifiers too, whose rule is named first.
     ("rejects-seth-type", "SETH-PDC-001.b"),
@@ -51,9 +48,8 @@ const MISNAMED: &[(&str, &str)] = &[
     ("no-blame", "SND-PSN-001"),
     // Rejections delivered to the error queue fill it: its overflow is named.
     ("rejects-to-error-cq", "CQE-RING-004.a"),
-    // A sender stalled or an EV not denied: the next packet's EV is named.
+    // A sender stalled: the next packet's EV is named.
     ("credit-zero-stalls", "SND-SEG-001.a"),
-    ("deny-as-assumed-bad", "SND-SEG-001.a"),
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
     // Generated: a PSN or MSN one off matches another packet or ACK, whose other fields
@@ -82,9 +78,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // A cack_psn that stops at a filled hole shows first as cumulative progress not
     // reported in time, by the rule of the SACK's trigger.
     ("cack-stops-at-fill", "RCV-SACK-001.c"),
-    // Commands of the CPU half ignored: the flag or packet they change is named.
-    ("qp-error-command-ignored", "FLAG-SEND-001.a"),
-    ("set-ev-state-ignored", "SND-SEG-001.a"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

@@ -173,11 +173,23 @@ const OWN: &[(Clause, Shows)] = &[
     (REC_IF_005, |f| f.reports & MARK_REPORT != 0),
     (REC_IF_007, |f| f.reports & PROBE_REPORT != 0),
     (REC_IF_008, |f| f.kinds & RTX != 0 && !f.own_cpu),
+    // The EV transitions a missing or unexpected EvState report is named by: only where
+    // the scenario expects EvState reports, which alone makes the judge compare them.
+    (EV_BAD_001, |f| f.reports & STATE_REPORT != 0),
+    (EV_DENY_001, |f| f.reports & STATE_REPORT != 0),
+    (EV_DENY_002, |f| f.reports & STATE_REPORT != 0),
+    (EV_PROBE_002, |f| f.reports & STATE_REPORT != 0),
+    (EV_PROBE_003, |f| f.reports & STATE_REPORT != 0),
+    (EV_SKIP_001, |f| f.reports & STATE_REPORT != 0),
+    (EV_STATE_003_A, |f| f.reports & STATE_REPORT != 0),
+    (REC_IF_012, |f| f.reports & STATE_REPORT != 0),
+    (SND_NACK_003, |f| f.reports & STATE_REPORT != 0),
 ];
 
 const NACK_REPORT: u8 = 1;
 const MARK_REPORT: u8 = 2;
 const PROBE_REPORT: u8 = 4;
+const STATE_REPORT: u8 = 8;
 
 /// The kind of report `r` is, as a set member.
 fn report_bit(r: &NicReport) -> u8 {
@@ -185,6 +197,7 @@ fn report_bit(r: &NicReport) -> u8 {
         NicReport::Nack { .. } => NACK_REPORT,
         NicReport::EvMarked { .. } => MARK_REPORT,
         NicReport::ProbeAnswered { .. } => PROBE_REPORT,
+        NicReport::EvState { .. } => STATE_REPORT,
         _ => 0,
     }
 }

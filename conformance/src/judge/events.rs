@@ -4,13 +4,14 @@
 use openrdma_codec::frame::decode;
 use std::collections::HashMap;
 
-use openrdma_codec::Ev;
+use openrdma_codec::{Ev, EvMark, NackReason};
 use openrdma_device::{
-    Body, HostCommand, NicEvent, NicReport, Output, Payload, Record, Scenario, Side, TimedOutput,
+    Body, CpuCommand, EvState, HostCommand, Input, NicEvent, NicReport, Output, Payload, Record,
+    Scenario, Side, TimedOutput,
 };
 
 use super::arrivals::Arrivals;
-use super::obs::Obs;
+use super::obs::{In, Obs};
 use super::{Divergence, Frame, Kind, peer_map, render_event};
 use crate::placement;
 
@@ -333,6 +334,7 @@ fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
 pub(super) fn judge_reports(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
+    inputs: &[In<'_>],
     late_ns: u64,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
@@ -359,7 +361,7 @@ pub(super) fn judge_reports(
             Some(g) => g.4 = true,
             None => div.push(Divergence {
                 at: r.at.0,
-                requirement: req.into(),
+                requirement: missed_transition(rep, r.at.0, inputs, obs).unwrap_or(req).into(),
                 what: format!("an expected report did not come by {deadline} ns"),
                 expected: Some(render_event(e)),
                 actual: None,
@@ -380,6 +382,10 @@ pub(super) fn judge_reports(
         if *used || (key.starts_with("QpError") && expected_error(key)) {
             continue;
         }
+        let req = match e {
+            NicEvent::Report(r) => wrong_transition(r, *t, inputs, exp).unwrap_or(req),
+            _ => req,
+        };
         div.push(Divergence {
             at: *t,
             requirement: (*req).into(),
@@ -392,6 +398,129 @@ pub(super) fn judge_reports(
             clause: None,
         });
     }
+}
+
+/// The inputs of device QP `qpn` injected at `at`.
+fn inputs_at<'a>(inputs: &'a [In<'a>], qpn: u32, at: u64) -> impl Iterator<Item = &'a In<'a>> {
+    inputs.iter().filter(move |i| {
+        i.at == at
+            && match i.input {
+                Input::Cpu { command } => command_qpn(command) == Some(qpn),
+                _ => {
+                    i.frame.as_ref().and_then(|f| f.d.bth).is_some_and(|b| b.dest_qp.value() == qpn)
+                }
+            }
+    })
+}
+
+/// The QP a command names; none for an endpoint request.
+fn command_qpn(c: &CpuCommand) -> Option<u32> {
+    match c {
+        CpuCommand::Retransmit { qpn, .. }
+        | CpuCommand::Probe { qpn, .. }
+        | CpuCommand::SetEvState { qpn, .. }
+        | CpuCommand::QpError { qpn } => Some(qpn.value()),
+        CpuCommand::EndpointRequest { .. } => None,
+    }
+}
+
+/// The rule of table 4 of the sender chapter that an expected `EvState` report missed at
+/// `at` shows broken, from the input that makes the transition due (design 9.3): a SACK's
+/// mark (EV-SKIP-001, EV-BAD-001), a probe answer's (EV-PROBE-002, EV-PROBE-003), a trim
+/// (EV-SKIP-001), the SKIP hold passing with no input (EV-SKIP-002), or a `SetEvState`
+/// command: applied as another state (EV-DENY-001, EV-STATE-003.a) or not at all, nothing
+/// reported (REC-IF-012). `None` for a report of another kind, and, but for a command, when
+/// the device reports no EV state of the QP at all.
+fn missed_transition(
+    r: &NicReport,
+    at: u64,
+    inputs: &[In<'_>],
+    obs: &[(u64, &NicEvent)],
+) -> Option<&'static str> {
+    let NicReport::EvState { qpn, ev, state } = r else { return None };
+    let q = qpn.value();
+    // A device that reports no EV state of the QP at all breaks the report's own rule.
+    let reports = obs
+        .iter()
+        .any(|(_, o)| matches!(o, NicEvent::Report(NicReport::EvState { qpn: x, .. }) if x == qpn));
+    let mut causes = inputs_at(inputs, q, at).peekable();
+    if causes.peek().is_none() {
+        return (reports && *state == EvState::Good).then_some("EV-SKIP-002");
+    }
+    for i in causes {
+        if let Input::Cpu { command: CpuCommand::SetEvState { ev: e, state: s, .. } } = i.input {
+            if e != ev || s != state {
+                continue;
+            }
+            let other = obs.iter().any(|(t, o)| {
+                *t >= at
+                    && matches!(o, NicEvent::Report(NicReport::EvState { qpn: x, ev: y, .. })
+                        if x == qpn && y == ev)
+            });
+            return Some(match (other, state) {
+                (false, _) => "REC-IF-012",
+                (true, EvState::Denied) => "EV-DENY-001",
+                (true, _) => "EV-STATE-003.a",
+            });
+        }
+        let Some(d) = i.frame.as_ref().map(|f| &f.d).filter(|_| reports) else { continue };
+        if let Some(s) = d.ext.seth.filter(|_| d.entropy() == Some(*ev)) {
+            return Some(match (s.pr, s.m) {
+                (true, EvMark::NONE) => "EV-PROBE-002",
+                (true, _) => "EV-PROBE-003",
+                (false, EvMark::ALWAYS_SKIP) => "EV-BAD-001",
+                (false, _) => "EV-SKIP-001",
+            });
+        }
+        if d.ext
+            .neth
+            .is_some_and(|n| matches!(n.reason, NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP))
+        {
+            return Some("EV-SKIP-001");
+        }
+    }
+    None
+}
+
+/// The rule an `EvState` report the scenario does not expect breaks, from what came at its
+/// time: a transition out of DENIED, which the scenario holds, by anything but a
+/// `SetEvState` (EV-DENY-002); a transition on a NACK that reports the responder's
+/// resources (SND-NACK-003). `None` otherwise: the report's own rule.
+fn wrong_transition(
+    r: &NicReport,
+    at: u64,
+    inputs: &[In<'_>],
+    exp: &[(&Record, &NicEvent)],
+) -> Option<&'static str> {
+    let NicReport::EvState { qpn, ev, .. } = r else { return None };
+    let q = qpn.value();
+    let commanded = inputs_at(inputs, q, at).any(|i| {
+        matches!(i.input, Input::Cpu { command: CpuCommand::SetEvState { ev: e, .. } } if e == ev)
+    });
+    let held = exp
+        .iter()
+        .filter(|(rec, _)| rec.at.0 <= at)
+        .filter_map(|(_, e)| match e {
+            NicEvent::Report(NicReport::EvState { qpn: x, ev: y, state })
+                if x == qpn && y == ev =>
+            {
+                Some(*state)
+            }
+            _ => None,
+        })
+        .next_back();
+    if held == Some(EvState::Denied) && !commanded {
+        return Some("EV-DENY-002");
+    }
+    let resource_nack = inputs_at(inputs, q, at).any(|i| {
+        i.frame.as_ref().and_then(|f| f.d.ext.neth).is_some_and(|n| {
+            !matches!(
+                n.reason,
+                NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP | NackReason::UNEXP_EVENT
+            )
+        })
+    });
+    resource_nack.then_some("SND-NACK-003")
 }
 
 /// The rule an expected DMA write that did not happen breaks: placement (RCV-PLACE-003),

@@ -420,7 +420,7 @@ fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
 fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     use openrdma_codec::EvMark;
     use openrdma_codec::frame::{DecodedFrame, decode};
-    use openrdma_device::{Body, CongestionControl, HostCommand};
+    use openrdma_device::{Body, CongestionControl, CpuCommand, EvState, HostCommand};
     let (rec, ef) = &cx.exp[e];
     let at = rec.at.0;
     let Kind::Data { qp, .. } = ef.kind else { return SND_SEG_001_A };
@@ -468,15 +468,48 @@ fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
             Some(s) if s.spdcid != 0 || s.dpdcid != 0 => SETH_PDC_001_B,
             Some(s) if s.res_type != 0 || s.next_header != 0 => SETH_TYPE_001_B,
             Some(s) if s.cc_type != 0 => SETH_CC_001_B,
+            // A probe answer with no mark makes its EV usable again.
+            Some(s) if s.pr && s.m == EvMark::NONE => EV_PROBE_002,
             Some(s) if s.sack_bitmap != 0 => SND_SACK_002_A,
             Some(_) => SND_SACK_001,
             None => SND_SEG_001_A,
         },
         None => {
+            // Sent early, at a probe answer whose skip mark should have held its EV in SKIP.
+            let answered = sent.filter(|&t| t < at).is_some_and(|t| {
+                acks.iter().any(|(a, d)| {
+                    *a == t && d.ext.seth.is_some_and(|s| s.pr && s.m != EvMark::NONE)
+                })
+            });
             let skipped = acks.iter().any(|(_, a)| {
                 a.ext.seth.is_some_and(|s| matches!(s.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
             });
-            if skipped { EV_SKIP_002 } else { SND_SEG_001_A }
+            // Sent early, at a probe answer with no mark, while a controller held the QP's
+            // EV DENIED: the answer ended a state only a controller ends.
+            let allowed = sent.filter(|&t| t < at).is_some_and(|t| {
+                let answer = acks.iter().any(|(a, d)| {
+                    *a == t && d.ext.seth.is_some_and(|s| s.pr && s.m == EvMark::NONE)
+                });
+                let held =
+                    cx.scenario.injects().filter(|r| r.at.0 <= t).filter_map(|r| match &r.body {
+                        Body::Cpu { command: CpuCommand::SetEvState { qpn, state, .. } }
+                            if qpn.value() == local =>
+                        {
+                            Some(*state)
+                        }
+                        _ => None,
+                    });
+                answer && held.last() == Some(EvState::Denied)
+            });
+            if answered {
+                EV_PROBE_003
+            } else if allowed {
+                EV_DENY_002
+            } else if skipped {
+                EV_SKIP_002
+            } else {
+                SND_SEG_001_A
+            }
         }
     }
 }

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::host::FlagRepr;
+use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{NicEvent, Record, Side};
 
 use super::entries::{self, SlotHistory};
@@ -122,6 +122,52 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
 }
 
+/// The rule that fails a requester's message with the status `want` expects at `at`, when
+/// the device shows no failure of that QP in the sequence `got` at all: the sender did not
+/// act on what failed the QP (a fatal NACK, a NAK, the CPU half's `QpError`), which is the
+/// cause of the missing or different flag or entry. A REMOTE_OP_ERROR is a NAK 0x63's
+/// (SND-ACK-003) or, from the last NAK injected into the QP by then, another syndrome's
+/// (SND-ACK-006). A device that failed the QP but wrote one of its flags or entries wrong
+/// is named by the sequence's own rules.
+fn unheeded_failure(
+    want: &NicEvent,
+    at: u64,
+    got: &[Item<'_>],
+    naks: &[(u32, u64, u8)],
+) -> Option<Rule> {
+    let (qpn, status) = requester_status(want)?;
+    let last_nak = naks.iter().filter(|&&(q, t, _)| q == qpn && t <= at).map(|x| x.2).next_back();
+    let rule = match status {
+        CompletionStatus::FATAL_NACK => SND_NACK_005,
+        CompletionStatus::REMOTE_OP_ERROR if last_nak.is_some_and(|s| s & 0x7F != 0x63) => {
+            SND_ACK_006
+        }
+        CompletionStatus::REMOTE_INVALID_REQUEST
+        | CompletionStatus::REMOTE_ACCESS_ERROR
+        | CompletionStatus::REMOTE_OP_ERROR => SND_ACK_003,
+        CompletionStatus::RETRY_EXCEEDED => REC_IF_013,
+        _ => return None,
+    };
+    let shown = got
+        .iter()
+        .filter_map(|(_, e, _)| requester_status(e))
+        .any(|(q, s)| q == qpn && !s.is_success());
+    (!shown).then_some(rule)
+}
+
+/// The QP and status of a requester's flag or entry.
+fn requester_status(e: &NicEvent) -> Option<(u32, CompletionStatus)> {
+    match e {
+        NicEvent::FlagWrite(f) if f.side == Side::Requester => {
+            Some((f.qpn.value(), FlagRepr::from_u64(f.value).status))
+        }
+        NicEvent::Completion(c) if c.side == Side::Requester => {
+            Some((c.entry.qpn.value(), c.entry.status))
+        }
+        _ => None,
+    }
+}
+
 /// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
 /// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
 /// whose entries carry no MSN of their own).
@@ -141,10 +187,13 @@ fn ident(e: &NicEvent) -> (u32, u16, u32) {
 type Item<'a> = (u64, &'a NicEvent, usize);
 
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the
-/// observed ones with their times; `history` is what each observed entry's slot held.
+/// observed ones with their times; `naks` the transport acknowledgements other than ACKs
+/// injected into the device, as (device QP, time, syndrome); `history` is what each
+/// observed entry's slot held.
 pub(super) fn judge(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
+    naks: &[(u32, u64, u8)],
     late_ns: u64,
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
@@ -164,7 +213,7 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        judge_seq(seq, &want, &got, late_ns, history, div);
+        judge_seq(seq, &want, &got, naks, late_ns, history, div);
     }
 }
 
@@ -172,6 +221,7 @@ fn judge_seq(
     seq: Seq,
     want: &[Item<'_>],
     got: &[Item<'_>],
+    naks: &[(u32, u64, u8)],
     late_ns: u64,
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
@@ -193,6 +243,9 @@ fn judge_seq(
                 let by_field = rule.unwrap_or(seq.due());
                 rule = Some(entries::requirement(a, b, &fields, history.get(&gi), by_field));
             }
+        }
+        if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
+            rule = unheeded_failure(we, wt, got, naks).or(rule);
         }
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {
@@ -225,11 +278,12 @@ fn judge_seq(
     for w in missing {
         let (wt, we, _) = want[w];
         let what = format!("an expected {} is missing", seq.name());
+        let rule = unheeded_failure(we, wt, got, naks).unwrap_or(seq.due());
         div.push(Divergence {
             expected: Some(render_event(we)),
             should_only: false,
             check: "",
-            ..Divergence::of(wt, seq.due(), what)
+            ..Divergence::of(wt, rule, what)
         });
     }
     for g in extra {

@@ -382,7 +382,18 @@ pub static CHECKS: &[Check] = &[
             let late = c.scenario.manifest.tolerances.late_ns;
             let none = SlotHistory::new();
             let h = c.history.get().unwrap_or(&none);
-            sequences::judge(&c.o.exp_events, &c.o.events, late, h, d, &mut n);
+            let naks: Vec<(u32, u64, u8)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let a = f.d.ext.aeth?;
+                        let ack = openrdma_codec::AethKind::of(a.syndrome)
+                            == openrdma_codec::AethKind::Ack;
+                        (!ack).then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome))
+                    })
+                    .collect();
+            sequences::judge(&c.o.exp_events, &c.o.events, &naks, late, h, d, &mut n);
             c.count(n);
         },
     },
@@ -405,7 +416,7 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| {
             let mut n = 0;
             let late = c.scenario.manifest.tolerances.late_ns;
-            events::judge_reports(&c.o.exp_events, &c.o.events, late, d, &mut n);
+            events::judge_reports(&c.o.exp_events, &c.o.events, &c.o.inputs, late, d, &mut n);
             let expects_ev_states =
                 c.o.exp_events
                     .iter()
@@ -551,6 +562,9 @@ const MATCH: &[Clause] = &[
     ERTH_RESP_001_A,
     ERTH_RESP_001_B,
     ERTH_RESV_001,
+    EV_DENY_002,
+    EV_PROBE_002,
+    EV_PROBE_003,
     EV_PROBE_005_A,
     EV_PROBE_005_C,
     EV_PROBE_005_D,
@@ -671,6 +685,7 @@ const UNEXPECTED: &[Clause] = &[
     REC_PROBE_001,
     REC_PROBE_002,
     REC_RETRY_002,
+    SND_ERR_001,
     SND_INFER_002_A,
     SND_INFER_003_A,
     SND_INFER_004,
@@ -812,13 +827,33 @@ const SEQUENCES: &[Clause] = &[
     FLAG_SEND_001_D,
     FLAG_STATUS_001,
     FLAG_VALID_001,
+    REC_IF_013,
     RET_FLAG_001_A,
     RET_ORDER_001,
+    SND_ACK_003,
+    SND_ACK_006,
+    SND_NACK_005,
 ];
 
 const QP_ERROR: &[Clause] = &[REC_IF_009];
 
-const REPORTS: &[Clause] =
-    &[REC_IF_004, REC_IF_005, REC_IF_007, REC_IF_009, REC_IF_016, REC_IF_018_A];
+const REPORTS: &[Clause] = &[
+    EV_BAD_001,
+    EV_DENY_001,
+    EV_DENY_002,
+    EV_PROBE_002,
+    EV_PROBE_003,
+    EV_SKIP_001,
+    EV_SKIP_002,
+    EV_STATE_003_A,
+    REC_IF_004,
+    REC_IF_005,
+    REC_IF_007,
+    REC_IF_009,
+    REC_IF_012,
+    REC_IF_016,
+    REC_IF_018_A,
+    SND_NACK_003,
+];
 
 const RETRANSMITTED: &[Clause] = &[REC_IF_008];

@@ -62,11 +62,23 @@ pub(super) fn judge(
         }
         m
     };
+    // Whether the scenario has the QP of a peer QP in the error state at `at`.
+    let failed_by = |qp: u32, at: u64| {
+        local_of.get(&qp).and_then(|l| failed_at.get(l)).is_some_and(|&t| t <= at)
+    };
     for (i, of) in obs_frames.iter().enumerate() {
         if used[i] {
             continue;
         }
         let (req, what) = match of.kind {
+            // A packet of a QP in the error state (SND-ERR-001); the device's own CPU half
+            // retrying or probing after it failed the QP is named below by its own rule.
+            Kind::Data { qp, rtx, .. } if failed_by(qp, of.at) && !(own_cpu && rtx) => {
+                ("SND-ERR-001", "a data packet of a QP in the error state")
+            }
+            Kind::Probe { qp } if failed_by(qp, of.at) && !own_cpu => {
+                ("SND-ERR-001", "a probe of a QP in the error state")
+            }
             Kind::Data { qp, rtx: true, .. } => {
                 // One retransmission per command, sent when the command arrived.
                 let local = local_of.get(&qp).copied();

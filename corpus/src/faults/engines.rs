@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::CompletionRepr;
-use openrdma_codec::{AethRepr, EvMark, NackReason, Opcode, TemplateId};
+use openrdma_codec::{AethKind, AethRepr, EvMark, NackReason, Opcode, TemplateId};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
     Capability, CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, Side,
@@ -258,6 +258,21 @@ pub static FAULTS: &[Fault] = &[
         &[req::SND_NACK_005],
         &["snd-nack-fatal"],
         |b| nack_as(b, NackReason::UNEXP_EVENT, NackReason::NO_RESOURCE),
+    ),
+    misreads(
+        "other-nak-as-ack",
+        "AETH NAKs other than 0x61, 0x62 and 0x63 (a PSN sequence error, say) are taken for ACKs",
+        &[req::SND_ACK_006],
+        &["snd-ack-nak"],
+        |b| {
+            misread(b, |f| {
+                f.ext.aeth.as_mut().is_some_and(|a| {
+                    AethKind::of(a.syndrome) != AethKind::Ack
+                        && !(0x61..=0x63).contains(&(a.syndrome & 0x7F))
+                        && set(&mut a.syndrome, AethRepr::ACK_UNLIMITED_CREDIT)
+                })
+            })
+        },
     ),
     misreads(
         "nak-as-ack",

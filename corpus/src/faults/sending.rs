@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use openrdma_codec::frame::{FrameRepr, decode};
-use openrdma_codec::{NackReason, Opcode, Psn, Rqmsn};
+use openrdma_codec::{EvMark, NackReason, Opcode, Psn, Rqmsn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
     CongestionControl, CpuCommand, DeviceError, HostCommand, Input, NicReport, Output, RecoveryCpu,
@@ -132,6 +132,13 @@ pub static FAULTS: &[Fault] = &[
         &["snd-spray-round-robin", "snd-spray-window-fit"],
         |_| Box::<NextEv>::default(),
     ),
+    stream(
+        "error-keeps-retransmit-queue",
+        "the error state does not flush the retransmission queue: the QP's latest packet goes out again after it failed",
+        &[req::SND_ERR_001],
+        &["snd-nack-fatal", "snd-ack-nak"],
+        |_| Box::<AfterError>::default(),
+    ),
     // ---- acknowledgements acted on ----------------------------------------------------------
     loses_in(
         "ignores-trimmed-nack",
@@ -152,6 +159,41 @@ pub static FAULTS: &[Fault] = &[
         &[req::SND_SACK_001],
         &["snd-cc-sack"],
         |i| !frame_in(i, |f| f.ext.seth.is_some_and(|s| !s.pr && s.sack_bitmap == 0)),
+    ),
+    stream(
+        "always-skip-as-skip-once",
+        "a SACK's ALWAYS_SKIP mark moves its EV to SKIP, as SKIP_ONCE does, rather than to ASSUMED_BAD",
+        &[req::EV_BAD_001],
+        &["snd-ev-always-skip", "rec-split-assumed-bad"],
+        |_| Box::new(Marks::new(false, &[EvMark::ALWAYS_SKIP], EvMark::SKIP_ONCE)),
+    ),
+    stream(
+        "skip-once-changes-nothing",
+        "a SACK's SKIP_ONCE mark is reported but leaves its EV in GOOD",
+        &[req::EV_SKIP_001],
+        &["rec-split-skip-expiry"],
+        |_| Box::new(Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE)),
+    ),
+    stream(
+        "probe-answer-none-as-skip",
+        "a probe answer with m NONE moves its ASSUMED_BAD EV to SKIP rather than to GOOD",
+        &[req::EV_PROBE_002],
+        &["snd-ev-always-skip", "rec-split-assumed-bad"],
+        |_| Box::new(Marks::new(true, &[EvMark::NONE], EvMark::SKIP_ONCE)),
+    ),
+    stream(
+        "probe-answer-mark-ignored",
+        "a probe answer with a skip mark returns its ASSUMED_BAD EV to GOOD rather than to SKIP",
+        &[req::EV_PROBE_003],
+        &["snd-ev-probe-skip", "rec-split-skip-expiry"],
+        |_| Box::new(Marks::new(true, &[EvMark::SKIP_ONCE, EvMark::ALWAYS_SKIP], EvMark::NONE)),
+    ),
+    stream(
+        "probe-answer-ends-deny",
+        "a probe answer with m NONE returns its EV to GOOD whatever its state, a DENIED one included",
+        &[req::EV_DENY_002],
+        &["snd-ev-deny"],
+        |_| Box::<EndsDeny>::default(),
     ),
     sends(
         "pad-count-is-length-mod-4",
@@ -249,7 +291,228 @@ impl Stream for Swapped {
     }
 }
 
-/// Probes sent on the next EV of the QP's profile.
+/// The latest data packet of a QP sent again, as a retransmission with its report, when
+/// the QP enters the error state (its first error flag, entry or report).
+#[derive(Debug, Default)]
+struct AfterError {
+    /// The peer QP of each device QP.
+    peer: std::collections::HashMap<u32, u32>,
+    /// The latest data packet sent to each peer QP.
+    last: std::collections::HashMap<u32, (u16, Vec<u8>)>,
+    /// The device QPs already failed.
+    failed: std::collections::HashSet<u32>,
+}
+
+impl Stream for AfterError {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let failed = match &o.output {
+                Output::Frame { port, bytes } => {
+                    if let Some((q, _)) = data_of(&o.output) {
+                        self.last.insert(q, (*port, bytes.clone()));
+                    }
+                    None
+                }
+                Output::Event { event } => failed_qp(event),
+            };
+            let at = o.at;
+            out.push(o);
+            let Some(qpn) = failed.filter(|q| self.failed.insert(*q)) else { continue };
+            let Some((port, bytes)) = self.peer.get(&qpn).and_then(|p| self.last.get(p)) else {
+                continue;
+            };
+            let Some(again) = refit(bytes, |f| {
+                f.bth.rtx = true;
+                true
+            }) else {
+                continue;
+            };
+            let Some(b) = decode(&again).bth else { continue };
+            let lost_ev = decode(&again).entropy();
+            out.push(TimedOutput {
+                at,
+                output: Output::Event {
+                    event: openrdma_device::NicEvent::Report(NicReport::Retransmitted {
+                        qpn: openrdma_codec::Qpn::new(qpn),
+                        psn: b.psn,
+                        cause: openrdma_device::RetransmitCause::Nack,
+                        lost_ev,
+                    }),
+                },
+            });
+            out.push(TimedOutput { at, output: Output::Frame { port: *port, bytes: again } });
+        }
+        out
+    }
+}
+
+/// The device QP an event shows entering the error state: a requester's error flag or
+/// entry, or a `QpError` report.
+fn failed_qp(e: &openrdma_device::NicEvent) -> Option<u32> {
+    use openrdma_device::{NicEvent, Side};
+    match e {
+        NicEvent::FlagWrite(f) if f.side == Side::Requester => {
+            let flag = openrdma_codec::host::FlagRepr::from_u64(f.value);
+            (!flag.status.is_success()).then_some(f.qpn.value())
+        }
+        NicEvent::Completion(c) if c.side == Side::Requester => {
+            (!c.entry.status.is_success()).then_some(c.entry.qpn.value())
+        }
+        NicEvent::Report(NicReport::QpError { qpn, .. }) => Some(qpn.value()),
+        _ => None,
+    }
+}
+
+/// SACKs with `pr` as given and a mark of `from` acted on as if they carried `to`, the
+/// mark itself reported as it came: the EV transition of one mark is wrong, the rest right.
+#[derive(Debug)]
+struct Marks {
+    pr: bool,
+    from: &'static [EvMark],
+    to: EvMark,
+    /// The marks read wrong and not yet reported: time, device QP, EV, the mark.
+    misread: Vec<(Timestamp, u32, openrdma_codec::Ev, EvMark)>,
+}
+
+impl Marks {
+    fn new(pr: bool, from: &'static [EvMark], to: EvMark) -> Marks {
+        Marks { pr, from, to, misread: Vec::new() }
+    }
+}
+
+/// The mark of a report, as the device boundary gives it.
+fn report_mark(m: EvMark) -> openrdma_device::EvMark {
+    openrdma_device::EvMark::from_bits(m.0)
+}
+
+impl Stream for Marks {
+    fn inputs(
+        &mut self,
+        mut inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &mut inputs {
+            let Input::Frame { bytes, .. } = &mut i.input else { continue };
+            let mut seen = None;
+            let read = refit(bytes, |f| {
+                let ev = f.entropy();
+                let qpn = f.bth.dest_qp.value();
+                let Some(s) = f.ext.seth.as_mut() else { return false };
+                if s.pr != self.pr || !self.from.contains(&s.m) {
+                    return false;
+                }
+                seen = Some((qpn, ev, s.m));
+                s.m = self.to;
+                true
+            });
+            if let (Some(b), Some((qpn, ev, m))) = (read, seen) {
+                *bytes = b;
+                self.misread.push((i.at, qpn, ev, m));
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: openrdma_device::NicEvent::Report(r) } = &mut o.output
+            else {
+                continue;
+            };
+            let (NicReport::EvMarked { qpn, ev, mark }
+            | NicReport::ProbeAnswered { qpn, ev, mark }) = r
+            else {
+                continue;
+            };
+            let k = self.misread.iter().position(|&(_, q, e, _)| q == qpn.value() && e == *ev);
+            if let Some(k) = k {
+                *mark = report_mark(self.misread.remove(k).3);
+            }
+        }
+        // A skip mark read as none is reported all the same (REC-IF-005).
+        let (due, later): (Vec<_>, Vec<_>) =
+            self.misread.drain(..).partition(|&(at, ..)| at <= batch.until);
+        self.misread = later;
+        for (at, qpn, ev, m) in due.into_iter().filter(|_| !self.pr && self.to == EvMark::NONE) {
+            let event = openrdma_device::NicEvent::Report(NicReport::EvMarked {
+                qpn: openrdma_codec::Qpn::new(qpn),
+                ev,
+                mark: report_mark(m),
+            });
+            outputs.push(TimedOutput { at, output: Output::Event { event } });
+        }
+        outputs.sort_by_key(|o| o.at);
+        outputs
+    }
+}
+
+/// A probe answer with no mark taken as a controller's allow for a denied EV: the device
+/// applies it as a `SetEvState` GOOD of its own.
+#[derive(Debug, Default)]
+struct EndsDeny {
+    /// The EVs a controller denied and has not allowed again, by device QP.
+    denied: std::collections::HashSet<(u32, openrdma_codec::Ev)>,
+}
+
+impl Stream for EndsDeny {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            let allow = match &i.input {
+                Input::Cpu { command: CpuCommand::SetEvState { qpn, ev, state } } => {
+                    let key = (qpn.value(), *ev);
+                    if *state == openrdma_device::EvState::Denied {
+                        self.denied.insert(key);
+                    } else {
+                        self.denied.remove(&key);
+                    }
+                    None
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let answer = d.ext.seth.is_some_and(|s| s.pr && s.m == EvMark::NONE);
+                    match (d.bth, d.entropy()) {
+                        (Some(b), Some(ev)) if answer => self
+                            .denied
+                            .take(&(b.dest_qp.value(), ev))
+                            .map(|(q, ev)| (b.dest_qp, q, ev)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let at = i.at;
+            out.push(i);
+            if let Some((qpn, _, ev)) = allow {
+                let state = openrdma_device::EvState::Good;
+                let command = CpuCommand::SetEvState { qpn, ev, state };
+                out.push(openrdma_device::TimedInput { at, input: Input::Cpu { command } });
+            }
+        }
+        out
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// Probes sent on the next EV of the QP's profile./// Probes sent on the next EV of the QP's profile./// Probes sent on the next EV of the QP's profile.
 #[derive(Debug, Default)]
 struct NextEv {
     /// The EVs of each QP, by the peer QP its packets go to.

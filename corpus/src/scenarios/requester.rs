@@ -241,8 +241,12 @@ pub(super) fn snd_ev_probe(name: &str, answer: WireMark) -> Scenario {
     let mut r = sender_with(name, description, &reqs, |m| {
         m.requires.insert(Capability::Paths);
         m.requires.insert(Capability::CpuSplit);
-        m.nic.skip_hold = std::time::Duration::from_micros(4);
+        if skip {
+            m.nic.skip_hold = std::time::Duration::from_micros(4);
+        }
     });
+    // One EV: every device goes through its states alike.
+    r.expect_ev_states();
     let evs = v4_evs(DUT_QP, 1);
     let e0 = evs[0];
     setup_evs(&mut r, 0, evs);
@@ -538,6 +542,8 @@ pub(super) fn snd_ev_deny() -> Scenario {
             m.requires.insert(Capability::CpuSplit);
         },
     );
+    // One EV: every device goes through its states alike.
+    r.expect_ev_states();
     let evs = v4_evs(DUT_QP, 1);
     let e0 = evs[0];
     setup_evs(&mut r, 0, evs);
