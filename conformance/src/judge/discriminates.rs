@@ -68,6 +68,8 @@ pub struct Facts {
     sched: BTreeSet<Clause>,
     /// The kinds of report it expects, by [`report_bit`].
     reports: u8,
+    /// Whether it expects writes with a TSETH, and whether writes without one.
+    tseth: (bool, bool),
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -148,6 +150,10 @@ const OWN: &[(Clause, Shows)] = &[
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     (SND_RQMSN_002_A, |f| f.imm_data),
+    // Whether to timestamp (`fields::rule_of`): where writes with, or without, a TSETH
+    // are expected.
+    (SND_TS_002_A, |f| f.tseth.0),
+    (SND_TS_002_D, |f| f.tseth.1),
     (PETH_RESP_001, |f| f.probe_answer),
     (SETH_PR_001, |f| f.probe_answer),
     (SETH_ACKPSN_002, |f| f.probe_answer),
@@ -229,6 +235,12 @@ impl Facts {
                 Body::Event { event: NicEvent::Report(x) } => k | report_bit(x),
                 _ => k,
             }),
+            tseth: exp.iter().filter(|(_, f)| matches!(f.kind, Kind::Data { .. })).fold(
+                (false, false),
+                |(with, without), (_, f)| {
+                    (with || f.d.ext.tseth.is_some(), without || f.d.ext.tseth.is_none())
+                },
+            ),
         };
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {

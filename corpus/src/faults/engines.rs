@@ -138,21 +138,21 @@ pub static FAULTS: &[Fault] = &[
     config(
         "timestamps-always-on",
         "timestamps is ignored: every write carries a TSETH",
-        &[req::TSETH_PRESENT_001],
+        &[req::SND_TS_002_D],
         &["snd-no-timestamps"],
         |m| m.nic.timestamps = true,
     ),
     config(
         "tail-probe-ignored",
         "tail_probe is ignored: no tail is ever probed",
-        &[req::EV_PROBE_005_A],
+        &[req::SND_TAIL_001_A, req::EV_PROBE_005_A],
         &["snd-tail-probe"],
         |m| m.nic.tail_probe = None,
     ),
     config(
         "tail-probe-slow",
         "tail probes wait twice the configured tail_probe",
-        &[req::EV_PROBE_005_A],
+        &[req::SND_TAIL_001_A, req::EV_PROBE_005_A],
         &["snd-tail-probe"],
         |m| m.nic.tail_probe = m.nic.tail_probe.map(|d| 2 * d),
     ),
@@ -198,7 +198,7 @@ pub static FAULTS: &[Fault] = &[
     loses_in(
         "deregister-ignored",
         "deregistering local memory leaves the templates under it enabled",
-        &[req::CQE_SEND_001],
+        &[req::TPL_KEY_002, req::TPL_INSTALL_004],
         &["db-deregister"],
         |i| !matches!(i, Input::Host { command: HostCommand::DeregisterLocal { .. } }),
     ),
