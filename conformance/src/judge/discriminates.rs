@@ -25,6 +25,7 @@ use openrdma_device::{
     Record, Scenario,
 };
 
+use super::arrivals::segment_rule;
 use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
 use super::obs::{Frame, Kind, classify};
 use super::table::{CHECKS, Check, expected_reads};
@@ -70,6 +71,8 @@ pub struct Facts {
     reports: u8,
     /// Whether it expects writes with a TSETH, and whether writes without one.
     tseth: (bool, bool),
+    /// The segment rules the writes it injects break by their size (`arrivals`).
+    seg: BTreeSet<Clause>,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -154,6 +157,10 @@ const OWN: &[(Clause, Shows)] = &[
     // are expected.
     (SND_TS_002_A, |f| f.tseth.0),
     (SND_TS_002_D, |f| f.tseth.1),
+    // A write placed that the receive checks discard for its size: where such a write
+    // arrives.
+    (RCV_SEG_001, |f| f.seg.contains(&RCV_SEG_001)),
+    (RCV_SEG_002, |f| f.seg.contains(&RCV_SEG_002)),
     (PETH_RESP_001, |f| f.probe_answer),
     (SETH_PR_001, |f| f.probe_answer),
     (SETH_ACKPSN_002, |f| f.probe_answer),
@@ -241,12 +248,16 @@ impl Facts {
                     (with || f.d.ext.tseth.is_some(), without || f.d.ext.tseth.is_none())
                 },
             ),
+            seg: BTreeSet::new(),
         };
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {
                 let d = decode(bytes);
                 if let Some(c) = d.discard_reason().and_then(wire::discard_clause) {
                     f.discards.insert(c);
+                } else if let Some(b) = d.bth {
+                    let rule = segment_rule(b.opcode, d.payload.len(), m.nic.pmtu);
+                    f.seg.extend(rule.and_then(Clause::parse));
                 }
             }
         }

@@ -766,6 +766,8 @@ const PLACEMENT: &[Clause] = &[
     PAY_PAD_003,
     RCV_PLACE_003_A,
     RCV_PLACE_004,
+    RCV_SEG_001,
+    RCV_SEG_002,
 ];
 
 /// The entry rules of the judge and every rule `CompletionRepr::validate` checks.
