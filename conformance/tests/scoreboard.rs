@@ -222,8 +222,10 @@ fn conf_cmp_026_data_packets_agree_in_every_fixed_field() {
         ),
         ("UDP destination port", None, Box::new(|f| f.udp.dst_port = 4792)),
         (
+            // A TSETH left out whole, its `ts` bit agreeing: the sender's choice not to
+            // timestamp (SND-TS-002), not a header its bit denies.
             "TSETH present",
-            Some("TSETH-PRESENT-001"),
+            Some("SND-TS-002"),
             Box::new(|f| {
                 f.bth.ts = !f.bth.ts;
                 f.ext.tseth = match f.ext.tseth {

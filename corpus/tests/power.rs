@@ -30,10 +30,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // The missing transport ACK of a message retired out of the shared sequence comes
     // before the flags that show the order.
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
-    // A token expanded from a template that must not expand: the packet is named.
-    // Its registration ended, a template must be disabled (TPL-KEY-002), which the
-    // doorbells row names; the entry's `breaks` lists only the entry's effect.
-    ("deregister-ignored", "TPL-KEY-002"),
     // SACKs a sender must take, dropped: the SACK that should have released the next
     // packet carries non-zero PDC identifiers too, whose rule is named first.
     ("rejects-seth-type", "SETH-PDC-001.b"),
@@ -53,15 +49,12 @@ const MISNAMED: &[(&str, &str)] = &[
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
     // Generated: a PSN or MSN one off matches another packet or ACK, whose other fields
-    // then differ; a pad count one off leaves no room for the pad, and the frame's ICRC
-    // is not refitted.
+    // then differ.
     ("perturb-write-bth-psn", "SND-SEG-001.a"),
     ("perturb-ack-aeth-msn", "RCV-ACK-002.b"),
-    ("perturb-write-bth-pad-count", "PAY-PAD-003"),
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
-    ("ignore-nic-timestamps", "TSETH-PRESENT-001"),
     ("ignore-recovery-rto", "REC-RTO-003"),
     // Generated (rejects): frames a receiver must take, dropped: what they would have
     // caused is named (the transport ACK, the endpoint response's report, the sender flag,

@@ -41,6 +41,8 @@ pub(super) struct WriteCopy {
     pub(super) ts: u16,
     pub(super) bytes: u64,
     pub(super) status: Status,
+    /// The segment rule its size breaks as a new write, if any ([`segment_rule`]).
+    pub(super) seg: Option<&'static str>,
 }
 
 /// What the device must have done with a write copy.
@@ -183,6 +185,7 @@ impl Arrivals {
                         ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
                         bytes: d.payload.len() as u64,
                         status: Status::Discarded(reason),
+                        seg: None,
                     });
                 }
             } else if bth.opcode.is_mrc_write() {
@@ -193,6 +196,7 @@ impl Arrivals {
                     ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
                     bytes: d.payload.len() as u64,
                     status: Status::Rejected,
+                    seg: segment_rule(bth.opcode, d.payload.len(), scenario.manifest.nic.pmtu),
                 });
             } else if bth.opcode == Opcode::MRC_PROBE {
                 if let Some(p) = d.ext.peth {
@@ -248,11 +252,42 @@ impl Arrivals {
         reason
     }
 
+    /// When some sound copy of PSN `psn` of QP `qp` arrived at or before `by` and every
+    /// such copy was one the receive checks discard for its size: the segment rule the
+    /// latest of them breaks.
+    pub(super) fn only_missized(&self, qp: u32, psn: u32, by: u64) -> Option<&'static str> {
+        let mut rule = None;
+        let copies = self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= by);
+        for c in copies.filter(|c| !matches!(c.status, Status::Discarded(_))) {
+            match (c.status, c.seg) {
+                (Status::Rejected, Some(r)) => rule = Some(r),
+                _ => return None,
+            }
+        }
+        rule
+    }
+
     /// Whether any sound copy of PSN `psn` of QP `qp` arrived at or before `by`.
     pub(super) fn arrived(&self, qp: u32, psn: u32, by: u64) -> bool {
         self.writes.get(&(qp, psn)).is_some_and(|v| {
             v.iter().any(|c| c.at <= by && !matches!(c.status, Status::Discarded(_)))
         })
+    }
+}
+
+/// The segment rule a new write with `opcode` and `payload` bytes breaks by its size alone
+/// under a PMTU of `pmtu`: more payload than the PMTU (`RCV-SEG-001`), or a FIRST or MIDDLE
+/// whose payload is not exactly the PMTU (`RCV-SEG-002`).
+pub(super) fn segment_rule(opcode: Opcode, payload: usize, pmtu: u32) -> Option<&'static str> {
+    let pmtu = usize::try_from(pmtu).unwrap_or(usize::MAX);
+    if !opcode.is_mrc_write() {
+        None
+    } else if payload > pmtu {
+        Some("RCV-SEG-001")
+    } else if !opcode.is_last() && payload != pmtu {
+        Some("RCV-SEG-002")
+    } else {
+        None
     }
 }
 

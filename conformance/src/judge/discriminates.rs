@@ -25,6 +25,7 @@ use openrdma_device::{
     Record, Scenario,
 };
 
+use super::arrivals::segment_rule;
 use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
 use super::obs::{Frame, Kind, classify};
 use super::table::{CHECKS, Check, expected_reads};
@@ -68,6 +69,10 @@ pub struct Facts {
     sched: BTreeSet<Clause>,
     /// The kinds of report it expects, by [`report_bit`].
     reports: u8,
+    /// Whether it expects writes with a TSETH, and whether writes without one.
+    tseth: (bool, bool),
+    /// The segment rules the writes it injects break by their size (`arrivals`).
+    seg: BTreeSet<Clause>,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -148,6 +153,14 @@ const OWN: &[(Clause, Shows)] = &[
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     (SND_RQMSN_002_A, |f| f.imm_data),
+    // Whether to timestamp (`fields::rule_of`): where writes with, or without, a TSETH
+    // are expected.
+    (SND_TS_002_A, |f| f.tseth.0),
+    (SND_TS_002_D, |f| f.tseth.1),
+    // A write placed that the receive checks discard for its size: where such a write
+    // arrives.
+    (RCV_SEG_001, |f| f.seg.contains(&RCV_SEG_001)),
+    (RCV_SEG_002, |f| f.seg.contains(&RCV_SEG_002)),
     (PETH_RESP_001, |f| f.probe_answer),
     (SETH_PR_001, |f| f.probe_answer),
     (SETH_ACKPSN_002, |f| f.probe_answer),
@@ -242,12 +255,22 @@ impl Facts {
                 Body::Event { event: NicEvent::Report(x) } => k | report_bit(x),
                 _ => k,
             }),
+            tseth: exp.iter().filter(|(_, f)| matches!(f.kind, Kind::Data { .. })).fold(
+                (false, false),
+                |(with, without), (_, f)| {
+                    (with || f.d.ext.tseth.is_some(), without || f.d.ext.tseth.is_none())
+                },
+            ),
+            seg: BTreeSet::new(),
         };
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {
                 let d = decode(bytes);
                 if let Some(c) = d.discard_reason().and_then(wire::discard_clause) {
                     f.discards.insert(c);
+                } else if let Some(b) = d.bth {
+                    let rule = segment_rule(b.opcode, d.payload.len(), m.nic.pmtu);
+                    f.seg.extend(rule.and_then(Clause::parse));
                 }
             }
         }

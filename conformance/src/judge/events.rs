@@ -116,6 +116,23 @@ fn judge_placement(
                         check: "",
                         clause: None,
                     });
+                } else if let Some(rule) = arrivals.only_missized(q, p, *at) {
+                    // Placed, though every copy of it so far is one the receive checks
+                    // discard for its size: the rule of that check is broken.
+                    div.push(Divergence {
+                        at: *at,
+                        requirement: rule.into(),
+                        what: format!(
+                            "a DMA write of PSN {p}, whose copies by then all have a size the \
+                             receive checks discard"
+                        ),
+                        expected: None,
+                        actual: Some(render_event(e)),
+                        fields: vec![],
+                        should_only: false,
+                        check: "",
+                        clause: None,
+                    });
                 }
                 placed.write_of.push((*at, *e));
                 placed.writes.push(placement::Write {

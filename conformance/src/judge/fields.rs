@@ -205,6 +205,9 @@ pub fn nack_reason_rule(reason: u8) -> Rule {
 pub(super) struct Context {
     /// The frame is a packet of a Write-with-Immediate message.
     pub imm_message: bool,
+    /// The device's frame is the expected one but for its BTH `ts` bit: it carries the
+    /// TSETH its bit denies, or lacks the one its bit announces.
+    pub ts_bit_only: bool,
 }
 
 /// The rule of a field that differs between an expected frame of kind `k` and the
@@ -220,6 +223,11 @@ pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
             return AETH_MSN_001_B;
         }
         ("meth.rqmsn", _) if cx.imm_message => return SND_RQMSN_002_A,
+        // A TSETH sent or left out whole, its `ts` bit agreeing: the sender chose wrong
+        // whether to timestamp (SND-TS-002). Only a `ts` bit that disagrees with the
+        // headers breaks TSETH-PRESENT-001, the row's rule.
+        ("tseth", _) if !cx.ts_bit_only && f.expected == "present" => return SND_TS_002_A,
+        ("tseth", _) if !cx.ts_bit_only => return SND_TS_002_D,
         // The choice among the non-zero statuses of an endpoint response.
         ("eeth.status", _) if f.expected != "0" && f.actual != "0" => return EETH_STATUS_001_B,
         ("eeth.status", _) => return EETH_STATUS_001_A,

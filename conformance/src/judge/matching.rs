@@ -30,6 +30,7 @@ use openrdma_device::{
 };
 
 use openrdma_codec::Msn;
+use openrdma_codec::frame::DecodedFrame;
 
 use super::fields::{self, Rule};
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
@@ -231,7 +232,10 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
     let of = &cx.obs[i];
     let mut fields = diff(&frame_fields(&ef.d), &frame_fields(&of.d));
     if !fields.is_empty() {
-        let fcx = fields::Context { imm_message: cx.imm_message(e) };
+        let fcx = fields::Context {
+            imm_message: cx.imm_message(e),
+            ts_bit_only: ts_bit_only(&ef.d, of.bytes, &of.d),
+        };
         let (mut rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
             rule = misread;
@@ -306,6 +310,23 @@ fn ev_misread(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> 
     })?;
     fields[k].name(ENC_EV_001_C);
     (first_must == Some(k)).then_some(ENC_EV_001_C)
+}
+
+/// Whether the device's frame `act` (its bytes `bytes`) is the expected `exp` once its
+/// BTH `ts` bit is flipped: the TSETH is where it should be, or is not, and only the bit
+/// disagrees (TSETH-PRESENT-001).
+fn ts_bit_only(exp: &DecodedFrame<'_>, bytes: &[u8], act: &DecodedFrame<'_>) -> bool {
+    if exp.ext.tseth.is_some() == act.ext.tseth.is_some() {
+        return false;
+    }
+    let Some(at) = act.layout.bth.map(|b| b + 8).filter(|&i| i < bytes.len()) else {
+        return false;
+    };
+    let mut b = bytes.to_vec();
+    b[at] ^= 0x10;
+    let flipped = openrdma_codec::frame::decode(&b);
+    flipped.error.is_none()
+        && diff(&frame_fields(exp), &frame_fields(&flipped)).iter().all(|f| f.field == "icrc")
 }
 
 /// A field difference in a few words.

@@ -494,7 +494,6 @@ const WIRE: &[Clause] = &[
     PAY_NONE_001,
     PAY_PAD_001,
     PAY_PAD_002_A,
-    PAY_PAD_003,
     PETH_RESV_001,
     RETH_LEN_001,
     RETH_VA_001,
@@ -636,7 +635,9 @@ const MATCH: &[Clause] = &[
     SND_SEG_003_B,
     SND_SEG_003_C,
     SND_SEG_004,
+    SND_TS_002_A,
     SND_TS_002_B,
+    SND_TS_002_D,
     SND_WIN_001,
     SND_WIN_002_B,
     TSETH_FTYPE_001_A,
@@ -780,6 +781,8 @@ const PLACEMENT: &[Clause] = &[
     PAY_PAD_003,
     RCV_PLACE_003_A,
     RCV_PLACE_004,
+    RCV_SEG_001,
+    RCV_SEG_002,
 ];
 
 /// The entry rules of the judge and every rule `CompletionRepr::validate` checks.

@@ -108,6 +108,9 @@ pub fn sender_clause(rule: &str) -> Option<Clause> {
         "NETH-REASON-001" => NETH_REASON_001_A,
         "OPC-UNKNOWN-001" => OPC_UNKNOWN_001_A,
         "PAY-PAD-002" => PAY_PAD_002_A,
+        // A pad the packet has no room for: PAY-PAD-003 binds the decoder that finds it,
+        // and the sender broke PAY-PAD-001, the pad count no payload length adds up with.
+        "PAY-PAD-003" => PAY_PAD_001,
         "SETH-M-001" => SETH_M_001_A,
         "TSETH-FTYPE-001" => TSETH_FTYPE_001_A,
         // The receiver's rule; the sender's is ICRC-CALC-001.

@@ -34,10 +34,7 @@ const fn config(
 }
 
 /// Faults of this family the corpus cannot catch, not registered, with the reason.
-pub const NOT_REGISTERED: &[(&str, &str)] = &[(
-    "nak-on-other-ev",
-    "passes every scenario with a NAK: the EV of a transport NAK goes unjudged",
-)];
+pub const NOT_REGISTERED: &[(&str, &str)] = &[];
 
 /// Every fault of this family but the generated ones ([`nack_reasons`]).
 pub static FAULTS: &[Fault] = &[
@@ -61,7 +58,14 @@ pub static FAULTS: &[Fault] = &[
         "transport ACKs travel on an EV one off from their cause's",
         &[req::RCV_ACK_002_B],
         &["rcv-in-order-v6"],
-        |b| on_ev(b, |f| f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)),
+        |b| on_ev(b, 1, |f| f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)),
+    ),
+    sends(
+        "nak-on-other-ev",
+        "transport NAKs travel on an EV whose UDP source port is one off from their cause's",
+        &[req::RCV_NAK_002_B],
+        &["rcv-placement-errors", "rcv-check-order"],
+        |b| on_ev(b, 0x1_0000, |f| f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 != 0)),
     ),
     loses(
         "transport-acks-lost",
@@ -135,7 +139,7 @@ pub static FAULTS: &[Fault] = &[
         "SACKs travel on an EV one off from their trigger's, which they reflect right",
         &[req::RCV_SACK_006_A],
         &["rcv-in-order-v6"],
-        |b| on_ev(b, |f| f.ext.seth.is_some()),
+        |b| on_ev(b, 1, |f| f.ext.seth.is_some()),
     ),
     // ---- SACK triggers ----------------------------------------------------------------------
     loses(
@@ -517,14 +521,14 @@ fn ack(
     })
 }
 
-/// A frame the device sends that `test` picks, on the EV one off.
-fn on_ev(b: &[u8], test: impl FnOnce(&FrameRepr) -> bool) -> Option<Vec<u8>> {
+/// A frame the device sends that `test` picks, on the EV with `bits` flipped.
+fn on_ev(b: &[u8], bits: u32, test: impl FnOnce(&FrameRepr) -> bool) -> Option<Vec<u8>> {
     refit(b, |f| {
         if !test(f) {
             return false;
         }
         let ev = f.entropy();
-        f.set_entropy(Ev::new(ev.value() ^ 1));
+        f.set_entropy(Ev::new(ev.value() ^ bits));
         true
     })
 }

@@ -9,11 +9,11 @@ use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{AethKind, AethRepr, EvMark, NackReason, Opcode, TemplateId};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
-    Capability, CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, Side,
-    SprayPolicy,
+    Capability, CpuCommand, DmaWrite, HostCommand, Input, Manifest, NicEvent, NicReport, Output,
+    Payload, Side, SprayPolicy, TimedInput, TimedOutput,
 };
 
-use super::{Edits, Fault, fault};
+use super::{Batch, Edits, Fault, Stream, fault};
 
 /// A fault that is one configuration edit.
 const fn config(
@@ -138,21 +138,21 @@ pub static FAULTS: &[Fault] = &[
     config(
         "timestamps-always-on",
         "timestamps is ignored: every write carries a TSETH",
-        &[req::TSETH_PRESENT_001],
+        &[req::SND_TS_002_D],
         &["snd-no-timestamps"],
         |m| m.nic.timestamps = true,
     ),
     config(
         "tail-probe-ignored",
         "tail_probe is ignored: no tail is ever probed",
-        &[req::EV_PROBE_005_A],
+        &[req::SND_TAIL_001_A, req::EV_PROBE_005_A],
         &["snd-tail-probe"],
         |m| m.nic.tail_probe = None,
     ),
     config(
         "tail-probe-slow",
         "tail probes wait twice the configured tail_probe",
-        &[req::EV_PROBE_005_A],
+        &[req::SND_TAIL_001_A, req::EV_PROBE_005_A],
         &["snd-tail-probe"],
         |m| m.nic.tail_probe = m.nic.tail_probe.map(|d| 2 * d),
     ),
@@ -198,7 +198,7 @@ pub static FAULTS: &[Fault] = &[
     loses_in(
         "deregister-ignored",
         "deregistering local memory leaves the templates under it enabled",
-        &[req::CQE_SEND_001],
+        &[req::TPL_KEY_002, req::TPL_INSTALL_004],
         &["db-deregister"],
         |i| !matches!(i, Input::Host { command: HostCommand::DeregisterLocal { .. } }),
     ),
@@ -526,6 +526,22 @@ pub static FAULTS: &[Fault] = &[
         &["wire-discard-v4"],
         |b| repair(b, "ENC-ROCE-001"),
     ),
+    // ---- writes placed before the receive checks' verdict -------------------------------
+    super::stream(
+        "places-oversized-writes",
+        "a write with more payload than the PMTU is placed before the length check discards it",
+        &[req::RCV_SEG_001],
+        &["rcv-segment-errors"],
+        |m| Box::new(PlacesMissized::new(m, Missized::Oversized)),
+    ),
+    super::stream(
+        "places-short-segments",
+        "a FIRST or MIDDLE write shorter than the PMTU is placed before the length check \
+         discards it",
+        &[req::RCV_SEG_002],
+        &["rcv-segment-errors"],
+        |m| Box::new(PlacesMissized::new(m, Missized::Short)),
+    ),
     // ---- the two halves' interface, and what must be written ---------------------------
     loses_out(
         "no-retransmitted-report",
@@ -682,4 +698,70 @@ fn repair(bytes: &[u8], reason: &str) -> Option<Vec<u8>> {
     b[udp + 6..udp + 8].fill(0);
     openrdma_codec::icrc::fill(&mut b[ip..]).ok()?;
     Some(b)
+}
+
+/// Which writes of the wrong size [`PlacesMissized`] places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Missized {
+    /// More payload than the PMTU (RCV-SEG-001).
+    Oversized,
+    /// A FIRST or MIDDLE with less payload than the PMTU (RCV-SEG-002).
+    Short,
+}
+
+/// A DMA engine that starts on a write before the length checks give their verdict: the
+/// writes of one wrong size are placed as they arrive, and then discarded as they must be.
+#[derive(Debug)]
+struct PlacesMissized {
+    pmtu: usize,
+    which: Missized,
+    held: Vec<TimedOutput>,
+}
+
+impl PlacesMissized {
+    fn new(m: &Manifest, which: Missized) -> Self {
+        let pmtu = usize::try_from(m.nic.pmtu).unwrap_or(usize::MAX);
+        PlacesMissized { pmtu, which, held: Vec::new() }
+    }
+
+    /// The DMA write of `bytes`, when it is a write of the wrong size this engine places.
+    fn placement(&self, bytes: &[u8]) -> Option<DmaWrite> {
+        let d = decode(bytes);
+        if d.error.is_some() || d.discard_reason().is_some() {
+            return None;
+        }
+        let (b, meth, reth) = (d.bth?, d.ext.meth?, d.ext.reth?);
+        let len = d.payload.len();
+        let wrong = match self.which {
+            Missized::Oversized => len > self.pmtu,
+            Missized::Short => !b.opcode.is_last() && len < self.pmtu,
+        };
+        (b.opcode.is_mrc_write() && wrong).then(|| DmaWrite {
+            qpn: b.dest_qp,
+            psn: b.psn,
+            msn: meth.msn,
+            va: reth.va,
+            payload: Payload::Bytes(d.payload.into()),
+        })
+    }
+}
+
+impl Stream for PlacesMissized {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Frame { bytes, .. } = &i.input {
+                if let Some(w) = self.placement(bytes) {
+                    let event = NicEvent::DmaWrite(w);
+                    self.held.push(TimedOutput { at: i.at, output: Output::Event { event } });
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.append(&mut self.held);
+        outputs.sort_by_key(|o| o.at.0);
+        outputs
+    }
 }

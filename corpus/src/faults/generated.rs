@@ -1,10 +1,11 @@
 //! Generated faults: one per field the judge compares in the frames a device sends, made
 //! from the judge's field table ([`ROWS`] and [`ELSEWHERE`]), with no hand work per clause.
 //!
-//! `perturb-{kind}-{field}` flips the lowest bit of the field in every frame of the row's
-//! kind the device sends, and refits lengths, checksums and the ICRC, so that only that
-//! field is wrong. It breaks the row's rule, and is caught by the first scenarios that
-//! expect a frame of that kind ([`CATCH_PER_ENTRY`] of them, in corpus order).
+//! `perturb-{kind}-{field}` flips the lowest bit of the field (of the EV, bit 16, the
+//! lowest one every frame carries) in every frame of the row's kind the device sends, and
+//! refits lengths, checksums and the ICRC, so that only that field is wrong. It breaks the
+//! row's rule, and is caught by the first scenarios that expect a frame of that kind which
+//! the flip changes ([`CATCH_PER_ENTRY`] of them, in corpus order).
 //!
 //! A row is not made an entry when its field is a prefix (`eth.`, the concrete fields are
 //! rows of their own), when no single bit of the field can be flipped (`tseth`, the
@@ -31,17 +32,12 @@ pub const CATCH_PER_ENTRY: usize = 2;
 
 /// Generated entries not registered, with the reason.
 pub const SKIPPED: &[(&str, &str)] = &[
-    (
-        "perturb-write-bth-opcode",
-        "passes snd-ev-always-skip: a data packet whose opcode's lowest bit is flipped goes unjudged there",
-    ),
-    ("perturb-ack-ev", "passes rcv-in-order-v4: the EV of a transport ACK over IPv4 goes unjudged"),
-    ("perturb-nak-ev", "passes rcv-placement-errors: the EV of a transport NAK goes unjudged"),
-    ("perturb-ereq-ev", "passes rec-endpoint-request: the EV of an endpoint request goes unjudged"),
-    ("perturb-ersp-ev", "passes rcv-endpoint: the EV of an endpoint response goes unjudged"),
     ("perturb-all-ipv4-ttl", "the lowest bit flipped leaves a legal TTL (ENC-HOP-001)"),
     ("perturb-all-ipv6-hop-limit", "the lowest bit flipped leaves a legal hop limit (ENC-HOP-001)"),
 ];
+
+/// The bit of the EV a generated fault flips: the lowest one sent over IPv4 too.
+const EV_BIT: u32 = 0x1_0000;
 
 /// A perturbation: the kinds of frame and the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,8 +102,8 @@ pub fn kind_of(d: &DecodedFrame<'_>) -> Kinds {
     }
 }
 
-/// Flips the lowest bit of `field` in `f`; `false` when the frame has no such field or
-/// it has no bit to flip.
+/// Flips the lowest bit of `field` in `f` (bit 16 of the EV); `false` when the frame has no
+/// such field or it has no bit to flip.
 fn flip(f: &mut FrameRepr, field: &str) -> bool {
     let e = &mut f.ext;
     macro_rules! opt {
@@ -135,7 +131,6 @@ fn flip(f: &mut FrameRepr, field: &str) -> bool {
         "bth.psn" => f.bth.psn = Psn::new(f.bth.psn.value() ^ 1),
         "bth.ack_req" => f.bth.ack_req ^= true,
         "bth.rtx" => f.bth.rtx ^= true,
-        "bth.pad_count" => f.bth.pad_count ^= 1,
         "bth.pkey" => f.bth.pkey ^= 1,
         "bth.solicited" => f.bth.solicited ^= true,
         "meth.msn" => return opt!(meth, |m| m.msn = Msn::new(m.msn.value() ^ 1)),
@@ -160,9 +155,11 @@ fn flip(f: &mut FrameRepr, field: &str) -> bool {
         "aeth.msn" => {
             return opt!(aeth, |a| a.msn = openrdma_codec::AethMsn::new(a.msn.value() ^ 1));
         }
+        // The EV's low 16 bits are sent only in an IPv6 flow label: bit 16, the lowest bit
+        // of the UDP source port, changes every frame.
         "ev" => {
             let ev = f.entropy();
-            f.set_entropy(Ev::new(ev.value() ^ 1));
+            f.set_entropy(Ev::new(ev.value() ^ EV_BIT));
         }
         "peth.probe_id" => return opt!(peth, |p| p.probe_id ^= 1),
         "peth.ftype" => return opt!(peth, |p| p.ftype ^= 1),
@@ -212,16 +209,25 @@ pub fn perturb(bytes: &[u8], p: Perturb) -> Option<Vec<u8>> {
     if kind_of(&d) & p.kinds == 0 {
         return None;
     }
+    if p.field == "bth.pad_count" {
+        return flip_pad_count(bytes, &d);
+    }
     let mut f = d.to_repr()?;
     if !flip(&mut f, p.field) {
         return None;
     }
-    let keep_len = p.field == "bth.pad_count";
-    if keep_len {
-        f.icrc = None;
-        return f.to_bytes().ok();
-    }
     super::refit(&mut f).ok()
+}
+
+/// The frame with the lowest bit of its pad count flipped (BTH byte 1, bit 4), and its
+/// ICRC computed again: its bytes and lengths stay, so that only the count is wrong.
+fn flip_pad_count(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<Vec<u8>> {
+    let (bth, ip, icrc) = (d.layout.bth?, d.layout.ip?, d.layout.icrc?);
+    let mut b = bytes.to_vec();
+    *b.get_mut(bth + 1)? ^= 0x10;
+    let crc = openrdma_codec::icrc::compute(b.get(ip..icrc)?).ok()?;
+    b.get_mut(icrc..icrc + 4)?.copy_from_slice(&crc.to_le_bytes());
+    Some(b)
 }
 
 /// The rows of the field table, each (kinds, field) once, in table order.
@@ -230,16 +236,16 @@ pub fn rows() -> Vec<Row> {
     ROWS.iter().chain(ELSEWHERE).filter(|r| seen.insert((r.kinds, r.field))).copied().collect()
 }
 
+/// The frames a scenario expects, each with its kinds.
+type Frames = Vec<(Kinds, Vec<u8>)>;
+
 /// The frames a scenario expects, with their kinds.
-fn expected_frames(s: &Scenario) -> Vec<(Kinds, FrameRepr)> {
+fn expected_frames(s: &Scenario) -> Frames {
     s.records
         .iter()
         .filter(|r| r.dir == Direction::Expect)
         .filter_map(|r| match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                Some((kind_of(&d), d.to_repr()?))
-            }
+            Body::Frame { bytes, .. } => Some((kind_of(&decode(bytes)), bytes.to_vec())),
             _ => None,
         })
         .collect()
@@ -254,7 +260,7 @@ struct Generated {
 fn generated() -> &'static Generated {
     static GENERATED: OnceLock<Generated> = OnceLock::new();
     GENERATED.get_or_init(|| {
-        let corpus: Vec<(String, Vec<(Kinds, FrameRepr)>)> =
+        let corpus: Vec<(String, Frames)> =
             crate::all().into_iter().map(|(n, b)| (n.to_string(), expected_frames(&b()))).collect();
         let mut out = Generated { faults: Vec::new(), left: Vec::new() };
         for row in rows() {
@@ -267,9 +273,11 @@ fn generated() -> &'static Generated {
                 out.left.push((name, why));
                 continue;
             }
-            // The scenarios that expect a frame of the row's kinds carrying the field.
-            let carries = |frames: &[(Kinds, FrameRepr)]| {
-                frames.iter().any(|(k, f)| k & row.kinds != 0 && flip(&mut f.clone(), row.field))
+            // The scenarios that expect a frame the perturbation changes: of the row's
+            // kinds, carrying the field, and still a frame once it is flipped.
+            let p = Perturb { kinds: row.kinds, field: row.field };
+            let carries = |frames: &[(Kinds, Vec<u8>)]| {
+                frames.iter().any(|(k, b)| k & row.kinds != 0 && perturb(b, p).is_some())
             };
             let catch: Vec<&'static str> = corpus
                 .iter()
@@ -302,8 +310,9 @@ pub fn left_out() -> &'static [(String, &'static str)] {
 
 fn entry(row: Row, name: &'static str, catch: &'static [&'static str]) -> Fault {
     let breaks: &'static [openrdma_conformance::req::Clause] = Box::leak(Box::new([row.rule]));
+    let bit = if row.field == "ev" { "bit 16" } else { "the lowest bit" };
     let what = format!(
-        "the lowest bit of {} is wrong in every {} frame it sends",
+        "{bit} of {} is wrong in every {} frame it sends",
         row.field,
         kinds_label(row.kinds)
     );

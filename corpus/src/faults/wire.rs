@@ -333,6 +333,21 @@ pub static FAULTS: &[Fault] = &[
         |b| refit(b, |f| f.ext.tseth.as_mut().map(|t| t.resv = 0x400).is_some()),
     ),
     out(
+        "tseth-without-ts",
+        "writes carry their TSETH with BTH ts 0",
+        &[req::TSETH_PRESENT_001],
+        &["snd-segmentation"],
+        Fails,
+        |b| {
+            let d = decode(b);
+            let at = d.layout.bth? + 8;
+            d.ext.tseth?;
+            let mut b = b.to_vec();
+            b[at] &= !0x10;
+            raw(&b, |_| true)
+        },
+    ),
+    out(
         "tseth-ftype-2",
         "TSETH ftype 2",
         &[req::TSETH_FTYPE_001],
@@ -688,7 +703,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "pad-without-room",
         "a pad the SACK has no room for",
-        &[req::PAY_PAD_003],
+        &[req::PAY_PAD_001],
         &["rcv-sack-timer"],
         Fails,
         |b| {
