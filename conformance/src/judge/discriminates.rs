@@ -19,6 +19,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, decode};
+use openrdma_codec::host::CompletionStatus;
 use openrdma_codec::{EvMark, NackReason};
 use openrdma_device::{
     Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
@@ -68,6 +69,8 @@ pub struct Facts {
     sched: BTreeSet<Clause>,
     /// The kinds of report it expects, by [`report_bit`].
     reports: u8,
+    /// It expects a requester entry of a message an AETH NAK ended.
+    nak_entry: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -145,6 +148,8 @@ const OWN: &[(Clause, Shows)] = &[
     // SACK lands within the tolerance (design 9.2).
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
     (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
+    // A status of table 8 for an AETH NAK: where an entry of a message a NAK ended is due.
+    (CQE_STATUS_002, |f| f.nak_entry),
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     (SND_RQMSN_002_A, |f| f.imm_data),
@@ -228,6 +233,12 @@ impl Facts {
             reports: s.expects().fold(0, |k, r| match &r.body {
                 Body::Event { event: NicEvent::Report(x) } => k | report_bit(x),
                 _ => k,
+            }),
+            nak_entry: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
+                if (0x61..=0x63).any(|n| {
+                    CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
+                }))
             }),
         };
         for r in s.injects() {

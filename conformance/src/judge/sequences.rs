@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::host::FlagRepr;
+use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{NicEvent, Record, Side};
 
 use super::entries::{self, SlotHistory};
@@ -106,8 +106,9 @@ impl Seq {
 }
 
 /// The rule of a field of an expected completion entry whose contents another rule than
-/// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status and byte
-/// count of a failed work request's (CQE-SEND-002). Where the entry is written is judged
+/// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status of a
+/// message an AETH NAK ended (CQE-STATUS-002), the status and byte count of another failed
+/// work request's (CQE-SEND-002). Where the entry is written is judged
 /// apart (`field_rule`).
 fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     let NicEvent::Completion(c) = want else { return None };
@@ -119,6 +120,11 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
         return Some(CQE_REJECT_001);
     }
     let failed = c.side == Side::Requester && !status.is_success();
+    // A message an AETH NAK ended: its status is the one table 8 gives the NAK.
+    let nak = (0x61..=0x63).any(|s| CompletionStatus::from_aeth_nak(s) == Some(status));
+    if failed && nak && field == "status" {
+        return Some(CQE_STATUS_002);
+    }
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
 }
 

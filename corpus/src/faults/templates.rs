@@ -86,6 +86,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::TPL_INSTALL_001_B],
         |_| Box::new(Misreports::new(Reason::Template, CompletionStatus::BAD_VERSION)),
     ),
+    fault(
+        "index-bounded-by-regions",
+        "a token's index is not checked against the template's slots, only through the length checks: an index the regions still hold is accepted",
+        &[req::DB_INDEX_001],
+        &["db-reject"],
+        Edits { host_in: Some(|c| edit_template(c, slots_the_regions_hold)), ..Edits::NONE },
+    ),
     // ---- templates installed unchecked -------------------------------------------------
     unchecked(
         "template-opcode-low-bit",
@@ -112,6 +119,12 @@ pub static FAULTS: &[Fault] = &[
         |c| edit_template(c, |t| t.max_length = t.max_length.min(1 << 31)),
     ),
     unchecked(
+        "template-default-clamped-to-max",
+        "a default_length above max_length is clamped to max_length and the template installed",
+        &[req::TPL_LEN_002],
+        |c| edit_template(c, |t| t.default_length = t.default_length.min(t.max_length)),
+    ),
+    unchecked(
         "template-local-slots-unchecked",
         "a template whose slots do not fit its local region is installed with the region they need",
         &[req::TPL_REGION_002_A],
@@ -120,6 +133,18 @@ pub static FAULTS: &[Fault] = &[
                 let need = u64::from(t.slots.saturating_sub(1)) * t.local_stride
                     + u64::from(t.default_length);
                 t.local_region_len = t.local_region_len.max(need);
+            })
+        },
+    ),
+    unchecked(
+        "template-remote-slots-unchecked",
+        "a template whose slots do not fit its remote region is installed with the region they need",
+        &[req::TPL_REGION_002_B],
+        |c| {
+            edit_template(c, |t| {
+                let need = u64::from(t.slots.saturating_sub(1)) * t.remote_stride
+                    + u64::from(t.default_length);
+                t.remote_region_len = t.remote_region_len.max(need);
             })
         },
     ),
@@ -282,6 +307,22 @@ const fn unchecked(
         &["db-bad-templates"],
         Edits { host_in: Some(host_in), ..Edits::NONE },
     )
+}
+
+/// The template with as many slots as both its regions hold at the default length: what a
+/// NIC that bounds the index only by the length checks accepts.
+fn slots_the_regions_hold(t: &mut Template) {
+    let hold = |len: u64, stride: u64| match stride {
+        0 => u64::from(u16::MAX) + 1,
+        s => len.saturating_sub(u64::from(t.default_length)) / s + 1,
+    };
+    let most = hold(t.local_region_len, t.local_stride)
+        .min(hold(t.remote_region_len, t.remote_stride))
+        .min(u64::from(u16::MAX) + 1);
+    let fits = t.local_region_len.min(t.remote_region_len) >= u64::from(t.default_length);
+    if fits && most > u64::from(t.slots) {
+        t.slots = most as u32;
+    }
 }
 
 /// Applies `edit` to a template the host installs.
