@@ -12,7 +12,7 @@
 //! slot address), entries field by field ([`super::entries::diff`]), each field named by its
 //! own rule.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{NicEvent, Record, Side};
@@ -128,6 +128,46 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
 }
 
+/// The rule a missing output breaks: the sequence's, but for a sender flag of a success
+/// without a completion entry (an unsignaled work request's, FLAG-SEND-002) and for the
+/// entry of a failed work request, which every work request writes (WR-SIGNALED-001.c).
+fn missing_rule(seq: Seq, want: &NicEvent, entries_due: &HashSet<(u32, u16)>) -> Rule {
+    match want {
+        NicEvent::FlagWrite(f)
+            if seq == Seq::RequesterFlags
+                && FlagRepr::from_u64(f.value).status.is_success()
+                && !entries_due.contains(&(f.qpn.value(), f.msn.value())) =>
+        {
+            FLAG_SEND_002
+        }
+        NicEvent::Completion(c)
+            if seq == Seq::RequesterEntries
+                && !c.entry.status.is_success()
+                && !c.entry.status.is_doorbell_reject() =>
+        {
+            WR_SIGNALED_001_C
+        }
+        _ => seq.due(),
+    }
+}
+
+/// The rule of a flag's `byte_len`: 0 for a failure (FLAG-LEN-001), the bytes placed for a
+/// retirement flag (FLAG-RECV-002.c), the message's bytes for a sender flag's success
+/// (FLAG-SEND-001.e).
+fn flag_rule(want: &NicEvent, field: &str) -> Option<Rule> {
+    let NicEvent::FlagWrite(f) = want else { return None };
+    if field != "flag.byte_len" {
+        return None;
+    }
+    Some(if !FlagRepr::from_u64(f.value).status.is_success() {
+        FLAG_LEN_001
+    } else if f.side == Side::Responder {
+        FLAG_RECV_002_C
+    } else {
+        FLAG_SEND_001_E
+    })
+}
+
 /// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
 /// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
 /// whose entries carry no MSN of their own).
@@ -156,6 +196,17 @@ pub(super) fn judge(
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
+    // The messages whose requester entry is due: a sender flag without one is a flag
+    // of an unsignaled work request's success.
+    let entries_due: HashSet<(u32, u16)> = exp
+        .iter()
+        .filter_map(|(_, e)| match e {
+            NicEvent::Completion(c) if c.side == Side::Requester => {
+                Some((c.entry.qpn.value(), c.entry.msn.value()))
+            }
+            _ => None,
+        })
+        .collect();
     for seq in Seq::ALL {
         let want: Vec<Item<'_>> = exp
             .iter()
@@ -170,7 +221,7 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        judge_seq(seq, &want, &got, late_ns, history, div);
+        judge_seq(seq, &want, &got, late_ns, history, &entries_due, div);
     }
 }
 
@@ -180,6 +231,7 @@ fn judge_seq(
     got: &[Item<'_>],
     late_ns: u64,
     history: &SlotHistory,
+    entries_due: &HashSet<(u32, u16)>,
     div: &mut Vec<Divergence>,
 ) {
     let (pairs, missing, extra) = pair(want, got);
@@ -190,7 +242,9 @@ fn judge_seq(
         let mut fields = event_diff(we, ge);
         let mut rule = None;
         for f in &mut fields {
-            let r = entry_rule(we, &f.field).unwrap_or_else(|| seq.field_rule(&f.field));
+            let r = entry_rule(we, &f.field)
+                .or_else(|| flag_rule(we, &f.field))
+                .unwrap_or_else(|| seq.field_rule(&f.field));
             f.name(r);
             rule.get_or_insert(r);
         }
@@ -235,7 +289,7 @@ fn judge_seq(
             expected: Some(render_event(we)),
             should_only: false,
             check: "",
-            ..Divergence::of(wt, seq.due(), what)
+            ..Divergence::of(wt, missing_rule(seq, we, entries_due), what)
         });
     }
     for g in extra {

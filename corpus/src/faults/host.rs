@@ -109,6 +109,41 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<FailedKeepsLength>::default(),
     ),
     stream(
+        "failed-flag-keeps-length",
+        "the sender flag of a failed work request reports the message's length in byte_len, not 0",
+        &[req::FLAG_LEN_001],
+        &["snd-ack-nak"],
+        |_| Box::<FailedFlagKeepsLength>::default(),
+    ),
+    stream(
+        "sender-flag-len-of-last-packet",
+        "a sender flag reports the bytes of the message's last packet in byte_len, not the message's",
+        &[req::FLAG_SEND_001_E],
+        &["snd-segmentation"],
+        |m| Box::new(LastPacketLength { pmtu: m.nic.pmtu.max(1) }),
+    ),
+    stream(
+        "imm-retirement-flag-len-zero",
+        "the retirement flag of a Write with Immediate reports byte_len 0, as if only the immediate arrived",
+        &[req::FLAG_RECV_002_C],
+        &["rcv-cq-receive", "rcv-wwi-order"],
+        |_| Box::new(ImmRetirementLenZero),
+    ),
+    stream(
+        "unsignaled-flag-dropped",
+        "an unsignaled work request that succeeds writes no sender flag: the flag is written only beside a completion",
+        &[req::FLAG_SEND_002, req::WR_SIGNALED_001_B, req::FLAG_SEND_001_A],
+        &["db-accept", "snd-segmentation"],
+        |_| Box::new(UnsignaledFlagDropped),
+    ),
+    stream(
+        "failed-unsignaled-no-cqe",
+        "an unsignaled work request that fails writes its sender flag but no completion",
+        &[req::WR_SIGNALED_001_C, req::CQE_SEND_002],
+        &["snd-ack-nak"],
+        |_| Box::<FailedUnsignaledNoCqe>::default(),
+    ),
+    stream(
         "cqes-of-an-input-reversed",
         "the requester completions one input produces are written last first, all before the flags of that input",
         &[req::CQE_SEND_003],
@@ -473,6 +508,149 @@ impl Stream for FailedKeepsLength {
             if let Some(q) = c.queue.as_mut() {
                 let _ = e.emit(&mut q.bytes);
             }
+        });
+        outputs
+    }
+}
+
+/// A flag event with `edit` applied to its decoded value.
+fn edit_flag(f: &mut FlagWrite, edit: impl FnOnce(&mut FlagRepr)) {
+    let mut v = FlagRepr::from_u64(f.value);
+    edit(&mut v);
+    f.value = v.to_u64();
+}
+
+/// The lengths of the work requests software posted, by `wr_id`.
+#[derive(Debug, Default)]
+struct FailedFlagKeepsLength {
+    lengths: HashMap<u64, u32>,
+}
+
+impl Stream for FailedFlagKeepsLength {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::PostWrite(wr) } = &i.input {
+                self.lengths.insert(wr.wr_id, wr.length);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // A failed work request's entry, written with its flag, names its wr_id.
+        let mut wr_of = HashMap::new();
+        completions(&mut outputs, |c| {
+            let e = c.written_entry();
+            if c.side == Side::Requester {
+                wr_of.insert((e.qpn, e.msn), e.wr_id);
+            }
+        });
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            let len = wr_of.get(&(f.qpn, f.msn)).and_then(|w| self.lengths.get(w));
+            let failed = !FlagRepr::from_u64(f.value).status.is_success();
+            if let (Some(&len), true, Side::Requester) = (len, failed, f.side) {
+                edit_flag(f, |v| v.byte_len = len);
+            }
+        }
+        outputs
+    }
+}
+
+/// The path MTU, which cuts messages into packets.
+#[derive(Debug)]
+struct LastPacketLength {
+    pmtu: u32,
+}
+
+impl Stream for LastPacketLength {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            if f.side == Side::Requester {
+                let pmtu = self.pmtu;
+                edit_flag(f, |v| {
+                    if v.status.is_success() && v.byte_len > 0 {
+                        v.byte_len = (v.byte_len - 1) % pmtu + 1;
+                    }
+                });
+            }
+        }
+        outputs
+    }
+}
+
+/// Writes byte_len 0 in the retirement flag of each message whose receive completion,
+/// in the same batch, carries an immediate.
+#[derive(Debug)]
+struct ImmRetirementLenZero;
+
+impl Stream for ImmRetirementLenZero {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut imm = Vec::new();
+        completions(&mut outputs, |c| {
+            let e = c.written_entry();
+            if c.side == Side::Responder && e.has_imm {
+                imm.push((e.qpn, e.msn));
+            }
+        });
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            if f.side == Side::Responder && imm.contains(&(f.qpn, f.msn)) {
+                edit_flag(f, |v| v.byte_len = 0);
+            }
+        }
+        outputs
+    }
+}
+
+/// Drops the sender flag of every success whose completion the same batch does not write.
+#[derive(Debug)]
+struct UnsignaledFlagDropped;
+
+impl Stream for UnsignaledFlagDropped {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut completed = Vec::new();
+        completions(&mut outputs, |c| {
+            let e = c.written_entry();
+            if c.side == Side::Requester {
+                completed.push((e.qpn, e.msn));
+            }
+        });
+        outputs.retain(|o| {
+            !matches!(&o.output, Output::Event { event: NicEvent::FlagWrite(f) }
+                if f.side == Side::Requester
+                    && FlagRepr::from_u64(f.value).status.is_success()
+                    && !completed.contains(&(f.qpn, f.msn)))
+        });
+        outputs
+    }
+}
+
+/// The `wr_id`s of the unsignaled work requests software posted.
+#[derive(Debug, Default)]
+struct FailedUnsignaledNoCqe {
+    unsignaled: Vec<u64>,
+}
+
+impl Stream for FailedUnsignaledNoCqe {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::PostWrite(wr) } = &i.input {
+                if !wr.signaled {
+                    self.unsignaled.push(wr.wr_id);
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.retain(|o| {
+            !matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                if c.side == Side::Requester
+                    && !c.written_entry().status.is_success()
+                    && self.unsignaled.contains(&c.written_entry().wr_id))
         });
         outputs
     }
