@@ -5,12 +5,14 @@
 use std::collections::HashMap;
 
 use openrdma_codec::host::{
-    COMPLETION_LEN, CompletionStatus, DoorbellReject, DoorbellToken, LengthBound, Template,
-    WrOpcode,
+    COMPLETION_LEN, CompletionStatus, DoorbellReject, DoorbellToken, FlagRepr, LengthBound,
+    Template, WrOpcode,
 };
 use openrdma_codec::{Rkey, TemplateId};
 use openrdma_conformance::req;
-use openrdma_device::{HostCommand, Input, NicEvent, Output, Side, TimedInput, TimedOutput};
+use openrdma_device::{
+    FlagWrite, HostCommand, Input, NicEvent, Output, Side, TimedInput, TimedOutput,
+};
 
 use super::{Batch, Edits, Fault, Stream, fault};
 
@@ -92,6 +94,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::DB_INDEX_001],
         &["db-reject"],
         Edits { host_in: Some(|c| edit_template(c, slots_the_regions_hold)), ..Edits::NONE },
+    ),
+    fault(
+        "rejected-token-writes-flag",
+        "a token rejected by a check after the template lookup writes a sender flag with its rejection status at its slot",
+        &[req::FLAG_SEND_003, req::DB_REJECT_001],
+        &["db-reject"],
+        Edits { stream: Some(|_| Box::<RejectFlags>::default()), ..Edits::NONE },
     ),
     // ---- templates installed unchecked -------------------------------------------------
     unchecked(
@@ -437,5 +446,65 @@ impl Stream for Misreports {
             }
         }
         outputs
+    }
+}
+
+/// The templates and QPs software set up, to place a rejected token's flag.
+#[derive(Debug, Default)]
+struct RejectFlags {
+    templates: HashMap<TemplateId, Template>,
+    qps: HashMap<u32, u64>,
+}
+
+impl Stream for RejectFlags {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::SetTemplate(t) } => {
+                    self.templates.insert(t.template_id, *t);
+                }
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.qps.insert(q.qpn.value(), q.send_flag_base);
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let flag = match &o.output {
+                Output::Event { event: NicEvent::Completion(c) }
+                    if c.side == Side::Requester && c.entry.status.is_doorbell_reject() =>
+                {
+                    self.flag_of(c.entry.wr_id, c.entry.status)
+                }
+                _ => None,
+            };
+            out.push(o.clone());
+            if let Some(f) = flag {
+                out.push(TimedOutput { at: o.at, output: Output::Event { event: f } });
+            }
+        }
+        out
+    }
+}
+
+impl RejectFlags {
+    /// The flag a rejected token writes, when its template is known.
+    fn flag_of(&self, token: u64, status: CompletionStatus) -> Option<NicEvent> {
+        let tok = DoorbellToken::from_u64(token);
+        let t = self.templates.get(&tok.template).filter(|t| t.enabled)?;
+        let base = self.qps.get(&t.qpn.value())?;
+        let slot = u64::from(t.flag_base_slot) + u64::from(tok.index);
+        Some(NicEvent::FlagWrite(FlagWrite {
+            qpn: t.qpn,
+            side: Side::Requester,
+            msn: openrdma_codec::Msn::new(0),
+            addr: base + slot * 8,
+            value: FlagRepr::sender(tok.seq, status, 0).to_u64(),
+        }))
     }
 }
