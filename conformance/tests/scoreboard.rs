@@ -745,14 +745,15 @@ fn conf_cmp_009_flags_and_completions_are_four_sequences() {
             f.value ^= 1;
         }
     });
-    // Decoded: the lowest bit of the word is byte_len's (FLAG-LEN-001).
-    assert_eq!(musts(&r.judge(&o)), ["FLAG-LEN-001"], "a flag's value");
+    // Decoded: the lowest bit of the word is byte_len's, a retirement flag's bytes placed
+    // (FLAG-RECV-002.c).
+    assert_eq!(musts(&r.judge(&o)), ["FLAG-RECV-002"], "a flag's value");
     let mut o = o;
     if let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o[flags[1]].output {
         f.value ^= 1;
     }
     // Each flag is paired by its identity and judged on its own.
-    assert_eq!(musts(&r.judge(&o)), ["FLAG-LEN-001", "FLAG-LEN-001"], "two wrong flags");
+    assert_eq!(musts(&r.judge(&o)), ["FLAG-RECV-002", "FLAG-RECV-002"], "two wrong flags");
     let mut o = r.observed.clone();
     let (a, b) = (flags[0], flags[1]);
     let (ea, eb) = (o[a].output.clone(), o[b].output.clone());

@@ -249,7 +249,7 @@ const WIDTHS: &[(&str, &str, &str)] = &[
     ("va-32bit", "ret-cq-wrap-1k", "CQE-RING-001"),
     ("va-32bit", "rcv-ids-high", "FLAG-RECV-001"),
     ("va-32bit", "snd-ids-high", "FLAG-SEND-001"),
-    ("len-16bit", "rcv-length-17bit", "FLAG-LEN-001"),
+    ("len-16bit", "rcv-length-17bit", "FLAG-RECV-002"),
     ("len-16bit", "snd-length-17bit", "SND-SEG-003"),
     ("len-16bit", "db-length-17bit", "SND-SEG-003"),
     ("qpn-16bit", "rcv-ids-high", "RCV-ACK-002"),

@@ -512,8 +512,8 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     fn step(&mut self, at: Timestamp, timers: [Option<Timestamp>; 2]) -> Result<(), ApiMisuse> {
         self.now = self.now.max(at);
         let now = self.now;
-        for k in 0..2 {
-            if timers[k].is_some_and(|t| t <= now) {
+        for (k, timer) in timers.into_iter().enumerate() {
+            if timer.is_some_and(|t| t <= now) {
                 self.fabric.calling(now, k, Call::Timeout);
                 self.drained_at[k] = None;
                 self.eps[k].handle_timeout(now)?;

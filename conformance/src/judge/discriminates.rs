@@ -19,10 +19,11 @@
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, decode};
+use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_codec::{EvMark, NackReason};
 use openrdma_device::{
     Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
-    Record, Scenario,
+    Record, Scenario, Side,
 };
 
 use super::arrivals::segment_rule;
@@ -73,6 +74,12 @@ pub struct Facts {
     tseth: (bool, bool),
     /// The segment rules the writes it injects break by their size (`arrivals`).
     seg: BTreeSet<Clause>,
+    /// It expects a requester entry of a message an AETH NAK ended.
+    nak_entry: bool,
+    /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
+    /// success, a sender flag of a failure, a sender flag of a success without an entry, an
+    /// entry of a failed work request (bits 0 to 4).
+    flag_lens: u8,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -150,6 +157,15 @@ const OWN: &[(Clause, Shows)] = &[
     // SACK lands within the tolerance (design 9.2).
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
     (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
+    // A status of table 8 for an AETH NAK: where an entry of a message a NAK ended is due.
+    (CQE_STATUS_002, |f| f.nak_entry),
+    // A flag's byte count, by the kind of flag whose count each rule fixes.
+    (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
+    (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
+    (FLAG_LEN_001, |f| f.flag_lens & 4 != 0),
+    // A sender flag without an entry, and the entry of a failed work request.
+    (FLAG_SEND_002, |f| f.flag_lens & 8 != 0),
+    (WR_SIGNALED_001_C, |f| f.flag_lens & 16 != 0),
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     (SND_RQMSN_002_A, |f| f.imm_data),
@@ -262,7 +278,49 @@ impl Facts {
                 },
             ),
             seg: BTreeSet::new(),
+            nak_entry: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
+                if (0x61..=0x63).any(|n| {
+                    CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
+                }))
+            }),
+            flag_lens: s.expects().fold(0, |k, r| match &r.body {
+                Body::Event { event: NicEvent::FlagWrite(w) } => {
+                    let ok = FlagRepr::from_u64(w.value).status.is_success();
+                    k | match (w.side, ok) {
+                        (Side::Responder, _) => 1,
+                        (Side::Requester, true) => 2,
+                        (Side::Requester, false) => 4,
+                    }
+                }
+                Body::Event { event: NicEvent::Completion(c) }
+                    if c.side == Side::Requester
+                        && !c.entry.status.is_success()
+                        && !c.entry.status.is_doorbell_reject() =>
+                {
+                    k | 16
+                }
+                _ => k,
+            }),
         };
+        let entries: BTreeSet<(u32, u16)> = s
+            .expects()
+            .filter_map(|r| match &r.body {
+                Body::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
+                    Some((c.entry.qpn.value(), c.entry.msn.value()))
+                }
+                _ => None,
+            })
+            .collect();
+        let unsignaled = s.expects().any(|r| {
+            matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(w) }
+                if w.side == Side::Requester
+                    && FlagRepr::from_u64(w.value).status.is_success()
+                    && !entries.contains(&(w.qpn.value(), w.msn.value())))
+        });
+        if unsignaled {
+            f.flag_lens |= 8;
+        }
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {
                 let d = decode(bytes);

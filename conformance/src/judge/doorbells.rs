@@ -294,6 +294,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_SEQ_003,
     DB_TEMPLATE_001,
     DB_VERSION_001,
+    FLAG_SEND_003,
     TPL_FLAG_001_A,
     TPL_ID_001,
     TPL_INSTALL_001_B,
@@ -502,6 +503,7 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
             judge_rejected(r, reject, due, around, o, &seen, div);
         }
     }
+    judge_reject_flags(&l, &seen, div);
     let mut told: HashSet<u64> = HashSet::new();
     for r in &l.rungs {
         if r.decision.is_ok() && !swapped.contains(&r.value) && told.insert(r.value) {
@@ -514,6 +516,41 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
             let want = wanted.get(&r.value).unwrap_or(&none);
             judge_accepted(r, wr, want, &l, o, &seen, div);
         }
+    }
+}
+
+/// A sender flag written at the instant of a rejected token, which no accepted token
+/// explains: the rejection wrote a flag (FLAG-SEND-003). Flags of work the CPU posts are
+/// not told apart from it, so a run with posted work is not judged.
+fn judge_reject_flags(l: &Ledger, seen: &Seen<'_>, div: &mut Vec<Divergence>) {
+    if l.posted_any {
+        return;
+    }
+    for &(at, f) in &seen.flags {
+        // A token accepted by then, whose flag it may be.
+        let by_then =
+            l.rungs.iter().filter(|r| r.at <= at).filter_map(|r| r.decision.as_ref().ok());
+        let explained = by_then.into_iter().any(|w| {
+            let seq = (w.wr_id >> 32) as u16;
+            f.qpn == w.qpn
+                && Some(f.addr) == l.flag_addr(w)
+                && FlagRepr::from_u64(f.value).generation == seq
+        });
+        let rejected = l.rungs.iter().find(|r| r.at == at && r.decision.is_err());
+        let accepted_now = l.rungs.iter().any(|r| r.at == at && r.decision.is_ok());
+        let (Some(r), false, false) = (rejected, explained, accepted_now) else { continue };
+        div.push(Divergence {
+            actual: Some(render_event(&NicEvent::FlagWrite(*f))),
+            ..Divergence::of(
+                at,
+                FLAG_SEND_003,
+                format!(
+                    "token {:#018x} was rejected, but a sender flag was written for it",
+                    r.value
+                ),
+            )
+        });
+        return;
     }
 }
 

@@ -12,7 +12,7 @@
 //! slot address), entries field by field ([`super::entries::diff`]), each field named by its
 //! own rule.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{NicEvent, Record, Side};
@@ -106,8 +106,9 @@ impl Seq {
 }
 
 /// The rule of a field of an expected completion entry whose contents another rule than
-/// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status and byte
-/// count of a failed work request's (CQE-SEND-002). Where the entry is written is judged
+/// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status of a
+/// message an AETH NAK ended (CQE-STATUS-002), the status and byte count of another failed
+/// work request's (CQE-SEND-002). Where the entry is written is judged
 /// apart (`field_rule`).
 fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     let NicEvent::Completion(c) = want else { return None };
@@ -119,6 +120,11 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
         return Some(CQE_REJECT_001);
     }
     let failed = c.side == Side::Requester && !status.is_success();
+    // A message an AETH NAK ended: its status is the one table 8 gives the NAK.
+    let nak = (0x61..=0x63).any(|s| CompletionStatus::from_aeth_nak(s) == Some(status));
+    if failed && nak && field == "status" {
+        return Some(CQE_STATUS_002);
+    }
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
 }
 
@@ -168,6 +174,46 @@ fn requester_status(e: &NicEvent) -> Option<(u32, CompletionStatus)> {
     }
 }
 
+/// The rule a missing output breaks: the sequence's, but for a sender flag of a success
+/// without a completion entry (an unsignaled work request's, FLAG-SEND-002) and for the
+/// entry of a failed work request, which every work request writes (WR-SIGNALED-001.c).
+fn missing_rule(seq: Seq, want: &NicEvent, entries_due: &HashSet<(u32, u16)>) -> Rule {
+    match want {
+        NicEvent::FlagWrite(f)
+            if seq == Seq::RequesterFlags
+                && FlagRepr::from_u64(f.value).status.is_success()
+                && !entries_due.contains(&(f.qpn.value(), f.msn.value())) =>
+        {
+            FLAG_SEND_002
+        }
+        NicEvent::Completion(c)
+            if seq == Seq::RequesterEntries
+                && !c.entry.status.is_success()
+                && !c.entry.status.is_doorbell_reject() =>
+        {
+            WR_SIGNALED_001_C
+        }
+        _ => seq.due(),
+    }
+}
+
+/// The rule of a flag's `byte_len`: 0 for a failure (FLAG-LEN-001), the bytes placed for a
+/// retirement flag (FLAG-RECV-002.c), the message's bytes for a sender flag's success
+/// (FLAG-SEND-001.e).
+fn flag_rule(want: &NicEvent, field: &str) -> Option<Rule> {
+    let NicEvent::FlagWrite(f) = want else { return None };
+    if field != "flag.byte_len" {
+        return None;
+    }
+    Some(if !FlagRepr::from_u64(f.value).status.is_success() {
+        FLAG_LEN_001
+    } else if f.side == Side::Responder {
+        FLAG_RECV_002_C
+    } else {
+        FLAG_SEND_001_E
+    })
+}
+
 /// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
 /// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
 /// whose entries carry no MSN of their own).
@@ -199,6 +245,17 @@ pub(super) fn judge(
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
+    // The messages whose requester entry is due: a sender flag without one is a flag
+    // of an unsignaled work request's success.
+    let entries_due: HashSet<(u32, u16)> = exp
+        .iter()
+        .filter_map(|(_, e)| match e {
+            NicEvent::Completion(c) if c.side == Side::Requester => {
+                Some((c.entry.qpn.value(), c.entry.msn.value()))
+            }
+            _ => None,
+        })
+        .collect();
     for seq in Seq::ALL {
         let want: Vec<Item<'_>> = exp
             .iter()
@@ -213,19 +270,30 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        judge_seq(seq, &want, &got, naks, late_ns, history, div);
+        let causes = Causes { naks, entries_due: &entries_due };
+        judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
+}
+
+/// What names a flag or entry missing or wrong by its cause.
+#[derive(Clone, Copy)]
+struct Causes<'a> {
+    /// The NAKs injected: (QP, time, syndrome).
+    naks: &'a [(u32, u64, u8)],
+    /// The messages whose requester entry is due, by (QP, MSN).
+    entries_due: &'a HashSet<(u32, u16)>,
 }
 
 fn judge_seq(
     seq: Seq,
     want: &[Item<'_>],
     got: &[Item<'_>],
-    naks: &[(u32, u64, u8)],
+    causes: &Causes<'_>,
     late_ns: u64,
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
+    let Causes { naks, entries_due } = *causes;
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
     for (k, &(w, g)) in pairs.iter().enumerate() {
@@ -234,7 +302,9 @@ fn judge_seq(
         let mut fields = event_diff(we, ge);
         let mut rule = None;
         for f in &mut fields {
-            let r = entry_rule(we, &f.field).unwrap_or_else(|| seq.field_rule(&f.field));
+            let r = entry_rule(we, &f.field)
+                .or_else(|| flag_rule(we, &f.field))
+                .unwrap_or_else(|| seq.field_rule(&f.field));
             f.name(r);
             rule.get_or_insert(r);
         }
@@ -278,7 +348,10 @@ fn judge_seq(
     for w in missing {
         let (wt, we, _) = want[w];
         let what = format!("an expected {} is missing", seq.name());
-        let rule = unheeded_failure(we, wt, got, naks).unwrap_or(seq.due());
+        // A failure the device did not act on at all is the cause; otherwise the rule of
+        // the output that is missing.
+        let rule = unheeded_failure(we, wt, got, naks)
+            .unwrap_or_else(|| missing_rule(seq, we, entries_due));
         div.push(Divergence {
             expected: Some(render_event(we)),
             should_only: false,

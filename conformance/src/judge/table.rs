@@ -819,15 +819,19 @@ const SEQUENCES: &[Clause] = &[
     CQE_SEND_001,
     CQE_SEND_002,
     CQE_SEND_003,
+    CQE_STATUS_002,
     FLAG_LEN_001,
     FLAG_RECV_001_B,
     FLAG_RECV_002_A,
     FLAG_RECV_002_B,
+    FLAG_RECV_002_C,
     FLAG_RESV_001_A,
     FLAG_SEND_001_A,
     FLAG_SEND_001_B,
     FLAG_SEND_001_C,
     FLAG_SEND_001_D,
+    FLAG_SEND_001_E,
+    FLAG_SEND_002,
     FLAG_STATUS_001,
     FLAG_VALID_001,
     REC_IF_013,
@@ -836,6 +840,7 @@ const SEQUENCES: &[Clause] = &[
     SND_ACK_003,
     SND_ACK_006,
     SND_NACK_005,
+    WR_SIGNALED_001_C,
 ];
 
 const QP_ERROR: &[Clause] = &[REC_IF_009];

@@ -48,6 +48,13 @@ pub static FAULTS: &[Fault] = &[
         &["db-bus-registers"],
         Edits { host_in: Some(register_selects_template), ..Edits::NONE },
     ),
+    stream(
+        "doorbell-busy-drops",
+        "the doorbell unit is busy for 150 ns after each token it takes, and a token rung in that time is lost",
+        &[req::DB_ACCEPT_001],
+        &["db-accept"],
+        |_| Box::<BusyDrops>::default(),
+    ),
     // ---- templates ---------------------------------------------------------------------
     fault(
         "template-torn",
@@ -93,6 +100,62 @@ pub static FAULTS: &[Fault] = &[
         &[req::CQE_REJECT_002],
         &["db-reject-queues"],
         |_| Box::<RejectsToErrorCq>::default(),
+    ),
+    stream(
+        "failed-cqe-keeps-length",
+        "the completion of a failed work request reports the message's length in byte_len, not 0",
+        &[req::CQE_SEND_002],
+        &["snd-ack-nak"],
+        |_| Box::<FailedKeepsLength>::default(),
+    ),
+    stream(
+        "failed-flag-keeps-length",
+        "the sender flag of a failed work request reports the message's length in byte_len, not 0",
+        &[req::FLAG_LEN_001],
+        &["snd-ack-nak"],
+        |_| Box::<FailedFlagKeepsLength>::default(),
+    ),
+    stream(
+        "sender-flag-len-of-last-packet",
+        "a sender flag reports the bytes of the message's last packet in byte_len, not the message's",
+        &[req::FLAG_SEND_001_E],
+        &["snd-segmentation"],
+        |m| Box::new(LastPacketLength { pmtu: m.nic.pmtu.max(1) }),
+    ),
+    stream(
+        "imm-retirement-flag-len-zero",
+        "the retirement flag of a Write with Immediate reports byte_len 0, as if only the immediate arrived",
+        &[req::FLAG_RECV_002_C],
+        &["rcv-cq-receive", "rcv-wwi-order"],
+        |_| Box::new(ImmRetirementLenZero),
+    ),
+    stream(
+        "unsignaled-flag-dropped",
+        "an unsignaled work request that succeeds writes no sender flag: the flag is written only beside a completion",
+        &[req::FLAG_SEND_002, req::WR_SIGNALED_001_B, req::FLAG_SEND_001_A],
+        &["db-accept", "snd-segmentation"],
+        |_| Box::new(UnsignaledFlagDropped),
+    ),
+    stream(
+        "failed-unsignaled-no-cqe",
+        "an unsignaled work request that fails writes its sender flag but no completion",
+        &[req::WR_SIGNALED_001_C, req::CQE_SEND_002],
+        &["snd-ack-nak"],
+        |_| Box::<FailedUnsignaledNoCqe>::default(),
+    ),
+    stream(
+        "cqes-of-an-input-reversed",
+        "the requester completions one input produces are written last first, all before the flags of that input",
+        &[req::CQE_SEND_003],
+        &["snd-ack-nak"],
+        |_| Box::new(CqesReversed),
+    ),
+    stream(
+        "signaled-flag-dropped",
+        "a signaled work request that succeeds writes its completion but not its sender flag",
+        &[req::FLAG_SEND_001_A, req::WR_SIGNALED_001_A],
+        &["db-accept", "snd-ack-nak"],
+        |_| Box::new(SignaledFlagDropped),
     ),
     // ---- retirement and flushing -------------------------------------------------------
     fault(
@@ -181,6 +244,35 @@ fn register_selects_template(c: &mut HostCommand) {
         let tok = DoorbellToken::from_u64(t);
         let template = TemplateId::new(w.register as u16 & 0xFFF);
         *c = HostCommand::Doorbell { token: DoorbellToken { template, ..tok }.to_u64() };
+    }
+}
+
+/// How long the doorbell unit of [`BusyDrops`] is busy after each token it takes.
+const DOORBELL_BUSY_NS: u64 = 150;
+
+/// When the doorbell unit last took a token.
+#[derive(Debug, Default)]
+struct BusyDrops {
+    took: Option<u64>,
+}
+
+impl Stream for BusyDrops {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs.retain(|i| {
+            if !matches!(i.input, Input::Host { command: HostCommand::Doorbell { .. } }) {
+                return true;
+            }
+            if self.took.is_some_and(|t| i.at.0 < t + DOORBELL_BUSY_NS) {
+                return false;
+            }
+            self.took = Some(i.at.0);
+            true
+        });
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
     }
 }
 
@@ -384,6 +476,250 @@ impl Stream for RejectsToErrorCq {
             }
         });
         outputs
+    }
+}
+
+/// The lengths of the work requests software posted, by `wr_id`.
+#[derive(Debug, Default)]
+struct FailedKeepsLength {
+    lengths: HashMap<u64, u32>,
+}
+
+impl Stream for FailedKeepsLength {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::PostWrite(wr) } = &i.input {
+                self.lengths.insert(wr.wr_id, wr.length);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        completions(&mut outputs, |c| {
+            let mut e = c.written_entry();
+            let failed = !e.status.is_success() && !e.status.is_doorbell_reject();
+            let Some(&len) = self.lengths.get(&e.wr_id) else { return };
+            if c.side != Side::Requester || !failed {
+                return;
+            }
+            e.byte_len = len;
+            c.entry = e;
+            if let Some(q) = c.queue.as_mut() {
+                let _ = e.emit(&mut q.bytes);
+            }
+        });
+        outputs
+    }
+}
+
+/// A flag event with `edit` applied to its decoded value.
+fn edit_flag(f: &mut FlagWrite, edit: impl FnOnce(&mut FlagRepr)) {
+    let mut v = FlagRepr::from_u64(f.value);
+    edit(&mut v);
+    f.value = v.to_u64();
+}
+
+/// The lengths of the work requests software posted, by `wr_id`.
+#[derive(Debug, Default)]
+struct FailedFlagKeepsLength {
+    lengths: HashMap<u64, u32>,
+}
+
+impl Stream for FailedFlagKeepsLength {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::PostWrite(wr) } = &i.input {
+                self.lengths.insert(wr.wr_id, wr.length);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // A failed work request's entry, written with its flag, names its wr_id.
+        let mut wr_of = HashMap::new();
+        completions(&mut outputs, |c| {
+            let e = c.written_entry();
+            if c.side == Side::Requester {
+                wr_of.insert((e.qpn, e.msn), e.wr_id);
+            }
+        });
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            let len = wr_of.get(&(f.qpn, f.msn)).and_then(|w| self.lengths.get(w));
+            let failed = !FlagRepr::from_u64(f.value).status.is_success();
+            if let (Some(&len), true, Side::Requester) = (len, failed, f.side) {
+                edit_flag(f, |v| v.byte_len = len);
+            }
+        }
+        outputs
+    }
+}
+
+/// The path MTU, which cuts messages into packets.
+#[derive(Debug)]
+struct LastPacketLength {
+    pmtu: u32,
+}
+
+impl Stream for LastPacketLength {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            if f.side == Side::Requester {
+                let pmtu = self.pmtu;
+                edit_flag(f, |v| {
+                    if v.status.is_success() && v.byte_len > 0 {
+                        v.byte_len = (v.byte_len - 1) % pmtu + 1;
+                    }
+                });
+            }
+        }
+        outputs
+    }
+}
+
+/// Writes byte_len 0 in the retirement flag of each message whose receive completion,
+/// in the same batch, carries an immediate.
+#[derive(Debug)]
+struct ImmRetirementLenZero;
+
+impl Stream for ImmRetirementLenZero {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut imm = Vec::new();
+        completions(&mut outputs, |c| {
+            let e = c.written_entry();
+            if c.side == Side::Responder && e.has_imm {
+                imm.push((e.qpn, e.msn));
+            }
+        });
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            if f.side == Side::Responder && imm.contains(&(f.qpn, f.msn)) {
+                edit_flag(f, |v| v.byte_len = 0);
+            }
+        }
+        outputs
+    }
+}
+
+/// Drops the sender flag of every success whose completion the same batch does not write.
+#[derive(Debug)]
+struct UnsignaledFlagDropped;
+
+impl Stream for UnsignaledFlagDropped {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut completed = Vec::new();
+        completions(&mut outputs, |c| {
+            let e = c.written_entry();
+            if c.side == Side::Requester {
+                completed.push((e.qpn, e.msn));
+            }
+        });
+        outputs.retain(|o| {
+            !matches!(&o.output, Output::Event { event: NicEvent::FlagWrite(f) }
+                if f.side == Side::Requester
+                    && FlagRepr::from_u64(f.value).status.is_success()
+                    && !completed.contains(&(f.qpn, f.msn)))
+        });
+        outputs
+    }
+}
+
+/// The `wr_id`s of the unsignaled work requests software posted.
+#[derive(Debug, Default)]
+struct FailedUnsignaledNoCqe {
+    unsignaled: Vec<u64>,
+}
+
+impl Stream for FailedUnsignaledNoCqe {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::PostWrite(wr) } = &i.input {
+                if !wr.signaled {
+                    self.unsignaled.push(wr.wr_id);
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.retain(|o| {
+            !matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                if c.side == Side::Requester
+                    && !c.written_entry().status.is_success()
+                    && self.unsignaled.contains(&c.written_entry().wr_id))
+        });
+        outputs
+    }
+}
+
+/// Writes the requester entries of each batch last first, all at the place of the first.
+#[derive(Debug)]
+struct CqesReversed;
+
+impl Stream for CqesReversed {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let requester = |o: &TimedOutput| {
+            matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                if c.side == Side::Requester)
+        };
+        let Some(first) = outputs.iter().position(requester) else { return outputs };
+        let (mut entries, mut rest): (Vec<_>, Vec<_>) = outputs.into_iter().partition(requester);
+        // Each keeps the slot it was written to: the ring fills in order, the entries in it
+        // are last first.
+        let slots: Vec<_> = entries.clone();
+        entries.reverse();
+        for (e, s) in entries.iter_mut().zip(&slots) {
+            let (
+                Output::Event { event: NicEvent::Completion(c) },
+                Output::Event { event: NicEvent::Completion(slot) },
+            ) = (&mut e.output, &s.output)
+            else {
+                continue;
+            };
+            let mut entry = c.written_entry();
+            entry.phase = slot.written_entry().phase;
+            c.entry = entry;
+            c.queue = slot.queue;
+            if let Some(q) = c.queue.as_mut() {
+                let _ = entry.emit(&mut q.bytes);
+            }
+            e.at = s.at;
+        }
+        rest.splice(first..first, entries);
+        rest
+    }
+}
+
+/// Drops the sender flag of every message whose successful completion the same batch
+/// writes.
+#[derive(Debug)]
+struct SignaledFlagDropped;
+
+impl Stream for SignaledFlagDropped {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let completed: Vec<_> = outputs
+            .iter()
+            .filter_map(|o| match &o.output {
+                Output::Event { event: NicEvent::Completion(c) }
+                    if c.side == Side::Requester && c.written_entry().status.is_success() =>
+                {
+                    let e = c.written_entry();
+                    Some((e.qpn, e.msn))
+                }
+                _ => None,
+            })
+            .collect();
+        outputs
+            .into_iter()
+            .filter(|o| {
+                !matches!(&o.output, Output::Event { event: NicEvent::FlagWrite(f) }
+                    if f.side == Side::Requester && completed.contains(&(f.qpn, f.msn)))
+            })
+            .collect()
     }
 }
 

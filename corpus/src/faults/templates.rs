@@ -5,12 +5,14 @@
 use std::collections::HashMap;
 
 use openrdma_codec::host::{
-    COMPLETION_LEN, CompletionStatus, DoorbellReject, DoorbellToken, LengthBound, Template,
-    WrOpcode,
+    COMPLETION_LEN, CompletionStatus, DoorbellReject, DoorbellToken, FlagRepr, LengthBound,
+    Template, WrOpcode,
 };
 use openrdma_codec::{Rkey, TemplateId};
 use openrdma_conformance::req;
-use openrdma_device::{HostCommand, Input, NicEvent, Output, Side, TimedInput, TimedOutput};
+use openrdma_device::{
+    FlagWrite, HostCommand, Input, NicEvent, Output, Side, TimedInput, TimedOutput,
+};
 
 use super::{Batch, Edits, Fault, Stream, fault};
 
@@ -86,6 +88,20 @@ pub static FAULTS: &[Fault] = &[
         &[req::TPL_INSTALL_001_B],
         |_| Box::new(Misreports::new(Reason::Template, CompletionStatus::BAD_VERSION)),
     ),
+    fault(
+        "index-bounded-by-regions",
+        "a token's index is not checked against the template's slots, only through the length checks: an index the regions still hold is accepted",
+        &[req::DB_INDEX_001],
+        &["db-reject"],
+        Edits { host_in: Some(|c| edit_template(c, slots_the_regions_hold)), ..Edits::NONE },
+    ),
+    fault(
+        "rejected-token-writes-flag",
+        "a token rejected by a check after the template lookup writes a sender flag with its rejection status at its slot",
+        &[req::FLAG_SEND_003, req::DB_REJECT_001],
+        &["db-reject"],
+        Edits { stream: Some(|_| Box::<RejectFlags>::default()), ..Edits::NONE },
+    ),
     // ---- templates installed unchecked -------------------------------------------------
     unchecked(
         "template-opcode-low-bit",
@@ -112,6 +128,12 @@ pub static FAULTS: &[Fault] = &[
         |c| edit_template(c, |t| t.max_length = t.max_length.min(1 << 31)),
     ),
     unchecked(
+        "template-default-clamped-to-max",
+        "a default_length above max_length is clamped to max_length and the template installed",
+        &[req::TPL_LEN_002],
+        |c| edit_template(c, |t| t.default_length = t.default_length.min(t.max_length)),
+    ),
+    unchecked(
         "template-local-slots-unchecked",
         "a template whose slots do not fit its local region is installed with the region they need",
         &[req::TPL_REGION_002_A],
@@ -120,6 +142,18 @@ pub static FAULTS: &[Fault] = &[
                 let need = u64::from(t.slots.saturating_sub(1)) * t.local_stride
                     + u64::from(t.default_length);
                 t.local_region_len = t.local_region_len.max(need);
+            })
+        },
+    ),
+    unchecked(
+        "template-remote-slots-unchecked",
+        "a template whose slots do not fit its remote region is installed with the region they need",
+        &[req::TPL_REGION_002_B],
+        |c| {
+            edit_template(c, |t| {
+                let need = u64::from(t.slots.saturating_sub(1)) * t.remote_stride
+                    + u64::from(t.default_length);
+                t.remote_region_len = t.remote_region_len.max(need);
             })
         },
     ),
@@ -284,6 +318,22 @@ const fn unchecked(
     )
 }
 
+/// The template with as many slots as both its regions hold at the default length: what a
+/// NIC that bounds the index only by the length checks accepts.
+fn slots_the_regions_hold(t: &mut Template) {
+    let hold = |len: u64, stride: u64| match stride {
+        0 => u64::from(u16::MAX) + 1,
+        s => len.saturating_sub(u64::from(t.default_length)) / s + 1,
+    };
+    let most = hold(t.local_region_len, t.local_stride)
+        .min(hold(t.remote_region_len, t.remote_stride))
+        .min(u64::from(u16::MAX) + 1);
+    let fits = t.local_region_len.min(t.remote_region_len) >= u64::from(t.default_length);
+    if fits && most > u64::from(t.slots) {
+        t.slots = most as u32;
+    }
+}
+
 /// Applies `edit` to a template the host installs.
 fn edit_template(c: &mut HostCommand, edit: fn(&mut Template)) {
     if let HostCommand::SetTemplate(t) = c {
@@ -396,5 +446,65 @@ impl Stream for Misreports {
             }
         }
         outputs
+    }
+}
+
+/// The templates and QPs software set up, to place a rejected token's flag.
+#[derive(Debug, Default)]
+struct RejectFlags {
+    templates: HashMap<TemplateId, Template>,
+    qps: HashMap<u32, u64>,
+}
+
+impl Stream for RejectFlags {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::SetTemplate(t) } => {
+                    self.templates.insert(t.template_id, *t);
+                }
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.qps.insert(q.qpn.value(), q.send_flag_base);
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let flag = match &o.output {
+                Output::Event { event: NicEvent::Completion(c) }
+                    if c.side == Side::Requester && c.entry.status.is_doorbell_reject() =>
+                {
+                    self.flag_of(c.entry.wr_id, c.entry.status)
+                }
+                _ => None,
+            };
+            out.push(o.clone());
+            if let Some(f) = flag {
+                out.push(TimedOutput { at: o.at, output: Output::Event { event: f } });
+            }
+        }
+        out
+    }
+}
+
+impl RejectFlags {
+    /// The flag a rejected token writes, when its template is known.
+    fn flag_of(&self, token: u64, status: CompletionStatus) -> Option<NicEvent> {
+        let tok = DoorbellToken::from_u64(token);
+        let t = self.templates.get(&tok.template).filter(|t| t.enabled)?;
+        let base = self.qps.get(&t.qpn.value())?;
+        let slot = u64::from(t.flag_base_slot) + u64::from(tok.index);
+        Some(NicEvent::FlagWrite(FlagWrite {
+            qpn: t.qpn,
+            side: Side::Requester,
+            msn: openrdma_codec::Msn::new(0),
+            addr: base + slot * 8,
+            value: FlagRepr::sender(tok.seq, status, 0).to_u64(),
+        }))
     }
 }

@@ -40,7 +40,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "len-16bit",
         "message lengths are held in 16 bits where headers and completions are built: the RETH dma_len it sends and the byte_len of its flags and completion entries are the length modulo 2^16",
-        &[req::SND_SEG_003, req::FLAG_LEN_001],
+        &[req::SND_SEG_003, req::FLAG_LEN_001, req::FLAG_RECV_002_C, req::FLAG_SEND_001_E],
         &["rcv-length-17bit", "snd-length-17bit", "db-length-17bit"],
         Edits { frame_out: Some(len_16bit_frame), event_out: Some(len_16bit_event), ..Edits::NONE },
     ),

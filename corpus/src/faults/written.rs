@@ -4,7 +4,7 @@
 
 use openrdma_codec::Ev;
 use openrdma_codec::frame::{FrameRepr, decode};
-use openrdma_codec::host::{CompletionRepr, FlagRepr};
+use openrdma_codec::host::{CompletionRepr, CompletionStatus, FlagRepr, WrOpcode};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{NicEvent, Side};
 
@@ -38,6 +38,49 @@ pub static FAULTS: &[Fault] = &[
         &[req::CQE_IMM_002, req::CQE_IMM_001],
         &["rcv-cq-receive"],
         |e| entry(e, |c| c.has_imm ^= true),
+    ),
+    writes(
+        "sender-cqe-has-imm",
+        "a sender's completion of a Write with Immediate sets has_imm, as a receive completion does",
+        &[req::CQE_IMM_002],
+        &["db-accept"],
+        |e| {
+            if let NicEvent::Completion(c) = e {
+                if c.side == Side::Requester && c.written_entry().opcode == WrOpcode::WRITE_WITH_IMM
+                {
+                    return entry(e, |c| c.has_imm = true);
+                }
+            }
+            true
+        },
+    ),
+    writes(
+        "nak-access-as-op-error",
+        "a message ended by an AETH NAK remote access error (0x62) completes with REMOTE_OP_ERROR",
+        &[req::CQE_STATUS_002],
+        &["snd-ack-nak"],
+        |e| {
+            entry(e, |c| {
+                if c.status == CompletionStatus::REMOTE_ACCESS_ERROR {
+                    c.status = CompletionStatus::REMOTE_OP_ERROR;
+                }
+            })
+        },
+    ),
+    writes(
+        "nak-status-is-syndrome",
+        "a message ended by an AETH NAK completes with the NAK's syndrome (0x61 to 0x63) as its status, not the status table 8 gives it",
+        &[req::CQE_STATUS_001, req::CQE_STATUS_002],
+        &["snd-ack-nak"],
+        |e| {
+            entry(e, |c| {
+                let nak =
+                    (0x61..=0x63).find(|&s| CompletionStatus::from_aeth_nak(s) == Some(c.status));
+                if let Some(syndrome) = nak {
+                    c.status = CompletionStatus(syndrome);
+                }
+            })
+        },
     ),
     // ---- flags -------------------------------------------------------------------------
     writes(

@@ -97,7 +97,7 @@ pub(super) fn db_reject() -> Scenario {
         "db-reject",
         "Tokens that fail each doorbell check in turn (version 0 and 2, an unknown \
          template, a replayed seq, a seq ahead of the expected one, an index beyond the \
-         slots, a length above max_length, a local range and a remote range past their \
+         slots (alone, and with a range past its region), a length above max_length, a local range and a remote range past their \
          regions, a token failing two checks at once, a disabled template) each produce \
          exactly one error completion with its status and the token as wr_id, and nothing \
          else: no packet, no flag, no change of the expected seq, so the good tokens \
@@ -140,8 +140,12 @@ pub(super) fn db_reject() -> Scenario {
         default_length: 256,
         ..template(4, WrOpcode::WRITE, true)
     };
+    // Template 5: 8 slots in regions that hold 16, so that a token at slot 8 fails the
+    // index check alone.
+    let t5 = Template { slots: 8, default_length: 256, ..template(5, WrOpcode::WRITE, true) };
     r.host(0, HostCommand::SetTemplate(t3));
     r.host(0, HostCommand::SetTemplate(t4));
+    r.host(0, HostCommand::SetTemplate(t5));
     let mut at = 1_000;
     let ring = |r: &mut Recorder, at: &mut u64, checks: &[&str], token: u64| {
         r.checks(checks);
@@ -159,6 +163,7 @@ pub(super) fn db_reject() -> Scenario {
     ring(&mut r, &mut at, &["DB-SEQ-002", "CQE-REJECT-001"], token(3, 0, 1, 1));
     ring(&mut r, &mut at, &["DB-SEQ-003", "CQE-REJECT-001"], token(3, 5, 1, 1));
     ring(&mut r, &mut at, &["DB-INDEX-001", "CQE-REJECT-001"], token(3, 1, 16, 1));
+    ring(&mut r, &mut at, &["DB-INDEX-001", "CQE-REJECT-001"], token(5, 0, 8, 1));
     ring(&mut r, &mut at, &["DB-LENGTH-002", "CQE-REJECT-001"], token(3, 1, 1, 0x801));
     ring(&mut r, &mut at, &["DB-LENGTH-003", "CQE-REJECT-001"], token(3, 1, 15, 0x600));
     ring(&mut r, &mut at, &["DB-LENGTH-004", "CQE-REJECT-001"], token(4, 0, 15, 0x600));
@@ -184,7 +189,7 @@ pub(super) fn db_bad_templates() -> Scenario {
         "Software tries to install templates that each break one rule: a reserved QPN, an \
          unknown opcode, no slots, a length unit that is not a power of two, a max_length \
          above 2^31, a default_length above max_length, a region that wraps the address \
-         space, slots that do not fit their region, flag slots past 2^32. The NIC installs \
+         space, local or remote slots that do not fit their region, flag slots past 2^32. The NIC installs \
          none of them: a token naming each is rejected UnknownTemplate, and a valid \
          template installed last works.",
         &[
@@ -210,15 +215,17 @@ pub(super) fn db_bad_templates() -> Scenario {
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     register_local(&mut r);
     let base = |id: u16| template(id, WrOpcode::WRITE, true);
-    let bad: [(&str, Template); 9] = [
+    let bad: [(&str, Template); 10] = [
         ("TPL-QPN-001", Template { qpn: Qpn::new(2), ..base(10) }),
         ("TPL-OPCODE-001", Template { opcode: WrOpcode(5), ..base(11) }),
         ("TPL-SLOTS-001", Template { slots: 0, ..base(12) }),
         ("TPL-UNIT-001", Template { length_unit: 48, ..base(13) }),
         ("TPL-LEN-001", Template { max_length: (1 << 31) + 1, ..base(14) }),
-        ("TPL-LEN-002", Template { default_length: 0x3_0000, ..base(15) }),
+        // The default length (2 MTUs and 100 bytes) above max_length, and nothing else wrong.
+        ("TPL-LEN-002", Template { max_length: 0x400, ..base(15) }),
         ("TPL-REGION-001", Template { local_base: u64::MAX - 0x1000, ..base(16) }),
         ("TPL-REGION-002", Template { local_region_len: 0x8_0000, ..base(17) }),
+        ("TPL-REGION-002", Template { remote_region_len: 0x8_0000, ..base(20) }),
         ("TPL-FLAG-001", Template { flag_base_slot: u32::MAX - 4, ..base(18) }),
     ];
     let mut at = 1_000;
