@@ -189,6 +189,40 @@ fn cqe_ring_004_a_full_queue_stops_and_fails_its_qps() {
     );
 }
 
+/// CQE-RING-004: a queue that finds no free slot fails the QPs that report to it and no
+/// other; a QP whose entries go to another queue stays out of the error state.
+#[test]
+fn cqe_ring_004_a_full_queue_fails_only_its_own_qps() {
+    let mut s = with_cq(2);
+    s.host(create_cq(2, CQ_BASE + 0x1000, 4)).expect("a second queue");
+    let qp_b = QpConfig {
+        send_cq: Some(CqId::new(2)),
+        recv_cq: Some(CqId::new(2)),
+        ..qp_config(LQP_B, PEER_B, 0, 0)
+    };
+    s.host(HostCommand::CreateQp(qp_b)).expect("a QP on the second queue");
+    for k in 0..3 {
+        s.post(wr(64, u64::from(k) * 0x100, k));
+        s.expect_data(k, ONLY);
+    }
+    s.take_tx();
+    s.drop_reports();
+    s.advance(1_000);
+    s.accept_ctrl(sack(2, 1, 0));
+    // The third completion finds queue 1 full.
+    s.accept_ctrl(aeth(AethRepr::ACK, 2));
+    let errors: Vec<NicReport> =
+        s.take_reports().into_iter().filter(|r| matches!(r, NicReport::QpError { .. })).collect();
+    let error = NicReport::QpError { qpn: lqp(), requirement: "CQE-RING-004".into() };
+    assert_eq!(errors, [error], "only the QP of the full queue fails");
+    assert_eq!(s.nic.qp_in_error(lqp()), Some(true));
+    assert_eq!(s.nic.qp_in_error(Qpn::new(LQP_B)), Some(false));
+    assert_eq!(
+        s.nic.cq_state(CqId::new(2)),
+        Some(CqState { written: 0, consumed: 0, stopped: false })
+    );
+}
+
 /// CQE-RING-004, API-CQ-003: the consumer register releases only entries written; a value
 /// beyond them, or going back, is refused and changes nothing. So the model refuses a host
 /// that breaks CQE-RING-006: a count c with `(c − c_prev) mod 2^32` greater than

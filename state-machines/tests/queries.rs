@@ -1,6 +1,7 @@
-//! The NIC's queries (`Nic::config`, `Nic::port_status`) answer what the caller set, as
-//! their documentation says; and `NicStats::endpoint_responses` counts the endpoint
-//! responses sent. These are the model's own interface, read by the tools that drive it.
+//! The NIC's queries (`Nic::config`, `Nic::port_status`) answer what the caller set, and
+//! `Nic::peer_driven_entries` what a peer made the NIC hold, as their documentation says;
+//! and `NicStats::endpoint_responses` counts the endpoint responses sent. These are the
+//! model's own interface, read by the tools that drive it.
 
 mod script;
 
@@ -38,4 +39,24 @@ fn port_status_is_port_0_until_told() {
     }
     s.expect_nothing();
     assert_eq!(s.nic.stats().endpoint_responses, 3);
+}
+
+/// `Nic::peer_driven_entries` counts the state a peer can make grow, as its documentation
+/// says: packets in flight and retirement-table entries. RET-CAP-001 bounds this sum.
+#[test]
+fn peer_driven_entries_count_packets_in_flight_and_table_entries() {
+    let mut s = Script::sender();
+    assert_eq!(s.nic.peer_driven_entries(), 0);
+    s.post(wr(3 * PMTU, 0, 1));
+    let sent = s.take_tx().into_iter().filter(|t| matches!(t.packet, Packet::Write(_))).count();
+    assert_eq!(sent, 3);
+    assert_eq!(s.nic.peer_driven_entries(), 3, "three packets in flight");
+    // The first packet of a two-packet message: its message waits in the table.
+    s.advance(10);
+    s.accept(write(0, 0, Opcode::MRC_WRITE_FIRST, REGION_BASE, PMTU).dma_len(2 * PMTU));
+    assert_eq!(s.nic.peer_driven_entries(), 4, "three packets and one table entry");
+    // A SACK of the three packets leaves the table entry alone.
+    s.advance(10);
+    s.accept_ctrl(sack(2, 1, 0));
+    assert_eq!(s.nic.peer_driven_entries(), 1, "one table entry");
 }
