@@ -129,7 +129,8 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
 }
 
 /// The rule that fails a requester's message with the status `want` expects at `at`, when
-/// the device shows no failure of that QP in the sequence `got` at all: the sender did not
+/// the device shows no failure of that QP at all, in any requester flag or entry (`failed`,
+/// the QPs it shows one of): the sender did not
 /// act on what failed the QP (a fatal NACK, a NAK, the CPU half's `QpError`), which is the
 /// cause of the missing or different flag or entry. A REMOTE_OP_ERROR is a NAK 0x63's
 /// (SND-ACK-003) or, from the last NAK injected into the QP by then, another syndrome's
@@ -138,7 +139,7 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
 fn unheeded_failure(
     want: &NicEvent,
     at: u64,
-    got: &[Item<'_>],
+    failed: &HashSet<u32>,
     naks: &[(u32, u64, u8)],
 ) -> Option<Rule> {
     let (qpn, status) = requester_status(want)?;
@@ -154,11 +155,7 @@ fn unheeded_failure(
         CompletionStatus::RETRY_EXCEEDED => REC_IF_013,
         _ => return None,
     };
-    let shown = got
-        .iter()
-        .filter_map(|(_, e, _)| requester_status(e))
-        .any(|(q, s)| q == qpn && !s.is_success());
-    (!shown).then_some(rule)
+    (!failed.contains(&qpn)).then_some(rule)
 }
 
 /// The QP and status of a requester's flag or entry.
@@ -256,6 +253,12 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    let failed: HashSet<u32> = obs
+        .iter()
+        .filter_map(|(_, e)| requester_status(e))
+        .filter(|(_, s)| !s.is_success())
+        .map(|(q, _)| q)
+        .collect();
     for seq in Seq::ALL {
         let want: Vec<Item<'_>> = exp
             .iter()
@@ -270,7 +273,7 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        let causes = Causes { naks, entries_due: &entries_due };
+        let causes = Causes { naks, entries_due: &entries_due, failed: &failed };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
 }
@@ -282,6 +285,8 @@ struct Causes<'a> {
     naks: &'a [(u32, u64, u8)],
     /// The messages whose requester entry is due, by (QP, MSN).
     entries_due: &'a HashSet<(u32, u16)>,
+    /// The QPs the device shows a failure of, in a requester flag or entry.
+    failed: &'a HashSet<u32>,
 }
 
 fn judge_seq(
@@ -293,7 +298,7 @@ fn judge_seq(
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
-    let Causes { naks, entries_due } = *causes;
+    let Causes { naks, entries_due, failed } = *causes;
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
     for (k, &(w, g)) in pairs.iter().enumerate() {
@@ -315,7 +320,7 @@ fn judge_seq(
             }
         }
         if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
-            rule = unheeded_failure(we, wt, got, naks).or(rule);
+            rule = unheeded_failure(we, wt, failed, naks).or(rule);
         }
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {
@@ -350,7 +355,7 @@ fn judge_seq(
         let what = format!("an expected {} is missing", seq.name());
         // A failure the device did not act on at all is the cause; otherwise the rule of
         // the output that is missing.
-        let rule = unheeded_failure(we, wt, got, naks)
+        let rule = unheeded_failure(we, wt, failed, naks)
             .unwrap_or_else(|| missing_rule(seq, we, entries_due));
         div.push(Divergence {
             expected: Some(render_event(we)),
