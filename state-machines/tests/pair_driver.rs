@@ -337,3 +337,30 @@ fn in_flight_counts_orders_and_drops_where_they_wait() {
     }
     assert_eq!(order, ['g', 'e', 'f', 'h']);
 }
+
+/// By default a fabric does not batch: the pair drains after each arrival.
+#[test]
+fn a_fabric_does_not_batch_by_default() {
+    /// Delivers each packet 1 µs after it leaves and records the calls, with every
+    /// hook left as the trait gives it.
+    struct Plain(Vec<(u64, usize, bool)>);
+    impl Fabric for Plain {
+        fn fate(&mut self, now: Timestamp, from: usize, t: &Transmit) -> Fate {
+            one_microsecond(now, from, t)
+        }
+        fn calling(&mut self, now: Timestamp, k: usize, call: Call<'_>) {
+            match call {
+                Call::Packet(..) => self.0.push((now.0, k, true)),
+                Call::Drain => self.0.push((now.0, k, false)),
+                _ => {}
+            }
+        }
+    }
+    let mut requester = nic(0);
+    requester.handle_host(Timestamp::ZERO, write(0, 2 * 4096)).expect("a valid write");
+    let eps = [Endpoint::with_cpu(requester, NoCpu), Endpoint::with_cpu(nic(1), NoCpu)];
+    let mut p = Pair::new(eps, Plain(Vec::new()));
+    assert_eq!(p.run(Timestamp(1_000_000), 1_000), Ok(RunEnd::Idle));
+    let at_1000: Vec<_> = p.fabric.0.iter().filter(|c| c.0 == 1_000).map(|c| (c.1, c.2)).collect();
+    assert_eq!(at_1000, [(1, true), (0, false), (1, false), (1, true), (1, false)]);
+}
