@@ -117,6 +117,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The `two_nics` example does the same with three messages and prints every payload
+//! placed and every flag written (`cargo run -p openrdma-sm --example two_nics`). The
+//! model's benchmark and its `model_loop` example live with their workload in the test kit
+//! (`openrdma-testkit`), which this crate does not depend on, even for its tests.
+//!
 //! # Where things are
 //!
 //! The NIC is split the way quinn-proto splits a connection: one type that owns the state

@@ -1,6 +1,6 @@
 //! Two reference NICs back to back on the model's one driver: the workload on which the
-//! model's own speed is measured (`cargo bench -p openrdma-sm`, the `model_loop` example,
-//! `openrdma bench`).
+//! model's own speed is measured (`cargo bench -p openrdma-testkit --bench model`, the
+//! `model_loop` example of this crate, `openrdma bench`).
 //!
 //! A requester NIC posts RDMA Writes of [`MESSAGE_BYTES`] bytes at a [`PMTU`] of 4 KiB to a
 //! responder NIC over four EVs. The two are the endpoints of an `openrdma_sm::Pair`

@@ -1,6 +1,10 @@
 //! Per-packet cost of the model: a requester NIC and a responder NIC back to back on the
-//! model's one driver, `Pair` (`openrdma_testkit::loopback`), 256 KiB messages at 4 KiB PMTU. The target is four 100 Gb/s
-//! paths, about 12 million packets a second on one core.
+//! model's one driver, `Pair` ([`openrdma_testkit::loopback`]), 256 KiB messages at 4 KiB
+//! PMTU. The target is four 100 Gb/s paths, about 12 million packets a second on one core.
+//!
+//! It lives with its workload in the test kit, not in `openrdma-sm`: the kit depends on the
+//! conformance suite, which depends on the model, so a model crate that used the kit would
+//! rebuild the suite for each of its own test builds.
 //!
 //! * `pair`: both NICs, packets as `Repr`s: segmentation, transmission, placement, SACKs,
 //!   retirement. What one core does for a NIC that sends and receives at the same rate.
