@@ -363,8 +363,9 @@ fn without_derived(mut f: serde_json::Value) -> serde_json::Value {
 /// Every frame the reference sends in the corpus, given back as fields, with and without the
 /// derived fields, builds the very same bytes (IPv4, IPv6, VLAN; writes with and without
 /// TSETH and ImmDt, SACKs, NACKs, ACKs, probes); so does every well-formed frame injected into
-/// it, with its derived fields. (Fields carry no pad bytes, which are sent as zero, and no Ethernet padding, so the
-/// few injected frames with either are left out.)
+/// it, with its derived fields. (Fields carry no pad bytes, which are sent as zero, no
+/// Ethernet padding and one VLAN tag, so the few injected frames with either, or with a
+/// second tag, are left out.)
 #[test]
 fn output_frames_as_fields_build_the_same_bytes() {
     let mut n = 0;
@@ -376,6 +377,7 @@ fn output_frames_as_fields_build_the_same_bytes() {
                 || d.icrc != openrdma_codec::frame::IcrcStatus::Ok
                 || d.pad.iter().any(|b| *b != 0)
                 || !d.eth_padding.is_empty()
+                || d.vlans.len() > 1
             {
                 continue;
             }
