@@ -1,6 +1,7 @@
 //! The drive loop of an endpoint (`openrdma_sm::Endpoint`): polled one output at a time it
 //! gives what the pair driver gives, in the same order; an input restarts its drain;
-//! `run_timers` fires every deadline up to its bound; `NoCpu` asks for nothing.
+//! without room no packet is taken; `run_timers` fires every deadline up to its bound;
+//! `NoCpu` asks for nothing.
 
 mod back_to_back;
 
@@ -276,6 +277,22 @@ fn an_input_restarts_the_drain_with_its_packets() {
     let events: Vec<_> = rest.iter().filter(|o| matches!(o, Out::Event(_))).collect();
     assert!(!events.is_empty(), "the events left after {first:?}");
     assert!(rest[1..].iter().all(|o| matches!(o, Out::Event(_))), "{rest:?}");
+}
+
+/// Without room, a drain takes no packet from the NIC (a caller whose transmit buffer is
+/// full): it gives the events and ends, and the packet waits for a drain with room.
+#[test]
+fn without_room_the_packet_waits() {
+    let t0 = Timestamp::ZERO;
+    let mut a = Endpoint::with_cpu(nic(0), NoCpu);
+    a.handle_host(t0, write(0, 4096)).expect("a valid write");
+    let mut held = Vec::new();
+    while let Some(o) = a.poll(t0, false).expect("time goes forward") {
+        held.push(Out::from(o));
+    }
+    assert!(held.iter().all(|o| matches!(o, Out::Event(_))), "{held:?}");
+    let Ok(Some(Output::Transmit(p))) = a.poll(t0, true) else { panic!("the packet waited") };
+    assert_eq!(data_psn(&p.packet), Some(0));
 }
 
 /// A CPU command from outside the endpoint is the NIC's to refuse, and for a QP it does
