@@ -272,6 +272,8 @@ fn a_run_stops_at_its_horizon_after_what_is_due_on_it() {
     assert_eq!(p.run(Timestamp(999), 1_000), Ok(RunEnd::Horizon));
     assert_eq!(p.now(), Timestamp::ZERO);
     assert_eq!(p.in_flight(), 3);
+    // What stopped it: the three packets arrive at 1 µs.
+    assert_eq!(p.next_due(), Some(Timestamp(1_000)));
     assert!(p.fabric.arrived.is_empty());
 
     assert_eq!(p.run(Timestamp(1_000), 1_000), Ok(RunEnd::Horizon));
@@ -284,6 +286,7 @@ fn a_run_stops_at_its_horizon_after_what_is_due_on_it() {
     assert_eq!(p.run(Timestamp(1_000_000), 1_000), Ok(RunEnd::Idle));
     assert!(p.now() >= Timestamp(2_000), "{:?}", p.now());
     assert_eq!(p.in_flight(), 0);
+    assert_eq!(p.next_due(), None);
     assert_eq!(p.fabric.flags(0), [Side::Requester]);
 }
 
