@@ -388,7 +388,7 @@ const NACK_REASONS: &[(NackReason, &str, NackReason)] = &[
     (NackReason::UNEXP_EVENT, "unexp-event", NackReason::NO_RESOURCE),
 ];
 
-/// The NACK reasons of [`NACK_REASONS`] made no entry, with the reason.
+/// The NACK reasons of the table above (`NACK_REASONS`) made no entry, with the reason.
 pub const SKIPPED: &[(&str, &str)] = &[];
 
 /// The generated NACK-reason entries and the reasons left out, made once.
