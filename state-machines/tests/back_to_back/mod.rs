@@ -15,8 +15,13 @@ pub fn qpn(k: usize) -> Qpn {
 
 /// NIC `k` of the two, with its region and its QP to the other.
 pub fn nic(k: usize) -> Nic {
+    nic_with(k, NicConfig::default())
+}
+
+/// [`nic`] with the configuration `cfg`.
+pub fn nic_with(k: usize, cfg: NicConfig) -> Nic {
     let t = Timestamp::ZERO;
-    let mut nic = Nic::new(NicConfig::default()).expect("the default configuration is valid");
+    let mut nic = Nic::new(cfg).expect("a valid configuration");
     let region = Region { rkey: Rkey::new(7), base: 0, len: 1 << 20, remote_write: true };
     nic.handle_host(t, HostCommand::RegisterRegion(region)).expect("a valid region");
     let qp = QpConfig {
