@@ -94,6 +94,51 @@ uint32_t entropy_of(const json& f) {
   return ev;
 }
 
+// The bytes of a frame given in hexadecimal.
+std::vector<uint8_t> unhex(const std::string& hex) {
+  std::vector<uint8_t> out(hex.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::stoul(hex.substr(2 * i, 2), nullptr, 16);
+  return out;
+}
+
+// The ones' complement sum of `n` bytes at `p`, folded to 16 bits (RFC 1071).
+uint32_t sum16(const uint8_t* p, size_t n, uint32_t acc = 0) {
+  for (size_t i = 0; i + 1 < n; i += 2) acc += (p[i] << 8) | p[i + 1];
+  if (n & 1) acc += p[n - 1] << 8;
+  while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
+  return acc;
+}
+
+// Whether the MAC and the IP/UDP layer drop the frame before the block sees it, for what
+// the decoded fields do not say: a second VLAN tag (ENC-VLAN-002), a wrong IPv4 header
+// checksum (ENC-IPV4-003), a non-zero UDP checksum that is wrong (ENC-UDP-006).
+bool edge_drops(const std::string& bytes_hex, const json& f) {
+  std::vector<uint8_t> b = unhex(bytes_hex);
+  auto be16 = [&](size_t at) { return at + 2 <= b.size() ? (b[at] << 8) | b[at + 1] : 0; };
+  size_t l2 = 14;
+  uint32_t type = be16(12);
+  if (type == 0x8100 || type == 0x88A8) {
+    type = be16(16);
+    l2 = 18;
+    if (type == 0x8100 || type == 0x88A8) return true;
+  }
+  size_t udp, udp_len;
+  uint32_t pseudo;
+  if (f.contains("ipv4")) {
+    size_t ihl = (b[l2] & 0xF) * 4;
+    if (l2 + ihl > b.size() || sum16(&b[l2], ihl) != 0xFFFF) return true;
+    udp = l2 + ihl;
+    udp_len = be16(udp + 4);
+    pseudo = sum16(&b[l2 + 12], 8, 17 + udp_len);
+  } else {
+    udp = l2 + 40;
+    udp_len = be16(udp + 4);
+    pseudo = sum16(&b[l2 + 8], 32, 17 + udp_len);
+  }
+  if (udp + udp_len > b.size() || be16(udp + 6) == 0) return false;
+  return sum16(&b[udp], udp_len, pseudo) != 0xFFFF;
+}
+
 // The payload of a frame, in hexadecimal, cut from its bytes (also hexadecimal) using the
 // lengths the runner decoded: it ends before the pad and the 4-byte ICRC, at the end of the
 // IP packet.
@@ -243,8 +288,9 @@ class Harness {
     }
     const json& f = input.at("fields");
     // The MAC's job: frames that do not decode, or whose ICRC is bad (ICRC-VERIFY-001),
-    // never reach the block; nor do frames that are not RoCEv2.
-    if (!f.at("error").is_null() || f.at("icrc") != "ok" || !f.contains("bth")) {
+    // never reach the block; nor do frames that are not RoCEv2, or that the edge drops.
+    if (!f.at("error").is_null() || f.at("icrc") != "ok" || !f.contains("bth") ||
+        edge_drops(input.at("bytes").get<std::string>(), f)) {
       log(at, "frame dropped by the MAC");
       return;
     }
