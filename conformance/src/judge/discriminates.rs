@@ -18,12 +18,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::frame::{DecodedFrame, decode};
+use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_codec::{EvMark, NackReason};
 use openrdma_device::{
-    Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
-    Record, Scenario, Side,
+    Body, CongestionControl, CpuCommand, CpuHalf, Direction, NicEvent, NicReport, Record, Scenario,
+    Side,
 };
 
 use super::arrivals::segment_rule;
@@ -485,28 +485,12 @@ fn first_causes(
     let at = rec.at.0;
     let Kind::Data { qp, .. } = ef.kind else { return };
     let Some(&local) = local_of.get(&qp) else { return };
-    let acks: Vec<(u64, DecodedFrame<'_>)> = s
-        .injects()
-        .filter(|r| r.at.0 <= at)
-        .filter_map(|r| match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                (d.bth?.dest_qp.value() == local).then_some((r.at.0, d))
-            }
-            _ => None,
-        })
-        .filter(|(_, d)| d.ext.seth.is_some() || d.ext.aeth.is_some())
-        .collect();
+    let acks = super::acks_into(s, local, at);
     match acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d) {
         Some(d) => {
             // Sent early: the rule that held it back.
             let first = ef.d.bth.is_some_and(|b| b.opcode.is_first());
-            let cc = s.records.iter().find_map(|r| match &r.body {
-                Body::Host { command: HostCommand::CreateQp(q) } if q.qpn.value() == local => {
-                    Some(q.cc)
-                }
-                _ => None,
-            });
+            let cc = super::created_qp(s, local).map(|q| q.cc);
             let mpr_set = acks.iter().any(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
             due.insert(if d.ext.aeth.is_some() && first && imm_message(exp, e) {
                 WWI_LIMIT_001

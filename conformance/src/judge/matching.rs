@@ -440,38 +440,20 @@ fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
 /// * Otherwise the message's segmentation (SND-SEG-001.a).
 fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     use openrdma_codec::EvMark;
-    use openrdma_codec::frame::{DecodedFrame, decode};
-    use openrdma_device::{Body, CongestionControl, CpuCommand, EvState, HostCommand};
+    use openrdma_device::{Body, CongestionControl, CpuCommand, EvState};
     let (rec, ef) = &cx.exp[e];
     let at = rec.at.0;
     let Kind::Data { qp, .. } = ef.kind else { return SND_SEG_001_A };
     let Some(&local) = super::peer_map(cx.scenario).get(&qp) else { return SND_SEG_001_A };
     // What the scenario injects into the QP up to the expected time, with its time.
-    let acks: Vec<(u64, DecodedFrame<'_>)> = cx
-        .scenario
-        .injects()
-        .filter(|r| r.at.0 <= at)
-        .filter_map(|r| match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                (d.bth?.dest_qp.value() == local).then_some((r.at.0, d))
-            }
-            _ => None,
-        })
-        .filter(|(_, d)| d.ext.seth.is_some() || d.ext.aeth.is_some())
-        .collect();
+    let acks = super::acks_into(cx.scenario, local, at);
     let release = acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d);
     let early = sent.is_some_and(|t| t < at);
     match release {
         Some(d) if early => {
             let opcode = ef.d.bth.map(|b| b.opcode);
             let first = opcode.is_some_and(|o| o.is_first());
-            let cc = cx.scenario.records.iter().find_map(|r| match &r.body {
-                Body::Host { command: HostCommand::CreateQp(q) } if q.qpn.value() == local => {
-                    Some(q.cc)
-                }
-                _ => None,
-            });
+            let cc = super::created_qp(cx.scenario, local).map(|q| q.cc);
             let sent = sent.unwrap_or(at);
             let mpr_set =
                 acks.iter().any(|(t, a)| *t <= sent && a.ext.seth.is_some_and(|s| s.mpr != 0));

@@ -456,6 +456,39 @@ fn ack_class(syndrome: u8) -> (bool, u8) {
     if ack { (true, 0) } else { (false, syndrome) }
 }
 
+/// The configuration of the device's QP `local`, as the scenario creates it.
+fn created_qp(scenario: &Scenario, local: u32) -> Option<&openrdma_device::QpConfig> {
+    scenario.records.iter().find_map(|r| match &r.body {
+        Body::Host { command: openrdma_device::HostCommand::CreateQp(q) }
+            if q.qpn.value() == local =>
+        {
+            Some(q)
+        }
+        _ => None,
+    })
+}
+
+/// The acknowledgements (SACKs and AETHs) the scenario injects into the device's QP
+/// `local` up to `at`, decoded, with their times.
+fn acks_into(
+    scenario: &Scenario,
+    local: u32,
+    at: u64,
+) -> Vec<(u64, openrdma_codec::frame::DecodedFrame<'_>)> {
+    scenario
+        .injects()
+        .filter(|r| r.at.0 <= at)
+        .filter_map(|r| match &r.body {
+            Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                (d.bth?.dest_qp.value() == local).then_some((r.at.0, d))
+            }
+            _ => None,
+        })
+        .filter(|(_, d)| d.ext.seth.is_some() || d.ext.aeth.is_some())
+        .collect()
+}
+
 /// Maps peer QP numbers to the device's QP numbers, from the QPs the scenario creates.
 fn peer_map(scenario: &Scenario) -> HashMap<u32, u32> {
     let mut m = HashMap::new();

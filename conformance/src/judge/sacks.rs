@@ -231,14 +231,7 @@ fn judge_probe_answers(
 /// is not consulted.
 pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
     let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001.a" };
-    let mut epsn = scenario.records.iter().find_map(|r| match &r.body {
-        openrdma_device::Body::Host { command: openrdma_device::HostCommand::CreateQp(q) }
-            if q.qpn.value() == local =>
-        {
-            Some(q.peer_initial_psn.value())
-        }
-        _ => None,
-    });
+    let mut epsn = super::created_qp(scenario, local).map(|q| q.peer_initial_psn.value());
     let mut received: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
     let mut trigger = None;
     for r in scenario.injects().filter(|r| r.at.0 <= at) {
