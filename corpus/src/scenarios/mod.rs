@@ -276,103 +276,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
     let mut add: Vec<&str> = Vec::new();
     for rec in s.expects() {
         match &rec.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                // Every frame the device sends is validated and held to the wire rules of
-                // its headers (CONF-CMP-016): those of the headers this one holds.
-                add.extend(openrdma_conformance::scoreboard::sender_rules(&d));
-                let Some(bth) = d.bth else {
-                    continue;
-                };
-                add.extend([
-                    "BTH-LAYOUT-001",
-                    "ICRC-CALC-001",
-                    "ICRC-COVER-001",
-                    "ICRC-MASK-001",
-                    "ICRC-ORDER-001",
-                    "TSETH-PRESENT-001",
-                    // The stack the opcode calls for: a header missing cuts the packet short
-                    // (ENC-FRAME-001) or shifts the fields compared after it; one too many
-                    // is payload, compared, or forbidden (PAY-NONE-001).
-                    "OPC-TABLE-001",
-                ]);
-                // The Retransmitted reports match the retransmissions, except when the
-                // split is inside the device, whose reports are not judged.
-                if bth.opcode.is_mrc_write() && bth.rtx && s.manifest.cpu != CpuHalf::Device {
-                    add.push("REC-IF-008");
-                }
-                let data_or_probe = bth.opcode.is_mrc_write() || bth.opcode == Opcode::MRC_PROBE;
-                if data_or_probe && matches!(d.ip, Some(IpRepr::V4(_))) {
-                    // Sent on an EV of the QP's profile as IPv4 carries it (CONF-CMP-017);
-                    // over IPv6 ENC-EV-001 is among the IPv6 header's rules.
-                    add.push("ENC-EV-002");
-                }
-                if bth.opcode.is_mrc_write() && d.ext.tseth.is_some() {
-                    // Its flags are compared and its clock must run forward
-                    // (scoreboard::order).
-                    add.extend(["SND-TS-002", "TSETH-RESV-001"]);
-                }
-                if d.ext.seth.is_some() {
-                    // Every SACK the device sends is held to these (scoreboard::sacks).
-                    add.extend([
-                        "SETH-CACK-001",
-                        "SETH-BITMAP-001",
-                        "SETH-BITMAP-002",
-                        "SETH-ACKPSN-001",
-                        "SETH-EV-001",
-                        "ENC-EV-003",
-                        "CCS-LAYOUT-001",
-                        "CCS-TS-001",
-                        "CCS-OOO-001",
-                        "CCS-BYTES-001",
-                        "RCV-SACK-005",
-                        "RCV-SACK-006",
-                        "RCV-SACK-007",
-                    ]);
-                    if probes {
-                        add.extend(["SETH-PR-001", "SETH-ACKPSN-002"]);
-                    }
-                    if probes && d.ext.seth.is_some_and(|s| s.pr) {
-                        // Every expected probe answer must come (CONF-CMP-025).
-                        add.push("PETH-RESP-001");
-                    }
-                }
-                let e = &d.ext;
-                if e.meth.is_some() {
-                    add.push("METH-LAYOUT-001");
-                }
-                if e.tseth.is_some() {
-                    // Its reserved bits and format are validated (TSETH-RESV-001,
-                    // TSETH-FTYPE-001); the timestamp is the device's own clock.
-                    add.push("TSETH-LAYOUT-001");
-                }
-                if e.reth.is_some() {
-                    add.push("RETH-LAYOUT-001");
-                }
-                if e.immdt.is_some() {
-                    add.push("IMMDT-LAYOUT-001");
-                }
-                if e.aeth.is_some() {
-                    add.extend(["AETH-LAYOUT-001", "AETH-MSN-001"]);
-                }
-                if let Some(n) = e.neth {
-                    // Compared field by field, and sent on the EV reported (CONF-CMP-017);
-                    // the fields a SHOULD fixes make the verdict non-strict.
-                    add.extend(["NETH-LAYOUT-001", "NETH-PSN-001", "ENC-EV-003", "RCV-NACK-001"]);
-                    add.extend(["NETH-TYPE-001", "NETH-VENDOR-001", "NETH-PDC-001", "NETH-CC-001"]);
-                    if n.tx_timestamp != 0 {
-                        // Only a timestamp of the NACKed packet tells a reflection from a 0.
-                        add.push("NETH-TS-001");
-                    }
-                }
-                if e.peth.is_some() {
-                    // `probe_id` compared, reserved fields validated (CONF-CMP-017).
-                    add.push("PETH-LAYOUT-001");
-                }
-                if e.seth.is_some() {
-                    add.push("SETH-LAYOUT-001");
-                }
-            }
+            Body::Frame { bytes, .. } => frame_rules(bytes, probes, s.manifest.cpu, &mut add),
             Body::Event { event: NicEvent::Report(rep) } => match rep {
                 NicReport::Nack { .. } => add.push("REC-IF-004"),
                 NicReport::EvMarked { .. } => add.push("REC-IF-005"),
@@ -436,6 +340,107 @@ fn done(r: Recorder, end: u64) -> Scenario {
         rec.checks.retain(|id| shown.contains(id.split('.').next().unwrap_or(id)));
     }
     s
+}
+
+/// The rules every expected frame of this kind holds a device to (the frame rows of the
+/// judge's table), added to `add`: `probes` when the scenario injects probes, `cpu` the
+/// scenario's CPU half.
+fn frame_rules(bytes: &[u8], probes: bool, cpu: CpuHalf, add: &mut Vec<&'static str>) {
+    let d = decode(bytes);
+    // Every frame the device sends is validated and held to the wire rules of
+    // its headers (CONF-CMP-016): those of the headers this one holds.
+    add.extend(openrdma_conformance::scoreboard::sender_rules(&d));
+    let Some(bth) = d.bth else {
+        return;
+    };
+    add.extend([
+        "BTH-LAYOUT-001",
+        "ICRC-CALC-001",
+        "ICRC-COVER-001",
+        "ICRC-MASK-001",
+        "ICRC-ORDER-001",
+        "TSETH-PRESENT-001",
+        // The stack the opcode calls for: a header missing cuts the packet short
+        // (ENC-FRAME-001) or shifts the fields compared after it; one too many
+        // is payload, compared, or forbidden (PAY-NONE-001).
+        "OPC-TABLE-001",
+    ]);
+    // The Retransmitted reports match the retransmissions, except when the
+    // split is inside the device, whose reports are not judged.
+    if bth.opcode.is_mrc_write() && bth.rtx && cpu != CpuHalf::Device {
+        add.push("REC-IF-008");
+    }
+    let data_or_probe = bth.opcode.is_mrc_write() || bth.opcode == Opcode::MRC_PROBE;
+    if data_or_probe && matches!(d.ip, Some(IpRepr::V4(_))) {
+        // Sent on an EV of the QP's profile as IPv4 carries it (CONF-CMP-017);
+        // over IPv6 ENC-EV-001 is among the IPv6 header's rules.
+        add.push("ENC-EV-002");
+    }
+    if bth.opcode.is_mrc_write() && d.ext.tseth.is_some() {
+        // Its flags are compared and its clock must run forward
+        // (scoreboard::order).
+        add.extend(["SND-TS-002", "TSETH-RESV-001"]);
+    }
+    if d.ext.seth.is_some() {
+        // Every SACK the device sends is held to these (scoreboard::sacks).
+        add.extend([
+            "SETH-CACK-001",
+            "SETH-BITMAP-001",
+            "SETH-BITMAP-002",
+            "SETH-ACKPSN-001",
+            "SETH-EV-001",
+            "ENC-EV-003",
+            "CCS-LAYOUT-001",
+            "CCS-TS-001",
+            "CCS-OOO-001",
+            "CCS-BYTES-001",
+            "RCV-SACK-005",
+            "RCV-SACK-006",
+            "RCV-SACK-007",
+        ]);
+        if probes {
+            add.extend(["SETH-PR-001", "SETH-ACKPSN-002"]);
+        }
+        if probes && d.ext.seth.is_some_and(|s| s.pr) {
+            // Every expected probe answer must come (CONF-CMP-025).
+            add.push("PETH-RESP-001");
+        }
+    }
+    let e = &d.ext;
+    if e.meth.is_some() {
+        add.push("METH-LAYOUT-001");
+    }
+    if e.tseth.is_some() {
+        // Its reserved bits and format are validated (TSETH-RESV-001,
+        // TSETH-FTYPE-001); the timestamp is the device's own clock.
+        add.push("TSETH-LAYOUT-001");
+    }
+    if e.reth.is_some() {
+        add.push("RETH-LAYOUT-001");
+    }
+    if e.immdt.is_some() {
+        add.push("IMMDT-LAYOUT-001");
+    }
+    if e.aeth.is_some() {
+        add.extend(["AETH-LAYOUT-001", "AETH-MSN-001"]);
+    }
+    if let Some(n) = e.neth {
+        // Compared field by field, and sent on the EV reported (CONF-CMP-017);
+        // the fields a SHOULD fixes make the verdict non-strict.
+        add.extend(["NETH-LAYOUT-001", "NETH-PSN-001", "ENC-EV-003", "RCV-NACK-001"]);
+        add.extend(["NETH-TYPE-001", "NETH-VENDOR-001", "NETH-PDC-001", "NETH-CC-001"]);
+        if n.tx_timestamp != 0 {
+            // Only a timestamp of the NACKed packet tells a reflection from a 0.
+            add.push("NETH-TS-001");
+        }
+    }
+    if e.peth.is_some() {
+        // `probe_id` compared, reserved fields validated (CONF-CMP-017).
+        add.push("PETH-LAYOUT-001");
+    }
+    if e.seth.is_some() {
+        add.push("SETH-LAYOUT-001");
+    }
 }
 
 /// Requirement areas that concern retirement: a responder scenario that names one of them
