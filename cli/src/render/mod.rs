@@ -428,6 +428,15 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
                 s.field(key!("data"), Bytes(&r.data));
             }
         }
+        _ => ib_fields(h, x, s),
+    }
+}
+
+/// The fields of the InfiniBand extension headers that MRC does not use itself.
+#[inline(always)]
+fn ib_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
+    use Val::{Bytes, U};
+    match h {
         ExtHeader::Deth => {
             if let Some(r) = &x.deth {
                 s.field(key!("qkey"), U(r.qkey.into()));
@@ -477,6 +486,7 @@ fn ext_fields(h: ExtHeader, x: &Extensions, s: &mut impl Sink) {
                 s.field(key!("resv"), Bytes(&r.resv));
             }
         }
+        _ => {}
     }
 }
 
