@@ -50,18 +50,7 @@ pub(super) fn judge(
         })
         .collect();
     let mut used_commands = vec![false; commanded.len()];
-    // When the scenario expects each requester QP to fail: its first error completion.
-    let failed_at: HashMap<u32, u64> = {
-        let mut m = HashMap::new();
-        for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
-            if let Body::Event { event: NicEvent::Completion(c) } = &r.body {
-                if c.side == Side::Requester && c.entry.status.0 != 0 {
-                    m.entry(c.entry.qpn.value()).or_insert(r.at.0);
-                }
-            }
-        }
-        m
-    };
+    let failed_at = failed_at(scenario);
     // Whether the scenario has the QP of a peer QP in the error state at `at`.
     let failed_by = |qp: u32, at: u64| {
         local_of.get(&qp).and_then(|l| failed_at.get(l)).is_some_and(|&t| t <= at)
@@ -169,6 +158,20 @@ pub(super) fn judge(
             clause: None,
         });
     }
+}
+
+/// When the scenario expects each requester QP to fail: the time of its first error
+/// completion, by QP number.
+fn failed_at(scenario: &Scenario) -> HashMap<u32, u64> {
+    let mut m = HashMap::new();
+    for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
+        if let Body::Event { event: NicEvent::Completion(c) } = &r.body {
+            if c.side == Side::Requester && c.entry.status.0 != 0 {
+                m.entry(c.entry.qpn.value()).or_insert(r.at.0);
+            }
+        }
+    }
+    m
 }
 
 /// The rule of loss inference (SND-INFER-002 to -004) that observed retransmission `i`
