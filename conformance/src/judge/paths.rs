@@ -630,6 +630,59 @@ pub(super) fn judge_exact(
     }
 }
 
+/// Data packets on an EV the device itself last reported out of GOOD (`EV-STATE-001.b`),
+/// judged on its own `EvState` reports (REC-IF-016), whatever the scenario expects: a
+/// device that says an EV is in SKIP, ASSUMED_BAD or DENIED and sends on it breaks the
+/// rule by its own account. A packet at the time of a report that makes the EV GOOD is
+/// not judged, whichever came first in the list.
+pub(super) fn judge_reported(
+    observed: &[TimedOutput],
+    local_of: &HashMap<u32, u32>,
+    div: &mut Vec<Divergence>,
+) {
+    use openrdma_device::{NicEvent, NicReport, Output};
+    // The states each (device QP, EV) was reported in, with their times.
+    let mut reported: HashMap<(u32, u32), Vec<(u64, EvState)>> = HashMap::new();
+    for o in observed {
+        if let Output::Event { event: NicEvent::Report(NicReport::EvState { qpn, ev, state }) } =
+            &o.output
+        {
+            reported.entry((qpn.value(), ev.value())).or_default().push((o.at.0, *state));
+        }
+    }
+    if reported.is_empty() {
+        return;
+    }
+    for o in observed {
+        let Output::Frame { bytes, .. } = &o.output else { continue };
+        let d = decode(bytes);
+        let (Some(b), Some(ev)) = (d.bth, d.entropy()) else { continue };
+        if !b.opcode.is_mrc_write() {
+            continue;
+        }
+        let Some(&local) = local_of.get(&b.dest_qp.value()) else { continue };
+        let Some(states) = reported.get(&(local, ev.value())) else { continue };
+        let t = o.at.0;
+        let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).next_back();
+        let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
+        let Some(state) = last.filter(|s| *s != EvState::Good && !good_now) else { continue };
+        div.push(Divergence {
+            at: t,
+            requirement: "EV-STATE-001.b".into(),
+            what: format!(
+                "a data packet on EV {:#x}, which the device last reported {state:?}",
+                ev.value()
+            ),
+            expected: None,
+            actual: Some(render_frame(bytes)),
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -669,58 +722,5 @@ mod tests {
         let mut p = Possible::good();
         p.union(&p.after(Change::AlwaysSkip, 0));
         assert!(p.may_be_good() && !p.surely_good());
-    }
-}
-
-/// Data packets on an EV the device itself last reported out of GOOD (`EV-STATE-001.b`),
-/// judged on its own `EvState` reports (REC-IF-016), whatever the scenario expects: a
-/// device that says an EV is in SKIP, ASSUMED_BAD or DENIED and sends on it breaks the
-/// rule by its own account. A packet at the time of a report that makes the EV GOOD is
-/// not judged, whichever came first in the list.
-pub(super) fn judge_reported(
-    observed: &[TimedOutput],
-    local_of: &HashMap<u32, u32>,
-    div: &mut Vec<Divergence>,
-) {
-    use openrdma_device::{NicEvent, NicReport, Output};
-    // The states each (device QP, EV) was reported in, with their times.
-    let mut reported: HashMap<(u32, u32), Vec<(u64, EvState)>> = HashMap::new();
-    for o in observed {
-        if let Output::Event { event: NicEvent::Report(NicReport::EvState { qpn, ev, state }) } =
-            &o.output
-        {
-            reported.entry((qpn.value(), ev.value())).or_default().push((o.at.0, *state));
-        }
-    }
-    if reported.is_empty() {
-        return;
-    }
-    for o in observed {
-        let Output::Frame { bytes, .. } = &o.output else { continue };
-        let d = decode(bytes);
-        let (Some(b), Some(ev)) = (d.bth, d.entropy()) else { continue };
-        if !b.opcode.is_mrc_write() {
-            continue;
-        }
-        let Some(&local) = local_of.get(&b.dest_qp.value()) else { continue };
-        let Some(states) = reported.get(&(local, ev.value())) else { continue };
-        let t = o.at.0;
-        let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).last();
-        let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
-        let Some(state) = last.filter(|s| *s != EvState::Good && !good_now) else { continue };
-        div.push(Divergence {
-            at: t,
-            requirement: "EV-STATE-001.b".into(),
-            what: format!(
-                "a data packet on EV {:#x}, which the device last reported {state:?}",
-                ev.value()
-            ),
-            expected: None,
-            actual: Some(render_frame(bytes)),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
-        });
     }
 }

@@ -217,11 +217,11 @@ fn acked_while_queued(inputs: &[In<'_>], local: u32, at: u64, kind: &Kind) -> bo
         x.at <= at
             && x.frame.as_ref().and_then(|f| f.d.bth).is_some_and(|b| b.dest_qp.value() == local)
     };
-    let nacked = inputs.iter().filter(into_qp).filter_map(|x| {
+    let mut nacked = inputs.iter().filter(into_qp).filter_map(|x| {
         let n = x.frame.as_ref()?.d.ext.neth?;
         (n.nack_psn.value() == psn && !n.reason.is_fatal()).then_some(x.at)
     });
-    let Some(queued) = nacked.last() else { return false };
+    let Some(queued) = nacked.next_back() else { return false };
     inputs.iter().filter(into_qp).filter(|x| x.at > queued).any(|x| {
         x.frame
             .as_ref()

@@ -339,7 +339,7 @@ impl Stream for SackCompletes {
                         let ends = self.ends.entry(b.dest_qp.value()).or_default();
                         // The ends at or before cack_psn (within half the PSN space).
                         let covered = |p: &Psn| s.cack_psn.distance(*p) >= 0;
-                        let last = ends.iter().filter(|(p, _)| covered(p)).map(|x| x.1).last();
+                        let last = ends.iter().filter(|(p, _)| covered(p)).map(|x| x.1).next_back();
                         ends.retain(|(p, _)| !covered(p));
                         ack = last.and_then(|msn| ack_like(bytes, msn)).map(|a| (*port, a));
                     }
