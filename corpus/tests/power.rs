@@ -44,13 +44,9 @@ const MISNAMED: &[(&str, &str)] = &[
     ("no-blame", "SND-PSN-001"),
     // Rejections delivered to the error queue fill it: its overflow is named.
     ("rejects-to-error-cq", "CQE-RING-004.a"),
-    // A sender stalled: the next packet's EV is named.
-    ("credit-zero-stalls", "SND-SEG-001.a"),
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
-    // Generated: a PSN or MSN one off matches another packet or ACK, whose other fields
-    // then differ.
-    ("perturb-write-bth-psn", "SND-SEG-001.a"),
+    // Generated: an MSN one off matches another ACK, whose other fields then differ.
     ("perturb-ack-aeth-msn", "RCV-ACK-002.b"),
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
@@ -66,8 +62,6 @@ const MISNAMED: &[(&str, &str)] = &[
     ("rejects-nack-vendor-info", "REC-IF-004"),
     // The injected frame also carries an odd TSETH ftype, whose rule is named first.
     ("rejects-reserved-fields", "TSETH-FTYPE-001.b"),
-    // A PSN far off matches no packet: a missing packet and an unexpected one are named.
-    ("psn-bit-23-flipped", "SND-SEG-001.a"),
     // A cack_psn that stops at a filled hole shows first as cumulative progress not
     // reported in time, by the rule of the SACK's trigger.
     ("cack-stops-at-fill", "RCV-SACK-001.c"),

@@ -22,8 +22,8 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_codec::{EvMark, NackReason};
 use openrdma_device::{
-    Body, CongestionControl, CpuCommand, CpuHalf, Direction, NicEvent, NicReport, Record, Scenario,
-    Side,
+    Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
+    Record, Scenario, Side, SprayPolicy,
 };
 
 use super::arrivals::segment_rule;
@@ -76,6 +76,9 @@ pub struct Facts {
     seg: BTreeSet<Clause>,
     /// It expects a requester entry of a message an AETH NAK ended.
     nak_entry: bool,
+    /// It expects data packets of a QP whose probes only the CPU half asks for: tail
+    /// probing is off and its spray policy queues none (SND-TAIL-001.b).
+    tail_off: bool,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
     /// entry of a failed work request (bits 0 to 4).
@@ -131,6 +134,7 @@ const DUE: &[Clause] = &[
     SND_SACK_001,
     SND_SACK_002_A,
     EV_SKIP_002,
+    AETH_MRC_002_B,
     // What asked for a retransmission.
     REC_RTO_001,
     REC_RTO_003,
@@ -166,6 +170,9 @@ const OWN: &[(Clause, Shows)] = &[
     // A sender flag without an entry, and the entry of a failed work request.
     (FLAG_SEND_002, |f| f.flag_lens & 8 != 0),
     (WR_SIGNALED_001_C, |f| f.flag_lens & 16 != 0),
+    // A message completed before an AETH covered it: where a sender flag of a success is
+    // expected.
+    (SND_ACK_005, |f| f.flag_lens & 2 != 0),
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     (SND_RQMSN_002_A, |f| f.imm_data),
@@ -178,6 +185,13 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_SEG_001, |f| f.seg.contains(&RCV_SEG_001)),
     (RCV_SEG_002, |f| f.seg.contains(&RCV_SEG_002)),
     (PETH_RESP_001, |f| f.probe_answer),
+    // A tail probe missing or mistimed where one is due; one sent while tail probing is
+    // off, where data is outstanding for a timer to probe.
+    (SND_TAIL_001_A, |f| f.due.contains(&SND_TAIL_001_A)),
+    (SND_TAIL_001_B, |f| f.tail_off),
+    // A retransmission missing with nothing else asking for it, or one whose headers
+    // differ from its first transmission's (the field table).
+    (SND_RTX_001_A, |f| f.due.contains(&SND_RTX_001_A) || f.kinds & RTX != 0),
     (SETH_PR_001, |f| f.probe_answer),
     (SETH_ACKPSN_002, |f| f.probe_answer),
     // What a missing SACK is named by (`sacks::due_rule`): a trigger owed at once, visible
@@ -192,6 +206,9 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_SACK_004_B, |f| f.sack_due.contains(&RCV_SACK_004_B)),
     // The NACK back-off: only where a window or resource NACK asks for a retransmission.
     (SND_NACK_004_A, |f| f.due.contains(&SND_NACK_004_A)),
+    // A delayed entry queued again by a later reason: where a NACK delays one too.
+    (SND_RTX_005, |f| f.due.contains(&SND_NACK_004_A)),
+    (SND_SCHED_003_B, |f| f.due.contains(&SND_NACK_004_A)),
     // Send order: only where the reference sent two packets of a QP together.
     (SND_ORDER_001_A, |f| f.sched.contains(&SND_ORDER_001_A)),
     (SND_SCHED_003_A, |f| f.sched.contains(&SND_SCHED_003_A)),
@@ -278,6 +295,12 @@ impl Facts {
                 },
             ),
             seg: BTreeSet::new(),
+            tail_off: m.nic.tail_probe.is_none()
+                && s.records.iter().any(|r| {
+                    matches!(&r.body, Body::Host { command: HostCommand::CreateQp(q) }
+                        if q.spray != SprayPolicy::WindowFit)
+                })
+                && exp.iter().any(|(_, f)| matches!(f.kind, Kind::Data { .. })),
             nak_entry: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
                 if (0x61..=0x63).any(|n| {
@@ -362,6 +385,21 @@ impl Facts {
                 }
                 Kind::Probe { .. } if m.cpu == CpuHalf::Device => {
                     f.due.insert(REC_PROBE_001);
+                }
+                Kind::Probe { qp } => {
+                    // Named by the tail-probe timer where no command asks for it.
+                    let commands = s.injects().filter_map(|r| match &r.body {
+                        Body::Cpu { command } => Some((r.at.0, command)),
+                        _ => None,
+                    });
+                    let late = m.tolerances.late_ns;
+                    let tail = local_of
+                        .get(&qp)
+                        .filter(|&&l| !super::probe_commanded(commands, l, rec.at.0, late))
+                        .and_then(|&l| super::tail_rule(s, l));
+                    if tail == Some(SND_TAIL_001_A) {
+                        f.due.insert(SND_TAIL_001_A);
+                    }
                 }
                 Kind::Sack { qp, .. } => {
                     if let Some(c) = Clause::parse(sacks::due_rule(s, rec.at.0, qp)) {
@@ -522,6 +560,9 @@ fn first_causes(
             });
             if skipped {
                 due.insert(EV_SKIP_002);
+            }
+            if super::credit_zero_before(&acks) {
+                due.insert(AETH_MRC_002_B);
             }
         }
     }

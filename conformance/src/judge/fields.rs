@@ -75,16 +75,24 @@ pub const ROWS: &[Row] = &[
     // Data packets (SND-SEG-*, SND-MSN-002, SND-RQMSN-002, SND-TS-002, ...).
     row(WRITE, "bth.opcode", SND_SEG_002),
     row(WRITE, "bth.ack_req", SND_ACKREQ_001),
-    row(WRITE, "bth.rtx", BTH_RTX_001),
+    // A retransmission sent with `rtx` 0 breaks the sender's rule for retransmissions; a
+    // first transmission with `rtx` 1, the header's.
+    row(RTX, "bth.rtx", SND_RTX_002_A),
+    row(DATA, "bth.rtx", BTH_RTX_001),
     row(WRITE, "bth.psn", SND_PSN_001),
     row(WRITE, "bth.pad_count", PAY_PAD_001),
-    row(WRITE, "meth.msn", SND_MSN_002),
+    // A retransmission is a copy of its first transmission (SND-RTX-001.a): a header that
+    // differs there was rebuilt wrong when resent, whatever rule built the first.
+    row(RTX, "meth.", SND_RTX_001_A),
+    row(RTX, "reth.", SND_RTX_001_A),
+    row(RTX, "immdt.", SND_RTX_001_A),
+    row(DATA, "meth.msn", SND_MSN_002),
     // Of a message without immediate data; see `rule_of` for the others.
-    row(WRITE, "meth.rqmsn", SND_RQMSN_002_B),
-    row(WRITE, "reth.va", SND_SEG_003_A),
-    row(WRITE, "reth.rkey", SND_SEG_003_B),
-    row(WRITE, "reth.dma_len", SND_SEG_003_C),
-    row(WRITE, "immdt.", SND_SEG_004),
+    row(DATA, "meth.rqmsn", SND_RQMSN_002_B),
+    row(DATA, "reth.va", SND_SEG_003_A),
+    row(DATA, "reth.rkey", SND_SEG_003_B),
+    row(DATA, "reth.dma_len", SND_SEG_003_C),
+    row(DATA, "immdt.", SND_SEG_004),
     row(DATA, "payload", SND_SEG_001_B),
     row(RTX, "payload", SND_RTX_001_B),
     row(WRITE, "tseth", TSETH_PRESENT_001),
@@ -222,7 +230,9 @@ pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
         ("aeth.msn", _) if bit == ACK && low16(&f.expected) == low16(&f.actual) => {
             return AETH_MSN_001_B;
         }
-        ("meth.rqmsn", _) if cx.imm_message => return SND_RQMSN_002_A,
+        ("meth.rqmsn", Kind::Data { rtx: false, .. }) if cx.imm_message => {
+            return SND_RQMSN_002_A;
+        }
         // A TSETH sent or left out whole, its `ts` bit agreeing: the sender chose wrong
         // whether to timestamp (SND-TS-002). Only a `ts` bit that disagrees with the
         // headers breaks TSETH-PRESENT-001, the row's rule.

@@ -240,6 +240,11 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
             rule = misread;
         }
+        // Another expected packet of the QP under this one's PSN: the sender numbered the
+        // right packet wrong, whatever fields of the one it displaced then differ.
+        if is_other_packet(cx, e, of) {
+            rule = SND_PSN_001;
+        }
         let first = fields.iter().find(|f| f.clause == Some(rule)).unwrap_or(&fields[0]);
         let what = describe(first);
         div.push(Divergence {
@@ -355,6 +360,9 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
 fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     let ef = &cx.exp[e].1;
     let mistimed = sent.is_some();
+    if sent.is_none() && renumbered(cx, e) {
+        return SND_PSN_001;
+    }
     match ef.kind {
         Kind::Data { rtx: true, .. } => rtx_cause(cx, e, mistimed),
         Kind::Data { rtx: false, .. } => first_cause(cx, e, sent),
@@ -382,6 +390,7 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
             }
         }
         Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
+        Kind::Probe { qp } => probe_cause(cx, e, qp),
         _ => fields::default_rule(&ef.kind),
     }
 }
@@ -423,6 +432,37 @@ fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
     silent.then(|| super::discard_clause(reason)).flatten()
 }
 
+/// Whether the device's data packet `of`, paired with expected packet `e` by its PSN, is
+/// another expected packet of the QP but for its PSN (and the ICRC that covers it).
+fn is_other_packet(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> bool {
+    let Kind::Data { qp, psn, .. } = cx.exp[e].1.kind else { return false };
+    let got = frame_fields(&of.d);
+    cx.exp.iter().enumerate().any(|(k, (_, f))| {
+        k != e
+            && matches!(f.kind, Kind::Data { qp: q, psn: p, .. } if q == qp && p != psn)
+            && diff(&frame_fields(&f.d), &got)
+                .iter()
+                .all(|x| x.field == "bth.psn" || x.field == "icrc")
+    })
+}
+
+/// Whether the device sent expected data packet `e`, within its window, under another PSN:
+/// a packet of the QP that differs from it in its PSN only (and the ICRC that covers it).
+/// The sender numbered the right packet wrong (SND-PSN-001), whatever took that number.
+fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
+    let ef = &cx.exp[e].1;
+    let Kind::Data { qp, psn, .. } = ef.kind else { return false };
+    let (lo, hi) = cx.window(e);
+    let want = frame_fields(&ef.d);
+    cx.obs.iter().any(|o| {
+        matches!(o.kind, Kind::Data { qp: q, psn: p, .. } if q == qp && p != psn)
+            && (lo..=hi).contains(&o.at)
+            && diff(&want, &frame_fields(&o.d))
+                .iter()
+                .all(|f| f.field == "bth.psn" || f.field == "icrc")
+    })
+}
+
 /// The rule a first transmission that is missing or mistimed breaks: what released it at
 /// its expected time, as the scenario shows it, and not the segmentation of its message.
 ///
@@ -436,7 +476,8 @@ fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
 ///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b); else its bitmap (SND-SACK-002.a) or
 ///   its cumulative part (SND-SACK-001).
 /// * Released by no input, after a SACK marked an EV of the QP to skip: the hold of the
-///   skip (EV-SKIP-002).
+///   skip (EV-SKIP-002); never sent, after an ACK with credit code 0: the credit taken for
+///   a limit (AETH-MRC-002.b).
 /// * Otherwise the message's segmentation (SND-SEG-001.a).
 fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     use openrdma_codec::EvMark;
@@ -510,6 +551,10 @@ fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
                 EV_DENY_002
             } else if skipped {
                 EV_SKIP_002
+            } else if sent.is_none() && super::credit_zero_before(&acks) {
+                // Never sent, after an ACK whose credit code is 0: the sender took the
+                // credit for a limit.
+                AETH_MRC_002_B
             } else {
                 SND_SEG_001_A
             }
@@ -576,6 +621,28 @@ fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
         // The runner's CPU half did not command it: it acts on the device's reports.
         None if !cx.reported_armed(local) => REC_IF_003,
         None => REC_IF_002,
+    }
+}
+
+/// The rule a probe of the wire QP `qp` is due by: a CPU command that asked for it within
+/// `late_ns` before it (EV-PROBE-005.a); with none, the tail-probe timer of a QP whose
+/// spray policy queues no probes (SND-TAIL-001.a).
+fn probe_cause(cx: &Ctx<'_>, e: usize, qp: u32) -> Rule {
+    let at = cx.exp[e].0.at.0;
+    let late = cx.scenario.manifest.tolerances.late_ns;
+    let Some(local) = super::peer_map(cx.scenario).get(&qp).copied() else {
+        return EV_PROBE_005_A;
+    };
+    let commands = cx.injected.iter().filter_map(|i| match &i.input {
+        Input::Cpu { command } => Some((i.at.0, command)),
+        _ => None,
+    });
+    if super::probe_commanded(commands, local, at, late) {
+        return EV_PROBE_005_A;
+    }
+    match super::tail_rule(cx.scenario, local) {
+        Some(r) if r == SND_TAIL_001_A => r,
+        _ => EV_PROBE_005_A,
     }
 }
 

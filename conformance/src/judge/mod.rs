@@ -468,6 +468,46 @@ fn created_qp(scenario: &Scenario, local: u32) -> Option<&openrdma_device::QpCon
     })
 }
 
+/// Whether an AETH ACK with credit code 0 is among a QP's acknowledgements `acks`: a
+/// sender must ignore the code (AETH-MRC-002.b).
+fn credit_zero_before(acks: &[(u64, openrdma_codec::frame::DecodedFrame<'_>)]) -> bool {
+    acks.iter().any(|(_, d)| {
+        d.ext
+            .aeth
+            .is_some_and(|a| AethKind::of(a.syndrome) == AethKind::Ack && a.syndrome & 0x1F == 0)
+    })
+}
+
+/// The tail-probe rule that governs the probes of the device's QP `local` that no CPU
+/// command asks for, when its spray policy queues none of its own (SND-SPRAY-009 queues
+/// them under `window-fit`): with `tail_probe` set its timer must queue them
+/// (SND-TAIL-001.a); unset, it must queue none (SND-TAIL-001.b).
+fn tail_rule(scenario: &Scenario, local: u32) -> Option<Clause> {
+    let q = created_qp(scenario, local)?;
+    if q.spray == openrdma_device::SprayPolicy::WindowFit {
+        return None;
+    }
+    Some(match scenario.manifest.nic.tail_probe {
+        Some(_) => crate::req::SND_TAIL_001_A,
+        None => crate::req::SND_TAIL_001_B,
+    })
+}
+
+/// Whether a CPU command asked the device's QP `local` for a probe within `late` ns
+/// before `at`, among `commands` (time, command).
+fn probe_commanded<'a>(
+    mut commands: impl Iterator<Item = (u64, &'a openrdma_device::CpuCommand)>,
+    local: u32,
+    at: u64,
+    late: u64,
+) -> bool {
+    commands.any(|(t, c)| {
+        t <= at
+            && t.saturating_add(late) >= at
+            && matches!(c, openrdma_device::CpuCommand::Probe { qpn, .. } if qpn.value() == local)
+    })
+}
+
 /// The acknowledgements (SACKs and AETHs) the scenario injects into the device's QP
 /// `local` up to `at`, decoded, with their times.
 fn acks_into(

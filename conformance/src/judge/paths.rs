@@ -9,7 +9,9 @@
 //! scenario itself gives, by the transitions of sender table 4: `set_ev_state` commands,
 //! SACK marks (`EV-SKIP-001`, `EV-BAD-001`), probe answers (`EV-PROBE-002`,
 //! `EV-PROBE-003`), NACK TRIMMED (`EV-SKIP-001`) and the end of a SKIP after `skip_hold`
-//! (`EV-SKIP-002`).
+//! (`EV-SKIP-002`). A packet on an EV the scenario took out of GOOD, while another was
+//! usable, breaks `EV-STATE-001.b`; one on a backup while a primary was usable, the pool's
+//! rule.
 //!
 //! Whether an input moved an EV sometimes depends on the device's own timing: an input at
 //! the very time of a packet may come before or after it; a SACK is discarded whole when it
@@ -24,9 +26,11 @@
 
 use std::collections::HashMap;
 
+use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
     Body, Capability, CpuCommand, EvState, HostCommand, Input, Record, Scenario, SprayPolicy,
+    TimedOutput,
 };
 
 use super::obs::In;
@@ -475,9 +479,11 @@ impl Packets {
             }
             if !mine.iter().any(|(_, p)| p.may_be_good()) {
                 let any = states.iter().any(|(_, p)| p.may_be_good());
+                // On an EV out of GOOD while another was usable: the EV's state was not
+                // heeded (EV-STATE-001.b), whatever pool the sender formed.
                 div.push(if any {
                     report(
-                        "SND-PATH-001",
+                        "EV-STATE-001.b",
                         format!(
                             "a data packet on EV {:#x}, which the scenario made unusable",
                             f.ev
@@ -621,6 +627,59 @@ pub(super) fn judge_exact(
                 clause: None,
             });
         }
+    }
+}
+
+/// Data packets on an EV the device itself last reported out of GOOD (`EV-STATE-001.b`),
+/// judged on its own `EvState` reports (REC-IF-016), whatever the scenario expects: a
+/// device that says an EV is in SKIP, ASSUMED_BAD or DENIED and sends on it breaks the
+/// rule by its own account. A packet at the time of a report that makes the EV GOOD is
+/// not judged, whichever came first in the list.
+pub(super) fn judge_reported(
+    observed: &[TimedOutput],
+    local_of: &HashMap<u32, u32>,
+    div: &mut Vec<Divergence>,
+) {
+    use openrdma_device::{NicEvent, NicReport, Output};
+    // The states each (device QP, EV) was reported in, with their times.
+    let mut reported: HashMap<(u32, u32), Vec<(u64, EvState)>> = HashMap::new();
+    for o in observed {
+        if let Output::Event { event: NicEvent::Report(NicReport::EvState { qpn, ev, state }) } =
+            &o.output
+        {
+            reported.entry((qpn.value(), ev.value())).or_default().push((o.at.0, *state));
+        }
+    }
+    if reported.is_empty() {
+        return;
+    }
+    for o in observed {
+        let Output::Frame { bytes, .. } = &o.output else { continue };
+        let d = decode(bytes);
+        let (Some(b), Some(ev)) = (d.bth, d.entropy()) else { continue };
+        if !b.opcode.is_mrc_write() {
+            continue;
+        }
+        let Some(&local) = local_of.get(&b.dest_qp.value()) else { continue };
+        let Some(states) = reported.get(&(local, ev.value())) else { continue };
+        let t = o.at.0;
+        let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).next_back();
+        let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
+        let Some(state) = last.filter(|s| *s != EvState::Good && !good_now) else { continue };
+        div.push(Divergence {
+            at: t,
+            requirement: "EV-STATE-001.b".into(),
+            what: format!(
+                "a data packet on EV {:#x}, which the device last reported {state:?}",
+                ev.value()
+            ),
+            expected: None,
+            actual: Some(render_frame(bytes)),
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
     }
 }
 

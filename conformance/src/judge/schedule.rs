@@ -146,7 +146,8 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
 }
 
 /// A retransmission delayed by a window or resource NACK leaves no earlier than
-/// `nack_backoff` after it (`SND-NACK-004`, `SND-SCHED-003`).
+/// `nack_backoff` after it (`SND-NACK-004`, `SND-SCHED-003`). One that leaves early after
+/// another reason to retransmit came was queued again by that reason (`SND-RTX-005`).
 ///
 /// Retransmissions may come any time earlier than the reference's (`CONF-TIME-005`), so
 /// this bound is judged on its own. It is judged only where the NACK is the first reason
@@ -171,6 +172,8 @@ pub(super) fn judge_nack_backoff(
     let mut other_reason: HashSet<u32> = HashSet::new();
     // (peer QPN, PSN, time) of each delaying NACK that was the first reason given.
     let mut delayed: Vec<(u32, u32, u64)> = Vec::new();
+    // (peer QPN, time) of every other reason to retransmit: a SACK, a trim, a command.
+    let mut reasons: Vec<(u32, u64)> = Vec::new();
     for i in inputs {
         let at = i.at;
         match &i.input {
@@ -187,6 +190,7 @@ pub(super) fn judge_nack_backoff(
                 };
                 if let Some(&peer) = qpn.and_then(|q| peer_of.get(&q.value())) {
                     other_reason.insert(peer);
+                    reasons.push((peer, at));
                 }
             }
             Input::Frame { .. } => match i.frame.as_ref().map(|f| &f.kind) {
@@ -195,6 +199,7 @@ pub(super) fn judge_nack_backoff(
                     let reason = NackReason(reason);
                     if reason.is_trim() || reason.is_fatal() {
                         other_reason.insert(peer);
+                        reasons.push((peer, at));
                     } else if !other_reason.contains(&peer) {
                         delayed.push((peer, psn, at));
                     }
@@ -202,6 +207,7 @@ pub(super) fn judge_nack_backoff(
                 Some(&Kind::Sack { qp, .. }) => {
                     if let Some(&peer) = peer_of.get(&qp) {
                         other_reason.insert(peer);
+                        reasons.push((peer, at));
                     }
                 }
                 _ => {}
@@ -224,12 +230,20 @@ pub(super) fn judge_nack_backoff(
         let Some(f) = first_rtx else { continue };
         let due = nacked + backoff;
         if f.at + m.tolerances.early_ns < due {
+            // Another reason to retransmit came while the delayed entry waited: the PSN was
+            // queued again by it, which the queue must not do (SND-RTX-005).
+            let again = reasons.iter().any(|&(p, t)| p == peer && t > nacked && t <= f.at);
+            let (requirement, cause) = if again {
+                ("SND-RTX-005", ": a later reason queued it again while it was queued")
+            } else {
+                ("SND-NACK-004.a", "")
+            };
             div.push(Divergence {
                 at: f.at,
-                requirement: "SND-NACK-004.a".into(),
+                requirement: requirement.into(),
                 what: format!(
                     "PSN {psn} retransmitted {} ns after the NACK that delays it, before \
-                     nack_backoff ({backoff} ns) had passed",
+                     nack_backoff ({backoff} ns) had passed{cause}",
                     f.at - nacked
                 ),
                 expected: None,

@@ -14,6 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use openrdma_codec::Msn;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{NicEvent, Record, Side};
 
@@ -275,6 +276,45 @@ pub(super) fn judge(
         *checked += want.len();
         let causes = Causes { naks, entries_due: &entries_due, failed: &failed };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
+    }
+}
+
+/// Requester flags and entries of a success for a message that no transport
+/// acknowledgement covered yet (SND-ACK-005): SACKs, however much they show, complete
+/// nothing. `aeths` are the AETHs injected into the device, as (device QP, time, `msn`);
+/// one covers the messages whose MSN is at or before its own (less than 2^15 behind,
+/// modulo 2^16). Judged on the outputs alone, whenever they come.
+pub(super) fn judge_unacknowledged(
+    obs: &[(u64, &NicEvent)],
+    aeths: &[(u32, u64, Msn)],
+    div: &mut Vec<Divergence>,
+) {
+    let mut told: HashSet<(u32, u16)> = HashSet::new();
+    for &(t, e) in obs {
+        let Some((qpn, status)) = requester_status(e) else { continue };
+        if !status.is_success() {
+            continue;
+        }
+        let (_, msn, _) = ident(e);
+        let covered = aeths
+            .iter()
+            .any(|&(q, at, m)| q == qpn && at <= t && m.value().wrapping_sub(msn) < 1 << 15);
+        if covered || !told.insert((qpn, msn)) {
+            continue;
+        }
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            should_only: false,
+            check: "",
+            ..Divergence::of(
+                t,
+                SND_ACK_005,
+                format!(
+                    "message {msn} of QP {qpn} completed with SUCCESS before a transport \
+                     acknowledgement covered it"
+                ),
+            )
+        });
     }
 }
 

@@ -266,6 +266,13 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| link::judge(c.scenario, &c.local_of(), &c.o.frames, d),
     },
     Check {
+        name: "paths.reported",
+        clauses: PATHS_REPORTED,
+        reads: &[Reads::Data],
+        applies: always,
+        judge: |c, d| paths::judge_reported(c.observed, &c.local_of(), d),
+    },
+    Check {
         name: "frames.match",
         clauses: MATCH,
         reads: &[Reads::Frame],
@@ -398,6 +405,23 @@ pub static CHECKS: &[Check] = &[
         },
     },
     Check {
+        name: "sequences.acknowledged",
+        clauses: ACKNOWLEDGED,
+        reads: &[Reads::Flag, Reads::Completion],
+        applies: always,
+        judge: |c, d| {
+            let aeths: Vec<(u32, u64, openrdma_codec::Msn)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        Some((f.d.bth?.dest_qp.value(), i.at, f.d.ext.aeth?.msn.msn()))
+                    })
+                    .collect();
+            sequences::judge_unacknowledged(&c.o.events, &aeths, d);
+        },
+    },
+    Check {
         name: "qp-error",
         clauses: QP_ERROR,
         reads: &[Reads::Report],
@@ -519,6 +543,7 @@ const LINK: &[Clause] = &[
 
 const MATCH: &[Clause] = &[
     AETH_MRC_002_A,
+    AETH_MRC_002_B,
     AETH_MSN_001_A,
     AETH_MSN_001_B,
     BTH_PKEY_001,
@@ -626,6 +651,7 @@ const MATCH: &[Clause] = &[
     SND_RQMSN_002_B,
     SND_RTX_001_A,
     SND_RTX_001_B,
+    SND_RTX_002_A,
     SND_SACK_001,
     SND_SACK_002_A,
     SND_SEG_001_A,
@@ -635,6 +661,7 @@ const MATCH: &[Clause] = &[
     SND_SEG_003_B,
     SND_SEG_003_C,
     SND_SEG_004,
+    SND_TAIL_001_A,
     SND_TS_002_A,
     SND_TS_002_B,
     SND_TS_002_D,
@@ -692,9 +719,14 @@ const UNEXPECTED: &[Clause] = &[
     SND_INFER_004,
     SND_PSN_001,
     SND_RTX_004,
+    SND_SCHED_003_B,
+    SND_TAIL_001_A,
+    SND_TAIL_001_B,
 ];
 
-const PATHS: &[Clause] = &[SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
+const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B];
+
+const PATHS: &[Clause] = &[EV_STATE_001_B, SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
 
 const SPRAY: &[Clause] =
     &[EV_PROBE_005_B, SND_SPRAY_001, SND_SPRAY_003, SND_SPRAY_004, SND_SPRAY_005, SND_SPRAY_009];
@@ -703,7 +735,7 @@ const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_00
 
 const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 
-const NACK_BACKOFF: &[Clause] = &[SND_NACK_004_A];
+const NACK_BACKOFF: &[Clause] = &[SND_NACK_004_A, SND_RTX_005];
 
 const SACKS: &[Clause] = &[
     CCS_BYTES_001,
@@ -842,6 +874,8 @@ const SEQUENCES: &[Clause] = &[
     SND_NACK_005,
     WR_SIGNALED_001_C,
 ];
+
+const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
 
 const QP_ERROR: &[Clause] = &[REC_IF_009];
 

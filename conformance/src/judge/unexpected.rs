@@ -95,6 +95,25 @@ pub(super) fn judge(
                     });
                     continue;
                 }
+                // Queued by a NACK, then acknowledged before it went: the queue must drop
+                // the entry unsent.
+                let dropped = local_of
+                    .get(&qp)
+                    .is_some_and(|&l| acked_while_queued(inputs, l, of.at, &of.kind));
+                if dropped {
+                    div.push(Divergence {
+                        at: of.at,
+                        requirement: "SND-SCHED-003.b".into(),
+                        what: "a queued retransmission sent after its PSN was acknowledged".into(),
+                        expected: None,
+                        actual: Some(render_frame(of.bytes)),
+                        fields: vec![],
+                        should_only: false,
+                        check: "",
+                        clause: None,
+                    });
+                    continue;
+                }
                 // One the device inferred lost from a SACK just injected, against the
                 // rules of inference: named by the rule it broke.
                 local_of
@@ -141,8 +160,27 @@ pub(super) fn judge(
                     _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
                 }
             }
-            Kind::Probe { .. } => {
-                ("EV-PROBE-005.a", "a probe that neither the CPU half nor the spray policy queued")
+            Kind::Probe { qp } => {
+                // Not asked for by a command: the tail-probe timer queued it, against the
+                // rule of its setting, where the spray policy queues no probes.
+                let commands = inputs.iter().filter_map(|x| match &x.input {
+                    Input::Cpu { command } => Some((x.at, command)),
+                    _ => None,
+                });
+                let tail = local_of
+                    .get(&qp)
+                    .filter(|&&l| !super::probe_commanded(commands, l, of.at, tol.late_ns))
+                    .and_then(|&l| super::tail_rule(scenario, l));
+                match tail.map(|c| c.id()) {
+                    Some("SND-TAIL-001.b") => {
+                        ("SND-TAIL-001.b", "a probe nothing asked for while tail probing is off")
+                    }
+                    Some(id) => (id, "a tail probe that was not due"),
+                    None => (
+                        "EV-PROBE-005.a",
+                        "a probe that neither the CPU half nor the spray policy queued",
+                    ),
+                }
             }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
@@ -172,6 +210,27 @@ fn failed_at(scenario: &Scenario) -> HashMap<u32, u64> {
         }
     }
     m
+}
+
+/// Whether the retransmission `kind`, sent at `at` by device QP `local`, was queued by a
+/// NACK that is not fatal and then acknowledged by a SACK before it went (SND-SCHED-003.b).
+fn acked_while_queued(inputs: &[In<'_>], local: u32, at: u64, kind: &Kind) -> bool {
+    let Kind::Data { psn, .. } = *kind else { return false };
+    let into_qp = |x: &&In<'_>| {
+        x.at <= at
+            && x.frame.as_ref().and_then(|f| f.d.bth).is_some_and(|b| b.dest_qp.value() == local)
+    };
+    let mut nacked = inputs.iter().filter(into_qp).filter_map(|x| {
+        let n = x.frame.as_ref()?.d.ext.neth?;
+        (n.nack_psn.value() == psn && !n.reason.is_fatal()).then_some(x.at)
+    });
+    let Some(queued) = nacked.next_back() else { return false };
+    inputs.iter().filter(into_qp).filter(|x| x.at > queued).any(|x| {
+        x.frame
+            .as_ref()
+            .and_then(|f| f.d.ext.seth)
+            .is_some_and(|s| !s.pr && s.is_sacked(openrdma_codec::Psn::new(psn)))
+    })
 }
 
 /// The rule of loss inference (SND-INFER-002 to -004) that observed retransmission `i`

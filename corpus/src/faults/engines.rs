@@ -157,6 +157,15 @@ pub static FAULTS: &[Fault] = &[
         |m| m.nic.tail_probe = m.nic.tail_probe.map(|d| 2 * d),
     ),
     config(
+        "tail-probe-default-on",
+        "a tail_probe left unset is read as 4 µs: tails are probed though tail probing is off",
+        &[req::SND_TAIL_001_B, req::EV_PROBE_005_A],
+        &["snd-timeout-loss", "snd-double-loss"],
+        |m| {
+            m.nic.tail_probe.get_or_insert(Duration::from_micros(4));
+        },
+    ),
+    config(
         "nack-backoff-ignored",
         "the NACK back-off timer is not armed: a retransmission after a resource NACK leaves at once",
         &[req::SND_NACK_004],

@@ -104,6 +104,28 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    sends(
+        "rtx-bit-left-clear",
+        "retransmissions go out with BTH rtx 0, as their first transmissions did",
+        &[req::SND_RTX_002_A, req::BTH_RTX_001],
+        &["snd-single-loss", "snd-double-loss"],
+        |b| {
+            refit(b, |f| {
+                if !f.bth.opcode.is_mrc_write() || !f.bth.rtx {
+                    return false;
+                }
+                f.bth.rtx = false;
+                true
+            })
+        },
+    ),
+    stream(
+        "rtx-va-from-send-context",
+        "a retransmission's RETH va is read from the QP's send context, the VA of its latest first transmission, not from the resent packet",
+        &[req::SND_RTX_001_A],
+        &["snd-single-loss", "snd-double-loss"],
+        |_| Box::<VaFromContext>::default(),
+    ),
     stream(
         "new-packet-sent-twice",
         "each first transmission goes out twice, snd_nxt advanced only after the second",
@@ -153,6 +175,34 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    stream(
+        "set-assumed-bad-as-skip",
+        "a SetEvState command for ASSUMED_BAD is applied, and reported, as SKIP",
+        &[req::EV_STATE_003_A],
+        &["snd-ev-set-state"],
+        |_| Box::new(SetsSkip),
+    ),
+    stream(
+        "acked-entry-sent",
+        "a retransmission queued by a resource NACK goes when its back-off ends, though a SACK acknowledged its PSN meanwhile",
+        &[req::SND_SCHED_003_B],
+        &["snd-nack-resource"],
+        |m| Box::new(AckedEntrySent::new(m)),
+    ),
+    stream(
+        "resource-nack-skips-ev",
+        "a NACK that reports the responder's resources moves the EV it came on to SKIP, as a trim does",
+        &[req::SND_NACK_003],
+        &["snd-nack-resource"],
+        |_| Box::new(ResourceNackSkips),
+    ),
+    stream(
+        "sack-completes-message",
+        "a SACK whose cack_psn passes a message's last PSN completes the message, before any transport ACK covers it",
+        &[req::SND_ACK_005],
+        &["snd-lost-ack"],
+        |_| Box::<SackCompletes>::default(),
+    ),
     loses_in(
         "ignores-cumulative-sack",
         "SACKs that answer a write and claim nothing beyond cack_psn are dropped",
@@ -173,6 +223,19 @@ pub static FAULTS: &[Fault] = &[
         &[req::EV_SKIP_001],
         &["rec-split-skip-expiry"],
         |_| Box::new(Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE)),
+    ),
+    stream(
+        "skip-not-heeded",
+        "the EV picker does not look at SKIP: an EV a SKIP_ONCE mark put in SKIP, reported so, still carries data packets",
+        &[req::EV_STATE_001_B],
+        &["snd-ev-skip"],
+        |m| {
+            Box::new(SkipNotHeeded {
+                marks: Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE),
+                hold: m.nic.skip_hold,
+                due: Vec::new(),
+            })
+        },
     ),
     stream(
         "probe-answer-none-as-skip",
@@ -247,6 +310,282 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
 ];
+
+/// Messages completed by the SACKs that pass their last PSN: the device takes such a SACK
+/// for an AETH ACK of the latest message it covers, as if the ACK had come with it.
+#[derive(Debug, Default)]
+struct SackCompletes {
+    /// The device QP of each peer QP.
+    local: std::collections::HashMap<u32, u32>,
+    /// The last PSN and the MSN of each message sent and not yet completed so, by device QP.
+    ends: std::collections::HashMap<u32, Vec<(Psn, openrdma_codec::Msn)>>,
+}
+
+impl Stream for SackCompletes {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            let mut ack = None;
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.local.insert(q.peer_qpn.value(), q.qpn.value());
+                }
+                Input::Frame { port, bytes } => {
+                    let d = decode(bytes);
+                    if let (Some(b), Some(s)) = (d.bth, d.ext.seth.filter(|s| !s.pr)) {
+                        let ends = self.ends.entry(b.dest_qp.value()).or_default();
+                        // The ends at or before cack_psn (within half the PSN space).
+                        let covered = |p: &Psn| s.cack_psn.distance(*p) >= 0;
+                        let last = ends.iter().filter(|(p, _)| covered(p)).map(|x| x.1).next_back();
+                        ends.retain(|(p, _)| !covered(p));
+                        ack = last.and_then(|msn| ack_like(bytes, msn)).map(|a| (*port, a));
+                    }
+                }
+                _ => {}
+            }
+            let at = i.at;
+            out.push(i);
+            if let Some((port, bytes)) = ack {
+                out.push(openrdma_device::TimedInput { at, input: Input::Frame { port, bytes } });
+            }
+        }
+        out
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            let Output::Frame { bytes, .. } = &o.output else { continue };
+            let d = decode(bytes);
+            let (Some(b), Some(m)) = (d.bth, d.ext.meth) else { continue };
+            let ends_message = b.opcode.is_mrc_write() && b.opcode.is_last();
+            let Some(&local) = self.local.get(&b.dest_qp.value()) else { continue };
+            if ends_message && !b.rtx {
+                self.ends.entry(local).or_default().push((b.psn, m.msn));
+            }
+        }
+        outputs
+    }
+}
+
+/// An AETH ACK of `msn` with the link headers of the frame `bytes`.
+fn ack_like(bytes: &[u8], msn: openrdma_codec::Msn) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    f.bth.opcode = Opcode::MRC_ACKNOWLEDGE;
+    f.bth.pad_count = 0;
+    f.ext = openrdma_codec::frame::Extensions {
+        aeth: Some(openrdma_codec::AethRepr {
+            syndrome: openrdma_codec::AethRepr::ACK_UNLIMITED_CREDIT,
+            msn: openrdma_codec::AethMsn::from(msn),
+        }),
+        ..Default::default()
+    };
+    f.payload.clear();
+    f.icrc = None;
+    super::refit(&mut f).ok()
+}
+
+/// `SetEvState` ASSUMED_BAD commands read as SKIP: the state decoded wrong, the rest right.
+#[derive(Debug)]
+struct SetsSkip;
+
+impl Stream for SetsSkip {
+    fn inputs(
+        &mut self,
+        mut inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &mut inputs {
+            if let Input::Cpu { command: CpuCommand::SetEvState { state, .. } } = &mut i.input {
+                if *state == openrdma_device::EvState::AssumedBad {
+                    *state = openrdma_device::EvState::Skip;
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// Entries a resource or window NACK queued, sent when their back-off ends whether or not
+/// an acknowledgement came meanwhile: the reference drops such an entry, and this device
+/// sends the PSN's latest transmission again, with its report, when the reference did not.
+#[derive(Debug)]
+struct AckedEntrySent {
+    backoff: u64,
+    /// The peer QP of each device QP.
+    peer: std::collections::HashMap<u32, u32>,
+    /// The latest transmission of each (peer QP, PSN): port and bytes.
+    sent: std::collections::HashMap<(u32, u32), (u16, Vec<u8>)>,
+    /// The entries queued: when they go, device QP, peer QP, PSN.
+    queued: Vec<(u64, u32, u32, u32)>,
+}
+
+impl AckedEntrySent {
+    fn new(m: &openrdma_device::Manifest) -> AckedEntrySent {
+        AckedEntrySent {
+            backoff: u64::try_from(m.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX),
+            peer: std::collections::HashMap::new(),
+            sent: std::collections::HashMap::new(),
+            queued: Vec::new(),
+        }
+    }
+}
+
+impl Stream for AckedEntrySent {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
+                    if n.reason.is_trim() || n.reason.is_fatal() {
+                        continue;
+                    }
+                    let local = b.dest_qp.value();
+                    let Some(&peer) = self.peer.get(&local) else { continue };
+                    let psn = n.nack_psn.value();
+                    let at = i.at.0.saturating_add(self.backoff);
+                    if !self.queued.iter().any(|q| (q.2, q.3) == (peer, psn)) {
+                        self.queued.push((at, local, peer, psn));
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            let Output::Frame { port, bytes } = &o.output else { continue };
+            let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
+            let key = (b.dest_qp.value(), b.psn.value());
+            self.sent.insert(key, (*port, bytes.clone()));
+            if b.rtx {
+                self.queued.retain(|q| (q.2, q.3) != key);
+            }
+        }
+        let (due, later): (Vec<_>, Vec<_>) =
+            self.queued.drain(..).partition(|q| q.0 <= batch.until.0);
+        self.queued = later;
+        for (at, local, peer, psn) in due {
+            let Some((port, bytes)) = self.sent.get(&(peer, psn)) else { continue };
+            let Some(again) = refit(bytes, |f| {
+                f.bth.rtx = true;
+                true
+            }) else {
+                continue;
+            };
+            let lost_ev = decode(&again).entropy();
+            let at = Timestamp(at);
+            let report = NicReport::Retransmitted {
+                qpn: openrdma_codec::Qpn::new(local),
+                psn: Psn::new(psn),
+                cause: openrdma_device::RetransmitCause::Nack,
+                lost_ev,
+            };
+            let event = openrdma_device::NicEvent::Report(report);
+            outputs.push(TimedOutput { at, output: Output::Event { event } });
+            outputs.push(TimedOutput { at, output: Output::Frame { port: *port, bytes: again } });
+        }
+        outputs.sort_by_key(|o| o.at);
+        outputs
+    }
+}
+
+/// A NACK of SND-NACK-003 taken as a failing path: its EV is set to SKIP, as the NIC's
+/// own trim handling sets it, alongside the NACK itself.
+#[derive(Debug)]
+struct ResourceNackSkips;
+
+impl Stream for ResourceNackSkips {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            let skip = match &i.input {
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let resource = d.ext.neth.is_some_and(|n| {
+                        !matches!(
+                            n.reason,
+                            NackReason::TRIMMED
+                                | NackReason::TRIMMED_LASTHOP
+                                | NackReason::UNEXP_EVENT
+                        )
+                    });
+                    match (d.bth, d.entropy()) {
+                        (Some(b), Some(ev)) if resource => Some((b.dest_qp, ev)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let at = i.at;
+            out.push(i);
+            if let Some((qpn, ev)) = skip {
+                let state = openrdma_device::EvState::Skip;
+                let command = CpuCommand::SetEvState { qpn, ev, state };
+                out.push(openrdma_device::TimedInput { at, input: Input::Cpu { command } });
+            }
+        }
+        out
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
+
+/// Retransmissions given the RETH va of the latest first transmission of their QP.
+#[derive(Debug, Default)]
+struct VaFromContext {
+    /// The RETH va of the latest first transmission, by the peer QP it went to.
+    va: std::collections::HashMap<u32, u64>,
+}
+
+impl Stream for VaFromContext {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let d = decode(bytes);
+            let (Some(b), Some(r)) = (d.bth, d.ext.reth) else { continue };
+            if !b.opcode.is_mrc_write() {
+                continue;
+            }
+            let qp = b.dest_qp.value();
+            if !b.rtx {
+                self.va.insert(qp, r.va);
+                continue;
+            }
+            let Some(&va) = self.va.get(&qp) else { continue };
+            let moved = refit(bytes, |f| match f.ext.reth.as_mut() {
+                Some(r) if r.va != va => {
+                    r.va = va;
+                    true
+                }
+                _ => false,
+            });
+            if let Some(m) = moved {
+                *bytes = m;
+            }
+        }
+        outputs
+    }
+}
 
 /// Each first transmission sent twice.
 #[derive(Debug)]
@@ -458,6 +797,64 @@ impl Stream for Marks {
     }
 }
 
+/// EVs put in SKIP, and reported so, that the sender's picker still takes: the SKIP_ONCE
+/// mark is hidden from the reference's picker ([`Marks`]), and the device's reports of the
+/// EV entering SKIP and leaving it after `skip_hold` are given as a right device gives them.
+#[derive(Debug)]
+struct SkipNotHeeded {
+    marks: Marks,
+    hold: std::time::Duration,
+    /// The `EvState` GOOD reports due when the hold ends: time, device QP, EV.
+    due: Vec<(Timestamp, u32, openrdma_codec::Ev)>,
+}
+
+impl Stream for SkipNotHeeded {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        let inputs = self.marks.inputs(inputs);
+        let hold = u64::try_from(self.hold.as_nanos()).unwrap_or(u64::MAX);
+        for &(at, qpn, ev, _) in &self.marks.misread {
+            self.due.retain(|&(_, q, e)| (q, e) != (qpn, ev));
+            self.due.push((Timestamp(at.0.saturating_add(hold)), qpn, ev));
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        let entered: Vec<(Timestamp, u32, openrdma_codec::Ev)> = self
+            .marks
+            .misread
+            .iter()
+            .filter(|&&(at, ..)| at <= batch.until)
+            .map(|&(at, q, e, _)| (at, q, e))
+            .collect();
+        let mut out = self.marks.outputs(outputs, batch);
+        let report = |at, qpn, ev, state| TimedOutput {
+            at,
+            output: Output::Event {
+                event: openrdma_device::NicEvent::Report(NicReport::EvState {
+                    qpn: openrdma_codec::Qpn::new(qpn),
+                    ev,
+                    state,
+                }),
+            },
+        };
+        for (at, qpn, ev) in entered {
+            out.push(report(at, qpn, ev, openrdma_device::EvState::Skip));
+        }
+        let (now, later): (Vec<_>, Vec<_>) =
+            self.due.drain(..).partition(|&(at, ..)| at <= batch.until);
+        self.due = later;
+        for (at, qpn, ev) in now {
+            out.push(report(at, qpn, ev, openrdma_device::EvState::Good));
+        }
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
+
 /// A probe answer with no mark taken as a controller's allow for a denied EV: the device
 /// applies it as a `SetEvState` GOOD of its own.
 #[derive(Debug, Default)]
@@ -512,7 +909,7 @@ impl Stream for EndsDeny {
     }
 }
 
-/// Probes sent on the next EV of the QP's profile./// Probes sent on the next EV of the QP's profile./// Probes sent on the next EV of the QP's profile.
+/// Probes sent on the next EV of the QP's profile.
 #[derive(Debug, Default)]
 struct NextEv {
     /// The EVs of each QP, by the peer QP its packets go to.

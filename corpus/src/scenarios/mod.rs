@@ -106,6 +106,8 @@ pub fn all() -> Vec<Builder> {
         ("snd-ev-probe-skip", || snd_ev_probe("snd-ev-probe-skip", WireMark::SKIP_ONCE)),
         ("snd-ev-skip", snd_ev_skip),
         ("snd-nack-backoff", snd_nack_backoff),
+        ("snd-nack-resource", snd_nack_resource),
+        ("snd-ev-set-state", snd_ev_set_state),
         ("snd-nack-fatal", snd_nack_fatal),
         ("snd-window", snd_window),
         ("snd-window-own", snd_window_own),

@@ -367,6 +367,98 @@ pub(super) fn snd_nack_backoff() -> Scenario {
     done(r, 16_000)
 }
 
+/// A NACK that reports the responder's resources leaves the EV it came on alone
+/// (SND-NACK-003): on a QP with one EV, whose states every device goes through alike, no
+/// `EvState` report comes of it.
+pub(super) fn snd_nack_resource() -> Scenario {
+    let mut r = sender_with(
+        "snd-nack-resource",
+        "The QP has one EV. A NACK NO_RESOURCE for PSN 0 reports the responder's resources, \
+         not a failing path: the EV stays GOOD, with no EvState report, and PSN 0 is \
+         retransmitted after nack_backoff (2 us) on that EV, the only usable one. A second \
+         message's PSN 1 is NACKed so too, and a SACK shows it arrived before the back-off \
+         passed: its queued entry is dropped unsent. A repeat of that SACK with the \
+         transport ACK marks the EV SKIP_ONCE: the change, and the return to GOOD after \
+         skip_hold (4 us), are reported.",
+        &[
+            "SND-NACK-003",
+            "SND-NACK-004",
+            "SND-SCHED-003",
+            "SND-RTX-002",
+            "EV-SKIP-001",
+            "EV-SKIP-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Paths);
+            m.nic.nack_backoff = std::time::Duration::from_micros(2);
+            m.nic.skip_hold = std::time::Duration::from_micros(4);
+        },
+    );
+    // One EV: every device goes through its states alike.
+    r.expect_ev_states();
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
+    r.checks(&["SND-NACK-003", "SND-NACK-004"]);
+    inject_nack(&mut r, 2_000, 0, NackReason::NO_RESOURCE);
+    r.run_until(5_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 6_000, 0, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 6_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.host(7_000, HostCommand::PostWrite(wr(1, 64, None, true)));
+    r.checks(&["SND-SCHED-003"]);
+    inject_nack(&mut r, 8_000, 1, NackReason::NO_RESOURCE);
+    r.checks(&["SND-SCHED-003", "SND-ACK-001", "CQE-SEND-001", "EV-SKIP-001", "EV-SKIP-002"]);
+    inject_sack(&mut r, 9_000, 1, 0, 1, WireMark::NONE);
+    inject_sack(&mut r, 12_000, 1, 0, 1, WireMark::SKIP_ONCE);
+    inject_ack(&mut r, 12_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
+}
+
+/// A `SetEvState` command is applied as given (EV-STATE-003.a): on a QP with one EV, whose
+/// states every device goes through alike, the state it reports is the one commanded.
+pub(super) fn snd_ev_set_state() -> Scenario {
+    let mut r = sender_with(
+        "snd-ev-set-state",
+        "The QP has one EV. The CPU half blames it (SetEvState ASSUMED_BAD), as after a \
+         timeout: the device applies that state as given and reports it, and a message \
+         waits, no EV being usable. The CPU half probes the EV; the answer (m = NONE) makes \
+         it GOOD, reported, and the message goes out at once.",
+        &[
+            "EV-STATE-003",
+            "REC-IF-012",
+            "REC-IF-016",
+            "SND-PATH-002",
+            "EV-PROBE-005",
+            "EV-PROBE-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Paths);
+            m.requires.insert(Capability::CpuSplit);
+        },
+    );
+    // One EV: every device goes through its states alike.
+    r.expect_ev_states();
+    let evs = v4_evs(DUT_QP, 1);
+    let e0 = evs[0];
+    setup_evs(&mut r, 0, evs);
+    let qpn = Qpn::new(DUT_QP);
+    r.cpu(1_000, CpuCommand::SetEvState { qpn, ev: e0, state: EvState::AssumedBad });
+    r.checks(&["EV-STATE-003", "REC-IF-012", "SND-PATH-002"]);
+    r.host(2_000, HostCommand::PostWrite(wr(0, 64, None, true)));
+    r.checks(&["EV-PROBE-005"]);
+    r.cpu(3_000, CpuCommand::Probe { qpn, ev: e0 });
+    r.checks(&["EV-PROBE-002", "REC-IF-016"]);
+    r.inject(4_000, 0, e0, &probe_answer(0xFF_FFFF, 1, WireMark::NONE, e0));
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 6_000, 0, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 6_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
+}
+
 // ===== failures of a sending QP ===========================================================
 
 /// NACK UNEXP_EVENT: the QP fails; pending messages complete FATAL_NACK then FLUSHED.
