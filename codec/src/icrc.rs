@@ -174,6 +174,102 @@ pub fn fill(ip_packet_with_icrc: &mut [u8]) -> Result<u32, IcrcError> {
     Ok(crc)
 }
 
+/// A way of computing the ICRC wrong that a checker can recognise in a trailer: one rule of
+/// this module broken, the rest right (`ICRC-COVER-001`, `ICRC-MASK-001`, `ICRC-ORDER-001`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Miscomputed {
+    /// The right CRC appended big-endian (`ICRC-ORDER-001`).
+    BigEndian,
+    /// The CRC over the link-layer header too, from the first byte of the frame
+    /// (`ICRC-COVER-001`).
+    LinkHeaderCovered,
+    /// The CRC without the eight bytes of ones that stand for the LRH (`ICRC-COVER-001`).
+    NoLrhOnes,
+    /// The CRC with no field replaced by ones (`ICRC-MASK-001`).
+    Unmasked,
+    /// The CRC with the IP, UDP and BTH fields masked but BTH byte 4 covered as sent
+    /// (`ICRC-MASK-001`).
+    BthByte4Covered,
+}
+
+impl Miscomputed {
+    /// Every way, in the order [`Miscomputed::explain`] tries them.
+    pub const ALL: [Miscomputed; 5] = [
+        Miscomputed::BigEndian,
+        Miscomputed::LinkHeaderCovered,
+        Miscomputed::NoLrhOnes,
+        Miscomputed::Unmasked,
+        Miscomputed::BthByte4Covered,
+    ];
+
+    /// The requirement the way breaks.
+    pub fn requirement(self) -> &'static str {
+        match self {
+            Miscomputed::BigEndian => "ICRC-ORDER-001",
+            Miscomputed::LinkHeaderCovered | Miscomputed::NoLrhOnes => "ICRC-COVER-001",
+            Miscomputed::Unmasked | Miscomputed::BthByte4Covered => "ICRC-MASK-001",
+        }
+    }
+
+    /// The trailer, read little-endian, that a device computing this way appends to
+    /// `frame`: the whole frame, whose IP header starts at `ip_at` and whose ICRC trailer
+    /// starts at `icrc_at`.
+    pub fn trailer(self, frame: &[u8], ip_at: usize, icrc_at: usize) -> Result<u32, IcrcError> {
+        let ip_packet = frame.get(ip_at..icrc_at).unwrap_or_default();
+        let right = compute(ip_packet)?;
+        let ip_len = ip_header_len(ip_packet)?;
+        let masked = |bth4: bool| {
+            let mut b = ip_packet.to_vec();
+            if ip_len == 40 {
+                b[0] |= 0x0F;
+                b[1..4].fill(0xFF);
+                b[7] = 0xFF;
+            } else {
+                b[1] = 0xFF;
+                b[8] = 0xFF;
+                b[10..12].fill(0xFF);
+            }
+            b[ip_len + 6..ip_len + 8].fill(0xFF);
+            if bth4 {
+                b[ip_len + UDP_HEADER_LEN + 4] = 0xFF;
+            }
+            b
+        };
+        Ok(match self {
+            Miscomputed::BigEndian => right.swap_bytes(),
+            Miscomputed::LinkHeaderCovered => {
+                let mut h = hasher();
+                h.update(frame.get(..ip_at).unwrap_or_default());
+                h.update(&masked(true));
+                h.finalize()
+            }
+            Miscomputed::NoLrhOnes => crc32fast::hash(&masked(true)),
+            Miscomputed::Unmasked => {
+                let mut h = hasher();
+                h.update(ip_packet);
+                h.finalize()
+            }
+            Miscomputed::BthByte4Covered => {
+                let mut h = hasher();
+                h.update(&masked(false));
+                h.finalize()
+            }
+        })
+    }
+
+    /// The way a device computed the trailer `found` of `frame` wrong, when it is one of
+    /// [`Miscomputed::ALL`]; `None` for a right trailer or one no such way explains.
+    pub fn explain(frame: &[u8], ip_at: usize, icrc_at: usize, found: u32) -> Option<Miscomputed> {
+        let right = compute(frame.get(ip_at..icrc_at)?).ok()?;
+        if found == right {
+            return None;
+        }
+        Miscomputed::ALL
+            .into_iter()
+            .find(|m| m.trailer(frame, ip_at, icrc_at).is_ok_and(|t| t == found && t != right))
+    }
+}
+
 fn ip_header_len(ip_packet: &[u8]) -> Result<usize, IcrcError> {
     let first = *ip_packet.first().ok_or(IcrcError::TooShort { need: 20, have: 0 })?;
     match first >> 4 {
@@ -308,6 +404,34 @@ mod tests {
         let mut whole = [0xFFu8; LRH_LEN + 4];
         whole[LRH_LEN..].copy_from_slice(b"roce");
         assert_eq!(h.finalize(), crc32fast::hash(&whole));
+    }
+
+    /// Each way of computing the ICRC wrong gives a trailer of its own, which
+    /// `Miscomputed::explain` tells apart; a right trailer is explained by none.
+    #[test]
+    fn miscomputed_trailers_are_told_apart() {
+        for (name, frame) in VECTORS {
+            let frame = hex(frame);
+            let (ip, end) = (14, frame.len() - ICRC_LEN);
+            let right = trailer(&frame).expect("a trailer");
+            assert_eq!(Miscomputed::explain(&frame, ip, end, right), None, "{name}");
+            for m in Miscomputed::ALL {
+                let t = m.trailer(&frame, ip, end).expect("computed");
+                assert_ne!(t, right, "{name}: {m:?}");
+                assert_eq!(Miscomputed::explain(&frame, ip, end, t), Some(m), "{name}: {m:?}");
+            }
+        }
+    }
+
+    /// Out-of-range offsets and non-IP bytes are an error or no explanation, not a panic.
+    #[test]
+    fn miscomputed_takes_bad_offsets() {
+        let frame = [0u8; 30];
+        for m in Miscomputed::ALL {
+            assert!(m.trailer(&frame, 14, 26).is_err());
+            assert!(m.trailer(&frame, 40, 20).is_err());
+        }
+        assert_eq!(Miscomputed::explain(&frame, 14, 26, 1), None);
     }
 
     #[test]

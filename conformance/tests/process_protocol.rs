@@ -333,6 +333,100 @@ fn frame_fields_hold_the_headers() {
     assert!(f["bth"]["psn"].is_u64());
 }
 
+/// A frame with two tags shows both in `vlans`, outer first, and the outer one in `vlan`,
+/// and, as one a receiver discards (ENC-VLAN-002), that rule in `discard`; a frame to take
+/// has no `discard` (CONF-ADP-014).
+#[test]
+fn frame_fields_show_every_tag_and_the_discard() {
+    let (sack, _) = sack_and_nack();
+    let mut two = sack.clone();
+    two["eth"]["ethertype"] = 0x88A8.into();
+    two["vlans"] = serde_json::json!([
+        {"pcp": 1, "dei": false, "vid": 100, "ethertype": 0x8100},
+        {"pcp": 0, "dei": true, "vid": 42, "ethertype": 0x0800},
+    ]);
+    let bytes = frame_from_fields(&two).expect("two tags build");
+    let f = frame_fields_json(&bytes);
+    assert_eq!(f["vlans"].as_array().map(Vec::len), Some(2), "{f}");
+    assert_eq!(f["vlans"][0]["vid"], 100);
+    assert_eq!(f["vlans"][1]["vid"], 42);
+    assert_eq!(f["vlan"], f["vlans"][0]);
+    assert_eq!(f["discard"], "ENC-VLAN-002");
+    // The fields of a frame, given back, build it again, both keys agreeing.
+    let mut back = f.clone();
+    back["payload"] = "".into();
+    assert_eq!(frame_from_fields(&back).as_ref(), Ok(&bytes));
+    // Untagged and sound: neither tag key, no discard.
+    let plain_bytes = frame_from_fields(&sack).unwrap();
+    let plain = frame_fields_json(&plain_bytes);
+    assert!(plain.get("vlans").is_none() && plain.get("vlan").is_none(), "{plain}");
+    assert!(plain.get("discard").is_none(), "{plain}");
+    // The same frame with its ICRC broken is one to discard.
+    let mut bad = plain_bytes.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 1;
+    assert_eq!(frame_fields_json(&bad)["discard"], "ICRC-VERIFY-001");
+}
+
+/// Bad tags are errors naming the tag and the field (CONF-ADP-016).
+#[test]
+fn bad_tags_are_named() {
+    let (sack, _) = sack_and_nack();
+    let with = |vlans: serde_json::Value, vlan: Option<serde_json::Value>| {
+        let mut v = sack.clone();
+        v["vlans"] = vlans;
+        if let Some(t) = vlan {
+            v["vlan"] = t;
+        }
+        v
+    };
+    let tag = serde_json::json!({"pcp": 0, "dei": false, "vid": 7, "ethertype": 0x0800});
+    let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+        ("vlans that are not an array", with(5.into(), None), "vlans"),
+        ("a tag that is not an object", with(serde_json::json!([tag, 3]), None), "vlans[1]"),
+        (
+            "a VID beyond 12 bits",
+            with(
+                serde_json::json!([{"pcp": 0, "dei": false, "vid": 4096, "ethertype": 0x0800}]),
+                None,
+            ),
+            "vlans[0].vid",
+        ),
+        (
+            "a PCP of the wrong type",
+            with(
+                serde_json::json!([{"pcp": "x", "dei": false, "vid": 1, "ethertype": 0x0800}]),
+                None,
+            ),
+            "vlans[0].pcp",
+        ),
+        (
+            "vlan other than the outer tag of vlans",
+            with(
+                serde_json::json!([tag]),
+                Some(serde_json::json!({"pcp": 0, "dei": false, "vid": 8, "ethertype": 0x0800})),
+            ),
+            "vlan",
+        ),
+    ];
+    for (what, f, field) in cases {
+        match frame_from_fields(&f) {
+            Err(FieldsError::Bad { field: got, reason }) => {
+                assert_eq!(got, field, "{what}: {reason}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    let missing = with(serde_json::json!([{"pcp": 0, "dei": false, "ethertype": 0x0800}]), None);
+    assert_eq!(
+        frame_from_fields(&missing),
+        Err(FieldsError::Missing { field: "vlans[0].vid".into() })
+    );
+    // An empty list is an untagged frame.
+    let none = frame_from_fields(&with(serde_json::json!([]), None)).unwrap();
+    assert_eq!(Ok(none), frame_from_fields(&sack));
+}
+
 // ---- output frames given as fields (CONF-ADP-015, CONF-ADP-016) -------------------------
 
 /// The fields a device would give for `bytes`: the decoded headers and the payload in hex.
@@ -363,9 +457,9 @@ fn without_derived(mut f: serde_json::Value) -> serde_json::Value {
 /// Every frame the reference sends in the corpus, given back as fields, with and without the
 /// derived fields, builds the very same bytes (IPv4, IPv6, VLAN; writes with and without
 /// TSETH and ImmDt, SACKs, NACKs, ACKs, probes); so does every well-formed frame injected into
-/// it, with its derived fields. (Fields carry no pad bytes, which are sent as zero, no
-/// Ethernet padding and one VLAN tag, so the few injected frames with either, or with a
-/// second tag, are left out.)
+/// it, with its derived fields, double-tagged ones included. (Fields carry no pad bytes,
+/// which are sent as zero, and no Ethernet padding, so the few injected frames with either
+/// are left out.)
 #[test]
 fn output_frames_as_fields_build_the_same_bytes() {
     let mut n = 0;
@@ -377,7 +471,6 @@ fn output_frames_as_fields_build_the_same_bytes() {
                 || d.icrc != openrdma_codec::frame::IcrcStatus::Ok
                 || d.pad.iter().any(|b| *b != 0)
                 || !d.eth_padding.is_empty()
-                || d.vlans.len() > 1
             {
                 continue;
             }

@@ -579,6 +579,21 @@ impl Recorder {
         })
     }
 
+    /// The `probe_id` of the latest probe the device sent to `dest_qp` at or after `since`:
+    /// what the answer to it carries in `ack_psn_offset` (PETH-RESP-001).
+    pub fn sent_probe_id(&self, dest_qp: u32, since: u64) -> Option<u16> {
+        self.records.iter().rev().filter(|r| r.at.0 >= since).find_map(|r| {
+            match (&r.dir, &r.body) {
+                (Direction::Expect, Body::Frame { bytes, .. }) => {
+                    let d = decode(bytes);
+                    let to = d.bth?.dest_qp.value();
+                    d.ext.peth.filter(|_| to == dest_qp).map(|p| p.probe_id)
+                }
+                _ => None,
+            }
+        })
+    }
+
     /// Records a CPU command given to the device by the scenario itself.
     pub fn cpu(&mut self, at: u64, command: CpuCommand) -> &mut Self {
         self.run_until(at);

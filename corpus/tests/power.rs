@@ -30,15 +30,9 @@ const MISNAMED: &[(&str, &str)] = &[
     // The missing transport ACK of a message retired out of the shared sequence comes
     // before the flags that show the order.
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
-    // SACKs a sender must take, dropped: the SACK that should have released the next
-    // packet carries non-zero PDC identifiers too, whose rule is named first.
-    ("rejects-seth-type", "SETH-PDC-001.b"),
-    ("rejects-cc-type", "SETH-PDC-001.b"),
     // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
     ("vendor-info-as-reason", "FLAG-STATUS-001"),
     ("only-unlimited-credit-is-ack", "REC-IF-009"),
-    // A probe answered with pr 0: the SACK's ack_psn_offset is named.
-    ("probe-answered-without-pr", "SETH-ACKPSN-001.a"),
     // CPU halves with one rule wrong: a later timeout or packet is named.
     ("no-retry-reset", "REC-RTO-003"),
     ("no-blame", "SND-PSN-001"),
@@ -52,19 +46,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
     ("ignore-recovery-rto", "REC-RTO-003"),
-    // Generated (rejects): frames a receiver must take, dropped: what they would have
-    // caused is named (the transport ACK, the endpoint response's report, the sender flag,
-    // the NACK's report, the probe answer), not the rule of the field checked.
-    // The injected frame also carries a TVer other than 0, whose rule is named first.
-    ("rejects-bth-byte-4", "BTH-TVER-001.b"),
-    ("rejects-eeth-data", "REC-IF-018.a"),
-    ("rejects-ack-credit", "FLAG-SEND-001.a"),
-    ("rejects-nack-vendor-info", "REC-IF-004"),
-    // The injected frame also carries an odd TSETH ftype, whose rule is named first.
-    ("rejects-reserved-fields", "TSETH-FTYPE-001.b"),
-    // A cack_psn that stops at a filled hole shows first as cumulative progress not
-    // reported in time, by the rule of the SACK's trigger.
-    ("cack-stops-at-fill", "RCV-SACK-001.c"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

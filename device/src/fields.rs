@@ -14,8 +14,11 @@ use serde_json::{Map, Value};
 /// `Repr` — `eth`, `vlan`, `ipv4` or `ipv6`, `udp`, `bth`, and the extension headers
 /// (`meth`, `tseth`, `reth`, `immdt`, `aeth`, `seth`, `cc_state`, `neth`, `peth`, `erth`,
 /// `eeth`, `deth`, `rdeth`, `xrceth`, `ieth`, `atomiceth`, `atomicacketh`, `feth`, `cnp`) — and
-/// `payload_len`, `pad_len` when decoding reached the payload. Of a frame with two VLAN
-/// tags, `vlan` is the outer one.
+/// `payload_len`, `pad_len` when decoding reached the payload. Of a tagged frame, `vlans`
+/// holds every tag, outer first, and `vlan` the outer one (the key that came first, kept
+/// for harnesses that read it). Of a frame a receiver must discard (`RCV-FRAME-001`),
+/// `discard` names the requirement that makes it one; the key is absent for a frame to
+/// take.
 pub fn frame_fields_json(bytes: &[u8]) -> Value {
     let d = decode(bytes);
     let mut m = Map::new();
@@ -34,7 +37,15 @@ pub fn frame_fields_json(bytes: &[u8]) -> Value {
         m.insert("icrc_computed".into(), computed.into());
     }
     put(&mut m, "eth", &d.eth);
+    if let Some(reason) = d.discard_reason() {
+        m.insert("discard".into(), reason.into());
+    }
     put(&mut m, "vlan", &d.vlans.first());
+    if !d.vlans.is_empty() {
+        if let Ok(v) = serde_json::to_value(&d.vlans) {
+            m.insert("vlans".into(), v);
+        }
+    }
     match &d.ip {
         Some(IpRepr::V4(ip)) => put(&mut m, "ipv4", &Some(ip)),
         Some(IpRepr::V6(ip)) => put(&mut m, "ipv6", &Some(ip)),

@@ -115,8 +115,10 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
 }
 
 /// The receive rule that makes a device take frame `d` in spite of what is unusual in it:
-/// a value a receiver must accept or ignore (a non-zero `tver`, reserved bits, another
-/// TSETH `ftype`, pad bytes, IPv4 options, Ethernet padding, an 802.1ad tag, a zero UDP
+/// a value a receiver must accept or ignore (a non-zero `tver`, reserved bits, `rtx` on a
+/// packet that is no write, another TSETH or PETH `ftype`, the PDC identifiers, types and
+/// congestion-control fields of a PETH, SETH or NETH, a SETH `m` of 3, a NETH's vendor
+/// detail, EETH `data`, an ACK's credit code, pad bytes, IPv4 options, Ethernet padding, an 802.1ad tag, a zero UDP
 /// checksum over IPv6, flow-label bits 19:16). `None` for a frame with none of them.
 pub(super) fn accept_clause(d: &DecodedFrame<'_>) -> Option<crate::req::Clause> {
     use crate::req::*;
@@ -130,13 +132,45 @@ pub(super) fn accept_clause(d: &DecodedFrame<'_>) -> Option<crate::req::Clause> 
     };
     let v4_options = matches!(&d.ip, Some(IpRepr::V4(v4)) if !v4.options.is_empty());
     let tseth = d.ext.tseth;
+    let (peth, seth, neth) = (d.ext.peth, d.ext.seth, d.ext.neth);
     Some(if bth.tver != 0 {
         BTH_TVER_001_B
     } else if bth.fecn || bth.becn || bth.resv6 != 0 {
         BTH_RESV_002_B
+    } else if bth.rtx && !bth.opcode.is_mrc_write() {
+        BTH_RTX_002_B
     } else if tseth.is_some_and(|t| t.ftype != 1) {
         TSETH_FTYPE_001_B
-    } else if bth.resv8 != 0 || tseth.is_some_and(|t| t.tsr || t.resv != 0) {
+    } else if peth.is_some_and(|p| p.ftype != 1) {
+        PETH_FTYPE_001_B
+    } else if peth.is_some_and(|p| p.spdcid != 0 || p.dpdcid != 0) {
+        PETH_PDC_001_B
+    } else if seth.is_some_and(|s| s.spdcid != 0 || s.dpdcid != 0) {
+        SETH_PDC_001_B
+    } else if seth.is_some_and(|s| s.res_type != 0 || s.next_header != 0) {
+        SETH_TYPE_001_B
+    } else if seth.is_some_and(|s| s.cc_type != 0 || s.cc_flags != 0) {
+        SETH_CC_001_B
+    } else if seth.is_some_and(|s| s.m.0 == 3) {
+        SETH_M_001_B
+    } else if neth.is_some_and(|n| n.spdcid != 0 || n.dpdcid != 0) {
+        NETH_PDC_001_B
+    } else if neth.is_some_and(|n| n.res_type != 0 || n.next_header != 0) {
+        NETH_TYPE_001_B
+    } else if neth.is_some_and(|n| n.vendor_info != 0) {
+        NETH_VENDOR_001_B
+    } else if d.ext.eeth.is_some_and(|e| e.data.iter().any(|&b| b != 0)) {
+        EETH_DATA_001_B
+    } else if d.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0 && a.syndrome != 0x1F) {
+        AETH_MRC_002_B
+    } else if bth.resv8 != 0
+        || tseth.is_some_and(|t| t.tsr || t.resv != 0)
+        || peth.is_some_and(|p| p.tsr || p.resv0 != 0 || p.resv6 != 0 || p.resv14 != 0)
+        || seth.is_some_and(|s| s.resv1 != 0 || s.resv12 != 0)
+        || neth.is_some_and(|n| n.resv1 != 0 || n.resv12 != 0)
+        || d.ext.erth.is_some_and(|x| x.resv1 != 0 || x.resv12 != 0)
+        || d.ext.eeth.is_some_and(|x| x.resv2 != 0)
+    {
         DEC_RESV_001_B
     } else if d.pad.iter().any(|&b| b != 0) {
         PAY_PAD_002_B

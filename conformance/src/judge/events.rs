@@ -378,7 +378,10 @@ pub(super) fn judge_reports(
             Some(g) => g.4 = true,
             None => div.push(Divergence {
                 at: r.at.0,
-                requirement: missed_transition(rep, r.at.0, inputs, obs).unwrap_or(req).into(),
+                requirement: not_taken(r.at.0, inputs)
+                    .or_else(|| missed_transition(rep, r.at.0, inputs, obs))
+                    .unwrap_or(req)
+                    .into(),
                 what: format!("an expected report did not come by {deadline} ns"),
                 expected: Some(render_event(e)),
                 actual: None,
@@ -415,6 +418,17 @@ pub(super) fn judge_reports(
             clause: None,
         });
     }
+}
+
+/// Why the device made no report of what arrived at `at`: a frame that arrived then
+/// carries a value a receiver must take ([`super::arrivals::accept_clause`]), so the device
+/// did not take it. The rule of that value.
+fn not_taken(at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
+    inputs
+        .iter()
+        .filter(|i| i.at == at)
+        .find_map(|i| super::arrivals::accept_clause(&i.frame.as_ref()?.d))
+        .map(crate::req::Clause::id)
 }
 
 /// The inputs of device QP `qpn` injected at `at`.

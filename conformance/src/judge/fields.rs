@@ -168,6 +168,75 @@ pub const ELSEWHERE: &[Row] = &[
     row(SACK, "bth.psn", RCV_SACK_005_I),
 ];
 
+/// A multi-byte field of a sent frame that a device can lay out wrong with its value
+/// right: its bytes in the other order. A difference of that shape breaks the header's
+/// layout rule, not the field's own (`rule_of`).
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// The field, as `frame_fields` names it.
+    pub field: &'static str,
+    /// Its width in bits, a multiple of 8.
+    pub bits: u32,
+    /// The header's layout rule.
+    pub rule: Rule,
+}
+
+const fn layout(field: &'static str, bits: u32, rule: Rule) -> Layout {
+    Layout { field, bits, rule }
+}
+
+/// The fields whose byte order the judge tells from a wrong value, with the layout rule
+/// of their header (tables 8 to 22 of `spec/wire-format.md`).
+pub const LAYOUTS: &[Layout] = &[
+    layout("bth.pkey", 16, BTH_LAYOUT_001),
+    layout("bth.dest_qp", 24, BTH_LAYOUT_001),
+    layout("bth.psn", 24, BTH_LAYOUT_001),
+    layout("meth.msn", 16, METH_LAYOUT_001),
+    layout("meth.rqmsn", 16, METH_LAYOUT_001),
+    layout("reth.va", 64, RETH_LAYOUT_001),
+    layout("reth.rkey", 32, RETH_LAYOUT_001),
+    layout("reth.dma_len", 32, RETH_LAYOUT_001),
+    layout("immdt.imm", 32, IMMDT_LAYOUT_001),
+    layout("aeth.msn", 24, AETH_LAYOUT_001),
+    layout("neth.entropy", 32, NETH_LAYOUT_001),
+    layout("neth.nack_psn", 24, NETH_LAYOUT_001),
+    layout("neth.tx_timestamp", 16, NETH_LAYOUT_001),
+    layout("neth.spdcid", 16, NETH_LAYOUT_001),
+    layout("neth.dpdcid", 16, NETH_LAYOUT_001),
+    layout("peth.probe_id", 16, PETH_LAYOUT_001),
+    layout("erth.port_status", 32, ERTH_LAYOUT_001),
+    layout("erth.request_id", 32, ERTH_LAYOUT_001),
+    layout("eeth.port_status", 32, EETH_LAYOUT_001),
+    layout("eeth.request_id", 32, EETH_LAYOUT_001),
+];
+
+/// `v`, a value of `bits` bits, with its bytes in the other order.
+pub fn byte_swapped(v: u64, bits: u32) -> u64 {
+    if bits == 0 || bits > 64 {
+        return v;
+    }
+    v.swap_bytes() >> (64 - bits)
+}
+
+/// A value as `frame_fields` writes it: decimal, `0x` hex or `0b` binary.
+fn number(v: &str) -> Option<u64> {
+    if let Some(h) = v.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()
+    } else if let Some(b) = v.strip_prefix("0b") {
+        u64::from_str_radix(b, 2).ok()
+    } else {
+        v.parse().ok()
+    }
+}
+
+/// The layout rule a difference of field `f` breaks when the device's value is the
+/// expected one with its bytes in the other order.
+pub(super) fn layout_rule(f: &FieldDiff) -> Option<Rule> {
+    let l = LAYOUTS.iter().find(|l| l.field == f.field)?;
+    let (e, a) = (number(&f.expected)?, number(&f.actual)?);
+    (e != a && byte_swapped(e, l.bits) == a).then_some(l.rule)
+}
+
 /// The kind of a frame as a set member.
 pub(super) fn kind_bit(k: &Kind) -> Kinds {
     match k {
@@ -216,6 +285,11 @@ pub(super) struct Context {
     /// The device's frame is the expected one but for its BTH `ts` bit: it carries the
     /// TSETH its bit denies, or lacks the one its bit announces.
     pub ts_bit_only: bool,
+    /// The rule the device's wrong ICRC breaks, by its cause (`wire::icrc_cause`).
+    pub icrc: Option<Rule>,
+    /// The device's BTH byte 1 carries `solicited` and `mig_req` the other way round
+    /// (BTH-LAYOUT-001).
+    pub bth_byte1_swapped: bool,
 }
 
 /// The rule of a field that differs between an expected frame of kind `k` and the
@@ -241,7 +315,12 @@ pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
         // The choice among the non-zero statuses of an endpoint response.
         ("eeth.status", _) if f.expected != "0" && f.actual != "0" => return EETH_STATUS_001_B,
         ("eeth.status", _) => return EETH_STATUS_001_A,
+        ("icrc", _) if cx.icrc.is_some() => return cx.icrc.unwrap_or(ICRC_CALC_001),
+        ("bth.solicited", _) if cx.bth_byte1_swapped => return BTH_LAYOUT_001,
         _ => {}
+    }
+    if let Some(rule) = layout_rule(f) {
+        return rule;
     }
     ROWS.iter()
         .find(|r| r.kinds & bit != 0 && fits(r.field, &f.field))
@@ -322,6 +401,23 @@ mod tests {
                 assert_eq!(first, Some(i), "row {} is shadowed", r.field);
             }
         }
+    }
+
+    /// A value with its bytes in the other order names the header's layout rule; any other
+    /// difference, and a field outside the layout table, does not.
+    #[test]
+    fn swapped_bytes_name_the_layout_rule() {
+        assert_eq!(byte_swapped(0x12_3456, 24), 0x56_3412);
+        assert_eq!(byte_swapped(0x1234, 16), 0x3412);
+        assert_eq!(byte_swapped(0x0102_0304_0506_0708, 64), 0x0807_0605_0403_0201);
+        let d = |field: &str, e: &str, a: &str| FieldDiff::new(field, e.into(), a.into());
+        assert_eq!(layout_rule(&d("meth.msn", "1", "256")), Some(METH_LAYOUT_001));
+        assert_eq!(layout_rule(&d("reth.va", "0x10", "0x1000000000000000")), Some(RETH_LAYOUT_001));
+        assert_eq!(layout_rule(&d("aeth.msn", "1", "65536")), Some(AETH_LAYOUT_001));
+        assert_eq!(layout_rule(&d("meth.msn", "1", "2")), None);
+        assert_eq!(layout_rule(&d("meth.msn", "0x0101", "0x0101")), None);
+        assert_eq!(layout_rule(&d("payload", "1", "256")), None);
+        assert_eq!(layout_rule(&d("meth.msn", "x", "256")), None);
     }
 
     #[test]

@@ -79,6 +79,15 @@ pub(super) fn judge(
                 Opcode::MRC_PROBE => Some(EV_PROBE_005_C),
                 _ => None,
             };
+            // A peer's QP number with its bytes in the other order is the BTH laid out
+            // wrong, not a frame sent elsewhere.
+            let swapped = super::fields::byte_swapped(to.into(), 24);
+            let rule = match rule {
+                Some(_) if u32::try_from(swapped).is_ok_and(|q| peers.contains_key(&q)) => {
+                    Some(BTH_LAYOUT_001)
+                }
+                r => r,
+            };
             if let Some(rule) = rule.filter(|_| !peers.contains_key(&to)) {
                 cmp(rule, "bth.dest_qp", "the peer of a QP".into(), format!("{to:#x}"));
             }

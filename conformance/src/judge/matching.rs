@@ -235,6 +235,8 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         let fcx = fields::Context {
             imm_message: cx.imm_message(e),
             ts_bit_only: ts_bit_only(&ef.d, of.bytes, &of.d),
+            icrc: Some(super::wire::icrc_cause(of.bytes, &of.d).0),
+            bth_byte1_swapped: bth_byte1_swapped(&ef.d, &of.d),
         };
         let (mut rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
@@ -315,6 +317,17 @@ fn ev_misread(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> 
     })?;
     fields[k].name(ENC_EV_001_C);
     (first_must == Some(k)).then_some(ENC_EV_001_C)
+}
+
+/// Whether the device's frame `act` carries in BTH byte 1 the expected frame's
+/// `solicited` and `mig_req` bits the other way round, and they differ.
+fn bth_byte1_swapped(exp: &DecodedFrame<'_>, act: &DecodedFrame<'_>) -> bool {
+    match (exp.bth, act.bth) {
+        (Some(e), Some(a)) => {
+            e.solicited != e.mig_req && a.solicited == e.mig_req && a.mig_req == e.solicited
+        }
+        _ => false,
+    }
 }
 
 /// Whether the device's frame `act` (its bytes `bytes`) is the expected `exp` once its
@@ -473,8 +486,8 @@ fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   (SND-WIN-002.b), or the window (SND-WIN-001).
 /// * Released so, but not sent then (missing, or late): the sender did not act on the
 ///   acknowledgement. A SACK carrying values a receiver must not interpret names that rule
-///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b); else its bitmap (SND-SACK-002.a) or
-///   its cumulative part (SND-SACK-001).
+///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); else its bitmap
+///   (SND-SACK-002.a) or its cumulative part (SND-SACK-001).
 /// * Released by no input, after a SACK marked an EV of the QP to skip: the hold of the
 ///   skip (EV-SKIP-002); never sent, after an ACK with credit code 0: the credit taken for
 ///   a limit (AETH-MRC-002.b).
@@ -512,6 +525,8 @@ fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
             Some(s) if s.spdcid != 0 || s.dpdcid != 0 => SETH_PDC_001_B,
             Some(s) if s.res_type != 0 || s.next_header != 0 => SETH_TYPE_001_B,
             Some(s) if s.cc_type != 0 => SETH_CC_001_B,
+            // The reserved mark is read as NONE.
+            Some(s) if s.m.0 == 3 => SETH_M_001_B,
             // A probe answer with no mark makes its EV usable again.
             Some(s) if s.pr && s.m == EvMark::NONE => EV_PROBE_002,
             Some(s) if s.sack_bitmap != 0 => SND_SACK_002_A,

@@ -122,9 +122,24 @@ pub(super) fn judge(
             })
             .max_by_key(|&c| psn_diff(c, cack));
         if best.is_none_or(|c| psn_diff(c, cack) < 0) {
+            // A SACK sent in time whose cack_psn stops short of a PSN it had received
+            // next: its cumulative part is wrong (SETH-CACK-001.b), it is not missing.
+            let local = peer_of.get(&qp).copied();
+            let stops_short = obs_frames.iter().any(|f| match f.kind {
+                Kind::Sack { qp: q, cack: c, .. } if q == qp && f.at <= deadline => {
+                    let next = c.wrapping_add(1) & 0xFF_FFFF;
+                    psn_diff(c, cack) < 0
+                        && local
+                            .and_then(|l| arrivals.accepted_at(l, next))
+                            .is_some_and(|t| t <= f.at)
+                }
+                _ => false,
+            });
+            let rule =
+                if stops_short { SETH_CACK_001_B.id() } else { due_rule(scenario, rec.at.0, qp) };
             div.push(Divergence {
                 at: rec.at.0,
-                requirement: due_rule(scenario, rec.at.0, qp).into(),
+                requirement: rule.into(),
                 what: format!(
                     "no SACK reported cumulative progress to PSN {cack} by {deadline} ns"
                 ),
@@ -163,7 +178,7 @@ pub(super) fn judge(
             });
         }
     }
-    judge_probe_answers(exp_frames, obs_frames, tol, div, checked);
+    judge_probe_answers(scenario, exp_frames, obs_frames, tol, div, checked);
 }
 
 /// The first PSN the bitmap of the expected SACK `ef` claims that no SACK the device sent
@@ -186,7 +201,12 @@ fn unclaimed(ef: &Frame<'_>, obs_frames: &[Frame<'_>], qp: u32, deadline: u64) -
 /// Every probe answer the scenario expects must come (CONF-CMP-025): a SACK on that QP
 /// with `pr` 1 and the probe's `probe_id` in `ack_psn_offset`, by the expected time plus
 /// the tolerance (PETH-RESP-001). A SACK with `pr` 0, however complete, answers no probe.
+/// When the probe carried a value a receiver must take ([`super::arrivals::accept_clause`]:
+/// another `ftype`, PDC identifiers, `rtx`, a reserved field set) and the device answered a
+/// probe without one, the missing answer is named by that rule: the device did not take
+/// the probe.
 fn judge_probe_answers(
+    scenario: &Scenario,
     exp_frames: &[(&Record, Frame<'_>)],
     obs_frames: &[Frame<'_>],
     tol: &Tolerances,
@@ -197,14 +217,28 @@ fn judge_probe_answers(
         Kind::Sack { qp, .. } => f.d.ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset)),
         _ => None,
     };
+    let answered = |rec: &Record, want| {
+        let deadline = rec.at.0.saturating_add(tol.late_ns);
+        obs_frames.iter().any(|f| f.at <= deadline && answer(f) == Some(want))
+    };
+    // A device that answers a plain probe and not one with an odd value did not take the
+    // latter; one that answers no plain probe simply does not answer.
+    let answers_plain = exp_frames.iter().any(|(rec, ef)| {
+        answer(ef).is_some_and(|want| {
+            let odd = probe_not_taken(scenario, want.0, want.1 as u16, rec.at.0);
+            odd.is_none() && answered(rec, want)
+        })
+    });
     for (rec, ef) in exp_frames {
         let Some(want) = answer(ef) else { continue };
         *checked += 1;
         let deadline = rec.at.0.saturating_add(tol.late_ns);
-        if !obs_frames.iter().any(|f| f.at <= deadline && answer(f) == Some(want)) {
+        if !answered(rec, want) {
+            let rule = probe_not_taken(scenario, want.0, want.1 as u16, rec.at.0)
+                .filter(|_| answers_plain);
             div.push(Divergence {
                 at: rec.at.0,
-                requirement: "PETH-RESP-001".into(),
+                requirement: rule.map_or("PETH-RESP-001", Clause::id).into(),
                 what: format!(
                     "no SACK with pr 1 answered probe {} by {deadline} ns",
                     want.1 as u16
@@ -214,10 +248,28 @@ fn judge_probe_answers(
                 fields: vec![],
                 should_only: false,
                 check: "",
-                clause: None,
+                clause: rule,
             });
         }
     }
+}
+
+/// The receive rule broken by not answering probe `id`, sent to the peer QP `qp` (the
+/// wire QP) by `at`: that of the value a receiver must take in the latest such probe, if
+/// it carries one.
+fn probe_not_taken(scenario: &Scenario, qp: u32, id: u16, at: u64) -> Option<Clause> {
+    let local = *super::peer_map(scenario).get(&qp)?;
+    let probe = scenario.injects().filter(|r| r.at.0 <= at).filter_map(|r| match &r.body {
+        openrdma_device::Body::Frame { bytes, .. } => Some(decode(bytes)),
+        _ => None,
+    });
+    let probe = probe
+        .filter(|d| {
+            d.bth.is_some_and(|b| b.dest_qp.value() == local)
+                && d.ext.peth.is_some_and(|p| p.probe_id == id)
+        })
+        .last()?;
+    super::arrivals::accept_clause(&probe)
 }
 
 /// The rule that makes a SACK due at `at` on the QP whose peer is `qp` (the wire QP),
@@ -303,7 +355,10 @@ fn judge_one(
     let cack = s.cack_psn.value();
     if bth.psn.value() != cack {
         let (want, got) = (cack.to_string(), bth.psn.value().to_string());
-        push_field(div, of, RCV_SACK_005_I.id(), "bth.psn", want, got);
+        // The right PSN with its bytes in the other order is the BTH laid out wrong.
+        let swapped = super::fields::byte_swapped(cack.into(), 24) == u64::from(bth.psn.value());
+        let rule = if swapped { BTH_LAYOUT_001 } else { RCV_SACK_005_I };
+        push_field(div, of, rule.id(), "bth.psn", want, got);
     }
     let Some((trigger_ev, trigger_ts, carrier)) = one.trigger(div) else { return };
     one.reflection(trigger_ev, carrier, div);
@@ -475,23 +530,39 @@ impl One<'_> {
                 .map(|p| (p.ev, p.ts, p.carrier))
         } else {
             let psn = cack.wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
+            // An answer to a probe, sent with `pr` 0 (SETH-PR-001): a probe on the SACK's EV
+            // that had arrived by then, which the offset names, or after which no write
+            // arrived, within the lateness tolerance before the SACK.
+            let probe_id = s.ack_psn_offset as u16;
+            let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+            let last_write = arrivals
+                .writes
+                .iter()
+                .filter(|((q, _), _)| *q == local)
+                .flat_map(|(_, v)| v.iter().map(|c| c.at))
+                .filter(|&t| by_now(t))
+                .max();
             let copies: Vec<&WriteCopy> = arrivals
                 .writes
                 .get(&(local, psn))
                 .map(|v| v.iter().filter(|c| by_now(c.at)).collect())
                 .unwrap_or_default();
+            let recent = |t: u64| t.saturating_add(self.tol.late_ns) >= of.at;
+            let answered = |p: &&ProbeCopy| {
+                by_now(p.at)
+                    && p.ev == s.entropy
+                    && ((copies.is_empty() && p.id == probe_id)
+                        || (recent(p.at) && last_write.is_none_or(|w| w < p.at)))
+            };
+            if let Some(p) = probes.iter().rev().find(answered) {
+                let what = format!(
+                    "pr is 0 in the answer to probe {}, sent on its EV after it arrived",
+                    p.id
+                );
+                push(div, of, SETH_PR_001.id(), what);
+                return None;
+            }
             if copies.is_empty() {
-                // An answer to a probe that had arrived, sent with `pr` 0 (SETH-PR-001).
-                let probe_id = s.ack_psn_offset as u16;
-                let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
-                if probes.iter().any(|p| p.id == probe_id && by_now(p.at) && p.ev == s.entropy) {
-                    let what = format!(
-                        "pr is 0 in the answer to probe {probe_id}, and no write with PSN {psn} had \
-                     arrived"
-                    );
-                    push(div, of, SETH_PR_001.id(), what);
-                    return None;
-                }
                 push(
                     div,
                     of,

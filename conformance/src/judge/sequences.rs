@@ -230,14 +230,25 @@ fn ident(e: &NicEvent) -> (u32, u16, u32) {
 /// or the observed events.
 type Item<'a> = (u64, &'a NicEvent, usize);
 
+/// What the sequences need of the injected frames.
+#[derive(Clone, Copy)]
+pub(super) struct Inputs<'a> {
+    /// The transport acknowledgements other than ACKs injected into the device, as (device
+    /// QP, time, syndrome).
+    pub naks: &'a [(u32, u64, u8)],
+    /// The frames injected with a value a receiver must take, as (time, the rule that says
+    /// so): a flag or entry due at such a time and missing was not written because the
+    /// device did not take the frame.
+    pub odd: &'a [(u64, Rule)],
+}
+
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the
-/// observed ones with their times; `naks` the transport acknowledgements other than ACKs
-/// injected into the device, as (device QP, time, syndrome); `history` is what each
-/// observed entry's slot held.
+/// observed ones with their times; `inputs` what they need of the injected frames;
+/// `history` is what each observed entry's slot held.
 pub(super) fn judge(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
-    naks: &[(u32, u64, u8)],
+    inputs: Inputs<'_>,
     late_ns: u64,
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
@@ -274,7 +285,12 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        let causes = Causes { naks, entries_due: &entries_due, failed: &failed };
+        let causes = Causes {
+            naks: inputs.naks,
+            odd: inputs.odd,
+            entries_due: &entries_due,
+            failed: &failed,
+        };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
 }
@@ -323,6 +339,8 @@ pub(super) fn judge_unacknowledged(
 struct Causes<'a> {
     /// The NAKs injected: (QP, time, syndrome).
     naks: &'a [(u32, u64, u8)],
+    /// The frames injected with a value a receiver must take: (time, rule).
+    odd: &'a [(u64, Rule)],
     /// The messages whose requester entry is due, by (QP, MSN).
     entries_due: &'a HashSet<(u32, u16)>,
     /// The QPs the device shows a failure of, in a requester flag or entry.
@@ -338,7 +356,7 @@ fn judge_seq(
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
-    let Causes { naks, entries_due, failed } = *causes;
+    let Causes { naks, odd, entries_due, failed } = *causes;
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
     for (k, &(w, g)) in pairs.iter().enumerate() {
@@ -395,7 +413,9 @@ fn judge_seq(
         let what = format!("an expected {} is missing", seq.name());
         // A failure the device did not act on at all is the cause; otherwise the rule of
         // the output that is missing.
+        let untaken = odd.iter().find(|(t, _)| *t == wt).map(|(_, r)| *r);
         let rule = unheeded_failure(we, wt, failed, naks)
+            .or(untaken)
             .unwrap_or_else(|| missing_rule(seq, we, entries_due));
         div.push(Divergence {
             expected: Some(render_event(we)),

@@ -400,7 +400,15 @@ pub static CHECKS: &[Check] = &[
                         (!ack).then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome))
                     })
                     .collect();
-            sequences::judge(&c.o.exp_events, &c.o.events, &naks, late, h, d, &mut n);
+            // The frames that carry a value a receiver must take, by time.
+            let odd: Vec<(u64, Clause)> = c
+                .o
+                .inputs
+                .iter()
+                .filter_map(|i| Some((i.at, super::arrivals::accept_clause(&i.frame.as_ref()?.d)?)))
+                .collect();
+            let inputs = sequences::Inputs { naks: &naks, odd: &odd };
+            sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);
         },
     },
@@ -512,6 +520,9 @@ const WIRE: &[Clause] = &[
     FETH_RESV_001,
     FETH_SEL_001,
     ICRC_CALC_001,
+    ICRC_COVER_001,
+    ICRC_MASK_001,
+    ICRC_ORDER_001,
     NETH_REASON_001_A,
     NETH_RESV_001,
     OPC_UNKNOWN_001_A,
@@ -531,6 +542,7 @@ const WIRE: &[Clause] = &[
 const WIRE_EV: &[Clause] = &[ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B];
 
 const LINK: &[Clause] = &[
+    BTH_LAYOUT_001,
     BTH_PKEY_001,
     CONF_CMP_026_B,
     ENC_HOP_001_C,
@@ -542,20 +554,25 @@ const LINK: &[Clause] = &[
 ];
 
 const MATCH: &[Clause] = &[
+    AETH_LAYOUT_001,
     AETH_MRC_002_A,
     AETH_MRC_002_B,
     AETH_MSN_001_A,
     AETH_MSN_001_B,
+    BTH_LAYOUT_001,
     BTH_PKEY_001,
     BTH_RESV_002_B,
     BTH_RTX_001,
+    BTH_RTX_002_B,
     BTH_TVER_001_B,
     CONF_CMP_026_B,
     DEC_CUT_001,
     DEC_RESV_001_B,
     DEC_STRUCT_001,
     EETH_DATA_001_A,
+    EETH_DATA_001_B,
     EETH_ECHO_001,
+    EETH_LAYOUT_001,
     EETH_PORT_001,
     EETH_RESV_001,
     EETH_STATUS_001_A,
@@ -581,6 +598,7 @@ const MATCH: &[Clause] = &[
     ENC_UDP_004_B,
     ENC_UDP_006,
     ENC_VLAN_002_C,
+    ERTH_LAYOUT_001,
     ERTH_PORT_001,
     ERTH_QPN_001_A,
     ERTH_RESP_001_A,
@@ -596,19 +614,31 @@ const MATCH: &[Clause] = &[
     EV_PROBE_005_G,
     EV_SKIP_002,
     ICRC_CALC_001,
+    ICRC_COVER_001,
+    ICRC_MASK_001,
+    ICRC_ORDER_001,
     ICRC_VERIFY_001_A,
+    IMMDT_LAYOUT_001,
+    METH_LAYOUT_001,
     NETH_CC_001,
+    NETH_LAYOUT_001,
     NETH_PDC_001_A,
+    NETH_PDC_001_B,
     NETH_PSN_001,
     NETH_TS_001,
     NETH_TYPE_001_A,
+    NETH_TYPE_001_B,
     NETH_VENDOR_001_A,
+    NETH_VENDOR_001_B,
     OPC_PSN_002_B,
     OPC_PSN_002_C,
     OPC_UNKNOWN_001_B,
     PAY_PAD_001,
     PAY_PAD_002_B,
     PAY_PAD_003,
+    PETH_FTYPE_001_B,
+    PETH_LAYOUT_001,
+    PETH_PDC_001_B,
     RCV_ACK_001_A,
     RCV_ACK_001_B,
     RCV_ACK_002_A,
@@ -637,7 +667,9 @@ const MATCH: &[Clause] = &[
     REC_RTO_001,
     REC_RTO_003,
     REC_RTO_005,
+    RETH_LAYOUT_001,
     SETH_CC_001_B,
+    SETH_M_001_B,
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
     SND_ACKREQ_001,
@@ -738,11 +770,18 @@ const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 const NACK_BACKOFF: &[Clause] = &[SND_NACK_004_A, SND_RTX_005];
 
 const SACKS: &[Clause] = &[
+    AETH_MRC_002_B,
+    BTH_LAYOUT_001,
+    BTH_RESV_002_B,
+    BTH_RTX_002_B,
+    BTH_TVER_001_B,
     CCS_BYTES_001,
     CCS_OOO_001,
     CCS_TS_001,
     DEC_CUT_001,
+    DEC_RESV_001_B,
     DEC_STRUCT_001,
+    EETH_DATA_001_B,
     ENC_EV_001_C,
     ENC_EV_002_B,
     ENC_FRAME_001,
@@ -750,20 +789,29 @@ const SACKS: &[Clause] = &[
     ENC_IPV4_002_B,
     ENC_IPV4_003_B,
     ENC_IPV4_005,
+    ENC_IPV4_006_B,
     ENC_IPV6_001,
     ENC_IPV6_002,
     ENC_LEN_001_B,
     ENC_LEN_002_B,
+    ENC_LEN_003,
     ENC_LEN_004,
     ENC_ROCE_001,
     ENC_UDP_001_B,
     ENC_UDP_002,
+    ENC_UDP_004_B,
     ENC_UDP_006,
     ENC_VLAN_002_C,
     EV_PROBE_004,
     ICRC_VERIFY_001_A,
+    NETH_PDC_001_B,
+    NETH_TYPE_001_B,
+    NETH_VENDOR_001_B,
     OPC_UNKNOWN_001_B,
+    PAY_PAD_002_B,
     PAY_PAD_003,
+    PETH_FTYPE_001_B,
+    PETH_PDC_001_B,
     PETH_RESP_001,
     RCV_DUP_001_B,
     RCV_REJECT_001,
@@ -783,8 +831,13 @@ const SACKS: &[Clause] = &[
     SETH_BITMAP_002_B,
     SETH_CACK_001_A,
     SETH_CACK_001_B,
+    SETH_CC_001_B,
     SETH_EV_001,
+    SETH_M_001_B,
+    SETH_PDC_001_B,
     SETH_PR_001,
+    SETH_TYPE_001_B,
+    TSETH_FTYPE_001_B,
 ];
 
 const PLACEMENT: &[Clause] = &[
@@ -839,6 +892,10 @@ const ENTRIES: &[Clause] = &[
 ];
 
 const SEQUENCES: &[Clause] = &[
+    AETH_MRC_002_B,
+    BTH_RESV_002_B,
+    BTH_RTX_002_B,
+    BTH_TVER_001_B,
     CQE_IMM_002,
     CQE_LAYOUT_001,
     CQE_OPCODE_001,
@@ -852,6 +909,13 @@ const SEQUENCES: &[Clause] = &[
     CQE_SEND_002,
     CQE_SEND_003,
     CQE_STATUS_002,
+    DEC_RESV_001_B,
+    EETH_DATA_001_B,
+    ENC_EV_001_C,
+    ENC_IPV4_006_B,
+    ENC_LEN_003,
+    ENC_UDP_004_B,
+    ENC_VLAN_002_C,
     FLAG_LEN_001,
     FLAG_RECV_001_B,
     FLAG_RECV_002_A,
@@ -866,12 +930,23 @@ const SEQUENCES: &[Clause] = &[
     FLAG_SEND_002,
     FLAG_STATUS_001,
     FLAG_VALID_001,
+    NETH_PDC_001_B,
+    NETH_TYPE_001_B,
+    NETH_VENDOR_001_B,
+    PAY_PAD_002_B,
+    PETH_FTYPE_001_B,
+    PETH_PDC_001_B,
     REC_IF_013,
     RET_FLAG_001_A,
     RET_ORDER_001,
+    SETH_CC_001_B,
+    SETH_M_001_B,
+    SETH_PDC_001_B,
+    SETH_TYPE_001_B,
     SND_ACK_003,
     SND_ACK_006,
     SND_NACK_005,
+    TSETH_FTYPE_001_B,
     WR_SIGNALED_001_C,
 ];
 
@@ -880,6 +955,17 @@ const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
 const QP_ERROR: &[Clause] = &[REC_IF_009];
 
 const REPORTS: &[Clause] = &[
+    AETH_MRC_002_B,
+    BTH_RESV_002_B,
+    BTH_RTX_002_B,
+    BTH_TVER_001_B,
+    DEC_RESV_001_B,
+    EETH_DATA_001_B,
+    ENC_EV_001_C,
+    ENC_IPV4_006_B,
+    ENC_LEN_003,
+    ENC_UDP_004_B,
+    ENC_VLAN_002_C,
     EV_BAD_001,
     EV_DENY_001,
     EV_DENY_002,
@@ -888,6 +974,12 @@ const REPORTS: &[Clause] = &[
     EV_SKIP_001,
     EV_SKIP_002,
     EV_STATE_003_A,
+    NETH_PDC_001_B,
+    NETH_TYPE_001_B,
+    NETH_VENDOR_001_B,
+    PAY_PAD_002_B,
+    PETH_FTYPE_001_B,
+    PETH_PDC_001_B,
     REC_IF_004,
     REC_IF_005,
     REC_IF_007,
@@ -895,7 +987,12 @@ const REPORTS: &[Clause] = &[
     REC_IF_012,
     REC_IF_016,
     REC_IF_018_A,
+    SETH_CC_001_B,
+    SETH_M_001_B,
+    SETH_PDC_001_B,
+    SETH_TYPE_001_B,
     SND_NACK_003,
+    TSETH_FTYPE_001_B,
 ];
 
 const RETRANSMITTED: &[Clause] = &[REC_IF_008];

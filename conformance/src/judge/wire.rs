@@ -177,17 +177,46 @@ fn undecodable(f: &Frame<'_>, e: &DecodeError) -> Vec<Divergence> {
     out
 }
 
+/// The rule a wrong ICRC of frame `d` breaks, by its cause, and the cause in words: the
+/// CRC appended big-endian (`ICRC-ORDER-001`), computed over other bytes
+/// (`ICRC-COVER-001`) or with other fields masked (`ICRC-MASK-001`), or else a wrong CRC
+/// (`ICRC-CALC-001`).
+pub(super) fn icrc_cause(bytes: &[u8], d: &DecodedFrame<'_>) -> (Clause, &'static str) {
+    use crate::req::*;
+    use openrdma_codec::icrc::Miscomputed;
+    let IcrcStatus::Bad { found, .. } = d.icrc else { return (ICRC_CALC_001, "") };
+    let (Some(ip), Some(icrc)) = (d.layout.ip, d.layout.icrc) else { return (ICRC_CALC_001, "") };
+    match Miscomputed::explain(bytes, ip, icrc, found) {
+        Some(Miscomputed::BigEndian) => (ICRC_ORDER_001, ", the right CRC appended big-endian"),
+        Some(Miscomputed::LinkHeaderCovered) => {
+            (ICRC_COVER_001, ", the CRC over the link-layer header too")
+        }
+        Some(Miscomputed::NoLrhOnes) => {
+            (ICRC_COVER_001, ", the CRC without the eight bytes of ones")
+        }
+        Some(Miscomputed::Unmasked) => (ICRC_MASK_001, ", the CRC with no field masked"),
+        Some(Miscomputed::BthByte4Covered) => {
+            (ICRC_MASK_001, ", the CRC with BTH byte 4 not masked")
+        }
+        None => (ICRC_CALC_001, ""),
+    }
+}
+
 /// Decodes and validates every frame the device sent (CONF-CMP-001, CONF-CMP-016).
 pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
     for f in obs_frames {
         let d = &f.d;
         if let Some(e) = &d.error {
             div.extend(undecodable(f, e));
-        } else if matches!(d.icrc, IcrcStatus::Bad { .. }) {
+        } else if let IcrcStatus::Bad { found, computed } = d.icrc {
+            let (clause, how) = icrc_cause(f.bytes, d);
             div.push(divergence(
                 f,
-                crate::req::ICRC_CALC_001,
-                "the device sent a frame with a wrong ICRC".into(),
+                clause,
+                format!(
+                    "the device sent a frame with a wrong ICRC: {found:#010x}, computed \
+                     {computed:#010x}{how}"
+                ),
                 vec![],
             ));
         }

@@ -8,7 +8,8 @@
 //!   (an RTL block that decides *what* to send, not how it is framed) gives an output frame
 //!   in the same shape, and the runner builds the bytes with the codec's [`FrameRepr`].
 //!
-//! The shape is one object per header, keyed `eth`, `vlan` (optional), `ipv4` or `ipv6`,
+//! The shape is one object per header, keyed `eth`, `vlans` (optional: an array of tags,
+//! outer first) or `vlan` (optional: the one tag), `ipv4` or `ipv6`,
 //! `udp`, `bth`, and the extension headers the BTH opcode (and `ts`) call for, each holding
 //! every field of its `Repr` under the same names `dissect` uses; then `payload`, the payload
 //! in hexadecimal (optional, empty when absent). Keys `dissect` adds about the frame as a
@@ -228,6 +229,59 @@ fn read_ext(
     Ok(())
 }
 
+/// Reads the VLAN tags, outer first: `vlans`, an array of tags, or `vlan`, the one tag of
+/// a frame with one; none when neither is given. Given both, `vlan` must be `vlans[0]`, as
+/// in an input frame's fields.
+fn read_vlans(m: &Map<String, Value>) -> Result<Vec<VlanRepr>, FieldsError> {
+    let vlan =
+        if present(m, "vlan") { Some(read(m, "vlan", &vlan_template(), &[])?.repr) } else { None };
+    let list = match m.get("vlans") {
+        None | Some(Value::Null) => return Ok(vlan.into_iter().collect()),
+        Some(Value::Array(a)) => a,
+        Some(other) => {
+            return Err(FieldsError::bad(
+                "vlans",
+                format!("expected an array of tags, found {}", kind(other)),
+            ));
+        }
+    };
+    let mut tags = Vec::with_capacity(list.len());
+    for (k, tag) in list.iter().enumerate() {
+        let mut one = Map::new();
+        one.insert("tag".into(), tag.clone());
+        let at = format!("vlans[{k}]");
+        let r = read(&one, "tag", &vlan_template(), &[]).map_err(|e| rename(e, "tag", &at))?;
+        // The bits on the wire, checked here so that the error names the tag.
+        for (field, value, max) in [("pcp", r.repr.pcp.into(), 7u16), ("vid", r.repr.vid, 0xFFF)] {
+            if value > max {
+                return Err(FieldsError::bad(
+                    format!("{at}.{field}"),
+                    format!("{value} does not fit the field on the wire (at most {max})"),
+                ));
+            }
+        }
+        tags.push(r.repr);
+    }
+    if let Some(v) = vlan {
+        if tags.first() != Some(&v) {
+            return Err(FieldsError::bad("vlan", "disagrees with vlans[0], the outer tag"));
+        }
+    }
+    Ok(tags)
+}
+
+/// `e` with the path's first part `from` renamed `to`.
+fn rename(e: FieldsError, from: &str, to: &str) -> FieldsError {
+    let swap = |f: String| match f.strip_prefix(from) {
+        Some(rest) => format!("{to}{rest}"),
+        None => f,
+    };
+    match e {
+        FieldsError::Missing { field } => FieldsError::Missing { field: swap(field) },
+        FieldsError::Bad { field, reason } => FieldsError::Bad { field: swap(field), reason },
+    }
+}
+
 /// Reads the payload: hexadecimal, two digits per byte, either case; absent means none.
 fn read_payload(m: &Map<String, Value>) -> Result<Vec<u8>, FieldsError> {
     let s = match m.get("payload") {
@@ -280,8 +334,7 @@ pub fn frame_from_fields(fields: &Value) -> Result<Vec<u8>, FieldsError> {
         }
     };
     let eth = read(m, "eth", &eth_template(), &[])?.repr;
-    let vlan =
-        if present(m, "vlan") { Some(read(m, "vlan", &vlan_template(), &[])?.repr) } else { None };
+    let vlans = read_vlans(m)?;
     let unspecified4 = core::net::Ipv4Addr::UNSPECIFIED;
     let unspecified6 = core::net::Ipv6Addr::UNSPECIFIED;
     let (v4, v6) = match (present(m, "ipv4"), present(m, "ipv6")) {
@@ -331,7 +384,7 @@ pub fn frame_from_fields(fields: &Value) -> Result<Vec<u8>, FieldsError> {
     };
     let mut f = FrameRepr {
         eth,
-        vlans: vlan.into_iter().collect(),
+        vlans,
         ip,
         udp: udp.repr,
         bth: bth.repr,
@@ -431,8 +484,8 @@ fn check_read_back(f: &FrameRepr, bytes: &[u8]) -> Result<(), FieldsError> {
         Ok(())
     }
     same("eth", &f.eth, d.eth.as_ref())?;
-    if let Some(v) = f.vlans.first() {
-        same("vlan", v, d.vlans.first())?;
+    for (k, v) in f.vlans.iter().enumerate() {
+        same(&format!("vlans[{k}]"), v, d.vlans.get(k))?;
     }
     match (&f.ip, &d.ip) {
         (IpRepr::V4(a), Some(IpRepr::V4(b))) => same("ipv4", a, Some(b))?,

@@ -55,8 +55,8 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault(
         "icrc-ipv6",
-        "the ICRC over IPv6 is computed without masking the traffic class and flow label",
-        &[req::ICRC_CALC_001],
+        "the ICRC over IPv6 is computed with no field masked",
+        &[req::ICRC_MASK_001],
         &["rcv-in-order-v6"],
         Edits { frame_out: Some(icrc_unmasked_v6), ..Edits::NONE },
     ),

@@ -200,7 +200,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "probe-answered-without-pr",
         "a probe is answered by a SACK with pr = 0",
-        &[req::PETH_RESP_001],
+        &[req::PETH_RESP_001, req::SETH_PR_001],
         &["rcv-probe-answer"],
         |b| {
             seal(b, |f| {

@@ -46,10 +46,13 @@ pub struct Perturb {
     pub kinds: Kinds,
     /// The field, as the judge names it.
     pub field: &'static str,
+    /// Its bytes put in the other order instead of its lowest bit flipped
+    /// ([`layouts`](super::layouts)).
+    pub swap: bool,
 }
 
 /// The name of a set of kinds in an entry's name.
-fn kinds_label(k: Kinds) -> String {
+pub(super) fn kinds_label(k: Kinds) -> String {
     const NAMED: &[(Kinds, &str)] = &[
         (ALL, "all"),
         (WRITE, "write"),
@@ -209,11 +212,13 @@ pub fn perturb(bytes: &[u8], p: Perturb) -> Option<Vec<u8>> {
     if kind_of(&d) & p.kinds == 0 {
         return None;
     }
-    if p.field == "bth.pad_count" {
+    if p.field == "bth.pad_count" && !p.swap {
         return flip_pad_count(bytes, &d);
     }
     let mut f = d.to_repr()?;
-    if !flip(&mut f, p.field) {
+    let changed =
+        if p.swap { super::layouts::swap(&mut f, p.field) } else { flip(&mut f, p.field) };
+    if !changed {
         return None;
     }
     super::refit(&mut f).ok()
@@ -275,7 +280,7 @@ fn generated() -> &'static Generated {
             }
             // The scenarios that expect a frame the perturbation changes: of the row's
             // kinds, carrying the field, and still a frame once it is flipped.
-            let p = Perturb { kinds: row.kinds, field: row.field };
+            let p = Perturb { kinds: row.kinds, field: row.field, swap: false };
             let carries = |frames: &[(Kinds, Vec<u8>)]| {
                 frames.iter().any(|(k, b)| k & row.kinds != 0 && perturb(b, p).is_some())
             };
@@ -325,7 +330,7 @@ fn entry(row: Row, name: &'static str, catch: &'static [&'static str]) -> Fault 
         catch,
         caps: Caps::Same,
         edits: Edits {
-            perturb: Some(Perturb { kinds: row.kinds, field: row.field }),
+            perturb: Some(Perturb { kinds: row.kinds, field: row.field, swap: false }),
             ..Edits::NONE
         },
     }

@@ -31,6 +31,7 @@
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
+//! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
 //! * [`rejects`]: one per field a receiver must take whatever its value, checked.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
@@ -59,6 +60,7 @@ pub mod generated;
 pub mod host;
 pub mod inference;
 pub mod knobs;
+pub mod layouts;
 mod prove;
 pub mod rejects;
 pub mod sending;
@@ -98,6 +100,10 @@ pub const UNPROVABLE: &[(Clause, &str)] = &[
     (
         openrdma_conformance::req::RCV_SACK_001_F,
         "a restatement of EV-PROBE-004, which it cites: a probe not answered at once is named by that clause",
+    ),
+    (
+        openrdma_conformance::req::PETH_RESP_001,
+        "an umbrella over EV-PROBE-004, SETH-PR-001, SETH-ACKPSN-002, SETH-EV-001 and CCS-TS-001: a probe answer missing or wrong is named by the clause it breaks",
     ),
     (
         openrdma_conformance::req::REC_SPLIT_001,
@@ -350,6 +356,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || sending::FAULTS,
     || wire::FAULTS,
     generated::faults,
+    layouts::faults,
     knobs::faults,
     rejects::faults,
     || variants::VARIANTS,

@@ -70,6 +70,7 @@ pub const RECEIVER_FIELDS: &[ReceiverField] = &[
     row("nack-vendor-info", req::NETH_VENDOR_001_B, |d| {
         d.ext.neth.is_some_and(|n| n.vendor_info != 0)
     }),
+    row("seth-m-3", req::SETH_M_001_B, |d| d.ext.seth.is_some_and(|s| s.m.0 == 3)),
     row("reserved-fields", req::DEC_RESV_001_B, |d| {
         let e = &d.ext;
         e.seth.is_some_and(|s| s.resv1 != 0 || s.resv12 != 0)
@@ -133,7 +134,7 @@ fn generated() -> &'static Generated {
 }
 
 /// The input filter of each row of [`RECEIVER_FIELDS`], by position.
-const KEEPS: [fn(&Input) -> bool; 8] = [
+const KEEPS: [fn(&Input) -> bool; 9] = [
     |i| keep(i, 0),
     |i| keep(i, 1),
     |i| keep(i, 2),
@@ -142,6 +143,7 @@ const KEEPS: [fn(&Input) -> bool; 8] = [
     |i| keep(i, 5),
     |i| keep(i, 6),
     |i| keep(i, 7),
+    |i| keep(i, 8),
 ];
 
 const _: () = assert!(KEEPS.len() == RECEIVER_FIELDS.len());

@@ -5,6 +5,7 @@
 //! failed.
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
+use openrdma_codec::icrc::Miscomputed;
 use openrdma_codec::{Ev, EvMark, Ipv4Repr, NackReason, Opcode};
 use openrdma_conformance::req::{self, Clause};
 
@@ -742,9 +743,74 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    out(
+        "icrc-no-final-xor",
+        "the ICRC without the final XOR of the CRC",
+        &[req::ICRC_CALC_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| {
+            let d = decode(b);
+            let (ip, icrc) = (d.layout.ip?, d.layout.icrc?);
+            let right = openrdma_codec::icrc::compute(b.get(ip..icrc)?).ok()?;
+            let mut b = b.to_vec();
+            b.get_mut(icrc..icrc + 4)?.copy_from_slice(&(!right).to_le_bytes());
+            Some(b)
+        },
+    ),
+    out(
+        "icrc-big-endian",
+        "the ICRC appended big-endian",
+        &[req::ICRC_ORDER_001],
+        &["rcv-sack-timer", "rcv-in-order-v6"],
+        Fails,
+        |b| icrc_as(b, Miscomputed::BigEndian),
+    ),
+    out(
+        "icrc-over-ethernet-header",
+        "the ICRC computed from the Ethernet header on",
+        &[req::ICRC_COVER_001],
+        &["rcv-sack-timer", "rcv-in-order-vlan"],
+        Fails,
+        |b| icrc_as(b, Miscomputed::LinkHeaderCovered),
+    ),
+    out(
+        "icrc-without-lrh-ones",
+        "the ICRC computed without the eight bytes of ones",
+        &[req::ICRC_COVER_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| icrc_as(b, Miscomputed::NoLrhOnes),
+    ),
+    out(
+        "icrc-unmasked",
+        "the ICRC computed with no field masked",
+        &[req::ICRC_MASK_001],
+        &["rcv-sack-timer", "rcv-in-order-v6"],
+        Fails,
+        |b| icrc_as(b, Miscomputed::Unmasked),
+    ),
+    out(
+        "icrc-bth-byte-4-covered",
+        "the ICRC computed with BTH byte 4 not masked",
+        &[req::ICRC_MASK_001],
+        &["rcv-sack-timer"],
+        Fails,
+        |b| icrc_as(b, Miscomputed::BthByte4Covered),
+    ),
 ];
 
 // ---- rewriting helpers ---------------------------------------------------------------
+
+/// The frame with the ICRC trailer a device computing it `how` appends.
+fn icrc_as(b: &[u8], how: Miscomputed) -> Option<Vec<u8>> {
+    let d = decode(b);
+    let (ip, icrc) = (d.layout.ip?, d.layout.icrc?);
+    let t = how.trailer(b, ip, icrc).ok()?;
+    let mut b = b.to_vec();
+    b.get_mut(icrc..icrc + 4)?.copy_from_slice(&t.to_le_bytes());
+    Some(b)
+}
 
 fn repr(b: &[u8]) -> Option<FrameRepr> {
     decode(b).to_repr()

@@ -47,6 +47,10 @@ const SACK_ODD: [SackOdd; 4] = [
     ("BTH-RTX-002", |b, _, _| b.rtx = true),
 ];
 
+/// What only a probe answer carries oddly here: the reserved mark 3, which a requester
+/// treats as NONE (SETH-M-001), so the answer still makes the EV GOOD.
+const ANSWER_ODD: [SackOdd; 1] = [("SETH-M-001", |_, s, _| s.m = WireMark(3))];
+
 /// Odd fields of a NACK, likewise.
 type NackOdd = (&'static str, fn(&mut BthRepr, &mut NethRepr));
 
@@ -171,15 +175,17 @@ fn snd_lenient() -> Scenario {
 fn snd_lenient_probe() -> Scenario {
     let mut r = sender_with(
         "snd-lenient-probe",
-        "The QP has one EV, which a SACK marks ALWAYS_SKIP; the next message waits. The CPU \
-         half commands a probe of the EV, which the device sends; the answer (pr = 1, m = \
-         NONE) carries non-zero spdcid and dpdcid, res_type and next_header, cc_type and \
-         cc_flags, and BTH rtx, and still makes the EV GOOD: the waiting message goes out.",
+        "Probe answers with fields to ignore, one set a round, bring the QP's one EV back. \
+         Five times, a SACK marks the EV ALWAYS_SKIP and the next message waits; the CPU half commands a probe of the EV, which the device sends; the answer \
+         (pr = 1, m = NONE) carries one set of fields to ignore (non-zero spdcid and \
+         dpdcid; res_type and next_header; cc_type and cc_flags; BTH rtx; the reserved m \
+         3), one set a round, and still makes the EV GOOD: the waiting message goes out.",
         &[
             "SETH-PDC-001",
             "SETH-TYPE-001",
             "SETH-CC-001",
             "BTH-RTX-002",
+            "SETH-M-001",
             "EV-PROBE-002",
             "EV-PROBE-005",
             "SND-ACK-001",
@@ -194,22 +200,27 @@ fn snd_lenient_probe() -> Scenario {
     let e0 = evs[0];
     setup_evs(&mut r, 0, evs);
     r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
-    inject_sack(&mut r, 3_000, 0, 0, 0, WireMark::ALWAYS_SKIP);
-    inject_ack(&mut r, 3_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
-    r.checks(&["EV-PROBE-005"]);
-    r.host(4_000, HostCommand::PostWrite(wr(1, 64, None, true)));
-    // The CPU half probes the EV it was told is bad (as in snd-ev-always-skip).
-    r.run_until(14_000);
-    r.checks(&["SETH-PDC-001", "SETH-TYPE-001", "SETH-CC-001", "BTH-RTX-002", "EV-PROBE-002"]);
-    let answer = sack_with(probe_answer(0, 1, WireMark::NONE, e0), |b, s, c| {
-        for (_, f) in SACK_ODD {
-            f(b, s, c);
-        }
-    });
-    r.inject(14_000, 0, e0, &answer);
-    r.run_until(20_000);
-    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 20_000, 1, 0, 1, WireMark::NONE);
-    inject_ack(&mut r, 20_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
-    done(r, 30_000)
+    // One set of odd fields a round, so that a device that rejects the answer for one of
+    // them is named by that field's rule.
+    const ROUND: u64 = 30_000;
+    for (k, (check, odd)) in (0u32..).zip(SACK_ODD.into_iter().chain(ANSWER_ODD)) {
+        let t = ROUND * u64::from(k);
+        inject_sack(&mut r, t + 3_000, k, 0, k, WireMark::ALWAYS_SKIP);
+        inject_ack(&mut r, t + 3_000, k, k as u16, AethRepr::ACK_UNLIMITED_CREDIT);
+        r.checks(&["EV-PROBE-005"]);
+        r.host(t + 4_000, HostCommand::PostWrite(wr(k + 1, 64, None, true)));
+        // The CPU half probes the EV it was told is bad (as in snd-ev-always-skip).
+        r.run_until(t + 14_000);
+        r.checks(&[check, "EV-PROBE-002"]);
+        let id = r.sent_probe_id(PEER_QP, t + 3_000).expect("the device probed the EV");
+        let answer = sack_with(probe_answer(k, id, WireMark::NONE, e0), odd);
+        r.inject(t + 14_000, 0, e0, &answer);
+        r.run_until(t + 20_000);
+        r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    }
+    let last = (SACK_ODD.len() + ANSWER_ODD.len()) as u32;
+    let t = ROUND * u64::from(last);
+    inject_sack(&mut r, t + 3_000, last, 0, last, WireMark::NONE);
+    inject_ack(&mut r, t + 3_000, last, last as u16, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, t + 10_000)
 }
