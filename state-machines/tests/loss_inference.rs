@@ -37,7 +37,8 @@ fn sent(n: u32) -> Script {
 /// SND-INFER-002: PSN 2 and PSN 6 share EV A2. A SACK with cack 0 whose bitmap starts at
 /// PSN 4 (`sack_offset` 4) shows PSN 6: PSN 2 becomes a suspect, but it lies in the gap
 /// between `cack_psn + 1` and the bitmap base, which the SACK does not cover, so nothing
-/// is resent. A later SACK that covers PSN 2 and does not show it makes it lost.
+/// is resent. A later SACK that covers PSN 2 but does not show PSN 6 proves nothing
+/// either; one that covers PSN 2, shows PSN 6 and does not show PSN 2 makes it lost.
 #[test]
 fn snd_infer_002_a_gap_before_the_bitmap_is_not_covered() {
     let mut s = sent(8);
@@ -48,7 +49,14 @@ fn snd_infer_002_a_gap_before_the_bitmap_is_not_covered() {
     s.drop_reports();
 
     s.advance(1_000);
-    // Bitmap based at PSN 1: bit 5 is PSN 6 again; PSN 2 is covered and missing.
+    // Bitmap based at PSN 1: bit 2 is PSN 3. The SACK covers PSN 2 but does not show the
+    // evidence, PSN 6: it was generated before PSN 6 arrived, and says nothing of EV A2.
+    s.accept_ctrl(sack(0, 1, 0b100));
+    s.expect_no_tx();
+    s.drop_reports();
+
+    s.advance(1_000);
+    // Bit 5 is PSN 6: PSN 2 is covered and missing, and the evidence is shown.
     s.accept_ctrl(sack(0, 1, 1 << 5));
     let (ev, _) = s.expect_rtx(2);
     assert_ne!(ev, EVS[2], "not the EV it was lost on");
