@@ -5,7 +5,7 @@
 mod script;
 
 use openrdma_codec::{Opcode, Psn, Qpn};
-use openrdma_sm::{NicReport, PeerViolation, RetransmitCause};
+use openrdma_sm::{CpuCommand, NicReport, PeerViolation, RetransmitCause};
 use script::*;
 
 const FIRST: Opcode = Opcode::MRC_WRITE_FIRST;
@@ -92,4 +92,20 @@ fn snd_sack_004_largest_sack_offset_is_taken() {
         s.expect_nothing();
         assert_eq!(s.nic.send_window(lqp()), before);
     }
+}
+
+/// SND-SACK-002 (a), REC-RTO-003: a SACK whose cumulative part moves `snd_una` to PSN 1
+/// and whose bitmap's first bit is PSN 1 marks PSN 1 arrived. A timeout retransmission
+/// from PSN 1 then resends PSN 2, the oldest PSN not SACKed, not PSN 1.
+#[test]
+fn snd_sack_002_the_bit_for_snd_una_marks_it_arrived() {
+    let mut s = sent(4);
+    s.advance(1_000);
+    s.accept_ctrl(sack(0, 1, 0b1));
+    s.expect_no_tx();
+    s.drop_reports();
+    s.advance(50_000);
+    s.cpu(CpuCommand::Retransmit { qpn: lqp(), psn: Psn::new(1) });
+    s.expect_rtx(2);
+    s.expect_no_tx();
 }
