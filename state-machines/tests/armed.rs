@@ -81,3 +81,26 @@ fn rec_if_003_no_armed_while_a_message_awaits_its_ack() {
     });
     s.expect_nothing();
 }
+
+/// REC-IF-002: a SACK that repeats the cumulative point, moving nothing, sends no
+/// `Progress` (the CPU half would restart its timer on it, REC-RTO-001).
+#[test]
+fn rec_if_002_no_progress_when_snd_una_stays() {
+    let mut s = Script::sender();
+    s.post(wr(2 * PMTU, 0, 1));
+    s.expect_data(0, FIRST);
+    s.expect_data(1, LAST);
+    s.drop_reports();
+    s.advance(1_000);
+    s.accept_ctrl(sack(0, 1, 0));
+    s.expect_report(NicReport::Progress {
+        qpn: lqp(),
+        snd_una: Psn::new(1),
+        outstanding: 1,
+        awaiting_ack: 1,
+    });
+    s.expect_nothing();
+    s.advance(1_000);
+    s.accept_ctrl(sack(0, 1, 0));
+    s.expect_nothing();
+}
