@@ -1,11 +1,12 @@
 //! The per-EV round-trip estimate (`SND-RTT-002`), seen through the `skew-aware` policy
 //! that chooses by it (`SND-SPRAY-004`): the first sample becomes `srtt`, and each later
-//! one gives ⌊(7 × srtt + sample) / 8⌋.
+//! one gives ⌊(7 × srtt + sample) / 8⌋. Outside `window-fit` only PSN arrivals give
+//! samples (`SND-SPRAY-010`).
 
 mod script;
 
-use openrdma_codec::{Ev, Opcode};
-use openrdma_sm::SprayPolicy;
+use openrdma_codec::{Ev, Opcode, Qpn};
+use openrdma_sm::{CpuCommand, SprayPolicy};
 use script::*;
 
 const FIRST: Opcode = Opcode::MRC_WRITE_FIRST;
@@ -52,4 +53,32 @@ fn snd_rtt_002_the_estimate_moves_by_an_eighth_of_the_sample() {
 #[test]
 fn snd_rtt_002_one_more_eighth_tips_the_choice() {
     assert_eq!(ev_after_second_sample_on_a0(17_009), EVS[1]);
+}
+
+/// SND-RTT-002, SND-SPRAY-010: outside `window-fit`, a probe answer is no round-trip
+/// sample. A0 (srtt 1000) is probed and answered 64 µs later; its estimate stays 1000, so
+/// the next packet still takes A0 rather than A1 (srtt 3000).
+#[test]
+fn snd_rtt_002_a_probe_answer_is_no_sample_under_skew_aware() {
+    let mut qp = qp_config(LQP, PEER, 0, 0);
+    qp.evs = vec![EVS[0], EVS[1]];
+    qp.spray = SprayPolicy::SkewAware;
+    let mut s = Script::with_qp(config(), qp);
+    s.post(wr(2 * PMTU, 0, 1));
+    assert_eq!(s.expect_data(0, FIRST).0, EVS[0]);
+    assert_eq!(s.expect_data(1, LAST).0, EVS[1]);
+    s.at(1_000);
+    s.accept_ctrl(sack(0, 1, 0));
+    s.at(3_000);
+    s.accept_ctrl(sack(1, 1, 0));
+    s.cpu(CpuCommand::Probe { qpn: Qpn::new(LQP), ev: EVS[0] });
+    let (_, id) = s.expect_probe(EVS[0]);
+    s.drop_reports();
+    // The answer reflects timestamp 0: 67 µs of round trip by the 16 ns clock.
+    s.at(67_000);
+    s.accept_ctrl(probe_answer(1, EVS[0], id));
+    s.drop_reports();
+    s.post(wr(PMTU, 0x1000, 2));
+    assert_eq!(s.expect_data(2, ONLY).0, EVS[0]);
+    s.expect_no_tx();
 }
