@@ -84,3 +84,29 @@ fn snd_tail_003_the_oldest_of_two_probes_per_ev_is_still_answered() {
     s.expect_rtx(2);
     s.expect_no_tx();
 }
+
+/// SND-TAIL-003, SND-INFER-004: a transmission since sent again on another EV is no longer
+/// the latest of its PSN, and a probe answer on its old EV judges nothing about it. PSN 1
+/// leaves on A1, then again on A2 (a timeout), where it takes the same per-EV sequence
+/// number, 0. A probe on A1 is answered without PSN 1: nothing is resent.
+#[test]
+fn snd_tail_003_an_answer_ignores_a_transmission_sent_again_elsewhere() {
+    let cfg = NicConfig { tail_probe: Some(Duration::from_nanos(TAIL)), ..config() };
+    let mut s = Script::with(cfg, 0, 0);
+    s.post(wr(2 * PMTU, 0, 1));
+    assert_eq!(s.expect_data(0, FIRST).0, EVS[0]);
+    assert_eq!(s.expect_data(1, LAST).0, EVS[1]);
+    s.at(100);
+    s.cpu(CpuCommand::Retransmit { qpn: Qpn::new(LQP), psn: Psn::new(1) });
+    let (ev, _) = s.expect_rtx(1);
+    assert_eq!(ev, EVS[2], "the first transmission on A2");
+    s.cpu(CpuCommand::Probe { qpn: Qpn::new(LQP), ev: EVS[1] });
+    let (_, id) = s.expect_probe(EVS[1]);
+    s.expect_no_tx();
+    s.drop_reports();
+    // cack 0, bitmap from PSN 1 empty: PSN 1 is covered and not shown.
+    s.at(500);
+    s.accept_ctrl(probe_answer(0, EVS[1], id));
+    s.expect_no_tx();
+    assert_eq!(s.nic.stats().retransmissions, 1);
+}
