@@ -449,6 +449,30 @@ impl<P> InFlight<P> {
     }
 }
 
+impl InFlight<Flight> {
+    /// [`InFlight::stage`] for a packet the pair sends to endpoint `to`, put in its slot
+    /// field by field: the packet is moved once, from where the NIC gave it.
+    #[inline(always)]
+    fn stage_transmit(&mut self, t: Transmit, to: u8) -> &mut Flight {
+        if self.len == self.ring.len() {
+            self.grow();
+        }
+        let i = self.at(self.len);
+        match &mut self.ring[i] {
+            Some(w) => {
+                let f = &mut w.packet;
+                f.t = t;
+                (f.hop, f.to, f.way) = (0, to, Way::Arrive);
+                f
+            }
+            slot => {
+                let f = Flight { t, hop: 0, to, way: Way::Arrive };
+                &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet: f }).packet
+            }
+        }
+    }
+}
+
 /// Puts `t`, on its way to endpoint `to`, in flight as `fate` says.
 #[inline(always)]
 fn put(flights: &mut InFlight<Flight>, to: usize, mut t: Transmit, fate: Fate) {
@@ -492,7 +516,7 @@ impl<F: Fabric> Sink for Drain<'_, F> {
     fn transmit(&mut self, t: Transmit) -> Option<Output> {
         // The packet is moved once, into the slot where it waits; the fabric sees it there.
         let to = (1 - self.k) as u8;
-        let f = self.flights.stage(Flight { t, hop: 0, to, way: Way::Arrive });
+        let f = self.flights.stage_transmit(t, to);
         match self.fabric.carry(self.now, self.k, &mut f.t) {
             Fate::Deliver { at, ev } => {
                 f.t.ev = ev;
