@@ -13,7 +13,7 @@
 //! `state-machines/tests/hostile.rs`.
 //!
 //! Corrupt scenario files and malformed adapter messages have their own catalogue in
-//! `conformance/tests/hostile.rs`.
+//! `corpus/tests/hostile.rs`.
 
 use core::net::{Ipv4Addr, Ipv6Addr};
 

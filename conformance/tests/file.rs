@@ -17,7 +17,6 @@ use openrdma_device::{
     Body, CpuCommand, Direction, EvState, FlagWrite, HostCommand, Manifest, NicEvent, Output,
     Record, Region, Scenario, Side, TimedOutput, Timestamp,
 };
-use openrdma_testkit::fuzzing::scenario_load as fuzz_scenario_load;
 use pcap_file::DataLink;
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
@@ -866,51 +865,6 @@ fn a_capture_past_the_cap_is_judged_by_the_cap() {
     let seen = read_observed_within_from(&written(&s)[..], "o.pcapng", end, cap).unwrap();
     assert_eq!((seen.outputs.len() as u64, seen.sent, seen.after_end), (expected, expected, 0));
     assert_eq!(seen.first_over, None);
-}
-
-/// A small deterministic generator for mutations.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-}
-
-#[test]
-fn fuzz_body_never_panics() {
-    let s = scenario();
-    let toml = manifest_to_toml(&s.manifest);
-    let pcapng = written(&s);
-    let mut valid = toml.clone().into_bytes();
-    valid.push(0);
-    valid.extend_from_slice(&pcapng);
-    for input in [&b""[..], b"\0", b"garbage", b"name = \"x\"\0\x0a\x0d\x0d\x0a", &valid] {
-        fuzz_scenario_load(input);
-    }
-    // Mutations of a valid input: flipped bytes, cuts, and splices, all in the pcapng part.
-    let base = toml.len() + 1;
-    let mut rng = Lcg(7);
-    for _ in 0..3000 {
-        let mut v = valid.clone();
-        match rng.next() % 3 {
-            0 => {
-                for _ in 0..1 + rng.next() % 4 {
-                    let i = base + (rng.next() as usize % pcapng.len());
-                    v[i] = rng.next() as u8;
-                }
-            }
-            1 => v.truncate(base + rng.next() as usize % pcapng.len()),
-            _ => {
-                let i = base + (rng.next() as usize % pcapng.len());
-                let j = base + (rng.next() as usize % pcapng.len());
-                let (lo, hi) = (i.min(j), i.max(j));
-                v.drain(lo..hi);
-            }
-        }
-        fuzz_scenario_load(&v);
-    }
 }
 
 /// CONF-FMT-004: blocks of other types are ignored: a scenario with a block of a type the

@@ -18,6 +18,10 @@
 //! suite (`openrdma-conformance`) for the requirement list and for the scoreboard's rules,
 //! which name what each recorded frame checks. It is never published: the suite and the
 //! boundary are the products, and the corpus ships as files in `traces/`.
+//!
+//! Its tests hold the suite's tests that need the model: the runner, the judge and the
+//! reports run on the corpus against the reference device and the faulty ones. The
+//! suite's own tests never build the model.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

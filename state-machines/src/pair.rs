@@ -29,7 +29,7 @@
 //! fates with their own fabrics. Nothing here reads a clock: time is the pair's own.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
@@ -199,20 +199,35 @@ enum Way {
 /// its destination or not) is the driver's own.
 ///
 /// A packet due no earlier than the last one put in (the usual case: a fabric whose delays
-/// do not shrink) waits in a first-in first-out line; the others, which overtake it, wait
-/// in slots that are reused, ordered by a heap. The next packet is the earlier of the two
-/// heads, by (time, order put in). A packet is moved once on its way in and handed over
-/// where it waits ([`InFlight::peek_due`], [`InFlight::discard_next`]).
+/// do not shrink) waits in a first-in first-out line, a ring of slots; the others, which
+/// overtake it, wait in slots that are reused, ordered by a heap. The next packet is the
+/// earlier of the two heads, by (time, order put in). A packet is moved once on its way in
+/// and handed over where it waits ([`InFlight::peek_due`]), then dropped there
+/// ([`InFlight::discard_next`]).
 #[derive(Debug, Clone)]
 pub struct InFlight<P> {
-    /// (arrival, order put in, packet), in that order.
-    line: VecDeque<(Timestamp, u64, P)>,
+    /// The line: a ring whose length is zero or a power of two.
+    ring: Vec<Option<Waiting<P>>>,
+    /// The slot of the line's first packet.
+    head: usize,
+    /// Packets in the line.
+    len: usize,
+    /// The arrival of the line's last packet, when it has one.
+    last: Timestamp,
     /// (arrival, order put in, slot) of the packets that overtake the line's last one.
     heap: BinaryHeap<Reverse<(Timestamp, u64, u32)>>,
     /// The packets of the heap.
     slots: Vec<Option<P>>,
     free: Vec<u32>,
     seq: u64,
+}
+
+/// A packet of the line, with its arrival and its order put in.
+#[derive(Debug, Clone)]
+struct Waiting<P> {
+    at: Timestamp,
+    seq: u64,
+    packet: P,
 }
 
 /// Where the next packet of an [`InFlight`] waits.
@@ -227,7 +242,10 @@ enum Head {
 impl<P> Default for InFlight<P> {
     fn default() -> Self {
         InFlight {
-            line: VecDeque::new(),
+            ring: Vec::new(),
+            head: 0,
+            len: 0,
+            last: Timestamp::ZERO,
             heap: BinaryHeap::new(),
             slots: Vec::new(),
             free: Vec::new(),
@@ -242,14 +260,61 @@ impl<P> InFlight<P> {
         Self::default()
     }
 
+    /// The slot of the line's `i`-th packet.
+    #[inline(always)]
+    fn at(&self, i: usize) -> usize {
+        (self.head + i) & (self.ring.len().wrapping_sub(1))
+    }
+
+    /// The line's packet `i` (fewer than `len`).
+    #[inline(always)]
+    fn waiting(&self, i: usize) -> Option<&Waiting<P>> {
+        self.ring.get(self.at(i)).and_then(Option::as_ref)
+    }
+
     /// Puts `packet` in flight, to arrive at `at` after everything already due then.
     #[inline(always)]
     pub fn push(&mut self, at: Timestamp, packet: P) {
+        self.stage(packet);
+        self.commit(at);
+    }
+
+    /// Puts `packet` in the slot after the line's last, not yet in flight: the caller may
+    /// change it there, then puts it in flight ([`InFlight::commit`]) or drops it. One
+    /// move, into the slot where it waits.
+    #[inline(always)]
+    pub(crate) fn stage(&mut self, packet: P) -> &mut P {
+        if self.len == self.ring.len() {
+            self.grow();
+        }
+        let i = self.at(self.len);
+        match &mut self.ring[i] {
+            // A slot already used: the packet alone is moved in (the old one dropped).
+            Some(w) => {
+                w.packet = packet;
+                &mut w.packet
+            }
+            slot => &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet }).packet,
+        }
+    }
+
+    /// Puts the packet of the last [`InFlight::stage`] in flight, to arrive at `at` after
+    /// everything already due then.
+    #[inline(always)]
+    pub(crate) fn commit(&mut self, at: Timestamp) {
         self.seq += 1;
-        if self.line.back().is_none_or(|&(last, _, _)| last <= at) {
-            self.line.push_back((at, self.seq, packet));
+        let i = self.at(self.len);
+        if self.len == 0 || self.last <= at {
+            if let Some(w) = &mut self.ring[i] {
+                w.at = at;
+                w.seq = self.seq;
+                self.len += 1;
+                self.last = at;
+            }
             return;
         }
+        // It overtakes the line's last: it waits in the heap instead.
+        let Some(Waiting { packet, .. }) = self.ring[i].take() else { return };
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(packet);
@@ -263,15 +328,33 @@ impl<P> InFlight<P> {
         self.heap.push(Reverse((at, self.seq, slot)));
     }
 
+    /// Doubles the line's ring (at least 16 slots), its packets first in the new one, with
+    /// a free slot after them.
+    #[cold]
+    fn grow(&mut self) {
+        let size = (self.ring.len() * 2).max(16);
+        let mut ring: Vec<Option<Waiting<P>>> = Vec::with_capacity(size);
+        for k in 0..self.len {
+            let i = self.at(k);
+            ring.push(self.ring[i].take());
+        }
+        ring.resize_with(size, || None);
+        self.ring = ring;
+        self.head = 0;
+    }
+
     /// The arrival of the next packet, and where it waits.
     #[inline(always)]
     fn next(&self) -> Option<(Timestamp, Head)> {
-        let line = self.line.front();
+        let line = match self.len {
+            0 => None,
+            _ => self.waiting(0),
+        };
         let Some(&Reverse((at, seq, slot))) = self.heap.peek() else {
-            return line.map(|&(at, _, _)| (at, Head::Line));
+            return line.map(|w| (w.at, Head::Line));
         };
         match line {
-            Some(&(l_at, l_seq, _)) if (l_at, l_seq) < (at, seq) => Some((l_at, Head::Line)),
+            Some(w) if (w.at, w.seq) < (at, seq) => Some((w.at, Head::Line)),
             _ => Some((at, Head::Heap(slot))),
         }
     }
@@ -291,7 +374,11 @@ impl<P> InFlight<P> {
             return None;
         }
         match head {
-            Head::Line => self.line.pop_front().map(|(_, _, p)| p),
+            Head::Line => {
+                let w = self.ring[self.head].take();
+                self.advance();
+                w.map(|w| w.packet)
+            }
             Head::Heap(slot) => {
                 self.heap.pop();
                 self.free.push(slot);
@@ -300,42 +387,89 @@ impl<P> InFlight<P> {
         }
     }
 
+    /// The line's first packet has left: the next one is first.
+    #[inline(always)]
+    fn advance(&mut self) {
+        self.head = self.at(1);
+        self.len -= 1;
+    }
+
     /// The next packet if it is due at or before `now` (the one [`InFlight::pop_due`]
     /// would take out), left where it waits.
     #[inline(always)]
     pub fn peek_due(&self, now: Timestamp) -> Option<&P> {
+        self.due(now).map(|(p, _)| p)
+    }
+
+    /// [`InFlight::peek_due`], with where the packet waits.
+    #[inline(always)]
+    fn due(&self, now: Timestamp) -> Option<(&P, Head)> {
         let (at, head) = self.next()?;
         if at > now {
             return None;
         }
-        match head {
-            Head::Line => self.line.front().map(|(_, _, p)| p),
+        let p = match head {
+            Head::Line => self.waiting(0).map(|w| &w.packet),
             Head::Heap(slot) => self.slots[slot as usize].as_ref(),
-        }
+        };
+        p.map(|p| (p, head))
     }
 
     /// Drops the next packet, due or not, where it waits.
     #[inline(always)]
     pub fn discard_next(&mut self) {
-        match self.next() {
-            Some((_, Head::Line)) => drop(self.line.pop_front()),
-            Some((_, Head::Heap(slot))) => {
+        if let Some((_, head)) = self.next() {
+            self.discard(head);
+        }
+    }
+
+    /// Drops the packet at `head`, the next one, where it waits.
+    #[inline(always)]
+    fn discard(&mut self, head: Head) {
+        match head {
+            // Left in its slot, and dropped when the slot is reused: clearing it would
+            // write the whole slot.
+            Head::Line => self.advance(),
+            Head::Heap(slot) => {
                 self.heap.pop();
                 self.free.push(slot);
                 self.slots[slot as usize] = None;
             }
-            None => {}
         }
     }
 
     /// Packets in flight.
     pub fn len(&self) -> usize {
-        self.line.len() + self.heap.len()
+        self.len + self.heap.len()
     }
 
     /// Whether nothing is in flight.
     pub fn is_empty(&self) -> bool {
-        self.line.is_empty() && self.heap.is_empty()
+        self.len == 0 && self.heap.is_empty()
+    }
+}
+
+impl InFlight<Flight> {
+    /// [`InFlight::stage`] for a packet the pair sends to endpoint `to`, put in its slot
+    /// field by field: the packet is moved once, from where the NIC gave it.
+    #[inline(always)]
+    fn stage_transmit(&mut self, t: Transmit, to: u8) -> &mut Flight {
+        if self.len == self.ring.len() {
+            self.grow();
+        }
+        let i = self.at(self.len);
+        match &mut self.ring[i] {
+            Some(w) => {
+                let f = &mut w.packet;
+                f.t = t;
+                (f.hop, f.to, f.way) = (0, to, Way::Arrive);
+                f
+            }
+            slot => {
+                let f = Flight { t, hop: 0, to, way: Way::Arrive };
+                &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet: f }).packet
+            }
+        }
     }
 }
 
@@ -379,9 +513,32 @@ impl<F: Fabric> Sink for Drain<'_, F> {
     }
 
     #[inline(always)]
-    fn transmit(&mut self, mut t: Transmit) -> Option<Output> {
-        let fate = self.fabric.carry(self.now, self.k, &mut t);
-        put(self.flights, 1 - self.k, t, fate);
+    fn transmit(&mut self, t: Transmit) -> Option<Output> {
+        // The packet is moved once, into the slot where it waits; the fabric sees it there.
+        let to = (1 - self.k) as u8;
+        let f = self.flights.stage_transmit(t, to);
+        match self.fabric.carry(self.now, self.k, &mut f.t) {
+            Fate::Deliver { at, ev } => {
+                f.t.ev = ev;
+                self.flights.commit(at);
+            }
+            Fate::Duplicate { at, again, ev } => {
+                f.t.ev = ev;
+                let copy = Flight { t: f.t.clone(), hop: 0, to, way: Way::Arrive };
+                self.flights.commit(at);
+                self.flights.push(again, copy);
+            }
+            // Left in the slot, and dropped when the slot is reused.
+            Fate::Drop => {}
+            Fate::Corrupt { at } => {
+                f.way = Way::Corrupt;
+                self.flights.commit(at);
+            }
+            Fate::Hop { at, hop } => {
+                (f.way, f.hop) = (Way::Hop, hop);
+                self.flights.commit(at);
+            }
+        }
         None
     }
 
@@ -527,7 +684,7 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         }
         let batch = self.fabric.batch();
         // A packet that arrives is handed over where it waits, then dropped.
-        while let Some(f) = self.flights.peek_due(now) {
+        while let Some((f, head)) = self.flights.due(now) {
             if f.way != Way::Arrive {
                 self.hop_or_lose(now);
                 continue;
@@ -539,7 +696,7 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
             if let Err(e) = self.eps[to].handle_packet(now, ev, packet) {
                 self.fabric.refused(now, to, e);
             }
-            self.flights.discard_next();
+            self.flights.discard(head);
             if !batch {
                 self.drain_due()?;
             }

@@ -17,7 +17,7 @@
 //! Rows that break a decoding rule of the wire formats are in `codec/tests/hostile.rs`.
 //!
 //! Corrupt scenario files and malformed adapter messages have their own catalogue in
-//! `conformance/tests/hostile.rs`.
+//! `corpus/tests/hostile.rs`.
 
 mod script;
 

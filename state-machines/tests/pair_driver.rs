@@ -367,3 +367,41 @@ fn a_fabric_does_not_batch_by_default() {
     let at_1000: Vec<_> = p.fabric.0.iter().filter(|c| c.0 == 1_000).map(|c| (c.1, c.2)).collect();
     assert_eq!(at_1000, [(1, true), (0, false), (1, false), (1, true), (1, false)]);
 }
+
+/// The line of packets in flight wraps around its ring and grows while wrapped, with
+/// packets that overtake it among them: what comes out, and when, is what a plain list
+/// sorted by (time, order put in) gives.
+#[test]
+fn in_flight_matches_a_sorted_list_across_wraps_and_growth() {
+    let mut f = InFlight::new();
+    let mut list: Vec<(u64, u32)> = Vec::new();
+    let mut put = 0u32;
+    for round in 0..60u64 {
+        // More put in than taken out, so that the line wraps, then grows.
+        for k in 0..3 + round % 2 {
+            // Every fifth one overtakes the packets of its round.
+            let at = if put % 5 == 4 { round.saturating_sub(k) } else { round + 2 };
+            f.push(Timestamp(at), put);
+            list.push((at, put));
+            put += 1;
+        }
+        for _ in 0..3 {
+            let want = list
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.0 <= round)
+                .min_by_key(|(_, e)| **e)
+                .map(|(i, _)| i);
+            let want = want.map(|i| list.remove(i).1);
+            assert_eq!(f.pop_due(Timestamp(round)), want, "round {round}");
+        }
+        assert_eq!(f.len(), list.len());
+        assert_eq!(f.next_at(), list.iter().map(|e| Timestamp(e.0)).min());
+    }
+    list.sort();
+    for (_, id) in list {
+        assert_eq!(f.peek_due(Timestamp(u64::MAX)), Some(&id));
+        f.discard_next();
+    }
+    assert!(f.is_empty());
+}

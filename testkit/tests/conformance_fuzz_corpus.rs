@@ -38,3 +38,49 @@ fn adapter_decode_corpus() {
         }
     }
 }
+
+/// A small deterministic generator for mutations.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+/// The scenario loader's fuzz body never panics on mutations of its seeds: flipped bytes,
+/// cuts and splices, all in the capture after the manifest.
+#[test]
+fn scenario_load_mutations() {
+    let mut rng = Lcg(7);
+    let mut mutated = 0;
+    for (_, valid) in corpus("scenario_load") {
+        let Some(base) = valid.iter().position(|&b| b == 0).map(|i| i + 1) else { continue };
+        let len = valid.len() - base;
+        if len == 0 {
+            continue;
+        }
+        for _ in 0..500 {
+            let mut v = valid.clone();
+            match rng.next() % 3 {
+                0 => {
+                    for _ in 0..1 + rng.next() % 4 {
+                        let i = base + (rng.next() as usize % len);
+                        v[i] = rng.next() as u8;
+                    }
+                }
+                1 => v.truncate(base + rng.next() as usize % len),
+                _ => {
+                    let i = base + (rng.next() as usize % len);
+                    let j = base + (rng.next() as usize % len);
+                    let (lo, hi) = (i.min(j), i.max(j));
+                    v.drain(lo..hi);
+                }
+            }
+            openrdma_testkit::fuzzing::scenario_load(&v);
+            mutated += 1;
+        }
+    }
+    assert!(mutated >= 1000, "only {mutated} mutations: too few seeds with a capture");
+}

@@ -18,8 +18,8 @@ use openrdma_device::DomainId;
 use openrdma_sm::oracle::Violation;
 use openrdma_sm::{
     CpuCommand, DeliveryOracle, Endpoint, Fabric, Fate, HostCommand, Nic, NicConfig, NicEvent,
-    NicReport, Packet, QpConfig, RecoveryConfig, Region, RetransmitCause, Side, SprayPolicy,
-    Timestamp, Transmit,
+    NicReport, Packet, QpConfig, RecoveryConfig, Region, RetransmitCause, RunEnd, Side,
+    SprayPolicy, Timestamp, Transmit,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -68,6 +68,9 @@ pub struct Scenario {
     pub initial_psn: u32,
     /// Stop after this much simulated time.
     pub horizon: u64,
+    /// Most instants a run may take. A run that needs more is stuck (a timer that fires
+    /// again and again without moving on, say): the test fails instead of spinning.
+    pub max_steps: usize,
 }
 
 impl Scenario {
@@ -86,6 +89,7 @@ impl Scenario {
             spray: SprayPolicy::RoundRobin,
             initial_psn: 0,
             horizon: 200_000_000,
+            max_steps: 1_000_000,
         }
     }
 }
@@ -294,7 +298,11 @@ impl Pair {
     /// Runs until both sides are idle or the horizon passes. Returns the end time.
     pub fn run(&mut self) -> u64 {
         let horizon = Timestamp(self.sc.horizon);
-        self.pair.run(horizon, usize::MAX).expect("a reference NIC takes its agent's commands");
+        let end = self
+            .pair
+            .run(horizon, self.sc.max_steps)
+            .expect("a reference NIC takes its agent's commands");
+        assert_ne!(end, RunEnd::Steps, "the run took {} steps: it is stuck", self.sc.max_steps);
         self.now = self.pair.now().0;
         self.now
     }
