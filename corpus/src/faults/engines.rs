@@ -291,7 +291,7 @@ pub static FAULTS: &[Fault] = &[
     misreads(
         "rkey-not-checked",
         "the remote key is not checked: every write lands in the registered region",
-        &[req::RCV_NAK_002],
+        &[req::RCV_PLACE_002_A, req::RCV_PLACE_002_B, req::RCV_NAK_002],
         &["rcv-placement-errors", "rcv-check-order"],
         |b| {
             misread(b, |f| {
