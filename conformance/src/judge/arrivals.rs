@@ -1,12 +1,13 @@
 //! What reached each of the device's QPs, rebuilt from the injected frames: every copy of
 //! every write with the fields a SACK reflects, every probe, and every frame the device had
 //! to take no action on, with the requirement that says so (`RCV-FRAME-001`,
-//! [`DecodedFrame::discard_reason`]).
+//! [`DecodedFrame::discard_reason`]; an opcode no QP takes, `RCV-OPC-001`).
 //!
 //! A write copy counts as *accepted* when the scenario expects its payload placed (a DMA
 //! write of that PSN) and it is the last sound copy to arrive by then, or when it carries no
 //! payload; later sound copies are duplicates; earlier ones, and copies of PSNs never
-//! placed, were rejected by the receive checks. A frame the device must discard keeps the
+//! placed, were rejected by the receive checks; each rejected copy carries the discard rule
+//! of the first check it fails, when the inputs tell it (`receive`). A frame the device must discard keeps the
 //! PSN its BTH names — or, when its damage hides the BTH (a broken IP header or length),
 //! the BTH its headers would put where they are set right — so that an output acting on it
 //! can be named by what is wrong with it (`CONF-CMP-023`).
