@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
-use openrdma_codec::{EvMark, NackReason};
+use openrdma_codec::{AethRepr, EvMark, NackReason};
 use openrdma_device::{
     Body, CongestionControl, CpuCommand, CpuHalf, Direction, NicEvent, NicReport, Record, Scenario,
     Side,
@@ -167,6 +167,7 @@ const DUE: &[Clause] = &[
     RCV_DUP_002,
     RCV_ACK_001_B,
     RCV_NAK_002_A,
+    RCV_PLACE_002_B,
     REC_PROBE_001,
     RCV_WIN_002_A,
     RCV_NACK_001_C,
@@ -370,6 +371,9 @@ impl Facts {
                         (true, _) => RCV_DUP_002,
                         (false, true) if at_once => RCV_ACK_001_A,
                         (false, true) => RCV_ACK_001_B,
+                        (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => {
+                            RCV_PLACE_002_B
+                        }
                         (false, false) => RCV_NAK_002_A,
                     });
                 }

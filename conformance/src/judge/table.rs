@@ -596,6 +596,7 @@ const MATCH: &[Clause] = &[
     RCV_NAK_002_A,
     RCV_NAK_002_B,
     RCV_NAK_002_C,
+    RCV_PLACE_002_B,
     RCV_SACK_001_A,
     RCV_SACK_005_A,
     RCV_SACK_005_C,

@@ -316,7 +316,7 @@ pub static FAULTS: &[Fault] = &[
     loses_out(
         "no-nak",
         "transport NAKs are not sent",
-        &[req::RCV_NAK_002],
+        &[req::RCV_PLACE_002_B, req::RCV_NAK_002],
         &["rcv-placement-errors", "rcv-check-order"],
         |o| !frame(o, |d| d.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0x60)),
     ),
