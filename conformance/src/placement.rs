@@ -97,15 +97,21 @@ pub enum Finding {
     },
 }
 
+/// The end of `[va, va + len)`, past the 64-bit space when a device's write runs over its
+/// top: such a write is judged, never a cause to stop.
+fn end(va: u64, len: usize) -> u128 {
+    u128::from(va) + len as u128
+}
+
 fn overlap(a: u64, alen: usize, b: u64, blen: usize) -> bool {
-    a < b + blen as u64 && b < a + alen as u64
+    u128::from(a) < end(b, blen) && u128::from(b) < end(a, alen)
 }
 
 /// The first address of `[a, b)` outside the sorted, disjoint intervals `covered`, and how
 /// many addresses of it are outside.
-fn outside(covered: &[(u64, u64)], a: u64, b: u64) -> Option<(u64, usize)> {
-    let mut first = None;
-    let mut count = 0u64;
+fn outside(covered: &[(u128, u128)], a: u128, b: u128) -> Option<(u64, usize)> {
+    let mut first: Option<u128> = None;
+    let mut count = 0u128;
     let mut at = a;
     for &(lo, hi) in covered.iter().filter(|&&(lo, hi)| hi > a && lo < b) {
         if lo > at {
@@ -118,7 +124,9 @@ fn outside(covered: &[(u64, u64)], a: u64, b: u64) -> Option<(u64, usize)> {
         first.get_or_insert(at);
         count += b - at;
     }
-    first.map(|f| (f, count as usize))
+    // An address past the top of the space is where a 64-bit address register takes the
+    // byte: wrapped around to 0.
+    first.map(|f| (f as u64, usize::try_from(count).unwrap_or(usize::MAX)))
 }
 
 /// Judges the writes against the expected ranges and the flags. Findings come in this
@@ -139,9 +147,9 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
                     continue;
                 }
                 for (k, b) in w.bytes.iter().enumerate() {
-                    let a = w.va + k as u64;
-                    if a >= r.va && a < r.va + r.bytes.len() as u64 {
-                        got[(a - r.va) as usize] = Some(*b);
+                    let a = end(w.va, k);
+                    if a >= u128::from(r.va) && a < end(r.va, r.bytes.len()) {
+                        got[(a - u128::from(r.va)) as usize] = Some(*b);
                     }
                 }
             }
@@ -161,10 +169,10 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
             _ => out.push(Finding::Missing { range: ri, offset: bad[0], differ: bad.len() }),
         }
     }
-    let mut covered: Vec<(u64, u64)> =
-        expected.iter().map(|r| (r.va, r.va + r.bytes.len() as u64)).collect();
+    let mut covered: Vec<(u128, u128)> =
+        expected.iter().map(|r| (u128::from(r.va), end(r.va, r.bytes.len()))).collect();
     covered.sort_unstable();
-    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(covered.len());
+    let mut merged: Vec<(u128, u128)> = Vec::with_capacity(covered.len());
     for (a, b) in covered {
         match merged.last_mut() {
             Some(last) if a <= last.1 => last.1 = last.1.max(b),
@@ -176,7 +184,7 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
     let mut written: HashMap<u64, usize> = HashMap::new();
     for (wi, w) in writes.iter().enumerate() {
         // Bytes outside every expected range.
-        if let Some((va, len)) = outside(&covered, w.va, w.va + w.bytes.len() as u64) {
+        if let Some((va, len)) = outside(&covered, u128::from(w.va), end(w.va, w.bytes.len())) {
             out.push(Finding::Outside { write: wi, va, len });
             continue;
         }
@@ -201,16 +209,16 @@ pub fn judge(expected: &[Range], writes: &[Write], flags: &[Flag]) -> Vec<Findin
         // is a missing range already). A wrong write does not count as a placement.
         if touched.iter().all(|&ri| complete[ri]) {
             let wrong = w.bytes.iter().enumerate().position(|(k, b)| {
-                let a = w.va + k as u64;
+                let a = end(w.va, k);
                 !touched.iter().any(|&ri| {
                     let r = &expected[ri];
-                    a >= r.va
-                        && a < r.va + r.bytes.len() as u64
-                        && r.bytes[(a - r.va) as usize] == *b
+                    a >= u128::from(r.va)
+                        && a < end(r.va, r.bytes.len())
+                        && r.bytes[(a - u128::from(r.va)) as usize] == *b
                 })
             });
             if let Some(k) = wrong {
-                out.push(Finding::Outside { write: wi, va: w.va + k as u64, len: 1 });
+                out.push(Finding::Outside { write: wi, va: w.va.wrapping_add(k as u64), len: 1 });
                 continue;
             }
         }
@@ -287,6 +295,18 @@ mod tests {
             judge(&exp, &w, &[FLAG]),
             [Finding::Missing { range: 0, offset: 50, differ: 50 }]
         );
+    }
+
+    /// A write that runs over the top of the 64-bit space, next to a range that ends at
+    /// its very top, is judged like any other: its bytes past the top are outside, from address 0 where they wrap.
+    #[test]
+    fn a_write_over_the_top_of_the_address_space_is_outside() {
+        let top = u64::MAX - 15;
+        let exp = [Range { qp: Qpn::new(1), msn: Msn::new(0), va: top, bytes: vec![7; 16] }];
+        let w = [Write { pos: 1, va: top, bytes: vec![7; 48] }];
+        assert_eq!(judge(&exp, &w, &[]), [Finding::Outside { write: 0, va: 0, len: 32 }]);
+        let inside = [Write { pos: 1, va: top, bytes: vec![7; 16] }];
+        assert!(judge(&exp, &inside, &[]).is_empty());
     }
 
     /// Wrong bytes, bytes outside the ranges, and a write again after the flag fail.

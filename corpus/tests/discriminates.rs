@@ -68,6 +68,15 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("sacks", "ICRC-VERIFY-001.a", "wire-discard-v4", "rcv-in-order-v4"),
     ("placement", "ENC-IPV6-001", "wire-discard-v6", "wire-discard-v4"),
     ("frames.unexpected", "ENC-UDP-001.b", "rcv-lenient", "rcv-in-order-v4"),
+    ("frames.unexpected", "RCV-OPC-001", "rcv-lenient", "rcv-in-order-v4"),
+    // A receive check's discard rule: only where a write it discards arrives.
+    ("placement", "FLAG-LAST-002", "rcv-msn-position", "rcv-in-order-v4"),
+    ("placement", "RCV-MSG-001", "rcv-msn-position", "rcv-in-order-v4"),
+    ("sacks", "RCV-MSG-002", "rcv-msn-position", "rcv-in-order-v4"),
+    ("placement", "RCV-PLACE-002.a", "rcv-placement-errors", "rcv-in-order-v4"),
+    ("frames.unexpected", "RCV-QP-001", "rcv-check-order", "rcv-in-order-v4"),
+    ("placement", "RCV-QP-002", "rcv-wwi-limit", "rcv-in-order-v4"),
+    ("placement", "RCV-SEG-001", "rcv-segment-errors", "rcv-in-order-v4"),
     // The clock: only with two stamps of a QP less than 2^15 ns apart.
     ("schedule.clock", "SND-TS-002.c", "snd-segmentation", "snd-ev-deny"),
     ("schedule.clock", "EV-PROBE-005.f", "snd-ev-probe-skip", "snd-segmentation"),

@@ -229,7 +229,7 @@ const WIDTHS: &[(&str, &str, &str)] = &[
     ("len-16bit", "db-length-17bit", "SND-SEG-003"),
     ("qpn-16bit", "rcv-ids-high", "RCV-ACK-002"),
     ("qpn-16bit", "snd-ids-high", "SND-SEG-001"),
-    ("rkey-16bit", "rcv-ids-high", "RCV-NAK-002"),
+    ("rkey-16bit", "rcv-ids-high", "RCV-PLACE-002"),
     ("rkey-16bit", "snd-ids-high", "SND-SEG-003"),
     ("wr-id-32bit", "snd-ids-high", "CQE-SEND-001"),
     ("cq-index-10bit", "ret-cq-wrap-1k", "CQE-RING-001"),

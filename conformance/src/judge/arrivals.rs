@@ -1,12 +1,13 @@
 //! What reached each of the device's QPs, rebuilt from the injected frames: every copy of
 //! every write with the fields a SACK reflects, every probe, and every frame the device had
 //! to take no action on, with the requirement that says so (`RCV-FRAME-001`,
-//! [`DecodedFrame::discard_reason`]).
+//! [`DecodedFrame::discard_reason`]; an opcode no QP takes, `RCV-OPC-001`).
 //!
 //! A write copy counts as *accepted* when the scenario expects its payload placed (a DMA
 //! write of that PSN) and it is the last sound copy to arrive by then, or when it carries no
 //! payload; later sound copies are duplicates; earlier ones, and copies of PSNs never
-//! placed, were rejected by the receive checks. A frame the device must discard keeps the
+//! placed, were rejected by the receive checks; each rejected copy carries the discard rule
+//! of the first check it fails, when the inputs tell it (`receive`). A frame the device must discard keeps the
 //! PSN its BTH names — or, when its damage hides the BTH (a broken IP header or length),
 //! the BTH its headers would put where they are set right — so that an output acting on it
 //! can be named by what is wrong with it (`CONF-CMP-023`).
@@ -16,9 +17,10 @@ use std::collections::HashMap;
 use openrdma_codec::Ev;
 use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr};
 use openrdma_codec::{BthRepr, EtherType, Opcode};
-use openrdma_device::{Body, Direction, NicEvent, Scenario};
+use openrdma_device::{Body, Direction, Input, NicEvent, NicReport, Scenario};
 
 use super::obs::In;
+use super::receive::{Receiver, Write};
 
 /// How the EV of a copy travelled (`ENC-EV-001`, `ENC-EV-002`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +43,9 @@ pub(super) struct WriteCopy {
     pub(super) ts: u16,
     pub(super) bytes: u64,
     pub(super) status: Status,
-    /// The segment rule its size breaks as a new write, if any ([`segment_rule`]).
-    pub(super) seg: Option<&'static str>,
+    /// For a copy the receive checks discarded: the discard rule of the first check it
+    /// fails, when the judge can tell it from the inputs ([`Receiver::refusal`]).
+    pub(super) refused: Option<&'static str>,
 }
 
 /// What the device must have done with a write copy.
@@ -200,18 +203,24 @@ impl Arrivals {
             }
         }
         let mut a = Arrivals::default();
-        for i in inputs {
+        // Each sound write copy, by the input that carried it: its key and its index.
+        let mut sound_of: HashMap<usize, ((u32, u32), usize)> = HashMap::new();
+        for (n, i) in inputs.iter().enumerate() {
             let Some(f) = &i.frame else { continue };
             let (bytes, d) = (f.bytes, &f.d);
-            let reason = d.discard_reason();
+            let reason = discard_rule(d);
             let Some(bth) = intended_bth(bytes, d) else { continue };
             let qp = bth.dest_qp.value();
             let ev = d.entropy().unwrap_or_default();
             let carrier = carrier(d);
             if let Some(reason) = reason {
                 // A frame to discard that a device could take for a write: one whose BTH
-                // names a write, or an opcode with no meaning at all.
-                if bth.opcode.is_mrc_write() || bth.opcode.info().is_none() {
+                // names a write, an opcode with no meaning at all, or one that carries a
+                // RETH to place at.
+                let like_write = bth.opcode.is_mrc_write()
+                    || bth.opcode.info().is_none()
+                    || d.ext.reth.is_some();
+                if like_write {
                     a.writes.entry((qp, bth.psn.value())).or_default().push(WriteCopy {
                         at: i.at,
                         ev,
@@ -219,18 +228,20 @@ impl Arrivals {
                         ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
                         bytes: d.payload.len() as u64,
                         status: Status::Discarded(reason),
-                        seg: None,
+                        refused: None,
                     });
                 }
             } else if bth.opcode.is_mrc_write() {
-                a.writes.entry((qp, bth.psn.value())).or_default().push(WriteCopy {
+                let copies = a.writes.entry((qp, bth.psn.value())).or_default();
+                sound_of.insert(n, ((qp, bth.psn.value()), copies.len()));
+                copies.push(WriteCopy {
                     at: i.at,
                     ev,
                     carrier,
                     ts: d.ext.tseth.map_or(0, |t| t.tx_timestamp),
                     bytes: d.payload.len() as u64,
                     status: Status::Rejected,
-                    seg: segment_rule(bth.opcode, d.payload.len(), scenario.manifest.nic.pmtu),
+                    refused: None,
                 });
             } else if bth.opcode == Opcode::MRC_PROBE {
                 if let Some(p) = d.ext.peth {
@@ -257,7 +268,84 @@ impl Arrivals {
                 }
             }
         }
+        a.refusals(scenario, inputs, &sound_of);
         a
+    }
+
+    /// Names the receive check that discarded each rejected copy: the inputs replayed in
+    /// order through the judge's account of the responder ([`Receiver`]), which learns
+    /// from the accepted copies and from the QPs the scenario expects to fail.
+    fn refusals(
+        &mut self,
+        scenario: &Scenario,
+        inputs: &[In<'_>],
+        sound_of: &HashMap<usize, ((u32, u32), usize)>,
+    ) {
+        let mut failures: Vec<(u64, u32)> = scenario
+            .expects()
+            .filter_map(|r| match &r.body {
+                Body::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) } => {
+                    Some((r.at.0, qpn.value()))
+                }
+                _ => None,
+            })
+            .collect();
+        failures.sort_unstable();
+        let mut failed = 0;
+        let mut rx = Receiver::new(&scenario.manifest);
+        for (n, i) in inputs.iter().enumerate() {
+            if let Input::Host { command } = i.input {
+                rx.host(command);
+                continue;
+            }
+            let Some(&(key, k)) = sound_of.get(&n) else { continue };
+            let Some(w) = i.frame.as_ref().and_then(|f| Write::of(&f.d)) else { continue };
+            while failures.get(failed).is_some_and(|(t, _)| *t < i.at) {
+                rx.fail(failures[failed].1);
+                failed += 1;
+            }
+            let Some(c) = self.writes.get_mut(&key).and_then(|v| v.get_mut(k)) else { continue };
+            match c.status {
+                Status::Accepted => rx.accept(&w),
+                Status::Rejected => c.refused = rx.refusal(&w),
+                _ => {}
+            }
+        }
+    }
+
+    /// The arrivals of scenario `s` as its records deliver them, with no device: what the
+    /// judge can know of a run before it happens.
+    pub(super) fn of_scenario(s: &Scenario) -> Arrivals {
+        let delivered: Vec<(u64, Input)> = s
+            .injects()
+            .filter_map(|r| {
+                let input = match &r.body {
+                    Body::Frame { port, bytes } => {
+                        Input::Frame { port: *port, bytes: bytes.clone() }
+                    }
+                    Body::Host { command } => Input::Host { command: command.clone() },
+                    _ => return None,
+                };
+                Some((r.at.0, input))
+            })
+            .collect();
+        let inputs: Vec<In<'_>> = delivered
+            .iter()
+            .map(|(at, input)| In {
+                at: *at,
+                input,
+                frame: match input {
+                    Input::Frame { bytes, .. } => Some(super::obs::classify(*at, bytes)),
+                    _ => None,
+                },
+            })
+            .collect();
+        Arrivals::new(s, &inputs)
+    }
+
+    /// The discard rules of the receive checks that discarded the rejected writes.
+    pub(super) fn refused(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.writes.values().flatten().filter_map(|c| c.refused)
     }
 
     /// When PSN `psn` of QP `qp` was first accepted, if it was.
@@ -287,13 +375,13 @@ impl Arrivals {
     }
 
     /// When some sound copy of PSN `psn` of QP `qp` arrived at or before `by` and every
-    /// such copy was one the receive checks discard for its size: the segment rule the
-    /// latest of them breaks.
-    pub(super) fn only_missized(&self, qp: u32, psn: u32, by: u64) -> Option<&'static str> {
+    /// such copy was one the receive checks discarded for a reason the judge can tell: the
+    /// discard rule of the latest of them.
+    pub(super) fn only_refused(&self, qp: u32, psn: u32, by: u64) -> Option<&'static str> {
         let mut rule = None;
         let copies = self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= by);
         for c in copies.filter(|c| !matches!(c.status, Status::Discarded(_))) {
-            match (c.status, c.seg) {
+            match (c.status, c.refused) {
                 (Status::Rejected, Some(r)) => rule = Some(r),
                 _ => return None,
             }
@@ -309,20 +397,14 @@ impl Arrivals {
     }
 }
 
-/// The segment rule a new write with `opcode` and `payload` bytes breaks by its size alone
-/// under a PMTU of `pmtu`: more payload than the PMTU (`RCV-SEG-001`), or a FIRST or MIDDLE
-/// whose payload is not exactly the PMTU (`RCV-SEG-002`).
-pub(super) fn segment_rule(opcode: Opcode, payload: usize, pmtu: u32) -> Option<&'static str> {
-    let pmtu = usize::try_from(pmtu).unwrap_or(usize::MAX);
-    if !opcode.is_mrc_write() {
-        None
-    } else if payload > pmtu {
-        Some("RCV-SEG-001")
-    } else if !opcode.is_last() && payload != pmtu {
-        Some("RCV-SEG-002")
-    } else {
-        None
-    }
+/// Why a device must take no action on frame `d`: what makes it no sound RoCEv2 packet
+/// ([`DecodedFrame::discard_reason`]), or an opcode that is no MRC packet for a QP
+/// (`RCV-OPC-001`).
+pub(super) fn discard_rule(d: &DecodedFrame<'_>) -> Option<&'static str> {
+    d.discard_reason().or_else(|| {
+        let op = d.bth?.opcode;
+        (op.info().is_some() && !op.is_mrc()).then_some("RCV-OPC-001")
+    })
 }
 
 /// The requirement an EV reflected for a packet carried by `carrier` with EV `ev` breaks,

@@ -20,13 +20,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
-use openrdma_codec::{EvMark, NackReason};
+use openrdma_codec::{AethRepr, EvMark, NackReason};
 use openrdma_device::{
     Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
     Record, Scenario, Side, SprayPolicy,
 };
 
-use super::arrivals::segment_rule;
+use super::arrivals::{Arrivals, discard_rule};
 use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
 use super::obs::{Frame, Kind, classify};
 use super::table::{CHECKS, Check, expected_reads};
@@ -72,8 +72,9 @@ pub struct Facts {
     reports: u8,
     /// Whether it expects writes with a TSETH, and whether writes without one.
     tseth: (bool, bool),
-    /// The segment rules the writes it injects break by their size (`arrivals`).
-    seg: BTreeSet<Clause>,
+    /// The discard rules of the receive checks that discard the writes it injects and
+    /// expects discarded (`arrivals`, `receive`).
+    refused: BTreeSet<Clause>,
     /// It expects a requester entry of a message an AETH NAK ended.
     nak_entry: bool,
     /// It expects data packets of a QP whose probes only the CPU half asks for: tail
@@ -94,6 +95,25 @@ const BY_KIND: &[&str] = &["frames.match", "link"];
 
 /// Rows that name a receiver's clause for acting on a frame to discard.
 const BY_DISCARD: &[&str] = &["sacks", "placement", "frames.unexpected"];
+
+/// Rows that name the receive check that discarded a write (`receive::Receiver::refusal`)
+/// when a device places, acknowledges or NACKs it anyway.
+const BY_REFUSAL: &[&str] = &["sacks", "placement", "frames.unexpected"];
+
+/// The discard rules of the receive checks, in `RCV-CHECK-001` order.
+const REFUSED: &[Clause] = &[
+    RCV_QP_001,
+    RCV_QP_002,
+    RCV_DUP_001_A,
+    RCV_WIN_002_B,
+    RCV_SEG_001,
+    RCV_SEG_002,
+    RCV_PLACE_002_A,
+    FLAG_LAST_002,
+    RCV_MSG_002,
+    RCV_MSG_001,
+    WWI_LIMIT_002,
+];
 
 /// The receiver's clauses for frames to discard (`wire::discard_clause`, `Arrivals`).
 const DISCARD: &[Clause] = &[
@@ -117,6 +137,7 @@ const DISCARD: &[Clause] = &[
     ICRC_VERIFY_001_A,
     OPC_UNKNOWN_001_B,
     PAY_PAD_003,
+    RCV_OPC_001,
 ];
 
 /// Clauses the frame-matching row names only by what made an expected frame due
@@ -150,6 +171,7 @@ const DUE: &[Clause] = &[
     RCV_DUP_002,
     RCV_ACK_001_B,
     RCV_NAK_002_A,
+    RCV_PLACE_002_B,
     REC_PROBE_001,
     RCV_WIN_002_A,
     RCV_NACK_001_C,
@@ -180,10 +202,6 @@ const OWN: &[(Clause, Shows)] = &[
     // are expected.
     (SND_TS_002_A, |f| f.tseth.0),
     (SND_TS_002_D, |f| f.tseth.1),
-    // A write placed that the receive checks discard for its size: where such a write
-    // arrives.
-    (RCV_SEG_001, |f| f.seg.contains(&RCV_SEG_001)),
-    (RCV_SEG_002, |f| f.seg.contains(&RCV_SEG_002)),
     (PETH_RESP_001, |f| f.probe_answer),
     // A tail probe missing or mistimed where one is due; one sent while tail probing is
     // off, where data is outstanding for a timer to probe.
@@ -294,13 +312,13 @@ impl Facts {
                     (with || f.d.ext.tseth.is_some(), without || f.d.ext.tseth.is_none())
                 },
             ),
-            seg: BTreeSet::new(),
             tail_off: m.nic.tail_probe.is_none()
                 && s.records.iter().any(|r| {
                     matches!(&r.body, Body::Host { command: HostCommand::CreateQp(q) }
                         if q.spray != SprayPolicy::WindowFit)
                 })
                 && exp.iter().any(|(_, f)| matches!(f.kind, Kind::Data { .. })),
+            refused: Arrivals::of_scenario(s).refused().filter_map(Clause::parse).collect(),
             nak_entry: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
                 if (0x61..=0x63).any(|n| {
@@ -346,12 +364,8 @@ impl Facts {
         }
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {
-                let d = decode(bytes);
-                if let Some(c) = d.discard_reason().and_then(wire::discard_clause) {
+                if let Some(c) = discard_rule(&decode(bytes)).and_then(wire::discard_clause) {
                     f.discards.insert(c);
-                } else if let Some(b) = d.bth {
-                    let rule = segment_rule(b.opcode, d.payload.len(), m.nic.pmtu);
-                    f.seg.extend(rule.and_then(Clause::parse));
                 }
             }
         }
@@ -380,6 +394,9 @@ impl Facts {
                         (true, _) => RCV_DUP_002,
                         (false, true) if at_once => RCV_ACK_001_A,
                         (false, true) => RCV_ACK_001_B,
+                        (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => {
+                            RCV_PLACE_002_B
+                        }
                         (false, false) => RCV_NAK_002_A,
                     });
                 }
@@ -422,6 +439,9 @@ pub fn shows(check: &Check, clause: Clause, s: &Scenario, f: &Facts) -> bool {
 /// Whether a breach of `clause` that the row `row` names can show where the row is
 /// exercised, in a scenario with the facts `f`.
 fn shows_in(row: &str, clause: Clause, f: &Facts) -> bool {
+    if BY_REFUSAL.contains(&row) && REFUSED.contains(&clause) {
+        return f.refused.contains(&clause);
+    }
     if let Some((_, p)) = OWN.iter().find(|(c, _)| *c == clause) {
         return p(f);
     }
@@ -491,6 +511,7 @@ pub fn hidden_in(s: &Scenario) -> Vec<(&'static str, Clause)> {
 /// show wherever the row is exercised).
 pub fn has_predicate(row: &str, clause: Clause) -> bool {
     OWN.iter().any(|(c, _)| *c == clause)
+        || (BY_REFUSAL.contains(&row) && REFUSED.contains(&clause))
         || (BY_DISCARD.contains(&row) && DISCARD.contains(&clause))
         || row == "order"
         || (row == "wire.ev" && [ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B].contains(&clause))

@@ -116,15 +116,15 @@ fn judge_placement(
                         check: "",
                         clause: None,
                     });
-                } else if let Some(rule) = arrivals.only_missized(q, p, *at) {
-                    // Placed, though every copy of it so far is one the receive checks
-                    // discard for its size: the rule of that check is broken.
+                } else if let Some(rule) = arrivals.only_refused(q, p, *at) {
+                    // Placed, though every copy of it so far is one a receive check
+                    // discards: the discard rule of that check is broken.
                     div.push(Divergence {
                         at: *at,
                         requirement: rule.into(),
                         what: format!(
-                            "a DMA write of PSN {p}, whose copies by then all have a size the \
-                             receive checks discard"
+                            "a DMA write of PSN {p}, whose copies by then were all writes the \
+                             receive checks discard ({rule})"
                         ),
                         expected: None,
                         actual: Some(render_event(e)),

@@ -29,8 +29,8 @@ use openrdma_device::{
     TimedOutput,
 };
 
-use openrdma_codec::Msn;
 use openrdma_codec::frame::DecodedFrame;
+use openrdma_codec::{AethRepr, Msn};
 
 use super::fields::{self, Rule};
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
@@ -399,6 +399,8 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
                 // At once, on the input that retired enough messages; else by the timer.
                 (false, true) if cx.caused_at_once(e) => RCV_ACK_001_A,
                 (false, true) => RCV_ACK_001_B,
+                // The remote access NAK is the region check's response (RCV-PLACE-002.b).
+                (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => RCV_PLACE_002_B,
                 (false, false) => RCV_NAK_002_A,
             }
         }

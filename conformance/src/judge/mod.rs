@@ -98,6 +98,7 @@ mod matching;
 mod obs;
 mod order;
 mod paths;
+mod receive;
 mod render;
 mod sacks;
 mod schedule;

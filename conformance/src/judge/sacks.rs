@@ -445,15 +445,26 @@ impl One<'_> {
         claimed.sort_unstable();
         if let Some((p, by_bitmap)) = claimed.into_iter().find(|&(p, _)| !has(p)) {
             let rule = if by_bitmap { SETH_BITMAP_001 } else { SETH_CACK_001_A };
-            // CONF-CMP-023: a PSN whose only copies were frames to discard is named by them.
-            match arrivals.only_discarded(local, p, of.at) {
-                Some(reason) => push(
+            // CONF-CMP-023 and the receive checks: a PSN whose only copies were frames to
+            // discard, or writes a receive check discards, is named by what discards them.
+            let refused = arrivals.only_refused(local, p, of.at);
+            match (arrivals.only_discarded(local, p, of.at), refused) {
+                (Some(reason), _) => push(
                     div,
                     of,
                     reason,
                     format!("the SACK claims PSN {p}, whose only copies were frames to discard"),
                 ),
-                None => push(
+                (None, Some(rule)) => push(
+                    div,
+                    of,
+                    rule,
+                    format!(
+                        "the SACK claims PSN {p}, whose copies were all writes the receive \
+                         checks discard ({rule})"
+                    ),
+                ),
+                (None, None) => push(
                     div,
                     of,
                     rule.id(),
@@ -579,9 +590,12 @@ impl One<'_> {
                 .filter(|c| matches!(c.status, Status::Accepted | Status::Duplicate))
                 .collect();
             if sound.is_empty() {
-                // CONF-CMP-023: an answer to frames to discard is named by what is wrong with them.
-                match arrivals.only_discarded(local, psn, of.at) {
-                    Some(reason) => push(
+                // CONF-CMP-023: an answer to frames to discard is named by what is wrong with
+                // them; an answer to a write discarded without response, by its discard rule.
+                let silent =
+                    arrivals.only_refused(local, psn, of.at).filter(|r| super::receive::silent(r));
+                match (arrivals.only_discarded(local, psn, of.at), silent) {
+                    (Some(reason), _) => push(
                         div,
                         of,
                         reason,
@@ -589,7 +603,16 @@ impl One<'_> {
                             "the SACK answers PSN {psn}, whose only copies were frames to discard"
                         ),
                     ),
-                    None => push(
+                    (None, Some(rule)) => push(
+                        div,
+                        of,
+                        rule,
+                        format!(
+                            "the SACK answers PSN {psn}, a write discarded without response \
+                             ({rule})"
+                        ),
+                    ),
+                    (None, None) => push(
                         div,
                         of,
                         "RCV-REJECT-001",

@@ -124,11 +124,18 @@ pub(super) fn judge(
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
                 // CONF-CMP-023: a NACK for frames to discard is named by what is wrong.
-                match local_of.get(&qp).and_then(|&l| arrivals.only_discarded(l, psn, of.at)) {
-                    Some(reason) => {
+                // A NACK for writes a receive check discards without response, by its rule.
+                let local = local_of.get(&qp).copied();
+                let discarded = local.and_then(|l| arrivals.only_discarded(l, psn, of.at));
+                let silent = local
+                    .and_then(|l| arrivals.only_refused(l, psn, of.at))
+                    .filter(|r| super::receive::silent(r));
+                match (discarded, silent) {
+                    (Some(reason), _) => {
                         (reason, "a NACK for a PSN whose only copies were frames to discard")
                     }
-                    None => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
+                    (None, Some(rule)) => (rule, "a NACK for a write discarded without response"),
+                    (None, None) => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
                 }
             }
             Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),

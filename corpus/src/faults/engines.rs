@@ -300,7 +300,7 @@ pub static FAULTS: &[Fault] = &[
     misreads(
         "rkey-not-checked",
         "the remote key is not checked: every write lands in the registered region",
-        &[req::RCV_NAK_002],
+        &[req::RCV_PLACE_002_A, req::RCV_PLACE_002_B, req::RCV_NAK_002],
         &["rcv-placement-errors", "rcv-check-order"],
         |b| {
             misread(b, |f| {
@@ -325,7 +325,7 @@ pub static FAULTS: &[Fault] = &[
     loses_out(
         "no-nak",
         "transport NAKs are not sent",
-        &[req::RCV_NAK_002],
+        &[req::RCV_PLACE_002_B, req::RCV_NAK_002],
         &["rcv-placement-errors", "rcv-check-order"],
         |o| !frame(o, |d| d.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0x60)),
     ),

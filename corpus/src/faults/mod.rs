@@ -30,6 +30,7 @@
 //!   SACK contents and triggers, ACKs, NAKs, one entry per NACK reason.
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
+//! * [`discards`]: a write one receive check discards, placed before its verdict.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
@@ -54,6 +55,7 @@ use openrdma_sm::boundary::ReferenceDevice;
 pub mod answers;
 pub mod behaviour;
 pub mod cpu;
+pub mod discards;
 pub mod engines;
 pub mod frames;
 pub mod generated;
@@ -354,6 +356,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || answers::FAULTS,
     answers::nack_reasons,
     || sending::FAULTS,
+    || discards::FAULTS,
     || wire::FAULTS,
     generated::faults,
     layouts::faults,

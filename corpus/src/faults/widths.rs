@@ -54,7 +54,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "rkey-16bit",
         "remote keys are held in 16 bits: regions are registered, work requests and templates stored and arriving RETH rkeys looked up by their low 16 bits, so keys equal there alias",
-        &[req::SND_SEG_003, req::RCV_NAK_002],
+        &[req::SND_SEG_003, req::RCV_PLACE_002_B, req::RCV_NAK_002],
         &["rcv-ids-high", "snd-ids-high"],
         Edits { stream: Some(|_| Box::<Rkey16>::default()), ..Edits::NONE },
     ),
