@@ -158,7 +158,7 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
     (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
     // A status of table 8 for an AETH NAK: where an entry of a message a NAK ended is due.
-    (CQE_STATUS_002, |f| f.nak_entry),
+    (CQE_STATUS_004, |f| f.nak_entry),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),

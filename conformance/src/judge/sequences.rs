@@ -107,7 +107,7 @@ impl Seq {
 
 /// The rule of a field of an expected completion entry whose contents another rule than
 /// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status of a
-/// message an AETH NAK ended (CQE-STATUS-002), the status and byte count of another failed
+/// message an AETH NAK ended (CQE-STATUS-004), the status and byte count of another failed
 /// work request's (CQE-SEND-002). Where the entry is written is judged
 /// apart (`field_rule`).
 fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
@@ -123,7 +123,7 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     // A message an AETH NAK ended: its status is the one table 8 gives the NAK.
     let nak = (0x61..=0x63).any(|s| CompletionStatus::from_aeth_nak(s) == Some(status));
     if failed && nak && field == "status" {
-        return Some(CQE_STATUS_002);
+        return Some(CQE_STATUS_004);
     }
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
 }

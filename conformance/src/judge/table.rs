@@ -819,7 +819,7 @@ const SEQUENCES: &[Clause] = &[
     CQE_SEND_001,
     CQE_SEND_002,
     CQE_SEND_003,
-    CQE_STATUS_002,
+    CQE_STATUS_004,
     FLAG_LEN_001,
     FLAG_RECV_001_B,
     FLAG_RECV_002_A,
