@@ -22,8 +22,8 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_codec::{EvMark, NackReason};
 use openrdma_device::{
-    Body, CongestionControl, CpuCommand, CpuHalf, Direction, NicEvent, NicReport, Record, Scenario,
-    Side,
+    Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
+    Record, Scenario, Side,
 };
 
 use super::arrivals::segment_rule;
@@ -76,6 +76,9 @@ pub struct Facts {
     seg: BTreeSet<Clause>,
     /// It expects a requester entry of a message an AETH NAK ended.
     nak_entry: bool,
+    /// It expects the rejection entry of a token and posts no work request, whose flags
+    /// the judge could not tell from one a rejection wrote (`doorbells::judge_reject_flags`).
+    reject_flag: bool,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
     /// entry of a failed work request (bits 0 to 4).
@@ -159,6 +162,9 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
     // A status of table 8 for an AETH NAK: where an entry of a message a NAK ended is due.
     (CQE_STATUS_004, |f| f.nak_entry),
+    // A flag written for a rejected token: where a token is rejected and no work request
+    // is posted.
+    (FLAG_SEND_003, |f| f.reject_flag),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -284,6 +290,12 @@ impl Facts {
                     CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
                 }))
             }),
+            reject_flag: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
+                    if c.side == Side::Requester && c.entry.status.is_doorbell_reject())
+            }) && !s
+                .injects()
+                .any(|r| matches!(&r.body, Body::Host { command: HostCommand::PostWrite(_) })),
             flag_lens: s.expects().fold(0, |k, r| match &r.body {
                 Body::Event { event: NicEvent::FlagWrite(w) } => {
                     let ok = FlagRepr::from_u64(w.value).status.is_success();
