@@ -42,8 +42,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // CPU halves with one rule wrong: a later timeout or packet is named.
     ("no-retry-reset", "REC-RTO-003"),
     ("no-blame", "SND-PSN-001"),
-    // Rejections delivered to the error queue fill it: its overflow is named.
-    ("rejects-to-error-cq", "CQE-RING-004.a"),
     // A sender stalled: the next packet's EV is named.
     ("credit-zero-stalls", "SND-SEG-001.a"),
     // The mark of a discarded SACK applied: its EvMarked report is named.

@@ -648,29 +648,49 @@ impl Stream for OwnerFirst {
     }
 }
 
-/// The device error queue, once software names it.
+/// The device error queue, once software names it, the queues software created and how
+/// many entries the faulty device has written to each: it writes every rejection to the
+/// error queue's next slot, as it writes any entry to a queue.
 #[derive(Debug, Default)]
 struct RejectsToErrorCq {
     error_cq: Option<CqId>,
+    cqs: HashMap<CqId, CqConfig>,
+    written: HashMap<CqId, u64>,
 }
 
 impl Stream for RejectsToErrorCq {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &inputs {
-            if let Input::Host { command: HostCommand::SetErrorCq { cq } } = &i.input {
-                self.error_cq = Some(*cq);
+            match &i.input {
+                Input::Host { command: HostCommand::SetErrorCq { cq } } => {
+                    self.error_cq = Some(*cq);
+                }
+                Input::Host { command: HostCommand::CreateCq(c) } => {
+                    self.cqs.insert(c.cq, *c);
+                }
+                _ => {}
             }
         }
         inputs
     }
 
     fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        let Some(err) = self.error_cq else { return outputs };
         completions(&mut outputs, |c| {
-            let rejected = c.written_entry().status.is_doorbell_reject();
-            if let (Some(q), true) = (c.queue.as_mut(), rejected) {
+            let mut e = c.written_entry();
+            let Some(q) = c.queue.as_mut() else { return };
+            if let (Some(err), true) = (self.error_cq, e.status.is_doorbell_reject()) {
                 q.cq = err;
             }
+            let Some(cfg) = self.cqs.get(&q.cq) else { return };
+            // The queue's k-th entry: at slot k mod N, its phase from the k-th pass.
+            let k = self.written.entry(q.cq).or_default();
+            let n = u64::from(cfg.entries.max(1));
+            q.slot = (*k % n) as u32;
+            q.addr = cfg.slot_addr(q.slot);
+            e.phase = (*k / n) % 2 == 0;
+            *k += 1;
+            c.entry = e;
+            let _ = e.emit(&mut q.bytes);
         });
         outputs
     }
