@@ -79,6 +79,8 @@ pub struct Facts {
     /// It expects the rejection entry of a token and posts no work request, whose flags
     /// the judge could not tell from one a rejection wrote (`doorbells::judge_reject_flags`).
     reject_flag: bool,
+    /// It expects a QP to fail for a full completion queue (`CQE-RING-004`).
+    cq_stop: bool,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
     /// entry of a failed work request (bits 0 to 4).
@@ -165,6 +167,9 @@ const OWN: &[(Clause, Shows)] = &[
     // A flag written for a rejected token: where a token is rejected and no work request
     // is posted.
     (FLAG_SEND_003, |f| f.reject_flag),
+    // A QP failed in the middle of the input that found its queue full: where a queue
+    // fills.
+    (CQE_RING_005_A, |f| f.cq_stop),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -289,6 +294,11 @@ impl Facts {
                 if (0x61..=0x63).any(|n| {
                     CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
                 }))
+            }),
+            cq_stop: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError {
+                    requirement, ..
+                }) } if requirement.starts_with("CQE-RING-004"))
             }),
             reject_flag: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }

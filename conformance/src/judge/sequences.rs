@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
-use openrdma_device::{NicEvent, Record, Side};
+use openrdma_device::{NicEvent, NicReport, Record, Side};
 
 use super::entries::{self, SlotHistory};
 use super::fields::Rule;
@@ -126,6 +126,21 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
         return Some(CQE_STATUS_004);
     }
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
+}
+
+/// CQE-RING-005.a: a requester flag or entry that succeeds, written as a failure by a
+/// device that failed its QP in the middle of the input that found the QP's completion
+/// queue full, instead of once it had handled that input.
+fn failed_in_the_input(
+    want: &NicEvent,
+    got: &NicEvent,
+    at: u64,
+    stops: &[(u32, u64)],
+) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let (_, status) = requester_status(got)?;
+    let stopped = stops.iter().any(|&(q, t)| q == qpn && t == at);
+    (stopped && wanted.is_success() && !status.is_success()).then_some(CQE_RING_005_A)
 }
 
 /// The rule that fails a requester's message with the status `want` expects at `at`, when
@@ -242,6 +257,18 @@ pub(super) fn judge(
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
+    // The QPs a full completion queue fails, at the time of the input that found it full.
+    let stops: Vec<(u32, u64)> = exp
+        .iter()
+        .filter_map(|(r, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, requirement })
+                if requirement.starts_with("CQE-RING-004") =>
+            {
+                Some((qpn.value(), r.at.0))
+            }
+            _ => None,
+        })
+        .collect();
     // The messages whose requester entry is due: a sender flag without one is a flag
     // of an unsignaled work request's success.
     let entries_due: HashSet<(u32, u16)> = exp
@@ -273,7 +300,7 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        let causes = Causes { naks, entries_due: &entries_due, failed: &failed };
+        let causes = Causes { naks, entries_due: &entries_due, failed: &failed, stops: &stops };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
 }
@@ -287,6 +314,8 @@ struct Causes<'a> {
     entries_due: &'a HashSet<(u32, u16)>,
     /// The QPs the device shows a failure of, in a requester flag or entry.
     failed: &'a HashSet<u32>,
+    /// The QPs a full completion queue fails, with the time of the input that filled it.
+    stops: &'a [(u32, u64)],
 }
 
 fn judge_seq(
@@ -298,7 +327,7 @@ fn judge_seq(
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
-    let Causes { naks, entries_due, failed } = *causes;
+    let Causes { naks, entries_due, failed, stops } = *causes;
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
     for (k, &(w, g)) in pairs.iter().enumerate() {
@@ -321,6 +350,7 @@ fn judge_seq(
         }
         if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
             rule = unheeded_failure(we, wt, failed, naks).or(rule);
+            rule = failed_in_the_input(we, ge, wt, stops).or(rule);
         }
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {

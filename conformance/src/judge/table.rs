@@ -815,6 +815,7 @@ const SEQUENCES: &[Clause] = &[
     CQE_REJECT_002,
     CQE_RING_001_B,
     CQE_RING_003_B,
+    CQE_RING_005_A,
     CQE_ROUTE_001,
     CQE_SEND_001,
     CQE_SEND_002,

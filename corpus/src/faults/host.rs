@@ -114,6 +114,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<CqOverwrites>::default(),
     ),
     stream(
+        "cq-full-fails-at-once",
+        "a completion queue found full fails its QPs at once, in the middle of the input: the messages that input acknowledged after the entry that found no slot complete FLUSHED",
+        &[req::CQE_RING_005_A],
+        &["ret-cq-overflow"],
+        |_| Box::new(FailsAtOnce),
+    ),
+    stream(
         "cqe-owner-first",
         "the owner byte is written before the rest of the entry: at byte 31's write, bytes 0 to 30 still hold the slot's previous contents",
         &[req::CQE_RING_003_B],
@@ -626,6 +633,46 @@ impl Stream for CqOverwrites {
             c.entry = e;
             let _ = e.emit(&mut q.bytes);
         });
+        outputs
+    }
+}
+
+/// Fails a QP at the entry that finds its queue full, rather than after the input.
+#[derive(Debug)]
+struct FailsAtOnce;
+
+impl Stream for FailsAtOnce {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // The QPs the batch fails for a full queue, and the messages whose entries it
+        // writes.
+        let mut stopped = Vec::new();
+        let mut entries = Vec::new();
+        for o in &outputs {
+            match &o.output {
+                Output::Event {
+                    event: NicEvent::Report(NicReport::QpError { qpn, requirement }),
+                } if requirement.starts_with("CQE-RING-004") => {
+                    stopped.push(*qpn);
+                }
+                Output::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
+                    entries.push((c.entry.qpn, c.entry.msn));
+                }
+                _ => {}
+            }
+        }
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(w) } = &mut o.output else { continue };
+            let mut f = FlagRepr::from_u64(w.value);
+            let flushed = w.side == Side::Requester
+                && stopped.contains(&w.qpn)
+                && f.status.is_success()
+                && !entries.contains(&(w.qpn, w.msn));
+            if flushed {
+                f.status = CompletionStatus::FLUSHED;
+                f.byte_len = 0;
+                w.value = f.to_u64();
+            }
+        }
         outputs
     }
 }
