@@ -35,7 +35,6 @@ const MISNAMED: &[(&str, &str)] = &[
     ("rejects-seth-type", "SETH-PDC-001.b"),
     ("rejects-cc-type", "SETH-PDC-001.b"),
     // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
-    ("vendor-info-as-reason", "FLAG-STATUS-001"),
     ("only-unlimited-credit-is-ack", "REC-IF-009"),
     // A probe answered with pr 0: the SACK's ack_psn_offset is named.
     ("probe-answered-without-pr", "SETH-ACKPSN-001.a"),
@@ -60,7 +59,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // The injected frame also carries a TVer other than 0, whose rule is named first.
     ("rejects-bth-byte-4", "BTH-TVER-001.b"),
     ("rejects-eeth-data", "REC-IF-018.a"),
-    ("rejects-ack-credit", "FLAG-SEND-001.a"),
     ("rejects-nack-vendor-info", "REC-IF-004"),
     // The injected frame also carries an odd TSETH ftype, whose rule is named first.
     ("rejects-reserved-fields", "TSETH-FTYPE-001.b"),

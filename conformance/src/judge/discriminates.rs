@@ -81,6 +81,10 @@ pub struct Facts {
     reject_flag: bool,
     /// It expects a QP to fail for a full completion queue (`CQE-RING-004`).
     cq_stop: bool,
+    /// It injects a NACK that is not fatal and carries `vendor_info`.
+    vendor_nack: bool,
+    /// It injects an AETH ACK whose credit code is not 0x1F.
+    odd_credit: bool,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
     /// entry of a failed work request (bits 0 to 4).
@@ -170,6 +174,9 @@ const OWN: &[(Clause, Shows)] = &[
     // A QP failed in the middle of the input that found its queue full: where a queue
     // fills.
     (CQE_RING_005_A, |f| f.cq_stop),
+    // An acknowledgement misread by a field a sender must ignore: where one is injected.
+    (NETH_VENDOR_001_B, |f| f.vendor_nack),
+    (AETH_MRC_002_B, |f| f.odd_credit),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -294,6 +301,20 @@ impl Facts {
                 if (0x61..=0x63).any(|n| {
                     CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
                 }))
+            }),
+            vendor_nack: s.injects().any(|r| match &r.body {
+                Body::Frame { bytes, .. } => decode(bytes)
+                    .ext
+                    .neth
+                    .is_some_and(|n| n.vendor_info != 0 && !n.reason.is_fatal()),
+                _ => false,
+            }),
+            odd_credit: s.injects().any(|r| match &r.body {
+                Body::Frame { bytes, .. } => decode(bytes).ext.aeth.is_some_and(|a| {
+                    openrdma_codec::AethKind::of(a.syndrome) == openrdma_codec::AethKind::Ack
+                        && a.syndrome & 0x1F != 0x1F
+                }),
+                _ => false,
             }),
             cq_stop: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError {

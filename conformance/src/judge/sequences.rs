@@ -128,6 +128,35 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
 }
 
+/// NETH-VENDOR-001.b: a requester flag or entry written FATAL_NACK where another status is
+/// due, when the last NACK injected into its QP by then (at `at`) is not fatal but carries
+/// `vendor_info`: the device took that field for the reason.
+fn fatal_by_vendor_info(
+    want: &NicEvent,
+    got: &NicEvent,
+    at: u64,
+    nacks: &[(u32, u64, u8, u8)],
+) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let (_, status) = requester_status(got)?;
+    if status != CompletionStatus::FATAL_NACK || wanted == status {
+        return None;
+    }
+    let fatal = openrdma_codec::NackReason::UNEXP_EVENT.0;
+    let (_, _, reason, vendor) =
+        nacks.iter().filter(|&&(q, t, _, _)| q == qpn && t <= at).next_back()?;
+    (*reason != fatal && *vendor != 0).then_some(NETH_VENDOR_001_B)
+}
+
+/// AETH-MRC-002.b: a requester flag or entry of a success that is missing, due at an AETH
+/// ACK injected into its QP whose credit code is not 0x1F: the device did not take the
+/// ACK for its credit code.
+fn ack_dropped_by_credit(want: &NicEvent, at: u64, credits: &[(u32, u64, u8)]) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let odd = credits.iter().any(|&(q, t, credit)| q == qpn && t == at && credit != 0x1F);
+    (wanted.is_success() && odd).then_some(AETH_MRC_002_B)
+}
+
 /// CQE-RING-005.a: a requester flag or entry that succeeds, written as a failure by a
 /// device that failed its QP in the middle of the input that found the QP's completion
 /// queue full, instead of once it had handled that input.
@@ -248,10 +277,21 @@ type Item<'a> = (u64, &'a NicEvent, usize);
 /// observed ones with their times; `naks` the transport acknowledgements other than ACKs
 /// injected into the device, as (device QP, time, syndrome); `history` is what each
 /// observed entry's slot held.
+/// The acknowledgements injected, which a flag or entry wrong may show misread.
+#[derive(Clone, Copy)]
+pub(super) struct Inputs<'a> {
+    /// The AETHs that are not ACKs: (QP, time, syndrome).
+    pub(super) naks: &'a [(u32, u64, u8)],
+    /// The NACKs: (QP, time, reason, vendor_info).
+    pub(super) nacks: &'a [(u32, u64, u8, u8)],
+    /// The AETH ACKs: (QP, time, credit code).
+    pub(super) credits: &'a [(u32, u64, u8)],
+}
+
 pub(super) fn judge(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
-    naks: &[(u32, u64, u8)],
+    inputs: Inputs<'_>,
     late_ns: u64,
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
@@ -300,7 +340,7 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        let causes = Causes { naks, entries_due: &entries_due, failed: &failed, stops: &stops };
+        let causes = Causes { inputs, entries_due: &entries_due, failed: &failed, stops: &stops };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
 }
@@ -308,8 +348,8 @@ pub(super) fn judge(
 /// What names a flag or entry missing or wrong by its cause.
 #[derive(Clone, Copy)]
 struct Causes<'a> {
-    /// The NAKs injected: (QP, time, syndrome).
-    naks: &'a [(u32, u64, u8)],
+    /// The acknowledgements injected.
+    inputs: Inputs<'a>,
     /// The messages whose requester entry is due, by (QP, MSN).
     entries_due: &'a HashSet<(u32, u16)>,
     /// The QPs the device shows a failure of, in a requester flag or entry.
@@ -327,7 +367,8 @@ fn judge_seq(
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
-    let Causes { naks, entries_due, failed, stops } = *causes;
+    let Causes { inputs, entries_due, failed, stops } = *causes;
+    let naks = inputs.naks;
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
     for (k, &(w, g)) in pairs.iter().enumerate() {
@@ -351,6 +392,7 @@ fn judge_seq(
         if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
             rule = unheeded_failure(we, wt, failed, naks).or(rule);
             rule = failed_in_the_input(we, ge, wt, stops).or(rule);
+            rule = fatal_by_vendor_info(we, ge, gt, inputs.nacks).or(rule);
         }
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {
@@ -386,6 +428,7 @@ fn judge_seq(
         // A failure the device did not act on at all is the cause; otherwise the rule of
         // the output that is missing.
         let rule = unheeded_failure(we, wt, failed, naks)
+            .or_else(|| ack_dropped_by_credit(we, wt, inputs.credits))
             .unwrap_or_else(|| missing_rule(seq, we, entries_due));
         div.push(Divergence {
             expected: Some(render_event(we)),

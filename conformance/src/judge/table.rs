@@ -393,7 +393,30 @@ pub static CHECKS: &[Check] = &[
                         (!ack).then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome))
                     })
                     .collect();
-            sequences::judge(&c.o.exp_events, &c.o.events, &naks, late, h, d, &mut n);
+            // The NACKs injected, (QP, time, reason, vendor_info), and the credit code of
+            // each AETH ACK injected, (QP, time, credit).
+            let nacks: Vec<(u32, u64, u8, u8)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let x = f.d.ext.neth?;
+                        Some((f.d.bth?.dest_qp.value(), i.at, x.reason.0, x.vendor_info))
+                    })
+                    .collect();
+            let credits: Vec<(u32, u64, u8)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let a = f.d.ext.aeth?;
+                        let ack = openrdma_codec::AethKind::of(a.syndrome)
+                            == openrdma_codec::AethKind::Ack;
+                        ack.then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome & 0x1F))
+                    })
+                    .collect();
+            let inputs = sequences::Inputs { naks: &naks, nacks: &nacks, credits: &credits };
+            sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);
         },
     },
@@ -807,6 +830,7 @@ const ENTRIES: &[Clause] = &[
 ];
 
 const SEQUENCES: &[Clause] = &[
+    AETH_MRC_002_B,
     CQE_IMM_002,
     CQE_LAYOUT_001,
     CQE_OPCODE_001,
@@ -835,6 +859,7 @@ const SEQUENCES: &[Clause] = &[
     FLAG_SEND_002,
     FLAG_STATUS_001,
     FLAG_VALID_001,
+    NETH_VENDOR_001_B,
     REC_IF_013,
     RET_FLAG_001_A,
     RET_ORDER_001,
