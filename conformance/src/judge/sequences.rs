@@ -143,8 +143,7 @@ fn fatal_by_vendor_info(
         return None;
     }
     let fatal = openrdma_codec::NackReason::UNEXP_EVENT.0;
-    let (_, _, reason, vendor) =
-        nacks.iter().filter(|&&(q, t, _, _)| q == qpn && t <= at).next_back()?;
+    let (_, _, reason, vendor) = nacks.iter().rfind(|&&(q, t, _, _)| q == qpn && t <= at)?;
     (*reason != fatal && *vendor != 0).then_some(NETH_VENDOR_001_B)
 }
 
