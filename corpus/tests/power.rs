@@ -31,13 +31,10 @@ const MISNAMED: &[(&str, &str)] = &[
     // before the flags that show the order.
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
     // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
-    ("vendor-info-as-reason", "FLAG-STATUS-001"),
     ("only-unlimited-credit-is-ack", "REC-IF-009"),
     // CPU halves with one rule wrong: a later timeout or packet is named.
     ("no-retry-reset", "REC-RTO-003"),
     ("no-blame", "SND-PSN-001"),
-    // Rejections delivered to the error queue fill it: its overflow is named.
-    ("rejects-to-error-cq", "CQE-RING-004.a"),
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
     // Generated: an MSN one off matches another ACK, whose other fields then differ.

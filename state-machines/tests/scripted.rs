@@ -1031,7 +1031,7 @@ fn snd_ack_002_ack_for_msn_never_sent() {
     assert_eq!(s.nic.pending_messages(), 1);
 }
 
-/// SND-ACK-003, CQE-STATUS-002: an AETH NAK remote access error (0x62) moves the QP to
+/// SND-ACK-003, CQE-STATUS-004: an AETH NAK remote access error (0x62) moves the QP to
 /// error. Its MSN names the last message retired; before any, the MSN before the first
 /// (0xFFFF here). The next message completes with REMOTE_ACCESS_ERROR, the rest FLUSHED,
 /// each with its sender flag (0 bytes).

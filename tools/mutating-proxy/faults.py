@@ -1483,7 +1483,7 @@ def _(ctx, f, item):
 m = fault("nak-as-ack",
           "The sender reads any AETH as an ACK: a NAK completes the message with SUCCESS and "
           "the QP stays up.",
-          ["SND-ACK-003", "SND-ACK-006", "RET-FLUSH-001", "CQE-STATUS-002", "CQE-SEND-002",
+          ["SND-ACK-003", "SND-ACK-006", "RET-FLUSH-001", "CQE-STATUS-004", "CQE-SEND-002",
            "REC-IF-009"])
 
 

@@ -80,6 +80,15 @@ pub struct Facts {
     /// It expects data packets of a QP whose probes only the CPU half asks for: tail
     /// probing is off and its spray policy queues none (SND-TAIL-001.b).
     tail_off: bool,
+    /// It expects the rejection entry of a token and posts no work request, whose flags
+    /// the judge could not tell from one a rejection wrote (`doorbells::judge_reject_flags`).
+    reject_flag: bool,
+    /// It expects a QP to fail for a full completion queue (`CQE-RING-004`).
+    cq_stop: bool,
+    /// It injects a NACK that is not fatal and carries `vendor_info`.
+    vendor_nack: bool,
+    /// It injects an AETH ACK whose credit code is not 0x1F.
+    odd_credit: bool,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
     /// entry of a failed work request (bits 0 to 4).
@@ -184,7 +193,16 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
     (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
     // A status of table 8 for an AETH NAK: where an entry of a message a NAK ended is due.
-    (CQE_STATUS_002, |f| f.nak_entry),
+    (CQE_STATUS_004, |f| f.nak_entry),
+    // A flag written for a rejected token: where a token is rejected and no work request
+    // is posted.
+    (FLAG_SEND_003, |f| f.reject_flag),
+    // A QP failed in the middle of the input that found its queue full: where a queue
+    // fills.
+    (CQE_RING_005_A, |f| f.cq_stop),
+    // An acknowledgement misread by a field a sender must ignore: where one is injected.
+    (NETH_VENDOR_001_B, |f| f.vendor_nack),
+    (AETH_MRC_002_B, |f| f.odd_credit),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -325,6 +343,31 @@ impl Facts {
                     CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
                 }))
             }),
+            vendor_nack: s.injects().any(|r| match &r.body {
+                Body::Frame { bytes, .. } => decode(bytes)
+                    .ext
+                    .neth
+                    .is_some_and(|n| n.vendor_info != 0 && !n.reason.is_fatal()),
+                _ => false,
+            }),
+            odd_credit: s.injects().any(|r| match &r.body {
+                Body::Frame { bytes, .. } => decode(bytes).ext.aeth.is_some_and(|a| {
+                    openrdma_codec::AethKind::of(a.syndrome) == openrdma_codec::AethKind::Ack
+                        && a.syndrome & 0x1F != 0x1F
+                }),
+                _ => false,
+            }),
+            cq_stop: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError {
+                    requirement, ..
+                }) } if requirement.starts_with("CQE-RING-004"))
+            }),
+            reject_flag: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
+                    if c.side == Side::Requester && c.entry.status.is_doorbell_reject())
+            }) && !s
+                .injects()
+                .any(|r| matches!(&r.body, Body::Host { command: HostCommand::PostWrite(_) })),
             flag_lens: s.expects().fold(0, |k, r| match &r.body {
                 Body::Event { event: NicEvent::FlagWrite(w) } => {
                     let ok = FlagRepr::from_u64(w.value).status.is_success();

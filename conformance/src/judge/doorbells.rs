@@ -53,6 +53,91 @@ pub(super) struct Rung {
     /// it: a difference then shows the change taking effect at the wrong moment, or in
     /// part (`TPL-INSTALL-002`).
     torn: bool,
+    /// Whether that change only switched the template on or off: a rejection by sequence
+    /// number then shows how the device keeps the number, not when the change took effect.
+    toggled: bool,
+    /// The sequence number the template expects, and what a device with one wrong rule of
+    /// `DB-SEQ-001` would expect instead, when the token names an installed template.
+    seqs: Option<Seqs>,
+}
+
+/// The sequence number a template expects (`DB-SEQ-001`), and the numbers a device that
+/// breaks one rule of its keeping would expect instead, each with the rule it breaks and
+/// when it last came to differ. A device that rejects, by its sequence number, a token
+/// whose number is right is named by the rule whose number explains its answer, the one
+/// that differed last; by `DB-SEQ-001` when none does.
+#[derive(Debug, Clone, Copy)]
+struct Seqs {
+    expected: u16,
+    wrong: [Wrong; 3],
+}
+
+/// The number a device that breaks `rule` expects, and since when it differs.
+#[derive(Debug, Clone, Copy)]
+struct Wrong {
+    rule: Clause,
+    seq: u16,
+    since: u64,
+}
+
+impl Seqs {
+    fn new() -> Seqs {
+        let w = |rule| Wrong { rule, seq: 0, since: 0 };
+        // A rejected token that advances the number (DB-REJECT-001); an installation that
+        // keeps it (TPL-INSTALL-003.b); re-enabling that resets it (TPL-INSTALL-003.a).
+        Seqs { expected: 0, wrong: [w(DB_REJECT_001), w(TPL_INSTALL_003_B), w(TPL_INSTALL_003_A)] }
+    }
+
+    /// Sets the number that `rule`'s wrong device expects, at `at`.
+    fn set(&mut self, rule: Clause, seq: u16, at: u64) {
+        let e = self.expected;
+        for w in self.wrong.iter_mut().filter(|w| w.rule == rule) {
+            if seq != w.seq && seq != e {
+                w.since = at;
+            }
+            w.seq = seq;
+        }
+    }
+
+    fn of(&self, rule: Clause) -> u16 {
+        self.wrong.iter().find(|w| w.rule == rule).map_or(self.expected, |w| w.seq)
+    }
+
+    /// A token accepted: every number advances.
+    fn accept(&mut self) {
+        self.expected = self.expected.wrapping_add(1);
+        for w in &mut self.wrong {
+            w.seq = w.seq.wrapping_add(1);
+        }
+    }
+
+    /// An installation under an ID in use: the number starts again at 0.
+    fn install(&mut self, at: u64) {
+        let kept = self.of(TPL_INSTALL_003_B);
+        *self = Seqs { wrong: self.wrong, ..Seqs::new() };
+        for w in &mut self.wrong {
+            w.seq = 0;
+        }
+        self.set(TPL_INSTALL_003_B, kept, at);
+    }
+
+    /// The rule a device broke that rejects as `got` a token with sequence number `seq`
+    /// that this number accepts.
+    fn rule_of(&self, seq: u16, got: CompletionStatus) -> Clause {
+        self.wrong
+            .iter()
+            .filter(|w| w.seq != self.expected)
+            .filter(|w| {
+                openrdma_codec::host::check_seq(w.seq, seq).err().map(|r| r.status()) == Some(got)
+            })
+            .max_by_key(|w| w.since)
+            .map_or(DB_SEQ_001, |w| w.rule)
+    }
+}
+
+/// Whether a status is a rejection by sequence number.
+fn seq_status(s: CompletionStatus) -> bool {
+    s == CompletionStatus::STALE_SEQ || s == CompletionStatus::SEQ_GAP
 }
 
 /// The tokens of a run and the bus writes that carry none.
@@ -71,10 +156,29 @@ pub(super) struct Ledger {
 
 struct Installed {
     template: Template,
-    expected_seq: u16,
+    seqs: Seqs,
 }
 
 impl Rung {
+    /// The rule a device broke that rejects this token as `got` by its sequence number,
+    /// which is right (`Seqs::rule_of`).
+    fn seq_rule(&self, got: CompletionStatus) -> Clause {
+        let seq = DoorbellToken::from_u64(self.value).seq;
+        self.seqs.map_or(DB_SEQ_001, |s| s.rule_of(seq, got))
+    }
+
+    /// Whether the token passes the checks before the sequence check and that check: its
+    /// template is usable and its seq is the one the template expects.
+    fn seq_right(&self) -> bool {
+        let before = [
+            CompletionStatus::BAD_VERSION,
+            CompletionStatus::UNKNOWN_TEMPLATE,
+            CompletionStatus::STALE_SEQ,
+            CompletionStatus::SEQ_GAP,
+        ];
+        self.seqs.is_some() && !self.fails.iter().any(|f| before.contains(f))
+    }
+
     /// Whether the token names a template the NIC must have refused to install.
     fn refused(&self) -> bool {
         !self.torn && self.unusable.is_some_and(|c| c != TPL_KEY_002)
@@ -91,7 +195,9 @@ impl Ledger {
         // because their registration ended.
         let mut refused: HashMap<TemplateId, Clause> = HashMap::new();
         let mut deregistered: HashSet<TemplateId> = HashSet::new();
-        let mut changed: HashMap<TemplateId, u64> = HashMap::new();
+        // When each template last changed, and whether that change only switched it on
+        // or off.
+        let mut changed: HashMap<TemplateId, (u64, bool)> = HashMap::new();
         for i in &o.inputs {
             let Input::Host { command } = i.input else { continue };
             let (value, source) = match command {
@@ -115,7 +221,10 @@ impl Ledger {
                 }
                 HostCommand::SetTemplate(t) => {
                     let id = t.template_id;
-                    changed.insert(id, i.at);
+                    let toggled = table
+                        .get(&id)
+                        .is_some_and(|s| Template { enabled: t.enabled, ..s.template } == *t);
+                    changed.insert(id, (i.at, toggled));
                     match install_error(t, &local, &l.qps) {
                         Some(Some(rule)) => {
                             // A token names 12 bits: the ID it would name, if the device
@@ -130,13 +239,22 @@ impl Ledger {
                         None => {
                             refused.remove(&id);
                             deregistered.remove(&id);
-                            let expected_seq = match table.get(&id) {
+                            let seqs = match table.get(&id) {
                                 Some(s) if Template { enabled: t.enabled, ..s.template } == *t => {
-                                    s.expected_seq
+                                    let mut seqs = s.seqs;
+                                    if t.enabled && !s.template.enabled {
+                                        seqs.set(TPL_INSTALL_003_A, 0, i.at);
+                                    }
+                                    seqs
                                 }
-                                _ => 0,
+                                Some(s) => {
+                                    let mut seqs = s.seqs;
+                                    seqs.install(i.at);
+                                    seqs
+                                }
+                                None => Seqs::new(),
                             };
-                            table.insert(id, Installed { template: *t, expected_seq });
+                            table.insert(id, Installed { template: *t, seqs });
                         }
                     }
                     continue;
@@ -161,7 +279,7 @@ impl Ledger {
             let decision = accept_doorbell(
                 &tok,
                 slot.map(|s| &s.template),
-                slot.map_or(0, |s| s.expected_seq),
+                slot.map_or(0, |s| s.seqs.expected),
             );
             let usable = slot.is_some_and(|s| s.template.usable_for(tok.template));
             let unusable = if usable {
@@ -172,13 +290,29 @@ impl Ledger {
                 refused.get(&tok.template).copied()
             };
             let fails = failing(&tok, slot.filter(|_| usable));
-            if decision.is_ok() {
-                if let Some(s) = table.get_mut(&tok.template) {
-                    s.expected_seq = s.expected_seq.wrapping_add(1);
+            let seqs = slot.map(|s| s.seqs);
+            if let Some(s) = table.get_mut(&tok.template) {
+                if decision.is_ok() {
+                    s.seqs.accept();
+                } else if usable {
+                    let n = s.seqs.of(DB_REJECT_001).wrapping_add(1);
+                    s.seqs.set(DB_REJECT_001, n, i.at);
                 }
             }
-            let torn = changed.get(&tok.template) == Some(&i.at);
-            l.rungs.push(Rung { at: i.at, value, source, decision, unusable, fails, torn });
+            let change = changed.get(&tok.template).filter(|c| c.0 == i.at);
+            let torn = change.is_some();
+            let toggled = change.is_some_and(|c| c.1);
+            l.rungs.push(Rung {
+                at: i.at,
+                value,
+                source,
+                decision,
+                unusable,
+                fails,
+                torn,
+                toggled,
+                seqs,
+            });
         }
         l
     }
@@ -240,7 +374,7 @@ fn failing(tok: &DoorbellToken, template: Option<&Installed>) -> Vec<CompletionS
         out.push(CompletionStatus::UNKNOWN_TEMPLATE);
         return out;
     };
-    if let Err(r) = openrdma_codec::host::check_seq(s.expected_seq, tok.seq) {
+    if let Err(r) = openrdma_codec::host::check_seq(s.seqs.expected, tok.seq) {
         out.push(r.status());
     }
     let t = &s.template;
@@ -290,6 +424,8 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_MMIO_002_A,
     DB_MMIO_003_A,
     DB_ORDER_001,
+    DB_REJECT_001,
+    DB_SEQ_001,
     DB_SEQ_002,
     DB_SEQ_003,
     DB_TEMPLATE_001,
@@ -299,6 +435,8 @@ pub(super) const CLAUSES: &[Clause] = &[
     TPL_ID_001,
     TPL_INSTALL_001_B,
     TPL_INSTALL_002,
+    TPL_INSTALL_003_A,
+    TPL_INSTALL_003_B,
     TPL_KEY_001,
     TPL_KEY_002,
     TPL_LEN_001,
@@ -596,6 +734,17 @@ fn judge_rejected(
     let rule = if r.torn { TPL_INSTALL_002 } else { reject_rule(reject, r.unusable) };
     let other = got.iter().find(|s| **s != want);
     let (clause, what) = match other {
+        // Rejected by a sequence number that is right: the device expects another.
+        Some(&s) if seq_status(s) && r.seq_right() && (!r.torn || r.toggled) => (
+            r.seq_rule(s),
+            format!(
+                "token {:#018x} was rejected as {}, but its seq is the one its template \
+                 expects; it fails {} first",
+                r.value,
+                status_name(s),
+                status_name(want)
+            ),
+        ),
         Some(&s) if s.is_doorbell_reject() && r.fails.contains(&s) && !r.torn => (
             DB_ORDER_001,
             format!(
@@ -675,10 +824,29 @@ fn judge_accepted(
     }
     let got: Vec<CompletionStatus> =
         seen.entries_of(r.value).map(|(_, s)| s).filter(|s| s.is_doorbell_reject()).collect();
-    if let Some(&s) = unaccounted(rejected, &got).first() {
+    let unexplained = unaccounted(rejected, &got);
+    if let Some(&s) = unexplained.first() {
+        // The rungs of this value, and those a change at their instant may explain.
+        let same: Vec<&Rung> =
+            l.rungs.iter().filter(|x| x.value == r.value && x.decision.is_ok()).collect();
+        let torn = same.iter().filter(|x| x.torn && !x.toggled).count();
+        let by_seq = unexplained.iter().filter(|s| seq_status(**s)).count();
+        let rule = if seq_status(s) && by_seq > torn {
+            // A rung whose seq is the one its template expects was rejected by its seq:
+            // the device expects another.
+            same.iter()
+                .filter(|x| !x.torn || x.toggled)
+                .map(|x| x.seq_rule(s))
+                .find(|c| *c != DB_SEQ_001)
+                .unwrap_or(DB_SEQ_001)
+        } else if r.torn {
+            TPL_INSTALL_002
+        } else {
+            DB_ORDER_001
+        };
         div.push(Divergence::of(
             r.at,
-            if r.torn { TPL_INSTALL_002 } else { DB_ORDER_001 },
+            rule,
             format!(
                 "token {:#018x} passes every doorbell check, but was rejected as {}",
                 r.value,

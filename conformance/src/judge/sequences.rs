@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::Msn;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
-use openrdma_device::{NicEvent, Record, Side};
+use openrdma_device::{NicEvent, NicReport, Record, Side};
 
 use super::entries::{self, SlotHistory};
 use super::fields::Rule;
@@ -108,7 +108,7 @@ impl Seq {
 
 /// The rule of a field of an expected completion entry whose contents another rule than
 /// the sequence's fixes: a rejected token's entry (CQE-REJECT-001), the status of a
-/// message an AETH NAK ended (CQE-STATUS-002), the status and byte count of another failed
+/// message an AETH NAK ended (CQE-STATUS-004), the status and byte count of another failed
 /// work request's (CQE-SEND-002). Where the entry is written is judged
 /// apart (`field_rule`).
 fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
@@ -124,9 +124,52 @@ fn entry_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     // A message an AETH NAK ended: its status is the one table 8 gives the NAK.
     let nak = (0x61..=0x63).any(|s| CompletionStatus::from_aeth_nak(s) == Some(status));
     if failed && nak && field == "status" {
-        return Some(CQE_STATUS_002);
+        return Some(CQE_STATUS_004);
     }
     (failed && matches!(field, "status" | "byte_len")).then_some(CQE_SEND_002)
+}
+
+/// NETH-VENDOR-001.b: a requester flag or entry written FATAL_NACK where another status is
+/// due, when the last NACK injected into its QP by then (at `at`) is not fatal but carries
+/// `vendor_info`: the device took that field for the reason.
+fn fatal_by_vendor_info(
+    want: &NicEvent,
+    got: &NicEvent,
+    at: u64,
+    nacks: &[(u32, u64, u8, u8)],
+) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let (_, status) = requester_status(got)?;
+    if status != CompletionStatus::FATAL_NACK || wanted == status {
+        return None;
+    }
+    let fatal = openrdma_codec::NackReason::UNEXP_EVENT.0;
+    let (_, _, reason, vendor) = nacks.iter().rfind(|&&(q, t, _, _)| q == qpn && t <= at)?;
+    (*reason != fatal && *vendor != 0).then_some(NETH_VENDOR_001_B)
+}
+
+/// AETH-MRC-002.b: a requester flag or entry of a success that is missing, due at an AETH
+/// ACK injected into its QP whose credit code is not 0x1F: the device did not take the
+/// ACK for its credit code.
+fn ack_dropped_by_credit(want: &NicEvent, at: u64, credits: &[(u32, u64, u8)]) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let odd = credits.iter().any(|&(q, t, credit)| q == qpn && t == at && credit != 0x1F);
+    (wanted.is_success() && odd).then_some(AETH_MRC_002_B)
+}
+
+/// CQE-RING-005.a: a requester flag or entry that succeeds, written as a failure by a
+/// device that failed its QP in the middle of the input that found the QP's completion
+/// queue full, instead of once it had handled that input.
+fn failed_in_the_input(
+    want: &NicEvent,
+    got: &NicEvent,
+    at: u64,
+    stops: &[(u32, u64)],
+) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let (_, status) = requester_status(got)?;
+    let stopped = stops.iter().any(|&(q, t)| q == qpn && t == at);
+    (stopped && wanted.is_success() && !status.is_success()).then_some(CQE_RING_005_A)
 }
 
 /// The rule that fails a requester's message with the status `want` expects at `at`, when
@@ -240,6 +283,10 @@ pub(super) struct Inputs<'a> {
     /// so): a flag or entry due at such a time and missing was not written because the
     /// device did not take the frame.
     pub odd: &'a [(u64, Rule)],
+    /// The NACKs: (QP, time, reason, vendor_info).
+    pub nacks: &'a [(u32, u64, u8, u8)],
+    /// The AETH ACKs: (QP, time, credit code).
+    pub credits: &'a [(u32, u64, u8)],
 }
 
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the
@@ -254,6 +301,18 @@ pub(super) fn judge(
     div: &mut Vec<Divergence>,
     checked: &mut usize,
 ) {
+    // The QPs a full completion queue fails, at the time of the input that found it full.
+    let stops: Vec<(u32, u64)> = exp
+        .iter()
+        .filter_map(|(r, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, requirement })
+                if requirement.starts_with("CQE-RING-004") =>
+            {
+                Some((qpn.value(), r.at.0))
+            }
+            _ => None,
+        })
+        .collect();
     // The messages whose requester entry is due: a sender flag without one is a flag
     // of an unsignaled work request's success.
     let entries_due: HashSet<(u32, u16)> = exp
@@ -285,12 +344,7 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        let causes = Causes {
-            naks: inputs.naks,
-            odd: inputs.odd,
-            entries_due: &entries_due,
-            failed: &failed,
-        };
+        let causes = Causes { inputs, entries_due: &entries_due, failed: &failed, stops: &stops };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
 }
@@ -337,14 +391,14 @@ pub(super) fn judge_unacknowledged(
 /// What names a flag or entry missing or wrong by its cause.
 #[derive(Clone, Copy)]
 struct Causes<'a> {
-    /// The NAKs injected: (QP, time, syndrome).
-    naks: &'a [(u32, u64, u8)],
-    /// The frames injected with a value a receiver must take: (time, rule).
-    odd: &'a [(u64, Rule)],
+    /// The acknowledgements injected.
+    inputs: Inputs<'a>,
     /// The messages whose requester entry is due, by (QP, MSN).
     entries_due: &'a HashSet<(u32, u16)>,
     /// The QPs the device shows a failure of, in a requester flag or entry.
     failed: &'a HashSet<u32>,
+    /// The QPs a full completion queue fails, with the time of the input that filled it.
+    stops: &'a [(u32, u64)],
 }
 
 fn judge_seq(
@@ -356,7 +410,8 @@ fn judge_seq(
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
-    let Causes { naks, odd, entries_due, failed } = *causes;
+    let Causes { inputs, entries_due, failed, stops } = *causes;
+    let (naks, odd) = (inputs.naks, inputs.odd);
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
     for (k, &(w, g)) in pairs.iter().enumerate() {
@@ -379,6 +434,8 @@ fn judge_seq(
         }
         if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
             rule = unheeded_failure(we, wt, failed, naks).or(rule);
+            rule = failed_in_the_input(we, ge, wt, stops).or(rule);
+            rule = fatal_by_vendor_info(we, ge, gt, inputs.nacks).or(rule);
         }
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {
@@ -416,6 +473,7 @@ fn judge_seq(
         let untaken = odd.iter().find(|(t, _)| *t == wt).map(|(_, r)| *r);
         let rule = unheeded_failure(we, wt, failed, naks)
             .or(untaken)
+            .or_else(|| ack_dropped_by_credit(we, wt, inputs.credits))
             .unwrap_or_else(|| missing_rule(seq, we, entries_due));
         div.push(Divergence {
             expected: Some(render_event(we)),

@@ -407,7 +407,29 @@ pub static CHECKS: &[Check] = &[
                 .iter()
                 .filter_map(|i| Some((i.at, super::arrivals::accept_clause(&i.frame.as_ref()?.d)?)))
                 .collect();
-            let inputs = sequences::Inputs { naks: &naks, odd: &odd };
+            // The NACKs injected, (QP, time, reason, vendor_info), and the credit code of
+            // each AETH ACK injected, (QP, time, credit).
+            let nacks: Vec<(u32, u64, u8, u8)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let x = f.d.ext.neth?;
+                        Some((f.d.bth?.dest_qp.value(), i.at, x.reason.0, x.vendor_info))
+                    })
+                    .collect();
+            let credits: Vec<(u32, u64, u8)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let a = f.d.ext.aeth?;
+                        let ack = openrdma_codec::AethKind::of(a.syndrome)
+                            == openrdma_codec::AethKind::Ack;
+                        ack.then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome & 0x1F))
+                    })
+                    .collect();
+            let inputs = sequences::Inputs { naks: &naks, odd: &odd, nacks: &nacks, credits: &credits };
             sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);
         },
@@ -935,11 +957,12 @@ const SEQUENCES: &[Clause] = &[
     CQE_REJECT_002,
     CQE_RING_001_B,
     CQE_RING_003_B,
+    CQE_RING_005_A,
     CQE_ROUTE_001,
     CQE_SEND_001,
     CQE_SEND_002,
     CQE_SEND_003,
-    CQE_STATUS_002,
+    CQE_STATUS_004,
     DEC_RESV_001_B,
     EETH_DATA_001_B,
     ENC_EV_001_C,

@@ -70,6 +70,34 @@ pub static FAULTS: &[Fault] = &[
         &["db-template-change"],
         |_| Box::new(TemplateChangeLate),
     ),
+    fault(
+        "seq-advances-on-reject",
+        "the expected seq of a template advances on every token that names it while it is enabled, rejected or not",
+        &[req::DB_REJECT_001, req::DB_SEQ_001],
+        &["db-reject"],
+        seq_bug(SeqBug::AdvancesOnReject),
+    ),
+    fault(
+        "seq-per-qp",
+        "one expected seq is kept per QP, shared by all the templates of the QP, instead of one per template",
+        &[req::DB_SEQ_001],
+        &["db-accept"],
+        seq_bug(SeqBug::OnePerQp),
+    ),
+    fault(
+        "reinstall-keeps-seq",
+        "installing a template again under an ID in use keeps the expected seq of the old one",
+        &[req::TPL_INSTALL_003_B, req::DB_SEQ_001],
+        &["db-template-change"],
+        seq_bug(SeqBug::KeptByInstall),
+    ),
+    fault(
+        "reenable-resets-seq",
+        "re-enabling a disabled template sets its expected seq to 0",
+        &[req::TPL_INSTALL_003_A],
+        &["db-reject", "db-template-change"],
+        seq_bug(SeqBug::ResetByEnable),
+    ),
     stream(
         "lkey-not-checked",
         "a template is installed whatever its local key",
@@ -84,6 +112,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::CQE_RING_004_A],
         &["ret-cq-overflow", "rcv-cq-receive"],
         |_| Box::<CqOverwrites>::default(),
+    ),
+    stream(
+        "cq-full-fails-at-once",
+        "a completion queue found full fails its QPs at once, in the middle of the input: the messages that input acknowledged after the entry that found no slot complete FLUSHED",
+        &[req::CQE_RING_005_A],
+        &["ret-cq-overflow"],
+        |_| Box::new(FailsAtOnce),
     ),
     stream(
         "cqe-owner-first",
@@ -351,6 +386,175 @@ impl Stream for TemplateChangeLate {
     }
 }
 
+/// A wrong rule of keeping a template's expected seq (`DB-SEQ-001`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SeqBug {
+    /// A rejected token advances it.
+    AdvancesOnReject,
+    /// An installation under an ID in use keeps it.
+    KeptByInstall,
+    /// Re-enabling sets it to 0.
+    ResetByEnable,
+    /// One number per QP, shared by its templates, set to 0 by installing any of them.
+    OnePerQp,
+}
+
+/// The edits of a [`SeqBug`]: one input at a time, so that the stream sees which token
+/// was rejected before the next arrives.
+const fn seq_bug(bug: SeqBug) -> Edits {
+    let make: super::MakeStream = match bug {
+        SeqBug::AdvancesOnReject => |_| Box::new(SeqSkew::new(SeqBug::AdvancesOnReject)),
+        SeqBug::KeptByInstall => |_| Box::new(SeqSkew::new(SeqBug::KeptByInstall)),
+        SeqBug::ResetByEnable => |_| Box::new(SeqSkew::new(SeqBug::ResetByEnable)),
+        SeqBug::OnePerQp => |_| Box::new(SeqSkew::new(SeqBug::OnePerQp)),
+    };
+    Edits { stream: Some(make), per_input: true, ..Edits::NONE }
+}
+
+/// A device whose expected seq of each template is `skew` ahead of the reference's: each
+/// token is handed to the reference with its seq moved back by the skew, so that the
+/// reference accepts and rejects as the faulty device would, and its entries and flags
+/// are given back the token as rung.
+#[derive(Debug)]
+struct SeqSkew {
+    bug: SeqBug,
+    templates: HashMap<TemplateId, Template>,
+    /// The reference's expected seq of each template.
+    expected: HashMap<TemplateId, u16>,
+    /// How far the faulty device's expected seq is ahead of it.
+    skew: HashMap<TemplateId, u16>,
+    /// The faulty device's number of each QP ([`SeqBug::OnePerQp`]).
+    per_qp: HashMap<u32, u16>,
+    /// The token of the current input: its template and the value the reference sees.
+    current: Option<(TemplateId, u64)>,
+    /// The values the reference saw, to the tokens rung.
+    tokens: HashMap<u64, u64>,
+    /// A QP's sender flag generation as the reference writes it, to the seq rung.
+    gens: HashMap<(u32, u16), u16>,
+}
+
+impl SeqSkew {
+    fn new(bug: SeqBug) -> Self {
+        SeqSkew {
+            bug,
+            templates: HashMap::new(),
+            expected: HashMap::new(),
+            skew: HashMap::new(),
+            per_qp: HashMap::new(),
+            current: None,
+            tokens: HashMap::new(),
+            gens: HashMap::new(),
+        }
+    }
+}
+
+impl Stream for SeqSkew {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.current = None;
+        // One input at a time (`per_input`).
+        let Some(i) = inputs.first_mut() else { return inputs };
+        let Input::Host { command } = &mut i.input else { return inputs };
+        match command {
+            HostCommand::SetTemplate(t) => {
+                let id = t.template_id;
+                let expected = self.expected.get(&id).copied().unwrap_or(0);
+                let skew = self.skew.get(&id).copied().unwrap_or(0);
+                match self.templates.get(&id) {
+                    // Switched on or off: the reference keeps its number.
+                    Some(old) if Template { enabled: t.enabled, ..*old } == *t => {
+                        if self.bug == SeqBug::ResetByEnable && t.enabled && !old.enabled {
+                            self.skew.insert(id, 0u16.wrapping_sub(expected));
+                        }
+                    }
+                    // Installed again: the reference starts at 0.
+                    Some(_) => {
+                        let kept = match self.bug {
+                            SeqBug::KeptByInstall => expected.wrapping_add(skew),
+                            _ => 0,
+                        };
+                        self.skew.insert(id, kept);
+                        self.expected.insert(id, 0);
+                    }
+                    None => {
+                        self.skew.insert(id, 0);
+                        self.expected.insert(id, 0);
+                    }
+                }
+                let toggled = self
+                    .templates
+                    .get(&id)
+                    .is_some_and(|o| Template { enabled: t.enabled, ..*o } == *t);
+                if !toggled {
+                    self.per_qp.insert(t.qpn.value(), 0);
+                }
+                self.templates.insert(id, *t);
+            }
+            HostCommand::Doorbell { token } => {
+                let tok = DoorbellToken::from_u64(*token);
+                let mut skew = self.skew.get(&tok.template).copied().unwrap_or(0);
+                if let (SeqBug::OnePerQp, Some(t)) = (self.bug, self.templates.get(&tok.template)) {
+                    let expected = self.expected.get(&tok.template).copied().unwrap_or(0);
+                    let shared = self.per_qp.get(&t.qpn.value()).copied().unwrap_or(0);
+                    skew = shared.wrapping_sub(expected);
+                }
+                let seen = DoorbellToken { seq: tok.seq.wrapping_sub(skew), ..tok };
+                self.tokens.insert(seen.to_u64(), *token);
+                if let Some(t) = self.templates.get(&tok.template) {
+                    self.gens.insert((t.qpn.value(), seen.seq), tok.seq);
+                }
+                self.current = Some((tok.template, seen.to_u64()));
+                *token = seen.to_u64();
+            }
+            _ => {}
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        if let Some((id, seen)) = self.current.take() {
+            let rejected = outputs.iter().any(|o| {
+                matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                    if c.entry.wr_id == seen && c.entry.status.is_doorbell_reject())
+            });
+            let enabled = self.templates.get(&id).is_some_and(|t| t.enabled);
+            if !rejected {
+                let e = self.expected.entry(id).or_default();
+                *e = e.wrapping_add(1);
+                if let Some(t) = self.templates.get(&id) {
+                    let n = self.per_qp.entry(t.qpn.value()).or_default();
+                    *n = n.wrapping_add(1);
+                }
+            } else if self.bug == SeqBug::AdvancesOnReject && enabled {
+                let k = self.skew.entry(id).or_default();
+                *k = k.wrapping_add(1);
+            }
+        }
+        for o in &mut outputs {
+            let Output::Event { event } = &mut o.output else { continue };
+            match event {
+                NicEvent::Completion(c) => {
+                    let mut e = c.written_entry();
+                    let Some(&rung) = self.tokens.get(&e.wr_id) else { continue };
+                    e.wr_id = rung;
+                    c.entry = e;
+                    if let Some(q) = c.queue.as_mut() {
+                        let _ = e.emit(&mut q.bytes);
+                    }
+                }
+                NicEvent::FlagWrite(w) if w.side == Side::Requester => {
+                    let mut f = FlagRepr::from_u64(w.value);
+                    if let Some(&seq) = self.gens.get(&(w.qpn.value(), f.generation)) {
+                        f.generation = seq;
+                        w.value = f.to_u64();
+                    }
+                }
+                _ => {}
+            }
+        }
+        outputs
+    }
+}
+
 /// The key under which [`LkeyNotChecked`] installs every template: one registration that
 /// covers all memory, made before the first input.
 const ANY_KEY: Lkey = Lkey::new(0xFFFF_FF00);
@@ -433,6 +637,46 @@ impl Stream for CqOverwrites {
     }
 }
 
+/// Fails a QP at the entry that finds its queue full, rather than after the input.
+#[derive(Debug)]
+struct FailsAtOnce;
+
+impl Stream for FailsAtOnce {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // The QPs the batch fails for a full queue, and the messages whose entries it
+        // writes.
+        let mut stopped = Vec::new();
+        let mut entries = Vec::new();
+        for o in &outputs {
+            match &o.output {
+                Output::Event {
+                    event: NicEvent::Report(NicReport::QpError { qpn, requirement }),
+                } if requirement.starts_with("CQE-RING-004") => {
+                    stopped.push(*qpn);
+                }
+                Output::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
+                    entries.push((c.entry.qpn, c.entry.msn));
+                }
+                _ => {}
+            }
+        }
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(w) } = &mut o.output else { continue };
+            let mut f = FlagRepr::from_u64(w.value);
+            let flushed = w.side == Side::Requester
+                && stopped.contains(&w.qpn)
+                && f.status.is_success()
+                && !entries.contains(&(w.qpn, w.msn));
+            if flushed {
+                f.status = CompletionStatus::FLUSHED;
+                f.byte_len = 0;
+                w.value = f.to_u64();
+            }
+        }
+        outputs
+    }
+}
+
 /// What each slot of each queue holds.
 #[derive(Debug, Default)]
 struct OwnerFirst {
@@ -451,29 +695,49 @@ impl Stream for OwnerFirst {
     }
 }
 
-/// The device error queue, once software names it.
+/// The device error queue, once software names it, the queues software created and how
+/// many entries the faulty device has written to each: it writes every rejection to the
+/// error queue's next slot, as it writes any entry to a queue.
 #[derive(Debug, Default)]
 struct RejectsToErrorCq {
     error_cq: Option<CqId>,
+    cqs: HashMap<CqId, CqConfig>,
+    written: HashMap<CqId, u64>,
 }
 
 impl Stream for RejectsToErrorCq {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &inputs {
-            if let Input::Host { command: HostCommand::SetErrorCq { cq } } = &i.input {
-                self.error_cq = Some(*cq);
+            match &i.input {
+                Input::Host { command: HostCommand::SetErrorCq { cq } } => {
+                    self.error_cq = Some(*cq);
+                }
+                Input::Host { command: HostCommand::CreateCq(c) } => {
+                    self.cqs.insert(c.cq, *c);
+                }
+                _ => {}
             }
         }
         inputs
     }
 
     fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        let Some(err) = self.error_cq else { return outputs };
         completions(&mut outputs, |c| {
-            let rejected = c.written_entry().status.is_doorbell_reject();
-            if let (Some(q), true) = (c.queue.as_mut(), rejected) {
+            let mut e = c.written_entry();
+            let Some(q) = c.queue.as_mut() else { return };
+            if let (Some(err), true) = (self.error_cq, e.status.is_doorbell_reject()) {
                 q.cq = err;
             }
+            let Some(cfg) = self.cqs.get(&q.cq) else { return };
+            // The queue's k-th entry: at slot k mod N, its phase from the k-th pass.
+            let k = self.written.entry(q.cq).or_default();
+            let n = u64::from(cfg.entries.max(1));
+            q.slot = (*k % n) as u32;
+            q.addr = cfg.slot_addr(q.slot);
+            e.phase = (*k / n) % 2 == 0;
+            *k += 1;
+            c.entry = e;
+            let _ = e.emit(&mut q.bytes);
         });
         outputs
     }

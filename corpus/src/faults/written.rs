@@ -57,7 +57,7 @@ pub static FAULTS: &[Fault] = &[
     writes(
         "nak-access-as-op-error",
         "a message ended by an AETH NAK remote access error (0x62) completes with REMOTE_OP_ERROR",
-        &[req::CQE_STATUS_002],
+        &[req::CQE_STATUS_004],
         &["snd-ack-nak"],
         |e| {
             entry(e, |c| {
@@ -70,7 +70,7 @@ pub static FAULTS: &[Fault] = &[
     writes(
         "nak-status-is-syndrome",
         "a message ended by an AETH NAK completes with the NAK's syndrome (0x61 to 0x63) as its status, not the status table 8 gives it",
-        &[req::CQE_STATUS_001, req::CQE_STATUS_002],
+        &[req::CQE_STATUS_001, req::CQE_STATUS_004],
         &["snd-ack-nak"],
         |e| {
             entry(e, |c| {

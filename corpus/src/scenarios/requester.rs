@@ -526,7 +526,7 @@ pub(super) fn snd_ack_nak() -> Scenario {
         &[
             "SND-ACK-003",
             "SND-ACK-006",
-            "CQE-STATUS-002",
+            "CQE-STATUS-004",
             "RET-FLUSH-001",
             "RET-SEND-001",
             "CQE-SEND-002",
@@ -552,9 +552,9 @@ pub(super) fn snd_ack_nak() -> Scenario {
         let w = WorkRequest { qpn: Qpn::new(b), ..wr(10 + k, 64, None, k == 0) };
         r.host(1_000, HostCommand::PostWrite(w));
     }
-    r.checks(&["SND-ACK-003", "CQE-STATUS-002"]);
+    r.checks(&["SND-ACK-003", "CQE-STATUS-004"]);
     inject_ack(&mut r, 3_000, 0, 0, AethRepr::NAK_REMOTE_ACCESS);
-    r.checks(&["SND-ACK-006", "CQE-STATUS-002"]);
+    r.checks(&["SND-ACK-006", "CQE-STATUS-004"]);
     r.inject(4_000, 0, 0xA000_0000, &edit_qp(ack_in(0, 0, AethRepr::NAK_PSN_SEQ_ERR), b));
     done(r, 20_000)
 }

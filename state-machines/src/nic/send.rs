@@ -77,7 +77,8 @@ impl Nic {
             self.complete_send(i, &m.wr, m.msn, CompletionStatus::SUCCESS);
         }
         if let Some(fatal) = out.fatal {
-            // CQE-STATUS-002: a transport NAK's code gives the status; a fatal NACK gives
+            // CQE-STATUS-004: a NAK 0x61 to 0x63 gives its own status, any other AETH
+            // that is not an ACK REMOTE_OP_ERROR (SND-ACK-006); a fatal NACK gives
             // FATAL_NACK.
             let status = match fatal.nak_syndrome {
                 Some(syn) => CompletionStatus::from_aeth_nak(syn)

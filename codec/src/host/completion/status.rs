@@ -84,9 +84,10 @@ impl CompletionStatus {
         self.name().is_some()
     }
 
-    /// The status for an AETH NAK syndrome that ends a message (`CQE-STATUS-002`):
-    /// 0x61, 0x62 and 0x63. `None` for every other syndrome (an ACK, an RNR NAK, or the
-    /// PSN sequence error NAK 0x60, which asks for retransmission and ends nothing).
+    /// The status table 8 gives an AETH NAK 0x61, 0x62 or 0x63 (`CQE-STATUS-004`).
+    /// `None` for every other syndrome: an ACK ends no message, and any other that is not
+    /// an ACK (the PSN sequence error NAK 0x60, an RNR NAK, a reserved kind) ends it with
+    /// REMOTE_OP_ERROR (`SND-ACK-006`), which the caller gives.
     pub const fn from_aeth_nak(syndrome: u8) -> Option<CompletionStatus> {
         match syndrome {
             0x61 => Some(CompletionStatus::REMOTE_INVALID_REQUEST),

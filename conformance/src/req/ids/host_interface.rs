@@ -190,185 +190,188 @@ pub const CQE_TS_001_B: Clause = Clause(376);
 pub const CQE_TS_001_C: Clause = Clause(377);
 /// `CQE-STATUS-001`: MUST, device.
 pub const CQE_STATUS_001: Clause = Clause(378);
-/// `CQE-STATUS-002`: MUST, device.
+/// `CQE-STATUS-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CQE-STATUS-004, under which a NAK with syndrome 0x60 (PSN sequence error) ends the QP as SND-ACK-006 says instead of ending no message."]
 pub const CQE_STATUS_002: Clause = Clause(379);
 /// `CQE-STATUS-003`: MUST, host.
 pub const CQE_STATUS_003: Clause = Clause(380);
+/// `CQE-STATUS-004`: MUST, device.
+pub const CQE_STATUS_004: Clause = Clause(381);
 /// `CQE-SETUP-001`: MUST, host.
-pub const CQE_SETUP_001: Clause = Clause(381);
+pub const CQE_SETUP_001: Clause = Clause(382);
 /// `CQE-SETUP-002`: MUST, host.
-pub const CQE_SETUP_002: Clause = Clause(382);
+pub const CQE_SETUP_002: Clause = Clause(383);
 /// `CQE-SETUP-003`: MUST, host.
-pub const CQE_SETUP_003: Clause = Clause(383);
+pub const CQE_SETUP_003: Clause = Clause(384);
 /// `CQE-ROUTE-001`: MUST, device.
-pub const CQE_ROUTE_001: Clause = Clause(384);
+pub const CQE_ROUTE_001: Clause = Clause(385);
 /// `CQE-RING-001`, its clauses (a) to (b) together: MUST, device.
-pub const CQE_RING_001: Clause = Clause(385);
+pub const CQE_RING_001: Clause = Clause(386);
 /// `CQE-RING-001.a`: MUST, device.
-pub const CQE_RING_001_A: Clause = Clause(386);
+pub const CQE_RING_001_A: Clause = Clause(387);
 /// `CQE-RING-001.b`: MUST, device.
-pub const CQE_RING_001_B: Clause = Clause(387);
+pub const CQE_RING_001_B: Clause = Clause(388);
 /// `CQE-RING-002`, its clauses (a) to (c) together: MUST, host.
-pub const CQE_RING_002: Clause = Clause(388);
+pub const CQE_RING_002: Clause = Clause(389);
 /// `CQE-RING-002.a`: MUST, host.
-pub const CQE_RING_002_A: Clause = Clause(389);
+pub const CQE_RING_002_A: Clause = Clause(390);
 /// `CQE-RING-002.b`: MUST, host.
-pub const CQE_RING_002_B: Clause = Clause(390);
+pub const CQE_RING_002_B: Clause = Clause(391);
 /// `CQE-RING-002.c`: MUST, host.
-pub const CQE_RING_002_C: Clause = Clause(391);
+pub const CQE_RING_002_C: Clause = Clause(392);
 /// `CQE-RING-003`, its clauses (a) to (b) together: MUST, device.
-pub const CQE_RING_003: Clause = Clause(392);
+pub const CQE_RING_003: Clause = Clause(393);
 /// `CQE-RING-003.a`: MUST, device.
-pub const CQE_RING_003_A: Clause = Clause(393);
+pub const CQE_RING_003_A: Clause = Clause(394);
 /// `CQE-RING-003.b`: MUST, device.
-pub const CQE_RING_003_B: Clause = Clause(394);
+pub const CQE_RING_003_B: Clause = Clause(395);
 /// `CQE-RING-004`, its clauses (a) to (b) together: MUST, device.
-pub const CQE_RING_004: Clause = Clause(395);
+pub const CQE_RING_004: Clause = Clause(396);
 /// `CQE-RING-004.a`: MUST, device.
-pub const CQE_RING_004_A: Clause = Clause(396);
+pub const CQE_RING_004_A: Clause = Clause(397);
 /// `CQE-RING-004.b`: MUST, device.
-pub const CQE_RING_004_B: Clause = Clause(397);
+pub const CQE_RING_004_B: Clause = Clause(398);
 /// `CQE-RING-005`, its clauses (a) to (c) together: MUST, device.
-pub const CQE_RING_005: Clause = Clause(398);
+pub const CQE_RING_005: Clause = Clause(399);
 /// `CQE-RING-005.a`: MUST, device.
-pub const CQE_RING_005_A: Clause = Clause(399);
+pub const CQE_RING_005_A: Clause = Clause(400);
 /// `CQE-RING-005.b`: MUST, device.
-pub const CQE_RING_005_B: Clause = Clause(400);
+pub const CQE_RING_005_B: Clause = Clause(401);
 /// `CQE-RING-005.c`: MUST, device.
-pub const CQE_RING_005_C: Clause = Clause(401);
+pub const CQE_RING_005_C: Clause = Clause(402);
 /// `CQE-RING-006`: MUST, host.
-pub const CQE_RING_006: Clause = Clause(402);
+pub const CQE_RING_006: Clause = Clause(403);
 /// `CQE-SEND-001`: MUST, device.
-pub const CQE_SEND_001: Clause = Clause(403);
+pub const CQE_SEND_001: Clause = Clause(404);
 /// `CQE-SEND-002`: MUST, device.
-pub const CQE_SEND_002: Clause = Clause(404);
+pub const CQE_SEND_002: Clause = Clause(405);
 /// `CQE-SEND-003`: MUST, device.
-pub const CQE_SEND_003: Clause = Clause(405);
+pub const CQE_SEND_003: Clause = Clause(406);
 /// `CQE-REJECT-001`: MUST, device.
-pub const CQE_REJECT_001: Clause = Clause(406);
+pub const CQE_REJECT_001: Clause = Clause(407);
 /// `CQE-REJECT-002`: MUST, device.
-pub const CQE_REJECT_002: Clause = Clause(407);
+pub const CQE_REJECT_002: Clause = Clause(408);
 /// `CQE-RECV-001`: MUST, device.
-pub const CQE_RECV_001: Clause = Clause(408);
+pub const CQE_RECV_001: Clause = Clause(409);
 /// `FLAG-LAYOUT-001`: MUST, device.
-pub const FLAG_LAYOUT_001: Clause = Clause(409);
+pub const FLAG_LAYOUT_001: Clause = Clause(410);
 /// `FLAG-VALID-001`: MUST, device.
-pub const FLAG_VALID_001: Clause = Clause(410);
+pub const FLAG_VALID_001: Clause = Clause(411);
 /// `FLAG-RESV-001`, its clauses (a) to (b) together: MUST, device.
-pub const FLAG_RESV_001: Clause = Clause(411);
+pub const FLAG_RESV_001: Clause = Clause(412);
 /// `FLAG-RESV-001.a`: MUST, device.
-pub const FLAG_RESV_001_A: Clause = Clause(412);
+pub const FLAG_RESV_001_A: Clause = Clause(413);
 /// `FLAG-RESV-001.b`: MUST, host.
-pub const FLAG_RESV_001_B: Clause = Clause(413);
+pub const FLAG_RESV_001_B: Clause = Clause(414);
 /// `FLAG-STATUS-001`: MUST, device.
-pub const FLAG_STATUS_001: Clause = Clause(414);
+pub const FLAG_STATUS_001: Clause = Clause(415);
 /// `FLAG-LEN-001`: MUST, device.
-pub const FLAG_LEN_001: Clause = Clause(415);
+pub const FLAG_LEN_001: Clause = Clause(416);
 /// `FLAG-WRITE-001`: MUST, device.
-pub const FLAG_WRITE_001: Clause = Clause(416);
+pub const FLAG_WRITE_001: Clause = Clause(417);
 /// `FLAG-TABLE-001`, its clauses (a) to (c) together: MUST, device.
-pub const FLAG_TABLE_001: Clause = Clause(417);
+pub const FLAG_TABLE_001: Clause = Clause(418);
 /// `FLAG-TABLE-001.a`: MUST, device.
-pub const FLAG_TABLE_001_A: Clause = Clause(418);
+pub const FLAG_TABLE_001_A: Clause = Clause(419);
 /// `FLAG-TABLE-001.b`: MUST, device.
-pub const FLAG_TABLE_001_B: Clause = Clause(419);
+pub const FLAG_TABLE_001_B: Clause = Clause(420);
 /// `FLAG-TABLE-001.c`: MUST, device.
-pub const FLAG_TABLE_001_C: Clause = Clause(420);
+pub const FLAG_TABLE_001_C: Clause = Clause(421);
 /// `FLAG-INIT-001`, its clauses (a) to (b) together: MUST, host.
-pub const FLAG_INIT_001: Clause = Clause(421);
+pub const FLAG_INIT_001: Clause = Clause(422);
 /// `FLAG-INIT-001.a`: SHOULD, host.
-pub const FLAG_INIT_001_A: Clause = Clause(422);
+pub const FLAG_INIT_001_A: Clause = Clause(423);
 /// `FLAG-INIT-001.b`: MUST, host.
-pub const FLAG_INIT_001_B: Clause = Clause(423);
+pub const FLAG_INIT_001_B: Clause = Clause(424);
 /// `FLAG-MATCH-001`, its clauses (a) to (c) together: MUST, host.
-pub const FLAG_MATCH_001: Clause = Clause(424);
+pub const FLAG_MATCH_001: Clause = Clause(425);
 /// `FLAG-MATCH-001.a`: MUST, host.
-pub const FLAG_MATCH_001_A: Clause = Clause(425);
+pub const FLAG_MATCH_001_A: Clause = Clause(426);
 /// `FLAG-MATCH-001.b`: MUST, host.
-pub const FLAG_MATCH_001_B: Clause = Clause(426);
+pub const FLAG_MATCH_001_B: Clause = Clause(427);
 /// `FLAG-MATCH-001.c`: MUST, host.
-pub const FLAG_MATCH_001_C: Clause = Clause(427);
+pub const FLAG_MATCH_001_C: Clause = Clause(428);
 /// `FLAG-REUSE-001`, its clauses (a) to (b) together: MUST, host.
-pub const FLAG_REUSE_001: Clause = Clause(428);
+pub const FLAG_REUSE_001: Clause = Clause(429);
 /// `FLAG-REUSE-001.a`: MUST, host.
-pub const FLAG_REUSE_001_A: Clause = Clause(429);
+pub const FLAG_REUSE_001_A: Clause = Clause(430);
 /// `FLAG-REUSE-001.b`: MUST, host.
-pub const FLAG_REUSE_001_B: Clause = Clause(430);
+pub const FLAG_REUSE_001_B: Clause = Clause(431);
 /// `FLAG-SEND-001`, its clauses (a) to (e) together: MUST, device.
-pub const FLAG_SEND_001: Clause = Clause(431);
+pub const FLAG_SEND_001: Clause = Clause(432);
 /// `FLAG-SEND-001.a`: MUST, device.
-pub const FLAG_SEND_001_A: Clause = Clause(432);
+pub const FLAG_SEND_001_A: Clause = Clause(433);
 /// `FLAG-SEND-001.b`: MUST, device.
-pub const FLAG_SEND_001_B: Clause = Clause(433);
+pub const FLAG_SEND_001_B: Clause = Clause(434);
 /// `FLAG-SEND-001.c`: MUST, device.
-pub const FLAG_SEND_001_C: Clause = Clause(434);
+pub const FLAG_SEND_001_C: Clause = Clause(435);
 /// `FLAG-SEND-001.d`: MUST, device.
-pub const FLAG_SEND_001_D: Clause = Clause(435);
+pub const FLAG_SEND_001_D: Clause = Clause(436);
 /// `FLAG-SEND-001.e`: MUST, device.
-pub const FLAG_SEND_001_E: Clause = Clause(436);
+pub const FLAG_SEND_001_E: Clause = Clause(437);
 /// `FLAG-SEND-002`: MUST, device.
-pub const FLAG_SEND_002: Clause = Clause(437);
+pub const FLAG_SEND_002: Clause = Clause(438);
 /// `FLAG-SEND-003`: MUST, device.
-pub const FLAG_SEND_003: Clause = Clause(438);
+pub const FLAG_SEND_003: Clause = Clause(439);
 /// `FLAG-RECV-001`, its clauses (a) to (b) together: MUST, device.
-pub const FLAG_RECV_001: Clause = Clause(439);
+pub const FLAG_RECV_001: Clause = Clause(440);
 /// `FLAG-RECV-001.a`: MUST, device.
-pub const FLAG_RECV_001_A: Clause = Clause(440);
+pub const FLAG_RECV_001_A: Clause = Clause(441);
 /// `FLAG-RECV-001.b`: MUST, device.
-pub const FLAG_RECV_001_B: Clause = Clause(441);
+pub const FLAG_RECV_001_B: Clause = Clause(442);
 /// `FLAG-RECV-002`, its clauses (a) to (d) together: MUST, device.
-pub const FLAG_RECV_002: Clause = Clause(442);
+pub const FLAG_RECV_002: Clause = Clause(443);
 /// `FLAG-RECV-002.a`: MUST, device.
-pub const FLAG_RECV_002_A: Clause = Clause(443);
+pub const FLAG_RECV_002_A: Clause = Clause(444);
 /// `FLAG-RECV-002.b`: MUST, device.
-pub const FLAG_RECV_002_B: Clause = Clause(444);
+pub const FLAG_RECV_002_B: Clause = Clause(445);
 /// `FLAG-RECV-002.c`: MUST, device.
-pub const FLAG_RECV_002_C: Clause = Clause(445);
+pub const FLAG_RECV_002_C: Clause = Clause(446);
 /// `FLAG-RECV-002.d`: MUST, device.
-pub const FLAG_RECV_002_D: Clause = Clause(446);
+pub const FLAG_RECV_002_D: Clause = Clause(447);
 /// `FLAG-RECV-003`: MUST, device.
-pub const FLAG_RECV_003: Clause = Clause(447);
+pub const FLAG_RECV_003: Clause = Clause(448);
 /// `FLAG-RECV-004`: MUST, host.
-pub const FLAG_RECV_004: Clause = Clause(448);
+pub const FLAG_RECV_004: Clause = Clause(449);
 /// `ORD-DB-001`, its clauses (a) to (b) together: MUST, host.
-pub const ORD_DB_001: Clause = Clause(449);
+pub const ORD_DB_001: Clause = Clause(450);
 /// `ORD-DB-001.a`: MUST, host.
-pub const ORD_DB_001_A: Clause = Clause(450);
+pub const ORD_DB_001_A: Clause = Clause(451);
 /// `ORD-DB-001.b`: MUST, host.
-pub const ORD_DB_001_B: Clause = Clause(451);
+pub const ORD_DB_001_B: Clause = Clause(452);
 /// `ORD-DB-002`: MUST, host.
-pub const ORD_DB_002: Clause = Clause(452);
+pub const ORD_DB_002: Clause = Clause(453);
 /// `ORD-DB-003`: MUST, host.
-pub const ORD_DB_003: Clause = Clause(453);
+pub const ORD_DB_003: Clause = Clause(454);
 /// `ORD-DB-004`: MUST, host.
-pub const ORD_DB_004: Clause = Clause(454);
+pub const ORD_DB_004: Clause = Clause(455);
 /// `ORD-NIC-001`: MUST, outside-boundary.
-pub const ORD_NIC_001: Clause = Clause(455);
+pub const ORD_NIC_001: Clause = Clause(456);
 /// `ORD-NIC-002`, its clauses (a) to (b) together: MUST, device.
-pub const ORD_NIC_002: Clause = Clause(456);
+pub const ORD_NIC_002: Clause = Clause(457);
 /// `ORD-NIC-002.a`: MUST, device.
-pub const ORD_NIC_002_A: Clause = Clause(457);
+pub const ORD_NIC_002_A: Clause = Clause(458);
 /// `ORD-NIC-002.b`: MUST, device.
-pub const ORD_NIC_002_B: Clause = Clause(458);
+pub const ORD_NIC_002_B: Clause = Clause(459);
 /// `ORD-SEND-001`: MUST, device.
-pub const ORD_SEND_001: Clause = Clause(459);
+pub const ORD_SEND_001: Clause = Clause(460);
 /// `ORD-SEND-002`, its clauses (a) to (b) together: MUST, device.
-pub const ORD_SEND_002: Clause = Clause(460);
+pub const ORD_SEND_002: Clause = Clause(461);
 /// `ORD-SEND-002.a`: MUST, outside-boundary.
-pub const ORD_SEND_002_A: Clause = Clause(461);
+pub const ORD_SEND_002_A: Clause = Clause(462);
 /// `ORD-SEND-002.b`: MUST, device.
-pub const ORD_SEND_002_B: Clause = Clause(462);
+pub const ORD_SEND_002_B: Clause = Clause(463);
 /// `ORD-SEND-003`: MUST, device.
-pub const ORD_SEND_003: Clause = Clause(463);
+pub const ORD_SEND_003: Clause = Clause(464);
 /// `ORD-RECV-001`: MUST, device.
-pub const ORD_RECV_001: Clause = Clause(464);
+pub const ORD_RECV_001: Clause = Clause(465);
 /// `ORD-RECV-002`: MUST, device.
-pub const ORD_RECV_002: Clause = Clause(465);
+pub const ORD_RECV_002: Clause = Clause(466);
 /// `ORD-PCIE-001`: MUST, outside-boundary.
-pub const ORD_PCIE_001: Clause = Clause(466);
+pub const ORD_PCIE_001: Clause = Clause(467);
 /// `ORD-GPU-001`, its clauses (a) to (b) together: MUST, host.
-pub const ORD_GPU_001: Clause = Clause(467);
+pub const ORD_GPU_001: Clause = Clause(468);
 /// `ORD-GPU-001.a`: MUST, host.
-pub const ORD_GPU_001_A: Clause = Clause(468);
+pub const ORD_GPU_001_A: Clause = Clause(469);
 /// `ORD-GPU-001.b`: MUST, host.
-pub const ORD_GPU_001_B: Clause = Clause(469);
+pub const ORD_GPU_001_B: Clause = Clause(470);

@@ -3,10 +3,10 @@
 //! Generated from `spec/` by `tests/req_ids.rs`; do not edit.
 
 use crate::req::{Info, line, part, whole};
-use crate::requirements::Level::{May, Must, Should};
+use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Codec, Device, Host, OutsideBoundary};
 
-pub(in crate::req) static CLAUSES: [Info; 184] = [
+pub(in crate::req) static CLAUSES: [Info; 185] = [
     line("DB-FORMAT-001", Must, Device),
     line("DB-FORMAT-002", Must, Device),
     line("DB-MMIO-001", Must, Host),
@@ -100,8 +100,9 @@ pub(in crate::req) static CLAUSES: [Info; 184] = [
     part("CQE-TS-001.b", "CQE-TS-001", 'b', Must, Device),
     part("CQE-TS-001.c", "CQE-TS-001", 'c', Must, Device),
     line("CQE-STATUS-001", Must, Device),
-    line("CQE-STATUS-002", Must, Device),
+    line("CQE-STATUS-002", Withdrawn, Device),
     line("CQE-STATUS-003", Must, Host),
+    line("CQE-STATUS-004", Must, Device),
     line("CQE-SETUP-001", Must, Host),
     line("CQE-SETUP-002", Must, Host),
     line("CQE-SETUP-003", Must, Host),
