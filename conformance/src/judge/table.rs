@@ -429,7 +429,8 @@ pub static CHECKS: &[Check] = &[
                         ack.then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome & 0x1F))
                     })
                     .collect();
-            let inputs = sequences::Inputs { naks: &naks, odd: &odd, nacks: &nacks, credits: &credits };
+            let inputs =
+                sequences::Inputs { naks: &naks, odd: &odd, nacks: &nacks, credits: &credits };
             sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);
         },
