@@ -1,7 +1,7 @@
 //! A frame's decoded headers in JSON: the `fields` the adapter protocol gives beside the
 //! bytes of an input frame (`spec/conformance.md` section 9.4, `CONF-ADP-014`), which the C
 //! library gives for every frame too. They are what `openrdma dissect --json` prints for the
-//! frame; the bytes remain the frame.
+//! frame, plus `discard`; the bytes remain the frame.
 
 use openrdma_codec::ExtHeader;
 use openrdma_codec::frame::{IcrcStatus, IpRepr, decode};
