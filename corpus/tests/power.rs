@@ -39,8 +39,7 @@ const MISNAMED: &[(&str, &str)] = &[
     ("only-unlimited-credit-is-ack", "REC-IF-009"),
     // A probe answered with pr 0: the SACK's ack_psn_offset is named.
     ("probe-answered-without-pr", "SETH-ACKPSN-001.a"),
-    // CPU halves with one rule wrong: a later timeout or packet is named.
-    ("no-retry-reset", "REC-RTO-003"),
+    // A CPU half with one rule wrong: a later packet is named.
     ("no-blame", "SND-PSN-001"),
     // Rejections delivered to the error queue fill it: its overflow is named.
     ("rejects-to-error-cq", "CQE-RING-004.a"),
@@ -55,6 +54,8 @@ const MISNAMED: &[(&str, &str)] = &[
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
+    // The slower timer retransmits nothing before the scenario's progress: a timeout
+    // retransmission missing with none later is named by the command it needs.
     ("ignore-recovery-rto", "REC-RTO-003"),
     // Generated (rejects): frames a receiver must take, dropped: what they would have
     // caused is named (the transport ACK, the endpoint response's report, the sender flag,

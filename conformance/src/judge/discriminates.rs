@@ -134,6 +134,9 @@ const DUE: &[Clause] = &[
     REC_RTO_001,
     REC_RTO_003,
     REC_RTO_005,
+    // The retry counter, by what the device did before a retransmission was due.
+    REC_RTO_002,
+    REC_RETRY_001,
     REC_IF_002,
     REC_IF_003,
     REC_IF_010,

@@ -25,8 +25,8 @@
 //! An expectation left over is missing, named by the rule that makes the output due.
 
 use openrdma_device::{
-    Body, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario, TimedInput,
-    TimedOutput,
+    Body, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario, Side,
+    TimedInput, TimedOutput,
 };
 
 use openrdma_codec::Msn;
@@ -364,6 +364,25 @@ impl Ctx<'_> {
             When::EarlyFrom(from) => early.is_some_and(|t| t >= from),
             When::SentAt(t) => early == Some(t),
             When::Unarmed(local) => !self.reported_armed(local),
+            When::FailedBy(local) => {
+                let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                sent.is_none()
+                    && self.observed.iter().any(|o| {
+                        o.at.0 <= by
+                            && matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                                if c.side == Side::Requester
+                                    && Some(c.entry.qpn.value()) == local
+                                    && !c.entry.status.is_success())
+                    })
+            }
+            When::RetriedAfter(qp) => {
+                let after = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                sent.is_none()
+                    && self.obs.iter().any(|o| {
+                        o.at > after
+                            && matches!(o.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp)
+                    })
+            }
             When::NotTaken(None) => sent.is_none(),
             When::NotTaken(Some(t)) => {
                 let late = self.scenario.manifest.tolerances.late_ns;
@@ -398,6 +417,12 @@ pub(super) enum When {
     SentAt(u64),
     /// The device reported no armed timer of its QP (the device's number, if known).
     Unarmed(Option<u32>),
+    /// The frame is missing, and the device failed the QP (the device's number) before it
+    /// was due: a requester entry of it with an error status came by then.
+    FailedBy(Option<u32>),
+    /// The frame is missing, and the device sent a retransmission of the QP (its number on
+    /// the wire) after the frame's window.
+    RetriedAfter(u32),
     /// The frame is missing because the device did not take a frame it must take; with a
     /// time, only when the device sent nothing after it up to the frame's time.
     NotTaken(Option<u64>),
@@ -465,8 +490,10 @@ pub(super) fn causes(
             vec![Cause::new(rule, When::Always)]
         }
         Kind::Ack { .. } => ack_causes(s, fed, exp, e),
-        Kind::Probe { .. } if s.manifest.cpu == CpuHalf::Device => {
-            vec![Cause::new(REC_PROBE_001, When::Always)]
+        Kind::Probe { qp } if s.manifest.cpu == CpuHalf::Device => {
+            let mut out = retry_causes(s, fed, exp, e, qp);
+            out.push(Cause::new(REC_PROBE_001, When::Always));
+            out
         }
         _ => vec![],
     };
@@ -644,9 +671,12 @@ fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cau
 /// the input that asks for it. A NACK or SACK asks at once: one within `late_ns` before it
 /// is the cause. Otherwise it is a timeout's: a command of the CPU half (REC-IF-010); with
 /// no command, the reports the CPU half's timer runs on (REC-IF-003 when the device did not
-/// report the timer armed, else REC-IF-002); with the device's own CPU half, its timer
-/// (REC-RTO-003 when missing, REC-RTO-001 or, after a first timeout, REC-RTO-005 when
-/// mistimed).
+/// report the timer armed, else REC-IF-002); with the device's own CPU half, its retry
+/// counter when the device failed the QP before the packet was due (REC-RTO-002 when the
+/// scenario delivered progress since the QP's first timeout, else REC-RETRY-001), its
+/// timer when the packet is missing but the QP was retransmitted later or the packet is
+/// mistimed (REC-RTO-001, or after a first timeout REC-RTO-005), and REC-RTO-003 when it
+/// is missing and nothing was retransmitted later.
 fn rtx_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
     let (rec, ef) = &exp[e];
     let at = rec.at.0;
@@ -656,8 +686,13 @@ fn rtx_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
             .iter()
             .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
         let timed = if again { REC_RTO_005 } else { REC_RTO_001 };
-        // Mistimed: a missing frame took the entry before.
-        return vec![Cause::new(REC_RTO_003, When::Missing), Cause::new(timed, When::Always)];
+        let mut out = retry_causes(s, fed, exp, e, qp);
+        // Missing, while the QP was retransmitted later: its timer runs wrong.
+        out.push(Cause::new(timed, When::RetriedAfter(qp)));
+        out.push(Cause::new(REC_RTO_003, When::Missing));
+        // Mistimed: a missing frame took an entry before.
+        out.push(Cause::new(timed, When::Always));
+        return out;
     }
     let late = s.manifest.tolerances.late_ns;
     let local = super::peer_map(s).get(&qp).copied();
@@ -697,6 +732,39 @@ fn rtx_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
             vec![Cause::new(REC_IF_003, When::Unarmed(local)), Cause::new(REC_IF_002, When::Always)]
         }
     }
+}
+
+/// The rules an expected frame of the wire QP `qp` that the device's own CPU half makes
+/// due (a timeout retransmission, a probe) is named by when it is missing because the
+/// device failed the QP before: its retry counter ran out too soon, not reset by the
+/// progress the scenario delivered since the QP's first timeout (REC-RTO-002), or else
+/// counted wrong (REC-RETRY-001).
+fn retry_causes(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    qp: u32,
+) -> Vec<Cause> {
+    let at = exp[e].0.at.0;
+    let first_rtx = exp[..e].iter().find_map(|(r, f)| {
+        matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp).then_some(r.at.0)
+    });
+    let local = super::peer_map(s).get(&qp).copied();
+    let progress = first_rtx.is_some_and(|t0| {
+        fed.iter().filter(|i| i.at > t0 && i.at <= at).any(|i| {
+            i.frame.as_ref().is_some_and(|d| {
+                d.bth.map(|b| b.dest_qp.value()) == local
+                    && (d.ext.seth.is_some() || d.ext.aeth.is_some())
+            })
+        })
+    });
+    let mut out = Vec::new();
+    if progress {
+        out.push(Cause::new(REC_RTO_002, When::FailedBy(local)));
+    }
+    out.push(Cause::new(REC_RETRY_001, When::FailedBy(local)));
+    out
 }
 
 /// A NACK UNEXP_EVENT for a write with an immediate whose RQMSN is beyond the responder's
