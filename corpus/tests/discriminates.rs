@@ -44,6 +44,9 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("frames.match", "SND-SACK-002.a", "snd-cc-sack", "snd-segmentation"),
     ("frames.match", "SETH-PDC-001.b", "snd-lenient", "snd-window"),
     ("frames.match", "EV-SKIP-002", "snd-ev-skip", "snd-segmentation"),
+    // A probe answer with no mark that releases a packet: named by the EV it makes usable
+    // again, where no EvState report is expected either.
+    ("frames.match", "EV-PROBE-002", "rec-device-blame", "snd-segmentation"),
     // Retransmissions: by what asks for them.
     ("frames.match", "REC-RTO-001", "rec-device-backoff", "snd-lost-sack"),
     ("frames.match", "REC-IF-010", "snd-timeout-loss", "rec-device-backoff"),

@@ -32,8 +32,7 @@ const MISNAMED: &[(&str, &str)] = &[
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
     // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
     ("only-unlimited-credit-is-ack", "REC-IF-009"),
-    // CPU halves with one rule wrong: a later timeout or packet is named.
-    ("no-retry-reset", "REC-RTO-003"),
+    // A CPU half with one rule wrong: a later packet is named.
     ("no-blame", "SND-PSN-001"),
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
@@ -42,6 +41,8 @@ const MISNAMED: &[(&str, &str)] = &[
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
+    // The slower timer retransmits nothing before the scenario's progress: a timeout
+    // retransmission missing with none later is named by the command it needs.
     ("ignore-recovery-rto", "REC-RTO-003"),
 ];
 

@@ -11,26 +11,26 @@
 //! and expected outputs), whether a breach of its clause can show in it. A clause without
 //! a predicate keeps the row's rule: it shows wherever the row is exercised.
 //!
-//! The predicates follow the rules the judge names divergences by (`matching::due_rule`,
-//! `sacks::due_rule`, the field table, `arrivals`' discard reasons): a clause shows where
-//! some expectation would be named by it when the device misses or mistimes it, or where
-//! a field of an expected frame is judged by it.
+//! The predicates read the tables the judge names divergences by: the cause table of an
+//! expected frame (`matching::causes`, the one list of what a missing or mistimed frame is
+//! named by, which the naming reads too), `sacks::due_rule`, the field table, `arrivals`'
+//! discard reasons. A clause shows where some expectation would be named by it when the
+//! device misses or mistimes it, or where a field of an expected frame is judged by it.
 
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
-use openrdma_codec::{AethRepr, EvMark, NackReason};
 use openrdma_device::{
-    Body, CongestionControl, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport,
-    Record, Scenario, Side, SprayPolicy,
+    Body, CpuHalf, Direction, HostCommand, NicEvent, NicReport, Record, Scenario, Side, SprayPolicy,
 };
 
 use super::arrivals::{Arrivals, discard_rule};
 use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
+use super::matching::{self, When};
 use super::obs::{Frame, Kind, classify};
 use super::table::{CHECKS, Check, expected_reads};
-use super::{Scope, ack_class, peer_map, sacks, wire};
+use super::{Scope, sacks, wire};
 use crate::req::*;
 
 /// Two stamps of one QP's clock are compared when sent less than this far apart
@@ -42,7 +42,8 @@ const CLOCK_SPAN_NS: u64 = 1 << 15;
 pub struct Facts {
     /// The kinds of the frames it expects.
     kinds: Kinds,
-    /// The rules the judge would name a missing or mistimed expected frame by.
+    /// The rules the judge would name a missing or mistimed expected frame by: every entry
+    /// of its cause table (`matching::causes`) that some device reaches.
     due: BTreeSet<Clause>,
     /// The rules the judge would name a missing expected SACK by (`sacks::due_rule`).
     sack_due: BTreeSet<Clause>,
@@ -149,8 +150,8 @@ const DISCARD: &[Clause] = &[
     RCV_OPC_001,
 ];
 
-/// Clauses the frame-matching row names only by what made an expected frame due
-/// (`matching::due_rule`): they show where an expectation is due by them.
+/// Clauses the frame-matching row names only by what made an expected frame due (an entry
+/// of `matching::causes`): they show where an expectation is due by them.
 const DUE: &[Clause] = &[
     // What released a first transmission, sent early (the window held it) or late (the
     // sender did not act on the acknowledgement).
@@ -169,6 +170,9 @@ const DUE: &[Clause] = &[
     REC_RTO_001,
     REC_RTO_003,
     REC_RTO_005,
+    // The retry counter, by what the device did before a retransmission was due.
+    REC_RTO_002,
+    REC_RETRY_001,
     REC_IF_002,
     REC_IF_003,
     REC_IF_010,
@@ -257,11 +261,13 @@ const OWN: &[(Clause, Shows)] = &[
     (REC_IF_008, |f| f.kinds & RTX != 0 && !f.own_cpu),
     // The EV transitions a missing or unexpected EvState report is named by: only where
     // the scenario expects EvState reports, which alone makes the judge compare them.
+    // Three of them also name a first transmission the transition released or held
+    // (`matching::causes`): where such a packet is due by them.
     (EV_BAD_001, |f| f.reports & STATE_REPORT != 0),
     (EV_DENY_001, |f| f.reports & STATE_REPORT != 0),
-    (EV_DENY_002, |f| f.reports & STATE_REPORT != 0),
-    (EV_PROBE_002, |f| f.reports & STATE_REPORT != 0),
-    (EV_PROBE_003, |f| f.reports & STATE_REPORT != 0),
+    (EV_DENY_002, |f| f.reports & STATE_REPORT != 0 || f.due.contains(&EV_DENY_002)),
+    (EV_PROBE_002, |f| f.reports & STATE_REPORT != 0 || f.due.contains(&EV_PROBE_002)),
+    (EV_PROBE_003, |f| f.reports & STATE_REPORT != 0 || f.due.contains(&EV_PROBE_003)),
     (EV_SKIP_001, |f| f.reports & STATE_REPORT != 0),
     (EV_STATE_003_A, |f| f.reports & STATE_REPORT != 0),
     (REC_IF_012, |f| f.reports & STATE_REPORT != 0),
@@ -412,61 +418,26 @@ impl Facts {
                 }
             }
         }
-        let local_of = peer_map(s);
+        let fed = matching::fed_scenario(s);
         for e in 0..exp.len() {
             let (rec, ef) = &exp[e];
             match ef.kind {
-                Kind::Data { rtx: false, .. } => {
-                    f.imm_data |= imm_message(&exp, e);
-                    first_causes(s, &local_of, &exp, e, &mut f.due);
-                }
-                Kind::Data { rtx: true, .. } => rtx_causes(s, &local_of, &exp, e, &mut f.due),
-                Kind::Nack { reason, .. } => {
-                    f.due.insert(fields::nack_reason_rule(reason));
-                }
-                Kind::Ack { qp, msn, syndrome } => {
-                    let class = ack_class(syndrome);
-                    let again = exp[..e].iter().any(|(_, g)| {
-                        matches!(g.kind, Kind::Ack { qp: q, msn: m, syndrome: y }
-                            if q == qp && m == msn && ack_class(y) == class)
-                    });
-                    let at_once = s
-                        .injects()
-                        .any(|i| i.at.0 == rec.at.0 && matches!(i.body, Body::Frame { .. }));
-                    f.due.insert(match (again, class.0) {
-                        (true, _) => RCV_DUP_002,
-                        (false, true) if at_once => RCV_ACK_001_A,
-                        (false, true) => RCV_ACK_001_B,
-                        (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => {
-                            RCV_PLACE_002_B
-                        }
-                        (false, false) => RCV_NAK_002_A,
-                    });
-                }
-                Kind::Probe { .. } if m.cpu == CpuHalf::Device => {
-                    f.due.insert(REC_PROBE_001);
-                }
-                Kind::Probe { qp } => {
-                    // Named by the tail-probe timer where no command asks for it.
-                    let commands = s.injects().filter_map(|r| match &r.body {
-                        Body::Cpu { command } => Some((r.at.0, command)),
-                        _ => None,
-                    });
-                    let late = m.tolerances.late_ns;
-                    let tail = local_of
-                        .get(&qp)
-                        .filter(|&&l| !super::probe_commanded(commands, l, rec.at.0, late))
-                        .and_then(|&l| super::tail_rule(s, l));
-                    if tail == Some(SND_TAIL_001_A) {
-                        f.due.insert(SND_TAIL_001_A);
-                    }
-                }
                 Kind::Sack { qp, .. } => {
                     if let Some(c) = Clause::parse(sacks::due_rule(s, rec.at.0, qp)) {
                         f.sack_due.insert(c);
                     }
                 }
-                _ => {}
+                _ => {
+                    if matches!(ef.kind, Kind::Data { rtx: false, .. }) {
+                        f.imm_data |= matching::imm_message(&exp, e);
+                    }
+                    // Every entry of the cause table some device reaches: those up to the
+                    // first that holds whatever the device does.
+                    let causes = matching::causes(s, &fed, &exp, e);
+                    let reach = causes.iter().position(|c| c.when == When::Always);
+                    let reach = reach.map_or(causes.len(), |i| i + 1);
+                    f.due.extend(causes[..reach].iter().map(|c| c.rule));
+                }
             }
         }
         f
@@ -559,148 +530,6 @@ pub fn has_predicate(row: &str, clause: Clause) -> bool {
         || row == "order"
         || (row == "wire.ev" && [ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B].contains(&clause))
         || (BY_KIND.contains(&row) && (DUE.contains(&clause) || field_kinds(clause).is_some()))
-}
-
-/// Whether expected frame `e` is a packet of a Write-with-Immediate message.
-fn imm_message(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
-    let key = |f: &Frame<'_>| {
-        let d = &f.d;
-        Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
-    };
-    let Some((qp, msn, imm)) = key(&exp[e].1) else { return false };
-    imm || exp.iter().any(|(_, f)| key(f) == Some((qp, msn, true)))
-}
-
-/// What the judge names an expected first transmission by when it is missing or mistimed
-/// (`matching::first_cause`), each outcome it can reach: released by an acknowledgement
-/// the scenario injects at its time, the rule that held it back (sent early) and the rule
-/// of acting on the acknowledgement (sent late); released by nothing after an EV was
-/// marked to skip, the skip's hold.
-fn first_causes(
-    s: &Scenario,
-    local_of: &HashMap<u32, u32>,
-    exp: &[(&Record, Frame<'_>)],
-    e: usize,
-    due: &mut BTreeSet<Clause>,
-) {
-    let (rec, ef) = &exp[e];
-    let at = rec.at.0;
-    let Kind::Data { qp, .. } = ef.kind else { return };
-    let Some(&local) = local_of.get(&qp) else { return };
-    let acks = super::acks_into(s, local, at);
-    match acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d) {
-        Some(d) => {
-            // Sent early: the rule that held it back.
-            let first = ef.d.bth.is_some_and(|b| b.opcode.is_first());
-            let cc = super::created_qp(s, local).map(|q| q.cc);
-            let mpr_set = acks.iter().any(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
-            due.insert(if d.ext.aeth.is_some() && first && imm_message(exp, e) {
-                WWI_LIMIT_001
-            } else if matches!(cc, Some(CongestionControl::FixedWindow { .. })) {
-                SND_CC_001
-            } else if mpr_set {
-                SND_WIN_002_B
-            } else {
-                SND_WIN_001
-            });
-            // Sent late or not at all: the acknowledgement it did not act on.
-            if let Some(x) = d.ext.seth {
-                due.insert(if x.spdcid != 0 || x.dpdcid != 0 {
-                    SETH_PDC_001_B
-                } else if x.res_type != 0 || x.next_header != 0 {
-                    SETH_TYPE_001_B
-                } else if x.cc_type != 0 {
-                    SETH_CC_001_B
-                } else if x.sack_bitmap != 0 {
-                    SND_SACK_002_A
-                } else {
-                    SND_SACK_001
-                });
-            }
-        }
-        None => {
-            let skipped = acks.iter().any(|(_, a)| {
-                a.ext.seth.is_some_and(|x| matches!(x.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
-            });
-            if skipped {
-                due.insert(EV_SKIP_002);
-            }
-            if super::credit_zero_before(&acks) {
-                due.insert(AETH_MRC_002_B);
-            }
-        }
-    }
-}
-
-/// What the judge names an expected retransmission by when it is missing or mistimed
-/// (`matching::rtx_cause`), each outcome it can reach.
-fn rtx_causes(
-    s: &Scenario,
-    local_of: &HashMap<u32, u32>,
-    exp: &[(&Record, Frame<'_>)],
-    e: usize,
-    due: &mut BTreeSet<Clause>,
-) {
-    let (rec, ef) = &exp[e];
-    let at = rec.at.0;
-    let Kind::Data { qp, psn, .. } = ef.kind else { return };
-    let m = &s.manifest;
-    if m.cpu == CpuHalf::Device {
-        let again = exp[..e]
-            .iter()
-            .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
-        due.insert(REC_RTO_003);
-        due.insert(if again { REC_RTO_005 } else { REC_RTO_001 });
-        return;
-    }
-    let late = m.tolerances.late_ns;
-    let local = local_of.get(&qp).copied();
-    let mut cause = None;
-    let mut commanded = false;
-    for r in s.records.iter().filter(|r| r.dir == Direction::Inject && r.at.0 <= at) {
-        let recent = r.at.0.saturating_add(late) >= at;
-        match &r.body {
-            Body::Cpu { command: CpuCommand::Retransmit { qpn, psn: p } }
-                if Some(qpn.value()) == local && p.value() == psn =>
-            {
-                commanded = true;
-                cause = Some(REC_IF_010);
-            }
-            Body::Frame { bytes, .. } if recent => {
-                let d = decode(bytes);
-                if d.bth.map(|b| b.dest_qp.value()) != local {
-                    continue;
-                }
-                if let Some(n) = d.ext.neth {
-                    if n.nack_psn.value() == psn {
-                        cause = Some(match n.reason {
-                            NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP => SND_NACK_002,
-                            _ => SND_NACK_004_A,
-                        });
-                    }
-                } else if let Some(x) = d.ext.seth {
-                    let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
-                    if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
-                        cause = Some(SND_INFER_001);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    match cause {
-        Some(c) => {
-            due.insert(c);
-        }
-        None if commanded || m.cpu != CpuHalf::Reference => {
-            due.insert(SND_RTX_001_A);
-        }
-        // Named by whether the device reported the QP's timer armed.
-        None => {
-            due.insert(REC_IF_003);
-            due.insert(REC_IF_002);
-        }
-    }
 }
 
 /// The clock rules a scenario can show: a stamped data packet (SND-TS-002.c) or probe

@@ -25,8 +25,8 @@
 //! An expectation left over is missing, named by the rule that makes the output due.
 
 use openrdma_device::{
-    CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario, TimedInput,
-    TimedOutput,
+    Body, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario, Side,
+    TimedInput, TimedOutput,
 };
 
 use openrdma_codec::frame::DecodedFrame;
@@ -108,24 +108,9 @@ impl Ctx<'_> {
         })
     }
 
-    /// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the
-    /// expected packets of its QP and MSN carries an ImmDt.
+    /// Whether expected frame `e` is a packet of a Write-with-Immediate message.
     fn imm_message(&self, e: usize) -> bool {
-        let key = |f: &Frame<'_>| {
-            let d = &f.d;
-            Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
-        };
-        let Some((qp, msn, imm)) = key(&self.exp[e].1) else { return false };
-        imm || self.exp.iter().any(|(_, f)| {
-            matches!(f.kind, Kind::Data { qp: q, .. } if q == qp) && key(f) == Some((qp, msn, true))
-        })
-    }
-
-    /// Whether expected frame `e` is due at the time of an input: sent at once on it, not
-    /// by a timer.
-    fn caused_at_once(&self, e: usize) -> bool {
-        let at = self.exp[e].0.at.0;
-        self.injected.iter().any(|i| i.at.0 == at && matches!(i.input, Input::Frame { .. }))
+        imm_message(self.exp, e)
     }
 
     /// The window of expected frame `e`.
@@ -354,7 +339,8 @@ pub(super) fn describe(f: &FieldDiff) -> String {
 
 fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
-    let what = if matches!(ef.kind, Kind::Ack { .. }) && not_taken(cx, e).is_some() {
+    let cause = named_cause(cx, e, None);
+    let what = if matches!(cause.when, When::NotTaken(_)) {
         "an expected packet was not sent: the device did not take a frame it must take"
     } else {
         "an expected packet was not sent"
@@ -363,7 +349,7 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
         expected: Some(render_frame(ef.bytes)),
         should_only: false,
         check: "",
-        ..Divergence::of(rec.at.0, due_rule(cx, e, None), what.into())
+        ..Divergence::of(rec.at.0, cause.rule, what.into())
     }
 }
 
@@ -371,43 +357,213 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
 /// requirements is not consulted. `sent`: when the frame came, outside its window, if it
 /// came.
 fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
-    let ef = &cx.exp[e].1;
-    let mistimed = sent.is_some();
-    if sent.is_none() && renumbered(cx, e) {
-        return SND_PSN_001;
+    named_cause(cx, e, sent).rule
+}
+
+/// The first entry of the cause table ([`causes`]) of expected frame `e` that holds of what
+/// the device did.
+fn named_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Cause {
+    let fed = fed_inputs(cx.injected);
+    let at = cx.exp[e].0.at.0;
+    causes(cx.scenario, &fed, cx.exp, e)
+        .into_iter()
+        .find(|c| cx.holds(c.when, e, at, sent))
+        .unwrap_or(Cause { rule: fields::default_rule(&cx.exp[e].1.kind), when: When::Always })
+}
+
+impl Ctx<'_> {
+    /// Whether `when` holds of expected frame `e`, due at `at`, that the device sent at
+    /// `sent`, outside its window, or did not send.
+    fn holds(&self, when: When, e: usize, at: u64, sent: Option<u64>) -> bool {
+        let early = sent.filter(|&t| t < at);
+        match when {
+            When::Always => true,
+            When::Missing => sent.is_none(),
+            When::EarlyFrom(from) => early.is_some_and(|t| t >= from),
+            When::SentAt(t) => early == Some(t),
+            When::Unarmed(local) => !self.reported_armed(local),
+            When::FailedBy(local) => {
+                let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                sent.is_none()
+                    && self.observed.iter().any(|o| {
+                        o.at.0 <= by
+                            && matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                                if c.side == Side::Requester
+                                    && Some(c.entry.qpn.value()) == local
+                                    && !c.entry.status.is_success())
+                    })
+            }
+            When::RetriedAfter(qp) => {
+                let after = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                sent.is_none()
+                    && self.obs.iter().any(|o| {
+                        o.at > after
+                            && matches!(o.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp)
+                    })
+            }
+            When::Renumbered => sent.is_none() && renumbered(self, e),
+            When::NotTaken(None) => sent.is_none(),
+            When::NotTaken(Some(t)) => {
+                let late = self.scenario.manifest.tolerances.late_ns;
+                sent.is_none()
+                    && !self
+                        .observed
+                        .iter()
+                        .any(|o| o.at.0 > t && o.at.0 <= at.saturating_add(late))
+            }
+        }
     }
-    match ef.kind {
-        Kind::Data { rtx: true, .. } => rtx_cause(cx, e, mistimed),
-        Kind::Data { rtx: false, .. } => first_cause(cx, e, sent),
+}
+
+/// A rule that an expected frame, missing or mistimed, is named by when `when` holds of
+/// what the device did. [`causes`] lists them for one expectation, first match first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Cause {
+    pub rule: Rule,
+    pub when: When,
+}
+
+/// When a [`Cause`] names an expected frame, by what the device did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum When {
+    /// Whatever the device did.
+    Always,
+    /// The frame is missing.
+    Missing,
+    /// The frame came before its time, at or after the given time.
+    EarlyFrom(u64),
+    /// The frame came at the given time, before its own.
+    SentAt(u64),
+    /// The device reported no armed timer of its QP (the device's number, if known).
+    Unarmed(Option<u32>),
+    /// The frame is missing, and the device failed the QP (the device's number) before it
+    /// was due: a requester entry of it with an error status came by then.
+    FailedBy(Option<u32>),
+    /// The frame is missing, and the device sent a retransmission of the QP (its number on
+    /// the wire) after the frame's window.
+    RetriedAfter(u32),
+    /// The frame is missing because the device did not take a frame it must take; with a
+    /// time, only when the device sent nothing after it up to the frame's time.
+    NotTaken(Option<u64>),
+    /// The data packet is missing, and the device sent within its window a packet of the
+    /// QP that differs from it in its PSN only ([`renumbered`]).
+    Renumbered,
+}
+
+impl Cause {
+    fn new(rule: Rule, when: When) -> Cause {
+        Cause { rule, when }
+    }
+}
+
+/// An input as the cause table reads it: its time, and the frame (decoded) or CPU command
+/// it is.
+pub(super) struct Fed<'a> {
+    pub at: u64,
+    pub frame: Option<DecodedFrame<'a>>,
+    pub cpu: Option<&'a CpuCommand>,
+}
+
+/// The inputs as delivered to a device.
+pub(super) fn fed_inputs(injected: &[TimedInput]) -> Vec<Fed<'_>> {
+    injected
+        .iter()
+        .map(|i| match &i.input {
+            Input::Frame { bytes, .. } => {
+                Fed { at: i.at.0, frame: Some(openrdma_codec::frame::decode(bytes)), cpu: None }
+            }
+            Input::Cpu { command } => Fed { at: i.at.0, frame: None, cpu: Some(command) },
+            Input::Host { .. } => Fed { at: i.at.0, frame: None, cpu: None },
+        })
+        .collect()
+}
+
+/// The inputs a scenario injects, as the cause table reads them.
+pub(super) fn fed_scenario(s: &Scenario) -> Vec<Fed<'_>> {
+    s.injects()
+        .map(|r| match &r.body {
+            Body::Frame { bytes, .. } => {
+                Fed { at: r.at.0, frame: Some(openrdma_codec::frame::decode(bytes)), cpu: None }
+            }
+            Body::Cpu { command } => Fed { at: r.at.0, frame: None, cpu: Some(command) },
+            _ => Fed { at: r.at.0, frame: None, cpu: None },
+        })
+        .collect()
+}
+
+/// The cause table: every rule that expected frame `e` of `s`, missing or mistimed, can
+/// be named by, each with when it applies, in the order the judge tries them. The naming
+/// of a divergence ([`due_rule`]) takes the first that holds of what the device did;
+/// coverage (`discriminates`) takes every entry that some device can reach. `fed`: the
+/// inputs as delivered (for a judgement) or as the scenario injects them (for coverage).
+pub(super) fn causes(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Vec<Cause> {
+    let ef = &exp[e].1;
+    // Sent within its window under another PSN: the sender numbered it wrong.
+    let renumbered = || Cause::new(SND_PSN_001, When::Renumbered);
+    let mut out = match ef.kind {
+        Kind::Data { rtx: true, .. } => [vec![renumbered()], rtx_causes(s, fed, exp, e)].concat(),
+        Kind::Data { rtx: false, .. } => [vec![renumbered()], first_causes(s, exp, e)].concat(),
         Kind::Nack { qp, psn, reason } => {
-            wwi_nack(cx, qp, psn, reason).unwrap_or_else(|| fields::nack_reason_rule(reason))
+            let rule = wwi_nack(s, fed, qp, psn, reason)
+                .unwrap_or_else(|| fields::nack_reason_rule(reason));
+            vec![Cause::new(rule, When::Always)]
         }
-        Kind::Ack { qp, msn, syndrome } => {
-            // Not sent because the device did not take the frame that causes it.
-            if let Some(rule) = sent.is_none().then(|| not_taken(cx, e)).flatten() {
-                return rule;
-            }
-            // An acknowledgement the scenario expected before is repaired: a duplicate of a
-            // retired message is acknowledged again (RCV-DUP-002).
-            let class = ack_class(syndrome);
-            let again = cx.exp[..e].iter().any(|(_, f)| {
-                matches!(f.kind, Kind::Ack { qp: q, msn: m, syndrome: s }
-                    if q == qp && m == msn && ack_class(s) == class)
-            });
-            match (again, class.0) {
-                (true, _) => RCV_DUP_002,
-                // At once, on the input that retired enough messages; else by the timer.
-                (false, true) if cx.caused_at_once(e) => RCV_ACK_001_A,
-                (false, true) => RCV_ACK_001_B,
-                // The remote access NAK is the region check's response (RCV-PLACE-002.b).
-                (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => RCV_PLACE_002_B,
-                (false, false) => RCV_NAK_002_A,
-            }
+        Kind::Ack { .. } => ack_causes(s, fed, exp, e),
+        Kind::Probe { qp } if s.manifest.cpu == CpuHalf::Device => {
+            let mut out = retry_causes(s, fed, exp, e, qp);
+            out.push(Cause::new(REC_PROBE_001, When::Always));
+            out
         }
-        Kind::Probe { .. } if cx.own_cpu() => REC_PROBE_001,
-        Kind::Probe { qp } => probe_cause(cx, e, qp),
-        _ => fields::default_rule(&ef.kind),
-    }
+        Kind::Probe { qp } => vec![Cause::new(probe_rule(s, fed, exp, e, qp), When::Always)],
+        _ => vec![],
+    };
+    out.push(Cause::new(fields::default_rule(&ef.kind), When::Always));
+    out
+}
+
+/// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the
+/// expected packets of its QP and MSN carries an ImmDt.
+pub(super) fn imm_message(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
+    let key = |f: &Frame<'_>| {
+        let d = &f.d;
+        Some((d.bth?.dest_qp.value(), d.ext.meth?.msn, d.ext.immdt.is_some()))
+    };
+    let Some((qp, msn, imm)) = key(&exp[e].1) else { return false };
+    imm || exp.iter().any(|(_, f)| {
+        matches!(f.kind, Kind::Data { qp: q, .. } if q == qp) && key(f) == Some((qp, msn, true))
+    })
+}
+
+/// A transport ACK or NAK. Not sent because the device did not take the frame that causes
+/// it ([`not_taken`]); an acknowledgement the scenario expected before is repaired: a
+/// duplicate of a retired message is acknowledged again (RCV-DUP-002); an ACK is owed at
+/// once, on the input that retired enough messages (RCV-ACK-001.a), or by the timer (.b);
+/// a NAK by RCV-NAK-002.a.
+fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
+    let Kind::Ack { qp, msn, syndrome } = ef.kind else { return vec![] };
+    let mut out = not_taken(s, fed, exp, e);
+    let class = ack_class(syndrome);
+    let again = exp[..e].iter().any(|(_, f)| {
+        matches!(f.kind, Kind::Ack { qp: q, msn: m, syndrome: y }
+            if q == qp && m == msn && ack_class(y) == class)
+    });
+    let at_once = fed.iter().any(|i| i.at == rec.at.0 && i.frame.is_some());
+    let rule = match (again, class.0) {
+        (true, _) => RCV_DUP_002,
+        (false, true) if at_once => RCV_ACK_001_A,
+        (false, true) => RCV_ACK_001_B,
+        // The remote access NAK is the region check's response (RCV-PLACE-002.b).
+        (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => RCV_PLACE_002_B,
+        (false, false) => RCV_NAK_002_A,
+    };
+    out.push(Cause::new(rule, When::Always));
+    out
 }
 
 /// Why the device sent no answer `e` to its QP's frames: it did not take a frame it must
@@ -416,35 +572,35 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
 /// ([`super::arrivals::accept_clause`]). Failing that, a frame to discard after which the
 /// device sent nothing at all, up to the answer's time, names the rule that makes it one
 /// to discard: the device stopped taking frames on it.
-fn not_taken(cx: &Ctx<'_>, e: usize) -> Option<Rule> {
-    let (rec, ef) = &cx.exp[e];
+fn not_taken(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
     let at = rec.at.0;
-    let qp = ef.d.bth?.dest_qp.value();
-    let local = super::peer_map(cx.scenario).get(&qp).copied()?;
-    let since = cx.exp[..e]
+    let Some(qp) = ef.d.bth.map(|b| b.dest_qp.value()) else { return vec![] };
+    let Some(&local) = super::peer_map(s).get(&qp) else { return vec![] };
+    let since = exp[..e]
         .iter()
         .rev()
         .find(|(_, f)| f.d.bth.is_some_and(|b| b.dest_qp.value() == qp))
         .map_or(0, |(r, _)| r.at.0);
-    let delivered = cx.injected.iter().filter(|i| i.at.0 <= at).filter_map(|i| match &i.input {
-        Input::Frame { bytes, .. } => Some((i.at.0, openrdma_codec::frame::decode(bytes))),
-        _ => None,
-    });
     let mut discard = None;
-    for (t, d) in delivered.collect::<Vec<_>>().into_iter().rev() {
+    for (t, d) in
+        fed.iter().filter(|i| i.at <= at).rev().filter_map(|i| Some((i.at, i.frame.as_ref()?)))
+    {
         if t > since && d.bth.is_some_and(|b| b.dest_qp.value() == local) {
-            if let Some(rule) = super::arrivals::accept_clause(&d) {
-                return Some(rule);
+            if let Some(rule) = super::arrivals::accept_clause(d) {
+                return vec![Cause::new(rule, When::NotTaken(None))];
             }
         }
         if discard.is_none() {
             discard = d.discard_reason().map(|r| (t, r));
         }
     }
-    let (t, reason) = discard?;
-    let late = cx.scenario.manifest.tolerances.late_ns;
-    let silent = !cx.observed.iter().any(|o| o.at.0 > t && o.at.0 <= at.saturating_add(late));
-    silent.then(|| super::discard_clause(reason)).flatten()
+    discard
+        .and_then(|(t, reason)| {
+            super::discard_clause(reason).map(|rule| Cause::new(rule, When::NotTaken(Some(t))))
+        })
+        .into_iter()
+        .collect()
 }
 
 /// Whether the device's data packet `of`, paired with expected packet `e` by its PSN, is
@@ -478,7 +634,7 @@ fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
     })
 }
 
-/// The rule a first transmission that is missing or mistimed breaks: what released it at
+/// The rules a first transmission that is missing or mistimed breaks: what released it at
 /// its expected time, as the scenario shows it, and not the segmentation of its message.
 ///
 /// * Released by an acknowledgement the scenario injects at that time, and sent before it:
@@ -488,196 +644,231 @@ fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   (SND-WIN-002.b), or the window (SND-WIN-001).
 /// * Released so, but not sent then (missing, or late): the sender did not act on the
 ///   acknowledgement. A SACK carrying values a receiver must not interpret names that rule
-///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); else its bitmap
+///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); a probe answer with
+///   no mark, the rule that makes its EV usable again (EV-PROBE-002); else its bitmap
 ///   (SND-SACK-002.a) or its cumulative part (SND-SACK-001).
-/// * Released by no input, after a SACK marked an EV of the QP to skip: the hold of the
-///   skip (EV-SKIP-002); never sent, after an ACK with credit code 0: the credit taken for
+/// * Released by no input: sent at a probe answer whose mark should have held its EV
+///   (EV-PROBE-003), or at one with no mark while a controller held the EV DENIED
+///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, the skip's hold
+///   (EV-SKIP-002); else never sent, after an ACK with credit code 0: the credit taken for
 ///   a limit (AETH-MRC-002.b).
 /// * Otherwise the message's segmentation (SND-SEG-001.a).
-fn first_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
+fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
     use openrdma_codec::EvMark;
-    use openrdma_device::{Body, CongestionControl, CpuCommand, EvState};
-    let (rec, ef) = &cx.exp[e];
+    use openrdma_device::{CongestionControl, EvState};
+    let (rec, ef) = &exp[e];
     let at = rec.at.0;
-    let Kind::Data { qp, .. } = ef.kind else { return SND_SEG_001_A };
-    let Some(&local) = super::peer_map(cx.scenario).get(&qp) else { return SND_SEG_001_A };
+    let Kind::Data { qp, .. } = ef.kind else { return vec![] };
+    let Some(&local) = super::peer_map(s).get(&qp) else { return vec![] };
     // What the scenario injects into the QP up to the expected time, with its time.
-    let acks = super::acks_into(cx.scenario, local, at);
-    let release = acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d);
-    let early = sent.is_some_and(|t| t < at);
-    match release {
-        Some(d) if early => {
-            let opcode = ef.d.bth.map(|b| b.opcode);
-            let first = opcode.is_some_and(|o| o.is_first());
-            let cc = super::created_qp(cx.scenario, local).map(|q| q.cc);
-            let sent = sent.unwrap_or(at);
-            let mpr_set =
-                acks.iter().any(|(t, a)| *t <= sent && a.ext.seth.is_some_and(|s| s.mpr != 0));
-            if d.ext.aeth.is_some() && first && cx.imm_message(e) {
-                WWI_LIMIT_001
+    let acks = super::acks_into(s, local, at);
+    let mut out = Vec::new();
+    match acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d) {
+        Some(d) => {
+            let first = ef.d.bth.is_some_and(|b| b.opcode.is_first());
+            let cc = super::created_qp(s, local).map(|q| q.cc);
+            if d.ext.aeth.is_some() && first && imm_message(exp, e) {
+                out.push(Cause::new(WWI_LIMIT_001, When::EarlyFrom(0)));
             } else if matches!(cc, Some(CongestionControl::FixedWindow { .. })) {
-                SND_CC_001
-            } else if mpr_set {
-                SND_WIN_002_B
+                out.push(Cause::new(SND_CC_001, When::EarlyFrom(0)));
             } else {
-                SND_WIN_001
+                let mpr = acks.iter().find(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
+                if let Some((t, _)) = mpr {
+                    out.push(Cause::new(SND_WIN_002_B, When::EarlyFrom(*t)));
+                }
+                out.push(Cause::new(SND_WIN_001, When::EarlyFrom(0)));
             }
+            let rule = match d.ext.seth {
+                Some(x) if x.spdcid != 0 || x.dpdcid != 0 => SETH_PDC_001_B,
+                Some(x) if x.res_type != 0 || x.next_header != 0 => SETH_TYPE_001_B,
+                Some(x) if x.cc_type != 0 => SETH_CC_001_B,
+                // The reserved mark is read as NONE.
+                Some(x) if x.m.0 == 3 => SETH_M_001_B,
+                Some(x) if x.pr && x.m == EvMark::NONE => EV_PROBE_002,
+                Some(x) if x.sack_bitmap != 0 => SND_SACK_002_A,
+                Some(_) => SND_SACK_001,
+                None => SND_SEG_001_A,
+            };
+            // Missing or late: an early frame took an entry above.
+            out.push(Cause::new(rule, When::Always));
         }
-        Some(d) => match d.ext.seth {
-            Some(s) if s.spdcid != 0 || s.dpdcid != 0 => SETH_PDC_001_B,
-            Some(s) if s.res_type != 0 || s.next_header != 0 => SETH_TYPE_001_B,
-            Some(s) if s.cc_type != 0 => SETH_CC_001_B,
-            // The reserved mark is read as NONE.
-            Some(s) if s.m.0 == 3 => SETH_M_001_B,
-            // A probe answer with no mark makes its EV usable again.
-            Some(s) if s.pr && s.m == EvMark::NONE => EV_PROBE_002,
-            Some(s) if s.sack_bitmap != 0 => SND_SACK_002_A,
-            Some(_) => SND_SACK_001,
-            None => SND_SEG_001_A,
-        },
         None => {
-            // Sent early, at a probe answer whose skip mark should have held its EV in SKIP.
-            let answered = sent.filter(|&t| t < at).is_some_and(|t| {
-                acks.iter().any(|(a, d)| {
-                    *a == t && d.ext.seth.is_some_and(|s| s.pr && s.m != EvMark::NONE)
+            let answers = |marked: bool| {
+                acks.iter().filter(move |(t, d)| {
+                    *t < at && d.ext.seth.is_some_and(|x| x.pr && (x.m != EvMark::NONE) == marked)
                 })
-            });
-            let skipped = acks.iter().any(|(_, a)| {
-                a.ext.seth.is_some_and(|s| matches!(s.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
-            });
+            };
+            // Sent early, at a probe answer whose skip mark should have held its EV in SKIP.
+            for (t, _) in answers(true) {
+                out.push(Cause::new(EV_PROBE_003, When::SentAt(*t)));
+            }
             // Sent early, at a probe answer with no mark, while a controller held the QP's
             // EV DENIED: the answer ended a state only a controller ends.
-            let allowed = sent.filter(|&t| t < at).is_some_and(|t| {
-                let answer = acks.iter().any(|(a, d)| {
-                    *a == t && d.ext.seth.is_some_and(|s| s.pr && s.m == EvMark::NONE)
+            for (t, _) in answers(false) {
+                let held = s.injects().filter(|r| r.at.0 <= *t).filter_map(|r| match &r.body {
+                    Body::Cpu { command: CpuCommand::SetEvState { qpn, state, .. } }
+                        if qpn.value() == local =>
+                    {
+                        Some(*state)
+                    }
+                    _ => None,
                 });
-                let held =
-                    cx.scenario.injects().filter(|r| r.at.0 <= t).filter_map(|r| match &r.body {
-                        Body::Cpu { command: CpuCommand::SetEvState { qpn, state, .. } }
-                            if qpn.value() == local =>
-                        {
-                            Some(*state)
-                        }
-                        _ => None,
-                    });
-                answer && held.last() == Some(EvState::Denied)
+                if held.last() == Some(EvState::Denied) {
+                    out.push(Cause::new(EV_DENY_002, When::SentAt(*t)));
+                }
+            }
+            let skipped = acks.iter().any(|(_, a)| {
+                a.ext.seth.is_some_and(|x| matches!(x.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
             });
-            if answered {
-                EV_PROBE_003
-            } else if allowed {
-                EV_DENY_002
-            } else if skipped {
-                EV_SKIP_002
-            } else if sent.is_none() && super::credit_zero_before(&acks) {
+            if skipped {
+                out.push(Cause::new(EV_SKIP_002, When::Always));
+            } else if super::credit_zero_before(&acks) {
                 // Never sent, after an ACK whose credit code is 0: the sender took the
                 // credit for a limit.
-                AETH_MRC_002_B
-            } else {
-                SND_SEG_001_A
+                out.push(Cause::new(AETH_MRC_002_B, When::Missing));
             }
         }
     }
+    out
 }
 
-/// The rule a retransmission of `psn` on the wire QP `qp` (the peer's number) is due by:
+/// The rules a retransmission of `psn` on the wire QP `qp` (the peer's number) is due by:
 /// the input that asks for it. A NACK or SACK asks at once: one within `late_ns` before it
 /// is the cause. Otherwise it is a timeout's: a command of the CPU half (REC-IF-010); with
-/// no command, the reports the CPU half's timer runs on (REC-IF-003, REC-IF-002); with the
-/// device's own CPU half, its timer (REC-RTO-003 when missing, REC-RTO-001 or, after a
-/// first timeout, REC-RTO-005 when mistimed).
-fn rtx_cause(cx: &Ctx<'_>, e: usize, mistimed: bool) -> Rule {
-    let (rec, ef) = &cx.exp[e];
+/// no command, the reports the CPU half's timer runs on (REC-IF-003 when the device did not
+/// report the timer armed, else REC-IF-002); with the device's own CPU half, its retry
+/// counter when the device failed the QP before the packet was due (REC-RTO-002 when the
+/// scenario delivered progress since the QP's first timeout, else REC-RETRY-001), its
+/// timer when the packet is missing but the QP was retransmitted later or the packet is
+/// mistimed (REC-RTO-001, or after a first timeout REC-RTO-005), and REC-RTO-003 when it
+/// is missing and nothing was retransmitted later.
+fn rtx_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
     let at = rec.at.0;
-    let Kind::Data { qp, psn, .. } = ef.kind else { return SND_RTX_001_A };
-    if cx.own_cpu() {
-        let again = cx.exp[..e]
+    let Kind::Data { qp, psn, .. } = ef.kind else { return vec![] };
+    if s.manifest.cpu == CpuHalf::Device {
+        let again = exp[..e]
             .iter()
             .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
-        return match (mistimed, again) {
-            (false, _) => REC_RTO_003,
-            (true, false) => REC_RTO_001,
-            (true, true) => REC_RTO_005,
-        };
+        let timed = if again { REC_RTO_005 } else { REC_RTO_001 };
+        let mut out = retry_causes(s, fed, exp, e, qp);
+        // Missing, while the QP was retransmitted later: its timer runs wrong.
+        out.push(Cause::new(timed, When::RetriedAfter(qp)));
+        out.push(Cause::new(REC_RTO_003, When::Missing));
+        // Mistimed: a missing frame took an entry before.
+        out.push(Cause::new(timed, When::Always));
+        return out;
     }
-    let late = cx.scenario.manifest.tolerances.late_ns;
-    let local = super::peer_map(cx.scenario).get(&qp).copied();
+    let late = s.manifest.tolerances.late_ns;
+    let local = super::peer_map(s).get(&qp).copied();
     let mut cause = None;
     let mut commanded = false;
-    for i in cx.injected.iter().filter(|i| i.at.0 <= at) {
-        let recent = i.at.0.saturating_add(late) >= at;
-        match &i.input {
-            Input::Cpu { command: CpuCommand::Retransmit { qpn, psn: p } }
-                if Some(qpn.value()) == local && p.value() == psn =>
-            {
+    for i in fed.iter().filter(|i| i.at <= at) {
+        let recent = i.at.saturating_add(late) >= at;
+        if let Some(CpuCommand::Retransmit { qpn, psn: p }) = i.cpu {
+            if Some(qpn.value()) == local && p.value() == psn {
                 commanded = true;
                 cause = Some(REC_IF_010);
             }
-            Input::Frame { bytes, .. } if recent => {
-                let d = openrdma_codec::frame::decode(bytes);
-                if d.bth.map(|b| b.dest_qp.value()) != local {
-                    continue;
-                }
-                if let Some(n) = d.ext.neth {
-                    if n.nack_psn.value() == psn {
-                        cause = Some(nack_cause(n.reason));
-                    }
-                } else if let Some(x) = d.ext.seth {
-                    // A SACK that leaves the PSN out while it claims later ones.
-                    let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
-                    if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
-                        cause = Some(SND_INFER_001);
-                    }
-                }
+        }
+        let Some(d) = i.frame.as_ref().filter(|_| recent) else { continue };
+        if d.bth.map(|b| b.dest_qp.value()) != local {
+            continue;
+        }
+        if let Some(n) = d.ext.neth {
+            if n.nack_psn.value() == psn {
+                cause = Some(nack_cause(n.reason));
             }
-            _ => {}
+        } else if let Some(x) = d.ext.seth {
+            // A SACK that leaves the PSN out while it claims later ones.
+            let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
+            if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
+                cause = Some(SND_INFER_001);
+            }
         }
     }
     match cause {
-        Some(c) => c,
-        None if commanded || cx.scenario.manifest.cpu != CpuHalf::Reference => SND_RTX_001_A,
+        Some(c) => vec![Cause::new(c, When::Always)],
+        None if commanded || s.manifest.cpu != CpuHalf::Reference => {
+            vec![Cause::new(SND_RTX_001_A, When::Always)]
+        }
         // The runner's CPU half did not command it: it acts on the device's reports.
-        None if !cx.reported_armed(local) => REC_IF_003,
-        None => REC_IF_002,
+        None => {
+            vec![Cause::new(REC_IF_003, When::Unarmed(local)), Cause::new(REC_IF_002, When::Always)]
+        }
     }
 }
 
-/// The rule a probe of the wire QP `qp` is due by: a CPU command that asked for it within
-/// `late_ns` before it (EV-PROBE-005.a); with none, the tail-probe timer of a QP whose
-/// spray policy queues no probes (SND-TAIL-001.a).
-fn probe_cause(cx: &Ctx<'_>, e: usize, qp: u32) -> Rule {
-    let at = cx.exp[e].0.at.0;
-    let late = cx.scenario.manifest.tolerances.late_ns;
-    let Some(local) = super::peer_map(cx.scenario).get(&qp).copied() else {
+/// The rule a probe of the wire QP `qp` that the runner's CPU half makes due (expected
+/// frame `e`) is named by: a CPU command that asked for it within `late_ns` before it
+/// (EV-PROBE-005.a); with none, the tail-probe timer of a QP whose spray policy queues no
+/// probes (SND-TAIL-001.a).
+fn probe_rule(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    qp: u32,
+) -> Rule {
+    let at = exp[e].0.at.0;
+    let late = s.manifest.tolerances.late_ns;
+    let Some(local) = super::peer_map(s).get(&qp).copied() else {
         return EV_PROBE_005_A;
     };
-    let commands = cx.injected.iter().filter_map(|i| match &i.input {
-        Input::Cpu { command } => Some((i.at.0, command)),
-        _ => None,
-    });
+    let commands = fed.iter().filter_map(|i| Some((i.at, i.cpu?)));
     if super::probe_commanded(commands, local, at, late) {
         return EV_PROBE_005_A;
     }
-    match super::tail_rule(cx.scenario, local) {
+    match super::tail_rule(s, local) {
         Some(r) if r == SND_TAIL_001_A => r,
         _ => EV_PROBE_005_A,
     }
 }
 
+/// The rules an expected frame of the wire QP `qp` that the device's own CPU half makes
+/// due (a timeout retransmission, a probe) is named by when it is missing because the
+/// device failed the QP before: its retry counter ran out too soon, not reset by the
+/// progress the scenario delivered since the QP's first timeout (REC-RTO-002), or else
+/// counted wrong (REC-RETRY-001).
+fn retry_causes(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    qp: u32,
+) -> Vec<Cause> {
+    let at = exp[e].0.at.0;
+    let first_rtx = exp[..e].iter().find_map(|(r, f)| {
+        matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp).then_some(r.at.0)
+    });
+    let local = super::peer_map(s).get(&qp).copied();
+    let progress = first_rtx.is_some_and(|t0| {
+        fed.iter().filter(|i| i.at > t0 && i.at <= at).any(|i| {
+            i.frame.as_ref().is_some_and(|d| {
+                d.bth.map(|b| b.dest_qp.value()) == local
+                    && (d.ext.seth.is_some() || d.ext.aeth.is_some())
+            })
+        })
+    });
+    let mut out = Vec::new();
+    if progress {
+        out.push(Cause::new(REC_RTO_002, When::FailedBy(local)));
+    }
+    out.push(Cause::new(REC_RETRY_001, When::FailedBy(local)));
+    out
+}
+
 /// A NACK UNEXP_EVENT for a write with an immediate whose RQMSN is beyond the responder's
 /// `wwi_limit` (WWI-LIMIT-002): the write to the QP whose wire number is `qp` with PSN
 /// `psn` the scenario delivered carries an ImmDt.
-fn wwi_nack(cx: &Ctx<'_>, qp: u32, psn: u32, reason: u8) -> Option<Rule> {
+fn wwi_nack(s: &Scenario, fed: &[Fed<'_>], qp: u32, psn: u32, reason: u8) -> Option<Rule> {
     if openrdma_codec::NackReason(reason) != openrdma_codec::NackReason::UNEXP_EVENT {
         return None;
     }
-    let local = super::peer_map(cx.scenario).get(&qp).copied()?;
-    let imm = cx.injected.iter().any(|i| match &i.input {
-        Input::Frame { bytes, .. } => {
-            let d = openrdma_codec::frame::decode(bytes);
-            d.bth.is_some_and(|b| b.dest_qp.value() == local && b.psn.value() == psn)
-                && d.ext.immdt.is_some()
-        }
-        _ => false,
+    let local = super::peer_map(s).get(&qp).copied()?;
+    let imm = fed.iter().filter_map(|i| i.frame.as_ref()).any(|d| {
+        d.bth.is_some_and(|b| b.dest_qp.value() == local && b.psn.value() == psn)
+            && d.ext.immdt.is_some()
     });
     imm.then_some(WWI_LIMIT_002)
 }

@@ -24,7 +24,17 @@ pub static FAULTS: &[Fault] = &[
         expect: Expect::Fails,
         catch: &["rec-device-progress"],
         caps: Caps::Same,
-        edits: Edits { cpu: Some(NoRetryReset::boxed), ..Edits::NONE },
+        edits: Edits { cpu: Some(|c| Retries::boxed(c, 0, false)), ..Edits::NONE },
+    },
+    Fault {
+        name: "retry-count-starts-at-one",
+        class: Class::Fault,
+        what: "the device's own CPU half starts a QP's retry counter at 1, so it fails one expiry early",
+        breaks: &[req::REC_RETRY_001],
+        expect: Expect::Fails,
+        catch: &["rec-device-backoff"],
+        caps: Caps::Same,
+        edits: Edits { cpu: Some(|c| Retries::boxed(c, 1, true)), ..Edits::NONE },
     },
     Fault {
         name: "no-blame",
@@ -38,23 +48,33 @@ pub static FAULTS: &[Fault] = &[
     },
 ];
 
-/// A CPU half whose retry counter progress never resets (REC-RTO-002): the reference agent,
-/// never at its limit, with the count kept here.
+/// A CPU half whose retry counter is kept wrong: it starts at `start` rather than 0
+/// (REC-RETRY-001), and progress resets it to 0 only when `reset` (REC-RTO-002). The
+/// reference agent, never at its limit, with the count kept here: one per `Retransmit`
+/// the agent commands, which it does once per expiry.
 #[derive(Debug)]
-struct NoRetryReset {
+struct Retries {
     agent: RecoveryAgent,
     limit: u32,
+    start: u32,
+    reset: bool,
     retries: HashMap<u32, u32>,
     failed: BTreeSet<u32>,
     out: Vec<CpuCommand>,
 }
 
-impl NoRetryReset {
-    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+impl Retries {
+    fn boxed(
+        cfg: &RecoverySettings,
+        start: u32,
+        reset: bool,
+    ) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
         let unlimited = RecoveryConfig { retry_limit: u32::MAX, ..RecoveryConfig::from(cfg) };
-        Ok(Box::new(NoRetryReset {
+        Ok(Box::new(Retries {
             agent: RecoveryAgent::new(unlimited),
             limit: cfg.retry_limit,
+            start,
+            reset,
             retries: HashMap::new(),
             failed: BTreeSet::new(),
             out: Vec::new(),
@@ -62,8 +82,11 @@ impl NoRetryReset {
     }
 }
 
-impl RecoveryCpu for NoRetryReset {
+impl RecoveryCpu for Retries {
     fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        if let (true, NicReport::Progress { qpn, .. }) = (self.reset, report) {
+            self.retries.insert(qpn.value(), 0);
+        }
         self.agent.handle_report(now, report);
     }
 
@@ -84,7 +107,7 @@ impl RecoveryCpu for NoRetryReset {
                 continue;
             }
             if let CpuCommand::Retransmit { .. } = cmd {
-                let n = self.retries.entry(qpn.value()).or_default();
+                let n = self.retries.entry(qpn.value()).or_insert(self.start);
                 *n += 1;
                 if *n > self.limit {
                     self.failed.insert(qpn.value());
