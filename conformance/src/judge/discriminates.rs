@@ -90,6 +90,9 @@ pub struct Facts {
     vendor_nack: bool,
     /// It injects an AETH ACK whose credit code is not 0x1F.
     odd_credit: bool,
+    /// The rules by which a sender must discard, or ignore as stale, an acknowledgement it
+    /// injects ([`acks_to_discard`]).
+    discarded_acks: BTreeSet<Clause>,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
     /// entry of a failed work request (bits 0 to 4).
@@ -207,6 +210,13 @@ const OWN: &[(Clause, Shows)] = &[
     // An acknowledgement misread by a field a sender must ignore: where one is injected.
     (NETH_VENDOR_001_B, |f| f.vendor_nack),
     (AETH_MRC_002_B, |f| f.odd_credit),
+    // An acknowledgement a sender must discard, or ignore as stale, acted on: where one is
+    // injected.
+    (SND_SACK_003, |f| f.discarded_acks.contains(&SND_SACK_003)),
+    (SND_SACK_004, |f| f.discarded_acks.contains(&SND_SACK_004)),
+    (SND_NACK_001_A, |f| f.discarded_acks.contains(&SND_NACK_001_A)),
+    (SND_NACK_001_C, |f| f.discarded_acks.contains(&SND_NACK_001_C)),
+    (SND_ACK_002, |f| f.discarded_acks.contains(&SND_ACK_002)),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -290,6 +300,64 @@ fn report_bit(r: &NicReport) -> u8 {
     }
 }
 
+/// The rules by which a sender must discard, or ignore as stale, an acknowledgement `s`
+/// injects, by the first transmissions it expects before it: a SACK that acknowledges a
+/// PSN never sent (SND-SACK-003) or whose offset no window allows (SND-SACK-004), a NACK
+/// for a PSN an earlier SACK showed arrived (SND-NACK-001.a) or never sent
+/// (SND-NACK-001.c), an AETH whose `msn` is ahead of every message sent (SND-ACK-002).
+fn acks_to_discard(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
+    use openrdma_codec::Psn;
+    let local_of = super::peer_map(s);
+    let window = s.manifest.nic.window();
+    let mut out = BTreeSet::new();
+    let mut arrived: Vec<(u32, openrdma_codec::SethRepr)> = Vec::new();
+    for r in s.injects() {
+        let Body::Frame { bytes, .. } = &r.body else { continue };
+        let d = decode(bytes);
+        let Some(q) = d.bth.map(|b| b.dest_qp.value()) else { continue };
+        let before = exp.iter().filter(|(e, _)| e.at.0 < r.at.0);
+        let mut last: Option<Psn> = None;
+        let mut msns: HashMap<u32, u16> = HashMap::new();
+        for (_, f) in before {
+            let Kind::Data { qp, psn, rtx: false } = f.kind else { continue };
+            if let Some(m) = f.d.ext.meth {
+                msns.insert(qp, m.msn.value());
+            }
+            if local_of.get(&qp) == Some(&q) {
+                last = Some(Psn::new(psn));
+            }
+        }
+        if let Some(a) = d.ext.aeth {
+            let msn = a.msn.msn().value();
+            let ahead = |m: &u16| (1..1 << 15).contains(&msn.wrapping_sub(*m));
+            if !msns.is_empty() && msns.values().all(ahead) {
+                out.insert(SND_ACK_002);
+            }
+        }
+        let Some(last) = last else { continue };
+        if let Some(x) = d.ext.seth {
+            let beyond = (0..64)
+                .filter(|i| x.sack_bitmap >> i & 1 == 1)
+                .any(|i| x.bitmap_base().add(i).is_after(last));
+            if x.cack_psn.is_after(last) || beyond {
+                out.insert(SND_SACK_003);
+            } else if i32::from(x.sack_offset).unsigned_abs() > window + 64 {
+                out.insert(SND_SACK_004);
+            } else if !x.pr {
+                arrived.push((q, x));
+            }
+        }
+        if let Some(n) = d.ext.neth.filter(|n| !n.reason.is_fatal()) {
+            if n.nack_psn.is_after(last) {
+                out.insert(SND_NACK_001_C);
+            } else if arrived.iter().any(|(x, a)| *x == q && a.is_sacked(n.nack_psn)) {
+                out.insert(SND_NACK_001_A);
+            }
+        }
+    }
+    out
+}
+
 /// Kinds of frame whose fields a clause judges beyond the field table's rows
 /// (`fields::rule_of`'s special cases and `link`'s destination rules).
 const FIELD_EXTRA: &[(Clause, Kinds)] = &[
@@ -363,6 +431,7 @@ impl Facts {
                 }),
                 _ => false,
             }),
+            discarded_acks: acks_to_discard(s, &exp),
             cq_stop: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError {
                     requirement, ..

@@ -4,7 +4,7 @@
 use openrdma_codec::frame::decode;
 use std::collections::HashMap;
 
-use openrdma_codec::{Ev, EvMark, NackReason};
+use openrdma_codec::{Ev, EvMark, NackReason, Psn, SethRepr};
 use openrdma_device::{
     Body, CpuCommand, EvState, HostCommand, Input, NicEvent, NicReport, Output, Payload, Record,
     Scenario, Side, TimedOutput,
@@ -352,6 +352,7 @@ pub(super) fn judge_reports(
     exp: &[(&Record, &NicEvent)],
     obs: &[(u64, &NicEvent)],
     inputs: &[In<'_>],
+    sent: &Sent,
     late_ns: u64,
     div: &mut Vec<Divergence>,
     checked: &mut usize,
@@ -403,7 +404,9 @@ pub(super) fn judge_reports(
             continue;
         }
         let req = match e {
-            NicEvent::Report(r) => wrong_transition(r, *t, inputs, exp).unwrap_or(req),
+            NicEvent::Report(r) => discarded_input(r, *t, inputs, sent)
+                .or_else(|| wrong_transition(r, *t, inputs, exp))
+                .unwrap_or(req),
             _ => req,
         };
         div.push(Divergence {
@@ -429,6 +432,84 @@ fn not_taken(at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
         .filter(|i| i.at == at)
         .find_map(|i| super::arrivals::accept_clause(&i.frame.as_ref()?.d))
         .map(crate::req::Clause::id)
+}
+
+/// What the checks a sender makes on an acknowledgement need from a run: the first
+/// transmissions the device sent, by device QP, and its own window `W_own`.
+pub(super) struct Sent {
+    /// Time, device QP and PSN of each first transmission, in the order sent.
+    first: Vec<(u64, u32, Psn)>,
+    window: u32,
+}
+
+impl Sent {
+    /// The device's first transmissions in `frames`, by the device QP that sent them.
+    pub(super) fn new(scenario: &Scenario, frames: &[Frame<'_>]) -> Sent {
+        let local_of = peer_map(scenario);
+        let first = frames
+            .iter()
+            .filter_map(|f| match f.kind {
+                Kind::Data { qp, psn, rtx: false } => {
+                    Some((f.at, *local_of.get(&qp)?, Psn::new(psn)))
+                }
+                _ => None,
+            })
+            .collect();
+        Sent { first, window: scenario.manifest.nic.window() }
+    }
+
+    /// The last PSN device QP `local` had sent by `at` (`snd_nxt − 1`), if any: first
+    /// transmissions go in PSN order, so it is the latest one sent.
+    fn last(&self, local: u32, at: u64) -> Option<Psn> {
+        self.first.iter().rev().find(|(t, q, _)| *q == local && *t <= at).map(|x| x.2)
+    }
+
+    /// The rule by which device QP `local` must discard SACK `s`, arrived at `at`, whole:
+    /// it acknowledges a PSN never sent (SND-SACK-003), or its `sack_offset` lies outside
+    /// any window (SND-SACK-004).
+    fn discards_sack(&self, local: u32, at: u64, s: &SethRepr) -> Option<&'static str> {
+        let last = self.last(local, at)?;
+        let mut bits = s.sack_bitmap;
+        let mut beyond = s.cack_psn.is_after(last);
+        while bits != 0 && !beyond {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            beyond = s.bitmap_base().add(i).is_after(last);
+        }
+        if beyond {
+            return Some("SND-SACK-003");
+        }
+        (i32::from(s.sack_offset).unsigned_abs() > self.window + 64).then_some("SND-SACK-004")
+    }
+
+    /// The rule by which device QP `local` must discard a NACK not fatal for `psn`,
+    /// arrived at `at`: a PSN at or after `snd_nxt` is neither outstanding nor stale
+    /// (SND-NACK-001.c).
+    fn discards_nack(&self, local: u32, at: u64, psn: Psn) -> Option<&'static str> {
+        psn.is_after(self.last(local, at)?).then_some("SND-NACK-001.c")
+    }
+}
+
+/// The rule a report the scenario does not expect breaks when an acknowledgement that
+/// arrived into its QP at its time is one the sender must discard with no state changed:
+/// a SACK that acknowledges a PSN never sent or whose offset no window allows, a NACK
+/// for a PSN never sent. Whatever the report, the device acted on what it had to discard.
+fn discarded_input(r: &NicReport, at: u64, inputs: &[In<'_>], sent: &Sent) -> Option<&'static str> {
+    let q = match r {
+        NicReport::Nack { qpn, .. }
+        | NicReport::EvMarked { qpn, .. }
+        | NicReport::EvState { qpn, .. }
+        | NicReport::ProbeAnswered { qpn, .. } => qpn.value(),
+        _ => return None,
+    };
+    inputs_at(inputs, q, at).find_map(|i| {
+        let d = &i.frame.as_ref()?.d;
+        if let Some(s) = d.ext.seth {
+            return sent.discards_sack(q, at, &s);
+        }
+        let n = d.ext.neth.filter(|n| !n.reason.is_fatal())?;
+        sent.discards_nack(q, at, n.nack_psn)
+    })
 }
 
 /// The inputs of device QP `qpn` injected at `at`.

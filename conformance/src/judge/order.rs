@@ -27,6 +27,7 @@ use std::collections::{HashMap, HashSet};
 use openrdma_codec::frame::decode;
 use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOutput};
 
+use super::obs::{In, Kind};
 use super::{Divergence, events::payload_bytes, render_event, render_frame};
 use openrdma_codec::Msn;
 
@@ -164,6 +165,7 @@ pub(super) fn judge(
     scenario: &Scenario,
     observed: &[TimedOutput],
     local_of: &HashMap<u32, u32>,
+    inputs: &[In<'_>],
     div: &mut Vec<Divergence>,
 ) {
     let expected: Vec<Item> = scenario
@@ -205,6 +207,7 @@ pub(super) fn judge(
             continue;
         }
         let o = &observed[b.pos];
+        let mut requirement = b.rule.requirement();
         let (actual, what) = match &o.output {
             Output::Event { event } => (render_event(event), describe(b, event)),
             Output::Frame { bytes, .. } => {
@@ -213,6 +216,18 @@ pub(super) fn judge(
                         format!("message {msn} of QP {qp:#x}")
                     }
                 };
+                // Resent for a NACK that came after its PSN was acknowledged: the stale
+                // NACK, which changes nothing, is the cause (SND-NACK-001.a).
+                let f = super::obs::classify(o.at.0, bytes);
+                let stale = match f.kind {
+                    Kind::Data { qp, rtx: true, .. } => local_of.get(&qp).is_some_and(|&l| {
+                        super::unexpected::stale_nack(inputs, l, o.at.0, &f.kind)
+                    }),
+                    _ => false,
+                };
+                if stale {
+                    requirement = "SND-NACK-001.a";
+                }
                 (
                     render_frame(bytes),
                     format!(
@@ -224,7 +239,7 @@ pub(super) fn judge(
         };
         div.push(Divergence {
             at: o.at.0,
-            requirement: b.rule.requirement().into(),
+            requirement: requirement.into(),
             what,
             expected: None,
             actual: Some(actual),

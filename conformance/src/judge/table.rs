@@ -287,7 +287,7 @@ pub static CHECKS: &[Check] = &[
         clauses: ORDER,
         reads: &[Reads::Data, Reads::Dma, Reads::Flag, Reads::Completion],
         applies: always,
-        judge: |c, d| order::judge(c.scenario, c.observed, &c.local_of(), d),
+        judge: |c, d| order::judge(c.scenario, c.observed, &c.local_of(), &c.o.inputs, d),
     },
     Check {
         name: "frames.unexpected",
@@ -429,8 +429,39 @@ pub static CHECKS: &[Check] = &[
                         ack.then_some((f.d.bth?.dest_qp.value(), i.at, a.syndrome & 0x1F))
                     })
                     .collect();
-            let inputs =
-                sequences::Inputs { naks: &naks, odd: &odd, nacks: &nacks, credits: &credits };
+            // The AETHs a sender must discard (SND-ACK-002), (QP, time): their `msn` is
+            // at or after the next MSN of every QP of the device, by the MSNs of the data
+            // packets it had sent by then.
+            let sent: Vec<(u64, u32, u16)> =
+                c.o.frames
+                    .iter()
+                    .filter_map(|f| {
+                        let b = f.d.bth.filter(|b| b.opcode.is_mrc_write())?;
+                        Some((f.at, b.dest_qp.value(), f.d.ext.meth?.msn.value()))
+                    })
+                    .collect();
+            let wild: Vec<(u32, u64)> =
+                c.o.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let f = i.frame.as_ref()?;
+                        let msn = f.d.ext.aeth?.msn.msn().value();
+                        let mut last: HashMap<u32, u16> = HashMap::new();
+                        for &(_, q, m) in sent.iter().filter(|s| s.0 <= i.at) {
+                            last.insert(q, m);
+                        }
+                        let ahead = |m: &u16| (1..1 << 15).contains(&msn.wrapping_sub(*m));
+                        let wild = !last.is_empty() && last.values().all(ahead);
+                        wild.then_some((f.d.bth?.dest_qp.value(), i.at))
+                    })
+                    .collect();
+            let inputs = sequences::Inputs {
+                naks: &naks,
+                odd: &odd,
+                nacks: &nacks,
+                credits: &credits,
+                wild_acks: &wild,
+            };
             sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);
         },
@@ -471,7 +502,16 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| {
             let mut n = 0;
             let late = c.scenario.manifest.tolerances.late_ns;
-            events::judge_reports(&c.o.exp_events, &c.o.events, &c.o.inputs, late, d, &mut n);
+            let sent = events::Sent::new(c.scenario, &c.o.frames);
+            events::judge_reports(
+                &c.o.exp_events,
+                &c.o.events,
+                &c.o.inputs,
+                &sent,
+                late,
+                d,
+                &mut n,
+            );
             let expects_ev_states =
                 c.o.exp_events
                     .iter()
@@ -734,7 +774,7 @@ const MATCH: &[Clause] = &[
 ];
 
 const ORDER: &[Clause] =
-    &[FLAG_ORDER_002, ORD_SEND_001, ORD_SEND_002_A, ORD_SEND_003, RET_ORDER_002];
+    &[FLAG_ORDER_002, ORD_SEND_001, ORD_SEND_002_A, ORD_SEND_003, RET_ORDER_002, SND_NACK_001_A];
 
 const UNEXPECTED: &[Clause] = &[
     DEC_CUT_001,
@@ -783,6 +823,7 @@ const UNEXPECTED: &[Clause] = &[
     SND_INFER_002_A,
     SND_INFER_003_A,
     SND_INFER_004,
+    SND_NACK_001_A,
     SND_PSN_001,
     SND_RTX_004,
     SND_SCHED_003_B,
@@ -1000,6 +1041,7 @@ const SEQUENCES: &[Clause] = &[
     SETH_M_001_B,
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
+    SND_ACK_002,
     SND_ACK_003,
     SND_ACK_006,
     SND_NACK_005,
@@ -1048,7 +1090,10 @@ const REPORTS: &[Clause] = &[
     SETH_M_001_B,
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
+    SND_NACK_001_C,
     SND_NACK_003,
+    SND_SACK_003,
+    SND_SACK_004,
     TSETH_FTYPE_001_B,
 ];
 

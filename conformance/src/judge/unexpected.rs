@@ -95,6 +95,25 @@ pub(super) fn judge(
                     });
                     continue;
                 }
+                // Asked for by a NACK that came after its PSN was acknowledged: a stale
+                // NACK, which changes nothing (SND-NACK-001.a).
+                let stale =
+                    local_of.get(&qp).is_some_and(|&l| stale_nack(inputs, l, of.at, &of.kind));
+                if stale {
+                    div.push(Divergence {
+                        at: of.at,
+                        requirement: "SND-NACK-001.a".into(),
+                        what: "a retransmission asked for by a NACK for a PSN already acknowledged"
+                            .into(),
+                        expected: None,
+                        actual: Some(render_frame(of.bytes)),
+                        fields: vec![],
+                        should_only: false,
+                        check: "",
+                        clause: None,
+                    });
+                    continue;
+                }
                 // Queued by a NACK, then acknowledged before it went: the queue must drop
                 // the entry unsent.
                 let dropped = local_of
@@ -237,6 +256,34 @@ fn acked_while_queued(inputs: &[In<'_>], local: u32, at: u64, kind: &Kind) -> bo
             .as_ref()
             .and_then(|f| f.d.ext.seth)
             .is_some_and(|s| !s.pr && s.is_sacked(openrdma_codec::Psn::new(psn)))
+    })
+}
+
+/// Whether the last NACK not fatal for the PSN of data packet `kind` that device QP
+/// `local` took by `at` came after a SACK into the QP had shown that PSN arrived: a stale
+/// NACK (SND-NACK-001.a).
+pub(super) fn stale_nack(inputs: &[In<'_>], local: u32, at: u64, kind: &Kind) -> bool {
+    let Kind::Data { psn, .. } = *kind else { return false };
+    let psn = openrdma_codec::Psn::new(psn);
+    let into_qp: Vec<&In<'_>> = inputs
+        .iter()
+        .filter(|x| {
+            x.at <= at
+                && x.frame
+                    .as_ref()
+                    .and_then(|f| f.d.bth)
+                    .is_some_and(|b| b.dest_qp.value() == local)
+        })
+        .collect();
+    let nacked = into_qp.iter().rposition(|x| {
+        x.frame
+            .as_ref()
+            .and_then(|f| f.d.ext.neth)
+            .is_some_and(|n| n.nack_psn == psn && !n.reason.is_fatal())
+    });
+    let Some(k) = nacked else { return false };
+    into_qp[..k].iter().any(|x| {
+        x.frame.as_ref().and_then(|f| f.d.ext.seth).is_some_and(|s| !s.pr && s.is_sacked(psn))
     })
 }
 

@@ -30,6 +30,7 @@
 //!   SACK contents and triggers, ACKs, NAKs, one entry per NACK reason.
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
+//! * [`acks`]: a sender's range check on the SACKs and NACKs it receives left out.
 //! * [`discards`]: a write one receive check discards, placed before its verdict.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
@@ -52,6 +53,7 @@ use openrdma_device::{
 };
 use openrdma_sm::boundary::ReferenceDevice;
 
+pub mod acks;
 pub mod answers;
 pub mod behaviour;
 pub mod cpu;
@@ -356,6 +358,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || answers::FAULTS,
     answers::nack_reasons,
     || sending::FAULTS,
+    || acks::FAULTS,
     || discards::FAULTS,
     || wire::FAULTS,
     generated::faults,

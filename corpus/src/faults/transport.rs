@@ -98,7 +98,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "marks-of-discarded-sacks",
         "the EV marks of a SACK are applied before its checks, so a SACK that the checks discard still marks its EV",
-        &[req::SND_SACK_006],
+        &[req::SND_SACK_006, req::SND_SACK_003, req::SND_SACK_004],
         &["snd-sack-order"],
         |m| Box::new(MarksOfDiscardedSacks { hi_sent: None, window: m.nic.window() }),
     ),
