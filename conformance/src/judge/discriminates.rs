@@ -217,6 +217,7 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_NACK_001_A, |f| f.discarded_acks.contains(&SND_NACK_001_A)),
     (SND_NACK_001_C, |f| f.discarded_acks.contains(&SND_NACK_001_C)),
     (SND_ACK_002, |f| f.discarded_acks.contains(&SND_ACK_002)),
+    (SND_SACK_005_B, |f| f.discarded_acks.contains(&SND_SACK_005_B)),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -304,7 +305,8 @@ fn report_bit(r: &NicReport) -> u8 {
 /// injects, by the first transmissions it expects before it: a SACK that acknowledges a
 /// PSN never sent (SND-SACK-003) or whose offset no window allows (SND-SACK-004), a NACK
 /// for a PSN an earlier SACK showed arrived (SND-NACK-001.a) or never sent
-/// (SND-NACK-001.c), an AETH whose `msn` is ahead of every message sent (SND-ACK-002).
+/// (SND-NACK-001.c), an AETH whose `msn` is ahead of every message sent (SND-ACK-002); and
+/// a stale SACK, before an earlier one, whose news a sender must still apply (SND-SACK-005.b).
 fn acks_to_discard(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
     use openrdma_codec::Psn;
     let local_of = super::peer_map(s);
@@ -344,6 +346,11 @@ fn acks_to_discard(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Claus
             } else if i32::from(x.sack_offset).unsigned_abs() > window + 64 {
                 out.insert(SND_SACK_004);
             } else if !x.pr {
+                let stale =
+                    arrived.iter().any(|(y, a)| *y == q && x.cack_psn.is_before(a.cack_psn));
+                if stale {
+                    out.insert(SND_SACK_005_B);
+                }
                 arrived.push((q, x));
             }
         }

@@ -380,6 +380,7 @@ pub(super) fn judge_reports(
             None => div.push(Divergence {
                 at: r.at.0,
                 requirement: not_taken(r.at.0, inputs)
+                    .or_else(|| stale_sack(rep, r.at.0, inputs))
                     .or_else(|| missed_transition(rep, r.at.0, inputs, obs))
                     .unwrap_or(req)
                     .into(),
@@ -510,6 +511,23 @@ fn discarded_input(r: &NicReport, at: u64, inputs: &[In<'_>], sent: &Sent) -> Op
         let n = d.ext.neth.filter(|n| !n.reason.is_fatal())?;
         sent.discards_nack(q, at, n.nack_psn)
     })
+}
+
+/// The rule an expected report missed at `at` shows broken when a stale SACK arrived then,
+/// one whose `cack_psn` is before that of an earlier SACK into the QP: the device did not
+/// apply what it says (SND-SACK-005.b).
+fn stale_sack(r: &NicReport, at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
+    let q = match r {
+        NicReport::EvMarked { qpn, .. } | NicReport::EvState { qpn, .. } => qpn.value(),
+        _ => return None,
+    };
+    let sack = |i: &In<'_>| {
+        let d = &i.frame.as_ref()?.d;
+        (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|s| !s.pr)?)
+    };
+    let now = inputs_at(inputs, q, at).find_map(sack)?;
+    let mut earlier = inputs.iter().filter(|i| i.at < at).filter_map(sack);
+    earlier.any(|s| now.cack_psn.is_before(s.cack_psn)).then_some("SND-SACK-005.b")
 }
 
 /// The inputs of device QP `qpn` injected at `at`.

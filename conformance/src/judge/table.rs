@@ -1094,6 +1094,7 @@ const REPORTS: &[Clause] = &[
     SND_NACK_003,
     SND_SACK_003,
     SND_SACK_004,
+    SND_SACK_005_B,
     TSETH_FTYPE_001_B,
 ];
 

@@ -52,6 +52,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<WildNackReported>::default(),
     ),
     stream(
+        "stale-sack-dropped",
+        "a SACK whose cack_psn is before the last one taken is dropped whole as out of date, its mark unapplied",
+        &[req::SND_SACK_005_B],
+        &["rec-split-skip-expiry"],
+        |_| Box::<StaleSackDropped>::default(),
+    ),
+    stream(
         "ack-msn-unchecked",
         "an AETH's msn is not checked against the next MSN to assign: one ahead of every message sent completes all of them",
         &[req::SND_ACK_002],
@@ -59,6 +66,34 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<AckMsnUnchecked>::default(),
     ),
 ];
+
+/// SACKs older than the last one taken, dropped.
+#[derive(Debug, Default)]
+struct StaleSackDropped {
+    /// The highest `cack_psn` taken, by device QP.
+    acked: HashMap<u32, Psn>,
+}
+
+impl Stream for StaleSackDropped {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs.retain(|i| {
+            let Input::Frame { bytes, .. } = &i.input else { return true };
+            let d = decode(bytes);
+            let (Some(b), Some(s)) = (d.bth, d.ext.seth.filter(|s| !s.pr)) else { return true };
+            let acked = self.acked.entry(b.dest_qp.value()).or_insert(s.cack_psn);
+            if s.cack_psn.is_before(*acked) {
+                return false;
+            }
+            *acked = s.cack_psn;
+            true
+        });
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
+    }
+}
 
 /// AETHs whose `msn` is at or after the next MSN, taken for the latest message sent.
 #[derive(Debug, Default)]

@@ -256,6 +256,7 @@ fn rec_split_skip_expiry() -> Scenario {
             "EV-SKIP-001",
             "EV-SKIP-002",
             "EV-BAD-001",
+            "SND-SACK-005",
             "EV-PROBE-005",
             "EV-PROBE-003",
             "REC-IF-011",
@@ -276,7 +277,8 @@ fn rec_split_skip_expiry() -> Scenario {
     r.checks(&["REC-IF-016", "EV-SKIP-001"]);
     inject_sack(&mut r, 7_000, 1, 0, 1, WireMark::SKIP_ONCE);
     r.checks(&["REC-IF-016", "EV-BAD-001"]);
-    inject_sack(&mut r, 7_500, 1, 0, 1, WireMark::ALWAYS_SKIP);
+    // Stale: its cack_psn is before snd_una − 1, and its mark still counts (SND-SACK-005).
+    inject_sack(&mut r, 7_500, 0, 0, 1, WireMark::ALWAYS_SKIP);
     inject_ack(&mut r, 7_500, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     r.checks(&["REC-IF-016", "REC-TEST-001", "EV-PROBE-005", "REC-IF-011"]);
     post(&mut r, 8_000, 2, 64);
