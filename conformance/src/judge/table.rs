@@ -865,6 +865,7 @@ const SACKS: &[Clause] = &[
     RCV_SACK_004_B,
     RCV_SACK_005_C,
     RCV_SACK_005_E,
+    RCV_SACK_005_H,
     RCV_SACK_005_I,
     RCV_SACK_006_A,
     RCV_SEG_001,

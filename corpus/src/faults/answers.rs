@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use openrdma_codec::frame::{FrameRepr, decode};
+use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{Body, Direction, Manifest, NicEvent, Output, TimedOutput};
@@ -140,6 +140,39 @@ pub static FAULTS: &[Fault] = &[
         &[req::RCV_SACK_006_A],
         &["rcv-in-order-v6"],
         |b| on_ev(b, 1, |f| f.ext.seth.is_some()),
+    ),
+    // ---- SACK headers: a SACK is held to every header rule of the frames a device sends --
+    sends(
+        "sack-vlan-zero",
+        "SACKs carry VLAN ID 0, the port's default, in place of the link's",
+        &[req::CONF_CMP_026_B],
+        &["rcv-in-order-vlan"],
+        |b| {
+            refit(b, |f| {
+                f.ext.seth.is_some() && f.vlans.first_mut().is_some_and(|v| set(&mut v.vid, 0))
+            })
+        },
+    ),
+    sends(
+        "sack-pkey-zero",
+        "SACKs carry P_Key 0, from a register of the SACK engine never loaded",
+        &[req::BTH_PKEY_001],
+        &["rcv-in-order-v4"],
+        |b| refit(b, |f| f.ext.seth.is_some() && set(&mut f.bth.pkey, 0)),
+    ),
+    sends(
+        "sack-ip-src-other",
+        "SACKs carry an IP source address one off from the link's",
+        &[req::CONF_CMP_026_B],
+        &["rcv-in-order-v4", "rcv-in-order-v6"],
+        |b| refit(b, |f| f.ext.seth.is_some() && ip_src_one_off(&mut f.ip)),
+    ),
+    sends(
+        "sack-hop-limit-one",
+        "SACKs carry an IPv4 TTL or IPv6 hop limit of 1, so the first router drops them",
+        &[req::ENC_HOP_001_C],
+        &["rcv-in-order-v4", "rcv-in-order-v6"],
+        |b| refit(b, |f| f.ext.seth.is_some() && hop_limit_one(&mut f.ip)),
     ),
     // ---- SACK triggers ----------------------------------------------------------------------
     loses(
@@ -519,6 +552,24 @@ fn ack(
         }
         _ => false,
     })
+}
+
+/// The IP source address with its lowest bit flipped.
+fn ip_src_one_off(ip: &mut IpRepr) -> bool {
+    match ip {
+        IpRepr::V4(v4) => v4.src = std::net::Ipv4Addr::from(u32::from(v4.src) ^ 1),
+        IpRepr::V6(v6) => v6.src = std::net::Ipv6Addr::from(u128::from(v6.src) ^ 1),
+    }
+    true
+}
+
+/// The IPv4 TTL or IPv6 hop limit set to 1.
+fn hop_limit_one(ip: &mut IpRepr) -> bool {
+    match ip {
+        IpRepr::V4(v4) => v4.ttl = 1,
+        IpRepr::V6(v6) => v6.hop_limit = 1,
+    }
+    true
 }
 
 /// A frame the device sends that `test` picks, on the EV with `bits` flipped.
