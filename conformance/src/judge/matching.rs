@@ -542,7 +542,8 @@ pub(super) fn imm_message(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
 /// A transport ACK or NAK. Not sent because the device did not take the frame that causes
 /// it ([`not_taken`]); an acknowledgement the scenario expected before is repaired: a
 /// duplicate of a retired message is acknowledged again (RCV-DUP-002); an ACK is owed at
-/// once, on the input that retired enough messages (RCV-ACK-001.a), or by the timer (.b);
+/// once, on the input that retired enough messages (RCV-ACK-001.a), on a packet of another
+/// QP of the domain that retired them (RCV-ACK-003.b), or by the timer (RCV-ACK-001.b);
 /// a NAK by RCV-NAK-002.a.
 fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
     let (rec, ef) = &exp[e];
@@ -554,8 +555,18 @@ fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
             if q == qp && m == msn && ack_class(y) == class)
     });
     let at_once = fed.iter().any(|i| i.at == rec.at.0 && i.frame.is_some());
+    // Owed at once for a packet of another QP of the domain, whose arrival retired this
+    // QP's messages (RCV-ACK-003.b): no frame of this QP arrived then.
+    let local = ef.d.bth.and_then(|b| super::peer_map(s).get(&b.dest_qp.value()).copied());
+    let arrived: Vec<u32> = fed
+        .iter()
+        .filter(|i| i.at == rec.at.0)
+        .filter_map(|i| Some(i.frame.as_ref()?.bth?.dest_qp.value()))
+        .collect();
+    let for_other = local.is_some_and(|l| !arrived.is_empty() && !arrived.contains(&l));
     let rule = match (again, class.0) {
         (true, _) => RCV_DUP_002,
+        (false, true) if at_once && for_other => RCV_ACK_003_B,
         (false, true) if at_once => RCV_ACK_001_A,
         (false, true) => RCV_ACK_001_B,
         // The remote access NAK is the region check's response (RCV-PLACE-002.b).

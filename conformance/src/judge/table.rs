@@ -666,6 +666,7 @@ const MATCH: &[Clause] = &[
     RCV_ACK_001_B,
     RCV_ACK_002_A,
     RCV_ACK_002_B,
+    RCV_ACK_003_B,
     RCV_DUP_002,
     RCV_NACK_001_A,
     RCV_NACK_001_C,

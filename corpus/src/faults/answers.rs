@@ -141,6 +141,14 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-in-order-v6"],
         |b| on_ev(b, 1, |f| f.ext.seth.is_some()),
     ),
+    fault(
+        "acks-own-qp-only",
+        "in shared retirement a packet causes the transport ACK of its own QP only: the ACKs \
+         of other QPs whose messages its arrival retired are never sent",
+        &[req::RCV_ACK_003_B],
+        &["rcv-shared-retirement"],
+        Edits { stream: Some(|_| Box::<AcksOwnQpOnly>::default()), per_input: true, ..Edits::NONE },
+    ),
     // ---- SACK headers: a SACK is held to every header rule of the frames a device sends --
     sends(
         "sack-vlan-zero",
@@ -256,6 +264,58 @@ fn misread_bth(
 
 /// SACKs whose trigger is a write behind a hole held for the SACK timer: sent `delay`
 /// after, unless another SACK of the QP goes first.
+/// Drops the transport ACKs that a packet causes for QPs other than its own.
+#[derive(Debug, Default)]
+struct AcksOwnQpOnly {
+    /// The local QP of each peer QP number, from the QPs created.
+    local_of: std::collections::HashMap<u32, u32>,
+    /// The QPs the frames of the input being taken go to.
+    arrived: Vec<u32>,
+}
+
+impl Stream for AcksOwnQpOnly {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        self.arrived.clear();
+        for i in &inputs {
+            match &i.input {
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    if let Some(bth) = decode(bytes).bth {
+                        self.arrived.push(bth.dest_qp.value());
+                    }
+                }
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::CreateQp(q),
+                } => {
+                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        if self.arrived.is_empty() {
+            return outputs;
+        }
+        outputs
+            .into_iter()
+            .filter(|o| {
+                !frame(&o.output, |f| {
+                    f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)
+                        && self
+                            .local_of
+                            .get(&f.bth.dest_qp.value())
+                            .is_some_and(|l| !self.arrived.contains(l))
+                })
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug, Default)]
 struct NoSackAfterHole {
     delay: u64,
