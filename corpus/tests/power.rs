@@ -33,8 +33,6 @@ const MISNAMED: &[(&str, &str)] = &[
     ("no-blame", "SND-PSN-001"),
     // The mark of a discarded SACK applied: its EvMarked report is named.
     ("marks-of-discarded-sacks", "REC-IF-005"),
-    // Generated: an MSN one off matches another ACK, whose other fields then differ.
-    ("perturb-ack-aeth-msn", "RCV-ACK-002.b"),
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
