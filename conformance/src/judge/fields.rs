@@ -165,6 +165,12 @@ pub const ELSEWHERE: &[Row] = &[
     row(PROBE, "bth.dest_qp", EV_PROBE_005_C),
     row(SACK, "seth.sack_offset", RCV_SACK_005_C),
     row(SACK, "seth.mpr", RCV_SACK_005_E),
+    row(SACK, "seth.res_type", RCV_SACK_005_H),
+    row(SACK, "seth.next_header", RCV_SACK_005_H),
+    row(SACK, "seth.spdcid", RCV_SACK_005_H),
+    row(SACK, "seth.dpdcid", RCV_SACK_005_H),
+    row(SACK, "seth.cc_type", RCV_SACK_005_H),
+    row(SACK, "seth.cc_flags", RCV_SACK_005_H),
     row(SACK, "bth.psn", RCV_SACK_005_I),
 ];
 

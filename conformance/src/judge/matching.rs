@@ -151,12 +151,18 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
         .enumerate()
         .filter_map(|(e, (_, f))| ident(&f.kind).map(|id| (e, id)))
         .collect();
-    // 1. Legal matches.
+    // 1. Legal matches. A transport ACK of the expected MSN whose other fields differ is
+    // left to the near misses when an ACK of another MSN of the QP, in the window, is
+    // nearer in time and differs in no more fields: an MSN sent wrong is paired with the
+    // ACK it was meant to be, not with the next ACK that carries that MSN.
     for &(e, id) in &wanted {
         let (lo, hi) = cx.window(e);
         let found =
             (0..n).find(|&i| !used[i] && ids[i] == Some(id) && (lo..=hi).contains(&cx.obs[i].at));
         if let Some(i) = found {
+            if matches!(id, Ident::Ack { .. }) && nearer_ack(cx, e, i, &ids, &used) {
+                continue;
+            }
             used[i] = true;
             pair_of[e] = Some((i, true));
         }
@@ -209,6 +215,29 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
         }
     }
     Pairing { matches, used, checked: wanted.len() }
+}
+
+/// Whether expected ACK `e`, whose identity observed frame `i` has, is better paired with
+/// an unused ACK of another MSN of its QP: one in its window, nearer in time, and no more
+/// fields apart. Only when `i` itself differs in some field.
+fn nearer_ack(cx: &Ctx<'_>, e: usize, i: usize, ids: &[Option<Ident>], used: &[bool]) -> bool {
+    let Some(Ident::Ack { qp, msn, class }) = ident(&cx.exp[e].1.kind) else { return false };
+    let want = frame_fields(&cx.exp[e].1.d);
+    let apart = |j: usize| diff(&want, &frame_fields(&cx.obs[j].d)).len();
+    let at = cx.exp[e].0.at.0;
+    let (di, ti) = (apart(i), cx.obs[i].at.abs_diff(at));
+    if di == 0 {
+        return false;
+    }
+    let (lo, hi) = cx.window(e);
+    (0..cx.obs.len()).any(|j| {
+        !used[j]
+            && matches!(ids[j], Some(Ident::Ack { qp: q, msn: m, class: c })
+                if q == qp && c == class && m != msn)
+            && (lo..=hi).contains(&cx.obs[j].at)
+            && cx.obs[j].at.abs_diff(at) < ti
+            && apart(j) <= di
+    })
 }
 
 /// A pair: its fields, each named by its own rule, and its timing.
@@ -542,7 +571,8 @@ pub(super) fn imm_message(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
 /// A transport ACK or NAK. Not sent because the device did not take the frame that causes
 /// it ([`not_taken`]); an acknowledgement the scenario expected before is repaired: a
 /// duplicate of a retired message is acknowledged again (RCV-DUP-002); an ACK is owed at
-/// once, on the input that retired enough messages (RCV-ACK-001.a), or by the timer (.b);
+/// once, on the input that retired enough messages (RCV-ACK-001.a), on a packet of another
+/// QP of the domain that retired them (RCV-ACK-003.b), or by the timer (RCV-ACK-001.b);
 /// a NAK by RCV-NAK-002.a.
 fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
     let (rec, ef) = &exp[e];
@@ -554,8 +584,18 @@ fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
             if q == qp && m == msn && ack_class(y) == class)
     });
     let at_once = fed.iter().any(|i| i.at == rec.at.0 && i.frame.is_some());
+    // Owed at once for a packet of another QP of the domain, whose arrival retired this
+    // QP's messages (RCV-ACK-003.b): no frame of this QP arrived then.
+    let local = ef.d.bth.and_then(|b| super::peer_map(s).get(&b.dest_qp.value()).copied());
+    let arrived: Vec<u32> = fed
+        .iter()
+        .filter(|i| i.at == rec.at.0)
+        .filter_map(|i| Some(i.frame.as_ref()?.bth?.dest_qp.value()))
+        .collect();
+    let for_other = local.is_some_and(|l| !arrived.is_empty() && !arrived.contains(&l));
     let rule = match (again, class.0) {
         (true, _) => RCV_DUP_002,
+        (false, true) if at_once && for_other => RCV_ACK_003_B,
         (false, true) if at_once => RCV_ACK_001_A,
         (false, true) => RCV_ACK_001_B,
         // The remote access NAK is the region check's response (RCV-PLACE-002.b).

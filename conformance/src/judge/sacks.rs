@@ -385,7 +385,7 @@ impl One<'_> {
         t.saturating_add(self.tol.late_ns) <= self.of.at
     }
 
-    /// `sack_offset`, `mpr` and bit 0 of the bitmap.
+    /// `sack_offset`, `mpr`, the fields that must be 0 and bit 0 of the bitmap.
     fn fixed_fields(&self, mpr: u8, div: &mut Vec<Divergence>) {
         let (s, of) = (&self.s, self.of);
 
@@ -409,6 +409,22 @@ impl One<'_> {
                 mpr.to_string(),
                 s.mpr.to_string(),
             );
+        }
+        // Every SETH field no rule of the responder sets is 0 in a responder's SACK
+        // (RCV-SACK-005.h), a MUST where the header's own rules ask any sender only with a
+        // SHOULD (SETH-TYPE-001, SETH-PDC-001, SETH-CC-001). `m` is RCV-SACK-006's, the
+        // reserved bits are SETH-RESV-001's (validate()).
+        for (field, value) in [
+            ("seth.res_type", u16::from(s.res_type)),
+            ("seth.next_header", u16::from(s.next_header)),
+            ("seth.spdcid", s.spdcid),
+            ("seth.dpdcid", s.dpdcid),
+            ("seth.cc_type", u16::from(s.cc_type)),
+            ("seth.cc_flags", u16::from(s.cc_flags)),
+        ] {
+            if value != 0 {
+                push_field(div, of, RCV_SACK_005_H.id(), field, "0".into(), value.to_string());
+            }
         }
         if s.sack_offset == 1 && s.sack_bitmap & 1 != 0 {
             push(

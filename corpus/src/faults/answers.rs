@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use openrdma_codec::frame::{FrameRepr, decode};
+use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{Body, Direction, Manifest, NicEvent, Output, TimedOutput};
@@ -141,6 +141,47 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-in-order-v6"],
         |b| on_ev(b, 1, |f| f.ext.seth.is_some()),
     ),
+    fault(
+        "acks-own-qp-only",
+        "in shared retirement a packet causes the transport ACK of its own QP only: the ACKs \
+         of other QPs whose messages its arrival retired are never sent",
+        &[req::RCV_ACK_003_B],
+        &["rcv-shared-retirement"],
+        Edits { stream: Some(|_| Box::<AcksOwnQpOnly>::default()), per_input: true, ..Edits::NONE },
+    ),
+    // ---- SACK headers: a SACK is held to every header rule of the frames a device sends --
+    sends(
+        "sack-vlan-zero",
+        "SACKs carry VLAN ID 0, the port's default, in place of the link's",
+        &[req::CONF_CMP_026_B],
+        &["rcv-in-order-vlan"],
+        |b| {
+            refit(b, |f| {
+                f.ext.seth.is_some() && f.vlans.first_mut().is_some_and(|v| set(&mut v.vid, 0))
+            })
+        },
+    ),
+    sends(
+        "sack-pkey-zero",
+        "SACKs carry P_Key 0, from a register of the SACK engine never loaded",
+        &[req::BTH_PKEY_001],
+        &["rcv-in-order-v4"],
+        |b| refit(b, |f| f.ext.seth.is_some() && set(&mut f.bth.pkey, 0)),
+    ),
+    sends(
+        "sack-ip-src-other",
+        "SACKs carry an IP source address one off from the link's",
+        &[req::CONF_CMP_026_B],
+        &["rcv-in-order-v4", "rcv-in-order-v6"],
+        |b| refit(b, |f| f.ext.seth.is_some() && ip_src_one_off(&mut f.ip)),
+    ),
+    sends(
+        "sack-hop-limit-one",
+        "SACKs carry an IPv4 TTL or IPv6 hop limit of 1, so the first router drops them",
+        &[req::ENC_HOP_001_C],
+        &["rcv-in-order-v4", "rcv-in-order-v6"],
+        |b| refit(b, |f| f.ext.seth.is_some() && hop_limit_one(&mut f.ip)),
+    ),
     // ---- SACK triggers ----------------------------------------------------------------------
     loses(
         "no-sack-on-fill",
@@ -223,6 +264,58 @@ fn misread_bth(
 
 /// SACKs whose trigger is a write behind a hole held for the SACK timer: sent `delay`
 /// after, unless another SACK of the QP goes first.
+/// Drops the transport ACKs that a packet causes for QPs other than its own.
+#[derive(Debug, Default)]
+struct AcksOwnQpOnly {
+    /// The local QP of each peer QP number, from the QPs created.
+    local_of: std::collections::HashMap<u32, u32>,
+    /// The QPs the frames of the input being taken go to.
+    arrived: Vec<u32>,
+}
+
+impl Stream for AcksOwnQpOnly {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        self.arrived.clear();
+        for i in &inputs {
+            match &i.input {
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    if let Some(bth) = decode(bytes).bth {
+                        self.arrived.push(bth.dest_qp.value());
+                    }
+                }
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::CreateQp(q),
+                } => {
+                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        if self.arrived.is_empty() {
+            return outputs;
+        }
+        outputs
+            .into_iter()
+            .filter(|o| {
+                !frame(&o.output, |f| {
+                    f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)
+                        && self
+                            .local_of
+                            .get(&f.bth.dest_qp.value())
+                            .is_some_and(|l| !self.arrived.contains(l))
+                })
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug, Default)]
 struct NoSackAfterHole {
     delay: u64,
@@ -519,6 +612,24 @@ fn ack(
         }
         _ => false,
     })
+}
+
+/// The IP source address with its lowest bit flipped.
+fn ip_src_one_off(ip: &mut IpRepr) -> bool {
+    match ip {
+        IpRepr::V4(v4) => v4.src = std::net::Ipv4Addr::from(u32::from(v4.src) ^ 1),
+        IpRepr::V6(v6) => v6.src = std::net::Ipv6Addr::from(u128::from(v6.src) ^ 1),
+    }
+    true
+}
+
+/// The IPv4 TTL or IPv6 hop limit set to 1.
+fn hop_limit_one(ip: &mut IpRepr) -> bool {
+    match ip {
+        IpRepr::V4(v4) => v4.ttl = 1,
+        IpRepr::V6(v6) => v6.hop_limit = 1,
+    }
+    true
 }
 
 /// A frame the device sends that `test` picks, on the EV with `bits` flipped.

@@ -176,6 +176,12 @@ fn flip(f: &mut FrameRepr, field: &str) -> bool {
         "eeth.request_id" => return opt!(eeth, |x| x.request_id ^= 1),
         "seth.sack_offset" => return opt!(seth, |s| s.sack_offset ^= 1),
         "seth.mpr" => return opt!(seth, |s| s.mpr ^= 1),
+        "seth.res_type" => return opt!(seth, |s| s.res_type ^= 1),
+        "seth.next_header" => return opt!(seth, |s| s.next_header ^= 1),
+        "seth.spdcid" => return opt!(seth, |s| s.spdcid ^= 1),
+        "seth.dpdcid" => return opt!(seth, |s| s.dpdcid ^= 1),
+        "seth.cc_type" => return opt!(seth, |s| s.cc_type ^= 1),
+        "seth.cc_flags" => return opt!(seth, |s| s.cc_flags ^= 1),
         "payload" => match f.payload.first_mut() {
             Some(b) => *b ^= 1,
             None => return false,
