@@ -876,6 +876,7 @@ fn judge_accepted(
 
 /// The clauses the `templates.expand` row can fail.
 pub(super) const EXPAND_CLAUSES: &[Clause] = &[
+    DB_LENGTH_001,
     TPL_EXPAND_001_A,
     TPL_EXPAND_001_C,
     TPL_EXPAND_002,
@@ -941,7 +942,14 @@ fn packet_diff(wr: &WorkRequest, want: &Frame<'_>, got: &Frame<'_>) -> Option<Di
         return None;
     }
     cmp(TPL_EXPAND_001_C, "reth.rkey", a.rkey.to_string(), b.rkey.to_string());
-    cmp(TPL_EXPAND_004, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
+    // A token of length_units 0 asks for the template's default_length: a message of
+    // another length computed the token's length wrong (DB-LENGTH-001).
+    let length_rule = if DoorbellToken::from_u64(wr.wr_id).length_units == 0 {
+        DB_LENGTH_001
+    } else {
+        TPL_EXPAND_004
+    };
+    cmp(length_rule, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
     if first {
         cmp(TPL_EXPAND_003, "reth.va", format!("{:#x}", a.va), format!("{:#x}", b.va));
     }

@@ -88,6 +88,12 @@ pub static FAULTS: &[Fault] = &[
         &[req::TPL_INSTALL_001_B],
         |_| Box::new(Misreports::new(Reason::Template, CompletionStatus::BAD_VERSION)),
     ),
+    misreports_in(
+        "reserved-qpn-template-flushed",
+        "the reserved-QPN check is missing: a template on QPN 2 is installed, and its tokens are accepted and flushed as on a QP in the error state",
+        &[req::TPL_QPN_001, req::TPL_INSTALL_001_A],
+        |_| Box::new(Misreports::new(Reason::ReservedQpn, CompletionStatus::FLUSHED)),
+    ),
     fault(
         "index-bounded-by-regions",
         "a token's index is not checked against the template's slots, only through the length checks: an index the regions still hold is accepted",
@@ -259,6 +265,16 @@ pub static FAULTS: &[Fault] = &[
         Edits { host_in: Some(|c| edit_template(c, |t| t.local_stride = 0)), ..Edits::NONE },
     ),
     fault(
+        "default-length-ignored",
+        "a token of length_units 0 is sent as one length unit: the template's default_length is never read",
+        &[req::DB_LENGTH_001, req::TPL_EXPAND_004],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| edit_template(c, |t| t.default_length = t.length_unit)),
+            ..Edits::NONE
+        },
+    ),
+    fault(
         "wr-id-low-half",
         "the completion of a token's work request carries only the token's low 32 bits as wr_id",
         &[req::TPL_EXPAND_007],
@@ -372,6 +388,8 @@ fn wr_id_low_half(e: &mut NicEvent) -> bool {
 enum Reason {
     Version,
     Template,
+    /// A token naming a template refused for its reserved QPN (TPL-QPN-001).
+    ReservedQpn,
     Stale,
     Gap,
     Index,
@@ -414,6 +432,22 @@ impl Misreports {
     }
 }
 
+impl Misreports {
+    /// Whether the rejection of `token` with `status` is one this device misreports.
+    fn is_mine(&self, token: u64, status: CompletionStatus) -> bool {
+        let got = self.reason(token, status);
+        match self.reason {
+            Reason::ReservedQpn => {
+                let tok = DoorbellToken::from_u64(token);
+                let reserved =
+                    self.templates.get(&tok.template).is_some_and(|t| t.qpn.value() <= 2);
+                got == Some(Reason::Template) && reserved
+            }
+            want => got == Some(want),
+        }
+    }
+}
+
 impl Stream for Misreports {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         self.token = None;
@@ -438,7 +472,7 @@ impl Stream for Misreports {
                 let mine = matches!(event, NicEvent::Completion(c)
                     if c.side == Side::Requester
                         && c.entry.wr_id == token
-                        && self.reason(token, c.entry.status) == Some(self.reason));
+                        && self.is_mine(token, c.entry.status));
                 if mine {
                     let status = self.status;
                     rewrite_entry(event, |c| c.status = status);
