@@ -337,8 +337,11 @@ fn install_error(
     if let Err(e) = t.validate() {
         return Some(Some(template_rule(&e)));
     }
-    if !qps.contains_key(&t.qpn.value()) {
+    let Some(q) = qps.get(&t.qpn.value()) else {
         return Some(None);
+    };
+    if u64::from(t.flag_base_slot) + u64::from(t.slots) > u64::from(q.send_flag_slots) {
+        return Some(Some(TPL_FLAG_001_B));
     }
     let covered = local
         .get(&t.local_lkey)
@@ -432,6 +435,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_VERSION_001,
     FLAG_SEND_003,
     TPL_FLAG_001_A,
+    TPL_FLAG_001_B,
     TPL_ID_001,
     TPL_INSTALL_001_B,
     TPL_INSTALL_002,

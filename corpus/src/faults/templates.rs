@@ -164,16 +164,38 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     unchecked(
-        "template-flag-base-wraps",
-        "flag slots past 2^32 wrap: the template is installed with its flag base kept to 16 bits",
-        &[req::TPL_FLAG_001_A],
+        "template-region-end-wraps",
+        "a region's end is computed modulo 2^64: a template whose remote region wraps the address space is installed",
+        &[req::TPL_REGION_001, req::TPL_INSTALL_001_A],
         |c| {
             edit_template(c, |t| {
-                if t.flag_base_slot.checked_add(t.slots.saturating_sub(1)).is_none() {
-                    t.flag_base_slot &= 0xFFFF;
+                // Its tokens near the region's base act as the faulty NIC's do.
+                if t.remote_base.checked_add(t.remote_region_len).is_none() {
+                    t.remote_region_len = u64::MAX - t.remote_base;
                 }
             })
         },
+    ),
+    unchecked(
+        "template-flag-base-wraps",
+        "the end of a template's flag slots is computed in 32 bits: slots that pass 2^32 wrap to an end inside the flag table, and the template is installed",
+        &[req::TPL_FLAG_001_A],
+        |c| {
+            edit_template(c, |t| {
+                // Its tokens run as on flag slots from the wrapped end: where the flag
+                // lands is not what catches it, the message sent is.
+                if t.flag_base_slot.checked_add(t.slots.saturating_sub(1)).is_none() {
+                    t.flag_base_slot = t.flag_base_slot.wrapping_add(t.slots);
+                }
+            })
+        },
+    ),
+    fault(
+        "flag-table-first-slot-only",
+        "a template's flag slots are checked against the flag table by their first slot only: one whose last slots pass the table's end is installed",
+        &[req::TPL_FLAG_001_B, req::TPL_INSTALL_001_A],
+        &["db-bad-templates"],
+        Edits { stream: Some(|_| Box::<FirstSlotOnly>::default()), ..Edits::NONE },
     ),
     // ---- template fields expanded wrong ------------------------------------------------
     fault(
@@ -251,6 +273,16 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     fault(
+        "default-length-ignored",
+        "a token of length_units 0 is sent as one length unit: the template's default_length is never read",
+        &[req::DB_LENGTH_001, req::TPL_EXPAND_004],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| edit_template(c, |t| t.default_length = t.length_unit)),
+            ..Edits::NONE
+        },
+    ),
+    fault(
         "flag-slot-without-base",
         "a token's sender flag goes to flag slot `index`, without flag_base_slot",
         &[req::TPL_EXPAND_006],
@@ -263,16 +295,6 @@ pub static FAULTS: &[Fault] = &[
         &[req::TPL_EXPAND_002],
         &["db-accept"],
         Edits { host_in: Some(|c| edit_template(c, |t| t.local_stride = 0)), ..Edits::NONE },
-    ),
-    fault(
-        "default-length-ignored",
-        "a token of length_units 0 is sent as one length unit: the template's default_length is never read",
-        &[req::DB_LENGTH_001, req::TPL_EXPAND_004],
-        &["db-accept"],
-        Edits {
-            host_in: Some(|c| edit_template(c, |t| t.default_length = t.length_unit)),
-            ..Edits::NONE
-        },
     ),
     fault(
         "wr-id-low-half",
@@ -540,5 +562,38 @@ impl RejectFlags {
             addr: base + slot * 8,
             value: FlagRepr::sender(tok.seq, status, 0).to_u64(),
         }))
+    }
+}
+
+/// The flag table of each QP, in slots, for [`FirstSlotOnly`].
+#[derive(Debug, Default)]
+struct FirstSlotOnly {
+    tables: HashMap<u32, u32>,
+}
+
+impl Stream for FirstSlotOnly {
+    /// A template whose first flag slot is inside its QP's table is installed with the
+    /// slots that fit: its tokens at those slots act as the faulty NIC's do.
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.tables.insert(q.qpn.value(), q.send_flag_slots);
+                }
+                Input::Host { command: HostCommand::SetTemplate(t) } => {
+                    let Some(&table) = self.tables.get(&t.qpn.value()) else { continue };
+                    let end = u64::from(t.flag_base_slot) + u64::from(t.slots);
+                    if t.flag_base_slot < table && end > u64::from(table) {
+                        t.slots = table - t.flag_base_slot;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
     }
 }
