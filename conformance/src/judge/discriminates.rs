@@ -95,7 +95,8 @@ pub struct Facts {
     discarded_acks: BTreeSet<Clause>,
     /// The kinds of flag and entry it expects: a retirement flag, a sender flag of a
     /// success, a sender flag of a failure, a sender flag of a success without an entry, an
-    /// entry of a failed work request (bits 0 to 4).
+    /// entry of a failed work request, a sender flag of a success with an entry (bits 0 to
+    /// 5).
     flag_lens: u8,
 }
 
@@ -223,9 +224,12 @@ const OWN: &[(Clause, Shows)] = &[
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
     (FLAG_LEN_001, |f| f.flag_lens & 4 != 0),
-    // A sender flag without an entry, and the entry of a failed work request.
+    // A sender flag without an entry, the entry of a failed work request, a sender flag
+    // with an entry: the unsignaled and signaled work requests of WR-SIGNALED-001.
     (FLAG_SEND_002, |f| f.flag_lens & 8 != 0),
     (WR_SIGNALED_001_C, |f| f.flag_lens & 16 != 0),
+    (WR_SIGNALED_001_A, |f| f.flag_lens & 32 != 0),
+    (WR_SIGNALED_001_B, |f| f.flag_lens & 8 != 0),
     // A message completed before an AETH covered it: where a sender flag of a success is
     // expected.
     (SND_ACK_005, |f| f.flag_lens & 2 != 0),
@@ -487,6 +491,16 @@ impl Facts {
         });
         if unsignaled {
             f.flag_lens |= 8;
+        }
+        // A signaled work request's success: its entry and its sender flag both due.
+        let signaled = s.expects().any(|r| {
+            matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(w) }
+                if w.side == Side::Requester
+                    && FlagRepr::from_u64(w.value).status.is_success()
+                    && entries.contains(&(w.qpn.value(), w.msn.value())))
+        });
+        if signaled {
+            f.flag_lens |= 32;
         }
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {

@@ -337,8 +337,11 @@ fn install_error(
     if let Err(e) = t.validate() {
         return Some(Some(template_rule(&e)));
     }
-    if !qps.contains_key(&t.qpn.value()) {
+    let Some(q) = qps.get(&t.qpn.value()) else {
         return Some(None);
+    };
+    if u64::from(t.flag_base_slot) + u64::from(t.slots) > u64::from(q.send_flag_slots) {
+        return Some(Some(TPL_FLAG_001_B));
     }
     let covered = local
         .get(&t.local_lkey)
@@ -432,6 +435,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_VERSION_001,
     FLAG_SEND_003,
     TPL_FLAG_001_A,
+    TPL_FLAG_001_B,
     TPL_ID_001,
     TPL_INSTALL_001_B,
     TPL_INSTALL_002,
@@ -876,6 +880,7 @@ fn judge_accepted(
 
 /// The clauses the `templates.expand` row can fail.
 pub(super) const EXPAND_CLAUSES: &[Clause] = &[
+    DB_LENGTH_001,
     TPL_EXPAND_001_A,
     TPL_EXPAND_001_C,
     TPL_EXPAND_002,
@@ -941,7 +946,14 @@ fn packet_diff(wr: &WorkRequest, want: &Frame<'_>, got: &Frame<'_>) -> Option<Di
         return None;
     }
     cmp(TPL_EXPAND_001_C, "reth.rkey", a.rkey.to_string(), b.rkey.to_string());
-    cmp(TPL_EXPAND_004, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
+    // A token of length_units 0 asks for the template's default_length: a message of
+    // another length computed the token's length wrong (DB-LENGTH-001).
+    let length_rule = if DoorbellToken::from_u64(wr.wr_id).length_units == 0 {
+        DB_LENGTH_001
+    } else {
+        TPL_EXPAND_004
+    };
+    cmp(length_rule, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
     if first {
         cmp(TPL_EXPAND_003, "reth.va", format!("{:#x}", a.va), format!("{:#x}", b.va));
     }

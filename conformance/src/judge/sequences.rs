@@ -216,9 +216,12 @@ fn requester_status(e: &NicEvent) -> Option<(u32, CompletionStatus)> {
 }
 
 /// The rule a missing output breaks: the sequence's, but for a sender flag of a success
-/// without a completion entry (an unsignaled work request's, FLAG-SEND-002) and for the
-/// entry of a failed work request, which every work request writes (WR-SIGNALED-001.c).
-fn missing_rule(seq: Seq, want: &NicEvent, entries_due: &HashSet<(u32, u16)>) -> Rule {
+/// without a completion entry (an unsignaled work request's, FLAG-SEND-002), for the
+/// entry of a failed work request, which every work request writes (WR-SIGNALED-001.c),
+/// and for the entry of a success whose sender flag the device wrote: it took the signaled
+/// work request for an unsignaled one (WR-SIGNALED-001.a).
+fn missing_rule(seq: Seq, want: &NicEvent, causes: &Causes<'_>) -> Rule {
+    let entries_due = causes.entries_due;
     match want {
         NicEvent::FlagWrite(f)
             if seq == Seq::RequesterFlags
@@ -234,7 +237,31 @@ fn missing_rule(seq: Seq, want: &NicEvent, entries_due: &HashSet<(u32, u16)>) ->
         {
             WR_SIGNALED_001_C
         }
+        NicEvent::Completion(c)
+            if seq == Seq::RequesterEntries
+                && c.entry.status.is_success()
+                && causes.flags_seen.contains(&(c.entry.qpn.value(), c.entry.msn.value())) =>
+        {
+            WR_SIGNALED_001_A
+        }
         _ => seq.due(),
+    }
+}
+
+/// The rule an extra output breaks: the sequence's, but for a requester entry of a success
+/// for a message whose sender flag alone is due: the work request is unsignaled, and the
+/// device wrote an entry for it too (WR-SIGNALED-001.b).
+fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
+    match got {
+        NicEvent::Completion(c)
+            if seq == Seq::RequesterEntries
+                && c.entry.status.is_success()
+                && !causes.entries_due.contains(&(c.entry.qpn.value(), c.entry.msn.value()))
+                && causes.flags_due.contains(&(c.entry.qpn.value(), c.entry.msn.value())) =>
+        {
+            WR_SIGNALED_001_B
+        }
+        _ => seq.extra(),
     }
 }
 
@@ -327,6 +354,23 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    // The messages whose requester flag of a success is due, and those the device wrote
+    // one for.
+    let success_flags = |events: &mut dyn Iterator<Item = &NicEvent>| -> HashSet<(u32, u16)> {
+        events
+            .filter_map(|e| match e {
+                NicEvent::FlagWrite(f)
+                    if f.side == Side::Requester
+                        && FlagRepr::from_u64(f.value).status.is_success() =>
+                {
+                    Some((f.qpn.value(), f.msn.value()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let flags_due = success_flags(&mut exp.iter().map(|(_, e)| *e));
+    let flags_seen = success_flags(&mut obs.iter().map(|(_, e)| *e));
     let failed: HashSet<u32> = obs
         .iter()
         .filter_map(|(_, e)| requester_status(e))
@@ -347,7 +391,14 @@ pub(super) fn judge(
             .map(|(i, (t, e))| (*t, *e, i))
             .collect();
         *checked += want.len();
-        let causes = Causes { inputs, entries_due: &entries_due, failed: &failed, stops: &stops };
+        let causes = Causes {
+            inputs,
+            entries_due: &entries_due,
+            flags_due: &flags_due,
+            flags_seen: &flags_seen,
+            failed: &failed,
+            stops: &stops,
+        };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
 }
@@ -398,6 +449,10 @@ struct Causes<'a> {
     inputs: Inputs<'a>,
     /// The messages whose requester entry is due, by (QP, MSN).
     entries_due: &'a HashSet<(u32, u16)>,
+    /// The messages whose requester flag of a success is due, by (QP, MSN).
+    flags_due: &'a HashSet<(u32, u16)>,
+    /// The messages the device wrote a requester flag of a success for, by (QP, MSN).
+    flags_seen: &'a HashSet<(u32, u16)>,
     /// The QPs the device shows a failure of, in a requester flag or entry.
     failed: &'a HashSet<u32>,
     /// The QPs a full completion queue fails, with the time of the input that filled it.
@@ -413,7 +468,7 @@ fn judge_seq(
     history: &SlotHistory,
     div: &mut Vec<Divergence>,
 ) {
-    let Causes { inputs, entries_due, failed, stops } = *causes;
+    let Causes { inputs, failed, stops, .. } = *causes;
     let (naks, odd) = (inputs.naks, inputs.odd);
     let (pairs, missing, extra) = pair(want, got);
     let in_order = longest_increasing(&pairs);
@@ -421,6 +476,15 @@ fn judge_seq(
         let (wt, we, _) = want[w];
         let (gt, ge, gi) = got[g];
         let mut fields = event_diff(we, ge);
+        // An entry one slot further on because an extra entry went before it into its
+        // queue: the extra is the cause, and is named below.
+        let shifted = in_order[k]
+            && !fields.is_empty()
+            && fields.iter().all(|f| matches!(f.field.as_str(), "slot" | "addr" | "phase"))
+            && extra.iter().any(|&x| got[x].2 < gi);
+        if shifted {
+            continue;
+        }
         let mut rule = None;
         for f in &mut fields {
             let r = entry_rule(we, &f.field)
@@ -439,6 +503,12 @@ fn judge_seq(
             rule = unheeded_failure(we, wt, failed, naks).or(rule);
             rule = failed_in_the_input(we, ge, wt, stops).or(rule);
             rule = fatal_by_vendor_info(we, ge, gt, inputs.nacks).or(rule);
+        }
+        // A flag whose word holds the expected one's bytes in reverse: stored big-endian.
+        if let (NicEvent::FlagWrite(a), NicEvent::FlagWrite(b)) = (we, ge) {
+            if a.value != b.value && a.value.swap_bytes() == b.value {
+                rule = Some(FLAG_LAYOUT_001);
+            }
         }
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {
@@ -477,7 +547,7 @@ fn judge_seq(
         let rule = unheeded_failure(we, wt, failed, naks)
             .or(untaken)
             .or_else(|| ack_dropped_by_credit(we, wt, inputs.credits))
-            .unwrap_or_else(|| missing_rule(seq, we, entries_due));
+            .unwrap_or_else(|| missing_rule(seq, we, causes));
         div.push(Divergence {
             expected: Some(render_event(we)),
             should_only: false,
@@ -492,7 +562,7 @@ fn judge_seq(
         let wild = requester_status(ge).filter(|(_, s)| s.is_success()).is_some_and(|(q, _)| {
             inputs.wild_acks.iter().any(|&(x, t)| x == q && t <= gt && gt <= t + late_ns)
         });
-        let rule = if wild { SND_ACK_002 } else { seq.extra() };
+        let rule = if wild { SND_ACK_002 } else { extra_rule(seq, ge, causes) };
         div.push(Divergence {
             actual: Some(render_event(ge)),
             should_only: false,

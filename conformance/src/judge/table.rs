@@ -1016,6 +1016,7 @@ const SEQUENCES: &[Clause] = &[
     ENC_LEN_003,
     ENC_UDP_004_B,
     ENC_VLAN_002_C,
+    FLAG_LAYOUT_001,
     FLAG_LEN_001,
     FLAG_RECV_001_B,
     FLAG_RECV_002_A,
@@ -1048,6 +1049,8 @@ const SEQUENCES: &[Clause] = &[
     SND_ACK_006,
     SND_NACK_005,
     TSETH_FTYPE_001_B,
+    WR_SIGNALED_001_A,
+    WR_SIGNALED_001_B,
     WR_SIGNALED_001_C,
 ];
 

@@ -192,6 +192,20 @@ pub static FAULTS: &[Fault] = &[
         &["db-accept", "snd-ack-nak"],
         |_| Box::new(SignaledFlagDropped),
     ),
+    fault(
+        "signaled-bit-lost",
+        "the signaled bit is lost when a work request is queued: a signaled work request that succeeds writes its sender flag but no completion",
+        &[req::WR_SIGNALED_001_A, req::CQE_SEND_001],
+        &["db-accept", "snd-ack-nak"],
+        Edits { host_in: Some(|c| set_signaled(c, false)), ..Edits::NONE },
+    ),
+    fault(
+        "signaled-bit-stuck",
+        "the signaled bit of a queued work request is stuck at 1: an unsignaled work request that succeeds writes a completion beside its flag",
+        &[req::WR_SIGNALED_001_B],
+        &["db-accept", "snd-segmentation"],
+        Edits { host_in: Some(|c| set_signaled(c, true)), ..Edits::NONE },
+    ),
     // ---- retirement and flushing -------------------------------------------------------
     fault(
         "recv-cqe-after-flag",
@@ -1047,5 +1061,16 @@ impl Stream for FlushRewritesCompleted {
             out.push(o);
         }
         out
+    }
+}
+
+// ---- the signaled bit ------------------------------------------------------------------
+
+/// A template or a posted work request with its signaled bit read as `signaled`.
+fn set_signaled(c: &mut HostCommand, signaled: bool) {
+    match c {
+        HostCommand::SetTemplate(t) => t.signaled = signaled,
+        HostCommand::PostWrite(w) => w.signaled = signaled,
+        _ => {}
     }
 }

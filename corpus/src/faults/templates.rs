@@ -88,6 +88,12 @@ pub static FAULTS: &[Fault] = &[
         &[req::TPL_INSTALL_001_B],
         |_| Box::new(Misreports::new(Reason::Template, CompletionStatus::BAD_VERSION)),
     ),
+    misreports_in(
+        "reserved-qpn-template-flushed",
+        "the reserved-QPN check is missing: a template on QPN 2 is installed, and its tokens are accepted and flushed as on a QP in the error state",
+        &[req::TPL_QPN_001, req::TPL_INSTALL_001_A],
+        |_| Box::new(Misreports::new(Reason::ReservedQpn, CompletionStatus::FLUSHED)),
+    ),
     fault(
         "index-bounded-by-regions",
         "a token's index is not checked against the template's slots, only through the length checks: an index the regions still hold is accepted",
@@ -158,16 +164,38 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     unchecked(
-        "template-flag-base-wraps",
-        "flag slots past 2^32 wrap: the template is installed with its flag base kept to 16 bits",
-        &[req::TPL_FLAG_001_A],
+        "template-region-end-wraps",
+        "a region's end is computed modulo 2^64: a template whose remote region wraps the address space is installed",
+        &[req::TPL_REGION_001, req::TPL_INSTALL_001_A],
         |c| {
             edit_template(c, |t| {
-                if t.flag_base_slot.checked_add(t.slots.saturating_sub(1)).is_none() {
-                    t.flag_base_slot &= 0xFFFF;
+                // Its tokens near the region's base act as the faulty NIC's do.
+                if t.remote_base.checked_add(t.remote_region_len).is_none() {
+                    t.remote_region_len = u64::MAX - t.remote_base;
                 }
             })
         },
+    ),
+    unchecked(
+        "template-flag-base-wraps",
+        "the end of a template's flag slots is computed in 32 bits: slots that pass 2^32 wrap to an end inside the flag table, and the template is installed",
+        &[req::TPL_FLAG_001_A],
+        |c| {
+            edit_template(c, |t| {
+                // Its tokens run as on flag slots from the wrapped end: where the flag
+                // lands is not what catches it, the message sent is.
+                if t.flag_base_slot.checked_add(t.slots.saturating_sub(1)).is_none() {
+                    t.flag_base_slot = t.flag_base_slot.wrapping_add(t.slots);
+                }
+            })
+        },
+    ),
+    fault(
+        "flag-table-first-slot-only",
+        "a template's flag slots are checked against the flag table by their first slot only: one whose last slots pass the table's end is installed",
+        &[req::TPL_FLAG_001_B, req::TPL_INSTALL_001_A],
+        &["db-bad-templates"],
+        Edits { stream: Some(|_| Box::<FirstSlotOnly>::default()), ..Edits::NONE },
     ),
     // ---- template fields expanded wrong ------------------------------------------------
     fault(
@@ -241,6 +269,16 @@ pub static FAULTS: &[Fault] = &[
                     }
                 })
             }),
+            ..Edits::NONE
+        },
+    ),
+    fault(
+        "default-length-ignored",
+        "a token of length_units 0 is sent as one length unit: the template's default_length is never read",
+        &[req::DB_LENGTH_001, req::TPL_EXPAND_004],
+        &["db-accept"],
+        Edits {
+            host_in: Some(|c| edit_template(c, |t| t.default_length = t.length_unit)),
             ..Edits::NONE
         },
     ),
@@ -372,6 +410,8 @@ fn wr_id_low_half(e: &mut NicEvent) -> bool {
 enum Reason {
     Version,
     Template,
+    /// A token naming a template refused for its reserved QPN (TPL-QPN-001).
+    ReservedQpn,
     Stale,
     Gap,
     Index,
@@ -414,6 +454,22 @@ impl Misreports {
     }
 }
 
+impl Misreports {
+    /// Whether the rejection of `token` with `status` is one this device misreports.
+    fn is_mine(&self, token: u64, status: CompletionStatus) -> bool {
+        let got = self.reason(token, status);
+        match self.reason {
+            Reason::ReservedQpn => {
+                let tok = DoorbellToken::from_u64(token);
+                let reserved =
+                    self.templates.get(&tok.template).is_some_and(|t| t.qpn.value() <= 2);
+                got == Some(Reason::Template) && reserved
+            }
+            want => got == Some(want),
+        }
+    }
+}
+
 impl Stream for Misreports {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         self.token = None;
@@ -438,7 +494,7 @@ impl Stream for Misreports {
                 let mine = matches!(event, NicEvent::Completion(c)
                     if c.side == Side::Requester
                         && c.entry.wr_id == token
-                        && self.reason(token, c.entry.status) == Some(self.reason));
+                        && self.is_mine(token, c.entry.status));
                 if mine {
                     let status = self.status;
                     rewrite_entry(event, |c| c.status = status);
@@ -506,5 +562,38 @@ impl RejectFlags {
             addr: base + slot * 8,
             value: FlagRepr::sender(tok.seq, status, 0).to_u64(),
         }))
+    }
+}
+
+/// The flag table of each QP, in slots, for [`FirstSlotOnly`].
+#[derive(Debug, Default)]
+struct FirstSlotOnly {
+    tables: HashMap<u32, u32>,
+}
+
+impl Stream for FirstSlotOnly {
+    /// A template whose first flag slot is inside its QP's table is installed with the
+    /// slots that fit: its tokens at those slots act as the faulty NIC's do.
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.tables.insert(q.qpn.value(), q.send_flag_slots);
+                }
+                Input::Host { command: HostCommand::SetTemplate(t) } => {
+                    let Some(&table) = self.tables.get(&t.qpn.value()) else { continue };
+                    let end = u64::from(t.flag_base_slot) + u64::from(t.slots);
+                    if t.flag_base_slot < table && end > u64::from(table) {
+                        t.slots = table - t.flag_base_slot;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs
     }
 }

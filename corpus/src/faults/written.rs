@@ -82,7 +82,33 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    writes(
+        "cqe-stride-48",
+        "completion entries are laid out with a 48-byte stride, as for an entry with a 16-byte extension: the second entry of a queue starts at byte 48",
+        &[req::CQE_RING_003_A, req::CQE_RING_001_B],
+        &["ret-cq-wrap", "rcv-cq-receive"],
+        |e| {
+            if let NicEvent::Completion(c) = e {
+                if let Some(q) = c.queue.as_mut() {
+                    q.addr += u64::from(q.slot) * 16;
+                }
+            }
+            true
+        },
+    ),
     // ---- flags -------------------------------------------------------------------------
+    writes(
+        "flag-big-endian",
+        "completion flags are stored big-endian: the 64-bit word's bytes land in reverse order",
+        &[req::FLAG_LAYOUT_001],
+        &["db-accept", "rcv-in-order-v4"],
+        |e| {
+            if let NicEvent::FlagWrite(f) = e {
+                f.value = f.value.swap_bytes();
+            }
+            true
+        },
+    ),
     writes(
         "flag-valid-cleared",
         "flags are written with their valid bit clear",

@@ -188,10 +188,11 @@ pub(super) fn db_bad_templates() -> Scenario {
         "db-bad-templates",
         "Software tries to install templates that each break one rule: a reserved QPN, an \
          unknown opcode, no slots, a length unit that is not a power of two, a max_length \
-         above 2^31, a default_length above max_length, a region that wraps the address \
-         space, local or remote slots that do not fit their region, flag slots past 2^32. The NIC installs \
-         none of them: a token naming each is rejected UnknownTemplate, and a valid \
-         template installed last works.",
+         above 2^31, a default_length above max_length, a local and a remote region that \
+         wrap the address space, local or remote slots that do not fit their region, \
+         flag slots past 2^32 or past the end of the flag table. The NIC installs none of \
+         them: a token naming each is rejected UnknownTemplate, and a valid template \
+         installed last works.",
         &[
             "TPL-INSTALL-001",
             "TPL-QPN-001",
@@ -214,8 +215,12 @@ pub(super) fn db_bad_templates() -> Scenario {
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     register_local(&mut r);
-    let base = |id: u16| template(id, WrOpcode::WRITE, true);
-    let bad: [(&str, Template); 10] = [
+    // Flag slots inside the QP's table of 256, 16 for each template.
+    let base = |id: u16| Template {
+        flag_base_slot: 16 * u32::from(id - 9),
+        ..template(id, WrOpcode::WRITE, true)
+    };
+    let bad: [(&str, Template); 12] = [
         ("TPL-QPN-001", Template { qpn: Qpn::new(2), ..base(10) }),
         ("TPL-OPCODE-001", Template { opcode: WrOpcode(5), ..base(11) }),
         ("TPL-SLOTS-001", Template { slots: 0, ..base(12) }),
@@ -224,9 +229,14 @@ pub(super) fn db_bad_templates() -> Scenario {
         // The default length (2 MTUs and 100 bytes) above max_length, and nothing else wrong.
         ("TPL-LEN-002", Template { max_length: 0x400, ..base(15) }),
         ("TPL-REGION-001", Template { local_base: u64::MAX - 0x1000, ..base(16) }),
+        // A remote region that wraps, whose slots would fit below 2^64: no key check on
+        // the remote side refuses it in its place.
+        ("TPL-REGION-001", Template { remote_base: 0xFFFF_FFFF_FFF0_1000, ..base(21) }),
         ("TPL-REGION-002", Template { local_region_len: 0x8_0000, ..base(17) }),
         ("TPL-REGION-002", Template { remote_region_len: 0x8_0000, ..base(20) }),
         ("TPL-FLAG-001", Template { flag_base_slot: u32::MAX - 4, ..base(18) }),
+        // The first flag slot inside the QP's table, the last past its end.
+        ("TPL-FLAG-001", Template { flag_base_slot: 250, ..base(22) }),
     ];
     let mut at = 1_000;
     for (id, t) in bad {

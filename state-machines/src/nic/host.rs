@@ -171,8 +171,19 @@ impl Nic {
             template: t.template_id,
             reason: e.to_string(),
         })?;
-        if self.qp_idx(t.qpn).is_none() {
+        let Some(i) = self.qp_idx(t.qpn) else {
             return Err(ApiMisuse::UnknownQp(t.qpn));
+        };
+        // TPL-FLAG-001.b: every flag slot of the template lies inside the QP's flag table.
+        let table = self.qps[i].cfg.send_flag_slots;
+        if u64::from(t.flag_base_slot) + u64::from(t.slots) > u64::from(table) {
+            return Err(ApiMisuse::BadTemplate {
+                template: t.template_id,
+                reason: format!(
+                    "[TPL-FLAG-001] flag slots {} + {} pass the flag table's {table} slots",
+                    t.flag_base_slot, t.slots
+                ),
+            });
         }
         // TPL-KEY-001: the local key names registered memory that covers the local region
         // and lets the NIC read it.

@@ -105,6 +105,11 @@ fn key_covers(t: &Template) -> bool {
 }
 
 /// A template from an input record (see [`doorbell`]).
+/// Whether every flag slot of `t` lies inside its QP's flag table (`TPL-FLAG-001.b`).
+fn inside_flag_table(t: &Template) -> bool {
+    u64::from(t.flag_base_slot) + u64::from(t.slots) <= u64::from(FLAG_SLOTS)
+}
+
 fn template_from(inp: &mut Input<'_>) -> Template {
     let m = inp.u8();
     let region = |inp: &mut Input<'_>| -> (u64, u64) {
@@ -170,8 +175,9 @@ fn template_from(inp: &mut Input<'_>) -> Template {
         default_length,
         max_length,
         imm_base: inp.u32(),
+        // Mostly inside the QP's flag table of 64 slots (TPL-FLAG-001.b), at times past it.
         flag_base_slot: if m & 8 == 0 {
-            u32::from(inp.u8())
+            u32::from(inp.u8() % 56)
         } else {
             u32::MAX - u32::from(inp.u8())
         },
@@ -202,7 +208,13 @@ impl Doorbells {
                 assert_eq!(q, t.qpn, "API-QP-004 names the QP");
                 assert_ne!(t.qpn, Qpn::new(LQP), "the QP exists");
             }
+            (Ok(()), Err(HostError::Misuse(ApiMisuse::BadTemplate { template, .. }))) => {
+                assert_eq!(template, t.template_id, "API-TPL-001 names the template");
+                assert_eq!(t.qpn, Qpn::new(LQP), "the QP is checked first");
+                assert!(!inside_flag_table(&t), "TPL-FLAG-001.b: a template inside it refused");
+            }
             (Ok(()), Err(HostError::Misuse(ApiMisuse::TemplateKey { template, lkey, .. }))) => {
+                assert!(inside_flag_table(&t), "TPL-FLAG-001.b: the flag table is checked first");
                 assert_eq!((template, lkey), (t.template_id, t.local_lkey), "TPL-KEY-001");
                 assert_eq!(t.qpn, Qpn::new(LQP), "the QP is checked first");
                 assert!(!key_covers(&t), "TPL-KEY-001: a template whose key covers it refused");
@@ -210,6 +222,7 @@ impl Doorbells {
             (Ok(()), Ok(())) => {
                 assert_eq!(t.qpn, Qpn::new(LQP), "a template for an unknown QP was installed");
                 assert!(key_covers(&t), "TPL-KEY-001: installed without a covering key");
+                assert!(inside_flag_table(&t), "TPL-FLAG-001.b: installed past the flag table");
                 // TPL-INSTALL-003: disabling or re-enabling keeps the expected seq; any
                 // other installation, under a new ID or one in use, sets it to 0.
                 let seq = match self.installed.get(&t.template_id) {
