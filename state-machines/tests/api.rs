@@ -214,6 +214,27 @@ fn api_tpl_001_a_template_passes_its_validation() {
     assert!(s.doorbell(template(LQP).token(0, 0, 1).to_u64()).is_ok());
 }
 
+/// API-TPL-001, TPL-FLAG-001 (b): a template's flag slots lie inside its QP's flag table.
+/// One whose last slot is the table's last is installed; one slot further is refused.
+#[test]
+fn api_tpl_001_flag_slots_inside_the_flag_table() {
+    let mut s = busy();
+    let past = Template {
+        template_id: TemplateId::new(6),
+        flag_base_slot: SEND_FLAG_SLOTS - 3,
+        ..template(LQP)
+    };
+    assert!(past.validate().is_ok(), "valid on its own: only the QP's table refuses it");
+    refused(&mut s, Call::Host(HostCommand::SetTemplate(past)), "API-TPL-001");
+    s.advance(10);
+    let r = s.nic.handle_host(s.now, HostCommand::SetTemplate(past));
+    assert!(r.is_err_and(|e| e.to_string().contains("TPL-FLAG-001")));
+    s.advance(10);
+    let edge = Template { flag_base_slot: SEND_FLAG_SLOTS - 4, ..past };
+    s.host(HostCommand::SetTemplate(edge)).expect("the last slot is the table's last");
+    assert!(s.doorbell(edge.token(0, 0, 1).to_u64()).is_ok());
+}
+
 /// API-WR-001: a work request posted directly is a Write or a Write-with-Immediate, carries
 /// immediate data exactly when it is one with immediate, and names a QP not in error;
 /// API-QP-004: it names a QP that exists, as does every CPU command.
