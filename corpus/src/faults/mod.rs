@@ -30,6 +30,8 @@
 //!   SACK contents and triggers, ACKs, NAKs, one entry per NACK reason.
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
+//! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
+//!   one rule wrong.
 //! * [`discards`]: a write one receive check discards, placed before its verdict.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
@@ -66,6 +68,7 @@ pub mod layouts;
 mod prove;
 pub mod rejects;
 pub mod sending;
+pub mod states;
 pub mod templates;
 pub mod transport;
 pub mod variants;
@@ -356,6 +359,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || answers::FAULTS,
     answers::nack_reasons,
     || sending::FAULTS,
+    || states::FAULTS,
     || discards::FAULTS,
     || wire::FAULTS,
     generated::faults,
