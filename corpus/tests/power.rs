@@ -406,6 +406,7 @@ fn unregistered_faults_are_reasoned() {
     let answers = answers.map(|(n, why)| (n.as_str(), *why));
     let listed = faults::answers::NOT_REGISTERED.iter().chain(faults::sending::NOT_REGISTERED);
     let listed = listed.chain(faults::acks::NOT_REGISTERED);
+    let listed = listed.chain(faults::states::NOT_REGISTERED);
     for (n, why) in listed.copied().chain(answers) {
         println!("not registered: {n}: {why}");
         assert!(!why.trim().is_empty(), "{n}: no reason");

@@ -701,3 +701,120 @@ pub(super) fn judge_ev_state_truth(
         });
     }
 }
+
+/// Whether sender table 4 has a row from `from` to `to`, whatever its event.
+fn table4_allows(from: EvState, to: EvState) -> bool {
+    use EvState::*;
+    matches!(
+        (from, to),
+        (Good, Skip)
+            | (Good, AssumedBad)
+            | (Skip, Good)
+            | (Skip, AssumedBad)
+            | (AssumedBad, Good)
+            | (AssumedBad, Skip)
+            | (Good | Skip | AssumedBad, Denied)
+            | (Denied, Good)
+    )
+}
+
+/// The `EvState` reports of every scenario judged as a history (design 9.3): the NIC half
+/// reports each transition it applies (REC-IF-016), so the reports of one EV, from the
+/// QP's creation, are the EV's states. The first cannot be GOOD, since every EV starts
+/// there (EV-STATE-001.a), unless a probe answer on the EV came with it: then the EV was
+/// GOOD, and the answer, with no row from GOOD, changed it (EV-STATE-002.b); none repeats
+/// the state the EV is in, since an event with no row from that state changes nothing
+/// (EV-STATE-002.b); each follows a row of table 4, and
+/// one out of ASSUMED_BAD follows a probe answer (EV-STATE-002.a). A state a
+/// `SetEvState` command of the EV asked for, up to `late_ns` before, is applied as given
+/// (EV-STATE-003.a) and judged by the reports' own rules.
+pub(super) fn judge_ev_state_history(
+    inputs: &[In<'_>],
+    obs: &[(u64, &NicEvent)],
+    late_ns: u64,
+    div: &mut Vec<Divergence>,
+) {
+    use crate::req::{EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B};
+    // The time each QP was last created at, by QPN.
+    let created = |qpn: u32, t: u64| {
+        inputs
+            .iter()
+            .filter(|i| i.at <= t)
+            .filter(|i| {
+                matches!(i.input, Input::Host { command: HostCommand::CreateQp(q) }
+                    if q.qpn.value() == qpn)
+            })
+            .map(|i| i.at)
+            .next_back()
+    };
+    let recent = |t: u64| inputs.iter().filter(move |i| i.at <= t && i.at + late_ns >= t);
+    // (QPN, EV) to (the QP's creation, the EV's state).
+    let mut states: HashMap<(u32, Ev), (Option<u64>, EvState)> = HashMap::new();
+    let mut reports: Vec<(u64, &NicEvent)> = obs.to_vec();
+    reports.sort_by_key(|(t, _)| *t);
+    for (t, e) in reports {
+        let NicEvent::Report(NicReport::EvState { qpn, ev, state }) = e else { continue };
+        let (q, t) = (qpn.value(), t);
+        let born = created(q, t);
+        let commanded = recent(t).any(|i| {
+            matches!(i.input, Input::Cpu { command: CpuCommand::SetEvState { qpn: x, ev: y, state: s } }
+                if x == qpn && y == ev && s == state)
+        });
+        let from = match states.insert((q, *ev), (born, *state)) {
+            Some((b, s)) if b == born => Some(s),
+            _ => None,
+        };
+        if commanded {
+            continue;
+        }
+        // A probe answer of the QP came with the report: which probe it answers is the
+        // device's matching, by EV and probe ID, so any answer may be the cause.
+        let answered = recent(t).any(|i| {
+            i.frame.as_ref().is_some_and(|f| {
+                f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
+                    && f.d.ext.seth.is_some_and(|s| s.pr)
+            })
+        });
+        let what = match from {
+            // The EV is still in the GOOD it starts in: a probe answer has no row from there.
+            None if *state == EvState::Good && answered => (
+                EV_STATE_002_B,
+                format!(
+                    "EV {ev:#010x} of QP {qpn}, never reported out of GOOD, is reported GOOD on a probe answer: an event with no row from its state changed it"
+                ),
+            ),
+            None if *state == EvState::Good => (
+                EV_STATE_001_A,
+                format!(
+                    "the first EvState report of EV {ev:#010x} of QP {qpn} is GOOD: the EV did not start in GOOD"
+                ),
+            ),
+            None => continue,
+            Some(from) if from == *state => (
+                EV_STATE_002_B,
+                format!(
+                    "EV {ev:#010x} of QP {qpn} is reported {state:?} again while in {state:?}: an event with no row from its state changed it"
+                ),
+            ),
+            Some(from) if !table4_allows(from, *state) => (
+                EV_STATE_002_A,
+                format!(
+                    "EV {ev:#010x} of QP {qpn} went from {from:?} to {state:?}, which table 4 does not allow"
+                ),
+            ),
+            Some(EvState::AssumedBad) => {
+                if answered {
+                    continue;
+                }
+                (
+                    EV_STATE_002_A,
+                    format!(
+                        "EV {ev:#010x} of QP {qpn} left ASSUMED_BAD for {state:?} with no probe answer"
+                    ),
+                )
+            }
+            Some(_) => continue,
+        };
+        div.push(Divergence { actual: Some(render_event(e)), ..Divergence::of(t, what.0, what.1) });
+    }
+}

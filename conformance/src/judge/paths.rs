@@ -634,8 +634,11 @@ pub(super) fn judge_exact(
 /// judged on its own `EvState` reports (REC-IF-016), whatever the scenario expects: a
 /// device that says an EV is in SKIP, ASSUMED_BAD or DENIED and sends on it breaks the
 /// rule by its own account. A packet at the time of a report that makes the EV GOOD is
-/// not judged, whichever came first in the list.
+/// not judged, whichever came first in the list. When the device had reported every EV of
+/// the QP's profile out of GOOD, no EV was usable: the packet should have waited
+/// (`SND-PATH-002`).
 pub(super) fn judge_reported(
+    scenario: &Scenario,
     observed: &[TimedOutput],
     local_of: &HashMap<u32, u32>,
     div: &mut Vec<Divergence>,
@@ -653,6 +656,20 @@ pub(super) fn judge_reported(
     if reported.is_empty() {
         return;
     }
+    let mut profiles: HashMap<u32, Vec<u32>> = HashMap::new();
+    for r in scenario.injects() {
+        if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
+            let evs = q.evs.iter().chain(&q.backup_evs).map(|e| e.value()).collect();
+            profiles.insert(q.qpn.value(), evs);
+        }
+    }
+    // The state the device last reported EV `ev` of QP `local` in before `t`, if any.
+    let last_before = |local: u32, ev: u32, t: u64| {
+        let states = reported.get(&(local, ev))?;
+        let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
+        let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).next_back();
+        if good_now { Some(EvState::Good) } else { last }
+    };
     for o in observed {
         let Output::Frame { bytes, .. } = &o.output else { continue };
         let d = decode(bytes);
@@ -666,11 +683,19 @@ pub(super) fn judge_reported(
         let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).next_back();
         let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
         let Some(state) = last.filter(|s| *s != EvState::Good && !good_now) else { continue };
+        let none_usable = profiles.get(&local).is_some_and(|evs| {
+            evs.iter().all(|&e| last_before(local, e, t).is_some_and(|s| s != EvState::Good))
+        });
+        let (requirement, why) = if none_usable {
+            ("SND-PATH-002", ", and every EV of the QP out of GOOD")
+        } else {
+            ("EV-STATE-001.b", "")
+        };
         div.push(Divergence {
             at: t,
-            requirement: "EV-STATE-001.b".into(),
+            requirement: requirement.into(),
             what: format!(
-                "a data packet on EV {:#x}, which the device last reported {state:?}",
+                "a data packet on EV {:#x}, which the device last reported {state:?}{why}",
                 ev.value()
             ),
             expected: None,

@@ -270,7 +270,7 @@ pub static CHECKS: &[Check] = &[
         clauses: PATHS_REPORTED,
         reads: &[Reads::Data],
         applies: always,
-        judge: |c, d| paths::judge_reported(c.observed, &c.local_of(), d),
+        judge: |c, d| paths::judge_reported(c.scenario, c.observed, &c.local_of(), d),
     },
     Check {
         name: "frames.match",
@@ -520,6 +520,16 @@ pub static CHECKS: &[Check] = &[
                 events::judge_ev_state_truth(c.scenario, &c.o.events, d);
             }
             c.count(n);
+        },
+    },
+    Check {
+        name: "ev-states",
+        clauses: EV_STATES,
+        reads: &[Reads::Report],
+        applies: cpu_split,
+        judge: |c, d| {
+            let late = c.scenario.manifest.tolerances.late_ns;
+            events::judge_ev_state_history(&c.o.inputs, &c.o.events, late, d);
         },
     },
     Check {
@@ -832,7 +842,7 @@ const UNEXPECTED: &[Clause] = &[
     SND_TAIL_001_B,
 ];
 
-const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B];
+const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, SND_PATH_002];
 
 const PATHS: &[Clause] = &[EV_STATE_001_B, SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
 
@@ -1057,6 +1067,8 @@ const SEQUENCES: &[Clause] = &[
 const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
 
 const QP_ERROR: &[Clause] = &[REC_IF_009];
+
+const EV_STATES: &[Clause] = &[EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B];
 
 const REPORTS: &[Clause] = &[
     AETH_MRC_002_B,

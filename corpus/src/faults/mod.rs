@@ -31,6 +31,8 @@
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
 //! * [`acks`]: a sender's range check on the SACKs and NACKs it receives left out.
+//! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
+//!   one rule wrong.
 //! * [`discards`]: a write one receive check discards, placed before its verdict.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
@@ -68,6 +70,7 @@ pub mod layouts;
 mod prove;
 pub mod rejects;
 pub mod sending;
+pub mod states;
 pub mod templates;
 pub mod transport;
 pub mod variants;
@@ -359,6 +362,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     answers::nack_reasons,
     || sending::FAULTS,
     || acks::FAULTS,
+    || states::FAULTS,
     || discards::FAULTS,
     || wire::FAULTS,
     generated::faults,

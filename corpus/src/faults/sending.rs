@@ -227,8 +227,8 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "skip-not-heeded",
         "the EV picker does not look at SKIP: an EV a SKIP_ONCE mark put in SKIP, reported so, still carries data packets",
-        &[req::EV_STATE_001_B],
-        &["snd-ev-skip"],
+        &[req::EV_STATE_001_B, req::SND_PATH_002],
+        &["snd-ev-skip", "snd-spray-round-robin"],
         |m| {
             Box::new(SkipNotHeeded {
                 marks: Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE),

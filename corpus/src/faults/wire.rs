@@ -349,6 +349,21 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     out(
+        "retransmission-without-tseth",
+        "a retransmitted write is built without its TSETH, and with BTH ts 0, though timestamps is on",
+        &[req::SND_TS_002_A],
+        &["snd-single-loss"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                f.bth.opcode.is_mrc_write() && f.bth.rtx && f.ext.tseth.take().is_some() && {
+                    f.bth.ts = false;
+                    true
+                }
+            })
+        },
+    ),
+    out(
         "tseth-ftype-2",
         "TSETH ftype 2",
         &[req::TSETH_FTYPE_001],
