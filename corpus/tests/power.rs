@@ -30,12 +30,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // The missing transport ACK of a message retired out of the shared sequence comes
     // before the flags that show the order.
     ("shared-sequence-ignored", "RCV-ACK-001.a"),
-    // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
-    ("only-unlimited-credit-is-ack", "REC-IF-009"),
-    // A CPU half with one rule wrong: a later packet is named.
-    ("no-blame", "SND-PSN-001"),
-    // The mark of a discarded SACK applied: its EvMarked report is named.
-    ("marks-of-discarded-sacks", "REC-IF-005"),
     // Generated: an MSN one off matches another ACK, whose other fields then differ.
     ("perturb-ack-aeth-msn", "RCV-ACK-002.b"),
     // Generated: a knob ignored shows first where its effect does, under a clause whose

@@ -776,6 +776,8 @@ const UNEXPECTED: &[Clause] = &[
     RCV_SEG_001,
     RCV_SEG_002,
     REC_IF_017_A,
+    REC_EV_002_A,
+    REC_EV_002_B,
     REC_PROBE_001,
     REC_PROBE_002,
     REC_RETRY_002,
@@ -1049,6 +1051,7 @@ const REPORTS: &[Clause] = &[
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
     SND_NACK_003,
+    SND_SACK_006,
     TSETH_FTYPE_001_B,
 ];
 
