@@ -4,7 +4,7 @@
 use openrdma_codec::frame::decode;
 use std::collections::HashMap;
 
-use openrdma_codec::{Ev, EvMark, NackReason, Psn, SethRepr};
+use openrdma_codec::{AethRepr, Ev, EvMark, NackReason, Psn, SethRepr};
 use openrdma_device::{
     Body, CpuCommand, EvState, HostCommand, Input, NicEvent, NicReport, Output, Payload, Record,
     Scenario, Side, TimedOutput,
@@ -622,6 +622,32 @@ fn wrong_transition(
     inputs: &[In<'_>],
     exp: &[(&Record, &NicEvent)],
 ) -> Option<&'static str> {
+    // A QP failed at an ACK whose credit code is not 0x1F: the requester took the credit
+    // code for a NAK's, where it must ignore it (AETH-MRC-002.b).
+    if let NicReport::QpError { qpn, .. } = r {
+        let odd_ack = inputs_at(inputs, qpn.value(), at).any(|i| {
+            i.frame.as_ref().and_then(|f| f.d.ext.aeth).is_some_and(|a| {
+                a.kind() == openrdma_codec::AethKind::Ack
+                    && a.syndrome != AethRepr::ACK_UNLIMITED_CREDIT
+            })
+        });
+        return odd_ack.then_some("AETH-MRC-002.b");
+    }
+    // The mark of a SACK the scenario reports no mark of: the SACK was one the checks
+    // discard, and the device applied its mark before them (SND-SACK-006).
+    if let NicReport::EvMarked { qpn, .. } = r {
+        let marked = inputs_at(inputs, qpn.value(), at).any(|i| {
+            i.frame
+                .as_ref()
+                .and_then(|f| f.d.ext.seth)
+                .is_some_and(|s| !s.pr && s.m != EvMark::NONE)
+        });
+        let reported = exp.iter().any(|(rec, e)| {
+            rec.at.0 == at
+                && matches!(e, NicEvent::Report(NicReport::EvMarked { qpn: x, .. }) if x == qpn)
+        });
+        return (marked && !reported).then_some("SND-SACK-006");
+    }
     let NicReport::EvState { qpn, ev, .. } = r else { return None };
     let q = qpn.value();
     let commanded = inputs_at(inputs, q, at).any(|i| {

@@ -30,7 +30,7 @@ use openrdma_device::{
 };
 
 use openrdma_codec::frame::DecodedFrame;
-use openrdma_codec::{AethRepr, Msn};
+use openrdma_codec::{AethRepr, Msn, Psn};
 
 use super::fields::{self, Rule};
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
@@ -806,7 +806,20 @@ fn rtx_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
     for i in fed.iter().filter(|i| i.at <= at) {
         let recent = i.at.saturating_add(late) >= at;
         if let Some(CpuCommand::Retransmit { qpn, psn: p }) = i.cpu {
-            if Some(qpn.value()) == local && p.value() == psn {
+            // A resend of a packet a SACK showed arrived (REC-RTO-004): of the commanded
+            // PSN when every PSN from it on was SACKed (.b), of the last packet of a
+            // message whose ACK was lost when nothing was outstanding (.c).
+            let sacked = fed.iter().filter(|j| j.at <= i.at).any(|j| {
+                j.frame.as_ref().is_some_and(|d| {
+                    d.bth.map(|b| b.dest_qp.value()) == local
+                        && d.ext.seth.is_some_and(|x| !x.pr && x.is_sacked(Psn::new(psn)))
+                })
+            });
+            if Some(qpn.value()) == local && recent && sacked {
+                commanded = true;
+                cause =
+                    Some(if Psn::new(psn).is_before(*p) { REC_RTO_004_C } else { REC_RTO_004_B });
+            } else if Some(qpn.value()) == local && p.value() == psn {
                 commanded = true;
                 cause = Some(REC_IF_010);
             }

@@ -827,6 +827,8 @@ const UNEXPECTED: &[Clause] = &[
     RCV_SEG_001,
     RCV_SEG_002,
     REC_IF_017_A,
+    REC_EV_002_A,
+    REC_EV_002_B,
     REC_PROBE_001,
     REC_PROBE_002,
     REC_RETRY_002,
@@ -1112,6 +1114,7 @@ const REPORTS: &[Clause] = &[
     SND_SACK_003,
     SND_SACK_004,
     SND_SACK_005_B,
+    SND_SACK_006,
     TSETH_FTYPE_001_B,
 ];
 

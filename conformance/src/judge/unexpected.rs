@@ -140,6 +140,16 @@ pub(super) fn judge(
                     .and_then(|&l| inference_blame(inputs, obs_frames, l, i, tol.late_ns))
                     .unwrap_or(("SND-RTX-004", "a retransmission of a packet that was not lost"))
             }
+            // Sent before the probe answer that the scenario holds it for, after a timeout:
+            // the device's own CPU half did not blame the EV (REC-EV-002.a).
+            Kind::Data { qp, psn, rtx: false }
+                if own_cpu && unblamed(exp_frames, qp, psn, of.at) =>
+            {
+                (
+                    "REC-EV-002.a",
+                    "a data packet sent on an EV that its timeout should have made ASSUMED_BAD",
+                )
+            }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
                 // CONF-CMP-023: a NACK for frames to discard is named by what is wrong.
@@ -182,6 +192,15 @@ pub(super) fn judge(
                 match local_of.get(&qp).and_then(|l| failed_at.get(l)) {
                     Some(&t) if t <= of.at => {
                         ("REC-PROBE-002", "a probe after its QP went to the error state")
+                    }
+                    _ if local_of
+                        .get(&qp)
+                        .is_some_and(|&l| nack_blamed(inputs, obs_frames, l, qp, of)) =>
+                    {
+                        (
+                            "REC-EV-002.b",
+                            "a probe of an EV blamed for a loss that a NACK, not a timeout, showed",
+                        )
                     }
                     _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
                 }
@@ -389,6 +408,56 @@ fn inference_blame(
 /// 2, which must be discarded (`ERTH-QPN-001`); a response, or a request already answered,
 /// which must not be answered (again) (`ERTH-RESP-001`); or nothing, so that the response
 /// does not carry the `op` and `request_id` of a request (`EETH-ECHO-001`).
+/// Whether new data packet `psn` of `qp`, sent at `at`, is one the scenario expects later,
+/// after a probe of the QP that comes after `at`, and a timeout retransmission of the QP
+/// came before: the timeout's blame made the EV ASSUMED_BAD, and the packet waits for the
+/// probe's answer (REC-EV-002.a, SND-PATH-002).
+fn unblamed(exp: &[(&Record, Frame<'_>)], qp: u32, psn: u32, at: u64) -> bool {
+    let of_qp = |f: &Frame<'_>| match f.kind {
+        Kind::Data { qp: q, .. } | Kind::Probe { qp: q } => q == qp,
+        _ => false,
+    };
+    let Some(due) = exp
+        .iter()
+        .map(|(_, f)| f)
+        .find(|f| f.at > at && f.kind == Kind::Data { qp, psn, rtx: false })
+    else {
+        return false;
+    };
+    let timed_out = exp
+        .iter()
+        .any(|(_, f)| f.at < at && of_qp(f) && matches!(f.kind, Kind::Data { rtx: true, .. }));
+    let probed = exp.iter().any(|(_, f)| {
+        f.at > at && f.at < due.at && of_qp(f) && matches!(f.kind, Kind::Probe { .. })
+    });
+    timed_out && probed
+}
+
+/// Whether probe `probe` of peer QP `qp` (device QP `local`) goes on the EV that a packet a
+/// NACK reported lost was last sent on before the NACK: the CPU half blamed that EV on the
+/// NACK's retransmission, which no rule allows (REC-EV-002.b).
+fn nack_blamed(
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    local: u32,
+    qp: u32,
+    probe: &Frame<'_>,
+) -> bool {
+    inputs.iter().filter(|i| i.at < probe.at).any(|i| {
+        let Some(Kind::Nack { qp: q, psn, .. }) = i.frame.as_ref().map(|f| &f.kind) else {
+            return false;
+        };
+        *q == local
+            && obs
+                .iter()
+                .rfind(|f| {
+                    f.at < i.at
+                        && matches!(f.kind, Kind::Data { qp: d, psn: p, .. } if d == qp && p == *psn)
+                })
+                .is_some_and(|f| f.ev == probe.ev)
+    })
+}
+
 fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, &'static str) {
     let mut found = None;
     for i in inputs {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use openrdma_conformance::req;
 use openrdma_device::{
-    CpuCommand, DeviceError, NicReport, RecoveryCpu, RecoverySettings, Timestamp,
+    CpuCommand, DeviceError, NicReport, RecoveryCpu, RecoverySettings, RetransmitCause, Timestamp,
 };
 use openrdma_sm::{RecoveryAgent, RecoveryConfig};
 
@@ -40,11 +40,21 @@ pub static FAULTS: &[Fault] = &[
         name: "no-blame",
         class: Class::Fault,
         what: "the device's own CPU half does not hear of retransmissions, and so blames no EV",
-        breaks: &[req::REC_EV_002],
+        breaks: &[req::REC_EV_002_A],
         expect: Expect::Fails,
         catch: &["rec-device-blame"],
         caps: Caps::Same,
         edits: Edits { cpu: Some(NoBlame::boxed), ..Edits::NONE },
+    },
+    Fault {
+        name: "blames-every-retransmission",
+        class: Class::Fault,
+        what: "the device's own CPU half blames the lost EV of every retransmission, not only of a timeout's",
+        breaks: &[req::REC_EV_002_B],
+        expect: Expect::Fails,
+        catch: &["rec-device-nack-no-blame"],
+        caps: Caps::Same,
+        edits: Edits { cpu: Some(BlamesAll::boxed), ..Edits::NONE },
     },
 ];
 
@@ -151,6 +161,43 @@ impl RecoveryCpu for NoBlame {
         if !matches!(report, NicReport::Retransmitted { .. }) {
             self.0.handle_report(now, report);
         }
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.0.handle_timeout(now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        self.0.poll_command()
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.0.poll_timeout()
+    }
+
+    fn min_delay(&self) -> Duration {
+        self.0.min_delay()
+    }
+}
+
+/// A CPU half that takes every `Retransmitted` report with a `lost_ev` for a timeout's, and
+/// so blames the EV of a packet a NACK or a SACK showed lost (REC-EV-002.b).
+#[derive(Debug)]
+struct BlamesAll(RecoveryAgent);
+
+impl BlamesAll {
+    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        Ok(Box::new(BlamesAll(RecoveryAgent::new(cfg.into()))))
+    }
+}
+
+impl RecoveryCpu for BlamesAll {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        let mut report = report.clone();
+        if let NicReport::Retransmitted { cause, lost_ev: Some(_), .. } = &mut report {
+            *cause = RetransmitCause::Timeout;
+        }
+        self.0.handle_report(now, &report);
     }
 
     fn handle_timeout(&mut self, now: Timestamp) {

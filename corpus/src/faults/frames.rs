@@ -2,12 +2,14 @@
 //! it misreads, and fields of the frames it sends (reflected timestamps, probe answers,
 //! endpoint requests and responses) that it fills wrong.
 
-use openrdma_codec::frame::{DecodedFrame, FrameRepr, decode};
-use openrdma_codec::{AethKind, ErthRepr, Ev, NackReason, Opcode, Qpn, TransportClass};
-use openrdma_conformance::req::{self, Clause};
-use openrdma_device::Input;
+use std::collections::BTreeMap;
 
-use super::{Edits, Fault, Rewrite, fault, sends};
+use openrdma_codec::frame::{DecodedFrame, FrameRepr, decode};
+use openrdma_codec::{AethKind, EndpointOp, ErthRepr, Ev, NackReason, Opcode, Qpn, TransportClass};
+use openrdma_conformance::req::{self, Clause};
+use openrdma_device::{CpuCommand, Input, Output, TimedInput, TimedOutput};
+
+use super::{Batch, Edits, Fault, Rewrite, Stream, fault, sends, stream};
 
 /// Drops arriving frames the test matches.
 const fn rejects(
@@ -153,8 +155,8 @@ pub static FAULTS: &[Fault] = &[
     misreads(
         "answers-responses",
         "endpoint responses are answered as if they were requests",
-        &[req::ERTH_RESP_001],
-        &["rcv-endpoint"],
+        &[req::ERTH_RESP_001, req::REC_IF_018_B],
+        &["rcv-endpoint", "rec-endpoint-request"],
         |b| {
             misread(b, |f| {
                 let Some(e) = f.ext.eeth.take() else { return false };
@@ -292,7 +294,55 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    stream(
+        "sends-undefined-op",
+        "an endpoint request the CPU half commands with an operation the ERTH does not define is sent as given",
+        &[req::REC_IF_017_D, req::ERTH_OP_001_A],
+        &["rec-endpoint-request"],
+        |_| Box::<UndefinedOpSent>::default(),
+    ),
 ];
+
+/// A NIC half that does not check the `op` of an `EndpointRequest` (REC-IF-017.d): it
+/// sends the request with the `op` it was given. The inner device is asked for a
+/// `PORT_STATUS_UPDATE` in its place, and the request it sends is given the `op` back.
+#[derive(Debug, Default)]
+struct UndefinedOpSent {
+    /// The commanded `op` of each such request, by its `request_id`.
+    ops: BTreeMap<u32, EndpointOp>,
+}
+
+impl Stream for UndefinedOpSent {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            if let Input::Cpu { command: CpuCommand::EndpointRequest { op, request_id, .. } } =
+                &mut i.input
+            {
+                if !op.is_known() {
+                    self.ops.insert(*request_id, *op);
+                    *op = EndpointOp::PORT_STATUS_UPDATE;
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let sent = seal(bytes, |f| {
+                let Some(e) = f.ext.erth.as_mut() else { return false };
+                let Some(op) = self.ops.get(&e.request_id) else { return false };
+                e.op = *op;
+                true
+            });
+            if let Some(b) = sent {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
 
 /// Whether the device keeps an input: not a frame that `drop` matches.
 fn keep(i: &Input, drop: impl FnOnce(&DecodedFrame<'_>) -> bool) -> bool {

@@ -144,6 +144,20 @@ pub static FAULTS: &[Fault] = &[
         &["snd-infer-retransmitted"],
         |_| Box::<KeepsTimestamp>::default(),
     ),
+    stream(
+        "resend-without-rtx",
+        "the resend of a packet that arrived, which a Retransmit command orders when its acknowledgement was lost, goes with rtx 0",
+        &[req::REC_RTO_004_D, req::SND_RTX_002_A, req::BTH_RTX_001],
+        &["snd-lost-ack"],
+        |_| Box::<ResendWithoutRtx>::default(),
+    ),
+    stream(
+        "no-tail-resend",
+        "a Retransmit command with nothing outstanding sends nothing, so a message whose transport ACK was lost never completes",
+        &[req::REC_RTO_004_C],
+        &["snd-lost-ack"],
+        |_| Box::new(ResendWithoutRtx { drop_tail: true, ..ResendWithoutRtx::default() }),
+    ),
 ];
 
 // ---- what a receiver must take ---------------------------------------------------------
@@ -656,6 +670,72 @@ impl Stream for KeepsTimestamp {
                 *bytes = b;
             }
         }
+        outputs
+    }
+}
+
+/// A sender whose resend path (REC-RTO-004.b and .c: a packet the responder SACKed, sent
+/// again so that it answers the duplicate) leaves BTH `rtx` at 0: a retransmission of a
+/// PSN some SACK of the QP covered goes with `rtx` 0.
+#[derive(Debug, Default)]
+struct ResendWithoutRtx {
+    /// The device's QP of each peer QP.
+    local_of: HashMap<u32, u32>,
+    /// The SACKs each device QP received.
+    sacks: HashMap<u32, Vec<openrdma_codec::SethRepr>>,
+    /// The newest PSN first sent to each peer QP.
+    newest: HashMap<u32, Psn>,
+    /// Instead, the resend of the newest PSN, when nothing is outstanding (REC-RTO-004.c),
+    /// is not sent at all.
+    drop_tail: bool,
+}
+
+impl Stream for ResendWithoutRtx {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    if let (Some(bth), Some(seth)) = (d.bth, d.ext.seth) {
+                        self.sacks.entry(bth.dest_qp.value()).or_default().push(seth);
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        outputs.retain_mut(|o| {
+            let Output::Frame { bytes, .. } = &mut o.output else { return true };
+            let Some(mut f) = decode(bytes).to_repr() else { return true };
+            let qp = f.bth.dest_qp.value();
+            if f.bth.opcode.is_mrc_write() && !f.bth.rtx {
+                self.newest.insert(qp, f.bth.psn);
+            }
+            let resend = f.bth.rtx
+                && f.bth.opcode.is_mrc_write()
+                && self
+                    .local_of
+                    .get(&f.bth.dest_qp.value())
+                    .and_then(|l| self.sacks.get(l))
+                    .is_some_and(|s| s.iter().any(|s| s.is_sacked(f.bth.psn)));
+            if !resend {
+                return true;
+            }
+            if self.drop_tail {
+                return self.newest.get(&qp) != Some(&f.bth.psn);
+            }
+            f.bth.rtx = false;
+            if let Ok(b) = refit(&mut f) {
+                *bytes = b;
+            }
+            true
+        });
         outputs
     }
 }

@@ -34,6 +34,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rec-device-backoff", rec_device_backoff),
         ("rec-device-progress", rec_device_progress),
         ("rec-device-blame", rec_device_blame),
+        ("rec-device-nack-no-blame", rec_device_nack_no_blame),
     ]
 }
 
@@ -431,4 +432,35 @@ fn rec_device_blame() -> Scenario {
     inject_sack(&mut r, 24_000, 1, 0, 1, WireMark::NONE);
     inject_ack(&mut r, 24_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 60_000)
+}
+
+/// A NACK's retransmission blames no EV: only a timeout's does.
+fn rec_device_nack_no_blame() -> Scenario {
+    let mut r = device_alone(
+        "rec-device-nack-no-blame",
+        "The device, with its own CPU half (rto 8 us, probes every 10 us), sends a \
+         one-packet message. A NACK says it was trimmed, and the device retransmits it at \
+         once; the SACK and the ACK follow before the timer expires. A retransmission the \
+         NACK caused blames no EV, so the CPU half probes none, and nothing more is sent.",
+        &[
+            "REC-TEST-003",
+            "REC-TEST-002",
+            "REC-EV-002",
+            "REC-PROBE-001",
+            "SND-NACK-004",
+            "SND-RTX-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| device_recovery(m, 4, Duration::from_micros(10)),
+    );
+    // The retransmission at 2 us; a probe of a blamed EV would go at 12 us.
+    r.checks(&["SND-NACK-004", "SND-RTX-002"]);
+    post(&mut r, 1_000, 0, 64);
+    inject_nack(&mut r, 2_000, 0, NackReason::TRIMMED);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 4_000, 0, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 4_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["REC-EV-002", "REC-PROBE-001", "REC-TEST-003"]);
+    done(r, 40_000)
 }
