@@ -60,6 +60,9 @@ pub struct Facts {
     probe_answer: bool,
     /// An expected data packet belongs to a Write-with-Immediate message.
     imm_data: bool,
+    /// It expects a later packet of a message (not its first), a first transmission: of
+    /// a Write-with-Immediate (`.0`), of a Write without immediate data (`.1`).
+    later: (bool, bool),
     /// The link is IPv6.
     v6: bool,
     /// The CPU half is inside the device.
@@ -236,6 +239,20 @@ const OWN: &[(Clause, Shows)] = &[
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     (SND_RQMSN_002_A, |f| f.imm_data),
+    // A later packet of a message that disagrees with the message's first
+    // (`fields::message_rule`): where a message of several packets is expected.
+    (METH_MSN_001, |f| f.later.0 || f.later.1),
+    (METH_RQMSN_001_A, |f| f.later.0),
+    (METH_RQMSN_001_B, |f| f.later.1),
+    (RETH_VA_002, |f| f.later.0 || f.later.1),
+    (RETH_RKEY_001, |f| f.later.0 || f.later.1),
+    (RETH_LEN_003, |f| f.later.0 || f.later.1),
+    // A payload length no packet of its position may have, and a header left out or put
+    // in (`matching::judge_pair`): where writes are expected; a FIRST or MIDDLE packet,
+    // only where a message of several packets is.
+    (PAY_LEN_001, |f| f.kinds & WRITE != 0),
+    (PAY_LEN_002, |f| f.later.0 || f.later.1),
+    (OPC_WRITE_001, |f| f.kinds & WRITE != 0),
     // Whether to timestamp (`fields::rule_of`): where writes with, or without, a TSETH
     // are expected.
     (SND_TS_002_A, |f| f.tseth.0),
@@ -402,6 +419,7 @@ impl Facts {
             nack_ts: exp.iter().any(|(_, f)| f.d.ext.neth.is_some_and(|n| n.tx_timestamp != 0)),
             probe_answer: exp.iter().any(|(_, f)| f.d.ext.seth.is_some_and(|x| x.pr)),
             imm_data: false,
+            later: (false, false),
             v6: m.link.is_ipv6(),
             own_cpu: m.cpu == CpuHalf::Device,
             order: super::order::requirements(s),
@@ -520,7 +538,12 @@ impl Facts {
                 }
                 _ => {
                     if matches!(ef.kind, Kind::Data { rtx: false, .. }) {
-                        f.imm_data |= matching::imm_message(&exp, e);
+                        let imm = matching::imm_message(&exp, e);
+                        f.imm_data |= imm;
+                        if ef.d.bth.is_some_and(|b| !b.opcode.is_first()) {
+                            f.later.0 |= imm;
+                            f.later.1 |= !imm;
+                        }
                     }
                     // Every entry of the cause table some device reaches: those up to the
                     // first that holds whatever the device does.

@@ -296,6 +296,48 @@ pub(super) struct Context {
     /// The device's BTH byte 1 carries `solicited` and `mig_req` the other way round
     /// (BTH-LAYOUT-001).
     pub bth_byte1_swapped: bool,
+    /// For a later packet of a message, a first transmission: what the device's own first
+    /// packet of the message makes its headers (`message_rule`).
+    pub head: Option<Head>,
+}
+
+/// The header fields a later packet of an MRC write message must share with the
+/// device's own first packet of the message, or derive from it (METH-MSN-001,
+/// METH-RQMSN-001, RETH-VA-002, RETH-RKEY-001, RETH-LEN-003).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Head {
+    /// METH `msn` of the first packet.
+    pub msn: u64,
+    /// METH `rqmsn` of the first packet.
+    pub rqmsn: u64,
+    /// RETH `rkey` of the first packet.
+    pub rkey: u64,
+    /// RETH `dma_len` of the first packet.
+    pub dma_len: u64,
+    /// The `va` this packet must carry: the first packet's plus k × PMTU.
+    pub va: u64,
+}
+
+/// The rule of the message's packets taken together that a field of a later packet
+/// breaks, when it disagrees with the device's own first packet of the message. The
+/// sender's rules (SND-SEG-003, SND-MSN-002, SND-RQMSN-002) compare each packet with the
+/// work request; a packet that differs from its own message's first packet was built
+/// wrong on its own, which the header's rule names. When the first packet is wrong too,
+/// the first packet diverged first, under the sender's rule.
+fn message_rule(k: &Kind, f: &FieldDiff, cx: Context) -> Option<Rule> {
+    let Kind::Data { rtx: false, .. } = k else { return None };
+    let h = cx.head?;
+    let actual = number(&f.actual)?;
+    let (want, rule) = match f.field.as_str() {
+        "meth.msn" => (h.msn, METH_MSN_001),
+        "meth.rqmsn" if cx.imm_message => (h.rqmsn, METH_RQMSN_001_A),
+        "meth.rqmsn" => (h.rqmsn, METH_RQMSN_001_B),
+        "reth.va" => (h.va, RETH_VA_002),
+        "reth.rkey" => (h.rkey, RETH_RKEY_001),
+        "reth.dma_len" => (h.dma_len, RETH_LEN_003),
+        _ => return None,
+    };
+    (actual != want).then_some(rule)
 }
 
 /// The rule of a field that differs between an expected frame of kind `k` and the
@@ -311,7 +353,7 @@ pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
             return AETH_MSN_001_B;
         }
         ("meth.rqmsn", Kind::Data { rtx: false, .. }) if cx.imm_message => {
-            return SND_RQMSN_002_A;
+            return message_rule(k, f, cx).unwrap_or(SND_RQMSN_002_A);
         }
         // A TSETH sent or left out whole, its `ts` bit agreeing: the sender chose wrong
         // whether to timestamp (SND-TS-002). Only a `ts` bit that disagrees with the
@@ -326,6 +368,9 @@ pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
         _ => {}
     }
     if let Some(rule) = layout_rule(f) {
+        return rule;
+    }
+    if let Some(rule) = message_rule(k, f, cx) {
         return rule;
     }
     ROWS.iter()

@@ -251,8 +251,21 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             ts_bit_only: ts_bit_only(&ef.d, of.bytes, &of.d),
             icrc: Some(super::wire::icrc_cause(of.bytes, &of.d).0),
             bth_byte1_swapped: bth_byte1_swapped(&ef.d, &of.d),
+            head: head(cx, e),
         };
-        let (mut rule, should_only) = fields::name(&ef.kind, &mut fields, fcx);
+        let (mut rule, mut should_only) = fields::name(&ef.kind, &mut fields, fcx);
+        // A payload length no packet of its position may have: the cause of whatever
+        // opcode, address or bytes differ with it.
+        if let Some(stack) = header_stack_rule(ef, of) {
+            rule = stack;
+            should_only = false;
+        } else if let Some(len_rule) = payload_length_rule(cx, of) {
+            if let Some(f) = fields.iter_mut().find(|f| f.field == "payload") {
+                f.name(len_rule);
+                rule = len_rule;
+                should_only = false;
+            }
+        }
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
             rule = misread;
         }
@@ -553,6 +566,92 @@ pub(super) fn causes(
     };
     out.push(Cause::new(fields::default_rule(&ef.kind), When::Always));
     out
+}
+
+/// For expected frame `e`, a later packet of a message (a first transmission), what the
+/// device's own first packet of the message makes its headers: the first packet is the
+/// device's data frame of the QP under the PSN of the message's first expected packet.
+fn head(cx: &Ctx<'_>, e: usize) -> Option<fields::Head> {
+    let ef = &cx.exp[e].1;
+    let Kind::Data { qp, rtx: false, .. } = ef.kind else { return None };
+    if ef.d.bth?.opcode.is_first() {
+        return None;
+    }
+    let msn = ef.d.ext.meth?.msn;
+    let (_, f0) = cx.exp.iter().find(|(_, f)| {
+        matches!(f.kind, Kind::Data { qp: q, rtx: false, .. } if q == qp)
+            && f.d.ext.meth.is_some_and(|m| m.msn == msn)
+            && f.d.bth.is_some_and(|b| b.opcode.is_first())
+    })?;
+    let Kind::Data { psn: psn0, .. } = f0.kind else { return None };
+    let o0 = cx.obs.iter().find(|o| o.kind == Kind::Data { qp, psn: psn0, rtx: false })?;
+    let (m0, r0) = (o0.d.ext.meth?, o0.d.ext.reth?);
+    let offset = ef.d.ext.reth?.va.wrapping_sub(f0.d.ext.reth?.va);
+    Some(fields::Head {
+        msn: u64::from(m0.msn.value()),
+        rqmsn: u64::from(m0.rqmsn.value()),
+        rkey: u64::from(r0.rkey.value()),
+        dma_len: u64::from(r0.dma_len),
+        va: r0.va.wrapping_add(offset),
+    })
+}
+
+/// OPC-WRITE-001 when the device's data frame is the expected one with one extension
+/// header other than the TSETH left out, or with the bytes of one put in between two headers: its bytes
+/// between the BTH and the ICRC are the expected ones less one header's, or with 4, 8 or
+/// 16 more at a boundary. The fields read after the gap differ only because of it. Each
+/// frame's TSETH is blanked first, its timestamp being the device's own clock.
+fn header_stack_rule(ef: &Frame<'_>, of: &Frame<'_>) -> Option<Rule> {
+    let Kind::Data { .. } = ef.kind else { return None };
+    // A TSETH sent or left out whole is the sender's choice of whether to timestamp, or
+    // its `ts` bit's (`fields::rule_of`), not a stack built wrong.
+    if ef.d.ext.tseth.is_some() != of.d.ext.tseth.is_some() {
+        return None;
+    }
+    let body = |f: &Frame<'_>| -> Option<(usize, Vec<u8>)> {
+        let base = f.d.layout.bth? + openrdma_codec::wire::BTH_LEN;
+        let mut b = f.bytes.get(base..f.d.layout.icrc?)?.to_vec();
+        let tseth = f.d.layout.ext.iter().find(|(h, _)| *h == openrdma_codec::ExtHeader::Tseth);
+        if let Some(&(_, at)) = tseth {
+            let at = at.checked_sub(base)?;
+            b.get_mut(at..at + openrdma_codec::wire::TSETH_LEN)?.fill(0);
+        }
+        Some((base, b))
+    };
+    let ((base, be), (_, bo)) = (body(ef)?, body(of)?);
+    if be == bo {
+        return None;
+    }
+    let mut bounds: Vec<usize> =
+        ef.d.layout.ext.iter().filter_map(|&(_, at)| at.checked_sub(base)).collect();
+    bounds.push(ef.d.layout.payload?.checked_sub(base)?);
+    let left_out = bounds.windows(2).any(|w| {
+        let (a, b) = (w[0], w[1]);
+        bo.len() + (b - a) == be.len() && bo[..a] == be[..a] && bo[a..] == be[b..]
+    });
+    let put_in = bounds.iter().any(|&at| {
+        [4, 8, 16]
+            .iter()
+            .any(|&n| be.len() + n == bo.len() && bo[..at] == be[..at] && bo[at + n..] == be[at..])
+    });
+    (left_out || put_in).then_some(OPC_WRITE_001)
+}
+
+/// The rule a data frame's payload length breaks by itself, whatever the message: more
+/// than the PMTU (PAY-LEN-001), a FIRST or MIDDLE packet of other than PMTU bytes or an
+/// empty LAST packet (PAY-LEN-002).
+fn payload_length_rule(cx: &Ctx<'_>, of: &Frame<'_>) -> Option<Rule> {
+    let Kind::Data { .. } = of.kind else { return None };
+    let op = of.d.bth?.opcode;
+    let pmtu = usize::try_from(cx.scenario.manifest.nic.pmtu).ok()?;
+    let len = of.d.payload.len();
+    if len > pmtu {
+        Some(PAY_LEN_001)
+    } else if (!op.is_last() && len != pmtu) || (!op.is_first() && op.is_last() && len == 0) {
+        Some(PAY_LEN_002)
+    } else {
+        None
+    }
 }
 
 /// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the

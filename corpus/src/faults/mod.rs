@@ -39,6 +39,8 @@
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
 //! * [`rejects`]: one per field a receiver must take whatever its value, checked.
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
+//! * [`messages`]: the later packets of a message built wrong: METH and RETH fields that
+//!   disagree with the first packet's, payload lengths that do not fit the PMTU.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass.
 //!
 //! [`prove`] runs entries on the corpus, the way `openrdma run` does, and says what the
@@ -67,6 +69,7 @@ pub mod host;
 pub mod inference;
 pub mod knobs;
 pub mod layouts;
+pub mod messages;
 mod prove;
 pub mod rejects;
 pub mod sending;
@@ -365,6 +368,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || states::FAULTS,
     || discards::FAULTS,
     || wire::FAULTS,
+    || messages::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
