@@ -27,9 +27,6 @@ use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 /// break, with the clause it names. The test fails when one is named right, so that the
 /// list stays true; it may only shrink.
 const MISNAMED: &[(&str, &str)] = &[
-    // The missing transport ACK of a message retired out of the shared sequence comes
-    // before the flags that show the order.
-    ("shared-sequence-ignored", "RCV-ACK-001.a"),
     // A NACK or an ACK misread: the flag's status or the QP's failure report is named.
     ("only-unlimited-credit-is-ack", "REC-IF-009"),
     // A CPU half with one rule wrong: a later packet is named.

@@ -431,6 +431,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_TEMPLATE_001,
     DB_VERSION_001,
     FLAG_SEND_003,
+    RET_FLUSH_001_B,
     TPL_FLAG_001_A,
     TPL_ID_001,
     TPL_INSTALL_001_B,
@@ -866,12 +867,31 @@ fn judge_accepted(
                 r.value
             ),
         ),
+        // The work request of a token for a QP in error completes FLUSHED at once.
+        Source::Token if flushed_at_once(&o.exp_events, r.value) => (
+            RET_FLUSH_001_B,
+            format!(
+                "token {:#018x} reached a QP in the error state, but its work request did not \
+                 complete FLUSHED",
+                r.value
+            ),
+        ),
         Source::Token => (
             DB_ACCEPT_001,
             format!("token {:#018x} passes every check, but became no work request", r.value),
         ),
     };
     div.push(Divergence::of(r.at, clause, what));
+}
+
+/// Whether the scenario expects the work request of token `value` to complete FLUSHED: it
+/// reached a QP in the error state (RET-FLUSH-001.b).
+fn flushed_at_once(exp: &[(&Record, &NicEvent)], value: u64) -> bool {
+    exp.iter().any(|(_, e)| {
+        matches!(e, NicEvent::Completion(c) if c.side == Side::Requester
+            && c.entry.wr_id == value
+            && c.entry.status == CompletionStatus::FLUSHED)
+    })
 }
 
 /// The clauses the `templates.expand` row can fail.
@@ -989,11 +1009,21 @@ fn judge_flag_slot(wr: &WorkRequest, l: &Ledger, o: &Obs<'_>, div: &mut Vec<Dive
     }) else {
         return;
     };
+    // A flag at the slot of another expected flag of the QP is that one's: work requests
+    // flushed without an MSN share one generation and MSN.
+    let claimed = |f: &openrdma_device::FlagWrite| {
+        o.exp_events.iter().any(|(_, e)| {
+            matches!(e, NicEvent::FlagWrite(g)
+                if g.side == Side::Requester && g.qpn == f.qpn && g.addr == f.addr)
+        })
+    };
     let mine: Vec<(u64, &openrdma_device::FlagWrite)> = o
         .events
         .iter()
         .filter_map(|(at, e)| match e {
-            NicEvent::FlagWrite(f) if is_mine(f) && f.msn == want.msn => Some((*at, f)),
+            NicEvent::FlagWrite(f) if is_mine(f) && f.msn == want.msn && !claimed(f) => {
+                Some((*at, f))
+            }
             _ => None,
         })
         .collect();
@@ -1038,8 +1068,15 @@ fn judge_wr_id(wr: &WorkRequest, o: &Obs<'_>, div: &mut Vec<Divergence>) {
     if entries.iter().any(|(_, c)| c.entry.wr_id == wr.wr_id) {
         return;
     }
+    // An entry with the `wr_id` of another expected entry is that one's.
+    let claimed = |c: &openrdma_device::CompletionEvent| {
+        o.exp_events.iter().any(|(_, e)| {
+            matches!(e, NicEvent::Completion(x) if requester(&x) && x.entry.wr_id == c.entry.wr_id)
+        })
+    };
     let Some((at, got)) = entries.iter().find(|(_, c)| {
-        c.entry.qpn == want.entry.qpn
+        !claimed(c)
+            && c.entry.qpn == want.entry.qpn
             && c.entry.msn == want.entry.msn
             && c.entry.status == want.entry.status
     }) else {

@@ -694,6 +694,8 @@ const MATCH: &[Clause] = &[
     REC_RTO_003,
     REC_RTO_005,
     RETH_LAYOUT_001,
+    RET_ERR_001_B,
+    RET_ORDER_001,
     SETH_CC_001_B,
     SETH_M_001_B,
     SETH_PDC_001_B,
@@ -994,7 +996,10 @@ const SEQUENCES: &[Clause] = &[
     PETH_FTYPE_001_B,
     PETH_PDC_001_B,
     REC_IF_013,
+    RET_ERR_001_B,
     RET_FLAG_001_A,
+    RET_FLUSH_001_A,
+    RET_FLUSH_001_B,
     RET_ORDER_001,
     SETH_CC_001_B,
     SETH_M_001_B,
@@ -1005,6 +1010,7 @@ const SEQUENCES: &[Clause] = &[
     SND_NACK_005,
     TSETH_FTYPE_001_B,
     WR_SIGNALED_001_C,
+    WWI_ORDER_001,
 ];
 
 const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
@@ -1044,6 +1050,7 @@ const REPORTS: &[Clause] = &[
     REC_IF_012,
     REC_IF_016,
     REC_IF_018_A,
+    RET_ERR_004_E,
     SETH_CC_001_B,
     SETH_M_001_B,
     SETH_PDC_001_B,
