@@ -437,6 +437,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_TEMPLATE_001,
     DB_VERSION_001,
     FLAG_SEND_003,
+    RET_FLUSH_001_B,
     TPL_FLAG_001_A,
     TPL_FLAG_001_B,
     TPL_ID_001,
@@ -873,10 +874,29 @@ fn judge_accepted(
                 r.value
             ),
         ),
+        // The work request of a token for a QP in error completes FLUSHED at once.
+        Source::Token if flushed_at_once(&o.exp_events, r.value) => (
+            RET_FLUSH_001_B,
+            format!(
+                "token {:#018x} reached a QP in the error state, but its work request did not \
+                 complete FLUSHED",
+                r.value
+            ),
+        ),
         Source::Token => (
             DB_ACCEPT_001,
             format!("token {:#018x} passes every check, but became no work request", r.value),
         ),
     };
     div.push(Divergence::of(r.at, clause, what));
+}
+
+/// Whether the scenario expects the work request of token `value` to complete FLUSHED: it
+/// reached a QP in the error state (RET-FLUSH-001.b).
+fn flushed_at_once(exp: &[(&Record, &NicEvent)], value: u64) -> bool {
+    exp.iter().any(|(_, e)| {
+        matches!(e, NicEvent::Completion(c) if c.side == Side::Requester
+            && c.entry.wr_id == value
+            && c.entry.status == CompletionStatus::FLUSHED)
+    })
 }

@@ -394,15 +394,38 @@ pub(super) fn judge_reports(
             }),
         }
     }
-    let expected_error = |k: &str| {
-        exp.iter().any(|(_, e)| {
-            matches!(e, NicEvent::Report(r @ NicReport::QpError { .. })
-                if report_key(r).is_some_and(|(_, x)| x == k))
-        })
+    let expected_errors = |k: &str| {
+        exp.iter()
+            .filter(|(_, e)| {
+                matches!(e, NicEvent::Report(r @ NicReport::QpError { .. })
+                    if report_key(r).is_some_and(|(_, x)| x == k))
+            })
+            .count()
     };
+    // The failures reported so far, by key: a QP reports its failure once (RET-ERR-004.e).
+    let mut errors: HashMap<&str, usize> = HashMap::new();
     for (t, req, key, e, used) in &got {
-        if *used || (key.starts_with("QpError") && expected_error(key)) {
+        if *used {
             continue;
+        }
+        if key.starts_with("QpError") {
+            let due = expected_errors(key);
+            let seen = errors.entry(key.as_str()).or_default();
+            *seen += 1;
+            if *seen <= due {
+                continue;
+            }
+            if due > 0 {
+                div.push(Divergence {
+                    actual: Some(render_event(e)),
+                    ..Divergence::of(
+                        *t,
+                        crate::req::RET_ERR_004_E,
+                        "a QP's failure reported again".into(),
+                    )
+                });
+                continue;
+            }
         }
         let req = match e {
             NicEvent::Report(r) => discarded_input(r, *t, inputs, sent)

@@ -444,6 +444,17 @@ impl Ctx<'_> {
                     })
             }
             When::Renumbered => sent.is_none() && renumbered(self, e),
+            When::Unretired(local, msn) => {
+                let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                sent.is_none()
+                    && !self.observed.iter().any(|o| {
+                        o.at.0 <= by
+                            && matches!(&o.output, Output::Event { event: NicEvent::FlagWrite(f) }
+                                if f.side == Side::Responder
+                                    && f.qpn.value() == local
+                                    && f.msn == msn)
+                    })
+            }
             When::NotTaken(None) => sent.is_none(),
             When::NotTaken(Some(t)) => {
                 let late = self.scenario.manifest.tolerances.late_ns;
@@ -490,6 +501,9 @@ pub(super) enum When {
     /// The data packet is missing, and the device sent within its window a packet of the
     /// QP that differs from it in its PSN only ([`renumbered`]).
     Renumbered,
+    /// The ACK is missing, and the device wrote no retirement flag of its message (the
+    /// device's QP and the MSN) by the ACK's time: it did not retire the message.
+    Unretired(u32, Msn),
 }
 
 impl Cause {
@@ -692,6 +706,17 @@ fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
         .filter_map(|i| Some(i.frame.as_ref()?.bth?.dest_qp.value()))
         .collect();
     let for_other = local.is_some_and(|l| !arrived.is_empty() && !arrived.contains(&l));
+    // An ACK that retirement makes due, whose message the device did not retire either:
+    // no flag of it came. The retirement is what broke: the pass over a failed QP's
+    // entries when a QP failed then (RET-ERR-001.b), else the order.
+    if class.0 && !again {
+        if let Some(&local) = super::peer_map(s).get(&qp) {
+            if retirement_flag_due(s, local, msn) {
+                let rule = if failure_at(s, rec.at.0) { RET_ERR_001_B } else { RET_ORDER_001 };
+                out.push(Cause::new(rule, When::Unretired(local, msn)));
+            }
+        }
+    }
     let rule = match (again, class.0) {
         (true, _) => RCV_DUP_002,
         (false, true) if at_once && for_other => RCV_ACK_003_B,
@@ -703,6 +728,23 @@ fn ack_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
     };
     out.push(Cause::new(rule, When::Always));
     out
+}
+
+/// Whether the scenario expects the retirement flag of message `msn` of the device's QP
+/// `local`.
+fn retirement_flag_due(s: &Scenario, local: u32, msn: Msn) -> bool {
+    s.expects().any(|r| {
+        matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(f) }
+            if f.side == Side::Responder && f.qpn.value() == local && f.msn == msn)
+    })
+}
+
+/// Whether the scenario expects a QP to fail at `at`.
+fn failure_at(s: &Scenario, at: u64) -> bool {
+    s.expects().any(|r| {
+        r.at.0 == at
+            && matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError { .. }) })
+    })
 }
 
 /// Why the device sent no answer `e` to its QP's frames: it did not take a frame it must

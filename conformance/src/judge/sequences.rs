@@ -78,7 +78,8 @@ impl Seq {
         match self {
             Seq::ResponderFlags => RET_ORDER_001,
             Seq::RequesterFlags => FLAG_SEND_001_C,
-            Seq::ResponderEntries => CQE_RECV_001,
+            // An immediate delivered before an earlier message of its domain retired.
+            Seq::ResponderEntries => WWI_ORDER_001,
             Seq::RequesterEntries => CQE_SEND_003,
         }
     }
@@ -200,6 +201,35 @@ fn unheeded_failure(
         _ => return None,
     };
     (!failed.contains(&qpn)).then_some(rule)
+}
+
+/// RET-FLUSH-001.a: a requester flag or entry of a failed QP written FLUSHED where the
+/// failure's cause is due, or with a cause where FLUSHED is due: the device gave the
+/// statuses of the failure to the wrong pending messages.
+fn flush_status(want: &NicEvent, got: &NicEvent) -> Option<Rule> {
+    let (_, wanted) = requester_status(want)?;
+    let (_, status) = requester_status(got)?;
+    let failure = |s: CompletionStatus| !s.is_success() && !s.is_doorbell_reject();
+    let flushed = CompletionStatus::FLUSHED;
+    let one_flushed = (wanted == flushed) != (status == flushed);
+    (failure(wanted) && failure(status) && one_flushed).then_some(RET_FLUSH_001_A)
+}
+
+/// RET-FLUSH-001.b: a requester flag or entry FLUSHED that is missing, due after the QP had
+/// already failed (`failed_at`, the time of its first expected failure): the work request
+/// of a token that reached the QP in error never completed.
+fn flushed_token(want: &NicEvent, at: u64, failed_at: &HashMap<u32, u64>) -> Option<Rule> {
+    let (qpn, status) = requester_status(want)?;
+    let before = failed_at.get(&qpn).is_some_and(|&t| t < at);
+    (status == CompletionStatus::FLUSHED && before).then_some(RET_FLUSH_001_B)
+}
+
+/// RET-ERR-001.b: a retirement flag or receive completion missing that is due when a QP
+/// fails: the failure released the message, by the pass of the domain's pointer over the
+/// failed QP's entries.
+fn released(seq: Seq, at: u64, errors_at: &[u64]) -> Option<Rule> {
+    let responder = matches!(seq, Seq::ResponderFlags | Seq::ResponderEntries);
+    (responder && errors_at.contains(&at)).then_some(RET_ERR_001_B)
 }
 
 /// The QP and status of a requester's flag or entry.
@@ -377,6 +407,20 @@ pub(super) fn judge(
         .filter(|(_, s)| !s.is_success())
         .map(|(q, _)| q)
         .collect();
+    let errors_at: Vec<u64> = exp
+        .iter()
+        .filter(|(_, e)| matches!(e, NicEvent::Report(NicReport::QpError { .. })))
+        .map(|(r, _)| r.at.0)
+        .collect();
+    let mut failed_at: HashMap<u32, u64> = HashMap::new();
+    for (r, e) in exp {
+        if let Some((qpn, status)) = requester_status(e) {
+            if !status.is_success() && !status.is_doorbell_reject() {
+                let t = failed_at.entry(qpn).or_insert(r.at.0);
+                *t = (*t).min(r.at.0);
+            }
+        }
+    }
     for seq in Seq::ALL {
         let want: Vec<Item<'_>> = exp
             .iter()
@@ -398,6 +442,8 @@ pub(super) fn judge(
             flags_seen: &flags_seen,
             failed: &failed,
             stops: &stops,
+            failed_at: &failed_at,
+            errors_at: &errors_at,
         };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
@@ -457,6 +503,10 @@ struct Causes<'a> {
     failed: &'a HashSet<u32>,
     /// The QPs a full completion queue fails, with the time of the input that filled it.
     stops: &'a [(u32, u64)],
+    /// The time of each QP's first expected failure, in a requester flag or entry.
+    failed_at: &'a HashMap<u32, u64>,
+    /// The times the scenario expects a QP to fail.
+    errors_at: &'a [u64],
 }
 
 fn judge_seq(
@@ -500,6 +550,7 @@ fn judge_seq(
             }
         }
         if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
+            rule = flush_status(we, ge).or(rule);
             rule = unheeded_failure(we, wt, failed, naks).or(rule);
             rule = failed_in_the_input(we, ge, wt, stops).or(rule);
             rule = fatal_by_vendor_info(we, ge, gt, inputs.nacks).or(rule);
@@ -547,6 +598,8 @@ fn judge_seq(
         let rule = unheeded_failure(we, wt, failed, naks)
             .or(untaken)
             .or_else(|| ack_dropped_by_credit(we, wt, inputs.credits))
+            .or_else(|| flushed_token(we, wt, causes.failed_at))
+            .or_else(|| released(seq, wt, causes.errors_at))
             .unwrap_or_else(|| missing_rule(seq, we, causes));
         div.push(Divergence {
             expected: Some(render_event(we)),

@@ -754,6 +754,8 @@ const MATCH: &[Clause] = &[
     RETH_LEN_003,
     RETH_RKEY_001,
     RETH_VA_002,
+    RET_ERR_001_B,
+    RET_ORDER_001,
     SETH_CC_001_B,
     SETH_M_001_B,
     SETH_PDC_001_B,
@@ -1059,7 +1061,10 @@ const SEQUENCES: &[Clause] = &[
     PETH_FTYPE_001_B,
     PETH_PDC_001_B,
     REC_IF_013,
+    RET_ERR_001_B,
     RET_FLAG_001_A,
+    RET_FLUSH_001_A,
+    RET_FLUSH_001_B,
     RET_ORDER_001,
     SETH_CC_001_B,
     SETH_M_001_B,
@@ -1073,6 +1078,7 @@ const SEQUENCES: &[Clause] = &[
     WR_SIGNALED_001_A,
     WR_SIGNALED_001_B,
     WR_SIGNALED_001_C,
+    WWI_ORDER_001,
 ];
 
 const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
@@ -1114,6 +1120,7 @@ const REPORTS: &[Clause] = &[
     REC_IF_012,
     REC_IF_016,
     REC_IF_018_A,
+    RET_ERR_004_E,
     SETH_CC_001_B,
     SETH_M_001_B,
     SETH_PDC_001_B,

@@ -24,6 +24,7 @@
 //!   unchecked, template fields expanded wrong.
 //! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
 //! * [`inference`]: one rule of loss inference broken.
+//! * [`retire`]: the order of retirement and delivery, and the error state's completions.
 //! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
 //! * [`answers`]: what a responder sends in answer filled wrong, or not sent when due:
@@ -72,6 +73,7 @@ pub mod layouts;
 pub mod messages;
 mod prove;
 pub mod rejects;
+pub mod retire;
 pub mod sending;
 pub mod states;
 pub mod templates;
@@ -359,6 +361,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || templates::FAULTS,
     || transport::FAULTS,
     || inference::FAULTS,
+    || retire::FAULTS,
     || written::FAULTS,
     || cpu::FAULTS,
     || answers::FAULTS,

@@ -131,11 +131,21 @@ fn judge_flag_slot(wr: &WorkRequest, l: &Ledger, o: &Obs<'_>, div: &mut Vec<Dive
     }) else {
         return;
     };
+    // A flag at the slot of another expected flag of the QP is that one's: work requests
+    // flushed without an MSN share one generation and MSN.
+    let claimed = |f: &openrdma_device::FlagWrite| {
+        o.exp_events.iter().any(|(_, e)| {
+            matches!(e, NicEvent::FlagWrite(g)
+                if g.side == Side::Requester && g.qpn == f.qpn && g.addr == f.addr)
+        })
+    };
     let mine: Vec<(u64, &openrdma_device::FlagWrite)> = o
         .events
         .iter()
         .filter_map(|(at, e)| match e {
-            NicEvent::FlagWrite(f) if is_mine(f) && f.msn == want.msn => Some((*at, f)),
+            NicEvent::FlagWrite(f) if is_mine(f) && f.msn == want.msn && !claimed(f) => {
+                Some((*at, f))
+            }
             _ => None,
         })
         .collect();
@@ -180,8 +190,15 @@ fn judge_wr_id(wr: &WorkRequest, o: &Obs<'_>, div: &mut Vec<Divergence>) {
     if entries.iter().any(|(_, c)| c.entry.wr_id == wr.wr_id) {
         return;
     }
+    // An entry with the `wr_id` of another expected entry is that one's.
+    let claimed = |c: &openrdma_device::CompletionEvent| {
+        o.exp_events.iter().any(|(_, e)| {
+            matches!(e, NicEvent::Completion(x) if requester(&x) && x.entry.wr_id == c.entry.wr_id)
+        })
+    };
     let Some((at, got)) = entries.iter().find(|(_, c)| {
-        c.entry.qpn == want.entry.qpn
+        !claimed(c)
+            && c.entry.qpn == want.entry.qpn
             && c.entry.msn == want.entry.msn
             && c.entry.status == want.entry.status
     }) else {
