@@ -1,0 +1,421 @@
+//! The causes of a missing or different expected frame, one builder per kind: data
+//! packets sent first or again, transport ACKs and NAKs, probes, NACKs. The cause table
+//! (`causes`, in the module above) puts them in the order the judge tries them.
+
+use super::*;
+
+/// A transport ACK or NAK. Not sent because the device did not take the frame that causes
+/// it ([`not_taken`]); an acknowledgement the scenario expected before is repaired: a
+/// duplicate of a retired message is acknowledged again (RCV-DUP-002); an ACK is owed at
+/// once, on the input that retired enough messages (RCV-ACK-001.a), on a packet of another
+/// QP of the domain that retired them (RCV-ACK-003.b), or by the timer (RCV-ACK-001.b);
+/// a NAK by RCV-NAK-002.a.
+pub(super) fn ack_causes(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
+    let Kind::Ack { qp, msn, syndrome } = ef.kind else { return vec![] };
+    let mut out = not_taken(s, fed, exp, e);
+    let class = ack_class(syndrome);
+    let again = exp[..e].iter().any(|(_, f)| {
+        matches!(f.kind, Kind::Ack { qp: q, msn: m, syndrome: y }
+            if q == qp && m == msn && ack_class(y) == class)
+    });
+    let at_once = fed.iter().any(|i| i.at == rec.at.0 && i.frame.is_some());
+    // Owed at once for a packet of another QP of the domain, whose arrival retired this
+    // QP's messages (RCV-ACK-003.b): no frame of this QP arrived then.
+    let local = ef.d.bth.and_then(|b| crate::judge::peer_map(s).get(&b.dest_qp.value()).copied());
+    let arrived: Vec<u32> = fed
+        .iter()
+        .filter(|i| i.at == rec.at.0)
+        .filter_map(|i| Some(i.frame.as_ref()?.bth?.dest_qp.value()))
+        .collect();
+    let for_other = local.is_some_and(|l| !arrived.is_empty() && !arrived.contains(&l));
+    // An ACK that retirement makes due, whose message the device did not retire either:
+    // no flag of it came. The retirement is what broke: the pass over a failed QP's
+    // entries when a QP failed then (RET-ERR-001.b), else the order.
+    if class.0 && !again {
+        if let Some(&local) = crate::judge::peer_map(s).get(&qp) {
+            if retirement_flag_due(s, local, msn) {
+                let rule = if failure_at(s, rec.at.0) { RET_ERR_001_B } else { RET_ORDER_001 };
+                out.push(Cause::new(rule, When::Unretired(local, msn)));
+            }
+        }
+    }
+    let rule = match (again, class.0) {
+        (true, _) => RCV_DUP_002,
+        (false, true) if at_once && for_other => RCV_ACK_003_B,
+        (false, true) if at_once => RCV_ACK_001_A,
+        (false, true) => RCV_ACK_001_B,
+        // The remote access NAK is the region check's response (RCV-PLACE-002.b).
+        (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => RCV_PLACE_002_B,
+        (false, false) => RCV_NAK_002_A,
+    };
+    out.push(Cause::new(rule, When::Always));
+    out
+}
+
+/// Whether the scenario expects the retirement flag of message `msn` of the device's QP
+/// `local`.
+pub(super) fn retirement_flag_due(s: &Scenario, local: u32, msn: Msn) -> bool {
+    s.expects().any(|r| {
+        matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(f) }
+            if f.side == Side::Responder && f.qpn.value() == local && f.msn == msn)
+    })
+}
+
+/// Whether the scenario expects a QP to fail at `at`.
+pub(super) fn failure_at(s: &Scenario, at: u64) -> bool {
+    s.expects().any(|r| {
+        r.at.0 == at
+            && matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError { .. }) })
+    })
+}
+
+/// Why the device sent no answer `e` to its QP's frames: it did not take a frame it must
+/// take. The frames of the QP delivered since the QP's previous expected frame are looked
+/// at, latest first: one with a value a receiver must accept names that receive rule
+/// ([`crate::judge::arrivals::accept_clause`]). Failing that, a frame to discard after which the
+/// device sent nothing at all, up to the answer's time, names the rule that makes it one
+/// to discard: the device stopped taking frames on it.
+pub(super) fn not_taken(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let Some(qp) = ef.d.bth.map(|b| b.dest_qp.value()) else { return vec![] };
+    let Some(&local) = crate::judge::peer_map(s).get(&qp) else { return vec![] };
+    let since = exp[..e]
+        .iter()
+        .rev()
+        .find(|(_, f)| f.d.bth.is_some_and(|b| b.dest_qp.value() == qp))
+        .map_or(0, |(r, _)| r.at.0);
+    let mut discard = None;
+    for (t, d) in
+        fed.iter().filter(|i| i.at <= at).rev().filter_map(|i| Some((i.at, i.frame.as_ref()?)))
+    {
+        if t > since && d.bth.is_some_and(|b| b.dest_qp.value() == local) {
+            if let Some(rule) = crate::judge::arrivals::accept_clause(d) {
+                return vec![Cause::new(rule, When::NotTaken(None))];
+            }
+        }
+        if discard.is_none() {
+            discard = d.discard_reason().map(|r| (t, r));
+        }
+    }
+    discard
+        .and_then(|(t, reason)| {
+            crate::judge::discard_clause(reason)
+                .map(|rule| Cause::new(rule, When::NotTaken(Some(t))))
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Whether the device's data packet `of`, paired with expected packet `e` by its PSN, is
+/// another expected packet of the QP but for its PSN (and the ICRC that covers it).
+pub(super) fn is_other_packet(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> bool {
+    let Kind::Data { qp, psn, .. } = cx.exp[e].1.kind else { return false };
+    let got = frame_fields(&of.d);
+    cx.exp.iter().enumerate().any(|(k, (_, f))| {
+        k != e
+            && matches!(f.kind, Kind::Data { qp: q, psn: p, .. } if q == qp && p != psn)
+            && diff(&frame_fields(&f.d), &got)
+                .iter()
+                .all(|x| x.field == "bth.psn" || x.field == "icrc")
+    })
+}
+
+/// Whether the device sent expected data packet `e`, within its window, under another PSN:
+/// a packet of the QP that differs from it in its PSN only (and the ICRC that covers it).
+/// The sender numbered the right packet wrong (SND-PSN-001), whatever took that number.
+pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
+    let ef = &cx.exp[e].1;
+    let Kind::Data { qp, psn, .. } = ef.kind else { return false };
+    let (lo, hi) = cx.window(e);
+    let want = frame_fields(&ef.d);
+    cx.obs.iter().any(|o| {
+        matches!(o.kind, Kind::Data { qp: q, psn: p, .. } if q == qp && p != psn)
+            && (lo..=hi).contains(&o.at)
+            && diff(&want, &frame_fields(&o.d))
+                .iter()
+                .all(|f| f.field == "bth.psn" || f.field == "icrc")
+    })
+}
+
+/// The rules a first transmission that is missing or mistimed breaks: what released it at
+/// its expected time, as the scenario shows it, and not the segmentation of its message.
+///
+/// * Released by an acknowledgement the scenario injects at that time, and sent before it:
+///   the rule that held it back — the Write-with-Immediate limit for the first packet of
+///   such a message freed by a transport ACK (WWI-LIMIT-001), the congestion hook of its QP
+///   (SND-CC-001), the peer's window a SACK with an `mpr` set before the packet left
+///   (SND-WIN-002.b), or the window (SND-WIN-001).
+/// * Released so, but not sent then (missing, or late): the sender did not act on the
+///   acknowledgement. A SACK carrying values a receiver must not interpret names that rule
+///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); a probe answer with
+///   no mark, the rule that makes its EV usable again (EV-PROBE-002); else its bitmap
+///   (SND-SACK-002.a) or its cumulative part (SND-SACK-001).
+/// * Released by no input: sent at a probe answer whose mark should have held its EV
+///   (EV-PROBE-003), or at one with no mark while a controller held the EV DENIED
+///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, the skip's hold
+///   (EV-SKIP-002); else never sent, after an ACK with credit code 0: the credit taken for
+///   a limit (AETH-MRC-002.b).
+/// * Otherwise the message's segmentation (SND-SEG-001.a).
+pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+    use openrdma_codec::EvMark;
+    use openrdma_device::{CongestionControl, EvState};
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, .. } = ef.kind else { return vec![] };
+    let Some(&local) = crate::judge::peer_map(s).get(&qp) else { return vec![] };
+    // What the scenario injects into the QP up to the expected time, with its time.
+    let acks = crate::judge::acks_into(s, local, at);
+    let mut out = Vec::new();
+    match acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d) {
+        Some(d) => {
+            let first = ef.d.bth.is_some_and(|b| b.opcode.is_first());
+            let cc = crate::judge::created_qp(s, local).map(|q| q.cc);
+            if d.ext.aeth.is_some() && first && imm_message(exp, e) {
+                out.push(Cause::new(WWI_LIMIT_001, When::EarlyFrom(0)));
+            } else if matches!(cc, Some(CongestionControl::FixedWindow { .. })) {
+                out.push(Cause::new(SND_CC_001, When::EarlyFrom(0)));
+            } else {
+                let mpr = acks.iter().find(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
+                if let Some((t, _)) = mpr {
+                    out.push(Cause::new(SND_WIN_002_B, When::EarlyFrom(*t)));
+                }
+                out.push(Cause::new(SND_WIN_001, When::EarlyFrom(0)));
+            }
+            let rule = match d.ext.seth {
+                Some(x) if x.spdcid != 0 || x.dpdcid != 0 => SETH_PDC_001_B,
+                Some(x) if x.res_type != 0 || x.next_header != 0 => SETH_TYPE_001_B,
+                Some(x) if x.cc_type != 0 => SETH_CC_001_B,
+                // The reserved mark is read as NONE.
+                Some(x) if x.m.0 == 3 => SETH_M_001_B,
+                Some(x) if x.pr && x.m == EvMark::NONE => EV_PROBE_002,
+                Some(x) if x.sack_bitmap != 0 => SND_SACK_002_A,
+                Some(_) => SND_SACK_001,
+                None => SND_SEG_001_A,
+            };
+            // Missing or late: an early frame took an entry above.
+            out.push(Cause::new(rule, When::Always));
+        }
+        None => {
+            let answers = |marked: bool| {
+                acks.iter().filter(move |(t, d)| {
+                    *t < at && d.ext.seth.is_some_and(|x| x.pr && (x.m != EvMark::NONE) == marked)
+                })
+            };
+            // Sent early, at a probe answer whose skip mark should have held its EV in SKIP.
+            for (t, _) in answers(true) {
+                out.push(Cause::new(EV_PROBE_003, When::SentAt(*t)));
+            }
+            // Sent early, at a probe answer with no mark, while a controller held the QP's
+            // EV DENIED: the answer ended a state only a controller ends.
+            for (t, _) in answers(false) {
+                let held = s.injects().filter(|r| r.at.0 <= *t).filter_map(|r| match &r.body {
+                    Body::Cpu { command: CpuCommand::SetEvState { qpn, state, .. } }
+                        if qpn.value() == local =>
+                    {
+                        Some(*state)
+                    }
+                    _ => None,
+                });
+                if held.last() == Some(EvState::Denied) {
+                    out.push(Cause::new(EV_DENY_002, When::SentAt(*t)));
+                }
+            }
+            let skipped = acks.iter().any(|(_, a)| {
+                a.ext.seth.is_some_and(|x| matches!(x.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
+            });
+            if skipped {
+                out.push(Cause::new(EV_SKIP_002, When::Always));
+            } else if crate::judge::credit_zero_before(&acks) {
+                // Never sent, after an ACK whose credit code is 0: the sender took the
+                // credit for a limit.
+                out.push(Cause::new(AETH_MRC_002_B, When::Missing));
+            }
+        }
+    }
+    out
+}
+
+/// The rules a retransmission of `psn` on the wire QP `qp` (the peer's number) is due by:
+/// the input that asks for it. A NACK or SACK asks at once: one within `late_ns` before it
+/// is the cause. Otherwise it is a timeout's: a command of the CPU half (REC-IF-010); with
+/// no command, the reports the CPU half's timer runs on (REC-IF-003 when the device did not
+/// report the timer armed, else REC-IF-002); with the device's own CPU half, its retry
+/// counter when the device failed the QP before the packet was due (REC-RTO-002 when the
+/// scenario delivered progress since the QP's first timeout, else REC-RETRY-001), its
+/// timer when the packet is missing but the QP was retransmitted later or the packet is
+/// mistimed (REC-RTO-001, or after a first timeout REC-RTO-005), and REC-RTO-003 when it
+/// is missing and nothing was retransmitted later.
+pub(super) fn rtx_causes(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, psn, .. } = ef.kind else { return vec![] };
+    if s.manifest.cpu == CpuHalf::Device {
+        let again = exp[..e]
+            .iter()
+            .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
+        let timed = if again { REC_RTO_005 } else { REC_RTO_001 };
+        let mut out = retry_causes(s, fed, exp, e, qp);
+        // Missing, while the QP was retransmitted later: its timer runs wrong.
+        out.push(Cause::new(timed, When::RetriedAfter(qp)));
+        out.push(Cause::new(REC_RTO_003, When::Missing));
+        // Mistimed: a missing frame took an entry before.
+        out.push(Cause::new(timed, When::Always));
+        return out;
+    }
+    let late = s.manifest.tolerances.late_ns;
+    let local = crate::judge::peer_map(s).get(&qp).copied();
+    let mut cause = None;
+    let mut commanded = false;
+    for i in fed.iter().filter(|i| i.at <= at) {
+        let recent = i.at.saturating_add(late) >= at;
+        if let Some(CpuCommand::Retransmit { qpn, psn: p }) = i.cpu {
+            // A resend of a packet a SACK showed arrived (REC-RTO-004): of the commanded
+            // PSN when every PSN from it on was SACKed (.b), of the last packet of a
+            // message whose ACK was lost when nothing was outstanding (.c).
+            let sacked = fed.iter().filter(|j| j.at <= i.at).any(|j| {
+                j.frame.as_ref().is_some_and(|d| {
+                    d.bth.map(|b| b.dest_qp.value()) == local
+                        && d.ext.seth.is_some_and(|x| !x.pr && x.is_sacked(Psn::new(psn)))
+                })
+            });
+            if Some(qpn.value()) == local && recent && sacked {
+                commanded = true;
+                cause =
+                    Some(if Psn::new(psn).is_before(*p) { REC_RTO_004_C } else { REC_RTO_004_B });
+            } else if Some(qpn.value()) == local && p.value() == psn {
+                commanded = true;
+                cause = Some(REC_IF_010);
+            }
+        }
+        let Some(d) = i.frame.as_ref().filter(|_| recent) else { continue };
+        if d.bth.map(|b| b.dest_qp.value()) != local {
+            continue;
+        }
+        if let Some(n) = d.ext.neth {
+            if n.nack_psn.value() == psn {
+                cause = Some(nack_cause(n.reason));
+            }
+        } else if let Some(x) = d.ext.seth {
+            // A SACK that leaves the PSN out while it claims later ones.
+            let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
+            if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
+                cause = Some(SND_INFER_001);
+            }
+        }
+    }
+    match cause {
+        Some(c) => vec![Cause::new(c, When::Always)],
+        None if commanded || s.manifest.cpu != CpuHalf::Reference => {
+            vec![Cause::new(SND_RTX_001_A, When::Always)]
+        }
+        // The runner's CPU half did not command it: it acts on the device's reports.
+        None => {
+            vec![Cause::new(REC_IF_003, When::Unarmed(local)), Cause::new(REC_IF_002, When::Always)]
+        }
+    }
+}
+
+/// The rule a probe of the wire QP `qp` that the runner's CPU half makes due (expected
+/// frame `e`) is named by: a CPU command that asked for it within `late_ns` before it
+/// (EV-PROBE-005.a); with none, the tail-probe timer of a QP whose spray policy queues no
+/// probes (SND-TAIL-001.a).
+pub(super) fn probe_rule(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    qp: u32,
+) -> Rule {
+    let at = exp[e].0.at.0;
+    let late = s.manifest.tolerances.late_ns;
+    let Some(local) = crate::judge::peer_map(s).get(&qp).copied() else {
+        return EV_PROBE_005_A;
+    };
+    let commands = fed.iter().filter_map(|i| Some((i.at, i.cpu?)));
+    if crate::judge::probe_commanded(commands, local, at, late) {
+        return EV_PROBE_005_A;
+    }
+    match crate::judge::tail_rule(s, local) {
+        Some(r) if r == SND_TAIL_001_A => r,
+        _ => EV_PROBE_005_A,
+    }
+}
+
+/// The rules an expected frame of the wire QP `qp` that the device's own CPU half makes
+/// due (a timeout retransmission, a probe) is named by when it is missing because the
+/// device failed the QP before: its retry counter ran out too soon, not reset by the
+/// progress the scenario delivered since the QP's first timeout (REC-RTO-002), or else
+/// counted wrong (REC-RETRY-001).
+pub(super) fn retry_causes(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    qp: u32,
+) -> Vec<Cause> {
+    let at = exp[e].0.at.0;
+    let first_rtx = exp[..e].iter().find_map(|(r, f)| {
+        matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp).then_some(r.at.0)
+    });
+    let local = crate::judge::peer_map(s).get(&qp).copied();
+    let progress = first_rtx.is_some_and(|t0| {
+        fed.iter().filter(|i| i.at > t0 && i.at <= at).any(|i| {
+            i.frame.as_ref().is_some_and(|d| {
+                d.bth.map(|b| b.dest_qp.value()) == local
+                    && (d.ext.seth.is_some() || d.ext.aeth.is_some())
+            })
+        })
+    });
+    let mut out = Vec::new();
+    if progress {
+        out.push(Cause::new(REC_RTO_002, When::FailedBy(local)));
+    }
+    out.push(Cause::new(REC_RETRY_001, When::FailedBy(local)));
+    out
+}
+
+/// A NACK UNEXP_EVENT for a write with an immediate whose RQMSN is beyond the responder's
+/// `wwi_limit` (WWI-LIMIT-002): the write to the QP whose wire number is `qp` with PSN
+/// `psn` the scenario delivered carries an ImmDt.
+pub(super) fn wwi_nack(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    qp: u32,
+    psn: u32,
+    reason: u8,
+) -> Option<Rule> {
+    if openrdma_codec::NackReason(reason) != openrdma_codec::NackReason::UNEXP_EVENT {
+        return None;
+    }
+    let local = crate::judge::peer_map(s).get(&qp).copied()?;
+    let imm = fed.iter().filter_map(|i| i.frame.as_ref()).any(|d| {
+        d.bth.is_some_and(|b| b.dest_qp.value() == local && b.psn.value() == psn)
+            && d.ext.immdt.is_some()
+    });
+    imm.then_some(WWI_LIMIT_002)
+}
+
+pub(super) fn nack_cause(r: openrdma_codec::NackReason) -> Rule {
+    use openrdma_codec::NackReason as R;
+    match r {
+        R::TRIMMED | R::TRIMMED_LASTHOP => SND_NACK_002,
+        _ => SND_NACK_004_A,
+    }
+}
