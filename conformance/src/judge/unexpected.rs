@@ -78,67 +78,16 @@ pub(super) fn judge(
                     used_commands[k] = true;
                     continue;
                 }
-                // The device's own CPU half retrying after the QP was to fail: its retry
-                // limit (REC-RETRY-002).
-                let failed = local_of.get(&qp).and_then(|l| failed_at.get(l));
-                if own_cpu && failed.is_some_and(|&t| t <= of.at) {
-                    div.push(Divergence {
-                        at: of.at,
-                        requirement: "REC-RETRY-002".into(),
-                        what: "a retransmission after the retry limit failed the QP".into(),
-                        expected: None,
-                        actual: Some(render_frame(of.bytes)),
-                        fields: vec![],
-                        should_only: false,
-                        check: "",
-                        clause: None,
-                    });
-                    continue;
-                }
-                // Asked for by a NACK that came after its PSN was acknowledged: a stale
-                // NACK, which changes nothing (SND-NACK-001.a).
-                let stale =
-                    local_of.get(&qp).is_some_and(|&l| stale_nack(inputs, l, of.at, &of.kind));
-                if stale {
-                    div.push(Divergence {
-                        at: of.at,
-                        requirement: "SND-NACK-001.a".into(),
-                        what: "a retransmission asked for by a NACK for a PSN already acknowledged"
-                            .into(),
-                        expected: None,
-                        actual: Some(render_frame(of.bytes)),
-                        fields: vec![],
-                        should_only: false,
-                        check: "",
-                        clause: None,
-                    });
-                    continue;
-                }
-                // Queued by a NACK, then acknowledged before it went: the queue must drop
-                // the entry unsent.
-                let dropped = local_of
-                    .get(&qp)
-                    .is_some_and(|&l| acked_while_queued(inputs, l, of.at, &of.kind));
-                if dropped {
-                    div.push(Divergence {
-                        at: of.at,
-                        requirement: "SND-SCHED-003.b".into(),
-                        what: "a queued retransmission sent after its PSN was acknowledged".into(),
-                        expected: None,
-                        actual: Some(render_frame(of.bytes)),
-                        fields: vec![],
-                        should_only: false,
-                        check: "",
-                        clause: None,
-                    });
-                    continue;
-                }
-                // One the device inferred lost from a SACK just injected, against the
-                // rules of inference: named by the rule it broke.
-                local_of
-                    .get(&qp)
-                    .and_then(|&l| inference_blame(inputs, obs_frames, l, i, tol.late_ns))
-                    .unwrap_or(("SND-RTX-004", "a retransmission of a packet that was not lost"))
+                let failed = local.and_then(|l| failed_at.get(&l)).copied();
+                retransmission_rule(
+                    inputs,
+                    obs_frames,
+                    local,
+                    failed,
+                    own_cpu,
+                    (i, of),
+                    tol.late_ns,
+                )
             }
             // Sent before the probe answer that the scenario holds it for, after a timeout:
             // the device's own CPU half did not blame the EV (REC-EV-002.a).
@@ -187,45 +136,12 @@ pub(super) fn judge(
             }
             Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
-                // The device's own CPU half commanded a probe it should not have: of an EV
-                // it does not hold ASSUMED_BAD, too soon, or after the QP failed.
-                match local_of.get(&qp).and_then(|l| failed_at.get(l)) {
-                    Some(&t) if t <= of.at => {
-                        ("REC-PROBE-002", "a probe after its QP went to the error state")
-                    }
-                    _ if local_of
-                        .get(&qp)
-                        .is_some_and(|&l| nack_blamed(inputs, obs_frames, l, qp, of)) =>
-                    {
-                        (
-                            "REC-EV-002.b",
-                            "a probe of an EV blamed for a loss that a NACK, not a timeout, showed",
-                        )
-                    }
-                    _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
-                }
+                let local = local_of.get(&qp).copied();
+                let failed = local.and_then(|l| failed_at.get(&l)).copied();
+                own_probe_rule(inputs, obs_frames, local, failed, qp, of)
             }
             Kind::Probe { qp } => {
-                // Not asked for by a command: the tail-probe timer queued it, against the
-                // rule of its setting, where the spray policy queues no probes.
-                let commands = inputs.iter().filter_map(|x| match &x.input {
-                    Input::Cpu { command } => Some((x.at, command)),
-                    _ => None,
-                });
-                let tail = local_of
-                    .get(&qp)
-                    .filter(|&&l| !super::probe_commanded(commands, l, of.at, tol.late_ns))
-                    .and_then(|&l| super::tail_rule(scenario, l));
-                match tail.map(|c| c.id()) {
-                    Some("SND-TAIL-001.b") => {
-                        ("SND-TAIL-001.b", "a probe nothing asked for while tail probing is off")
-                    }
-                    Some(id) => (id, "a tail probe that was not due"),
-                    None => (
-                        "EV-PROBE-005.a",
-                        "a probe that neither the CPU half nor the spray policy queued",
-                    ),
-                }
+                probe_rule(scenario, inputs, local_of.get(&qp).copied(), of.at, tol.late_ns)
             }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
@@ -240,6 +156,92 @@ pub(super) fn judge(
             check: "",
             clause: None,
         });
+    }
+}
+
+/// The rule a retransmission no command explains breaks: sent after the retry limit failed
+/// the QP (REC-RETRY-002), asked for by a stale NACK (SND-NACK-001.a), sent after a SACK
+/// acknowledged it in the queue (SND-SCHED-003.b), inferred lost against the rules of
+/// inference, or else of a packet that was not lost (SND-RTX-004). `local`: the device QP;
+/// `failed`: when the scenario has it fail; `at`: the frame and its index among `obs`.
+fn retransmission_rule(
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    local: Option<u32>,
+    failed: Option<u64>,
+    own_cpu: bool,
+    (i, of): (usize, &Frame<'_>),
+    late_ns: u64,
+) -> (&'static str, &'static str) {
+    // The device's own CPU half retrying after the QP was to fail: its retry limit.
+    if own_cpu && failed.is_some_and(|t| t <= of.at) {
+        return ("REC-RETRY-002", "a retransmission after the retry limit failed the QP");
+    }
+    let Some(l) = local else {
+        return ("SND-RTX-004", "a retransmission of a packet that was not lost");
+    };
+    // Asked for by a NACK that came after its PSN was acknowledged: a stale NACK, which
+    // changes nothing.
+    if stale_nack(inputs, l, of.at, &of.kind) {
+        return (
+            "SND-NACK-001.a",
+            "a retransmission asked for by a NACK for a PSN already acknowledged",
+        );
+    }
+    // Queued by a NACK, then acknowledged before it went: the queue must drop the entry
+    // unsent.
+    if acked_while_queued(inputs, l, of.at, &of.kind) {
+        return ("SND-SCHED-003.b", "a queued retransmission sent after its PSN was acknowledged");
+    }
+    // One the device inferred lost from a SACK just injected, against the rules of
+    // inference: named by the rule it broke.
+    inference_blame(inputs, obs, l, i, late_ns)
+        .unwrap_or(("SND-RTX-004", "a retransmission of a packet that was not lost"))
+}
+
+/// The rule a probe breaks that the device's own CPU half commanded and should not have:
+/// after the QP failed (REC-PROBE-002), of an EV blamed for a loss a NACK showed
+/// (REC-EV-002.b), or otherwise not due (REC-PROBE-001).
+fn own_probe_rule(
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    local: Option<u32>,
+    failed: Option<u64>,
+    qp: u32,
+    of: &Frame<'_>,
+) -> (&'static str, &'static str) {
+    match failed {
+        Some(t) if t <= of.at => ("REC-PROBE-002", "a probe after its QP went to the error state"),
+        _ if local.is_some_and(|l| nack_blamed(inputs, obs, l, qp, of)) => (
+            "REC-EV-002.b",
+            "a probe of an EV blamed for a loss that a NACK, not a timeout, showed",
+        ),
+        _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
+    }
+}
+
+/// The rule a probe no command asked for breaks: the tail-probe timer queued it against
+/// the rule of its setting, or the spray policy queues no probes (EV-PROBE-005.a).
+fn probe_rule(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    local: Option<u32>,
+    at: u64,
+    late_ns: u64,
+) -> (&'static str, &'static str) {
+    let commands = inputs.iter().filter_map(|x| match &x.input {
+        Input::Cpu { command } => Some((x.at, command)),
+        _ => None,
+    });
+    let tail = local
+        .filter(|&l| !super::probe_commanded(commands, l, at, late_ns))
+        .and_then(|l| super::tail_rule(scenario, l));
+    match tail.map(|c| c.id()) {
+        Some("SND-TAIL-001.b") => {
+            ("SND-TAIL-001.b", "a probe nothing asked for while tail probing is off")
+        }
+        Some(id) => (id, "a tail probe that was not due"),
+        None => ("EV-PROBE-005.a", "a probe that neither the CPU half nor the spray policy queued"),
     }
 }
 
