@@ -397,6 +397,59 @@ const FIELD_EXTRA: &[(Clause, Kinds)] = &[
     (EV_PROBE_005_A, PROBE),
 ];
 
+/// Which flags and failures `s` expects, as the bits of `Facts::flag_lens`: a retirement
+/// flag (1), a sender flag's success (2) or failure (4), an unsignaled success (8), a
+/// failed entry not rejected at the doorbell (16), a signaled success (32).
+fn flag_lens(s: &Scenario) -> u8 {
+    let mut lens = s.expects().fold(0, |k, r| match &r.body {
+        Body::Event { event: NicEvent::FlagWrite(w) } => {
+            let ok = FlagRepr::from_u64(w.value).status.is_success();
+            k | match (w.side, ok) {
+                (Side::Responder, _) => 1,
+                (Side::Requester, true) => 2,
+                (Side::Requester, false) => 4,
+            }
+        }
+        Body::Event { event: NicEvent::Completion(c) }
+            if c.side == Side::Requester
+                && !c.entry.status.is_success()
+                && !c.entry.status.is_doorbell_reject() =>
+        {
+            k | 16
+        }
+        _ => k,
+    });
+    let entries: BTreeSet<(u32, u16)> = s
+        .expects()
+        .filter_map(|r| match &r.body {
+            Body::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
+                Some((c.entry.qpn.value(), c.entry.msn.value()))
+            }
+            _ => None,
+        })
+        .collect();
+    let unsignaled = s.expects().any(|r| {
+        matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(w) }
+                if w.side == Side::Requester
+                    && FlagRepr::from_u64(w.value).status.is_success()
+                    && !entries.contains(&(w.qpn.value(), w.msn.value())))
+    });
+    if unsignaled {
+        lens |= 8;
+    }
+    // A signaled work request's success: its entry and its sender flag both due.
+    let signaled = s.expects().any(|r| {
+        matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(w) }
+                if w.side == Side::Requester
+                    && FlagRepr::from_u64(w.value).status.is_success()
+                    && entries.contains(&(w.qpn.value(), w.msn.value())))
+    });
+    if signaled {
+        lens |= 32;
+    }
+    lens
+}
+
 impl Facts {
     /// Works out what `s` offers.
     pub fn of(s: &Scenario) -> Facts {
@@ -473,53 +526,8 @@ impl Facts {
             }) && !s
                 .injects()
                 .any(|r| matches!(&r.body, Body::Host { command: HostCommand::PostWrite(_) })),
-            flag_lens: s.expects().fold(0, |k, r| match &r.body {
-                Body::Event { event: NicEvent::FlagWrite(w) } => {
-                    let ok = FlagRepr::from_u64(w.value).status.is_success();
-                    k | match (w.side, ok) {
-                        (Side::Responder, _) => 1,
-                        (Side::Requester, true) => 2,
-                        (Side::Requester, false) => 4,
-                    }
-                }
-                Body::Event { event: NicEvent::Completion(c) }
-                    if c.side == Side::Requester
-                        && !c.entry.status.is_success()
-                        && !c.entry.status.is_doorbell_reject() =>
-                {
-                    k | 16
-                }
-                _ => k,
-            }),
+            flag_lens: flag_lens(s),
         };
-        let entries: BTreeSet<(u32, u16)> = s
-            .expects()
-            .filter_map(|r| match &r.body {
-                Body::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
-                    Some((c.entry.qpn.value(), c.entry.msn.value()))
-                }
-                _ => None,
-            })
-            .collect();
-        let unsignaled = s.expects().any(|r| {
-            matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(w) }
-                if w.side == Side::Requester
-                    && FlagRepr::from_u64(w.value).status.is_success()
-                    && !entries.contains(&(w.qpn.value(), w.msn.value())))
-        });
-        if unsignaled {
-            f.flag_lens |= 8;
-        }
-        // A signaled work request's success: its entry and its sender flag both due.
-        let signaled = s.expects().any(|r| {
-            matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(w) }
-                if w.side == Side::Requester
-                    && FlagRepr::from_u64(w.value).status.is_success()
-                    && entries.contains(&(w.qpn.value(), w.msn.value())))
-        });
-        if signaled {
-            f.flag_lens |= 32;
-        }
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {
                 if let Some(c) = discard_rule(&decode(bytes)).and_then(wire::discard_clause) {
