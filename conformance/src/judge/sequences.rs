@@ -615,7 +615,10 @@ fn judge_seq(
         let wild = requester_status(ge).filter(|(_, s)| s.is_success()).is_some_and(|(q, _)| {
             inputs.wild_acks.iter().any(|&(x, t)| x == q && t <= gt && gt <= t + late_ns)
         });
-        let rule = if wild { SND_ACK_002 } else { extra_rule(seq, ge, causes) };
+        // A success beside a flag the work request alone was due names its signaled bit
+        // first: that holds whatever AETH came then.
+        let specific = extra_rule(seq, ge, causes);
+        let rule = if wild && specific == seq.extra() { SND_ACK_002 } else { specific };
         div.push(Divergence {
             actual: Some(render_event(ge)),
             should_only: false,
