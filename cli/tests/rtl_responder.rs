@@ -30,7 +30,7 @@ const CAUGHT: &[(&str, &str, &str)] = &[
     ("window-slides", "rcv-window-edges", "SETH-CACK-001"),
     ("bitmap-off-by-one", "rcv-psn-wrap", "SETH-BITMAP-002"),
     ("flag-before-data", "rcv-in-order-v4", "FLAG-ORDER-001"),
-    ("icrc-no-mask", "rcv-window-edges", "ICRC-CALC-001"),
+    ("icrc-no-mask", "rcv-window-edges", "ICRC-MASK-001"),
     // The register-width scenarios: bytes above 2^32 land at their address modulo 2^32, and
     // the packets of a message past 65535 bytes are refused, so they land nowhere.
     ("addr-32", "rcv-va-high", "RCV-PLACE-003"),
