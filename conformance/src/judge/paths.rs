@@ -633,10 +633,11 @@ pub(super) fn judge_exact(
 /// Data packets on an EV the device itself last reported out of GOOD (`EV-STATE-001.b`),
 /// judged on its own `EvState` reports (REC-IF-016), whatever the scenario expects: a
 /// device that says an EV is in SKIP, ASSUMED_BAD or DENIED and sends on it breaks the
-/// rule by its own account. A packet at the time of a report that makes the EV GOOD is
-/// not judged, whichever came first in the list. When the device had reported every EV of
-/// the QP's profile out of GOOD, no EV was usable: the packet should have waited
-/// (`SND-PATH-002`).
+/// rule by its own account. Each output may come up to `late_ns` late (CONF-TIME-006), in
+/// any order with the others: a packet is judged against the reports made more than
+/// `late_ns` before it, and not at all when a report within `late_ns` of it makes the EV
+/// GOOD. When the device had reported every EV of the QP's profile out of GOOD, no EV was
+/// usable: the packet should have waited (`SND-PATH-002`).
 pub(super) fn judge_reported(
     scenario: &Scenario,
     observed: &[TimedOutput],
@@ -663,13 +664,16 @@ pub(super) fn judge_reported(
             profiles.insert(q.qpn.value(), evs);
         }
     }
-    // The state the device last reported EV `ev` of QP `local` in before `t`, if any.
-    let last_before = |local: u32, ev: u32, t: u64| {
-        let states = reported.get(&(local, ev))?;
-        let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
-        let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).next_back();
-        if good_now { Some(EvState::Good) } else { last }
+    let late = scenario.manifest.tolerances.late_ns;
+    // The state the device last reported an EV in, from its reports `states`, surely before
+    // a packet at `t`; GOOD when a report near `t` makes it GOOD.
+    let state_at = |states: &[(u64, EvState)], t: u64| {
+        let good_near = states.iter().any(|&(at, s)| s == EvState::Good && at.abs_diff(t) <= late);
+        let mut last = states.iter().filter(|(at, _)| at.saturating_add(late) < t).map(|(_, s)| *s);
+        if good_near { Some(EvState::Good) } else { last.next_back() }
     };
+    // The state the device last reported EV `ev` of QP `local` in before `t`, if any.
+    let last_before = |local: u32, ev: u32, t: u64| state_at(reported.get(&(local, ev))?, t);
     for o in observed {
         let Output::Frame { bytes, .. } = &o.output else { continue };
         let d = decode(bytes);
@@ -680,9 +684,7 @@ pub(super) fn judge_reported(
         let Some(&local) = local_of.get(&b.dest_qp.value()) else { continue };
         let Some(states) = reported.get(&(local, ev.value())) else { continue };
         let t = o.at.0;
-        let last = states.iter().filter(|(at, _)| *at < t).map(|(_, s)| *s).next_back();
-        let good_now = states.iter().any(|(at, s)| *at == t && *s == EvState::Good);
-        let Some(state) = last.filter(|s| *s != EvState::Good && !good_now) else { continue };
+        let Some(state) = state_at(states, t).filter(|s| *s != EvState::Good) else { continue };
         let none_usable = profiles.get(&local).is_some_and(|evs| {
             evs.iter().all(|&e| last_before(local, e, t).is_some_and(|s| s != EvState::Good))
         });
