@@ -89,10 +89,6 @@ impl Stream for StaleSackDropped {
         });
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 /// AETHs whose `msn` is at or after the next MSN, taken for the latest message sent.

@@ -451,10 +451,6 @@ impl Stream for PsnWrap {
         });
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 /// The last DMA write per (QP, MSN), written again after the message's flag.

@@ -273,10 +273,6 @@ impl Stream for Latches {
         }
         out
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 fn big_endian_doorbell(c: &mut HostCommand) {
@@ -321,10 +317,6 @@ impl Stream for BusyDrops {
             true
         });
         inputs
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }
 
@@ -396,10 +388,6 @@ impl Stream for TemplateChangeLate {
             }
         }
         inputs
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }
 
@@ -598,9 +586,5 @@ impl Stream for LkeyNotChecked {
             }
         }
         inputs
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }

@@ -592,8 +592,4 @@ impl Stream for FirstSlotOnly {
         }
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }

@@ -274,10 +274,6 @@ impl Stream for Wedges {
         });
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 /// The writes seen, by (QP, PSN), and the times duplicates of them arrived.
@@ -380,10 +376,6 @@ impl Stream for CreditZeroStalls {
         });
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 #[derive(Debug)]
@@ -399,10 +391,6 @@ impl Stream for DenyAsAssumedBad {
             }
         }
         inputs
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }
 
@@ -514,10 +502,6 @@ impl Stream for ProbeRttReversed {
             }
         }
         inputs
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }
 

@@ -231,10 +231,6 @@ impl Stream for Rkey16 {
         }
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 /// An arriving frame whose RETH the device reads through `f`, its checks made consistent

@@ -97,10 +97,6 @@ impl Stream for SetsSkip {
         }
         inputs
     }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
-    }
 }
 
 /// Entries a resource or window NACK queued, sent when their back-off ends whether or not
@@ -235,10 +231,6 @@ impl Stream for ResourceNackSkips {
             }
         }
         out
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }
 
@@ -594,10 +586,6 @@ impl Stream for EndsDeny {
             }
         }
         out
-    }
-
-    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        outputs
     }
 }
 
