@@ -253,6 +253,8 @@ impl<C: RecoveryCpu> Endpoint<C> {
     ///
     /// As [`Endpoint::handle_timeout`] and [`Endpoint::poll`]; a refused command of the
     /// CPU half is given to `refused` and the drain goes on.
+    /// [`ApiMisuse::DeadlineNotMoved`] when the CPU half's deadline is still due once the
+    /// timeouts due then have fired (`API-TIME-002`): the loop stops rather than spin.
     pub fn run_timers(
         &mut self,
         from: Timestamp,
@@ -265,6 +267,11 @@ impl<C: RecoveryCpu> Endpoint<C> {
             now = d.max(now);
             self.handle_timeout(now)?;
             self.drain(now, out, refused)?;
+            // The NIC's own timers always move on. A deadline the CPU half set at `now`, by
+            // the timeout or by a report of the drain, is at least `min_delay` later.
+            if let Some(deadline) = self.cpu.poll_timeout().filter(|&t| t <= now) {
+                return Err(ApiMisuse::DeadlineNotMoved { at: now.0, deadline: deadline.0 });
+            }
         }
         Ok(now)
     }

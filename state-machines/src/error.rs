@@ -310,6 +310,15 @@ pub enum ApiMisuse {
         /// The latest time seen.
         last: u64,
     },
+    /// The CPU half's deadline is still due once the timeouts due at `at` have fired: a
+    /// drive loop would fire it at the same time forever (`API-TIME-002`).
+    #[error("the CPU half's deadline, {deadline} ns, is not after {at} ns, when it was set")]
+    DeadlineNotMoved {
+        /// The time at which the timeouts fired.
+        at: u64,
+        /// The deadline the CPU half gave then.
+        deadline: u64,
+    },
 }
 
 impl ApiMisuse {
@@ -332,6 +341,7 @@ impl ApiMisuse {
             ApiMisuse::BadCqConsumer { .. } => "API-CQ-003",
             ApiMisuse::UnknownEndpointOp(_) => "ERTH-OP-001",
             ApiMisuse::TimeWentBackwards { .. } => "API-TIME-001",
+            ApiMisuse::DeadlineNotMoved { .. } => "API-TIME-002",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The drive loop of an endpoint (`openrdma_sm::Endpoint`): polled one output at a time it
 //! gives what the pair driver gives, in the same order; an input restarts its drain;
-//! without room no packet is taken; `run_timers` fires every deadline up to its bound;
+//! without room no packet is taken; `run_timers` fires every deadline up to its bound and
+//! stops at a CPU half whose deadline does not move;
 //! `NoCpu` asks for nothing.
 
 mod back_to_back;
@@ -320,4 +321,54 @@ fn no_cpu_asks_for_nothing() {
     // An endpoint with it has no deadline of its CPU half's: only its NIC's.
     let mut ep = Endpoint::with_cpu(nic(0), NoCpu);
     assert_eq!(ep.poll_timeout(), None);
+}
+
+/// A CPU half whose deadline moves `step` ns past each timeout that fires it (0: it never
+/// moves, which breaks `API-TIME-002`).
+#[derive(Debug)]
+struct Ticking {
+    next: Timestamp,
+    step: u64,
+    fired: Vec<u64>,
+}
+
+impl RecoveryCpu for Ticking {
+    fn handle_report(&mut self, _: Timestamp, _: &NicReport) {}
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.fired.push(now.0);
+        self.next = Timestamp(now.0 + self.step);
+    }
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        None
+    }
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        Some(self.next)
+    }
+    fn min_delay(&self) -> Duration {
+        Duration::from_nanos(self.step)
+    }
+}
+
+/// A CPU half whose deadline does not move past the timeout that fired it stops
+/// `run_timers` with `DeadlineNotMoved` (`API-TIME-002`) after one firing, where the loop
+/// would otherwise fire it forever; one that moves 1 ns each time is fired at every
+/// nanosecond up to the bound.
+#[test]
+fn run_timers_stops_at_a_deadline_that_does_not_move() {
+    let cpu = Ticking { next: Timestamp(10), step: 0, fired: Vec::new() };
+    let mut ep = Endpoint::with_cpu(nic(0), cpu);
+    let r = ep.run_timers(Timestamp::ZERO, Timestamp(1_000), &mut |_, _| {}, &mut |_, e| {
+        panic!("refused: {e:?}")
+    });
+    assert_eq!(r, Err(ApiMisuse::DeadlineNotMoved { at: 10, deadline: 10 }));
+    assert_eq!(r.unwrap_err().requirement(), "API-TIME-002");
+    assert_eq!(ep.cpu.fired, [10]);
+
+    let cpu = Ticking { next: Timestamp(10), step: 1, fired: Vec::new() };
+    let mut ep = Endpoint::with_cpu(nic(0), cpu);
+    let r = ep.run_timers(Timestamp::ZERO, Timestamp(14), &mut |_, _| {}, &mut |_, e| {
+        panic!("refused: {e:?}")
+    });
+    assert_eq!(r, Ok(Timestamp(14)));
+    assert_eq!(ep.cpu.fired, [10, 11, 12, 13, 14]);
 }

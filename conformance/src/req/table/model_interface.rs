@@ -6,8 +6,9 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::Must;
 use crate::requirements::Subject::Model;
 
-pub(in crate::req) static CLAUSES: [Info; 20] = [
+pub(in crate::req) static CLAUSES: [Info; 21] = [
     line("API-TIME-001", Must, Model),
+    line("API-TIME-002", Must, Model),
     line("API-QP-001", Must, Model),
     line("API-QP-002", Must, Model),
     whole("API-QP-003", Must, Model),
