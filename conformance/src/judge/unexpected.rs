@@ -132,7 +132,10 @@ pub(super) fn judge(
                         q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
                     }) =>
             {
-                ("RCV-ACK-001.a", "a transport ACK before ack_coalesce messages had retired")
+                kept_count(scenario, obs_frames, i, qp, msn).unwrap_or((
+                    "RCV-ACK-001.a",
+                    "a transport ACK before ack_coalesce messages had retired",
+                ))
             }
             Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
@@ -566,4 +569,53 @@ fn event_qpn(e: &NicEvent) -> Option<u32> {
         NicEvent::Report(R::EndpointResponse { .. }) => return None,
     };
     Some(q.value())
+}
+
+/// The rule an early transport ACK breaks when the acknowledgement the device sent before it
+/// did not reset its count of retired messages (RCV-ACK-002.c for an ACK, RCV-NAK-002.d for
+/// a NAK): too few messages retired since that acknowledgement, enough since the one before
+/// it (or since the start). Only for a QP alone in its retirement domain, whose MSNs follow
+/// one another, so that the MSNs of two acknowledgements tell how many messages retired
+/// between them.
+fn kept_count(
+    scenario: &Scenario,
+    obs_frames: &[Frame<'_>],
+    i: usize,
+    qp: u32,
+    msn: Msn,
+) -> Option<(&'static str, &'static str)> {
+    let nic = &scenario.manifest.nic;
+    let local = *peer_map(scenario).get(&qp)?;
+    let domain = super::created_qp(scenario, local)?.domain;
+    let shares = scenario.records.iter().any(|r| match &r.body {
+        Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } => {
+            q.qpn.value() != local && q.domain == domain
+        }
+        _ => false,
+    });
+    if nic.retirement != openrdma_device::RetirementMode::PerQp && shares {
+        return None;
+    }
+    let coalesce = nic.ack_coalesce;
+    // The device's acknowledgements of the QP before this one: MSN and whether a NAK.
+    let before: Vec<(u16, bool)> = obs_frames[..i]
+        .iter()
+        .filter_map(|f| match f.kind {
+            Kind::Ack { qp: q, msn, syndrome } if q == qp => {
+                Some((msn.value(), !super::ack_class(syndrome).0))
+            }
+            _ => None,
+        })
+        .collect();
+    let (&(last, nak), rest) = before.split_last()?;
+    let earlier = rest.last().map_or(0xFFFF, |&(m, _)| m);
+    let since = |from: u16| u32::from(msn.value().wrapping_sub(from));
+    if since(last) >= coalesce || since(earlier) < coalesce || since(earlier) >= 1 << 15 {
+        return None;
+    }
+    Some(if nak {
+        ("RCV-NAK-002.d", "a transport ACK early: the NAK before it did not reset the count")
+    } else {
+        ("RCV-ACK-002.c", "a transport ACK early: the ACK before it did not reset the count")
+    })
 }

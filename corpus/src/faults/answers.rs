@@ -2,12 +2,16 @@
 //! transport ACKs, NAKs, NACKs and endpoint responses, and the triggers that make a SACK
 //! due. One rule each, the rest of the answer right.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
 use openrdma_conformance::req::{self, Clause};
-use openrdma_device::{Body, Direction, Manifest, NicEvent, Output, TimedOutput};
+use openrdma_device::{
+    Body, Device, Direction, Manifest, NicEvent, Output, TimedInput, TimedOutput,
+};
+use openrdma_sm::boundary::ReferenceDevice;
 
 use super::{Batch, Edits, Fault, Rewrite, Stream, fault, sends, stream};
 
@@ -238,6 +242,23 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<SacksRejected>::default(),
     ),
     stream(
+        "ack-keeps-count",
+        "a transport ACK does not reset the count of retired messages it acknowledges, so \
+         once ack_coalesce messages have retired every later retirement is acknowledged at \
+         once",
+        &[req::RCV_ACK_002_C],
+        &["rcv-ack-coalesce"],
+        |m| Box::new(AckCountKept::new(m, false, true)),
+    ),
+    stream(
+        "nak-keeps-count",
+        "a transport NAK does not reset the count of retired messages not yet acknowledged, \
+         so the next transport ACK goes out before ack_coalesce more messages have retired",
+        &[req::RCV_NAK_002_D],
+        &["rcv-nak-resets-ack-count"],
+        |m| Box::new(AckCountKept::new(m, true, false)),
+    ),
+    stream(
         "places-twice",
         "every DMA write of a payload is issued twice",
         &[req::RCV_PLACE_004],
@@ -313,6 +334,117 @@ impl Stream for AcksOwnQpOnly {
                 })
             })
             .collect()
+    }
+}
+
+/// A count of retired messages that one kind of acknowledgement does not reset. A shadow
+/// reference device with `ack_coalesce` 1 shows each retirement (its transport ACKs); the
+/// faulty device counts them since the last acknowledgement that resets its count, and
+/// sends the shadow's ACK at once when the count reaches `ack_coalesce` and the inner
+/// device sent none. Retirements are counted by MSN, so per-QP retirement only.
+#[derive(Debug)]
+struct AckCountKept {
+    /// Whether a transport ACK resets the count.
+    ack_resets: bool,
+    /// Whether a transport NAK resets the count.
+    nak_resets: bool,
+    coalesce: u32,
+    shadow: ReferenceDevice,
+    /// The inputs of the batch, for the shadow.
+    pending: Vec<TimedInput>,
+    /// By peer QP: the count, and the MSN of the last retirement counted.
+    count: HashMap<u32, (u32, u16)>,
+}
+
+impl AckCountKept {
+    fn new(m: &Manifest, ack_resets: bool, nak_resets: bool) -> AckCountKept {
+        let mut shadow = ReferenceDevice::new();
+        let mut one = m.clone();
+        one.nic.ack_coalesce = 1;
+        // A manifest the inner device takes, the shadow takes too.
+        let _ = shadow.start(&one);
+        AckCountKept {
+            ack_resets,
+            nak_resets,
+            coalesce: m.nic.ack_coalesce,
+            shadow,
+            pending: Vec::new(),
+            count: HashMap::new(),
+        }
+    }
+}
+
+/// A transport ACK or NAK frame: its peer QP, whether a NAK, and its MSN bits 15:0.
+fn acknowledgement(o: &TimedOutput) -> Option<(u32, bool, u16)> {
+    let Output::Frame { bytes, .. } = &o.output else { return None };
+    let d = decode(bytes);
+    let (bth, a) = (d.bth?, d.ext.aeth?);
+    Some((bth.dest_qp.value(), a.syndrome & 0x60 == 0x60, (a.msn.value() & 0xFFFF) as u16))
+}
+
+impl Stream for AckCountKept {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.pending.extend(inputs.iter().cloned());
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        let shadow =
+            self.shadow.advance(std::mem::take(&mut self.pending), batch.until).unwrap_or_default();
+        // Retirements (the shadow's ACKs) and the inner device's acknowledgements, in time
+        // order, a retirement before an acknowledgement of the same instant.
+        let mut events: Vec<(u64, bool, usize)> = Vec::new();
+        for (k, o) in shadow.iter().enumerate() {
+            if acknowledgement(o).is_some_and(|(_, nak, _)| !nak) {
+                events.push((o.at.0, false, k));
+            }
+        }
+        for (k, o) in outputs.iter().enumerate() {
+            if acknowledgement(o).is_some() {
+                events.push((o.at.0, true, k));
+            }
+        }
+        events.sort_unstable();
+        let mut extra: Vec<TimedOutput> = Vec::new();
+        for (at, inner, k) in events {
+            if inner {
+                let Some((qp, nak, msn)) = acknowledgement(&outputs[k]) else { continue };
+                let reset = if nak { self.nak_resets } else { self.ack_resets };
+                let _ = msn;
+                let c = self.count.entry(qp).or_insert((0, 0xFFFF));
+                if reset {
+                    c.0 = 0;
+                }
+                continue;
+            }
+            let Some((qp, _, msn)) = acknowledgement(&shadow[k]) else { continue };
+            let c = self.count.entry(qp).or_insert((0, 0xFFFF));
+            c.0 += u32::from(msn.wrapping_sub(c.1));
+            c.1 = msn;
+            let inner_acked = outputs.iter().any(|o| {
+                o.at.0 == at
+                    && acknowledgement(o).is_some_and(|(q, n, m)| q == qp && !n && m == msn)
+            });
+            if !inner_acked && c.0 >= self.coalesce {
+                extra.push(shadow[k].clone());
+                if self.ack_resets {
+                    c.0 = 0;
+                }
+            }
+        }
+        // Each extra ACK goes before its QP's SACK of the same instant, as an ACK does.
+        for e in extra {
+            let qp = acknowledgement(&e).map(|a| a.0);
+            let sack = outputs.iter().position(|o| {
+                o.at == e.at
+                    && frame(&o.output, |f| {
+                        f.ext.seth.is_some() && Some(f.bth.dest_qp.value()) == qp
+                    })
+            });
+            let at = sack.unwrap_or_else(|| outputs.iter().take_while(|o| o.at <= e.at).count());
+            outputs.insert(at, e);
+        }
+        outputs
     }
 }
 
