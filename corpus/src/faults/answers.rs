@@ -259,6 +259,23 @@ pub static FAULTS: &[Fault] = &[
         |m| Box::new(AckCountKept::new(m, true, false)),
     ),
     stream(
+        "region-check-before-length",
+        "the region check of a new write runs before its payload length checks: a write too \
+         long for the PMTU whose rkey the region check refuses is NAKed, not dropped in \
+         silence",
+        &[req::RCV_CHECK_001],
+        &["rcv-check-order"],
+        |m| Box::new(RegionBeforeLength { pmtu: m.nic.pmtu as usize, regions: HashMap::new() }),
+    ),
+    stream(
+        "duplicate-checked-further",
+        "a duplicate is SACKed at once and then goes on through the receive checks, so one \
+         whose rkey the region check refuses is also NAKed",
+        &[req::RCV_DUP_001_A],
+        &["rcv-check-order"],
+        |_| Box::<DuplicateCheckedFurther>::default(),
+    ),
+    stream(
         "places-twice",
         "every DMA write of a payload is issued twice",
         &[req::RCV_PLACE_004],
@@ -445,6 +462,142 @@ impl Stream for AckCountKept {
             outputs.insert(at, e);
         }
         outputs
+    }
+}
+
+/// A write too long for the PMTU that the region check refuses reaches the inner device
+/// cut to the PMTU, so that the region check acts on it first, as in the faulty order.
+#[derive(Debug)]
+struct RegionBeforeLength {
+    pmtu: usize,
+    /// The regions registered, by rkey.
+    regions: HashMap<u32, openrdma_device::Region>,
+}
+
+impl Stream for RegionBeforeLength {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::RegisterRegion(r),
+                } => {
+                    self.regions.insert(r.rkey.value(), *r);
+                }
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    let Some(mut f) = decode(bytes).to_repr() else { continue };
+                    let Some(reth) = f.ext.reth else { continue };
+                    if !f.bth.opcode.is_mrc_write() || f.payload.len() <= self.pmtu {
+                        continue;
+                    }
+                    let refused = self
+                        .regions
+                        .get(&reth.rkey.value())
+                        .is_none_or(|r| !r.remote_write || !r.contains(reth.va, self.pmtu as u64));
+                    if !refused {
+                        continue;
+                    }
+                    f.payload.truncate(self.pmtu);
+                    if let Ok(b) = super::refit(&mut f) {
+                        *bytes = b;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+}
+
+/// Each SACK that answers a write the region check refuses (a duplicate, since the inner
+/// device answers a new such write with a NAK) is followed by the NAK of that check, with
+/// the MSN of the QP's last transport acknowledgement.
+#[derive(Debug, Default)]
+struct DuplicateCheckedFurther {
+    /// The regions registered, by rkey.
+    regions: HashMap<u32, openrdma_device::Region>,
+    /// The writes the region check refuses: QP, PSN and EV.
+    refused: Vec<(u32, u32, Ev)>,
+    /// By peer QP: the MSN of the last transport ACK or NAK sent.
+    last_msn: HashMap<u32, u32>,
+}
+
+impl Stream for DuplicateCheckedFurther {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::RegisterRegion(r),
+                } => {
+                    self.regions.insert(r.rkey.value(), *r);
+                }
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(bth), Some(reth), Some(ev)) = (d.bth, d.ext.reth, d.entropy()) else {
+                        continue;
+                    };
+                    let len = d.payload.len() as u64;
+                    let refused = self
+                        .regions
+                        .get(&reth.rkey.value())
+                        .is_none_or(|r| !r.remote_write || !r.contains(reth.va, len));
+                    if bth.opcode.is_mrc_write() && refused {
+                        self.refused.push((bth.dest_qp.value(), bth.psn.value(), ev));
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let nak = match &o.output {
+                Output::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    if let (Some(bth), Some(a)) = (d.bth, d.ext.aeth) {
+                        self.last_msn.insert(bth.dest_qp.value(), a.msn.value());
+                    }
+                    self.nak_for(bytes)
+                }
+                _ => None,
+            };
+            out.push(o.clone());
+            if let Some(bytes) = nak {
+                let mut n = o;
+                if let Output::Frame { bytes: b, .. } = &mut n.output {
+                    *b = bytes;
+                }
+                out.push(n);
+            }
+        }
+        out
+    }
+}
+
+impl DuplicateCheckedFurther {
+    /// The NAK that follows SACK `b`, when it answers a write the region check refuses.
+    fn nak_for(&self, b: &[u8]) -> Option<Vec<u8>> {
+        let mut f = decode(b).to_repr()?;
+        let s = f.ext.seth.filter(|s| !s.pr)?;
+        let psn = s.cack_psn.value().wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
+        // The SACK goes to the peer QP; the write came to the local one, whose number the
+        // SACK does not carry: any refused write of that PSN and EV.
+        if !self.refused.iter().any(|&(_, p, ev)| p == psn && ev == s.entropy) {
+            return None;
+        }
+        let msn = self.last_msn.get(&f.bth.dest_qp.value()).copied().unwrap_or(0xFFFF);
+        f.bth.opcode = openrdma_codec::Opcode::MRC_ACKNOWLEDGE;
+        f.ext = openrdma_codec::frame::Extensions {
+            aeth: Some(openrdma_codec::AethRepr {
+                syndrome: openrdma_codec::AethRepr::NAK_REMOTE_ACCESS,
+                msn: AethMsn::new(msn),
+            }),
+            ..Default::default()
+        };
+        f.payload.clear();
+        super::refit(&mut f).ok()
     }
 }
 

@@ -292,6 +292,7 @@ pub(super) const UNEXPECTED: &[Clause] = &[
     RCV_ACK_001_A,
     RCV_ACK_002_A,
     RCV_ACK_002_C,
+    RCV_CHECK_001,
     RCV_MSG_001,
     RCV_MSG_002,
     RCV_NACK_001_C,
