@@ -46,6 +46,10 @@ pub(super) struct WriteCopy {
     /// For a copy the receive checks discarded: the discard rule of the first check it
     /// fails, when the judge can tell it from the inputs ([`Receiver::refusal`]).
     pub(super) refused: Option<&'static str>,
+    /// For such a copy, or a duplicate: whether the region check (RCV-PLACE-002.a) refuses
+    /// it too, so that a NAK for it is the answer of a check run out of the order of
+    /// RCV-CHECK-001, or of a duplicate checked further (RCV-DUP-001.a).
+    pub(super) region_refused: bool,
 }
 
 /// What the device must have done with a write copy.
@@ -229,6 +233,7 @@ impl Arrivals {
                         bytes: d.payload.len() as u64,
                         status: Status::Discarded(reason),
                         refused: None,
+                        region_refused: false,
                     });
                 }
             } else if bth.opcode.is_mrc_write() {
@@ -242,6 +247,7 @@ impl Arrivals {
                     bytes: d.payload.len() as u64,
                     status: Status::Rejected,
                     refused: None,
+                    region_refused: false,
                 });
             } else if bth.opcode == Opcode::MRC_PROBE {
                 if let Some(p) = d.ext.peth {
@@ -307,7 +313,11 @@ impl Arrivals {
             let Some(c) = self.writes.get_mut(&key).and_then(|v| v.get_mut(k)) else { continue };
             match c.status {
                 Status::Accepted => rx.accept(&w),
-                Status::Rejected => c.refused = rx.refusal(&w),
+                Status::Rejected => {
+                    c.refused = rx.refusal(&w);
+                    c.region_refused = rx.region_refuses(&w);
+                }
+                Status::Duplicate => c.region_refused = rx.region_refuses(&w),
                 _ => {}
             }
         }

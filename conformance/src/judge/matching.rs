@@ -160,8 +160,19 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
     // ACK it was meant to be, not with the next ACK that carries that MSN.
     for &(e, id) in &wanted {
         let (lo, hi) = cx.window(e);
-        let found =
-            (0..n).find(|&i| !used[i] && ids[i] == Some(id) && (lo..=hi).contains(&cx.obs[i].at));
+        let fits =
+            |i: &usize| !used[*i] && ids[*i] == Some(id) && (lo..=hi).contains(&cx.obs[*i].at);
+        // A NAK is never repeated legally: of several in the window, the one that differs
+        // least, then the nearest, answers the expectation; the others are unexpected.
+        let found = if matches!(id, Ident::Ack { class: (false, _), .. }) {
+            let want = frame_fields(&cx.exp[e].1.d);
+            (0..n).filter(fits).min_by_key(|&i| {
+                let d = diff(&want, &frame_fields(&cx.obs[i].d)).len();
+                (d, cx.obs[i].at.abs_diff(cx.exp[e].0.at.0))
+            })
+        } else {
+            (0..n).find(fits)
+        };
         if let Some(i) = found {
             if matches!(id, Ident::Ack { .. }) && nearer_ack(cx, e, i, &ids, &used) {
                 continue;

@@ -195,8 +195,7 @@ impl Receiver {
         if !w.opcode.is_last() && w.len != self.pmtu {
             return Some("RCV-SEG-002");
         }
-        let region = self.regions.get(&w.rkey.value());
-        if !region.is_some_and(|r| r.remote_write && r.contains(w.va, w.len)) {
+        if self.region_refuses(w) {
             return Some("RCV-PLACE-002.a");
         }
         let dom = self.domains.get(&q.domain)?;
@@ -227,6 +226,13 @@ impl Receiver {
             return Some("WWI-LIMIT-002");
         }
         None
+    }
+
+    /// Whether the region check of RCV-PLACE-002.a refuses write `w`, whatever the checks
+    /// before it say.
+    pub(super) fn region_refuses(&self, w: &Write) -> bool {
+        let region = self.regions.get(&w.rkey.value());
+        !region.is_some_and(|r| r.remote_write && r.contains(w.va, w.len))
     }
 
     /// Write `w` was accepted: its PSN is received, its payload counted to its message,

@@ -59,7 +59,17 @@ pub(super) fn judge(
         if used[i] {
             continue;
         }
+        // CONF-CMP-023: a transport NAK that answers a write discarded without response is
+        // named by its discard rule, or by the order of the checks when the region check,
+        // which a NAK answers, refuses it too; a repeated MSN does not excuse it.
+        let nak_refused = match of.kind {
+            Kind::Ack { qp, syndrome, .. } if !super::ack_class(syndrome).0 => {
+                local_of.get(&qp).and_then(|&l| nak_of_silent(arrivals, l, of, tol.late_ns))
+            }
+            _ => None,
+        };
         let (req, what) = match of.kind {
+            Kind::Ack { .. } if nak_refused.is_some() => nak_refused.unwrap_or_default(),
             // A packet of a QP in the error state (SND-ERR-001); the device's own CPU half
             // retrying or probing after it failed the QP is named below by its own rule.
             Kind::Data { qp, rtx, .. } if failed_by(qp, of.at) && !(own_cpu && rtx) => {
@@ -132,7 +142,10 @@ pub(super) fn judge(
                         q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
                     }) =>
             {
-                ("RCV-ACK-001.a", "a transport ACK before ack_coalesce messages had retired")
+                kept_count(scenario, obs_frames, i, qp, msn).unwrap_or((
+                    "RCV-ACK-001.a",
+                    "a transport ACK before ack_coalesce messages had retired",
+                ))
             }
             Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
             Kind::Probe { qp } if own_cpu => {
@@ -566,4 +579,91 @@ fn event_qpn(e: &NicEvent) -> Option<u32> {
         NicEvent::Report(R::EndpointResponse { .. }) => return None,
     };
     Some(q.value())
+}
+
+/// The rule an early transport ACK breaks when the acknowledgement the device sent before it
+/// did not reset its count of retired messages (RCV-ACK-002.c for an ACK, RCV-NAK-002.d for
+/// a NAK): too few messages retired since that acknowledgement, enough since the one before
+/// it (or since the start). Only for a QP alone in its retirement domain, whose MSNs follow
+/// one another, so that the MSNs of two acknowledgements tell how many messages retired
+/// between them.
+fn kept_count(
+    scenario: &Scenario,
+    obs_frames: &[Frame<'_>],
+    i: usize,
+    qp: u32,
+    msn: Msn,
+) -> Option<(&'static str, &'static str)> {
+    let nic = &scenario.manifest.nic;
+    let local = *peer_map(scenario).get(&qp)?;
+    let domain = super::created_qp(scenario, local)?.domain;
+    let shares = scenario.records.iter().any(|r| match &r.body {
+        Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } => {
+            q.qpn.value() != local && q.domain == domain
+        }
+        _ => false,
+    });
+    if nic.retirement != openrdma_device::RetirementMode::PerQp && shares {
+        return None;
+    }
+    let coalesce = nic.ack_coalesce;
+    // The device's acknowledgements of the QP before this one: MSN and whether a NAK.
+    let before: Vec<(u16, bool)> = obs_frames[..i]
+        .iter()
+        .filter_map(|f| match f.kind {
+            Kind::Ack { qp: q, msn, syndrome } if q == qp => {
+                Some((msn.value(), !super::ack_class(syndrome).0))
+            }
+            _ => None,
+        })
+        .collect();
+    let (&(last, nak), rest) = before.split_last()?;
+    let earlier = rest.last().map_or(0xFFFF, |&(m, _)| m);
+    let since = |from: u16| u32::from(msn.value().wrapping_sub(from));
+    if since(last) >= coalesce || since(earlier) < coalesce || since(earlier) >= 1 << 15 {
+        return None;
+    }
+    Some(if nak {
+        ("RCV-NAK-002.d", "a transport ACK early: the NAK before it did not reset the count")
+    } else {
+        ("RCV-ACK-002.c", "a transport ACK early: the ACK before it did not reset the count")
+    })
+}
+
+/// The rule a transport NAK `of` breaks when it answers a write of QP `local` that a
+/// receive check before the region check discards: the latest write to arrive on its EV
+/// within `late_ns` before it. When the region check refuses that write too, the NAK is
+/// that check's answer, given before the check that comes first: RCV-DUP-001.a for a
+/// duplicate (checked further), RCV-CHECK-001 for a write discarded in silence or out of
+/// the window. Otherwise a write discarded without response names its discard rule.
+fn nak_of_silent(
+    arrivals: &Arrivals,
+    local: u32,
+    of: &Frame<'_>,
+    late_ns: u64,
+) -> Option<(&'static str, &'static str)> {
+    let answered = arrivals
+        .writes
+        .iter()
+        .filter(|((q, _), _)| *q == local)
+        .flat_map(|(_, v)| v.iter())
+        .filter(|c| c.ev == of.ev && c.at <= of.at && of.at <= c.at.saturating_add(late_ns))
+        .filter(|c| !matches!(c.status, super::arrivals::Status::Discarded(_)))
+        .max_by_key(|c| c.at)?;
+    let rule = match answered.status {
+        super::arrivals::Status::Duplicate => "RCV-DUP-001.a",
+        _ => answered.refused?,
+    };
+    let silent = super::receive::silent(rule);
+    match (rule, answered.region_refused) {
+        ("RCV-DUP-001.a", true) => {
+            Some((rule, "a transport NAK for a duplicate, which no receive check may refuse"))
+        }
+        (_, true) if silent || rule == "RCV-WIN-002.b" => Some((
+            "RCV-CHECK-001",
+            "a transport NAK for a write that an earlier receive check discards",
+        )),
+        _ if silent => Some((rule, "a transport NAK for a write discarded without response")),
+        _ => None,
+    }
 }

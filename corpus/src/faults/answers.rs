@@ -2,12 +2,16 @@
 //! transport ACKs, NAKs, NACKs and endpoint responses, and the triggers that make a SACK
 //! due. One rule each, the rest of the answer right.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
 use openrdma_conformance::req::{self, Clause};
-use openrdma_device::{Body, Direction, Manifest, NicEvent, Output, TimedOutput};
+use openrdma_device::{
+    Body, Device, Direction, Manifest, NicEvent, Output, TimedInput, TimedOutput,
+};
+use openrdma_sm::boundary::ReferenceDevice;
 
 use super::{Batch, Edits, Fault, Rewrite, Stream, fault, sends, stream};
 
@@ -238,6 +242,40 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<SacksRejected>::default(),
     ),
     stream(
+        "ack-keeps-count",
+        "a transport ACK does not reset the count of retired messages it acknowledges, so \
+         once ack_coalesce messages have retired every later retirement is acknowledged at \
+         once",
+        &[req::RCV_ACK_002_C],
+        &["rcv-ack-coalesce"],
+        |m| Box::new(AckCountKept::new(m, false, true)),
+    ),
+    stream(
+        "nak-keeps-count",
+        "a transport NAK does not reset the count of retired messages not yet acknowledged, \
+         so the next transport ACK goes out before ack_coalesce more messages have retired",
+        &[req::RCV_NAK_002_D],
+        &["rcv-nak-resets-ack-count"],
+        |m| Box::new(AckCountKept::new(m, true, false)),
+    ),
+    stream(
+        "region-check-before-length",
+        "the region check of a new write runs before its payload length checks: a write too \
+         long for the PMTU whose rkey the region check refuses is NAKed, not dropped in \
+         silence",
+        &[req::RCV_CHECK_001],
+        &["rcv-check-order"],
+        |m| Box::new(RegionBeforeLength { pmtu: m.nic.pmtu as usize, regions: HashMap::new() }),
+    ),
+    stream(
+        "duplicate-checked-further",
+        "a duplicate is SACKed at once and then goes on through the receive checks, so one \
+         whose rkey the region check refuses is also NAKed",
+        &[req::RCV_DUP_001_A],
+        &["rcv-check-order"],
+        |_| Box::<DuplicateCheckedFurther>::default(),
+    ),
+    stream(
         "places-twice",
         "every DMA write of a payload is issued twice",
         &[req::RCV_PLACE_004],
@@ -313,6 +351,253 @@ impl Stream for AcksOwnQpOnly {
                 })
             })
             .collect()
+    }
+}
+
+/// A count of retired messages that one kind of acknowledgement does not reset. A shadow
+/// reference device with `ack_coalesce` 1 shows each retirement (its transport ACKs); the
+/// faulty device counts them since the last acknowledgement that resets its count, and
+/// sends the shadow's ACK at once when the count reaches `ack_coalesce` and the inner
+/// device sent none. Retirements are counted by MSN, so per-QP retirement only.
+#[derive(Debug)]
+struct AckCountKept {
+    /// Whether a transport ACK resets the count.
+    ack_resets: bool,
+    /// Whether a transport NAK resets the count.
+    nak_resets: bool,
+    coalesce: u32,
+    shadow: ReferenceDevice,
+    /// The inputs of the batch, for the shadow.
+    pending: Vec<TimedInput>,
+    /// By peer QP: the count, and the MSN of the last retirement counted.
+    count: HashMap<u32, (u32, u16)>,
+}
+
+impl AckCountKept {
+    fn new(m: &Manifest, ack_resets: bool, nak_resets: bool) -> AckCountKept {
+        let mut shadow = ReferenceDevice::new();
+        let mut one = m.clone();
+        one.nic.ack_coalesce = 1;
+        // A manifest the inner device takes, the shadow takes too.
+        let _ = shadow.start(&one);
+        AckCountKept {
+            ack_resets,
+            nak_resets,
+            coalesce: m.nic.ack_coalesce,
+            shadow,
+            pending: Vec::new(),
+            count: HashMap::new(),
+        }
+    }
+}
+
+/// A transport ACK or NAK frame: its peer QP, whether a NAK, and its MSN bits 15:0.
+fn acknowledgement(o: &TimedOutput) -> Option<(u32, bool, u16)> {
+    let Output::Frame { bytes, .. } = &o.output else { return None };
+    let d = decode(bytes);
+    let (bth, a) = (d.bth?, d.ext.aeth?);
+    Some((bth.dest_qp.value(), a.syndrome & 0x60 == 0x60, (a.msn.value() & 0xFFFF) as u16))
+}
+
+impl Stream for AckCountKept {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.pending.extend(inputs.iter().cloned());
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        let shadow =
+            self.shadow.advance(std::mem::take(&mut self.pending), batch.until).unwrap_or_default();
+        // Retirements (the shadow's ACKs) and the inner device's acknowledgements, in time
+        // order, a retirement before an acknowledgement of the same instant.
+        let mut events: Vec<(u64, bool, usize)> = Vec::new();
+        for (k, o) in shadow.iter().enumerate() {
+            if acknowledgement(o).is_some_and(|(_, nak, _)| !nak) {
+                events.push((o.at.0, false, k));
+            }
+        }
+        for (k, o) in outputs.iter().enumerate() {
+            if acknowledgement(o).is_some() {
+                events.push((o.at.0, true, k));
+            }
+        }
+        events.sort_unstable();
+        let mut extra: Vec<TimedOutput> = Vec::new();
+        for (at, inner, k) in events {
+            if inner {
+                let Some((qp, nak, msn)) = acknowledgement(&outputs[k]) else { continue };
+                let reset = if nak { self.nak_resets } else { self.ack_resets };
+                let _ = msn;
+                let c = self.count.entry(qp).or_insert((0, 0xFFFF));
+                if reset {
+                    c.0 = 0;
+                }
+                continue;
+            }
+            let Some((qp, _, msn)) = acknowledgement(&shadow[k]) else { continue };
+            let c = self.count.entry(qp).or_insert((0, 0xFFFF));
+            c.0 += u32::from(msn.wrapping_sub(c.1));
+            c.1 = msn;
+            let inner_acked = outputs.iter().any(|o| {
+                o.at.0 == at
+                    && acknowledgement(o).is_some_and(|(q, n, m)| q == qp && !n && m == msn)
+            });
+            if !inner_acked && c.0 >= self.coalesce {
+                extra.push(shadow[k].clone());
+                if self.ack_resets {
+                    c.0 = 0;
+                }
+            }
+        }
+        // Each extra ACK goes before its QP's SACK of the same instant, as an ACK does.
+        for e in extra {
+            let qp = acknowledgement(&e).map(|a| a.0);
+            let sack = outputs.iter().position(|o| {
+                o.at == e.at
+                    && frame(&o.output, |f| {
+                        f.ext.seth.is_some() && Some(f.bth.dest_qp.value()) == qp
+                    })
+            });
+            let at = sack.unwrap_or_else(|| outputs.iter().take_while(|o| o.at <= e.at).count());
+            outputs.insert(at, e);
+        }
+        outputs
+    }
+}
+
+/// A write too long for the PMTU that the region check refuses reaches the inner device
+/// cut to the PMTU, so that the region check acts on it first, as in the faulty order.
+#[derive(Debug)]
+struct RegionBeforeLength {
+    pmtu: usize,
+    /// The regions registered, by rkey.
+    regions: HashMap<u32, openrdma_device::Region>,
+}
+
+impl Stream for RegionBeforeLength {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::RegisterRegion(r),
+                } => {
+                    self.regions.insert(r.rkey.value(), *r);
+                }
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    let Some(mut f) = decode(bytes).to_repr() else { continue };
+                    let Some(reth) = f.ext.reth else { continue };
+                    if !f.bth.opcode.is_mrc_write() || f.payload.len() <= self.pmtu {
+                        continue;
+                    }
+                    let refused = self
+                        .regions
+                        .get(&reth.rkey.value())
+                        .is_none_or(|r| !r.remote_write || !r.contains(reth.va, self.pmtu as u64));
+                    if !refused {
+                        continue;
+                    }
+                    f.payload.truncate(self.pmtu);
+                    if let Ok(b) = super::refit(&mut f) {
+                        *bytes = b;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+}
+
+/// Each SACK that answers a write the region check refuses (a duplicate, since the inner
+/// device answers a new such write with a NAK) is followed by the NAK of that check, with
+/// the MSN of the QP's last transport acknowledgement.
+#[derive(Debug, Default)]
+struct DuplicateCheckedFurther {
+    /// The regions registered, by rkey.
+    regions: HashMap<u32, openrdma_device::Region>,
+    /// The writes the region check refuses: QP, PSN and EV.
+    refused: Vec<(u32, u32, Ev)>,
+    /// By peer QP: the MSN of the last transport ACK or NAK sent.
+    last_msn: HashMap<u32, u32>,
+}
+
+impl Stream for DuplicateCheckedFurther {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::RegisterRegion(r),
+                } => {
+                    self.regions.insert(r.rkey.value(), *r);
+                }
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(bth), Some(reth), Some(ev)) = (d.bth, d.ext.reth, d.entropy()) else {
+                        continue;
+                    };
+                    let len = d.payload.len() as u64;
+                    let refused = self
+                        .regions
+                        .get(&reth.rkey.value())
+                        .is_none_or(|r| !r.remote_write || !r.contains(reth.va, len));
+                    if bth.opcode.is_mrc_write() && refused {
+                        self.refused.push((bth.dest_qp.value(), bth.psn.value(), ev));
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let nak = match &o.output {
+                Output::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    if let (Some(bth), Some(a)) = (d.bth, d.ext.aeth) {
+                        self.last_msn.insert(bth.dest_qp.value(), a.msn.value());
+                    }
+                    self.nak_for(bytes)
+                }
+                _ => None,
+            };
+            out.push(o.clone());
+            if let Some(bytes) = nak {
+                let mut n = o;
+                if let Output::Frame { bytes: b, .. } = &mut n.output {
+                    *b = bytes;
+                }
+                out.push(n);
+            }
+        }
+        out
+    }
+}
+
+impl DuplicateCheckedFurther {
+    /// The NAK that follows SACK `b`, when it answers a write the region check refuses.
+    fn nak_for(&self, b: &[u8]) -> Option<Vec<u8>> {
+        let mut f = decode(b).to_repr()?;
+        let s = f.ext.seth.filter(|s| !s.pr)?;
+        let psn = s.cack_psn.value().wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
+        // The SACK goes to the peer QP; the write came to the local one, whose number the
+        // SACK does not carry: any refused write of that PSN and EV.
+        if !self.refused.iter().any(|&(_, p, ev)| p == psn && ev == s.entropy) {
+            return None;
+        }
+        let msn = self.last_msn.get(&f.bth.dest_qp.value()).copied().unwrap_or(0xFFFF);
+        f.bth.opcode = openrdma_codec::Opcode::MRC_ACKNOWLEDGE;
+        f.ext = openrdma_codec::frame::Extensions {
+            aeth: Some(openrdma_codec::AethRepr {
+                syndrome: openrdma_codec::AethRepr::NAK_REMOTE_ACCESS,
+                msn: AethMsn::new(msn),
+            }),
+            ..Default::default()
+        };
+        f.payload.clear();
+        super::refit(&mut f).ok()
     }
 }
 

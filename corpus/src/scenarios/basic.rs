@@ -222,6 +222,36 @@ pub(super) fn rcv_ack_coalesce() -> Scenario {
     done(r, 20_000)
 }
 
+/// A transport NAK resets the count of retired messages, as an ACK does.
+pub(super) fn rcv_nak_resets_ack_count() -> Scenario {
+    let mut r = responder_with(
+        "rcv-nak-resets-ack-count",
+        "With ack_coalesce 3, two one-packet messages retire; the third arrives with an rkey \
+         that names no region and is NAKed, which resets the count of retired messages; it \
+         comes again with the right rkey and retires, and a fourth retires after it: the \
+         count is two, so no ACK goes at once, and the SACK timer acknowledges both.",
+        &["RCV-NAK-002", "RCV-ACK-001", "RCV-ACK-002", "RCV-PLACE-002"],
+        |m| {
+            m.nic.ack_coalesce = 3;
+            m.nic.sack_delay = std::time::Duration::from_micros(5);
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    setup(&mut r, 0, false);
+    let one = |k: u32| {
+        write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
+    };
+    r.checks(&["RCV-ACK-001"]);
+    r.inject(1_000, 0, 0xA000_0001, &one(0));
+    r.inject(1_100, 1, 0xA001_0002, &one(1));
+    r.checks(&["RCV-PLACE-002", "RCV-NAK-002"]);
+    r.inject(1_200, 2, 0xA002_0003, &edit(one(2), |w| w.reth.rkey = Rkey::new(0x9999)));
+    r.checks(&["RCV-NAK-002", "RCV-ACK-001", "RCV-ACK-002"]);
+    r.inject(1_300, 3, 0xA003_0004, &edit(one(2), |w| w.bth.rtx = true));
+    r.inject(1_400, 0, 0xA000_0001, &one(3));
+    done(r, 20_000)
+}
+
 /// Messages across the PSN wrap at 2^24.
 pub(super) fn rcv_psn_wrap() -> Scenario {
     let mut r = responder(

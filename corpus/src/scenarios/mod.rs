@@ -77,6 +77,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-last-packet-first", rcv_last_packet_first),
         ("rcv-sack-timer", rcv_sack_timer),
         ("rcv-ack-coalesce", rcv_ack_coalesce),
+        ("rcv-nak-resets-ack-count", rcv_nak_resets_ack_count),
         ("rcv-psn-wrap", rcv_psn_wrap),
         ("rcv-window-edges", rcv_window_edges),
         ("rcv-lost-ack", rcv_lost_ack),

@@ -20,7 +20,7 @@ pub const RCV_WIN_002: Clause = Clause(497);
 pub const RCV_WIN_002_A: Clause = Clause(498);
 /// `RCV-WIN-002.b`: MUST, device.
 pub const RCV_WIN_002_B: Clause = Clause(499);
-/// `RCV-WIN-002.c`: MUST, device.
+/// `RCV-WIN-002.c`: MUST, outside-boundary.
 pub const RCV_WIN_002_C: Clause = Clause(500);
 /// `RCV-WIN-003`: MUST, device.
 pub const RCV_WIN_003: Clause = Clause(501);
@@ -30,7 +30,7 @@ pub const RCV_DUP_001: Clause = Clause(502);
 pub const RCV_DUP_001_A: Clause = Clause(503);
 /// `RCV-DUP-001.b`: MUST, device.
 pub const RCV_DUP_001_B: Clause = Clause(504);
-/// `RCV-DUP-001.c`: MUST, device.
+/// `RCV-DUP-001.c`: MUST, outside-boundary.
 pub const RCV_DUP_001_C: Clause = Clause(505);
 /// `RCV-DUP-002`: MUST, device.
 pub const RCV_DUP_002: Clause = Clause(506);
@@ -44,7 +44,7 @@ pub const RCV_PLACE_002: Clause = Clause(509);
 pub const RCV_PLACE_002_A: Clause = Clause(510);
 /// `RCV-PLACE-002.b`: MUST, device.
 pub const RCV_PLACE_002_B: Clause = Clause(511);
-/// `RCV-PLACE-002.c`: MUST, device.
+/// `RCV-PLACE-002.c`: MUST, outside-boundary.
 pub const RCV_PLACE_002_C: Clause = Clause(512);
 /// `RCV-MSG-001`: MUST, device.
 pub const RCV_MSG_001: Clause = Clause(513);

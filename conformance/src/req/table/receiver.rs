@@ -4,7 +4,7 @@
 
 use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Withdrawn};
-use crate::requirements::Subject::Device;
+use crate::requirements::Subject::{Device, OutsideBoundary};
 
 pub(in crate::req) static CLAUSES: [Info; 85] = [
     line("RCV-FRAME-001", Must, Device),
@@ -15,19 +15,19 @@ pub(in crate::req) static CLAUSES: [Info; 85] = [
     whole("RCV-WIN-002", Must, Device),
     part("RCV-WIN-002.a", "RCV-WIN-002", 'a', Must, Device),
     part("RCV-WIN-002.b", "RCV-WIN-002", 'b', Must, Device),
-    part("RCV-WIN-002.c", "RCV-WIN-002", 'c', Must, Device),
+    part("RCV-WIN-002.c", "RCV-WIN-002", 'c', Must, OutsideBoundary),
     line("RCV-WIN-003", Must, Device),
     whole("RCV-DUP-001", Must, Device),
     part("RCV-DUP-001.a", "RCV-DUP-001", 'a', Must, Device),
     part("RCV-DUP-001.b", "RCV-DUP-001", 'b', Must, Device),
-    part("RCV-DUP-001.c", "RCV-DUP-001", 'c', Must, Device),
+    part("RCV-DUP-001.c", "RCV-DUP-001", 'c', Must, OutsideBoundary),
     line("RCV-DUP-002", Must, Device),
     line("RCV-SEG-001", Must, Device),
     line("RCV-SEG-002", Must, Device),
     whole("RCV-PLACE-002", Must, Device),
     part("RCV-PLACE-002.a", "RCV-PLACE-002", 'a', Must, Device),
     part("RCV-PLACE-002.b", "RCV-PLACE-002", 'b', Must, Device),
-    part("RCV-PLACE-002.c", "RCV-PLACE-002", 'c', Must, Device),
+    part("RCV-PLACE-002.c", "RCV-PLACE-002", 'c', Must, OutsideBoundary),
     line("RCV-MSG-001", Must, Device),
     line("RCV-MSG-002", Must, Device),
     line("RCV-CHECK-001", Must, Device),
