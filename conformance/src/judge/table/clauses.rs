@@ -290,6 +290,7 @@ pub(super) const UNEXPECTED: &[Clause] = &[
     EV_PROBE_005_A,
     FLAG_LAST_002,
     ICRC_VERIFY_001_A,
+    NETH_REASON_002_B,
     OPC_UNKNOWN_001_B,
     PAY_PAD_003,
     RCV_ACK_001_A,
