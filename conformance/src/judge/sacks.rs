@@ -33,6 +33,13 @@
 //!   accepted up to the tolerance before the SACK and over those accepted up to the SACK
 //!   (CCS-OOO-001, CCS-BYTES-001).
 //!
+//! A SACK found wrong is named by the cause that one change makes right, when there is
+//! one: a `sack_offset` other than 1 over a bitmap built for 1 (RCV-SACK-005.c), or one
+//! SETH or CC_STATE field sent with its bytes in the other order (SETH-LAYOUT-001,
+//! CCS-LAYOUT-001). A bit left clear for a PSN at or before `cack_psn` is
+//! SETH-BITMAP-002.a; a PSN only a probe's BTH carried, claimed, is PETH-PSN-001; a
+//! reflected timestamp that is the trigger's, changed, is TSETH-TS-001.b.
+//!
 //! Progress is judged against the scenario's own SACKs: by the time of each, plus the
 //! tolerance, the device must have reported at least as much cumulative progress, and
 //! every PSN the expected SACK's bitmap claims, so that a SACK due behind a hole, which
