@@ -75,6 +75,8 @@ pub(super) struct ProbeCopy {
     pub(super) carrier: Carrier,
     pub(super) ts: u16,
     pub(super) id: u16,
+    /// Its BTH `psn`, which names no packet (PETH-PSN-001).
+    pub(super) psn: u32,
 }
 
 /// What reached each of the device's QPs, from the injected frames.
@@ -257,6 +259,7 @@ impl Arrivals {
                         carrier,
                         ts: p.tx_timestamp,
                         id: p.probe_id,
+                        psn: bth.psn.value(),
                     });
                 }
             }

@@ -296,6 +296,9 @@ pub(super) struct Context {
     /// The device's BTH byte 1 carries `solicited` and `mig_req` the other way round
     /// (BTH-LAYOUT-001).
     pub bth_byte1_swapped: bool,
+    /// The device's TSETH bytes 2 and 3 (`tsr`, `resv`, `ftype`) are the expected ones in
+    /// the other order (TSETH-LAYOUT-001).
+    pub tseth_word_swapped: bool,
     /// For a later packet of a message, a first transmission: what the device's own first
     /// packet of the message makes its headers (`message_rule`).
     pub head: Option<Head>,
@@ -360,11 +363,17 @@ pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
         // headers breaks TSETH-PRESENT-001, the row's rule.
         ("tseth", _) if !cx.ts_bit_only && f.expected == "present" => return SND_TS_002_A,
         ("tseth", _) if !cx.ts_bit_only => return SND_TS_002_D,
+        // UNSUPPORTED_OP where the operation succeeds: the device does not implement an
+        // operation every NIC with endpoint operations performs (ERTH-RESP-001.c).
+        ("eeth.status", _) if f.expected == "0" && f.actual == "1" => return ERTH_RESP_001_C,
         // The choice among the non-zero statuses of an endpoint response.
         ("eeth.status", _) if f.expected != "0" && f.actual != "0" => return EETH_STATUS_001_B,
         ("eeth.status", _) => return EETH_STATUS_001_A,
         ("icrc", _) if cx.icrc.is_some() => return cx.icrc.unwrap_or(ICRC_CALC_001),
         ("bth.solicited", _) if cx.bth_byte1_swapped => return BTH_LAYOUT_001,
+        ("tseth.tsr" | "tseth.resv" | "tseth.ftype", _) if cx.tseth_word_swapped => {
+            return TSETH_LAYOUT_001;
+        }
         _ => {}
     }
     if let Some(rule) = layout_rule(f) {

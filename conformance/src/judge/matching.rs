@@ -265,6 +265,7 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             ts_bit_only: ts_bit_only(&ef.d, of.bytes, &of.d),
             icrc: Some(super::wire::icrc_cause(of.bytes, &of.d).0),
             bth_byte1_swapped: bth_byte1_swapped(&ef.d, &of.d),
+            tseth_word_swapped: tseth_word_swapped(&ef.d, &of.d),
             head: head(cx, e),
         };
         let (mut rule, mut should_only) = fields::name(&ef.kind, &mut fields, fcx);
@@ -367,6 +368,18 @@ fn bth_byte1_swapped(exp: &DecodedFrame<'_>, act: &DecodedFrame<'_>) -> bool {
         (Some(e), Some(a)) => {
             e.solicited != e.mig_req && a.solicited == e.mig_req && a.mig_req == e.solicited
         }
+        _ => false,
+    }
+}
+
+/// Whether the device's frame `act` carries the expected frame's TSETH bytes 2 and 3
+/// (`tsr`, `resv`, `ftype`, one 16-bit word) in the other order, and they differ: the
+/// word written little-endian.
+fn tseth_word_swapped(exp: &DecodedFrame<'_>, act: &DecodedFrame<'_>) -> bool {
+    let word =
+        |t: openrdma_codec::TsethRepr| u16::from(t.tsr) << 15 | t.resv << 4 | u16::from(t.ftype);
+    match (exp.ext.tseth, act.ext.tseth) {
+        (Some(e), Some(a)) => word(e) != word(a) && word(e).swap_bytes() == word(a),
         _ => false,
     }
 }

@@ -33,6 +33,13 @@
 //!   accepted up to the tolerance before the SACK and over those accepted up to the SACK
 //!   (CCS-OOO-001, CCS-BYTES-001).
 //!
+//! A SACK found wrong is named by the cause that one change makes right, when there is
+//! one: a `sack_offset` other than 1 over a bitmap built for 1 (RCV-SACK-005.c), or one
+//! SETH or CC_STATE field sent with its bytes in the other order (SETH-LAYOUT-001,
+//! CCS-LAYOUT-001). A bit left clear for a PSN at or before `cack_psn` is
+//! SETH-BITMAP-002.a; a PSN only a probe's BTH carried, claimed, is PETH-PSN-001; a
+//! reflected timestamp that is the trigger's, changed, is TSETH-TS-001.b.
+//!
 //! Progress is judged against the scenario's own SACKs: by the time of each, plus the
 //! tolerance, the device must have reported at least as much cumulative progress, and
 //! every PSN the expected SACK's bitmap claims, so that a SACK due behind a hole, which
@@ -335,7 +342,11 @@ pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
     }
 }
 
-/// The SACK `of`, sent by the device's QP `local`, judged on its own.
+/// The SACK `of`, sent by the device's QP `local`, judged on its own. A SACK found wrong
+/// that one cause makes right is named by that cause, not by the rules its wrong values
+/// seem to break: a `sack_offset` other than 1 over a bitmap built for 1 (RCV-SACK-005.c),
+/// or a field of the SETH or CC_STATE sent with its bytes in the other order, named by
+/// the header's layout rule ([`misordered`]).
 fn judge_one(
     arrivals: &Arrivals,
     local: u32,
@@ -347,22 +358,169 @@ fn judge_one(
 ) {
     let d = &of.d;
     let (Some(bth), Some(s)) = (d.bth, d.ext.seth) else { return };
+    let sack = Sack { psn: bth.psn.value(), s, cc: d.ext.cc_state };
+    let mut found = Vec::new();
+    judge_fields(arrivals, local, mpr, window, of, sack, tol, &mut found);
+    if found.is_empty() {
+        return;
+    }
+    let clean = |right: Sack| {
+        let mut again = Vec::new();
+        judge_fields(arrivals, local, mpr, window, of, right, tol, &mut again);
+        again.is_empty()
+    };
+    // A `sack_offset` other than 1 over a bitmap built for 1: the offset alone is wrong.
+    if sack.s.sack_offset != 1 {
+        let mut right = sack;
+        right.s.sack_offset = 1;
+        if clean(right) {
+            let got = sack.s.sack_offset.to_string();
+            push_field(div, of, RCV_SACK_005_C.id(), "seth.sack_offset", "1".into(), got);
+            return;
+        }
+    }
+    match misordered(sack, clean) {
+        Some((l, sent, right)) => div.push(Divergence {
+            at: of.at,
+            requirement: l.rule.id().into(),
+            what: format!("SACK field {} is sent with its bytes in the other order", l.field),
+            expected: None,
+            actual: Some(render_frame(of.bytes)),
+            fields: vec![FieldDiff::new(l.field, right.to_string(), sent.to_string())],
+            should_only: false,
+            check: "",
+            clause: None,
+        }),
+        None => div.extend(found),
+    }
+}
+
+/// What a SACK says: its BTH `psn`, SETH and CC_STATE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sack {
+    psn: u32,
+    s: SethRepr,
+    cc: Option<CcStateRepr>,
+}
+
+/// A field of the SETH or CC_STATE whose bytes a device can send in the other order,
+/// with the layout rule of its header (tables 16 and 17 of `spec/wire-format.md`).
+#[derive(Debug, Clone, Copy)]
+struct SackLayout {
+    field: &'static str,
+    rule: Clause,
+}
+
+const SACK_LAYOUTS: &[SackLayout] = &[
+    SackLayout { field: "seth.ack_psn_offset", rule: SETH_LAYOUT_001 },
+    SackLayout { field: "seth.entropy", rule: SETH_LAYOUT_001 },
+    SackLayout { field: "seth.cack_psn", rule: SETH_LAYOUT_001 },
+    SackLayout { field: "seth.sack_offset", rule: SETH_LAYOUT_001 },
+    SackLayout { field: "seth.sack_bitmap", rule: SETH_LAYOUT_001 },
+    SackLayout { field: "cc_state.tx_timestamp", rule: CCS_LAYOUT_001 },
+    SackLayout { field: "cc_state.ooo_count", rule: CCS_LAYOUT_001 },
+    SackLayout { field: "cc_state.rcvd_bytes", rule: CCS_LAYOUT_001 },
+];
+
+/// `sack` with `field` read with its bytes in the other order, and the field's value as
+/// sent and as read so; `None` when the SACK has no such field or the swap leaves it as
+/// it is. `ooo_count` is swapped as the 16-bit word it shares with the reserved bit.
+fn swapped(sack: Sack, field: &str) -> Option<(Sack, u64, u64)> {
+    use super::fields::byte_swapped as sw;
+    let mut out = sack;
+    let (s, c) = (&mut out.s, &mut out.cc);
+    let (sent, right) = match field {
+        "seth.ack_psn_offset" => {
+            let v = s.ack_psn_offset as u16;
+            s.ack_psn_offset = v.swap_bytes() as i16;
+            (u64::from(v), u64::from(v.swap_bytes()))
+        }
+        "seth.entropy" => {
+            let v = s.entropy.value();
+            s.entropy = Ev::new(v.swap_bytes());
+            (u64::from(v), u64::from(v.swap_bytes()))
+        }
+        "seth.cack_psn" => {
+            let v = u64::from(s.cack_psn.value());
+            s.cack_psn = Psn::new(sw(v, 24) as u32);
+            (v, sw(v, 24))
+        }
+        "seth.sack_offset" => {
+            let v = s.sack_offset as u16;
+            s.sack_offset = v.swap_bytes() as i16;
+            (u64::from(v), u64::from(v.swap_bytes()))
+        }
+        "seth.sack_bitmap" => {
+            let v = s.sack_bitmap;
+            s.sack_bitmap = v.swap_bytes();
+            (v, v.swap_bytes())
+        }
+        "cc_state.tx_timestamp" => {
+            let c = c.as_mut()?;
+            let v = c.tx_timestamp;
+            c.tx_timestamp = v.swap_bytes();
+            (u64::from(v), u64::from(v.swap_bytes()))
+        }
+        "cc_state.ooo_count" => {
+            let c = c.as_mut()?;
+            let word = u16::from(c.resv) << 15 | c.ooo_count;
+            let back = word.swap_bytes();
+            c.resv = back >> 15 == 1;
+            c.ooo_count = back & 0x7FFF;
+            (u64::from(word & 0x7FFF), u64::from(back & 0x7FFF))
+        }
+        "cc_state.rcvd_bytes" => {
+            let c = c.as_mut()?;
+            let v = u64::from(c.rcvd_bytes);
+            c.rcvd_bytes = sw(v, 24) as u32;
+            (v, sw(v, 24))
+        }
+        _ => return None,
+    };
+    (out != sack).then_some((out, sent, right))
+}
+
+/// The one field of the SETH or CC_STATE of a SACK found wrong that, read with its bytes
+/// in the other order, makes the SACK right (`clean`): the header's encoder laid it out
+/// wrong, its value right (SETH-LAYOUT-001, CCS-LAYOUT-001). With its layout row, the
+/// value sent and the value meant.
+fn misordered(sack: Sack, clean: impl Fn(Sack) -> bool) -> Option<(SackLayout, u64, u64)> {
+    SACK_LAYOUTS.iter().find_map(|l| {
+        let (right, sent, meant) = swapped(sack, l.field)?;
+        clean(right).then_some((*l, sent, meant))
+    })
+}
+
+/// Every rule of a SACK's fields, on what it says (`sack`), which may differ from the
+/// frame `of` it was read from.
+#[allow(clippy::too_many_arguments)]
+fn judge_fields(
+    arrivals: &Arrivals,
+    local: u32,
+    mpr: u8,
+    window: u32,
+    of: &Frame<'_>,
+    sack: Sack,
+    tol: &Tolerances,
+    div: &mut Vec<Divergence>,
+) {
+    let s = sack.s;
     let one = One { arrivals, local, of, s, tol };
     one.fixed_fields(mpr, div);
     one.truth(div);
     one.completeness(div);
     // The BTH PSN, after what the SETH says: a wrong cack_psn shows there first.
     let cack = s.cack_psn.value();
-    if bth.psn.value() != cack {
-        let (want, got) = (cack.to_string(), bth.psn.value().to_string());
+    if sack.psn != cack {
+        let (want, got) = (cack.to_string(), sack.psn.to_string());
         // The right PSN with its bytes in the other order is the BTH laid out wrong.
-        let swapped = super::fields::byte_swapped(cack.into(), 24) == u64::from(bth.psn.value());
+        let swapped = super::fields::byte_swapped(cack.into(), 24) == u64::from(sack.psn);
         let rule = if swapped { BTH_LAYOUT_001 } else { RCV_SACK_005_I };
         push_field(div, of, rule.id(), "bth.psn", want, got);
     }
     let Some((trigger_ev, trigger_ts, carrier)) = one.trigger(div) else { return };
     one.reflection(trigger_ev, carrier, div);
-    if let Some(c) = d.ext.cc_state {
+    if let Some(c) = sack.cc {
         one.counters(&c, trigger_ts, window, div);
     }
 }
@@ -389,6 +547,24 @@ impl One<'_> {
     fn fixed_fields(&self, mpr: u8, div: &mut Vec<Divergence>) {
         let (s, of) = (&self.s, self.of);
 
+        // A bitmap based at or before `cack_psn` claims those PSNs again: each such bit is
+        // 1 (SETH-BITMAP-002.a). A bit left 0 there contradicts the SACK's own `cack_psn`,
+        // which is worse than the base chosen (RCV-SACK-005.c), so it is named first.
+        if s.sack_offset <= 0 {
+            let behind = (1 - i32::from(s.sack_offset)).min(64) as u32;
+            if let Some(i) = (0..behind).find(|&i| s.sack_bitmap >> i & 1 == 0) {
+                let psn = s.bitmap_base().value().wrapping_add(i) & 0xFF_FFFF;
+                push(
+                    div,
+                    of,
+                    SETH_BITMAP_002_A.id(),
+                    format!(
+                        "bit {i} of the bitmap (PSN {psn}, at or before cack_psn {}) is clear",
+                        s.cack_psn.value()
+                    ),
+                );
+            }
+        }
         // Fixed fields.
         if s.sack_offset != 1 {
             push_field(
@@ -480,6 +656,17 @@ impl One<'_> {
                          checks discard ({rule})"
                     ),
                 ),
+                // PETH-PSN-001: the PSN a probe carried, which names no packet, recorded
+                // as received.
+                (None, None) if self.probe_carried(p) => push(
+                    div,
+                    of,
+                    PETH_PSN_001.id(),
+                    format!(
+                        "the SACK claims PSN {p}, which no write had carried, only the BTH \
+                         psn of a probe"
+                    ),
+                ),
                 (None, None) => push(
                     div,
                     of,
@@ -488,6 +675,15 @@ impl One<'_> {
                 ),
             }
         }
+    }
+
+    /// Whether PSN `psn` reached the device's QP by now only as the BTH `psn` of a probe.
+    fn probe_carried(&self, psn: u32) -> bool {
+        let (arrivals, local) = (self.arrivals, self.local);
+        let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+        let write =
+            arrivals.writes.get(&(local, psn)).is_some_and(|v| v.iter().any(|c| self.by_now(c.at)));
+        !write && probes.iter().any(|p| p.psn == psn && self.by_now(p.at))
     }
 
     /// Completeness: what arrived well before is claimed.
@@ -675,6 +871,20 @@ impl One<'_> {
         }
     }
 
+    /// What a CC_STATE `tx_timestamp` of `got` where `want` is due breaks, by its cause:
+    /// none reflected, or one reflected where the trigger carried none, or another
+    /// packet's, is the reflection rule's (CCS-TS-001); the trigger's own timestamp
+    /// changed on its way back (converted, scaled, cut) is TSETH-TS-001.b's.
+    fn timestamp_rule(&self, want: u16, got: u16) -> Clause {
+        let (arrivals, local) = (self.arrivals, self.local);
+        let writes = arrivals.writes.iter().filter(|((q, _), _)| *q == local);
+        let mut others = writes.flat_map(|(_, v)| v.iter().map(|c| (c.at, c.ts)));
+        let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+        let another = others.any(|(at, ts)| ts == got && self.by_now(at))
+            || probes.iter().any(|p| p.ts == got && self.by_now(p.at));
+        if want == 0 || got == 0 || another { CCS_TS_001 } else { TSETH_TS_001_B }
+    }
+
     /// The CC_STATE's timestamp and counters.
     fn counters(&self, c: &CcStateRepr, trigger_ts: u16, window: u32, div: &mut Vec<Divergence>) {
         let (of, arrivals, local) = (self.of, self.arrivals, self.local);
@@ -685,7 +895,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                "CCS-TS-001",
+                self.timestamp_rule(trigger_ts, c.tx_timestamp).id(),
                 "cc_state.tx_timestamp",
                 trigger_ts.to_string(),
                 c.tx_timestamp.to_string(),
@@ -734,4 +944,41 @@ impl One<'_> {
 
 fn range(lo: u64, hi: u64) -> String {
     if lo == hi { lo.to_string() } else { format!("{lo} ..= {hi}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each field of the layout list reads back to itself when swapped twice, changes when
+    /// swapped once, and the misordered field is the one that makes the SACK right.
+    #[test]
+    fn a_swapped_field_is_found_by_swapping_it_back() {
+        let s = SethRepr {
+            ack_psn_offset: 7,
+            entropy: Ev::new(0x1234_ABCD),
+            cack_psn: Psn::new(4),
+            sack_offset: 1,
+            sack_bitmap: 0x76,
+            mpr: 2,
+            ..SethRepr::default()
+        };
+        let cc = CcStateRepr {
+            tx_timestamp: 0xBEEF,
+            ooo_count: 5,
+            rcvd_bytes: 12,
+            ..CcStateRepr::default()
+        };
+        let right = Sack { psn: 4, s, cc: Some(cc) };
+        for l in SACK_LAYOUTS {
+            let (once, sent, meant) = swapped(right, l.field).expect(l.field);
+            assert_ne!(once, right, "{}", l.field);
+            assert_ne!(sent, meant, "{}", l.field);
+            let (twice, ..) = swapped(once, l.field).expect(l.field);
+            assert_eq!(twice, right, "{}", l.field);
+            let found = misordered(once, |x| x == right).map(|(l, ..)| l.field);
+            assert_eq!(found, Some(l.field));
+        }
+        assert!(misordered(right, |x| x == right).is_none());
+    }
 }

@@ -70,6 +70,13 @@ pub(super) fn judge(
         };
         let (req, what) = match of.kind {
             Kind::Ack { .. } if nak_refused.is_some() => nak_refused.unwrap_or_default(),
+            // The PSN a NACK UNEXP_EVENT named, sent again: that NACK is fatal, and nothing
+            // is retransmitted on its account (NETH-REASON-002.b).
+            Kind::Data { qp, psn, rtx: true }
+                if !own_cpu && fatal_nack_for(inputs, local_of.get(&qp).copied(), psn, of.at) =>
+            {
+                ("NETH-REASON-002.b", "a retransmission of the PSN a fatal NACK UNEXP_EVENT named")
+            }
             // A packet of a QP in the error state (SND-ERR-001); the device's own CPU half
             // retrying or probing after it failed the QP is named below by its own rule.
             Kind::Data { qp, rtx, .. } if failed_by(qp, of.at) && !(own_cpu && rtx) => {
@@ -270,6 +277,15 @@ fn failed_at(scenario: &Scenario) -> HashMap<u32, u64> {
         }
     }
     m
+}
+
+/// Whether a NACK UNEXP_EVENT for PSN `psn` reached device QP `local` by `at`.
+fn fatal_nack_for(inputs: &[In<'_>], local: Option<u32>, psn: u32, at: u64) -> bool {
+    inputs.iter().filter(|x| x.at <= at).any(|x| {
+        let Some(f) = x.frame.as_ref() else { return false };
+        let into = f.d.bth.is_some_and(|b| Some(b.dest_qp.value()) == local);
+        into && f.d.ext.neth.is_some_and(|n| n.reason.is_fatal() && n.nack_psn.value() == psn)
+    })
 }
 
 /// Whether the retransmission `kind`, sent at `at` by device QP `local`, was queued by a

@@ -223,13 +223,44 @@ pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
         let mut found = d.validate();
         // A wrong pad count comes first: it is why pad bytes read as payload (PAY-NONE-001).
         found.sort_by_key(|v| v.requirement != "PAY-PAD-001");
+        let mut tseth_named = false;
         for v in found {
             if NOT_ON_SENDER.iter().any(|(r, _)| *r == v.requirement) {
+                continue;
+            }
+            // A TSETH whose `resv` and `ftype` are wrong only because its word of `tsr`,
+            // `resv` and `ftype` was written in the other byte order breaks the layout.
+            let tseth = matches!(v.requirement, "TSETH-RESV-001" | "TSETH-FTYPE-001");
+            if tseth && tseth_word_swapped(d) {
+                if !tseth_named {
+                    tseth_named = true;
+                    div.push(divergence(
+                        f,
+                        crate::req::TSETH_LAYOUT_001,
+                        "the device sent a TSETH whose bytes 2 and 3 (tsr, resv, ftype) are \
+                         in the other order"
+                            .into(),
+                        vec![FieldDiff::new(
+                            &format!("{}.{}", v.header.name(), v.field),
+                            v.rule.into(),
+                            format!("{:#x}", v.value),
+                        )],
+                    ));
+                }
                 continue;
             }
             div.push(violation(f, &v));
         }
     }
+}
+
+/// Whether the TSETH of `d` has a reserved bit set that its bytes 2 and 3 read in the
+/// other order clear, with `ftype` 1 then: the 16-bit word of `tsr`, `resv` and `ftype`
+/// written little-endian (TSETH-LAYOUT-001).
+fn tseth_word_swapped(d: &DecodedFrame<'_>) -> bool {
+    let Some(t) = d.ext.tseth else { return false };
+    let back = (u16::from(t.tsr) << 15 | t.resv << 4 | u16::from(t.ftype)).swap_bytes();
+    t.resv != 0 && back >> 4 & 0x7FF == 0 && back & 0xF == 1
 }
 
 /// The EVs of the device's QPs, keyed by the peer QP its packets are sent to.

@@ -94,6 +94,23 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    sends(
+        "endpoint-port-status-unsupported",
+        "PORT_STATUS_UPDATE is not implemented: its responses carry status 1, UNSUPPORTED_OP",
+        &[req::ERTH_RESP_001_C],
+        &["rcv-endpoint"],
+        |b| {
+            refit(b, |f| {
+                let Some(e) = f.ext.eeth.as_mut().filter(|e| {
+                    e.status == 0 && e.op == openrdma_codec::EndpointOp::PORT_STATUS_UPDATE
+                }) else {
+                    return false;
+                };
+                e.status = 1;
+                true
+            })
+        },
+    ),
     // ---- SACK contents ----------------------------------------------------------------------
     sends(
         "sack-pr-always-set",

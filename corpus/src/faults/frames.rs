@@ -181,9 +181,24 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     sends(
+        "sack-timestamp-zero",
+        "SACKs reflect no timestamp",
+        &[req::CCS_TS_001],
+        &["rcv-reflect", "rcv-probe-answer"],
+        |b| {
+            seal(b, |f| {
+                let Some(c) = f.ext.cc_state.as_mut().filter(|c| c.tx_timestamp != 0) else {
+                    return false;
+                };
+                c.tx_timestamp = 0;
+                true
+            })
+        },
+    ),
+    sends(
         "timestamps-interpreted",
         "reflected timestamps are converted to another unit",
-        &[req::TSETH_TS_001, req::CCS_TS_001],
+        &[req::TSETH_TS_001_B, req::CCS_TS_001, req::NETH_TS_001],
         &["rcv-reflect", "rcv-probe-answer"],
         |b| {
             seal(b, |f| match (f.ext.cc_state.as_mut(), f.ext.neth.as_mut()) {

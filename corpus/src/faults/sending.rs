@@ -160,9 +160,16 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "error-keeps-retransmit-queue",
         "the error state does not flush the retransmission queue: the QP's latest packet goes out again after it failed",
-        &[req::SND_ERR_001],
+        &[req::SND_ERR_001, req::NETH_REASON_002_B],
         &["snd-nack-fatal", "snd-ack-nak"],
         |_| Box::<AfterError>::default(),
+    ),
+    stream(
+        "fatal-nack-resent",
+        "a NACK UNEXP_EVENT queues its PSN for retransmission like any NACK before the QP fails: the PSN goes out again",
+        &[req::NETH_REASON_002_B],
+        &["snd-nack-fatal"],
+        |_| Box::<FatalNackResent>::default(),
     ),
     // ---- acknowledgements acted on ----------------------------------------------------------
     loses_in(

@@ -6,8 +6,9 @@
 
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::icrc::Miscomputed;
-use openrdma_codec::{Ev, EvMark, Ipv4Repr, NackReason, Opcode};
+use openrdma_codec::{Ev, EvMark, Ipv4Repr, NackReason, Opcode, Psn};
 use openrdma_conformance::req::{self, Clause};
+use openrdma_device::{Input, Output, TimedInput, TimedOutput};
 
 use super::Expect::{Fails, NonStrict};
 use super::{Caps, Class, Edits, Expect, Fault, Rewrite};
@@ -813,7 +814,140 @@ pub static FAULTS: &[Fault] = &[
         Fails,
         |b| icrc_as(b, Miscomputed::BthByte4Covered),
     ),
+    out(
+        "seth-cack-psn-little-endian",
+        "the SETH cack_psn is written little-endian",
+        &[req::SETH_LAYOUT_001],
+        &["rcv-sack-timer", "rcv-in-order-v6"],
+        Fails,
+        |b| {
+            on_sacks(b, |f| {
+                let s = f.ext.seth.as_mut().unwrap();
+                s.cack_psn = Psn::new(s.cack_psn.value().swap_bytes() >> 8);
+            })
+        },
+    ),
+    out(
+        "seth-bitmap-little-endian",
+        "the SETH sack_bitmap is written little-endian",
+        &[req::SETH_LAYOUT_001],
+        &["rcv-last-packet-first", "rcv-sack-triggers"],
+        Fails,
+        |b| {
+            on_sacks(b, |f| {
+                let s = f.ext.seth.as_mut().unwrap();
+                s.sack_bitmap = s.sack_bitmap.swap_bytes();
+            })
+        },
+    ),
+    out(
+        "cc-state-rcvd-bytes-little-endian",
+        "the CC_STATE rcvd_bytes is written little-endian",
+        &[req::CCS_LAYOUT_001],
+        &["rcv-sack-timer", "rcv-in-order-v6"],
+        Fails,
+        |b| {
+            on_sacks(b, |f| {
+                if let Some(c) = f.ext.cc_state.as_mut() {
+                    c.rcvd_bytes = c.rcvd_bytes.swap_bytes() >> 8;
+                }
+            })
+        },
+    ),
+    out(
+        "tseth-flags-little-endian",
+        "the TSETH word of tsr, resv and ftype is written little-endian",
+        &[req::TSETH_LAYOUT_001],
+        &["snd-segmentation"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                let Some(t) = f.ext.tseth.as_mut() else { return false };
+                let word = (u16::from(t.tsr) << 15 | t.resv << 4 | u16::from(t.ftype)).swap_bytes();
+                t.tsr = word >> 15 == 1;
+                t.resv = word >> 4 & 0x7FF;
+                t.ftype = (word & 0xF) as u8;
+                true
+            })
+        },
+    ),
+    out(
+        "sack-bitmap-at-cack",
+        "SACKs base their bitmap at cack_psn and leave the bit for cack_psn clear",
+        &[req::SETH_BITMAP_002_A, req::RCV_SACK_005_C],
+        &["rcv-last-packet-first", "rcv-sack-triggers"],
+        Fails,
+        |b| {
+            on_sacks(b, |f| {
+                let s = f.ext.seth.as_mut().unwrap();
+                if s.sack_offset == 1 {
+                    s.sack_offset = 0;
+                    s.sack_bitmap <<= 1;
+                }
+            })
+        },
+    ),
+    Fault {
+        name: "probe-psn-received",
+        class: Class::Fault,
+        what: "the BTH psn of a probe is recorded as received",
+        breaks: &[req::PETH_PSN_001, req::OPC_PSN_002_D],
+        expect: Fails,
+        catch: &["rcv-probe"],
+        caps: Caps::Same,
+        edits: Edits { stream: Some(|_| Box::<ProbePsn>::default()), ..Edits::NONE },
+    },
 ];
+
+/// A receiver that records the BTH psn of each probe as a PSN received: its SACKs claim
+/// it from then on, cumulatively when it is the next one after `cack_psn`.
+#[derive(Debug, Default)]
+struct ProbePsn {
+    psns: Vec<u32>,
+}
+
+impl super::Stream for ProbePsn {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Frame { bytes, .. } = &i.input {
+                let d = decode(bytes);
+                if let (Some(bth), Some(_)) = (d.bth, d.ext.peth) {
+                    self.psns.push(bth.psn.value());
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: super::Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let psns = &self.psns;
+            let claimed = on_sacks(bytes, |f| {
+                let s = f.ext.seth.as_mut().unwrap();
+                loop {
+                    let next = s.cack_psn.value().wrapping_add(1) & 0xFF_FFFF;
+                    if !psns.contains(&next) {
+                        break;
+                    }
+                    s.cack_psn = Psn::new(next);
+                    s.sack_bitmap >>= 1;
+                }
+                for &p in psns {
+                    let bit = p.wrapping_sub(s.bitmap_base().value()) & 0xFF_FFFF;
+                    if bit < 64 {
+                        s.sack_bitmap |= 1 << bit;
+                    }
+                }
+                f.bth.psn = s.cack_psn;
+            });
+            if let Some(b) = claimed.filter(|b| b != bytes) {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
 
 // ---- rewriting helpers ---------------------------------------------------------------
 

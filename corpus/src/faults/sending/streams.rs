@@ -192,6 +192,77 @@ impl Stream for AckedEntrySent {
     }
 }
 
+/// A NACK UNEXP_EVENT acted on like any other NACK as well: the latest transmission of
+/// its PSN goes out again at once, with its report, beside what the reference does.
+#[derive(Debug, Default)]
+pub(super) struct FatalNackResent {
+    /// The peer QP of each device QP.
+    peer: std::collections::HashMap<u32, u32>,
+    /// The latest transmission of each (peer QP, PSN): port and bytes.
+    sent: std::collections::HashMap<(u32, u32), (u16, Vec<u8>)>,
+    /// The fatal NACKs taken: when, device QP, peer QP, PSN.
+    nacked: Vec<(u64, u32, u32, u32)>,
+}
+
+impl Stream for FatalNackResent {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
+                    let local = b.dest_qp.value();
+                    let Some(&peer) = self.peer.get(&local) else { continue };
+                    if n.reason.is_fatal() {
+                        self.nacked.push((i.at.0, local, peer, n.nack_psn.value()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            let Output::Frame { port, bytes } = &o.output else { continue };
+            let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else { continue };
+            self.sent.insert((b.dest_qp.value(), b.psn.value()), (*port, bytes.clone()));
+        }
+        // Sent as the NACK is taken, before what failing the QP writes at that time.
+        let mut out = Vec::with_capacity(outputs.len() + 2);
+        for (at, local, peer, psn) in std::mem::take(&mut self.nacked) {
+            let Some((port, bytes)) = self.sent.get(&(peer, psn)) else { continue };
+            let Some(again) = refit(bytes, |f| {
+                f.bth.rtx = true;
+                true
+            }) else {
+                continue;
+            };
+            let lost_ev = decode(&again).entropy();
+            let at = Timestamp(at);
+            let report = NicReport::Retransmitted {
+                qpn: openrdma_codec::Qpn::new(local),
+                psn: Psn::new(psn),
+                cause: openrdma_device::RetransmitCause::Nack,
+                lost_ev,
+            };
+            let event = openrdma_device::NicEvent::Report(report);
+            out.push(TimedOutput { at, output: Output::Event { event } });
+            out.push(TimedOutput { at, output: Output::Frame { port: *port, bytes: again } });
+        }
+        out.extend(outputs);
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
+
 /// A NACK of SND-NACK-003 taken as a failing path: its EV is set to SKIP, as the NIC's
 /// own trim handling sets it, alongside the NACK itself.
 #[derive(Debug)]
