@@ -231,7 +231,7 @@ pub static FAULTS: &[Fault] = &[
         "skip-not-heeded",
         "the EV picker does not look at SKIP: an EV a SKIP_ONCE mark put in SKIP, reported so, still carries data packets",
         &[req::EV_STATE_001_B, req::SND_PATH_002],
-        &["snd-ev-skip", "snd-spray-round-robin"],
+        &["snd-ev-skip", "snd-ev-skip-kept"],
         |m| {
             Box::new(SkipNotHeeded {
                 marks: Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE),
