@@ -166,6 +166,7 @@ const DUE: &[Clause] = &[
     SND_CC_001,
     SND_WIN_001,
     SND_WIN_002_B,
+    SND_WIN_002_C,
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
     SETH_CC_001_B,

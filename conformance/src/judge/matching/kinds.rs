@@ -156,7 +156,8 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   the rule that held it back — the Write-with-Immediate limit for the first packet of
 ///   such a message freed by a transport ACK (WWI-LIMIT-001), the congestion hook of its QP
 ///   (SND-CC-001), the peer's window a SACK with an `mpr` set before the packet left
-///   (SND-WIN-002.b), or the window (SND-WIN-001).
+///   (SND-WIN-002.b), a SACK with `mpr` 0 after it, if the packet left at or after that
+///   one (SND-WIN-002.c), or the window (SND-WIN-001).
 /// * Released so, but not sent then (missing, or late): the sender did not act on the
 ///   acknowledgement. A SACK carrying values a receiver must not interpret names that rule
 ///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); a probe answer with
@@ -189,6 +190,14 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
             } else {
                 let mpr = acks.iter().find(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
                 if let Some((t, _)) = mpr {
+                    // Sent at or after a SACK with mpr 0 that came once the peer's window
+                    // was set: that SACK opened the window it should have left alone.
+                    let zero = acks.iter().find(|(z, a)| {
+                        *z > *t && *z < at && a.ext.seth.is_some_and(|x| !x.pr && x.mpr == 0)
+                    });
+                    if let Some((z, _)) = zero {
+                        out.push(Cause::new(SND_WIN_002_C, When::EarlyFrom(*z)));
+                    }
                     out.push(Cause::new(SND_WIN_002_B, When::EarlyFrom(*t)));
                 }
                 out.push(Cause::new(SND_WIN_001, When::EarlyFrom(0)));

@@ -249,6 +249,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_TS_002_D,
     SND_WIN_001,
     SND_WIN_002_B,
+    SND_WIN_002_C,
     TSETH_FTYPE_001_A,
     TSETH_FTYPE_001_B,
     TSETH_PRESENT_001,
