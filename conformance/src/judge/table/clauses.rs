@@ -250,6 +250,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_WIN_001,
     SND_WIN_002_B,
     SND_WIN_002_C,
+    SND_WIN_003,
     TSETH_FTYPE_001_A,
     TSETH_FTYPE_001_B,
     TSETH_PRESENT_001,
