@@ -33,11 +33,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // The slower timer retransmits nothing before the scenario's progress: a timeout
     // retransmission missing with none later is named by the command it needs.
     ("ignore-recovery-rto", "REC-RTO-003"),
-    // A packet on an EV the device reported out of GOOD less than `late_ns` before is
-    // legal (the report may have been made at the packet's instant and delayed): the one
-    // such packet is not judged, and what follows from it is named first.
-    ("empty-pool-first-ev", "SND-WIN-001"),
-    ("skip-not-heeded", "EV-SKIP-002"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

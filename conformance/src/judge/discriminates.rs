@@ -166,6 +166,7 @@ const DUE: &[Clause] = &[
     SND_CC_001,
     SND_WIN_001,
     SND_WIN_002_B,
+    SND_WIN_002_C,
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
     SETH_CC_001_B,
@@ -187,6 +188,8 @@ const DUE: &[Clause] = &[
     SND_NACK_002,
     SND_NACK_004_A,
     SND_RTX_001_A,
+    // A retransmission asked for while the window was full, held back by it.
+    SND_WIN_003,
     // Acknowledgements and probes.
     RCV_DUP_002,
     RCV_ACK_001_B,

@@ -471,6 +471,7 @@ impl Ctx<'_> {
                     })
             }
             When::Renumbered => sent.is_none() && renumbered(self, e),
+            When::Late => sent.is_some_and(|t| t > at),
             When::Unretired(local, msn) => {
                 let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
                 sent.is_none()
@@ -528,6 +529,8 @@ pub(super) enum When {
     /// The data packet is missing, and the device sent within its window a packet of the
     /// QP that differs from it in its PSN only ([`renumbered`]).
     Renumbered,
+    /// The frame came after its window.
+    Late,
     /// The ACK is missing, and the device wrote no retirement flag of its message (the
     /// device's QP and the MSN) by the ACK's time: it did not retire the message.
     Unretired(u32, Msn),

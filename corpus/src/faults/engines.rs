@@ -234,6 +234,14 @@ pub static FAULTS: &[Fault] = &[
         |b| on_seth(b, |s| s.mpr != 0 && set(&mut s.mpr, 0)),
     ),
     misreads(
+        "mpr-zero-opens-window",
+        "a SACK with mpr 0 resets the peer's window to the sender's own instead of leaving it as the last mpr set it",
+        &[req::SND_WIN_002_C],
+        &["snd-window"],
+        // The largest mpr gives min(mpr x 128, W_own) = W_own.
+        |b| on_seth(b, |s| !s.pr && s.mpr == 0 && set(&mut s.mpr, u8::MAX)),
+    ),
+    misreads(
         "ignores-sack-bitmap",
         "the bitmap of SACKs is ignored",
         &[req::SND_SACK_002],

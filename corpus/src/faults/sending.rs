@@ -235,10 +235,17 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::new(Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE)),
     ),
     stream(
+        "window-holds-retransmissions",
+        "the window check gates every data packet on the PSNs in flight, so a retransmission waits while the window is full",
+        &[req::SND_WIN_003],
+        &["snd-window-own"],
+        |m| Box::new(WindowHoldsRtx::new(m)),
+    ),
+    stream(
         "skip-not-heeded",
         "the EV picker does not look at SKIP: an EV a SKIP_ONCE mark put in SKIP, reported so, still carries data packets",
         &[req::EV_STATE_001_B, req::SND_PATH_002],
-        &["snd-ev-skip", "snd-spray-round-robin"],
+        &["snd-ev-skip", "snd-ev-skip-kept"],
         |m| {
             Box::new(SkipNotHeeded {
                 marks: Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE),
@@ -436,5 +443,114 @@ fn frame_out(
     match o {
         Output::Frame { bytes, .. } => test(&decode(bytes)),
         Output::Event { .. } => false,
+    }
+}
+
+/// Retransmissions held while the QP's window is full, as a sender that checks the window
+/// for every data packet holds them: the window is kept from the packets the device sends
+/// and the SACKs it takes, and a held retransmission goes at the first SACK that frees the
+/// window.
+#[derive(Debug)]
+struct WindowHoldsRtx {
+    own: u32,
+    /// By peer QP: the device's QP, `snd_una`, the PSNs sent once from it, `W_peer`.
+    qps: std::collections::HashMap<u32, (u32, u32, u32, u32)>,
+    /// The retransmissions held, by peer QP.
+    held: Vec<(u32, TimedOutput)>,
+    /// When each peer QP's window last came free, this batch.
+    freed: std::collections::HashMap<u32, Timestamp>,
+}
+
+impl WindowHoldsRtx {
+    fn new(m: &openrdma_device::Manifest) -> Self {
+        let own = u32::from(m.nic.mpr) * 128;
+        WindowHoldsRtx { own, qps: Default::default(), held: Vec::new(), freed: Default::default() }
+    }
+
+    fn full(&self, peer: u32) -> bool {
+        self.qps.get(&peer).is_some_and(|&(_, _, sent, w)| sent >= w.min(self.own))
+    }
+}
+
+impl Stream for WindowHoldsRtx {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    let entry = (q.qpn.value(), q.initial_psn.value(), 0, self.own);
+                    self.qps.insert(q.peer_qpn.value(), entry);
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(x)) = (d.bth, d.ext.seth) else { continue };
+                    if x.pr {
+                        continue;
+                    }
+                    let local = b.dest_qp.value();
+                    let Some((&peer, _)) = self.qps.iter().find(|(_, v)| v.0 == local) else {
+                        continue;
+                    };
+                    let was_full = self.full(peer);
+                    let own = self.own;
+                    let Some(e) = self.qps.get_mut(&peer) else { continue };
+                    let una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
+                    let moved = una.wrapping_sub(e.1) & 0xFF_FFFF;
+                    if moved < 1 << 23 {
+                        e.1 = una;
+                        e.2 = e.2.saturating_sub(moved);
+                    }
+                    if x.mpr != 0 {
+                        e.3 = (u32::from(x.mpr) * 128).min(own);
+                    }
+                    if was_full && !self.full(peer) {
+                        self.freed.entry(peer).or_insert(i.at);
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        // The held ones the window freed go at the SACK that freed it.
+        let freed = std::mem::take(&mut self.freed);
+        let (go, keep): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.held).into_iter().partition(|(p, _)| freed.contains_key(p));
+        self.held = keep;
+        for (p, mut o) in go {
+            o.at = freed[&p];
+            out.push(o);
+        }
+        for o in outputs {
+            let Output::Frame { bytes, .. } = &o.output else {
+                out.push(o);
+                continue;
+            };
+            let d = decode(bytes);
+            let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) else {
+                out.push(o);
+                continue;
+            };
+            let peer = b.dest_qp.value();
+            if b.rtx {
+                if self.full(peer) {
+                    self.held.push((peer, o));
+                    continue;
+                }
+            } else if let Some(e) = self.qps.get_mut(&peer) {
+                let ahead = (b.psn.value().wrapping_sub(e.1) & 0xFF_FFFF) + 1;
+                if ahead < 1 << 23 {
+                    e.2 = e.2.max(ahead);
+                }
+            }
+            out.push(o);
+        }
+        out.sort_by_key(|o| o.at);
+        out
     }
 }

@@ -242,9 +242,18 @@ pub(super) fn snd_window_own() -> Scenario {
         "snd-window-own",
         "With mpr 1 (a window of 128 PSNs) and a PMTU of 256, the peer's SACKs all carry \
          mpr 0, which leaves the peer's window at the sender's own. A message of 135 \
-         packets sends PSNs 0 to 127 only; a SACK with cumulative PSN 3 lets PSNs 128 to \
-         131 go, and one with cumulative PSN 10 the rest.",
-        &["SND-WIN-001", "SND-WIN-002", "SND-SACK-001", "SND-ACK-001", "CQE-SEND-001"],
+         packets sends PSNs 0 to 127 only; a NACK TRIMMED for PSN 5 while the window is \
+         full is retransmitted at once, the window not holding it back; a SACK with \
+         cumulative PSN 3 lets PSNs 128 to 131 go, and one with cumulative PSN 10 the rest.",
+        &[
+            "SND-WIN-001",
+            "SND-WIN-002",
+            "SND-WIN-003",
+            "SND-NACK-002",
+            "SND-SACK-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
         |m| {
             m.nic.mpr = 1;
             m.nic.pmtu = 256;
@@ -253,6 +262,8 @@ pub(super) fn snd_window_own() -> Scenario {
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-WIN-001", "SND-WIN-002"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 135 * 256, None, true)));
+    r.checks(&["SND-WIN-003", "SND-NACK-002"]);
+    inject_nack(&mut r, 1_500, 5, NackReason::TRIMMED);
     r.run_until(4_000);
     r.checks(&["SND-WIN-001", "SND-SACK-001"]);
     let ev = r.sent_ev(PEER_QP, 3).expect("sent");

@@ -304,7 +304,8 @@ pub(super) fn snd_ev_skip() -> Scenario {
     inject_sack(&mut r, 3_000, 0, 0, 0, WireMark::SKIP_ONCE);
     inject_ack(&mut r, 3_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     r.checks(&["EV-SKIP-002", "SND-PATH-002"]);
-    r.host(4_000, HostCommand::PostWrite(wr(1, 64, None, true)));
+    // Posted longer after the mark than a device may take to act on it.
+    r.host(5_500, HostCommand::PostWrite(wr(1, 64, None, true)));
     r.run_until(14_000);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 14_000, 1, 0, 1, WireMark::NONE);
@@ -448,15 +449,16 @@ pub(super) fn snd_ev_set_state() -> Scenario {
     let qpn = Qpn::new(DUT_QP);
     r.cpu(1_000, CpuCommand::SetEvState { qpn, ev: e0, state: EvState::AssumedBad });
     r.checks(&["EV-STATE-003", "REC-IF-012", "SND-PATH-002"]);
-    r.host(2_000, HostCommand::PostWrite(wr(0, 64, None, true)));
+    // Posted longer after the command than a device may take to act on it.
+    r.host(3_500, HostCommand::PostWrite(wr(0, 64, None, true)));
     r.checks(&["EV-PROBE-005"]);
-    r.cpu(3_000, CpuCommand::Probe { qpn, ev: e0 });
+    r.cpu(4_000, CpuCommand::Probe { qpn, ev: e0 });
     r.checks(&["EV-PROBE-002", "REC-IF-016"]);
-    r.inject(4_000, 0, e0, &probe_answer(0xFF_FFFF, 1, WireMark::NONE, e0));
+    r.inject(5_000, 0, e0, &probe_answer(0xFF_FFFF, 1, WireMark::NONE, e0));
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 6_000, 0, 0, 0, WireMark::NONE);
-    inject_ack(&mut r, 6_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
-    done(r, 12_000)
+    inject_sack(&mut r, 7_000, 0, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 7_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 13_000)
 }
 
 // ===== failures of a sending QP ===========================================================
@@ -642,9 +644,10 @@ pub(super) fn snd_ev_deny() -> Scenario {
     let qpn = Qpn::new(DUT_QP);
     r.cpu(1_000, CpuCommand::SetEvState { qpn, ev: e0, state: EvState::Denied });
     r.checks(&["EV-DENY-001", "SND-PATH-002"]);
-    r.host(2_000, HostCommand::PostWrite(wr(0, 64, None, true)));
+    // Posted longer after the command than a device may take to act on it.
+    r.host(3_500, HostCommand::PostWrite(wr(0, 64, None, true)));
     r.checks(&["EV-DENY-002"]);
-    r.inject(3_000, 0, e0, &probe_answer(0xFF_FFFF, 1, WireMark::NONE, e0));
+    r.inject(4_000, 0, e0, &probe_answer(0xFF_FFFF, 1, WireMark::NONE, e0));
     r.run_until(6_000);
     r.checks(&["EV-DENY-002", "EV-STATE-003", "REC-IF-012"]);
     r.cpu(6_000, CpuCommand::SetEvState { qpn, ev: e0, state: EvState::Good });

@@ -17,6 +17,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-spray-skew-aware", snd_spray_skew_aware),
         ("snd-spray-window-fit", snd_spray_window_fit),
         ("snd-spray-window-fit-probe-rtt", snd_spray_window_fit_probe_rtt),
+        ("snd-ev-skip-kept", snd_ev_skip_kept),
     ]
 }
 
@@ -133,6 +134,46 @@ fn snd_spray_round_robin() -> Scenario {
     );
     r.checks(&["SND-SPRAY-001", "SND-PATH-001"]);
     pool_changes(r, &e, &b)
+}
+
+/// An EV in SKIP carries nothing while another is GOOD, for longer than a device may take
+/// to act on the mark (EV-STATE-001.b), and a backup EV left idle past `skip_hold` shows
+/// by its reports, or their absence, the state it started in (EV-STATE-001.a).
+fn snd_ev_skip_kept() -> Scenario {
+    let (mut r, _, _) = spray_recorder(
+        "snd-ev-skip-kept",
+        "Round robin over two primary EVs and one backup, skip_hold 10 us. A SACK with m = \
+         SKIP_ONCE puts the first primary in SKIP; a message of four packets posted 3 us \
+         later, longer after the mark than a device may take to act on it, goes out on the \
+         second primary only. The backup is never needed and never leaves GOOD, so it is \
+         never reported; the first primary is reported GOOD again after skip_hold.",
+        &[
+            "EV-STATE-001",
+            "EV-SKIP-001",
+            "EV-SKIP-002",
+            "SND-PATH-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        SprayPolicy::RoundRobin,
+        2,
+        1,
+        false,
+    );
+    r.checks(&["EV-STATE-001", "SND-PATH-001"]);
+    // PSN 0 on the first primary, PSN 1 on the second.
+    r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
+    r.checks(&["EV-SKIP-001"]);
+    inject_sack(&mut r, 2_000, 1, 0, 0, WireMark::SKIP_ONCE);
+    inject_ack(&mut r, 2_000, 1, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    // PSNs 2 to 5 on the second primary alone.
+    r.host(5_000, HostCommand::PostWrite(wr(1, 4 * PMTU, None, true)));
+    r.run_until(8_000);
+    r.checks(&["EV-SKIP-002"]);
+    inject_sack(&mut r, 8_000, 5, 0, 5, WireMark::NONE);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_ack(&mut r, 8_000, 5, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 25_000)
 }
 
 /// The first EV of the pool in profile order, always.

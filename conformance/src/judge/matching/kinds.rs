@@ -156,7 +156,8 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   the rule that held it back — the Write-with-Immediate limit for the first packet of
 ///   such a message freed by a transport ACK (WWI-LIMIT-001), the congestion hook of its QP
 ///   (SND-CC-001), the peer's window a SACK with an `mpr` set before the packet left
-///   (SND-WIN-002.b), or the window (SND-WIN-001).
+///   (SND-WIN-002.b), a SACK with `mpr` 0 after it, if the packet left at or after that
+///   one (SND-WIN-002.c), or the window (SND-WIN-001).
 /// * Released so, but not sent then (missing, or late): the sender did not act on the
 ///   acknowledgement. A SACK carrying values a receiver must not interpret names that rule
 ///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); a probe answer with
@@ -189,6 +190,14 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
             } else {
                 let mpr = acks.iter().find(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0));
                 if let Some((t, _)) = mpr {
+                    // Sent at or after a SACK with mpr 0 that came once the peer's window
+                    // was set: that SACK opened the window it should have left alone.
+                    let zero = acks.iter().find(|(z, a)| {
+                        *z > *t && *z < at && a.ext.seth.is_some_and(|x| !x.pr && x.mpr == 0)
+                    });
+                    if let Some((z, _)) = zero {
+                        out.push(Cause::new(SND_WIN_002_C, When::EarlyFrom(*z)));
+                    }
                     out.push(Cause::new(SND_WIN_002_B, When::EarlyFrom(*t)));
                 }
                 out.push(Cause::new(SND_WIN_001, When::EarlyFrom(0)));
@@ -256,7 +265,9 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
 /// scenario delivered progress since the QP's first timeout, else REC-RETRY-001), its
 /// timer when the packet is missing but the QP was retransmitted later or the packet is
 /// mistimed (REC-RTO-001, or after a first timeout REC-RTO-005), and REC-RTO-003 when it
-/// is missing and nothing was retransmitted later.
+/// is missing and nothing was retransmitted later. One a NACK or SACK asked for while the
+/// QP's window was full ([`window_full`]) and that came late was held back by the window
+/// (SND-WIN-003).
 pub(super) fn rtx_causes(
     s: &Scenario,
     fed: &[Fed<'_>],
@@ -321,6 +332,10 @@ pub(super) fn rtx_causes(
         }
     }
     match cause {
+        // Due at once while the QP's window was full, and late: the window held it back.
+        Some(c) if window_full(s, exp, e) => {
+            vec![Cause::new(SND_WIN_003, When::Late), Cause::new(c, When::Always)]
+        }
         Some(c) => vec![Cause::new(c, When::Always)],
         None if commanded || s.manifest.cpu != CpuHalf::Reference => {
             vec![Cause::new(SND_RTX_001_A, When::Always)]
@@ -330,6 +345,43 @@ pub(super) fn rtx_causes(
             vec![Cause::new(REC_IF_003, When::Unarmed(local)), Cause::new(REC_IF_002, When::Always)]
         }
     }
+}
+
+/// Whether the QP of expected data packet `e` had a full window at the packet's time, as
+/// the scenario shows it: the first transmissions it expects by then reach
+/// min(`W_own`, `W_peer`) PSNs from `snd_una` (SND-WIN-001), `snd_una` following the
+/// cumulative PSN of the SACKs injected into the QP and `W_peer` their last non-zero `mpr`
+/// (SND-WIN-002).
+pub(super) fn window_full(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let Kind::Data { qp, .. } = ef.kind else { return false };
+    let Some(&local) = crate::judge::peer_map(s).get(&qp) else { return false };
+    let Some(q) = crate::judge::created_qp(s, local) else { return false };
+    let own = u32::from(s.manifest.nic.mpr) * 128;
+    let mut window = own;
+    let mut una = q.initial_psn.value();
+    for (_, d) in crate::judge::acks_into(s, local, at) {
+        let Some(x) = d.ext.seth.filter(|x| !x.pr) else { continue };
+        una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
+        if x.mpr != 0 {
+            window = (u32::from(x.mpr) * 128).min(own);
+        }
+    }
+    // PSNs sent once by `at`, counted from `snd_una`.
+    let sent = exp
+        .iter()
+        .filter(|(r, _)| r.at.0 <= at)
+        .filter_map(|(_, f)| match f.kind {
+            Kind::Data { qp: x, psn, rtx: false } if x == qp => {
+                let ahead = psn.wrapping_sub(una) & 0xFF_FFFF;
+                (ahead < 1 << 23).then_some(ahead + 1)
+            }
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    sent >= window
 }
 
 /// The rule a probe of the wire QP `qp` that the runner's CPU half makes due (expected

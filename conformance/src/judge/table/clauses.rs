@@ -251,6 +251,8 @@ pub(super) const MATCH: &[Clause] = &[
     SND_TS_002_D,
     SND_WIN_001,
     SND_WIN_002_B,
+    SND_WIN_002_C,
+    SND_WIN_003,
     TSETH_FTYPE_001_A,
     TSETH_FTYPE_001_B,
     TSETH_LAYOUT_001,
