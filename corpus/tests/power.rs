@@ -30,9 +30,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
-    // The slower timer retransmits nothing before the scenario's progress: a timeout
-    // retransmission missing with none later is named by the command it needs.
-    ("ignore-recovery-rto", "REC-RTO-003"),
     // A packet on an EV the device reported out of GOOD less than `late_ns` before is
     // legal (the report may have been made at the packet's instant and delayed): the one
     // such packet is not judged, and what follows from it is named first.
