@@ -30,9 +30,6 @@ const MISNAMED: &[(&str, &str)] = &[
     // Generated: a knob ignored shows first where its effect does, under a clause whose
     // text does not name the knob.
     ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
-    // The slower timer retransmits nothing before the scenario's progress: a timeout
-    // retransmission missing with none later is named by the command it needs.
-    ("ignore-recovery-rto", "REC-RTO-003"),
 ];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,

@@ -22,7 +22,8 @@ use std::collections::{BTreeSet, HashMap};
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{
-    Body, CpuHalf, Direction, HostCommand, NicEvent, NicReport, Record, Scenario, Side, SprayPolicy,
+    Body, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport, Record, Scenario, Side,
+    SprayPolicy,
 };
 
 use super::arrivals::{Arrivals, discard_rule};
@@ -101,6 +102,13 @@ pub struct Facts {
     /// entry of a failed work request, a sender flag of a success with an entry (bits 0 to
     /// 5).
     flag_lens: u8,
+    /// It injects `EndpointRequest` commands: of any operation (`.0`), of one the ERTH
+    /// does not define (`.1`).
+    endpoint_cmds: (bool, bool),
+    /// It injects a command of the CPU half for a QP after it expects that QP to fail.
+    command_after_failure: bool,
+    /// It creates a QP with no retirement flags (RET-FLAG-001.b) and expects an ACK of it.
+    flagless_retires: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -241,6 +249,18 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_ACK_005, |f| f.flag_lens & 2 != 0),
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
+    // A frame sent for an endpoint command: where the CPU half commands one, of an
+    // operation the ERTH does not define for REC-IF-017.d.
+    (REC_IF_017_D, |f| f.endpoint_cmds.1),
+    (REC_IF_018_B, |f| f.endpoint_cmds.0),
+    // A command acted on for a QP in the error state: where one is injected after a
+    // failure.
+    (REC_IF_014, |f| f.command_after_failure),
+    // A retirement flag written for a QP that has none: where such a QP is created and a
+    // message of it retires.
+    (RET_FLAG_001_B, |f| f.flagless_retires),
+    // A resend's `rtx` bit: where a resend of REC-RTO-004 is expected.
+    (REC_RTO_004_D, |f| f.due.contains(&REC_RTO_004_B) || f.due.contains(&REC_RTO_004_C)),
     (SND_RQMSN_002_A, |f| f.imm_data),
     // A later packet of a message that disagrees with the message's first
     // (`fields::message_rule`): where a message of several packets is expected.
@@ -453,6 +473,29 @@ fn flag_lens(s: &Scenario) -> u8 {
     lens
 }
 
+/// Whether `s` injects a command of the CPU half for a QP after the first error entry of
+/// that QP it expects.
+fn command_after_failure(s: &Scenario) -> bool {
+    let failed: HashMap<u32, u64> = s.expects().fold(HashMap::new(), |mut m, r| {
+        if let Body::Event { event: NicEvent::Completion(c) } = &r.body {
+            if c.side == Side::Requester && !c.entry.status.is_success() {
+                m.entry(c.entry.qpn.value()).or_insert(r.at.0);
+            }
+        }
+        m
+    });
+    s.injects().any(|r| match &r.body {
+        Body::Cpu {
+            command:
+                CpuCommand::Retransmit { qpn, .. }
+                | CpuCommand::Probe { qpn, .. }
+                | CpuCommand::SetEvState { qpn, .. }
+                | CpuCommand::QpError { qpn },
+        } => failed.get(&qpn.value()).is_some_and(|&t| t <= r.at.0),
+        _ => false,
+    })
+}
+
 impl Facts {
     /// Works out what `s` offers.
     pub fn of(s: &Scenario) -> Facts {
@@ -530,7 +573,22 @@ impl Facts {
                 .injects()
                 .any(|r| matches!(&r.body, Body::Host { command: HostCommand::PostWrite(_) })),
             flag_lens: flag_lens(s),
+            endpoint_cmds: s.injects().fold((false, false), |(any, bad), r| match &r.body {
+                Body::Cpu { command: CpuCommand::EndpointRequest { op, .. } } => {
+                    (true, bad || !op.is_known())
+                }
+                _ => (any, bad),
+            }),
+            command_after_failure: false,
+            flagless_retires: false,
         };
+        let flagless = super::table::flagless(s);
+        let peers = super::peer_map(s);
+        f.flagless_retires = exp.iter().any(|(_, x)| {
+            matches!(x.kind, Kind::Ack { qp, .. }
+                if peers.get(&qp).is_some_and(|l| flagless.contains(l)))
+        });
+        f.command_after_failure = command_after_failure(s);
         for r in s.injects() {
             if let Body::Frame { bytes, .. } = &r.body {
                 if let Some(c) = discard_rule(&decode(bytes)).and_then(wire::discard_clause) {

@@ -284,6 +284,9 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
             rule = misread;
         }
+        if let Some(resend) = resend_rtx(cx, e, &mut fields) {
+            rule = resend;
+        }
         // Another expected packet of the QP under this one's PSN: the sender numbered the
         // right packet wrong, whatever fields of the one it displaced then differ.
         if is_other_packet(cx, e, of) {
@@ -359,6 +362,21 @@ fn ev_misread(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> 
     })?;
     fields[k].name(ENC_EV_001_C);
     (first_must == Some(k)).then_some(ENC_EV_001_C)
+}
+
+/// When expected frame `e` is a resend of a packet that arrived, which a `Retransmit`
+/// command orders (REC-RTO-004.b, .c), its `rtx` bit is that rule's (.d), not the one for
+/// retransmissions from the queue: that field is renamed, and the rule returned when it is
+/// the first MUST field.
+fn resend_rtx(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> {
+    let cause = named_cause(cx, e, None).rule;
+    if cause != REC_RTO_004_B && cause != REC_RTO_004_C {
+        return None;
+    }
+    let first_must = fields.iter().position(|f| f.clause.is_some_and(fields::is_must));
+    let k = fields.iter().position(|f| f.field == "bth.rtx")?;
+    fields[k].name(REC_RTO_004_D);
+    (first_must == Some(k)).then_some(REC_RTO_004_D)
 }
 
 /// Whether the device's frame `act` carries in BTH byte 1 the expected frame's
@@ -462,6 +480,16 @@ impl Ctx<'_> {
                                     && !c.entry.status.is_success())
                     })
             }
+            When::FailedLater(local) => {
+                sent.is_none()
+                    && self.observed.iter().any(|o| {
+                        o.at.0 > at
+                            && matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                                if c.side == Side::Requester
+                                    && Some(c.entry.qpn.value()) == local
+                                    && !c.entry.status.is_success())
+                    })
+            }
             When::RetriedAfter(qp) => {
                 let after = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
                 sent.is_none()
@@ -520,6 +548,9 @@ pub(super) enum When {
     /// The frame is missing, and the device failed the QP (the device's number) before it
     /// was due: a requester entry of it with an error status came by then.
     FailedBy(Option<u32>),
+    /// The frame is missing, and the device failed the QP (the device's number) after it
+    /// was due: a requester entry of it with an error status came later.
+    FailedLater(Option<u32>),
     /// The frame is missing, and the device sent a retransmission of the QP (its number on
     /// the wire) after the frame's window.
     RetriedAfter(u32),

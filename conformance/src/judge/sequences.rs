@@ -280,9 +280,16 @@ fn missing_rule(seq: Seq, want: &NicEvent, causes: &Causes<'_>) -> Rule {
 
 /// The rule an extra output breaks: the sequence's, but for a requester entry of a success
 /// for a message whose sender flag alone is due: the work request is unsignaled, and the
-/// device wrote an entry for it too (WR-SIGNALED-001.b).
+/// device wrote an entry for it too (WR-SIGNALED-001.b); and for a retirement flag of a QP
+/// that has no retirement flags (RET-FLAG-001.b).
 fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
     match got {
+        // A retirement flag of a QP that has none.
+        NicEvent::FlagWrite(f)
+            if seq == Seq::ResponderFlags && causes.inputs.flagless.contains(&f.qpn.value()) =>
+        {
+            RET_FLAG_001_B
+        }
         NicEvent::Completion(c)
             if seq == Seq::RequesterEntries
                 && c.entry.status.is_success()
@@ -347,6 +354,9 @@ pub(super) struct Inputs<'a> {
     /// The AETHs a sender must discard, their `msn` at or after the next MSN it will
     /// assign (SND-ACK-002): (QP, time).
     pub wild_acks: &'a [(u32, u64)],
+    /// The device QPs with no retirement flags: their number of flag slots is not a power
+    /// of two from 1 to 2^15 (RET-FLAG-001.b).
+    pub flagless: &'a [u32],
 }
 
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the

@@ -252,7 +252,7 @@ pub static CHECKS: &[Check] = &[
         clauses: WIRE,
         reads: &[Reads::Frame],
         applies: always,
-        judge: |c, d| wire::judge(&c.o.frames, d),
+        judge: |c, d| wire::judge(&c.o.frames, &c.o.inputs, d),
     },
     Check {
         name: "wire.ev",
@@ -464,6 +464,7 @@ pub static CHECKS: &[Check] = &[
                 nacks: &nacks,
                 credits: &credits,
                 wild_acks: &wild,
+                flagless: &flagless(c.scenario),
             };
             sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);
@@ -543,3 +544,18 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| events::judge_retransmit_reports(c.scenario, c.observed, &c.o.frames, d),
     },
 ];
+
+/// The device QPs a scenario creates with no retirement flags: a number of flag slots that
+/// is not a power of two from 1 to 2^15 (RET-FLAG-001.b).
+pub(super) fn flagless(s: &Scenario) -> Vec<u32> {
+    s.injects()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::CreateQp(q) }
+                if !(q.recv_flag_slots.is_power_of_two() && q.recv_flag_slots <= 1 << 15) =>
+            {
+                Some(q.qpn.value())
+            }
+            _ => None,
+        })
+        .collect()
+}

@@ -82,8 +82,16 @@ pub(super) fn judge(
             Kind::Data { qp, rtx, .. } if failed_by(qp, of.at) && !(own_cpu && rtx) => {
                 ("SND-ERR-001", "a data packet of a QP in the error state")
             }
+            // A probe of a QP in the error state that a command asked for: the NIC half
+            // acted on a command it must ignore (REC-IF-014); else it sent one itself.
             Kind::Probe { qp } if failed_by(qp, of.at) && !own_cpu => {
-                ("SND-ERR-001", "a probe of a QP in the error state")
+                let local = local_of.get(&qp).copied();
+                let since = local.and_then(|l| failed_at.get(&l)).copied().unwrap_or(0);
+                if probe_commanded_since(inputs, local, since, of.at) {
+                    ("REC-IF-014", "a probe the CPU half commanded for a QP in the error state")
+                } else {
+                    ("SND-ERR-001", "a probe of a QP in the error state")
+                }
             }
             Kind::Data { qp, rtx: true, .. } => {
                 // One retransmission per command, sent when the command arrived.
@@ -134,8 +142,22 @@ pub(super) fn judge(
                 }
             }
             Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
-            Kind::EndpointRequest { op, .. } if !openrdma_codec::EndpointOp(op).is_known() => {
-                ("ERTH-OP-001.a", "an endpoint request for an operation the ERTH does not define")
+            // An undefined operation the CPU half commanded: the NIC half sent what it must
+            // refuse (REC-IF-017.d); one it made up itself breaks the wire rule.
+            Kind::EndpointRequest { op, request_id }
+                if !openrdma_codec::EndpointOp(op).is_known() =>
+            {
+                if endpoint_commanded(inputs, Some(op), request_id) {
+                    (
+                        "REC-IF-017.d",
+                        "an endpoint request for a commanded operation the ERTH does not define",
+                    )
+                } else {
+                    (
+                        "ERTH-OP-001.a",
+                        "an endpoint request for an operation the ERTH does not define",
+                    )
+                }
             }
             Kind::EndpointRequest { .. } => {
                 ("REC-IF-017.a", "an endpoint request the CPU half did not command")
@@ -510,10 +532,35 @@ fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, 
             (Opcode::MRC_ENDPOINT_REQUEST, true) => {
                 ("ERTH-RESP-001.a", "a second answer to one endpoint request")
             }
+            // The response to a request the CPU half commanded is the NIC half's to report,
+            // not to answer (REC-IF-018.b).
+            _ if endpoint_commanded(inputs, None, request_id) => {
+                ("REC-IF-018.b", "an answer to the response to a request the CPU half commanded")
+            }
             _ => ("ERTH-RESP-001.d", "an answer to an endpoint response"),
         });
     }
     found.unwrap_or(("EETH-ECHO-001", "an endpoint response to no request the scenario made"))
+}
+
+/// Whether the CPU half commanded a probe of device QP `local` from `since` to `at`.
+fn probe_commanded_since(inputs: &[In<'_>], local: Option<u32>, since: u64, at: u64) -> bool {
+    inputs.iter().filter(|i| (since..=at).contains(&i.at)).any(|i| {
+        matches!(i.input, Input::Cpu { command: openrdma_device::CpuCommand::Probe { qpn, .. } }
+            if Some(qpn.value()) == local)
+    })
+}
+
+/// Whether the CPU half commanded an endpoint request with this `request_id`, and with
+/// this operation when `op` is given.
+pub(super) fn endpoint_commanded(inputs: &[In<'_>], op: Option<u8>, request_id: u32) -> bool {
+    use openrdma_device::CpuCommand::EndpointRequest;
+    inputs.iter().any(|i| match i.input {
+        Input::Cpu { command: EndpointRequest { op: o, request_id: r, .. } } => {
+            *r == request_id && op.is_none_or(|op| o.0 == op)
+        }
+        _ => false,
+    })
 }
 
 /// QPN 2 belongs to endpoint operations: a device that acts as an MRC QP numbered 2 breaks

@@ -202,8 +202,14 @@ pub(super) fn icrc_cause(bytes: &[u8], d: &DecodedFrame<'_>) -> (Clause, &'stati
     }
 }
 
-/// Decodes and validates every frame the device sent (CONF-CMP-001, CONF-CMP-016).
-pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
+/// Decodes and validates every frame the device sent (CONF-CMP-001, CONF-CMP-016). An
+/// endpoint request with an undefined operation that the CPU half commanded breaks the
+/// NIC half's rule to send nothing for it (REC-IF-017.d), not the ERTH's.
+pub(super) fn judge(
+    obs_frames: &[Frame<'_>],
+    inputs: &[super::obs::In<'_>],
+    div: &mut Vec<Divergence>,
+) {
     for f in obs_frames {
         let d = &f.d;
         if let Some(e) = &d.error {
@@ -249,7 +255,19 @@ pub(super) fn judge(obs_frames: &[Frame<'_>], div: &mut Vec<Divergence>) {
                 }
                 continue;
             }
-            div.push(violation(f, &v));
+            let mut one = violation(f, &v);
+            if let (&Kind::EndpointRequest { op, request_id }, "ERTH-OP-001") =
+                (&f.kind, v.requirement)
+            {
+                if super::unexpected::endpoint_commanded(inputs, Some(op), request_id) {
+                    one.requirement = crate::req::REC_IF_017_D.requirement().into();
+                    one.clause = Some(crate::req::REC_IF_017_D);
+                    for x in &mut one.fields {
+                        x.name(crate::req::REC_IF_017_D);
+                    }
+                }
+            }
+            div.push(one);
         }
     }
 }

@@ -8,12 +8,17 @@
 use std::collections::HashMap;
 
 use openrdma_codec::AethKind;
+use openrdma_codec::frame::Extensions;
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
+use openrdma_codec::{BthRepr, Ev, Opcode, PethRepr};
 use openrdma_conformance::req;
-use openrdma_device::{NicEvent, NicReport, Output, Side, TimedOutput};
+use openrdma_device::{
+    CpuCommand, HostCommand, Input, NicEvent, NicReport, Output, Side, TimedInput, TimedOutput,
+    Timestamp,
+};
 
-use super::{Batch, Fault, Stream, stream};
+use super::{Batch, Edits, Fault, Stream, fault, stream};
 
 /// Every fault of retirement and of the error state.
 pub static FAULTS: &[Fault] = &[
@@ -51,6 +56,30 @@ pub static FAULTS: &[Fault] = &[
         &[req::RET_ERR_001_B],
         &["ret-error-releases-domain"],
         |_| Box::<FailureStopsDomain>::default(),
+    ),
+    stream(
+        "probes-failed-qps",
+        "the NIC half looks up the QP of a Probe command but not its error state: a probe the CPU half commands for a QP in error is sent",
+        &[req::REC_IF_014, req::RET_ERR_004_C],
+        &["snd-nack-fatal"],
+        |_| Box::<ProbesFailedQps>::default(),
+    ),
+    fault(
+        "flag-slots-rounded-up",
+        "the retirement engine rounds a QP's number of flag slots up to a power of two, so a QP whose number is not one writes retirement flags",
+        &[req::RET_FLAG_001_B],
+        &["rcv-flag-slots"],
+        Edits {
+            host_in: Some(|c| {
+                if let HostCommand::CreateQp(q) = c {
+                    let n = q.recv_flag_slots;
+                    if n > 0 && n <= 1 << 15 && !n.is_power_of_two() {
+                        q.recv_flag_slots = n.next_power_of_two();
+                    }
+                }
+            }),
+            ..Edits::NONE
+        },
     ),
     stream(
         "qp-error-reported-twice",
@@ -268,5 +297,83 @@ impl Stream for ErrorReportedTwice {
             out.extend(again);
         }
         out
+    }
+}
+
+/// Sends the probes the CPU half commands for a QP in the error state: the check of the
+/// error state is left out of the command path, so the probe goes as for a live QP.
+#[derive(Debug, Default)]
+struct ProbesFailedQps {
+    /// The wire QP of each device QP.
+    peer: HashMap<u32, u32>,
+    /// The QPs that reported their failure.
+    failed: HashMap<u32, u64>,
+    /// The last data frame of each wire QP, with its port: what a probe of it is made from.
+    last: HashMap<u32, (u16, Vec<u8>)>,
+    /// Probes commanded in the batch: time, device QP, EV.
+    owed: Vec<(u64, u32, Ev)>,
+}
+
+impl Stream for ProbesFailedQps {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                Input::Cpu { command: CpuCommand::Probe { qpn, ev } } => {
+                    self.owed.push((i.at.0, qpn.value(), *ev));
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            match &o.output {
+                Output::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) } => {
+                    self.failed.entry(qpn.value()).or_insert(o.at.0);
+                }
+                Output::Frame { port, bytes } => {
+                    let d = decode(bytes);
+                    if let (Some(b), true) = (d.bth, d.ext.meth.is_some()) {
+                        self.last.insert(b.dest_qp.value(), (*port, bytes.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A command for a live QP the inner device acted on already.
+        let owed = std::mem::take(&mut self.owed);
+        for (at, qpn, ev) in owed {
+            if self.failed.get(&qpn).is_none_or(|&t| t > at) {
+                continue;
+            }
+            let Some((port, bytes)) = self.peer.get(&qpn).and_then(|p| self.last.get(p)) else {
+                continue;
+            };
+            let Some(mut f) = decode(bytes).to_repr() else { continue };
+            let mut bth = BthRepr::new(Opcode::MRC_PROBE, f.bth.dest_qp, f.bth.psn);
+            bth.pkey = f.bth.pkey;
+            f.bth = bth;
+            f.ext = Extensions {
+                peth: Some(PethRepr { ftype: 1, ..PethRepr::default() }),
+                ..Extensions::default()
+            };
+            f.payload.clear();
+            f.set_entropy(ev);
+            if f.finalize().is_err() {
+                continue;
+            }
+            let Ok(buf) = f.to_bytes() else { continue };
+            outputs.push(TimedOutput {
+                at: Timestamp(at),
+                output: Output::Frame { port: *port, bytes: buf },
+            });
+        }
+        outputs.sort_by_key(|o| o.at.0);
+        outputs
     }
 }

@@ -263,11 +263,12 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
 /// report the timer armed, else REC-IF-002); with the device's own CPU half, its retry
 /// counter when the device failed the QP before the packet was due (REC-RTO-002 when the
 /// scenario delivered progress since the QP's first timeout, else REC-RETRY-001), its
-/// timer when the packet is missing but the QP was retransmitted later or the packet is
-/// mistimed (REC-RTO-001, or after a first timeout REC-RTO-005), and REC-RTO-003 when it
-/// is missing and nothing was retransmitted later. One a NACK or SACK asked for while the
-/// QP's window was full ([`window_full`]) and that came late was held back by the window
-/// (SND-WIN-003).
+/// timer when the packet is missing but the QP was retransmitted later (REC-RTO-001, or
+/// after a first timeout REC-RTO-005), REC-RTO-003 when it is missing and the QP ran out
+/// of retries later (its timer expired, and commanded nothing), and the timer again when
+/// it is mistimed or missing with no later sign of an expiry. One a NACK or SACK asked for
+/// while the QP's window was full ([`window_full`]) and that came late was held back by
+/// the window (SND-WIN-003).
 pub(super) fn rtx_causes(
     s: &Scenario,
     fed: &[Fed<'_>],
@@ -282,11 +283,14 @@ pub(super) fn rtx_causes(
             .iter()
             .any(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp));
         let timed = if again { REC_RTO_005 } else { REC_RTO_001 };
+        let local = crate::judge::peer_map(s).get(&qp).copied();
         let mut out = retry_causes(s, fed, exp, e, qp);
         // Missing, while the QP was retransmitted later: its timer runs wrong.
         out.push(Cause::new(timed, When::RetriedAfter(qp)));
-        out.push(Cause::new(REC_RTO_003, When::Missing));
-        // Mistimed: a missing frame took an entry before.
+        // Missing, while the retry counter ran out later: the timer expired, and its
+        // expiry commanded no Retransmit.
+        out.push(Cause::new(REC_RTO_003, When::FailedLater(local)));
+        // Missing with no later sign of an expiry, or mistimed: the timer.
         out.push(Cause::new(timed, When::Always));
         return out;
     }
