@@ -235,6 +235,35 @@ pub static FAULTS: &[Fault] = &[
         &["snd-ack-nak"],
         |_| Box::<FlushRewritesCompleted>::default(),
     ),
+    // ---- the flag table ----------------------------------------------------------------
+    stream(
+        "flag-stride-16",
+        "the flag engine computes a slot's address with a 16-byte stride, base + 16 x slot, as for a wider record",
+        &[req::FLAG_TABLE_001_B, req::FLAG_SEND_001_B, req::FLAG_RECV_001_B],
+        &["db-accept", "rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|base, slot, _| base + 16 * slot)),
+    ),
+    stream(
+        "flag-base-unused",
+        "the flag table's base register is never loaded: every flag goes to its slot counted from address 0",
+        &[req::FLAG_TABLE_001_A, req::FLAG_SEND_001_B, req::FLAG_RECV_001_B],
+        &["db-accept", "rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|_, slot, _| 8 * slot)),
+    ),
+    stream(
+        "flag-upper-half",
+        "the flag engine addresses each flag word by its upper 32-bit half, 4 bytes past the slot's start",
+        &[req::FLAG_WRITE_001, req::FLAG_SEND_001_B, req::FLAG_RECV_001_B],
+        &["db-accept", "rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|base, slot, _| base + 8 * slot + 4)),
+    ),
+    stream(
+        "rx-flag-slot-unwrapped",
+        "the retirement flag slot is the MSN itself, not the MSN modulo rx_flag_slots: messages from MSN rx_flag_slots on write past the table",
+        &[req::FLAG_TABLE_001_C, req::FLAG_RECV_001_B],
+        &["rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|base, slot, msn| base + 8 * msn.unwrap_or(slot))),
+    ),
 ];
 
 // ---- the doorbell bus ------------------------------------------------------------------
@@ -586,5 +615,50 @@ impl Stream for LkeyNotChecked {
             }
         }
         inputs
+    }
+}
+
+// ---- the flag table --------------------------------------------------------------------
+
+/// Where a faulty flag engine puts a flag: from the table's base, the right slot, and the
+/// message's MSN for a retirement flag.
+type Place = fn(u64, u64, Option<u64>) -> u64;
+
+/// Flags moved to where a faulty flag engine computes their address: each QP's tables
+/// are learnt from its creation.
+#[derive(Debug)]
+struct FlagPlace {
+    /// (QP, sender side) to the table's base.
+    tables: HashMap<(u32, bool), u64>,
+    place: Place,
+}
+
+impl FlagPlace {
+    fn new(place: Place) -> Self {
+        FlagPlace { tables: HashMap::new(), place }
+    }
+}
+
+impl Stream for FlagPlace {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.tables.insert((q.qpn.value(), true), q.send_flag_base);
+                self.tables.insert((q.qpn.value(), false), q.recv_flag_base);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            let sender = f.side == Side::Requester;
+            let Some(&base) = self.tables.get(&(f.qpn.value(), sender)) else { continue };
+            let slot = f.addr.wrapping_sub(base) / 8;
+            let msn = (!sender).then_some(u64::from(f.msn.value()));
+            f.addr = (self.place)(base, slot, msn);
+        }
+        outputs
     }
 }
