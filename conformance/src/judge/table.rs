@@ -233,6 +233,13 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| flags::judge(c.o, d),
     },
     Check {
+        name: "entries.stopped",
+        clauses: STOPPED,
+        reads: &[Reads::Completion],
+        applies: always,
+        judge: |c, d| entries::judge_stopped(c.scenario, &c.o.events, d),
+    },
+    Check {
         name: "doorbells",
         clauses: doorbells::CLAUSES,
         reads: &[Reads::Completion, Reads::Flag, Reads::Data],
