@@ -22,10 +22,12 @@
 use std::collections::HashMap;
 
 use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
-use openrdma_device::{Body, CompletionEvent, Direction, HostCommand, NicEvent, Scenario};
+use openrdma_device::{
+    Body, CompletionEvent, Direction, HostCommand, NicEvent, NicReport, Scenario, Side,
+};
 
 use super::{Divergence, FieldDiff, render_event};
-use crate::req::Clause;
+use crate::req::{CQE_RING_005_B, CQE_RING_005_C, Clause};
 use openrdma_device::CqId;
 
 /// What the scoreboard learnt of each observed entry written to a queue, by its index
@@ -144,6 +146,161 @@ pub(super) fn judge(
         }
     }
     history
+}
+
+/// Judges every observed entry written to a completion queue that the scenario expects to
+/// have stopped (the `entries.stopped` row): beyond the entries expected there, none may
+/// be written (`CQE-RING-005.b`, `CQE-RING-005.c`). `obs` are the observed events with
+/// their times, in order.
+pub(super) fn judge_stopped(
+    scenario: &Scenario,
+    obs: &[(u64, &NicEvent)],
+    div: &mut Vec<Divergence>,
+) {
+    let mut consumed: HashMap<CqId, Vec<(u64, u32)>> = HashMap::new();
+    for r in scenario.records.iter().filter(|r| r.dir == Direction::Inject) {
+        if let Body::Host { command: HostCommand::CqConsumer { cq, consumed: c } } = &r.body {
+            consumed.entry(*cq).or_default().push((r.at.0, *c));
+        }
+    }
+    let stops = Stops::of(scenario, &consumed);
+    if stops.queues.is_empty() {
+        return;
+    }
+    let mut written: HashMap<CqId, u64> = HashMap::new();
+    for &(at, e) in obs {
+        let NicEvent::Completion(c) = e else { continue };
+        let Some(q) = &c.queue else { continue };
+        let k = written.entry(q.cq).or_default();
+        let ordinal = *k;
+        *k += 1;
+        if let Some(d) = stops.judge(at, e, q.cq, ordinal) {
+            div.push(d);
+        }
+    }
+}
+
+/// The completion queues the scenario expects to stop because a completion found no free
+/// slot (`CQE-RING-004`, `CQE-RING-005`), and what a device may write to them.
+struct Stops {
+    /// The stopped queues.
+    queues: HashMap<CqId, Stopped>,
+    /// The time each expected flag is due, by (requester side, QP, MSN).
+    flags_due: HashMap<(bool, u32, u16), u64>,
+}
+
+/// A queue the scenario expects to stop.
+struct Stopped {
+    /// The time of the input that found it full.
+    at: u64,
+    /// The entries the scenario expects in it, in all.
+    total: u64,
+    /// Its size, N.
+    size: u64,
+    /// The consumer register writes, (time, count), in time order.
+    writes: Vec<(u64, u32)>,
+}
+
+impl Stops {
+    /// A queue stops at the time the scenario expects a QP that reports to it to fail
+    /// with the cause `CQE-RING-004`, when the entries expected in it by then fill it.
+    fn of(scenario: &Scenario, consumed: &HashMap<CqId, Vec<(u64, u32)>>) -> Stops {
+        let mut sizes: HashMap<CqId, u64> = HashMap::new();
+        let mut cqs_of: HashMap<u32, Vec<CqId>> = HashMap::new();
+        let mut entries: Vec<(u64, CqId)> = Vec::new();
+        let mut failures: Vec<(u64, u32)> = Vec::new();
+        let mut flags_due = HashMap::new();
+        for r in &scenario.records {
+            match (&r.dir, &r.body) {
+                (Direction::Inject, Body::Host { command: HostCommand::CreateCq(c) }) => {
+                    sizes.insert(c.cq, u64::from(c.entries));
+                }
+                (Direction::Inject, Body::Host { command: HostCommand::CreateQp(q) }) => {
+                    let cqs = q.send_cq.into_iter().chain(q.recv_cq).collect();
+                    cqs_of.insert(q.qpn.value(), cqs);
+                }
+                (Direction::Expect, Body::Event { event: NicEvent::Completion(c) }) => {
+                    if let Some(w) = &c.queue {
+                        entries.push((r.at.0, w.cq));
+                    }
+                }
+                (Direction::Expect, Body::Event { event: NicEvent::FlagWrite(f) }) => {
+                    let key = (f.side == Side::Requester, f.qpn.value(), f.msn.value());
+                    flags_due.entry(key).or_insert(r.at.0);
+                }
+                (
+                    Direction::Expect,
+                    Body::Event {
+                        event: NicEvent::Report(NicReport::QpError { qpn, requirement }),
+                    },
+                ) if requirement.starts_with("CQE-RING-004") => {
+                    failures.push((r.at.0, qpn.value()));
+                }
+                _ => {}
+            }
+        }
+        let mut queues = HashMap::new();
+        for (t, qpn) in failures {
+            for cq in cqs_of.get(&qpn).into_iter().flatten() {
+                let Some(&n) = sizes.get(cq) else { continue };
+                let written = entries.iter().filter(|(at, c)| c == cq && *at <= t).count() as u64;
+                let writes = consumed.get(cq).map(Vec::as_slice).unwrap_or_default();
+                let released = writes
+                    .iter()
+                    .rev()
+                    .find(|(at, _)| *at <= t)
+                    .map_or(0, |&(_, c)| unwrap_count(c, written));
+                if written.saturating_sub(released) < n || queues.contains_key(cq) {
+                    continue;
+                }
+                let total = entries.iter().filter(|(_, c)| c == cq).count() as u64;
+                queues.insert(*cq, Stopped { at: t, total, size: n, writes: writes.to_vec() });
+            }
+        }
+        Stops { queues, flags_due }
+    }
+
+    /// An entry written to a stopped queue beyond the entries the scenario expects there:
+    /// the entry that found no free slot, or one of an earlier message, written late
+    /// (`CQE-RING-005.b`); a later entry written after a consumer register write
+    /// (`CQE-RING-005.c`), or without one (`CQE-RING-005.b`).
+    fn judge(&self, at: u64, e: &NicEvent, cq: CqId, ordinal: u64) -> Option<Divergence> {
+        let NicEvent::Completion(c) = e else { return None };
+        let q = self.queues.get(&cq)?;
+        let (stop, total, n, writes) = (q.at, q.total, q.size, &q.writes);
+        // An entry over one the consumer had not released is named by that rule
+        // (`CQE-RING-004.a`), in the `entries` row.
+        let released = writes
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= at)
+            .map_or(0, |&(_, c)| unwrap_count(c, ordinal));
+        if ordinal < total || ordinal.saturating_sub(released) >= n {
+            return None;
+        }
+        let entry = c.written_entry();
+        let key = (c.side == Side::Requester, entry.qpn.value(), entry.msn.value());
+        let old = self.flags_due.get(&key).is_some_and(|&due| due <= stop);
+        let restarted = writes.iter().any(|&(w, _)| stop <= w && w <= at);
+        let (clause, what) = if !old && restarted {
+            (
+                CQE_RING_005_C,
+                format!(
+                    "completion queue {cq} stopped at {stop} ns, full; a consumer register write \
+                     restarted it, and it took a later entry"
+                ),
+            )
+        } else {
+            (
+                CQE_RING_005_B,
+                format!(
+                    "completion queue {cq} stopped at {stop} ns, full, but an entry the stop \
+                     left out was written to it"
+                ),
+            )
+        };
+        Some(Divergence { actual: Some(render_event(e)), ..Divergence::of(at, clause, what) })
+    }
 }
 
 /// The leaf clause of a rule [`CompletionRepr::validate`] names: the NIC's clause of a

@@ -2,6 +2,7 @@
 //! going to error, and the reports to the CPU half.
 
 use openrdma_codec::frame::decode;
+use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use std::collections::HashMap;
 
 use openrdma_codec::{AethRepr, Ev, EvMark, NackReason, Psn, SethRepr};
@@ -38,13 +39,28 @@ pub(super) fn placement(
 pub(super) fn qp_errors(o: &Obs<'_>, div: &mut Vec<Divergence>, checked: &mut usize) {
     let (exp, obs) = (o.exp_events.as_slice(), o.events.as_slice());
     for (r, e) in exp {
-        if let NicEvent::Report(NicReport::QpError { qpn, .. }) = e {
+        if let NicEvent::Report(NicReport::QpError { qpn, requirement }) = e {
             *checked += 1;
             let seen = obs.iter().any(|(_, o)| matches!(o, NicEvent::Report(NicReport::QpError { qpn: q, .. }) if q == qpn));
             if !seen {
+                // A QP a full completion queue fails (CQE-RING-004.b), of which the device
+                // shows no failure at all, in a report or a flushed flag or entry: it was
+                // not moved to the error state, rather than moved and not reported.
+                let flushed = |o: &NicEvent| match o {
+                    NicEvent::FlagWrite(f) => {
+                        f.qpn == *qpn
+                            && FlagRepr::from_u64(f.value).status == CompletionStatus::FLUSHED
+                    }
+                    NicEvent::Completion(c) => {
+                        c.entry.qpn == *qpn && c.entry.status == CompletionStatus::FLUSHED
+                    }
+                    _ => false,
+                };
+                let stop =
+                    requirement.starts_with("CQE-RING-004") && !obs.iter().any(|(_, o)| flushed(o));
                 div.push(Divergence {
                     at: r.at.0,
-                    requirement: "REC-IF-009".into(),
+                    requirement: if stop { "CQE-RING-004.b" } else { "REC-IF-009" }.into(),
                     what: format!("QP {qpn} was expected to go to the error state"),
                     expected: Some(render_event(e)),
                     actual: None,

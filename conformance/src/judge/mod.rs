@@ -93,6 +93,7 @@ mod doorbells;
 mod entries;
 mod events;
 pub mod fields;
+mod flags;
 mod link;
 mod matching;
 mod obs;

@@ -173,6 +173,21 @@ fn failed_in_the_input(
     (stopped && wanted.is_success() && !status.is_success()).then_some(CQE_RING_005_A)
 }
 
+/// CQE-RING-004.b: a requester flag or entry FLUSHED that is missing, due when a full
+/// completion queue fails its QP, from a device that did not move the QP to the error
+/// state (`errored`: the QPs it reported in error).
+fn not_failed_by_stop(
+    want: &NicEvent,
+    at: u64,
+    stops: &[(u32, u64)],
+    errored: &HashSet<u32>,
+) -> Option<Rule> {
+    let (qpn, status) = requester_status(want)?;
+    let stopped = stops.iter().any(|&(q, t)| q == qpn && t == at);
+    let flushed = status == CompletionStatus::FLUSHED;
+    (stopped && flushed && !errored.contains(&qpn)).then_some(CQE_RING_004_B)
+}
+
 /// The rule that fails a requester's message with the status `want` expects at `at`, when
 /// the device shows no failure of that QP at all, in any requester flag or entry (`failed`,
 /// the QPs it shows one of): the sender did not
@@ -422,6 +437,13 @@ pub(super) fn judge(
         .filter(|(_, e)| matches!(e, NicEvent::Report(NicReport::QpError { .. })))
         .map(|(r, _)| r.at.0)
         .collect();
+    let errored: HashSet<u32> = obs
+        .iter()
+        .filter_map(|(_, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, .. }) => Some(qpn.value()),
+            _ => None,
+        })
+        .collect();
     let mut failed_at: HashMap<u32, u64> = HashMap::new();
     for (r, e) in exp {
         if let Some((qpn, status)) = requester_status(e) {
@@ -453,6 +475,7 @@ pub(super) fn judge(
             failed: &failed,
             stops: &stops,
             failed_at: &failed_at,
+            errored: &errored,
             errors_at: &errors_at,
         };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
@@ -515,6 +538,8 @@ struct Causes<'a> {
     stops: &'a [(u32, u64)],
     /// The time of each QP's first expected failure, in a requester flag or entry.
     failed_at: &'a HashMap<u32, u64>,
+    /// The QPs the device reported in the error state.
+    errored: &'a HashSet<u32>,
     /// The times the scenario expects a QP to fail.
     errors_at: &'a [u64],
 }
@@ -608,6 +633,7 @@ fn judge_seq(
         let rule = unheeded_failure(we, wt, failed, naks)
             .or(untaken)
             .or_else(|| ack_dropped_by_credit(we, wt, inputs.credits))
+            .or_else(|| not_failed_by_stop(we, wt, stops, causes.errored))
             .or_else(|| flushed_token(we, wt, causes.failed_at))
             .or_else(|| released(seq, wt, causes.errors_at))
             .unwrap_or_else(|| missing_rule(seq, we, causes));

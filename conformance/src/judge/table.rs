@@ -21,8 +21,8 @@ use super::entries::SlotHistory;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
-    Divergence, Scope, doorbells, entries, events, link, order, paths, sacks, schedule, sequences,
-    unexpected, wire,
+    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, sacks, schedule,
+    sequences, unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -224,7 +224,21 @@ pub fn unfailable_musts() -> Vec<Clause> {
 
 /// The table, in the order the checks run.
 pub static CHECKS: &[Check] = &[
-    // ---- the host side: what each doorbell token becomes --------------------------------
+    // ---- the host side: where each flag lies, what each doorbell token becomes ----------
+    Check {
+        name: "flags.table",
+        clauses: flags::CLAUSES,
+        reads: &[Reads::Flag],
+        applies: always,
+        judge: |c, d| flags::judge(c.o, d),
+    },
+    Check {
+        name: "entries.stopped",
+        clauses: STOPPED,
+        reads: &[Reads::Completion],
+        applies: always,
+        judge: |c, d| entries::judge_stopped(c.scenario, &c.o.events, d),
+    },
     Check {
         name: "doorbells",
         clauses: doorbells::CLAUSES,

@@ -235,6 +235,56 @@ pub static FAULTS: &[Fault] = &[
         &["snd-ack-nak"],
         |_| Box::<FlushRewritesCompleted>::default(),
     ),
+    stream(
+        "cq-full-fails-one-qp",
+        "a completion queue that finds no free slot stops, but only the QP whose completion found it full moves to the error state: the other QPs that report to it keep running",
+        &[req::CQE_RING_004_B],
+        &["ret-cq-overflow"],
+        |_| Box::<FullFailsOne>::default(),
+    ),
+    stream(
+        "cq-full-entry-retried",
+        "a completion that finds its queue full stays in the NIC's write buffer and is written once the consumer frees a slot, though the queue stopped and its QPs failed",
+        &[req::CQE_RING_005_B, req::ORD_SEND_003],
+        &["ret-cq-overflow"],
+        |_| Box::<FullEntryRetried>::default(),
+    ),
+    stream(
+        "cq-restart-on-release",
+        "a consumer register write clears a stopped completion queue's stop: later completions are written to it again",
+        &[req::CQE_RING_005_C],
+        &["ret-cq-overflow"],
+        |_| Box::new(FullEntryRetried { restart: true, ..FullEntryRetried::default() }),
+    ),
+    // ---- the flag table ----------------------------------------------------------------
+    stream(
+        "flag-stride-16",
+        "the flag engine computes a slot's address with a 16-byte stride, base + 16 x slot, as for a wider record",
+        &[req::FLAG_TABLE_001_B, req::FLAG_SEND_001_B, req::FLAG_RECV_001_B],
+        &["db-accept", "rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|base, slot, _| base + 16 * slot)),
+    ),
+    stream(
+        "flag-base-unused",
+        "the flag table's base register is never loaded: every flag goes to its slot counted from address 0",
+        &[req::FLAG_TABLE_001_A, req::FLAG_SEND_001_B, req::FLAG_RECV_001_B],
+        &["db-accept", "rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|_, slot, _| 8 * slot)),
+    ),
+    stream(
+        "flag-upper-half",
+        "the flag engine addresses each flag word by its upper 32-bit half, 4 bytes past the slot's start",
+        &[req::FLAG_WRITE_001, req::FLAG_SEND_001_B, req::FLAG_RECV_001_B],
+        &["db-accept", "rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|base, slot, _| base + 8 * slot + 4)),
+    ),
+    stream(
+        "rx-flag-slot-unwrapped",
+        "the retirement flag slot is the MSN itself, not the MSN modulo rx_flag_slots: messages from MSN rx_flag_slots on write past the table",
+        &[req::FLAG_TABLE_001_C, req::FLAG_RECV_001_B],
+        &["rcv-flag-slots"],
+        |_| Box::new(FlagPlace::new(|base, slot, msn| base + 8 * msn.unwrap_or(slot))),
+    ),
 ];
 
 // ---- the doorbell bus ------------------------------------------------------------------
@@ -586,5 +636,292 @@ impl Stream for LkeyNotChecked {
             }
         }
         inputs
+    }
+}
+
+// ---- the flag table --------------------------------------------------------------------
+
+/// Where a faulty flag engine puts a flag: from the table's base, the right slot, and the
+/// message's MSN for a retirement flag.
+type Place = fn(u64, u64, Option<u64>) -> u64;
+
+/// Flags moved to where a faulty flag engine computes their address: each QP's tables
+/// are learnt from its creation.
+#[derive(Debug)]
+struct FlagPlace {
+    /// (QP, sender side) to the table's base.
+    tables: HashMap<(u32, bool), u64>,
+    place: Place,
+}
+
+impl FlagPlace {
+    fn new(place: Place) -> Self {
+        FlagPlace { tables: HashMap::new(), place }
+    }
+}
+
+impl Stream for FlagPlace {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.tables.insert((q.qpn.value(), true), q.send_flag_base);
+                self.tables.insert((q.qpn.value(), false), q.recv_flag_base);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            let sender = f.side == Side::Requester;
+            let Some(&base) = self.tables.get(&(f.qpn.value(), sender)) else { continue };
+            let slot = f.addr.wrapping_sub(base) / 8;
+            let msn = (!sender).then_some(u64::from(f.msn.value()));
+            f.addr = (self.place)(base, slot, msn);
+        }
+        outputs
+    }
+}
+
+// ---- a full completion queue -----------------------------------------------------------
+
+/// The QPs a full queue should have failed besides the one whose completion found it
+/// full, which the faulty NIC leaves running: their error reports and FLUSHED flags and
+/// entries are not produced.
+#[derive(Debug, Default)]
+struct FullFailsOne {
+    spared: std::collections::HashSet<u32>,
+}
+
+impl Stream for FullFailsOne {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut failed_one = false;
+        for o in &outputs {
+            if let Output::Event {
+                event: NicEvent::Report(NicReport::QpError { qpn, requirement }),
+            } = &o.output
+            {
+                if requirement.starts_with("CQE-RING-004") {
+                    if failed_one {
+                        self.spared.insert(qpn.value());
+                    }
+                    failed_one = true;
+                }
+            }
+        }
+        let spared = &self.spared;
+        outputs
+            .into_iter()
+            .filter(|o| match &o.output {
+                Output::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) } => {
+                    !spared.contains(&qpn.value())
+                }
+                Output::Event { event: NicEvent::FlagWrite(f) } => {
+                    !spared.contains(&f.qpn.value())
+                        || FlagRepr::from_u64(f.value).status != CompletionStatus::FLUSHED
+                }
+                Output::Event { event: NicEvent::Completion(c) } => {
+                    !spared.contains(&c.entry.qpn.value())
+                        || c.entry.status != CompletionStatus::FLUSHED
+                }
+                _ => true,
+            })
+            .collect()
+    }
+}
+
+/// The entry that found its queue full, kept and written once the consumer register
+/// frees a slot; or, with `restart`, that entry lost but the queue restarted by the
+/// consumer register, so that later completions are written to it. An entry the inner
+/// device left out is rebuilt from the work request whose success flag it wrote without
+/// one.
+#[derive(Debug, Default)]
+struct FullEntryRetried {
+    restart: bool,
+    /// The stopped queues with the time each stopped, and those a consumer register write
+    /// restarted.
+    stopped: HashMap<CqId, u64>,
+    restarted: std::collections::HashSet<CqId>,
+    cqs: HashMap<CqId, CqConfig>,
+    send_cq: HashMap<u32, CqId>,
+    /// Each QP's posted work requests, in order: the k-th takes MSN k.
+    posts: HashMap<u32, Vec<openrdma_codec::host::WorkRequest>>,
+    /// Entries written to each queue, and the consumer count.
+    written: HashMap<CqId, u64>,
+    consumed: HashMap<CqId, u32>,
+    /// Consumer register writes not yet acted on, (time, queue, count).
+    releases: Vec<(u64, CqId, u32)>,
+    held: Vec<(CqId, CompletionRepr)>,
+}
+
+impl Stream for FullEntryRetried {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            let Input::Host { command } = &i.input else { continue };
+            match command {
+                HostCommand::CreateCq(c) => {
+                    self.cqs.insert(c.cq, *c);
+                }
+                HostCommand::CreateQp(q) => {
+                    if let Some(cq) = q.send_cq {
+                        self.send_cq.insert(q.qpn.value(), cq);
+                    }
+                }
+                HostCommand::PostWrite(wr) => {
+                    self.posts.entry(wr.qpn.value()).or_default().push(*wr);
+                }
+                HostCommand::CqConsumer { cq, consumed } => {
+                    self.releases.push((i.at.0, *cq, *consumed));
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // The queues a completion found full in this batch, with the time.
+        let full: Vec<(CqId, u64)> = outputs
+            .iter()
+            .filter_map(|o| match &o.output {
+                Output::Event {
+                    event: NicEvent::Report(NicReport::QpError { qpn, requirement }),
+                } if requirement.starts_with("CQE-RING-004") => {
+                    self.send_cq.get(&qpn.value()).map(|&cq| (cq, o.at.0))
+                }
+                _ => None,
+            })
+            .collect();
+        for &(cq, at) in &full {
+            self.stopped.entry(cq).or_insert(at);
+        }
+        let entered = |q: u32, m: u16| {
+            outputs.iter().any(|o| {
+                matches!(&o.output, Output::Event { event: NicEvent::Completion(c) }
+                    if c.entry.qpn.value() == q && c.entry.msn.value() == m)
+            })
+        };
+        // The flags of the batch whose message has no entry in it.
+        let bare: Vec<(u32, u16)> = outputs
+            .iter()
+            .filter_map(|o| match &o.output {
+                Output::Event { event: NicEvent::FlagWrite(f) } => {
+                    let (q, m) = (f.qpn.value(), f.msn.value());
+                    (!entered(q, m)).then_some((q, m))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::with_capacity(outputs.len() + 1);
+        for o in outputs {
+            let Output::Event { event } = &o.output else {
+                out.push(o);
+                continue;
+            };
+            let lost = match event {
+                NicEvent::Completion(c) => {
+                    if let Some(q) = &c.queue {
+                        *self.written.entry(q.cq).or_default() += 1;
+                    }
+                    None
+                }
+                NicEvent::FlagWrite(f) if f.side == Side::Requester => self.lost(f, &bare),
+                _ => None,
+            };
+            let Some((cq, entry)) = lost else {
+                out.push(o);
+                continue;
+            };
+            if !self.restart {
+                self.held.push((cq, entry));
+            } else if self.room(cq) {
+                // Written at once, before its flag.
+                let output = self.write(cq, entry);
+                out.push(TimedOutput { at: o.at, output });
+            }
+            out.push(o);
+        }
+        // The consumer register writes: each restarts a stopped queue (`restart`), or
+        // lets the held entries it makes room for be written, at its time.
+        for (at, cq, consumed) in std::mem::take(&mut self.releases) {
+            self.consumed.insert(cq, consumed);
+            if self.restart {
+                if self.stopped.get(&cq).is_some_and(|&t| t <= at) {
+                    self.restarted.insert(cq);
+                }
+                continue;
+            }
+            let mut k = 0;
+            while k < self.held.len() {
+                if self.held[k].0 != cq || !self.room(cq) {
+                    k += 1;
+                    continue;
+                }
+                let (_, entry) = self.held.remove(k);
+                let output = self.write(cq, entry);
+                out.push(TimedOutput { at: openrdma_device::Timestamp(at), output });
+            }
+        }
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
+
+impl FullEntryRetried {
+    /// The entry the inner device left out for the sender flag `f`, rebuilt from its work
+    /// request, with its queue: when the flag is a signaled success whose message has no
+    /// entry (`bare`), and its queue found no free slot now (`restart` off) or was
+    /// restarted (`restart` on).
+    fn lost(&self, f: &FlagWrite, bare: &[(u32, u16)]) -> Option<(CqId, CompletionRepr)> {
+        let (q, m) = (f.qpn.value(), f.msn.value());
+        let cq = *self.send_cq.get(&q)?;
+        let now = if self.restart {
+            self.restarted.contains(&cq)
+        } else {
+            self.stopped.contains_key(&cq)
+                && !self.held.iter().any(|(_, e)| e.qpn == f.qpn && e.msn == f.msn)
+        };
+        let success = FlagRepr::from_u64(f.value).status.is_success();
+        if !now || !success || !bare.contains(&(q, m)) {
+            return None;
+        }
+        let wr = self.posts.get(&q)?.get(usize::from(m)).filter(|w| w.signaled)?;
+        let entry = CompletionRepr {
+            wr_id: wr.wr_id,
+            status: CompletionStatus::SUCCESS,
+            opcode: wr.opcode,
+            has_imm: wr.imm.is_some(),
+            qpn: f.qpn,
+            byte_len: wr.length,
+            imm: wr.imm.unwrap_or(0),
+            msn: f.msn,
+            ..CompletionRepr::default()
+        };
+        Some((cq, entry))
+    }
+
+    /// Whether queue `cq` has a free slot.
+    fn room(&self, cq: CqId) -> bool {
+        let written = self.written.get(&cq).copied().unwrap_or(0);
+        let released = u64::from(self.consumed.get(&cq).copied().unwrap_or(0));
+        self.cqs.get(&cq).is_some_and(|c| written.saturating_sub(released) < u64::from(c.entries))
+    }
+
+    /// `entry` written as the queue's next: its slot, address and phase.
+    fn write(&mut self, cq: CqId, mut entry: CompletionRepr) -> Output {
+        let written = self.written.get(&cq).copied().unwrap_or(0);
+        let n = self.cqs.get(&cq).map_or(1, |c| u64::from(c.entries));
+        let slot = (written % n) as u32;
+        entry.phase = (written / n) % 2 == 0;
+        let addr = self.cqs.get(&cq).map_or(0, |c| c.slot_addr(slot));
+        let queue = openrdma_device::CqWrite { cq, slot, addr, bytes: entry.to_bytes() };
+        self.written.insert(cq, written + 1);
+        let event = NicEvent::Completion(openrdma_device::CompletionEvent {
+            side: Side::Requester,
+            entry,
+            queue: Some(queue),
+        });
+        Output::Event { event }
     }
 }

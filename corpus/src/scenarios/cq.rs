@@ -101,7 +101,8 @@ fn ret_cq_overflow() -> Scenario {
          enter the error state, each reported with the cause CQE-RING-004, and B's pending \
          message completes FLUSHED (its flag written, its entry not). C is unaffected: its \
          message completes later into its own queue. The consumer's later release does not \
-         restart the stopped queue.",
+         restart the stopped queue: QP D, created on it after the release, completes its \
+         signaled Write with its flag but no entry.",
         &[
             "CQE-RING-004",
             "CQE-RING-005",
@@ -144,7 +145,12 @@ fn ret_cq_overflow() -> Scenario {
     // written (CQE-RING-006).
     r.host(5_500, HostCommand::CqConsumer { cq: CqId::new(1), consumed: 2 });
     r.checks(&["CQE-ROUTE-001", "CQE-RING-001"]);
+    let d = DUT_QP + 3;
+    r.host(6_000, HostCommand::CreateQp(qp_on(d, PEER_QP + 3, 1, 1)));
+    r.host(6_000, HostCommand::PostWrite(on(d, 30)));
     acknowledge(&mut r, 6_500, c, PEER_QP + 2, 0, 0);
+    r.checks(&["CQE-RING-005"]);
+    acknowledge(&mut r, 8_000, d, PEER_QP + 3, 0, 0);
     done(r, 20_000)
 }
 

@@ -5,6 +5,8 @@ use crate::req::*;
 
 pub(super) const QPN2: &[Clause] = &[ERTH_QPN_001_B];
 
+pub(super) const STOPPED: &[Clause] = &[CQE_RING_005_B, CQE_RING_005_C];
+
 /// Every rule the codec checks on a frame (`*Repr::RULES`, `FRAME_RULES`, the decode
 /// errors), as the clause that binds the sender ([`super::sender_clause`]), the sender's
 /// ICRC rule and the sender clause of ENC-HOP-001.
@@ -507,6 +509,7 @@ pub(super) const SEQUENCES: &[Clause] = &[
     CQE_REJECT_002,
     CQE_RING_001_B,
     CQE_RING_003_B,
+    CQE_RING_004_B,
     CQE_RING_005_A,
     CQE_ROUTE_001,
     CQE_SEND_001,
@@ -565,7 +568,7 @@ pub(super) const SEQUENCES: &[Clause] = &[
 
 pub(super) const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
 
-pub(super) const QP_ERROR: &[Clause] = &[REC_IF_009];
+pub(super) const QP_ERROR: &[Clause] = &[CQE_RING_004_B, REC_IF_009];
 
 pub(super) const EV_STATES: &[Clause] = &[EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B];
 
