@@ -27,9 +27,6 @@ use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 /// break, with the clause it names. The test fails when one is named right, so that the
 /// list stays true; it may only shrink.
 const MISNAMED: &[(&str, &str)] = &[
-    // Generated: a knob ignored shows first where its effect does, under a clause whose
-    // text does not name the knob.
-    ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
     // The slower timer retransmits nothing before the scenario's progress: a timeout
     // retransmission missing with none later is named by the command it needs.
     ("ignore-recovery-rto", "REC-RTO-003"),
