@@ -26,11 +26,7 @@ use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 /// Faults the suite catches, but whose first divergence names a clause they do not
 /// break, with the clause it names. The test fails when one is named right, so that the
 /// list stays true; it may only shrink.
-const MISNAMED: &[(&str, &str)] = &[
-    // Generated: a knob ignored shows first where its effect does, under a clause whose
-    // text does not name the knob.
-    ("ignore-nic-nack-backoff", "SND-SPRAY-001"),
-];
+const MISNAMED: &[(&str, &str)] = &[];
 
 /// The MUST clauses of a device or its CPU half that no fault of the registry proves yet,
 /// by chapter: `chapter.md:` lines, then IDs, `#` comments. A data file, so that the

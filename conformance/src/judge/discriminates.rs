@@ -193,11 +193,14 @@ const DUE: &[Clause] = &[
     REC_IF_003,
     REC_IF_010,
     SND_INFER_001,
+    SND_INFER_002_B,
     SND_NACK_002,
     SND_NACK_004_A,
+    SND_NACK_004_B,
     SND_RTX_001_A,
     // A retransmission asked for while the window was full, held back by it.
     SND_WIN_003,
+    SND_RTX_006_B,
     // Acknowledgements and probes.
     RCV_DUP_002,
     RCV_ACK_001_B,

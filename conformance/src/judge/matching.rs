@@ -468,6 +468,13 @@ impl Ctx<'_> {
             When::Missing => sent.is_none(),
             When::EarlyFrom(from) => early.is_some_and(|t| t >= from),
             When::SentAt(t) => early == Some(t),
+            When::LateFrom(from) => sent.is_some_and(|t| t > at && t >= from),
+            When::Shifted(qp, psn, due) => {
+                sent.is_none()
+                    && self.obs.iter().any(|o| {
+                        o.kind == Kind::Data { qp, psn, rtx: true } && o.at != due && o.at <= at
+                    })
+            }
             When::Unarmed(local) => !self.reported_armed(local),
             When::FailedBy(local) => {
                 let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
@@ -543,6 +550,11 @@ pub(super) enum When {
     EarlyFrom(u64),
     /// The frame came at the given time, before its own.
     SentAt(u64),
+    /// The frame came after its time, at or after the given time.
+    LateFrom(u64),
+    /// The frame is missing, and the device sent the retransmission of (wire QP, PSN) due
+    /// at the given time at another time, by this frame's.
+    Shifted(u32, u32, u64),
     /// The device reported no armed timer of its QP (the device's number, if known).
     Unarmed(Option<u32>),
     /// The frame is missing, and the device failed the QP (the device's number) before it

@@ -228,6 +228,18 @@ pub(super) fn judge(
                 if stale {
                     requirement = "SND-NACK-001.a";
                 }
+                // Inferred lost from a SACK, its message completed by a transport ACK: the
+                // ACK did not make its PSNs known to have arrived (SND-ACK-001.b).
+                let late = scenario.manifest.tolerances.late_ns;
+                let acked = match f.kind {
+                    Kind::Data { qp, rtx: true, .. } => local_of.get(&qp).is_some_and(|&l| {
+                        super::unexpected::inferred_after_ack(inputs, l, &f, late)
+                    }),
+                    _ => false,
+                };
+                if acked && !stale {
+                    requirement = "SND-ACK-001.b";
+                }
                 (
                     render_frame(bytes),
                     format!(

@@ -608,13 +608,28 @@ pub(super) fn judge_exact(
             continue;
         };
         if ef.ev != of.ev {
+            let (req, what) = match backoff_mistimed(scenario, ef, of) {
+                Some(nacked) => (
+                    "SND-NACK-004.a",
+                    format!(
+                        "sent on EV {:#x}, {} ns after the NACK that delays it, not nack_backoff \
+                         ({} ns) after: the pool had changed by then, and the spray policy \
+                         gives EV {:#x} when the back-off ends",
+                        of.ev,
+                        of.at - nacked,
+                        ef.at - nacked,
+                        ef.ev
+                    ),
+                ),
+                None => (
+                    req,
+                    format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev),
+                ),
+            };
             div.push(Divergence {
                 at: of.at,
                 requirement: req.into(),
-                what: format!(
-                    "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
-                    of.ev, ef.ev
-                ),
+                what,
                 expected: Some(render_frame(ef.bytes)),
                 actual: Some(render_frame(of.bytes)),
                 fields: vec![super::FieldDiff::new(
@@ -628,6 +643,44 @@ pub(super) fn judge_exact(
             });
         }
     }
+}
+
+/// When the window or resource NACK (SND-NACK-003) came whose delayed entry expected
+/// retransmission `ef` is, if the device sent it (`of`) at another time than the end of the
+/// back-off and an input of its QP that can change the EV pool (a frame or a command) came
+/// between the two times: the EV it chose then follows from when it went, and the back-off
+/// it ran is what broke (SND-NACK-004.a).
+fn backoff_mistimed(scenario: &Scenario, ef: &Frame<'_>, of: &Frame<'_>) -> Option<u64> {
+    let Kind::Data { qp, psn, rtx: true } = ef.kind else { return None };
+    let backoff = u64::try_from(scenario.manifest.nic.nack_backoff.as_nanos()).ok()?;
+    let local = super::peer_map(scenario).get(&qp).copied()?;
+    let (lo, hi) = (ef.at.min(of.at), ef.at.max(of.at));
+    if lo == hi {
+        return None;
+    }
+    let mut nacked = None;
+    let mut changed = false;
+    for r in scenario.injects() {
+        let at = r.at.0;
+        match &r.body {
+            Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                if d.bth.map(|b| b.dest_qp.value()) != Some(local) {
+                    continue;
+                }
+                changed |= lo < at && at <= hi;
+                if let Some(n) = d.ext.neth {
+                    let delays = !n.reason.is_trim() && !n.reason.is_fatal();
+                    if delays && n.nack_psn.value() == psn && at.saturating_add(backoff) == ef.at {
+                        nacked = Some(at);
+                    }
+                }
+            }
+            Body::Cpu { .. } => changed |= lo < at && at <= hi,
+            _ => {}
+        }
+    }
+    nacked.filter(|_| changed)
 }
 
 /// Data packets on an EV the device itself last reported out of GOOD (`EV-STATE-001.b`),

@@ -230,9 +230,13 @@ pub(super) fn judge_nack_backoff(
         let Some(f) = first_rtx else { continue };
         let due = nacked + backoff;
         if f.at + m.tolerances.early_ns < due {
-            // Another reason to retransmit came while the delayed entry waited: the PSN was
-            // queued again by it, which the queue must not do (SND-RTX-005).
-            let again = reasons.iter().any(|&(p, t)| p == peer && t > nacked && t <= f.at);
+            // Another reason to retransmit came while the delayed entry waited, and the
+            // retransmission followed it at once (within the latency a device may add): the
+            // PSN was queued again by it, which the queue must not do (SND-RTX-005).
+            let lag = (m.tolerances.late_ns / 2).max(1);
+            let again = reasons
+                .iter()
+                .any(|&(p, t)| p == peer && t > nacked && t <= f.at && f.at - t < lag);
             let (requirement, cause) = if again {
                 ("SND-RTX-005", ": a later reason queued it again while it was queued")
             } else {

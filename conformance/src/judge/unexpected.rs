@@ -6,8 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::{Msn, Opcode, Qpn};
 use openrdma_device::{
-    Body, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Record, Scenario, Side,
-    TimedOutput,
+    Body, CpuCommand, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Record, Scenario,
+    Side, TimedOutput,
 };
 
 use super::arrivals::Arrivals;
@@ -411,6 +411,14 @@ fn inference_blame(
             "a retransmission inferred for a PSN known to have arrived",
         ));
     }
+    // Its message completed by a transport ACK injected before the SACK: its PSNs are
+    // known to have arrived (SND-ACK-001.b).
+    if acked_before(inputs, local, of, ts) {
+        return Some((
+            "SND-ACK-001.b",
+            "a retransmission inferred for a PSN of a message a transport ACK completed",
+        ));
+    }
     if !covered(p) {
         return Some((
             "SND-INFER-002.a",
@@ -431,6 +439,28 @@ fn inference_blame(
     let last = latest(psn)?;
     let shown = |q: u32| s.is_sacked(Psn::new(q));
     let now = evidence(last);
+    // A retransmission a SACK asked for, with no NACK or command for its PSN within
+    // `late` before it: one by inference.
+    let asked = |x: &In<'_>, t: u64| x.at <= t && t <= x.at.saturating_add(late);
+    let by_inference = |f: &Frame<'_>| {
+        matches!(f.kind, Kind::Data { rtx: true, .. })
+            && sacks
+                .iter()
+                .any(|&(t, x)| t <= f.at && f.at <= t.saturating_add(late) && !x.is_sacked(p))
+            && !inputs.iter().filter(|x| asked(x, f.at)).any(|x| match x.input {
+                Input::Cpu { command: CpuCommand::Retransmit { qpn, psn: q } } => {
+                    qpn.value() == local && q.value() == psn
+                }
+                _ => matches!(x.frame.as_ref().map(|f| &f.kind),
+                    Some(&Kind::Nack { qp: l, psn: q, .. }) if l == local && q == psn),
+            })
+    };
+    if now.iter().any(|&q| shown(q)) && sent.iter().any(|f| psn_of(f) == psn && by_inference(f)) {
+        return Some((
+            "SND-RTX-003",
+            "a second retransmission by inference of a PSN already retransmitted by inference",
+        ));
+    }
     if now.iter().any(|&q| shown(q) && !resent(q)) {
         return None;
     }
@@ -454,6 +484,34 @@ fn inference_blame(
         ));
     }
     None
+}
+
+/// Whether data packet `f` of device QP `local` belongs to a message that a transport ACK
+/// injected by `by` completed: its METH `msn` at or before the AETH's.
+fn acked_before(inputs: &[In<'_>], local: u32, f: &Frame<'_>, by: u64) -> bool {
+    let Some(m) = f.d.ext.meth.map(|m| m.msn) else { return false };
+    inputs.iter().filter(|x| x.at <= by).any(|x| {
+        x.frame.as_ref().is_some_and(|a| {
+            a.d.bth.is_some_and(|b| b.dest_qp.value() == local)
+                && a.d.ext.aeth.is_some_and(|a| {
+                    a.kind() == openrdma_codec::AethKind::Ack
+                        && m.value().wrapping_sub(a.msn.msn().value()) as i16 <= 0
+                })
+        })
+    })
+}
+
+/// Whether retransmission `f` of device QP `local` followed a SACK injected within
+/// `late_ns` before it (an inference), and its message was completed by a transport ACK
+/// injected before that SACK.
+pub(super) fn inferred_after_ack(inputs: &[In<'_>], local: u32, f: &Frame<'_>, late: u64) -> bool {
+    let sack = inputs.iter().rev().find(|x| {
+        x.at <= f.at
+            && x.frame.as_ref().is_some_and(|a| {
+                a.d.bth.is_some_and(|b| b.dest_qp.value() == local) && a.d.ext.seth.is_some()
+            })
+    });
+    sack.is_some_and(|x| f.at <= x.at.saturating_add(late) && acked_before(inputs, local, f, x.at))
 }
 
 /// Why an endpoint response that answers no expected request is wrong (CONF-CMP-033), from

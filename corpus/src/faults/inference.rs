@@ -69,6 +69,34 @@ pub static FAULTS: &[Fault] = &[
         &["snd-rtx-once"],
         |m| Wrong::boxed(Bugs { queues_per_reason: true, ..Bugs::NONE }, m),
     ),
+    stream(
+        "infer-unjudged-dropped",
+        "a suspect the SACK being processed cannot judge is dropped rather than kept for the next acknowledgement",
+        &[req::SND_INFER_002_B],
+        &["snd-infer-later"],
+        |m| Wrong::boxed(Bugs { drops_unjudged: true, ..Bugs::NONE }, m),
+    ),
+    stream(
+        "infer-again",
+        "a PSN retransmitted by inference can be inferred lost again, when its retransmission is lost too",
+        &[req::SND_RTX_003],
+        &["snd-infer-later"],
+        |m| Wrong::boxed(Bugs { infers_again: true, ..Bugs::NONE }, m),
+    ),
+    stream(
+        "infer-no-suspects",
+        "the arrival of a PSN makes no suspect of the earlier transmissions on its EV: nothing is inferred lost",
+        &[req::SND_INFER_001],
+        &["snd-sched-order"],
+        |m| Wrong::boxed(Bugs { no_suspects: true, ..Bugs::NONE }, m),
+    ),
+    stream(
+        "ack-not-arrival",
+        "a transport ACK completes its messages but leaves their PSNs unknown to loss inference, which can infer them lost",
+        &[req::SND_ACK_001_B],
+        &["snd-ack-arrival"],
+        |m| Wrong::boxed(Bugs { ack_not_arrival: true, ..Bugs::NONE }, m),
+    ),
 ];
 
 /// A wrong rule of loss inference, one at a time.
@@ -91,6 +119,15 @@ pub struct Bugs {
     /// A PSN is queued for retransmission again by each reason to retransmit it, while
     /// queued (SND-RTX-005).
     pub queues_per_reason: bool,
+    /// A suspect the SACK being processed cannot judge is dropped (SND-INFER-002).
+    pub drops_unjudged: bool,
+    /// A PSN retransmitted by inference can be inferred lost again (SND-RTX-003).
+    pub infers_again: bool,
+    /// A transport ACK leaves the PSNs of the messages it completes unknown to have
+    /// arrived (SND-ACK-001).
+    pub ack_not_arrival: bool,
+    /// The arrival of a PSN makes no suspects (SND-INFER-001).
+    pub no_suspects: bool,
 }
 
 impl Bugs {
@@ -103,6 +140,10 @@ impl Bugs {
         keeps_resent: false,
         no_sequence_for_retransmission: false,
         queues_per_reason: false,
+        drops_unjudged: false,
+        infers_again: false,
+        ack_not_arrival: false,
+        no_suspects: false,
     };
 }
 
@@ -234,7 +275,7 @@ impl Inference {
                 break;
             }
             fifo.pop_front();
-            if seq < p.seq {
+            if seq < p.seq && !self.bugs.no_suspects {
                 self.suspects.push((q, seq, psn));
             }
         }
@@ -242,6 +283,9 @@ impl Inference {
 
     /// A transport ACK for `msn`: every PSN of the messages it covers arrived.
     fn acked(&mut self, msn: u16) {
+        if self.bugs.ack_not_arrival {
+            return;
+        }
         let covered: Vec<u32> = self
             .psns
             .iter()
@@ -275,7 +319,7 @@ impl Inference {
             if (p.arrived && !bugs.keeps_arrived) || (p.seq != seq && !bugs.keeps_resent) {
                 return false;
             }
-            if p.inferred {
+            if p.inferred && !bugs.infers_again {
                 return false;
             }
             let judged = if bugs.judged_uncovered {
@@ -283,7 +327,10 @@ impl Inference {
             } else {
                 covers(q) && shows(evidence)
             };
-            if !judged || shows(q) {
+            if !judged {
+                return !bugs.drops_unjudged;
+            }
+            if shows(q) {
                 return true;
             }
             if p.queued {
@@ -319,6 +366,8 @@ pub struct Wrong {
     frames: HashMap<(u32, u32), Vec<u8>>,
     /// Retransmissions of the reference to withhold: (peer QPN, PSN).
     withhold: HashSet<(u32, u32)>,
+    /// Retransmissions withheld whose report is still to withhold: (peer QPN, PSN).
+    unreported: HashSet<(u32, u32)>,
     /// The batch's inputs, seen before the device took them.
     inputs: Vec<TimedInput>,
     /// PSNs the right rules inferred, and the reference's retransmissions by inference:
@@ -339,6 +388,7 @@ impl Wrong {
             peer_of: HashMap::new(),
             frames: HashMap::new(),
             withhold: HashSet::new(),
+            unreported: HashSet::new(),
             inputs: Vec::new(),
             inferred: Vec::new(),
             reported: Vec::new(),
@@ -466,6 +516,7 @@ impl Stream for Wrong {
                     if let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) {
                         let peer = b.dest_qp.value();
                         if b.rtx && self.withhold.remove(&(peer, b.psn.value())) {
+                            self.unreported.insert((peer, b.psn.value()));
                             continue;
                         }
                         self.note_sent(peer, bytes);
@@ -486,7 +537,12 @@ impl Stream for Wrong {
                         }),
                 } => {
                     if let Some(&peer) = self.peer_of.get(&qpn.value()) {
-                        self.reported.push((peer, psn.value()));
+                        // The report of a retransmission withheld is withheld with it.
+                        let key = (peer, psn.value());
+                        if self.unreported.remove(&key) || self.withhold.contains(&key) {
+                            continue;
+                        }
+                        self.reported.push(key);
                     }
                 }
                 _ => {}

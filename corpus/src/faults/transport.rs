@@ -158,7 +158,106 @@ pub static FAULTS: &[Fault] = &[
         &["snd-lost-ack"],
         |_| Box::new(ResendWithoutRtx { drop_tail: true, ..ResendWithoutRtx::default() }),
     ),
+    stream(
+        "nack-backoff-holds-queue",
+        "the back-off of a window or resource NACK stalls the whole retransmission queue: retransmissions by inference, trim or timeout wait for it too",
+        &[req::SND_NACK_004_B, req::SND_SCHED_003_D],
+        &["snd-nack-backoff-long"],
+        |m| Box::new(BackoffHoldsQueue::new(m)),
+    ),
 ];
+
+/// A retransmission queue that one back-off stalls: while the back-off of a window or
+/// resource NACK of the QP runs, no retransmission of the QP leaves; each, with its
+/// report, goes when the back-off ends.
+#[derive(Debug)]
+struct BackoffHoldsQueue {
+    backoff: u64,
+    /// The device's QPN → the peer QPN its packets carry.
+    peer_of: HashMap<u32, u32>,
+    /// When the latest back-off of each QP ends, by peer QPN.
+    until: HashMap<u32, u64>,
+    /// Retransmissions held, by (device QPN, PSN), for their reports.
+    held_psns: HashSet<(u32, u32)>,
+    /// Outputs held until their new time.
+    held: Vec<TimedOutput>,
+}
+
+impl BackoffHoldsQueue {
+    fn new(m: &Manifest) -> Self {
+        BackoffHoldsQueue {
+            backoff: u64::try_from(m.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX),
+            peer_of: HashMap::new(),
+            until: HashMap::new(),
+            held_psns: HashSet::new(),
+            held: Vec::new(),
+        }
+    }
+}
+
+impl Stream for BackoffHoldsQueue {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.peer_of.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
+                    if n.reason.is_trim() || n.reason.is_fatal() {
+                        continue;
+                    }
+                    if let Some(&peer) = self.peer_of.get(&b.dest_qp.value()) {
+                        self.until.insert(peer, i.at.0.saturating_add(self.backoff));
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::new();
+        for mut o in outputs {
+            let hold = match &o.output {
+                Output::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    d.bth.filter(|b| b.opcode.is_mrc_write() && b.rtx).and_then(|b| {
+                        let end = *self.until.get(&b.dest_qp.value())?;
+                        let local = self.peer_of.iter().find(|(_, p)| **p == b.dest_qp.value());
+                        if let Some((&l, _)) = local {
+                            self.held_psns.insert((l, b.psn.value()));
+                        }
+                        (o.at.0 < end).then_some(end)
+                    })
+                }
+                Output::Event {
+                    event:
+                        NicEvent::Report(openrdma_device::NicReport::Retransmitted { qpn, psn, .. }),
+                } if self.held_psns.remove(&(qpn.value(), psn.value())) => {
+                    let peer = self.peer_of.get(&qpn.value());
+                    peer.and_then(|p| self.until.get(p)).copied().filter(|&end| o.at.0 < end)
+                }
+                _ => None,
+            };
+            match hold {
+                Some(end) => {
+                    o.at = Timestamp(end);
+                    self.held.push(o);
+                }
+                None => out.push(o),
+            }
+        }
+        let (due, later): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.held).into_iter().partition(|o| o.at <= batch.until);
+        self.held = later;
+        out.extend(due);
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
 
 // ---- what a receiver must take ---------------------------------------------------------
 

@@ -20,6 +20,9 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-infer-coverage", snd_infer_coverage),
         ("snd-infer-retransmitted", snd_infer_retransmitted),
         ("snd-rtx-once", snd_rtx_once),
+        ("snd-infer-later", snd_infer_later),
+        ("snd-nack-backoff-long", snd_nack_backoff_long),
+        ("snd-ack-arrival", snd_ack_arrival),
         ("snd-sched-order", snd_sched_order),
         ("snd-sack-order", snd_sack_order),
         ("snd-no-timestamps", snd_no_timestamps),
@@ -141,6 +144,116 @@ fn snd_infer_retransmitted() -> Scenario {
     inject_sack(&mut r, 8_000, 10, 0, 6, WireMark::NONE);
     inject_ack(&mut r, 8_000, 10, 2, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 16_000)
+}
+
+/// A suspect no SACK can judge yet is kept for a later one; a PSN is retransmitted by
+/// inference once.
+fn snd_infer_later() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-infer-later",
+        "One EV. The device sends PSNs 0 to 3. A first SACK shows PSN 2 with its bitmap based \
+         there: PSNs 0 and 1 are suspects with PSN 2 as evidence, but they lie in the gap \
+         before the bitmap's base, so they are kept, not judged. The next SACK shows PSNs 0, \
+         2 and 3 and covers PSN 1 without showing it: the kept suspect is judged now, and \
+         PSN 1 is retransmitted by inference. That retransmission is held up in the network. \
+         A second message sends PSNs 4 and 5, and a SACK shows them but still not PSN 1: \
+         PSN 1 was retransmitted by inference once already, so it is not again. The \
+         retransmission then arrives, and everything is acknowledged.",
+        &[
+            "SND-INFER-002",
+            "SND-RTX-003",
+            "SND-INFER-001",
+            "SND-RTX-001",
+            "SND-RTX-004",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        1,
+        PMTU,
+    );
+    r.host(1_000, HostCommand::PostWrite(wr(0, 4 * PMTU, None, true)));
+    r.checks(&["SND-INFER-002", "SND-RTX-004"]);
+    // PSN 2 (bit 0 of a bitmap based at PSN 2; nothing cumulative).
+    sack_with_offset(&mut r, 2_000, 0xFF_FFFF, 3, 0b1, 2);
+    r.checks(&["SND-INFER-002", "SND-INFER-001", "SND-RTX-001", "BTH-RTX-001"]);
+    // Everything up to PSN 0, and PSNs 2 and 3 (bits 1 and 2 of a bitmap based at PSN 1).
+    sack_with_offset(&mut r, 2_500, 0, 1, 0b110, 3);
+    r.host(3_000, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
+    r.checks(&["SND-RTX-003", "SND-RTX-004"]);
+    // PSNs 2 to 5; PSN 1 still missing.
+    sack_with_offset(&mut r, 4_500, 0, 1, 0b11110, 5);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 5_500, 5, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 5_500, 5, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 14_000)
+}
+
+/// A window or resource NACK's back-off holds back only the entry it marks: a
+/// retransmission by inference goes at once while the back-off runs.
+fn snd_nack_backoff_long() -> Scenario {
+    let mut r = sender_with(
+        "snd-nack-backoff-long",
+        "One EV, and a NACK back-off (8 us) four times the lateness tolerance. A NO_RESOURCE \
+         NACK for PSN 0 queues it for retransmission, delayed. A SACK just after shows PSNs 2 \
+         and 3 but not PSN 1: the device infers PSN 1 lost and retransmits it at once, not \
+         held back by the delayed entry, and PSN 0 goes when the back-off has passed.",
+        &[
+            "SND-NACK-004",
+            "SND-SCHED-003",
+            "SND-INFER-001",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.nic.nack_backoff = std::time::Duration::from_micros(8);
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    r.host(1_000, HostCommand::PostWrite(wr(0, 4 * PMTU, None, true)));
+    r.checks(&["SND-NACK-004", "SND-SCHED-003"]);
+    inject_nack(&mut r, 2_000, 0, NackReason::NO_RESOURCE);
+    r.checks(&["SND-NACK-004", "SND-INFER-001", "SND-RTX-001", "BTH-RTX-001"]);
+    // PSNs 2 and 3 (bits 2 and 3 of a bitmap based at PSN 0; nothing cumulative).
+    inject_sack(&mut r, 2_500, 0xFF_FFFF, 0b1100, 3, WireMark::NONE);
+    // PSN 1's retransmission arrived.
+    inject_sack(&mut r, 3_000, 0xFF_FFFF, 0b1110, 1, WireMark::NONE);
+    r.checks(&["SND-NACK-004", "SND-SCHED-003"]);
+    r.run_until(11_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 11_000, 3, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 11_000, 3, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
+}
+
+/// A transport ACK makes the PSNs of the messages it completes known to have arrived, for
+/// loss inference too.
+fn snd_ack_arrival() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-ack-arrival",
+        "One EV. The device sends message 0 (PSN 0) and message 1 (PSNs 1 and 2). A transport \
+         ACK of message 0 completes it and makes PSN 0 known to have arrived. A SACK sent \
+         before that ACK comes after it: its cumulative PSN is before PSN 0 and its bitmap \
+         shows PSNs 1 and 2 but not PSN 0. PSN 0 is known to have arrived, so it is no \
+         suspect, and nothing is retransmitted.",
+        &["SND-ACK-001", "SND-SACK-005", "SND-INFER-001", "SND-RTX-004", "CQE-SEND-001"],
+        1,
+        PMTU,
+    );
+    r.host(1_000, HostCommand::PostWrite(wr(0, PMTU, None, true)));
+    r.host(1_000, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_ack(&mut r, 2_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["SND-ACK-001", "SND-RTX-004"]);
+    // PSNs 1 and 2 (bits 1 and 2 of a bitmap based at PSN 0; nothing cumulative).
+    inject_sack(&mut r, 2_500, 0xFF_FFFF, 0b110, 2, WireMark::NONE);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 3_500, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 3_500, 2, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
 }
 
 /// Three reasons to retransmit one PSN give one retransmission.

@@ -335,7 +335,66 @@ pub(super) fn rtx_causes(
             }
         }
     }
-    match cause {
+    // A SACK before the one that asks for it, that showed a later PSN arrived but did not
+    // cover this one: the suspect it could not judge was to be kept for a later
+    // acknowledgement (SND-INFER-002.b).
+    let unjudged = cause == Some(SND_INFER_001)
+        && fed.iter().filter(|i| i.at < at).any(|i| {
+            let Some(d) = i.frame.as_ref().filter(|d| d.bth.map(|b| b.dest_qp.value()) == local)
+            else {
+                return false;
+            };
+            d.ext.seth.is_some_and(|x| {
+                let p = Psn::new(psn);
+                let base = x.bitmap_base();
+                let covered =
+                    !p.is_after(x.cack_psn) || (x.sack_offset >= 1 && p.in_window(base, 64));
+                let later = (0..64).any(|k| x.sack_bitmap >> k & 1 == 1 && base.add(k).is_after(p));
+                !x.pr && !covered && later
+            })
+        });
+    // Held back until the back-off of a window or resource NACK for another PSN of the QP
+    // ended: the delay holds back only the entries it marks (SND-NACK-004.b).
+    let held = backoff_end(s, fed, local, psn, at).filter(|_| cause != Some(SND_NACK_004_A));
+    let mut out: Vec<Cause> =
+        held.map(|end| Cause::new(SND_NACK_004_B, When::LateFrom(end))).into_iter().collect();
+    if unjudged {
+        out.push(Cause::new(SND_INFER_002_B, When::Missing));
+    }
+    // An inference that needs the PSN's earlier retransmission, the delayed entry of a
+    // window or resource NACK, to have gone when the back-off ended: sent at another time,
+    // it took another place on its EV, and the inference that follows is another
+    // (SND-NACK-004.a).
+    if cause == Some(SND_INFER_001) {
+        let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+        let delayed = exp[..e].iter().rev().find_map(|(r, f)| {
+            let due = r.at.0;
+            (f.kind == Kind::Data { qp, psn, rtx: true }
+                && fed.iter().any(|i| {
+                    i.frame.as_ref().is_some_and(|d| {
+                        d.bth.map(|b| b.dest_qp.value()) == local
+                            && d.ext.neth.is_some_and(|n| {
+                                n.nack_psn.value() == psn
+                                    && !n.reason.is_trim()
+                                    && !n.reason.is_fatal()
+                                    && i.at.saturating_add(backoff) == due
+                            })
+                    })
+                }))
+            .then_some(due)
+        });
+        if let Some(due) = delayed {
+            out.push(Cause::new(SND_NACK_004_A, When::Shifted(qp, psn, due)));
+        }
+        // The transmission to infer lost is itself a retransmission: the arrivals after it
+        // on its EV are evidence against it only if it took the EV's next per-EV sequence
+        // number (SND-RTX-006.b).
+        let resent = exp[..e].iter().any(|(_, f)| f.kind == Kind::Data { qp, psn, rtx: true });
+        if resent {
+            out.push(Cause::new(SND_RTX_006_B, When::Missing));
+        }
+    }
+    out.extend(match cause {
         // Due at once while the QP's window was full, and late: the window held it back.
         Some(c) if window_full(s, exp, e) => {
             vec![Cause::new(SND_WIN_003, When::Late), Cause::new(c, When::Always)]
@@ -348,7 +407,32 @@ pub(super) fn rtx_causes(
         None => {
             vec![Cause::new(REC_IF_003, When::Unarmed(local)), Cause::new(REC_IF_002, When::Always)]
         }
-    }
+    });
+    out
+}
+
+/// When the latest back-off of the device QP `local` that is still running at `at` ends:
+/// the back-off of a window or resource NACK (SND-NACK-003) for a PSN other than `psn`,
+/// injected by `at`, lasts `nack_backoff` (SND-NACK-004).
+fn backoff_end(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    local: Option<u32>,
+    psn: u32,
+    at: u64,
+) -> Option<u64> {
+    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+    fed.iter()
+        .filter(|i| i.at <= at)
+        .filter_map(|i| {
+            let d = i.frame.as_ref()?;
+            let n = d.ext.neth?;
+            let delays = nack_cause(n.reason) == SND_NACK_004_A && !n.reason.is_fatal();
+            (Some(d.bth?.dest_qp.value()) == local && delays && n.nack_psn.value() != psn)
+                .then_some(i.at.saturating_add(backoff))
+        })
+        .max()
+        .filter(|&end| end > at)
 }
 
 /// Whether the QP of expected data packet `e` had a full window at the packet's time, as

@@ -231,15 +231,18 @@ pub(super) const MATCH: &[Clause] = &[
     SND_ACKREQ_001,
     SND_CC_001,
     SND_INFER_001,
+    SND_INFER_002_B,
     SND_MSN_002,
     SND_NACK_002,
     SND_NACK_004_A,
+    SND_NACK_004_B,
     SND_PSN_001,
     SND_RQMSN_002_A,
     SND_RQMSN_002_B,
     SND_RTX_001_A,
     SND_RTX_001_B,
     SND_RTX_002_A,
+    SND_RTX_006_B,
     SND_SACK_001,
     SND_SACK_002_A,
     SND_SEG_001_A,
@@ -266,8 +269,15 @@ pub(super) const MATCH: &[Clause] = &[
     WWI_LIMIT_002,
 ];
 
-pub(super) const ORDER: &[Clause] =
-    &[FLAG_ORDER_002, ORD_SEND_001, ORD_SEND_002_A, ORD_SEND_003, RET_ORDER_002, SND_NACK_001_A];
+pub(super) const ORDER: &[Clause] = &[
+    FLAG_ORDER_002,
+    ORD_SEND_001,
+    ORD_SEND_002_A,
+    ORD_SEND_003,
+    RET_ORDER_002,
+    SND_ACK_001_B,
+    SND_NACK_001_A,
+];
 
 pub(super) const UNEXPECTED: &[Clause] = &[
     DEC_CUT_001,
@@ -321,12 +331,14 @@ pub(super) const UNEXPECTED: &[Clause] = &[
     REC_PROBE_001,
     REC_PROBE_002,
     REC_RETRY_002,
+    SND_ACK_001_B,
     SND_ERR_001,
     SND_INFER_002_A,
     SND_INFER_003_A,
     SND_INFER_004,
     SND_NACK_001_A,
     SND_PSN_001,
+    SND_RTX_003,
     SND_RTX_004,
     SND_SCHED_003_B,
     SND_TAIL_001_A,
@@ -337,8 +349,15 @@ pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, SND_PATH_002];
 
 pub(super) const PATHS: &[Clause] = &[EV_STATE_001_B, SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
 
-pub(super) const SPRAY: &[Clause] =
-    &[EV_PROBE_005_B, SND_SPRAY_001, SND_SPRAY_003, SND_SPRAY_004, SND_SPRAY_005, SND_SPRAY_009];
+pub(super) const SPRAY: &[Clause] = &[
+    EV_PROBE_005_B,
+    SND_NACK_004_A,
+    SND_SPRAY_001,
+    SND_SPRAY_003,
+    SND_SPRAY_004,
+    SND_SPRAY_005,
+    SND_SPRAY_009,
+];
 
 pub(super) const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
 
