@@ -188,7 +188,7 @@ pub const SND_SACK_003: Clause = Clause(712);
 pub const SND_SACK_004: Clause = Clause(713);
 /// `SND-SACK-005`, its clauses (a) to (b) together: MUST, device.
 pub const SND_SACK_005: Clause = Clause(714);
-/// `SND-SACK-005.a`: MUST, device.
+/// `SND-SACK-005.a`: MUST, outside-boundary.
 pub const SND_SACK_005_A: Clause = Clause(715);
 /// `SND-SACK-005.b`: MUST, device.
 pub const SND_SACK_005_B: Clause = Clause(716);
@@ -250,11 +250,11 @@ pub const SND_RTX_006_B: Clause = Clause(743);
 pub const SND_NACK_001: Clause = Clause(744);
 /// `SND-NACK-001.a`: MUST, device.
 pub const SND_NACK_001_A: Clause = Clause(745);
-/// `SND-NACK-001.b`: MUST, device.
+/// `SND-NACK-001.b`: MUST, outside-boundary.
 pub const SND_NACK_001_B: Clause = Clause(746);
 /// `SND-NACK-001.c`: MUST, device.
 pub const SND_NACK_001_C: Clause = Clause(747);
-/// `SND-NACK-001.d`: MUST, device.
+/// `SND-NACK-001.d`: MUST, outside-boundary.
 pub const SND_NACK_001_D: Clause = Clause(748);
 /// `SND-NACK-002`: MUST, device.
 pub const SND_NACK_002: Clause = Clause(749);

@@ -4,7 +4,7 @@
 
 use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Withdrawn};
-use crate::requirements::Subject::{CpuHalf, Device};
+use crate::requirements::Subject::{CpuHalf, Device, OutsideBoundary};
 
 pub(in crate::req) static CLAUSES: [Info; 138] = [
     whole("SND-ORDER-001", Must, Device),
@@ -96,7 +96,7 @@ pub(in crate::req) static CLAUSES: [Info; 138] = [
     line("SND-SACK-003", Must, Device),
     line("SND-SACK-004", Must, Device),
     whole("SND-SACK-005", Must, Device),
-    part("SND-SACK-005.a", "SND-SACK-005", 'a', Must, Device),
+    part("SND-SACK-005.a", "SND-SACK-005", 'a', Must, OutsideBoundary),
     part("SND-SACK-005.b", "SND-SACK-005", 'b', Must, Device),
     line("SND-SACK-006", Must, Device),
     line("SND-INFER-001", Must, Device),
@@ -127,9 +127,9 @@ pub(in crate::req) static CLAUSES: [Info; 138] = [
     part("SND-RTX-006.b", "SND-RTX-006", 'b', Must, Device),
     whole("SND-NACK-001", Must, Device),
     part("SND-NACK-001.a", "SND-NACK-001", 'a', Must, Device),
-    part("SND-NACK-001.b", "SND-NACK-001", 'b', Must, Device),
+    part("SND-NACK-001.b", "SND-NACK-001", 'b', Must, OutsideBoundary),
     part("SND-NACK-001.c", "SND-NACK-001", 'c', Must, Device),
-    part("SND-NACK-001.d", "SND-NACK-001", 'd', Must, Device),
+    part("SND-NACK-001.d", "SND-NACK-001", 'd', Must, OutsideBoundary),
     line("SND-NACK-002", Must, Device),
     line("SND-NACK-003", Must, Device),
     whole("SND-NACK-004", Must, Device),
