@@ -1327,7 +1327,9 @@ fn conf_cmp_033_endpoint_responses_and_qpn_2() {
     let must: Vec<(&str, usize, Edit)> = vec![
         ("EETH-PORT-001", ok, Box::new(|f| eeth(f).port_status ^= 0b1000)),
         ("EETH-RESV-001", ok, Box::new(|f| eeth(f).resv2 = 1)),
-        ("EETH-STATUS-001", ok, Box::new(|f| eeth(f).status = 1)),
+        // UNSUPPORTED_OP for an operation every NIC with endpoint operations performs.
+        ("ERTH-RESP-001", ok, Box::new(|f| eeth(f).status = 1)),
+        ("EETH-STATUS-001", ok, Box::new(|f| eeth(f).status = 2)),
         ("EETH-STATUS-001", unsupported, Box::new(|f| eeth(f).status = 0)),
         ("ERTH-QPN-001", ok, Box::new(|f| f.bth.dest_qp = Qpn::new(0x11))),
         ("CONF-CMP-026", ok, Box::new(|f| f.eth.dst = EthernetAddress([2, 0, 0, 0, 0, 9]))),
