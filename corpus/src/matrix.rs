@@ -364,8 +364,9 @@ impl Matrix {
 /// (`corpus/tests/power/not-yet-proved.txt`). `proofs` are the registry's faults run on
 /// their scenarios ([`faults::prove`](crate::faults::prove)). Appended after the
 /// requirement table; kept apart from it.
-pub fn power_section(proofs: &[crate::faults::Proof]) -> String {
+pub fn power_section(proofs: &[crate::faults::Proof], spec: &Spec) -> String {
     let proved = crate::faults::proved(proofs);
+    let through = crate::faults::proved_through(proofs, spec);
     let all: Vec<_> = crate::faults::must_clauses().collect();
     let mut s = String::new();
     let _ = writeln!(s, "\n## Power of the corpus\n");
@@ -373,11 +374,14 @@ pub fn power_section(proofs: &[crate::faults::Proof]) -> String {
         s,
         "Each fault of the registry (`corpus/src/faults/`, `openrdma run --impl faulty:NAME`) is\n\
          the reference device with one bug. A MUST clause of a device or its CPU half is proved\n\
-         when a fault that breaks it fails a scenario whose first divergence names that clause.\n\
-         Proved: {} of {} clauses. Generated with the requirement table; the test\n\
-         `corpus/tests/power.rs` keeps it true.\n",
-        all.iter().filter(|c| proved.contains_key(c)).count(),
-        all.len()
+         when a fault that breaks it fails a scenario whose first divergence names that clause,\n\
+         or, for a clause that restates or sums up clauses it cites (or that cite it), names\n\
+         one of those that the fault breaks too (shown \"through\" it).\n\
+         Proved: {} of {} clauses ({} through another). Generated with the requirement table;\n\
+         the test `corpus/tests/power.rs` keeps it true.\n",
+        all.iter().filter(|c| proved.contains_key(c) || through.contains_key(c)).count(),
+        all.len(),
+        all.iter().filter(|c| through.contains_key(c)).count(),
     );
     let _ = writeln!(s, "| clause | fault | caught by |");
     let _ = writeln!(s, "|---|---|---|");
@@ -385,6 +389,11 @@ pub fn power_section(proofs: &[crate::faults::Proof]) -> String {
         match proved.get(&c) {
             Some(p) => {
                 let _ = writeln!(s, "| `{c}` | `{}` | `{}` |", p.fault.cli_name(), p.scenario);
+            }
+            None if through.contains_key(&c) => {
+                let (p, named) = through[&c];
+                let fault = p.fault.cli_name();
+                let _ = writeln!(s, "| `{c}` | `{fault}` (through `{named}`) | `{}` |", p.scenario);
             }
             None => match crate::faults::UNPROVABLE.iter().find(|(u, _)| *u == c) {
                 Some((_, why)) => {

@@ -35,7 +35,7 @@ fn the_requirement_matrix_is_up_to_date() {
     let faults: Vec<_> =
         corpus::faults::all().filter(|f| f.class == corpus::faults::Class::Fault).collect();
     let proofs = corpus::faults::prove(&faults, &scenarios, &spec, 2);
-    let rendered = matrix.render(&spec) + &corpus::matrix::power_section(&proofs);
+    let rendered = matrix.render(&spec) + &corpus::matrix::power_section(&proofs, &spec);
     let path = root().join("spec/matrix.md");
     if std::env::var_os("OPENRDMA_BLESS").is_some() {
         std::fs::write(&path, &rendered).expect("spec/matrix.md can be written");

@@ -136,7 +136,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "sack-bitmap-top-bit-set",
         "SACKs claim the last PSN their bitmap covers",
-        &[req::SETH_BITMAP_001],
+        &[req::SETH_BITMAP_001, req::RCV_SACK_005_D],
         &["rcv-in-order-v4"],
         |b| seth(b, |s| s.sack_bitmap >> 63 == 0 && flip(&mut s.sack_bitmap, 1 << 63)),
     ),

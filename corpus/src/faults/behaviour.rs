@@ -21,7 +21,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "window-slides",
         "the receive window slides to a later PSN that arrives first, so SACKs claim PSNs that never arrived",
-        &[req::SETH_CACK_001],
+        &[req::SETH_CACK_001, req::RCV_SACK_005_B, req::RCV_WIN_003],
         &["rcv-last-packet-first", "rcv-psn-wrap"],
         Edits { frame_out: Some(window_slides), ..Edits::NONE },
     ),

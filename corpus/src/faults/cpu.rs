@@ -40,7 +40,7 @@ pub static FAULTS: &[Fault] = &[
         name: "no-blame",
         class: Class::Fault,
         what: "the device's own CPU half does not hear of retransmissions, and so blames no EV",
-        breaks: &[req::REC_EV_002_A],
+        breaks: &[req::REC_EV_002_A, req::EV_BAD_002],
         expect: Expect::Fails,
         catch: &["rec-device-blame"],
         caps: Caps::Same,

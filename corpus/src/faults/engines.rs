@@ -272,7 +272,7 @@ pub static FAULTS: &[Fault] = &[
     misreads(
         "fatal-nack-ignored",
         "NACK UNEXP_EVENT is treated like NO_RESOURCE",
-        &[req::SND_NACK_005],
+        &[req::SND_NACK_005, req::NETH_REASON_002_A],
         &["snd-nack-fatal"],
         |b| nack_as(b, NackReason::UNEXP_EVENT, NackReason::NO_RESOURCE),
     ),
@@ -447,7 +447,7 @@ pub static FAULTS: &[Fault] = &[
     accepts(
         "accepts-bad-icrc",
         "the ICRC is not verified",
-        &[req::ICRC_VERIFY_001],
+        &[req::ICRC_VERIFY_001, req::RCV_FRAME_001],
         &["wire-discard-v4", "wire-discard-v6"],
         |b| repair(b, "ICRC-VERIFY-001"),
     ),

@@ -170,7 +170,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "nack-timestamp-zero",
         "NACKs reflect no timestamp",
-        &[req::NETH_TS_001],
+        &[req::NETH_TS_001, req::RCV_NACK_001_F],
         &["rcv-reflect"],
         |b| {
             seal(b, |f| {
@@ -183,7 +183,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "sack-timestamp-zero",
         "SACKs reflect no timestamp",
-        &[req::CCS_TS_001],
+        &[req::CCS_TS_001, req::RCV_SACK_007],
         &["rcv-reflect", "rcv-probe-answer"],
         |b| {
             seal(b, |f| {
@@ -217,7 +217,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "probe-answered-without-pr",
         "a probe is answered by a SACK with pr = 0",
-        &[req::PETH_RESP_001, req::SETH_PR_001],
+        &[req::PETH_RESP_001, req::SETH_PR_001, req::RCV_SACK_005_G],
         &["rcv-probe-answer"],
         |b| {
             seal(b, |f| {

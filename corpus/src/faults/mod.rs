@@ -83,7 +83,9 @@ pub mod widths;
 pub mod wire;
 pub mod written;
 
-pub use prove::{Proof, catches, covering, must_clauses, names, prove, proved};
+pub use prove::{
+    Proof, catches, cites, covering, must_clauses, names, prove, proved, proved_through,
+};
 
 /// The MUST clauses of a device or its CPU half that no fault can prove, with the reason:
 /// each is broken only through a clause of its own list, which the first divergence names

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::req::Clause;
-use openrdma_conformance::requirements::{Level, Spec, Subject};
+use openrdma_conformance::requirements::{Level, Spec, Subject, find_ids};
 use openrdma_device::{Device, Scenario};
 
 use super::{Class, Expect, Fault, Mutant};
@@ -163,7 +163,7 @@ pub fn must_clauses() -> impl Iterator<Item = Clause> {
 
 /// The clauses `proofs` prove, each with the proof that does, the first in the order of
 /// fault and scenario names: a fault caught where the first divergence names a clause it
-/// breaks.
+/// breaks. See [`proved_through`] for a clause that restates others.
 pub fn proved(proofs: &[Proof]) -> BTreeMap<Clause, &Proof> {
     let mut out: BTreeMap<Clause, &Proof> = BTreeMap::new();
     for p in proofs.iter().filter(|p| p.fault.class == Class::Fault && p.holds()) {
@@ -176,4 +176,51 @@ pub fn proved(proofs: &[Proof]) -> BTreeMap<Clause, &Proof> {
         }
     }
     out
+}
+
+/// The clauses `proofs` prove through another clause, each with the proof and the clause
+/// named, leaving out those [`proved`] proves. A clause that restates or sums up clauses it
+/// cites (or that cite it) forbids what they forbid: the judge names the cited clause, and
+/// cannot name both. Such a clause `r` is proved through `c` when a fault that breaks both
+/// is caught where the first divergence names `c`, and the text of one cites the other's
+/// requirement ([`cites`]).
+pub fn proved_through<'p>(
+    proofs: &'p [Proof],
+    spec: &Spec,
+) -> BTreeMap<Clause, (&'p Proof, Clause)> {
+    let direct = proved(proofs);
+    let mut out: BTreeMap<Clause, (&Proof, Clause)> = BTreeMap::new();
+    for p in proofs.iter().filter(|p| p.fault.class == Class::Fault && p.holds()) {
+        let Some(c) = p.first.filter(|&c| names(p.fault, c)) else { continue };
+        for r in p.fault.breaks.iter().flat_map(|b| b.leaves()) {
+            if direct.contains_key(&r) || !cites(spec, r, c) {
+                continue;
+            }
+            let better = out.get(&r).is_none_or(|(q, _)| {
+                (p.fault.name, p.scenario.as_str()) < (q.fault.name, q.scenario.as_str())
+            });
+            if better {
+                out.insert(r, (p, c));
+            }
+        }
+    }
+    out
+}
+
+/// Whether clause `r` and clause `c`, of two different requirements, cite each other: the
+/// text of `r` (its line's preamble and its own clause) names `c`'s requirement, or the
+/// text of `c` names `r`'s.
+pub fn cites(spec: &Spec, r: Clause, c: Clause) -> bool {
+    let text = |x: Clause| -> String {
+        let Some(req) = spec.get(x.requirement()) else { return String::new() };
+        match x.part() {
+            Some(letter) => {
+                let own = req.parts.iter().find(|p| p.letter == letter).map_or("", |p| &p.text);
+                format!("{} {own}", req.preamble)
+            }
+            None => req.text.clone(),
+        }
+    };
+    let names = |x: Clause, id: &str| find_ids(&text(x)).contains(&id);
+    r.requirement() != c.requirement() && (names(r, c.requirement()) || names(c, r.requirement()))
 }

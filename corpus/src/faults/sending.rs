@@ -160,7 +160,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "error-keeps-retransmit-queue",
         "the error state does not flush the retransmission queue: the QP's latest packet goes out again after it failed",
-        &[req::SND_ERR_001, req::NETH_REASON_002_B],
+        &[req::SND_ERR_001, req::NETH_REASON_002_B, req::RET_ERR_004_A],
         &["snd-nack-fatal", "snd-ack-nak"],
         |_| Box::<AfterError>::default(),
     ),

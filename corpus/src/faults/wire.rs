@@ -487,7 +487,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "neth-entropy-other-ev",
         "a NACK naming another EV",
-        &[req::NETH_PSN_001],
+        &[req::NETH_PSN_001, req::RCV_NACK_001_E, req::ENC_EV_003],
         &["rcv-window-edges"],
         Fails,
         |b| {

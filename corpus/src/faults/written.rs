@@ -169,7 +169,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "sack-entropy-flipped",
         "SACKs reflect their trigger's EV with its lowest bit flipped",
-        &[req::SETH_EV_001],
+        &[req::SETH_EV_001, req::RCV_SACK_005_F, req::ENC_EV_003],
         &["rcv-in-order-v6"],
         |b| {
             sack(b, |f| {
