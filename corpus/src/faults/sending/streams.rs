@@ -168,24 +168,7 @@ impl Stream for AckedEntrySent {
             self.queued.drain(..).partition(|q| q.0 <= batch.until.0);
         self.queued = later;
         for (at, local, peer, psn) in due {
-            let Some((port, bytes)) = self.sent.get(&(peer, psn)) else { continue };
-            let Some(again) = refit(bytes, |f| {
-                f.bth.rtx = true;
-                true
-            }) else {
-                continue;
-            };
-            let lost_ev = decode(&again).entropy();
-            let at = Timestamp(at);
-            let report = NicReport::Retransmitted {
-                qpn: openrdma_codec::Qpn::new(local),
-                psn: Psn::new(psn),
-                cause: openrdma_device::RetransmitCause::Nack,
-                lost_ev,
-            };
-            let event = openrdma_device::NicEvent::Report(report);
-            outputs.push(TimedOutput { at, output: Output::Event { event } });
-            outputs.push(TimedOutput { at, output: Output::Frame { port: *port, bytes: again } });
+            outputs.extend(resent(&self.sent, at, local, peer, psn).into_iter().flatten());
         }
         outputs.sort_by_key(|o| o.at);
         outputs
@@ -238,24 +221,7 @@ impl Stream for FatalNackResent {
         // Sent as the NACK is taken, before what failing the QP writes at that time.
         let mut out = Vec::with_capacity(outputs.len() + 2);
         for (at, local, peer, psn) in std::mem::take(&mut self.nacked) {
-            let Some((port, bytes)) = self.sent.get(&(peer, psn)) else { continue };
-            let Some(again) = refit(bytes, |f| {
-                f.bth.rtx = true;
-                true
-            }) else {
-                continue;
-            };
-            let lost_ev = decode(&again).entropy();
-            let at = Timestamp(at);
-            let report = NicReport::Retransmitted {
-                qpn: openrdma_codec::Qpn::new(local),
-                psn: Psn::new(psn),
-                cause: openrdma_device::RetransmitCause::Nack,
-                lost_ev,
-            };
-            let event = openrdma_device::NicEvent::Report(report);
-            out.push(TimedOutput { at, output: Output::Event { event } });
-            out.push(TimedOutput { at, output: Output::Frame { port: *port, bytes: again } });
+            out.extend(resent(&self.sent, at, local, peer, psn).into_iter().flatten());
         }
         out.extend(outputs);
         out.sort_by_key(|o| o.at);
@@ -451,6 +417,35 @@ impl Stream for AfterError {
         }
         out
     }
+}
+
+/// The latest transmission of PSN `psn` of peer QP `peer` in `sent`, sent again at `at` with
+/// its `Retransmitted` report (cause NACK) for device QP `local`: report first, then frame.
+/// `None` when the PSN was never sent.
+fn resent(
+    sent: &std::collections::HashMap<(u32, u32), (u16, Vec<u8>)>,
+    at: u64,
+    local: u32,
+    peer: u32,
+    psn: u32,
+) -> Option<[TimedOutput; 2]> {
+    let (port, bytes) = sent.get(&(peer, psn))?;
+    let again = refit(bytes, |f| {
+        f.bth.rtx = true;
+        true
+    })?;
+    let report = NicReport::Retransmitted {
+        qpn: openrdma_codec::Qpn::new(local),
+        psn: Psn::new(psn),
+        cause: openrdma_device::RetransmitCause::Nack,
+        lost_ev: decode(&again).entropy(),
+    };
+    let at = Timestamp(at);
+    let event = openrdma_device::NicEvent::Report(report);
+    Some([
+        TimedOutput { at, output: Output::Event { event } },
+        TimedOutput { at, output: Output::Frame { port: *port, bytes: again } },
+    ])
 }
 
 /// The device QP an event shows entering the error state: a requester's error flag or
