@@ -63,7 +63,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "psn-wrap",
         "PSNs are compared as plain integers: after the wrap at 2^24 new packets are taken for duplicates",
-        &[req::BTH_PSN_002],
+        &[req::BTH_PSN_002, req::RCV_WIN_001],
         &["rcv-psn-wrap"],
         Edits { stream: Some(|_| Box::<PsnWrap>::default()), ..Edits::NONE },
     ),
