@@ -28,27 +28,9 @@ pub(super) fn judge(
     let tol = &scenario.manifest.tolerances;
     let own_cpu = scenario.manifest.cpu == CpuHalf::Device;
     // Unexpected data, NACK, ACK and probe packets.
-    let acked_msns: Vec<(u32, Msn)> = exp_frames
-        .iter()
-        .filter_map(|(_, f)| match f.kind {
-            Kind::Ack { qp, msn, .. } => Some((qp, msn)),
-            _ => None,
-        })
-        .collect();
-    // Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times of
-    // the commands injected into the device, by the scenario or the runner's agent; none
-    // when the CPU half is inside the device (CONF-CMP-019).
+    let acked_msns = acked_msns(exp_frames);
     let local_of = peer_map(scenario);
-    let commanded: Vec<(u32, u64)> = inputs
-        .iter()
-        .filter(|_| !own_cpu)
-        .filter_map(|i| match &i.input {
-            Input::Cpu { command: openrdma_device::CpuCommand::Retransmit { qpn, .. } } => {
-                Some((qpn.value(), i.at))
-            }
-            _ => None,
-        })
-        .collect();
+    let commanded = retransmits_commanded(inputs, own_cpu);
     let mut used_commands = vec![false; commanded.len()];
     let failed_at = failed_at(scenario);
     // Whether the scenario has the QP of a peer QP in the error state at `at`.
@@ -87,11 +69,7 @@ pub(super) fn judge(
             Kind::Probe { qp } if failed_by(qp, of.at) && !own_cpu => {
                 let local = local_of.get(&qp).copied();
                 let since = local.and_then(|l| failed_at.get(&l)).copied().unwrap_or(0);
-                if probe_commanded_since(inputs, local, since, of.at) {
-                    ("REC-IF-014", "a probe the CPU half commanded for a QP in the error state")
-                } else {
-                    ("SND-ERR-001", "a probe of a QP in the error state")
-                }
+                failed_probe_rule(inputs, local, since, of.at)
             }
             Kind::Data { qp, rtx: true, .. } => {
                 // One retransmission per command, sent when the command arrived.
@@ -126,20 +104,7 @@ pub(super) fn judge(
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
-                // CONF-CMP-023: a NACK for frames to discard is named by what is wrong.
-                // A NACK for writes a receive check discards without response, by its rule.
-                let local = local_of.get(&qp).copied();
-                let discarded = local.and_then(|l| arrivals.only_discarded(l, psn, of.at));
-                let silent = local
-                    .and_then(|l| arrivals.only_refused(l, psn, of.at))
-                    .filter(|r| super::receive::silent(r));
-                match (discarded, silent) {
-                    (Some(reason), _) => {
-                        (reason, "a NACK for a PSN whose only copies were frames to discard")
-                    }
-                    (None, Some(rule)) => (rule, "a NACK for a write discarded without response"),
-                    (None, None) => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
-                }
+                nack_rule(arrivals, local_of.get(&qp).copied(), psn, of.at)
             }
             Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
             // An undefined operation the CPU half commanded: the NIC half sent what it must
@@ -147,17 +112,7 @@ pub(super) fn judge(
             Kind::EndpointRequest { op, request_id }
                 if !openrdma_codec::EndpointOp(op).is_known() =>
             {
-                if endpoint_commanded(inputs, Some(op), request_id) {
-                    (
-                        "REC-IF-017.d",
-                        "an endpoint request for a commanded operation the ERTH does not define",
-                    )
-                } else {
-                    (
-                        "ERTH-OP-001.a",
-                        "an endpoint request for an operation the ERTH does not define",
-                    )
-                }
+                undefined_op_rule(inputs, op, request_id)
             }
             Kind::EndpointRequest { .. } => {
                 ("REC-IF-017.a", "an endpoint request the CPU half did not command")
@@ -198,6 +153,79 @@ pub(super) fn judge(
             check: "",
             clause: None,
         });
+    }
+}
+
+/// The MSNs the scenario expects ACKs for, with their wire QP.
+fn acked_msns(exp_frames: &[(&Record, Frame<'_>)]) -> Vec<(u32, Msn)> {
+    exp_frames
+        .iter()
+        .filter_map(|(_, f)| match f.kind {
+            Kind::Ack { qp, msn, .. } => Some((qp, msn)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times of the
+/// commands injected into the device, by the scenario or the runner's agent; none when the
+/// CPU half is inside the device (CONF-CMP-019).
+fn retransmits_commanded(inputs: &[In<'_>], own_cpu: bool) -> Vec<(u32, u64)> {
+    inputs
+        .iter()
+        .filter(|_| !own_cpu)
+        .filter_map(|i| match &i.input {
+            Input::Cpu { command: openrdma_device::CpuCommand::Retransmit { qpn, .. } } => {
+                Some((qpn.value(), i.at))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The rule a probe of a QP in the error state breaks: one a command asked for since the
+/// QP failed (`since`), the NIC half acted on a command it must ignore (REC-IF-014); else
+/// it sent one itself (SND-ERR-001).
+fn failed_probe_rule(
+    inputs: &[In<'_>],
+    local: Option<u32>,
+    since: u64,
+    at: u64,
+) -> (&'static str, &'static str) {
+    if probe_commanded_since(inputs, local, since, at) {
+        ("REC-IF-014", "a probe the CPU half commanded for a QP in the error state")
+    } else {
+        ("SND-ERR-001", "a probe of a QP in the error state")
+    }
+}
+
+/// The rule an unexpected NACK of PSN `psn` for device QP `local` breaks (CONF-CMP-023): a
+/// NACK for frames to discard is named by what is wrong with them, one for writes a receive
+/// check discards without response by that check's rule, any other RCV-NACK-001.c.
+fn nack_rule(
+    arrivals: &Arrivals,
+    local: Option<u32>,
+    psn: u32,
+    at: u64,
+) -> (&'static str, &'static str) {
+    let discarded = local.and_then(|l| arrivals.only_discarded(l, psn, at));
+    let silent =
+        local.and_then(|l| arrivals.only_refused(l, psn, at)).filter(|r| super::receive::silent(r));
+    match (discarded, silent) {
+        (Some(reason), _) => (reason, "a NACK for a PSN whose only copies were frames to discard"),
+        (None, Some(rule)) => (rule, "a NACK for a write discarded without response"),
+        (None, None) => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
+    }
+}
+
+/// The rule an endpoint request for an operation the ERTH does not define breaks: one the
+/// CPU half commanded, the NIC half sent what it must refuse (REC-IF-017.d); one it made up
+/// itself breaks the wire rule (ERTH-OP-001.a).
+fn undefined_op_rule(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, &'static str) {
+    if endpoint_commanded(inputs, Some(op), request_id) {
+        ("REC-IF-017.d", "an endpoint request for a commanded operation the ERTH does not define")
+    } else {
+        ("ERTH-OP-001.a", "an endpoint request for an operation the ERTH does not define")
     }
 }
 
