@@ -141,29 +141,7 @@ const REFUSED: &[Clause] = &[
 ];
 
 /// The receiver's clauses for frames to discard (`wire::discard_clause`, `Arrivals`).
-const DISCARD: &[Clause] = &[
-    DEC_CUT_001,
-    DEC_STRUCT_001,
-    ENC_FRAME_001,
-    ENC_IPV4_001,
-    ENC_IPV4_002_B,
-    ENC_IPV4_003_B,
-    ENC_IPV4_005,
-    ENC_IPV6_001,
-    ENC_IPV6_002,
-    ENC_LEN_001_B,
-    ENC_LEN_002_B,
-    ENC_LEN_004,
-    ENC_ROCE_001,
-    ENC_UDP_001_B,
-    ENC_UDP_002,
-    ENC_UDP_006,
-    ENC_VLAN_002_C,
-    ICRC_VERIFY_001_A,
-    OPC_UNKNOWN_001_B,
-    PAY_PAD_003,
-    RCV_OPC_001,
-];
+const DISCARD: &[Clause] = frame_discards![];
 
 /// Clauses the frame-matching row names only by what made an expected frame due (an entry
 /// of `matching::causes`): they show where an expectation is due by them.

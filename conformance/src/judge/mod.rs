@@ -87,6 +87,38 @@ use serde::Serialize;
 use crate::req::Clause;
 use crate::requirements::Level;
 
+/// A list of clauses: the rules by which a receiver discards a frame that does not decode,
+/// is not sound RoCEv2 or has an opcode it does not take (`wire::discard_clause`), then
+/// `extra`. The rows that name a discard and the coverage of what discards show share them.
+macro_rules! frame_discards {
+    ($($extra:ident),* $(,)?) => {
+        &[
+            $crate::req::DEC_CUT_001,
+            $crate::req::DEC_STRUCT_001,
+            $crate::req::ENC_FRAME_001,
+            $crate::req::ENC_IPV4_001,
+            $crate::req::ENC_IPV4_002_B,
+            $crate::req::ENC_IPV4_003_B,
+            $crate::req::ENC_IPV4_005,
+            $crate::req::ENC_IPV6_001,
+            $crate::req::ENC_IPV6_002,
+            $crate::req::ENC_LEN_001_B,
+            $crate::req::ENC_LEN_002_B,
+            $crate::req::ENC_LEN_004,
+            $crate::req::ENC_ROCE_001,
+            $crate::req::ENC_UDP_001_B,
+            $crate::req::ENC_UDP_002,
+            $crate::req::ENC_UDP_006,
+            $crate::req::ENC_VLAN_002_C,
+            $crate::req::ICRC_VERIFY_001_A,
+            $crate::req::OPC_UNKNOWN_001_B,
+            $crate::req::PAY_PAD_003,
+            $crate::req::RCV_OPC_001,
+            $($crate::req::$extra),*
+        ]
+    };
+}
+
 mod arrivals;
 pub mod discriminates;
 mod doorbells;

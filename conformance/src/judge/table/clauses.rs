@@ -279,25 +279,8 @@ pub(super) const ORDER: &[Clause] = &[
     SND_NACK_001_A,
 ];
 
-pub(super) const UNEXPECTED: &[Clause] = &[
-    DEC_CUT_001,
-    DEC_STRUCT_001,
+pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     EETH_ECHO_001,
-    ENC_FRAME_001,
-    ENC_IPV4_001,
-    ENC_IPV4_002_B,
-    ENC_IPV4_003_B,
-    ENC_IPV4_005,
-    ENC_IPV6_001,
-    ENC_IPV6_002,
-    ENC_LEN_001_B,
-    ENC_LEN_002_B,
-    ENC_LEN_004,
-    ENC_ROCE_001,
-    ENC_UDP_001_B,
-    ENC_UDP_002,
-    ENC_UDP_006,
-    ENC_VLAN_002_C,
     ERTH_OP_001_A,
     ERTH_QPN_001_B,
     ERTH_RESP_001_A,
@@ -305,10 +288,7 @@ pub(super) const UNEXPECTED: &[Clause] = &[
     ERTH_RESP_001_E,
     EV_PROBE_005_A,
     FLAG_LAST_002,
-    ICRC_VERIFY_001_A,
     NETH_REASON_002_B,
-    OPC_UNKNOWN_001_B,
-    PAY_PAD_003,
     RCV_ACK_001_A,
     RCV_ACK_002_A,
     RCV_ACK_002_C,
@@ -317,7 +297,6 @@ pub(super) const UNEXPECTED: &[Clause] = &[
     RCV_MSG_002,
     RCV_NACK_001_C,
     RCV_NAK_002_D,
-    RCV_OPC_001,
     RCV_QP_001,
     RCV_QP_002,
     RCV_SEG_001,
@@ -342,7 +321,7 @@ pub(super) const UNEXPECTED: &[Clause] = &[
     SND_RTX_004,
     SND_SCHED_003_B,
     SND_TAIL_001_A,
-    SND_TAIL_001_B,
+    SND_TAIL_001_B
 ];
 
 pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, SND_PATH_002];
@@ -454,35 +433,14 @@ pub(super) const SACKS: &[Clause] = &[
     WWI_LIMIT_002,
 ];
 
-pub(super) const PLACEMENT: &[Clause] = &[
+pub(super) const PLACEMENT: &[Clause] = frame_discards![
     BTH_PSN_002,
-    DEC_CUT_001,
-    DEC_STRUCT_001,
-    ENC_FRAME_001,
-    ENC_IPV4_001,
-    ENC_IPV4_002_B,
-    ENC_IPV4_003_B,
-    ENC_IPV4_005,
-    ENC_IPV6_001,
-    ENC_IPV6_002,
-    ENC_LEN_001_B,
-    ENC_LEN_002_B,
-    ENC_LEN_004,
-    ENC_ROCE_001,
-    ENC_UDP_001_B,
-    ENC_UDP_002,
-    ENC_UDP_006,
-    ENC_VLAN_002_C,
     FLAG_LAST_001,
     FLAG_LAST_002,
     FLAG_ORDER_001,
-    ICRC_VERIFY_001_A,
-    OPC_UNKNOWN_001_B,
-    PAY_PAD_003,
     RCV_DUP_001_A,
     RCV_MSG_001,
     RCV_MSG_002,
-    RCV_OPC_001,
     RCV_PLACE_002_A,
     RCV_PLACE_003_A,
     RCV_PLACE_004,
@@ -491,7 +449,7 @@ pub(super) const PLACEMENT: &[Clause] = &[
     RCV_SEG_001,
     RCV_SEG_002,
     RCV_WIN_002_B,
-    WWI_LIMIT_002,
+    WWI_LIMIT_002
 ];
 
 /// The entry rules of the judge and every rule `CompletionRepr::validate` checks.
