@@ -129,26 +129,13 @@ impl Stream for AckedEntrySent {
         &mut self,
         inputs: Vec<openrdma_device::TimedInput>,
     ) -> Vec<openrdma_device::TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-                }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
-                    if n.reason.is_trim() || n.reason.is_fatal() {
-                        continue;
-                    }
-                    let local = b.dest_qp.value();
-                    let Some(&peer) = self.peer.get(&local) else { continue };
-                    let psn = n.nack_psn.value();
-                    let at = i.at.0.saturating_add(self.backoff);
-                    if !self.queued.iter().any(|q| (q.2, q.3) == (peer, psn)) {
-                        self.queued.push((at, local, peer, psn));
-                    }
-                }
-                _ => {}
+        for (at, local, peer, n) in nacks_taken(&mut self.peer, &inputs) {
+            if n.reason.is_trim() || n.reason.is_fatal() {
+                continue;
+            }
+            let psn = n.nack_psn.value();
+            if !self.queued.iter().any(|q| (q.2, q.3) == (peer, psn)) {
+                self.queued.push((at.saturating_add(self.backoff), local, peer, psn));
             }
         }
         inputs
@@ -192,21 +179,9 @@ impl Stream for FatalNackResent {
         &mut self,
         inputs: Vec<openrdma_device::TimedInput>,
     ) -> Vec<openrdma_device::TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-                }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
-                    let local = b.dest_qp.value();
-                    let Some(&peer) = self.peer.get(&local) else { continue };
-                    if n.reason.is_fatal() {
-                        self.nacked.push((i.at.0, local, peer, n.nack_psn.value()));
-                    }
-                }
-                _ => {}
+        for (at, local, peer, n) in nacks_taken(&mut self.peer, &inputs) {
+            if n.reason.is_fatal() {
+                self.nacked.push((at, local, peer, n.nack_psn.value()));
             }
         }
         inputs
@@ -417,6 +392,32 @@ impl Stream for AfterError {
         }
         out
     }
+}
+
+/// The NACKs among `inputs`, each with its time, the device QP it is for and that QP's
+/// peer; `peer` learns each QP's peer from the inputs that create it, in input order.
+fn nacks_taken(
+    peer: &mut std::collections::HashMap<u32, u32>,
+    inputs: &[openrdma_device::TimedInput],
+) -> Vec<(u64, u32, u32, openrdma_codec::NethRepr)> {
+    let mut out = Vec::new();
+    for i in inputs {
+        match &i.input {
+            Input::Host { command: HostCommand::CreateQp(q) } => {
+                peer.insert(q.qpn.value(), q.peer_qpn.value());
+            }
+            Input::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
+                let local = b.dest_qp.value();
+                if let Some(&p) = peer.get(&local) {
+                    out.push((i.at.0, local, p, n));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The latest transmission of PSN `psn` of peer QP `peer` in `sent`, sent again at `at` with
