@@ -58,6 +58,13 @@ pub static FAULTS: &[Fault] = &[
         &["db-accept"],
         |_| Box::<BusyDrops>::default(),
     ),
+    fault(
+        "posted-wr-reads-remote-va",
+        "a work request posted by the CPU reads its payload from its remote_va instead of its local_va",
+        &[req::WR_EXEC_001, req::SND_SEG_001_B],
+        &["snd-segmentation"],
+        Edits { host_in: Some(posted_wr_reads_remote_va), ..Edits::NONE },
+    ),
     // ---- templates ---------------------------------------------------------------------
     fault(
         "template-torn",
@@ -923,5 +930,11 @@ impl FullEntryRetried {
             queue: Some(queue),
         });
         Output::Event { event }
+    }
+}
+
+fn posted_wr_reads_remote_va(c: &mut HostCommand) {
+    if let HostCommand::PostWrite(w) = c {
+        w.local_va = w.remote_va;
     }
 }
