@@ -437,6 +437,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_TEMPLATE_001,
     DB_VERSION_001,
     FLAG_SEND_003,
+    ORD_NIC_002_A,
     RET_FLUSH_001_B,
     TPL_FLAG_001_A,
     TPL_FLAG_001_B,
@@ -834,6 +835,18 @@ fn judge_accepted(
         seen.entries_of(r.value).map(|(_, s)| s).filter(|s| s.is_doorbell_reject()).collect();
     let unexplained = unaccounted(rejected, &got);
     if let Some(&s) = unexplained.first() {
+        if let Some((at, x)) = overtaken(r, l, seen) {
+            div.push(Divergence::of(
+                at,
+                ORD_NIC_002_A,
+                format!(
+                    "token {:#018x} was processed before token {:#018x}, rung before it: it \
+                     was rejected as SeqGap, and the earlier token was accepted after it",
+                    r.value, x.value
+                ),
+            ));
+            return;
+        }
         // The rungs of this value, and those a change at their instant may explain.
         let same: Vec<&Rung> =
             l.rungs.iter().filter(|x| x.value == r.value && x.decision.is_ok()).collect();
@@ -889,6 +902,37 @@ fn judge_accepted(
         ),
     };
     div.push(Divergence::of(r.at, clause, what));
+}
+
+/// The time `r`, whose seq is right, was rejected as SeqGap, and the token of its template
+/// rung just before it, with the seq before its own, when the device began that token's
+/// message no earlier: the device processed the two tokens in the other order than it
+/// received them (ORD-NIC-002.a).
+fn overtaken<'l>(r: &Rung, l: &'l Ledger, seen: &Seen<'_>) -> Option<(u64, &'l Rung)> {
+    let tok = DoorbellToken::from_u64(r.value);
+    let rejected = seen
+        .entries_of(r.value)
+        .filter(|(_, s)| *s == CompletionStatus::SEQ_GAP)
+        .map(|(at, _)| at)
+        .min()?;
+    let x = l
+        .rungs
+        .iter()
+        .take_while(|x| !std::ptr::eq(*x, r))
+        .filter(|x| DoorbellToken::from_u64(x.value).template == tok.template)
+        .last()?;
+    let wr = x.decision.as_ref().ok()?;
+    if DoorbellToken::from_u64(x.value).seq.wrapping_add(1) != tok.seq {
+        return None;
+    }
+    let peer = l.peer(wr.qpn.value());
+    let began = seen
+        .frames
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Data { rtx: false, .. }) && belongs(f, wr, peer))
+        .map(|f| f.at)
+        .min()?;
+    (began >= rejected).then_some((rejected, x))
 }
 
 /// Whether the scenario expects the work request of token `value` to complete FLUSHED: it

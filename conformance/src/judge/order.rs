@@ -11,7 +11,9 @@
 //!   (ORD-SEND-001), and the flag is the work request's last write: no completion or flag of
 //!   it follows (ORD-SEND-003);
 //! * no data packet of a message, first transmission or retransmission, follows its sender
-//!   flag (ORD-SEND-002): the NIC reads no more of the message's local range;
+//!   flag (ORD-SEND-002.b): every packet of it is sent or cancelled before the flag. The
+//!   read of the local range that such a packet needs (ORD-SEND-002.a) is not seen at the
+//!   device boundary, the packet is;
 //! * the messages that an accepted write makes retirable retire before the next input is
 //!   handled (RET-ORDER-002): no retirement flag follows a DMA write that a later input
 //!   caused.
@@ -67,7 +69,7 @@ impl Rule {
             Rule::RecvEntryLate => "FLAG-ORDER-002",
             Rule::SendEntryLate => "ORD-SEND-001",
             Rule::WriteAfterSendFlag => "ORD-SEND-003",
-            Rule::DataAfterSendFlag => "ORD-SEND-002.a",
+            Rule::DataAfterSendFlag => "ORD-SEND-002.b",
         }
     }
 }
@@ -457,7 +459,7 @@ mod tests {
     fn data_after_the_sender_flag() {
         use Item::*;
         assert!(rules(&[Data(MSG), SendFlag(WR)]).is_empty());
-        assert_eq!(rules(&[Data(MSG), SendFlag(WR), Data(MSG)]), [(2, "ORD-SEND-002.a")]);
+        assert_eq!(rules(&[Data(MSG), SendFlag(WR), Data(MSG)]), [(2, "ORD-SEND-002.b")]);
         assert!(
             rules(&[SendFlag(WR), Data((0x11, Msn::new(4))), Data((0x12, Msn::new(3)))]).is_empty()
         );

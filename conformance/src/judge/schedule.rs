@@ -39,7 +39,10 @@ fn qp_of(k: &Kind) -> Option<u32> {
 }
 
 /// Expected data packets and probes of one QP recorded together must come in their
-/// recorded order when the device sends them at one time (`CONF-CMP-029`).
+/// recorded order when the device sends them at one time (`CONF-CMP-029`); first
+/// transmissions of one QP sent at one time keep their recorded order across records
+/// too, so that a later message's packet sent before an earlier message's shows
+/// (`SND-ORDER-001.a`).
 pub(super) fn judge_order(
     scenario: &Scenario,
     exp: &[(&Record, Frame<'_>)],
@@ -100,6 +103,45 @@ pub(super) fn judge_order(
                     clause: None,
                 });
                 break 'group;
+            }
+        }
+    }
+    // First transmissions of one QP keep PSN order across groups too (SND-ORDER-001.a):
+    // of two messages sent at one time, no packet of the later goes before one of the
+    // earlier.
+    let mut firsts: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
+    for &(e, o) in matches {
+        if let Kind::Data { qp, rtx: false, .. } = exp[e].1.kind {
+            firsts.entry(qp).or_default().push((e, o));
+        }
+    }
+    let group = |e: usize| group_of.get(&(exp[e].0 as *const Record)).copied();
+    let mut qps: Vec<u32> = firsts.keys().copied().collect();
+    qps.sort_unstable();
+    for qp in qps {
+        let mut members = firsts[&qp].clone();
+        members.sort_unstable();
+        'qp: for (i, &(ea, oa)) in members.iter().enumerate() {
+            for &(eb, ob) in &members[i + 1..] {
+                if ob > oa || obs[oa].at != obs[ob].at || group(ea) == group(eb) {
+                    continue;
+                }
+                div.push(Divergence {
+                    at: obs[ob].at,
+                    requirement: "SND-ORDER-001.a".into(),
+                    what: format!(
+                        "a packet of a later message sent before a packet of an earlier message \
+                         of the same QP, at the same time ({})",
+                        render_frame(exp[ea].1.bytes)
+                    ),
+                    expected: Some(render_frame(exp[eb].1.bytes)),
+                    actual: Some(render_frame(obs[ob].bytes)),
+                    fields: vec![],
+                    should_only: false,
+                    check: "",
+                    clause: None,
+                });
+                break 'qp;
             }
         }
     }

@@ -58,6 +58,20 @@ pub static FAULTS: &[Fault] = &[
         &["db-accept"],
         |_| Box::<BusyDrops>::default(),
     ),
+    stream(
+        "doorbells-lifo",
+        "of two tokens pending in the doorbell queue, the later is processed first",
+        &[req::ORD_NIC_002_A],
+        &["db-accept"],
+        |_| Box::new(DoorbellsLifo),
+    ),
+    fault(
+        "posted-wr-reads-remote-va",
+        "a work request posted by the CPU reads its payload from its remote_va instead of its local_va",
+        &[req::WR_EXEC_001, req::SND_SEG_001_B],
+        &["snd-segmentation"],
+        Edits { host_in: Some(posted_wr_reads_remote_va), ..Edits::NONE },
+    ),
     // ---- templates ---------------------------------------------------------------------
     fault(
         "template-torn",
@@ -923,5 +937,35 @@ impl FullEntryRetried {
             queue: Some(queue),
         });
         Output::Event { event }
+    }
+}
+
+fn posted_wr_reads_remote_va(c: &mut HostCommand) {
+    if let HostCommand::PostWrite(w) = c {
+        w.local_va = w.remote_va;
+    }
+}
+
+/// Of two tokens rung one after the other, with no input between them, the later is
+/// processed first, when it arrives, and the earlier just after it.
+#[derive(Debug)]
+struct DoorbellsLifo;
+
+impl Stream for DoorbellsLifo {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        let rung = |i: &TimedInput| {
+            matches!(i.input, Input::Host { command: HostCommand::Doorbell { .. } })
+        };
+        let mut k = 0;
+        while k + 1 < inputs.len() {
+            if rung(&inputs[k]) && rung(&inputs[k + 1]) {
+                inputs[k].at = inputs[k + 1].at;
+                inputs.swap(k, k + 1);
+                k += 2;
+            } else {
+                k += 1;
+            }
+        }
+        inputs
     }
 }

@@ -144,6 +144,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::new(Swapped { rtx: false }),
     ),
     stream(
+        "next-message-first",
+        "the first packet of a QP's next message is sent in the place of the last packet of the message before it, which follows",
+        &[req::ORD_NIC_002_B, req::SND_ORDER_001_A, req::SND_ORDER_001_B],
+        &["snd-segmentation"],
+        |_| Box::new(NextMessageFirst),
+    ),
+    stream(
         "retransmissions-swapped",
         "of two retransmissions of a QP sent at one time, the later queued goes first",
         &[req::SND_SCHED_003_A],

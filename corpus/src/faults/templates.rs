@@ -290,6 +290,13 @@ pub static FAULTS: &[Fault] = &[
         Edits { host_in: Some(|c| edit_template(c, |t| t.flag_base_slot = 0)), ..Edits::NONE },
     ),
     fault(
+        "flag-base-per-qp",
+        "the NIC keeps one flag_base_slot per QP, from the first template installed on it: the sender flags of every other template of the QP land in that template's slots",
+        &[req::TPL_FIELDS_001_A, req::TPL_FIELDS_001_B, req::TPL_EXPAND_006],
+        &["db-accept"],
+        Edits { stream: Some(|_| Box::<FlagBasePerQp>::default()), ..Edits::NONE },
+    ),
+    fault(
         "local-stride-ignored",
         "every slot of a template reads its payload from local_base",
         &[req::TPL_EXPAND_002],
@@ -588,6 +595,29 @@ impl Stream for FirstSlotOnly {
                     }
                 }
                 _ => {}
+            }
+        }
+        inputs
+    }
+}
+
+/// The flag base of the first template installed on each QP, for [`FlagBasePerQp`].
+#[derive(Debug, Default)]
+struct FlagBasePerQp {
+    first: HashMap<u32, (TemplateId, u32)>,
+}
+
+impl Stream for FlagBasePerQp {
+    /// Every later template of a QP is installed with the flag base of the QP's first: its
+    /// tokens expand as the faulty NIC's do.
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            if let Input::Host { command: HostCommand::SetTemplate(t) } = &mut i.input {
+                let &mut (id, base) =
+                    self.first.entry(t.qpn.value()).or_insert((t.template_id, t.flag_base_slot));
+                if id != t.template_id {
+                    t.flag_base_slot = base;
+                }
             }
         }
         inputs

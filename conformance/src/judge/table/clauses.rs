@@ -272,7 +272,7 @@ pub(super) const MATCH: &[Clause] = &[
 pub(super) const ORDER: &[Clause] = &[
     FLAG_ORDER_002,
     ORD_SEND_001,
-    ORD_SEND_002_A,
+    ORD_SEND_002_B,
     ORD_SEND_003,
     RET_ORDER_002,
     SND_ACK_001_B,

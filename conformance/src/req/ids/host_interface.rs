@@ -114,7 +114,7 @@ pub const TPL_KEY_002: Clause = Clause(338);
 pub const TPL_EXPAND_001: Clause = Clause(339);
 /// `TPL-EXPAND-001.a`: MUST, device.
 pub const TPL_EXPAND_001_A: Clause = Clause(340);
-/// `TPL-EXPAND-001.b`: MUST, device.
+/// `TPL-EXPAND-001.b`: MUST, outside-boundary.
 pub const TPL_EXPAND_001_B: Clause = Clause(341);
 /// `TPL-EXPAND-001.c`: MUST, device.
 pub const TPL_EXPAND_001_C: Clause = Clause(342);

@@ -62,7 +62,7 @@ pub(in crate::req) static CLAUSES: [Info; 185] = [
     line("TPL-KEY-002", Must, Device),
     whole("TPL-EXPAND-001", Must, Device),
     part("TPL-EXPAND-001.a", "TPL-EXPAND-001", 'a', Must, Device),
-    part("TPL-EXPAND-001.b", "TPL-EXPAND-001", 'b', Must, Device),
+    part("TPL-EXPAND-001.b", "TPL-EXPAND-001", 'b', Must, OutsideBoundary),
     part("TPL-EXPAND-001.c", "TPL-EXPAND-001", 'c', Must, Device),
     line("TPL-EXPAND-002", Must, Device),
     line("TPL-EXPAND-003", Must, Device),

@@ -326,6 +326,42 @@ impl Stream for Swapped {
     }
 }
 
+/// Of two first transmissions of a QP in one batch that belong to consecutive messages,
+/// the later message's first packet takes the place of the earlier's last, and the other
+/// way round; each keeps its time.
+#[derive(Debug)]
+pub(super) struct NextMessageFirst;
+
+impl Stream for NextMessageFirst {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let keys: Vec<Option<(u32, u16)>> = outputs
+            .iter()
+            .map(|o| {
+                let (q, rtx) = data_of(&o.output)?;
+                let Output::Frame { bytes, .. } = &o.output else { return None };
+                let msn = decode(bytes).ext.meth?.msn.value();
+                (!rtx).then_some((q, msn))
+            })
+            .collect();
+        let mut last: std::collections::HashMap<u32, (usize, u16)> = Default::default();
+        let mut taken = vec![false; keys.len()];
+        for j in 0..keys.len() {
+            let Some((q, msn)) = keys[j] else { continue };
+            if let Some(&(i, m)) = last.get(&q) {
+                if m != msn && !taken[i] {
+                    let (a, b) = (outputs[i].output.clone(), outputs[j].output.clone());
+                    outputs[i].output = b;
+                    outputs[j].output = a;
+                    taken[i] = true;
+                    taken[j] = true;
+                }
+            }
+            last.insert(q, (j, msn));
+        }
+        outputs
+    }
+}
+
 /// The latest data packet of a QP sent again, as a retransmission with its report, when
 /// the QP enters the error state (its first error flag, entry or report).
 #[derive(Debug, Default)]
