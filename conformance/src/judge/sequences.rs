@@ -704,10 +704,10 @@ fn judge_seq(
 }
 
 /// The rule a pair out of order breaks (`k`, with the `partners` it is inverted with). For
-/// retirement flags, by cause: a flag written before an earlier message of its domain was
-/// due to retire shows a message retired out of turn (RET-ORDER-001); flags of messages
-/// that were all retirable by then, written in another order, show the flags reordered
-/// after an in-order retirement (FLAG-RECV-002.d).
+/// retirement flags, by cause: a flag written before its own message or an earlier one of
+/// its domain was due to retire shows a message retired out of turn (RET-ORDER-001);
+/// flags of messages that were all retirable by then, written in another order, show the
+/// flags reordered after an in-order retirement (FLAG-RECV-002.d).
 fn order_rule(
     seq: Seq,
     k: usize,
@@ -719,11 +719,11 @@ fn order_rule(
     if seq != Seq::ResponderFlags {
         return seq.order();
     }
-    // For each inversion, the expected time of the earlier message and the observed time
-    // of the later one, written before it.
+    // For each inversion, the observed time of the later message, written first, and the
+    // times the two were due.
     let early = partners.iter().any(|&j| {
         let (earlier, later) = if j < k { (pairs[j], pairs[k]) } else { (pairs[k], pairs[j]) };
-        got[later.1].0 < want[earlier.0].0
+        got[later.1].0 < want[earlier.0].0.max(want[later.0].0)
     });
     if early { seq.order() } else { FLAG_RECV_002_D }
 }
