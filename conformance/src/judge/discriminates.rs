@@ -109,6 +109,11 @@ pub struct Facts {
     command_after_failure: bool,
     /// It creates a QP with no retirement flags (RET-FLAG-001.b) and expects an ACK of it.
     flagless_retires: bool,
+    /// It expects an AETH NAK of a QP that has retirement flags: a message fails at the
+    /// receiver (FLAG-RECV-003).
+    nak_with_flags: bool,
+    /// It expects a retirement flag above 2^32 (FLAG-RECV-001.a).
+    high_rx_flag: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -237,6 +242,11 @@ const OWN: &[(Clause, Shows)] = &[
     // A command acted on for a QP in the error state: where one is injected after a
     // failure.
     (REC_IF_014, |f| f.command_after_failure),
+    // A retirement flag written for a message that failed at the receiver: where the
+    // device answers a message of a QP with retirement flags with an AETH NAK.
+    (FLAG_RECV_003, |f| f.nak_with_flags),
+    // A retirement flag at its address cut to 32 bits: where one lies above 2^32.
+    (FLAG_RECV_001_A, |f| f.high_rx_flag),
     // A retirement flag written for a QP that has none: where such a QP is created and a
     // message of it retires.
     (RET_FLAG_001_B, |f| f.flagless_retires),
@@ -562,12 +572,22 @@ impl Facts {
             }),
             command_after_failure: false,
             flagless_retires: false,
+            nak_with_flags: false,
+            high_rx_flag: s.expects().any(|r| {
+                matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(x) }
+                    if x.side == Side::Responder && x.addr > 0xFFFF_FFFF)
+            }),
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);
         f.flagless_retires = exp.iter().any(|(_, x)| {
             matches!(x.kind, Kind::Ack { qp, .. }
                 if peers.get(&qp).is_some_and(|l| flagless.contains(l)))
+        });
+        f.nak_with_flags = exp.iter().any(|(_, x)| {
+            matches!(x.kind, Kind::Ack { qp, syndrome, .. }
+                if openrdma_codec::AethKind::of(syndrome) != openrdma_codec::AethKind::Ack
+                    && peers.get(&qp).is_some_and(|l| !flagless.contains(l)))
         });
         f.command_after_failure = command_after_failure(s);
         for r in s.injects() {

@@ -12,7 +12,10 @@
 //!
 //! What a device did with a token is read from its outputs by identity: an entry whose
 //! `wr_id` is the token (`WR-ID-001`), a sender flag at the work request's slot with the
-//! token's `seq`, packets whose RETH carries the work request's `rkey` and length.
+//! token's `seq`, packets whose RETH carries the work request's `rkey` and length. An
+//! entry whose `wr_id` is a token rung with its bytes reversed, or with one field cut to
+//! fewer bits than table 1 gives it, shows the token misread (`DB-FORMAT-002`,
+//! `DB-FORMAT-001`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -62,6 +65,31 @@ pub(super) struct Rung {
     /// The sequence number the template expects, and what a device with one wrong rule of
     /// `DB-SEQ-001` would expect instead, when the token names an installed template.
     seqs: Option<Seqs>,
+}
+
+/// The fields of table 1 that a register may hold too narrow, with their widths.
+const FIELDS: [(&str, u32); 4] =
+    [("template", 12), ("seq", 16), ("index", 16), ("length_units", 16)];
+
+/// The field of token `value`, and the bits it was cut to, that make it `read`.
+fn cut_into(value: u64, read: u64) -> Option<(&'static str, u32)> {
+    let tok = DoorbellToken::from_u64(value);
+    FIELDS.iter().find_map(|&(field, width)| {
+        (1..width).find(|&bits| cut(&tok, field, bits).to_u64() == read).map(|bits| (field, bits))
+    })
+}
+
+/// `tok` with `field` cut to its low `bits`.
+fn cut(tok: &DoorbellToken, field: &str, bits: u32) -> DoorbellToken {
+    let low = |v: u16| v & ((1u32 << bits) - 1) as u16;
+    let mut t = *tok;
+    match field {
+        "template" => t.template = TemplateId::new(low(tok.template.value())),
+        "seq" => t.seq = low(tok.seq),
+        "index" => t.index = low(tok.index),
+        _ => t.length_units = low(tok.length_units),
+    }
+    t
 }
 
 /// The sequence number a template expects (`DB-SEQ-001`), and the numbers a device that
@@ -422,6 +450,7 @@ fn reject_rule(r: &DoorbellReject, unusable: Option<Clause>) -> Clause {
 pub(super) const CLAUSES: &[Clause] = &[
     CQE_REJECT_001,
     DB_ACCEPT_001,
+    DB_FORMAT_001,
     DB_FORMAT_002,
     DB_INDEX_001,
     DB_LENGTH_002,
@@ -576,7 +605,8 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
     let known: HashSet<u64> =
         l.rungs.iter().map(|r| r.value).chain(l.posted.iter().copied()).collect();
     // Entries for tokens nobody rang: a write that carried no token acted on
-    // (DB-MMIO-002), or a token read in the wrong byte order (DB-FORMAT-002).
+    // (DB-MMIO-002), a token read in the wrong byte order (DB-FORMAT-002) or with a field
+    // cut short (DB-FORMAT-001).
     let mut swapped: HashSet<u64> = HashSet::new();
     for &(at, c) in &seen.entries {
         let id = c.entry.wr_id;
@@ -597,6 +627,24 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
                     format!(
                         "token {:#018x} was read with its bytes reversed: the device answered \
                          token {id:#018x}",
+                        r.value
+                    ),
+                )
+            });
+        } else if let Some((r, (field, bits))) =
+            l.rungs.iter().filter(|r| r.at <= at).find_map(|r| Some((r, cut_into(r.value, id)?)))
+        {
+            // The entry names a token rung with one field cut short: the device holds the
+            // field in a narrower register.
+            swapped.insert(r.value);
+            div.push(Divergence {
+                actual: Some(render_event(&NicEvent::Completion(*c))),
+                ..Divergence::of(
+                    r.at,
+                    DB_FORMAT_001,
+                    format!(
+                        "token {:#018x} was read with its `{field}` field cut to {bits} bits: \
+                         the device answered token {id:#018x}",
                         r.value
                     ),
                 )

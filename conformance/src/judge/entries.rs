@@ -14,8 +14,9 @@
 //! * timestamps, where the device gives them, must advance with the time of the writes
 //!   (`CQE-TS-001`; a SHOULD, so a difference is reported as non-strict);
 //! * a difference is reported under the requirement of the first field that differs: the
-//!   queue under `CQE-ROUTE-001` (or `CQE-REJECT-002` for a rejected token), the slot, the
-//!   address and the phase under `CQE-RING-001`; a multi-byte field whose bytes are the
+//!   queue under `CQE-ROUTE-001` (or `CQE-REJECT-002` for a rejected token), the slot and
+//!   the phase under `CQE-RING-001.b`, the address of the right slot under `CQE-RING-001.a`
+//!   (the ring is not where the consumer reads it); a multi-byte field whose bytes are the
 //!   expected value's in reverse under `CQE-LAYOUT-001`; an entry whose bytes 0 to 30 are
 //!   still the slot's previous contents under `CQE-RING-003`.
 
@@ -386,7 +387,10 @@ pub(super) fn requirement(
     match fields.first().map(|f| f.field.as_str()) {
         Some("cq") if want.entry.status.is_doorbell_reject() => CQE_REJECT_002,
         Some("cq") => CQE_ROUTE_001,
-        Some("queue" | "slot" | "addr" | "phase") => CQE_RING_001_B,
+        // The right slot at another address: the ring is not in the memory the consumer
+        // reads.
+        Some("addr") => CQE_RING_001_A,
+        Some("queue" | "slot" | "phase") => CQE_RING_001_B,
         _ => default,
     }
 }

@@ -106,7 +106,11 @@ fn judge_placement(
     *checked += placed.ranges.len();
     for (pos, (at, e)) in obs.iter().enumerate() {
         match e {
-            NicEvent::FlagWrite(f) if f.side == Side::Responder => {
+            // A retirement flag with a failure status retires nothing: it is a flag of a
+            // message that failed at the receiver (FLAG-RECV-003), judged with the flags.
+            NicEvent::FlagWrite(f)
+                if f.side == Side::Responder && FlagRepr::from_u64(f.value).status.is_success() =>
+            {
                 placed.flag_at.push(*at);
                 placed.flags.push(placement::Flag { pos, qp: f.qpn, msn: f.msn });
             }

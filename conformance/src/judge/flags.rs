@@ -14,7 +14,8 @@
 //!   (`FLAG-TABLE-001.b`); this is judged inside the table too, against the expected flag
 //!   of the same message;
 //! * any other word outside the table is a write outside it (`FLAG-TABLE-001.c`);
-//!   but the right address cut to 32 bits is left to the rule of the slot, as every value
+//!   but the right address cut to 32 bits is left to the rule of the slot (for a
+//!   retirement flag, the base its QP's context holds, `FLAG-RECV-001.a`), as every value
 //!   cut to a narrower register is named by the rule of its field.
 //!
 //! A flag at another slot inside the table is judged by the rule that gives the slot

@@ -1,8 +1,10 @@
 //! Flag writes and completion entries as sequences (`spec/conformance.md`, CONF-CMP-009).
 //!
 //! Per sequence (responder flags, requester flags, responder entries, requester entries),
-//! the k-th expected output of an identity — (QP, MSN) — pairs with the k-th observed one;
-//! what is left over on both sides pairs in order, as near misses. The pairs are then taken
+//! the k-th expected output of an identity — (QP, MSN) — pairs with the k-th observed one,
+//! but a flag written exactly as expected is taken first, so that a flag written for the
+//! message before, with another value, is left over; what is left over on both sides pairs
+//! in order, as near misses. The pairs are then taken
 //! in expected order, and the longest increasing run of their observed positions is the
 //! in-order set: a pair outside it is out of order, reported once, at the displaced output.
 //! An expectation without a pair is missing, an output without one is extra. So a missing
@@ -84,6 +86,15 @@ impl Seq {
         }
     }
 
+    /// The rule an output later than its time allows breaks: for a sender flag, the time
+    /// FLAG-SEND-001.c gives it, the arrival of the message's acknowledgement or failure.
+    fn late(self) -> Rule {
+        match self {
+            Seq::RequesterFlags => FLAG_SEND_001_C,
+            _ => self.due(),
+        }
+    }
+
     /// The rule of a field of a flag or an entry.
     fn field_rule(self, field: &str) -> Rule {
         let responder = self == Seq::ResponderFlags;
@@ -101,7 +112,8 @@ impl Seq {
             "opcode" => CQE_OPCODE_001,
             "has_imm" => CQE_IMM_002,
             "cq" => CQE_ROUTE_001,
-            "queue" | "slot" | "addr" | "phase" => CQE_RING_001_B,
+            "addr" => CQE_RING_001_A,
+            "queue" | "slot" | "phase" => CQE_RING_001_B,
             _ => self.due(),
         }
     }
@@ -295,8 +307,9 @@ fn missing_rule(seq: Seq, want: &NicEvent, causes: &Causes<'_>) -> Rule {
 
 /// The rule an extra output breaks: the sequence's, but for a requester entry of a success
 /// for a message whose sender flag alone is due: the work request is unsignaled, and the
-/// device wrote an entry for it too (WR-SIGNALED-001.b); and for a retirement flag of a QP
-/// that has no retirement flags (RET-FLAG-001.b).
+/// device wrote an entry for it too (WR-SIGNALED-001.b); for a retirement flag of a QP
+/// that has no retirement flags (RET-FLAG-001.b); and for a retirement flag with a failure
+/// status (FLAG-RECV-003).
 fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
     match got {
         // A retirement flag of a QP that has none.
@@ -304,6 +317,13 @@ fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
             if seq == Seq::ResponderFlags && causes.inputs.flagless.contains(&f.qpn.value()) =>
         {
             RET_FLAG_001_B
+        }
+        // A retirement flag with a failure: a message that failed at the receiver, which
+        // writes no flag.
+        NicEvent::FlagWrite(f)
+            if seq == Seq::ResponderFlags && !FlagRepr::from_u64(f.value).status.is_success() =>
+        {
+            FLAG_RECV_003
         }
         NicEvent::Completion(c)
             if seq == Seq::RequesterEntries
@@ -319,9 +339,12 @@ fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
 
 /// The rule of a flag's `byte_len`: 0 for a failure (FLAG-LEN-001), the bytes placed for a
 /// retirement flag (FLAG-RECV-002.c), the message's bytes for a sender flag's success
-/// (FLAG-SEND-001.e).
-fn flag_rule(want: &NicEvent, field: &str) -> Option<Rule> {
+/// (FLAG-SEND-001.e); and of a retirement flag's address cut to 32 bits (FLAG-RECV-001.a).
+fn flag_rule(want: &NicEvent, got: &NicEvent, field: &str) -> Option<Rule> {
     let NicEvent::FlagWrite(f) = want else { return None };
+    if field == "flag.addr" {
+        return base_cut(f, got);
+    }
     if field != "flag.byte_len" {
         return None;
     }
@@ -332,6 +355,14 @@ fn flag_rule(want: &NicEvent, field: &str) -> Option<Rule> {
     } else {
         FLAG_SEND_001_E
     })
+}
+
+/// FLAG-RECV-001.a: a retirement flag at the right address cut to 32 bits. The slot's
+/// offset is right; the base the QP's context holds is not the QP's.
+fn base_cut(want: &openrdma_device::FlagWrite, got: &NicEvent) -> Option<Rule> {
+    let NicEvent::FlagWrite(g) = got else { return None };
+    let cut = want.addr > 0xFFFF_FFFF && g.addr == want.addr & 0xFFFF_FFFF;
+    (want.side == Side::Responder && cut).then_some(FLAG_RECV_001_A)
 }
 
 /// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
@@ -573,7 +604,7 @@ fn judge_seq(
         let mut rule = None;
         for f in &mut fields {
             let r = entry_rule(we, &f.field)
-                .or_else(|| flag_rule(we, &f.field))
+                .or_else(|| flag_rule(we, ge, &f.field))
                 .unwrap_or_else(|| seq.field_rule(&f.field));
             f.name(r);
             rule.get_or_insert(r);
@@ -599,14 +630,22 @@ fn judge_seq(
         let mut at = gt;
         let (requirement, what) = if !in_order[k] {
             // At the first output of the inversion: the device broke the order there.
-            let partners = pairs.iter().enumerate().filter(|&(j, &(_, h))| (j < k) == (h > g));
-            at = partners.map(|(_, &(_, h))| got[h].0).fold(gt, u64::min);
-            (seq.order(), format!("{} out of order", seq.name()))
+            let partners: Vec<usize> = pairs
+                .iter()
+                .enumerate()
+                .filter(|&(j, &(_, h))| (j < k) == (h > g))
+                .map(|(j, _)| j)
+                .collect();
+            at = partners.iter().map(|&j| got[pairs[j].1].0).fold(gt, u64::min);
+            (
+                order_rule(seq, k, &partners, &pairs, want, got),
+                format!("{} out of order", seq.name()),
+            )
         } else if let Some(r) = rule {
             (r, format!("{} differs: {}", seq.name(), super::matching::describe(&fields[0])))
         } else if gt > wt.saturating_add(late_ns) {
             (
-                seq.due(),
+                seq.late(),
                 format!(
                     "{} came at {gt} ns, later than {wt} ns + {late_ns} ns (CONF-TIME-006)",
                     seq.name()
@@ -664,20 +703,50 @@ fn judge_seq(
     }
 }
 
-/// Pairs by identity, then what is left in order; returns the pairs in expected order and
-/// the expected and observed items left over.
+/// The rule a pair out of order breaks (`k`, with the `partners` it is inverted with). For
+/// retirement flags, by cause: a flag written before its own message or an earlier one of
+/// its domain was due to retire shows a message retired out of turn (RET-ORDER-001);
+/// flags of messages that were all retirable by then, written in another order, show the
+/// flags reordered after an in-order retirement (FLAG-RECV-002.d).
+fn order_rule(
+    seq: Seq,
+    k: usize,
+    partners: &[usize],
+    pairs: &[(usize, usize)],
+    want: &[Item<'_>],
+    got: &[Item<'_>],
+) -> Rule {
+    if seq != Seq::ResponderFlags {
+        return seq.order();
+    }
+    // For each inversion, the observed time of the later message, written first, and the
+    // times the two were due.
+    let early = partners.iter().any(|&j| {
+        let (earlier, later) = if j < k { (pairs[j], pairs[k]) } else { (pairs[k], pairs[j]) };
+        got[later.1].0 < want[earlier.0].0.max(want[later.0].0)
+    });
+    if early { seq.order() } else { FLAG_RECV_002_D }
+}
+
+/// Pairs by identity (a flag written exactly as expected first, else the earliest of the
+/// identity), then what is left in order; returns the pairs in expected order and the
+/// expected and observed items left over.
 fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
     let mut by_ident: HashMap<(u32, u16, u32), Vec<usize>> = HashMap::new();
-    for (g, (_, e, _)) in got.iter().enumerate().rev() {
+    for (g, (_, e, _)) in got.iter().enumerate() {
         by_ident.entry(ident(e)).or_default().push(g);
     }
     let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
     let mut taken = vec![false; got.len()];
     for (w, (_, e, _)) in want.iter().enumerate() {
-        if let Some(g) = by_ident.get_mut(&ident(e)).and_then(Vec::pop) {
-            pair_of[w] = Some(g);
-            taken[g] = true;
-        }
+        let Some(list) = by_ident.get_mut(&ident(e)).filter(|l| !l.is_empty()) else { continue };
+        // A flag of the identity written exactly as expected, or else the earliest: a
+        // flag written for the same message before, with another value, is not taken
+        // for it.
+        let exact = list.iter().position(|&g| same_flag(e, got[g].1)).unwrap_or(0);
+        let g = list.remove(exact);
+        pair_of[w] = Some(g);
+        taken[g] = true;
     }
     // Near misses: what is left, in order, while both sides have some.
     let mut rest = (0..got.len()).filter(|&g| !taken[g]);
@@ -701,6 +770,12 @@ fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>
     }
     let extra = (0..got.len()).filter(|&g| !used[g]).collect();
     (pairs, missing, extra)
+}
+
+/// Whether two flags are the same write: address and word.
+fn same_flag(a: &NicEvent, b: &NicEvent) -> bool {
+    matches!((a, b), (NicEvent::FlagWrite(x), NicEvent::FlagWrite(y))
+        if x.addr == y.addr && x.value == y.value)
 }
 
 /// Which pairs (in expected order) are in a longest run of increasing observed positions.
@@ -755,6 +830,53 @@ fn event_diff(w: &NicEvent, g: &NicEvent) -> Vec<FieldDiff> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn flag(msn: u16, status: CompletionStatus) -> NicEvent {
+        NicEvent::FlagWrite(openrdma_device::FlagWrite {
+            qpn: openrdma_codec::Qpn::new(0x11),
+            side: Side::Responder,
+            msn: Msn::new(msn),
+            addr: 0x2000_0000 + 8 * u64::from(msn),
+            value: FlagRepr::new(msn, status, 64).to_u64(),
+        })
+    }
+
+    #[test]
+    fn reordered_retirement_flags_are_named_by_cause() {
+        let ok = CompletionStatus::SUCCESS;
+        let (a, b) = (flag(0, ok), flag(1, ok));
+        // Both retirable at 1000 ns, written last first: the flags were reordered.
+        let want = [(1_000, &a, 0), (1_000, &b, 1)];
+        let got = [(1_000, &b, 0), (1_000, &a, 1)];
+        let (pairs, _, _) = pair(&want, &got);
+        let keep = longest_increasing(&pairs);
+        let k = keep.iter().position(|x| !x).unwrap();
+        let partners: Vec<usize> = (0..pairs.len()).filter(|&j| j != k).collect();
+        let rule = order_rule(Seq::ResponderFlags, k, &partners, &pairs, &want, &got);
+        assert_eq!(rule, FLAG_RECV_002_D);
+        // Message 1 retired at 500 ns, before message 0 was due at 1000 ns: retirement out
+        // of turn.
+        let want = [(1_000, &a, 0), (1_000, &b, 1)];
+        let got = [(500, &b, 0), (1_000, &a, 1)];
+        let (pairs, _, _) = pair(&want, &got);
+        let keep = longest_increasing(&pairs);
+        let k = keep.iter().position(|x| !x).unwrap();
+        let partners: Vec<usize> = (0..pairs.len()).filter(|&j| j != k).collect();
+        let rule = order_rule(Seq::ResponderFlags, k, &partners, &pairs, &want, &got);
+        assert_eq!(rule, RET_ORDER_001);
+    }
+
+    #[test]
+    fn a_flag_written_as_expected_is_paired_first() {
+        let fail = flag(1, CompletionStatus::REMOTE_ACCESS_ERROR);
+        let ok = flag(1, CompletionStatus::SUCCESS);
+        let want = [(2_000, &ok, 0)];
+        let got = [(1_000, &fail, 0), (2_000, &ok, 1)];
+        let (pairs, missing, extra) = pair(&want, &got);
+        assert_eq!(pairs, vec![(0, 1)]);
+        assert!(missing.is_empty());
+        assert_eq!(extra, vec![0]);
+    }
 
     #[test]
     fn the_longest_increasing_run_is_kept() {

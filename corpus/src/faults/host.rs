@@ -38,6 +38,13 @@ pub static FAULTS: &[Fault] = &[
         Edits { host_in: Some(big_endian_doorbell), ..Edits::NONE },
     ),
     fault(
+        "template-id-8bit",
+        "the doorbell unit holds a token's template ID in 8 bits: bits 59:56 of the token are lost",
+        &[req::DB_FORMAT_001],
+        &["db-template-id"],
+        Edits { host_in: Some(template_id_8bit), ..Edits::NONE },
+    ),
+    fault(
         "first-register-only",
         "only doorbell register 0 is decoded; writes to the others are lost",
         &[req::DB_MMIO_003_A],
@@ -182,6 +189,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::new(ImmRetirementLenZero),
     ),
     stream(
+        "sender-flag-at-tick",
+        "the sender's flag writes wait in a queue its 16 us housekeeping tick drains: a sender flag is written at the tick after the acknowledgement, not when it arrives",
+        &[req::FLAG_SEND_001_C],
+        &["db-accept", "snd-segmentation"],
+        |_| Box::<FlagsAtTick>::default(),
+    ),
+    stream(
         "unsignaled-flag-dropped",
         "an unsignaled work request that succeeds writes no sender flag: the flag is written only beside a completion",
         &[req::FLAG_SEND_002, req::WR_SIGNALED_001_B, req::FLAG_SEND_001_A],
@@ -306,6 +320,21 @@ pub static FAULTS: &[Fault] = &[
 /// A doorbell write as a token rung at its time.
 fn ring(at: TimedInput, token: u64) -> TimedInput {
     TimedInput { at: at.at, input: Input::Host { command: HostCommand::Doorbell { token } } }
+}
+
+/// A token as a doorbell unit with an 8-bit template ID reads it: bits 59:56 cleared, in
+/// a token or in byte 7 of a register write.
+fn template_id_8bit(command: &mut HostCommand) {
+    match command {
+        HostCommand::Doorbell { token } => *token &= !(0xF << 56),
+        HostCommand::DoorbellWrite(w) => {
+            let start = usize::from(w.offset);
+            if let Some(b) = 7usize.checked_sub(start).and_then(|k| w.bytes.get_mut(k)) {
+                *b &= 0xF0;
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The bytes each register holds.

@@ -120,6 +120,10 @@ pub const UNPROVABLE: &[(Clause, &str)] = &[
         "an umbrella over EV-PROBE-004, SETH-PR-001, SETH-ACKPSN-002, SETH-EV-001 and CCS-TS-001: a probe answer missing or wrong is named by the clause it breaks",
     ),
     (
+        openrdma_conformance::req::CQE_TS_001_C,
+        "an umbrella over every protocol rule: a decision the completion timestamp sways is named by the rule of that decision",
+    ),
+    (
         openrdma_conformance::req::REC_SPLIT_001,
         "the NIC half's share of the work, listed by the sender, receiver and REC-IF clauses that name each part",
     ),

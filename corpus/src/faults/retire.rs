@@ -25,9 +25,16 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "retire-burst-last-first",
         "of the messages one input makes retirable, the retirement engine writes the flags last first",
-        &[req::RET_ORDER_001, req::FLAG_ORDER_001],
+        &[req::FLAG_RECV_002_D, req::RET_ORDER_001, req::FLAG_ORDER_001],
         &["ret-burst-before-next-input", "rcv-shared-retirement"],
         |_| Box::new(FlagsLastFirst),
+    ),
+    stream(
+        "recv-flag-on-nak",
+        "a message the responder fails with an AETH NAK gets a retirement flag with the NAK's status at its MSN's slot",
+        &[req::FLAG_RECV_003],
+        &["rcv-placement-errors", "rcv-check-order", "rcv-nak-resets-ack-count"],
+        |_| Box::<FlagOnNak>::default(),
     ),
     stream(
         "immediates-last-first",
@@ -98,6 +105,77 @@ fn reverse_at(out: &mut [TimedOutput], positions: &[usize]) {
         let (x, y) = (out[a].output.clone(), out[b].output.clone());
         out[a].output = y;
         out[b].output = x;
+    }
+}
+
+/// Each device QP's retirement-flag table and its peer, and the MSN of the last data
+/// packet each QP took.
+#[derive(Debug, Default)]
+struct FlagOnNak {
+    tables: HashMap<u32, (u32, u64, u32)>,
+    last_msn: HashMap<u32, u16>,
+}
+
+impl Stream for FlagOnNak {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    let t = (q.qpn.value(), q.recv_flag_base, q.recv_flag_slots);
+                    self.tables.insert(q.peer_qpn.value(), t);
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    if let (Some(b), Some(m)) = (d.bth, d.ext.meth) {
+                        self.last_msn.insert(b.dest_qp.value(), m.msn.value());
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let flag = match &o.output {
+                Output::Frame { bytes, .. } => self.flag_of(bytes),
+                Output::Event { .. } => None,
+            };
+            let at = o.at;
+            out.push(o);
+            if let Some(f) = flag {
+                out.push(TimedOutput {
+                    at,
+                    output: Output::Event { event: NicEvent::FlagWrite(f) },
+                });
+            }
+        }
+        out
+    }
+}
+
+impl FlagOnNak {
+    /// The flag this device writes beside a frame it sends: one with the status of an AETH
+    /// NAK, for the message its QP took last.
+    fn flag_of(&self, bytes: &[u8]) -> Option<openrdma_device::FlagWrite> {
+        let d = decode(bytes);
+        let (bth, aeth) = (d.bth?, d.ext.aeth?);
+        let status = CompletionStatus::from_aeth_nak(aeth.syndrome & 0x7F)?;
+        let &(qpn, base, slots) = self.tables.get(&bth.dest_qp.value())?;
+        if !(slots.is_power_of_two() && slots <= 1 << 15) {
+            return None;
+        }
+        let msn = *self.last_msn.get(&qpn)?;
+        let slot = u64::from(msn) % u64::from(slots);
+        Some(openrdma_device::FlagWrite {
+            qpn: openrdma_codec::Qpn::new(qpn),
+            side: Side::Responder,
+            msn: openrdma_codec::Msn::new(msn),
+            addr: base + 8 * slot,
+            value: FlagRepr::new(msn, status, 0).to_u64(),
+        })
     }
 }
 

@@ -9,7 +9,7 @@ use openrdma_codec::host::CompletionRepr;
 use openrdma_codec::{Qpn, Rkey};
 use openrdma_conformance::req;
 use openrdma_device::{
-    CompletionEvent, HostCommand, Input, NicEvent, Output, Payload, TimedInput, TimedOutput,
+    CompletionEvent, HostCommand, Input, NicEvent, Output, Payload, Side, TimedInput, TimedOutput,
 };
 
 use super::{Batch, Edits, Fault, Stream, fault, payload_bytes, refit};
@@ -64,6 +64,27 @@ pub static FAULTS: &[Fault] = &[
         &[req::CQE_SEND_001],
         &["snd-ids-high"],
         Edits { event_out: Some(wr_id_32bit), ..Edits::NONE },
+    ),
+    fault(
+        "cq-base-32bit",
+        "a completion queue's base register is 32 bits: the entries of a ring above 4 GiB are written at their slot's address modulo 2^32",
+        &[req::CQE_RING_001_A],
+        &["ret-cq-wrap-1k"],
+        Edits { event_out: Some(cq_base_32bit), ..Edits::NONE },
+    ),
+    fault(
+        "rx-flag-base-32bit",
+        "a QP context's retirement-flag base is 32 bits: a table above 4 GiB gets its retirement flags at their slot's address modulo 2^32",
+        &[req::FLAG_RECV_001_A],
+        &["rcv-va-high"],
+        Edits { event_out: Some(rx_flag_base_32bit), ..Edits::NONE },
+    ),
+    fault(
+        "rx-flag-slot-8bit",
+        "a retirement flag's slot index is 8 bits: in a table of more than 256 slots, the flag of MSN m goes to slot (m mod rx_flag_slots) mod 256",
+        &[req::FLAG_RECV_001_B],
+        &["ret-cq-wrap-1k"],
+        Edits { stream: Some(|_| Box::<RxFlagSlot8>::default()), ..Edits::NONE },
     ),
     fault(
         "cq-index-10bit",
@@ -141,6 +162,26 @@ fn narrow_address(event: &NicEvent) -> Vec<NicEvent> {
         _ => {}
     }
     vec![event]
+}
+
+/// The address of a completion entry, its slot right, from a 32-bit queue base.
+fn cq_base_32bit(e: &mut NicEvent) -> bool {
+    if let NicEvent::Completion(c) = e {
+        if let Some(q) = c.queue.as_mut() {
+            q.addr &= LOW;
+        }
+    }
+    true
+}
+
+/// The address of a retirement flag, its slot right, from a 32-bit table base.
+fn rx_flag_base_32bit(e: &mut NicEvent) -> bool {
+    if let NicEvent::FlagWrite(f) = e {
+        if f.side == Side::Responder {
+            f.addr &= LOW;
+        }
+    }
+    true
 }
 
 /// The RETH dma_len a device with 16-bit lengths sends.
@@ -248,6 +289,35 @@ fn rewrite_reth(bytes: &mut Vec<u8>, f: impl FnOnce(&mut openrdma_codec::RethRep
         if let Ok(b) = refit(&mut r) {
             *bytes = b;
         }
+    }
+}
+
+/// The retirement-flag table base of each QP; a flag's slot loses its bits above 7.
+#[derive(Debug, Default)]
+struct RxFlagSlot8 {
+    bases: HashMap<u32, u64>,
+}
+
+impl Stream for RxFlagSlot8 {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.bases.insert(q.qpn.value(), q.recv_flag_base);
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Event { event: NicEvent::FlagWrite(f) } = &mut o.output else { continue };
+            let Some(&base) = self.bases.get(&f.qpn.value()) else { continue };
+            if f.side == Side::Responder && f.addr >= base {
+                let slot = (f.addr - base) / 8;
+                f.addr = base + 8 * (slot & 0xFF);
+            }
+        }
+        outputs
     }
 }
 

@@ -22,7 +22,7 @@ pub const DB_MMIO_003: Clause = Clause(292);
 pub const DB_MMIO_003_A: Clause = Clause(293);
 /// `DB-MMIO-003.b`: MAY, device.
 pub const DB_MMIO_003_B: Clause = Clause(294);
-/// `DB-MMIO-003.c`: MUST, device.
+/// `DB-MMIO-003.c`: MUST, outside-boundary.
 pub const DB_MMIO_003_C: Clause = Clause(295);
 /// `DB-ORDER-001`: MUST, device.
 pub const DB_ORDER_001: Clause = Clause(296);

@@ -16,7 +16,7 @@ pub(in crate::req) static CLAUSES: [Info; 185] = [
     whole("DB-MMIO-003", Must, Device),
     part("DB-MMIO-003.a", "DB-MMIO-003", 'a', Must, Device),
     part("DB-MMIO-003.b", "DB-MMIO-003", 'b', May, Device),
-    part("DB-MMIO-003.c", "DB-MMIO-003", 'c', Must, Device),
+    part("DB-MMIO-003.c", "DB-MMIO-003", 'c', Must, OutsideBoundary),
     line("DB-ORDER-001", Must, Device),
     line("DB-VERSION-001", Must, Device),
     line("DB-TEMPLATE-001", Must, Device),

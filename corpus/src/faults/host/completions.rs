@@ -259,6 +259,37 @@ impl Stream for LastPacketLength {
     }
 }
 
+/// Holds each sender flag until the next multiple of [`FlagsAtTick::TICK`] after it.
+#[derive(Debug, Default)]
+pub(super) struct FlagsAtTick {
+    held: Vec<TimedOutput>,
+}
+
+impl FlagsAtTick {
+    /// The housekeeping tick, in ns.
+    const TICK: u64 = 16_384;
+}
+
+impl Stream for FlagsAtTick {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        let (flags, mut out): (Vec<TimedOutput>, Vec<TimedOutput>) =
+            outputs.into_iter().partition(|o| {
+                matches!(&o.output,
+                    Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Requester)
+            });
+        for mut f in flags {
+            f.at = openrdma_device::Timestamp((f.at.0 / Self::TICK + 1) * Self::TICK);
+            self.held.push(f);
+        }
+        let (due, later): (Vec<TimedOutput>, Vec<TimedOutput>) =
+            self.held.drain(..).partition(|o| o.at <= batch.until);
+        self.held = later;
+        out.extend(due);
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
+
 /// Writes byte_len 0 in the retirement flag of each message whose receive completion,
 /// in the same batch, carries an immediate.
 #[derive(Debug)]
