@@ -109,6 +109,11 @@ pub struct Facts {
     command_after_failure: bool,
     /// It creates a QP with no retirement flags (RET-FLAG-001.b) and expects an ACK of it.
     flagless_retires: bool,
+    /// It injects a `Retransmit` command for a PSN that a SACK injected before it
+    /// acknowledged, while it expects a later PSN of the QP to have been sent.
+    stale_retransmit: bool,
+    /// It expects `Progress` or `Armed` reports of one QP with different `snd_una`s.
+    una_reports: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -170,6 +175,9 @@ const DUE: &[Clause] = &[
     REC_IF_002,
     REC_IF_003,
     REC_IF_010,
+    REC_RTO_004_A,
+    REC_RTO_004_B,
+    REC_RTO_004_C,
     SND_INFER_001,
     SND_INFER_002_B,
     SND_NACK_002,
@@ -290,6 +298,14 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_ORDER_001_A, |f| f.sched.contains(&SND_ORDER_001_A)),
     (SND_SCHED_003_A, |f| f.sched.contains(&SND_SCHED_003_A)),
     (SND_SCHED_001, |f| f.sched.contains(&SND_SCHED_001)),
+    // A commanded probe passed by data: where the scenario expects a data packet of the
+    // QP after a probe a command asked for.
+    (REC_IF_011, |f| f.sched.contains(&REC_IF_011)),
+    // A stale Retransmit acted on: where one is injected while a PSN is outstanding.
+    (REC_RTO_004_E, |f| f.stale_retransmit),
+    // Reports delivered out of order: where two reports of one QP carry different
+    // `snd_una`s, and the reports are judged.
+    (REC_IF_015, |f| f.una_reports && !f.own_cpu),
     // Reports: only where the scenario expects one of the kind the clause fixes; the
     // Retransmitted reports where it expects a retransmission and judges them.
     (REC_IF_004, |f| f.reports & NACK_REPORT != 0),
@@ -454,6 +470,52 @@ fn flag_lens(s: &Scenario) -> u8 {
     lens
 }
 
+/// Whether `s` injects a `Retransmit` command for a PSN at or before the cumulative PSN of
+/// a SACK it injected into the QP before, while it expects a data packet of the QP after
+/// that cumulative PSN sent by then: a command that must change nothing (REC-RTO-004.e).
+fn stale_retransmit(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+    let peers = super::peer_map(s);
+    s.injects().any(|r| {
+        let Body::Cpu { command: CpuCommand::Retransmit { qpn, psn } } = &r.body else {
+            return false;
+        };
+        let q = qpn.value();
+        let cack = s
+            .injects()
+            .filter(|j| j.at < r.at)
+            .filter_map(|j| match &j.body {
+                Body::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|x| !x.pr)?.cack_psn)
+                }
+                _ => None,
+            })
+            .reduce(|a, b| if b.is_after(a) { b } else { a });
+        let Some(cack) = cack.filter(|&c| !psn.is_after(c)) else { return false };
+        exp.iter().any(|(e, f)| {
+            e.at <= r.at
+                && matches!(f.kind, Kind::Data { qp, psn: p, rtx: false }
+                    if peers.get(&qp) == Some(&q) && openrdma_codec::Psn::new(p).is_after(cack))
+        })
+    })
+}
+
+/// Whether `s` expects `Progress` or `Armed` reports of one QP with two different
+/// `snd_una`s.
+fn una_reports(s: &Scenario) -> bool {
+    let mut first: HashMap<u32, u32> = HashMap::new();
+    s.expects().any(|r| {
+        let (qpn, una) = match &r.body {
+            Body::Event { event: NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) }
+            | Body::Event { event: NicEvent::Report(NicReport::Armed { qpn, snd_una }) } => {
+                (qpn.value(), snd_una.value())
+            }
+            _ => return false,
+        };
+        *first.entry(qpn).or_insert(una) != una
+    })
+}
+
 /// Whether `s` injects a command of the CPU half for a QP after the first error entry of
 /// that QP it expects.
 fn command_after_failure(s: &Scenario) -> bool {
@@ -562,6 +624,8 @@ impl Facts {
             }),
             command_after_failure: false,
             flagless_retires: false,
+            stale_retransmit: stale_retransmit(s, &exp),
+            una_reports: una_reports(s),
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);
@@ -737,6 +801,28 @@ fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> 
     }
     let mut last: HashMap<(usize, u32), &Kind> = HashMap::new();
     let mut out = BTreeSet::new();
+    // A probe a command asked for, followed by a data packet of its QP
+    // (`schedule::judge_commanded_probes`).
+    let late = s.manifest.tolerances.late_ns;
+    let peers = super::peer_map(s);
+    let commanded = |qp: u32, at: u64| {
+        s.injects().any(|r| {
+            r.at.0 <= at
+                && r.at.0.saturating_add(late) >= at
+                && matches!(&r.body, Body::Cpu { command: CpuCommand::Probe { qpn, .. } }
+                    if peers.get(&qp) == Some(&qpn.value()))
+        })
+    };
+    for (k, (r, f)) in exp.iter().enumerate() {
+        let Kind::Probe { qp } = f.kind else { continue };
+        if commanded(qp, r.at.0)
+            && exp[k + 1..]
+                .iter()
+                .any(|(_, g)| matches!(g.kind, Kind::Data { qp: q, .. } if q == qp))
+        {
+            out.insert(REC_IF_011);
+        }
+    }
     for (r, f) in exp {
         let (Kind::Data { qp, .. } | Kind::Probe { qp }) = f.kind else { continue };
         let g = group_of.get(&(*r as *const Record)).copied().unwrap_or(0);
