@@ -112,7 +112,7 @@ pub struct Facts {
     /// It injects a `Retransmit` command for a PSN that a SACK injected before it
     /// acknowledged, while it expects a later PSN of the QP to have been sent.
     stale_retransmit: bool,
-    /// It expects `Progress` or `Armed` reports of one QP with different `snd_una`s.
+    /// A device running it reports two `snd_una`s of one QP ([`una_reports`]).
     una_reports: bool,
 }
 
@@ -500,19 +500,25 @@ fn stale_retransmit(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
     })
 }
 
-/// Whether `s` expects `Progress` or `Armed` reports of one QP with two different
-/// `snd_una`s.
-fn una_reports(s: &Scenario) -> bool {
-    let mut first: HashMap<u32, u32> = HashMap::new();
-    s.expects().any(|r| {
-        let (qpn, una) = match &r.body {
-            Body::Event { event: NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) }
-            | Body::Event { event: NicEvent::Report(NicReport::Armed { qpn, snd_una }) } => {
-                (qpn.value(), snd_una.value())
+/// Whether a device running `s` reports two `snd_una`s of one QP: it sends a first
+/// transmission (an `Armed` report is due, REC-IF-003) that a SACK injected later
+/// acknowledges cumulatively (a `Progress` with a later `snd_una`, REC-IF-002). Neither
+/// report is recorded, since neither is compared.
+fn una_reports(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+    let peers = super::peer_map(s);
+    exp.iter().any(|(e, f)| {
+        let Kind::Data { qp, psn, rtx: false } = f.kind else { return false };
+        let Some(&local) = peers.get(&qp) else { return false };
+        s.injects().filter(|r| r.at.0 > e.at.0).any(|r| match &r.body {
+            Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                d.bth.is_some_and(|b| b.dest_qp.value() == local)
+                    && d.ext.seth.is_some_and(|x| {
+                        !x.pr && !openrdma_codec::Psn::new(psn).is_after(x.cack_psn)
+                    })
             }
-            _ => return false,
-        };
-        *first.entry(qpn).or_insert(una) != una
+            _ => false,
+        })
     })
 }
 
@@ -625,7 +631,7 @@ impl Facts {
             command_after_failure: false,
             flagless_retires: false,
             stale_retransmit: stale_retransmit(s, &exp),
-            una_reports: una_reports(s),
+            una_reports: una_reports(s, &exp),
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);

@@ -551,7 +551,9 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.order",
         clauses: REPORT_ORDER,
-        reads: &[Reads::Report],
+        // The reports it orders, Progress and Armed, are not recorded: a data packet sent
+        // makes them due.
+        reads: &[Reads::Data],
         applies: cpu_split,
         judge: |c, d| events::judge_report_order(&c.o.inputs, &c.o.events, d),
     },
