@@ -114,6 +114,11 @@ pub struct Facts {
     nak_with_flags: bool,
     /// It expects a retirement flag above 2^32 (FLAG-RECV-001.a).
     high_rx_flag: bool,
+    /// It injects a `Retransmit` command for a PSN that a SACK injected before it
+    /// acknowledged, while it expects a later PSN of the QP to have been sent.
+    stale_retransmit: bool,
+    /// A device running it reports two `snd_una`s of one QP ([`una_reports`]).
+    una_reports: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -175,6 +180,9 @@ const DUE: &[Clause] = &[
     REC_IF_002,
     REC_IF_003,
     REC_IF_010,
+    REC_RTO_004_A,
+    REC_RTO_004_B,
+    REC_RTO_004_C,
     SND_INFER_001,
     SND_INFER_002_B,
     SND_NACK_002,
@@ -300,6 +308,14 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_ORDER_001_A, |f| f.sched.contains(&SND_ORDER_001_A)),
     (SND_SCHED_003_A, |f| f.sched.contains(&SND_SCHED_003_A)),
     (SND_SCHED_001, |f| f.sched.contains(&SND_SCHED_001)),
+    // A commanded probe passed by data: where the scenario expects a data packet of the
+    // QP after a probe a command asked for.
+    (REC_IF_011, |f| f.sched.contains(&REC_IF_011)),
+    // A stale Retransmit acted on: where one is injected while a PSN is outstanding.
+    (REC_RTO_004_E, |f| f.stale_retransmit),
+    // Reports delivered out of order: where two reports of one QP carry different
+    // `snd_una`s, and the reports are judged.
+    (REC_IF_015, |f| f.una_reports && !f.own_cpu),
     // Reports: only where the scenario expects one of the kind the clause fixes; the
     // Retransmitted reports where it expects a retransmission and judges them.
     (REC_IF_004, |f| f.reports & NACK_REPORT != 0),
@@ -464,6 +480,58 @@ fn flag_lens(s: &Scenario) -> u8 {
     lens
 }
 
+/// Whether `s` injects a `Retransmit` command for a PSN at or before the cumulative PSN of
+/// a SACK it injected into the QP before, while it expects a data packet of the QP after
+/// that cumulative PSN sent by then: a command that must change nothing (REC-RTO-004.e).
+fn stale_retransmit(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+    let peers = super::peer_map(s);
+    s.injects().any(|r| {
+        let Body::Cpu { command: CpuCommand::Retransmit { qpn, psn } } = &r.body else {
+            return false;
+        };
+        let q = qpn.value();
+        let cack = s
+            .injects()
+            .filter(|j| j.at < r.at)
+            .filter_map(|j| match &j.body {
+                Body::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|x| !x.pr)?.cack_psn)
+                }
+                _ => None,
+            })
+            .reduce(|a, b| if b.is_after(a) { b } else { a });
+        let Some(cack) = cack.filter(|&c| !psn.is_after(c)) else { return false };
+        exp.iter().any(|(e, f)| {
+            e.at <= r.at
+                && matches!(f.kind, Kind::Data { qp, psn: p, rtx: false }
+                    if peers.get(&qp) == Some(&q) && openrdma_codec::Psn::new(p).is_after(cack))
+        })
+    })
+}
+
+/// Whether a device running `s` reports two `snd_una`s of one QP: it sends a first
+/// transmission (an `Armed` report is due, REC-IF-003) that a SACK injected later
+/// acknowledges cumulatively (a `Progress` with a later `snd_una`, REC-IF-002). Neither
+/// report is recorded, since neither is compared.
+fn una_reports(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+    let peers = super::peer_map(s);
+    exp.iter().any(|(e, f)| {
+        let Kind::Data { qp, psn, rtx: false } = f.kind else { return false };
+        let Some(&local) = peers.get(&qp) else { return false };
+        s.injects().filter(|r| r.at.0 > e.at.0).any(|r| match &r.body {
+            Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                d.bth.is_some_and(|b| b.dest_qp.value() == local)
+                    && d.ext.seth.is_some_and(|x| {
+                        !x.pr && !openrdma_codec::Psn::new(psn).is_after(x.cack_psn)
+                    })
+            }
+            _ => false,
+        })
+    })
+}
+
 /// Whether `s` injects a command of the CPU half for a QP after the first error entry of
 /// that QP it expects.
 fn command_after_failure(s: &Scenario) -> bool {
@@ -577,6 +645,8 @@ impl Facts {
                 matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(x) }
                     if x.side == Side::Responder && x.addr > 0xFFFF_FFFF)
             }),
+            stale_retransmit: stale_retransmit(s, &exp),
+            una_reports: una_reports(s, &exp),
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);
@@ -757,6 +827,28 @@ fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> 
     }
     let mut last: HashMap<(usize, u32), &Kind> = HashMap::new();
     let mut out = BTreeSet::new();
+    // A probe a command asked for, followed by a data packet of its QP
+    // (`schedule::judge_commanded_probes`).
+    let late = s.manifest.tolerances.late_ns;
+    let peers = super::peer_map(s);
+    let commanded = |qp: u32, at: u64| {
+        s.injects().any(|r| {
+            r.at.0 <= at
+                && r.at.0.saturating_add(late) >= at
+                && matches!(&r.body, Body::Cpu { command: CpuCommand::Probe { qpn, .. } }
+                    if peers.get(&qp) == Some(&qpn.value()))
+        })
+    };
+    for (k, (r, f)) in exp.iter().enumerate() {
+        let Kind::Probe { qp } = f.kind else { continue };
+        if commanded(qp, r.at.0)
+            && exp[k + 1..]
+                .iter()
+                .any(|(_, g)| matches!(g.kind, Kind::Data { qp: q, .. } if q == qp))
+        {
+            out.insert(REC_IF_011);
+        }
+    }
     for (r, f) in exp {
         let (Kind::Data { qp, .. } | Kind::Probe { qp }) = f.kind else { continue };
         let g = group_of.get(&(*r as *const Record)).copied().unwrap_or(0);

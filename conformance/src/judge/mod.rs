@@ -16,8 +16,11 @@
 //!   EV other than its previous one while another is usable (`paths.rs`), its timestamps to
 //!   a clock that runs forward (`schedule.rs`). A device that claims `spray-policies` is held to
 //!   the recorded EVs exactly. Packets of one QP recorded together come in their recorded
-//!   order. A data packet the scenario does not expect is a spurious retransmission
-//!   (`SND-RTX-004`) or a duplicate transmission (`SND-PSN-001`).
+//!   order, and none the scenario expects after a probe a `Probe` command asked for
+//!   comes before that probe (`REC-IF-011`). A data packet the scenario does not expect
+//!   is a spurious retransmission (`SND-RTX-004`), a duplicate transmission
+//!   (`SND-PSN-001`), or one a `Retransmit` command for a PSN already acknowledged cannot
+//!   explain (`REC-RTO-004.e`).
 //! * **NACKs** are matched by (QP, `nack_psn`, reason), and their other NETH fields
 //!   compared (the EV and timestamp of the NACKed packet exactly, the fields a SHOULD fixes
 //!   as SHOULDs); **probes** by QP, with their `probe_id`; **transport ACKs** by (QP, MSN,
@@ -56,7 +59,9 @@
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, `EvState` as
 //!   expected in a scenario that expects any, and one `Retransmitted` for every
-//!   retransmission the device sent (`CONF-CMP-020`).
+//!   retransmission the device sent (`CONF-CMP-020`). A QP's reports come in the order
+//!   they were produced: the `snd_una` of its `Progress` and `Armed` reports never goes
+//!   back (`REC-IF-015`).
 //! * When the device brings its own CPU half (`cpu = "device"`), its reports are internal
 //!   and not judged; the retransmissions and probes its CPU half commands are expected
 //!   packets like any other, none is excused by a command, and a retransmission is held to

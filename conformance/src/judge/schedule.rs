@@ -147,6 +147,58 @@ pub(super) fn judge_order(
     }
 }
 
+/// A probe the CPU half commands goes before any data packet of its QP (`REC-IF-011`): of
+/// an expected probe that a `Probe` command of its QP asked for, within `late_ns` before
+/// it, no data packet of the QP that the scenario expects after the probe may come before
+/// it once the command has arrived. The reference sent the probe first; a device that
+/// sends such a packet first let data pass the probe.
+pub(super) fn judge_commanded_probes(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
+    matches: &[(usize, usize)],
+    div: &mut Vec<Divergence>,
+) {
+    let late = scenario.manifest.tolerances.late_ns;
+    let local_of = super::peer_map(scenario);
+    for &(ep, op) in matches {
+        let Kind::Probe { qp } = exp[ep].1.kind else { continue };
+        let Some(&local) = local_of.get(&qp) else { continue };
+        let due = exp[ep].0.at.0;
+        let command = inputs.iter().find(|i| {
+            i.at <= due
+                && i.at.saturating_add(late) >= due
+                && matches!(i.input, Input::Cpu { command: CpuCommand::Probe { qpn, .. } }
+                    if qpn.value() == local)
+        });
+        let Some(command) = command else { continue };
+        let passed = matches.iter().find(|&&(ed, od)| {
+            ed > ep
+                && od < op
+                && obs[od].at >= command.at
+                && matches!(exp[ed].1.kind, Kind::Data { qp: q, .. } if q == qp)
+        });
+        let Some(&(ed, od)) = passed else { continue };
+        div.push(Divergence {
+            at: obs[od].at,
+            requirement: "REC-IF-011".into(),
+            what: format!(
+                "sent before the probe the CPU half commanded at {} ns, which the scenario \
+                 expects first ({})",
+                command.at,
+                render_frame(exp[ep].1.bytes)
+            ),
+            expected: Some(render_frame(exp[ed].1.bytes)),
+            actual: Some(render_frame(obs[od].bytes)),
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
+}
+
 /// Two timestamps of a QP's clock taken less than this far apart must not run backwards: a
 /// clock whose unit is 1 ns or longer (`SND-TS-002`) advances less than 2^15 in that time.
 const CLOCK_SPAN_NS: u64 = 1 << 15;

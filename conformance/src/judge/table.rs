@@ -345,7 +345,15 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data],
         applies: always,
         judge: |c, d| {
-            schedule::judge_order(c.scenario, &c.o.exp_frames, &c.o.frames, &c.pairing.matches, d)
+            schedule::judge_order(c.scenario, &c.o.exp_frames, &c.o.frames, &c.pairing.matches, d);
+            schedule::judge_commanded_probes(
+                c.scenario,
+                &c.o.inputs,
+                &c.o.exp_frames,
+                &c.o.frames,
+                &c.pairing.matches,
+                d,
+            );
         },
     },
     Check {
@@ -539,6 +547,15 @@ pub static CHECKS: &[Check] = &[
             }
             c.count(n);
         },
+    },
+    Check {
+        name: "reports.order",
+        clauses: REPORT_ORDER,
+        // The reports it orders, Progress and Armed, are not recorded: a data packet sent
+        // makes them due.
+        reads: &[Reads::Data],
+        applies: cpu_split,
+        judge: |c, d| events::judge_report_order(&c.o.inputs, &c.o.events, d),
     },
     Check {
         name: "ev-states",

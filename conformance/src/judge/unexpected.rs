@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::{Msn, Opcode, Qpn};
+use openrdma_codec::{Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Record, Scenario,
     Side, TimedOutput,
@@ -71,26 +71,45 @@ pub(super) fn judge(
                 let since = local.and_then(|l| failed_at.get(&l)).copied().unwrap_or(0);
                 failed_probe_rule(inputs, local, since, of.at)
             }
-            Kind::Data { qp, rtx: true, .. } => {
-                // One retransmission per command, sent when the command arrived.
+            Kind::Data { qp, psn, rtx: true } => {
+                // One retransmission per command, sent when the command arrived. A command
+                // for a PSN already acknowledged explains only the resend of a message's
+                // last packet (REC-RTO-004.c), which lies at or before the cumulative PSN.
                 let local = local_of.get(&qp).copied();
-                let cmd = commanded.iter().enumerate().position(|(k, &(q, t))| {
-                    !used_commands[k] && Some(q) == local && t <= of.at && of.at <= t + tol.late_ns
-                });
+                let open = |k: usize, c: &Commanded| {
+                    !used_commands[k]
+                        && Some(c.qp) == local
+                        && c.at <= of.at
+                        && of.at <= c.at + tol.late_ns
+                };
+                let outstanding =
+                    |c: &Commanded| c.stale.is_some_and(|a| Psn::new(psn).is_after(a));
+                let cmd =
+                    commanded.iter().enumerate().position(|(k, c)| open(k, c) && !outstanding(c));
                 if let Some(k) = cmd {
                     used_commands[k] = true;
                     continue;
                 }
-                let failed = local.and_then(|l| failed_at.get(&l)).copied();
-                retransmission_rule(
-                    inputs,
-                    obs_frames,
-                    local,
-                    failed,
-                    own_cpu,
-                    (i, of),
-                    tol.late_ns,
-                )
+                let stale = commanded.iter().enumerate().position(|(k, c)| open(k, c));
+                if let Some(k) = stale {
+                    used_commands[k] = true;
+                    (
+                        "REC-RTO-004.e",
+                        "a retransmission of an outstanding PSN on a Retransmit command for a PSN \
+                         already acknowledged, which changes nothing",
+                    )
+                } else {
+                    let failed = local.and_then(|l| failed_at.get(&l)).copied();
+                    retransmission_rule(
+                        inputs,
+                        obs_frames,
+                        local,
+                        failed,
+                        own_cpu,
+                        (i, of),
+                        tol.late_ns,
+                    )
+                }
             }
             // Sent before the probe answer that the scenario holds it for, after a timeout:
             // the device's own CPU half did not blame the EV (REC-EV-002.a).
@@ -167,16 +186,36 @@ fn acked_msns(exp_frames: &[(&Record, Frame<'_>)]) -> Vec<(u32, Msn)> {
         .collect()
 }
 
-/// Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the times of the
-/// commands injected into the device, by the scenario or the runner's agent; none when the
-/// CPU half is inside the device (CONF-CMP-019).
-fn retransmits_commanded(inputs: &[In<'_>], own_cpu: bool) -> Vec<(u32, u64)> {
+/// A `Retransmit` command injected into the device: its QP, its time, and, when its PSN
+/// was already acknowledged, the cumulative PSN of the SACK into the QP that acknowledged
+/// it, the latest before the command.
+struct Commanded {
+    qp: u32,
+    at: u64,
+    stale: Option<Psn>,
+}
+
+/// Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the commands
+/// injected into the device, by the scenario or the runner's agent; none when the CPU half
+/// is inside the device (CONF-CMP-019).
+fn retransmits_commanded(inputs: &[In<'_>], own_cpu: bool) -> Vec<Commanded> {
     inputs
         .iter()
         .filter(|_| !own_cpu)
         .filter_map(|i| match &i.input {
-            Input::Cpu { command: openrdma_device::CpuCommand::Retransmit { qpn, .. } } => {
-                Some((qpn.value(), i.at))
+            Input::Cpu { command: CpuCommand::Retransmit { qpn, psn } } => {
+                let q = qpn.value();
+                let cack = inputs
+                    .iter()
+                    .filter(|j| j.at < i.at)
+                    .filter_map(|j| {
+                        let d = &j.frame.as_ref()?.d;
+                        (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|x| !x.pr)?)
+                    })
+                    .map(|x| x.cack_psn)
+                    .reduce(|a, b| if b.is_after(a) { b } else { a });
+                let stale = cack.filter(|&c| !psn.is_after(c));
+                Some(Commanded { qp: q, at: i.at, stale })
             }
             _ => None,
         })

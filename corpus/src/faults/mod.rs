@@ -27,6 +27,8 @@
 //! * [`retire`]: the order of retirement and delivery, and the error state's completions.
 //! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
+//! * [`commands`]: the NIC half acts on a command of the CPU half as another case says, or
+//!   delivers a QP's reports out of order.
 //! * [`answers`]: what a responder sends in answer filled wrong, or not sent when due:
 //!   SACK contents and triggers, ACKs, NAKs, one entry per NACK reason.
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
@@ -61,6 +63,7 @@ use openrdma_sm::boundary::ReferenceDevice;
 pub mod acks;
 pub mod answers;
 pub mod behaviour;
+pub mod commands;
 pub mod cpu;
 pub mod discards;
 pub mod engines;
@@ -373,6 +376,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || retire::FAULTS,
     || written::FAULTS,
     || cpu::FAULTS,
+    || commands::FAULTS,
     || answers::FAULTS,
     answers::nack_reasons,
     || sending::FAULTS,

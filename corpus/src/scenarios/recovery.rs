@@ -35,6 +35,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rec-device-progress", rec_device_progress),
         ("rec-device-blame", rec_device_blame),
         ("rec-device-nack-no-blame", rec_device_nack_no_blame),
+        ("rec-nic-commands", rec_nic_commands),
     ]
 }
 
@@ -463,4 +464,80 @@ fn rec_device_nack_no_blame() -> Scenario {
     inject_ack(&mut r, 4_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     r.checks(&["REC-EV-002", "REC-PROBE-001", "REC-TEST-003"]);
     done(r, 40_000)
+}
+
+// ===== the NIC half's commands, scripted ==================================================
+
+/// A SACK into the device's QP whose bitmap starts `offset` PSNs after `cack`, answering
+/// `trigger`: the PSNs between `cack + 1` and the bitmap base are a gap the SACK does not
+/// cover, so it makes no inference about them (SND-INFER-002).
+fn inject_gap_sack(r: &mut Recorder, at: u64, cack: u32, offset: i16, bitmap: u64, trigger: u32) {
+    r.run_until(at);
+    let ev = r.sent_ev(PEER_QP, trigger).expect("the trigger PSN was sent");
+    let mut p = sack_in(cack, bitmap, trigger, WireMark::NONE, ev);
+    if let Packet::Sack { seth, .. } = &mut p {
+        seth.sack_offset = offset;
+    }
+    r.inject(at, port_of(ev, 4), ev, &p);
+}
+
+/// Each branch of REC-RTO-004 and the probe command, commanded by the scenario: the
+/// device's NIC half must act on each command as the clause for that case says.
+fn rec_nic_commands() -> Scenario {
+    let m = manifest(
+        "rec-nic-commands",
+        "The QP has two EVs and the scenario plays the CPU half (the reference agent's \
+         commands, recorded). A four-packet message goes out; a SACK shows PSN 0 and, past a gap at PSN 1, PSN 2. A Retransmit of PSN 2, \
+         which is SACKed, queues PSN 3, the oldest outstanding PSN from 2 on not yet \
+         SACKed. A SACK shows PSN 3 too: a second Retransmit of PSN 2, every PSN from it \
+         on now SACKed, resends PSN 2 once, and the peer answers with a SACK of every PSN. \
+         A second message goes out, PSN 4 is acknowledged, and a Retransmit of PSN 4, \
+         already acknowledged, changes nothing, though PSN 5 is outstanding. Last, a Probe \
+         command and a new message come at one instant: the probe goes first.",
+        &[
+            "REC-IF-010",
+            "REC-RTO-004",
+            "REC-IF-011",
+            "EV-PROBE-005",
+            "SND-SCHED-001",
+            "SND-INFER-002",
+            "SND-RTX-001",
+            "SND-RTX-002",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        &[Capability::Requester, Capability::CpuSplit, Capability::Paths, Capability::Ipv4],
+    );
+    let mut r = Recorder::with_cpu(m, CpuHalf::Scripted);
+    let evs = v4_evs(DUT_QP, 2);
+    let e0 = evs[0];
+    setup_evs(&mut r, 0, evs);
+    let qpn = Qpn::new(DUT_QP);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    post(&mut r, 1_000, 0, 4 * PMTU);
+    inject_gap_sack(&mut r, 2_000, 0, 2, 0b1, 2);
+    r.checks(&["REC-RTO-004", "REC-IF-010", "SND-RTX-001", "BTH-RTX-001"]);
+    r.cpu(3_000, CpuCommand::Retransmit { qpn, psn: Psn::new(2) });
+    r.checks(&["SND-INFER-002"]);
+    inject_gap_sack(&mut r, 4_000, 0, 2, 0b11, 3);
+    r.checks(&["REC-RTO-004", "REC-IF-010", "BTH-RTX-001"]);
+    r.cpu(5_000, CpuCommand::Retransmit { qpn, psn: Psn::new(2) });
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 6_000, 3, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 6_000, 3, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    post(&mut r, 7_000, 1, 2 * PMTU);
+    inject_sack(&mut r, 7_500, 4, 0, 4, WireMark::NONE);
+    r.checks(&["REC-RTO-004", "REC-IF-010"]);
+    r.cpu(9_000, CpuCommand::Retransmit { qpn, psn: Psn::new(4) });
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 10_000, 5, 0, 5, WireMark::NONE);
+    inject_ack(&mut r, 10_000, 5, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["REC-IF-011", "EV-PROBE-005", "SND-SCHED-001"]);
+    r.cpu(11_000, CpuCommand::Probe { qpn, ev: e0 });
+    post(&mut r, 11_000, 2, 64);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 12_000, 6, 0, 6, WireMark::NONE);
+    inject_ack(&mut r, 12_000, 6, 2, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 18_000)
 }

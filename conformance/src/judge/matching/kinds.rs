@@ -258,7 +258,8 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
 
 /// The rules a retransmission of `psn` on the wire QP `qp` (the peer's number) is due by:
 /// the input that asks for it. A NACK or SACK asks at once: one within `late_ns` before it
-/// is the cause. Otherwise it is a timeout's: a command of the CPU half (REC-IF-010); with
+/// is the cause. Otherwise it is a timeout's: a command of the CPU half (REC-IF-010), or of
+/// an earlier PSN whose successors up to this one were SACKed (REC-RTO-004.a); with
 /// no command, the reports the CPU half's timer runs on (REC-IF-003 when the device did not
 /// report the timer armed, else REC-IF-002); with the device's own CPU half, its retry
 /// counter when the device failed the QP before the packet was due (REC-RTO-002 when the
@@ -317,6 +318,16 @@ pub(super) fn rtx_causes(
             } else if Some(qpn.value()) == local && p.value() == psn {
                 commanded = true;
                 cause = Some(REC_IF_010);
+            } else if Some(qpn.value()) == local
+                && recent
+                && Psn::new(psn).is_after(*p)
+                && !acked_before(fed, local, *p, i.at)
+            {
+                // A later PSN than the one commanded, itself outstanding: the PSNs between
+                // were SACKed, and the command queues the oldest from it on that is not
+                // (REC-RTO-004.a).
+                commanded = true;
+                cause = Some(REC_RTO_004_A);
             }
         }
         let Some(d) = i.frame.as_ref().filter(|_| recent) else { continue };
@@ -409,6 +420,17 @@ pub(super) fn rtx_causes(
         }
     });
     out
+}
+
+/// Whether a SACK into the device QP `local` injected before `at` acknowledged `psn`
+/// cumulatively: a command for it then names no outstanding PSN.
+fn acked_before(fed: &[Fed<'_>], local: Option<u32>, psn: Psn, at: u64) -> bool {
+    fed.iter().filter(|i| i.at < at).any(|i| {
+        i.frame.as_ref().is_some_and(|d| {
+            d.bth.map(|b| b.dest_qp.value()) == local
+                && d.ext.seth.is_some_and(|x| !x.pr && !psn.is_after(x.cack_psn))
+        })
+    })
 }
 
 /// When the latest back-off of the device QP `local` that is still running at `at` ends:

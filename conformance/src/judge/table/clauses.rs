@@ -216,6 +216,9 @@ pub(super) const MATCH: &[Clause] = &[
     REC_RTO_001,
     REC_RTO_002,
     REC_RTO_003,
+    REC_RTO_004_A,
+    REC_RTO_004_B,
+    REC_RTO_004_C,
     REC_RTO_004_D,
     REC_RTO_005,
     RETH_LAYOUT_001,
@@ -310,6 +313,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     REC_PROBE_001,
     REC_PROBE_002,
     REC_RETRY_002,
+    REC_RTO_004_E,
     SND_ACK_001_B,
     SND_ERR_001,
     SND_INFER_002_A,
@@ -338,7 +342,8 @@ pub(super) const SPRAY: &[Clause] = &[
     SND_SPRAY_009,
 ];
 
-pub(super) const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
+pub(super) const SCHEDULE_ORDER: &[Clause] =
+    &[REC_IF_011, SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
 
 pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 
@@ -553,6 +558,8 @@ pub(super) const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
 pub(super) const QP_ERROR: &[Clause] = &[CQE_RING_004_B, REC_IF_009];
 
 pub(super) const EV_STATES: &[Clause] = &[EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B];
+
+pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 
 pub(super) const REPORTS: &[Clause] = &[
     AETH_MRC_002_B,
