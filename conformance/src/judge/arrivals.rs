@@ -50,6 +50,9 @@ pub(super) struct WriteCopy {
     /// it too, so that a NAK for it is the answer of a check run out of the order of
     /// RCV-CHECK-001, or of a duplicate checked further (RCV-DUP-001.a).
     pub(super) region_refused: bool,
+    /// For the accepted copy: its MSN lay, when it arrived, at an offset from its
+    /// domain's next MSN that only a shared retirement table holds (`RET-CAP-001`).
+    pub(super) shared_far: bool,
 }
 
 /// What the device must have done with a write copy.
@@ -236,6 +239,7 @@ impl Arrivals {
                         status: Status::Discarded(reason),
                         refused: None,
                         region_refused: false,
+                        shared_far: false,
                     });
                 }
             } else if bth.opcode.is_mrc_write() {
@@ -250,6 +254,7 @@ impl Arrivals {
                     status: Status::Rejected,
                     refused: None,
                     region_refused: false,
+                    shared_far: false,
                 });
             } else if bth.opcode == Opcode::MRC_PROBE {
                 if let Some(p) = d.ext.peth {
@@ -315,7 +320,10 @@ impl Arrivals {
             }
             let Some(c) = self.writes.get_mut(&key).and_then(|v| v.get_mut(k)) else { continue };
             match c.status {
-                Status::Accepted => rx.accept(&w),
+                Status::Accepted => {
+                    c.shared_far = rx.shared_far(&w);
+                    rx.accept(&w);
+                }
                 Status::Rejected => {
                     c.refused = rx.refusal(&w);
                     c.region_refused = rx.region_refuses(&w);
@@ -400,6 +408,14 @@ impl Arrivals {
             }
         }
         rule
+    }
+
+    /// Whether the accepted copy of PSN `psn` of QP `qp` lay at an offset from its
+    /// domain's next MSN that only a shared retirement table holds.
+    pub(super) fn shared_far(&self, qp: u32, psn: u32) -> bool {
+        self.writes
+            .get(&(qp, psn))
+            .is_some_and(|v| v.iter().any(|c| c.status == Status::Accepted && c.shared_far))
     }
 
     /// Whether any sound copy of PSN `psn` of QP `qp` arrived at or before `by`.

@@ -165,7 +165,7 @@ fn judge_placement(
         }
     }
     for f in placement::judge(&placed.ranges, &placed.writes, &placed.flags) {
-        div.extend(placed.divergence(scenario, f));
+        div.extend(placed.divergence(scenario, arrivals, f));
     }
 }
 
@@ -185,14 +185,19 @@ struct Placed<'a> {
 
 impl Placed<'_> {
     /// The divergence a placement finding is.
-    fn divergence(&self, scenario: &Scenario, f: placement::Finding) -> Option<Divergence> {
+    fn divergence(
+        &self,
+        scenario: &Scenario,
+        arrivals: &Arrivals,
+        f: placement::Finding,
+    ) -> Option<Divergence> {
         let writes = &self.write_of;
         let d = match f {
             placement::Finding::Missing { range, offset, differ } => {
                 let (r, x) = (self.recs[range], &self.ranges[range]);
                 Divergence {
                     at: r.at.0,
-                    requirement: placement_due(scenario, r).into(),
+                    requirement: placement_due(scenario, arrivals, r).into(),
                     what: format!(
                         "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
                         x.bytes.len(),
@@ -442,6 +447,26 @@ pub(super) fn judge_reports(
                         *t,
                         crate::req::RET_ERR_004_E,
                         "a QP's failure reported again".into(),
+                    )
+                });
+                continue;
+            }
+            // A QP the scenario never expects to fail: the device moved it to the error
+            // state on an event that is not a cause of it (RET-ERR-002), unless a frame
+            // that arrived then carries a value a receiver must take, which the device
+            // misread for a cause.
+            let qp_fails = |x: &NicEvent| {
+                matches!((x, e), (NicEvent::Report(NicReport::QpError { qpn: a, .. }),
+                    NicEvent::Report(NicReport::QpError { qpn: b, .. })) if a == b)
+            };
+            let misread = not_taken(*t, inputs).is_some();
+            if !misread && !exp.iter().any(|(_, x)| qp_fails(x)) {
+                div.push(Divergence {
+                    actual: Some(render_event(e)),
+                    ..Divergence::of(
+                        *t,
+                        crate::req::RET_ERR_002,
+                        "a QP went to the error state on no cause of it".into(),
                     )
                 });
                 continue;
@@ -722,13 +747,19 @@ fn wrong_transition(
     resource_nack.then_some("SND-NACK-003")
 }
 
-/// The rule an expected DMA write that did not happen breaks: placement (RCV-PLACE-003),
-/// unless its packet's PSN follows the wrap of the PSN space from 2^24 − 1 to 0 among the
+/// The rule an expected DMA write that did not happen breaks: the shared table's capacity
+/// (RET-CAP-001) for a write whose MSN only such a table holds, else placement
+/// (RCV-PLACE-003), unless its packet's PSN follows the wrap of the PSN space from 2^24 − 1 to 0 among the
 /// writes the scenario injects into its QP, which a device that compares PSNs as plain
 /// integers takes for duplicates (BTH-PSN-002).
-fn placement_due(scenario: &Scenario, r: &Record) -> &'static str {
+fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'static str {
     let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003.a" };
     let (qpn, psn) = (w.qpn.value(), w.psn.value());
+    // A write whose MSN only a shared table of 4096 entries holds: the device's table
+    // holds fewer.
+    if arrivals.shared_far(qpn, psn) {
+        return "RET-CAP-001";
+    }
     let wrapped = scenario.injects().filter(|i| i.at <= r.at).any(|i| match &i.body {
         Body::Frame { bytes, .. } => decode(bytes)
             .bth

@@ -291,6 +291,11 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         // right packet wrong, whatever fields of the one it displaced then differ.
         if is_other_packet(cx, e, of) {
             rule = SND_PSN_001;
+        } else if let Some(counter) = msn_counter_rule(cx, e, of) {
+            if let Some(f) = fields.iter_mut().find(|f| f.field == "meth.msn") {
+                f.name(counter);
+            }
+            rule = counter;
         }
         let first = fields.iter().find(|f| f.clause == Some(rule)).unwrap_or(&fields[0]);
         let what = describe(first);

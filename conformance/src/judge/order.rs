@@ -61,6 +61,7 @@ enum Rule {
     SendEntryLate,
     WriteAfterSendFlag,
     DataAfterSendFlag,
+    CompletedAgain,
 }
 
 impl Rule {
@@ -70,6 +71,7 @@ impl Rule {
             Rule::SendEntryLate => "ORD-SEND-001",
             Rule::WriteAfterSendFlag => "ORD-SEND-003",
             Rule::DataAfterSendFlag => "ORD-SEND-002.b",
+            Rule::CompletedAgain => "RET-SEND-001",
         }
     }
 }
@@ -127,6 +129,21 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
     let mut send_flagged: HashMap<WrKey, u32> = HashMap::new();
     let mut send_flagged_msgs: HashSet<MsgKey> = HashSet::new();
     let mut recv_flagged: HashSet<MsgKey> = HashSet::new();
+    // Work requests whose sender flag is written twice: completed again, whole, which
+    // breaks the rule that each completes once (RET-SEND-001) before the flag's.
+    let mut flags: HashMap<WrKey, u32> = HashMap::new();
+    for item in items {
+        if let Item::SendFlag(k) = item {
+            *flags.entry(*k).or_default() += 1;
+        }
+    }
+    let after_flag = |k: &WrKey| {
+        if flags.get(k).is_some_and(|&n| n > 1) {
+            Rule::CompletedAgain
+        } else {
+            Rule::WriteAfterSendFlag
+        }
+    };
     let mut out = Vec::new();
     for (pos, item) in items.iter().enumerate() {
         let mut breach = |rule, key| out.push(Breach { pos, rule, key });
@@ -135,12 +152,12 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
                 // Its only completion, after its flag: the entry came too late.
                 Some(0) => breach(Rule::SendEntryLate, Key::Wr(*k)),
                 // A second completion, after the flag.
-                Some(_) => breach(Rule::WriteAfterSendFlag, Key::Wr(*k)),
+                Some(_) => breach(after_flag(k), Key::Wr(*k)),
                 None => *completions.entry(*k).or_default() += 1,
             },
             Item::SendFlag(k) => {
                 if send_flagged.contains_key(k) {
-                    breach(Rule::WriteAfterSendFlag, Key::Wr(*k));
+                    breach(after_flag(k), Key::Wr(*k));
                 } else {
                     send_flagged.insert(*k, completions.get(k).copied().unwrap_or(0));
                     send_flagged_msgs.insert((k.0, k.1));
@@ -281,6 +298,9 @@ fn describe(b: Breach, e: &NicEvent) -> String {
         }
         Rule::SendEntryLate => {
             format!("the completion entry of {whose} came after its sender flag")
+        }
+        Rule::CompletedAgain => {
+            format!("a {kind} of {whose} came after its sender flag: it completed again")
         }
         _ => {
             format!("a {kind} of {whose} came after its sender flag, which must be its last write")
@@ -448,7 +468,12 @@ mod tests {
             rules(&[SendCompletion(WR), SendFlag(WR), SendCompletion(WR)]),
             [(2, "ORD-SEND-003")]
         );
-        assert_eq!(rules(&[SendFlag(WR), SendFlag(WR)]), [(1, "ORD-SEND-003")]);
+        // Completed again, entry and flag: each work request completes once.
+        assert_eq!(rules(&[SendFlag(WR), SendFlag(WR)]), [(1, "RET-SEND-001")]);
+        assert_eq!(
+            rules(&[SendCompletion(WR), SendFlag(WR), SendCompletion(WR), SendFlag(WR)]),
+            [(2, "RET-SEND-001"), (3, "RET-SEND-001")]
+        );
         // Another work request of the same message number but another generation is not
         // the same request.
         assert!(rules(&[SendFlag(WR), SendCompletion((0x11, Msn::new(3), 8))]).is_empty());

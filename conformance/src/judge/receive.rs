@@ -228,6 +228,17 @@ impl Receiver {
         None
     }
 
+    /// Whether write `w` lies at an offset from its domain's next MSN of W or more in
+    /// shared retirement: where only a table of the shared capacity holds it
+    /// (`RET-CAP-001`).
+    pub(super) fn shared_far(&self, w: &Write) -> bool {
+        let Some(dom) = self.qps.get(&w.qp).and_then(|q| self.domains.get(&q.domain)) else {
+            return false;
+        };
+        let offset = w.msn.forward_from(dom.next);
+        self.shared && u32::from(offset) >= self.window && offset < self.table
+    }
+
     /// Whether the region check of RCV-PLACE-002.a refuses write `w`, whatever the checks
     /// before it say.
     pub(super) fn region_refuses(&self, w: &Write) -> bool {

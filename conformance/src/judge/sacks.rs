@@ -142,8 +142,16 @@ pub(super) fn judge(
                 }
                 _ => false,
             });
-            let rule =
-                if stops_short { SETH_CACK_001_B.id() } else { due_rule(scenario, rec.at.0, qp) };
+            // The write that makes the progress lay where only a shared table of 4096
+            // entries holds its MSN: the device's table holds fewer, and discarded it.
+            let far = local.is_some_and(|l| arrivals.shared_far(l, cack));
+            let rule = if stops_short {
+                SETH_CACK_001_B.id()
+            } else if far {
+                RET_CAP_001.id()
+            } else {
+                due_rule(scenario, rec.at.0, qp)
+            };
             div.push(Divergence {
                 at: rec.at.0,
                 requirement: rule.into(),

@@ -308,9 +308,10 @@ fn missing_rule(seq: Seq, want: &NicEvent, causes: &Causes<'_>) -> Rule {
 /// The rule an extra output breaks: the sequence's, but for a requester entry of a success
 /// for a message whose sender flag alone is due: the work request is unsignaled, and the
 /// device wrote an entry for it too (WR-SIGNALED-001.b); for a retirement flag of a QP
-/// that has no retirement flags (RET-FLAG-001.b); and for a retirement flag with a failure
-/// status (FLAG-RECV-003).
-fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
+/// that has no retirement flags (RET-FLAG-001.b); for a retirement flag with a failure
+/// status (FLAG-RECV-003); and for a retirement flag of a QP that had failed
+/// (RET-ERR-001.a).
+fn extra_rule(seq: Seq, got: &NicEvent, at: u64, causes: &Causes<'_>) -> Rule {
     match got {
         // A retirement flag of a QP that has none.
         NicEvent::FlagWrite(f)
@@ -325,6 +326,14 @@ fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
         {
             FLAG_RECV_003
         }
+        // A retirement flag of a QP that had failed: its entries stayed in the table
+        // (RET-ERR-001.a).
+        NicEvent::FlagWrite(f)
+            if seq == Seq::ResponderFlags
+                && causes.qp_errors.iter().any(|&(q, t)| q == f.qpn.value() && t <= at) =>
+        {
+            RET_ERR_001_A
+        }
         NicEvent::Completion(c)
             if seq == Seq::RequesterEntries
                 && c.entry.status.is_success()
@@ -332,6 +341,13 @@ fn extra_rule(seq: Seq, got: &NicEvent, causes: &Causes<'_>) -> Rule {
                 && causes.flags_due.contains(&(c.entry.qpn.value(), c.entry.msn.value())) =>
         {
             WR_SIGNALED_001_B
+        }
+        // A second success of a message whose one completion the scenario expects: the
+        // sender completed it again (RET-SEND-001).
+        _ if requester_status(got).is_some_and(|(_, s)| s.is_success())
+            && causes.completed(got) =>
+        {
+            RET_SEND_001
         }
         _ => seq.extra(),
     }
@@ -468,6 +484,14 @@ pub(super) fn judge(
         .filter(|(_, e)| matches!(e, NicEvent::Report(NicReport::QpError { .. })))
         .map(|(r, _)| r.at.0)
         .collect();
+    // The QPs the scenario expects to fail, with the time.
+    let qp_errors: Vec<(u32, u64)> = exp
+        .iter()
+        .filter_map(|(r, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, .. }) => Some((qpn.value(), r.at.0)),
+            _ => None,
+        })
+        .collect();
     let errored: HashSet<u32> = obs
         .iter()
         .filter_map(|(_, e)| match e {
@@ -508,6 +532,7 @@ pub(super) fn judge(
             failed_at: &failed_at,
             errored: &errored,
             errors_at: &errors_at,
+            qp_errors: &qp_errors,
         };
         judge_seq(seq, &want, &got, &causes, late_ns, history, div);
     }
@@ -573,6 +598,22 @@ struct Causes<'a> {
     errored: &'a HashSet<u32>,
     /// The times the scenario expects a QP to fail.
     errors_at: &'a [u64],
+    /// The QPs the scenario expects to fail, with the time.
+    qp_errors: &'a [(u32, u64)],
+}
+
+impl Causes<'_> {
+    /// Whether the scenario expects a completion of the message of requester flag or entry
+    /// `e`, of the same kind: the message completes once.
+    fn completed(&self, e: &NicEvent) -> bool {
+        match e {
+            NicEvent::FlagWrite(f) => self.flags_due.contains(&(f.qpn.value(), f.msn.value())),
+            NicEvent::Completion(c) => {
+                self.entries_due.contains(&(c.entry.qpn.value(), c.entry.msn.value()))
+            }
+            _ => false,
+        }
+    }
 }
 
 fn judge_seq(
@@ -692,7 +733,7 @@ fn judge_seq(
         });
         // A success beside a flag the work request alone was due names its signaled bit
         // first: that holds whatever AETH came then.
-        let specific = extra_rule(seq, ge, causes);
+        let specific = extra_rule(seq, ge, gt, causes);
         let rule = if wild && specific == seq.extra() { SND_ACK_002 } else { specific };
         div.push(Divergence {
             actual: Some(render_event(ge)),

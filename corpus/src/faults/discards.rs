@@ -62,6 +62,15 @@ pub static FAULTS: &[Fault] = &[
         Check::Retired,
     ),
     places(
+        "msn-offset-unsigned",
+        "the retirement table takes an MSN's offset from the next MSN as a plain signed \
+         difference, without the modulo 2^16: a new PSN of a message just behind the \
+         pointer has a negative offset, passes for pending and is placed",
+        &[req::RET_CAP_002, req::FLAG_LAST_002],
+        &["rcv-msn-position"],
+        Check::Behind,
+    ),
+    places(
         "places-msn-beyond-table",
         "a write whose MSN lies beyond the retirement table is placed before the table \
          discards it",
@@ -101,6 +110,7 @@ const fn places(
         Check::OutOfWindow => |m| Box::new(PlacesDiscarded::new(m, Check::OutOfWindow)),
         Check::Access => |m| Box::new(PlacesDiscarded::new(m, Check::Access)),
         Check::Retired => |m| Box::new(PlacesDiscarded::new(m, Check::Retired)),
+        Check::Behind => |m| Box::new(PlacesDiscarded::new(m, Check::Behind)),
         Check::Beyond => |m| Box::new(PlacesDiscarded::new(m, Check::Beyond)),
         Check::Message => |m| Box::new(PlacesDiscarded::new(m, Check::Message)),
         Check::Opcode => |m| Box::new(PlacesDiscarded::new(m, Check::Opcode)),
@@ -121,6 +131,9 @@ enum Check {
     Access,
     /// The MSN's position: retired (`FLAG-LAST-002`).
     Retired,
+    /// The MSN's position: retired, and below the next MSN as plain numbers, so that a
+    /// difference taken without the modulo is negative (`RET-CAP-002`).
+    Behind,
     /// The MSN's position: beyond the table (`RCV-MSG-002`).
     Beyond,
     /// The message's entry (`RCV-MSG-001`).
@@ -248,7 +261,9 @@ impl PlacesDiscarded {
         let msn = w.write.msn;
         let next = self.retired.get(&domain).map_or(Msn::ZERO, |m| m.next());
         let ahead = msn.forward_from(next);
-        Some(if ahead >= 0x8000 {
+        Some(if ahead >= 0x8000 && self.check == Check::Behind && msn.value() < next.value() {
+            Check::Behind
+        } else if ahead >= 0x8000 {
             Check::Retired
         } else if ahead >= self.table {
             Check::Beyond

@@ -7,11 +7,10 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::AethKind;
 use openrdma_codec::frame::Extensions;
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
-use openrdma_codec::{BthRepr, Ev, Opcode, PethRepr};
+use openrdma_codec::{AethKind, AethMsn, AethRepr, BthRepr, Ev, Msn, Opcode, PethRepr, Qpn};
 use openrdma_conformance::req;
 use openrdma_device::{
     CpuCommand, HostCommand, Input, NicEvent, NicReport, Output, Side, TimedInput, TimedOutput,
@@ -65,6 +64,28 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<FailureStopsDomain>::default(),
     ),
     stream(
+        "failure-keeps-entries",
+        "when a QP fails, its entries stay in its shared domain's retirement table: a \
+         complete message of the failed QP retires, with its flag, when the pointer reaches \
+         it",
+        &[req::RET_ERR_001_A, req::FLAG_RECV_003],
+        &["ret-error-removes-entries"],
+        |_| Box::<FailureKeepsEntries>::default(),
+    ),
+    fault(
+        "shared-table-4095",
+        "the shared retirement table is a ring of 4096 entries that keeps one free to tell \
+         full from empty, so it holds 4095 MSNs: a write at offset 4095 from the next MSN \
+         is discarded as beyond the table",
+        &[req::RET_CAP_001],
+        &["rcv-msn-position"],
+        Edits {
+            stream: Some(|m| Box::new(SmallTable::new(m, 4095))),
+            per_input: true,
+            ..Edits::NONE
+        },
+    ),
+    stream(
         "probes-failed-qps",
         "the NIC half looks up the QP of a Probe command but not its error state: a probe the CPU half commands for a QP in error is sent",
         &[req::REC_IF_014, req::RET_ERR_004_C],
@@ -87,6 +108,48 @@ pub static FAULTS: &[Fault] = &[
             }),
             ..Edits::NONE
         },
+    ),
+    stream(
+        "msn-counter-starts-at-1",
+        "a domain's MSN counter is reset to 1, not 0, when the domain is created: every \
+         message the NIC sends carries an MSN one too high",
+        &[req::RET_DOMAIN_003, req::SND_MSN_001],
+        &["snd-segmentation", "snd-shared-domain"],
+        |_| Box::new(MsnRenumbered::new(Counter::StartsAt1)),
+    ),
+    stream(
+        "msn-counter-per-qp",
+        "in shared retirement the sender keeps an MSN counter per QP, not one per domain: \
+         the QPs of a domain each number their messages from 0",
+        &[req::RET_DOMAIN_001, req::SND_MSN_001],
+        &["snd-shared-domain"],
+        |_| Box::new(MsnRenumbered::new(Counter::PerQp)),
+    ),
+    stream(
+        "completes-from-the-first",
+        "the sender's pointer to its oldest pending message never advances: each transport \
+         ACK completes every message of the QP up to its MSN from the first, so a message \
+         completes again at each later ACK",
+        &[req::RET_SEND_001],
+        &["snd-shared-domain", "ret-cq-wrap"],
+        |_| Box::<CompletesFromTheFirst>::default(),
+    ),
+    stream(
+        "entry-rewritten-after-flag",
+        "the completion-entry writer issues each entry's write again after the work \
+         request's sender flag, so the entry is the last write of the work request, not the \
+         flag",
+        &[req::ORD_SEND_003],
+        &["snd-segmentation", "snd-shared-domain"],
+        |_| Box::<EntryRewrittenAfterFlag>::default(),
+    ),
+    stream(
+        "fails-on-access-nak",
+        "a responder that answers a write with a remote access NAK moves its own QP to the \
+         error state, though a NAK it sends is no cause of it",
+        &[req::RET_ERR_002],
+        &["rcv-placement-errors"],
+        |_| Box::<FailsOnAccessNak>::default(),
     ),
     stream(
         "qp-error-reported-twice",
@@ -453,5 +516,412 @@ impl Stream for ProbesFailedQps {
         }
         outputs.sort_by_key(|o| o.at.0);
         outputs
+    }
+}
+
+/// How a faulty sender numbers its messages, against the domain's MSNs the reference
+/// gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counter {
+    /// The counter starts at 1: each MSN one too high.
+    StartsAt1,
+    /// One counter per QP: a message's MSN is the count of its QP's earlier messages.
+    PerQp,
+}
+
+/// A sender whose MSN counter is kept wrong. The reference numbers the messages right; the
+/// faulty NIC's MSNs are worked out from them: in the METH of the packets it sends, in
+/// the completion entries and sender flags it writes, and in the AETH `msn` it reads, which
+/// it takes in its own numbering.
+#[derive(Debug)]
+struct MsnRenumbered {
+    counter: Counter,
+    /// The wire QP of each device QP.
+    peer: HashMap<u32, u32>,
+    /// The reference's MSNs of each wire QP's messages, in the order they were first sent.
+    sent: HashMap<u32, Vec<u16>>,
+}
+
+impl MsnRenumbered {
+    fn new(counter: Counter) -> Self {
+        MsnRenumbered { counter, peer: HashMap::new(), sent: HashMap::new() }
+    }
+
+    /// The faulty NIC's MSN of the message the reference numbers `msn`, to wire QP `peer`.
+    fn faulty(&mut self, peer: u32, msn: u16) -> u16 {
+        match self.counter {
+            Counter::StartsAt1 => msn.wrapping_add(1),
+            Counter::PerQp => {
+                let sent = self.sent.entry(peer).or_default();
+                let k = sent.iter().position(|&m| m == msn).unwrap_or_else(|| {
+                    sent.push(msn);
+                    sent.len() - 1
+                });
+                k as u16
+            }
+        }
+    }
+
+    /// The reference's MSN of the faulty NIC's MSN `msn` of wire QP `peer`; for a per-QP
+    /// count beyond the messages sent, the last sent.
+    fn reference(&self, peer: u32, msn: u32) -> u32 {
+        match self.counter {
+            Counter::StartsAt1 => msn.wrapping_sub(1) & 0xFF_FFFF,
+            Counter::PerQp => {
+                let Some(sent) = self.sent.get(&peer).filter(|s| !s.is_empty()) else {
+                    return msn;
+                };
+                let k = usize::try_from(msn).unwrap_or(usize::MAX).min(sent.len() - 1);
+                u32::from(sent[k])
+            }
+        }
+    }
+}
+
+impl Stream for MsnRenumbered {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let Some(mut f) = decode(bytes).to_repr() else { continue };
+                    let Some(&peer) = self.peer.get(&f.bth.dest_qp.value()) else { continue };
+                    let Some(a) = f.ext.aeth.as_mut() else { continue };
+                    a.msn = AethMsn::new(self.reference(peer, a.msn.value()));
+                    if let Ok(b) = super::refit(&mut f) {
+                        *bytes = b;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            match &mut o.output {
+                Output::Frame { bytes, .. } => {
+                    let Some(mut f) = decode(bytes).to_repr() else { continue };
+                    let peer = f.bth.dest_qp.value();
+                    let Some(m) = f.ext.meth.as_mut() else { continue };
+                    m.msn = Msn::new(self.faulty(peer, m.msn.value()));
+                    if let Ok(b) = super::refit(&mut f) {
+                        *bytes = b;
+                    }
+                }
+                Output::Event { event: NicEvent::FlagWrite(x) } if x.side == Side::Requester => {
+                    if let Some(&peer) = self.peer.get(&x.qpn.value()) {
+                        x.msn = Msn::new(self.faulty(peer, x.msn.value()));
+                    }
+                }
+                Output::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
+                    let Some(&peer) = self.peer.get(&c.entry.qpn.value()) else { continue };
+                    let mut entry = c.written_entry();
+                    entry.msn = Msn::new(self.faulty(peer, entry.msn.value()));
+                    if let Some(q) = c.queue.as_mut() {
+                        let _ = entry.emit(&mut q.bytes);
+                    }
+                    c.entry = entry;
+                }
+                _ => {}
+            }
+        }
+        outputs
+    }
+}
+
+/// Completes again, before each success of a QP, every success the QP completed before.
+#[derive(Debug, Default)]
+struct CompletesFromTheFirst {
+    /// The flags and entries of the successes each QP completed, in order.
+    done: HashMap<u32, Vec<Output>>,
+}
+
+impl Stream for CompletesFromTheFirst {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        let mut new: HashMap<u32, Vec<Output>> = HashMap::new();
+        for o in outputs {
+            let Some((qpn, status)) = requester_status(&o.output) else {
+                out.push(o);
+                continue;
+            };
+            if status.is_success() {
+                if !new.contains_key(&qpn) {
+                    let again = self.done.get(&qpn).cloned().unwrap_or_default();
+                    out.extend(again.into_iter().map(|output| TimedOutput { at: o.at, output }));
+                }
+                new.entry(qpn).or_default().push(o.output.clone());
+            }
+            out.push(o);
+        }
+        for (qpn, mut outputs) in new {
+            self.done.entry(qpn).or_default().append(&mut outputs);
+        }
+        out
+    }
+}
+
+/// Fails a QP when it sends a remote access NAK: reports the failure, and from then on
+/// the QP sends, places and writes nothing.
+#[derive(Debug, Default)]
+struct FailsOnAccessNak {
+    /// The device QP of each wire QP.
+    local: HashMap<u32, u32>,
+    /// The wire QPs of the QPs it failed.
+    failed: Vec<u32>,
+}
+
+impl Stream for FailsOnAccessNak {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.local.insert(q.peer_qpn.value(), q.qpn.value());
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let of_failed = |q: u32| self.failed.iter().any(|&p| self.local.get(&p) == Some(&q));
+            let keep = match &o.output {
+                Output::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let peer = d.bth.map(|b| b.dest_qp.value());
+                    let nak = d.ext.aeth.is_some_and(|a| a.syndrome == AethRepr::NAK_REMOTE_ACCESS);
+                    match peer {
+                        Some(p) if self.failed.contains(&p) => false,
+                        Some(p) if nak => {
+                            out.push(o.clone());
+                            self.failed.push(p);
+                            if let Some(&q) = self.local.get(&p) {
+                                let report = NicReport::QpError {
+                                    qpn: Qpn::new(q),
+                                    requirement: "RCV-PLACE-002".into(),
+                                };
+                                out.push(TimedOutput {
+                                    at: o.at,
+                                    output: Output::Event { event: NicEvent::Report(report) },
+                                });
+                            }
+                            continue;
+                        }
+                        _ => true,
+                    }
+                }
+                Output::Event { event: NicEvent::DmaWrite(w) } => !of_failed(w.qpn.value()),
+                Output::Event { event: NicEvent::FlagWrite(f) } => !of_failed(f.qpn.value()),
+                Output::Event { event: NicEvent::Completion(c) } => !of_failed(c.entry.qpn.value()),
+                _ => true,
+            };
+            if keep {
+                out.push(o);
+            }
+        }
+        out
+    }
+}
+
+/// One message a responder QP received, as the faulty table holds it.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    qp: u32,
+    total: u64,
+    placed: u64,
+    last: bool,
+}
+
+/// Keeps the complete messages of a failed QP in its domain's table, and retires them,
+/// with their flags, after the message before them retires.
+#[derive(Debug, Default)]
+struct FailureKeepsEntries {
+    /// Each device QP's domain and retirement flags (base, slots).
+    qps: HashMap<u32, (u32, u64, u32)>,
+    /// The messages received, by domain and MSN.
+    held: HashMap<(u32, u16), Held>,
+    /// The messages retired, by domain and MSN.
+    retired: std::collections::HashSet<(u32, u16)>,
+    /// The complete messages of failed QPs not yet retired, by domain and MSN.
+    kept: HashMap<(u32, u16), Held>,
+}
+
+impl Stream for FailureKeepsEntries {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    let entry = (q.domain.value(), q.recv_flag_base, q.recv_flag_slots);
+                    self.qps.insert(q.qpn.value(), entry);
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(bth), Some(meth), Some(reth)) = (d.bth, d.ext.meth, d.ext.reth)
+                    else {
+                        continue;
+                    };
+                    let qp = bth.dest_qp.value();
+                    let Some(&(domain, _, _)) = self.qps.get(&qp) else { continue };
+                    let h = self.held.entry((domain, meth.msn.value())).or_insert(Held {
+                        qp,
+                        total: u64::from(reth.dma_len),
+                        placed: 0,
+                        last: false,
+                    });
+                    h.placed += d.payload.len() as u64;
+                    h.last |= bth.opcode.is_last();
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            match &o.output {
+                Output::Event { event: NicEvent::Report(NicReport::QpError { qpn, .. }) } => {
+                    let failed = qpn.value();
+                    for (&key, h) in &self.held {
+                        let complete = h.last && h.placed == h.total;
+                        if h.qp == failed && complete && !self.retired.contains(&key) {
+                            self.kept.insert(key, *h);
+                        }
+                    }
+                    out.push(o);
+                }
+                Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder => {
+                    let Some(&(domain, _, _)) = self.qps.get(&f.qpn.value()) else {
+                        out.push(o);
+                        continue;
+                    };
+                    self.retired.insert((domain, f.msn.value()));
+                    let (at, mut msn) = (o.at, f.msn.next());
+                    out.push(o);
+                    // The kept messages right behind it retire next, in MSN order.
+                    while let Some(h) = self.kept.remove(&(domain, msn.value())) {
+                        self.retired.insert((domain, msn.value()));
+                        let Some(&(_, base, slots)) = self.qps.get(&h.qp) else { break };
+                        if slots.is_power_of_two() && slots <= 1 << 15 {
+                            let flag = FlagRepr::new(
+                                msn.value(),
+                                CompletionStatus::SUCCESS,
+                                u32::try_from(h.total).unwrap_or(u32::MAX),
+                            );
+                            let write = openrdma_device::FlagWrite {
+                                qpn: Qpn::new(h.qp),
+                                side: Side::Responder,
+                                msn,
+                                addr: base + 8 * u64::from(u32::from(msn.value()) % slots),
+                                value: flag.to_u64(),
+                            };
+                            let event = NicEvent::FlagWrite(write);
+                            out.push(TimedOutput { at, output: Output::Event { event } });
+                        }
+                        msn = msn.next();
+                    }
+                }
+                _ => out.push(o),
+            }
+        }
+        out
+    }
+}
+
+/// A shared retirement table of fewer entries than 4096: it discards, as beyond the table,
+/// a new write whose MSN lies at an offset from the domain's next MSN that it cannot hold.
+/// The domain's next MSN it takes from the transport ACKs its QPs send.
+#[derive(Debug)]
+struct SmallTable {
+    entries: u16,
+    shared: bool,
+    /// Each device QP's wire QP and domain.
+    qps: HashMap<u32, (u32, u32)>,
+    /// The next MSN of each domain.
+    next: HashMap<u32, Msn>,
+}
+
+impl SmallTable {
+    fn new(m: &openrdma_device::Manifest, entries: u16) -> Self {
+        let shared = m.nic.retirement == openrdma_device::RetirementMode::Shared;
+        SmallTable { entries, shared, qps: HashMap::new(), next: HashMap::new() }
+    }
+}
+
+impl Stream for SmallTable {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs.retain(|i| match &i.input {
+            Input::Host { command: HostCommand::CreateQp(q) } => {
+                let qpn = q.qpn.value();
+                let domain = if self.shared { q.domain.value() } else { qpn };
+                self.qps.insert(qpn, (q.peer_qpn.value(), domain));
+                true
+            }
+            Input::Frame { bytes, .. } if self.shared => {
+                let d = decode(bytes);
+                let (Some(bth), Some(meth)) = (d.bth, d.ext.meth) else { return true };
+                let Some(&(_, domain)) = self.qps.get(&bth.dest_qp.value()) else {
+                    return true;
+                };
+                let next = self.next.get(&domain).copied().unwrap_or(Msn::ZERO);
+                let offset = meth.msn.forward_from(next);
+                !(self.entries..4096).contains(&offset)
+            }
+            _ => true,
+        });
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            let Output::Frame { bytes, .. } = &o.output else { continue };
+            let d = decode(bytes);
+            let (Some(bth), Some(a)) = (d.bth, d.ext.aeth) else { continue };
+            if bth.opcode != Opcode::MRC_ACKNOWLEDGE || AethKind::of(a.syndrome) != AethKind::Ack {
+                continue;
+            }
+            let peer = bth.dest_qp.value();
+            if let Some(&(_, domain)) = self.qps.values().find(|(p, _)| *p == peer) {
+                self.next.insert(domain, a.msn.msn().next());
+            }
+        }
+        outputs
+    }
+}
+
+/// Writes each requester entry again right after its work request's sender flag.
+#[derive(Debug, Default)]
+struct EntryRewrittenAfterFlag {
+    /// The last requester entry of each QP, waiting for its flag.
+    entry: HashMap<u32, TimedOutput>,
+}
+
+impl Stream for EntryRewrittenAfterFlag {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            match &o.output {
+                Output::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
+                    self.entry.insert(c.entry.qpn.value(), o.clone());
+                    out.push(o);
+                }
+                Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Requester => {
+                    let again = self.entry.remove(&f.qpn.value()).filter(|e| match &e.output {
+                        Output::Event { event: NicEvent::Completion(c) } => c.entry.msn == f.msn,
+                        _ => false,
+                    });
+                    let at = o.at;
+                    out.push(o);
+                    out.extend(again.map(|e| TimedOutput { at, ..e }));
+                }
+                _ => out.push(o),
+            }
+        }
+        out
     }
 }

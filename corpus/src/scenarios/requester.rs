@@ -561,6 +561,59 @@ pub(super) fn snd_ack_nak() -> Scenario {
     done(r, 20_000)
 }
 
+/// Shared retirement at the requester: the QPs of a domain take their MSNs from one
+/// counter, each domain from its own, starting at 0.
+pub(super) fn snd_shared_domain() -> Scenario {
+    let mut r = sender_with(
+        "snd-shared-domain",
+        "Shared retirement, three QPs: A and B in domain 0, C in domain 1. The device sends \
+         one-packet Writes from A, B, A and C, in that order; A's take MSNs 0 and 2 and B's \
+         MSN 1 from domain 0's counter, and C's MSN 0 from domain 1's. An ACK of MSN 0 to \
+         A completes A's first message only, an ACK of MSN 1 completes B's, an ACK of MSN 2 \
+         to A completes A's second and an ACK of MSN 0 to C completes C's.",
+        &[
+            "RET-DOMAIN-001",
+            "RET-DOMAIN-003",
+            "SND-MSN-001",
+            "SND-MSN-002",
+            "SND-ACK-001",
+            "RET-SEND-001",
+            "CQE-SEND-001",
+            "FLAG-SEND-001",
+        ],
+        |m| {
+            m.nic.retirement = RetirementMode::Shared;
+            m.requires.insert(Capability::SharedRetirement);
+        },
+    );
+    let (a, b, c) = (DUT_QP, DUT_QP + 1, DUT_QP + 2);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    for (me, peer, domain) in [(a, PEER_QP, 0), (b, PEER_QP + 1, 0), (c, PEER_QP + 2, 1)] {
+        let q = QpConfig { evs: v4_evs(me, 4), domain: DomainId::new(domain), ..qp(me, peer, 0) };
+        r.host(0, HostCommand::CreateQp(q));
+    }
+    r.checks(&["RET-DOMAIN-001", "RET-DOMAIN-003", "SND-MSN-001"]);
+    for (k, qpn) in [a, b, a, c].into_iter().enumerate() {
+        let w = WorkRequest { qpn: Qpn::new(qpn), ..wr(k as u32, 64, None, true) };
+        r.host(1_000, HostCommand::PostWrite(w));
+    }
+    r.checks(&["SND-ACK-001", "RET-SEND-001"]);
+    for (at, me, peer, psn, msn) in [
+        (4_000, a, PEER_QP, 0, 0),
+        (5_000, b, PEER_QP + 1, 0, 1),
+        (6_000, a, PEER_QP, 1, 2),
+        (7_000, c, PEER_QP + 2, 0, 0),
+    ] {
+        r.run_until(at);
+        let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
+        let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
+        r.inject(at, port_of(ev, 4), ev, &sack);
+        let ack = edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me);
+        r.inject(at, 0, 0xA000_0000, &ack);
+    }
+    done(r, 20_000)
+}
+
 /// The same packet, addressed to device QP `qpn`.
 pub(super) fn edit_qp(mut p: Packet, qpn: u32) -> Packet {
     match &mut p {

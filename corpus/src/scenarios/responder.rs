@@ -160,7 +160,7 @@ pub(super) fn rcv_placement_errors() -> Scenario {
          remote-write permission and a range crossing the region's end are each answered \
          with a transport NAK 0x62 (remote access error) carrying the MSN before the next \
          to retire, and place nothing; the same PSNs, sent correctly, are then accepted as \
-         new and placed.",
+         new and placed. Sending a NAK does not move the QP to the error state.",
         &[
             "RCV-PLACE-002",
             "RCV-NAK-002",
@@ -171,6 +171,7 @@ pub(super) fn rcv_placement_errors() -> Scenario {
             "AETH-MSN-001",
             "RCV-PLACE-003",
             "RCV-ACK-002",
+            "RET-ERR-002",
         ],
     );
     setup(&mut r, 0, false);
@@ -540,6 +541,69 @@ pub(super) fn rcv_check_order() -> Scenario {
         1,
         0xA001_0002,
         &bad_key(write(1, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100, None)),
+    );
+    done(r, 20_000)
+}
+
+/// A QP of a shared domain fails with a complete message waiting: the message is removed
+/// and never retires.
+pub(super) fn ret_error_removes_entries() -> Scenario {
+    let mut m = manifest(
+        "ret-error-removes-entries",
+        "Two QPs share a retirement domain. QP A's message 0 is incomplete, so QP B's \
+         complete message 1 waits; then B receives a Write-with-Immediate far beyond \
+         wwi_limit and fails, and its message 1 is removed from the table. When A's last \
+         packet arrives, message 0 retires with its flag and the pointer passes over MSN 1: \
+         B's message never retires and writes no flag.",
+        &[
+            "RET-ERR-001",
+            "FLAG-RECV-003",
+            "RET-ORDER-001",
+            "WWI-LIMIT-002",
+            "REC-IF-009",
+            "RCV-NACK-001",
+            "NETH-LAYOUT-001",
+            "AETH-LAYOUT-001",
+        ],
+        &[
+            Capability::Responder,
+            Capability::Retirement,
+            Capability::SharedRetirement,
+            Capability::WriteImmediate,
+            Capability::Ipv4,
+        ],
+    );
+    m.nic.wwi_limit = 4;
+    let mut r = Recorder::new(m);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
+    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    let total = 2 * PMTU;
+    r.inject(
+        1_000,
+        0,
+        0xA000_0001,
+        &write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None),
+    );
+    let b = edit_qp(
+        write(0, 1, Opcode::MRC_WRITE_ONLY, 0, 128, 128, REGION + 0x8_0000, None),
+        DUT_QP + 1,
+    );
+    r.inject(2_000, 1, 0xA001_0002, &b);
+    r.checks(&["WWI-LIMIT-002", "RET-ERR-001"]);
+    let far = edit_qp(
+        edit(write(1, 2, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x9_0000, Some(7)), |w| {
+            w.meth.rqmsn = Rqmsn::new(100)
+        }),
+        DUT_QP + 1,
+    );
+    r.inject(3_000, 2, 0xA002_0003, &far);
+    r.checks(&["RET-ERR-001", "FLAG-RECV-003", "RET-ORDER-001"]);
+    r.inject(
+        6_000,
+        3,
+        0xA003_0004,
+        &write(1, 0, Opcode::MRC_WRITE_LAST, 1, PMTU, total, REGION, None),
     );
     done(r, 20_000)
 }

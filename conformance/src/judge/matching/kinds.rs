@@ -581,3 +581,52 @@ pub(super) fn nack_cause(r: openrdma_codec::NackReason) -> Rule {
         _ => SND_NACK_004_A,
     }
 }
+
+/// The rule of the MSN counter a device's METH `msn` values show, when they differ from the
+/// expected ones by a pattern that only a counter kept wrong gives, over every first
+/// transmission of a message's first packet the device sent: all off by one constant,
+/// the counter started elsewhere than 0 (RET-DOMAIN-003); each the count of its own QP's
+/// earlier messages, or of every earlier message of the device, where the expected ones
+/// are neither, the counter is not the domain's (RET-DOMAIN-001). `None` when fewer than
+/// two messages show the pattern, or when frame `e` shows no MSN difference.
+pub(super) fn msn_counter_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option<Rule> {
+    let first_packet = |f: &Frame<'_>| {
+        matches!(f.kind, Kind::Data { rtx: false, .. })
+            && f.d.bth.is_some_and(|b| b.opcode.is_first())
+    };
+    let ef = &cx.exp[e].1;
+    if !first_packet(ef) || ef.d.ext.meth?.msn == of.d.ext.meth?.msn {
+        return None;
+    }
+    // The first packets of the messages, in expected order: QP, expected MSN, device's MSN.
+    let mut pairs: Vec<(u32, u16, u16)> = Vec::new();
+    for (_, f) in cx.exp.iter().filter(|(_, f)| first_packet(f)) {
+        let Kind::Data { qp, psn, .. } = f.kind else { continue };
+        let Some(o) = cx.obs.iter().find(|o| o.kind == Kind::Data { qp, psn, rtx: false }) else {
+            continue;
+        };
+        let (Some(want), Some(got)) = (f.d.ext.meth, o.d.ext.meth) else { continue };
+        pairs.push((qp, want.msn.value(), got.msn.value()));
+    }
+    if pairs.len() < 2 {
+        return None;
+    }
+    let d = pairs[0].2.wrapping_sub(pairs[0].1);
+    if d != 0 && pairs.iter().all(|&(_, w, g)| g.wrapping_sub(w) == d) {
+        return Some(RET_DOMAIN_003);
+    }
+    // The count of each QP's earlier messages, and of the device's.
+    let mut own: std::collections::HashMap<u32, u16> = std::collections::HashMap::new();
+    let (mut per_qp, mut per_device) = (true, true);
+    let (mut per_qp_differs, mut per_device_differs) = (false, false);
+    for (k, &(qp, want, got)) in pairs.iter().enumerate() {
+        let n = own.entry(qp).or_insert(0);
+        let all = k as u16;
+        per_qp &= got == *n;
+        per_qp_differs |= want != *n;
+        per_device &= got == all;
+        per_device_differs |= want != all;
+        *n += 1;
+    }
+    ((per_qp && per_qp_differs) || (per_device && per_device_differs)).then_some(RET_DOMAIN_001)
+}
