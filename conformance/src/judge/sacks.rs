@@ -23,10 +23,11 @@
 //!   3 and the reserved bits 0 are wire rules, judged for every frame (`super::wire`);
 //! * **the trigger**: with `pr` 0, `cack_psn + ack_psn_offset` is the PSN of a write copy
 //!   that had arrived (SETH-ACKPSN-001), not one the device had to discard without response
-//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001; ENC-EV-003 when the
-//!   value is that EV read without its reconstruction, the flow label's bits 19:16 kept or
-//!   the source port taken for the low half) and the EV the SACK travels on (RCV-SACK-006),
-//!   and whose TSETH timestamp is the CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
+//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001; the receiver's
+//!   reconstruction when the value is that EV read without it: ENC-EV-001.c for the flow
+//!   label's bits 19:16 kept over IPv6, ENC-EV-002.b for low bits that IPv4 cannot carry)
+//!   and the EV the SACK travels on (RCV-SACK-006), and whose TSETH timestamp is the
+//!   CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
 //!   the same for the probe whose `probe_id` is `ack_psn_offset` (SETH-PR-001,
 //!   SETH-ACKPSN-002);
 //! * **counters**: `ooo_count` and `rcvd_bytes` lie between their values over the writes
