@@ -170,6 +170,14 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-shared-retirement"],
         Edits { stream: Some(|_| Box::<AcksOwnQpOnly>::default()), per_input: true, ..Edits::NONE },
     ),
+    stream(
+        "acks-carry-domain-msn",
+        "in shared retirement a transport ACK carries the MSN of the last message its domain \
+         retired, whichever QP that message belonged to, not the last of its own QP",
+        &[req::RCV_ACK_003_A, req::RCV_ACK_002_A, req::AETH_MSN_001_A],
+        &["rcv-shared-retirement"],
+        |_| Box::<AcksCarryDomainMsn>::default(),
+    ),
     // ---- SACK headers: a SACK is held to every header rule of the frames a device sends --
     sends(
         "sack-vlan-zero",
@@ -366,6 +374,40 @@ impl Stream for AcksOwnQpOnly {
                             .get(&f.bth.dest_qp.value())
                             .is_some_and(|l| !self.arrived.contains(l))
                 })
+            })
+            .collect()
+    }
+}
+
+/// The MSN of the last message retired on any QP: a shared retirement engine that keeps one
+/// "last retired" register for the domain and puts it in every QP's ACK. The scenarios it
+/// is run on have one domain, so any responder flag is one of the domain's.
+#[derive(Debug, Default)]
+struct AcksCarryDomainMsn {
+    last: Option<openrdma_codec::Msn>,
+}
+
+impl Stream for AcksCarryDomainMsn {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // A batch's flags come from the retirements that cause its ACKs.
+        for o in &outputs {
+            if let Output::Event { event: NicEvent::FlagWrite(f) } = &o.output {
+                if f.side == openrdma_device::Side::Responder {
+                    self.last = Some(f.msn);
+                }
+            }
+        }
+        let Some(last) = self.last else { return outputs };
+        outputs
+            .into_iter()
+            .map(|mut o| {
+                if let Output::Frame { bytes, .. } = &mut o.output {
+                    let msn = AethMsn::new(u32::from(last.value()));
+                    if let Some(b) = ack(bytes, true, |a| a.msn = msn) {
+                        *bytes = b;
+                    }
+                }
+                o
             })
             .collect()
     }
