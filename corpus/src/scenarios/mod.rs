@@ -76,6 +76,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-in-order-v6", rcv_in_order_v6),
         ("rcv-last-packet-first", rcv_last_packet_first),
         ("rcv-sack-timer", rcv_sack_timer),
+        ("rcv-sack-timer-running", rcv_sack_timer_running),
         ("rcv-ack-coalesce", rcv_ack_coalesce),
         ("rcv-nak-resets-ack-count", rcv_nak_resets_ack_count),
         ("rcv-psn-wrap", rcv_psn_wrap),

@@ -405,6 +405,7 @@ pub(super) const SACKS: &[Clause] = &[
     RCV_SACK_001_C,
     RCV_SACK_001_D,
     RCV_SACK_002,
+    RCV_SACK_004_A,
     RCV_SACK_004_B,
     RCV_SACK_005_C,
     RCV_SACK_005_E,
