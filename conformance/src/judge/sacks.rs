@@ -192,6 +192,25 @@ pub(super) fn judge(
     judge_probe_answers(scenario, exp_frames, obs_frames, tol, div, checked);
 }
 
+/// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c): judged of a device
+/// without a marking policy of its own, one that does not claim `sack-marking`. The
+/// reserved value 3 is a wire rule, judged for every frame (SETH-M-001.a).
+pub(super) fn judge_marks(
+    obs_frames: &[Frame<'_>],
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    for of in obs_frames {
+        let Some(s) = of.d.ext.seth.filter(|_| matches!(of.kind, Kind::Sack { .. })) else {
+            continue;
+        };
+        *checked += 1;
+        if s.m.0 != 0 && s.m.0 != 3 {
+            push_field(div, of, "RCV-SACK-006.c", "seth.m", "0".into(), s.m.0.to_string());
+        }
+    }
+}
+
 /// The first PSN the bitmap of the expected SACK `ef` claims that no SACK the device sent
 /// on the wire QP `qp` by `deadline` claims, cumulatively or in its bitmap.
 fn unclaimed(ef: &Frame<'_>, obs_frames: &[Frame<'_>], qp: u32, deadline: u64) -> Option<u32> {

@@ -162,6 +162,19 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-in-order-v6"],
         |b| on_ev(b, 1, |f| f.ext.seth.is_some()),
     ),
+    sends(
+        "sack-marks-skip-once",
+        "SACKs carry m = SKIP_ONCE from a marking register left set, on a device that has no \
+         marking policy",
+        &[req::RCV_SACK_006_C],
+        &["rcv-in-order-v4", "rcv-in-order-v6"],
+        |b| {
+            seth(b, |s| {
+                s.m = openrdma_codec::EvMark(1);
+                true
+            })
+        },
+    ),
     fault(
         "acks-own-qp-only",
         "in shared retirement a packet causes the transport ACK of its own QP only: the ACKs \
