@@ -281,6 +281,7 @@ const OWN: &[(Clause, Shows)] = &[
     (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
     (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),
     (RCV_SACK_004_A, |f| f.sack_due.contains(&RCV_SACK_004_A)),
+    (RCV_SACK_008_A, |f| f.sack_due.contains(&RCV_SACK_008_A) && f.timer_apart),
     (RCV_SACK_004_B, |f| f.sack_due.contains(&RCV_SACK_004_B)),
     // The NACK back-off: only where a window or resource NACK asks for a retransmission.
     (SND_NACK_004_A, |f| f.due.contains(&SND_NACK_004_A)),

@@ -311,6 +311,11 @@ pub(super) enum Due {
     /// the last of a run of writes that each came less than `sack_delay` after the one
     /// before, from the timer's start on: each of them started the running timer again.
     Restarted,
+    /// The device sent, at the arrival of a write of the QP that needed no SACK at once, a
+    /// SACK that the scenario does not expect, when fewer than `sack_coalesce` writes had
+    /// come since its previous SACK and exactly `sack_coalesce` since the one before that:
+    /// its previous SACK left the count of writes to acknowledge as it was.
+    CountKept,
 }
 
 /// The cause table of a SACK due at `at` on the QP whose peer is `qp` (the wire QP): every
@@ -338,6 +343,9 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
     let mut received: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
     let mut trigger = None;
     let mut writes: Vec<u64> = Vec::new();
+    // Writes counted for RCV-SACK-002 since the last SACK due at once, and whether a SACK
+    // due at once reset a count that was not 0 (RCV-SACK-008.a shows).
+    let (mut counted, mut reset) = (0u32, false);
     for r in scenario.injects().filter(|r| r.at.0 <= at) {
         let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
         let d = decode(bytes);
@@ -348,6 +356,8 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
         let psn = bth.psn.value();
         if d.ext.peth.is_some() {
             trigger = Some((r.at.0, "EV-PROBE-004"));
+            reset |= counted > 0;
+            counted = 0;
             continue;
         }
         if !bth.opcode.is_mrc_write() {
@@ -358,6 +368,8 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
         let dup = received.contains(&psn) || Psn::new(psn).is_before(Psn::new(next));
         if dup {
             trigger = Some((r.at.0, "RCV-DUP-001.b"));
+            reset |= counted > 0;
+            counted = 0;
             continue;
         }
         received.insert(psn);
@@ -379,6 +391,12 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
         } else {
             (r.at.0, "RCV-SACK-002")
         });
+        if trigger.is_some_and(|(_, rule)| rule == "RCV-SACK-002") {
+            counted += 1;
+        } else {
+            reset |= counted > 0;
+            counted = 0;
+        }
     }
     let delay = sack_delay(scenario);
     match trigger {
@@ -395,6 +413,9 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
             }
             out.push(("RCV-SACK-004.b", Due::Always));
             out
+        }
+        Some((_, "RCV-SACK-002")) if reset => {
+            vec![("RCV-SACK-008.a", Due::CountKept), ("RCV-SACK-002", Due::Always)]
         }
         Some((_, rule)) => vec![(rule, Due::Always)],
     }
@@ -418,8 +439,63 @@ fn named_due(
         .find(|&(_, when)| match when {
             Due::Always => true,
             Due::Restarted => restarted(scenario, at, qp, obs_frames, tol),
+            Due::CountKept => count_kept(scenario, at, qp, obs_frames),
         })
         .map_or("RCV-SACK-001.a", |c| c.0)
+}
+
+/// Whether a SACK of the device on the wire QP `qp` before `at` shows that its previous
+/// SACK left the count of writes to acknowledge as it was ([`Due::CountKept`]).
+fn count_kept(scenario: &Scenario, at: u64, qp: u32, obs_frames: &[Frame<'_>]) -> bool {
+    let Some(&local) = super::peer_map(scenario).get(&qp) else { return false };
+    let coalesce = scenario.manifest.nic.sack_coalesce;
+    // The writes of the QP that needed no SACK at once, and all the writes taken.
+    let (mut quiet, mut taken): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    for r in scenario.injects().filter(|r| r.at.0 < at) {
+        let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
+        let d = decode(bytes);
+        if d.discard_reason().is_some() || d.ext.peth.is_some() {
+            continue;
+        }
+        let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local && b.opcode.is_mrc_write())
+        else {
+            continue;
+        };
+        taken.push(r.at.0);
+        if due_causes(scenario, r.at.0, qp).last().is_some_and(|c| c.0 == "RCV-SACK-002")
+            && !bth.ack_req
+        {
+            quiet.push(r.at.0);
+        }
+    }
+    let expected: Vec<u64> = scenario
+        .expects()
+        .filter(|r| match &r.body {
+            openrdma_device::Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                d.ext.seth.is_some() && d.bth.is_some_and(|b| b.dest_qp.value() == qp)
+            }
+            _ => false,
+        })
+        .map(|r| r.at.0)
+        .collect();
+    let sent: Vec<u64> = obs_frames
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Sack { qp: q, .. } if q == qp))
+        .map(|f| f.at)
+        .collect();
+    let count = |from: u64, to: u64| -> u32 {
+        let n = taken.iter().filter(|&&t| t > from && t <= to).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    };
+    sent.iter().enumerate().any(|(k, &t)| {
+        if t >= at || !quiet.contains(&t) || expected.contains(&t) || k == 0 {
+            return false;
+        }
+        let before = sent[k - 1];
+        let twice = if k >= 2 { sent[k - 2] } else { 0 };
+        count(before, t) < coalesce && count(twice, t) == coalesce
+    })
 }
 
 /// Whether the device's SACK timer on the wire QP `qp`, due to expire at `at`, was

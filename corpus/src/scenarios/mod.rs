@@ -95,6 +95,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-segment-errors", rcv_segment_errors),
         ("rcv-msn-position", rcv_msn_position),
         ("rcv-sack-coalesce", rcv_sack_coalesce),
+        ("rcv-probe-answer-count", rcv_probe_answer_count),
         ("rcv-sack-triggers", rcv_sack_triggers),
         ("rcv-probe", rcv_probe),
         ("rcv-in-order-vlan", rcv_in_order_vlan),

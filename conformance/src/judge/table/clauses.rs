@@ -412,6 +412,7 @@ pub(super) const SACKS: &[Clause] = &[
     RCV_SACK_005_H,
     RCV_SACK_005_I,
     RCV_SACK_006_A,
+    RCV_SACK_008_A,
     RCV_SEG_001,
     RCV_SEG_002,
     RCV_WIN_002_B,
