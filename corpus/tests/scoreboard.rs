@@ -909,7 +909,7 @@ fn is_data_or_sack(d: &DecodedFrame<'_>) -> bool {
 #[test]
 fn conf_cmp_012_only_what_a_device_claims_is_judged() {
     let r = Run::of("rcv-in-order-v4");
-    let no_retirement = Scope { retirement: false, cpu_split: true };
+    let no_retirement = Scope { retirement: false, ..Scope::FULL };
     let bare: Vec<TimedOutput> = r
         .observed
         .iter()
@@ -930,7 +930,7 @@ fn conf_cmp_012_only_what_a_device_claims_is_judged() {
     assert_eq!(judge_in(&r.s, &r.injected, &extra, no_retirement).divergences, vec![]);
     assert!(!judge(&r.s, &r.injected, &extra).divergences.is_empty());
     // Without cpu-split: reports are not judged, a QP error still is.
-    let no_split = Scope { retirement: true, cpu_split: false };
+    let no_split = Scope { cpu_split: false, ..Scope::FULL };
     let e = Run::of("ret-retry-exceeded");
     let reports: Vec<TimedOutput> = e
         .observed

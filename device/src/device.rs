@@ -128,6 +128,10 @@ pub enum Capability {
     /// Sends the tail probes of sender section 8.1 when the manifest's `nic.tail_probe` is
     /// set, and takes their answers as evidence of loss (`SND-TAIL-*`).
     TailProbe,
+    /// Sets the `m` of its SACKs by a marking policy of its own (`RCV-SACK-006.b`). A
+    /// device that does not claim it has none, and every SACK it sends carries `m` NONE
+    /// (`RCV-SACK-006.c`).
+    SackMarking,
 }
 
 /// Why a device could not do what the runner asked.

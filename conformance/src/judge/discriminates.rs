@@ -13,7 +13,7 @@
 //!
 //! The predicates read the tables the judge names divergences by: the cause table of an
 //! expected frame (`matching::causes`, the one list of what a missing or mistimed frame is
-//! named by, which the naming reads too), `sacks::due_rule`, the field table, `arrivals`'
+//! named by, which the naming reads too), `sacks::due_causes`, the field table, `arrivals`'
 //! discard reasons. A clause shows where some expectation would be named by it when the
 //! device misses or mistimes it, or where a field of an expected frame is judged by it.
 
@@ -46,7 +46,7 @@ pub struct Facts {
     /// The rules the judge would name a missing or mistimed expected frame by: every entry
     /// of its cause table (`matching::causes`) that some device reaches.
     due: BTreeSet<Clause>,
-    /// The rules the judge would name a missing expected SACK by (`sacks::due_rule`).
+    /// The rules the judge would name a missing expected SACK by (`sacks::due_causes`).
     sack_due: BTreeSet<Clause>,
     /// The SACK timer lands outside the lateness tolerance: a SACK or ACK owed at once and
     /// not sent is not hidden by the one the timer sends.
@@ -289,7 +289,7 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_RTX_001_A, |f| f.due.contains(&SND_RTX_001_A) || f.kinds & RTX != 0),
     (SETH_PR_001, |f| f.probe_answer),
     (SETH_ACKPSN_002, |f| f.probe_answer),
-    // What a missing SACK is named by (`sacks::due_rule`): a trigger owed at once, visible
+    // What a missing SACK is named by (`sacks::due_causes`): a trigger owed at once, visible
     // only where the timer's SACK would be late; the timer itself.
     (RCV_SACK_001_A, |f| f.sack_due.contains(&RCV_SACK_001_A) && f.timer_apart),
     (RCV_SACK_001_B, |f| f.sack_due.contains(&RCV_SACK_001_B) && f.timer_apart),
@@ -298,6 +298,8 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_DUP_001_B, |f| f.sack_due.contains(&RCV_DUP_001_B) && f.timer_apart),
     (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
     (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),
+    (RCV_SACK_004_A, |f| f.sack_due.contains(&RCV_SACK_004_A)),
+    (RCV_SACK_008_A, |f| f.sack_due.contains(&RCV_SACK_008_A) && f.timer_apart),
     (RCV_SACK_004_B, |f| f.sack_due.contains(&RCV_SACK_004_B)),
     // The NACK back-off: only where a window or resource NACK asks for a retransmission.
     (SND_NACK_004_A, |f| f.due.contains(&SND_NACK_004_A)),
@@ -672,8 +674,10 @@ impl Facts {
             let (rec, ef) = &exp[e];
             match ef.kind {
                 Kind::Sack { qp, .. } => {
-                    if let Some(c) = Clause::parse(sacks::due_rule(s, rec.at.0, qp)) {
-                        f.sack_due.insert(c);
+                    // Every entry of the SACK's cause table: those before the last hold
+                    // of some device.
+                    for (rule, _) in sacks::due_causes(s, rec.at.0, qp) {
+                        f.sack_due.extend(Clause::parse(rule));
                     }
                 }
                 _ => {

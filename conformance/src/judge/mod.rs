@@ -299,7 +299,9 @@ pub struct Judgement {
 /// outputs of a capability the device does not claim. A device without `retirement` (a
 /// receiver block without its completion engine, say) is judged on its frames and DMA
 /// writes but not on flag writes, completion entries and transport acknowledgements; a
-/// device without `cpu-split` is not judged on its reports to the CPU half.
+/// device without `cpu-split` is not judged on its reports to the CPU half. The one
+/// capability that takes a check away is `sack-marking`: a device that marks its SACKs by
+/// a policy of its own is not held to `m` NONE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scope {
     /// Judge flag writes, completion entries and transport ACKs and NAKs.
@@ -307,17 +309,22 @@ pub struct Scope {
     /// Judge reports to the CPU half (other than a QP going to error, which is always
     /// judged when the scenario expects it).
     pub cpu_split: bool,
+    /// Hold every SACK to `m` NONE: the device has no marking policy (it does not claim
+    /// `sack-marking`, RCV-SACK-006.c).
+    pub unmarked: bool,
 }
 
 impl Scope {
-    /// Everything: a device that claims every capability, or a capture judged offline.
-    pub const FULL: Scope = Scope { retirement: true, cpu_split: true };
+    /// Everything: a device that claims every capability but `sack-marking`, or a capture
+    /// judged offline.
+    pub const FULL: Scope = Scope { retirement: true, cpu_split: true, unmarked: true };
 
     /// The scope of a device that claims `caps`.
     pub fn of(caps: &BTreeSet<Capability>) -> Scope {
         Scope {
             retirement: caps.contains(&Capability::Retirement),
             cpu_split: caps.contains(&Capability::CpuSplit),
+            unmarked: !caps.contains(&Capability::SackMarking),
         }
     }
 

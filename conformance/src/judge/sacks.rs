@@ -23,10 +23,11 @@
 //!   3 and the reserved bits 0 are wire rules, judged for every frame (`super::wire`);
 //! * **the trigger**: with `pr` 0, `cack_psn + ack_psn_offset` is the PSN of a write copy
 //!   that had arrived (SETH-ACKPSN-001), not one the device had to discard without response
-//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001; ENC-EV-003 when the
-//!   value is that EV read without its reconstruction, the flow label's bits 19:16 kept or
-//!   the source port taken for the low half) and the EV the SACK travels on (RCV-SACK-006),
-//!   and whose TSETH timestamp is the CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
+//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001; the receiver's
+//!   reconstruction when the value is that EV read without it: ENC-EV-001.c for the flow
+//!   label's bits 19:16 kept over IPv6, ENC-EV-002.b for low bits that IPv4 cannot carry)
+//!   and the EV the SACK travels on (RCV-SACK-006), and whose TSETH timestamp is the
+//!   CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
 //!   the same for the probe whose `probe_id` is `ack_psn_offset` (SETH-PR-001,
 //!   SETH-ACKPSN-002);
 //! * **counters**: `ooo_count` and `rcvd_bytes` lie between their values over the writes
@@ -43,7 +44,7 @@
 //! Progress is judged against the scenario's own SACKs: by the time of each, plus the
 //! tolerance, the device must have reported at least as much cumulative progress, and
 //! every PSN the expected SACK's bitmap claims, so that a SACK due behind a hole, which
-//! moves no cumulative PSN, is judged too (named by what made it due, [`due_rule`]); and
+//! moves no cumulative PSN, is judged too (named by what made it due, [`due_causes`]); and
 //! every probe answer the scenario expects must have come, with `pr` 1 and its `probe_id`
 //! (PETH-RESP-001).
 
@@ -150,7 +151,7 @@ pub(super) fn judge(
             } else if far {
                 RET_CAP_001.id()
             } else {
-                due_rule(scenario, rec.at.0, qp)
+                named_due(scenario, rec.at.0, qp, obs_frames, tol)
             };
             div.push(Divergence {
                 at: rec.at.0,
@@ -180,7 +181,7 @@ pub(super) fn judge(
         if let Some(psn) = unclaimed(ef, obs_frames, qp, deadline).filter(|_| !answered) {
             div.push(Divergence {
                 at: deadline,
-                requirement: due_rule(scenario, rec.at.0, qp).into(),
+                requirement: named_due(scenario, rec.at.0, qp, obs_frames, tol).into(),
                 what: format!(
                     "no SACK reported PSN {psn}, received behind a hole, by {deadline} ns"
                 ),
@@ -194,6 +195,25 @@ pub(super) fn judge(
         }
     }
     judge_probe_answers(scenario, exp_frames, obs_frames, tol, div, checked);
+}
+
+/// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c): judged of a device
+/// without a marking policy of its own, one that does not claim `sack-marking`. The
+/// reserved value 3 is a wire rule, judged for every frame (SETH-M-001.a).
+pub(super) fn judge_marks(
+    obs_frames: &[Frame<'_>],
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    for of in obs_frames {
+        let Some(s) = of.d.ext.seth.filter(|_| matches!(of.kind, Kind::Sack { .. })) else {
+            continue;
+        };
+        *checked += 1;
+        if s.m.0 != 0 && s.m.0 != 3 {
+            push_field(div, of, "RCV-SACK-006.c", "seth.m", "0".into(), s.m.0.to_string());
+        }
+    }
 }
 
 /// The first PSN the bitmap of the expected SACK `ef` claims that no SACK the device sent
@@ -287,20 +307,50 @@ fn probe_not_taken(scenario: &Scenario, qp: u32, id: u16, at: u64) -> Option<Cla
     super::arrivals::accept_clause(&probe)
 }
 
-/// The rule that makes a SACK due at `at` on the QP whose peer is `qp` (the wire QP),
-/// from its triggering packet, the latest the scenario injects into the QP by then: the
-/// timer (RCV-SACK-004.b) when it came half of `sack_delay` or more before (a SACK due
-/// at once leaves with its trigger); a duplicate (RCV-DUP-001.b); a probe (EV-PROBE-004);
-/// a write with `ack_req` (RCV-SACK-001.a), one whose PSN was after `epsn` on arrival
-/// (.b), one that advanced `epsn` by more than one (.c) or one with `rtx` (.d); otherwise
-/// the coalescing count (RCV-SACK-002). `epsn` is rebuilt from the QP's first expected PSN
-/// and the writes injected, frames to discard left out. The record's list of requirements
-/// is not consulted.
-pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
-    let Some(&local) = super::peer_map(scenario).get(&qp) else { return "RCV-SACK-001.a" };
+/// When a cause of a missing SACK ([`due_causes`]) holds of what the device did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Due {
+    /// Whatever the device did.
+    Always,
+    /// The device's first SACK of the QP after the expected time went `sack_delay` after
+    /// the last of a run of writes that each came less than `sack_delay` after the one
+    /// before, from the timer's start on: each of them started the running timer again.
+    Restarted,
+    /// The device sent, at the arrival of a write of the QP that needed no SACK at once, a
+    /// SACK that the scenario does not expect, when fewer than `sack_coalesce` writes had
+    /// come since its previous SACK and exactly `sack_coalesce` since the one before that:
+    /// its previous SACK left the count of writes to acknowledge as it was.
+    CountKept,
+}
+
+/// The cause table of a SACK due at `at` on the QP whose peer is `qp` (the wire QP): every
+/// rule its absence can be named by, each with when it applies, in the order the judge
+/// tries them; the last applies always. The record's list of requirements is not
+/// consulted.
+///
+/// What made the SACK due is its triggering packet, the latest the scenario injects into
+/// the QP by then: the timer (RCV-SACK-004.b) when it came half of `sack_delay` or more
+/// before (a SACK due at once leaves with its trigger); a duplicate (RCV-DUP-001.b); a
+/// probe (EV-PROBE-004); a write with `ack_req` (RCV-SACK-001.a), one whose PSN was after
+/// `epsn` on arrival (.b), one that advanced `epsn` by more than one (.c) or one with
+/// `rtx` (.d); otherwise the coalescing count (RCV-SACK-002). `epsn` is rebuilt from the
+/// QP's first expected PSN and the writes injected, frames to discard left out.
+///
+/// A SACK due by the timer whose QP took a write while the timer ran is named by the
+/// timer's start (RCV-SACK-004.a) when the device's SACK shows the timer restarted by
+/// that write ([`Due::Restarted`]): a timer restarted and a timer that never fires both
+/// miss the expected SACK, and only the time of the late one tells them apart.
+pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static str, Due)> {
+    let Some(&local) = super::peer_map(scenario).get(&qp) else {
+        return vec![("RCV-SACK-001.a", Due::Always)];
+    };
     let mut epsn = super::created_qp(scenario, local).map(|q| q.peer_initial_psn.value());
     let mut received: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
     let mut trigger = None;
+    let mut writes: Vec<u64> = Vec::new();
+    // Writes counted for RCV-SACK-002 since the last SACK due at once, and whether a SACK
+    // due at once reset a count that was not 0 (RCV-SACK-008.a shows).
+    let (mut counted, mut reset) = (0u32, false);
     for r in scenario.injects().filter(|r| r.at.0 <= at) {
         let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
         let d = decode(bytes);
@@ -311,15 +361,20 @@ pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
         let psn = bth.psn.value();
         if d.ext.peth.is_some() {
             trigger = Some((r.at.0, "EV-PROBE-004"));
+            reset |= counted > 0;
+            counted = 0;
             continue;
         }
         if !bth.opcode.is_mrc_write() {
             continue;
         }
+        writes.push(r.at.0);
         let next = *epsn.get_or_insert(psn);
         let dup = received.contains(&psn) || Psn::new(psn).is_before(Psn::new(next));
         if dup {
             trigger = Some((r.at.0, "RCV-DUP-001.b"));
+            reset |= counted > 0;
+            counted = 0;
             continue;
         }
         received.insert(psn);
@@ -341,13 +396,158 @@ pub(super) fn due_rule(scenario: &Scenario, at: u64, qp: u32) -> &'static str {
         } else {
             (r.at.0, "RCV-SACK-002")
         });
+        if trigger.is_some_and(|(_, rule)| rule == "RCV-SACK-002") {
+            counted += 1;
+        } else {
+            reset |= counted > 0;
+            counted = 0;
+        }
     }
-    let delay = u64::try_from(scenario.manifest.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
+    let delay = sack_delay(scenario);
     match trigger {
-        None => "RCV-SACK-001.a",
-        Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => "RCV-SACK-004.b",
-        Some((_, rule)) => rule,
+        None => vec![("RCV-SACK-001.a", Due::Always)],
+        Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => {
+            // A write while the timer ran could have restarted it, and the restarted
+            // timer's SACK, `sack_delay` after that write, is late when the write came
+            // more than `late_ns` after the timer's start.
+            let start = at.saturating_sub(delay);
+            let late = scenario.manifest.tolerances.late_ns;
+            let mut out = Vec::new();
+            if writes.iter().any(|&w| w > start.saturating_add(late) && w < at) {
+                out.push(("RCV-SACK-004.a", Due::Restarted));
+            }
+            out.push(("RCV-SACK-004.b", Due::Always));
+            out
+        }
+        Some((_, "RCV-SACK-002")) if reset => {
+            vec![("RCV-SACK-008.a", Due::CountKept), ("RCV-SACK-002", Due::Always)]
+        }
+        Some((_, rule)) => vec![(rule, Due::Always)],
     }
+}
+
+fn sack_delay(scenario: &Scenario) -> u64 {
+    u64::try_from(scenario.manifest.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The rule a SACK due at `at` on the wire QP `qp`, that the device did not send in time,
+/// is named by: the first entry of its cause table ([`due_causes`]) that holds.
+fn named_due(
+    scenario: &Scenario,
+    at: u64,
+    qp: u32,
+    obs_frames: &[Frame<'_>],
+    tol: &Tolerances,
+) -> &'static str {
+    due_causes(scenario, at, qp)
+        .into_iter()
+        .find(|&(_, when)| match when {
+            Due::Always => true,
+            Due::Restarted => restarted(scenario, at, qp, obs_frames, tol),
+            Due::CountKept => count_kept(scenario, at, qp, obs_frames),
+        })
+        .map_or("RCV-SACK-001.a", |c| c.0)
+}
+
+/// Whether a SACK of the device on the wire QP `qp` before `at` shows that its previous
+/// SACK left the count of writes to acknowledge as it was ([`Due::CountKept`]).
+fn count_kept(scenario: &Scenario, at: u64, qp: u32, obs_frames: &[Frame<'_>]) -> bool {
+    let Some(&local) = super::peer_map(scenario).get(&qp) else { return false };
+    let coalesce = scenario.manifest.nic.sack_coalesce;
+    // The writes of the QP that needed no SACK at once, and all the writes taken.
+    let (mut quiet, mut taken): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    for r in scenario.injects().filter(|r| r.at.0 < at) {
+        let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
+        let d = decode(bytes);
+        if d.discard_reason().is_some() || d.ext.peth.is_some() {
+            continue;
+        }
+        let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local && b.opcode.is_mrc_write())
+        else {
+            continue;
+        };
+        taken.push(r.at.0);
+        if due_causes(scenario, r.at.0, qp).last().is_some_and(|c| c.0 == "RCV-SACK-002")
+            && !bth.ack_req
+        {
+            quiet.push(r.at.0);
+        }
+    }
+    let expected: Vec<u64> = scenario
+        .expects()
+        .filter(|r| match &r.body {
+            openrdma_device::Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                d.ext.seth.is_some() && d.bth.is_some_and(|b| b.dest_qp.value() == qp)
+            }
+            _ => false,
+        })
+        .map(|r| r.at.0)
+        .collect();
+    let sent: Vec<u64> = obs_frames
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Sack { qp: q, .. } if q == qp))
+        .map(|f| f.at)
+        .collect();
+    let count = |from: u64, to: u64| -> u32 {
+        let n = taken.iter().filter(|&&t| t > from && t <= to).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    };
+    sent.iter().enumerate().any(|(k, &t)| {
+        if t >= at || !quiet.contains(&t) || expected.contains(&t) || k == 0 {
+            return false;
+        }
+        let before = sent[k - 1];
+        let twice = if k >= 2 { sent[k - 2] } else { 0 };
+        count(before, t) < coalesce && count(twice, t) == coalesce
+    })
+}
+
+/// Whether the device's SACK timer on the wire QP `qp`, due to expire at `at`, was
+/// started again by each write that came while it ran ([`Due::Restarted`]).
+fn restarted(
+    scenario: &Scenario,
+    at: u64,
+    qp: u32,
+    obs_frames: &[Frame<'_>],
+    tol: &Tolerances,
+) -> bool {
+    let delay = sack_delay(scenario);
+    let Some(&local) = super::peer_map(scenario).get(&qp) else { return false };
+    // The device's first SACK of the QP after the expected time.
+    let Some(sent) = obs_frames
+        .iter()
+        .filter(|f| f.at > at && matches!(f.kind, Kind::Sack { qp: q, .. } if q == qp))
+        .map(|f| f.at)
+        .min()
+    else {
+        return false;
+    };
+    let start = at.saturating_sub(delay);
+    // The writes of the QP from the timer's start to that SACK.
+    let writes: Vec<u64> = scenario
+        .injects()
+        .filter(|r| r.at.0 > start && r.at.0 < sent)
+        .filter(|r| match &r.body {
+            openrdma_device::Body::Frame { bytes, .. } => {
+                let d = decode(bytes);
+                d.discard_reason().is_none()
+                    && d.ext.peth.is_none()
+                    && d.bth.is_some_and(|b| b.dest_qp.value() == local && b.opcode.is_mrc_write())
+            }
+            _ => false,
+        })
+        .map(|r| r.at.0)
+        .collect();
+    let Some(&last) = writes.last() else { return false };
+    let mut before = start;
+    for &w in &writes {
+        if w.saturating_sub(before) >= delay {
+            return false;
+        }
+        before = w;
+    }
+    (delay..=delay.saturating_add(tol.late_ns)).contains(&sent.saturating_sub(last))
 }
 
 /// The SACK `of`, sent by the device's QP `local`, judged on its own. A SACK found wrong

@@ -151,6 +151,10 @@ fn cpu_split(_: &Scenario, scope: Scope) -> bool {
     scope.cpu_split
 }
 
+fn unmarked(_: &Scenario, scope: Scope) -> bool {
+    scope.unmarked
+}
+
 fn spray_policies(s: &Scenario, _: Scope) -> bool {
     s.manifest.requires.contains(&Capability::SprayPolicies)
 }
@@ -379,6 +383,17 @@ pub static CHECKS: &[Check] = &[
             let mut n = 0;
             let tol = &c.scenario.manifest.tolerances;
             sacks::judge(c.scenario, &c.arrivals, &c.o.exp_frames, &c.o.frames, tol, d, &mut n);
+            c.count(n);
+        },
+    },
+    Check {
+        name: "sacks.mark",
+        clauses: SACK_MARK,
+        reads: &[Reads::Sack],
+        applies: unmarked,
+        judge: |c, d| {
+            let mut n = 0;
+            sacks::judge_marks(&c.o.frames, d, &mut n);
             c.count(n);
         },
     },

@@ -9,7 +9,7 @@ use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
-    Body, Device, Direction, Manifest, NicEvent, Output, TimedInput, TimedOutput,
+    Body, Device, Direction, Manifest, NicEvent, Output, TimedInput, TimedOutput, Timestamp,
 };
 use openrdma_sm::boundary::ReferenceDevice;
 
@@ -162,6 +162,19 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-in-order-v6"],
         |b| on_ev(b, 1, |f| f.ext.seth.is_some()),
     ),
+    sends(
+        "sack-marks-skip-once",
+        "SACKs carry m = SKIP_ONCE from a marking register left set, on a device that has no \
+         marking policy",
+        &[req::RCV_SACK_006_C],
+        &["rcv-in-order-v4", "rcv-in-order-v6"],
+        |b| {
+            seth(b, |s| {
+                s.m = openrdma_codec::EvMark(1);
+                true
+            })
+        },
+    ),
     fault(
         "acks-own-qp-only",
         "in shared retirement a packet causes the transport ACK of its own QP only: the ACKs \
@@ -169,6 +182,26 @@ pub static FAULTS: &[Fault] = &[
         &[req::RCV_ACK_003_B],
         &["rcv-shared-retirement"],
         Edits { stream: Some(|_| Box::<AcksOwnQpOnly>::default()), per_input: true, ..Edits::NONE },
+    ),
+    fault(
+        "sack-timer-restarted",
+        "each write taken without a SACK at once starts the SACK timer again, though it is \
+         running: while writes come less than sack_delay apart, no SACK goes out",
+        &[req::RCV_SACK_004_A],
+        &["rcv-sack-timer-running"],
+        Edits {
+            stream: Some(|m| Box::new(SackTimerRestarted::new(m))),
+            per_input: true,
+            ..Edits::NONE
+        },
+    ),
+    stream(
+        "acks-carry-domain-msn",
+        "in shared retirement a transport ACK carries the MSN of the last message its domain \
+         retired, whichever QP that message belonged to, not the last of its own QP",
+        &[req::RCV_ACK_003_A, req::RCV_ACK_002_A, req::AETH_MSN_001_A],
+        &["rcv-shared-retirement"],
+        |_| Box::<AcksCarryDomainMsn>::default(),
     ),
     // ---- SACK headers: a SACK is held to every header rule of the frames a device sends --
     sends(
@@ -366,6 +399,170 @@ impl Stream for AcksOwnQpOnly {
                             .get(&f.bth.dest_qp.value())
                             .is_some_and(|l| !self.arrived.contains(l))
                 })
+            })
+            .collect()
+    }
+}
+
+/// A SACK timer that a write taken without a SACK at once starts again, running or not.
+/// A shadow reference device takes every write with AckReq set, so that its SACK after
+/// each write is the one the QP's state then makes; the restarted timer sends the shadow's
+/// latest SACK of the QP `sack_delay` after the latest such write. The inner device's own
+/// timer SACKs are lost; a SACK it sends at once stops the timer, as it should.
+#[derive(Debug)]
+struct SackTimerRestarted {
+    delay: u64,
+    shadow: ReferenceDevice,
+    /// By local QP: its peer QP, the SACK's destination.
+    peer: HashMap<u32, u32>,
+    /// By peer QP: the shadow's latest SACK that answers no probe.
+    latest: HashMap<u32, TimedOutput>,
+    /// By peer QP: when the timer expires.
+    deadline: HashMap<u32, u64>,
+    /// The write being taken: its local QP and PSN.
+    write: Option<(u32, u32)>,
+    /// The input being taken, for the shadow.
+    pending: Vec<TimedInput>,
+}
+
+impl SackTimerRestarted {
+    fn new(m: &Manifest) -> SackTimerRestarted {
+        let mut shadow = ReferenceDevice::new();
+        // A manifest the inner device takes, the shadow takes too.
+        let _ = shadow.start(m);
+        SackTimerRestarted {
+            delay: u64::try_from(m.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX),
+            shadow,
+            peer: HashMap::new(),
+            latest: HashMap::new(),
+            deadline: HashMap::new(),
+            write: None,
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl Stream for SackTimerRestarted {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.write = None;
+        for i in &inputs {
+            let mut copy = i.clone();
+            match &mut copy.input {
+                openrdma_device::Input::Host {
+                    command: openrdma_device::HostCommand::CreateQp(q),
+                } => {
+                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                openrdma_device::Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    if let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) {
+                        self.write = Some((b.dest_qp.value(), b.psn.value()));
+                        let asked = refit(bytes, |f| {
+                            f.bth.ack_req = true;
+                            true
+                        });
+                        if let Some(b) = asked {
+                            *bytes = b;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.pending.push(copy);
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        // Timers that expire by now, before the input of this instant.
+        let mut out: Vec<TimedOutput> = Vec::new();
+        let expired: Vec<(u32, u64)> = self
+            .deadline
+            .iter()
+            .filter(|(_, t)| **t <= batch.until.0)
+            .map(|(&q, &t)| (q, t))
+            .collect();
+        for (qp, at) in expired {
+            self.deadline.remove(&qp);
+            if let Some(sack) = self.latest.get(&qp) {
+                out.push(TimedOutput { at: Timestamp(at), ..sack.clone() });
+            }
+        }
+        let shadow =
+            self.shadow.advance(std::mem::take(&mut self.pending), batch.until).unwrap_or_default();
+        for o in shadow {
+            let Output::Frame { bytes, .. } = &o.output else { continue };
+            let d = decode(bytes);
+            if let (Some(b), Some(seth)) = (d.bth, d.ext.seth) {
+                if !seth.pr {
+                    self.latest.insert(b.dest_qp.value(), o.clone());
+                }
+            }
+        }
+        let sack_to = |o: &TimedOutput| -> Option<u32> {
+            let Output::Frame { bytes, .. } = &o.output else { return None };
+            let d = decode(bytes);
+            d.ext.seth.and(d.bth).map(|b| b.dest_qp.value())
+        };
+        // At-once SACKs stop the timer; the inner device's timer SACKs are lost.
+        for o in outputs {
+            match sack_to(&o) {
+                Some(qp) if batch.inputs_at.contains(&o.at.0) => {
+                    self.deadline.remove(&qp);
+                    out.push(o);
+                }
+                Some(_) => {}
+                None => out.push(o),
+            }
+        }
+        if let Some((local, psn)) = self.write.take() {
+            let peer = self.peer.get(&local).copied();
+            let taken = out.iter().any(|o| {
+                matches!(&o.output, Output::Event { event: NicEvent::DmaWrite(w) }
+                    if w.qpn.value() == local && w.psn.value() == psn)
+            });
+            let at_once = out
+                .iter()
+                .any(|o| batch.inputs_at.contains(&o.at.0) && peer.is_some() && sack_to(o) == peer);
+            if let (Some(peer), true, false) = (peer, taken, at_once) {
+                let now = batch.inputs_at.iter().next().copied().unwrap_or(batch.until.0);
+                self.deadline.insert(peer, now.saturating_add(self.delay));
+            }
+        }
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
+
+/// The MSN of the last message retired on any QP: a shared retirement engine that keeps one
+/// "last retired" register for the domain and puts it in every QP's ACK. The scenarios it
+/// is run on have one domain, so any responder flag is one of the domain's.
+#[derive(Debug, Default)]
+struct AcksCarryDomainMsn {
+    last: Option<openrdma_codec::Msn>,
+}
+
+impl Stream for AcksCarryDomainMsn {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // A batch's flags come from the retirements that cause its ACKs.
+        for o in &outputs {
+            if let Output::Event { event: NicEvent::FlagWrite(f) } = &o.output {
+                if f.side == openrdma_device::Side::Responder {
+                    self.last = Some(f.msn);
+                }
+            }
+        }
+        let Some(last) = self.last else { return outputs };
+        outputs
+            .into_iter()
+            .map(|mut o| {
+                if let Output::Frame { bytes, .. } = &mut o.output {
+                    let msn = AethMsn::new(u32::from(last.value()));
+                    if let Some(b) = ack(bytes, true, |a| a.msn = msn) {
+                        *bytes = b;
+                    }
+                }
+                o
             })
             .collect()
     }

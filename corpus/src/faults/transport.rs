@@ -66,12 +66,18 @@ pub static FAULTS: &[Fault] = &[
         &["rcv-duplicate-before-retirement"],
         |_| Box::<NoDuplicateSack>::default(),
     ),
-    stream(
+    fault(
         "probe-answer-keeps-count",
-        "a probe answer leaves the count of writes to acknowledge as it was, so the next write is never SACKed by the timer",
-        &[req::RCV_SACK_008_A, req::RCV_SACK_004_B],
-        &["rcv-probe-answer"],
-        |_| Box::<ProbeAnswerKeepsCount>::default(),
+        "a probe answer leaves the count of writes to acknowledge as it was, so the count \
+         reaches sack_coalesce early after it: the SACK goes out early, and the one due at \
+         the count is not sent",
+        &[req::RCV_SACK_008_A],
+        &["rcv-probe-answer-count"],
+        Edits {
+            stream: Some(|m| Box::new(ProbeAnswerKeepsCount::new(m))),
+            per_input: true,
+            ..Edits::NONE
+        },
     ),
     stream(
         "sack-cancels-held-back-ack",
@@ -404,26 +410,91 @@ impl Stream for NoDuplicateSack {
     }
 }
 
-/// Whether a probe answer went out and no SACK at an input since: the timer never started.
-#[derive(Debug, Default)]
+/// A count of writes to acknowledge that a probe answer does not reset. The stream keeps
+/// the inner device's count (writes taken without a SACK at once since its last SACK) and
+/// what the last probe answers left of it; a write with which the faulty count reaches
+/// `sack_coalesce` is taken as if it asked for a SACK, as the faulty device answers it.
+#[derive(Debug)]
 struct ProbeAnswerKeepsCount {
-    stale: bool,
+    coalesce: u32,
+    /// By local QP: its peer QP, the SACK's destination.
+    peer: HashMap<u32, u32>,
+    /// By local QP: the inner device's count, and what probe answers left.
+    count: HashMap<u32, (u32, u32)>,
+    /// The write being taken: its local QP and PSN.
+    write: Option<(u32, u32)>,
+}
+
+impl ProbeAnswerKeepsCount {
+    fn new(m: &Manifest) -> ProbeAnswerKeepsCount {
+        ProbeAnswerKeepsCount {
+            coalesce: m.nic.sack_coalesce,
+            peer: HashMap::new(),
+            count: HashMap::new(),
+            write: None,
+        }
+    }
 }
 
 impl Stream for ProbeAnswerKeepsCount {
-    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
-        outputs.retain(|o| {
-            let Output::Frame { bytes, .. } = &o.output else { return true };
-            let Some(s) = decode(bytes).ext.seth else { return true };
-            if s.pr {
-                self.stale = true;
-            } else if batch.inputs_at.contains(&o.at.0) {
-                self.stale = false;
-            } else if self.stale {
-                return false;
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.write = None;
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else {
+                        continue;
+                    };
+                    let q = b.dest_qp.value();
+                    self.write = Some((q, b.psn.value()));
+                    let (n, kept) = self.count.get(&q).copied().unwrap_or((0, 0));
+                    if kept > 0 && !b.ack_req && n + 1 + kept >= self.coalesce {
+                        let asked = decode(bytes).to_repr().and_then(|mut f| {
+                            f.bth.ack_req = true;
+                            super::refit(&mut f).ok()
+                        });
+                        if let Some(a) = asked {
+                            *bytes = a;
+                        }
+                    }
+                }
+                _ => {}
             }
-            true
-        });
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            let Output::Frame { bytes, .. } = &o.output else { continue };
+            let d = decode(bytes);
+            let (Some(b), Some(s)) = (d.bth, d.ext.seth) else { continue };
+            let Some((&q, _)) = self.peer.iter().find(|(_, p)| **p == b.dest_qp.value()) else {
+                continue;
+            };
+            let c = self.count.entry(q).or_insert((0, 0));
+            *c = if s.pr { (0, c.0 + c.1) } else { (0, 0) };
+        }
+        if let Some((q, psn)) = self.write.take() {
+            let peer = self.peer.get(&q).copied();
+            let taken = outputs.iter().any(|o| {
+                matches!(&o.output, Output::Event { event: NicEvent::DmaWrite(w) }
+                    if w.qpn.value() == q && w.psn.value() == psn)
+            });
+            let sacked = outputs.iter().any(|o| match &o.output {
+                Output::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    d.ext.seth.is_some() && d.bth.map(|b| b.dest_qp.value()) == peer
+                }
+                _ => false,
+            });
+            if taken && !sacked {
+                self.count.entry(q).or_insert((0, 0)).0 += 1;
+            }
+        }
         outputs
     }
 }

@@ -48,6 +48,32 @@ pub static VARIANTS: &[Fault] = &[
         Edits { config: Some(|m| m.nic.sack_coalesce = 8), ..Edits::NONE },
     ),
     variant(
+        "sack-marking",
+        "marks the EV of every SACK SKIP_ONCE by a marking policy of its own, and claims \
+         sack-marking with every capability of the reference",
+        Caps::Only(&[
+            Capability::Responder,
+            Capability::Requester,
+            Capability::Doorbell,
+            Capability::DoorbellBus,
+            Capability::Retirement,
+            Capability::SharedRetirement,
+            Capability::PerQpRetirement,
+            Capability::WriteImmediate,
+            Capability::Ipv6,
+            Capability::Ipv4,
+            Capability::Paths,
+            Capability::CpuSplit,
+            Capability::Recovery,
+            Capability::CompletionQueues,
+            Capability::Endpoint,
+            Capability::SprayPolicies,
+            Capability::TailProbe,
+            Capability::SackMarking,
+        ]),
+        Edits { frame_out: Some(marks_skip_once), ..Edits::NONE },
+    ),
+    variant(
         "receiver-block",
         "a receiver without its completion engine: claims only responder, ipv4 and ipv6, \
          and writes no flags, completions, transport ACKs or reports",
@@ -221,4 +247,11 @@ impl Stream for Merge {
         flush(&mut held, &mut out);
         out
     }
+}
+
+/// A SACK with `m` SKIP_ONCE, made consistent again.
+fn marks_skip_once(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    f.ext.seth.as_mut()?.m = openrdma_codec::EvMark(1);
+    super::refit(&mut f).ok()
 }

@@ -191,6 +191,38 @@ pub(super) fn rcv_sack_timer() -> Scenario {
     done(r, 20_000)
 }
 
+/// Writes that come while the SACK timer runs do not start it again.
+pub(super) fn rcv_sack_timer_running() -> Scenario {
+    let mut r = responder_with(
+        "rcv-sack-timer-running",
+        "Three packets of a longer message arrive without AckReq, fewer than the coalescing \
+         count, each less than sack_delay (5 us) after the one before: the first starts the \
+         SACK timer and the second, 2.4 us later, finds it running and leaves it, so its SACK \
+         goes 5 us after the first; the third, after that expiry, starts it again. A timer \
+         that every write restarts sends nothing until 5 us after the third.",
+        &["RCV-SACK-004", "RCV-SACK-001", "RCV-SACK-002"],
+        |m| {
+            tight_sack_timing(m);
+            m.nic.sack_coalesce = 8;
+        },
+    );
+    setup(&mut r, 0, false);
+    r.checks(&["RCV-SACK-004"]);
+    let total = 4 * PMTU;
+    let pkt = |psn: u32, op: Opcode| quiet(write(psn, 0, op, psn, PMTU, total, REGION, None));
+    r.inject(1_000, 0, 0xA000_0001, &pkt(0, Opcode::MRC_WRITE_FIRST));
+    r.inject(3_400, 1, 0xA001_0002, &pkt(1, Opcode::MRC_WRITE_MIDDLE));
+    r.inject(7_000, 2, 0xA002_0003, &pkt(2, Opcode::MRC_WRITE_MIDDLE));
+    r.checks(&["RCV-SACK-001"]);
+    r.inject(
+        20_000,
+        3,
+        0xA003_0004,
+        &write(3, 0, Opcode::MRC_WRITE_LAST, 3, PMTU, total, REGION, None),
+    );
+    done(r, 40_000)
+}
+
 /// Transport ACKs coalesced over `ack_coalesce` retirements, the rest owed to the SACK timer
 /// whatever SACKs go out meanwhile.
 pub(super) fn rcv_ack_coalesce() -> Scenario {

@@ -380,6 +380,53 @@ pub(super) fn rcv_sack_coalesce() -> Scenario {
     done(r, 40_000)
 }
 
+/// A probe answer resets the count of writes to acknowledge, as every SACK does.
+pub(super) fn rcv_probe_answer_count() -> Scenario {
+    let mut m = manifest(
+        "rcv-probe-answer-count",
+        "With sack_coalesce 4 and a SACK delay of 5 us, two packets arrive without AckReq, \
+         then a probe, answered at once, which resets the count of writes to acknowledge and \
+         stops the timer; four more packets without AckReq follow: the first starts the \
+         timer again, and the fourth, 3.5 us after it, brings the count to 4 and is SACKed \
+         at once. A device that coalesces over more packets is acknowledged by the timer \
+         within the tolerance; one whose probe answer kept the count SACKs the second of \
+         them early, and the timer that the third starts comes too late. The last packet, \
+         with AckReq, completes the message.",
+        &["RCV-SACK-008", "RCV-SACK-001", "RCV-SACK-002", "EV-PROBE-004"],
+        &[Capability::Responder, Capability::Paths, Capability::Retirement, Capability::Ipv4],
+    );
+    m.nic.sack_coalesce = 4;
+    tight_sack_timing(&mut m);
+    let mut r = Recorder::new(m);
+    setup(&mut r, 0, false);
+    let total = 6 * PMTU + 16;
+    let pkt = |psn: u32| {
+        let op = if psn == 0 { Opcode::MRC_WRITE_FIRST } else { Opcode::MRC_WRITE_MIDDLE };
+        quiet(write(psn, 0, op, psn, PMTU, total, REGION, None))
+    };
+    r.checks(&["RCV-SACK-002"]);
+    r.inject(1_000, 0, 0xA000_0001, &pkt(0));
+    r.inject(2_000, 1, 0xA001_0002, &pkt(1));
+    let mut pr = probe(7);
+    if let Packet::Probe { bth, .. } = &mut pr {
+        bth.psn = Psn::new(2);
+    }
+    r.checks(&["EV-PROBE-004"]);
+    r.inject(3_000, 2, 0xA002_0003, &pr);
+    r.checks(&["RCV-SACK-008", "RCV-SACK-002"]);
+    for (k, at) in [(2u32, 10_000), (3, 12_000), (4, 12_100), (5, 13_500)] {
+        r.inject(at, (k % 4) as u16, 0xA000_0001 + (k % 4) * 0x1_0001, &pkt(k));
+    }
+    r.checks(&["RCV-SACK-001"]);
+    r.inject(
+        40_000,
+        0,
+        0xA000_0001,
+        &write(6, 0, Opcode::MRC_WRITE_LAST, 6, 16, total, REGION, None),
+    );
+    done(r, 60_000)
+}
+
 /// Each trigger of RCV-SACK-001 alone, well apart from the coalescing count and the timer.
 pub(super) fn rcv_sack_triggers() -> Scenario {
     let mut r = responder_with(

@@ -413,12 +413,14 @@ pub(super) const SACKS: &[Clause] = &[
     RCV_SACK_001_C,
     RCV_SACK_001_D,
     RCV_SACK_002,
+    RCV_SACK_004_A,
     RCV_SACK_004_B,
     RCV_SACK_005_C,
     RCV_SACK_005_E,
     RCV_SACK_005_H,
     RCV_SACK_005_I,
     RCV_SACK_006_A,
+    RCV_SACK_008_A,
     RCV_SEG_001,
     RCV_SEG_002,
     RCV_WIN_002_B,
@@ -441,6 +443,8 @@ pub(super) const SACKS: &[Clause] = &[
     TSETH_TS_001_B,
     WWI_LIMIT_002,
 ];
+
+pub(super) const SACK_MARK: &[Clause] = &[RCV_SACK_006_C];
 
 pub(super) const PLACEMENT: &[Clause] = frame_discards![
     BTH_PSN_002,
