@@ -175,6 +175,7 @@ const DUE: &[Clause] = &[
     REC_IF_010,
     SND_INFER_001,
     SND_INFER_002_B,
+    SND_TAIL_003,
     SND_NACK_002,
     SND_NACK_004_A,
     SND_NACK_004_B,

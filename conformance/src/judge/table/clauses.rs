@@ -232,6 +232,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_CC_001,
     SND_INFER_001,
     SND_INFER_002_B,
+    SND_TAIL_003,
     SND_MSN_002,
     SND_NACK_002,
     SND_NACK_004_A,
