@@ -119,6 +119,9 @@ pub struct Facts {
     stale_retransmit: bool,
     /// A device running it reports two `snd_una`s of one QP ([`una_reports`]).
     una_reports: bool,
+    /// It expects enough first transmissions of a QP that sprays at random for a
+    /// uniform draw to take every primary EV almost surely (`paths::judge_random`).
+    random_draws: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -185,6 +188,7 @@ const DUE: &[Clause] = &[
     REC_RTO_004_C,
     SND_INFER_001,
     SND_INFER_002_B,
+    SND_TAIL_003,
     SND_NACK_002,
     SND_NACK_004_A,
     SND_NACK_004_B,
@@ -284,6 +288,9 @@ const OWN: &[(Clause, Shows)] = &[
     // off, where data is outstanding for a timer to probe.
     (SND_TAIL_001_A, |f| f.due.contains(&SND_TAIL_001_A)),
     (SND_TAIL_001_B, |f| f.tail_off),
+    // A random draw far from uniform: where a random QP sends enough first
+    // transmissions for the bounds of `paths::judge_random` to bite.
+    (SND_SPRAY_002, |f| f.random_draws),
     // A retransmission missing with nothing else asking for it, or one whose headers
     // differ from its first transmission's (the field table).
     (SND_RTX_001_A, |f| f.due.contains(&SND_RTX_001_A) || f.kinds & RTX != 0),
@@ -338,6 +345,22 @@ const OWN: &[(Clause, Shows)] = &[
     (REC_IF_012, |f| f.reports & STATE_REPORT != 0),
     (SND_NACK_003, |f| f.reports & STATE_REPORT != 0),
 ];
+
+/// Whether `s` expects, of a QP it creates spraying at random, enough first transmissions
+/// that a uniform draw takes every primary EV almost surely.
+fn random_draws(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+    s.injects().any(|r| match &r.body {
+        Body::Host { command: HostCommand::CreateQp(q) } if q.spray == SprayPolicy::Random => {
+            let peer = q.peer_qpn.value();
+            let n = exp
+                .iter()
+                .filter(|(_, f)| matches!(f.kind, Kind::Data { qp, rtx: false, .. } if qp == peer))
+                .count();
+            super::paths::never_drawn_shows(n, q.evs.len())
+        }
+        _ => false,
+    })
+}
 
 const NACK_REPORT: u8 = 1;
 const MARK_REPORT: u8 = 2;
@@ -649,6 +672,7 @@ impl Facts {
             }),
             stale_retransmit: stale_retransmit(s, &exp),
             una_reports: una_reports(s, &exp),
+            random_draws: random_draws(s, &exp),
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);

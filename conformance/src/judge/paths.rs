@@ -152,6 +152,8 @@ struct Slot {
 struct Qp {
     initial_psn: Psn,
     slots: Vec<Slot>,
+    /// It sprays at random (`SND-SPRAY-002`).
+    random: bool,
 }
 
 /// An input that changes an EV: when, which QP (by the peer QPN its packets carry), which
@@ -256,6 +258,14 @@ pub(super) fn judge(
     obs: &[Frame<'_>],
     div: &mut Vec<Divergence>,
 ) {
+    if let Some(packets) = tracked(scenario, inputs, obs) {
+        packets.judge(obs, div);
+    }
+}
+
+/// The EVs of every sending QP followed through the scenario's inputs, or `None` when the
+/// device has no QP.
+fn tracked(scenario: &Scenario, inputs: &[In<'_>], obs: &[Frame<'_>]) -> Option<Packets> {
     let m = &scenario.manifest;
     let hold = m.nic.skip_hold.as_nanos() as u64;
     let window = m.nic.window();
@@ -274,17 +284,17 @@ pub(super) fn judge(
             };
             let mut slots: Vec<Slot> = q.evs.iter().map(|e| slot(e, false)).collect();
             slots.extend(q.backup_evs.iter().map(|e| slot(e, true)));
-            qps.insert(q.peer_qpn.value(), Qp { initial_psn: q.initial_psn, slots });
+            let random = q.spray == SprayPolicy::Random;
+            qps.insert(q.peer_qpn.value(), Qp { initial_psn: q.initial_psn, slots, random });
             peer_of.insert(q.qpn.value(), q.peer_qpn.value());
         }
     }
     if qps.is_empty() {
-        return;
+        return None;
     }
     let sent = sent_by_qp(obs);
     let (claims, events) = input_events(inputs, &qps, &peer_of, &sent, window, ipv4);
-    let packets = Packets { qps, claims, events, hold, lag: m.tolerances.late_ns / 2 };
-    packets.judge(obs, div);
+    Some(Packets { qps, claims, events, hold, lag: m.tolerances.late_ns / 2 })
 }
 
 /// The claims of the scenario's acknowledgements per peer QP, and the EV changes its inputs
@@ -409,8 +419,12 @@ struct Packets {
 impl Packets {
     /// Judges every data packet, in time order, against the states the events before it
     /// (and perhaps those at its time) gave the EVs.
-    fn judge(self, obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
+    ///
+    /// Returns the draws of the QPs that spray at random: each first transmission sent
+    /// while the scenario's inputs leave no doubt about the pool, with that pool.
+    fn judge(self, obs: &[Frame<'_>], div: &mut Vec<Divergence>) -> Draws {
         let Packets { mut qps, claims, events, hold, lag } = self;
+        let mut draws = Draws::new();
         // Every data packet, in time order, against the states the events before it (and
         // perhaps those at its time) gave the EVs.
         let mut packets: Vec<&Frame<'_>> =
@@ -457,6 +471,11 @@ impl Packets {
                     (s, p)
                 })
                 .collect();
+            if qp.random && !rtx {
+                if let Some(pool) = certain_pool(&states) {
+                    draws.entry(peer).or_default().push(Draw { at: t, pool, ev: f.ev });
+                }
+            }
             let mine: Vec<&(&Slot, Possible)> =
                 states.iter().filter(|(s, _)| s.wire == f.ev).collect();
             let report = |requirement: &str, what: String| Divergence {
@@ -531,6 +550,113 @@ impl Packets {
                     ),
                 ));
                 }
+            }
+        }
+        draws
+    }
+}
+
+/// One EV a QP that sprays at random drew for a first transmission: when, from which pool
+/// (the EVs as frames carry them, in profile order), and which.
+#[derive(Debug, Clone)]
+struct Draw {
+    at: u64,
+    pool: Vec<Ev>,
+    ev: Ev,
+}
+
+/// The draws of each QP that sprays at random, by peer QPN.
+type Draws = HashMap<u32, Vec<Draw>>;
+
+/// The usable pool (`SND-PATH-001`) when the states leave no doubt about it: every EV
+/// surely GOOD or surely not, and some EV GOOD.
+fn certain_pool(states: &[(&Slot, Possible)]) -> Option<Vec<Ev>> {
+    if states.iter().any(|(_, p)| p.may_be_good() && !p.surely_good()) {
+        return None;
+    }
+    let good = |backup: bool| -> Vec<Ev> {
+        states
+            .iter()
+            .filter(|(s, p)| s.backup == backup && p.surely_good())
+            .map(|(s, _)| s.wire)
+            .collect()
+    };
+    let pool = Some(good(false)).filter(|p| !p.is_empty()).unwrap_or_else(|| good(true));
+    (!pool.is_empty()).then_some(pool)
+}
+
+/// The natural logarithm of the chance below which a legal random design may be failed,
+/// per pool judged: 10^-9.
+const RISK_LN: f64 = -9.0 * std::f64::consts::LN_10;
+
+/// Whether, in `n` uniform draws from a pool of `k` EVs, an EV never drawn shows a bias:
+/// a uniform generator leaves some EV out with a chance of at most `k (1 - 1/k)^n`.
+pub(super) fn never_drawn_shows(n: usize, k: usize) -> bool {
+    let (n, k) = (n as f64, k as f64);
+    k >= 2.0 && k.ln() + n * (1.0 - 1.0 / k).ln() < RISK_LN
+}
+
+/// The most draws of one EV, in `n` uniform draws from a pool of `k`, that a uniform
+/// generator goes beyond with a chance below the risk for any of the `k` (Hoeffding's
+/// bound): `n / k + sqrt(n ln(k / risk) / 2)`.
+fn most_draws(n: usize, k: usize) -> f64 {
+    let (n, k) = (n as f64, k as f64);
+    n / k + (n * (k.ln() - RISK_LN) / 2.0).sqrt()
+}
+
+/// The draws of each QP that sprays at random, judged as a uniform draw from the usable
+/// pool (`SND-SPRAY-002`, `CONF-CMP-045`): per pool the QP drew from, an EV of it never
+/// drawn where a uniform generator would almost surely have drawn each, or an EV drawn far
+/// above its share. The bounds fail a uniform generator with a chance below 10^-9 per pool; the
+/// reference's own draws are never compared. The pool itself is judged by [`judge`].
+pub(super) fn judge_random(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    div: &mut Vec<Divergence>,
+) {
+    let Some(packets) = tracked(scenario, inputs, obs) else { return };
+    let draws = packets.judge(obs, &mut Vec::new());
+    let mut peers: Vec<&u32> = draws.keys().collect();
+    peers.sort();
+    for peer in peers {
+        let mut pools: Vec<(&Vec<Ev>, Vec<&Draw>)> = Vec::new();
+        for d in &draws[peer] {
+            match pools.iter_mut().find(|(p, _)| **p == d.pool) {
+                Some((_, ds)) => ds.push(d),
+                None => pools.push((&d.pool, vec![d])),
+            }
+        }
+        for (pool, ds) in pools {
+            let (n, k) = (ds.len(), pool.len());
+            let count = |ev: Ev| ds.iter().filter(|d| d.ev == ev).count();
+            let at = ds.last().map_or(0, |d| d.at);
+            let report = |what: String| Divergence {
+                at,
+                requirement: "SND-SPRAY-002".into(),
+                what,
+                expected: None,
+                actual: None,
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: None,
+            };
+            let list = pool.iter().map(|e| format!("{e:#x}")).collect::<Vec<_>>().join(", ");
+            if let Some(e) =
+                pool.iter().find(|&&e| count(e) == 0).filter(|_| never_drawn_shows(n, k))
+            {
+                div.push(report(format!(
+                    "{n} first transmissions drawn at random from the pool {list} never took EV {e:#x}: \
+                     a uniform draw leaves an EV out with a chance below 10^-9"
+                )));
+            } else if let Some(&e) = pool.iter().find(|&&e| count(e) as f64 > most_draws(n, k)) {
+                div.push(report(format!(
+                    "{} of {n} first transmissions drawn at random from the pool {list} took EV \
+                     {e:#x}; a uniform draw goes above {:.0} with a chance below 10^-9",
+                    count(e),
+                    most_draws(n, k)
+                )));
             }
         }
     }
@@ -795,6 +921,16 @@ mod tests {
         assert_eq!(bad.after(Change::ProbeSkip, 5).skip, vec![5]);
         // A probe answer for a GOOD EV changes nothing, whatever its mark.
         assert!(Possible::good().after(Change::ProbeSkip, 5).surely_good());
+    }
+
+    #[test]
+    fn the_random_bounds_pass_a_fair_spread_and_fail_a_stuck_one() {
+        // 120 draws from 4 EVs: each is almost sure to come up, and 120 on one is far
+        // above a fair share; too few draws prove nothing.
+        assert!(never_drawn_shows(120, 4));
+        assert!(!never_drawn_shows(20, 4));
+        assert!(!never_drawn_shows(1000, 1));
+        assert!(most_draws(120, 4) < 120.0 && most_draws(120, 4) > 45.0);
     }
 
     #[test]

@@ -344,6 +344,13 @@ pub static CHECKS: &[Check] = &[
         },
     },
     Check {
+        name: "spray.random",
+        clauses: SPRAY_RANDOM,
+        reads: &[Reads::Data],
+        applies: spray_policies,
+        judge: |c, d| paths::judge_random(c.scenario, &c.o.inputs, &c.o.frames, d),
+    },
+    Check {
         name: "schedule.order",
         clauses: SCHEDULE_ORDER,
         reads: &[Reads::Data],

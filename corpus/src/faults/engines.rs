@@ -429,6 +429,21 @@ pub static FAULTS: &[Fault] = &[
         Edits { host_in: Some(|c| spray_as(c, SprayPolicy::Fixed)), ..Edits::NONE },
     ),
     fault(
+        "random-stuck",
+        "the random generator of a QP never advances, so a random QP always draws the first \
+         EV of its usable pool",
+        &[req::SND_SPRAY_002],
+        &["snd-spray-random-spread"],
+        Edits {
+            host_in: Some(|c| {
+                if matches!(c, HostCommand::CreateQp(q) if q.spray == SprayPolicy::Random) {
+                    spray_as(c, SprayPolicy::Fixed);
+                }
+            }),
+            ..Edits::NONE
+        },
+    ),
+    fault(
         "spray-round-robin",
         "every QP sprays round robin, whatever its policy says",
         &[req::SND_SPRAY_003, req::SND_SPRAY_004, req::EV_PROBE_005_A],

@@ -91,6 +91,22 @@ pub static FAULTS: &[Fault] = &[
         |m| Wrong::boxed(Bugs { no_suspects: true, ..Bugs::NONE }, m),
     ),
     stream(
+        "probe-answer-not-evidence",
+        "a tail probe's answer is taken as a SACK only, so the transmissions before the probe \
+         that it shows missing are not inferred lost",
+        &[req::SND_TAIL_003],
+        &["snd-tail-probe"],
+        |m| Wrong::boxed(Bugs { answer_not_evidence: true, ..Bugs::NONE }, m),
+    ),
+    stream(
+        "probe-sequence-latest",
+        "a tail probe takes the per-EV sequence number of the EV's latest transmission, read \
+         without advancing the counter, so its answer judges only the transmissions before that",
+        &[req::SND_TAIL_002, req::SND_TAIL_003],
+        &["snd-tail-probe"],
+        |m| Wrong::boxed(Bugs { probe_takes_latest: true, ..Bugs::NONE }, m),
+    ),
+    stream(
         "ack-not-arrival",
         "a transport ACK completes its messages but leaves their PSNs unknown to loss inference, which can infer them lost",
         &[req::SND_ACK_001_B],
@@ -128,6 +144,12 @@ pub struct Bugs {
     pub ack_not_arrival: bool,
     /// The arrival of a PSN makes no suspects (SND-INFER-001).
     pub no_suspects: bool,
+    /// A probe's answer is taken as a SACK only, never as evidence about the earlier
+    /// transmissions on its EV (SND-TAIL-003).
+    pub answer_not_evidence: bool,
+    /// A probe takes the per-EV sequence number of the latest transmission on its EV,
+    /// read without advancing the counter, instead of the next (SND-TAIL-002).
+    pub probe_takes_latest: bool,
 }
 
 impl Bugs {
@@ -144,6 +166,8 @@ impl Bugs {
         infers_again: false,
         ack_not_arrival: false,
         no_suspects: false,
+        answer_not_evidence: false,
+        probe_takes_latest: false,
     };
 }
 
@@ -196,6 +220,10 @@ impl Inference {
     fn probe_sent(&mut self, ev: u32, id: u16) {
         if self.tail {
             let seq = self.next_seq.entry(ev).or_default();
+            if self.bugs.probe_takes_latest {
+                self.probes.push((ev, id, seq.saturating_sub(1)));
+                return;
+            }
             self.probes.push((ev, id, *seq));
             *seq += 1;
         }
@@ -206,6 +234,9 @@ impl Inference {
     /// not show (SND-TAIL-003).
     fn probe_answer(&mut self, s: &SethRepr) -> (Vec<u32>, Vec<u32>) {
         let (mut lost, again) = self.sack(s);
+        if self.bugs.answer_not_evidence {
+            return (lost, again);
+        }
         let id = s.ack_psn_offset as u16;
         let Some(k) = self.probes.iter().position(|&(ev, i, _)| ev == s.entropy.value() && i == id)
         else {

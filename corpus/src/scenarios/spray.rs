@@ -14,6 +14,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-spray-round-robin", snd_spray_round_robin),
         ("snd-spray-fixed", snd_spray_fixed),
         ("snd-spray-random", snd_spray_random),
+        ("snd-spray-random-spread", snd_spray_random_spread),
         ("snd-spray-skew-aware", snd_spray_skew_aware),
         ("snd-spray-window-fit", snd_spray_window_fit),
         ("snd-spray-window-fit-probe-rtt", snd_spray_window_fit_probe_rtt),
@@ -256,6 +257,50 @@ fn snd_spray_random() -> Scenario {
     );
     r.checks(&["SND-SPRAY-002", "SND-PATH-001"]);
     pool_changes(r, &e, &b)
+}
+
+/// Enough random draws that their spread shows: a generator that is not uniform over the
+/// pool (stuck, or drawing over the whole profile) leaves an EV out or piles onto one far
+/// beyond what chance allows (`paths::judge_random`).
+fn snd_spray_random_spread() -> Scenario {
+    let (mut r, e, _) = spray_recorder(
+        "snd-spray-random-spread",
+        "The random policy over four primary EVs: a message of 120 packets, then, once a \
+         controller has denied two of the EVs, a message of 64 packets over the two left. \
+         The draws are the device's own, so only their spread is judged: over each pool, \
+         every EV is drawn and none far above its share, by bounds a uniform draw breaks \
+         with a chance below 10^-9.",
+        &[
+            "SND-SPRAY-002",
+            "SND-PATH-001",
+            "EV-STATE-001",
+            "EV-DENY-001",
+            "EV-STATE-003",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        SprayPolicy::Random,
+        4,
+        0,
+        true,
+    );
+    let qpn = Qpn::new(DUT_QP);
+    r.checks(&["SND-SPRAY-002", "SND-PATH-001"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 120 * PMTU, None, true)));
+    r.run_until(30_000);
+    inject_sack(&mut r, 30_000, 119, 0, 119, WireMark::NONE);
+    inject_ack(&mut r, 30_000, 119, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    r.run_until(31_000);
+    r.checks(&["SND-SPRAY-002", "SND-PATH-001"]);
+    r.cpu(31_000, CpuCommand::SetEvState { qpn, ev: e[1], state: EvState::Denied });
+    r.cpu(31_000, CpuCommand::SetEvState { qpn, ev: e[3], state: EvState::Denied });
+    r.host(33_000, HostCommand::PostWrite(wr(1, 64 * PMTU, None, true)));
+    r.run_until(60_000);
+    inject_sack(&mut r, 60_000, 183, 0, 183, WireMark::NONE);
+    inject_ack(&mut r, 60_000, 183, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    done(r, 70_000)
 }
 
 /// Skew-aware spraying over three EVs whose round trips the scenario sets: 10, 33 and

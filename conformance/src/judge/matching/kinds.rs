@@ -341,7 +341,14 @@ pub(super) fn rtx_causes(
         } else if let Some(x) = d.ext.seth {
             // A SACK that leaves the PSN out while it claims later ones.
             let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
-            if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
+            let p = Psn::new(psn);
+            let covered =
+                !p.is_after(x.cack_psn) || (x.sack_offset >= 1 && p.in_window(x.bitmap_base(), 64));
+            if x.pr && s.manifest.nic.tail_probe.is_some() && covered && !x.is_sacked(p) {
+                // A tail probe's answer that covers the PSN and does not show it: the
+                // transmissions before the probe on its EV are inferred lost by it.
+                cause = Some(SND_TAIL_003);
+            } else if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
                 cause = Some(SND_INFER_001);
             }
         }

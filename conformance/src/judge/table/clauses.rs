@@ -237,6 +237,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_CC_001,
     SND_INFER_001,
     SND_INFER_002_B,
+    SND_TAIL_003,
     SND_MSN_002,
     SND_NACK_002,
     SND_NACK_004_A,
@@ -344,6 +345,8 @@ pub(super) const SPRAY: &[Clause] = &[
     SND_SPRAY_005,
     SND_SPRAY_009,
 ];
+
+pub(super) const SPRAY_RANDOM: &[Clause] = &[SND_SPRAY_002];
 
 pub(super) const SCHEDULE_ORDER: &[Clause] =
     &[REC_IF_011, SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
