@@ -288,6 +288,7 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_SCHED_003_B, |f| f.due.contains(&SND_NACK_004_A)),
     // Send order: only where the reference sent two packets of a QP together.
     (SND_ORDER_001_A, |f| f.sched.contains(&SND_ORDER_001_A)),
+    (SND_ORDER_001_B, |f| f.sched.contains(&SND_ORDER_001_B)),
     (SND_SCHED_003_A, |f| f.sched.contains(&SND_SCHED_003_A)),
     (SND_SCHED_001, |f| f.sched.contains(&SND_SCHED_001)),
     // Reports: only where the scenario expects one of the kind the clause fixes; the
@@ -735,17 +736,15 @@ fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> 
             group_of.insert(r as *const Record, group);
         }
     }
-    let mut last: HashMap<(usize, u32), &Kind> = HashMap::new();
+    let mut last: HashMap<(usize, u32), &Frame<'_>> = HashMap::new();
     let mut out = BTreeSet::new();
     for (r, f) in exp {
         let (Kind::Data { qp, .. } | Kind::Probe { qp }) = f.kind else { continue };
         let g = group_of.get(&(*r as *const Record)).copied().unwrap_or(0);
-        if let Some(prev) = last.insert((g, qp), &f.kind) {
-            out.insert(match (prev, &f.kind) {
-                (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => SND_ORDER_001_A,
-                (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => SND_SCHED_003_A,
-                _ => SND_SCHED_001,
-            });
+        if let Some(prev) = last.insert((g, qp), f) {
+            if let Some(c) = Clause::parse(super::schedule::order_requirement(prev, f)) {
+                out.insert(c);
+            }
         }
     }
     out

@@ -144,6 +144,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::new(Swapped { rtx: false }),
     ),
     stream(
+        "next-message-first",
+        "the first packet of a message goes out before the last packet of the message before it, sent at the same time",
+        &[req::SND_ORDER_001_B, req::SND_ORDER_001_A],
+        &["snd-order-messages"],
+        |_| Box::new(NextMessageFirst),
+    ),
+    stream(
         "retransmissions-swapped",
         "of two retransmissions of a QP sent at one time, the later queued goes first",
         &[req::SND_SCHED_003_A],

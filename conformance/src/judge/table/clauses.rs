@@ -338,7 +338,8 @@ pub(super) const SPRAY: &[Clause] = &[
     SND_SPRAY_009,
 ];
 
-pub(super) const SCHEDULE_ORDER: &[Clause] = &[SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
+pub(super) const SCHEDULE_ORDER: &[Clause] =
+    &[SND_ORDER_001_A, SND_ORDER_001_B, SND_SCHED_001, SND_SCHED_003_A];
 
 pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 

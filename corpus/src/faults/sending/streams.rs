@@ -696,3 +696,40 @@ impl Stream for NextEv {
         outputs
     }
 }
+
+/// Of two first transmissions of a QP sent at one time, the first packet of a message goes
+/// before the last packet of the message before it: the sender starts the next message
+/// once the previous one's last packet is queued, not sent.
+#[derive(Debug)]
+pub(super) struct NextMessageFirst;
+
+impl Stream for NextMessageFirst {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // (time, QP, first packet of its message, last packet of its message).
+        let keys: Vec<Option<(u64, u32, bool, bool)>> = outputs
+            .iter()
+            .map(|o| {
+                let Output::Frame { bytes, .. } = &o.output else { return None };
+                let b = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write() && !b.rtx)?;
+                Some((o.at.0, b.dest_qp.value(), b.opcode.is_first(), b.opcode.is_last()))
+            })
+            .collect();
+        let mut i = 0;
+        while i < keys.len() {
+            let Some((at, qp, _, true)) = keys[i] else {
+                i += 1;
+                continue;
+            };
+            let next =
+                (i + 1..keys.len()).find(|&j| keys[j].is_some_and(|(t, q, ..)| (t, q) == (at, qp)));
+            match next {
+                Some(j) if keys[j].is_some_and(|k| k.2) => {
+                    outputs.swap(i, j);
+                    i = j + 1;
+                }
+                _ => i += 1,
+            }
+        }
+        outputs
+    }
+}
