@@ -109,6 +109,8 @@ pub struct Facts {
     command_after_failure: bool,
     /// It creates a QP with no retirement flags (RET-FLAG-001.b) and expects an ACK of it.
     flagless_retires: bool,
+    /// It expects the first packets of two messages or more of one QP.
+    messages: bool,
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -228,6 +230,9 @@ const OWN: &[(Clause, Shows)] = &[
     // A message completed before an AETH covered it: where a sender flag of a success is
     // expected.
     (SND_ACK_005, |f| f.flag_lens & 2 != 0),
+    // A sender flag of a success missing at the AETH ACK that completes its message
+    // (`sequences`): where one is expected.
+    (SND_ACK_001_A, |f| f.flag_lens & 2 != 0),
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     // A frame sent for an endpoint command: where the CPU half commands one, of an
@@ -246,6 +251,9 @@ const OWN: &[(Clause, Shows)] = &[
     // A later packet of a message that disagrees with the message's first
     // (`fields::message_rule`): where a message of several packets is expected.
     (METH_MSN_001, |f| f.later.0 || f.later.1),
+    // A QP's messages numbered one after the other from a wrong start
+    // (`matching::judge_pair`): where a QP sends two messages or more.
+    (SND_MSN_001, |f| f.messages),
     (METH_RQMSN_001_A, |f| f.later.0),
     (METH_RQMSN_001_B, |f| f.later.1),
     (RETH_VA_002, |f| f.later.0 || f.later.1),
@@ -563,6 +571,17 @@ impl Facts {
             }),
             command_after_failure: false,
             flagless_retires: false,
+            messages: {
+                let mut firsts: HashMap<u32, usize> = HashMap::new();
+                for (_, x) in &exp {
+                    if let Kind::Data { qp, rtx: false, .. } = x.kind {
+                        if x.d.bth.is_some_and(|b| b.opcode.is_first()) {
+                            *firsts.entry(qp).or_default() += 1;
+                        }
+                    }
+                }
+                firsts.values().any(|&n| n >= 2)
+            },
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);

@@ -281,6 +281,14 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
                 should_only = false;
             }
         }
+        if let Some(msn) = fields.iter_mut().find(|f| f.clause == Some(SND_MSN_002)) {
+            if numbered_from_wrong_start(cx, e) {
+                msn.name(SND_MSN_001);
+                if rule == SND_MSN_002 {
+                    rule = SND_MSN_001;
+                }
+            }
+        }
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
             rule = misread;
         }
@@ -681,6 +689,27 @@ fn head(cx: &Ctx<'_>, e: usize) -> Option<fields::Head> {
         dma_len: u64::from(r0.dma_len),
         va: r0.va.wrapping_add(offset),
     })
+}
+
+/// Whether the device numbered the messages of expected frame `e`'s QP one after the
+/// other from a wrong start: the first packets of its first transmissions on the QP, two
+/// or more messages, carry MSNs that advance by one (modulo 2^16) per message. Its MSN
+/// counter is wrong, and each packet carries the counter's value faithfully (SND-MSN-001,
+/// not SND-MSN-002): a counter that starts at another value than 0, or one of the QP's
+/// own where the QP shares its domain's.
+fn numbered_from_wrong_start(cx: &Ctx<'_>, e: usize) -> bool {
+    let Kind::Data { qp, rtx: false, .. } = cx.exp[e].1.kind else { return false };
+    // In the order sent; a first packet sent twice counts once.
+    let mut msns: Vec<(u32, u16)> = Vec::new();
+    for o in
+        cx.obs.iter().filter(|o| matches!(o.kind, Kind::Data { qp: q, rtx: false, .. } if q == qp))
+    {
+        let (Some(b), Some(m)) = (o.d.bth, o.d.ext.meth) else { continue };
+        if b.opcode.is_first() && !msns.iter().any(|&(p, _)| p == b.psn.value()) {
+            msns.push((b.psn.value(), m.msn.value()));
+        }
+    }
+    msns.len() >= 2 && msns.windows(2).all(|w| w[1].1 == w[0].1.wrapping_add(1))
 }
 
 /// OPC-WRITE-001 when the device's data frame is the expected one with one extension

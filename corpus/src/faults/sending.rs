@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use openrdma_codec::frame::{FrameRepr, decode};
-use openrdma_codec::{EvMark, NackReason, Opcode, Psn, Rqmsn};
+use openrdma_codec::{AethKind, AethMsn, EvMark, Msn, NackReason, Opcode, Psn, Rqmsn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
     CongestionControl, CpuCommand, DeviceError, HostCommand, Input, NicReport, Output, RecoveryCpu,
@@ -220,6 +220,30 @@ pub static FAULTS: &[Fault] = &[
         &["snd-lost-ack"],
         |_| Box::<SackCompletes>::default(),
     ),
+    fault(
+        "ack-completes-before-msn",
+        "an AETH ACK completes the pending messages before its msn, but not the message it names",
+        &[req::SND_ACK_001_A],
+        &["snd-order-messages"],
+        Edits { frame_in: Some(ack_msn_one_less), ..Edits::NONE },
+    ),
+    fault(
+        "msn-counter-from-one",
+        "a QP's MSN counter starts at 1 rather than 0: each message is numbered one more, and acknowledged by that number",
+        &[req::SND_MSN_001],
+        &["snd-segmentation", "snd-ack-arrival"],
+        Edits {
+            frame_out: Some(|b| {
+                data(b, |f| {
+                    if let Some(m) = f.ext.meth.as_mut() {
+                        m.msn = Msn::new(m.msn.value().wrapping_add(1));
+                    }
+                })
+            }),
+            frame_in: Some(ack_msn_one_less),
+            ..Edits::NONE
+        },
+    ),
     loses_in(
         "ignores-cumulative-sack",
         "SACKs that answer a write and claim nothing beyond cack_psn are dropped",
@@ -429,6 +453,18 @@ fn data(b: &[u8], edit: impl FnOnce(&mut FrameRepr)) -> Option<Vec<u8>> {
         edit(f);
         true
     })
+}
+
+/// An arriving transport ACK as a sender that compares MSNs with "before" rather than
+/// "at or before" reads it: one message short.
+fn ack_msn_one_less(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if f.ext.seth.is_some() || f.ext.neth.is_some() {
+        return None;
+    }
+    let a = f.ext.aeth.as_mut().filter(|a| a.kind() == AethKind::Ack)?;
+    a.msn = AethMsn::new(a.msn.value().wrapping_sub(1));
+    super::refit(&mut f).ok()
 }
 
 /// Whether an input is a frame that `test` picks.
