@@ -153,6 +153,7 @@ const DUE: &[Clause] = &[
     WWI_LIMIT_001,
     SND_CC_001,
     SND_WIN_001,
+    SND_WIN_002_A,
     SND_WIN_002_B,
     SND_WIN_002_C,
     SETH_PDC_001_B,

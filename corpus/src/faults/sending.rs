@@ -266,6 +266,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::new(Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE)),
     ),
     stream(
+        "peer-window-starts-narrow",
+        "the peer's window starts at 128 PSNs rather than at the sender's own: with a wider own window, the packets past 128 wait for the first SACK that sets mpr",
+        &[req::SND_WIN_002_A],
+        &["snd-window-initial"],
+        |_| Box::<NarrowStart>::default(),
+    ),
+    stream(
         "window-holds-retransmissions",
         "the window check gates every data packet on the PSNs in flight, so a retransmission waits while the window is full",
         &[req::SND_WIN_003],

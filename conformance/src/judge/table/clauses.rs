@@ -258,6 +258,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_TS_002_B,
     SND_TS_002_D,
     SND_WIN_001,
+    SND_WIN_002_A,
     SND_WIN_002_B,
     SND_WIN_002_C,
     SND_WIN_003,

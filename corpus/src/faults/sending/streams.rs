@@ -733,3 +733,92 @@ impl Stream for NextMessageFirst {
         outputs
     }
 }
+
+/// A peer window that starts at 128 PSNs, not at the sender's own window: until a SACK
+/// with an `mpr` set comes, first transmissions 128 PSNs or more past `snd_una` are held,
+/// and go at the SACK that lets them.
+#[derive(Debug, Default)]
+pub(super) struct NarrowStart {
+    /// By peer QP: the device's QP, `snd_una`, whether a SACK has set the peer's window.
+    qps: std::collections::HashMap<u32, (u32, u32, bool)>,
+    /// The first transmissions held: peer QP, PSN, the output.
+    held: Vec<(u32, u32, TimedOutput)>,
+    /// The peer QPs a SACK of this batch moved, with its time.
+    moved: std::collections::HashMap<u32, Timestamp>,
+}
+
+impl NarrowStart {
+    /// Whether the peer window lets PSN `psn` of peer QP `peer` go.
+    fn lets(&self, peer: u32, psn: u32) -> bool {
+        // A PSN before snd_una is acknowledged: nothing holds it.
+        self.qps.get(&peer).is_none_or(|&(_, una, set)| {
+            let ahead = psn.wrapping_sub(una) & 0xFF_FFFF;
+            set || !(128..1 << 23).contains(&ahead)
+        })
+    }
+}
+
+impl Stream for NarrowStart {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    let entry = (q.qpn.value(), q.initial_psn.value(), false);
+                    self.qps.insert(q.peer_qpn.value(), entry);
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(x)) = (d.bth, d.ext.seth) else { continue };
+                    if x.pr {
+                        continue;
+                    }
+                    let local = b.dest_qp.value();
+                    let Some((&peer, e)) = self.qps.iter_mut().find(|(_, v)| v.0 == local) else {
+                        continue;
+                    };
+                    let una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
+                    if una.wrapping_sub(e.1) & 0xFF_FFFF < 1 << 23 {
+                        e.1 = una;
+                    }
+                    e.2 |= x.mpr != 0;
+                    self.moved.entry(peer).or_insert(i.at);
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        let moved = std::mem::take(&mut self.moved);
+        let held = std::mem::take(&mut self.held);
+        for (peer, psn, mut o) in held {
+            match moved.get(&peer) {
+                Some(&at) if self.lets(peer, psn) => {
+                    o.at = at;
+                    out.push(o);
+                }
+                _ => self.held.push((peer, psn, o)),
+            }
+        }
+        for o in outputs {
+            let Output::Frame { bytes, .. } = &o.output else {
+                out.push(o);
+                continue;
+            };
+            let first = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write() && !b.rtx);
+            match first {
+                Some(b) if !self.lets(b.dest_qp.value(), b.psn.value()) => {
+                    self.held.push((b.dest_qp.value(), b.psn.value(), o));
+                }
+                _ => out.push(o),
+            }
+        }
+        out.sort_by_key(|o| o.at);
+        out
+    }
+}
