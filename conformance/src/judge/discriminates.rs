@@ -164,6 +164,7 @@ const DUE: &[Clause] = &[
     WWI_LIMIT_001,
     SND_CC_001,
     SND_WIN_001,
+    SND_WIN_002_A,
     SND_WIN_002_B,
     SND_WIN_002_C,
     SETH_PDC_001_B,
@@ -245,6 +246,9 @@ const OWN: &[(Clause, Shows)] = &[
     // A message completed before an AETH covered it: where a sender flag of a success is
     // expected.
     (SND_ACK_005, |f| f.flag_lens & 2 != 0),
+    // A sender flag of a success missing at the AETH ACK that completes its message
+    // (`sequences`): where one is expected.
+    (SND_ACK_001_A, |f| f.flag_lens & 2 != 0),
     (EV_PROBE_005_F, |f| f.clock.contains(&EV_PROBE_005_F)),
     (NETH_TS_001, |f| f.nack_ts),
     // A frame sent for an endpoint command: where the CPU half commands one, of an
@@ -315,6 +319,7 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_SCHED_003_B, |f| f.due.contains(&SND_NACK_004_A)),
     // Send order: only where the reference sent two packets of a QP together.
     (SND_ORDER_001_A, |f| f.sched.contains(&SND_ORDER_001_A)),
+    (SND_ORDER_001_B, |f| f.sched.contains(&SND_ORDER_001_B)),
     (SND_SCHED_003_A, |f| f.sched.contains(&SND_SCHED_003_A)),
     (SND_SCHED_001, |f| f.sched.contains(&SND_SCHED_001)),
     // A commanded probe passed by data: where the scenario expects a data packet of the
@@ -853,7 +858,7 @@ fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> 
             group_of.insert(r as *const Record, group);
         }
     }
-    let mut last: HashMap<(usize, u32), &Kind> = HashMap::new();
+    let mut last: HashMap<(usize, u32), &Frame<'_>> = HashMap::new();
     let mut out = BTreeSet::new();
     // A probe a command asked for, followed by a data packet of its QP
     // (`schedule::judge_commanded_probes`).
@@ -880,12 +885,10 @@ fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> 
     for (r, f) in exp {
         let (Kind::Data { qp, .. } | Kind::Probe { qp }) = f.kind else { continue };
         let g = group_of.get(&(*r as *const Record)).copied().unwrap_or(0);
-        if let Some(prev) = last.insert((g, qp), &f.kind) {
-            out.insert(match (prev, &f.kind) {
-                (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => SND_ORDER_001_A,
-                (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => SND_SCHED_003_A,
-                _ => SND_SCHED_001,
-            });
+        if let Some(prev) = last.insert((g, qp), f) {
+            if let Some(c) = Clause::parse(super::schedule::order_requirement(prev, f)) {
+                out.insert(c);
+            }
         }
     }
     out

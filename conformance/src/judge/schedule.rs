@@ -21,9 +21,18 @@ use super::obs::In;
 use super::{Divergence, Frame, Kind, render_frame};
 use crate::req::{EV_PROBE_005_F, SND_TS_002_C};
 
-/// The requirement that fixes the order of two packets of one QP.
-fn order_requirement(first: &Kind, second: &Kind) -> &'static str {
-    match (first, second) {
+/// The requirement that fixes the order of two packets of one QP, `second` sent first:
+/// of two first transmissions, the first packet of a message sent before a packet of an
+/// earlier message breaks SND-ORDER-001.b; any other pair, SND-ORDER-001.a.
+pub(super) fn order_requirement(first: &Frame<'_>, second: &Frame<'_>) -> &'static str {
+    let msn = |f: &Frame<'_>| f.d.ext.meth.map(|m| m.msn);
+    let starts = |f: &Frame<'_>| f.d.bth.is_some_and(|b| b.opcode.is_first());
+    match (&first.kind, &second.kind) {
+        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. })
+            if starts(second) && msn(first) != msn(second) =>
+        {
+            "SND-ORDER-001.b"
+        }
         (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001.a",
         (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003.a",
         _ => "SND-SCHED-001",
@@ -89,7 +98,7 @@ pub(super) fn judge_order(
                 }
                 div.push(Divergence {
                     at: obs[ob].at,
-                    requirement: order_requirement(ka, kb).into(),
+                    requirement: order_requirement(&exp[ea].1, &exp[eb].1).into(),
                     what: format!(
                         "sent before a packet of the same QP that the scenario expects before \
                          it, at the same time ({})",

@@ -259,6 +259,34 @@ fn released(seq: Seq, at: u64, errors_at: &[u64]) -> Option<Rule> {
     (responder && errors_at.contains(&at)).then_some(RET_ERR_001_B)
 }
 
+/// SND-ACK-001.a: a requester's flag or entry of a success that is missing, due at an AETH
+/// ACK injected into its QP then, for a signaled message the device wrote no success of at
+/// all, flag or entry, while it wrote one of the sequence for another message of the QP
+/// in answer to that ACK (`got`, within `late_ns`): it acted on the ACK, and stopped short
+/// of a message it completes. A flag or entry lost alone leaves the other of the message.
+fn stopped_short(
+    want: &NicEvent,
+    at: u64,
+    got: &[Item<'_>],
+    late_ns: u64,
+    causes: &Causes<'_>,
+) -> Option<Rule> {
+    let (qpn, status) = requester_status(want)?;
+    let msn = match want {
+        NicEvent::FlagWrite(f) => f.msn.value(),
+        NicEvent::Completion(c) => c.entry.msn.value(),
+        _ => return None,
+    };
+    let acked = causes.inputs.credits.iter().any(|&(q, t, _)| q == qpn && t == at);
+    let signaled = causes.entries_due.contains(&(qpn, msn));
+    let answered = got.iter().any(|&(t, e, _)| {
+        (at..=at.saturating_add(late_ns)).contains(&t)
+            && requester_status(e).is_some_and(|(q, s)| q == qpn && s.is_success())
+    });
+    let untouched = !causes.completed.contains(&(qpn, msn));
+    (status.is_success() && acked && signaled && answered && untouched).then_some(SND_ACK_001_A)
+}
+
 /// The QP and status of a requester's flag or entry.
 fn requester_status(e: &NicEvent) -> Option<(u32, CompletionStatus)> {
     match e {
@@ -473,6 +501,18 @@ pub(super) fn judge(
     };
     let flags_due = success_flags(&mut exp.iter().map(|(_, e)| *e));
     let flags_seen = success_flags(&mut obs.iter().map(|(_, e)| *e));
+    let completed: HashSet<(u32, u16)> = obs
+        .iter()
+        .filter_map(|(_, e)| {
+            let (q, s) = requester_status(e)?;
+            let msn = match e {
+                NicEvent::FlagWrite(f) => f.msn.value(),
+                NicEvent::Completion(c) => c.entry.msn.value(),
+                _ => return None,
+            };
+            s.is_success().then_some((q, msn))
+        })
+        .collect();
     let failed: HashSet<u32> = obs
         .iter()
         .filter_map(|(_, e)| requester_status(e))
@@ -527,6 +567,7 @@ pub(super) fn judge(
             entries_due: &entries_due,
             flags_due: &flags_due,
             flags_seen: &flags_seen,
+            completed: &completed,
             failed: &failed,
             stops: &stops,
             failed_at: &failed_at,
@@ -588,6 +629,9 @@ struct Causes<'a> {
     flags_due: &'a HashSet<(u32, u16)>,
     /// The messages the device wrote a requester flag of a success for, by (QP, MSN).
     flags_seen: &'a HashSet<(u32, u16)>,
+    /// The messages the device wrote a requester flag or entry of a success for, by (QP,
+    /// MSN).
+    completed: &'a HashSet<(u32, u16)>,
     /// The QPs the device shows a failure of, in a requester flag or entry.
     failed: &'a HashSet<u32>,
     /// The QPs a full completion queue fails, with the time of the input that filled it.
@@ -716,6 +760,7 @@ fn judge_seq(
             .or_else(|| not_failed_by_stop(we, wt, stops, causes.errored))
             .or_else(|| flushed_token(we, wt, causes.failed_at))
             .or_else(|| released(seq, wt, causes.errors_at))
+            .or_else(|| stopped_short(we, wt, got, late_ns, causes))
             .unwrap_or_else(|| missing_rule(seq, we, causes));
         div.push(Divergence {
             expected: Some(render_event(we)),

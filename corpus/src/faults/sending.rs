@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use openrdma_codec::frame::{FrameRepr, decode};
-use openrdma_codec::{EvMark, NackReason, Opcode, Psn, Rqmsn};
+use openrdma_codec::{AethKind, AethMsn, EvMark, NackReason, Opcode, Psn, Rqmsn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
     CongestionControl, CpuCommand, DeviceError, HostCommand, Input, NicReport, Output, RecoveryCpu,
@@ -145,9 +145,9 @@ pub static FAULTS: &[Fault] = &[
     ),
     stream(
         "next-message-first",
-        "the first packet of a QP's next message is sent in the place of the last packet of the message before it, which follows",
-        &[req::ORD_NIC_002_B, req::SND_ORDER_001_A, req::SND_ORDER_001_B],
-        &["snd-segmentation"],
+        "the first packet of a message goes out before the last packet of the message before it, sent at the same time",
+        &[req::ORD_NIC_002_B, req::SND_ORDER_001_B, req::SND_ORDER_001_A],
+        &["snd-order-messages", "snd-segmentation"],
         |_| Box::new(NextMessageFirst),
     ),
     stream(
@@ -220,6 +220,13 @@ pub static FAULTS: &[Fault] = &[
         &["snd-lost-ack"],
         |_| Box::<SackCompletes>::default(),
     ),
+    fault(
+        "ack-completes-before-msn",
+        "an AETH ACK completes the pending messages before its msn, but not the message it names",
+        &[req::SND_ACK_001_A],
+        &["snd-order-messages"],
+        Edits { frame_in: Some(ack_msn_one_less), ..Edits::NONE },
+    ),
     loses_in(
         "ignores-cumulative-sack",
         "SACKs that answer a write and claim nothing beyond cack_psn are dropped",
@@ -240,6 +247,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::EV_SKIP_001],
         &["rec-split-skip-expiry"],
         |_| Box::new(Marks::new(false, &[EvMark::SKIP_ONCE], EvMark::NONE)),
+    ),
+    stream(
+        "peer-window-starts-narrow",
+        "the peer's window starts at 128 PSNs rather than at the sender's own: with a wider own window, the packets past 128 wait for the first SACK that sets mpr",
+        &[req::SND_WIN_002_A],
+        &["snd-window-initial"],
+        |_| Box::<NarrowStart>::default(),
     ),
     stream(
         "window-holds-retransmissions",
@@ -429,6 +443,18 @@ fn data(b: &[u8], edit: impl FnOnce(&mut FrameRepr)) -> Option<Vec<u8>> {
         edit(f);
         true
     })
+}
+
+/// An arriving transport ACK as a sender that compares MSNs with "before" rather than
+/// "at or before" reads it: one message short.
+fn ack_msn_one_less(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if f.ext.seth.is_some() || f.ext.neth.is_some() {
+        return None;
+    }
+    let a = f.ext.aeth.as_mut().filter(|a| a.kind() == AethKind::Ack)?;
+    a.msn = AethMsn::new(a.msn.value().wrapping_sub(1));
+    super::refit(&mut f).ok()
 }
 
 /// Whether an input is a frame that `test` picks.

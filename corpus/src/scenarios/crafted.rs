@@ -279,6 +279,31 @@ pub(super) fn snd_window_own() -> Scenario {
     done(r, 20_000)
 }
 
+/// The peer's window starts at the sender's own: more than 128 PSNs go before any SACK.
+pub(super) fn snd_window_initial() -> Scenario {
+    let mut r = sender_with(
+        "snd-window-initial",
+        "With mpr 2 (a window of 256 PSNs) and a PMTU of 256, a message of 200 packets is \
+         posted before any SACK has come: the peer's window starts at the sender's own, so \
+         PSNs 0 to 199 all go at once. A SACK with cumulative PSN 199 and mpr 0 and an ACK \
+         complete it.",
+        &["SND-WIN-001", "SND-WIN-002", "SND-SEG-001", "SND-ACK-001", "CQE-SEND-001"],
+        |m| {
+            m.nic.mpr = 2;
+            m.nic.pmtu = 256;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    r.checks(&["SND-WIN-001", "SND-WIN-002", "SND-SEG-001"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 200 * 256, None, true)));
+    r.run_until(6_000);
+    let ev = r.sent_ev(PEER_QP, 199).expect("sent");
+    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(199, 0, 199, WireMark::NONE, ev), 0));
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_ack(&mut r, 6_000, 199, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
+}
+
 /// A fixed congestion window, released by the bitmap of a SACK; SACKs that acknowledge
 /// what was never sent change nothing.
 pub(super) fn snd_cc_sack() -> Scenario {

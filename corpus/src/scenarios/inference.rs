@@ -24,6 +24,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-nack-backoff-long", snd_nack_backoff_long),
         ("snd-ack-arrival", snd_ack_arrival),
         ("snd-sched-order", snd_sched_order),
+        ("snd-order-messages", snd_order_messages),
         ("snd-sack-order", snd_sack_order),
         ("snd-no-timestamps", snd_no_timestamps),
         ("snd-tail-probe", snd_tail_probe),
@@ -337,6 +338,42 @@ fn snd_sched_order() -> Scenario {
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 4_000, 6, 0, 6, WireMark::NONE);
     inject_ack(&mut r, 4_000, 6, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
+}
+
+/// One window opening releases the end of a message and the start of the next: the last
+/// packet of the first goes before the first packet of the second (SND-ORDER-001.b).
+fn snd_order_messages() -> Scenario {
+    let mut r = sender_with(
+        "snd-order-messages",
+        "One EV, and a fixed congestion window of two PMTUs. Messages of three and two \
+         packets are posted together: PSNs 0 and 1 go. A SACK for PSN 1 opens two packets' \
+         worth of window, and the last packet of the first message (PSN 2) and the first of \
+         the second (PSN 3) are due together: PSN 2 goes first. Cumulative SACKs release the \
+         rest, and an ACK completes both messages.",
+        &["SND-ORDER-001", "SND-CC-001", "SND-SACK-001", "SND-ACK-001", "CQE-SEND-001"],
+        |m| {
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs: v4_evs(DUT_QP, 1),
+            cc: CongestionControl::FixedWindow { bytes: u64::from(2 * PMTU) },
+            ..qp(DUT_QP, PEER_QP, 0)
+        }),
+    );
+    r.checks(&["SND-ORDER-001", "SND-CC-001"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 3 * PMTU, None, true)));
+    r.host(1_000, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
+    r.checks(&["SND-ORDER-001", "SND-SACK-001"]);
+    inject_sack(&mut r, 2_000, 1, 0, 1, WireMark::NONE);
+    inject_sack(&mut r, 3_000, 3, 0, 3, WireMark::NONE);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 4_000, 4, 0, 4, WireMark::NONE);
+    inject_ack(&mut r, 4_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 12_000)
 }
 

@@ -115,6 +115,7 @@ pub fn all() -> Vec<Builder> {
         ("snd-nack-fatal", snd_nack_fatal),
         ("snd-window", snd_window),
         ("snd-window-own", snd_window_own),
+        ("snd-window-initial", snd_window_initial),
         ("snd-cc-sack", snd_cc_sack),
         ("snd-ev-deny", snd_ev_deny),
         ("snd-ack-nak", snd_ack_nak),

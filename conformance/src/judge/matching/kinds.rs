@@ -163,6 +163,8 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   (SETH-PDC-001.b, SETH-TYPE-001.b, SETH-CC-001.b, SETH-M-001.b); a probe answer with
 ///   no mark, the rule that makes its EV usable again (EV-PROBE-002); else its bitmap
 ///   (SND-SACK-002.a) or its cumulative part (SND-SACK-001).
+/// * Released by no input, 128 PSNs or more past `snd_una` before any SACK set the peer's
+///   window: the peer's window started narrower than the sender's own (SND-WIN-002.a).
 /// * Released by no input: sent at a probe answer whose mark should have held its EV
 ///   (EV-PROBE-003), or at one with no mark while a controller held the EV DENIED
 ///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, the skip's hold
@@ -244,6 +246,9 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
             let skipped = acks.iter().any(|(_, a)| {
                 a.ext.seth.is_some_and(|x| matches!(x.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP))
             });
+            if beyond_narrow_start(s, local, ef, &acks) {
+                out.push(Cause::new(SND_WIN_002_A, When::Always));
+            }
             if skipped {
                 out.push(Cause::new(EV_SKIP_002, When::Always));
             } else if crate::judge::credit_zero_before(&acks) {
@@ -254,6 +259,34 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
         }
     }
     out
+}
+
+/// Whether first transmission `ef` of the device's QP `local` is 128 PSNs or more past
+/// the QP's `snd_una` while the peer's window is still the one it starts at: no SACK with
+/// an `mpr` set has come, and the sender's own window is wider than 128 PSNs. A sender
+/// whose peer window starts narrower than its own (SND-WIN-002.a) holds it back.
+fn beyond_narrow_start(
+    s: &Scenario,
+    local: u32,
+    ef: &Frame<'_>,
+    acks: &[(u64, openrdma_codec::frame::DecodedFrame<'_>)],
+) -> bool {
+    let Kind::Data { psn, rtx: false, .. } = ef.kind else { return false };
+    if s.manifest.nic.mpr < 2 || acks.iter().any(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0)) {
+        return false;
+    }
+    let Some(q) = crate::judge::created_qp(s, local) else { return false };
+    // snd_una: one past the latest cumulative PSN a SACK carried, else the initial PSN.
+    let una = acks
+        .iter()
+        .filter_map(|(_, a)| {
+            a.ext.seth.filter(|x| !x.pr).map(|x| (x.cack_psn.value() + 1) & 0xFF_FFFF)
+        })
+        .fold(q.initial_psn.value(), |una, c| {
+            if c.wrapping_sub(una) & 0xFF_FFFF < 1 << 23 { c } else { una }
+        });
+    let ahead = psn.wrapping_sub(una) & 0xFF_FFFF;
+    (128..1 << 23).contains(&ahead)
 }
 
 /// The rules a retransmission of `psn` on the wire QP `qp` (the peer's number) is due by:

@@ -263,6 +263,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_TS_002_B,
     SND_TS_002_D,
     SND_WIN_001,
+    SND_WIN_002_A,
     SND_WIN_002_B,
     SND_WIN_002_C,
     SND_WIN_003,
@@ -349,7 +350,7 @@ pub(super) const SPRAY: &[Clause] = &[
 pub(super) const SPRAY_RANDOM: &[Clause] = &[SND_SPRAY_002];
 
 pub(super) const SCHEDULE_ORDER: &[Clause] =
-    &[REC_IF_011, SND_ORDER_001_A, SND_SCHED_001, SND_SCHED_003_A];
+    &[REC_IF_011, SND_ORDER_001_A, SND_ORDER_001_B, SND_SCHED_001, SND_SCHED_003_A];
 
 pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 
@@ -556,6 +557,7 @@ pub(super) const SEQUENCES: &[Clause] = &[
     SETH_M_001_B,
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
+    SND_ACK_001_A,
     SND_ACK_002,
     SND_ACK_003,
     SND_ACK_006,

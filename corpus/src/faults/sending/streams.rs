@@ -326,42 +326,6 @@ impl Stream for Swapped {
     }
 }
 
-/// Of two first transmissions of a QP in one batch that belong to consecutive messages,
-/// the later message's first packet takes the place of the earlier's last, and the other
-/// way round; each keeps its time.
-#[derive(Debug)]
-pub(super) struct NextMessageFirst;
-
-impl Stream for NextMessageFirst {
-    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
-        let keys: Vec<Option<(u32, u16)>> = outputs
-            .iter()
-            .map(|o| {
-                let (q, rtx) = data_of(&o.output)?;
-                let Output::Frame { bytes, .. } = &o.output else { return None };
-                let msn = decode(bytes).ext.meth?.msn.value();
-                (!rtx).then_some((q, msn))
-            })
-            .collect();
-        let mut last: std::collections::HashMap<u32, (usize, u16)> = Default::default();
-        let mut taken = vec![false; keys.len()];
-        for j in 0..keys.len() {
-            let Some((q, msn)) = keys[j] else { continue };
-            if let Some(&(i, m)) = last.get(&q) {
-                if m != msn && !taken[i] {
-                    let (a, b) = (outputs[i].output.clone(), outputs[j].output.clone());
-                    outputs[i].output = b;
-                    outputs[j].output = a;
-                    taken[i] = true;
-                    taken[j] = true;
-                }
-            }
-            last.insert(q, (j, msn));
-        }
-        outputs
-    }
-}
-
 /// The latest data packet of a QP sent again, as a retransmission with its report, when
 /// the QP enters the error state (its first error flag, entry or report).
 #[derive(Debug, Default)]
@@ -730,5 +694,131 @@ impl Stream for NextEv {
             }
         }
         outputs
+    }
+}
+
+/// Of two first transmissions of a QP sent at one time, the first packet of a message goes
+/// before the last packet of the message before it: the sender starts the next message
+/// once the previous one's last packet is queued, not sent.
+#[derive(Debug)]
+pub(super) struct NextMessageFirst;
+
+impl Stream for NextMessageFirst {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        // (time, QP, first packet of its message, last packet of its message).
+        let keys: Vec<Option<(u64, u32, bool, bool)>> = outputs
+            .iter()
+            .map(|o| {
+                let Output::Frame { bytes, .. } = &o.output else { return None };
+                let b = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write() && !b.rtx)?;
+                Some((o.at.0, b.dest_qp.value(), b.opcode.is_first(), b.opcode.is_last()))
+            })
+            .collect();
+        let mut i = 0;
+        while i < keys.len() {
+            let Some((at, qp, _, true)) = keys[i] else {
+                i += 1;
+                continue;
+            };
+            let next =
+                (i + 1..keys.len()).find(|&j| keys[j].is_some_and(|(t, q, ..)| (t, q) == (at, qp)));
+            match next {
+                Some(j) if keys[j].is_some_and(|k| k.2) => {
+                    outputs.swap(i, j);
+                    i = j + 1;
+                }
+                _ => i += 1,
+            }
+        }
+        outputs
+    }
+}
+
+/// A peer window that starts at 128 PSNs, not at the sender's own window: until a SACK
+/// with an `mpr` set comes, first transmissions 128 PSNs or more past `snd_una` are held,
+/// and go at the SACK that lets them.
+#[derive(Debug, Default)]
+pub(super) struct NarrowStart {
+    /// By peer QP: the device's QP, `snd_una`, whether a SACK has set the peer's window.
+    qps: std::collections::HashMap<u32, (u32, u32, bool)>,
+    /// The first transmissions held: peer QP, PSN, the output.
+    held: Vec<(u32, u32, TimedOutput)>,
+    /// The peer QPs a SACK of this batch moved, with its time.
+    moved: std::collections::HashMap<u32, Timestamp>,
+}
+
+impl NarrowStart {
+    /// Whether the peer window lets PSN `psn` of peer QP `peer` go.
+    fn lets(&self, peer: u32, psn: u32) -> bool {
+        // A PSN before snd_una is acknowledged: nothing holds it.
+        self.qps.get(&peer).is_none_or(|&(_, una, set)| {
+            let ahead = psn.wrapping_sub(una) & 0xFF_FFFF;
+            set || !(128..1 << 23).contains(&ahead)
+        })
+    }
+}
+
+impl Stream for NarrowStart {
+    fn inputs(
+        &mut self,
+        inputs: Vec<openrdma_device::TimedInput>,
+    ) -> Vec<openrdma_device::TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    let entry = (q.qpn.value(), q.initial_psn.value(), false);
+                    self.qps.insert(q.peer_qpn.value(), entry);
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(x)) = (d.bth, d.ext.seth) else { continue };
+                    if x.pr {
+                        continue;
+                    }
+                    let local = b.dest_qp.value();
+                    let Some((&peer, e)) = self.qps.iter_mut().find(|(_, v)| v.0 == local) else {
+                        continue;
+                    };
+                    let una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
+                    if una.wrapping_sub(e.1) & 0xFF_FFFF < 1 << 23 {
+                        e.1 = una;
+                    }
+                    e.2 |= x.mpr != 0;
+                    self.moved.entry(peer).or_insert(i.at);
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        let moved = std::mem::take(&mut self.moved);
+        let held = std::mem::take(&mut self.held);
+        for (peer, psn, mut o) in held {
+            match moved.get(&peer) {
+                Some(&at) if self.lets(peer, psn) => {
+                    o.at = at;
+                    out.push(o);
+                }
+                _ => self.held.push((peer, psn, o)),
+            }
+        }
+        for o in outputs {
+            let Output::Frame { bytes, .. } = &o.output else {
+                out.push(o);
+                continue;
+            };
+            let first = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write() && !b.rtx);
+            match first {
+                Some(b) if !self.lets(b.dest_qp.value(), b.psn.value()) => {
+                    self.held.push((b.dest_qp.value(), b.psn.value(), o));
+                }
+                _ => out.push(o),
+            }
+        }
+        out.sort_by_key(|o| o.at);
+        out
     }
 }
