@@ -142,13 +142,8 @@ fn frame_fields_match_dissect() {
             let obj = dissect.as_object_mut().unwrap();
             obj.remove("frame");
             obj.remove("timestamp_ns");
-            // The adapter protocol's `fields` has no kind. It gives the tags as `vlans`, and
-            // the outer tag again as `vlan`, an object.
+            // The adapter protocol's `fields` has no kind; the tags have one shape in both.
             obj.remove("kind");
-            if let Some(serde_json::Value::Array(tags)) = obj.remove("vlan") {
-                obj.insert("vlan".into(), tags[0].clone());
-                obj.insert("vlans".into(), tags.into());
-            }
             // `discard` is the adapter's own: dissect reports breaches as violations.
             let mut fields = frame_fields_json(bytes);
             if let Some(f) = fields.as_object_mut() {

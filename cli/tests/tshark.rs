@@ -357,7 +357,7 @@ fn tshark_agrees_on_the_committed_captures() {
                 }
                 // tshark shows 0x8100 and 0x9100 tags as `vlan`, 0x88A8 tags as `ieee8021ad`.
                 let tags = |ad: bool| -> Vec<&Value> {
-                    let Some(tags) = o["vlan"].as_array() else { return Vec::new() };
+                    let Some(tags) = o["vlans"].as_array() else { return Vec::new() };
                     let mut tpid = o["eth"]["ethertype"].as_u64();
                     let mut out = Vec::new();
                     for t in tags {

@@ -143,11 +143,11 @@ fn service_tag_0x88a8_decodes_like_a_customer_tag() {
     assert!(d.is_clean() && d.icrc == IcrcStatus::Ok);
 }
 
-/// DEC-VLAN-001: a decoder reads any stack of tags (0x88A8, 0x8100, 0x9100) and the RoCEv2
+/// DEC-VLAN-002: a decoder reads any stack of tags (0x88A8, 0x8100, 0x9100) and the RoCEv2
 /// packet inside; the frame emits back byte for byte. A sender still uses one tag
 /// (ENC-VLAN-002), which validate() and discard_reason() report.
 #[test]
-fn dec_vlan_001_stacked_tags_decode() {
+fn dec_vlan_002_stacked_tags_decode() {
     let f = sample("rc_send_only", Encap::V4);
     let plain = f.to_bytes().unwrap();
     for tags in [

@@ -323,7 +323,7 @@ fn conf_cmp_026_what_the_device_chooses_is_not_compared() {
             let d = decode(bytes);
             if !is_data(&d) && d.ext.seth.is_none() {
                 // Acknowledgements: the device's choice of the other IP fields only; their
-                // EV is judged against the packet they answer (CONF-CMP-006).
+                // EV is judged against the packet they answer (CONF-CMP-045).
                 *bytes = edit_frame(r.bytes(k), |f| {
                     match &mut f.ip {
                         IpRepr::V4(v4) => {
@@ -564,9 +564,9 @@ fn conf_cmp_037_nacks_acks_and_probes() {
     assert_eq!(musts(&r.judge(&r.with_after(probe, again))), ["EV-PROBE-005"], "an extra probe");
 }
 
-// ---- CONF-CMP-006 and CONF-CMP-007 ------------------------------------------------------
+// ---- CONF-CMP-045 and CONF-CMP-007 ------------------------------------------------------
 
-/// CONF-CMP-006: every SACK is judged by what it says against what the device had
+/// CONF-CMP-045: every SACK is judged by what it says against what the device had
 /// received, field by field, each under the requirement the sentence gives it.
 #[test]
 fn conf_cmp_006_every_sack_is_true_and_well_formed() {
@@ -592,7 +592,7 @@ fn conf_cmp_006_every_sack_is_true_and_well_formed() {
         ("SETH-RESV-001", k, Box::new(|f| f.ext.seth.as_mut().unwrap().resv12 = 1)),
         ("CCS-RESV-001", k, Box::new(|f| f.ext.cc_state.as_mut().unwrap().resv = true)),
         ("SETH-M-001", k, Box::new(|f| f.ext.seth.as_mut().unwrap().m = EvMark(3))),
-        ("SETH-ACKPSN-001", k, Box::new(|f| f.ext.seth.as_mut().unwrap().ack_psn_offset += 30)),
+        ("SETH-ACKPSN-003", k, Box::new(|f| f.ext.seth.as_mut().unwrap().ack_psn_offset += 30)),
         (
             "SETH-EV-001",
             k,

@@ -239,7 +239,7 @@ impl Responder {
     /// the coalescing state.
     /// `probe_id` is echoed in `ack_psn_offset` when answering a probe (`PETH-RESP-001`).
     /// `trigger` is the PSN of the packet that caused this SACK; `ack_psn_offset` points at
-    /// it (`SETH-ACKPSN-001`), except for a probe answer, which echoes the probe ID there.
+    /// it (`SETH-ACKPSN-003`), except for a probe answer, which echoes the probe ID there.
     pub(crate) fn make_sack(
         &mut self,
         ev: Ev,
@@ -260,6 +260,7 @@ impl Responder {
             pr: probe_id.is_some(),
             ack_psn_offset: match probe_id {
                 Some(id) => id as i16,
+                // SETH-ACKPSN-003.b: a trigger too far for 16 bits, clamped.
                 None => trigger.distance(epsn.sub(1)).clamp(-0x8000, 0x7FFF) as i16,
             },
             entropy: ev,

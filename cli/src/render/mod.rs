@@ -13,7 +13,7 @@
 //! | `error` | `null`, or where decoding stopped (header, field and byte offset) |
 //! | `icrc` | `"ok"`, `"bad"`, `"absent"` (not RoCEv2, or no room for a trailer) or `"not_checkable"` (cut by the capture) |
 //! | `icrc_found`, `icrc_computed` | the trailer and the right value, only when `icrc` is `"bad"` |
-//! | `sll` or `sll2`, `eth`, `vlan` (a list, outermost tag first), `ipv4`/`ipv6`, `udp`, `bth`, then the extension headers in wire order | one object per header decoded, keyed by the field names of its `Repr` |
+//! | `sll` or `sll2`, `eth`, `vlan` (the outer tag) and `vlans` (every tag, outer first) of a tagged frame, `ipv4`/`ipv6`, `udp`, `bth`, then the extension headers in wire order | one object per header decoded, keyed by the field names of its `Repr`; the keys and shapes of the adapter protocol's `fields` |
 //! | `payload_len`, `pad_len` | only when the decoder reached the payload: the bytes captured |
 //! | `violations` | with `--validate`, on RoCEv2 frames: `[{requirement, header, field, offset, value, rule}]` |
 //!
@@ -726,6 +726,8 @@ impl<'a> FrameView<'a> {
             lit!(out, ",\"icrc_computed\":");
             out.u64(computed.into());
         }
+        // Tags as the adapter protocol gives them: `vlan`, the outer tag, then `vlans`,
+        // every tag, outer first.
         let mut in_vlan = false;
         each_header(d, |h| {
             let is_vlan = matches!(h, Hdr::Vlan(_));
@@ -733,7 +735,9 @@ impl<'a> FrameView<'a> {
                 if in_vlan {
                     lit!(out, ",{");
                 } else {
-                    lit!(out, ",\"vlan\":[{");
+                    lit!(out, ",\"vlan\":{");
+                    h.fields(&mut JsonSink { out, first: true });
+                    lit!(out, "},\"vlans\":[{");
                 }
             } else {
                 if in_vlan {

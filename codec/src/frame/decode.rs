@@ -204,7 +204,7 @@ fn decode_link(
             None => return Err(DecodeError::truncated(Header::Ipv4, "version", 0, 1, 0)),
         },
     };
-    // DEC-VLAN-001: any stack of tags.
+    // DEC-VLAN-002: any stack of tags.
     while ethertype.is_tag_tpid() {
         let vlan = VlanRepr::parse(&frame[at..]).map_err(|e| e.at(at))?;
         ethertype = vlan.ethertype;

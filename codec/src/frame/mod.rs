@@ -389,7 +389,7 @@ pub struct DecodedFrame<'a> {
     pub cooked: Option<CookedHeader>,
     /// The Ethernet header.
     pub eth: Option<EthernetRepr>,
-    /// The VLAN tags, outermost first (`DEC-VLAN-001`).
+    /// The VLAN tags, outermost first (`DEC-VLAN-002`).
     pub vlans: Vec<VlanRepr>,
     /// The IP header.
     pub ip: Option<IpRepr>,

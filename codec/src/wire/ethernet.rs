@@ -224,7 +224,7 @@ impl EtherType {
     }
 
     /// Whether a decoder reads a tag after this value: 0x8100, 0x88A8, or the pre-standard
-    /// 0x9100 (`DEC-VLAN-001`). Only the first two are allowed in a RoCEv2 frame
+    /// 0x9100 (`DEC-VLAN-002`). Only the first two are allowed in a RoCEv2 frame
     /// (`ENC-ETH-001`).
     pub const fn is_tag_tpid(self) -> bool {
         self.is_vlan_tpid() || self.0 == Self::QINQ_LEGACY.0

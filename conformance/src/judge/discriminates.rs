@@ -59,6 +59,9 @@ pub struct Facts {
     nack_ts: bool,
     /// An expected SACK answers a probe.
     probe_answer: bool,
+    /// An expected SACK answers a write too far from `cack_psn` for its offset, which it
+    /// carries clamped.
+    far_trigger: bool,
     /// An expected data packet belongs to a Write-with-Immediate message.
     imm_data: bool,
     /// It expects a later packet of a message (not its first), a first transmission: of
@@ -300,6 +303,8 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_RTX_001_A, |f| f.due.contains(&SND_RTX_001_A) || f.kinds & RTX != 0),
     (SETH_PR_001, |f| f.probe_answer),
     (SETH_ACKPSN_002, |f| f.probe_answer),
+    // The clamped offset of a far trigger: where the scenario expects a SACK of one.
+    (SETH_ACKPSN_003_B, |f| f.far_trigger),
     // What a missing SACK is named by (`sacks::due_causes`): a trigger owed at once, visible
     // only where the timer's SACK would be late; the timer itself.
     (RCV_SACK_001_A, |f| f.sack_due.contains(&RCV_SACK_001_A) && f.timer_apart),
@@ -606,6 +611,11 @@ impl Facts {
             clock: clock_pairs(&exp),
             nack_ts: exp.iter().any(|(_, f)| f.d.ext.neth.is_some_and(|n| n.tx_timestamp != 0)),
             probe_answer: exp.iter().any(|(_, f)| f.d.ext.seth.is_some_and(|x| x.pr)),
+            far_trigger: exp.iter().any(|(_, f)| {
+                f.d.ext.seth.is_some_and(|x| {
+                    !x.pr && (x.ack_psn_offset == i16::MIN || x.ack_psn_offset == i16::MAX)
+                })
+            }),
             imm_data: false,
             later: (false, false),
             v6: m.link.is_ipv6(),

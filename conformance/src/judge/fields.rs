@@ -299,6 +299,10 @@ pub(super) struct Context {
     /// The device's TSETH bytes 2 and 3 (`tsr`, `resv`, `ftype`) are the expected ones in
     /// the other order (TSETH-LAYOUT-001).
     pub tseth_word_swapped: bool,
+    /// The device's data packet carries an opcode outside MRC, an RC or UC request where
+    /// an MRC write is due (OPC-MRC-002): its header stack follows that opcode, so every
+    /// field that differs is named by the opcode's rule (SND-SEG-002).
+    pub foreign_opcode: bool,
     /// For a later packet of a message, a first transmission: what the device's own first
     /// packet of the message makes its headers (`message_rule`).
     pub head: Option<Head>,
@@ -347,6 +351,9 @@ fn message_rule(k: &Kind, f: &FieldDiff, cx: Context) -> Option<Rule> {
 /// device's.
 pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
     let bit = kind_bit(k);
+    if cx.foreign_opcode && bit & WRITE != 0 {
+        return SND_SEG_002;
+    }
     match (f.field.as_str(), k) {
         ("neth.reason", Kind::Nack { reason, .. }) => return nack_reason_rule(*reason),
         ("aeth.syndrome", Kind::Ack { .. }) if super::is_ack_pair(f) => return AETH_MRC_002_A,

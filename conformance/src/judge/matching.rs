@@ -266,15 +266,18 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             icrc: Some(super::wire::icrc_cause(of.bytes, &of.d).0),
             bth_byte1_swapped: bth_byte1_swapped(&ef.d, &of.d),
             tseth_word_swapped: tseth_word_swapped(&ef.d, &of.d),
+            foreign_opcode: of.d.bth.is_some_and(|b| !b.opcode.is_mrc()),
             head: head(cx, e),
         };
         let (mut rule, mut should_only) = fields::name(&ef.kind, &mut fields, fcx);
         // A payload length no packet of its position may have: the cause of whatever
-        // opcode, address or bytes differ with it.
-        if let Some(stack) = header_stack_rule(ef, of) {
+        // opcode, address or bytes differ with it. An opcode outside MRC is the cause of
+        // its own stack and lengths.
+        let foreign = fcx.foreign_opcode;
+        if let Some(stack) = header_stack_rule(ef, of).filter(|_| !foreign) {
             rule = stack;
             should_only = false;
-        } else if let Some(len_rule) = payload_length_rule(cx, of) {
+        } else if let Some(len_rule) = payload_length_rule(cx, of).filter(|_| !foreign) {
             if let Some(f) = fields.iter_mut().find(|f| f.field == "payload") {
                 f.name(len_rule);
                 rule = len_rule;

@@ -109,6 +109,11 @@ pub(super) fn kind_of(d: &DecodedFrame<'_>) -> Kind {
     let qp = bth.dest_qp.value();
     match bth.opcode {
         op if op.is_mrc_write() => Kind::Data { qp, psn: bth.psn.value(), rtx: bth.rtx },
+        // An RC or UC Send or Write carries data where an MRC write is due (OPC-MRC-002): a
+        // data packet with the wrong opcode, compared with the write of its PSN.
+        op if matches!(op.0, 0x00..=0x0B | 0x20..=0x2B) => {
+            Kind::Data { qp, psn: bth.psn.value(), rtx: false }
+        }
         Opcode::MRC_SACK => match &d.ext.seth {
             Some(s) => Kind::Sack {
                 qp,

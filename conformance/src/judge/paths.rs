@@ -605,7 +605,7 @@ fn most_draws(n: usize, k: usize) -> f64 {
 }
 
 /// The draws of each QP that sprays at random, judged as a uniform draw from the usable
-/// pool (`SND-SPRAY-002`, `CONF-CMP-045`): per pool the QP drew from, an EV of it never
+/// pool (`SND-SPRAY-002`, `CONF-CMP-046`): per pool the QP drew from, an EV of it never
 /// drawn where a uniform generator would almost surely have drawn each, or an EV drawn far
 /// above its share. The bounds fail a uniform generator with a chance below 10^-9 per pool; the
 /// reference's own draws are never compared. The pool itself is judged by [`judge`].

@@ -1,5 +1,5 @@
 //! SACKs are judged by what they say, not by how many there are (`spec/conformance.md`,
-//! CONF-CMP-006, CONF-CMP-007 and CONF-CMP-025).
+//! CONF-CMP-045, CONF-CMP-007 and CONF-CMP-025).
 //!
 //! What the device had received on each of its QPs, and when, is rebuilt from the frames
 //! the runner injected ([`Arrivals`]): every copy of every write (its EV, its TSETH
@@ -22,12 +22,13 @@
 //!   one, and the BTH PSN equal to `cack_psn` (RCV-SACK-005.i, OPC-PSN-002.a); `m` not the reserved
 //!   3 and the reserved bits 0 are wire rules, judged for every frame (`super::wire`);
 //! * **the trigger**: with `pr` 0, `cack_psn + ack_psn_offset` is the PSN of a write copy
-//!   that had arrived (SETH-ACKPSN-001), not one the device had to discard without response
-//!   (RCV-REJECT-001), whose EV is the SACK's `entropy` (SETH-EV-001; the receiver's
-//!   reconstruction when the value is that EV read without it: ENC-EV-001.c for the flow
-//!   label's bits 19:16 kept over IPv6, ENC-EV-002.b for low bits that IPv4 cannot carry)
-//!   and the EV the SACK travels on (RCV-SACK-006), and whose TSETH timestamp is the
-//!   CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
+//!   that had arrived (SETH-ACKPSN-003.a), or, for a copy too far from `cack_psn` for 16
+//!   bits, the offset is that distance clamped (SETH-ACKPSN-003.b), not one the device had
+//!   to discard without response (RCV-REJECT-001), whose EV is the SACK's `entropy`
+//!   (SETH-EV-001; the receiver's reconstruction when the value is that EV read without it:
+//!   ENC-EV-001.c for the flow label's bits 19:16 kept over IPv6, ENC-EV-002.b for low bits
+//!   that IPv4 cannot carry) and the EV the SACK travels on (RCV-SACK-006), and whose TSETH
+//!   timestamp is the CC_STATE `tx_timestamp` (CCS-TS-001); with `pr` 1,
 //!   the same for the probe whose `probe_id` is `ack_psn_offset` (SETH-PR-001,
 //!   SETH-ACKPSN-002);
 //! * **counters**: `ooo_count` and `rcvd_bytes` lie between their values over the writes
@@ -973,11 +974,37 @@ impl One<'_> {
                 .flat_map(|(_, v)| v.iter().map(|c| c.at))
                 .filter(|&t| by_now(t))
                 .max();
-            let copies: Vec<&WriteCopy> = arrivals
+            let exact: Vec<&WriteCopy> = arrivals
                 .writes
                 .get(&(local, psn))
                 .map(|v| v.iter().filter(|c| by_now(c.at)).collect())
                 .unwrap_or_default();
+            // When no write with that PSN had arrived: the copies that had whose distance
+            // from `cack_psn` does not fit 16 bits, with that distance. A SACK answers one
+            // with the offset clamped (SETH-ACKPSN-003.b).
+            let far: Vec<(i32, &WriteCopy)> = if exact.is_empty() {
+                arrivals
+                    .writes
+                    .iter()
+                    .filter(|((q, _), _)| *q == local)
+                    .flat_map(|(&(_, p), v)| {
+                        let d = (((p.wrapping_sub(cack) & 0xFF_FFFF) << 8) as i32) >> 8;
+                        v.iter().filter(move |c| by_now(c.at)).map(move |c| (d, c))
+                    })
+                    .filter(|&(d, _)| i16::try_from(d).is_err())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let clamped = |d: i32| if d < 0 { i16::MIN } else { i16::MAX };
+            let copies: Vec<&WriteCopy> = if exact.is_empty() {
+                far.iter()
+                    .filter(|&&(d, _)| clamped(d) == s.ack_psn_offset)
+                    .map(|&(_, c)| c)
+                    .collect()
+            } else {
+                exact
+            };
             let recent = |t: u64| t.saturating_add(self.tol.late_ns) >= of.at;
             let answered = |p: &&ProbeCopy| {
                 by_now(p.at)
@@ -993,11 +1020,28 @@ impl One<'_> {
                 push(div, of, SETH_PR_001.id(), what);
                 return None;
             }
+            let unclamped = far.iter().filter(|&&(_, c)| recent(c.at)).max_by_key(|&&(_, c)| c.at);
+            if let (true, Some(&(d, _))) = (copies.is_empty(), unclamped) {
+                // A write too far for the offset had just arrived, and the offset names
+                // nothing: it was not clamped.
+                push(
+                    div,
+                    of,
+                    SETH_ACKPSN_003_B.id(),
+                    format!(
+                        "ack_psn_offset is {}, but a write {d} PSNs from cack_psn had just \
+                         arrived: its SACK carries the offset clamped to {}",
+                        s.ack_psn_offset,
+                        clamped(d)
+                    ),
+                );
+                return None;
+            }
             if copies.is_empty() {
                 push(
                     div,
                     of,
-                    SETH_ACKPSN_001_A.id(),
+                    SETH_ACKPSN_003_A.id(),
                     format!(
                         "cack_psn + ack_psn_offset is PSN {psn}, and no write with that PSN had arrived"
                     ),

@@ -129,9 +129,21 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "sack-trigger-offset-bit-13",
         "SACKs that answer a write carry bit 13 of ack_psn_offset flipped",
-        &[req::SETH_ACKPSN_001_A],
+        &[req::SETH_ACKPSN_003_A],
         &["rcv-in-order-v4"],
         |b| seth(b, |s| !s.pr && flip(&mut s.ack_psn_offset, 0x2000)),
+    ),
+    fault(
+        "sack-offset-truncated",
+        "SACKs carry the low 16 bits of the trigger's distance from cack_psn, not clamped, so a far duplicate's SACK names a PSN that never arrived",
+        &[req::SETH_ACKPSN_003_B],
+        &["rcv-far-duplicate"],
+        // Input by input, so that the stream knows the write each SACK answers.
+        Edits {
+            stream: Some(|_| Box::<OffsetTruncated>::default()),
+            per_input: true,
+            ..Edits::NONE
+        },
     ),
     sends(
         "sack-bitmap-top-bit-set",
@@ -602,6 +614,51 @@ impl AckCountKept {
             pending: Vec::new(),
             count: HashMap::new(),
         }
+    }
+}
+
+/// A responder whose SACK builder takes the low 16 bits of the trigger's distance from
+/// `cack_psn` with no clamp: it sees the PSN of each write that arrives, and rewrites the
+/// clamped offset of a SACK the inner device sends for it.
+#[derive(Debug, Default)]
+struct OffsetTruncated {
+    /// The PSN of the latest write to arrive, by destination QP.
+    last: HashMap<u32, Psn>,
+}
+
+impl Stream for OffsetTruncated {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let openrdma_device::Input::Frame { bytes, .. } = &i.input {
+                let d = decode(bytes);
+                if let Some(bth) = d.bth.filter(|b| b.opcode.is_mrc_write()) {
+                    self.last.insert(bth.dest_qp.value(), bth.psn);
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            // A SACK goes to the peer's QP, the writes it answers came to the device's own:
+            // the trigger is known when one QP receives writes.
+            let mut qps = self.last.values();
+            let (Some(&trigger), None) = (qps.next(), qps.next()) else { continue };
+            let truncated = seth(bytes, |s| {
+                let clamped = s.ack_psn_offset == i16::MIN || s.ack_psn_offset == i16::MAX;
+                !s.pr && clamped && {
+                    let d = trigger.value().wrapping_sub(s.cack_psn.value()) & 0xFF_FFFF;
+                    s.ack_psn_offset = d as u16 as i16;
+                    true
+                }
+            });
+            if let Some(b) = truncated {
+                *bytes = b;
+            }
+        }
+        outputs
     }
 }
 

@@ -239,7 +239,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "bth-becn",
         "BECN in an MRC packet",
-        &[req::BTH_RESV_002],
+        &[req::BTH_RESV_002, req::DEC_RESV_001_A],
         &["rcv-sack-timer"],
         Fails,
         |b| on_sacks(b, |f| f.bth.becn = true),
@@ -247,7 +247,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "bth-reserved-byte-8",
         "a reserved bit of BTH byte 8",
-        &[req::BTH_RESV_003],
+        &[req::BTH_RESV_003, req::DEC_RESV_001_A],
         &["rcv-sack-timer"],
         Fails,
         |b| on_sacks(b, |f| f.bth.resv8 = 0x01),
@@ -316,7 +316,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "seth-reserved-byte-12",
         "SETH byte 12 set",
-        &[req::SETH_RESV_001],
+        &[req::SETH_RESV_001, req::DEC_RESV_001_A],
         &["rcv-sack-timer"],
         Fails,
         |b| on_sacks(b, |f| f.ext.seth.as_mut().unwrap().resv12 = 0x80),
@@ -324,7 +324,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "cc-state-reserved-bit",
         "the CC_STATE reserved bit",
-        &[req::CCS_RESV_001],
+        &[req::CCS_RESV_001, req::DEC_RESV_001_A],
         &["rcv-sack-timer"],
         Fails,
         |b| on_sacks(b, |f| f.ext.cc_state.as_mut().unwrap().resv = true),
@@ -332,7 +332,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "tseth-reserved-bit",
         "a reserved TSETH bit",
-        &[req::TSETH_RESV_001],
+        &[req::TSETH_RESV_001, req::DEC_RESV_001_A],
         &["snd-segmentation"],
         Fails,
         |b| refit(b, |f| f.ext.tseth.as_mut().map(|t| t.resv = 0x400).is_some()),
@@ -474,7 +474,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "neth-reserved-byte",
         "a reserved NETH byte",
-        &[req::NETH_RESV_001],
+        &[req::NETH_RESV_001, req::DEC_RESV_001_A],
         &["rcv-window-edges"],
         Fails,
         |b| refit(b, |f| f.ext.neth.as_mut().map(|n| n.resv17 = 1).is_some()),
@@ -639,7 +639,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "peth-reserved",
         "a reserved PETH field",
-        &[req::PETH_RESV_001],
+        &[req::PETH_RESV_001, req::DEC_RESV_001_A],
         &["snd-ev-always-skip"],
         Fails,
         |b| refit(b, |f| f.ext.peth.as_mut().map(|p| p.resv0 = 1).is_some()),
@@ -737,7 +737,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "eeth-reserved",
         "a reserved EETH field",
-        &[req::EETH_RESV_001],
+        &[req::EETH_RESV_001, req::DEC_RESV_001_A],
         &["rcv-endpoint"],
         Fails,
         |b| refit(b, |f| f.ext.eeth.as_mut().map(|e| e.resv2 = 1).is_some()),
@@ -745,7 +745,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "erth-reserved",
         "a reserved ERTH field",
-        &[req::ERTH_RESV_001],
+        &[req::ERTH_RESV_001, req::DEC_RESV_001_A],
         &["rec-endpoint-request"],
         Fails,
         |b| refit(b, |f| f.ext.erth.as_mut().map(|e| e.resv1 = 1).is_some()),
@@ -890,6 +890,80 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    out(
+        "sack-psn-of-trigger",
+        "SACKs carry the triggering packet's PSN in BTH psn, as an RC ACK would, not cack_psn",
+        &[req::RCV_SACK_005_I, req::OPC_PSN_002_A],
+        &["rcv-last-packet-first", "rcv-sack-triggers"],
+        Fails,
+        |b| {
+            on_sacks(b, |f| {
+                let s = f.ext.seth.as_ref().unwrap();
+                if !s.pr {
+                    f.bth.psn = s.cack_psn.offset(i32::from(s.ack_psn_offset));
+                }
+            })
+        },
+    ),
+    out(
+        "rc-write-opcodes",
+        "data goes out as RC RDMA writes: RC opcodes with the RC header stack, no METH or TSETH, and a RETH on the first packet only",
+        &[req::SND_SEG_002, req::OPC_MRC_002],
+        &["snd-segmentation"],
+        Fails,
+        |b| {
+            refit(b, |f| {
+                let o = f.bth.opcode;
+                let rc = match o {
+                    Opcode::MRC_WRITE_FIRST => Opcode::RC_WRITE_FIRST,
+                    Opcode::MRC_WRITE_MIDDLE => Opcode::RC_WRITE_MIDDLE,
+                    Opcode::MRC_WRITE_LAST => Opcode::RC_WRITE_LAST,
+                    Opcode::MRC_WRITE_LAST_IMM => Opcode::RC_WRITE_LAST_IMM,
+                    Opcode::MRC_WRITE_ONLY => Opcode::RC_WRITE_ONLY,
+                    Opcode::MRC_WRITE_ONLY_IMM => Opcode::RC_WRITE_ONLY_IMM,
+                    _ => return false,
+                };
+                f.bth.opcode = rc;
+                f.bth.ts = false;
+                f.bth.rtx = false;
+                f.ext.meth = None;
+                f.ext.tseth = None;
+                if !o.is_first() {
+                    f.ext.reth = None;
+                }
+                true
+            })
+        },
+    ),
+    out(
+        "write-only-as-0xcb",
+        "a write without immediate data that fits one packet goes out as 0xCB, the private raw-write opcode of an earlier design",
+        &[req::SND_SEG_002, req::OPC_MRC_001],
+        &["snd-segmentation"],
+        Fails,
+        |b| {
+            if opcode(b) != Some(Opcode::MRC_WRITE_ONLY) {
+                return None;
+            }
+            // The header stack stays that of 0xCA: only the opcode byte changes.
+            let at = decode(b).layout.bth?;
+            let mut b = b.to_vec();
+            b[at] = Opcode::MRC_WRITE_ONLY_IMM.0;
+            let mut f = repr(&b)?;
+            f.icrc = None;
+            f.to_bytes().ok()
+        },
+    ),
+    Fault {
+        name: "psn-wraps-to-1",
+        class: Class::Fault,
+        what: "the PSN counter reloads 1 after 0xFFFFFF, 0 being its invalid marker: every packet after the wrap carries a PSN one too high",
+        breaks: &[req::SND_PSN_001, req::BTH_PSN_001],
+        expect: Fails,
+        catch: &["snd-segmentation"],
+        caps: Caps::Same,
+        edits: Edits { stream: Some(|_| Box::<WrapsTo1>::default()), ..Edits::NONE },
+    },
     Fault {
         name: "probe-psn-received",
         class: Class::Fault,
@@ -901,6 +975,35 @@ pub static FAULTS: &[Fault] = &[
         edits: Edits { stream: Some(|_| Box::<ProbePsn>::default()), ..Edits::NONE },
     },
 ];
+
+/// A sender whose PSN counter goes from 0xFFFFFF to 1: once it has sent 0xFFFFFF, the
+/// packets of PSNs after the wrap carry their PSN plus one.
+#[derive(Debug, Default)]
+struct WrapsTo1 {
+    wrapped: bool,
+}
+
+impl super::Stream for WrapsTo1 {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: super::Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let Some(psn) = decode(bytes).bth.filter(|_| data(bytes)).map(|b| b.psn.value()) else {
+                continue;
+            };
+            if psn == 0xFF_FFFF {
+                self.wrapped = true;
+            } else if self.wrapped && psn < 0x80_0000 {
+                if let Some(b) = refit(bytes, |f| {
+                    f.bth.psn = f.bth.psn.next();
+                    true
+                }) {
+                    *bytes = b;
+                }
+            }
+        }
+        outputs
+    }
+}
 
 /// A receiver that records the BTH psn of each probe as a PSN received: its SACKs claim
 /// it from then on, cumulatively when it is the next one after `cack_psn`.

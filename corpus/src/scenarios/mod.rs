@@ -80,6 +80,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-ack-coalesce", rcv_ack_coalesce),
         ("rcv-nak-resets-ack-count", rcv_nak_resets_ack_count),
         ("rcv-psn-wrap", rcv_psn_wrap),
+        ("rcv-far-duplicate", rcv_far_duplicate),
         ("rcv-window-edges", rcv_window_edges),
         ("rcv-lost-ack", rcv_lost_ack),
         ("rcv-shared-retirement", || {
@@ -395,7 +396,7 @@ fn frame_rules(bytes: &[u8], probes: bool, cpu: CpuHalf, add: &mut Vec<&'static 
             "SETH-CACK-001",
             "SETH-BITMAP-001",
             "SETH-BITMAP-002",
-            "SETH-ACKPSN-001",
+            "SETH-ACKPSN-003",
             "SETH-EV-001",
             "ENC-EV-003",
             "CCS-LAYOUT-001",

@@ -52,6 +52,28 @@ pub(super) fn rcv_duplicate_before_retirement() -> Scenario {
     done(r, 20_000)
 }
 
+/// A duplicate too far behind `cack_psn` for the SACK's 16-bit offset.
+pub(super) fn rcv_far_duplicate() -> Scenario {
+    let mut r = responder(
+        "rcv-far-duplicate",
+        "A faulty requester's first write carries a PSN 40,000 before the connection's \
+         first, a duplicate too far behind cack_psn for the SACK's 16-bit offset: it is \
+         answered at once with a SACK whose ack_psn_offset is clamped to -32768, and not \
+         placed; a write with the first PSN then is placed and retires.",
+        &["RCV-DUP-001", "RCV-WIN-001", "SETH-ACKPSN-003", "RCV-PLACE-003"],
+    );
+    let start = 0x10_0000;
+    setup(&mut r, start, false);
+    r.checks(&["SETH-ACKPSN-003", "RCV-DUP-001"]);
+    // No payload, so nothing could be placed even by a device that took it for new.
+    let far = write(start - 40_000, 0, Opcode::MRC_WRITE_ONLY, 0, 0, 0, REGION, None);
+    r.inject(1_000, 0, 0xA000_0001, &far);
+    r.checks(&["RCV-PLACE-003"]);
+    let one = write(start, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None);
+    r.inject(3_000, 1, 0xA001_0002, &one);
+    done(r, 20_000)
+}
+
 /// Two Write-with-Immediate messages whose packets arrive interleaved and out of order.
 pub(super) fn rcv_wwi_order() -> Scenario {
     let mut m = manifest(

@@ -244,7 +244,7 @@ module mrc_rx_reliability #(
     wire [31:0]          trig_ev     = from_timer ? qp_last_ev[p_slot]  : p_ev;
     wire [15:0]          trig_ts     = from_timer ? qp_last_ts[p_slot]  : p_ts;
 
-    // SETH-ACKPSN-001: the trigger's PSN minus cack_psn, clamped to 16 bits signed (a far
+    // SETH-ACKPSN-003: the trigger's PSN minus cack_psn, clamped to 16 bits signed (a far
     // duplicate only, receiver.md decision 11).
     wire [23:0]          trig_dist   = trig_psn - cack;
     wire                 fits16      = (trig_dist[23:15] == 9'h000) || (trig_dist[23:15] == 9'h1FF);

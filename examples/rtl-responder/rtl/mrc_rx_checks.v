@@ -225,7 +225,7 @@ module mrc_rx_checks #(
 
     assign idle = cs == C_IDLE && !p_valid && !due;
 
-    // signed distance trigger - cack_psn, clamped to 16 bits (SETH-ACKPSN-001)
+    // signed distance trigger - cack_psn, clamped to 16 bits (SETH-ACKPSN-003)
     function [15:0] aoff;
         input [23:0] trig;
         input [23:0] ep;

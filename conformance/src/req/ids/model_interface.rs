@@ -5,44 +5,44 @@
 use crate::req::Clause;
 
 /// `API-TIME-001`: MUST, model.
-pub const API_TIME_001: Clause = Clause(472);
+pub const API_TIME_001: Clause = Clause(482);
 /// `API-TIME-002`: MUST, model.
-pub const API_TIME_002: Clause = Clause(473);
+pub const API_TIME_002: Clause = Clause(483);
 /// `API-QP-001`: MUST, model.
-pub const API_QP_001: Clause = Clause(474);
+pub const API_QP_001: Clause = Clause(484);
 /// `API-QP-002`: MUST, model.
-pub const API_QP_002: Clause = Clause(475);
+pub const API_QP_002: Clause = Clause(485);
 /// `API-QP-003`, its clauses (a) to (b) together: MUST, model.
-pub const API_QP_003: Clause = Clause(476);
+pub const API_QP_003: Clause = Clause(486);
 /// `API-QP-003.a`: MUST, model.
-pub const API_QP_003_A: Clause = Clause(477);
+pub const API_QP_003_A: Clause = Clause(487);
 /// `API-QP-003.b`: MUST, model.
-pub const API_QP_003_B: Clause = Clause(478);
+pub const API_QP_003_B: Clause = Clause(488);
 /// `API-QP-004`: MUST, model.
-pub const API_QP_004: Clause = Clause(479);
+pub const API_QP_004: Clause = Clause(489);
 /// `API-REGION-001`: MUST, model.
-pub const API_REGION_001: Clause = Clause(480);
+pub const API_REGION_001: Clause = Clause(490);
 /// `API-REGION-002`, its clauses (a) to (b) together: MUST, model.
-pub const API_REGION_002: Clause = Clause(481);
+pub const API_REGION_002: Clause = Clause(491);
 /// `API-REGION-002.a`: MUST, model.
-pub const API_REGION_002_A: Clause = Clause(482);
+pub const API_REGION_002_A: Clause = Clause(492);
 /// `API-REGION-002.b`: MUST, model.
-pub const API_REGION_002_B: Clause = Clause(483);
+pub const API_REGION_002_B: Clause = Clause(493);
 /// `API-CQ-001`: MUST, model.
-pub const API_CQ_001: Clause = Clause(484);
+pub const API_CQ_001: Clause = Clause(494);
 /// `API-CQ-002`: MUST, model.
-pub const API_CQ_002: Clause = Clause(485);
+pub const API_CQ_002: Clause = Clause(495);
 /// `API-CQ-003`: MUST, model.
-pub const API_CQ_003: Clause = Clause(486);
+pub const API_CQ_003: Clause = Clause(496);
 /// `API-TPL-001`: MUST, model.
-pub const API_TPL_001: Clause = Clause(487);
+pub const API_TPL_001: Clause = Clause(497);
 /// `API-WR-001`, its clauses (a) to (c) together: MUST, model.
-pub const API_WR_001: Clause = Clause(488);
+pub const API_WR_001: Clause = Clause(498);
 /// `API-WR-001.a`: MUST, model.
-pub const API_WR_001_A: Clause = Clause(489);
+pub const API_WR_001_A: Clause = Clause(499);
 /// `API-WR-001.b`: MUST, model.
-pub const API_WR_001_B: Clause = Clause(490);
+pub const API_WR_001_B: Clause = Clause(500);
 /// `API-WR-001.c`: MUST, model.
-pub const API_WR_001_C: Clause = Clause(491);
+pub const API_WR_001_C: Clause = Clause(501);
 /// `API-STATE-001`: MUST, model.
-pub const API_STATE_001: Clause = Clause(492);
+pub const API_STATE_001: Clause = Clause(502);

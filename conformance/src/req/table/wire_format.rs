@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Codec, Device};
 
-pub(in crate::req) static CLAUSES: [Info; 280] = [
+pub(in crate::req) static CLAUSES: [Info; 284] = [
     whole("DEC-RESV-001", Must, Device),
     part("DEC-RESV-001.a", "DEC-RESV-001", 'a', Must, Device),
     part("DEC-RESV-001.b", "DEC-RESV-001", 'b', Must, Device),
@@ -152,9 +152,12 @@ pub(in crate::req) static CLAUSES: [Info; 280] = [
     part("SETH-M-001.b", "SETH-M-001", 'b', Must, Device),
     part("SETH-M-001.c", "SETH-M-001", 'c', Must, Codec),
     line("SETH-PR-001", Must, Device),
-    whole("SETH-ACKPSN-001", Must, Device),
-    part("SETH-ACKPSN-001.a", "SETH-ACKPSN-001", 'a', Must, Device),
-    part("SETH-ACKPSN-001.b", "SETH-ACKPSN-001", 'b', Must, Device),
+    whole("SETH-ACKPSN-001", Withdrawn, Device),
+    part("SETH-ACKPSN-001.a", "SETH-ACKPSN-001", 'a', Withdrawn, Device),
+    part("SETH-ACKPSN-001.b", "SETH-ACKPSN-001", 'b', Withdrawn, Device),
+    whole("SETH-ACKPSN-003", Must, Device),
+    part("SETH-ACKPSN-003.a", "SETH-ACKPSN-003", 'a', Must, Device),
+    part("SETH-ACKPSN-003.b", "SETH-ACKPSN-003", 'b', Must, Device),
     line("SETH-ACKPSN-002", Must, Device),
     line("SETH-EV-001", Must, Device),
     whole("SETH-PDC-001", Must, Device),
@@ -280,7 +283,8 @@ pub(in crate::req) static CLAUSES: [Info; 280] = [
     part("DEC-VAL-001.a", "DEC-VAL-001", 'a', Must, Codec),
     part("DEC-VAL-001.b", "DEC-VAL-001", 'b', Must, Codec),
     line("DEC-JSON-001", Must, Codec),
-    line("DEC-VLAN-001", Must, Codec),
+    line("DEC-VLAN-001", Withdrawn, Codec),
+    line("DEC-VLAN-002", Must, Codec),
     line("DEC-LINK-001", Must, Codec),
     line("DEC-FCS-001", Must, Codec),
     line("DEC-CUT-001", Must, Codec),
