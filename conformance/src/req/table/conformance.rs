@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 263] = [
+pub(in crate::req) static CLAUSES: [Info; 265] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -185,7 +185,9 @@ pub(in crate::req) static CLAUSES: [Info; 263] = [
     whole("CONF-CMP-028", Must, Suite),
     part("CONF-CMP-028.a", "CONF-CMP-028", 'a', Must, Suite),
     part("CONF-CMP-028.b", "CONF-CMP-028", 'b', Must, Suite),
-    line("CONF-CMP-046", Must, Suite),
+    whole("CONF-CMP-046", Must, Suite),
+    part("CONF-CMP-046.a", "CONF-CMP-046", 'a', Must, Suite),
+    part("CONF-CMP-046.b", "CONF-CMP-046", 'b', Must, Suite),
     line("CONF-CMP-029", Must, Suite),
     line("CONF-CMP-030", Withdrawn, Suite),
     line("CONF-CMP-031", Withdrawn, Suite),
