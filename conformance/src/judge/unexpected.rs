@@ -76,23 +76,11 @@ pub(super) fn judge(
                 // for a PSN already acknowledged explains only the resend of a message's
                 // last packet (REC-RTO-004.c), which lies at or before the cumulative PSN.
                 let local = local_of.get(&qp).copied();
-                let open = |k: usize, c: &Commanded| {
-                    !used_commands[k]
-                        && Some(c.qp) == local
-                        && c.at <= of.at
-                        && of.at <= c.at + tol.late_ns
-                };
-                let outstanding =
-                    |c: &Commanded| c.stale.is_some_and(|a| Psn::new(psn).is_after(a));
-                let cmd =
-                    commanded.iter().enumerate().position(|(k, c)| open(k, c) && !outstanding(c));
-                if let Some(k) = cmd {
-                    used_commands[k] = true;
+                let taken = take_command(&commanded, &mut used_commands, local, psn, of.at, tol);
+                if taken == Some(Taken::Fits) {
                     continue;
                 }
-                let stale = commanded.iter().enumerate().position(|(k, c)| open(k, c));
-                if let Some(k) = stale {
-                    used_commands[k] = true;
+                if taken == Some(Taken::Stale) {
                     (
                         "REC-RTO-004.e",
                         "a retransmission of an outstanding PSN on a Retransmit command for a PSN \
@@ -193,6 +181,41 @@ struct Commanded {
     qp: u32,
     at: u64,
     stale: Option<Psn>,
+}
+
+/// How a retransmission was explained by a `Retransmit` command ([`take_command`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Taken {
+    /// A command of its QP that names an outstanding PSN, or a PSN acknowledged at or after
+    /// the one resent (the resend of a message's last packet, REC-RTO-004.c).
+    Fits,
+    /// Only a command for a PSN already acknowledged, while the PSN resent is outstanding:
+    /// the command changes nothing (REC-RTO-004.e).
+    Stale,
+}
+
+/// Takes the first command not yet used that explains a retransmission of `psn` by the
+/// device QP `local` at `at`: one of that QP, injected at most `late_ns` before. One
+/// retransmission per command. `None` when no command explains it.
+fn take_command(
+    commanded: &[Commanded],
+    used: &mut [bool],
+    local: Option<u32>,
+    psn: u32,
+    at: u64,
+    tol: &openrdma_device::Tolerances,
+) -> Option<Taken> {
+    let open = |k: usize, c: &Commanded| {
+        !used[k] && Some(c.qp) == local && c.at <= at && at <= c.at + tol.late_ns
+    };
+    let outstanding = |c: &Commanded| c.stale.is_some_and(|a| Psn::new(psn).is_after(a));
+    if let Some(k) = commanded.iter().enumerate().position(|(k, c)| open(k, c) && !outstanding(c)) {
+        used[k] = true;
+        return Some(Taken::Fits);
+    }
+    let k = commanded.iter().enumerate().position(|(k, c)| open(k, c))?;
+    used[k] = true;
+    Some(Taken::Stale)
 }
 
 /// Retransmissions the CPU half commanded (REC-RTO-003): per device QP, the commands

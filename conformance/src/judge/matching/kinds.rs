@@ -389,21 +389,7 @@ pub(super) fn rtx_causes(
     // A SACK before the one that asks for it, that showed a later PSN arrived but did not
     // cover this one: the suspect it could not judge was to be kept for a later
     // acknowledgement (SND-INFER-002.b).
-    let unjudged = cause == Some(SND_INFER_001)
-        && fed.iter().filter(|i| i.at < at).any(|i| {
-            let Some(d) = i.frame.as_ref().filter(|d| d.bth.map(|b| b.dest_qp.value()) == local)
-            else {
-                return false;
-            };
-            d.ext.seth.is_some_and(|x| {
-                let p = Psn::new(psn);
-                let base = x.bitmap_base();
-                let covered =
-                    !p.is_after(x.cack_psn) || (x.sack_offset >= 1 && p.in_window(base, 64));
-                let later = (0..64).any(|k| x.sack_bitmap >> k & 1 == 1 && base.add(k).is_after(p));
-                !x.pr && !covered && later
-            })
-        });
+    let unjudged = cause == Some(SND_INFER_001) && left_unjudged(fed, local, psn, at);
     // Held back until the back-off of a window or resource NACK for another PSN of the QP
     // ended: the delay holds back only the entries it marks (SND-NACK-004.b).
     let held = backoff_end(s, fed, local, psn, at).filter(|_| cause != Some(SND_NACK_004_A));
@@ -417,24 +403,7 @@ pub(super) fn rtx_causes(
     // it took another place on its EV, and the inference that follows is another
     // (SND-NACK-004.a).
     if cause == Some(SND_INFER_001) {
-        let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
-        let delayed = exp[..e].iter().rev().find_map(|(r, f)| {
-            let due = r.at.0;
-            (f.kind == Kind::Data { qp, psn, rtx: true }
-                && fed.iter().any(|i| {
-                    i.frame.as_ref().is_some_and(|d| {
-                        d.bth.map(|b| b.dest_qp.value()) == local
-                            && d.ext.neth.is_some_and(|n| {
-                                n.nack_psn.value() == psn
-                                    && !n.reason.is_trim()
-                                    && !n.reason.is_fatal()
-                                    && i.at.saturating_add(backoff) == due
-                            })
-                    })
-                }))
-            .then_some(due)
-        });
-        if let Some(due) = delayed {
+        if let Some(due) = delayed_entry(s, fed, &exp[..e], local, qp, psn) {
             out.push(Cause::new(SND_NACK_004_A, When::Shifted(qp, psn, due)));
         }
         // The transmission to infer lost is itself a retransmission: the arrivals after it
@@ -460,6 +429,54 @@ pub(super) fn rtx_causes(
         }
     });
     out
+}
+
+/// Whether a SACK into the device QP `local` injected before `at` showed a later PSN than
+/// `psn` arrived without covering `psn`: a suspect it could not judge, to be kept for a
+/// later acknowledgement (SND-INFER-002.b).
+fn left_unjudged(fed: &[Fed<'_>], local: Option<u32>, psn: u32, at: u64) -> bool {
+    fed.iter().filter(|i| i.at < at).any(|i| {
+        let Some(d) = i.frame.as_ref().filter(|d| d.bth.map(|b| b.dest_qp.value()) == local) else {
+            return false;
+        };
+        d.ext.seth.is_some_and(|x| {
+            let p = Psn::new(psn);
+            let base = x.bitmap_base();
+            let covered = !p.is_after(x.cack_psn) || (x.sack_offset >= 1 && p.in_window(base, 64));
+            let later = (0..64).any(|k| x.sack_bitmap >> k & 1 == 1 && base.add(k).is_after(p));
+            !x.pr && !covered && later
+        })
+    })
+}
+
+/// The time of the latest expected retransmission of `psn` of peer QP `qp`, among
+/// `earlier`, that is the delayed entry of a window or resource NACK into the device QP
+/// `local`: due exactly when the NACK's back-off ended (SND-NACK-004.a).
+fn delayed_entry(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    earlier: &[(&Record, Frame<'_>)],
+    local: Option<u32>,
+    qp: u32,
+    psn: u32,
+) -> Option<u64> {
+    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+    earlier.iter().rev().find_map(|(r, f)| {
+        let due = r.at.0;
+        (f.kind == Kind::Data { qp, psn, rtx: true }
+            && fed.iter().any(|i| {
+                i.frame.as_ref().is_some_and(|d| {
+                    d.bth.map(|b| b.dest_qp.value()) == local
+                        && d.ext.neth.is_some_and(|n| {
+                            n.nack_psn.value() == psn
+                                && !n.reason.is_trim()
+                                && !n.reason.is_fatal()
+                                && i.at.saturating_add(backoff) == due
+                        })
+                })
+            }))
+        .then_some(due)
+    })
 }
 
 /// Whether a SACK into the device QP `local` injected before `at` acknowledged `psn`
