@@ -411,7 +411,7 @@ fn tshark_agrees_on_the_committed_captures() {
                     (_, _, Some(_)) => 20,
                     _ => 0,
                 };
-                let end = link + 4 * o["vlan"].as_array().map_or(0, Vec::len) + len;
+                let end = link + 4 * o["vlans"].as_array().map_or(0, Vec::len) + len;
                 let tail: [u8; 4] = rec[end - 4..end].try_into().unwrap();
                 assert_eq!(crc, u64::from(u32::from_be_bytes(tail)), "{name} frame {n}: icrc");
                 compared += 1;
