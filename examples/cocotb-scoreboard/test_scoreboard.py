@@ -249,11 +249,12 @@ class Scoreboard:
             return "out_of_window"
         if any(x.has_aeth and x.aeth_syndrome == AETH_NAK_REMOTE_ACCESS for x in frames):
             return "no_access"
-        triggered = any(x.has_seth and (x.cack_psn + x.ack_psn_offset) & PSN_MASK == psn
-                        for x in frames)
-        if triggered:
-            # A write without payload has no DMA write: accepted the first time only.
-            if f.payload_len == 0 and (qpn, psn) not in self.accepted:
+        sacks = [x for x in frames if x.has_seth and answers(x.cack_psn, x.ack_psn_offset, psn)]
+        if sacks:
+            # A write without payload has no DMA write: accepted the first time only, and
+            # never when it lies behind the SACK's cack_psn.
+            behind = signed24(psn - sacks[0].cack_psn) < 0
+            if f.payload_len == 0 and (qpn, psn) not in self.accepted and not behind:
                 return "accepted"
             return "duplicate"
         return "discarded"
@@ -342,6 +343,22 @@ def scope():
         if parts and not line.startswith("#") and len(parts) >= 2:
             status[parts[0]] = parts[1]
     return status
+
+
+def signed24(d):
+    """A PSN distance as a signed 24-bit number."""
+    d &= PSN_MASK
+    return d - (1 << 24) if d >= 1 << 23 else d
+
+
+def answers(cack, offset, psn):
+    """Whether a SACK with pr 0 names psn as its trigger: cack + offset is psn, or psn is
+    too far from cack for 16 bits and the offset is that distance clamped
+    (SETH-ACKPSN-003)."""
+    if (cack + offset) & PSN_MASK == psn:
+        return True
+    d = signed24(psn - cack)
+    return not -32768 <= d <= 32767 and offset == (-32768 if d < 0 else 32767)
 
 
 def in_scope(s, status, max_mpr, num_qps, num_regions):
