@@ -606,7 +606,7 @@ def _(ctx, outs):
 m = fault("sack-cack-epsn",
           "The cumulative-ACK register holds epsn instead of epsn - 1, so every SACK claims "
           "one PSN too many.",
-          ["SETH-CACK-001", "RCV-SACK-005", "SETH-BITMAP-002", "SETH-ACKPSN-001"])
+          ["SETH-CACK-001", "RCV-SACK-005", "SETH-BITMAP-002", "SETH-ACKPSN-003"])
 
 
 @out_frames(m, ("sack", "probe-answer"))

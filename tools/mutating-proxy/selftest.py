@@ -60,13 +60,14 @@ def dissect(path):
 
 def dissected_header(d, h):
     """Header `h` of a frame as `openrdma dissect --json` gives it, {} when absent. `vlan`
-    there is a list of tags, outermost first; this parser follows one tag, the outermost."""
-    v = d.get(h)
+    there is the outermost tag and `vlans` every tag, outermost first, as the adapter
+    protocol gives them; this parser follows one tag, the outermost."""
     if h == "vlan":
-        if v is not None and not isinstance(v, list):
-            raise AssertionError("dissect gives vlan as a list of tags, not %r" % (v,))
-        return v[0] if v else {}
-    return v or {}
+        tags = d.get("vlans")
+        if tags is not None and not isinstance(tags, list):
+            raise AssertionError("dissect gives vlans as a list of tags, not %r" % (tags,))
+        return tags[0] if tags else {}
+    return d.get(h) or {}
 
 
 def checksums_ok(f):
@@ -94,7 +95,7 @@ class FrameCode(unittest.TestCase):
                 # is one a receiver must discard for its outer layers: a second VLAN tag,
                 # or no IP header behind its ethertype (the parser follows one tag, then
                 # IPv4 or IPv6).
-                if d.get("error") or len(d.get("vlan") or []) > 1 or not (
+                if d.get("error") or len(d.get("vlans") or []) > 1 or not (
                     "ipv4" in d or "ipv6" in d
                 ):
                     self.assertIsNone(f, where)
