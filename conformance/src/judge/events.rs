@@ -835,18 +835,7 @@ pub(super) fn judge_ev_state_history(
     div: &mut Vec<Divergence>,
 ) {
     use crate::req::{EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B};
-    // The time each QP was last created at, by QPN.
-    let created = |qpn: u32, t: u64| {
-        inputs
-            .iter()
-            .filter(|i| i.at <= t)
-            .filter(|i| {
-                matches!(i.input, Input::Host { command: HostCommand::CreateQp(q) }
-                    if q.qpn.value() == qpn)
-            })
-            .map(|i| i.at)
-            .next_back()
-    };
+    let created = |qpn: u32, t: u64| created_at(inputs, qpn, t);
     let recent = |t: u64| inputs.iter().filter(move |i| i.at <= t && i.at + late_ns >= t);
     // (QPN, EV) to (the QP's creation, the EV's state).
     let mut states: HashMap<(u32, Ev), (Option<u64>, EvState)> = HashMap::new();
@@ -919,6 +908,19 @@ pub(super) fn judge_ev_state_history(
     }
 }
 
+/// The time QP `qpn` was last created at, by `t`.
+fn created_at(inputs: &[In<'_>], qpn: u32, t: u64) -> Option<u64> {
+    inputs
+        .iter()
+        .filter(|i| i.at <= t)
+        .filter(|i| {
+            matches!(i.input, Input::Host { command: HostCommand::CreateQp(q) }
+                if q.qpn.value() == qpn)
+        })
+        .map(|i| i.at)
+        .next_back()
+}
+
 /// The reports of each QP come in the order the NIC half produced them (REC-IF-015). Their
 /// order shows in the `snd_una` that `Progress` and `Armed` carry: `snd_una` only moves
 /// forward (SND-SACK-001), and each report carries its value when it was produced, so in
@@ -928,18 +930,7 @@ pub(super) fn judge_report_order(
     obs: &[(u64, &NicEvent)],
     div: &mut Vec<Divergence>,
 ) {
-    // The time each QP was last created at by `t`.
-    let created = |qpn: u32, t: u64| {
-        inputs
-            .iter()
-            .filter(|i| i.at <= t)
-            .filter(|i| {
-                matches!(i.input, Input::Host { command: HostCommand::CreateQp(q) }
-                    if q.qpn.value() == qpn)
-            })
-            .map(|i| i.at)
-            .next_back()
-    };
+    let created = |qpn: u32, t: u64| created_at(inputs, qpn, t);
     // (QPN) to (the QP's creation, the last snd_una reported, and its report).
     let mut last: HashMap<u32, (Option<u64>, Psn, &NicEvent)> = HashMap::new();
     for &(t, e) in obs {

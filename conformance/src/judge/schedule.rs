@@ -115,9 +115,9 @@ pub(super) fn judge_order(
             }
         }
     }
-    // First transmissions of one QP keep PSN order across groups too (SND-ORDER-001.a):
-    // of two messages sent at one time, no packet of the later goes before one of the
-    // earlier.
+    // First transmissions of one QP keep PSN order across groups too (SND-ORDER-001,
+    // named as within a group): of two messages sent at one time, no packet of the later
+    // goes before one of the earlier.
     let mut firsts: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
     for &(e, o) in matches {
         if let Kind::Data { qp, rtx: false, .. } = exp[e].1.kind {
@@ -137,7 +137,7 @@ pub(super) fn judge_order(
                 }
                 div.push(Divergence {
                     at: obs[ob].at,
-                    requirement: "SND-ORDER-001.a".into(),
+                    requirement: order_requirement(&exp[ea].1, &exp[eb].1).into(),
                     what: format!(
                         "a packet of a later message sent before a packet of an earlier message \
                          of the same QP, at the same time ({})",
