@@ -299,6 +299,23 @@ pub enum NicReport {
     },
 }
 
+impl NicReport {
+    /// The QP the report concerns; `None` for an endpoint response, which concerns none.
+    pub fn qpn(&self) -> Option<Qpn> {
+        match *self {
+            NicReport::Progress { qpn, .. }
+            | NicReport::Armed { qpn, .. }
+            | NicReport::Nack { qpn, .. }
+            | NicReport::EvMarked { qpn, .. }
+            | NicReport::EvState { qpn, .. }
+            | NicReport::ProbeAnswered { qpn, .. }
+            | NicReport::Retransmitted { qpn, .. }
+            | NicReport::QpError { qpn, .. } => Some(qpn),
+            NicReport::EndpointResponse { .. } => None,
+        }
+    }
+}
+
 /// Why a packet was retransmitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

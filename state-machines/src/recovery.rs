@@ -135,18 +135,8 @@ impl RecoveryAgent {
 
     /// Handles a report from the NIC.
     pub fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
-        let qpn = match *report {
-            NicReport::Progress { qpn, .. }
-            | NicReport::Armed { qpn, .. }
-            | NicReport::Nack { qpn, .. }
-            | NicReport::EvMarked { qpn, .. }
-            | NicReport::EvState { qpn, .. }
-            | NicReport::ProbeAnswered { qpn, .. }
-            | NicReport::Retransmitted { qpn, .. }
-            | NicReport::QpError { qpn, .. } => qpn,
-            // The agent sends no endpoint requests: their answers concern no QP of its.
-            NicReport::EndpointResponse { .. } => return,
-        };
+        // The agent sends no endpoint requests: their answers concern no QP of its.
+        let Some(qpn) = report.qpn() else { return };
         if let NicReport::Progress { snd_una, outstanding, awaiting_ack, .. } = *report {
             // REC-RTO-002: progress resets the retry counter and restarts the timer, which
             // runs while packets are outstanding or messages await their transport ACK (a

@@ -213,17 +213,7 @@ impl ArmedOvertaken {
 /// The QP of a report.
 fn report_qpn(o: &TimedOutput) -> Option<u32> {
     let Output::Event { event: NicEvent::Report(r) } = &o.output else { return None };
-    match r {
-        NicReport::Progress { qpn, .. }
-        | NicReport::Armed { qpn, .. }
-        | NicReport::Nack { qpn, .. }
-        | NicReport::EvMarked { qpn, .. }
-        | NicReport::EvState { qpn, .. }
-        | NicReport::ProbeAnswered { qpn, .. }
-        | NicReport::Retransmitted { qpn, .. }
-        | NicReport::QpError { qpn, .. } => Some(qpn.value()),
-        NicReport::EndpointResponse { .. } => None,
-    }
+    r.qpn().map(|q| q.value())
 }
 
 impl Stream for ArmedOvertaken {
