@@ -459,6 +459,7 @@ pub(super) const PLACEMENT: &[Clause] = frame_discards![
     RCV_DUP_001_A,
     RCV_MSG_001,
     RCV_MSG_002,
+    RCV_MSG_003,
     RCV_PLACE_002_A,
     RCV_PLACE_003_A,
     RCV_PLACE_004,
