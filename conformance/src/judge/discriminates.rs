@@ -314,6 +314,7 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_DUP_001_B, |f| f.sack_due.contains(&RCV_DUP_001_B) && f.timer_apart),
     (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
     (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),
+    (TSETH_TS_001_A, |f| f.sack_due.contains(&TSETH_TS_001_A) && f.timer_apart),
     (RCV_SACK_004_A, |f| f.sack_due.contains(&RCV_SACK_004_A)),
     (RCV_SACK_008_A, |f| f.sack_due.contains(&RCV_SACK_008_A) && f.timer_apart),
     (RCV_SACK_004_B, |f| f.sack_due.contains(&RCV_SACK_004_B)),

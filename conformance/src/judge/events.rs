@@ -781,7 +781,22 @@ fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'stat
             .is_some_and(|b| b.dest_qp.value() == qpn && b.psn.value() > psn + (1 << 23)),
         _ => false,
     });
-    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003.a" }
+    if wrapped {
+        return "BTH-PSN-002";
+    }
+    // A write stamped lower than an earlier write of its QP: a responder that orders
+    // writes by their stamps drops it (TSETH-TS-001.a).
+    let first = arrivals.writes.get(&(qpn, psn)).and_then(|c| c.first());
+    let stale = first.is_some_and(|c| {
+        c.ts != 0
+            && arrivals
+                .writes
+                .iter()
+                .filter(|((q, _), _)| *q == qpn)
+                .flat_map(|(_, v)| v)
+                .any(|o| o.at < c.at && o.ts > c.ts)
+    });
+    if stale { "TSETH-TS-001.a" } else { "RCV-PLACE-003.a" }
 }
 
 /// `EvState` reports judged by truth where the scenario expects none (design 9.3, in part):

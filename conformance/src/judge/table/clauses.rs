@@ -272,6 +272,7 @@ pub(super) const MATCH: &[Clause] = &[
     TSETH_LAYOUT_001,
     TSETH_PRESENT_001,
     TSETH_RESV_001,
+    TSETH_TS_001_A,
     WWI_LIMIT_001,
     WWI_LIMIT_002,
 ];
@@ -445,6 +446,7 @@ pub(super) const SACKS: &[Clause] = &[
     SETH_PR_001,
     SETH_TYPE_001_B,
     TSETH_FTYPE_001_B,
+    TSETH_TS_001_A,
     TSETH_TS_001_B,
     WWI_LIMIT_002,
 ];
@@ -469,6 +471,7 @@ pub(super) const PLACEMENT: &[Clause] = frame_discards![
     RCV_SEG_002,
     RCV_WIN_002_B,
     RET_CAP_001,
+    TSETH_TS_001_A,
     WWI_LIMIT_002
 ];
 
