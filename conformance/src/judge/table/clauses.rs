@@ -296,6 +296,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     ERTH_RESP_001_D,
     ERTH_RESP_001_E,
     EV_PROBE_005_A,
+    EV_STATE_003_B,
     FLAG_LAST_002,
     NETH_REASON_002_B,
     RCV_ACK_001_A,
