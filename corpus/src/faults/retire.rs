@@ -37,9 +37,9 @@ pub static FAULTS: &[Fault] = &[
     ),
     stream(
         "complete-at-last",
-        "the retirement engine takes a message as complete once its LAST or ONLY packet is \
-         accepted, whatever bytes were placed before it: a LAST packet that overtakes an \
-         earlier one gets its message's flag at once",
+        "the retirement engine takes a Write message (without immediate data) as complete \
+         once its LAST packet is accepted, whatever bytes were placed before it: a LAST \
+         packet that overtakes an earlier one gets its message's flag at once",
         &[req::RCV_MSG_003],
         &["rcv-last-packet-first"],
         |_| Box::<CompleteAtLast>::default(),
