@@ -314,6 +314,7 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_DUP_001_B, |f| f.sack_due.contains(&RCV_DUP_001_B) && f.timer_apart),
     (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
     (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),
+    (TSETH_TS_001_A, |f| f.sack_due.contains(&TSETH_TS_001_A) && f.timer_apart),
     (RCV_SACK_004_A, |f| f.sack_due.contains(&RCV_SACK_004_A)),
     (RCV_SACK_008_A, |f| f.sack_due.contains(&RCV_SACK_008_A) && f.timer_apart),
     (RCV_SACK_004_B, |f| f.sack_due.contains(&RCV_SACK_004_B)),
@@ -335,6 +336,8 @@ const OWN: &[(Clause, Shows)] = &[
     // Reports delivered out of order: where two reports of one QP carry different
     // `snd_una`s, and the reports are judged.
     (REC_IF_015, |f| f.una_reports && !f.own_cpu),
+    // A CPU half's commands show only through a device's own CPU half.
+    (EV_STATE_003_B, |f| f.own_cpu),
     // Reports: only where the scenario expects one of the kind the clause fixes; the
     // Retransmitted reports where it expects a retransmission and judges them.
     (REC_IF_004, |f| f.reports & NACK_REPORT != 0),

@@ -218,13 +218,19 @@ impl Placed<'_> {
             }
             placement::Finding::BeforeFlag { range, flag } => {
                 let (r, x) = (self.recs[range], &self.ranges[range]);
+                let at = self.flag_at[flag];
+                // A flag before a packet of its message had even arrived took the message
+                // for complete too soon (RCV-MSG-003); one after it, before its bytes
+                // landed, wrote the flag before the data (FLAG-ORDER-001).
+                let (requirement, what) = if early_complete(arrivals, r, at) {
+                    ("RCV-MSG-003", "before a packet of it had arrived, with its data at")
+                } else {
+                    ("FLAG-ORDER-001", "before its data at")
+                };
                 Divergence {
-                    at: self.flag_at[flag],
-                    requirement: "FLAG-ORDER-001".into(),
-                    what: format!(
-                        "the flag of message {} came before its data at {:#x}",
-                        x.msn, x.va
-                    ),
+                    at,
+                    requirement: requirement.into(),
+                    what: format!("the flag of message {} came {what} {:#x}", x.msn, x.va),
                     expected: Some(render_event(match &r.body {
                         Body::Event { event } => event,
                         _ => return None,
@@ -752,6 +758,15 @@ fn wrong_transition(
 /// (RCV-PLACE-003), unless its packet's PSN follows the wrap of the PSN space from 2^24 − 1 to 0 among the
 /// writes the scenario injects into its QP, which a device that compares PSNs as plain
 /// integers takes for duplicates (BTH-PSN-002).
+/// Whether a flag written at `at` came before the first copy of the packet that expected
+/// DMA write `r` places had arrived: its message was not complete then, whatever the device
+/// had placed.
+fn early_complete(arrivals: &Arrivals, r: &Record, at: u64) -> bool {
+    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return false };
+    let copies = arrivals.writes.get(&(w.qpn.value(), w.psn.value()));
+    copies.and_then(|c| c.iter().map(|c| c.at).min()).is_some_and(|first| at < first)
+}
+
 fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'static str {
     let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003.a" };
     let (qpn, psn) = (w.qpn.value(), w.psn.value());
@@ -766,7 +781,22 @@ fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'stat
             .is_some_and(|b| b.dest_qp.value() == qpn && b.psn.value() > psn + (1 << 23)),
         _ => false,
     });
-    if wrapped { "BTH-PSN-002" } else { "RCV-PLACE-003.a" }
+    if wrapped {
+        return "BTH-PSN-002";
+    }
+    // A write stamped lower than an earlier write of its QP: a responder that orders
+    // writes by their stamps drops it (TSETH-TS-001.a).
+    let first = arrivals.writes.get(&(qpn, psn)).and_then(|c| c.first());
+    let stale = first.is_some_and(|c| {
+        c.ts != 0
+            && arrivals
+                .writes
+                .iter()
+                .filter(|((q, _), _)| *q == qpn)
+                .flat_map(|(_, v)| v)
+                .any(|o| o.at < c.at && o.ts > c.ts)
+    });
+    if stale { "TSETH-TS-001.a" } else { "RCV-PLACE-003.a" }
 }
 
 /// `EvState` reports judged by truth where the scenario expects none (design 9.3, in part):

@@ -338,7 +338,10 @@ pub(super) enum Due {
 /// probe (EV-PROBE-004); a write with `ack_req` (RCV-SACK-001.a), one whose PSN was after
 /// `epsn` on arrival (.b), one that advanced `epsn` by more than one (.c) or one with
 /// `rtx` (.d); otherwise the coalescing count (RCV-SACK-002). `epsn` is rebuilt from the
-/// QP's first expected PSN and the writes injected, frames to discard left out.
+/// QP's first expected PSN and the writes injected, frames to discard left out. A write
+/// stamped lower than an earlier write of its QP (its requester's clock wrapped or went
+/// back) is named first by the rule that a responder does not interpret the stamp
+/// (TSETH-TS-001.a): nothing else sets it apart.
 ///
 /// A SACK due by the timer whose QP took a write while the timer ran is named by the
 /// timer's start (RCV-SACK-004.a) when the device's SACK shows the timer restarted by
@@ -355,6 +358,9 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
     // Writes counted for RCV-SACK-002 since the last SACK due at once, and whether a SACK
     // due at once reset a count that was not 0 (RCV-SACK-008.a shows).
     let (mut counted, mut reset) = (0u32, false);
+    // The highest TSETH stamp the QP's writes carried, and whether the trigger's was lower:
+    // a responder that orders writes by their stamps (TSETH-TS-001.a) drops it.
+    let (mut highest, mut stale) = (0u16, false);
     for r in scenario.injects().filter(|r| r.at.0 <= at) {
         let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
         let d = decode(bytes);
@@ -364,6 +370,7 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
         let Some(bth) = d.bth.filter(|b| b.dest_qp.value() == local) else { continue };
         let psn = bth.psn.value();
         if d.ext.peth.is_some() {
+            stale = false;
             trigger = Some((r.at.0, "EV-PROBE-004"));
             reset |= counted > 0;
             counted = 0;
@@ -373,9 +380,13 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
             continue;
         }
         writes.push(r.at.0);
+        let stamp = d.ext.tseth.map_or(0, |t| t.tx_timestamp);
+        stale = stamp != 0 && stamp < highest;
+        highest = highest.max(stamp);
         let next = *epsn.get_or_insert(psn);
         let dup = received.contains(&psn) || Psn::new(psn).is_before(Psn::new(next));
         if dup {
+            stale = false;
             trigger = Some((r.at.0, "RCV-DUP-001.b"));
             reset |= counted > 0;
             counted = 0;
@@ -426,6 +437,7 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
         Some((_, "RCV-SACK-002")) if reset => {
             vec![("RCV-SACK-008.a", Due::CountKept), ("RCV-SACK-002", Due::Always)]
         }
+        Some((_, rule)) if stale => vec![("TSETH-TS-001.a", Due::Always), (rule, Due::Always)],
         Some((_, rule)) => vec![(rule, Due::Always)],
     }
 }

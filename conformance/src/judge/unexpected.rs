@@ -6,8 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::{Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
-    Body, CpuCommand, CpuHalf, Direction, Input, NicEvent, NicReport, Output, Record, Scenario,
-    Side, TimedOutput,
+    Body, CpuCommand, CpuHalf, Direction, HostCommand, Input, NicEvent, NicReport, Output, Record,
+    Scenario, Side, TimedOutput,
 };
 
 use super::arrivals::Arrivals;
@@ -101,13 +101,25 @@ pub(super) fn judge(
             }
             // Sent before the probe answer that the scenario holds it for, after a timeout:
             // the device's own CPU half did not blame the EV (REC-EV-002.a).
+            // Sent when an acknowledgement came, although it waited from before: the EV
+            // was blamed, and the CPU half made it GOOD itself on the progress, a transition
+            // table 4 gives the NIC half on a probe answer (EV-STATE-003.b).
             Kind::Data { qp, psn, rtx: false }
                 if own_cpu && unblamed(exp_frames, qp, psn, of.at) =>
             {
-                (
-                    "REC-EV-002.a",
-                    "a data packet sent on an EV that its timeout should have made ASSUMED_BAD",
-                )
+                let local = local_of.get(&qp).copied();
+                if restored_at_progress(inputs, exp_frames, local, qp, of.at, tol.late_ns) {
+                    (
+                        "EV-STATE-003.b",
+                        "a data packet sent on a blamed EV when an acknowledgement came, before \
+                         the probe answer: the EV was made GOOD on progress",
+                    )
+                } else {
+                    (
+                        "REC-EV-002.a",
+                        "a data packet sent on an EV that its timeout should have made ASSUMED_BAD",
+                    )
+                }
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
@@ -632,6 +644,45 @@ fn unblamed(exp: &[(&Record, Frame<'_>)], qp: u32, psn: u32, at: u64) -> bool {
         f.at > at && f.at < due.at && of_qp(f) && matches!(f.kind, Kind::Probe { .. })
     });
     timed_out && probed
+}
+
+/// Whether data packet of peer QP `qp` (device QP `local`) sent at `at` went out with an
+/// acknowledgement of the QP that arrived after the timeout's retransmission, within `late`
+/// before it, while work posted between that retransmission and the acknowledgement had
+/// waited: the blamed EV came back on progress, not on a probe answer.
+fn restored_at_progress(
+    inputs: &[In<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    local: Option<u32>,
+    qp: u32,
+    at: u64,
+    late: u64,
+) -> bool {
+    let Some(local) = local else { return false };
+    let Some(rtx_at) = exp
+        .iter()
+        .filter(|(_, f)| {
+            f.at < at && matches!(f.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp)
+        })
+        .map(|(_, f)| f.at)
+        .max()
+    else {
+        return false;
+    };
+    let acked = |i: &In<'_>| {
+        matches!(i.frame.as_ref().map(|f| &f.kind),
+            Some(Kind::Sack { qp: q, .. } | Kind::Ack { qp: q, .. }) if *q == local)
+    };
+    let posted = |from: u64, to: u64| {
+        inputs.iter().any(|p| {
+            p.at > from
+                && p.at < to
+                && matches!(p.input, Input::Host { command: HostCommand::PostWrite(_) })
+        })
+    };
+    inputs.iter().any(|i| {
+        acked(i) && i.at > rtx_at && i.at <= at && at <= i.at + late && posted(rtx_at, i.at)
+    })
 }
 
 /// Whether probe `probe` of peer QP `qp` (device QP `local`) goes on the EV that a packet a

@@ -6,9 +6,11 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+use openrdma_codec::{Ev, Qpn};
 use openrdma_conformance::req;
 use openrdma_device::{
-    CpuCommand, DeviceError, NicReport, RecoveryCpu, RecoverySettings, RetransmitCause, Timestamp,
+    CpuCommand, DeviceError, EvState, NicReport, RecoveryCpu, RecoverySettings, RetransmitCause,
+    Timestamp,
 };
 use openrdma_sm::{RecoveryAgent, RecoveryConfig};
 
@@ -55,6 +57,16 @@ pub static FAULTS: &[Fault] = &[
         catch: &["rec-device-nack-no-blame"],
         caps: Caps::Same,
         edits: Edits { cpu: Some(BlamesAll::boxed), ..Edits::NONE },
+    },
+    Fault {
+        name: "restores-on-progress",
+        class: Class::Fault,
+        what: "the device's own CPU half takes progress on a QP for proof that its blamed EVs work: it commands them GOOD itself, without waiting for a probe answer",
+        breaks: &[req::EV_STATE_003_B],
+        expect: Expect::Fails,
+        catch: &["rec-device-progress-before-probe"],
+        caps: Caps::Same,
+        edits: Edits { cpu: Some(RestoresOnProgress::boxed), ..Edits::NONE },
     },
 ];
 
@@ -214,5 +226,58 @@ impl RecoveryCpu for BlamesAll {
 
     fn min_delay(&self) -> Duration {
         self.0.min_delay()
+    }
+}
+
+/// A CPU half that, on a `Progress` report of a QP, commands GOOD for every EV of the QP it
+/// blamed: a transition table 4 gives the NIC half, on a probe answer (EV-STATE-003.b).
+#[derive(Debug)]
+struct RestoresOnProgress {
+    agent: RecoveryAgent,
+    blamed: Vec<(Qpn, Ev)>,
+    out: Vec<CpuCommand>,
+}
+
+impl RestoresOnProgress {
+    fn boxed(cfg: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+        Ok(Box::new(RestoresOnProgress {
+            agent: RecoveryAgent::new(cfg.into()),
+            blamed: Vec::new(),
+            out: Vec::new(),
+        }))
+    }
+}
+
+impl RecoveryCpu for RestoresOnProgress {
+    fn handle_report(&mut self, now: Timestamp, report: &NicReport) {
+        self.agent.handle_report(now, report);
+        if let NicReport::Progress { qpn, .. } = report {
+            for &(q, ev) in self.blamed.iter().filter(|(q, _)| q == qpn) {
+                self.out.push(CpuCommand::SetEvState { qpn: q, ev, state: EvState::Good });
+            }
+            self.blamed.retain(|(q, _)| q != qpn);
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Timestamp) {
+        self.agent.handle_timeout(now);
+    }
+
+    fn poll_command(&mut self) -> Option<CpuCommand> {
+        if let Some(cmd) = self.agent.poll_command() {
+            if let CpuCommand::SetEvState { qpn, ev, state: EvState::AssumedBad } = cmd {
+                self.blamed.push((qpn, ev));
+            }
+            return Some(cmd);
+        }
+        if self.out.is_empty() { None } else { Some(self.out.remove(0)) }
+    }
+
+    fn poll_timeout(&self) -> Option<Timestamp> {
+        self.agent.poll_timeout()
+    }
+
+    fn min_delay(&self) -> Duration {
+        self.agent.min_delay()
     }
 }

@@ -326,7 +326,7 @@ pub static FAULTS: &[Fault] = &[
     loses_out(
         "no-probe-answer",
         "probes are not answered",
-        &[req::EV_PROBE_004],
+        &[req::EV_PROBE_004, req::RCV_SACK_001_F, req::PETH_RESP_001],
         &["rcv-probe"],
         |o| !frame(o, |d| d.ext.seth.is_some_and(|s| s.pr) && is(d, Opcode::MRC_SACK)),
     ),

@@ -195,6 +195,15 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    stream(
+        "stale-timestamps-dropped",
+        "the receive path takes a write's TSETH tx_timestamp for its send time and drops, as \
+         a stale copy, a write stamped lower than the highest stamp its QP took: once the \
+         requester's 16-bit clock wraps, or a stamp goes back, its writes are lost",
+        &[req::TSETH_TS_001_A],
+        &["rcv-timestamp-wrap"],
+        |_| Box::<StaleDropped>::default(),
+    ),
     sends(
         "timestamps-interpreted",
         "reflected timestamps are converted to another unit",
@@ -356,6 +365,33 @@ impl Stream for UndefinedOpSent {
             }
         }
         outputs
+    }
+}
+
+/// A receive path that orders a QP's writes by their TSETH timestamps: the highest stamp
+/// each QP took, and the writes stamped lower dropped.
+#[derive(Debug, Default)]
+struct StaleDropped {
+    highest: BTreeMap<u32, u16>,
+}
+
+impl Stream for StaleDropped {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        inputs.retain(|i| {
+            let Input::Frame { bytes, .. } = &i.input else { return true };
+            let d = decode(bytes);
+            let (Some(b), Some(t)) = (d.bth, d.ext.tseth) else { return true };
+            if !b.opcode.is_mrc_write() {
+                return true;
+            }
+            let highest = self.highest.entry(b.dest_qp.value()).or_insert(0);
+            if t.tx_timestamp < *highest {
+                return false;
+            }
+            *highest = t.tx_timestamp;
+            true
+        });
+        inputs
     }
 }
 

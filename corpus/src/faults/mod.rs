@@ -111,16 +111,8 @@ pub const UNPROVABLE: &[(Clause, &str)] = &[
         "an umbrella over REC-TEST-001 and REC-TEST-002 for a device's own CPU half: named by the clause broken",
     ),
     (
-        openrdma_conformance::req::RCV_SACK_001_E,
-        "a restatement of RCV-DUP-001.b, which it cites: a duplicate not answered at once is named by that clause",
-    ),
-    (
-        openrdma_conformance::req::RCV_SACK_001_F,
-        "a restatement of EV-PROBE-004, which it cites: a probe not answered at once is named by that clause",
-    ),
-    (
-        openrdma_conformance::req::PETH_RESP_001,
-        "an umbrella over EV-PROBE-004, SETH-PR-001, SETH-ACKPSN-002, SETH-EV-001 and CCS-TS-001: a probe answer missing or wrong is named by the clause it breaks",
+        openrdma_conformance::req::OPC_TABLE_001,
+        "an umbrella over the header stacks of table 9: a wrong stack sent is named by the rule of the header or field it gets wrong (OPC-WRITE-001, the SETH, NETH, PETH and AETH rules), one misread by the rule of the field misread",
     ),
     (
         openrdma_conformance::req::CQE_TS_001_C,

@@ -36,6 +36,15 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::<FlagOnNak>::default(),
     ),
     stream(
+        "complete-at-last",
+        "the retirement engine takes a Write message (without immediate data) as complete \
+         once its LAST packet is accepted, whatever bytes were placed before it: a LAST \
+         packet that overtakes an earlier one gets its message's flag at once",
+        &[req::RCV_MSG_003],
+        &["rcv-last-packet-first"],
+        |_| Box::<CompleteAtLast>::default(),
+    ),
+    stream(
         "immediates-last-first",
         "of the Write-with-Immediate messages one input retires, the receive completions are written last first, into the queue's slots in order, all before the flags",
         &[req::WWI_ORDER_001, req::CQE_RECV_001],
@@ -239,6 +248,121 @@ impl FlagOnNak {
             addr: base + 8 * slot,
             value: FlagRepr::new(msn, status, 0).to_u64(),
         })
+    }
+}
+
+/// A LAST or ONLY write of a message without immediate data, as it arrived.
+#[derive(Debug, Clone, Copy)]
+struct Last {
+    qpn: u32,
+    psn: u32,
+    msn: u16,
+    dma_len: u32,
+}
+
+/// Each device QP's retirement-flag table, the MSNs whose flags it wrote, the LAST packets
+/// of the batch, and the messages it flagged at their LAST packet.
+#[derive(Debug, Default)]
+struct CompleteAtLast {
+    tables: HashMap<u32, (u64, u32)>,
+    flagged: HashMap<u32, std::collections::BTreeSet<u16>>,
+    lasts: Vec<Last>,
+    early: std::collections::HashSet<(u32, u16)>,
+}
+
+impl CompleteAtLast {
+    /// Whether every MSN of `qpn` before `msn` has its flag: `msn` is next to retire.
+    fn next(&self, qpn: u32, msn: u16) -> bool {
+        let done = self.flagged.get(&qpn);
+        (0..msn).all(|m| done.is_some_and(|d| d.contains(&m)))
+    }
+
+    /// The flag of a message taken as complete at its LAST packet: the one a complete
+    /// message gets, in its slot.
+    fn flag(&self, l: &Last) -> Option<openrdma_device::FlagWrite> {
+        let &(base, slots) = self.tables.get(&l.qpn)?;
+        if !(slots.is_power_of_two() && slots <= 1 << 15) {
+            return None;
+        }
+        let slot = u64::from(l.msn) % u64::from(slots);
+        Some(openrdma_device::FlagWrite {
+            qpn: Qpn::new(l.qpn),
+            side: Side::Responder,
+            msn: Msn::new(l.msn),
+            addr: base + 8 * slot,
+            value: FlagRepr::new(l.msn, CompletionStatus::SUCCESS, l.dma_len).to_u64(),
+        })
+    }
+}
+
+impl Stream for CompleteAtLast {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.tables.insert(q.qpn.value(), (q.recv_flag_base, q.recv_flag_slots));
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    let (Some(b), Some(m), Some(r)) = (d.bth, d.ext.meth, d.ext.reth) else {
+                        continue;
+                    };
+                    let op = b.opcode;
+                    if op.is_mrc_write() && op.is_last() && !op.has_immediate() {
+                        self.lasts.push(Last {
+                            qpn: b.dest_qp.value(),
+                            psn: b.psn.value(),
+                            msn: m.msn.value(),
+                            dma_len: r.dma_len,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let lasts = std::mem::take(&mut self.lasts);
+        let mut out = Vec::with_capacity(outputs.len() + lasts.len());
+        for o in outputs {
+            let mut after = None;
+            match &o.output {
+                Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder => {
+                    let (qpn, msn) = (f.qpn.value(), f.msn.value());
+                    self.flagged.entry(qpn).or_default().insert(msn);
+                    if self.early.contains(&(qpn, msn)) {
+                        continue;
+                    }
+                }
+                Output::Event { event: NicEvent::DmaWrite(w) } => {
+                    // The LAST packet accepted (placed) while its message is not yet
+                    // complete: its flag goes at once, if it is next to retire.
+                    after = lasts.iter().find(|l| {
+                        l.qpn == w.qpn.value()
+                            && l.psn == w.psn.value()
+                            && !self.early.contains(&(l.qpn, l.msn))
+                            && !self.flagged.get(&l.qpn).is_some_and(|d| d.contains(&l.msn))
+                            && self.next(l.qpn, l.msn)
+                    });
+                }
+                _ => {}
+            }
+            let at = o.at;
+            out.push(o);
+            if let Some(l) = after.copied()
+                && let Some(f) = self.flag(&l)
+            {
+                self.early.insert((l.qpn, l.msn));
+                self.flagged.entry(l.qpn).or_default().insert(l.msn);
+                out.push(TimedOutput {
+                    at,
+                    output: Output::Event { event: NicEvent::FlagWrite(f) },
+                });
+            }
+        }
+        out
     }
 }
 

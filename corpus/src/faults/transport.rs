@@ -62,7 +62,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "no-duplicate-sack",
         "duplicates are not answered at once with a SACK",
-        &[req::RCV_DUP_001_B],
+        &[req::RCV_DUP_001_B, req::RCV_SACK_001_E],
         &["rcv-duplicate-before-retirement"],
         |_| Box::<NoDuplicateSack>::default(),
     ),

@@ -34,6 +34,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rec-device-backoff", rec_device_backoff),
         ("rec-device-progress", rec_device_progress),
         ("rec-device-blame", rec_device_blame),
+        ("rec-device-progress-before-probe", rec_device_progress_before_probe),
         ("rec-device-nack-no-blame", rec_device_nack_no_blame),
         ("rec-nic-commands", rec_nic_commands),
     ]
@@ -426,6 +427,49 @@ fn rec_device_blame() -> Scenario {
     inject_ack(&mut r, 12_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     r.checks(&["REC-EV-002", "EV-BAD-002", "SND-PATH-002", "REC-TEST-003"]);
     post(&mut r, 14_000, 1, 64);
+    r.run_until(22_000);
+    r.inject(22_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
+    r.run_until(24_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 24_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 24_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 60_000)
+}
+
+/// A blamed EV stays ASSUMED_BAD through progress that comes well before the probe answer.
+fn rec_device_progress_before_probe() -> Scenario {
+    let (mut r, e0) = single_ev(
+        "rec-device-progress-before-probe",
+        "The device, with its own CPU half (rto 8 us, probes every 10 us), has one EV. Its \
+         only packet is lost; the timeout retransmits it on that EV and blames it. A second \
+         message is posted just after the blame, and the first is acknowledged 3 us later, \
+         10 us before the probe answer: the progress does not make the EV GOOD, so the \
+         second message waits for the answer (m = NONE) and goes out at once with it.",
+        &[
+            "REC-TEST-003",
+            "EV-STATE-003",
+            "REC-EV-002",
+            "EV-BAD-002",
+            "REC-PROBE-001",
+            "SND-RTX-002",
+            "EV-PROBE-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        CpuHalf::Device,
+        |m| device_recovery(m, 4, Duration::from_micros(10)),
+    );
+    r.probe_checks(&["REC-PROBE-001", "REC-EV-002", "EV-BAD-002"]);
+    // Sent at 1 us, retransmitted and blamed at 9 us; the probe at 19 us.
+    r.checks(&["REC-RTO-003", "REC-RTO-001", "REC-TEST-003"]);
+    post(&mut r, 1_000, 0, 64);
+    r.run_until(10_000);
+    r.checks(&["EV-STATE-003", "REC-EV-002", "REC-TEST-003"]);
+    post(&mut r, 10_000, 1, 64);
+    r.checks(&["SND-ACK-001"]);
+    inject_sack(&mut r, 12_000, 0, 0, 0, WireMark::NONE);
+    inject_ack(&mut r, 12_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    r.checks(&["EV-STATE-003", "REC-EV-002", "EV-PROBE-002", "REC-TEST-003"]);
     r.run_until(22_000);
     r.inject(22_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
     r.run_until(24_000);

@@ -7,7 +7,11 @@
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
-    vec![("rcv-reflect", rcv_reflect), ("rcv-probe-answer", rcv_probe_answer)]
+    vec![
+        ("rcv-reflect", rcv_reflect),
+        ("rcv-timestamp-wrap", rcv_timestamp_wrap),
+        ("rcv-probe-answer", rcv_probe_answer),
+    ]
 }
 
 /// A write from the peer carrying `ts` in its TSETH, or no TSETH at all.
@@ -65,6 +69,30 @@ fn rcv_reflect() -> Scenario {
     let w2 = write(2, 0, Opcode::MRC_WRITE_LAST, 2, 64, total, REGION, None);
     r.checks(&["TSETH-TS-001", "CCS-TS-001"]);
     r.inject(4_000, 0, 0xA000_0005, &stamped(w2, None));
+    done(r, 20_000)
+}
+
+/// Timestamps that wrap and go back are neither checked nor ordered: the responder takes
+/// each write and reflects its stamp as it came.
+fn rcv_timestamp_wrap() -> Scenario {
+    let mut r = responder_with(
+        "rcv-timestamp-wrap",
+        "Four one-packet messages with AckReq arrive in PSN order, stamped 0xFFF0, then \
+         0x0008 (the requester's 16-bit clock wrapped), 0x0004 (the stamp went back) and \
+         0x0010. A responder does not interpret the stamps: each write is placed and \
+         retires, and each SACK reflects its trigger's stamp unchanged.",
+        &["TSETH-TS-001", "CCS-TS-001", "RCV-PLACE-003", "RCV-SACK-001"],
+        tight_sack_timing,
+    );
+    setup(&mut r, 0, false);
+    for (k, ts) in [0xFFF0u16, 0x0008, 0x0004, 0x0010].into_iter().enumerate() {
+        let k = k as u32;
+        let base = REGION + u64::from(k) * 0x1_0000;
+        let p = write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, base, None);
+        let ev = (0xA000 + k) << 16 | (k + 1);
+        r.checks(&["TSETH-TS-001", "RCV-PLACE-003", "CCS-TS-001"]);
+        r.inject(1_000 + 1_000 * u64::from(k), (k % 4) as u16, ev, &stamped(p, Some(ts)));
+    }
     done(r, 20_000)
 }
 

@@ -75,10 +75,28 @@ pub(super) fn failure_at(s: &Scenario, at: u64) -> bool {
     })
 }
 
+/// Whether write `d`, delivered at `t` to the device's QP `local`, carries a TSETH stamp
+/// lower than a write of the QP delivered before it: its requester's clock wrapped or went
+/// back, which a responder must not read (TSETH-TS-001.a). A stamp of 0 is left out, being
+/// what a requester without a clock sends.
+fn stamped_lower(fed: &[Fed<'_>], t: u64, local: u32, d: &DecodedFrame<'_>) -> bool {
+    let of_qp = |f: &DecodedFrame<'_>| {
+        f.bth.is_some_and(|b| b.dest_qp.value() == local && b.opcode.is_mrc_write())
+    };
+    let Some(ts) = d.ext.tseth.map(|x| x.tx_timestamp).filter(|&x| x != 0 && of_qp(d)) else {
+        return false;
+    };
+    fed.iter()
+        .filter(|i| i.at < t)
+        .filter_map(|i| i.frame.as_ref())
+        .any(|f| of_qp(f) && f.ext.tseth.is_some_and(|x| x.tx_timestamp > ts))
+}
+
 /// Why the device sent no answer `e` to its QP's frames: it did not take a frame it must
 /// take. The frames of the QP delivered since the QP's previous expected frame are looked
 /// at, latest first: one with a value a receiver must accept names that receive rule
-/// ([`crate::judge::arrivals::accept_clause`]). Failing that, a frame to discard after which the
+/// ([`crate::judge::arrivals::accept_clause`]), a write stamped lower than an earlier one
+/// the rule that its stamp is not interpreted ([`stamped_lower`]). Failing that, a frame to discard after which the
 /// device sent nothing at all, up to the answer's time, names the rule that makes it one
 /// to discard: the device stopped taking frames on it.
 pub(super) fn not_taken(
@@ -103,6 +121,9 @@ pub(super) fn not_taken(
         if t > since && d.bth.is_some_and(|b| b.dest_qp.value() == local) {
             if let Some(rule) = crate::judge::arrivals::accept_clause(d) {
                 return vec![Cause::new(rule, When::NotTaken(None))];
+            }
+            if stamped_lower(fed, t, local, d) {
+                return vec![Cause::new(TSETH_TS_001_A, When::NotTaken(None))];
             }
         }
         if discard.is_none() {

@@ -272,6 +272,7 @@ pub(super) const MATCH: &[Clause] = &[
     TSETH_LAYOUT_001,
     TSETH_PRESENT_001,
     TSETH_RESV_001,
+    TSETH_TS_001_A,
     WWI_LIMIT_001,
     WWI_LIMIT_002,
 ];
@@ -295,6 +296,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     ERTH_RESP_001_D,
     ERTH_RESP_001_E,
     EV_PROBE_005_A,
+    EV_STATE_003_B,
     FLAG_LAST_002,
     NETH_REASON_002_B,
     RCV_ACK_001_A,
@@ -445,6 +447,7 @@ pub(super) const SACKS: &[Clause] = &[
     SETH_PR_001,
     SETH_TYPE_001_B,
     TSETH_FTYPE_001_B,
+    TSETH_TS_001_A,
     TSETH_TS_001_B,
     WWI_LIMIT_002,
 ];
@@ -459,6 +462,7 @@ pub(super) const PLACEMENT: &[Clause] = frame_discards![
     RCV_DUP_001_A,
     RCV_MSG_001,
     RCV_MSG_002,
+    RCV_MSG_003,
     RCV_PLACE_002_A,
     RCV_PLACE_003_A,
     RCV_PLACE_004,
@@ -468,6 +472,7 @@ pub(super) const PLACEMENT: &[Clause] = frame_discards![
     RCV_SEG_002,
     RCV_WIN_002_B,
     RET_CAP_001,
+    TSETH_TS_001_A,
     WWI_LIMIT_002
 ];
 
