@@ -92,6 +92,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("spray", "SND-RTT-002", "snd-spray-skew-aware", "snd-spray-fixed"),
     ("spray", "SND-RTX-006.a", "snd-spray-skew-aware", "snd-spray-fixed"),
     ("spray", "SND-INFER-003.b", "snd-spray-skew-aware", "snd-spray-fixed"),
+    // A SACK's bits for PSNs before snd_una: only where one is injected.
+    ("frames.unexpected", "SND-SACK-002.b", "snd-window-initial", "snd-window"),
 ];
 
 #[test]

@@ -239,6 +239,7 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_NACK_001_C, |f| f.discarded_acks.contains(&SND_NACK_001_C)),
     (SND_ACK_002, |f| f.discarded_acks.contains(&SND_ACK_002)),
     (SND_SACK_005_B, |f| f.discarded_acks.contains(&SND_SACK_005_B)),
+    (SND_SACK_002_B, |f| f.discarded_acks.contains(&SND_SACK_002_B)),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -468,6 +469,19 @@ fn acks_to_discard(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Claus
                     arrived.iter().any(|(y, a)| *y == q && x.cack_psn.is_before(a.cack_psn));
                 if stale {
                     out.insert(SND_SACK_005_B);
+                }
+                // Bits for PSNs before `snd_una`, which a sender ignores.
+                let una = arrived
+                    .iter()
+                    .filter(|(y, _)| *y == q)
+                    .map(|(_, a)| a.cack_psn.add(1))
+                    .reduce(|a, b| if b.is_after(a) { b } else { a });
+                let before = |u: Psn| {
+                    (0..64)
+                        .any(|i| x.sack_bitmap >> i & 1 == 1 && x.bitmap_base().add(i).is_before(u))
+                };
+                if una.is_some_and(before) {
+                    out.insert(SND_SACK_002_B);
                 }
                 arrived.push((q, x));
             }
