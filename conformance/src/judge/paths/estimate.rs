@@ -203,3 +203,68 @@ pub(super) fn misestimate(
     let chosen = Some(obs[o].ev);
     MISESTIMATES.iter().find(|(k, _)| follow(*k) == chosen).map(|&(_, clause)| clause)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Possible, Slot};
+    use super::*;
+
+    fn qp(evs: &[u32]) -> Qp {
+        let slot = |e: &u32| Slot {
+            ev: Ev::new(*e),
+            wire: Ev::new(*e),
+            backup: false,
+            state: Possible::good(),
+        };
+        Qp { initial_psn: Psn::new(0), slots: evs.iter().map(slot).collect(), random: false }
+    }
+
+    fn sack(cack: u32) -> Claim {
+        Claim::Sack { cack: Psn::new(cack), base: Psn::new(cack + 1), bitmap: 0 }
+    }
+
+    /// Samples of 10 and 30 us, then 90 us on the first EV: by the rules its srtt is
+    /// 20 us and the next packet takes it; a keeping that does not average takes 90 us.
+    #[test]
+    fn a_late_sample_moves_srtt_by_an_eighth_of_the_difference() {
+        let (a, b) = (Ev::new(0xA), Ev::new(0xB));
+        let run = |k: Keeping| {
+            let mut e = Estimates::new(k, &qp(&[0xA, 0xB]));
+            e.send(0, 0, a, None);
+            e.send(0, 1, b, None);
+            e.claim(10_000, &sack(0));
+            e.claim(30_000, &sack(1));
+            e.send(40_000, 2, a, None);
+            e.claim(130_000, &sack(2));
+            (e.srtt.clone(), e.choose(3))
+        };
+        assert_eq!(run(Keeping::Rules), (vec![Some(20_000), Some(30_000)], Some(a)));
+        assert_eq!(run(Keeping::Unsmoothed), (vec![Some(90_000), Some(30_000)], Some(b)));
+    }
+
+    /// A PSN resent from the first EV on the second: by the rules the first EV's count
+    /// gives it back; a keeping that does not still counts it there.
+    #[test]
+    fn a_retransmission_releases_its_place_on_its_old_ev() {
+        let (a, b) = (Ev::new(0xA), Ev::new(0xB));
+        for (k, on_a) in [(Keeping::Rules, 0), (Keeping::Unreleased, 1)] {
+            let mut e = Estimates::new(k, &qp(&[0xA, 0xB]));
+            e.send(0, 0, a, None);
+            e.send(0, 0, b, None);
+            assert_eq!((e.inflight(a), e.inflight(b)), (on_a, 1), "{k:?}");
+        }
+    }
+
+    /// A retransmitted PSN's arrival gives no sample by the rules.
+    #[test]
+    fn a_retransmitted_psn_gives_no_sample() {
+        let (a, b) = (Ev::new(0xA), Ev::new(0xB));
+        for (k, srtt) in [(Keeping::Rules, None), (Keeping::SampleOfRetransmission, Some(5_000))] {
+            let mut e = Estimates::new(k, &qp(&[0xA, 0xB]));
+            e.send(0, 0, a, None);
+            e.send(1_000, 0, b, None);
+            e.claim(6_000, &sack(0));
+            assert_eq!(e.srtt, vec![None, srtt], "{k:?}");
+        }
+    }
+}
