@@ -87,6 +87,13 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("wire.ev", "ENC-EV-001.a", "snd-dark-path-v6", "snd-segmentation"),
     ("wire.ev", "ENC-EV-002.a", "snd-segmentation", "snd-dark-path-v6"),
     ("wire.ev", "RCV-NACK-001.b", "rcv-window-edges", "snd-segmentation"),
+    // Round-trip estimates: only where a skew-aware QP sends, and for the rules of a
+    // retransmitted PSN, where it retransmits.
+    ("spray", "SND-RTT-002", "snd-spray-skew-aware", "snd-spray-fixed"),
+    ("spray", "SND-RTX-006.a", "snd-spray-skew-aware", "snd-spray-fixed"),
+    ("spray", "SND-INFER-003.b", "snd-spray-skew-aware", "snd-spray-fixed"),
+    // A SACK's bits for PSNs before snd_una: only where one is injected.
+    ("frames.unexpected", "SND-SACK-002.b", "snd-window-initial", "snd-window"),
 ];
 
 #[test]

@@ -125,6 +125,9 @@ pub struct Facts {
     /// It expects enough first transmissions of a QP that sprays at random for a
     /// uniform draw to take every primary EV almost surely (`paths::judge_random`).
     random_draws: bool,
+    /// It expects data packets of a QP that sprays skew-aware (`.0`), and retransmissions
+    /// among them (`.1`): the estimates that choose their EVs show (`paths::estimate`).
+    skew: (bool, bool),
 }
 
 /// A predicate: whether the scenario can show a breach of the clause.
@@ -236,6 +239,7 @@ const OWN: &[(Clause, Shows)] = &[
     (SND_NACK_001_C, |f| f.discarded_acks.contains(&SND_NACK_001_C)),
     (SND_ACK_002, |f| f.discarded_acks.contains(&SND_ACK_002)),
     (SND_SACK_005_B, |f| f.discarded_acks.contains(&SND_SACK_005_B)),
+    (SND_SACK_002_B, |f| f.discarded_acks.contains(&SND_SACK_002_B)),
     // A flag's byte count, by the kind of flag whose count each rule fixes.
     (FLAG_RECV_002_C, |f| f.flag_lens & 1 != 0),
     (FLAG_SEND_001_E, |f| f.flag_lens & 2 != 0),
@@ -298,6 +302,11 @@ const OWN: &[(Clause, Shows)] = &[
     // A random draw far from uniform: where a random QP sends enough first
     // transmissions for the bounds of `paths::judge_random` to bite.
     (SND_SPRAY_002, |f| f.random_draws),
+    // An estimate kept wrong sways a skew-aware choice: where a skew-aware QP sends, and
+    // for the rules of retransmitted PSNs, where it retransmits.
+    (SND_RTT_002, |f| f.skew.0),
+    (SND_RTX_006_A, |f| f.skew.1),
+    (SND_INFER_003_B, |f| f.skew.1),
     // A retransmission missing with nothing else asking for it, or one whose headers
     // differ from its first transmission's (the field table).
     (SND_RTX_001_A, |f| f.due.contains(&SND_RTX_001_A) || f.kinds & RTX != 0),
@@ -358,6 +367,29 @@ const OWN: &[(Clause, Shows)] = &[
     (REC_IF_012, |f| f.reports & STATE_REPORT != 0),
     (SND_NACK_003, |f| f.reports & STATE_REPORT != 0),
 ];
+
+/// Whether `s` expects data packets of a QP it creates spraying skew-aware, and whether
+/// retransmissions among them.
+fn skew_data(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> (bool, bool) {
+    let mut out = (false, false);
+    for r in s.injects() {
+        if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
+            if q.spray != SprayPolicy::SkewAware {
+                continue;
+            }
+            let peer = q.peer_qpn.value();
+            for (_, f) in exp {
+                if let Kind::Data { qp, rtx, .. } = f.kind {
+                    if qp == peer {
+                        out.0 = true;
+                        out.1 |= rtx;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
 
 /// Whether `s` expects, of a QP it creates spraying at random, enough first transmissions
 /// that a uniform draw takes every primary EV almost surely.
@@ -440,6 +472,19 @@ fn acks_to_discard(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Claus
                     arrived.iter().any(|(y, a)| *y == q && x.cack_psn.is_before(a.cack_psn));
                 if stale {
                     out.insert(SND_SACK_005_B);
+                }
+                // Bits for PSNs before `snd_una`, which a sender ignores.
+                let una = arrived
+                    .iter()
+                    .filter(|(y, _)| *y == q)
+                    .map(|(_, a)| a.cack_psn.add(1))
+                    .reduce(|a, b| if b.is_after(a) { b } else { a });
+                let before = |u: Psn| {
+                    (0..64)
+                        .any(|i| x.sack_bitmap >> i & 1 == 1 && x.bitmap_base().add(i).is_before(u))
+                };
+                if una.is_some_and(before) {
+                    out.insert(SND_SACK_002_B);
                 }
                 arrived.push((q, x));
             }
@@ -691,6 +736,7 @@ impl Facts {
             stale_retransmit: stale_retransmit(s, &exp),
             una_reports: una_reports(s, &exp),
             random_draws: random_draws(s, &exp),
+            skew: skew_data(s, &exp),
         };
         let flagless = super::table::flagless(s);
         let peers = super::peer_map(s);

@@ -37,6 +37,8 @@ use super::obs::In;
 use super::{Divergence, Frame, Kind, render_frame};
 use openrdma_codec::{Ev, Msn};
 
+mod estimate;
+
 /// Every state an EV may be in, as far as the scenario's inputs tell.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Possible {
@@ -703,9 +705,12 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
 }
 
 /// In a scenario that requires `spray-policies`, every data packet and probe must carry the
-/// EV of the record it matches (`CONF-CMP-028`).
+/// EV of the record it matches (`CONF-CMP-028`). A skew-aware QP's packet on another EV is
+/// named by the estimate that chose it, when the judge's own estimates tell
+/// ([`estimate`]).
 pub(super) fn judge_exact(
     scenario: &Scenario,
+    inputs: &[In<'_>],
     exp: &[(&Record, Frame<'_>)],
     obs: &[Frame<'_>],
     matches: &[(usize, usize)],
@@ -722,6 +727,7 @@ pub(super) fn judge_exact(
             _ => None,
         })
         .collect();
+    let mut tracked_once: Option<Option<Packets>> = None;
     for &(e, o) in matches {
         let ef = &exp[e].1;
         let of = &obs[o];
@@ -747,10 +753,36 @@ pub(super) fn judge_exact(
                         ef.ev
                     ),
                 ),
-                None => (
-                    req,
-                    format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev),
-                ),
+                None => {
+                    let skew = spray.get(&qp) == Some(&SprayPolicy::SkewAware) && !probe;
+                    let by = skew
+                        .then(|| {
+                            let p = tracked_once
+                                .get_or_insert_with(|| tracked(scenario, inputs, obs))
+                                .as_ref()?;
+                            misestimated(p, qp, obs, o, ef.ev)
+                        })
+                        .flatten();
+                    match by {
+                        Some(clause) => (
+                            clause,
+                            format!(
+                                "sent on EV {:#x}; skew-aware spraying gives EV {:#x} by the \
+                                 round-trip estimates the device's own packets and their \
+                                 acknowledgements make, and EV {:#x} only by estimates kept \
+                                 against {clause}",
+                                of.ev, ef.ev, of.ev
+                            ),
+                        ),
+                        None => (
+                            req,
+                            format!(
+                                "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
+                                of.ev, ef.ev
+                            ),
+                        ),
+                    }
+                }
             };
             div.push(Divergence {
                 at: of.at,
@@ -769,6 +801,25 @@ pub(super) fn judge_exact(
             });
         }
     }
+}
+
+/// The clause a skew-aware QP (`peer`, by the QPN its packets carry) breaks by the
+/// estimates that sent the device's frame `obs[o]` on its EV rather than on `expected`,
+/// when no input of the scenario moves the QP's EVs out of GOOD ([`estimate`]).
+fn misestimated(
+    p: &Packets,
+    peer: u32,
+    obs: &[Frame<'_>],
+    o: usize,
+    expected: Ev,
+) -> Option<&'static str> {
+    if p.events.iter().any(|e| e.peer == peer) {
+        return None;
+    }
+    let qp = p.qps.get(&peer)?;
+    let none = Vec::new();
+    let claims = p.claims.get(&peer).unwrap_or(&none);
+    estimate::misestimate(qp, claims, obs, o, expected)
 }
 
 /// When the window or resource NACK (SND-NACK-003) came whose delayed entry expected

@@ -340,7 +340,14 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data, Reads::Probe],
         applies: spray_policies,
         judge: |c, d| {
-            paths::judge_exact(c.scenario, &c.o.exp_frames, &c.o.frames, &c.pairing.matches, d)
+            paths::judge_exact(
+                c.scenario,
+                &c.o.inputs,
+                &c.o.exp_frames,
+                &c.o.frames,
+                &c.pairing.matches,
+                d,
+            )
         },
     },
     Check {

@@ -521,6 +521,23 @@ fn inference_blame(
             "a retransmission inferred for a PSN of a message a transport ACK completed",
         ));
     }
+    // A SACK whose bitmap has bits for PSNs before `snd_una` (the PSN after the
+    // latest cumulative PSN an earlier SACK carried): a sender that took them for PSNs in
+    // flight, as a bitmap kept modulo its size does, had evidence it must ignore.
+    let una = sacks[..sacks.len() - 1]
+        .iter()
+        .map(|(_, x)| x.cack_psn.add(1))
+        .reduce(|a, b| if b.is_after(a) { b } else { a });
+    let stale_bits = una.is_some_and(|u| {
+        (0..64).any(|i| s.sack_bitmap >> i & 1 == 1 && s.bitmap_base().add(i).is_before(u))
+    });
+    if stale_bits {
+        return Some((
+            "SND-SACK-002.b",
+            "a retransmission inferred at a SACK whose bitmap has bits for PSNs before \
+             snd_una, which a sender ignores",
+        ));
+    }
     if !covered(p) {
         return Some((
             "SND-INFER-002.a",

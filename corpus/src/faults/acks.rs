@@ -38,6 +38,14 @@ pub static FAULTS: &[Fault] = &[
         |m| Box::new(TakesBadSack::new(m, Bad::Offset)),
     ),
     stream(
+        "sack-bitmap-alias",
+        "the arrived PSNs are kept in a ring of 128 bits indexed by PSN: a SACK bit for a PSN \
+         before snd_una marks the PSN 128 later, which may be in flight, as arrived",
+        &[req::SND_SACK_002_B],
+        &["snd-window-initial"],
+        |m| Box::new(TakesBadSack::new(m, Bad::Alias)),
+    ),
+    stream(
         "stale-nack-retransmitted",
         "a NACK for a PSN already acknowledged is taken as one for an outstanding PSN: the PSN is sent again after the back-off",
         &[req::SND_NACK_001_A],
@@ -184,6 +192,10 @@ enum Bad {
     BeyondSent,
     /// A SACK whose offset lies beyond any window is taken, its bitmap on nothing.
     Offset,
+    /// A SACK whose bitmap bits all stand for PSNs before `snd_una` is taken as if each
+    /// stood for the PSN 128 later (SND-SACK-002.b): a ring of 128 bits has one slot for
+    /// both.
+    Alias,
 }
 
 /// SACKs one check would discard, made into what the device takes of them.
@@ -192,11 +204,13 @@ struct TakesBadSack {
     bad: Bad,
     window: u32,
     sent: LastSent,
+    /// `snd_una` of each device QP, from the SACKs taken.
+    una: HashMap<u32, Psn>,
 }
 
 impl TakesBadSack {
     fn new(m: &Manifest, bad: Bad) -> TakesBadSack {
-        TakesBadSack { bad, window: m.nic.window(), sent: LastSent::default() }
+        TakesBadSack { bad, window: m.nic.window(), sent: LastSent::default(), una: HashMap::new() }
     }
 
     /// The SACK of `bytes` as the device takes it, or `None` when the check is not needed.
@@ -230,6 +244,22 @@ impl TakesBadSack {
                 }
                 (s.sack_offset, s.sack_bitmap) = (0, 0);
             }
+            Bad::Alias => {
+                let una = *self.una.get(&local)?;
+                let last = self.sent.of(local)?;
+                let base = s.bitmap_base();
+                let set: Vec<Psn> =
+                    (0..64).filter(|i| s.sack_bitmap >> i & 1 == 1).map(|i| base.add(i)).collect();
+                // Every bit before snd_una, and the PSN 128 later of each in flight.
+                let aliased = |p: &Psn| p.is_before(una) && !p.add(128).is_before(una);
+                if set.is_empty() || s.pr || !set.iter().all(aliased) {
+                    return None;
+                }
+                if set.iter().any(|p| p.add(128).is_after(last)) {
+                    return None;
+                }
+                s.sack_offset = s.sack_offset.checked_add(128)?;
+            }
         }
         super::refit(&mut f).ok()
     }
@@ -240,7 +270,17 @@ impl Stream for TakesBadSack {
         self.sent.created(&inputs);
         for i in &mut inputs {
             if let Input::Frame { bytes, .. } = &mut i.input {
-                if let Some(b) = self.taken(bytes) {
+                let d = decode(bytes);
+                let cack = d.bth.zip(d.ext.seth.filter(|s| !s.pr));
+                let taken = self.taken(bytes);
+                if let Some((b, s)) = cack {
+                    let next = s.cack_psn.add(1);
+                    let una = self.una.entry(b.dest_qp.value()).or_insert(next);
+                    if next.is_after(*una) {
+                        *una = next;
+                    }
+                }
+                if let Some(b) = taken {
                     *bytes = b;
                 }
             }

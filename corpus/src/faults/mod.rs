@@ -24,6 +24,7 @@
 //!   unchecked, template fields expanded wrong.
 //! * [`transport`]: the transport engines, where a fault needs more than one rewrite.
 //! * [`inference`]: one rule of loss inference broken.
+//! * [`estimates`]: one rule of the round-trip estimates a skew-aware QP sprays by broken.
 //! * [`retire`]: the order of retirement and delivery, and the error state's completions.
 //! * [`written`]: fields of flags, completion entries and SACK contents written wrong.
 //! * [`cpu`]: the device's own CPU half gets one rule wrong.
@@ -67,6 +68,7 @@ pub mod commands;
 pub mod cpu;
 pub mod discards;
 pub mod engines;
+pub mod estimates;
 pub mod frames;
 pub mod generated;
 pub mod host;
@@ -365,6 +367,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || templates::FAULTS,
     || transport::FAULTS,
     || inference::FAULTS,
+    || estimates::FAULTS,
     || retire::FAULTS,
     || written::FAULTS,
     || cpu::FAULTS,

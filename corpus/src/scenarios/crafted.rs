@@ -285,9 +285,20 @@ pub(super) fn snd_window_initial() -> Scenario {
         "snd-window-initial",
         "With mpr 2 (a window of 256 PSNs) and a PMTU of 256, a message of 200 packets is \
          posted before any SACK has come: the peer's window starts at the sender's own, so \
-         PSNs 0 to 199 all go at once. A SACK with cumulative PSN 199 and mpr 0 and an ACK \
-         complete it.",
-        &["SND-WIN-001", "SND-WIN-002", "SND-SEG-001", "SND-ACK-001", "CQE-SEND-001"],
+         PSNs 0 to 199 all go at once. A SACK with cumulative PSN 9 and mpr 0 moves snd_una to 10; \
+         a stale SACK then comes, cumulative PSN 3 and bits for PSNs 5 to 8, with 190 PSNs \
+         in flight: its bits stand for PSNs already acknowledged, and nothing follows from \
+         them, though PSNs 133 to 136 lie 128 after them. A SACK with cumulative PSN 199 and \
+         mpr 0 and an ACK complete it.",
+        &[
+            "SND-WIN-001",
+            "SND-WIN-002",
+            "SND-SEG-001",
+            "SND-SACK-002",
+            "SND-SACK-005",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
         |m| {
             m.nic.mpr = 2;
             m.nic.pmtu = 256;
@@ -297,10 +308,18 @@ pub(super) fn snd_window_initial() -> Scenario {
     r.checks(&["SND-WIN-001", "SND-WIN-002", "SND-SEG-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 200 * 256, None, true)));
     r.run_until(6_000);
+    let ev = r.sent_ev(PEER_QP, 9).expect("sent");
+    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(9, 0, 9, WireMark::NONE, ev), 0));
+    // Stale: its bits stand for PSNs before snd_una, each 128 before a PSN in flight.
+    r.checks(&["SND-SACK-002", "SND-SACK-005"]);
+    r.run_until(7_000);
+    let ev = r.sent_ev(PEER_QP, 8).expect("sent");
+    r.inject(7_000, port_of(ev, 4), ev, &with_mpr(sack_in(3, 0b1_1110, 8, WireMark::NONE, ev), 0));
+    r.run_until(9_000);
     let ev = r.sent_ev(PEER_QP, 199).expect("sent");
-    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(199, 0, 199, WireMark::NONE, ev), 0));
+    r.inject(9_000, port_of(ev, 4), ev, &with_mpr(sack_in(199, 0, 199, WireMark::NONE, ev), 0));
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_ack(&mut r, 6_000, 199, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    inject_ack(&mut r, 9_000, 199, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
 }
 
