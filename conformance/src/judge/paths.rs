@@ -704,8 +704,13 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
 
 /// In a scenario that requires `spray-policies`, every data packet and probe must carry the
 /// EV of the record it matches (`CONF-CMP-028`).
+///
+/// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
+/// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
+/// `SND-SPRAY-007` or `SND-SPRAY-010`.
 pub(super) fn judge_exact(
     scenario: &Scenario,
+    inputs: &[In<'_>],
     exp: &[(&Record, Frame<'_>)],
     obs: &[Frame<'_>],
     matches: &[(usize, usize)],
@@ -747,10 +752,25 @@ pub(super) fn judge_exact(
                         ef.ev
                     ),
                 ),
-                None => (
-                    req,
-                    format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev),
-                ),
+                None => match super::matching::ev_cause(scenario, inputs, exp, obs, e) {
+                    Some(rule) => (
+                        rule.id(),
+                        format!(
+                            "sent on EV {:#x}; the QP's spray policy gives EV {:#x}, and the \
+                             EVs the device chose contradict its estimate of {}",
+                            of.ev,
+                            ef.ev,
+                            estimate_name(rule.id())
+                        ),
+                    ),
+                    None => (
+                        req,
+                        format!(
+                            "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
+                            of.ev, ef.ev
+                        ),
+                    ),
+                },
             };
             div.push(Divergence {
                 at: of.at,
@@ -768,6 +788,15 @@ pub(super) fn judge_exact(
                 clause: None,
             });
         }
+    }
+}
+
+/// What the window-fit estimate that clause `id` fixes is, in a few words.
+fn estimate_name(id: &str) -> &'static str {
+    match id {
+        "SND-SPRAY-010" => "the round trip a probe answer gave its EV",
+        "SND-SPRAY-007" => "the packets per ns one EV carries",
+        _ => "the limit on the round trips of the EVs it uses",
     }
 }
 

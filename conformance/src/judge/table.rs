@@ -340,7 +340,15 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data, Reads::Probe],
         applies: spray_policies,
         judge: |c, d| {
-            paths::judge_exact(c.scenario, &c.o.exp_frames, &c.o.frames, &c.pairing.matches, d)
+            let o = c.o;
+            paths::judge_exact(
+                c.scenario,
+                &o.inputs,
+                &o.exp_frames,
+                &o.frames,
+                &c.pairing.matches,
+                d,
+            )
         },
     },
     Check {
