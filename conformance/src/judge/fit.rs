@@ -472,6 +472,61 @@ mod tests {
         }
     }
 
+    /// The rebuild agrees with the reference's recorded choices in both window-fit
+    /// scenarios: at every evaluation the EVs it used are those the rebuilt limit keeps,
+    /// and at least one evaluation leaves an EV out.
+    #[test]
+    fn the_rebuild_agrees_with_the_recorded_choices() {
+        use openrdma_device::{Direction, Output, TimedInput, TimedOutput};
+        for name in ["snd-spray-window-fit", "snd-spray-window-fit-probe-rtt"] {
+            let stem = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../traces/scenarios")
+                .join(name);
+            let s = crate::file::load(stem).expect("a corpus scenario");
+            let injected: Vec<TimedInput> = s
+                .injects()
+                .filter_map(|r| {
+                    let input = match &r.body {
+                        Body::Frame { port, bytes } => {
+                            Input::Frame { port: *port, bytes: bytes.clone() }
+                        }
+                        Body::Host { command } => Input::Host { command: command.clone() },
+                        Body::Cpu { command } => Input::Cpu { command: *command },
+                        _ => return None,
+                    };
+                    Some(TimedInput { at: r.at, input })
+                })
+                .collect();
+            let observed: Vec<TimedOutput> = s
+                .records
+                .iter()
+                .filter(|r| r.dir == Direction::Expect)
+                .filter_map(|r| match &r.body {
+                    Body::Frame { port, bytes } => Some(TimedOutput {
+                        at: r.at,
+                        output: Output::Frame { port: *port, bytes: bytes.clone() },
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let o = super::super::obs::Obs::new(&s, &injected, &observed);
+            let peer = s
+                .injects()
+                .find_map(|r| match &r.body {
+                    Body::Host { command: HostCommand::CreateQp(q) } => Some(q.peer_qpn.value()),
+                    _ => None,
+                })
+                .expect("a QP");
+            let (evals, _) = rebuild(&s, &o.inputs, &o.frames, peer).expect("a followed QP");
+            assert!(evals.len() >= 3, "{name}: {} evaluations", evals.len());
+            for (k, e) in evals.iter().enumerate() {
+                let gap = e.gap.map(|g| g as f64);
+                assert!(!e.mixed && e.agrees(&e.rtts, gap), "{name}: evaluation {k}: {e:?}");
+            }
+            assert!(evals.iter().any(|e| e.shown.contains(&Some(false))), "{name}: no EV left out");
+        }
+    }
+
     #[test]
     fn the_limit_keeps_the_paths_the_window_covers() {
         // No rate yet: only round trips within 16/15 of the fastest.
