@@ -299,6 +299,11 @@ const OWN: &[(Clause, Shows)] = &[
     // off, where data is outstanding for a timer to probe.
     (SND_TAIL_001_A, |f| f.due.contains(&SND_TAIL_001_A)),
     (SND_TAIL_001_B, |f| f.tail_off),
+    // A window-fit estimate the device's EVs contradict (`fit`): where an entry of the
+    // cause table of a first transmission names it.
+    (SND_SPRAY_006, |f| f.due.contains(&SND_SPRAY_006)),
+    (SND_SPRAY_007, |f| f.due.contains(&SND_SPRAY_007)),
+    (SND_SPRAY_010, |f| f.due.contains(&SND_SPRAY_010)),
     // A random draw far from uniform: where a random QP sends enough first
     // transmissions for the bounds of `paths::judge_random` to bite.
     (SND_SPRAY_002, |f| f.random_draws),

@@ -25,14 +25,16 @@
 //! An expectation left over is missing, named by the rule that makes the output due.
 
 use openrdma_device::{
-    Body, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario, Side,
-    TimedInput, TimedOutput,
+    Body, Capability, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario,
+    Side, TimedInput, TimedOutput,
 };
 
 use openrdma_codec::frame::DecodedFrame;
 use openrdma_codec::{AethRepr, Msn, Psn};
 
 use super::fields::{self, Rule};
+use super::fit::Estimate;
+use super::obs::In;
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
 use crate::req::*;
 
@@ -514,6 +516,8 @@ impl Ctx<'_> {
                     })
             }
             When::Renumbered => sent.is_none() && renumbered(self, e),
+            // An estimate names an EV chosen, never a time ([`ev_cause`]).
+            When::Contradicts(_) => false,
             When::Late => sent.is_some_and(|t| t > at),
             When::Unretired(local, msn) => {
                 let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
@@ -585,6 +589,9 @@ pub(super) enum When {
     /// The ACK is missing, and the device wrote no retirement flag of its message (the
     /// device's QP and the MSN) by the ACK's time: it did not retire the message.
     Unretired(u32, Msn),
+    /// The first transmission of a window-fit QP went on another EV than the recorded one,
+    /// and the device's choices contradict this estimate of the policy ([`ev_cause`]).
+    Contradicts(Estimate),
 }
 
 impl Cause {
@@ -644,7 +651,9 @@ pub(super) fn causes(
     let renumbered = || Cause::new(SND_PSN_001, When::Renumbered);
     let mut out = match ef.kind {
         Kind::Data { rtx: true, .. } => [vec![renumbered()], rtx_causes(s, fed, exp, e)].concat(),
-        Kind::Data { rtx: false, .. } => [vec![renumbered()], first_causes(s, exp, e)].concat(),
+        Kind::Data { rtx: false, .. } => {
+            [vec![renumbered()], fit_causes(s, fed, exp, e), first_causes(s, exp, e)].concat()
+        }
         Kind::Nack { qp, psn, reason } => {
             let rule = wwi_nack(s, fed, qp, psn, reason)
                 .unwrap_or_else(|| fields::nack_reason_rule(reason));
@@ -661,6 +670,67 @@ pub(super) fn causes(
     };
     out.push(Cause::new(fields::default_rule(&ef.kind), When::Always));
     out
+}
+
+/// The estimates of the window-fit policy that expected first transmission `e` can be
+/// named by when the device sends it on another EV (`fit`): the round trip a probe answer
+/// gave, where one came before it; the rate, where an estimate of it can exist (from the
+/// QP's second evaluation, its 17th first transmission, on); the limit. Only in a scenario
+/// that judges EVs exactly (CONF-CMP-028), of a QP whose pool the judge can follow.
+fn fit_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+    let (rec, ef) = &exp[e];
+    let Kind::Data { qp, rtx: false, .. } = ef.kind else { return vec![] };
+    if !s.manifest.requires.contains(&Capability::SprayPolicies) {
+        return vec![];
+    }
+    let Some((local, _)) = super::fit::followed(s, qp) else { return vec![] };
+    let answered = fed.iter().any(|i| {
+        i.at < rec.at.0
+            && i.frame.as_ref().is_some_and(|d| {
+                d.bth.is_some_and(|b| b.dest_qp.value() == local)
+                    && d.ext.seth.is_some_and(|x| x.pr)
+            })
+    });
+    let index = exp[..e]
+        .iter()
+        .filter(|(_, f)| matches!(f.kind, Kind::Data { qp: q, rtx: false, .. } if q == qp))
+        .count();
+    let mut out = Vec::new();
+    if answered {
+        out.push(Cause::new(SND_SPRAY_010, When::Contradicts(Estimate::ProbeSample)));
+    }
+    if index >= 16 {
+        out.push(Cause::new(SND_SPRAY_007, When::Contradicts(Estimate::Rate)));
+    }
+    out.push(Cause::new(SND_SPRAY_006, When::Contradicts(Estimate::Limit)));
+    out
+}
+
+/// The rule that names expected first transmission `e` of a window-fit QP, sent as it
+/// was but on another EV: the entry of its cause table whose estimate the device's choices
+/// contradict, rebuilt from `inputs` as delivered and the device's frames `obs`
+/// (`fit::contradicted`); `None` when no estimate is.
+pub(super) fn ev_cause(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
+    e: usize,
+) -> Option<Rule> {
+    let Kind::Data { qp, psn, rtx: false } = exp[e].1.kind else { return None };
+    let fed: Vec<Fed<'_>> = inputs
+        .iter()
+        .map(|i| Fed {
+            at: i.at,
+            frame: i.frame.as_ref().map(|f| f.d.clone()),
+            cpu: match i.input {
+                Input::Cpu { command } => Some(command),
+                _ => None,
+            },
+        })
+        .collect();
+    let est = super::fit::contradicted(s, inputs, obs, qp, psn)?;
+    causes(s, &fed, exp, e).into_iter().find(|c| c.when == When::Contradicts(est)).map(|c| c.rule)
 }
 
 /// For expected frame `e`, a later packet of a message (a first transmission), what the

@@ -130,6 +130,7 @@ mod doorbells;
 mod entries;
 mod events;
 pub mod fields;
+mod fit;
 mod flags;
 mod link;
 mod matching;

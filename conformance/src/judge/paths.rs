@@ -705,9 +705,12 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
 }
 
 /// In a scenario that requires `spray-policies`, every data packet and probe must carry the
-/// EV of the record it matches (`CONF-CMP-028`). A skew-aware QP's packet on another EV is
-/// named by the estimate that chose it, when the judge's own estimates tell
-/// ([`estimate`]).
+/// EV of the record it matches (`CONF-CMP-028`).
+///
+/// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
+/// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
+/// `SND-SPRAY-007` or `SND-SPRAY-010`. A skew-aware QP's packet on another EV is named by
+/// the estimate that chose it, when the judge's own estimates tell ([`estimate`]).
 pub(super) fn judge_exact(
     scenario: &Scenario,
     inputs: &[In<'_>],
@@ -774,13 +777,7 @@ pub(super) fn judge_exact(
                                 of.ev, ef.ev, of.ev
                             ),
                         ),
-                        None => (
-                            req,
-                            format!(
-                                "sent on EV {:#x}; the QP's spray policy gives EV {:#x}",
-                                of.ev, ef.ev
-                            ),
-                        ),
+                        None => window_fit_cause(scenario, inputs, exp, obs, e, of, ef, req),
                     }
                 }
             };
@@ -820,6 +817,47 @@ fn misestimated(
     let none = Vec::new();
     let claims = p.claims.get(&peer).unwrap_or(&none);
     estimate::misestimate(qp, claims, obs, o, expected)
+}
+
+/// The clause and words for a data packet or probe `of` on another EV than its record
+/// `ef`: the window-fit estimate the device's choices contradict, when the judge can tell
+/// (`fit`), or else the QP's spray rule `req`.
+#[allow(clippy::too_many_arguments)]
+fn window_fit_cause(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
+    e: usize,
+    of: &Frame<'_>,
+    ef: &Frame<'_>,
+    req: &'static str,
+) -> (&'static str, String) {
+    match super::matching::ev_cause(scenario, inputs, exp, obs, e) {
+        Some(rule) => (
+            rule.id(),
+            format!(
+                "sent on EV {:#x}; the QP's spray policy gives EV {:#x}, and the EVs the \
+                 device chose contradict its estimate of {}",
+                of.ev,
+                ef.ev,
+                estimate_name(rule.id())
+            ),
+        ),
+        None => (
+            req,
+            format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev),
+        ),
+    }
+}
+
+/// What the window-fit estimate that clause `id` fixes is, in a few words.
+fn estimate_name(id: &str) -> &'static str {
+    match id {
+        "SND-SPRAY-010" => "the round trip a probe answer gave its EV",
+        "SND-SPRAY-007" => "the packets per ns one EV carries",
+        _ => "the limit on the round trips of the EVs it uses",
+    }
 }
 
 /// When the window or resource NACK (SND-NACK-003) came whose delayed entry expected

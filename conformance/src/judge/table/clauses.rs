@@ -351,7 +351,10 @@ pub(super) const SPRAY: &[Clause] = &[
     SND_SPRAY_003,
     SND_SPRAY_004,
     SND_SPRAY_005,
+    SND_SPRAY_006,
+    SND_SPRAY_007,
     SND_SPRAY_009,
+    SND_SPRAY_010,
 ];
 
 pub(super) const SPRAY_RANDOM: &[Clause] = &[SND_SPRAY_002];

@@ -1,0 +1,572 @@
+//! The window-fit policy's estimates, rebuilt from what a sending device shows at its
+//! boundary, to name the estimate a device's choice of EVs contradicts (`SND-SPRAY-006`,
+//! `SND-SPRAY-007`, `SND-SPRAY-010`).
+//!
+//! The spray check (`paths::judge_exact`) finds that a data packet of a `window-fit` QP left
+//! on another EV than the recorded one. Which estimate the device got wrong follows from its
+//! own choices. At each evaluation (its 1st, 17th, 33rd ... first transmission) the policy
+//! fixes a limit, and its round robin over the EVs within the limit shows, packet by packet,
+//! which EVs the device took as within (the one it chose) and which as above (those the
+//! cursor passed over). The judge rebuilds every input of the limit as the spec defines it,
+//! from the device's own send times and the acknowledgements and probe answers delivered
+//! to it: each EV's judged round trip (SND-SPRAY-005, with the samples of SND-RTT-002 and
+//! SND-SPRAY-010), the packets per ns one EV carries (SND-SPRAY-007) and the window. Then it
+//! sets one estimate free at a time:
+//!
+//! - the round trip of an EV that a probe answer gave a sample: if some value of it alone
+//!   makes the device's choices agree with the rule, that sample is what it got wrong;
+//! - the packets per ns one EV carries: likewise, for the rate.
+//!
+//! When exactly one of them explains the choices, it names the divergence. When neither
+//! does and the EVs the device used are still the fastest by the rebuilt round trips, the
+//! limit itself was worked out wrong (SND-SPRAY-006). When both would, or the device's
+//! choices agree with the rebuilt estimates (its timing, not an estimate, differs), the
+//! judge does not guess and the divergence keeps the policy's rule.
+
+use std::collections::HashMap;
+
+use openrdma_codec::{AethKind, Ev, Msn, Opcode, Psn};
+use openrdma_device::{Body, CpuCommand, HostCommand, Input, Scenario, SprayPolicy};
+
+use super::obs::In;
+use super::{Frame, Kind};
+
+/// An estimate of the window-fit policy that a device's choice of EVs can contradict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Estimate {
+    /// The round trip a probe answer gives its EV (`SND-SPRAY-010`).
+    ProbeSample,
+    /// The packets per ns one EV carries (`SND-SPRAY-007`).
+    Rate,
+    /// The limit worked out from the round trips, the rate and the window
+    /// (`SND-SPRAY-006`).
+    Limit,
+}
+
+/// The window-fit QP of the device whose packets carry `peer`, as the scenario creates it,
+/// when the judge can follow its pool: every EV a primary, and no input that moves an EV
+/// out of GOOD (a skip mark, a trim, a command). Its device QPN and profile.
+pub(super) fn followed(s: &Scenario, peer: u32) -> Option<(u32, Vec<Ev>)> {
+    let q = s.injects().find_map(|r| match &r.body {
+        Body::Host { command: HostCommand::CreateQp(q) } if q.peer_qpn.value() == peer => Some(q),
+        _ => None,
+    })?;
+    if q.spray != SprayPolicy::WindowFit || !q.backup_evs.is_empty() || q.evs.len() < 2 {
+        return None;
+    }
+    let local = q.qpn.value();
+    let moved = s.injects().any(|r| match &r.body {
+        Body::Cpu { command: CpuCommand::SetEvState { qpn, .. } } => qpn.value() == local,
+        Body::Frame { bytes, .. } => {
+            let d = openrdma_codec::frame::decode(bytes);
+            d.bth.is_some_and(|b| b.dest_qp.value() == local)
+                && (d.ext.seth.is_some_and(|x| x.m.0 & 3 != 0)
+                    || d.ext.neth.is_some_and(|n| n.reason.is_trim()))
+        }
+        _ => false,
+    });
+    (!moved).then(|| (local, q.evs.clone()))
+}
+
+/// The limit of `SND-SPRAY-006` for the judged round trips `rtts` (ns), `gap` ns per
+/// packet for one EV (`None`: `c` unbounded) and a window of `window` packets; `u64::MAX`
+/// is unbounded.
+pub(super) fn limit(rtts: &[u64], gap: Option<f64>, window: u32) -> u64 {
+    if rtts.is_empty() || rtts.contains(&0) {
+        return u64::MAX;
+    }
+    let mut s = rtts.to_vec();
+    s.sort_unstable();
+    let c = gap.filter(|g| *g > 0.0).map_or(f64::INFINITY, |g| 1.0 / g);
+    let w = f64::from(window);
+    let rate = |k: usize| (k as f64 * c).min(w / s[k - 1] as f64);
+    let best = (1..=s.len()).map(rate).fold(0.0, f64::max);
+    let k = (1..=s.len()).rev().find(|&k| rate(k) >= best * (15.0 / 16.0)).unwrap_or(s.len());
+    if k == s.len() { u64::MAX } else { s[k - 1] }
+}
+
+/// One evaluation of the limit as the judge rebuilds it, with what the device's choices
+/// until the next show of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Eval {
+    /// The judged round trip of each EV of the profile, ns (0: no sample and nothing in
+    /// flight, which leaves the limit unbounded).
+    pub rtts: Vec<u64>,
+    /// Whether the EV's estimate took a probe answer's sample.
+    pub probed: Vec<bool>,
+    /// `g` after the evaluation's update, ns per packet (`None`: no estimate yet).
+    pub gap: Option<u64>,
+    /// The window in packets.
+    pub window: u32,
+    /// Per EV, what the device's choices showed: within the limit (`Some(true)`), above it
+    /// (`Some(false)`), nothing (`None`).
+    pub shown: Vec<Option<bool>>,
+    /// The choices showed an EV both within and above: the device's limit moved between
+    /// evaluations, which no estimate explains.
+    pub mixed: bool,
+}
+
+impl Eval {
+    /// Whether the device's choices agree with the rule for round trips `rtts` and `gap`.
+    fn agrees(&self, rtts: &[u64], gap: Option<f64>) -> bool {
+        let l = limit(rtts, gap, self.window);
+        self.shown.iter().zip(rtts).all(|(s, &r)| match s {
+            Some(true) => r <= l,
+            Some(false) => r > l,
+            None => true,
+        })
+    }
+
+    /// The estimate the device's choices contradict, if the judge can tell (module doc).
+    pub(super) fn contradicted(&self) -> Option<Estimate> {
+        let gap = self.gap.map(|g| g as f64);
+        if self.mixed || self.agrees(&self.rtts, gap) {
+            return None;
+        }
+        let probe = self.probed.iter().enumerate().filter(|(_, p)| **p).any(|(i, _)| {
+            candidates(&self.rtts).any(|v| {
+                let mut r = self.rtts.clone();
+                r[i] = v;
+                self.agrees(&r, gap)
+            })
+        });
+        let per_packet = candidates(&self.rtts).map(|v| Some(v as f64 / f64::from(self.window)));
+        let rate = std::iter::once(None).chain(per_packet).any(|g| self.agrees(&self.rtts, g));
+        match (probe, rate) {
+            (true, false) => Some(Estimate::ProbeSample),
+            (false, true) => Some(Estimate::Rate),
+            (true, true) => None,
+            (false, false) => self.fastest_used().then_some(Estimate::Limit),
+        }
+    }
+
+    /// Whether every EV the device used is, by the rebuilt round trips, no slower than
+    /// every EV it passed over, within the rule's own margin of 1/16.
+    fn fastest_used(&self) -> bool {
+        let of = |within: bool| {
+            self.shown.iter().zip(&self.rtts).filter(move |(s, _)| **s == Some(within))
+        };
+        let slowest_used = of(true).map(|(_, &r)| r).max().unwrap_or(0);
+        let fastest_left = of(false).map(|(_, &r)| r).min().unwrap_or(u64::MAX);
+        slowest_used > 0 && slowest_used as f64 <= fastest_left as f64 * (17.0 / 16.0)
+    }
+}
+
+/// Values to try for a free round trip, or, over the window, for a free `g`: every power
+/// of 2^(1/16) from 1 ns to about 2^40 ns, and just either side of each rebuilt round trip
+/// and of 16/15 and 15/16 of it, where the rule's choice changes.
+fn candidates(rtts: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    let grid = (0..=640).map(|i| 2f64.powf(f64::from(i) / 16.0) as u64);
+    let near = rtts.iter().filter(|&&r| r > 0).flat_map(|&r| {
+        [1.0, 16.0 / 15.0, 15.0 / 16.0]
+            .into_iter()
+            .flat_map(move |f| [0.999, 1.001].map(|e| (r as f64 * f * e) as u64))
+    });
+    grid.chain(near).map(|v| v.max(1))
+}
+
+/// A data packet the device sent, as the rebuild keeps it.
+#[derive(Debug, Clone, Copy)]
+struct Tx {
+    at: u64,
+    slot: usize,
+    retransmitted: bool,
+    arrived: bool,
+    msn: Option<Msn>,
+}
+
+/// What happened to the QP, in time order: inputs first at equal times.
+enum Step<'f, 'a> {
+    In(&'f In<'a>),
+    Out(&'f Frame<'a>),
+}
+
+/// The rebuild of one window-fit QP's evaluations (module doc).
+struct Rebuild {
+    wire: Vec<Ev>,
+    own: u32,
+    peer_window: u32,
+    srtt: Vec<u64>,
+    probed: Vec<bool>,
+    txs: HashMap<u32, Tx>,
+    snd_una: Psn,
+    snd_nxt: Psn,
+    sent_new: u64,
+    /// Packets posted by each time.
+    posted: Vec<(u64, u64)>,
+    probes: Vec<(u64, u16)>,
+    cursor: usize,
+    last_send: Option<u64>,
+    blocked: bool,
+    run_time: u64,
+    run_sends: u64,
+    gap: Option<u64>,
+    in_use: u64,
+    evals: Vec<Eval>,
+}
+
+impl Rebuild {
+    fn slot(&self, ev: Ev) -> Option<usize> {
+        self.wire.iter().position(|&w| w == ev)
+    }
+
+    fn arrive(&mut self, psn: u32, at: u64) {
+        let Some(t) = self.txs.get_mut(&psn).filter(|t| !t.arrived) else { return };
+        t.arrived = true;
+        if !t.retransmitted {
+            let sample = at.saturating_sub(t.at);
+            let s = &mut self.srtt[t.slot];
+            *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
+        }
+    }
+
+    fn input(&mut self, i: &In<'_>) {
+        let Some(d) = i.frame.as_ref().map(|f| &f.d) else { return };
+        let at = i.at;
+        if let (Some(b), Some(seth)) = (d.bth, d.ext.seth) {
+            if b.opcode != Opcode::MRC_SACK {
+                return;
+            }
+            if seth.mpr != 0 {
+                self.peer_window = (u32::from(seth.mpr) * 128).min(self.own);
+            }
+            if seth.pr {
+                self.answer(at, seth.entropy, seth.ack_psn_offset as u16);
+            }
+            while !self.snd_una.is_after(seth.cack_psn) && self.snd_una != self.snd_nxt {
+                self.arrive(self.snd_una.value(), at);
+                self.snd_una = self.snd_una.next();
+            }
+            let base = seth.bitmap_base();
+            for k in (0..64).filter(|k| seth.sack_bitmap >> k & 1 == 1) {
+                self.arrive(base.add(k).value(), at);
+            }
+        } else if let Some(a) = d.ext.aeth.filter(|a| AethKind::of(a.syndrome) == AethKind::Ack) {
+            let acked = a.msn.msn();
+            let done: Vec<u32> = self
+                .txs
+                .iter()
+                .filter(|(_, t)| t.msn.is_some_and(|m| m.is_at_or_before(acked)))
+                .map(|(&p, _)| p)
+                .collect();
+            let mut done = done;
+            done.sort_by_key(|&p| Psn::new(p).forward_from(self.snd_una));
+            for p in done {
+                self.arrive(p, at);
+                if Psn::new(p) == self.snd_una {
+                    self.snd_una = self.snd_una.next();
+                }
+            }
+        }
+    }
+
+    /// A probe answer: the sample of `SND-SPRAY-010`, from the time since the device sent
+    /// the probe it answers.
+    fn answer(&mut self, at: u64, ev: Ev, probe_id: u16) {
+        let (Some(slot), Some(&(sent, _))) =
+            (self.slot(ev), self.probes.iter().rev().find(|(t, id)| *id == probe_id && *t <= at))
+        else {
+            return;
+        };
+        let r = at.saturating_sub(sent);
+        let f = self.srtt.iter().copied().filter(|&x| x != 0).min().unwrap_or(r);
+        let sample = r / 2 + f.min(r) / 2;
+        let s = &mut self.srtt[slot];
+        *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
+        self.probed[slot] = true;
+    }
+
+    fn evaluate(&mut self, now: u64) {
+        if self.run_time > 0 && self.run_sends >= 8 {
+            let x = self.run_time * self.in_use / self.run_sends;
+            self.gap = Some(self.gap.map_or(x, |g| (3 * g + x) / 4));
+        }
+        (self.run_time, self.run_sends) = (0, 0);
+        let rtts: Vec<u64> = (0..self.wire.len())
+            .map(|i| match self.srtt[i] {
+                0 => {
+                    let oldest = self.txs.values().filter(|t| t.slot == i && !t.arrived);
+                    oldest.map(|t| now.saturating_sub(t.at)).max().unwrap_or(0)
+                }
+                s => s,
+            })
+            .collect();
+        let window = self.own.min(self.peer_window);
+        let l = limit(&rtts, self.gap.map(|g| g as f64), window);
+        self.in_use = rtts.iter().filter(|&&r| r <= l).count().max(1) as u64;
+        let n = rtts.len();
+        self.evals.push(Eval {
+            rtts,
+            probed: self.probed.clone(),
+            gap: self.gap,
+            window,
+            shown: vec![None; n],
+            mixed: false,
+        });
+    }
+
+    fn output(&mut self, f: &Frame<'_>) {
+        let Some(slot) = self.slot(f.ev) else { return };
+        match f.kind {
+            Kind::Probe { .. } => {
+                if let Some(p) = f.d.ext.peth {
+                    self.probes.push((f.at, p.probe_id));
+                }
+            }
+            Kind::Data { psn, rtx: true, .. } => {
+                self.cursor = (slot + 1) % self.wire.len();
+                if let Some(t) = self.txs.get_mut(&psn) {
+                    (t.at, t.slot, t.retransmitted) = (f.at, slot, true);
+                }
+            }
+            Kind::Data { psn, rtx: false, .. } => {
+                if self.sent_new % 16 == 0 {
+                    self.evaluate(f.at);
+                }
+                let n = self.wire.len();
+                if let Some(e) = self.evals.last_mut() {
+                    let mut show = |i: usize, within: bool| {
+                        e.mixed |= e.shown[i] == Some(!within);
+                        e.shown[i] = Some(within);
+                    };
+                    (0..n)
+                        .map(|k| (self.cursor + k) % n)
+                        .take_while(|&i| i != slot)
+                        .for_each(|i| show(i, false));
+                    show(slot, true);
+                }
+                self.cursor = (slot + 1) % n;
+                if let Some(last) = self.last_send.filter(|_| !self.blocked) {
+                    self.run_time += f.at.saturating_sub(last);
+                    self.run_sends += 1;
+                }
+                (self.blocked, self.last_send) = (false, Some(f.at));
+                let msn = f.d.ext.meth.map(|m| m.msn);
+                let tx = Tx { at: f.at, slot, retransmitted: false, arrived: false, msn };
+                self.txs.insert(psn, tx);
+                self.sent_new += 1;
+                if Psn::new(psn).forward_from(self.snd_una)
+                    >= self.snd_nxt.forward_from(self.snd_una)
+                {
+                    self.snd_nxt = Psn::new(psn).next();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the window refuses the next packet at `at` while one waits to go
+    /// (SND-SPRAY-007 leaves such a gap out).
+    fn note_refusal(&mut self, at: u64) {
+        let posted = self.posted.iter().filter(|(t, _)| *t <= at).map(|(_, n)| n).sum::<u64>();
+        let window = self.own.min(self.peer_window);
+        if posted > self.sent_new && self.snd_nxt.forward_from(self.snd_una) >= window {
+            self.blocked = true;
+        }
+    }
+}
+
+/// The evaluations of the window-fit QP whose packets carry `peer`, rebuilt from the
+/// inputs delivered and the device's frames, and the evaluation each first transmission
+/// of it (by PSN) followed; `None` when the judge cannot follow the QP ([`followed`]).
+pub(super) fn rebuild(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+) -> Option<(Vec<Eval>, HashMap<u32, usize>)> {
+    let (local, evs) = followed(s, peer)?;
+    let m = &s.manifest;
+    let ipv4 = !m.link.is_ipv6();
+    let wire = evs.iter().map(|e| if ipv4 { Ev::from_halves(e.high(), 0) } else { *e }).collect();
+    let q = s.injects().find_map(|r| match &r.body {
+        Body::Host { command: HostCommand::CreateQp(q) } if q.qpn.value() == local => Some(q),
+        _ => None,
+    })?;
+    let pmtu = u64::from(m.nic.pmtu.max(1));
+    let posted = s
+        .injects()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::PostWrite(w) } if w.qpn.value() == local => {
+                Some((r.at.0, u64::from(w.length).div_ceil(pmtu).max(1)))
+            }
+            _ => None,
+        })
+        .collect();
+    let n = evs.len();
+    let mut r = Rebuild {
+        wire,
+        own: m.nic.window(),
+        peer_window: m.nic.window(),
+        srtt: vec![0; n],
+        probed: vec![false; n],
+        txs: HashMap::new(),
+        snd_una: q.initial_psn,
+        snd_nxt: q.initial_psn,
+        sent_new: 0,
+        posted,
+        probes: Vec::new(),
+        cursor: 0,
+        last_send: None,
+        blocked: false,
+        run_time: 0,
+        run_sends: 0,
+        gap: None,
+        in_use: 1,
+        evals: Vec::new(),
+    };
+    let into = |i: &In<'_>| {
+        matches!(i.input, Input::Frame { .. })
+            && i.frame.as_ref().and_then(|f| f.d.bth).is_some_and(|b| b.dest_qp.value() == local)
+    };
+    let mine =
+        |f: &Frame<'_>| matches!(f.kind, Kind::Data { qp, .. } | Kind::Probe { qp } if qp == peer);
+    let mut steps: Vec<(u64, u8, Step<'_, '_>)> = inputs
+        .iter()
+        .filter(|i| into(i))
+        .map(|i| (i.at, 0, Step::In(i)))
+        .chain(obs.iter().filter(|f| mine(f)).map(|f| (f.at, 1, Step::Out(f))))
+        .collect();
+    steps.sort_by_key(|(at, k, _)| (*at, *k));
+    let mut of_psn = HashMap::new();
+    for (at, _, step) in &steps {
+        match step {
+            Step::In(i) => r.input(i),
+            Step::Out(f) => {
+                r.output(f);
+                if let Kind::Data { psn, rtx: false, .. } = f.kind {
+                    of_psn.entry(psn).or_insert(r.evals.len().saturating_sub(1));
+                }
+            }
+        }
+        r.note_refusal(*at);
+    }
+    Some((r.evals, of_psn))
+}
+
+/// The estimate that the device's choices contradict around its first transmission of
+/// `psn` on the window-fit QP whose packets carry `peer`, if the judge can tell.
+pub(super) fn contradicted(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    psn: u32,
+) -> Option<Estimate> {
+    let (evals, of_psn) = rebuild(s, inputs, obs, peer)?;
+    evals.get(*of_psn.get(&psn)?)?.contradicted()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(rtts: &[u64], probed: &[bool], gap: Option<u64>, shown: &[Option<bool>]) -> Eval {
+        Eval {
+            rtts: rtts.to_vec(),
+            probed: probed.to_vec(),
+            gap,
+            window: 128,
+            shown: shown.to_vec(),
+            mixed: false,
+        }
+    }
+
+    /// The rebuild agrees with the reference's recorded choices in both window-fit
+    /// scenarios: at every evaluation the EVs it used are those the rebuilt limit keeps,
+    /// and at least one evaluation leaves an EV out.
+    #[test]
+    fn the_rebuild_agrees_with_the_recorded_choices() {
+        use openrdma_device::{Direction, Output, TimedInput, TimedOutput};
+        for name in ["snd-spray-window-fit", "snd-spray-window-fit-probe-rtt"] {
+            let stem = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../traces/scenarios")
+                .join(name);
+            let s = crate::file::load(stem).expect("a corpus scenario");
+            let injected: Vec<TimedInput> = s
+                .injects()
+                .filter_map(|r| {
+                    let input = match &r.body {
+                        Body::Frame { port, bytes } => {
+                            Input::Frame { port: *port, bytes: bytes.clone() }
+                        }
+                        Body::Host { command } => Input::Host { command: command.clone() },
+                        Body::Cpu { command } => Input::Cpu { command: *command },
+                        _ => return None,
+                    };
+                    Some(TimedInput { at: r.at, input })
+                })
+                .collect();
+            let observed: Vec<TimedOutput> = s
+                .records
+                .iter()
+                .filter(|r| r.dir == Direction::Expect)
+                .filter_map(|r| match &r.body {
+                    Body::Frame { port, bytes } => Some(TimedOutput {
+                        at: r.at,
+                        output: Output::Frame { port: *port, bytes: bytes.clone() },
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let o = super::super::obs::Obs::new(&s, &injected, &observed);
+            let peer = s
+                .injects()
+                .find_map(|r| match &r.body {
+                    Body::Host { command: HostCommand::CreateQp(q) } => Some(q.peer_qpn.value()),
+                    _ => None,
+                })
+                .expect("a QP");
+            let (evals, _) = rebuild(&s, &o.inputs, &o.frames, peer).expect("a followed QP");
+            assert!(evals.len() >= 3, "{name}: {} evaluations", evals.len());
+            for (k, e) in evals.iter().enumerate() {
+                let gap = e.gap.map(|g| g as f64);
+                assert!(!e.mixed && e.agrees(&e.rtts, gap), "{name}: evaluation {k}: {e:?}");
+            }
+            assert!(evals.iter().any(|e| e.shown.contains(&Some(false))), "{name}: no EV left out");
+        }
+    }
+
+    #[test]
+    fn the_limit_keeps_the_paths_the_window_covers() {
+        // No rate yet: only round trips within 16/15 of the fastest.
+        assert_eq!(limit(&[2_000, 2_050, 4_000], None, 128), 2_050);
+        // A slow rate: every path is needed.
+        assert_eq!(limit(&[2_000, 2_050, 4_000], Some(1_000.0), 128), u64::MAX);
+        // An EV with neither a sample nor anything in flight: unbounded.
+        assert_eq!(limit(&[2_000, 0], None, 128), u64::MAX);
+    }
+
+    #[test]
+    fn a_choice_is_named_by_the_one_estimate_that_explains_it() {
+        let (y, n) = (Some(true), Some(false));
+        // The rebuilt estimates give every EV; the device left out the probed one, which
+        // only a wrong probe sample explains: the rate cannot leave out an EV within 16/15
+        // of the fastest.
+        let e = eval(
+            &[2_000, 2_010, 2_020, 2_030],
+            &[false, false, false, true],
+            Some(750),
+            &[y, y, y, n],
+        );
+        assert_eq!(e.contradicted(), Some(Estimate::ProbeSample));
+        // The slow EV left out although the rate needs it, and nothing probed: the rate.
+        let e = eval(&[1_000, 1_000, 1_000, 20_000], &[false; 4], Some(2_000), &[y, y, y, n]);
+        assert_eq!(e.contradicted(), Some(Estimate::Rate));
+        // The same with the slow EV's round trip from a probe: either explains it.
+        let e = eval(
+            &[1_000, 1_000, 1_000, 20_000],
+            &[false, false, false, true],
+            Some(2_000),
+            &[y, y, y, n],
+        );
+        assert_eq!(e.contradicted(), None);
+        // Only the fastest of three equal EVs used: no rate and no round trip of another
+        // EV does that; the limit itself is wrong.
+        let e = eval(&[2_000, 2_000, 2_000, 4_000], &[false; 4], None, &[y, n, n, n]);
+        assert_eq!(e.contradicted(), Some(Estimate::Limit));
+        // Choices that agree with the rebuilt estimates name nothing.
+        let e = eval(&[2_000, 2_000, 2_000, 4_000], &[false; 4], None, &[y, y, y, n]);
+        assert_eq!(e.contradicted(), None);
+    }
+}
