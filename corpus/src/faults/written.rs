@@ -205,6 +205,20 @@ pub static FAULTS: &[Fault] = &[
             })
         },
     ),
+    sends(
+        "ccs-cwnd-pen-reset",
+        "the CC_STATE of SACKs keeps rcv_cwnd_pen at its reset value 0x7F on a responder \
+         that runs no congestion control",
+        &[req::RCV_SACK_007],
+        &["rcv-in-order-v4"],
+        |b| {
+            sack(b, |f| {
+                let Some(c) = f.ext.cc_state.as_mut() else { return false };
+                c.rcv_cwnd_pen = 0x7F;
+                true
+            })
+        },
+    ),
 ];
 
 /// A completion entry as the device writes it, `edit` on the entry and its bytes.

@@ -449,7 +449,7 @@ pub(super) const SACKS: &[Clause] = &[
     WWI_LIMIT_002,
 ];
 
-pub(super) const SACK_MARK: &[Clause] = &[RCV_SACK_006_C];
+pub(super) const SACK_MARK: &[Clause] = &[RCV_SACK_006_C, RCV_SACK_007];
 
 pub(super) const PLACEMENT: &[Clause] = frame_discards![
     BTH_PSN_002,
