@@ -487,6 +487,7 @@ pub(super) const ENTRIES: &[Clause] = &[
     CQE_RING_003_B,
     CQE_RING_004_A,
     CQE_ROUTE_001,
+    CQE_SEND_001,
     CQE_SEND_002,
     CQE_STATUS_001,
     CQE_TS_001_A,
