@@ -130,7 +130,7 @@ pub enum Capability {
     TailProbe,
     /// Sets the `m` of its SACKs by a marking policy of its own (`RCV-SACK-006.b`). A
     /// device that does not claim it has none, and every SACK it sends carries `m` NONE
-    /// (`RCV-SACK-006.c`).
+    /// (`RCV-SACK-006.c`) and `r_c` and `rcv_cwnd_pen` 0 (`RCV-SACK-007`).
     SackMarking,
 }
 

@@ -2183,3 +2183,451 @@ def _(ctx, outs):
         del body["bytes"]
         ctx.mutated("frames-as-fields")
     return outs
+
+
+# ==========================================================================================
+# Faults written from a second reading of the specification: register widths, header
+# fields of every frame kind, completion-entry and flag contents, configuration registers
+# ==========================================================================================
+
+def swap32(v):
+    return int.from_bytes(int(v).to_bytes(4, "big"), "little")
+
+
+# ---- NACKs -------------------------------------------------------------------------------
+
+m = fault("nack-psn-16bit",
+          "The NACKed-PSN register is 16 bits wide: NETH nack_psn and the NACK's BTH psn "
+          "lose bits 23:16.",
+          ["NETH-PSN-001", "RCV-NACK-001", "OPC-PSN-002"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "nack_psn", f.get("neth", "nack_psn") & 0xFFFF)
+    f.set("bth", "psn", f.get("bth", "psn") & 0xFFFF)
+
+
+m = fault("nack-bth-psn-zero",
+          "The NACK builder leaves BTH psn at 0 instead of copying nack_psn into it.",
+          ["RCV-NACK-001", "OPC-PSN-002"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("bth", "psn", 0)
+
+
+m = fault("nack-resv17-mpr",
+          "The NACK builder starts from the SACK template, so NETH byte 17, reserved, keeps "
+          "the mpr value of the SETH.",
+          ["NETH-RESV-001"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "resv17", ctx.mpr() or 1)
+
+
+m = fault("nack-entropy-src-port-only",
+          "Over IPv6 NETH entropy carries only the source-port half of the NACKed packet's "
+          "EV: the flow-label half is not wired in.",
+          ["NETH-PSN-001", "RCV-NACK-001", "ENC-EV-003"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.has("ipv6"):
+        f.set("neth", "entropy", f.get("neth", "entropy") & 0xFFFF0000)
+
+
+# ---- SACKs and probe answers -------------------------------------------------------------
+
+m = fault("sack-cack-23bit",
+          "The cumulative-ACK register is 23 bits wide: SETH cack_psn and the SACK's BTH psn "
+          "lose bit 23.",
+          ["SETH-CACK-001", "RCV-SACK-005", "OPC-PSN-002", "SETH-BITMAP-002", "PETH-RESP-001",
+           "SETH-ACKPSN-003"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "cack_psn", f.get("seth", "cack_psn") & 0x7FFFFF)
+    f.set("bth", "psn", f.get("bth", "psn") & 0x7FFFFF)
+
+
+m = fault("sack-bth-psn-trigger",
+          "SACKs carry the triggering packet's PSN in BTH psn, as an IBTA ACK echoes it, "
+          "instead of cack_psn.",
+          ["RCV-SACK-005", "OPC-PSN-002"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    f.set("bth", "psn", (f.get("seth", "cack_psn") + f.get("seth", "ack_psn_offset")) & U24)
+
+
+m = fault("sack-offset-zero",
+          "The sack_offset register is never programmed: SACKs carry sack_offset 0 while the "
+          "bitmap still starts at epsn.",
+          ["RCV-SACK-005", "SETH-BITMAP-001", "SETH-BITMAP-002", "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_offset", 0)
+
+
+m = fault("sack-spdcid-qpn",
+          "SACKs carry the low 16 bits of the local QPN in SETH spdcid, as a UET PDC "
+          "identifier, where MRC wants 0.",
+          ["RCV-SACK-005", "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    if qp is not None:
+        f.set("seth", "spdcid", qp & 0xFFFF)
+
+
+m = fault("sack-cwnd-pen-reset",
+          "CC_STATE rcv_cwnd_pen keeps its reset value 0x7F on a responder that runs no "
+          "congestion control.",
+          ["RCV-SACK-007", "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "rcv_cwnd_pen", 0x7F)
+
+
+m = fault("sack-ccs-resv-valid",
+          "The out-of-order counter is written as a 16-bit word whose bit 15 is the counter's "
+          "valid bit, so CC_STATE resv is 1.",
+          ["CCS-RESV-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "resv", 1)
+
+
+m = fault("sack-ts-bit-copied",
+          "The SACK builder copies BTH byte 8 of the triggering write, so SACKs carry ts 1 "
+          "when timestamps are on.",
+          ["TSETH-PRESENT-002", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    if ctx.nic.get("timestamps") and f.get("cc_state", "tx_timestamp"):
+        f.set("bth", "ts", 1)
+
+
+# ---- transport ACKs ----------------------------------------------------------------------
+
+m = fault("ack-syndrome-bit7",
+          "The ACK builder writes the credit field 0x1F into syndrome bits 7:3, so ACKs carry "
+          "syndrome bit 7 set.",
+          ["AETH-SYN-001", "RCV-ACK-002"])
+
+
+@out_frames(m, ("ack",))
+def _(ctx, f, item):
+    f.set("aeth", "syndrome", f.get("aeth", "syndrome") | 0x80)
+
+
+m = fault("aeth-msn-sign-extended",
+          "The AETH msn is sign-extended from 16 to 24 bits: an MSN of 0x8000 or more carries "
+          "bits 23:16 set.",
+          ["AETH-MSN-001", "RCV-ACK-002", "RCV-NAK-002"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    v = f.get("aeth", "msn")
+    if v & 0x8000:
+        f.set("aeth", "msn", v | 0xFF0000)
+
+
+# ---- probes, timestamps, endpoint operations ---------------------------------------------
+
+m = fault("probe-resv0-ev",
+          "The probe builder writes the probe's EV into PETH bytes 0 to 3, reserved, from a "
+          "header template it shares with the SETH.",
+          ["PETH-RESV-001", "EV-PROBE-005"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("peth", "resv0", f.ev())
+
+
+m = fault("tseth-ftype-5bit",
+          "The TSETH ftype register is 5 bits wide and holds 0x11, so bit 4 of the TSETH resv "
+          "field is set.",
+          ["TSETH-RESV-001", "SND-TS-002"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("tseth"):
+        f.set("tseth", "resv", f.get("tseth", "resv") | 1)
+
+
+m = fault("ereq-dest-qp-1",
+          "Endpoint requests go to QPN 1, the IBTA general-services QP, instead of QPN 2.",
+          ["ERTH-QPN-001", "REC-IF-017"])
+
+
+@out_frames(m, ("ereq",))
+def _(ctx, f, item):
+    f.set("bth", "dest_qp", 1)
+
+
+m = fault("ersp-op-zero",
+          "Endpoint responses carry op 0: the op of the request is not latched.",
+          ["EETH-ECHO-001", "CONF-CMP-033"])
+
+
+@out_frames(m, ("ersp",))
+def _(ctx, f, item):
+    f.set("eeth", "op", 0)
+
+
+m = fault("ersp-status-unsupported",
+          "Endpoint responses report status 1 (UNSUPPORTED_OP) even for an operation the NIC "
+          "performed.",
+          ["EETH-STATUS-001", "ERTH-RESP-001", "CONF-CMP-033"])
+
+
+@out_frames(m, ("ersp",))
+def _(ctx, f, item):
+    if f.get("eeth", "status") == 0:
+        f.set("eeth", "status", 1)
+
+
+# ---- IP ----------------------------------------------------------------------------------
+
+m = fault("data-ttl-32",
+          "Data packets leave with IPv4 TTL or IPv6 hop limit 32, the default of an older "
+          "stack, below the 64 the rule asks.",
+          ["ENC-HOP-001"], keywords=("ttl", "hop_limit"))
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("ipv4" if f.has("ipv4") else "ipv6", "ttl" if f.has("ipv4") else "hop_limit", 32)
+
+
+m = fault("ack-ipv4-flags-shifted",
+          "The IPv4 flags of transport ACKs are written one bit too high: DF lands in the "
+          "reserved flag bit.",
+          ["ENC-IPV4-004"])
+
+
+@out_frames(m, ("ack",))
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("ipv4", "flag_reserved", f.get("ipv4", "dont_frag"))
+        f.set("ipv4", "dont_frag", 0)
+
+
+# ---- completion entries ------------------------------------------------------------------
+
+def completions(m, side, fn):
+    @out_events(m, ("completion",))
+    def _(ctx, ev, item):
+        if side is not None and ev.get("side") != side:
+            return
+        mutate_completion(ev, lambda e: fn(ctx, ev, e))
+
+
+m = fault("recv-cqe-qpn-peer",
+          "Receive completions carry the QP context's peer QPN instead of the receiving QP.",
+          ["CQE-RECV-001"])
+
+
+def _(ctx, ev, e):
+    c = ctx.qps.get(e.get("qpn"))
+    if e.get("is_receive") and c is not None and c.get("peer_qpn") is not None:
+        e["qpn"] = int(c["peer_qpn"]) & U24
+
+
+completions(m, "responder", _)
+
+
+m = fault("recv-cqe-len-last-packet",
+          "Receive completions carry the byte count of the message's last packet instead of "
+          "the message's.",
+          ["CQE-RECV-001"])
+
+
+def _(ctx, ev, e):
+    n, p = int(e.get("byte_len", 0)), ctx.pmtu()
+    if e.get("is_receive") and n > p:
+        e["byte_len"] = (n - 1) % p + 1
+
+
+completions(m, "responder", _)
+
+
+m = fault("recv-cqe-imm-wire-order",
+          "Receive completions store the immediate in wire (big-endian) byte order.",
+          ["CQE-RECV-001", "CQE-LAYOUT-001"])
+
+
+def _(ctx, ev, e):
+    if e.get("is_receive") and e.get("has_imm"):
+        e["imm"] = swap32(e.get("imm", 0))
+
+
+completions(m, "responder", _)
+
+
+m = fault("send-cqe-msn-plus-one",
+          "Sender completions carry the domain's MSN counter after the message (its MSN plus "
+          "one) instead of the message's MSN.",
+          ["CQE-SEND-001"])
+
+
+def _(ctx, ev, e):
+    if not e.get("is_receive") and e.get("status") == 0 and e.get("opcode") != 0xFF:
+        e["msn"] = (int(e.get("msn", 0)) + 1) & 0xFFFF
+
+
+completions(m, "requester", _)
+
+
+m = fault("send-cqe-len-zero",
+          "Successful sender completions carry byte_len 0, as failed ones do.",
+          ["CQE-SEND-001"])
+
+
+def _(ctx, ev, e):
+    if not e.get("is_receive") and e.get("status") == 0:
+        e["byte_len"] = 0
+
+
+completions(m, "requester", _)
+
+
+m = fault("send-cqe-is-receive",
+          "Sender completions have is_receive 1: the bit is taken from the wrong end of the "
+          "opcode decoder.",
+          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001"])
+
+
+def _(ctx, ev, e):
+    e["is_receive"] = True
+
+
+completions(m, "requester", _)
+
+
+m = fault("cqe-wr-id-32bit",
+          "The wr_id register of the completion engine is 32 bits wide: entries lose wr_id "
+          "bits 63:32.",
+          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "TPL-EXPAND-007", "WR-ID-001"])
+
+
+def _(ctx, ev, e):
+    e["wr_id"] = int(e.get("wr_id", 0)) & 0xFFFFFFFF
+
+
+completions(m, None, _)
+
+
+m = fault("cqe-ts-flag-clear",
+          "The has_timestamp bit is never set although the clock is written into timestamp.",
+          ["CQE-TS-001"])
+
+
+def _(ctx, ev, e):
+    if e.get("has_timestamp") and int(e.get("timestamp", 0)):
+        e["has_timestamp"] = False
+
+
+completions(m, None, _)
+
+
+m = fault("cqe-phase-byte",
+          "The phase is written as a whole byte, 0xFF or 0x00, setting the reserved bits 7:1 "
+          "of byte 31.",
+          ["CQE-RESV-001"])
+
+
+def _(ctx, ev, e):
+    if e.get("phase"):
+        e["owner_resv"] = 0x7F
+
+
+completions(m, None, _)
+
+
+# ---- flags -------------------------------------------------------------------------------
+
+def flags(m, side, fn):
+    @out_events(m, ("flag_write",))
+    def _(ctx, ev, item):
+        if side is not None and ev.get("side") != side:
+            return
+        d = flag_fields(int(ev["value"]))
+        fn(ctx, ev, d)
+        ev["value"] = flag_value(d)
+
+
+m = fault("flag-resv-qpn",
+          "Flags carry the low 7 bits of the QPN in resv, a debug aid left in the flag writer.",
+          ["FLAG-RESV-001"])
+
+
+def _(ctx, ev, d):
+    d["resv"] = int(ev.get("qpn") or 0) & 0x7F
+
+
+flags(m, None, _)
+
+
+m = fault("send-flag-len-zero",
+          "Successful sender flags carry byte_len 0: the length is only latched for "
+          "retirement flags.",
+          ["FLAG-LEN-001", "FLAG-SEND-001"])
+
+
+def _(ctx, ev, d):
+    if d["status"] == 0:
+        d["byte_len"] = 0
+
+
+flags(m, "requester", _)
+
+
+m = fault("send-flag-generation-msn",
+          "Sender flags carry the message's MSN as generation, as retirement flags do, "
+          "instead of the token's seq.",
+          ["FLAG-SEND-001"])
+
+
+def _(ctx, ev, d):
+    if ev.get("msn") is not None:
+        d["generation"] = int(ev["msn"]) & 0xFFFF
+
+
+flags(m, "requester", _)
+
+
+# ---- configuration registers -------------------------------------------------------------
+
+m = fault("pmtu-halved",
+          "The PMTU register is read as the IBTA MTU code one step down: a PMTU of 1024 is "
+          "taken as 512, so packets are cut at half the PMTU.",
+          ["PAY-LEN-002", "SND-SEG-001"])
+config(m, "nic", "pmtu", lambda v: max(256, int(v) // 2), requester)
+
+
+m = fault("timestamps-always-on",
+          "The timestamps enable bit is ignored: every MRC write carries ts 1 and a TSETH.",
+          ["SND-TS-002", "TSETH-PRESENT-001"])
+config(m, "nic", "timestamps", lambda v: True, requester)

@@ -63,6 +63,30 @@ pub(super) fn judge(
         let entry = c.written_entry();
         let mut violations = Vec::new();
         entry.validate(0, &mut violations);
+        // An entry the requester wrote with `is_receive` set is the requester's entry with
+        // that bit wrong, not a receive completion: validate() reads the entry alone and
+        // would name the receive rules for its opcode, status or `wr_id`.
+        if c.side == Side::Requester && entry.is_receive {
+            violations.retain(|v| v.requirement != "CQE-RECV-001");
+            let rule = if entry.status.is_doorbell_reject() {
+                "CQE-REJECT-001"
+            } else if entry.status.is_success() {
+                "CQE-SEND-001"
+            } else {
+                "CQE-SEND-002"
+            };
+            div.push(Divergence {
+                at,
+                requirement: rule.into(),
+                what: "completion entry: the requester's entry has is_receive 1".into(),
+                expected: None,
+                actual: Some(render_event(e)),
+                fields: vec![FieldDiff::new("is_receive", "false".into(), "true".into())],
+                should_only: false,
+                check: "",
+                clause: None,
+            });
+        }
         for v in violations {
             div.push(Divergence {
                 at,

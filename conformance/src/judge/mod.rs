@@ -302,7 +302,7 @@ pub struct Judgement {
 /// writes but not on flag writes, completion entries and transport acknowledgements; a
 /// device without `cpu-split` is not judged on its reports to the CPU half. The one
 /// capability that takes a check away is `sack-marking`: a device that marks its SACKs by
-/// a policy of its own is not held to `m` NONE.
+/// a policy of its own is not held to `m` NONE, nor to `r_c` and `rcv_cwnd_pen` 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scope {
     /// Judge flag writes, completion entries and transport ACKs and NAKs.
@@ -310,8 +310,9 @@ pub struct Scope {
     /// Judge reports to the CPU half (other than a QP going to error, which is always
     /// judged when the scenario expects it).
     pub cpu_split: bool,
-    /// Hold every SACK to `m` NONE: the device has no marking policy (it does not claim
-    /// `sack-marking`, RCV-SACK-006.c).
+    /// Hold every SACK to `m` NONE and its CC_STATE to `r_c` and `rcv_cwnd_pen` 0: the
+    /// device has no marking policy (it does not claim `sack-marking`, RCV-SACK-006.c,
+    /// RCV-SACK-007).
     pub unmarked: bool,
 }
 

@@ -201,9 +201,11 @@ pub(super) fn judge(
     judge_probe_answers(scenario, exp_frames, obs_frames, tol, div, checked);
 }
 
-/// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c): judged of a device
-/// without a marking policy of its own, one that does not claim `sack-marking`. The
-/// reserved value 3 is a wire rule, judged for every frame (SETH-M-001.a).
+/// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c), and `r_c` and
+/// `rcv_cwnd_pen` 0 in its CC_STATE (RCV-SACK-007): judged of a device without a marking
+/// policy of its own, one that does not claim `sack-marking`. Such a responder detects no
+/// congestion, so it runs no congestion control that could set them (receiver decision
+/// 14). The reserved value 3 of `m` is a wire rule, judged for every frame (SETH-M-001.a).
 pub(super) fn judge_marks(
     obs_frames: &[Frame<'_>],
     div: &mut Vec<Divergence>,
@@ -216,6 +218,14 @@ pub(super) fn judge_marks(
         *checked += 1;
         if s.m.0 != 0 && s.m.0 != 3 {
             push_field(div, of, "RCV-SACK-006.c", "seth.m", "0".into(), s.m.0.to_string());
+        }
+        let Some(c) = of.d.ext.cc_state else { continue };
+        if c.r_c {
+            push_field(div, of, RCV_SACK_007.id(), "cc_state.r_c", "0".into(), "1".into());
+        }
+        if c.rcv_cwnd_pen != 0 {
+            let got = c.rcv_cwnd_pen.to_string();
+            push_field(div, of, RCV_SACK_007.id(), "cc_state.rcv_cwnd_pen", "0".into(), got);
         }
     }
 }

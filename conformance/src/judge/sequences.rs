@@ -423,6 +423,23 @@ fn ident(e: &NicEvent) -> (u32, u16, u32) {
     }
 }
 
+/// The key an observed flag or entry is paired by with an expected one: its [`ident`],
+/// except that a requester's entry is paired by its whole `wr_id`, the token that names
+/// the work request. Its `msn` is then compared as a field, so that an entry that carries
+/// another message's MSN is named by the rule of that field (CQE-SEND-001), not taken
+/// for that message's entry and reported out of order.
+fn pair_key(e: &NicEvent) -> (u32, u16, u64) {
+    match e {
+        NicEvent::Completion(c) if c.side == Side::Requester => {
+            (c.entry.qpn.value(), 0, c.entry.wr_id)
+        }
+        _ => {
+            let (q, m, h) = ident(e);
+            (q, m, u64::from(h))
+        }
+    }
+}
+
 /// One output of a sequence: its time, the event, and its index among the expected records
 /// or the observed events.
 type Item<'a> = (u64, &'a NicEvent, usize);
@@ -818,14 +835,16 @@ fn order_rule(
 /// identity), then what is left in order; returns the pairs in expected order and the
 /// expected and observed items left over.
 fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
-    let mut by_ident: HashMap<(u32, u16, u32), Vec<usize>> = HashMap::new();
+    let mut by_ident: HashMap<(u32, u16, u64), Vec<usize>> = HashMap::new();
     for (g, (_, e, _)) in got.iter().enumerate() {
-        by_ident.entry(ident(e)).or_default().push(g);
+        by_ident.entry(pair_key(e)).or_default().push(g);
     }
     let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
     let mut taken = vec![false; got.len()];
     for (w, (_, e, _)) in want.iter().enumerate() {
-        let Some(list) = by_ident.get_mut(&ident(e)).filter(|l| !l.is_empty()) else { continue };
+        let Some(list) = by_ident.get_mut(&pair_key(e)).filter(|l| !l.is_empty()) else {
+            continue;
+        };
         // A flag of the identity written exactly as expected, or else the earliest: a
         // flag written for the same message before, with another value, is not taken
         // for it.

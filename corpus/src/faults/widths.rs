@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::CompletionRepr;
-use openrdma_codec::{Qpn, Rkey};
+use openrdma_codec::{Psn, Qpn, Rkey};
 use openrdma_conformance::req;
 use openrdma_device::{
     CompletionEvent, HostCommand, Input, NicEvent, Output, Payload, Side, TimedInput, TimedOutput,
@@ -50,6 +50,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::SND_SEG_001, req::RCV_ACK_002],
         &["rcv-ids-high", "snd-ids-high"],
         Edits { frame_out: Some(qpn_16bit_frame), event_out: Some(qpn_16bit_event), ..Edits::NONE },
+    ),
+    fault(
+        "nack-psn-16bit",
+        "the NACKed-PSN register is 16 bits: the NETH nack_psn and the BTH psn of the NACKs it sends lose bits 23:16",
+        &[req::NETH_PSN_001, req::RCV_NACK_001_D, req::RCV_NACK_001_G, req::OPC_PSN_002_A],
+        &["rcv-window-edges-high-v6"],
+        Edits { frame_out: Some(nack_psn_16bit_frame), ..Edits::NONE },
     ),
     fault(
         "rkey-16bit",
@@ -192,6 +199,18 @@ fn len_16bit_frame(bytes: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     reth.dma_len &= 0xFFFF;
+    refit(&mut f).ok()
+}
+
+/// The nack_psn of every NACK it sends, and its BTH psn, modulo 2^16.
+fn nack_psn_16bit_frame(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(bytes).to_repr()?;
+    let neth = f.ext.neth.as_mut()?;
+    if neth.nack_psn.value() <= 0xFFFF {
+        return None;
+    }
+    neth.nack_psn = Psn::new(neth.nack_psn.value() & 0xFFFF);
+    f.bth.psn = Psn::new(f.bth.psn.value() & 0xFFFF);
     refit(&mut f).ok()
 }
 

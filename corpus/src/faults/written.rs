@@ -55,6 +55,34 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     writes(
+        "sender-cqe-msn-next",
+        "a sender's completion carries the domain's MSN counter after the message, its MSN plus one",
+        &[req::CQE_SEND_001],
+        &["snd-segmentation"],
+        |e| {
+            if let NicEvent::Completion(c) = e {
+                if c.side == Side::Requester && c.written_entry().status.is_success() {
+                    return entry(e, |c| c.msn = c.msn.next());
+                }
+            }
+            true
+        },
+    ),
+    writes(
+        "sender-cqe-is-receive",
+        "a sender's completion has is_receive set, as a receive completion does",
+        &[req::CQE_SEND_001, req::CQE_SEND_002, req::CQE_REJECT_001],
+        &["snd-segmentation"],
+        |e| {
+            if let NicEvent::Completion(c) = e {
+                if c.side == Side::Requester {
+                    return entry(e, |c| c.is_receive = true);
+                }
+            }
+            true
+        },
+    ),
+    writes(
         "nak-access-as-op-error",
         "a message ended by an AETH NAK remote access error (0x62) completes with REMOTE_OP_ERROR",
         &[req::CQE_STATUS_004],
@@ -201,6 +229,20 @@ pub static FAULTS: &[Fault] = &[
             sack(b, |f| {
                 let Some(c) = f.ext.cc_state.as_mut() else { return false };
                 c.rcvd_bytes ^= 0x80_0000;
+                true
+            })
+        },
+    ),
+    sends(
+        "ccs-cwnd-pen-reset",
+        "the CC_STATE of SACKs keeps rcv_cwnd_pen at its reset value 0x7F on a responder \
+         that runs no congestion control",
+        &[req::RCV_SACK_007],
+        &["rcv-in-order-v4"],
+        |b| {
+            sack(b, |f| {
+                let Some(c) = f.ext.cc_state.as_mut() else { return false };
+                c.rcv_cwnd_pen = 0x7F;
                 true
             })
         },

@@ -347,10 +347,44 @@ pub(super) fn rcv_window_edges() -> Scenario {
          discarded, and PSN 0 then completes the first message.",
         &["RCV-WIN-001", "RCV-WIN-002", "RCV-NACK-001"],
     );
-    setup(&mut r, 0, false);
+    window_edges(&mut r, 0);
+    done(r, 20_000)
+}
+
+/// The window edges again over IPv6, from an initial PSN whose bits 23:16 are set, so that
+/// every PSN bit of the NACK and the SACKs and both halves of the EV they reflect show.
+pub(super) fn rcv_window_edges_high_v6() -> Scenario {
+    let mut m = manifest(
+        "rcv-window-edges-high-v6",
+        "Over IPv6, with a window of 128 PSNs from epsn 0xAB0000, PSN 0xAB007F is accepted \
+         and placed, PSN 0xAB0080 is answered with a NACK naming its PSN, with all 24 bits, \
+         its EV, with the flow-label half, and its timestamp, and PSN 0xAB0000 then \
+         completes the first message.",
+        &["RCV-WIN-001", "RCV-WIN-002", "RCV-NACK-001", "NETH-PSN-001", "SETH-CACK-001"],
+        &[Capability::Responder, Capability::Retirement, Capability::Ipv6],
+    );
+    m.link = Link {
+        local_ip: "fd00::1".parse().expect("literal"),
+        peer_ip: "fd00::2".parse().expect("literal"),
+        ..Link::default()
+    };
+    let mut r = Recorder::new(m);
+    window_edges(&mut r, 0xAB_0000);
+    done(r, 20_000)
+}
+
+/// PSN `start + 127` inside the window, `start + 128` outside, then `start`.
+fn window_edges(r: &mut Recorder, start: u32) {
+    setup(r, start, false);
     let b = REGION + 0x40_000;
+    let psn = |k: u32| (start + k) & 0xFF_FFFF;
     r.checks(&["RCV-WIN-001"]);
-    r.inject(1_000, 0, 0xA000_0001, &write(127, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b, None));
+    r.inject(
+        1_000,
+        0,
+        0xA000_0001,
+        &write(psn(127), 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b, None),
+    );
     r.checks(&["RCV-WIN-002"]);
     // A timestamp the NACK must reflect (NETH-TS-001).
     let stamped = |p| {
@@ -364,11 +398,15 @@ pub(super) fn rcv_window_edges() -> Scenario {
         2_000,
         1,
         0xA001_0002,
-        &stamped(write(128, 2, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b + 0x1000, None)),
+        &stamped(write(psn(128), 2, Opcode::MRC_WRITE_ONLY, 0, 64, 64, b + 0x1000, None)),
     );
     r.checks(&["RCV-WIN-001"]);
-    r.inject(3_000, 2, 0xA002_0003, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None));
-    done(r, 20_000)
+    r.inject(
+        3_000,
+        2,
+        0xA002_0003,
+        &write(psn(0), 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None),
+    );
 }
 
 /// The peer's transport ACK is lost: it resends the last packet; the duplicate must be

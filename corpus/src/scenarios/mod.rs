@@ -82,6 +82,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-psn-wrap", rcv_psn_wrap),
         ("rcv-far-duplicate", rcv_far_duplicate),
         ("rcv-window-edges", rcv_window_edges),
+        ("rcv-window-edges-high-v6", rcv_window_edges_high_v6),
         ("rcv-lost-ack", rcv_lost_ack),
         ("rcv-shared-retirement", || {
             rcv_retirement("rcv-shared-retirement", RetirementMode::Shared)

@@ -460,7 +460,7 @@ pub(super) const SACKS: &[Clause] = &[
     WWI_LIMIT_002,
 ];
 
-pub(super) const SACK_MARK: &[Clause] = &[RCV_SACK_006_C];
+pub(super) const SACK_MARK: &[Clause] = &[RCV_SACK_006_C, RCV_SACK_007];
 
 pub(super) const PLACEMENT: &[Clause] = frame_discards![
     BTH_PSN_002,
@@ -500,6 +500,7 @@ pub(super) const ENTRIES: &[Clause] = &[
     CQE_RING_003_B,
     CQE_RING_004_A,
     CQE_ROUTE_001,
+    CQE_SEND_001,
     CQE_SEND_002,
     CQE_STATUS_001,
     CQE_TS_001_A,
