@@ -395,6 +395,22 @@ pub fn over_cap(scenario: &Scenario, sent: u64, at: Timestamp) -> Judgement {
     }
 }
 
+/// Whether an output is a completion whose `entry` is not the entry its queue bytes hold.
+fn entry_differs(o: &Output) -> bool {
+    matches!(o, Output::Event { event: NicEvent::Completion(c) } if c.written_entry() != c.entry)
+}
+
+/// Sets the `entry` of every completion written to a queue to the entry its bytes hold, so
+/// that every check judges what was written, whatever the device reported beside it
+/// (CONF-ADP-017.a, which lets a device leave `entry` out).
+pub fn written_entries(outputs: &mut [TimedOutput]) {
+    for o in outputs {
+        if let Output::Event { event: NicEvent::Completion(c) } = &mut o.output {
+            c.entry = c.written_entry();
+        }
+    }
+}
+
 /// Judges a run within `scope`: expected records and outputs outside it are set aside.
 pub fn judge_in(
     scenario: &Scenario,
@@ -406,6 +422,14 @@ pub fn judge_in(
     if observed.len() as u64 > cap {
         return over_cap(scenario, observed.len() as u64, observed[cap as usize].at);
     }
+    let mut written = Vec::new();
+    let observed = if observed.iter().any(|o| entry_differs(&o.output)) {
+        written.extend_from_slice(observed);
+        written_entries(&mut written);
+        &written[..]
+    } else {
+        observed
+    };
     if scenario.manifest.cpu == CpuHalf::Device {
         // CONF-CMP-020: the split is inside the device; its reports, if it gives any, are
         // not judged (and the scenario expects none).

@@ -187,6 +187,13 @@ pub static VARIANTS: &[Fault] = &[
         Edits { event_out: Some(cqe_clock_wraps), ..Edits::NONE },
     ),
     variant(
+        "cqe-entry-omitted",
+        "its adapter reports each completion written to a queue by its 32 bytes only, the \
+         decoded entry left empty (CONF-ADP-017.b)",
+        Caps::Same,
+        Edits { event_out: Some(cqe_entry_omitted), ..Edits::NONE },
+    ),
+    variant(
         "qp-order-reversed",
         "of the frames it sends at one instant, those to different QPs leave in descending \
          destination QP order, each QP's own order kept (the order between QPs is free)",
@@ -505,6 +512,15 @@ fn cqe_clock_wraps(e: &mut NicEvent) -> bool {
             c.timestamp = c.timestamp.wrapping_add(0xFFFF_0000);
         }
     })
+}
+
+fn cqe_entry_omitted(e: &mut NicEvent) -> bool {
+    if let NicEvent::Completion(c) = e {
+        if c.queue.is_some() {
+            c.entry = CompletionRepr::default();
+        }
+    }
+    true
 }
 
 /// The destination QP of a frame, if it has a BTH.
