@@ -1,13 +1,14 @@
 //! Legitimate variants: other choices the specification leaves open. Each must pass every
 //! scenario whose capabilities it claims.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::CompletionRepr;
 use openrdma_device::{
-    Capability, HostCommand, NicEvent, Output, Payload, Side, SprayPolicy, TimedOutput, Timestamp,
+    Capability, HostCommand, Input, NicEvent, Output, Payload, Side, SprayPolicy, TimedInput,
+    TimedOutput, Timestamp,
 };
 
 use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, payload_bytes};
@@ -173,6 +174,20 @@ pub static VARIANTS: &[Fault] = &[
         Edits { frame_out: Some(timestamp_ahead), frame_in: Some(reflected_behind), ..Edits::NONE },
     ),
     variant(
+        "timestamp-unit-1ns",
+        "its timestamp clock counts nanoseconds, the shortest unit SND-TS-002 allows, so that \
+         its 16-bit timestamps wrap every 65.5 us, where the reference counts 16 ns",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(TsClock::new(1))), ..Edits::NONE },
+    ),
+    variant(
+        "timestamp-unit-1us",
+        "its timestamp clock counts in units of 1024 ns (SND-TS-002), so that packets sent \
+         close together carry the same timestamp",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(TsClock::new(1024))), ..Edits::NONE },
+    ),
+    variant(
         "cqe-no-clock",
         "a NIC without a clock: every completion entry has has_timestamp 0 and timestamp 0 \
          (CQE-TS-001.b)",
@@ -221,6 +236,29 @@ pub static VARIANTS: &[Fault] = &[
         Caps::Same,
         Edits {
             stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, is_answer))),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "frames-late",
+        "every frame it sends leaves half of late_ns later than the reference sends it, its \
+         DMA writes, completions and reports on time, except that a sender flag or completion \
+         waits for the frames made before it (ORD-SEND-002.b, CONF-TIME-004)",
+        Caps::Same,
+        Edits {
+            stream: Some(|m| {
+                Box::new(LateSome::new(m.tolerances.late_ns / 2, is_frame).waiting(is_sender_note))
+            }),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "events-late",
+        "its DMA writes, flags, completions and reports come half of late_ns later than the \
+         reference makes them, its frames on time (CONF-TIME-004)",
+        Caps::Same,
+        Edits {
+            stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, |o| !is_frame(o)))),
             ..Edits::NONE
         },
     ),
@@ -631,6 +669,20 @@ impl Stream for NotifyOvertakes {
     }
 }
 
+fn is_frame(o: &Output) -> bool {
+    matches!(o, Output::Frame { .. })
+}
+
+/// A sender flag or completion: every retransmission of its message is sent before it
+/// (ORD-SEND-002.b).
+fn is_sender_note(o: &Output) -> bool {
+    match o {
+        Output::Event { event: NicEvent::FlagWrite(f) } => f.side == Side::Requester,
+        Output::Event { event: NicEvent::Completion(c) } => c.side == Side::Requester,
+        _ => false,
+    }
+}
+
 /// A SACK, a NACK or a transport ACK or NAK.
 fn is_answer(o: &Output) -> bool {
     let Output::Frame { bytes, .. } = o else { return false };
@@ -639,26 +691,41 @@ fn is_answer(o: &Output) -> bool {
     })
 }
 
-/// The outputs `pick` chooses `delay` later, the others on time, each kind in its order;
-/// what is due after the batch's `until` waits for a later batch.
+/// The outputs `pick` chooses `delay` later, the others on time, except that those `waits`
+/// chooses come no sooner than the delayed outputs made before them; each kind keeps its
+/// order; what is due after the batch's `until` waits for a later batch.
 #[derive(Debug)]
 struct LateSome {
     delay: u64,
     pick: fn(&Output) -> bool,
+    waits: fn(&Output) -> bool,
+    /// The latest time of a delayed output given to the queue.
+    last: u64,
     queue: Vec<TimedOutput>,
 }
 
 impl LateSome {
     fn new(delay: u64, pick: fn(&Output) -> bool) -> LateSome {
-        LateSome { delay, pick, queue: Vec::new() }
+        LateSome { delay, pick, waits: |_| false, last: 0, queue: Vec::new() }
+    }
+
+    fn waiting(self, waits: fn(&Output) -> bool) -> LateSome {
+        LateSome { waits, ..self }
     }
 }
 
 impl Stream for LateSome {
     fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
         for o in outputs {
-            let d = if (self.pick)(&o.output) { self.delay } else { 0 };
-            self.queue.push(TimedOutput { at: Timestamp(o.at.0 + d), ..o });
+            let at = if (self.pick)(&o.output) {
+                self.last = self.last.max(o.at.0 + self.delay);
+                o.at.0 + self.delay
+            } else if (self.waits)(&o.output) {
+                o.at.0.max(self.last)
+            } else {
+                o.at.0
+            };
+            self.queue.push(TimedOutput { at: Timestamp(at), ..o });
         }
         // Stable: outputs due at one time keep the order in which they were made.
         self.queue.sort_by_key(|o| o.at);
@@ -687,5 +754,81 @@ impl Stream for AnswersTwice {
             out.push(o);
         }
         out
+    }
+}
+
+/// A timestamp clock of another unit: the TSETH and PETH `tx_timestamp` the device sends
+/// read `at / unit` at the time of sending; a timestamp a SACK or NACK reflects is read
+/// back to the one the inner device gave the frame that last carried it.
+#[derive(Debug)]
+struct TsClock {
+    unit: u64,
+    sent: HashMap<u16, u16>,
+}
+
+impl TsClock {
+    fn new(unit: u64) -> TsClock {
+        TsClock { unit, sent: HashMap::new() }
+    }
+}
+
+impl Stream for TsClock {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        let sent = &self.sent;
+        let back = |t: &mut u16| {
+            if let Some(&inner) = sent.get(t) {
+                *t = inner;
+            }
+        };
+        inputs
+            .into_iter()
+            .map(|mut i| {
+                if let Input::Frame { bytes, .. } = &mut i.input {
+                    let edited = edit_frame(bytes, |f| {
+                        let mut edited = false;
+                        if let Some(c) = f.ext.cc_state.as_mut() {
+                            back(&mut c.tx_timestamp);
+                            edited = true;
+                        }
+                        if let Some(n) = f.ext.neth.as_mut() {
+                            back(&mut n.tx_timestamp);
+                            edited = true;
+                        }
+                        edited
+                    });
+                    if let Some(b) = edited {
+                        *bytes = b;
+                    }
+                }
+                i
+            })
+            .collect()
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let ours = (o.at.0 / self.unit) as u16;
+            let sent = &mut self.sent;
+            let edited = edit_frame(bytes, |f| {
+                let mut edited = false;
+                for t in [
+                    f.ext.tseth.as_mut().map(|t| &mut t.tx_timestamp),
+                    f.ext.peth.as_mut().map(|p| &mut p.tx_timestamp),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    sent.insert(ours, *t);
+                    *t = ours;
+                    edited = true;
+                }
+                edited
+            });
+            if let Some(b) = edited {
+                *bytes = b;
+            }
+        }
+        outputs
     }
 }
