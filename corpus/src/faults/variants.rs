@@ -116,6 +116,13 @@ pub static VARIANTS: &[Fault] = &[
         Edits { stream: Some(|_| Box::new(Split { size: 256, descending: false })), ..Edits::NONE },
     ),
     variant(
+        "dma-split-bytes",
+        "DMA writes are cut into single bytes, the highest address first, the finest split \
+         CONF-CMP-044 lets a device make (RCV-PLACE-003)",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(Split { size: 1, descending: true })), ..Edits::NONE },
+    ),
+    variant(
         "dma-merge",
         "a write-combining buffer holds a DMA write up to half of late_ns and merges the \
          contiguous writes that follow it, flushing before any other output (RCV-PLACE-003)",
