@@ -264,7 +264,11 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         }
         out.injected.extend(batch.iter().cloned());
         let outputs = match device.advance(batch, until) {
-            Ok(o) => o,
+            Ok(mut o) => {
+                // CONF-ADP-017.a: the runner knows a completion by the entry written.
+                crate::judge::written_entries(&mut o);
+                o
+            }
             Err(e) => {
                 out.error = Some(e);
                 out.error_at = Some(until.0);

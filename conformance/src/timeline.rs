@@ -398,6 +398,27 @@ pub fn windows(
 /// that compares record times with output times, with the scenario's tolerances, judges
 /// the re-timed scenario as [`windows`] says. Without lag it is the scenario itself.
 pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
+    retimed_with_slack(s, lag, observed).0
+}
+
+/// [`retimed`], with each record's **slack**: how much sooner than its re-timed expected
+/// time less `early_ns` its output may come, the spread `s_hi - s_lo` of its anchors'
+/// shifts (CONF-TIME-005.a), 0 for an inject record. A judge of the re-timed scenario
+/// takes a record's window from `expected - early_ns - slack` to `expected + late_ns`.
+pub fn retimed_with_slack(
+    s: &Scenario,
+    lag: &[(usize, u64)],
+    observed: &[TimedOutput],
+) -> (Scenario, Vec<u64>) {
+    let early = s.manifest.tolerances.early_ns;
+    let slack = windows(s, &Timeline::of(s), lag, observed)
+        .iter()
+        .map(|w| w.map_or(0, |w| w.expected.saturating_sub(w.lo).saturating_sub(early)))
+        .collect();
+    (retimed_only(s, lag, observed), slack)
+}
+
+fn retimed_only(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
     let t = Timeline::of(s);
     let w = windows(s, &t, lag, observed);
     let lags: HashMap<usize, u64> = lag.iter().copied().collect();

@@ -24,6 +24,8 @@
 //!
 //! An expectation left over is missing, named by the rule that makes the output due.
 
+use std::collections::HashMap;
+
 use openrdma_device::{
     Body, Capability, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario,
     Side, TimedInput, TimedOutput,
@@ -98,6 +100,19 @@ pub(super) struct Ctx<'a> {
     pub exp: &'a [(&'a Record, Frame<'a>)],
     pub obs: &'a [Frame<'a>],
     pub observed: &'a [TimedOutput],
+    /// The slack of each expected record, by its address (CONF-TIME-005.a).
+    pub slack: HashMap<*const Record, u64>,
+}
+
+/// The slack of each record of `scenario` that has one, keyed by the record's address.
+pub(super) fn slack_of(scenario: &Scenario, slack: &[u64]) -> HashMap<*const Record, u64> {
+    scenario
+        .records
+        .iter()
+        .zip(slack)
+        .filter(|(_, s)| **s > 0)
+        .map(|(r, s)| (r as *const Record, *s))
+        .collect()
 }
 
 impl Ctx<'_> {
@@ -124,7 +139,9 @@ impl Ctx<'_> {
         let (rec, f) = &self.exp[e];
         let at = rec.at.0;
         let early_ok = matches!(f.kind, Kind::Data { rtx: true, .. }) && !self.own_cpu();
-        let lo = if early_ok { 0 } else { at.saturating_sub(tol.early_ns) };
+        // CONF-TIME-005.a: from the least shift of the record's anchors, not the greatest.
+        let slack = self.slack.get(&(*rec as *const Record)).copied().unwrap_or(0);
+        let lo = if early_ok { 0 } else { at.saturating_sub(tol.early_ns.saturating_add(slack)) };
         (lo, at.saturating_add(tol.late_ns))
     }
 

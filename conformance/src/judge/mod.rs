@@ -397,9 +397,39 @@ pub fn over_cap(scenario: &Scenario, sent: u64, at: Timestamp) -> Judgement {
     }
 }
 
+/// Whether an output is a completion whose `entry` is not the entry its queue bytes hold.
+fn entry_differs(o: &Output) -> bool {
+    matches!(o, Output::Event { event: NicEvent::Completion(c) } if c.written_entry() != c.entry)
+}
+
+/// Sets the `entry` of every completion written to a queue to the entry its bytes hold, so
+/// that every check judges what was written, whatever the device reported beside it
+/// (CONF-ADP-017.a, which lets a device leave `entry` out).
+pub fn written_entries(outputs: &mut [TimedOutput]) {
+    for o in outputs {
+        if let Output::Event { event: NicEvent::Completion(c) } = &mut o.output {
+            c.entry = c.written_entry();
+        }
+    }
+}
+
 /// Judges a run within `scope`: expected records and outputs outside it are set aside.
 pub fn judge_in(
     scenario: &Scenario,
+    injected: &[TimedInput],
+    observed: &[TimedOutput],
+    scope: Scope,
+) -> Judgement {
+    judge_timed(scenario, &[], injected, observed, scope)
+}
+
+/// [`judge_in`] of a re-timed scenario, with the slack of each record
+/// (`timeline::retimed_with_slack`; empty: none): an output may come that much sooner than
+/// `early_ns` before its record's time, when the anchors of the record were shifted apart
+/// (CONF-TIME-005.a).
+pub fn judge_timed(
+    scenario: &Scenario,
+    slack: &[u64],
     injected: &[TimedInput],
     observed: &[TimedOutput],
     scope: Scope,
@@ -408,6 +438,14 @@ pub fn judge_in(
     if observed.len() as u64 > cap {
         return over_cap(scenario, observed.len() as u64, observed[cap as usize].at);
     }
+    let mut written = Vec::new();
+    let observed = if observed.iter().any(|o| entry_differs(&o.output)) {
+        written.extend_from_slice(observed);
+        written_entries(&mut written);
+        &written[..]
+    } else {
+        observed
+    };
     if scenario.manifest.cpu == CpuHalf::Device {
         // CONF-CMP-020: the split is inside the device; its reports, if it gives any, are
         // not judged (and the scenario expects none).
@@ -417,34 +455,41 @@ pub fn judge_in(
             .cloned()
             .collect();
         let scope = Scope { cpu_split: false, ..scope };
-        return judge_reportless(scenario, injected, &observed, scope);
+        return judge_reportless(scenario, slack, injected, &observed, scope);
     }
-    judge_reportless(scenario, injected, observed, scope)
+    judge_reportless(scenario, slack, injected, observed, scope)
 }
 
 /// [`judge_in`] once the reports of a device with its own CPU half are set aside.
 fn judge_reportless(
     scenario: &Scenario,
+    slack: &[u64],
     injected: &[TimedInput],
     observed: &[TimedOutput],
     scope: Scope,
 ) -> Judgement {
     if scope == Scope::FULL {
-        return judge_all(scenario, injected, observed, scope);
+        return judge_all(scenario, slack, injected, observed, scope);
     }
     let keep = |body: &Body| match body {
         Body::Event { event } => scope.judges_event(event),
         Body::Frame { bytes, .. } => scope.judges_frame(bytes),
         _ => true,
     };
+    let kept: Vec<usize> = (0..scenario.records.len())
+        .filter(|&i| {
+            let r = &scenario.records[i];
+            r.dir == Direction::Inject || keep(&r.body)
+        })
+        .collect();
     let scoped = Scenario {
         manifest: scenario.manifest.clone(),
-        records: scenario
-            .records
-            .iter()
-            .filter(|r| r.dir == Direction::Inject || keep(&r.body))
-            .cloned()
-            .collect(),
+        records: kept.iter().map(|&i| scenario.records[i].clone()).collect(),
+    };
+    let slack: Vec<u64> = if slack.is_empty() {
+        Vec::new()
+    } else {
+        kept.iter().map(|&i| slack.get(i).copied().unwrap_or(0)).collect()
     };
     let observed: Vec<TimedOutput> = observed
         .iter()
@@ -454,11 +499,12 @@ fn judge_reportless(
         })
         .cloned()
         .collect();
-    judge_all(&scoped, injected, &observed, scope)
+    judge_all(&scoped, &slack, injected, &observed, scope)
 }
 
 fn judge_all(
     scenario: &Scenario,
+    slack: &[u64],
     injected: &[TimedInput],
     observed: &[TimedOutput],
     scope: Scope,
@@ -466,7 +512,14 @@ fn judge_all(
     // Everything read, decoded once, and the pairing of frames several rows read.
     let o = Obs::new(scenario, injected, observed);
     let mut pair_div = Vec::new();
-    let cx = matching::Ctx { scenario, injected, exp: &o.exp_frames, obs: &o.frames, observed };
+    let cx = matching::Ctx {
+        scenario,
+        injected,
+        exp: &o.exp_frames,
+        obs: &o.frames,
+        observed,
+        slack: matching::slack_of(scenario, slack),
+    };
     let pairing = matching::pair(&cx, &mut pair_div);
     let ctx = Ctx {
         scenario,

@@ -1,12 +1,14 @@
 //! Legitimate variants: other choices the specification leaves open. Each must pass every
 //! scenario whose capabilities it claims.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use openrdma_codec::Opcode;
-use openrdma_codec::frame::decode;
+use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
+use openrdma_codec::host::CompletionRepr;
 use openrdma_device::{
-    Capability, HostCommand, NicEvent, Output, Payload, SprayPolicy, TimedOutput, Timestamp,
+    Capability, HostCommand, Input, NicEvent, Output, Payload, Side, SprayPolicy, TimedInput,
+    TimedOutput, Timestamp,
 };
 
 use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, payload_bytes};
@@ -114,6 +116,13 @@ pub static VARIANTS: &[Fault] = &[
         Edits { stream: Some(|_| Box::new(Split { size: 256, descending: false })), ..Edits::NONE },
     ),
     variant(
+        "dma-split-bytes",
+        "DMA writes are cut into single bytes, the highest address first, the finest split \
+         CONF-CMP-044 lets a device make (RCV-PLACE-003)",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(Split { size: 1, descending: true })), ..Edits::NONE },
+    ),
+    variant(
         "dma-merge",
         "a write-combining buffer holds a DMA write up to half of late_ns and merges the \
          contiguous writes that follow it, flushing before any other output (RCV-PLACE-003)",
@@ -122,6 +131,150 @@ pub static VARIANTS: &[Fault] = &[
             stream: Some(|m| Box::new(Merge { hold: m.tolerances.late_ns / 2 })),
             ..Edits::NONE
         },
+    ),
+    variant(
+        "ttl-255",
+        "sends every frame with IPv4 ttl or IPv6 hop_limit 255, the top of what ENC-HOP-001 \
+         allows, where the reference sends 64, the bottom",
+        Caps::Same,
+        Edits { frame_out: Some(ttl_255), ..Edits::NONE },
+    ),
+    variant(
+        "udp-checksum-v4",
+        "computes the UDP checksum over IPv4 too, where the reference sends 0 (ENC-UDP-003)",
+        Caps::Same,
+        Edits { frame_out: Some(udp_checksum_v4), ..Edits::NONE },
+    ),
+    variant(
+        "ecn-ect1",
+        "marks its MRC writes ECT(1) instead of ECT(0) (ENC-ECN-001)",
+        Caps::Same,
+        Edits { frame_out: Some(ecn_ect1), ..Edits::NONE },
+    ),
+    variant(
+        "dscp-63",
+        "sends every frame with DSCP 63 (IPv4 dscp, IPv6 traffic_class bits 7:2), a field the \
+         spec leaves to the device (CONF-CMP-026.d)",
+        Caps::Same,
+        Edits { frame_out: Some(dscp_63), ..Edits::NONE },
+    ),
+    variant(
+        "ip-ident",
+        "gives each IPv4 packet an identification of its own, counting down from 0xFFFF by \
+         PSN, with dont_frag kept (CONF-CMP-026.d)",
+        Caps::Same,
+        Edits { frame_out: Some(ip_ident), ..Edits::NONE },
+    ),
+    variant(
+        "vlan-priority",
+        "tags its frames with VLAN priority 7 and the drop-eligible bit set, the tag's VLAN ID \
+         unchanged (the PCP and DEI are the device's choice)",
+        Caps::Same,
+        Edits { frame_out: Some(vlan_priority), ..Edits::NONE },
+    ),
+    variant(
+        "timestamp-clock-offset",
+        "its timestamp clock starts half the 16-bit ring away from the reference's: TSETH and \
+         PETH tx_timestamp are 0x8000 ahead, and it reads the timestamps SACKs and NACKs \
+         reflect on its own clock (SND-TS-002)",
+        Caps::Same,
+        Edits { frame_out: Some(timestamp_ahead), frame_in: Some(reflected_behind), ..Edits::NONE },
+    ),
+    variant(
+        "timestamp-unit-1ns",
+        "its timestamp clock counts nanoseconds, the shortest unit SND-TS-002 allows, so that \
+         its 16-bit timestamps wrap every 65.5 us, where the reference counts 16 ns",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(TsClock::new(1))), ..Edits::NONE },
+    ),
+    variant(
+        "timestamp-unit-1us",
+        "its timestamp clock counts in units of 1024 ns (SND-TS-002), so that packets sent \
+         close together carry the same timestamp",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(TsClock::new(1024))), ..Edits::NONE },
+    ),
+    variant(
+        "cqe-no-clock",
+        "a NIC without a clock: every completion entry has has_timestamp 0 and timestamp 0 \
+         (CQE-TS-001.b)",
+        Caps::Same,
+        Edits { event_out: Some(cqe_no_clock), ..Edits::NONE },
+    ),
+    variant(
+        "cqe-clock-wraps",
+        "its completion clock reads 2^32 - 2^16 at the scenario's start, so that the 32-bit \
+         completion timestamps wrap early in the scenario (CQE-TS-001.a)",
+        Caps::Same,
+        Edits { event_out: Some(cqe_clock_wraps), ..Edits::NONE },
+    ),
+    variant(
+        "cqe-entry-omitted",
+        "its adapter reports each completion written to a queue by its 32 bytes only, the \
+         decoded entry left empty (CONF-ADP-017.b)",
+        Caps::Same,
+        Edits { event_out: Some(cqe_entry_omitted), ..Edits::NONE },
+    ),
+    variant(
+        "qp-order-reversed",
+        "of the frames it sends at one instant, those to different QPs leave in descending \
+         destination QP order, each QP's own order kept (the order between QPs is free)",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(QpOrderReversed)), ..Edits::NONE },
+    ),
+    variant(
+        "dma-runs-reversed",
+        "the DMA writes it makes at one instant, with no other output between them, land in \
+         the reverse order, across packets and messages (CONF-CMP-034)",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(DmaRunsReversed)), ..Edits::NONE },
+    ),
+    variant(
+        "notify-overtakes",
+        "its flag and completion writes overtake the DMA writes of other messages made at the \
+         same instant: only a message's own data is ordered before its flag (FLAG-ORDER-001)",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(NotifyOvertakes)), ..Edits::NONE },
+    ),
+    variant(
+        "answers-late",
+        "its SACKs, NACKs and transport ACKs leave half of late_ns later than the reference \
+         sends them, every other output on time (CONF-TIME-004)",
+        Caps::Same,
+        Edits {
+            stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, is_answer))),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "frames-late",
+        "every frame it sends leaves half of late_ns later than the reference sends it, its \
+         DMA writes, completions and reports on time, except that a sender flag or completion \
+         waits for the frames made before it (ORD-SEND-002.b, CONF-TIME-004)",
+        Caps::Same,
+        Edits {
+            stream: Some(|m| {
+                Box::new(LateSome::new(m.tolerances.late_ns / 2, is_frame).waiting(is_sender_note))
+            }),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "events-late",
+        "its DMA writes, flags, completions and reports come half of late_ns later than the \
+         reference makes them, its frames on time (CONF-TIME-004)",
+        Caps::Same,
+        Edits {
+            stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, |o| !is_frame(o)))),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "answers-twice",
+        "sends every SACK and every transport ACK twice, back to back (the number of SACKs is \
+         the device's, CONF-CMP-007.b; an ACK may repeat an acknowledged MSN, CONF-CMP-037)",
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(AnswersTwice)), ..Edits::NONE },
     ),
 ];
 
@@ -254,4 +407,435 @@ fn marks_skip_once(b: &[u8]) -> Option<Vec<u8>> {
     let mut f = decode(b).to_repr()?;
     f.ext.seth.as_mut()?.m = openrdma_codec::EvMark(1);
     super::refit(&mut f).ok()
+}
+
+/// A frame the device sends, edited and made consistent again; `None` when `edit` leaves it.
+fn edit_frame(b: &[u8], edit: impl FnOnce(&mut FrameRepr) -> bool) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !edit(&mut f) {
+        return None;
+    }
+    let v4_sum = matches!(f.ip, IpRepr::V4(_)) && f.udp.checksum != 0;
+    let mut bytes = super::refit(&mut f).ok()?;
+    if v4_sum {
+        // `refit` sends no checksum over IPv4: keep the one the frame had.
+        let mut f = decode(&bytes).to_repr()?;
+        f.fill_udp_checksum().ok()?;
+        f.icrc = None;
+        bytes = f.to_bytes().ok()?;
+    }
+    Some(bytes)
+}
+
+fn ttl_255(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        match &mut f.ip {
+            IpRepr::V4(v4) => v4.ttl = 255,
+            IpRepr::V6(v6) => v6.hop_limit = 255,
+        }
+        true
+    })
+}
+
+fn udp_checksum_v4(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !matches!(f.ip, IpRepr::V4(_)) {
+        return None;
+    }
+    super::refit(&mut f).ok()?;
+    f.fill_udp_checksum().ok()?;
+    f.icrc = None;
+    f.to_bytes().ok()
+}
+
+fn ecn_ect1(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| match &mut f.ip {
+        IpRepr::V4(v4) if v4.ecn == 0b10 => {
+            v4.ecn = 0b01;
+            true
+        }
+        IpRepr::V6(v6) if v6.traffic_class & 0b11 == 0b10 => {
+            v6.traffic_class = v6.traffic_class & !0b11 | 0b01;
+            true
+        }
+        _ => false,
+    })
+}
+
+fn dscp_63(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        match &mut f.ip {
+            IpRepr::V4(v4) => v4.dscp = 63,
+            IpRepr::V6(v6) => v6.traffic_class |= 0b1111_1100,
+        }
+        true
+    })
+}
+
+fn ip_ident(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let psn = f.bth.psn.value();
+        match &mut f.ip {
+            IpRepr::V4(v4) => {
+                v4.ident = 0xFFFF - (psn & 0xFFFF) as u16;
+                true
+            }
+            IpRepr::V6(_) => false,
+        }
+    })
+}
+
+fn vlan_priority(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        for v in &mut f.vlans {
+            v.pcp = 7;
+            v.dei = true;
+        }
+        !f.vlans.is_empty()
+    })
+}
+
+/// How far the variant's timestamp clock is ahead of the reference's.
+const CLOCK_AHEAD: u16 = 0x8000;
+
+/// The timestamps the device reads from its clock, `CLOCK_AHEAD` ahead.
+fn timestamp_ahead(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let mut edited = false;
+        if let Some(t) = f.ext.tseth.as_mut() {
+            t.tx_timestamp = t.tx_timestamp.wrapping_add(CLOCK_AHEAD);
+            edited = true;
+        }
+        if let Some(p) = f.ext.peth.as_mut() {
+            p.tx_timestamp = p.tx_timestamp.wrapping_add(CLOCK_AHEAD);
+            edited = true;
+        }
+        edited
+    })
+}
+
+/// The timestamps SACKs and NACKs reflect, read back on the reference's clock, so that
+/// the inner device computes what it would have.
+fn reflected_behind(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let mut edited = false;
+        if let Some(c) = f.ext.cc_state.as_mut() {
+            c.tx_timestamp = c.tx_timestamp.wrapping_sub(CLOCK_AHEAD);
+            edited = true;
+        }
+        if let Some(n) = f.ext.neth.as_mut() {
+            n.tx_timestamp = n.tx_timestamp.wrapping_sub(CLOCK_AHEAD);
+            edited = true;
+        }
+        edited
+    })
+}
+
+/// A completion entry rewritten by `edit`, in `entry` and in the bytes written.
+fn edit_cqe(e: &mut NicEvent, edit: impl Fn(&mut CompletionRepr)) -> bool {
+    if let NicEvent::Completion(c) = e {
+        edit(&mut c.entry);
+        if let Some(q) = c.queue.as_mut() {
+            let mut entry = q.entry();
+            edit(&mut entry);
+            q.bytes = entry.to_bytes();
+        }
+    }
+    true
+}
+
+fn cqe_no_clock(e: &mut NicEvent) -> bool {
+    edit_cqe(e, |c| {
+        c.has_timestamp = false;
+        c.timestamp = 0;
+    })
+}
+
+fn cqe_clock_wraps(e: &mut NicEvent) -> bool {
+    edit_cqe(e, |c| {
+        if c.has_timestamp {
+            c.timestamp = c.timestamp.wrapping_add(0xFFFF_0000);
+        }
+    })
+}
+
+fn cqe_entry_omitted(e: &mut NicEvent) -> bool {
+    if let NicEvent::Completion(c) = e {
+        if c.queue.is_some() {
+            c.entry = CompletionRepr::default();
+        }
+    }
+    true
+}
+
+/// The destination QP of a frame, if it has a BTH.
+fn dest_qp(o: &TimedOutput) -> Option<u32> {
+    match &o.output {
+        Output::Frame { bytes, .. } => decode(bytes).bth.map(|b| b.dest_qp.value()),
+        Output::Event { .. } => None,
+    }
+}
+
+/// Runs of frames at one instant, with no event between them, sorted by descending
+/// destination QP; a stable sort keeps each QP's order.
+#[derive(Debug)]
+struct QpOrderReversed;
+
+impl Stream for QpOrderReversed {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
+        let mut run: Vec<(u32, TimedOutput)> = Vec::new();
+        let flush = |run: &mut Vec<(u32, TimedOutput)>, out: &mut Vec<TimedOutput>| {
+            run.sort_by_key(|r| std::cmp::Reverse(r.0));
+            out.extend(run.drain(..).map(|(_, o)| o));
+        };
+        for o in outputs {
+            match dest_qp(&o) {
+                Some(qp) => {
+                    if run.last().is_some_and(|(_, l)| l.at != o.at) {
+                        flush(&mut run, &mut out);
+                    }
+                    run.push((qp, o));
+                }
+                None => {
+                    flush(&mut run, &mut out);
+                    out.push(o);
+                }
+            }
+        }
+        flush(&mut run, &mut out);
+        out
+    }
+}
+
+/// Runs of DMA writes at one instant, with no other output between them, reversed.
+#[derive(Debug)]
+struct DmaRunsReversed;
+
+impl Stream for DmaRunsReversed {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
+        let mut run: Vec<TimedOutput> = Vec::new();
+        let flush = |run: &mut Vec<TimedOutput>, out: &mut Vec<TimedOutput>| {
+            out.extend(run.drain(..).rev());
+        };
+        for o in outputs {
+            if matches!(o.output, Output::Event { event: NicEvent::DmaWrite(_) }) {
+                if run.last().is_some_and(|l| l.at != o.at) {
+                    flush(&mut run, &mut out);
+                }
+                run.push(o);
+            } else {
+                flush(&mut run, &mut out);
+                out.push(o);
+            }
+        }
+        flush(&mut run, &mut out);
+        out
+    }
+}
+
+/// Flags and completions moved before the DMA writes just before them at the same instant
+/// that belong to other messages.
+#[derive(Debug)]
+struct NotifyOvertakes;
+
+impl Stream for NotifyOvertakes {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out: Vec<TimedOutput> = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let own = match &o.output {
+                Output::Event { event: NicEvent::FlagWrite(f) } => Some((f.side, f.qpn, f.msn)),
+                Output::Event { event: NicEvent::Completion(c) } => {
+                    let e = c.written_entry();
+                    Some((c.side, e.qpn, e.msn))
+                }
+                _ => None,
+            };
+            let Some((side, qpn, msn)) = own else {
+                out.push(o);
+                continue;
+            };
+            let mut at = out.len();
+            while at > 0 {
+                let prev = &out[at - 1];
+                let other = match &prev.output {
+                    Output::Event { event: NicEvent::DmaWrite(w) } => {
+                        side != Side::Responder || w.qpn != qpn || w.msn != msn
+                    }
+                    _ => false,
+                };
+                if !other || prev.at != o.at {
+                    break;
+                }
+                at -= 1;
+            }
+            out.insert(at, o);
+        }
+        out
+    }
+}
+
+fn is_frame(o: &Output) -> bool {
+    matches!(o, Output::Frame { .. })
+}
+
+/// A sender flag or completion: every retransmission of its message is sent before it
+/// (ORD-SEND-002.b).
+fn is_sender_note(o: &Output) -> bool {
+    match o {
+        Output::Event { event: NicEvent::FlagWrite(f) } => f.side == Side::Requester,
+        Output::Event { event: NicEvent::Completion(c) } => c.side == Side::Requester,
+        _ => false,
+    }
+}
+
+/// A SACK, a NACK or a transport ACK or NAK.
+fn is_answer(o: &Output) -> bool {
+    let Output::Frame { bytes, .. } = o else { return false };
+    decode(bytes).bth.is_some_and(|b| {
+        matches!(b.opcode, Opcode::MRC_SACK | Opcode::MRC_NACK | Opcode::MRC_ACKNOWLEDGE)
+    })
+}
+
+/// The outputs `pick` chooses `delay` later, the others on time, except that those `waits`
+/// chooses come no sooner than the delayed outputs made before them; each kind keeps its
+/// order; what is due after the batch's `until` waits for a later batch.
+#[derive(Debug)]
+struct LateSome {
+    delay: u64,
+    pick: fn(&Output) -> bool,
+    waits: fn(&Output) -> bool,
+    /// The latest time of a delayed output given to the queue.
+    last: u64,
+    queue: Vec<TimedOutput>,
+}
+
+impl LateSome {
+    fn new(delay: u64, pick: fn(&Output) -> bool) -> LateSome {
+        LateSome { delay, pick, waits: |_| false, last: 0, queue: Vec::new() }
+    }
+
+    fn waiting(self, waits: fn(&Output) -> bool) -> LateSome {
+        LateSome { waits, ..self }
+    }
+}
+
+impl Stream for LateSome {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
+        for o in outputs {
+            let at = if (self.pick)(&o.output) {
+                self.last = self.last.max(o.at.0 + self.delay);
+                o.at.0 + self.delay
+            } else if (self.waits)(&o.output) {
+                o.at.0.max(self.last)
+            } else {
+                o.at.0
+            };
+            self.queue.push(TimedOutput { at: Timestamp(at), ..o });
+        }
+        // Stable: outputs due at one time keep the order in which they were made.
+        self.queue.sort_by_key(|o| o.at);
+        let n = self.queue.iter().take_while(|o| o.at <= batch.until).count();
+        self.queue.drain(..n).collect()
+    }
+}
+
+/// Every SACK and transport ACK sent twice, back to back.
+#[derive(Debug)]
+struct AnswersTwice;
+
+impl Stream for AnswersTwice {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let again = match &o.output {
+                Output::Frame { bytes, .. } => decode(bytes).bth.is_some_and(|b| {
+                    matches!(b.opcode, Opcode::MRC_SACK | Opcode::MRC_ACKNOWLEDGE)
+                }),
+                Output::Event { .. } => false,
+            };
+            if again {
+                out.push(o.clone());
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+/// A timestamp clock of another unit: the TSETH and PETH `tx_timestamp` the device sends
+/// read `at / unit` at the time of sending; a timestamp a SACK or NACK reflects is read
+/// back to the one the inner device gave the frame that last carried it.
+#[derive(Debug)]
+struct TsClock {
+    unit: u64,
+    sent: HashMap<u16, u16>,
+}
+
+impl TsClock {
+    fn new(unit: u64) -> TsClock {
+        TsClock { unit, sent: HashMap::new() }
+    }
+}
+
+impl Stream for TsClock {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        let sent = &self.sent;
+        let back = |t: &mut u16| {
+            if let Some(&inner) = sent.get(t) {
+                *t = inner;
+            }
+        };
+        inputs
+            .into_iter()
+            .map(|mut i| {
+                if let Input::Frame { bytes, .. } = &mut i.input {
+                    let edited = edit_frame(bytes, |f| {
+                        let mut edited = false;
+                        if let Some(c) = f.ext.cc_state.as_mut() {
+                            back(&mut c.tx_timestamp);
+                            edited = true;
+                        }
+                        if let Some(n) = f.ext.neth.as_mut() {
+                            back(&mut n.tx_timestamp);
+                            edited = true;
+                        }
+                        edited
+                    });
+                    if let Some(b) = edited {
+                        *bytes = b;
+                    }
+                }
+                i
+            })
+            .collect()
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let ours = (o.at.0 / self.unit) as u16;
+            let sent = &mut self.sent;
+            let edited = edit_frame(bytes, |f| {
+                let mut edited = false;
+                for t in [
+                    f.ext.tseth.as_mut().map(|t| &mut t.tx_timestamp),
+                    f.ext.peth.as_mut().map(|p| &mut p.tx_timestamp),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    sent.insert(ours, *t);
+                    *t = ours;
+                    edited = true;
+                }
+                edited
+            });
+            if let Some(b) = edited {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
 }
