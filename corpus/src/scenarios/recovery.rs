@@ -447,6 +447,8 @@ fn rec_device_progress_before_probe() -> Scenario {
          second message waits for the answer (m = NONE) and goes out at once with it.",
         &[
             "REC-TEST-003",
+            "REC-RTO-001",
+            "REC-RTO-003",
             "EV-STATE-003",
             "REC-EV-002",
             "EV-BAD-002",
