@@ -423,21 +423,33 @@ fn ident(e: &NicEvent) -> (u32, u16, u32) {
     }
 }
 
-/// The key an observed flag or entry is paired by with an expected one: its [`ident`],
-/// except that a requester's entry is paired by its whole `wr_id`, the token that names
-/// the work request. Its `msn` is then compared as a field, so that an entry that carries
-/// another message's MSN is named by the rule of that field (CQE-SEND-001), not taken
-/// for that message's entry and reported out of order.
-fn pair_key(e: &NicEvent) -> (u32, u16, u64) {
-    match e {
+/// The keys an observed flag or entry is paired by with an expected one, tried in turn.
+/// A flag or a responder's entry has one, its [`ident`]. A requester's entry is paired
+/// first by its QP, MSN and whole `wr_id`; then by `wr_id` alone, the token that names
+/// the work request, so that an entry that carries another message's MSN is a field
+/// difference named by its rule (CQE-SEND-001), not taken for that message's entry and
+/// reported out of order; then by its [`ident`], so that a wrong `wr_id` that equals
+/// another entry's is a field difference too.
+const PAIR_KEYS: [fn(&NicEvent) -> (u32, u16, u64); 3] = [
+    |e| match e {
+        NicEvent::Completion(c) if c.side == Side::Requester => {
+            (c.entry.qpn.value(), c.entry.msn.value(), c.entry.wr_id)
+        }
+        _ => ident_key(e),
+    },
+    |e| match e {
         NicEvent::Completion(c) if c.side == Side::Requester => {
             (c.entry.qpn.value(), 0, c.entry.wr_id)
         }
-        _ => {
-            let (q, m, h) = ident(e);
-            (q, m, u64::from(h))
-        }
-    }
+        _ => ident_key(e),
+    },
+    ident_key,
+];
+
+/// [`ident`] widened to the key type of [`PAIR_KEYS`].
+fn ident_key(e: &NicEvent) -> (u32, u16, u64) {
+    let (q, m, h) = ident(e);
+    (q, m, u64::from(h))
 }
 
 /// One output of a sequence: its time, the event, and its index among the expected records
@@ -835,23 +847,28 @@ fn order_rule(
 /// identity), then what is left in order; returns the pairs in expected order and the
 /// expected and observed items left over.
 fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
-    let mut by_ident: HashMap<(u32, u16, u64), Vec<usize>> = HashMap::new();
-    for (g, (_, e, _)) in got.iter().enumerate() {
-        by_ident.entry(pair_key(e)).or_default().push(g);
-    }
     let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
     let mut taken = vec![false; got.len()];
-    for (w, (_, e, _)) in want.iter().enumerate() {
-        let Some(list) = by_ident.get_mut(&pair_key(e)).filter(|l| !l.is_empty()) else {
-            continue;
-        };
-        // A flag of the identity written exactly as expected, or else the earliest: a
-        // flag written for the same message before, with another value, is not taken
-        // for it.
-        let exact = list.iter().position(|&g| same_flag(e, got[g].1)).unwrap_or(0);
-        let g = list.remove(exact);
-        pair_of[w] = Some(g);
-        taken[g] = true;
+    for key in PAIR_KEYS {
+        let mut by_key: HashMap<(u32, u16, u64), Vec<usize>> = HashMap::new();
+        for (g, (_, e, _)) in got.iter().enumerate().filter(|(g, _)| !taken[*g]) {
+            by_key.entry(key(e)).or_default().push(g);
+        }
+        for (w, (_, e, _)) in want.iter().enumerate() {
+            if pair_of[w].is_some() {
+                continue;
+            }
+            let Some(list) = by_key.get_mut(&key(e)).filter(|l| !l.is_empty()) else {
+                continue;
+            };
+            // A flag of the identity written exactly as expected, or else the earliest: a
+            // flag written for the same message before, with another value, is not taken
+            // for it.
+            let exact = list.iter().position(|&g| same_flag(e, got[g].1)).unwrap_or(0);
+            let g = list.remove(exact);
+            pair_of[w] = Some(g);
+            taken[g] = true;
+        }
     }
     // Near misses: what is left, in order, while both sides have some.
     let mut rest = (0..got.len()).filter(|&g| !taken[g]);
