@@ -340,7 +340,8 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data, Reads::Probe],
         applies: spray_policies,
         judge: |c, d| {
-            paths::judge_exact(c.scenario, &c.o.exp_frames, &c.o.frames, &c.pairing.matches, d)
+            let (inputs, frames) = (&c.o.inputs, &c.o.frames);
+            paths::judge_exact(c.scenario, inputs, &c.o.exp_frames, frames, &c.pairing.matches, d)
         },
     },
     Check {
