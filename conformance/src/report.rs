@@ -9,7 +9,7 @@ use openrdma_device::{CpuHalfFactory, Device, DeviceError, Scenario};
 use serde::Serialize;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::judge::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_in, table};
+use crate::judge::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_timed, table};
 use crate::req::Clause;
 use crate::requirements::{Level, Spec};
 use crate::runner::run;
@@ -252,7 +252,9 @@ pub fn run_one(
     // CONF-TIME-005: expected times as the run lived them, shifted by the runner's lag and
     // the device's own latency within the tolerances (`timeline`).
     let timed = crate::timeline::retimed(scenario, &out.lag, &out.observed);
-    let mut j = judge_in(&timed, &out.injected, &out.observed, Scope::of(&caps));
+    let slack = crate::timeline::early_slack(scenario, &out.lag, &out.observed);
+    let scope = Scope::of(&caps);
+    let mut j = judge_timed(&timed, &slack, &out.injected, &out.observed, scope);
     mark_levels(&mut j, spec);
     fill(&mut report, j, spec);
     report

@@ -411,6 +411,19 @@ pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> 
     out
 }
 
+/// How much earlier than its re-timed expected time, beyond `early_ns`, each record's
+/// output may come: `s_hi - s_lo` of its anchors ([`windows`]), 0 for inject records. The
+/// re-timed scenario ([`retimed`]) keeps only `s_hi`; with this a judge keeps the whole
+/// window of CONF-TIME-005.
+pub fn early_slack(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Vec<u64> {
+    let t = Timeline::of(s);
+    let tol = &s.manifest.tolerances;
+    windows(s, &t, lag, observed)
+        .iter()
+        .map(|w| w.map_or(0, |w| (w.expected.saturating_sub(w.lo)).saturating_sub(tol.early_ns)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

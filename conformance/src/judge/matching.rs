@@ -92,6 +92,9 @@ pub(super) struct Pairing {
 /// What the matching needs of the run.
 pub(super) struct Ctx<'a> {
     pub scenario: &'a Scenario,
+    /// By record: how much earlier than its time, beyond `early_ns`, its output may come
+    /// (CONF-TIME-005: `s_hi - s_lo` of its anchors); missing is 0.
+    pub slack: &'a [u64],
     pub injected: &'a [TimedInput],
     pub exp: &'a [(&'a Record, Frame<'a>)],
     pub obs: &'a [Frame<'a>],
@@ -122,7 +125,12 @@ impl Ctx<'_> {
         let (rec, f) = &self.exp[e];
         let at = rec.at.0;
         let early_ok = matches!(f.kind, Kind::Data { rtx: true, .. }) && !self.own_cpu();
-        let lo = if early_ok { 0 } else { at.saturating_sub(tol.early_ns) };
+        let slack = (self.scenario.records.iter())
+            .position(|r| std::ptr::eq(r, *rec))
+            .and_then(|i| self.slack.get(i).copied())
+            .unwrap_or(0);
+        let early = tol.early_ns.saturating_add(slack);
+        let lo = if early_ok { 0 } else { at.saturating_sub(early) };
         (lo, at.saturating_add(tol.late_ns))
     }
 

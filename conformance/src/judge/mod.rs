@@ -84,8 +84,8 @@ use std::collections::{BTreeSet, HashMap};
 use openrdma_codec::AethKind;
 use openrdma_codec::frame::decode;
 use openrdma_device::{
-    Body, Capability, CpuHalf, Direction, NicEvent, Output, Scenario, TimedInput, TimedOutput,
-    Timestamp,
+    Body, Capability, CpuHalf, Direction, NicEvent, Output, Record, Scenario, TimedInput,
+    TimedOutput, Timestamp,
 };
 use serde::Serialize;
 
@@ -402,6 +402,19 @@ pub fn judge_in(
     observed: &[TimedOutput],
     scope: Scope,
 ) -> Judgement {
+    judge_timed(scenario, &[], injected, observed, scope)
+}
+
+/// [`judge_in`] on a re-timed scenario, with how much earlier than its time, beyond
+/// `early_ns`, each record's output may come (`slack`, by record; missing is 0), as
+/// `timeline::early_slack` gives it (CONF-TIME-005).
+pub fn judge_timed(
+    scenario: &Scenario,
+    slack: &[u64],
+    injected: &[TimedInput],
+    observed: &[TimedOutput],
+    scope: Scope,
+) -> Judgement {
     let cap = output_cap(scenario);
     if observed.len() as u64 > cap {
         return over_cap(scenario, observed.len() as u64, observed[cap as usize].at);
@@ -415,35 +428,39 @@ pub fn judge_in(
             .cloned()
             .collect();
         let scope = Scope { cpu_split: false, ..scope };
-        return judge_reportless(scenario, injected, &observed, scope);
+        return judge_reportless(scenario, slack, injected, &observed, scope);
     }
-    judge_reportless(scenario, injected, observed, scope)
+    judge_reportless(scenario, slack, injected, observed, scope)
 }
 
 /// [`judge_in`] once the reports of a device with its own CPU half are set aside.
 fn judge_reportless(
     scenario: &Scenario,
+    slack: &[u64],
     injected: &[TimedInput],
     observed: &[TimedOutput],
     scope: Scope,
 ) -> Judgement {
     if scope == Scope::FULL {
-        return judge_all(scenario, injected, observed, scope);
+        return judge_all(scenario, slack, injected, observed, scope);
     }
     let keep = |body: &Body| match body {
         Body::Event { event } => scope.judges_event(event),
         Body::Frame { bytes, .. } => scope.judges_frame(bytes),
         _ => true,
     };
+    let kept = |r: &Record| r.dir == Direction::Inject || keep(&r.body);
     let scoped = Scenario {
         manifest: scenario.manifest.clone(),
-        records: scenario
-            .records
-            .iter()
-            .filter(|r| r.dir == Direction::Inject || keep(&r.body))
-            .cloned()
-            .collect(),
+        records: scenario.records.iter().filter(|r| kept(r)).cloned().collect(),
     };
+    let slack: Vec<u64> = scenario
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| kept(r))
+        .map(|(i, _)| slack.get(i).copied().unwrap_or(0))
+        .collect();
     let observed: Vec<TimedOutput> = observed
         .iter()
         .filter(|o| match &o.output {
@@ -452,11 +469,12 @@ fn judge_reportless(
         })
         .cloned()
         .collect();
-    judge_all(&scoped, injected, &observed, scope)
+    judge_all(&scoped, &slack, injected, &observed, scope)
 }
 
 fn judge_all(
     scenario: &Scenario,
+    slack: &[u64],
     injected: &[TimedInput],
     observed: &[TimedOutput],
     scope: Scope,
@@ -464,7 +482,8 @@ fn judge_all(
     // Everything read, decoded once, and the pairing of frames several rows read.
     let o = Obs::new(scenario, injected, observed);
     let mut pair_div = Vec::new();
-    let cx = matching::Ctx { scenario, injected, exp: &o.exp_frames, obs: &o.frames, observed };
+    let cx =
+        matching::Ctx { scenario, slack, injected, exp: &o.exp_frames, obs: &o.frames, observed };
     let pairing = matching::pair(&cx, &mut pair_div);
     let ctx = Ctx {
         scenario,
