@@ -409,13 +409,13 @@ fn conf_cmp_027_a_retransmission_takes_another_ev() {
     assert_eq!(d, vec![], "another EV");
 }
 
-// ---- CONF-CMP-028 ------------------------------------------------------------------------
+// ---- CONF-CMP-047 ------------------------------------------------------------------------
 
-/// CONF-CMP-028: under `spray-policies` a data packet or probe on another EV than its
+/// CONF-CMP-047: under `spray-policies` a data packet or probe on another EV than its
 /// record's diverges under the requirement of its QP's policy; the record's own list of
 /// requirements names no divergence.
 #[test]
-fn conf_cmp_028_each_ev_is_the_one_the_policy_gives() {
+fn conf_cmp_047_each_ev_is_the_one_the_policy_gives() {
     // The frame's checksums made right too: the UDP checksum of IPv6 covers the EV.
     let moved = |r: &Run, k: usize, by: usize| {
         let ev = decode(r.bytes(k)).entropy().expect("an EV");
@@ -1532,14 +1532,16 @@ fn conf_cmp_025_every_probe_answer_comes_in_time() {
     assert_eq!(r.judge(&moved(&r.observed, answer, late)), vec![], "late by late_ns");
 }
 
-// ---- CONF-CMP-028 -----------------------------------------------------------------------
+// ---- CONF-CMP-047 -----------------------------------------------------------------------
 
-/// CONF-CMP-028: under `spray-policies` every data packet and probe carries the EV of the
-/// record it matches, a difference reported under the requirement of its QP's policy, or
-/// the first its record checks; the `random` policy is judged by CONF-CMP-027 alone, and a
-/// scenario that does not require `spray-policies` leaves the choice to the device.
+/// CONF-CMP-047: under `spray-policies` every data packet and probe carries the EV its
+/// policy gives (a `fixed` or `round-robin` QP's judged on the device's own previous
+/// choice, the others' on the record it matches), a difference reported under the
+/// requirement of its QP's policy, or the first its record checks; the `random` policy is
+/// judged by CONF-CMP-027 alone, and a scenario that does not require `spray-policies`
+/// leaves the choice to the device.
 #[test]
-fn conf_cmp_028_spray_policies_are_held_to_the_recorded_evs() {
+fn conf_cmp_047_spray_policies_give_each_ev() {
     /// The run with the `n`-th first transmission (or probe) moved to the next EV of its
     /// profile.
     fn on_another_ev(r: &Run, pick: impl Fn(&DecodedFrame<'_>) -> bool) -> Vec<TimedOutput> {

@@ -1,5 +1,5 @@
 //! Path choice: the EVs a sending device puts its data packets on (`CONF-CMP-027`,
-//! `CONF-CMP-028`).
+//! `CONF-CMP-047`).
 //!
 //! A device's paths are its own choice (its spray policy need not be the reference's), but
 //! every choice obeys the usable pool of `SND-PATH-001`: an EV of the QP's profile, in
@@ -21,8 +21,13 @@
 //! and judges a packet only when none of them allows it. So a correct device is never
 //! failed for a state it did not have to be in, whatever its timing.
 //!
-//! In a scenario that requires `spray-policies` the device's EVs must be the recorded ones,
-//! exactly ([`judge_exact`]).
+//! In a scenario that requires `spray-policies` each EV must be the one the QP's policy
+//! gives ([`judge_exact`]). For `fixed` and `round-robin` that is judged on the device's own
+//! packets: from the profile's first EV, or from the cursor its previous packet left, the
+//! packet may take each EV that may be in the pool up to the first that surely is, the
+//! pool followed as above. A device that acts on an input later than the reference, within
+//! its latency, may have chosen on the older pool, and one late choice moves a round-robin
+//! cursor for every packet after it: the recorded EVs cannot judge it.
 
 use std::collections::HashMap;
 
@@ -261,7 +266,7 @@ pub(super) fn judge(
     div: &mut Vec<Divergence>,
 ) {
     if let Some(packets) = tracked(scenario, inputs, obs) {
-        packets.judge(obs, div);
+        packets.judge(obs, div, None);
     }
 }
 
@@ -422,9 +427,18 @@ impl Packets {
     /// Judges every data packet, in time order, against the states the events before it
     /// (and perhaps those at its time) gave the EVs.
     ///
+    /// With `policies` (each QP's spray policy by peer QPN, and where to put what it
+    /// finds), also judges each data packet of a `fixed` or `round-robin` QP by its policy,
+    /// on the same states (`CONF-CMP-047`).
+    ///
     /// Returns the draws of the QPs that spray at random: each first transmission sent
     /// while the scenario's inputs leave no doubt about the pool, with that pool.
-    fn judge(self, obs: &[Frame<'_>], div: &mut Vec<Divergence>) -> Draws {
+    fn judge(
+        self,
+        obs: &[Frame<'_>],
+        div: &mut Vec<Divergence>,
+        mut policies: Option<(&HashMap<u32, SprayPolicy>, &mut Vec<Divergence>)>,
+    ) -> Draws {
         let Packets { mut qps, claims, events, hold, lag } = self;
         let mut draws = Draws::new();
         // Every data packet, in time order, against the states the events before it (and
@@ -436,6 +450,8 @@ impl Packets {
         let mut next_earlier = 0;
         let mut next = 0;
         let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
+        // The round-robin cursor of each QP, as the device's own packets leave it.
+        let mut cursor: HashMap<u32, usize> = HashMap::new();
         for f in packets {
             let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
             let t = f.at;
@@ -473,6 +489,14 @@ impl Packets {
                     (s, p)
                 })
                 .collect();
+            if let Some((spray, out)) = policies.as_mut() {
+                let policy = spray.get(&peer).copied().unwrap_or(SprayPolicy::Random);
+                let avoided = if rtx { prev } else { None };
+                let start = cursor.get(&peer).copied().unwrap_or(0);
+                if let Some(next) = judge_policy(policy, &states, start, avoided, f, out) {
+                    cursor.insert(peer, next);
+                }
+            }
             if qp.random && !rtx {
                 if let Some(pool) = certain_pool(&states) {
                     draws.entry(peer).or_default().push(Draw { at: t, pool, ev: f.ev });
@@ -558,6 +582,67 @@ impl Packets {
     }
 }
 
+/// Judges a data packet of a `fixed` or `round-robin` QP by its policy (`CONF-CMP-047`):
+/// from `start` (`fixed`: the profile's first EV; `round-robin`: the cursor its previous
+/// packet left) round the profile, the packet may take each EV that may be in the usable
+/// pool, up to the first that surely is. `states` are every state each EV may be in when
+/// the device chose, its latency allowed for; `avoided` is the EV of a retransmission's
+/// previous transmission, which the pool may or may not leave out. Returns the cursor after
+/// the packet, `None` for a packet on no EV of the profile or of another policy.
+fn judge_policy(
+    spray: SprayPolicy,
+    states: &[(&Slot, Possible)],
+    start: usize,
+    avoided: Option<Ev>,
+    f: &Frame<'_>,
+    div: &mut Vec<Divergence>,
+) -> Option<usize> {
+    let start = match spray {
+        SprayPolicy::Fixed => 0,
+        SprayPolicy::RoundRobin => start,
+        _ => return None,
+    };
+    let n = states.len();
+    let taken = states.iter().position(|(s, _)| s.wire == f.ev)?;
+    let sure = |s: &Slot, p: &Possible| p.surely_good() && Some(s.wire) != avoided;
+    let primary_sure = states.iter().any(|(s, p)| !s.backup && sure(s, p));
+    let primary_may = states.iter().any(|(s, p)| !s.backup && p.may_be_good());
+    let mut allowed = Vec::new();
+    for k in 0..n {
+        let i = (start + k) % n;
+        let (s, p) = &states[i];
+        if p.may_be_good() && (!s.backup || !primary_sure) {
+            allowed.push(i);
+        }
+        if sure(s, p) && (!s.backup || !primary_may) {
+            break;
+        }
+    }
+    // No EV may be usable: the pool's rule (CONF-CMP-027) judges the packet.
+    let first = *allowed.first()?;
+    if !allowed.contains(&taken) {
+        let req = policy_requirement(spray, false).unwrap_or("SND-SPRAY-001");
+        let list = allowed.iter().map(|&i| format!("{:#x}", states[i].0.wire));
+        let list = list.collect::<Vec<_>>().join(" or ");
+        div.push(Divergence {
+            at: f.at,
+            requirement: req.into(),
+            what: format!("sent on EV {:#x}; the QP's spray policy gives EV {list}", f.ev),
+            expected: None,
+            actual: Some(render_frame(f.bytes)),
+            fields: vec![super::FieldDiff::new(
+                "entropy",
+                format!("{:#x}", states[first].0.wire),
+                format!("{:#x}", f.ev),
+            )],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
+    Some((taken + 1) % n)
+}
+
 /// One EV a QP that sprays at random drew for a first transmission: when, from which pool
 /// (the EVs as frames carry them, in profile order), and which.
 #[derive(Debug, Clone)]
@@ -618,7 +703,7 @@ pub(super) fn judge_random(
     div: &mut Vec<Divergence>,
 ) {
     let Some(packets) = tracked(scenario, inputs, obs) else { return };
-    let draws = packets.judge(obs, &mut Vec::new());
+    let draws = packets.judge(obs, &mut Vec::new(), None);
     let mut peers: Vec<&u32> = draws.keys().collect();
     peers.sort();
     for peer in peers {
@@ -690,7 +775,7 @@ fn claims_psn(c: &Claim, psn: Psn, msn: Option<Msn>) -> bool {
     }
 }
 
-/// The requirement a QP's spray policy is judged under (`CONF-CMP-028`), or `None` for
+/// The requirement a QP's spray policy is judged under (`CONF-CMP-047`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
 fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
     match spray {
@@ -704,8 +789,9 @@ fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
     }
 }
 
-/// In a scenario that requires `spray-policies`, every data packet and probe must carry the
-/// EV of the record it matches (`CONF-CMP-028`).
+/// In a scenario that requires `spray-policies`, every data packet of a `fixed` or
+/// `round-robin` QP must take an EV its policy may give after the device's previous choice,
+/// and every other data packet and probe the EV of the record it matches (`CONF-CMP-047`).
 ///
 /// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
 /// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
@@ -730,6 +816,9 @@ pub(super) fn judge_exact(
             _ => None,
         })
         .collect();
+    if let Some(packets) = tracked(scenario, inputs, obs) {
+        packets.judge(obs, &mut Vec::new(), Some((&spray, div)));
+    }
     let mut tracked_once: Option<Option<Packets>> = None;
     for &(e, o) in matches {
         let ef = &exp[e].1;
@@ -739,9 +828,12 @@ pub(super) fn judge_exact(
             Kind::Probe { qp } => (qp, true),
             _ => continue,
         };
-        let Some(req) = spray.get(&qp).and_then(|&s| policy_requirement(s, probe)) else {
+        let Some(&policy) = spray.get(&qp) else { continue };
+        // The data packets of these policies are judged on the device's own choices.
+        if !probe && matches!(policy, SprayPolicy::Fixed | SprayPolicy::RoundRobin) {
             continue;
-        };
+        }
+        let Some(req) = policy_requirement(policy, probe) else { continue };
         if ef.ev != of.ev {
             let (req, what) = match backoff_mistimed(scenario, ef, of) {
                 Some(nacked) => (
@@ -844,10 +936,9 @@ fn window_fit_cause(
                 estimate_name(rule.id())
             ),
         ),
-        None => (
-            req,
-            format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev),
-        ),
+        None => {
+            (req, format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev))
+        }
     }
 }
 

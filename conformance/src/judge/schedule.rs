@@ -254,8 +254,10 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
 ///
 /// Retransmissions may come any time earlier than the reference's (`CONF-TIME-005`), so
 /// this bound is judged on its own. It is judged only where the NACK is the first reason
-/// the scenario gave to retransmit the PSN: with no SACK, trim, or CPU command of the QP
-/// before it, the PSN was not queued already (`SND-RTX-005`), so the NACK's delay holds.
+/// the scenario gave to retransmit the PSN: with no `Retransmit` or `QpError` command or
+/// fatal NACK of the QP before it, no trim of the PSN, and no SACK that leaves the PSN out while it claims a
+/// later one (the evidence of loss inference, `SND-INFER-001`), the PSN was not queued
+/// already (`SND-RTX-005`), so the NACK's delay holds.
 pub(super) fn judge_nack_backoff(
     scenario: &Scenario,
     inputs: &[In<'_>],
@@ -271,8 +273,11 @@ pub(super) fn judge_nack_backoff(
     inputs.sort_by_key(|i| i.at);
     // The device's QPNs by the peer QPN its data packets carry.
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
-    // The peer QPNs the scenario has given some other reason to retransmit.
+    // The peer QPNs the scenario has given a reason to retransmit any PSN.
     let mut other_reason: HashSet<u32> = HashSet::new();
+    // The SACKs and trims of each peer QPN so far: reasons to retransmit some PSNs.
+    let mut sacks: Vec<(u32, openrdma_codec::SethRepr)> = Vec::new();
+    let mut trims: Vec<(u32, u32)> = Vec::new();
     // (peer QPN, PSN, time) of each delaying NACK that was the first reason given.
     let mut delayed: Vec<(u32, u32, u64)> = Vec::new();
     // (peer QPN, time) of every other reason to retransmit: a SACK, a trim, a command.
@@ -292,7 +297,14 @@ pub(super) fn judge_nack_backoff(
                     _ => None,
                 };
                 if let Some(&peer) = qpn.and_then(|q| peer_of.get(&q.value())) {
-                    other_reason.insert(peer);
+                    // A probe or an EV state queues no retransmission.
+                    let queues = matches!(
+                        command,
+                        CpuCommand::Retransmit { .. } | CpuCommand::QpError { .. }
+                    );
+                    if queues {
+                        other_reason.insert(peer);
+                    }
                     reasons.push((peer, at));
                 }
             }
@@ -300,16 +312,37 @@ pub(super) fn judge_nack_backoff(
                 Some(&Kind::Nack { qp, psn, reason }) => {
                     let Some(&peer) = peer_of.get(&qp) else { continue };
                     let reason = NackReason(reason);
-                    if reason.is_trim() || reason.is_fatal() {
+                    let p = openrdma_codec::Psn::new(psn);
+                    let suspects = |(q, seth): &(u32, openrdma_codec::SethRepr)| {
+                        *q == peer
+                            && !seth.is_sacked(p)
+                            && (0..64).any(|k| {
+                                seth.sack_bitmap >> k & 1 == 1
+                                    && seth.bitmap_base().add(k).is_after(p)
+                            })
+                    };
+                    if reason.is_fatal() {
                         other_reason.insert(peer);
                         reasons.push((peer, at));
-                    } else if !other_reason.contains(&peer) {
+                    } else if reason.is_trim() {
+                        trims.push((peer, psn));
+                        reasons.push((peer, at));
+                    } else if !other_reason.contains(&peer)
+                        && !trims.contains(&(peer, psn))
+                        && !sacks.iter().any(suspects)
+                    {
                         delayed.push((peer, psn, at));
                     }
                 }
                 Some(&Kind::Sack { qp, .. }) => {
                     if let Some(&peer) = peer_of.get(&qp) {
-                        other_reason.insert(peer);
+                        let seth = i.frame.as_ref().and_then(|f| f.d.ext.seth);
+                        match seth.filter(|s| !s.pr) {
+                            Some(seth) => sacks.push((peer, seth)),
+                            None => {
+                                other_reason.insert(peer);
+                            }
+                        }
                         reasons.push((peer, at));
                     }
                 }

@@ -33,6 +33,12 @@ pub const SKIPPED: &[(&str, &str)] = &[
     ("ignore-recovery-rto-max", "passes rec-device-progress: no timeout there reaches the cap"),
 ];
 
+/// The knobs that time a device's reaction to an input, in ns. Set within `late_ns / 2` of
+/// the default, ignoring one is not visible: a device may act on any input that much later
+/// (CONF-TIME-004), so a scenario that sets one so is no place to catch its fault.
+const REACTION_TIMES: &[&str] =
+    &["nic.nack_backoff", "nic.sack_delay", "nic.skip_hold", "nic.tail_probe"];
+
 /// The sections of the manifest that configure the device.
 const SECTIONS: &[&str] = &["nic", "recovery"];
 
@@ -101,6 +107,22 @@ fn sets(m: &Manifest, knob: &str) -> bool {
     section(&d, name) != section(m, name)
 }
 
+/// Whether ignoring `knob` can show in a scenario of manifest `m` that [`sets`] it: a
+/// reaction time must differ from its default by more than `late_ns / 2`.
+fn visible(m: &Manifest, knob: &str) -> bool {
+    if !REACTION_TIMES.contains(&knob) {
+        return true;
+    }
+    let mut d = m.clone();
+    ignore(&mut d, knob);
+    let (name, key) = knob.split_once('.').unwrap_or_default();
+    let ns = |m: &Manifest| section(m, name)?.get(key)?.as_u64();
+    match (ns(m), ns(&d)) {
+        (Some(a), Some(b)) => a.abs_diff(b) > m.tolerances.late_ns / 2,
+        _ => true,
+    }
+}
+
 /// The leaf clauses of a device or its CPU half whose text names `key` (`sack_coalesce`).
 fn clauses_naming(spec: &Spec, key: &str) -> Vec<Clause> {
     let quoted = format!("`{key}`");
@@ -160,7 +182,7 @@ fn knobs() -> &'static Knobs {
             }
             let catch: Vec<&'static str> = corpus
                 .iter()
-                .filter(|(_, m)| sets(m, &knob))
+                .filter(|(_, m)| sets(m, &knob) && visible(m, &knob))
                 .filter(|(_, m)| {
                     breaks.iter().any(|b| m.requirements.iter().any(|r| r == b.requirement()))
                 })

@@ -137,14 +137,17 @@ fn snd_infer_retransmitted() -> Scenario {
     r.checks(&["SND-RTX-006", "SND-INFER-001"]);
     r.host(4_500, HostCommand::PostWrite(wr(1, 3 * PMTU, None, true)));
     inject_nack(&mut r, 5_000, 6, NackReason::NO_RESOURCE);
-    r.run_until(6_500);
-    r.host(6_500, HostCommand::PostWrite(wr(2, 2 * PMTU, None, true)));
+    // The next message is posted 2 us after the retransmission of PSN 6, more than the
+    // latency a device may add to its reaction to the NACK (late_ns / 2, CONF-TIME-004):
+    // the retransmission comes before PSNs 9 and 10 on every legal device.
+    r.run_until(8_000);
+    r.host(8_000, HostCommand::PostWrite(wr(2, 2 * PMTU, None, true)));
     // PSNs 7 to 10 arrive, PSN 6 does not.
-    inject_sack(&mut r, 7_000, 5, 0b11110, 10, WireMark::NONE);
+    inject_sack(&mut r, 8_500, 5, 0b11110, 10, WireMark::NONE);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 8_000, 10, 0, 6, WireMark::NONE);
-    inject_ack(&mut r, 8_000, 10, 2, AethRepr::ACK_UNLIMITED_CREDIT);
-    done(r, 16_000)
+    inject_sack(&mut r, 9_500, 10, 0, 6, WireMark::NONE);
+    inject_ack(&mut r, 9_500, 10, 2, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 17_500)
 }
 
 /// A suspect no SACK can judge yet is kept for a later one; a PSN is retransmitted by
