@@ -548,7 +548,7 @@ def _(ctx, f, item):
 m = fault("ack-ev-fixed",
           "Transport ACKs leave on a fixed control source port instead of the EV of the "
           "packet that caused them.",
-          ["RCV-ACK-002"])
+          ["RCV-ACK-002", "RCV-NAK-002"])
 
 
 @out_frames(m, ("ack", "nak"))
