@@ -278,6 +278,7 @@ pub(super) const MATCH: &[Clause] = &[
 
 pub(super) const ORDER: &[Clause] = &[
     FLAG_ORDER_002,
+    FLAG_SEND_001_A,
     ORD_SEND_001,
     ORD_SEND_002_B,
     ORD_SEND_003,
