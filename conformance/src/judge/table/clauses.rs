@@ -334,7 +334,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     SND_TAIL_001_B
 ];
 
-pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, SND_PATH_002];
+pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, REC_IF_016, SND_PATH_002];
 
 pub(super) const PATHS: &[Clause] = &[EV_STATE_001_B, SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
 
