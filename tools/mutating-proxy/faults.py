@@ -548,7 +548,7 @@ def _(ctx, f, item):
 m = fault("ack-ev-fixed",
           "Transport ACKs leave on a fixed control source port instead of the EV of the "
           "packet that caused them.",
-          ["RCV-ACK-002"])
+          ["RCV-ACK-002", "RCV-NAK-002"])
 
 
 @out_frames(m, ("ack", "nak"))
@@ -1449,7 +1449,7 @@ def _(ctx, f, item):
 m = fault("trim-as-resource",
           "A trim NACK is handled as a resource NACK: no SKIP, and the retransmission waits "
           "for nack_backoff.",
-          ["SND-NACK-002", "EV-SKIP-001", "REC-IF-016", "REC-IF-008"])
+          ["SND-NACK-002", "EV-SKIP-001", "REC-IF-016", "REC-IF-008", "REC-IF-004"])
 
 
 @in_frames(m, ("nack",))
@@ -1461,7 +1461,7 @@ def _(ctx, f, item):
 m = fault("fatal-nack-ignored",
           "An UNEXP_EVENT NACK is handled as a resource NACK: the QP is not failed and the "
           "packet is retried.",
-          ["SND-NACK-005", "NETH-REASON-002", "RET-FLUSH-001", "REC-IF-009"])
+          ["SND-NACK-005", "NETH-REASON-002", "RET-FLUSH-001", "REC-IF-009", "REC-IF-004"])
 
 
 @in_frames(m, ("nack",))

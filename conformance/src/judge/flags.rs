@@ -12,7 +12,8 @@
 //!   (`FLAG-TABLE-001.a`);
 //! * the right slot at another stride than 8 bytes is the slot's address computed wrong
 //!   (`FLAG-TABLE-001.b`); this is judged inside the table too, against the expected flag
-//!   of the same message;
+//!   of the same message, when every flag of that side, in every QP's table, lies at that
+//!   stride (slot 0 at the base), so that a slot off by one is not taken for a stride;
 //! * any other word outside the table is a write outside it (`FLAG-TABLE-001.c`);
 //!   but the right address cut to 32 bits is left to the rule of the slot (for a
 //!   retirement flag, the base its QP's context holds, `FLAG-RECV-001.a`), as every value
@@ -58,6 +59,32 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
             _ => None,
         })
         .collect();
+    // The expected flag of the same message, for the slot it should be at.
+    let want_of = |got: &FlagWrite| {
+        expected
+            .iter()
+            .copied()
+            .find(|w| key(w) == key(got) && w.msn == got.msn && generation(w) == generation(got))
+    };
+    // The flags of each side, over every QP's table: (expected slot, offset from the base)
+    // of every flag whose expected flag lies in its table. A slot's address is computed by
+    // one circuit for every table of a side, so a wrong stride puts every flag at the same
+    // multiple of its slot, slot 0 at the base; a slot off by one does not.
+    let mut placed: HashMap<bool, Vec<(u64, u64)>> = HashMap::new();
+    for &(_, e) in &o.events {
+        let NicEvent::FlagWrite(got) = e else { continue };
+        let Some(&(base, slots)) = tables.get(&key(got)) else { continue };
+        let end = base.saturating_add(u64::from(slots) * 8);
+        if let Some(w) = want_of(got).filter(|w| (base..end).contains(&w.addr)) {
+            let entry = placed.entry(got.side == Side::Requester).or_default();
+            entry.push(((w.addr - base) / 8, got.addr.wrapping_sub(base)));
+        }
+    }
+    let stride_holds = |requester: bool, stride: u64| {
+        placed
+            .get(&requester)
+            .is_none_or(|v| v.iter().all(|&(s, off)| s.checked_mul(stride) == Some(off)))
+    };
     for &(at, e) in &o.events {
         let NicEvent::FlagWrite(got) = e else { continue };
         let Some(&(base, slots)) = tables.get(&key(got)) else { continue };
@@ -66,11 +93,7 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
         }
         let end = base.saturating_add(u64::from(slots) * 8);
         let inside = (base..end).contains(&got.addr);
-        // The expected flag of the same message, for the slot it should be at.
-        let want = expected
-            .iter()
-            .copied()
-            .find(|w| key(w) == key(got) && w.msn == got.msn && generation(w) == generation(got));
+        let want = want_of(got);
         // The right address cut to 32 bits is a register of the slot's address too narrow:
         // the rule that gives the slot names it (`FLAG-SEND-001.b`, `FLAG-RECV-001.b`).
         if want.is_some_and(|w| w.addr != got.addr && got.addr == w.addr & 0xFFFF_FFFF) {
@@ -80,9 +103,11 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
             .filter(|w| (base..end).contains(&w.addr) && w.addr != got.addr)
             .map(|w| (w.addr - base) / 8);
         let offset = got.addr.wrapping_sub(base);
-        let stride = slot
-            .filter(|&s| s > 0)
-            .and_then(|s| WRONG_STRIDES.into_iter().find(|k| s.checked_mul(*k) == Some(offset)));
+        let stride = slot.filter(|&s| s > 0).and_then(|s| {
+            WRONG_STRIDES.into_iter().find(|k| {
+                s.checked_mul(*k) == Some(offset) && stride_holds(got.side == Side::Requester, *k)
+            })
+        });
         let side = if got.side == Side::Requester { "sender" } else { "retirement" };
         let (clause, what) = if let (Some(s), Some(k)) = (slot, stride) {
             (

@@ -61,6 +61,7 @@ enum Rule {
     SendEntryLate,
     WriteAfterSendFlag,
     DataAfterSendFlag,
+    FlagAgain,
     CompletedAgain,
 }
 
@@ -71,6 +72,7 @@ impl Rule {
             Rule::SendEntryLate => "ORD-SEND-001",
             Rule::WriteAfterSendFlag => "ORD-SEND-003",
             Rule::DataAfterSendFlag => "ORD-SEND-002.b",
+            Rule::FlagAgain => "FLAG-SEND-001.a",
             Rule::CompletedAgain => "RET-SEND-001",
         }
     }
@@ -129,21 +131,18 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
     let mut send_flagged: HashMap<WrKey, u32> = HashMap::new();
     let mut send_flagged_msgs: HashSet<MsgKey> = HashSet::new();
     let mut recv_flagged: HashSet<MsgKey> = HashSet::new();
-    // Work requests whose sender flag is written twice: completed again, whole, which
-    // breaks the rule that each completes once (RET-SEND-001) before the flag's.
+    // Work requests whose sender flag is written twice: with a completion entry written
+    // again between its flags, the work request completed again, whole (RET-SEND-001);
+    // with the flag alone written again, it has more than one sender flag (FLAG-SEND-001.a).
     let mut flags: HashMap<WrKey, u32> = HashMap::new();
     for item in items {
         if let Item::SendFlag(k) = item {
             *flags.entry(*k).or_default() += 1;
         }
     }
-    let after_flag = |k: &WrKey| {
-        if flags.get(k).is_some_and(|&n| n > 1) {
-            Rule::CompletedAgain
-        } else {
-            Rule::WriteAfterSendFlag
-        }
-    };
+    let flagged_again = |k: &WrKey| flags.get(k).is_some_and(|&n| n > 1);
+    // Work requests with a completion entry after their first sender flag.
+    let mut entry_after_flag: HashSet<WrKey> = HashSet::new();
     let mut out = Vec::new();
     for (pos, item) in items.iter().enumerate() {
         let mut breach = |rule, key| out.push(Breach { pos, rule, key });
@@ -152,12 +151,25 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
                 // Its only completion, after its flag: the entry came too late.
                 Some(0) => breach(Rule::SendEntryLate, Key::Wr(*k)),
                 // A second completion, after the flag.
-                Some(_) => breach(after_flag(k), Key::Wr(*k)),
+                Some(_) => {
+                    entry_after_flag.insert(*k);
+                    let rule = if flagged_again(k) {
+                        Rule::CompletedAgain
+                    } else {
+                        Rule::WriteAfterSendFlag
+                    };
+                    breach(rule, Key::Wr(*k))
+                }
                 None => *completions.entry(*k).or_default() += 1,
             },
             Item::SendFlag(k) => {
                 if send_flagged.contains_key(k) {
-                    breach(after_flag(k), Key::Wr(*k));
+                    let rule = if entry_after_flag.contains(k) {
+                        Rule::CompletedAgain
+                    } else {
+                        Rule::FlagAgain
+                    };
+                    breach(rule, Key::Wr(*k));
                 } else {
                     send_flagged.insert(*k, completions.get(k).copied().unwrap_or(0));
                     send_flagged_msgs.insert((k.0, k.1));
@@ -301,6 +313,9 @@ fn describe(b: Breach, e: &NicEvent) -> String {
         }
         Rule::CompletedAgain => {
             format!("a {kind} of {whose} came after its sender flag: it completed again")
+        }
+        Rule::FlagAgain => {
+            format!("a second sender flag of {whose}: each work request has exactly one")
         }
         _ => {
             format!("a {kind} of {whose} came after its sender flag, which must be its last write")
@@ -468,8 +483,13 @@ mod tests {
             rules(&[SendCompletion(WR), SendFlag(WR), SendCompletion(WR)]),
             [(2, "ORD-SEND-003")]
         );
+        // The flag alone written again: one sender flag per work request.
+        assert_eq!(rules(&[SendFlag(WR), SendFlag(WR)]), [(1, "FLAG-SEND-001.a")]);
+        assert_eq!(
+            rules(&[SendCompletion(WR), SendFlag(WR), SendFlag(WR)]),
+            [(2, "FLAG-SEND-001.a")]
+        );
         // Completed again, entry and flag: each work request completes once.
-        assert_eq!(rules(&[SendFlag(WR), SendFlag(WR)]), [(1, "RET-SEND-001")]);
         assert_eq!(
             rules(&[SendCompletion(WR), SendFlag(WR), SendCompletion(WR), SendFlag(WR)]),
             [(2, "RET-SEND-001"), (3, "RET-SEND-001")]

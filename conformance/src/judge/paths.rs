@@ -995,8 +995,10 @@ fn backoff_mistimed(scenario: &Scenario, ef: &Frame<'_>, of: &Frame<'_>) -> Opti
 /// rule by its own account. Each output may come up to `late_ns` late (CONF-TIME-006), in
 /// any order with the others: a packet is judged against the reports made more than
 /// `late_ns` before it, and not at all when a report within `late_ns` of it makes the EV
-/// GOOD. When the device had reported every EV of the QP's profile out of GOOD, no EV was
-/// usable: the packet should have waited (`SND-PATH-002`).
+/// GOOD. An EV last reported in SKIP `skip_hold` or more before the packet had returned to
+/// GOOD (EV-SKIP-002): the return is what the device did not report (`REC-IF-016`). When
+/// the device had reported every EV of the QP's profile out of GOOD, no EV was usable: the
+/// packet should have waited (`SND-PATH-002`).
 pub(super) fn judge_reported(
     scenario: &Scenario,
     observed: &[TimedOutput],
@@ -1024,6 +1026,7 @@ pub(super) fn judge_reported(
         }
     }
     let late = scenario.manifest.tolerances.late_ns;
+    let hold = scenario.manifest.nic.skip_hold.as_nanos() as u64;
     // The state the device last reported an EV in, from its reports `states`, surely before
     // a packet at `t`; GOOD when a report near `t` makes it GOOD.
     let state_at = |states: &[(u64, EvState)], t: u64| {
@@ -1047,7 +1050,14 @@ pub(super) fn judge_reported(
         let none_usable = profiles.get(&local).is_some_and(|evs| {
             evs.iter().all(|&e| last_before(local, e, t).is_some_and(|s| s != EvState::Good))
         });
-        let (requirement, why) = if none_usable {
+        // The EV reported in SKIP at least `skip_hold` before the packet: it had returned to
+        // GOOD by then (EV-SKIP-002), and the device did not report the return.
+        let skip_since = states.iter().rev().find(|(at, _)| at.saturating_add(late) < t);
+        let returned = state == EvState::Skip
+            && skip_since.is_some_and(|&(at, _)| at.saturating_add(hold) <= t);
+        let (requirement, why) = if returned {
+            ("REC-IF-016", " more than skip_hold before: its return to GOOD was not reported")
+        } else if none_usable {
             ("SND-PATH-002", ", and every EV of the QP out of GOOD")
         } else {
             ("EV-STATE-001.b", "")

@@ -259,7 +259,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "flush-rewrites-completed",
         "a QP's failure flushes the work requests it already completed once more",
-        &[req::RET_FLUSH_001_A, req::ORD_SEND_003, req::RET_SEND_001],
+        &[req::RET_FLUSH_001_A, req::ORD_SEND_003, req::RET_SEND_001, req::FLAG_SEND_001_A],
         &["snd-ack-nak"],
         |_| Box::<FlushRewritesCompleted>::default(),
     ),

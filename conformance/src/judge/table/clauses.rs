@@ -279,6 +279,7 @@ pub(super) const MATCH: &[Clause] = &[
 
 pub(super) const ORDER: &[Clause] = &[
     FLAG_ORDER_002,
+    FLAG_SEND_001_A,
     ORD_SEND_001,
     ORD_SEND_002_B,
     ORD_SEND_003,
@@ -336,7 +337,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     SND_TAIL_001_B
 ];
 
-pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, SND_PATH_002];
+pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, REC_IF_016, SND_PATH_002];
 
 pub(super) const PATHS: &[Clause] = &[EV_STATE_001_B, SND_PATH_001, SND_PATH_002, SND_RTX_002_B];
 
