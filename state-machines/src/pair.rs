@@ -34,7 +34,7 @@ use std::collections::BinaryHeap;
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
 
-use crate::endpoint::{Endpoint, Output, Sink};
+use crate::endpoint::{Endpoint, Output, Sink, Took};
 use crate::error::ApiMisuse;
 use crate::event::{NicEvent, Transmit};
 use crate::nic::{HostOrPeer, Nic};
@@ -174,8 +174,9 @@ pub enum RunEnd {
 /// packet).
 #[derive(Debug)]
 struct Flight {
-    /// The packet, with the EV it arrives with.
-    t: Transmit,
+    /// The packet, with the EV it arrives with. `None` only in a slot that was staged for
+    /// a packet the NIC did not have ([`Drain::transmit`]), which is never put in flight.
+    t: Option<Transmit>,
     /// The fabric's note of the hop it reaches first, with [`Way::Hop`].
     hop: u64,
     /// The endpoint it is on its way to.
@@ -404,15 +405,20 @@ impl<P> InFlight<P> {
     /// [`InFlight::peek_due`], with where the packet waits.
     #[inline(always)]
     fn due(&self, now: Timestamp) -> Option<(&P, Head)> {
-        let (at, head) = self.next()?;
-        if at > now {
-            return None;
-        }
-        let p = match head {
-            Head::Line => self.waiting(0).map(|w| &w.packet),
-            Head::Heap(slot) => self.slots[slot as usize].as_ref(),
+        // As `next`, but the line's first packet is looked up once (this runs per packet).
+        let line = match self.len {
+            0 => None,
+            _ => self.waiting(0),
         };
-        p.map(|p| (p, head))
+        if let Some(&Reverse((at, seq, slot))) = self.heap.peek() {
+            if line.is_none_or(|w| (w.at, w.seq) >= (at, seq)) {
+                if at > now {
+                    return None;
+                }
+                return self.slots[slot as usize].as_ref().map(|p| (p, Head::Heap(slot)));
+            }
+        }
+        line.filter(|w| w.at <= now).map(|w| (&w.packet, Head::Line))
     }
 
     /// Drops the next packet, due or not, where it waits.
@@ -450,26 +456,24 @@ impl<P> InFlight<P> {
 }
 
 impl InFlight<Flight> {
-    /// [`InFlight::stage`] for a packet the pair sends to endpoint `to`, put in its slot
-    /// field by field: the packet is moved once, from where the NIC gave it.
+    /// [`InFlight::stage`] for a packet the pair sends to endpoint `to`: the slot after the
+    /// line's last, its packet still to be written there (the NIC's packet is moved once,
+    /// from where the NIC gave it, into the slot).
     #[inline(always)]
-    fn stage_transmit(&mut self, t: Transmit, to: u8) -> &mut Flight {
+    fn stage_flight(&mut self, to: u8) -> &mut Flight {
         if self.len == self.ring.len() {
             self.grow();
         }
         let i = self.at(self.len);
-        match &mut self.ring[i] {
-            Some(w) => {
-                let f = &mut w.packet;
-                f.t = t;
-                (f.hop, f.to, f.way) = (0, to, Way::Arrive);
-                f
-            }
+        let f = match &mut self.ring[i] {
+            Some(w) => &mut w.packet,
             slot => {
-                let f = Flight { t, hop: 0, to, way: Way::Arrive };
+                let f = Flight { t: None, hop: 0, to, way: Way::Arrive };
                 &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet: f }).packet
             }
-        }
+        };
+        (f.hop, f.to, f.way) = (0, to, Way::Arrive);
+        f
     }
 }
 
@@ -480,16 +484,18 @@ fn put(flights: &mut InFlight<Flight>, to: usize, mut t: Transmit, fate: Fate) {
     match fate {
         Fate::Deliver { at, ev } => {
             t.ev = ev;
-            flights.push(at, Flight { t, hop: 0, to, way: Way::Arrive });
+            flights.push(at, Flight { t: Some(t), hop: 0, to, way: Way::Arrive });
         }
         Fate::Duplicate { at, again, ev } => {
             t.ev = ev;
-            flights.push(at, Flight { t: t.clone(), hop: 0, to, way: Way::Arrive });
-            flights.push(again, Flight { t, hop: 0, to, way: Way::Arrive });
+            flights.push(at, Flight { t: Some(t.clone()), hop: 0, to, way: Way::Arrive });
+            flights.push(again, Flight { t: Some(t), hop: 0, to, way: Way::Arrive });
         }
         Fate::Drop => {}
-        Fate::Corrupt { at } => flights.push(at, Flight { t, hop: 0, to, way: Way::Corrupt }),
-        Fate::Hop { at, hop } => flights.push(at, Flight { t, hop, to, way: Way::Hop }),
+        Fate::Corrupt { at } => {
+            flights.push(at, Flight { t: Some(t), hop: 0, to, way: Way::Corrupt });
+        }
+        Fate::Hop { at, hop } => flights.push(at, Flight { t: Some(t), hop, to, way: Way::Hop }),
     }
 }
 
@@ -513,18 +519,21 @@ impl<F: Fabric> Sink for Drain<'_, F> {
     }
 
     #[inline(always)]
-    fn transmit(&mut self, t: Transmit) -> Option<Output> {
-        // The packet is moved once, into the slot where it waits; the fabric sees it there.
+    fn transmit(&mut self, nic: &mut Nic, now: Timestamp) -> Took {
+        // The NIC's packet is moved once, into the slot where it waits (the slot's old
+        // packet dropped); the fabric sees it there.
         let to = (1 - self.k) as u8;
-        let f = self.flights.stage_transmit(t, to);
-        match self.fabric.carry(self.now, self.k, &mut f.t) {
+        let f = self.flights.stage_flight(to);
+        f.t = nic.poll_transmit(now);
+        let Some(t) = &mut f.t else { return Took::Nothing };
+        match self.fabric.carry(self.now, self.k, t) {
             Fate::Deliver { at, ev } => {
-                f.t.ev = ev;
+                t.ev = ev;
                 self.flights.commit(at);
             }
             Fate::Duplicate { at, again, ev } => {
-                f.t.ev = ev;
-                let copy = Flight { t: f.t.clone(), hop: 0, to, way: Way::Arrive };
+                t.ev = ev;
+                let copy = Flight { t: Some(t.clone()), hop: 0, to, way: Way::Arrive };
                 self.flights.commit(at);
                 self.flights.push(again, copy);
             }
@@ -539,7 +548,7 @@ impl<F: Fabric> Sink for Drain<'_, F> {
                 self.flights.commit(at);
             }
         }
-        None
+        Took::Taken
     }
 
     #[inline(always)]
@@ -618,10 +627,10 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     #[cold]
     fn hop_or_lose(&mut self, now: Timestamp) {
         let Some(f) = self.flights.pop_due(now) else { return };
-        if f.way == Way::Hop {
+        if let (Way::Hop, Some(t)) = (f.way, f.t) {
             let to = usize::from(f.to);
-            let fate = self.fabric.hop(now, 1 - to, f.hop, &f.t);
-            put(&mut self.flights, to, f.t, fate);
+            let fate = self.fabric.hop(now, 1 - to, f.hop, &t);
+            put(&mut self.flights, to, t, fate);
         }
     }
 
@@ -685,11 +694,11 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         let batch = self.fabric.batch();
         // A packet that arrives is handed over where it waits, then dropped.
         while let Some((f, head)) = self.flights.due(now) {
-            if f.way != Way::Arrive {
+            let (Way::Arrive, Some(t)) = (f.way, &f.t) else {
                 self.hop_or_lose(now);
                 continue;
-            }
-            let (to, ev, packet) = (usize::from(f.to & 1), f.t.ev, &f.t.packet);
+            };
+            let (to, ev, packet) = (usize::from(f.to & 1), t.ev, &t.packet);
             self.fabric.arrive(now, to, ev, packet);
             self.fabric.calling(now, to, Call::Packet(ev, packet));
             self.drained_at[to] = None;
