@@ -276,45 +276,36 @@ impl<P> InFlight<P> {
     /// Puts `packet` in flight, to arrive at `at` after everything already due then.
     #[inline(always)]
     pub fn push(&mut self, at: Timestamp, packet: P) {
-        self.stage(packet);
+        let seq = self.seq + 1;
+        *self.staged() = Some(Waiting { at, seq, packet });
         self.commit(at);
     }
 
-    /// Puts `packet` in the slot after the line's last, not yet in flight: the caller may
-    /// change it there, then puts it in flight ([`InFlight::commit`]) or drops it. One
-    /// move, into the slot where it waits.
+    /// The slot after the line's last, where a packet is staged before it is put in
+    /// flight ([`InFlight::commit`]): the caller writes it there, with its arrival and the
+    /// order it is put in (one more than the last), or leaves it to be dropped when the
+    /// slot is reused.
     #[inline(always)]
-    pub(crate) fn stage(&mut self, packet: P) -> &mut P {
+    fn staged(&mut self) -> &mut Option<Waiting<P>> {
         if self.len == self.ring.len() {
             self.grow();
         }
         let i = self.at(self.len);
-        match &mut self.ring[i] {
-            // A slot already used: the packet alone is moved in (the old one dropped).
-            Some(w) => {
-                w.packet = packet;
-                &mut w.packet
-            }
-            slot => &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet }).packet,
-        }
+        &mut self.ring[i]
     }
 
-    /// Puts the packet of the last [`InFlight::stage`] in flight, to arrive at `at` after
+    /// Puts the packet staged in [`InFlight::staged`], due at `at`, in flight, after
     /// everything already due then.
     #[inline(always)]
-    pub(crate) fn commit(&mut self, at: Timestamp) {
+    fn commit(&mut self, at: Timestamp) {
         self.seq += 1;
-        let i = self.at(self.len);
         if self.len == 0 || self.last <= at {
-            if let Some(w) = &mut self.ring[i] {
-                w.at = at;
-                w.seq = self.seq;
-                self.len += 1;
-                self.last = at;
-            }
+            self.len += 1;
+            self.last = at;
             return;
         }
         // It overtakes the line's last: it waits in the heap instead.
+        let i = self.at(self.len);
         let Some(Waiting { packet, .. }) = self.ring[i].take() else { return };
         let slot = match self.free.pop() {
             Some(i) => {
@@ -456,24 +447,22 @@ impl<P> InFlight<P> {
 }
 
 impl InFlight<Flight> {
-    /// [`InFlight::stage`] for a packet the pair sends to endpoint `to`: the slot after the
-    /// line's last, its packet still to be written there (the NIC's packet is moved once,
-    /// from where the NIC gave it, into the slot).
+    /// [`InFlight::staged`] for a packet the pair sends to endpoint `to`, its order put in
+    /// written: the packet is still to be written there (the NIC's packet is moved once,
+    /// from where the NIC gave it, into the slot), then its arrival.
     #[inline(always)]
-    fn stage_flight(&mut self, to: u8) -> &mut Flight {
-        if self.len == self.ring.len() {
-            self.grow();
-        }
-        let i = self.at(self.len);
-        let f = match &mut self.ring[i] {
-            Some(w) => &mut w.packet,
+    fn stage_flight(&mut self, to: u8) -> &mut Waiting<Flight> {
+        let seq = self.seq + 1;
+        let w = match self.staged() {
+            Some(w) => w,
             slot => {
                 let f = Flight { t: None, hop: 0, to, way: Way::Arrive };
-                &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet: f }).packet
+                slot.insert(Waiting { at: Timestamp::ZERO, seq, packet: f })
             }
         };
-        (f.hop, f.to, f.way) = (0, to, Way::Arrive);
-        f
+        w.seq = seq;
+        (w.packet.hop, w.packet.to, w.packet.way) = (0, to, Way::Arrive);
+        w
     }
 }
 
@@ -523,31 +512,36 @@ impl<F: Fabric> Sink for Drain<'_, F> {
         // The NIC's packet is moved once, into the slot where it waits (the slot's old
         // packet dropped); the fabric sees it there.
         let to = (1 - self.k) as u8;
-        let f = self.flights.stage_flight(to);
+        let w = self.flights.stage_flight(to);
+        let f = &mut w.packet;
         f.t = nic.poll_transmit(now);
         let Some(t) = &mut f.t else { return Took::Nothing };
-        match self.fabric.carry(self.now, self.k, t) {
+        let at = match self.fabric.carry(self.now, self.k, t) {
             Fate::Deliver { at, ev } => {
                 t.ev = ev;
-                self.flights.commit(at);
+                at
             }
             Fate::Duplicate { at, again, ev } => {
                 t.ev = ev;
                 let copy = Flight { t: Some(t.clone()), hop: 0, to, way: Way::Arrive };
+                w.at = at;
                 self.flights.commit(at);
                 self.flights.push(again, copy);
+                return Took::Taken;
             }
             // Left in the slot, and dropped when the slot is reused.
-            Fate::Drop => {}
+            Fate::Drop => return Took::Taken,
             Fate::Corrupt { at } => {
                 f.way = Way::Corrupt;
-                self.flights.commit(at);
+                at
             }
             Fate::Hop { at, hop } => {
                 (f.way, f.hop) = (Way::Hop, hop);
-                self.flights.commit(at);
+                at
             }
-        }
+        };
+        w.at = at;
+        self.flights.commit(at);
         Took::Taken
     }
 
