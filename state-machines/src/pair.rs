@@ -740,4 +740,24 @@ mod tests {
         assert_eq!(order, [10, 6, 8, 9]);
         assert!(f.is_empty());
     }
+
+    /// Packets due no earlier than the last one put in wait in the line, never in the
+    /// heap, whether the line is empty or not: that is the cheap path of every fabric
+    /// whose delays do not shrink. One that overtakes waits in the heap.
+    #[test]
+    fn in_order_packets_wait_in_the_line() {
+        let mut f = InFlight::new();
+        for (id, at) in [(1, 5), (2, 5), (3, 7)] {
+            f.push(Timestamp(at), id);
+        }
+        assert_eq!((f.len, f.heap.len()), (3, 0));
+        while f.pop_due(Timestamp(9)).is_some() {}
+        // The line is empty, its last arrival later than the next packet's.
+        f.push(Timestamp(6), 4);
+        assert_eq!((f.len, f.heap.len()), (1, 0));
+        f.push(Timestamp(2), 5);
+        assert_eq!((f.len, f.heap.len()), (1, 1));
+        assert_eq!(f.pop_due(Timestamp(9)), Some(5));
+        assert_eq!(f.pop_due(Timestamp(9)), Some(4));
+    }
 }
