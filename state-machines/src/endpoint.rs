@@ -55,10 +55,22 @@ enum Phase {
 pub(crate) trait Sink {
     /// Whether the endpoint may hand over another packet now.
     fn room(&mut self) -> bool;
-    /// Takes a packet, or gives it back as the output that ends the drain.
-    fn transmit(&mut self, t: Transmit) -> Option<Output>;
+    /// Takes the NIC's next packet at `now` ([`Nic::poll_transmit`]), if it has one, or
+    /// gives it back as the output that ends the drain. The sink asks the NIC itself, so
+    /// that the packet goes straight to where the sink keeps it.
+    fn transmit(&mut self, nic: &mut Nic, now: Timestamp) -> Took;
     /// Takes an event, or gives it back as the output that ends the drain.
     fn event(&mut self, e: NicEvent) -> Option<Output>;
+}
+
+/// What a [`Sink`] did with the NIC's next packet.
+pub(crate) enum Took {
+    /// The NIC had none.
+    Nothing,
+    /// The sink took it: the drain goes on.
+    Taken,
+    /// The sink gave it back: the drain ends with it.
+    Out(Output),
 }
 
 /// The sink of [`Endpoint::poll`]: it hands back the first output, so that the drain
@@ -74,8 +86,11 @@ impl Sink for One {
     }
 
     #[inline(always)]
-    fn transmit(&mut self, t: Transmit) -> Option<Output> {
-        Some(Output::Transmit(t))
+    fn transmit(&mut self, nic: &mut Nic, now: Timestamp) -> Took {
+        match nic.poll_transmit(now) {
+            Some(t) => Took::Out(Output::Transmit(t)),
+            None => Took::Nothing,
+        }
     }
 
     #[inline(always)]
@@ -207,11 +222,10 @@ impl<C: RecoveryCpu> Endpoint<C> {
             match self.phase {
                 Phase::Transmit => {
                     if sink.room() {
-                        if let Some(t) = self.nic.poll_transmit(now) {
-                            match sink.transmit(t) {
-                                None => continue,
-                                out => return Ok(out),
-                            }
+                        match sink.transmit(&mut self.nic, now) {
+                            Took::Taken => continue,
+                            Took::Out(out) => return Ok(Some(out)),
+                            Took::Nothing => {}
                         }
                     }
                     self.phase = Phase::Event;

@@ -34,7 +34,7 @@ use std::collections::BinaryHeap;
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
 
-use crate::endpoint::{Endpoint, Output, Sink};
+use crate::endpoint::{Endpoint, Output, Sink, Took};
 use crate::error::ApiMisuse;
 use crate::event::{NicEvent, Transmit};
 use crate::nic::{HostOrPeer, Nic};
@@ -174,8 +174,9 @@ pub enum RunEnd {
 /// packet).
 #[derive(Debug)]
 struct Flight {
-    /// The packet, with the EV it arrives with.
-    t: Transmit,
+    /// The packet, with the EV it arrives with. `None` only in a slot that was staged for
+    /// a packet the NIC did not have ([`Drain::transmit`]), which is never put in flight.
+    t: Option<Transmit>,
     /// The fabric's note of the hop it reaches first, with [`Way::Hop`].
     hop: u64,
     /// The endpoint it is on its way to.
@@ -275,45 +276,36 @@ impl<P> InFlight<P> {
     /// Puts `packet` in flight, to arrive at `at` after everything already due then.
     #[inline(always)]
     pub fn push(&mut self, at: Timestamp, packet: P) {
-        self.stage(packet);
+        let seq = self.seq + 1;
+        *self.staged() = Some(Waiting { at, seq, packet });
         self.commit(at);
     }
 
-    /// Puts `packet` in the slot after the line's last, not yet in flight: the caller may
-    /// change it there, then puts it in flight ([`InFlight::commit`]) or drops it. One
-    /// move, into the slot where it waits.
+    /// The slot after the line's last, where a packet is staged before it is put in
+    /// flight ([`InFlight::commit`]): the caller writes it there, with its arrival and the
+    /// order it is put in (one more than the last), or leaves it to be dropped when the
+    /// slot is reused.
     #[inline(always)]
-    pub(crate) fn stage(&mut self, packet: P) -> &mut P {
+    fn staged(&mut self) -> &mut Option<Waiting<P>> {
         if self.len == self.ring.len() {
             self.grow();
         }
         let i = self.at(self.len);
-        match &mut self.ring[i] {
-            // A slot already used: the packet alone is moved in (the old one dropped).
-            Some(w) => {
-                w.packet = packet;
-                &mut w.packet
-            }
-            slot => &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet }).packet,
-        }
+        &mut self.ring[i]
     }
 
-    /// Puts the packet of the last [`InFlight::stage`] in flight, to arrive at `at` after
+    /// Puts the packet staged in [`InFlight::staged`], due at `at`, in flight, after
     /// everything already due then.
     #[inline(always)]
-    pub(crate) fn commit(&mut self, at: Timestamp) {
+    fn commit(&mut self, at: Timestamp) {
         self.seq += 1;
-        let i = self.at(self.len);
         if self.len == 0 || self.last <= at {
-            if let Some(w) = &mut self.ring[i] {
-                w.at = at;
-                w.seq = self.seq;
-                self.len += 1;
-                self.last = at;
-            }
+            self.len += 1;
+            self.last = at;
             return;
         }
         // It overtakes the line's last: it waits in the heap instead.
+        let i = self.at(self.len);
         let Some(Waiting { packet, .. }) = self.ring[i].take() else { return };
         let slot = match self.free.pop() {
             Some(i) => {
@@ -404,15 +396,20 @@ impl<P> InFlight<P> {
     /// [`InFlight::peek_due`], with where the packet waits.
     #[inline(always)]
     fn due(&self, now: Timestamp) -> Option<(&P, Head)> {
-        let (at, head) = self.next()?;
-        if at > now {
-            return None;
-        }
-        let p = match head {
-            Head::Line => self.waiting(0).map(|w| &w.packet),
-            Head::Heap(slot) => self.slots[slot as usize].as_ref(),
+        // As `next`, but the line's first packet is looked up once (this runs per packet).
+        let line = match self.len {
+            0 => None,
+            _ => self.waiting(0),
         };
-        p.map(|p| (p, head))
+        if let Some(&Reverse((at, seq, slot))) = self.heap.peek() {
+            if line.is_none_or(|w| (w.at, w.seq) >= (at, seq)) {
+                if at > now {
+                    return None;
+                }
+                return self.slots[slot as usize].as_ref().map(|p| (p, Head::Heap(slot)));
+            }
+        }
+        line.filter(|w| w.at <= now).map(|w| (&w.packet, Head::Line))
     }
 
     /// Drops the next packet, due or not, where it waits.
@@ -450,26 +447,22 @@ impl<P> InFlight<P> {
 }
 
 impl InFlight<Flight> {
-    /// [`InFlight::stage`] for a packet the pair sends to endpoint `to`, put in its slot
-    /// field by field: the packet is moved once, from where the NIC gave it.
+    /// [`InFlight::staged`] for a packet the pair sends to endpoint `to`, its order put in
+    /// written: the packet is still to be written there (the NIC's packet is moved once,
+    /// from where the NIC gave it, into the slot), then its arrival.
     #[inline(always)]
-    fn stage_transmit(&mut self, t: Transmit, to: u8) -> &mut Flight {
-        if self.len == self.ring.len() {
-            self.grow();
-        }
-        let i = self.at(self.len);
-        match &mut self.ring[i] {
-            Some(w) => {
-                let f = &mut w.packet;
-                f.t = t;
-                (f.hop, f.to, f.way) = (0, to, Way::Arrive);
-                f
-            }
+    fn stage_flight(&mut self, to: u8) -> &mut Waiting<Flight> {
+        let seq = self.seq + 1;
+        let w = match self.staged() {
+            Some(w) => w,
             slot => {
-                let f = Flight { t, hop: 0, to, way: Way::Arrive };
-                &mut slot.insert(Waiting { at: Timestamp::ZERO, seq: 0, packet: f }).packet
+                let f = Flight { t: None, hop: 0, to, way: Way::Arrive };
+                slot.insert(Waiting { at: Timestamp::ZERO, seq, packet: f })
             }
-        }
+        };
+        w.seq = seq;
+        (w.packet.hop, w.packet.to, w.packet.way) = (0, to, Way::Arrive);
+        w
     }
 }
 
@@ -480,16 +473,18 @@ fn put(flights: &mut InFlight<Flight>, to: usize, mut t: Transmit, fate: Fate) {
     match fate {
         Fate::Deliver { at, ev } => {
             t.ev = ev;
-            flights.push(at, Flight { t, hop: 0, to, way: Way::Arrive });
+            flights.push(at, Flight { t: Some(t), hop: 0, to, way: Way::Arrive });
         }
         Fate::Duplicate { at, again, ev } => {
             t.ev = ev;
-            flights.push(at, Flight { t: t.clone(), hop: 0, to, way: Way::Arrive });
-            flights.push(again, Flight { t, hop: 0, to, way: Way::Arrive });
+            flights.push(at, Flight { t: Some(t.clone()), hop: 0, to, way: Way::Arrive });
+            flights.push(again, Flight { t: Some(t), hop: 0, to, way: Way::Arrive });
         }
         Fate::Drop => {}
-        Fate::Corrupt { at } => flights.push(at, Flight { t, hop: 0, to, way: Way::Corrupt }),
-        Fate::Hop { at, hop } => flights.push(at, Flight { t, hop, to, way: Way::Hop }),
+        Fate::Corrupt { at } => {
+            flights.push(at, Flight { t: Some(t), hop: 0, to, way: Way::Corrupt });
+        }
+        Fate::Hop { at, hop } => flights.push(at, Flight { t: Some(t), hop, to, way: Way::Hop }),
     }
 }
 
@@ -513,33 +508,41 @@ impl<F: Fabric> Sink for Drain<'_, F> {
     }
 
     #[inline(always)]
-    fn transmit(&mut self, t: Transmit) -> Option<Output> {
-        // The packet is moved once, into the slot where it waits; the fabric sees it there.
+    fn transmit(&mut self, nic: &mut Nic, now: Timestamp) -> Took {
+        // The NIC's packet is moved once, into the slot where it waits (the slot's old
+        // packet dropped); the fabric sees it there.
         let to = (1 - self.k) as u8;
-        let f = self.flights.stage_transmit(t, to);
-        match self.fabric.carry(self.now, self.k, &mut f.t) {
+        let w = self.flights.stage_flight(to);
+        let f = &mut w.packet;
+        f.t = nic.poll_transmit(now);
+        let Some(t) = &mut f.t else { return Took::Nothing };
+        let at = match self.fabric.carry(self.now, self.k, t) {
             Fate::Deliver { at, ev } => {
-                f.t.ev = ev;
-                self.flights.commit(at);
+                t.ev = ev;
+                at
             }
             Fate::Duplicate { at, again, ev } => {
-                f.t.ev = ev;
-                let copy = Flight { t: f.t.clone(), hop: 0, to, way: Way::Arrive };
+                t.ev = ev;
+                let copy = Flight { t: Some(t.clone()), hop: 0, to, way: Way::Arrive };
+                w.at = at;
                 self.flights.commit(at);
                 self.flights.push(again, copy);
+                return Took::Taken;
             }
             // Left in the slot, and dropped when the slot is reused.
-            Fate::Drop => {}
+            Fate::Drop => return Took::Taken,
             Fate::Corrupt { at } => {
                 f.way = Way::Corrupt;
-                self.flights.commit(at);
+                at
             }
             Fate::Hop { at, hop } => {
                 (f.way, f.hop) = (Way::Hop, hop);
-                self.flights.commit(at);
+                at
             }
-        }
-        None
+        };
+        w.at = at;
+        self.flights.commit(at);
+        Took::Taken
     }
 
     #[inline(always)]
@@ -618,10 +621,10 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
     #[cold]
     fn hop_or_lose(&mut self, now: Timestamp) {
         let Some(f) = self.flights.pop_due(now) else { return };
-        if f.way == Way::Hop {
+        if let (Way::Hop, Some(t)) = (f.way, f.t) {
             let to = usize::from(f.to);
-            let fate = self.fabric.hop(now, 1 - to, f.hop, &f.t);
-            put(&mut self.flights, to, f.t, fate);
+            let fate = self.fabric.hop(now, 1 - to, f.hop, &t);
+            put(&mut self.flights, to, t, fate);
         }
     }
 
@@ -685,11 +688,11 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         let batch = self.fabric.batch();
         // A packet that arrives is handed over where it waits, then dropped.
         while let Some((f, head)) = self.flights.due(now) {
-            if f.way != Way::Arrive {
+            let (Way::Arrive, Some(t)) = (f.way, &f.t) else {
                 self.hop_or_lose(now);
                 continue;
-            }
-            let (to, ev, packet) = (usize::from(f.to & 1), f.t.ev, &f.t.packet);
+            };
+            let (to, ev, packet) = (usize::from(f.to & 1), t.ev, &t.packet);
             self.fabric.arrive(now, to, ev, packet);
             self.fabric.calling(now, to, Call::Packet(ev, packet));
             self.drained_at[to] = None;
@@ -736,5 +739,25 @@ mod tests {
         }
         assert_eq!(order, [10, 6, 8, 9]);
         assert!(f.is_empty());
+    }
+
+    /// Packets due no earlier than the last one put in wait in the line, never in the
+    /// heap, whether the line is empty or not: that is the cheap path of every fabric
+    /// whose delays do not shrink. One that overtakes waits in the heap.
+    #[test]
+    fn in_order_packets_wait_in_the_line() {
+        let mut f = InFlight::new();
+        for (id, at) in [(1, 5), (2, 5), (3, 7)] {
+            f.push(Timestamp(at), id);
+        }
+        assert_eq!((f.len, f.heap.len()), (3, 0));
+        while f.pop_due(Timestamp(9)).is_some() {}
+        // The line is empty, its last arrival later than the next packet's.
+        f.push(Timestamp(6), 4);
+        assert_eq!((f.len, f.heap.len()), (1, 0));
+        f.push(Timestamp(2), 5);
+        assert_eq!((f.len, f.heap.len()), (1, 1));
+        assert_eq!(f.pop_due(Timestamp(9)), Some(5));
+        assert_eq!(f.pop_due(Timestamp(9)), Some(4));
     }
 }
