@@ -430,7 +430,7 @@ fn ident(e: &NicEvent) -> (u32, u16, u32) {
 /// difference named by its rule (CQE-SEND-001), not taken for that message's entry and
 /// reported out of order; then by its [`ident`], so that a wrong `wr_id` that equals
 /// another entry's is a field difference too.
-const PAIR_KEYS: [fn(&NicEvent) -> (u32, u16, u64); 3] = [
+const PAIR_KEYS: [fn(&NicEvent) -> PairKey; 3] = [
     |e| match e {
         NicEvent::Completion(c) if c.side == Side::Requester => {
             (c.entry.qpn.value(), c.entry.msn.value(), c.entry.wr_id)
@@ -446,8 +446,11 @@ const PAIR_KEYS: [fn(&NicEvent) -> (u32, u16, u64); 3] = [
     ident_key,
 ];
 
-/// [`ident`] widened to the key type of [`PAIR_KEYS`].
-fn ident_key(e: &NicEvent) -> (u32, u16, u64) {
+/// A key of [`PAIR_KEYS`]: QP, MSN, and a third part the key chooses.
+type PairKey = (u32, u16, u64);
+
+/// [`ident`] widened to a [`PairKey`].
+fn ident_key(e: &NicEvent) -> PairKey {
     let (q, m, h) = ident(e);
     (q, m, u64::from(h))
 }
@@ -850,7 +853,7 @@ fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>
     let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
     let mut taken = vec![false; got.len()];
     for key in PAIR_KEYS {
-        let mut by_key: HashMap<(u32, u16, u64), Vec<usize>> = HashMap::new();
+        let mut by_key: HashMap<PairKey, Vec<usize>> = HashMap::new();
         for (g, (_, e, _)) in got.iter().enumerate().filter(|(g, _)| !taken[*g]) {
             by_key.entry(key(e)).or_default().push(g);
         }
