@@ -34,8 +34,7 @@ use std::collections::HashMap;
 use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
-    Body, Capability, CpuCommand, EvState, HostCommand, Input, Record, Scenario, SprayPolicy,
-    TimedOutput,
+    Body, CpuCommand, EvState, HostCommand, Input, Scenario, SprayPolicy, TimedOutput,
 };
 
 use super::obs::In;
@@ -43,6 +42,10 @@ use super::{Divergence, Frame, Kind, render_frame};
 use openrdma_codec::{Ev, Msn};
 
 mod estimate;
+mod exact;
+
+pub(super) use exact::judge_exact;
+use exact::policy_requirement;
 
 /// Every state an EV may be in, as far as the scenario's inputs tell.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -773,220 +776,6 @@ fn claims_psn(c: &Claim, psn: Psn, msn: Option<Msn>) -> bool {
         // Without the message of the PSN, any transport ACK may have covered it.
         Claim::Ack { msn: acked } => msn.is_none_or(|m| m.is_at_or_before(acked)),
     }
-}
-
-/// The requirement a QP's spray policy is judged under (`CONF-CMP-047`), or `None` for
-/// `random`, whose EVs only [`judge`] judges.
-fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
-    match spray {
-        SprayPolicy::Random => None,
-        SprayPolicy::WindowFit if probe => Some("SND-SPRAY-009"),
-        _ if probe => Some("EV-PROBE-005.b"),
-        SprayPolicy::RoundRobin => Some("SND-SPRAY-001"),
-        SprayPolicy::Fixed => Some("SND-SPRAY-003"),
-        SprayPolicy::SkewAware => Some("SND-SPRAY-004"),
-        SprayPolicy::WindowFit => Some("SND-SPRAY-005"),
-    }
-}
-
-/// In a scenario that requires `spray-policies`, every data packet of a `fixed` or
-/// `round-robin` QP must take an EV its policy may give after the device's previous choice,
-/// and every other data packet and probe the EV of the record it matches (`CONF-CMP-047`).
-///
-/// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
-/// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
-/// `SND-SPRAY-007` or `SND-SPRAY-010`. A skew-aware QP's packet on another EV is named by
-/// the estimate that chose it, when the judge's own estimates tell ([`estimate`]).
-pub(super) fn judge_exact(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    exp: &[(&Record, Frame<'_>)],
-    obs: &[Frame<'_>],
-    matches: &[(usize, usize)],
-    div: &mut Vec<Divergence>,
-) {
-    if !scenario.manifest.requires.contains(&Capability::SprayPolicies) {
-        return;
-    }
-    let spray: HashMap<u32, SprayPolicy> = scenario
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.peer_qpn.value(), q.spray)),
-            _ => None,
-        })
-        .collect();
-    if let Some(packets) = tracked(scenario, inputs, obs) {
-        packets.judge(obs, &mut Vec::new(), Some((&spray, div)));
-    }
-    let mut tracked_once: Option<Option<Packets>> = None;
-    for &(e, o) in matches {
-        let ef = &exp[e].1;
-        let of = &obs[o];
-        let (qp, probe) = match ef.kind {
-            Kind::Data { qp, .. } => (qp, false),
-            Kind::Probe { qp } => (qp, true),
-            _ => continue,
-        };
-        let Some(&policy) = spray.get(&qp) else { continue };
-        // The data packets of these policies are judged on the device's own choices.
-        if !probe && matches!(policy, SprayPolicy::Fixed | SprayPolicy::RoundRobin) {
-            continue;
-        }
-        let Some(req) = policy_requirement(policy, probe) else { continue };
-        if ef.ev != of.ev {
-            let (req, what) = match backoff_mistimed(scenario, ef, of) {
-                Some(nacked) => (
-                    "SND-NACK-004.a",
-                    format!(
-                        "sent on EV {:#x}, {} ns after the NACK that delays it, not nack_backoff \
-                         ({} ns) after: the pool had changed by then, and the spray policy \
-                         gives EV {:#x} when the back-off ends",
-                        of.ev,
-                        of.at - nacked,
-                        ef.at - nacked,
-                        ef.ev
-                    ),
-                ),
-                None => {
-                    let skew = spray.get(&qp) == Some(&SprayPolicy::SkewAware) && !probe;
-                    let by = skew
-                        .then(|| {
-                            let p = tracked_once
-                                .get_or_insert_with(|| tracked(scenario, inputs, obs))
-                                .as_ref()?;
-                            misestimated(p, qp, obs, o, ef.ev)
-                        })
-                        .flatten();
-                    match by {
-                        Some(clause) => (
-                            clause,
-                            format!(
-                                "sent on EV {:#x}; skew-aware spraying gives EV {:#x} by the \
-                                 round-trip estimates the device's own packets and their \
-                                 acknowledgements make, and EV {:#x} only by estimates kept \
-                                 against {clause}",
-                                of.ev, ef.ev, of.ev
-                            ),
-                        ),
-                        None => window_fit_cause(scenario, inputs, exp, obs, e, of, ef, req),
-                    }
-                }
-            };
-            div.push(Divergence {
-                at: of.at,
-                requirement: req.into(),
-                what,
-                expected: Some(render_frame(ef.bytes)),
-                actual: Some(render_frame(of.bytes)),
-                fields: vec![super::FieldDiff::new(
-                    "entropy",
-                    format!("{:#x}", ef.ev),
-                    format!("{:#x}", of.ev),
-                )],
-                should_only: false,
-                check: "",
-                clause: None,
-            });
-        }
-    }
-}
-
-/// The clause a skew-aware QP (`peer`, by the QPN its packets carry) breaks by the
-/// estimates that sent the device's frame `obs[o]` on its EV rather than on `expected`,
-/// when no input of the scenario moves the QP's EVs out of GOOD ([`estimate`]).
-fn misestimated(
-    p: &Packets,
-    peer: u32,
-    obs: &[Frame<'_>],
-    o: usize,
-    expected: Ev,
-) -> Option<&'static str> {
-    if p.events.iter().any(|e| e.peer == peer) {
-        return None;
-    }
-    let qp = p.qps.get(&peer)?;
-    let none = Vec::new();
-    let claims = p.claims.get(&peer).unwrap_or(&none);
-    estimate::misestimate(qp, claims, obs, o, expected)
-}
-
-/// The clause and words for a data packet or probe `of` on another EV than its record
-/// `ef`: the window-fit estimate the device's choices contradict, when the judge can tell
-/// (`fit`), or else the QP's spray rule `req`.
-#[allow(clippy::too_many_arguments)]
-fn window_fit_cause(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    exp: &[(&Record, Frame<'_>)],
-    obs: &[Frame<'_>],
-    e: usize,
-    of: &Frame<'_>,
-    ef: &Frame<'_>,
-    req: &'static str,
-) -> (&'static str, String) {
-    match super::matching::ev_cause(scenario, inputs, exp, obs, e) {
-        Some(rule) => (
-            rule.id(),
-            format!(
-                "sent on EV {:#x}; the QP's spray policy gives EV {:#x}, and the EVs the \
-                 device chose contradict its estimate of {}",
-                of.ev,
-                ef.ev,
-                estimate_name(rule.id())
-            ),
-        ),
-        None => {
-            (req, format!("sent on EV {:#x}; the QP's spray policy gives EV {:#x}", of.ev, ef.ev))
-        }
-    }
-}
-
-/// What the window-fit estimate that clause `id` fixes is, in a few words.
-fn estimate_name(id: &str) -> &'static str {
-    match id {
-        "SND-SPRAY-010" => "the round trip a probe answer gave its EV",
-        "SND-SPRAY-007" => "the packets per ns one EV carries",
-        _ => "the limit on the round trips of the EVs it uses",
-    }
-}
-
-/// When the window or resource NACK (SND-NACK-003) came whose delayed entry expected
-/// retransmission `ef` is, if the device sent it (`of`) at another time than the end of the
-/// back-off and an input of its QP that can change the EV pool (a frame or a command) came
-/// between the two times: the EV it chose then follows from when it went, and the back-off
-/// it ran is what broke (SND-NACK-004.a).
-fn backoff_mistimed(scenario: &Scenario, ef: &Frame<'_>, of: &Frame<'_>) -> Option<u64> {
-    let Kind::Data { qp, psn, rtx: true } = ef.kind else { return None };
-    let backoff = u64::try_from(scenario.manifest.nic.nack_backoff.as_nanos()).ok()?;
-    let local = super::peer_map(scenario).get(&qp).copied()?;
-    let (lo, hi) = (ef.at.min(of.at), ef.at.max(of.at));
-    if lo == hi {
-        return None;
-    }
-    let mut nacked = None;
-    let mut changed = false;
-    for r in scenario.injects() {
-        let at = r.at.0;
-        match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                if d.bth.map(|b| b.dest_qp.value()) != Some(local) {
-                    continue;
-                }
-                changed |= lo < at && at <= hi;
-                if let Some(n) = d.ext.neth {
-                    let delays = !n.reason.is_trim() && !n.reason.is_fatal();
-                    if delays && n.nack_psn.value() == psn && at.saturating_add(backoff) == ef.at {
-                        nacked = Some(at);
-                    }
-                }
-            }
-            Body::Cpu { .. } => changed |= lo < at && at <= hi,
-            _ => {}
-        }
-    }
-    nacked.filter(|_| changed)
 }
 
 /// Data packets on an EV the device itself last reported out of GOOD (`EV-STATE-001.b`),

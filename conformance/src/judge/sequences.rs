@@ -25,6 +25,10 @@ use super::fields::Rule;
 use super::{Divergence, FieldDiff, render_event};
 use crate::req::*;
 
+mod pair;
+
+use pair::{ident, longest_increasing, pair};
+
 /// One of the four sequences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Seq {
@@ -407,52 +411,6 @@ fn base_cut(want: &openrdma_device::FlagWrite, got: &NicEvent) -> Option<Rule> {
     let NicEvent::FlagWrite(g) = got else { return None };
     let cut = want.addr > 0xFFFF_FFFF && g.addr == want.addr & 0xFFFF_FFFF;
     (want.side == Side::Responder && cut).then_some(FLAG_RECV_001_A)
-}
-
-/// The identity of a flag or an entry: its QP and MSN, and for a requester's entry the high
-/// half of its `wr_id`, which tells apart the work requests of one MSN (rejected tokens,
-/// whose entries carry no MSN of their own).
-fn ident(e: &NicEvent) -> (u32, u16, u32) {
-    match e {
-        NicEvent::FlagWrite(f) => (f.qpn.value(), f.msn.value(), 0),
-        NicEvent::Completion(c) => {
-            let high = if c.side == Side::Requester { (c.entry.wr_id >> 32) as u32 } else { 0 };
-            (c.entry.qpn.value(), c.entry.msn.value(), high)
-        }
-        _ => (0, 0, 0),
-    }
-}
-
-/// The keys an observed flag or entry is paired by with an expected one, tried in turn.
-/// A flag or a responder's entry has one, its [`ident`]. A requester's entry is paired
-/// first by its QP, MSN and whole `wr_id`; then by `wr_id` alone, the token that names
-/// the work request, so that an entry that carries another message's MSN is a field
-/// difference named by its rule (CQE-SEND-001), not taken for that message's entry and
-/// reported out of order; then by its [`ident`], so that a wrong `wr_id` that equals
-/// another entry's is a field difference too.
-const PAIR_KEYS: [fn(&NicEvent) -> PairKey; 3] = [
-    |e| match e {
-        NicEvent::Completion(c) if c.side == Side::Requester => {
-            (c.entry.qpn.value(), c.entry.msn.value(), c.entry.wr_id)
-        }
-        _ => ident_key(e),
-    },
-    |e| match e {
-        NicEvent::Completion(c) if c.side == Side::Requester => {
-            (c.entry.qpn.value(), 0, c.entry.wr_id)
-        }
-        _ => ident_key(e),
-    },
-    ident_key,
-];
-
-/// A key of [`PAIR_KEYS`]: QP, MSN, and a third part the key chooses.
-type PairKey = (u32, u16, u64);
-
-/// [`ident`] widened to a [`PairKey`].
-fn ident_key(e: &NicEvent) -> PairKey {
-    let (q, m, h) = ident(e);
-    (q, m, u64::from(h))
 }
 
 /// One output of a sequence: its time, the event, and its index among the expected records
@@ -844,86 +802,6 @@ fn order_rule(
         got[later.1].0 < want[earlier.0].0.max(want[later.0].0)
     });
     if early { seq.order() } else { FLAG_RECV_002_D }
-}
-
-/// Pairs by identity (a flag written exactly as expected first, else the earliest of the
-/// identity), then what is left in order; returns the pairs in expected order and the
-/// expected and observed items left over.
-fn pair(want: &[Item<'_>], got: &[Item<'_>]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
-    let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
-    let mut taken = vec![false; got.len()];
-    for key in PAIR_KEYS {
-        let mut by_key: HashMap<PairKey, Vec<usize>> = HashMap::new();
-        for (g, (_, e, _)) in got.iter().enumerate().filter(|(g, _)| !taken[*g]) {
-            by_key.entry(key(e)).or_default().push(g);
-        }
-        for (w, (_, e, _)) in want.iter().enumerate() {
-            if pair_of[w].is_some() {
-                continue;
-            }
-            let Some(list) = by_key.get_mut(&key(e)).filter(|l| !l.is_empty()) else {
-                continue;
-            };
-            // A flag of the identity written exactly as expected, or else the earliest: a
-            // flag written for the same message before, with another value, is not taken
-            // for it.
-            let exact = list.iter().position(|&g| same_flag(e, got[g].1)).unwrap_or(0);
-            let g = list.remove(exact);
-            pair_of[w] = Some(g);
-            taken[g] = true;
-        }
-    }
-    // Near misses: what is left, in order, while both sides have some.
-    let mut rest = (0..got.len()).filter(|&g| !taken[g]);
-    for slot in pair_of.iter_mut().filter(|p| p.is_none()) {
-        match rest.next() {
-            Some(g) => *slot = Some(g),
-            None => break,
-        }
-    }
-    let mut used = vec![false; got.len()];
-    let mut pairs = Vec::new();
-    let mut missing = Vec::new();
-    for (w, p) in pair_of.iter().enumerate() {
-        match p {
-            Some(g) => {
-                used[*g] = true;
-                pairs.push((w, *g));
-            }
-            None => missing.push(w),
-        }
-    }
-    let extra = (0..got.len()).filter(|&g| !used[g]).collect();
-    (pairs, missing, extra)
-}
-
-/// Whether two flags are the same write: address and word.
-fn same_flag(a: &NicEvent, b: &NicEvent) -> bool {
-    matches!((a, b), (NicEvent::FlagWrite(x), NicEvent::FlagWrite(y))
-        if x.addr == y.addr && x.value == y.value)
-}
-
-/// Which pairs (in expected order) are in a longest run of increasing observed positions.
-fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<bool> {
-    // Patience sorting with back links.
-    let mut tails: Vec<usize> = Vec::new(); // index into pairs of the smallest tail per length
-    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
-    for (k, &(_, g)) in pairs.iter().enumerate() {
-        let len = tails.partition_point(|&t| pairs[t].1 < g);
-        prev[k] = len.checked_sub(1).map(|l| tails[l]);
-        if len == tails.len() {
-            tails.push(k);
-        } else {
-            tails[len] = k;
-        }
-    }
-    let mut keep = vec![false; pairs.len()];
-    let mut at = tails.last().copied();
-    while let Some(k) = at {
-        keep[k] = true;
-        at = prev[k];
-    }
-    keep
 }
 
 /// The fields of two flags or entries that differ: a flag decoded into its fields.

@@ -108,18 +108,7 @@ pub(super) fn judge(
                 if own_cpu && unblamed(exp_frames, qp, psn, of.at) =>
             {
                 let local = local_of.get(&qp).copied();
-                if restored_at_progress(inputs, exp_frames, local, qp, of.at, tol.late_ns) {
-                    (
-                        "EV-STATE-003.b",
-                        "a data packet sent on a blamed EV when an acknowledgement came, before \
-                         the probe answer: the EV was made GOOD on progress",
-                    )
-                } else {
-                    (
-                        "REC-EV-002.a",
-                        "a data packet sent on an EV that its timeout should have made ASSUMED_BAD",
-                    )
-                }
+                unblamed_rule(inputs, exp_frames, local, qp, of.at, tol.late_ns)
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
             Kind::Nack { qp, psn, .. } => {
@@ -172,6 +161,31 @@ pub(super) fn judge(
             check: "",
             clause: None,
         });
+    }
+}
+
+/// The rule a data packet of the device's own CPU half breaks when it went out on an EV a
+/// timeout should have blamed: made GOOD again on progress (EV-STATE-003.b), or never
+/// blamed (REC-EV-002.a).
+fn unblamed_rule(
+    inputs: &[In<'_>],
+    exp_frames: &[(&Record, Frame<'_>)],
+    local: Option<u32>,
+    qp: u32,
+    at: u64,
+    late_ns: u64,
+) -> (&'static str, &'static str) {
+    if restored_at_progress(inputs, exp_frames, local, qp, at, late_ns) {
+        (
+            "EV-STATE-003.b",
+            "a data packet sent on a blamed EV when an acknowledgement came, before the probe \
+             answer: the EV was made GOOD on progress",
+        )
+    } else {
+        (
+            "REC-EV-002.a",
+            "a data packet sent on an EV that its timeout should have made ASSUMED_BAD",
+        )
     }
 }
 
