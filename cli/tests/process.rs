@@ -13,7 +13,7 @@ use openrdma_conformance::report::{SuiteReport, run_suite};
 use openrdma_conformance::requirements::Spec;
 use openrdma_corpus as corpus;
 use openrdma_corpus::faults::{self, Mutant, find};
-use openrdma_device::{Body, Device, Direction, Input, Scenario, TimedInput};
+use openrdma_device::{Body, Device, Direction, Scenario, TimedInput};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 fn serve(implementation: &str) -> ProcessDevice {
@@ -212,12 +212,7 @@ fn batched_and_unbatched_round_trips() {
         .filter(|r| r.dir == Direction::Inject)
         .map(|r| TimedInput {
             at: r.at,
-            input: match &r.body {
-                Body::Frame { port, bytes } => Input::Frame { port: *port, bytes: bytes.clone() },
-                Body::Host { command } => Input::Host { command: command.clone() },
-                Body::Cpu { command } => Input::Cpu { command: *command },
-                Body::Event { .. } => unreachable!(),
-            },
+            input: r.body.input().expect("an inject record holds an input"),
         })
         .collect();
     let mut end = s.records[0].at;

@@ -50,15 +50,6 @@ pub struct RunOutcome {
     pub lag: Vec<(usize, u64)>,
 }
 
-fn record_input(r: &Record) -> Option<Input> {
-    match &r.body {
-        Body::Frame { port, bytes } => Some(Input::Frame { port: *port, bytes: bytes.clone() }),
-        Body::Host { command } => Some(Input::Host { command: command.clone() }),
-        Body::Cpu { command } => Some(Input::Cpu { command: *command }),
-        Body::Event { .. } => None,
-    }
-}
-
 /// Whether an injected frame is an acknowledgement whose EV fields follow the device's
 /// choices (SACK or NACK to a sending device).
 fn is_feedback(r: &Record) -> bool {
@@ -225,7 +216,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
                     None => lag = lag.max(now.0.saturating_sub(r.at.0)),
                 }
             }
-            if let Some(Input::Frame { port, bytes }) = record_input(r) {
+            if let Some(Input::Frame { port, bytes }) = r.body.input() {
                 let bytes = if is_feedback(r) { rewrite(&bytes, &choices, live) } else { bytes };
                 batch.push(TimedInput { at: now, input: Input::Frame { port, bytes } });
             }
@@ -256,7 +247,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
                 until = at.max(now);
                 break;
             }
-            if let Some(input) = record_input(r) {
+            if let Some(input) = r.body.input() {
                 batch.push(TimedInput { at: at.max(now), input });
             }
             out.lag.push((k, lag));

@@ -467,19 +467,8 @@ mod tests {
         let t = Timeline::of(&s);
         let tol = &s.manifest.tolerances;
         let on_time: Vec<TimedOutput> = s
-            .records
-            .iter()
-            .filter(|r| r.dir == Direction::Expect)
-            .filter_map(|r| match &r.body {
-                Body::Frame { port, bytes } => Some(TimedOutput {
-                    at: r.at,
-                    output: Output::Frame { port: *port, bytes: bytes.clone() },
-                }),
-                Body::Event { event } => {
-                    Some(TimedOutput { at: r.at, output: Output::Event { event: event.clone() } })
-                }
-                _ => None,
-            })
+            .expects()
+            .filter_map(|r| Some(TimedOutput { at: r.at, output: r.body.output()? }))
             .collect();
         for (r, w) in s.records.iter().zip(windows(&s, &t, &[], &on_time)) {
             if let Some(w) = w {

@@ -774,11 +774,7 @@ fn observed_capture_of_a_scenario_is_its_expectations() {
         .expects()
         .map(|r| TimedOutput {
             at: r.at,
-            output: match &r.body {
-                Body::Frame { port, bytes } => Output::Frame { port: *port, bytes: bytes.clone() },
-                Body::Event { event } => Output::Event { event: event.clone() },
-                other => panic!("{other:?}"),
-            },
+            output: r.body.output().unwrap_or_else(|| panic!("{:?}", r.body)),
         })
         .collect();
     assert_eq!(seen, want);

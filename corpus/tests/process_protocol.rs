@@ -11,9 +11,7 @@ use openrdma_conformance::protocol::{
     serve,
 };
 use openrdma_corpus as corpus;
-use openrdma_device::{
-    Body, Device, DeviceError, Direction, Input, Manifest, TimedInput, Timestamp,
-};
+use openrdma_device::{Body, Device, DeviceError, Direction, Manifest, TimedInput, Timestamp};
 use openrdma_sm::ReferenceDevice;
 use openrdma_testkit::fuzzing::adapter_decode as fuzz_adapter_decode;
 
@@ -685,12 +683,7 @@ fn serve_answers_a_conversation() {
         .filter(|r| r.dir == Direction::Inject)
         .take(3)
         .map(|r| {
-            let input = match &r.body {
-                Body::Frame { port, bytes } => Input::Frame { port: *port, bytes: bytes.clone() },
-                Body::Host { command } => Input::Host { command: command.clone() },
-                Body::Cpu { command } => Input::Cpu { command: *command },
-                Body::Event { .. } => unreachable!(),
-            };
+            let input = r.body.input().expect("an inject record holds an input");
             let w = openrdma_conformance::protocol::WireInput::from_input(
                 TimedInput { at: r.at, input },
                 true,
@@ -799,14 +792,7 @@ fn start_ends_the_running_scenario() {
             .iter()
             .filter(|r| r.dir == Direction::Inject)
             .filter_map(|r| {
-                let input = match &r.body {
-                    Body::Frame { port, bytes } => {
-                        Input::Frame { port: *port, bytes: bytes.clone() }
-                    }
-                    Body::Host { command } => Input::Host { command: command.clone() },
-                    Body::Cpu { command } => Input::Cpu { command: *command },
-                    Body::Event { .. } => return None,
-                };
+                let input = r.body.input()?;
                 let w = openrdma_conformance::protocol::WireInput::from_input(
                     TimedInput { at: r.at, input },
                     false,

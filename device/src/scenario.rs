@@ -12,7 +12,7 @@ use openrdma_codec::EthernetAddress;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ManifestVersion, NicSettings, RecoverySettings};
-use crate::device::Capability;
+use crate::device::{Capability, Input, Output};
 use crate::event::{CpuCommand, NicEvent};
 use crate::host::HostCommand;
 use crate::time::Timestamp;
@@ -56,6 +56,31 @@ pub enum Body {
         /// The event.
         event: NicEvent,
     },
+}
+
+impl Body {
+    /// What an inject record gives the device: a frame, a host command or a CPU command;
+    /// `None` for an event, which only an expect record holds.
+    pub fn input(&self) -> Option<Input> {
+        match self {
+            Body::Frame { port, bytes } => Some(Input::Frame { port: *port, bytes: bytes.clone() }),
+            Body::Host { command } => Some(Input::Host { command: command.clone() }),
+            Body::Cpu { command } => Some(Input::Cpu { command: *command }),
+            Body::Event { .. } => None,
+        }
+    }
+
+    /// What an expect record stands for as the device's output: a frame or an event;
+    /// `None` for a command, which only an inject record holds.
+    pub fn output(&self) -> Option<Output> {
+        match self {
+            Body::Frame { port, bytes } => {
+                Some(Output::Frame { port: *port, bytes: bytes.clone() })
+            }
+            Body::Event { event } => Some(Output::Event { event: event.clone() }),
+            Body::Host { .. } | Body::Cpu { .. } => None,
+        }
+    }
 }
 
 /// One record of a scenario.

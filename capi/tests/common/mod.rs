@@ -7,9 +7,7 @@ use std::path::PathBuf;
 
 use openrdma::{Model, OutputKind};
 use openrdma_conformance::file;
-use openrdma_device::{
-    Body, CpuHalf, Input, NicEvent, Output, Scenario, TimedInput, TimedOutput, Timestamp,
-};
+use openrdma_device::{CpuHalf, NicEvent, Output, Scenario, TimedInput, TimedOutput, Timestamp};
 
 /// The directory of the committed scenarios.
 pub fn scenario_dir() -> PathBuf {
@@ -41,13 +39,7 @@ pub fn scenarios() -> Vec<(String, Scenario)> {
 
 /// The input an inject record carries.
 pub fn input_of(r: &openrdma_device::Record) -> TimedInput {
-    let input = match &r.body {
-        Body::Frame { port, bytes } => Input::Frame { port: *port, bytes: bytes.clone() },
-        Body::Host { command } => Input::Host { command: command.clone() },
-        Body::Cpu { command } => Input::Cpu { command: *command },
-        Body::Event { .. } => panic!("an event is not an input"),
-    };
-    TimedInput { at: r.at, input }
+    TimedInput { at: r.at, input: r.body.input().expect("an event is not an input") }
 }
 
 /// Whether an output is a report. A scenario records only some reports (those the
@@ -78,11 +70,8 @@ pub fn check_replay(name: &str, actual: &[TimedOutput], expected: &[TimedOutput]
 pub fn expected_outputs(s: &Scenario) -> Vec<TimedOutput> {
     s.expects()
         .map(|r| {
-            let output = match &r.body {
-                Body::Frame { port, bytes } => Output::Frame { port: *port, bytes: bytes.clone() },
-                Body::Event { event } => Output::Event { event: event.clone() },
-                other => panic!("an expect record holds {other:?}"),
-            };
+            let output = r.body.output();
+            let output = output.unwrap_or_else(|| panic!("an expect record holds {:?}", r.body));
             TimedOutput { at: r.at, output }
         })
         .collect()

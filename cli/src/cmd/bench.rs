@@ -60,8 +60,8 @@ use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::{file, runner};
 use openrdma_corpus as corpus;
 use openrdma_device::{
-    Body, Capability, Device, DeviceError, Direction, Input, Manifest, Record, Scenario,
-    TimedInput, TimedOutput, Timestamp,
+    Capability, Device, DeviceError, Direction, Manifest, Record, Scenario, TimedInput,
+    TimedOutput, Timestamp,
 };
 use openrdma_sim::{FlowConfig, LossModel, PathConfig, SimConfig, simulate};
 use openrdma_sm::reference_cpu_half;
@@ -362,16 +362,6 @@ fn adapter_error(e: impl std::fmt::Display) -> CliError {
     CliError::Usage(format!("bench: process adapter: {e}"))
 }
 
-/// What a record injects, if anything.
-fn input_of(r: &Record) -> Option<Input> {
-    match &r.body {
-        Body::Frame { port, bytes } => Some(Input::Frame { port: *port, bytes: bytes.clone() }),
-        Body::Host { command } => Some(Input::Host { command: command.clone() }),
-        Body::Cpu { command } => Some(Input::Cpu { command: *command }),
-        Body::Event { .. } => None,
-    }
-}
-
 /// Runs `scenario` with one [`Device::advance`] per injected record, in time order, then
 /// one to the end of the drain time; returns inputs plus outputs. Unlike the runner it does
 /// not rewrite feedback nor play the CPU half: it measures round trips, not conformance.
@@ -385,7 +375,7 @@ fn run_unbatched(dev: &mut dyn Device, scenario: &Scenario) -> Result<u64, CliEr
     let mut now = Timestamp::ZERO;
     let mut events = 0u64;
     for r in injects {
-        let Some(input) = input_of(r) else { continue };
+        let Some(input) = r.body.input() else { continue };
         now = now.max(r.at);
         let out = dev.advance(vec![TimedInput { at: now, input }], now).map_err(adapter_error)?;
         events += 1 + out.len() as u64;

@@ -9,7 +9,7 @@ use openrdma_conformance::file;
 use openrdma_conformance::report::render_table;
 use openrdma_conformance::requirements::Spec;
 use openrdma_conformance::scoreboard::{Verdict, judge, output_cap, over_cap, scenario_end};
-use openrdma_device::{Body, Direction, Input, TimedInput};
+use openrdma_device::{Direction, TimedInput};
 
 use crate::error::{CliError, Outcome};
 use crate::output::{Failure, ReportPlan, Stdout, settle};
@@ -52,15 +52,7 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, CliError> {
         .records
         .iter()
         .filter(|r| r.dir == Direction::Inject)
-        .filter_map(|r| {
-            let input = match &r.body {
-                Body::Frame { port, bytes } => Input::Frame { port: *port, bytes: bytes.clone() },
-                Body::Host { command } => Input::Host { command: command.clone() },
-                Body::Cpu { command } => Input::Cpu { command: *command },
-                Body::Event { .. } => return None,
-            };
-            Some(TimedInput { at: r.at, input })
-        })
+        .filter_map(|r| Some(TimedInput { at: r.at, input: r.body.input()? }))
         .collect();
     let j = match observed.first_over {
         Some(at) => over_cap(&scenario, observed.sent, at),

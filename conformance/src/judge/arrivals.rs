@@ -339,15 +339,9 @@ impl Arrivals {
     pub(super) fn of_scenario(s: &Scenario) -> Arrivals {
         let delivered: Vec<(u64, Input)> = s
             .injects()
-            .filter_map(|r| {
-                let input = match &r.body {
-                    Body::Frame { port, bytes } => {
-                        Input::Frame { port: *port, bytes: bytes.clone() }
-                    }
-                    Body::Host { command } => Input::Host { command: command.clone() },
-                    _ => return None,
-                };
-                Some((r.at.0, input))
+            .filter_map(|r| match r.body.input()? {
+                Input::Cpu { .. } => None,
+                input => Some((r.at.0, input)),
             })
             .collect();
         let inputs: Vec<In<'_>> = delivered

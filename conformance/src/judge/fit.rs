@@ -477,7 +477,7 @@ mod tests {
     /// and at least one evaluation leaves an EV out.
     #[test]
     fn the_rebuild_agrees_with_the_recorded_choices() {
-        use openrdma_device::{Direction, Output, TimedInput, TimedOutput};
+        use openrdma_device::{TimedInput, TimedOutput};
         for name in ["snd-spray-window-fit", "snd-spray-window-fit-probe-rtt"] {
             let stem = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../traces/scenarios")
@@ -485,29 +485,12 @@ mod tests {
             let s = crate::file::load(stem).expect("a corpus scenario");
             let injected: Vec<TimedInput> = s
                 .injects()
-                .filter_map(|r| {
-                    let input = match &r.body {
-                        Body::Frame { port, bytes } => {
-                            Input::Frame { port: *port, bytes: bytes.clone() }
-                        }
-                        Body::Host { command } => Input::Host { command: command.clone() },
-                        Body::Cpu { command } => Input::Cpu { command: *command },
-                        _ => return None,
-                    };
-                    Some(TimedInput { at: r.at, input })
-                })
+                .filter_map(|r| Some(TimedInput { at: r.at, input: r.body.input()? }))
                 .collect();
             let observed: Vec<TimedOutput> = s
-                .records
-                .iter()
-                .filter(|r| r.dir == Direction::Expect)
-                .filter_map(|r| match &r.body {
-                    Body::Frame { port, bytes } => Some(TimedOutput {
-                        at: r.at,
-                        output: Output::Frame { port: *port, bytes: bytes.clone() },
-                    }),
-                    _ => None,
-                })
+                .expects()
+                .filter(|r| matches!(r.body, Body::Frame { .. }))
+                .filter_map(|r| Some(TimedOutput { at: r.at, output: r.body.output()? }))
                 .collect();
             let o = super::super::obs::Obs::new(&s, &injected, &observed);
             let peer = s

@@ -9,7 +9,7 @@ use openrdma_codec::frame::{FrameRepr, decode};
 use openrdma_conformance::runner::{RunOutcome, run};
 use openrdma_corpus as corpus;
 use openrdma_device::{
-    Body, Capability, CpuHalf, Device, DeviceError, Direction, Input, Manifest, NicEvent, Output,
+    Body, Capability, CpuHalf, Device, DeviceError, Direction, Manifest, NicEvent, Output,
     Scenario, TimedInput, TimedOutput, Timestamp,
 };
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
@@ -33,16 +33,6 @@ pub fn reference_run(s: &Scenario) -> RunOutcome {
     let out = run(&mut ReferenceDevice::new(), s, reference_cpu_half);
     assert!(out.error.is_none(), "{}: {:?}", s.manifest.name, out.error);
     out
-}
-
-/// The input an inject record carries.
-pub fn input_of(body: &Body) -> Option<Input> {
-    match body {
-        Body::Frame { port, bytes } => Some(Input::Frame { port: *port, bytes: bytes.clone() }),
-        Body::Host { command } => Some(Input::Host { command: command.clone() }),
-        Body::Cpu { command } => Some(Input::Cpu { command: *command }),
-        Body::Event { .. } => None,
-    }
 }
 
 /// The scenario with its CPU-command records left out and `cpu = "reference"`: the
@@ -216,6 +206,6 @@ pub fn inject_inputs(s: &Scenario) -> Vec<TimedInput> {
     s.records
         .iter()
         .filter(|r| r.dir == Direction::Inject)
-        .filter_map(|r| input_of(&r.body).map(|input| TimedInput { at: r.at, input }))
+        .filter_map(|r| r.body.input().map(|input| TimedInput { at: r.at, input }))
         .collect()
 }
