@@ -16,7 +16,7 @@
 //!   expect record of its QP) actually happened. A judge uses [`Window::expected`] wherever
 //!   a rule says "by the expected time plus `late_ns`", and `[lo, hi]` wherever it says
 //!   "within the tolerances". [`retimed`] applies the same shifts to a copy of the scenario,
-//!   for a judge that reads record times directly.
+//!   with each record's slack, for a judge that reads record times directly.
 //!
 //! With no lag (`openrdma check`, or a device that is on time) every shift is 0 and the
 //! windows are the recorded times with the scenario's tolerances.
@@ -393,43 +393,44 @@ pub fn windows(
     out
 }
 
-/// A copy of the scenario as the run lived it: each inject record at its time plus its
-/// lag, each expect record at its re-timed expected time ([`Window::expected`]). A judge
-/// that compares record times with output times, with the scenario's tolerances, judges
-/// the re-timed scenario as [`windows`] says. Without lag it is the scenario itself.
-pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
-    retimed_with_slack(s, lag, observed).0
+/// A scenario as the run lived it ([`retimed`]): the re-timed copy, and each record's
+/// **slack**, how much sooner than its re-timed expected time less `early_ns` its output
+/// may come.
+#[derive(Debug, Clone)]
+pub struct Retimed {
+    /// Each inject record at its time plus its lag, each expect record at its re-timed
+    /// expected time ([`Window::expected`]).
+    pub scenario: Scenario,
+    /// Per record: the spread `s_hi - s_lo` of its anchors' shifts, 0 for an inject
+    /// record. The re-timed time is `at + s_hi`, but CONF-TIME-005.a bounds an output early
+    /// from `at + s_lo - early_ns`: a judge of the re-timed scenario takes a record's
+    /// window from `expected - early_ns - slack` to `expected + late_ns`.
+    pub slack: Vec<u64>,
 }
 
-/// [`retimed`], with each record's **slack**: how much sooner than its re-timed expected
-/// time less `early_ns` its output may come, the spread `s_hi - s_lo` of its anchors'
-/// shifts (CONF-TIME-005.a), 0 for an inject record. A judge of the re-timed scenario
-/// takes a record's window from `expected - early_ns - slack` to `expected + late_ns`.
-pub fn retimed_with_slack(
-    s: &Scenario,
-    lag: &[(usize, u64)],
-    observed: &[TimedOutput],
-) -> (Scenario, Vec<u64>) {
+/// The scenario as the run lived it, from one pass of [`windows`]: a judge that compares
+/// record times with output times, with the scenario's tolerances and each record's slack,
+/// judges the re-timed scenario as [`windows`] says (`RunOutcome::judge`). Without lag and
+/// with outputs on time it is the scenario itself, with no slack.
+pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Retimed {
+    let w = windows(s, &Timeline::of(s), lag, observed);
     let early = s.manifest.tolerances.early_ns;
-    let slack = windows(s, &Timeline::of(s), lag, observed)
-        .iter()
-        .map(|w| w.map_or(0, |w| w.expected.saturating_sub(w.lo).saturating_sub(early)))
-        .collect();
-    (retimed_only(s, lag, observed), slack)
-}
-
-fn retimed_only(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
-    let t = Timeline::of(s);
-    let w = windows(s, &t, lag, observed);
     let lags: HashMap<usize, u64> = lag.iter().copied().collect();
-    let mut out = s.clone();
-    for (i, r) in out.records.iter_mut().enumerate() {
-        match w[i] {
-            Some(w) => r.at = Timestamp(w.expected),
-            None => r.at = Timestamp(r.at.0 + lags.get(&i).copied().unwrap_or(0)),
+    let mut scenario = s.clone();
+    let mut slack = Vec::with_capacity(w.len());
+    for (i, (r, w)) in scenario.records.iter_mut().zip(&w).enumerate() {
+        match w {
+            Some(w) => {
+                r.at = Timestamp(w.expected);
+                slack.push(w.expected.saturating_sub(w.lo).saturating_sub(early));
+            }
+            None => {
+                r.at = Timestamp(r.at.0 + lags.get(&i).copied().unwrap_or(0));
+                slack.push(0);
+            }
         }
     }
-    out
+    Retimed { scenario, slack }
 }
 
 #[cfg(test)]
@@ -488,6 +489,34 @@ mod tests {
             if let (Some(w), Direction::Expect) = (w, r.dir) {
                 assert_eq!(w.expected, r.at.0 + 700);
             }
+        }
+    }
+
+    /// CONF-TIME-005.a: the re-timed scenario with its slack gives each expect record the
+    /// window of [`windows`]: from `at - early_ns - slack` to `at + late_ns`. Inputs 700 ns
+    /// late and outputs on time shift a record's anchors apart, so some records have slack.
+    #[test]
+    fn retimed_keeps_the_windows() {
+        let s = scenario("rcv-in-order-v4");
+        let tol = &s.manifest.tolerances;
+        let on_time: Vec<TimedOutput> = s
+            .expects()
+            .filter_map(|r| Some(TimedOutput { at: r.at, output: r.body.output()? }))
+            .collect();
+        let lag: Vec<(usize, u64)> = (0..s.records.len())
+            .filter(|&i| s.records[i].dir == Direction::Inject)
+            .map(|i| (i, 700))
+            .collect();
+        let r = retimed(&s, &lag, &on_time);
+        let w = windows(&s, &Timeline::of(&s), &lag, &on_time);
+        assert!(r.slack.iter().any(|&x| x > 0), "no record has slack");
+        for (i, rec) in r.scenario.records.iter().enumerate() {
+            let Some(w) = w[i] else {
+                assert_eq!(r.slack[i], 0, "record {i}: an inject record has no slack");
+                continue;
+            };
+            let lo = rec.at.0.saturating_sub(tol.early_ns + r.slack[i]);
+            assert_eq!((lo, rec.at.0 + tol.late_ns), (w.lo, w.hi), "record {i}");
         }
     }
 }

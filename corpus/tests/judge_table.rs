@@ -41,7 +41,7 @@ fn divergences(
         if run.error.is_some() {
             continue;
         }
-        let timed = retimed(s, &run.lag, &run.observed);
+        let timed = retimed(s, &run.lag, &run.observed).scenario;
         let j = judge_in(&timed, &run.injected, &run.observed, Scope::of(&caps));
         all += j.divergences.len();
         for d in j.divergences {

@@ -424,7 +424,7 @@ pub fn judge_in(
 }
 
 /// [`judge_in`] of a re-timed scenario, with the slack of each record
-/// (`timeline::retimed_with_slack`; empty: none): an output may come that much sooner than
+/// (`timeline::Retimed`; empty: none): an output may come that much sooner than
 /// `early_ns` before its record's time, when the anchors of the record were shifted apart
 /// (CONF-TIME-005.a).
 pub fn judge_timed(
