@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::decode;
+use openrdma_codec::frame::{DecodedFrame, decode};
 use openrdma_codec::{Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
     Body, CpuCommand, Direction, HostCommand, NicEvent, Output, Record, Scenario, Side,
@@ -87,8 +87,7 @@ pub enum Ident {
 }
 
 /// A frame's identity, with `peers` mapping a peer QP to the device's QP.
-fn frame_ident(bytes: &[u8], peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
-    let d = decode(bytes);
+fn frame_ident(d: &DecodedFrame<'_>, peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
     let b = d.bth.filter(|_| d.error.is_none())?;
     let dest = b.dest_qp;
     let qp = peers.get(&dest).copied().unwrap_or(dest);
@@ -133,7 +132,7 @@ fn event_ident(e: &NicEvent) -> Option<Ident> {
 /// The identity of a device output.
 pub fn output_ident(o: &Output, peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
     match o {
-        Output::Frame { bytes, .. } => frame_ident(bytes, peers),
+        Output::Frame { bytes, .. } => frame_ident(&decode(bytes), peers),
         Output::Event { event } => event_ident(event),
     }
 }
@@ -180,13 +179,18 @@ impl Timeline {
         let mut probes: HashMap<(Qpn, u16), usize> = HashMap::new();
         let mut requests: HashMap<(u8, u32), usize> = HashMap::new();
         for (i, r) in s.records.iter().enumerate() {
-            qps.push(record_qp(r, &peers));
+            // Each frame decoded once, for its QP, its identity and its keys.
+            let frame = match &r.body {
+                Body::Frame { bytes, .. } => Some(decode(bytes)),
+                _ => None,
+            };
+            qps.push(record_qp(r, frame.as_ref(), &peers));
             let mut cause = None;
-            match (r.dir, &r.body) {
-                (Direction::Expect, body) => {
-                    let id = match body {
-                        Body::Frame { bytes, .. } => frame_ident(bytes, &peers),
-                        Body::Event { event } => event_ident(event),
+            match (r.dir, &frame) {
+                (Direction::Expect, frame) => {
+                    let id = match (&r.body, frame) {
+                        (_, Some(d)) => frame_ident(d, &peers),
+                        (Body::Event { event }, None) => event_ident(event),
                         _ => None,
                     };
                     idents.push(id.map(|id| {
@@ -194,9 +198,8 @@ impl Timeline {
                         *k += 1;
                         (id, *k)
                     }));
-                    if let Body::Frame { bytes, .. } = body {
-                        let d = decode(bytes);
-                        match (frame_ident(bytes, &peers), d.ext.meth, d.ext.peth) {
+                    if let Some(d) = frame {
+                        match (id, d.ext.meth, d.ext.peth) {
                             (Some(Ident::Data { qp, psn, .. }), Some(m), _) => {
                                 data_psn.insert((qp, psn), i);
                                 data_msn.insert((qp, m.msn), i);
@@ -214,9 +217,8 @@ impl Timeline {
                         }
                     }
                 }
-                (Direction::Inject, Body::Frame { bytes, .. }) => {
+                (Direction::Inject, Some(d)) => {
                     idents.push(None);
-                    let d = decode(bytes);
                     if let Some(b) = d.bth.filter(|_| d.error.is_none()) {
                         let qp = b.dest_qp;
                         cause = match b.opcode {
@@ -266,10 +268,15 @@ impl Timeline {
 
 /// The device QP a record concerns: a frame's destination (mapped to the device's QP), an
 /// event's QP, a host command's QP (a doorbell's through its template), a CPU command's.
-fn record_qp(r: &Record, peers: &HashMap<Qpn, Qpn>) -> Option<Qpn> {
+/// `frame` is the record's frame, decoded.
+fn record_qp(
+    r: &Record,
+    frame: Option<&DecodedFrame<'_>>,
+    peers: &HashMap<Qpn, Qpn>,
+) -> Option<Qpn> {
     match &r.body {
-        Body::Frame { bytes, .. } => {
-            let d = decode(bytes).bth?.dest_qp;
+        Body::Frame { .. } => {
+            let d = frame?.bth?.dest_qp;
             Some(peers.get(&d).copied().unwrap_or(d))
         }
         Body::Event { event } => match event {
