@@ -9,7 +9,7 @@ use openrdma_device::{CpuHalfFactory, Device, DeviceError, Scenario};
 use serde::Serialize;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::judge::{Divergence, FieldDiff, Judgement, Scope, Verdict, judge_timed, table};
+use crate::judge::{Divergence, FieldDiff, Judgement, Scope, Verdict, table};
 use crate::req::Clause;
 use crate::requirements::{Level, Spec};
 use crate::runner::run;
@@ -251,8 +251,7 @@ pub fn run_one(
     }
     // CONF-TIME-005: expected times as the run lived them, shifted by the runner's lag and
     // the device's own latency within the tolerances (`timeline`).
-    let (timed, slack) = crate::timeline::retimed_with_slack(scenario, &out.lag, &out.observed);
-    let mut j = judge_timed(&timed, &slack, &out.injected, &out.observed, Scope::of(&caps));
+    let mut j = out.judge(scenario, Scope::of(&caps));
     mark_levels(&mut j, spec);
     fill(&mut report, j, spec);
     report

@@ -32,7 +32,8 @@ use openrdma_device::{
     RecoveryCpu, Scenario, TimedInput, TimedOutput, Timestamp,
 };
 
-use crate::timeline::{Seen, Timeline};
+use crate::judge::{Judgement, Scope, judge_timed};
+use crate::timeline::{Seen, Timeline, retimed};
 
 /// Everything a run produced.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +49,17 @@ pub struct RunOutcome {
     /// The lag in force when each inject record was delivered: its index among the
     /// scenario's records and the lag in ns (`CONF-RUN-007`; 0 for an on-time device).
     pub lag: Vec<(usize, u64)>,
+}
+
+impl RunOutcome {
+    /// Judges the run of `scenario` within `scope`, as the suite does: the scenario
+    /// re-timed as the run lived it, each output bounded early from the least shift of its
+    /// record's anchors (CONF-TIME-005.a, [`retimed`]). What was observed before a device
+    /// error is judged all the same: the caller decides whether it counts.
+    pub fn judge(&self, scenario: &Scenario, scope: Scope) -> Judgement {
+        let timed = retimed(scenario, &self.lag, &self.observed);
+        judge_timed(&timed.scenario, &timed.slack, &self.injected, &self.observed, scope)
+    }
 }
 
 /// Whether an injected frame is an acknowledgement whose EV fields follow the device's

@@ -16,14 +16,14 @@
 //!   expect record of its QP) actually happened. A judge uses [`Window::expected`] wherever
 //!   a rule says "by the expected time plus `late_ns`", and `[lo, hi]` wherever it says
 //!   "within the tolerances". [`retimed`] applies the same shifts to a copy of the scenario,
-//!   for a judge that reads record times directly.
+//!   with each record's slack, for a judge that reads record times directly.
 //!
 //! With no lag (`openrdma check`, or a device that is on time) every shift is 0 and the
 //! windows are the recorded times with the scenario's tolerances.
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::decode;
+use openrdma_codec::frame::{DecodedFrame, decode};
 use openrdma_codec::{Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
     Body, CpuCommand, Direction, HostCommand, NicEvent, Output, Record, Scenario, Side,
@@ -87,8 +87,7 @@ pub enum Ident {
 }
 
 /// A frame's identity, with `peers` mapping a peer QP to the device's QP.
-fn frame_ident(bytes: &[u8], peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
-    let d = decode(bytes);
+fn frame_ident(d: &DecodedFrame<'_>, peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
     let b = d.bth.filter(|_| d.error.is_none())?;
     let dest = b.dest_qp;
     let qp = peers.get(&dest).copied().unwrap_or(dest);
@@ -133,7 +132,7 @@ fn event_ident(e: &NicEvent) -> Option<Ident> {
 /// The identity of a device output.
 pub fn output_ident(o: &Output, peers: &HashMap<Qpn, Qpn>) -> Option<Ident> {
     match o {
-        Output::Frame { bytes, .. } => frame_ident(bytes, peers),
+        Output::Frame { bytes, .. } => frame_ident(&decode(bytes), peers),
         Output::Event { event } => event_ident(event),
     }
 }
@@ -180,13 +179,18 @@ impl Timeline {
         let mut probes: HashMap<(Qpn, u16), usize> = HashMap::new();
         let mut requests: HashMap<(u8, u32), usize> = HashMap::new();
         for (i, r) in s.records.iter().enumerate() {
-            qps.push(record_qp(r, &peers));
+            // Each frame decoded once, for its QP, its identity and its keys.
+            let frame = match &r.body {
+                Body::Frame { bytes, .. } => Some(decode(bytes)),
+                _ => None,
+            };
+            qps.push(record_qp(r, frame.as_ref(), &peers));
             let mut cause = None;
-            match (r.dir, &r.body) {
-                (Direction::Expect, body) => {
-                    let id = match body {
-                        Body::Frame { bytes, .. } => frame_ident(bytes, &peers),
-                        Body::Event { event } => event_ident(event),
+            match (r.dir, &frame) {
+                (Direction::Expect, frame) => {
+                    let id = match (&r.body, frame) {
+                        (_, Some(d)) => frame_ident(d, &peers),
+                        (Body::Event { event }, None) => event_ident(event),
                         _ => None,
                     };
                     idents.push(id.map(|id| {
@@ -194,9 +198,8 @@ impl Timeline {
                         *k += 1;
                         (id, *k)
                     }));
-                    if let Body::Frame { bytes, .. } = body {
-                        let d = decode(bytes);
-                        match (frame_ident(bytes, &peers), d.ext.meth, d.ext.peth) {
+                    if let Some(d) = frame {
+                        match (id, d.ext.meth, d.ext.peth) {
                             (Some(Ident::Data { qp, psn, .. }), Some(m), _) => {
                                 data_psn.insert((qp, psn), i);
                                 data_msn.insert((qp, m.msn), i);
@@ -214,9 +217,8 @@ impl Timeline {
                         }
                     }
                 }
-                (Direction::Inject, Body::Frame { bytes, .. }) => {
+                (Direction::Inject, Some(d)) => {
                     idents.push(None);
-                    let d = decode(bytes);
                     if let Some(b) = d.bth.filter(|_| d.error.is_none()) {
                         let qp = b.dest_qp;
                         cause = match b.opcode {
@@ -266,10 +268,15 @@ impl Timeline {
 
 /// The device QP a record concerns: a frame's destination (mapped to the device's QP), an
 /// event's QP, a host command's QP (a doorbell's through its template), a CPU command's.
-fn record_qp(r: &Record, peers: &HashMap<Qpn, Qpn>) -> Option<Qpn> {
+/// `frame` is the record's frame, decoded.
+fn record_qp(
+    r: &Record,
+    frame: Option<&DecodedFrame<'_>>,
+    peers: &HashMap<Qpn, Qpn>,
+) -> Option<Qpn> {
     match &r.body {
-        Body::Frame { bytes, .. } => {
-            let d = decode(bytes).bth?.dest_qp;
+        Body::Frame { .. } => {
+            let d = frame?.bth?.dest_qp;
             Some(peers.get(&d).copied().unwrap_or(d))
         }
         Body::Event { event } => match event {
@@ -393,43 +400,44 @@ pub fn windows(
     out
 }
 
-/// A copy of the scenario as the run lived it: each inject record at its time plus its
-/// lag, each expect record at its re-timed expected time ([`Window::expected`]). A judge
-/// that compares record times with output times, with the scenario's tolerances, judges
-/// the re-timed scenario as [`windows`] says. Without lag it is the scenario itself.
-pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
-    retimed_with_slack(s, lag, observed).0
+/// A scenario as the run lived it ([`retimed`]): the re-timed copy, and each record's
+/// **slack**, how much sooner than its re-timed expected time less `early_ns` its output
+/// may come.
+#[derive(Debug, Clone)]
+pub struct Retimed {
+    /// Each inject record at its time plus its lag, each expect record at its re-timed
+    /// expected time ([`Window::expected`]).
+    pub scenario: Scenario,
+    /// Per record: the spread `s_hi - s_lo` of its anchors' shifts, 0 for an inject
+    /// record. The re-timed time is `at + s_hi`, but CONF-TIME-005.a bounds an output early
+    /// from `at + s_lo - early_ns`: a judge of the re-timed scenario takes a record's
+    /// window from `expected - early_ns - slack` to `expected + late_ns`.
+    pub slack: Vec<u64>,
 }
 
-/// [`retimed`], with each record's **slack**: how much sooner than its re-timed expected
-/// time less `early_ns` its output may come, the spread `s_hi - s_lo` of its anchors'
-/// shifts (CONF-TIME-005.a), 0 for an inject record. A judge of the re-timed scenario
-/// takes a record's window from `expected - early_ns - slack` to `expected + late_ns`.
-pub fn retimed_with_slack(
-    s: &Scenario,
-    lag: &[(usize, u64)],
-    observed: &[TimedOutput],
-) -> (Scenario, Vec<u64>) {
+/// The scenario as the run lived it, from one pass of [`windows`]: a judge that compares
+/// record times with output times, with the scenario's tolerances and each record's slack,
+/// judges the re-timed scenario as [`windows`] says (`RunOutcome::judge`). Without lag and
+/// with outputs on time it is the scenario itself, with no slack.
+pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Retimed {
+    let w = windows(s, &Timeline::of(s), lag, observed);
     let early = s.manifest.tolerances.early_ns;
-    let slack = windows(s, &Timeline::of(s), lag, observed)
-        .iter()
-        .map(|w| w.map_or(0, |w| w.expected.saturating_sub(w.lo).saturating_sub(early)))
-        .collect();
-    (retimed_only(s, lag, observed), slack)
-}
-
-fn retimed_only(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Scenario {
-    let t = Timeline::of(s);
-    let w = windows(s, &t, lag, observed);
     let lags: HashMap<usize, u64> = lag.iter().copied().collect();
-    let mut out = s.clone();
-    for (i, r) in out.records.iter_mut().enumerate() {
-        match w[i] {
-            Some(w) => r.at = Timestamp(w.expected),
-            None => r.at = Timestamp(r.at.0 + lags.get(&i).copied().unwrap_or(0)),
+    let mut scenario = s.clone();
+    let mut slack = Vec::with_capacity(w.len());
+    for (i, (r, w)) in scenario.records.iter_mut().zip(&w).enumerate() {
+        match w {
+            Some(w) => {
+                r.at = Timestamp(w.expected);
+                slack.push(w.expected.saturating_sub(w.lo).saturating_sub(early));
+            }
+            None => {
+                r.at = Timestamp(r.at.0 + lags.get(&i).copied().unwrap_or(0));
+                slack.push(0);
+            }
         }
     }
-    out
+    Retimed { scenario, slack }
 }
 
 #[cfg(test)]
@@ -488,6 +496,34 @@ mod tests {
             if let (Some(w), Direction::Expect) = (w, r.dir) {
                 assert_eq!(w.expected, r.at.0 + 700);
             }
+        }
+    }
+
+    /// CONF-TIME-005.a: the re-timed scenario with its slack gives each expect record the
+    /// window of [`windows`]: from `at - early_ns - slack` to `at + late_ns`. Inputs 700 ns
+    /// late and outputs on time shift a record's anchors apart, so some records have slack.
+    #[test]
+    fn retimed_keeps_the_windows() {
+        let s = scenario("rcv-in-order-v4");
+        let tol = &s.manifest.tolerances;
+        let on_time: Vec<TimedOutput> = s
+            .expects()
+            .filter_map(|r| Some(TimedOutput { at: r.at, output: r.body.output()? }))
+            .collect();
+        let lag: Vec<(usize, u64)> = (0..s.records.len())
+            .filter(|&i| s.records[i].dir == Direction::Inject)
+            .map(|i| (i, 700))
+            .collect();
+        let r = retimed(&s, &lag, &on_time);
+        let w = windows(&s, &Timeline::of(&s), &lag, &on_time);
+        assert!(r.slack.iter().any(|&x| x > 0), "no record has slack");
+        for (i, rec) in r.scenario.records.iter().enumerate() {
+            let Some(w) = w[i] else {
+                assert_eq!(r.slack[i], 0, "record {i}: an inject record has no slack");
+                continue;
+            };
+            let lo = rec.at.0.saturating_sub(tol.early_ns + r.slack[i]);
+            assert_eq!((lo, rec.at.0 + tol.late_ns), (w.lo, w.hi), "record {i}");
         }
     }
 }

@@ -231,20 +231,13 @@ fn sender_recorded_over(delays: &[u64]) -> openrdma_device::Scenario {
 #[test]
 fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
     use openrdma_conformance::runner::run;
-    use openrdma_conformance::scoreboard::{Scope, judge_in};
+    use openrdma_conformance::scoreboard::Scope;
     use openrdma_corpus::faults::{self, Mutant, find};
     use openrdma_device::Device;
     let judged = |s: &openrdma_device::Scenario, kind| {
         let mut dev = Mutant::new(kind);
         let caps = dev.capabilities();
-        let out = run(&mut dev, s, reference_cpu_half);
-        judge_in(
-            &openrdma_conformance::timeline::retimed(s, &out.lag, &out.observed),
-            &out.injected,
-            &out.observed,
-            Scope::of(&caps),
-        )
-        .divergences
+        run(&mut dev, s, reference_cpu_half).judge(s, Scope::of(&caps)).divergences
     };
     let equal = sender_recorded_over(&[500, 500, 500, 500]);
     for kind in faults::variants().filter(|k| {

@@ -4,8 +4,7 @@
 use std::collections::BTreeSet;
 
 use openrdma_conformance::runner::run;
-use openrdma_conformance::scoreboard::judge;
-use openrdma_conformance::timeline::retimed;
+use openrdma_conformance::scoreboard::{Scope, judge};
 use openrdma_corpus as corpus;
 use openrdma_device::{
     Capability, Device, DeviceError, HostCommand, Input, Manifest, SprayPolicy, TimedInput,
@@ -241,7 +240,7 @@ fn legitimate_choices_pass_the_corpus() {
             }
             let out = run(&mut dev, s, reference_cpu_half);
             assert!(out.error.is_none(), "{name}: {:?}", out.error);
-            let j = judge(&retimed(s, &out.lag, &out.observed), &out.injected, &out.observed);
+            let j = out.judge(s, Scope::FULL);
             assert!(
                 j.divergences.is_empty(),
                 "{spray:?}, inputs {input_ns} ns and outputs {output_ns} ns late, fails {name}: \

@@ -424,7 +424,7 @@ pub fn judge_in(
 }
 
 /// [`judge_in`] of a re-timed scenario, with the slack of each record
-/// (`timeline::retimed_with_slack`; empty: none): an output may come that much sooner than
+/// (`timeline::Retimed`; empty: none): an output may come that much sooner than
 /// `early_ns` before its record's time, when the anchors of the record were shifted apart
 /// (CONF-TIME-005.a).
 pub fn judge_timed(
@@ -630,13 +630,8 @@ fn acks_into(
         .collect()
 }
 
-/// Maps peer QP numbers to the device's QP numbers, from the QPs the scenario creates.
+/// Maps peer QP numbers to the device's QP numbers, from the QPs the scenario creates
+/// (`timeline::peers`, as bare numbers for the checks' keys).
 fn peer_map(scenario: &Scenario) -> HashMap<u32, u32> {
-    let mut m = HashMap::new();
-    for r in &scenario.records {
-        if let Body::Host { command: openrdma_device::HostCommand::CreateQp(q) } = &r.body {
-            m.insert(q.peer_qpn.value(), q.qpn.value());
-        }
-    }
-    m
+    crate::timeline::peers(scenario).into_iter().map(|(p, l)| (p.value(), l.value())).collect()
 }

@@ -382,13 +382,9 @@ mod tests {
     use openrdma_codec::frame::{DECODE_RULES, FRAME_RULES};
     use openrdma_codec::*;
 
-    /// Every rule set apart is one the codec checks, of the level its handling implies:
-    /// the SHOULD-on-sender rules are MUST-level sentences (a SHOULD-level one the report
-    /// already makes non-strict), and each rule named instead is specified.
-    #[test]
-    fn exceptions_are_codec_rules_and_specified() {
-        let spec = Spec::bundled().expect("the specification parses");
-        let codec: Vec<&str> = [
+    /// The rules the codec's header views and its frame check.
+    fn codec_rules() -> Vec<&'static str> {
+        [
             EthernetRepr::RULES,
             VlanRepr::RULES,
             Ipv4Repr::RULES,
@@ -408,7 +404,16 @@ mod tests {
             CnpRepr::RULES,
             FRAME_RULES,
         ]
-        .concat();
+        .concat()
+    }
+
+    /// Every rule set apart is one the codec checks, of the level its handling implies:
+    /// the SHOULD-on-sender rules are MUST-level sentences (a SHOULD-level one the report
+    /// already makes non-strict), and each rule named instead is specified.
+    #[test]
+    fn exceptions_are_codec_rules_and_specified() {
+        let spec = Spec::bundled().expect("the specification parses");
+        let codec = codec_rules();
         for id in SHOULD_ON_SENDER {
             assert!(codec.contains(id), "{id}");
             let r = spec.get(id).expect("specified");
@@ -429,28 +434,8 @@ mod tests {
     /// reason to discard a frame, through [`discard_clause`], one too.
     #[test]
     fn codec_rules_name_leaf_clauses() {
-        let codec: Vec<&str> = [
-            EthernetRepr::RULES,
-            VlanRepr::RULES,
-            Ipv4Repr::RULES,
-            Ipv6Repr::RULES,
-            UdpRepr::RULES,
-            BthRepr::RULES,
-            TsethRepr::RULES,
-            RethRepr::RULES,
-            AethRepr::RULES,
-            SethRepr::RULES,
-            CcStateRepr::RULES,
-            NethRepr::RULES,
-            PethRepr::RULES,
-            ErthRepr::RULES,
-            EethRepr::RULES,
-            DethRepr::RULES,
-            CnpRepr::RULES,
-            FRAME_RULES,
-            DECODE_RULES,
-        ]
-        .concat();
+        let codec: Vec<&str> =
+            codec_rules().into_iter().chain(DECODE_RULES.iter().copied()).collect();
         for id in &codec {
             let c = sender_clause(id).unwrap_or_else(|| panic!("{id} names no clause"));
             assert!(c.is_leaf(), "{id} names {c}, which has clauses");

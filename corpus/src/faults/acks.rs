@@ -8,10 +8,11 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::{AethMsn, Msn, NackReason, Psn, Qpn};
 use openrdma_conformance::req;
 use openrdma_device::{
-    HostCommand, Input, Manifest, NicEvent, NicReport, Output, RetransmitCause, TimedInput,
-    TimedOutput, Timestamp,
+    Input, Manifest, NicEvent, NicReport, Output, RetransmitCause, TimedInput, TimedOutput,
+    Timestamp,
 };
 
+use super::qps::Qps;
 use super::{Batch, Fault, Stream, stream};
 
 /// Faults of this family the corpus cannot catch, not registered, with the reason.
@@ -102,8 +103,7 @@ impl Stream for StaleSackDropped {
 /// AETHs whose `msn` is at or after the next MSN, taken for the latest message sent.
 #[derive(Debug, Default)]
 struct AckMsnUnchecked {
-    /// The peer QP of each device QP.
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     /// The MSN of the latest message each peer QP was sent a packet of.
     last: HashMap<u32, Msn>,
 }
@@ -111,25 +111,19 @@ struct AckMsnUnchecked {
 impl Stream for AckMsnUnchecked {
     fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &mut inputs {
-            match &mut i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-                }
-                Input::Frame { bytes, .. } => {
-                    let Some(mut f) = decode(bytes).to_repr() else { continue };
-                    let peer = self.peer.get(&f.bth.dest_qp.value());
-                    let Some(&last) = peer.and_then(|p| self.last.get(p)) else { continue };
-                    let Some(a) = f.ext.aeth.as_mut() else { continue };
-                    let ahead = a.msn.msn().value().wrapping_sub(last.value());
-                    if !(1..1 << 15).contains(&ahead) {
-                        continue;
-                    }
-                    a.msn = AethMsn::from(last);
-                    if let Ok(b) = super::refit(&mut f) {
-                        *bytes = b;
-                    }
-                }
-                _ => {}
+            self.qps.learn(&i.input);
+            let Input::Frame { bytes, .. } = &mut i.input else { continue };
+            let Some(mut f) = decode(bytes).to_repr() else { continue };
+            let peer = self.qps.peer(f.bth.dest_qp.value());
+            let Some(&last) = peer.and_then(|p| self.last.get(&p)) else { continue };
+            let Some(a) = f.ext.aeth.as_mut() else { continue };
+            let ahead = a.msn.msn().value().wrapping_sub(last.value());
+            if !(1..1 << 15).contains(&ahead) {
+                continue;
+            }
+            a.msn = AethMsn::from(last);
+            if let Ok(b) = super::refit(&mut f) {
+                *bytes = b;
             }
         }
         inputs
@@ -150,22 +144,18 @@ impl Stream for AckMsnUnchecked {
     }
 }
 
-/// The last PSN each QP sent: a map from device QP to peer QP, and the latest first
-/// transmission to each peer QP.
+/// The last PSN each QP sent: the QPs created, and the latest first transmission to each
+/// peer QP.
 #[derive(Debug, Default)]
 struct LastSent {
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     last: HashMap<u32, Psn>,
 }
 
 impl LastSent {
     /// Learns the QPs created among `inputs`.
     fn created(&mut self, inputs: &[TimedInput]) {
-        for i in inputs {
-            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
-                self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-            }
-        }
+        self.qps.learn_all(inputs);
     }
 
     /// Learns the first transmissions among `outputs`.
@@ -181,7 +171,7 @@ impl LastSent {
 
     /// The last PSN device QP `local` sent (`snd_nxt − 1`), if it sent any.
     fn of(&self, local: u32) -> Option<Psn> {
-        self.last.get(self.peer.get(&local)?).copied()
+        self.last.get(&self.qps.peer(local)?).copied()
     }
 }
 
@@ -301,7 +291,7 @@ impl Stream for TakesBadSack {
 struct StaleNackTaken {
     backoff: u64,
     window: u32,
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     /// The highest `cack_psn` of the SACKs each device QP took.
     acked: HashMap<u32, Psn>,
     /// The latest transmission of each (peer QP, PSN).
@@ -315,7 +305,7 @@ impl StaleNackTaken {
         StaleNackTaken {
             backoff: u64::try_from(m.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX),
             window: m.nic.window(),
-            peer: HashMap::new(),
+            qps: Qps::default(),
             acked: HashMap::new(),
             latest: HashMap::new(),
             due: Vec::new(),
@@ -351,39 +341,25 @@ impl StaleNackTaken {
 
 impl Stream for StaleNackTaken {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+        self.qps.received(&inputs, |r| {
+            let (local, peer) = (r.qp.qpn.value(), r.qp.peer_qpn.value());
+            if let Some(s) = r.d.ext.seth.filter(|s| !s.pr) {
+                let acked = self.acked.entry(local).or_insert(s.cack_psn);
+                if s.cack_psn.is_after(*acked) {
+                    *acked = s.cack_psn;
                 }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let Some(b) = d.bth else { continue };
-                    let local = b.dest_qp.value();
-                    if let Some(s) = d.ext.seth.filter(|s| !s.pr) {
-                        let acked = self.acked.entry(local).or_insert(s.cack_psn);
-                        if s.cack_psn.is_after(*acked) {
-                            *acked = s.cack_psn;
-                        }
-                    }
-                    let Some(n) = d.ext.neth.filter(|n| !n.reason.is_fatal()) else { continue };
-                    let (Some(&acked), Some(&peer)) =
-                        (self.acked.get(&local), self.peer.get(&local))
-                    else {
-                        continue;
-                    };
-                    // Stale: one of the W_own PSNs up to the last acknowledged.
-                    let back = acked.distance(n.nack_psn);
-                    if back < 0 || back.unsigned_abs() >= self.window {
-                        continue;
-                    }
-                    let wait = if n.reason.is_trim() { 0 } else { self.backoff };
-                    let at = i.at.0.saturating_add(wait);
-                    self.due.push((at, local, peer, n.nack_psn.value()));
-                }
-                _ => {}
             }
-        }
+            let Some(n) = r.d.ext.neth.filter(|n| !n.reason.is_fatal()) else { return };
+            let Some(&acked) = self.acked.get(&local) else { return };
+            // Stale: one of the W_own PSNs up to the last acknowledged.
+            let back = acked.distance(n.nack_psn);
+            if back < 0 || back.unsigned_abs() >= self.window {
+                return;
+            }
+            let wait = if n.reason.is_trim() { 0 } else { self.backoff };
+            let at = r.at.0.saturating_add(wait);
+            self.due.push((at, local, peer, n.nack_psn.value()));
+        });
         inputs
     }
 

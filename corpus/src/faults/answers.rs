@@ -9,10 +9,11 @@ use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::{AethMsn, Ev, NackReason, Psn};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
-    Body, Device, Direction, Manifest, NicEvent, Output, TimedInput, TimedOutput, Timestamp,
+    Device, Direction, Manifest, NicEvent, Output, TimedInput, TimedOutput, Timestamp,
 };
 use openrdma_sm::boundary::ReferenceDevice;
 
+use super::generated::{Generated, catching, corpus_frames};
 use super::{Batch, Edits, Fault, Rewrite, Stream, fault, sends, stream};
 
 mod streams;
@@ -401,28 +402,14 @@ const NACK_REASONS: &[(NackReason, &str, NackReason)] = &[
 pub const SKIPPED: &[(&str, &str)] = &[];
 
 /// The generated NACK-reason entries and the reasons left out, made once.
-struct Generated {
-    faults: Vec<Fault>,
-    left: Vec<(String, &'static str)>,
-}
-
 fn generated() -> &'static Generated {
     static GENERATED: OnceLock<Generated> = OnceLock::new();
     GENERATED.get_or_init(|| {
-        let corpus: Vec<(String, Vec<u8>)> = crate::all()
+        // The NACK reasons each scenario expects.
+        let corpus: Vec<(String, Vec<u8>)> = corpus_frames(Direction::Expect)
             .into_iter()
-            .map(|(n, b)| {
-                let s = b();
-                let reasons = s
-                    .records
-                    .iter()
-                    .filter(|r| r.dir == Direction::Expect)
-                    .filter_map(|r| match &r.body {
-                        Body::Frame { bytes, .. } => decode(bytes).ext.neth.map(|n| n.reason.0),
-                        _ => None,
-                    })
-                    .collect();
-                (n.to_string(), reasons)
+            .map(|(n, frames)| {
+                (n, frames.iter().filter_map(|b| decode(b).ext.neth.map(|n| n.reason.0)).collect())
             })
             .collect();
         let mut out = Generated { faults: Vec::new(), left: Vec::new() };
@@ -432,12 +419,7 @@ fn generated() -> &'static Generated {
                 out.left.push((name, why));
                 continue;
             }
-            let catch: Vec<&'static str> = corpus
-                .iter()
-                .filter(|(_, reasons)| reasons.contains(&reason.0))
-                .take(super::generated::CATCH_PER_ENTRY)
-                .map(|(n, _)| &*Box::leak(n.clone().into_boxed_str()))
-                .collect();
+            let catch = catching(&corpus, |reasons| reasons.contains(&reason.0));
             if catch.is_empty() {
                 out.left.push((name, "no scenario expects a NACK with this reason"));
                 continue;

@@ -14,6 +14,7 @@ use openrdma_device::{
     HostCommand, Input, NicEvent, NicReport, Output, RetirementMode, Side, TimedInput, TimedOutput,
 };
 
+use super::qps::Qps;
 use super::{Batch, Edits, Fault, Stream, fault, refit};
 
 /// Every fault of behaviour.
@@ -565,22 +566,17 @@ impl Stream for CqeAfterFlag {
     }
 }
 
-/// The peer QP of each device QP, and the last data packet sent per (peer QP, MSN): the
-/// message's last packet goes out once more, as a retransmission on another EV, after the
-/// sender flag.
+/// The QPs created, and the last data packet sent per (peer QP, MSN): the message's last
+/// packet goes out once more, as a retransmission on another EV, after the sender flag.
 #[derive(Debug, Default)]
 struct RtxAfterFlag {
-    peers: HashMap<u32, u32>,
+    qps: Qps,
     last_data: HashMap<(u32, Msn), (u16, Vec<u8>)>,
 }
 
 impl Stream for RtxAfterFlag {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
-                self.peers.insert(q.qpn.value(), q.peer_qpn.value());
-            }
-        }
+        self.qps.learn_all(&inputs);
         inputs
     }
 
@@ -600,7 +596,7 @@ impl Stream for RtxAfterFlag {
                     }
                 }
                 Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Requester => {
-                    let peer = self.peers.get(&f.qpn.value()).copied().unwrap_or(0);
+                    let peer = self.qps.peer(f.qpn.value()).unwrap_or(0);
                     again = self.last_data.get(&(peer, f.msn)).and_then(|(port, b)| {
                         let d = decode(b);
                         let mut r = d.to_repr()?;

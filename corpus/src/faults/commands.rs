@@ -9,10 +9,10 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn, SethRepr};
 use openrdma_conformance::req;
 use openrdma_device::{
-    CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, TimedInput, TimedOutput,
-    Timestamp,
+    CpuCommand, Input, Manifest, NicEvent, NicReport, Output, TimedInput, TimedOutput, Timestamp,
 };
 
+use super::qps::Qps;
 use super::{Batch, Fault, Stream, stream};
 
 /// Every fault of this family.
@@ -72,8 +72,7 @@ enum Mode {
 #[derive(Debug, Default)]
 struct Commands {
     mode: Mode,
-    /// The device's QP of each peer QP.
-    local_of: HashMap<u32, u32>,
+    qps: Qps,
     /// Each device QP's `snd_una`, from its initial PSN and the SACKs it took.
     snd_una: HashMap<u32, Psn>,
     /// The SACKs each device QP took.
@@ -93,12 +92,12 @@ impl Commands {
 impl Stream for Commands {
     fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &mut inputs {
+            if let Some(q) = self.qps.learn(&i.input) {
+                self.snd_una.insert(q.qpn.value(), q.initial_psn);
+                self.sacks.remove(&q.qpn.value());
+                continue;
+            }
             match &mut i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
-                    self.snd_una.insert(q.qpn.value(), q.initial_psn);
-                    self.sacks.remove(&q.qpn.value());
-                }
                 Input::Frame { bytes, .. } => {
                     let d = decode(bytes);
                     let (Some(bth), Some(seth)) = (d.bth, d.ext.seth) else { continue };
@@ -142,7 +141,7 @@ impl Stream for Commands {
                 let Some(b) = d.bth.filter(|b| b.rtx && b.opcode.is_mrc_write()) else {
                     return true;
                 };
-                let Some(&local) = self.local_of.get(&b.dest_qp.value()) else { return true };
+                let Some(local) = self.qps.local(b.dest_qp.value()) else { return true };
                 if self.sacked_ahead(local, b.psn) {
                     dropped.push((local, b.psn));
                     return false;

@@ -14,10 +14,11 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::{AethKind, AethRepr, Msn, NackReason, Opcode};
 use openrdma_conformance::req::{self, Clause};
 use openrdma_device::{
-    DmaWrite, HostCommand, Input, Manifest, NicEvent, NicReport, Output, Payload, RetirementMode,
-    TimedInput, TimedOutput, Timestamp,
+    DmaWrite, Input, Manifest, NicEvent, NicReport, Output, Payload, RetirementMode, TimedInput,
+    TimedOutput, Timestamp,
 };
 
+use super::qps::Qps;
 use super::{Batch, Edits, Fault, Stream, fault};
 
 /// Every fault of the receive checks.
@@ -161,8 +162,7 @@ struct PlacesDiscarded {
     /// Entries of the retirement table (`RET-CAP-001`).
     table: u16,
     shared: bool,
-    /// The device's QPs: their peers and domains.
-    qps: HashMap<u32, (u32, u32)>,
+    qps: Qps,
     failed: HashSet<u32>,
     /// The last MSN each domain retired, from the transport ACKs its QPs sent.
     retired: HashMap<u32, Msn>,
@@ -179,7 +179,7 @@ impl PlacesDiscarded {
             pmtu: usize::try_from(m.nic.pmtu).unwrap_or(usize::MAX),
             table: if shared { 4096 } else { window },
             shared,
-            qps: HashMap::new(),
+            qps: Qps::default(),
             failed: HashSet::new(),
             retired: HashMap::new(),
             pending: None,
@@ -217,7 +217,10 @@ impl PlacesDiscarded {
         if !w.mrc {
             return Some(Check::Opcode);
         }
-        let Some(&(peer, domain)) = self.qps.get(&qp) else { return Some(Check::UnknownQp) };
+        let (Some(peer), Some(domain)) = (self.qps.peer(qp), self.qps.table(qp, self.shared))
+        else {
+            return Some(Check::UnknownQp);
+        };
         if self.failed.contains(&qp) {
             return Some(Check::QpInError);
         }
@@ -277,10 +280,8 @@ impl Stream for PlacesDiscarded {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &inputs {
             match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    let qpn = q.qpn.value();
-                    let domain = if self.shared { q.domain.value() } else { qpn };
-                    self.qps.insert(qpn, (q.peer_qpn.value(), domain));
+                Input::Host { .. } => {
+                    self.qps.learn(&i.input);
                 }
                 Input::Frame { bytes, .. } => self.pending = self.arrived(i.at.0, bytes),
                 _ => {}
@@ -311,9 +312,9 @@ impl Stream for PlacesDiscarded {
                     {
                         continue;
                     }
-                    let peer = bth.dest_qp.value();
-                    if let Some((_, domain)) = self.qps.values().find(|(p, _)| *p == peer) {
-                        self.retired.insert(*domain, a.msn.msn());
+                    let local = self.qps.local(bth.dest_qp.value());
+                    if let Some(domain) = local.and_then(|q| self.qps.table(q, self.shared)) {
+                        self.retired.insert(domain, a.msn.msn());
                     }
                 }
                 _ => {}

@@ -22,7 +22,7 @@ use openrdma_conformance::judge::fields::{
     ACK, ALL, DATA, ELSEWHERE, EREQ, ERSP, Kinds, NACK, NAK, PROBE, ROWS, RTX, Row, SACK, WRITE,
     is_must,
 };
-use openrdma_device::{Body, Direction, Scenario};
+use openrdma_device::{Body, Direction};
 
 use super::{Caps, Class, Edits, Expect, Fault};
 
@@ -250,29 +250,51 @@ pub fn rows() -> Vec<Row> {
 /// The frames a scenario expects, each with its kinds.
 type Frames = Vec<(Kinds, Vec<u8>)>;
 
-/// The frames a scenario expects, with their kinds.
-fn expected_frames(s: &Scenario) -> Frames {
-    s.records
-        .iter()
-        .filter(|r| r.dir == Direction::Expect)
-        .filter_map(|r| match &r.body {
-            Body::Frame { bytes, .. } => Some((kind_of(&decode(bytes)), bytes.to_vec())),
-            _ => None,
+/// The entries a generated family made, and the rows it made none of, with the reason.
+pub(super) struct Generated {
+    pub(super) faults: Vec<Fault>,
+    pub(super) left: Vec<(String, &'static str)>,
+}
+
+/// The frames of each scenario of the corpus in direction `dir` (inject: the frames the
+/// device takes; expect: those it sends), by scenario name, in corpus order: what a
+/// generated family picks the scenarios that catch an entry from.
+pub(super) fn corpus_frames(dir: Direction) -> Vec<(String, Vec<Vec<u8>>)> {
+    crate::all()
+        .into_iter()
+        .map(|(name, build)| {
+            let frames = build()
+                .records
+                .into_iter()
+                .filter(|r| r.dir == dir)
+                .filter_map(|r| match r.body {
+                    Body::Frame { bytes, .. } => Some(bytes.to_vec()),
+                    _ => None,
+                })
+                .collect();
+            (name.to_string(), frames)
         })
         .collect()
 }
 
-/// The generated entries, and the rows made none, with the reason.
-struct Generated {
-    faults: Vec<Fault>,
-    left: Vec<(String, &'static str)>,
+/// The first [`CATCH_PER_ENTRY`] scenarios of `corpus` whose frames `carry` what an entry
+/// changes, by name, kept for good.
+pub(super) fn catching<T>(corpus: &[(String, T)], carry: impl Fn(&T) -> bool) -> Vec<&'static str> {
+    corpus
+        .iter()
+        .filter(|(_, frames)| carry(frames))
+        .take(CATCH_PER_ENTRY)
+        .map(|(n, _)| &*Box::leak(n.clone().into_boxed_str()))
+        .collect()
 }
 
 fn generated() -> &'static Generated {
     static GENERATED: OnceLock<Generated> = OnceLock::new();
     GENERATED.get_or_init(|| {
-        let corpus: Vec<(String, Frames)> =
-            crate::all().into_iter().map(|(n, b)| (n.to_string(), expected_frames(&b()))).collect();
+        let corpus: Vec<(String, Frames)> = corpus_frames(Direction::Expect)
+            .into_iter()
+            .map(|(n, frames)| (n, frames.into_iter().map(|b| (kind_of(&decode(&b)), b)).collect()))
+            .collect();
         let mut out = Generated { faults: Vec::new(), left: Vec::new() };
         for row in rows() {
             let name = name_of(&row);
@@ -290,12 +312,7 @@ fn generated() -> &'static Generated {
             let carries = |frames: &[(Kinds, Vec<u8>)]| {
                 frames.iter().any(|(k, b)| k & row.kinds != 0 && perturb(b, p).is_some())
             };
-            let catch: Vec<&'static str> = corpus
-                .iter()
-                .filter(|(_, frames)| carries(frames))
-                .take(CATCH_PER_ENTRY)
-                .map(|(n, _)| &*Box::leak(n.clone().into_boxed_str()))
-                .collect();
+            let catch = catching(&corpus, |frames| carries(frames));
             if catch.is_empty() {
                 out.left.push((
                     name,

@@ -12,10 +12,11 @@ use openrdma_codec::frame::decode;
 use openrdma_codec::{Psn, Qpn, SethRepr};
 use openrdma_conformance::req;
 use openrdma_device::{
-    CpuCommand, HostCommand, Input, Manifest, NicEvent, NicReport, Output, RetransmitCause,
-    TimedInput, TimedOutput, Timestamp,
+    CpuCommand, Input, Manifest, NicEvent, NicReport, Output, RetransmitCause, TimedInput,
+    TimedOutput, Timestamp,
 };
 
+use super::qps::Qps;
 use super::{Batch, Fault, Stream, stream};
 
 /// Every fault of loss inference.
@@ -391,8 +392,7 @@ pub struct Wrong {
     tail: bool,
     right: HashMap<u32, Inference>,
     wrong: HashMap<u32, Inference>,
-    /// The device's QPN → the peer QPN its packets carry.
-    peer_of: HashMap<u32, u32>,
+    qps: Qps,
     /// The latest data frame of each (peer QPN, PSN).
     frames: HashMap<(u32, u32), Vec<u8>>,
     /// Retransmissions of the reference to withhold: (peer QPN, PSN).
@@ -416,7 +416,7 @@ impl Wrong {
             tail: m.nic.tail_probe.is_some(),
             right: HashMap::new(),
             wrong: HashMap::new(),
-            peer_of: HashMap::new(),
+            qps: Qps::default(),
             frames: HashMap::new(),
             withhold: HashSet::new(),
             unreported: HashSet::new(),
@@ -447,7 +447,7 @@ impl Wrong {
         f.bth.rtx = true;
         let Ok(bytes) = f.reseal().and_then(|()| f.to_bytes()) else { return Vec::new() };
         self.note_sent(peer, &bytes);
-        let qpn = self.peer_of.iter().find(|(_, p)| **p == peer).map(|(q, _)| *q);
+        let qpn = self.qps.local(peer);
         let report = qpn.map(|q| {
             NicEvent::Report(NicReport::Retransmitted {
                 qpn: Qpn::new(q),
@@ -475,18 +475,18 @@ impl Wrong {
     /// An input, as both rules see it; the retransmissions the bug adds.
     fn input(&mut self, i: &TimedInput) -> Vec<TimedOutput> {
         let (peer, what) = match &i.input {
-            Input::Host { command: HostCommand::CreateQp(q) } => {
-                self.peer_of.insert(q.qpn.value(), q.peer_qpn.value());
+            Input::Host { .. } => {
+                self.qps.learn(&i.input);
                 return Vec::new();
             }
             Input::Cpu { command: CpuCommand::Retransmit { qpn, psn } } => {
-                let Some(&peer) = self.peer_of.get(&qpn.value()) else { return Vec::new() };
+                let Some(peer) = self.qps.peer(qpn.value()) else { return Vec::new() };
                 (peer, Err(psn.value()))
             }
             Input::Frame { bytes, .. } => {
                 let d = decode(bytes);
                 let Some(b) = d.bth else { return Vec::new() };
-                let Some(&peer) = self.peer_of.get(&b.dest_qp.value()) else { return Vec::new() };
+                let Some(peer) = self.qps.peer(b.dest_qp.value()) else { return Vec::new() };
                 (peer, Ok(d.to_repr()))
             }
             _ => return Vec::new(),
@@ -567,7 +567,7 @@ impl Stream for Wrong {
                             ..
                         }),
                 } => {
-                    if let Some(&peer) = self.peer_of.get(&qpn.value()) {
+                    if let Some(peer) = self.qps.peer(qpn.value()) {
                         // The report of a retransmission withheld is withheld with it.
                         let key = (peer, psn.value());
                         if self.unreported.remove(&key) || self.withhold.contains(&key) {

@@ -19,6 +19,7 @@ use openrdma_conformance::requirements::{Level, Spec, Subject};
 use openrdma_device::{Manifest, NicSettings, RecoverySettings};
 use serde_json::Value;
 
+use super::generated::Generated;
 use super::{Caps, Class, Edits, Expect, Fault};
 
 /// How many scenarios an entry is run on.
@@ -147,15 +148,10 @@ fn clauses_naming(spec: &Spec, key: &str) -> Vec<Clause> {
 }
 
 /// The entries, and the knobs made none, with the reason.
-struct Knobs {
-    faults: Vec<Fault>,
-    left: Vec<(String, &'static str)>,
-}
-
-fn knobs() -> &'static Knobs {
-    static KNOBS: OnceLock<Knobs> = OnceLock::new();
+fn knobs() -> &'static Generated {
+    static KNOBS: OnceLock<Generated> = OnceLock::new();
     KNOBS.get_or_init(|| {
-        let mut out = Knobs { faults: Vec::new(), left: Vec::new() };
+        let mut out = Generated { faults: Vec::new(), left: Vec::new() };
         let Ok(spec) = Spec::bundled() else { return out };
         let corpus: Vec<(String, Manifest)> =
             crate::all().into_iter().map(|(n, b)| (n.to_string(), b().manifest)).collect();

@@ -18,9 +18,9 @@ use std::sync::OnceLock;
 use openrdma_codec::frame::FrameRepr;
 use openrdma_codec::{AethMsn, Ev, Msn, Psn, Qpn, Rkey, Rqmsn};
 use openrdma_conformance::judge::fields::{Kinds, LAYOUTS, Layout, byte_swapped};
-use openrdma_device::{Body, Direction};
+use openrdma_device::Direction;
 
-use super::generated::{self, Perturb};
+use super::generated::{self, Generated, Perturb};
 use super::{Caps, Class, Edits, Expect, Fault};
 
 /// Rows made no entry whatever the corpus holds, by entry name, with the reason.
@@ -148,30 +148,10 @@ pub(super) fn swap(f: &mut FrameRepr, field: &str) -> bool {
     format!("{:?}{:?}{:?}", f.bth, f.ext, f.ip) != before
 }
 
-/// The generated entries and the rows made none, with the reason.
-struct Generated {
-    faults: Vec<Fault>,
-    left: Vec<(String, &'static str)>,
-}
-
 fn generated() -> &'static Generated {
     static GENERATED: OnceLock<Generated> = OnceLock::new();
     GENERATED.get_or_init(|| {
-        let corpus: Vec<(String, Vec<Vec<u8>>)> = crate::all()
-            .into_iter()
-            .map(|(n, b)| {
-                let frames = b()
-                    .records
-                    .into_iter()
-                    .filter(|r| r.dir == Direction::Expect)
-                    .filter_map(|r| match r.body {
-                        Body::Frame { bytes, .. } => Some(bytes.to_vec()),
-                        _ => None,
-                    })
-                    .collect();
-                (n.to_string(), frames)
-            })
-            .collect();
+        let corpus = generated::corpus_frames(Direction::Expect);
         let mut out = Generated { faults: Vec::new(), left: Vec::new() };
         for (kinds, l) in rows() {
             let name = name_of(kinds, &l);
@@ -180,12 +160,9 @@ fn generated() -> &'static Generated {
                 continue;
             }
             let p = Perturb { kinds, field: l.field, swap: true };
-            let catch: Vec<&'static str> = corpus
-                .iter()
-                .filter(|(_, frames)| frames.iter().any(|b| generated::perturb(b, p).is_some()))
-                .take(generated::CATCH_PER_ENTRY)
-                .map(|(n, _)| &*Box::leak(n.clone().into_boxed_str()))
-                .collect();
+            let catch = generated::catching(&corpus, |frames| {
+                frames.iter().any(|b| generated::perturb(b, p).is_some())
+            });
             if catch.is_empty() {
                 out.left
                     .push((name, "no frame the corpus expects changes when the field is swapped"));

@@ -49,6 +49,9 @@
 //!
 //! [`prove`] runs entries on the corpus, the way `openrdma run` does, and says what the
 //! suite made of each (`tests/power.rs`).
+//!
+//! The streams that follow a device's QPs share `qps`: the QPs the inputs create, each
+//! with its peer, and the frames received for them, decoded once.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -77,6 +80,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 mod prove;
+mod qps;
 pub mod rejects;
 pub mod retire;
 pub mod sending;

@@ -13,8 +13,9 @@ use std::sync::OnceLock;
 
 use openrdma_codec::frame::{DecodedFrame, decode};
 use openrdma_conformance::req::{self, Clause};
-use openrdma_device::{Body, Direction, Input};
+use openrdma_device::{Direction, Input};
 
+use super::generated::{Generated, catching, corpus_frames};
 use super::{Edits, Fault, fault};
 
 /// A field a receiver must take whatever its value: the entry's name, the clause, and the
@@ -82,39 +83,14 @@ pub const RECEIVER_FIELDS: &[ReceiverField] = &[
     }),
 ];
 
-/// The generated entries and the rows made none, with the reason.
-struct Generated {
-    faults: Vec<Fault>,
-    left: Vec<(String, &'static str)>,
-}
-
 fn generated() -> &'static Generated {
     static GENERATED: OnceLock<Generated> = OnceLock::new();
     GENERATED.get_or_init(|| {
-        let corpus: Vec<(String, Vec<Vec<u8>>)> = crate::all()
-            .into_iter()
-            .map(|(n, b)| {
-                let frames = b()
-                    .records
-                    .into_iter()
-                    .filter(|r| r.dir == Direction::Inject)
-                    .filter_map(|r| match r.body {
-                        Body::Frame { bytes, .. } => Some(bytes.to_vec()),
-                        _ => None,
-                    })
-                    .collect();
-                (n.to_string(), frames)
-            })
-            .collect();
+        let corpus = corpus_frames(Direction::Inject);
         let mut out = Generated { faults: Vec::new(), left: Vec::new() };
         for (k, r) in RECEIVER_FIELDS.iter().enumerate() {
             let name = format!("rejects-{}", r.field);
-            let catch: Vec<&'static str> = corpus
-                .iter()
-                .filter(|(_, frames)| frames.iter().any(|b| (r.holds)(&decode(b))))
-                .take(super::generated::CATCH_PER_ENTRY)
-                .map(|(n, _)| &*Box::leak(n.clone().into_boxed_str()))
-                .collect();
+            let catch = catching(&corpus, |frames| frames.iter().any(|b| (r.holds)(&decode(b))));
             if catch.is_empty() {
                 out.left.push((name, "no scenario injects a frame with such a value"));
                 continue;

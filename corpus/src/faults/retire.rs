@@ -17,6 +17,7 @@ use openrdma_device::{
     Timestamp,
 };
 
+use super::qps::Qps;
 use super::{Batch, Edits, Fault, Stream, fault, stream};
 
 mod failures;
@@ -183,31 +184,21 @@ fn reverse_at(out: &mut [TimedOutput], positions: &[usize]) {
     }
 }
 
-/// Each device QP's retirement-flag table and its peer, and the MSN of the last data
-/// packet each QP took.
+/// The QPs (their retirement-flag tables and peers), and the MSN of the last data packet
+/// each QP took.
 #[derive(Debug, Default)]
 struct FlagOnNak {
-    tables: HashMap<u32, (u32, u64, u32)>,
+    qps: Qps,
     last_msn: HashMap<u32, u16>,
 }
 
 impl Stream for FlagOnNak {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    let t = (q.qpn.value(), q.recv_flag_base, q.recv_flag_slots);
-                    self.tables.insert(q.peer_qpn.value(), t);
-                }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    if let (Some(b), Some(m)) = (d.bth, d.ext.meth) {
-                        self.last_msn.insert(b.dest_qp.value(), m.msn.value());
-                    }
-                }
-                _ => {}
+        self.qps.received(&inputs, |r| {
+            if let Some(m) = r.d.ext.meth {
+                self.last_msn.insert(r.qp.qpn.value(), m.msn.value());
             }
-        }
+        });
         inputs
     }
 
@@ -238,7 +229,8 @@ impl FlagOnNak {
         let d = decode(bytes);
         let (bth, aeth) = (d.bth?, d.ext.aeth?);
         let status = CompletionStatus::from_aeth_nak(aeth.syndrome & 0x7F)?;
-        let &(qpn, base, slots) = self.tables.get(&bth.dest_qp.value())?;
+        let q = self.qps.get(self.qps.local(bth.dest_qp.value())?)?;
+        let (qpn, base, slots) = (q.qpn.value(), q.recv_flag_base, q.recv_flag_slots);
         if !(slots.is_power_of_two() && slots <= 1 << 15) {
             return None;
         }
@@ -263,11 +255,11 @@ struct Last {
     dma_len: u32,
 }
 
-/// Each device QP's retirement-flag table, the MSNs whose flags it wrote, the LAST packets
-/// of the batch, and the messages it flagged at their LAST packet.
+/// The QPs (their retirement-flag tables), the MSNs whose flags each wrote, the LAST
+/// packets of the batch, and the messages it flagged at their LAST packet.
 #[derive(Debug, Default)]
 struct CompleteAtLast {
-    tables: HashMap<u32, (u64, u32)>,
+    qps: Qps,
     flagged: HashMap<u32, std::collections::BTreeSet<u16>>,
     lasts: Vec<Last>,
     early: std::collections::HashSet<(u32, u16)>,
@@ -283,7 +275,8 @@ impl CompleteAtLast {
     /// The flag of a message taken as complete at its LAST packet: the one a complete
     /// message gets, in its slot.
     fn flag(&self, l: &Last) -> Option<openrdma_device::FlagWrite> {
-        let &(base, slots) = self.tables.get(&l.qpn)?;
+        let q = self.qps.get(l.qpn)?;
+        let (base, slots) = (q.recv_flag_base, q.recv_flag_slots);
         if !(slots.is_power_of_two() && slots <= 1 << 15) {
             return None;
         }
@@ -300,29 +293,20 @@ impl CompleteAtLast {
 
 impl Stream for CompleteAtLast {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.tables.insert(q.qpn.value(), (q.recv_flag_base, q.recv_flag_slots));
-                }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let (Some(b), Some(m), Some(r)) = (d.bth, d.ext.meth, d.ext.reth) else {
-                        continue;
-                    };
-                    let op = b.opcode;
-                    if op.is_mrc_write() && op.is_last() && !op.has_immediate() {
-                        self.lasts.push(Last {
-                            qpn: b.dest_qp.value(),
-                            psn: b.psn.value(),
-                            msn: m.msn.value(),
-                            dma_len: r.dma_len,
-                        });
-                    }
-                }
-                _ => {}
+        self.qps.received(&inputs, |r| {
+            let (Some(b), Some(m), Some(reth)) = (r.d.bth, r.d.ext.meth, r.d.ext.reth) else {
+                return;
+            };
+            let op = b.opcode;
+            if op.is_mrc_write() && op.is_last() && !op.has_immediate() {
+                self.lasts.push(Last {
+                    qpn: r.qp.qpn.value(),
+                    psn: b.psn.value(),
+                    msn: m.msn.value(),
+                    dma_len: reth.dma_len,
+                });
             }
-        }
+        });
         inputs
     }
 

@@ -13,6 +13,7 @@ use openrdma_device::{
     TimedOutput, Timestamp,
 };
 
+use super::qps::Qps;
 use super::{Batch, Edits, Fault, Stream, fault, refit, stream};
 
 /// Every fault of this family.
@@ -179,8 +180,7 @@ pub static FAULTS: &[Fault] = &[
 #[derive(Debug)]
 struct BackoffHoldsQueue {
     backoff: u64,
-    /// The device's QPN → the peer QPN its packets carry.
-    peer_of: HashMap<u32, u32>,
+    qps: Qps,
     /// When the latest back-off of each QP ends, by peer QPN.
     until: HashMap<u32, u64>,
     /// Retransmissions held, by (device QPN, PSN), for their reports.
@@ -193,7 +193,7 @@ impl BackoffHoldsQueue {
     fn new(m: &Manifest) -> Self {
         BackoffHoldsQueue {
             backoff: u64::try_from(m.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX),
-            peer_of: HashMap::new(),
+            qps: Qps::default(),
             until: HashMap::new(),
             held_psns: HashSet::new(),
             held: Vec::new(),
@@ -203,24 +203,12 @@ impl BackoffHoldsQueue {
 
 impl Stream for BackoffHoldsQueue {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer_of.insert(q.qpn.value(), q.peer_qpn.value());
-                }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
-                    if n.reason.is_trim() || n.reason.is_fatal() {
-                        continue;
-                    }
-                    if let Some(&peer) = self.peer_of.get(&b.dest_qp.value()) {
-                        self.until.insert(peer, i.at.0.saturating_add(self.backoff));
-                    }
-                }
-                _ => {}
+        self.qps.received(&inputs, |r| {
+            let Some(n) = r.d.ext.neth else { return };
+            if !n.reason.is_trim() && !n.reason.is_fatal() {
+                self.until.insert(r.qp.peer_qpn.value(), r.at.0.saturating_add(self.backoff));
             }
-        }
+        });
         inputs
     }
 
@@ -232,8 +220,7 @@ impl Stream for BackoffHoldsQueue {
                     let d = decode(bytes);
                     d.bth.filter(|b| b.opcode.is_mrc_write() && b.rtx).and_then(|b| {
                         let end = *self.until.get(&b.dest_qp.value())?;
-                        let local = self.peer_of.iter().find(|(_, p)| **p == b.dest_qp.value());
-                        if let Some((&l, _)) = local {
+                        if let Some(l) = self.qps.local(b.dest_qp.value()) {
                             self.held_psns.insert((l, b.psn.value()));
                         }
                         (o.at.0 < end).then_some(end)
@@ -243,8 +230,8 @@ impl Stream for BackoffHoldsQueue {
                     event:
                         NicEvent::Report(openrdma_device::NicReport::Retransmitted { qpn, psn, .. }),
                 } if self.held_psns.remove(&(qpn.value(), psn.value())) => {
-                    let peer = self.peer_of.get(&qpn.value());
-                    peer.and_then(|p| self.until.get(p)).copied().filter(|&end| o.at.0 < end)
+                    let peer = self.qps.peer(qpn.value());
+                    peer.and_then(|p| self.until.get(&p)).copied().filter(|&end| o.at.0 < end)
                 }
                 _ => None,
             };
@@ -417,8 +404,7 @@ impl Stream for NoDuplicateSack {
 #[derive(Debug)]
 struct ProbeAnswerKeepsCount {
     coalesce: u32,
-    /// By local QP: its peer QP, the SACK's destination.
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     /// By local QP: the inner device's count, and what probe answers left.
     count: HashMap<u32, (u32, u32)>,
     /// The write being taken: its local QP and PSN.
@@ -429,7 +415,7 @@ impl ProbeAnswerKeepsCount {
     fn new(m: &Manifest) -> ProbeAnswerKeepsCount {
         ProbeAnswerKeepsCount {
             coalesce: m.nic.sack_coalesce,
-            peer: HashMap::new(),
+            qps: Qps::default(),
             count: HashMap::new(),
             write: None,
         }
@@ -441,8 +427,8 @@ impl Stream for ProbeAnswerKeepsCount {
         self.write = None;
         for i in &mut inputs {
             match &mut i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                Input::Host { .. } => {
+                    self.qps.learn(&i.input);
                 }
                 Input::Frame { bytes, .. } => {
                     let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else {
@@ -472,14 +458,12 @@ impl Stream for ProbeAnswerKeepsCount {
             let Output::Frame { bytes, .. } = &o.output else { continue };
             let d = decode(bytes);
             let (Some(b), Some(s)) = (d.bth, d.ext.seth) else { continue };
-            let Some((&q, _)) = self.peer.iter().find(|(_, p)| **p == b.dest_qp.value()) else {
-                continue;
-            };
+            let Some(q) = self.qps.local(b.dest_qp.value()) else { continue };
             let c = self.count.entry(q).or_insert((0, 0));
             *c = if s.pr { (0, c.0 + c.1) } else { (0, 0) };
         }
         if let Some((q, psn)) = self.write.take() {
-            let peer = self.peer.get(&q).copied();
+            let peer = self.qps.peer(q);
             let taken = outputs.iter().any(|o| {
                 matches!(&o.output, Output::Event { event: NicEvent::DmaWrite(w) }
                     if w.qpn.value() == q && w.psn.value() == psn)
@@ -833,8 +817,7 @@ impl Stream for KeepsTimestamp {
 /// PSN some SACK of the QP covered goes with `rtx` 0.
 #[derive(Debug, Default)]
 struct ResendWithoutRtx {
-    /// The device's QP of each peer QP.
-    local_of: HashMap<u32, u32>,
+    qps: Qps,
     /// The SACKs each device QP received.
     sacks: HashMap<u32, Vec<openrdma_codec::SethRepr>>,
     /// The newest PSN first sent to each peer QP.
@@ -848,8 +831,8 @@ impl Stream for ResendWithoutRtx {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &inputs {
             match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+                Input::Host { .. } => {
+                    self.qps.learn(&i.input);
                 }
                 Input::Frame { bytes, .. } => {
                     let d = decode(bytes);
@@ -874,9 +857,9 @@ impl Stream for ResendWithoutRtx {
             let resend = f.bth.rtx
                 && f.bth.opcode.is_mrc_write()
                 && self
-                    .local_of
-                    .get(&f.bth.dest_qp.value())
-                    .and_then(|l| self.sacks.get(l))
+                    .qps
+                    .local(f.bth.dest_qp.value())
+                    .and_then(|l| self.sacks.get(&l))
                     .is_some_and(|s| s.iter().any(|s| s.is_sacked(f.bth.psn)));
             if !resend {
                 return true;

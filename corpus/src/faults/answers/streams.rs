@@ -1,12 +1,12 @@
 //! The streams of the `answers` family: each makes one rule of a responder's answers wrong.
 
 use super::*;
+use crate::faults::qps::Qps;
 
 /// Drops the transport ACKs that a packet causes for QPs other than its own.
 #[derive(Debug, Default)]
 pub(super) struct AcksOwnQpOnly {
-    /// The local QP of each peer QP number, from the QPs created.
-    local_of: std::collections::HashMap<u32, u32>,
+    qps: Qps,
     /// The QPs the frames of the input being taken go to.
     arrived: Vec<u32>,
 }
@@ -24,10 +24,8 @@ impl Stream for AcksOwnQpOnly {
                         self.arrived.push(bth.dest_qp.value());
                     }
                 }
-                openrdma_device::Input::Host {
-                    command: openrdma_device::HostCommand::CreateQp(q),
-                } => {
-                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+                openrdma_device::Input::Host { .. } => {
+                    self.qps.learn(&i.input);
                 }
                 _ => {}
             }
@@ -45,9 +43,9 @@ impl Stream for AcksOwnQpOnly {
                 !frame(&o.output, |f| {
                     f.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0)
                         && self
-                            .local_of
-                            .get(&f.bth.dest_qp.value())
-                            .is_some_and(|l| !self.arrived.contains(l))
+                            .qps
+                            .local(f.bth.dest_qp.value())
+                            .is_some_and(|l| !self.arrived.contains(&l))
                 })
             })
             .collect()
@@ -63,8 +61,7 @@ impl Stream for AcksOwnQpOnly {
 pub(super) struct SackTimerRestarted {
     delay: u64,
     shadow: ReferenceDevice,
-    /// By local QP: its peer QP, the SACK's destination.
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     /// By peer QP: the shadow's latest SACK that answers no probe.
     latest: HashMap<u32, TimedOutput>,
     /// By peer QP: when the timer expires.
@@ -83,7 +80,7 @@ impl SackTimerRestarted {
         SackTimerRestarted {
             delay: u64::try_from(m.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX),
             shadow,
-            peer: HashMap::new(),
+            qps: Qps::default(),
             latest: HashMap::new(),
             deadline: HashMap::new(),
             write: None,
@@ -98,10 +95,8 @@ impl Stream for SackTimerRestarted {
         for i in &inputs {
             let mut copy = i.clone();
             match &mut copy.input {
-                openrdma_device::Input::Host {
-                    command: openrdma_device::HostCommand::CreateQp(q),
-                } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
+                openrdma_device::Input::Host { .. } => {
+                    self.qps.learn(&i.input);
                 }
                 openrdma_device::Input::Frame { bytes, .. } => {
                     let d = decode(bytes);
@@ -166,7 +161,7 @@ impl Stream for SackTimerRestarted {
             }
         }
         if let Some((local, psn)) = self.write.take() {
-            let peer = self.peer.get(&local).copied();
+            let peer = self.qps.peer(local);
             let taken = out.iter().any(|o| {
                 matches!(&o.output, Output::Event { event: NicEvent::DmaWrite(w) }
                     if w.qpn.value() == local && w.psn.value() == psn)

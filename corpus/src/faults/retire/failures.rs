@@ -146,8 +146,7 @@ impl Stream for ErrorReportedTwice {
 /// error state is left out of the command path, so the probe goes as for a live QP.
 #[derive(Debug, Default)]
 pub(super) struct ProbesFailedQps {
-    /// The wire QP of each device QP.
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     /// The QPs that reported their failure.
     failed: HashMap<u32, u64>,
     /// The last data frame of each wire QP, with its port: what a probe of it is made from.
@@ -158,15 +157,10 @@ pub(super) struct ProbesFailedQps {
 
 impl Stream for ProbesFailedQps {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.qps.learn_all(&inputs);
         for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-                }
-                Input::Cpu { command: CpuCommand::Probe { qpn, ev } } => {
-                    self.owed.push((i.at.0, qpn.value(), *ev));
-                }
-                _ => {}
+            if let Input::Cpu { command: CpuCommand::Probe { qpn, ev } } = &i.input {
+                self.owed.push((i.at.0, qpn.value(), *ev));
             }
         }
         inputs
@@ -193,7 +187,7 @@ impl Stream for ProbesFailedQps {
             if self.failed.get(&qpn).is_none_or(|&t| t > at) {
                 continue;
             }
-            let Some((port, bytes)) = self.peer.get(&qpn).and_then(|p| self.last.get(p)) else {
+            let Some((port, bytes)) = self.qps.peer(qpn).and_then(|p| self.last.get(&p)) else {
                 continue;
             };
             let Some(mut f) = decode(bytes).to_repr() else { continue };
@@ -237,15 +231,14 @@ pub(super) enum Counter {
 #[derive(Debug)]
 pub(super) struct MsnRenumbered {
     counter: Counter,
-    /// The wire QP of each device QP.
-    peer: HashMap<u32, u32>,
+    qps: Qps,
     /// The reference's MSNs of each wire QP's messages, in the order they were first sent.
     sent: HashMap<u32, Vec<u16>>,
 }
 
 impl MsnRenumbered {
     pub(super) fn new(counter: Counter) -> Self {
-        MsnRenumbered { counter, peer: HashMap::new(), sent: HashMap::new() }
+        MsnRenumbered { counter, qps: Qps::default(), sent: HashMap::new() }
     }
 
     /// The faulty NIC's MSN of the message the reference numbers `msn`, to wire QP `peer`.
@@ -282,20 +275,14 @@ impl MsnRenumbered {
 impl Stream for MsnRenumbered {
     fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &mut inputs {
-            match &mut i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-                }
-                Input::Frame { bytes, .. } => {
-                    let Some(mut f) = decode(bytes).to_repr() else { continue };
-                    let Some(&peer) = self.peer.get(&f.bth.dest_qp.value()) else { continue };
-                    let Some(a) = f.ext.aeth.as_mut() else { continue };
-                    a.msn = AethMsn::new(self.reference(peer, a.msn.value()));
-                    if let Ok(b) = super::super::refit(&mut f) {
-                        *bytes = b;
-                    }
-                }
-                _ => {}
+            self.qps.learn(&i.input);
+            let Input::Frame { bytes, .. } = &mut i.input else { continue };
+            let Some(mut f) = decode(bytes).to_repr() else { continue };
+            let Some(peer) = self.qps.peer(f.bth.dest_qp.value()) else { continue };
+            let Some(a) = f.ext.aeth.as_mut() else { continue };
+            a.msn = AethMsn::new(self.reference(peer, a.msn.value()));
+            if let Ok(b) = super::super::refit(&mut f) {
+                *bytes = b;
             }
         }
         inputs
@@ -314,12 +301,12 @@ impl Stream for MsnRenumbered {
                     }
                 }
                 Output::Event { event: NicEvent::FlagWrite(x) } if x.side == Side::Requester => {
-                    if let Some(&peer) = self.peer.get(&x.qpn.value()) {
+                    if let Some(peer) = self.qps.peer(x.qpn.value()) {
                         x.msn = Msn::new(self.faulty(peer, x.msn.value()));
                     }
                 }
                 Output::Event { event: NicEvent::Completion(c) } if c.side == Side::Requester => {
-                    let Some(&peer) = self.peer.get(&c.entry.qpn.value()) else { continue };
+                    let Some(peer) = self.qps.peer(c.entry.qpn.value()) else { continue };
                     let mut entry = c.written_entry();
                     entry.msn = Msn::new(self.faulty(peer, entry.msn.value()));
                     if let Some(q) = c.queue.as_mut() {
@@ -370,26 +357,21 @@ impl Stream for CompletesFromTheFirst {
 /// the QP sends, places and writes nothing.
 #[derive(Debug, Default)]
 pub(super) struct FailsOnAccessNak {
-    /// The device QP of each wire QP.
-    local: HashMap<u32, u32>,
+    qps: Qps,
     /// The wire QPs of the QPs it failed.
     failed: Vec<u32>,
 }
 
 impl Stream for FailsOnAccessNak {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
-                self.local.insert(q.peer_qpn.value(), q.qpn.value());
-            }
-        }
+        self.qps.learn_all(&inputs);
         inputs
     }
 
     fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
         let mut out = Vec::with_capacity(outputs.len());
         for o in outputs {
-            let of_failed = |q: u32| self.failed.iter().any(|&p| self.local.get(&p) == Some(&q));
+            let of_failed = |q: u32| self.failed.iter().any(|&p| self.qps.local(p) == Some(q));
             let keep = match &o.output {
                 Output::Frame { bytes, .. } => {
                     let d = decode(bytes);
@@ -400,7 +382,7 @@ impl Stream for FailsOnAccessNak {
                         Some(p) if nak => {
                             out.push(o.clone());
                             self.failed.push(p);
-                            if let Some(&q) = self.local.get(&p) {
+                            if let Some(q) = self.qps.local(p) {
                                 let report = NicReport::QpError {
                                     qpn: Qpn::new(q),
                                     requirement: "RCV-PLACE-002".into(),
@@ -441,8 +423,7 @@ pub(super) struct Held {
 /// with their flags, after the message before them retires.
 #[derive(Debug, Default)]
 pub(super) struct FailureKeepsEntries {
-    /// Each device QP's domain and retirement flags (base, slots).
-    qps: HashMap<u32, (u32, u64, u32)>,
+    qps: Qps,
     /// The messages received, by domain and MSN.
     held: HashMap<(u32, u16), Held>,
     /// The messages retired, by domain and MSN.
@@ -453,32 +434,21 @@ pub(super) struct FailureKeepsEntries {
 
 impl Stream for FailureKeepsEntries {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
-        for i in &inputs {
-            match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    let entry = (q.domain.value(), q.recv_flag_base, q.recv_flag_slots);
-                    self.qps.insert(q.qpn.value(), entry);
-                }
-                Input::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    let (Some(bth), Some(meth), Some(reth)) = (d.bth, d.ext.meth, d.ext.reth)
-                    else {
-                        continue;
-                    };
-                    let qp = bth.dest_qp.value();
-                    let Some(&(domain, _, _)) = self.qps.get(&qp) else { continue };
-                    let h = self.held.entry((domain, meth.msn.value())).or_insert(Held {
-                        qp,
-                        total: u64::from(reth.dma_len),
-                        placed: 0,
-                        last: false,
-                    });
-                    h.placed += d.payload.len() as u64;
-                    h.last |= bth.opcode.is_last();
-                }
-                _ => {}
-            }
-        }
+        self.qps.received(&inputs, |r| {
+            let d = r.d;
+            let (Some(bth), Some(meth), Some(reth)) = (d.bth, d.ext.meth, d.ext.reth) else {
+                return;
+            };
+            let (qp, domain) = (r.qp.qpn.value(), r.qp.domain.value());
+            let h = self.held.entry((domain, meth.msn.value())).or_insert(Held {
+                qp,
+                total: u64::from(reth.dma_len),
+                placed: 0,
+                last: false,
+            });
+            h.placed += d.payload.len() as u64;
+            h.last |= bth.opcode.is_last();
+        });
         inputs
     }
 
@@ -497,7 +467,7 @@ impl Stream for FailureKeepsEntries {
                     out.push(o);
                 }
                 Output::Event { event: NicEvent::FlagWrite(f) } if f.side == Side::Responder => {
-                    let Some(&(domain, _, _)) = self.qps.get(&f.qpn.value()) else {
+                    let Some(domain) = self.qps.get(f.qpn.value()).map(|q| q.domain.value()) else {
                         out.push(o);
                         continue;
                     };
@@ -507,7 +477,8 @@ impl Stream for FailureKeepsEntries {
                     // The kept messages right behind it retire next, in MSN order.
                     while let Some(h) = self.kept.remove(&(domain, msn.value())) {
                         self.retired.insert((domain, msn.value()));
-                        let Some(&(_, base, slots)) = self.qps.get(&h.qp) else { break };
+                        let Some(q) = self.qps.get(h.qp) else { break };
+                        let (base, slots) = (q.recv_flag_base, q.recv_flag_slots);
                         if slots.is_power_of_two() && slots <= 1 << 15 {
                             let flag = FlagRepr::new(
                                 msn.value(),
@@ -541,8 +512,7 @@ impl Stream for FailureKeepsEntries {
 pub(super) struct SmallTable {
     entries: u16,
     shared: bool,
-    /// Each device QP's wire QP and domain.
-    qps: HashMap<u32, (u32, u32)>,
+    qps: Qps,
     /// The next MSN of each domain.
     next: HashMap<u32, Msn>,
 }
@@ -550,23 +520,21 @@ pub(super) struct SmallTable {
 impl SmallTable {
     pub(super) fn new(m: &openrdma_device::Manifest, entries: u16) -> Self {
         let shared = m.nic.retirement == openrdma_device::RetirementMode::Shared;
-        SmallTable { entries, shared, qps: HashMap::new(), next: HashMap::new() }
+        SmallTable { entries, shared, qps: Qps::default(), next: HashMap::new() }
     }
 }
 
 impl Stream for SmallTable {
     fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         inputs.retain(|i| match &i.input {
-            Input::Host { command: HostCommand::CreateQp(q) } => {
-                let qpn = q.qpn.value();
-                let domain = if self.shared { q.domain.value() } else { qpn };
-                self.qps.insert(qpn, (q.peer_qpn.value(), domain));
+            Input::Host { .. } => {
+                self.qps.learn(&i.input);
                 true
             }
             Input::Frame { bytes, .. } if self.shared => {
                 let d = decode(bytes);
                 let (Some(bth), Some(meth)) = (d.bth, d.ext.meth) else { return true };
-                let Some(&(_, domain)) = self.qps.get(&bth.dest_qp.value()) else {
+                let Some(domain) = self.qps.table(bth.dest_qp.value(), self.shared) else {
                     return true;
                 };
                 let next = self.next.get(&domain).copied().unwrap_or(Msn::ZERO);
@@ -586,8 +554,9 @@ impl Stream for SmallTable {
             if bth.opcode != Opcode::MRC_ACKNOWLEDGE || AethKind::of(a.syndrome) != AethKind::Ack {
                 continue;
             }
-            let peer = bth.dest_qp.value();
-            if let Some(&(_, domain)) = self.qps.values().find(|(p, _)| *p == peer) {
+            if let Some(domain) =
+                self.qps.local(bth.dest_qp.value()).and_then(|q| self.qps.table(q, self.shared))
+            {
                 self.next.insert(domain, a.msn.msn().next());
             }
         }

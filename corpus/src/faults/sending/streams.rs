@@ -2,13 +2,13 @@
 //! acknowledgements it receives, its EV marks or its work requests, with one rule wrong.
 
 use super::*;
+use crate::faults::qps::Qps;
 
 /// Messages completed by the SACKs that pass their last PSN: the device takes such a SACK
 /// for an AETH ACK of the latest message it covers, as if the ACK had come with it.
 #[derive(Debug, Default)]
 pub(super) struct SackCompletes {
-    /// The device QP of each peer QP.
-    local: std::collections::HashMap<u32, u32>,
+    qps: Qps,
     /// The last PSN and the MSN of each message sent and not yet completed so, by device QP.
     ends: std::collections::HashMap<u32, Vec<(Psn, openrdma_codec::Msn)>>,
 }
@@ -22,8 +22,8 @@ impl Stream for SackCompletes {
         for i in inputs {
             let mut ack = None;
             match &i.input {
-                Input::Host { command: HostCommand::CreateQp(q) } => {
-                    self.local.insert(q.peer_qpn.value(), q.qpn.value());
+                Input::Host { .. } => {
+                    self.qps.learn(&i.input);
                 }
                 Input::Frame { port, bytes } => {
                     let d = decode(bytes);
@@ -53,7 +53,7 @@ impl Stream for SackCompletes {
             let d = decode(bytes);
             let (Some(b), Some(m)) = (d.bth, d.ext.meth) else { continue };
             let ends_message = b.opcode.is_mrc_write() && b.opcode.is_last();
-            let Some(&local) = self.local.get(&b.dest_qp.value()) else { continue };
+            let Some(local) = self.qps.local(b.dest_qp.value()) else { continue };
             if ends_message && !b.rtx {
                 self.ends.entry(local).or_default().push((b.psn, m.msn));
             }
@@ -105,8 +105,7 @@ impl Stream for SetsSkip {
 #[derive(Debug)]
 pub(super) struct AckedEntrySent {
     backoff: u64,
-    /// The peer QP of each device QP.
-    peer: std::collections::HashMap<u32, u32>,
+    qps: Qps,
     /// The latest transmission of each (peer QP, PSN): port and bytes.
     sent: std::collections::HashMap<(u32, u32), (u16, Vec<u8>)>,
     /// The entries queued: when they go, device QP, peer QP, PSN.
@@ -117,7 +116,7 @@ impl AckedEntrySent {
     pub(super) fn new(m: &openrdma_device::Manifest) -> AckedEntrySent {
         AckedEntrySent {
             backoff: u64::try_from(m.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX),
-            peer: std::collections::HashMap::new(),
+            qps: Qps::default(),
             sent: std::collections::HashMap::new(),
             queued: Vec::new(),
         }
@@ -129,7 +128,7 @@ impl Stream for AckedEntrySent {
         &mut self,
         inputs: Vec<openrdma_device::TimedInput>,
     ) -> Vec<openrdma_device::TimedInput> {
-        for (at, local, peer, n) in nacks_taken(&mut self.peer, &inputs) {
+        for (at, local, peer, n) in nacks_taken(&mut self.qps, &inputs) {
             if n.reason.is_trim() || n.reason.is_fatal() {
                 continue;
             }
@@ -166,8 +165,7 @@ impl Stream for AckedEntrySent {
 /// its PSN goes out again at once, with its report, beside what the reference does.
 #[derive(Debug, Default)]
 pub(super) struct FatalNackResent {
-    /// The peer QP of each device QP.
-    peer: std::collections::HashMap<u32, u32>,
+    qps: Qps,
     /// The latest transmission of each (peer QP, PSN): port and bytes.
     sent: std::collections::HashMap<(u32, u32), (u16, Vec<u8>)>,
     /// The fatal NACKs taken: when, device QP, peer QP, PSN.
@@ -179,7 +177,7 @@ impl Stream for FatalNackResent {
         &mut self,
         inputs: Vec<openrdma_device::TimedInput>,
     ) -> Vec<openrdma_device::TimedInput> {
-        for (at, local, peer, n) in nacks_taken(&mut self.peer, &inputs) {
+        for (at, local, peer, n) in nacks_taken(&mut self.qps, &inputs) {
             if n.reason.is_fatal() {
                 self.nacked.push((at, local, peer, n.nack_psn.value()));
             }
@@ -330,8 +328,7 @@ impl Stream for Swapped {
 /// the QP enters the error state (its first error flag, entry or report).
 #[derive(Debug, Default)]
 pub(super) struct AfterError {
-    /// The peer QP of each device QP.
-    peer: std::collections::HashMap<u32, u32>,
+    qps: Qps,
     /// The latest data packet sent to each peer QP.
     last: std::collections::HashMap<u32, (u16, Vec<u8>)>,
     /// The device QPs already failed.
@@ -343,11 +340,7 @@ impl Stream for AfterError {
         &mut self,
         inputs: Vec<openrdma_device::TimedInput>,
     ) -> Vec<openrdma_device::TimedInput> {
-        for i in &inputs {
-            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
-                self.peer.insert(q.qpn.value(), q.peer_qpn.value());
-            }
-        }
+        self.qps.learn_all(&inputs);
         inputs
     }
 
@@ -366,7 +359,7 @@ impl Stream for AfterError {
             let at = o.at;
             out.push(o);
             let Some(qpn) = failed.filter(|q| self.failed.insert(*q)) else { continue };
-            let Some((port, bytes)) = self.peer.get(&qpn).and_then(|p| self.last.get(p)) else {
+            let Some((port, bytes)) = self.qps.peer(qpn).and_then(|p| self.last.get(&p)) else {
                 continue;
             };
             let Some(again) = refit(bytes, |f| {
@@ -395,28 +388,17 @@ impl Stream for AfterError {
 }
 
 /// The NACKs among `inputs`, each with its time, the device QP it is for and that QP's
-/// peer; `peer` learns each QP's peer from the inputs that create it, in input order.
+/// peer; `qps` learns the QPs created on the way.
 fn nacks_taken(
-    peer: &mut std::collections::HashMap<u32, u32>,
+    qps: &mut Qps,
     inputs: &[openrdma_device::TimedInput],
 ) -> Vec<(u64, u32, u32, openrdma_codec::NethRepr)> {
     let mut out = Vec::new();
-    for i in inputs {
-        match &i.input {
-            Input::Host { command: HostCommand::CreateQp(q) } => {
-                peer.insert(q.qpn.value(), q.peer_qpn.value());
-            }
-            Input::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                let (Some(b), Some(n)) = (d.bth, d.ext.neth) else { continue };
-                let local = b.dest_qp.value();
-                if let Some(&p) = peer.get(&local) {
-                    out.push((i.at.0, local, p, n));
-                }
-            }
-            _ => {}
+    qps.received(inputs, |r| {
+        if let Some(n) = r.d.ext.neth {
+            out.push((r.at.0, r.qp.qpn.value(), r.qp.peer_qpn.value(), n));
         }
-    }
+    });
     out
 }
 
