@@ -502,13 +502,17 @@ mod tests {
         }
     }
 
-    /// The rebuild agrees with the reference's recorded choices in both window-fit
+    /// The rebuild agrees with the reference's recorded choices in the window-fit
     /// scenarios: at every evaluation the EVs it used are those the rebuilt limit keeps,
     /// and at least one evaluation leaves an EV out.
     #[test]
     fn the_rebuild_agrees_with_the_recorded_choices() {
         use openrdma_device::{TimedInput, TimedOutput};
-        for name in ["snd-spray-window-fit", "snd-spray-window-fit-probe-rtt"] {
+        for name in [
+            "snd-spray-window-fit",
+            "snd-spray-window-fit-probe-rtt",
+            "snd-spray-window-fit-margin",
+        ] {
             let stem = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../traces/scenarios")
                 .join(name);
@@ -531,7 +535,7 @@ mod tests {
                 })
                 .expect("a QP");
             let (evals, _) = rebuild(&s, &o.inputs, &o.frames, peer).expect("a followed QP");
-            assert!(evals.len() >= 3, "{name}: {} evaluations", evals.len());
+            assert!(evals.len() >= 2, "{name}: {} evaluations", evals.len());
             for (k, e) in evals.iter().enumerate() {
                 let gap = e.gap.map(|g| g as f64);
                 assert!(!e.mixed && e.agrees(&e.rtts, gap), "{name}: evaluation {k}: {e:?}");
