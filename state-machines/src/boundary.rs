@@ -27,7 +27,7 @@ use openrdma_device::{
     NicEvent, NicReport, RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
 };
 
-use crate::config::NicConfig;
+use crate::config::{FitFault, NicConfig};
 use crate::endpoint::{Endpoint, Output};
 use crate::error::{ApiMisuse, HostError};
 use crate::event::Transmit;
@@ -44,6 +44,7 @@ pub struct ReferenceDevice {
     now: Timestamp,
     refusals: Vec<Refusal>,
     make_cpu: CpuHalfFactory,
+    fit_fault: Option<FitFault>,
 }
 
 /// The CPU half running inside the device, in a `cpu = "device"` scenario; none otherwise.
@@ -81,6 +82,7 @@ impl Default for ReferenceDevice {
             now: Timestamp::ZERO,
             refusals: Vec::new(),
             make_cpu: reference_cpu_half,
+            fit_fault: None,
         }
     }
 }
@@ -110,6 +112,13 @@ impl ReferenceDevice {
     /// `recovery` table at each start. A CPU half that meets `REC-TEST-002` passes them.
     pub fn with_cpu_half(make: CpuHalfFactory) -> Self {
         ReferenceDevice { make_cpu: make, ..ReferenceDevice::default() }
+    }
+
+    /// Test support, not a product: the reference NIC with one estimate of its window-fit
+    /// policy kept wrong, for the suite's fault registry.
+    #[doc(hidden)]
+    pub fn with_fit_fault(fault: FitFault) -> Self {
+        ReferenceDevice { fit_fault: Some(fault), ..ReferenceDevice::default() }
     }
 
     /// The host and CPU commands refused during the last [`Device::advance`].
@@ -244,8 +253,9 @@ impl Device for ReferenceDevice {
     }
 
     fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
-        let nic = NicConfig::try_from(&manifest.nic)
+        let mut nic = NicConfig::try_from(&manifest.nic)
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
+        nic.fit_fault = self.fit_fault;
         let mut nic = Nic::new(nic)
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))

@@ -63,6 +63,25 @@ pub struct NicConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub tail_probe: Option<Duration>,
+    /// Test support, not a setting: the window-fit policy with one estimate kept wrong, so
+    /// that the suite can prove it catches such a device. No scenario sets it (it is no
+    /// field of the `nic` table); `None` everywhere else.
+    #[doc(hidden)]
+    #[serde(skip)]
+    pub fit_fault: Option<FitFault>,
+}
+
+/// One estimate of the window-fit policy kept the way a hardware team could get it wrong
+/// (test support: see [`NicConfig::fit_fault`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FitFault {
+    /// `SND-SPRAY-006`: the limit keeps only the count of EVs with the best value, without
+    /// the margin of 1/16.
+    NoMargin,
+    /// `SND-SPRAY-007`: a sample of the time one EV takes to carry a packet is the time
+    /// between the QP's packets, not multiplied by the EVs in use.
+    PerQpGap,
 }
 
 impl Default for NicConfig {
@@ -82,6 +101,7 @@ impl Default for NicConfig {
             timestamps: true,
             max_qps: 4096,
             tail_probe: None,
+            fit_fault: None,
         }
     }
 }
@@ -174,6 +194,7 @@ impl TryFrom<&NicSettings> for NicConfig {
             timestamps: s.timestamps,
             max_qps: s.max_qps,
             tail_probe: s.tail_probe,
+            fit_fault: None,
         };
         cfg.validate()?;
         Ok(cfg)

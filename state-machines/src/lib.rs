@@ -172,6 +172,8 @@ mod ring;
 mod sender;
 
 pub use boundary::ReferenceDevice;
+#[doc(hidden)]
+pub use config::FitFault;
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };

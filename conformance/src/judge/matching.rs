@@ -309,6 +309,9 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         if let Some(resend) = resend_rtx(cx, e, &mut fields) {
             rule = resend;
         }
+        if let Some(est) = fit_probe(cx, e, i) {
+            rule = est;
+        }
         // Another expected packet of the QP under this one's PSN: the sender numbered the
         // right packet wrong, whatever fields of the one it displaced then differ.
         if is_other_packet(cx, e, of) {
@@ -345,9 +348,29 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
             actual: Some(render_frame(of.bytes)),
             should_only: false,
             check: "",
-            ..Divergence::of(of.at.min(rec.at.0), due_rule(cx, e, Some(of.at)), what)
+            ..Divergence::of(
+                of.at.min(rec.at.0),
+                fit_probe(cx, e, i).unwrap_or_else(|| due_rule(cx, e, Some(of.at))),
+                what,
+            )
         });
     }
+}
+
+/// When expected frame `e` is a probe of a window-fit QP and the device's choices at the
+/// evaluation its probe `i`, or the expected one, came after contradict an estimate of the
+/// policy: that estimate's rule. The policy probes the EVs its limit leaves out
+/// (SND-SPRAY-009), so a probe sent at another time, and the PSN it carries then, follow
+/// from the limit the estimate gave.
+fn fit_probe(cx: &Ctx<'_>, e: usize, i: usize) -> Option<Rule> {
+    let Kind::Probe { qp } = cx.exp[e].1.kind else { return None };
+    super::fit::followed(cx.scenario, qp)?;
+    let o = super::obs::Obs::new(cx.scenario, cx.injected, cx.observed);
+    let (a, b) = (cx.obs[i].at, cx.exp[e].0.at.0);
+    [a.min(b), a.max(b)]
+        .into_iter()
+        .find_map(|at| super::fit::contradicted_at(cx.scenario, &o.inputs, &o.frames, qp, at))
+        .map(|est| est.clause())
 }
 
 /// When the EV a transport ACK or NAK travels on is that of the packet that caused it with

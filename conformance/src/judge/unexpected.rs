@@ -145,8 +145,18 @@ pub(super) fn judge(
                 let failed = local.and_then(|l| failed_at.get(&l)).copied();
                 own_probe_rule(inputs, obs_frames, local, failed, qp, of)
             }
+            // A probe of an EV that a window-fit limit worked out from a wrong estimate
+            // left out is named by that estimate (SND-SPRAY-009 follows from the limit).
             Kind::Probe { qp } => {
-                probe_rule(scenario, inputs, local_of.get(&qp).copied(), of.at, tol.late_ns)
+                match super::fit::contradicted_at(scenario, inputs, obs_frames, qp, of.at) {
+                    Some(est) => (
+                        est.clause().id(),
+                        "a probe of an EV that the window-fit limit left out by a wrong estimate",
+                    ),
+                    None => {
+                        probe_rule(scenario, inputs, local_of.get(&qp).copied(), of.at, tol.late_ns)
+                    }
+                }
             }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };

@@ -1,5 +1,11 @@
 //! Faults of the round-trip estimates a `skew-aware` QP sprays by (`SND-RTT-002`,
-//! `SND-SPRAY-004`): one rule of keeping them broken at a time.
+//! `SND-SPRAY-004`), and of the estimates a `window-fit` QP sprays by (`SND-SPRAY-006`,
+//! `SND-SPRAY-007`): one rule of keeping them broken at a time.
+//!
+//! A window-fit device with one estimate wrong is the reference with that estimate kept
+//! wrong inside it: its choices, its probes of the EVs it leaves out and all that follows
+//! from them stay consistent with the wrong estimate, as a real device's would, which no
+//! rewrite of its frames could make.
 //!
 //! The stream follows each skew-aware QP from its boundary — the data packets it sends and
 //! the SACKs and ACKs it gets — twice: with estimates kept by the rules, and with one rule
@@ -16,7 +22,9 @@ use openrdma_codec::{Ev, Opcode, Psn};
 use openrdma_conformance::req;
 use openrdma_device::{HostCommand, Input, Manifest, Output, SprayPolicy, TimedInput, TimedOutput};
 
-use super::{Batch, Fault, Stream, refit, stream};
+use openrdma_sm::FitFault;
+
+use super::{Batch, Edits, Fault, Stream, fault, refit, stream};
 
 /// Every fault of the round-trip estimates.
 pub static FAULTS: &[Fault] = &[
@@ -42,6 +50,22 @@ pub static FAULTS: &[Fault] = &[
         &[req::SND_RTT_002],
         &["snd-spray-skew-aware"],
         |m| Estimating::boxed(Wrong::Unsmoothed, m),
+    ),
+    fault(
+        "fit-limit-no-margin",
+        "the window-fit limit keeps only the count of EVs with the best sending rate, \
+         without the margin of 1/16, so EVs a little slower than the fastest are left out",
+        &[req::SND_SPRAY_006],
+        &["snd-spray-window-fit-margin"],
+        Edits { fit: Some(FitFault::NoMargin), ..Edits::NONE },
+    ),
+    fault(
+        "fit-rate-per-qp",
+        "the window-fit estimate of the time one EV takes to carry a packet is the time \
+         between the QP's packets, not multiplied by the EVs in use",
+        &[req::SND_SPRAY_007],
+        &["snd-spray-window-fit"],
+        Edits { fit: Some(FitFault::PerQpGap), ..Edits::NONE },
     ),
 ];
 

@@ -62,6 +62,7 @@ use openrdma_device::{
     Capability, CpuHalfFactory, Device, DeviceError, HostCommand, Input, Manifest, NicEvent,
     Output, Payload, TimedInput, TimedOutput, Timestamp,
 };
+use openrdma_sm::FitFault;
 use openrdma_sm::boundary::ReferenceDevice;
 
 pub mod acks;
@@ -242,6 +243,9 @@ pub struct Edits {
     /// A knob of the device's configuration, `nic.NAME` or `recovery.NAME`, that the
     /// device ignores: it runs with the knob's default ([`knobs`]).
     pub ignore: Option<&'static str>,
+    /// The estimate of the window-fit policy that the reference inside keeps wrong, for a
+    /// bug in a choice no boundary edit can make consistently ([`estimates`]).
+    pub fit: Option<FitFault>,
 }
 
 impl Edits {
@@ -259,6 +263,7 @@ impl Edits {
         per_input: false,
         perturb: None,
         ignore: None,
+        fit: None,
     };
 }
 
@@ -278,6 +283,7 @@ impl fmt::Debug for Edits {
             (self.per_input, "per_input"),
             (self.perturb.is_some(), "perturb"),
             (self.ignore.is_some(), "ignore"),
+            (self.fit.is_some(), "fit"),
         ] {
             if on {
                 names.push(name);
@@ -435,9 +441,10 @@ impl fmt::Debug for Mutant {
 impl Mutant {
     /// The reference device with `fault`: with the fault's own CPU half, if it has one.
     pub fn new(fault: &'static Fault) -> Self {
-        let inner = match fault.edits.cpu {
-            Some(cpu) => ReferenceDevice::with_cpu_half(cpu),
-            None => ReferenceDevice::new(),
+        let inner = match (fault.edits.cpu, fault.edits.fit) {
+            (Some(cpu), _) => ReferenceDevice::with_cpu_half(cpu),
+            (None, Some(fit)) => ReferenceDevice::with_fit_fault(fit),
+            (None, None) => ReferenceDevice::new(),
         };
         Self::around(fault, Box::new(inner))
     }

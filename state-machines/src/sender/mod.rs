@@ -330,7 +330,7 @@ impl Requester {
                 spray: qp.spray,
                 evs_degraded: false,
                 primaries: qp.evs.len(),
-                fit: WindowFit::new(),
+                fit: WindowFit::new(nic.fit_fault),
                 srtts: Vec::new(),
             },
             repair: Repair {

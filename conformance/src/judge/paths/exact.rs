@@ -1,4 +1,4 @@
-//! The spray policies judged against the recording (`CONF-CMP-047`): the EV of each data
+//! The spray policies judged against the recording (`CONF-CMP-048`): the EV of each data
 //! packet and probe of a QP whose choice depends on state the judge rebuilds, and the
 //! estimate or back-off a wrong choice shows.
 
@@ -12,7 +12,7 @@ use super::super::obs::In;
 use super::super::{Divergence, Frame, Kind, render_frame};
 use super::{Packets, estimate, tracked};
 
-/// The requirement a QP's spray policy is judged under (`CONF-CMP-047`), or `None` for
+/// The requirement a QP's spray policy is judged under (`CONF-CMP-048`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
 pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
     match spray {
@@ -28,7 +28,7 @@ pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'st
 
 /// In a scenario that requires `spray-policies`, every data packet of a `fixed` or
 /// `round-robin` QP must take an EV its policy may give after the device's previous choice,
-/// and every other data packet and probe the EV of the record it matches (`CONF-CMP-047`).
+/// and every other data packet and probe the EV of the record it matches (`CONF-CMP-048`).
 ///
 /// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
 /// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,

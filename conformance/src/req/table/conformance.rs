@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 269] = [
+pub(in crate::req) static CLAUSES: [Info; 273] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -185,10 +185,14 @@ pub(in crate::req) static CLAUSES: [Info; 269] = [
     whole("CONF-CMP-028", Withdrawn, Suite),
     part("CONF-CMP-028.a", "CONF-CMP-028", 'a', Withdrawn, Suite),
     part("CONF-CMP-028.b", "CONF-CMP-028", 'b', Withdrawn, Suite),
-    whole("CONF-CMP-047", Must, Suite),
-    part("CONF-CMP-047.a", "CONF-CMP-047", 'a', Must, Suite),
-    part("CONF-CMP-047.b", "CONF-CMP-047", 'b', Must, Suite),
-    part("CONF-CMP-047.c", "CONF-CMP-047", 'c', Must, Suite),
+    whole("CONF-CMP-047", Withdrawn, Suite),
+    part("CONF-CMP-047.a", "CONF-CMP-047", 'a', Withdrawn, Suite),
+    part("CONF-CMP-047.b", "CONF-CMP-047", 'b', Withdrawn, Suite),
+    part("CONF-CMP-047.c", "CONF-CMP-047", 'c', Withdrawn, Suite),
+    whole("CONF-CMP-048", Must, Suite),
+    part("CONF-CMP-048.a", "CONF-CMP-048", 'a', Must, Suite),
+    part("CONF-CMP-048.b", "CONF-CMP-048", 'b', Must, Suite),
+    part("CONF-CMP-048.c", "CONF-CMP-048", 'c', Must, Suite),
     whole("CONF-CMP-046", Must, Suite),
     part("CONF-CMP-046.a", "CONF-CMP-046", 'a', Must, Suite),
     part("CONF-CMP-046.b", "CONF-CMP-046", 'b', Must, Suite),
