@@ -27,7 +27,9 @@ use openrdma_device::{
     NicEvent, NicReport, RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
 };
 
-use crate::config::{FitFault, NicConfig};
+#[cfg(feature = "fault-hooks")]
+use crate::config::FitFault;
+use crate::config::NicConfig;
 use crate::endpoint::{Endpoint, Output};
 use crate::error::{ApiMisuse, HostError};
 use crate::event::Transmit;
@@ -44,6 +46,7 @@ pub struct ReferenceDevice {
     now: Timestamp,
     refusals: Vec<Refusal>,
     make_cpu: CpuHalfFactory,
+    #[cfg(feature = "fault-hooks")]
     fit_fault: Option<FitFault>,
 }
 
@@ -82,6 +85,7 @@ impl Default for ReferenceDevice {
             now: Timestamp::ZERO,
             refusals: Vec::new(),
             make_cpu: reference_cpu_half,
+            #[cfg(feature = "fault-hooks")]
             fit_fault: None,
         }
     }
@@ -117,6 +121,7 @@ impl ReferenceDevice {
     /// Test support, not a product: the reference NIC with one estimate of its window-fit
     /// policy kept wrong, for the suite's fault registry.
     #[doc(hidden)]
+    #[cfg(feature = "fault-hooks")]
     pub fn with_fit_fault(fault: FitFault) -> Self {
         ReferenceDevice { fit_fault: Some(fault), ..ReferenceDevice::default() }
     }
@@ -253,9 +258,13 @@ impl Device for ReferenceDevice {
     }
 
     fn start(&mut self, manifest: &Manifest) -> Result<(), DeviceError> {
+        #[cfg_attr(not(feature = "fault-hooks"), allow(unused_mut))]
         let mut nic = NicConfig::try_from(&manifest.nic)
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
-        nic.fit_fault = self.fit_fault;
+        #[cfg(feature = "fault-hooks")]
+        {
+            nic.fit_fault = self.fit_fault;
+        }
         let mut nic = Nic::new(nic)
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))

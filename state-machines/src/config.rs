@@ -68,12 +68,14 @@ pub struct NicConfig {
     /// field of the `nic` table); `None` everywhere else.
     #[doc(hidden)]
     #[serde(skip)]
+    #[cfg(feature = "fault-hooks")]
     pub fit_fault: Option<FitFault>,
 }
 
 /// One estimate of the window-fit policy kept the way a hardware team could get it wrong
 /// (test support: see [`NicConfig::fit_fault`]).
 #[doc(hidden)]
+#[cfg(feature = "fault-hooks")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FitFault {
     /// `SND-SPRAY-006`: the limit keeps only the count of EVs with the best value, without
@@ -101,6 +103,7 @@ impl Default for NicConfig {
             timestamps: true,
             max_qps: 4096,
             tail_probe: None,
+            #[cfg(feature = "fault-hooks")]
             fit_fault: None,
         }
     }
@@ -194,6 +197,7 @@ impl TryFrom<&NicSettings> for NicConfig {
             timestamps: s.timestamps,
             max_qps: s.max_qps,
             tail_probe: s.tail_probe,
+            #[cfg(feature = "fault-hooks")]
             fit_fault: None,
         };
         cfg.validate()?;

@@ -37,6 +37,10 @@
 //! boundary's `NicSettings` and `RecoverySettings`) becomes the model's [`NicConfig`] and
 //! [`RecoveryConfig`] by `TryFrom` and `From`.
 //!
+//! The feature `fault-hooks`, off by default, is test support and no product: it lets the
+//! conformance suite's fault registry build a reference device with one window-fit
+//! estimate kept wrong, to prove the suite catches such a device.
+//!
 //! # Two NICs deliver a message
 //!
 //! Two NICs connected by a fabric that delivers every packet 1 µs after it is sent; the
@@ -173,6 +177,7 @@ mod sender;
 
 pub use boundary::ReferenceDevice;
 #[doc(hidden)]
+#[cfg(feature = "fault-hooks")]
 pub use config::FitFault;
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,

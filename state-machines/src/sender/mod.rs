@@ -330,7 +330,7 @@ impl Requester {
                 spray: qp.spray,
                 evs_degraded: false,
                 primaries: qp.evs.len(),
-                fit: WindowFit::new(nic.fit_fault),
+                fit: WindowFit::new(nic),
                 srtts: Vec::new(),
             },
             repair: Repair {

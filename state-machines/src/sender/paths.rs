@@ -3,6 +3,7 @@
 //! (`EV-*`).
 
 use super::*;
+#[cfg(feature = "fault-hooks")]
 use crate::config::FitFault;
 
 /// One entropy value of a QP's profile.
@@ -82,6 +83,7 @@ pub(super) struct WindowFit {
     /// First transmissions since `limit` was last worked out.
     pub(super) since: u32,
     /// The estimate kept wrong, in a faulty device of the suite's registry (test support).
+    #[cfg(feature = "fault-hooks")]
     pub(super) fault: Option<FitFault>,
 }
 
@@ -89,7 +91,9 @@ impl WindowFit {
     /// First transmissions between two evaluations of the limit.
     pub(super) const EVERY: u32 = 16;
 
-    pub(super) fn new(fault: Option<FitFault>) -> WindowFit {
+    pub(super) fn new(nic: &NicConfig) -> WindowFit {
+        #[cfg(not(feature = "fault-hooks"))]
+        let _ = nic;
         WindowFit {
             limit: u64::MAX,
             in_use: 1,
@@ -99,8 +103,27 @@ impl WindowFit {
             run_time: 0,
             run_sends: 0,
             since: Self::EVERY,
-            fault,
+            #[cfg(feature = "fault-hooks")]
+            fault: nic.fit_fault,
         }
+    }
+
+    /// The EVs a sample of the QP's gap between packets is spread over (SND-SPRAY-007).
+    fn gap_evs(&self) -> u32 {
+        #[cfg(feature = "fault-hooks")]
+        if self.fault == Some(FitFault::PerQpGap) {
+            return 1;
+        }
+        self.in_use
+    }
+
+    /// The share of the best rate the EVs kept in use must reach (SND-SPRAY-006).
+    fn margin(&self) -> f64 {
+        #[cfg(feature = "fault-hooks")]
+        if self.fault == Some(FitFault::NoMargin) {
+            return 1.0;
+        }
+        15.0 / 16.0
     }
 }
 
@@ -245,8 +268,7 @@ impl Requester {
         self.paths.fit.since = 0;
         let f = &mut self.paths.fit;
         if f.run_time > 0 && f.run_sends >= WindowFit::EVERY / 2 {
-            let in_use = if f.fault == Some(FitFault::PerQpGap) { 1 } else { f.in_use };
-            let sample = f.run_time * u64::from(in_use) / u64::from(f.run_sends);
+            let sample = f.run_time * u64::from(f.gap_evs()) / u64::from(f.run_sends);
             f.ev_gap = if f.ev_gap == 0 { sample } else { (f.ev_gap * 3 + sample) / 4 };
         }
         (f.run_time, f.run_sends) = (0, 0);
@@ -284,8 +306,7 @@ impl Requester {
         let window = f64::from(self.window.min(self.peer_window));
         let rate = |k: usize| (k as f64 * per_ev).min(window / s[k - 1] as f64);
         let best = (1..=s.len()).map(rate).fold(0.0, f64::max);
-        let margin =
-            if self.paths.fit.fault == Some(FitFault::NoMargin) { 1.0 } else { 15.0 / 16.0 };
+        let margin = self.paths.fit.margin();
         let k = (1..=s.len()).rev().find(|&k| rate(k) >= best * margin).unwrap_or(s.len());
         self.paths.fit.limit = if k == s.len() { u64::MAX } else { s[k - 1] };
         let limit = self.paths.fit.limit;
