@@ -289,7 +289,7 @@ def _(ctx, f, item):
 
 m = fault("rtx-bit-clear",
           "Retransmissions leave with BTH rtx 0, as if they were first transmissions.",
-          ["BTH-RTX-001", "SND-RTX-002"])
+          ["BTH-RTX-001", "SND-RTX-002", "REC-RTO-004"])
 
 
 @out_frames(m, ("data",))
@@ -1364,7 +1364,8 @@ def _(ctx, ins):
 m = fault("db-length-units-ignored",
           "The token's length_units field is ignored: every token asks for the template's "
           "default length.",
-          ["DB-LENGTH-001", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003"])
+          ["DB-LENGTH-001", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003",
+           "TPL-EXPAND-007", "WR-ID-001", "CQE-REJECT-001"])
 
 
 def _(ctx, c):
@@ -1388,7 +1389,8 @@ host_commands(m, _)
 m = fault("db-template-id-8bit",
           "The template field of a token is decoded as 8 bits: template IDs 256 and above "
           "alias lower ones.",
-          ["DB-TEMPLATE-001", "TPL-FIELDS-001", "DB-ACCEPT-001", "CQE-REJECT-001"])
+          ["DB-TEMPLATE-001", "TPL-FIELDS-001", "DB-ACCEPT-001", "CQE-REJECT-001",
+           "DB-FORMAT-001"])
 
 
 def _(ctx, c):
@@ -1622,7 +1624,7 @@ config(m, "nic", "ack_coalesce", lambda v: 1,
 m = fault("skip-hold-halved",
           "The SKIP hold timer runs at twice its rate: an EV returns to GOOD after half of "
           "skip_hold.",
-          ["EV-SKIP-002", "REC-IF-016", "SND-PATH-001"])
+          ["EV-SKIP-002", "REC-IF-016", "SND-PATH-001", "EV-STATE-001"])
 config(m, "nic", "skip_hold", lambda v: int(v) // 2,
        lambda ctx: requester(ctx) and "paths" in ctx.requires, reads=lambda c, i: rx_skip(i))
 
@@ -1680,7 +1682,7 @@ def _(ctx, f, item):
 
 m = fault("ersp-request-id-swapped",
           "Endpoint responses echo request_id byte-swapped.",
-          ["EETH-ECHO-001", "CONF-CMP-033"])
+          ["EETH-ECHO-001", "CONF-CMP-033", "EETH-LAYOUT-001"])
 
 
 @out_frames(m, ("ersp",))

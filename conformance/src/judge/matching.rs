@@ -303,6 +303,9 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
                 should_only = false;
             }
         }
+        if let Some(cut) = cut_length(&fields).filter(|_| !foreign) {
+            rule = cut;
+        }
         if let Some(misread) = ev_misread(cx, e, &mut fields) {
             rule = misread;
         }
@@ -371,6 +374,15 @@ fn fit_probe(cx: &Ctx<'_>, e: usize, i: usize) -> Option<Rule> {
         .into_iter()
         .find_map(|at| super::fit::contradicted_at(cx.scenario, &o.inputs, &o.frames, qp, at))
         .map(|est| est.clause())
+}
+
+/// When the RETH `dma_len` of a data packet is the expected one cut to its low 16 bits,
+/// a length register too narrow: the cause of whatever opcode, payload or address then
+/// differs. The rule of that field is returned.
+fn cut_length(fields: &[FieldDiff]) -> Option<Rule> {
+    let f = fields.iter().find(|f| f.field == "reth.dma_len")?;
+    let (x, y) = (f.expected.parse::<u64>().ok()?, f.actual.parse::<u64>().ok()?);
+    (x != y && y == x & 0xFFFF).then_some(f.clause?)
 }
 
 /// When the EV a transport ACK or NAK travels on is that of the packet that caused it with

@@ -3,6 +3,7 @@
 //! request the ledger expands.
 
 use super::*;
+use crate::judge::fields::layout_rule;
 
 /// The clauses the `templates.expand` row can fail.
 pub(in crate::judge) const EXPAND_CLAUSES: &[Clause] = &[
@@ -58,12 +59,24 @@ pub(in crate::judge) fn judge_expansion(
 /// The first field of a packet of `wr` that differs where the template fills it.
 fn packet_diff(wr: &WorkRequest, want: &Frame<'_>, got: &Frame<'_>) -> Option<Divergence> {
     let (Some(a), Some(b)) = (want.d.ext.reth, got.d.ext.reth) else { return None };
+    // A packet of another message, paired by its PSN with one of this message (a message
+    // cut into more packets than due), shows the segmentation broken, not the template:
+    // the frame rows name it.
+    let msn = |f: &Frame<'_>| f.d.ext.meth.map(|m| m.msn);
+    if msn(want) != msn(got) {
+        return None;
+    }
     let first = a.va == wr.remote_va;
     let imm = |f: &Frame<'_>| f.d.ext.immdt.map(|i| i.imm);
     let mut diffs: Vec<(Clause, FieldDiff)> = Vec::new();
     let mut cmp = |clause: Clause, field: &str, x: String, y: String| {
         if x != y {
             let mut f = FieldDiff::new(field, x, y);
+            // The right value with its bytes in the other order is the header's layout
+            // broken, not the template's arithmetic: the field table names it.
+            if layout_rule(&f).is_some() {
+                return;
+            }
             f.name(clause);
             diffs.push((clause, f));
         }
@@ -75,16 +88,20 @@ fn packet_diff(wr: &WorkRequest, want: &Frame<'_>, got: &Frame<'_>) -> Option<Di
     if cut(a.dma_len.into(), b.dma_len.into()) || cut(a.va, b.va) {
         return None;
     }
-    cmp(TPL_EXPAND_001_C, "reth.rkey", a.rkey.to_string(), b.rkey.to_string());
-    // A token of length_units 0 asks for the template's default_length: a message of
-    // another length computed the token's length wrong (DB-LENGTH-001).
-    let length_rule = if DoorbellToken::from_u64(wr.wr_id).length_units == 0 {
-        DB_LENGTH_001
-    } else {
-        TPL_EXPAND_004
-    };
-    cmp(length_rule, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
+    // The rkey, the length and the address the template fills are judged on the first
+    // packet: a later packet that disagrees with its own message's first packet was built
+    // wrong on its own (RETH-RKEY-001, RETH-LEN-003, RETH-VA-002), which the frame rows
+    // name; one that agrees with a wrong first packet diverges after it.
     if first {
+        cmp(TPL_EXPAND_001_C, "reth.rkey", a.rkey.to_string(), b.rkey.to_string());
+        // A token of length_units 0 asks for the template's default_length: a message of
+        // another length computed the token's length wrong (DB-LENGTH-001).
+        let length_rule = if DoorbellToken::from_u64(wr.wr_id).length_units == 0 {
+            DB_LENGTH_001
+        } else {
+            TPL_EXPAND_004
+        };
+        cmp(length_rule, "reth.dma_len", a.dma_len.to_string(), b.dma_len.to_string());
         cmp(TPL_EXPAND_003, "reth.va", format!("{:#x}", a.va), format!("{:#x}", b.va));
     }
     let show = |v: Option<u32>| v.map_or("none".into(), |v| format!("{v:#010x}"));
