@@ -271,7 +271,7 @@ fn conf_gen_007_sender_scenarios_need_paths_of_equal_delay() {
 /// `snd-spray-random-spread` denies two EVs, and the judge takes the usable pool of a
 /// random QP from the inputs themselves, so without the denial it judges the draws over all
 /// four EVs; `snd-spray-fixed` moves its QP off EVs by commands, and a fixed QP's EVs are
-/// judged on the pool the inputs give (CONF-CMP-049), so without the commands it judges
+/// judged on the pool the inputs give (CONF-CMP-048), so without the commands it judges
 /// them against the unchanged pool — and for them the test shows the opposite: they pass
 /// without the commands.
 #[test]

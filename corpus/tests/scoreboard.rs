@@ -409,9 +409,9 @@ fn conf_cmp_027_a_retransmission_takes_another_ev() {
     assert_eq!(d, vec![], "another EV");
 }
 
-// ---- CONF-CMP-049 ------------------------------------------------------------------------
+// ---- CONF-CMP-048 ------------------------------------------------------------------------
 
-/// CONF-CMP-049: under `spray-policies` a data packet or probe on another EV than its
+/// CONF-CMP-048: under `spray-policies` a data packet or probe on another EV than its
 /// record's diverges under the requirement of its QP's policy; the record's own list of
 /// requirements names no divergence.
 #[test]
@@ -1532,9 +1532,9 @@ fn conf_cmp_025_every_probe_answer_comes_in_time() {
     assert_eq!(r.judge(&moved(&r.observed, answer, late)), vec![], "late by late_ns");
 }
 
-// ---- CONF-CMP-049 -----------------------------------------------------------------------
+// ---- CONF-CMP-048 -----------------------------------------------------------------------
 
-/// CONF-CMP-049: under `spray-policies` every data packet and probe carries the EV its
+/// CONF-CMP-048: under `spray-policies` every data packet and probe carries the EV its
 /// policy gives (a `fixed` or `round-robin` QP's judged on the device's own previous
 /// choice, the others' on the record it matches), a difference reported under the
 /// requirement of its QP's policy, or the first its record checks; the `random` policy is

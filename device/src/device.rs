@@ -123,7 +123,7 @@ pub enum Capability {
     Endpoint,
     /// Implements the spray policies of sender section 5.2 exactly: every data packet and
     /// probe takes the EV its QP's policy gives (`random` excepted), so that a scenario may
-    /// compare EVs (`CONF-CMP-049`).
+    /// compare EVs (`CONF-CMP-048`).
     SprayPolicies,
     /// Sends the tail probes of sender section 8.1 when the manifest's `nic.tail_probe` is
     /// set, and takes their answers as evidence of loss (`SND-TAIL-*`).

@@ -356,7 +356,7 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
 /// The `snd_nxt` a probe `obs[i]` must carry (EV-PROBE-005.d), by the device's own first
 /// transmissions of its QP before it: the PSN after the highest of them. A device may take
 /// a `Probe` command up to `late_ns / 2` late and send new data first (CONF-TIME-004), and
-/// its probe then carries a later PSN than the recorded one (CONF-CMP-048). `None` for
+/// its probe then carries a later PSN than the recorded one (CONF-CMP-049). `None` for
 /// another frame, or a probe before any data packet of its QP.
 fn own_snd_nxt(obs: &[Frame<'_>], i: usize) -> Option<Psn> {
     let Kind::Probe { qp } = obs.get(i)?.kind else { return None };

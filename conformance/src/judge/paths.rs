@@ -1,5 +1,5 @@
 //! Path choice: the EVs a sending device puts its data packets on (`CONF-CMP-027`,
-//! `CONF-CMP-049`).
+//! `CONF-CMP-048`).
 //!
 //! A device's paths are its own choice (its spray policy need not be the reference's), but
 //! every choice obeys the usable pool of `SND-PATH-001`: an EV of the QP's profile, in
@@ -434,7 +434,7 @@ impl Packets {
     ///
     /// With `policies` (each QP's spray policy by peer QPN, and where to put what it
     /// finds), also judges each data packet of a `fixed` or `round-robin` QP by its policy,
-    /// on the same states (`CONF-CMP-049`).
+    /// on the same states (`CONF-CMP-048`).
     ///
     /// Returns the draws of the QPs that spray at random: each first transmission sent
     /// while the scenario's inputs leave no doubt about the pool, with that pool.
@@ -587,7 +587,7 @@ impl Packets {
     }
 }
 
-/// Judges a data packet of a `fixed` or `round-robin` QP by its policy (`CONF-CMP-049`):
+/// Judges a data packet of a `fixed` or `round-robin` QP by its policy (`CONF-CMP-048`):
 /// from `start` (`fixed`: the profile's first EV; `round-robin`: the cursor its previous
 /// packet left) round the profile, the packet may take each EV that may be in the usable
 /// pool, up to the first that surely is. `states` are every state each EV may be in when

@@ -166,7 +166,7 @@ pub(super) fn judge_order(
 /// and a data packet it sends before then may have gone before it had the command. So a
 /// data packet that passes the probe is judged only when the device surely had the
 /// command: it sent the packet more than `late_ns / 2` after the command, or at the very
-/// time of the probe, when it had both to choose from (`CONF-CMP-048`).
+/// time of the probe, when it had both to choose from (`CONF-CMP-049`).
 pub(super) fn judge_commanded_probes(
     scenario: &Scenario,
     inputs: &[In<'_>],

@@ -4,7 +4,7 @@
 //! SACK marks, trims, probe answers, a controller's commands — so that the usable pool
 //! changes under the device's feet. Every device is held to the pool (`CONF-CMP-027`); the
 //! scenarios that require `spray-policies` also pin each EV to the one the QP's policy
-//! gives (`CONF-CMP-049`), and may therefore answer the device as paths of different delays
+//! gives (`CONF-CMP-048`), and may therefore answer the device as paths of different delays
 //! would (`CONF-GEN-007`).
 
 use super::*;

@@ -7,7 +7,7 @@
 //! and once per [`Keeping`] with one rule broken.
 //!
 //! Each packet is judged on the device's own earlier choices, never on the recording
-//! (`CONF-CMP-049`): a device may act on an acknowledgement up to `late_ns / 2` after it
+//! (`CONF-CMP-048`): a device may act on an acknowledgement up to `late_ns / 2` after it
 //! came (`CONF-TIME-004`), so an acknowledgement that came within that time before a packet
 //! may or may not have been taken when the device chose, and each sample may be that much
 //! longer than the time the acknowledgement came. The judge keeps, for every EV, the least
@@ -218,7 +218,7 @@ pub(super) struct Misstep {
 
 /// Judges every data packet of the skew-aware QP `qp` (whose packets carry `peer`) on the
 /// device's own earlier choices and the acknowledgements `claims` it may have taken, each
-/// up to `lag` ns after it came (`CONF-CMP-049`). A packet on an EV the rules cannot give
+/// up to `lag` ns after it came (`CONF-CMP-048`). A packet on an EV the rules cannot give
 /// is named by the first wrong keeping that can give it, or else by `SND-SPRAY-004`.
 pub(super) fn judge_own(
     qp: &Qp,

@@ -1,5 +1,5 @@
 //! The spray policies judged by the device's own choices or against the recording
-//! (`CONF-CMP-049`): the EV of each data packet and probe of a QP whose choice depends on
+//! (`CONF-CMP-048`): the EV of each data packet and probe of a QP whose choice depends on
 //! state the judge rebuilds, and the estimate or back-off a wrong choice shows.
 
 use std::collections::HashMap;
@@ -11,7 +11,7 @@ use super::super::obs::In;
 use super::super::{Divergence, Frame, Kind, render_frame};
 use super::{Packets, estimate, tracked};
 
-/// The requirement a QP's spray policy is judged under (`CONF-CMP-049`), or `None` for
+/// The requirement a QP's spray policy is judged under (`CONF-CMP-048`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
 pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
     match spray {
@@ -30,7 +30,7 @@ pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'st
 /// every data packet of a `skew-aware` QP whose EVs no input moves, an EV its estimates may
 /// give by the device's own earlier packets and the acknowledgements it may have taken
 /// ([`estimate`]), named by the wrong estimate that gives it when one does; and every other
-/// data packet and probe the EV of the record it matches (`CONF-CMP-049`).
+/// data packet and probe the EV of the record it matches (`CONF-CMP-048`).
 ///
 /// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
 /// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
@@ -125,7 +125,7 @@ pub(in crate::judge) fn judge_exact(
 
 /// Judges the data packets of skew-aware QP `peer` (by the QPN its packets carry) on the
 /// device's own earlier choices and the acknowledgements it may have taken
-/// (`CONF-CMP-049`, [`estimate::judge_own`]).
+/// (`CONF-CMP-048`, [`estimate::judge_own`]).
 fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
     let Some(qp) = p.qps.get(&peer) else { return };
     let none = Vec::new();

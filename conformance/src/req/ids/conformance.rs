@@ -393,27 +393,27 @@ pub const CONF_CMP_028_A: Clause = Clause(210);
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
 pub const CONF_CMP_028_B: Clause = Clause(211);
 /// `CONF-CMP-047`, its clauses (a) to (c) together: withdrawn.
-#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-049, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
 pub const CONF_CMP_047: Clause = Clause(212);
 /// `CONF-CMP-047.a`: withdrawn.
-#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-049, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
 pub const CONF_CMP_047_A: Clause = Clause(213);
 /// `CONF-CMP-047.b`: withdrawn.
-#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-049, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
 pub const CONF_CMP_047_B: Clause = Clause(214);
 /// `CONF-CMP-047.c`: withdrawn.
-#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-049, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed."]
 pub const CONF_CMP_047_C: Clause = Clause(215);
-/// `CONF-CMP-049`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_049: Clause = Clause(216);
-/// `CONF-CMP-049.a`: MUST, suite.
-pub const CONF_CMP_049_A: Clause = Clause(217);
-/// `CONF-CMP-049.b`: MUST, suite.
-pub const CONF_CMP_049_B: Clause = Clause(218);
-/// `CONF-CMP-049.c`: MUST, suite.
-pub const CONF_CMP_049_C: Clause = Clause(219);
-/// `CONF-CMP-049.d`: MUST, suite.
-pub const CONF_CMP_049_D: Clause = Clause(220);
+/// `CONF-CMP-048`, its clauses (a) to (d) together: MUST, suite.
+pub const CONF_CMP_048: Clause = Clause(216);
+/// `CONF-CMP-048.a`: MUST, suite.
+pub const CONF_CMP_048_A: Clause = Clause(217);
+/// `CONF-CMP-048.b`: MUST, suite.
+pub const CONF_CMP_048_B: Clause = Clause(218);
+/// `CONF-CMP-048.c`: MUST, suite.
+pub const CONF_CMP_048_C: Clause = Clause(219);
+/// `CONF-CMP-048.d`: MUST, suite.
+pub const CONF_CMP_048_D: Clause = Clause(220);
 /// `CONF-CMP-046`, its clauses (a) to (b) together: MUST, suite.
 pub const CONF_CMP_046: Clause = Clause(221);
 /// `CONF-CMP-046.a`: MUST, suite.
@@ -422,12 +422,12 @@ pub const CONF_CMP_046_A: Clause = Clause(222);
 pub const CONF_CMP_046_B: Clause = Clause(223);
 /// `CONF-CMP-029`: MUST, suite.
 pub const CONF_CMP_029: Clause = Clause(224);
-/// `CONF-CMP-048`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_048: Clause = Clause(225);
-/// `CONF-CMP-048.a`: MUST, suite.
-pub const CONF_CMP_048_A: Clause = Clause(226);
-/// `CONF-CMP-048.b`: MUST, suite.
-pub const CONF_CMP_048_B: Clause = Clause(227);
+/// `CONF-CMP-049`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_CMP_049: Clause = Clause(225);
+/// `CONF-CMP-049.a`: MUST, suite.
+pub const CONF_CMP_049_A: Clause = Clause(226);
+/// `CONF-CMP-049.b`: MUST, suite.
+pub const CONF_CMP_049_B: Clause = Clause(227);
 /// `CONF-CMP-030`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-036, which compares every two timestamps of a QP sent less than 32768 ns apart, not only consecutive ones, and those of its probes too."]
 pub const CONF_CMP_030: Clause = Clause(228);
