@@ -278,6 +278,9 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
     let (rec, ef) = &cx.exp[e];
     let of = &cx.obs[i];
     let mut fields = diff(&frame_fields(&ef.d), &frame_fields(&of.d));
+    if own_snd_nxt(cx.obs, i).is_some_and(|nxt| of.d.bth.is_some_and(|b| b.psn == nxt)) {
+        fields.retain(|f| f.field != "bth.psn");
+    }
     if !fields.is_empty() {
         let fcx = fields::Context {
             imm_message: cx.imm_message(e),
@@ -383,6 +386,20 @@ fn cut_length(fields: &[FieldDiff]) -> Option<Rule> {
     let f = fields.iter().find(|f| f.field == "reth.dma_len")?;
     let (x, y) = (f.expected.parse::<u64>().ok()?, f.actual.parse::<u64>().ok()?);
     (x != y && y == x & 0xFFFF).then_some(f.clause?)
+}
+
+/// The `snd_nxt` a probe `obs[i]` must carry (EV-PROBE-005.d), by the device's own first
+/// transmissions of its QP before it: the PSN after the highest of them. A device may take
+/// a `Probe` command up to `late_ns / 2` late and send new data first (CONF-TIME-004), and
+/// its probe then carries a later PSN than the recorded one (CONF-CMP-049). `None` for
+/// another frame, or a probe before any data packet of its QP.
+fn own_snd_nxt(obs: &[Frame<'_>], i: usize) -> Option<Psn> {
+    let Kind::Probe { qp } = obs.get(i)?.kind else { return None };
+    let firsts = obs[..i].iter().filter_map(|f| match f.kind {
+        Kind::Data { qp: q, psn, rtx: false } if q == qp => Some(Psn::new(psn)),
+        _ => None,
+    });
+    firsts.reduce(|hi, p| if p.is_after(hi) { p } else { hi }).map(|hi| hi.add(1))
 }
 
 /// When the EV a transport ACK or NAK travels on is that of the packet that caused it with

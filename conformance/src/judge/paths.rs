@@ -27,7 +27,9 @@
 //! packet may take each EV that may be in the pool up to the first that surely is, the
 //! pool followed as above. A device that acts on an input later than the reference, within
 //! its latency, may have chosen on the older pool, and one late choice moves a round-robin
-//! cursor for every packet after it: the recorded EVs cannot judge it.
+//! cursor for every packet after it: the recorded EVs cannot judge it. For `skew-aware`
+//! likewise, on the estimates the device's own earlier packets and the acknowledgements it
+//! may have taken give (`estimate`).
 
 use std::collections::HashMap;
 

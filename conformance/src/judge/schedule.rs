@@ -159,8 +159,14 @@ pub(super) fn judge_order(
 /// A probe the CPU half commands goes before any data packet of its QP (`REC-IF-011`): of
 /// an expected probe that a `Probe` command of its QP asked for, within `late_ns` before
 /// it, no data packet of the QP that the scenario expects after the probe may come before
-/// it once the command has arrived. The reference sent the probe first; a device that
-/// sends such a packet first let data pass the probe.
+/// it once the device has acted on the command. The reference sent the probe first; a
+/// device that sends such a packet first let data pass the probe.
+///
+/// A device may act on the command up to `late_ns / 2` after it came (`CONF-TIME-004`),
+/// and a data packet it sends before then may have gone before it had the command. So a
+/// data packet that passes the probe is judged only when the device surely had the
+/// command: it sent the packet more than `late_ns / 2` after the command, or at the very
+/// time of the probe, when it had both to choose from (`CONF-CMP-049`).
 pub(super) fn judge_commanded_probes(
     scenario: &Scenario,
     inputs: &[In<'_>],
@@ -170,6 +176,7 @@ pub(super) fn judge_commanded_probes(
     div: &mut Vec<Divergence>,
 ) {
     let late = scenario.manifest.tolerances.late_ns;
+    let lag = late / 2;
     let local_of = super::peer_map(scenario);
     for &(ep, op) in matches {
         let Kind::Probe { qp } = exp[ep].1.kind else { continue };
@@ -186,6 +193,7 @@ pub(super) fn judge_commanded_probes(
             ed > ep
                 && od < op
                 && obs[od].at >= command.at
+                && (obs[od].at == obs[op].at || obs[od].at > command.at.saturating_add(lag))
                 && matches!(exp[ed].1.kind, Kind::Data { qp: q, .. } if q == qp)
         });
         let Some(&(ed, od)) = passed else { continue };

@@ -196,6 +196,14 @@ pub trait Stream: fmt::Debug {
         inputs
     }
 
+    /// The batch's inputs as the faulty device takes them when the batch runs to `until`.
+    /// What it holds past `until` it gives in a later batch, in time order with that
+    /// batch's inputs. By default, [`Stream::inputs`].
+    fn inputs_until(&mut self, inputs: Vec<TimedInput>, until: Timestamp) -> Vec<TimedInput> {
+        let _ = until;
+        self.inputs(inputs)
+    }
+
     /// The batch's outputs as the faulty device gives them. What it holds past
     /// `batch.until` it gives in a later batch.
     fn outputs(&mut self, outputs: Vec<TimedOutput>, batch: Batch<'_>) -> Vec<TimedOutput> {
@@ -541,7 +549,7 @@ impl Mutant {
             inputs.retain(|i| keep(&i.input));
         }
         if let Some(s) = self.stream.as_mut() {
-            inputs = s.inputs(inputs);
+            inputs = s.inputs_until(inputs, until);
         }
         let mut out = self.inner.advance(inputs, until)?;
         if e.frame_out.is_some()

@@ -102,6 +102,24 @@ pub static VARIANTS: &[Fault] = &[
         },
     ),
     variant(
+        "late-input",
+        "acts on every SACK, NACK, transport ACK, probe answer and CPU command it receives up \
+         to half of late_ns later than the reference does, each by a delay drawn from its \
+         seed, in the order they arrived (CONF-TIME-004)",
+        Caps::Same,
+        Edits {
+            stream: Some(|m| {
+                Box::new(LateInput {
+                    most: m.tolerances.late_ns / 2,
+                    draws: m.nic.seed ^ 0x6c61_7465_2d69_6e70,
+                    last: 0,
+                    held: Vec::new(),
+                })
+            }),
+            ..Edits::NONE
+        },
+    ),
+    variant(
         "dma-split-64",
         "DMA writes are cut at 64-byte address boundaries, the pieces issued highest address \
          first (RCV-PLACE-003)",
@@ -310,6 +328,65 @@ impl Stream for Late {
             .extend(outputs.into_iter().map(|o| TimedOutput { at: Timestamp(o.at.0 + d), ..o }));
         let n = self.queue.iter().take_while(|o| o.at <= batch.until).count();
         self.queue.drain(..n).collect()
+    }
+}
+
+/// The inputs that change a sender's state (SACKs, probe answers among them, NACKs,
+/// transport ACKs and NAKs, CPU commands) taken up to `most` ns after they arrive, each by
+/// its own delay, in arrival order; the other inputs at once. What is due after a batch's
+/// end waits for a later batch.
+#[derive(Debug)]
+struct LateInput {
+    most: u64,
+    /// The state of the delay draws (splitmix64).
+    draws: u64,
+    /// The time the last delayed input was taken at: none is taken before it.
+    last: u64,
+    held: Vec<TimedInput>,
+}
+
+impl LateInput {
+    /// The next delay, in `0..=most`.
+    fn delay(&mut self) -> u64 {
+        self.draws = self.draws.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.draws;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        z % (self.most + 1)
+    }
+}
+
+/// Whether an input changes what a sender does: a CPU command, or a frame that
+/// acknowledges (SETH, NETH or AETH).
+fn moves_sender(i: &Input) -> bool {
+    match i {
+        Input::Cpu { .. } => true,
+        Input::Frame { bytes, .. } => {
+            let d = decode(bytes);
+            d.ext.seth.is_some() || d.ext.neth.is_some() || d.ext.aeth.is_some()
+        }
+        Input::Host { .. } => false,
+    }
+}
+
+impl Stream for LateInput {
+    fn inputs_until(&mut self, inputs: Vec<TimedInput>, until: Timestamp) -> Vec<TimedInput> {
+        let mut now = Vec::with_capacity(inputs.len());
+        for i in inputs {
+            if moves_sender(&i.input) {
+                let at = (i.at.0 + self.delay()).max(self.last);
+                self.last = at;
+                self.held.push(TimedInput { at: Timestamp(at), ..i });
+            } else {
+                now.push(i);
+            }
+        }
+        let due = self.held.iter().take_while(|i| i.at <= until).count();
+        now.extend(self.held.drain(..due));
+        // Stable: at equal times the inputs keep the order they were given in.
+        now.sort_by_key(|i| i.at);
+        now
     }
 }
 

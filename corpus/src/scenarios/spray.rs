@@ -367,31 +367,34 @@ fn snd_spray_skew_aware() -> Scenario {
     r.host(35_000, HostCommand::PostWrite(wr(1, PMTU, None, true)));
     inject_sack(&mut r, 45_000, 1, 0b10, 3, none);
     inject_sack(&mut r, 48_000, 3, 0, 2, none);
-    // Every EV measured, nothing in flight: PSNs 4 to 9 go A A A B A C.
-    r.host(49_000, HostCommand::PostWrite(wr(2, 6 * PMTU, None, true)));
+    // Every EV measured, nothing in flight: PSNs 4 to 9 go A A A B A C. Each input that
+    // moves an estimate comes more than late_ns / 2 before the choice it moves, so that a
+    // device that takes inputs that late still chooses these EVs (CONF-TIME-004), and the
+    // acknowledgements below are true for it.
+    r.host(49_500, HostCommand::PostWrite(wr(2, 6 * PMTU, None, true)));
     // PSN 7, on the second EV, is retransmitted on the first after the back-off.
     r.checks(&["SND-NACK-004", "SND-RTX-002"]);
-    inject_nack(&mut r, 49_500, 7, NackReason::NO_RESOURCE);
-    r.run_until(52_000);
+    inject_nack(&mut r, 50_000, 7, NackReason::NO_RESOURCE);
+    r.run_until(54_000);
     // The retransmission released the second EV's place (SND-RTX-006): PSN 10 goes there.
     r.checks(&["SND-RTX-006", "SND-SPRAY-004"]);
-    r.host(52_000, HostCommand::PostWrite(wr(3, PMTU, None, true)));
+    r.host(54_000, HostCommand::PostWrite(wr(3, PMTU, None, true)));
     r.checks(&["SND-INFER-004", "SND-SPRAY-004"]);
-    inject_sack(&mut r, 59_000, 6, 0, 6, none);
+    inject_sack(&mut r, 59_500, 6, 0, 6, none);
     // PSN 10 arrives on the second EV: PSN 7's first transmission there was superseded.
-    inject_sack(&mut r, 85_000, 6, 0b1000, 10, none);
-    inject_sack(&mut r, 96_000, 6, 0b1100, 9, none);
+    inject_sack(&mut r, 87_000, 6, 0b1000, 10, none);
+    inject_sack(&mut r, 96_500, 6, 0b1100, 9, none);
     // PSN 8, on the first EV, 90 us late: srtt (7 x 10 + 90) / 8 = 20 us.
-    inject_sack(&mut r, 139_000, 6, 0b1110, 8, none);
+    inject_sack(&mut r, 139_500, 6, 0b1110, 8, none);
     // The retransmitted PSN 7 arrives: no sample (SND-INFER-003, SND-RTT-002).
-    inject_sack(&mut r, 151_500, 10, 0, 7, none);
+    inject_sack(&mut r, 152_000, 10, 0, 7, none);
     // srtt 20, 33 and 47 us, nothing in flight: PSNs 11 to 16 go A B A C A B.
     r.checks(&["SND-RTT-002", "SND-INFER-003", "SND-SPRAY-004"]);
-    r.host(152_500, HostCommand::PostWrite(wr(4, 6 * PMTU, None, true)));
+    r.host(153_500, HostCommand::PostWrite(wr(4, 6 * PMTU, None, true)));
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 200_000, 16, 0, 16, none);
-    inject_ack(&mut r, 200_000, 16, 4, AethRepr::ACK_UNLIMITED_CREDIT);
-    done(r, 210_000)
+    inject_sack(&mut r, 201_000, 16, 0, 16, none);
+    inject_ack(&mut r, 201_000, 16, 4, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 211_000)
 }
 
 /// Window-fit spraying to a reference peer over three fast paths and a slow one.

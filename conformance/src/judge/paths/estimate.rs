@@ -4,14 +4,21 @@
 //! A device does not report its `srtt`. The judge works it out from the device's own
 //! boundary: the times the device sent its data packets, on the EVs it chose, and the times
 //! the scenario's SACKs and ACKs made them known to have arrived. It does so by the rules,
-//! and once per [`Keeping`] with one rule broken. When a packet goes on another EV than the
-//! recording, and the rules give the recorded EV while a wrong keeping gives the device's,
-//! the divergence names the clause that keeping breaks: the estimate, not the policy, is
-//! what went wrong.
+//! and once per [`Keeping`] with one rule broken.
 //!
-//! The pool is the QP's primary EVs: the judge names a misestimate only for a QP whose EVs
-//! no input of the scenario moves out of GOOD, and only once every EV of the pool has an
-//! estimate (before that the policy is round robin, which no estimate sways).
+//! Each packet is judged on the device's own earlier choices, never on the recording
+//! (`CONF-CMP-048`): a device may act on an acknowledgement up to `late_ns / 2` after it
+//! came (`CONF-TIME-004`), so an acknowledgement that came within that time before a packet
+//! may or may not have been taken when the device chose, and each sample may be that much
+//! longer than the time the acknowledgement came. The judge keeps, for every EV, the least
+//! and the greatest `srtt` those timings give, and allows a packet every EV whose least cost
+//! is at most the greatest cost of the EV the rules would take. A packet on an EV the rules
+//! never give is named by the wrong keeping that gives it, if one does: the estimate, not
+//! the policy, is what went wrong.
+//!
+//! The pool is the QP's primary EVs: the judge follows a QP this way only when no input of
+//! the scenario moves its EVs out of GOOD. While an EV of the pool may have no estimate the
+//! policy is round robin, from a cursor that only its round-robin choices move.
 
 use std::collections::BTreeMap;
 
@@ -59,7 +66,10 @@ struct Estimates {
     keeping: Keeping,
     /// The pool, in profile order (wire EVs).
     pool: Vec<Ev>,
+    /// The least `srtt` of each EV the device's timing allows.
     srtt: Vec<Option<u64>>,
+    /// The greatest.
+    srtt_hi: Vec<Option<u64>>,
     una: Psn,
     psns: BTreeMap<u32, Sent>,
 }
@@ -70,6 +80,7 @@ impl Estimates {
         Estimates {
             keeping,
             srtt: vec![None; pool.len()],
+            srtt_hi: vec![None; pool.len()],
             pool,
             una: qp.initial_psn,
             psns: BTreeMap::new(),
@@ -90,8 +101,9 @@ impl Estimates {
     }
 
     /// Takes what an acknowledgement at `at` claims: each PSN newly known to have arrived
-    /// gives its sample, in PSN order.
-    fn claim(&mut self, at: u64, c: &Claim) {
+    /// gives its sample, in PSN order. The device may have taken it up to `late` ns after
+    /// `at`, and its samples may be that much longer.
+    fn claim(&mut self, at: u64, c: &Claim, late: u64) {
         let una = self.una;
         let mut arrived: Vec<u32> = self
             .psns
@@ -127,10 +139,13 @@ impl Estimates {
             };
             let sample = at.saturating_sub(from);
             let Some(i) = self.pool.iter().position(|&e| e == ev) else { continue };
-            self.srtt[i] = Some(match (self.srtt[i], self.keeping) {
+            let keeping = self.keeping;
+            let update = |srtt: Option<u64>, sample: u64| match (srtt, keeping) {
                 (Some(srtt), k) if k != Keeping::Unsmoothed => (7 * srtt + sample) / 8,
                 _ => sample.max(1),
-            });
+            };
+            self.srtt[i] = Some(update(self.srtt[i], sample));
+            self.srtt_hi[i] = Some(update(self.srtt_hi[i], sample.saturating_add(late)));
         }
     }
 
@@ -149,15 +164,13 @@ impl Estimates {
         n
     }
 
-    /// The EV `skew-aware` gives the next transmission of `psn`, or `None` while an EV of
-    /// the pool has no estimate.
+    /// The EV `skew-aware` gives the next transmission of `psn` when every `srtt` is at its
+    /// least, or `None` while an EV of the pool has no estimate.
+    #[cfg(test)]
     fn choose(&self, psn: u32) -> Option<Ev> {
-        let before = self.psns.get(&psn).and_then(|s| s.evs.last().copied());
-        let pool: Vec<usize> =
-            (0..self.pool.len()).filter(|&i| Some(self.pool[i]) != before).collect();
-        let pool = if pool.is_empty() { (0..self.pool.len()).collect() } else { pool };
+        let cands = self.candidates(psn);
         let mut best: Option<(u64, usize)> = None;
-        for i in pool {
+        for i in cands {
             let cost = self.srtt[i]?.saturating_mul(self.inflight(self.pool[i]) + 1);
             if best.is_none_or(|(c, _)| cost < c) {
                 best = Some((cost, i));
@@ -165,43 +178,143 @@ impl Estimates {
         }
         best.map(|(_, i)| self.pool[i])
     }
+
+    /// The positions of the pool the next transmission of `psn` may take: every one but
+    /// that of its latest transmission, if another is left.
+    fn candidates(&self, psn: u32) -> Vec<usize> {
+        let before = self.psns.get(&psn).and_then(|s| s.evs.last().copied());
+        let pool: Vec<usize> =
+            (0..self.pool.len()).filter(|&i| Some(self.pool[i]) != before).collect();
+        if pool.is_empty() { (0..self.pool.len()).collect() } else { pool }
+    }
+
+    /// The positions `skew-aware` may give the next transmission of `psn`, each with the
+    /// round-robin cursor after it, from round-robin cursor `cursor`: round robin while an EV
+    /// of the pool may have no estimate, and otherwise every EV whose least cost is at most
+    /// the greatest cost of some EV, the cursor unmoved.
+    fn allowed(&self, psn: u32, cursor: usize) -> Vec<(usize, usize)> {
+        let cands = self.candidates(psn);
+        let n = self.pool.len();
+        if cands.iter().any(|&i| self.srtt[i].is_none() || self.srtt_hi[i].is_none()) {
+            let next = (0..n).map(|k| (cursor + k) % n).find(|i| cands.contains(i));
+            return next.map(|i| vec![(i, (i + 1) % n)]).unwrap_or_default();
+        }
+        let cost = |srtt: &[Option<u64>], i: usize| {
+            srtt[i].unwrap_or(u64::MAX).saturating_mul(self.inflight(self.pool[i]) + 1)
+        };
+        let most = cands.iter().map(|&i| cost(&self.srtt_hi, i)).min().unwrap_or(u64::MAX);
+        cands.into_iter().filter(|&i| cost(&self.srtt, i) <= most).map(|i| (i, cursor)).collect()
+    }
 }
 
-/// The clause a skew-aware QP's choice of EV for the device's frame `obs[o]` breaks by its
-/// estimates, when the rules give `expected` and a wrong keeping gives the device's EV.
-/// The QP is `peer` (the QPN its packets carry); `claims` are its acknowledgements.
-pub(super) fn misestimate(
+/// A data packet of a skew-aware QP on an EV its policy could not give
+/// ([`judge_own`]): the frame's index, the EVs the policy gives, and the clause to name.
+#[derive(Debug, Clone)]
+pub(super) struct Misstep {
+    pub(super) o: usize,
+    pub(super) allowed: Vec<Ev>,
+    pub(super) clause: &'static str,
+}
+
+/// Judges every data packet of the skew-aware QP `qp` (whose packets carry `peer`) on the
+/// device's own earlier choices and the acknowledgements `claims` it may have taken, each
+/// up to `lag` ns after it came (`CONF-CMP-048`). A packet on an EV the rules cannot give
+/// is named by the first wrong keeping that can give it, or else by `SND-SPRAY-004`.
+pub(super) fn judge_own(
     qp: &Qp,
+    peer: u32,
     claims: &[(u64, Claim)],
     obs: &[Frame<'_>],
-    o: usize,
-    expected: Ev,
-) -> Option<&'static str> {
-    let Kind::Data { qp: peer, psn, .. } = obs.get(o)?.kind else { return None };
-    let at = obs[o].at;
-    let follow = |keeping: Keeping| {
-        let mut e = Estimates::new(keeping, qp);
-        let mut claims = claims.iter().filter(|(t, _)| *t <= at).peekable();
-        for f in &obs[..o] {
-            let Kind::Data { qp: q, psn: p, .. } = f.kind else { continue };
-            if q != peer {
-                continue;
-            }
-            while let Some((t, c)) = claims.next_if(|(t, _)| *t <= f.at) {
-                e.claim(*t, c);
-            }
-            e.send(f.at, p, f.ev, f.d.ext.meth.map(|m| m.msn));
+    lag: u64,
+) -> Vec<Misstep> {
+    let n = qp.slots.iter().filter(|s| !s.backup).count();
+    let mut out = Vec::new();
+    // The round-robin cursors the device's choices so far may have left.
+    let mut cursors: Vec<usize> = vec![0];
+    for (o, f) in obs.iter().enumerate() {
+        let Kind::Data { qp: q, psn, .. } = f.kind else { continue };
+        if q != peer {
+            continue;
         }
-        for (t, c) in claims {
-            e.claim(*t, c);
+        let t = f.at;
+        // Acknowledgements surely taken by `t`, then those that may have been.
+        let sure = claims.iter().filter(|(c, _)| c.saturating_add(lag) < t).count();
+        let maybe = claims[sure..].iter().take_while(|(c, _)| *c <= t).count();
+        // Every position the policy may give, with the cursor after it, for `keeping`.
+        let allowed = |keeping: Keeping, cursors: &[usize]| {
+            let mut all: Vec<(usize, usize)> = Vec::new();
+            for taken in sure..=sure + maybe {
+                let e = follow(keeping, qp, peer, &claims[..taken], &obs[..o], t, lag);
+                for &c in cursors {
+                    for a in e.allowed(psn, c) {
+                        if !all.contains(&a) {
+                            all.push(a);
+                        }
+                    }
+                }
+            }
+            all
+        };
+        let pool: Vec<Ev> = qp.slots.iter().filter(|s| !s.backup).map(|s| s.wire).collect();
+        let Some(taken) = pool.iter().position(|&e| e == f.ev) else {
+            // Not an EV of the pool: the pool's rule (CONF-CMP-027) judges the packet.
+            continue;
+        };
+        let rules = allowed(Keeping::Rules, &cursors);
+        let mut next: Vec<usize> =
+            rules.iter().filter(|(i, _)| *i == taken).map(|&(_, c)| c).collect();
+        if next.is_empty() {
+            let clause = MISESTIMATES
+                .iter()
+                .find(|(k, _)| allowed(*k, &cursors).iter().any(|(i, _)| *i == taken))
+                .map_or("SND-SPRAY-004", |&(_, clause)| clause);
+            let mut evs: Vec<Ev> = Vec::new();
+            for (i, _) in &rules {
+                if !evs.contains(&pool[*i]) {
+                    evs.push(pool[*i]);
+                }
+            }
+            out.push(Misstep { o, allowed: evs, clause });
+            // Go on from the device's own choice, whichever way it made it.
+            next = cursors.clone();
+            next.push((taken + 1) % n.max(1));
         }
-        e.choose(psn)
-    };
-    if follow(Keeping::Rules) != Some(expected) {
-        return None;
+        next.sort_unstable();
+        next.dedup();
+        cursors = next;
     }
-    let chosen = Some(obs[o].ev);
-    MISESTIMATES.iter().find(|(k, _)| follow(*k) == chosen).map(|&(_, clause)| clause)
+    out
+}
+
+/// The estimates of keeping `keeping` just before a packet at `t`, from the device's data
+/// packets `sent` of the QP and the acknowledgements `claims` it took, each up to `lag` ns
+/// after it came and no later than `t`.
+fn follow(
+    keeping: Keeping,
+    qp: &Qp,
+    peer: u32,
+    claims: &[(u64, Claim)],
+    sent: &[Frame<'_>],
+    t: u64,
+    lag: u64,
+) -> Estimates {
+    let mut e = Estimates::new(keeping, qp);
+    let late = |at: u64| lag.min(t.saturating_sub(at));
+    let mut claims = claims.iter().peekable();
+    for f in sent {
+        let Kind::Data { qp: q, psn: p, .. } = f.kind else { continue };
+        if q != peer {
+            continue;
+        }
+        while let Some((at, c)) = claims.next_if(|(at, _)| *at <= f.at) {
+            e.claim(*at, c, late(*at));
+        }
+        e.send(f.at, p, f.ev, f.d.ext.meth.map(|m| m.msn));
+    }
+    for (at, c) in claims {
+        e.claim(*at, c, late(*at));
+    }
+    e
 }
 
 #[cfg(test)]
@@ -232,10 +345,10 @@ mod tests {
             let mut e = Estimates::new(k, &qp(&[0xA, 0xB]));
             e.send(0, 0, a, None);
             e.send(0, 1, b, None);
-            e.claim(10_000, &sack(0));
-            e.claim(30_000, &sack(1));
+            e.claim(10_000, &sack(0), 0);
+            e.claim(30_000, &sack(1), 0);
             e.send(40_000, 2, a, None);
-            e.claim(130_000, &sack(2));
+            e.claim(130_000, &sack(2), 0);
             (e.srtt.clone(), e.choose(3))
         };
         assert_eq!(run(Keeping::Rules), (vec![Some(20_000), Some(30_000)], Some(a)));
@@ -255,6 +368,34 @@ mod tests {
         }
     }
 
+    /// Samples of 10 and 10.5 us that the device may have taken up to 1 us late: either
+    /// EV may be the cheaper, so both are allowed; taken on time, only the first.
+    #[test]
+    fn a_sample_taken_late_allows_every_ev_it_may_make_cheapest() {
+        let (a, b) = (Ev::new(0xA), Ev::new(0xB));
+        let run = |late: u64| {
+            let mut e = Estimates::new(Keeping::Rules, &qp(&[0xA, 0xB]));
+            e.send(0, 0, a, None);
+            e.send(0, 1, b, None);
+            e.claim(10_000, &sack(0), late);
+            e.claim(10_500, &sack(1), late);
+            e.allowed(2, 0).into_iter().map(|(i, _)| i).collect::<Vec<_>>()
+        };
+        assert_eq!(run(0), vec![0]);
+        assert_eq!(run(1_000), vec![0, 1]);
+    }
+
+    /// While an EV has no estimate the policy is round robin from the cursor.
+    #[test]
+    fn without_every_estimate_the_choice_is_round_robin() {
+        let a = Ev::new(0xA);
+        let mut e = Estimates::new(Keeping::Rules, &qp(&[0xA, 0xB, 0xC]));
+        e.send(0, 0, a, None);
+        e.claim(10_000, &sack(0), 0);
+        assert_eq!(e.allowed(1, 1), vec![(1, 2)]);
+        assert_eq!(e.allowed(1, 0), vec![(0, 1)]);
+    }
+
     /// A retransmitted PSN's arrival gives no sample by the rules.
     #[test]
     fn a_retransmitted_psn_gives_no_sample() {
@@ -263,7 +404,7 @@ mod tests {
             let mut e = Estimates::new(k, &qp(&[0xA, 0xB]));
             e.send(0, 0, a, None);
             e.send(1_000, 0, b, None);
-            e.claim(6_000, &sack(0));
+            e.claim(6_000, &sack(0), 0);
             assert_eq!(e.srtt, vec![None, srtt], "{k:?}");
         }
     }

@@ -1,10 +1,9 @@
-//! The spray policies judged against the recording (`CONF-CMP-048`): the EV of each data
-//! packet and probe of a QP whose choice depends on state the judge rebuilds, and the
-//! estimate or back-off a wrong choice shows.
+//! The spray policies judged by the device's own choices or against the recording
+//! (`CONF-CMP-048`): the EV of each data packet and probe of a QP whose choice depends on
+//! state the judge rebuilds, and the estimate or back-off a wrong choice shows.
 
 use std::collections::HashMap;
 
-use openrdma_codec::Ev;
 use openrdma_codec::frame::decode;
 use openrdma_device::{Body, Capability, HostCommand, Record, Scenario, SprayPolicy};
 
@@ -27,13 +26,15 @@ pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'st
 }
 
 /// In a scenario that requires `spray-policies`, every data packet of a `fixed` or
-/// `round-robin` QP must take an EV its policy may give after the device's previous choice,
-/// and every other data packet and probe the EV of the record it matches (`CONF-CMP-048`).
+/// `round-robin` QP must take an EV its policy may give after the device's previous choice;
+/// every data packet of a `skew-aware` QP whose EVs no input moves, an EV its estimates may
+/// give by the device's own earlier packets and the acknowledgements it may have taken
+/// ([`estimate`]), named by the wrong estimate that gives it when one does; and every other
+/// data packet and probe the EV of the record it matches (`CONF-CMP-048`).
 ///
 /// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
 /// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
-/// `SND-SPRAY-007` or `SND-SPRAY-010`. A skew-aware QP's packet on another EV is named by
-/// the estimate that chose it, when the judge's own estimates tell ([`estimate`]).
+/// `SND-SPRAY-007` or `SND-SPRAY-010`.
 pub(in crate::judge) fn judge_exact(
     scenario: &Scenario,
     inputs: &[In<'_>],
@@ -53,10 +54,23 @@ pub(in crate::judge) fn judge_exact(
             _ => None,
         })
         .collect();
+    // The skew-aware QPs judged on the device's own choices: those whose EVs no input
+    // moves out of GOOD.
+    let mut own: Vec<u32> = Vec::new();
     if let Some(packets) = tracked(scenario, inputs, obs) {
+        let mut peers: Vec<u32> = spray
+            .iter()
+            .filter(|&(_, p)| *p == SprayPolicy::SkewAware)
+            .map(|(&q, _)| q)
+            .filter(|q| !packets.events.iter().any(|e| e.peer == *q))
+            .collect();
+        peers.sort_unstable();
+        for &peer in &peers {
+            judge_skew(&packets, peer, obs, div);
+        }
+        own = peers;
         packets.judge(obs, &mut Vec::new(), Some((&spray, div)));
     }
-    let mut tracked_once: Option<Option<Packets>> = None;
     for &(e, o) in matches {
         let ef = &exp[e].1;
         let of = &obs[o];
@@ -68,6 +82,9 @@ pub(in crate::judge) fn judge_exact(
         let Some(&policy) = spray.get(&qp) else { continue };
         // The data packets of these policies are judged on the device's own choices.
         if !probe && matches!(policy, SprayPolicy::Fixed | SprayPolicy::RoundRobin) {
+            continue;
+        }
+        if !probe && own.contains(&qp) {
             continue;
         }
         let Some(req) = policy_requirement(policy, probe) else { continue };
@@ -85,30 +102,7 @@ pub(in crate::judge) fn judge_exact(
                         ef.ev
                     ),
                 ),
-                None => {
-                    let skew = spray.get(&qp) == Some(&SprayPolicy::SkewAware) && !probe;
-                    let by = skew
-                        .then(|| {
-                            let p = tracked_once
-                                .get_or_insert_with(|| tracked(scenario, inputs, obs))
-                                .as_ref()?;
-                            misestimated(p, qp, obs, o, ef.ev)
-                        })
-                        .flatten();
-                    match by {
-                        Some(clause) => (
-                            clause,
-                            format!(
-                                "sent on EV {:#x}; skew-aware spraying gives EV {:#x} by the \
-                                 round-trip estimates the device's own packets and their \
-                                 acknowledgements make, and EV {:#x} only by estimates kept \
-                                 against {clause}",
-                                of.ev, ef.ev, of.ev
-                            ),
-                        ),
-                        None => window_fit_cause(scenario, inputs, exp, obs, e, of, ef, req),
-                    }
-                }
+                None => window_fit_cause(scenario, inputs, exp, obs, e, of, ef, req),
             };
             div.push(Divergence {
                 at: of.at,
@@ -129,23 +123,53 @@ pub(in crate::judge) fn judge_exact(
     }
 }
 
-/// The clause a skew-aware QP (`peer`, by the QPN its packets carry) breaks by the
-/// estimates that sent the device's frame `obs[o]` on its EV rather than on `expected`,
-/// when no input of the scenario moves the QP's EVs out of GOOD ([`estimate`]).
-fn misestimated(
-    p: &Packets,
-    peer: u32,
-    obs: &[Frame<'_>],
-    o: usize,
-    expected: Ev,
-) -> Option<&'static str> {
-    if p.events.iter().any(|e| e.peer == peer) {
-        return None;
-    }
-    let qp = p.qps.get(&peer)?;
+/// Judges the data packets of skew-aware QP `peer` (by the QPN its packets carry) on the
+/// device's own earlier choices and the acknowledgements it may have taken
+/// (`CONF-CMP-048`, [`estimate::judge_own`]).
+fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
+    let Some(qp) = p.qps.get(&peer) else { return };
     let none = Vec::new();
     let claims = p.claims.get(&peer).unwrap_or(&none);
-    estimate::misestimate(qp, claims, obs, o, expected)
+    for m in estimate::judge_own(qp, peer, claims, obs, p.lag) {
+        let f = &obs[m.o];
+        let list = m.allowed.iter().map(|e| format!("{e:#x}")).collect::<Vec<_>>().join(" or ");
+        let what = if m.clause == "SND-SPRAY-004" {
+            format!(
+                "sent on EV {:#x}; skew-aware spraying gives EV {list} by the round-trip \
+                 estimates the device's own packets and their acknowledgements make",
+                f.ev
+            )
+        } else {
+            format!(
+                "sent on EV {:#x}; skew-aware spraying gives EV {list} by the round-trip \
+                 estimates the device's own packets and their acknowledgements make, and EV \
+                 {:#x} only by estimates kept against {}",
+                f.ev, f.ev, m.clause
+            )
+        };
+        div.push(Divergence {
+            at: f.at,
+            requirement: m.clause.into(),
+            what,
+            expected: None,
+            actual: Some(render_frame(f.bytes)),
+            fields: m
+                .allowed
+                .first()
+                .map(|e| {
+                    super::super::FieldDiff::new(
+                        "entropy",
+                        format!("{e:#x}"),
+                        format!("{:#x}", f.ev),
+                    )
+                })
+                .into_iter()
+                .collect(),
+            should_only: false,
+            check: "",
+            clause: None,
+        });
+    }
 }
 
 /// The clause and words for a data packet or probe `of` on another EV than its record

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 273] = [
+pub(in crate::req) static CLAUSES: [Info; 277] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -193,10 +193,14 @@ pub(in crate::req) static CLAUSES: [Info; 273] = [
     part("CONF-CMP-048.a", "CONF-CMP-048", 'a', Must, Suite),
     part("CONF-CMP-048.b", "CONF-CMP-048", 'b', Must, Suite),
     part("CONF-CMP-048.c", "CONF-CMP-048", 'c', Must, Suite),
+    part("CONF-CMP-048.d", "CONF-CMP-048", 'd', Must, Suite),
     whole("CONF-CMP-046", Must, Suite),
     part("CONF-CMP-046.a", "CONF-CMP-046", 'a', Must, Suite),
     part("CONF-CMP-046.b", "CONF-CMP-046", 'b', Must, Suite),
     line("CONF-CMP-029", Must, Suite),
+    whole("CONF-CMP-049", Must, Suite),
+    part("CONF-CMP-049.a", "CONF-CMP-049", 'a', Must, Suite),
+    part("CONF-CMP-049.b", "CONF-CMP-049", 'b', Must, Suite),
     line("CONF-CMP-030", Withdrawn, Suite),
     line("CONF-CMP-031", Withdrawn, Suite),
     line("CONF-CMP-043", Must, Suite),
