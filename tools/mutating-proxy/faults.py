@@ -2633,3 +2633,557 @@ m = fault("timestamps-always-on",
           "The timestamps enable bit is ignored: every MRC write carries ts 1 and a TSETH.",
           ["SND-TS-002", "TSETH-PRESENT-001"])
 config(m, "nic", "timestamps", lambda v: True, requester)
+
+
+# ==========================================================================================
+# Faults written from a third reading of the specification, as a new hardware team's bug
+# list: byte order of multi-byte fields, fields taken from the wrong packet, edges of
+# windows, rings and regions, state shared between QPs, error paths
+# ==========================================================================================
+
+def swap16(v):
+    return int.from_bytes(int(v).to_bytes(2, "big"), "little")
+
+
+def swap24(v):
+    return int.from_bytes(int(v).to_bytes(3, "big"), "little")
+
+
+def swap64(v):
+    return int.from_bytes(int(v).to_bytes(8, "big"), "little")
+
+
+CONTROL = ("ack", "nak", "sack", "probe-answer", "nack")
+
+
+# ---- encapsulation -----------------------------------------------------------------------
+
+m = fault("sack-flow-label-zero",
+          "Over IPv6 SACKs leave with flow label 0: the control-packet builder writes EV "
+          "bits 31:16 into the source port but never EV bits 15:0 into the flow label.",
+          ["RCV-SACK-006", "ENC-EV-001", "PETH-RESP-001", "CONF-CMP-017"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.has("ipv6"):
+        f.set("ipv6", "flow_label", f.get("ipv6", "flow_label") & 0xF0000)
+
+
+m = fault("nack-src-port-byteswapped",
+          "The NACK builder writes the UDP source port (EV bits 31:16) in little-endian byte "
+          "order.",
+          ["RCV-NACK-001", "ENC-EV-001", "ENC-EV-002", "CONF-CMP-017"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("udp", "src_port", swap16(f.get("udp", "src_port")))
+
+
+m = fault("probe-udp-dst-port-le",
+          "The probe builder writes UDP destination port 4791 little-endian, so probes go to "
+          "port 46866.",
+          ["ENC-UDP-001", "EV-PROBE-005"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("udp", "dst_port", swap16(f.get("udp", "dst_port")))
+
+
+m = fault("ctl-ipv6-payload-len-header",
+          "Over IPv6 the control-packet builder counts the 40-byte fixed header in "
+          "payload_len.",
+          ["ENC-LEN-001", "ENC-LEN-002", "DEC-STRUCT-001", "CONF-CMP-001"])
+
+
+@out_frames(m, CONTROL)
+def _(ctx, f, item):
+    if f.has("ipv6"):
+        f.set("ipv6", "payload_len", f.get("ipv6", "payload_len") + 40)
+
+
+m = fault("data-ipv4-df-as-mf",
+          "The IPv4 flags of data packets are written one bit too low: DF lands in MF, so "
+          "every data packet is a first fragment.",
+          ["ENC-IPV4-002", "ENC-ROCE-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("ipv4") and f.get("ipv4", "dont_frag"):
+        f.set("ipv4", "dont_frag", 0)
+        f.set("ipv4", "more_frags", 1)
+
+
+m = fault("rx-flow-label-ignored",
+          "Over IPv6 the receive parser builds the EV of a packet from its source port "
+          "alone: EV bits 15:0, from the flow label, read as 0.",
+          ["ENC-EV-001", "ENC-EV-003", "RCV-SACK-006", "SETH-EV-001", "RCV-NACK-001",
+           "RCV-ACK-002", "RCV-NAK-002", "PETH-RESP-001", "ERTH-RESP-001", "CONF-CMP-017",
+           "CONF-CMP-033"])
+
+
+@in_frames(m, "*")
+def _(ctx, f, item):
+    if f.has("ipv6") and f.get("ipv6", "flow_label") & 0xFFFF:
+        f.set("ipv6", "flow_label", f.get("ipv6", "flow_label") & 0xF0000)
+
+
+# ---- BTH and the sender's data packets ---------------------------------------------------
+
+m = fault("probe-dest-qp-local",
+          "Probes are addressed to the sending QP's own number: the probe builder reads the "
+          "local QPN register instead of peer_qpn.",
+          ["EV-PROBE-005", "CONF-CMP-026"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    if qp is not None:
+        f.set("bth", "dest_qp", int(qp) & U24)
+
+
+m = fault("rtx-ackreq-dropped",
+          "The retransmission path rebuilds the BTH from the PSN table, which does not hold "
+          "AckReq: retransmissions carry ack_req 0.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx"):
+        f.set("bth", "ack_req", 0)
+
+
+m = fault("rtx-ts-from-first",
+          "A retransmission carries the TSETH tx_timestamp of the first transmission of its "
+          "PSN, kept in the retransmission buffer, instead of the clock at resending.",
+          ["SND-TS-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("rtx-ts-from-first", {})
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "data" or not f.has("tseth"):
+            continue
+        key = (f.get("bth", "dest_qp"), f.get("bth", "psn"))
+        if not f.get("bth", "rtx"):
+            st[key] = f.get("tseth", "tx_timestamp")
+        elif key in st and st[key] != f.get("tseth", "tx_timestamp"):
+            f.set("tseth", "tx_timestamp", st[key])
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated("rtx-ts-from-first")
+    return outs
+
+
+m = fault("reth-va-words-swapped",
+          "The 64-bit RETH va is written as two 32-bit words in the wrong order.",
+          ["SND-SEG-003", "RETH-VA-002", "WR-EXEC-001", "TPL-EXPAND-003", "SND-RTX-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("reth"):
+        v = f.get("reth", "va")
+        f.set("reth", "va", ((v & 0xFFFFFFFF) << 32) | (v >> 32))
+
+
+m = fault("reth-rkey-le",
+          "The RETH rkey is written in host (little-endian) byte order.",
+          ["SND-SEG-003", "RETH-RKEY-001", "RETH-LAYOUT-001", "WR-EXEC-001", "SND-RTX-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("reth"):
+        f.set("reth", "rkey", swap32(f.get("reth", "rkey")))
+
+
+m = fault("meth-fields-swapped",
+          "The METH is written with rqmsn and msn in each other's place.",
+          ["METH-MSN-001", "METH-RQMSN-001", "SND-MSN-002", "SND-RQMSN-002", "SND-RTX-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("meth"):
+        a, b = f.get("meth", "rqmsn"), f.get("meth", "msn")
+        f.set("meth", "rqmsn", b)
+        f.set("meth", "msn", a)
+
+
+m = fault("rtx-immdt-zero",
+          "A retransmitted last packet of a Write-with-Immediate carries ImmDt 0: the "
+          "immediate is read from the work request, already released.",
+          ["SND-RTX-001", "SND-SEG-004"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx") and f.has("immdt"):
+        f.set("immdt", "imm", 0)
+
+
+# ---- transport ACKs, SACKs, NACKs --------------------------------------------------------
+
+m = fault("ack-msn-le",
+          "The AETH msn is written little-endian across its three bytes.",
+          ["AETH-MSN-001", "AETH-LAYOUT-001", "RCV-ACK-002", "RCV-NAK-002"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("aeth", "msn", swap24(f.get("aeth", "msn")))
+
+
+m = fault("sack-bitmap-le",
+          "The 64-bit SACK bitmap is written in host (little-endian) byte order.",
+          ["SETH-BITMAP-001", "SETH-BITMAP-002", "SETH-LAYOUT-001", "RCV-SACK-005",
+           "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", swap64(f.get("seth", "sack_bitmap")))
+
+
+m = fault("sack-entropy-le",
+          "The SETH entropy (the triggering packet's EV) is written little-endian.",
+          ["SETH-EV-001", "SETH-LAYOUT-001", "RCV-SACK-005", "PETH-RESP-001", "ENC-EV-003"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "entropy", swap32(f.get("seth", "entropy")))
+
+
+m = fault("sack-cack-no-wrap",
+          "The cumulative-ACK register never moves back numerically: once epsn wraps past "
+          "0xFFFFFF, SACKs keep reporting cack_psn 0xFFFFFF.",
+          ["SETH-CACK-001", "RCV-SACK-005", "BTH-PSN-001", "OPC-PSN-002", "SETH-BITMAP-002",
+           "SETH-ACKPSN-003", "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    st = ctx.state.setdefault("sack-cack-no-wrap", {})
+    qp = f.get("bth", "dest_qp")
+    c = f.get("seth", "cack_psn")
+    hi = st.get(qp)
+    if hi is not None and c < hi and hi - c > 1 << 23:
+        f.set("seth", "cack_psn", hi)
+        f.set("bth", "psn", hi)
+    else:
+        st[qp] = c
+
+
+m = fault("sack-rcvd-bytes-device-wide",
+          "CC_STATE rcvd_bytes comes from one counter for the whole device instead of one per "
+          "QP.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "PETH-RESP-001"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    st = ctx.state.setdefault("sack-rcvd-bytes-device-wide", {})
+    qp = f.get("bth", "dest_qp")
+    st[qp] = f.get("cc_state", "rcvd_bytes")
+    f.set("cc_state", "rcvd_bytes", sum(st.values()) & U24)
+
+
+m = fault("sack-ts-first-write",
+          "A coalesced SACK reflects the TSETH timestamp of the first write it covers "
+          "instead of its triggering (latest) write's.",
+          ["CCS-TS-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    st = ctx.state.setdefault("sack-ts-first-write", {})
+    qp = ctx.local_qp_of(f)
+    writes = ctx.rx_writes.get(qp) or []
+    start = st.get(qp, 0)
+    st[qp] = len(writes)
+    covered = [w for w in writes[start:] if w[0] <= int(item["at"]) and w[3] is not None]
+    if len(covered) > 1:
+        f.set("cc_state", "tx_timestamp", covered[0][3])
+
+
+m = fault("probe-answer-ev-last-write",
+          "Probe answers leave on the EV of the QP's last received write, the SACK builder's "
+          "latched EV, instead of the probe's.",
+          ["RCV-SACK-006", "PETH-RESP-001", "EV-PROBE-004", "CONF-CMP-017"])
+
+
+@out_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    writes = ctx.rx_writes.get(ctx.local_qp_of(f)) or []
+    if writes:
+        f.set_ev(writes[-1][2])
+
+
+m = fault("probe-answer-id-le",
+          "Probe answers echo the probe_id into ack_psn_offset byte-swapped.",
+          ["SETH-ACKPSN-002", "SETH-LAYOUT-001", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    f.set("seth", "ack_psn_offset", swap16(f.get("seth", "ack_psn_offset")))
+
+
+m = fault("nack-ts-le",
+          "NACKs reflect the NACKed packet's TSETH timestamp byte-swapped.",
+          ["NETH-TS-001", "NETH-LAYOUT-001", "RCV-NACK-001"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "tx_timestamp", swap16(f.get("neth", "tx_timestamp")))
+
+
+m = fault("rx-rtx-ignored",
+          "The SACK trigger logic does not decode BTH rtx: a retransmission that arrives in "
+          "order without AckReq waits for the coalescing count or the SACK timer.",
+          ["RCV-SACK-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx") and not f.get("bth", "ack_req"):
+        f.set("bth", "rtx", 0)
+
+
+# ---- probes and endpoint operations ------------------------------------------------------
+
+m = fault("probe-id-le",
+          "Probes carry PETH probe_id in little-endian byte order.",
+          ["EV-PROBE-005", "PETH-LAYOUT-001"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("peth", "probe_id", swap16(f.get("peth", "probe_id")))
+
+
+m = fault("ereq-request-id-le",
+          "Endpoint requests carry ERTH request_id in little-endian byte order.",
+          ["REC-IF-017", "ERTH-LAYOUT-001"])
+
+
+@out_frames(m, ("ereq",))
+def _(ctx, f, item):
+    f.set("erth", "request_id", swap32(f.get("erth", "request_id")))
+
+
+m = fault("ereq-resv12-request-id",
+          "The request_id register is 64 bits wide and written whole: ERTH resv12, "
+          "reserved, repeats the request_id.",
+          ["ERTH-RESV-001"])
+
+
+@out_frames(m, ("ereq",))
+def _(ctx, f, item):
+    f.set("erth", "resv12", f.get("erth", "request_id"))
+
+
+# ---- completion entries and flags on error paths -----------------------------------------
+
+m = fault("cqe-error-wr-id-zero",
+          "Completions of failed work requests carry wr_id 0: the error path does not fetch "
+          "the work request.",
+          ["CQE-SEND-002", "CQE-SEND-001"])
+
+
+def _(ctx, ev, e):
+    if int(e.get("status", 0)) >= 0x10 and not e.get("is_receive"):
+        e["wr_id"] = 0
+
+
+completions(m, "requester", _)
+
+
+m = fault("cqe-error-opcode-none",
+          "Completions of failed work requests carry opcode NONE, as rejected tokens do.",
+          ["CQE-SEND-002", "CQE-OPCODE-001", "CQE-SEND-001"])
+
+
+def _(ctx, ev, e):
+    if int(e.get("status", 0)) >= 0x10 and not e.get("is_receive"):
+        e["opcode"] = 0xFF
+
+
+completions(m, "requester", _)
+
+
+m = fault("cqe-flush-as-cause",
+          "Flushed work requests complete with RETRY_EXCEEDED: the flush path writes the "
+          "QP's error cause into every completion instead of FLUSHED.",
+          ["CQE-STATUS-001", "CQE-SEND-002", "RET-FLUSH-001"])
+
+
+def _(ctx, ev, e):
+    if int(e.get("status", 0)) == 0x15:
+        e["status"] = 0x10
+
+
+completions(m, "requester", _)
+
+
+m = fault("cqe-phase-no-flip",
+          "The phase bit is not inverted when the producer index wraps: every pass writes "
+          "phase 1.",
+          ["CQE-RING-001"])
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    if ev.get("queue") and not completion_entry(ev).get("phase"):
+        mutate_completion(ev, lambda e: e.__setitem__("phase", True))
+
+
+m = fault("reject-seq-gap-as-stale",
+          "The token sequence check reports a token ahead of the expected seq as STALE_SEQ: "
+          "the distance is compared as unsigned.",
+          ["DB-SEQ-003", "CQE-REJECT-001"])
+
+
+def _(ctx, ev, e):
+    if int(e.get("status", 0)) == 0x04:
+        e["status"] = 0x03
+
+
+completions(m, None, _)
+
+
+m = fault("recv-flag-base-first-qp",
+          "Retirement flags of every QP are written at the flag base of the first QP "
+          "created: the flag-base register is not switched per QP.",
+          ["FLAG-RECV-001", "RET-FLAG-001", "FLAG-TABLE-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "responder" or not ctx.qps:
+        return
+    first = next(iter(ctx.qps.values()))
+    q = ctx.qps.get(ev.get("qpn")) or {}
+    if q is first or first.get("recv_flag_base") is None or q.get("recv_flag_base") is None:
+        return
+    ev["addr"] = int(ev["addr"]) - int(q["recv_flag_base"]) + int(first["recv_flag_base"])
+
+
+m = fault("send-flag-generation-le",
+          "Sender flags carry the token's seq in generation byte-swapped.",
+          ["FLAG-SEND-001"])
+
+
+def _(ctx, ev, d):
+    d["generation"] = swap16(d["generation"])
+
+
+flags(m, "requester", _)
+
+
+m = fault("flag-error-status-in-len",
+          "Flags of failed messages carry the status code in byte_len as well: the flag "
+          "writer's error path reuses the length lane for the code.",
+          ["FLAG-LEN-001"])
+
+
+def _(ctx, ev, d):
+    if d["status"]:
+        d["byte_len"] = d["status"]
+
+
+flags(m, None, _)
+
+
+# ---- doorbells ---------------------------------------------------------------------------
+
+m = fault("db-version-unchecked",
+          "The token's version field is not checked: a token of any version is taken as "
+          "version 1.",
+          ["DB-VERSION-001", "DB-REJECT-001", "CQE-REJECT-001", "DB-ORDER-001"])
+
+
+def _(ctx, c):
+    if c.get("command") == "doorbell":
+        t = int(c["token"])
+        if t >> 60 != 1:
+            c["token"] = (t & ~(0xF << 60)) | (1 << 60)
+            return True
+    if (c.get("command") == "doorbell_write" and c.get("offset") == 0
+            and len(c.get("bytes", "")) == 16):
+        b = bytearray.fromhex(c["bytes"])
+        if b[7] >> 4 != 1:
+            b[7] = (b[7] & 0x0F) | 0x10
+            c["bytes"] = b.hex()
+            return True
+    return False
+
+
+host_commands(m, _)
+
+
+m = fault("db-remote-end-off-by-one",
+          "The remote-range check compares the range's end with >= against the region "
+          "length: a token whose range ends exactly at the end of the remote region is "
+          "rejected with LENGTH_OUT_OF_RANGE.",
+          ["DB-LENGTH-004", "DB-ACCEPT-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    tpl = ctx.state.setdefault("db-remote-end-off-by-one", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_template":
+            tpl[c.get("template_id")] = dict(c)
+            if int(c.get("remote_region_len", 0)) > 0:
+                c["remote_region_len"] = int(c["remote_region_len"]) - 1
+            continue
+        token = None
+        if c.get("command") == "doorbell":
+            token = int(c["token"])
+        elif (c.get("command") == "doorbell_write" and c.get("offset") == 0
+              and len(c.get("bytes", "")) == 16):
+            token = int.from_bytes(bytes.fromhex(c["bytes"]), "little")
+        if token is None:
+            continue
+        t = tpl.get((token >> 48) & 0xFFF)
+        if t is None:
+            continue
+        units, index = token & 0xFFFF, (token >> 16) & 0xFFFF
+        length = int(t.get("default_length", 0)) if units == 0 else units * int(t.get("length_unit", 1))
+        if index * int(t.get("remote_stride", 0)) + length == int(t.get("remote_region_len", -1)):
+            ctx.mutated("db-remote-end-off-by-one")
+    return ins
+
+
+# ---- reports -----------------------------------------------------------------------------
+
+m = fault("report-progress-qpn-latched",
+          "The report builder latches the QPN of the first Progress of a cycle: a second QP's "
+          "Progress in the same cycle carries the first QP's number.",
+          ["REC-IF-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    first = {}
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "report" or ev.get("report") != "progress":
+            continue
+        q = first.setdefault(item["at"], ev.get("qpn"))
+        if ev.get("qpn") != q:
+            ev["qpn"] = q
+            ctx.mutated("report-progress-qpn-latched")
+    return outs

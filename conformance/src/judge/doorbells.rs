@@ -65,6 +65,10 @@ pub(super) struct Rung {
     /// The sequence number the template expects, and what a device with one wrong rule of
     /// `DB-SEQ-001` would expect instead, when the token names an installed template.
     seqs: Option<Seqs>,
+    /// For an accepted token, the first length check (`DB-ORDER-001`) whose bound it
+    /// reaches exactly: a device that rejects it for its length drew that bound one byte
+    /// short.
+    edge: Option<Clause>,
 }
 
 /// The fields of table 1 that a register may hold too narrow, with their widths.
@@ -322,6 +326,10 @@ impl Ledger {
             };
             let fails = failing(&tok, slot.filter(|_| usable));
             let seqs = slot.map(|s| s.seqs);
+            let edge = match (&decision, slot) {
+                (Ok(wr), Some(s)) => length_edge(&s.template, wr),
+                _ => None,
+            };
             if let Some(s) = table.get_mut(&tok.template) {
                 if decision.is_ok() {
                     s.seqs.accept();
@@ -343,6 +351,7 @@ impl Ledger {
                 torn,
                 toggled,
                 seqs,
+                edge,
             });
         }
         l
@@ -430,6 +439,25 @@ fn failing(tok: &DoorbellToken, template: Option<&Installed>) -> Vec<CompletionS
         out.push(CompletionStatus::LENGTH_OUT_OF_RANGE);
     }
     out
+}
+
+/// The first length check whose bound accepted work request `wr` of template `t` reaches
+/// exactly: its length is `max_length` (`DB-LENGTH-002`), or its local or remote range
+/// ends at the end of its region (`DB-LENGTH-003`, `DB-LENGTH-004`).
+fn length_edge(t: &Template, wr: &WorkRequest) -> Option<Clause> {
+    let len = u64::from(wr.length);
+    let reaches = |va: u64, base: u64, region: u64| {
+        va.checked_sub(base).and_then(|off| off.checked_add(len)) == Some(region)
+    };
+    if len == u64::from(t.max_length) {
+        Some(DB_LENGTH_002)
+    } else if reaches(wr.local_va, t.local_base, t.local_region_len) {
+        Some(DB_LENGTH_003)
+    } else if reaches(wr.remote_va, t.remote_base, t.remote_region_len) {
+        Some(DB_LENGTH_004)
+    } else {
+        None
+    }
 }
 
 /// The clause of the check that rejects a token.
@@ -910,6 +938,8 @@ fn judge_accepted(
                 .unwrap_or(DB_SEQ_001)
         } else if r.torn {
             TPL_INSTALL_002
+        } else if let Some(c) = r.edge.filter(|_| s == CompletionStatus::LENGTH_OUT_OF_RANGE) {
+            c
         } else {
             DB_ORDER_001
         };

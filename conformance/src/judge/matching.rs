@@ -48,7 +48,7 @@ use kinds::*;
 enum Ident {
     Data { qp: u32, psn: u32, rtx: bool },
     Nack { qp: u32, psn: u32 },
-    Ack { qp: u32, msn: Msn, class: (bool, u8) },
+    Ack { qp: u32, msn: Msn, class: (bool, u8), high: u8 },
     Probe { qp: u32 },
     EpResponse { op: u8, request_id: u32 },
     EpRequest { op: u8, request_id: u32 },
@@ -58,7 +58,9 @@ fn ident(k: &Kind) -> Option<Ident> {
     Some(match *k {
         Kind::Data { qp, psn, rtx } => Ident::Data { qp, psn, rtx },
         Kind::Nack { qp, psn, .. } => Ident::Nack { qp, psn },
-        Kind::Ack { qp, msn, syndrome } => Ident::Ack { qp, msn, class: ack_class(syndrome) },
+        Kind::Ack { qp, msn, syndrome, high } => {
+            Ident::Ack { qp, msn, class: ack_class(syndrome), high }
+        }
         Kind::Probe { qp } => Ident::Probe { qp },
         Kind::Endpoint { op, request_id } => Ident::EpResponse { op, request_id },
         Kind::EndpointRequest { op, request_id } => Ident::EpRequest { op, request_id },
@@ -72,7 +74,7 @@ fn near(e: Ident, o: Ident) -> bool {
     match (e, o) {
         (Ident::Data { qp, psn, .. }, Ident::Data { qp: q, psn: p, .. }) => qp == q && psn == p,
         (Ident::Nack { qp, .. }, Ident::Nack { qp: q, .. }) => qp == q,
-        (Ident::Ack { qp, msn, class }, Ident::Ack { qp: q, msn: m, class: c }) => {
+        (Ident::Ack { qp, msn, class, .. }, Ident::Ack { qp: q, msn: m, class: c, .. }) => {
             qp == q && (msn == m || class == c)
         }
         (Ident::Probe { .. }, Ident::Probe { .. }) => true,
@@ -149,13 +151,13 @@ impl Ctx<'_> {
     /// repeating an MSN the device acknowledged before, in a legal match (CONF-CMP-037).
     fn explained(&self, i: usize, pair_of: &[Option<(usize, bool)>]) -> bool {
         let o = &self.obs[i];
-        let Kind::Ack { qp, msn, syndrome } = o.kind else { return false };
+        let Kind::Ack { qp, msn, syndrome, high: 0 } = o.kind else { return false };
         ack_class(syndrome).0
             && pair_of.iter().flatten().any(|&(j, legal)| {
                 let p = &self.obs[j];
                 legal
                     && p.at <= o.at
-                    && matches!(p.kind, Kind::Ack { qp: q, msn: m, syndrome: s }
+                    && matches!(p.kind, Kind::Ack { qp: q, msn: m, syndrome: s, .. }
                         if q == qp && m == msn && ack_class(s).0)
             })
     }
@@ -254,7 +256,7 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
 /// an unused ACK of another MSN of its QP: one in its window, nearer in time, and no more
 /// fields apart. Only when `i` itself differs in some field.
 fn nearer_ack(cx: &Ctx<'_>, e: usize, i: usize, ids: &[Option<Ident>], used: &[bool]) -> bool {
-    let Some(Ident::Ack { qp, msn, class }) = ident(&cx.exp[e].1.kind) else { return false };
+    let Some(Ident::Ack { qp, msn, class, .. }) = ident(&cx.exp[e].1.kind) else { return false };
     let want = frame_fields(&cx.exp[e].1.d);
     let apart = |j: usize| diff(&want, &frame_fields(&cx.obs[j].d)).len();
     let at = cx.exp[e].0.at.0;
@@ -265,7 +267,7 @@ fn nearer_ack(cx: &Ctx<'_>, e: usize, i: usize, ids: &[Option<Ident>], used: &[b
     let (lo, hi) = cx.window(e);
     (0..cx.obs.len()).any(|j| {
         !used[j]
-            && matches!(ids[j], Some(Ident::Ack { qp: q, msn: m, class: c })
+            && matches!(ids[j], Some(Ident::Ack { qp: q, msn: m, class: c, .. })
                 if q == qp && c == class && m != msn)
             && (lo..=hi).contains(&cx.obs[j].at)
             && cx.obs[j].at.abs_diff(at) < ti

@@ -81,13 +81,15 @@ pub(super) struct Frame<'a> {
     pub(super) ev: Ev,
 }
 
-/// What a frame is, with the fields that identify it.
+/// What a frame is, with the fields that identify it. An ACK's `high` is AETH `msn` bits
+/// 23:16 (AETH-MSN-001.b): an ACK with them set is not an ACK of the MSN in bits 15:0, so it
+/// never passes for one repeated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Kind {
     Data { qp: u32, psn: u32, rtx: bool },
     Sack { qp: u32, cack: u32, base: u32, bitmap: u64 },
     Nack { qp: u32, psn: u32, reason: u8 },
-    Ack { qp: u32, msn: Msn, syndrome: u8 },
+    Ack { qp: u32, msn: Msn, syndrome: u8, high: u8 },
     Probe { qp: u32 },
     Endpoint { op: u8, request_id: u32 },
     EndpointRequest { op: u8, request_id: u32 },
@@ -128,7 +130,7 @@ pub(super) fn kind_of(d: &DecodedFrame<'_>) -> Kind {
             None => Kind::Other { error: None },
         },
         Opcode::MRC_ACKNOWLEDGE => match &d.ext.aeth {
-            Some(a) => Kind::Ack { qp, msn: a.msn.msn(), syndrome: a.syndrome },
+            Some(a) => Kind::Ack { qp, msn: a.msn.msn(), syndrome: a.syndrome, high: a.msn.high() },
             None => Kind::Other { error: None },
         },
         Opcode::MRC_PROBE => Kind::Probe { qp },

@@ -125,10 +125,10 @@ pub(super) fn judge(
             Kind::EndpointRequest { .. } => {
                 ("REC-IF-017.a", "an endpoint request the CPU half did not command")
             }
-            Kind::Ack { qp, msn, .. } if acked_msns.contains(&(qp, msn)) => continue,
+            Kind::Ack { qp, msn, high: 0, .. } if acked_msns.contains(&(qp, msn)) => continue,
             // An ACK for a message the scenario acknowledges later, with others, came
             // before `ack_coalesce` messages had retired (RCV-ACK-001.a).
-            Kind::Ack { qp, msn, syndrome }
+            Kind::Ack { qp, msn, syndrome, .. }
                 if super::ack_class(syndrome).0
                     && acked_msns.iter().any(|&(q, m)| {
                         q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
@@ -914,7 +914,7 @@ fn kept_count(
     let before: Vec<(u16, bool)> = obs_frames[..i]
         .iter()
         .filter_map(|f| match f.kind {
-            Kind::Ack { qp: q, msn, syndrome } if q == qp => {
+            Kind::Ack { qp: q, msn, syndrome, .. } if q == qp => {
                 Some((msn.value(), !super::ack_class(syndrome).0))
             }
             _ => None,

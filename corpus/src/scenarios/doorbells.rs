@@ -101,7 +101,9 @@ pub(super) fn db_reject() -> Scenario {
          regions, a token failing two checks at once, a disabled template) each produce \
          exactly one error completion with its status and the token as wr_id, and nothing \
          else: no packet, no flag, no change of the expected seq, so the good tokens \
-         between them are accepted in order. Re-enabling the template keeps its seq.",
+         between them are accepted in order. Re-enabling the template keeps its seq. Two \
+         tokens whose local range, then remote range, ends exactly at the end of its region \
+         are accepted.",
         &[
             "DB-ORDER-001",
             "DB-VERSION-001",
@@ -143,9 +145,25 @@ pub(super) fn db_reject() -> Scenario {
     // Template 5: 8 slots in regions that hold 16, so that a token at slot 8 fails the
     // index check alone.
     let t5 = Template { slots: 8, default_length: 256, ..template(5, WrOpcode::WRITE, true) };
+    // Templates 6 and 7: two slots, the local region of 6 and the remote region of 7
+    // ending 320 bytes after slot 1, so that a token of 320 bytes at slot 1 reaches the
+    // end of one region exactly, and is accepted.
+    let edge = |id: u16, local: u64, remote: u64| Template {
+        slots: 2,
+        local_stride: 0x1000,
+        remote_stride: 0x1000,
+        local_region_len: local,
+        remote_region_len: remote,
+        default_length: 256,
+        ..template(id, WrOpcode::WRITE, true)
+    };
+    let t6 = edge(6, 0x1000 + 320, 0x10_0000);
+    let t7 = edge(7, 0x10_0000, 0x1000 + 320);
     r.host(0, HostCommand::SetTemplate(t3));
     r.host(0, HostCommand::SetTemplate(t4));
     r.host(0, HostCommand::SetTemplate(t5));
+    r.host(0, HostCommand::SetTemplate(t6));
+    r.host(0, HostCommand::SetTemplate(t7));
     let mut at = 1_000;
     let ring = |r: &mut Recorder, at: &mut u64, checks: &[&str], token: u64| {
         r.checks(checks);
@@ -174,9 +192,12 @@ pub(super) fn db_reject() -> Scenario {
     ring(&mut r, &mut at, &["DB-TEMPLATE-001"], token(3, 2, 2, 1));
     r.host(at, HostCommand::SetTemplate(t3));
     ring(&mut r, &mut at, &["TPL-INSTALL-003"], token(3, 2, 2, 1));
-    inject_sack(&mut r, at + 3_000, 3, 0, 3, WireMark::NONE);
+    // The range checks reject a range past the end, not one that reaches it.
+    ring(&mut r, &mut at, &["DB-LENGTH-003", "DB-ACCEPT-001"], token(6, 0, 1, 5));
+    ring(&mut r, &mut at, &["DB-LENGTH-004", "DB-ACCEPT-001"], token(7, 0, 1, 5));
+    inject_sack(&mut r, at + 3_000, 5, 0, 5, WireMark::NONE);
     r.checks(&["CQE-SEND-001", "FLAG-SEND-003"]);
-    inject_ack(&mut r, at + 3_000, 3, 3, AethRepr::ACK_UNLIMITED_CREDIT);
+    inject_ack(&mut r, at + 3_000, 5, 5, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, at + 10_000)
 }
 

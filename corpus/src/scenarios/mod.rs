@@ -112,6 +112,7 @@ pub fn all() -> Vec<Builder> {
         ("snd-ev-probe-skip", || snd_ev_probe("snd-ev-probe-skip", WireMark::SKIP_ONCE)),
         ("snd-ev-skip", snd_ev_skip),
         ("snd-nack-backoff", snd_nack_backoff),
+        ("snd-rtx-imm", snd_rtx_imm),
         ("snd-nack-resource", snd_nack_resource),
         ("snd-ev-set-state", snd_ev_set_state),
         ("snd-nack-fatal", snd_nack_fatal),

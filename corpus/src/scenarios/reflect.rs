@@ -33,8 +33,9 @@ fn stamped(p: Packet, ts: Option<u16>) -> Packet {
 fn rcv_reflect() -> Scenario {
     let mut r = responder_with(
         "rcv-reflect",
-        "The writes of a three-packet message carry TSETH timestamps 0x1111 and 0xBEEF, then \
-         none; two writes beyond the window carry 0x7A7A and none. The SACK triggered by \
+        "The writes of a three-packet message carry TSETH timestamps 0x1132 and 0xBEEF, then \
+         none; two writes beyond the window carry 0x7A3C and none (no stamp reads the same \
+         in either byte order). The SACK triggered by \
          each packet reflects its timestamp unchanged (0 for the packet without one), and \
          each NACK PSN_OOR_WINDOW reflects the timestamp of the packet it NACKs (0 without \
          one), with that packet's PSN and EV.",
@@ -56,7 +57,7 @@ fn rcv_reflect() -> Scenario {
     let w1 = write(1, 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None);
     let w1 = edit(w1, |w| w.bth.ack_req = true);
     r.checks(&["RCV-PLACE-003"]);
-    r.inject(1_000, 0, 0xA000_0001, &stamped(w0, Some(0x1111)));
+    r.inject(1_000, 0, 0xA000_0001, &stamped(w0, Some(0x1132)));
     r.checks(&["TSETH-TS-001", "CCS-TS-001"]);
     r.inject(1_100, 1, 0xA001_0002, &stamped(w1, Some(0xBEEF)));
     // Window of 128 PSNs from epsn 2: PSNs 200 and 201 are beyond it.
@@ -64,7 +65,7 @@ fn rcv_reflect() -> Scenario {
         write(psn, msn, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x4_0000, None)
     };
     r.checks(&["NETH-TS-001", "NETH-PSN-001", "RCV-WIN-002"]);
-    r.inject(2_000, 2, 0xA002_0003, &stamped(far(200, 1), Some(0x7A7A)));
+    r.inject(2_000, 2, 0xA002_0003, &stamped(far(200, 1), Some(0x7A3C)));
     r.inject(3_000, 3, 0xA003_0004, &stamped(far(201, 2), None));
     let w2 = write(2, 0, Opcode::MRC_WRITE_LAST, 2, 64, total, REGION, None);
     r.checks(&["TSETH-TS-001", "CCS-TS-001"]);

@@ -417,6 +417,43 @@ pub(super) fn snd_nack_resource() -> Scenario {
     done(r, 20_000)
 }
 
+/// A retransmission is built from the message, not from what is left of the work request
+/// (SND-RTX-001.a): the retransmitted last packet of a Write-with-Immediate carries its
+/// ImmDt again.
+pub(super) fn snd_rtx_imm() -> Scenario {
+    let mut r = sender_with(
+        "snd-rtx-imm",
+        "The QP has one EV. A Write-with-Immediate of PMTU + 10 bytes goes out as PSNs 0 \
+         and 1. A NACK NO_RESOURCE for PSN 1, its last packet, has that packet sent again \
+         after nack_backoff (2 us) with the same METH, RETH, ImmDt and payload, only rtx \
+         set. A SACK and the transport ACK then complete the message.",
+        &[
+            "SND-RTX-001",
+            "SND-SEG-004",
+            "BTH-RTX-001",
+            "SND-NACK-004",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Paths);
+            m.requires.insert(Capability::WriteImmediate);
+            m.nic.nack_backoff = std::time::Duration::from_micros(2);
+        },
+    );
+    // One EV: every device goes through its states alike.
+    r.expect_ev_states();
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    r.host(1_000, HostCommand::PostWrite(wr(0, PMTU + 10, Some(0x1234_5678), true)));
+    r.checks(&["SND-RTX-001", "SND-SEG-004", "BTH-RTX-001", "SND-NACK-004"]);
+    inject_nack(&mut r, 2_000, 1, NackReason::NO_RESOURCE);
+    r.run_until(5_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 6_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 6_000, 1, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 10_000)
+}
+
 /// A `SetEvState` command is applied as given (EV-STATE-003.a): on a QP with one EV, whose
 /// states every device goes through alike, the state it reports is the one commanded.
 pub(super) fn snd_ev_set_state() -> Scenario {

@@ -82,10 +82,19 @@ fn packet_diff(wr: &WorkRequest, want: &Frame<'_>, got: &Frame<'_>) -> Option<Di
         }
     };
     // A value cut to a narrower register (a 32-bit address, a 16-bit length) is the
-    // packet's rule broken (SND-SEG-003), whatever filled the field; the template's rule
-    // is named for a value its arithmetic got wrong.
+    // packet's rule broken (SND-SEG-003), whatever filled the field, and a value with its
+    // bytes in the other order is the header's layout broken (RETH-LAYOUT-001,
+    // IMMDT-LAYOUT-001); the template's rule is named for a value its arithmetic got wrong.
     let cut = |x: u64, y: u64| y != x && (y == x & 0xFFFF_FFFF || y == x & 0xFFFF);
-    if cut(a.dma_len.into(), b.dma_len.into()) || cut(a.va, b.va) {
+    let swapped = |x: u32, y: u32| y != x && y == x.swap_bytes();
+    let imm_swapped = matches!((imm(want), imm(got)), (Some(x), Some(y)) if swapped(x, y));
+    if cut(a.dma_len.into(), b.dma_len.into())
+        || cut(a.va, b.va)
+        || (b.va != a.va && b.va == a.va.swap_bytes())
+        || swapped(a.rkey.value(), b.rkey.value())
+        || swapped(a.dma_len, b.dma_len)
+        || imm_swapped
+    {
         return None;
     }
     // The rkey, the length and the address the template fills are judged on the first

@@ -17,11 +17,11 @@ pub(super) fn ack_causes(
     e: usize,
 ) -> Vec<Cause> {
     let (rec, ef) = &exp[e];
-    let Kind::Ack { qp, msn, syndrome } = ef.kind else { return vec![] };
+    let Kind::Ack { qp, msn, syndrome, .. } = ef.kind else { return vec![] };
     let mut out = not_taken(s, fed, exp, e);
     let class = ack_class(syndrome);
     let again = exp[..e].iter().any(|(_, f)| {
-        matches!(f.kind, Kind::Ack { qp: q, msn: m, syndrome: y }
+        matches!(f.kind, Kind::Ack { qp: q, msn: m, syndrome: y, .. }
             if q == qp && m == msn && ack_class(y) == class)
     });
     let at_once = fed.iter().any(|i| i.at == rec.at.0 && i.frame.is_some());
