@@ -384,7 +384,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     layouts::faults,
     knobs::faults,
     rejects::faults,
-    || variants::VARIANTS,
+    variants::faults,
 ];
 
 /// Every entry, family by family. A family is made only when the iteration reaches it, so
@@ -401,7 +401,7 @@ pub fn devices() -> impl Iterator<Item = &'static Fault> {
 
 /// Every variant.
 pub fn variants() -> impl Iterator<Item = &'static Fault> {
-    variants::VARIANTS.iter()
+    variants::faults().iter()
 }
 
 /// The entry of this name, either class (`go-back-n`, `spray-random`).
