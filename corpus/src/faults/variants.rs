@@ -16,8 +16,8 @@ use openrdma_codec::host::CompletionRepr;
 use openrdma_conformance::req::*;
 use openrdma_conformance::requirements::{Level, Subject};
 use openrdma_device::{
-    Capability, HostCommand, Input, NicEvent, Output, Payload, Side, SprayPolicy, TimedInput,
-    TimedOutput, Timestamp,
+    Capability, HostCommand, Input, NicEvent, NicReport, Output, Payload, Side, SprayPolicy,
+    TimedInput, TimedOutput, Timestamp,
 };
 
 use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, payload_bytes};
@@ -405,7 +405,237 @@ pub static VARIANTS: &[Variant] = &[
         Caps::Same,
         Edits { stream: Some(|_| Box::new(AnswersTwice)), ..Edits::NONE },
     ),
+    variant(
+        "own-seed",
+        "its random number generator is seeded apart from the reference's, so that a QP of \
+         the random policy draws other EVs from its pool (CONF-CMP-046)",
+        &[CONF_CMP_046_A, CONF_CMP_027_A],
+        Caps::Same,
+        Edits { config: Some(|m| m.nic.seed ^= 0x005E_ED0F_0DD5), ..Edits::NONE },
+    ),
+    variant(
+        "pdc-ids",
+        "its NETH and PETH encoder, shared with a UET design, writes the low 16 bits of the \
+         destination QP as spdcid and dpdcid of its NACKs and probes, where a sender should \
+         write 0 (its SACKs keep 0, as RCV-SACK-005.h requires)",
+        &[NETH_PDC_001_A, PETH_PDC_001_A],
+        Caps::Same,
+        Edits { frame_out: Some(pdc_ids), ..Edits::NONE },
+    ),
+    variant(
+        "cc-type-vendor",
+        "runs a congestion control of its own and says so in its NACKs: cc_type 2 and \
+         cc_flags 1, where a sender should write 0 (NSCC); its SACKs keep 0, as \
+         RCV-SACK-005.h requires",
+        &[NETH_CC_001],
+        Caps::Same,
+        Edits { frame_out: Some(cc_type_vendor), ..Edits::NONE },
+    ),
+    variant(
+        "ts-format-vendor",
+        "stamps its writes in a timestamp format of its own, ftype 2 in the TSETH, where a \
+         sender should write 1 (its probes keep 1, as EV-PROBE-005.g requires)",
+        &[TSETH_FTYPE_001_A],
+        Caps::Same,
+        Edits { frame_out: Some(ts_format_vendor), ..Edits::NONE },
+    ),
+    variant(
+        "ack-credit-count",
+        "its ACK engine, taken from an RC design, sends credit code 0x0A in the AETH of its \
+         transport ACKs, where a responder should send 0x1F",
+        &[AETH_MRC_002_A],
+        Caps::Same,
+        Edits { frame_out: Some(ack_credit_count), ..Edits::NONE },
+    ),
+    variant(
+        "rtx-echo",
+        "its SACK and NACK engine copies the BTH rtx bit of the last write it received into \
+         the SACKs and NACKs it sends, where a sender should write 0",
+        &[BTH_RTX_002_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(RtxEcho { last: false })), ..Edits::NONE },
+    ),
+    variant(
+        "udp-checksum-v6-zero",
+        "its checksum offload works over IPv4 only: over IPv6 it sends UDP checksum 0, where \
+         a sender should compute it (ENC-UDP-004)",
+        &[ENC_UDP_004_A],
+        Caps::Same,
+        Edits { frame_out: Some(udp_checksum_v6_zero), ..Edits::NONE },
+    ),
+    variant(
+        "vlan-tpid-88a8",
+        "tags its frames with TPID 0x88A8 (an 802.1ad service tag), where a sender should \
+         use 0x8100",
+        &[ENC_VLAN_002_B],
+        Caps::Same,
+        Edits { frame_out: Some(vlan_tpid_88a8), ..Edits::NONE },
+    ),
+    variant(
+        "ipv4-nop-options",
+        "pads its IPv4 headers with one 4-byte word of NOP options, where a sender should \
+         send none",
+        &[ENC_IPV4_006_A],
+        Caps::Same,
+        Edits { frame_out: Some(ipv4_nop_options), ..Edits::NONE },
+    ),
+    variant(
+        "reports-repeated",
+        "its report ring delivers every Progress and Armed report twice, back to back: \
+         reports that hang on its own paths and timing, which are not compared \
+         (CONF-CMP-020.a)",
+        &[CONF_CMP_020_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(ReportsTwice { all: false })), ..Edits::NONE },
+    ),
+    variant(
+        "reports-unclaimed",
+        "a device that does not claim cpu-split: its report ring delivers every report but \
+         QpError twice, back to back (CONF-CMP-012.c)",
+        &[CONF_CMP_012_C, CONF_DEV_005],
+        Caps::Without(&[Capability::CpuSplit]),
+        Edits { stream: Some(|_| Box::new(ReportsTwice { all: true })), ..Edits::NONE },
+    ),
 ];
+
+/// Reports delivered twice, back to back: Progress and Armed only, or, with `all`, every
+/// report but QpError.
+#[derive(Debug)]
+struct ReportsTwice {
+    all: bool,
+}
+
+impl Stream for ReportsTwice {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let again = match &o.output {
+                Output::Event { event: NicEvent::Report(r) } => match r {
+                    NicReport::Progress { .. } | NicReport::Armed { .. } => true,
+                    NicReport::QpError { .. } => false,
+                    _ => self.all,
+                },
+                _ => false,
+            };
+            if again {
+                out.push(o.clone());
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+fn pdc_ids(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let id = (f.bth.dest_qp.value() & 0xFFFF) as u16;
+        let mut edited = false;
+        if let Some(n) = f.ext.neth.as_mut() {
+            (n.spdcid, n.dpdcid) = (id, id);
+            edited = true;
+        }
+        if let Some(p) = f.ext.peth.as_mut() {
+            (p.spdcid, p.dpdcid) = (id, id);
+            edited = true;
+        }
+        edited
+    })
+}
+
+fn cc_type_vendor(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let Some(n) = f.ext.neth.as_mut() else { return false };
+        (n.cc_type, n.cc_flags) = (2, 1);
+        true
+    })
+}
+
+fn ts_format_vendor(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let Some(t) = f.ext.tseth.as_mut() else { return false };
+        t.ftype = 2;
+        true
+    })
+}
+
+fn ack_credit_count(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let Some(a) = f.ext.aeth.as_mut() else { return false };
+        if a.syndrome != openrdma_codec::wire::AethRepr::ACK_UNLIMITED_CREDIT {
+            return false;
+        }
+        a.syndrome = 0x0A;
+        true
+    })
+}
+
+/// The rtx bit of the last write received, copied into every SACK and NACK sent.
+#[derive(Debug)]
+struct RtxEcho {
+    last: bool,
+}
+
+impl Stream for RtxEcho {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Frame { bytes, .. } = &i.input {
+                if let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) {
+                    self.last = b.rtx;
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        if !self.last {
+            return outputs;
+        }
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let edited = edit_frame(bytes, |f| {
+                let answer = matches!(f.bth.opcode, Opcode::MRC_SACK | Opcode::MRC_NACK);
+                f.bth.rtx |= answer;
+                answer
+            });
+            if let Some(b) = edited {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
+
+fn udp_checksum_v6_zero(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !matches!(f.ip, IpRepr::V6(_)) || f.udp.checksum == 0 {
+        return None;
+    }
+    // The ICRC masks the UDP checksum: only the checksum changes.
+    f.udp.checksum = 0;
+    f.to_bytes().ok()
+}
+
+fn vlan_tpid_88a8(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        if f.vlans.is_empty() {
+            return false;
+        }
+        f.eth.ethertype = openrdma_codec::wire::EtherType::QINQ;
+        true
+    })
+}
+
+fn ipv4_nop_options(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| match &mut f.ip {
+        IpRepr::V4(v4) if v4.options.is_empty() => {
+            v4.options = vec![1; 4];
+            v4.ihl = 6;
+            true
+        }
+        _ => false,
+    })
+}
 
 fn spray_random(command: &mut HostCommand) {
     if let HostCommand::CreateQp(q) = command {
