@@ -30,7 +30,8 @@ pub struct Proof {
 
 impl Proof {
     /// Whether the suite did what the entry expects: a fault failed (or made non-strict)
-    /// and named, first, a clause it breaks; a variant passed.
+    /// and named, first, a clause it breaks; a variant passed, or was judged `non-strict`
+    /// naming first a SHOULD it allows.
     pub fn holds(&self) -> bool {
         let f = self.fault;
         if f.class == Class::Variant {
