@@ -97,18 +97,12 @@ pub const CHOICES: &[(Clause, &str)] = &[
 ];
 
 /// The SHOULD and MAY clauses of a device that leave it no choice it can show at its
-/// boundary, each with the reason.
+/// boundary, each with the reason (wire-format chapter, decision 41).
 pub const NOT_FREE: &[(Clause, &str)] = &[
     (SETH_TYPE_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
     (SETH_PDC_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
     (SETH_CC_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
     (PETH_FTYPE_001_A, "a device sends a PETH only in a probe, where EV-PROBE-005.g requires 1"),
-    (DB_MMIO_002_B, "a diagnostic counter that no output of the boundary shows"),
-    (
-        DB_MMIO_003_B,
-        "the template sets are configured outside the boundary (DB-MMIO-003.c): with none \
-         configured, a device acts as DB-MMIO-003.a says",
-    ),
 ];
 
 /// Every freedom: each leaf SHOULD or MAY clause of a device or its CPU half but those of

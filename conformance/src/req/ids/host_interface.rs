@@ -14,13 +14,13 @@ pub const DB_MMIO_001: Clause = Clause(305);
 pub const DB_MMIO_002: Clause = Clause(306);
 /// `DB-MMIO-002.a`: MUST, device.
 pub const DB_MMIO_002_A: Clause = Clause(307);
-/// `DB-MMIO-002.b`: SHOULD, device.
+/// `DB-MMIO-002.b`: SHOULD, outside-boundary.
 pub const DB_MMIO_002_B: Clause = Clause(308);
 /// `DB-MMIO-003`, its clauses (a) to (c) together: MUST, device.
 pub const DB_MMIO_003: Clause = Clause(309);
 /// `DB-MMIO-003.a`: MUST, device.
 pub const DB_MMIO_003_A: Clause = Clause(310);
-/// `DB-MMIO-003.b`: MAY, device.
+/// `DB-MMIO-003.b`: MAY, outside-boundary.
 pub const DB_MMIO_003_B: Clause = Clause(311);
 /// `DB-MMIO-003.c`: MUST, outside-boundary.
 pub const DB_MMIO_003_C: Clause = Clause(312);
