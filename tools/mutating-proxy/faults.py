@@ -2296,6 +2296,29 @@ def _(ctx, f, item):
 all_frames(v, "vlan-tpid-88a8", _)
 
 
+v = variant("ipv4-nop-options",
+            "Pads its IPv4 headers with one 4-byte word of NOP options (ENC-IPV4-006.a).",
+            allows=("ENC-IPV4-006.a",))
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        f = frame_of(item)
+        if f is None or not f.has("ipv4") or f.ip_hlen != 20:
+            continue
+        ip = f.off["ipv4"]
+        b = bytearray(f.b)
+        b[ip + 20:ip + 20] = b"\x01" * 4
+        b[ip] = (b[ip] & 0xF0) | 6
+        b[ip + 2:ip + 4] = (int.from_bytes(b[ip + 2:ip + 4], "big") + 4).to_bytes(2, "big")
+        g = roce.Frame(bytes(b))
+        g.seal()
+        put_frame(item, g)
+        ctx.mutated("ipv4-nop-options")
+    return outs
+
+
 v = variant("reports-repeated",
             "Its report ring delivers every Progress and Armed report twice, back to back: "
             "reports that hang on its own paths and timing (CONF-CMP-020.a).")
