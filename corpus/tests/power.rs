@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use openrdma_conformance::report::run_one;
 use openrdma_conformance::req::Clause;
-use openrdma_conformance::requirements::Spec;
+use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_corpus::faults::inference::{Bugs, Wrong};
 use openrdma_corpus::faults::{self, Batch, Class, Expect, Fault, Mutant, Proof, Stream};
 use openrdma_device::{
@@ -132,6 +132,64 @@ fn every_variant_passes() {
         wrong.extend(mine.iter().filter(|p| !p.holds()).map(|p| line(p)));
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The freedoms of the specification that no variant uses yet (`faults::variants`), by
+/// chapter, as [`NOT_YET_PROVED`] lists clauses. It may only shrink.
+const NOT_YET_USED: &str = include_str!("power/not-yet-used.txt");
+
+#[test]
+fn every_freedom_is_used() {
+    let freedoms = faults::variants::freedoms();
+    let mut wrong = Vec::new();
+    let mut used = BTreeSet::new();
+    for v in faults::variants::VARIANTS {
+        if v.allows.is_empty() {
+            wrong.push(format!("variant:{} allows no clause", v.fault.name));
+        }
+        for &c in v.allows {
+            if !freedoms.contains(&c) {
+                wrong.push(format!("variant:{} allows {c}, which leaves no choice", v.fault.name));
+            }
+            used.insert(c);
+        }
+    }
+    // A SHOULD is used too by an entry that departs from it and must be judged `non-strict`
+    // (CONF-VER-002): `every_fault_is_caught_and_named` holds it to that.
+    for f in faults::all().filter(|f| f.class == Class::Fault && f.expect == Expect::NonStrict) {
+        used.extend(
+            f.breaks.iter().flat_map(|b| b.leaves()).filter(|c| c.level() == Level::Should),
+        );
+    }
+    let unused: BTreeSet<&str> =
+        freedoms.iter().filter(|c| !used.contains(c)).map(|c| c.id()).collect();
+    let listed: BTreeSet<&str> = NOT_YET_USED
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .filter(|w| !w.ends_with(':'))
+        .collect();
+    let mut by_chapter: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for id in &unused {
+        let requirement = Clause::parse(id).map_or(*id, Clause::requirement);
+        let chapter = spec().get(requirement).map_or("?".into(), |r| r.chapter.clone());
+        by_chapter.entry(chapter).or_default().push(id);
+    }
+    let worklist: Vec<String> =
+        by_chapter.iter().map(|(ch, ids)| format!("{ch}: {}", ids.join(" "))).collect();
+    println!(
+        "freedoms used: {} of {}\n{}",
+        freedoms.len() - unused.len(),
+        freedoms.len(),
+        worklist.join("\n")
+    );
+    for id in listed.difference(&unused) {
+        wrong.push(format!("{id} is used now, or no freedom: take it off not-yet-used.txt"));
+    }
+    for id in unused.difference(&listed) {
+        wrong.push(format!("{id} is a freedom no variant uses, not listed in not-yet-used.txt"));
+    }
+    assert!(wrong.is_empty(), "{}\n{}", wrong.join("\n"), worklist.join("\n"));
 }
 
 #[test]

@@ -2187,6 +2187,170 @@ def _(ctx, outs):
     return outs
 
 
+# ---- the freedoms of corpus/src/faults/variants.rs not yet mirrored above ----------------
+# Each uses the clauses listed after its text; a departure from a SHOULD may make the
+# verdict `non-strict`, never `fail`.
+
+v = variant("own-seed",
+            "Its random number generator is seeded apart from the reference's, so that a QP "
+            "of the random policy draws other EVs from its pool (CONF-CMP-046.a).")
+config(v, "nic", "seed", lambda x: int(x) ^ 0x5EED0F0DD5, lambda ctx: True)
+
+
+v = variant("pdc-ids",
+            "Its NETH and PETH encoder, shared with a UET design, writes the low 16 bits of the "
+            "destination QP as spdcid and dpdcid of its NACKs and probes (NETH-PDC-001.a, "
+            "PETH-PDC-001.a).",
+            allows=("NETH-PDC-001.a", "PETH-PDC-001.a"))
+
+
+@out_frames(v, ("nack", "probe"))
+def _(ctx, f, item):
+    h = "neth" if f.has("neth") else "peth"
+    qp = f.get("bth", "dest_qp") & 0xFFFF
+    f.set(h, "spdcid", qp)
+    f.set(h, "dpdcid", qp)
+
+
+v = variant("cc-type-vendor",
+            "Runs a congestion control of its own and says so in its NACKs: cc_type 2 and "
+            "cc_flags 1 (NETH-CC-001).",
+            allows=("NETH-CC-001",))
+
+
+@out_frames(v, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "cc_type", 2)
+    f.set("neth", "cc_flags", 1)
+
+
+v = variant("ts-format-vendor",
+            "Stamps its writes in a timestamp format of its own, TSETH ftype 2 "
+            "(TSETH-FTYPE-001.a).",
+            allows=("TSETH-FTYPE-001.a",))
+
+
+@out_frames(v, ("data",))
+def _(ctx, f, item):
+    if f.has("tseth"):
+        f.set("tseth", "ftype", 2)
+
+
+v = variant("ack-credit-count",
+            "Its ACK engine, taken from an RC design, sends credit code 0x0A in its transport "
+            "ACKs instead of 0x1F (AETH-MRC-002.a).",
+            allows=("AETH-MRC-002.a",))
+
+
+@out_frames(v, ("ack",))
+def _(ctx, f, item):
+    if f.get("aeth", "syndrome") == 0x1F:
+        f.set("aeth", "syndrome", 0x0A)
+
+
+v = variant("rtx-echo",
+            "Its SACK and NACK engine copies the BTH rtx bit of the last write it received into "
+            "the SACKs and NACKs it sends (BTH-RTX-002.a).",
+            allows=("BTH-RTX-002.a",))
+
+
+@v.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) == "data":
+            ctx.state["rtx-echo"] = f.get("bth", "rtx")
+    return ins
+
+
+@out_frames(v, ("sack", "probe-answer", "nack"))
+def _(ctx, f, item):
+    if ctx.state.get("rtx-echo"):
+        f.set("bth", "rtx", 1)
+
+
+v = variant("udp-checksum-v6-zero",
+            "Its checksum offload works over IPv4 only: over IPv6 it sends UDP checksum 0 "
+            "(ENC-UDP-004.a).",
+            allows=("ENC-UDP-004.a",))
+
+
+def _(ctx, f, item):
+    if f.has("ipv6") and f.get("udp", "checksum"):
+        f.seal(udp_checksum=False)
+    return False
+
+
+all_frames(v, "udp-checksum-v6-zero", _)
+
+
+v = variant("vlan-tpid-88a8",
+            "Tags its frames with TPID 0x88A8, an 802.1ad service tag (ENC-VLAN-002.b).",
+            allows=("ENC-VLAN-002.b",))
+
+
+def _(ctx, f, item):
+    if f.has("vlan"):
+        f.set("eth", "ethertype", 0x88A8)
+    return False
+
+
+all_frames(v, "vlan-tpid-88a8", _)
+
+
+v = variant("ipv4-nop-options",
+            "Pads its IPv4 headers with one 4-byte word of NOP options (ENC-IPV4-006.a).",
+            allows=("ENC-IPV4-006.a",))
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        f = frame_of(item)
+        if f is None or not f.has("ipv4") or f.ip_hlen != 20:
+            continue
+        ip = f.off["ipv4"]
+        b = bytearray(f.b)
+        b[ip + 20:ip + 20] = b"\x01" * 4
+        b[ip] = (b[ip] & 0xF0) | 6
+        b[ip + 2:ip + 4] = (int.from_bytes(b[ip + 2:ip + 4], "big") + 4).to_bytes(2, "big")
+        g = roce.Frame(bytes(b))
+        g.seal()
+        put_frame(item, g)
+        ctx.mutated("ipv4-nop-options")
+    return outs
+
+
+v = variant("reports-repeated",
+            "Its report ring delivers every Progress and Armed report twice, back to back: "
+            "reports that hang on its own paths and timing (CONF-CMP-020.a).")
+
+
+def _reports_twice(which):
+    def hook(ctx, outs):
+        import copy
+        res = []
+        for item in outs:
+            res.append(item)
+            ev = event_of(item)
+            if ev is not None and ev.get("event") == "report" and which(ev.get("report")):
+                res.append(copy.deepcopy(item))
+                ctx.mutated("reports-twice")
+        return res
+
+    return hook
+
+
+v.hook("outputs")(_reports_twice(lambda r: r in ("progress", "armed")))
+
+
+v = variant("reports-unclaimed",
+            "A device that does not claim cpu-split: its report ring delivers every report but "
+            "QpError twice, back to back (CONF-CMP-012.c).")
+v.caps_removed = ("cpu-split",)
+v.hook("outputs")(_reports_twice(lambda r: r != "qp_error"))
+
+
 # ==========================================================================================
 # Faults written from a second reading of the specification: register widths, header
 # fields of every frame kind, completion-entry and flag contents, configuration registers

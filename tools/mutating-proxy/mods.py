@@ -40,6 +40,7 @@ class Mod:
         self.relevant = relevant
         self.hooks = {}
         self.caps_removed = ()
+        self.allows = ()
 
     def hook(self, which):
         def deco(fn):
@@ -75,8 +76,11 @@ def fault(name, text, reqs, keywords=()):
     return m
 
 
-def variant(name, text):
+def variant(name, text, allows=()):
+    """A legal variant. `allows` lists the SHOULD clauses it departs from: a scenario may
+    judge it `non-strict` naming one of them, never `fail`."""
     m = Mod(name, "variant", text)
+    m.allows = tuple(allows)
     if name in VARIANTS:
         raise ValueError("two variants named " + name)
     VARIANTS[name] = m

@@ -30,11 +30,23 @@ pub struct Proof {
 
 impl Proof {
     /// Whether the suite did what the entry expects: a fault failed (or made non-strict)
-    /// and named, first, a clause it breaks; a variant passed.
+    /// and named, first, a clause it breaks; a variant passed, or was judged `non-strict`
+    /// naming first a SHOULD it allows.
     pub fn holds(&self) -> bool {
         let f = self.fault;
         if f.class == Class::Variant {
-            return self.verdict == "pass" || self.verdict == "unsupported";
+            // A departure from a SHOULD it allows may make the verdict `non-strict`,
+            // never `fail` (CONF-VER-002).
+            let should = |c: Clause| {
+                super::variants::allows(f)
+                    .iter()
+                    .any(|&a| a.level() == Level::Should && (a == c || a.line() == c))
+            };
+            return self.verdict == "pass"
+                || self.verdict == "unsupported"
+                || (self.verdict == "non-strict"
+                    && self.error.is_none()
+                    && self.first.is_some_and(should));
         }
         if self.error.is_some() {
             return false;

@@ -1,37 +1,132 @@
 //! Legitimate variants: other choices the specification leaves open. Each must pass every
-//! scenario whose capabilities it claims.
+//! scenario whose capabilities it claims, and lists the freedoms it uses (`allows`), as a
+//! fault lists the clauses it breaks.
+//!
+//! A freedom is a clause that leaves a device a choice it shows at its boundary: every
+//! SHOULD and MAY clause of a device or its CPU half, and the clauses of [`CHOICES`], which
+//! grant a range or an order inside a MUST or a comparison rule. `tests/power.rs` lists
+//! the freedoms no variant uses.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::OnceLock;
 
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
 use openrdma_codec::host::CompletionRepr;
+use openrdma_conformance::req::*;
+use openrdma_conformance::requirements::{Level, Subject};
 use openrdma_device::{
-    Capability, HostCommand, Input, NicEvent, Output, Payload, Side, SprayPolicy, TimedInput,
-    TimedOutput, Timestamp,
+    Capability, HostCommand, Input, NicEvent, NicReport, Output, Payload, Side, SprayPolicy,
+    TimedInput, TimedOutput, Timestamp,
 };
 
 use super::{Batch, Caps, Class, Edits, Expect, Fault, Stream, payload_bytes};
 
+/// A legitimate variant: its registry entry and the freedoms it uses.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    /// The entry `variant:NAME` runs.
+    pub fault: Fault,
+    /// The freedoms it uses: clauses of [`freedoms`]. A SHOULD among them is one it departs
+    /// from, so that a scenario may judge it `non-strict`, naming that clause.
+    pub allows: &'static [Clause],
+}
+
 /// A variant.
-const fn variant(name: &'static str, what: &'static str, caps: Caps, edits: Edits) -> Fault {
-    Fault {
-        name,
-        class: Class::Variant,
-        what,
-        breaks: &[],
-        expect: Expect::Fails,
-        catch: &[],
-        caps,
-        edits,
+const fn variant(
+    name: &'static str,
+    what: &'static str,
+    allows: &'static [Clause],
+    caps: Caps,
+    edits: Edits,
+) -> Variant {
+    Variant {
+        fault: Fault {
+            name,
+            class: Class::Variant,
+            what,
+            breaks: &[],
+            expect: Expect::Fails,
+            catch: &[],
+            caps,
+            edits,
+        },
+        allows,
     }
 }
 
+/// The registry entries of [`VARIANTS`].
+pub fn faults() -> &'static [Fault] {
+    static FAULTS: OnceLock<Vec<Fault>> = OnceLock::new();
+    FAULTS.get_or_init(|| VARIANTS.iter().map(|v| v.fault).collect())
+}
+
+/// The freedoms the variant of this entry uses; `[]` for a fault.
+pub fn allows(f: &Fault) -> &'static [Clause] {
+    VARIANTS.iter().find(|v| v.fault.name == f.name).map_or(&[], |v| v.allows)
+}
+
+/// The clauses that leave a device a choice inside a MUST or a comparison rule, each with
+/// the choice it leaves.
+pub const CHOICES: &[(Clause, &str)] = &[
+    (ENC_HOP_001_C, "any IPv4 ttl or IPv6 hop_limit from 64 to 255"),
+    (SND_TS_002_C, "the origin and the unit (1 ns or more) of the timestamp clock"),
+    (CONF_CMP_036, "nothing of a timestamp is compared but that its clock runs forward"),
+    (CONF_CMP_026_A, "data packets are matched per QP: the order between QPs is free"),
+    (CONF_CMP_026_B, "the VLAN priority and drop-eligible bit are not compared"),
+    (CONF_CMP_026_C, "the entropy value is judged only by the EV states and the policy"),
+    (CONF_CMP_026_D, "the other IP and UDP fields (DSCP, identification) are the device's"),
+    (CONF_CMP_027_A, "any EV of the usable pool where the device's timing decides"),
+    (CONF_CMP_029, "a probe may overtake a data packet of its QP sent at the same time"),
+    (CONF_CMP_046_A, "a random policy's draws are its own: judged by their spread"),
+    (CONF_CMP_048_A, "a round-robin or fixed choice may act on inputs up to late_ns / 2 late"),
+    (CONF_CMP_048_B, "a skew-aware choice may take an acknowledgement up to late_ns / 2 late"),
+    (CONF_CMP_049_A, "new data may go before a commanded probe taken up to late_ns / 2 late"),
+    (CONF_CMP_007_B, "the number of SACKs: more, earlier or repeated"),
+    (CONF_CMP_037_A, "transport ACKs may repeat an acknowledged MSN"),
+    (CONF_CMP_045_C, "a SACK may leave out the PSNs received in the last late_ns"),
+    (CONF_CMP_034_A, "the number, size and order of the DMA writes that place the bytes"),
+    (CONF_CMP_034_B, "another message's bytes may land after a message's flag"),
+    (CONF_CMP_009, "the four sequences of flags and completions interleave freely"),
+    (CONF_CMP_044_B, "up to one output per byte placed, besides the fixed allowance"),
+    (CONF_CMP_012_B, "a device without retirement writes no flags, completions or ACKs"),
+    (CONF_CMP_012_C, "a device without cpu-split is not judged on its reports"),
+    (CONF_CMP_020_A, "the reports that depend on the device's paths and timing"),
+    (CONF_DEV_005, "a device claims only the capabilities it has"),
+    (CONF_ADP_017_B, "a completion written to a queue may come without its decoded entry"),
+    (CONF_TIME_004, "each output up to late_ns / 2 later than the reference's"),
+    (CONF_TIME_006, "a flag or completion earlier than the reference's"),
+];
+
+/// The SHOULD and MAY clauses of a device that leave it no choice it can show at its
+/// boundary, each with the reason (wire-format chapter, decision 41).
+pub const NOT_FREE: &[(Clause, &str)] = &[
+    (SETH_TYPE_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
+    (SETH_PDC_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
+    (SETH_CC_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
+    (PETH_FTYPE_001_A, "a device sends a PETH only in a probe, where EV-PROBE-005.g requires 1"),
+];
+
+/// Every freedom: each leaf SHOULD or MAY clause of a device or its CPU half but those of
+/// [`NOT_FREE`], and the clauses of [`CHOICES`].
+pub fn freedoms() -> BTreeSet<Clause> {
+    Clause::all()
+        .filter(|c| {
+            c.is_leaf()
+                && matches!(c.level(), Level::Should | Level::May)
+                && matches!(c.subject(), Subject::Device | Subject::CpuHalf)
+                && !NOT_FREE.iter().any(|(n, _)| n == c)
+        })
+        .chain(CHOICES.iter().map(|(c, _)| *c))
+        .collect()
+}
+
 /// Every legitimate variant.
-pub static VARIANTS: &[Fault] = &[
+pub static VARIANTS: &[Variant] = &[
     variant(
         "spray-random",
         "sprays packets over its EVs at random instead of round robin",
+        &[CONF_CMP_026_C, CONF_CMP_027_A, CONF_DEV_005],
         // Random spraying is legitimate, but not the policy its QPs name: it cannot claim
         // to spray as they say (CONF-GEN-008).
         Caps::Without(&[Capability::SprayPolicies]),
@@ -40,12 +135,14 @@ pub static VARIANTS: &[Fault] = &[
     variant(
         "sack-every-packet",
         "sends a SACK for every packet it accepts",
+        &[CONF_CMP_007_B],
         Caps::Same,
         Edits { config: Some(|m| m.nic.sack_coalesce = 1), ..Edits::NONE },
     ),
     variant(
         "sack-coalesce-8",
         "coalesces SACKs over 8 packets instead of 4",
+        &[CONF_CMP_007_B],
         Caps::Same,
         Edits { config: Some(|m| m.nic.sack_coalesce = 8), ..Edits::NONE },
     ),
@@ -53,6 +150,7 @@ pub static VARIANTS: &[Fault] = &[
         "sack-marking",
         "marks the EV of every SACK SKIP_ONCE by a marking policy of its own, and claims \
          sack-marking with every capability of the reference",
+        &[RCV_SACK_006_B],
         Caps::Only(&[
             Capability::Responder,
             Capability::Requester,
@@ -79,6 +177,7 @@ pub static VARIANTS: &[Fault] = &[
         "receiver-block",
         "a receiver without its completion engine: claims only responder, ipv4 and ipv6, \
          and writes no flags, completions, transport ACKs or reports",
+        &[CONF_CMP_012_B, CONF_DEV_005],
         Caps::Only(&[Capability::Responder, Capability::Ipv4, Capability::Ipv6]),
         Edits { keep_out: Some(receiver_block), ..Edits::NONE },
     ),
@@ -86,6 +185,7 @@ pub static VARIANTS: &[Fault] = &[
         "token-only-doorbell",
         "a device whose harness passes doorbells only as whole tokens: claims everything but \
          doorbell-bus",
+        &[CONF_DEV_005],
         Caps::Without(&[Capability::DoorbellBus]),
         Edits::NONE,
     ),
@@ -93,6 +193,7 @@ pub static VARIANTS: &[Fault] = &[
         "late",
         "every output (frames, DMA writes, flags, completions, reports) is produced half of \
          late_ns later than the reference produces it (CONF-TIME-004)",
+        &[CONF_TIME_004],
         Caps::Same,
         Edits {
             stream: Some(|m| {
@@ -106,6 +207,7 @@ pub static VARIANTS: &[Fault] = &[
         "acts on every SACK, NACK, transport ACK, probe answer and CPU command it receives up \
          to half of late_ns later than the reference does, each by a delay drawn from its \
          seed, in the order they arrived (CONF-TIME-004)",
+        &[CONF_TIME_004, CONF_CMP_048_A, CONF_CMP_048_B, CONF_CMP_049_A],
         Caps::Same,
         Edits {
             stream: Some(|m| {
@@ -123,6 +225,7 @@ pub static VARIANTS: &[Fault] = &[
         "dma-split-64",
         "DMA writes are cut at 64-byte address boundaries, the pieces issued highest address \
          first (RCV-PLACE-003)",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(Split { size: 64, descending: true })), ..Edits::NONE },
     ),
@@ -130,6 +233,7 @@ pub static VARIANTS: &[Fault] = &[
         "dma-split-256",
         "DMA writes are cut at 256-byte address boundaries, the pieces issued in address \
          order (RCV-PLACE-003)",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(Split { size: 256, descending: false })), ..Edits::NONE },
     ),
@@ -138,6 +242,7 @@ pub static VARIANTS: &[Fault] = &[
         "DMA writes are cut into 4-byte pieces, one PCIe doubleword each, the highest address \
          first (CONF-CMP-044, RCV-PLACE-003); finer pieces would pass the judge too, but a \
          64 KiB message would then need more outputs than one adapter answer may carry",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A, CONF_CMP_044_B],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(Split { size: 4, descending: true })), ..Edits::NONE },
     ),
@@ -145,6 +250,7 @@ pub static VARIANTS: &[Fault] = &[
         "dma-merge",
         "a write-combining buffer holds a DMA write up to half of late_ns and merges the \
          contiguous writes that follow it, flushing before any other output (RCV-PLACE-003)",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A, CONF_TIME_004],
         Caps::Same,
         Edits {
             stream: Some(|m| Box::new(Merge { hold: m.tolerances.late_ns / 2 })),
@@ -155,18 +261,21 @@ pub static VARIANTS: &[Fault] = &[
         "ttl-255",
         "sends every frame with IPv4 ttl or IPv6 hop_limit 255, the top of what ENC-HOP-001 \
          allows, where the reference sends 64, the bottom",
+        &[ENC_HOP_001_C],
         Caps::Same,
         Edits { frame_out: Some(ttl_255), ..Edits::NONE },
     ),
     variant(
         "udp-checksum-v4",
         "computes the UDP checksum over IPv4 too, where the reference sends 0 (ENC-UDP-003)",
+        &[ENC_UDP_003_A],
         Caps::Same,
         Edits { frame_out: Some(udp_checksum_v4), ..Edits::NONE },
     ),
     variant(
         "ecn-ect1",
         "marks its MRC writes ECT(1) instead of ECT(0) (ENC-ECN-001)",
+        &[ENC_ECN_001],
         Caps::Same,
         Edits { frame_out: Some(ecn_ect1), ..Edits::NONE },
     ),
@@ -174,6 +283,7 @@ pub static VARIANTS: &[Fault] = &[
         "dscp-63",
         "sends every frame with DSCP 63 (IPv4 dscp, IPv6 traffic_class bits 7:2), a field the \
          spec leaves to the device (CONF-CMP-026.d)",
+        &[CONF_CMP_026_D],
         Caps::Same,
         Edits { frame_out: Some(dscp_63), ..Edits::NONE },
     ),
@@ -181,6 +291,7 @@ pub static VARIANTS: &[Fault] = &[
         "ip-ident",
         "gives each IPv4 packet an identification of its own, counting down from 0xFFFF by \
          PSN, with dont_frag kept (CONF-CMP-026.d)",
+        &[CONF_CMP_026_D],
         Caps::Same,
         Edits { frame_out: Some(ip_ident), ..Edits::NONE },
     ),
@@ -188,6 +299,7 @@ pub static VARIANTS: &[Fault] = &[
         "vlan-priority",
         "tags its frames with VLAN priority 7 and the drop-eligible bit set, the tag's VLAN ID \
          unchanged (the PCP and DEI are the device's choice)",
+        &[CONF_CMP_026_B],
         Caps::Same,
         Edits { frame_out: Some(vlan_priority), ..Edits::NONE },
     ),
@@ -196,6 +308,7 @@ pub static VARIANTS: &[Fault] = &[
         "its timestamp clock starts half the 16-bit ring away from the reference's: TSETH and \
          PETH tx_timestamp are 0x8000 ahead, and it reads the timestamps SACKs and NACKs \
          reflect on its own clock (SND-TS-002)",
+        &[SND_TS_002_C, CONF_CMP_026_C, CONF_CMP_036],
         Caps::Same,
         Edits { frame_out: Some(timestamp_ahead), frame_in: Some(reflected_behind), ..Edits::NONE },
     ),
@@ -203,6 +316,7 @@ pub static VARIANTS: &[Fault] = &[
         "timestamp-unit-1ns",
         "its timestamp clock counts nanoseconds, the shortest unit SND-TS-002 allows, so that \
          its 16-bit timestamps wrap every 65.5 us, where the reference counts 16 ns",
+        &[SND_TS_002_C, CONF_CMP_026_C, CONF_CMP_036],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(TsClock::new(1))), ..Edits::NONE },
     ),
@@ -210,6 +324,7 @@ pub static VARIANTS: &[Fault] = &[
         "timestamp-unit-1us",
         "its timestamp clock counts in units of 1024 ns (SND-TS-002), so that packets sent \
          close together carry the same timestamp",
+        &[SND_TS_002_C, CONF_CMP_026_C, CONF_CMP_036],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(TsClock::new(1024))), ..Edits::NONE },
     ),
@@ -217,6 +332,7 @@ pub static VARIANTS: &[Fault] = &[
         "cqe-no-clock",
         "a NIC without a clock: every completion entry has has_timestamp 0 and timestamp 0 \
          (CQE-TS-001.b)",
+        &[CQE_TS_001_A],
         Caps::Same,
         Edits { event_out: Some(cqe_no_clock), ..Edits::NONE },
     ),
@@ -224,6 +340,7 @@ pub static VARIANTS: &[Fault] = &[
         "cqe-clock-wraps",
         "its completion clock reads 2^32 - 2^16 at the scenario's start, so that the 32-bit \
          completion timestamps wrap early in the scenario (CQE-TS-001.a)",
+        &[CQE_TS_001_A, CONF_CMP_009],
         Caps::Same,
         Edits { event_out: Some(cqe_clock_wraps), ..Edits::NONE },
     ),
@@ -231,6 +348,7 @@ pub static VARIANTS: &[Fault] = &[
         "cqe-entry-omitted",
         "its adapter reports each completion written to a queue by its 32 bytes only, the \
          decoded entry left empty (CONF-ADP-017.b)",
+        &[CONF_ADP_017_B],
         Caps::Same,
         Edits { event_out: Some(cqe_entry_omitted), ..Edits::NONE },
     ),
@@ -238,6 +356,7 @@ pub static VARIANTS: &[Fault] = &[
         "qp-order-reversed",
         "of the frames it sends at one instant, those to different QPs leave in descending \
          destination QP order, each QP's own order kept (the order between QPs is free)",
+        &[CONF_CMP_026_A, CONF_CMP_029],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(QpOrderReversed)), ..Edits::NONE },
     ),
@@ -245,6 +364,7 @@ pub static VARIANTS: &[Fault] = &[
         "dma-runs-reversed",
         "the DMA writes it makes at one instant, with no other output between them, land in \
          the reverse order, across packets and messages (CONF-CMP-034)",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(DmaRunsReversed)), ..Edits::NONE },
     ),
@@ -252,6 +372,7 @@ pub static VARIANTS: &[Fault] = &[
         "notify-overtakes",
         "its flag and completion writes overtake the DMA writes of other messages made at the \
          same instant: only a message's own data is ordered before its flag (FLAG-ORDER-001)",
+        &[CONF_CMP_034_B, CONF_CMP_009],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(NotifyOvertakes)), ..Edits::NONE },
     ),
@@ -259,6 +380,7 @@ pub static VARIANTS: &[Fault] = &[
         "answers-late",
         "its SACKs, NACKs and transport ACKs leave half of late_ns later than the reference \
          sends them, every other output on time (CONF-TIME-004)",
+        &[CONF_TIME_004, CONF_CMP_045_C],
         Caps::Same,
         Edits {
             stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, is_answer))),
@@ -270,6 +392,7 @@ pub static VARIANTS: &[Fault] = &[
         "every frame it sends leaves half of late_ns later than the reference sends it, its \
          DMA writes, completions and reports on time, except that a sender flag or completion \
          waits for the frames made before it (ORD-SEND-002.b, CONF-TIME-004)",
+        &[CONF_TIME_004],
         Caps::Same,
         Edits {
             stream: Some(|m| {
@@ -282,6 +405,7 @@ pub static VARIANTS: &[Fault] = &[
         "events-late",
         "its DMA writes, flags, completions and reports come half of late_ns later than the \
          reference makes them, its frames on time (CONF-TIME-004)",
+        &[CONF_TIME_004],
         Caps::Same,
         Edits {
             stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, |o| !is_frame(o)))),
@@ -292,10 +416,241 @@ pub static VARIANTS: &[Fault] = &[
         "answers-twice",
         "sends every SACK and every transport ACK twice, back to back (the number of SACKs is \
          the device's, CONF-CMP-007.b; an ACK may repeat an acknowledged MSN, CONF-CMP-037)",
+        &[CONF_CMP_007_B, CONF_CMP_037_A],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(AnswersTwice)), ..Edits::NONE },
     ),
+    variant(
+        "own-seed",
+        "its random number generator is seeded apart from the reference's, so that a QP of \
+         the random policy draws other EVs from its pool (CONF-CMP-046)",
+        &[CONF_CMP_046_A, CONF_CMP_027_A],
+        Caps::Same,
+        Edits { config: Some(|m| m.nic.seed ^= 0x005E_ED0F_0DD5), ..Edits::NONE },
+    ),
+    variant(
+        "pdc-ids",
+        "its NETH and PETH encoder, shared with a UET design, writes the low 16 bits of the \
+         destination QP as spdcid and dpdcid of its NACKs and probes, where a sender should \
+         write 0 (its SACKs keep 0, as RCV-SACK-005.h requires)",
+        &[NETH_PDC_001_A, PETH_PDC_001_A],
+        Caps::Same,
+        Edits { frame_out: Some(pdc_ids), ..Edits::NONE },
+    ),
+    variant(
+        "cc-type-vendor",
+        "runs a congestion control of its own and says so in its NACKs: cc_type 2 and \
+         cc_flags 1, where a sender should write 0 (NSCC); its SACKs keep 0, as \
+         RCV-SACK-005.h requires",
+        &[NETH_CC_001],
+        Caps::Same,
+        Edits { frame_out: Some(cc_type_vendor), ..Edits::NONE },
+    ),
+    variant(
+        "ts-format-vendor",
+        "stamps its writes in a timestamp format of its own, ftype 2 in the TSETH, where a \
+         sender should write 1 (its probes keep 1, as EV-PROBE-005.g requires)",
+        &[TSETH_FTYPE_001_A],
+        Caps::Same,
+        Edits { frame_out: Some(ts_format_vendor), ..Edits::NONE },
+    ),
+    variant(
+        "ack-credit-count",
+        "its ACK engine, taken from an RC design, sends credit code 0x0A in the AETH of its \
+         transport ACKs, where a responder should send 0x1F",
+        &[AETH_MRC_002_A],
+        Caps::Same,
+        Edits { frame_out: Some(ack_credit_count), ..Edits::NONE },
+    ),
+    variant(
+        "rtx-echo",
+        "its SACK and NACK engine copies the BTH rtx bit of the last write it received into \
+         the SACKs and NACKs it sends, where a sender should write 0",
+        &[BTH_RTX_002_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(RtxEcho { last: false })), ..Edits::NONE },
+    ),
+    variant(
+        "udp-checksum-v6-zero",
+        "its checksum offload works over IPv4 only: over IPv6 it sends UDP checksum 0, where \
+         a sender should compute it (ENC-UDP-004)",
+        &[ENC_UDP_004_A],
+        Caps::Same,
+        Edits { frame_out: Some(udp_checksum_v6_zero), ..Edits::NONE },
+    ),
+    variant(
+        "vlan-tpid-88a8",
+        "tags its frames with TPID 0x88A8 (an 802.1ad service tag), where a sender should \
+         use 0x8100",
+        &[ENC_VLAN_002_B],
+        Caps::Same,
+        Edits { frame_out: Some(vlan_tpid_88a8), ..Edits::NONE },
+    ),
+    variant(
+        "ipv4-nop-options",
+        "pads its IPv4 headers with one 4-byte word of NOP options, where a sender should \
+         send none",
+        &[ENC_IPV4_006_A],
+        Caps::Same,
+        Edits { frame_out: Some(ipv4_nop_options), ..Edits::NONE },
+    ),
+    variant(
+        "reports-repeated",
+        "its report ring delivers every Progress and Armed report twice, back to back: \
+         reports that hang on its own paths and timing, which are not compared \
+         (CONF-CMP-020.a)",
+        &[CONF_CMP_020_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(ReportsTwice { all: false })), ..Edits::NONE },
+    ),
+    variant(
+        "reports-unclaimed",
+        "a device that does not claim cpu-split: its report ring delivers every report but \
+         QpError twice, back to back (CONF-CMP-012.c)",
+        &[CONF_CMP_012_C, CONF_DEV_005],
+        Caps::Without(&[Capability::CpuSplit]),
+        Edits { stream: Some(|_| Box::new(ReportsTwice { all: true })), ..Edits::NONE },
+    ),
 ];
+
+/// Reports delivered twice, back to back: Progress and Armed only, or, with `all`, every
+/// report but QpError.
+#[derive(Debug)]
+struct ReportsTwice {
+    all: bool,
+}
+
+impl Stream for ReportsTwice {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let again = match &o.output {
+                Output::Event { event: NicEvent::Report(r) } => match r {
+                    NicReport::Progress { .. } | NicReport::Armed { .. } => true,
+                    NicReport::QpError { .. } => false,
+                    _ => self.all,
+                },
+                _ => false,
+            };
+            if again {
+                out.push(o.clone());
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+fn pdc_ids(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let id = (f.bth.dest_qp.value() & 0xFFFF) as u16;
+        let mut edited = false;
+        if let Some(n) = f.ext.neth.as_mut() {
+            (n.spdcid, n.dpdcid) = (id, id);
+            edited = true;
+        }
+        if let Some(p) = f.ext.peth.as_mut() {
+            (p.spdcid, p.dpdcid) = (id, id);
+            edited = true;
+        }
+        edited
+    })
+}
+
+fn cc_type_vendor(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let Some(n) = f.ext.neth.as_mut() else { return false };
+        (n.cc_type, n.cc_flags) = (2, 1);
+        true
+    })
+}
+
+fn ts_format_vendor(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let Some(t) = f.ext.tseth.as_mut() else { return false };
+        t.ftype = 2;
+        true
+    })
+}
+
+fn ack_credit_count(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        let Some(a) = f.ext.aeth.as_mut() else { return false };
+        if a.syndrome != openrdma_codec::wire::AethRepr::ACK_UNLIMITED_CREDIT {
+            return false;
+        }
+        a.syndrome = 0x0A;
+        true
+    })
+}
+
+/// The rtx bit of the last write received, copied into every SACK and NACK sent.
+#[derive(Debug)]
+struct RtxEcho {
+    last: bool,
+}
+
+impl Stream for RtxEcho {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Frame { bytes, .. } = &i.input {
+                if let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) {
+                    self.last = b.rtx;
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        if !self.last {
+            return outputs;
+        }
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let edited = edit_frame(bytes, |f| {
+                let answer = matches!(f.bth.opcode, Opcode::MRC_SACK | Opcode::MRC_NACK);
+                f.bth.rtx |= answer;
+                answer
+            });
+            if let Some(b) = edited {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
+
+fn udp_checksum_v6_zero(b: &[u8]) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !matches!(f.ip, IpRepr::V6(_)) || f.udp.checksum == 0 {
+        return None;
+    }
+    // The ICRC masks the UDP checksum: only the checksum changes.
+    f.udp.checksum = 0;
+    f.to_bytes().ok()
+}
+
+fn vlan_tpid_88a8(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| {
+        if f.vlans.is_empty() {
+            return false;
+        }
+        f.eth.ethertype = openrdma_codec::wire::EtherType::QINQ;
+        true
+    })
+}
+
+fn ipv4_nop_options(b: &[u8]) -> Option<Vec<u8>> {
+    edit_frame(b, |f| match &mut f.ip {
+        IpRepr::V4(v4) if v4.options.is_empty() => {
+            v4.options = vec![1; 4];
+            v4.ihl = 6;
+            true
+        }
+        _ => false,
+    })
+}
 
 fn spray_random(command: &mut HostCommand) {
     if let HostCommand::CreateQp(q) = command {

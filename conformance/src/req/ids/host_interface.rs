@@ -14,13 +14,13 @@ pub const DB_MMIO_001: Clause = Clause(313);
 pub const DB_MMIO_002: Clause = Clause(314);
 /// `DB-MMIO-002.a`: MUST, device.
 pub const DB_MMIO_002_A: Clause = Clause(315);
-/// `DB-MMIO-002.b`: SHOULD, device.
+/// `DB-MMIO-002.b`: SHOULD, outside-boundary.
 pub const DB_MMIO_002_B: Clause = Clause(316);
 /// `DB-MMIO-003`, its clauses (a) to (c) together: MUST, device.
 pub const DB_MMIO_003: Clause = Clause(317);
 /// `DB-MMIO-003.a`: MUST, device.
 pub const DB_MMIO_003_A: Clause = Clause(318);
-/// `DB-MMIO-003.b`: MAY, device.
+/// `DB-MMIO-003.b`: MAY, outside-boundary.
 pub const DB_MMIO_003_B: Clause = Clause(319);
 /// `DB-MMIO-003.c`: MUST, outside-boundary.
 pub const DB_MMIO_003_C: Clause = Clause(320);
