@@ -594,6 +594,16 @@ impl Nic {
     pub fn poll_event(&mut self) -> Option<NicEvent> {
         self.events.pop_front()
     }
+
+    /// Gives every event [`Nic::poll_event`] would give, in order, to `f` by reference,
+    /// then drops them: a driver that takes them all does not move each out.
+    #[inline]
+    pub(crate) fn drain_events(&mut self, mut f: impl FnMut(&NicEvent)) {
+        for e in &self.events {
+            f(e);
+        }
+        self.events.clear();
+    }
 }
 
 /// The send window of a QP, as [`Nic::send_window`] reports it.
