@@ -731,4 +731,20 @@ mod tests {
         assert_eq!(q.line.len() - q.head, 1);
         assert_eq!(q.pop_front().as_ref().map(number), Some(next));
     }
+
+    /// Taken events past the bound are dropped as soon as they are half the line, not
+    /// later.
+    #[test]
+    fn events_taken_are_dropped_at_half_the_line() {
+        let mut q = Events::default();
+        let n = 4 * EVENTS_TAKEN_KEPT as u32;
+        for k in 0..n {
+            q.push_back(event(k));
+        }
+        for k in 0..n / 2 {
+            assert_eq!(q.pop_front().as_ref().map(number), Some(k));
+        }
+        assert_eq!((q.head, q.line.len()), (0, n as usize / 2));
+        assert_eq!(q.pop_front().as_ref().map(number), Some(n / 2));
+    }
 }
