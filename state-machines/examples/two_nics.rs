@@ -25,7 +25,7 @@ impl Fabric for Wire {
         Fate::Deliver { at: Timestamp(now.0 + 1_000), ev: t.ev }
     }
 
-    fn event(&mut self, now: Timestamp, k: usize, event: NicEvent) {
+    fn event(&mut self, now: Timestamp, k: usize, event: &NicEvent) {
         let nic = if k == 0 { "requester" } else { "responder" };
         match event {
             NicEvent::DmaWrite(w) => println!(

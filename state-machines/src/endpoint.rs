@@ -59,8 +59,24 @@ pub(crate) trait Sink {
     /// gives it back as the output that ends the drain. The sink asks the NIC itself, so
     /// that the packet goes straight to where the sink keeps it.
     fn transmit(&mut self, nic: &mut Nic, now: Timestamp) -> Took;
-    /// Takes an event, or gives it back as the output that ends the drain.
-    fn event(&mut self, e: NicEvent) -> Option<Output>;
+    /// Takes the NIC's events ([`Nic::poll_event`]), each report shown to `cpu` as it is
+    /// taken ([`show_report`]): all of them (`None`), or the next one given back as the
+    /// output that ends the drain (`None` when the NIC has none). The sink asks the NIC
+    /// itself, so that a sink that takes them all need not move each out.
+    fn events(
+        &mut self,
+        nic: &mut Nic,
+        cpu: &mut impl RecoveryCpu,
+        now: Timestamp,
+    ) -> Option<Output>;
+}
+
+/// Shows `e` to the CPU half if it is a report: every event a drain takes passes here.
+#[inline(always)]
+pub(crate) fn show_report(cpu: &mut impl RecoveryCpu, now: Timestamp, e: &NicEvent) {
+    if let NicEvent::Report(r) = e {
+        cpu.handle_report(now, r);
+    }
 }
 
 /// What a [`Sink`] did with the NIC's next packet.
@@ -94,7 +110,14 @@ impl Sink for One {
     }
 
     #[inline(always)]
-    fn event(&mut self, e: NicEvent) -> Option<Output> {
+    fn events(
+        &mut self,
+        nic: &mut Nic,
+        cpu: &mut impl RecoveryCpu,
+        now: Timestamp,
+    ) -> Option<Output> {
+        let e = nic.poll_event()?;
+        show_report(cpu, now, &e);
         Some(Output::Event(e))
     }
 }
@@ -231,14 +254,8 @@ impl<C: RecoveryCpu> Endpoint<C> {
                     self.phase = Phase::Event;
                 }
                 Phase::Event => {
-                    if let Some(e) = self.nic.poll_event() {
-                        if let NicEvent::Report(r) = &e {
-                            self.cpu.handle_report(now, r);
-                        }
-                        match sink.event(e) {
-                            None => continue,
-                            out => return Ok(out),
-                        }
+                    if let Some(out) = sink.events(&mut self.nic, &mut self.cpu, now) {
+                        return Ok(Some(out));
                     }
                     self.phase = Phase::Commands;
                 }

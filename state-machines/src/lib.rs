@@ -65,7 +65,7 @@
 //!     fn fate(&mut self, now: Timestamp, _from: usize, t: &Transmit) -> Fate {
 //!         Fate::Deliver { at: Timestamp(now.0 + 1_000), ev: t.ev }
 //!     }
-//!     fn event(&mut self, _now: Timestamp, k: usize, event: NicEvent) {
+//!     fn event(&mut self, _now: Timestamp, k: usize, event: &NicEvent) {
 //!         if let NicEvent::FlagWrite(f) = event {
 //!             self.flags.push((k, f.side));
 //!         }

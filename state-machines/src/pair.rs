@@ -34,7 +34,7 @@ use std::collections::BinaryHeap;
 use openrdma_codec::Ev;
 use openrdma_device::{RecoveryCpu, Timestamp};
 
-use crate::endpoint::{Endpoint, Output, Sink, Took};
+use crate::endpoint::{Endpoint, Output, Sink, Took, show_report};
 use crate::error::ApiMisuse;
 use crate::event::{NicEvent, Transmit};
 use crate::nic::{HostOrPeer, Nic};
@@ -142,8 +142,9 @@ pub trait Fabric<T = Timestamp> {
     /// receives from the pair passes here first, in order. By default nothing is done.
     fn calling(&mut self, _now: T, _k: usize, _call: Call<'_>) {}
 
-    /// An event of endpoint `k` at `now`, to record or check. By default it is dropped.
-    fn event(&mut self, _now: T, _k: usize, _event: NicEvent) {}
+    /// An event of endpoint `k` at `now`, to record or check (cloned, to keep it). By
+    /// default nothing is done.
+    fn event(&mut self, _now: T, _k: usize, _event: &NicEvent) {}
 
     /// A packet about to be handed to endpoint `to` at `now`.
     fn arrive(&mut self, _now: T, _to: usize, _ev: Ev, _packet: &Packet) {}
@@ -545,9 +546,18 @@ impl<F: Fabric> Sink for Drain<'_, F> {
         Took::Taken
     }
 
+    /// Every event goes to the fabric by reference, where the NIC keeps it.
     #[inline(always)]
-    fn event(&mut self, e: NicEvent) -> Option<Output> {
-        self.fabric.event(self.now, self.k, e);
+    fn events(
+        &mut self,
+        nic: &mut Nic,
+        cpu: &mut impl RecoveryCpu,
+        now: Timestamp,
+    ) -> Option<Output> {
+        nic.drain_events(|e| {
+            show_report(cpu, now, e);
+            self.fabric.event(now, self.k, e);
+        });
         None
     }
 }

@@ -68,8 +68,8 @@ impl Fabric for Recorded {
         self.lossy.fate(now, t)
     }
 
-    fn event(&mut self, now: Timestamp, k: usize, event: NicEvent) {
-        self.log.push((now.0, k, Out::Event(event)));
+    fn event(&mut self, now: Timestamp, k: usize, event: &NicEvent) {
+        self.log.push((now.0, k, Out::Event(event.clone())));
     }
 }
 

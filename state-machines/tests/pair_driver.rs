@@ -127,8 +127,8 @@ impl Fabric for Log {
         self.calls.push((now.0, k, what));
     }
 
-    fn event(&mut self, now: Timestamp, k: usize, event: NicEvent) {
-        self.events.push((now.0, k, event));
+    fn event(&mut self, now: Timestamp, k: usize, event: &NicEvent) {
+        self.events.push((now.0, k, event.clone()));
     }
 
     fn arrive(&mut self, now: Timestamp, to: usize, _ev: Ev, packet: &Packet) {

@@ -26,10 +26,10 @@ impl Fabric for Wire {
     fn fate(&mut self, now: Timestamp, _from: usize, t: &Transmit) -> Fate {
         Fate::Deliver { at: Timestamp(now.0 + 1_000), ev: t.ev }
     }
-    fn event(&mut self, _now: Timestamp, _k: usize, event: NicEvent) {
+    fn event(&mut self, _now: Timestamp, _k: usize, event: &NicEvent) {
         if let NicEvent::FlagWrite(f) = event {
             if f.side == Side::Responder {
-                self.flags.push(f);
+                self.flags.push(*f);
             }
         }
     }

@@ -150,12 +150,12 @@ impl Fabric for Wire {
     }
 
     #[inline(always)]
-    fn event(&mut self, _now: Timestamp, k: usize, event: NicEvent) {
+    fn event(&mut self, _now: Timestamp, k: usize, event: &NicEvent) {
         if k == 1 && matches!(event, NicEvent::DmaWrite(_)) {
             self.placed += 1;
         }
         if let Some(f) = &mut self.frames {
-            f.place(k, &event);
+            f.place(k, event);
         }
     }
 

@@ -133,6 +133,65 @@ struct LastQp {
     index: usize,
 }
 
+/// The NIC's events not yet taken, in order. A driver takes every event after each input
+/// (by reference, or by [`Nic::poll_event`] until it gives none), so they wait in a vector
+/// read from a position, emptied when all are taken: an event is written once, where it
+/// waits (`VecDeque::push_back` keeps its growth check in a function that is not inlined,
+/// and the event is copied into it).
+#[derive(Debug, Default)]
+struct Events {
+    /// The events; those before `head` are taken (`None`).
+    line: Vec<Option<NicEvent>>,
+    head: usize,
+}
+
+/// Taken events at the front of [`Events`] past which, when they are the larger half, they
+/// are dropped: a driver that never takes every event does not make the line grow without
+/// end, and one that does never pays for it (far more than one input's events).
+const EVENTS_TAKEN_KEPT: usize = 4096;
+
+impl Events {
+    #[inline(always)]
+    fn push_back(&mut self, e: NicEvent) {
+        self.line.push(Some(e));
+    }
+
+    /// Takes the oldest event.
+    #[inline]
+    fn pop_front(&mut self) -> Option<NicEvent> {
+        let e = self.line.get_mut(self.head)?.take();
+        self.head += 1;
+        if self.head == self.line.len() {
+            self.clear();
+        } else if self.head >= EVENTS_TAKEN_KEPT && self.head * 2 >= self.line.len() {
+            self.compact();
+        }
+        e
+    }
+
+    /// Drops the taken events.
+    #[cold]
+    fn compact(&mut self) {
+        self.line.drain(..self.head);
+        self.head = 0;
+    }
+
+    /// Gives every event to `f` by reference, oldest first, then drops them.
+    #[inline]
+    fn drain(&mut self, mut f: impl FnMut(&NicEvent)) {
+        for e in self.line.get(self.head..).unwrap_or_default().iter().flatten() {
+            f(e);
+        }
+        self.clear();
+    }
+
+    /// Drops every event.
+    fn clear(&mut self) {
+        self.line.clear();
+        self.head = 0;
+    }
+}
+
 /// A reference NIC.
 #[derive(Debug)]
 pub struct Nic {
@@ -145,7 +204,7 @@ pub struct Nic {
     /// What host software set up: regions, templates, completion queues.
     host: Host,
     ctrl: VecDeque<Transmit>,
-    events: VecDeque<NicEvent>,
+    events: Events,
     active: Ring<usize>,
     timers: BinaryHeap<Reverse<Deadline>>,
     stats: NicStats,
@@ -172,7 +231,7 @@ impl Nic {
             domain_index: HashMap::default(),
             host: Host::default(),
             ctrl: VecDeque::new(),
-            events: VecDeque::new(),
+            events: Events::default(),
             active: Ring::new(),
             timers: BinaryHeap::new(),
             stats: NicStats::default(),
@@ -594,6 +653,13 @@ impl Nic {
     pub fn poll_event(&mut self) -> Option<NicEvent> {
         self.events.pop_front()
     }
+
+    /// Gives every event [`Nic::poll_event`] would give, in order, to `f` by reference,
+    /// then drops them: a driver that takes them all does not move each out.
+    #[inline]
+    pub(crate) fn drain_events(&mut self, f: impl FnMut(&NicEvent)) {
+        self.events.drain(f);
+    }
 }
 
 /// The send window of a QP, as [`Nic::send_window`] reports it.
@@ -604,4 +670,81 @@ pub struct SendWindow {
     pub unacked: Psn,
     /// The next new PSN to send.
     pub next: Psn,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An event that says which it is.
+    fn event(n: u32) -> NicEvent {
+        NicEvent::Report(NicReport::Armed { qpn: Qpn::new(n & 0xFF_FFFF), snd_una: Psn::ZERO })
+    }
+
+    fn number(e: &NicEvent) -> u32 {
+        match e {
+            NicEvent::Report(NicReport::Armed { qpn, .. }) => qpn.value(),
+            other => panic!("not an event of these tests: {other:?}"),
+        }
+    }
+
+    /// Events come out in the order they went in, taken one at a time between pushes or
+    /// all at once, and the line is empty once all are taken.
+    #[test]
+    fn events_keep_their_order() {
+        let mut q = Events::default();
+        let mut out = Vec::new();
+        for n in 0..10 {
+            q.push_back(event(n));
+            if n % 3 == 2 {
+                out.extend(q.pop_front().as_ref().map(number));
+            }
+        }
+        q.drain(|e| out.push(number(e)));
+        assert_eq!(out, (0..10).collect::<Vec<_>>());
+        assert_eq!((q.line.len(), q.head), (0, 0));
+        assert!(q.pop_front().is_none());
+        q.push_back(event(11));
+        q.push_back(event(12));
+        assert_eq!(q.pop_front().as_ref().map(number), Some(11));
+        assert_eq!(q.pop_front().as_ref().map(number), Some(12));
+        assert_eq!((q.line.len(), q.head), (0, 0));
+    }
+
+    /// A driver that always leaves one event untaken does not make the line grow without
+    /// end, and still takes every event in order.
+    #[test]
+    fn events_never_all_taken_stay_bounded() {
+        let mut q = Events::default();
+        q.push_back(event(0));
+        let mut next = 0;
+        for n in 1..(8 * EVENTS_TAKEN_KEPT as u32) {
+            q.push_back(event(n));
+            assert_eq!(q.pop_front().as_ref().map(number), Some(next));
+            next += 1;
+            if n == 100 {
+                // Far fewer than the bound: kept, to be dropped at once with the rest.
+                assert_eq!(q.head, 100);
+            }
+            assert!(q.line.len() <= 2 * EVENTS_TAKEN_KEPT + 1, "{} events kept", q.line.len());
+        }
+        assert_eq!(q.line.len() - q.head, 1);
+        assert_eq!(q.pop_front().as_ref().map(number), Some(next));
+    }
+
+    /// Taken events past the bound are dropped as soon as they are half the line, not
+    /// later.
+    #[test]
+    fn events_taken_are_dropped_at_half_the_line() {
+        let mut q = Events::default();
+        let n = 4 * EVENTS_TAKEN_KEPT as u32;
+        for k in 0..n {
+            q.push_back(event(k));
+        }
+        for k in 0..n / 2 {
+            assert_eq!(q.pop_front().as_ref().map(number), Some(k));
+        }
+        assert_eq!((q.head, q.line.len()), (0, n as usize / 2));
+        assert_eq!(q.pop_front().as_ref().map(number), Some(n / 2));
+    }
 }

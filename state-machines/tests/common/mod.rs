@@ -450,7 +450,7 @@ impl Fabric for Paths {
 
     /// Records an event of endpoint `k`. Receiver-side facts about the messages of the
     /// other endpoint go to `check[1 - k]`, sender-side facts to `check[k]`.
-    fn event(&mut self, now: Timestamp, k: usize, ev: NicEvent) {
+    fn event(&mut self, now: Timestamp, k: usize, ev: &NicEvent) {
         if self.trace {
             eprintln!("{:>9} ep{k} {:?}", now.0, ev);
         }
@@ -462,7 +462,7 @@ impl Fabric for Paths {
                     return;
                 };
                 let (violations, dups) = (&mut c.violations, &mut c.duplicates_placed);
-                c.oracle.dma(qp, domain, &w, |v| {
+                c.oracle.dma(qp, domain, w, |v| {
                     *dups += u64::from(matches!(v, Violation::PlacedTwice { .. }));
                     violations.push(v.to_string());
                 });
@@ -476,7 +476,7 @@ impl Fabric for Paths {
                 };
                 let flag = openrdma_codec::host::FlagRepr::from_u64(f.value);
                 let violations = &mut c.violations;
-                c.oracle.flag(qp, domain, &f, u64::from(flag.byte_len), |v| {
+                c.oracle.flag(qp, domain, f, u64::from(flag.byte_len), |v| {
                     violations.push(v.to_string())
                 });
                 c.flags.entry(f.qpn.value()).or_default().push(f.msn.value());
@@ -503,6 +503,7 @@ impl Fabric for Paths {
                 }
             },
             NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause, .. }) => {
+                let cause = *cause;
                 let ck = &mut self.check[k];
                 ck.retransmissions.push((qpn.value(), psn.value(), cause));
                 if cause == RetransmitCause::SackInference {
@@ -527,7 +528,7 @@ impl Fabric for Paths {
                 }
             }
             NicEvent::Report(NicReport::QpError { qpn, requirement }) => {
-                self.check[k].qp_errors.push((qpn.value(), requirement));
+                self.check[k].qp_errors.push((qpn.value(), requirement.clone()));
             }
             NicEvent::Report(_) => {}
         }

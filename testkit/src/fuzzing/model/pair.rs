@@ -69,7 +69,7 @@ impl Fabric for Fuzzed<'_> {
         }
     }
 
-    fn event(&mut self, _: Timestamp, k: usize, e: NicEvent) {
+    fn event(&mut self, _: Timestamp, k: usize, e: &NicEvent) {
         self.record(k, e);
     }
 
@@ -93,7 +93,7 @@ impl Fabric for Fuzzed<'_> {
 
 impl Fuzzed<'_> {
     /// Records an event of endpoint `k` and checks the safety rules.
-    fn record(&mut self, k: usize, e: NicEvent) {
+    fn record(&mut self, k: usize, e: &NicEvent) {
         match e {
             NicEvent::DmaWrite(w) => {
                 let d = &mut self.dirs[1 - k];
@@ -103,13 +103,13 @@ impl Fuzzed<'_> {
                     "RCV-PLACE-003: DMA outside the region at {:#x}",
                     w.va
                 );
-                d.oracle.dma(0, 0, &w, |v| panic!("{v}"));
+                d.oracle.dma(0, 0, w, |v| panic!("{v}"));
                 *d.bytes.entry(w.msn).or_default() += len;
             }
             NicEvent::FlagWrite(f) if f.side == Side::Responder => {
                 let d = &mut self.dirs[1 - k];
                 let flag = FlagRepr::from_u64(f.value);
-                d.oracle.flag(0, 0, &f, u64::from(flag.byte_len), |v| panic!("{v}"));
+                d.oracle.flag(0, 0, f, u64::from(flag.byte_len), |v| panic!("{v}"));
                 d.retired.insert(f.msn);
                 d.flags.push(f.msn);
             }
