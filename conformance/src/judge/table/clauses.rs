@@ -237,6 +237,9 @@ pub(super) const MATCH: &[Clause] = &[
     SND_CC_001,
     SND_INFER_001,
     SND_INFER_002_B,
+    SND_SPRAY_006,
+    SND_SPRAY_007,
+    SND_SPRAY_010,
     SND_TAIL_003,
     SND_MSN_002,
     SND_NACK_002,
@@ -333,6 +336,9 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     SND_RTX_003,
     SND_RTX_004,
     SND_SCHED_003_B,
+    SND_SPRAY_006,
+    SND_SPRAY_007,
+    SND_SPRAY_010,
     SND_TAIL_001_A,
     SND_TAIL_001_B
 ];
