@@ -140,23 +140,10 @@ pub(super) fn judge(
                 ))
             }
             Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
-            Kind::Probe { qp } if own_cpu => {
+            Kind::Probe { qp } => {
                 let local = local_of.get(&qp).copied();
                 let failed = local.and_then(|l| failed_at.get(&l)).copied();
-                own_probe_rule(inputs, obs_frames, local, failed, qp, of)
-            }
-            // A probe of an EV that a window-fit limit worked out from a wrong estimate
-            // left out is named by that estimate (SND-SPRAY-009 follows from the limit).
-            Kind::Probe { qp } => {
-                match super::fit::contradicted_at(scenario, inputs, obs_frames, qp, of.at) {
-                    Some(est) => (
-                        est.clause().id(),
-                        "a probe of an EV that the window-fit limit left out by a wrong estimate",
-                    ),
-                    None => {
-                        probe_rule(scenario, inputs, local_of.get(&qp).copied(), of.at, tol.late_ns)
-                    }
-                }
+                probe_blame(scenario, inputs, obs_frames, local, failed, qp, of)
             }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
@@ -171,6 +158,32 @@ pub(super) fn judge(
             check: "",
             clause: None,
         });
+    }
+}
+
+/// The rule an unexpected probe breaks, once a probe of a QP in the error state that a
+/// command asked for has been named. The device's own CPU half is judged by
+/// `own_probe_rule`; else a probe of an EV that a window-fit limit worked out from a wrong
+/// estimate left out is named by that estimate (SND-SPRAY-009 follows from the limit),
+/// and any other by `probe_rule`.
+fn probe_blame(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    local: Option<u32>,
+    failed: Option<u64>,
+    qp: u32,
+    of: &Frame<'_>,
+) -> (&'static str, &'static str) {
+    if scenario.manifest.cpu == CpuHalf::Device {
+        return own_probe_rule(inputs, obs, local, failed, qp, of);
+    }
+    match super::fit::contradicted_at(scenario, inputs, obs, qp, of.at) {
+        Some(est) => (
+            est.clause().id(),
+            "a probe of an EV that the window-fit limit left out by a wrong estimate",
+        ),
+        None => probe_rule(scenario, inputs, local, of.at, scenario.manifest.tolerances.late_ns),
     }
 }
 
