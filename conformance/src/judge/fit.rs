@@ -117,6 +117,10 @@ pub(super) struct Eval {
     /// The choices showed an EV both within and above: the device's limit moved between
     /// evaluations, which no estimate explains.
     pub mixed: bool,
+    /// The least and greatest judged round trip of each EV that a device late on its
+    /// inputs by up to `late_ns / 2` may hold (CONF-TIME-004): each sample up to that much
+    /// longer, and each input of the last `late_ns / 2` taken or not.
+    pub bounds: Vec<(u64, u64)>,
 }
 
 impl Eval {
@@ -128,6 +132,26 @@ impl Eval {
             Some(false) => r > l,
             None => true,
         })
+    }
+
+    /// Whether some round trips within [`Eval::bounds`] give the device's choices: the EVs
+    /// it used at their least, those it passed over at their greatest (CONF-CMP-048).
+    pub(super) fn agrees_late(&self) -> bool {
+        if self.mixed {
+            return false;
+        }
+        let r: Vec<u64> = self
+            .shown
+            .iter()
+            .zip(&self.bounds)
+            .zip(&self.rtts)
+            .map(|((s, &(lo, hi)), &r)| match s {
+                Some(true) => lo,
+                Some(false) => hi,
+                None => r,
+            })
+            .collect();
+        self.agrees(&r, self.gap.map(|g| g as f64))
     }
 
     /// The estimate the device's choices contradict, if the judge can tell (module doc).
@@ -200,6 +224,11 @@ struct Rebuild {
     own: u32,
     peer_window: u32,
     srtt: Vec<u64>,
+    /// `srtt` with every sample `lag` ns longer.
+    srtt_hi: Vec<u64>,
+    /// `(srtt, srtt_hi)` after each input, by time.
+    history: Vec<(u64, Vec<u64>, Vec<u64>)>,
+    lag: u64,
     probed: Vec<bool>,
     txs: HashMap<u32, Tx>,
     snd_una: Psn,
@@ -230,10 +259,18 @@ impl Rebuild {
             let sample = at.saturating_sub(t.at);
             let s = &mut self.srtt[t.slot];
             *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
+            let sample = sample + self.lag;
+            let s = &mut self.srtt_hi[t.slot];
+            *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
         }
     }
 
     fn input(&mut self, i: &In<'_>) {
+        self.input_frame(i);
+        self.history.push((i.at, self.srtt.clone(), self.srtt_hi.clone()));
+    }
+
+    fn input_frame(&mut self, i: &In<'_>) {
         let Some(d) = i.frame.as_ref().map(|f| &f.d) else { return };
         let at = i.at;
         if let (Some(b), Some(seth)) = (d.bth, d.ext.seth) {
@@ -286,6 +323,11 @@ impl Rebuild {
         let sample = r / 2 + f.min(r) / 2;
         let s = &mut self.srtt[slot];
         *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
+        let r = r + self.lag;
+        let f = self.srtt_hi.iter().copied().filter(|&x| x != 0).min().unwrap_or(r);
+        let sample = r / 2 + f.min(r) / 2;
+        let s = &mut self.srtt_hi[slot];
+        *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
         self.probed[slot] = true;
     }
 
@@ -295,13 +337,28 @@ impl Rebuild {
             self.gap = Some(self.gap.map_or(x, |g| (3 * g + x) / 4));
         }
         (self.run_time, self.run_sends) = (0, 0);
-        let rtts: Vec<u64> = (0..self.wire.len())
-            .map(|i| match self.srtt[i] {
-                0 => {
-                    let oldest = self.txs.values().filter(|t| t.slot == i && !t.arrived);
-                    oldest.map(|t| now.saturating_sub(t.at)).max().unwrap_or(0)
-                }
-                s => s,
+        let judged = |i: usize, s: u64| match s {
+            0 => {
+                let oldest = self.txs.values().filter(|t| t.slot == i && !t.arrived);
+                oldest.map(|t| now.saturating_sub(t.at)).max().unwrap_or(0)
+            }
+            s => s,
+        };
+        let rtts: Vec<u64> = (0..self.wire.len()).map(|i| judged(i, self.srtt[i])).collect();
+        // The states a device late by up to `lag` may have acted on: the one before the
+        // last `lag` ns and every one within them.
+        let from = now.saturating_sub(self.lag);
+        let n = self.wire.len();
+        let zero = (0, vec![0; n], vec![0; n]);
+        let before = self.history.iter().rev().find(|(t, ..)| *t < from).unwrap_or(&zero);
+        let states: Vec<_> = std::iter::once(before)
+            .chain(self.history.iter().filter(|(t, ..)| (from..=now).contains(t)))
+            .collect();
+        let bounds = (0..n)
+            .map(|i| {
+                let lo = states.iter().map(|(_, s, _)| judged(i, s[i])).min().unwrap_or(0);
+                let hi = states.iter().map(|(_, _, h)| judged(i, h[i])).max().unwrap_or(0);
+                (lo.min(rtts[i]), hi.max(rtts[i]))
             })
             .collect();
         let window = self.own.min(self.peer_window);
@@ -316,6 +373,7 @@ impl Rebuild {
             window,
             shown: vec![None; n],
             mixed: false,
+            bounds,
         });
     }
 
@@ -413,6 +471,9 @@ pub(super) fn rebuild(
         own: m.nic.window(),
         peer_window: m.nic.window(),
         srtt: vec![0; n],
+        srtt_hi: vec![0; n],
+        history: Vec::new(),
+        lag: m.tolerances.late_ns / 2,
         probed: vec![false; n],
         txs: HashMap::new(),
         snd_una: q.initial_psn,
@@ -473,6 +534,71 @@ pub(super) fn contradicted_at(
     evals.iter().rev().find(|e| e.at <= at)?.contradicted()
 }
 
+/// Whether a device late on its inputs by up to `late_ns / 2` may have chosen the EV of
+/// its first transmission of `psn` on the window-fit QP whose packets carry `peer`: some
+/// round trips within the bounds of its evaluation give the choices it made there
+/// (CONF-CMP-048).
+pub(super) fn late_choice(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    psn: u32,
+) -> bool {
+    let Some((evals, of_psn)) = rebuild(s, inputs, obs, peer) else { return false };
+    of_psn.get(&psn).and_then(|&k| evals.get(k)).is_some_and(Eval::agrees_late)
+}
+
+/// Whether a device late on its inputs by up to `late_ns / 2` may have probed `ev` at
+/// `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by then
+/// agrees with round trips within their bounds and did not use `ev` (SND-SPRAY-009,
+/// CONF-CMP-048).
+pub(super) fn late_probe(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    at: u64,
+    ev: Ev,
+) -> bool {
+    late_eval(s, inputs, obs, peer, at, ev).is_some_and(|(e, slot)| e.shown[slot] != Some(true))
+}
+
+/// Whether a device late on its inputs by up to `late_ns / 2` may have retransmitted on
+/// `ev` at `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by
+/// then agrees with round trips within their bounds and did not leave `ev` out
+/// (SND-SPRAY-005, CONF-CMP-048).
+pub(super) fn late_retransmission(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    at: u64,
+    ev: Ev,
+) -> bool {
+    late_eval(s, inputs, obs, peer, at, ev).is_some_and(|(e, slot)| e.shown[slot] != Some(false))
+}
+
+/// The latest evaluation by `at` of the window-fit QP whose packets carry `peer`, when
+/// some round trips within its bounds give the device's choices there, and the slot of
+/// `ev` in its profile.
+fn late_eval(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    at: u64,
+    ev: Ev,
+) -> Option<(Eval, usize)> {
+    let (_, evs) = followed(s, peer)?;
+    let ipv4 = !s.manifest.link.is_ipv6();
+    let slot =
+        evs.iter().position(|x| (if ipv4 { Ev::from_halves(x.high(), 0) } else { *x }) == ev)?;
+    let (evals, _) = rebuild(s, inputs, obs, peer)?;
+    let e = evals.into_iter().rev().find(|e| e.at <= at)?;
+    e.agrees_late().then_some((e, slot))
+}
+
 /// The estimate that the device's choices contradict around its first transmission of
 /// `psn` on the window-fit QP whose packets carry `peer`, if the judge can tell.
 pub(super) fn contradicted(
@@ -499,6 +625,7 @@ mod tests {
             window: 128,
             shown: shown.to_vec(),
             mixed: false,
+            bounds: rtts.iter().map(|&r| (r, r)).collect(),
         }
     }
 

@@ -147,6 +147,11 @@ pub(super) fn judge(
             }
             // A probe of an EV that a window-fit limit worked out from a wrong estimate
             // left out is named by that estimate (SND-SPRAY-009 follows from the limit).
+            Kind::Probe { qp }
+                if super::fit::late_probe(scenario, inputs, obs_frames, qp, of.at, of.ev) =>
+            {
+                continue;
+            }
             Kind::Probe { qp } => {
                 match super::fit::contradicted_at(scenario, inputs, obs_frames, qp, of.at) {
                     Some(est) => (
