@@ -245,7 +245,13 @@ struct Rebuild {
     gap: Option<u64>,
     in_use: u64,
     evals: Vec<Eval>,
+    /// Each retransmission of the QP.
+    retransmissions: Vec<Retransmission>,
 }
+
+/// A retransmission's time, its EV's slot, the evaluation it follows and what its choice
+/// shows of each EV (within the limit or above it).
+type Retransmission = (u64, usize, usize, Vec<(usize, bool)>);
 
 impl Rebuild {
     fn slot(&self, ev: Ev) -> Option<usize> {
@@ -386,7 +392,23 @@ impl Rebuild {
                 }
             }
             Kind::Data { psn, rtx: true, .. } => {
-                self.cursor = (slot + 1) % self.wire.len();
+                // A retransmission goes round the same EVs, past the one its PSN was lost
+                // on (SND-SPRAY-005, SND-RTX-002).
+                // It is kept apart from the evaluation: the round trips it is chosen by may
+                // have moved since.
+                let lost = self.txs.get(&psn).map(|t| t.slot);
+                let n = self.wire.len();
+                let mut shows: Vec<(usize, bool)> = (0..n)
+                    .map(|k| (self.cursor + k) % n)
+                    .take_while(|&i| i != slot)
+                    .filter(|&i| Some(i) != lost)
+                    .map(|i| (i, false))
+                    .collect();
+                shows.push((slot, true));
+                if let Some(k) = self.evals.len().checked_sub(1) {
+                    self.retransmissions.push((f.at, slot, k, shows));
+                }
+                self.cursor = (slot + 1) % n;
                 if let Some(t) = self.txs.get_mut(&psn) {
                     (t.at, t.slot, t.retransmitted) = (f.at, slot, true);
                 }
@@ -447,6 +469,16 @@ pub(super) fn rebuild(
     obs: &[Frame<'_>],
     peer: u32,
 ) -> Option<(Vec<Eval>, HashMap<u32, usize>)> {
+    rebuild_all(s, inputs, obs, peer).map(|(r, of_psn)| (r.evals, of_psn))
+}
+
+/// [`rebuild`], with the whole state at the end.
+fn rebuild_all(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+) -> Option<(Rebuild, HashMap<u32, usize>)> {
     let (local, evs) = followed(s, peer)?;
     let m = &s.manifest;
     let ipv4 = !m.link.is_ipv6();
@@ -489,6 +521,7 @@ pub(super) fn rebuild(
         gap: None,
         in_use: 1,
         evals: Vec::new(),
+        retransmissions: Vec::new(),
     };
     let into = |i: &In<'_>| {
         matches!(i.input, Input::Frame { .. })
@@ -516,7 +549,7 @@ pub(super) fn rebuild(
         }
         r.note_refusal(*at);
     }
-    Some((r.evals, of_psn))
+    Some((r, of_psn))
 }
 
 /// The estimate that the device's choices contradict at its latest evaluation by `at` on
@@ -566,7 +599,7 @@ pub(super) fn late_probe(
 
 /// Whether a device late on its inputs by up to `late_ns / 2` may have retransmitted on
 /// `ev` at `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by
-/// then agrees with round trips within their bounds and did not leave `ev` out
+/// then, which its choice of `ev` is part of, agrees with round trips within their bounds
 /// (SND-SPRAY-005, CONF-CMP-048).
 pub(super) fn late_retransmission(
     s: &Scenario,
@@ -576,7 +609,25 @@ pub(super) fn late_retransmission(
     at: u64,
     ev: Ev,
 ) -> bool {
-    late_eval(s, inputs, obs, peer, at, ev).is_some_and(|(e, slot)| e.shown[slot] != Some(false))
+    let Some((_, evs)) = followed(s, peer) else { return false };
+    let ipv4 = !s.manifest.link.is_ipv6();
+    let Some(slot) =
+        evs.iter().position(|x| (if ipv4 { Ev::from_halves(x.high(), 0) } else { *x }) == ev)
+    else {
+        return false;
+    };
+    let Some((r, _)) = rebuild_all(s, inputs, obs, peer) else { return false };
+    let Some((_, _, k, shows)) =
+        r.retransmissions.iter().find(|(t, sl, ..)| *t == at && *sl == slot)
+    else {
+        return false;
+    };
+    let Some(mut e) = r.evals.get(*k).cloned() else { return false };
+    for &(i, within) in shows {
+        e.mixed |= e.shown[i] == Some(!within);
+        e.shown[i] = Some(within);
+    }
+    e.agrees_late()
 }
 
 /// The latest evaluation by `at` of the window-fit QP whose packets carry `peer`, when
