@@ -732,6 +732,27 @@ mod tests {
         assert_eq!(limit(&[2_000, 0], None, 128), u64::MAX);
     }
 
+    /// A device late on its inputs may hold round trips up to the lag longer: its choices
+    /// pass when some round trips within the bounds give them, and only then.
+    #[test]
+    fn a_late_device_is_judged_within_its_bounds() {
+        let (y, n) = (Some(true), Some(false));
+        let late = |shown: &[Option<bool>], lag: u64| {
+            let mut e = eval(&[2_000, 2_050, 2_100, 4_000], &[false; 4], None, shown);
+            e.bounds = e.rtts.iter().map(|&r| (r, r + lag)).collect();
+            e.agrees_late()
+        };
+        // The rebuilt round trips keep the three fast EVs; up to 1 us longer samples may
+        // leave the second and third out.
+        assert!(late(&[y, y, y, n], 0));
+        assert!(!late(&[y, n, n, n], 0));
+        assert!(late(&[y, n, n, n], 1_000));
+        // A lag of 100 ns cannot leave the fastest out while a slower one is used; one of
+        // 1 us can.
+        assert!(!late(&[n, y, n, n], 100));
+        assert!(late(&[n, y, n, n], 1_000));
+    }
+
     #[test]
     fn a_choice_is_named_by_the_one_estimate_that_explains_it() {
         let (y, n) = (Some(true), Some(false));
