@@ -117,6 +117,10 @@ pub(super) struct Eval {
     /// The choices showed an EV both within and above: the device's limit moved between
     /// evaluations, which no estimate explains.
     pub mixed: bool,
+    /// The least and greatest judged round trip of each EV that a device late on its
+    /// inputs by up to `late_ns / 2` may hold (CONF-TIME-004): each sample up to that much
+    /// longer, and each input of the last `late_ns / 2` taken or not.
+    pub bounds: Vec<(u64, u64)>,
 }
 
 impl Eval {
@@ -128,6 +132,26 @@ impl Eval {
             Some(false) => r > l,
             None => true,
         })
+    }
+
+    /// Whether some round trips within [`Eval::bounds`] give the device's choices: the EVs
+    /// it used at their least, those it passed over at their greatest (CONF-CMP-048).
+    pub(super) fn agrees_late(&self) -> bool {
+        if self.mixed {
+            return false;
+        }
+        let r: Vec<u64> = self
+            .shown
+            .iter()
+            .zip(&self.bounds)
+            .zip(&self.rtts)
+            .map(|((s, &(lo, hi)), &r)| match s {
+                Some(true) => lo,
+                Some(false) => hi,
+                None => r,
+            })
+            .collect();
+        self.agrees(&r, self.gap.map(|g| g as f64))
     }
 
     /// The estimate the device's choices contradict, if the judge can tell (module doc).
@@ -200,6 +224,11 @@ struct Rebuild {
     own: u32,
     peer_window: u32,
     srtt: Vec<u64>,
+    /// `srtt` with every sample `lag` ns longer.
+    srtt_hi: Vec<u64>,
+    /// `(srtt, srtt_hi)` after each input, by time.
+    history: Vec<(u64, Vec<u64>, Vec<u64>)>,
+    lag: u64,
     probed: Vec<bool>,
     txs: HashMap<u32, Tx>,
     snd_una: Psn,
@@ -216,7 +245,13 @@ struct Rebuild {
     gap: Option<u64>,
     in_use: u64,
     evals: Vec<Eval>,
+    /// Each retransmission of the QP.
+    retransmissions: Vec<Retransmission>,
 }
+
+/// A retransmission's time, its EV's slot, the evaluation it follows and what its choice
+/// shows of each EV (within the limit or above it).
+type Retransmission = (u64, usize, usize, Vec<(usize, bool)>);
 
 impl Rebuild {
     fn slot(&self, ev: Ev) -> Option<usize> {
@@ -230,10 +265,18 @@ impl Rebuild {
             let sample = at.saturating_sub(t.at);
             let s = &mut self.srtt[t.slot];
             *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
+            let sample = sample + self.lag;
+            let s = &mut self.srtt_hi[t.slot];
+            *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
         }
     }
 
     fn input(&mut self, i: &In<'_>) {
+        self.input_frame(i);
+        self.history.push((i.at, self.srtt.clone(), self.srtt_hi.clone()));
+    }
+
+    fn input_frame(&mut self, i: &In<'_>) {
         let Some(d) = i.frame.as_ref().map(|f| &f.d) else { return };
         let at = i.at;
         if let (Some(b), Some(seth)) = (d.bth, d.ext.seth) {
@@ -286,6 +329,11 @@ impl Rebuild {
         let sample = r / 2 + f.min(r) / 2;
         let s = &mut self.srtt[slot];
         *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
+        let r = r + self.lag;
+        let f = self.srtt_hi.iter().copied().filter(|&x| x != 0).min().unwrap_or(r);
+        let sample = r / 2 + f.min(r) / 2;
+        let s = &mut self.srtt_hi[slot];
+        *s = if *s == 0 { sample.max(1) } else { (*s * 7 + sample) / 8 };
         self.probed[slot] = true;
     }
 
@@ -295,13 +343,28 @@ impl Rebuild {
             self.gap = Some(self.gap.map_or(x, |g| (3 * g + x) / 4));
         }
         (self.run_time, self.run_sends) = (0, 0);
-        let rtts: Vec<u64> = (0..self.wire.len())
-            .map(|i| match self.srtt[i] {
-                0 => {
-                    let oldest = self.txs.values().filter(|t| t.slot == i && !t.arrived);
-                    oldest.map(|t| now.saturating_sub(t.at)).max().unwrap_or(0)
-                }
-                s => s,
+        let judged = |i: usize, s: u64| match s {
+            0 => {
+                let oldest = self.txs.values().filter(|t| t.slot == i && !t.arrived);
+                oldest.map(|t| now.saturating_sub(t.at)).max().unwrap_or(0)
+            }
+            s => s,
+        };
+        let rtts: Vec<u64> = (0..self.wire.len()).map(|i| judged(i, self.srtt[i])).collect();
+        // The states a device late by up to `lag` may have acted on: the one before the
+        // last `lag` ns and every one within them.
+        let from = now.saturating_sub(self.lag);
+        let n = self.wire.len();
+        let zero = (0, vec![0; n], vec![0; n]);
+        let before = self.history.iter().rev().find(|(t, ..)| *t < from).unwrap_or(&zero);
+        let states: Vec<_> = std::iter::once(before)
+            .chain(self.history.iter().filter(|(t, ..)| (from..=now).contains(t)))
+            .collect();
+        let bounds = (0..n)
+            .map(|i| {
+                let lo = states.iter().map(|(_, s, _)| judged(i, s[i])).min().unwrap_or(0);
+                let hi = states.iter().map(|(_, _, h)| judged(i, h[i])).max().unwrap_or(0);
+                (lo.min(rtts[i]), hi.max(rtts[i]))
             })
             .collect();
         let window = self.own.min(self.peer_window);
@@ -316,6 +379,7 @@ impl Rebuild {
             window,
             shown: vec![None; n],
             mixed: false,
+            bounds,
         });
     }
 
@@ -328,7 +392,23 @@ impl Rebuild {
                 }
             }
             Kind::Data { psn, rtx: true, .. } => {
-                self.cursor = (slot + 1) % self.wire.len();
+                // A retransmission goes round the same EVs, past the one its PSN was lost
+                // on (SND-SPRAY-005, SND-RTX-002).
+                // It is kept apart from the evaluation: the round trips it is chosen by may
+                // have moved since.
+                let lost = self.txs.get(&psn).map(|t| t.slot);
+                let n = self.wire.len();
+                let mut shows: Vec<(usize, bool)> = (0..n)
+                    .map(|k| (self.cursor + k) % n)
+                    .take_while(|&i| i != slot)
+                    .filter(|&i| Some(i) != lost)
+                    .map(|i| (i, false))
+                    .collect();
+                shows.push((slot, true));
+                if let Some(k) = self.evals.len().checked_sub(1) {
+                    self.retransmissions.push((f.at, slot, k, shows));
+                }
+                self.cursor = (slot + 1) % n;
                 if let Some(t) = self.txs.get_mut(&psn) {
                     (t.at, t.slot, t.retransmitted) = (f.at, slot, true);
                 }
@@ -389,6 +469,16 @@ pub(super) fn rebuild(
     obs: &[Frame<'_>],
     peer: u32,
 ) -> Option<(Vec<Eval>, HashMap<u32, usize>)> {
+    rebuild_all(s, inputs, obs, peer).map(|(r, of_psn)| (r.evals, of_psn))
+}
+
+/// [`rebuild`], with the whole state at the end.
+fn rebuild_all(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+) -> Option<(Rebuild, HashMap<u32, usize>)> {
     let (local, evs) = followed(s, peer)?;
     let m = &s.manifest;
     let ipv4 = !m.link.is_ipv6();
@@ -413,6 +503,9 @@ pub(super) fn rebuild(
         own: m.nic.window(),
         peer_window: m.nic.window(),
         srtt: vec![0; n],
+        srtt_hi: vec![0; n],
+        history: Vec::new(),
+        lag: m.tolerances.late_ns / 2,
         probed: vec![false; n],
         txs: HashMap::new(),
         snd_una: q.initial_psn,
@@ -428,6 +521,7 @@ pub(super) fn rebuild(
         gap: None,
         in_use: 1,
         evals: Vec::new(),
+        retransmissions: Vec::new(),
     };
     let into = |i: &In<'_>| {
         matches!(i.input, Input::Frame { .. })
@@ -455,7 +549,7 @@ pub(super) fn rebuild(
         }
         r.note_refusal(*at);
     }
-    Some((r.evals, of_psn))
+    Some((r, of_psn))
 }
 
 /// The estimate that the device's choices contradict at its latest evaluation by `at` on
@@ -471,6 +565,89 @@ pub(super) fn contradicted_at(
 ) -> Option<Estimate> {
     let (evals, _) = rebuild(s, inputs, obs, peer)?;
     evals.iter().rev().find(|e| e.at <= at)?.contradicted()
+}
+
+/// Whether a device late on its inputs by up to `late_ns / 2` may have chosen the EV of
+/// its first transmission of `psn` on the window-fit QP whose packets carry `peer`: some
+/// round trips within the bounds of its evaluation give the choices it made there
+/// (CONF-CMP-048).
+pub(super) fn late_choice(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    psn: u32,
+) -> bool {
+    let Some((evals, of_psn)) = rebuild(s, inputs, obs, peer) else { return false };
+    of_psn.get(&psn).and_then(|&k| evals.get(k)).is_some_and(Eval::agrees_late)
+}
+
+/// Whether a device late on its inputs by up to `late_ns / 2` may have probed `ev` at
+/// `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by then
+/// agrees with round trips within their bounds and did not use `ev` (SND-SPRAY-009,
+/// CONF-CMP-048).
+pub(super) fn late_probe(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    at: u64,
+    ev: Ev,
+) -> bool {
+    late_eval(s, inputs, obs, peer, at, ev).is_some_and(|(e, slot)| e.shown[slot] != Some(true))
+}
+
+/// Whether a device late on its inputs by up to `late_ns / 2` may have retransmitted on
+/// `ev` at `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by
+/// then, which its choice of `ev` is part of, agrees with round trips within their bounds
+/// (SND-SPRAY-005, CONF-CMP-048).
+pub(super) fn late_retransmission(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    at: u64,
+    ev: Ev,
+) -> bool {
+    let Some((_, evs)) = followed(s, peer) else { return false };
+    let ipv4 = !s.manifest.link.is_ipv6();
+    let Some(slot) =
+        evs.iter().position(|x| (if ipv4 { Ev::from_halves(x.high(), 0) } else { *x }) == ev)
+    else {
+        return false;
+    };
+    let Some((r, _)) = rebuild_all(s, inputs, obs, peer) else { return false };
+    let Some((_, _, k, shows)) =
+        r.retransmissions.iter().find(|(t, sl, ..)| *t == at && *sl == slot)
+    else {
+        return false;
+    };
+    let Some(mut e) = r.evals.get(*k).cloned() else { return false };
+    for &(i, within) in shows {
+        e.mixed |= e.shown[i] == Some(!within);
+        e.shown[i] = Some(within);
+    }
+    e.agrees_late()
+}
+
+/// The latest evaluation by `at` of the window-fit QP whose packets carry `peer`, when
+/// some round trips within its bounds give the device's choices there, and the slot of
+/// `ev` in its profile.
+fn late_eval(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    peer: u32,
+    at: u64,
+    ev: Ev,
+) -> Option<(Eval, usize)> {
+    let (_, evs) = followed(s, peer)?;
+    let ipv4 = !s.manifest.link.is_ipv6();
+    let slot =
+        evs.iter().position(|x| (if ipv4 { Ev::from_halves(x.high(), 0) } else { *x }) == ev)?;
+    let (evals, _) = rebuild(s, inputs, obs, peer)?;
+    let e = evals.into_iter().rev().find(|e| e.at <= at)?;
+    e.agrees_late().then_some((e, slot))
 }
 
 /// The estimate that the device's choices contradict around its first transmission of
@@ -499,6 +676,7 @@ mod tests {
             window: 128,
             shown: shown.to_vec(),
             mixed: false,
+            bounds: rtts.iter().map(|&r| (r, r)).collect(),
         }
     }
 
@@ -552,6 +730,27 @@ mod tests {
         assert_eq!(limit(&[2_000, 2_050, 4_000], Some(1_000.0), 128), u64::MAX);
         // An EV with neither a sample nor anything in flight: unbounded.
         assert_eq!(limit(&[2_000, 0], None, 128), u64::MAX);
+    }
+
+    /// A device late on its inputs may hold round trips up to the lag longer: its choices
+    /// pass when some round trips within the bounds give them, and only then.
+    #[test]
+    fn a_late_device_is_judged_within_its_bounds() {
+        let (y, n) = (Some(true), Some(false));
+        let late = |shown: &[Option<bool>], lag: u64| {
+            let mut e = eval(&[2_000, 2_050, 2_100, 4_000], &[false; 4], None, shown);
+            e.bounds = e.rtts.iter().map(|&r| (r, r + lag)).collect();
+            e.agrees_late()
+        };
+        // The rebuilt round trips keep the three fast EVs; up to 1 us longer samples may
+        // leave the second and third out.
+        assert!(late(&[y, y, y, n], 0));
+        assert!(!late(&[y, n, n, n], 0));
+        assert!(late(&[y, n, n, n], 1_000));
+        // A lag of 100 ns cannot leave the fastest out while a slower one is used; one of
+        // 1 us can.
+        assert!(!late(&[n, y, n, n], 100));
+        assert!(late(&[n, y, n, n], 1_000));
     }
 
     #[test]

@@ -143,7 +143,11 @@ pub(super) fn judge(
             Kind::Probe { qp } => {
                 let local = local_of.get(&qp).copied();
                 let failed = local.and_then(|l| failed_at.get(&l)).copied();
-                probe_blame(scenario, inputs, obs_frames, local, failed, qp, of)
+                match probe_blame(scenario, inputs, obs_frames, local, failed, qp, of) {
+                    Some(rule) => rule,
+                    // A window-fit probe that a device late on its inputs may send.
+                    None => continue,
+                }
             }
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
@@ -163,9 +167,10 @@ pub(super) fn judge(
 
 /// The rule an unexpected probe breaks, once a probe of a QP in the error state that a
 /// command asked for has been named. The device's own CPU half is judged by
-/// `own_probe_rule`; else a probe of an EV that a window-fit limit worked out from a wrong
-/// estimate left out is named by that estimate (SND-SPRAY-009 follows from the limit),
-/// and any other by `probe_rule`.
+/// `own_probe_rule`. `None` for a probe of a window-fit QP that estimates within a late
+/// device's bounds give (CONF-CMP-048.c); else a probe of an EV that a window-fit limit
+/// worked out from a wrong estimate left out is named by that estimate (SND-SPRAY-009
+/// follows from the limit), and any other by `probe_rule`.
 fn probe_blame(
     scenario: &Scenario,
     inputs: &[In<'_>],
@@ -174,17 +179,20 @@ fn probe_blame(
     failed: Option<u64>,
     qp: u32,
     of: &Frame<'_>,
-) -> (&'static str, &'static str) {
+) -> Option<(&'static str, &'static str)> {
     if scenario.manifest.cpu == CpuHalf::Device {
-        return own_probe_rule(inputs, obs, local, failed, qp, of);
+        return Some(own_probe_rule(inputs, obs, local, failed, qp, of));
     }
-    match super::fit::contradicted_at(scenario, inputs, obs, qp, of.at) {
+    if super::fit::late_probe(scenario, inputs, obs, qp, of.at, of.ev) {
+        return None;
+    }
+    Some(match super::fit::contradicted_at(scenario, inputs, obs, qp, of.at) {
         Some(est) => (
             est.clause().id(),
             "a probe of an EV that the window-fit limit left out by a wrong estimate",
         ),
         None => probe_rule(scenario, inputs, local, of.at, scenario.manifest.tolerances.late_ns),
-    }
+    })
 }
 
 /// The rule a data packet of the device's own CPU half breaks when it went out on an EV a

@@ -32,7 +32,11 @@ pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'st
 /// ([`estimate`]), named by the wrong estimate that gives it when one does; and every other
 /// data packet and probe the EV of the record it matches (`CONF-CMP-048`).
 ///
-/// A first transmission of a `window-fit` QP is named, when the judge can tell, by the
+/// A data packet or probe of a `window-fit` QP may take another EV than its record when
+/// some round trips within the bounds a device late on its inputs may hold give the
+/// device's own choices (`fit::late_choice`, `fit::late_probe`,
+/// `fit::late_retransmission`). A first transmission of a `window-fit` QP is named, when
+/// the judge can tell, by the
 /// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
 /// `SND-SPRAY-007` or `SND-SPRAY-010`.
 pub(in crate::judge) fn judge_exact(
@@ -88,7 +92,21 @@ pub(in crate::judge) fn judge_exact(
             continue;
         }
         let Some(req) = policy_requirement(policy, probe) else { continue };
-        if ef.ev != of.ev {
+        // A device late on its inputs may choose another EV of a window-fit QP, or probe
+        // another, when some estimate within the lag's bounds gives that choice.
+        let late_ok = |ev_of: &Frame<'_>| match ev_of.kind {
+            Kind::Data { psn, rtx: false, .. } => {
+                super::super::fit::late_choice(scenario, inputs, obs, qp, psn)
+            }
+            Kind::Probe { .. } => {
+                super::super::fit::late_probe(scenario, inputs, obs, qp, ev_of.at, ev_of.ev)
+            }
+            Kind::Data { rtx: true, .. } => super::super::fit::late_retransmission(
+                scenario, inputs, obs, qp, ev_of.at, ev_of.ev,
+            ),
+            _ => false,
+        };
+        if ef.ev != of.ev && !(policy == SprayPolicy::WindowFit && late_ok(of)) {
             let (req, what) = match backoff_mistimed(scenario, ef, of) {
                 Some(nacked) => (
                     "SND-NACK-004.a",
