@@ -482,7 +482,7 @@ fn rebuild_all(
     let (local, evs) = followed(s, peer)?;
     let m = &s.manifest;
     let ipv4 = !m.link.is_ipv6();
-    let wire = evs.iter().map(|e| if ipv4 { Ev::from_halves(e.high(), 0) } else { *e }).collect();
+    let wire = evs.iter().map(|&e| super::wire_ev(ipv4, e)).collect();
     let q = s.injects().find_map(|r| match &r.body {
         Body::Host { command: HostCommand::CreateQp(q) } if q.qpn.value() == local => Some(q),
         _ => None,
@@ -609,13 +609,7 @@ pub(super) fn late_retransmission(
     at: u64,
     ev: Ev,
 ) -> bool {
-    let Some((_, evs)) = followed(s, peer) else { return false };
-    let ipv4 = !s.manifest.link.is_ipv6();
-    let Some(slot) =
-        evs.iter().position(|x| (if ipv4 { Ev::from_halves(x.high(), 0) } else { *x }) == ev)
-    else {
-        return false;
-    };
+    let Some(slot) = slot_of(s, peer, ev) else { return false };
     let Some((r, _)) = rebuild_all(s, inputs, obs, peer) else { return false };
     let Some((_, _, k, shows)) =
         r.retransmissions.iter().find(|(t, sl, ..)| *t == at && *sl == slot)
@@ -630,6 +624,13 @@ pub(super) fn late_retransmission(
     e.agrees_late()
 }
 
+/// The slot in its profile of `ev`, as a frame carries it, of the window-fit QP whose
+/// packets carry `peer`.
+fn slot_of(s: &Scenario, peer: u32, ev: Ev) -> Option<usize> {
+    let ipv4 = !s.manifest.link.is_ipv6();
+    followed(s, peer)?.1.into_iter().position(|x| super::wire_ev(ipv4, x) == ev)
+}
+
 /// The latest evaluation by `at` of the window-fit QP whose packets carry `peer`, when
 /// some round trips within its bounds give the device's choices there, and the slot of
 /// `ev` in its profile.
@@ -641,10 +642,7 @@ fn late_eval(
     at: u64,
     ev: Ev,
 ) -> Option<(Eval, usize)> {
-    let (_, evs) = followed(s, peer)?;
-    let ipv4 = !s.manifest.link.is_ipv6();
-    let slot =
-        evs.iter().position(|x| (if ipv4 { Ev::from_halves(x.high(), 0) } else { *x }) == ev)?;
+    let slot = slot_of(s, peer, ev)?;
     let (evals, _) = rebuild(s, inputs, obs, peer)?;
     let e = evals.into_iter().rev().find(|e| e.at <= at)?;
     e.agrees_late().then_some((e, slot))

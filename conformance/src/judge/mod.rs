@@ -630,6 +630,12 @@ fn acks_into(
         .collect()
 }
 
+/// An EV of a QP's profile as its frames carry it: over IPv4 only bits 31:16 travel, in the
+/// UDP source port (ENC-EV-002, ENC-EV-003).
+fn wire_ev(ipv4: bool, ev: openrdma_codec::Ev) -> openrdma_codec::Ev {
+    if ipv4 { openrdma_codec::Ev::from_halves(ev.high(), 0) } else { ev }
+}
+
 /// Maps peer QP numbers to the device's QP numbers, from the QPs the scenario creates
 /// (`timeline::peers`, as bare numbers for the checks' keys).
 fn peer_map(scenario: &Scenario) -> HashMap<u32, u32> {

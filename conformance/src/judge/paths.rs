@@ -282,7 +282,7 @@ fn tracked(scenario: &Scenario, inputs: &[In<'_>], obs: &[Frame<'_>]) -> Option<
     let hold = m.nic.skip_hold.as_nanos() as u64;
     let window = m.nic.window();
     let ipv4 = !m.link.is_ipv6();
-    let wire_of = |ev: Ev| if ipv4 { Ev::from_halves(ev.high(), 0) } else { ev };
+    let wire_of = |ev: Ev| super::wire_ev(ipv4, ev);
     // The device's QPs by the peer QPN their packets carry, and its QPNs.
     let mut qps: HashMap<u32, Qp> = HashMap::new();
     let mut peer_of: HashMap<u32, u32> = HashMap::new();
@@ -321,7 +321,7 @@ fn input_events(
     window: u32,
     ipv4: bool,
 ) -> (Claims, Vec<Event>) {
-    let wire_of = |ev: Ev| if ipv4 { Ev::from_halves(ev.high(), 0) } else { ev };
+    let wire_of = |ev: Ev| super::wire_ev(ipv4, ev);
     let none: Vec<Sent> = Vec::new();
     let sent_of = |peer: u32| sent.get(&peer).unwrap_or(&none);
 
