@@ -804,6 +804,63 @@ mod tests {
         assert!(f.is_empty());
     }
 
+    /// The line's run of packets due is handed over in order, up to the first one not due
+    /// or not taken, each dropped once taken, across the ring's wrap; nothing is while a
+    /// packet waits in the heap, which might come first.
+    #[test]
+    fn the_lines_due_run_is_taken_in_one_pass() {
+        let mut f = InFlight::new();
+        let mut seen = Vec::new();
+        for (id, at) in [(1, 5), (2, 5), (3, 6), (4, 8)] {
+            f.push(Timestamp(at), id);
+        }
+        f.take_line_due(Timestamp(6), |&id| {
+            seen.push(id);
+            id != 3
+        });
+        assert_eq!(seen, [1, 2, 3]);
+        assert_eq!((f.len(), f.next_at()), (2, Some(Timestamp(6))));
+        seen.clear();
+        f.take_line_due(Timestamp(7), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!((seen.as_slice(), f.len()), ([3].as_slice(), 1));
+        f.push(Timestamp(7), 5);
+        f.take_line_due(Timestamp(9), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!((seen.as_slice(), f.len()), ([3].as_slice(), 2));
+        assert_eq!(f.pop_due(Timestamp(9)), Some(5));
+        f.take_line_due(Timestamp(9), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!(seen, [3, 4]);
+        assert!(f.is_empty());
+        // Nothing is taken from an empty line, whose slots still hold the packets taken.
+        f.take_line_due(Timestamp(9), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!(seen, [3, 4]);
+        // Rounds of ten packets go round the ring of sixteen slots.
+        for round in 0..5 {
+            let ids: Vec<u32> = (0..10).map(|i| 100 * round + i).collect();
+            for &id in &ids {
+                f.push(Timestamp(10 + u64::from(round)), id);
+            }
+            seen.clear();
+            f.take_line_due(Timestamp(10 + u64::from(round)), |&id| {
+                seen.push(id);
+                true
+            });
+            assert_eq!(seen, ids);
+            assert!(f.is_empty());
+        }
+    }
+
     /// Packets due no earlier than the last one put in wait in the line, never in the
     /// heap, whether the line is empty or not: that is the cheap path of every fabric
     /// whose delays do not shrink. One that overtakes waits in the heap.
