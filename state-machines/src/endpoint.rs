@@ -244,11 +244,12 @@ impl<C: RecoveryCpu> Endpoint<C> {
         loop {
             match self.phase {
                 Phase::Transmit => {
-                    if sink.room() {
+                    // Packet after packet without going round the phases.
+                    while sink.room() {
                         match sink.transmit(&mut self.nic, now) {
-                            Took::Taken => continue,
+                            Took::Taken => {}
                             Took::Out(out) => return Ok(Some(out)),
-                            Took::Nothing => {}
+                            Took::Nothing => break,
                         }
                     }
                     self.phase = Phase::Event;

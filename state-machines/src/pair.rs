@@ -277,29 +277,31 @@ impl<P> InFlight<P> {
     /// Puts `packet` in flight, to arrive at `at` after everything already due then.
     #[inline(always)]
     pub fn push(&mut self, at: Timestamp, packet: P) {
-        let seq = self.seq + 1;
-        *self.staged() = Some(Waiting { at, seq, packet });
+        let (seq, slot) = self.staged();
+        *slot = Some(Waiting { at, seq, packet });
         self.commit(at);
     }
 
     /// The slot after the line's last, where a packet is staged before it is put in
-    /// flight ([`InFlight::commit`]): the caller writes it there, with its arrival and the
-    /// order it is put in (one more than the last), or leaves it to be dropped when the
-    /// slot is reused.
+    /// flight ([`InFlight::commit`]), with the order it is put in (one more than the
+    /// last staged): the caller writes it there, with its arrival and that order, or
+    /// leaves it to be dropped when the slot is reused. (Orders left unused only leave
+    /// gaps: the order of the others is kept.)
     #[inline(always)]
-    fn staged(&mut self) -> &mut Option<Waiting<P>> {
-        if self.len == self.ring.len() {
+    fn staged(&mut self) -> (u64, &mut Option<Waiting<P>>) {
+        // `>=`, not `==`: the ring is then known not to be empty, and the slot in it.
+        if self.len >= self.ring.len() {
             self.grow();
         }
+        self.seq += 1;
         let i = self.at(self.len);
-        &mut self.ring[i]
+        (self.seq, &mut self.ring[i])
     }
 
     /// Puts the packet staged in [`InFlight::staged`], due at `at`, in flight, after
     /// everything already due then.
     #[inline(always)]
     fn commit(&mut self, at: Timestamp) {
-        self.seq += 1;
         if self.len == 0 || self.last <= at {
             self.len += 1;
             self.last = at;
@@ -413,6 +415,28 @@ impl<P> InFlight<P> {
         line.filter(|w| w.at <= now).map(|w| (&w.packet, Head::Line))
     }
 
+    /// Hands the line's packets due at or before `now` to `take`, in order, each dropped
+    /// where it waits once taken, while no packet waits in the heap (which might come
+    /// first) and `take` takes them (gives `true`). The line's place is kept in locals
+    /// meanwhile: `take` cannot put a packet in flight, so nothing moves.
+    #[inline(always)]
+    fn take_line_due(&mut self, now: Timestamp, mut take: impl FnMut(&P) -> bool) {
+        if !self.heap.is_empty() {
+            return;
+        }
+        let mask = self.ring.len().wrapping_sub(1);
+        let (mut head, mut len) = (self.head, self.len);
+        while len > 0 {
+            let Some(Some(w)) = self.ring.get(head) else { break };
+            if w.at > now || !take(&w.packet) {
+                break;
+            }
+            head = (head + 1) & mask;
+            len -= 1;
+        }
+        (self.head, self.len) = (head, len);
+    }
+
     /// Drops the next packet, due or not, where it waits.
     #[inline(always)]
     pub fn discard_next(&mut self) {
@@ -453,8 +477,8 @@ impl InFlight<Flight> {
     /// from where the NIC gave it, into the slot), then its arrival.
     #[inline(always)]
     fn stage_flight(&mut self, to: u8) -> &mut Waiting<Flight> {
-        let seq = self.seq + 1;
-        let w = match self.staged() {
+        let (seq, slot) = self.staged();
+        let w = match slot {
             Some(w) => w,
             slot => {
                 let f = Flight { t: None, hop: 0, to, way: Way::Arrive };
@@ -462,7 +486,8 @@ impl InFlight<Flight> {
             }
         };
         w.seq = seq;
-        (w.packet.hop, w.packet.to, w.packet.way) = (0, to, Way::Arrive);
+        // The hop is read only on the way to a hop, where it is written.
+        (w.packet.to, w.packet.way) = (to, Way::Arrive);
         w
     }
 }
@@ -487,6 +512,25 @@ fn put(flights: &mut InFlight<Flight>, to: usize, mut t: Transmit, fate: Fate) {
         }
         Fate::Hop { at, hop } => flights.push(at, Flight { t: Some(t), hop, to, way: Way::Hop }),
     }
+}
+
+/// Hands `f`, due at `now`, to its endpoint if it arrives intact, and gives that
+/// endpoint; gives `None`, and leaves it, when it is corrupt or reaches a hop instead.
+#[inline(always)]
+fn hand_over<F: Fabric, C: RecoveryCpu>(
+    eps: &mut [Endpoint<C>; 2],
+    fabric: &mut F,
+    now: Timestamp,
+    f: &Flight,
+) -> Option<usize> {
+    let (Way::Arrive, Some(t)) = (f.way, &f.t) else { return None };
+    let (to, ev, packet) = (usize::from(f.to & 1), t.ev, &t.packet);
+    fabric.arrive(now, to, ev, packet);
+    fabric.calling(now, to, Call::Packet(ev, packet));
+    if let Err(e) = eps[to].handle_packet(now, ev, packet) {
+        fabric.refused(now, to, e);
+    }
+    Some(to)
 }
 
 /// Where the drain of endpoint `k` of a [`Pair`] puts its outputs: packets to the fabric
@@ -697,18 +741,27 @@ impl<F: Fabric, C: RecoveryCpu> Pair<F, C> {
         }
         let batch = self.fabric.batch();
         // A packet that arrives is handed over where it waits, then dropped.
-        while let Some((f, head)) = self.flights.due(now) {
-            let (Way::Arrive, Some(t)) = (f.way, &f.t) else {
+        loop {
+            if batch {
+                // Nothing is put in flight until the drain: the line's run of packets due
+                // now is handed over in one pass, the endpoints given one noted in `given`.
+                let Pair { eps, fabric, flights, .. } = self;
+                let mut given = [false; 2];
+                flights.take_line_due(now, |f| {
+                    hand_over(eps, fabric, now, f).map(|to| given[to] = true).is_some()
+                });
+                for (at, given) in self.drained_at.iter_mut().zip(given) {
+                    if given {
+                        *at = None;
+                    }
+                }
+            }
+            let Some((f, head)) = self.flights.due(now) else { break };
+            let Some(to) = hand_over(&mut self.eps, &mut self.fabric, now, f) else {
                 self.hop_or_lose(now);
                 continue;
             };
-            let (to, ev, packet) = (usize::from(f.to & 1), t.ev, &t.packet);
-            self.fabric.arrive(now, to, ev, packet);
-            self.fabric.calling(now, to, Call::Packet(ev, packet));
             self.drained_at[to] = None;
-            if let Err(e) = self.eps[to].handle_packet(now, ev, packet) {
-                self.fabric.refused(now, to, e);
-            }
             self.flights.discard(head);
             if !batch {
                 self.drain_due()?;
@@ -749,6 +802,63 @@ mod tests {
         }
         assert_eq!(order, [10, 6, 8, 9]);
         assert!(f.is_empty());
+    }
+
+    /// The line's run of packets due is handed over in order, up to the first one not due
+    /// or not taken, each dropped once taken, across the ring's wrap; nothing is while a
+    /// packet waits in the heap, which might come first.
+    #[test]
+    fn the_lines_due_run_is_taken_in_one_pass() {
+        let mut f = InFlight::new();
+        let mut seen = Vec::new();
+        for (id, at) in [(1, 5), (2, 5), (3, 6), (4, 8)] {
+            f.push(Timestamp(at), id);
+        }
+        f.take_line_due(Timestamp(6), |&id| {
+            seen.push(id);
+            id != 3
+        });
+        assert_eq!(seen, [1, 2, 3]);
+        assert_eq!((f.len(), f.next_at()), (2, Some(Timestamp(6))));
+        seen.clear();
+        f.take_line_due(Timestamp(7), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!((seen.as_slice(), f.len()), ([3].as_slice(), 1));
+        f.push(Timestamp(7), 5);
+        f.take_line_due(Timestamp(9), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!((seen.as_slice(), f.len()), ([3].as_slice(), 2));
+        assert_eq!(f.pop_due(Timestamp(9)), Some(5));
+        f.take_line_due(Timestamp(9), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!(seen, [3, 4]);
+        assert!(f.is_empty());
+        // Nothing is taken from an empty line, whose slots still hold the packets taken.
+        f.take_line_due(Timestamp(9), |&id| {
+            seen.push(id);
+            true
+        });
+        assert_eq!(seen, [3, 4]);
+        // Rounds of ten packets go round the ring of sixteen slots.
+        for round in 0..5 {
+            let ids: Vec<u32> = (0..10).map(|i| 100 * round + i).collect();
+            for &id in &ids {
+                f.push(Timestamp(10 + u64::from(round)), id);
+            }
+            seen.clear();
+            f.take_line_due(Timestamp(10 + u64::from(round)), |&id| {
+                seen.push(id);
+                true
+            });
+            assert_eq!(seen, ids);
+            assert!(f.is_empty());
+        }
     }
 
     /// Packets due no earlier than the last one put in wait in the line, never in the

@@ -204,14 +204,41 @@ fn a_corrupt_packet_is_lost_at_the_receivers_edge() {
             _ => Fate::Deliver { at, ev: t.ev },
         }
     }
-    let mut p = pair(3, Log::new(corrupt_psn_1));
+    // Whether the arrivals are drained one by one or in a batch.
+    for batch in [false, true] {
+        let mut log = Log::new(corrupt_psn_1);
+        log.batch = batch;
+        let mut p = pair(3, log);
+        assert_eq!(run(&mut p), RunEnd::Idle);
+        let data_in: Vec<_> = p.fabric.arrived.iter().filter(|a| a.2.is_some()).collect();
+        assert_eq!(data_in, [&(1_000, 1, Some(0)), &(1_000, 1, Some(2))]);
+        let calls = &p.fabric.calls;
+        assert!(!calls.iter().any(|c| c.2 == "packet Some(1)"), "{calls:?}");
+        assert_eq!(p.fabric.placed(), [0, 2]);
+        assert!(p.fabric.hops.is_empty(), "{:?}", p.fabric.hops);
+        assert_eq!(p.in_flight(), 0);
+    }
+}
+
+/// In a batch, an endpoint already drained at the instant its packets arrive is drained
+/// again after them: here every packet arrives the instant it is sent.
+#[test]
+fn a_batch_to_an_endpoint_drained_at_its_instant_is_drained_again() {
+    fn at_once(now: Timestamp, _: usize, t: &Transmit) -> Fate {
+        Fate::Deliver { at: now, ev: t.ev }
+    }
+    let mut log = Log::new(at_once);
+    log.batch = true;
+    let mut p = pair(2, log);
     assert_eq!(run(&mut p), RunEnd::Idle);
-    let data_in: Vec<_> = p.fabric.arrived.iter().filter(|a| a.2.is_some()).collect();
-    assert_eq!(data_in, [&(1_000, 1, Some(0)), &(1_000, 1, Some(2))]);
-    assert!(!p.fabric.calls.iter().any(|c| c.2 == "packet Some(1)"), "{:?}", p.fabric.calls);
-    assert_eq!(p.fabric.placed(), [0, 2]);
-    assert!(p.fabric.hops.is_empty(), "{:?}", p.fabric.hops);
-    assert_eq!(p.in_flight(), 0);
+    let at_zero = p.fabric.packets_and_drains_at(0);
+    // Both are drained first; then the packets arrive at endpoint 1, and it is drained.
+    assert_eq!(
+        &at_zero[..5],
+        [(0, "drain"), (1, "drain"), (1, "packet Some(0)"), (1, "packet Some(1)"), (1, "drain")]
+    );
+    assert_eq!(p.fabric.placed(), [0, 1]);
+    assert_eq!(p.fabric.flags(0), [Side::Requester]);
 }
 
 /// A packet sent to a hop gets the rest of its fate there, from the fabric, which is told
