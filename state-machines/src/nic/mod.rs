@@ -192,6 +192,16 @@ impl Events {
     }
 }
 
+/// The earlier of two optional times; either one when the other is absent.
+#[inline(always)]
+fn earlier(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
 /// A reference NIC.
 #[derive(Debug)]
 pub struct Nic {
@@ -365,13 +375,9 @@ impl Nic {
     #[inline(always)]
     fn qp_deadline(&self, i: usize) -> Option<Timestamp> {
         let q = &self.qps[i];
-        let mut t = q.resp.sack_deadline;
-        let deadlines =
-            [q.req.rtx_deadline(), q.req.skip_deadline(self.cfg.skip_hold), q.req.tail_deadline()];
-        for d in deadlines.into_iter().flatten() {
-            t = Some(t.map_or(d, |x| x.min(d)));
-        }
-        t
+        let t = earlier(q.resp.sack_deadline, q.req.rtx_deadline());
+        let t = earlier(t, q.req.skip_deadline(self.cfg.skip_hold));
+        earlier(t, q.req.tail_deadline())
     }
 
     /// Applies one recorded input: the entry point for replaying a trace. Returns the

@@ -11,6 +11,8 @@ struct Accepted {
     offset: u32,
     slot: u16,
     is_last: bool,
+    /// The payload's length, read once.
+    len: u32,
 }
 
 impl Nic {
@@ -173,23 +175,30 @@ impl Nic {
             return Err(PeerViolation::RemoteAccess { qpn, rkey: w.reth.rkey, va: w.reth.va, len });
         }
         let is_imm = op.has_immediate();
-        let slot = self.check_message(i, w, is_imm)?;
-        let limit = self.cfg.wwi_limit;
-        let rq_ahead = w.meth.rqmsn.forward_from(self.qps[i].resp.delivered_rqmsn);
-        if is_last && is_imm && rq_ahead > limit && rq_ahead < 0x8000 {
-            self.send_nack(i, ev, psn, NackReason::UNEXP_EVENT, ts);
-            self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
-            return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
+        let slot = self.check_message(i, w, is_imm, len)?;
+        if is_last && is_imm {
+            let limit = self.cfg.wwi_limit;
+            let rq_ahead = w.meth.rqmsn.forward_from(self.qps[i].resp.delivered_rqmsn);
+            if rq_ahead > limit && rq_ahead < 0x8000 {
+                self.send_nack(i, ev, psn, NackReason::UNEXP_EVENT, ts);
+                self.fail_qp(now, i, CompletionStatus::FATAL_NACK, "WWI-LIMIT-002");
+                return Err(PeerViolation::WwiLimit { qpn, rqmsn: w.meth.rqmsn, limit });
+            }
         }
-        Ok(Accepted { offset, slot, is_last })
+        Ok(Accepted { offset, slot, is_last, len })
     }
 
     /// Where the Write's message stands in its retirement domain, and whether the packet
     /// agrees with what earlier packets of it said; returns its slot. `is_imm`: whether
-    /// its opcode carries an ImmDt.
-    fn check_message(&self, i: usize, w: &WritePacket, is_imm: bool) -> Result<u16, PeerViolation> {
+    /// its opcode carries an ImmDt; `len`: its payload's length.
+    fn check_message(
+        &self,
+        i: usize,
+        w: &WritePacket,
+        is_imm: bool,
+        len: u32,
+    ) -> Result<u16, PeerViolation> {
         let qpn = self.qps[i].cfg.qpn;
-        let len = w.payload.len();
         let msn = w.meth.msn;
         let table = &self.domains[self.qps[i].domain].table;
         let slot = match table.position(msn) {
@@ -234,7 +243,7 @@ impl Nic {
     ) {
         let qpn = self.qps[i].cfg.qpn;
         let psn = w.bth.psn;
-        let len = w.payload.len();
+        let len = at.len;
         let msn = w.meth.msn;
         let is_last = at.is_last;
         let out_of_order = self.qps[i].resp.accept(at.offset, len);

@@ -254,6 +254,35 @@ pub(crate) struct Fatal {
     pub(crate) nak_syndrome: Option<u8>,
 }
 
+/// The Write opcode of a packet, indexed by whether it is its message's first packet (bit
+/// 0), its last (bit 1), and whether the message carries an immediate (bit 2).
+const WRITE_OPCODES: [Opcode; 8] = [
+    Opcode::MRC_WRITE_MIDDLE,
+    Opcode::MRC_WRITE_FIRST,
+    Opcode::MRC_WRITE_LAST,
+    Opcode::MRC_WRITE_ONLY,
+    Opcode::MRC_WRITE_MIDDLE,
+    Opcode::MRC_WRITE_FIRST,
+    Opcode::MRC_WRITE_LAST_IMM,
+    Opcode::MRC_WRITE_ONLY_IMM,
+];
+
+/// Which PSNs carry AckReq: one of every N, worked out once as a mask when N is a power of
+/// two (as it is by default), else by a division.
+#[derive(Debug, Clone, Copy)]
+enum AckReqEvery {
+    /// N - 1, N a power of two.
+    Mask(u32),
+    /// N, at least 1.
+    Every(u32),
+}
+
+impl AckReqEvery {
+    fn new(n: u32) -> AckReqEvery {
+        if n.is_power_of_two() { AckReqEvery::Mask(n - 1) } else { AckReqEvery::Every(n) }
+    }
+}
+
 /// The requester state of one QP.
 #[derive(Debug)]
 pub(crate) struct Requester {
@@ -263,7 +292,7 @@ pub(crate) struct Requester {
     window: u32,
     /// The peer's advertised MPR window in packets (dynamic MPR).
     peer_window: u32,
-    ack_req_every: u32,
+    ack_req_every: AckReqEvery,
     timestamps: bool,
     wwi_limit: u16,
     cc: CongestionControl,
@@ -309,7 +338,7 @@ impl Requester {
             pmtu: nic.pmtu,
             window: nic.window(),
             peer_window: nic.window(),
-            ack_req_every: nic.ack_req_every,
+            ack_req_every: AckReqEvery::new(nic.ack_req_every),
             timestamps: nic.timestamps,
             wwi_limit: nic.wwi_limit,
             cc: qp.cc,
@@ -624,14 +653,8 @@ impl Requester {
         let msg = &self.msgs[msg_idx];
         let last = seg + 1 == msg.npkts;
         let imm = msg.is_wwi();
-        let opcode = match (seg == 0, last, imm) {
-            (true, true, false) => Opcode::MRC_WRITE_ONLY,
-            (true, true, true) => Opcode::MRC_WRITE_ONLY_IMM,
-            (true, false, _) => Opcode::MRC_WRITE_FIRST,
-            (false, false, _) => Opcode::MRC_WRITE_MIDDLE,
-            (false, true, false) => Opcode::MRC_WRITE_LAST,
-            (false, true, true) => Opcode::MRC_WRITE_LAST_IMM,
-        };
+        let opcode =
+            WRITE_OPCODES[usize::from(seg == 0) | usize::from(last) << 1 | usize::from(imm) << 2];
         let offset = u64::from(seg) * u64::from(self.pmtu);
         let len =
             if msg.wr.length == 0 { 0 } else { (msg.wr.length - seg * self.pmtu).min(self.pmtu) };
@@ -658,12 +681,13 @@ impl Requester {
         })
     }
 
-    /// Whether `psn` is one of every `ack_req_every` PSNs that carry AckReq (a mask rather
-    /// than a division when the period is a power of two, as it is by default).
-    #[inline]
+    /// Whether `psn` is one of every `ack_req_every` PSNs that carry AckReq.
+    #[inline(always)]
     fn ack_req_due(&self, psn: Psn) -> bool {
-        let n = self.ack_req_every;
-        if n.is_power_of_two() { psn.value() & (n - 1) == 0 } else { psn.value() % n == 0 }
+        match self.ack_req_every {
+            AckReqEvery::Mask(m) => psn.value() & m == 0,
+            AckReqEvery::Every(n) => psn.value() % n == 0,
+        }
     }
 
     /// Messages whose packets were all sent, still waiting for their transport ACK.
