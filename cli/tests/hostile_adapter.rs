@@ -67,6 +67,29 @@ fn device_ended(dir: &Path) -> Result<(), String> {
     ended(dir, "device.pid")
 }
 
+/// The device failure of the one scenario of the JSON report `r.json`.
+fn reported_error(dir: &Path) -> Result<(String, String), String> {
+    let text = std::fs::read_to_string(dir.join("r.json")).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let s = &v["scenarios"][0];
+    if s["divergences"] != 0 || !s["first_divergence"].is_null() {
+        return Err(format!("a divergence beside the device error: {s}"));
+    }
+    let kind = s["error"]["kind"].as_str().unwrap_or_default().to_string();
+    let message = s["error"]["message"].as_str().unwrap_or_default().to_string();
+    Ok((kind, message))
+}
+
+fn half_line_reported(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    let junit = std::fs::read_to_string(dir.join("r.xml")).map_err(|e| e.to_string())?;
+    let ok = kind == "crash"
+        && message.contains("exit status: 0")
+        && message.contains("21 bytes of a line without its newline")
+        && junit.contains("type=\"crash\"");
+    if ok { Ok(()) } else { Err(format!("reported as {kind}: {message}")) }
+}
+
 /// A device that starts a grandchild, says hello, and then waits forever.
 const SLOW: &str = "sleep 1000 &\necho $! > grandchild.pid\necho $$ > device.pid\nread line\necho '{DEV}'\nexec sleep 1000";
 
@@ -246,6 +269,16 @@ fn rows() -> Vec<Row> {
         )
         .code(1)
         .out("seq 7, expected 1"),
+        // A harness that stops in the middle of a line has crashed; it did not say a
+        // message (section 9.3).
+        device(
+            "device: half a line, then exit",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\nprintf '{{\"type\":\"outputs\",\"se'\nexit 0"),
+            &["--json", "r.json", "--junit", "r.xml"],
+        )
+        .code(1)
+        .out("device crash")
+        .after(half_line_reported),
         device("device: error answers", &format!("read line\necho '{DEV_HELLO}'\nwhile read line; do echo '{{\"type\":\"error\",\"message\":\"DMA stuck\"}}'; done"), &[])
             .code(1)
             .out("DMA stuck"),

@@ -11,7 +11,7 @@
 //! | what happens | error |
 //! |---|---|
 //! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
-//! | the child exits or closes its output | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
+//! | the child exits or closes its output, between lines or inside one | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
 //! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the message |
 //! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
 //! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
@@ -149,6 +149,9 @@ enum Incoming {
     Line(usize, Result<Message, ProtocolError>),
     /// The child closed its standard output.
     Eof,
+    /// The child closed its standard output in the middle of a line, after this many bytes
+    /// of it.
+    Cut(usize),
     /// Reading failed.
     Broken(String),
 }
@@ -338,7 +341,8 @@ impl ProcessDevice {
                 self.kill();
                 Err(e)
             }
-            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(what)),
+            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(what, None)),
+            Ok(Incoming::Cut(len)) => Err(self.exited(what, Some(len))),
             Ok(Incoming::Broken(e)) => {
                 self.kill();
                 Err(DeviceError::Failed(format!(
@@ -352,9 +356,11 @@ impl ProcessDevice {
         }
     }
 
-    /// The error for a child that closed its output: its exit status, if it exits in a
-    /// moment, and the last lines of its standard error.
-    fn exited(&mut self, what: &str) -> DeviceError {
+    /// The error for a child that closed its output (`cut`: in the middle of a line of
+    /// that many bytes): its exit status, if it exits in a moment, and the last lines of
+    /// its standard error. A line cut by the end of the output is the end of a device that
+    /// stopped, not a message: a crash, as an exit between two lines is.
+    fn exited(&mut self, what: &str, cut: Option<usize>) -> DeviceError {
         let Some(mut r) = self.running.take() else {
             return DeviceError::Failed("the device is not running".into());
         };
@@ -374,6 +380,11 @@ impl ProcessDevice {
         let tail: Vec<String> =
             r.stderr_tail.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default();
         let mut msg = format!("{how} while the runner waited for {what}");
+        if let Some(len) = cut {
+            msg.push_str(&format!(
+                ", its output ending in {len} bytes of a line without its newline"
+            ));
+        }
         if tail.is_empty() {
             msg.push_str("; its standard error is empty");
         } else {
@@ -561,9 +572,7 @@ fn spawn_reader<R: BufRead + Send + 'static>(mut stdout: R) -> Receiver<Incoming
                 Ok(LineRead::TooLong) => {
                     Incoming::Line(n, Err(ProtocolError::TooLong { max: MAX_LINE_LEN }))
                 }
-                Ok(LineRead::Unterminated) => {
-                    Incoming::Line(n, Err(ProtocolError::Unterminated { len: buf.len() }))
-                }
+                Ok(LineRead::Unterminated) => Incoming::Cut(buf.len()),
                 Err(e) => Incoming::Broken(e.to_string()),
             };
             let last = !matches!(item, Incoming::Line(_, Ok(_)));
