@@ -90,6 +90,15 @@ fn half_line_reported(dir: &Path) -> Result<(), String> {
     if ok { Ok(()) } else { Err(format!("reported as {kind}: {message}")) }
 }
 
+fn qpn_named(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    if kind == "protocol" && message.contains("field `outputs[0].output.event.qpn`") {
+        Ok(())
+    } else {
+        Err(format!("reported as {kind}: {message}"))
+    }
+}
+
 /// A device that starts a grandchild, says hello, and then waits forever.
 const SLOW: &str = "sleep 1000 &\necho $! > grandchild.pid\necho $$ > device.pid\nread line\necho '{DEV}'\nexec sleep 1000";
 
@@ -279,6 +288,15 @@ fn rows() -> Vec<Row> {
         .code(1)
         .out("device crash")
         .after(half_line_reported),
+        // A value out of range in an event is named by its path, not by serde's words alone.
+        device(
+            "device: a QPN beyond 32 bits is named",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\necho '{{\"type\":\"outputs\",\"seq\":1,\"outputs\":[{{\"at\":0,\"output\":{{\"kind\":\"event\",\"event\":{{\"event\":\"dma_write\",\"qpn\":1099511627776,\"psn\":0,\"msn\":0,\"va\":0,\"payload\":{{\"bytes\":\"00\"}}}}}}}}]}}'\nexec cat >/dev/null"),
+            &["--json", "r.json"],
+        )
+        .code(1)
+        .out("device protocol")
+        .after(qpn_named),
         device("device: error answers", &format!("read line\necho '{DEV_HELLO}'\nwhile read line; do echo '{{\"type\":\"error\",\"message\":\"DMA stuck\"}}'; done"), &[])
             .code(1)
             .out("DMA stuck"),
