@@ -99,6 +99,17 @@ fn qpn_named(dir: &Path) -> Result<(), String> {
     }
 }
 
+/// An error found in a line that decodes says where it is, as one in a line that does not.
+fn wrong_seq_located(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    let at = "line 3 of the device's output, waiting for the answer to advance seq 1";
+    if kind == "protocol" && message.contains(at) {
+        Ok(())
+    } else {
+        Err(format!("reported as {kind}: {message}"))
+    }
+}
+
 /// A device that starts a grandchild, says hello, and then waits forever.
 const SLOW: &str = "sleep 1000 &\necho $! > grandchild.pid\necho $$ > device.pid\nread line\necho '{DEV}'\nexec sleep 1000";
 
@@ -274,10 +285,11 @@ fn rows() -> Vec<Row> {
         device(
             "device: a wrong seq",
             &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\necho '{{\"type\":\"outputs\",\"seq\":7,\"outputs\":[]}}'\nexec cat >/dev/null"),
-            &[],
+            &["--json", "r.json"],
         )
         .code(1)
-        .out("seq 7, expected 1"),
+        .out("seq 7, expected 1")
+        .after(wrong_seq_located),
         // A harness that stops in the middle of a line has crashed; it did not say a
         // message (section 9.3).
         device(

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
 //! | the child exits or closes its output, between lines or inside one | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
-//! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the message |
+//! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the line and the answer waited for |
 //! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
 //! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
 //!
@@ -181,6 +181,9 @@ pub struct ProcessDevice {
     now: Timestamp,
     /// Whether a scenario was started and may be advanced.
     started: bool,
+    /// The line number of the device's last answer and what the runner waited for then,
+    /// so that an error found in the answer says where it is.
+    answered: Option<(usize, String)>,
 }
 
 impl ProcessDevice {
@@ -208,6 +211,7 @@ impl ProcessDevice {
             seq: 0,
             now: Timestamp::ZERO,
             started: false,
+            answered: None,
         };
         dev.launch()?;
         Ok(dev)
@@ -309,7 +313,12 @@ impl ProcessDevice {
     /// A protocol error: the conversation is over.
     fn protocol(&mut self, e: ProtocolError) -> DeviceError {
         self.kill();
-        DeviceError::Protocol(e.to_string())
+        match self.answered.take() {
+            Some((n, what)) => DeviceError::Protocol(format!(
+                "line {n} of the device's output, waiting for {what}: {e}"
+            )),
+            None => DeviceError::Protocol(e.to_string()),
+        }
     }
 
     fn unexpected(&mut self, expected: &str, got: &Message) -> DeviceError {
@@ -333,7 +342,10 @@ impl ProcessDevice {
             let _ = tx.send(line);
         }
         match r.from_child.recv_timeout(timeout) {
-            Ok(Incoming::Line(_, Ok(answer))) => Ok(answer),
+            Ok(Incoming::Line(n, Ok(answer))) => {
+                self.answered = Some((n, what.to_string()));
+                Ok(answer)
+            }
             Ok(Incoming::Line(n, Err(e))) => {
                 let e = DeviceError::Protocol(format!(
                     "line {n} of the device's output, waiting for {what}: {e}"
