@@ -16,7 +16,8 @@ runner:
   fails with the device failure as its reason: the JSON `error` of the mode's kind
   (`crash`, `protocol`, `timeout`) with a message that says what was wrong, no divergence
   in its place; JUnit a `failure` of that type, `device KIND: ...`; the text table the same
-  line below the scenario's. A mode whose outputs the protocol carries (`divergence`) fails
+  line below the scenario's; a protocol error names the line of the device's output and
+  the answer the runner waited for. A mode whose outputs the protocol carries (`divergence`) fails
   by a divergence and no device error; `unsupported` is the verdict `unsupported`;
 - every other scenario passes: the runner went on with a fresh device.
 
@@ -151,6 +152,13 @@ def judge_victim(mode, s, victim, text, junit):
     if e["kind"] not in kinds:
         wrong.append("%s: device %s, expected %s: %s" % (victim, e["kind"], mode.kind,
                                                         e["message"][:200]))
+    # Where: the answer the runner waited for, and for a protocol error the line.
+    # An `error` answer is reported in the device's own words.
+    where = {"protocol": r"line \d+ of the device's output, waiting for ",
+             "timeout": r"waiting for ", "crash": r"waited for "}[e["kind"]] \
+        if e["kind"] in kinds and not mode.own_words else ""
+    if not re.search(where, e["message"]):
+        wrong.append("%s: the message does not say where: %s" % (victim, e["message"][:200]))
     if not re.search(mode.says, e["message"]):
         wrong.append("%s: the message does not say /%s/: %s" % (victim, mode.says,
                                                                e["message"][:200]))
@@ -187,7 +195,8 @@ def main(argv=None):
     workdir = a.workdir or tempfile.mkdtemp(prefix="broken-")
     rows = []
     for m in modes:
-        d, code, rss, secs, limit = run_mode(a.openrdma, m, workdir, a.timeout)
+        timeout = max(a.timeout, 30) if m.slow else a.timeout
+        d, code, rss, secs, limit = run_mode(a.openrdma, m, workdir, timeout)
         wrong = judge(m, d, code, rss, secs, limit)
         rows.append((m, code, rss, secs, wrong))
         print("%-28s %-6s %5.1f s %5d MiB  %s" % (
