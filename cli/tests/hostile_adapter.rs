@@ -67,6 +67,49 @@ fn device_ended(dir: &Path) -> Result<(), String> {
     ended(dir, "device.pid")
 }
 
+/// The device failure of the one scenario of the JSON report `r.json`.
+fn reported_error(dir: &Path) -> Result<(String, String), String> {
+    let text = std::fs::read_to_string(dir.join("r.json")).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let s = &v["scenarios"][0];
+    if s["divergences"] != 0 || !s["first_divergence"].is_null() {
+        return Err(format!("a divergence beside the device error: {s}"));
+    }
+    let kind = s["error"]["kind"].as_str().unwrap_or_default().to_string();
+    let message = s["error"]["message"].as_str().unwrap_or_default().to_string();
+    Ok((kind, message))
+}
+
+fn half_line_reported(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    let junit = std::fs::read_to_string(dir.join("r.xml")).map_err(|e| e.to_string())?;
+    let ok = kind == "crash"
+        && message.contains("exit status: 0")
+        && message.contains("21 bytes of a line without its newline")
+        && junit.contains("type=\"crash\"");
+    if ok { Ok(()) } else { Err(format!("reported as {kind}: {message}")) }
+}
+
+fn qpn_named(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    if kind == "protocol" && message.contains("field `outputs[0].output.event.qpn`") {
+        Ok(())
+    } else {
+        Err(format!("reported as {kind}: {message}"))
+    }
+}
+
+/// An error found in a line that decodes says where it is, as one in a line that does not.
+fn wrong_seq_located(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    let at = "line 3 of the device's output, waiting for the answer to advance seq 1";
+    if kind == "protocol" && message.contains(at) {
+        Ok(())
+    } else {
+        Err(format!("reported as {kind}: {message}"))
+    }
+}
+
 /// A device that starts a grandchild, says hello, and then waits forever.
 const SLOW: &str = "sleep 1000 &\necho $! > grandchild.pid\necho $$ > device.pid\nread line\necho '{DEV}'\nexec sleep 1000";
 
@@ -242,10 +285,30 @@ fn rows() -> Vec<Row> {
         device(
             "device: a wrong seq",
             &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\necho '{{\"type\":\"outputs\",\"seq\":7,\"outputs\":[]}}'\nexec cat >/dev/null"),
-            &[],
+            &["--json", "r.json"],
         )
         .code(1)
-        .out("seq 7, expected 1"),
+        .out("seq 7, expected 1")
+        .after(wrong_seq_located),
+        // A harness that stops in the middle of a line has crashed; it did not say a
+        // message (section 9.3).
+        device(
+            "device: half a line, then exit",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\nprintf '{{\"type\":\"outputs\",\"se'\nexit 0"),
+            &["--json", "r.json", "--junit", "r.xml"],
+        )
+        .code(1)
+        .out("device crash")
+        .after(half_line_reported),
+        // A value out of range in an event is named by its path, not by serde's words alone.
+        device(
+            "device: a QPN beyond 32 bits is named",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\necho '{{\"type\":\"outputs\",\"seq\":1,\"outputs\":[{{\"at\":0,\"output\":{{\"kind\":\"event\",\"event\":{{\"event\":\"dma_write\",\"qpn\":1099511627776,\"psn\":0,\"msn\":0,\"va\":0,\"payload\":{{\"bytes\":\"00\"}}}}}}}}]}}'\nexec cat >/dev/null"),
+            &["--json", "r.json"],
+        )
+        .code(1)
+        .out("device protocol")
+        .after(qpn_named),
         device("device: error answers", &format!("read line\necho '{DEV_HELLO}'\nwhile read line; do echo '{{\"type\":\"error\",\"message\":\"DMA stuck\"}}'; done"), &[])
             .code(1)
             .out("DMA stuck"),

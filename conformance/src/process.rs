@@ -11,8 +11,8 @@
 //! | what happens | error |
 //! |---|---|
 //! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
-//! | the child exits or closes its output | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
-//! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the message |
+//! | the child exits or closes its output, between lines or inside one | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
+//! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the line and the answer waited for |
 //! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
 //! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
 //!
@@ -149,6 +149,9 @@ enum Incoming {
     Line(usize, Result<Message, ProtocolError>),
     /// The child closed its standard output.
     Eof,
+    /// The child closed its standard output in the middle of a line, after this many bytes
+    /// of it.
+    Cut(usize),
     /// Reading failed.
     Broken(String),
 }
@@ -178,6 +181,9 @@ pub struct ProcessDevice {
     now: Timestamp,
     /// Whether a scenario was started and may be advanced.
     started: bool,
+    /// The line number of the device's last answer and what the runner waited for then,
+    /// so that an error found in the answer says where it is.
+    answered: Option<(usize, String)>,
 }
 
 impl ProcessDevice {
@@ -205,6 +211,7 @@ impl ProcessDevice {
             seq: 0,
             now: Timestamp::ZERO,
             started: false,
+            answered: None,
         };
         dev.launch()?;
         Ok(dev)
@@ -306,7 +313,12 @@ impl ProcessDevice {
     /// A protocol error: the conversation is over.
     fn protocol(&mut self, e: ProtocolError) -> DeviceError {
         self.kill();
-        DeviceError::Protocol(e.to_string())
+        match self.answered.take() {
+            Some((n, what)) => DeviceError::Protocol(format!(
+                "line {n} of the device's output, waiting for {what}: {e}"
+            )),
+            None => DeviceError::Protocol(e.to_string()),
+        }
     }
 
     fn unexpected(&mut self, expected: &str, got: &Message) -> DeviceError {
@@ -330,7 +342,10 @@ impl ProcessDevice {
             let _ = tx.send(line);
         }
         match r.from_child.recv_timeout(timeout) {
-            Ok(Incoming::Line(_, Ok(answer))) => Ok(answer),
+            Ok(Incoming::Line(n, Ok(answer))) => {
+                self.answered = Some((n, what.to_string()));
+                Ok(answer)
+            }
             Ok(Incoming::Line(n, Err(e))) => {
                 let e = DeviceError::Protocol(format!(
                     "line {n} of the device's output, waiting for {what}: {e}"
@@ -338,7 +353,8 @@ impl ProcessDevice {
                 self.kill();
                 Err(e)
             }
-            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(what)),
+            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(what, None)),
+            Ok(Incoming::Cut(len)) => Err(self.exited(what, Some(len))),
             Ok(Incoming::Broken(e)) => {
                 self.kill();
                 Err(DeviceError::Failed(format!(
@@ -352,9 +368,11 @@ impl ProcessDevice {
         }
     }
 
-    /// The error for a child that closed its output: its exit status, if it exits in a
-    /// moment, and the last lines of its standard error.
-    fn exited(&mut self, what: &str) -> DeviceError {
+    /// The error for a child that closed its output (`cut`: in the middle of a line of
+    /// that many bytes): its exit status, if it exits in a moment, and the last lines of
+    /// its standard error. A line cut by the end of the output is the end of a device that
+    /// stopped, not a message: a crash, as an exit between two lines is.
+    fn exited(&mut self, what: &str, cut: Option<usize>) -> DeviceError {
         let Some(mut r) = self.running.take() else {
             return DeviceError::Failed("the device is not running".into());
         };
@@ -374,6 +392,11 @@ impl ProcessDevice {
         let tail: Vec<String> =
             r.stderr_tail.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default();
         let mut msg = format!("{how} while the runner waited for {what}");
+        if let Some(len) = cut {
+            msg.push_str(&format!(
+                ", its output ending in {len} bytes of a line without its newline"
+            ));
+        }
         if tail.is_empty() {
             msg.push_str("; its standard error is empty");
         } else {
@@ -561,9 +584,7 @@ fn spawn_reader<R: BufRead + Send + 'static>(mut stdout: R) -> Receiver<Incoming
                 Ok(LineRead::TooLong) => {
                     Incoming::Line(n, Err(ProtocolError::TooLong { max: MAX_LINE_LEN }))
                 }
-                Ok(LineRead::Unterminated) => {
-                    Incoming::Line(n, Err(ProtocolError::Unterminated { len: buf.len() }))
-                }
+                Ok(LineRead::Unterminated) => Incoming::Cut(buf.len()),
                 Err(e) => Incoming::Broken(e.to_string()),
             };
             let last = !matches!(item, Incoming::Line(_, Ok(_)));

@@ -39,6 +39,7 @@ use serde_json::{Map, Value};
 
 use crate::req::{self, Clause};
 
+mod blame;
 pub mod bounded;
 mod fields;
 
@@ -756,13 +757,27 @@ impl<'a> Obj<'a> {
 
     fn req<T: DeserializeOwned>(&self, key: &str) -> Result<T, ProtocolError> {
         let v = self.map.get(key).ok_or_else(|| self.missing(key))?;
-        T::deserialize(v).map_err(|e| self.bad(key, e.to_string()))
+        T::deserialize(v).map_err(|e| self.bad_value::<T>(key, v, &e))
     }
 
     fn opt<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ProtocolError> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => T::deserialize(v).map(Some).map_err(|e| self.bad(key, e.to_string())),
+            Some(v) => T::deserialize(v).map(Some).map_err(|e| self.bad_value::<T>(key, v, &e)),
+        }
+    }
+
+    /// `key` holds `v`, which does not decode as `T`: the error names the field within it
+    /// that is at fault, when one is ([`blame`]).
+    fn bad_value<T: DeserializeOwned>(
+        &self,
+        key: &str,
+        v: &Value,
+        e: &serde_json::Error,
+    ) -> ProtocolError {
+        match blame::blame::<T>(v) {
+            Some((inner, reason)) => self.bad(&format!("{key}.{inner}"), reason),
+            None => self.bad(key, e.to_string()),
         }
     }
 

@@ -1044,7 +1044,9 @@ mod process {
         assert_eq!(
             e,
             DeviceError::Protocol(
-                "adapter protocol version 3 is not spoken here; supported: 1".into()
+                "line 1 of the device's output, waiting for hello: adapter protocol version 3 \
+                 is not spoken here; supported: 1"
+                    .into()
             )
         );
     }
@@ -1067,9 +1069,11 @@ mod process {
             spawn(&[HELLO, r#"{"type":"finished"}"#], "exec cat >/dev/null", 5_000).unwrap();
         assert_eq!(
             dev.start(&manifest()),
-            Err(DeviceError::Protocol(
-                "expected started, unsupported or error, got finished".into()
-            ))
+            Err(DeviceError::Protocol(format!(
+                "line 2 of the device's output, waiting for the answer to start {:?} (started): \
+                 expected started, unsupported or error, got finished",
+                manifest().name
+            )))
         );
         let mut dev = spawn(
             &[HELLO, r#"{"type":"started"}"#, r#"{"type":"outputs","seq":7,"outputs":[]}"#],
@@ -1080,7 +1084,11 @@ mod process {
         dev.start(&manifest()).unwrap();
         assert_eq!(
             dev.advance(vec![], Timestamp(10)),
-            Err(DeviceError::Protocol("outputs: seq 7, expected 1".into()))
+            Err(DeviceError::Protocol(
+                "line 3 of the device's output, waiting for the answer to advance seq 1 \
+                 (outputs): outputs: seq 7, expected 1"
+                    .into()
+            ))
         );
         let mut dev = spawn(
             &[
@@ -1096,7 +1104,9 @@ mod process {
         assert_eq!(
             dev.advance(vec![], Timestamp(10)),
             Err(DeviceError::Protocol(
-                "outputs: outputs[0].at 11 is outside the batch [0, 10] of seq 1".into()
+                "line 3 of the device's output, waiting for the answer to advance seq 1 \
+                 (outputs): outputs: outputs[0].at 11 is outside the batch [0, 10] of seq 1"
+                    .into()
             ))
         );
         assert!(dev.pid().is_none(), "the device is killed after a protocol error");

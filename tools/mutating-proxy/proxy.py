@@ -3,12 +3,14 @@
 
     proxy.py (--fault NAME | --variant NAME | --pass-through) [--log FILE]
              [--delay-ns N] -- COMMAND ARGS...
+    proxy.py --broken NAME --broken-in SCENARIO --broken-once FILE -- COMMAND ARGS...
 
 It starts the device COMMAND (normally `openrdma serve`), relays the JSON Lines conversation
 both ways, and applies one fault (a realistic NIC bug) or one legal variant (a choice the
 specification leaves to the device) to what goes in and what comes out. `--pass-through`
 applies nothing and must get exactly the inner device's verdicts. `--list` prints every
-fault and variant as JSON.
+fault and variant as JSON. `--broken NAME` relays as `--pass-through` does and breaks the
+conversation itself once, in the scenario `--broken-in` names (`broken.py`).
 
 The proxy keeps the protocol right whatever a mod does: it answers every message with one
 message, keeps `seq`, says in its hello the capabilities the inner device claims (less any a
@@ -30,6 +32,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import broken  # noqa: E402
 import mods  # noqa: E402
 import faults  # noqa: E402,F401  (registers the faults and variants)
 
@@ -312,22 +315,68 @@ class Proxy:
         except InnerGone as e:
             return encode({"type": "error", "message": "mutating proxy: %s" % e})
 
-    def serve(self):
+    def serve(self, breaker=None):
         stdin = sys.stdin.buffer
         stdout = sys.stdout.buffer
         while True:
             line = stdin.readline()
             if not line:
                 break
+            due = breaker.due(line) if breaker else None
             try:
                 answer = self.handle(line)
             except Exception as e:  # never leave the runner without an answer
                 self.note_error("relay")
                 answer = encode({"type": "error", "message": "mutating proxy failed: %s" % e})
+            if due is not None:
+                breaker.act(broken.Io(stdout), due, answer, self.ctx)
+                continue
             stdout.write(answer)
             stdout.flush()
         self.end_scenario()
         self.inner.stop()
+
+
+class Breaker:
+    """When a broken mode acts: at the `nth` message of its kind in the scenario it names,
+    once a run (a file remembers it), or on every later one of the scenario when sticky."""
+
+    def __init__(self, mode, scenario, once):
+        self.mode = mode
+        self.scenario = scenario
+        self.once = once
+        self.current = None
+        self.counts = {}
+        self.firing = False
+
+    def due(self, line):
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(msg, dict):
+            return None
+        t = msg.get("type")
+        if t == "start":
+            self.current = (msg.get("manifest") or {}).get("name")
+            self.counts = {}
+            self.firing = False
+        self.counts[t] = self.counts.get(t, 0) + 1
+        if t != self.mode.when:
+            return None
+        if self.firing and self.mode.sticky:
+            return msg
+        if t != "hello" and (self.current != self.scenario or self.counts[t] != self.mode.nth):
+            return None
+        try:
+            os.close(os.open(self.once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return None
+        self.firing = True
+        return msg
+
+    def act(self, io, msg, answer, ctx):
+        self.mode.act(io, msg, answer, ctx)
 
 
 def main(argv=None):
@@ -337,16 +386,22 @@ def main(argv=None):
     g.add_argument("--fault", metavar="NAME")
     g.add_argument("--variant", metavar="NAME")
     g.add_argument("--pass-through", action="store_true")
+    g.add_argument("--broken", metavar="NAME", help="break the conversation (broken.py)")
     g.add_argument("--list", action="store_true", help="print the faults and variants as JSON")
     ap.add_argument("--log", metavar="FILE", help="append what was mutated, per scenario")
     ap.add_argument("--delay-ns", type=int, default=1000,
                     help="the latency a latency variant adds to every output (default 1000)")
+    ap.add_argument("--broken-in", metavar="SCENARIO",
+                    help="the scenario in which the broken mode acts")
+    ap.add_argument("--broken-once", metavar="FILE",
+                    help="the file that remembers that the broken mode acted")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     if a.list:
         print(json.dumps({
             "faults": [m.describe() for m in mods.FAULTS.values()],
             "variants": [m.describe() for m in mods.VARIANTS.values()],
+            "broken": [m.describe() for m in broken.BROKEN.values()],
         }, indent=1))
         return 0
     command = a.command[1:] if a.command and a.command[0] == "--" else a.command
@@ -361,9 +416,17 @@ def main(argv=None):
         mod = mods.VARIANTS.get(a.variant)
         if mod is None:
             ap.error("no variant named %s (--list lists them)" % a.variant)
-    elif not a.pass_through:
-        ap.error("give --fault NAME, --variant NAME or --pass-through")
-    Proxy(mod, command, a.log, {"delay_ns": a.delay_ns}).serve()
+    breaker = None
+    if a.broken:
+        mode = broken.BROKEN.get(a.broken)
+        if mode is None:
+            ap.error("no broken mode named %s (--list lists them)" % a.broken)
+        if not a.broken_once or (mode.when != "hello" and not a.broken_in):
+            ap.error("--broken needs --broken-once FILE, and --broken-in SCENARIO")
+        breaker = Breaker(mode, a.broken_in, a.broken_once)
+    elif not a.pass_through and mod is None:
+        ap.error("give --fault NAME, --variant NAME, --broken NAME or --pass-through")
+    Proxy(mod, command, a.log, {"delay_ns": a.delay_ns}).serve(breaker)
     return 0
 
 

@@ -213,6 +213,26 @@ class Registry(unittest.TestCase):
             if m.kind == "fault":
                 self.assertTrue(m.reqs or m.keywords, m.name)
 
+    def test_every_broken_mode_is_documented(self):
+        import broken
+        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as fh:
+            readme = fh.read()
+        for m in broken.BROKEN.values():
+            self.assertIn("`%s`" % m.name, readme, m.name)
+            self.assertTrue(m.text.endswith("."), m.name)
+            self.assertIn(m.victim, ("first", "this", "next"), m.name)
+
+
+class BrokenModes(unittest.TestCase):
+    def test_a_crash_and_a_second_answer_are_survived(self):
+        import broken
+        import measure_broken
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("exit-mid-batch", "answers-twice"):
+                m = broken.BROKEN[name]
+                ran = measure_broken.run_mode(OPENRDMA, m, d, 5)
+                self.assertEqual(measure_broken.judge(m, *ran), [], name)
+
 
 def run_suite(args, scenario=None, inner=("serve",)):
     cmd = [OPENRDMA, "run", "--impl", "process"]

@@ -1,0 +1,395 @@
+"""Broken harnesses: the ways a device's harness breaks that are not bugs of a NIC.
+
+A broken mode is not a fault of the protocol engine behind the proxy: it breaks the
+conversation itself (spec/conformance.md, section 9), as a hardware team's harness does. It
+crashes mid-batch, writes half a line, answers twice or never, writes a line without end,
+bytes that are not UTF-8 or not JSON, a number out of range, an output outside its batch, a
+frame or a DMA write that no NIC could make, a flood of outputs, its logs on the standard
+output; it closes its input, ignores `finish`, hangs, says hello twice, or exits with status
+0 before the end.
+
+Each mode acts once in a run: in the scenario `--broken-in` names (or at the first hello,
+for a mode of the hello), at the `nth` message of its kind there; a file (`--broken-once`)
+remembers that it acted, so that the fresh device the runner starts for the next scenario
+is a working one. Everything else is relayed as `--pass-through` relays it.
+
+Each mode says what the runner must make of it: the `kind` of the device failure that is the
+scenario's failure reason (`crash`, `protocol`, `timeout`), or `divergence` for outputs the
+protocol allows and the judge must fail, or `unsupported`; `says`, a pattern its message must
+match; and `victim`, the scenario that must fail (`this`, or `next` for an answer too many
+that the next scenario reads, `first` for a second hello).
+"""
+
+import json
+import os
+import random
+import sys
+import time
+
+BROKEN = {}
+
+
+class Broken:
+    def __init__(self, name, when, kind, says, text, act, nth=1, victim="this", sticky=False,
+                 own_words=False, slow=False):
+        self.name = name
+        # Its answers take the proxy long to write: the runner's deadline is made longer.
+        self.slow = slow
+        # The runner reports the device's own message (an `error` answer), as it is.
+        self.own_words = own_words
+        # Acts again on every later message of its kind in the same scenario.
+        self.sticky = sticky
+        self.when = when
+        self.kind = kind
+        self.says = says
+        self.text = text
+        self.act = act
+        self.nth = nth
+        self.victim = victim
+
+    def describe(self):
+        return {"name": self.name, "kind": "broken", "text": self.text, "when": self.when,
+                "fails_as": self.kind, "says": self.says, "victim": self.victim}
+
+
+def broken(name, when, kind, says, text, nth=1, victim="this", sticky=False, own_words=False,
+           slow=False):
+    def deco(fn):
+        if name in BROKEN:
+            raise ValueError("two broken modes named " + name)
+        BROKEN[name] = Broken(name, when, kind, says, text, fn, nth, victim, sticky, own_words,
+                              slow)
+        return fn
+
+    return deco
+
+
+class Io:
+    """What a broken mode can do to the runner: write bytes, exit, hang, close its input."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, data):
+        try:
+            self.out.write(data)
+            self.out.flush()
+        except (BrokenPipeError, OSError):
+            # The runner stopped reading: it has seen enough.
+            self.exit(0)
+
+    def exit(self, code):
+        try:
+            self.out.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        os._exit(code)
+
+    def hang(self):
+        while True:
+            time.sleep(3600)
+
+    def close_input(self):
+        os.close(0)
+
+
+def line(obj):
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+
+
+def with_outputs(msg, answer, outputs, **extra):
+    """The answer to an advance, with these outputs."""
+    a = json.loads(answer)
+    a["outputs"] = outputs
+    a.update(extra)
+    return line(a)
+
+
+def first_out(msg):
+    """The time of an output added to a batch: its end."""
+    return int(msg.get("until", 0))
+
+
+def plus(msg, answer, out):
+    """The answer to an advance, with one more output after the device's own."""
+    return with_outputs(msg, answer, json.loads(answer).get("outputs", []) + [out])
+
+
+def dma(at, qpn=17, va=0x10000000, payload="00"):
+    return {"at": at, "output": {"kind": "event", "event": {
+        "event": "dma_write", "qpn": qpn, "psn": 0, "msn": 0, "va": va,
+        "payload": {"bytes": payload}}}}
+
+
+def frame(at, hexbytes, port=0):
+    return {"at": at, "output": {"kind": "frame", "port": port, "bytes": hexbytes}}
+
+
+# ---- crashes --------------------------------------------------------------------------
+
+
+@broken("exit-mid-batch", "advance", "crash", r"exit status: 3",
+        "The simulator dies during a batch: it writes why on its standard error and exits "
+        "with status 3 without answering.")
+def _(io, msg, answer, ctx):
+    sys.stderr.write("fatal: the DMA engine model stopped\n")
+    sys.stderr.flush()
+    io.exit(3)
+
+
+@broken("exit-0-early", "advance", "crash", r"exit status: 0",
+        "The harness thinks the test is over and exits with status 0 before the end of the "
+        "scenario.")
+def _(io, msg, answer, ctx):
+    io.exit(0)
+
+
+@broken("half-line-exit", "advance", "crash",
+        r"exit status: 0.*bytes of a line without its newline",
+        "The harness writes half of its answer and exits, its buffer never flushed whole.")
+def _(io, msg, answer, ctx):
+    io.write(answer[: len(answer) // 2])
+    io.exit(0)
+
+
+@broken("error-answer", "advance", "crash", r"DMA engine timed out", own_words=True,
+        text="The device answers a batch with `error`.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "error", "message": "DMA engine timed out writing 0x10000000"}))
+
+
+@broken("closes-input", "start", "crash|timeout", r"advance seq 1|standard input",
+        "The harness answers `start`, then closes its standard input and waits for nothing.")
+def _(io, msg, answer, ctx):
+    io.write(answer)
+    io.close_input()
+    io.hang()
+
+
+# ---- answers too many, too few, too late ----------------------------------------------
+
+
+@broken("answers-twice", "advance", "protocol",
+        r"advance seq 2 \(outputs\): outputs: seq 1, expected 2|finish.*got outputs",
+        "The harness answers a batch twice: the second answer is read as the answer to the "
+        "next message.")
+def _(io, msg, answer, ctx):
+    io.write(answer + answer)
+
+
+@broken("finished-twice", "finish", "protocol", r"start .*got finished", victim="next",
+        text="The harness answers `finish` twice; the next scenario's `start` reads the "
+        "second.")
+def _(io, msg, answer, ctx):
+    io.write(answer + answer)
+
+
+@broken("never-answers", "advance", "timeout", r"advance seq 1",
+        "The harness never answers a batch: its simulator waits on an event that never comes.")
+def _(io, msg, answer, ctx):
+    io.hang()
+
+
+@broken("half-line-hang", "advance", "timeout", r"advance seq 1",
+        "The harness writes half of its answer and then waits for ever.")
+def _(io, msg, answer, ctx):
+    io.write(answer[: len(answer) // 2])
+    io.hang()
+
+
+@broken("hangs-at-start", "start", "timeout", r"start",
+        "The harness says hello and then hangs: the scenario's `start` is never answered.")
+def _(io, msg, answer, ctx):
+    io.hang()
+
+
+@broken("ignores-finish", "finish", "timeout", r"finish",
+        "The harness never answers `finish`.")
+def _(io, msg, answer, ctx):
+    io.hang()
+
+
+@broken("hello-twice", "hello", "protocol", r"start .*got hello", victim="first",
+        text="The harness says hello twice, at its first start; the second is read as the "
+        "answer to the first scenario's `start`.")
+def _(io, msg, answer, ctx):
+    io.write(answer + answer)
+
+
+@broken("unsupported-after-claiming", "start", "unsupported", r"no IPv6",
+        "The harness claims every capability, then declines the scenario.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "unsupported", "reason": "this board has no IPv6 encapsulation"}))
+
+
+# ---- lines that are not messages ------------------------------------------------------
+
+
+@broken("line-over-limit", "advance", "protocol", r"longer than the limit",
+        "The harness writes a line of 65 MiB.")
+def _(io, msg, answer, ctx):
+    chunk = b"x" * (1 << 20)
+    for _ in range(65):
+        io.write(chunk)
+    io.write(b"\n")
+    io.hang()
+
+
+@broken("endless-line", "advance", "protocol", r"longer than the limit",
+        "The harness writes one line that never ends.")
+def _(io, msg, answer, ctx):
+    chunk = b"y" * (1 << 20)
+    while True:
+        io.write(chunk)
+
+
+@broken("not-utf8", "advance", "protocol", r"UTF-8",
+        "The harness writes an answer with bytes that are not UTF-8.")
+def _(io, msg, answer, ctx):
+    io.write(b'{"type":"outputs","seq":1,"outputs":[],"x":"\xff\xfe"}\n')
+
+
+@broken("not-json", "advance", "protocol", r"not JSON",
+        "The harness writes an answer cut short and closed by a newline.")
+def _(io, msg, answer, ctx):
+    io.write(answer[: len(answer) // 2] + b"\n")
+
+
+@broken("logs-on-stdout", "advance", "protocol", r"not JSON",
+        "The harness prints its log to the standard output.")
+def _(io, msg, answer, ctx):
+    io.write(b"INFO  link up, 4 lanes at 100G\n" + answer)
+
+
+@broken("unknown-answer", "advance", "protocol", r"unknown message type",
+        "The harness answers with a message type of its own.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "outputs-v2", "seq": msg.get("seq")}))
+
+
+@broken("outputs-not-a-list", "advance", "protocol", r"field `outputs`: expected an array",
+        "The harness gives `outputs` as an object.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "outputs", "seq": msg.get("seq"), "outputs": {}}))
+
+
+# ---- numbers out of range -------------------------------------------------------------
+
+
+@broken("seq-beyond-64-bits", "advance", "protocol", r"field `seq`",
+        "The harness answers with a `seq` of 2^64.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [], seq=1 << 64))
+
+
+@broken("at-negative", "advance", "protocol", r"field `outputs\[0\]\.at`",
+        "The harness gives an output the time -1.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(-1)]))
+
+
+@broken("at-beyond-64-bits", "advance", "protocol", r"field `outputs\[0\]\.at`",
+        "The harness gives an output the time 2^64.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(1 << 64)]))
+
+
+@broken("at-before-batch", "advance", "protocol", r"outputs\[0\]\.at .* outside the batch",
+        nth=2,
+        text="The harness stamps an output with a time before its batch started.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(max(0, ctx.prev_until - 1))]))
+
+
+@broken("at-far-future", "advance", "protocol", r"outputs\[0\]\.at .* outside the batch",
+        "The harness stamps an output 11 days after its batch's end.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(int(msg.get("until", 0)) + 10 ** 15)]))
+
+
+@broken("qpn-beyond-32-bits", "advance", "protocol", r"`outputs\[0\]\.output\.event\.qpn`",
+        "The harness gives a DMA write a QPN of 2^40.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(int(msg.get("until", 0)), qpn=1 << 40)]))
+
+
+@broken("msn-beyond-16-bits", "advance", "protocol", r"`outputs\[0\]\.output\.event\.msn`",
+        "The harness gives a flag write an MSN of 2^32-1, wider than the flag carries.")
+def _(io, msg, answer, ctx):
+    out = {"at": first_out(msg), "output": {"kind": "event", "event": {
+        "event": "flag_write", "qpn": 17, "side": "responder", "msn": 0xFFFFFFFF,
+        "addr": 0, "value": 0}}}
+    io.write(with_outputs(msg, answer, [out]))
+
+
+@broken("port-beyond-range", "advance", "protocol", r"`outputs\[0\]\.output\.port`",
+        "The harness gives a frame the port 2^32.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [frame(int(msg.get("until", 0)), "00" * 60, 1 << 32)]))
+
+
+# ---- outputs the protocol carries and no NIC makes: the judge fails them ----------------
+
+
+@broken("unknown-qp", "advance", "divergence", r"",
+        "The harness gives a DMA write of a QP that was never created.")
+def _(io, msg, answer, ctx):
+    io.write(plus(msg, answer, dma(first_out(msg), qpn=0xABCDE)))
+
+
+@broken("frame-random", "advance", "divergence", r"",
+        "The harness gives a frame of 64 random bytes.")
+def _(io, msg, answer, ctx):
+    rng = random.Random(13)
+    io.write(plus(msg, answer, frame(first_out(msg), bytes(
+        rng.randrange(256) for _ in range(64)).hex())))
+
+
+@broken("frame-empty", "advance", "divergence", r"",
+        "The harness gives a frame of 0 bytes.")
+def _(io, msg, answer, ctx):
+    io.write(plus(msg, answer, frame(first_out(msg), "")))
+
+
+@broken("frame-100000", "advance", "divergence", r"",
+        "The harness gives a frame of 100 000 bytes.")
+def _(io, msg, answer, ctx):
+    io.write(plus(msg, answer, frame(first_out(msg), "5a" * 100000)))
+
+
+@broken("dma-at-top", "advance", "divergence", r"",
+        "The harness gives a DMA write of 4096 bytes at address 2^64-1: its end overflows.")
+def _(io, msg, answer, ctx):
+    io.write(plus(msg, answer, dma(first_out(msg), va=(1 << 64) - 1,
+                                            payload="ab" * 4096)))
+
+
+@broken("flag-at-top", "advance", "divergence", r"",
+        "The harness gives a flag write at address 2^64-1.")
+def _(io, msg, answer, ctx):
+    out = {"at": first_out(msg), "output": {"kind": "event", "event": {
+        "event": "flag_write", "qpn": 17, "side": "responder", "msn": 0xFFFF,
+        "addr": (1 << 64) - 1, "value": (1 << 64) - 1}}}
+    io.write(plus(msg, answer, out))
+
+
+@broken("completion-at-top", "advance", "divergence", r"",
+        "The harness gives a completion entry of slot 2^32-1 at address 2^64-8.")
+def _(io, msg, answer, ctx):
+    out = {"at": first_out(msg), "output": {"kind": "event", "event": {
+        "event": "completion", "side": "requester", "queue": {
+            "cq": 0xFFFFFFFF, "slot": 0xFFFFFFFF, "addr": (1 << 64) - 8,
+            "bytes": "ff" * 32}}}}
+    io.write(plus(msg, answer, out))
+
+
+@broken("flood-outputs", "advance", "divergence|protocol", r"", sticky=True, slow=True,
+        text="The harness gives 65536 DMA writes in every batch of the scenario.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(first_out(msg))] * 65536))
+
+
+@broken("outputs-over-limit", "advance", "protocol", r"65536", slow=True,
+        text="The harness gives 70 000 outputs in one answer.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(first_out(msg))] * 70000))
