@@ -87,13 +87,6 @@ pub static VARIANTS: &[Variant] = &[
         Edits { config: Some(|m| m.nic.sack_coalesce = 1), ..Edits::NONE },
     ),
     variant(
-        "sack-coalesce-8",
-        "coalesces SACKs over 8 packets instead of 4",
-        &[CONF_CMP_007_B],
-        Caps::Same,
-        Edits { config: Some(|m| m.nic.sack_coalesce = 8), ..Edits::NONE },
-    ),
-    variant(
         "sack-marking",
         "marks the EV of every SACK SKIP_ONCE by a marking policy of its own, and claims \
          sack-marking with every capability of the reference",
