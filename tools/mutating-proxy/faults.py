@@ -1614,6 +1614,12 @@ m = fault("sack-coalesce-plus-one",
           ["RCV-SACK-002"])
 config(m, "nic", "sack_coalesce", lambda v: int(v) + 1, responder, reads=lambda c, i: rx(i, ("data",)))
 
+m = fault("sack-coalesce-fixed-8",
+          "The SACK coalescing counter is wired to 8, whatever sack_coalesce the QP is "
+          "configured with.",
+          ["RCV-SACK-002"])
+config(m, "nic", "sack_coalesce", lambda v: 8, responder, reads=lambda c, i: rx(i, ("data",)))
+
 m = fault("ack-coalesce-ignored",
           "The ACK coalescing register is ignored: every retirement is acknowledged at once.",
           ["RCV-ACK-001"])
@@ -1846,7 +1852,11 @@ for _size in (64, 256):
     v.hooks["outputs"] = split_writes(_size)
 
 
-def write_buffer(name, combine):
+def by_message(ev):
+    return (ev.get("qpn"), ev.get("msn"))
+
+
+def write_buffer(name, combine, key_of=by_message):
     """A write buffer in front of the DMA engine: it holds the payload writes of a message
     for up to half the scenario's late_ns and lets them out, as `combine` (a list of held
     writes -> the writes to issue) says, when the hold ends, when another write of the
@@ -1873,14 +1883,14 @@ def write_buffer(name, combine):
                 flush(key, st[key][0])
             ev = event_of(item)
             if ev is not None and ev.get("event") == "dma_write":
-                key = (ev.get("qpn"), ev.get("msn"))
+                key = key_of(ev)
                 if key in st:
                     st[key][1].append(item)
                 else:
                     st[key] = [t + hold, [item]]
                 continue
             if ev is not None and ev.get("side") == "responder":
-                key = (ev.get("qpn"), ev.get("msn"))
+                key = key_of(ev)
                 if key in st:
                     flush(key, t)
             res.append(item)
@@ -3351,3 +3361,275 @@ def _(ctx, outs):
             ev["qpn"] = q
             ctx.mutated("report-progress-qpn-latched")
     return outs
+
+
+# ==========================================================================================
+# Legal variants written from a fourth reading, as another hardware team would build the
+# NIC: other bus granularities, other orders of the outputs of one instant, a latency in one
+# kind of output only, other IPv4 and SACK choices
+# ==========================================================================================
+
+for _size in (128, 512):
+    v = variant("dma-split-%d" % _size,
+                "DMA writes are split at %d-byte address boundaries, as a PCIe bus with that "
+                "maximum payload carries them." % _size)
+    v.hooks["outputs"] = split_writes(_size)
+
+
+def instants(outs):
+    """The outputs in runs of equal time, in order."""
+    i = 0
+    while i < len(outs):
+        j = i
+        while j < len(outs) and outs[j]["at"] == outs[i]["at"]:
+            j += 1
+        yield outs[i:j]
+        i = j
+
+
+def is_dma(item):
+    ev = event_of(item)
+    return ev is not None and ev.get("event") == "dma_write"
+
+
+def interleave(ctx, run):
+    """The payload writes of a run, cut at 256-byte boundaries and issued one piece of each
+    message in turn."""
+    pieces = {}
+    for item in split_writes(256)(ctx, run):
+        ev = event_of(item)
+        pieces.setdefault((ev.get("qpn"), ev.get("msn")), []).append(item)
+    queues = list(pieces.values())
+    res = []
+    while queues:
+        res.extend(q.pop(0) for q in queues)
+        queues = [q for q in queues if q]
+    return res
+
+
+v = variant("dma-interleave",
+            "A write buffer shared by every message holds the payload writes that reach it "
+            "within half of late_ns and issues them cut into 256-byte pieces, one piece of "
+            "each message in turn, all before the next flag or completion of the responder.")
+
+
+def _interleave_held(ctx, items):
+    return interleave(ctx, items) if len({by_message(event_of(i)) for i in items}) > 1 else items
+
+
+v.hooks["outputs"] = write_buffer("dma-interleave", _interleave_held, lambda ev: 0)
+
+
+def reorder_instants(why, key):
+    """At each instant the outputs are given sorted by `key` (a stable sort, so outputs of
+    equal key keep the device's order)."""
+
+    def hook(ctx, outs):
+        res = []
+        for group in instants(outs):
+            new = sorted(group, key=key)
+            if new != group:
+                ctx.mutated(why)
+            res.extend(new)
+        return res
+
+    return hook
+
+
+def _frame_qp_desc(item):
+    f = frame_of(item)
+    return 0 if f is None else -f.get("bth", "dest_qp")
+
+
+v = variant("frames-qp-reversed",
+            "Its transmit arbiter serves QPs from the highest number down: frames of several "
+            "QPs that leave at one instant leave highest destination QP first, each QP's "
+            "frames in their order.")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    res = []
+    for group in instants(outs):
+        slots = [i for i, o in enumerate(group) if frame_of(o) is not None]
+        frames = sorted((group[i] for i in slots), key=_frame_qp_desc)
+        new = list(group)
+        for i, f in zip(slots, frames):
+            new[i] = f
+        if new != group:
+            ctx.mutated("frames-qp-reversed")
+        res.extend(new)
+    return res
+
+
+v = variant("frames-first",
+            "At equal times its frames leave before its memory writes and reports become "
+            "visible; the writes and reports keep their order.")
+v.hooks["outputs"] = reorder_instants("frames-first",
+                                      lambda o: 0 if frame_of(o) is not None else 1)
+
+v = variant("events-first",
+            "At equal times its memory writes and reports become visible before its frames "
+            "leave; each keeps its order.")
+v.hooks["outputs"] = reorder_instants("events-first",
+                                      lambda o: 1 if frame_of(o) is not None else 0)
+
+
+def latency_of(why, which):
+    """Makes the outputs `which` selects visible half of the scenario's late_ns later."""
+
+    def hook(ctx, outs):
+        for item in outs:
+            if which(item):
+                delay(ctx, item, ctx.late_ns // 2, why)
+        return outs
+
+    return hook
+
+
+def _is_memory(item):
+    ev = event_of(item)
+    return ev is not None and ev.get("event") in ("dma_write", "flag_write", "completion")
+
+
+def _is_report(item):
+    ev = event_of(item)
+    return ev is not None and ev.get("event") == "report"
+
+
+def _frame_or_sender_note(item):
+    # A sender flag or completion waits for the frames made before it (ORD-SEND-002).
+    ev = event_of(item)
+    if ev is not None:
+        return ev.get("event") in ("flag_write", "completion") and ev.get("side") == "requester"
+    return frame_of(item) is not None
+
+
+v = variant("latency-frames-only",
+            "Its transmit path adds half of late_ns to every frame; its memory writes and "
+            "reports are on time, but for a sender flag or completion, which waits for the "
+            "frames made before it (ORD-SEND-002).")
+v.hooks["outputs"] = latency_of("latency-frames-only", _frame_or_sender_note)
+
+v = variant("latency-memory-only",
+            "Its host bus adds half of late_ns to every DMA write, flag and completion entry; "
+            "its frames and reports are on time.")
+v.hooks["outputs"] = latency_of("latency-memory-only", _is_memory)
+
+v = variant("latency-reports-only",
+            "Its report ring to the CPU half adds half of late_ns to every report; its frames "
+            "and memory writes are on time.")
+v.hooks["outputs"] = latency_of("latency-reports-only", _is_report)
+
+
+v = variant("ipv4-ident-lfsr",
+            "The IPv4 identification of each frame is the next state of a 16-bit LFSR (the "
+            "other IP fields are the device's choice, CONF-CMP-026).")
+
+
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        n = ctx.state.get("lfsr", 0xACE1)
+        n = (n >> 1) ^ (0xB400 if n & 1 else 0)
+        ctx.state["lfsr"] = n
+        f.set("ipv4", "ident", n)
+
+
+all_frames(v, "ipv4-ident-lfsr", _)
+
+
+v = variant("ipv4-df-clear",
+            "Its IPv4 encoder leaves dont_frag 0 (ENC-IPV4-007 is a SHOULD).",
+            allows=("ENC-IPV4-007",))
+
+
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("ipv4", "dont_frag", 0)
+
+
+all_frames(v, "ipv4-df-clear", _)
+
+
+v = variant("sack-every-write",
+            "It sends a SACK for every write it accepts, as with sack_coalesce 1: the number "
+            "of SACKs is the device's choice (CONF-CMP-007).")
+config(v, "nic", "sack_coalesce", lambda x: 1, responder)
+
+
+v = variant("dma-split-dwords",
+            "DMA writes are cut into 4-byte pieces, one PCIe doubleword each (CONF-CMP-044 "
+            "counts one output per byte placed).")
+v.hooks["outputs"] = split_writes(4)
+
+
+def _is_answer(item):
+    f = frame_of(item)
+    return f is not None and kind(f) in ("sack", "probe-answer", "ack", "nak", "nack")
+
+
+def _is_sent_or_sender_note(item):
+    f = frame_of(item)
+    if f is not None:
+        return kind(f) in ("data", "probe")
+    return _frame_or_sender_note(item)
+
+
+v = variant("latency-answers-only",
+            "Its SACK, NACK and ACK engine adds half of late_ns to every answer; data, probes, "
+            "memory writes and reports are on time.")
+v.hooks["outputs"] = latency_of("latency-answers-only", _is_answer)
+
+v = variant("latency-data-only",
+            "Its send engine adds half of late_ns to every data packet and probe, and to each "
+            "sender flag and completion, which waits for them (ORD-SEND-002); its answers, "
+            "receive-side writes and reports are on time.")
+v.hooks["outputs"] = latency_of("latency-data-only", _is_sent_or_sender_note)
+
+
+def _is_sender_note(item):
+    ev = event_of(item)
+    return (ev is not None and ev.get("event") in ("flag_write", "completion")
+            and ev.get("side") == "requester")
+
+
+v = variant("sender-notes-first",
+            "At equal times its sender flags and completions become visible before its frames "
+            "leave: two interfaces, each in its own order; the host bus keeps its order "
+            "(CONF-CMP-009).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    res = []
+    for group in instants(outs):
+        slots = [i for i, o in enumerate(group) if frame_of(o) is not None or _is_sender_note(o)]
+        moved = sorted((group[i] for i in slots), key=lambda o: 0 if _is_sender_note(o) else 1)
+        new = list(group)
+        for i, o in zip(slots, moved):
+            new[i] = o
+        if new != group:
+            ctx.mutated("sender-notes-first")
+        res.extend(new)
+    return res
+
+
+v = variant("dma-merge-across",
+            "A write-combining buffer shared by every message merges contiguous payload writes "
+            "that reach it within half of late_ns, across messages too, all before the next "
+            "flag or completion of the responder.")
+v.hooks["outputs"] = write_buffer("dma-merge-across", merge_contiguous, lambda ev: 0)
+
+
+def _odd_sender_flag(item):
+    ev = event_of(item)
+    return (ev is not None and ev.get("event") == "flag_write"
+            and ev.get("side") == "requester" and bool(int(ev.get("qpn") or 0) & 1))
+
+
+v = variant("sender-flags-odd-qps-late",
+            "Its sender flags leave through two write queues by QP parity, one slower: the "
+            "sender flags of odd QPs become visible half of late_ns later, every other output "
+            "on time, so that flags of two QPs may come in another order (no rule orders "
+            "them).")
+v.hooks["outputs"] = latency_of("sender-flags-odd-qps-late", _odd_sender_flag)

@@ -90,6 +90,16 @@ impl Seq {
         }
     }
 
+    /// The outputs among which the specification fixes an order (CONF-CMP-060): sender
+    /// flags only within their QP, since FLAG-SEND-001 and RET-FLUSH-001 order a QP's own
+    /// messages and no rule orders two QPs' flags; the other sequences as a whole.
+    fn group(self, e: &NicEvent) -> Option<u32> {
+        match (self, e) {
+            (Seq::RequesterFlags, NicEvent::FlagWrite(f)) => Some(f.qpn.value()),
+            _ => None,
+        }
+    }
+
     /// The rule an output later than its time allows breaks: for a sender flag, the time
     /// FLAG-SEND-001.c gives it, the arrival of the message's acknowledgement or failure.
     fn late(self) -> Rule {
@@ -662,7 +672,7 @@ fn judge_seq(
     let Causes { inputs, failed, stops, .. } = *causes;
     let (naks, odd) = (inputs.naks, inputs.odd);
     let (pairs, missing, extra) = pair(want, got);
-    let in_order = longest_increasing(&pairs);
+    let in_order = in_order(seq, &pairs, want);
     for (k, &(w, g)) in pairs.iter().enumerate() {
         let (wt, we, _) = want[w];
         let (gt, ge, gi) = got[g];
@@ -708,7 +718,7 @@ fn judge_seq(
             let partners: Vec<usize> = pairs
                 .iter()
                 .enumerate()
-                .filter(|&(j, &(_, h))| (j < k) == (h > g))
+                .filter(|&(j, &(v, h))| (j < k) == (h > g) && seq.group(want[v].1) == seq.group(we))
                 .map(|(j, _)| j)
                 .collect();
             at = partners.iter().map(|&j| got[pairs[j].1].0).fold(gt, u64::min);
@@ -777,6 +787,23 @@ fn judge_seq(
             ..Divergence::of(gt, rule, what)
         });
     }
+}
+
+/// Which pairs are in order: in each group of outputs the specification orders
+/// ([`Seq::group`]), the longest run whose observed positions increase.
+fn in_order(seq: Seq, pairs: &[(usize, usize)], want: &[Item<'_>]) -> Vec<bool> {
+    let mut groups: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
+    for (k, &(w, _)) in pairs.iter().enumerate() {
+        groups.entry(seq.group(want[w].1)).or_default().push(k);
+    }
+    let mut keep = vec![false; pairs.len()];
+    for ks in groups.values() {
+        let sub: Vec<(usize, usize)> = ks.iter().map(|&k| pairs[k]).collect();
+        for (&k, kept) in ks.iter().zip(longest_increasing(&sub)) {
+            keep[k] = kept;
+        }
+    }
+    keep
 }
 
 /// The rule a pair out of order breaks (`k`, with the `partners` it is inverted with). For
@@ -879,6 +906,34 @@ mod tests {
         assert_eq!(pairs, vec![(0, 1)]);
         assert!(missing.is_empty());
         assert_eq!(extra, vec![0]);
+    }
+
+    fn sender_flag(qpn: u32, msn: u16) -> NicEvent {
+        NicEvent::FlagWrite(openrdma_device::FlagWrite {
+            qpn: openrdma_codec::Qpn::new(qpn),
+            side: Side::Requester,
+            msn: Msn::new(msn),
+            addr: 0x3000_0000 + 0x1_0000 * u64::from(qpn) + 8 * u64::from(msn),
+            value: FlagRepr::new(msn, CompletionStatus::SUCCESS, 64).to_u64(),
+        })
+    }
+
+    /// CONF-CMP-060: sender flags of two QPs come in either order; those of one QP in
+    /// theirs.
+    #[test]
+    fn sender_flags_are_ordered_per_qp_only() {
+        let (a0, a1, b0) = (sender_flag(0x11, 0), sender_flag(0x11, 1), sender_flag(0x12, 0));
+        let want = [(1_000, &a0, 0), (1_000, &a1, 1), (1_000, &b0, 2)];
+        // QP 0x12's flag first: no rule orders it after QP 0x11's.
+        let got = [(1_000, &b0, 0), (1_500, &a0, 1), (1_500, &a1, 2)];
+        let (pairs, _, _) = pair(&want, &got);
+        assert!(in_order(Seq::RequesterFlags, &pairs, &want).iter().all(|k| *k));
+        // The same order in a sequence judged as a whole is not.
+        assert!(!in_order(Seq::RequesterEntries, &pairs, &want).iter().all(|k| *k));
+        // QP 0x11's two flags swapped: out of order.
+        let got = [(1_000, &a1, 0), (1_000, &a0, 1), (1_000, &b0, 2)];
+        let (pairs, _, _) = pair(&want, &got);
+        assert_eq!(in_order(Seq::RequesterFlags, &pairs, &want).iter().filter(|k| !**k).count(), 1);
     }
 
     #[test]

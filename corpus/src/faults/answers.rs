@@ -293,6 +293,15 @@ pub static FAULTS: &[Fault] = &[
             Box::new(NoSackAfterHole { delay, ..NoSackAfterHole::default() })
         },
     ),
+    // Once a variant: the count is a MUST, so a device that counts to more than the
+    // configured sack_coalesce owes the SACK it does not send (receiver decision 15).
+    config(
+        "sack-coalesce-8",
+        "coalesces SACKs over 8 packets, whatever sack_coalesce the QP is configured with",
+        &[req::RCV_SACK_002],
+        &["rcv-sack-coalesce"],
+        |m| m.nic.sack_coalesce = 8,
+    ),
     config(
         "sack-coalesce-one-late",
         "the count of writes since the last SACK is compared with sack_coalesce + 1",

@@ -87,13 +87,6 @@ pub static VARIANTS: &[Variant] = &[
         Edits { config: Some(|m| m.nic.sack_coalesce = 1), ..Edits::NONE },
     ),
     variant(
-        "sack-coalesce-8",
-        "coalesces SACKs over 8 packets instead of 4",
-        &[CONF_CMP_007_B],
-        Caps::Same,
-        Edits { config: Some(|m| m.nic.sack_coalesce = 8), ..Edits::NONE },
-    ),
-    variant(
         "sack-marking",
         "marks the EV of every SACK SKIP_ONCE by a marking policy of its own, and claims \
          sack-marking with every capability of the reference",
@@ -183,6 +176,22 @@ pub static VARIANTS: &[Variant] = &[
         &[RCV_PLACE_003_B, CONF_CMP_034_A],
         Caps::Same,
         Edits { stream: Some(|_| Box::new(Split { size: 256, descending: false })), ..Edits::NONE },
+    ),
+    variant(
+        "dma-split-128",
+        "DMA writes are cut at 128-byte address boundaries, the pieces issued in address \
+         order (RCV-PLACE-003)",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(Split { size: 128, descending: false })), ..Edits::NONE },
+    ),
+    variant(
+        "dma-split-512",
+        "DMA writes are cut at 512-byte address boundaries, the pieces issued highest address \
+         first (RCV-PLACE-003)",
+        &[RCV_PLACE_003_B, CONF_CMP_034_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(Split { size: 512, descending: true })), ..Edits::NONE },
     ),
     variant(
         "dma-split-dwords",
@@ -356,6 +365,40 @@ pub static VARIANTS: &[Variant] = &[
         Caps::Same,
         Edits {
             stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, |o| !is_frame(o)))),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "memory-late",
+        "its host bus makes every DMA write, flag and completion entry visible half of late_ns \
+         later than the reference makes it, its frames and reports on time (CONF-TIME-004)",
+        &[CONF_TIME_004],
+        Caps::Same,
+        Edits {
+            stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, is_memory))),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "reports-late",
+        "its report ring to the CPU half delivers every report half of late_ns later than the \
+         reference makes it, its frames and memory writes on time (CONF-TIME-004)",
+        &[CONF_TIME_004],
+        Caps::Same,
+        Edits {
+            stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, is_report))),
+            ..Edits::NONE
+        },
+    ),
+    variant(
+        "sender-flags-odd-qps-late",
+        "its sender flags leave through two write queues by QP parity, one slower: the sender \
+         flags of odd QPs become visible half of late_ns later, every other output on time, so \
+         that the flags of two QPs may come in another order, which no rule fixes",
+        &[CONF_TIME_004, CONF_CMP_060],
+        Caps::Same,
+        Edits {
+            stream: Some(|m| Box::new(LateSome::new(m.tolerances.late_ns / 2, is_odd_sender_flag))),
             ..Edits::NONE
         },
     ),

@@ -7,7 +7,8 @@ use openrdma_conformance::req::*;
 use openrdma_conformance::requirements::{Level, Subject};
 
 /// The clauses that leave a device a choice inside a MUST or a comparison rule, each with
-/// the choice it leaves.
+/// the choice it leaves. CONF-TIME-006 sets no lower bound on flags and completions, but
+/// no legal device is earlier than the reference (conformance chapter, decision 11).
 pub const CHOICES: &[(Clause, &str)] = &[
     (ENC_HOP_001_C, "any IPv4 ttl or IPv6 hop_limit from 64 to 255"),
     (SND_TS_002_C, "the origin and the unit (1 ns or more) of the timestamp clock"),
@@ -28,6 +29,7 @@ pub const CHOICES: &[(Clause, &str)] = &[
     (CONF_CMP_034_A, "the number, size and order of the DMA writes that place the bytes"),
     (CONF_CMP_034_B, "another message's bytes may land after a message's flag"),
     (CONF_CMP_009, "the four sequences of flags and completions interleave freely"),
+    (CONF_CMP_060, "the sender flags of two QPs come in either order"),
     (CONF_CMP_044_B, "up to one output per byte placed, besides the fixed allowance"),
     (CONF_CMP_012_B, "a device without retirement writes no flags, completions or ACKs"),
     (CONF_CMP_012_C, "a device without cpu-split is not judged on its reports"),
@@ -35,16 +37,20 @@ pub const CHOICES: &[(Clause, &str)] = &[
     (CONF_DEV_005, "a device claims only the capabilities it has"),
     (CONF_ADP_017_B, "a completion written to a queue may come without its decoded entry"),
     (CONF_TIME_004, "each output up to late_ns / 2 later than the reference's"),
-    (CONF_TIME_006, "a flag or completion earlier than the reference's"),
 ];
 
 /// The SHOULD and MAY clauses of a device that leave it no choice it can show at its
-/// boundary, each with the reason (wire-format chapter, decision 41).
+/// boundary, each with the reason (wire-format chapter, decisions 41 and 42; sender
+/// chapter, decision 23).
 pub const NOT_FREE: &[(Clause, &str)] = &[
     (SETH_TYPE_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
     (SETH_PDC_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
     (SETH_CC_001_A, "a device sends a SETH only in a SACK, where RCV-SACK-005.h requires 0"),
     (PETH_FTYPE_001_A, "a device sends a PETH only in a probe, where EV-PROBE-005.g requires 1"),
+    // Sender chapter, decision 23.
+    (SND_RTX_002_C, "a retransmission that may go is due (SND-SCHED-001): the reuse is forced"),
+    // Wire-format chapter, decision 42.
+    (EETH_STATUS_001_B, "a device that claims endpoint implements every defined operation"),
 ];
 
 /// Every freedom: each leaf SHOULD or MAY clause of a device or its CPU half but those of

@@ -366,6 +366,30 @@ pub(super) fn is_sender_note(o: &Output) -> bool {
     }
 }
 
+/// A DMA write, a flag write or a completion entry: what crosses the host bus.
+pub(super) fn is_memory(o: &Output) -> bool {
+    matches!(
+        o,
+        Output::Event {
+            event: NicEvent::DmaWrite(_) | NicEvent::FlagWrite(_) | NicEvent::Completion(_)
+        }
+    )
+}
+
+/// A sender flag of an odd QP.
+pub(super) fn is_odd_sender_flag(o: &Output) -> bool {
+    matches!(
+        o,
+        Output::Event { event: NicEvent::FlagWrite(f) }
+            if f.side == Side::Requester && f.qpn.value() & 1 == 1
+    )
+}
+
+/// A report to the CPU half.
+pub(super) fn is_report(o: &Output) -> bool {
+    matches!(o, Output::Event { event: NicEvent::Report(_) })
+}
+
 /// A SACK, a NACK or a transport ACK or NAK.
 pub(super) fn is_answer(o: &Output) -> bool {
     let Output::Frame { bytes, .. } = o else { return false };
