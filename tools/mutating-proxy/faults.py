@@ -3785,7 +3785,18 @@ m = fault("tail-probe-never",
           "The tail-probe timer is not started: a tail of lost packets waits for the "
           "retransmission timeout.",
           ["SND-TAIL-001", "EV-PROBE-005", "SND-TAIL-003"])
-config(m, "nic", "tail_probe", lambda v: None, lambda ctx: "tail-probe" in ctx.requires)
+
+
+@m.hook("start")
+def _(ctx, manifest):
+    nic = manifest.get("nic")
+    if not isinstance(nic, dict) or nic.get("tail_probe") is None:
+        return manifest
+    manifest = json.loads(json.dumps(manifest))
+    del manifest["nic"]["tail_probe"]
+    ctx.mutated("tail-probe-never")
+    return manifest
+
 
 m = fault("nack-backoff-doubled",
           "The NACK back-off timer runs at half its rate: a retransmission after a window "
