@@ -11,6 +11,7 @@ scenario whose capabilities it claims.
 The faults are grouped by the chapter of the rule they break.
 """
 
+import json
 import struct
 
 import roce
@@ -3367,6 +3368,8 @@ def _(ctx, outs):
 # Legal variants written from a fourth reading, as another hardware team would build the
 # NIC: other bus granularities, other orders of the outputs of one instant, a latency in one
 # kind of output only, other IPv4 and SACK choices
+# ===================================================================================
+
 # ==========================================================================================
 
 for _size in (128, 512):
@@ -3633,3 +3636,467 @@ v = variant("sender-flags-odd-qps-late",
             "on time, so that flags of two QPs may come in another order (no rule orders "
             "them).")
 v.hooks["outputs"] = latency_of("sender-flags-odd-qps-late", _odd_sender_flag)
+
+
+# ==========================================================================================
+# The fourth reading: the sending side, as a requester's RTL team would get it wrong.
+# ==========================================================================================
+
+def per_qp(ctx, name):
+    """The scratch state of fault `name`, one dict per destination QP."""
+    return ctx.state.setdefault(name, {})
+
+
+def msg_key(f):
+    """A data frame's message: (destination QP, METH msn)."""
+    return (f.get("bth", "dest_qp"), f.get("meth", "msn"))
+
+
+def nic_int(ctx, key, default=0):
+    v = ctx.nic.get(key)
+    return default if v is None else int(v)
+
+
+# ---- counters that wrap, and counters kept in the wrong place ----------------------------
+
+m = fault("psn-wrap-skips-zero",
+          "The PSN counter wraps from 0xFFFFFF to 1 instead of 0: the carry clears the "
+          "counter after the increment instead of before.",
+          ["SND-PSN-001", "BTH-PSN-001", "EV-PROBE-005", "OPC-PSN-002"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    st = per_qp(ctx, "psn-wrap-skips-zero")
+    qp, psn = f.get("bth", "dest_qp"), f.get("bth", "psn")
+    if kind(f) == "data" and psn == U24:
+        st[qp] = True
+    elif st.get(qp) and psn < 0x800000:
+        f.set("bth", "psn", psn + 1)
+
+
+m = fault("ackreq-from-initial-psn",
+          "The AckReq counter counts packets from the QP's initial PSN instead of testing the "
+          "PSN itself: AckReq lands on initial_psn + k x ack_req_every.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    every = nic_int(ctx, "ack_req_every")
+    qp = ctx.qps.get(ctx.local_qp_of(f)) or {}
+    if every <= 0:
+        return
+    base = int(qp.get("initial_psn", 0))
+    want = is_last(f) or ((f.get("bth", "psn") - base) & U24) % every == 0
+    f.set("bth", "ack_req", int(want))
+
+
+m = fault("ackreq-every-plus-one",
+          "The ack_req_every register is compared with a counter that starts at 1: AckReq "
+          "comes every ack_req_every + 1 PSNs.",
+          ["SND-ACKREQ-001"])
+config(m, "nic", "ack_req_every", lambda v: int(v) + 1 if int(v) > 0 else v, requester)
+
+
+m = fault("msn-per-qp-in-shared",
+          "In shared retirement the MSN counter is kept per QP instead of per domain, so two "
+          "QPs of one domain number their messages from 0 each.",
+          ["SND-MSN-001", "METH-MSN-001", "SND-MSN-002", "RET-DOMAIN-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if ctx.nic.get("retirement") != "shared":
+        return
+    st = per_qp(ctx, "msn-per-qp-in-shared")
+    qp = f.get("bth", "dest_qp")
+    names = st.setdefault(qp, {})
+    msn = f.get("meth", "msn")
+    if msn not in names:
+        names[msn] = len(names)
+    f.set("meth", "msn", names[msn] & 0xFFFF)
+
+
+m = fault("rqmsn-counts-every-message",
+          "The RQMSN counter advances on every message instead of on Writes with Immediate "
+          "only: METH rqmsn carries the message's place among all the QP's messages.",
+          ["SND-RQMSN-002", "METH-RQMSN-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    st = per_qp(ctx, "rqmsn-counts-every-message")
+    names = st.setdefault(f.get("bth", "dest_qp"), {})
+    msn = f.get("meth", "msn")
+    if msn not in names:
+        names[msn] = len(names) + 1
+    f.set("meth", "rqmsn", names[msn] & 0xFFFF)
+
+
+m = fault("immdt-previous-message",
+          "The immediate register is latched one message late: a Write with Immediate "
+          "carries the immediate of the QP's previous one, the first carries 0.",
+          ["SND-SEG-004", "WR-EXEC-001", "TPL-EXPAND-005", "IMMDT-LAYOUT-001", "CQE-RECV-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if not f.has("immdt"):
+        return
+    st = per_qp(ctx, "immdt-previous-message")
+    q = st.setdefault(f.get("bth", "dest_qp"), {"last": 0, "by_msn": {}})
+    msn = f.get("meth", "msn")
+    if msn not in q["by_msn"]:
+        q["by_msn"][msn] = q["last"]
+        q["last"] = f.get("immdt", "imm")
+    f.set("immdt", "imm", q["by_msn"][msn])
+
+
+# ---- the wrong packet's fields in a retransmission --------------------------------------
+
+m = fault("rtx-reth-va-message-start",
+          "The retransmission path rebuilds the RETH from the message descriptor: a "
+          "retransmitted packet carries the va of its message's first packet.",
+          ["SND-RTX-001", "SND-SEG-003", "RETH-VA-002"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    st = per_qp(ctx, "rtx-reth-va-message-start")
+    if not f.get("bth", "rtx"):
+        if is_first(f):
+            st[msg_key(f)] = f.get("reth", "va")
+        return
+    va = st.get(msg_key(f))
+    if va is not None:
+        f.set("reth", "va", va)
+
+
+m = fault("rtx-meth-current",
+          "A retransmission takes its METH from the QP's current METH register, the one of "
+          "the latest first transmission, instead of its own message's.",
+          ["SND-RTX-001", "SND-MSN-002", "METH-MSN-001", "SND-RQMSN-002", "METH-RQMSN-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    st = per_qp(ctx, "rtx-meth-current")
+    qp = f.get("bth", "dest_qp")
+    if not f.get("bth", "rtx"):
+        st[qp] = (f.get("meth", "rqmsn"), f.get("meth", "msn"))
+    elif qp in st:
+        f.set("meth", "rqmsn", st[qp][0])
+        f.set("meth", "msn", st[qp][1])
+
+
+m = fault("rtx-opcode-middle",
+          "The retransmission path does not keep the packet's position: a retransmitted "
+          "FIRST or LAST of a message without immediate leaves as a MIDDLE.",
+          ["SND-RTX-001", "SND-SEG-002", "OPC-MRC-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx") and f.opcode in (roce.MRC_WRITE_FIRST, roce.MRC_WRITE_LAST):
+        f.set("bth", "opcode", roce.MRC_WRITE_MIDDLE)
+
+
+m = fault("rtx-pad-latched",
+          "A retransmission takes BTH pad_count from the QP's pad register, which holds the "
+          "pad of the last data packet sent, instead of its own.",
+          ["SND-RTX-001", "PAY-PAD-001", "SND-SEG-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    st = per_qp(ctx, "rtx-pad-latched")
+    qp = f.get("bth", "dest_qp")
+    last = st.get(qp)
+    st[qp] = f.get("bth", "pad_count")
+    if f.get("bth", "rtx") and last is not None and last <= len(f.payload):
+        f.set("bth", "pad_count", last)
+
+
+m = fault("tseth-tsr-set",
+          "The TSETH builder sets tsr, the reflected-timestamp bit, in every data packet.",
+          ["SND-TS-002"], keywords=("tsr",))
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("tseth"):
+        f.set("tseth", "tsr", 1)
+
+
+# ---- probes --------------------------------------------------------------------------------
+
+m = fault("probe-psn-last-sent",
+          "The probe builder reads the PSN of the last packet sent, snd_nxt - 1, instead of "
+          "snd_nxt.",
+          ["EV-PROBE-005", "OPC-PSN-002"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("bth", "psn", (f.get("bth", "psn") - 1) & U24)
+
+
+m = fault("probe-id-per-ev",
+          "The probe_id counter is kept per EV instead of per QP: each EV's first probe "
+          "carries probe_id 1.",
+          ["EV-PROBE-005"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    st = per_qp(ctx, "probe-id-per-ev")
+    k = (f.get("bth", "dest_qp"), f.ev())
+    st[k] = st.get(k, 0) + 1
+    f.set("peth", "probe_id", st[k] & 0xFFFF)
+
+
+m = fault("probe-ev-last-data",
+          "Probes leave on the EV the spray engine chose last for a data packet of the QP "
+          "instead of the EV the probe names.",
+          ["EV-PROBE-005", "REC-IF-011", "SND-TAIL-001", "SND-SPRAY-009", "CONF-CMP-017"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    st = per_qp(ctx, "probe-ev-last-data")
+    qp = f.get("bth", "dest_qp")
+    if kind(f) == "data":
+        st[qp] = f.ev()
+    elif qp in st:
+        f.set_ev(st[qp])
+
+
+# ---- reports to the CPU half -------------------------------------------------------------
+
+m = fault("report-nack-reason-latched",
+          "Nack reports carry the reason of the QP's first NACK: the reason register is "
+          "loaded once.",
+          ["REC-IF-004"])
+
+
+@out_events(m, ("report:nack",))
+def _(ctx, ev, item):
+    st = per_qp(ctx, "report-nack-reason-latched")
+    ev["reason"] = st.setdefault(ev.get("qpn"), ev.get("reason"))
+
+
+m = fault("report-nack-psn-next",
+          "Nack reports carry the NACKed PSN plus one, read from the PSN register after its "
+          "increment.",
+          ["REC-IF-004"])
+
+
+@out_events(m, ("report:nack",))
+def _(ctx, ev, item):
+    ev["psn"] = (int(ev.get("psn", 0)) + 1) & U24
+
+
+m = fault("report-ev-marked-on-change",
+          "EvMarked is sent only when the mark changes the EV's state: a repeated mark on "
+          "an EV already in SKIP or ASSUMED_BAD is not reported.",
+          ["REC-IF-005"])
+
+
+def _marked_again(ctx, ev):
+    if ev.get("event") != "report" or ev.get("report") != "ev_marked":
+        return False
+    st = per_qp(ctx, "report-ev-marked-on-change")
+    k = (ev.get("qpn"), ev.get("ev"), ev.get("mark"))
+    seen = k in st
+    st[k] = True
+    return seen
+
+
+drop_events(m, _marked_again)
+
+
+m = fault("report-probe-answered-mark-none",
+          "ProbeAnswered reports always carry mark NONE: the mark field is not wired to "
+          "the report.",
+          ["REC-IF-007"])
+
+
+@out_events(m, ("report:probe_answered",))
+def _(ctx, ev, item):
+    ev["mark"] = "NONE"
+
+
+m = fault("report-retransmitted-psn-latched",
+          "The Retransmitted report latches the PSN of the first retransmission of a "
+          "cycle: every other retransmission of that cycle is reported with it.",
+          ["REC-IF-008"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    first = {}
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "report" or ev.get("report") != "retransmitted":
+            continue
+        psn = first.setdefault((item["at"], ev.get("qpn")), ev.get("psn"))
+        if ev.get("psn") != psn:
+            ev["psn"] = psn
+            ctx.mutated("report-retransmitted-psn-latched")
+    return outs
+
+
+m = fault("report-qp-error-twice",
+          "QpError is sent twice: once when the QP fails and again when its flush "
+          "completes.",
+          ["REC-IF-009", "RET-ERR-004"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = []
+    for item in outs:
+        res.append(item)
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report" and ev.get("report") == "qp_error":
+            res.append(json.loads(json.dumps(item)))
+            ctx.mutated("report-qp-error-twice")
+    return res
+
+
+# ---- reactions to what the responder says (input mutations) ------------------------------
+
+m = fault("snd-sack-offset-ignored",
+          "The sender ignores SETH sack_offset: it reads the bitmap as starting at "
+          "cack_psn + 1.",
+          ["SND-SACK-002", "SND-INFER-001", "SND-INFER-002", "SND-RTX-004", "SND-RTX-003",
+           "SND-SACK-004"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "sack_offset") != 1:
+        f.set("seth", "sack_offset", 1)
+
+
+m = fault("snd-always-skip-as-once",
+          "The mark decoder takes ALWAYS_SKIP for SKIP_ONCE: an EV the responder marks as "
+          "failed goes to SKIP, and its path comes back after skip_hold.",
+          ["EV-BAD-001", "REC-IF-016", "REC-IF-005", "SND-PATH-001", "EV-STATE-001"])
+
+
+@in_frames(m, ("sack",))
+def _(ctx, f, item):
+    if f.get("seth", "m") == 2:
+        f.set("seth", "m", 1)
+
+
+m = fault("snd-probe-answer-mark-ignored",
+          "The sender ignores the mark of a probe answer: every answer brings its EV back "
+          "to GOOD.",
+          ["EV-PROBE-003", "EV-PROBE-002", "REC-IF-016", "REC-IF-007", "SND-PATH-001"])
+
+
+@in_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    f.set("seth", "m", 0)
+
+
+m = fault("snd-resource-nack-as-trim",
+          "The NACK reason decoder maps every non-fatal reason to TRIMMED: a window or "
+          "resource NACK puts the EV in SKIP and is retransmitted at once.",
+          ["SND-NACK-003", "SND-NACK-004", "EV-SKIP-001", "REC-IF-016", "REC-IF-004",
+           "SND-SCHED-003"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.get("neth", "reason") not in (0x01, 0x02, 0x19):
+        f.set("neth", "reason", 0x01)
+
+
+m = fault("snd-mpr-half",
+          "The sender reads SETH mpr in units of 64 PSNs instead of 128: W_peer is half "
+          "what the responder allows.",
+          ["SND-WIN-002", "SND-WIN-001", "SETH-MPR-001"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "mpr") >= 2:
+        f.set("seth", "mpr", f.get("seth", "mpr") // 2)
+
+
+m = fault("snd-cack-exclusive",
+          "The sender takes cack_psn as the first PSN not yet arrived: snd_una becomes "
+          "cack_psn instead of cack_psn + 1.",
+          ["SND-SACK-001", "SND-RTX-004", "REC-IF-002", "SND-WIN-001", "SND-SCHED-003",
+           "REC-RTO-004"])
+
+
+@in_frames(m, ("sack",))
+def _(ctx, f, item):
+    off = f.get("seth", "sack_offset")
+    if off < 0x7FFF:
+        f.set("seth", "cack_psn", (f.get("seth", "cack_psn") - 1) & U24)
+        f.set("seth", "sack_offset", off + 1)
+
+
+m = fault("snd-ack-msn-exclusive",
+          "The ACK comparator uses < instead of <=: an AETH ACK completes the messages "
+          "before its msn but not the message it names.",
+          ["SND-ACK-001", "CQE-SEND-001", "FLAG-SEND-001", "FLAG-SEND-002", "RET-SEND-001",
+           "SND-ACK-005"])
+
+
+@in_frames(m, ("ack",))
+def _(ctx, f, item):
+    v = f.get("aeth", "msn")
+    f.set("aeth", "msn", (v & 0xFF0000) | ((v - 1) & 0xFFFF))
+
+
+# ---- timers and limits --------------------------------------------------------------------
+
+m = fault("skip-hold-stuck",
+          "The SKIP hold timer is never armed: an EV in SKIP stays there and its path is "
+          "never used again.",
+          ["EV-SKIP-002", "REC-IF-016", "SND-PATH-001", "EV-STATE-001", "SND-PATH-002"])
+config(m, "nic", "skip_hold", lambda v: 1 << 40,
+       lambda ctx: requester(ctx) and "paths" in ctx.requires, reads=lambda c, i: rx_skip(i))
+
+m = fault("tail-probe-never",
+          "The tail-probe timer is not started: a tail of lost packets waits for the "
+          "retransmission timeout.",
+          ["SND-TAIL-001", "EV-PROBE-005", "SND-TAIL-003"])
+
+
+@m.hook("start")
+def _(ctx, manifest):
+    nic = manifest.get("nic")
+    if not isinstance(nic, dict) or nic.get("tail_probe") is None:
+        return manifest
+    manifest = json.loads(json.dumps(manifest))
+    del manifest["nic"]["tail_probe"]
+    ctx.mutated("tail-probe-never")
+    return manifest
+
+
+m = fault("nack-backoff-doubled",
+          "The NACK back-off timer runs at half its rate: a retransmission after a window "
+          "or resource NACK waits 2 x nack_backoff.",
+          ["SND-NACK-004", "SND-SCHED-003"])
+config(m, "nic", "nack_backoff", lambda v: int(v) * 2, requester,
+       reads=lambda c, i: rx(i, ("nack",), lambda f: f.get("neth", "reason") not in (1, 2, 0x19)))
+
+m = fault("retry-limit-minus-one",
+          "The on-board CPU half compares the retry counter with >= retry_limit: the QP "
+          "fails one retry early.",
+          ["REC-RETRY-002", "REC-RETRY-001", "REC-TEST-003", "REC-RTO-003"])
+config(m, "recovery", "retry_limit", lambda v: max(int(v) - 1, 0), device_cpu)
+
+m = fault("rto-max-ignored",
+          "The on-board CPU half does not cap the back-off at rto_max: the timeout keeps "
+          "doubling.",
+          ["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"])
+config(m, "recovery", "rto_max", lambda v: 1 << 40, device_cpu)

@@ -589,6 +589,21 @@ pub static FAULTS: &[Fault] = &[
         &["snd-ack-nak"],
         |o| !report(o, |r| matches!(r, NicReport::QpError { .. })),
     ),
+    // A report of the right kind and QP with one field wrong: the device took the frame it
+    // reports on, lenient values and all, so the report's own rule is named.
+    entries(
+        "nack-report-psn-next",
+        "Nack reports carry the NACKed PSN plus one, read from the PSN register after its increment",
+        &[req::REC_IF_004],
+        &["snd-lenient"],
+        |e| match e {
+            NicEvent::Report(NicReport::Nack { psn, .. }) => {
+                *psn = psn.add(1);
+                true
+            }
+            _ => false,
+        },
+    ),
     loses_in(
         "qp-error-command-ignored",
         "the CPU half's QpError command is ignored",

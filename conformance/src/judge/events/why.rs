@@ -1,0 +1,201 @@
+//! Why an expected report did not come, or an unexpected one came: the rule the
+//! inputs of its time show broken.
+
+use super::*;
+
+/// Whether a report of the kind and QP of `rep` came unmatched within `late` of `at`: a
+/// near miss with another key. The device took what it reported on, so a missing
+/// report is its rule's, not that of a value the frame carried.
+pub(super) fn came_alike(
+    got: &[(u64, &str, String, &NicEvent, bool)],
+    rep: &NicReport,
+    at: u64,
+    late: u64,
+) -> bool {
+    let kind = report_key(rep).map(|k| k.0);
+    got.iter().any(|(t, req, _, e, used)| {
+        let NicEvent::Report(r) = e else { return false };
+        !used && Some(*req) == kind && r.qpn() == rep.qpn() && t.abs_diff(at) <= late
+    })
+}
+
+/// Why the device made no report of what arrived at `at`: a frame that arrived then
+/// carries a value a receiver must take ([`super::super::arrivals::accept_clause`]), so the device
+/// did not take it. The rule of that value.
+pub(super) fn not_taken(at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
+    inputs
+        .iter()
+        .filter(|i| i.at == at)
+        .find_map(|i| super::super::arrivals::accept_clause(&i.frame.as_ref()?.d))
+        .map(crate::req::Clause::id)
+}
+
+/// The rule an expected report missed at `at` shows broken when a stale SACK arrived then,
+/// one whose `cack_psn` is before that of an earlier SACK into the QP: the device did not
+/// apply what it says (SND-SACK-005.b).
+pub(super) fn stale_sack(r: &NicReport, at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
+    let q = match r {
+        NicReport::EvMarked { qpn, .. } | NicReport::EvState { qpn, .. } => qpn.value(),
+        _ => return None,
+    };
+    let sack = |i: &In<'_>| {
+        let d = &i.frame.as_ref()?.d;
+        (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|s| !s.pr)?)
+    };
+    let now = inputs_at(inputs, q, at).find_map(sack)?;
+    let mut earlier = inputs.iter().filter(|i| i.at < at).filter_map(sack);
+    earlier.any(|s| now.cack_psn.is_before(s.cack_psn)).then_some("SND-SACK-005.b")
+}
+
+/// The inputs of device QP `qpn` injected at `at`.
+pub(super) fn inputs_at<'a>(
+    inputs: &'a [In<'a>],
+    qpn: u32,
+    at: u64,
+) -> impl Iterator<Item = &'a In<'a>> {
+    inputs.iter().filter(move |i| {
+        i.at == at
+            && match i.input {
+                Input::Cpu { command } => command_qpn(command) == Some(qpn),
+                _ => {
+                    i.frame.as_ref().and_then(|f| f.d.bth).is_some_and(|b| b.dest_qp.value() == qpn)
+                }
+            }
+    })
+}
+
+/// The QP a command names; none for an endpoint request.
+fn command_qpn(c: &CpuCommand) -> Option<u32> {
+    match c {
+        CpuCommand::Retransmit { qpn, .. }
+        | CpuCommand::Probe { qpn, .. }
+        | CpuCommand::SetEvState { qpn, .. }
+        | CpuCommand::QpError { qpn } => Some(qpn.value()),
+        CpuCommand::EndpointRequest { .. } => None,
+    }
+}
+
+/// The rule of table 4 of the sender chapter that an expected `EvState` report missed at
+/// `at` shows broken, from the input that makes the transition due (design 9.3): a SACK's
+/// mark (EV-SKIP-001, EV-BAD-001), a probe answer's (EV-PROBE-002, EV-PROBE-003), a trim
+/// (EV-SKIP-001), the SKIP hold passing with no input (EV-SKIP-002), or a `SetEvState`
+/// command: applied as another state (EV-DENY-001, EV-STATE-003.a) or not at all, nothing
+/// reported (REC-IF-012). `None` for a report of another kind, and, but for a command, when
+/// the device reports no EV state of the QP at all.
+pub(super) fn missed_transition(
+    r: &NicReport,
+    at: u64,
+    inputs: &[In<'_>],
+    obs: &[(u64, &NicEvent)],
+) -> Option<&'static str> {
+    let NicReport::EvState { qpn, ev, state } = r else { return None };
+    let q = qpn.value();
+    // A device that reports no EV state of the QP at all breaks the report's own rule.
+    let reports = obs
+        .iter()
+        .any(|(_, o)| matches!(o, NicEvent::Report(NicReport::EvState { qpn: x, .. }) if x == qpn));
+    let mut causes = inputs_at(inputs, q, at).peekable();
+    if causes.peek().is_none() {
+        return (reports && *state == EvState::Good).then_some("EV-SKIP-002");
+    }
+    for i in causes {
+        if let Input::Cpu { command: CpuCommand::SetEvState { ev: e, state: s, .. } } = i.input {
+            if e != ev || s != state {
+                continue;
+            }
+            let other = obs.iter().any(|(t, o)| {
+                *t >= at
+                    && matches!(o, NicEvent::Report(NicReport::EvState { qpn: x, ev: y, .. })
+                        if x == qpn && y == ev)
+            });
+            return Some(match (other, state) {
+                (false, _) => "REC-IF-012",
+                (true, EvState::Denied) => "EV-DENY-001",
+                (true, _) => "EV-STATE-003.a",
+            });
+        }
+        let Some(d) = i.frame.as_ref().map(|f| &f.d).filter(|_| reports) else { continue };
+        if let Some(s) = d.ext.seth.filter(|_| d.entropy() == Some(*ev)) {
+            return Some(match (s.pr, s.m) {
+                (true, EvMark::NONE) => "EV-PROBE-002",
+                (true, _) => "EV-PROBE-003",
+                (false, EvMark::ALWAYS_SKIP) => "EV-BAD-001",
+                (false, _) => "EV-SKIP-001",
+            });
+        }
+        if d.ext
+            .neth
+            .is_some_and(|n| matches!(n.reason, NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP))
+        {
+            return Some("EV-SKIP-001");
+        }
+    }
+    None
+}
+
+/// The rule an `EvState` report the scenario does not expect breaks, from what came at its
+/// time: a transition out of DENIED, which the scenario holds, by anything but a
+/// `SetEvState` (EV-DENY-002); a transition on a NACK that reports the responder's
+/// resources (SND-NACK-003). `None` otherwise: the report's own rule.
+pub(super) fn wrong_transition(
+    r: &NicReport,
+    at: u64,
+    inputs: &[In<'_>],
+    exp: &[(&Record, &NicEvent)],
+) -> Option<&'static str> {
+    // A QP failed at an ACK whose credit code is not 0x1F: the requester took the credit
+    // code for a NAK's, where it must ignore it (AETH-MRC-002.b).
+    if let NicReport::QpError { qpn, .. } = r {
+        let odd_ack = inputs_at(inputs, qpn.value(), at).any(|i| {
+            i.frame.as_ref().and_then(|f| f.d.ext.aeth).is_some_and(|a| {
+                a.kind() == openrdma_codec::AethKind::Ack
+                    && a.syndrome != AethRepr::ACK_UNLIMITED_CREDIT
+            })
+        });
+        return odd_ack.then_some("AETH-MRC-002.b");
+    }
+    // The mark of a SACK the scenario reports no mark of: the SACK was one the checks
+    // discard, and the device applied its mark before them (SND-SACK-006).
+    if let NicReport::EvMarked { qpn, .. } = r {
+        let marked = inputs_at(inputs, qpn.value(), at).any(|i| {
+            i.frame
+                .as_ref()
+                .and_then(|f| f.d.ext.seth)
+                .is_some_and(|s| !s.pr && s.m != EvMark::NONE)
+        });
+        let reported = exp.iter().any(|(rec, e)| {
+            rec.at.0 == at
+                && matches!(e, NicEvent::Report(NicReport::EvMarked { qpn: x, .. }) if x == qpn)
+        });
+        return (marked && !reported).then_some("SND-SACK-006");
+    }
+    let NicReport::EvState { qpn, ev, .. } = r else { return None };
+    let q = qpn.value();
+    let commanded = inputs_at(inputs, q, at).any(|i| {
+        matches!(i.input, Input::Cpu { command: CpuCommand::SetEvState { ev: e, .. } } if e == ev)
+    });
+    let held = exp
+        .iter()
+        .filter(|(rec, _)| rec.at.0 <= at)
+        .filter_map(|(_, e)| match e {
+            NicEvent::Report(NicReport::EvState { qpn: x, ev: y, state })
+                if x == qpn && y == ev =>
+            {
+                Some(*state)
+            }
+            _ => None,
+        })
+        .next_back();
+    if held == Some(EvState::Denied) && !commanded {
+        return Some("EV-DENY-002");
+    }
+    let resource_nack = inputs_at(inputs, q, at).any(|i| {
+        i.frame.as_ref().and_then(|f| f.d.ext.neth).is_some_and(|n| {
+            !matches!(
+                n.reason,
+                NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP | NackReason::UNEXP_EVENT
+            )
+        })
+    });
+    resource_nack.then_some("SND-NACK-003")
+}
