@@ -35,7 +35,7 @@ use openrdma_codec::frame::DecodedFrame;
 use openrdma_codec::{AethRepr, Msn, Psn};
 
 use super::fields::{self, Rule};
-use super::fit::Estimate;
+use super::fit::{Estimate, Fits};
 use super::obs::In;
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
 use crate::req::*;
@@ -104,6 +104,8 @@ pub(super) struct Ctx<'a> {
     pub observed: &'a [TimedOutput],
     /// The slack of each expected record, by its address (CONF-TIME-005.a).
     pub slack: HashMap<*const Record, u64>,
+    /// The window-fit walks of the run.
+    pub fits: &'a Fits<'a>,
 }
 
 /// The slack of each record of `scenario` that has one, keyed by the record's address.
@@ -372,12 +374,10 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
 /// from the limit the estimate gave.
 fn fit_probe(cx: &Ctx<'_>, e: usize, i: usize) -> Option<Rule> {
     let Kind::Probe { qp } = cx.exp[e].1.kind else { return None };
-    super::fit::followed(cx.scenario, qp)?;
-    let o = super::obs::Obs::new(cx.scenario, cx.injected, cx.observed);
     let (a, b) = (cx.obs[i].at, cx.exp[e].0.at.0);
     [a.min(b), a.max(b)]
         .into_iter()
-        .find_map(|at| super::fit::contradicted_at(cx.scenario, &o.inputs, &o.frames, qp, at))
+        .find_map(|at| cx.fits.contradicted_at(qp, at))
         .map(|est| est.clause())
 }
 
@@ -779,13 +779,13 @@ fn fit_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
 
 /// The rule that names expected first transmission `e` of a window-fit QP, sent as it
 /// was but on another EV: the entry of its cause table whose estimate the device's choices
-/// contradict, rebuilt from `inputs` as delivered and the device's frames `obs`
-/// (`fit::contradicted`); `None` when no estimate is.
+/// contradict, as the QP's walk in `fits` rebuilds them from `inputs` as delivered and
+/// the device's frames (`Fits::contradicted`); `None` when no estimate is.
 pub(super) fn ev_cause(
     s: &Scenario,
     inputs: &[In<'_>],
     exp: &[(&Record, Frame<'_>)],
-    obs: &[Frame<'_>],
+    fits: &Fits<'_>,
     e: usize,
 ) -> Option<Rule> {
     let Kind::Data { qp, psn, rtx: false } = exp[e].1.kind else { return None };
@@ -800,7 +800,7 @@ pub(super) fn ev_cause(
             },
         })
         .collect();
-    let est = super::fit::contradicted(s, inputs, obs, qp, psn)?;
+    let est = fits.contradicted(qp, psn)?;
     causes(s, &fed, exp, e).into_iter().find(|c| c.when == When::Contradicts(est)).map(|c| c.rule)
 }
 

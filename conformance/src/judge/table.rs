@@ -18,6 +18,7 @@ use openrdma_device::{
 
 use super::arrivals::Arrivals;
 use super::entries::SlotHistory;
+use super::fit::Fits;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
@@ -122,6 +123,8 @@ pub(crate) struct Ctx<'a> {
     pub(super) scenario: &'a Scenario,
     pub(super) observed: &'a [TimedOutput],
     pub(super) o: &'a Obs<'a>,
+    /// The window-fit walks, each QP's built once.
+    pub(super) fits: &'a Fits<'a>,
     pub(super) arrivals: Arrivals,
     /// The pairing of expected and observed frames, and the divergences it found, which
     /// the `frames.match` row reports.
@@ -315,17 +318,7 @@ pub static CHECKS: &[Check] = &[
         clauses: UNEXPECTED,
         reads: &[Reads::Frame],
         applies: always,
-        judge: |c, d| {
-            unexpected::judge(
-                c.scenario,
-                &c.o.inputs,
-                &c.o.exp_frames,
-                &c.o.frames,
-                &c.arrivals,
-                &c.pairing.used,
-                d,
-            )
-        },
+        judge: unexpected::judge,
     },
     Check {
         name: "paths",
@@ -339,16 +332,7 @@ pub static CHECKS: &[Check] = &[
         clauses: SPRAY,
         reads: &[Reads::Data, Reads::Probe],
         applies: spray_policies,
-        judge: |c, d| {
-            paths::judge_exact(
-                c.scenario,
-                &c.o.inputs,
-                &c.o.exp_frames,
-                &c.o.frames,
-                &c.pairing.matches,
-                d,
-            )
-        },
+        judge: paths::judge_exact,
     },
     Check {
         name: "spray.random",
