@@ -531,6 +531,7 @@ fn judge_all(
         fits: &fits,
         pairing,
         pair_div: RefCell::new(pair_div),
+        tracking: OnceCell::new(),
         history: OnceCell::new(),
         checked: Cell::new(0),
     };

@@ -130,6 +130,9 @@ pub(crate) struct Ctx<'a> {
     /// the `frames.match` row reports.
     pub(super) pairing: Pairing,
     pub(super) pair_div: RefCell<Vec<Divergence>>,
+    /// The EVs of the sending QPs followed through the inputs, and the walk over the
+    /// device's data packets by them: built by the first row that reads it.
+    pub(super) tracking: OnceCell<Option<paths::Tracking>>,
     /// What each observed completion's slot held, from the `entries` row.
     pub(super) history: OnceCell<SlotHistory>,
     /// Expected records checked.
@@ -139,6 +142,13 @@ pub(crate) struct Ctx<'a> {
 impl Ctx<'_> {
     fn count(&self, n: usize) {
         self.checked.set(self.checked.get() + n);
+    }
+
+    /// The EVs of the sending QPs and the walk by them, built once ([`paths::track`]).
+    pub(super) fn tracking(&self) -> Option<&paths::Tracking> {
+        self.tracking
+            .get_or_init(|| paths::track(self.scenario, &self.o.inputs, &self.o.frames))
+            .as_ref()
     }
 
     fn local_of(&self) -> HashMap<u32, u32> {
@@ -325,7 +335,7 @@ pub static CHECKS: &[Check] = &[
         clauses: PATHS,
         reads: &[Reads::Data],
         applies: always,
-        judge: |c, d| paths::judge(c.scenario, &c.o.inputs, &c.o.frames, d),
+        judge: |c, d| paths::judge(c.tracking(), d),
     },
     Check {
         name: "spray",
@@ -339,7 +349,7 @@ pub static CHECKS: &[Check] = &[
         clauses: SPRAY_RANDOM,
         reads: &[Reads::Data],
         applies: spray_policies,
-        judge: |c, d| paths::judge_random(c.scenario, &c.o.inputs, &c.o.frames, d),
+        judge: |c, d| paths::judge_random(c.tracking(), d),
     },
     Check {
         name: "schedule.order",

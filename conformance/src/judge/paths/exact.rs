@@ -2,14 +2,12 @@
 //! (`CONF-CMP-048`): the EV of each data packet and probe of a QP whose choice depends on
 //! state the judge rebuilds, and the estimate or back-off a wrong choice shows.
 
-use std::collections::HashMap;
-
 use openrdma_codec::frame::decode;
-use openrdma_device::{Body, Capability, HostCommand, Scenario, SprayPolicy};
+use openrdma_device::{Body, Capability, Scenario, SprayPolicy};
 
 use super::super::table::Ctx;
 use super::super::{Divergence, Frame, Kind, render_frame};
-use super::{Packets, estimate, tracked};
+use super::{Packets, estimate};
 
 /// The requirement a QP's spray policy is judged under (`CONF-CMP-048`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
@@ -39,23 +37,16 @@ pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'st
 /// the judge can tell, by the estimate of the policy that the device's choices contradict
 /// (`fit`): `SND-SPRAY-006`, `SND-SPRAY-007` or `SND-SPRAY-010`.
 pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
-    let (scenario, inputs, exp, obs) =
-        (c.scenario, &c.o.inputs[..], &c.o.exp_frames[..], &c.o.frames[..]);
+    let (scenario, exp, obs) = (c.scenario, &c.o.exp_frames[..], &c.o.frames[..]);
     if !scenario.manifest.requires.contains(&Capability::SprayPolicies) {
         return;
     }
-    let spray: HashMap<u32, SprayPolicy> = scenario
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.peer_qpn.value(), q.spray)),
-            _ => None,
-        })
-        .collect();
+    let spray = super::spray_of(scenario);
     // The skew-aware QPs judged on the device's own choices: those whose EVs no input
     // moves out of GOOD.
     let mut own: Vec<u32> = Vec::new();
-    if let Some(packets) = tracked(scenario, inputs, obs) {
+    if let Some(t) = c.tracking() {
+        let packets = &t.packets;
         let mut peers: Vec<u32> = spray
             .iter()
             .filter(|&(_, p)| *p == SprayPolicy::SkewAware)
@@ -64,10 +55,10 @@ pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
             .collect();
         peers.sort_unstable();
         for &peer in &peers {
-            judge_skew(&packets, peer, obs, div);
+            judge_skew(packets, peer, obs, div);
         }
         own = peers;
-        packets.judge(obs, &mut Vec::new(), Some((&spray, div)));
+        div.extend(t.policy.iter().cloned());
     }
     for &(e, o) in &c.pairing.matches {
         let ef = &exp[e].1;
