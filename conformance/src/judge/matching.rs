@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use openrdma_device::{
     Body, Capability, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario,
-    Side, TimedInput, TimedOutput,
+    Side, TimedOutput,
 };
 
 use openrdma_codec::frame::DecodedFrame;
@@ -98,7 +98,10 @@ pub(super) struct Pairing {
 /// What the matching needs of the run.
 pub(super) struct Ctx<'a> {
     pub scenario: &'a Scenario,
-    pub injected: &'a [TimedInput],
+    /// The inputs as delivered, each frame decoded once.
+    pub inputs: &'a [In<'a>],
+    /// The same inputs, as the cause table reads them.
+    pub fed: Vec<Fed<'a>>,
     pub exp: &'a [(&'a Record, Frame<'a>)],
     pub obs: &'a [Frame<'a>],
     pub observed: &'a [TimedOutput],
@@ -416,20 +419,14 @@ fn ev_misread(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> 
     let local = super::peer_map(cx.scenario).get(&ef.d.bth?.dest_qp.value()).copied()?;
     let hex = |v: &str| u32::from_str_radix(v.trim_start_matches("0x"), 16).ok();
     let highs: Vec<u32> = cx
-        .injected
+        .inputs
         .iter()
-        .filter(|i| i.at.0 <= rec.at.0)
-        .filter_map(|i| match &i.input {
-            Input::Frame { bytes, .. } => {
-                let d = openrdma_codec::frame::decode(bytes);
-                match (&d.ip, d.bth) {
-                    (Some(openrdma_codec::frame::IpRepr::V6(v6)), Some(b))
-                        if b.dest_qp.value() == local =>
-                    {
-                        Some(v6.flow_label & 0xF_0000)
-                    }
-                    _ => None,
-                }
+        .filter(|i| i.at <= rec.at.0)
+        .filter_map(|i| match (&i.frame.as_ref()?.d.ip, i.frame.as_ref()?.d.bth) {
+            (Some(openrdma_codec::frame::IpRepr::V6(v6)), Some(b))
+                if b.dest_qp.value() == local =>
+            {
+                Some(v6.flow_label & 0xF_0000)
             }
             _ => None,
         })
@@ -531,9 +528,8 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
 /// The first entry of the cause table ([`causes`]) of expected frame `e` that holds of what
 /// the device did.
 fn named_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Cause {
-    let fed = fed_inputs(cx.injected);
     let at = cx.exp[e].0.at.0;
-    causes(cx.scenario, &fed, cx.exp, e)
+    causes(cx.scenario, &cx.fed, cx.exp, e)
         .into_iter()
         .find(|c| cx.holds(c.when, e, at, sent))
         .unwrap_or(Cause { rule: fields::default_rule(&cx.exp[e].1.kind), when: When::Always })
@@ -679,16 +675,18 @@ pub(super) struct Fed<'a> {
     pub cpu: Option<&'a CpuCommand>,
 }
 
-/// The inputs as delivered to a device.
-pub(super) fn fed_inputs(injected: &[TimedInput]) -> Vec<Fed<'_>> {
-    injected
+/// The inputs as delivered to a device, as the cause table reads them: each frame as the
+/// run's one decode has it.
+pub(super) fn fed_of<'a>(inputs: &[In<'a>]) -> Vec<Fed<'a>> {
+    inputs
         .iter()
-        .map(|i| match &i.input {
-            Input::Frame { bytes, .. } => {
-                Fed { at: i.at.0, frame: Some(openrdma_codec::frame::decode(bytes)), cpu: None }
-            }
-            Input::Cpu { command } => Fed { at: i.at.0, frame: None, cpu: Some(command) },
-            Input::Host { .. } => Fed { at: i.at.0, frame: None, cpu: None },
+        .map(|i| Fed {
+            at: i.at,
+            frame: i.frame.as_ref().map(|f| f.d.clone()),
+            cpu: match i.input {
+                Input::Cpu { command } => Some(command),
+                _ => None,
+            },
         })
         .collect()
 }
@@ -789,19 +787,11 @@ pub(super) fn ev_cause(
     e: usize,
 ) -> Option<Rule> {
     let Kind::Data { qp, psn, rtx: false } = exp[e].1.kind else { return None };
-    let fed: Vec<Fed<'_>> = inputs
-        .iter()
-        .map(|i| Fed {
-            at: i.at,
-            frame: i.frame.as_ref().map(|f| f.d.clone()),
-            cpu: match i.input {
-                Input::Cpu { command } => Some(command),
-                _ => None,
-            },
-        })
-        .collect();
     let est = fits.contradicted(qp, psn)?;
-    causes(s, &fed, exp, e).into_iter().find(|c| c.when == When::Contradicts(est)).map(|c| c.rule)
+    causes(s, &fed_of(inputs), exp, e)
+        .into_iter()
+        .find(|c| c.when == When::Contradicts(est))
+        .map(|c| c.rule)
 }
 
 /// For expected frame `e`, a later packet of a message (a first transmission), what the

@@ -515,7 +515,8 @@ fn judge_all(
     let mut pair_div = Vec::new();
     let cx = matching::Ctx {
         scenario,
-        injected,
+        inputs: &o.inputs,
+        fed: matching::fed_of(&o.inputs),
         exp: &o.exp_frames,
         obs: &o.frames,
         observed,
