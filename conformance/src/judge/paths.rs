@@ -33,7 +33,6 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
     Body, CpuCommand, EvState, HostCommand, Input, Scenario, SprayPolicy, TimedOutput,
@@ -818,6 +817,7 @@ fn claims_psn(c: &Claim, psn: Psn, msn: Option<Msn>) -> bool {
 pub(super) fn judge_reported(
     scenario: &Scenario,
     observed: &[TimedOutput],
+    frames: &[Frame<'_>],
     local_of: &HashMap<u32, u32>,
     div: &mut Vec<Divergence>,
 ) {
@@ -852,16 +852,14 @@ pub(super) fn judge_reported(
     };
     // The state the device last reported EV `ev` of QP `local` in before `t`, if any.
     let last_before = |local: u32, ev: u32, t: u64| state_at(reported.get(&(local, ev))?, t);
-    for o in observed {
-        let Output::Frame { bytes, .. } = &o.output else { continue };
-        let d = decode(bytes);
-        let (Some(b), Some(ev)) = (d.bth, d.entropy()) else { continue };
+    for f in frames {
+        let (Some(b), Some(ev)) = (f.d.bth, f.d.entropy()) else { continue };
         if !b.opcode.is_mrc_write() {
             continue;
         }
         let Some(&local) = local_of.get(&b.dest_qp.value()) else { continue };
         let Some(states) = reported.get(&(local, ev.value())) else { continue };
-        let t = o.at.0;
+        let t = f.at;
         let Some(state) = state_at(states, t).filter(|s| *s != EvState::Good) else { continue };
         let none_usable = profiles.get(&local).is_some_and(|evs| {
             evs.iter().all(|&e| last_before(local, e, t).is_some_and(|s| s != EvState::Good))
@@ -886,7 +884,7 @@ pub(super) fn judge_reported(
                 ev.value()
             ),
             expected: None,
-            actual: Some(render_frame(bytes)),
+            actual: Some(render_frame(f.bytes)),
             fields: vec![],
             should_only: false,
             check: "",

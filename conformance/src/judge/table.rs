@@ -304,7 +304,7 @@ pub static CHECKS: &[Check] = &[
         clauses: PATHS_REPORTED,
         reads: &[Reads::Data],
         applies: always,
-        judge: |c, d| paths::judge_reported(c.scenario, c.observed, &c.local_of(), d),
+        judge: |c, d| paths::judge_reported(c.scenario, c.observed, &c.o.frames, &c.local_of(), d),
     },
     Check {
         name: "frames.match",
