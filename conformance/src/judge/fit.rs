@@ -23,7 +23,9 @@
 //! choices agree with the rebuilt estimates (its timing, not an estimate, differs), the
 //! judge does not guess and the divergence keeps the policy's rule.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use openrdma_codec::{AethKind, Ev, Msn, Opcode, Psn};
 use openrdma_device::{Body, CpuCommand, HostCommand, Input, Scenario, SprayPolicy};
@@ -460,25 +462,106 @@ impl Rebuild {
     }
 }
 
-/// The evaluations of the window-fit QP whose packets carry `peer`, rebuilt from the
-/// inputs delivered and the device's frames, and the evaluation each first transmission
-/// of it (by PSN) followed; `None` when the judge cannot follow the QP ([`followed`]).
-pub(super) fn rebuild(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-) -> Option<(Vec<Eval>, HashMap<u32, usize>)> {
-    rebuild_all(s, inputs, obs, peer).map(|(r, of_psn)| (r.evals, of_psn))
+/// A window-fit QP's walk: the whole rebuild at the end, and the evaluation each first
+/// transmission of it (by PSN) followed.
+type Walk = (Rebuild, HashMap<u32, usize>);
+
+/// The window-fit walks of one judgement. Each QP's walk is built from the inputs
+/// delivered and the device's frames the first time a check asks for it; every later
+/// question about the QP reads the same walk.
+pub(super) struct Fits<'a> {
+    scenario: &'a Scenario,
+    inputs: &'a [In<'a>],
+    obs: &'a [Frame<'a>],
+    walks: RefCell<HashMap<u32, Rc<Option<Walk>>>>,
 }
 
-/// [`rebuild`], with the whole state at the end.
-fn rebuild_all(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-) -> Option<(Rebuild, HashMap<u32, usize>)> {
+impl<'a> Fits<'a> {
+    /// The walks of a run of `scenario`, none built yet.
+    pub(super) fn new(scenario: &'a Scenario, inputs: &'a [In<'a>], obs: &'a [Frame<'a>]) -> Self {
+        Fits { scenario, inputs, obs, walks: RefCell::new(HashMap::new()) }
+    }
+
+    /// The walk of the window-fit QP whose packets carry `peer`; `None` inside when the
+    /// judge cannot follow the QP ([`followed`]).
+    fn walk(&self, peer: u32) -> Rc<Option<Walk>> {
+        if let Some(w) = self.walks.borrow().get(&peer) {
+            return Rc::clone(w);
+        }
+        let w = Rc::new(walk(self.scenario, self.inputs, self.obs, peer));
+        self.walks.borrow_mut().insert(peer, Rc::clone(&w));
+        w
+    }
+
+    /// The estimate that the device's choices contradict at its latest evaluation by `at`
+    /// on the window-fit QP whose packets carry `peer`, if the judge can tell. A probe the
+    /// device sent or left out at that evaluation follows from the same estimate: the
+    /// policy probes the EVs its limit leaves out (`SND-SPRAY-009`).
+    pub(super) fn contradicted_at(&self, peer: u32, at: u64) -> Option<Estimate> {
+        let w = self.walk(peer);
+        let (r, _) = w.as_ref().as_ref()?;
+        r.evals.iter().rev().find(|e| e.at <= at)?.contradicted()
+    }
+
+    /// The estimate that the device's choices contradict around its first transmission of
+    /// `psn` on the window-fit QP whose packets carry `peer`, if the judge can tell.
+    pub(super) fn contradicted(&self, peer: u32, psn: u32) -> Option<Estimate> {
+        let w = self.walk(peer);
+        let (r, of_psn) = w.as_ref().as_ref()?;
+        r.evals.get(*of_psn.get(&psn)?)?.contradicted()
+    }
+
+    /// Whether a device late on its inputs by up to `late_ns / 2` may have chosen the EV of
+    /// its first transmission of `psn` on the window-fit QP whose packets carry `peer`:
+    /// some round trips within the bounds of its evaluation give the choices it made there
+    /// (CONF-CMP-048).
+    pub(super) fn late_choice(&self, peer: u32, psn: u32) -> bool {
+        let w = self.walk(peer);
+        let Some((r, of_psn)) = w.as_ref() else { return false };
+        of_psn.get(&psn).and_then(|&k| r.evals.get(k)).is_some_and(Eval::agrees_late)
+    }
+
+    /// Whether a device late on its inputs by up to `late_ns / 2` may have probed `ev` at
+    /// `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by then
+    /// agrees with round trips within their bounds and did not use `ev` (SND-SPRAY-009,
+    /// CONF-CMP-048).
+    pub(super) fn late_probe(&self, peer: u32, at: u64, ev: Ev) -> bool {
+        let w = self.walk(peer);
+        let Some((r, _)) = w.as_ref() else { return false };
+        let Some(slot) = r.slot(ev) else { return false };
+        r.evals
+            .iter()
+            .rev()
+            .find(|e| e.at <= at)
+            .is_some_and(|e| e.agrees_late() && e.shown[slot] != Some(true))
+    }
+
+    /// Whether a device late on its inputs by up to `late_ns / 2` may have retransmitted on
+    /// `ev` at `at` on the window-fit QP whose packets carry `peer`: its latest evaluation
+    /// by then, which its choice of `ev` is part of, agrees with round trips within their
+    /// bounds (SND-SPRAY-005, CONF-CMP-048).
+    pub(super) fn late_retransmission(&self, peer: u32, at: u64, ev: Ev) -> bool {
+        let w = self.walk(peer);
+        let Some((r, _)) = w.as_ref() else { return false };
+        let Some(slot) = r.slot(ev) else { return false };
+        let Some((_, _, k, shows)) =
+            r.retransmissions.iter().find(|(t, sl, ..)| *t == at && *sl == slot)
+        else {
+            return false;
+        };
+        let Some(mut e) = r.evals.get(*k).cloned() else { return false };
+        for &(i, within) in shows {
+            e.mixed |= e.shown[i] == Some(!within);
+            e.shown[i] = Some(within);
+        }
+        e.agrees_late()
+    }
+}
+
+/// The walk of the window-fit QP whose packets carry `peer`, rebuilt from the inputs
+/// delivered and the device's frames; `None` when the judge cannot follow the QP
+/// ([`followed`]).
+fn walk(s: &Scenario, inputs: &[In<'_>], obs: &[Frame<'_>], peer: u32) -> Option<Walk> {
     let (local, evs) = followed(s, peer)?;
     let m = &s.manifest;
     let ipv4 = !m.link.is_ipv6();
@@ -552,115 +635,6 @@ fn rebuild_all(
     Some((r, of_psn))
 }
 
-/// The estimate that the device's choices contradict at its latest evaluation by `at` on
-/// the window-fit QP whose packets carry `peer`, if the judge can tell. A probe the device
-/// sent or left out at that evaluation follows from the same estimate: the policy probes
-/// the EVs its limit leaves out (`SND-SPRAY-009`).
-pub(super) fn contradicted_at(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-    at: u64,
-) -> Option<Estimate> {
-    let (evals, _) = rebuild(s, inputs, obs, peer)?;
-    evals.iter().rev().find(|e| e.at <= at)?.contradicted()
-}
-
-/// Whether a device late on its inputs by up to `late_ns / 2` may have chosen the EV of
-/// its first transmission of `psn` on the window-fit QP whose packets carry `peer`: some
-/// round trips within the bounds of its evaluation give the choices it made there
-/// (CONF-CMP-048).
-pub(super) fn late_choice(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-    psn: u32,
-) -> bool {
-    let Some((evals, of_psn)) = rebuild(s, inputs, obs, peer) else { return false };
-    of_psn.get(&psn).and_then(|&k| evals.get(k)).is_some_and(Eval::agrees_late)
-}
-
-/// Whether a device late on its inputs by up to `late_ns / 2` may have probed `ev` at
-/// `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by then
-/// agrees with round trips within their bounds and did not use `ev` (SND-SPRAY-009,
-/// CONF-CMP-048).
-pub(super) fn late_probe(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-    at: u64,
-    ev: Ev,
-) -> bool {
-    late_eval(s, inputs, obs, peer, at, ev).is_some_and(|(e, slot)| e.shown[slot] != Some(true))
-}
-
-/// Whether a device late on its inputs by up to `late_ns / 2` may have retransmitted on
-/// `ev` at `at` on the window-fit QP whose packets carry `peer`: its latest evaluation by
-/// then, which its choice of `ev` is part of, agrees with round trips within their bounds
-/// (SND-SPRAY-005, CONF-CMP-048).
-pub(super) fn late_retransmission(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-    at: u64,
-    ev: Ev,
-) -> bool {
-    let Some(slot) = slot_of(s, peer, ev) else { return false };
-    let Some((r, _)) = rebuild_all(s, inputs, obs, peer) else { return false };
-    let Some((_, _, k, shows)) =
-        r.retransmissions.iter().find(|(t, sl, ..)| *t == at && *sl == slot)
-    else {
-        return false;
-    };
-    let Some(mut e) = r.evals.get(*k).cloned() else { return false };
-    for &(i, within) in shows {
-        e.mixed |= e.shown[i] == Some(!within);
-        e.shown[i] = Some(within);
-    }
-    e.agrees_late()
-}
-
-/// The slot in its profile of `ev`, as a frame carries it, of the window-fit QP whose
-/// packets carry `peer`.
-fn slot_of(s: &Scenario, peer: u32, ev: Ev) -> Option<usize> {
-    let ipv4 = !s.manifest.link.is_ipv6();
-    followed(s, peer)?.1.into_iter().position(|x| super::wire_ev(ipv4, x) == ev)
-}
-
-/// The latest evaluation by `at` of the window-fit QP whose packets carry `peer`, when
-/// some round trips within its bounds give the device's choices there, and the slot of
-/// `ev` in its profile.
-fn late_eval(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-    at: u64,
-    ev: Ev,
-) -> Option<(Eval, usize)> {
-    let slot = slot_of(s, peer, ev)?;
-    let (evals, _) = rebuild(s, inputs, obs, peer)?;
-    let e = evals.into_iter().rev().find(|e| e.at <= at)?;
-    e.agrees_late().then_some((e, slot))
-}
-
-/// The estimate that the device's choices contradict around its first transmission of
-/// `psn` on the window-fit QP whose packets carry `peer`, if the judge can tell.
-pub(super) fn contradicted(
-    s: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    peer: u32,
-    psn: u32,
-) -> Option<Estimate> {
-    let (evals, of_psn) = rebuild(s, inputs, obs, peer)?;
-    evals.get(*of_psn.get(&psn)?)?.contradicted()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -710,7 +684,10 @@ mod tests {
                     _ => None,
                 })
                 .expect("a QP");
-            let (evals, _) = rebuild(&s, &o.inputs, &o.frames, peer).expect("a followed QP");
+            let fits = Fits::new(&s, &o.inputs, &o.frames);
+            let w = fits.walk(peer);
+            let (r, _) = w.as_ref().as_ref().expect("a followed QP");
+            let evals = &r.evals;
             assert!(evals.len() >= 2, "{name}: {} evaluations", evals.len());
             for (k, e) in evals.iter().enumerate() {
                 let gap = e.gap.map(|g| g as f64);

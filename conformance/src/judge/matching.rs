@@ -28,14 +28,14 @@ use std::collections::HashMap;
 
 use openrdma_device::{
     Body, Capability, CpuCommand, CpuHalf, Input, NicEvent, NicReport, Output, Record, Scenario,
-    Side, TimedInput, TimedOutput,
+    Side, TimedOutput,
 };
 
 use openrdma_codec::frame::DecodedFrame;
 use openrdma_codec::{AethRepr, Msn, Psn};
 
 use super::fields::{self, Rule};
-use super::fit::Estimate;
+use super::fit::{Estimate, Fits};
 use super::obs::In;
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
 use crate::req::*;
@@ -98,12 +98,17 @@ pub(super) struct Pairing {
 /// What the matching needs of the run.
 pub(super) struct Ctx<'a> {
     pub scenario: &'a Scenario,
-    pub injected: &'a [TimedInput],
+    /// The inputs as delivered, each frame decoded once.
+    pub inputs: &'a [In<'a>],
+    /// The same inputs, as the cause table reads them.
+    pub fed: Vec<Fed<'a>>,
     pub exp: &'a [(&'a Record, Frame<'a>)],
     pub obs: &'a [Frame<'a>],
     pub observed: &'a [TimedOutput],
     /// The slack of each expected record, by its address (CONF-TIME-005.a).
     pub slack: HashMap<*const Record, u64>,
+    /// The window-fit walks of the run.
+    pub fits: &'a Fits<'a>,
 }
 
 /// The slack of each record of `scenario` that has one, keyed by the record's address.
@@ -372,12 +377,10 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
 /// from the limit the estimate gave.
 fn fit_probe(cx: &Ctx<'_>, e: usize, i: usize) -> Option<Rule> {
     let Kind::Probe { qp } = cx.exp[e].1.kind else { return None };
-    super::fit::followed(cx.scenario, qp)?;
-    let o = super::obs::Obs::new(cx.scenario, cx.injected, cx.observed);
     let (a, b) = (cx.obs[i].at, cx.exp[e].0.at.0);
     [a.min(b), a.max(b)]
         .into_iter()
-        .find_map(|at| super::fit::contradicted_at(cx.scenario, &o.inputs, &o.frames, qp, at))
+        .find_map(|at| cx.fits.contradicted_at(qp, at))
         .map(|est| est.clause())
 }
 
@@ -416,20 +419,14 @@ fn ev_misread(cx: &Ctx<'_>, e: usize, fields: &mut [FieldDiff]) -> Option<Rule> 
     let local = super::peer_map(cx.scenario).get(&ef.d.bth?.dest_qp.value()).copied()?;
     let hex = |v: &str| u32::from_str_radix(v.trim_start_matches("0x"), 16).ok();
     let highs: Vec<u32> = cx
-        .injected
+        .inputs
         .iter()
-        .filter(|i| i.at.0 <= rec.at.0)
-        .filter_map(|i| match &i.input {
-            Input::Frame { bytes, .. } => {
-                let d = openrdma_codec::frame::decode(bytes);
-                match (&d.ip, d.bth) {
-                    (Some(openrdma_codec::frame::IpRepr::V6(v6)), Some(b))
-                        if b.dest_qp.value() == local =>
-                    {
-                        Some(v6.flow_label & 0xF_0000)
-                    }
-                    _ => None,
-                }
+        .filter(|i| i.at <= rec.at.0)
+        .filter_map(|i| match (&i.frame.as_ref()?.d.ip, i.frame.as_ref()?.d.bth) {
+            (Some(openrdma_codec::frame::IpRepr::V6(v6)), Some(b))
+                if b.dest_qp.value() == local =>
+            {
+                Some(v6.flow_label & 0xF_0000)
             }
             _ => None,
         })
@@ -531,9 +528,8 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
 /// The first entry of the cause table ([`causes`]) of expected frame `e` that holds of what
 /// the device did.
 fn named_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Cause {
-    let fed = fed_inputs(cx.injected);
     let at = cx.exp[e].0.at.0;
-    causes(cx.scenario, &fed, cx.exp, e)
+    causes(cx.scenario, &cx.fed, cx.exp, e)
         .into_iter()
         .find(|c| cx.holds(c.when, e, at, sent))
         .unwrap_or(Cause { rule: fields::default_rule(&cx.exp[e].1.kind), when: When::Always })
@@ -679,16 +675,18 @@ pub(super) struct Fed<'a> {
     pub cpu: Option<&'a CpuCommand>,
 }
 
-/// The inputs as delivered to a device.
-pub(super) fn fed_inputs(injected: &[TimedInput]) -> Vec<Fed<'_>> {
-    injected
+/// The inputs as delivered to a device, as the cause table reads them: each frame as the
+/// run's one decode has it.
+pub(super) fn fed_of<'a>(inputs: &[In<'a>]) -> Vec<Fed<'a>> {
+    inputs
         .iter()
-        .map(|i| match &i.input {
-            Input::Frame { bytes, .. } => {
-                Fed { at: i.at.0, frame: Some(openrdma_codec::frame::decode(bytes)), cpu: None }
-            }
-            Input::Cpu { command } => Fed { at: i.at.0, frame: None, cpu: Some(command) },
-            Input::Host { .. } => Fed { at: i.at.0, frame: None, cpu: None },
+        .map(|i| Fed {
+            at: i.at,
+            frame: i.frame.as_ref().map(|f| f.d.clone()),
+            cpu: match i.input {
+                Input::Cpu { command } => Some(command),
+                _ => None,
+            },
         })
         .collect()
 }
@@ -779,29 +777,21 @@ fn fit_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
 
 /// The rule that names expected first transmission `e` of a window-fit QP, sent as it
 /// was but on another EV: the entry of its cause table whose estimate the device's choices
-/// contradict, rebuilt from `inputs` as delivered and the device's frames `obs`
-/// (`fit::contradicted`); `None` when no estimate is.
+/// contradict, as the QP's walk in `fits` rebuilds them from `inputs` as delivered and
+/// the device's frames (`Fits::contradicted`); `None` when no estimate is.
 pub(super) fn ev_cause(
     s: &Scenario,
     inputs: &[In<'_>],
     exp: &[(&Record, Frame<'_>)],
-    obs: &[Frame<'_>],
+    fits: &Fits<'_>,
     e: usize,
 ) -> Option<Rule> {
     let Kind::Data { qp, psn, rtx: false } = exp[e].1.kind else { return None };
-    let fed: Vec<Fed<'_>> = inputs
-        .iter()
-        .map(|i| Fed {
-            at: i.at,
-            frame: i.frame.as_ref().map(|f| f.d.clone()),
-            cpu: match i.input {
-                Input::Cpu { command } => Some(command),
-                _ => None,
-            },
-        })
-        .collect();
-    let est = super::fit::contradicted(s, inputs, obs, qp, psn)?;
-    causes(s, &fed, exp, e).into_iter().find(|c| c.when == When::Contradicts(est)).map(|c| c.rule)
+    let est = fits.contradicted(qp, psn)?;
+    causes(s, &fed_of(inputs), exp, e)
+        .into_iter()
+        .find(|c| c.when == When::Contradicts(est))
+        .map(|c| c.rule)
 }
 
 /// For expected frame `e`, a later packet of a message (a first transmission), what the

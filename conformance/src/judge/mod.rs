@@ -511,14 +511,17 @@ fn judge_all(
 ) -> Judgement {
     // Everything read, decoded once, and the pairing of frames several rows read.
     let o = Obs::new(scenario, injected, observed);
+    let fits = fit::Fits::new(scenario, &o.inputs, &o.frames);
     let mut pair_div = Vec::new();
     let cx = matching::Ctx {
         scenario,
-        injected,
+        inputs: &o.inputs,
+        fed: matching::fed_of(&o.inputs),
         exp: &o.exp_frames,
         obs: &o.frames,
         observed,
         slack: matching::slack_of(scenario, slack),
+        fits: &fits,
     };
     let pairing = matching::pair(&cx, &mut pair_div);
     let ctx = Ctx {
@@ -526,8 +529,10 @@ fn judge_all(
         observed,
         arrivals: Arrivals::new(scenario, &o.inputs),
         o: &o,
+        fits: &fits,
         pairing,
         pair_div: RefCell::new(pair_div),
+        tracking: OnceCell::new(),
         history: OnceCell::new(),
         checked: Cell::new(0),
     };

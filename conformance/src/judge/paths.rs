@@ -33,7 +33,6 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
     Body, CpuCommand, EvState, HostCommand, Input, Scenario, SprayPolicy, TimedOutput,
@@ -262,16 +261,47 @@ fn sack_valid(
     sure.then_some(true)
 }
 
-/// Follows the EVs of every sending QP through the scenario's inputs and judges every data
-/// packet of the device by them (`CONF-CMP-027`).
-pub(super) fn judge(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    div: &mut Vec<Divergence>,
-) {
-    if let Some(packets) = tracked(scenario, inputs, obs) {
-        packets.judge(obs, div, None);
+/// The EVs of every sending QP followed once through the scenario's inputs, and what one
+/// walk over the device's data packets by them found. The `paths`, `spray` and
+/// `spray.random` rows each read their part.
+pub(super) struct Tracking {
+    /// The QPs and what moves their EVs, before the walk.
+    packets: Packets,
+    /// Data packets on an EV the pool does not allow (`CONF-CMP-027`).
+    pool: Vec<Divergence>,
+    /// Data packets of `fixed` and `round-robin` QPs on an EV their policy does not give
+    /// (`CONF-CMP-048`).
+    policy: Vec<Divergence>,
+    /// The draws of the QPs that spray at random.
+    draws: Draws,
+}
+
+/// Follows the EVs of every sending QP through the scenario's inputs and walks the
+/// device's data packets by them; `None` when the device has no QP.
+pub(super) fn track(scenario: &Scenario, inputs: &[In<'_>], obs: &[Frame<'_>]) -> Option<Tracking> {
+    let packets = tracked(scenario, inputs, obs)?;
+    let (mut pool, mut policy) = (Vec::new(), Vec::new());
+    let draws = packets.judge(obs, &mut pool, (&spray_of(scenario), &mut policy));
+    Some(Tracking { packets, pool, policy, draws })
+}
+
+/// Each QP's spray policy, by the peer QPN its packets carry.
+fn spray_of(scenario: &Scenario) -> HashMap<u32, SprayPolicy> {
+    scenario
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.peer_qpn.value(), q.spray)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Judges every data packet of the device by the EVs the scenario's inputs leave usable
+/// (`CONF-CMP-027`).
+pub(super) fn judge(tracking: Option<&Tracking>, div: &mut Vec<Divergence>) {
+    if let Some(t) = tracking {
+        div.extend(t.pool.iter().cloned());
     }
 }
 
@@ -433,18 +463,20 @@ impl Packets {
     /// (and perhaps those at its time) gave the EVs.
     ///
     /// With `policies` (each QP's spray policy by peer QPN, and where to put what it
-    /// finds), also judges each data packet of a `fixed` or `round-robin` QP by its policy,
-    /// on the same states (`CONF-CMP-048`).
+    /// finds), it also judges each data packet of a `fixed` or `round-robin` QP by its
+    /// policy, on the same states (`CONF-CMP-048`).
     ///
     /// Returns the draws of the QPs that spray at random: each first transmission sent
     /// while the scenario's inputs leave no doubt about the pool, with that pool.
     fn judge(
-        self,
+        &self,
         obs: &[Frame<'_>],
         div: &mut Vec<Divergence>,
-        mut policies: Option<(&HashMap<u32, SprayPolicy>, &mut Vec<Divergence>)>,
+        policies: (&HashMap<u32, SprayPolicy>, &mut Vec<Divergence>),
     ) -> Draws {
-        let Packets { mut qps, claims, events, hold, lag } = self;
+        let (claims, events, hold, lag) = (&self.claims, &self.events, self.hold, self.lag);
+        let (spray, out) = policies;
+        let mut qps = self.qps.clone();
         let mut draws = Draws::new();
         // Every data packet, in time order, against the states the events before it (and
         // perhaps those at its time) gave the EVs.
@@ -494,13 +526,11 @@ impl Packets {
                     (s, p)
                 })
                 .collect();
-            if let Some((spray, out)) = policies.as_mut() {
-                let policy = spray.get(&peer).copied().unwrap_or(SprayPolicy::Random);
-                let avoided = if rtx { prev } else { None };
-                let start = cursor.get(&peer).copied().unwrap_or(0);
-                if let Some(next) = judge_policy(policy, &states, start, avoided, f, out) {
-                    cursor.insert(peer, next);
-                }
+            let policy = spray.get(&peer).copied().unwrap_or(SprayPolicy::Random);
+            let avoided = if rtx { prev } else { None };
+            let start = cursor.get(&peer).copied().unwrap_or(0);
+            if let Some(next) = judge_policy(policy, &states, start, avoided, f, out) {
+                cursor.insert(peer, next);
             }
             if qp.random && !rtx {
                 if let Some(pool) = certain_pool(&states) {
@@ -701,14 +731,8 @@ fn most_draws(n: usize, k: usize) -> f64 {
 /// drawn where a uniform generator would almost surely have drawn each, or an EV drawn far
 /// above its share. The bounds fail a uniform generator with a chance below 10^-9 per pool; the
 /// reference's own draws are never compared. The pool itself is judged by [`judge`].
-pub(super) fn judge_random(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
-    div: &mut Vec<Divergence>,
-) {
-    let Some(packets) = tracked(scenario, inputs, obs) else { return };
-    let draws = packets.judge(obs, &mut Vec::new(), None);
+pub(super) fn judge_random(tracking: Option<&Tracking>, div: &mut Vec<Divergence>) {
+    let Some(draws) = tracking.map(|t| &t.draws) else { return };
     let mut peers: Vec<&u32> = draws.keys().collect();
     peers.sort();
     for peer in peers {
@@ -793,6 +817,7 @@ fn claims_psn(c: &Claim, psn: Psn, msn: Option<Msn>) -> bool {
 pub(super) fn judge_reported(
     scenario: &Scenario,
     observed: &[TimedOutput],
+    frames: &[Frame<'_>],
     local_of: &HashMap<u32, u32>,
     div: &mut Vec<Divergence>,
 ) {
@@ -827,16 +852,14 @@ pub(super) fn judge_reported(
     };
     // The state the device last reported EV `ev` of QP `local` in before `t`, if any.
     let last_before = |local: u32, ev: u32, t: u64| state_at(reported.get(&(local, ev))?, t);
-    for o in observed {
-        let Output::Frame { bytes, .. } = &o.output else { continue };
-        let d = decode(bytes);
-        let (Some(b), Some(ev)) = (d.bth, d.entropy()) else { continue };
+    for f in frames {
+        let (Some(b), Some(ev)) = (f.d.bth, f.d.entropy()) else { continue };
         if !b.opcode.is_mrc_write() {
             continue;
         }
         let Some(&local) = local_of.get(&b.dest_qp.value()) else { continue };
         let Some(states) = reported.get(&(local, ev.value())) else { continue };
-        let t = o.at.0;
+        let t = f.at;
         let Some(state) = state_at(states, t).filter(|s| *s != EvState::Good) else { continue };
         let none_usable = profiles.get(&local).is_some_and(|evs| {
             evs.iter().all(|&e| last_before(local, e, t).is_some_and(|s| s != EvState::Good))
@@ -861,7 +884,7 @@ pub(super) fn judge_reported(
                 ev.value()
             ),
             expected: None,
-            actual: Some(render_frame(bytes)),
+            actual: Some(render_frame(f.bytes)),
             fields: vec![],
             should_only: false,
             check: "",

@@ -18,6 +18,7 @@ use openrdma_device::{
 
 use super::arrivals::Arrivals;
 use super::entries::SlotHistory;
+use super::fit::Fits;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
@@ -122,11 +123,16 @@ pub(crate) struct Ctx<'a> {
     pub(super) scenario: &'a Scenario,
     pub(super) observed: &'a [TimedOutput],
     pub(super) o: &'a Obs<'a>,
+    /// The window-fit walks, each QP's built once.
+    pub(super) fits: &'a Fits<'a>,
     pub(super) arrivals: Arrivals,
     /// The pairing of expected and observed frames, and the divergences it found, which
     /// the `frames.match` row reports.
     pub(super) pairing: Pairing,
     pub(super) pair_div: RefCell<Vec<Divergence>>,
+    /// The EVs of the sending QPs followed through the inputs, and the walk over the
+    /// device's data packets by them: built by the first row that reads it.
+    pub(super) tracking: OnceCell<Option<paths::Tracking>>,
     /// What each observed completion's slot held, from the `entries` row.
     pub(super) history: OnceCell<SlotHistory>,
     /// Expected records checked.
@@ -136,6 +142,13 @@ pub(crate) struct Ctx<'a> {
 impl Ctx<'_> {
     fn count(&self, n: usize) {
         self.checked.set(self.checked.get() + n);
+    }
+
+    /// The EVs of the sending QPs and the walk by them, built once ([`paths::track`]).
+    pub(super) fn tracking(&self) -> Option<&paths::Tracking> {
+        self.tracking
+            .get_or_init(|| paths::track(self.scenario, &self.o.inputs, &self.o.frames))
+            .as_ref()
     }
 
     fn local_of(&self) -> HashMap<u32, u32> {
@@ -291,7 +304,7 @@ pub static CHECKS: &[Check] = &[
         clauses: PATHS_REPORTED,
         reads: &[Reads::Data],
         applies: always,
-        judge: |c, d| paths::judge_reported(c.scenario, c.observed, &c.local_of(), d),
+        judge: |c, d| paths::judge_reported(c.scenario, c.observed, &c.o.frames, &c.local_of(), d),
     },
     Check {
         name: "frames.match",
@@ -315,47 +328,28 @@ pub static CHECKS: &[Check] = &[
         clauses: UNEXPECTED,
         reads: &[Reads::Frame],
         applies: always,
-        judge: |c, d| {
-            unexpected::judge(
-                c.scenario,
-                &c.o.inputs,
-                &c.o.exp_frames,
-                &c.o.frames,
-                &c.arrivals,
-                &c.pairing.used,
-                d,
-            )
-        },
+        judge: unexpected::judge,
     },
     Check {
         name: "paths",
         clauses: PATHS,
         reads: &[Reads::Data],
         applies: always,
-        judge: |c, d| paths::judge(c.scenario, &c.o.inputs, &c.o.frames, d),
+        judge: |c, d| paths::judge(c.tracking(), d),
     },
     Check {
         name: "spray",
         clauses: SPRAY,
         reads: &[Reads::Data, Reads::Probe],
         applies: spray_policies,
-        judge: |c, d| {
-            paths::judge_exact(
-                c.scenario,
-                &c.o.inputs,
-                &c.o.exp_frames,
-                &c.o.frames,
-                &c.pairing.matches,
-                d,
-            )
-        },
+        judge: paths::judge_exact,
     },
     Check {
         name: "spray.random",
         clauses: SPRAY_RANDOM,
         reads: &[Reads::Data],
         applies: spray_policies,
-        judge: |c, d| paths::judge_random(c.scenario, &c.o.inputs, &c.o.frames, d),
+        judge: |c, d| paths::judge_random(c.tracking(), d),
     },
     Check {
         name: "schedule.order",

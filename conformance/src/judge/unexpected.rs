@@ -12,19 +12,15 @@ use openrdma_device::{
 
 use super::arrivals::Arrivals;
 use super::obs::In;
+use super::table::Ctx;
 use super::{Divergence, Frame, Kind, peer_map, render_event, render_frame};
 
 /// Every frame no expectation took that no rule explains: a data packet, NACK, ACK, probe or
 /// endpoint operation the scenario does not expect.
-pub(super) fn judge(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    exp_frames: &[(&Record, Frame<'_>)],
-    obs_frames: &[Frame<'_>],
-    arrivals: &Arrivals,
-    used: &[bool],
-    div: &mut Vec<Divergence>,
-) {
+pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
+    let (scenario, inputs, exp_frames, obs_frames) =
+        (c.scenario, &c.o.inputs[..], &c.o.exp_frames[..], &c.o.frames[..]);
+    let (arrivals, used) = (&c.arrivals, &c.pairing.used[..]);
     let tol = &scenario.manifest.tolerances;
     let own_cpu = scenario.manifest.cpu == CpuHalf::Device;
     // Unexpected data, NACK, ACK and probe packets.
@@ -143,7 +139,7 @@ pub(super) fn judge(
             Kind::Probe { qp } => {
                 let local = local_of.get(&qp).copied();
                 let failed = local.and_then(|l| failed_at.get(&l)).copied();
-                match probe_blame(scenario, inputs, obs_frames, local, failed, qp, of) {
+                match probe_blame(c, local, failed, qp, of) {
                     Some(rule) => rule,
                     // A window-fit probe that a device late on its inputs may send.
                     None => continue,
@@ -172,21 +168,20 @@ pub(super) fn judge(
 /// worked out from a wrong estimate left out is named by that estimate (SND-SPRAY-009
 /// follows from the limit), and any other by `probe_rule`.
 fn probe_blame(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    obs: &[Frame<'_>],
+    c: &Ctx<'_>,
     local: Option<u32>,
     failed: Option<u64>,
     qp: u32,
     of: &Frame<'_>,
 ) -> Option<(&'static str, &'static str)> {
+    let (scenario, inputs) = (c.scenario, &c.o.inputs[..]);
     if scenario.manifest.cpu == CpuHalf::Device {
-        return Some(own_probe_rule(inputs, obs, local, failed, qp, of));
+        return Some(own_probe_rule(inputs, &c.o.frames, local, failed, qp, of));
     }
-    if super::fit::late_probe(scenario, inputs, obs, qp, of.at, of.ev) {
+    if c.fits.late_probe(qp, of.at, of.ev) {
         return None;
     }
-    Some(match super::fit::contradicted_at(scenario, inputs, obs, qp, of.at) {
+    Some(match c.fits.contradicted_at(qp, of.at) {
         Some(est) => (
             est.clause().id(),
             "a probe of an EV that the window-fit limit left out by a wrong estimate",

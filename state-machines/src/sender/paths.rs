@@ -392,3 +392,33 @@ impl Requester {
         }
     }
 }
+
+/// The hooks a faulty device of the suite's registry keeps one window-fit estimate wrong
+/// by: each changes its estimate only for its own fault.
+#[cfg(all(test, feature = "fault-hooks"))]
+mod fault_hooks {
+    use super::*;
+
+    fn fit(fault: Option<FitFault>, in_use: u32) -> WindowFit {
+        let nic = NicConfig { fit_fault: fault, ..NicConfig::default() };
+        WindowFit { in_use, ..WindowFit::new(&nic) }
+    }
+
+    /// SND-SPRAY-006: the limit keeps the EVs within 1/16 of the best rate; only the
+    /// `NoMargin` fault keeps none but the best.
+    #[test]
+    fn only_no_margin_drops_the_margin() {
+        assert_eq!(fit(None, 3).margin(), 15.0 / 16.0);
+        assert_eq!(fit(Some(FitFault::PerQpGap), 3).margin(), 15.0 / 16.0);
+        assert_eq!(fit(Some(FitFault::NoMargin), 3).margin(), 1.0);
+    }
+
+    /// SND-SPRAY-007: a sample of the QP's gap is spread over the EVs in use; only the
+    /// `PerQpGap` fault takes it for one EV's.
+    #[test]
+    fn only_per_qp_gap_spreads_a_sample_over_one_ev() {
+        assert_eq!(fit(None, 3).gap_evs(), 3);
+        assert_eq!(fit(Some(FitFault::NoMargin), 3).gap_evs(), 3);
+        assert_eq!(fit(Some(FitFault::PerQpGap), 3).gap_evs(), 1);
+    }
+}

@@ -2,14 +2,12 @@
 //! (`CONF-CMP-048`): the EV of each data packet and probe of a QP whose choice depends on
 //! state the judge rebuilds, and the estimate or back-off a wrong choice shows.
 
-use std::collections::HashMap;
-
 use openrdma_codec::frame::decode;
-use openrdma_device::{Body, Capability, HostCommand, Record, Scenario, SprayPolicy};
+use openrdma_device::{Body, Capability, Scenario, SprayPolicy};
 
-use super::super::obs::In;
+use super::super::table::Ctx;
 use super::super::{Divergence, Frame, Kind, render_frame};
-use super::{Packets, estimate, tracked};
+use super::{Packets, estimate};
 
 /// The requirement a QP's spray policy is judged under (`CONF-CMP-048`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
@@ -34,34 +32,21 @@ pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'st
 ///
 /// A data packet or probe of a `window-fit` QP may take another EV than its record when
 /// some round trips within the bounds a device late on its inputs may hold give the
-/// device's own choices (`fit::late_choice`, `fit::late_probe`,
-/// `fit::late_retransmission`). A first transmission of a `window-fit` QP is named, when
-/// the judge can tell, by the
-/// estimate of the policy that the device's choices contradict (`fit`): `SND-SPRAY-006`,
-/// `SND-SPRAY-007` or `SND-SPRAY-010`.
-pub(in crate::judge) fn judge_exact(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    exp: &[(&Record, Frame<'_>)],
-    obs: &[Frame<'_>],
-    matches: &[(usize, usize)],
-    div: &mut Vec<Divergence>,
-) {
+/// device's own choices (`Fits::late_choice`, `Fits::late_probe`,
+/// `Fits::late_retransmission`). A first transmission of a `window-fit` QP is named, when
+/// the judge can tell, by the estimate of the policy that the device's choices contradict
+/// (`fit`): `SND-SPRAY-006`, `SND-SPRAY-007` or `SND-SPRAY-010`.
+pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
+    let (scenario, exp, obs) = (c.scenario, &c.o.exp_frames[..], &c.o.frames[..]);
     if !scenario.manifest.requires.contains(&Capability::SprayPolicies) {
         return;
     }
-    let spray: HashMap<u32, SprayPolicy> = scenario
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.peer_qpn.value(), q.spray)),
-            _ => None,
-        })
-        .collect();
+    let spray = super::spray_of(scenario);
     // The skew-aware QPs judged on the device's own choices: those whose EVs no input
     // moves out of GOOD.
     let mut own: Vec<u32> = Vec::new();
-    if let Some(packets) = tracked(scenario, inputs, obs) {
+    if let Some(t) = c.tracking() {
+        let packets = &t.packets;
         let mut peers: Vec<u32> = spray
             .iter()
             .filter(|&(_, p)| *p == SprayPolicy::SkewAware)
@@ -70,12 +55,12 @@ pub(in crate::judge) fn judge_exact(
             .collect();
         peers.sort_unstable();
         for &peer in &peers {
-            judge_skew(&packets, peer, obs, div);
+            judge_skew(packets, peer, obs, div);
         }
         own = peers;
-        packets.judge(obs, &mut Vec::new(), Some((&spray, div)));
+        div.extend(t.policy.iter().cloned());
     }
-    for &(e, o) in matches {
+    for &(e, o) in &c.pairing.matches {
         let ef = &exp[e].1;
         let of = &obs[o];
         let (qp, probe) = match ef.kind {
@@ -95,15 +80,9 @@ pub(in crate::judge) fn judge_exact(
         // A device late on its inputs may choose another EV of a window-fit QP, or probe
         // another, when some estimate within the lag's bounds gives that choice.
         let late_ok = |ev_of: &Frame<'_>| match ev_of.kind {
-            Kind::Data { psn, rtx: false, .. } => {
-                super::super::fit::late_choice(scenario, inputs, obs, qp, psn)
-            }
-            Kind::Probe { .. } => {
-                super::super::fit::late_probe(scenario, inputs, obs, qp, ev_of.at, ev_of.ev)
-            }
-            Kind::Data { rtx: true, .. } => super::super::fit::late_retransmission(
-                scenario, inputs, obs, qp, ev_of.at, ev_of.ev,
-            ),
+            Kind::Data { psn, rtx: false, .. } => c.fits.late_choice(qp, psn),
+            Kind::Probe { .. } => c.fits.late_probe(qp, ev_of.at, ev_of.ev),
+            Kind::Data { rtx: true, .. } => c.fits.late_retransmission(qp, ev_of.at, ev_of.ev),
             _ => false,
         };
         if ef.ev != of.ev && !(policy == SprayPolicy::WindowFit && late_ok(of)) {
@@ -120,7 +99,7 @@ pub(in crate::judge) fn judge_exact(
                         ef.ev
                     ),
                 ),
-                None => window_fit_cause(scenario, inputs, exp, obs, e, of, ef, req),
+                None => window_fit_cause(c, e, of, ef, req),
             };
             div.push(Divergence {
                 at: of.at,
@@ -193,18 +172,14 @@ fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergenc
 /// The clause and words for a data packet or probe `of` on another EV than its record
 /// `ef`: the window-fit estimate the device's choices contradict, when the judge can tell
 /// (`fit`), or else the QP's spray rule `req`.
-#[allow(clippy::too_many_arguments)]
 fn window_fit_cause(
-    scenario: &Scenario,
-    inputs: &[In<'_>],
-    exp: &[(&Record, Frame<'_>)],
-    obs: &[Frame<'_>],
+    c: &Ctx<'_>,
     e: usize,
     of: &Frame<'_>,
     ef: &Frame<'_>,
     req: &'static str,
 ) -> (&'static str, String) {
-    match super::super::matching::ev_cause(scenario, inputs, exp, obs, e) {
+    match super::super::matching::ev_cause(c.scenario, &c.o.inputs, &c.o.exp_frames, c.fits, e) {
         Some(rule) => (
             rule.id(),
             format!(
