@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 277] = [
+pub(in crate::req) static CLAUSES: [Info; 278] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -177,6 +177,7 @@ pub(in crate::req) static CLAUSES: [Info; 277] = [
     part("CONF-CMP-033.b", "CONF-CMP-033", 'b', Must, Suite),
     part("CONF-CMP-033.c", "CONF-CMP-033", 'c', Must, Suite),
     line("CONF-CMP-025", Must, Suite),
+    line("CONF-CMP-055", Must, Suite),
     whole("CONF-CMP-027", Must, Suite),
     part("CONF-CMP-027.a", "CONF-CMP-027", 'a', Must, Suite),
     part("CONF-CMP-027.b", "CONF-CMP-027", 'b', Must, Suite),
