@@ -415,8 +415,8 @@ impl Arrivals {
     /// What the device must have done with the latest sound copy of PSN `psn` of QP `qp`
     /// that arrived at or before `at`.
     pub(super) fn latest_status(&self, qp: u32, psn: u32, at: u64) -> Option<Status> {
-        let copies = self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= at);
-        copies.filter(|c| !matches!(c.status, Status::Discarded(_))).last().map(|c| c.status)
+        let mut copies = self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= at);
+        copies.rfind(|c| !matches!(c.status, Status::Discarded(_))).map(|c| c.status)
     }
 
     /// The PSNs of QP `qp` of which a duplicate copy arrived at `at`.
