@@ -331,11 +331,9 @@ fn nack_rule(
     let discarded = local.and_then(|l| arrivals.only_discarded(l, psn, at));
     let silent =
         local.and_then(|l| arrivals.only_refused(l, psn, at)).filter(|r| super::receive::silent(r));
-    // A copy the scenario accepts or answers as a duplicate lay inside the window or
-    // behind it: calling it out of window misclassifies it (RCV-WIN-001).
-    let inside = local
-        .and_then(|l| arrivals.latest_status(l, psn, at))
-        .is_some_and(|s| matches!(s, Status::Accepted | Status::Duplicate));
+    // A copy accepted or answered as a duplicate lay in or behind the window (RCV-WIN-001).
+    let status = local.and_then(|l| arrivals.latest_status(l, psn, at));
+    let inside = matches!(status, Some(Status::Accepted | Status::Duplicate));
     match (discarded, silent) {
         (Some(reason), _) => (reason, "a NACK for a PSN whose only copies were frames to discard"),
         (None, Some(rule)) => (rule, "a NACK for a write discarded without response"),
