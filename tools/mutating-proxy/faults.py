@@ -16,9 +16,9 @@ import struct
 
 import roce
 from mods import (
-    completion_entry, config, delay, device_cpu, event_of, fault, flag_fields, flag_value,
-    frame_of, in_frames, is_first, is_last, kind, mutate_completion, out_events, out_frames,
-    put_frame, requester, responder, variant,
+    completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, event_of, fault,
+    flag_fields, flag_value, frame_of, in_frames, is_first, is_last, kind, mutate_completion,
+    out_events, out_frames, put_frame, requester, responder, sound, variant,
 )
 
 # The source port a careless NIC uses for every control packet: EV 0xC0000000.
@@ -4100,3 +4100,1142 @@ m = fault("rto-max-ignored",
           "doubling.",
           ["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"])
 config(m, "recovery", "rto_max", lambda v: 1 << 40, device_cpu)
+
+
+# ==========================================================================================
+# A fourth reading: the receiving side and the host interface (receiver.md, completion.md,
+# host-interface.md, the receive rules of wire-format.md), as a responder's and a host
+# engine's bug list.
+# ==========================================================================================
+
+def rx_state(ctx, m):
+    """Per-mod scratch of the receive-side faults: the writes given in this batch and the
+    PSNs the device placed, with the time of their first placement."""
+    return ctx.state.setdefault(m.name + ":rx", {"batch": [], "placed": {}, "seen": {}})
+
+
+def rx_info(f, at):
+    """What a responder reads from a write it was given."""
+    return {
+        "at": at, "qp": f.get("bth", "dest_qp"), "psn": f.get("bth", "psn"),
+        "msn": f.get("meth", "msn"), "rqmsn": f.get("meth", "rqmsn"),
+        "ack_req": f.get("bth", "ack_req"), "rtx": f.get("bth", "rtx"), "op": f.opcode,
+        "imm": f.get("immdt", "imm") if f.has("immdt") else None,
+        "va": f.get("reth", "va"), "rkey": f.get("reth", "rkey"),
+        "dma_len": f.get("reth", "dma_len"), "payload": f.payload, "ev": f.ev(),
+        "last": is_last(f),
+    }
+
+
+def track_rx(m):
+    """Registers an input hook that keeps the sound writes of each batch, in order."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        st = rx_state(ctx, m)
+        st["batch"] = []
+        for item in ins:
+            f = frame_of(item)
+            if f is not None and f.is_write() and sound(f):
+                w = rx_info(f, int(item["at"]))
+                st["batch"].append(w)
+                st["seen"].setdefault((w["qp"], w["msn"]), []).append(w)
+        return ins
+
+
+def learn_placed(st, outs):
+    """Records the first time the device placed each (QP, PSN), from its DMA writes."""
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "dma_write":
+            st["placed"].setdefault((ev.get("qpn"), ev.get("psn")), int(item["at"]))
+
+
+def is_dup(st, w):
+    """Whether a write the device was given repeats a PSN it had placed before."""
+    t = st["placed"].get((w["qp"], w["psn"]))
+    return t is not None and t < w["at"]
+
+
+def trigger_of(st, qp, at, psn=None):
+    """The write of QP `qp` given at `at` (with PSN `psn`, when said), or None."""
+    for w in st["batch"]:
+        if w["qp"] == qp and w["at"] == at and (psn is None or w["psn"] == psn):
+            return w
+    return None
+
+
+def window_of(ctx, name, qp):
+    """The receive window of QP `qp` as a mod follows it from the writes given: its epsn
+    and the PSNs received after it (every write inside the window taken as accepted)."""
+    wins = ctx.state.setdefault(name + ":win", {})
+    if qp not in wins:
+        q = ctx.qps.get(qp) or {}
+        wins[qp] = {"epsn": int(q.get("peer_initial_psn", 0)) & U24, "got": set()}
+    return wins[qp]
+
+
+def window_take(ctx, win, p):
+    """Marks PSN `p` received when it is new and inside the window, and moves epsn."""
+    if (p - win["epsn"]) & U24 >= ctx.mpr() * 128:
+        return
+    win["got"].add(p)
+    while win["epsn"] in win["got"]:
+        win["got"].discard(win["epsn"])
+        win["epsn"] = (win["epsn"] + 1) & U24
+
+
+# ---- the receive window -------------------------------------------------------------------
+
+m = fault("rcv-window-last-psn-oor",
+          "The window comparator tests p - epsn >= W - 1: the last PSN of the window is "
+          "NACKed as out of window and discarded.",
+          ["RCV-WIN-001", "RCV-WIN-002", "RCV-PLACE-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("rcv-window-last-psn-oor", {})
+    w = ctx.mpr() * 128
+    for item in ins:
+        f = frame_of(item)
+        if f is None or not f.is_write() or not sound(f):
+            continue
+        qp = f.get("bth", "dest_qp")
+        if qp not in ctx.qps:
+            continue
+        win = window_of(ctx, "rcv-window-last-psn-oor", qp)
+        epsn, p = win["epsn"], f.get("bth", "psn")
+        if (p - epsn) & U24 == w - 1 and p not in win["got"]:
+            # The device itself NACKs the PSN one further; the NACK names p again.
+            f.set("bth", "psn", (epsn + w) & U24)
+            f.seal()
+            put_frame(item, f)
+            st[(qp, (epsn + w) & U24, int(item["at"]))] = p
+            ctx.mutated("rcv-window-last-psn-oor")
+            continue
+        window_take(ctx, win, p)
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.get("rcv-window-last-psn-oor", {})
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "nack":
+            continue
+        p = st.get((ctx.local_qp_of(f), f.get("neth", "nack_psn"), int(item["at"])))
+        if p is not None:
+            f.set("neth", "nack_psn", p)
+            f.set("bth", "psn", p)
+            f.seal()
+            put_frame(item, f)
+    return outs
+
+
+m = fault("rcv-oor-as-duplicate",
+          "The window comparator takes every PSN outside [epsn, epsn + W) as behind epsn: an "
+          "out-of-window write is answered as a duplicate, with a SACK, instead of a NACK.",
+          ["RCV-WIN-001", "RCV-WIN-002", "RCV-NACK-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    qp = f.get("bth", "dest_qp")
+    if qp not in ctx.qps:
+        return
+    win = window_of(ctx, "rcv-oor-as-duplicate", qp)
+    d = (f.get("bth", "psn") - win["epsn"]) & U24
+    if ctx.mpr() * 128 <= d < 0x800000:
+        f.set("bth", "psn", (win["epsn"] - 1) & U24)
+        return
+    window_take(ctx, win, f.get("bth", "psn"))
+
+
+# ---- duplicates -----------------------------------------------------------------------------
+
+m = fault("rcv-dup-placed-again",
+          "The duplicate check runs after the DMA engine was started: a duplicate's payload "
+          "is written to host memory again before the packet is dropped.",
+          ["RCV-DUP-001", "RCV-PLACE-004", "FLAG-LAST-001", "ORD-RECV-002"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = rx_state(ctx, m_dup_placed)
+    learn_placed(st, outs)
+    res = list(outs)
+    for w in st["batch"]:
+        if not is_dup(st, w) or not w["payload"]:
+            continue
+        res.append({"at": w["at"], "output": {"kind": "event", "event": {
+            "event": "dma_write", "qpn": w["qp"], "psn": w["psn"], "msn": w["msn"],
+            "va": w["va"], "payload": {"bytes": w["payload"].hex()}}}})
+        ctx.mutated("rcv-dup-placed-again")
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+m_dup_placed = m
+
+
+def dup_times(ctx, m, outs):
+    """The (QP, time) of every duplicate given in this batch."""
+    st = rx_state(ctx, m)
+    learn_placed(st, outs)
+    return {(w["qp"], w["at"]) for w in st["batch"] if is_dup(st, w)}
+
+
+m = fault("rcv-dup-ack-before-sack",
+          "The duplicate path queues the transport ACK ahead of the SACK, as the path of a "
+          "new packet does: a duplicate of a retired message gets its ACK before its SACK.",
+          ["RCV-DUP-002"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    dups = dup_times(ctx, m, outs)
+    res = list(outs)
+    i = 0
+    while i + 1 < len(res):
+        a, b = frame_of(res[i]), frame_of(res[i + 1])
+        if (a is not None and b is not None and kind(a) == "sack" and kind(b) == "ack"
+                and res[i]["at"] == res[i + 1]["at"]
+                and (ctx.local_qp_of(a), int(res[i]["at"])) in dups
+                and ctx.local_qp_of(a) == ctx.local_qp_of(b)):
+            res[i], res[i + 1] = res[i + 1], res[i]
+            ctx.mutated("rcv-dup-ack-before-sack")
+            i += 2
+            continue
+        i += 1
+    return res
+
+
+m = fault("rcv-dup-retired-no-sack",
+          "A duplicate whose message has retired is handed to the ACK engine alone: it gets "
+          "its transport ACK but no SACK.",
+          ["RCV-DUP-001", "RCV-SACK-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    dups = dup_times(ctx, m, outs)
+    acked = set()
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack":
+            acked.add((ctx.local_qp_of(f), int(item["at"])))
+    keep = []
+    for item in outs:
+        f = frame_of(item)
+        key = (ctx.local_qp_of(f), int(item["at"])) if f is not None else None
+        if f is not None and kind(f) == "sack" and key in dups and key in acked:
+            ctx.mutated("rcv-dup-retired-no-sack")
+            continue
+        keep.append(item)
+    return keep
+
+
+# ---- SACK content ---------------------------------------------------------------------------
+
+m = fault("sack-bitmap-32bit",
+          "Only the low word of the SACK bitmap register is wired: sack_bitmap bits 63:32 are "
+          "always 0.",
+          ["SETH-BITMAP-001", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") & 0xFFFFFFFF)
+
+
+m = fault("sack-bitmap-shift-high",
+          "The SACK bitmap is taken from the receive bitmap one bit too high, so bit i reports "
+          "PSN epsn + i + 1.",
+          ["SETH-BITMAP-001", "SETH-BITMAP-002", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") >> 1)
+
+
+m = fault("sack-ackpsn-from-epsn",
+          "ack_psn_offset is computed from epsn instead of cack_psn, so it points one PSN "
+          "before the triggering packet.",
+          ["SETH-ACKPSN-003", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    off = f.get("seth", "ack_psn_offset")
+    if off > -32768:
+        f.set("seth", "ack_psn_offset", (off - 1) & 0xFFFF)
+
+
+m = fault("sack-far-dup-offset-wraps",
+          "ack_psn_offset is the low 16 bits of the PSN difference, not clamped: a duplicate "
+          "far behind cack_psn gets an offset that wraps to an unrelated value.",
+          ["SETH-ACKPSN-003", "RCV-SACK-005", "RCV-DUP-001"])
+track_rx(m)
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    if f.get("seth", "ack_psn_offset") != -32768:
+        return
+    w = trigger_of(rx_state(ctx, m_far_dup), ctx.local_qp_of(f), int(item["at"]))
+    if w is None:
+        return
+    f.set("seth", "ack_psn_offset", (w["psn"] - f.get("seth", "cack_psn")) & 0xFFFF)
+
+
+m_far_dup = m
+
+
+m = fault("sack-ooo-from-sack-bitmap",
+          "ooo_count is the population count of the 64-bit SACK bitmap instead of every PSN "
+          "received after cack_psn: PSNs beyond the bitmap's reach are not counted.",
+          ["CCS-OOO-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "ooo_count", bin(f.get("seth", "sack_bitmap")).count("1"))
+
+
+m = fault("sack-rcvd-bytes-counts-dups",
+          "The received-bytes counter is incremented before the duplicate check: CC_STATE "
+          "rcvd_bytes counts the payload of duplicates too.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "RCV-DUP-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    acc = st.setdefault("acc", {})
+    extra = st.setdefault("extra", {})
+    dups = {(w["qp"], w["at"]): w for w in st["batch"]}
+    learn_placed(st, outs)
+    done = set()
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "dma_write":
+            q = ev.get("qpn")
+            acc[q] = acc.get(q, 0) + len(ev.get("payload", {}).get("bytes", "")) // 2
+            continue
+        f = frame_of(item)
+        if f is None or kind(f) not in ("sack", "probe-answer"):
+            continue
+        qp = ctx.local_qp_of(f)
+        key = (qp, int(item["at"]))
+        w = dups.get(key)
+        if w is not None and is_dup(st, w) and key not in done:
+            done.add(key)
+            extra[qp] = extra.get(qp, 0) + len(w["payload"])
+        got = f.get("cc_state", "rcvd_bytes")
+        if not extra.get(qp) or got != (acc.get(qp, 0) // 256) & U24:
+            continue
+        f.set("cc_state", "rcvd_bytes", ((acc.get(qp, 0) + extra[qp]) // 256) & U24)
+        f.seal()
+        put_frame(item, f)
+        if f.get("cc_state", "rcvd_bytes") != got:
+            ctx.mutated("sack-rcvd-bytes-counts-dups")
+    return outs
+
+
+# ---- SACK triggers ----------------------------------------------------------------------------
+
+def sack_drop(m, pred):
+    """A SACK trigger the device lacks: drops each SACK whose triggering write (the write
+    of its QP given at its time) meets `pred(ctx, f, w)` and that no other trigger
+    explains (AckReq, rtx, the coalescing count)."""
+    track_rx(m)
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        st = rx_state(ctx, m)
+        accepted = st.setdefault("accepted", {})
+        last = st.setdefault("last_sack", {})
+        learn_placed(st, outs)
+        for w in st["batch"]:
+            if not is_dup(st, w):
+                accepted.setdefault(w["qp"], []).append(w["at"])
+        coalesce = max(int(ctx.nic.get("sack_coalesce", 4)), 1)
+        keep = []
+        for item in outs:
+            f = frame_of(item)
+            if f is None or kind(f) not in ("sack", "probe-answer"):
+                keep.append(item)
+                continue
+            qp, at = ctx.local_qp_of(f), int(item["at"])
+            psn = (f.get("seth", "cack_psn") + f.get("seth", "ack_psn_offset")) & U24
+            w = trigger_of(st, qp, at, psn)
+            since = [t for t in accepted.get(qp, []) if last.get(qp, -1) < t <= at]
+            if (w is not None and kind(f) == "sack" and not is_dup(st, w)
+                    and not w["ack_req"] and not w["rtx"] and len(since) < coalesce
+                    and pred(ctx, f, w)):
+                ctx.mutated(m.name)
+                continue
+            last[qp] = at
+            keep.append(item)
+        return keep
+
+
+m = fault("sack-hole-no-trigger",
+          "A write accepted behind a hole does not trigger a SACK: the trigger logic compares "
+          "the PSN with epsn only after the bitmap update.",
+          ["RCV-SACK-001"])
+sack_drop(m, lambda ctx, f, w: f.get("seth", "ack_psn_offset") >= 2)
+
+
+m = fault("sack-fill-no-trigger",
+          "A write that fills a hole does not trigger a SACK: the trigger logic looks only at "
+          "whether the packet was in order, not at how far epsn moved.",
+          ["RCV-SACK-001"])
+sack_drop(m, lambda ctx, f, w: f.get("seth", "ack_psn_offset") < 0)
+
+
+# ---- transport ACKs and NAKs ----------------------------------------------------------------
+
+m = fault("ack-other-qps-missing",
+          "Only the QP whose packet arrived is acknowledged: messages of other QPs of a "
+          "shared domain that its arrival retires wait for no ACK.",
+          ["RCV-ACK-003", "RCV-ACK-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    keep = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack":
+            at = int(item["at"])
+            qps = {w["qp"] for w in st["batch"] if w["at"] == at}
+            if qps and ctx.local_qp_of(f) not in qps:
+                ctx.mutated("ack-other-qps-missing")
+                continue
+        keep.append(item)
+    return keep
+
+
+m = fault("ack-msn-domain-last",
+          "The AETH msn is read from the domain's retirement pointer (the last MSN retired "
+          "in the domain, by any QP) instead of the last MSN of the acknowledging QP.",
+          ["RCV-ACK-003", "RCV-ACK-002", "AETH-MSN-001", "RCV-NAK-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    last = ctx.state.setdefault("ack-msn-domain-last", {})
+    if ctx.nic.get("retirement", "shared") != "shared":
+        return outs
+    # The retirements of this batch, by time: the pointer an ACK reads is the domain's
+    # after every retirement of its instant, whatever order the outputs come in.
+    flags = []
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            dom = (ctx.qps.get(ev.get("qpn")) or {}).get("domain", 0)
+            flags.append((int(item["at"]), dom, int(ev["msn"]), ev.get("qpn")))
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "ack":
+            continue
+        qp = ctx.local_qp_of(f)
+        dom = (ctx.qps.get(qp) or {}).get("domain", 0)
+        now = [x for x in flags if x[0] <= int(item["at"]) and x[1] == dom]
+        d = (now[-1][2], now[-1][3]) if now else last.get(dom)
+        # The pointer differs from the QP's own last MSN when another QP retired last.
+        if d is not None and d[1] != qp and d[0] != f.get("aeth", "msn") & 0xFFFF:
+            f.set("aeth", "msn", d[0])
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated("ack-msn-domain-last")
+    for at, dom, msn, qpn in flags:
+        last[dom] = (msn, qpn)
+    return outs
+
+
+m = fault("nak-msn-zero-before-retire",
+          "A transport NAK sent before any message of the QP retired carries msn 0, as the "
+          "withdrawn draft rule said, instead of the MSN before the domain's next.",
+          ["RCV-NAK-002", "AETH-MSN-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    retired = ctx.state.setdefault("nak-msn-zero-before-retire", set())
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            retired.add(ev.get("qpn"))
+            continue
+        f = frame_of(item)
+        if f is None:
+            continue
+        qp = ctx.local_qp_of(f)
+        if kind(f) == "ack":
+            retired.add(qp)
+        elif kind(f) == "nak" and qp not in retired and f.get("aeth", "msn"):
+            f.set("aeth", "msn", 0)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated("nak-msn-zero-before-retire")
+    return outs
+
+
+# ---- placement checks (input mutations) -------------------------------------------------------
+
+def region_commands(m, fn):
+    """Registers `fn(ctx, region)` over the `register_region` commands the device is
+    given; it returns True when it changed the region."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            if c.get("command") == "register_region":
+                ctx.state.setdefault(m.name + ":regions", {})[c.get("rkey")] = dict(c)
+                if fn(ctx, c):
+                    ctx.state.setdefault(m.name + ":changed", set()).add(c.get("rkey"))
+        return ins
+
+
+def region_hit(m, pred):
+    """Counts the fault exercised when a write names a changed region and
+    `pred(region, va, length, dma_len)` says the change matters to it."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        regions = ctx.state.get(m.name + ":regions", {})
+        changed = ctx.state.get(m.name + ":changed", set())
+        for item in ins:
+            f = frame_of(item)
+            if f is None or not f.is_write() or not sound(f):
+                continue
+            r = regions.get(f.get("reth", "rkey"))
+            if r is None or f.get("reth", "rkey") not in changed:
+                continue
+            if pred(r, f.get("reth", "va"), len(f.payload), f.get("reth", "dma_len")):
+                ctx.mutated(m.name)
+        return ins
+
+
+m = fault("rx-region-end-exclusive",
+          "The bounds check compares the end of the range with >= against the region's end: "
+          "a write whose range ends exactly at the end of its region is NAKed.",
+          ["RCV-PLACE-002", "RCV-PLACE-003"])
+
+
+def _(ctx, c):
+    if int(c.get("len", 0)) > 0:
+        c["len"] = int(c["len"]) - 1
+        return True
+    return False
+
+
+region_commands(m, _)
+region_hit(m, lambda r, va, n, dl: n > 0 and va + n == int(r["base"]) + int(r["len"]))
+
+
+m = fault("rx-region-start-unchecked",
+          "The bounds check compares only the end of the range with the region's end: a "
+          "write below the region's base is placed.",
+          ["RCV-PLACE-002", "RCV-PLACE-003"])
+
+
+def _(ctx, c):
+    if int(c.get("base", 0)) > 0:
+        c["len"] = int(c["len"]) + int(c["base"])
+        c["base"] = 0
+        return True
+    return False
+
+
+region_commands(m, _)
+region_hit(m, lambda r, va, n, dl: va < int(r["base"]))
+
+
+m = fault("rx-write-permission-ignored",
+          "The region's remote-write permission bit is not checked: a write to a region "
+          "registered without it is placed.",
+          ["RCV-PLACE-002", "RCV-PLACE-003"])
+
+
+def _(ctx, c):
+    if not c.get("remote_write", True):
+        c["remote_write"] = True
+        return True
+    return False
+
+
+region_commands(m, _)
+region_hit(m, lambda r, va, n, dl: True)
+
+
+m = fault("rx-bounds-by-dma-len",
+          "The bounds check uses RETH dma_len, the message's length, instead of the packet's "
+          "payload length: a packet of a message that ends at its region's end is NAKed.",
+          ["RCV-PLACE-002", "RCV-PLACE-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    regions = ctx.state.setdefault("rx-bounds-by-dma-len", {})
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "host" and c.get("command") == "register_region":
+            regions[c.get("rkey")] = c
+            continue
+        f = frame_of(item)
+        if f is None or not f.is_write() or not sound(f):
+            continue
+        r = regions.get(f.get("reth", "rkey"))
+        if r is None or not r.get("remote_write", True):
+            continue
+        va, n, dl = f.get("reth", "va"), len(f.payload), f.get("reth", "dma_len")
+        base, end = int(r["base"]), int(r["base"]) + int(r["len"])
+        if base <= va and va + n <= end < va + dl:
+            # An rkey no region has: the device NAKs the packet as this fault would.
+            bad = next(k for k in range(0xFFFFFF00, 0x100000000) if k not in regions)
+            f.set("reth", "rkey", bad)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated("rx-bounds-by-dma-len")
+    return ins
+
+
+# ---- retirement flags and receive completions --------------------------------------------------
+
+m = fault("recv-flag-slot-qp-count",
+          "The retirement-flag slot is indexed by the QP's own count of retired messages "
+          "instead of the domain MSN: in shared retirement flags land in the wrong slots.",
+          ["FLAG-RECV-001", "RET-FLAG-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "responder":
+        return
+    q = ctx.qps.get(ev.get("qpn")) or {}
+    base, slots = q.get("recv_flag_base"), q.get("recv_flag_slots")
+    if base is None or not slots:
+        return
+    n = ctx.state.setdefault("recv-flag-slot-qp-count", {})
+    k = n.get(ev.get("qpn"), 0)
+    n[ev.get("qpn")] = k + 1
+    ev["addr"] = int(base) + 8 * (k % int(slots))
+
+
+m = fault("recv-flag-gen-rqmsn",
+          "Retirement flags carry the message's METH rqmsn as generation instead of its msn: "
+          "the flag writer reads the wrong half of the METH latch.",
+          ["FLAG-RECV-002", "RET-FLAG-001"])
+track_rx(m)
+
+
+def _(ctx, ev, d):
+    seen = rx_state(ctx, m_gen_rqmsn)["seen"].get((ev.get("qpn"), ev.get("msn")))
+    if seen:
+        d["generation"] = seen[0]["rqmsn"] & 0xFFFF
+
+
+flags(m, "responder", _)
+m_gen_rqmsn = m
+
+
+def same_step_runs(outs, pick):
+    """Groups consecutive outputs that `pick(ev)` selects and that share a time and a QP:
+    the writes of messages that retired in one step."""
+    runs, cur = [], []
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or not pick(ev):
+            continue
+        if cur and (cur[-1]["at"] != item["at"]
+                    or event_of(cur[-1]).get("qpn") != ev.get("qpn")):
+            runs.append(cur)
+            cur = []
+        cur.append(item)
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+m = fault("recv-flag-len-latched",
+          "When several messages retire in one step, every retirement flag carries the "
+          "byte_len of the first of them: the length latch is loaded once per step.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "FLAG-LEN-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    pick = lambda ev: ev.get("event") == "flag_write" and ev.get("side") == "responder"
+    for run in same_step_runs(outs, pick):
+        first = flag_fields(int(event_of(run[0])["value"]))["byte_len"]
+        for item in run[1:]:
+            ev = event_of(item)
+            d = flag_fields(int(ev["value"]))
+            if d["byte_len"] != first:
+                d["byte_len"] = first
+                ev["value"] = flag_value(d)
+                ctx.mutated("recv-flag-len-latched")
+    return outs
+
+
+m = fault("recv-flag-before-cqe",
+          "The retirement flag is posted before the message's receive completion: the flag "
+          "and completion writers race, and the flag wins.",
+          ["FLAG-ORDER-002", "WWI-ORDER-001", "CQE-RECV-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = list(outs)
+    for item in [o for o in outs if (event_of(o) or {}).get("event") == "flag_write"]:
+        ev = event_of(item)
+        if ev.get("side") != "responder":
+            continue
+        i = next(k for k, o in enumerate(res) if o is item)
+        for j in range(i - 1, -1, -1):
+            c = event_of(res[j])
+            if (c is not None and c.get("event") == "completion" and c.get("side") == "responder"
+                    and completion_entry(c).get("msn") == ev.get("msn")
+                    and completion_entry(c).get("qpn") == ev.get("qpn")):
+                res.pop(i)
+                item["at"] = res[j]["at"]
+                res.insert(j, item)
+                ctx.mutated("recv-flag-before-cqe")
+                break
+    return res
+
+
+m = fault("recv-cqe-imm-latched",
+          "When several Writes with Immediate retire in one step, every receive completion "
+          "carries the immediate of the first of them.",
+          ["CQE-RECV-001", "WWI-ORDER-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    pick = lambda ev: (ev.get("event") == "completion" and ev.get("side") == "responder"
+                       and completion_entry(ev).get("is_receive"))
+    for run in same_step_runs(outs, pick):
+        first = completion_entry(event_of(run[0])).get("imm")
+        for item in run[1:]:
+            ev = event_of(item)
+            if completion_entry(ev).get("imm") != first:
+                mutate_completion(ev, lambda e: e.__setitem__("imm", first))
+                ctx.mutated("recv-cqe-imm-latched")
+    return outs
+
+
+m = fault("recv-cqe-imm-lost-on-rtx",
+          "The immediate is latched only from a first transmission: when the last packet of "
+          "a Write with Immediate arrives as a retransmission, its receive completion carries "
+          "imm 0.",
+          ["CQE-RECV-001", "WWI-ORDER-001"])
+track_rx(m)
+
+
+def _(ctx, ev, e):
+    seen = rx_state(ctx, m_imm_rtx)["seen"].get((e.get("qpn"), e.get("msn")), [])
+    last = [w for w in seen if w["imm"] is not None]
+    if e.get("is_receive") and last and last[0]["rtx"]:
+        e["imm"] = 0
+
+
+completions(m, "responder", _)
+m_imm_rtx = m
+
+
+m = fault("recv-cqe-msn-rqmsn",
+          "Receive completions carry the message's METH rqmsn in msn instead of its MSN.",
+          ["CQE-RECV-001"])
+track_rx(m)
+
+
+def _(ctx, ev, e):
+    seen = rx_state(ctx, m_cqe_rqmsn)["seen"].get((e.get("qpn"), e.get("msn")))
+    if e.get("is_receive") and seen:
+        e["msn"] = seen[0]["rqmsn"] & 0xFFFF
+
+
+completions(m, "responder", _)
+m_cqe_rqmsn = m
+
+
+m = fault("recv-cqe-qpn-latched",
+          "The receive-completion builder latches the QPN of the first receive completion it "
+          "writes: later receive completions of other QPs carry that QPN.",
+          ["CQE-RECV-001", "CQE-ROUTE-001"])
+
+
+def _(ctx, ev, e):
+    if e.get("is_receive"):
+        first = ctx.state.setdefault("recv-cqe-qpn-latched", e.get("qpn"))
+        e["qpn"] = first
+
+
+completions(m, "responder", _)
+
+
+# ---- completion queues (the ring, re-simulated) ---------------------------------------------------
+
+def ring_faults(m, target_of, index_of=None):
+    """A completion-queue bug: the device writes each entry to the queue `target_of(ctx,
+    ev, cq)` at the producer index `index_of(ctx, cq, k)` (k counting that queue's entries),
+    with slot, address and phase computed again from the queue's own size."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        counts = ctx.state.setdefault(m.name + ":k", {})
+        for item in outs:
+            ev = event_of(item)
+            q = (ev or {}).get("queue") if ev and ev.get("event") == "completion" else None
+            if not q or "bytes" not in q:
+                continue
+            cq = target_of(ctx, ev, q.get("cq"))
+            c = ctx.cqs.get(cq)
+            if c is None:
+                continue
+            n = int(c.get("entries", 1))
+            k = counts.get(cq, 0)
+            counts[cq] = k + 1
+            if index_of is not None:
+                k = index_of(ctx, cq, k)
+            e = cqe_decode(bytes.fromhex(q["bytes"]))
+            e["phase"] = (k // n) % 2 == 0
+            new = {"cq": cq, "slot": k % n, "addr": int(c["base"]) + 32 * (k % n),
+                   "bytes": cqe_encode(e).hex()}
+            if any(q.get(x) != new[x] for x in new):
+                q.update(new)
+                ctx.mutated(m.name)
+        return outs
+
+
+m = fault("cqe-recv-to-send-cq",
+          "Receive completions are written to the QP's send completion queue: the queue "
+          "select bit of the completion writer is taken from the send path.",
+          ["CQE-ROUTE-001", "CQE-RING-001", "CQE-RECV-001"])
+
+
+def _(ctx, ev, cq):
+    if ev.get("side") == "responder" and completion_entry(ev).get("is_receive"):
+        q = ctx.qps.get(completion_entry(ev).get("qpn")) or {}
+        if q.get("send_cq") is not None:
+            return q["send_cq"]
+    return cq
+
+
+ring_faults(m, _)
+
+
+m = fault("cqe-one-producer-index",
+          "All completion queues share one producer index: each entry lands at the slot of "
+          "the device-wide count of entries, not of its own queue's.",
+          ["CQE-RING-001"])
+
+
+def _(ctx, cq, k):
+    n = ctx.state.get("cqe-one-producer-index:all", 0)
+    ctx.state["cqe-one-producer-index:all"] = n + 1
+    return n
+
+
+ring_faults(m, lambda ctx, ev, cq: cq, _)
+
+
+m = fault("cqe-ring-wrap-early",
+          "The producer index wraps when it reaches N - 1, not N: the last slot of the ring "
+          "is never written and the phase flips one entry early.",
+          ["CQE-RING-001"])
+
+
+def _(ctx, cq, k):
+    n = int((ctx.cqs.get(cq) or {}).get("entries", 1))
+    if n < 2:
+        return k
+    # Slot k mod (N - 1), with the phase of pass k div (N - 1).
+    p, s = divmod(k, n - 1)
+    return p * n + s
+
+
+ring_faults(m, lambda ctx, ev, cq: cq, _)
+
+
+m = fault("cq-full-unchecked",
+          "The completion engine never compares its producer index with the consumer "
+          "register: a full ring is overwritten and its QPs do not enter the error state.",
+          ["CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    real = ctx.state.setdefault("cq-full-unchecked:n", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "create_cq" and c.get("cq") not in real:
+            real[c.get("cq")] = int(c.get("entries", 1))
+            # The device is given a ring so large that it never finds it full.
+            ctx.cqs[c.get("cq")] = dict(c)
+            c["entries"] = min(max(int(c.get("entries", 1)), 1) << 16, 1 << 31)
+        elif c.get("command") == "cq_consumer":
+            ctx.state.setdefault("cq-full-unchecked:c", {})[c.get("cq")] = int(c["consumed"])
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    counts = ctx.state.setdefault("cq-full-unchecked:k", {})
+    consumed = ctx.state.setdefault("cq-full-unchecked:c", {})
+    for item in outs:
+        ev = event_of(item)
+        q = (ev or {}).get("queue") if ev and ev.get("event") == "completion" else None
+        if not q or "bytes" not in q:
+            continue
+        cq = q.get("cq")
+        c = ctx.cqs.get(cq)
+        if c is None:
+            continue
+        n = int(c["entries"])
+        k = counts.get(cq, 0)
+        counts[cq] = k + 1
+        if (k - consumed.get(cq, 0)) & 0xFFFFFFFF >= n:
+            ctx.mutated("cq-full-unchecked")
+        e = cqe_decode(bytes.fromhex(q["bytes"]))
+        e["phase"] = (k // n) % 2 == 0
+        q.update({"slot": k % n, "addr": int(c["base"]) + 32 * (k % n),
+                  "bytes": cqe_encode(e).hex()})
+    return outs
+
+
+# ---- doorbells and templates (input mutations) ---------------------------------------------------
+
+def templates_seen(ctx, m, c):
+    """Keeps a copy of each template as software installed it."""
+    ctx.state.setdefault(m.name + ":tpl", {})[c.get("template_id")] = dict(c)
+
+
+def token_of(c):
+    if c.get("command") == "doorbell":
+        return int(c["token"])
+    if (c.get("command") == "doorbell_write" and c.get("offset") == 0
+            and len(c.get("bytes", "")) == 16):
+        return int.from_bytes(bytes.fromhex(c["bytes"]), "little")
+    return None
+
+
+def set_token(c, t):
+    if c.get("command") == "doorbell":
+        c["token"] = t
+    else:
+        c["bytes"] = t.to_bytes(8, "little").hex()
+
+
+def token_length(t, tpl):
+    units = t & 0xFFFF
+    return int(tpl.get("default_length", 0)) if units == 0 else units * int(tpl.get("length_unit", 1))
+
+
+m = fault("db-length-product-32bit",
+          "The token's length is computed as length_units x length_unit in a 32-bit "
+          "multiplier: a product of 2^32 or more wraps, and the wrapped length is checked "
+          "and sent.",
+          ["DB-LENGTH-001", "DB-LENGTH-002", "CQE-REJECT-001", "DB-REJECT-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    swaps = ctx.state.setdefault("db-length-product-32bit:swaps", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_template":
+            templates_seen(ctx, m_len32, c)
+            continue
+        t = token_of(c)
+        tpl = ctx.state.get("db-length-product-32bit:tpl", {}).get((t or 0) >> 48 & 0xFFF)
+        if t is None or tpl is None or not t & 0xFFFF:
+            continue
+        unit = int(tpl.get("length_unit", 1))
+        if (t & 0xFFFF) * unit < 1 << 32 or unit > 1 << 31:
+            continue
+        units = (t & 0xFFFF) % ((1 << 32) // unit)
+        if units == 0:
+            continue
+        nt = (t & ~0xFFFF) | units
+        set_token(c, nt)
+        swaps[nt] = t
+        ctx.mutated("db-length-product-32bit")
+    return ins
+
+
+m_len32 = m
+
+
+@out_events(m, ("completion",))
+def _(ctx, ev, item):
+    swaps = ctx.state.get("db-length-product-32bit:swaps", {})
+    e = completion_entry(ev)
+    if int(e.get("wr_id", 0)) in swaps:
+        mutate_completion(ev, lambda e: e.__setitem__("wr_id", swaps[int(e["wr_id"])]))
+
+
+m = fault("db-length-before-index",
+          "The length checks run before the index check: a token whose index is out of range "
+          "and whose range passes its region's end is rejected LENGTH_OUT_OF_RANGE.",
+          ["DB-ORDER-001", "CQE-REJECT-001", "DB-INDEX-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_template":
+            templates_seen(ctx, m_len_first, c)
+    return ins
+
+
+m_len_first = m
+
+
+def _(ctx, ev, e):
+    if int(e.get("status", 0)) != 0x05:
+        return
+    t = int(e.get("wr_id", 0))
+    tpl = ctx.state.get("db-length-before-index:tpl", {}).get(t >> 48 & 0xFFF)
+    if tpl is None:
+        return
+    n, i = token_length(t, tpl), (t >> 16) & 0xFFFF
+    if (n > int(tpl.get("max_length", 0))
+            or i * int(tpl.get("local_stride", 0)) + n > int(tpl.get("local_region_len", 0))
+            or i * int(tpl.get("remote_stride", 0)) + n > int(tpl.get("remote_region_len", 0))):
+        e["status"] = 0x06
+
+
+completions(m, None, _)
+
+
+m = fault("tpl-flag-slot-no-base",
+          "The flag-slot adder is not wired: a token's sender flag goes to slot index "
+          "instead of flag_base_slot + index.",
+          ["TPL-EXPAND-006", "FLAG-SEND-001", "FLAG-TABLE-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    tpls = ctx.state.setdefault("tpl-flag-slot-no-base", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_template":
+            tpls[c.get("template_id")] = dict(c)
+        elif c.get("command") == "post_write":
+            ctx.state["tpl-flag-slot-no-base:post"] = True
+    return ins
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    # The flag a token's work request writes, one slot per index from the table's base:
+    # without the adder it lands flag_base_slot slots lower.
+    if ev.get("side") != "requester" or ctx.state.get("tpl-flag-slot-no-base:post"):
+        return
+    tpls = ctx.state.get("tpl-flag-slot-no-base", {}).values()
+    bases = {int(t.get("flag_base_slot", 0)) for t in tpls if t.get("qpn") == ev.get("qpn")}
+    if len(bases) == 1 and next(iter(bases)):
+        ev["addr"] = int(ev["addr"]) - 8 * next(iter(bases))
+
+
+def region_fits(c, side, stride):
+    """Whether a template's slots of the default length fit its `side` region with
+    `stride` (TPL-REGION-002), so that the NIC installs it."""
+    n = int(c.get("slots", 1))
+    need = (n - 1) * int(stride) + int(c.get("default_length", 0))
+    return need <= int(c.get(side + "_region_len", 0))
+
+
+m = fault("tpl-local-stride-ignored",
+          "The local address is local_base for every slot: the local stride register is not "
+          "applied, so slot i sends the payload of slot 0.",
+          ["TPL-EXPAND-002", "WR-EXEC-001", "DB-LENGTH-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if (c.get("command") == "set_template" and c.get("local_stride")
+                and region_fits(c, "local", c["local_stride"])):
+            c["local_stride"] = 0
+            ctx.state["tpl-local-stride-ignored"] = True
+        elif ctx.state.get("tpl-local-stride-ignored"):
+            t = token_of(c)
+            if t is not None and (t >> 16) & 0xFFFF:
+                ctx.mutated("tpl-local-stride-ignored")
+    return ins
+
+
+m = fault("tpl-remote-stride-local",
+          "The remote address of slot i is computed with the local stride: remote_va = "
+          "remote_base + index x local_stride.",
+          ["TPL-EXPAND-003", "WR-EXEC-001", "DB-LENGTH-004"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if (c.get("command") == "set_template"
+                and c.get("remote_stride") != c.get("local_stride")
+                and region_fits(c, "remote", c.get("remote_stride", 0))
+                and region_fits(c, "remote", c.get("local_stride", 0))):
+            c["remote_stride"] = c.get("local_stride", 0)
+            ctx.state["tpl-remote-stride-local"] = True
+        elif ctx.state.get("tpl-remote-stride-local"):
+            t = token_of(c)
+            if t is not None and (t >> 16) & 0xFFFF:
+                ctx.mutated("tpl-remote-stride-local")
+    return ins
+
+
+# ---- the error state -------------------------------------------------------------------------
+
+m = fault("rcv-error-keeps-placing",
+          "The error state stops the QP's send engine and acknowledgements but not its "
+          "placement engine: writes that arrive after the QP failed are still placed.",
+          ["RCV-QP-002", "RET-ERR-004"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    failed = st.setdefault("failed", {})
+    learn_placed(st, outs)
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report" and ev.get("report") == "qp_error":
+            failed.setdefault(ev.get("qpn"), int(item["at"]))
+    res = list(outs)
+    for w in st["batch"]:
+        t = failed.get(w["qp"])
+        if t is None or w["at"] <= t or not w["payload"] or is_dup(st, w):
+            continue
+        if (w["qp"], w["psn"]) in st["placed"]:
+            continue
+        st["placed"][(w["qp"], w["psn"])] = w["at"]
+        res.append({"at": w["at"], "output": {"kind": "event", "event": {
+            "event": "dma_write", "qpn": w["qp"], "psn": w["psn"], "msn": w["msn"],
+            "va": w["va"], "payload": {"bytes": w["payload"].hex()}}}})
+        ctx.mutated("rcv-error-keeps-placing")
+    res.sort(key=lambda o: int(o["at"]))
+    return res

@@ -412,6 +412,20 @@ impl Arrivals {
             .is_some_and(|v| v.iter().any(|c| c.status == Status::Accepted && c.shared_far))
     }
 
+    /// What the device must have done with the latest sound copy of PSN `psn` of QP `qp`
+    /// that arrived at or before `at`.
+    pub(super) fn latest_status(&self, qp: u32, psn: u32, at: u64) -> Option<Status> {
+        let mut copies = self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= at);
+        copies.rfind(|c| !matches!(c.status, Status::Discarded(_))).map(|c| c.status)
+    }
+
+    /// The PSNs of QP `qp` of which a duplicate copy arrived at `at`.
+    pub(super) fn duplicates_at(&self, qp: u32, at: u64) -> impl Iterator<Item = u32> + '_ {
+        self.writes.iter().filter(move |((q, _), _)| *q == qp).filter_map(move |((_, psn), v)| {
+            v.iter().any(|c| c.at == at && c.status == Status::Duplicate).then_some(*psn)
+        })
+    }
+
     /// Whether any sound copy of PSN `psn` of QP `qp` arrived at or before `by`.
     pub(super) fn arrived(&self, qp: u32, psn: u32, by: u64) -> bool {
         self.writes.get(&(qp, psn)).is_some_and(|v| {

@@ -597,6 +597,16 @@ impl Ctx<'_> {
                                     && f.msn == msn)
                     })
             }
+            When::Refused(qp) => {
+                let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                let nak = |k: &Kind| {
+                    matches!(*k, Kind::Ack { qp: q, syndrome, .. }
+                        if q == qp && syndrome == AethRepr::NAK_REMOTE_ACCESS)
+                };
+                let sent_naks = self.obs.iter().filter(|o| o.at <= by && nak(&o.kind)).count();
+                let due = self.exp.iter().filter(|(r, f)| r.at.0 <= by && nak(&f.kind)).count();
+                sent.is_none() && sent_naks > due
+            }
             When::NotTaken(None) => sent.is_none(),
             When::NotTaken(Some(t)) => {
                 let late = self.scenario.manifest.tolerances.late_ns;
@@ -656,6 +666,10 @@ pub(super) enum When {
     /// The ACK is missing, and the device wrote no retirement flag of its message (the
     /// device's QP and the MSN) by the ACK's time: it did not retire the message.
     Unretired(u32, Msn),
+    /// The ACK is missing, and the device sent on the QP (the wire QP) more remote access
+    /// NAKs by the ACK's time than the scenario expects: its region check refused a write
+    /// that the region holds, and the message never completed.
+    Refused(u32),
     /// The first transmission of a window-fit QP went on another EV than the recorded one,
     /// and the device's choices contradict this estimate of the policy ([`ev_cause`]).
     Contradicts(Estimate),

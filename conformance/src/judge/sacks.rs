@@ -199,6 +199,93 @@ pub(super) fn judge(
         }
     }
     judge_probe_answers(scenario, exp_frames, obs_frames, tol, div, checked);
+    judge_duplicate_answers(scenario, arrivals, exp_frames, obs_frames, tol, div, checked);
+}
+
+/// When the scenario answers the duplicate at `at` on wire QP `qp` with a transport ACK
+/// too, the device's first ACK of the QP from then to `deadline` must come after its SACK
+/// that answers the duplicate, `obs_frames[sack]` (RCV-DUP-002).
+fn ack_after_sack(
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
+    (at, deadline): (u64, u64),
+    qp: u32,
+    sack: usize,
+    div: &mut Vec<Divergence>,
+) {
+    let is_ack = |f: &Frame<'_>| matches!(f.kind, Kind::Ack { qp: q, syndrome, .. } if q == qp && syndrome & 0x60 == 0);
+    if !exp_frames.iter().any(|(r, f)| r.at.0 == at && is_ack(f)) {
+        return;
+    }
+    let first = obs_frames.iter().position(|f| (at..=deadline).contains(&f.at) && is_ack(f));
+    let Some(i) = first.filter(|&i| i < sack) else { return };
+    div.push(Divergence {
+        at: obs_frames[i].at,
+        requirement: RCV_DUP_002.id().into(),
+        what: "the transport ACK that answers a duplicate came before its SACK".into(),
+        expected: None,
+        actual: Some(render_frame(obs_frames[i].bytes)),
+        fields: vec![],
+        should_only: false,
+        check: "",
+        clause: Some(RCV_DUP_002),
+    });
+}
+
+/// Every duplicate that an expected SACK answers must be answered by one of the device's
+/// (CONF-CMP-055): a SACK on that QP with `pr` 0 whose triggering PSN is the duplicate's,
+/// sent from the duplicate's arrival to the expected time plus the tolerance
+/// (RCV-DUP-001.b). Such a SACK reports no progress, so the progress rule alone cannot
+/// miss it; the number of other SACKs stays the device's choice (CONF-CMP-007.b). A
+/// duplicate too far from `cack_psn` for 16 bits is answered by the clamped offset
+/// (SETH-ACKPSN-003.b).
+fn judge_duplicate_answers(
+    scenario: &Scenario,
+    arrivals: &Arrivals,
+    exp_frames: &[(&Record, Frame<'_>)],
+    obs_frames: &[Frame<'_>],
+    tol: &Tolerances,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
+    let peer_of = super::peer_map(scenario);
+    let answers = |f: &Frame<'_>, qp: u32, psn: u32| match (&f.kind, f.d.ext.seth) {
+        (&Kind::Sack { qp: q, cack, .. }, Some(s)) if q == qp && !s.pr => {
+            let off = i32::from(s.ack_psn_offset);
+            cack.wrapping_add_signed(off) & 0xFF_FFFF == psn
+                || (off == -32768 && psn_diff(psn, cack) < -32768)
+        }
+        _ => false,
+    };
+    for (rec, ef) in exp_frames {
+        let Kind::Sack { qp, .. } = ef.kind else { continue };
+        if ef.d.ext.seth.is_none_or(|s| s.pr) {
+            continue;
+        }
+        let Some(&local) = peer_of.get(&qp) else { continue };
+        let deadline = rec.at.0.saturating_add(tol.late_ns);
+        for psn in arrivals.duplicates_at(local, rec.at.0) {
+            *checked += 1;
+            let window = rec.at.0..=deadline;
+            let sack =
+                obs_frames.iter().position(|f| window.contains(&f.at) && answers(f, qp, psn));
+            if let Some(i) = sack {
+                ack_after_sack(exp_frames, obs_frames, (rec.at.0, deadline), qp, i, div);
+                continue;
+            }
+            div.push(Divergence {
+                at: deadline,
+                requirement: RCV_DUP_001_B.id().into(),
+                what: format!("no SACK answered the duplicate of PSN {psn} by {deadline} ns"),
+                expected: Some(render_frame(ef.bytes)),
+                actual: None,
+                fields: vec![],
+                should_only: false,
+                check: "",
+                clause: Some(RCV_DUP_001_B),
+            });
+        }
+    }
 }
 
 /// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c), and `r_c` and

@@ -4,13 +4,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::{Msn, Opcode, Psn, Qpn};
+use openrdma_codec::{Msn, NackReason, Opcode, Psn, Qpn};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Input, NicEvent, NicReport, Output, Record,
     Scenario, Side, TimedOutput,
 };
 
-use super::arrivals::Arrivals;
+use super::arrivals::{Arrivals, Status};
 use super::obs::In;
 use super::table::Ctx;
 use super::{Divergence, Frame, Kind, peer_map, render_event, render_frame};
@@ -107,8 +107,8 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                 unblamed_rule(inputs, exp_frames, local, qp, of.at, tol.late_ns)
             }
             Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
-            Kind::Nack { qp, psn, .. } => {
-                nack_rule(arrivals, local_of.get(&qp).copied(), psn, of.at)
+            Kind::Nack { qp, psn, reason } => {
+                nack_rule(arrivals, local_of.get(&qp).copied(), psn, reason, of.at)
             }
             Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
             // An undefined operation the CPU half commanded: the NIC half sent what it must
@@ -320,14 +320,21 @@ fn nack_rule(
     arrivals: &Arrivals,
     local: Option<u32>,
     psn: u32,
+    reason: u8,
     at: u64,
 ) -> (&'static str, &'static str) {
     let discarded = local.and_then(|l| arrivals.only_discarded(l, psn, at));
     let silent =
         local.and_then(|l| arrivals.only_refused(l, psn, at)).filter(|r| super::receive::silent(r));
+    // A copy accepted or answered as a duplicate lay in or behind the window (RCV-WIN-001).
+    let status = local.and_then(|l| arrivals.latest_status(l, psn, at));
+    let inside = matches!(status, Some(Status::Accepted | Status::Duplicate));
     match (discarded, silent) {
         (Some(reason), _) => (reason, "a NACK for a PSN whose only copies were frames to discard"),
         (None, Some(rule)) => (rule, "a NACK for a write discarded without response"),
+        (None, None) if inside && reason == NackReason::PSN_OOR_WINDOW.0 => {
+            ("RCV-WIN-001", "a NACK PSN_OOR_WINDOW for a PSN the window holds")
+        }
         (None, None) => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
     }
 }

@@ -283,6 +283,62 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
     stream(
+        "duplicate-unsacked",
+        "a duplicate is answered by the transport ACK alone when its message has retired, \
+         and by nothing before: the duplicate path never builds a SACK",
+        &[req::RCV_DUP_001_B],
+        &["rcv-lost-ack", "rcv-duplicate-before-retirement"],
+        |_| Box::new(DuplicatesUnsacked::new(false)),
+    ),
+    stream(
+        "duplicate-ack-first",
+        "the duplicate path queues the transport ACK of a retired message ahead of the \
+         duplicate's SACK",
+        &[req::RCV_DUP_002],
+        &["rcv-lost-ack"],
+        |_| Box::new(DuplicatesUnsacked::new(true)),
+    ),
+    stream(
+        "window-one-short",
+        "the window comparator tests p - epsn >= W - 1, so the last PSN of the window is \
+         NACKed PSN_OOR_WINDOW and discarded",
+        &[req::RCV_WIN_001],
+        &["rcv-window-edges"],
+        |m| Box::new(WindowOneShort::new(m)),
+    ),
+    stream(
+        "nak-once-per-msn",
+        "the NAK engine sends no NAK with the QP and MSN of one it sent before, so a second \
+         write refused by the region check before the next retirement gets no NAK",
+        &[req::RCV_PLACE_002_B],
+        &["rcv-placement-errors"],
+        |_| Box::<NakOncePerMsn>::default(),
+    ),
+    fault(
+        "region-end-exclusive",
+        "the region check compares the end of a write's range with the region's end by >=, \
+         so a write that ends exactly at the end of its region is NAKed and not placed",
+        &[req::RCV_PLACE_002_A],
+        &["rcv-va-top"],
+        Edits { host_in: Some(region_one_short), ..Edits::NONE },
+    ),
+    sends(
+        "sack-offset-from-epsn",
+        "ack_psn_offset is computed from epsn instead of cack_psn, so it names the PSN \
+         before the triggering write",
+        &[req::SETH_ACKPSN_003_A],
+        &["rcv-sack-coalesce", "rcv-reflect"],
+        |b| {
+            seth(b, |s| {
+                let back = !s.pr && s.ack_psn_offset > i16::MIN;
+                if back {
+                    s.ack_psn_offset -= 1;
+                }
+                back
+            })
+        },
+    ),
+    stream(
         "no-sack-after-hole",
         "a write that arrives behind a hole, without AckReq or rtx, is only counted for \
          coalescing: its SACK waits for the timer",
@@ -358,6 +414,13 @@ pub static FAULTS: &[Fault] = &[
         |_| Box::new(PlacesTwice),
     ),
 ];
+
+/// A region as a region check that takes its last byte for outside sees it.
+fn region_one_short(command: &mut openrdma_device::HostCommand) {
+    if let openrdma_device::HostCommand::RegisterRegion(r) = command {
+        r.len = r.len.saturating_sub(1);
+    }
+}
 
 /// A write's BTH as the device reads it, `clear` applied where `test` holds, the ICRC made
 /// right again.

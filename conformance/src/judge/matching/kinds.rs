@@ -5,11 +5,12 @@
 use super::*;
 
 /// A transport ACK or NAK. Not sent because the device did not take the frame that causes
-/// it ([`not_taken`]); an acknowledgement the scenario expected before is repaired: a
-/// duplicate of a retired message is acknowledged again (RCV-DUP-002); an ACK is owed at
-/// once, on the input that retired enough messages (RCV-ACK-001.a), on a packet of another
-/// QP of the domain that retired them (RCV-ACK-003.b), or by the timer (RCV-ACK-001.b);
-/// a NAK by RCV-NAK-002.a.
+/// it ([`not_taken`]); an ACK the scenario expected before is repaired: a duplicate of a
+/// retired message is acknowledged again (RCV-DUP-002); an ACK is owed at once, on the
+/// input that retired enough messages (RCV-ACK-001.a), on a packet of another QP of the
+/// domain that retired them (RCV-ACK-003.b), or by the timer (RCV-ACK-001.b); a NAK, even
+/// one with an earlier NAK's MSN, by the check that sends it (RCV-PLACE-002.b,
+/// RCV-NAK-002.a).
 pub(super) fn ack_causes(
     s: &Scenario,
     fed: &[Fed<'_>],
@@ -38,6 +39,7 @@ pub(super) fn ack_causes(
     // no flag of it came. The retirement is what broke: the pass over a failed QP's
     // entries when a QP failed then (RET-ERR-001.b), else the order.
     if class.0 && !again {
+        out.push(Cause::new(RCV_PLACE_002_A, When::Refused(qp)));
         if let Some(&local) = crate::judge::peer_map(s).get(&qp) {
             if retirement_flag_due(s, local, msn) {
                 let rule = if failure_at(s, rec.at.0) { RET_ERR_001_B } else { RET_ORDER_001 };
@@ -45,14 +47,16 @@ pub(super) fn ack_causes(
             }
         }
     }
+    // Only an ACK is sent again for a duplicate: a NAK that repeats an earlier one's MSN
+    // answers a write of its own.
     let rule = match (again, class.0) {
-        (true, _) => RCV_DUP_002,
+        (true, true) => RCV_DUP_002,
         (false, true) if at_once && for_other => RCV_ACK_003_B,
         (false, true) if at_once => RCV_ACK_001_A,
         (false, true) => RCV_ACK_001_B,
         // The remote access NAK is the region check's response (RCV-PLACE-002.b).
-        (false, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => RCV_PLACE_002_B,
-        (false, false) => RCV_NAK_002_A,
+        (_, false) if syndrome == AethRepr::NAK_REMOTE_ACCESS => RCV_PLACE_002_B,
+        (_, false) => RCV_NAK_002_A,
     };
     out.push(Cause::new(rule, When::Always));
     out

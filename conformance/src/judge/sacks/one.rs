@@ -17,6 +17,19 @@ impl One<'_> {
         t <= self.of.at
     }
 
+    /// Whether a sound copy of a write of the QP arrived on EV `ev` within the lateness
+    /// tolerance before the SACK.
+    fn just_arrived_on(&self, ev: Ev) -> bool {
+        let recent = |t: u64| self.by_now(t) && !self.well_before(t);
+        self.arrivals.writes.iter().filter(|((q, _), _)| *q == self.local).any(|(_, v)| {
+            v.iter().any(|c| {
+                c.ev == ev
+                    && recent(c.at)
+                    && matches!(c.status, Status::Accepted | Status::Duplicate)
+            })
+        })
+    }
+
     fn well_before(&self, t: u64) -> bool {
         t.saturating_add(self.tol.late_ns) <= self.of.at
     }
@@ -368,7 +381,20 @@ impl One<'_> {
     pub(super) fn reflection(&self, trigger_ev: Ev, carrier: Carrier, div: &mut Vec<Divergence>) {
         let (s, of) = (&self.s, self.of);
 
-        if s.entropy != trigger_ev {
+        if s.entropy != trigger_ev && s.entropy == of.ev && self.just_arrived_on(s.entropy) {
+            // The SACK travels on, and reflects, the EV of a write that had just arrived:
+            // that write is its trigger, and the offset names another (SETH-ACKPSN-003.a).
+            push(
+                div,
+                of,
+                SETH_ACKPSN_003_A.id(),
+                format!(
+                    "ack_psn_offset names a write of EV {trigger_ev:#x}, but the SACK reflects \
+                     and travels on EV {:#x}, that of a write that had just arrived",
+                    s.entropy
+                ),
+            );
+        } else if s.entropy != trigger_ev {
             // ENC-EV-001/002: a reflection that betrays how the EV was reconstructed is named
             // by the reconstruction rule.
             push_field(

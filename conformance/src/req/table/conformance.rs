@@ -178,6 +178,7 @@ pub(in crate::req) static CLAUSES: [Info; 278] = [
     part("CONF-CMP-033.b", "CONF-CMP-033", 'b', Must, Suite),
     part("CONF-CMP-033.c", "CONF-CMP-033", 'c', Must, Suite),
     line("CONF-CMP-025", Must, Suite),
+    line("CONF-CMP-055", Must, Suite),
     whole("CONF-CMP-027", Must, Suite),
     part("CONF-CMP-027.a", "CONF-CMP-027", 'a', Must, Suite),
     part("CONF-CMP-027.b", "CONF-CMP-027", 'b', Must, Suite),

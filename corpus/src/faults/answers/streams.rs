@@ -639,3 +639,187 @@ impl Stream for SacksRejected {
         out
     }
 }
+
+/// Leaves a duplicate unanswered by a SACK: the SACK whose triggering PSN the device had
+/// placed before it is lost, so the duplicate path sends at most its transport ACK. With
+/// `ack_first`, the SACK is kept but follows the ACK of its QP sent at its time.
+#[derive(Debug, Default)]
+pub(super) struct DuplicatesUnsacked {
+    ack_first: bool,
+    qps: Qps,
+    /// (device QP, PSN) of every write placed, with when it was first placed.
+    placed: HashMap<(u32, u32), Timestamp>,
+    /// (device QP, PSN, time) of the writes of the batch.
+    arrived: std::collections::HashSet<(u32, u32, Timestamp)>,
+}
+
+impl DuplicatesUnsacked {
+    /// The stream; with `ack_first`, the one that reorders instead of losing.
+    pub(super) fn new(ack_first: bool) -> DuplicatesUnsacked {
+        DuplicatesUnsacked { ack_first, ..DuplicatesUnsacked::default() }
+    }
+}
+
+impl Stream for DuplicatesUnsacked {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        self.qps.learn_all(&inputs);
+        self.arrived.clear();
+        for i in &inputs {
+            let openrdma_device::Input::Frame { bytes, .. } = &i.input else { continue };
+            if let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) {
+                self.arrived.insert((b.dest_qp.value(), b.psn.value(), i.at));
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &outputs {
+            if let Output::Event { event: NicEvent::DmaWrite(w) } = &o.output {
+                self.placed.entry((w.qpn.value(), w.psn.value())).or_insert(o.at);
+            }
+        }
+        let answers_placed = |at: Timestamp, f: &FrameRepr| {
+            let Some(s) = f.ext.seth.filter(|s| !s.pr) else { return false };
+            let psn = s.cack_psn.value().wrapping_add_signed(i32::from(s.ack_psn_offset));
+            let local = self.qps.local(f.bth.dest_qp.value());
+            // The SACK of a copy that arrived then, of a PSN placed before.
+            let Some(l) = local else { return false };
+            let psn = psn & 0xFF_FFFF;
+            self.arrived.contains(&(l, psn, at))
+                && self.placed.get(&(l, psn)).is_some_and(|&t| t < at)
+        };
+        if !self.ack_first {
+            let kept =
+                outputs.into_iter().filter(|o| !frame(&o.output, |f| answers_placed(o.at, f)));
+            return kept.collect();
+        }
+        let mut out = outputs;
+        for i in 0..out.len().saturating_sub(1) {
+            let (a, b) = (&out[i], &out[i + 1]);
+            let ack = frame(&b.output, |f| f.ext.aeth.is_some_and(|x| x.syndrome & 0x60 == 0));
+            if a.at == b.at && ack && frame(&a.output, |f| answers_placed(a.at, f)) {
+                out.swap(i, i + 1);
+            }
+        }
+        out
+    }
+}
+
+/// A window comparator one PSN short: the last PSN of the window, `epsn + W − 1`, is
+/// taken as out of window. The device is given that PSN as `epsn + W`, which it NACKs,
+/// and its NACK names the PSN that arrived. Every other write inside the window is taken
+/// as accepted, to follow `epsn`.
+#[derive(Debug)]
+pub(super) struct WindowOneShort {
+    window: u32,
+    qps: Qps,
+    /// By device QP: `epsn` and the PSNs received after it.
+    state: HashMap<u32, (u32, std::collections::BTreeSet<u32>)>,
+    /// (peer QP, PSN given to the device) -> the PSN that arrived.
+    renamed: HashMap<(u32, u32), u32>,
+}
+
+impl WindowOneShort {
+    pub(super) fn new(m: &Manifest) -> WindowOneShort {
+        let window = u32::from(m.nic.mpr) * 128;
+        WindowOneShort {
+            window,
+            qps: Qps::default(),
+            state: HashMap::new(),
+            renamed: HashMap::new(),
+        }
+    }
+
+    /// The PSN the device is given for write `psn` to device QP `local`.
+    fn take(&mut self, local: u32, first: u32, psn: u32) -> u32 {
+        let (epsn, got) = self.state.entry(local).or_insert((first, Default::default()));
+        let d = psn.wrapping_sub(*epsn) & 0xFF_FFFF;
+        if d == self.window - 1 {
+            return epsn.wrapping_add(self.window) & 0xFF_FFFF;
+        }
+        if d < self.window {
+            got.insert(psn);
+            while got.remove(epsn) {
+                *epsn = epsn.wrapping_add(1) & 0xFF_FFFF;
+            }
+        }
+        psn
+    }
+}
+
+impl Stream for WindowOneShort {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            self.qps.learn(&i.input);
+            let openrdma_device::Input::Frame { bytes, .. } = &mut i.input else { continue };
+            let d = decode(bytes);
+            if d.discard_reason().is_some() {
+                continue;
+            }
+            let Some(mut f) = d.to_repr().filter(|f| f.bth.opcode.is_mrc_write()) else {
+                continue;
+            };
+            let local = f.bth.dest_qp.value();
+            let Some(q) = self.qps.get(local) else { continue };
+            let (first, peer) = (q.peer_initial_psn.value(), q.peer_qpn.value());
+            let psn = f.bth.psn.value();
+            let given = self.take(local, first, psn);
+            if given != psn {
+                f.bth.psn = Psn::new(given);
+                f.icrc = None;
+                if let Ok(b) = f.to_bytes() {
+                    *bytes = b;
+                    self.renamed.insert((peer, given), psn);
+                }
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        for o in &mut outputs {
+            let Output::Frame { bytes, .. } = &mut o.output else { continue };
+            let renamed = &self.renamed;
+            let edited = refit(bytes, |f| {
+                let Some(n) = f.ext.neth.as_mut() else { return false };
+                let Some(&psn) = renamed.get(&(f.bth.dest_qp.value(), n.nack_psn.value())) else {
+                    return false;
+                };
+                n.nack_psn = Psn::new(psn);
+                f.bth.psn = Psn::new(psn);
+                true
+            });
+            if let Some(b) = edited {
+                *bytes = b;
+            }
+        }
+        outputs
+    }
+}
+
+/// Sends a transport NAK once per MSN: a later write refused by the region check, while
+/// the QP's last retired MSN is the one an earlier NAK carried, gets no NAK.
+#[derive(Debug, Default)]
+pub(super) struct NakOncePerMsn {
+    sent: std::collections::HashSet<(u32, u32)>,
+}
+
+impl Stream for NakOncePerMsn {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut keep = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let mut nak = None;
+            frame(&o.output, |f| {
+                let a = f.ext.aeth.filter(|a| a.syndrome & 0x60 != 0);
+                nak = a.map(|a| (f.bth.dest_qp.value(), a.msn.value()));
+                false
+            });
+            if nak.is_some_and(|k| !self.sent.insert(k)) {
+                continue;
+            }
+            keep.push(o);
+        }
+        keep
+    }
+}
