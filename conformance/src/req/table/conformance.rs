@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 277] = [
+pub(in crate::req) static CLAUSES: [Info; 278] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -130,6 +130,7 @@ pub(in crate::req) static CLAUSES: [Info; 277] = [
     part("CONF-CMP-020.c", "CONF-CMP-020", 'c', Must, Suite),
     part("CONF-CMP-020.d", "CONF-CMP-020", 'd', Must, Suite),
     part("CONF-CMP-020.e", "CONF-CMP-020", 'e', Must, Suite),
+    line("CONF-CMP-065", Must, Suite),
     line("CONF-CMP-011", Withdrawn, Suite),
     whole("CONF-CMP-013", Must, Suite),
     part("CONF-CMP-013.a", "CONF-CMP-013", 'a', Must, Suite),
