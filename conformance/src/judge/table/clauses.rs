@@ -599,6 +599,8 @@ pub(super) const EV_STATES: &[Clause] = &[EV_STATE_001_A, EV_STATE_002_A, EV_STA
 
 pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 
+pub(super) const PROGRESS: &[Clause] = &[REC_IF_002];
+
 pub(super) const REPORTS: &[Clause] = &[
     AETH_MRC_002_B,
     BTH_RESV_002_B,
