@@ -90,6 +90,7 @@ pub(super) const LINK: &[Clause] = &[
     RCV_NACK_001_A,
     RCV_NAK_002_A,
     RCV_SACK_005_A,
+    SND_QPN_001,
 ];
 
 pub(super) const MATCH: &[Clause] = &[
@@ -255,6 +256,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_SACK_001,
     SND_SACK_002_A,
     SND_SEG_001_A,
+    SND_QPN_001,
     SND_SEG_001_B,
     SND_SEG_002,
     SND_SEG_003_A,
