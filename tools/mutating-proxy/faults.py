@@ -350,7 +350,7 @@ def _(ctx, f, item):
 m = fault("peer-qpn-16bit",
           "The peer-QPN register is 16 bits wide, so every packet to a peer QP at or above "
           "65536 goes to the wrong QP.",
-          ["CONF-CMP-026", "RCV-SACK-005", "RCV-ACK-002", "RCV-NACK-001", "RCV-NAK-002",
+          ["SND-QPN-001", "RCV-SACK-005", "RCV-ACK-002", "RCV-NACK-001", "RCV-NAK-002",
            "EV-PROBE-005"])
 
 

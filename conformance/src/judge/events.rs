@@ -693,7 +693,7 @@ pub(super) fn judge_ev_state_history(
     div: &mut Vec<Divergence>,
 ) {
     use crate::req::{EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B};
-    let created = |qpn: u32, t: u64| created_at(inputs, qpn, t);
+    let created = |qpn: u32, t: u64| super::progress::created_at(inputs, qpn, t);
     let recent = |t: u64| inputs.iter().filter(move |i| i.at <= t && i.at + late_ns >= t);
     // (QPN, EV) to (the QP's creation, the EV's state).
     let mut states: HashMap<(u32, Ev), (Option<u64>, EvState)> = HashMap::new();
@@ -763,60 +763,5 @@ pub(super) fn judge_ev_state_history(
             Some(_) => continue,
         };
         div.push(Divergence { actual: Some(render_event(e)), ..Divergence::of(t, what.0, what.1) });
-    }
-}
-
-/// The time QP `qpn` was last created at, by `t`.
-fn created_at(inputs: &[In<'_>], qpn: u32, t: u64) -> Option<u64> {
-    inputs
-        .iter()
-        .filter(|i| i.at <= t)
-        .filter(|i| {
-            matches!(i.input, Input::Host { command: HostCommand::CreateQp(q) }
-                if q.qpn.value() == qpn)
-        })
-        .map(|i| i.at)
-        .next_back()
-}
-
-/// The reports of each QP come in the order the NIC half produced them (REC-IF-015). Their
-/// order shows in the `snd_una` that `Progress` and `Armed` carry: `snd_una` only moves
-/// forward (SND-SACK-001), and each report carries its value when it was produced, so in
-/// the order of production it never goes back. A QP created again starts afresh.
-pub(super) fn judge_report_order(
-    inputs: &[In<'_>],
-    obs: &[(u64, &NicEvent)],
-    div: &mut Vec<Divergence>,
-) {
-    let created = |qpn: u32, t: u64| created_at(inputs, qpn, t);
-    // (QPN) to (the QP's creation, the last snd_una reported, and its report).
-    let mut last: HashMap<u32, (Option<u64>, Psn, &NicEvent)> = HashMap::new();
-    for &(t, e) in obs {
-        let (qpn, una) = match e {
-            NicEvent::Report(NicReport::Progress { qpn, snd_una, .. })
-            | NicEvent::Report(NicReport::Armed { qpn, snd_una }) => (qpn.value(), *snd_una),
-            _ => continue,
-        };
-        let born = created(qpn, t);
-        if let Some(&(b, prev, earlier)) = last.get(&qpn) {
-            if b == born && una.is_before(prev) {
-                div.push(Divergence {
-                    actual: Some(render_event(e)),
-                    expected: Some(render_event(earlier)),
-                    ..Divergence::of(
-                        t,
-                        crate::req::REC_IF_015,
-                        format!(
-                            "a report of QP {qpn} with snd_una {} after one with snd_una {}: \
-                             the reports of a QP came out of the order they were produced in",
-                            una.value(),
-                            prev.value()
-                        ),
-                    )
-                });
-                continue;
-            }
-        }
-        last.insert(qpn, (born, una, e));
     }
 }

@@ -99,7 +99,7 @@ pub const ROWS: &[Row] = &[
     row(WRITE, "tseth.tsr", SND_TS_002_B),
     row(WRITE, "tseth.resv", TSETH_RESV_001),
     row(WRITE, "tseth.ftype", TSETH_FTYPE_001_A),
-    row(WRITE, "bth.dest_qp", SND_SEG_001_A),
+    row(WRITE, "bth.dest_qp", SND_QPN_001),
     // NACKs (RCV-NACK-001 and the NETH rules).
     row(NACK, "bth.dest_qp", RCV_NACK_001_A),
     row(NACK, "neth.nack_psn", RCV_NACK_001_D),

@@ -1,14 +1,14 @@
 //! The headers the connection fixes, judged on every frame the device sends, SACKs and
 //! everything that is not paired with an expected frame included (`spec/conformance.md`,
 //! CONF-CMP-026): the link addresses and VLAN tag of the manifest's link, the IPv4 TTL or
-//! IPv6 hop limit (ENC-HOP-001), the P_Key, and the destination QP of every acknowledgement
-//! and probe, which goes to the peer of one of the device's QPs.
+//! IPv6 hop limit (ENC-HOP-001), the P_Key, and the destination QP of every data packet,
+//! acknowledgement and probe, which goes to the peer of one of the device's QPs.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 
 use openrdma_codec::Opcode;
-use openrdma_codec::frame::IpRepr;
+use openrdma_codec::frame::{DecodedFrame, IpRepr};
 use openrdma_device::Scenario;
 
 use super::fields::Rule;
@@ -66,29 +66,7 @@ pub(super) fn judge(
         if let Some(bth) = d.bth {
             cmp(BTH_PKEY_001, "bth.pkey", format!("{PKEY:#06x}"), format!("{:#06x}", bth.pkey));
             let to = bth.dest_qp.value();
-            let rule = match bth.opcode {
-                Opcode::MRC_SACK => Some(RCV_SACK_005_A),
-                Opcode::MRC_NACK => Some(RCV_NACK_001_A),
-                // A NAK has its own rule (RCV-NAK-002.a), an ACK the ACK's.
-                Opcode::MRC_ACKNOWLEDGE
-                    if d.ext.aeth.is_some_and(|a| !super::ack_class(a.syndrome).0) =>
-                {
-                    Some(RCV_NAK_002_A)
-                }
-                Opcode::MRC_ACKNOWLEDGE => Some(RCV_ACK_002_A),
-                Opcode::MRC_PROBE => Some(EV_PROBE_005_C),
-                _ => None,
-            };
-            // A peer's QP number with its bytes in the other order is the BTH laid out
-            // wrong, not a frame sent elsewhere.
-            let swapped = super::fields::byte_swapped(to.into(), 24);
-            let rule = match rule {
-                Some(_) if u32::try_from(swapped).is_ok_and(|q| peers.contains_key(&q)) => {
-                    Some(BTH_LAYOUT_001)
-                }
-                r => r,
-            };
-            if let Some(rule) = rule.filter(|_| !peers.contains_key(&to)) {
+            if let Some(rule) = dest_rule(d, peers) {
                 cmp(rule, "bth.dest_qp", "the peer of a QP".into(), format!("{to:#x}"));
             }
         }
@@ -110,4 +88,34 @@ pub(super) fn judge(
             ..Divergence::of(f.at, rule, what)
         });
     }
+}
+
+/// The rule a frame the device sent breaks by its destination QP, or `None` when that is
+/// the peer of one of its QPs (`peers`, keyed by the peer's QPN) or the frame is of a kind
+/// no rule sends to a peer. Data packets (SND-QPN-001), SACKs, NACKs, ACKs, NAKs and probes
+/// each have their own rule; a peer's QPN with its bytes in the other order is the BTH laid
+/// out wrong (BTH-LAYOUT-001), not a frame sent elsewhere.
+pub(super) fn dest_rule(d: &DecodedFrame<'_>, peers: &HashMap<u32, u32>) -> Option<Rule> {
+    let bth = d.bth?;
+    let to = bth.dest_qp.value();
+    if peers.contains_key(&to) {
+        return None;
+    }
+    let rule = match bth.opcode {
+        o if o.is_mrc_write() => SND_QPN_001,
+        Opcode::MRC_SACK => RCV_SACK_005_A,
+        Opcode::MRC_NACK => RCV_NACK_001_A,
+        // A NAK has its own rule (RCV-NAK-002.a), an ACK the ACK's.
+        Opcode::MRC_ACKNOWLEDGE if d.ext.aeth.is_some_and(|a| !super::ack_class(a.syndrome).0) => {
+            RCV_NAK_002_A
+        }
+        Opcode::MRC_ACKNOWLEDGE => RCV_ACK_002_A,
+        Opcode::MRC_PROBE => EV_PROBE_005_C,
+        _ => return None,
+    };
+    let swapped = super::fields::byte_swapped(to.into(), 24);
+    if u32::try_from(swapped).is_ok_and(|q| peers.contains_key(&q)) {
+        return Some(BTH_LAYOUT_001);
+    }
+    Some(rule)
 }

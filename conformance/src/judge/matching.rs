@@ -504,6 +504,9 @@ pub(super) fn describe(f: &FieldDiff) -> String {
 
 fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
+    if let Some(d) = sent_elsewhere(cx, e) {
+        return d;
+    }
     let cause = named_cause(cx, e, None);
     let what = if matches!(cause.when, When::NotTaken(_)) {
         "an expected packet was not sent: the device did not take a frame it must take"
@@ -516,6 +519,33 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
         check: "",
         ..Divergence::of(rec.at.0, cause.rule, what.into())
     }
+}
+
+/// An expected data packet the device sent with its PSN and `rtx` but to a QP that is the
+/// peer of none of its QPs: one divergence, named by the destination's rule (SND-QPN-001),
+/// at the time it was due.
+fn sent_elsewhere(cx: &Ctx<'_>, e: usize) -> Option<Divergence> {
+    let (rec, ef) = &cx.exp[e];
+    let Kind::Data { qp, psn, rtx } = ef.kind else { return None };
+    let peers = super::peer_map(cx.scenario);
+    cx.obs.iter().find_map(|o| {
+        let Kind::Data { qp: to, psn: p, rtx: r } = o.kind else { return None };
+        if p != psn || r != rtx {
+            return None;
+        }
+        let rule = super::link::dest_rule(&o.d, &peers)?;
+        Some(Divergence {
+            expected: Some(render_frame(ef.bytes)),
+            actual: Some(render_frame(o.bytes)),
+            should_only: false,
+            check: "",
+            ..Divergence::of(
+                rec.at.0,
+                rule,
+                format!("an expected packet was sent to QP {to:#x}, not to QP {qp:#x}"),
+            )
+        })
+    })
 }
 
 /// The rule that makes expected frame `e` due, from what caused it: the record's list of

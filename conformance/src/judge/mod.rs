@@ -137,6 +137,7 @@ mod matching;
 mod obs;
 mod order;
 mod paths;
+mod progress;
 mod receive;
 mod render;
 mod sacks;

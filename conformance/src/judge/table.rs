@@ -22,8 +22,8 @@ use super::fit::Fits;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
-    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, sacks, schedule,
-    sequences, unexpected, wire,
+    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress, sacks,
+    schedule, sequences, unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -578,7 +578,18 @@ pub static CHECKS: &[Check] = &[
         // makes them due.
         reads: &[Reads::Data],
         applies: cpu_split,
-        judge: |c, d| events::judge_report_order(&c.o.inputs, &c.o.events, d),
+        judge: |c, d| progress::judge_report_order(&c.o.inputs, &c.o.events, d),
+    },
+    Check {
+        name: "reports.progress",
+        clauses: PROGRESS,
+        // Progress is not recorded: a SACK or an ACK to a QP makes it due.
+        reads: &[Reads::Sack],
+        applies: cpu_split,
+        judge: |c, d| {
+            let (i, e) = (&c.o.inputs, &c.o.events);
+            progress::judge_progress_truth(i, &c.o.frames, &c.local_of(), e, d);
+        },
     },
     Check {
         name: "ev-states",

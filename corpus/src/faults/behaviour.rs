@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use openrdma_codec::frame::{IpRepr, decode};
 use openrdma_codec::host::{COMPLETION_LEN, CQE_OWNER_PHASE};
-use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn};
+use openrdma_codec::{Ev, Msn, NackReason, Opcode, Psn, Qpn};
 use openrdma_conformance::req;
 use openrdma_device::{
     HostCommand, Input, NicEvent, NicReport, Output, RetirementMode, Side, TimedInput, TimedOutput,
@@ -132,6 +132,13 @@ pub static FAULTS: &[Fault] = &[
         &[req::REC_IF_002],
         &["rec-split-timeout"],
         Edits { stream: Some(|_| Box::<StaleProgress>::default()), ..Edits::NONE },
+    ),
+    fault(
+        "progress-qpn-latched",
+        "the report builder latches the QPN of the first Progress of an instant: a second QP's Progress at that instant carries the first QP's number, and the second QP's timer runs on",
+        &[req::REC_IF_002],
+        &["rec-split-two-qps"],
+        Edits { stream: Some(|_| Box::new(ProgressQpnLatched)), ..Edits::NONE },
     ),
     fault(
         "constant-rto",
@@ -522,6 +529,24 @@ impl Stream for StaleProgress {
             {
                 let prev = self.last_una.insert(qpn.value(), *snd_una);
                 *snd_una = prev.unwrap_or(*snd_una);
+            }
+        }
+        outputs
+    }
+}
+
+/// Every Progress report of an instant carries the QPN of the first one.
+#[derive(Debug)]
+struct ProgressQpnLatched;
+
+impl Stream for ProgressQpnLatched {
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut first: HashMap<u64, Qpn> = HashMap::new();
+        for o in &mut outputs {
+            if let Output::Event { event: NicEvent::Report(NicReport::Progress { qpn, .. }) } =
+                &mut o.output
+            {
+                *qpn = *first.entry(o.at.0).or_insert(*qpn);
             }
         }
         outputs

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::ExtHeader;
 use openrdma_codec::frame::{FrameRepr, IpRepr, decode};
+use openrdma_codec::{ExtHeader, Opcode};
 use openrdma_codec::{Msn, Rkey, Rqmsn};
 use openrdma_conformance::req;
 use openrdma_device::{Manifest, Output, TimedOutput};
@@ -130,7 +130,23 @@ pub static FAULTS: &[Fault] = &[
         &["snd-segmentation"],
         Edits { config: Some(|m: &mut Manifest| pmtu_times(m, 1, 2)), ..Edits::NONE },
     ),
+    fault(
+        "empty-message-no-packet",
+        "the segmenter counts ceil(L / PMTU) packets without the floor of one: a Write of 0 bytes sends no packet at all",
+        &[req::SND_SEG_001_A],
+        &["snd-segmentation"],
+        Edits { keep_out: Some(not_empty_write), ..Edits::NONE },
+    ),
 ];
+
+/// Whether an output is anything but the first transmission of a Write of 0 bytes.
+fn not_empty_write(o: &Output) -> bool {
+    let Output::Frame { bytes, .. } = o else { return true };
+    let d = decode(bytes);
+    let empty =
+        d.bth.is_some_and(|b| b.opcode == Opcode::MRC_WRITE_ONLY && !b.rtx) && d.payload.is_empty();
+    !empty
+}
 
 /// The PMTU scaled by `num / den`, kept to the sizes a device takes.
 fn pmtu_times(m: &mut Manifest, num: u32, den: u32) {

@@ -47,9 +47,23 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "qpn-16bit",
         "QP numbers are held in 16 bits where frames and completions are built: the dest_qp of every frame it sends and the qpn of its completion entries lose bits 23:16",
-        &[req::SND_SEG_001, req::RCV_ACK_002],
+        &[req::SND_QPN_001, req::RCV_ACK_002],
         &["rcv-ids-high", "snd-ids-high"],
         Edits { frame_out: Some(qpn_16bit_frame), event_out: Some(qpn_16bit_event), ..Edits::NONE },
+    ),
+    fault(
+        "peer-qpn-16bit",
+        "the peer-QPN register is 16 bits: every frame it sends to a peer QP at or above 2^16, data packets, acknowledgements and probes, goes to that QPN modulo 2^16",
+        &[
+            req::SND_QPN_001,
+            req::RCV_SACK_005_A,
+            req::RCV_ACK_002_A,
+            req::RCV_NACK_001_A,
+            req::RCV_NAK_002_A,
+            req::EV_PROBE_005_C,
+        ],
+        &["rcv-ids-high", "snd-ids-high"],
+        Edits { frame_out: Some(qpn_16bit_frame), ..Edits::NONE },
     ),
     fault(
         "nack-psn-16bit",

@@ -29,6 +29,7 @@ pub(super) fn builders() -> Vec<Builder> {
     vec![
         ("rec-split-timeout", rec_split_timeout),
         ("rec-split-progress", rec_split_progress),
+        ("rec-split-two-qps", rec_split_two_qps),
         ("rec-split-assumed-bad", rec_split_assumed_bad),
         ("rec-split-skip-expiry", rec_split_skip_expiry),
         ("rec-device-backoff", rec_device_backoff),
@@ -196,6 +197,34 @@ fn rec_split_progress() -> Scenario {
     post(&mut r, 12_000, 2, 2 * PMTU);
     post(&mut r, 12_000, 3, 2 * PMTU);
     done(r, 60_000)
+}
+
+/// Two QPs progress at one instant: each `Progress` must carry its own QP's number.
+fn rec_split_two_qps() -> Scenario {
+    let mut r = split_paired(
+        "rec-split-two-qps",
+        "The device has two QPs, the second numbered one above the first, its PSNs starting \
+         at 0x100, and each sends a one-packet message at the same instant to a reference \
+         peer over paths of equal delay. The peer's SACKs of both arrive together, so the \
+         device reports both QPs' progress at one instant: each Progress names its own QP \
+         with that QP's snd_una, and the runner's reference CPU half stops both timers and \
+         commands nothing, where a report naming the other QP would leave a timer running \
+         and make it retransmit.",
+        &["REC-IF-002", "REC-IF-003", "REC-TEST-001", "SND-ACK-001", "CQE-SEND-001"],
+    );
+    let (b, peer_b) = (DUT_QP + 1, PEER_QP + 1);
+    r.host(0, HostCommand::CreateQp(QpConfig { evs: v4_evs(b, 8), ..qp(b, peer_b, 0x100) }));
+    r.peer_host(
+        0,
+        HostCommand::CreateQp(QpConfig { evs: v4_evs(peer_b, 8), ..qp(peer_b, b, 0x100) }),
+    );
+    r.checks(&["REC-IF-002", "REC-TEST-001"]);
+    post(&mut r, 1_000, 0, 512);
+    r.host(
+        1_000,
+        HostCommand::PostWrite(WorkRequest { qpn: Qpn::new(b), ..wr(8, 512, None, true) }),
+    );
+    done(r, 30_000)
 }
 
 /// A SACK makes the only EV ASSUMED_BAD: only the `EvState` report makes the CPU half

@@ -90,6 +90,7 @@ pub(super) const LINK: &[Clause] = &[
     RCV_NACK_001_A,
     RCV_NAK_002_A,
     RCV_SACK_005_A,
+    SND_QPN_001,
 ];
 
 pub(super) const MATCH: &[Clause] = &[
@@ -256,6 +257,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_SACK_001,
     SND_SACK_002_A,
     SND_SEG_001_A,
+    SND_QPN_001,
     SND_SEG_001_B,
     SND_SEG_002,
     SND_SEG_003_A,
@@ -601,6 +603,8 @@ pub(super) const QP_ERROR: &[Clause] = &[CQE_RING_004_B, REC_IF_009];
 pub(super) const EV_STATES: &[Clause] = &[EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B];
 
 pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
+
+pub(super) const PROGRESS: &[Clause] = &[REC_IF_002];
 
 pub(super) const REPORTS: &[Clause] = &[
     AETH_MRC_002_B,

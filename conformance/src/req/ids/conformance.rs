@@ -277,104 +277,104 @@ pub const CONF_CMP_020_C: Clause = Clause(154);
 pub const CONF_CMP_020_D: Clause = Clause(155);
 /// `CONF-CMP-020.e`: MUST, suite.
 pub const CONF_CMP_020_E: Clause = Clause(156);
+/// `CONF-CMP-065`: MUST, suite.
+pub const CONF_CMP_065: Clause = Clause(157);
 /// `CONF-CMP-011`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-013, under which the divergence a report shows first is the earliest one that breaks a MUST, not the earliest of all: a scenario that fails is explained by what failed it."]
-pub const CONF_CMP_011: Clause = Clause(157);
+pub const CONF_CMP_011: Clause = Clause(158);
 /// `CONF-CMP-013`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_013: Clause = Clause(158);
+pub const CONF_CMP_013: Clause = Clause(159);
 /// `CONF-CMP-013.a`: MUST, suite.
-pub const CONF_CMP_013_A: Clause = Clause(159);
+pub const CONF_CMP_013_A: Clause = Clause(160);
 /// `CONF-CMP-013.b`: MUST, suite.
-pub const CONF_CMP_013_B: Clause = Clause(160);
+pub const CONF_CMP_013_B: Clause = Clause(161);
 /// `CONF-CMP-021`, its clauses (a) to (g) together: MUST, suite.
-pub const CONF_CMP_021: Clause = Clause(161);
+pub const CONF_CMP_021: Clause = Clause(162);
 /// `CONF-CMP-021.a`: MUST, suite.
-pub const CONF_CMP_021_A: Clause = Clause(162);
+pub const CONF_CMP_021_A: Clause = Clause(163);
 /// `CONF-CMP-021.b`: MUST, suite.
-pub const CONF_CMP_021_B: Clause = Clause(163);
+pub const CONF_CMP_021_B: Clause = Clause(164);
 /// `CONF-CMP-021.c`: MUST, suite.
-pub const CONF_CMP_021_C: Clause = Clause(164);
+pub const CONF_CMP_021_C: Clause = Clause(165);
 /// `CONF-CMP-021.d`: MUST, suite.
-pub const CONF_CMP_021_D: Clause = Clause(165);
+pub const CONF_CMP_021_D: Clause = Clause(166);
 /// `CONF-CMP-021.e`: MUST, suite.
-pub const CONF_CMP_021_E: Clause = Clause(166);
+pub const CONF_CMP_021_E: Clause = Clause(167);
 /// `CONF-CMP-021.f`: MUST, suite.
-pub const CONF_CMP_021_F: Clause = Clause(167);
+pub const CONF_CMP_021_F: Clause = Clause(168);
 /// `CONF-CMP-021.g`: MUST, suite.
-pub const CONF_CMP_021_G: Clause = Clause(168);
+pub const CONF_CMP_021_G: Clause = Clause(169);
 /// `CONF-CMP-012`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_012: Clause = Clause(169);
+pub const CONF_CMP_012: Clause = Clause(170);
 /// `CONF-CMP-012.a`: MUST, suite.
-pub const CONF_CMP_012_A: Clause = Clause(170);
+pub const CONF_CMP_012_A: Clause = Clause(171);
 /// `CONF-CMP-012.b`: MUST, suite.
-pub const CONF_CMP_012_B: Clause = Clause(171);
+pub const CONF_CMP_012_B: Clause = Clause(172);
 /// `CONF-CMP-012.c`: MUST, suite.
-pub const CONF_CMP_012_C: Clause = Clause(172);
+pub const CONF_CMP_012_C: Clause = Clause(173);
 /// `CONF-CMP-012.d`: MUST, suite.
-pub const CONF_CMP_012_D: Clause = Clause(173);
+pub const CONF_CMP_012_D: Clause = Clause(174);
 /// `CONF-CMP-016`, its clauses (a) to (f) together: MUST, suite.
-pub const CONF_CMP_016: Clause = Clause(174);
+pub const CONF_CMP_016: Clause = Clause(175);
 /// `CONF-CMP-016.a`: MUST, suite.
-pub const CONF_CMP_016_A: Clause = Clause(175);
+pub const CONF_CMP_016_A: Clause = Clause(176);
 /// `CONF-CMP-016.b`: MUST, suite.
-pub const CONF_CMP_016_B: Clause = Clause(176);
+pub const CONF_CMP_016_B: Clause = Clause(177);
 /// `CONF-CMP-016.c`: MUST, suite.
-pub const CONF_CMP_016_C: Clause = Clause(177);
+pub const CONF_CMP_016_C: Clause = Clause(178);
 /// `CONF-CMP-016.d`: MUST, suite.
-pub const CONF_CMP_016_D: Clause = Clause(178);
+pub const CONF_CMP_016_D: Clause = Clause(179);
 /// `CONF-CMP-016.e`: MUST, suite.
-pub const CONF_CMP_016_E: Clause = Clause(179);
+pub const CONF_CMP_016_E: Clause = Clause(180);
 /// `CONF-CMP-016.f`: MUST, suite.
-pub const CONF_CMP_016_F: Clause = Clause(180);
+pub const CONF_CMP_016_F: Clause = Clause(181);
 /// `CONF-CMP-017`, its clauses (a) to (e) together: MUST, suite.
-pub const CONF_CMP_017: Clause = Clause(181);
+pub const CONF_CMP_017: Clause = Clause(182);
 /// `CONF-CMP-017.a`: MUST, suite.
-pub const CONF_CMP_017_A: Clause = Clause(182);
+pub const CONF_CMP_017_A: Clause = Clause(183);
 /// `CONF-CMP-017.b`: MUST, suite.
-pub const CONF_CMP_017_B: Clause = Clause(183);
+pub const CONF_CMP_017_B: Clause = Clause(184);
 /// `CONF-CMP-017.c`: MUST, suite.
-pub const CONF_CMP_017_C: Clause = Clause(184);
+pub const CONF_CMP_017_C: Clause = Clause(185);
 /// `CONF-CMP-017.d`: MUST, suite.
-pub const CONF_CMP_017_D: Clause = Clause(185);
+pub const CONF_CMP_017_D: Clause = Clause(186);
 /// `CONF-CMP-017.e`: MUST, suite.
-pub const CONF_CMP_017_E: Clause = Clause(186);
+pub const CONF_CMP_017_E: Clause = Clause(187);
 /// `CONF-CMP-022`, its clauses (a) to (f) together: MUST, suite.
-pub const CONF_CMP_022: Clause = Clause(187);
+pub const CONF_CMP_022: Clause = Clause(188);
 /// `CONF-CMP-022.a`: MUST, suite.
-pub const CONF_CMP_022_A: Clause = Clause(188);
+pub const CONF_CMP_022_A: Clause = Clause(189);
 /// `CONF-CMP-022.b`: MUST, suite.
-pub const CONF_CMP_022_B: Clause = Clause(189);
+pub const CONF_CMP_022_B: Clause = Clause(190);
 /// `CONF-CMP-022.c`: MUST, suite.
-pub const CONF_CMP_022_C: Clause = Clause(190);
+pub const CONF_CMP_022_C: Clause = Clause(191);
 /// `CONF-CMP-022.d`: MUST, suite.
-pub const CONF_CMP_022_D: Clause = Clause(191);
+pub const CONF_CMP_022_D: Clause = Clause(192);
 /// `CONF-CMP-022.e`: MUST, suite.
-pub const CONF_CMP_022_E: Clause = Clause(192);
+pub const CONF_CMP_022_E: Clause = Clause(193);
 /// `CONF-CMP-022.f`: MUST, suite.
-pub const CONF_CMP_022_F: Clause = Clause(193);
+pub const CONF_CMP_022_F: Clause = Clause(194);
 /// `CONF-CMP-023`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_023: Clause = Clause(194);
+pub const CONF_CMP_023: Clause = Clause(195);
 /// `CONF-CMP-023.a`: MUST, suite.
-pub const CONF_CMP_023_A: Clause = Clause(195);
+pub const CONF_CMP_023_A: Clause = Clause(196);
 /// `CONF-CMP-023.b`: MUST, suite.
-pub const CONF_CMP_023_B: Clause = Clause(196);
+pub const CONF_CMP_023_B: Clause = Clause(197);
 /// `CONF-CMP-023.c`: MUST, suite.
-pub const CONF_CMP_023_C: Clause = Clause(197);
+pub const CONF_CMP_023_C: Clause = Clause(198);
 /// `CONF-CMP-024`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-033, which leaves the endpoint requests a device sends to CONF-CMP-031."]
-pub const CONF_CMP_024: Clause = Clause(198);
+pub const CONF_CMP_024: Clause = Clause(199);
 /// `CONF-CMP-033`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_033: Clause = Clause(199);
+pub const CONF_CMP_033: Clause = Clause(200);
 /// `CONF-CMP-033.a`: MUST, suite.
-pub const CONF_CMP_033_A: Clause = Clause(200);
+pub const CONF_CMP_033_A: Clause = Clause(201);
 /// `CONF-CMP-033.b`: MUST, suite.
-pub const CONF_CMP_033_B: Clause = Clause(201);
+pub const CONF_CMP_033_B: Clause = Clause(202);
 /// `CONF-CMP-033.c`: MUST, suite.
-pub const CONF_CMP_033_C: Clause = Clause(202);
+pub const CONF_CMP_033_C: Clause = Clause(203);
 /// `CONF-CMP-025`: MUST, suite.
-pub const CONF_CMP_025: Clause = Clause(203);
-/// `CONF-CMP-055`: MUST, suite.
-pub const CONF_CMP_055: Clause = Clause(204);
+pub const CONF_CMP_025: Clause = Clause(204);
 /// `CONF-CMP-027`, its clauses (a) to (d) together: MUST, suite.
 pub const CONF_CMP_027: Clause = Clause(205);
 /// `CONF-CMP-027.a`: MUST, suite.

@@ -131,6 +131,7 @@ pub(in crate::req) static CLAUSES: [Info; 278] = [
     part("CONF-CMP-020.c", "CONF-CMP-020", 'c', Must, Suite),
     part("CONF-CMP-020.d", "CONF-CMP-020", 'd', Must, Suite),
     part("CONF-CMP-020.e", "CONF-CMP-020", 'e', Must, Suite),
+    line("CONF-CMP-065", Must, Suite),
     line("CONF-CMP-011", Withdrawn, Suite),
     whole("CONF-CMP-013", Must, Suite),
     part("CONF-CMP-013.a", "CONF-CMP-013", 'a', Must, Suite),

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Withdrawn};
 use crate::requirements::Subject::{CpuHalf, Device, OutsideBoundary};
 
-pub(in crate::req) static CLAUSES: [Info; 138] = [
+pub(in crate::req) static CLAUSES: [Info; 139] = [
     whole("SND-ORDER-001", Must, Device),
     part("SND-ORDER-001.a", "SND-ORDER-001", 'a', Must, Device),
     part("SND-ORDER-001.b", "SND-ORDER-001", 'b', Must, Device),
@@ -25,6 +25,7 @@ pub(in crate::req) static CLAUSES: [Info; 138] = [
     part("SND-SEG-003.b", "SND-SEG-003", 'b', Must, Device),
     part("SND-SEG-003.c", "SND-SEG-003", 'c', Must, Device),
     line("SND-SEG-004", Must, Device),
+    line("SND-QPN-001", Must, Device),
     line("SND-PSN-001", Must, Device),
     line("SND-ACKREQ-001", Must, Device),
     line("SND-TS-001", Withdrawn, Device),

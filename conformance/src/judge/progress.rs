@@ -1,0 +1,120 @@
+//! What the `Progress` and `Armed` reports to the CPU half carry (`spec/recovery.md`):
+//! their order, and the `snd_una` of each `Progress`, which only a SACK to its QP gives.
+
+use std::collections::HashMap;
+
+use openrdma_codec::Psn;
+use openrdma_device::{HostCommand, Input, NicEvent, NicReport};
+
+use super::obs::In;
+use super::{Divergence, Frame, render_event};
+
+/// The time QP `qpn` was last created at, by `t`.
+pub(super) fn created_at(inputs: &[In<'_>], qpn: u32, t: u64) -> Option<u64> {
+    inputs
+        .iter()
+        .filter(|i| i.at <= t)
+        .filter(|i| {
+            matches!(i.input, Input::Host { command: HostCommand::CreateQp(q) }
+                if q.qpn.value() == qpn)
+        })
+        .map(|i| i.at)
+        .next_back()
+}
+
+/// The reports of each QP come in the order the NIC half produced them (REC-IF-015). Their
+/// order shows in the `snd_una` that `Progress` and `Armed` carry: `snd_una` only moves
+/// forward (SND-SACK-001), and each report carries its value when it was produced, so in
+/// the order of production it never goes back. A QP created again starts afresh.
+pub(super) fn judge_report_order(
+    inputs: &[In<'_>],
+    obs: &[(u64, &NicEvent)],
+    div: &mut Vec<Divergence>,
+) {
+    let created = |qpn: u32, t: u64| created_at(inputs, qpn, t);
+    // (QPN) to (the QP's creation, the last snd_una reported, and its report).
+    let mut last: HashMap<u32, (Option<u64>, Psn, &NicEvent)> = HashMap::new();
+    for &(t, e) in obs {
+        let (qpn, una) = match e {
+            NicEvent::Report(NicReport::Progress { qpn, snd_una, .. })
+            | NicEvent::Report(NicReport::Armed { qpn, snd_una }) => (qpn.value(), *snd_una),
+            _ => continue,
+        };
+        let born = created(qpn, t);
+        if let Some(&(b, prev, earlier)) = last.get(&qpn) {
+            if b == born && una.is_before(prev) {
+                div.push(Divergence {
+                    actual: Some(render_event(e)),
+                    expected: Some(render_event(earlier)),
+                    ..Divergence::of(
+                        t,
+                        crate::req::REC_IF_015,
+                        format!(
+                            "a report of QP {qpn} with snd_una {} after one with snd_una {}: \
+                             the reports of a QP came out of the order they were produced in",
+                            una.value(),
+                            prev.value()
+                        ),
+                    )
+                });
+                continue;
+            }
+        }
+        last.insert(qpn, (born, una, e));
+    }
+}
+
+/// The `snd_una` a `Progress` report carries is the QP's (REC-IF-002): its `initial_psn`,
+/// one past the cumulative PSN of a SACK that reached the QP by the report's time
+/// (SND-SACK-001), or one past the last packet of a message the QP sent, which an ACK
+/// completes (SND-ACK-001). A report with another value carries another QP's progress, or
+/// none. Judged by truth, not against the recording (CONF-CMP-065). `local_of` maps a
+/// peer's QPN to the device's QP facing it.
+pub(super) fn judge_progress_truth(
+    inputs: &[In<'_>],
+    sent: &[Frame<'_>],
+    local_of: &HashMap<u32, u32>,
+    obs: &[(u64, &NicEvent)],
+    div: &mut Vec<Divergence>,
+) {
+    for &(t, e) in obs {
+        let NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) = e else { continue };
+        let q = qpn.value();
+        let given = inputs.iter().filter(|i| i.at <= t).any(|i| match (i.input, &i.frame) {
+            (Input::Host { command: HostCommand::CreateQp(c) }, _) => {
+                c.qpn.value() == q && c.initial_psn == *snd_una
+            }
+            (_, Some(f)) => {
+                f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
+                    && f.d.ext.seth.is_some_and(|s| s.cack_psn.add(1) == *snd_una)
+            }
+            _ => false,
+        });
+        let ended = || {
+            sent.iter().filter(|f| f.at <= t).any(|f| {
+                f.d.bth.is_some_and(|b| {
+                    b.opcode.is_mrc_write()
+                        && b.opcode.is_last()
+                        && local_of.get(&b.dest_qp.value()) == Some(&q)
+                        && b.psn.add(1) == *snd_una
+                })
+            })
+        };
+        if given || ended() {
+            continue;
+        }
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            ..Divergence::of(
+                t,
+                crate::req::REC_IF_002,
+                format!(
+                    "a Progress of QP {q} with snd_una {}, which neither a SACK to QP {q} nor \
+                     the end of one of its messages gave: the report carries another QP's \
+                     progress",
+                    snd_una.value()
+                ),
+            )
+        });
+    }
+}
