@@ -203,8 +203,10 @@ pub(super) fn judge(
 }
 
 /// When the scenario answers the duplicate at `at` on wire QP `qp` with a transport ACK
-/// too, the device's first ACK of the QP from then to `deadline` must come after its SACK
-/// that answers the duplicate, `obs_frames[sack]` (RCV-DUP-002).
+/// too, the device must send an ACK of the QP after its SACK that answers the duplicate,
+/// `obs_frames[sack]`, by `deadline` (RCV-DUP-002). An ACK before that SACK does not count
+/// against it: a device may repeat an ACK at any time (CONF-CMP-037). Only a device whose
+/// ACKs of the window all come before the SACK put them in the wrong order.
 fn ack_after_sack(
     exp_frames: &[(&Record, Frame<'_>)],
     obs_frames: &[Frame<'_>],
@@ -217,8 +219,11 @@ fn ack_after_sack(
     if !exp_frames.iter().any(|(r, f)| r.at.0 == at && is_ack(f)) {
         return;
     }
-    let first = obs_frames.iter().position(|f| (at..=deadline).contains(&f.at) && is_ack(f));
-    let Some(i) = first.filter(|&i| i < sack) else { return };
+    let in_window = |f: &Frame<'_>| (at..=deadline).contains(&f.at) && is_ack(f);
+    if obs_frames[sack + 1..].iter().any(in_window) {
+        return;
+    }
+    let Some(i) = obs_frames[..sack].iter().position(in_window) else { return };
     div.push(Divergence {
         at: obs_frames[i].at,
         requirement: RCV_DUP_002.id().into(),
