@@ -411,6 +411,15 @@ pub static VARIANTS: &[Variant] = &[
         Edits { stream: Some(|_| Box::new(AnswersTwice)), ..Edits::NONE },
     ),
     variant(
+        "ack-repeat",
+        "before each SACK of a QP it has acknowledged before, repeats the QP's last transport \
+         ACK on the SACK's EV: a duplicate's ACK then comes both before and after its SACK \
+         (an ACK may repeat an acknowledged MSN, CONF-CMP-037)",
+        &[CONF_CMP_037_A],
+        Caps::Same,
+        Edits { stream: Some(|_| Box::new(AckRepeat::default())), ..Edits::NONE },
+    ),
+    variant(
         "own-seed",
         "its random number generator is seeded apart from the reference's, so that a QP of \
          the random policy draws other EVs from its pool (CONF-CMP-046)",

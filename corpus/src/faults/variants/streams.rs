@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use openrdma_codec::Opcode;
-use openrdma_codec::frame::decode;
+use openrdma_codec::frame::{IpRepr, decode};
 use openrdma_device::{
     Input, NicEvent, NicReport, Output, Payload, Side, TimedInput, TimedOutput, Timestamp,
 };
@@ -538,4 +538,57 @@ impl Stream for TsClock {
         }
         outputs
     }
+}
+
+/// Before each SACK of a QP it has acknowledged before (a probe's answer among them), the
+/// QP's last transport ACK sent again, moved to the EV of that SACK.
+#[derive(Debug, Default)]
+pub(super) struct AckRepeat {
+    /// The last transport ACK of each destination QP.
+    last: HashMap<u32, Vec<u8>>,
+}
+
+impl Stream for AckRepeat {
+    fn outputs(&mut self, outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        let mut out = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            if let Output::Frame { port, bytes } = &o.output {
+                let d = decode(bytes);
+                if let Some(b) = d.bth {
+                    let qp = b.dest_qp.value();
+                    let answers = b.opcode == Opcode::MRC_SACK;
+                    if let Some(ack) = self.last.get(&qp).filter(|_| answers) {
+                        let (src_port, flow) = ev_fields(bytes);
+                        if let Some(again) = edit_frame(ack, |f| {
+                            f.udp.src_port = src_port;
+                            if let (IpRepr::V6(v6), Some(flow)) = (&mut f.ip, flow) {
+                                v6.flow_label = flow;
+                            }
+                            true
+                        }) {
+                            out.push(TimedOutput {
+                                at: o.at,
+                                output: Output::Frame { port: *port, bytes: again },
+                            });
+                        }
+                    }
+                    if d.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0) {
+                        self.last.insert(qp, bytes.clone());
+                    }
+                }
+            }
+            out.push(o);
+        }
+        out
+    }
+}
+
+/// The fields that carry a frame's EV: the UDP source port, and the IPv6 flow label.
+fn ev_fields(bytes: &[u8]) -> (u16, Option<u32>) {
+    let Some(f) = decode(bytes).to_repr() else { return (0, None) };
+    let flow = match &f.ip {
+        IpRepr::V6(v6) => Some(v6.flow_label),
+        IpRepr::V4(_) => None,
+    };
+    (f.udp.src_port, flow)
 }
