@@ -41,6 +41,22 @@ fn array(n: usize) -> String {
 /// The device's hello that the scripts below say.
 const DEV_HELLO: &str = r#"{"type":"hello","version":1,"name":"dev","capabilities":["responder","requester","retirement","ipv4","ipv6"]}"#;
 
+/// The hello of a device that also runs the scenarios of a split CPU half.
+const DEV_HELLO_SPLIT: &str = r#"{"type":"hello","version":1,"name":"dev","capabilities":["responder","requester","retirement","ipv4","ipv6","paths","cpu-split"]}"#;
+
+/// A device that answers every batch with 65536 frames at the batch's `until`.
+const FLOOD: &str = r#"read -r line
+echo '@HELLO@'
+read -r line
+echo '{"type":"started"}'
+one='"output":{"kind":"frame","port":0,"bytes":"00"}}'
+while read -r line; do
+  set -- $(printf '%s\n' "$line" | sed -n 's/^{"type":"advance","seq":\([0-9]*\),"until":\([0-9]*\),.*/\1 \2/p')
+  printf '{"type":"outputs","seq":%s,"outputs":[' "$1"
+  yes "{\"at\":$2,$one," | head -n 65535 | tr -d '\n'
+  printf '{"at":%s,%s]}\n' "$2" "$one"
+done"#;
+
 /// `openrdma run --impl process` on one scenario, against the script `dev.sh`.
 fn device(name: &str, script: &str, extra: &[&str]) -> Row {
     let mut args = vec!["run", "--impl", "process"];
@@ -266,6 +282,16 @@ fn rows() -> Vec<Row> {
         )
         .code(1)
         .out("expected started"),
+        // CONF-ADP-019.b: a device that fills every answer ends its scenario once it has given
+        // more than 2^20 outputs in all, before the runner keeps millions of them.
+        device(
+            "device: 65536 outputs in every batch",
+            &FLOOD.replace("@HELLO@", DEV_HELLO_SPLIT),
+            &["--scenario", "rec-split-timeout"],
+        )
+        .code(1)
+        .out("waiting for the answer to advance seq 17")
+        .out("1114112 outputs in the scenario, past the limit of 1048576"),
         device(
             "device: a line over 64 MiB",
             "read line\nexec yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | tr -d '\\n'",

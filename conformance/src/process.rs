@@ -12,7 +12,7 @@
 //! |---|---|
 //! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
 //! | the child exits or closes its output, between lines or inside one | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
-//! | a line that is not a message, or not the message expected, or the wrong `seq` | [`DeviceError::Protocol`], naming the line and the answer waited for |
+//! | a line that is not a message, or not the message expected, or the wrong `seq`, or more outputs than a scenario may hold | [`DeviceError::Protocol`], naming the line and the answer waited for |
 //! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
 //! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
 //!
@@ -29,7 +29,9 @@
 //! What the child writes costs the runner bounded memory: a line of its output is at most
 //! [`MAX_LINE_LEN`] bytes and is decoded at a bounded cost ([`crate::protocol::bounded`]);
 //! the reader reads ahead at most a few lines; a line of its standard error is kept to its
-//! first 1000 characters, however long it is.
+//! first 1000 characters, however long it is; and a scenario holds at most
+//! [`ProcessOptions::max_outputs`] outputs ([`MAX_SCENARIO_OUTPUTS`] by default), past which
+//! the scenario ends in a protocol error naming the count and the limit.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
@@ -48,8 +50,8 @@ use openrdma_device::{
 };
 
 use crate::protocol::{
-    Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, Message, ProtocolError, WireInput,
-    decode_bytes, encode_line, read_line,
+    Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, MAX_SCENARIO_OUTPUTS, Message,
+    ProtocolError, WireInput, decode_bytes, encode_line, read_line,
 };
 
 /// How long the runner waits for an answer unless told otherwise.
@@ -68,11 +70,18 @@ pub struct ProcessOptions {
     pub pass_stderr: bool,
     /// How many of the last lines of the child's standard error an error report shows.
     pub stderr_tail: usize,
+    /// The most outputs the child may give in one scenario (`CONF-ADP-019`).
+    pub max_outputs: u64,
 }
 
 impl Default for ProcessOptions {
     fn default() -> Self {
-        ProcessOptions { timeout: DEFAULT_TIMEOUT, pass_stderr: true, stderr_tail: 20 }
+        ProcessOptions {
+            timeout: DEFAULT_TIMEOUT,
+            pass_stderr: true,
+            stderr_tail: 20,
+            max_outputs: MAX_SCENARIO_OUTPUTS,
+        }
     }
 }
 
@@ -179,6 +188,8 @@ pub struct ProcessDevice {
     seq: u64,
     /// The `until` of the last batch.
     now: Timestamp,
+    /// The outputs the device gave in this scenario.
+    given: u64,
     /// Whether a scenario was started and may be advanced.
     started: bool,
     /// The line number of the device's last answer and what the runner waited for then,
@@ -210,6 +221,7 @@ impl ProcessDevice {
             },
             seq: 0,
             now: Timestamp::ZERO,
+            given: 0,
             started: false,
             answered: None,
         };
@@ -426,6 +438,7 @@ impl Device for ProcessDevice {
         self.started = false;
         self.seq = 0;
         self.now = Timestamp::ZERO;
+        self.given = 0;
         let m = Message::Start { manifest: Box::new(manifest.clone()) };
         let what = format!("the answer to start {:?} (started)", manifest.name);
         match self.call(&m, &what)? {
@@ -467,6 +480,13 @@ impl Device for ProcessDevice {
         match answer {
             Message::Outputs(o) => {
                 o.check_seq(seq).map_err(|e| self.protocol(e))?;
+                // A bounded number of outputs in a scenario (`CONF-ADP-019`).
+                let count = self.given.saturating_add(o.outputs.len() as u64);
+                if count > self.options.max_outputs {
+                    let max = self.options.max_outputs;
+                    return Err(self.protocol(ProtocolError::TooManyOutputs { count, max }));
+                }
+                self.given = count;
                 // Outputs lie within the batch (`CONF-ADP-007`).
                 if let Some((k, w)) =
                     o.outputs.iter().enumerate().find(|(_, w)| w.at < from || w.at > until)

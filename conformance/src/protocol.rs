@@ -58,6 +58,10 @@ pub const SUPPORTED_VERSIONS: &[u32] = &[VERSION];
 /// The longest line either side may send, newline excluded: 64 MiB (`CONF-ADP-001`).
 pub const MAX_LINE_LEN: usize = 64 << 20;
 
+/// The most outputs a device may give in one scenario, all batches together: 2^20
+/// (`CONF-ADP-019`). The reference gives at most 3575, on `ret-cq-wrap-1k`.
+pub const MAX_SCENARIO_OUTPUTS: u64 = 1 << 20;
+
 /// One message of the protocol, either way. The JSON key `type` names the variant in
 /// snake case (`{"type":"started"}`). [`decode_line`] reads one, at a bounded cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -499,6 +503,14 @@ pub enum ProtocolError {
         /// The versions spoken here.
         supported: Vec<u32>,
     },
+    /// The device gave more outputs in a scenario than it may.
+    #[error("{count} outputs in the scenario, past the limit of {max}")]
+    TooManyOutputs {
+        /// The outputs given in the scenario, the last answer's included.
+        count: u64,
+        /// The limit.
+        max: u64,
+    },
     /// Times that go backwards or leave the batch.
     #[error("{message}: {reason}")]
     Time {
@@ -517,7 +529,8 @@ impl ProtocolError {
     /// of a line (`CONF-ADP-001.a`: one UTF-8 JSON object on a line of bounded length, ended
     /// by a newline), its decoding cost (`CONF-ADP-018.a`), the version (`CONF-ADP-002.b`),
     /// an unknown `type` (`CONF-ADP-003.b`), the answers allowed (`CONF-ADP-005`), `seq`
-    /// (`CONF-ADP-006.b`), output times (`CONF-ADP-007.b`). `None` for a field of a message,
+    /// (`CONF-ADP-006.b`), output times (`CONF-ADP-007.b`), the outputs of a scenario
+    /// (`CONF-ADP-019.a`). `None` for a field of a message,
     /// which many requirements define (the error names the field), and for a message this
     /// side cannot encode.
     pub fn requirement(&self) -> Option<Clause> {
@@ -534,6 +547,7 @@ impl ProtocolError {
             ProtocolError::Unexpected { .. } => req::CONF_ADP_005,
             ProtocolError::Seq { .. } => req::CONF_ADP_006_B,
             ProtocolError::Time { .. } => req::CONF_ADP_007_B,
+            ProtocolError::TooManyOutputs { .. } => req::CONF_ADP_019_A,
             ProtocolError::MissingField { .. }
             | ProtocolError::BadField { .. }
             | ProtocolError::Invalid { .. }

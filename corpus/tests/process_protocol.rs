@@ -907,7 +907,12 @@ mod process {
     }
 
     fn opts(ms: u64) -> ProcessOptions {
-        ProcessOptions { timeout: Duration::from_millis(ms), pass_stderr: false, stderr_tail: 5 }
+        ProcessOptions {
+            timeout: Duration::from_millis(ms),
+            pass_stderr: false,
+            stderr_tail: 5,
+            ..ProcessOptions::default()
+        }
     }
 
     fn spawn(answers: &[&str], then: &str, ms: u64) -> Result<ProcessDevice, DeviceError> {
@@ -1106,6 +1111,37 @@ mod process {
             Err(DeviceError::Protocol(
                 "line 3 of the device's output, waiting for the answer to advance seq 1 \
                  (outputs): outputs: outputs[0].at 11 is outside the batch [0, 10] of seq 1"
+                    .into()
+            ))
+        );
+        assert!(dev.pid().is_none(), "the device is killed after a protocol error");
+    }
+
+    /// CONF-ADP-019.b: a scenario holds a bounded number of outputs, all batches together; the
+    /// answer that goes past it is a protocol error naming the count and the limit, and a new
+    /// `start` begins the count again.
+    #[test]
+    fn conf_adp_019_the_outputs_of_a_scenario_are_bounded() {
+        assert_eq!(ProcessOptions::default().max_outputs, 1 << 20);
+        let out = |seq: u64, at: u64, n: usize| {
+            let one = format!(r#"{{"at":{at},"output":{{"kind":"frame","port":0,"bytes":"00"}}}}"#);
+            format!(r#"{{"type":"outputs","seq":{seq},"outputs":[{}]}}"#, items(&one, n))
+        };
+        let (first, again, past) = (out(1, 5, 3), out(1, 5, 3), out(2, 10, 2));
+        let answers =
+            [HELLO, r#"{"type":"started"}"#, &first, r#"{"type":"started"}"#, &again, &past];
+        let opts = ProcessOptions { max_outputs: 4, ..opts(5_000) };
+        let mut dev =
+            ProcessDevice::spawn_with(&script(&answers, "exec cat >/dev/null"), opts).unwrap();
+        dev.start(&manifest()).unwrap();
+        assert_eq!(dev.advance(vec![], Timestamp(10)).unwrap().len(), 3);
+        dev.start(&manifest()).unwrap();
+        assert_eq!(dev.advance(vec![], Timestamp(10)).unwrap().len(), 3);
+        assert_eq!(
+            dev.advance(vec![], Timestamp(20)),
+            Err(DeviceError::Protocol(
+                "line 6 of the device's output, waiting for the answer to advance seq 2 \
+                 (outputs): 5 outputs in the scenario, past the limit of 4"
                     .into()
             ))
         );

@@ -585,25 +585,31 @@ pub const CONF_ADP_011_A: Clause = Clause(300);
 pub const CONF_ADP_011_B: Clause = Clause(301);
 /// `CONF-ADP-012`: SHOULD, adapter.
 pub const CONF_ADP_012: Clause = Clause(302);
+/// `CONF-ADP-019`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_019: Clause = Clause(303);
+/// `CONF-ADP-019.a`: MUST, adapter.
+pub const CONF_ADP_019_A: Clause = Clause(304);
+/// `CONF-ADP-019.b`: MAY, suite.
+pub const CONF_ADP_019_B: Clause = Clause(305);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(303);
+pub const CONF_ADP_017: Clause = Clause(306);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(304);
+pub const CONF_ADP_017_A: Clause = Clause(307);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(305);
+pub const CONF_ADP_017_B: Clause = Clause(308);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(306);
+pub const CONF_ADP_017_C: Clause = Clause(309);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(307);
+pub const CONF_ADP_013: Clause = Clause(310);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(308);
+pub const CONF_ADP_014: Clause = Clause(311);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(309);
+pub const CONF_ADP_014_A: Clause = Clause(312);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(310);
+pub const CONF_ADP_014_B: Clause = Clause(313);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(311);
+pub const CONF_ADP_014_C: Clause = Clause(314);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(312);
+pub const CONF_ADP_015: Clause = Clause(315);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(313);
+pub const CONF_ADP_016: Clause = Clause(316);
