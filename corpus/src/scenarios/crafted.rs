@@ -193,6 +193,13 @@ pub(super) fn with_mpr(mut p: Packet, mpr: u8) -> Packet {
     p
 }
 
+/// Injects a SACK of everything up to `psn` with `mpr`, on the EV the device used for `psn`.
+fn sack_with_mpr(r: &mut Recorder, at: u64, psn: u32, mpr: u8) {
+    r.run_until(at);
+    let ev = r.sent_ev(PEER_QP, psn).expect("sent");
+    r.inject(at, port_of(ev, 4), ev, &with_mpr(sack_in(psn, 0, psn, WireMark::NONE, ev), mpr));
+}
+
 /// The peer's SACK shrinks the window; the sender never sends past it.
 pub(super) fn snd_window() -> Scenario {
     let mut r = sender_with(
@@ -230,12 +237,8 @@ pub(super) fn snd_window() -> Scenario {
     r.inject(6_000, 0, ev, &with_mpr(sack_in(3, 0, 3, WireMark::NONE, ev), 0));
     r.checks(&["SND-WIN-001", "SETH-MPR-001", "SND-SACK-001"]);
     // The peer keeps its window of 256 PSNs in every later SACK.
-    r.run_until(8_000);
-    let ev = r.sent_ev(PEER_QP, 10).expect("sent");
-    r.inject(8_000, port_of(ev, 4), ev, &with_mpr(sack_in(10, 0, 10, WireMark::NONE, ev), 2));
-    r.run_until(9_000);
-    let ev = r.sent_ev(PEER_QP, 263).expect("sent");
-    r.inject(9_000, port_of(ev, 4), ev, &with_mpr(sack_in(263, 0, 263, WireMark::NONE, ev), 2));
+    sack_with_mpr(&mut r, 8_000, 10, 2);
+    sack_with_mpr(&mut r, 9_000, 263, 2);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_ack(&mut r, 9_000, 263, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
@@ -273,12 +276,8 @@ pub(super) fn snd_window_own() -> Scenario {
     r.checks(&["SND-WIN-001", "SND-SACK-001"]);
     let ev = r.sent_ev(PEER_QP, 3).expect("sent");
     r.inject(4_000, port_of(ev, 4), ev, &with_mpr(sack_in(3, 0, 3, WireMark::NONE, ev), 0));
-    r.run_until(6_000);
-    let ev = r.sent_ev(PEER_QP, 10).expect("sent");
-    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(10, 0, 10, WireMark::NONE, ev), 0));
-    r.run_until(8_000);
-    let ev = r.sent_ev(PEER_QP, 134).expect("sent");
-    r.inject(8_000, port_of(ev, 4), ev, &with_mpr(sack_in(134, 0, 134, WireMark::NONE, ev), 0));
+    sack_with_mpr(&mut r, 6_000, 10, 0);
+    sack_with_mpr(&mut r, 8_000, 134, 0);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_ack(&mut r, 8_000, 134, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
@@ -312,17 +311,13 @@ pub(super) fn snd_window_initial() -> Scenario {
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-WIN-001", "SND-WIN-002", "SND-SEG-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 200 * 256, None, true)));
-    r.run_until(6_000);
-    let ev = r.sent_ev(PEER_QP, 9).expect("sent");
-    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(9, 0, 9, WireMark::NONE, ev), 0));
+    sack_with_mpr(&mut r, 6_000, 9, 0);
     // Stale: its bits stand for PSNs before snd_una, each 128 before a PSN in flight.
     r.checks(&["SND-SACK-002", "SND-SACK-005"]);
     r.run_until(7_000);
     let ev = r.sent_ev(PEER_QP, 8).expect("sent");
     r.inject(7_000, port_of(ev, 4), ev, &with_mpr(sack_in(3, 0b1_1110, 8, WireMark::NONE, ev), 0));
-    r.run_until(9_000);
-    let ev = r.sent_ev(PEER_QP, 199).expect("sent");
-    r.inject(9_000, port_of(ev, 4), ev, &with_mpr(sack_in(199, 0, 199, WireMark::NONE, ev), 0));
+    sack_with_mpr(&mut r, 9_000, 199, 0);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_ack(&mut r, 9_000, 199, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
