@@ -306,7 +306,9 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         if let Some(stack) = header_stack_rule(ef, of).filter(|_| !foreign) {
             rule = stack;
             should_only = false;
-        } else if let Some(len_rule) = payload_length_rule(cx, of).filter(|_| !foreign) {
+        } else if let Some(len_rule) =
+            payload_length_rule(cx, of).filter(|_| !foreign && !pad_moved(ef, of))
+        {
             if let Some(f) = fields.iter_mut().find(|f| f.field == "payload") {
                 f.name(len_rule);
                 rule = len_rule;
@@ -922,6 +924,16 @@ fn payload_length_rule(cx: &Ctx<'_>, of: &Frame<'_>) -> Option<Rule> {
     } else {
         None
     }
+}
+
+/// Whether the pad count alone accounts for a payload length that differs: the packet
+/// carries the expected bytes, and its wrong count (PAY-PAD-001) cut or lengthened the
+/// payload read from them.
+fn pad_moved(ef: &Frame<'_>, of: &Frame<'_>) -> bool {
+    let (Some(be), Some(bo)) = (ef.d.bth, of.d.bth) else { return false };
+    be.pad_count != bo.pad_count
+        && ef.d.payload.len() + usize::from(be.pad_count)
+            == of.d.payload.len() + usize::from(bo.pad_count)
 }
 
 /// Whether expected frame `e` is a packet of a Write-with-Immediate message: one of the

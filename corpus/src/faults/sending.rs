@@ -303,6 +303,14 @@ pub static FAULTS: &[Fault] = &[
         &["snd-segmentation"],
         pad_count_is_length_mod_4,
     ),
+    sends(
+        "rtx-pad-latched",
+        "a retransmitted FIRST or MIDDLE packet carries pad 3, the pad of the padded last \
+         packet sent before it, over the same bytes",
+        &[req::PAY_PAD_001],
+        &["snd-triple-loss"],
+        rtx_pad_latched,
+    ),
     fault(
         "cc-hook-ignored",
         "a QP created with the fixed-window hook runs unlimited",
@@ -348,6 +356,22 @@ pub static FAULTS: &[Fault] = &[
         },
     ),
 ];
+
+/// A retransmitted data packet without pad, with pad count 3 and its ICRC computed again:
+/// its bytes and lengths stay.
+fn rtx_pad_latched(b: &[u8]) -> Option<Vec<u8>> {
+    let d = decode(b);
+    let bth = d.bth?;
+    if !bth.opcode.is_mrc_write() || !bth.rtx || bth.pad_count != 0 || d.payload.len() < 3 {
+        return None;
+    }
+    let (at, ip, icrc) = (d.layout.bth?, d.layout.ip?, d.layout.icrc?);
+    let mut v = b.to_vec();
+    *v.get_mut(at + 1)? |= 0x30;
+    let crc = openrdma_codec::icrc::compute(v.get(ip..icrc)?).ok()?;
+    v.get_mut(icrc..icrc + 4)?.copy_from_slice(&crc.to_le_bytes());
+    Some(v)
+}
 
 /// A data packet whose payload length is 1 or 3 modulo 4, with that as its pad count, the
 /// lengths of the frame fitted to it.

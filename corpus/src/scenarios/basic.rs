@@ -80,7 +80,9 @@ pub(super) fn snd_loss(name: &str, drops: &[u32]) -> Scenario {
         name,
         "The device sends messages to a reference peer over four paths; the first \
          transmissions of some PSNs are lost; the device retransmits exactly those, once, \
-         with rtx set, on other EVs, and completes every message in order.",
+         with rtx set, on other EVs, and completes every message in order. Each message is \
+         3 bytes short of two PMTUs, so its last packet has pad 3 and its first none: a \
+         retransmission carries its own pad, whatever the packet sent before it.",
         &[
             "SND-INFER-001",
             "SND-RTX-001",
@@ -114,7 +116,7 @@ pub(super) fn snd_loss(name: &str, drops: &[u32]) -> Scenario {
             lkey: Lkey::new(1),
             remote_va: REGION + u64::from(k) * 0x1_0000,
             rkey: RKEY,
-            length: 2 * PMTU,
+            length: 2 * PMTU - 3,
             imm: None,
             flag_slot: k,
             signaled: true,

@@ -12,6 +12,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("ret-cq-wrap", ret_cq_wrap),
         ("ret-cq-overflow", ret_cq_overflow),
         ("rcv-cq-receive", rcv_cq_receive),
+        ("rcv-cq-two-qps", rcv_cq_two_qps),
         ("db-reject-queues", db_reject_queues),
     ]
 }
@@ -218,6 +219,46 @@ fn rcv_cq_receive() -> Scenario {
             w.meth.rqmsn = Rqmsn::new(rqmsn)
         });
         r.inject(at, m % 4, 0xA000_0001 + (u32::from(m) << 16), &p);
+        at += 1_000;
+    }
+    done(r, at + 10_000)
+}
+
+/// Two QPs write receive completions, each its own QPN.
+fn rcv_cq_two_qps() -> Scenario {
+    let mut r = responder_with(
+        "rcv-cq-two-qps",
+        "Per-QP retirement. QP A reports receive completions to queue 1, QP B to queue 2. \
+         A Write-with-Immediate to A, then one to B, then another to A: each receive \
+         completion goes to its QP's queue and carries that QP's QPN, its MSN and its \
+         immediate.",
+        &["CQE-RECV-001", "CQE-ROUTE-001", "CQE-RING-001", "CQE-LAYOUT-001"],
+        |m| {
+            m.nic.retirement = RetirementMode::PerQp;
+            m.requires.insert(Capability::PerQpRetirement);
+            m.requires.insert(Capability::WriteImmediate);
+            m.requires.insert(Capability::CompletionQueues);
+        },
+    );
+    let (a, b) = (DUT_QP, DUT_QP + 1);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(&mut r, 1, 4);
+    create_cq(&mut r, 2, 4);
+    r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
+    r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 2, 2)));
+    let sends = [(a, 0u16, 0x0A00_0000u32), (b, 0, 0x0B00_0000), (a, 1, 0x0A00_0001)];
+    let mut at = 1_000;
+    for (k, &(qpn, msn, imm)) in sends.iter().enumerate() {
+        r.checks(&["CQE-RECV-001", "CQE-ROUTE-001"]);
+        let base = REGION + k as u64 * 0x1000;
+        let p = edit(
+            write(u32::from(msn), msn, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, base, Some(imm)),
+            |w| {
+                w.bth.dest_qp = Qpn::new(qpn);
+                w.meth.rqmsn = Rqmsn::new(msn + 1);
+            },
+        );
+        r.inject(at, k as u16, 0xA000_0001 + ((k as u32) << 16), &p);
         at += 1_000;
     }
     done(r, at + 10_000)

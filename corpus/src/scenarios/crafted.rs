@@ -193,14 +193,21 @@ pub(super) fn with_mpr(mut p: Packet, mpr: u8) -> Packet {
     p
 }
 
+/// Injects a SACK of everything up to `psn` with `mpr`, on the EV the device used for `psn`.
+fn sack_with_mpr(r: &mut Recorder, at: u64, psn: u32, mpr: u8) {
+    r.run_until(at);
+    let ev = r.sent_ev(PEER_QP, psn).expect("sent");
+    r.inject(at, port_of(ev, 4), ev, &with_mpr(sack_in(psn, 0, psn, WireMark::NONE, ev), mpr));
+}
+
 /// The peer's SACK shrinks the window; the sender never sends past it.
 pub(super) fn snd_window() -> Scenario {
     let mut r = sender_with(
         "snd-window",
-        "With mpr 2 (a window of 256 PSNs) and a PMTU of 256, a one-packet message is \
-         SACKed with mpr 1: the peer's window becomes 128 PSNs. A message of 135 packets \
-         then sends PSNs 1 to 128 only; a SACK with cumulative PSN 3 and mpr 0 (which \
-         leaves the window as it is) lets PSNs 129 to 131 go, and one with cumulative PSN \
+        "With mpr 3 (a window of 384 PSNs) and a PMTU of 256, a one-packet message is \
+         SACKed with mpr 2: the peer's window becomes 256 PSNs. A message of 263 packets \
+         then sends PSNs 1 to 256 only; a SACK with cumulative PSN 3 and mpr 0 (which \
+         leaves the window as it is) lets PSNs 257 to 259 go, and one with cumulative PSN \
          10 the rest.",
         &[
             "SND-WIN-001",
@@ -212,7 +219,7 @@ pub(super) fn snd_window() -> Scenario {
             "CQE-SEND-001",
         ],
         |m| {
-            m.nic.mpr = 2;
+            m.nic.mpr = 3;
             m.nic.pmtu = 256;
         },
     );
@@ -220,19 +227,20 @@ pub(super) fn snd_window() -> Scenario {
     r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
     r.run_until(2_000);
     let ev = r.sent_ev(PEER_QP, 0).expect("sent");
-    r.inject(2_000, 0, ev, &sack_in(0, 0, 0, WireMark::NONE, ev));
+    r.inject(2_000, 0, ev, &with_mpr(sack_in(0, 0, 0, WireMark::NONE, ev), 2));
     inject_ack(&mut r, 2_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     r.checks(&["SND-WIN-001", "SND-WIN-002"]);
-    r.host(3_000, HostCommand::PostWrite(wr(1, 135 * 256, None, true)));
+    r.host(3_000, HostCommand::PostWrite(wr(1, 263 * 256, None, true)));
     r.run_until(6_000);
     let ev = r.sent_ev(PEER_QP, 3).expect("sent");
     r.checks(&["SND-WIN-001", "SND-WIN-002", "SND-SACK-001"]);
     r.inject(6_000, 0, ev, &with_mpr(sack_in(3, 0, 3, WireMark::NONE, ev), 0));
     r.checks(&["SND-WIN-001", "SETH-MPR-001", "SND-SACK-001"]);
-    inject_sack(&mut r, 8_000, 10, 0, 10, WireMark::NONE);
-    inject_sack(&mut r, 9_000, 135, 0, 135, WireMark::NONE);
+    // The peer keeps its window of 256 PSNs in every later SACK.
+    sack_with_mpr(&mut r, 8_000, 10, 2);
+    sack_with_mpr(&mut r, 9_000, 263, 2);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_ack(&mut r, 9_000, 135, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    inject_ack(&mut r, 9_000, 263, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
 }
 
@@ -268,12 +276,8 @@ pub(super) fn snd_window_own() -> Scenario {
     r.checks(&["SND-WIN-001", "SND-SACK-001"]);
     let ev = r.sent_ev(PEER_QP, 3).expect("sent");
     r.inject(4_000, port_of(ev, 4), ev, &with_mpr(sack_in(3, 0, 3, WireMark::NONE, ev), 0));
-    r.run_until(6_000);
-    let ev = r.sent_ev(PEER_QP, 10).expect("sent");
-    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(10, 0, 10, WireMark::NONE, ev), 0));
-    r.run_until(8_000);
-    let ev = r.sent_ev(PEER_QP, 134).expect("sent");
-    r.inject(8_000, port_of(ev, 4), ev, &with_mpr(sack_in(134, 0, 134, WireMark::NONE, ev), 0));
+    sack_with_mpr(&mut r, 6_000, 10, 0);
+    sack_with_mpr(&mut r, 8_000, 134, 0);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_ack(&mut r, 8_000, 134, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
@@ -307,17 +311,13 @@ pub(super) fn snd_window_initial() -> Scenario {
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-WIN-001", "SND-WIN-002", "SND-SEG-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 200 * 256, None, true)));
-    r.run_until(6_000);
-    let ev = r.sent_ev(PEER_QP, 9).expect("sent");
-    r.inject(6_000, port_of(ev, 4), ev, &with_mpr(sack_in(9, 0, 9, WireMark::NONE, ev), 0));
+    sack_with_mpr(&mut r, 6_000, 9, 0);
     // Stale: its bits stand for PSNs before snd_una, each 128 before a PSN in flight.
     r.checks(&["SND-SACK-002", "SND-SACK-005"]);
     r.run_until(7_000);
     let ev = r.sent_ev(PEER_QP, 8).expect("sent");
     r.inject(7_000, port_of(ev, 4), ev, &with_mpr(sack_in(3, 0b1_1110, 8, WireMark::NONE, ev), 0));
-    r.run_until(9_000);
-    let ev = r.sent_ev(PEER_QP, 199).expect("sent");
-    r.inject(9_000, port_of(ev, 4), ev, &with_mpr(sack_in(199, 0, 199, WireMark::NONE, ev), 0));
+    sack_with_mpr(&mut r, 9_000, 199, 0);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_ack(&mut r, 9_000, 199, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)

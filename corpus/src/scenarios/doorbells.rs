@@ -97,7 +97,7 @@ pub(super) fn db_reject() -> Scenario {
         "db-reject",
         "Tokens that fail each doorbell check in turn (version 0 and 2, an unknown \
          template, a replayed seq, a seq ahead of the expected one, an index beyond the \
-         slots (alone, and with a range past its region), a length above max_length, a local range and a remote range past their \
+         slots (alone, and with a range past its region), a length above max_length (also one of 2^32 bytes or more), a local range and a remote range past their \
          regions, a token failing two checks at once, a disabled template) each produce \
          exactly one error completion with its status and the token as wr_id, and nothing \
          else: no packet, no flag, no change of the expected seq, so the good tokens \
@@ -112,6 +112,7 @@ pub(super) fn db_reject() -> Scenario {
             "DB-SEQ-002",
             "DB-SEQ-003",
             "DB-INDEX-001",
+            "DB-LENGTH-001",
             "DB-LENGTH-002",
             "DB-LENGTH-003",
             "DB-LENGTH-004",
@@ -159,11 +160,15 @@ pub(super) fn db_reject() -> Scenario {
     };
     let t6 = edge(6, 0x1000 + 320, 0x10_0000);
     let t7 = edge(7, 0x10_0000, 0x1000 + 320);
+    // Template 8: 128 KiB length units, so that 32 769 of them make 2^32 + 2^17 bytes, a
+    // length a 32-bit product wraps to one unit, which max_length would allow.
+    let t8 = Template { length_unit: 0x2_0000, ..template(8, WrOpcode::WRITE, true) };
     r.host(0, HostCommand::SetTemplate(t3));
     r.host(0, HostCommand::SetTemplate(t4));
     r.host(0, HostCommand::SetTemplate(t5));
     r.host(0, HostCommand::SetTemplate(t6));
     r.host(0, HostCommand::SetTemplate(t7));
+    r.host(0, HostCommand::SetTemplate(t8));
     let mut at = 1_000;
     let ring = |r: &mut Recorder, at: &mut u64, checks: &[&str], token: u64| {
         r.checks(checks);
@@ -186,6 +191,7 @@ pub(super) fn db_reject() -> Scenario {
     ring(&mut r, &mut at, &["DB-LENGTH-003", "CQE-REJECT-001"], token(3, 1, 15, 0x600));
     ring(&mut r, &mut at, &["DB-LENGTH-004", "CQE-REJECT-001"], token(4, 0, 15, 0x600));
     ring(&mut r, &mut at, &["DB-ORDER-001"], token(3, 0, 16, 0x801));
+    ring(&mut r, &mut at, &["DB-LENGTH-001", "DB-LENGTH-002"], token(8, 0, 0, 0x8001));
     ring(&mut r, &mut at, &["DB-REJECT-001", "DB-SEQ-001"], token(3, 1, 1, 1));
     ring(&mut r, &mut at, &["DB-SEQ-001"], token(4, 0, 1, 1));
     r.host(at, HostCommand::SetTemplate(Template { enabled: false, ..t3 }));

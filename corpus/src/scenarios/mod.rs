@@ -99,6 +99,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-sack-coalesce", rcv_sack_coalesce),
         ("rcv-probe-answer-count", rcv_probe_answer_count),
         ("rcv-sack-triggers", rcv_sack_triggers),
+        ("rcv-sack-bitmap-high", rcv_sack_bitmap_high),
         ("rcv-probe", rcv_probe),
         ("rcv-in-order-vlan", rcv_in_order_vlan),
         ("rcv-check-order", rcv_check_order),

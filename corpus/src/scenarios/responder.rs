@@ -81,7 +81,8 @@ pub(super) fn rcv_wwi_order() -> Scenario {
         "Two Write-with-Immediate messages of two packets each arrive interleaved and out \
          of order, the second message complete first: both are placed on arrival, but the \
          receive completions (with their immediates) and the retirement flags come in MSN \
-         and RQMSN order, the first message's before the second's.",
+         and RQMSN order, the first message's before the second's. The first message's last \
+         packet arrives marked as a retransmission: its immediate is delivered all the same.",
         &[
             "WWI-ORDER-001",
             "CQE-RECV-001",
@@ -112,6 +113,7 @@ pub(super) fn rcv_wwi_order() -> Scenario {
     let rq = |p: Packet, rqmsn: u16| edit(p, |w| w.meth.rqmsn = Rqmsn::new(rqmsn));
     let a0 = rq(write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, a, None), 1);
     let a1 = rq(write(1, 0, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, a, Some(0xA1)), 1);
+    let a1 = edit(a1, |w| w.bth.rtx = true);
     let b0 = rq(write(2, 1, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, b, None), 2);
     let b1 = rq(write(3, 1, Opcode::MRC_WRITE_LAST_IMM, 1, 200, total, b, Some(0xB2)), 2);
     r.checks(&["RCV-PLACE-003", "RCV-SACK-001"]);
@@ -178,8 +180,9 @@ pub(super) fn rcv_wwi_limit() -> Scenario {
 pub(super) fn rcv_placement_errors() -> Scenario {
     let mut r = responder(
         "rcv-placement-errors",
-        "Writes naming an unknown rkey, a range outside the region, a region without \
-         remote-write permission and a range crossing the region's end are each answered \
+        "Writes naming an unknown rkey, a range past the region's end, a range below its \
+         base, a region without remote-write permission and a range crossing the region's \
+         end are each answered \
          with a transport NAK 0x62 (remote access error) carrying the MSN before the next \
          to retire, and place nothing; the same PSNs, sent correctly, are then accepted as \
          new and placed. Sending a NAK does not move the QP to the error state.",
@@ -215,6 +218,7 @@ pub(super) fn rcv_placement_errors() -> Scenario {
         0xA001_0002,
         &edit(good.clone(), |w| w.reth.va = REGION + REGION_LEN + 0x1000),
     );
+    r.inject(2_500, 3, 0xA003_0005, &edit(good.clone(), |w| w.reth.va = REGION - 0x1000));
     r.inject(
         3_000,
         2,
@@ -493,6 +497,30 @@ pub(super) fn rcv_sack_triggers() -> Scenario {
     r.checks(&["RCV-SACK-001", "RET-FLAG-001"]);
     r.inject(41_000, 1, 0xA001_0006, &edit(pkt(5), |w| w.bth.ack_req = true));
     done(r, 60_000)
+}
+
+/// Arrivals 40 and 63 PSNs past epsn: the SACKs' bitmaps report them in their high word.
+pub(super) fn rcv_sack_bitmap_high() -> Scenario {
+    let mut r = responder(
+        "rcv-sack-bitmap-high",
+        "One-packet messages at PSNs 40 and 63 arrive before PSN 0, each answered at once \
+         with a SACK whose bitmap reports it in bits 63:32 (bit 40, then bits 40 and 63); \
+         PSN 0 then retires its message, and its SACK reports both again, at bits 39 and 62 \
+         from the new epsn.",
+        &["SETH-BITMAP-001", "RCV-SACK-001", "RCV-SACK-005", "RCV-PLACE-003"],
+    );
+    setup(&mut r, 0, false);
+    let one = |psn: u32| {
+        let va = REGION + u64::from(psn) * 0x100;
+        write(psn, psn as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, va, None)
+    };
+    r.checks(&["SETH-BITMAP-001", "RCV-SACK-001"]);
+    r.inject(1_000, 0, 0xA000_0001, &one(40));
+    r.checks(&["SETH-BITMAP-001", "RCV-SACK-001"]);
+    r.inject(2_000, 1, 0xA001_0002, &one(63));
+    r.checks(&["SETH-BITMAP-001", "RCV-PLACE-003"]);
+    r.inject(3_000, 2, 0xA002_0003, &one(0));
+    done(r, 20_000)
 }
 
 /// A probe is answered at once and consumes no PSN.
