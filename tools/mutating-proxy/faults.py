@@ -5239,3 +5239,363 @@ def _(ctx, outs, m=m):
         ctx.mutated("rcv-error-keeps-placing")
     res.sort(key=lambda o: int(o["at"]))
     return res
+
+
+# ==========================================================================================
+# Legal variants written from a fifth reading, as other hardware teams would build the NIC:
+# host writes of independent QPs in other orders, fewer capabilities claimed, other
+# traffic classes for control frames, other bus pieces, a coarser clock
+# ==========================================================================================
+
+def host_groups(ctx):
+    """The QPs whose host writes the specification orders among themselves, as groups: QPs
+    of one retirement domain (RET-ORDER-001, FLAG-ORDER-001), QPs that share a completion
+    queue (CQE-RING-001), and, with a device error queue, every QP (its rejections may land
+    there). Returns qpn -> group key, the least QPN of the group, and cq -> group key."""
+    parent = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb, key=str)] = min(ra, rb, key=str)
+
+    shared = str(ctx.nic.get("retirement", "shared")) == "shared"
+    for qpn, c in ctx.qps.items():
+        q = ("q", qpn)
+        find(q)
+        if shared:
+            union(q, ("d", c.get("domain", 0)))
+        for k in ("send_cq", "recv_cq"):
+            if c.get(k) is not None:
+                union(q, ("c", c.get(k)))
+    if ctx.state.get("error_cq_set"):
+        qs = [("q", q) for q in ctx.qps]
+        for a in qs[1:]:
+            union(qs[0], a)
+    members = {}
+    for qpn in ctx.qps:
+        members.setdefault(find(("q", qpn)), []).append(qpn)
+    least = {r: min(qs) for r, qs in members.items()}
+    of_qp = {qpn: least[find(("q", qpn))] for qpn in ctx.qps}
+    of_cq = {k[1]: least[find(k)] for k in list(parent) if k[0] == "c" and find(k) in least}
+    return of_qp, of_cq
+
+
+def note_error_cq(v):
+    @v.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            if c.get("command") == "set_error_cq":
+                ctx.state["error_cq_set"] = True
+        return ins
+
+
+def host_group_of(ctx, ev):
+    """The group key of a host write (a DMA write, a flag, a completion entry), or None."""
+    of_qp, of_cq = host_groups(ctx)
+    q = ev.get("queue")
+    if ev.get("event") == "completion" and q and q.get("cq") is not None:
+        return of_cq.get(q.get("cq"))
+    if ev.get("event") == "completion":
+        return of_qp.get(completion_entry(ev).get("qpn"))
+    return of_qp.get(ev.get("qpn"))
+
+
+def odd_groups_late(why, sides):
+    """Host writes of the sides `sides` whose group has an odd least QPN become visible half
+    of late_ns later, when the scenario has groups of both parities."""
+
+    def hook(ctx, outs):
+        of_qp, _ = host_groups(ctx)
+        if len({g & 1 for g in of_qp.values()}) < 2:
+            return outs
+        for item in outs:
+            ev = event_of(item)
+            if ev is None or ev.get("event") not in ("dma_write", "flag_write", "completion"):
+                continue
+            side = "responder" if ev.get("event") == "dma_write" else ev.get("side")
+            g = host_group_of(ctx, ev)
+            if side in sides and g is not None and g & 1:
+                delay(ctx, item, ctx.late_ns // 2, why)
+        return outs
+
+    return hook
+
+
+v = variant("recv-writes-odd-domains-late",
+            "Its host bus has a second, slower write queue for the QPs of odd retirement "
+            "domains: their payload writes, receive completions and retirement flags become "
+            "visible half of late_ns later, each domain's writes in order, so that two "
+            "domains retire in another order (RET-ORDER-001 orders one domain).")
+note_error_cq(v)
+v.hook("outputs")(odd_groups_late("recv-writes-odd-domains-late", ("responder",)))
+
+v = variant("send-notes-odd-cqs-late",
+            "Its completion engine writes through two queues, one slower: the sender "
+            "completions and flags of QPs whose completion queue (or QPN, without one) is "
+            "odd become visible half of late_ns later, so that entries of two queues come in "
+            "another interleaving (CQE-RING-001 orders one queue).")
+note_error_cq(v)
+v.hook("outputs")(odd_groups_late("send-notes-odd-cqs-late", ("requester",)))
+
+
+v = variant("host-writes-qp-reversed",
+            "Its host-bus arbiter serves QPs from the highest number down: of the writes "
+            "made at one instant, those of independent QPs (no shared retirement domain or "
+            "completion queue) are issued highest QP first, each QP's in their order.")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    res = []
+    for group in instants(outs):
+        slots, keys = [], []
+        for i, o in enumerate(group):
+            ev = event_of(o)
+            if ev is None or ev.get("event") not in ("dma_write", "flag_write", "completion"):
+                continue
+            g = host_group_of(ctx, ev)
+            if g is None:
+                slots, keys = [], []
+                break
+            slots.append(i)
+            keys.append(g)
+        order = sorted(range(len(slots)), key=lambda k: -keys[k])
+        new = list(group)
+        for i, k in zip(slots, order):
+            new[i] = group[slots[k]]
+        if new != group:
+            ctx.mutated("host-writes-qp-reversed")
+        res.extend(new)
+    return res
+
+
+RETIREMENT_OUTPUTS = ("flag_write", "completion")
+
+v = variant("retirement-unclaimed",
+            "A receiver and sender block without a completion engine: it does not claim "
+            "retirement, writes no flag and no completion entry, and sends no transport ACK "
+            "or NAK (CONF-CMP-012.b).")
+v.caps_removed = ("retirement", "shared-retirement", "per-qp-retirement", "completion-queues")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    res = []
+    for item in outs:
+        ev, f = event_of(item), frame_of(item)
+        if ((ev is not None and ev.get("event") in RETIREMENT_OUTPUTS)
+                or (f is not None and kind(f) in ("ack", "nak"))):
+            ctx.mutated("retirement-unclaimed")
+            continue
+        res.append(item)
+    return res
+
+
+v = variant("ipv4-only",
+            "A device that does not claim ipv6: the scenarios over IPv6 are unsupported for "
+            "it, never failed (CONF-GEN-008).")
+v.caps_removed = ("ipv6",)
+
+
+@v.hook("start")
+def _(ctx, manifest):
+    if "ipv6" in ctx.requires:
+        ctx.mutated("ipv4-only")
+    return manifest
+
+
+v = variant("receiver-block",
+            "A receiver block alone: it claims responder, retirement, both retirement modes, "
+            "write-immediate, paths, ipv4 and ipv6, and nothing of a sender.")
+v.caps_removed = ("requester", "doorbell", "doorbell-bus", "cpu-split", "recovery",
+                  "completion-queues", "endpoint", "spray-policies", "tail-probe")
+
+
+@v.hook("start")
+def _(ctx, manifest, v=v):
+    if ctx.requires & set(v.caps_removed):
+        ctx.mutated("receiver-block")
+    return manifest
+
+
+def is_control(f):
+    return kind(f) in ("sack", "probe-answer", "ack", "nak", "nack", "ersp", "ereq")
+
+
+v = variant("dscp-control-cs6",
+            "Its control frames (SACKs, NACKs, ACKs, probe answers, endpoint messages) carry "
+            "DSCP 48 (CS6), its data and probes DSCP 26: no rule fixes a DSCP (CONF-CMP-026).")
+
+
+def _(ctx, f, item):
+    dscp = 48 if is_control(f) else 26
+    if f.has("ipv4"):
+        f.set("ipv4", "dscp", dscp)
+    else:
+        tc = f.get("ipv6", "traffic_class")
+        f.set("ipv6", "traffic_class", (dscp << 2) | (tc & 3))
+
+
+all_frames(v, "dscp-control-cs6", _)
+
+
+v = variant("vlan-pcp-control-6",
+            "Tagged control frames carry priority code point 6, tagged data and probes 3: a "
+            "higher class for acknowledgements, which no rule forbids.")
+
+
+def _(ctx, f, item):
+    if f.has("vlan"):
+        f.set("vlan", "pcp", 6 if is_control(f) else 3)
+
+
+all_frames(v, "vlan-pcp-control-6", _)
+
+
+v = variant("ecn-control-ect0",
+            "Its control frames and probes are marked ECT(0), as its writes are: ENC-ECN-001 "
+            "asks ECN-capable marks of MRC writes and forbids them of no other frame.")
+
+
+def _(ctx, f, item):
+    if kind(f) == "data":
+        return False
+    if f.has("ipv4"):
+        if f.get("ipv4", "ecn") == 0:
+            f.set("ipv4", "ecn", 2)
+    elif f.get("ipv6", "traffic_class") & 3 == 0:
+        f.set("ipv6", "traffic_class", f.get("ipv6", "traffic_class") | 2)
+
+
+all_frames(v, "ecn-control-ect0", _)
+
+
+def split_from_start(size, reverse=False):
+    """DMA writes cut into pieces of `size` bytes counted from each write's start, not at
+    address boundaries; with `reverse`, a write's pieces are issued last piece first."""
+
+    def hook(ctx, outs):
+        import copy
+        res = []
+        for item in outs:
+            ev = event_of(item)
+            data = (bytes.fromhex(ev["payload"]["bytes"])
+                    if ev is not None and ev.get("event") == "dma_write" else b"")
+            if len(data) <= size:
+                res.append(item)
+                continue
+            pieces = []
+            for pos in range(0, len(data), size):
+                c = copy.deepcopy(item)
+                c["output"]["event"]["va"] = int(ev["va"]) + pos
+                c["output"]["event"]["payload"]["bytes"] = data[pos:pos + size].hex()
+                pieces.append(c)
+            res.extend(pieces[::-1] if reverse else pieces)
+            ctx.mutated("dma-split")
+        return res
+
+    return hook
+
+
+v = variant("dma-split-unaligned-96",
+            "Its DMA engine cuts every payload write into 96-byte pieces counted from the "
+            "write's start, whatever their address alignment (RCV-PLACE-003.b).")
+v.hooks["outputs"] = split_from_start(96)
+
+v = variant("dma-split-descending",
+            "Its DMA engine cuts every payload write into 64-byte pieces and issues them from "
+            "the highest address down, all before the message's flag (RCV-PLACE-003.b).")
+v.hooks["outputs"] = split_from_start(64, reverse=True)
+
+
+v = variant("sack-repeat-later",
+            "Its SACK engine sends every SACK a second time half of late_ns after the first, "
+            "unchanged: the number of SACKs is the device's choice (CONF-CMP-007.b).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    import copy
+    res = list(outs)
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "sack":
+            c = copy.deepcopy(item)
+            delay(ctx, c, ctx.late_ns // 2, "sack-repeat-later")
+            res.append(c)
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+v = variant("timestamp-64ns",
+            "Its timestamp clock counts 64 ns units from its own epoch (SND-TS-002 leaves "
+            "the unit, of at least 1 ns, to the sender).")
+TS_64NS = v
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("ts", {"data": {}, "probe": {}})
+
+    def fn(ctx, f, item):
+        qp = ctx.local_qp_of(f)
+        outer = ((int(item["at"]) + 0x3C3C0) // 64) & 0xFFFF
+        if kind(f) == "data" and f.has("tseth"):
+            st["data"][(qp, f.get("bth", "psn"))] = (f.get("tseth", "tx_timestamp"), outer)
+            f.set("tseth", "tx_timestamp", outer)
+        elif kind(f) == "probe":
+            st["probe"][(qp, f.get("peth", "probe_id"))] = (f.get("peth", "tx_timestamp"), outer)
+            f.set("peth", "tx_timestamp", outer)
+        else:
+            return False
+
+    from mods import each_frame
+    return each_frame(ctx, outs, ("data", "probe"), fn, "timestamp-64ns")
+
+
+# The reflected timestamps go back to the inner device's own clock, as for timestamp-1ns.
+TS_64NS.hooks["inputs"] = __import__("mods").VARIANTS["timestamp-1ns"].hooks["inputs"]
+
+
+v = variant("cqe-no-clock",
+            "A completion engine without a clock: every entry has has_timestamp 0 and "
+            "timestamp 0 (CQE-TS-001.b; the clock is a SHOULD).",
+            allows=("CQE-TS-001",))
+
+
+@out_events(v, ("completion",))
+def _(ctx, ev, item):
+    def fn(e):
+        e["has_timestamp"] = False
+        e["timestamp"] = 0
+
+    mutate_completion(ev, fn)
+
+
+def _is_probe(item):
+    f = frame_of(item)
+    return f is not None and kind(f) == "probe"
+
+
+v = variant("latency-probes-only",
+            "Its probe engine adds half of late_ns to every probe, commanded or its own, and "
+            "reads its 64 ns timestamp clock as the probe leaves; data, answers, memory "
+            "writes and reports are on time, so that data may go before a probe "
+            "(CONF-CMP-049).")
+
+
+def _late_probes(ctx, outs):
+    outs = latency_of("latency-probes-only", _is_probe)(ctx, outs)
+    return TS_64NS.hooks["outputs"](ctx, outs)
+
+
+v.hooks["outputs"] = _late_probes
+v.hooks["inputs"] = TS_64NS.hooks["inputs"]

@@ -25,8 +25,10 @@ use super::fields::Rule;
 use super::{Divergence, FieldDiff, render_event};
 use crate::req::*;
 
+mod orders;
 mod pair;
 
+pub(super) use orders::Orders;
 use pair::{ident, longest_increasing, pair};
 
 /// One of the four sequences.
@@ -90,12 +92,16 @@ impl Seq {
         }
     }
 
-    /// The outputs among which the specification fixes an order (CONF-CMP-060): sender
-    /// flags only within their QP, since FLAG-SEND-001 and RET-FLUSH-001 order a QP's own
-    /// messages and no rule orders two QPs' flags; the other sequences as a whole.
-    fn group(self, e: &NicEvent) -> Option<u32> {
+    /// The outputs among which the specification fixes an order: sender flags only within
+    /// their QP (CONF-CMP-060), since FLAG-SEND-001 and RET-FLUSH-001 order a QP's own
+    /// messages and no rule orders two QPs' flags; retirement flags within their
+    /// retirement domain, and completion entries within the QPs that a queue or a domain
+    /// ties together (CONF-CMP-090, [`Orders`]).
+    fn group(self, e: &NicEvent, orders: &Orders) -> Option<u64> {
         match (self, e) {
-            (Seq::RequesterFlags, NicEvent::FlagWrite(f)) => Some(f.qpn.value()),
+            (Seq::RequesterFlags, NicEvent::FlagWrite(f)) => Some(u64::from(f.qpn.value())),
+            (Seq::ResponderFlags, NicEvent::FlagWrite(f)) => orders.domain(f.qpn.value()),
+            (Seq::ResponderEntries | Seq::RequesterEntries, _) => orders.entry_set(e),
             _ => None,
         }
     }
@@ -447,6 +453,8 @@ pub(super) struct Inputs<'a> {
     /// The device QPs with no retirement flags: their number of flag slots is not a power
     /// of two from 1 to 2^15 (RET-FLAG-001.b).
     pub flagless: &'a [u32],
+    /// Which QPs' flags and entries a rule orders among themselves.
+    pub orders: &'a Orders,
 }
 
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the
@@ -672,7 +680,7 @@ fn judge_seq(
     let Causes { inputs, failed, stops, .. } = *causes;
     let (naks, odd) = (inputs.naks, inputs.odd);
     let (pairs, missing, extra) = pair(want, got);
-    let in_order = in_order(seq, &pairs, want);
+    let in_order = in_order(seq, &pairs, want, inputs.orders);
     for (k, &(w, g)) in pairs.iter().enumerate() {
         let (wt, we, _) = want[w];
         let (gt, ge, gi) = got[g];
@@ -718,7 +726,10 @@ fn judge_seq(
             let partners: Vec<usize> = pairs
                 .iter()
                 .enumerate()
-                .filter(|&(j, &(v, h))| (j < k) == (h > g) && seq.group(want[v].1) == seq.group(we))
+                .filter(|&(j, &(v, h))| {
+                    let group = |e| seq.group(e, inputs.orders);
+                    (j < k) == (h > g) && group(want[v].1) == group(we)
+                })
                 .map(|(j, _)| j)
                 .collect();
             at = partners.iter().map(|&j| got[pairs[j].1].0).fold(gt, u64::min);
@@ -791,10 +802,10 @@ fn judge_seq(
 
 /// Which pairs are in order: in each group of outputs the specification orders
 /// ([`Seq::group`]), the longest run whose observed positions increase.
-fn in_order(seq: Seq, pairs: &[(usize, usize)], want: &[Item<'_>]) -> Vec<bool> {
-    let mut groups: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
+fn in_order(seq: Seq, pairs: &[(usize, usize)], want: &[Item<'_>], orders: &Orders) -> Vec<bool> {
+    let mut groups: HashMap<Option<u64>, Vec<usize>> = HashMap::new();
     for (k, &(w, _)) in pairs.iter().enumerate() {
-        groups.entry(seq.group(want[w].1)).or_default().push(k);
+        groups.entry(seq.group(want[w].1, orders)).or_default().push(k);
     }
     let mut keep = vec![false; pairs.len()];
     for ks in groups.values() {
@@ -927,13 +938,23 @@ mod tests {
         // QP 0x12's flag first: no rule orders it after QP 0x11's.
         let got = [(1_000, &b0, 0), (1_500, &a0, 1), (1_500, &a1, 2)];
         let (pairs, _, _) = pair(&want, &got);
-        assert!(in_order(Seq::RequesterFlags, &pairs, &want).iter().all(|k| *k));
+        assert!(
+            in_order(Seq::RequesterFlags, &pairs, &want, &Orders::default()).iter().all(|k| *k)
+        );
         // The same order in a sequence judged as a whole is not.
-        assert!(!in_order(Seq::RequesterEntries, &pairs, &want).iter().all(|k| *k));
+        assert!(
+            !in_order(Seq::RequesterEntries, &pairs, &want, &Orders::default()).iter().all(|k| *k)
+        );
         // QP 0x11's two flags swapped: out of order.
         let got = [(1_000, &a1, 0), (1_000, &a0, 1), (1_000, &b0, 2)];
         let (pairs, _, _) = pair(&want, &got);
-        assert_eq!(in_order(Seq::RequesterFlags, &pairs, &want).iter().filter(|k| !**k).count(), 1);
+        assert_eq!(
+            in_order(Seq::RequesterFlags, &pairs, &want, &Orders::default())
+                .iter()
+                .filter(|k| !**k)
+                .count(),
+            1
+        );
     }
 
     #[test]

@@ -510,6 +510,7 @@ pub static CHECKS: &[Check] = &[
                 credits: &credits,
                 wild_acks: &wild,
                 flagless: &flagless(c.scenario),
+                orders: &sequences::Orders::of(c.scenario),
             };
             sequences::judge(&c.o.exp_events, &c.o.events, inputs, late, h, d, &mut n);
             c.count(n);

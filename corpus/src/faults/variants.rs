@@ -22,6 +22,7 @@ mod freedom;
 mod streams;
 
 pub use freedom::{CHOICES, NOT_FREE, freedoms};
+pub(super) use streams::LateSome;
 use streams::*;
 
 /// A legitimate variant: its registry entry and the freedoms it uses.
@@ -35,7 +36,7 @@ pub struct Variant {
 }
 
 /// A variant.
-const fn variant(
+pub(super) const fn variant(
     name: &'static str,
     what: &'static str,
     allows: &'static [Clause],
@@ -60,12 +61,17 @@ const fn variant(
 /// The registry entries of [`VARIANTS`].
 pub fn faults() -> &'static [Fault] {
     static FAULTS: OnceLock<Vec<Fault>> = OnceLock::new();
-    FAULTS.get_or_init(|| VARIANTS.iter().map(|v| v.fault).collect())
+    FAULTS.get_or_init(|| every().map(|v| v.fault).collect())
 }
 
 /// The freedoms the variant of this entry uses; `[]` for a fault.
 pub fn allows(f: &Fault) -> &'static [Clause] {
-    VARIANTS.iter().find(|v| v.fault.name == f.name).map_or(&[], |v| v.allows)
+    every().find(|v| v.fault.name == f.name).map_or(&[], |v| v.allows)
+}
+
+/// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading.
+pub fn every() -> impl Iterator<Item = &'static Variant> {
+    VARIANTS.iter().chain(super::fifth_variants::VARIANTS)
 }
 
 /// Every legitimate variant.

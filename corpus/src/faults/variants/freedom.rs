@@ -30,6 +30,8 @@ pub const CHOICES: &[(Clause, &str)] = &[
     (CONF_CMP_034_B, "another message's bytes may land after a message's flag"),
     (CONF_CMP_009, "the four sequences of flags and completions interleave freely"),
     (CONF_CMP_060, "the sender flags of two QPs come in either order"),
+    (CONF_CMP_090_A, "the retirement flags of two domains come in either order"),
+    (CONF_CMP_090_B, "the entries of QPs no queue or domain ties come in either order"),
     (CONF_CMP_044_B, "up to one output per byte placed, besides the fixed allowance"),
     (CONF_CMP_012_B, "a device without retirement writes no flags, completions or ACKs"),
     (CONF_CMP_012_C, "a device without cpu-split is not judged on its reports"),

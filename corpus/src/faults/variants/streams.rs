@@ -402,7 +402,7 @@ pub(super) fn is_answer(o: &Output) -> bool {
 /// chooses come no sooner than the delayed outputs made before them; each kind keeps its
 /// order; what is due after the batch's `until` waits for a later batch.
 #[derive(Debug)]
-pub(super) struct LateSome {
+pub(in crate::faults) struct LateSome {
     delay: u64,
     pick: fn(&Output) -> bool,
     waits: fn(&Output) -> bool,
@@ -412,11 +412,11 @@ pub(super) struct LateSome {
 }
 
 impl LateSome {
-    pub(super) fn new(delay: u64, pick: fn(&Output) -> bool) -> LateSome {
+    pub(in crate::faults) fn new(delay: u64, pick: fn(&Output) -> bool) -> LateSome {
         LateSome { delay, pick, waits: |_| false, last: 0, queue: Vec::new() }
     }
 
-    pub(super) fn waiting(self, waits: fn(&Output) -> bool) -> LateSome {
+    pub(in crate::faults) fn waiting(self, waits: fn(&Output) -> bool) -> LateSome {
         LateSome { waits, ..self }
     }
 }
