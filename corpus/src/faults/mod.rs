@@ -45,6 +45,8 @@
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`messages`]: the later packets of a message built wrong: METH and RETH fields that
 //!   disagree with the first packet's, payload lengths that do not fit the PMTU.
+//! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
+//!   not a pairing with another message's expectation, must be named.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -82,6 +84,7 @@ pub mod inference;
 pub mod knobs;
 pub mod layouts;
 pub mod messages;
+pub mod naming_rx;
 mod prove;
 mod qps;
 pub mod rejects;
@@ -400,6 +403,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || discards::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
+    || naming_rx::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
