@@ -54,6 +54,7 @@ pub(super) fn judge(
     }
     // Per queue: entries written so far; per (queue, slot): the ordinal of the entry in it
     // and its bytes.
+    let sizes = ring_sizes(scenario);
     let mut written: HashMap<CqId, u64> = HashMap::new();
     let mut slots: HashMap<(CqId, u32), (u64, [u8; COMPLETION_LEN])> = HashMap::new();
     let mut history = SlotHistory::new();
@@ -144,6 +145,13 @@ pub(super) fn judge(
         *k += 1;
         let before = slots.insert((q.cq, q.slot), (ordinal, q.bytes));
         history.insert(i, before.map_or([0; COMPLETION_LEN], |b| b.1));
+        // CQE-RING-001.b, by truth: the device's own k-th entry of the queue goes at slot
+        // k mod N. An entry elsewhere is named by that rule; what it overwrote there
+        // follows from it and is not named again.
+        if let Some(d) = sizes.get(&q.cq).and_then(|&n| misplaced(at, e, q, ordinal, n)) {
+            div.push(d);
+            continue;
+        }
         if let Some((previous, _)) = before {
             // CQE-RING-004: the entry in the slot, the queue's `previous`-th, must have been
             // released: the consumer count written by now exceeds it.
@@ -171,6 +179,60 @@ pub(super) fn judge(
         }
     }
     history
+}
+
+/// The size N of each completion queue the scenario creates once; a queue created again
+/// is left out, since its count of entries starts again.
+fn ring_sizes(scenario: &Scenario) -> HashMap<CqId, u64> {
+    let mut sizes: HashMap<CqId, Option<u64>> = HashMap::new();
+    for r in scenario.records.iter().filter(|r| r.dir == Direction::Inject) {
+        if let Body::Host { command: HostCommand::CreateCq(c) } = &r.body {
+            let again = sizes.contains_key(&c.cq);
+            sizes.insert(c.cq, (!again).then_some(u64::from(c.entries)));
+        }
+    }
+    sizes.into_iter().filter_map(|(cq, n)| Some((cq, n.filter(|&n| n > 0)?))).collect()
+}
+
+/// CQE-RING-001.b: the queue's `k`-th entry (counting from 0) written elsewhere than at
+/// slot k mod `n`, or with the phase of another pass of the ring.
+fn misplaced(
+    at: u64,
+    e: &NicEvent,
+    q: &openrdma_device::CqWrite,
+    k: u64,
+    n: u64,
+) -> Option<Divergence> {
+    let NicEvent::Completion(c) = e else { return None };
+    let (slot, phase) = (k % n, (k / n) % 2 == 0);
+    let got = c.written_entry().phase;
+    if u64::from(q.slot) == slot && got == phase {
+        return None;
+    }
+    let what = format!(
+        "completion queue {}: its entry {k} was written at slot {} with phase {}; a ring of \
+         {n} entries takes it at slot {slot} with phase {}",
+        q.cq,
+        q.slot,
+        u8::from(got),
+        u8::from(phase)
+    );
+    let fields = vec![
+        FieldDiff::new("slot", slot.to_string(), q.slot.to_string()),
+        FieldDiff::new("phase", u8::from(phase).to_string(), u8::from(got).to_string()),
+    ]
+    .into_iter()
+    .filter(|f| f.expected != f.actual)
+    .map(|mut f| {
+        f.name(crate::req::CQE_RING_001_B);
+        f
+    })
+    .collect();
+    Some(Divergence {
+        actual: Some(render_event(e)),
+        fields,
+        ..Divergence::of(at, crate::req::CQE_RING_001_B, what)
+    })
 }
 
 /// Judges every observed entry written to a completion queue that the scenario expects to

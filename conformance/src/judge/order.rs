@@ -226,12 +226,36 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    // The messages with a receive completion, and where the device wrote the first entry
+    // that names each.
+    let recv_entries: HashSet<&MsgKey> = expected
+        .iter()
+        .filter_map(|i| match i {
+            Item::RecvCompletion(k) => Some(k),
+            _ => None,
+        })
+        .collect();
+    let mut first_entry: HashMap<&MsgKey, usize> = HashMap::new();
+    for (pos, item) in got.iter().enumerate() {
+        if let Item::RecvCompletion(k) = item {
+            first_entry.entry(k).or_insert(pos);
+        }
+    }
     for mut b in breaches(&got) {
         // A completion after the flag of a work request that has none: not a late entry
         // but a write after the last one.
         if let (Rule::SendEntryLate, Key::Wr(k)) = (b.rule, b.key) {
             if !with_completion.contains(&k) {
                 b.rule = Rule::WriteAfterSendFlag;
+            }
+        }
+        // A receive entry names its message by its own QPN and MSN fields. One that names
+        // a message without a receive completion, or one whose entry came already, is
+        // not that message's entry late: a field of it is wrong, and the sequence of
+        // receive entries names it (CQE-RECV-001).
+        if let (Rule::RecvEntryLate, Key::Msg(k)) = (b.rule, b.key) {
+            if !recv_entries.contains(&k) || first_entry.get(&k) != Some(&b.pos) {
+                continue;
             }
         }
         if exempt.contains(&(b.rule, b.key)) {

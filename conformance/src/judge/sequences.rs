@@ -686,11 +686,13 @@ fn judge_seq(
         let (gt, ge, gi) = got[g];
         let mut fields = event_diff(we, ge);
         // An entry one slot further on because an extra entry went before it into its
-        // queue: the extra is the cause, and is named below.
+        // queue, or one slot back because an entry before it is missing: the extra or the
+        // missing entry is the cause, and is named below.
         let shifted = in_order[k]
             && !fields.is_empty()
             && fields.iter().all(|f| matches!(f.field.as_str(), "slot" | "addr" | "phase"))
-            && extra.iter().any(|&x| got[x].2 < gi);
+            && (extra.iter().any(|&x| got[x].2 < gi)
+                || missing.iter().any(|&m| m < w && same_queue(want[m].1, we)));
         if shifted {
             continue;
         }
@@ -797,6 +799,17 @@ fn judge_seq(
             check: "",
             ..Divergence::of(gt, rule, what)
         });
+    }
+}
+
+/// Whether two entries were expected in the same completion queue.
+fn same_queue(a: &NicEvent, b: &NicEvent) -> bool {
+    match (a, b) {
+        (NicEvent::Completion(x), NicEvent::Completion(y)) => match (&x.queue, &y.queue) {
+            (Some(p), Some(q)) => p.cq == q.cq,
+            _ => false,
+        },
+        _ => false,
     }
 }
 

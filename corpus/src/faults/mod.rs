@@ -47,6 +47,8 @@
 //!   disagree with the first packet's, payload lengths that do not fit the PMTU.
 //! * [`fifth_variants`]: variants of a fifth reading, which a judge that ordered outputs no
 //!   rule orders failed.
+//! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
+//!   not a pairing with another message's expectation, must be named.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -85,6 +87,7 @@ pub mod inference;
 pub mod knobs;
 pub mod layouts;
 pub mod messages;
+pub mod naming_rx;
 mod prove;
 mod qps;
 pub mod rejects;
@@ -403,6 +406,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || discards::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
+    || naming_rx::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

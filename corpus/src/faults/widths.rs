@@ -263,7 +263,7 @@ fn wr_id_32bit(e: &mut NicEvent) -> bool {
 }
 
 /// A completion entry changed by `f`, in the bytes written to its queue as well.
-fn rewrite_entry(c: &mut CompletionEvent, f: impl Fn(&mut CompletionRepr)) {
+pub(super) fn rewrite_entry(c: &mut CompletionEvent, f: impl Fn(&mut CompletionRepr)) {
     f(&mut c.entry);
     if let Some(q) = c.queue.as_mut() {
         let mut e = q.entry();

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use openrdma_device::{NicEvent, Side};
+use openrdma_codec::host::CompletionRepr;
+use openrdma_device::{CompletionEvent, CqId, NicEvent, Side};
 
 use super::Item;
 
@@ -76,13 +77,18 @@ pub(super) fn pair(
             };
             // A flag of the identity written exactly as expected, or else the earliest: a
             // flag written for the same message before, with another value, is not taken
-            // for it.
-            let exact = list.iter().position(|&g| same_flag(e, got[g].1)).unwrap_or(0);
+            // for it. A receive entry pairs here only when it is written exactly as
+            // expected; one that differs pairs with its nearest expectation below.
+            let exact = list.iter().position(|&g| same(e, got[g].1));
+            let Some(exact) = exact.or((!is_receive_entry(e)).then_some(0)) else {
+                continue;
+            };
             let g = list.remove(exact);
             pair_of[w] = Some(g);
             taken[g] = true;
         }
     }
+    nearest(want, got, &mut pair_of, &mut taken);
     // Near misses: what is left, in order, while both sides have some.
     let mut rest = (0..got.len()).filter(|&g| !taken[g]);
     for slot in pair_of.iter_mut().filter(|p| p.is_none()) {
@@ -107,10 +113,92 @@ pub(super) fn pair(
     (pairs, missing, extra)
 }
 
-/// Whether two flags are the same write: address and word.
-fn same_flag(a: &NicEvent, b: &NicEvent) -> bool {
-    matches!((a, b), (NicEvent::FlagWrite(x), NicEvent::FlagWrite(y))
-        if x.addr == y.addr && x.value == y.value)
+/// Whether two flags are the same write (address and word), or two receive entries the
+/// same entry, in the same place.
+fn same(a: &NicEvent, b: &NicEvent) -> bool {
+    match (a, b) {
+        (NicEvent::FlagWrite(x), NicEvent::FlagWrite(y)) => x.addr == y.addr && x.value == y.value,
+        (NicEvent::Completion(x), NicEvent::Completion(y)) if is_receive_entry(a) => {
+            distance(&Entry::of(x), &Entry::of(y)) == 0
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is a responder's completion entry.
+fn is_receive_entry(e: &NicEvent) -> bool {
+    matches!(e, NicEvent::Completion(c) if c.side == Side::Responder)
+}
+
+/// A receive entry as the pairing compares it: its fields, decoded once, and its place.
+struct Entry {
+    fields: CompletionRepr,
+    place: Option<(CqId, u32, u64)>,
+}
+
+impl Entry {
+    fn of(c: &CompletionEvent) -> Entry {
+        Entry { fields: c.written_entry(), place: c.queue.as_ref().map(|q| (q.cq, q.slot, q.addr)) }
+    }
+}
+
+/// How far an observed receive entry is from an expected one: the number of its fields
+/// that differ, its place in the ring (queue, slot, address and phase) counting as one.
+/// The timestamp is the device's clock and does not count.
+fn distance(a: &Entry, b: &Entry) -> usize {
+    let (x, y) = (&a.fields, &b.fields);
+    let place = a.place != b.place || (a.place.is_some() && x.phase != y.phase);
+    [
+        x.qpn != y.qpn,
+        x.msn != y.msn,
+        x.wr_id != y.wr_id,
+        x.status != y.status,
+        x.opcode != y.opcode,
+        x.byte_len != y.byte_len,
+        x.imm != y.imm,
+        x.has_imm != y.has_imm,
+        x.is_receive != y.is_receive,
+        place,
+    ]
+    .into_iter()
+    .filter(|&d| d)
+    .count()
+}
+
+/// Pairs the receive entries left over, each with its nearest expectation: a receive
+/// entry carries no token of its own, and any of its fields may be the one the device got
+/// wrong (its MSN, its QPN, its slot), so none of them alone tells whose entry it is. The
+/// pairs of fewest differences are taken first, then those nearest in position: an entry
+/// whose MSN is another message's pairs with its own message, whose other fields and slot
+/// it shares, and an entry left out leaves its expectation missing, the later entries
+/// paired with their own.
+fn nearest(want: &[Item<'_>], got: &[Item<'_>], pair_of: &mut [Option<usize>], taken: &mut [bool]) {
+    let entries = |items: &[Item<'_>], free: &dyn Fn(usize) -> bool| -> Vec<(usize, Entry)> {
+        items
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| free(i))
+            .filter_map(|(i, (_, e, _))| match e {
+                NicEvent::Completion(c) if c.side == Side::Responder => Some((i, Entry::of(c))),
+                _ => None,
+            })
+            .collect()
+    };
+    let ws = entries(want, &|w| pair_of[w].is_none());
+    let gs = entries(got, &|g| !taken[g]);
+    let mut candidates: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for (w, a) in &ws {
+        for (g, b) in &gs {
+            candidates.push((distance(a, b), w.abs_diff(*g), *w, *g));
+        }
+    }
+    candidates.sort_unstable();
+    for (_, _, w, g) in candidates {
+        if pair_of[w].is_none() && !taken[g] {
+            pair_of[w] = Some(g);
+            taken[g] = true;
+        }
+    }
 }
 
 /// Which pairs (in expected order) are in a longest run of increasing observed positions.
