@@ -19,7 +19,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use openrdma_codec::frame::decode;
 use openrdma_codec::host::{CompletionStatus, FlagRepr};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, NicEvent, NicReport, Record, Scenario, Side,
@@ -29,7 +28,7 @@ use openrdma_device::{
 use super::arrivals::{Arrivals, discard_rule};
 use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
 use super::matching::{self, When};
-use super::obs::{Frame, Kind, classify};
+use super::obs::{Frame, Injected, Kind, classify};
 use super::table::{CHECKS, Check, expected_reads};
 use super::{Scope, sacks, wire};
 use crate::req::*;
@@ -434,15 +433,17 @@ fn report_bit(r: &NicReport) -> u8 {
 /// for a PSN an earlier SACK showed arrived (SND-NACK-001.a) or never sent
 /// (SND-NACK-001.c), an AETH whose `msn` is ahead of every message sent (SND-ACK-002); and
 /// a stale SACK, before an earlier one, whose news a sender must still apply (SND-SACK-005.b).
-fn acks_to_discard(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
+fn acks_to_discard(
+    s: &Scenario,
+    inj: &[Injected<'_>],
+    exp: &[(&Record, Frame<'_>)],
+) -> BTreeSet<Clause> {
     use openrdma_codec::Psn;
     let local_of = super::peer_map(s);
     let window = s.manifest.nic.window();
     let mut out = BTreeSet::new();
     let mut arrived: Vec<(u32, openrdma_codec::SethRepr)> = Vec::new();
-    for r in s.injects() {
-        let Body::Frame { bytes, .. } = &r.body else { continue };
-        let d = decode(bytes);
+    for (r, d) in inj.iter().filter_map(|i| Some((i.rec, i.frame.as_ref()?))) {
         let Some(q) = d.bth.map(|b| b.dest_qp.value()) else { continue };
         let before = exp.iter().filter(|(e, _)| e.at.0 < r.at.0);
         let mut last: Option<Psn> = None;
@@ -571,22 +572,19 @@ fn flag_lens(s: &Scenario) -> u8 {
 /// Whether `s` injects a `Retransmit` command for a PSN at or before the cumulative PSN of
 /// a SACK it injected into the QP before, while it expects a data packet of the QP after
 /// that cumulative PSN sent by then: a command that must change nothing (REC-RTO-004.e).
-fn stale_retransmit(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+fn stale_retransmit(s: &Scenario, inj: &[Injected<'_>], exp: &[(&Record, Frame<'_>)]) -> bool {
     let peers = super::peer_map(s);
     s.injects().any(|r| {
         let Body::Cpu { command: CpuCommand::Retransmit { qpn, psn } } = &r.body else {
             return false;
         };
         let q = qpn.value();
-        let cack = s
-            .injects()
-            .filter(|j| j.at < r.at)
-            .filter_map(|j| match &j.body {
-                Body::Frame { bytes, .. } => {
-                    let d = decode(bytes);
-                    (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|x| !x.pr)?.cack_psn)
-                }
-                _ => None,
+        let cack = inj
+            .iter()
+            .filter(|j| j.rec.at < r.at)
+            .filter_map(|j| {
+                let d = j.frame.as_ref()?;
+                (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|x| !x.pr)?.cack_psn)
             })
             .reduce(|a, b| if b.is_after(a) { b } else { a });
         let Some(cack) = cack.filter(|&c| !psn.is_after(c)) else { return false };
@@ -602,20 +600,18 @@ fn stale_retransmit(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
 /// transmission (an `Armed` report is due, REC-IF-003) that a SACK injected later
 /// acknowledges cumulatively (a `Progress` with a later `snd_una`, REC-IF-002). Neither
 /// report is recorded, since neither is compared.
-fn una_reports(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+fn una_reports(s: &Scenario, inj: &[Injected<'_>], exp: &[(&Record, Frame<'_>)]) -> bool {
     let peers = super::peer_map(s);
     exp.iter().any(|(e, f)| {
         let Kind::Data { qp, psn, rtx: false } = f.kind else { return false };
         let Some(&local) = peers.get(&qp) else { return false };
-        s.injects().filter(|r| r.at.0 > e.at.0).any(|r| match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
+        inj.iter().filter(|i| i.at() > e.at.0).any(|i| {
+            i.frame.as_ref().is_some_and(|d| {
                 d.bth.is_some_and(|b| b.dest_qp.value() == local)
                     && d.ext.seth.is_some_and(|x| {
                         !x.pr && !openrdma_codec::Psn::new(psn).is_after(x.cack_psn)
                     })
-            }
-            _ => false,
+            })
         })
     })
 }
@@ -653,6 +649,9 @@ impl Facts {
                 _ => None,
             })
             .collect();
+        let inj = super::obs::injects_of(s);
+        // The frames the scenario injects, decoded.
+        let injected = || inj.iter().filter_map(|i| Some((i.rec, i.frame.as_ref()?)));
         let m = &s.manifest;
         let delay = u64::try_from(m.nic.sack_delay.as_nanos()).unwrap_or(u64::MAX);
         let mut f = Facts {
@@ -698,21 +697,16 @@ impl Facts {
                     CompletionStatus::from_aeth_nak(n) == Some(c.entry.status)
                 }))
             }),
-            vendor_nack: s.injects().any(|r| match &r.body {
-                Body::Frame { bytes, .. } => decode(bytes)
-                    .ext
-                    .neth
-                    .is_some_and(|n| n.vendor_info != 0 && !n.reason.is_fatal()),
-                _ => false,
+            vendor_nack: injected().any(|(_, d)| {
+                d.ext.neth.is_some_and(|n| n.vendor_info != 0 && !n.reason.is_fatal())
             }),
-            odd_credit: s.injects().any(|r| match &r.body {
-                Body::Frame { bytes, .. } => decode(bytes).ext.aeth.is_some_and(|a| {
+            odd_credit: injected().any(|(_, d)| {
+                d.ext.aeth.is_some_and(|a| {
                     openrdma_codec::AethKind::of(a.syndrome) == openrdma_codec::AethKind::Ack
                         && a.syndrome & 0x1F != 0x1F
-                }),
-                _ => false,
+                })
             }),
-            discarded_acks: acks_to_discard(s, &exp),
+            discarded_acks: acks_to_discard(s, &inj, &exp),
             cq_stop: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError {
                     requirement, ..
@@ -738,8 +732,8 @@ impl Facts {
                 matches!(&r.body, Body::Event { event: NicEvent::FlagWrite(x) }
                     if x.side == Side::Responder && x.addr > 0xFFFF_FFFF)
             }),
-            stale_retransmit: stale_retransmit(s, &exp),
-            una_reports: una_reports(s, &exp),
+            stale_retransmit: stale_retransmit(s, &inj, &exp),
+            una_reports: una_reports(s, &inj, &exp),
             random_draws: random_draws(s, &exp),
             skew: skew_data(s, &exp),
         };
@@ -755,21 +749,19 @@ impl Facts {
                     && peers.get(&qp).is_some_and(|l| !flagless.contains(l)))
         });
         f.command_after_failure = command_after_failure(s);
-        for r in s.injects() {
-            if let Body::Frame { bytes, .. } = &r.body {
-                if let Some(c) = discard_rule(&decode(bytes)).and_then(wire::discard_clause) {
-                    f.discards.insert(c);
-                }
+        for (_, d) in injected() {
+            if let Some(c) = discard_rule(d).and_then(wire::discard_clause) {
+                f.discards.insert(c);
             }
         }
-        let fed = matching::fed_scenario(s);
+        let fed = matching::fed_scenario(&inj);
         for e in 0..exp.len() {
             let (rec, ef) = &exp[e];
             match ef.kind {
                 Kind::Sack { qp, .. } => {
                     // Every entry of the SACK's cause table: those before the last hold
                     // of some device.
-                    for (rule, _) in sacks::due_causes(s, rec.at.0, qp) {
+                    for (rule, _) in sacks::due_causes(s, &inj, rec.at.0, qp) {
                         f.sack_due.extend(Clause::parse(rule));
                     }
                 }
@@ -784,7 +776,7 @@ impl Facts {
                     }
                     // Every entry of the cause table some device reaches: those up to the
                     // first that holds whatever the device does.
-                    let causes = matching::causes(s, &fed, &exp, e);
+                    let causes = matching::causes(s, &inj, &fed, &exp, e);
                     let reach = causes.iter().position(|c| c.when == When::Always);
                     let reach = reach.map_or(causes.len(), |i| i + 1);
                     f.due.extend(causes[..reach].iter().map(|c| c.rule));

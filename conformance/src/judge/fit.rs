@@ -30,7 +30,7 @@ use std::rc::Rc;
 use openrdma_codec::{AethKind, Ev, Msn, Opcode, Psn};
 use openrdma_device::{Body, CpuCommand, HostCommand, Input, Scenario, SprayPolicy};
 
-use super::obs::In;
+use super::obs::{In, Injected, Obs};
 use super::{Frame, Kind};
 
 /// An estimate of the window-fit policy that a device's choice of EVs can contradict.
@@ -59,7 +59,12 @@ impl Estimate {
 /// The window-fit QP of the device whose packets carry `peer`, as the scenario creates it,
 /// when the judge can follow its pool: every EV a primary, and no input that moves an EV
 /// out of GOOD (a skip mark, a trim, a command). Its device QPN and profile.
-pub(super) fn followed(s: &Scenario, peer: u32) -> Option<(u32, Vec<Ev>)> {
+/// `injects` are the scenario's injected records, decoded.
+pub(super) fn followed(
+    s: &Scenario,
+    injects: &[Injected<'_>],
+    peer: u32,
+) -> Option<(u32, Vec<Ev>)> {
     let q = s.injects().find_map(|r| match &r.body {
         Body::Host { command: HostCommand::CreateQp(q) } if q.peer_qpn.value() == peer => Some(q),
         _ => None,
@@ -68,10 +73,9 @@ pub(super) fn followed(s: &Scenario, peer: u32) -> Option<(u32, Vec<Ev>)> {
         return None;
     }
     let local = q.qpn.value();
-    let moved = s.injects().any(|r| match &r.body {
-        Body::Cpu { command: CpuCommand::SetEvState { qpn, .. } } => qpn.value() == local,
-        Body::Frame { bytes, .. } => {
-            let d = openrdma_codec::frame::decode(bytes);
+    let moved = injects.iter().any(|i| match (&i.rec.body, &i.frame) {
+        (Body::Cpu { command: CpuCommand::SetEvState { qpn, .. } }, _) => qpn.value() == local,
+        (_, Some(d)) => {
             d.bth.is_some_and(|b| b.dest_qp.value() == local)
                 && (d.ext.seth.is_some_and(|x| x.m.0 & 3 != 0)
                     || d.ext.neth.is_some_and(|n| n.reason.is_trim()))
@@ -473,13 +477,15 @@ pub(super) struct Fits<'a> {
     scenario: &'a Scenario,
     inputs: &'a [In<'a>],
     obs: &'a [Frame<'a>],
+    injects: &'a [Injected<'a>],
     walks: RefCell<HashMap<u32, Rc<Option<Walk>>>>,
 }
 
 impl<'a> Fits<'a> {
-    /// The walks of a run of `scenario`, none built yet.
-    pub(super) fn new(scenario: &'a Scenario, inputs: &'a [In<'a>], obs: &'a [Frame<'a>]) -> Self {
-        Fits { scenario, inputs, obs, walks: RefCell::new(HashMap::new()) }
+    /// The walks of a run of `scenario` decoded as `o`, none built yet.
+    pub(super) fn new(scenario: &'a Scenario, o: &'a Obs<'a>) -> Self {
+        let (inputs, obs, injects) = (&o.inputs[..], &o.frames[..], &o.injects[..]);
+        Fits { scenario, inputs, obs, injects, walks: RefCell::new(HashMap::new()) }
     }
 
     /// The walk of the window-fit QP whose packets carry `peer`; `None` inside when the
@@ -488,7 +494,7 @@ impl<'a> Fits<'a> {
         if let Some(w) = self.walks.borrow().get(&peer) {
             return Rc::clone(w);
         }
-        let w = Rc::new(walk(self.scenario, self.inputs, self.obs, peer));
+        let w = Rc::new(walk(self.scenario, self.inputs, self.obs, self.injects, peer));
         self.walks.borrow_mut().insert(peer, Rc::clone(&w));
         w
     }
@@ -561,8 +567,14 @@ impl<'a> Fits<'a> {
 /// The walk of the window-fit QP whose packets carry `peer`, rebuilt from the inputs
 /// delivered and the device's frames; `None` when the judge cannot follow the QP
 /// ([`followed`]).
-fn walk(s: &Scenario, inputs: &[In<'_>], obs: &[Frame<'_>], peer: u32) -> Option<Walk> {
-    let (local, evs) = followed(s, peer)?;
+fn walk(
+    s: &Scenario,
+    inputs: &[In<'_>],
+    obs: &[Frame<'_>],
+    injects: &[Injected<'_>],
+    peer: u32,
+) -> Option<Walk> {
+    let (local, evs) = followed(s, injects, peer)?;
     let m = &s.manifest;
     let ipv4 = !m.link.is_ipv6();
     let wire = evs.iter().map(|&e| super::wire_ev(ipv4, e)).collect();
@@ -684,7 +696,7 @@ mod tests {
                     _ => None,
                 })
                 .expect("a QP");
-            let fits = Fits::new(&s, &o.inputs, &o.frames);
+            let fits = Fits::new(&s, &o);
             let w = fits.walk(peer);
             let (r, _) = w.as_ref().as_ref().expect("a followed QP");
             let evals = &r.evals;

@@ -36,7 +36,7 @@ use openrdma_codec::{AethRepr, Msn, Psn};
 
 use super::fields::{self, Rule};
 use super::fit::{Estimate, Fits};
-use super::obs::In;
+use super::obs::{In, Injected};
 use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, render_frame};
 use crate::req::*;
 
@@ -102,6 +102,8 @@ pub(super) struct Ctx<'a> {
     pub inputs: &'a [In<'a>],
     /// The same inputs, as the cause table reads them.
     pub fed: Vec<Fed<'a>>,
+    /// The records the scenario injects, decoded once.
+    pub injects: &'a [Injected<'a>],
     pub exp: &'a [(&'a Record, Frame<'a>)],
     pub obs: &'a [Frame<'a>],
     pub observed: &'a [TimedOutput],
@@ -561,7 +563,7 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
 /// the device did.
 fn named_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Cause {
     let at = cx.exp[e].0.at.0;
-    causes(cx.scenario, &cx.fed, cx.exp, e)
+    causes(cx.scenario, cx.injects, &cx.fed, cx.exp, e)
         .into_iter()
         .find(|c| cx.holds(c.when, e, at, sent))
         .unwrap_or(Cause { rule: fields::default_rule(&cx.exp[e].1.kind), when: When::Always })
@@ -737,15 +739,16 @@ pub(super) fn fed_of<'a>(inputs: &[In<'a>]) -> Vec<Fed<'a>> {
         .collect()
 }
 
-/// The inputs a scenario injects, as the cause table reads them.
-pub(super) fn fed_scenario(s: &Scenario) -> Vec<Fed<'_>> {
-    s.injects()
-        .map(|r| match &r.body {
-            Body::Frame { bytes, .. } => {
-                Fed { at: r.at.0, frame: Some(openrdma_codec::frame::decode(bytes)), cpu: None }
-            }
-            Body::Cpu { command } => Fed { at: r.at.0, frame: None, cpu: Some(command) },
-            _ => Fed { at: r.at.0, frame: None, cpu: None },
+/// The inputs a scenario injects (`inj`, decoded), as the cause table reads them.
+pub(super) fn fed_scenario<'a>(inj: &[Injected<'a>]) -> Vec<Fed<'a>> {
+    inj.iter()
+        .map(|i| Fed {
+            at: i.at(),
+            frame: i.frame.clone(),
+            cpu: match &i.rec.body {
+                Body::Cpu { command } => Some(command),
+                _ => None,
+            },
         })
         .collect()
 }
@@ -754,9 +757,11 @@ pub(super) fn fed_scenario(s: &Scenario) -> Vec<Fed<'_>> {
 /// be named by, each with when it applies, in the order the judge tries them. The naming
 /// of a divergence ([`due_rule`]) takes the first that holds of what the device did;
 /// coverage (`discriminates`) takes every entry that some device can reach. `fed`: the
-/// inputs as delivered (for a judgement) or as the scenario injects them (for coverage).
+/// inputs as delivered (for a judgement) or as the scenario injects them (for coverage);
+/// `inj`: the records the scenario injects, decoded.
 pub(super) fn causes(
     s: &Scenario,
+    inj: &[Injected<'_>],
     fed: &[Fed<'_>],
     exp: &[(&Record, Frame<'_>)],
     e: usize,
@@ -765,9 +770,12 @@ pub(super) fn causes(
     // Sent within its window under another PSN: the sender numbered it wrong.
     let renumbered = || Cause::new(SND_PSN_001, When::Renumbered);
     let mut out = match ef.kind {
-        Kind::Data { rtx: true, .. } => [vec![renumbered()], rtx_causes(s, fed, exp, e)].concat(),
+        Kind::Data { rtx: true, .. } => {
+            [vec![renumbered()], rtx_causes(s, inj, fed, exp, e)].concat()
+        }
         Kind::Data { rtx: false, .. } => {
-            [vec![renumbered()], fit_causes(s, fed, exp, e), first_causes(s, exp, e)].concat()
+            let fit = fit_causes(s, inj, fed, exp, e);
+            [vec![renumbered()], fit, first_causes(s, inj, exp, e)].concat()
         }
         Kind::Nack { qp, psn, reason } => {
             let rule = wwi_nack(s, fed, qp, psn, reason)
@@ -792,13 +800,19 @@ pub(super) fn causes(
 /// gave, where one came before it; the rate, where an estimate of it can exist (from the
 /// QP's second evaluation, its 17th first transmission, on); the limit. Only in a scenario
 /// that judges EVs exactly (CONF-CMP-028), of a QP whose pool the judge can follow.
-fn fit_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+fn fit_causes(
+    s: &Scenario,
+    inj: &[Injected<'_>],
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Vec<Cause> {
     let (rec, ef) = &exp[e];
     let Kind::Data { qp, rtx: false, .. } = ef.kind else { return vec![] };
     if !s.manifest.requires.contains(&Capability::SprayPolicies) {
         return vec![];
     }
-    let Some((local, _)) = super::fit::followed(s, qp) else { return vec![] };
+    let Some((local, _)) = super::fit::followed(s, inj, qp) else { return vec![] };
     let answered = fed.iter().any(|i| {
         i.at < rec.at.0
             && i.frame.as_ref().is_some_and(|d| {
@@ -827,6 +841,7 @@ fn fit_causes(s: &Scenario, fed: &[Fed<'_>], exp: &[(&Record, Frame<'_>)], e: us
 /// the device's frames (`Fits::contradicted`); `None` when no estimate is.
 pub(super) fn ev_cause(
     s: &Scenario,
+    inj: &[Injected<'_>],
     inputs: &[In<'_>],
     exp: &[(&Record, Frame<'_>)],
     fits: &Fits<'_>,
@@ -834,7 +849,7 @@ pub(super) fn ev_cause(
 ) -> Option<Rule> {
     let Kind::Data { qp, psn, rtx: false } = exp[e].1.kind else { return None };
     let est = fits.contradicted(qp, psn)?;
-    causes(s, &fed_of(inputs), exp, e)
+    causes(s, inj, &fed_of(inputs), exp, e)
         .into_iter()
         .find(|c| c.when == When::Contradicts(est))
         .map(|c| c.rule)

@@ -512,12 +512,13 @@ fn judge_all(
 ) -> Judgement {
     // Everything read, decoded once, and the pairing of frames several rows read.
     let o = Obs::new(scenario, injected, observed);
-    let fits = fit::Fits::new(scenario, &o.inputs, &o.frames);
+    let fits = fit::Fits::new(scenario, &o);
     let mut pair_div = Vec::new();
     let cx = matching::Ctx {
         scenario,
         inputs: &o.inputs,
         fed: matching::fed_of(&o.inputs),
+        injects: &o.injects,
         exp: &o.exp_frames,
         obs: &o.frames,
         observed,
@@ -525,6 +526,9 @@ fn judge_all(
         fits: &fits,
     };
     let pairing = matching::pair(&cx, &mut pair_div);
+    let mut entry_div = Vec::new();
+    let late = scenario.manifest.tolerances.late_ns;
+    let history = entries::judge(scenario, &o.events, late, &mut entry_div);
     let ctx = Ctx {
         scenario,
         observed,
@@ -534,7 +538,8 @@ fn judge_all(
         pairing,
         pair_div: RefCell::new(pair_div),
         tracking: OnceCell::new(),
-        history: OnceCell::new(),
+        history,
+        entry_div: RefCell::new(entry_div),
         checked: Cell::new(0),
     };
     let mut div: Vec<Divergence> = Vec::new();
@@ -577,7 +582,7 @@ fn created_qp(scenario: &Scenario, local: u32) -> Option<&openrdma_device::QpCon
 
 /// Whether an AETH ACK with credit code 0 is among a QP's acknowledgements `acks`: a
 /// sender must ignore the code (AETH-MRC-002.b).
-fn credit_zero_before(acks: &[(u64, openrdma_codec::frame::DecodedFrame<'_>)]) -> bool {
+fn credit_zero_before(acks: &[(u64, &openrdma_codec::frame::DecodedFrame<'_>)]) -> bool {
     acks.iter().any(|(_, d)| {
         d.ext
             .aeth
@@ -615,22 +620,18 @@ fn probe_commanded<'a>(
     })
 }
 
-/// The acknowledgements (SACKs and AETHs) the scenario injects into the device's QP
-/// `local` up to `at`, decoded, with their times.
-fn acks_into(
-    scenario: &Scenario,
+/// The acknowledgements (SACKs and AETHs) among the records a scenario injects (`inj`,
+/// decoded) into the device's QP `local` up to `at`, with their times.
+fn acks_into<'i, 'a>(
+    inj: &'i [obs::Injected<'a>],
     local: u32,
     at: u64,
-) -> Vec<(u64, openrdma_codec::frame::DecodedFrame<'_>)> {
-    scenario
-        .injects()
-        .filter(|r| r.at.0 <= at)
-        .filter_map(|r| match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                (d.bth?.dest_qp.value() == local).then_some((r.at.0, d))
-            }
-            _ => None,
+) -> Vec<(u64, &'i openrdma_codec::frame::DecodedFrame<'a>)> {
+    inj.iter()
+        .filter(|i| i.at() <= at)
+        .filter_map(|i| {
+            let d = i.frame.as_ref()?;
+            (d.bth?.dest_qp.value() == local).then_some((i.at(), d))
         })
         .filter(|(_, d)| d.ext.seth.is_some() || d.ext.aeth.is_some())
         .collect()

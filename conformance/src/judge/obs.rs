@@ -20,6 +20,35 @@ pub(super) struct Obs<'a> {
     pub(super) exp_events: Vec<(&'a Record, &'a NicEvent)>,
     /// The inputs as delivered, in order, each frame decoded.
     pub(super) inputs: Vec<In<'a>>,
+    /// The records the scenario injects, as it records them, each frame decoded.
+    pub(super) injects: Vec<Injected<'a>>,
+}
+
+/// A record the scenario injects, with its frame decoded when it is one.
+pub(super) struct Injected<'a> {
+    pub(super) rec: &'a Record,
+    pub(super) frame: Option<DecodedFrame<'a>>,
+}
+
+impl Injected<'_> {
+    /// When the scenario injects it.
+    pub(super) fn at(&self) -> u64 {
+        self.rec.at.0
+    }
+}
+
+/// The records `scenario` injects, each frame decoded, in the scenario's order.
+pub(super) fn injects_of(scenario: &Scenario) -> Vec<Injected<'_>> {
+    scenario
+        .injects()
+        .map(|rec| Injected {
+            rec,
+            frame: match &rec.body {
+                Body::Frame { bytes, .. } => Some(decode(bytes)),
+                _ => None,
+            },
+        })
+        .collect()
 }
 
 /// One input as delivered.
@@ -65,7 +94,7 @@ impl<'a> Obs<'a> {
                 },
             })
             .collect();
-        Obs { frames, events, exp_frames, exp_events, inputs }
+        Obs { frames, events, exp_frames, exp_events, inputs, injects: injects_of(scenario) }
     }
 }
 

@@ -49,12 +49,12 @@
 //! every probe answer the scenario expects must have come, with `pr` 1 and its `probe_id`
 //! (PETH-RESP-001).
 
-use openrdma_codec::frame::decode;
 use openrdma_device::{Record, Scenario, Tolerances};
 
 use openrdma_codec::{CcStateRepr, Ev, Psn, SethRepr};
 
 use super::arrivals::{Arrivals, Carrier, ProbeCopy, Status, WriteCopy, ev_requirement};
+use super::obs::Injected;
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use crate::req::*;
 
@@ -101,16 +101,23 @@ fn push_field(
     });
 }
 
+/// What the SACK checks read of a run.
+#[derive(Clone, Copy)]
+pub(super) struct Run<'r, 'a> {
+    pub(super) scenario: &'r Scenario,
+    pub(super) arrivals: &'r Arrivals,
+    /// The expected frames, with their records.
+    pub(super) exp_frames: &'r [(&'a Record, Frame<'a>)],
+    /// The device's frames, in the order it sent them.
+    pub(super) obs_frames: &'r [Frame<'a>],
+    pub(super) tol: &'r Tolerances,
+    /// The records the scenario injects, decoded.
+    pub(super) injects: &'r [Injected<'a>],
+}
+
 /// Judges every SACK the device sent, and its progress against the expected SACKs.
-pub(super) fn judge(
-    scenario: &Scenario,
-    arrivals: &Arrivals,
-    exp_frames: &[(&Record, Frame<'_>)],
-    obs_frames: &[Frame<'_>],
-    tol: &Tolerances,
-    div: &mut Vec<Divergence>,
-    checked: &mut usize,
-) {
+pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut usize) {
+    let Run { scenario, arrivals, exp_frames, obs_frames, tol, .. } = run;
     let peer_of = super::peer_map(scenario);
     let mpr = scenario.manifest.nic.mpr;
     let window = u32::from(mpr) * 128;
@@ -155,7 +162,7 @@ pub(super) fn judge(
             } else if far {
                 RET_CAP_001.id()
             } else {
-                named_due(scenario, rec.at.0, qp, obs_frames, tol)
+                named_due(run, rec.at.0, qp)
             };
             div.push(Divergence {
                 at: rec.at.0,
@@ -185,7 +192,7 @@ pub(super) fn judge(
         if let Some(psn) = unclaimed(ef, obs_frames, qp, deadline).filter(|_| !answered) {
             div.push(Divergence {
                 at: deadline,
-                requirement: named_due(scenario, rec.at.0, qp, obs_frames, tol).into(),
+                requirement: named_due(run, rec.at.0, qp).into(),
                 what: format!(
                     "no SACK reported PSN {psn}, received behind a hole, by {deadline} ns"
                 ),
@@ -198,8 +205,8 @@ pub(super) fn judge(
             });
         }
     }
-    judge_probe_answers(scenario, exp_frames, obs_frames, tol, div, checked);
-    judge_duplicate_answers(scenario, arrivals, exp_frames, obs_frames, tol, div, checked);
+    judge_probe_answers(run, div, checked);
+    judge_duplicate_answers(run, div, checked);
 }
 
 /// When the scenario answers the duplicate at `at` on wire QP `qp` with a transport ACK
@@ -244,15 +251,8 @@ fn ack_after_sack(
 /// miss it; the number of other SACKs stays the device's choice (CONF-CMP-007.b). A
 /// duplicate too far from `cack_psn` for 16 bits is answered by the clamped offset
 /// (SETH-ACKPSN-003.b).
-fn judge_duplicate_answers(
-    scenario: &Scenario,
-    arrivals: &Arrivals,
-    exp_frames: &[(&Record, Frame<'_>)],
-    obs_frames: &[Frame<'_>],
-    tol: &Tolerances,
-    div: &mut Vec<Divergence>,
-    checked: &mut usize,
-) {
+fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut usize) {
+    let Run { scenario, arrivals, exp_frames, obs_frames, tol, .. } = run;
     let peer_of = super::peer_map(scenario);
     let answers = |f: &Frame<'_>, qp: u32, psn: u32| match (&f.kind, f.d.ext.seth) {
         (&Kind::Sack { qp: q, cack, .. }, Some(s)) if q == qp && !s.pr => {
@@ -346,14 +346,8 @@ fn unclaimed(ef: &Frame<'_>, obs_frames: &[Frame<'_>], qp: u32, deadline: u64) -
 /// another `ftype`, PDC identifiers, `rtx`, a reserved field set) and the device answered a
 /// probe without one, the missing answer is named by that rule: the device did not take
 /// the probe.
-fn judge_probe_answers(
-    scenario: &Scenario,
-    exp_frames: &[(&Record, Frame<'_>)],
-    obs_frames: &[Frame<'_>],
-    tol: &Tolerances,
-    div: &mut Vec<Divergence>,
-    checked: &mut usize,
-) {
+fn judge_probe_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut usize) {
+    let Run { scenario, exp_frames, obs_frames, tol, injects, .. } = run;
     let answer = |f: &Frame<'_>| match f.kind {
         Kind::Sack { qp, .. } => f.d.ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset)),
         _ => None,
@@ -366,7 +360,7 @@ fn judge_probe_answers(
     // latter; one that answers no plain probe simply does not answer.
     let answers_plain = exp_frames.iter().any(|(rec, ef)| {
         answer(ef).is_some_and(|want| {
-            let odd = probe_not_taken(scenario, want.0, want.1 as u16, rec.at.0);
+            let odd = probe_not_taken(scenario, injects, want.0, want.1 as u16, rec.at.0);
             odd.is_none() && answered(rec, want)
         })
     });
@@ -375,7 +369,7 @@ fn judge_probe_answers(
         *checked += 1;
         let deadline = rec.at.0.saturating_add(tol.late_ns);
         if !answered(rec, want) {
-            let rule = probe_not_taken(scenario, want.0, want.1 as u16, rec.at.0)
+            let rule = probe_not_taken(scenario, injects, want.0, want.1 as u16, rec.at.0)
                 .filter(|_| answers_plain);
             div.push(Divergence {
                 at: rec.at.0,
@@ -398,19 +392,22 @@ fn judge_probe_answers(
 /// The receive rule broken by not answering probe `id`, sent to the peer QP `qp` (the
 /// wire QP) by `at`: that of the value a receiver must take in the latest such probe, if
 /// it carries one.
-fn probe_not_taken(scenario: &Scenario, qp: u32, id: u16, at: u64) -> Option<Clause> {
+/// `injects` are the records the scenario injects, decoded.
+fn probe_not_taken(
+    scenario: &Scenario,
+    injects: &[Injected<'_>],
+    qp: u32,
+    id: u16,
+    at: u64,
+) -> Option<Clause> {
     let local = *super::peer_map(scenario).get(&qp)?;
-    let probe = scenario.injects().filter(|r| r.at.0 <= at).filter_map(|r| match &r.body {
-        openrdma_device::Body::Frame { bytes, .. } => Some(decode(bytes)),
-        _ => None,
-    });
-    let probe = probe
-        .filter(|d| {
-            d.bth.is_some_and(|b| b.dest_qp.value() == local)
-                && d.ext.peth.is_some_and(|p| p.probe_id == id)
-        })
-        .last()?;
-    super::arrivals::accept_clause(&probe)
+    // The latest such probe.
+    let mut probe = injects.iter().rev().filter(|i| i.at() <= at).filter_map(|i| i.frame.as_ref());
+    let probe = probe.find(|d| {
+        d.bth.is_some_and(|b| b.dest_qp.value() == local)
+            && d.ext.peth.is_some_and(|p| p.probe_id == id)
+    })?;
+    super::arrivals::accept_clause(probe)
 }
 
 /// When a cause of a missing SACK ([`due_causes`]) holds of what the device did.
@@ -449,7 +446,14 @@ pub(super) enum Due {
 /// timer's start (RCV-SACK-004.a) when the device's SACK shows the timer restarted by
 /// that write ([`Due::Restarted`]): a timer restarted and a timer that never fires both
 /// miss the expected SACK, and only the time of the late one tells them apart.
-pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static str, Due)> {
+///
+/// `injects` are the records the scenario injects, decoded.
+pub(super) fn due_causes(
+    scenario: &Scenario,
+    injects: &[Injected<'_>],
+    at: u64,
+    qp: u32,
+) -> Vec<(&'static str, Due)> {
     let Some(&local) = super::peer_map(scenario).get(&qp) else {
         return vec![("RCV-SACK-001.a", Due::Always)];
     };
@@ -463,9 +467,10 @@ pub(super) fn due_causes(scenario: &Scenario, at: u64, qp: u32) -> Vec<(&'static
     // The highest TSETH stamp the QP's writes carried, and whether the trigger's was lower:
     // a responder that orders writes by their stamps (TSETH-TS-001.a) drops it.
     let (mut highest, mut stale) = (0u16, false);
-    for r in scenario.injects().filter(|r| r.at.0 <= at) {
-        let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
-        let d = decode(bytes);
+    for (r, d) in injects.iter().filter_map(|i| Some((i.rec, i.frame.as_ref()?))) {
+        if r.at.0 > at {
+            continue;
+        }
         if d.discard_reason().is_some() {
             continue;
         }
@@ -550,33 +555,29 @@ fn sack_delay(scenario: &Scenario) -> u64 {
 
 /// The rule a SACK due at `at` on the wire QP `qp`, that the device did not send in time,
 /// is named by: the first entry of its cause table ([`due_causes`]) that holds.
-fn named_due(
-    scenario: &Scenario,
-    at: u64,
-    qp: u32,
-    obs_frames: &[Frame<'_>],
-    tol: &Tolerances,
-) -> &'static str {
-    due_causes(scenario, at, qp)
+fn named_due(run: Run<'_, '_>, at: u64, qp: u32) -> &'static str {
+    due_causes(run.scenario, run.injects, at, qp)
         .into_iter()
         .find(|&(_, when)| match when {
             Due::Always => true,
-            Due::Restarted => restarted(scenario, at, qp, obs_frames, tol),
-            Due::CountKept => count_kept(scenario, at, qp, obs_frames),
+            Due::Restarted => restarted(run, at, qp),
+            Due::CountKept => count_kept(run, at, qp),
         })
         .map_or("RCV-SACK-001.a", |c| c.0)
 }
 
 /// Whether a SACK of the device on the wire QP `qp` before `at` shows that its previous
 /// SACK left the count of writes to acknowledge as it was ([`Due::CountKept`]).
-fn count_kept(scenario: &Scenario, at: u64, qp: u32, obs_frames: &[Frame<'_>]) -> bool {
+fn count_kept(run: Run<'_, '_>, at: u64, qp: u32) -> bool {
+    let Run { scenario, exp_frames, obs_frames, injects, .. } = run;
     let Some(&local) = super::peer_map(scenario).get(&qp) else { return false };
     let coalesce = scenario.manifest.nic.sack_coalesce;
     // The writes of the QP that needed no SACK at once, and all the writes taken.
     let (mut quiet, mut taken): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
-    for r in scenario.injects().filter(|r| r.at.0 < at) {
-        let openrdma_device::Body::Frame { bytes, .. } = &r.body else { continue };
-        let d = decode(bytes);
+    for (r, d) in injects.iter().filter_map(|i| Some((i.rec, i.frame.as_ref()?))) {
+        if r.at.0 >= at {
+            continue;
+        }
         if d.discard_reason().is_some() || d.ext.peth.is_some() {
             continue;
         }
@@ -585,22 +586,16 @@ fn count_kept(scenario: &Scenario, at: u64, qp: u32, obs_frames: &[Frame<'_>]) -
             continue;
         };
         taken.push(r.at.0);
-        if due_causes(scenario, r.at.0, qp).last().is_some_and(|c| c.0 == "RCV-SACK-002")
+        if due_causes(scenario, injects, r.at.0, qp).last().is_some_and(|c| c.0 == "RCV-SACK-002")
             && !bth.ack_req
         {
             quiet.push(r.at.0);
         }
     }
-    let expected: Vec<u64> = scenario
-        .expects()
-        .filter(|r| match &r.body {
-            openrdma_device::Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
-                d.ext.seth.is_some() && d.bth.is_some_and(|b| b.dest_qp.value() == qp)
-            }
-            _ => false,
-        })
-        .map(|r| r.at.0)
+    let expected: Vec<u64> = exp_frames
+        .iter()
+        .filter(|(_, f)| f.d.ext.seth.is_some() && f.d.bth.is_some_and(|b| b.dest_qp.value() == qp))
+        .map(|(r, _)| r.at.0)
         .collect();
     let sent: Vec<u64> = obs_frames
         .iter()
@@ -623,13 +618,8 @@ fn count_kept(scenario: &Scenario, at: u64, qp: u32, obs_frames: &[Frame<'_>]) -
 
 /// Whether the device's SACK timer on the wire QP `qp`, due to expire at `at`, was
 /// started again by each write that came while it ran ([`Due::Restarted`]).
-fn restarted(
-    scenario: &Scenario,
-    at: u64,
-    qp: u32,
-    obs_frames: &[Frame<'_>],
-    tol: &Tolerances,
-) -> bool {
+fn restarted(run: Run<'_, '_>, at: u64, qp: u32) -> bool {
+    let Run { scenario, obs_frames, tol, injects, .. } = run;
     let delay = sack_delay(scenario);
     let Some(&local) = super::peer_map(scenario).get(&qp) else { return false };
     // The device's first SACK of the QP after the expected time.
@@ -643,19 +633,17 @@ fn restarted(
     };
     let start = at.saturating_sub(delay);
     // The writes of the QP from the timer's start to that SACK.
-    let writes: Vec<u64> = scenario
-        .injects()
-        .filter(|r| r.at.0 > start && r.at.0 < sent)
-        .filter(|r| match &r.body {
-            openrdma_device::Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
+    let writes: Vec<u64> = injects
+        .iter()
+        .filter(|i| i.at() > start && i.at() < sent)
+        .filter(|i| {
+            i.frame.as_ref().is_some_and(|d| {
                 d.discard_reason().is_none()
                     && d.ext.peth.is_none()
                     && d.bth.is_some_and(|b| b.dest_qp.value() == local && b.opcode.is_mrc_write())
-            }
-            _ => false,
+            })
         })
-        .map(|r| r.at.0)
+        .map(|i| i.at())
         .collect();
     let Some(&last) = writes.last() else { return false };
     let mut before = start;

@@ -133,8 +133,11 @@ pub(crate) struct Ctx<'a> {
     /// The EVs of the sending QPs followed through the inputs, and the walk over the
     /// device's data packets by them: built by the first row that reads it.
     pub(super) tracking: OnceCell<Option<paths::Tracking>>,
-    /// What each observed completion's slot held, from the `entries` row.
-    pub(super) history: OnceCell<SlotHistory>,
+    /// What each observed completion's slot held, and the divergences of the entries
+    /// judged on their own and as writes to their queues, which the `entries` row reports:
+    /// built before any row runs, so that no row depends on another having run.
+    pub(super) history: SlotHistory,
+    pub(super) entry_div: RefCell<Vec<Divergence>>,
     /// Expected records checked.
     pub(super) checked: Cell<usize>,
 }
@@ -389,8 +392,15 @@ pub static CHECKS: &[Check] = &[
         applies: always,
         judge: |c, d| {
             let mut n = 0;
-            let tol = &c.scenario.manifest.tolerances;
-            sacks::judge(c.scenario, &c.arrivals, &c.o.exp_frames, &c.o.frames, tol, d, &mut n);
+            let run = sacks::Run {
+                scenario: c.scenario,
+                arrivals: &c.arrivals,
+                exp_frames: &c.o.exp_frames,
+                obs_frames: &c.o.frames,
+                tol: &c.scenario.manifest.tolerances,
+                injects: &c.o.injects,
+            };
+            sacks::judge(run, d, &mut n);
             c.count(n);
         },
     },
@@ -421,11 +431,7 @@ pub static CHECKS: &[Check] = &[
         clauses: ENTRIES,
         reads: &[Reads::Completion],
         applies: always,
-        judge: |c, d| {
-            let late = c.scenario.manifest.tolerances.late_ns;
-            let h = entries::judge(c.scenario, &c.o.events, late, d);
-            let _ = c.history.set(h);
-        },
+        judge: |c, d| d.append(&mut c.entry_div.borrow_mut()),
     },
     Check {
         name: "sequences",
@@ -435,8 +441,7 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| {
             let mut n = 0;
             let late = c.scenario.manifest.tolerances.late_ns;
-            let none = SlotHistory::new();
-            let h = c.history.get().unwrap_or(&none);
+            let h = &c.history;
             let naks: Vec<(u32, u64, u8)> =
                 c.o.inputs
                     .iter()

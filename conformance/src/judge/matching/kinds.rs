@@ -196,7 +196,12 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   (EV-SKIP-002); else never sent, after an ACK with credit code 0: the credit taken for
 ///   a limit (AETH-MRC-002.b).
 /// * Otherwise the message's segmentation (SND-SEG-001.a).
-pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) -> Vec<Cause> {
+pub(super) fn first_causes(
+    s: &Scenario,
+    inj: &[Injected<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Vec<Cause> {
     use openrdma_codec::EvMark;
     use openrdma_device::{CongestionControl, EvState};
     let (rec, ef) = &exp[e];
@@ -204,7 +209,7 @@ pub(super) fn first_causes(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize)
     let Kind::Data { qp, .. } = ef.kind else { return vec![] };
     let Some(&local) = crate::judge::peer_map(s).get(&qp) else { return vec![] };
     // What the scenario injects into the QP up to the expected time, with its time.
-    let acks = crate::judge::acks_into(s, local, at);
+    let acks = crate::judge::acks_into(inj, local, at);
     let mut out = Vec::new();
     match acks.iter().rev().find(|(t, _)| *t == at).map(|(_, d)| d) {
         Some(d) => {
@@ -294,7 +299,7 @@ fn beyond_narrow_start(
     s: &Scenario,
     local: u32,
     ef: &Frame<'_>,
-    acks: &[(u64, openrdma_codec::frame::DecodedFrame<'_>)],
+    acks: &[(u64, &DecodedFrame<'_>)],
 ) -> bool {
     let Kind::Data { psn, rtx: false, .. } = ef.kind else { return false };
     if s.manifest.nic.mpr < 2 || acks.iter().any(|(_, a)| a.ext.seth.is_some_and(|x| x.mpr != 0)) {
@@ -330,6 +335,7 @@ fn beyond_narrow_start(
 /// the window (SND-WIN-003).
 pub(super) fn rtx_causes(
     s: &Scenario,
+    inj: &[Injected<'_>],
     fed: &[Fed<'_>],
     exp: &[(&Record, Frame<'_>)],
     e: usize,
@@ -441,7 +447,7 @@ pub(super) fn rtx_causes(
     }
     out.extend(match cause {
         // Due at once while the QP's window was full, and late: the window held it back.
-        Some(c) if window_full(s, exp, e) => {
+        Some(c) if window_full(s, inj, exp, e) => {
             vec![Cause::new(SND_WIN_003, When::Late), Cause::new(c, When::Always)]
         }
         Some(c) => vec![Cause::new(c, When::Always)],
@@ -544,7 +550,12 @@ fn backoff_end(
 /// min(`W_own`, `W_peer`) PSNs from `snd_una` (SND-WIN-001), `snd_una` following the
 /// cumulative PSN of the SACKs injected into the QP and `W_peer` their last non-zero `mpr`
 /// (SND-WIN-002).
-pub(super) fn window_full(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
+pub(super) fn window_full(
+    s: &Scenario,
+    inj: &[Injected<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> bool {
     let (rec, ef) = &exp[e];
     let at = rec.at.0;
     let Kind::Data { qp, .. } = ef.kind else { return false };
@@ -553,7 +564,7 @@ pub(super) fn window_full(s: &Scenario, exp: &[(&Record, Frame<'_>)], e: usize) 
     let own = u32::from(s.manifest.nic.mpr) * 128;
     let mut window = own;
     let mut una = q.initial_psn.value();
-    for (_, d) in crate::judge::acks_into(s, local, at) {
+    for (_, d) in crate::judge::acks_into(inj, local, at) {
         let Some(x) = d.ext.seth.filter(|x| !x.pr) else { continue };
         una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
         if x.mpr != 0 {

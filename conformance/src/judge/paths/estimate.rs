@@ -50,7 +50,7 @@ pub(super) const MISESTIMATES: &[(Keeping, &str)] = &[
 ];
 
 /// One PSN as the device's boundary shows it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Sent {
     first_at: u64,
     last_at: u64,
@@ -61,7 +61,7 @@ struct Sent {
 }
 
 /// The estimates of one QP, followed by one keeping.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Estimates {
     keeping: Keeping,
     /// The pool, in profile order (wire EVs).
@@ -220,6 +220,7 @@ pub(super) struct Misstep {
 /// device's own earlier choices and the acknowledgements `claims` it may have taken, each
 /// up to `lag` ns after it came (`CONF-CMP-048`). A packet on an EV the rules cannot give
 /// is named by the first wrong keeping that can give it, or else by `SND-SPRAY-004`.
+/// `claims` are in time order.
 pub(super) fn judge_own(
     qp: &Qp,
     peer: u32,
@@ -227,46 +228,27 @@ pub(super) fn judge_own(
     obs: &[Frame<'_>],
     lag: u64,
 ) -> Vec<Misstep> {
-    let n = qp.slots.iter().filter(|s| !s.backup).count();
+    let pool: Vec<Ev> = qp.slots.iter().filter(|s| !s.backup).map(|s| s.wire).collect();
+    let n = pool.len();
+    let mut follow = Follow::new(qp, peer, claims, obs, lag);
     let mut out = Vec::new();
     // The round-robin cursors the device's choices so far may have left.
     let mut cursors: Vec<usize> = vec![0];
-    for (o, f) in obs.iter().enumerate() {
-        let Kind::Data { qp: q, psn, .. } = f.kind else { continue };
-        if q != peer {
-            continue;
-        }
-        let t = f.at;
-        // Acknowledgements surely taken by `t`, then those that may have been.
-        let sure = claims.iter().filter(|(c, _)| c.saturating_add(lag) < t).count();
-        let maybe = claims[sure..].iter().take_while(|(c, _)| *c <= t).count();
-        // Every position the policy may give, with the cursor after it, for `keeping`.
-        let allowed = |keeping: Keeping, cursors: &[usize]| {
-            let mut all: Vec<(usize, usize)> = Vec::new();
-            for taken in sure..=sure + maybe {
-                let e = follow(keeping, qp, peer, &claims[..taken], &obs[..o], t, lag);
-                for &c in cursors {
-                    for a in e.allowed(psn, c) {
-                        if !all.contains(&a) {
-                            all.push(a);
-                        }
-                    }
-                }
-            }
-            all
-        };
-        let pool: Vec<Ev> = qp.slots.iter().filter(|s| !s.backup).map(|s| s.wire).collect();
-        let Some(taken) = pool.iter().position(|&e| e == f.ev) else {
+    for k in 0..follow.sent.len() {
+        let (o, ev, psn) = (follow.sent[k].o, follow.sent[k].ev, follow.sent[k].psn);
+        let Some(taken) = pool.iter().position(|&e| e == ev) else {
             // Not an EV of the pool: the pool's rule (CONF-CMP-027) judges the packet.
             continue;
         };
-        let rules = allowed(Keeping::Rules, &cursors);
+        let rules = follow.allowed(Keeping::Rules, k, psn, &cursors);
         let mut next: Vec<usize> =
             rules.iter().filter(|(i, _)| *i == taken).map(|&(_, c)| c).collect();
         if next.is_empty() {
             let clause = MISESTIMATES
                 .iter()
-                .find(|(k, _)| allowed(*k, &cursors).iter().any(|(i, _)| *i == taken))
+                .find(|(keeping, _)| {
+                    follow.allowed(*keeping, k, psn, &cursors).iter().any(|(i, _)| *i == taken)
+                })
                 .map_or("SND-SPRAY-004", |&(_, clause)| clause);
             let mut evs: Vec<Ev> = Vec::new();
             for (i, _) in &rules {
@@ -286,35 +268,146 @@ pub(super) fn judge_own(
     out
 }
 
-/// The estimates of keeping `keeping` just before a packet at `t`, from the device's data
-/// packets `sent` of the QP and the acknowledgements `claims` it took, each up to `lag` ns
-/// after it came and no later than `t`.
-fn follow(
-    keeping: Keeping,
-    qp: &Qp,
-    peer: u32,
-    claims: &[(u64, Claim)],
-    sent: &[Frame<'_>],
-    t: u64,
+/// One data packet of the QP followed, as the estimates take it.
+#[derive(Debug, Clone, Copy)]
+struct Send {
+    /// Its index among the device's frames.
+    o: usize,
+    at: u64,
+    psn: u32,
+    ev: Ev,
+    msn: Option<Msn>,
+}
+
+/// The estimates of one keeping, followed through the QP's packets and the claims in time
+/// order, a claim before every packet sent at or after its time.
+#[derive(Debug, Clone)]
+struct Walk {
+    e: Estimates,
+    /// The packets sent so far, and the claims taken.
+    sent: usize,
+    taken: usize,
+}
+
+impl Walk {
+    /// Goes on through `sent` and `claims[..cap]`, each claim taken `late(at)` ns late.
+    /// With `hold`, stops before the first packet that claim `cap` comes before, so that the
+    /// walk goes on the same whatever claims after `cap` are taken; otherwise takes every
+    /// packet of `sent`, then every claim to `cap`.
+    fn go(
+        &mut self,
+        sent: &[Send],
+        claims: &[(u64, Claim)],
+        cap: usize,
+        late: impl Fn(u64) -> u64,
+        hold: bool,
+    ) {
+        while let Some(s) = sent.get(self.sent) {
+            while let Some((at, c)) = claims[..cap].get(self.taken).filter(|(at, _)| *at <= s.at) {
+                self.e.claim(*at, c, late(*at));
+                self.taken += 1;
+            }
+            if hold && self.taken == cap && claims.get(cap).is_some_and(|(at, _)| *at <= s.at) {
+                return;
+            }
+            self.e.send(s.at, s.psn, s.ev, s.msn);
+            self.sent += 1;
+        }
+        if !hold {
+            while let Some((at, c)) = claims[..cap].get(self.taken) {
+                self.e.claim(*at, c, late(*at));
+                self.taken += 1;
+            }
+        }
+    }
+}
+
+/// The estimates of a QP, followed once for each keeping: each walk holds what every
+/// packet's judgement shares, the packets sent before it and the claims surely taken by
+/// then, and each judgement goes on from a copy of it. A packet earlier than the one
+/// before it starts the walks again.
+struct Follow<'a> {
+    qp: &'a Qp,
+    claims: &'a [(u64, Claim)],
     lag: u64,
-) -> Estimates {
-    let mut e = Estimates::new(keeping, qp);
-    let late = |at: u64| lag.min(t.saturating_sub(at));
-    let mut claims = claims.iter().peekable();
-    for f in sent {
-        let Kind::Data { qp: q, psn: p, .. } = f.kind else { continue };
-        if q != peer {
-            continue;
-        }
-        while let Some((at, c)) = claims.next_if(|(at, _)| *at <= f.at) {
-            e.claim(*at, c, late(*at));
-        }
-        e.send(f.at, p, f.ev, f.d.ext.meth.map(|m| m.msn));
+    /// The QP's data packets, in the order the device sent them.
+    sent: Vec<Send>,
+    /// The walk of each keeping, by the rules first, then [`MISESTIMATES`].
+    walks: Vec<Walk>,
+}
+
+impl<'a> Follow<'a> {
+    fn new(
+        qp: &'a Qp,
+        peer: u32,
+        claims: &'a [(u64, Claim)],
+        obs: &[Frame<'_>],
+        lag: u64,
+    ) -> Follow<'a> {
+        let sent = obs
+            .iter()
+            .enumerate()
+            .filter_map(|(o, f)| match f.kind {
+                Kind::Data { qp: q, psn, .. } if q == peer => {
+                    Some(Send { o, at: f.at, psn, ev: f.ev, msn: f.d.ext.meth.map(|m| m.msn) })
+                }
+                _ => None,
+            })
+            .collect();
+        let walks = std::iter::once(Keeping::Rules)
+            .chain(MISESTIMATES.iter().map(|&(k, _)| k))
+            .map(|k| Walk { e: Estimates::new(k, qp), sent: 0, taken: 0 })
+            .collect();
+        Follow { qp, claims, lag, sent, walks }
     }
-    for (at, c) in claims {
-        e.claim(*at, c, late(*at));
+
+    /// The estimates of `keeping` just before packet `k`, one for each count of claims the
+    /// device may have taken by then: it has surely taken the claims that came more than
+    /// `lag` ns before the packet, and may have taken those since, each up to `lag` ns after
+    /// it came and no later than the packet.
+    fn estimates(&mut self, keeping: Keeping, k: usize) -> Vec<Estimates> {
+        let (claims, lag, t) = (self.claims, self.lag, self.sent[k].at);
+        let sure = claims.iter().filter(|(c, _)| c.saturating_add(lag) < t).count();
+        let maybe = claims[sure..].iter().take_while(|(c, _)| *c <= t).count();
+        let late = |at: u64| lag.min(t.saturating_sub(at));
+        let Some(walk) = self.walks.iter_mut().find(|w| w.e.keeping == keeping) else {
+            return Vec::new();
+        };
+        if walk.taken > sure {
+            *walk = Walk { e: Estimates::new(keeping, self.qp), sent: 0, taken: 0 };
+        }
+        let before = &self.sent[..k];
+        walk.go(before, claims, sure, late, true);
+        (sure..=sure + maybe)
+            .map(|taken| {
+                let mut w = walk.clone();
+                w.go(before, claims, taken, late, false);
+                w.e
+            })
+            .collect()
     }
-    e
+
+    /// Every position the policy of `keeping` may give packet `k` (of PSN `psn`), with the
+    /// cursor after it, from each of `cursors`, whichever claims the device took by then.
+    fn allowed(
+        &mut self,
+        keeping: Keeping,
+        k: usize,
+        psn: u32,
+        cursors: &[usize],
+    ) -> Vec<(usize, usize)> {
+        let mut all: Vec<(usize, usize)> = Vec::new();
+        for e in self.estimates(keeping, k) {
+            for &c in cursors {
+                for a in e.allowed(psn, c) {
+                    if !all.contains(&a) {
+                        all.push(a);
+                    }
+                }
+            }
+        }
+        all
+    }
 }
 
 #[cfg(test)]
@@ -406,6 +499,84 @@ mod tests {
             e.send(1_000, 0, b, None);
             e.claim(6_000, &sack(0), 0);
             assert_eq!(e.srtt, vec![None, srtt], "{k:?}");
+        }
+    }
+
+    /// The estimates of `keeping` just before a packet at `t`, followed from scratch
+    /// through the packets `sent` before it and the claims the device took: the plain
+    /// version that [`Follow`] must agree with.
+    fn from_scratch(
+        keeping: Keeping,
+        qp: &Qp,
+        claims: &[(u64, Claim)],
+        sent: &[Send],
+        t: u64,
+        lag: u64,
+    ) -> Estimates {
+        let mut e = Estimates::new(keeping, qp);
+        let late = |at: u64| lag.min(t.saturating_sub(at));
+        let mut claims = claims.iter().peekable();
+        for s in sent {
+            while let Some((at, c)) = claims.next_if(|(at, _)| *at <= s.at) {
+                e.claim(*at, c, late(*at));
+            }
+            e.send(s.at, s.psn, s.ev, s.msn);
+        }
+        for (at, c) in claims {
+            e.claim(*at, c, late(*at));
+        }
+        e
+    }
+
+    /// Followed once, the estimates before every packet are those followed from scratch,
+    /// for every keeping and every count of claims the device may have taken, also when a
+    /// packet's time goes back.
+    #[test]
+    fn following_once_agrees_with_following_from_scratch() {
+        let q = qp(&[0xA, 0xB, 0xC]);
+        let lag = 3_000;
+        // A small linear congruential sequence: the same packets every run.
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut sent = Vec::new();
+        let mut t = 0;
+        for o in 0..60 {
+            // Mostly forward, now and then back.
+            t = if next(10) == 0 { t - t.min(next(4_000)) } else { t + next(2_500) };
+            let psn = (o.min(40) as u32).saturating_sub(next(3) as u32);
+            let ev = Ev::new([0xA, 0xB, 0xC][next(3) as usize]);
+            sent.push(Send { o, at: t, psn, ev, msn: None });
+        }
+        let mut claims = Vec::new();
+        let mut c = 0;
+        for k in 0..30u32 {
+            c += next(5_000);
+            claims.push((c, sack(k + next(3) as u32)));
+        }
+        let keepings = [Keeping::Rules, Keeping::Unreleased, Keeping::SampleOfRetransmission];
+        let mut follow = Follow {
+            qp: &q,
+            claims: &claims,
+            lag,
+            sent: sent.clone(),
+            walks: keepings
+                .iter()
+                .map(|&k| Walk { e: Estimates::new(k, &q), sent: 0, taken: 0 })
+                .collect(),
+        };
+        for k in 0..sent.len() {
+            let t = sent[k].at;
+            let sure = claims.iter().filter(|(c, _)| c + lag < t).count();
+            let maybe = claims[sure..].iter().take_while(|(c, _)| *c <= t).count();
+            for keeping in keepings {
+                let want: Vec<Estimates> = (sure..=sure + maybe)
+                    .map(|n| from_scratch(keeping, &q, &claims[..n], &sent[..k], t, lag))
+                    .collect();
+                assert_eq!(follow.estimates(keeping, k), want, "packet {k}, {keeping:?}");
+            }
         }
     }
 }

@@ -2,9 +2,9 @@
 //! (`CONF-CMP-048`): the EV of each data packet and probe of a QP whose choice depends on
 //! state the judge rebuilds, and the estimate or back-off a wrong choice shows.
 
-use openrdma_codec::frame::decode;
 use openrdma_device::{Body, Capability, Scenario, SprayPolicy};
 
+use super::super::obs::Injected;
 use super::super::table::Ctx;
 use super::super::{Divergence, Frame, Kind, render_frame};
 use super::{Packets, estimate};
@@ -86,7 +86,7 @@ pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
             _ => false,
         };
         if ef.ev != of.ev && !(policy == SprayPolicy::WindowFit && late_ok(of)) {
-            let (req, what) = match backoff_mistimed(scenario, ef, of) {
+            let (req, what) = match backoff_mistimed(scenario, &c.o.injects, ef, of) {
                 Some(nacked) => (
                     "SND-NACK-004.a",
                     format!(
@@ -179,7 +179,8 @@ fn window_fit_cause(
     ef: &Frame<'_>,
     req: &'static str,
 ) -> (&'static str, String) {
-    match super::super::matching::ev_cause(c.scenario, &c.o.inputs, &c.o.exp_frames, c.fits, e) {
+    let (inj, inputs) = (&c.o.injects, &c.o.inputs);
+    match super::super::matching::ev_cause(c.scenario, inj, inputs, &c.o.exp_frames, c.fits, e) {
         Some(rule) => (
             rule.id(),
             format!(
@@ -210,7 +211,13 @@ fn estimate_name(id: &str) -> &'static str {
 /// back-off and an input of its QP that can change the EV pool (a frame or a command) came
 /// between the two times: the EV it chose then follows from when it went, and the back-off
 /// it ran is what broke (SND-NACK-004.a).
-fn backoff_mistimed(scenario: &Scenario, ef: &Frame<'_>, of: &Frame<'_>) -> Option<u64> {
+/// `injects` are the scenario's injected records, decoded.
+fn backoff_mistimed(
+    scenario: &Scenario,
+    injects: &[Injected<'_>],
+    ef: &Frame<'_>,
+    of: &Frame<'_>,
+) -> Option<u64> {
     let Kind::Data { qp, psn, rtx: true } = ef.kind else { return None };
     let backoff = u64::try_from(scenario.manifest.nic.nack_backoff.as_nanos()).ok()?;
     let local = super::super::peer_map(scenario).get(&qp).copied()?;
@@ -220,11 +227,10 @@ fn backoff_mistimed(scenario: &Scenario, ef: &Frame<'_>, of: &Frame<'_>) -> Opti
     }
     let mut nacked = None;
     let mut changed = false;
-    for r in scenario.injects() {
-        let at = r.at.0;
-        match &r.body {
-            Body::Frame { bytes, .. } => {
-                let d = decode(bytes);
+    for i in injects {
+        let at = i.at();
+        match (&i.rec.body, &i.frame) {
+            (_, Some(d)) => {
                 if d.bth.map(|b| b.dest_qp.value()) != Some(local) {
                     continue;
                 }
@@ -236,7 +242,7 @@ fn backoff_mistimed(scenario: &Scenario, ef: &Frame<'_>, of: &Frame<'_>) -> Opti
                     }
                 }
             }
-            Body::Cpu { .. } => changed |= lo < at && at <= hi,
+            (Body::Cpu { .. }, _) => changed |= lo < at && at <= hi,
             _ => {}
         }
     }
