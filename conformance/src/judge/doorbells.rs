@@ -744,7 +744,13 @@ fn judge_rejected(
     if got.iter().filter(|&&s| s == want).count() >= due {
         return;
     }
-    let rule = if r.torn { TPL_INSTALL_002 } else { reject_rule(reject, r.unusable) };
+    // A token at the instant of a template change is judged under TPL-INSTALL-002 when
+    // one version of the template may explain its answer. BadVersion for a token of
+    // version 1 is explained by none: the answer breaks the rejection's own rule.
+    let misversioned = got.contains(&CompletionStatus::BAD_VERSION)
+        && DoorbellToken::from_u64(r.value).version == 1;
+    let rule =
+        if r.torn && !misversioned { TPL_INSTALL_002 } else { reject_rule(reject, r.unusable) };
     let other = got.iter().find(|s| **s != want);
     let (clause, what) = match other {
         // Rejected by a sequence number that is right: the device expects another.
