@@ -409,6 +409,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_FORMAT_001,
     DB_FORMAT_002,
     DB_INDEX_001,
+    DB_LENGTH_001,
     DB_LENGTH_002,
     DB_LENGTH_003,
     DB_LENGTH_004,
@@ -874,6 +875,10 @@ fn judge_accepted(
             TPL_INSTALL_002
         } else if let Some(c) = r.edge.filter(|_| s == CompletionStatus::LENGTH_OUT_OF_RANGE) {
             c
+        } else if s == CompletionStatus::LENGTH_OUT_OF_RANGE {
+            // Away from every bound no comparison off by one explains the rejection: the
+            // device took the token for another length.
+            DB_LENGTH_001
         } else {
             DB_ORDER_001
         };
