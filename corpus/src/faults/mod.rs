@@ -45,6 +45,8 @@
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`messages`]: the later packets of a message built wrong: METH and RETH fields that
 //!   disagree with the first packet's, payload lengths that do not fit the PMTU.
+//! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
+//!   length taken from another register, a disabled template's token misreported.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -75,6 +77,7 @@ pub mod cpu;
 pub mod discards;
 pub mod engines;
 pub mod estimates;
+pub mod fifth_host;
 pub mod frames;
 pub mod generated;
 pub mod host;
@@ -400,6 +403,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || discards::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
+    || fifth_host::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
