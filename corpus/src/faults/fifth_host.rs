@@ -18,7 +18,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "zero-units-max-length",
         "a token with length_units 0 asks for the template's max_length instead of its default_length",
-        &[req::DB_LENGTH_001],
+        &[req::DB_LENGTH_001, req::DB_ACCEPT_001],
         &["db-template-change"],
         Edits { stream: Some(|_| Box::<ZeroUnitsMax>::default()), ..Edits::NONE },
     ),
@@ -45,7 +45,13 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "token-index-15-bits",
         "the index field of a token is decoded as 15 bits: a token for slot 32768 or above acts on slot index - 32768",
-        &[req::TPL_EXPAND_003, req::TPL_EXPAND_002, req::TPL_EXPAND_005, req::TPL_EXPAND_006],
+        &[
+            req::TPL_EXPAND_003,
+            req::TPL_EXPAND_002,
+            req::TPL_EXPAND_005,
+            req::TPL_EXPAND_006,
+            req::DB_ACCEPT_001,
+        ],
         &["db-fields-high"],
         Edits { host_in: Some(index_15_bits), ..Edits::NONE },
     ),
