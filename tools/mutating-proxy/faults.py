@@ -5599,3 +5599,651 @@ def _late_probes(ctx, outs):
 
 v.hooks["outputs"] = _late_probes
 v.hooks["inputs"] = TS_64NS.hooks["inputs"]
+
+# ---- the fifth reading: the host interface and completions ---------------------------------------
+
+def host_templates(ctx, m):
+    """The templates software installed, by ID, as the mod `m` saw them."""
+    return ctx.state.setdefault(m.name + ":tpl", {})
+
+
+def track_templates(m):
+    @m.hook("inputs")
+    def _(ctx, ins):
+        tpls = host_templates(ctx, m)
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            if c.get("command") == "set_template":
+                tpls[c.get("template_id")] = dict(c)
+        return ins
+
+
+def misread_tokens(m, fn):
+    """A bug of the token decoder: the device acts on `fn(ctx, t, tpl)` instead of the token t
+    the producer stored (None: t), while its completions still carry the stored value as
+    wr_id, which is latched from the register, not from the decoder."""
+    track_templates(m)
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        tpls = host_templates(ctx, m)
+        swaps = ctx.state.setdefault(m.name + ":swaps", {})
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            t = token_of(c)
+            if t is None:
+                continue
+            n = fn(ctx, t, tpls.get(t >> 48 & 0xFFF))
+            if n is None or n == t:
+                continue
+            set_token(c, n)
+            swaps[n] = t
+            ctx.mutated(m.name)
+        return ins
+
+    @out_events(m, ("completion",))
+    def _(ctx, ev, item):
+        swaps = ctx.state.get(m.name + ":swaps", {})
+        e = completion_entry(ev)
+        if not e.get("is_receive") and int(e.get("wr_id", 0)) in swaps:
+            mutate_completion(ev, lambda e: e.__setitem__("wr_id", swaps[int(e["wr_id"])]))
+
+
+def with_units(t, units):
+    return (t & ~0xFFFF) | (units & 0xFFFF)
+
+
+def too_long(t, tpl):
+    """The token with 65535 length units, which its template rejects for its length when
+    that passes max_length: how a bug that rejects a good token is shown to the device."""
+    if 0xFFFF * int(tpl.get("length_unit", 1)) <= int(tpl.get("max_length", 0)):
+        return None
+    return with_units(t, 0xFFFF)
+
+
+m = fault("db-index-bit15-dropped",
+          "The index field of a token is decoded as 15 bits: a token for slot 32768 or above "
+          "acts on slot index - 32768.",
+          ["DB-FORMAT-001", "DB-INDEX-001", "TPL-EXPAND-002", "TPL-EXPAND-003",
+           "TPL-EXPAND-005", "TPL-EXPAND-006", "DB-ACCEPT-001", "CQE-REJECT-001",
+           "WR-EXEC-001", "SND-SEG-003", "FLAG-SEND-001", "DB-LENGTH-003", "DB-LENGTH-004"])
+misread_tokens(m, lambda ctx, t, tpl: t & ~(1 << 31) if t >> 31 & 1 else None)
+
+
+m = fault("db-units-bit15-dropped",
+          "The length_units field of a token is decoded as 15 bits: a token of 32768 units or "
+          "more asks for 32768 units less.",
+          ["DB-FORMAT-001", "DB-LENGTH-001", "DB-LENGTH-002", "DB-LENGTH-003",
+           "DB-LENGTH-004", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003",
+           "CQE-REJECT-001", "DB-ACCEPT-001", "CQE-SEND-001", "FLAG-SEND-001", "FLAG-LEN-001"])
+misread_tokens(m, lambda ctx, t, tpl: t & ~0x8000 if t & 0x8000 else None)
+
+
+def _(ctx, t, tpl):
+    if tpl is None or t & 0xFFFF:
+        return None
+    unit, ml = int(tpl.get("length_unit", 1)), int(tpl.get("max_length", 0))
+    if ml == int(tpl.get("default_length", 0)) or ml % unit or not 0 < ml // unit <= 0xFFFF:
+        return None
+    return with_units(t, ml // unit)
+
+
+m = fault("db-zero-units-max-length",
+          "A token with length_units 0 asks for the template's max_length instead of its "
+          "default_length: the length multiplexer selects the wrong register.",
+          ["DB-LENGTH-001", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003",
+           "DB-LENGTH-003", "DB-LENGTH-004", "CQE-REJECT-001", "DB-ACCEPT-001",
+           "CQE-SEND-001", "FLAG-SEND-001", "FLAG-LEN-001", "RCV-PLACE-002"])
+misread_tokens(m, _)
+
+
+def _(ctx, t, tpl):
+    if tpl is None or token_length(t, tpl) != int(tpl.get("max_length", 0)):
+        return None
+    return too_long(t, tpl)
+
+
+m = fault("db-max-length-exclusive",
+          "The max_length check compares with >= : a token that asks for exactly the "
+          "template's max_length is rejected LENGTH_OUT_OF_RANGE.",
+          ["DB-LENGTH-002", "DB-ACCEPT-001", "CQE-REJECT-001"])
+misread_tokens(m, _)
+
+
+def _(ctx, t, tpl):
+    if tpl is None:
+        return None
+    i = (t >> 16) & 0xFFFF
+    end = i * int(tpl.get("local_stride", 0)) + token_length(t, tpl)
+    if end != int(tpl.get("local_region_len", 0)) or i >= int(tpl.get("slots", 1)):
+        return None
+    return too_long(t, tpl)
+
+
+m = fault("db-local-end-exclusive",
+          "The local-range check compares the range's end with >= against the region length: "
+          "a token whose local range ends exactly at the end of the local region is rejected "
+          "LENGTH_OUT_OF_RANGE.",
+          ["DB-LENGTH-003", "DB-ACCEPT-001", "CQE-REJECT-001"])
+misread_tokens(m, _)
+
+
+def tpl_of_qp(ctx, m, qpn):
+    """The one template of a QP, or None when it has none or several."""
+    ts = [t for t in host_templates(ctx, m).values() if t.get("qpn") == qpn]
+    return ts[0] if len(ts) == 1 else None
+
+
+def imm_faults(m, fn):
+    """A bug of the immediate adder: `fn(base, index)` is the immediate slot `index` of a
+    template with `imm_base` base carries."""
+    track_templates(m)
+
+    @out_frames(m, ("data",))
+    def _(ctx, f, item):
+        if not f.has("immdt"):
+            return
+        tpl = tpl_of_qp(ctx, m, ctx.local_qp_of(f))
+        if tpl is None:
+            return
+        base, v = int(tpl.get("imm_base", 0)), f.get("immdt", "imm")
+        i = (v - base) & 0xFFFFFFFF
+        if i < int(tpl.get("slots", 1)):
+            f.set("immdt", "imm", fn(base, i) & 0xFFFFFFFF)
+
+
+m = fault("tpl-imm-no-index",
+          "The immediate adder is not wired: every Write with Immediate of a template carries "
+          "imm_base, whatever its slot.",
+          ["TPL-EXPAND-005", "WR-EXEC-001", "SND-SEG-004", "CQE-RECV-001"])
+imm_faults(m, lambda base, i: base)
+
+
+m = fault("tpl-imm-carry-16",
+          "The immediate adder is 16 bits wide: imm_base + index loses the carry out of bit "
+          "15, so the immediate's high half is always imm_base's.",
+          ["TPL-EXPAND-005", "WR-EXEC-001", "SND-SEG-004", "CQE-RECV-001"])
+imm_faults(m, lambda base, i: (base & 0xFFFF0000) | ((base + i) & 0xFFFF))
+
+
+def template_register(m, key, fn):
+    """A template register the device misreads: `fn(value)` is what it holds."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            if c.get("command") == "set_template" and key in c:
+                n = fn(c[key])
+                if n != c[key]:
+                    c[key] = n
+                    ctx.mutated(m.name)
+        return ins
+
+
+m = fault("tpl-every-template-signaled",
+          "The template's signaled bit is not latched and reads 1: unsignaled work requests "
+          "write a completion entry on success too.",
+          ["WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001", "CQE-RING-001"])
+template_register(m, "signaled", lambda v: True)
+
+
+m = fault("tpl-no-template-signaled",
+          "The template's signaled bit is not latched and reads 0: signaled work requests "
+          "from tokens write no completion entry on success.",
+          ["WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001", "CQE-SEND-003",
+           "RET-SEND-001", "ORD-SEND-001"])
+template_register(m, "signaled", lambda v: False)
+
+
+m = fault("tpl-disable-ignored",
+          "The enabled bit of a template is not checked: tokens for a disabled template are "
+          "accepted and executed.",
+          ["DB-TEMPLATE-001", "CQE-REJECT-001", "CQE-OPCODE-001", "DB-REJECT-001",
+           "CQE-REJECT-002", "TPL-KEY-002", "FLAG-SEND-003", "TPL-INSTALL-002"])
+template_register(m, "enabled", lambda v: True)
+
+
+m = fault("tpl-deregister-keeps-templates",
+          "Ending a local registration does not disable the templates under its key: their "
+          "tokens are still accepted and read memory no longer registered.",
+          ["TPL-KEY-002", "TPL-INSTALL-004", "DB-TEMPLATE-001", "CQE-REJECT-001",
+           "CQE-OPCODE-001", "CQE-REJECT-002", "DB-REJECT-001", "FLAG-SEND-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    keep = []
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "deregister_local":
+            ctx.mutated("tpl-deregister-keeps-templates")
+            continue
+        keep.append(item)
+    return keep
+
+
+# Completion entries and flags.
+
+def last_packet_len(ctx, n):
+    p = ctx.pmtu()
+    return (n - 1) % p + 1 if n > p else n
+
+
+m = fault("send-cqe-len-last-packet",
+          "Sender completions carry the byte count of the message's last packet instead of "
+          "the message's length.",
+          ["CQE-SEND-001"])
+completions(m, "requester",
+            lambda ctx, ev, e: e.__setitem__("byte_len", last_packet_len(ctx, int(e["byte_len"])))
+            if not e.get("is_receive") else None)
+
+
+m = fault("recv-flag-len-last-packet",
+          "Retirement flags carry the byte count of the message's last packet instead of the "
+          "bytes the message placed.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "FLAG-LEN-001"])
+flags(m, "responder",
+      lambda ctx, ev, d: d.__setitem__("byte_len", last_packet_len(ctx, d["byte_len"])))
+
+
+m = fault("send-flag-len-last-packet",
+          "Sender flags carry the byte count of the message's last packet instead of the "
+          "message's length.",
+          ["FLAG-SEND-001", "FLAG-LEN-001"])
+flags(m, "requester",
+      lambda ctx, ev, d: d.__setitem__("byte_len", last_packet_len(ctx, d["byte_len"])))
+
+
+def status_faults(m, table):
+    """A bug of the status encoder shared by entries and flags: status s is written as
+    table[s]."""
+
+    def _(ctx, ev, e):
+        s = int(e.get("status", 0))
+        if s in table and not e.get("is_receive"):
+            e["status"] = table[s]
+
+    completions(m, None, _)
+
+    def _(ctx, ev, d):
+        if d["status"] in table:
+            d["status"] = table[d["status"]]
+
+    flags(m, "requester", _)
+
+
+m = fault("status-nak-codes-swapped",
+          "The status encoder swaps the codes of the two AETH NAKs: an invalid request "
+          "completes REMOTE_ACCESS_ERROR and an access error REMOTE_INVALID_REQUEST.",
+          ["CQE-STATUS-004", "CQE-STATUS-001", "CQE-SEND-002", "FLAG-STATUS-001",
+           "FLAG-SEND-001", "RET-FLUSH-001", "SND-ACK-003"])
+status_faults(m, {0x11: 0x12, 0x12: 0x11})
+
+
+m = fault("status-fatal-nack-as-op-error",
+          "A message ended by a fatal MRC NACK completes REMOTE_OP_ERROR, the code of the "
+          "AETH NAK path, instead of FATAL_NACK.",
+          ["CQE-STATUS-001", "CQE-SEND-002", "FLAG-STATUS-001", "FLAG-SEND-001",
+           "RET-FLUSH-001"])
+status_faults(m, {0x14: 0x13})
+
+
+m = fault("status-retry-as-flushed",
+          "The message whose retries ran out completes FLUSHED, like the messages behind it, "
+          "instead of RETRY_EXCEEDED.",
+          ["CQE-STATUS-001", "CQE-SEND-002", "FLAG-STATUS-001", "FLAG-SEND-001",
+           "RET-FLUSH-001"])
+status_faults(m, {0x10: 0x15})
+
+
+m = fault("cqe-error-len-kept",
+          "Completions of failed work requests carry the request's length in byte_len: the "
+          "error path does not clear the length latch.",
+          ["CQE-SEND-002"])
+
+
+track_templates(m)
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    lens = ctx.state.setdefault("cqe-error-len-kept", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        t = token_of(c)
+        tpl = host_templates(ctx, m).get(t >> 48 & 0xFFF) if t is not None else None
+        if c.get("command") == "post_write":
+            lens[int(c.get("wr_id", 0))] = int(c.get("length", 0))
+        elif tpl is not None:
+            lens[t] = token_length(t, tpl)
+    return ins
+
+
+def _(ctx, ev, e):
+    n = ctx.state.get("cqe-error-len-kept", {}).get(int(e.get("wr_id", 0)))
+    if int(e.get("status", 0)) >= 0x10 and not e.get("is_receive") and n:
+        e["byte_len"] = n
+
+
+completions(m, "requester", _)
+
+
+def reject_completions(m, fn):
+    """A bug of the completions of rejected tokens (status 0x01 to 0x0F)."""
+    completions(m, None, lambda ctx, ev, e: fn(ctx, ev, e)
+                if 0x01 <= int(e.get("status", 0)) <= 0x0F else None)
+
+
+m = fault("reject-index-as-length",
+          "A token whose index is out of range is reported LENGTH_OUT_OF_RANGE: the range "
+          "check of the slot shares the length check's status.",
+          ["DB-INDEX-001", "CQE-REJECT-001", "DB-ORDER-001"])
+reject_completions(m, lambda ctx, ev, e: e.__setitem__("status", 0x06)
+                   if e["status"] == 0x05 else None)
+
+
+m = fault("reject-unknown-as-bad-version",
+          "A token naming no usable template is reported BAD_VERSION: both checks of the "
+          "token's header share one status.",
+          ["DB-TEMPLATE-001", "CQE-REJECT-001", "TPL-INSTALL-001", "TPL-KEY-002"])
+reject_completions(m, lambda ctx, ev, e: e.__setitem__("status", 0x01)
+                   if e["status"] == 0x02 else None)
+
+
+def _(ctx, ev, e):
+    if 0x03 <= e["status"] <= 0x06:
+        e["qpn"], e["opcode"] = 0, 0xFF
+
+
+m = fault("reject-named-no-template",
+          "Completions of tokens rejected after the template check (a stale or early seq, an "
+          "index or length out of range) carry qpn 0 and opcode NONE, as if the token named "
+          "no template.",
+          ["CQE-REJECT-001", "CQE-OPCODE-001"])
+reject_completions(m, _)
+
+
+m = fault("reject-to-error-cq",
+          "Every rejected token completes in the device error queue, even when it names a "
+          "template whose QP has a send queue.",
+          ["CQE-REJECT-002", "CQE-RING-001", "CQE-ROUTE-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_error_cq":
+            ctx.state["reject-to-error-cq"] = c.get("cq")
+    return ins
+
+
+def _(ctx, ev, cq):
+    e = completion_entry(ev)
+    if 0x03 <= int(e.get("status", 0)) <= 0x06 and ctx.state.get("reject-to-error-cq") is not None:
+        return ctx.state["reject-to-error-cq"]
+    return cq
+
+
+ring_faults(m, _)
+
+
+def cq_consumer(m, fn):
+    """A bug of the consumer register: the device holds `fn(count, entries)`. The bug shows
+    when a QP fails while its queue, by the count software wrote, had a free slot."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        regs = ctx.state.setdefault(m.name + ":c", {})
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            if c.get("command") == "cq_consumer":
+                q = ctx.cqs.get(c.get("cq")) or {}
+                n = fn(int(c["consumed"]), int(q.get("entries", 1)))
+                regs[c.get("cq")] = (int(c["consumed"]), n)
+                c["consumed"] = n
+        return ins
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        regs = ctx.state.setdefault(m.name + ":c", {})
+        counts = ctx.state.setdefault(m.name + ":k", {})
+        stopped = ctx.state.setdefault(m.name + ":stopped", set())
+        for item in outs:
+            ev = event_of(item) or {}
+            q = ev.get("queue") if ev.get("event") == "completion" else None
+            if q:
+                counts[q.get("cq")] = counts.get(q.get("cq"), 0) + 1
+            if ev.get("event") != "report" or ev.get("report") != "qp_error":
+                continue
+            for cq, c in ctx.cqs.items():
+                real, held = regs.get(cq, (0, 0))
+                n, k = int(c.get("entries", 1)), counts.get(cq, 0)
+                if (k - real) % (1 << 32) >= n:
+                    # Full by the count software wrote: stopped whatever the register.
+                    stopped.add(cq)
+                elif cq not in stopped and (k - held) % (1 << 32) >= n:
+                    ctx.mutated(m.name)
+        return outs
+
+
+m = fault("cq-consumer-as-slot",
+          "The consumer register is taken as a slot index, not as a total: once the "
+          "consumer has gone round the ring, the queue looks full and its QPs fail.",
+          ["CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009", "RET-FLUSH-001"])
+cq_consumer(m, lambda c, n: c % n)
+
+
+m = fault("cq-consumer-minus-one",
+          "The free-slot test reads the consumer register one entry short, so a queue is "
+          "found full with one slot still free.",
+          ["CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009", "RET-FLUSH-001"])
+cq_consumer(m, lambda c, n: c - 1 if c > 0 else c)
+
+
+m = fault("cqe-qpn-sign-extended",
+          "The QPN of a completion entry is sign-extended from 24 bits: with bit 23 set, the "
+          "reserved byte 15 is 0xFF.",
+          ["CQE-RESV-001", "CQE-LAYOUT-001"])
+completions(m, None, lambda ctx, ev, e: e.__setitem__("qpn_resv", 0xFF)
+            if int(e.get("qpn", 0)) >> 23 & 1 else None)
+
+
+m = fault("recv-cqe-imm-bit31-lost",
+          "Receive completions lose bit 31 of the immediate: the ImmDt latch is 31 bits "
+          "wide.",
+          ["CQE-RECV-001"])
+completions(m, "responder", lambda ctx, ev, e: e.__setitem__("imm", int(e["imm"]) & 0x7FFFFFFF)
+            if e.get("is_receive") else None)
+
+
+m = fault("recv-cqe-len-16bit",
+          "The byte count of receive completions is 16 bits wide: a message of 64 KiB or more "
+          "is reported without bits 31:16.",
+          ["CQE-RECV-001"])
+completions(m, "responder", lambda ctx, ev, e: e.__setitem__("byte_len", int(e["byte_len"]) & 0xFFFF)
+            if e.get("is_receive") else None)
+
+
+m = fault("send-cqe-len-16bit",
+          "The byte count of sender completions is 16 bits wide: a message of 64 KiB or more "
+          "is reported without bits 31:16.",
+          ["CQE-SEND-001"])
+completions(m, "requester", lambda ctx, ev, e: e.__setitem__("byte_len", int(e["byte_len"]) & 0xFFFF)
+            if not e.get("is_receive") else None)
+
+
+m = fault("recv-flag-len-16bit",
+          "The byte count of retirement flags is 16 bits wide: a message of 64 KiB or more is "
+          "reported without bits 31:16.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "FLAG-LEN-001"])
+flags(m, "responder", lambda ctx, ev, d: d.__setitem__("byte_len", d["byte_len"] & 0xFFFF))
+
+
+m = fault("cqe-wr-id-60bit",
+          "The wr_id register of the completion engine is 60 bits wide: sender completions "
+          "lose bits 63:60, a token's version among them.",
+          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "TPL-EXPAND-007", "WR-ID-001"])
+completions(m, "requester", lambda ctx, ev, e: e.__setitem__("wr_id", int(e["wr_id"]) & ((1 << 60) - 1))
+            if not e.get("is_receive") else None)
+
+
+m = fault("tpl-toggle-resets-seq",
+          "Disabling or re-enabling a template resets its expected seq to 0, as installing "
+          "one does: the toggle goes through the install path.",
+          ["TPL-INSTALL-003", "DB-SEQ-001", "DB-SEQ-002", "DB-SEQ-003", "DB-ACCEPT-001",
+           "CQE-REJECT-001", "DB-REJECT-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    tpls = ctx.state.setdefault("tpl-toggle-resets-seq", {})
+    res = []
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_template":
+            old = tpls.get(c.get("template_id"))
+            if old is not None and old != c and dict(old, enabled=c.get("enabled")) == c:
+                # An installation of another version first: the device then installs
+                # this one too, and both set the expected seq to 0.
+                other = dict(c, imm_base=(int(c.get("imm_base", 0)) ^ 1) & 0xFFFFFFFF)
+                res.append({"at": item["at"], "input": dict(item["input"], command=other)})
+                ctx.mutated("tpl-toggle-resets-seq")
+            tpls[c.get("template_id")] = dict(c)
+        res.append(item)
+    return res
+
+
+m = fault("send-complete-on-sack",
+          "The sender completes a message when a SACK covers its last packet, not when its "
+          "transport ACK arrives: under coalesced ACKs its flag and entry come early.",
+          ["SND-ACK-005", "SND-ACK-001", "FLAG-SEND-001", "CQE-SEND-001", "RET-SEND-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    sacks = ctx.state["send-complete-on-sack"] = []
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) == "sack" and sound(f):
+            sacks.append(int(item.get("at", 0)))
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    sacks = ctx.state.get("send-complete-on-sack") or []
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("side") != "requester":
+            continue
+        if ev.get("event") == "flag_write":
+            ok = flag_fields(int(ev["value"]))["status"] == 0
+        elif ev.get("event") == "completion":
+            ok = int(completion_entry(ev).get("status", 1)) == 0
+        else:
+            continue
+        t = int(item["at"])
+        before = [s for s in sacks if s < t]
+        if ok and before:
+            item["at"] = max(before)
+            ctx.mutated("send-complete-on-sack")
+    outs.sort(key=lambda o: int(o["at"]))
+    return outs
+
+
+def template_valid(c):
+    """Whether software's template passes the rules the NIC checks at installation that its
+    own fields decide (host-interface section 3.2, less the key and the flag table)."""
+    unit, n = int(c.get("length_unit", 0)), int(c.get("slots", 0))
+    return (int(c.get("template_id", 0)) < 4096 and int(c.get("qpn", 0)) > 2
+            and c.get("opcode") in (0, 1) and 1 <= n <= 1 << 16
+            and 0 < unit <= 1 << 31 and unit & (unit - 1) == 0
+            and int(c.get("default_length", 0)) <= int(c.get("max_length", 0)) <= 1 << 31
+            and region_fits(c, "local", c.get("local_stride", 0))
+            and region_fits(c, "remote", c.get("remote_stride", 0)))
+
+
+def token_verdict(tpl, expected, t):
+    """The status the checks of host-interface section 2.3 give token t, 0 when accepted."""
+    if t >> 60 != 1:
+        return 0x01
+    if tpl is None or not tpl.get("enabled"):
+        return 0x02
+    behind = (expected - (t >> 32 & 0xFFFF)) & 0xFFFF
+    if behind:
+        return 0x03 if behind < 0x8000 else 0x04
+    i, n = t >> 16 & 0xFFFF, token_length(t, tpl)
+    if i >= int(tpl.get("slots", 1)):
+        return 0x05
+    if (n > int(tpl.get("max_length", 0))
+            or i * int(tpl.get("local_stride", 0)) + n > int(tpl.get("local_region_len", 0))
+            or i * int(tpl.get("remote_stride", 0)) + n > int(tpl.get("remote_region_len", 0))):
+        return 0x06
+    return 0
+
+
+m = fault("tpl-reinstall-keeps-seq",
+          "Installing a template again under an ID in use keeps the expected seq of the "
+          "version it replaces instead of setting it to 0.",
+          ["TPL-INSTALL-003", "DB-SEQ-001", "DB-SEQ-002", "DB-SEQ-003", "DB-ACCEPT-001",
+           "CQE-REJECT-001", "DB-REJECT-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    # Per template ID: [template, the device's expected seq, what the faulty NIC adds].
+    st = ctx.state.setdefault("tpl-reinstall-keeps-seq", {})
+    swaps = ctx.state.setdefault("tpl-reinstall-keeps-seq:swaps", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "set_template" and template_valid(c):
+            s = st.get(c.get("template_id"))
+            if s is None:
+                st[c.get("template_id")] = [dict(c), 0, 0]
+            elif dict(s[0], enabled=c.get("enabled")) == c:
+                s[0] = dict(c)
+            else:
+                st[c.get("template_id")] = [dict(c), 0, (s[1] + s[2]) & 0xFFFF]
+            continue
+        if c.get("command") == "deregister_local":
+            for s in st.values():
+                if s[0].get("local_lkey") == c.get("lkey"):
+                    s[0]["enabled"] = False
+            continue
+        t = token_of(c)
+        s = st.get(t >> 48 & 0xFFF) if t is not None else None
+        if s is None:
+            continue
+        n = t
+        if s[2]:
+            n = (t & ~(0xFFFF << 32)) | (((t >> 32) - s[2]) & 0xFFFF) << 32
+            set_token(c, n)
+            swaps[n] = t
+            ctx.mutated("tpl-reinstall-keeps-seq")
+        if token_verdict(s[0], s[1], n) == 0:
+            s[1] = (s[1] + 1) & 0xFFFF
+            swaps[(s[0].get("qpn"), n >> 32 & 0xFFFF)] = t >> 32 & 0xFFFF
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    swaps = ctx.state.get("tpl-reinstall-keeps-seq:swaps", {})
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("side") != "requester":
+            continue
+        if ev.get("event") == "completion":
+            e = completion_entry(ev)
+            if int(e.get("wr_id", 0)) in swaps:
+                e["wr_id"] = swaps[int(e["wr_id"])]
+                set_completion_entry(ev, e)
+        elif ev.get("event") == "flag_write":
+            d = flag_fields(int(ev["value"]))
+            g = swaps.get((ev.get("qpn"), d["generation"]))
+            if g is not None and g != d["generation"]:
+                d["generation"] = g
+                ev["value"] = flag_value(d)
+    return outs

@@ -409,6 +409,7 @@ pub(super) const CLAUSES: &[Clause] = &[
     DB_FORMAT_001,
     DB_FORMAT_002,
     DB_INDEX_001,
+    DB_LENGTH_001,
     DB_LENGTH_002,
     DB_LENGTH_003,
     DB_LENGTH_004,
@@ -744,7 +745,13 @@ fn judge_rejected(
     if got.iter().filter(|&&s| s == want).count() >= due {
         return;
     }
-    let rule = if r.torn { TPL_INSTALL_002 } else { reject_rule(reject, r.unusable) };
+    // A token at the instant of a template change is judged under TPL-INSTALL-002 when
+    // one version of the template may explain its answer. BadVersion for a token of
+    // version 1 is explained by none: the answer breaks the rejection's own rule.
+    let misversioned = got.contains(&CompletionStatus::BAD_VERSION)
+        && DoorbellToken::from_u64(r.value).version == 1;
+    let rule =
+        if r.torn && !misversioned { TPL_INSTALL_002 } else { reject_rule(reject, r.unusable) };
     let other = got.iter().find(|s| **s != want);
     let (clause, what) = match other {
         // Rejected by a sequence number that is right: the device expects another.
@@ -868,6 +875,10 @@ fn judge_accepted(
             TPL_INSTALL_002
         } else if let Some(c) = r.edge.filter(|_| s == CompletionStatus::LENGTH_OUT_OF_RANGE) {
             c
+        } else if s == CompletionStatus::LENGTH_OUT_OF_RANGE {
+            // Away from every bound no comparison off by one explains the rejection: the
+            // device took the token for another length.
+            DB_LENGTH_001
         } else {
             DB_ORDER_001
         };

@@ -323,11 +323,18 @@ fn requester_status(e: &NicEvent) -> Option<(u32, CompletionStatus)> {
 /// The rule a missing output breaks: the sequence's, but for a sender flag of a success
 /// without a completion entry (an unsignaled work request's, FLAG-SEND-002), for the
 /// entry of a failed work request, which every work request writes (WR-SIGNALED-001.c),
-/// and for the entry of a success whose sender flag the device wrote: it took the signaled
-/// work request for an unsignaled one (WR-SIGNALED-001.a).
+/// for the entry of a success whose sender flag the device wrote: it took the signaled
+/// work request for an unsignaled one (WR-SIGNALED-001.a); and for any entry of a QP the
+/// device failed for a full completion queue before the scenario fills one: the device
+/// found the queue full while it had a free slot (CQE-RING-004.b).
 fn missing_rule(seq: Seq, want: &NicEvent, causes: &Causes<'_>) -> Rule {
     let entries_due = causes.entries_due;
     match want {
+        // An entry lost to a queue the device found full while it had a free slot: the
+        // device stopped the queue without cause (CQE-RING-004.b).
+        NicEvent::Completion(c) if causes.early_stops.contains(&c.entry.qpn.value()) => {
+            CQE_RING_004_B
+        }
         NicEvent::FlagWrite(f)
             if seq == Seq::RequesterFlags
                 && FlagRepr::from_u64(f.value).status.is_success()
@@ -547,6 +554,19 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    // The QPs the device failed for a full completion queue before the scenario fills one.
+    let early_stops: HashSet<u32> = obs
+        .iter()
+        .filter_map(|(t, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, requirement })
+                if requirement.starts_with("CQE-RING-004")
+                    && !stops.iter().any(|&(q, at)| q == qpn.value() && at <= *t) =>
+            {
+                Some(qpn.value())
+            }
+            _ => None,
+        })
+        .collect();
     let mut failed_at: HashMap<u32, u64> = HashMap::new();
     for (r, e) in exp {
         if let Some((qpn, status)) = requester_status(e) {
@@ -580,6 +600,7 @@ pub(super) fn judge(
             stops: &stops,
             failed_at: &failed_at,
             errored: &errored,
+            early_stops: &early_stops,
             errors_at: &errors_at,
             qp_errors: &qp_errors,
         };
@@ -648,6 +669,9 @@ struct Causes<'a> {
     failed_at: &'a HashMap<u32, u64>,
     /// The QPs the device reported in the error state.
     errored: &'a HashSet<u32>,
+    /// The QPs the device failed for a full completion queue before the scenario fills
+    /// one.
+    early_stops: &'a HashSet<u32>,
     /// The times the scenario expects a QP to fail.
     errors_at: &'a [u64],
     /// The QPs the scenario expects to fail, with the time.

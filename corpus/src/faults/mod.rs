@@ -49,6 +49,8 @@
 //!   rule orders failed.
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
+//! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
+//!   length taken from another register, a disabled template's token misreported.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -80,6 +82,7 @@ pub mod discards;
 pub mod engines;
 pub mod estimates;
 pub mod fifth_variants;
+pub mod fifth_host;
 pub mod frames;
 pub mod generated;
 pub mod host;
@@ -407,6 +410,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,
+    || fifth_host::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

@@ -387,7 +387,10 @@ fn edit_template(c: &mut HostCommand, edit: fn(&mut Template)) {
 }
 
 /// Rewrites a requester entry, as reported and as written.
-fn rewrite_entry(e: &mut NicEvent, edit: impl Fn(&mut openrdma_codec::host::CompletionRepr)) {
+pub(super) fn rewrite_entry(
+    e: &mut NicEvent,
+    edit: impl Fn(&mut openrdma_codec::host::CompletionRepr),
+) {
     let NicEvent::Completion(c) = e else { return };
     if c.side != Side::Requester {
         return;
@@ -414,7 +417,7 @@ fn wr_id_low_half(e: &mut NicEvent) -> bool {
 
 /// A rejection, by the check that made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reason {
+pub(super) enum Reason {
     Version,
     Template,
     /// A token naming a template refused for its reserved QPN (TPL-QPN-001).
@@ -429,7 +432,7 @@ enum Reason {
 /// status. The device takes each input alone (`per_input`), so the outputs of a batch are
 /// the token's.
 #[derive(Debug)]
-struct Misreports {
+pub(super) struct Misreports {
     reason: Reason,
     status: CompletionStatus,
     templates: HashMap<TemplateId, Template>,
@@ -437,7 +440,7 @@ struct Misreports {
 }
 
 impl Misreports {
-    fn new(reason: Reason, status: CompletionStatus) -> Misreports {
+    pub(super) fn new(reason: Reason, status: CompletionStatus) -> Misreports {
         Misreports { reason, status, templates: HashMap::new(), token: None }
     }
 

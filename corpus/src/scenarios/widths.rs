@@ -12,6 +12,9 @@
 //! * Lengths: a message of 65 600 bytes, which needs 17 bits, in RETH `dma_len`, the flag's
 //!   and the completion entry's `byte_len`, received (`rcv-length-17bit`) and sent
 //!   (`snd-length-17bit`, and from a token of 1 025 length units, `db-length-17bit`).
+//! * Token fields: a slot index with bit 15 set, whose immediate needs the carry out of
+//!   bit 15 of `imm_base + index`, a token of exactly `max_length` and one for the last
+//!   of 65 536 slots (`db-fields-high`).
 //! * Identifiers: a 24-bit QPN and its peer's with their top bits set, a 32-bit rkey whose
 //!   low 16 bits alias another region's, `wr_id` and immediates with bit 63 or 31 set
 //!   (`rcv-ids-high`, `snd-ids-high`).
@@ -44,6 +47,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rcv-length-17bit", rcv_length_17bit),
         ("snd-length-17bit", snd_length_17bit),
         ("db-length-17bit", db_length_17bit),
+        ("db-fields-high", db_fields_high),
         ("rcv-ids-high", rcv_ids_high),
         ("snd-ids-high", snd_ids_high),
         ("ret-cq-wrap-1k", ret_cq_wrap_1k),
@@ -411,6 +415,71 @@ fn db_length_17bit() -> Scenario {
     inject_sack(&mut r, 20_000, 64, 0, 64, WireMark::NONE);
     inject_ack(&mut r, 20_000, 64, 0, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 40_000)
+}
+
+/// Token fields at their high values: an index with bit 15 set, a length of exactly
+/// `max_length`, the last of 65 536 slots.
+fn db_fields_high() -> Scenario {
+    let mut r = sender_with(
+        "db-fields-high",
+        "A signaled Write-with-Immediate template of 65 536 slots of 16 bytes, with \
+         imm_base 0x1234FFF0 and max_length 256. A token for slot 40 000, whose index needs \
+         bit 15, becomes a message at that slot's addresses with immediate 0x12359C30, which \
+         needs the carry out of bit 15 of imm_base + index, and reports in flag slot \
+         40 000; a token of exactly max_length and one for the last slot, whose ranges end \
+         at the end of their regions, are accepted too. Once acknowledged each writes its \
+         flag and its completion entry.",
+        &[
+            "DB-FORMAT-001",
+            "DB-INDEX-001",
+            "DB-LENGTH-002",
+            "DB-ACCEPT-001",
+            "TPL-EXPAND-002",
+            "TPL-EXPAND-003",
+            "TPL-EXPAND-005",
+            "TPL-EXPAND-006",
+            "FLAG-SEND-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Doorbell);
+            m.requires.insert(Capability::WriteImmediate);
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    let qp =
+        QpConfig { evs: v4_evs(DUT_QP, 4), send_flag_slots: 0x1_0000, ..qp(DUT_QP, PEER_QP, 0) };
+    r.host(0, HostCommand::CreateQp(qp));
+    let t = Template {
+        slots: 0x1_0000,
+        local_stride: 16,
+        remote_stride: 16,
+        length_unit: 16,
+        default_length: 16,
+        max_length: 256,
+        imm_base: 0x1234_FFF0,
+        flag_base_slot: 0,
+        ..template(7, WrOpcode::WRITE_WITH_IMM, true)
+    };
+    r.host(
+        0,
+        HostCommand::RegisterLocal(LocalRegion {
+            lkey: t.local_lkey,
+            base: t.local_base,
+            len: t.local_region_len,
+            local_read: true,
+        }),
+    );
+    r.host(0, HostCommand::SetTemplate(t));
+    r.checks(&["DB-INDEX-001", "TPL-EXPAND-002", "TPL-EXPAND-003", "TPL-EXPAND-005"]);
+    r.host(1_000, HostCommand::Doorbell { token: token(7, 0, 40_000, 0) });
+    r.checks(&["DB-LENGTH-002", "DB-ACCEPT-001"]);
+    r.host(1_100, HostCommand::Doorbell { token: token(7, 1, 1, 16) });
+    r.host(1_200, HostCommand::Doorbell { token: token(7, 2, 0xFFFF, 0) });
+    r.checks(&["FLAG-SEND-001", "CQE-SEND-001", "TPL-EXPAND-006"]);
+    inject_sack(&mut r, 5_000, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 5_000, 2, 2, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
 }
 
 // ===== identifiers ========================================================================
