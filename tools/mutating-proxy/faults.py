@@ -5600,6 +5600,7 @@ def _late_probes(ctx, outs):
 v.hooks["outputs"] = _late_probes
 v.hooks["inputs"] = TS_64NS.hooks["inputs"]
 
+
 # ---- the fifth reading: the host interface and completions ---------------------------------------
 
 def host_templates(ctx, m):
@@ -6247,3 +6248,872 @@ def _(ctx, outs):
                 d["generation"] = g
                 ev["value"] = flag_value(d)
     return outs
+
+
+# ==========================================================================================
+# A fifth reading: the receiving side alone (receiver.md and the receive rules of
+# wire-format.md), as an RTL team would get a responder wrong: frame checks skipped for one
+# kind of packet, legal oddities rejected, checks done after placement, window edges, and
+# SACK, NACK and ACK fields latched from the wrong packet or counted in the wrong place.
+# ==========================================================================================
+
+def rx5_write_at(ctx, qp, at, psn=None):
+    """Index in ctx.rx_writes[qp] of the write given at `at` (with PSN `psn`), or None."""
+    ws = ctx.rx_writes.get(qp, [])
+    for i in range(len(ws) - 1, -1, -1):
+        if ws[i][0] == at and (psn is None or ws[i][1] == psn):
+            return i
+    return None
+
+
+def rx5_trigger_psn(f):
+    """The PSN a SACK names as its triggering packet."""
+    return (f.get("seth", "cack_psn") + f.get("seth", "ack_psn_offset")) & U24
+
+
+def rx5_placed(ctx, m, w, why):
+    """A DMA write of write `w`'s payload, as a device that placed it would make."""
+    ctx.mutated(why)
+    return {"at": w["at"], "output": {"kind": "event", "event": {
+        "event": "dma_write", "qpn": w["qp"], "psn": w["psn"], "msn": w["msn"],
+        "va": w["va"], "payload": {"bytes": w["payload"].hex()}}}}
+
+
+# ---- frame checks skipped for one kind of packet (input mutations) -----------------------
+
+def rx5_unsound_write(f):
+    """Whether a received write fails only its ICRC (its IP and UDP checksums hold)."""
+    if f.icrc_ok():
+        return False
+    if f.has("ipv4") and f.ipv4_checksum() != f.get("ipv4", "checksum"):
+        return False
+    c = f.get("udp", "checksum")
+    return c == 0 or c == f.udp_checksum()
+
+
+def rx5_fix(m, pred, fix):
+    """An input hook that gives the device, repaired by `fix(f)`, each received frame that
+    `pred(ctx, f)` says the faulty NIC would not have discarded."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            f = frame_of(item)
+            if f is None or not pred(ctx, f):
+                continue
+            before = bytes(f.b)
+            fix(f)
+            if bytes(f.b) != before:
+                put_frame(item, f)
+                ctx.mutated(m.name)
+        return ins
+
+
+m = fault("rx-icrc-unchecked-only",
+          "The ICRC checker sits in the multi-packet pipeline: a one-packet write (ONLY or "
+          "ONLY with immediate) bypasses it, so one with a wrong ICRC is accepted.",
+          ["ICRC-VERIFY-001", "RCV-FRAME-001"])
+rx5_fix(m, lambda ctx, f: f.is_write() and f.opcode in (roce.MRC_WRITE_ONLY,
+                                                           roce.MRC_WRITE_ONLY_IMM)
+        and rx5_unsound_write(f),
+        lambda f: f.set_icrc(f.icrc_computed()))
+
+
+m = fault("rx-ipv4-checksum-unchecked",
+          "The receive parser does not verify the IPv4 header checksum, relying on the ICRC, "
+          "which masks it: a write with a wrong header checksum is accepted.",
+          ["ENC-IPV4-003", "RCV-FRAME-001"])
+
+
+def _(ctx, f):
+    return (f.has("ipv4") and f.is_write() and f.icrc_ok()
+            and f.ipv4_checksum() != f.get("ipv4", "checksum"))
+
+
+rx5_fix(m, _, lambda f: f.set("ipv4", "checksum", f.ipv4_checksum()))
+
+
+m = fault("rx-udp-checksum-unchecked",
+          "The receive parser does not verify a non-zero UDP checksum, relying on the ICRC: a "
+          "write with a wrong UDP checksum is accepted, over IPv4 and IPv6.",
+          ["ENC-UDP-006", "RCV-FRAME-001"])
+
+
+def _(ctx, f):
+    c = f.get("udp", "checksum")
+    ok4 = not f.has("ipv4") or f.ipv4_checksum() == f.get("ipv4", "checksum")
+    return f.is_write() and f.icrc_ok() and ok4 and c != 0 and c != f.udp_checksum()
+
+
+rx5_fix(m, _, lambda f: f.set("udp", "checksum", f.udp_checksum()))
+
+
+m = fault("rx-ipv4-fragment-accepted",
+          "The receive parser ignores the IPv4 more-fragments flag and fragment offset: a "
+          "fragment that carries a whole write is processed as RoCEv2.",
+          ["ENC-IPV4-002", "RCV-FRAME-001", "ENC-ROCE-001"])
+
+
+def _(ctx, f):
+    return (f.has("ipv4") and f.is_write() and f.icrc_ok()
+            and (f.get("ipv4", "more_frags") or f.get("ipv4", "frag_offset")))
+
+
+def _fix(f):
+    f.set("ipv4", "more_frags", 0)
+    f.set("ipv4", "frag_offset", 0)
+    f.seal()
+
+
+rx5_fix(m, _, _fix)
+
+
+m = fault("rx-udp-port-unchecked",
+          "The receive parser classifies a UDP datagram as RoCEv2 by its opcode and BTH, "
+          "without testing the destination port: a write sent to another port is processed.",
+          ["ENC-UDP-001", "ENC-ROCE-001", "RCV-FRAME-001"])
+
+
+def rx5_udp_at(b):
+    """The offset of the UDP header of an Ethernet frame over IPv4 or IPv6, or None."""
+    at, et = 12, int.from_bytes(b[12:14], "big")
+    if et in (0x8100, 0x88A8):
+        at, et = 16, int.from_bytes(b[16:18], "big")
+    if et == 0x0800 and len(b) > at + 2 and b[at + 11] == 17:
+        return at + 2 + (b[at + 2] & 0xF) * 4
+    if et == 0x86DD and len(b) > at + 8 and b[at + 8] == 17:
+        return at + 2 + 40
+    return None
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        body = item.get("input") or {}
+        if body.get("kind") != "frame" or "bytes" not in body:
+            continue
+        b = bytearray.fromhex(body["bytes"])
+        u = rx5_udp_at(b)
+        if u is None or len(b) < u + 8 or int.from_bytes(b[u + 2:u + 4], "big") == 4791:
+            continue
+        b[u + 2:u + 4] = (4791).to_bytes(2, "big")
+        try:
+            f = roce.parse(bytes(b))
+        except ValueError:
+            continue
+        if f is None or not f.is_write():
+            continue
+        f.seal()
+        put_frame(item, f)
+        ctx.mutated("rx-udp-port-unchecked")
+    return ins
+
+
+# ---- legal oddities rejected (input mutations: the frame is made one the NIC drops) -------
+
+def rx5_reject(m, pred):
+    """An input hook that spoils the ICRC of each sound received frame `pred(ctx, f)`
+    names, so that the device discards it as the too-strict NIC does."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            f = frame_of(item)
+            if f is None or not sound(f) or not pred(ctx, f):
+                continue
+            f.set_icrc(f.icrc_found() ^ 0x1)
+            f.seal(icrc=False)
+            put_frame(item, f)
+            ctx.mutated(m.name)
+        return ins
+
+
+m = fault("rx-tver-rejected",
+          "The BTH check rejects a non-zero tver, as an IBTA header check does: such a write "
+          "is dropped.",
+          ["BTH-TVER-001"])
+rx5_reject(m, lambda ctx, f: f.is_write() and f.get("bth", "tver") != 0)
+
+
+m = fault("rx-bth-byte4-rejected",
+          "The BTH check rejects FECN, BECN or the reserved bits of byte 4 set: such a write "
+          "is dropped.",
+          ["BTH-RESV-002", "DEC-RESV-001"])
+rx5_reject(m, lambda ctx, f: f.is_write() and (f.get("bth", "fecn") or f.get("bth", "becn")
+                                                or f.get("bth", "resv6")))
+
+
+m = fault("rx-tseth-ftype-rejected",
+          "The TSETH check accepts only ftype 1: a write stamped in another format is "
+          "dropped.",
+          ["TSETH-FTYPE-001"])
+rx5_reject(m, lambda ctx, f: f.is_write() and f.has("tseth") and f.get("tseth", "ftype") != 1)
+
+
+m = fault("rx-pad-nonzero-rejected",
+          "The pad checker drops a write whose pad bytes are not zero.",
+          ["PAY-PAD-002"])
+rx5_reject(m, lambda ctx, f: f.is_write() and f.get("bth", "pad_count")
+           and any(f.b[f.pad_off:f.icrc_off]))
+
+
+m = fault("rx-ipv4-options-rejected",
+          "The IPv4 parser handles IHL 5 only: a write whose IPv4 header carries options is "
+          "dropped.",
+          ["ENC-IPV4-006"])
+rx5_reject(m, lambda ctx, f: f.has("ipv4") and f.get("ipv4", "ihl") > 5)
+
+
+m = fault("rx-eth-padding-rejected",
+          "The length checker compares the frame's length with the IP total length and drops "
+          "a frame with Ethernet padding after the IP packet.",
+          ["ENC-LEN-003"])
+rx5_reject(m, lambda ctx, f: f.is_write() and len(f.b) > f.ip_end)
+
+
+m = fault("rx-vlan-88a8-rejected",
+          "The VLAN parser knows TPID 0x8100 only: a write tagged 0x88A8 is not taken as "
+          "RoCEv2 and is dropped.",
+          ["ENC-VLAN-002"])
+rx5_reject(m, lambda ctx, f: f.get("eth", "ethertype") == 0x88A8)
+
+
+m = fault("rx-udp-zero-checksum-v6-rejected",
+          "Over IPv6 the UDP checker takes checksum 0 for a wrong checksum, as RFC 8200 has "
+          "a plain UDP receiver do: such a write is dropped.",
+          ["ENC-UDP-004"])
+rx5_reject(m, lambda ctx, f: f.has("ipv6") and f.is_write()
+           and f.get("udp", "checksum") == 0)
+
+
+m = fault("probe-peth-fields-rejected",
+          "The probe parser drops a probe whose PETH ftype is not 1 or whose spdcid or "
+          "dpdcid is not 0, so the probe goes unanswered.",
+          ["PETH-FTYPE-001", "PETH-PDC-001", "PETH-RESP-001", "EV-PROBE-004"])
+rx5_reject(m, lambda ctx, f: kind(f) == "probe" and (
+    f.get("peth", "ftype") != 1 or f.get("peth", "spdcid") or f.get("peth", "dpdcid")))
+
+
+m = fault("probe-rtx-rejected",
+          "The probe parser checks BTH rtx as on a write and drops a probe that has it set, "
+          "so the probe goes unanswered.",
+          ["BTH-RTX-002", "PETH-RESP-001", "EV-PROBE-004"])
+rx5_reject(m, lambda ctx, f: kind(f) == "probe" and f.get("bth", "rtx"))
+
+
+m = fault("rx-flow-label-20bit-ev",
+          "Over IPv6 the receive parser ORs all 20 bits of the flow label into the EV: flow "
+          "label bits 19:16 land in EV bits 19:16, the low bits of the source-port half.",
+          ["ENC-EV-001", "ENC-EV-003", "SETH-EV-001", "RCV-SACK-006", "RCV-SACK-005"])
+
+
+def _(ctx, f):
+    return f.has("ipv6") and f.is_write() and sound(f) and f.get("ipv6", "flow_label") >> 16
+
+
+def _fix(f):
+    fl = f.get("ipv6", "flow_label")
+    f.set("udp", "src_port", f.get("udp", "src_port") | (fl >> 16))
+    f.set("ipv6", "flow_label", fl & 0xFFFF)
+    f.seal()
+
+
+rx5_fix(m, _, _fix)
+
+
+# ---- checks done after placement (output additions) ---------------------------------------
+
+def rx5_place_rejected(m, pred):
+    """The payload of each write given in this batch that `pred(ctx, w, outs)` says the
+    device rejected is placed anyway, at the write's own time."""
+    track_rx(m)
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        st = rx_state(ctx, m)
+        learn_placed(st, outs)
+        res = list(outs)
+        for w in st["batch"]:
+            if not w["payload"] or is_dup(st, w):
+                continue
+            if pred(ctx, w, outs):
+                res.append(rx5_placed(ctx, m, w, m.name))
+        res.sort(key=lambda o: int(o["at"]))
+        return res
+
+
+def rx5_answered(ctx, w, outs, kinds, pred=lambda f: True):
+    """Whether the device answered write `w` with a frame of `kinds` at its time."""
+    for item in outs:
+        f = frame_of(item)
+        if (f is not None and kind(f) in kinds and int(item["at"]) == w["at"]
+                and ctx.local_qp_of(f) == w["qp"] and pred(f)):
+            return True
+    return False
+
+
+m = fault("rx-oor-placed",
+          "The window check's verdict arrives after the DMA engine started: an out-of-window "
+          "write is NACKed, but its payload is written to host memory first.",
+          ["RCV-WIN-002", "RCV-REJECT-001", "RCV-PLACE-003"])
+rx5_place_rejected(m, lambda ctx, w, outs: rx5_answered(
+    ctx, w, outs, ("nack",), lambda f: f.get("neth", "nack_psn") == w["psn"]
+    and f.get("neth", "reason") == 0x0B))
+
+
+m = fault("rx-access-error-placed",
+          "The rkey and bounds check runs in parallel with placement: a write NAKed for a "
+          "remote access error has its payload written all the same.",
+          ["RCV-PLACE-002", "RCV-REJECT-001", "RCV-PLACE-003"])
+rx5_place_rejected(m, lambda ctx, w, outs: rx5_answered(ctx, w, outs, ("nak",)))
+
+
+m = fault("rx-unknown-qp-placed",
+          "The QP lookup finishes after the DMA engine started from the RETH: a write to a QP "
+          "the NIC does not have is placed before it is dropped.",
+          ["RCV-QP-001", "RCV-REJECT-001", "RCV-PLACE-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("rx-unknown-qp-placed", {"batch": []})
+    st["batch"] = []
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and f.is_write() and sound(f) and f.payload:
+            qp = f.get("bth", "dest_qp")
+            if qp not in ctx.qps:
+                st["batch"].append(rx_info(f, int(item["at"])))
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.get("rx-unknown-qp-placed", {"batch": []})
+    if not st["batch"]:
+        return outs
+    res = list(outs) + [rx5_placed(ctx, m_unknown_qp, w, "rx-unknown-qp-placed")
+                        for w in st["batch"]]
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+m_unknown_qp = m
+
+
+m = fault("rx-short-middle-placed",
+          "The PMTU size check is wired for FIRST packets only: a MIDDLE shorter than the "
+          "PMTU is placed.",
+          ["RCV-SEG-002", "PAY-LEN-002", "RCV-REJECT-001"])
+rx5_place_rejected(m, lambda ctx, w, outs: w["op"] == roce.MRC_WRITE_MIDDLE
+                   and 0 < len(w["payload"]) < ctx.pmtu())
+
+
+m = fault("rx-oversize-placed",
+          "The payload-length check compares against the PMTU register's next size up: a "
+          "write carrying more than the PMTU is placed.",
+          ["RCV-SEG-001", "RCV-REJECT-001"])
+rx5_place_rejected(m, lambda ctx, w, outs: len(w["payload"]) > ctx.pmtu())
+
+
+# ---- the window's edges -------------------------------------------------------------------
+
+m = fault("rcv-window-no-wrap",
+          "The window check compares PSNs as plain 24-bit numbers: once epsn + W passes 2^24, "
+          "a new PSN after the wrap is below epsn and is answered as a duplicate, not placed.",
+          ["RCV-WIN-001", "BTH-PSN-002", "RCV-PLACE-003", "RCV-DUP-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("rcv-window-no-wrap", {})
+    for item in ins:
+        f = frame_of(item)
+        if f is None or not f.is_write() or not sound(f):
+            continue
+        qp = f.get("bth", "dest_qp")
+        if qp not in ctx.qps:
+            continue
+        win = window_of(ctx, "rcv-window-no-wrap", qp)
+        p, e = f.get("bth", "psn"), win["epsn"]
+        if (p - e) & U24 < ctx.mpr() * 128 and p < e:
+            f.set("bth", "psn", (e - 1) & U24)
+            f.seal()
+            put_frame(item, f)
+            st[(qp, int(item["at"]))] = p
+            ctx.mutated("rcv-window-no-wrap")
+            continue
+        window_take(ctx, win, p)
+    return ins
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    p = ctx.state.get("rcv-window-no-wrap", {}).get((ctx.local_qp_of(f), int(item["at"])))
+    if p is None:
+        return
+    d = (p - f.get("seth", "cack_psn")) & U24
+    d = d - (1 << 24) if d >= 0x800000 else d
+    f.set("seth", "ack_psn_offset", max(-32768, min(32767, d)) & 0xFFFF)
+
+
+m = fault("nack-psn-epsn",
+          "The NACK builder takes nack_psn from the epsn register instead of the NACKed "
+          "packet's PSN.",
+          ["RCV-NACK-001", "NETH-PSN-001", "OPC-PSN-002", "RCV-WIN-002"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    win = window_of(ctx, "nack-psn-epsn", qp)
+    f.set("neth", "nack_psn", win["epsn"])
+    f.set("bth", "psn", win["epsn"])
+
+
+@in_frames(m, ("data",), why="nack-psn-epsn:follow")
+def _(ctx, f, item):
+    qp = f.get("bth", "dest_qp")
+    if qp in ctx.qps:
+        window_take(ctx, window_of(ctx, "nack-psn-epsn", qp), f.get("bth", "psn"))
+
+
+# ---- SACK contents from the wrong packet or the wrong PSN ---------------------------------
+
+m = fault("sack-bitmap-from-trigger",
+          "The SACK bitmap is read from the receive bitmap at the triggering packet's PSN "
+          "instead of at epsn, while sack_offset still says 1: behind a hole, bit i reports "
+          "PSN p + 1 + i.",
+          ["SETH-BITMAP-001", "RCV-SACK-005", "SETH-BITMAP-002"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    off = f.get("seth", "ack_psn_offset")
+    if off >= 1:
+        f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") >> off)
+
+
+m = fault("sack-cack-from-trigger",
+          "The cumulative-ACK register is loaded from the PSN of the packet just accepted, "
+          "not from epsn - 1: a SACK for a write behind a hole claims every PSN up to it.",
+          ["SETH-CACK-001", "RCV-SACK-005", "OPC-PSN-002", "SETH-ACKPSN-003",
+           "SETH-BITMAP-002"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    off = f.get("seth", "ack_psn_offset")
+    if 2 <= off < 0x8000:
+        cack = (f.get("seth", "cack_psn") + off) & U24
+        f.set("seth", "cack_psn", cack)
+        f.set("bth", "psn", cack)
+        f.set("seth", "ack_psn_offset", 0)
+        f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") >> off)
+
+
+def rx5_previous_write(ctx, f, item, psn=None):
+    """The write of the frame's QP given just before its triggering write, or None."""
+    qp = ctx.local_qp_of(f)
+    i = rx5_write_at(ctx, qp, int(item["at"]), psn)
+    if not i:
+        return None
+    return ctx.rx_writes[qp][i - 1]
+
+
+m = fault("sack-ev-previous-write",
+          "The EV register of the SACK builder is latched one write late: a SACK leaves on "
+          "the EV of the write its QP received before its triggering packet.",
+          ["RCV-SACK-006", "CONF-CMP-017"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    prev = rx5_previous_write(ctx, f, item, rx5_trigger_psn(f))
+    if prev is not None:
+        f.set_ev(prev[2])
+
+
+m = fault("sack-ts-previous-write",
+          "The timestamp latch of the SACK builder is loaded one write late: CC_STATE "
+          "tx_timestamp carries the stamp of the write received before the triggering one.",
+          ["CCS-TS-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    prev = rx5_previous_write(ctx, f, item, rx5_trigger_psn(f))
+    if prev is not None:
+        f.set("cc_state", "tx_timestamp", prev[3] or 0)
+
+
+m = fault("ack-ev-previous-write",
+          "The ACK builder's EV register is latched one write late: a transport ACK or NAK "
+          "leaves on the EV of the write its QP received before the one that caused it.",
+          ["RCV-ACK-002", "RCV-NAK-002", "CONF-CMP-017"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    prev = rx5_previous_write(ctx, f, item)
+    if prev is not None:
+        f.set_ev(prev[2])
+
+
+# ---- CC_STATE counted per path instead of per QP -------------------------------------------
+
+def rx5_psn_ev(ctx, qp, psn):
+    """The EV of the latest write of QP `qp` with PSN `psn`, or None."""
+    for at, p, ev, ts in reversed(ctx.rx_writes.get(qp, [])):
+        if p == psn:
+            return ev
+    return None
+
+
+m = fault("sack-rcvd-bytes-per-ev",
+          "CC_STATE rcvd_bytes comes from a counter per EV, the path table's, instead of one "
+          "per QP: a SACK reports only the bytes that arrived on its triggering packet's EV.",
+          ["CCS-BYTES-001", "RCV-SACK-007"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    acc = ctx.state.setdefault("sack-rcvd-bytes-per-ev", {})
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "dma_write":
+            q = ev.get("qpn")
+            e = rx5_psn_ev(ctx, q, ev.get("psn"))
+            n = len(ev.get("payload", {}).get("bytes", "")) // 2
+            acc[(q, e)] = acc.get((q, e), 0) + n
+            continue
+        f = frame_of(item)
+        if f is None or kind(f) != "sack":
+            continue
+        qp = ctx.local_qp_of(f)
+        v = (acc.get((qp, f.get("seth", "entropy")), 0) // 256) & U24
+        if v != f.get("cc_state", "rcvd_bytes"):
+            f.set("cc_state", "rcvd_bytes", v)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated("sack-rcvd-bytes-per-ev")
+    return outs
+
+
+m = fault("sack-ooo-per-ev",
+          "CC_STATE ooo_count comes from a counter per EV: a SACK counts only the PSNs after "
+          "cack_psn that arrived on its triggering packet's EV.",
+          ["CCS-OOO-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    e = f.get("seth", "entropy")
+    base = (f.get("seth", "cack_psn") + f.get("seth", "sack_offset")) & U24
+    bm = f.get("seth", "sack_bitmap")
+    n = sum(1 for i in range(64)
+            if bm >> i & 1 and rx5_psn_ev(ctx, qp, (base + i) & U24) == e)
+    f.set("cc_state", "ooo_count", n)
+
+
+# ---- timers, NAKs and the error state ------------------------------------------------------
+
+m = fault("sack-timer-restarted",
+          "Every accepted write restarts the SACK timer: the timer's SACK leaves sack_delay "
+          "after the last write of a burst instead of after the first.",
+          ["RCV-SACK-004"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    delay_ns = int(ctx.nic.get("sack_delay", 1000))
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "sack":
+            continue
+        qp, at = ctx.local_qp_of(f), int(item["at"])
+        if at in ctx.input_times:
+            continue
+        ws = [w[0] for w in ctx.rx_writes.get(qp, []) if w[0] < at]
+        if ws and ws[-1] + delay_ns > at:
+            delay(ctx, item, ws[-1] + delay_ns - at, "sack-timer-restarted")
+    return outs
+
+
+m = fault("nak-msn-last-acked",
+          "The NAK builder reads the MSN register of the last transport ACK sent, not the "
+          "last message retired: with ACK coalescing a NAK leaves out the messages retired "
+          "since, and before any ACK it carries the register's reset value 0xFFFF.",
+          ["RCV-NAK-002", "AETH-MSN-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    acked = ctx.state.setdefault("nak-msn-last-acked", {})
+    for item in outs:
+        f = frame_of(item)
+        if f is None:
+            continue
+        qp = ctx.local_qp_of(f)
+        if kind(f) == "ack":
+            acked[qp] = f.get("aeth", "msn")
+        elif kind(f) == "nak":
+            v = acked.get(qp, 0xFFFF)
+            if v != f.get("aeth", "msn"):
+                f.set("aeth", "msn", v)
+                f.seal()
+                put_frame(item, f)
+                ctx.mutated("nak-msn-last-acked")
+    return outs
+
+
+m = fault("rcv-error-still-sacks",
+          "The error state gates placement but not the SACK engine: each write that reaches a "
+          "failed QP is answered with the QP's last SACK again.",
+          ["RCV-QP-002", "RET-ERR-004"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    failed = st.setdefault("failed", {})
+    sacks = st.setdefault("sacks", {})
+    res = list(outs)
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report" and ev.get("report") == "qp_error":
+            failed.setdefault(ev.get("qpn"), int(item["at"]))
+        f = frame_of(item)
+        if f is not None and kind(f) == "nack" and f.get("neth", "reason") == 0x19:
+            failed.setdefault(ctx.local_qp_of(f), int(item["at"]))
+        if f is not None and kind(f) == "sack":
+            sacks[ctx.local_qp_of(f)] = item
+    for w in st["batch"]:
+        t = failed.get(w["qp"])
+        last = sacks.get(w["qp"])
+        if t is None or w["at"] <= t or last is None:
+            continue
+        copy = json.loads(json.dumps(last))
+        copy["at"] = w["at"]
+        res.append(copy)
+        ctx.mutated("rcv-error-still-sacks")
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+m = fault("probe-answer-other-qp",
+          "The probe answer is built from the SACK state of the QP that received the last "
+          "write, not of the probe's QP: its cack_psn and bitmap belong to another QP.",
+          ["PETH-RESP-001", "EV-PROBE-004", "RCV-SACK-005", "SETH-CACK-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("probe-answer-other-qp", {})
+    last_qp = None
+    for qp, ws in ctx.rx_writes.items():
+        if ws and (last_qp is None or ws[-1][0] > ctx.rx_writes[last_qp][-1][0]):
+            last_qp = qp
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) not in ("sack", "probe-answer"):
+            continue
+        qp = ctx.local_qp_of(f)
+        if kind(f) == "sack":
+            st[qp] = (f.get("seth", "cack_psn"), f.get("seth", "sack_bitmap"))
+            continue
+        other = st.get(last_qp)
+        if last_qp is None or last_qp == qp or other is None:
+            continue
+        if other == (f.get("seth", "cack_psn"), f.get("seth", "sack_bitmap")):
+            continue
+        f.set("seth", "cack_psn", other[0])
+        f.set("bth", "psn", other[0])
+        f.set("seth", "sack_bitmap", other[1])
+        f.seal()
+        put_frame(item, f)
+        ctx.mutated("probe-answer-other-qp")
+    return outs
+
+
+# ---- NACKs and probe answers from the wrong packet -----------------------------------------
+
+def rx5_nacked_previous(ctx, f, item):
+    """The write of a NACK's QP given just before the write it NACKs, or None."""
+    return rx5_previous_write(ctx, f, item, f.get("neth", "nack_psn"))
+
+
+m = fault("nack-ts-previous-write",
+          "The NACK builder's timestamp latch is loaded one write late: NETH tx_timestamp "
+          "carries the stamp of the write received before the NACKed one.",
+          ["NETH-TS-001", "RCV-NACK-001"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    prev = rx5_nacked_previous(ctx, f, item)
+    if prev is not None:
+        f.set("neth", "tx_timestamp", prev[3] or 0)
+
+
+m = fault("nack-ev-previous-write",
+          "The NACK builder's EV latch is loaded one write late: a NACK carries in NETH "
+          "entropy, and travels on, the EV of the write received before the NACKed one.",
+          ["RCV-NACK-001", "NETH-PSN-001", "CONF-CMP-017"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    prev = rx5_nacked_previous(ctx, f, item)
+    if prev is not None:
+        f.set("neth", "entropy", prev[2])
+        f.set_ev(prev[2])
+
+
+def rx5_probe_at(ctx, qp, at):
+    """The probe received by QP `qp` at `at`, as (EV, probe_id, timestamp), or None."""
+    return ctx.state.get("rx5:probes", {}).get((qp, at))
+
+
+def rx5_track_probes(m):
+    """Keeps the probes each QP receives, by QP and time."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        probes = ctx.state.setdefault("rx5:probes", {})
+        for item in ins:
+            f = frame_of(item)
+            if f is not None and kind(f) == "probe" and sound(f):
+                probes[(f.get("bth", "dest_qp"), int(item["at"]))] = (
+                    f.ev(), f.get("peth", "probe_id"), f.get("peth", "tx_timestamp"),
+                    f.get("bth", "psn"))
+        return ins
+
+
+def rx5_last_write(ctx, qp, at):
+    """The latest write QP `qp` received at or before `at`, or None."""
+    ws = [w for w in ctx.rx_writes.get(qp, []) if w[0] <= at]
+    return ws[-1] if ws else None
+
+
+m = fault("probe-answer-ts-last-write",
+          "The probe answer takes CC_STATE tx_timestamp from the SACK builder's latch, the "
+          "stamp of the QP's last received write, instead of the probe's PETH timestamp.",
+          ["PETH-RESP-001", "EV-PROBE-004", "CCS-TS-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    w = rx5_last_write(ctx, ctx.local_qp_of(f), int(item["at"]))
+    if w is not None:
+        f.set("cc_state", "tx_timestamp", w[3] or 0)
+
+
+m = fault("probe-answer-entropy-last-write",
+          "The probe answer takes SETH entropy from the SACK builder's latch, the EV of the "
+          "QP's last received write, though it travels on the probe's EV.",
+          ["PETH-RESP-001", "EV-PROBE-004", "SETH-EV-001", "RCV-SACK-005"])
+
+
+@out_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    w = rx5_last_write(ctx, ctx.local_qp_of(f), int(item["at"]))
+    if w is not None:
+        f.set("seth", "entropy", w[2])
+
+
+m = fault("probe-psn-recorded",
+          "The probe path shares the write path's PSN tracker: a probe's BTH psn is marked "
+          "received, so the next SACKs claim a PSN no write carried.",
+          ["PETH-PSN-001", "SETH-CACK-001", "SETH-BITMAP-001", "RCV-SACK-005"])
+rx5_track_probes(m)
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    qp, at = ctx.local_qp_of(f), int(item["at"])
+    marked = ctx.state.setdefault("probe-psn-recorded", {})
+    for (q, t), p in ctx.state.get("rx5:probes", {}).items():
+        if q == qp and t <= at:
+            marked.setdefault(q, set()).add(p[3])
+    cack = f.get("seth", "cack_psn")
+    bm = f.get("seth", "sack_bitmap")
+    got = set()
+    for p in marked.get(qp, ()):
+        d = (p - cack) & U24
+        if 1 <= d <= 64 and not (d >= 2 and bm >> (d - 1) & 1):
+            got.add(d)
+    if not got:
+        return
+    for d in got:
+        bm |= 1 << (d - 1)
+    while bm & 1:
+        bm >>= 1
+        cack = (cack + 1) & U24
+    f.set("seth", "sack_bitmap", bm & ((1 << 64) - 1))
+    f.set("seth", "cack_psn", cack)
+    f.set("bth", "psn", cack)
+
+
+# ---- duplicates and timers ------------------------------------------------------------------
+
+m = fault("sack-dup-ev-of-original",
+          "A duplicate's SACK takes its EV from the PSN table, which holds the EV of the "
+          "copy first accepted: SETH entropy and the SACK's own EV are the original's, not "
+          "the duplicate's.",
+          ["RCV-SACK-006", "SETH-EV-001", "RCV-SACK-005", "RCV-DUP-001"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    qp, at = ctx.local_qp_of(f), int(item["at"])
+    psn = rx5_trigger_psn(f)
+    copies = [w for w in ctx.rx_writes.get(qp, []) if w[1] == psn and w[0] <= at]
+    if len(copies) >= 2 and copies[-1][0] == at and copies[0][2] != copies[-1][2]:
+        f.set("seth", "entropy", copies[0][2])
+        f.set_ev(copies[0][2])
+
+
+m = fault("sack-pr-on-duplicate",
+          "The pr bit of the SACK builder is set by the probe path and by the duplicate path "
+          "alike: a duplicate's SACK carries pr 1.",
+          ["SETH-PR-001", "RCV-SACK-005", "RCV-DUP-001"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    if f.get("seth", "ack_psn_offset") >= 0x8000 or f.get("seth", "ack_psn_offset") < 0:
+        f.set("seth", "pr", 1)
+
+
+m = fault("sack-stops-ack-timer",
+          "A SACK sent at once stops the SACK timer even while it owes a transport ACK held "
+          "back by coalescing, as the withdrawn draft rule said: that ACK is never sent by "
+          "the timer.",
+          ["RCV-SACK-008", "RCV-ACK-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("sack-stops-ack-timer", {"ack": {}, "sack": {}})
+    keep = []
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) not in ("ack", "sack", "probe-answer"):
+            keep.append(item)
+            continue
+        qp, at = ctx.local_qp_of(f), int(item["at"])
+        if kind(f) != "ack":
+            if at in ctx.input_times:
+                st["sack"][qp] = at
+            keep.append(item)
+            continue
+        timer = at not in ctx.input_times
+        if timer and st["sack"].get(qp, -1) > st["ack"].get(qp, -1):
+            ctx.mutated("sack-stops-ack-timer")
+            continue
+        st["ack"][qp] = at
+        keep.append(item)
+    return keep

@@ -87,6 +87,9 @@ pub(super) struct ProbeCopy {
 pub(super) struct Arrivals {
     pub(super) writes: HashMap<(u32, u32), Vec<WriteCopy>>,
     pub(super) probes: HashMap<u32, Vec<ProbeCopy>>,
+    /// When the scenario has each QP enter the error state: the time of its `QpError`
+    /// report, by QP number.
+    failed: HashMap<u32, u64>,
 }
 
 /// How the EV of a decoded frame travelled.
@@ -305,6 +308,9 @@ impl Arrivals {
             })
             .collect();
         failures.sort_unstable();
+        for &(t, qp) in &failures {
+            self.failed.entry(qp).or_insert(t);
+        }
         let mut failed = 0;
         let mut rx = Receiver::new(&scenario.manifest);
         for (n, i) in inputs.iter().enumerate() {
@@ -356,6 +362,20 @@ impl Arrivals {
             })
             .collect();
         Arrivals::new(s, &inputs)
+    }
+
+    /// When the scenario has QP `qp` enter the error state, if it does.
+    pub(super) fn failed_at(&self, qp: u32) -> Option<u64> {
+        self.failed.get(&qp).copied()
+    }
+
+    /// Whether a sound write copy or a probe reached QP `qp` in `(after, by]`.
+    pub(super) fn reached(&self, qp: u32, after: u64, by: u64) -> bool {
+        let within = |t: u64| after < t && t <= by;
+        let write = self.writes.iter().filter(|((q, _), _)| *q == qp).any(|(_, v)| {
+            v.iter().any(|c| within(c.at) && !matches!(c.status, Status::Discarded(_)))
+        });
+        write || self.probes.get(&qp).is_some_and(|v| v.iter().any(|p| within(p.at)))
     }
 
     /// The discard rules of the receive checks that discarded the rejected writes.

@@ -115,6 +115,18 @@ pub(super) struct Run<'r, 'a> {
     pub(super) injects: &'r [Injected<'a>],
 }
 
+/// The rule a SACK of device QP `local` sent at `at` breaks when the scenario has the QP
+/// in the error state by then, beyond the lateness a SACK made before may have: one that
+/// answers a packet which reached the failed QP discards it with a response (RCV-QP-002),
+/// any other is sent by a QP that must send nothing (RET-ERR-004.a).
+fn after_failure(arrivals: &Arrivals, local: u32, at: u64, late_ns: u64) -> Option<&'static str> {
+    let t = arrivals.failed_at(local)?;
+    if at <= t.saturating_add(late_ns) {
+        return None;
+    }
+    Some(if arrivals.reached(local, t, at) { RCV_QP_002.id() } else { RET_ERR_004_A.id() })
+}
+
 /// Judges every SACK the device sent, and its progress against the expected SACKs.
 pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut usize) {
     let Run { scenario, arrivals, exp_frames, obs_frames, tol, .. } = run;
@@ -124,6 +136,11 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
     for of in obs_frames {
         let Kind::Sack { qp, .. } = of.kind else { continue };
         let Some(&local) = peer_of.get(&qp) else { continue };
+        if let Some(rule) = after_failure(arrivals, local, of.at, tol.late_ns) {
+            let what = format!("a SACK of QP {local}, which the scenario has in the error state");
+            push(div, of, rule, what);
+            continue;
+        }
         judge_one(arrivals, local, mpr, window, of, tol, div);
     }
 

@@ -38,6 +38,7 @@
 //! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
 //!   one rule wrong.
 //! * [`discards`]: a write one receive check discards, placed before its verdict.
+//! * [`fifth_rx`]: a fifth reading of the receiving side: a failed QP that still SACKs.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
@@ -83,6 +84,7 @@ pub mod engines;
 pub mod estimates;
 pub mod fifth_variants;
 pub mod fifth_host;
+pub mod fifth_rx;
 pub mod frames;
 pub mod generated;
 pub mod host;
@@ -407,6 +409,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || acks::FAULTS,
     || states::FAULTS,
     || discards::FAULTS,
+    || fifth_rx::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,

@@ -291,8 +291,10 @@ pub(super) fn rcv_psn_wrap() -> Scenario {
     let mut r = responder(
         "rcv-psn-wrap",
         "The connection starts three PSNs before the wrap at 2^24; two messages of three \
-         packets cross it, one of them out of order. Every PSN after the wrap is new and is \
-         placed; SACKs and retirement run across the wrap.",
+         packets cross it, the second out of order: its middle packet, after the wrap, \
+         arrives before the last packet of the first, while epsn is still before the wrap. \
+         Every PSN after the wrap is new and is placed; SACKs and retirement run across the \
+         wrap.",
         &["BTH-PSN-001", "BTH-PSN-002", "RCV-WIN-001", "RCV-PLACE-003"],
     );
     let start = (1 << 24) - 3;
@@ -312,18 +314,20 @@ pub(super) fn rcv_psn_wrap() -> Scenario {
         0xA001_0002,
         &write(psn(1), 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None),
     );
+    // The middle packet of the second message, after the wrap, arrives while epsn is
+    // still before it: new, although its PSN is below epsn as a plain number.
+    let b = REGION + 0x10_000;
+    r.inject(
+        1_150,
+        0,
+        0xA000_0001,
+        &write(psn(4), 1, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, b, None),
+    );
     r.inject(
         1_200,
         2,
         0xA002_0003,
         &write(psn(2), 0, Opcode::MRC_WRITE_LAST, 2, 64, total, REGION, None),
-    );
-    let b = REGION + 0x10_000;
-    r.inject(
-        2_000,
-        0,
-        0xA000_0001,
-        &write(psn(4), 1, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, b, None),
     );
     r.inject(
         2_100,

@@ -451,6 +451,7 @@ pub(super) const SACKS: &[Clause] = &[
     RCV_SEG_002,
     RCV_WIN_002_B,
     RET_CAP_001,
+    RET_ERR_004_A,
     SETH_ACKPSN_003_A,
     SETH_ACKPSN_003_B,
     SETH_ACKPSN_002,
