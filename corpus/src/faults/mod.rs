@@ -82,6 +82,7 @@ pub mod inference;
 pub mod knobs;
 pub mod layouts;
 pub mod messages;
+pub mod naming_tx;
 mod prove;
 mod qps;
 pub mod rejects;
@@ -397,6 +398,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || sending::FAULTS,
     || acks::FAULTS,
     || states::FAULTS,
+    || naming_tx::FAULTS,
     || discards::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
