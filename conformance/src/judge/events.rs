@@ -17,7 +17,9 @@ use super::{Divergence, Frame, Kind, peer_map, render_event};
 use crate::placement;
 
 mod why;
-use why::{came_alike, inputs_at, missed_transition, not_taken, stale_sack, wrong_transition};
+use why::{
+    came_alike, inputs_at, misreported, missed_transition, not_taken, stale_sack, wrong_transition,
+};
 
 pub(super) fn payload_bytes(p: &Payload) -> Vec<u8> {
     match p {
@@ -401,6 +403,9 @@ pub(super) fn judge_reports(
             _ => None,
         })
         .collect();
+    // Match every expected report first, so that a missing one is named knowing which of
+    // the device's reports no expected one takes.
+    let mut missed = Vec::new();
     for (r, e) in exp {
         let NicEvent::Report(rep) = e else { continue };
         let Some((req, key)) = report_key(rep) else { continue };
@@ -411,24 +416,32 @@ pub(super) fn judge_reports(
         let deadline = r.at.0.saturating_add(late_ns);
         match got.iter_mut().find(|g| !g.4 && g.2 == key && g.0 <= deadline) {
             Some(g) => g.4 = true,
-            None => div.push(Divergence {
-                at: r.at.0,
-                requirement: (!came_alike(&got, rep, r.at.0, late_ns))
-                    .then(|| not_taken(r.at.0, inputs))
-                    .flatten()
-                    .or_else(|| stale_sack(rep, r.at.0, inputs))
-                    .or_else(|| missed_transition(rep, r.at.0, inputs, obs))
-                    .unwrap_or(req)
-                    .into(),
-                what: format!("an expected report did not come by {deadline} ns"),
-                expected: Some(render_event(e)),
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
-            }),
+            None => missed.push((*r, *e, rep, req, came_alike(&got, rep, r.at.0, late_ns))),
         }
+    }
+    for (r, e, rep, req, alike) in missed {
+        if let Some(d) = misreported(rep, r.at.0, late_ns, inputs, exp, &mut got) {
+            div.push(Divergence { expected: Some(render_event(e)), ..d });
+            continue;
+        }
+        let deadline = r.at.0.saturating_add(late_ns);
+        div.push(Divergence {
+            at: r.at.0,
+            requirement: (!alike)
+                .then(|| not_taken(r.at.0, inputs))
+                .flatten()
+                .or_else(|| stale_sack(rep, r.at.0, inputs))
+                .or_else(|| missed_transition(rep, r.at.0, inputs, obs))
+                .unwrap_or(req)
+                .into(),
+            what: format!("an expected report did not come by {deadline} ns"),
+            expected: Some(render_event(e)),
+            actual: None,
+            fields: vec![],
+            should_only: false,
+            check: "",
+            clause: None,
+        });
     }
     let expected_errors = |k: &str| {
         exp.iter()

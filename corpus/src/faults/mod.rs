@@ -93,6 +93,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 pub mod naming_rx;
+pub mod naming_tx;
 mod prove;
 mod qps;
 pub mod rejects;
@@ -408,6 +409,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || sending::FAULTS,
     || acks::FAULTS,
     || states::FAULTS,
+    || naming_tx::FAULTS,
     || discards::FAULTS,
     || fifth_rx::FAULTS,
     || wire::FAULTS,

@@ -238,7 +238,10 @@ pub static FAULTS: &[Fault] = &[
         "always-skip-as-skip-once",
         "a SACK's ALWAYS_SKIP mark moves its EV to SKIP, as SKIP_ONCE does, rather than to ASSUMED_BAD",
         &[req::EV_BAD_001],
-        &["snd-ev-always-skip", "rec-split-assumed-bad"],
+        // Not `snd-ev-always-skip`: there the EV leaves SKIP on a probe answer before
+        // `skip_hold` passes, so the device's outputs are those of a device in ASSUMED_BAD
+        // whose report says SKIP, which the judge names by the report's rule (CONF-CMP-070).
+        &["rec-split-assumed-bad"],
         |_| Box::new(Marks::new(false, &[EvMark::ALWAYS_SKIP], EvMark::SKIP_ONCE)),
     ),
     stream(

@@ -2,6 +2,7 @@
 //! inputs of its time show broken.
 
 use super::*;
+use crate::judge::FieldDiff;
 
 /// Whether a report of the kind and QP of `rep` came unmatched within `late` of `at`: a
 /// near miss with another key. The device took what it reported on, so a missing
@@ -16,6 +17,71 @@ pub(super) fn came_alike(
     got.iter().any(|(t, req, _, e, used)| {
         let NicEvent::Report(r) = e else { return false };
         !used && Some(*req) == kind && r.qpn() == rep.qpn() && t.abs_diff(at) <= late
+    })
+}
+
+/// The divergence of an expected `EvState` report that did not come because the device
+/// reported the transition with another state: a report of the same QP and EV came by
+/// `late` after `at` with another state, and every later report of that EV is one the scenario
+/// expects within `late` of its time. The device then follows the expected states, so it is
+/// in the expected one and its report says another (REC-IF-016, CONF-CMP-070). The report
+/// is taken, so that one wrong field makes one divergence. `None` otherwise: a later report
+/// the scenario does not expect shows the device acted on the state it reported, and the
+/// rule of the transition names the difference, as it does for a state a `SetEvState`
+/// command gives.
+pub(super) fn misreported(
+    rep: &NicReport,
+    at: u64,
+    late: u64,
+    inputs: &[In<'_>],
+    exp: &[(&Record, &NicEvent)],
+    got: &mut [(u64, &str, String, &NicEvent, bool)],
+) -> Option<Divergence> {
+    let NicReport::EvState { qpn, ev, state } = rep else { return None };
+    // A state a command gives is judged by the command's rules (`missed_transition`).
+    let commanded = inputs_at(inputs, qpn.value(), at)
+        .any(|i| matches!(i.input, Input::Cpu { command: CpuCommand::SetEvState { .. } }));
+    if commanded {
+        return None;
+    }
+    let of_ev = |e: &NicEvent| match e {
+        NicEvent::Report(NicReport::EvState { qpn: x, ev: y, state: s }) if x == qpn && y == ev => {
+            Some(*s)
+        }
+        _ => None,
+    };
+    // A report of the transition comes at its cause or after, by `late` at most; one no
+    // expected report takes is preferred.
+    let other = |g: &(u64, &str, String, &NicEvent, bool)| {
+        (at..=at.saturating_add(late)).contains(&g.0) && of_ev(g.3).is_some_and(|s| s != *state)
+    };
+    let i = got.iter().position(|g| !g.4 && other(g)).or_else(|| got.iter().position(other))?;
+    let (t, e) = (got[i].0, got[i].3);
+    let expected = |u: u64, s: EvState| {
+        exp.iter().any(|(r, x)| r.at.0.abs_diff(u) <= late && of_ev(x) == Some(s))
+    };
+    let acted = got
+        .iter()
+        .filter(|g| g.0 > t)
+        .filter_map(|g| Some((g.0, of_ev(g.3)?)))
+        .any(|(u, s)| !expected(u, s));
+    if acted {
+        return None;
+    }
+    got[i].4 = true;
+    let said = of_ev(e)?;
+    let mut field = FieldDiff::new("state", format!("{state:?}"), format!("{said:?}"));
+    field.name(crate::req::REC_IF_016);
+    Some(Divergence {
+        actual: Some(render_event(e)),
+        fields: vec![field],
+        ..Divergence::of(
+            at,
+            crate::req::REC_IF_016,
+            format!(
+                "EV {ev:#010x} of QP {qpn} is reported {said:?} where it enters {state:?}; its later reports follow {state:?}"
+            ),
+        )
     })
 }
 
