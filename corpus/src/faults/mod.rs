@@ -35,7 +35,8 @@
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
 //! * [`fifth_tx`]: faults of the fifth outside reading of the sending side: a Write with
-//!   Immediate whose last packet leaves without its immediate.
+//!   Immediate whose last packet leaves without its immediate, and the cause and lost EV of
+//!   the `Retransmitted` report.
 //! * [`acks`]: a sender's range check on the SACKs and NACKs it receives left out.
 //! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
 //!   one rule wrong.
