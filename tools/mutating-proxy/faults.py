@@ -16,9 +16,9 @@ import struct
 
 import roce
 from mods import (
-    completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, event_of, fault,
-    flag_fields, flag_value, frame_of, in_frames, is_first, is_last, kind, mutate_completion,
-    out_events, out_frames, put_frame, requester, responder, sound, variant,
+    completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, each_frame, event_of,
+    fault, flag_fields, flag_value, frame_of, in_frames, is_first, is_last, kind,
+    mutate_completion, out_events, out_frames, put_frame, requester, responder, sound, variant,
 )
 
 # The source port a careless NIC uses for every control packet: EV 0xC0000000.
@@ -7117,3 +7117,659 @@ def _(ctx, outs):
         st["ack"][qp] = at
         keep.append(item)
     return keep
+
+
+# ==========================================================================================
+# A fifth reading: the sending side, the paths and the CPU half's recovery (sender.md,
+# recovery.md, the EV, probe and path parts of wire-format.md), as an RTL team would get
+# them wrong.
+# ==========================================================================================
+
+def profile(ctx, qpn):
+    """The EVs of a local QP's profile, primaries then backups."""
+    c = ctx.qps.get(qpn) or {}
+    return list(c.get("evs") or []) + list(c.get("backup_evs") or [])
+
+
+def in_cpu(m, cmds):
+    """Registers `fn(ctx, c, item)` as a mutation of the CPU commands `cmds` the NIC is
+    given; `fn` changes the command in place, or returns "drop" to lose it or "twice" to
+    take it twice."""
+
+    def deco(fn):
+        @m.hook("inputs")
+        def _(ctx, ins):
+            res = []
+            for item in ins:
+                body = item.get("input") or {}
+                c = body.get("command") or {}
+                if body.get("kind") != "cpu" or c.get("cmd") not in cmds:
+                    res.append(item)
+                    continue
+                before = json.dumps(c, sort_keys=True)
+                r = fn(ctx, c, item)
+                if r == "drop":
+                    ctx.mutated(m.name)
+                    continue
+                res.append(item)
+                if r == "twice":
+                    res.append(json.loads(json.dumps(item)))
+                    ctx.mutated(m.name)
+                elif json.dumps(c, sort_keys=True) != before:
+                    ctx.mutated(m.name)
+            return res
+
+        return fn
+
+    return deco
+
+
+def report_of(item, name):
+    """The report event of an output item when it is a report `name`, else None."""
+    ev = event_of(item)
+    if ev is None or ev.get("event") != "report" or ev.get("report") != name:
+        return None
+    return ev
+
+
+def ev_states(ctx, outs):
+    """Follows the EV states the device reports (REC-IF-016); every EV starts GOOD."""
+    st = ctx.state.setdefault("fifth:ev-states", {})
+    for item in outs:
+        ev = report_of(item, "ev_state")
+        if ev is not None:
+            st[(ev.get("qpn"), ev.get("ev"))] = ev.get("state")
+    return st
+
+
+# ---- commands of the CPU half, misapplied ------------------------------------------------
+
+m = fault("cmd-probe-next-ev",
+          "The probe command's EV is looked up one entry too far in the QP's profile: the "
+          "probe leaves on the EV after the one named.",
+          ["REC-IF-011", "EV-PROBE-005"])
+
+
+@in_cpu(m, ("probe",))
+def _(ctx, c, item):
+    evs = profile(ctx, c.get("qpn"))
+    if c.get("ev") in evs and len(evs) > 1:
+        c["ev"] = evs[(evs.index(c["ev"]) + 1) % len(evs)]
+
+
+m = fault("cmd-probe-usable-only",
+          "The probe engine shares the data path's usable-pool filter: a probe commanded on "
+          "an EV that is not GOOD is dropped.",
+          ["REC-IF-011", "EV-PROBE-005"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    ev_states(ctx, outs)
+    return outs
+
+
+@in_cpu(m, ("probe",))
+def _(ctx, c, item):
+    st = ctx.state.setdefault("fifth:ev-states", {})
+    if st.get((c.get("qpn"), c.get("ev")), "GOOD") != "GOOD":
+        return "drop"
+
+
+m = fault("cmd-probe-twice",
+          "The command FIFO's write pointer advances twice on a probe command: every "
+          "commanded probe is sent twice.",
+          ["REC-IF-011", "EV-PROBE-005"])
+
+
+@in_cpu(m, ("probe",))
+def _(ctx, c, item):
+    return "twice"
+
+
+m = fault("cmd-set-ev-state-next-ev",
+          "SetEvState is applied to the EV after the one named in the QP's profile: the "
+          "state register is indexed one entry too far.",
+          ["REC-IF-012", "EV-STATE-003", "REC-IF-016", "SND-PATH-001", "EV-BAD-002",
+           "EV-DENY-001", "EV-DENY-002", "EV-STATE-001"])
+
+
+@in_cpu(m, ("set_ev_state",))
+def _(ctx, c, item):
+    evs = profile(ctx, c.get("qpn"))
+    if c.get("ev") in evs and len(evs) > 1:
+        c["ev"] = evs[(evs.index(c["ev"]) + 1) % len(evs)]
+
+
+m = fault("cmd-allow-ignored",
+          "A SetEvState to GOOD is ignored: the state register has no write path back to "
+          "GOOD, so a denied or blamed EV stays out of use.",
+          ["EV-DENY-002", "REC-IF-012", "EV-STATE-003", "REC-IF-016", "SND-PATH-001"])
+
+
+@in_cpu(m, ("set_ev_state",))
+def _(ctx, c, item):
+    if c.get("state") == "GOOD":
+        return "drop"
+
+
+m = fault("cmd-assumed-bad-as-skip",
+          "The state decoder of SetEvState takes ASSUMED_BAD for SKIP: an EV the CPU half "
+          "blames comes back by itself after skip_hold.",
+          ["EV-STATE-003", "REC-IF-012", "REC-IF-016", "SND-PATH-001", "EV-BAD-002",
+           "EV-STATE-001"])
+
+
+@in_cpu(m, ("set_ev_state",))
+def _(ctx, c, item):
+    if c.get("state") == "ASSUMED_BAD":
+        c["state"] = "SKIP"
+
+
+m = fault("cmd-retransmit-psn-next",
+          "The Retransmit command's PSN is latched after the increment of the command "
+          "register: the NIC retransmits from the PSN after the one named.",
+          ["REC-IF-010", "REC-RTO-004", "REC-IF-008", "SND-SCHED-001", "SND-SCHED-003"])
+
+
+@in_cpu(m, ("retransmit",))
+def _(ctx, c, item):
+    c["psn"] = (int(c.get("psn", 0)) + 1) & U24
+
+
+m = fault("cmd-qp-error-ignored",
+          "The QpError command is not decoded: a QP whose retry limit the CPU half found "
+          "exceeded keeps running.",
+          ["REC-IF-013", "REC-RETRY-002", "RET-FLUSH-001", "SND-ERR-001", "REC-IF-009",
+           "CQE-SEND-002"])
+
+
+@in_cpu(m, ("qp_error",))
+def _(ctx, c, item):
+    return "drop"
+
+
+# ---- reports to the CPU half, with the wrong contents --------------------------------------
+
+m = fault("report-rtx-lost-ev-new",
+          "The Retransmitted report reads lost_ev after the spray engine chose the new EV: "
+          "it names the EV of the retransmission instead of the one presumed lost.",
+          ["REC-IF-008", "REC-EV-002", "EV-BAD-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    sent = {}
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and f.get("bth", "rtx"):
+            sent[(ctx.local_qp_of(f), f.get("bth", "psn"))] = f.ev()
+    for item in outs:
+        ev = report_of(item, "retransmitted")
+        if ev is None or ev.get("lost_ev") is None:
+            continue
+        new = sent.get((ev.get("qpn"), ev.get("psn")))
+        if new is not None and new != ev.get("lost_ev"):
+            ev["lost_ev"] = new
+            ctx.mutated("report-rtx-lost-ev-new")
+    return outs
+
+
+m = fault("report-rtx-cause-swapped",
+          "The cause field of the Retransmitted report has its two NIC codes swapped: a "
+          "retransmission by loss inference is reported as caused by a NACK, and the "
+          "reverse.",
+          ["REC-IF-008"])
+
+
+@out_events(m, ("report:retransmitted",))
+def _(ctx, ev, item):
+    swap = {"sack_inference": "nack", "nack": "sack_inference"}
+    ev["cause"] = swap.get(ev.get("cause"), ev.get("cause"))
+
+
+m = fault("report-resend-lost-ev",
+          "A resend after a timeout reports the EV it leaves on as lost_ev, as a "
+          "retransmission from the queue does: the CPU half blames a path that delivered.",
+          ["REC-IF-008", "REC-EV-002", "EV-BAD-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    sent = {}
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "data":
+            sent[(ctx.local_qp_of(f), f.get("bth", "psn"))] = f.ev()
+    for item in outs:
+        ev = report_of(item, "retransmitted")
+        if ev is None or ev.get("cause") != "timeout" or ev.get("lost_ev") is not None:
+            continue
+        new = sent.get((ev.get("qpn"), ev.get("psn")))
+        if new is not None:
+            ev["lost_ev"] = new
+            ctx.mutated("report-resend-lost-ev")
+    return outs
+
+
+m = fault("report-progress-outstanding-minus-one",
+          "Progress counts outstanding PSNs as snd_nxt - 1 - snd_una: one short whenever "
+          "any is outstanding.",
+          ["REC-IF-002", "REC-RTO-001"])
+
+
+@out_events(m, ("report:progress",))
+def _(ctx, ev, item):
+    if int(ev.get("outstanding", 0)) > 0:
+        ev["outstanding"] = int(ev["outstanding"]) - 1
+
+
+m = fault("report-progress-awaiting-stale",
+          "Progress carries the count of messages awaiting ACK of the QP's previous "
+          "Progress: the counter is sampled before the ACK is applied.",
+          ["REC-IF-002", "REC-RTO-001"])
+
+
+@out_events(m, ("report:progress",))
+def _(ctx, ev, item):
+    st = per_qp(ctx, "report-progress-awaiting-stale")
+    q = ev.get("qpn")
+    now = ev.get("awaiting_ack")
+    if q in st:
+        ev["awaiting_ack"] = st[q]
+    st[q] = now
+
+
+m = fault("report-ev-state-old",
+          "EvState reports carry the EV's state before the transition: the report is built "
+          "from the state register before it is written.",
+          ["REC-IF-016"])
+
+
+@out_events(m, ("report:ev_state",))
+def _(ctx, ev, item):
+    st = per_qp(ctx, "report-ev-state-old")
+    k = (ev.get("qpn"), ev.get("ev"))
+    new = ev.get("state")
+    ev["state"] = st.get(k, "GOOD")
+    st[k] = new
+
+
+m = fault("report-armed-every-packet",
+          "Armed is sent for every first transmission, not only when the QP goes from "
+          "idle to busy.",
+          ["REC-IF-003"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    armed = ctx.state.setdefault("report-armed-every-packet", {})
+    res = []
+    for item in outs:
+        ev = report_of(item, "armed") or report_of(item, "progress")
+        if ev is not None and (ev.get("report") == "armed" or ev.get("qpn") in armed):
+            armed[ev.get("qpn")] = ev.get("snd_una")
+        res.append(item)
+        f = frame_of(item)
+        if f is None or kind(f) != "data" or f.get("bth", "rtx"):
+            continue
+        q = ctx.local_qp_of(f)
+        if q not in armed:
+            continue
+        nxt = outs[outs.index(item) + 1] if outs.index(item) + 1 < len(outs) else None
+        if nxt is not None and report_of(nxt, "armed") is not None:
+            continue
+        res.append({"at": item["at"], "output": {"kind": "event", "event": {
+            "event": "report", "report": "armed", "qpn": q, "snd_una": armed[q]}}})
+        ctx.mutated("report-armed-every-packet")
+    return res
+
+
+m = fault("report-progress-on-duplicate",
+          "Progress is sent for every SACK and ACK of a QP, also one that moves nothing: a "
+          "duplicate restarts the CPU half's timer and clears its retry counter.",
+          ["REC-IF-002", "REC-RTO-002", "REC-RTO-001", "REC-RETRY-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("report-progress-on-duplicate", {"acks": []})
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) in ("sack", "ack") and sound(f):
+            st["acks"].append((int(item["at"]), f.get("bth", "dest_qp")))
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("report-progress-on-duplicate", {"acks": []})
+    last = st.setdefault("last", {})
+    failed = st.setdefault("failed", set())
+    reported = set()
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "report":
+            continue
+        if ev.get("report") == "progress":
+            reported.add((int(item["at"]), ev.get("qpn")))
+        elif ev.get("report") == "qp_error":
+            failed.add(ev.get("qpn"))
+    res = list(outs)
+    keep = []
+    for at, q in st["acks"]:
+        if at > ctx.until:
+            keep.append((at, q))
+            continue
+        if (at, q) in reported or q not in last or q in failed:
+            continue
+        res.append({"at": at, "output": {"kind": "event", "event": dict(last[q])}})
+        ctx.mutated("report-progress-on-duplicate")
+    st["acks"] = keep
+    for item in outs:
+        ev = report_of(item, "progress")
+        if ev is not None:
+            last[ev.get("qpn")] = dict(ev)
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+# ---- the retransmission queue and the retransmissions ------------------------------------
+
+m = fault("rtx-queue-lifo",
+          "The retransmission queue is a stack: retransmissions that leave together leave "
+          "newest PSN first.",
+          ["SND-SCHED-003", "SND-SCHED-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    groups = {}
+    for i, item in enumerate(outs):
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and f.get("bth", "rtx"):
+            groups.setdefault((int(item["at"]), ctx.local_qp_of(f)), []).append(i)
+    res = list(outs)
+    for idx in groups.values():
+        if len(idx) < 2:
+            continue
+        for a, b in zip(idx, reversed(idx)):
+            res[a] = dict(outs[b], at=outs[a]["at"])
+        ctx.mutated("rtx-queue-lifo")
+    return res
+
+
+m = fault("rtx-second-dropped",
+          "The retransmission queue keeps one bit per PSN that is never cleared: a PSN "
+          "retransmitted once is never retransmitted again, whoever asks.",
+          ["SND-RTX-003", "REC-RTO-004", "REC-IF-010", "SND-NACK-002", "SND-NACK-004",
+           "REC-IF-008", "SND-RTX-005"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "rtx-second-dropped")
+    gone = set()
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and f.get("bth", "rtx"):
+            k = (ctx.local_qp_of(f), f.get("bth", "psn"))
+            if k in st:
+                gone.add((int(item["at"]), k))
+                ctx.mutated("rtx-second-dropped")
+                continue
+            st[k] = True
+        res.append(item)
+    if gone:
+        keep = []
+        for item in res:
+            ev = report_of(item, "retransmitted")
+            if ev is not None and (int(item["at"]), (ev.get("qpn"), ev.get("psn"))) in gone:
+                continue
+            keep.append(item)
+        res = keep
+    return res
+
+
+m = fault("ackreq-on-every-rtx",
+          "The retransmission path forces AckReq, to hear sooner whether the repair "
+          "arrived: every retransmission carries ack_req 1.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.get("bth", "rtx"):
+        f.set("bth", "ack_req", 1)
+
+
+m = fault("rtx-timeout-bit-clear",
+          "Retransmissions the CPU half orders after a timeout go through the first-"
+          "transmission path: they carry BTH rtx 0.",
+          ["BTH-RTX-001", "SND-RTX-002", "SND-RTX-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    timed = set()
+    for item in outs:
+        ev = report_of(item, "retransmitted")
+        if ev is not None and ev.get("cause") == "timeout":
+            timed.add((int(item["at"]), ev.get("qpn"), ev.get("psn")))
+
+    def fn(ctx, f, item):
+        k = (int(item["at"]), ctx.local_qp_of(f), f.get("bth", "psn"))
+        if f.get("bth", "rtx") and k in timed:
+            f.set("bth", "rtx", 0)
+
+    return each_frame(ctx, outs, ("data",), fn, "rtx-timeout-bit-clear")
+
+
+# ---- segmentation --------------------------------------------------------------------------
+
+m = fault("seg-exact-pmtu-last-as-middle",
+          "The last-packet test compares the bytes left with > PMTU instead of >= : when a "
+          "message's length is an exact multiple of the PMTU its last packet is labelled "
+          "MIDDLE (and a one-packet message FIRST).",
+          ["SND-SEG-002", "OPC-MRC-001", "SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if len(f.payload) != ctx.pmtu():
+        return
+    if f.opcode == roce.MRC_WRITE_LAST:
+        f.set("bth", "opcode", roce.MRC_WRITE_MIDDLE)
+    elif f.opcode == roce.MRC_WRITE_ONLY:
+        f.set("bth", "opcode", roce.MRC_WRITE_FIRST)
+
+
+m = fault("imm-first-packet-only",
+          "The immediate is latched for the message's first packet: in a Write with "
+          "Immediate of several packets the last packet leaves as a plain LAST, without "
+          "ImmDt.",
+          ["SND-SEG-004", "SND-SEG-002", "OPC-MRC-001", "WR-EXEC-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.opcode != roce.MRC_WRITE_LAST_IMM:
+        return
+    at = f.off["immdt"]
+    del f.b[at:at + 4]
+    f.b[f.off["bth"]] = roce.MRC_WRITE_LAST
+    f._fix_lengths(f.ip_end - 4)
+    f.parse()
+
+
+# ---- probes and paths ----------------------------------------------------------------------
+
+m = fault("probe-consumes-psn",
+          "The probe builder takes its PSN from the data path's counter and advances it: "
+          "every probe consumes a PSN, so the data packets after it skip one.",
+          ["EV-PROBE-005", "SND-PSN-001", "PETH-PSN-001"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    st = per_qp(ctx, "probe-consumes-psn")
+    qp = f.get("bth", "dest_qp")
+    q = st.setdefault(qp, [])
+    psn = f.get("bth", "psn")
+    if kind(f) == "probe":
+        q.append(psn)
+        return
+    k = sum(1 for p in q if ((psn - p) & U24) < 0x800000)
+    if k:
+        f.set("bth", "psn", (psn + k) & U24)
+
+
+m = fault("spray-rr-skips-last",
+          "The round-robin cursor wraps at n - 1 instead of n: the last primary EV of the "
+          "profile is never used, its turn going to the first.",
+          ["SND-SPRAY-001", "SND-PATH-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    c = ctx.qps.get(ctx.local_qp_of(f)) or {}
+    evs = list(c.get("evs") or [])
+    if c.get("spray") != "round-robin" or len(evs) < 3:
+        return
+    if f.ev() == evs[-1] or (not f.has("ipv6") and f.ev() >> 16 == evs[-1] >> 16):
+        f.set_ev(evs[0])
+
+
+m = fault("probe-after-qp-error",
+          "The probe queue is not flushed by the error state: the last probe the QP sent "
+          "is sent once more after the QP failed.",
+          ["SND-ERR-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "probe-after-qp-error")
+    res = []
+    for item in outs:
+        res.append(item)
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe":
+            st[ctx.local_qp_of(f)] = item
+            continue
+        ev = report_of(item, "qp_error")
+        if ev is None or ev.get("qpn") not in st:
+            continue
+        again = json.loads(json.dumps(st.pop(ev.get("qpn"))))
+        p = frame_of(again)
+        p.set("peth", "probe_id", (p.get("peth", "probe_id") + 1) & 0xFFFF)
+        p.seal()
+        put_frame(again, p)
+        again["at"] = item["at"]
+        res.append(again)
+        ctx.mutated("probe-after-qp-error")
+    return res
+
+
+# ---- what the sender reads from the responder (input mutations) --------------------------
+
+m = fault("snd-sack-bitmap-low-word",
+          "The sender's SACK bitmap register is 32 bits wide: bits 63:32 of sack_bitmap "
+          "are read as 0.",
+          ["SND-SACK-002", "SND-INFER-001", "SND-INFER-002", "SND-RTX-004", "SND-RTX-003",
+           "SND-TAIL-003", "REC-IF-008"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") & 0xFFFFFFFF)
+
+
+m = fault("snd-probe-answer-pr-ignored",
+          "The sender does not decode SETH pr: a probe answer is taken as a plain SACK, so "
+          "its mark is applied as a SACK's and no probe is answered.",
+          ["EV-PROBE-002", "EV-PROBE-003", "REC-IF-007", "SND-TAIL-003", "REC-IF-016",
+           "SND-PATH-001", "REC-IF-005"])
+
+
+@in_frames(m, ("probe-answer",))
+def _(ctx, f, item):
+    f.set("seth", "pr", 0)
+
+
+m = fault("snd-entropy-16bit",
+          "The sender's EV lookup for SACKs and probe answers uses the low 16 bits of SETH "
+          "entropy: marks and answers reach the wrong EV, or none.",
+          ["EV-SKIP-001", "EV-BAD-001", "EV-PROBE-002", "EV-PROBE-003", "REC-IF-005",
+           "REC-IF-016", "REC-IF-007", "SND-PATH-001"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "m") or f.get("seth", "pr"):
+        f.set("seth", "entropy", f.get("seth", "entropy") & 0xFFFF)
+
+
+m = fault("snd-nack-psn-16bit",
+          "The sender reads NETH nack_psn into a 16-bit register: a NACK of a PSN above "
+          "0xFFFF names another PSN.",
+          ["SND-NACK-001", "SND-NACK-002", "SND-NACK-004", "REC-IF-004", "EV-SKIP-001"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "nack_psn", f.get("neth", "nack_psn") & 0xFFFF)
+
+
+m = fault("snd-lasthop-trim-fatal",
+          "The NACK reason decoder knows TRIMMED (0x01) but not TRIMMED_LASTHOP (0x02), "
+          "which falls to the fatal branch: a last-hop trim ends the QP.",
+          ["SND-NACK-002", "SND-NACK-005", "REC-IF-004", "REC-IF-009", "EV-SKIP-001",
+           "NETH-REASON-002"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    if f.get("neth", "reason") == 0x02:
+        f.set("neth", "reason", 0x19)
+
+
+m = fault("snd-stale-nack-clamped",
+          "The NACK PSN comparator clamps a PSN behind snd_una to snd_una: a stale NACK is "
+          "acted on as a NACK of the oldest outstanding PSN.",
+          ["SND-NACK-001", "SND-NACK-002", "SND-NACK-004", "REC-IF-004", "EV-SKIP-001"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    st = ctx.state.get("snd-stale-nack-clamped:una", {})
+    qp = f.get("bth", "dest_qp")
+    una = st.get(qp)
+    p = f.get("neth", "nack_psn")
+    if una is None or f.get("neth", "reason") == 0x19:
+        return
+    if 0 < ((una - p) & U24) < 0x800000 and (qp, una) in ctx.tx:
+        f.set("neth", "nack_psn", una)
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("snd-stale-nack-clamped:una", {})
+    for item in outs:
+        ev = report_of(item, "progress")
+        if ev is not None and int(ev.get("outstanding", 0)) > 0:
+            st[ev.get("qpn")] = ev.get("snd_una")
+    return outs
+
+
+m = fault("snd-ack-msn-ahead",
+          "The ACK comparator reads AETH msn one ahead: an ACK also completes the message "
+          "after the one it names, when all its packets have been sent.",
+          ["SND-ACK-001", "SND-ACK-005", "SND-ACK-002", "CQE-SEND-001", "FLAG-SEND-001",
+           "FLAG-SEND-002", "RET-SEND-001"])
+
+
+@in_frames(m, ("ack",))
+def _(ctx, f, item):
+    v = f.get("aeth", "msn")
+    f.set("aeth", "msn", (v & 0xFF0000) | ((v + 1) & 0xFFFF))

@@ -895,6 +895,11 @@ fn header_stack_rule(ef: &Frame<'_>, of: &Frame<'_>) -> Option<Rule> {
     if ef.d.ext.tseth.is_some() != of.d.ext.tseth.is_some() {
         return None;
     }
+    // A stack that follows another opcode is that opcode's (a LAST without the ImmDt of the
+    // LAST_IMM due): the opcode is what is wrong, named by its own rule.
+    if ef.d.bth.map(|b| b.opcode) != of.d.bth.map(|b| b.opcode) {
+        return None;
+    }
     let body = |f: &Frame<'_>| -> Option<(usize, Vec<u8>)> {
         let base = f.d.layout.bth? + openrdma_codec::wire::BTH_LEN;
         let mut b = f.bytes.get(base..f.d.layout.icrc?)?.to_vec();

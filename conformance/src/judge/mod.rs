@@ -59,7 +59,8 @@
 //! * **Reports** to the CPU half are compared where they do not depend on the device's
 //!   paths: `QpError`, `Nack`, `EvMarked` and `ProbeAnswered` as expected, `EvState` as
 //!   expected in a scenario that expects any, and one `Retransmitted` for every
-//!   retransmission the device sent (`CONF-CMP-020`). A QP's reports come in the order
+//!   retransmission the device sent (`CONF-CMP-020`), its cause and lost EV judged by
+//!   truth (`CONF-CMP-075`). A QP's reports come in the order
 //!   they were produced: the `snd_una` of its `Progress` and `Armed` reports never goes
 //!   back (`REC-IF-015`).
 //! * When the device brings its own CPU half (`cpu = "device"`), its reports are internal
@@ -140,6 +141,7 @@ mod paths;
 mod progress;
 mod receive;
 mod render;
+mod retransmitted;
 mod sacks;
 mod schedule;
 mod sequences;

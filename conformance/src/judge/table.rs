@@ -22,8 +22,8 @@ use super::fit::Fits;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
-    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress, sacks,
-    schedule, sequences, unexpected, wire,
+    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress,
+    retransmitted, sacks, schedule, sequences, unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -612,7 +612,13 @@ pub static CHECKS: &[Check] = &[
         clauses: RETRANSMITTED,
         reads: &[Reads::Data],
         applies: cpu_split,
-        judge: |c, d| events::judge_retransmit_reports(c.scenario, c.observed, &c.o.frames, d),
+        judge: |c, d| {
+            events::judge_retransmit_reports(c.scenario, c.observed, &c.o.frames, d);
+            let o = &c.o;
+            retransmitted::judge_retransmit_contents(
+                c.scenario, &o.inputs, &o.frames, &o.events, d,
+            );
+        },
     },
 ];
 

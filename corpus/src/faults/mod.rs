@@ -34,6 +34,9 @@
 //!   SACK contents and triggers, ACKs, NAKs, one entry per NACK reason.
 //! * [`sending`]: a sender's packets, the acknowledgements it acts on, its hooks, and a CPU
 //!   half that leaves out one command.
+//! * [`fifth_tx`]: faults of the fifth outside reading of the sending side: a Write with
+//!   Immediate whose last packet leaves without its immediate, and the cause and lost EV of
+//!   the `Retransmitted` report.
 //! * [`acks`]: a sender's range check on the SACKs and NACKs it receives left out.
 //! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
 //!   one rule wrong.
@@ -85,6 +88,7 @@ pub mod estimates;
 pub mod fifth_variants;
 pub mod fifth_host;
 pub mod fifth_rx;
+pub mod fifth_tx;
 pub mod frames;
 pub mod generated;
 pub mod host;
@@ -407,6 +411,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || answers::FAULTS,
     answers::nack_reasons,
     || sending::FAULTS,
+    || fifth_tx::FAULTS,
     || acks::FAULTS,
     || states::FAULTS,
     || naming_tx::FAULTS,

@@ -1,0 +1,160 @@
+//! What a `Retransmitted` report says (REC-IF-008), judged by truth from the scenario's
+//! inputs and the device's own frames (CONF-CMP-075): its cause must be one the inputs
+//! gave, and its `lost_ev` the EV the PSN last left on before the retransmission.
+//!
+//! The report's presence is judged in `events.rs` (one report per retransmission); here
+//! only its contents. Each rule reads what no device choice can change:
+//!
+//! * cause `nack` needs an injected NACK of that PSN to the QP before the report, cause
+//!   `sack_inference` an injected SACK (or probe answer) to the QP, cause `timeout` a
+//!   `Retransmit` command for the QP;
+//! * a retransmission from the retransmission queue (cause `sack_inference` or `nack`)
+//!   names the EV of the transmission presumed lost; when it names one, for any cause, that
+//!   EV is the one a previous transmission of the PSN left on, right before a
+//!   retransmission of it that the report can describe;
+//! * a resend (cause `timeout` for a PSN an injected SACK had certainly claimed) repeats a
+//!   packet that arrived and names no EV.
+
+use std::collections::HashMap;
+
+use openrdma_codec::Ev;
+use openrdma_device::{CpuCommand, Input, NicEvent, NicReport, RetransmitCause, Scenario};
+
+use super::obs::{Frame, In, Kind};
+use super::{Divergence, peer_map, render_event, wire_ev};
+use crate::req::REC_IF_008;
+
+/// The device's data frames per (local QP, PSN), in the order sent: (time, EV, `rtx`).
+type Sent = HashMap<(u32, u32), Vec<(u64, Ev, bool)>>;
+
+/// Judges the cause and `lost_ev` of every `Retransmitted` report.
+pub(super) fn judge_retransmit_contents(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    frames: &[Frame<'_>],
+    events: &[(u64, &NicEvent)],
+    div: &mut Vec<Divergence>,
+) {
+    let late = scenario.manifest.tolerances.late_ns;
+    let ipv4 = !scenario.manifest.link.is_ipv6();
+    let local_of = peer_map(scenario);
+    // The device's data frames per (local QP, PSN), in the order sent: (time, EV, rtx).
+    let mut sent = Sent::new();
+    for f in frames {
+        if let Kind::Data { qp, psn, rtx } = f.kind {
+            if let Some(&local) = local_of.get(&qp) {
+                sent.entry((local, psn)).or_default().push((f.at, f.ev, rtx));
+            }
+        }
+    }
+    for &(t, e) in events {
+        let NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause, lost_ev }) = e else {
+            continue;
+        };
+        let (q, p) = (qpn.value(), psn.value());
+        let what = if !cause_given(inputs, q, p, *cause, t) {
+            format!(
+                "a Retransmitted report of PSN {p} on QP {q} with cause {}, which no input \
+                 before it gave",
+                cause_name(*cause)
+            )
+        } else if let Some(w) = lost_ev_wrong(&sent, (q, p), *cause, *lost_ev, t, late, ipv4) {
+            w
+        } else if lost_ev.is_some()
+            && *cause == RetransmitCause::Timeout
+            && claimed(inputs, q, p, t.saturating_sub(late))
+        {
+            format!(
+                "a Retransmitted report of PSN {p} on QP {q} names a lost EV, but a SACK had \
+                 claimed the PSN: a resend repeats a packet that arrived and names none"
+            )
+        } else {
+            continue;
+        };
+        let mut d = Divergence::of(t, REC_IF_008, what);
+        d.actual = Some(render_event(e));
+        div.push(d);
+    }
+}
+
+fn cause_name(c: RetransmitCause) -> &'static str {
+    match c {
+        RetransmitCause::SackInference => "sack_inference",
+        RetransmitCause::Nack => "nack",
+        RetransmitCause::Timeout => "timeout",
+    }
+}
+
+/// Whether an input at or before `t` can have caused a retransmission of `p` on QP `q` for
+/// `cause`.
+fn cause_given(inputs: &[In<'_>], q: u32, p: u32, cause: RetransmitCause, t: u64) -> bool {
+    inputs.iter().filter(|i| i.at <= t).any(|i| match (cause, i.input, &i.frame) {
+        (
+            RetransmitCause::Timeout,
+            Input::Cpu { command: CpuCommand::Retransmit { qpn, .. } },
+            _,
+        ) => qpn.value() == q,
+        (RetransmitCause::Nack, _, Some(f)) => {
+            matches!(f.kind, Kind::Nack { qp, psn, .. } if qp == q && psn == p)
+        }
+        (RetransmitCause::SackInference, _, Some(f)) => {
+            matches!(f.kind, Kind::Sack { qp, .. } if qp == q)
+        }
+        _ => false,
+    })
+}
+
+/// What is wrong with `lost_ev`, if anything: a retransmission from the queue names one,
+/// and a named one is the EV of the transmission right before a retransmission of the PSN
+/// sent within `late` of the report.
+fn lost_ev_wrong(
+    sent: &Sent,
+    (q, p): (u32, u32),
+    cause: RetransmitCause,
+    lost_ev: Option<Ev>,
+    t: u64,
+    late: u64,
+    ipv4: bool,
+) -> Option<String> {
+    let Some(lost) = lost_ev else {
+        return (cause != RetransmitCause::Timeout).then(|| {
+            format!(
+                "a Retransmitted report of PSN {p} on QP {q} with cause {} names no lost EV: \
+                 a retransmission from the queue names the EV of the transmission presumed lost",
+                cause_name(cause)
+            )
+        });
+    };
+    let txs = sent.get(&(q, p))?;
+    let mut before = Vec::new();
+    for w in txs.windows(2) {
+        let ((_, prev, _), (at, _, rtx)) = (w[0], w[1]);
+        if rtx && at.abs_diff(t) <= late {
+            if prev == wire_ev(ipv4, lost) {
+                return None;
+            }
+            before.push(prev);
+        }
+    }
+    let prev = before.first()?;
+    Some(format!(
+        "a Retransmitted report of PSN {p} on QP {q} names lost EV {:#x}; the PSN's previous \
+         transmission left on EV {:#x}",
+        lost.value(),
+        prev.value()
+    ))
+}
+
+/// Whether a SACK injected at or before `t` to QP `q` claimed PSN `p`, cumulatively or in
+/// its bitmap.
+fn claimed(inputs: &[In<'_>], q: u32, p: u32, t: u64) -> bool {
+    const HALF: u32 = 1 << 23;
+    inputs.iter().filter(|i| i.at <= t).any(|i| match i.frame.as_ref().map(|f| &f.kind) {
+        Some(&Kind::Sack { qp, cack, base, bitmap }) if qp == q => {
+            let behind = cack.wrapping_sub(p) & 0xFF_FFFF;
+            let off = p.wrapping_sub(base) & 0xFF_FFFF;
+            behind < HALF || (off < 64 && (bitmap >> off) & 1 == 1)
+        }
+        _ => false,
+    })
+}
