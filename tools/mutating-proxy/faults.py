@@ -5239,3 +5239,23 @@ def _(ctx, outs, m=m):
         ctx.mutated("rcv-error-keeps-placing")
     res.sort(key=lambda o: int(o["at"]))
     return res
+
+
+# ---- the timestamp clock's rate (SND-TS-003) -----------------------------------------------
+
+m = fault("probe-ts-last-data",
+          "Probes are stamped with the TSETH timestamp of the QP's last data packet, a latch "
+          "the data path fills, instead of a reading of the clock as the probe leaves.",
+          ["SND-TS-003", "EV-PROBE-005"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    st = per_qp(ctx, "probe-ts-last-data")
+    qp = f.get("bth", "dest_qp")
+    if kind(f) == "data":
+        if f.has("tseth"):
+            st[qp] = f.get("tseth", "tx_timestamp")
+        return False
+    if qp in st:
+        f.set("peth", "tx_timestamp", st[qp])

@@ -45,6 +45,8 @@
 //! * [`wire`]: an encoder bug in the frames sent, or a wrong reading of the frames received.
 //! * [`messages`]: the later packets of a message built wrong: METH and RETH fields that
 //!   disagree with the first packet's, payload lengths that do not fit the PMTU.
+//! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
+//!   runner with outputs.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -73,6 +75,7 @@ pub mod behaviour;
 pub mod commands;
 pub mod cpu;
 pub mod discards;
+pub mod edges;
 pub mod engines;
 pub mod estimates;
 pub mod frames;
@@ -400,6 +403,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || discards::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
+    || edges::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
