@@ -51,7 +51,7 @@ use openrdma_device::{
 
 use crate::protocol::{
     Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, MAX_SCENARIO_OUTPUTS, Message,
-    ProtocolError, WireInput, decode_bytes, encode_line, read_line,
+    ProtocolError, WireInput, count_outputs, decode_bytes, encode_line, read_line,
 };
 
 /// How long the runner waits for an answer unless told otherwise.
@@ -481,12 +481,11 @@ impl Device for ProcessDevice {
             Message::Outputs(o) => {
                 o.check_seq(seq).map_err(|e| self.protocol(e))?;
                 // A bounded number of outputs in a scenario (`CONF-ADP-019`).
-                let count = self.given.saturating_add(o.outputs.len() as u64);
-                if count > self.options.max_outputs {
-                    let max = self.options.max_outputs;
-                    return Err(self.protocol(ProtocolError::TooManyOutputs { count, max }));
-                }
-                self.given = count;
+                self.given =
+                    match count_outputs(self.given, o.outputs.len(), self.options.max_outputs) {
+                        Ok(count) => count,
+                        Err(e) => return Err(self.protocol(e)),
+                    };
                 // Outputs lie within the batch (`CONF-ADP-007`).
                 if let Some((k, w)) =
                     o.outputs.iter().enumerate().find(|(_, w)| w.at < from || w.at > until)

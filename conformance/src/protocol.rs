@@ -62,6 +62,17 @@ pub const MAX_LINE_LEN: usize = 64 << 20;
 /// (`CONF-ADP-019`). The reference gives at most 3575, on `ret-cq-wrap-1k`.
 pub const MAX_SCENARIO_OUTPUTS: u64 = 1 << 20;
 
+/// The outputs of a scenario after `more` are added to the `given` ones, or the error past
+/// `max` (`CONF-ADP-019`). The runner bounds every device with it, in-process or not; the
+/// process adapter checks it before it decodes what the answer holds.
+pub fn count_outputs(given: u64, more: usize, max: u64) -> Result<u64, ProtocolError> {
+    let count = given.saturating_add(u64::try_from(more).unwrap_or(u64::MAX));
+    if count > max {
+        return Err(ProtocolError::TooManyOutputs { count, max });
+    }
+    Ok(count)
+}
+
 /// One message of the protocol, either way. The JSON key `type` names the variant in
 /// snake case (`{"type":"started"}`). [`decode_line`] reads one, at a bounded cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]

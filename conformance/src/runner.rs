@@ -33,6 +33,7 @@ use openrdma_device::{
 };
 
 use crate::judge::{Judgement, Scope, judge_timed};
+use crate::protocol::{MAX_SCENARIO_OUTPUTS, count_outputs};
 use crate::timeline::{Seen, Timeline, retimed};
 
 /// Everything a run produced.
@@ -266,7 +267,15 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
             i += 1;
         }
         out.injected.extend(batch.iter().cloned());
-        let outputs = match device.advance(batch, until) {
+        // One bound on a scenario's outputs for every device, in-process or not
+        // (CONF-ADP-019): what a device gives past it is not kept.
+        let given = out.observed.len() as u64;
+        let advanced = device.advance(batch, until).and_then(|o| {
+            count_outputs(given, o.len(), MAX_SCENARIO_OUTPUTS)
+                .map(|_| o)
+                .map_err(|e| DeviceError::Protocol(e.to_string()))
+        });
+        let outputs = match advanced {
             Ok(mut o) => {
                 // CONF-ADP-017.a: the runner knows a completion by the entry written.
                 crate::judge::written_entries(&mut o);
