@@ -493,6 +493,16 @@ pub enum ProtocolError {
         /// The type of the message received.
         got: String,
     },
+    /// A message answered a second time (`CONF-ADP-005`), read as the answer to the next.
+    #[error(
+        "a second {got}, answering {answered} again: every message has exactly one answer (CONF-ADP-005)"
+    )]
+    Twice {
+        /// The message answered twice.
+        answered: String,
+        /// The type of the second answer.
+        got: String,
+    },
     /// A batch's `seq` is not the expected one.
     #[error("{message}: seq {got}, expected {expected}")]
     Seq {
@@ -555,7 +565,7 @@ impl ProtocolError {
             ProtocolError::TooDeep { .. } => req::CONF_ADP_018_A,
             ProtocolError::MissingType | ProtocolError::UnknownType { .. } => req::CONF_ADP_003_B,
             ProtocolError::Version { .. } => req::CONF_ADP_002_B,
-            ProtocolError::Unexpected { .. } => req::CONF_ADP_005,
+            ProtocolError::Unexpected { .. } | ProtocolError::Twice { .. } => req::CONF_ADP_005,
             ProtocolError::Seq { .. } => req::CONF_ADP_006_B,
             ProtocolError::Time { .. } => req::CONF_ADP_007_B,
             ProtocolError::TooManyOutputs { .. } => req::CONF_ADP_019_A,

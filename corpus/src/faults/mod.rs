@@ -525,6 +525,10 @@ impl Device for Mutant {
     fn finish(&mut self) -> Result<(), DeviceError> {
         self.inner.finish()
     }
+
+    fn take_late_error(&mut self) -> Option<(String, DeviceError)> {
+        self.inner.take_late_error()
+    }
 }
 
 impl Mutant {

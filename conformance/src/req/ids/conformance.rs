@@ -599,25 +599,31 @@ pub const CONF_ADP_019: Clause = Clause(307);
 pub const CONF_ADP_019_A: Clause = Clause(308);
 /// `CONF-ADP-019.b`: MAY, suite.
 pub const CONF_ADP_019_B: Clause = Clause(309);
+/// `CONF-ADP-020`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_020: Clause = Clause(310);
+/// `CONF-ADP-020.a`: MUST, suite.
+pub const CONF_ADP_020_A: Clause = Clause(311);
+/// `CONF-ADP-020.b`: MUST, suite.
+pub const CONF_ADP_020_B: Clause = Clause(312);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(310);
+pub const CONF_ADP_017: Clause = Clause(313);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(311);
+pub const CONF_ADP_017_A: Clause = Clause(314);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(312);
+pub const CONF_ADP_017_B: Clause = Clause(315);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(313);
+pub const CONF_ADP_017_C: Clause = Clause(316);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(314);
+pub const CONF_ADP_013: Clause = Clause(317);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(315);
+pub const CONF_ADP_014: Clause = Clause(318);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(316);
+pub const CONF_ADP_014_A: Clause = Clause(319);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(317);
+pub const CONF_ADP_014_B: Clause = Clause(320);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(318);
+pub const CONF_ADP_014_C: Clause = Clause(321);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(319);
+pub const CONF_ADP_015: Clause = Clause(322);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(320);
+pub const CONF_ADP_016: Clause = Clause(323);

@@ -5,44 +5,44 @@
 use crate::req::Clause;
 
 /// `API-TIME-001`: MUST, model.
-pub const API_TIME_001: Clause = Clause(506);
+pub const API_TIME_001: Clause = Clause(509);
 /// `API-TIME-002`: MUST, model.
-pub const API_TIME_002: Clause = Clause(507);
+pub const API_TIME_002: Clause = Clause(510);
 /// `API-QP-001`: MUST, model.
-pub const API_QP_001: Clause = Clause(508);
+pub const API_QP_001: Clause = Clause(511);
 /// `API-QP-002`: MUST, model.
-pub const API_QP_002: Clause = Clause(509);
+pub const API_QP_002: Clause = Clause(512);
 /// `API-QP-003`, its clauses (a) to (b) together: MUST, model.
-pub const API_QP_003: Clause = Clause(510);
+pub const API_QP_003: Clause = Clause(513);
 /// `API-QP-003.a`: MUST, model.
-pub const API_QP_003_A: Clause = Clause(511);
+pub const API_QP_003_A: Clause = Clause(514);
 /// `API-QP-003.b`: MUST, model.
-pub const API_QP_003_B: Clause = Clause(512);
+pub const API_QP_003_B: Clause = Clause(515);
 /// `API-QP-004`: MUST, model.
-pub const API_QP_004: Clause = Clause(513);
+pub const API_QP_004: Clause = Clause(516);
 /// `API-REGION-001`: MUST, model.
-pub const API_REGION_001: Clause = Clause(514);
+pub const API_REGION_001: Clause = Clause(517);
 /// `API-REGION-002`, its clauses (a) to (b) together: MUST, model.
-pub const API_REGION_002: Clause = Clause(515);
+pub const API_REGION_002: Clause = Clause(518);
 /// `API-REGION-002.a`: MUST, model.
-pub const API_REGION_002_A: Clause = Clause(516);
+pub const API_REGION_002_A: Clause = Clause(519);
 /// `API-REGION-002.b`: MUST, model.
-pub const API_REGION_002_B: Clause = Clause(517);
+pub const API_REGION_002_B: Clause = Clause(520);
 /// `API-CQ-001`: MUST, model.
-pub const API_CQ_001: Clause = Clause(518);
+pub const API_CQ_001: Clause = Clause(521);
 /// `API-CQ-002`: MUST, model.
-pub const API_CQ_002: Clause = Clause(519);
+pub const API_CQ_002: Clause = Clause(522);
 /// `API-CQ-003`: MUST, model.
-pub const API_CQ_003: Clause = Clause(520);
+pub const API_CQ_003: Clause = Clause(523);
 /// `API-TPL-001`: MUST, model.
-pub const API_TPL_001: Clause = Clause(521);
+pub const API_TPL_001: Clause = Clause(524);
 /// `API-WR-001`, its clauses (a) to (c) together: MUST, model.
-pub const API_WR_001: Clause = Clause(522);
+pub const API_WR_001: Clause = Clause(525);
 /// `API-WR-001.a`: MUST, model.
-pub const API_WR_001_A: Clause = Clause(523);
+pub const API_WR_001_A: Clause = Clause(526);
 /// `API-WR-001.b`: MUST, model.
-pub const API_WR_001_B: Clause = Clause(524);
+pub const API_WR_001_B: Clause = Clause(527);
 /// `API-WR-001.c`: MUST, model.
-pub const API_WR_001_C: Clause = Clause(525);
+pub const API_WR_001_C: Clause = Clause(528);
 /// `API-STATE-001`: MUST, model.
-pub const API_STATE_001: Clause = Clause(526);
+pub const API_STATE_001: Clause = Clause(529);

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 287] = [
+pub(in crate::req) static CLAUSES: [Info; 290] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -283,6 +283,9 @@ pub(in crate::req) static CLAUSES: [Info; 287] = [
     whole("CONF-ADP-019", Must, Adapter),
     part("CONF-ADP-019.a", "CONF-ADP-019", 'a', Must, Adapter),
     part("CONF-ADP-019.b", "CONF-ADP-019", 'b', May, Suite),
+    whole("CONF-ADP-020", Must, Adapter),
+    part("CONF-ADP-020.a", "CONF-ADP-020", 'a', Must, Suite),
+    part("CONF-ADP-020.b", "CONF-ADP-020", 'b', Must, Suite),
     whole("CONF-ADP-017", Must, Adapter),
     part("CONF-ADP-017.a", "CONF-ADP-017", 'a', Must, Suite),
     part("CONF-ADP-017.b", "CONF-ADP-017", 'b', May, Adapter),
