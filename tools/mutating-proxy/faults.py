@@ -2936,7 +2936,7 @@ def _(ctx, f, item):
 m = fault("rtx-ts-from-first",
           "A retransmission carries the TSETH tx_timestamp of the first transmission of its "
           "PSN, kept in the retransmission buffer, instead of the clock at resending.",
-          ["SND-TS-002"])
+          ["SND-TS-002", "SND-TS-003"])
 
 
 @m.hook("outputs")
