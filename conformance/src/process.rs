@@ -51,7 +51,7 @@ use openrdma_device::{
 
 use crate::protocol::{
     Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, MAX_SCENARIO_OUTPUTS, Message,
-    ProtocolError, WireInput, decode_bytes, encode_line, read_line,
+    ProtocolError, WireInput, count_outputs, decode_bytes, encode_line, read_line,
 };
 
 /// How long the runner waits for an answer unless told otherwise.
@@ -195,6 +195,13 @@ pub struct ProcessDevice {
     /// The line number of the device's last answer and what the runner waited for then,
     /// so that an error found in the answer says where it is.
     answered: Option<(usize, String)>,
+    /// The scenario started last.
+    scenario: String,
+    /// The scenario that ended last with `finished`, until the next scenario starts: a
+    /// second `finished` read then is its answer given twice.
+    finished: Option<String>,
+    /// The failure of an earlier scenario found since, with its name.
+    late: Option<(String, DeviceError)>,
 }
 
 impl ProcessDevice {
@@ -224,6 +231,9 @@ impl ProcessDevice {
             given: 0,
             started: false,
             answered: None,
+            scenario: String::new(),
+            finished: None,
+            late: None,
         };
         dev.launch()?;
         Ok(dev)
@@ -340,6 +350,12 @@ impl ProcessDevice {
         })
     }
 
+    /// A protocol error for a second answer, `got`, to the message `answered` (CONF-ADP-005):
+    /// the conversation is over, and the child is killed.
+    fn twice(&mut self, answered: &str, got: &str) -> DeviceError {
+        self.protocol(ProtocolError::Twice { answered: answered.into(), got: got.into() })
+    }
+
     /// Sends `m` and waits for one answer; `what` names the answer for errors.
     fn call(&mut self, m: &Message, what: &str) -> Result<Message, DeviceError> {
         let timeout = self.options.timeout;
@@ -439,13 +455,27 @@ impl Device for ProcessDevice {
         self.seq = 0;
         self.now = Timestamp::ZERO;
         self.given = 0;
+        self.scenario.clone_from(&manifest.name);
         let m = Message::Start { manifest: Box::new(manifest.clone()) };
         let what = format!("the answer to start {:?} (started)", manifest.name);
-        match self.call(&m, &what)? {
+        let answer = self.call(&m, &what)?;
+        let finished = self.finished.take();
+        match answer {
             Message::Started => {
                 self.started = true;
                 Ok(())
             }
+            // The last scenario's `finish` answered twice (CONF-ADP-005): that scenario
+            // fails, and this one starts on a fresh device (CONF-ADP-020).
+            Message::Finished if finished.is_some() => {
+                let name = finished.unwrap_or_default();
+                let e = self.twice(&format!("finish of scenario {name:?}"), "finished");
+                self.late = Some((name, e));
+                self.launch()?;
+                self.start(manifest)
+            }
+            // The hello answered twice: this scenario fails (CONF-ADP-020).
+            Message::Hello(_) => Err(self.twice("hello", "hello")),
             Message::Unsupported { reason } => Err(DeviceError::Unsupported(reason)),
             Message::Error { message } => Err(DeviceError::Failed(message)),
             other => Err(self.unexpected("started, unsupported or error", &other)),
@@ -481,12 +511,11 @@ impl Device for ProcessDevice {
             Message::Outputs(o) => {
                 o.check_seq(seq).map_err(|e| self.protocol(e))?;
                 // A bounded number of outputs in a scenario (`CONF-ADP-019`).
-                let count = self.given.saturating_add(o.outputs.len() as u64);
-                if count > self.options.max_outputs {
-                    let max = self.options.max_outputs;
-                    return Err(self.protocol(ProtocolError::TooManyOutputs { count, max }));
-                }
-                self.given = count;
+                self.given =
+                    match count_outputs(self.given, o.outputs.len(), self.options.max_outputs) {
+                        Ok(count) => count,
+                        Err(e) => return Err(self.protocol(e)),
+                    };
                 // Outputs lie within the batch (`CONF-ADP-007`).
                 if let Some((k, w)) =
                     o.outputs.iter().enumerate().find(|(_, w)| w.at < from || w.at > until)
@@ -533,10 +562,17 @@ impl Device for ProcessDevice {
     fn finish(&mut self) -> Result<(), DeviceError> {
         self.started = false;
         match self.call(&Message::Finish, "the answer to finish (finished)")? {
-            Message::Finished => Ok(()),
+            Message::Finished => {
+                self.finished = Some(self.scenario.clone());
+                Ok(())
+            }
             Message::Error { message } => Err(DeviceError::Failed(message)),
             other => Err(self.unexpected("finished or error", &other)),
         }
+    }
+
+    fn take_late_error(&mut self) -> Option<(String, DeviceError)> {
+        self.late.take()
     }
 }
 

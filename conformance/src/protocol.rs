@@ -62,6 +62,17 @@ pub const MAX_LINE_LEN: usize = 64 << 20;
 /// (`CONF-ADP-019`). The reference gives at most 3575, on `ret-cq-wrap-1k`.
 pub const MAX_SCENARIO_OUTPUTS: u64 = 1 << 20;
 
+/// The outputs of a scenario after `more` are added to the `given` ones, or the error past
+/// `max` (`CONF-ADP-019`). The runner bounds every device with it, in-process or not; the
+/// process adapter checks it before it decodes what the answer holds.
+pub fn count_outputs(given: u64, more: usize, max: u64) -> Result<u64, ProtocolError> {
+    let count = given.saturating_add(u64::try_from(more).unwrap_or(u64::MAX));
+    if count > max {
+        return Err(ProtocolError::TooManyOutputs { count, max });
+    }
+    Ok(count)
+}
+
 /// One message of the protocol, either way. The JSON key `type` names the variant in
 /// snake case (`{"type":"started"}`). [`decode_line`] reads one, at a bounded cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -482,6 +493,16 @@ pub enum ProtocolError {
         /// The type of the message received.
         got: String,
     },
+    /// A message answered a second time (`CONF-ADP-005`), read as the answer to the next.
+    #[error(
+        "a second {got}, answering {answered} again: every message has exactly one answer (CONF-ADP-005)"
+    )]
+    Twice {
+        /// The message answered twice.
+        answered: String,
+        /// The type of the second answer.
+        got: String,
+    },
     /// A batch's `seq` is not the expected one.
     #[error("{message}: seq {got}, expected {expected}")]
     Seq {
@@ -544,7 +565,7 @@ impl ProtocolError {
             ProtocolError::TooDeep { .. } => req::CONF_ADP_018_A,
             ProtocolError::MissingType | ProtocolError::UnknownType { .. } => req::CONF_ADP_003_B,
             ProtocolError::Version { .. } => req::CONF_ADP_002_B,
-            ProtocolError::Unexpected { .. } => req::CONF_ADP_005,
+            ProtocolError::Unexpected { .. } | ProtocolError::Twice { .. } => req::CONF_ADP_005,
             ProtocolError::Seq { .. } => req::CONF_ADP_006_B,
             ProtocolError::Time { .. } => req::CONF_ADP_007_B,
             ProtocolError::TooManyOutputs { .. } => req::CONF_ADP_019_A,

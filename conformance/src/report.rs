@@ -404,6 +404,17 @@ pub fn coverage(spec: &Spec, scenarios: &[&Scenario], ran: &[&Scenario]) -> Cove
     c
 }
 
+/// Fails a scenario's report by a device failure found after the scenario ended: the
+/// failure is its reason, in place of what was judged (CONF-RUN-004, CONF-REP-001.b).
+fn fail_late(r: &mut ScenarioReport, e: &DeviceError) {
+    r.verdict = Verdict::Fail;
+    r.checked = 0;
+    r.divergences = 0;
+    r.first_divergence = None;
+    r.device_error = Some(e.to_string());
+    r.error = DeviceFailure::of(e, None);
+}
+
 /// Runs every scenario on a device, the runner playing the CPU half `cpu` makes where a
 /// scenario asks it to; `progress` is called before each.
 pub fn run_suite(
@@ -417,6 +428,13 @@ pub fn run_suite(
     for (k, s) in scenarios.iter().enumerate() {
         progress(k, &s.manifest.name);
         reports.push(run_one(device, cpu, s, spec));
+        // An answer given twice in an earlier scenario, read only now, fails that scenario
+        // (CONF-ADP-020).
+        if let Some((name, e)) = device.take_late_error() {
+            if let Some(r) = reports.iter_mut().rev().find(|r| r.id == name) {
+                fail_late(r, &e);
+            }
+        }
     }
     let mut summary = Summary::default();
     for r in &reports {

@@ -33,6 +33,7 @@ use openrdma_device::{
 };
 
 use crate::judge::{Judgement, Scope, judge_timed};
+use crate::protocol::{MAX_SCENARIO_OUTPUTS, count_outputs};
 use crate::timeline::{Seen, Timeline, retimed};
 
 /// Everything a run produced.
@@ -266,7 +267,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
             i += 1;
         }
         out.injected.extend(batch.iter().cloned());
-        let outputs = match device.advance(batch, until) {
+        let outputs = match advance_bounded(device, batch, until, out.observed.len()) {
             Ok(mut o) => {
                 // CONF-ADP-017.a: the runner knows a completion by the entry written.
                 crate::judge::written_entries(&mut o);
@@ -314,6 +315,21 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         out.error.get_or_insert(e);
     }
     out
+}
+
+/// Advances the device, with one bound on a scenario's outputs for every device,
+/// in-process or not (CONF-ADP-019): `given` outputs came before, and what the device
+/// gives past the bound is not kept.
+fn advance_bounded(
+    device: &mut dyn Device,
+    batch: Vec<TimedInput>,
+    until: Timestamp,
+    given: usize,
+) -> Result<Vec<TimedOutput>, DeviceError> {
+    let outputs = device.advance(batch, until)?;
+    count_outputs(given as u64, outputs.len(), MAX_SCENARIO_OUTPUTS)
+        .map_err(|e| DeviceError::Protocol(e.to_string()))?;
+    Ok(outputs)
 }
 
 /// Whether an inject record starts a batch of its own: a hold point, or feedback whose

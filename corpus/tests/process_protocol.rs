@@ -1238,6 +1238,70 @@ mod process {
         assert_ne!(dev.pid(), first);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// A device whose first run plays `broken` after hello and whose later runs answer
+    /// `start` and then read on: the flag file tells them apart.
+    fn once(name: &str, broken: &str) -> (Vec<String>, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("openrdma-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let flag = dir.join("once");
+        let _ = std::fs::remove_file(&flag);
+        let body = format!(
+            "if [ -e '{f}' ]; then read l; echo '{HELLO}'; read l; echo '{{\"type\":\"started\"}}'; exec cat >/dev/null; fi; touch '{f}'; {broken}",
+            f = flag.display()
+        );
+        (vec!["sh".to_string(), "-c".to_string(), body], dir)
+    }
+
+    /// CONF-ADP-020: a second `finished`, read when the next scenario starts, fails the
+    /// scenario that finished, by CONF-ADP-005, and the next starts on a fresh device.
+    #[test]
+    fn conf_adp_020_a_second_finished_fails_its_own_scenario() {
+        let finished = r#"{"type":"finished"}"#;
+        let (cmd, dir) = once(
+            "finished-twice",
+            &format!(
+                "read l; echo '{HELLO}'; read l; echo '{{\"type\":\"started\"}}'; read l; echo '{finished}'; echo '{finished}'; exec cat >/dev/null"
+            ),
+        );
+        let mut dev = ProcessDevice::spawn_with(&cmd, opts(5000)).unwrap();
+        let first = dev.pid();
+        dev.start(&manifest()).unwrap();
+        dev.finish().unwrap();
+        assert!(dev.take_late_error().is_none());
+        dev.start(&manifest()).unwrap();
+        assert_ne!(dev.pid(), first, "the next scenario runs on a fresh device");
+        let Some((name, DeviceError::Protocol(msg))) = dev.take_late_error() else {
+            panic!("the second finished was not blamed on its scenario");
+        };
+        assert_eq!(name, manifest().name);
+        assert!(msg.contains("line 4 of the device's output"), "{msg}");
+        assert!(msg.contains("a second finished, answering finish of scenario"), "{msg}");
+        assert!(msg.contains("CONF-ADP-005"), "{msg}");
+        assert!(dev.take_late_error().is_none(), "taken once");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// CONF-ADP-020: a second `hello` fails the scenario whose `start` reads it, by
+    /// CONF-ADP-005, and the next starts on a fresh device.
+    #[test]
+    fn conf_adp_020_a_second_hello_fails_the_scenario_that_reads_it() {
+        let (cmd, dir) = once(
+            "hello-twice",
+            &format!("read l; echo '{HELLO}'; echo '{HELLO}'; exec cat >/dev/null"),
+        );
+        let mut dev = ProcessDevice::spawn_with(&cmd, opts(5000)).unwrap();
+        let first = dev.pid();
+        let Err(DeviceError::Protocol(msg)) = dev.start(&manifest()) else {
+            panic!("a second hello was taken");
+        };
+        assert!(msg.contains("a second hello, answering hello again"), "{msg}");
+        assert!(msg.contains("CONF-ADP-005"), "{msg}");
+        dev.start(&manifest()).unwrap();
+        assert_ne!(dev.pid(), first);
+        assert!(dev.take_late_error().is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 // ---- completion entries given as bytes (CONF-ADP-017) -----------------------------------

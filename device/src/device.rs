@@ -180,6 +180,13 @@ pub trait Device {
     fn finish(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
+
+    /// A failure of an earlier scenario that showed only after it ended, with that
+    /// scenario's name: an answer the device gave twice there, read when the runner next
+    /// spoke to it. Taken once; `None` by default.
+    fn take_late_error(&mut self) -> Option<(String, DeviceError)> {
+        None
+    }
 }
 
 /// The contents of host memory in every scenario: the byte at address `a`. A sender's

@@ -180,9 +180,12 @@ def _(io, msg, answer, ctx):
     io.write(answer + answer)
 
 
-@broken("finished-twice", "finish", "protocol", r"start .*got finished", victim="next",
-        text="The harness answers `finish` twice; the next scenario's `start` reads the "
-        "second.")
+@broken("finished-twice", "finish", "protocol",
+        r"waiting for the answer to start .*: a second finished, answering finish of scenario "
+        r"\"[^\"]+\" again.*CONF-ADP-005",
+        text="The harness answers `finish` twice; the next scenario's `start` reads the second, "
+        "and the runner fails the scenario that finished, then starts the next afresh "
+        "(CONF-ADP-020).")
 def _(io, msg, answer, ctx):
     io.write(answer + answer)
 
@@ -212,7 +215,9 @@ def _(io, msg, answer, ctx):
     io.hang()
 
 
-@broken("hello-twice", "hello", "protocol", r"start .*got hello", victim="first",
+@broken("hello-twice", "hello", "protocol",
+        r"waiting for the answer to start .*: a second hello, answering hello again.*CONF-ADP-005",
+        victim="first",
         text="The harness says hello twice, at its first start; the second is read as the "
         "answer to the first scenario's `start`.")
 def _(io, msg, answer, ctx):
@@ -400,3 +405,15 @@ def _(io, msg, answer, ctx):
         text="The harness gives 70 000 outputs in one answer.")
 def _(io, msg, answer, ctx):
     io.write(with_outputs(msg, answer, [dma(first_out(msg))] * 70000))
+
+
+# CONF-ADP-020: an answer given twice fails the scenario it was given twice in, however late
+# the second comes; the scenario that reads it starts on a fresh device.
+@broken("finished-at-next-start", "start", "protocol",
+        r"a second finished, answering finish of scenario \"[^\"]+\" again.*CONF-ADP-005",
+        victim="first",
+        text="The harness writes a second `finished` for the scenario before, late, just "
+        "before it answers the next scenario's `start`; the scenario before fails, the next "
+        "starts afresh.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "finished"}) + answer)

@@ -2936,7 +2936,7 @@ def _(ctx, f, item):
 m = fault("rtx-ts-from-first",
           "A retransmission carries the TSETH tx_timestamp of the first transmission of its "
           "PSN, kept in the retransmission buffer, instead of the clock at resending.",
-          ["SND-TS-002"])
+          ["SND-TS-002", "SND-TS-003"])
 
 
 @m.hook("outputs")
@@ -7773,3 +7773,23 @@ m = fault("snd-ack-msn-ahead",
 def _(ctx, f, item):
     v = f.get("aeth", "msn")
     f.set("aeth", "msn", (v & 0xFF0000) | ((v + 1) & 0xFFFF))
+
+
+# ---- the timestamp clock's rate (SND-TS-003) -----------------------------------------------
+
+m = fault("probe-ts-last-data",
+          "Probes are stamped with the TSETH timestamp of the QP's last data packet, a latch "
+          "the data path fills, instead of a reading of the clock as the probe leaves.",
+          ["SND-TS-003", "EV-PROBE-005"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    st = per_qp(ctx, "probe-ts-last-data")
+    qp = f.get("bth", "dest_qp")
+    if kind(f) == "data":
+        if f.has("tseth"):
+            st[qp] = f.get("tseth", "tx_timestamp")
+        return False
+    if qp in st:
+        f.set("peth", "tx_timestamp", st[qp])

@@ -219,6 +219,8 @@ const OWN: &[(Clause, Shows)] = &[
     // SACK lands within the tolerance (design 9.2).
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
     (SND_TS_002_C, |f| f.clock.contains(&SND_TS_002_C)),
+    (SND_TS_003_A, |f| f.clock.contains(&SND_TS_003_A)),
+    (SND_TS_003_B, |f| f.clock.contains(&SND_TS_003_B)),
     // A status of table 8 for an AETH NAK: where an entry of a message a NAK ended is due.
     (CQE_STATUS_004, |f| f.nak_entry),
     // A flag written for a rejected token: where a token is rejected and no work request
@@ -660,7 +662,7 @@ impl Facts {
             sack_due: BTreeSet::new(),
             timer_apart: delay > m.tolerances.late_ns,
             discards: BTreeSet::new(),
-            clock: clock_pairs(&exp),
+            clock: clock_pairs(&exp, m.tolerances.late_ns / 2),
             nack_ts: exp.iter().any(|(_, f)| f.d.ext.neth.is_some_and(|n| n.tx_timestamp != 0)),
             probe_answer: exp.iter().any(|(_, f)| f.d.ext.seth.is_some_and(|x| x.pr)),
             far_trigger: exp.iter().any(|(_, f)| {
@@ -877,10 +879,14 @@ pub fn has_predicate(row: &str, clause: Clause) -> bool {
 
 /// The clock rules a scenario can show: a stamped data packet (SND-TS-002.c) or probe
 /// (EV-PROBE-005.f) expected less than 2^15 ns after another stamp of its QP, so that
-/// `schedule::judge_clock` compares the two.
-fn clock_pairs(exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
+/// `schedule::judge_clock` compares the two; and the rate of the clock (SND-TS-003), where
+/// a run of three such stamps spans more than `slack`, so that `rate::judge_rate` has a
+/// unit to learn and a stamp to hold to it.
+fn clock_pairs(exp: &[(&Record, Frame<'_>)], slack: u64) -> BTreeSet<Clause> {
     let mut out = BTreeSet::new();
     let mut last: HashMap<u32, u64> = HashMap::new();
+    // Each QP's run: its first stamp's time and its length.
+    let mut runs: HashMap<u32, (u64, usize)> = HashMap::new();
     let mut stamped: Vec<(u64, u32, Clause)> = exp
         .iter()
         .filter_map(|(r, f)| match (&f.kind, f.d.ext.tseth, f.d.ext.peth) {
@@ -891,8 +897,17 @@ fn clock_pairs(exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> {
         .collect();
     stamped.sort_by_key(|(at, ..)| *at);
     for (at, qp, clause) in stamped {
-        if last.get(&qp).is_some_and(|&t| at - t < CLOCK_SPAN_NS) {
+        let linked = last.get(&qp).is_some_and(|&t| at - t < CLOCK_SPAN_NS);
+        if linked {
             out.insert(clause);
+        }
+        let run = runs.entry(qp).or_insert((at, 0));
+        if !linked {
+            *run = (at, 0);
+        }
+        run.1 += 1;
+        if run.1 >= 3 && at - run.0 > slack {
+            out.extend([SND_TS_003_A, SND_TS_003_B]);
         }
         last.insert(qp, at);
     }

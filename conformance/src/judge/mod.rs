@@ -139,6 +139,7 @@ mod obs;
 mod order;
 mod paths;
 mod progress;
+mod rate;
 mod receive;
 mod render;
 mod retransmitted;

@@ -22,7 +22,7 @@ use super::fit::Fits;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
-    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress,
+    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress, rate,
     retransmitted, sacks, schedule, sequences, unexpected, wire,
 };
 use crate::req::*;
@@ -377,6 +377,15 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data, Reads::Probe],
         applies: always,
         judge: |c, d| schedule::judge_clock(&c.o.frames, d),
+    },
+    Check {
+        name: "schedule.clock-rate",
+        clauses: CLOCK_RATE,
+        reads: &[Reads::Data, Reads::Probe],
+        applies: always,
+        judge: |c, d| {
+            rate::judge_rate(&c.o.frames, c.scenario.manifest.tolerances.late_ns, d);
+        },
     },
     Check {
         name: "schedule.nack-backoff",

@@ -55,6 +55,8 @@
 //!   not a pairing with another message's expectation, must be named.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
+//! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
+//!   runner with outputs.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -83,12 +85,13 @@ pub mod behaviour;
 pub mod commands;
 pub mod cpu;
 pub mod discards;
+pub mod edges;
 pub mod engines;
 pub mod estimates;
-pub mod fifth_variants;
 pub mod fifth_host;
 pub mod fifth_rx;
 pub mod fifth_tx;
+pub mod fifth_variants;
 pub mod frames;
 pub mod generated;
 pub mod host;
@@ -421,6 +424,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || messages::FAULTS,
     || naming_rx::FAULTS,
     || fifth_host::FAULTS,
+    || edges::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
@@ -541,6 +545,10 @@ impl Device for Mutant {
 
     fn finish(&mut self) -> Result<(), DeviceError> {
         self.inner.finish()
+    }
+
+    fn take_late_error(&mut self) -> Option<(String, DeviceError)> {
+        self.inner.take_late_error()
     }
 }
 

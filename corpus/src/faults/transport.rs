@@ -147,7 +147,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "retransmission-keeps-timestamp",
         "a retransmission carries the TSETH timestamp of the PSN's first transmission",
-        &[req::SND_TS_002_C],
+        &[req::SND_TS_002_C, req::SND_TS_003_B],
         &["snd-infer-retransmitted"],
         |_| Box::<KeepsTimestamp>::default(),
     ),

@@ -375,6 +375,8 @@ pub(super) const SCHEDULE_ORDER: &[Clause] =
 
 pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
 
+pub(super) const CLOCK_RATE: &[Clause] = &[SND_TS_003_A, SND_TS_003_B];
+
 pub(super) const NACK_BACKOFF: &[Clause] = &[SND_NACK_004_A, SND_RTX_005];
 
 pub(super) const SACKS: &[Clause] = &[

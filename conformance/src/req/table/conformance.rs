@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 293] = [
+pub(in crate::req) static CLAUSES: [Info; 300] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -99,6 +99,10 @@ pub(in crate::req) static CLAUSES: [Info; 293] = [
     part("CONF-CMP-005.a", "CONF-CMP-005", 'a', Withdrawn, Suite),
     part("CONF-CMP-005.b", "CONF-CMP-005", 'b', Withdrawn, Suite),
     line("CONF-CMP-036", Must, Suite),
+    whole("CONF-CMP-095", Must, Suite),
+    part("CONF-CMP-095.a", "CONF-CMP-095", 'a', Must, Suite),
+    part("CONF-CMP-095.b", "CONF-CMP-095", 'b', Must, Suite),
+    part("CONF-CMP-095.c", "CONF-CMP-095", 'c', Must, Suite),
     whole("CONF-CMP-037", Must, Suite),
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
@@ -289,6 +293,9 @@ pub(in crate::req) static CLAUSES: [Info; 293] = [
     whole("CONF-ADP-019", Must, Adapter),
     part("CONF-ADP-019.a", "CONF-ADP-019", 'a', Must, Adapter),
     part("CONF-ADP-019.b", "CONF-ADP-019", 'b', May, Suite),
+    whole("CONF-ADP-020", Must, Adapter),
+    part("CONF-ADP-020.a", "CONF-ADP-020", 'a', Must, Suite),
+    part("CONF-ADP-020.b", "CONF-ADP-020", 'b', Must, Suite),
     whole("CONF-ADP-017", Must, Adapter),
     part("CONF-ADP-017.a", "CONF-ADP-017", 'a', Must, Suite),
     part("CONF-ADP-017.b", "CONF-ADP-017", 'b', May, Adapter),

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Withdrawn};
 use crate::requirements::Subject::{CpuHalf, Device, OutsideBoundary};
 
-pub(in crate::req) static CLAUSES: [Info; 139] = [
+pub(in crate::req) static CLAUSES: [Info; 142] = [
     whole("SND-ORDER-001", Must, Device),
     part("SND-ORDER-001.a", "SND-ORDER-001", 'a', Must, Device),
     part("SND-ORDER-001.b", "SND-ORDER-001", 'b', Must, Device),
@@ -34,6 +34,9 @@ pub(in crate::req) static CLAUSES: [Info; 139] = [
     part("SND-TS-002.b", "SND-TS-002", 'b', Must, Device),
     part("SND-TS-002.c", "SND-TS-002", 'c', Must, Device),
     part("SND-TS-002.d", "SND-TS-002", 'd', Must, Device),
+    whole("SND-TS-003", Must, Device),
+    part("SND-TS-003.a", "SND-TS-003", 'a', Must, Device),
+    part("SND-TS-003.b", "SND-TS-003", 'b', Must, Device),
     line("SND-WIN-001", Must, Device),
     whole("SND-WIN-002", Must, Device),
     part("SND-WIN-002.a", "SND-WIN-002", 'a', Must, Device),

@@ -1,0 +1,85 @@
+//! The runner's bound on a scenario's outputs holds for every device, in-process ones too
+//! (CONF-ADP-019): a device that floods the runner ends its scenario in a protocol error
+//! that names the count and the limit, and what it gave past the bound is not kept.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use openrdma_conformance::file::load;
+use openrdma_conformance::protocol::MAX_SCENARIO_OUTPUTS;
+use openrdma_conformance::runner::run;
+use openrdma_device::{
+    Capability, Device, DeviceError, Manifest, Output, RecoveryCpu, RecoverySettings, TimedInput,
+    TimedOutput,
+};
+
+/// An in-process device that gives `first` outputs in its first batch and one in each
+/// batch after it: empty frames, which cost the runner nothing to keep.
+struct Flood {
+    first: usize,
+    batches: usize,
+}
+
+impl Device for Flood {
+    fn name(&self) -> String {
+        "flood".into()
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        BTreeSet::new()
+    }
+
+    fn start(&mut self, _: &Manifest) -> Result<(), DeviceError> {
+        self.batches = 0;
+        Ok(())
+    }
+
+    fn advance(
+        &mut self,
+        _: Vec<TimedInput>,
+        until: openrdma_device::Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        self.batches += 1;
+        let n = if self.batches == 1 { self.first } else { 1 };
+        let one = TimedOutput { at: until, output: Output::Frame { port: 0, bytes: vec![] } };
+        Ok(vec![one; n])
+    }
+
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        Ok(())
+    }
+}
+
+fn no_cpu(_: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
+    Err(DeviceError::Failed("the scenario plays its own CPU half".into()))
+}
+
+fn scenario() -> openrdma_device::Scenario {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("in the repository");
+    load(root.join("traces/scenarios/snd-tail-probe")).expect("the corpus loads")
+}
+
+#[test]
+fn an_in_process_device_past_the_bound_fails_its_scenario() {
+    let s = scenario();
+    let limit = usize::try_from(MAX_SCENARIO_OUTPUTS).expect("fits");
+    let mut dev = Flood { first: limit, batches: 0 };
+    let out = run(&mut dev, &s, no_cpu);
+    // The first batch reaches the bound and is kept; the next passes it.
+    assert!(dev.batches >= 2, "the scenario ended after {} batches", dev.batches);
+    assert_eq!(out.observed.len(), limit);
+    let Some(DeviceError::Protocol(msg)) = &out.error else {
+        panic!("expected a protocol error, got {:?}", out.error);
+    };
+    assert_eq!(msg, &format!("{} outputs in the scenario, past the limit of {limit}", limit + 1));
+    assert!(out.error_at.is_some());
+}
+
+#[test]
+fn an_in_process_device_at_the_bound_is_not_ended() {
+    let s = scenario();
+    let mut dev = Flood { first: 1000, batches: 0 };
+    let out = run(&mut dev, &s, no_cpu);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.observed.len(), 1000 + dev.batches - 1);
+}
