@@ -444,7 +444,14 @@ impl Wrong {
         let Some(mut f) = self.frames.get(&(peer, psn)).and_then(|b| decode(b).to_repr()) else {
             return Vec::new();
         };
+        // The EV this PSN last left on: the transmission the retransmission presumes lost.
+        let lost_ev = Some(f.entropy());
         f.bth.rtx = true;
+        // A retransmission reads the clock as it leaves (SND-TS-003.b): the reference's
+        // clock counts 16 ns units from time 0.
+        if let Some(t) = f.ext.tseth.as_mut() {
+            t.tx_timestamp = (at.as_nanos() / 16) as u16;
+        }
         let Ok(bytes) = f.reseal().and_then(|()| f.to_bytes()) else { return Vec::new() };
         self.note_sent(peer, &bytes);
         let qpn = self.qps.local(peer);
@@ -453,7 +460,7 @@ impl Wrong {
                 qpn: Qpn::new(q),
                 psn: Psn::new(psn),
                 cause: RetransmitCause::SackInference,
-                lost_ev: None,
+                lost_ev,
             })
         });
         std::iter::once(Output::Frame { port: 0, bytes })

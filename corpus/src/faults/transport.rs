@@ -148,7 +148,7 @@ pub static FAULTS: &[Fault] = &[
         "retransmission-keeps-timestamp",
         "a retransmission carries the TSETH timestamp of the PSN's first transmission",
         &[req::SND_TS_002_C, req::SND_TS_003_B],
-        &["snd-infer-retransmitted"],
+        &["snd-infer-retransmitted", "snd-cc-sack"],
         |_| Box::<KeepsTimestamp>::default(),
     ),
     stream(
