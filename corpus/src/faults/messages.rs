@@ -104,7 +104,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "reth-first-packet-only",
         "the packets after the first of a message carry no RETH, as IBTA's RDMA WRITE MIDDLE and LAST",
-        &[req::OPC_WRITE_001],
+        &[req::OPC_WRITE_001, req::OPC_TABLE_001],
         &["snd-segmentation"],
         |b| {
             let d = decode(b);

@@ -57,6 +57,7 @@
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
+//! * [`stamps`]: a completion timestamp taken for the identity of an entry.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -106,6 +107,7 @@ mod qps;
 pub mod rejects;
 pub mod retire;
 pub mod sending;
+pub mod stamps;
 pub mod states;
 pub mod templates;
 pub mod transport;
@@ -121,40 +123,7 @@ pub use prove::{
 /// The MUST clauses of a device or its CPU half that no fault can prove, with the reason:
 /// each is broken only through a clause of its own list, which the first divergence names
 /// instead. Shown in the matrix; `tests/power.rs` caps the list at ten.
-pub const UNPROVABLE: &[(Clause, &str)] = &[
-    (
-        openrdma_conformance::req::REC_TEST_001_A,
-        "an umbrella over the reports of REC-IF-001 to REC-IF-018: a missing or wrong report is named by its own clause",
-    ),
-    (
-        openrdma_conformance::req::REC_TEST_001_B,
-        "an umbrella over the commands of REC-IF-008 to REC-IF-017: a command not acted on is named by its own clause",
-    ),
-    (
-        openrdma_conformance::req::REC_TEST_002,
-        "an umbrella over REC-RTO, REC-RETRY, REC-EV-002 and REC-PROBE: a CPU half that breaks it is named by the clause it breaks",
-    ),
-    (
-        openrdma_conformance::req::REC_TEST_003,
-        "an umbrella over REC-TEST-001 and REC-TEST-002 for a device's own CPU half: named by the clause broken",
-    ),
-    (
-        openrdma_conformance::req::OPC_TABLE_001,
-        "an umbrella over the header stacks of table 9: a wrong stack sent is named by the rule of the header or field it gets wrong (OPC-WRITE-001, the SETH, NETH, PETH and AETH rules), one misread by the rule of the field misread",
-    ),
-    (
-        openrdma_conformance::req::CQE_TS_001_C,
-        "an umbrella over every protocol rule: a decision the completion timestamp sways is named by the rule of that decision",
-    ),
-    (
-        openrdma_conformance::req::REC_SPLIT_001,
-        "the NIC half's share of the work, listed by the sender, receiver and REC-IF clauses that name each part",
-    ),
-    (
-        openrdma_conformance::req::REC_SPLIT_002,
-        "the CPU half's share of the work, listed by the REC-RTO, REC-RETRY, REC-EV and REC-PROBE clauses that name each part",
-    ),
-];
+pub const UNPROVABLE: &[(Clause, &str)] = &[];
 
 /// Whether an entry is a bug or a legitimate choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -425,6 +394,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_rx::FAULTS,
     || fifth_host::FAULTS,
     || edges::FAULTS,
+    || stamps::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

@@ -341,7 +341,7 @@ pub static FAULTS: &[Fault] = &[
     out(
         "tseth-without-ts",
         "writes carry their TSETH with BTH ts 0",
-        &[req::TSETH_PRESENT_001],
+        &[req::TSETH_PRESENT_001, req::OPC_TABLE_001],
         &["snd-segmentation"],
         Fails,
         |b| {
