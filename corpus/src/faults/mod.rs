@@ -93,6 +93,7 @@ pub mod fifth_rx;
 pub mod fifth_tx;
 pub mod fifth_variants;
 pub mod frames;
+pub mod gaps;
 pub mod generated;
 pub mod host;
 pub mod inference;
@@ -425,6 +426,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_rx::FAULTS,
     || fifth_host::FAULTS,
     || edges::FAULTS,
+    || gaps::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

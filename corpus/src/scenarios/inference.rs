@@ -28,6 +28,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-sack-order", snd_sack_order),
         ("snd-no-timestamps", snd_no_timestamps),
         ("snd-tail-probe", snd_tail_probe),
+        ("snd-infer-high-word", snd_infer_high_word),
     ]
 }
 
@@ -499,4 +500,35 @@ fn snd_tail_probe() -> Scenario {
     inject_sack(&mut r, 12_000, 4, 0, 4, WireMark::NONE);
     inject_ack(&mut r, 12_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 22_000)
+}
+
+/// A loss that only the upper half of a SACK's bitmap proves.
+fn snd_infer_high_word() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-infer-high-word",
+        "One EV. The device sends PSNs 0 to 33. A SACK shows PSNs 0 to 31 and 33, not 32: the \
+         only evidence against PSN 32 is PSN 33, bit 32 of a bitmap based at PSN 1, so a \
+         sender that reads only the low 32 bits of the bitmap has none. PSN 32 is inferred \
+         lost and retransmitted at once; the retransmission arrives, and everything is \
+         acknowledged.",
+        &[
+            "SND-SACK-002",
+            "SND-INFER-001",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        1,
+        256,
+    );
+    r.host(1_000, HostCommand::PostWrite(wr(0, 34 * 256, None, true)));
+    r.checks(&["SND-SACK-002", "SND-INFER-001", "SND-RTX-001", "BTH-RTX-001"]);
+    // Everything up to PSN 0, and PSNs 1 to 31 and 33 (bits 0 to 30 and 32 of a bitmap
+    // based at PSN 1).
+    sack_with_offset(&mut r, 3_000, 0, 1, 0x1_7FFF_FFFF, 33);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 5_000, 33, 0, 32, WireMark::NONE);
+    inject_ack(&mut r, 5_000, 33, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 13_000)
 }
