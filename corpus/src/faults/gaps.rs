@@ -1,20 +1,59 @@
 //! Faults that the corpus once exercised without catching: each comes with the scenario
 //! that makes it visible.
 
+use std::collections::HashMap;
+
 use openrdma_codec::frame::decode;
 use openrdma_conformance::req;
+use openrdma_device::{CqId, HostCommand, Input, TimedInput};
 
-use super::{Edits, Fault, fault};
+use super::{Edits, Fault, Stream, fault, stream};
 
 /// Every fault of this family.
-pub static FAULTS: &[Fault] = &[fault(
-    "sack-bitmap-low-word",
-    "the SACK bitmap register is 32 bits wide: bits 63:32 of sack_bitmap are read as 0, so a \
-     PSN they show is no evidence of a loss before it",
-    &[req::SND_SACK_002, req::SND_INFER_001],
-    &["snd-infer-high-word"],
-    Edits { frame_in: Some(low_word), ..Edits::NONE },
-)];
+pub static FAULTS: &[Fault] = &[
+    fault(
+        "sack-bitmap-low-word",
+        "the SACK bitmap register is 32 bits wide: bits 63:32 of sack_bitmap are read as 0, \
+         so a PSN they show is no evidence of a loss before it",
+        &[req::SND_SACK_002, req::SND_INFER_001],
+        &["snd-infer-high-word"],
+        Edits { frame_in: Some(low_word), ..Edits::NONE },
+    ),
+    stream(
+        "cq-consumer-as-slot",
+        "the consumer register is taken as a slot index, not as a total: once the consumer has \
+         gone round the ring, a queue with free slots looks full and its QPs fail",
+        &[req::CQE_RING_004_B],
+        &["ret-cq-consumer-total"],
+        |_| Box::<ConsumerAsSlot>::default(),
+    ),
+];
+
+/// Holds each completion queue's size, and gives the device each consumer register write
+/// modulo that size.
+#[derive(Debug, Default)]
+struct ConsumerAsSlot {
+    entries: HashMap<CqId, u32>,
+}
+
+impl Stream for ConsumerAsSlot {
+    fn inputs(&mut self, mut inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &mut inputs {
+            match &mut i.input {
+                Input::Host { command: HostCommand::CreateCq(c) } => {
+                    self.entries.insert(c.cq, c.entries);
+                }
+                Input::Host { command: HostCommand::CqConsumer { cq, consumed } } => {
+                    if let Some(&n) = self.entries.get(cq).filter(|&&n| n > 0) {
+                        *consumed %= n;
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs
+    }
+}
 
 /// A SACK or probe answer with bits 63:32 of its bitmap cleared, its ICRC made right again;
 /// `None` when those bits are already clear.
