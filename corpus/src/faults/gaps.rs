@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use openrdma_codec::frame::decode;
+use openrdma_codec::{NackReason, NethRepr};
 use openrdma_conformance::req;
 use openrdma_device::{CqId, HostCommand, Input, TimedInput};
 
@@ -27,7 +28,34 @@ pub static FAULTS: &[Fault] = &[
         &["ret-cq-consumer-total"],
         |_| Box::<ConsumerAsSlot>::default(),
     ),
+    fault(
+        "lasthop-trim-fatal",
+        "the NACK reason decoder knows TRIMMED but not TRIMMED_LASTHOP, which falls to the \
+         fatal branch: a last-hop trim ends the QP",
+        &[req::SND_NACK_002],
+        &["snd-nack-high-psn"],
+        Edits { frame_in: Some(lasthop_fatal), ..Edits::NONE },
+    ),
 ];
+
+/// A NACK TRIMMED_LASTHOP read as UNEXP_EVENT; `None` for any other reason.
+fn lasthop_fatal(b: &[u8]) -> Option<Vec<u8>> {
+    on_neth(b, |n| {
+        let lasthop = n.reason == NackReason::TRIMMED_LASTHOP;
+        lasthop.then(|| n.reason = NackReason::UNEXP_EVENT).is_some()
+    })
+}
+
+/// The frame with `edit` applied to its NETH, its ICRC made right again; `None` when it has
+/// none or `edit` declines.
+fn on_neth(b: &[u8], edit: impl FnOnce(&mut NethRepr) -> bool) -> Option<Vec<u8>> {
+    let mut f = decode(b).to_repr()?;
+    if !f.ext.neth.as_mut().is_some_and(edit) {
+        return None;
+    }
+    f.icrc = None;
+    f.to_bytes().ok()
+}
 
 /// Holds each completion queue's size, and gives the device each consumer register write
 /// modulo that size.
