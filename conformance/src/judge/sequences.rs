@@ -205,6 +205,15 @@ fn failed_in_the_input(
     (stopped && wanted.is_success() && !status.is_success()).then_some(CQE_RING_005_A)
 }
 
+/// CQE-RING-004.b: a requester flag or entry that succeeds, written as a failure by a
+/// device that failed its QP for a full completion queue before the scenario fills one
+/// (`early`): the device found the queue full while it had a free slot.
+fn failed_by_early_stop(want: &NicEvent, got: &NicEvent, early: &HashSet<u32>) -> Option<Rule> {
+    let (qpn, wanted) = requester_status(want)?;
+    let (_, status) = requester_status(got)?;
+    (early.contains(&qpn) && wanted.is_success() && !status.is_success()).then_some(CQE_RING_004_B)
+}
+
 /// CQE-RING-004.b: a requester flag or entry FLUSHED that is missing, due when a full
 /// completion queue fails its QP, from a device that did not move the QP to the error
 /// state (`errored`: the QPs it reported in error).
@@ -738,6 +747,7 @@ fn judge_seq(
             rule = flush_status(we, ge).or(rule);
             rule = unheeded_failure(we, wt, failed, naks).or(rule);
             rule = failed_in_the_input(we, ge, wt, stops).or(rule);
+            rule = failed_by_early_stop(we, ge, causes.early_stops).or(rule);
             rule = fatal_by_vendor_info(we, ge, gt, inputs.nacks).or(rule);
         }
         // A flag whose word holds the expected one's bytes in reverse: stored big-endian.

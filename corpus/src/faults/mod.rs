@@ -94,6 +94,7 @@ pub mod fifth_rx;
 pub mod fifth_tx;
 pub mod fifth_variants;
 pub mod frames;
+pub mod gaps;
 pub mod generated;
 pub mod host;
 pub mod inference;
@@ -395,6 +396,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || fifth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
+    || gaps::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

@@ -11,6 +11,7 @@ pub(super) fn builders() -> Vec<Builder> {
     vec![
         ("ret-cq-wrap", ret_cq_wrap),
         ("ret-cq-overflow", ret_cq_overflow),
+        ("ret-cq-consumer-total", ret_cq_consumer_total),
         ("rcv-cq-receive", rcv_cq_receive),
         ("rcv-cq-two-qps", rcv_cq_two_qps),
         ("db-reject-queues", db_reject_queues),
@@ -83,6 +84,44 @@ fn ret_cq_wrap() -> Scenario {
             r.checks(&["CQE-RING-001", "CQE-RING-004"]);
         } else if k < 4 {
             r.checks(&["CQE-RING-001", "CQE-LAYOUT-001", "CQE-SEND-001"]);
+        }
+        acknowledge(&mut r, at, DUT_QP, PEER_QP, k, k as u16);
+        at += 1_000;
+    }
+    done(r, at + 10_000)
+}
+
+/// The consumer register holds a total, not a slot: after the consumer has gone round the
+/// ring, a queue with free slots is not full.
+fn ret_cq_consumer_total() -> Scenario {
+    let mut r = sender_with(
+        "ret-cq-consumer-total",
+        "The device's QP reports to a completion queue of four entries. Ten signaled Writes \
+         are acknowledged one by one. Before the fifth, seventh and ninth completions the \
+         consumer writes 2, 4 and 6 to the consumer register: from 4 on, a total that has \
+         gone round the ring, which leaves two entries in use, not all four. Every entry is \
+         written, slot after slot with the phase flipping at each wrap, and the QP stays out \
+         of the error state.",
+        &["CQE-RING-004", "CQE-RING-001", "CQE-RING-003", "CQE-SEND-001", "RET-ERR-002"],
+        |m| {
+            m.requires.insert(Capability::CompletionQueues);
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(&mut r, 1, 4);
+    r.host(0, HostCommand::CreateQp(qp_on(DUT_QP, PEER_QP, 1, 1)));
+    for k in 0..10 {
+        r.host(1_000, HostCommand::PostWrite(wr(k, 64, None, true)));
+    }
+    let mut at = 3_000;
+    for k in 0..10u32 {
+        // Each release comes 2 us after the last entry it releases is due, so that it never
+        // releases an entry not yet written by a device that writes it late (CQE-RING-006).
+        if k >= 4 && k % 2 == 0 {
+            r.host(at, HostCommand::CqConsumer { cq: CqId::new(1), consumed: k - 2 });
+        }
+        if k >= 6 {
+            r.checks(&["CQE-RING-004", "CQE-RING-001", "RET-ERR-002"]);
         }
         acknowledge(&mut r, at, DUT_QP, PEER_QP, k, k as u16);
         at += 1_000;

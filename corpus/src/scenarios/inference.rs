@@ -28,6 +28,8 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-sack-order", snd_sack_order),
         ("snd-no-timestamps", snd_no_timestamps),
         ("snd-tail-probe", snd_tail_probe),
+        ("snd-infer-high-word", snd_infer_high_word),
+        ("snd-nack-high-psn", snd_nack_high_psn),
     ]
 }
 
@@ -499,4 +501,75 @@ fn snd_tail_probe() -> Scenario {
     inject_sack(&mut r, 12_000, 4, 0, 4, WireMark::NONE);
     inject_ack(&mut r, 12_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 22_000)
+}
+
+/// A loss that only the upper half of a SACK's bitmap proves.
+fn snd_infer_high_word() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-infer-high-word",
+        "One EV. The device sends PSNs 0 to 33. A SACK shows PSNs 0 to 31 and 33, not 32: the \
+         only evidence against PSN 32 is PSN 33, bit 32 of a bitmap based at PSN 1, so a \
+         sender that reads only the low 32 bits of the bitmap has none. PSN 32 is inferred \
+         lost and retransmitted at once; the retransmission arrives, and everything is \
+         acknowledged.",
+        &[
+            "SND-SACK-002",
+            "SND-INFER-001",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        1,
+        256,
+    );
+    r.host(1_000, HostCommand::PostWrite(wr(0, 34 * 256, None, true)));
+    r.checks(&["SND-SACK-002", "SND-INFER-001", "SND-RTX-001", "BTH-RTX-001"]);
+    // Everything up to PSN 0, and PSNs 1 to 31 and 33 (bits 0 to 30 and 32 of a bitmap
+    // based at PSN 1).
+    sack_with_offset(&mut r, 3_000, 0, 1, 0x1_7FFF_FFFF, 33);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 5_000, 33, 0, 32, WireMark::NONE);
+    inject_ack(&mut r, 5_000, 33, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 13_000)
+}
+
+/// NACKs of PSNs above 0xFFFF: a stale one, and a last-hop trim.
+fn snd_nack_high_psn() -> Scenario {
+    let mut r = sender_with(
+        "snd-nack-high-psn",
+        "The QP has three EVs and starts at PSN 0x10000. The device sends PSNs 0x10000 to \
+         0x10002, and a SACK acknowledges 0x10000. A NACK PSN_OOR_WINDOW for 0x10000 then is \
+         stale: it changes nothing, and PSN 0x10001, the oldest outstanding, is not \
+         retransmitted. A NACK TRIMMED_LASTHOP for 0x10002 is a trim, not a fatal reason: \
+         the PSN is retransmitted at once on another EV, and the QP stays up. Everything is \
+         then acknowledged.",
+        &[
+            "SND-NACK-001",
+            "SND-NACK-002",
+            "SND-RTX-004",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "EV-SKIP-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Paths);
+            m.nic.nack_backoff = std::time::Duration::from_micros(1);
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    const B: u32 = 0x1_0000;
+    setup_evs(&mut r, B, v4_evs(DUT_QP, 3));
+    r.host(1_000, HostCommand::PostWrite(wr(0, 3 * PMTU, None, true)));
+    inject_sack(&mut r, 2_000, B, 0, B, WireMark::NONE);
+    r.checks(&["SND-NACK-001", "SND-RTX-004"]);
+    inject_nack(&mut r, 2_500, B, NackReason::PSN_OOR_WINDOW);
+    r.checks(&["SND-NACK-002", "SND-RTX-001", "BTH-RTX-001", "EV-SKIP-001"]);
+    inject_nack(&mut r, 4_000, B + 2, NackReason::TRIMMED_LASTHOP);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 6_000, B + 2, 0, B + 2, WireMark::NONE);
+    inject_ack(&mut r, 6_000, B + 2, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 15_000)
 }
