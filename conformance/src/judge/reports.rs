@@ -140,18 +140,23 @@ fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<u64> {
     out
 }
 
-/// Every `Progress` of a QP answers an input of its own that moved the QP, at most the
-/// margin before it: the reports, in order, are matched one for one with such inputs
+/// Every `Progress` of a QP answers an input of its own that moved the QP, at most twice
+/// the margin before it (the report and the frames the input answers may each be late): the reports, in order, are matched one for one with such inputs
 /// (CONF-CMP-051). One left over restarts the CPU half's timer for nothing (REC-IF-019).
 pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     // (QPN, creation) to the inputs that moved it, and how many a report has taken.
     let mut taken: HashMap<(u32, u64), (Vec<u64>, usize)> = HashMap::new();
+    // The last Progress of each QP: one given again at the same time repeats it.
+    let mut last: HashMap<u32, (u64, &NicEvent)> = HashMap::new();
     for &(t, e) in r.obs {
         let NicEvent::Report(NicReport::Progress { qpn, .. }) = e else { continue };
         let q = qpn.value();
+        if last.insert(q, (t, e)).is_some_and(|(at, prev)| at == t && prev == e) {
+            continue;
+        }
         let Some((born, init)) = r.born(q, t) else { continue };
         let (times, next) = taken.entry((q, born)).or_insert_with(|| (moves(r, q, born, init), 0));
-        while times.get(*next).is_some_and(|&at| at + r.margin < t) {
+        while times.get(*next).is_some_and(|&at| at + 2 * r.margin < t) {
             *next += 1;
         }
         if times.get(*next).is_some_and(|&at| at <= t) {
@@ -166,7 +171,7 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
                 format!(
                     "a Progress of QP {q} that no input explains: no SACK or ACK into QP {q} \
                      that moved it came in the last {} ns and was not already answered",
-                    r.margin
+                    2 * r.margin
                 ),
             )
         });
