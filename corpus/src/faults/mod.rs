@@ -104,6 +104,7 @@ pub mod naming_tx;
 mod prove;
 mod qps;
 pub mod rejects;
+pub mod reports_truth;
 pub mod retire;
 pub mod sending;
 pub mod states;
@@ -425,6 +426,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_rx::FAULTS,
     || fifth_host::FAULTS,
     || edges::FAULTS,
+    || reports_truth::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
