@@ -12,7 +12,7 @@ use openrdma_device::{Input, Manifest, NicEvent, NicReport, Output, TimedInput, 
 use super::{Batch, Edits, Fault, Stream, fault, stream};
 
 /// The faults of the reports' contents and occurrence.
-pub const FAULTS: &[Fault] = &[
+pub static FAULTS: &[Fault] = &[
     fault(
         "progress-outstanding-short",
         "Progress counts outstanding PSNs as snd_nxt - 1 - snd_una: one short whenever any is outstanding",
