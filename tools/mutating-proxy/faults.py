@@ -7398,7 +7398,7 @@ def _(ctx, ev, item):
 m = fault("report-armed-every-packet",
           "Armed is sent for every first transmission, not only when the QP goes from "
           "idle to busy.",
-          ["REC-IF-003"])
+          ["REC-IF-020", "REC-IF-003"])
 
 
 @m.hook("outputs")
@@ -7428,7 +7428,7 @@ def _(ctx, outs):
 m = fault("report-progress-on-duplicate",
           "Progress is sent for every SACK and ACK of a QP, also one that moves nothing: a "
           "duplicate restarts the CPU half's timer and clears its retry counter.",
-          ["REC-IF-002", "REC-RTO-002", "REC-RTO-001", "REC-RETRY-001"])
+          ["REC-IF-019", "REC-IF-002", "REC-RTO-002", "REC-RTO-001", "REC-RETRY-001"])
 
 
 @m.hook("inputs")

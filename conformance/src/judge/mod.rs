@@ -142,6 +142,7 @@ mod progress;
 mod rate;
 mod receive;
 mod render;
+mod reports;
 mod retransmitted;
 mod sacks;
 mod schedule;

@@ -23,7 +23,7 @@ use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
     Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress, rate,
-    retransmitted, sacks, schedule, sequences, unexpected, wire,
+    reports, retransmitted, sacks, schedule, sequences, unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -142,7 +142,7 @@ pub(crate) struct Ctx<'a> {
     pub(super) checked: Cell<usize>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     fn count(&self, n: usize) {
         self.checked.set(self.checked.get() + n);
     }
@@ -156,6 +156,17 @@ impl Ctx<'_> {
 
     fn local_of(&self) -> HashMap<u32, u32> {
         super::peer_map(self.scenario)
+    }
+
+    /// What the checks of `Progress` and `Armed` read.
+    fn reports<'r>(&'r self, local_of: &'r HashMap<u32, u32>) -> reports::Reports<'r, 'a> {
+        reports::Reports {
+            inputs: &self.o.inputs,
+            sent: &self.o.frames,
+            local_of,
+            obs: &self.o.events,
+            margin: self.scenario.manifest.tolerances.late_ns / 2,
+        }
     }
 }
 
@@ -605,6 +616,28 @@ pub static CHECKS: &[Check] = &[
             let (i, e) = (&c.o.inputs, &c.o.events);
             progress::judge_progress_truth(i, &c.o.frames, &c.local_of(), e, d);
         },
+    },
+    Check {
+        name: "reports.outstanding",
+        clauses: PROGRESS,
+        // Progress is not recorded: what the QP sent and what was acknowledged give it.
+        reads: &[Reads::Sack, Reads::Data],
+        applies: cpu_split,
+        judge: |c, d| reports::judge_outstanding(&c.reports(&c.local_of()), d),
+    },
+    Check {
+        name: "reports.progress-cause",
+        clauses: PROGRESS_CAUSE,
+        reads: &[Reads::Sack],
+        applies: cpu_split,
+        judge: |c, d| reports::judge_progress_cause(&c.reports(&c.local_of()), d),
+    },
+    Check {
+        name: "reports.armed-cause",
+        clauses: ARMED_CAUSE,
+        reads: &[Reads::Data],
+        applies: cpu_split,
+        judge: |c, d| reports::judge_armed_cause(&c.reports(&c.local_of()), d),
     },
     Check {
         name: "ev-states",

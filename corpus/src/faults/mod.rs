@@ -106,6 +106,7 @@ pub mod naming_tx;
 mod prove;
 mod qps;
 pub mod rejects;
+pub mod reports_truth;
 pub mod retire;
 pub mod sending;
 pub mod stamps;
@@ -397,6 +398,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || edges::FAULTS,
     || stamps::FAULTS,
     || gaps::FAULTS,
+    || reports_truth::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

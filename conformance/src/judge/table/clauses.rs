@@ -609,6 +609,10 @@ pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 
 pub(super) const PROGRESS: &[Clause] = &[REC_IF_002];
 
+pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
+
+pub(super) const ARMED_CAUSE: &[Clause] = &[REC_IF_020];
+
 pub(super) const REPORTS: &[Clause] = &[
     AETH_MRC_002_B,
     BTH_RESV_002_B,

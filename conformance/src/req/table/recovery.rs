@@ -6,13 +6,15 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{Must, Withdrawn};
 use crate::requirements::Subject::{CpuHalf, Device};
 
-pub(in crate::req) static CLAUSES: [Info; 49] = [
+pub(in crate::req) static CLAUSES: [Info; 51] = [
     line("REC-SPLIT-001", Must, Device),
     line("REC-SPLIT-002", Must, CpuHalf),
     line("REC-IF-001", Withdrawn, Device),
     line("REC-IF-015", Must, Device),
     line("REC-IF-002", Must, Device),
     line("REC-IF-003", Must, Device),
+    line("REC-IF-019", Must, Device),
+    line("REC-IF-020", Must, Device),
     line("REC-IF-004", Must, Device),
     line("REC-IF-005", Must, Device),
     line("REC-IF-006", Withdrawn, Device),

@@ -1,0 +1,240 @@
+//! What a `Progress` or `Armed` report says and what makes it, judged by truth from the
+//! scenario's inputs and the device's own frames (CONF-CMP-050, CONF-CMP-051,
+//! CONF-CMP-052). A report may be up to `late_ns / 2` late (CONF-TIME-004), so what it
+//! counts is a range over what the device sent within that margin.
+
+use std::collections::HashMap;
+
+use openrdma_codec::{Msn, Psn};
+use openrdma_device::{HostCommand, Input, NicEvent, NicReport};
+
+use super::obs::{In, Kind};
+use super::{Divergence, Frame, render_event};
+
+/// What the checks of this module read.
+pub(super) struct Reports<'r, 'a> {
+    pub(super) inputs: &'r [In<'a>],
+    pub(super) sent: &'r [Frame<'a>],
+    /// A peer's QPN to the device's QP facing it.
+    pub(super) local_of: &'r HashMap<u32, u32>,
+    pub(super) obs: &'r [(u64, &'a NicEvent)],
+    /// `late_ns / 2`: how late a report or a frame may be.
+    pub(super) margin: u64,
+}
+
+impl Reports<'_, '_> {
+    /// When QP `q` was last created by `t`, and its `initial_psn`.
+    fn born(&self, q: u32, t: u64) -> Option<(u64, Psn)> {
+        self.inputs
+            .iter()
+            .filter(|i| i.at <= t)
+            .filter_map(|i| match i.input {
+                Input::Host { command: HostCommand::CreateQp(c) } if c.qpn.value() == q => {
+                    Some((i.at, c.initial_psn))
+                }
+                _ => None,
+            })
+            .next_back()
+    }
+
+    /// The data packets of QP `q` the device sent from `born` on: time, PSN, `rtx`, last.
+    fn data_of(&self, q: u32, born: u64) -> impl Iterator<Item = (u64, Psn, bool, bool)> + '_ {
+        self.sent.iter().filter(move |f| f.at >= born).filter_map(move |f| match f.kind {
+            Kind::Data { qp, psn, rtx } if self.local_of.get(&qp) == Some(&q) => {
+                let last = f.d.bth.is_some_and(|b| b.opcode.is_last());
+                Some((f.at, Psn::new(psn), rtx, last))
+            }
+            _ => None,
+        })
+    }
+
+    /// `snd_nxt` of QP `q` counting its first transmissions sent from `born` to `until`.
+    fn snd_nxt(&self, q: u32, born: u64, init: Psn, until: impl Fn(u64) -> bool) -> Psn {
+        let mut nxt = init;
+        for (at, psn, rtx, _) in self.data_of(q, born) {
+            if !rtx && until(at) && psn.next().is_after(nxt) {
+                nxt = psn.next();
+            }
+        }
+        nxt
+    }
+
+    /// The frames delivered to QP `q` from `born` on that acknowledge: time and kind.
+    fn acks_to(&self, q: u32, born: u64) -> impl Iterator<Item = (u64, &Kind)> + '_ {
+        self.inputs.iter().filter(move |i| i.at >= born).filter_map(move |i| {
+            let f = i.frame.as_ref()?;
+            match f.kind {
+                Kind::Sack { qp, .. } if qp == q => Some((i.at, &f.kind)),
+                Kind::Ack { qp, syndrome, high: 0, .. } if qp == q && syndrome & 0x60 == 0 => {
+                    Some((i.at, &f.kind))
+                }
+                _ => None,
+            }
+        })
+    }
+}
+
+/// The `outstanding` of a `Progress` is the distance from its `snd_una` to the QP's
+/// `snd_nxt`, which the device's first transmissions give: surely those sent more than the
+/// margin before the report, possibly those up to the margin after it (CONF-CMP-050).
+pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    for &(t, e) in r.obs {
+        let NicEvent::Report(NicReport::Progress { qpn, snd_una, outstanding, .. }) = e else {
+            continue;
+        };
+        let q = qpn.value();
+        let Some((born, init)) = r.born(q, t) else { continue };
+        let lo = r.snd_nxt(q, born, init, |at| at + r.margin < t).distance(*snd_una).max(0);
+        let hi = r.snd_nxt(q, born, init, |at| at <= t + r.margin).distance(*snd_una).max(0);
+        if (lo as u32..=hi as u32).contains(outstanding) {
+            continue;
+        }
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            ..Divergence::of(
+                t,
+                crate::req::REC_IF_002,
+                format!(
+                    "a Progress of QP {q} with {outstanding} PSNs outstanding, where the QP's \
+                     first transmissions and its snd_una {} give from {lo} to {hi}",
+                    snd_una.value()
+                ),
+            )
+        });
+    }
+}
+
+/// The times of the inputs that move QP `q`: SACKs whose `cack_psn` is beyond every
+/// earlier one's, ACKs whose MSN is beyond every earlier one's.
+fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<u64> {
+    let mut una = init;
+    let mut msn: Option<Msn> = None;
+    let mut out = Vec::new();
+    for (at, k) in r.acks_to(q, born) {
+        let moved = match *k {
+            Kind::Sack { cack, base, bitmap, .. } => {
+                // A SACK that claims a PSN never sent is discarded (SND-SACK-003).
+                let next = Psn::new(cack).next();
+                let sent = r.snd_nxt(q, born, init, |s| s <= at + r.margin);
+                let top = Psn::new(base).add(64 - bitmap.leading_zeros());
+                let claims = bitmap != 0 && top.is_after(sent);
+                let ahead = next.is_after(una) && !next.is_after(sent) && !claims;
+                if ahead {
+                    una = next;
+                }
+                ahead
+            }
+            Kind::Ack { msn: m, .. } => {
+                let ahead = msn.is_none_or(|p| (1..0x8000).contains(&m.forward_from(p)));
+                if ahead {
+                    msn = Some(m);
+                }
+                ahead
+            }
+            _ => false,
+        };
+        if moved {
+            out.push(at);
+        }
+    }
+    out
+}
+
+/// Every `Progress` of a QP answers an input of its own that moved the QP, at most twice
+/// the margin before it (the report and the frames the input answers may each be late): the reports, in order, are matched one for one with such inputs
+/// (CONF-CMP-051). One left over restarts the CPU half's timer for nothing (REC-IF-019).
+pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    // (QPN, creation) to the inputs that moved it, and how many a report has taken.
+    let mut taken: HashMap<(u32, u64), (Vec<u64>, usize)> = HashMap::new();
+    // The last Progress of each QP: one given again at the same time repeats it.
+    let mut last: HashMap<u32, (u64, &NicEvent)> = HashMap::new();
+    for &(t, e) in r.obs {
+        let NicEvent::Report(NicReport::Progress { qpn, .. }) = e else { continue };
+        let q = qpn.value();
+        if last.insert(q, (t, e)).is_some_and(|(at, prev)| at == t && prev == e) {
+            continue;
+        }
+        let Some((born, init)) = r.born(q, t) else { continue };
+        let (times, next) = taken.entry((q, born)).or_insert_with(|| (moves(r, q, born, init), 0));
+        while times.get(*next).is_some_and(|&at| at + 2 * r.margin < t) {
+            *next += 1;
+        }
+        if times.get(*next).is_some_and(|&at| at <= t) {
+            *next += 1;
+            continue;
+        }
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            ..Divergence::of(
+                t,
+                crate::req::REC_IF_019,
+                format!(
+                    "a Progress of QP {q} that no input explains: no SACK or ACK into QP {q} \
+                     that moved it came in the last {} ns and was not already answered",
+                    2 * r.margin
+                ),
+            )
+        });
+    }
+}
+
+/// Whether the first transmission of `psn`, sent at `at` by QP `q`, went while no PSN was
+/// outstanding: `psn` is the QP's start or one past what a SACK or an ACK into it had
+/// acknowledged, by the margin after the packet.
+fn sent_idle(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, at: u64, psn: Psn) -> bool {
+    if psn == init {
+        return true;
+    }
+    r.acks_to(q, born).filter(|&(a, _)| a <= at + r.margin).any(|(a, k)| match *k {
+        Kind::Sack { cack, .. } => Psn::new(cack).next() == psn,
+        _ => r.data_of(q, born).any(|(s, p, _, last)| last && s < a && p.next() == psn),
+    })
+}
+
+/// Whether the device sent no `Armed` of QP `q` since `born` before the report at index
+/// `i`, or sent a `Progress` with nothing outstanding or awaiting ACK since its last one.
+fn unarmed(r: &Reports<'_, '_>, q: u32, born: u64, i: usize) -> bool {
+    for &(t, e) in r.obs[..i].iter().rev() {
+        if t < born {
+            break;
+        }
+        match e {
+            NicEvent::Report(NicReport::Armed { qpn, .. }) if qpn.value() == q => return false,
+            NicEvent::Report(NicReport::Progress {
+                qpn, outstanding: 0, awaiting_ack: 0, ..
+            }) if qpn.value() == q => {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Every `Armed` comes within the margin of a data packet of its QP that makes it due
+/// (REC-IF-003): a first transmission sent while no PSN was outstanding, or any when the QP
+/// is not armed (CONF-CMP-052). Another re-arms the CPU half's timer (REC-IF-020).
+pub(super) fn judge_armed_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    for (i, &(t, e)) in r.obs.iter().enumerate() {
+        let NicEvent::Report(NicReport::Armed { qpn, .. }) = e else { continue };
+        let q = qpn.value();
+        let Some((born, init)) = r.born(q, t) else { continue };
+        let mut near = r.data_of(q, born).filter(|&(at, ..)| at.abs_diff(t) <= r.margin);
+        let free = unarmed(r, q, born, i);
+        if near.any(|(at, psn, rtx, _)| free || (!rtx && sent_idle(r, q, born, init, at, psn))) {
+            continue;
+        }
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            ..Divergence::of(
+                t,
+                crate::req::REC_IF_020,
+                format!(
+                    "an Armed of QP {q} with no data packet that makes it due within {} ns: \
+                     the QP was armed and had PSNs outstanding",
+                    r.margin
+                ),
+            )
+        });
+    }
+}
