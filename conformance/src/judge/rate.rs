@@ -77,7 +77,10 @@ impl Run {
     fn unwrap(&self, at: u64, raw: u16, slack: u64) -> Option<u64> {
         let last = self.recent.last()?;
         let step = raw.wrapping_sub(last.raw);
-        (at.saturating_sub(last.at) + slack < RUN_SPAN_NS && step < 0x8000)
+        // A stamp seen before the last one (outputs out of time order) starts a new run:
+        // the bounds below take every run in time order.
+        let dt = at.checked_sub(last.at)?;
+        (dt.saturating_add(slack) < RUN_SPAN_NS && step < 0x8000)
             .then(|| last.count + u64::from(step))
     }
 
