@@ -1798,20 +1798,28 @@ v = variant("latency-jitter",
             "device made them.")
 
 
-@v.hook("outputs")
-def _(ctx, outs):
-    d = int(ctx.args.get("delay_ns", 1000))
-    st = ctx.state.setdefault("jitter", {"x": sum(map(ord, ctx.name)) or 1, "last": 0})
-    for item in outs:
-        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
-        t = int(item["at"])
-        nt = max(t + st["x"] % (d + 1), st["last"])
-        nt = min(nt, t + d)
-        st["last"] = nt
-        if nt != t:
-            item["at"] = nt
-            ctx.mutated("latency-jitter")
-    return outs
+def jitter(why, bound):
+    """Makes every output visible between 0 and `bound(ctx)` ns later, by a pseudo-random
+    draw seeded by the scenario's name, never before an output the device made earlier."""
+
+    def hook(ctx, outs):
+        d = max(int(bound(ctx)), 0)
+        st = ctx.state.setdefault(why, {"x": sum(map(ord, ctx.name)) or 1, "last": 0})
+        for item in outs:
+            st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
+            t = int(item["at"])
+            nt = max(t + st["x"] % (d + 1), st["last"])
+            nt = min(nt, t + d)
+            st["last"] = nt
+            if nt != t:
+                item["at"] = nt
+                ctx.mutated(why)
+        return outs
+
+    return hook
+
+
+v.hooks["outputs"] = jitter("latency-jitter", lambda ctx: ctx.args.get("delay_ns", 1000))
 
 
 def split_writes(size):
@@ -8197,21 +8205,7 @@ v = variant("jitter-half-tolerance",
             "Every output becomes visible between 0 and half of late_ns later, by a "
             "pseudo-random draw, never before an output the device made earlier: a "
             "pipeline whose latency varies over the whole range CONF-TIME-004 allows.")
-
-
-@v.hook("outputs")
-def _(ctx, outs):
-    d = max(ctx.late_ns // 2, 0)
-    st = ctx.state.setdefault("jitter-half", {"x": sum(map(ord, ctx.name)) * 7 + 1, "last": 0})
-    for item in outs:
-        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
-        t = int(item["at"])
-        nt = min(max(t + (st["x"] >> 8) % (d + 1), st["last"]), t + d)
-        st["last"] = nt
-        if nt != t:
-            item["at"] = nt
-            ctx.mutated("jitter-half-tolerance")
-    return outs
+v.hooks["outputs"] = jitter("jitter-half-tolerance", lambda ctx: ctx.late_ns // 2)
 
 
 v = variant("bth-migreq-set",
