@@ -1798,20 +1798,28 @@ v = variant("latency-jitter",
             "device made them.")
 
 
-@v.hook("outputs")
-def _(ctx, outs):
-    d = int(ctx.args.get("delay_ns", 1000))
-    st = ctx.state.setdefault("jitter", {"x": sum(map(ord, ctx.name)) or 1, "last": 0})
-    for item in outs:
-        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
-        t = int(item["at"])
-        nt = max(t + st["x"] % (d + 1), st["last"])
-        nt = min(nt, t + d)
-        st["last"] = nt
-        if nt != t:
-            item["at"] = nt
-            ctx.mutated("latency-jitter")
-    return outs
+def jitter(why, bound):
+    """Makes every output visible between 0 and `bound(ctx)` ns later, by a pseudo-random
+    draw seeded by the scenario's name, never before an output the device made earlier."""
+
+    def hook(ctx, outs):
+        d = max(int(bound(ctx)), 0)
+        st = ctx.state.setdefault(why, {"x": sum(map(ord, ctx.name)) or 1, "last": 0})
+        for item in outs:
+            st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
+            t = int(item["at"])
+            nt = max(t + st["x"] % (d + 1), st["last"])
+            nt = min(nt, t + d)
+            st["last"] = nt
+            if nt != t:
+                item["at"] = nt
+                ctx.mutated(why)
+        return outs
+
+    return hook
+
+
+v.hooks["outputs"] = jitter("latency-jitter", lambda ctx: ctx.args.get("delay_ns", 1000))
 
 
 def split_writes(size):
@@ -7793,3 +7801,458 @@ def _(ctx, f, item):
         return False
     if qp in st:
         f.set("peth", "tx_timestamp", st[qp])
+
+
+# ==========================================================================================
+# The sixth reading: freedoms in combination, with two QPs, at their edges, and the SHOULDs
+# and MAYs of the wire format one by one.
+# ==========================================================================================
+
+def combined(name, text, parts, allows=()):
+    """A variant made of the choices of the variants `parts`, each hook kind run in the
+    order of `parts`: in `dma-split-64-late` a write is cut before it is delayed, in
+    `stamp-then-late` a packet is stamped before it is delayed. A part that changes the
+    hello is not combined, since hello hooks do not chain."""
+    v = variant(name, text, allows)
+    for part in parts:
+        p = __import__("mods").VARIANTS[part]
+        if "hello" in p.hooks:
+            raise ValueError("%s: %s changes the hello" % (name, part))
+        v.caps_removed = tuple(v.caps_removed) + tuple(p.caps_removed)
+        v.allows = tuple(v.allows) + tuple(p.allows)
+        for which, fn in p.hooks.items():
+            v.hook(which)(fn)
+    return v
+
+
+combined("dma-split-64-late",
+         "Its DMA engine cuts payload writes at 64-byte boundaries, and every output (frames, "
+         "writes, completions, flags, reports) becomes visible half of late_ns later: a "
+         "PCIe bus of small payloads behind the slowest pipeline the tolerance allows.",
+         ["dma-split-64", "latency-half-tolerance"])
+
+combined("sack-every-write-ack-later",
+         "It sends a SACK for every write it accepts, and its ACK engine sends every "
+         "transport ACK a second time half of late_ns after the first (CONF-CMP-007.b, "
+         "CONF-CMP-037).",
+         ["sack-every-write", "ack-repeat-later"])
+
+combined("own-seed-late-data",
+         "Its random number generator is seeded apart from the reference's, and its send "
+         "engine adds half of late_ns to every data packet and probe, retransmissions "
+         "included, and to the sender flags and completions that wait for them.",
+         ["own-seed", "latency-data-only"])
+
+combined("latency-half-ts-64ns",
+         "Every output becomes visible half of late_ns later, and its timestamp clock counts "
+         "64 ns units from its own epoch, read as each data packet and probe leaves.",
+         ["latency-half-tolerance", "timestamp-64ns"])
+
+combined("cqe-minimal-late",
+         "A completion engine without a clock that gives only the 32 bytes of each entry, "
+         "behind a host bus that adds half of late_ns to every write, flag and entry "
+         "(CQE-TS-001.b, CONF-ADP-017).",
+         ["cqe-bytes-only", "cqe-no-clock", "latency-memory-only"])
+
+
+def _output_group(ctx, item, of_qp):
+    """The group of QPs (least QPN, as host_groups gives it) an output belongs to, or None:
+    a frame by the device's QP that sends it, a host write by its QP or queue, a report by
+    its QP."""
+    f = frame_of(item)
+    if f is not None:
+        return of_qp.get(ctx.local_qp_of(f))
+    ev = event_of(item)
+    if ev is None:
+        return None
+    if ev.get("event") in ("dma_write", "flag_write", "completion"):
+        return host_group_of(ctx, ev)
+    if ev.get("event") == "report":
+        return of_qp.get(ev.get("qpn"))
+    return None
+
+
+def groups_all_late(why, parity):
+    """Every output of the QPs of groups whose least QPN has `parity` becomes visible half
+    of late_ns later, when the scenario has groups of both parities."""
+
+    def hook(ctx, outs):
+        of_qp, _ = host_groups(ctx)
+        if len({g & 1 for g in of_qp.values()}) < 2:
+            return outs
+        for item in outs:
+            g = _output_group(ctx, item, of_qp)
+            if g is not None and g & 1 == parity:
+                delay(ctx, item, ctx.late_ns // 2, why)
+        return outs
+
+    return hook
+
+
+for _parity, _name in ((1, "odd"), (0, "even")):
+    v = variant("%s-groups-all-late" % _name,
+                "Each group of QPs that a rule ties together (a retirement domain, a "
+                "completion queue) runs in a pipeline of its own, and the pipelines of %s "
+                "groups are slower: every output of their QPs (frames, writes, completions, "
+                "flags, reports) becomes visible half of late_ns later, the other QPs' on "
+                "time." % _name)
+    note_error_cq(v)
+    v.hook("outputs")(groups_all_late("%s-groups-all-late" % _name, _parity))
+
+
+v = variant("qp-reversed-all",
+            "One arbiter for every output serves groups of QPs from the highest QP down: of "
+            "the outputs made at one instant (frames, writes, completions, flags, reports), "
+            "those of independent groups leave highest group first, each group's in their "
+            "order.")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    of_qp, _ = host_groups(ctx)
+    res = []
+    for group in instants(outs):
+        keys = [_output_group(ctx, o, of_qp) for o in group]
+        slots = [i for i, k in enumerate(keys) if k is not None]
+        if len(slots) < len(group):
+            res.extend(group)
+            continue
+        order = sorted(slots, key=lambda i: -keys[i])
+        new = [group[i] for i in order]
+        if new != group:
+            ctx.mutated("qp-reversed-all")
+        res.extend(new)
+    return res
+
+
+v = variant("sack-marking-holes",
+            "Its responder has a marking policy of its own and claims sack-marking: a SACK "
+            "that reports PSNs received behind a hole asks the requester to skip the EV once "
+            "(m SKIP_ONCE) and carries the number of such PSNs, up to 127, as its window "
+            "penalty (RCV-SACK-006.b).")
+
+
+@v.hook("hello")
+def _(caps):
+    return list(caps) + ([] if "sack-marking" in caps else ["sack-marking"])
+
+
+@out_frames(v, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    ooo = f.get("cc_state", "ooo_count")
+    if ooo:
+        f.set("seth", "m", 1)
+        f.set("cc_state", "rcv_cwnd_pen", min(ooo, 127))
+
+
+v = variant("encodings-all",
+            "Every free encoding choice at once: IPv4 TTL and IPv6 hop limit 64 (the least "
+            "ENC-HOP-001.c allows), DSCP 34 with ECT(1) on writes, an IPv4 identification "
+            "from a 16-bit LFSR, dont_frag 0, the UDP checksum computed over IPv4, tags with "
+            "TPID 0x88A8 and priority 5, and Ethernet padding to a multiple of 8 bytes with "
+            "0x55.",
+            allows=("ENC-IPV4-007", "ENC-VLAN-002.b"))
+
+
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("ipv4", "ttl", 64)
+        f.set("ipv4", "dscp", 34)
+        if kind(f) == "data" and f.get("ipv4", "ecn") == 2:
+            f.set("ipv4", "ecn", 1)
+        n = ctx.state.get("encodings-all:lfsr", 0xBEEF)
+        n = (n >> 1) ^ (0xB400 if n & 1 else 0)
+        ctx.state["encodings-all:lfsr"] = n
+        f.set("ipv4", "ident", n)
+        f.set("ipv4", "dont_frag", 0)
+    else:
+        f.set("ipv6", "hop_limit", 64)
+        tc = f.get("ipv6", "traffic_class")
+        if kind(f) == "data" and tc & 3 == 2:
+            tc = (tc & ~3) | 1
+        f.set("ipv6", "traffic_class", (34 << 2) | (tc & 3))
+    if f.has("vlan"):
+        f.set("vlan", "pcp", 5)
+        f.set("eth", "ethertype", 0x88A8)
+    f.seal(udp_checksum=True if f.has("ipv4") else None)
+    n = (len(f.b) + 7) // 8 * 8 - len(f.b)
+    f.b.extend(b"\x55" * n)
+    return False
+
+
+all_frames(v, "encodings-all", _)
+
+
+v = variant("eth-pad-ones",
+            "Its MAC pads every frame to a multiple of 16 bytes after the IP packet with 0xFF "
+            "bytes: ENC-LEN-003 makes padding the receiver's to ignore and fixes no value.")
+
+
+def _(ctx, f, item):
+    n = (len(f.b) + 15) // 16 * 16 - len(f.b)
+    f.b.extend(b"\xff" * n)
+    return False
+
+
+all_frames(v, "eth-pad-ones", _)
+
+
+v = variant("pay-pad-ones",
+            "Its payload aligner fills the pad bytes before the ICRC with 0xFF, the value its "
+            "shift register holds (PAY-PAD-002.a is a SHOULD).",
+            allows=("PAY-PAD-002.a",))
+
+
+@out_frames(v, ("data",))
+def _(ctx, f, item):
+    if f.pad_off < f.icrc_off:
+        f.b[f.pad_off:f.icrc_off] = b"\xff" * (f.icrc_off - f.pad_off)
+
+
+v = variant("nack-vendor-info",
+            "Its NACK engine documents a vendor_info of its own: the internal cause of the "
+            "NACK, 0x80 plus the reason (NETH-VENDOR-001.a).",
+            allows=("NETH-VENDOR-001.a",))
+
+
+@out_frames(v, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "vendor_info", 0x80 | (f.get("neth", "reason") & 0x7F))
+
+
+v = variant("ack-psn-zero",
+            "Its ACK engine sends BTH psn 0 in every transport ACK and NAK, whose PSN no "
+            "receiver reads (OPC-PSN-002.b is a SHOULD, OPC-PSN-002.d).",
+            allows=("OPC-PSN-002.b",))
+
+
+@out_frames(v, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("bth", "psn", 0)
+
+
+v = variant("ersp-vendor-data",
+            "Its endpoint responder fills the EETH data with a diagnostic record of its own "
+            "(the request ID and port status, repeated) and echoes the request ID's low 24 "
+            "bits as BTH psn (EETH-DATA-001.a, OPC-PSN-002.c are SHOULDs).",
+            allows=("EETH-DATA-001.a", "OPC-PSN-002.c"))
+
+
+@out_frames(v, ("ersp",))
+def _(ctx, f, item):
+    rid = f.get("eeth", "request_id")
+    rec = struct.pack(">II", rid, f.get("eeth", "port_status") & 0xFFFFFFFF)
+    f.set("eeth", "data", int.from_bytes(rec * 3, "big"))
+    f.set("bth", "psn", rid & U24)
+
+
+def _ev_rotation(ctx, qpn, inverse=False):
+    """The EV permutation of QP `qpn` (a local QPN): each EV of its primary list goes to the
+    next one, and each backup EV to the next backup, so that a primary stays a primary."""
+    c = ctx.qps.get(qpn) or {}
+    perm = {}
+    for evs in (list(c.get("evs") or []), list(c.get("backup_evs") or [])):
+        for i, e in enumerate(evs):
+            a, b = e, evs[(i + 1) % len(evs)]
+            perm[b if inverse else a] = a if inverse else b
+    return perm
+
+
+v = variant("spray-own-rotation",
+            "A device without spray-policies whose EV table is filled one entry on: where the "
+            "reference's policy gives the k-th EV of a QP's primary (or backup) list, it "
+            "sends on the (k+1)-th, and it keeps every EV's state, reports and commands by "
+            "the EVs it uses, so that it sprays another permutation of the usable pool "
+            "(CONF-CMP-027).")
+v.caps_removed = ("spray-policies",)
+
+
+@v.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "cpu" and c.get("cmd") in ("probe", "set_ev_state"):
+            new = _ev_rotation(ctx, c.get("qpn"), inverse=True).get(c.get("ev"), c.get("ev"))
+            if new != c.get("ev"):
+                c["ev"] = new
+                ctx.mutated("spray-own-rotation")
+    return each_frame(ctx, ins, ("sack", "probe-answer", "nack"), _unrotate_entropy,
+                      "spray-own-rotation")
+
+
+def _unrotate_entropy(ctx, f, item):
+    h = "neth" if f.has("neth") else "seth"
+    inv = _ev_rotation(ctx, f.get("bth", "dest_qp"), inverse=True)
+    e = f.get(h, "entropy")
+    f.set(h, "entropy", inv.get(e, e))
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "report":
+            continue
+        if ev.get("report") not in ("ev_marked", "ev_state", "probe_answered", "retransmitted"):
+            continue
+        perm = _ev_rotation(ctx, ev.get("qpn"))
+        for k in ("ev", "lost_ev"):
+            if ev.get(k) is not None and perm.get(ev[k], ev[k]) != ev[k]:
+                ev[k] = perm[ev[k]]
+                ctx.mutated("spray-own-rotation")
+
+    def fn(ctx, f, item):
+        perm = _ev_rotation(ctx, ctx.local_qp_of(f))
+        f.set_ev(perm.get(f.ev(), f.ev()))
+
+    return each_frame(ctx, outs, ("data", "probe"), fn, "spray-own-rotation")
+
+
+combined("spray-own-rotation-late",
+         "Its EV table is filled one entry on (spray-own-rotation), and every output becomes "
+         "visible half of late_ns later: another permutation of the usable pool, with every "
+         "retransmission as late as the tolerance allows.",
+         ["spray-own-rotation", "latency-half-tolerance"])
+
+combined("dma-split-dwords-late",
+         "DMA writes are cut into 4-byte pieces, and every output becomes visible half of "
+         "late_ns later: the most outputs CONF-CMP-044 allows, at the greatest latency.",
+         ["dma-split-dwords", "latency-half-tolerance"])
+
+
+def _own_group_is_odd(ctx, qpn, of_qp):
+    """Whether every QP of the host group of `qpn` (a retirement domain, a completion queue)
+    is odd, so that its sender flags and entries can be late without passing an even QP's."""
+    g = of_qp.get(qpn)
+    return g is not None and all(q & 1 for q, h in of_qp.items() if h == g)
+
+
+v = variant("odd-qps-frames-late",
+            "Its transmit path has a second, slower queue for odd QPs: the SACKs, NACKs and "
+            "ACKs of an odd QP leave half of late_ns later, and so do its data packets and "
+            "probes, with the sender flags and completions that wait for them "
+            "(ORD-SEND-002), where no even QP shares its queue or domain; its receive "
+            "writes and reports are on time.")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    of_qp, _ = host_groups(ctx)
+    for item in outs:
+        f, ev = frame_of(item), event_of(item)
+        if f is not None:
+            qp = ctx.local_qp_of(f)
+            if qp is None or not qp & 1:
+                continue
+            if kind(f) in ("data", "probe") and not _own_group_is_odd(ctx, qp, of_qp):
+                continue
+            delay(ctx, item, ctx.late_ns // 2, "odd-qps-frames-late")
+        elif _is_sender_note(item):
+            if ev.get("event") == "flag_write":
+                qp = ev.get("qpn")
+            else:
+                qp = completion_entry(ev).get("qpn")
+            if qp is not None and qp & 1 and _own_group_is_odd(ctx, qp, of_qp):
+                delay(ctx, item, ctx.late_ns // 2, "odd-qps-frames-late")
+    return outs
+
+
+v = variant("ecn-writes-not-ect",
+            "Its IP encoder marks no frame ECN-capable, its writes included: it leaves the "
+            "network no way to mark congestion (ENC-ECN-001 is a SHOULD).",
+            allows=("ENC-ECN-001",))
+
+
+@out_frames(v, ("data",))
+def _(ctx, f, item):
+    if f.has("ipv4"):
+        f.set("ipv4", "ecn", 0)
+    else:
+        f.set("ipv6", "traffic_class", f.get("ipv6", "traffic_class") & ~3)
+
+
+v = variant("nack-res-type-uet",
+            "Its NETH encoder, shared with a UET design, writes that design's res_type 1 and "
+            "next_header 2 in every NACK (NETH-TYPE-001.a is a SHOULD; no receiver reads "
+            "them).",
+            allows=("NETH-TYPE-001.a",))
+
+
+@out_frames(v, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "res_type", 1)
+    f.set("neth", "next_header", 2)
+
+
+combined("stamp-then-late",
+         "Its send engine reads its 1 ns timestamp clock when it builds a data packet or "
+         "probe, and the packet, like each sender flag and completion that waits for it, "
+         "leaves half of late_ns later: every stamp is read at the earliest SND-TS-003.b "
+         "allows.",
+         ["timestamp-1ns", "latency-data-only"])
+
+combined("stamp-early-64ns-late",
+         "Its 64 ns timestamp clock is read when a packet is built, and every output "
+         "becomes visible half of late_ns later: stamps read at the earliest SND-TS-003.b "
+         "allows, in a coarse unit, along every round trip of a scenario.",
+         ["timestamp-64ns", "latency-half-tolerance"])
+
+
+v = variant("jitter-half-tolerance",
+            "Every output becomes visible between 0 and half of late_ns later, by a "
+            "pseudo-random draw, never before an output the device made earlier: a "
+            "pipeline whose latency varies over the whole range CONF-TIME-004 allows.")
+v.hooks["outputs"] = jitter("jitter-half-tolerance", lambda ctx: ctx.late_ns // 2)
+
+
+v = variant("bth-migreq-set",
+            "Its BTH encoder, taken from an RC design in the migrated state, sets mig_req to "
+            "1 in every frame, as many RoCE NICs do: no rule of MRC gives the bit a value.")
+
+
+@out_frames(v, "*")
+def _(ctx, f, item):
+    f.set("bth", "mig_req", 1)
+
+
+v = variant("vlan-dei-probes",
+            "Tagged probes, probe answers, SACKs and transport ACKs carry the drop eligible "
+            "indicator (DEI 1): a later one repeats what a lost one said, and no rule fixes "
+            "the bit.")
+
+
+@out_frames(v, ("probe", "sack", "probe-answer", "ack"))
+def _(ctx, f, item):
+    if f.has("vlan"):
+        f.set("vlan", "dei", 1)
+
+
+v = variant("dma-zero-length-flush",
+            "Before each retirement flag its DMA engine issues a zero-length write at the end "
+            "of the message's last payload write, as a PCIe flush that orders the payload "
+            "ahead of the flag: a write without payload places nothing (RCV-PLACE-003.b).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    import copy
+    last = ctx.state.setdefault("dma-zero-length-flush", {})
+    res = []
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "dma_write":
+            last[by_message(ev)] = item
+        elif (ev is not None and ev.get("event") == "flag_write"
+              and ev.get("side") == "responder" and by_message(ev) in last):
+            c = copy.deepcopy(last.pop(by_message(ev)))
+            w = c["output"]["event"]
+            w["va"] = int(w["va"]) + len(w["payload"]["bytes"]) // 2
+            w["payload"]["bytes"] = ""
+            c["at"] = item["at"]
+            res.append(c)
+            ctx.mutated("dma-zero-length-flush")
+        res.append(item)
+    return res
