@@ -11,6 +11,7 @@ scenario whose capabilities it claims.
 The faults are grouped by the chapter of the rule they break.
 """
 
+import copy
 import json
 import struct
 
@@ -6130,35 +6131,60 @@ m = fault("send-complete-on-sack",
           ["SND-ACK-005", "SND-ACK-001", "FLAG-SEND-001", "CQE-SEND-001", "RET-SEND-001"])
 
 
+def ack_like(f, msn):
+    """A transport ACK of `msn` (credit code 0x1F) with the link, IP, UDP and BTH headers of
+    the frame `f`, sealed."""
+    bth = f.off["bth"]
+    data = bytearray(f.b[:bth + 12]) + bytes([0x1F]) + (msn & 0xFFFFFF).to_bytes(3, "big")
+    data += b"\x00" * 4
+    ip, udp, end = f.ip_off, f.off["udp"], len(data)
+    data[udp + 4:udp + 6] = (end - udp).to_bytes(2, "big")
+    if f.has("ipv4"):
+        data[ip + 2:ip + 4] = (end - ip).to_bytes(2, "big")
+    else:
+        data[ip + 4:ip + 6] = (end - ip - 40).to_bytes(2, "big")
+    data[bth] = roce.MRC_ACK
+    g = roce.parse(bytes(data))
+    for name in ("pad_count", "ack_req", "ts", "rtx"):
+        g.set("bth", name, 0)
+    g.ethernet_pad()
+    return g.seal()
+
+
 @m.hook("inputs")
 def _(ctx, ins):
-    sacks = ctx.state["send-complete-on-sack"] = []
+    # The device acts on a SACK whose cack_psn passes a message's last PSN as on a
+    # transport ACK of the latest such message: an ACK is given right after the SACK.
+    ends = ctx.state.setdefault("send-complete-on-sack", {})
+    res = []
     for item in ins:
+        res.append(item)
         f = frame_of(item)
-        if f is not None and kind(f) == "sack" and sound(f):
-            sacks.append(int(item.get("at", 0)))
-    return ins
+        if f is None or kind(f) != "sack" or not sound(f):
+            continue
+        cack = f.get("seth", "cack_psn")
+        mine = ends.get(f.get("bth", "dest_qp")) or []
+        covered = [e for e in mine if (cack - e[0]) % (1 << 24) < (1 << 23)]
+        if not covered:
+            continue
+        ends[f.get("bth", "dest_qp")] = [e for e in mine if e not in covered]
+        ack = copy.deepcopy(item)
+        put_frame(ack, ack_like(f, covered[-1][1]))
+        res.append(ack)
+        ctx.mutated("send-complete-on-sack")
+    return res
 
 
 @m.hook("outputs")
 def _(ctx, outs):
-    sacks = ctx.state.get("send-complete-on-sack") or []
+    ends = ctx.state.setdefault("send-complete-on-sack", {})
     for item in outs:
-        ev = event_of(item)
-        if ev is None or ev.get("side") != "requester":
+        f = frame_of(item)
+        if f is None or kind(f) != "data" or not is_last(f) or f.get("bth", "rtx"):
             continue
-        if ev.get("event") == "flag_write":
-            ok = flag_fields(int(ev["value"]))["status"] == 0
-        elif ev.get("event") == "completion":
-            ok = int(completion_entry(ev).get("status", 1)) == 0
-        else:
-            continue
-        t = int(item["at"])
-        before = [s for s in sacks if s < t]
-        if ok and before:
-            item["at"] = max(before)
-            ctx.mutated("send-complete-on-sack")
-    outs.sort(key=lambda o: int(o["at"]))
+        qp = ctx.local_qp_of(f)
+        if qp is not None:
+            ends.setdefault(qp, []).append((f.get("bth", "psn"), f.get("meth", "msn")))
     return outs
 
 

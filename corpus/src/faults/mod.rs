@@ -89,6 +89,7 @@ pub mod discards;
 pub mod edges;
 pub mod engines;
 pub mod estimates;
+pub mod exercise;
 pub mod fifth_host;
 pub mod fifth_rx;
 pub mod fifth_tx;
@@ -399,6 +400,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || stamps::FAULTS,
     || gaps::FAULTS,
     || reports_truth::FAULTS,
+    || exercise::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

@@ -58,6 +58,7 @@ mod wire;
 mod basic;
 mod crafted;
 mod doorbells;
+mod exercise;
 mod paired;
 mod requester;
 mod responder;
@@ -150,6 +151,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(spray::builders());
     all.extend(inference::builders());
     all.extend(widths::builders());
+    all.extend(exercise::builders());
     all
 }
 

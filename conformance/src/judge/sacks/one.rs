@@ -148,16 +148,21 @@ impl One<'_> {
                     ),
                 ),
                 // PETH-PSN-001: the PSN a probe carried, which names no packet, recorded
-                // as received.
-                (None, None) if self.probe_carried(p) => push(
-                    div,
-                    of,
-                    PETH_PSN_001.id(),
-                    format!(
-                        "the SACK claims PSN {p}, which no write had carried, only the BTH \
+                // as received. A cack_psn beyond it claims more than the probe explains.
+                (None, None)
+                    if self.probe_carried(p)
+                        && (by_bitmap || has(cack) || self.probe_carried(cack)) =>
+                {
+                    push(
+                        div,
+                        of,
+                        PETH_PSN_001.id(),
+                        format!(
+                            "the SACK claims PSN {p}, which no write had carried, only the BTH \
                          psn of a probe"
-                    ),
-                ),
+                        ),
+                    )
+                }
                 (None, None) => push(
                     div,
                     of,
