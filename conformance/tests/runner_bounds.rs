@@ -127,7 +127,8 @@ impl Device for Stamped {
 #[test]
 fn an_in_process_output_outside_its_batch_fails_its_scenario() {
     let s = scenario();
-    let cases: [(usize, fn(u64) -> u64); 4] =
+    type Time = fn(u64) -> u64;
+    let cases: [(usize, Time); 4] =
         [(1, |_| u64::MAX), (1, |u| u + 1), (2, |u| u.saturating_mul(2)), (2, |_| 0)];
     for (k, (when, at)) in cases.into_iter().enumerate() {
         let mut dev = Stamped { when, at, batches: 0 };
