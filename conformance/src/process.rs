@@ -51,7 +51,7 @@ use openrdma_device::{
 
 use crate::protocol::{
     Advance, DeviceInfo, Hello, LineRead, MAX_LINE_LEN, MAX_SCENARIO_OUTPUTS, Message,
-    ProtocolError, WireInput, count_outputs, decode_bytes, encode_line, read_line,
+    ProtocolError, WireInput, check_times, count_outputs, decode_bytes, encode_line, read_line,
 };
 
 /// How long the runner waits for an answer unless told otherwise.
@@ -517,18 +517,9 @@ impl Device for ProcessDevice {
                         Err(e) => return Err(self.protocol(e)),
                     };
                 // Outputs lie within the batch (`CONF-ADP-007`).
-                if let Some((k, w)) =
-                    o.outputs.iter().enumerate().find(|(_, w)| w.at < from || w.at > until)
-                {
-                    let e = ProtocolError::Time {
-                        message: "outputs".into(),
-                        reason: format!(
-                            "outputs[{k}].at {} is outside the batch [{}, {}] of seq {seq}",
-                            w.at.0, from.0, until.0
-                        ),
-                    };
-                    return Err(self.protocol(e));
-                }
+                let times = o.outputs.iter().map(|w| w.at);
+                check_times(times, from, until, &format!(" of seq {seq}"))
+                    .map_err(|e| self.protocol(e))?;
                 let mut outputs = Vec::with_capacity(o.outputs.len());
                 for (k, w) in o.outputs.into_iter().enumerate() {
                     // Decoding built every frame given as fields; one built here failed.

@@ -73,6 +73,29 @@ pub fn count_outputs(given: u64, more: usize, max: u64) -> Result<u64, ProtocolE
     Ok(count)
 }
 
+/// Whether every output time lies in its batch, from the `until` of the previous advance
+/// (`from`) to this one's, both included; else the error naming the first that does not
+/// (`CONF-ADP-007`). `batch` names the batch in the error (" of seq 3"), or is empty. The
+/// runner checks every device with it, in-process or not.
+pub fn check_times(
+    times: impl IntoIterator<Item = Timestamp>,
+    from: Timestamp,
+    until: Timestamp,
+    batch: &str,
+) -> Result<(), ProtocolError> {
+    let Some((k, at)) = times.into_iter().enumerate().find(|(_, at)| *at < from || *at > until)
+    else {
+        return Ok(());
+    };
+    Err(ProtocolError::Time {
+        message: "outputs".into(),
+        reason: format!(
+            "outputs[{k}].at {} is outside the batch [{}, {}]{batch}",
+            at.0, from.0, until.0
+        ),
+    })
+}
+
 /// One message of the protocol, either way. The JSON key `type` names the variant in
 /// snake case (`{"type":"started"}`). [`decode_line`] reads one, at a bounded cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -33,7 +33,7 @@ use openrdma_device::{
 };
 
 use crate::judge::{Judgement, Scope, judge_timed};
-use crate::protocol::{MAX_SCENARIO_OUTPUTS, count_outputs};
+use crate::protocol::{MAX_SCENARIO_OUTPUTS, check_times, count_outputs};
 use crate::timeline::{Seen, Timeline, retimed};
 
 /// Everything a run produced.
@@ -210,7 +210,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         let mut waiting: Option<u64> = None;
         while i < injects.len() && breaks_batch(&timeline, injects[i]) {
             let (k, r) = injects[i];
-            if r.at.0 + lag > now.0 {
+            if r.at.0.saturating_add(lag) > now.0 {
                 break;
             }
             if let Some(c) = timeline.causes[k] {
@@ -218,11 +218,11 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
                 match seen.at(&timeline, c) {
                     Some(a) => {
                         lag = lag.max(a.saturating_sub(cause_at));
-                        if r.at.0 + lag > now.0 {
+                        if r.at.0.saturating_add(lag) > now.0 {
                             break;
                         }
                     }
-                    None if now.0 < cause_at + lag + tol.late_ns => {
+                    None if now.0 < cause_at.saturating_add(lag).saturating_add(tol.late_ns) => {
                         waiting = Some(r.at.0.saturating_sub(cause_at).max(1));
                         break;
                     }
@@ -242,7 +242,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         // for its cause, for no longer than the recorded gap between the two.
         let mut until = end;
         if let Some(step) = waiting {
-            until = until.min(Timestamp(now.0 + step));
+            until = until.min(Timestamp(now.0.saturating_add(step)));
         }
         if let Some(a) = agent.as_ref() {
             if let Some(d) = a.poll_timeout() {
@@ -252,7 +252,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
         }
         while waiting.is_none() && i < injects.len() {
             let (k, r) = injects[i];
-            let at = Timestamp(r.at.0 + lag);
+            let at = Timestamp(r.at.0.saturating_add(lag));
             if at > until {
                 break;
             }
@@ -267,7 +267,7 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
             i += 1;
         }
         out.injected.extend(batch.iter().cloned());
-        let outputs = match advance_bounded(device, batch, until, out.observed.len()) {
+        let outputs = match advance_bounded(device, batch, (now, until), out.observed.len()) {
             Ok(mut o) => {
                 // CONF-ADP-017.a: the runner knows a completion by the entry written.
                 crate::judge::written_entries(&mut o);
@@ -317,17 +317,20 @@ pub fn run(device: &mut dyn Device, scenario: &Scenario, cpu: CpuHalfFactory) ->
     out
 }
 
-/// Advances the device, with one bound on a scenario's outputs for every device,
-/// in-process or not (CONF-ADP-019): `given` outputs came before, and what the device
-/// gives past the bound is not kept.
+/// Advances the device from `from` to `until`, with one bound on a scenario's outputs and
+/// on their times for every device, in-process or not: `given` outputs came before, and
+/// what the device gives past the bound is not kept (CONF-ADP-019); an output timed outside
+/// the batch is a protocol error (CONF-ADP-007), so that no device time moves the runner's
+/// clock or lag past what the batch allows.
 fn advance_bounded(
     device: &mut dyn Device,
     batch: Vec<TimedInput>,
-    until: Timestamp,
+    (from, until): (Timestamp, Timestamp),
     given: usize,
 ) -> Result<Vec<TimedOutput>, DeviceError> {
     let outputs = device.advance(batch, until)?;
     count_outputs(given as u64, outputs.len(), MAX_SCENARIO_OUTPUTS)
+        .and_then(|_| check_times(outputs.iter().map(|o| o.at), from, until, ""))
         .map_err(|e| DeviceError::Protocol(e.to_string()))?;
     Ok(outputs)
 }

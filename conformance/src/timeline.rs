@@ -366,11 +366,11 @@ pub fn windows(
     let mut last_inject: Option<i64> = None;
     let mut inject_of: HashMap<Qpn, i64> = HashMap::new();
     let mut expect_of: HashMap<Qpn, i64> = HashMap::new();
-    let (early, late) = (tol.early_ns as i64, tol.late_ns as i64);
+    let (early, late) = (signed(tol.early_ns), signed(tol.late_ns));
     for (i, r) in s.records.iter().enumerate() {
         let qp = t.qp(i);
         if r.dir == Direction::Inject {
-            let sh = lags.get(&i).copied().unwrap_or(0) as i64;
+            let sh = signed(lags.get(&i).copied().unwrap_or(0));
             last_inject = Some(sh);
             if let Some(q) = qp {
                 inject_of.insert(q, sh);
@@ -383,14 +383,16 @@ pub fn windows(
         let anchors: Vec<i64> = a_in.into_iter().chain(a_ex).collect();
         let lo = anchors.iter().copied().min().unwrap_or(0);
         let hi = anchors.iter().copied().max().unwrap_or(0);
-        let at = r.at.0 as i64;
+        let at = signed(r.at.0);
+        let time = |v: i64| u64::try_from(v).unwrap_or(0);
         out.push(Some(Window {
-            lo: (at + lo - early).max(0) as u64,
-            hi: (at + hi + late).max(0) as u64,
-            expected: (at + hi).max(0) as u64,
+            lo: time(at.saturating_add(lo).saturating_sub(early)),
+            hi: time(at.saturating_add(hi).saturating_add(late)),
+            expected: time(at.saturating_add(hi)),
         }));
+        let (least, most) = (lo.saturating_sub(early), hi.saturating_add(late));
         let own = match seen.at(t, i) {
-            Some(a) => (a as i64 - at).clamp(lo - early, hi + late),
+            Some(a) => signed(a).saturating_sub(at).clamp(least, most),
             None => hi,
         };
         if let Some(q) = qp {
@@ -398,6 +400,12 @@ pub fn windows(
         }
     }
     out
+}
+
+/// A time or a lag as a signed shift. A device gives times up to `u64::MAX`; those past
+/// `i64::MAX` are as late as a shift can say, never a negative one.
+fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// A scenario as the run lived it ([`retimed`]): the re-timed copy, and each record's
@@ -432,7 +440,7 @@ pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> 
                 slack.push(w.expected.saturating_sub(w.lo).saturating_sub(early));
             }
             None => {
-                r.at = Timestamp(r.at.0 + lags.get(&i).copied().unwrap_or(0));
+                r.at = Timestamp(r.at.0.saturating_add(lags.get(&i).copied().unwrap_or(0)));
                 slack.push(0);
             }
         }
@@ -495,6 +503,38 @@ mod tests {
         for (r, w) in s.records.iter().zip(windows(&s, &t, &lag, &late)) {
             if let (Some(w), Direction::Expect) = (w, r.dir) {
                 assert_eq!(w.expected, r.at.0 + 700);
+            }
+        }
+    }
+
+    /// A device's times are any `u64`: outputs at the top of the clock, and lags as large,
+    /// are as late as a shift can say, never a wrapped, early one. The window of a record
+    /// after a late output is shifted late, to the most its clamp allows.
+    #[test]
+    fn times_at_the_top_of_the_clock_are_late() {
+        let s = scenario("rcv-in-order-v4");
+        let t = Timeline::of(&s);
+        let tol = &s.manifest.tolerances;
+        let top: Vec<TimedOutput> = s
+            .expects()
+            .filter_map(|r| Some(TimedOutput { at: Timestamp(u64::MAX), output: r.body.output()? }))
+            .collect();
+        let on_time = windows(&s, &t, &[], &[]);
+        for (i, w) in windows(&s, &t, &[], &top).iter().enumerate() {
+            if let (Some(w), Some(base)) = (w, on_time[i]) {
+                assert!(w.expected >= base.expected, "record {i}: a late output moved it early");
+                assert!(w.lo <= w.hi, "record {i}: {w:?}");
+            }
+        }
+        let lag: Vec<(usize, u64)> = (0..s.records.len())
+            .filter(|&i| s.records[i].dir == Direction::Inject)
+            .map(|i| (i, u64::MAX))
+            .collect();
+        let r = retimed(&s, &lag, &top);
+        for (rec, w) in r.scenario.records.iter().zip(windows(&s, &t, &lag, &top)) {
+            match w {
+                Some(w) => assert!(w.hi >= w.expected && w.expected >= tol.late_ns),
+                None => assert_eq!(rec.at.0, u64::MAX),
             }
         }
     }

@@ -83,3 +83,60 @@ fn an_in_process_device_at_the_bound_is_not_ended() {
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(out.observed.len(), 1000 + dev.batches - 1);
 }
+
+/// An in-process device that, in batch `when` (1 for the first), gives one output at the
+/// time `at` makes of the batch's `until`.
+struct Stamped {
+    when: usize,
+    at: fn(u64) -> u64,
+    batches: usize,
+}
+
+impl Device for Stamped {
+    fn name(&self) -> String {
+        "stamped".into()
+    }
+
+    fn capabilities(&self) -> BTreeSet<Capability> {
+        BTreeSet::new()
+    }
+
+    fn start(&mut self, _: &Manifest) -> Result<(), DeviceError> {
+        self.batches = 0;
+        Ok(())
+    }
+
+    fn advance(
+        &mut self,
+        _: Vec<TimedInput>,
+        until: openrdma_device::Timestamp,
+    ) -> Result<Vec<TimedOutput>, DeviceError> {
+        self.batches += 1;
+        if self.batches != self.when {
+            return Ok(vec![]);
+        }
+        let at = openrdma_device::Timestamp((self.at)(until.0));
+        Ok(vec![TimedOutput { at, output: Output::Frame { port: 0, bytes: vec![] } }])
+    }
+}
+
+/// CONF-ADP-007: an output timed outside its batch, after its `until` (up to the top of
+/// the clock) or before the previous batch's, ends the scenario of an in-process device in
+/// a protocol error too, so that no time a device gives moves the runner's lag or clock
+/// past the batch it came in.
+#[test]
+fn an_in_process_output_outside_its_batch_fails_its_scenario() {
+    let s = scenario();
+    type Time = fn(u64) -> u64;
+    let cases: [(usize, Time); 4] =
+        [(1, |_| u64::MAX), (1, |u| u + 1), (2, |u| u.saturating_mul(2)), (2, |_| 0)];
+    for (k, (when, at)) in cases.into_iter().enumerate() {
+        let mut dev = Stamped { when, at, batches: 0 };
+        let out = run(&mut dev, &s, no_cpu);
+        let Some(DeviceError::Protocol(msg)) = &out.error else {
+            panic!("case {k}: expected a protocol error, got {:?}", out.error);
+        };
+        assert!(msg.contains("is outside the batch"), "case {k}: {msg}");
+        assert!(out.observed.is_empty(), "case {k}: an output outside its batch was kept");
+    }
+}

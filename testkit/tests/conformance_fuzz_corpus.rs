@@ -84,3 +84,15 @@ fn scenario_load_mutations() {
     }
     assert!(mutated >= 1000, "only {mutated} mutations: too few seeds with a capture");
 }
+
+/// The judge's fuzz body over its seeds, and over each seed's every prefix that still picks
+/// its scenario: judging changed outputs never panics.
+#[test]
+fn judge_outputs_corpus() {
+    for (name, data) in corpus("judge_outputs") {
+        eprintln!("{name}");
+        for n in (0..=data.len()).step_by(7) {
+            openrdma_testkit::fuzzing::judge_outputs(&data[..n]);
+        }
+    }
+}

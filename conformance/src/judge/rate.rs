@@ -212,7 +212,7 @@ fn diverge(obs: &[Frame<'_>], m: Misfit, slack: u64) -> Divergence {
     } else {
         (SND_TS_003_A, "too much: a clock that does not count evenly")
     };
-    let (sign, apart) = if o.at <= f.at { ("after", f.at - o.at) } else { ("before", o.at - f.at) };
+    let apart = super::render::gap(f.at, o.at);
     Divergence {
         actual: Some(render_frame(f.bytes)),
         check: "",
@@ -220,7 +220,7 @@ fn diverge(obs: &[Frame<'_>], m: Misfit, slack: u64) -> Divergence {
             f.at,
             clause,
             format!(
-                "tx_timestamp {:#06x}, {apart} ns {sign} the QP's stamp {:#06x}, fits no clock \
+                "tx_timestamp {:#06x}, {apart} the QP's stamp {:#06x}, fits no clock \
                  of a steady rate with the QP's other stamps (each read up to {slack} ns before \
                  its packet): it advanced {how}",
                 raw(f),

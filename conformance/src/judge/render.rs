@@ -112,6 +112,12 @@ pub fn render_event(e: &NicEvent) -> String {
     }
 }
 
+/// How far `at` is from `from`, in words: "120 ns after" or "35 ns before". Device times
+/// come in any order, so the distance is taken either way and never wraps.
+pub(super) fn gap(at: u64, from: u64) -> String {
+    if at >= from { format!("{} ns after", at - from) } else { format!("{} ns before", from - at) }
+}
+
 /// The comparable fields of a frame, in order.
 pub(super) fn frame_fields(d: &DecodedFrame<'_>) -> Vec<(String, String)> {
     let mut out = Vec::new();

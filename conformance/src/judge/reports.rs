@@ -84,8 +84,14 @@ pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
         };
         let q = qpn.value();
         let Some((born, init)) = r.born(q, t) else { continue };
-        let lo = r.snd_nxt(q, born, init, |at| at + r.margin < t).distance(*snd_una).max(0);
-        let hi = r.snd_nxt(q, born, init, |at| at <= t + r.margin).distance(*snd_una).max(0);
+        let lo = r
+            .snd_nxt(q, born, init, |at| at.saturating_add(r.margin) < t)
+            .distance(*snd_una)
+            .max(0);
+        let hi = r
+            .snd_nxt(q, born, init, |at| at <= t.saturating_add(r.margin))
+            .distance(*snd_una)
+            .max(0);
         if (lo as u32..=hi as u32).contains(outstanding) {
             continue;
         }
@@ -115,7 +121,7 @@ fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<u64> {
             Kind::Sack { cack, base, bitmap, .. } => {
                 // A SACK that claims a PSN never sent is discarded (SND-SACK-003).
                 let next = Psn::new(cack).next();
-                let sent = r.snd_nxt(q, born, init, |s| s <= at + r.margin);
+                let sent = r.snd_nxt(q, born, init, |s| s <= at.saturating_add(r.margin));
                 let top = Psn::new(base).add(64 - bitmap.leading_zeros());
                 let claims = bitmap != 0 && top.is_after(sent);
                 let ahead = next.is_after(una) && !next.is_after(sent) && !claims;
@@ -156,7 +162,8 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
         }
         let Some((born, init)) = r.born(q, t) else { continue };
         let (times, next) = taken.entry((q, born)).or_insert_with(|| (moves(r, q, born, init), 0));
-        while times.get(*next).is_some_and(|&at| at + 2 * r.margin < t) {
+        while times.get(*next).is_some_and(|&at| at.saturating_add(r.margin.saturating_mul(2)) < t)
+        {
             *next += 1;
         }
         if times.get(*next).is_some_and(|&at| at <= t) {
@@ -185,7 +192,7 @@ fn sent_idle(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, at: u64, psn: Ps
     if psn == init {
         return true;
     }
-    r.acks_to(q, born).filter(|&(a, _)| a <= at + r.margin).any(|(a, k)| match *k {
+    r.acks_to(q, born).filter(|&(a, _)| a <= at.saturating_add(r.margin)).any(|(a, k)| match *k {
         Kind::Sack { cack, .. } => Psn::new(cack).next() == psn,
         _ => r.data_of(q, born).any(|(s, p, _, last)| last && s < a && p.next() == psn),
     })

@@ -246,8 +246,8 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
                     clause,
                     format!(
                         "tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's packet \
-                         {} ns before: the timestamp clock ran backwards",
-                        f.at - at
+                         {}: the timestamp clock ran backwards",
+                        super::render::gap(at, f.at)
                     ),
                 )
             });
@@ -373,7 +373,7 @@ pub(super) fn judge_nack_backoff(
         });
         let Some(f) = first_rtx else { continue };
         let due = nacked + backoff;
-        if f.at + m.tolerances.early_ns < due {
+        if f.at.saturating_add(m.tolerances.early_ns) < due {
             // Another reason to retransmit came while the delayed entry waited, and the
             // retransmission followed it at once (within the latency a device may add): the
             // PSN was queued again by it, which the queue must not do (SND-RTX-005).

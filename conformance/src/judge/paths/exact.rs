@@ -5,6 +5,7 @@
 use openrdma_device::{Body, Capability, Scenario, SprayPolicy};
 
 use super::super::obs::Injected;
+use super::super::render::gap;
 use super::super::table::Ctx;
 use super::super::{Divergence, Frame, Kind, render_frame};
 use super::{Packets, estimate};
@@ -90,12 +91,12 @@ pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                 Some(nacked) => (
                     "SND-NACK-004.a",
                     format!(
-                        "sent on EV {:#x}, {} ns after the NACK that delays it, not nack_backoff \
+                        "sent on EV {:#x}, {} the NACK that delays it, not nack_backoff \
                          ({} ns) after: the pool had changed by then, and the spray policy \
                          gives EV {:#x} when the back-off ends",
                         of.ev,
-                        of.at - nacked,
-                        ef.at - nacked,
+                        gap(of.at, nacked),
+                        ef.at.saturating_sub(nacked),
                         ef.ev
                     ),
                 ),
