@@ -693,7 +693,9 @@ fn table4_allows(from: EvState, to: EvState) -> bool {
 /// reports each transition it applies (REC-IF-016), so the reports of one EV, from the
 /// QP's creation, are the EV's states. The first cannot be GOOD, since every EV starts
 /// there (EV-STATE-001.a), unless a probe answer on the EV came with it: then the EV was
-/// GOOD, and the answer, with no row from GOOD, changed it (EV-STATE-002.b); none repeats
+/// GOOD, and the answer, with no row from GOOD, changed it (EV-STATE-002.b); or unless an
+/// input that moves it out of GOOD came with it: then the report says the state the EV
+/// left (REC-IF-016, CONF-CMP-076); none repeats
 /// the state the EV is in, since an event with no row from that state changes nothing
 /// (EV-STATE-002.b); each follows a row of table 4, and
 /// one out of ASSUMED_BAD follows a probe answer (EV-STATE-002.a). A state a
@@ -741,6 +743,14 @@ pub(super) fn judge_ev_state_history(
                 EV_STATE_002_B,
                 format!(
                     "EV {ev:#010x} of QP {qpn}, never reported out of GOOD, is reported GOOD on a probe answer: an event with no row from its state changed it"
+                ),
+            ),
+            // The EV started in GOOD and an input of the report's time moves it out: the
+            // device applied the transition and reported the state it left (CONF-CMP-076).
+            None if *state == EvState::Good && why::leaves_good(inputs, q, *ev, t, late_ns) => (
+                crate::req::REC_IF_016,
+                format!(
+                    "the first EvState report of EV {ev:#010x} of QP {qpn} is GOOD where an input of its time moves it out of GOOD: the report says the state the EV left"
                 ),
             ),
             None if *state == EvState::Good => (

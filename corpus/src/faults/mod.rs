@@ -53,6 +53,8 @@
 //!   rule orders failed.
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
+//! * [`naming_six`]: reports whose contents are stale, each one state late, where the
+//!   report's own rule, not the transition it seems to miss, must be named.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
@@ -103,6 +105,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 pub mod naming_rx;
+pub mod naming_six;
 pub mod naming_tx;
 mod prove;
 mod qps;
@@ -395,6 +398,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,
+    || naming_six::FAULTS,
     || fifth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,

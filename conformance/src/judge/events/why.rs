@@ -28,7 +28,8 @@ pub(super) fn came_alike(
 /// is taken, so that one wrong field makes one divergence. `None` otherwise: a later report
 /// the scenario does not expect shows the device acted on the state it reported, and the
 /// rule of the transition names the difference, as it does for a state a `SetEvState`
-/// command gives.
+/// command gives. A device whose every report says the state the EV leaves, one
+/// transition late, is named by the report's rule too (CONF-CMP-077).
 pub(super) fn misreported(
     rep: &NicReport,
     at: u64,
@@ -38,12 +39,8 @@ pub(super) fn misreported(
     got: &mut [(u64, &str, String, &NicEvent, bool)],
 ) -> Option<Divergence> {
     let NicReport::EvState { qpn, ev, state } = rep else { return None };
-    // A state a command gives is judged by the command's rules (`missed_transition`).
     let commanded = inputs_at(inputs, qpn.value(), at)
         .any(|i| matches!(i.input, Input::Cpu { command: CpuCommand::SetEvState { .. } }));
-    if commanded {
-        return None;
-    }
     let of_ev = |e: &NicEvent| match e {
         NicEvent::Report(NicReport::EvState { qpn: x, ev: y, state: s }) if x == qpn && y == ev => {
             Some(*s)
@@ -60,28 +57,76 @@ pub(super) fn misreported(
     let expected = |u: u64, s: EvState| {
         exp.iter().any(|(r, x)| r.at.0.abs_diff(u) <= late && of_ev(x) == Some(s))
     };
-    let acted = got
-        .iter()
-        .filter(|g| g.0 > t)
-        .filter_map(|g| Some((g.0, of_ev(g.3)?)))
-        .any(|(u, s)| !expected(u, s));
-    if acted {
+    let said = of_ev(e)?;
+    // The states the scenario expects the EV to enter, in time order.
+    let mut due: Vec<(u64, EvState)> =
+        exp.iter().filter_map(|(r, x)| Some((r.at.0, of_ev(x)?))).collect();
+    due.sort_by_key(|d| d.0);
+    let late_by_one = |u: u64, s: EvState| one_state_late(&due, u, s, late);
+    // A device that reports every transition with the state it leaves (CONF-CMP-077).
+    let lags = late_by_one(at, said);
+    let later: Vec<(u64, EvState)> =
+        got.iter().filter(|g| g.0 > t).filter_map(|g| Some((g.0, of_ev(g.3)?))).collect();
+    let followed = |u: u64, s: EvState| expected(u, s) || (lags && late_by_one(u, s));
+    let acted = later.iter().any(|&(u, s)| !followed(u, s));
+    // A state a command gives is judged by the command's rules (`missed_transition`),
+    // unless a later report, one state late, says the EV entered it.
+    let entered = lags && later.iter().any(|&(u, s)| s == *state && late_by_one(u, s));
+    if acted || (commanded && !entered) {
         return None;
     }
     got[i].4 = true;
-    let said = of_ev(e)?;
     let mut field = FieldDiff::new("state", format!("{state:?}"), format!("{said:?}"));
     field.name(crate::req::REC_IF_016);
+    let what = if lags {
+        format!(
+            "EV {ev:#010x} of QP {qpn} is reported {said:?}, the state it leaves, where it enters {state:?}; its reports follow the expected transitions"
+        )
+    } else {
+        format!(
+            "EV {ev:#010x} of QP {qpn} is reported {said:?} where it enters {state:?}; its later reports follow {state:?}"
+        )
+    };
     Some(Divergence {
         actual: Some(render_event(e)),
         fields: vec![field],
-        ..Divergence::of(
-            at,
-            crate::req::REC_IF_016,
-            format!(
-                "EV {ev:#010x} of QP {qpn} is reported {said:?} where it enters {state:?}; its later reports follow {state:?}"
-            ),
-        )
+        ..Divergence::of(at, crate::req::REC_IF_016, what)
+    })
+}
+
+/// Whether a report at `at` that says `said` is one state late: the scenario expects the EV
+/// to enter a state within `late` of `at`, and `said` is the state it expects the EV in
+/// before that transition (GOOD, where every EV starts, before the first). `due` holds the
+/// expected states of the EV in time order.
+fn one_state_late(due: &[(u64, EvState)], at: u64, said: EvState, late: u64) -> bool {
+    due.iter().enumerate().any(|(k, &(u, _))| {
+        let before = k.checked_sub(1).map_or(EvState::Good, |j| due[j].1);
+        u.abs_diff(at) <= late && before == said
+    })
+}
+
+/// Whether an input of device QP `qpn`, at `at` or up to `late` before it, moves EV `ev`
+/// out of GOOD: a SACK with `pr` 0 that marks it (EV-SKIP-001, EV-BAD-001), a trimmed NACK
+/// of a packet sent on it (EV-SKIP-001), or a `SetEvState` command of another state
+/// (EV-STATE-003.a). A report of the
+/// transition it causes says the state the EV enters, which is not GOOD.
+pub(super) fn leaves_good(inputs: &[In<'_>], qpn: u32, ev: Ev, at: u64, late: u64) -> bool {
+    let near = |i: &&In<'_>| i.at <= at && i.at.saturating_add(late) >= at;
+    inputs.iter().filter(near).any(|i| {
+        if let Input::Cpu { command: CpuCommand::SetEvState { qpn: x, ev: y, state } } = i.input {
+            return x.value() == qpn && *y == ev && *state != EvState::Good;
+        }
+        let Some(d) = i.frame.as_ref().map(|f| &f.d) else { return false };
+        if d.bth.is_none_or(|b| b.dest_qp.value() != qpn) {
+            return false;
+        }
+        let marks = d.ext.seth.is_some_and(|s| {
+            !s.pr && s.entropy == ev && matches!(s.m, EvMark::SKIP_ONCE | EvMark::ALWAYS_SKIP)
+        });
+        let trims = d.ext.neth.is_some_and(|n| {
+            n.entropy == ev && matches!(n.reason, NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP)
+        });
+        marks || trims
     })
 }
 

@@ -603,7 +603,8 @@ pub(super) const ACKNOWLEDGED: &[Clause] = &[SND_ACK_005];
 
 pub(super) const QP_ERROR: &[Clause] = &[CQE_RING_004_B, REC_IF_009];
 
-pub(super) const EV_STATES: &[Clause] = &[EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B];
+pub(super) const EV_STATES: &[Clause] =
+    &[EV_STATE_001_A, EV_STATE_002_A, EV_STATE_002_B, REC_IF_016];
 
 pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 
