@@ -8282,3 +8282,656 @@ def _(ctx, outs):
             ctx.mutated("dma-zero-length-flush")
         res.append(item)
     return res
+
+
+# ==========================================================================================
+# A sixth reading: the sending side, the paths and the CPU half's recovery again, looking
+# for bugs that show only in combination or at an edge: two QPs at one instant, the second
+# message of a batch, a retransmission of a retransmission, a command while a probe is
+# out, wraps, the last EV of a profile, a window exactly full, counters that saturate.
+# ==========================================================================================
+
+def sixth_data_in_order(ctx, outs):
+    """The data frames of the outputs, in output order, as (index, item, frame)."""
+    res = []
+    for i, item in enumerate(outs):
+        f = frame_of(item)
+        if f is not None and kind(f) == "data":
+            res.append((i, item, f))
+    return res
+
+
+def sixth_put(ctx, item, f, why):
+    f.seal()
+    put_frame(item, f)
+    ctx.mutated(why)
+
+
+# ---- two QPs at one instant -----------------------------------------------------------------
+
+m = fault("data-dest-qp-batch-latched",
+          "The header builder loads peer_qpn once per transmit cycle: when two QPs send at "
+          "one instant, the second QP's packets carry the first QP's dest_qp.",
+          ["SND-QPN-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    first = {}
+    for _i, item, f in sixth_data_in_order(ctx, outs):
+        at = int(item["at"])
+        qp = f.get("bth", "dest_qp")
+        if at not in first:
+            first[at] = qp
+        elif first[at] != qp:
+            f.set("bth", "dest_qp", first[at])
+            sixth_put(ctx, item, f, m.name)
+    return outs
+
+
+m = fault("report-progress-snd-una-latched",
+          "The report builder latches snd_una of the first Progress of a cycle: a second QP's "
+          "Progress at the same instant carries the first QP's snd_una.",
+          ["REC-IF-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    first = {}
+    for item in outs:
+        ev = report_of(item, "progress")
+        if ev is None:
+            continue
+        at = int(item["at"])
+        if at not in first:
+            first[at] = (ev.get("qpn"), ev.get("snd_una"))
+        elif first[at][0] != ev.get("qpn") and ev.get("snd_una") != first[at][1]:
+            ev["snd_una"] = first[at][1]
+            ctx.mutated(m.name)
+    return outs
+
+
+m = fault("cmd-set-ev-state-all-qps",
+          "The EV state table is indexed by EV alone, not by QP and EV: a SetEvState for one "
+          "QP also sets the EV in every other QP whose profile holds it.",
+          ["REC-IF-012", "EV-STATE-003", "REC-IF-016", "SND-PATH-001", "EV-STATE-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    res = []
+    for item in ins:
+        res.append(item)
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") != "cpu" or c.get("cmd") != "set_ev_state":
+            continue
+        for q in sorted(ctx.qps):
+            if q != c.get("qpn") and c.get("ev") in profile(ctx, q):
+                again = json.loads(json.dumps(item))
+                again["input"]["command"]["qpn"] = q
+                res.append(again)
+                ctx.mutated(m.name)
+    return res
+
+
+# ---- the second message of a batch ------------------------------------------------------
+
+m = fault("reth-va-continues-next-message",
+          "The remote-address counter is reloaded only when the send engine goes idle: a "
+          "message sent right behind another starts at the previous message's end instead of "
+          "its own remote_va.",
+          ["SND-SEG-003", "RETH-VA-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "reth-va-continues-next-message")
+    for _i, item, f in sixth_data_in_order(ctx, outs):
+        qp = f.get("bth", "dest_qp")
+        psn = f.get("bth", "psn")
+        q = st.setdefault(qp, {"va": {}, "end": None, "at": None, "msn": None, "shift": 0})
+        at = int(item["at"])
+        if f.get("bth", "rtx"):
+            if (psn) in q["va"] and q["va"][psn] != f.get("reth", "va"):
+                f.set("reth", "va", q["va"][psn])
+                sixth_put(ctx, item, f, m.name)
+            continue
+        msn = f.get("meth", "msn")
+        va = f.get("reth", "va")
+        if msn != q["msn"]:
+            busy = q["at"] is not None and at == q["at"] and q["end"] is not None
+            q["shift"] = ((q["end"] - va) if busy and is_first(f) else 0)
+            q["msn"] = msn
+        new = (va + q["shift"]) & 0xFFFFFFFFFFFFFFFF
+        q["va"][psn] = new
+        q["end"] = (va + len(f.payload) + q["shift"]) & 0xFFFFFFFFFFFFFFFF
+        q["at"] = at
+        if new != va:
+            f.set("reth", "va", new)
+            sixth_put(ctx, item, f, m.name)
+    return outs
+
+
+m = fault("ackreq-last-of-batch-only",
+          "The last-packet AckReq is set only on the last packet of a doorbell batch: of two "
+          "messages sent back to back, the first one's last packet leaves without AckReq "
+          "(unless its PSN is a multiple of ack_req_every).",
+          ["SND-ACKREQ-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    every = int(ctx.nic.get("ack_req_every", 0) or 0)
+    data = sixth_data_in_order(ctx, outs)
+    for n, (_i, item, f) in enumerate(data):
+        if f.get("bth", "rtx") or not is_last(f) or n + 1 >= len(data):
+            continue
+        _j, nitem, nf = data[n + 1]
+        if (int(nitem["at"]) != int(item["at"]) or nf.get("bth", "rtx")
+                or nf.get("bth", "dest_qp") != f.get("bth", "dest_qp")):
+            continue
+        psn = f.get("bth", "psn")
+        if every and psn % every == 0:
+            continue
+        if f.get("bth", "ack_req"):
+            f.set("bth", "ack_req", 0)
+            sixth_put(ctx, item, f, m.name)
+    return outs
+
+
+# ---- a retransmission of a retransmission ---------------------------------------------------
+
+m = fault("rtx-bit-toggled",
+          "The retransmission path toggles BTH rtx instead of setting it: a retransmission of a "
+          "retransmission leaves with rtx 0.",
+          ["BTH-RTX-001", "SND-RTX-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "rtx-bit-toggled")
+    for _i, item, f in sixth_data_in_order(ctx, outs):
+        if not f.get("bth", "rtx"):
+            continue
+        k = (f.get("bth", "dest_qp"), f.get("bth", "psn"))
+        st[k] = st.get(k, 0) + 1
+        if st[k] % 2 == 0:
+            f.set("bth", "rtx", 0)
+            sixth_put(ctx, item, f, m.name)
+    return outs
+
+
+m = fault("rtx-avoids-first-ev",
+          "The EV a retransmission avoids is the PSN's first transmission's, kept in the PSN "
+          "table, not its latest: a second retransmission may go back on the EV of the first.",
+          ["SND-RTX-002", "SND-PATH-001", "SND-SPRAY-001", "SND-SPRAY-003", "SND-SPRAY-004",
+           "SND-SPRAY-005"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "rtx-avoids-first-ev")
+    for _i, item, f in sixth_data_in_order(ctx, outs):
+        k = (f.get("bth", "dest_qp"), f.get("bth", "psn"))
+        evs = st.setdefault(k, [])
+        if f.get("bth", "rtx") and len(evs) >= 2 and evs[-1] != evs[0] and f.ev() != evs[-1]:
+            f.set_ev(evs[-1])
+            sixth_put(ctx, item, f, m.name)
+        evs.append(f.ev())
+    return outs
+
+
+m = fault("report-rtx-lost-ev-first",
+          "The Retransmitted report reads lost_ev from the PSN table, which keeps the EV of "
+          "the first transmission: a second retransmission blames the first one's path.",
+          ["REC-IF-008", "REC-EV-002", "EV-BAD-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "report-rtx-lost-ev-first")
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "data":
+            st.setdefault((ctx.local_qp_of(f), f.get("bth", "psn")), f.ev())
+            continue
+        ev = report_of(item, "retransmitted")
+        if ev is None or ev.get("lost_ev") is None:
+            continue
+        first = st.get((ev.get("qpn"), ev.get("psn")))
+        if first is not None and first != ev.get("lost_ev"):
+            ev["lost_ev"] = first
+            ctx.mutated(m.name)
+    return outs
+
+
+m = fault("report-rtx-nack-no-lost-ev",
+          "The Retransmitted report fills lost_ev only for timeouts: a retransmission a NACK "
+          "or an inference caused is reported with no lost_ev.",
+          ["REC-IF-008"])
+
+
+@out_events(m, ("report:retransmitted",))
+def _(ctx, ev, item):
+    if ev.get("cause") in ("nack", "sack_inference") and ev.get("lost_ev") is not None:
+        ev["lost_ev"] = None
+
+
+# ---- a command while a probe is out --------------------------------------------------------
+
+m = fault("cmd-probe-while-outstanding-dropped",
+          "The probe engine keeps one probe per EV in flight: a Probe command for an EV whose "
+          "last probe has not been answered is dropped.",
+          ["REC-IF-011", "EV-PROBE-005"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("sixth:probes-out", set())
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe":
+            st.add((ctx.local_qp_of(f), f.ev()))
+    return outs
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("sixth:probes-out", set())
+    res = []
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe-answer" and sound(f):
+            st.discard((f.get("bth", "dest_qp"), f.get("seth", "entropy")))
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "cpu" and c.get("cmd") == "probe" and \
+                (c.get("qpn"), c.get("ev")) in st:
+            ctx.mutated(m.name)
+            continue
+        res.append(item)
+    return res
+
+
+m = fault("cmd-retransmit-behind-probe-lost",
+          "A Retransmit command that arrives while the QP has a probe out is overwritten in "
+          "the command register by the probe engine and lost.",
+          ["REC-IF-010", "REC-RTO-004", "REC-IF-008", "SND-SCHED-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("sixth:probe-out-qp", set())
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe":
+            st.add(ctx.local_qp_of(f))
+    return outs
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("sixth:probe-out-qp", set())
+    res = []
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe-answer" and sound(f):
+            st.discard(f.get("bth", "dest_qp"))
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "cpu" and c.get("cmd") == "retransmit" and c.get("qpn") in st:
+            ctx.mutated(m.name)
+            continue
+        res.append(item)
+    return res
+
+
+m = fault("evmarked-on-probe-answer",
+          "EvMarked is sent for every SACK with a mark, probe answers included: a probe answer "
+          "with m = SKIP_ONCE or ALWAYS_SKIP is also reported as a mark.",
+          ["REC-IF-005"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("evmarked-on-probe-answer", [])
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe-answer" and sound(f) and f.get("seth", "m") in (1, 2):
+            qp = ctx.peer_to_local.get(f.get("bth", "dest_qp"), f.get("bth", "dest_qp"))
+            qp = f.get("bth", "dest_qp")
+            st.append((int(item["at"]), qp, f.get("seth", "entropy"), f.get("seth", "m")))
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("evmarked-on-probe-answer", [])
+    keep, res = [], list(outs)
+    names = {1: "SKIP_ONCE", 2: "ALWAYS_SKIP"}
+    for at, qp, ev, mark in st:
+        if at > ctx.until:
+            keep.append((at, qp, ev, mark))
+            continue
+        answered = [item for item in outs if int(item["at"]) == at and
+                    (report_of(item, "probe_answered") or {}).get("ev") == ev]
+        if not answered:
+            continue
+        tmpl = report_of(answered[0], "probe_answered")
+        res.insert(res.index(answered[0]), {"at": at, "output": {"kind": "event", "event": {
+            "event": "report", "report": "ev_marked", "qpn": tmpl.get("qpn"), "ev": ev,
+            "mark": tmpl.get("mark") if tmpl.get("mark") not in (None, "NONE") else names[mark]}}})
+        ctx.mutated(m.name)
+    st[:] = keep
+    return res
+
+
+# ---- wraps and counters that saturate ------------------------------------------------------
+
+m = fault("tseth-ts-saturates",
+          "The timestamp counter saturates at 0xFFFF instead of wrapping modulo 2^16: once it "
+          "reaches the top, every data packet and probe of the QP carries 0xFFFF.",
+          ["SND-TS-002", "SND-TS-003", "EV-PROBE-005"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "tseth-ts-saturates")
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) not in ("data", "probe"):
+            continue
+        hdr = "tseth" if kind(f) == "data" else "peth"
+        if not f.has(hdr):
+            continue
+        qp = f.get("bth", "dest_qp")
+        ts = f.get(hdr, "tx_timestamp")
+        q = st.setdefault(qp, {"last": None, "top": False})
+        if q["last"] is not None and ts < q["last"] and q["last"] - ts > 0x8000:
+            q["top"] = True
+        q["last"] = ts
+        if q["top"] and ts != 0xFFFF:
+            f.set(hdr, "tx_timestamp", 0xFFFF)
+            sixth_put(ctx, item, f, m.name)
+    return outs
+
+
+m = fault("report-outstanding-saturating",
+          "Progress counts outstanding PSNs as snd_nxt - snd_una with a saturating "
+          "subtraction on 24-bit values: across the PSN wrap it reports 0.",
+          ["REC-IF-002", "REC-RTO-001"])
+
+
+@out_events(m, ("report:progress",))
+def _(ctx, ev, item):
+    una = int(ev.get("snd_una", 0))
+    n = int(ev.get("outstanding", 0))
+    if n and una + n > U24 + 1:
+        ev["outstanding"] = 0
+
+
+m = fault("meth-msn-15bit",
+          "The MSN counter of the send engine is 15 bits wide: METH msn loses bit 15.",
+          ["SND-MSN-001", "SND-MSN-002", "METH-MSN-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("meth", "msn", f.get("meth", "msn") & 0x7FFF)
+
+
+m = fault("rtx-dropped-behind-wrap",
+          "The retransmission queue compares a queued PSN with snd_una as a plain integer: "
+          "after the PSN wrap, a PSN numerically below snd_una is taken as acknowledged and "
+          "dropped unsent.",
+          ["SND-SCHED-003", "SND-RTX-003", "REC-RTO-004", "REC-IF-010", "SND-NACK-002",
+           "SND-NACK-004", "REC-IF-008"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    una = ctx.state.setdefault("rtx-dropped-behind-wrap", {})
+    gone = set()
+    res = []
+    for item in outs:
+        ev = report_of(item, "progress") or report_of(item, "armed")
+        if ev is not None:
+            una[ev.get("qpn")] = int(ev.get("snd_una", 0))
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and f.get("bth", "rtx"):
+            q = ctx.local_qp_of(f)
+            p = f.get("bth", "psn")
+            u = una.get(q)
+            if u is not None and p < u and ((p - u) & U24) < 0x800000:
+                gone.add((int(item["at"]), q, p))
+                ctx.mutated(m.name)
+                continue
+        res.append(item)
+    return [item for item in res if not (
+        report_of(item, "retransmitted") is not None and
+        (int(item["at"]), report_of(item, "retransmitted").get("qpn"),
+         report_of(item, "retransmitted").get("psn")) in gone)]
+
+
+# ---- the last EV of a profile --------------------------------------------------------------
+
+m = fault("spray-backup-last-unused",
+          "The cursor over the backup EVs wraps at n - 1: the last backup EV of the profile is "
+          "never used, its turn going to the first backup.",
+          ["SND-SPRAY-001", "SND-PATH-001", "SND-SPRAY-003", "SND-SPRAY-002", "EV-STATE-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    c = ctx.qps.get(ctx.local_qp_of(f)) or {}
+    b = list(c.get("backup_evs") or [])
+    if len(b) >= 2 and f.ev() == b[-1]:
+        f.set_ev(b[0])
+
+
+m = fault("tail-probe-skips-last-ev",
+          "The tail-probe timer scans the profile's EVs 0 to n - 2: no tail probe is ever sent "
+          "on the profile's last EV.",
+          ["SND-TAIL-001", "EV-PROBE-005", "SND-TAIL-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("tail-probe-skips-last-ev", set())
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "cpu" and c.get("cmd") == "probe":
+            st.add((c.get("qpn"), c.get("ev")))
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    cmd = ctx.state.setdefault("tail-probe-skips-last-ev", set())
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "probe":
+            q = ctx.local_qp_of(f)
+            c = ctx.qps.get(q) or {}
+            evs = profile(ctx, q)
+            if c.get("tail_probe") is not None or ctx.nic.get("tail_probe"):
+                if evs and f.ev() == evs[-1] and (q, f.ev()) not in cmd:
+                    ctx.mutated(m.name)
+                    continue
+            cmd.discard((q, f.ev()))
+        res.append(item)
+    return res
+
+
+# ---- reports around the error state and the timer ------------------------------------------
+
+m = fault("progress-on-failing-input",
+          "Progress is sent for an ACK that completes messages even when the same NAK moves "
+          "the QP to the error state.",
+          ["REC-IF-002", "REC-IF-019"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    last = ctx.state.setdefault("progress-on-failing-input", {})
+    res = []
+    for item in outs:
+        ev = report_of(item, "progress") or report_of(item, "armed")
+        if ev is not None:
+            last[ev.get("qpn")] = int(ev.get("snd_una", 0))
+        e = report_of(item, "qp_error")
+        if e is not None and e.get("requirement") == "SND-ACK-003" and e.get("qpn") in last:
+            res.append({"at": item["at"], "output": {"kind": "event", "event": {
+                "event": "report", "report": "progress", "qpn": e.get("qpn"),
+                "snd_una": last[e.get("qpn")], "outstanding": 0, "awaiting_ack": 0}}})
+            ctx.mutated(m.name)
+        res.append(item)
+    return res
+
+
+m = fault("armed-once-per-qp",
+          "The Armed latch is cleared only when the QP is created: after a Progress that "
+          "leaves nothing outstanding, the next first transmission sends no Armed.",
+          ["REC-IF-003", "REC-RTO-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = per_qp(ctx, "armed-once-per-qp")
+    res = []
+    for item in outs:
+        ev = report_of(item, "armed")
+        if ev is not None:
+            if ev.get("qpn") in st:
+                ctx.mutated(m.name)
+                continue
+            st[ev.get("qpn")] = True
+        res.append(item)
+    return res
+
+
+m = fault("reports-same-instant-swapped",
+          "The report FIFO's two write ports are swapped: of two reports of one QP made at one "
+          "instant, the second is delivered first.",
+          ["REC-IF-015"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    res = list(outs)
+    idx = [i for i, item in enumerate(outs)
+           if (event_of(item) or {}).get("event") == "report"]
+    done = set()
+    for a, b in zip(idx, idx[1:]):
+        if a in done or b in done:
+            continue
+        ea, eb = event_of(outs[a]), event_of(outs[b])
+        if (int(outs[a]["at"]) == int(outs[b]["at"]) and ea.get("qpn") == eb.get("qpn")
+                and ea.get("report") != eb.get("report")):
+            res[a], res[b] = dict(outs[b]), dict(outs[a])
+            done.update((a, b))
+            ctx.mutated(m.name)
+    return res
+
+
+# ---- what the sender reads from the responder, at the edges --------------------------------
+
+m = fault("snd-stale-sack-discarded",
+          "The sender discards a SACK whose cumulative PSN is behind the latest one whole, as a "
+          "duplicate, instead of applying its bitmap, mpr and mark.",
+          ["SND-SACK-005", "SND-SACK-002", "SND-WIN-002", "EV-SKIP-001", "EV-BAD-001",
+           "REC-IF-005", "REC-IF-016", "SND-INFER-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = per_qp(ctx, "snd-stale-sack-discarded")
+    res = []
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and kind(f) == "sack" and sound(f):
+            qp = f.get("bth", "dest_qp")
+            c = f.get("seth", "cack_psn")
+            if qp in st and 0 < ((st[qp] - c) & U24) < 0x800000:
+                ctx.mutated(m.name)
+                continue
+            st[qp] = c
+        res.append(item)
+    return res
+
+
+m = fault("snd-sack-offset-unsigned",
+          "The sender reads SETH sack_offset as unsigned: a bitmap based before the cumulative "
+          "PSN seems to lie beyond any window, and the whole SACK is discarded as a violation.",
+          ["SND-SACK-004", "SND-SACK-005", "SND-SACK-001", "SND-SACK-002", "SND-WIN-002",
+           "REC-IF-002"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "sack_offset") < 0:
+        f.set("seth", "sack_offset", 0x7FFF)
+
+
+# ---- a window exactly full ------------------------------------------------------------------
+
+m = fault("window-full-one-short",
+          "The window check compares with <= min(W_own, W_peer) - 1 instead of <: the PSN "
+          "that fills the window exactly waits for the next acknowledgement.",
+          ["SND-WIN-001", "SND-WIN-002", "SND-SCHED-001", "SND-WIN-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("window-full-one-short", {"acks": {}, "wpeer": {}})
+    for item in ins:
+        f = frame_of(item)
+        if f is None or kind(f) not in ("sack", "ack", "nack") or not sound(f):
+            continue
+        qp = f.get("bth", "dest_qp")
+        st["acks"].setdefault(qp, []).append(int(item["at"]))
+        if kind(f) == "sack" and f.get("seth", "mpr"):
+            st["wpeer"][qp] = f.get("seth", "mpr") * 128
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("window-full-one-short", {"acks": {}, "wpeer": {}})
+    una = st.setdefault("una", {})
+    held = st.setdefault("held", {})
+    own = ctx.mpr() * 128
+    res = []
+    for item in outs:
+        ev = report_of(item, "progress") or report_of(item, "armed")
+        if ev is not None:
+            una[ev.get("qpn")] = int(ev.get("snd_una", 0))
+        f = frame_of(item)
+        if f is None or kind(f) != "data" or f.get("bth", "rtx"):
+            res.append(item)
+            continue
+        q = ctx.local_qp_of(f)
+        at = int(item["at"])
+        if q in held:
+            held[q]["items"].append(item)
+            continue
+        w = min(own, st["wpeer"].get(q, own))
+        if q in una and ((f.get("bth", "psn") - una[q]) & U24) == w - 1:
+            held[q] = {"at": at, "items": [item]}
+            ctx.mutated(m.name)
+            continue
+        res.append(item)
+    for q in list(held):
+        h = held[q]
+        later = [t for t in st["acks"].get(q, []) if h["at"] < t <= ctx.until]
+        if not later:
+            continue
+        t = min(later)
+        for item in h["items"]:
+            res.append(dict(item, at=max(int(item["at"]), t)))
+        del held[q]
+    res.sort(key=lambda o: int(o["at"]))
+    return res

@@ -25,9 +25,13 @@ pub(super) fn created_at(inputs: &[In<'_>], qpn: u32, t: u64) -> Option<u64> {
 /// The reports of each QP come in the order the NIC half produced them (REC-IF-015). Their
 /// order shows in the `snd_una` that `Progress` and `Armed` carry: `snd_una` only moves
 /// forward (SND-SACK-001), and each report carries its value when it was produced, so in
-/// the order of production it never goes back. A QP created again starts afresh.
+/// the order of production it never goes back. A QP created again starts afresh. A
+/// `Progress` whose `snd_una` the QP never held is not out of order but wrong, which
+/// `judge_progress_truth` names (REC-IF-002).
 pub(super) fn judge_report_order(
     inputs: &[In<'_>],
+    sent: &[Frame<'_>],
+    local_of: &HashMap<u32, u32>,
     obs: &[(u64, &NicEvent)],
     div: &mut Vec<Divergence>,
 ) {
@@ -40,6 +44,11 @@ pub(super) fn judge_report_order(
             | NicEvent::Report(NicReport::Armed { qpn, snd_una }) => (qpn.value(), *snd_una),
             _ => continue,
         };
+        if matches!(e, NicEvent::Report(NicReport::Progress { .. }))
+            && !held(inputs, sent, local_of, qpn, una, t)
+        {
+            continue;
+        }
         let born = created(qpn, t);
         if let Some(&(b, prev, earlier)) = last.get(&qpn) {
             if b == born && una.is_before(prev) {
@@ -64,12 +73,42 @@ pub(super) fn judge_report_order(
     }
 }
 
-/// The `snd_una` a `Progress` report carries is the QP's (REC-IF-002): its `initial_psn`,
-/// one past the cumulative PSN of a SACK that reached the QP by the report's time
-/// (SND-SACK-001), or one past the last packet of a message the QP sent, which an ACK
-/// completes (SND-ACK-001). A report with another value carries another QP's progress, or
-/// none. Judged by truth, not against the recording (CONF-CMP-065). `local_of` maps a
-/// peer's QPN to the device's QP facing it.
+/// Whether `snd_una` is a value QP `q` held by `t` (REC-IF-002): its `initial_psn`, one
+/// past the cumulative PSN of a SACK that reached the QP by then (SND-SACK-001), or one
+/// past the last packet of a message the QP sent, which an ACK completes (SND-ACK-001).
+/// `local_of` maps a peer's QPN to the device's QP facing it.
+fn held(
+    inputs: &[In<'_>],
+    sent: &[Frame<'_>],
+    local_of: &HashMap<u32, u32>,
+    q: u32,
+    snd_una: Psn,
+    t: u64,
+) -> bool {
+    let given = inputs.iter().filter(|i| i.at <= t).any(|i| match (i.input, &i.frame) {
+        (Input::Host { command: HostCommand::CreateQp(c) }, _) => {
+            c.qpn.value() == q && c.initial_psn == snd_una
+        }
+        (_, Some(f)) => {
+            f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
+                && f.d.ext.seth.is_some_and(|s| s.cack_psn.add(1) == snd_una)
+        }
+        _ => false,
+    });
+    given
+        || sent.iter().filter(|f| f.at <= t).any(|f| {
+            f.d.bth.is_some_and(|b| {
+                b.opcode.is_mrc_write()
+                    && b.opcode.is_last()
+                    && local_of.get(&b.dest_qp.value()) == Some(&q)
+                    && b.psn.add(1) == snd_una
+            })
+        })
+}
+
+/// The `snd_una` a `Progress` report carries is one its QP held (`held`): a report with
+/// another value carries another QP's progress, or none. Judged by truth, not against the
+/// recording (CONF-CMP-065).
 pub(super) fn judge_progress_truth(
     inputs: &[In<'_>],
     sent: &[Frame<'_>],
@@ -80,27 +119,7 @@ pub(super) fn judge_progress_truth(
     for &(t, e) in obs {
         let NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) = e else { continue };
         let q = qpn.value();
-        let given = inputs.iter().filter(|i| i.at <= t).any(|i| match (i.input, &i.frame) {
-            (Input::Host { command: HostCommand::CreateQp(c) }, _) => {
-                c.qpn.value() == q && c.initial_psn == *snd_una
-            }
-            (_, Some(f)) => {
-                f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
-                    && f.d.ext.seth.is_some_and(|s| s.cack_psn.add(1) == *snd_una)
-            }
-            _ => false,
-        });
-        let ended = || {
-            sent.iter().filter(|f| f.at <= t).any(|f| {
-                f.d.bth.is_some_and(|b| {
-                    b.opcode.is_mrc_write()
-                        && b.opcode.is_last()
-                        && local_of.get(&b.dest_qp.value()) == Some(&q)
-                        && b.psn.add(1) == *snd_una
-                })
-            })
-        };
-        if given || ended() {
+        if held(inputs, sent, local_of, q, *snd_una, t) {
             continue;
         }
         div.push(Divergence {

@@ -245,3 +245,71 @@ pub(super) fn judge_armed_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
         });
     }
 }
+
+/// An `Armed` comes with every data packet that makes it due (REC-IF-003): the QP's first
+/// transmission of its `initial_psn`, and the first transmission sent after a `Progress`
+/// that reported no outstanding PSNs (sent while none was outstanding). That `Progress`
+/// must have come more than the margin before the packet, and no other first transmission
+/// of the QP from the margin before it on, so that the order in which the device made them
+/// is sure; the `Armed` may be up to the margin late.
+pub(super) fn judge_armed_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    let mut qps: Vec<u32> = r.local_of.values().copied().collect();
+    qps.sort_unstable();
+    qps.dedup();
+    for q in qps {
+        let Some((born, init)) = r.born(q, u64::MAX) else { continue };
+        let armed = |from: u64, to: u64| {
+            r.obs.iter().any(|&(t, e)| {
+                matches!(e, NicEvent::Report(NicReport::Armed { qpn, .. }) if qpn.value() == q)
+                    && t >= from
+                    && t <= to
+            })
+        };
+        // The idle points judged: the time of the idle Progress, or `None` for the start.
+        let mut judged: Vec<Option<u64>> = Vec::new();
+        for (at, psn, rtx, _) in r.data_of(q, born) {
+            if rtx {
+                continue;
+            }
+            let calm = r
+                .obs
+                .iter()
+                .filter(|&&(t, _)| t >= born && t.saturating_add(r.margin) < at)
+                .filter_map(|&(t, e)| match e {
+                    NicEvent::Report(NicReport::Progress { qpn, outstanding, .. })
+                        if qpn.value() == q =>
+                    {
+                        Some((t, *outstanding == 0))
+                    }
+                    _ => None,
+                })
+                .next_back();
+            let (key, from) = match calm {
+                Some((t, true)) => (Some(t), t.saturating_add(1)),
+                None if psn == init => (None, born),
+                _ => continue,
+            };
+            if judged.contains(&key) {
+                continue;
+            }
+            judged.push(key);
+            let low = from.saturating_sub(r.margin.saturating_add(1));
+            if r.data_of(q, born).any(|(t, _, rtx, _)| !rtx && t >= low && t < at) {
+                continue;
+            }
+            if armed(from, at.saturating_add(r.margin)) {
+                continue;
+            }
+            div.push(Divergence::of(
+                at,
+                crate::req::REC_IF_003,
+                format!(
+                    "no Armed of QP {q} within {} ns of PSN {:#x}, a first transmission sent \
+                     while no PSN was outstanding",
+                    r.margin,
+                    psn.value()
+                ),
+            ));
+        }
+    }
+}

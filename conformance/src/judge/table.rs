@@ -604,7 +604,10 @@ pub static CHECKS: &[Check] = &[
         // makes them due.
         reads: &[Reads::Data],
         applies: cpu_split,
-        judge: |c, d| progress::judge_report_order(&c.o.inputs, &c.o.events, d),
+        judge: |c, d| {
+            let (i, e) = (&c.o.inputs, &c.o.events);
+            progress::judge_report_order(i, &c.o.frames, &c.local_of(), e, d);
+        },
     },
     Check {
         name: "reports.progress",
@@ -638,6 +641,14 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data],
         applies: cpu_split,
         judge: |c, d| reports::judge_armed_cause(&c.reports(&c.local_of()), d),
+    },
+    Check {
+        name: "reports.armed-due",
+        clauses: ARMED_DUE,
+        // Armed is not recorded: a first transmission sent while the QP is idle makes it due.
+        reads: &[Reads::Data],
+        applies: cpu_split,
+        judge: |c, d| reports::judge_armed_due(&c.reports(&c.local_of()), d),
     },
     Check {
         name: "ev-states",

@@ -293,7 +293,41 @@ fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<Ev>)> {
     m
 }
 
-/// The paths of data packets, probes and NACKs (CONF-CMP-017).
+/// The peer QPs and PSNs of the data packets the scenario expects.
+fn expected_data(scenario: &Scenario) -> BTreeSet<(u32, u32)> {
+    let mut out = BTreeSet::new();
+    for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
+        let Body::Frame { bytes, .. } = &r.body else { continue };
+        if let Some(b) = openrdma_codec::frame::decode(bytes).bth {
+            if b.opcode.is_mrc_write() {
+                out.insert((b.dest_qp.value(), b.psn.value()));
+            }
+        }
+    }
+    out
+}
+
+/// The peer of another QP whose packet a data packet to peer `qp` is: one whose profile
+/// holds the packet's EV and that the scenario expects to send the packet's PSN. Such a
+/// packet was built with the wrong QP's `dest_qp`, not sent on a wrong EV.
+fn owner_elsewhere(
+    profiles: &HashMap<u32, (u32, BTreeSet<Ev>)>,
+    expected: &BTreeSet<(u32, u32)>,
+    qp: u32,
+    psn: u32,
+    ev: Ev,
+) -> Option<(u32, u32)> {
+    profiles
+        .iter()
+        .filter(|(peer, (_, evs))| **peer != qp && evs.contains(&ev))
+        .filter(|(peer, _)| expected.contains(&(**peer, psn)))
+        .map(|(peer, (local, _))| (*peer, *local))
+        .min()
+}
+
+/// The paths of data packets, probes and NACKs (CONF-CMP-017). A data packet on an EV of
+/// another QP, which that QP is expected to send, carries the wrong `dest_qp`
+/// (SND-QPN-001).
 pub(super) fn judge_evs(
     scenario: &Scenario,
     inputs: &[super::obs::In<'_>],
@@ -301,6 +335,7 @@ pub(super) fn judge_evs(
     div: &mut Vec<Divergence>,
 ) {
     let profiles = profiles(scenario);
+    let expected = expected_data(scenario);
     let local_of = super::peer_map(scenario);
     // The EV of the latest copy of write `psn` to device QP `local` delivered by `at`.
     let arrived_on = |local: u32, psn: u32, at: u64| {
@@ -317,6 +352,27 @@ pub(super) fn judge_evs(
                 let Some((local, evs)) = profiles.get(&qp) else { continue };
                 if evs.contains(&f.ev) {
                     continue;
+                }
+                if let Kind::Data { psn, .. } = f.kind {
+                    if let Some((peer, owner)) =
+                        owner_elsewhere(&profiles, &expected, qp, psn, f.ev)
+                    {
+                        div.push(divergence(
+                            f,
+                            crate::req::SND_QPN_001,
+                            format!(
+                                "PSN {psn:#x} on EV {:#010x}, a packet of QP {owner:#x}, is \
+                                 addressed to QP {qp:#x}, the peer of QP {local:#x}",
+                                f.ev
+                            ),
+                            vec![FieldDiff::new(
+                                "bth.dest_qp",
+                                format!("{peer:#x}"),
+                                format!("{qp:#x}"),
+                            )],
+                        ));
+                        continue;
+                    }
                 }
                 let d = &f.d;
                 let (Some(ip), Some(udp)) = (&d.ip, d.udp) else { continue };

@@ -37,6 +37,8 @@
 //! * [`fifth_tx`]: faults of the fifth outside reading of the sending side: a Write with
 //!   Immediate whose last packet leaves without its immediate, and the cause and lost EV of
 //!   the `Retransmitted` report.
+//! * [`sixth_tx`]: faults of the sixth outside reading of the sending side: two QPs that
+//!   send or report at one instant, and a QP that goes idle and starts again.
 //! * [`acks`]: a sender's range check on the SACKs and NACKs it receives left out.
 //! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
 //!   one rule wrong.
@@ -113,6 +115,7 @@ pub mod rejects;
 pub mod reports_truth;
 pub mod retire;
 pub mod sending;
+pub mod sixth_tx;
 pub mod stamps;
 pub mod states;
 pub mod templates;
@@ -390,6 +393,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     answers::nack_reasons,
     || sending::FAULTS,
     || fifth_tx::FAULTS,
+    || sixth_tx::FAULTS,
     || acks::FAULTS,
     || states::FAULTS,
     || naming_tx::FAULTS,

@@ -190,6 +190,8 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   (SND-SACK-002.a) or its cumulative part (SND-SACK-001).
 /// * Released by no input, 128 PSNs or more past `snd_una` before any SACK set the peer's
 ///   window: the peer's window started narrower than the sender's own (SND-WIN-002.a).
+/// * Released by no input, late or missing, and the last PSN the window admits: the
+///   window check held back the PSN that fills the window exactly (SND-WIN-001).
 /// * Released by no input: sent at a probe answer whose mark should have held its EV
 ///   (EV-PROBE-003), or at one with no mark while a controller held the EV DENIED
 ///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, the skip's hold
@@ -278,6 +280,12 @@ pub(super) fn first_causes(
             });
             if beyond_narrow_start(s, local, ef, &acks) {
                 out.push(Cause::new(SND_WIN_002_A, When::Always));
+            }
+            // Late or never sent, though it was the last PSN the window admitted: the
+            // window check held back a PSN that fills the window exactly.
+            if fills_window(s, inj, exp, e) {
+                out.push(Cause::new(SND_WIN_001, When::Late));
+                out.push(Cause::new(SND_WIN_001, When::Missing));
             }
             if skipped {
                 out.push(Cause::new(EV_SKIP_002, When::Always));
@@ -559,18 +567,7 @@ pub(super) fn window_full(
     let (rec, ef) = &exp[e];
     let at = rec.at.0;
     let Kind::Data { qp, .. } = ef.kind else { return false };
-    let Some(&local) = crate::judge::peer_map(s).get(&qp) else { return false };
-    let Some(q) = crate::judge::created_qp(s, local) else { return false };
-    let own = u32::from(s.manifest.nic.mpr) * 128;
-    let mut window = own;
-    let mut una = q.initial_psn.value();
-    for (_, d) in crate::judge::acks_into(inj, local, at) {
-        let Some(x) = d.ext.seth.filter(|x| !x.pr) else { continue };
-        una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
-        if x.mpr != 0 {
-            window = (u32::from(x.mpr) * 128).min(own);
-        }
-    }
+    let Some((una, window)) = window_at(s, inj, qp, at) else { return false };
     // PSNs sent once by `at`, counted from `snd_una`.
     let sent = exp
         .iter()
@@ -585,6 +582,37 @@ pub(super) fn window_full(
         .max()
         .unwrap_or(0);
     sent >= window
+}
+
+/// `snd_una` and the window of the wire QP `qp` at `at`, by the SACKs injected into it.
+fn window_at(s: &Scenario, inj: &[Injected<'_>], qp: u32, at: u64) -> Option<(u32, u32)> {
+    let &local = crate::judge::peer_map(s).get(&qp)?;
+    let q = crate::judge::created_qp(s, local)?;
+    let own = u32::from(s.manifest.nic.mpr) * 128;
+    let mut window = own;
+    let mut una = q.initial_psn.value();
+    for (_, d) in crate::judge::acks_into(inj, local, at) {
+        let Some(x) = d.ext.seth.filter(|x| !x.pr) else { continue };
+        una = (x.cack_psn.value() + 1) & 0xFF_FFFF;
+        if x.mpr != 0 {
+            window = (u32::from(x.mpr) * 128).min(own);
+        }
+    }
+    Some((una, window))
+}
+
+/// Whether first transmission `e` is the PSN that fills its QP's window exactly: the last
+/// the window admits, which a window check off by one holds back (SND-WIN-001).
+fn fills_window(
+    s: &Scenario,
+    inj: &[Injected<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> bool {
+    let (rec, ef) = &exp[e];
+    let Kind::Data { qp, psn, rtx: false } = ef.kind else { return false };
+    window_at(s, inj, qp, rec.at.0)
+        .is_some_and(|(una, window)| (psn.wrapping_sub(una) & 0xFF_FFFF) + 1 == window)
 }
 
 /// The rule a probe of the wire QP `qp` that the runner's CPU half makes due (expected

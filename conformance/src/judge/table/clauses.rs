@@ -78,7 +78,7 @@ pub(super) const WIRE: &[Clause] = &[
     TSETH_RESV_001,
 ];
 
-pub(super) const WIRE_EV: &[Clause] = &[ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B];
+pub(super) const WIRE_EV: &[Clause] = &[ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B, SND_QPN_001];
 
 pub(super) const LINK: &[Clause] = &[
     BTH_LAYOUT_001,
@@ -613,6 +613,8 @@ pub(super) const PROGRESS: &[Clause] = &[REC_IF_002];
 pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
 
 pub(super) const ARMED_CAUSE: &[Clause] = &[REC_IF_020];
+
+pub(super) const ARMED_DUE: &[Clause] = &[REC_IF_003];
 
 pub(super) const REPORTS: &[Clause] = &[
     AETH_MRC_002_B,
