@@ -55,6 +55,8 @@
 //!   not a pairing with another message's expectation, must be named.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
+//! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
+//!   inside a register taken for a token, the QPN of two completions of one instant.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
@@ -109,6 +111,7 @@ pub mod rejects;
 pub mod reports_truth;
 pub mod retire;
 pub mod sending;
+pub mod sixth_host;
 pub mod stamps;
 pub mod states;
 pub mod templates;
@@ -395,6 +398,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || messages::FAULTS,
     || naming_rx::FAULTS,
     || fifth_host::FAULTS,
+    || sixth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
     || gaps::FAULTS,
