@@ -91,17 +91,20 @@ fn db_same_instant() -> Scenario {
     r.host(1_000, HostCommand::Doorbell { token: token(4095, 1, 0, 0xFFFF) });
     r.checks(&["CQE-RING-001", "CQE-RING-004", "CQE-SEND-001", "FLAG-SEND-001"]);
     let bad_version = token(3, 2, 2, 0) & !(0xF << 60) | 2 << 60;
-    let mut at = 2_000;
+    // Each release and the BadVersion token come 3 us after the entry before them is due,
+    // more than a device may delay it (late_ns), so that no legal latency reorders them.
+    r.host(2_000, HostCommand::CqConsumer { cq: send, consumed: 1 });
+    let mut at = 5_000;
     for msn in 0..3u16 {
-        r.host(at, HostCommand::CqConsumer { cq: send, consumed: u32::from(msn) + 1 });
-        at += 3_000;
         let psn = u32::from(msn);
         inject_sack(&mut r, at, psn, 0, psn, WireMark::NONE);
         inject_ack(&mut r, at, psn, msn, AethRepr::ACK_UNLIMITED_CREDIT);
+        let consumed = u32::from(msn) + 2;
+        r.host(at + 3_000, HostCommand::CqConsumer { cq: send, consumed });
         if msn == 0 {
-            r.host(at + 500, HostCommand::Doorbell { token: bad_version });
+            r.host(at + 3_500, HostCommand::Doorbell { token: bad_version });
         }
-        at += 1_000;
+        at += 5_000;
     }
     done(r, at + 10_000)
 }
