@@ -19,7 +19,8 @@ import roce
 from mods import (
     completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, each_frame, event_of,
     fault, flag_fields, flag_value, frame_of, in_frames, is_first, is_last, kind,
-    mutate_completion, out_events, out_frames, put_frame, requester, responder, sound, variant,
+    mutate_completion, out_events, out_frames, put_frame, requester, responder,
+    set_completion_entry, sound, variant,
 )
 
 # The source port a careless NIC uses for every control packet: EV 0xC0000000.
@@ -8935,3 +8936,827 @@ def _(ctx, outs):
         del held[q]
     res.sort(key=lambda o: int(o["at"]))
     return res
+
+
+# ==========================================================================================
+# A sixth reading: the host side at its edges and in combination (host-interface.md,
+# completion.md), as the team writing the doorbell decoder, the template expander and the
+# completion engine would get it wrong when two things happen at once or a field is at its
+# limit: two tokens in one cycle, a change between two tokens of one instant, the last slot
+# of a ring, a byte counter at a PMTU multiple or at 0, a flag written for a failure, fields
+# latched from the other QP of a pair.
+# ==========================================================================================
+
+def host_commands(ins):
+    """The host commands of a batch, with their items, in order."""
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if (item.get("input") or {}).get("kind") == "host" and c.get("command"):
+            yield item, c
+
+
+class TokenBook:
+    """What a correct NIC holds of the templates: each installed template and its expected
+    seq (host-interface section 2.3 and 3.3), kept from the commands the device is given."""
+
+    def __init__(self):
+        self.tpl = {}
+        self.expected = {}
+
+    def command(self, c):
+        """Follows a template command; returns the token's verdict for a token, else None."""
+        if c.get("command") == "set_template" and template_valid(c):
+            i = c.get("template_id")
+            old = self.tpl.get(i)
+            if old is None or dict(old, enabled=c.get("enabled")) != c:
+                self.expected[i] = 0
+            self.tpl[i] = dict(c)
+        elif c.get("command") == "deregister_local":
+            for t in self.tpl.values():
+                if t.get("local_lkey") == c.get("lkey"):
+                    t["enabled"] = False
+        return None
+
+    def verdict(self, t):
+        i = t >> 48 & 0xFFF
+        return token_verdict(self.tpl.get(i), self.expected.get(i, 0), t)
+
+    def accept(self, t):
+        i = t >> 48 & 0xFFF
+        self.expected[i] = (self.expected.get(i, 0) + 1) & 0xFFFF
+
+
+def token_book(ctx, m):
+    return ctx.state.setdefault(m.name + ":book", TokenBook())
+
+
+def restore_wr_ids(m):
+    """Completions carry the token the producer stored as wr_id, whatever the device was
+    given; sender flags carry its seq. `swaps` maps what the device was given back."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        swaps = ctx.state.get(m.name + ":swaps", {})
+        gens = ctx.state.get(m.name + ":gens", {})
+        for item in outs:
+            ev = event_of(item)
+            if ev is None or ev.get("side") == "responder":
+                continue
+            if ev.get("event") == "completion":
+                e = completion_entry(ev)
+                if int(e.get("wr_id", 0)) in swaps and not e.get("is_receive"):
+                    e["wr_id"] = swaps[int(e["wr_id"])]
+                    set_completion_entry(ev, e)
+            elif ev.get("event") == "flag_write":
+                d = flag_fields(int(ev["value"]))
+                g = gens.get((ev.get("qpn"), d["generation"]))
+                if g is not None and g != d["generation"]:
+                    d["generation"] = g
+                    ev["value"] = flag_value(d)
+        return outs
+
+
+def token_faults(m, fn, on_command=None):
+    """A bug of the doorbell decoder that depends on the NIC's state or on the tokens of the
+    same instant: `fn(ctx, book, t, at, seen)` gives the token the device acts on (None: t),
+    `seen` listing the tokens already given at this instant as (token, verdict), and each
+    template change among them as (None, template ID).
+    `on_command(ctx, c)` sees every host command, in order, before the book does."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        book = token_book(ctx, m)
+        swaps = ctx.state.setdefault(m.name + ":swaps", {})
+        gens = ctx.state.setdefault(m.name + ":gens", {})
+        seen = {}
+        for item, c in host_commands(ins):
+            if on_command is not None:
+                on_command(ctx, c)
+            book.command(c)
+            at = int(item.get("at", 0))
+            if c.get("command") == "set_template":
+                seen.setdefault(at, []).append((None, c.get("template_id")))
+            t = token_of(c)
+            if t is None:
+                continue
+            n = fn(ctx, book, t, at, seen.setdefault(at, []))
+            if n is not None and n != t:
+                set_token(c, n)
+                swaps[n] = t
+                tpl = book.tpl.get(n >> 48 & 0xFFF) or {}
+                gens[(tpl.get("qpn"), n >> 32 & 0xFFFF)] = t >> 32 & 0xFFFF
+                ctx.mutated(m.name)
+            else:
+                n = t
+            v = book.verdict(n)
+            if v == 0:
+                book.accept(n)
+            seen[at].append((t, v))
+        return ins
+
+    restore_wr_ids(m)
+
+
+def with_template(t, i):
+    return (t & ~(0xFFF << 48)) | (i & 0xFFF) << 48
+
+
+def with_seq(t, s):
+    return (t & ~(0xFFFF << 32)) | (s & 0xFFFF) << 32
+
+
+def with_index(t, i):
+    return (t & ~(0xFFFF << 16)) | (i & 0xFFFF) << 16
+
+
+# ---- doorbells: two tokens at once, and fields at their limits -------------------------------
+
+m = fault("db-batch-template-latched",
+          "The template field is latched once per cycle: a second token that reaches the "
+          "doorbell registers at the same instant as one for another template is decoded "
+          "with the first token's template.",
+          ["DB-MMIO-003", "TPL-FIELDS-001", "DB-ACCEPT-001", "DB-SEQ-002", "DB-SEQ-003",
+           "CQE-REJECT-001", "CQE-REJECT-002", "DB-REJECT-001", "WR-EXEC-001",
+           "CQE-SEND-001", "FLAG-SEND-001", "TPL-EXPAND-001"])
+
+
+def tokens_since_change(seen, i):
+    """The (token, verdict) pairs of `seen` after the last change of template `i`."""
+    out = []
+    for t, v in seen:
+        if t is None and v == i:
+            out = []
+        elif t is not None:
+            out.append((t, v))
+    return out
+
+
+def _(ctx, book, t, at, seen):
+    first = next((s for s, v in seen if s is not None), None)
+    if first is None or first >> 48 & 0xFFF == t >> 48 & 0xFFF:
+        return None
+    if any(s is None for s, v in seen):
+        return None
+    return with_template(t, first >> 48 & 0xFFF)
+
+
+token_faults(m, _)
+
+
+m = fault("db-batch-seq-read-once",
+          "The expected seq is read once per cycle: a second token of one template at the "
+          "same instant as an accepted one is compared with the expected seq before the first "
+          "advanced it, and rejected SEQ_GAP.",
+          ["DB-SEQ-001", "DB-SEQ-003", "DB-ACCEPT-001", "CQE-REJECT-001", "CQE-SEND-001",
+           "FLAG-SEND-001", "WR-EXEC-001"])
+
+
+def _(ctx, book, t, at, seen):
+    i = t >> 48 & 0xFFF
+    same = [s for s, v in tokens_since_change(seen, i) if v == 0 and s >> 48 & 0xFFF == i]
+    if not same or book.verdict(t) != 0:
+        return None
+    # Checked against the seq the first token was accepted under: this one looks ahead.
+    return with_seq(t, (t >> 32) + 1)
+
+
+token_faults(m, _)
+
+
+m = fault("db-seq-per-qp",
+          "The expected seq is kept per QP instead of per template: two templates of one QP "
+          "share one counter, so each template's tokens are judged against the other's too.",
+          ["DB-SEQ-001", "DB-SEQ-002", "DB-SEQ-003", "DB-ACCEPT-001", "CQE-REJECT-001",
+           "DB-REJECT-001", "CQE-SEND-001", "FLAG-SEND-001", "WR-EXEC-001"])
+
+
+def _(ctx, book, t, at, seen):
+    tpl = book.tpl.get(t >> 48 & 0xFFF)
+    if tpl is None or not tpl.get("enabled"):
+        return None
+    per_qp = ctx.state.setdefault("db-seq-per-qp:qp", {})
+    q = tpl.get("qpn")
+    e_qp = per_qp.get(q, 0)
+    e_tpl = book.expected.get(t >> 48 & 0xFFF, 0)
+    # The device, which keeps the template's count, is given the seq that stands where
+    # this token stands against the QP's count.
+    n = with_seq(t, e_tpl - e_qp + (t >> 32))
+    if book.verdict(n) == 0:
+        per_qp[q] = (e_qp + 1) & 0xFFFF
+    return n
+
+
+def _reset(ctx, c, m=m):
+    # Installing a template sets the QP's count to 0 as well; a toggle does not.
+    if c.get("command") != "set_template" or not template_valid(c):
+        return
+    old = token_book(ctx, m).tpl.get(c.get("template_id"))
+    if old is None or dict(old, enabled=c.get("enabled")) != c:
+        ctx.state.setdefault("db-seq-per-qp:qp", {})[c.get("qpn")] = 0
+
+
+token_faults(m, _, _reset)
+
+
+m = fault("db-last-slot-rejected",
+          "The index check compares with slots - 1: a token for the template's last slot is "
+          "rejected INDEX_OUT_OF_RANGE.",
+          ["DB-INDEX-001", "DB-ORDER-001", "DB-ACCEPT-001", "CQE-REJECT-001",
+           "DB-LENGTH-003", "DB-LENGTH-004", "CQE-SEND-001", "FLAG-SEND-001", "WR-EXEC-001"])
+
+
+def _(ctx, book, t, at, seen):
+    tpl = book.tpl.get(t >> 48 & 0xFFF)
+    n = int((tpl or {}).get("slots", 0))
+    if not tpl or not 1 <= n < 0x10000 or t >> 16 & 0xFFFF != n - 1:
+        return None
+    return with_index(t, n)
+
+
+token_faults(m, _)
+
+
+m = fault("db-units-ffff-as-default",
+          "The length decoder takes length_units 0xFFFF, all ones, for the default-length "
+          "code: such a token asks for the template's default_length.",
+          ["DB-LENGTH-001", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003",
+           "DB-LENGTH-002", "DB-LENGTH-003", "DB-LENGTH-004", "DB-ACCEPT-001",
+           "CQE-REJECT-001", "CQE-SEND-001", "FLAG-SEND-001", "FLAG-LEN-001",
+           "RCV-PLACE-002"])
+token_faults(m, lambda ctx, book, t, at, seen: t & ~0xFFFF if t & 0xFFFF == 0xFFFF else None)
+
+
+m = fault("db-template-4095-unknown",
+          "The template lookup uses ID 4095, all ones, as its empty-entry marker: a token "
+          "for template 4095 is rejected UNKNOWN_TEMPLATE.",
+          ["DB-TEMPLATE-001", "DB-ORDER-001", "DB-FORMAT-001", "DB-ACCEPT-001", "TPL-ID-001",
+           "CQE-REJECT-001", "CQE-REJECT-002", "CQE-OPCODE-001", "WR-EXEC-001",
+           "CQE-SEND-001", "FLAG-SEND-001", "DB-LENGTH-002"])
+
+
+def _(ctx, book, t, at, seen):
+    if t >> 48 & 0xFFF != 0xFFF or not (book.tpl.get(0xFFF) or {}).get("enabled"):
+        return None
+    free = [i for i in range(4095) if not (book.tpl.get(i) or {}).get("enabled")]
+    return with_template(t, free[-1]) if free else None
+
+
+token_faults(m, _)
+
+
+m = fault("db-seq-wrap-stuck",
+          "The expected-seq register is 17 bits wide: once the template accepts seq 0xFFFF "
+          "it expects 0x10000, which no token carries, and rejects every later token "
+          "SEQ_GAP.",
+          ["DB-SEQ-001", "DB-SEQ-003", "DB-ACCEPT-001", "CQE-REJECT-001", "CQE-SEND-001",
+           "FLAG-SEND-001", "WR-EXEC-001"])
+
+
+def _(ctx, book, t, at, seen):
+    stuck = ctx.state.setdefault("db-seq-wrap-stuck:stuck", set())
+    i = t >> 48 & 0xFFF
+    if i in stuck and book.verdict(t) == 0:
+        return with_seq(t, (t >> 32) + 1)
+    if book.verdict(t) == 0 and t >> 32 & 0xFFFF == 0xFFFF:
+        stuck.add(i)
+    return None
+
+
+def _reset(ctx, c):
+    if c.get("command") == "set_template" and template_valid(c):
+        ctx.state.setdefault("db-seq-wrap-stuck:stuck", set()).discard(c.get("template_id"))
+
+
+token_faults(m, _, _reset)
+
+
+m = fault("db-straddle-taken",
+          "The doorbell decoder ignores the offset of a bus write: an 8-byte write that "
+          "starts inside one register and straddles the next is taken as a token.",
+          ["DB-MMIO-002", "DB-FORMAT-002", "DB-ACCEPT-001", "CQE-REJECT-001",
+           "DB-REJECT-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item, c in host_commands(ins):
+        if (c.get("command") == "doorbell_write" and c.get("offset")
+                and len(c.get("bytes", "")) == 16):
+            c["offset"] = 0
+            ctx.mutated("db-straddle-taken")
+    return ins
+
+
+m = fault("tpl-change-before-instant",
+          "A template change is applied at the start of the cycle it arrives in: a token "
+          "given at the same instant before the change is expanded from the new template.",
+          ["TPL-INSTALL-002", "TPL-FIELDS-001", "TPL-INSTALL-003", "DB-SEQ-001",
+           "WR-EXEC-001", "TPL-EXPAND-001", "TPL-EXPAND-002", "TPL-EXPAND-003",
+           "TPL-EXPAND-004", "TPL-EXPAND-005", "TPL-EXPAND-006", "SND-SEG-003",
+           "SND-SEG-004", "DB-ACCEPT-001", "CQE-REJECT-001", "FLAG-SEND-001",
+           "CQE-SEND-001", "DB-TEMPLATE-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    out = list(ins)
+    for i, item in enumerate(list(out)):
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") != "set_template":
+            continue
+        j = out.index(item)
+        k = j
+        while k > 0 and int(out[k - 1].get("at", 0)) == int(item.get("at", 0)):
+            k -= 1
+        before = [token_of((o.get("input") or {}).get("command") or {}) for o in out[k:j]]
+        if any(t is not None and t >> 48 & 0xFFF == c.get("template_id") for t in before):
+            out.insert(k, out.pop(j))
+            ctx.mutated("tpl-change-before-instant")
+    return out
+
+
+# ---- completion queues: the last slot, one phase, one cycle ---------------------------------
+
+def queue_entries(m, fn):
+    """A bug of the completion writer: `fn(ctx, item, ev, q, e, c)` may change the decoded
+    entry `e` and the placement `q` (cq, slot, addr) of each entry written to a queue `c`."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        for item in outs:
+            ev = event_of(item)
+            q = (ev or {}).get("queue") if ev and ev.get("event") == "completion" else None
+            if not q or "bytes" not in q or ctx.cqs.get(q.get("cq")) is None:
+                continue
+            before = json.dumps(q, sort_keys=True)
+            e = cqe_decode(bytes.fromhex(q["bytes"]))
+            fn(ctx, item, ev, q, e, ctx.cqs[q.get("cq")])
+            q["bytes"] = cqe_encode(e).hex()
+            if "entry" in ev:
+                ev["entry"] = dict(ev["entry"], phase=e["phase"])
+            if json.dumps(q, sort_keys=True) != before:
+                ctx.mutated(m.name)
+        return outs
+
+
+m = fault("cqe-last-slot-phase-next",
+          "The phase register flips when the producer index reaches slot N - 1, before the "
+          "write: the entry in the last slot of each pass carries the next pass's phase.",
+          ["CQE-RING-001"])
+
+
+def _(ctx, item, ev, q, e, c):
+    n = int(c.get("entries", 1))
+    if n > 1 and int(q.get("slot", 0)) == n - 1:
+        e["phase"] = not e["phase"]
+
+
+queue_entries(m, _)
+
+
+m = fault("cqe-phase-device-wide",
+          "One phase register serves every completion queue: it flips whenever any queue "
+          "wraps, so the entries of the other queues carry the wrong phase from then on.",
+          ["CQE-RING-001"])
+
+
+def _(ctx, item, ev, q, e, c):
+    st = ctx.state.setdefault("cqe-phase-device-wide", {"flips": 0, "k": {}})
+    cq, n = q.get("cq"), int(c.get("entries", 1))
+    k = st["k"].get(cq, 0)
+    st["k"][cq] = k + 1
+    if k and k % n == 0:
+        st["flips"] += 1
+    e["phase"] = st["flips"] % 2 == 0
+
+
+queue_entries(m, _)
+
+
+m = fault("cqe-slot-once-per-cycle",
+          "The producer index advances once per cycle: entries written to one queue at the "
+          "same instant all go to one slot, each over the one before.",
+          ["CQE-RING-001", "CQE-SEND-001", "CQE-SEND-002", "CQE-RECV-001",
+           "CQE-REJECT-001", "CQE-SEND-003"])
+
+
+def _(ctx, item, ev, q, e, c):
+    st = ctx.state.setdefault("cqe-slot-once-per-cycle", {})
+    cq, n, at = q.get("cq"), int(c.get("entries", 1)), int(item.get("at", 0))
+    last_at, k = st.get(cq, (None, -1))
+    if at != last_at:
+        k += 1
+    st[cq] = (at, k)
+    e["phase"] = (k // n) % 2 == 0
+    q["slot"], q["addr"] = k % n, int(c["base"]) + 32 * (k % n)
+
+
+queue_entries(m, _)
+
+
+m = fault("cqe-one-entry-ring-phase",
+          "The phase is bit log2(N) of the entry count, with log2 computed from a leading-zero "
+          "count that gives 1 for N = 1: a queue of one entry flips its phase every second "
+          "entry.",
+          ["CQE-RING-001"])
+
+
+def _(ctx, item, ev, q, e, c):
+    if int(c.get("entries", 1)) != 1:
+        return
+    st = ctx.state.setdefault("cqe-one-entry-ring-phase", {})
+    k = st.get(q.get("cq"), 0)
+    st[q.get("cq")] = k + 1
+    e["phase"] = (k >> 1) % 2 == 0
+
+
+queue_entries(m, _)
+
+
+m = fault("reject-unknown-to-last-qp-cq",
+          "The queue select of rejected tokens is latched from the last token that named a "
+          "template: a token that names no usable template completes in the send queue of "
+          "the QP of the token before it, not in the device error queue.",
+          ["CQE-REJECT-002", "CQE-ROUTE-001", "CQE-RING-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    tpls = ctx.state.setdefault("reject-unknown-to-last-qp-cq:tpl", {})
+    routes = ctx.state.setdefault("reject-unknown-to-last-qp-cq:to", {})
+    for item, c in host_commands(ins):
+        if c.get("command") == "set_template":
+            tpls[c.get("template_id")] = dict(c)
+        t = token_of(c)
+        if t is None:
+            continue
+        tpl = tpls.get(t >> 48 & 0xFFF)
+        q = (ctx.qps.get((tpl or {}).get("qpn")) or {}).get("send_cq")
+        if t >> 60 == 1 and tpl is not None and tpl.get("enabled") and q is not None:
+            ctx.state["reject-unknown-to-last-qp-cq"] = q
+        elif ctx.state.get("reject-unknown-to-last-qp-cq") is not None:
+            routes[t] = ctx.state["reject-unknown-to-last-qp-cq"]
+    return ins
+
+
+def _(ctx, ev, cq):
+    e = completion_entry(ev)
+    if int(e.get("status", 0)) in (0x01, 0x02) and not e.get("is_receive"):
+        return ctx.state.get("reject-unknown-to-last-qp-cq:to", {}).get(int(e["wr_id"]), cq)
+    return cq
+
+
+ring_faults(m, _)
+
+
+# ---- flags and retirement: several at once, byte counts at their edges ----------------------
+
+def same_domain(ctx, a, b):
+    """Whether two local QPs retire in one domain (shared retirement, one domain number)."""
+    if a == b:
+        return True
+    if (ctx.nic.get("retirement") or "per-qp") != "shared":
+        return False
+    qa, qb = ctx.qps.get(a) or {}, ctx.qps.get(b) or {}
+    return qa.get("domain", 0) == qb.get("domain", 0)
+
+
+m = fault("recv-flags-step-reversed",
+          "When one input retires several messages of a domain, the flag writer pops them "
+          "from a stack: their retirement flags are written newest first.",
+          ["FLAG-RECV-002", "FLAG-ORDER-001", "RET-ORDER-001", "ORD-RECV-001",
+           "RET-FLAG-001", "FLAG-ORDER-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    groups = {}
+    for i, item in enumerate(outs):
+        ev = event_of(item)
+        if ev and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            q = ev.get("qpn")
+            key = next((k for k in groups if k[0] == int(item["at"])
+                        and same_domain(ctx, k[1], q)), (int(item["at"]), q))
+            groups.setdefault(key, []).append(i)
+    for idx in groups.values():
+        if len(idx) < 2:
+            continue
+        items = [outs[i] for i in idx]
+        for i, item in zip(idx, reversed(items)):
+            outs[i] = item
+        ctx.mutated("recv-flags-step-reversed")
+    return outs
+
+
+def trigger_qps(ctx, at):
+    """The local QPs whose writes were injected at `at`."""
+    return [qp for qp, ws in ctx.rx_writes.items() if any(w[0] == at for w in ws)]
+
+
+m = fault("recv-flag-base-of-trigger",
+          "In shared retirement the flag writer takes the flag base and slot count from the "
+          "context of the QP whose packet caused the retirement: a message of another QP of "
+          "the domain, retired by it, is flagged in the wrong QP's ring.",
+          ["FLAG-RECV-001", "RET-FLAG-001", "FLAG-TABLE-001", "FLAG-RECV-002"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "responder":
+        return
+    by = [q for q in trigger_qps(ctx, int(item["at"])) if q != ev.get("qpn")
+          and same_domain(ctx, q, ev.get("qpn"))]
+    if len(by) != 1:
+        return
+    other = ctx.qps.get(by[0]) or {}
+    n = int(other.get("recv_flag_slots", 0))
+    if n <= 0 or n & (n - 1) or n > 1 << 15 or ev.get("msn") is None:
+        return
+    ev["addr"] = int(other.get("recv_flag_base", 0)) + 8 * (int(ev["msn"]) % n)
+
+
+m = fault("recv-cqe-qpn-of-trigger",
+          "In shared retirement the receive-completion writer takes the QPN from the packet "
+          "that caused the retirement: a Write with Immediate of another QP of the domain, "
+          "retired by it, completes under the wrong QPN.",
+          ["CQE-RECV-001", "CQE-ROUTE-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        ev = event_of(item)
+        if not ev or ev.get("event") != "completion" or ev.get("side") != "responder":
+            continue
+        e = completion_entry(ev)
+        by = [q for q in trigger_qps(ctx, int(item["at"])) if q != e.get("qpn")
+              and same_domain(ctx, q, e.get("qpn"))]
+        if e.get("is_receive") and len(by) == 1:
+            e["qpn"] = by[0]
+            set_completion_entry(ev, e)
+            ctx.mutated("recv-cqe-qpn-of-trigger")
+    return outs
+
+
+m = fault("recv-len-pmtu-multiple-short",
+          "The receive byte counter adds the last packet's length as the message length "
+          "modulo the PMTU: a message whose length is a multiple of the PMTU is counted one "
+          "PMTU short in its retirement flag and receive completion.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "FLAG-LEN-001", "CQE-RECV-001"])
+
+
+def _(ctx, ev, d):
+    if d["status"] == 0 and d["byte_len"] and d["byte_len"] % ctx.pmtu() == 0:
+        d["byte_len"] -= ctx.pmtu()
+
+
+flags(m, "responder", _)
+
+
+def _(ctx, ev, e):
+    n = int(e.get("byte_len", 0))
+    if e.get("is_receive") and n and n % ctx.pmtu() == 0:
+        e["byte_len"] = n - ctx.pmtu()
+
+
+completions(m, "responder", _)
+
+
+m = fault("recv-zero-len-stale",
+          "The byte counter is loaded by payload writes only: a zero-length message's "
+          "retirement flag and receive completion carry the byte count of the QP's message "
+          "before it.",
+          ["FLAG-RECV-002", "RET-FLAG-001", "FLAG-LEN-001", "CQE-RECV-001"])
+
+
+def _(ctx, ev, d):
+    last = ctx.state.setdefault("recv-zero-len-stale:f", {})
+    q = ev.get("qpn")
+    if d["status"] == 0 and d["byte_len"] == 0 and last.get(q):
+        d["byte_len"] = last[q]
+    elif d["status"] == 0:
+        last[q] = d["byte_len"]
+
+
+flags(m, "responder", _)
+
+
+def _(ctx, ev, e):
+    last = ctx.state.setdefault("recv-zero-len-stale:c", {})
+    q = e.get("qpn")
+    if not e.get("is_receive"):
+        return
+    if int(e.get("byte_len", 0)) == 0 and last.get(q):
+        e["byte_len"] = last[q]
+    else:
+        last[q] = int(e.get("byte_len", 0))
+
+
+completions(m, "responder", _)
+
+
+m = fault("send-zero-len-stale",
+          "The sender's completion length latch is loaded from the last packet sent: a "
+          "zero-length message completes with the byte count of the QP's message before it, "
+          "in its sender flag and its completion entry.",
+          ["FLAG-SEND-001", "FLAG-LEN-001", "CQE-SEND-001"])
+
+
+def _(ctx, ev, d):
+    last = ctx.state.setdefault("send-zero-len-stale:f", {})
+    q = ev.get("qpn")
+    if d["status"] == 0 and d["byte_len"] == 0 and last.get(q):
+        d["byte_len"] = last[q]
+    elif d["status"] == 0:
+        last[q] = d["byte_len"]
+
+
+flags(m, "requester", _)
+
+
+def _(ctx, ev, e):
+    last = ctx.state.setdefault("send-zero-len-stale:c", {})
+    q = e.get("qpn")
+    if e.get("is_receive") or int(e.get("status", 0)) != 0:
+        return
+    if int(e.get("byte_len", 0)) == 0 and last.get(q):
+        e["byte_len"] = last[q]
+    else:
+        last[q] = int(e.get("byte_len", 0))
+
+
+completions(m, "requester", _)
+
+
+m = fault("recv-flag-on-failure",
+          "A message that fails at the receiver after some of its packets were placed gets "
+          "a retirement flag anyway, with the status of the NAK the responder sent and "
+          "byte_len 0.",
+          ["FLAG-RECV-003", "RET-ERR-001", "FLAG-RECV-002", "FLAG-STATUS-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("recv-flag-on-failure:in", {})
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and f.is_write() and sound(f) and f.has("meth"):
+            st[(int(item["at"]), f.get("bth", "dest_qp"))] = f.get("meth", "msn")
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.get("recv-flag-on-failure:in", {})
+    added = []
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "nak":
+            continue
+        qp = ctx.local_qp_of(f)
+        msn = st.get((int(item["at"]), qp))
+        c = ctx.qps.get(qp) or {}
+        n = int(c.get("recv_flag_slots", 0))
+        if msn is None or n <= 0 or n & (n - 1) or n > 1 << 15:
+            continue
+        code = {0x61: 0x11, 0x62: 0x12}.get(f.get("aeth", "syndrome"), 0x13)
+        v = flag_value({"generation": msn, "status": code, "valid": 1, "resv": 0,
+                        "byte_len": 0})
+        added.append({"at": item["at"], "output": {"kind": "event", "event": {
+            "event": "flag_write", "qpn": qp, "side": "responder", "msn": msn,
+            "addr": int(c.get("recv_flag_base", 0)) + 8 * (msn % n), "value": v}}})
+        ctx.mutated("recv-flag-on-failure")
+    if added:
+        outs = outs + added
+        outs.sort(key=lambda o: int(o["at"]))
+    return outs
+
+
+m = fault("flush-newest-first",
+          "When a QP enters the error state its pending messages are completed from the tail "
+          "of the send queue: their completion entries and sender flags come newest first.",
+          ["RET-FLUSH-001", "CQE-SEND-003", "RET-SEND-001", "CQE-SEND-002",
+           "CQE-STATUS-001", "FLAG-SEND-001", "FLAG-STATUS-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    ents, flg = {}, {}
+    for i, item in enumerate(outs):
+        ev = event_of(item)
+        if not ev or ev.get("side") != "requester":
+            continue
+        key = (int(item["at"]), ev.get("qpn"))
+        if ev.get("event") == "completion":
+            e = completion_entry(ev)
+            if int(e.get("status", 0)) >= 0x10 and not e.get("is_receive"):
+                ents.setdefault((key[0], e.get("qpn")), []).append(i)
+        elif ev.get("event") == "flag_write" and flag_fields(int(ev["value"]))["status"] >= 0x10:
+            flg.setdefault(key, []).append(i)
+    for idx in ents.values():
+        if len(idx) < 2:
+            continue
+        evs = [event_of(outs[i]) for i in idx]
+        es = [completion_entry(ev) for ev in evs]
+        for ev, e, src in zip(evs, es, reversed(es)):
+            new = dict(src, phase=e["phase"])
+            set_completion_entry(ev, new)
+        ctx.mutated("flush-newest-first")
+    for idx in flg.values():
+        if len(idx) < 2:
+            continue
+        items = [outs[i] for i in idx]
+        for i, item in zip(idx, reversed(items)):
+            outs[i] = item
+        ctx.mutated("flush-newest-first")
+    return outs
+
+
+m = fault("flag-failure-valid-clear",
+          "The flag writer's error path builds the word from the status alone: flags of "
+          "failed messages are written with valid 0.",
+          ["FLAG-VALID-001", "FLAG-SEND-001"])
+flags(m, None, lambda ctx, ev, d: d.__setitem__("valid", 0) if d["status"] else None)
+
+
+m = fault("send-cqe-qpn-latched-cycle",
+          "The completion engine latches the QPN once per cycle: sender completions of two "
+          "QPs written at the same instant both carry the QPN of the first.",
+          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "CQE-ROUTE-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    first = {}
+    for item in outs:
+        ev = event_of(item)
+        if not ev or ev.get("event") != "completion" or ev.get("side") == "responder":
+            continue
+        e = completion_entry(ev)
+        if e.get("is_receive"):
+            continue
+        q = first.setdefault(int(item["at"]), e.get("qpn"))
+        if q != e.get("qpn"):
+            e["qpn"] = q
+            set_completion_entry(ev, e)
+            ctx.mutated("send-cqe-qpn-latched-cycle")
+    return outs
+
+
+m = fault("send-flag-base-latched-cycle",
+          "The sender flag writer latches the flag base once per cycle: sender flags of two "
+          "QPs written at the same instant both go to the flag array of the first.",
+          ["FLAG-SEND-001", "TPL-EXPAND-006", "FLAG-TABLE-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    first = {}
+    for item in outs:
+        ev = event_of(item)
+        if not ev or ev.get("event") != "flag_write" or ev.get("side") != "requester":
+            continue
+        q = first.setdefault(int(item["at"]), ev.get("qpn"))
+        if q == ev.get("qpn"):
+            continue
+        a = int((ctx.qps.get(q) or {}).get("send_flag_base", 0))
+        b = int((ctx.qps.get(ev.get("qpn")) or {}).get("send_flag_base", 0))
+        if a != b:
+            ev["addr"] = int(ev["addr"]) - b + a
+            ctx.mutated("send-flag-base-latched-cycle")
+    return outs
+
+
+m = fault("send-flag-slot-carry-16",
+          "The flag-slot adder is 16 bits wide: flag_base_slot + index loses its carry, so a "
+          "sender flag whose slot is 65536 or more lands 65536 slots low.",
+          ["TPL-EXPAND-006", "FLAG-SEND-001", "FLAG-TABLE-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "requester":
+        return
+    base = int((ctx.qps.get(ev.get("qpn")) or {}).get("send_flag_base", 0))
+    s = (int(ev["addr"]) - base) // 8
+    if s >= 1 << 16:
+        ev["addr"] = base + 8 * (s & 0xFFFF)
+
+
+m = fault("recv-flag-slots-top-bit",
+          "The retirement-flag slot count is taken by its highest set bit: a context whose "
+          "count is not a power of two from 1 to 2^15, which has no retirement flags, "
+          "writes them over the largest power of two below it.",
+          ["RET-FLAG-001", "FLAG-RECV-001", "FLAG-RECV-002", "FLAG-TABLE-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item, c in host_commands(ins):
+        if c.get("command") != "create_qp":
+            continue
+        n = int(c.get("recv_flag_slots", 0))
+        if n > 0 and (n & (n - 1) or n > 1 << 15):
+            c["recv_flag_slots"] = 1 << (min(n, 1 << 15).bit_length() - 1)
+            ctx.mutated("recv-flag-slots-top-bit")
+    return ins

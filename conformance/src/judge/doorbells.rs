@@ -109,6 +109,9 @@ pub(super) struct Ledger {
     rungs: Vec<Rung>,
     /// Times of the doorbell-register writes that carry no token (`DB-MMIO-002`).
     tokenless: Vec<u64>,
+    /// The writes of 8 bytes among them that start inside a register, with the value a
+    /// decoder that ignores the offset would take for a token.
+    misaligned: Vec<(u64, u64)>,
     /// The `wr_id`s of work requests the CPU posts.
     posted: HashSet<u64>,
     /// Whether the CPU posts any work request (whose packets no token explains).
@@ -232,6 +235,9 @@ impl Ledger {
                     Some(t) => (t, Source::Bus { register: w.register }),
                     None => {
                         l.tokenless.push(i.at);
+                        if let Ok(b) = <[u8; 8]>::try_from(w.bytes.as_slice()) {
+                            l.misaligned.push((i.at, u64::from_le_bytes(b)));
+                        }
                         continue;
                     }
                 },
@@ -283,6 +289,24 @@ impl Ledger {
             });
         }
         l
+    }
+
+    /// Whether an 8-byte doorbell write that started inside a register, and so carried no
+    /// token, came before `r` and after the template's previous rung, with `r`'s template
+    /// and seq: the device that took it for a token rejects `r` as its repeat.
+    fn taken_misaligned(&self, r: &Rung) -> bool {
+        let tok = DoorbellToken::from_u64(r.value);
+        let since = self
+            .rungs
+            .iter()
+            .filter(|x| x.at < r.at && DoorbellToken::from_u64(x.value).template == tok.template)
+            .map(|x| x.at)
+            .max()
+            .unwrap_or(0);
+        self.misaligned.iter().any(|&(at, v)| {
+            let m = DoorbellToken::from_u64(v);
+            at >= since && at <= r.at && m.template == tok.template && m.seq == tok.seq
+        })
     }
 
     fn flag_addr(&self, wr: &WorkRequest) -> Option<u64> {
@@ -863,7 +887,11 @@ fn judge_accepted(
             l.rungs.iter().filter(|x| x.value == r.value && x.decision.is_ok()).collect();
         let torn = same.iter().filter(|x| x.torn && !x.toggled).count();
         let by_seq = unexplained.iter().filter(|s| seq_status(**s)).count();
-        let rule = if seq_status(s) && by_seq > torn {
+        let rule = if s == CompletionStatus::STALE_SEQ && l.taken_misaligned(r) {
+            // An 8-byte write that started inside a register carried this very token
+            // before it: the device acted on it, and this token repeats it.
+            DB_MMIO_002_A
+        } else if seq_status(s) && by_seq > torn {
             // A rung whose seq is the one its template expects was rejected by its seq:
             // the device expects another.
             same.iter()
@@ -882,15 +910,21 @@ fn judge_accepted(
         } else {
             DB_ORDER_001
         };
-        div.push(Divergence::of(
-            r.at,
-            rule,
+        let what = if rule == DB_MMIO_002_A {
+            format!(
+                "token {:#018x} was rejected as {}: an 8-byte doorbell write before it that \
+                 started inside a register, and so carried no token, was taken for it",
+                r.value,
+                status_name(s)
+            )
+        } else {
             format!(
                 "token {:#018x} passes every doorbell check, but was rejected as {}",
                 r.value,
                 status_name(s)
-            ),
-        ));
+            )
+        };
+        div.push(Divergence::of(r.at, rule, what));
         return;
     }
     if seen.any_entry(r.value) || seen.flag_of(wr, addr) || seen.packet_of(wr, peer) {

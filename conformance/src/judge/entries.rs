@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr};
+use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr, CompletionStatus};
 use openrdma_device::{
     Body, CompletionEvent, Direction, HostCommand, NicEvent, NicReport, Scenario, Side,
 };
@@ -55,6 +55,7 @@ pub(super) fn judge(
     // Per queue: entries written so far; per (queue, slot): the ordinal of the entry in it
     // and its bytes.
     let sizes = ring_sizes(scenario);
+    let routes = Routes::of(scenario);
     let mut written: HashMap<CqId, u64> = HashMap::new();
     let mut slots: HashMap<(CqId, u32), (u64, [u8; COMPLETION_LEN])> = HashMap::new();
     let mut history = SlotHistory::new();
@@ -152,6 +153,12 @@ pub(super) fn judge(
             div.push(d);
             continue;
         }
+        if routes.queue_of(at, c.side, &entry).is_some_and(|want| want != q.cq) {
+            // Written to another queue than its own: that is the divergence, named by the
+            // comparison of the entries (CQE-ROUTE-001, CQE-REJECT-002); what it overwrote
+            // in the wrong queue follows from it.
+            continue;
+        }
         if let Some((previous, _)) = before {
             // CQE-RING-004: the entry in the slot, the queue's `previous`-th, must have been
             // released: the consumer count written by now exceeds it.
@@ -179,6 +186,42 @@ pub(super) fn judge(
         }
     }
     history
+}
+
+/// Where the scenario's inputs send each entry (CQE-ROUTE-001, CQE-REJECT-002): the queues
+/// of each QP and the device error queue's designations, in time order.
+#[derive(Debug, Default)]
+struct Routes {
+    qps: HashMap<u32, (Option<CqId>, Option<CqId>)>,
+    error: Vec<(u64, CqId)>,
+}
+
+impl Routes {
+    fn of(scenario: &Scenario) -> Routes {
+        let mut r = Routes::default();
+        for rec in scenario.records.iter().filter(|x| x.dir == Direction::Inject) {
+            match &rec.body {
+                Body::Host { command: HostCommand::CreateQp(q) } => {
+                    r.qps.insert(q.qpn.value(), (q.send_cq, q.recv_cq));
+                }
+                Body::Host { command: HostCommand::SetErrorCq { cq } } => {
+                    r.error.push((rec.at.0, *cq));
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+
+    /// The queue an entry written at `at` belongs to, when the inputs say.
+    fn queue_of(&self, at: u64, side: Side, e: &CompletionRepr) -> Option<CqId> {
+        let unnamed = [CompletionStatus::BAD_VERSION, CompletionStatus::UNKNOWN_TEMPLATE];
+        if side == Side::Requester && unnamed.contains(&e.status) {
+            return self.error.iter().rev().find(|(t, _)| *t <= at).map(|&(_, cq)| cq);
+        }
+        let &(send, recv) = self.qps.get(&e.qpn.value())?;
+        if side == Side::Requester { send } else { recv }
+    }
 }
 
 /// The size N of each completion queue the scenario creates once; a queue created again

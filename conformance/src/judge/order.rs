@@ -235,6 +235,20 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    // The wr_ids of the sender entries the scenario expects, per work request: an entry
+    // whose key names a work request but whose wr_id is none of its own is not that work
+    // request's entry, late or repeated; its QPN or MSN is wrong, and the sequence of
+    // sender entries names it (CQE-SEND-001).
+    let mut send_ids: HashMap<WrKey, HashSet<u64>> = HashMap::new();
+    for r in &scenario.records {
+        if let (Direction::Expect, Body::Event { event }) = (&r.dir, &r.body) {
+            if let (Item::SendCompletion(k), NicEvent::Completion(c)) =
+                (item_of_event(event), event)
+            {
+                send_ids.entry(k).or_default().insert(c.entry.wr_id);
+            }
+        }
+    }
     let mut first_entry: HashMap<&MsgKey, usize> = HashMap::new();
     for (pos, item) in got.iter().enumerate() {
         if let Item::RecvCompletion(k) = item {
@@ -255,6 +269,13 @@ pub(super) fn judge(
         // receive entries names it (CQE-RECV-001).
         if let (Rule::RecvEntryLate, Key::Msg(k)) = (b.rule, b.key) {
             if !recv_entries.contains(&k) || first_entry.get(&k) != Some(&b.pos) {
+                continue;
+            }
+        }
+        if let (Key::Wr(k), Output::Event { event: NicEvent::Completion(c) }) =
+            (b.key, &observed[b.pos].output)
+        {
+            if send_ids.get(&k).is_some_and(|ids| !ids.contains(&c.entry.wr_id)) {
                 continue;
             }
         }

@@ -59,6 +59,8 @@
 //!   report's own rule, not the transition it seems to miss, must be named.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
+//! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
+//!   inside a register taken for a token, the QPN of two completions of one instant.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
@@ -116,6 +118,7 @@ pub mod reports_truth;
 pub mod retire;
 pub mod sending;
 pub mod sixth_tx;
+pub mod sixth_host;
 pub mod stamps;
 pub mod states;
 pub mod templates;
@@ -404,6 +407,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_rx::FAULTS,
     || naming_six::FAULTS,
     || fifth_host::FAULTS,
+    || sixth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
     || gaps::FAULTS,

@@ -47,6 +47,7 @@ pub type Builder = (&'static str, fn() -> Scenario);
 
 mod cq;
 mod endpoint;
+mod host_edges;
 mod inference;
 mod keys;
 mod lenient;
@@ -152,6 +153,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(inference::builders());
     all.extend(widths::builders());
     all.extend(exercise::builders());
+    all.extend(host_edges::builders());
     all
 }
 
