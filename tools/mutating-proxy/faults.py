@@ -8122,7 +8122,8 @@ def _(ctx, outs, m=m):
         if f.get("seth", "ack_psn_offset") < 2:
             st.pop(qp, None)
             continue
-        if len([w for w in ctx.rx_writes.get(qp, []) if w[1] == p]) != 1:
+        at = int(item["at"])
+        if len([w for w in ctx.rx_writes.get(qp, []) if w[1] == p and w[0] <= at]) != 1:
             continue
         if st.get(qp) == cack:
             delay(ctx, item, dl, m.name)
