@@ -511,7 +511,15 @@ pub(super) fn rcv_hole_duplicates() -> Scenario {
          NAKed and not marked received, so the SACK of PSN 0, with AckReq, moves cack_psn \
          to 0 alone; PSN 1 then fills the hole up to 3, and the last packet completes the \
          message.",
-        &["RCV-SACK-001", "RCV-DUP-001", "RCV-PLACE-002", "SETH-BITMAP-001", "SETH-CACK-001"],
+        &[
+            "RCV-SACK-001",
+            "RCV-DUP-001",
+            "RCV-PLACE-002",
+            "RCV-PLACE-004",
+            "SETH-BITMAP-001",
+            "SETH-CACK-001",
+            "RET-FLAG-001",
+        ],
         |m| {
             tight_sack_timing(m);
             m.nic.sack_coalesce = 4;
