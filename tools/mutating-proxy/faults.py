@@ -9760,3 +9760,657 @@ def _(ctx, ins):
             c["recv_flag_slots"] = 1 << (min(n, 1 << 15).bit_length() - 1)
             ctx.mutated("recv-flag-slots-top-bit")
     return ins
+
+
+# ==========================================================================================
+# A sixth reading: the receiving side again (receiver.md and the responder rules of
+# wire-format.md), for bugs that show only in combination or at an edge: the window's far
+# edge after the wrap, a duplicate of a packet that was itself out of order, a SACK built
+# from the state before its triggering packet, counters that round, saturate or count the
+# wrong packets, an acknowledgement on the EV of the wrong packet or the wrong QP, a
+# zero-length message, and a failed QP that still answers a probe.
+# ==========================================================================================
+
+def rx6_psn_as(m, test):
+    """Registers the input and output hooks of a window fault that makes the device NACK a
+    write it should have accepted: the write is given to the device with the PSN just past
+    the window (which the device NACKs), and the NACK is made to name the write's own PSN
+    again. `test(ctx, win, p)` says whether the faulty comparator rejects PSN `p`."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        st = ctx.state.setdefault(m.name, {})
+        w = ctx.mpr() * 128
+        for item in ins:
+            f = frame_of(item)
+            if f is None or not f.is_write() or not sound(f):
+                continue
+            qp = f.get("bth", "dest_qp")
+            if qp not in ctx.qps:
+                continue
+            win = window_of(ctx, m.name, qp)
+            p = f.get("bth", "psn")
+            if test(ctx, win, p):
+                edge = (win["epsn"] + w) & U24
+                f.set("bth", "psn", edge)
+                f.seal()
+                put_frame(item, f)
+                st[(qp, edge, int(item["at"]))] = p
+                ctx.mutated(m.name)
+                continue
+            window_take(ctx, win, p)
+        return ins
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        st = ctx.state.get(m.name, {})
+        for item in outs:
+            f = frame_of(item)
+            if f is None or kind(f) != "nack":
+                continue
+            p = st.get((ctx.local_qp_of(f), f.get("neth", "nack_psn"), int(item["at"])))
+            if p is not None:
+                f.set("neth", "nack_psn", p)
+                f.set("bth", "psn", p)
+                f.seal()
+                put_frame(item, f)
+        return outs
+
+
+# ---- the window's edges ---------------------------------------------------------------------
+
+m = fault("rcv-window-edge-wrapped-oor",
+          "The far edge of the window is kept as the 24-bit sum epsn + W and compared as a "
+          "plain number: once that sum wraps past 2^24, every new PSN from epsn up to the wrap "
+          "is NACKed as out of window and discarded.",
+          ["RCV-WIN-001", "RCV-WIN-002", "BTH-PSN-002", "RCV-PLACE-003"])
+
+
+def _edge_wrapped(ctx, win, p):
+    w = ctx.mpr() * 128
+    edge = (win["epsn"] + w) & U24
+    return (edge < win["epsn"] and (p - win["epsn"]) & U24 < w and p >= edge
+            and p not in win["got"])
+
+
+rx6_psn_as(m, _edge_wrapped)
+
+
+m = fault("rcv-far-dup-as-oor",
+          "The duplicate comparator reuses the 16-bit subtractor of ack_psn_offset: a PSN more "
+          "than 32768 behind epsn is not seen as a duplicate and is NACKed as out of window "
+          "instead of SACKed.",
+          ["RCV-WIN-001", "RCV-DUP-001", "RCV-WIN-002", "RCV-SACK-001"])
+
+
+def _far_behind(ctx, win, p):
+    back = (win["epsn"] - p) & U24
+    return 0x8000 < back <= 0x800000
+
+
+rx6_psn_as(m, _far_behind)
+
+
+m = fault("rcv-window-edge-inclusive",
+          "The window comparator tests p - epsn > W instead of >= W: the PSN just past the "
+          "window's far edge is accepted and placed instead of NACKed.",
+          ["RCV-WIN-001", "RCV-WIN-002", "RCV-REJECT-001", "RCV-PLACE-003"])
+track_rx(m)
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    edge = ctx.state.setdefault(m.name + ":edge", set())
+    w = ctx.mpr() * 128
+    for item in ins:
+        f = frame_of(item)
+        if f is None or not f.is_write() or not sound(f):
+            continue
+        qp = f.get("bth", "dest_qp")
+        if qp not in ctx.qps:
+            continue
+        win = window_of(ctx, m.name, qp)
+        p = f.get("bth", "psn")
+        if (p - win["epsn"]) & U24 == w and p not in win["got"]:
+            edge.add((qp, p, int(item["at"])))
+            win["got"].add(p)
+            continue
+        window_take(ctx, win, p)
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    edge = ctx.state.get(m.name + ":edge", set())
+    st = rx_state(ctx, m)
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "nack":
+            key = (ctx.local_qp_of(f), f.get("neth", "nack_psn"), int(item["at"]))
+            if key in edge:
+                w = trigger_of(st, key[0], key[2], key[1])
+                if w is not None and w["payload"]:
+                    res.append(rx5_placed(ctx, m, w, m.name))
+                else:
+                    ctx.mutated(m.name)
+                continue
+        res.append(item)
+    return res
+
+
+# ---- duplicates of packets that arrived out of order ---------------------------------------
+
+def rx6_dup_sacks(ctx, m, outs):
+    """The SACKs of this batch triggered by a duplicate of a PSN after cack_psn (a packet
+    that was itself accepted out of order), with the duplicate write."""
+    st = rx_state(ctx, m)
+    learn_placed(st, outs)
+    found = []
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "sack":
+            continue
+        off = f.get("seth", "ack_psn_offset")
+        if off < 2:
+            continue
+        w = trigger_of(st, ctx.local_qp_of(f), int(item["at"]), rx5_trigger_psn(f))
+        if w is not None and is_dup(st, w):
+            found.append((item, w))
+    return found
+
+
+m = fault("rcv-dup-above-epsn-silent",
+          "The duplicate path is entered only for PSNs before epsn: a duplicate of a packet "
+          "that was accepted out of order, whose bit is set in the receive bitmap, is dropped "
+          "without the SACK a duplicate gets.",
+          ["RCV-DUP-001", "RCV-SACK-001", "RCV-WIN-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    drop = {id(item) for item, _ in rx6_dup_sacks(ctx, m, outs)}
+    if drop:
+        ctx.mutated(m.name)
+    return [item for item in outs if id(item) not in drop]
+
+
+m = fault("rcv-dup-above-epsn-placed",
+          "The bitmap test of the duplicate check runs after the DMA engine was started: a "
+          "duplicate of a packet accepted out of order is SACKed as a duplicate, but its "
+          "payload is written to host memory again.",
+          ["RCV-DUP-001", "RCV-PLACE-004", "RCV-PLACE-003"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    res = list(outs)
+    for _, w in rx6_dup_sacks(ctx, m, outs):
+        if w["payload"]:
+            res.append(rx5_placed(ctx, m, w, m.name))
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+# ---- SACK contents at the edges --------------------------------------------------------------
+
+m = fault("sack-state-before-trigger",
+          "The SACK builder reads the receive bitmap and epsn in the same cycle as the "
+          "triggering write is accepted, so a SACK sent at once reports the state before "
+          "that write: it is missing from cack_psn, the bitmap and ooo_count.",
+          ["SETH-CACK-001", "SETH-BITMAP-001", "RCV-SACK-005", "RCV-WIN-003", "CCS-OOO-001",
+           "RCV-SACK-007", "SETH-ACKPSN-003"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    at = int(item["at"])
+    if at not in ctx.input_times:
+        return
+    qp, p = ctx.local_qp_of(f), rx5_trigger_psn(f)
+    copies = [w for w in ctx.rx_writes.get(qp, []) if w[1] == p and w[0] <= at]
+    if len(copies) != 1 or copies[0][0] != at:
+        return
+    cack, bm = f.get("seth", "cack_psn"), f.get("seth", "sack_bitmap")
+    ooo = f.get("cc_state", "ooo_count")
+    d = (p - cack) & U24
+    if d == 0 or d >= 0x800000:
+        back = (cack - p) & U24
+        if back >= 63:
+            return
+        nb = ((1 << (back + 1)) - 2) | (bm << (back + 1))
+        f.set("seth", "cack_psn", (p - 1) & U24)
+        f.set("bth", "psn", (p - 1) & U24)
+        f.set("seth", "sack_bitmap", nb & ((1 << 64) - 1))
+        f.set("seth", "ack_psn_offset", 1)
+        f.set("cc_state", "ooo_count", min(0x7FFF, ooo + back))
+    elif 2 <= d <= 64:
+        f.set("seth", "sack_bitmap", bm & ~(1 << (d - 1)))
+        f.set("cc_state", "ooo_count", max(0, ooo - 1))
+
+
+m = fault("sack-cack-saturates-at-zero",
+          "cack_psn is computed as epsn - 1 by a saturating decrement: while epsn is 0, at the "
+          "start of a connection from PSN 0 or after the wrap, SACKs carry cack_psn 0 instead "
+          "of 0xFFFFFF.",
+          ["SETH-CACK-001", "RCV-SACK-005", "OPC-PSN-002", "BTH-PSN-002"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "cack_psn") == U24:
+        f.set("seth", "cack_psn", 0)
+        f.set("bth", "psn", 0)
+
+
+m = fault("sack-ackpsn-unsigned",
+          "ack_psn_offset comes from an unsigned subtractor that saturates at 0: the SACK of a "
+          "duplicate before cack_psn points at cack_psn instead of behind it.",
+          ["SETH-ACKPSN-003", "RCV-SACK-005", "RCV-DUP-001"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    if f.get("seth", "ack_psn_offset") < 0:
+        f.set("seth", "ack_psn_offset", 0)
+
+
+m = fault("sack-ackpsn-no-wrap",
+          "ack_psn_offset is the plain difference of the triggering PSN and cack_psn, clamped "
+          "to 16 bits, without the 2^24 wrap: a packet after the wrap SACKed while cack_psn is "
+          "still before it gets offset -32768.",
+          ["SETH-ACKPSN-003", "RCV-SACK-005", "BTH-PSN-002"])
+
+
+@out_frames(m, ("sack",))
+def _(ctx, f, item):
+    p, cack = rx5_trigger_psn(f), f.get("seth", "cack_psn")
+    plain = max(-32768, min(32767, p - cack))
+    if plain != f.get("seth", "ack_psn_offset"):
+        f.set("seth", "ack_psn_offset", plain & 0xFFFF)
+
+
+m = fault("sack-bitmap-drops-after-wrap",
+          "The SACK bitmap builder compares PSNs as plain 24-bit numbers: while epsn is before "
+          "the wrap, PSNs received after it are left out of the bitmap.",
+          ["SETH-BITMAP-001", "RCV-SACK-005", "BTH-PSN-002"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    base = (f.get("seth", "cack_psn") + 1) & U24
+    if base + 63 <= U24:
+        return
+    keep = (1 << (U24 - base + 1)) - 1
+    f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") & keep)
+
+
+m = fault("sack-bitmap-bit63-lost",
+          "The SACK bitmap passes through a signed 64-bit shift that clears its top bit: "
+          "PSN epsn + 63 is never reported.",
+          ["SETH-BITMAP-001", "RCV-SACK-005"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") & ~(1 << 63))
+
+
+m = fault("sack-mpr-minus-one",
+          "The mpr field is written from a 6-bit register field that holds mpr - 1, the "
+          "0-based encoding of 1 to 64: every SACK advertises one unit less than the window.",
+          ["RCV-SACK-005"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "mpr", (f.get("seth", "mpr") - 1) & 0xFF)
+
+
+m = fault("rcv-hole-sack-first-only",
+          "The behind-a-hole trigger is a flag set by the first packet after epsn and cleared "
+          "only when epsn moves: a second packet behind the same hole waits for the SACK "
+          "timer instead of being SACKed at once.",
+          ["RCV-SACK-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {})
+    dl = int(ctx.nic.get("sack_delay", 1000))
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "sack" or int(item["at"]) not in ctx.input_times:
+            continue
+        qp, cack = ctx.local_qp_of(f), f.get("seth", "cack_psn")
+        p = rx5_trigger_psn(f)
+        if f.get("seth", "ack_psn_offset") < 2:
+            st.pop(qp, None)
+            continue
+        at = int(item["at"])
+        if len([w for w in ctx.rx_writes.get(qp, []) if w[1] == p and w[0] <= at]) != 1:
+            continue
+        if st.get(qp) == cack:
+            delay(ctx, item, dl, m.name)
+        st[qp] = cack
+    return outs
+
+
+# ---- CC_STATE counters that round, count or keep the wrong things ------------------------
+
+def rx6_rcvd_bytes(m, add):
+    """Registers an output hook that keeps a per-QP byte counter of its own, `add(ctx,
+    event)` bytes for each DMA write of a received payload (None: count nothing), and
+    writes it, in 256-byte units, into the CC_STATE of every SACK."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        acc = ctx.state.setdefault(m.name + ":bytes", {})
+        batch = []
+        for item in outs:
+            ev = event_of(item)
+            if ev is not None and ev.get("event") == "dma_write":
+                n = add(ctx, ev, int(item["at"]))
+                if n is not None:
+                    batch.append((int(item["at"]), ev.get("qpn"), n))
+        for item in outs:
+            f = frame_of(item)
+            if f is None or kind(f) not in ("sack", "probe-answer"):
+                continue
+            qp, at = ctx.local_qp_of(f), int(item["at"])
+            total = acc.get(qp, 0) + sum(n for t, q, n in batch if q == qp and t <= at)
+            v = (total // 256) & U24
+            if v != f.get("cc_state", "rcvd_bytes"):
+                f.set("cc_state", "rcvd_bytes", v)
+                f.seal()
+                put_frame(item, f)
+                ctx.mutated(m.name)
+        for _, q, n in batch:
+            acc[q] = acc.get(q, 0) + n
+        return outs
+
+
+def _payload_len(ev):
+    return len(ev.get("payload", {}).get("bytes", "")) // 2
+
+
+m = fault("sack-rcvd-bytes-per-packet-units",
+          "The received-bytes counter adds each write's payload length shifted right by 8, so "
+          "the remainders below 256 bytes are lost packet by packet: CC_STATE rcvd_bytes falls "
+          "behind once packets are not multiples of 256 bytes.",
+          ["CCS-BYTES-001", "RCV-SACK-007"])
+rx6_rcvd_bytes(m, lambda ctx, ev, at: (_payload_len(ev) >> 8) * 256)
+
+
+m = fault("sack-rcvd-bytes-with-pad",
+          "The received-bytes counter is fed from the parser's payload length before the pad "
+          "is removed: CC_STATE rcvd_bytes counts the pad bytes of every write.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "PAY-PAD-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    pads = ctx.state.setdefault(m.name + ":pad", {})
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and f.is_write() and sound(f):
+            pads[(f.get("bth", "dest_qp"), f.get("bth", "psn"))] = f.get("bth", "pad_count")
+    return ins
+
+
+rx6_rcvd_bytes(m, lambda ctx, ev, at: _payload_len(ev) + ctx.state.get(
+    "sack-rcvd-bytes-with-pad:pad", {}).get((ev.get("qpn"), ev.get("psn")), 0))
+
+
+m = fault("sack-rcvd-bytes-counts-rejected",
+          "The received-bytes counter is incremented by the parser, before the window, size "
+          "and access checks: CC_STATE rcvd_bytes counts the payload of writes that were "
+          "NACKed, NAKed or dropped.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "RCV-REJECT-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    learn_placed(st, outs)
+    acc = ctx.state.setdefault(m.name + ":bytes", {})
+    extra = ctx.state.setdefault(m.name + ":extra", {})
+    rejected = [w for w in st["batch"] if w["payload"] and w["qp"] in ctx.qps
+                and st["placed"].get((w["qp"], w["psn"])) is None]
+    placed = [(int(item["at"]), event_of(item)) for item in outs
+              if (event_of(item) or {}).get("event") == "dma_write"]
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) not in ("sack", "probe-answer"):
+            continue
+        qp, at = ctx.local_qp_of(f), int(item["at"])
+        more = sum(len(w["payload"]) for w in rejected if w["qp"] == qp and w["at"] <= at)
+        if not extra.get(qp) and not more:
+            continue
+        total = (acc.get(qp, 0) + extra.get(qp, 0) + more
+                 + sum(_payload_len(ev) for t, ev in placed if ev.get("qpn") == qp and t <= at))
+        v = (total // 256) & U24
+        if v != f.get("cc_state", "rcvd_bytes"):
+            f.set("cc_state", "rcvd_bytes", v)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+    for _, ev in placed:
+        acc[ev.get("qpn")] = acc.get(ev.get("qpn"), 0) + _payload_len(ev)
+    for w in rejected:
+        extra[w["qp"]] = extra.get(w["qp"], 0) + len(w["payload"])
+    return outs
+
+
+m = fault("sack-ooo-never-cleared",
+          "The out-of-order counter counts every write accepted behind a hole and is never "
+          "decremented when the hole fills: CC_STATE ooo_count only grows.",
+          ["CCS-OOO-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    seen = ctx.state.setdefault("sack-ooo-never-cleared", {})
+    qp = ctx.local_qp_of(f)
+    got = seen.setdefault(qp, set())
+    at = int(item["at"])
+    if kind(f) == "sack" and at in ctx.input_times and f.get("seth", "ack_psn_offset") >= 2:
+        p = rx5_trigger_psn(f)
+        if len([w for w in ctx.rx_writes.get(qp, []) if w[1] == p and w[0] <= at]) == 1:
+            got.add(p)
+    n = min(0x7FFF, len(got))
+    if n > f.get("cc_state", "ooo_count"):
+        f.set("cc_state", "ooo_count", n)
+
+
+# ---- acknowledgements on the EV of the wrong packet -----------------------------------------
+
+m = fault("ack-other-qp-own-ev",
+          "A transport ACK that a write of another QP causes, by retiring messages of a shared "
+          "domain, leaves on the EV of its own QP's last write instead of the EV of the packet "
+          "that caused it.",
+          ["RCV-ACK-002", "RCV-ACK-003", "CONF-CMP-017"])
+
+
+@out_frames(m, ("ack",))
+def _(ctx, f, item):
+    qp, at = ctx.local_qp_of(f), int(item["at"])
+    if at not in ctx.input_times or rx5_write_at(ctx, qp, at) is not None:
+        return
+    if not any(rx5_write_at(ctx, q, at) is not None for q in ctx.rx_writes if q != qp):
+        return
+    w = rx5_last_write(ctx, qp, at)
+    if w is not None:
+        f.set_ev(w[2])
+
+
+m = fault("ack-timer-ev-at-arm",
+          "The EV of a transport ACK held back by coalescing is latched when the retirement "
+          "starts the SACK timer: the timer's ACK leaves on the EV of that write instead of "
+          "the QP's most recently received one.",
+          ["RCV-ACK-002", "CONF-CMP-017"])
+
+
+@out_frames(m, ("ack",))
+def _(ctx, f, item):
+    qp, at = ctx.local_qp_of(f), int(item["at"])
+    if at in ctx.input_times:
+        return
+    arm = at - int(ctx.nic.get("sack_delay", 1000))
+    i = rx5_write_at(ctx, qp, arm)
+    if i is not None:
+        f.set_ev(ctx.rx_writes[qp][i][2])
+
+
+m = fault("nak-ev-last-accepted",
+          "The ACK builder's EV latch is loaded only by accepted writes: a transport NAK for a "
+          "remote access error leaves on the EV of the QP's last accepted write instead of "
+          "the refused packet's.",
+          ["RCV-NAK-002", "CONF-CMP-017"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    last = ctx.state.setdefault(m.name, {})
+    for item in outs:
+        ev = event_of(item)
+        at = int(item["at"])
+        if ev is not None and ev.get("event") == "dma_write":
+            i = rx5_write_at(ctx, ev.get("qpn"), at, ev.get("psn"))
+            if i is not None:
+                last[ev.get("qpn")] = ctx.rx_writes[ev.get("qpn")][i][2]
+            continue
+        f = frame_of(item)
+        if f is None or kind(f) != "nak":
+            continue
+        e = last.get(ctx.local_qp_of(f))
+        if e is not None and e != f.ev():
+            f.set_ev(e)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+    return outs
+
+
+# ---- refused packets that still count ------------------------------------------------------
+
+m = fault("rx-access-error-sacked",
+          "The bitmap bit is set when the write enters the placement stage, before the rkey "
+          "and bounds check: a write NAKed for a remote access error is not placed, but later "
+          "SACKs report it as received.",
+          ["RCV-PLACE-002", "SETH-BITMAP-001", "SETH-CACK-001", "RCV-SACK-005",
+           "RCV-REJECT-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    marked = ctx.state.setdefault(m.name + ":marked", {})
+    for item in outs:
+        f = frame_of(item)
+        if f is None:
+            continue
+        qp, at = ctx.local_qp_of(f), int(item["at"])
+        if kind(f) == "nak":
+            w = trigger_of(st, qp, at)
+            if w is not None:
+                marked.setdefault(qp, set()).add(w["psn"])
+            continue
+        if kind(f) not in ("sack", "probe-answer") or not marked.get(qp):
+            continue
+        cack, bm = f.get("seth", "cack_psn"), f.get("seth", "sack_bitmap")
+        for p in marked[qp]:
+            d = (p - cack) & U24
+            if 1 <= d <= 64:
+                bm |= 1 << (d - 1)
+        while bm & 1:
+            bm >>= 1
+            cack = (cack + 1) & U24
+        if (cack, bm) != (f.get("seth", "cack_psn"), f.get("seth", "sack_bitmap")):
+            f.set("seth", "sack_bitmap", bm)
+            f.set("seth", "cack_psn", cack)
+            f.set("bth", "psn", cack)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+    return outs
+
+
+# ---- a zero-length message -----------------------------------------------------------------
+
+m = fault("rcv-zero-length-never-complete",
+          "A message is complete when a placement finishes with the placed bytes equal to "
+          "dma_len: a zero-length message, which places nothing, never completes, so it and "
+          "every message after it in its domain never retire.",
+          ["RCV-MSG-003", "RET-ORDER-001", "RET-FLAG-001", "FLAG-RECV-002", "CQE-RECV-001",
+           "RCV-ACK-001", "RCV-ACK-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {"blocked": False})
+    keep = []
+    for item in outs:
+        ev = event_of(item)
+        f = frame_of(item)
+        if ev is not None and ev.get("side") == "responder":
+            if ev.get("event") == "flag_write" and flag_fields(int(ev["value"]))["byte_len"] == 0:
+                st["blocked"] = True
+            if ev.get("event") == "completion" and completion_entry(ev).get("byte_len") == 0:
+                st["blocked"] = True
+            if st["blocked"] and ev.get("event") in ("flag_write", "completion"):
+                ctx.mutated(m.name)
+                continue
+        if st["blocked"] and f is not None and kind(f) == "ack":
+            ctx.mutated(m.name)
+            continue
+        keep.append(item)
+    return keep
+
+
+# ---- a failed QP that still answers a probe -----------------------------------------------
+
+m = fault("rcv-error-answers-probe",
+          "The probe path bypasses the QP's error state: a probe that reaches a failed QP is "
+          "answered with the QP's last SACK state, as if it were still running.",
+          ["RCV-QP-002", "RET-ERR-004", "EV-PROBE-004"])
+rx5_track_probes(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {"failed": {}, "sack": {}, "done": set()})
+    res = list(outs)
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report" and ev.get("report") == "qp_error":
+            st["failed"].setdefault(ev.get("qpn"), int(item["at"]))
+        f = frame_of(item)
+        if f is not None and kind(f) == "nack" and f.get("neth", "reason") == 0x19:
+            st["failed"].setdefault(ctx.local_qp_of(f), int(item["at"]))
+        if f is not None and kind(f) in ("sack", "probe-answer"):
+            st["sack"][ctx.local_qp_of(f)] = item
+    for (qp, at), (ev, pid, ts, _psn) in ctx.state.get("rx5:probes", {}).items():
+        t = st["failed"].get(qp)
+        last = st["sack"].get(qp)
+        if t is None or at <= t or last is None or (qp, at) in st["done"]:
+            continue
+        st["done"].add((qp, at))
+        f = frame_of(last)
+        f.set("seth", "pr", 1)
+        f.set("seth", "ack_psn_offset", pid & 0xFFFF)
+        f.set("seth", "entropy", ev)
+        f.set("cc_state", "tx_timestamp", ts or 0)
+        f.set_ev(ev)
+        f.seal()
+        copy = json.loads(json.dumps(last))
+        copy["at"] = at
+        put_frame(copy, f)
+        res.append(copy)
+        ctx.mutated(m.name)
+    res.sort(key=lambda o: int(o["at"]))
+    return res

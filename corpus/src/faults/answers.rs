@@ -565,7 +565,10 @@ fn refit(b: &[u8], edit: impl FnOnce(&mut FrameRepr) -> bool) -> Option<Vec<u8>>
 }
 
 /// A SACK the device sends, its SETH edited.
-fn seth(b: &[u8], edit: impl FnOnce(&mut openrdma_codec::SethRepr) -> bool) -> Option<Vec<u8>> {
+pub(super) fn seth(
+    b: &[u8],
+    edit: impl FnOnce(&mut openrdma_codec::SethRepr) -> bool,
+) -> Option<Vec<u8>> {
     refit(b, |f| f.ext.seth.as_mut().is_some_and(edit))
 }
 

@@ -44,6 +44,8 @@
 //!   one rule wrong.
 //! * [`discards`]: a write one receive check discards, placed before its verdict.
 //! * [`fifth_rx`]: a fifth reading of the receiving side: a failed QP that still SACKs.
+//! * [`sixth_rx`]: a sixth reading of the receiving side: a SACK that leaves out its own
+//!   trigger at the bitmap's top bit or past the PSN wrap.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
@@ -119,6 +121,7 @@ pub mod retire;
 pub mod sending;
 pub mod sixth_tx;
 pub mod sixth_host;
+pub mod sixth_rx;
 pub mod stamps;
 pub mod states;
 pub mod templates;
@@ -402,6 +405,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_tx::FAULTS,
     || discards::FAULTS,
     || fifth_rx::FAULTS,
+    || sixth_rx::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,

@@ -499,6 +499,60 @@ pub(super) fn rcv_sack_triggers() -> Scenario {
     done(r, 60_000)
 }
 
+/// Packets behind one hole, a duplicate of one of them, and a write refused for its key
+/// while the hole is open: each answer shows the state after that packet alone.
+pub(super) fn rcv_hole_duplicates() -> Scenario {
+    let mut r = responder_with(
+        "rcv-hole-duplicates",
+        "A five-packet message arrives with sack_coalesce 4 and a long SACK delay (5 us), \
+         10 us apart: PSNs 2 and 3 arrive behind the hole at PSN 0 and are each SACKed at \
+         once; a plain copy of PSN 2, a duplicate of a packet that was itself out of order, \
+         is SACKed at once and not placed again; PSN 1 with an rkey that names no region is \
+         NAKed and not marked received, so the SACK of PSN 0, with AckReq, moves cack_psn \
+         to 0 alone; PSN 1 then fills the hole up to 3, and the last packet completes the \
+         message.",
+        &[
+            "RCV-SACK-001",
+            "RCV-DUP-001",
+            "RCV-PLACE-002",
+            "RCV-PLACE-004",
+            "SETH-BITMAP-001",
+            "SETH-CACK-001",
+            "RET-FLAG-001",
+        ],
+        |m| {
+            tight_sack_timing(m);
+            m.nic.sack_coalesce = 4;
+        },
+    );
+    setup(&mut r, 0, false);
+    let total = 4 * PMTU + 100;
+    let pkt = |psn: u32| {
+        let op = match psn {
+            0 => Opcode::MRC_WRITE_FIRST,
+            4 => Opcode::MRC_WRITE_LAST,
+            _ => Opcode::MRC_WRITE_MIDDLE,
+        };
+        let len = if psn == 4 { 100 } else { PMTU };
+        quiet(write(psn, 0, op, psn, len, total, REGION, None))
+    };
+    r.checks(&["RCV-SACK-001", "SETH-BITMAP-001"]);
+    r.inject(1_000, 0, 0xA000_0001, &pkt(2));
+    r.checks(&["RCV-SACK-001", "SETH-BITMAP-001"]);
+    r.inject(11_000, 1, 0xA001_0002, &pkt(3));
+    r.checks(&["RCV-DUP-001", "RCV-PLACE-004"]);
+    r.inject(21_000, 2, 0xA002_0003, &pkt(2));
+    r.checks(&["RCV-PLACE-002"]);
+    r.inject(31_000, 3, 0xA003_0004, &edit(pkt(1), |w| w.reth.rkey = Rkey::new(0x9999)));
+    r.checks(&["SETH-CACK-001", "SETH-BITMAP-001"]);
+    r.inject(41_000, 0, 0xA000_0005, &edit(pkt(0), |w| w.bth.ack_req = true));
+    r.checks(&["RCV-SACK-001", "SETH-CACK-001"]);
+    r.inject(51_000, 1, 0xA001_0006, &pkt(1));
+    r.checks(&["RCV-SACK-001", "RET-FLAG-001"]);
+    r.inject(61_000, 2, 0xA002_0007, &edit(pkt(4), |w| w.bth.ack_req = true));
+    done(r, 80_000)
+}
+
 /// Arrivals 40 and 63 PSNs past epsn: the SACKs' bitmaps report them in their high word.
 pub(super) fn rcv_sack_bitmap_high() -> Scenario {
     let mut r = responder(

@@ -215,8 +215,37 @@ impl One<'_> {
                         tol.late_ns
                     ),
                 );
+                return;
             }
         }
+        self.claims_trigger(div);
+    }
+
+    /// CONF-CMP-061: a SACK with `pr` 0 claims its own trigger when that PSN had been
+    /// received by the SACK's time, whatever the lateness tolerance allows for the rest.
+    fn claims_trigger(&self, div: &mut Vec<Divergence>) {
+        let (s, of) = (&self.s, self.of);
+        if s.pr || s.sack_offset != 1 {
+            return;
+        }
+        let cack = s.cack_psn.value();
+        let p = cack.wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
+        if self.arrivals.accepted_at(self.local, p).is_none_or(|t| !self.by_now(t)) {
+            return;
+        }
+        let ahead = psn_diff(p, cack);
+        if ahead <= 0 || ahead > 64 {
+            return;
+        }
+        let (rule, what) = if ahead == 1 {
+            (SETH_CACK_001_B.id(), format!("cack_psn {cack} stops before PSN {p}, its own trigger"))
+        } else if s.sack_bitmap >> (ahead - 1) & 1 == 0 {
+            let bit = ahead - 1;
+            ("SETH-BITMAP-001", format!("bit {bit} (PSN {p}) is clear, but PSN {p} is its trigger"))
+        } else {
+            return;
+        };
+        push(div, of, rule, format!("{what}, received by the SACK's time (CONF-CMP-061)"));
     }
 
     /// The trigger of the SACK: the EV, TSETH timestamp and carrier of the copy of the
