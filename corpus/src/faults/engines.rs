@@ -601,7 +601,8 @@ pub static FAULTS: &[Fault] = &[
                 *psn = psn.add(1);
                 true
             }
-            _ => false,
+            // Every other event goes out as it is (`false` would lose it).
+            _ => true,
         },
     ),
     loses_in(
