@@ -33,7 +33,7 @@ pub static FAULTS: &[Fault] = &[
         "armed-once-per-qp",
         "the Armed latch is cleared only when the QP is created: after a Progress that leaves nothing outstanding, the next first transmission sends no Armed",
         &[req::REC_IF_003],
-        &["rec-split-progress", "snd-window", "snd-ev-skip"],
+        &["snd-ev-skip", "snd-ev-always-skip", "snd-ev-probe-skip"],
         |_| Box::new(ArmedOnce::default()),
     ),
     stream(
