@@ -1,11 +1,52 @@
 //! Scenarios for bugs no other scenario made visible: a sender that takes a SACK for the
-//! transport ACK of the messages it covers, and a responder that answers a probe from the
-//! state of another QP.
+//! transport ACK of the messages it covers, a responder that answers a probe from the
+//! state of another QP, and one that answers a probe for a QP in the error state.
 
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
-    vec![("snd-ack-after-sack", snd_ack_after_sack), ("rcv-probe-two-qps", rcv_probe_two_qps)]
+    vec![
+        ("snd-ack-after-sack", snd_ack_after_sack),
+        ("rcv-probe-two-qps", rcv_probe_two_qps),
+        ("rcv-error-probe", rcv_error_probe),
+    ]
+}
+
+/// A probe for a QP in the error state is discarded without an answer.
+fn rcv_error_probe() -> Scenario {
+    let mut m = manifest(
+        "rcv-error-probe",
+        "With wwi_limit 2, a Write-with-Immediate (RQMSN 1) is delivered; the next one \
+         carries RQMSN 4, three ahead: the device answers it with NACK UNEXP_EVENT and \
+         moves the QP to the error state. A probe for the QP then arrives: a QP in error \
+         discards every packet, probes too, so no SACK answers it.",
+        &["RCV-QP-002", "EV-PROBE-004", "WWI-LIMIT-002", "RCV-NACK-001", "RET-ERR-002"],
+        &[
+            Capability::Responder,
+            Capability::Paths,
+            Capability::Retirement,
+            Capability::WriteImmediate,
+            Capability::Ipv4,
+        ],
+    );
+    m.nic.wwi_limit = 2;
+    let mut r = Recorder::new(m);
+    setup(&mut r, 0, false);
+    r.inject(
+        1_000,
+        0,
+        0xA000_0001,
+        &write(0, 0, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION, Some(0x11)),
+    );
+    r.checks(&["WWI-LIMIT-002", "RCV-NACK-001"]);
+    let far = edit(
+        write(1, 1, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x1000, Some(0x44)),
+        |w| w.meth.rqmsn = Rqmsn::new(4),
+    );
+    r.inject(3_000, 1, 0xA001_0002, &far);
+    r.checks(&["RCV-QP-002", "EV-PROBE-004"]);
+    r.inject(6_000, 2, 0xA002_0003, &probe(7));
+    done(r, 20_000)
 }
 
 /// SACKs cover two messages well before the coalesced transport ACK that completes them.
