@@ -32,18 +32,7 @@ fn rcv_error_probe() -> Scenario {
     m.nic.wwi_limit = 2;
     let mut r = Recorder::new(m);
     setup(&mut r, 0, false);
-    r.inject(
-        1_000,
-        0,
-        0xA000_0001,
-        &write(0, 0, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION, Some(0x11)),
-    );
-    r.checks(&["WWI-LIMIT-002", "RCV-NACK-001"]);
-    let far = edit(
-        write(1, 1, Opcode::MRC_WRITE_ONLY_IMM, 0, 64, 64, REGION + 0x1000, Some(0x44)),
-        |w| w.meth.rqmsn = Rqmsn::new(4),
-    );
-    r.inject(3_000, 1, 0xA001_0002, &far);
+    breach_wwi_limit(&mut r);
     r.checks(&["RCV-QP-002", "EV-PROBE-004"]);
     r.inject(6_000, 2, 0xA002_0003, &probe(7));
     done(r, 20_000)

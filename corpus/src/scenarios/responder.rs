@@ -154,6 +154,21 @@ pub(super) fn rcv_wwi_limit() -> Scenario {
     let mut r = Recorder::new(m);
     setup(&mut r, 0, false);
     r.checks(&["CQE-RECV-001"]);
+    breach_wwi_limit(&mut r);
+    r.checks(&["RCV-QP-002"]);
+    r.inject(
+        6_000,
+        2,
+        0xA002_0003,
+        &write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x2000, None),
+    );
+    done(r, 20_000)
+}
+
+/// With `wwi_limit` 2: a Write-with-Immediate of RQMSN 1 at 1 us, then one of RQMSN 4 at
+/// 3 us, three ahead of the last delivered, which the device answers with NACK UNEXP_EVENT
+/// and which moves the QP to the error state.
+pub(super) fn breach_wwi_limit(r: &mut Recorder) {
     r.inject(
         1_000,
         0,
@@ -166,14 +181,6 @@ pub(super) fn rcv_wwi_limit() -> Scenario {
         |w| w.meth.rqmsn = Rqmsn::new(4),
     );
     r.inject(3_000, 1, 0xA001_0002, &far);
-    r.checks(&["RCV-QP-002"]);
-    r.inject(
-        6_000,
-        2,
-        0xA002_0003,
-        &write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x2000, None),
-    );
-    done(r, 20_000)
 }
 
 /// Writes the region does not allow: AETH NAK remote access error, nothing placed.
