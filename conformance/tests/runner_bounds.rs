@@ -13,16 +13,22 @@ use openrdma_device::{
     TimedOutput,
 };
 
-/// An in-process device that gives `first` outputs in its first batch and one in each
-/// batch after it: empty frames, which cost the runner nothing to keep.
-struct Flood {
-    first: usize,
+/// An in-process test device: in each batch it gives what `give` makes of the batch's
+/// number (1 for the first) and its `until`.
+struct Scripted {
+    give: Box<dyn Fn(usize, u64) -> Vec<TimedOutput>>,
     batches: usize,
 }
 
-impl Device for Flood {
+impl Scripted {
+    fn new(give: impl Fn(usize, u64) -> Vec<TimedOutput> + 'static) -> Self {
+        Scripted { give: Box::new(give), batches: 0 }
+    }
+}
+
+impl Device for Scripted {
     fn name(&self) -> String {
-        "flood".into()
+        "scripted".into()
     }
 
     fn capabilities(&self) -> BTreeSet<Capability> {
@@ -40,14 +46,28 @@ impl Device for Flood {
         until: openrdma_device::Timestamp,
     ) -> Result<Vec<TimedOutput>, DeviceError> {
         self.batches += 1;
-        let n = if self.batches == 1 { self.first } else { 1 };
-        let one = TimedOutput { at: until, output: Output::Frame { port: 0, bytes: vec![] } };
-        Ok(vec![one; n])
+        Ok((self.give)(self.batches, until.0))
     }
 
     fn finish(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
+}
+
+/// An empty frame at `at`: it costs the runner nothing to keep.
+fn empty_frame(at: u64) -> TimedOutput {
+    TimedOutput {
+        at: openrdma_device::Timestamp(at),
+        output: Output::Frame { port: 0, bytes: vec![] },
+    }
+}
+
+/// A device that floods: `first` outputs in its first batch and one in each batch after.
+fn flood(first: usize) -> Scripted {
+    Scripted::new(move |batch, until| {
+        let n = if batch == 1 { first } else { 1 };
+        vec![empty_frame(until); n]
+    })
 }
 
 fn no_cpu(_: &RecoverySettings) -> Result<Box<dyn RecoveryCpu>, DeviceError> {
@@ -63,7 +83,7 @@ fn scenario() -> openrdma_device::Scenario {
 fn an_in_process_device_past_the_bound_fails_its_scenario() {
     let s = scenario();
     let limit = usize::try_from(MAX_SCENARIO_OUTPUTS).expect("fits");
-    let mut dev = Flood { first: limit, batches: 0 };
+    let mut dev = flood(limit);
     let out = run(&mut dev, &s, no_cpu);
     // The first batch reaches the bound and is kept; the next passes it.
     assert!(dev.batches >= 2, "the scenario ended after {} batches", dev.batches);
@@ -78,46 +98,10 @@ fn an_in_process_device_past_the_bound_fails_its_scenario() {
 #[test]
 fn an_in_process_device_at_the_bound_is_not_ended() {
     let s = scenario();
-    let mut dev = Flood { first: 1000, batches: 0 };
+    let mut dev = flood(1000);
     let out = run(&mut dev, &s, no_cpu);
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(out.observed.len(), 1000 + dev.batches - 1);
-}
-
-/// An in-process device that, in batch `when` (1 for the first), gives one output at the
-/// time `at` makes of the batch's `until`.
-struct Stamped {
-    when: usize,
-    at: fn(u64) -> u64,
-    batches: usize,
-}
-
-impl Device for Stamped {
-    fn name(&self) -> String {
-        "stamped".into()
-    }
-
-    fn capabilities(&self) -> BTreeSet<Capability> {
-        BTreeSet::new()
-    }
-
-    fn start(&mut self, _: &Manifest) -> Result<(), DeviceError> {
-        self.batches = 0;
-        Ok(())
-    }
-
-    fn advance(
-        &mut self,
-        _: Vec<TimedInput>,
-        until: openrdma_device::Timestamp,
-    ) -> Result<Vec<TimedOutput>, DeviceError> {
-        self.batches += 1;
-        if self.batches != self.when {
-            return Ok(vec![]);
-        }
-        let at = openrdma_device::Timestamp((self.at)(until.0));
-        Ok(vec![TimedOutput { at, output: Output::Frame { port: 0, bytes: vec![] } }])
-    }
 }
 
 /// CONF-ADP-007: an output timed outside its batch, after its `until` (up to the top of
@@ -131,7 +115,13 @@ fn an_in_process_output_outside_its_batch_fails_its_scenario() {
     let cases: [(usize, Time); 4] =
         [(1, |_| u64::MAX), (1, |u| u + 1), (2, |u| u.saturating_mul(2)), (2, |_| 0)];
     for (k, (when, at)) in cases.into_iter().enumerate() {
-        let mut dev = Stamped { when, at, batches: 0 };
+        // In batch `when`, one output at the time `at` makes of the batch's `until`.
+        let mut dev =
+            Scripted::new(
+                move |batch, until| {
+                    if batch == when { vec![empty_frame(at(until))] } else { vec![] }
+                },
+            );
         let out = run(&mut dev, &s, no_cpu);
         let Some(DeviceError::Protocol(msg)) = &out.error else {
             panic!("case {k}: expected a protocol error, got {:?}", out.error);
