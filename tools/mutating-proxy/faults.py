@@ -10426,56 +10426,42 @@ def _(ctx, outs, m=m):
 
 # ---- fields packed in the wrong byte order or at the wrong offset --------------------------
 
-m = fault("meth-msn-bytes-swapped",
-          "The METH msn is written with its two bytes in the wrong order.",
-          ["METH-MSN-001", "SND-MSN-002", "METH-LAYOUT-001", "SND-MSN-001", "SND-RTX-001"])
+def seventh_swapped(name, text, reqs, kinds, header, field, swap, sent=True):
+    """A fault of one field with its bytes in the wrong order: in the frames of `kinds` the
+    device sends (`sent`), or in those it receives, as it reads them."""
+    m = fault(name, text, reqs)
+
+    def fn(ctx, f, item):
+        if f.has(header):
+            f.set(header, field, swap(f.get(header, field) & ((1 << 32) - 1)))
+
+    (out_frames if sent else in_frames)(m, kinds)(fn)
+    return m
 
 
-@out_frames(m, ("data",))
-def _(ctx, f, item):
-    f.set("meth", "msn", swap16(f.get("meth", "msn")))
-
-
-m = fault("meth-rqmsn-bytes-swapped",
-          "The METH rqmsn is written with its two bytes in the wrong order.",
-          ["METH-RQMSN-001", "SND-RQMSN-002", "METH-LAYOUT-001", "SND-RTX-001"])
-
-
-@out_frames(m, ("data",))
-def _(ctx, f, item):
-    f.set("meth", "rqmsn", swap16(f.get("meth", "rqmsn")))
-
-
-m = fault("tseth-ts-bytes-swapped",
-          "The TSETH tx_timestamp is written with its two bytes in the wrong order, so the "
-          "stamps on the wire jump back each time the clock's low byte wraps.",
-          ["SND-TS-002", "SND-TS-003", "TSETH-LAYOUT-001", "TSETH-TS-001"])
-
-
-@out_frames(m, ("data",))
-def _(ctx, f, item):
-    if f.has("tseth"):
-        f.set("tseth", "tx_timestamp", swap16(f.get("tseth", "tx_timestamp")))
-
-
-m = fault("probe-ts-bytes-swapped",
-          "The PETH tx_timestamp of probes is written with its two bytes in the wrong order.",
-          ["EV-PROBE-005", "SND-TS-003", "SND-TS-002", "PETH-LAYOUT-001"])
-
-
-@out_frames(m, ("probe",))
-def _(ctx, f, item):
-    f.set("peth", "tx_timestamp", swap16(f.get("peth", "tx_timestamp")))
-
-
-m = fault("reth-dma-len-bytes-swapped",
-          "The RETH dma_len is written in host (little-endian) byte order.",
-          ["SND-SEG-003", "RETH-LEN-003", "RETH-LAYOUT-001", "SND-RTX-001", "WR-EXEC-001", "RETH-LEN-001", "RETH-VA-001"])
-
-
-@out_frames(m, ("data",))
-def _(ctx, f, item):
-    f.set("reth", "dma_len", swap32(f.get("reth", "dma_len")))
+seventh_swapped("meth-msn-bytes-swapped",
+                "The METH msn is written with its two bytes in the wrong order.",
+                ["METH-MSN-001", "SND-MSN-002", "METH-LAYOUT-001", "SND-MSN-001", "SND-RTX-001"],
+                ("data",), "meth", "msn", swap16)
+seventh_swapped("meth-rqmsn-bytes-swapped",
+                "The METH rqmsn is written with its two bytes in the wrong order.",
+                ["METH-RQMSN-001", "SND-RQMSN-002", "METH-LAYOUT-001", "SND-RTX-001"],
+                ("data",), "meth", "rqmsn", swap16)
+seventh_swapped("tseth-ts-bytes-swapped",
+                "The TSETH tx_timestamp is written with its two bytes in the wrong order, so the "
+                "stamps on the wire jump back each time the clock's low byte wraps.",
+                ["SND-TS-002", "SND-TS-003", "TSETH-LAYOUT-001", "TSETH-TS-001"],
+                ("data",), "tseth", "tx_timestamp", swap16)
+seventh_swapped("probe-ts-bytes-swapped",
+                "The PETH tx_timestamp of probes is written with its two bytes in the wrong "
+                "order.",
+                ["EV-PROBE-005", "SND-TS-003", "SND-TS-002", "PETH-LAYOUT-001"],
+                ("probe",), "peth", "tx_timestamp", swap16)
+seventh_swapped("reth-dma-len-bytes-swapped",
+                "The RETH dma_len is written in host (little-endian) byte order.",
+                ["SND-SEG-003", "RETH-LEN-003", "RETH-LAYOUT-001", "SND-RTX-001", "WR-EXEC-001",
+                 "RETH-LEN-001", "RETH-VA-001"],
+                ("data",), "reth", "dma_len", swap32)
 
 
 m = fault("tseth-ftype-high-nibble",
@@ -10577,26 +10563,20 @@ def _(ctx, f, item):
     f.set("seth", "sack_bitmap", int("{:064b}".format(b)[::-1], 2))
 
 
-m = fault("snd-cack-bytes-swapped",
-          "The sender reads SETH cack_psn with its three bytes in the wrong order.",
-          ["SND-SACK-001", "SND-SACK-003", "SND-SACK-005", "SETH-CACK-001", "SND-SACK-002", "REC-IF-005", "REC-IF-007", "SND-INFER-001"])
+seventh_swapped("snd-cack-bytes-swapped",
+                "The sender reads SETH cack_psn with its three bytes in the wrong order.",
+                ["SND-SACK-001", "SND-SACK-003", "SND-SACK-005", "SETH-CACK-001", "SND-SACK-002",
+                 "REC-IF-005", "REC-IF-007", "SND-INFER-001"],
+                ("sack", "probe-answer"), "seth", "cack_psn", swap24, sent=False)
 
 
-@in_frames(m, ("sack", "probe-answer"))
-def _(ctx, f, item):
-    f.set("seth", "cack_psn", swap24(f.get("seth", "cack_psn")))
-
-
-m = fault("snd-sack-offset-bytes-swapped",
-          "The sender reads SETH sack_offset with its two bytes in the wrong order: an "
-          "offset of 1 reads 256.",
-          ["SND-SACK-004", "SND-SACK-002", "SND-SACK-005", "SND-INFER-002", "SND-SACK-003", "REC-IF-005", "REC-IF-007", "SND-INFER-001", "SND-SACK-001"])
-
-
-@in_frames(m, ("sack", "probe-answer"))
-def _(ctx, f, item):
-    o = f.get("seth", "sack_offset") & 0xFFFF
-    f.set("seth", "sack_offset", swap16(o))
+seventh_swapped("snd-sack-offset-bytes-swapped",
+                "The sender reads SETH sack_offset with its two bytes in the wrong order: an "
+                "offset of 1 reads 256.",
+                ["SND-SACK-004", "SND-SACK-002", "SND-SACK-005", "SND-INFER-002", "SND-SACK-003",
+                 "REC-IF-005", "REC-IF-007", "SND-INFER-001", "SND-SACK-001"],
+                ("sack", "probe-answer"), "seth", "sack_offset",
+                lambda v: swap16(v & 0xFFFF), sent=False)
 
 
 m = fault("snd-entropy-halves-swapped",
@@ -10624,22 +10604,19 @@ def _(ctx, f, item):
     f.set("neth", "reason", f.get("neth", "vendor_info"))
 
 
-m = fault("snd-nack-psn-bytes-swapped",
-          "The sender reads NETH nack_psn with its three bytes in the wrong order.",
-          ["SND-NACK-001", "SND-NACK-002", "SND-NACK-004", "REC-IF-004", "NETH-PSN-001",
-           "REC-IF-008", "EV-SKIP-001"])
-
-
-@in_frames(m, ("nack",))
-def _(ctx, f, item):
-    f.set("neth", "nack_psn", swap24(f.get("neth", "nack_psn")))
+seventh_swapped("snd-nack-psn-bytes-swapped",
+                "The sender reads NETH nack_psn with its three bytes in the wrong order.",
+                ["SND-NACK-001", "SND-NACK-002", "SND-NACK-004", "REC-IF-004", "NETH-PSN-001",
+                 "REC-IF-008", "EV-SKIP-001"],
+                ("nack",), "neth", "nack_psn", swap24, sent=False)
 
 
 m = fault("snd-aeth-msn-high-bits",
           "The sender reads the AETH msn one byte too early, bits 23:8 of the field instead "
           "of bits 15:0: an ACK for MSN 5 reads as one for MSN 0.",
           ["SND-ACK-001", "SND-ACK-002", "SND-ACK-005", "SND-ACK-003", "CQE-SEND-001",
-           "FLAG-SEND-001", "REC-IF-002", "RET-SEND-001", "AETH-MSN-001", "FLAG-SEND-002", "FLAG-STATUS-001"])
+           "FLAG-SEND-001", "REC-IF-002", "RET-SEND-001", "AETH-MSN-001", "FLAG-SEND-002",
+           "FLAG-STATUS-001"])
 
 
 @in_frames(m, ("ack", "nak"))
@@ -10647,16 +10624,13 @@ def _(ctx, f, item):
     f.set("aeth", "msn", (f.get("aeth", "msn") >> 8) & 0xFFFF)
 
 
-m = fault("snd-probe-answer-id-bytes-swapped",
-          "The sender matches a probe answer's ack_psn_offset against its probe_id with the "
-          "two bytes in the wrong order, so a tail probe's answer is not taken as its answer.",
-          ["SND-TAIL-003", "REC-IF-007", "SND-TAIL-001"])
-
-
-@in_frames(m, ("probe-answer",))
-def _(ctx, f, item):
-    o = f.get("seth", "ack_psn_offset") & 0xFFFF
-    f.set("seth", "ack_psn_offset", swap16(o))
+seventh_swapped("snd-probe-answer-id-bytes-swapped",
+                "The sender matches a probe answer's ack_psn_offset against its probe_id with "
+                "the two bytes in the wrong order, so a tail probe's answer is not taken as its "
+                "answer.",
+                ["SND-TAIL-003", "REC-IF-007", "SND-TAIL-001"],
+                ("probe-answer",), "seth", "ack_psn_offset",
+                lambda v: swap16(v & 0xFFFF), sent=False)
 
 
 # ---- a cached copy of the EV state, refreshed one packet late -------------------------------
