@@ -10414,3 +10414,373 @@ def _(ctx, outs, m=m):
         ctx.mutated(m.name)
     res.sort(key=lambda o: int(o["at"]))
     return res
+
+
+# ==========================================================================================
+# A seventh reading: the sending side, the paths and the CPU half's recovery (sender.md,
+# recovery.md, the requester parts of wire-format.md), as an RTL team builds them: a field
+# packed at the wrong offset or in the wrong byte order, an intermediate result in a
+# register too narrow, a field of a received header read from the wrong bits, a cached copy
+# of the EV state refreshed one packet late, a timer in the wrong unit.
+# ==========================================================================================
+
+# ---- fields packed in the wrong byte order or at the wrong offset --------------------------
+
+def seventh_swapped(name, text, reqs, kinds, header, field, swap, sent=True):
+    """A fault of one field with its bytes in the wrong order: in the frames of `kinds` the
+    device sends (`sent`), or in those it receives, as it reads them."""
+    m = fault(name, text, reqs)
+
+    def fn(ctx, f, item):
+        if f.has(header):
+            f.set(header, field, swap(f.get(header, field) & ((1 << 32) - 1)))
+
+    (out_frames if sent else in_frames)(m, kinds)(fn)
+    return m
+
+
+seventh_swapped("meth-msn-bytes-swapped",
+                "The METH msn is written with its two bytes in the wrong order.",
+                ["METH-MSN-001", "SND-MSN-002", "METH-LAYOUT-001", "SND-MSN-001", "SND-RTX-001"],
+                ("data",), "meth", "msn", swap16)
+seventh_swapped("meth-rqmsn-bytes-swapped",
+                "The METH rqmsn is written with its two bytes in the wrong order.",
+                ["METH-RQMSN-001", "SND-RQMSN-002", "METH-LAYOUT-001", "SND-RTX-001"],
+                ("data",), "meth", "rqmsn", swap16)
+seventh_swapped("tseth-ts-bytes-swapped",
+                "The TSETH tx_timestamp is written with its two bytes in the wrong order, so the "
+                "stamps on the wire jump back each time the clock's low byte wraps.",
+                ["SND-TS-002", "SND-TS-003", "TSETH-LAYOUT-001", "TSETH-TS-001"],
+                ("data",), "tseth", "tx_timestamp", swap16)
+seventh_swapped("probe-ts-bytes-swapped",
+                "The PETH tx_timestamp of probes is written with its two bytes in the wrong "
+                "order.",
+                ["EV-PROBE-005", "SND-TS-003", "SND-TS-002", "PETH-LAYOUT-001"],
+                ("probe",), "peth", "tx_timestamp", swap16)
+seventh_swapped("reth-dma-len-bytes-swapped",
+                "The RETH dma_len is written in host (little-endian) byte order.",
+                ["SND-SEG-003", "RETH-LEN-003", "RETH-LAYOUT-001", "SND-RTX-001", "WR-EXEC-001",
+                 "RETH-LEN-001", "RETH-VA-001"],
+                ("data",), "reth", "dma_len", swap32)
+
+
+m = fault("tseth-ftype-high-nibble",
+          "The second TSETH word is packed from the wrong end: ftype lands in bits 15:12, "
+          "where tsr and the reserved bits are, and bits 3:0 read 0.",
+          ["TSETH-RESV-001", "SND-TS-002", "TSETH-FTYPE-001", "TSETH-LAYOUT-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("tseth"):
+        ft = f.get("tseth", "ftype")
+        f.set("tseth", "ftype", 0)
+        f.set("tseth", "tsr", (ft >> 3) & 1)
+        f.set("tseth", "resv", (ft & 7) << 8)
+
+
+m = fault("probe-id-in-resv6",
+          "The probe builder writes probe_id two bytes too far, into PETH bytes 6 and 7, "
+          "reserved, and leaves bytes 4 and 5 at 0.",
+          ["EV-PROBE-005", "PETH-RESV-001", "PETH-LAYOUT-001"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    f.set("peth", "resv6", f.get("peth", "probe_id"))
+    f.set("peth", "probe_id", 0)
+
+
+# ---- intermediate results in a register too narrow ------------------------------------------
+
+m = fault("reth-va-offset-16bit",
+          "The offset k x PMTU added to remote_va is computed in a 16-bit register: from the "
+          "64 KiB of a message on, RETH va starts again at remote_va.",
+          ["SND-SEG-003", "RETH-VA-002", "SND-RTX-001", "WR-EXEC-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    base = first_va(ctx, f, "reth-va-offset-16bit")
+    if base is None:
+        return
+    off = (f.get("reth", "va") - base) & ((1 << 64) - 1)
+    if off >= 1 << 16 and off < 1 << 40:
+        f.set("reth", "va", (base + (off & 0xFFFF)) & ((1 << 64) - 1))
+
+
+m = fault("tx-local-offset-16bit",
+          "The offset k x PMTU added to local_va is computed in a 16-bit register: from the "
+          "64 KiB of a message on, each packet carries the payload read 64 KiB lower in the "
+          "message.",
+          ["SND-SEG-001", "SND-RTX-001", "RCV-PLACE-003"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    st = ctx.state.setdefault("tx-local-offset-16bit", {})
+    base = first_va(ctx, f, "tx-local-offset-16bit:va")
+    if base is None:
+        return
+    off = (f.get("reth", "va") - base) & ((1 << 64) - 1)
+    if off >= 1 << 40:
+        return
+    key = msg_key(f)
+    if off < 1 << 16:
+        st[(key, off)] = f.payload
+        return
+    src = st.get((key, off & 0xFFFF))
+    if src is not None and len(src) == len(f.payload) and src != f.payload:
+        f.replace_payload(src)
+
+
+m = fault("ackreq-every-mask",
+          "The AckReq multiple test is psn & (ack_req_every - 1) == 0, right only for a power "
+          "of two: with any other ack_req_every AckReq lands on the wrong PSNs.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    e = nic_int(ctx, "ack_req_every", 16)
+    if e <= 0 or e & (e - 1) == 0 or is_last(f):
+        return
+    f.set("bth", "ack_req", int((f.get("bth", "psn") & (e - 1)) == 0))
+
+
+# ---- fields of received headers read from the wrong bits ------------------------------------
+
+m = fault("snd-sack-bitmap-bit-reversed",
+          "The sender reads the SACK bitmap from the wrong end: bit i stands, for it, for "
+          "PSN cack_psn + sack_offset + 63 - i.",
+          ["SND-SACK-002", "SND-INFER-001", "SND-INFER-002", "SND-RTX-003", "SND-SACK-003",
+           "SETH-BITMAP-001", "SND-SACK-001", "REC-IF-005", "REC-IF-007"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    b = f.get("seth", "sack_bitmap")
+    f.set("seth", "sack_bitmap", int("{:064b}".format(b)[::-1], 2))
+
+
+seventh_swapped("snd-cack-bytes-swapped",
+                "The sender reads SETH cack_psn with its three bytes in the wrong order.",
+                ["SND-SACK-001", "SND-SACK-003", "SND-SACK-005", "SETH-CACK-001", "SND-SACK-002",
+                 "REC-IF-005", "REC-IF-007", "SND-INFER-001"],
+                ("sack", "probe-answer"), "seth", "cack_psn", swap24, sent=False)
+
+
+seventh_swapped("snd-sack-offset-bytes-swapped",
+                "The sender reads SETH sack_offset with its two bytes in the wrong order: an "
+                "offset of 1 reads 256.",
+                ["SND-SACK-004", "SND-SACK-002", "SND-SACK-005", "SND-INFER-002", "SND-SACK-003",
+                 "REC-IF-005", "REC-IF-007", "SND-INFER-001", "SND-SACK-001"],
+                ("sack", "probe-answer"), "seth", "sack_offset",
+                lambda v: swap16(v & 0xFFFF), sent=False)
+
+
+m = fault("snd-entropy-halves-swapped",
+          "The sender reads SETH entropy with its two 16-bit halves swapped: marks and probe "
+          "answers are taken for another EV, usually one outside the profile.",
+          ["EV-SKIP-001", "EV-BAD-001", "EV-PROBE-002", "EV-PROBE-003", "REC-IF-005",
+           "REC-IF-007", "REC-IF-016", "SND-PATH-001", "SND-TAIL-003", "EV-STATE-001"])
+
+
+@in_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    e = f.get("seth", "entropy")
+    f.set("seth", "entropy", ((e & 0xFFFF) << 16) | (e >> 16))
+
+
+m = fault("snd-nack-reason-vendor-byte",
+          "The sender reads the NACK reason one byte too far, from NETH vendor_info: every "
+          "NACK is taken for reason 0, unknown, and handled as a resource NACK.",
+          ["SND-NACK-002", "SND-NACK-004", "SND-NACK-005", "EV-SKIP-001", "REC-IF-004",
+           "NETH-REASON-002", "REC-IF-008", "RET-FLUSH-001", "REC-IF-009", "REC-IF-016"])
+
+
+@in_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "reason", f.get("neth", "vendor_info"))
+
+
+seventh_swapped("snd-nack-psn-bytes-swapped",
+                "The sender reads NETH nack_psn with its three bytes in the wrong order.",
+                ["SND-NACK-001", "SND-NACK-002", "SND-NACK-004", "REC-IF-004", "NETH-PSN-001",
+                 "REC-IF-008", "EV-SKIP-001"],
+                ("nack",), "neth", "nack_psn", swap24, sent=False)
+
+
+m = fault("snd-aeth-msn-high-bits",
+          "The sender reads the AETH msn one byte too early, bits 23:8 of the field instead "
+          "of bits 15:0: an ACK for MSN 5 reads as one for MSN 0.",
+          ["SND-ACK-001", "SND-ACK-002", "SND-ACK-005", "SND-ACK-003", "CQE-SEND-001",
+           "FLAG-SEND-001", "REC-IF-002", "RET-SEND-001", "AETH-MSN-001", "FLAG-SEND-002",
+           "FLAG-STATUS-001"])
+
+
+@in_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("aeth", "msn", (f.get("aeth", "msn") >> 8) & 0xFFFF)
+
+
+seventh_swapped("snd-probe-answer-id-bytes-swapped",
+                "The sender matches a probe answer's ack_psn_offset against its probe_id with "
+                "the two bytes in the wrong order, so a tail probe's answer is not taken as its "
+                "answer.",
+                ["SND-TAIL-003", "REC-IF-007", "SND-TAIL-001"],
+                ("probe-answer",), "seth", "ack_psn_offset",
+                lambda v: swap16(v & 0xFFFF), sent=False)
+
+
+# ---- a cached copy of the EV state, refreshed one packet late -------------------------------
+
+def seventh_stale_ev(m, name, changes):
+    """The spray engine's copy of a QP's EV states is refreshed after each data packet it
+    sends: the first data packet of the QP strictly after an input `changes(ctx, item)`
+    names as (qpn, ev) still goes on that EV."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        st = ctx.state.setdefault(name, {})
+        for item in ins:
+            for qp, ev in changes(ctx, item):
+                if qp is not None and ev in profile(ctx, qp):
+                    st[qp] = (int(item["at"]), ev)
+        return ins
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        st = ctx.state.setdefault(name, {})
+        for item in outs:
+            f = frame_of(item)
+            if f is None or kind(f) != "data":
+                continue
+            qp = ctx.local_qp_of(f)
+            pend = st.get(qp)
+            if pend is None or int(item["at"]) <= pend[0]:
+                continue
+            del st[qp]
+            if f.ev() != pend[1]:
+                f.set_ev(pend[1])
+                f.seal()
+                put_frame(item, f)
+                ctx.mutated(name)
+        return outs
+
+
+m = fault("ev-deny-applied-late",
+          "The spray engine keeps a copy of the EV state table that it refreshes after each "
+          "packet: the first data packet after a SetEvState that takes an EV out of GOOD "
+          "still goes on that EV.",
+          ["EV-DENY-001", "EV-STATE-001", "SND-PATH-001", "EV-STATE-003", "REC-IF-012",
+           "SND-RTX-002", "SND-SPRAY-001", "SND-SPRAY-003", "SND-SPRAY-004", "SND-SPRAY-005"])
+
+
+def _seventh_cmd_changes(ctx, item):
+    body = item.get("input") or {}
+    c = body.get("command") or {}
+    if body.get("kind") == "cpu" and c.get("cmd") == "set_ev_state" and c.get("state") != "GOOD":
+        return [(c.get("qpn"), c.get("ev"))]
+    return []
+
+
+seventh_stale_ev(m, "ev-deny-applied-late", _seventh_cmd_changes)
+
+
+m = fault("sack-mark-applied-late",
+          "The spray engine's copy of the EV states is refreshed after each packet: the first "
+          "data packet after a SACK that marks an EV SKIP_ONCE or ALWAYS_SKIP still goes on "
+          "that EV.",
+          ["EV-SKIP-001", "EV-BAD-001", "EV-STATE-001", "SND-PATH-001", "SND-RTX-002",
+           "SND-SPRAY-001", "SND-SPRAY-003", "SND-SPRAY-004", "SND-SPRAY-005"])
+
+
+def _seventh_mark_changes(ctx, item):
+    f = frame_of(item)
+    if f is None or kind(f) != "sack" or not sound(f) or f.get("seth", "m") not in (1, 2):
+        return []
+    return [(f.get("bth", "dest_qp"), f.get("seth", "entropy"))]
+
+
+seventh_stale_ev(m, "sack-mark-applied-late", _seventh_mark_changes)
+
+
+m = fault("trim-skip-applied-late",
+          "The spray engine's copy of the EV states is refreshed after each packet: the first "
+          "data packet after a NACK TRIMMED still goes on the EV the trim put in SKIP.",
+          ["EV-SKIP-001", "EV-STATE-001", "SND-PATH-001", "SND-NACK-002", "SND-RTX-002",
+           "SND-SPRAY-001", "SND-SPRAY-003", "SND-SPRAY-004", "SND-SPRAY-005"])
+
+
+def _seventh_trim_changes(ctx, item):
+    f = frame_of(item)
+    if f is None or kind(f) != "nack" or not sound(f) or f.get("neth", "reason") not in (1, 2):
+        return []
+    qp = f.get("bth", "dest_qp")
+    sent = ctx.tx.get((qp, f.get("neth", "nack_psn")))
+    return [(qp, sent[0])] if sent else []
+
+
+seventh_stale_ev(m, "trim-skip-applied-late", _seventh_trim_changes)
+
+
+# ---- decoders and adders of the send engine -------------------------------------------------
+
+m = fault("ackreq-on-first-not-last",
+          "The last-packet AckReq is wired to the opcode decoder's first-packet output: FIRST "
+          "packets carry AckReq and LAST packets do not, unless their PSN is a multiple of "
+          "ack_req_every.",
+          ["SND-ACKREQ-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    op = f.opcode
+    if op not in (roce.MRC_WRITE_FIRST, roce.MRC_WRITE_LAST, roce.MRC_WRITE_LAST_IMM):
+        return
+    e = nic_int(ctx, "ack_req_every", 16)
+    mult = e > 0 and f.get("bth", "psn") % e == 0
+    f.set("bth", "ack_req", int(op == roce.MRC_WRITE_FIRST or mult))
+
+
+m = fault("reth-va-carry-32",
+          "The RETH va adder adds k x PMTU to the low 32 bits of remote_va alone and drops "
+          "the carry: a message that crosses a 4 GiB boundary wraps to the start of its "
+          "4 GiB block.",
+          ["SND-SEG-003", "RETH-VA-002", "SND-RTX-001", "WR-EXEC-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    base = first_va(ctx, f, "reth-va-carry-32")
+    if base is None:
+        return
+    va = f.get("reth", "va")
+    if va >> 32 != base >> 32:
+        f.set("reth", "va", (base & ~0xFFFFFFFF) | (va & 0xFFFFFFFF))
+
+
+m = fault("probe-id-same-cycle",
+          "The probe_id counter is read before it is written back: two probes a QP sends at "
+          "one instant carry the same probe_id.",
+          ["EV-PROBE-005", "SND-TAIL-003"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    last = {}
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "probe":
+            continue
+        key = (f.get("bth", "dest_qp"), int(item["at"]))
+        pid = f.get("peth", "probe_id")
+        if key in last and last[key] != pid:
+            f.set("peth", "probe_id", last[key])
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+        else:
+            last[key] = pid
+    return outs
