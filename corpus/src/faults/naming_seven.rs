@@ -50,8 +50,8 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault(
         "ack-req-unread",
-        "the AckReq bit of arriving writes is not read: a write that asks for an \
-         acknowledgement is only counted for coalescing",
+        "AckReq is dropped from arriving writes where the receive pipeline forks: a write \
+         that asks for a SACK gets one only when coalescing gives it",
         &[req::RCV_SACK_001_A],
         // The SACK of the PSN before it leaves at the instant it arrives.
         &["rcv-cq-receive"],
@@ -84,12 +84,7 @@ impl Stream for SentTwice {
 
 /// A write arriving with its AckReq bit read as clear.
 fn ack_req_cleared(b: &[u8]) -> Option<Vec<u8>> {
-    let mut f = decode(b).to_repr()?;
-    if !f.bth.opcode.is_mrc_write() || !f.bth.ack_req {
-        return None;
-    }
-    f.bth.ack_req = false;
-    refit(&mut f).ok()
+    super::answers::misread_bth(b, |bth| bth.ack_req, |bth| bth.ack_req = false)
 }
 
 /// An AETH ACK arriving with its `msn` one ahead (bits 15:0, the bits a sender compares).
