@@ -173,14 +173,14 @@ fn cumulative_unseen(
             Some(&Kind::Sack { qp, cack, .. })
                 if qp == q && cack.wrapping_sub(p) & 0xFF_FFFF < HALF)
     });
-    let una = events.iter().filter(|&&(at, _)| at <= t).filter_map(|&(_, e)| match e {
+    let mut una = events.iter().filter(|&&(at, _)| at <= t).filter_map(|&(_, e)| match e {
         NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) if qpn.value() == q => {
             Some(snd_una.value())
         }
         _ => None,
     });
     // The last snd_una is at or before `p`: `p` is less than half the ring behind it.
-    let behind = una.last().is_some_and(|u| p.wrapping_sub(u) & 0xFF_FFFF < HALF);
+    let behind = una.next_back().is_some_and(|u| p.wrapping_sub(u) & 0xFF_FFFF < HALF);
     cumulative && behind
 }
 
