@@ -7666,14 +7666,54 @@ m = fault("spray-rr-skips-last",
           ["SND-SPRAY-001", "SND-PATH-001"])
 
 
-@out_frames(m, ("data",))
-def _(ctx, f, item):
-    c = ctx.qps.get(ctx.local_qp_of(f)) or {}
-    evs = list(c.get("evs") or [])
-    if c.get("spray") != "round-robin" or len(evs) < 3:
-        return
-    if f.ev() == evs[-1] or (not f.has("ipv6") and f.ev() >> 16 == evs[-1] >> 16):
-        f.set_ev(evs[0])
+# The cursor is one stage of the EV choice: the filters after it still apply, so the first
+# EV takes the last one's turn only while the device holds it GOOD and, for a
+# retransmission, it is not the EV the PSN last left on (SND-RTX-002). A retransmission is
+# not the cursor's: where the inner device avoided the last EV, believing the PSN left on
+# it, the device avoids the first, where it did. A Retransmitted report names the EV the
+# device really used.
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("spray-rr-skips-last", {"states": {}, "last": {}, "moved": set()})
+    same = lambda a, b: a is not None and b is not None and a >> 16 == b >> 16
+    for item in outs:
+        ev = report_of(item, "ev_state")
+        if ev is not None:
+            st["states"][(ev.get("qpn"), ev.get("ev"))] = ev.get("state")
+            continue
+        ev = report_of(item, "retransmitted")
+        if ev is not None:
+            evs = list((ctx.qps.get(ev.get("qpn")) or {}).get("evs") or [])
+            moved = (ev.get("qpn"), ev.get("psn")) in st["moved"]
+            if evs and moved and ev.get("lost_ev") == evs[-1]:
+                ev["lost_ev"] = evs[0]
+                ctx.mutated("spray-rr-skips-last")
+            continue
+        f = frame_of(item)
+        if f is None or kind(f) != "data":
+            continue
+        qp = ctx.local_qp_of(f)
+        c = ctx.qps.get(qp) or {}
+        evs = list(c.get("evs") or [])
+        key = (qp, f.get("bth", "psn"))
+        prev = st["last"].get(key)
+        last = f.ev() == evs[-1] or (not f.has("ipv6") and same(f.ev(), evs[-1])) \
+            if evs else False
+        ok = st["states"].get((qp, evs[0]) if evs else None, "GOOD") == "GOOD" and \
+            not (f.get("bth", "rtx") and same(prev, evs[0]))
+        if c.get("spray") == "round-robin" and len(evs) >= 3 and last and ok:
+            each_frame(ctx, [item], ("data",), lambda c_, g, i_: g.set_ev(evs[0]),
+                       "spray-rr-skips-last")
+            f = frame_of(item)
+            st["moved"].add(key)
+        elif f.get("bth", "rtx") and key in st["moved"] and same(prev, f.ev()) and \
+                st["states"].get((qp, evs[-1]), "GOOD") == "GOOD":
+            # The inner device chose the first EV as not the one the PSN left on; it was.
+            each_frame(ctx, [item], ("data",), lambda c_, g, i_: g.set_ev(evs[-1]),
+                       "spray-rr-skips-last")
+            f = frame_of(item)
+        st["last"][key] = f.ev()
+    return outs
 
 
 m = fault("probe-after-qp-error",

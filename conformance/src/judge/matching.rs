@@ -41,6 +41,7 @@ use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, r
 use crate::req::*;
 
 mod kinds;
+mod unacked;
 use kinds::*;
 
 /// The identity of a frame.
@@ -510,6 +511,14 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     let (rec, ef) = &cx.exp[e];
     if let Some(d) = sent_elsewhere(cx, e) {
         return d;
+    }
+    if let Some(what) = unacked::completed_unacked(cx, e) {
+        return Divergence {
+            expected: Some(render_frame(ef.bytes)),
+            should_only: false,
+            check: "",
+            ..Divergence::of(rec.at.0, SND_ACK_005, what)
+        };
     }
     let cause = named_cause(cx, e, None);
     let what = if matches!(cause.when, When::NotTaken(_)) {

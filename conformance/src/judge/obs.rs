@@ -174,3 +174,9 @@ pub(super) fn kind_of(d: &DecodedFrame<'_>) -> Kind {
         _ => Kind::Other { error: None },
     }
 }
+
+/// Whether `frames` hold a first transmission of PSN `psn` to peer QP `qp`: one more is a
+/// PSN sent twice as new (SND-PSN-001), whatever state its QP is in by then.
+pub(super) fn sent_new(frames: &[Frame<'_>], qp: u32, psn: u32) -> bool {
+    frames.iter().any(|f| f.kind == Kind::Data { qp, psn, rtx: false })
+}

@@ -22,7 +22,7 @@ use openrdma_device::{CpuCommand, Input, NicEvent, NicReport, RetransmitCause, S
 
 use super::obs::{Frame, In, Kind};
 use super::{Divergence, peer_map, render_event, wire_ev};
-use crate::req::REC_IF_008;
+use crate::req::{REC_IF_008, SND_SACK_001};
 
 /// The device's data frames per (local QP, PSN), in the order sent: (time, EV, `rtx`).
 type Sent = HashMap<(u32, u32), Vec<(u64, Ev, bool)>>;
@@ -52,6 +52,7 @@ pub(super) fn judge_retransmit_contents(
             continue;
         };
         let (q, p) = (qpn.value(), psn.value());
+        let mut rule = REC_IF_008;
         let what = if !cause_given(inputs, q, p, *cause, t) {
             format!(
                 "a Retransmitted report of PSN {p} on QP {q} with cause {}, which no input \
@@ -64,14 +65,25 @@ pub(super) fn judge_retransmit_contents(
             && *cause == RetransmitCause::Timeout
             && claimed(inputs, q, p, t.saturating_sub(late))
         {
-            format!(
-                "a Retransmitted report of PSN {p} on QP {q} names a lost EV, but a SACK had \
-                 claimed the PSN: a resend repeats a packet that arrived and names none"
-            )
+            if cumulative_unseen(inputs, events, (q, p), t.saturating_sub(late)) {
+                // The device's own snd_una shows it never took the PSN as arrived: the
+                // report is true to a queue that kept an acknowledged PSN (SND-SACK-001).
+                rule = SND_SACK_001;
+                format!(
+                    "PSN {p} of QP {q} is resent from the retransmission queue, lost EV and \
+                     all, though a SACK's cack_psn had acknowledged it: the device's last \
+                     Progress still gives it as unacknowledged"
+                )
+            } else {
+                format!(
+                    "a Retransmitted report of PSN {p} on QP {q} names a lost EV, but a SACK \
+                     had claimed the PSN: a resend repeats a packet that arrived and names none"
+                )
+            }
         } else {
             continue;
         };
-        let mut d = Divergence::of(t, REC_IF_008, what);
+        let mut d = Divergence::of(t, rule, what);
         d.actual = Some(render_event(e));
         div.push(d);
     }
@@ -143,6 +155,33 @@ fn lost_ev_wrong(
         lost.value(),
         prev.value()
     ))
+}
+
+/// Whether a SACK injected at or before `t` to QP `q` acknowledged PSN `p` by its
+/// `cack_psn`, while the device's last `Progress` of `q` before `t` gives an `snd_una` at
+/// or before `p`: the device did not take the cumulative point (SND-SACK-001). `false`
+/// without a `Progress`, which leaves the device's view unknown.
+fn cumulative_unseen(
+    inputs: &[In<'_>],
+    events: &[(u64, &NicEvent)],
+    (q, p): (u32, u32),
+    t: u64,
+) -> bool {
+    const HALF: u32 = 1 << 23;
+    let cumulative = inputs.iter().filter(|i| i.at <= t).any(|i| {
+        matches!(i.frame.as_ref().map(|f| &f.kind),
+            Some(&Kind::Sack { qp, cack, .. })
+                if qp == q && cack.wrapping_sub(p) & 0xFF_FFFF < HALF)
+    });
+    let mut una = events.iter().filter(|&&(at, _)| at <= t).filter_map(|&(_, e)| match e {
+        NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) if qpn.value() == q => {
+            Some(snd_una.value())
+        }
+        _ => None,
+    });
+    // The last snd_una is at or before `p`: `p` is less than half the ring behind it.
+    let behind = una.next_back().is_some_and(|u| p.wrapping_sub(u) & 0xFF_FFFF < HALF);
+    cumulative && behind
 }
 
 /// Whether a SACK injected at or before `t` to QP `q` claimed PSN `p`, cumulatively or in

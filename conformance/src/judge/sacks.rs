@@ -159,15 +159,20 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
             .max_by_key(|&c| psn_diff(c, cack));
         if best.is_none_or(|c| psn_diff(c, cack) < 0) {
             // A SACK sent in time whose cack_psn stops short of a PSN it had received
-            // next: its cumulative part is wrong (SETH-CACK-001.b), it is not missing.
+            // next: its cumulative part is wrong (SETH-CACK-001.b), it is not missing. A
+            // PSN received at the SACK's own instant counts only when the SACK answers it
+            // or a later one: one that answers an earlier PSN may come before it.
             let local = peer_of.get(&qp).copied();
             let stops_short = obs_frames.iter().any(|f| match f.kind {
                 Kind::Sack { qp: q, cack: c, .. } if q == qp && f.at <= deadline => {
                     let next = c.wrapping_add(1) & 0xFF_FFFF;
+                    let answers = |p: u32| {
+                        f.d.ext.seth.is_some_and(|s| psn_diff(s.ack_psn().value(), p) >= 0)
+                    };
                     psn_diff(c, cack) < 0
                         && local
                             .and_then(|l| arrivals.accepted_at(l, next))
-                            .is_some_and(|t| t <= f.at)
+                            .is_some_and(|t| t < f.at || (t == f.at && answers(next)))
                 }
                 _ => false,
             });

@@ -11,7 +11,7 @@ use openrdma_device::{
 };
 
 use super::arrivals::{Arrivals, Status};
-use super::obs::In;
+use super::obs::{In, sent_new};
 use super::table::Ctx;
 use super::{Divergence, Frame, Kind, peer_map, render_event, render_frame};
 
@@ -54,6 +54,11 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                 if !own_cpu && fatal_nack_for(inputs, local_of.get(&qp).copied(), psn, of.at) =>
             {
                 ("NETH-REASON-002.b", "a retransmission of the PSN a fatal NACK UNEXP_EVENT named")
+            }
+            Kind::Data { qp, psn, rtx: false }
+                if failed_by(qp, of.at) && sent_new(&obs_frames[..i], qp, psn) =>
+            {
+                ("SND-PSN-001", "a first transmission of a PSN the QP had already sent")
             }
             // A packet of a QP in the error state (SND-ERR-001); the device's own CPU half
             // retrying or probing after it failed the QP is named below by its own rule.

@@ -424,7 +424,7 @@ fn region_one_short(command: &mut openrdma_device::HostCommand) {
 
 /// A write's BTH as the device reads it, `clear` applied where `test` holds, the ICRC made
 /// right again.
-fn misread_bth(
+pub(super) fn misread_bth(
     b: &[u8],
     test: fn(&openrdma_codec::BthRepr) -> bool,
     clear: fn(&mut openrdma_codec::BthRepr),

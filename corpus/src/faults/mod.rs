@@ -59,6 +59,8 @@
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
 //!   report's own rule, not the transition it seems to miss, must be named.
+//! * [`naming_seven`]: an acknowledgement misread by one, named by what the misreading
+//!   breaks, not by the retransmission it changes; METH fields that trade places.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -111,6 +113,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 pub mod naming_rx;
+pub mod naming_seven;
 pub mod naming_six;
 pub mod naming_tx;
 mod prove;
@@ -410,6 +413,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || messages::FAULTS,
     || naming_rx::FAULTS,
     || naming_six::FAULTS,
+    || naming_seven::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || edges::FAULTS,

@@ -709,14 +709,18 @@ pub(super) fn nack_cause(r: openrdma_codec::NackReason) -> Rule {
 /// the counter started elsewhere than 0 (RET-DOMAIN-003); each the count of its own QP's
 /// earlier messages, or of every earlier message of the device, where the expected ones
 /// are neither, the counter is not the domain's (RET-DOMAIN-001). `None` when fewer than
-/// two messages show the pattern, or when frame `e` shows no MSN difference.
+/// two messages show the pattern, when frame `e` shows no MSN difference, or when its
+/// `msn` and `rqmsn` hold each other's value: the fields were swapped, and a counter
+/// explains nothing.
 pub(super) fn msn_counter_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option<Rule> {
     let first_packet = |f: &Frame<'_>| {
         matches!(f.kind, Kind::Data { rtx: false, .. })
             && f.d.bth.is_some_and(|b| b.opcode.is_first())
     };
     let ef = &cx.exp[e].1;
-    if !first_packet(ef) || ef.d.ext.meth?.msn == of.d.ext.meth?.msn {
+    let (want, got) = (ef.d.ext.meth?, of.d.ext.meth?);
+    let swapped = got.msn.value() == want.rqmsn.value() && got.rqmsn.value() == want.msn.value();
+    if !first_packet(ef) || want.msn == got.msn || swapped {
         return None;
     }
     // The first packets of the messages, in expected order: QP, expected MSN, device's MSN.

@@ -236,6 +236,7 @@ pub(super) const MATCH: &[Clause] = &[
     SETH_PDC_001_B,
     SETH_TYPE_001_B,
     SND_ACKREQ_001,
+    SND_ACK_005,
     SND_CC_001,
     SND_INFER_001,
     SND_INFER_002_B,
@@ -664,4 +665,4 @@ pub(super) const REPORTS: &[Clause] = &[
     TSETH_FTYPE_001_B,
 ];
 
-pub(super) const RETRANSMITTED: &[Clause] = &[REC_IF_008];
+pub(super) const RETRANSMITTED: &[Clause] = &[REC_IF_008, SND_SACK_001];
