@@ -196,7 +196,7 @@ impl Stream for Gathered {
                 out.extend(self.drain(close));
                 self.open = None;
             }
-            self.open.get_or_insert(o.at.0 + self.window);
+            self.open.get_or_insert(o.at.0.saturating_add(self.window));
             self.held.push(o);
         }
         if let Some(close) = self.open.filter(|&c| c <= batch.until.0) {
