@@ -147,6 +147,7 @@ mod retransmitted;
 mod sacks;
 mod schedule;
 mod sequences;
+mod steps;
 pub mod table;
 mod unexpected;
 mod wire;

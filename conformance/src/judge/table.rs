@@ -23,7 +23,7 @@ use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
     Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress, rate,
-    reports, retransmitted, sacks, schedule, sequences, unexpected, wire,
+    reports, retransmitted, sacks, schedule, sequences, steps, unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -607,6 +607,23 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| {
             let (i, e) = (&c.o.inputs, &c.o.events);
             progress::judge_report_order(i, &c.o.frames, &c.local_of(), e, d);
+        },
+    },
+    Check {
+        name: "reports.steps",
+        clauses: REPORT_ORDER,
+        // The reports it orders are not all recorded: a SACK to a QP makes them due.
+        reads: &[Reads::Sack],
+        applies: cpu_split,
+        judge: |c, d| {
+            let local_of = c.local_of();
+            let s = steps::Steps {
+                inputs: &c.o.inputs,
+                sent: &c.o.frames,
+                local_of: &local_of,
+                obs: &c.o.events,
+            };
+            steps::judge_steps(&s, d);
         },
     },
     Check {

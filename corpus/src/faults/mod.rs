@@ -68,6 +68,8 @@
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
+//! * [`same_instant`]: a QP's reports of one instant out of the order of the steps that
+//!   made them, and the reports of several inputs gathered at one instant.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -121,6 +123,7 @@ mod qps;
 pub mod rejects;
 pub mod reports_truth;
 pub mod retire;
+pub mod same_instant;
 pub mod sending;
 pub mod sixth_host;
 pub mod sixth_rx;
@@ -420,6 +423,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || stamps::FAULTS,
     || gaps::FAULTS,
     || reports_truth::FAULTS,
+    || same_instant::FAULTS,
     || exercise::FAULTS,
     generated::faults,
     layouts::faults,

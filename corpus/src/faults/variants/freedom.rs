@@ -39,6 +39,7 @@ pub const CHOICES: &[(Clause, &str)] = &[
     (CONF_DEV_005, "a device claims only the capabilities it has"),
     (CONF_ADP_017_B, "a completion written to a queue may come without its decoded entry"),
     (CONF_TIME_004, "each output up to late_ns / 2 later than the reference's"),
+    (CONF_CMP_078_C, "a QP's reports of one instant that no step orders, in either order"),
 ];
 
 /// The SHOULD and MAY clauses of a device that leave it no choice it can show at its
