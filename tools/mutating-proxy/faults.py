@@ -10824,3 +10824,577 @@ def _(ctx, outs):
         else:
             last[key] = pid
     return outs
+
+
+# ==========================================================================================
+# A seventh reading: the host side as an RTL team builds it (host-interface.md,
+# completion.md): a comparison written with the wrong bound, a field packed at the wrong
+# offset or in the wrong byte order, an adder or register too narrow, a cached copy that
+# goes stale, a table entry an error path changes, the wrong context read when two are live.
+# ==========================================================================================
+
+# ---- doorbells: the bus, the registers, the bounds -----------------------------------------
+
+m = fault("db-seq-half-ring-stale",
+          "The sequence comparator tests behind <= 2^15 for StaleSeq instead of < 2^15: a "
+          "token exactly half the ring ahead of the expected seq is reported STALE_SEQ, "
+          "not SEQ_GAP.",
+          ["DB-SEQ-002", "DB-SEQ-003", "CQE-REJECT-001"])
+
+
+def _(ctx, book, t, at, seen):
+    i = t >> 48 & 0xFFF
+    e = book.expected.get(i, 0)
+    if book.verdict(t) != 0x04 or (e - (t >> 32)) & 0xFFFF != 0x8000:
+        return None
+    return with_seq(t, e - 1)
+
+
+token_faults(m, _)
+
+
+m = fault("db-partial-zero-extended",
+          "The doorbell decoder checks the offset of a bus write but not its byte enables: a "
+          "write of fewer than 8 bytes at offset 0 is zero-extended and taken as a token.",
+          ["DB-MMIO-002", "DB-ACCEPT-001", "DB-REJECT-001", "CQE-REJECT-001",
+           "CQE-REJECT-002", "DB-VERSION-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item, c in host_commands(ins):
+        b = c.get("bytes", "")
+        if c.get("command") == "doorbell_write" and c.get("offset") == 0 and 0 < len(b) < 16:
+            c["bytes"] = b + "0" * (16 - len(b))
+            ctx.mutated("db-partial-zero-extended")
+    return ins
+
+
+m = fault("db-register-zero-only",
+          "The doorbell address decoder compares every address bit with register 0's: a "
+          "token written to any other doorbell register is dropped.",
+          ["DB-MMIO-003", "DB-ACCEPT-001", "DB-SEQ-001", "DB-SEQ-003", "CQE-REJECT-001",
+           "WR-EXEC-001", "FLAG-SEND-001", "CQE-SEND-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item, c in host_commands(ins):
+        if (c.get("command") == "doorbell_write" and c.get("register")
+                and token_of(c) is not None):
+            c["bytes"] = ""
+            ctx.mutated("db-register-zero-only")
+    return ins
+
+
+m = fault("db-dwords-swapped",
+          "The doorbell register's two 32-bit lanes are wired crossed: the bus's bytes 0 to 3 "
+          "land in the token's bits 63:32 and bytes 4 to 7 in bits 31:0.",
+          ["DB-FORMAT-002", "DB-FORMAT-001", "DB-ACCEPT-001", "DB-VERSION-001",
+           "DB-TEMPLATE-001", "CQE-REJECT-001", "CQE-REJECT-002", "WR-ID-001",
+           "WR-EXEC-001", "FLAG-SEND-001", "CQE-SEND-001", "DB-REJECT-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    for item, c in host_commands(ins):
+        if c.get("command") == "doorbell_write" and token_of(c) is not None:
+            b = c["bytes"]
+            if b[8:] + b[:8] != b:
+                c["bytes"] = b[8:] + b[:8]
+                ctx.mutated("db-dwords-swapped")
+    return ins
+
+
+m = fault("reject-advances-seq",
+          "The expected seq is written back in the cycle the sequence check passes, before "
+          "the index and length checks: a token rejected INDEX_OUT_OF_RANGE or "
+          "LENGTH_OUT_OF_RANGE consumes its seq.",
+          ["DB-REJECT-001", "DB-SEQ-001", "DB-SEQ-002", "DB-SEQ-003", "DB-ACCEPT-001",
+           "CQE-REJECT-001", "CQE-SEND-001", "FLAG-SEND-001", "WR-EXEC-001"])
+REJECT_ADVANCES = m
+
+
+def _(ctx, book, t, at, seen):
+    ahead = ctx.state.setdefault("reject-advances-seq:d", {})
+    i = t >> 48 & 0xFFF
+    n = with_seq(t, (t >> 32) - ahead.get(i, 0))
+    if book.verdict(n) in (0x05, 0x06):
+        ahead[i] = ahead.get(i, 0) + 1
+    return n
+
+
+def _reset(ctx, c):
+    if c.get("command") != "set_template" or not template_valid(c):
+        return
+    old = token_book(ctx, REJECT_ADVANCES).tpl.get(c.get("template_id"))
+    if old is None or dict(old, enabled=c.get("enabled")) != c:
+        ctx.state.setdefault("reject-advances-seq:d", {})[c.get("template_id")] = 0
+
+
+token_faults(m, _, _reset)
+
+
+# ---- templates: a narrow adder, a stale cache, an error path that writes -------------------
+
+m = fault("tpl-remote-va-carry-lost",
+          "The remote-address adder adds index x remote_stride to the low 32 bits of "
+          "remote_base alone: a slot whose address crosses a 4 GiB boundary from the base "
+          "loses the carry into bits 63:32.",
+          ["TPL-EXPAND-003", "SND-SEG-003", "RETH-VA-002", "WR-EXEC-001"])
+track_templates(m)
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if not f.has("reth"):
+        return
+    va = f.get("reth", "va")
+    for tpl in host_templates(ctx, m).values():
+        base = int(tpl.get("remote_base", 0))
+        if base <= va < base + int(tpl.get("remote_region_len", 0)) and va >> 32 != base >> 32:
+            f.set("reth", "va", (base >> 32) << 32 | (va & 0xFFFFFFFF))
+            return
+
+
+m = fault("tpl-cache-stale",
+          "The doorbell unit keeps the template it used last in a one-entry cache that a "
+          "template write does not update: tokens for that template are expanded and "
+          "sequence-checked from the old copy until a token for another template evicts it.",
+          ["TPL-INSTALL-002", "TPL-INSTALL-003", "TPL-FIELDS-001", "DB-SEQ-001",
+           "DB-SEQ-002", "DB-SEQ-003", "WR-EXEC-001", "TPL-EXPAND-001", "TPL-EXPAND-002",
+           "TPL-EXPAND-003", "TPL-EXPAND-004", "TPL-EXPAND-005", "TPL-EXPAND-006",
+           "SND-SEG-003", "SND-SEG-004", "DB-ACCEPT-001", "CQE-REJECT-001", "FLAG-SEND-001",
+           "CQE-SEND-001", "DB-TEMPLATE-001", "WR-SIGNALED-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("tpl-cache-stale", {"cached": None, "held": []})
+    out = []
+    for item in ins:
+        inp = item.get("input") or {}
+        c = inp.get("command") or {} if inp.get("kind") == "host" else {}
+        if c.get("command") == "set_template" and c.get("template_id") == st["cached"]:
+            st["held"].append(item)
+            continue
+        t = token_of(c)
+        if t is not None and t >> 60 == 1:
+            i = t >> 48 & 0xFFF
+            if i != st["cached"]:
+                for h in st["held"]:
+                    h["at"] = item.get("at")
+                    out.append(h)
+                st["held"] = []
+                st["cached"] = i
+            elif st["held"]:
+                ctx.mutated("tpl-cache-stale")
+        out.append(item)
+    return out
+
+
+def local_key_covers(regs, c):
+    """Whether a registration readable by the NIC covers the template's local region."""
+    r = regs.get(c.get("local_lkey"))
+    if not r or not r.get("local_read"):
+        return False
+    lo, n = int(c.get("local_base", 0)), int(c.get("local_region_len", 0))
+    return int(r.get("base", 0)) <= lo and lo + n <= int(r.get("base", 0)) + int(r.get("len", 0))
+
+
+m = fault("tpl-refused-install-disables",
+          "An installation clears the table entry's enable bit before the validity checks "
+          "run, and a refused one leaves it clear: trying to replace a template with an "
+          "invalid one disables the template it was to replace.",
+          ["TPL-INSTALL-001", "TPL-KEY-001", "DB-TEMPLATE-001", "DB-ACCEPT-001",
+           "CQE-REJECT-001", "CQE-REJECT-002", "CQE-OPCODE-001", "WR-EXEC-001",
+           "FLAG-SEND-001", "CQE-SEND-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    regs = ctx.state.setdefault("tpl-refused-install-disables:regs", {})
+    tpls = ctx.state.setdefault("tpl-refused-install-disables:tpl", {})
+    for item, c in host_commands(ins):
+        cmd = c.get("command")
+        if cmd == "register_local":
+            regs[c.get("lkey")] = dict(c)
+        elif cmd == "deregister_local":
+            regs.pop(c.get("lkey"), None)
+            for t in tpls.values():
+                if t.get("local_lkey") == c.get("lkey"):
+                    t["enabled"] = False
+        elif cmd == "set_template":
+            i = c.get("template_id")
+            ok = template_valid(c) and (not c.get("enabled") or local_key_covers(regs, c))
+            old = tpls.get(i)
+            if ok:
+                tpls[i] = dict(c)
+            elif old is not None and old.get("enabled") and int(i) < 4096:
+                old["enabled"] = False
+                c.clear()
+                c.update(old)
+                ctx.mutated("tpl-refused-install-disables")
+    return ins
+
+
+m = fault("reject-stale-writes-flag",
+          "The rejection path shares the flag writer's request line with the completion path: "
+          "a token rejected after the template check writes a flag at its slot, with the "
+          "token's seq as generation and the rejection's status.",
+          ["FLAG-SEND-003", "DB-REJECT-001", "FLAG-STATUS-001", "FLAG-SEND-001",
+           "FLAG-LEN-001"])
+track_templates(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    added = []
+    for item in outs:
+        ev = event_of(item)
+        if not ev or ev.get("event") != "completion":
+            continue
+        e = completion_entry(ev)
+        w = int(e.get("wr_id", 0))
+        tpl = host_templates(ctx, m).get(w >> 48 & 0xFFF)
+        if not 0x03 <= int(e.get("status", 0)) <= 0x06 or tpl is None:
+            continue
+        q = ctx.qps.get(tpl.get("qpn")) or {}
+        s = int(tpl.get("flag_base_slot", 0)) + (w >> 16 & 0xFFFF)
+        if s >= int(q.get("send_flag_slots", 0)):
+            continue
+        v = flag_value({"generation": w >> 32 & 0xFFFF, "status": int(e["status"]),
+                        "valid": 1, "resv": 0, "byte_len": 0})
+        added.append({"at": item["at"], "output": {"kind": "event", "event": {
+            "event": "flag_write", "qpn": tpl.get("qpn"), "side": "requester", "msn": 0,
+            "addr": int(q.get("send_flag_base", 0)) + 8 * s, "value": v}}})
+        ctx.mutated("reject-stale-writes-flag")
+    if added:
+        outs = outs + added
+        outs.sort(key=lambda o: int(o["at"]))
+    return outs
+
+
+# ---- completion queues: the consumer register, the slot address, the entry's bytes ---------
+
+m = fault("cq-consumer-plus-one",
+          "The consumer register is loaded with the count plus one, a pre-increment meant "
+          "for a slot pointer: a queue is found full one entry late, and the entry that "
+          "should have found no free slot overwrites one the consumer has not released.",
+          ["CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009", "RET-FLUSH-001",
+           "CQE-RING-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    real = ctx.state.setdefault("cq-consumer-plus-one:c", {})
+    for item, c in host_commands(ins):
+        if c.get("command") == "cq_consumer":
+            real[c.get("cq")] = int(c["consumed"])
+            c["consumed"] = (int(c["consumed"]) + 1) & 0xFFFFFFFF
+    return ins
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    real = ctx.state.setdefault("cq-consumer-plus-one:c", {})
+    counts = ctx.state.setdefault("cq-consumer-plus-one:k", {})
+    for item in outs:
+        ev = event_of(item) or {}
+        q = ev.get("queue") if ev.get("event") == "completion" else None
+        if not q or ctx.cqs.get(q.get("cq")) is None:
+            continue
+        cq, n = q.get("cq"), int(ctx.cqs[q.get("cq")].get("entries", 1))
+        k = counts.get(cq, 0)
+        counts[cq] = k + 1
+        if cq in real and (k - real[cq]) & 0xFFFFFFFF >= n:
+            ctx.mutated("cq-consumer-plus-one")
+    return outs
+
+
+m = fault("cq-consumer-after-instant",
+          "The consumer register's write port is served after the completion engine in a "
+          "cycle: a consumer write at the same instant as an input that completes messages "
+          "takes effect only after that input's completions.",
+          ["CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009", "RET-FLUSH-001",
+           "CQE-RING-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    out = list(ins)
+    for item in list(ins):
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") != "cq_consumer":
+            continue
+        j = out.index(item)
+        k = j
+        while k + 1 < len(out) and int(out[k + 1].get("at", 0)) == int(item.get("at", 0)):
+            k += 1
+        if k > j:
+            out.insert(k, out.pop(j))
+            ctx.mutated("cq-consumer-after-instant")
+    return out
+
+
+m = fault("cqe-addr-stride-16",
+          "The slot address is base + 16 x slot: the shifter of the address generator "
+          "shifts by 4, the size of the previous entry format.",
+          ["CQE-RING-001", "CQE-RING-003", "CQE-SETUP-001"])
+
+
+def _(ctx, item, ev, q, e, c):
+    q["addr"] = int(c["base"]) + 16 * int(q.get("slot", 0))
+
+
+queue_entries(m, _)
+
+
+m = fault("cqe-addr-high-word-lost",
+          "The queue base register keeps bits 31:0 alone: entries of a queue at 4 GiB or "
+          "above are written below 4 GiB.",
+          ["CQE-RING-001", "CQE-RING-003", "CQE-SETUP-001"])
+
+
+def _(ctx, item, ev, q, e, c):
+    q["addr"] = (int(c["base"]) + 32 * int(q.get("slot", 0))) & 0xFFFFFFFF
+
+
+queue_entries(m, _)
+
+
+m = fault("cqe-msn-big-endian",
+          "The msn of a completion entry is written big-endian: the entry builder swaps "
+          "the two bytes as it does for the wire.",
+          ["CQE-LAYOUT-001", "CQE-SEND-001", "CQE-SEND-002", "CQE-RECV-001"])
+completions(m, None, lambda ctx, ev, e: e.__setitem__("msn", swap16(int(e.get("msn", 0)))))
+
+
+m = fault("recv-cqe-len-imm-swapped",
+          "Receive completions carry byte_len in bytes 20 to 23 and the immediate in bytes "
+          "16 to 19: the two lanes of the receive-entry builder are crossed.",
+          ["CQE-LAYOUT-001", "CQE-RECV-001"])
+
+
+def _(ctx, ev, e):
+    if e.get("is_receive"):
+        e["byte_len"], e["imm"] = e.get("imm", 0), e.get("byte_len", 0)
+
+
+completions(m, "responder", _)
+
+
+m = fault("cqe-flag-bits-shifted",
+          "The flag bits of byte 10 are packed from bit 1: has_imm lands in is_receive, "
+          "is_receive in has_timestamp, and has_timestamp in the reserved bit 3.",
+          ["CQE-LAYOUT-001", "CQE-RESV-001", "CQE-IMM-002", "CQE-SEND-001", "CQE-RECV-001",
+           "CQE-TS-001", "CQE-REJECT-001", "CQE-SEND-002"])
+
+
+def _(ctx, ev, e):
+    h, r, t = bool(e.get("has_imm")), bool(e.get("is_receive")), bool(e.get("has_timestamp"))
+    e["has_imm"], e["is_receive"], e["has_timestamp"] = False, h, r
+    e["flags_resv"] = int(e.get("flags_resv", 0)) | int(t)
+
+
+completions(m, None, _)
+
+
+m = fault("cqe-phase-bit7",
+          "The phase is written into bit 7 of byte 31 instead of bit 0: a byte-wide "
+          "owner field was narrowed at the wrong end.",
+          ["CQE-RING-001", "CQE-RESV-001", "CQE-LAYOUT-001", "CQE-RING-003"])
+
+
+def _(ctx, item, ev, q, e, c):
+    e["owner_resv"] = (int(e.get("owner_resv", 0)) & 0x3F) | (int(bool(e["phase"])) << 6)
+    e["phase"] = False
+
+
+queue_entries(m, _)
+
+
+m = fault("cqe-wr-id-words-swapped",
+          "The 64-bit wr_id is written as two 32-bit words in the wrong order: bits 31:0 "
+          "land in bytes 4 to 7 and bits 63:32 in bytes 0 to 3.",
+          ["CQE-LAYOUT-001", "CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "WR-ID-001",
+           "TPL-EXPAND-007"])
+
+
+def _(ctx, ev, e):
+    w = int(e.get("wr_id", 0))
+    e["wr_id"] = (w & 0xFFFFFFFF) << 32 | w >> 32
+
+
+completions(m, None, _)
+
+
+m = fault("recv-cq-first-qp",
+          "The receive-queue select register is loaded when the first QP is created and "
+          "never again: every QP's receive completions go to the receive queue of the "
+          "first QP.",
+          ["CQE-ROUTE-001", "CQE-RING-001", "CQE-RECV-001"])
+
+
+def _(ctx, ev, cq):
+    if ev.get("side") != "responder" or not completion_entry(ev).get("is_receive"):
+        return cq
+    first = next((q.get("recv_cq") for q in ctx.qps.values()
+                  if q.get("recv_cq") is not None), None)
+    return cq if first is None else first
+
+
+ring_faults(m, _)
+
+
+# ---- flags: the word's lanes, the slot mask ------------------------------------------------
+
+m = fault("flag-status-one-bit-low",
+          "The flag writer packs status at bits 46:39 instead of 47:40: status bit 0 lands "
+          "on the valid bit and the rest one bit low.",
+          ["FLAG-LAYOUT-001", "FLAG-STATUS-001", "FLAG-SEND-001", "FLAG-VALID-001"])
+
+
+def _(ctx, ev, d):
+    if d["status"]:
+        d["valid"] |= d["status"] & 1
+        d["status"] >>= 1
+
+
+flags(m, None, _)
+
+
+m = fault("flag-len-big-endian",
+          "The flag writer stores byte_len big-endian, as the RETH carries dma_len.",
+          ["FLAG-LAYOUT-001", "FLAG-LEN-001", "FLAG-SEND-001", "FLAG-RECV-002",
+           "RET-FLAG-001"])
+flags(m, None, lambda ctx, ev, d: d.__setitem__("byte_len", swap32(d["byte_len"])))
+
+
+m = fault("recv-flag-slot-mask-count",
+          "The retirement-flag slot is MSN AND rx_flag_slots instead of MSN AND "
+          "(rx_flag_slots - 1): the mask was built from the count, not the count less one.",
+          ["FLAG-RECV-001", "RET-FLAG-001", "FLAG-TABLE-001", "FLAG-RECV-002"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    c = ctx.qps.get(ev.get("qpn")) or {}
+    n = int(c.get("recv_flag_slots", 0))
+    if ev.get("side") != "responder" or ev.get("msn") is None or n <= 0 or n & (n - 1):
+        return
+    ev["addr"] = int(c.get("recv_flag_base", 0)) + 8 * (int(ev["msn"]) & n)
+
+
+m = fault("recv-flag-base-ored",
+          "The retirement-flag address is recv_flag_base OR 8 x slot, not the sum: right only "
+          "when the base is aligned to the size of the QP's ring of flags.",
+          ["FLAG-RECV-001", "RET-FLAG-001", "FLAG-TABLE-001", "FLAG-RECV-002"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    c = ctx.qps.get(ev.get("qpn")) or {}
+    n = int(c.get("recv_flag_slots", 0))
+    if ev.get("side") != "responder" or ev.get("msn") is None or n <= 0 or n & (n - 1):
+        return
+    ev["addr"] = int(c.get("recv_flag_base", 0)) | 8 * (int(ev["msn"]) % n)
+
+
+# ---- Write-with-Immediate: the limit's comparators -----------------------------------------
+
+m = fault("wwi-limit-minus-one",
+          "Both Write-with-Immediate limit comparators use >= where > is meant: the sender "
+          "holds a message back with wwi_limit - 1 outstanding, and the responder refuses "
+          "an RQMSN exactly wwi_limit ahead.",
+          ["WWI-LIMIT-001", "WWI-LIMIT-002"])
+config(m, "nic", "wwi_limit", lambda v: int(v) - 1 if int(v) > 1 else int(v),
+       lambda ctx: "write-immediate" in ctx.requires)
+
+
+# ---- the error state and the device registers, once more ------------------------------------
+
+m = fault("flush-token-takes-msn",
+          "A token for a QP in the error state goes through the MSN counter as a new message "
+          "does: its FLUSHED completion and sender flag carry the QP's next MSN instead of 0.",
+          ["RET-FLUSH-001", "CQE-SEND-002", "CQE-SEND-001", "RET-ERR-004"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("flush-token-takes-msn", {"msn": {}, "failed": {}})
+    for item in outs:
+        ev = event_of(item)
+        if not ev or ev.get("side") != "requester":
+            continue
+        at = int(item["at"])
+        if ev.get("event") == "completion":
+            e = completion_entry(ev)
+            if e.get("is_receive") or not 0x10 <= int(e.get("status", 0)) <= 0x15:
+                continue
+            q, msn = e.get("qpn"), int(e.get("msn", 0))
+            failed = st["failed"].get(q)
+            if e["status"] == 0x15 and msn == 0 and failed is not None and failed < at:
+                e["msn"] = (st["msn"].get(q, 0) + 1) & 0xFFFF
+                set_completion_entry(ev, e)
+                st["msn"][q] = e["msn"]
+                st.setdefault("flag", {})[(q, at)] = e["msn"]
+                ctx.mutated("flush-token-takes-msn")
+                continue
+            st["msn"][q] = max(st["msn"].get(q, 0), msn)
+            st["failed"].setdefault(q, at)
+        elif ev.get("event") == "flag_write":
+            n = st.get("flag", {}).get((ev.get("qpn"), at))
+            if n is not None and int(ev.get("msn", 0)) == 0:
+                ev["msn"] = n
+    return outs
+
+
+m = fault("error-cq-register-unwritten",
+          "The device-error-queue register is loaded only at reset: set_error_cq is dropped, "
+          "and tokens that name no usable template complete in the first queue created.",
+          ["CQE-REJECT-002", "CQE-ROUTE-001", "CQE-RING-001", "CQE-SETUP-003"])
+
+
+def _(ctx, ev, cq):
+    e = completion_entry(ev)
+    first = next(iter(ctx.cqs), None)
+    if int(e.get("status", 0)) in (0x01, 0x02) and not e.get("is_receive") and first is not None:
+        return first
+    return cq
+
+
+ring_faults(m, _)
+
+
+m = fault("send-flag-stride-4",
+          "The sender flag address is send_flag_base + 4 x flag_slot: the flag writer kept "
+          "the 4-byte stride of a 32-bit flag format.",
+          ["FLAG-SEND-001", "FLAG-TABLE-001", "TPL-EXPAND-006", "FLAG-WRITE-001"])
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item):
+    if ev.get("side") != "requester":
+        return
+    base = int((ctx.qps.get(ev.get("qpn")) or {}).get("send_flag_base", 0))
+    off = int(ev["addr"]) - base
+    if off > 0 and off % 8 == 0:
+        ev["addr"] = base + off // 2
+
+
+m = fault("cqe-addr-no-wrap",
+          "The entry address is a running pointer that adds 32 per entry and is not reset "
+          "when the producer index wraps: from the second pass on, entries are written past "
+          "the end of the ring.",
+          ["CQE-RING-001", "CQE-RING-003", "CQE-SETUP-001"])
+
+
+def _(ctx, item, ev, q, e, c):
+    st = ctx.state.setdefault("cqe-addr-no-wrap", {})
+    k = st.get(q.get("cq"), 0)
+    st[q.get("cq")] = k + 1
+    q["addr"] = int(c["base"]) + 32 * k
+
+
+queue_entries(m, _)

@@ -13,15 +13,15 @@
 //! What a device did with a token is read from its outputs by identity: an entry whose
 //! `wr_id` is the token (`WR-ID-001`), a sender flag at the work request's slot with the
 //! token's `seq`, packets whose RETH carries the work request's `rkey` and length. An
-//! entry whose `wr_id` is a token rung with its bytes reversed, or with one field cut to
-//! fewer bits than table 1 gives it, shows the token misread (`DB-FORMAT-002`,
+//! entry whose `wr_id` is a token rung with its bytes in another order, or with one field
+//! cut to fewer bits than table 1 gives it, shows the token misread (`DB-FORMAT-002`,
 //! `DB-FORMAT-001`).
 
 use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::host::{
-    CompletionStatus, DoorbellReject, DoorbellToken, FlagRepr, LengthBound, Side as RegionSide,
-    Template, TemplateError, WorkRequest, accept_doorbell,
+    CompletionStatus, DoorbellReject, DoorbellToken, FlagRepr, Side as RegionSide, Template,
+    TemplateError, WorkRequest, accept_doorbell,
 };
 use openrdma_codec::{Lkey, TemplateId};
 use openrdma_device::{HostCommand, Input, LocalRegion, NicEvent, QpConfig, Record, Side};
@@ -30,8 +30,10 @@ use super::obs::{Frame, Kind, Obs};
 use super::{Divergence, FieldDiff, render_event, render_frame};
 use crate::req::*;
 
+mod checks;
 mod expansion;
 mod seqs;
+use checks::{check_of, length_edge, reject_rule, reordered};
 pub(super) use expansion::{EXPAND_CLAUSES, judge_expansion};
 use seqs::Seqs;
 
@@ -393,39 +395,6 @@ fn failing(tok: &DoorbellToken, template: Option<&Installed>) -> Vec<CompletionS
     out
 }
 
-/// The first length check whose bound accepted work request `wr` of template `t` reaches
-/// exactly: its length is `max_length` (`DB-LENGTH-002`), or its local or remote range
-/// ends at the end of its region (`DB-LENGTH-003`, `DB-LENGTH-004`).
-fn length_edge(t: &Template, wr: &WorkRequest) -> Option<Clause> {
-    let len = u64::from(wr.length);
-    let reaches = |va: u64, base: u64, region: u64| {
-        va.checked_sub(base).and_then(|off| off.checked_add(len)) == Some(region)
-    };
-    if len == u64::from(t.max_length) {
-        Some(DB_LENGTH_002)
-    } else if reaches(wr.local_va, t.local_base, t.local_region_len) {
-        Some(DB_LENGTH_003)
-    } else if reaches(wr.remote_va, t.remote_base, t.remote_region_len) {
-        Some(DB_LENGTH_004)
-    } else {
-        None
-    }
-}
-
-/// The clause of the check that rejects a token.
-fn reject_rule(r: &DoorbellReject, unusable: Option<Clause>) -> Clause {
-    match r {
-        DoorbellReject::BadVersion { .. } => DB_VERSION_001,
-        DoorbellReject::UnknownTemplate { .. } => unusable.unwrap_or(DB_TEMPLATE_001),
-        DoorbellReject::StaleSeq { .. } => DB_SEQ_002,
-        DoorbellReject::SeqGap { .. } => DB_SEQ_003,
-        DoorbellReject::IndexOutOfRange { .. } => DB_INDEX_001,
-        DoorbellReject::LengthOutOfRange { bound: LengthBound::MaxLength, .. } => DB_LENGTH_002,
-        DoorbellReject::LengthOutOfRange { bound: LengthBound::LocalRegion, .. } => DB_LENGTH_003,
-        DoorbellReject::LengthOutOfRange { bound: LengthBound::RemoteRegion, .. } => DB_LENGTH_004,
-    }
-}
-
 /// The clauses the `doorbells` row can fail.
 pub(super) const CLAUSES: &[Clause] = &[
     CQE_REJECT_001,
@@ -597,7 +566,7 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
         if let Some(r) = l
             .rungs
             .iter()
-            .find(|r| matches!(r.source, Source::Bus { .. }) && r.value.swap_bytes() == id)
+            .find(|r| matches!(r.source, Source::Bus { .. }) && reordered(r.value, id, c))
         {
             swapped.insert(r.value);
             div.push(Divergence {
@@ -606,8 +575,8 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
                     r.at,
                     DB_FORMAT_002,
                     format!(
-                        "token {:#018x} was read with its bytes reversed: the device answered \
-                         token {id:#018x}",
+                        "token {:#018x} was read with its bytes in another order: the device \
+                         answered token {id:#018x}",
                         r.value
                     ),
                 )
@@ -908,7 +877,8 @@ fn judge_accepted(
             // device took the token for another length.
             DB_LENGTH_001
         } else {
-            DB_ORDER_001
+            // The check whose status the device gave failed a token that passes it.
+            check_of(s)
         };
         let what = if rule == DB_MMIO_002_A {
             format!(

@@ -750,6 +750,11 @@ fn judge_seq(
             rule = failed_by_early_stop(we, ge, causes.early_stops).or(rule);
             rule = fatal_by_vendor_info(we, ge, gt, inputs.nacks).or(rule);
         }
+        // An MSN on the flag or entry of a token's work request that reached its QP in the
+        // error state, which completes at once without taking one (RET-FLUSH-001.b).
+        if fields.first().is_some_and(|f| f.field == "msn") {
+            rule = flushed_token(we, wt, causes.failed_at).or(rule);
+        }
         // A flag whose word holds the expected one's bytes in reverse: stored big-endian.
         if let (NicEvent::FlagWrite(a), NicEvent::FlagWrite(b)) = (we, ge) {
             if a.value != b.value && a.value.swap_bytes() == b.value {

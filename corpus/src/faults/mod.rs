@@ -65,6 +65,8 @@
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
 //!   inside a register taken for a token, the QPN of two completions of one instant.
+//! * [`seventh_host`]: the host interface as an RTL team builds it: a doorbell register's
+//!   lanes crossed, a refused installation that disables, the immediate limit one short.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
@@ -125,6 +127,7 @@ pub mod reports_truth;
 pub mod retire;
 pub mod same_instant;
 pub mod sending;
+pub mod seventh_host;
 pub mod sixth_host;
 pub mod sixth_rx;
 pub mod sixth_tx;
@@ -419,6 +422,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_seven::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
+    || seventh_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
     || gaps::FAULTS,

@@ -192,6 +192,9 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   window: the peer's window started narrower than the sender's own (SND-WIN-002.a).
 /// * Released by no input, late or missing, and the last PSN the window admits: the
 ///   window check held back the PSN that fills the window exactly (SND-WIN-001).
+/// * Released by no input, the first packet of a Write-with-Immediate sent late, at or
+///   after a transport ACK into its QP, when `wwi_limit` less one of the QP's were
+///   outstanding: the limit, compared with `>=`, held it back (WWI-LIMIT-001).
 /// * Released by no input: sent at a probe answer whose mark should have held its EV
 ///   (EV-PROBE-003), or at one with no mark while a controller held the EV DENIED
 ///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, the skip's hold
@@ -251,6 +254,9 @@ pub(super) fn first_causes(
             out.push(Cause::new(rule, When::Always));
         }
         None => {
+            if let Some(t) = imm_limit_release(s, inj, exp, e, local) {
+                out.push(Cause::new(WWI_LIMIT_001, When::LateFrom(t)));
+            }
             let answers = |marked: bool| {
                 acks.iter().filter(move |(t, d)| {
                     *t < at && d.ext.seth.is_some_and(|x| x.pr && (x.m != EvMark::NONE) == marked)
@@ -297,6 +303,51 @@ pub(super) fn first_causes(
         }
     }
     out
+}
+
+/// The time of the first transport acknowledgement into the device's QP `local` after the
+/// first packet `exp[e]` of a Write-with-Immediate was due, when `wwi_limit` less one
+/// Write-with-Immediate messages of its QP were then outstanding: sent before it and not
+/// covered by an AETH the scenario injected. A sender that sends the packet only from then
+/// on held it back one message short of the limit (WWI-LIMIT-001), a limit compared with
+/// `>=`, where the reference sent it at once.
+fn imm_limit_release(
+    s: &Scenario,
+    inj: &[Injected<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+    local: u32,
+) -> Option<u64> {
+    let (rec, ef) = &exp[e];
+    let at = rec.at.0;
+    let qp = ef.d.bth?.dest_qp.value();
+    let first_imm = |k: usize| {
+        let f = &exp[k].1;
+        matches!(f.kind, Kind::Data { rtx: false, .. })
+            && f.d.bth.is_some_and(|b| b.opcode.is_first() && b.dest_qp.value() == qp)
+            && imm_message(exp, k)
+    };
+    if !first_imm(e) {
+        return None;
+    }
+    let aeths = |before: bool| {
+        inj.iter().filter(move |i| (i.at() < at) == before).filter_map(move |i| {
+            let d = i.frame.as_ref()?;
+            let a = d.ext.aeth?;
+            (d.bth?.dest_qp.value() == local).then_some((i.at(), a.msn.msn().value()))
+        })
+    };
+    let acked: Vec<u16> = aeths(true).map(|(_, m)| m).collect();
+    let outstanding: std::collections::BTreeSet<u16> = (0..e)
+        .filter(|&k| first_imm(k))
+        .filter_map(|k| exp[k].1.d.ext.meth.map(|m| m.msn.value()))
+        .filter(|m| !acked.iter().any(|a| a.wrapping_sub(*m) < 0x8000))
+        .collect();
+    let limit = usize::from(s.manifest.nic.wwi_limit);
+    if limit < 2 || outstanding.len().checked_add(1) != Some(limit) {
+        return None;
+    }
+    aeths(false).map(|(t, _)| t).filter(|&t| t > at).min()
 }
 
 /// Whether first transmission `ef` of the device's QP `local` is 128 PSNs or more past
