@@ -23,7 +23,7 @@ pub static FAULTS: &[Fault] = &[fault(
      lookup misses, and writes that pass the region check are NAKed with a remote access \
      error",
     &[req::RCV_PLACE_002_A],
-    &["rcv-sack-timer", "rcv-psn-wrap"],
+    &["rcv-sack-timer", "rcv-psn-wrap", "rcv-lenient"],
     Edits { frame_in: Some(rkey_swapped), ..Edits::NONE },
 )];
 
