@@ -10390,26 +10390,34 @@ m = fault("rcv-zero-length-never-complete",
            "RCV-ACK-001", "RCV-ACK-002"])
 
 
-@m.hook("outputs")
-def _(ctx, outs, m=m):
-    st = ctx.state.setdefault(m.name, {"blocked": False})
-    keep = []
-    for item in outs:
-        ev = event_of(item)
-        f = frame_of(item)
-        if ev is not None and ev.get("side") == "responder":
-            if ev.get("event") == "flag_write" and flag_fields(int(ev["value"]))["byte_len"] == 0:
-                st["blocked"] = True
-            if ev.get("event") == "completion" and completion_entry(ev).get("byte_len") == 0:
-                st["blocked"] = True
-            if st["blocked"] and ev.get("event") in ("flag_write", "completion"):
+def rx_stuck_after(m, stuck):
+    """Registers an output hook for a message that never completes: from the first
+    retirement flag or receive completion whose byte_len `stuck(n)` says the device cannot
+    complete, no retirement flag, receive completion or transport ACK is given."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        st = ctx.state.setdefault(m.name, {"blocked": False})
+        keep = []
+        for item in outs:
+            ev = event_of(item)
+            f = frame_of(item)
+            if ev is not None and ev.get("side") == "responder":
+                if ev.get("event") == "flag_write":
+                    st["blocked"] |= stuck(flag_fields(int(ev["value"]))["byte_len"])
+                if ev.get("event") == "completion":
+                    st["blocked"] |= stuck(completion_entry(ev).get("byte_len", -1))
+                if st["blocked"] and ev.get("event") in ("flag_write", "completion"):
+                    ctx.mutated(m.name)
+                    continue
+            if st["blocked"] and f is not None and kind(f) == "ack":
                 ctx.mutated(m.name)
                 continue
-        if st["blocked"] and f is not None and kind(f) == "ack":
-            ctx.mutated(m.name)
-            continue
-        keep.append(item)
-    return keep
+            keep.append(item)
+        return keep
+
+
+rx_stuck_after(m, lambda n: n == 0)
 
 
 # ---- a failed QP that still answers a probe -----------------------------------------------
@@ -11398,3 +11406,407 @@ def _(ctx, item, ev, q, e, c):
 
 
 queue_entries(m, _)
+
+
+# ==========================================================================================
+# A seventh reading: the receiving side as an RTL team builds it (receiver.md and the
+# responder rules of wire-format.md): fields packed at the wrong bit offset or with their
+# bytes in the wrong order, registers too narrow, comparisons at a bound written with the
+# wrong operator, serial-number arithmetic at half the PSN space, state read in the cycle
+# it is written, and the context of the wrong QP read when two QPs answer at one instant.
+# ==========================================================================================
+
+def rx7_swap(v, n):
+    """`v` as `n` bytes in the other byte order."""
+    return int.from_bytes(v.to_bytes(n, "big"), "little")
+
+
+# ---- fields packed in the wrong byte order ---------------------------------------------------
+
+m = fault("sack-cack-le",
+          "The SETH builder writes cack_psn little-endian across its three bytes; the BTH psn "
+          "next to it is right.",
+          ["SETH-CACK-001", "SETH-LAYOUT-001", "RCV-SACK-005", "SETH-BITMAP-002",
+           "SETH-ACKPSN-003", "PETH-RESP-001", "EV-PROBE-004", "OPC-PSN-002"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "cack_psn", rx7_swap(f.get("seth", "cack_psn"), 3))
+
+
+m = fault("sack-offset-le",
+          "The SETH builder writes sack_offset little-endian: every SACK says the bitmap "
+          "starts 256 PSNs after cack_psn.",
+          ["RCV-SACK-005", "SETH-LAYOUT-001", "SETH-BITMAP-001", "SETH-BITMAP-002",
+           "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("seth", "sack_offset", rx7_swap(f.get("seth", "sack_offset") & 0xFFFF, 2))
+
+
+m = fault("sack-rcvd-bytes-le",
+          "The CC_STATE builder writes rcvd_bytes little-endian across its three bytes.",
+          ["CCS-BYTES-001", "CCS-LAYOUT-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "rcvd_bytes", rx7_swap(f.get("cc_state", "rcvd_bytes"), 3))
+
+
+m = fault("sack-ts-le",
+          "The CC_STATE builder writes the reflected tx_timestamp little-endian.",
+          ["CCS-TS-001", "CCS-LAYOUT-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "tx_timestamp", rx7_swap(f.get("cc_state", "tx_timestamp"), 2))
+
+
+m = fault("sack-ooo-bit-high",
+          "The out-of-order counter is packed one bit too high in CC_STATE bytes 2 and 3: "
+          "ooo_count reads twice the count, and bit 14 of the count lands in resv.",
+          ["CCS-OOO-001", "CCS-LAYOUT-001", "RCV-SACK-007", "CCS-RESV-001", "PETH-RESP-001",
+           "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    v = f.get("cc_state", "ooo_count") << 1
+    f.set("cc_state", "ooo_count", v & 0x7FFF)
+    f.set("cc_state", "resv", (v >> 15) & 1)
+
+
+m = fault("nack-psn-le",
+          "The NETH builder writes nack_psn little-endian across its three bytes; the BTH psn "
+          "is right.",
+          ["NETH-PSN-001", "NETH-LAYOUT-001", "RCV-NACK-001", "OPC-PSN-002", "RCV-WIN-002"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "nack_psn", rx7_swap(f.get("neth", "nack_psn"), 3))
+
+
+m = fault("nack-entropy-le",
+          "The NETH builder writes entropy, the NACKed packet's EV, little-endian.",
+          ["NETH-PSN-001", "NETH-LAYOUT-001", "RCV-NACK-001", "ENC-EV-003"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "entropy", rx7_swap(f.get("neth", "entropy"), 4))
+
+
+m = fault("nack-reason-in-vendor-info",
+          "The NETH builder writes the reason one byte too far, into vendor_info, and leaves "
+          "the reason byte 0.",
+          ["RCV-NACK-001", "NETH-LAYOUT-001", "NETH-REASON-001", "RCV-WIN-002",
+           "NETH-VENDOR-001", "WWI-LIMIT-002"])
+
+
+@out_frames(m, ("nack",))
+def _(ctx, f, item):
+    f.set("neth", "vendor_info", f.get("neth", "reason"))
+    f.set("neth", "reason", 0)
+
+
+m = fault("ack-msn-byte-high",
+          "The AETH builder writes the 16-bit MSN into bytes 1 and 2 instead of 2 and 3: the "
+          "msn field reads the MSN times 256.",
+          ["AETH-MSN-001", "AETH-LAYOUT-001", "RCV-ACK-002", "RCV-NAK-002", "RCV-DUP-002"])
+
+
+@out_frames(m, ("ack", "nak"))
+def _(ctx, f, item):
+    f.set("aeth", "msn", (f.get("aeth", "msn") << 8) & U24)
+
+
+m = fault("sack-bitmap-bit0-set",
+          "Bit 0 of the SACK bitmap is wired to the bitmap's valid bit: it is always 1, as "
+          "if PSN epsn had arrived.",
+          ["SETH-BITMAP-002", "SETH-BITMAP-001", "RCV-SACK-005", "PETH-RESP-001",
+           "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.get("seth", "sack_offset") == 1:
+        f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") | 1)
+
+
+# ---- registers too narrow ----------------------------------------------------------------
+
+m = fault("sack-ooo-6bit",
+          "The out-of-order counter is 6 bits wide, sized for the 64-bit SACK bitmap: a "
+          "count of 64 or more PSNs after cack_psn is reported modulo 64.",
+          ["CCS-OOO-001", "RCV-SACK-007"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    f.set("cc_state", "ooo_count", f.get("cc_state", "ooo_count") & 0x3F)
+
+
+m = fault("rcv-placed-bytes-16bit",
+          "The placed-bytes counter of a message entry is 16 bits wide: a message of 64 KiB "
+          "or more never reaches its dma_len, so it and every message after it in its domain "
+          "never retire.",
+          ["RCV-MSG-003", "RET-ORDER-001", "RET-FLAG-001", "FLAG-RECV-002", "CQE-RECV-001",
+           "RCV-ACK-001", "RCV-ACK-002"])
+
+
+rx_stuck_after(m, lambda n: n >= 0x10000)
+
+
+# ---- input fields read in the wrong byte order ---------------------------------------------
+
+m = fault("rx-rkey-le",
+          "The receive parser reads RETH rkey little-endian: the region lookup misses, and "
+          "writes are NAKed or placed through another region.",
+          ["RCV-PLACE-002", "RCV-PLACE-003", "RETH-LAYOUT-001", "RETH-RKEY-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    f.set("reth", "rkey", rx7_swap(f.get("reth", "rkey"), 4))
+
+
+m = fault("rx-va-words-swapped",
+          "The receive parser loads the 64-bit RETH va as two 32-bit words in the wrong "
+          "order.",
+          ["RCV-PLACE-003", "RCV-PLACE-002", "RETH-LAYOUT-001", "RETH-VA-002"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    va = f.get("reth", "va")
+    f.set("reth", "va", ((va & 0xFFFFFFFF) << 32) | (va >> 32))
+
+
+m = fault("rx-tseth-ts-le",
+          "The receive parser latches the TSETH tx_timestamp little-endian: SACKs and NACKs "
+          "reflect it byte-swapped.",
+          ["CCS-TS-001", "RCV-SACK-007", "NETH-TS-001", "RCV-NACK-001", "TSETH-LAYOUT-001"])
+
+
+@in_frames(m, ("data",))
+def _(ctx, f, item):
+    if f.has("tseth"):
+        f.set("tseth", "tx_timestamp", rx7_swap(f.get("tseth", "tx_timestamp"), 2))
+
+
+# ---- the wrong QP's context when two QPs answer at one instant ------------------------------
+
+def rx7_same_instant(m, kinds, copy_fields):
+    """Registers an output hook for a builder that latches its fields once per cycle: of
+    two frames of `kinds` for different QPs at one instant, the second carries the
+    `copy_fields` (header, field) of the first."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        first = {}
+        for item in outs:
+            f = frame_of(item)
+            if f is None or kind(f) not in kinds:
+                continue
+            at, qp = int(item["at"]), ctx.local_qp_of(f)
+            if at not in first:
+                first[at] = (qp, [f.get(h, n) for h, n in copy_fields])
+                continue
+            q0, vals = first[at]
+            if q0 == qp:
+                continue
+            before = bytes(f.b)
+            for (h, n), v in zip(copy_fields, vals):
+                f.set(h, n, v)
+            if bytes(f.b) != before:
+                f.seal()
+                put_frame(item, f)
+                ctx.mutated(m.name)
+        return outs
+
+
+m = fault("sack-state-latched-cycle",
+          "The SACK builder reads the QP context once per cycle: when two QPs send SACKs at one "
+          "instant, the second carries the first QP's cack_psn and bitmap.",
+          ["SETH-CACK-001", "SETH-BITMAP-001", "RCV-SACK-005", "OPC-PSN-002", "SETH-ACKPSN-003",
+           "SETH-BITMAP-002", "PETH-RESP-001", "EV-PROBE-004"])
+rx7_same_instant(m, ("sack", "probe-answer"),
+                 [("seth", "cack_psn"), ("bth", "psn"), ("seth", "sack_bitmap")])
+
+
+m = fault("ack-msn-latched-cycle",
+          "The ACK builder reads the retired-MSN register once per cycle: when two QPs send "
+          "transport ACKs at one instant, the second carries the first QP's msn.",
+          ["AETH-MSN-001", "RCV-ACK-002", "RCV-ACK-003"])
+rx7_same_instant(m, ("ack",), [("aeth", "msn")])
+
+
+m = fault("sack-rcvd-bytes-latched-cycle",
+          "The CC_STATE builder reads the received-bytes counter once per cycle: when two QPs "
+          "send SACKs at one instant, the second carries the first QP's rcvd_bytes.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+rx7_same_instant(m, ("sack", "probe-answer"), [("cc_state", "rcvd_bytes")])
+
+
+m = fault("ack-dest-qp-of-trigger",
+          "A transport ACK that a write of another QP causes, by retiring messages of a shared "
+          "domain, is addressed to the peer QP of the QP that received the write: the ACK "
+          "builder takes dest_qp from the triggering packet's QP context.",
+          ["RCV-ACK-003", "RCV-ACK-002", "CONF-CMP-026"])
+
+
+@out_frames(m, ("ack",))
+def _(ctx, f, item):
+    qp, at = ctx.local_qp_of(f), int(item["at"])
+    if at not in ctx.input_times or rx5_write_at(ctx, qp, at) is not None:
+        return
+    for q in ctx.rx_writes:
+        if q != qp and rx5_write_at(ctx, q, at) is not None:
+            peer = (ctx.qps.get(q) or {}).get("peer_qpn")
+            if peer is not None:
+                f.set("bth", "dest_qp", int(peer) & U24)
+            return
+
+
+# ---- comparisons at a bound written with the wrong operator --------------------------------
+
+m = fault("rcv-dup-last-retired-no-ack",
+          "The retired-message test of the duplicate path compares the duplicate's MSN with "
+          "the last retired MSN using < instead of <=: a duplicate of the message that retired "
+          "last gets its SACK but no transport ACK.",
+          ["RCV-DUP-002"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    learn_placed(st, outs)
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack" and int(item["at"]) in ctx.input_times:
+            qp, at = ctx.local_qp_of(f), int(item["at"])
+            w = trigger_of(st, qp, at)
+            if (w is not None and is_dup(st, w)
+                    and (w["msn"] & 0xFFFF) == (f.get("aeth", "msn") & 0xFFFF)):
+                ctx.mutated(m.name)
+                continue
+        res.append(item)
+    return res
+
+
+m = fault("rcv-half-space-as-dup",
+          "The before-epsn comparator tests (epsn - p) mod 2^24 >= 2^23 instead of > 2^23: a "
+          "write exactly half the PSN space ahead of epsn is taken as a duplicate and SACKed "
+          "instead of NACKed as out of window.",
+          ["RCV-WIN-001", "BTH-PSN-002", "RCV-WIN-002", "RCV-DUP-001"])
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    for item in ins:
+        f = frame_of(item)
+        if f is None or not f.is_write() or not sound(f):
+            continue
+        qp = f.get("bth", "dest_qp")
+        if qp not in ctx.qps:
+            continue
+        win = window_of(ctx, m.name, qp)
+        p = f.get("bth", "psn")
+        if (p - win["epsn"]) & U24 == 0x800000:
+            # The device is given a far duplicate in its place: its answer is the SACK of
+            # a duplicate with ack_psn_offset clamped, as the faulty comparator gives.
+            f.set("bth", "psn", (win["epsn"] - 0x8001) & U24)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+            continue
+        window_take(ctx, win, p)
+    return ins
+
+
+
+m = fault("ack-coalesce-exclusive",
+          "The ACK coalescing counter is compared with > ack_coalesce instead of >=: the "
+          "transport ACK due at once after ack_coalesce retirements waits for one more, or "
+          "for the SACK timer.",
+          ["RCV-ACK-001"])
+config(m, "nic", "ack_coalesce", lambda v: int(v) + 1,
+       lambda ctx: responder(ctx) and "retirement" in ctx.requires,
+       reads=lambda c, i: rx(i, ("data",)))
+
+
+# ---- an address adder too narrow -----------------------------------------------------------
+
+m = fault("dma-addr-carry-32",
+          "The placement engine splits a payload into bus writes with a 32-bit address adder "
+          "that drops the carry into bit 32: bytes after a 4 GiB boundary land at the start "
+          "of the same 4 GiB block.",
+          ["RCV-PLACE-003"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    res = []
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "dma_write":
+            res.append(item)
+            continue
+        va = int(ev["va"])
+        data = bytes.fromhex(ev["payload"]["bytes"])
+        cut = (1 << 32) - (va & 0xFFFFFFFF)
+        if cut >= len(data):
+            res.append(item)
+            continue
+        for a, chunk in ((va, data[:cut]), (va & ~0xFFFFFFFF & ((1 << 64) - 1), data[cut:])):
+            c = copy.deepcopy(item)
+            c["output"]["event"]["va"] = a
+            c["output"]["event"]["payload"]["bytes"] = chunk.hex()
+            res.append(c)
+        ctx.mutated(m.name)
+    return res
+
+
+# ---- the SACK bitmap read from a ring of 64-bit words ---------------------------------------
+
+m = fault("sack-bitmap-aligned-shift",
+          "The SACK bitmap is cut from two words of the receive ring as lo >> s | hi << "
+          "(64 - s); when epsn is a multiple of 64, s is 0 and the shift by 64 is taken as a "
+          "shift by 0, so PSN epsn + 64 + i is reported in bit i too.",
+          ["SETH-BITMAP-001", "RCV-SACK-005", "SETH-BITMAP-002", "PETH-RESP-001",
+           "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    epsn = (f.get("seth", "cack_psn") + 1) & U24
+    if epsn % 64 or f.get("seth", "sack_offset") != 1:
+        return
+    at = int(item["at"])
+    hi = 0
+    for w in ctx.rx_writes.get(ctx.local_qp_of(f), []):
+        d = (w[1] - epsn) & U24
+        if w[0] <= at and 64 <= d < 128:
+            hi |= 1 << (d - 64)
+    if hi:
+        f.set("seth", "sack_bitmap", f.get("seth", "sack_bitmap") | hi)
+
+
+m = fault("sack-entropy-src-port-only",
+          "Over IPv6 SETH entropy carries only the source-port half of the triggering "
+          "packet's EV: the flow-label half is not wired into the SACK builder.",
+          ["SETH-EV-001", "RCV-SACK-005", "ENC-EV-003", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    if f.has("ipv6"):
+        f.set("seth", "entropy", f.get("seth", "entropy") & 0xFFFF0000)

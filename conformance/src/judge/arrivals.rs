@@ -424,6 +424,29 @@ impl Arrivals {
         rule
     }
 
+    /// The rule a transport NAK on EV `ev` at `at` breaks when it answers a write of QP
+    /// `qp` that the scenario has the device accept (the latest copy on that EV at most
+    /// `late_ns` before it), which the region check does not refuse: that check refused a
+    /// write that passes it.
+    pub(super) fn nak_of_accepted(
+        &self,
+        qp: u32,
+        ev: Ev,
+        at: u64,
+        late_ns: u64,
+    ) -> Option<(&'static str, &'static str)> {
+        self.writes
+            .iter()
+            .filter(|((q, _), _)| *q == qp)
+            .flat_map(|(_, v)| v.iter())
+            .filter(|c| c.ev == ev && c.at <= at && at <= c.at.saturating_add(late_ns))
+            .max_by_key(|c| c.at)
+            .filter(|c| c.status == Status::Accepted && !c.region_refused)
+            .map(|_| {
+                ("RCV-PLACE-002.a", "a transport NAK for a write that passes the region check")
+            })
+    }
+
     /// Whether the accepted copy of PSN `psn` of QP `qp` lay at an offset from its
     /// domain's next MSN that only a shared retirement table holds.
     pub(super) fn shared_far(&self, qp: u32, psn: u32) -> bool {

@@ -32,7 +32,7 @@ use openrdma_device::{
 };
 
 use openrdma_codec::frame::DecodedFrame;
-use openrdma_codec::{AethRepr, Msn, Psn};
+use openrdma_codec::{AethRepr, Ev, Msn, Psn};
 
 use super::fields::{self, Rule};
 use super::fit::{Estimate, Fits};
@@ -521,7 +521,7 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
         };
     }
     let cause = named_cause(cx, e, None);
-    let what = if matches!(cause.when, When::NotTaken(_)) {
+    let what = if matches!(cause.when, When::NotTaken(_) | When::Ignored(..)) {
         "an expected packet was not sent: the device did not take a frame it must take"
     } else {
         "an expected packet was not sent"
@@ -566,6 +566,28 @@ fn sent_elsewhere(cx: &Ctx<'_>, e: usize) -> Option<Divergence> {
 /// came.
 fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     named_cause(cx, e, sent).rule
+}
+
+impl Ctx<'_> {
+    /// Whether the device took the write of QP `local` with PSN `psn` that arrived at `t`
+    /// on EV `ev`: it placed it, or refused it with a NAK or NACK on that EV, within
+    /// `late_ns`. A SACK on the EV proves nothing: the SACK timer may send one for an
+    /// earlier write that travelled on it.
+    fn answered(&self, local: u32, psn: u32, t: u64, ev: Ev) -> bool {
+        let by = t.saturating_add(self.scenario.manifest.tolerances.late_ns);
+        let placed = self.observed.iter().any(|o| {
+            (t..=by).contains(&o.at.0)
+                && matches!(&o.output, Output::Event { event: NicEvent::DmaWrite(w) }
+                    if w.qpn.value() == local && w.psn.value() == psn)
+        });
+        let refused = |k: &Kind| match *k {
+            Kind::Ack { syndrome, .. } => !ack_class(syndrome).0,
+            Kind::Nack { .. } => true,
+            _ => false,
+        };
+        placed
+            || self.obs.iter().any(|o| (t..=by).contains(&o.at) && o.ev == ev && refused(&o.kind))
+    }
 }
 
 /// The first entry of the cause table ([`causes`]) of expected frame `e` that holds of what
@@ -651,6 +673,7 @@ impl Ctx<'_> {
                 sent.is_none() && sent_naks > due
             }
             When::NotTaken(None) => sent.is_none(),
+            When::Ignored(local, psn, t, ev) => sent.is_none() && !self.answered(local, psn, t, ev),
             When::NotTaken(Some(t)) => {
                 let late = self.scenario.manifest.tolerances.late_ns;
                 sent.is_none()
@@ -701,6 +724,10 @@ pub(super) enum When {
     /// The frame is missing because the device did not take a frame it must take; with a
     /// time, only when the device sent nothing after it up to the frame's time.
     NotTaken(Option<u64>),
+    /// The frame is missing because the device did not take the write of QP, PSN, arrival
+    /// time and EV given, one it must take: it neither placed it nor answered on its EV
+    /// within `late_ns` of its arrival.
+    Ignored(u32, u32, u64, Ev),
     /// The data packet is missing, and the device sent within its window a packet of the
     /// QP that differs from it in its PSN only ([`renumbered`]).
     Renumbered,

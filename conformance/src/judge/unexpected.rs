@@ -39,10 +39,14 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
         }
         // CONF-CMP-023: a transport NAK that answers a write discarded without response is
         // named by its discard rule, or by the order of the checks when the region check,
-        // which a NAK answers, refuses it too; a repeated MSN does not excuse it.
+        // which a NAK answers, refuses it too; a repeated MSN does not excuse it. One
+        // that answers an accepted write is the region check's own error.
         let nak_refused = match of.kind {
             Kind::Ack { qp, syndrome, .. } if !super::ack_class(syndrome).0 => {
-                local_of.get(&qp).and_then(|&l| nak_of_silent(arrivals, l, of, tol.late_ns))
+                local_of.get(&qp).and_then(|&l| {
+                    nak_of_silent(arrivals, l, of, tol.late_ns)
+                        .or_else(|| arrivals.nak_of_accepted(l, of.ev, of.at, tol.late_ns))
+                })
             }
             _ => None,
         };

@@ -46,6 +46,8 @@
 //! * [`fifth_rx`]: a fifth reading of the receiving side: a failed QP that still SACKs.
 //! * [`sixth_rx`]: a sixth reading of the receiving side: a SACK that leaves out its own
 //!   trigger at the bitmap's top bit or past the PSN wrap.
+//! * [`seventh_rx`]: a seventh reading of the receiving side, as an RTL team builds it: a
+//!   key read in the wrong byte order, so that writes that pass the region check are NAKed.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
@@ -128,6 +130,7 @@ pub mod retire;
 pub mod same_instant;
 pub mod sending;
 pub mod seventh_host;
+pub mod seventh_rx;
 pub mod sixth_host;
 pub mod sixth_rx;
 pub mod sixth_tx;
@@ -415,6 +418,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || discards::FAULTS,
     || fifth_rx::FAULTS,
     || sixth_rx::FAULTS,
+    || seventh_rx::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,

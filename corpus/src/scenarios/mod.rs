@@ -102,6 +102,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-probe-answer-count", rcv_probe_answer_count),
         ("rcv-sack-triggers", rcv_sack_triggers),
         ("rcv-sack-bitmap-high", rcv_sack_bitmap_high),
+        ("rcv-ooo-count-high", rcv_ooo_count_high),
         ("rcv-hole-duplicates", rcv_hole_duplicates),
         ("rcv-probe", rcv_probe),
         ("rcv-in-order-vlan", rcv_in_order_vlan),

@@ -821,3 +821,26 @@ pub(super) fn ret_error_releases_domain() -> Scenario {
     r.inject(5_000, 2, 0xA002_0003, &far);
     done(r, 20_000)
 }
+
+/// More PSNs behind a hole than the bitmap holds.
+pub(super) fn rcv_ooo_count_high() -> Scenario {
+    let mut r = responder(
+        "rcv-ooo-count-high",
+        "One-packet messages at PSNs 1 to 70 arrive before PSN 0, each answered at once with \
+         a SACK whose ooo_count counts every one of them, past the 64 PSNs the bitmap holds; \
+         PSN 0 then retires all 71 messages.",
+        &["CCS-OOO-001", "RCV-SACK-007", "RCV-PLACE-003"],
+    );
+    setup(&mut r, 0, false);
+    let one = |psn: u32| {
+        let va = REGION + u64::from(psn) * 0x100;
+        write(psn, psn as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, va, None)
+    };
+    for psn in 1..=70u32 {
+        r.checks(&["CCS-OOO-001", "RCV-SACK-007"]);
+        r.inject(1_000 * u64::from(psn), (psn % 4) as u16, 0xA000_0001 + (psn << 16), &one(psn));
+    }
+    r.checks(&["RCV-PLACE-003", "CCS-OOO-001"]);
+    r.inject(72_000, 0, 0xA048_0049, &one(0));
+    done(r, 100_000)
+}

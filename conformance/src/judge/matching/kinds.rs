@@ -124,7 +124,9 @@ pub(super) fn not_taken(
     {
         if t > since && d.bth.is_some_and(|b| b.dest_qp.value() == local) {
             if let Some(rule) = crate::judge::arrivals::accept_clause(d) {
-                return vec![Cause::new(rule, When::NotTaken(None))];
+                let psn = d.bth.map_or(0, |b| b.psn.value());
+                let ev = d.entropy().unwrap_or_default();
+                return vec![Cause::new(rule, When::Ignored(local, psn, t, ev))];
             }
             if stamped_lower(fed, t, local, d) {
                 return vec![Cause::new(TSETH_TS_001_A, When::NotTaken(None))];

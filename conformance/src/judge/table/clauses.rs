@@ -315,6 +315,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     RCV_MSG_002,
     RCV_NACK_001_C,
     RCV_NAK_002_D,
+    RCV_PLACE_002_A,
     RCV_QP_001,
     RCV_QP_002,
     RCV_SEG_001,
