@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 308] = [
+pub(in crate::req) static CLAUSES: [Info; 312] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -128,10 +128,14 @@ pub(in crate::req) static CLAUSES: [Info; 308] = [
     part("CONF-CMP-034.c", "CONF-CMP-034", 'c', Must, Suite),
     line("CONF-CMP-009", Must, Suite),
     line("CONF-CMP-060", Must, Suite),
-    whole("CONF-CMP-090", Must, Suite),
-    part("CONF-CMP-090.a", "CONF-CMP-090", 'a', Must, Suite),
-    part("CONF-CMP-090.b", "CONF-CMP-090", 'b', Must, Suite),
-    part("CONF-CMP-090.c", "CONF-CMP-090", 'c', Must, Suite),
+    whole("CONF-CMP-090", Withdrawn, Suite),
+    part("CONF-CMP-090.a", "CONF-CMP-090", 'a', Withdrawn, Suite),
+    part("CONF-CMP-090.b", "CONF-CMP-090", 'b', Withdrawn, Suite),
+    part("CONF-CMP-090.c", "CONF-CMP-090", 'c', Withdrawn, Suite),
+    whole("CONF-CMP-092", Must, Suite),
+    part("CONF-CMP-092.a", "CONF-CMP-092", 'a', Must, Suite),
+    part("CONF-CMP-092.b", "CONF-CMP-092", 'b', Must, Suite),
+    part("CONF-CMP-092.c", "CONF-CMP-092", 'c', Must, Suite),
     line("CONF-CMP-010", Withdrawn, Suite),
     whole("CONF-CMP-020", Must, Suite),
     part("CONF-CMP-020.a", "CONF-CMP-020", 'a', Must, Suite),
