@@ -69,9 +69,10 @@ pub fn allows(f: &Fault) -> &'static [Clause] {
     every().find(|v| v.fault.name == f.name).map_or(&[], |v| v.allows)
 }
 
-/// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading.
+/// Every legitimate variant: those of [`VARIANTS`], then those of the fifth and seventh
+/// readings.
 pub fn every() -> impl Iterator<Item = &'static Variant> {
-    VARIANTS.iter().chain(super::fifth_variants::VARIANTS)
+    VARIANTS.iter().chain(super::fifth_variants::VARIANTS).chain(super::seventh_variants::VARIANTS)
 }
 
 /// Every legitimate variant.
