@@ -10597,14 +10597,18 @@ def posted_late(why, which):
     return stall_behind(why, _host_queue, which)
 
 
-def _is_flag(item):
-    ev = event_of(item)
-    return ev is not None and ev.get("event") == "flag_write"
+def _event_is(name):
+    """A test of whether an output is a host event of kind `name`."""
+
+    def which(item):
+        ev = event_of(item)
+        return ev is not None and ev.get("event") == name
+
+    return which
 
 
-def _is_entry(item):
-    ev = event_of(item)
-    return ev is not None and ev.get("event") == "completion"
+_is_flag = _event_is("flag_write")
+_is_entry = _event_is("completion")
 
 
 v = variant("flags-posted-late",
