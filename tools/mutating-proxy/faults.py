@@ -11810,3 +11810,325 @@ m = fault("sack-entropy-src-port-only",
 def _(ctx, f, item):
     if f.has("ipv6"):
         f.set("seth", "entropy", f.get("seth", "entropy") & 0xFFFF0000)
+
+
+# ==========================================================================================
+# The seventh reading: legal designs read as an RTL team chooses its micro-architecture:
+# outputs on a coarse clock tick, a pipeline of its own per group of QPs with its own
+# latency, write queues that post a flag or an entry late and make the later writes of its
+# group wait behind it, entries coalesced two to a cache line, a device error queue
+# written apart, one answer engine slower than the others, retransmissions paced as late as
+# the tolerance allows, and page-sized bus writes.
+# ==========================================================================================
+
+def seventh_tick(ctx, most):
+    """The coarsest power-of-two tick, at most `most` ns, below half of late_ns, so that an
+    output moved to the next tick is never later than CONF-TIME-004 allows."""
+    t = most
+    while t > 1 and t > ctx.late_ns // 2:
+        t //= 2
+    return t
+
+
+def on_tick(why, which, most):
+    """The outputs `which` selects become visible at the next multiple of the tick: an
+    interface clocked coarser than the nanosecond. Rounding up keeps their order."""
+
+    def hook(ctx, outs):
+        k = seventh_tick(ctx, most)
+        for item in outs:
+            if which(item):
+                t = int(item["at"])
+                nt = (t + k - 1) // k * k
+                if nt != t:
+                    item["at"] = nt
+                    ctx.mutated(why)
+        return outs
+
+    return hook
+
+
+v = variant("output-tick-512",
+            "Its output interfaces are clocked by a 512 ns tick (less where half of late_ns is "
+            "less): every output (frames, writes, completions, flags, reports) becomes "
+            "visible at the next tick after the device made it.")
+v.hooks["outputs"] = on_tick("output-tick-512", lambda item: True, 512)
+
+v = variant("frames-tick-256",
+            "Its transmit scheduler runs on a 256 ns slot: every frame leaves at the next slot "
+            "boundary, and each sender flag and completion, which waits for the frames made "
+            "before it (ORD-SEND-002), too; receive-side writes and reports are on time.")
+v.hooks["outputs"] = on_tick("frames-tick-256", _frame_or_sender_note, 256)
+
+v = variant("memory-tick-512",
+            "Its host bus interface issues writes on a 512 ns tick: every DMA write, flag and "
+            "completion entry becomes visible at the next tick, in the order the device made "
+            "them; frames and reports are on time.")
+v.hooks["outputs"] = on_tick("memory-tick-512", _is_memory, 512)
+
+
+def _group_rank(of_qp):
+    """The rank of each group key among the scenario's groups, least first."""
+    return {g: i for i, g in enumerate(sorted(set(of_qp.values())))}
+
+
+v = variant("group-latency-spread",
+            "Each group of QPs that a rule ties together runs in a pipeline of its own with a "
+            "latency of its own: the first group's outputs are on time, the second's a "
+            "quarter of late_ns later, the third's half of late_ns later, and so on in turn, "
+            "each group's outputs in their order.")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    of_qp, _ = host_groups(ctx)
+    rank = _group_rank(of_qp)
+    for item in outs:
+        g = _output_group(ctx, item, of_qp)
+        if g is not None:
+            delay(ctx, item, ctx.late_ns // 4 * (rank.get(g, 0) % 3), "group-latency-spread")
+    return outs
+
+
+v = variant("group-jitter",
+            "Each group of QPs that a rule ties together runs in a pipeline of its own whose "
+            "latency varies between 0 and half of late_ns by a pseudo-random draw, never "
+            "before an earlier output of its group: the groups' outputs interleave in any "
+            "order the draws give.")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    of_qp, _ = host_groups(ctx)
+    d = max(ctx.late_ns // 2, 0)
+    st = ctx.state.setdefault("group-jitter", {"x": sum(map(ord, ctx.name)) or 1, "last": {}})
+    for item in outs:
+        g = _output_group(ctx, item, of_qp)
+        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
+        t = int(item["at"])
+        nt = min(max(t + st["x"] % (d + 1), st["last"].get(g, 0)), t + d)
+        st["last"][g] = nt
+        if nt != t:
+            item["at"] = nt
+            ctx.mutated("group-jitter")
+    return outs
+
+
+def _error_queue_entry(ctx, item):
+    """Whether an output is an entry of the device error queue that no QP also writes to."""
+    ev = event_of(item)
+    if ev is None or ev.get("event") != "completion":
+        return False
+    cq = (ev.get("queue") or {}).get("cq")
+    if cq is None or cq != ctx.state.get("seventh:error-cq"):
+        return False
+    return all(cq not in (c.get("send_cq"), c.get("recv_cq")) for c in ctx.qps.values())
+
+
+def track_error_cq(v):
+    @v.hook("inputs")
+    def _(ctx, ins):
+        for item in ins:
+            c = (item.get("input") or {}).get("command") or {}
+            if c.get("command") == "set_error_cq":
+                ctx.state["seventh:error-cq"] = c.get("cq")
+        return ins
+
+
+v = variant("error-queue-late",
+            "Its rejection engine writes the device error queue through a write queue of its "
+            "own, half of late_ns slower: an entry of that queue may come after entries and "
+            "flags of QPs made after it (CQE-REJECT-002 names the queue, CQE-RING-001 orders "
+            "its own ring).")
+track_error_cq(v)
+v.hooks["outputs"] = (lambda ctx, outs: latency_of(
+    "error-queue-late", lambda item: _error_queue_entry(ctx, item))(ctx, outs))
+
+v = variant("sender-notes-late",
+            "Its completion engine for sent work requests is slower: every sender flag and "
+            "completion entry becomes visible half of late_ns later, but the entries of the "
+            "device error queue, written by its rejection engine, are on time, so that they "
+            "may pass entries made before them.")
+track_error_cq(v)
+v.hooks["outputs"] = (lambda ctx, outs: latency_of(
+    "sender-notes-late",
+    lambda item: _is_sender_note(item) and not _error_queue_entry(ctx, item))(ctx, outs))
+
+
+def stall_behind(why, key_of, which):
+    """One queue per key: the outputs `which` selects become visible half of late_ns
+    later, and every later output of the same key (`key_of`, None for outputs not in any
+    queue) waits behind them, as in a queue whose head stalls: each queue keeps its order,
+    and no output is later than half of late_ns."""
+
+    def hook(ctx, outs):
+        stall = ctx.state.setdefault(why, {})
+        for item in outs:
+            ok, key = key_of(ctx, item)
+            if not ok:
+                continue
+            t = int(item["at"])
+            nt = max(t + (ctx.late_ns // 2 if which(item) else 0), stall.get(key, 0))
+            stall[key] = nt
+            if nt != t:
+                item["at"] = nt
+                ctx.mutated(why)
+        return outs
+
+    return hook
+
+
+def _host_queue(ctx, item):
+    """The write queue of a host write: its group of QPs."""
+    if not _is_memory(item):
+        return False, None
+    return True, host_group_of(ctx, event_of(item))
+
+
+def posted_late(why, which):
+    """The host writes `which` selects are posted half of late_ns late, and the later host
+    writes of their group wait behind them."""
+    return stall_behind(why, _host_queue, which)
+
+
+def _event_is(name):
+    """A test of whether an output is a host event of kind `name`."""
+
+    def which(item):
+        ev = event_of(item)
+        return ev is not None and ev.get("event") == name
+
+    return which
+
+
+_is_flag = _event_is("flag_write")
+_is_entry = _event_is("completion")
+
+
+v = variant("flags-posted-late",
+            "Its flag writer posts every flag (retirement and sender) half of late_ns after "
+            "the device made it, and the later host writes of the flag's group wait behind "
+            "it in one queue; frames and reports are on time, so a transport ACK may leave "
+            "before the flag of the message it acknowledges is visible.")
+note_error_cq(v)
+v.hooks["outputs"] = posted_late("flags-posted-late", _is_flag)
+
+v = variant("entries-posted-late",
+            "Its completion writer posts every completion entry half of late_ns after the "
+            "device made it, and the later host writes of the entry's group (its flag among "
+            "them) wait behind it in one queue; frames and reports are on time.")
+note_error_cq(v)
+v.hooks["outputs"] = posted_late("entries-posted-late", _is_entry)
+
+
+v = variant("cqe-line-pairs",
+            "Its completion writer fills 64-byte cache lines: an entry in an even slot is "
+            "held until the entry of the next slot of its queue, when that one is made "
+            "within half of late_ns, and both are written together; the host writes of the "
+            "group made in between (a flag) wait behind it.")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    of_qp, _ = host_groups(ctx)
+    for i, item in enumerate(outs):
+        ev = event_of(item)
+        q = (ev or {}).get("queue") if _is_entry(item) else None
+        if not q or int(q.get("slot", 1)) % 2:
+            continue
+        t, g = int(item["at"]), host_group_of(ctx, ev)
+        for j in range(i + 1, len(outs)):
+            e2 = event_of(outs[j])
+            if int(outs[j]["at"]) > t + ctx.late_ns // 2:
+                break
+            q2 = (e2 or {}).get("queue") if _is_entry(outs[j]) else None
+            if q2 and q2.get("cq") == q.get("cq"):
+                to = int(outs[j]["at"])
+                for k in range(i, j):
+                    if k == i or (_is_memory(outs[k]) and
+                                  host_group_of(ctx, event_of(outs[k])) == g):
+                        if int(outs[k]["at"]) != to:
+                            outs[k]["at"] = to
+                            ctx.mutated("cqe-line-pairs")
+                break
+    return outs
+
+
+def _kinds(*names):
+    def which(item):
+        f = frame_of(item)
+        return f is not None and kind(f) in names
+
+    return which
+
+
+v = variant("acks-only-late",
+            "Its transport ACK engine, apart from its SACK engine, adds half of late_ns to "
+            "every transport ACK and NAK; SACKs, NACKs, data, probes, writes and reports are "
+            "on time.")
+v.hooks["outputs"] = latency_of("acks-only-late", _kinds("ack", "nak"))
+
+def _answer_queue(ctx, item):
+    """The answer queue of a QP: its SACKs, probe answers, transport ACKs, NAKs and NACKs."""
+    if not _is_answer(item):
+        return False, None
+    return True, ctx.local_qp_of(frame_of(item))
+
+
+v = variant("sacks-late-answers-behind",
+            "Its SACK engine adds half of late_ns to every SACK and probe answer, and the "
+            "QP's later transport ACKs, NAKs and NACKs wait behind it in one answer queue, so "
+            "that an ACK still follows its SACK (RCV-DUP-002); data, probes, writes and "
+            "reports are on time.")
+v.hooks["outputs"] = stall_behind("sacks-late-answers-behind", _answer_queue,
+                                  _kinds("sack", "probe-answer"))
+
+v = variant("nacks-only-late",
+            "Its NACK engine adds half of late_ns to every NACK; SACKs, transport ACKs, data, "
+            "probes, writes and reports are on time.")
+v.hooks["outputs"] = latency_of("nacks-only-late", _kinds("nack"))
+
+
+def _rtx(item):
+    f = frame_of(item)
+    return f is not None and kind(f) == "data" and bool(f.get("bth", "rtx"))
+
+
+def _send_queue(ctx, item):
+    """The send queue of a group of QPs: its data packets and probes, and its sender
+    flags and completions, which wait for them (ORD-SEND-002)."""
+    f = frame_of(item)
+    if f is not None and kind(f) not in ("data", "probe"):
+        return False, None
+    if f is None and not _is_sender_note(item):
+        return False, None
+    of_qp, _ = host_groups(ctx)
+    return True, _output_group(ctx, item, of_qp)
+
+
+v = variant("rtx-paced-late",
+            "Its send queue paces every retransmission half of late_ns after it was decided, "
+            "and the data packets, probes, sender flags and completions of the QP's group "
+            "queued after it wait behind it, each stamped when it was built; answers, "
+            "receive writes and reports are on time.")
+note_error_cq(v)
+v.hooks["outputs"] = stall_behind("rtx-paced-late", _send_queue, _rtx)
+
+v = variant("dma-split-4096",
+            "DMA writes are split at 4 KiB page boundaries, as an IOMMU that translates one "
+            "page per request issues them.")
+v.hooks["outputs"] = split_writes(4096)
+
+combined("flags-late-split-64",
+         "Its flag writer posts every flag half of late_ns late with the later writes of its "
+         "group behind it (flags-posted-late), and its DMA engine cuts payload writes at "
+         "64-byte boundaries.",
+         ["dma-split-64", "flags-posted-late"])
+
+combined("acks-late-sack-every-write",
+         "It sends a SACK for every write it accepts, and its transport ACK engine adds half "
+         "of late_ns to every ACK and NAK: many SACKs, each ACK as late as allowed.",
+         ["sack-every-write", "acks-only-late"])

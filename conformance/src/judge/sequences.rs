@@ -96,7 +96,7 @@ impl Seq {
     /// their QP (CONF-CMP-060), since FLAG-SEND-001 and RET-FLUSH-001 order a QP's own
     /// messages and no rule orders two QPs' flags; retirement flags within their
     /// retirement domain, and completion entries within the QPs that a queue or a domain
-    /// ties together (CONF-CMP-090, [`Orders`]).
+    /// ties together (CONF-CMP-092, [`Orders`]).
     fn group(self, e: &NicEvent, orders: &Orders) -> Option<u64> {
         match (self, e) {
             (Seq::RequesterFlags, NicEvent::FlagWrite(f)) => Some(u64::from(f.qpn.value())),

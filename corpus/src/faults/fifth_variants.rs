@@ -1,5 +1,5 @@
 //! Legitimate variants of a fifth reading: outputs of QPs that no rule orders among
-//! themselves, made visible in another order than the reference's (CONF-CMP-090).
+//! themselves, made visible in another order than the reference's (CONF-CMP-092).
 
 use openrdma_conformance::req::*;
 use openrdma_device::{NicEvent, Output, RetirementMode, Side};
@@ -15,7 +15,7 @@ pub static VARIANTS: &[Variant] = &[
          payload writes and retirement flags, and the receive completions of an odd queue (or \
          of an odd QP, without one), become visible half of late_ns later, each QP's writes in \
          order, so that two QPs retire in another order, which no rule fixes",
-        &[CONF_TIME_004, CONF_CMP_090_A, CONF_CMP_090_B],
+        &[CONF_TIME_004, CONF_CMP_092_A, CONF_CMP_092_B],
         Caps::Same,
         Edits {
             stream: Some(|m| {
@@ -32,7 +32,7 @@ pub static VARIANTS: &[Variant] = &[
          of an odd completion queue (or of an odd QP, without a queue) become visible half of \
          late_ns later, and each sender flag waits for them (ORD-SEND-001), so that the \
          entries of two queues come in another interleaving, which no rule fixes",
-        &[CONF_TIME_004, CONF_CMP_090_B, CONF_CMP_060],
+        &[CONF_TIME_004, CONF_CMP_092_B, CONF_CMP_060],
         Caps::Same,
         Edits {
             stream: Some(|m| {

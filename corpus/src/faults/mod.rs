@@ -57,6 +57,8 @@
 //!   disagree with the first packet's, payload lengths that do not fit the PMTU.
 //! * [`fifth_variants`]: variants of a fifth reading, which a judge that ordered outputs no
 //!   rule orders failed.
+//! * [`seventh_variants`]: variants of a seventh reading, which a judge that tied every QP
+//!   to the device error queue failed.
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
@@ -131,6 +133,7 @@ pub mod same_instant;
 pub mod sending;
 pub mod seventh_host;
 pub mod seventh_rx;
+pub mod seventh_variants;
 pub mod sixth_host;
 pub mod sixth_rx;
 pub mod sixth_tx;

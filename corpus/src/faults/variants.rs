@@ -69,10 +69,14 @@ pub fn allows(f: &Fault) -> &'static [Clause] {
     every().find(|v| v.fault.name == f.name).map_or(&[], |v| v.allows)
 }
 
-/// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading and of
-/// one instant.
+/// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading, of
+/// one instant and of the seventh reading.
 pub fn every() -> impl Iterator<Item = &'static Variant> {
-    VARIANTS.iter().chain(super::fifth_variants::VARIANTS).chain(super::same_instant::VARIANTS)
+    VARIANTS
+        .iter()
+        .chain(super::fifth_variants::VARIANTS)
+        .chain(super::same_instant::VARIANTS)
+        .chain(super::seventh_variants::VARIANTS)
 }
 
 /// Every legitimate variant.

@@ -1,14 +1,16 @@
 //! Which outputs of a sequence the specification orders among themselves (CONF-CMP-060,
-//! CONF-CMP-090).
+//! CONF-CMP-092).
 //!
 //! Retirement flags are ordered within a retirement domain (RET-ORDER-001, FLAG-ORDER-001):
 //! one QP in per-QP retirement, the QPs of one `domain` number in shared retirement.
 //! Completion entries are ordered within a set of QPs that a rule ties together: the
 //! entries of one completion queue by its ring (CQE-RING-001), a QP's sender completions by
 //! acceptance (CQE-SEND-003), the receive completions of a domain by retirement
-//! (WWI-ORDER-001); the device error queue may hold any QP's rejections, so it ties every
-//! QP. Outputs of two sets may come in either order: no rule orders them, and a device may
-//! make each output visible up to `late_ns / 2` later on its own (CONF-TIME-004).
+//! (WWI-ORDER-001). The device error queue holds only rejections that name no template, and
+//! so no QP (CQE-REJECT-002): it is a set of its own, joined with a QP only when the QP
+//! reports to it too. Outputs of two sets may come in either order: no rule orders them,
+//! and a device may make each output visible up to `late_ns / 2` later on its own
+//! (CONF-TIME-004).
 
 use std::collections::HashMap;
 
@@ -78,9 +80,10 @@ impl Orders {
             for cq in q.cqs.into_iter().flatten() {
                 union(&mut parent, qp, Node::Cq(cq));
             }
-            if let Some(cq) = error_cq {
-                union(&mut parent, qp, Node::Cq(cq));
-            }
+        }
+        // The error queue orders its own entries; it ties no QP (CONF-CMP-092.b).
+        if let Some(cq) = error_cq {
+            find(&mut parent, Node::Cq(cq));
         }
         let nodes: Vec<Node> = parent.keys().copied().collect();
         for n in nodes {
@@ -138,7 +141,7 @@ fn union(parent: &mut HashMap<Node, Node>, a: Node, b: Node) {
 mod tests {
     use openrdma_codec::host::{CompletionRepr, CompletionStatus, FlagRepr};
     use openrdma_codec::{Msn, Qpn};
-    use openrdma_device::{CompletionEvent, FlagWrite, Side};
+    use openrdma_device::{CompletionEvent, CqId, CqWrite, FlagWrite, Side};
 
     use super::super::{Seq, in_order, pair};
     use super::*;
@@ -162,6 +165,18 @@ mod tests {
         NicEvent::Completion(CompletionEvent { side: Side::Requester, entry, queue: None })
     }
 
+    /// An entry of QP `qpn` written to slot `slot` of queue `cq`.
+    fn entry_in(qpn: u32, slot: u32, cq: u32) -> NicEvent {
+        let NicEvent::Completion(mut c) = entry(qpn, slot as u16) else { unreachable!() };
+        c.queue = Some(CqWrite {
+            cq: CqId::new(cq),
+            slot,
+            addr: 0x5000_0000 + 0x1_0000 * u64::from(cq) + 32 * u64::from(slot),
+            bytes: c.entry.to_bytes(),
+        });
+        NicEvent::Completion(c)
+    }
+
     /// Whether every output of `got` is in order, `want` being the order expected.
     fn all_in_order(seq: Seq, want: &[&NicEvent], got: &[&NicEvent], orders: &Orders) -> bool {
         let want: Vec<_> = want.iter().enumerate().map(|(i, e)| (1_000, *e, i)).collect();
@@ -170,7 +185,7 @@ mod tests {
         in_order(seq, &pairs, &want, orders).iter().all(|k| *k)
     }
 
-    /// CONF-CMP-090: retirement flags of two domains come in either order, those of one
+    /// CONF-CMP-092: retirement flags of two domains come in either order, those of one
     /// domain in theirs.
     #[test]
     fn retirement_flags_are_ordered_per_domain() {
@@ -185,7 +200,7 @@ mod tests {
         assert!(!all_in_order(Seq::ResponderFlags, &[&a, &b], &[&b, &a], &Orders::default()));
     }
 
-    /// CONF-CMP-090: entries of QPs that share no queue and no domain come in either order.
+    /// CONF-CMP-092: entries of QPs that share no queue and no domain come in either order.
     #[test]
     fn entries_are_ordered_per_queue_and_domain() {
         let (a, b) = (entry(0x11, 0), entry(0x12, 0));
@@ -195,9 +210,19 @@ mod tests {
         assert!(!all_in_order(Seq::RequesterEntries, &[&a, &b], &[&b, &a], &one_cq));
         let shared = Orders::build(true, &[ties(0x11, 0, Some(1)), ties(0x12, 0, Some(2))], None);
         assert!(!all_in_order(Seq::ResponderEntries, &[&a, &b], &[&b, &a], &shared));
+        // The device error queue ties no QP: entries of two queues still come in either
+        // order, and an error entry may pass a QP's.
         let error_cq = Some(3);
         let err = Orders::build(false, &[ties(0x11, 0, Some(1)), ties(0x12, 0, Some(2))], error_cq);
-        assert!(!all_in_order(Seq::RequesterEntries, &[&a, &b], &[&b, &a], &err));
+        assert!(all_in_order(Seq::RequesterEntries, &[&a, &b], &[&b, &a], &err));
+        let (qa, e0, e1) = (entry_in(0x11, 0, 1), entry_in(0, 0, 3), entry_in(0, 1, 3));
+        assert!(all_in_order(Seq::RequesterEntries, &[&qa, &e0], &[&e0, &qa], &err));
+        // Its own entries keep their ring's order.
+        assert!(!all_in_order(Seq::RequesterEntries, &[&e0, &e1], &[&e1, &e0], &err));
+        // A QP that reports to the error queue is ordered with it.
+        let joined = Orders::build(false, &[ties(0x11, 0, Some(3))], error_cq);
+        let qa3 = entry_in(0x11, 0, 3);
+        assert!(!all_in_order(Seq::RequesterEntries, &[&qa3, &e0], &[&e0, &qa3], &joined));
         // One QP's two entries swapped: out of order.
         let a1 = entry(0x11, 1);
         assert!(!all_in_order(Seq::RequesterEntries, &[&a, &a1], &[&a1, &a], &apart));

@@ -272,55 +272,67 @@ pub const CONF_CMP_034_C: Clause = Clause(152);
 pub const CONF_CMP_009: Clause = Clause(153);
 /// `CONF-CMP-060`: MUST, suite.
 pub const CONF_CMP_060: Clause = Clause(154);
-/// `CONF-CMP-090`, its clauses (a) to (c) together: MUST, suite.
+/// `CONF-CMP-090`, its clauses (a) to (c) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
 pub const CONF_CMP_090: Clause = Clause(155);
-/// `CONF-CMP-090.a`: MUST, suite.
+/// `CONF-CMP-090.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
 pub const CONF_CMP_090_A: Clause = Clause(156);
-/// `CONF-CMP-090.b`: MUST, suite.
+/// `CONF-CMP-090.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
 pub const CONF_CMP_090_B: Clause = Clause(157);
-/// `CONF-CMP-090.c`: MUST, suite.
+/// `CONF-CMP-090.c`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
 pub const CONF_CMP_090_C: Clause = Clause(158);
+/// `CONF-CMP-092`, its clauses (a) to (c) together: MUST, suite.
+pub const CONF_CMP_092: Clause = Clause(159);
+/// `CONF-CMP-092.a`: MUST, suite.
+pub const CONF_CMP_092_A: Clause = Clause(160);
+/// `CONF-CMP-092.b`: MUST, suite.
+pub const CONF_CMP_092_B: Clause = Clause(161);
+/// `CONF-CMP-092.c`: MUST, suite.
+pub const CONF_CMP_092_C: Clause = Clause(162);
 /// `CONF-CMP-010`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-020, which compares `EvState` reports where a scenario expects them and no report where the CPU half is inside the device."]
-pub const CONF_CMP_010: Clause = Clause(159);
+pub const CONF_CMP_010: Clause = Clause(163);
 /// `CONF-CMP-020`, its clauses (a) to (e) together: MUST, suite.
-pub const CONF_CMP_020: Clause = Clause(160);
+pub const CONF_CMP_020: Clause = Clause(164);
 /// `CONF-CMP-020.a`: MUST, suite.
-pub const CONF_CMP_020_A: Clause = Clause(161);
+pub const CONF_CMP_020_A: Clause = Clause(165);
 /// `CONF-CMP-020.b`: MUST, suite.
-pub const CONF_CMP_020_B: Clause = Clause(162);
+pub const CONF_CMP_020_B: Clause = Clause(166);
 /// `CONF-CMP-020.c`: MUST, suite.
-pub const CONF_CMP_020_C: Clause = Clause(163);
+pub const CONF_CMP_020_C: Clause = Clause(167);
 /// `CONF-CMP-020.d`: MUST, suite.
-pub const CONF_CMP_020_D: Clause = Clause(164);
+pub const CONF_CMP_020_D: Clause = Clause(168);
 /// `CONF-CMP-020.e`: MUST, suite.
-pub const CONF_CMP_020_E: Clause = Clause(165);
+pub const CONF_CMP_020_E: Clause = Clause(169);
 /// `CONF-CMP-050`: MUST, suite.
-pub const CONF_CMP_050: Clause = Clause(166);
+pub const CONF_CMP_050: Clause = Clause(170);
 /// `CONF-CMP-051`: MUST, suite.
-pub const CONF_CMP_051: Clause = Clause(167);
+pub const CONF_CMP_051: Clause = Clause(171);
 /// `CONF-CMP-052`: MUST, suite.
-pub const CONF_CMP_052: Clause = Clause(168);
+pub const CONF_CMP_052: Clause = Clause(172);
 /// `CONF-CMP-070`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_070: Clause = Clause(169);
+pub const CONF_CMP_070: Clause = Clause(173);
 /// `CONF-CMP-070.a`: MUST, suite.
-pub const CONF_CMP_070_A: Clause = Clause(170);
+pub const CONF_CMP_070_A: Clause = Clause(174);
 /// `CONF-CMP-070.b`: MUST, suite.
-pub const CONF_CMP_070_B: Clause = Clause(171);
+pub const CONF_CMP_070_B: Clause = Clause(175);
 /// `CONF-CMP-065`: MUST, suite.
-pub const CONF_CMP_065: Clause = Clause(172);
+pub const CONF_CMP_065: Clause = Clause(176);
 /// `CONF-CMP-075`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_075: Clause = Clause(173);
+pub const CONF_CMP_075: Clause = Clause(177);
 /// `CONF-CMP-075.a`: MUST, suite.
-pub const CONF_CMP_075_A: Clause = Clause(174);
+pub const CONF_CMP_075_A: Clause = Clause(178);
 /// `CONF-CMP-075.b`: MUST, suite.
-pub const CONF_CMP_075_B: Clause = Clause(175);
+pub const CONF_CMP_075_B: Clause = Clause(179);
 /// `CONF-CMP-075.c`: MUST, suite.
-pub const CONF_CMP_075_C: Clause = Clause(176);
+pub const CONF_CMP_075_C: Clause = Clause(180);
 /// `CONF-CMP-075.d`: MUST, suite.
-pub const CONF_CMP_075_D: Clause = Clause(177);
+pub const CONF_CMP_075_D: Clause = Clause(181);
 /// `CONF-CMP-076`: MUST, suite.
-pub const CONF_CMP_076: Clause = Clause(178);
+pub const CONF_CMP_076: Clause = Clause(182);
 /// `CONF-CMP-077`: MUST, suite.
 pub const CONF_CMP_077: Clause = Clause(179);
 /// `CONF-CMP-078`, its clauses (a) to (c) together: MUST, suite.
@@ -331,6 +343,7 @@ pub const CONF_CMP_078_A: Clause = Clause(181);
 pub const CONF_CMP_078_B: Clause = Clause(182);
 /// `CONF-CMP-078.c`: MAY, suite.
 pub const CONF_CMP_078_C: Clause = Clause(183);
+pub const CONF_CMP_077: Clause = Clause(183);
 /// `CONF-CMP-011`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-013, under which the divergence a report shows first is the earliest one that breaks a MUST, not the earliest of all: a scenario that fails is explained by what failed it."]
 pub const CONF_CMP_011: Clause = Clause(184);
