@@ -98,6 +98,7 @@ pub mod edges;
 pub mod engines;
 pub mod estimates;
 pub mod exercise;
+pub mod exercise_seven;
 pub mod fifth_host;
 pub mod fifth_rx;
 pub mod fifth_tx;
@@ -417,6 +418,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || exercise::FAULTS,
+    || exercise_seven::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,
