@@ -26,7 +26,14 @@ fn snd_rtx_psn_wrap() -> Scenario {
          inferred lost. With snd_una at 0xFFFFFD, before the wrap, the device retransmits \
          both, PSN 1 too although it is numerically below snd_una, and its Progress counts \
          the seven PSNs outstanding across the wrap.",
-        &["SND-RTX-001", "SND-RTX-003", "SND-INFER-001", "REC-IF-002", "CQE-SEND-001"],
+        &[
+            "SND-RTX-001",
+            "SND-RTX-003",
+            "SND-INFER-001",
+            "REC-IF-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
         |m| {
             m.requires.insert(Capability::CpuSplit);
             m.tolerances.late_ns = 2_000;
@@ -89,7 +96,14 @@ fn snd_sack_offset_negative() -> Scenario {
          the window: the device applies the SACK whole: snd_una moves to 2, which its \
          Progress reports, with PSNs 3 and 4 known to have arrived. A last SACK and the ACK \
          complete the message.",
-        &["SND-SACK-001", "SND-SACK-002", "SND-SACK-004", "REC-IF-002", "CQE-SEND-001"],
+        &[
+            "SND-SACK-001",
+            "SND-SACK-002",
+            "SND-SACK-004",
+            "REC-IF-002",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
         |m| {
             m.requires.insert(Capability::CpuSplit);
             m.tolerances.late_ns = 2_000;
