@@ -89,7 +89,10 @@ fn scenarios_are_short_and_the_corpus_is_small() {
     for (name, build) in corpus::all() {
         let s = build();
         let last = s.records.iter().map(|r| r.at.0).max().unwrap_or(0);
-        assert!(last < 1_000_000, "{name} lasts {last} ns");
+        // The reference's timestamp clock passes 2^16 of its 16 ns units at 1.048576 ms:
+        // the one scenario that shows the wrap lasts a little longer.
+        let limit = if name == "snd-ts-wrap" { 1_100_000 } else { 1_000_000 };
+        assert!(last < limit, "{name} lasts {last} ns");
         let mut pcapng = Vec::new();
         file::write_scenario(&s, &mut pcapng).expect("the scenario writes");
         // Every tracked file stays under 4 MiB.

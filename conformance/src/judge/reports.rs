@@ -20,6 +20,9 @@ pub(super) struct Reports<'r, 'a> {
     pub(super) obs: &'r [(u64, &'a NicEvent)],
     /// `late_ns / 2`: how late a report or a frame may be.
     pub(super) margin: u64,
+    /// The device's own window `W_own`: a SACK whose bitmap lies beyond it moves nothing
+    /// (SND-SACK-004).
+    pub(super) window: u32,
 }
 
 impl Reports<'_, '_> {
@@ -110,37 +113,47 @@ pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
     }
 }
 
-/// The times of the inputs that move QP `q`: SACKs whose `cack_psn` is beyond every
-/// earlier one's, ACKs whose MSN is beyond every earlier one's.
-fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<u64> {
+/// An input that moved QP `q`: when it came, and the `snd_una` a SACK gave it (none for
+/// an ACK, which moves the messages, not the PSNs).
+struct Move {
+    at: u64,
+    una: Option<Psn>,
+}
+
+/// The inputs that move QP `q`: SACKs whose `cack_psn` is beyond every earlier one's,
+/// ACKs whose MSN is beyond every earlier one's.
+fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<Move> {
     let mut una = init;
     let mut msn: Option<Msn> = None;
     let mut out = Vec::new();
     for (at, k) in r.acks_to(q, born) {
         let moved = match *k {
             Kind::Sack { cack, base, bitmap, .. } => {
-                // A SACK that claims a PSN never sent is discarded (SND-SACK-003).
+                // A SACK that claims a PSN never sent, or whose bitmap lies outside any
+                // window, is discarded (SND-SACK-003, SND-SACK-004).
                 let next = Psn::new(cack).next();
                 let sent = r.snd_nxt(q, born, init, |s| s <= at.saturating_add(r.margin));
                 let top = Psn::new(base).add(64 - bitmap.leading_zeros());
                 let claims = bitmap != 0 && top.is_after(sent);
-                let ahead = next.is_after(una) && !next.is_after(sent) && !claims;
+                let offset = Psn::new(base).distance(Psn::new(cack)).unsigned_abs();
+                let outside = offset > r.window.saturating_add(64);
+                let ahead = next.is_after(una) && !next.is_after(sent) && !claims && !outside;
                 if ahead {
                     una = next;
                 }
-                ahead
+                ahead.then_some(Some(next))
             }
             Kind::Ack { msn: m, .. } => {
                 let ahead = msn.is_none_or(|p| (1..0x8000).contains(&m.forward_from(p)));
                 if ahead {
                     msn = Some(m);
                 }
-                ahead
+                ahead.then_some(None)
             }
-            _ => false,
+            _ => None,
         };
-        if moved {
-            out.push(at);
+        if let Some(una) = moved {
+            out.push(Move { at, una });
         }
     }
     out
@@ -161,7 +174,9 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
             continue;
         }
         let Some((born, init)) = r.born(q, t) else { continue };
-        let (times, next) = taken.entry((q, born)).or_insert_with(|| (moves(r, q, born, init), 0));
+        let (times, next) = taken
+            .entry((q, born))
+            .or_insert_with(|| (moves(r, q, born, init).into_iter().map(|m| m.at).collect(), 0));
         while times.get(*next).is_some_and(|&at| at.saturating_add(r.margin.saturating_mul(2)) < t)
         {
             *next += 1;
@@ -308,6 +323,57 @@ pub(super) fn judge_armed_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
                      while no PSN was outstanding",
                     r.margin,
                     psn.value()
+                ),
+            ));
+        }
+    }
+}
+
+/// Every SACK that advances a QP's `snd_una` makes a `Progress` due (REC-IF-002): by twice
+/// the margin after the SACK, the QP has reported an `snd_una` at or beyond the one the
+/// SACK gave (one report may answer several SACKs, and one the judge takes for later than
+/// the device did counts too). A QP that reported an error
+/// owes nothing from then on: a SACK that moves a QP into the error state makes no
+/// `Progress`.
+pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    let mut qps: Vec<(u32, u64, Psn)> = Vec::new();
+    for i in r.inputs {
+        if let Input::Host { command: HostCommand::CreateQp(c) } = i.input {
+            qps.push((c.qpn.value(), i.at, c.initial_psn));
+        }
+    }
+    for (k, &(q, born, init)) in qps.iter().enumerate() {
+        let dies = qps[k + 1..].iter().find(|n| n.0 == q).map_or(u64::MAX, |n| n.1);
+        let failed = r.obs.iter().find_map(|&(t, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, .. }) if qpn.value() == q && t >= born => {
+                Some(t)
+            }
+            _ => None,
+        });
+        let end = dies.min(failed.unwrap_or(u64::MAX));
+        for m in moves(r, q, born, init) {
+            let Some(una) = m.una else { continue };
+            let by = m.at.saturating_add(r.margin.saturating_mul(2));
+            if m.at >= end || by >= end {
+                continue;
+            }
+            let answered = r.obs.iter().any(|&(t, e)| match e {
+                NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) => {
+                    qpn.value() == q && (born..=by).contains(&t) && !una.is_after(*snd_una)
+                }
+                _ => false,
+            });
+            if answered {
+                continue;
+            }
+            div.push(Divergence::of(
+                by,
+                crate::req::REC_IF_002,
+                format!(
+                    "no Progress of QP {q} for the SACK at {} ns that moved its snd_una to {}: \
+                     none with that snd_una or beyond came by {by} ns",
+                    m.at,
+                    una.value()
                 ),
             ));
         }

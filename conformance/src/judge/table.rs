@@ -166,6 +166,7 @@ impl<'a> Ctx<'a> {
             local_of,
             obs: &self.o.events,
             margin: self.scenario.manifest.tolerances.late_ns / 2,
+            window: self.scenario.manifest.nic.window(),
         }
     }
 }
@@ -644,6 +645,14 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Sack, Reads::Data],
         applies: cpu_split,
         judge: |c, d| reports::judge_outstanding(&c.reports(&c.local_of()), d),
+    },
+    Check {
+        name: "reports.progress-due",
+        clauses: PROGRESS,
+        // Progress is not recorded: a SACK that advances snd_una makes it due.
+        reads: &[Reads::Sack],
+        applies: cpu_split,
+        judge: |c, d| reports::judge_progress_due(&c.reports(&c.local_of()), d),
     },
     Check {
         name: "reports.progress-cause",

@@ -108,6 +108,7 @@ pub mod edges;
 pub mod engines;
 pub mod estimates;
 pub mod exercise;
+pub mod exercise_seven;
 pub mod fifth_host;
 pub mod fifth_rx;
 pub mod fifth_tx;
@@ -436,6 +437,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || reports_truth::FAULTS,
     || same_instant::FAULTS,
     || exercise::FAULTS,
+    || exercise_seven::FAULTS,
     generated::faults,
     layouts::faults,
     knobs::faults,

@@ -21,13 +21,13 @@ pub(super) fn builders() -> Vec<Builder> {
 /// Slot 0 of the first completion queue of these scenarios; the others follow at 64 KiB.
 const CQ_BASE: u64 = 0x5000_0000;
 
-fn create_cq(r: &mut Recorder, cq: u32, entries: u32) {
+pub(super) fn create_cq(r: &mut Recorder, cq: u32, entries: u32) {
     let base = CQ_BASE + u64::from(cq - 1) * 0x1_0000;
     r.host(0, HostCommand::CreateCq(CqConfig { cq: CqId::new(cq), base, entries }));
 }
 
 /// Device QP `me`, facing peer QP `peer`, reporting to `send_cq` and `recv_cq`.
-fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig {
+pub(super) fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig {
     QpConfig {
         evs: v4_evs(me, 4),
         send_cq: Some(CqId::new(send_cq)),

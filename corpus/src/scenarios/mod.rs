@@ -57,6 +57,7 @@ mod widths;
 mod wire;
 
 mod basic;
+mod blind;
 mod crafted;
 mod doorbells;
 mod exercise;
@@ -156,6 +157,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(widths::builders());
     all.extend(exercise::builders());
     all.extend(host_edges::builders());
+    all.extend(blind::builders());
     all
 }
 
