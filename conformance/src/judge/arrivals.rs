@@ -424,10 +424,11 @@ impl Arrivals {
         rule
     }
 
-    /// The rule a transport NAK on EV `ev` at `at` breaks when it answers a write of QP
-    /// `qp` that the scenario has the device accept (the latest copy on that EV at most
-    /// `late_ns` before it), which the region check does not refuse: that check refused a
-    /// write that passes it.
+    /// The rule a transport NAK on EV `ev` at `at` breaks when it can only answer writes
+    /// of QP `qp` that the scenario has the device accept, which the region check does not
+    /// refuse: that check refused a write that passes it. Every copy on that EV at most
+    /// `late_ns` before the NAK must be such a write; a duplicate or a refused copy among
+    /// them may be what the NAK answers, and then the NAK is named elsewhere.
     pub(super) fn nak_of_accepted(
         &self,
         qp: u32,
@@ -435,16 +436,18 @@ impl Arrivals {
         at: u64,
         late_ns: u64,
     ) -> Option<(&'static str, &'static str)> {
-        self.writes
+        let mut answered = self
+            .writes
             .iter()
             .filter(|((q, _), _)| *q == qp)
             .flat_map(|(_, v)| v.iter())
             .filter(|c| c.ev == ev && c.at <= at && at <= c.at.saturating_add(late_ns))
-            .max_by_key(|c| c.at)
-            .filter(|c| c.status == Status::Accepted && !c.region_refused)
-            .map(|_| {
-                ("RCV-PLACE-002.a", "a transport NAK for a write that passes the region check")
-            })
+            .peekable();
+        answered.peek()?;
+        answered.all(|c| c.status == Status::Accepted && !c.region_refused).then_some((
+            "RCV-PLACE-002.a",
+            "a transport NAK for a write that passes the region check",
+        ))
     }
 
     /// Whether the accepted copy of PSN `psn` of QP `qp` lay at an offset from its
