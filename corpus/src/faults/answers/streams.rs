@@ -419,8 +419,8 @@ impl Stream for RegionBeforeLength {
 pub(super) struct DuplicateCheckedFurther {
     /// The regions registered, by rkey.
     regions: HashMap<u32, openrdma_device::Region>,
-    /// The writes the region check refuses: QP, PSN and EV.
-    refused: Vec<(u32, u32, Ev)>,
+    /// The writes the region check refuses: QP, PSN, EV and arrival time.
+    refused: Vec<(u32, u32, Ev, u64)>,
     /// By peer QP: the MSN of the last transport ACK or NAK sent.
     last_msn: HashMap<u32, u32>,
 }
@@ -445,7 +445,7 @@ impl Stream for DuplicateCheckedFurther {
                         .get(&reth.rkey.value())
                         .is_none_or(|r| !r.remote_write || !r.contains(reth.va, len));
                     if bth.opcode.is_mrc_write() && refused {
-                        self.refused.push((bth.dest_qp.value(), bth.psn.value(), ev));
+                        self.refused.push((bth.dest_qp.value(), bth.psn.value(), ev, i.at.0));
                     }
                 }
                 _ => {}
@@ -463,7 +463,7 @@ impl Stream for DuplicateCheckedFurther {
                     if let (Some(bth), Some(a)) = (d.bth, d.ext.aeth) {
                         self.last_msn.insert(bth.dest_qp.value(), a.msn.value());
                     }
-                    self.nak_for(bytes)
+                    self.nak_for(bytes, o.at.0)
                 }
                 _ => None,
             };
@@ -481,14 +481,15 @@ impl Stream for DuplicateCheckedFurther {
 }
 
 impl DuplicateCheckedFurther {
-    /// The NAK that follows SACK `b`, when it answers a write the region check refuses.
-    fn nak_for(&self, b: &[u8]) -> Option<Vec<u8>> {
+    /// The NAK that follows SACK `b`, sent at `at`, when it answers a write the region
+    /// check refuses that arrived by then.
+    fn nak_for(&self, b: &[u8], at: u64) -> Option<Vec<u8>> {
         let mut f = decode(b).to_repr()?;
         let s = f.ext.seth.filter(|s| !s.pr)?;
         let psn = s.cack_psn.value().wrapping_add(i32::from(s.ack_psn_offset) as u32) & 0xFF_FFFF;
         // The SACK goes to the peer QP; the write came to the local one, whose number the
         // SACK does not carry: any refused write of that PSN and EV.
-        if !self.refused.iter().any(|&(_, p, ev)| p == psn && ev == s.entropy) {
+        if !self.refused.iter().any(|&(_, p, ev, t)| p == psn && ev == s.entropy && t <= at) {
             return None;
         }
         let msn = self.last_msn.get(&f.bth.dest_qp.value()).copied().unwrap_or(0xFFFF);
