@@ -106,6 +106,27 @@ fn held(
         })
 }
 
+/// Whether a SACK that reached QP `q` by `t` carried `psn` as its cumulative PSN: a
+/// `snd_una` equal to it stops one short of what that SACK gave.
+pub(super) fn cack_of_sack(inputs: &[In<'_>], q: u32, psn: Psn, t: u64) -> bool {
+    inputs.iter().filter(|i| i.at <= t).any(|i| {
+        i.frame.as_ref().is_some_and(|f| {
+            f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
+                && f.d.ext.seth.is_some_and(|s| s.cack_psn == psn)
+        })
+    })
+}
+
+/// What a `snd_una` one short of a SACK's cumulative point shows: the sender took the
+/// SACK's `cack_psn` as the first PSN not yet arrived (SND-SACK-001).
+pub(super) fn read_exclusive(q: u32, snd_una: Psn) -> String {
+    format!(
+        "a Progress of QP {q} with snd_una {}, the cumulative PSN of a SACK to it: the SACK's \
+         cack_psn was taken as not yet arrived",
+        snd_una.value()
+    )
+}
+
 /// The `snd_una` a `Progress` report carries is one its QP held (`held`): a report with
 /// another value carries another QP's progress, or none. Judged by truth, not against the
 /// recording (CONF-CMP-065).
@@ -120,6 +141,13 @@ pub(super) fn judge_progress_truth(
         let NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) = e else { continue };
         let q = qpn.value();
         if held(inputs, sent, local_of, q, *snd_una, t) {
+            continue;
+        }
+        if cack_of_sack(inputs, q, *snd_una, t) {
+            div.push(Divergence {
+                actual: Some(render_event(e)),
+                ..Divergence::of(t, crate::req::SND_SACK_001, read_exclusive(q, *snd_una))
+            });
             continue;
         }
         div.push(Divergence {

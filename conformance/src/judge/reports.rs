@@ -366,6 +366,20 @@ pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>)
             if answered {
                 continue;
             }
+            // A report, then or later, one short of the SACK's point: the SACK was misread,
+            // not left unreported (snd_una never goes back, so no later value of a QP that
+            // only reports too little is one short of it).
+            let short = r.obs.iter().any(|&(t, e)| match e {
+                NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) => {
+                    qpn.value() == q && t >= m.at && *snd_una == una.sub(1)
+                }
+                _ => false,
+            });
+            if short {
+                let what = super::progress::read_exclusive(q, una.sub(1));
+                div.push(Divergence::of(by, crate::req::SND_SACK_001, what));
+                continue;
+            }
             div.push(Divergence::of(
                 by,
                 crate::req::REC_IF_002,

@@ -610,7 +610,7 @@ pub(super) const EV_STATES: &[Clause] =
 
 pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 
-pub(super) const PROGRESS: &[Clause] = &[REC_IF_002];
+pub(super) const PROGRESS: &[Clause] = &[REC_IF_002, SND_SACK_001];
 
 pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
 
