@@ -856,14 +856,27 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
         }
     });
     assert_names(&r.judge(&o), "REC-IF-008", "the cause and lost EV of a Retransmitted");
-    // Progress, Armed and EvState are the device's own timing: none, or more, is fine.
+    // A SACK that advances snd_una makes a Progress due (CONF-CMP-100): none is a
+    // divergence, named REC-IF-002.
+    let no_progress: Vec<TimedOutput> = r
+        .observed
+        .iter()
+        .filter(|o| !matches!(&o.output, Output::Event { event } if is_report(event, |r| matches!(r, NicReport::Progress { .. }))))
+        .cloned()
+        .collect();
+    assert!(no_progress.len() < r.observed.len(), "the run has Progress reports");
+    let d = r.judge(&no_progress);
+    assert!(!d.is_empty(), "a run without its Progress reports passes");
+    assert!(d.iter().all(|x| x.requirement == "REC-IF-002"), "{d:?}");
+    // Armed and EvState are the device's own timing: none, or more, is fine; so is a
+    // Progress more.
     let mut o: Vec<TimedOutput> = r
         .observed
         .iter()
-        .filter(|o| !matches!(&o.output, Output::Event { event } if is_report(event, |r| matches!(r, NicReport::Progress { .. } | NicReport::Armed { .. } | NicReport::EvState { .. }))))
+        .filter(|o| !matches!(&o.output, Output::Event { event } if is_report(event, |r| matches!(r, NicReport::Armed { .. } | NicReport::EvState { .. }))))
         .cloned()
         .collect();
-    assert!(o.len() < r.observed.len(), "the run has Progress or Armed reports");
+    assert!(o.len() < r.observed.len(), "the run has Armed or EvState reports");
     let qpn = Qpn::new(openrdma_corpus::DUT_QP);
     let at = o[o.len() / 2].at;
     // An EV of the QP's profile: one outside it has no state to report (REC-IF-016).
@@ -877,12 +890,26 @@ fn conf_cmp_020_reports_are_compared_where_they_are_the_device_s_to_give() {
                 _ => None,
             })
             .expect("the QP has an EV");
+    // The QP's last Progress by then, given once more at its own time (a repeat, which no
+    // input needs, CONF-CMP-051); an Armed and an EvState with its snd_una.
+    let (last_at, last) = o
+        .iter()
+        .filter(|x| x.at <= at)
+        .rev()
+        .find_map(|x| match &x.output {
+            Output::Event { event: NicEvent::Report(p @ NicReport::Progress { .. }) } => {
+                Some((x.at, p.clone()))
+            }
+            _ => None,
+        })
+        .expect("a Progress by the middle of the run");
+    let NicReport::Progress { snd_una, .. } = last else { unreachable!() };
     let extra = [
-        NicReport::Progress { qpn, snd_una: Psn::new(0), outstanding: 3, awaiting_ack: 1 },
-        NicReport::Armed { qpn, snd_una: Psn::new(1) },
-        NicReport::EvState { qpn, ev: profile_ev, state: openrdma_device::EvState::Denied },
+        (last_at, last),
+        (at, NicReport::Armed { qpn, snd_una }),
+        (at, NicReport::EvState { qpn, ev: profile_ev, state: openrdma_device::EvState::Denied }),
     ];
-    for e in extra {
+    for (at, e) in extra {
         o.push(TimedOutput { at, output: Output::Event { event: NicEvent::Report(e) } });
     }
     o.sort_by_key(|x| x.at);

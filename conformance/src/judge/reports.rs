@@ -329,7 +329,8 @@ pub(super) fn judge_armed_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     }
 }
 
-/// Every SACK that advances a QP's `snd_una` makes a `Progress` due (REC-IF-002): by twice
+/// Every SACK that advances a QP's `snd_una` makes a `Progress` due (REC-IF-002,
+/// CONF-CMP-100): by twice
 /// the margin after the SACK, the QP has reported an `snd_una` at or beyond the one the
 /// SACK gave (one report may answer several SACKs, and one the judge takes for later than
 /// the device did counts too). A QP that reported an error
