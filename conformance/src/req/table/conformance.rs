@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 316] = [
+pub(in crate::req) static CLAUSES: [Info; 317] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -146,6 +146,7 @@ pub(in crate::req) static CLAUSES: [Info; 316] = [
     line("CONF-CMP-050", Must, Suite),
     line("CONF-CMP-051", Must, Suite),
     line("CONF-CMP-052", Must, Suite),
+    line("CONF-CMP-100", Must, Suite),
     whole("CONF-CMP-070", Must, Suite),
     part("CONF-CMP-070.a", "CONF-CMP-070", 'a', Must, Suite),
     part("CONF-CMP-070.b", "CONF-CMP-070", 'b', Must, Suite),
