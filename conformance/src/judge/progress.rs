@@ -77,7 +77,7 @@ pub(super) fn judge_report_order(
 /// past the cumulative PSN of a SACK that reached the QP by then (SND-SACK-001), or one
 /// past the last packet of a message the QP sent, which an ACK completes (SND-ACK-001).
 /// `local_of` maps a peer's QPN to the device's QP facing it.
-fn held(
+pub(super) fn held(
     inputs: &[In<'_>],
     sent: &[Frame<'_>],
     local_of: &HashMap<u32, u32>,
@@ -111,7 +111,8 @@ fn held(
 pub(super) fn cack_of_sack(inputs: &[In<'_>], q: u32, psn: Psn, t: u64) -> bool {
     inputs.iter().filter(|i| i.at <= t).any(|i| {
         i.frame.as_ref().is_some_and(|f| {
-            f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
+            f.d.discard_reason().is_none()
+                && f.d.bth.is_some_and(|b| b.dest_qp.value() == q)
                 && f.d.ext.seth.is_some_and(|s| s.cack_psn == psn)
         })
     })

@@ -62,10 +62,11 @@ impl Reports<'_, '_> {
         nxt
     }
 
-    /// The frames delivered to QP `q` from `born` on that acknowledge: time and kind.
+    /// The frames delivered to QP `q` from `born` on that acknowledge: time and kind. A
+    /// frame the device must discard (RCV-FRAME-001) acknowledges nothing.
     fn acks_to(&self, q: u32, born: u64) -> impl Iterator<Item = (u64, &Kind)> + '_ {
         self.inputs.iter().filter(move |i| i.at >= born).filter_map(move |i| {
-            let f = i.frame.as_ref()?;
+            let f = i.frame.as_ref().filter(|f| f.d.discard_reason().is_none())?;
             match f.kind {
                 Kind::Sack { qp, .. } if qp == q => Some((i.at, &f.kind)),
                 Kind::Ack { qp, syndrome, high: 0, .. } if qp == q && syndrome & 0x60 == 0 => {
@@ -121,8 +122,12 @@ struct Move {
 }
 
 /// The inputs that move QP `q`: SACKs whose `cack_psn` is beyond every earlier one's,
-/// ACKs whose MSN is beyond every earlier one's.
-fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<Move> {
+/// ACKs whose MSN is beyond every earlier one's. A SACK that claims a PSN not yet sent
+/// moves nothing; a first transmission seen up to `grace` after the SACK counts as sent
+/// before it (the frame may have been late). Judging what a report may answer, `grace` is
+/// the margin; judging what a report must answer, 0, so that only a SACK the device
+/// surely had to take makes a report due.
+fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, grace: u64) -> Vec<Move> {
     let mut una = init;
     let mut msn: Option<Msn> = None;
     let mut out = Vec::new();
@@ -132,7 +137,7 @@ fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn) -> Vec<Move> {
                 // A SACK that claims a PSN never sent, or whose bitmap lies outside any
                 // window, is discarded (SND-SACK-003, SND-SACK-004).
                 let next = Psn::new(cack).next();
-                let sent = r.snd_nxt(q, born, init, |s| s <= at.saturating_add(r.margin));
+                let sent = r.snd_nxt(q, born, init, |s| s <= at.saturating_add(grace));
                 let top = Psn::new(base).add(64 - bitmap.leading_zeros());
                 let claims = bitmap != 0 && top.is_after(sent);
                 let offset = Psn::new(base).distance(Psn::new(cack)).unsigned_abs();
@@ -174,9 +179,9 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
             continue;
         }
         let Some((born, init)) = r.born(q, t) else { continue };
-        let (times, next) = taken
-            .entry((q, born))
-            .or_insert_with(|| (moves(r, q, born, init).into_iter().map(|m| m.at).collect(), 0));
+        let (times, next) = taken.entry((q, born)).or_insert_with(|| {
+            (moves(r, q, born, init, r.margin).into_iter().map(|m| m.at).collect(), 0)
+        });
         while times.get(*next).is_some_and(|&at| at.saturating_add(r.margin.saturating_mul(2)) < t)
         {
             *next += 1;
@@ -330,12 +335,11 @@ pub(super) fn judge_armed_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
 }
 
 /// Every SACK that advances a QP's `snd_una` makes a `Progress` due (REC-IF-002,
-/// CONF-CMP-100): by twice
-/// the margin after the SACK, the QP has reported an `snd_una` at or beyond the one the
-/// SACK gave (one report may answer several SACKs, and one the judge takes for later than
-/// the device did counts too). A QP that reported an error
-/// owes nothing from then on: a SACK that moves a QP into the error state makes no
-/// `Progress`.
+/// CONF-CMP-100): by twice the margin after the SACK, the QP has reported an `snd_una` at
+/// or beyond the one the SACK gave. One report may answer several SACKs, and a report
+/// given before the SACK counts too (the judge may have placed the SACK later than the
+/// device took it). A QP that reported an error owes nothing from then on: a SACK that
+/// moves a QP into the error state makes no `Progress`.
 pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     let mut qps: Vec<(u32, u64, Psn)> = Vec::new();
     for i in r.inputs {
@@ -352,7 +356,7 @@ pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>)
             _ => None,
         });
         let end = dies.min(failed.unwrap_or(u64::MAX));
-        for m in moves(r, q, born, init) {
+        for m in moves(r, q, born, init, 0) {
             let Some(una) = m.una else { continue };
             let by = m.at.saturating_add(r.margin.saturating_mul(2));
             if m.at >= end || by >= end {
@@ -367,12 +371,16 @@ pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>)
             if answered {
                 continue;
             }
-            // A report, then or later, one short of the SACK's point: the SACK was misread,
-            // not left unreported (snd_una never goes back, so no later value of a QP that
-            // only reports too little is one short of it).
+            // A report from the SACK on, while the QP lives, that stops at the SACK's own
+            // cack_psn, a value no input gave the QP: the sender misread the SACK. A QP
+            // that only reports too little never gives such a value, as it never gives a
+            // snd_una it did not hold.
             let short = r.obs.iter().any(|&(t, e)| match e {
                 NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) => {
-                    qpn.value() == q && t >= m.at && *snd_una == una.sub(1)
+                    qpn.value() == q
+                        && (m.at..end).contains(&t)
+                        && *snd_una == una.sub(1)
+                        && !super::progress::held(r.inputs, r.sent, r.local_of, q, *snd_una, t)
                 }
                 _ => false,
             });
