@@ -62,7 +62,7 @@ struct Seen<'a> {
     una: Option<Psn>,
     /// Its EV-step reports not yet taken by a `Progress`: time, step, report.
     steps: Vec<(u64, Step, &'a NicEvent)>,
-    /// Its `Armed` reports that carried a `snd_una` no `Progress` had: value and report.
+    /// Its `Armed` reports that carried a `snd_una` no `Progress` had: value, time, report.
     ahead: Vec<(Psn, u64, &'a NicEvent)>,
 }
 
@@ -141,7 +141,7 @@ impl<'a> Steps<'_, 'a> {
 /// `snd_una` there (REC-IF-002), when such a `Progress` comes later.
 pub(super) fn judge_steps(s: &Steps<'_, '_>, div: &mut Vec<Divergence>) {
     let mut seen: HashMap<u32, Seen<'_>> = HashMap::new();
-    for &(t, e) in s.obs {
+    for (i, &(t, e)) in s.obs.iter().enumerate() {
         let Some(q) = report_qp(e) else { continue };
         let born = created_at(s.inputs, q, t);
         let st = seen.entry(q).or_insert(Seen { born, una: None, steps: vec![], ahead: vec![] });
@@ -174,12 +174,24 @@ pub(super) fn judge_steps(s: &Steps<'_, '_>, div: &mut Vec<Divergence>) {
                     Some(k) => {
                         st.steps.remove(k);
                     }
-                    None => div.push(step_after(q, step, t, e)),
+                    // Out of order only when the step's report comes after it; one that
+                    // never comes is a missing report, judged as such (REC-IF-005, 007).
+                    None if later_step(&s.obs[i + 1..], q, step) => {
+                        div.push(step_after(q, step, t, e));
+                    }
+                    None => {}
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Whether a report of step `step` of QP `q` comes among `rest`.
+fn later_step(rest: &[(u64, &NicEvent)], q: u32, step: Step) -> bool {
+    rest.iter().any(|&(_, e)| {
+        report_qp(e) == Some(q) && Step::of_report(e).is_some_and(|(_, x)| x == step)
+    })
 }
 
 /// The QP of a report, if it has one.
