@@ -65,7 +65,7 @@ pub(super) fn judge_retransmit_contents(
             && *cause == RetransmitCause::Timeout
             && claimed(inputs, q, p, t.saturating_sub(late))
         {
-            if cumulative_unseen(inputs, events, (q, p), t.saturating_sub(late)) {
+            if cumulative_unseen(inputs, events, (q, p), (t.saturating_sub(late), t)) {
                 // The device's own snd_una shows it never took the PSN as arrived: the
                 // report is true to a queue that kept an acknowledged PSN (SND-SACK-001).
                 rule = SND_SACK_001;
@@ -158,14 +158,15 @@ fn lost_ev_wrong(
 }
 
 /// Whether a SACK injected at or before `t` to QP `q` acknowledged PSN `p` by its
-/// `cack_psn`, while the device's last `Progress` of `q` before `t` gives an `snd_una` at
-/// or before `p`: the device did not take the cumulative point (SND-SACK-001). `false`
-/// without a `Progress`, which leaves the device's view unknown.
+/// `cack_psn`, while the device's last `Progress` of `q` by `report` (the time of the
+/// report that resends `p`) still gives an `snd_una` at or before `p`: the device did not
+/// take the cumulative point (SND-SACK-001). `false` without a `Progress`, which leaves
+/// the device's view unknown.
 fn cumulative_unseen(
     inputs: &[In<'_>],
     events: &[(u64, &NicEvent)],
     (q, p): (u32, u32),
-    t: u64,
+    (t, report): (u64, u64),
 ) -> bool {
     const HALF: u32 = 1 << 23;
     let cumulative = inputs.iter().filter(|i| i.at <= t).any(|i| {
@@ -173,7 +174,7 @@ fn cumulative_unseen(
             Some(&Kind::Sack { qp, cack, .. })
                 if qp == q && cack.wrapping_sub(p) & 0xFF_FFFF < HALF)
     });
-    let mut una = events.iter().filter(|&&(at, _)| at <= t).filter_map(|&(_, e)| match e {
+    let mut una = events.iter().filter(|&&(at, _)| at <= report).filter_map(|&(_, e)| match e {
         NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) if qpn.value() == q => {
             Some(snd_una.value())
         }
