@@ -563,11 +563,9 @@ pub(super) fn judge(o: &Obs<'_>, div: &mut Vec<Divergence>) {
         if known.contains(&id) || !c.entry.status.is_doorbell_reject() {
             continue;
         }
-        if let Some(r) = l
-            .rungs
-            .iter()
-            .find(|r| matches!(r.source, Source::Bus { .. }) && reordered(r.value, id, c))
-        {
+        if let Some(r) = l.rungs.iter().find(|r| {
+            r.at <= at && matches!(r.source, Source::Bus { .. }) && reordered(r.value, id, c)
+        }) {
             swapped.insert(r.value);
             div.push(Divergence {
                 actual: Some(render_event(&NicEvent::Completion(*c))),

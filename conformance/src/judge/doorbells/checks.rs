@@ -52,18 +52,21 @@ pub(super) fn check_of(s: CompletionStatus) -> Clause {
     }
 }
 
-/// Whether rejection entry `c` answers token `value` read with its bytes in another order:
-/// a bus interface that reverses the 8 bytes of a doorbell write, swaps its two 32-bit
-/// lanes or crosses its byte lanes otherwise. Its `wr_id` holds the token's bytes in
-/// another order, and its status is one the token so read can get: BadVersion unless the
+/// Whether rejection entry `c` answers token `value` read with its bytes in an order a
+/// bus interface can make: the 8 bytes reversed, the two 32-bit lanes swapped, the bytes
+/// reversed within each lane, or the 16-bit halves of each lane swapped. Its `wr_id` holds
+/// the token so read, and its status is one that token can get: BadVersion unless the
 /// version read is 1. An entry writer that garbles the `wr_id` of the token's own
 /// rejection gives the token's status instead.
 pub(super) fn reordered(value: u64, id: u64, c: &openrdma_device::CompletionEvent) -> bool {
-    let mut a = value.to_le_bytes();
-    let mut b = id.to_le_bytes();
-    a.sort_unstable();
-    b.sort_unstable();
+    let lanes_reversed = {
+        let [lo, hi] = [value as u32, (value >> 32) as u32].map(u32::swap_bytes);
+        u64::from(hi) << 32 | u64::from(lo)
+    };
+    let halves_swapped =
+        (value & 0xFFFF_0000_FFFF_0000) >> 16 | (value & 0x0000_FFFF_0000_FFFF) << 16;
+    let bus = [value.swap_bytes(), value.rotate_left(32), lanes_reversed, halves_swapped];
     let version = DoorbellToken::from_u64(id).version;
     let status_fits = version == 1 || c.entry.status == CompletionStatus::BAD_VERSION;
-    value != id && a == b && status_fits
+    value != id && bus.contains(&id) && status_fits
 }
