@@ -424,11 +424,63 @@ impl Arrivals {
         rule
     }
 
-    /// The rule a transport NAK on EV `ev` at `at` breaks when it can only answer writes
-    /// of QP `qp` that the scenario has the device accept, which the region check does not
-    /// refuse: that check refused a write that passes it. Every copy on that EV at most
-    /// `late_ns` before the NAK must be such a write; a duplicate or a refused copy among
-    /// them may be what the NAK answers, and then the NAK is named elsewhere.
+    /// The copies of writes of QP `qp` that arrived on EV `ev` at most `late_ns` before a
+    /// transport NAK on that EV at `at`: the writes that NAK may answer, and the frames
+    /// discarded before any receive check.
+    fn nak_may_answer(
+        &self,
+        qp: u32,
+        ev: Ev,
+        at: u64,
+        late_ns: u64,
+    ) -> impl Iterator<Item = &WriteCopy> + '_ {
+        self.writes
+            .iter()
+            .filter(move |((q, _), _)| *q == qp)
+            .flat_map(|(_, v)| v.iter())
+            .filter(move |c| c.ev == ev && c.at <= at && at <= c.at.saturating_add(late_ns))
+    }
+
+    /// The rule a transport NAK on EV `ev` at `at` breaks when it answers a write of QP
+    /// `qp` that a receive check before the region check discards: the latest write that
+    /// NAK may answer. When the region check refuses that write too, the NAK is that
+    /// check's answer, given before the check that comes first: RCV-DUP-001.a for a
+    /// duplicate (checked further), RCV-CHECK-001 for a write discarded in silence or out
+    /// of the window. Otherwise a write discarded without response names its discard rule.
+    pub(super) fn nak_of_silent(
+        &self,
+        qp: u32,
+        ev: Ev,
+        at: u64,
+        late_ns: u64,
+    ) -> Option<(&'static str, &'static str)> {
+        let answered = self
+            .nak_may_answer(qp, ev, at, late_ns)
+            .filter(|c| !matches!(c.status, Status::Discarded(_)))
+            .max_by_key(|c| c.at)?;
+        let rule = match answered.status {
+            Status::Duplicate => "RCV-DUP-001.a",
+            _ => answered.refused?,
+        };
+        let silent = super::receive::silent(rule);
+        match (rule, answered.region_refused) {
+            ("RCV-DUP-001.a", true) => {
+                Some((rule, "a transport NAK for a duplicate, which no receive check may refuse"))
+            }
+            (_, true) if silent || rule == "RCV-WIN-002.b" => Some((
+                "RCV-CHECK-001",
+                "a transport NAK for a write that an earlier receive check discards",
+            )),
+            _ if silent => Some((rule, "a transport NAK for a write discarded without response")),
+            _ => None,
+        }
+    }
+
+    /// The rule a transport NAK on EV `ev` at `at` breaks when every copy of a write of
+    /// QP `qp` before it (`nak_may_answer`) is one the scenario has the device accept and
+    /// the region check does not refuse: that check refused a write that passes it. A
+    /// duplicate, a refused or a discarded copy among them may be what the NAK answers, and
+    /// then the NAK is named elsewhere.
     pub(super) fn nak_of_accepted(
         &self,
         qp: u32,
@@ -436,13 +488,7 @@ impl Arrivals {
         at: u64,
         late_ns: u64,
     ) -> Option<(&'static str, &'static str)> {
-        let mut answered = self
-            .writes
-            .iter()
-            .filter(|((q, _), _)| *q == qp)
-            .flat_map(|(_, v)| v.iter())
-            .filter(|c| c.ev == ev && c.at <= at && at <= c.at.saturating_add(late_ns))
-            .peekable();
+        let mut answered = self.nak_may_answer(qp, ev, at, late_ns).peekable();
         answered.peek()?;
         answered.all(|c| c.status == Status::Accepted && !c.region_refused).then_some((
             "RCV-PLACE-002.a",

@@ -568,28 +568,6 @@ fn due_rule(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Rule {
     named_cause(cx, e, sent).rule
 }
 
-impl Ctx<'_> {
-    /// Whether the device took the write of QP `local` with PSN `psn` that arrived at `t`
-    /// on EV `ev`: it placed it, or refused it with a NAK or NACK on that EV, within
-    /// `late_ns`. A SACK on the EV proves nothing: the SACK timer may send one for an
-    /// earlier write that travelled on it.
-    fn answered(&self, local: u32, psn: u32, t: u64, ev: Ev) -> bool {
-        let by = t.saturating_add(self.scenario.manifest.tolerances.late_ns);
-        let placed = self.observed.iter().any(|o| {
-            (t..=by).contains(&o.at.0)
-                && matches!(&o.output, Output::Event { event: NicEvent::DmaWrite(w) }
-                    if w.qpn.value() == local && w.psn.value() == psn)
-        });
-        let refused = |k: &Kind| match *k {
-            Kind::Ack { syndrome, .. } => !ack_class(syndrome).0,
-            Kind::Nack { .. } => true,
-            _ => false,
-        };
-        placed
-            || self.obs.iter().any(|o| (t..=by).contains(&o.at) && o.ev == ev && refused(&o.kind))
-    }
-}
-
 /// The first entry of the cause table ([`causes`]) of expected frame `e` that holds of what
 /// the device did.
 fn named_cause(cx: &Ctx<'_>, e: usize, sent: Option<u64>) -> Cause {

@@ -44,7 +44,8 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
         let nak_refused = match of.kind {
             Kind::Ack { qp, syndrome, .. } if !super::ack_class(syndrome).0 => {
                 local_of.get(&qp).and_then(|&l| {
-                    nak_of_silent(arrivals, l, of, tol.late_ns)
+                    arrivals
+                        .nak_of_silent(l, of.ev, of.at, tol.late_ns)
                         .or_else(|| arrivals.nak_of_accepted(l, of.ev, of.at, tol.late_ns))
                 })
             }
@@ -963,42 +964,4 @@ fn kept_count(
     } else {
         ("RCV-ACK-002.c", "a transport ACK early: the ACK before it did not reset the count")
     })
-}
-
-/// The rule a transport NAK `of` breaks when it answers a write of QP `local` that a
-/// receive check before the region check discards: the latest write to arrive on its EV
-/// within `late_ns` before it. When the region check refuses that write too, the NAK is
-/// that check's answer, given before the check that comes first: RCV-DUP-001.a for a
-/// duplicate (checked further), RCV-CHECK-001 for a write discarded in silence or out of
-/// the window. Otherwise a write discarded without response names its discard rule.
-fn nak_of_silent(
-    arrivals: &Arrivals,
-    local: u32,
-    of: &Frame<'_>,
-    late_ns: u64,
-) -> Option<(&'static str, &'static str)> {
-    let answered = arrivals
-        .writes
-        .iter()
-        .filter(|((q, _), _)| *q == local)
-        .flat_map(|(_, v)| v.iter())
-        .filter(|c| c.ev == of.ev && c.at <= of.at && of.at <= c.at.saturating_add(late_ns))
-        .filter(|c| !matches!(c.status, super::arrivals::Status::Discarded(_)))
-        .max_by_key(|c| c.at)?;
-    let rule = match answered.status {
-        super::arrivals::Status::Duplicate => "RCV-DUP-001.a",
-        _ => answered.refused?,
-    };
-    let silent = super::receive::silent(rule);
-    match (rule, answered.region_refused) {
-        ("RCV-DUP-001.a", true) => {
-            Some((rule, "a transport NAK for a duplicate, which no receive check may refuse"))
-        }
-        (_, true) if silent || rule == "RCV-WIN-002.b" => Some((
-            "RCV-CHECK-001",
-            "a transport NAK for a write that an earlier receive check discards",
-        )),
-        _ if silent => Some((rule, "a transport NAK for a write discarded without response")),
-        _ => None,
-    }
 }
