@@ -441,13 +441,26 @@ impl Arrivals {
             .filter(move |c| c.ev == ev && c.at <= at && at <= c.at.saturating_add(late_ns))
     }
 
+    /// The rule a transport NAK of QP `qp` on EV `ev` at `at` breaks, when the writes it
+    /// may answer tell: [`Self::nak_of_silent`], else [`Self::nak_of_accepted`].
+    pub(super) fn nak_rule(
+        &self,
+        qp: u32,
+        ev: Ev,
+        at: u64,
+        late_ns: u64,
+    ) -> Option<(&'static str, &'static str)> {
+        self.nak_of_silent(qp, ev, at, late_ns)
+            .or_else(|| self.nak_of_accepted(qp, ev, at, late_ns))
+    }
+
     /// The rule a transport NAK on EV `ev` at `at` breaks when it answers a write of QP
     /// `qp` that a receive check before the region check discards: the latest write that
     /// NAK may answer. When the region check refuses that write too, the NAK is that
     /// check's answer, given before the check that comes first: RCV-DUP-001.a for a
     /// duplicate (checked further), RCV-CHECK-001 for a write discarded in silence or out
     /// of the window. Otherwise a write discarded without response names its discard rule.
-    pub(super) fn nak_of_silent(
+    fn nak_of_silent(
         &self,
         qp: u32,
         ev: Ev,
@@ -481,7 +494,7 @@ impl Arrivals {
     /// the region check does not refuse: that check refused a write that passes it. A
     /// duplicate, a refused or a discarded copy among them may be what the NAK answers, and
     /// then the NAK is named elsewhere.
-    pub(super) fn nak_of_accepted(
+    fn nak_of_accepted(
         &self,
         qp: u32,
         ev: Ev,

@@ -43,11 +43,7 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
         // that answers an accepted write is the region check's own error.
         let nak_refused = match of.kind {
             Kind::Ack { qp, syndrome, .. } if !super::ack_class(syndrome).0 => {
-                local_of.get(&qp).and_then(|&l| {
-                    arrivals
-                        .nak_of_silent(l, of.ev, of.at, tol.late_ns)
-                        .or_else(|| arrivals.nak_of_accepted(l, of.ev, of.at, tol.late_ns))
-                })
+                local_of.get(&qp).and_then(|&l| arrivals.nak_rule(l, of.ev, of.at, tol.late_ns))
             }
             _ => None,
         };
