@@ -74,17 +74,6 @@ fn snd_ts_wrap() -> Scenario {
     done(r, 1_090_000)
 }
 
-/// A SACK from the peer whose bitmap starts `-offset` PSNs before its cumulative PSN.
-fn sack_behind(r: &mut Recorder, at: u64, cack: u32, offset: i16, bitmap: u64, trigger: u32) {
-    r.run_until(at);
-    let ev = r.sent_ev(PEER_QP, trigger).expect("the trigger PSN was sent");
-    let mut p = sack_in(cack, bitmap, trigger, WireMark::NONE, ev);
-    if let Packet::Sack { seth, .. } = &mut p {
-        seth.sack_offset = offset;
-    }
-    r.inject(at, port_of(ev, 4), ev, &p);
-}
-
 /// SACKs whose bitmaps are based before their cumulative PSNs.
 fn snd_sack_offset_negative() -> Scenario {
     let mut r = sender_with(
@@ -112,7 +101,7 @@ fn snd_sack_offset_negative() -> Scenario {
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
     r.host(1_000, HostCommand::PostWrite(wr(0, 6 * PMTU, None, true)));
     r.checks(&["SND-SACK-001", "SND-SACK-002", "SND-SACK-004", "REC-IF-002"]);
-    sack_behind(&mut r, 4_000, 1, -1, 0b1_1011, 4);
+    inject_sack_offset(&mut r, 4_000, 1, -1, 0b1_1011, 4);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 7_000, 5, 0, 5, WireMark::NONE);
     inject_ack(&mut r, 7_000, 5, 0, AethRepr::ACK_UNLIMITED_CREDIT);

@@ -33,18 +33,6 @@ pub(super) fn builders() -> Vec<Builder> {
     ]
 }
 
-/// A SACK from the peer with any `sack_offset`: everything up to `cack` arrived, and the
-/// PSNs of `bitmap` from `cack + offset`; it answers the device's PSN `trigger`.
-fn sack_with_offset(r: &mut Recorder, at: u64, cack: u32, offset: i16, bitmap: u64, trigger: u32) {
-    r.run_until(at);
-    let ev = r.sent_ev(PEER_QP, trigger).expect("the trigger PSN was sent");
-    let mut p = sack_in(cack, bitmap, trigger, WireMark::NONE, ev);
-    if let Packet::Sack { seth, .. } = &mut p {
-        seth.sack_offset = offset;
-    }
-    r.inject(at, port_of(ev, 4), ev, &p);
-}
-
 /// A requester for these scenarios, with `evs` EVs and a PMTU of `pmtu`: a short
 /// tolerance, so that a repair left to the timeout is late, and a short SKIP and back-off.
 fn inference_recorder(
@@ -91,14 +79,14 @@ fn snd_infer_coverage() -> Scenario {
     r.host(1_000, HostCommand::PostWrite(wr(0, 71 * 256, None, true)));
     r.checks(&["SND-INFER-002", "SND-RTX-004"]);
     // Everything up to PSN 0, and PSN 6 (bit 0 of a bitmap based at 6).
-    sack_with_offset(&mut r, 2_000, 0, 6, 0b1, 6);
+    inject_sack_offset(&mut r, 2_000, 0, 6, 0b1, 6);
     // PSN 70 (bit 0 of a bitmap based at 70).
-    sack_with_offset(&mut r, 2_500, 0, 70, 0b1, 70);
+    inject_sack_offset(&mut r, 2_500, 0, 70, 0b1, 70);
     // PSNs 1 to 64.
-    sack_with_offset(&mut r, 3_000, 0, 1, u64::MAX, 64);
+    inject_sack_offset(&mut r, 3_000, 0, 1, u64::MAX, 64);
     // Stale: PSN 6 only (bit 5 of a bitmap based at 1).
     r.checks(&["SND-INFER-004", "SND-RTX-004"]);
-    sack_with_offset(&mut r, 3_500, 0, 1, 1 << 5, 6);
+    inject_sack_offset(&mut r, 3_500, 0, 1, 1 << 5, 6);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 4_000, 70, 0, 70, WireMark::NONE);
     inject_ack(&mut r, 4_000, 70, 0, AethRepr::ACK_UNLIMITED_CREDIT);
@@ -181,14 +169,14 @@ fn snd_infer_later() -> Scenario {
     r.host(1_000, HostCommand::PostWrite(wr(0, 4 * PMTU, None, true)));
     r.checks(&["SND-INFER-002", "SND-RTX-004"]);
     // PSN 2 (bit 0 of a bitmap based at PSN 2; nothing cumulative).
-    sack_with_offset(&mut r, 2_000, 0xFF_FFFF, 3, 0b1, 2);
+    inject_sack_offset(&mut r, 2_000, 0xFF_FFFF, 3, 0b1, 2);
     r.checks(&["SND-INFER-002", "SND-INFER-001", "SND-RTX-001", "BTH-RTX-001"]);
     // Everything up to PSN 0, and PSNs 2 and 3 (bits 1 and 2 of a bitmap based at PSN 1).
-    sack_with_offset(&mut r, 2_500, 0, 1, 0b110, 3);
+    inject_sack_offset(&mut r, 2_500, 0, 1, 0b110, 3);
     r.host(3_000, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
     r.checks(&["SND-RTX-003", "SND-RTX-004"]);
     // PSNs 2 to 5; PSN 1 still missing.
-    sack_with_offset(&mut r, 4_500, 0, 1, 0b11110, 5);
+    inject_sack_offset(&mut r, 4_500, 0, 1, 0b11110, 5);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 5_500, 5, 0, 1, WireMark::NONE);
     inject_ack(&mut r, 5_500, 5, 1, AethRepr::ACK_UNLIMITED_CREDIT);
@@ -527,7 +515,7 @@ fn snd_infer_high_word() -> Scenario {
     r.checks(&["SND-SACK-002", "SND-INFER-001", "SND-RTX-001", "BTH-RTX-001"]);
     // Everything up to PSN 0, and PSNs 1 to 31 and 33 (bits 0 to 30 and 32 of a bitmap
     // based at PSN 1).
-    sack_with_offset(&mut r, 3_000, 0, 1, 0x1_7FFF_FFFF, 33);
+    inject_sack_offset(&mut r, 3_000, 0, 1, 0x1_7FFF_FFFF, 33);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 5_000, 33, 0, 32, WireMark::NONE);
     inject_ack(&mut r, 5_000, 33, 0, AethRepr::ACK_UNLIMITED_CREDIT);

@@ -543,19 +543,6 @@ fn rec_device_nack_no_blame() -> Scenario {
 
 // ===== the NIC half's commands, scripted ==================================================
 
-/// A SACK into the device's QP whose bitmap starts `offset` PSNs after `cack`, answering
-/// `trigger`: the PSNs between `cack + 1` and the bitmap base are a gap the SACK does not
-/// cover, so it makes no inference about them (SND-INFER-002).
-fn inject_gap_sack(r: &mut Recorder, at: u64, cack: u32, offset: i16, bitmap: u64, trigger: u32) {
-    r.run_until(at);
-    let ev = r.sent_ev(PEER_QP, trigger).expect("the trigger PSN was sent");
-    let mut p = sack_in(cack, bitmap, trigger, WireMark::NONE, ev);
-    if let Packet::Sack { seth, .. } = &mut p {
-        seth.sack_offset = offset;
-    }
-    r.inject(at, port_of(ev, 4), ev, &p);
-}
-
 /// Each branch of REC-RTO-004 and the probe command, commanded by the scenario: the
 /// device's NIC half must act on each command as the clause for that case says.
 fn rec_nic_commands() -> Scenario {
@@ -591,11 +578,11 @@ fn rec_nic_commands() -> Scenario {
     let qpn = Qpn::new(DUT_QP);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     post(&mut r, 1_000, 0, 4 * PMTU);
-    inject_gap_sack(&mut r, 2_000, 0, 2, 0b1, 2);
+    inject_sack_offset(&mut r, 2_000, 0, 2, 0b1, 2);
     r.checks(&["REC-RTO-004", "REC-IF-010", "SND-RTX-001", "BTH-RTX-001"]);
     r.cpu(3_000, CpuCommand::Retransmit { qpn, psn: Psn::new(2) });
     r.checks(&["SND-INFER-002"]);
-    inject_gap_sack(&mut r, 4_000, 0, 2, 0b11, 3);
+    inject_sack_offset(&mut r, 4_000, 0, 2, 0b11, 3);
     r.checks(&["REC-RTO-004", "REC-IF-010", "BTH-RTX-001"]);
     r.cpu(5_000, CpuCommand::Retransmit { qpn, psn: Psn::new(2) });
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);

@@ -115,6 +115,27 @@ pub(super) fn inject_sack(
     r.inject(at, port, ev, &sack_in(cack, bitmap, trigger, m, ev));
 }
 
+/// Injects a SACK answering the device's PSN `trigger` with any `sack_offset`: everything
+/// up to `cack` arrived, and the PSNs of `bitmap` from `cack + offset` (a negative offset
+/// bases the bitmap before `cack`; one past `cack + 1` leaves a gap the SACK does not
+/// cover, SND-INFER-002).
+pub(super) fn inject_sack_offset(
+    r: &mut Recorder,
+    at: u64,
+    cack: u32,
+    offset: i16,
+    bitmap: u64,
+    trigger: u32,
+) {
+    r.run_until(at);
+    let ev = r.sent_ev(PEER_QP, trigger).expect("the trigger PSN was sent");
+    let mut p = sack_in(cack, bitmap, trigger, WireMark::NONE, ev);
+    if let Packet::Sack { seth, .. } = &mut p {
+        seth.sack_offset = offset;
+    }
+    r.inject(at, port_of(ev, 4), ev, &p);
+}
+
 /// Injects a NACK for the device's PSN `psn`, on the EV the device last used for it.
 pub(super) fn inject_nack(r: &mut Recorder, at: u64, psn: u32, reason: NackReason) {
     r.run_until(at);
