@@ -3,7 +3,7 @@
 //! cumulative PSN, an EV two QPs share under a CPU command, and a Write with Immediate of
 //! one QP retired by another QP's packet.
 
-use super::cq::{create_cq, qp_on};
+use super::cq::two_qps_own_queues;
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
@@ -158,12 +158,7 @@ fn rcv_wwi_retired_by_other_qp() -> Scenario {
             m.requires.insert(Capability::CompletionQueues);
         },
     );
-    let (a, b) = (DUT_QP, DUT_QP + 1);
-    r.host(0, HostCommand::RegisterRegion(region()));
-    create_cq(&mut r, 1, 4);
-    create_cq(&mut r, 2, 4);
-    r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
-    r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 2, 2)));
+    let (_, b) = two_qps_own_queues(&mut r);
     let to_b = |p: Packet| edit(p, |w| w.bth.dest_qp = Qpn::new(b));
     let total = 2 * PMTU;
     let first = write(0, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None);

@@ -26,6 +26,18 @@ pub(super) fn create_cq(r: &mut Recorder, cq: u32, entries: u32) {
     r.host(0, HostCommand::CreateCq(CqConfig { cq: CqId::new(cq), base, entries }));
 }
 
+/// The region and two device QPs, each reporting to a queue of its own of four entries (1
+/// and 2): the QPNs of the two.
+pub(super) fn two_qps_own_queues(r: &mut Recorder) -> (u32, u32) {
+    let (a, b) = (DUT_QP, DUT_QP + 1);
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(r, 1, 4);
+    create_cq(r, 2, 4);
+    r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
+    r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 2, 2)));
+    (a, b)
+}
+
 /// Device QP `me`, facing peer QP `peer`, reporting to `send_cq` and `recv_cq`.
 pub(super) fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig {
     QpConfig {
@@ -279,12 +291,7 @@ fn rcv_cq_two_qps() -> Scenario {
             m.requires.insert(Capability::CompletionQueues);
         },
     );
-    let (a, b) = (DUT_QP, DUT_QP + 1);
-    r.host(0, HostCommand::RegisterRegion(region()));
-    create_cq(&mut r, 1, 4);
-    create_cq(&mut r, 2, 4);
-    r.host(0, HostCommand::CreateQp(qp_on(a, PEER_QP, 1, 1)));
-    r.host(0, HostCommand::CreateQp(qp_on(b, PEER_QP + 1, 2, 2)));
+    let (a, b) = two_qps_own_queues(&mut r);
     let sends = [(a, 0u16, 0x0A00_0000u32), (b, 0, 0x0B00_0000), (a, 1, 0x0A00_0001)];
     let mut at = 1_000;
     for (k, &(qpn, msn, imm)) in sends.iter().enumerate() {
