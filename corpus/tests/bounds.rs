@@ -72,3 +72,23 @@ fn a_progress_may_come_late_ns_after_its_sack_when_late_ns_is_odd() {
     let d = judge(&s, &out.injected, &past).divergences;
     assert!(d.iter().any(|x| x.requirement == "REC-IF-002"), "past the bound: {d:?}");
 }
+
+/// CONF-CMP-045.c holds a SACK to claim only the PSNs received more than `late_ns` before
+/// it. In `rcv-sack-bitmap-high` PSN 40 arrives exactly `late_ns` before the SACK of PSN 0:
+/// a SACK builder whose bitmap lags `late_ns` behind may leave it out, and its counters,
+/// read live, lie within the range CONF-CMP-045.i gives.
+#[test]
+fn a_sack_may_leave_out_a_psn_received_exactly_late_ns_before() {
+    use openrdma_conformance::runner::run;
+    use openrdma_conformance::scoreboard::Scope;
+    use openrdma_corpus::faults::{Mutant, by_cli_name};
+    use openrdma_device::Device;
+    let s = scenario("rcv-sack-bitmap-high");
+    let lag = by_cli_name("variant:sack-bitmap-lag").expect("registered");
+    let mut dev = Mutant::new(lag);
+    let caps = dev.capabilities();
+    let out = run(&mut dev, &s, openrdma_sm::reference_cpu_half);
+    let reference = reference_run(&s);
+    assert_ne!(out.observed, reference.observed, "the variant leaves a bit out");
+    assert_eq!(out.judge(&s, Scope::of(&caps)).divergences, vec![]);
+}
