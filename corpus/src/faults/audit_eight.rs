@@ -31,7 +31,7 @@ struct BitmapLag {
     late: u64,
     /// The wire QP (the peer's) of each device QP.
     peer_of: HashMap<u32, u32>,
-    /// (wire QP, PSN) to the latest arrival of a write with that PSN.
+    /// (wire QP, PSN) to the first arrival of a write with that PSN.
     arrived: HashMap<(u32, u32), u64>,
 }
 
@@ -52,8 +52,10 @@ impl Stream for BitmapLag {
                     let Some(b) = decode(bytes).bth.filter(|b| b.opcode.is_mrc_write()) else {
                         continue;
                     };
+                    // The first copy: a PSN held since then is in the lagging copy too,
+                    // whatever duplicates came after.
                     if let Some(&peer) = self.peer_of.get(&b.dest_qp.value()) {
-                        self.arrived.insert((peer, b.psn.value()), i.at.0);
+                        self.arrived.entry((peer, b.psn.value())).or_insert(i.at.0);
                     }
                 }
                 Input::Host { .. } | Input::Cpu { .. } => {}
