@@ -20,6 +20,10 @@ pub(super) struct Reports<'r, 'a> {
     pub(super) obs: &'r [(u64, &'a NicEvent)],
     /// `late_ns / 2`: how late a report or a frame may be.
     pub(super) margin: u64,
+    /// `late_ns`: how long after an input a report that answers it may come, the input's
+    /// frames and the report each being up to `late_ns / 2` late. Not twice `margin`, which
+    /// is 1 ns short when `late_ns` is odd.
+    pub(super) late: u64,
     /// The device's own window `W_own`: a SACK whose bitmap lies beyond it moves nothing
     /// (SND-SACK-004).
     pub(super) window: u32,
@@ -164,9 +168,9 @@ fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, grace: u64) -> Vec<M
     out
 }
 
-/// Every `Progress` of a QP answers an input of its own that moved the QP, at most twice
-/// the margin before it (the report and the frames the input answers may each be late): the reports, in order, are matched one for one with such inputs
-/// (CONF-CMP-051). One left over restarts the CPU half's timer for nothing (REC-IF-019).
+/// Every `Progress` of a QP answers an input of its own that moved the QP, at most `late_ns`
+/// before it (the report and the frames the input answers may each be late): the reports,
+/// in order, are matched one for one with such inputs (CONF-CMP-051). One left over restarts the CPU half's timer for nothing (REC-IF-019).
 pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     // (QPN, creation) to the inputs that moved it, and how many a report has taken.
     let mut taken: HashMap<(u32, u64), (Vec<u64>, usize)> = HashMap::new();
@@ -182,8 +186,7 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
         let (times, next) = taken.entry((q, born)).or_insert_with(|| {
             (moves(r, q, born, init, r.margin).into_iter().map(|m| m.at).collect(), 0)
         });
-        while times.get(*next).is_some_and(|&at| at.saturating_add(r.margin.saturating_mul(2)) < t)
-        {
+        while times.get(*next).is_some_and(|&at| at.saturating_add(r.late) < t) {
             *next += 1;
         }
         if times.get(*next).is_some_and(|&at| at <= t) {
@@ -198,7 +201,7 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
                 format!(
                     "a Progress of QP {q} that no input explains: no SACK or ACK into QP {q} \
                      that moved it came in the last {} ns and was not already answered",
-                    2 * r.margin
+                    r.late
                 ),
             )
         });
@@ -335,7 +338,7 @@ pub(super) fn judge_armed_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
 }
 
 /// Every SACK that advances a QP's `snd_una` makes a `Progress` due (REC-IF-002,
-/// CONF-CMP-100): by twice the margin after the SACK, the QP has reported an `snd_una` at
+/// CONF-CMP-100): by `late_ns` after the SACK, the QP has reported an `snd_una` at
 /// or beyond the one the SACK gave. One report may answer several SACKs, and a report
 /// given before the SACK counts too (the judge may have placed the SACK later than the
 /// device took it). A QP that reported an error owes nothing from then on: a SACK that
@@ -358,7 +361,7 @@ pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>)
         let end = dies.min(failed.unwrap_or(u64::MAX));
         for m in moves(r, q, born, init, 0) {
             let Some(una) = m.una else { continue };
-            let by = m.at.saturating_add(r.margin.saturating_mul(2));
+            let by = m.at.saturating_add(r.late);
             if m.at >= end || by >= end {
                 continue;
             }

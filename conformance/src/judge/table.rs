@@ -166,6 +166,7 @@ impl<'a> Ctx<'a> {
             local_of,
             obs: &self.o.events,
             margin: self.scenario.manifest.tolerances.late_ns / 2,
+            late: self.scenario.manifest.tolerances.late_ns,
             window: self.scenario.manifest.nic.window(),
         }
     }

@@ -76,6 +76,8 @@
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
 //! * [`same_instant`]: a QP's reports of one instant out of the order of the steps that
 //!   made them, and the reports of several inputs gathered at one instant.
+//! * [`audit_eight`]: variants found by reading the judge, each at the very bound of a
+//!   freedom a judge one step too strict failed.
 //! * [`variants`](mod@variants): other choices the specification leaves open, which must pass
 //!   (or, departing from a SHOULD they allow, be judged `non-strict`), each with the freedoms
 //!   it uses.
@@ -100,6 +102,7 @@ use openrdma_sm::boundary::ReferenceDevice;
 
 pub mod acks;
 pub mod answers;
+pub mod audit_eight;
 pub mod behaviour;
 pub mod commands;
 pub mod cpu;

@@ -70,13 +70,14 @@ pub fn allows(f: &Fault) -> &'static [Clause] {
 }
 
 /// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading, of
-/// one instant and of the seventh reading.
+/// one instant, of the seventh reading and of the reading of the judge.
 pub fn every() -> impl Iterator<Item = &'static Variant> {
     VARIANTS
         .iter()
         .chain(super::fifth_variants::VARIANTS)
         .chain(super::same_instant::VARIANTS)
         .chain(super::seventh_variants::VARIANTS)
+        .chain(super::audit_eight::VARIANTS)
 }
 
 /// Every legitimate variant.

@@ -30,8 +30,11 @@ impl One<'_> {
         })
     }
 
+    /// Whether `t` is more than `late_ns` before the SACK: what arrived then must be in it
+    /// (CONF-CMP-045.c). One that arrived exactly `late_ns` before may be left out, by a
+    /// builder whose state lags that long behind.
     fn well_before(&self, t: u64) -> bool {
-        t.saturating_add(self.tol.late_ns) <= self.of.at
+        t.saturating_add(self.tol.late_ns) < self.of.at
     }
 
     /// `sack_offset`, `mpr`, the fields that must be 0 and bit 0 of the bitmap.
