@@ -70,13 +70,14 @@ pub fn allows(f: &Fault) -> &'static [Clause] {
 }
 
 /// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading, of
-/// one instant and of the seventh reading.
+/// one instant, of the seventh and of the eighth reading.
 pub fn every() -> impl Iterator<Item = &'static Variant> {
     VARIANTS
         .iter()
         .chain(super::fifth_variants::VARIANTS)
         .chain(super::same_instant::VARIANTS)
         .chain(super::seventh_variants::VARIANTS)
+        .chain(super::eighth_variants::VARIANTS)
 }
 
 /// Every legitimate variant.
