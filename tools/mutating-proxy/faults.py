@@ -12132,3 +12132,303 @@ combined("acks-late-sack-every-write",
          "It sends a SACK for every write it accepts, and its transport ACK engine adds half "
          "of late_ns to every ACK and NAK: many SACKs, each ACK as late as allowed.",
          ["sack-every-write", "acks-only-late"])
+
+
+# ==========================================================================================
+# The eighth reading: legal designs read as the policy choices a team makes where the
+# specification leaves them open, and how they combine: a report engine that builds each
+# Progress late from the registers it then reads, report rings with a queue per QP whose
+# head stalls or whose latency varies, a report ring on a coarse tick, another spray order
+# and first EV, receive entries posted late with the QP's later writes behind them, and
+# each of these at the greatest latency the tolerance allows or with two QPs whose
+# pipelines differ.
+# ==========================================================================================
+
+def _report_qp(ctx, item):
+    """The report queue of an output: its QP, for reports of a QP."""
+    if not _is_report(item):
+        return False, None
+    q = event_of(item).get("qpn")
+    return q is not None, q
+
+
+def _report_is(*names):
+    """A test of whether an output is a report of one of the kinds `names`."""
+
+    def which(item):
+        ev = event_of(item)
+        return ev is not None and ev.get("event") == "report" and ev.get("report") in names
+
+    return which
+
+
+def _count_outstanding(ev, nxt):
+    """Counts, into a Progress report, the PSNs from its snd_una to `nxt`, the QP's snd_nxt
+    when the report is built, where that is more than the report says."""
+    if nxt is None:
+        return False
+    o = (nxt - int(ev.get("snd_una", 0))) & U24
+    if o >= 0x800000 or o <= int(ev.get("outstanding", 0)):
+        return False
+    ev["outstanding"] = o
+    return True
+
+
+v = variant("progress-built-late",
+            "Its report engine builds each Progress half of late_ns after the SACK or ACK step "
+            "that called for it: the snd_una the step left, and outstanding read from the "
+            "QP's send registers as they are then, so that a first transmission sent in "
+            "between is counted and its Armed, made with the packet, comes first; every other "
+            "report is on time (REC-IF-002, REC-IF-003).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("progress-built-late", {"nxt": {}, "pending": []})
+    nxt = st["nxt"]
+    # Reports given in an earlier batch are out of reach.
+    pend = [p for p in st["pending"] if int(p["at"]) > ctx.prev_until]
+    d = ctx.late_ns // 2
+    for item in outs:
+        t = int(item["at"])
+        f = frame_of(item)
+        if f is not None and kind(f) == "data" and not f.get("bth", "rtx"):
+            q = ctx.local_qp_of(f)
+            p = (f.get("bth", "psn") + 1) & U24
+            if q not in nxt or ((p - nxt[q]) & U24) < 0x800000:
+                nxt[q] = p
+            for pi in pend:
+                e = event_of(pi)
+                if e.get("qpn") == q and int(pi["at"]) >= t and _count_outstanding(e, nxt[q]):
+                    ctx.mutated("progress-built-late: counted")
+            continue
+        ev = report_of(item, "progress")
+        if ev is None or not d:
+            continue
+        delay(ctx, item, d, "progress-built-late")
+        # The device gives the frames of an instant before its events: those already seen
+        # were sent before the report is built.
+        if _count_outstanding(ev, nxt.get(ev.get("qpn"))):
+            ctx.mutated("progress-built-late: counted")
+        pend.append(item)
+    st["pending"] = pend
+    return outs
+
+
+v = variant("progress-late-reports-behind",
+            "Its report ring has a queue per QP, and the step that makes a Progress posts it "
+            "half of late_ns late: the QP's later reports (Armed, Nack, EvMarked, EvState, "
+            "ProbeAnswered, Retransmitted) wait behind it, each QP's in the order they were "
+            "made (REC-IF-015); frames and host writes are on time.")
+v.hooks["outputs"] = stall_behind("progress-late-reports-behind", _report_qp,
+                                  _report_is("progress"))
+
+v = variant("armed-late-reports-behind",
+            "Its send engine posts each Armed to the QP's report queue half of late_ns after "
+            "the data packet that made it left, and the QP's later reports wait behind it; "
+            "frames and host writes are on time.")
+v.hooks["outputs"] = stall_behind("armed-late-reports-behind", _report_qp,
+                                  _report_is("armed"))
+
+v = variant("retransmitted-late-reports-behind",
+            "Its retransmission engine posts each Retransmitted report half of late_ns after "
+            "the retransmission left, and the QP's later reports wait behind it in the QP's "
+            "report queue; frames and host writes are on time.")
+v.hooks["outputs"] = stall_behind("retransmitted-late-reports-behind", _report_qp,
+                                  _report_is("retransmitted"))
+
+v = variant("ev-reports-late-reports-behind",
+            "Its EV table posts each EvMarked, EvState and ProbeAnswered half of late_ns after "
+            "the step that made it, and the QP's later reports (a Progress of the same SACK "
+            "among them) wait behind it; frames and host writes are on time.")
+v.hooks["outputs"] = stall_behind("ev-reports-late-reports-behind", _report_qp,
+                                  _report_is("ev_marked", "ev_state", "probe_answered"))
+
+
+def _qp_parity_late(why, which, parity):
+    """The outputs `which` selects of QPs whose number has `parity` become visible half of
+    late_ns later, when the scenario has QPs of both parities."""
+
+    def hook(ctx, outs):
+        if len({q & 1 for q in ctx.qps if isinstance(q, int)}) < 2:
+            return outs
+        for item in outs:
+            ok, q = _report_qp(ctx, item)
+            if ok and which(item) and isinstance(q, int) and q & 1 == parity:
+                delay(ctx, item, ctx.late_ns // 2, why)
+        return outs
+
+    return hook
+
+
+for _parity, _name in ((1, "odd"), (0, "even")):
+    v = variant("reports-%s-qps-late" % _name,
+                "Its report ring has a queue per QP, and the queues of %s QPs are served "
+                "half of late_ns later: their reports come in their order, the other QPs' "
+                "on time, so that the reports of two QPs interleave otherwise (REC-IF-015 "
+                "orders one QP's)." % _name)
+    v.hooks["outputs"] = _qp_parity_late("reports-%s-qps-late" % _name, _is_report, _parity)
+
+
+v = variant("reports-jitter-per-qp",
+            "Its report ring has a queue per QP whose latency varies between 0 and half of "
+            "late_ns by a pseudo-random draw, never before an earlier report of the QP: the "
+            "reports of two QPs interleave in any order the draws give; frames and host "
+            "writes are on time.")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    d = max(ctx.late_ns // 2, 0)
+    st = ctx.state.setdefault("reports-jitter-per-qp",
+                              {"x": sum(map(ord, ctx.name)) * 7 + 1, "last": {}})
+    for item in outs:
+        ok, q = _report_qp(ctx, item)
+        if not ok:
+            continue
+        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
+        t = int(item["at"])
+        nt = min(max(t + st["x"] % (d + 1), st["last"].get(q, 0)), t + d)
+        st["last"][q] = nt
+        if nt != t:
+            item["at"] = nt
+            ctx.mutated("reports-jitter-per-qp")
+    return outs
+
+
+v = variant("reports-tick-coarse",
+            "Its report ring to the CPU half is drained on the coarsest tick below half of "
+            "late_ns (a power of two of nanoseconds): every report becomes visible at the "
+            "next tick, in order; frames and host writes are on time.")
+v.hooks["outputs"] = on_tick("reports-tick-coarse", _is_report, 1 << 20)
+
+
+def _ev_reversal(ctx, qpn, inverse=False):
+    """The EV permutation of QP `qpn` that reverses its primary list and its backup list:
+    the k-th EV of a list goes to the (n-1-k)-th, so that a primary stays a primary. It is
+    its own inverse."""
+    c = ctx.qps.get(qpn) or {}
+    perm = {}
+    for evs in (list(c.get("evs") or []), list(c.get("backup_evs") or [])):
+        for i, e in enumerate(evs):
+            perm[e] = evs[len(evs) - 1 - i]
+    return perm
+
+
+v = variant("spray-own-reversed",
+            "A device without spray-policies whose spray cursor starts at the last EV of a "
+            "QP's primary (or backup) list and walks it downwards: where the reference's "
+            "policy gives the k-th EV of a list of n, it sends on the (n-k)-th, and it keeps "
+            "every EV's state, reports and commands by the EVs it uses, so that a QP's first "
+            "EV and its order are its own (CONF-CMP-027).")
+v.caps_removed = ("spray-policies",)
+
+
+@v.hook("inputs")
+def _(ctx, ins):
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "cpu" and c.get("cmd") in ("probe", "set_ev_state"):
+            new = _ev_reversal(ctx, c.get("qpn")).get(c.get("ev"), c.get("ev"))
+            if new != c.get("ev"):
+                c["ev"] = new
+                ctx.mutated("spray-own-reversed")
+
+    def fn(ctx, f, item):
+        h = "neth" if f.has("neth") else "seth"
+        perm = _ev_reversal(ctx, f.get("bth", "dest_qp"))
+        e = f.get(h, "entropy")
+        f.set(h, "entropy", perm.get(e, e))
+
+    return each_frame(ctx, ins, ("sack", "probe-answer", "nack"), fn, "spray-own-reversed")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    for item in outs:
+        ev = event_of(item)
+        if ev is None or ev.get("event") != "report":
+            continue
+        if ev.get("report") not in ("ev_marked", "ev_state", "probe_answered", "retransmitted"):
+            continue
+        perm = _ev_reversal(ctx, ev.get("qpn"))
+        for k in ("ev", "lost_ev"):
+            if ev.get(k) is not None and perm.get(ev[k], ev[k]) != ev[k]:
+                ev[k] = perm[ev[k]]
+                ctx.mutated("spray-own-reversed")
+
+    def fn(ctx, f, item):
+        perm = _ev_reversal(ctx, ctx.local_qp_of(f))
+        f.set_ev(perm.get(f.ev(), f.ev()))
+
+    return each_frame(ctx, outs, ("data", "probe"), fn, "spray-own-reversed")
+
+
+def _is_receive_entry(item):
+    ev = event_of(item)
+    return (ev is not None and ev.get("event") == "completion"
+            and ev.get("side") == "responder")
+
+
+v = variant("recv-entries-posted-late",
+            "Its receive completion writer posts every receive entry half of late_ns after "
+            "the device made it, and the later host writes of the entry's group (the "
+            "message's retirement flag among them) wait behind it; frames and reports are on "
+            "time, so a transport ACK may leave before its message's entry is visible.")
+note_error_cq(v)
+v.hooks["outputs"] = posted_late("recv-entries-posted-late", _is_receive_entry)
+
+combined("progress-built-late-frames-late",
+         "Its report engine builds each Progress half of late_ns late, counting the first "
+         "transmissions its send engine made by then (progress-built-late), and its transmit "
+         "path adds half of late_ns to every frame after the send engine made it, with the "
+         "sender flags and completions that wait for them: reports and frames each as late "
+         "as allowed.",
+         ["progress-built-late", "latency-frames-only"])
+
+combined("progress-built-late-odd-groups",
+         "Its report engine builds each Progress half of late_ns late (progress-built-late), "
+         "and the pipelines of odd groups of QPs are slower: every output of their QPs "
+         "becomes visible half of late_ns later, the other QPs' on time.",
+         ["progress-built-late", "odd-groups-all-late"])
+
+combined("armed-late-data-late",
+         "Its send engine adds half of late_ns to every data packet and probe, with the "
+         "sender flags and completions that wait for them, and posts each Armed half of "
+         "late_ns after its packet was made, the QP's later reports behind it.",
+         ["latency-data-only", "armed-late-reports-behind"])
+
+combined("spray-own-reversed-late",
+         "Its spray cursor starts at the last EV of each list and walks it downwards "
+         "(spray-own-reversed), and every output becomes visible half of late_ns later.",
+         ["spray-own-reversed", "latency-half-tolerance"])
+
+combined("spray-own-reversed-even-groups",
+         "Its spray cursor starts at the last EV of each list and walks it downwards "
+         "(spray-own-reversed), and the pipelines of even groups of QPs are slower: every "
+         "output of their QPs becomes visible half of late_ns later.",
+         ["spray-own-reversed", "even-groups-all-late"])
+
+combined("reports-odd-qps-late-frames-tick",
+         "Its report queues of odd QPs are served half of late_ns later (reports-odd-qps-late), "
+         "and its transmit scheduler runs on a 256 ns slot (frames-tick-256).",
+         ["reports-odd-qps-late", "frames-tick-256"])
+
+combined("recv-entries-late-split-64",
+         "Its receive completion writer posts entries half of late_ns late with the group's "
+         "later writes behind them (recv-entries-posted-late), and its DMA engine cuts "
+         "payload writes at 64-byte boundaries.",
+         ["dma-split-64", "recv-entries-posted-late"])
+
+
+# The fault the eighth reading's Progress rule still catches: a Progress posted late with
+# the counts of its step, behind the Armed of a packet sent in between.
+
+m = fault("progress-latched-late",
+          "The report engine latches a Progress's counts at the SACK or ACK step and posts it "
+          "half of late_ns later, behind the Armed of a data packet sent in between: a "
+          "Progress that says nothing is outstanding then stops the CPU half's timer that "
+          "the Armed started for that packet.",
+          ["REC-IF-015", "REC-IF-002"])
+m.hooks["outputs"] = latency_of("progress-latched-late", _report_is("progress"))

@@ -1,4 +1,4 @@
-//! The order of the reports one input makes (CONF-CMP-078). A QP's reports come in the
+//! The order of the reports one input makes (CONF-CMP-110). A QP's reports come in the
 //! order the NIC half produced them (REC-IF-015), and a SACK is processed in steps
 //! (SND-SACK-006): its EV first, reported by `EvMarked` or `ProbeAnswered`, then its
 //! cumulative part, reported by `Progress`. The reports of two inputs may share one instant
@@ -132,13 +132,15 @@ impl<'a> Steps<'_, 'a> {
 }
 
 /// Judges the order of each QP's reports against the steps of the inputs that surely made
-/// them (CONF-CMP-078): **(a)** a `Progress` that moves `snd_una` to one past a SACK's
+/// them (CONF-CMP-110): **(a)** a `Progress` that moves `snd_una` to one past a SACK's
 /// `cack_psn` comes after that SACK's `EvMarked` or `ProbeAnswered` (SND-SACK-006 takes the
 /// EV before the cumulative part), when every SACK that may have made it makes the same
 /// one: an unused report of that step, given at or after the earliest of those SACKs
 /// arrived, must come before it; **(b)** an `Armed` carries the `snd_una` its QP holds, so
 /// one whose `snd_una` no `Progress` before it carried comes after the `Progress` that moved
-/// `snd_una` there (REC-IF-002), when such a `Progress` comes later.
+/// `snd_una` there (REC-IF-002), when such a `Progress` comes later and reports no
+/// outstanding PSN: one that counts outstanding PSNs may have been built after the
+/// `Armed`'s data packet left.
 pub(super) fn judge_steps(s: &Steps<'_, '_>, div: &mut Vec<Divergence>) {
     let mut seen: HashMap<u32, Seen<'_>> = HashMap::new();
     for (i, &(t, e)) in s.obs.iter().enumerate() {
@@ -162,13 +164,13 @@ pub(super) fn judge_steps(s: &Steps<'_, '_>, div: &mut Vec<Divergence>) {
             {
                 st.ahead.push((*snd_una, t, e));
             }
-            NicEvent::Report(NicReport::Progress { snd_una, .. }) => {
+            NicEvent::Report(NicReport::Progress { snd_una, outstanding, .. }) => {
                 let una = *snd_una;
                 if !st.una.is_some_and(|u| una.is_after(u)) {
                     continue;
                 }
                 st.una = Some(una);
-                armed_before(st, una, t, e, div);
+                armed_before(st, una, *outstanding == 0, (t, e), div);
                 let Some((step, from)) = s.step_due(q, b, t, una) else { continue };
                 match st.steps.iter().position(|&(at, x, _)| x == step && at >= from) {
                     Some(k) => {
@@ -202,16 +204,24 @@ fn report_qp(e: &NicEvent) -> Option<u32> {
     }
 }
 
-/// CONF-CMP-078.b: the `Armed` reports that carried `una` before the `Progress` that moved
-/// `snd_una` there.
-fn armed_before(st: &mut Seen<'_>, una: Psn, t: u64, e: &NicEvent, div: &mut Vec<Divergence>) {
+/// CONF-CMP-110.b: the `Armed` reports that carried `una` before the `Progress` `(t, e)`
+/// that moved `snd_una` there, when that `Progress` reports no outstanding PSN (`idle`):
+/// it was made before the `Armed`'s data packet was sent. One that reports outstanding
+/// PSNs takes them all the same.
+fn armed_before(
+    st: &mut Seen<'_>,
+    una: Psn,
+    idle: bool,
+    (t, e): (u64, &NicEvent),
+    div: &mut Vec<Divergence>,
+) {
     let ahead = std::mem::take(&mut st.ahead);
     for (v, at, armed) in ahead {
         if v.is_after(una) {
             st.ahead.push((v, at, armed));
             continue;
         }
-        if v != una {
+        if v != una || !idle {
             continue;
         }
         div.push(Divergence {
@@ -231,7 +241,7 @@ fn armed_before(st: &mut Seen<'_>, una: Psn, t: u64, e: &NicEvent, div: &mut Vec
     }
 }
 
-/// CONF-CMP-078.a: a `Progress` of a SACK given before its EV step's report.
+/// CONF-CMP-110.a: a `Progress` of a SACK given before its EV step's report.
 fn step_after(q: u32, step: Step, t: u64, e: &NicEvent) -> Divergence {
     Divergence {
         actual: Some(render_event(e)),

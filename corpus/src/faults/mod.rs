@@ -59,6 +59,8 @@
 //!   rule orders failed.
 //! * [`seventh_variants`]: variants of a seventh reading, which a judge that tied every QP
 //!   to the device error queue failed.
+//! * [`eighth_variants`]: variants of an eighth reading, which a judge that held every
+//!   `Armed` after the `Progress` that moved `snd_una` to its value failed.
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
@@ -108,6 +110,7 @@ pub mod commands;
 pub mod cpu;
 pub mod discards;
 pub mod edges;
+pub mod eighth_variants;
 pub mod engines;
 pub mod estimates;
 pub mod exercise;

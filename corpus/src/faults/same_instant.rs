@@ -1,4 +1,4 @@
-//! The reports of one QP at one instant (CONF-CMP-078): faults that deliver one input's
+//! The reports of one QP at one instant (CONF-CMP-110): faults that deliver one input's
 //! reports out of the order of the steps that made them, and a variant that gives the
 //! reports of several inputs at one instant, in another order no rule fixes.
 
@@ -35,7 +35,7 @@ pub static VARIANTS: &[Variant] = &[variant(
     "drains its output queue once every half of late_ns: each output waits up to that long, so \
      that the reports of several inputs share one instant, and a QP's reports that carry no \
      snd_una and touch no EV of the earlier ones come first, as if their input was taken first",
-    &[CONF_TIME_004, CONF_CMP_078_C],
+    &[CONF_TIME_004, CONF_CMP_110_C],
     Caps::Same,
     Edits {
         stream: Some(|m| {

@@ -70,7 +70,7 @@ pub fn allows(f: &Fault) -> &'static [Clause] {
 }
 
 /// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading, of
-/// one instant, of the seventh reading and of the reading of the judge.
+/// one instant, of the seventh reading, of the reading of the judge and of the eighth reading.
 pub fn every() -> impl Iterator<Item = &'static Variant> {
     VARIANTS
         .iter()
@@ -78,6 +78,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::same_instant::VARIANTS)
         .chain(super::seventh_variants::VARIANTS)
         .chain(super::audit_eight::VARIANTS)
+        .chain(super::eighth_variants::VARIANTS)
 }
 
 /// Every legitimate variant.

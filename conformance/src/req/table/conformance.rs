@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 317] = [
+pub(in crate::req) static CLAUSES: [Info; 321] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -158,10 +158,14 @@ pub(in crate::req) static CLAUSES: [Info; 317] = [
     part("CONF-CMP-075.d", "CONF-CMP-075", 'd', Must, Suite),
     line("CONF-CMP-076", Must, Suite),
     line("CONF-CMP-077", Must, Suite),
-    whole("CONF-CMP-078", Must, Suite),
-    part("CONF-CMP-078.a", "CONF-CMP-078", 'a', Must, Suite),
-    part("CONF-CMP-078.b", "CONF-CMP-078", 'b', Must, Suite),
-    part("CONF-CMP-078.c", "CONF-CMP-078", 'c', May, Suite),
+    whole("CONF-CMP-078", Withdrawn, Suite),
+    part("CONF-CMP-078.a", "CONF-CMP-078", 'a', Withdrawn, Suite),
+    part("CONF-CMP-078.b", "CONF-CMP-078", 'b', Withdrawn, Suite),
+    part("CONF-CMP-078.c", "CONF-CMP-078", 'c', Withdrawn, Suite),
+    whole("CONF-CMP-110", Must, Suite),
+    part("CONF-CMP-110.a", "CONF-CMP-110", 'a', Must, Suite),
+    part("CONF-CMP-110.b", "CONF-CMP-110", 'b', Must, Suite),
+    part("CONF-CMP-110.c", "CONF-CMP-110", 'c', May, Suite),
     line("CONF-CMP-011", Withdrawn, Suite),
     whole("CONF-CMP-013", Must, Suite),
     part("CONF-CMP-013.a", "CONF-CMP-013", 'a', Must, Suite),

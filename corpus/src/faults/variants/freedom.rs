@@ -39,7 +39,8 @@ pub const CHOICES: &[(Clause, &str)] = &[
     (CONF_DEV_005, "a device claims only the capabilities it has"),
     (CONF_ADP_017_B, "a completion written to a queue may come without its decoded entry"),
     (CONF_TIME_004, "each output up to late_ns / 2 later than the reference's"),
-    (CONF_CMP_078_C, "a QP's reports of one instant that no step orders, in either order"),
+    (CONF_CMP_110_B, "an Armed before a Progress that counts outstanding PSNs"),
+    (CONF_CMP_110_C, "a QP's reports of one instant that no step orders, in either order"),
 ];
 
 /// The SHOULD and MAY clauses of a device that leave it no choice it can show at its
