@@ -11813,6 +11813,711 @@ def _(ctx, f, item):
 
 
 # ==========================================================================================
+# An eighth reading: the host side as a team puts the pieces together (host-interface.md,
+# completion.md): state shared that must be separate and separate that must be shared, the
+# second instance of a queue or a table, a reset that clears too much, a cache not
+# invalidated, configuration read at the wrong moment or in the wrong unit, and writes to
+# host memory that land in pieces.
+# ==========================================================================================
+
+def host8_rewrite(m, fn, counted=True):
+    """A device that misreads host commands: it acts on `fn(ctx, c)` (a copy of each host
+    command; None: as given; a list: several commands at that instant) instead of `c`. The
+    proxy's context keeps what software wrote. Unless `counted` is False, a command changed
+    counts as a mutation (the mod then counts the reads that matter itself)."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        out = []
+        for item in ins:
+            inp = item.get("input") or {}
+            c = inp.get("command") if inp.get("kind") == "host" else None
+            r = fn(ctx, copy.deepcopy(c)) if c else None
+            rs = r if isinstance(r, list) else [r]
+            if r is None or rs == [c]:
+                out.append(item)
+                continue
+            for x in rs:
+                out.append(dict(item, input=dict(inp, command=x)))
+            if counted:
+                ctx.mutated(m.name)
+        return out
+
+
+def host8_first(ctx, m, key, value):
+    """The value of the first command that set `key`: a register loaded once."""
+    return ctx.state.setdefault(m.name + ":" + key, value)
+
+
+# ---- the second QP, the second queue: registers loaded once --------------------------------
+
+m = fault("send-cq-first-qp",
+          "The send-queue select register is loaded when the first QP is created and never "
+          "again: every QP's sender completions, and those of tokens rejected for its "
+          "templates, go to the send queue of the first QP.",
+          ["CQE-ROUTE-001", "CQE-RING-001", "CQE-REJECT-002", "CQE-SEND-001", "CQE-SEND-002",
+           "CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009", "RET-FLUSH-001"])
+
+
+def _(ctx, c, m=m):
+    if c.get("command") != "create_qp" or c.get("send_cq") is None:
+        return None
+    c["send_cq"] = host8_first(ctx, m, "cq", c["send_cq"])
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("send-flag-base-first-qp",
+          "The sender flag-base register is loaded when the first QP is created and never "
+          "again: every QP's sender flags are written in the first QP's flag array.",
+          ["FLAG-SEND-001", "FLAG-TABLE-001", "TPL-EXPAND-006", "FLAG-WRITE-001"])
+
+
+def _(ctx, c, m=m):
+    if c.get("command") != "create_qp" or c.get("send_flag_base") is None:
+        return None
+    c["send_flag_base"] = host8_first(ctx, m, "base", c["send_flag_base"])
+    c["send_flag_slots"] = host8_first(ctx, m, "slots", c.get("send_flag_slots"))
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("cq-base-of-first-queue",
+          "The queue base register is loaded by the first create_cq alone: the entries of "
+          "every other queue are written at the first queue's base, each at its own slot.",
+          ["CQE-RING-001", "CQE-ROUTE-001", "CQE-SETUP-001", "CQE-RING-003"])
+
+
+def _(ctx, c, m=m):
+    if c.get("command") != "create_cq":
+        return None
+    c["base"] = host8_first(ctx, m, "base", c.get("base"))
+    return c
+
+
+host8_rewrite(m, _)
+
+
+CQ_FULL_REQS = ["CQE-RING-001", "CQE-RING-004", "CQE-RING-005", "RET-ERR-002", "REC-IF-009",
+                "RET-FLUSH-001", "CQE-SEND-002", "FLAG-SEND-001", "RCV-QP-002"]
+
+m = fault("cq-entries-of-first-queue",
+          "The ring-size register is loaded by the first create_cq alone: every queue wraps, "
+          "and is found full, at the size of the first queue.",
+          CQ_FULL_REQS)
+
+
+def _(ctx, c, m=m):
+    if c.get("command") != "create_cq":
+        return None
+    c["entries"] = host8_first(ctx, m, "entries", c.get("entries"))
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("cq-consumer-register-shared",
+          "One consumer register serves every completion queue: a write of one queue's "
+          "count sets the count of each, so a queue whose own count is behind it looks "
+          "full and stops taking entries.",
+          CQ_FULL_REQS)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {"k": {}, "stopped": set()})
+    # The register holds the last count software wrote, to any queue, by each output's time.
+    writes = [(int(it["at"]), int(c["consumed"])) for it, c in ctx.state.get(m.name + ":w", [])]
+    kept = []
+    for item in outs:
+        ev = event_of(item) or {}
+        q = ev.get("queue") if ev.get("event") == "completion" else None
+        c = ctx.cqs.get(q.get("cq")) if q else None
+        if c is None:
+            kept.append(item)
+            continue
+        k = st["k"].get(q["cq"], 0)
+        st["k"][q["cq"]] = k + 1
+        shared = max((w for w in writes if w[0] <= int(item["at"])), default=None)
+        if shared is not None and (k - shared[1]) & 0xFFFFFFFF >= int(c.get("entries", 1)):
+            st["stopped"].add(q["cq"])
+        if q["cq"] in st["stopped"]:
+            ctx.mutated(m.name)
+            continue
+        kept.append(item)
+    return kept
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    w = ctx.state.setdefault(m.name + ":w", [])
+    w.extend((item, c) for item, c in host_commands(ins) if c.get("command") == "cq_consumer")
+    return ins
+
+
+# ---- a unit misread: bytes for entries and slots -------------------------------------------
+
+m = fault("cq-entries-as-bytes",
+          "The ring-size field of a completion queue is read as its size in bytes: a queue "
+          "of N entries is taken to hold N / 32 of them, at least one.",
+          CQ_FULL_REQS)
+
+
+def _(ctx, c):
+    if c.get("command") != "create_cq" or int(c.get("entries", 0)) < 2:
+        return None
+    c["entries"] = max(1, int(c["entries"]) // 32)
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("cq-consumer-in-bytes",
+          "The consumer register is read as a byte offset into the ring, as the slot "
+          "addresses are: the count software writes is divided by 32, so the queue is found "
+          "full while the consumer has released its entries.",
+          CQ_FULL_REQS)
+
+
+def _(ctx, c):
+    if c.get("command") != "cq_consumer" or int(c.get("consumed", 0)) == 0:
+        return None
+    c["consumed"] = int(c["consumed"]) // 32
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("recv-flag-slots-as-bytes",
+          "The retirement-flag count of a QP context is read as the size of its flag ring in "
+          "bytes: a QP of n slots gets n / 8, and one of fewer than 8 slots none, which "
+          "disables its flags.",
+          ["FLAG-RECV-001", "RET-FLAG-001", "FLAG-RECV-002", "FLAG-ORDER-001"])
+
+
+def _(ctx, c):
+    if c.get("command") != "create_qp" or not c.get("recv_flag_slots"):
+        return None
+    c["recv_flag_slots"] = int(c["recv_flag_slots"]) // 8
+    return c
+
+
+host8_rewrite(m, _)
+
+
+# ---- one register for two directions ---------------------------------------------------------
+
+m = fault("send-flag-at-recv-base",
+          "One flag-base register serves both directions of a QP: sender flags are written "
+          "from the QP's retirement-flag base instead of its sender-flag base.",
+          ["FLAG-SEND-001", "FLAG-TABLE-001", "TPL-EXPAND-006", "FLAG-WRITE-001"])
+
+
+def _(ctx, c):
+    if c.get("command") != "create_qp" or c.get("recv_flag_base") is None:
+        return None
+    c["send_flag_base"] = c["recv_flag_base"]
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("recv-flag-at-send-base",
+          "One flag-base register serves both directions of a QP: retirement flags are "
+          "written from the QP's sender-flag base instead of its retirement-flag base.",
+          ["FLAG-RECV-001", "RET-FLAG-001", "FLAG-TABLE-001"])
+
+
+def _(ctx, c):
+    if c.get("command") != "create_qp" or c.get("send_flag_base") is None:
+        return None
+    c["recv_flag_base"] = c["send_flag_base"]
+    return c
+
+
+host8_rewrite(m, _)
+
+
+m = fault("tpl-flag-base-first-template",
+          "The flag-slot adder reads flag_base_slot from the first template installed: every "
+          "later template, and every later version of it, reports in the first one's flag "
+          "slots.",
+          ["TPL-EXPAND-006", "FLAG-SEND-001", "TPL-FIELDS-001", "TPL-INSTALL-002",
+           "FLAG-TABLE-001"])
+
+
+def host8_flags_fit(ctx, c):
+    """Whether a template's flag slots lie in its QP's sender flag array (TPL-FLAG-001)."""
+    q = ctx.qps.get(c.get("qpn")) or {}
+    end = int(c.get("flag_base_slot", 0)) + int(c.get("slots", 0))
+    return end <= min(int(q.get("send_flag_slots", 0)), 1 << 32)
+
+
+def _(ctx, c, m=m):
+    if (c.get("command") != "set_template" or not template_valid(c)
+            or not host8_flags_fit(ctx, c)):
+        return None
+    first = host8_first(ctx, m, "flag", c.get("flag_base_slot"))
+    if host8_flags_fit(ctx, dict(c, flag_base_slot=first)):
+        c["flag_base_slot"] = first
+    return c
+
+
+host8_rewrite(m, _)
+
+
+# ---- the expected seq: one counter where the spec keeps one per template ---------------------
+
+SEQ_REQS = ["DB-SEQ-001", "DB-SEQ-002", "DB-SEQ-003", "DB-ACCEPT-001", "CQE-REJECT-001",
+            "DB-REJECT-001", "CQE-SEND-001", "FLAG-SEND-001", "WR-EXEC-001", "CQE-REJECT-002"]
+
+
+def host8_shared_seq(m, key_of, resets):
+    """A doorbell unit that keeps the expected seq in counters keyed by `key_of(ctx, tpl)`
+    instead of per template; installing a template clears the counters `resets(ctx, c)`
+    names."""
+    counters = m.name + ":n"
+
+    def _(ctx, book, t, at, seen):
+        tpl = book.tpl.get(t >> 48 & 0xFFF)
+        if t >> 60 != 1 or tpl is None or not tpl.get("enabled"):
+            return None
+        n = ctx.state.setdefault(counters, {})
+        k = key_of(ctx, tpl)
+        e_key = n.get(k, 0)
+        e_tpl = book.expected.get(t >> 48 & 0xFFF, 0)
+        # The device keeps the template's count: it is given the seq that stands where this
+        # token stands against the shared count.
+        s = with_seq(t, e_tpl - e_key + (t >> 32))
+        if book.verdict(s) == 0:
+            n[k] = (e_key + 1) & 0xFFFF
+        return s
+
+    def _reset(ctx, c):
+        if c.get("command") == "doorbell_write":
+            ctx.state[m.name + ":reg"] = c.get("register")
+        elif c.get("command") == "doorbell":
+            ctx.state[m.name + ":reg"] = None
+        if c.get("command") != "set_template" or not template_valid(c):
+            return
+        old = token_book(ctx, m).tpl.get(c.get("template_id"))
+        if old is None or dict(old, enabled=c.get("enabled")) != c:
+            for k in resets(ctx, c):
+                ctx.state.setdefault(counters, {})[k] = 0
+
+    token_faults(m, _, _reset)
+
+
+m = fault("db-seq-device-wide",
+          "The expected seq is one register for the whole device instead of one per "
+          "template: the tokens of every template are checked against, and advance, one "
+          "count.",
+          SEQ_REQS)
+host8_shared_seq(m, lambda ctx, tpl: 0, lambda ctx, c: [0])
+
+
+m = fault("db-seq-per-register",
+          "The expected seq is kept per doorbell register instead of per template: the "
+          "tokens of one template that come through two registers are checked against two "
+          "counts, and two templates that share a register share one.",
+          SEQ_REQS + ["DB-MMIO-003"])
+
+
+def _(ctx, tpl, m=m):
+    # A token given whole, without its register, keeps its template's count.
+    r = ctx.state.get(m.name + ":reg")
+    return ("register", r) if r is not None else ("template", tpl.get("template_id"))
+
+
+host8_shared_seq(m, _, lambda ctx, c: [("template", c.get("template_id"))])
+
+
+# ---- a reset that clears too much ------------------------------------------------------------
+
+m = fault("tpl-install-resets-all-seqs",
+          "Installing a template clears the whole expected-seq table instead of the entry "
+          "of the template installed: every other template's next token is checked against "
+          "seq 0.",
+          SEQ_REQS + ["TPL-INSTALL-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    book = token_book(ctx, m)
+    regs = ctx.state.setdefault(m.name + ":regs", {})
+    cleared = ctx.state.setdefault(m.name + ":cleared", set())
+    out = []
+    for item in ins:
+        inp = item.get("input") or {}
+        c = inp.get("command") if inp.get("kind") == "host" else None
+        out.append(item)
+        if not c:
+            continue
+        if c.get("command") == "register_local":
+            regs[c.get("lkey")] = dict(c)
+        elif c.get("command") == "deregister_local":
+            regs.pop(c.get("lkey"), None)
+        # A template command the device takes: valid, its flags in the table, its key good;
+        # a new version of it clears its count (and, here, every other).
+        taken = (c.get("command") == "set_template" and template_valid(c)
+                 and host8_flags_fit(ctx, c)
+                 and (not c.get("enabled") or local_key_covers(regs, c)))
+        old = book.tpl.get(c.get("template_id"))
+        fresh = taken and (old is None or dict(old, enabled=c.get("enabled")) != c)
+        if c.get("command") == "set_template":
+            cleared.discard(c.get("template_id"))
+        if c.get("command") != "set_template" or taken:
+            book.command(c)
+        t = token_of(c)
+        if t is not None and t >> 48 & 0xFFF in cleared:
+            # A token of a template whose count the installation cleared: the device
+            # judges it against 0.
+            cleared.discard(t >> 48 & 0xFFF)
+            ctx.mutated(m.name)
+        if t is not None and book.verdict(t) == 0:
+            book.accept(t)
+        if not fresh:
+            continue
+        for i, tpl in sorted(book.tpl.items()):
+            if i == c.get("template_id") or book.expected.get(i, 0) == 0:
+                continue
+            # Installing another version and then the same template again is how the device
+            # is told to forget the count, and only the count (TPL-INSTALL-003).
+            other = dict(tpl, imm_base=(int(tpl.get("imm_base", 0)) + 1) & 0xFFFFFFFF)
+            out.append(dict(item, input=dict(inp, command=other)))
+            out.append(dict(item, input=dict(inp, command=dict(tpl))))
+            book.expected[i] = 0
+            cleared.add(i)
+    return out
+
+
+m = fault("deregister-disables-every-template",
+          "Ending a local registration disables every installed template, not only those "
+          "under its key: the enable bits are cleared by a broadcast instead of by a match "
+          "on local_lkey.",
+          ["TPL-KEY-002", "DB-TEMPLATE-001", "DB-ACCEPT-001", "CQE-REJECT-001",
+           "CQE-REJECT-002", "CQE-OPCODE-001", "WR-EXEC-001", "FLAG-SEND-001", "CQE-SEND-001",
+           "DB-SEQ-001"])
+
+
+def _(ctx, book, t, at, seen, m=m):
+    dead = ctx.state.get(m.name + ":dead", set())
+    i = t >> 48 & 0xFFF
+    if t >> 60 != 1 or i not in dead:
+        return None
+    # The device is shown the token under an ID it has no template for.
+    free = next(j for j in range(4095, -1, -1) if j not in book.tpl)
+    return with_template(t, free)
+
+
+def _on(ctx, c, m=m):
+    dead = ctx.state.setdefault(m.name + ":dead", set())
+    book = token_book(ctx, m)
+    if c.get("command") == "deregister_local":
+        dead.update(i for i, tpl in book.tpl.items()
+                    if tpl.get("enabled") and tpl.get("local_lkey") != c.get("lkey"))
+    elif c.get("command") == "set_template":
+        dead.discard(c.get("template_id"))
+
+
+token_faults(m, _, _on)
+
+
+m = fault("lkey-cache-after-deregister",
+          "The key table is read through a one-entry cache of the last key looked up, which "
+          "ending a registration does not clear: a template installed right after under the "
+          "key just deregistered is accepted and reads memory no registration covers.",
+          ["TPL-KEY-001", "TPL-KEY-002", "TPL-INSTALL-001", "DB-TEMPLATE-001",
+           "CQE-REJECT-001", "CQE-REJECT-002", "CQE-OPCODE-001", "DB-ACCEPT-001",
+           "WR-EXEC-001", "FLAG-SEND-001", "CQE-SEND-001", "SND-SEG-001"])
+
+
+def _(ctx, c, m=m):
+    st = ctx.state.setdefault(m.name, {"regs": {}, "cache": None})
+    cmd = c.get("command")
+    if cmd == "register_local":
+        st["regs"][c.get("lkey")] = dict(c)
+        st["cache"] = None
+    elif cmd == "deregister_local":
+        # Ending a registration looks the key up: the cache keeps the entry removed.
+        st["cache"] = st["regs"].pop(c.get("lkey"), None)
+    elif cmd == "set_template" and c.get("enabled"):
+        hit = st["cache"]
+        k = c.get("local_lkey")
+        if k in st["regs"]:
+            st["cache"] = st["regs"][k]
+        elif hit is not None and hit.get("lkey") == k:
+            # The stale entry answers: the device behaves as if the key were registered.
+            st["regs"][k] = hit
+            return [dict(hit), c]
+    return None
+
+
+host8_rewrite(m, _)
+
+
+# ---- completion queues: two producers, entries and flags in pieces ---------------------------
+
+m = fault("reject-cqe-own-producer-index",
+          "The rejection path keeps a producer index of its own for each queue: in a queue "
+          "that takes both, error completions of rejected tokens and completions of work "
+          "requests each count only their own kind and land on each other's slots.",
+          ["CQE-RING-001", "CQE-REJECT-002", "CQE-REJECT-001", "CQE-SEND-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    counts = ctx.state.setdefault(m.name, {})
+    for item in outs:
+        ev = event_of(item)
+        q = (ev or {}).get("queue") if ev and ev.get("event") == "completion" else None
+        if not q or "bytes" not in q or ctx.cqs.get(q.get("cq")) is None:
+            continue
+        c = ctx.cqs[q["cq"]]
+        n = int(c.get("entries", 1))
+        e = cqe_decode(bytes.fromhex(q["bytes"]))
+        rej = not e["is_receive"] and 0x01 <= int(e["status"]) <= 0x06
+        k = counts.get((q["cq"], rej), 0)
+        counts[(q["cq"], rej)] = k + 1
+        e["phase"] = (k // n) % 2 == 0
+        new = {"slot": k % n, "addr": int(c["base"]) + 32 * (k % n),
+               "bytes": cqe_encode(e).hex()}
+        if any(q.get(x) != new[x] for x in new):
+            q.update(new)
+            if "entry" in ev:
+                ev["entry"] = dict(ev["entry"], phase=e["phase"])
+            ctx.mutated(m.name)
+    return outs
+
+
+m = fault("cqe-high-half-first",
+          "The completion writer sends an entry as two 16-byte writes, bytes 16 to 31 "
+          "first: when the owner byte lands, bytes 0 to 15 still hold what the slot held "
+          "before (zeros on the first pass).",
+          ["CQE-RING-003", "CQE-SEND-001", "CQE-SEND-002", "CQE-RECV-001", "CQE-REJECT-001",
+           "CQE-LAYOUT-001", "CQE-OPCODE-001", "CQE-STATUS-001", "CQE-IMM-002",
+           "WR-ID-001", "TPL-EXPAND-007"])
+
+
+def _(ctx, item, ev, q, e, c, m=m):
+    old = ctx.state.setdefault(m.name, {})
+    new = cqe_encode(e)
+    key = (q.get("cq"), q.get("slot"))
+    seen = old.get(key, bytes(32))[:16] + new[16:]
+    old[key] = new
+    e.clear()
+    e.update(cqe_decode(seen))
+    if "entry" in ev:
+        ev["entry"] = dict(e)
+
+
+queue_entries(m, _)
+
+
+m = fault("flag-high-word-first",
+          "The flag writer sends a flag as two 4-byte writes, the high word (generation, "
+          "status, valid) first: a waiter that matches the generation reads the byte_len "
+          "the slot held before, until the low word lands.",
+          ["FLAG-WRITE-001", "FLAG-LEN-001", "FLAG-SEND-001", "FLAG-RECV-002",
+           "RET-FLAG-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    old = ctx.state.setdefault(m.name, {})
+    out = []
+    for item in outs:
+        ev = event_of(item)
+        if not ev or ev.get("event") != "flag_write":
+            out.append(item)
+            continue
+        v, a = int(ev["value"]), int(ev["addr"])
+        seen = (v & ~0xFFFFFFFF) | (old.get(a, 0) & 0xFFFFFFFF)
+        old[a] = v
+        if seen != v:
+            first = copy.deepcopy(item)
+            event_of(first)["value"] = seen
+            out.append(first)
+            ctx.mutated(m.name)
+        out.append(item)
+    return out
+
+
+# ---- doorbells: two tokens in one bus write, a token while the last is expanded --------------
+
+m = fault("db-two-tokens-one-write",
+          "The doorbell decoder splits a write of 16 bytes at offset 0 into two tokens, for "
+          "the register and the next one, instead of ignoring a write longer than 8 bytes.",
+          ["DB-MMIO-002", "DB-ACCEPT-001", "DB-SEQ-001", "CQE-REJECT-001", "DB-REJECT-001",
+           "WR-EXEC-001", "CQE-SEND-001", "FLAG-SEND-001", "DB-SEQ-002", "DB-SEQ-003"])
+
+
+def _(ctx, c):
+    if (c.get("command") != "doorbell_write" or c.get("offset") != 0
+            or len(c.get("bytes", "")) != 32):
+        return None
+    r = int(c.get("register", 0))
+    return [dict(c, bytes=c["bytes"][:16]), dict(c, register=r + 1, bytes=c["bytes"][16:])]
+
+
+host8_rewrite(m, _)
+
+
+m = fault("db-busy-token-dropped",
+          "The doorbell unit has no queue in front of its expander: a token that reaches it "
+          "at the same instant as an accepted one, while that one is still being expanded, "
+          "is dropped without a completion.",
+          ["DB-ACCEPT-001", "CQE-REJECT-001", "DB-MMIO-003", "ORD-NIC-002", "WR-EXEC-001",
+           "FLAG-SEND-001", "CQE-SEND-001", "DB-SEQ-001", "DB-SEQ-003", "CQE-REJECT-002"])
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    book = token_book(ctx, m)
+    busy = None
+    out = []
+    for item in ins:
+        inp = item.get("input") or {}
+        c = inp.get("command") if inp.get("kind") == "host" else None
+        t = token_of(c) if c else None
+        if t is not None and busy == int(item.get("at", 0)):
+            ctx.mutated(m.name)
+            continue
+        out.append(item)
+        if not c:
+            continue
+        book.command(c)
+        if t is not None and book.verdict(t) == 0:
+            book.accept(t)
+            busy = int(item.get("at", 0))
+    return out
+
+
+# ---- template fields read when the message completes, not when its token was accepted --------
+
+def host8_accepted(m):
+    """Follows the tokens the device accepts: per QP, the accepted tokens not yet completed,
+    each with its template ID, index and the flag slot it expanded to; and per template its
+    versions, with the time each was installed."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        book = token_book(ctx, m)
+        pend = ctx.state.setdefault(m.name + ":pend", {})
+        vers = ctx.state.setdefault(m.name + ":vers", {})
+        for item, c in host_commands(ins):
+            book.command(c)
+            i = c.get("template_id")
+            if c.get("command") == "set_template" and book.tpl.get(i) == c:
+                vers.setdefault(i, []).append((int(item.get("at", 0)), dict(c)))
+            t = token_of(c)
+            if t is None or book.verdict(t) != 0:
+                continue
+            book.accept(t)
+            tpl = book.tpl[t >> 48 & 0xFFF]
+            pend.setdefault(tpl.get("qpn"), []).append({
+                "token": t, "tid": t >> 48 & 0xFFF, "index": t >> 16 & 0xFFFF,
+                "seq": t >> 32 & 0xFFFF, "tpl": dict(tpl),
+                "slot": int(tpl.get("flag_base_slot", 0)) + (t >> 16 & 0xFFFF)})
+        return ins
+
+
+def host8_version_at(ctx, m, tid, at):
+    """The template `tid` as installed at time `at`: the last version given at or before."""
+    cur = None
+    for t, tpl in ctx.state.get(m.name + ":vers", {}).get(tid, []):
+        if t <= at:
+            cur = tpl
+    return cur
+
+
+def host8_token_of_flag(ctx, m, ev):
+    """The accepted token a sender flag completes, taken off the pending list."""
+    pend = ctx.state.get(m.name + ":pend", {}).get(ev.get("qpn"), [])
+    q = ctx.qps.get(ev.get("qpn")) or {}
+    g = flag_fields(int(ev["value"]))["generation"]
+    for j, p in enumerate(pend):
+        if p["seq"] == g and int(ev["addr"]) == int(q.get("send_flag_base", 0)) + 8 * p["slot"]:
+            return pend.pop(j)
+    return None
+
+
+m = fault("tpl-flag-slot-at-completion",
+          "The flag slot is computed when the message completes, from the template as it is "
+          "then: a message whose template was changed after its token was accepted reports "
+          "in the new version's flag slot.",
+          ["TPL-INSTALL-002", "TPL-EXPAND-006", "FLAG-SEND-001", "TPL-FIELDS-001"])
+host8_accepted(m)
+
+
+@out_events(m, ("flag_write",))
+def _(ctx, ev, item, m=m):
+    if ev.get("side") != "requester":
+        return
+    p = host8_token_of_flag(ctx, m, ev)
+    now = p and host8_version_at(ctx, m, p["tid"], int(item["at"]))
+    if now and now.get("enabled"):
+        base = int((ctx.qps.get(ev.get("qpn")) or {}).get("send_flag_base", 0))
+        ev["addr"] = base + 8 * (int(now.get("flag_base_slot", 0)) + p["index"])
+
+
+m = fault("tpl-signaled-at-completion",
+          "Whether a successful message writes a completion entry is read from the template "
+          "when the message completes: a message whose template was changed after its token "
+          "was accepted follows the new version's signaled bit.",
+          ["TPL-INSTALL-002", "WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001",
+           "TPL-FIELDS-001"])
+host8_accepted(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    out = []
+    for item in outs:
+        ev = event_of(item)
+        if ev and ev.get("event") == "flag_write" and ev.get("side") == "requester":
+            p = host8_token_of_flag(ctx, m, ev)
+            now = p and host8_version_at(ctx, m, p["tid"], int(item["at"]))
+            d = flag_fields(int(ev["value"]))
+            q = ctx.qps.get(ev.get("qpn")) or {}
+            if (now and now.get("enabled") and d["status"] == 0 and q.get("send_cq") is None
+                    and bool(now.get("signaled")) != bool(p["tpl"].get("signaled"))):
+                ctx.mutated(m.name)
+                if now.get("signaled"):
+                    e = {"wr_id": p["token"], "status": 0, "opcode": int(p["tpl"]["opcode"]),
+                         "has_imm": False, "is_receive": False, "has_timestamp": True,
+                         "flags_resv": 0, "resv1": 0, "qpn": ev.get("qpn"), "qpn_resv": 0,
+                         "byte_len": d["byte_len"], "imm": 0,
+                         "timestamp": int(item["at"]) & 0xFFFFFFFF,
+                         "msn": int(ev.get("msn", 0)) & 0xFFFF, "resv2": 0, "phase": False,
+                         "owner_resv": 0}
+                    out.append({"at": item["at"], "output": {"kind": "event", "event": {
+                        "event": "completion", "side": "requester", "entry": e}}})
+                else:
+                    ctx.state.setdefault(m.name + ":drop", set()).add(p["token"])
+        out.append(item)
+    drop = ctx.state.get(m.name + ":drop", set())
+    kept = []
+    for item in out:
+        ev = event_of(item)
+        if ev and ev.get("event") == "completion" and ev.get("side") == "requester":
+            e = completion_entry(ev)
+            if int(e.get("status", 1)) == 0 and int(e.get("wr_id", 0)) in drop:
+                drop.discard(int(e["wr_id"]))
+                continue
+        kept.append(item)
+    return kept
+
+
+# ==========================================================================================
 # The seventh reading: legal designs read as an RTL team chooses its micro-architecture:
 # outputs on a coarse clock tick, a pipeline of its own per group of QPs with its own
 # latency, write queues that post a flag or an entry late and make the later writes of its

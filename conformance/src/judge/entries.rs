@@ -17,8 +17,10 @@
 //!   queue under `CQE-ROUTE-001` (or `CQE-REJECT-002` for a rejected token), the slot and
 //!   the phase under `CQE-RING-001.b`, the address of the right slot under `CQE-RING-001.a`
 //!   (the ring is not where the consumer reads it); a multi-byte field whose bytes are the
-//!   expected value's in reverse under `CQE-LAYOUT-001`; an entry whose bytes 0 to 30 are
-//!   still the slot's previous contents under `CQE-RING-003`.
+//!   expected value's in reverse under `CQE-LAYOUT-001`; an entry whose bytes 0 to 30, or
+//!   whose first half, are still the slot's previous contents under `CQE-RING-003`, and so
+//!   an entry whose flags (in the first half) disagree with its `imm` or `timestamp` (in
+//!   the second) because its first half is still the previous contents.
 
 use std::collections::HashMap;
 
@@ -65,6 +67,11 @@ pub(super) fn judge(
         let entry = c.written_entry();
         let mut violations = Vec::new();
         entry.validate(0, &mut violations);
+        // What the entry's slot held before it, to tell a torn write from a wrong field.
+        let prior = c.queue.as_ref().map(|q| {
+            let held = slots.get(&(q.cq, q.slot)).map_or([0; COMPLETION_LEN], |b| b.1);
+            (q.bytes, held)
+        });
         // An entry the requester wrote with `is_receive` set is the requester's entry with
         // that bit wrong, not a receive completion: validate() reads the entry alone and
         // would name the receive rules for its opcode, status or `wr_id`.
@@ -90,9 +97,11 @@ pub(super) fn judge(
             });
         }
         for v in violations {
+            let torn = prior.is_some_and(|(got, held)| torn_split(&got, &held, v.requirement));
             div.push(Divergence {
                 at,
-                requirement: entry_clause(v.requirement).into(),
+                requirement: if torn { "CQE-RING-003.b" } else { entry_clause(v.requirement) }
+                    .into(),
                 what: format!("completion entry: {} ({} = {:#x})", v.rule, v.field, v.value),
                 expected: None,
                 actual: Some(render_event(e)),
@@ -444,6 +453,24 @@ pub(super) fn entry_clause(rule: &'static str) -> &'static str {
     }
 }
 
+/// Whether an entry's violation of `rule` comes from a write in pieces seen before its
+/// first half landed (`CQE-RING-003.b`): bytes 0 to 15, where `has_imm` and
+/// `has_timestamp` sit, are still the slot's previous contents while bytes 16 to 31, where
+/// `imm` and `timestamp` sit, are new, and the previous contents did not break the rule
+/// themselves (a device that always breaks it has another fault).
+fn torn_split(got: &[u8; COMPLETION_LEN], held: &[u8; COMPLETION_LEN], rule: &str) -> bool {
+    const HALF: usize = COMPLETION_LEN / 2;
+    if !matches!(rule, "CQE-TS-001" | "CQE-IMM-001")
+        || got[..HALF] != held[..HALF]
+        || got[HALF..] == held[HALF..]
+    {
+        return false;
+    }
+    let mut before = Vec::new();
+    CompletionRepr::parse(held).unwrap_or_default().validate(0, &mut before);
+    !before.iter().any(|v| v.requirement == rule)
+}
+
 /// How far two entries' timestamps, `stamped` apart modulo 2^32, are from the `elapsed`
 /// nanoseconds between their writes (`CQE-TS-001`): the distance modulo 2^32, either way,
 /// so that a second stamp a little behind the first is a small error, not one of ~2^32.
@@ -507,6 +534,13 @@ pub(super) fn requirement(
     if let (Some(g), Some(before)) = (&got.queue, before) {
         let stale = g.bytes[..COMPLETION_LEN - 1] == before[..COMPLETION_LEN - 1];
         if stale && g.bytes[COMPLETION_LEN - 1] != before[COMPLETION_LEN - 1] {
+            return CQE_RING_003_B;
+        }
+        // Written in two halves, the second first: the first half is still the slot's
+        // previous contents, where the expected entry has other bytes.
+        const HALF: usize = COMPLETION_LEN / 2;
+        let first_stale = g.bytes[..HALF] == before[..HALF] && g.bytes[HALF..] != before[HALF..];
+        if first_stale && want.queue.is_some_and(|w| w.bytes[..HALF] != before[..HALF]) {
             return CQE_RING_003_B;
         }
     }

@@ -73,6 +73,8 @@
 //!   inside a register taken for a token, the QPN of two completions of one instant.
 //! * [`seventh_host`]: the host interface as an RTL team builds it: a doorbell register's
 //!   lanes crossed, a refused installation that disables, the immediate limit one short.
+//! * [`eighth_host`]: the host interface where its pieces meet: a completion entry written
+//!   in two halves, the owner byte's half first.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
@@ -110,6 +112,7 @@ pub mod commands;
 pub mod cpu;
 pub mod discards;
 pub mod edges;
+pub mod eighth_host;
 pub mod eighth_variants;
 pub mod engines;
 pub mod estimates;
@@ -437,6 +440,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,
+    || eighth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
     || gaps::FAULTS,
