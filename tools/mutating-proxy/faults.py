@@ -12518,6 +12518,403 @@ def _(ctx, outs, m=m):
 
 
 # ==========================================================================================
+# An eighth reading: the sending side, the paths and the CPU half's recovery (sender.md,
+# recovery.md, the requester parts of wire-format.md), as the bugs a team makes when the
+# pieces meet: state kept once for the device where the spec keeps one per QP, and the
+# reverse; the second QP or profile, tested only with one; a copy loaded at QP creation and
+# never refreshed; a field of a command or report narrower on one side of the boundary
+# than on the other; a register read in the wrong unit; a report given the QP of another.
+# ==========================================================================================
+
+def eighth_created(ctx):
+    """The local QPs in the order they were created."""
+    return list(ctx.qps)
+
+
+def eighth_first_qp(ctx):
+    qps = eighth_created(ctx)
+    return qps[0] if qps else None
+
+
+def eighth_put(ctx, item, f, name):
+    f.seal()
+    put_frame(item, f)
+    ctx.mutated(name)
+
+
+def eighth_reports(outs):
+    """The report events of `outs`, with their items."""
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report":
+            yield item, ev
+
+
+# ---- state kept once for the device where the spec keeps one per QP -----------------------
+
+m = fault("spray-cursor-shared",
+          "The round-robin cursor is one register for the device, not one per QP: a QP's "
+          "first transmission takes the EV after the one any QP took last.",
+          ["SND-SPRAY-001", "SND-PATH-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    if len(ctx.qps) < 2:
+        return outs
+    st = ctx.state.setdefault("spray-cursor-shared", {})
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "data" or f.get("bth", "rtx"):
+            continue
+        qp = ctx.local_qp_of(f)
+        c = ctx.qps.get(qp) or {}
+        evs = list(c.get("evs") or [])
+        if str(c.get("spray", "round-robin")) != "round-robin" or len(evs) < 2:
+            continue
+        total = st.get("total", 0)
+        own = st.get(qp, 0)
+        st["total"] = total + 1
+        st[qp] = own + 1
+        if f.ev() not in evs:
+            continue
+        new = evs[(evs.index(f.ev()) + total - own) % len(evs)]
+        if new != f.ev():
+            f.set_ev(new)
+            eighth_put(ctx, item, f, m.name)
+    return outs
+
+
+m = fault("msn-counter-device-wide",
+          "Under per-QP retirement the MSN counter is still one for the device: a QP's message "
+          "takes the next MSN after any QP's last message.",
+          ["SND-MSN-001", "RET-DOMAIN-001", "SND-MSN-002", "METH-MSN-001"])
+
+
+@out_frames(m, ("data",))
+def _(ctx, f, item):
+    if str(ctx.nic.get("retirement", "shared")) == "shared" or len(ctx.qps) < 2:
+        return
+    st = ctx.state.setdefault("msn-counter-device-wide", {"next": 0, "map": {}})
+    key = (f.get("bth", "dest_qp"), f.get("meth", "msn"))
+    if key not in st["map"]:
+        st["map"][key] = st["next"] & 0xFFFF
+        st["next"] += 1
+    f.set("meth", "msn", st["map"][key])
+
+
+m = fault("probe-id-device-counter",
+          "The probe_id counter is one for the device, not one per QP: a QP's probe takes the "
+          "next value after any QP's last probe.",
+          ["EV-PROBE-005", "SND-TAIL-003"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item):
+    st = ctx.state.setdefault("probe-id-device-counter", {"n": 0})
+    st["n"] += 1
+    f.set("peth", "probe_id", st["n"] & 0xFFFF)
+
+
+m = fault("armed-latch-shared",
+          "The Armed latch is one for the device: while one QP is armed, another QP's first "
+          "transmission from idle sends no Armed.",
+          ["REC-IF-003", "REC-RTO-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    armed = ctx.state.setdefault("armed-latch-shared", set())
+    res = []
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report":
+            q = ev.get("qpn")
+            if ev.get("report") == "progress" and not ev.get("outstanding") \
+                    and not ev.get("awaiting_ack"):
+                armed.discard(q)
+            elif ev.get("report") == "armed":
+                if armed - {q}:
+                    ctx.mutated(m.name)
+                    continue
+                armed.add(q)
+        res.append(item)
+    return res
+
+
+m = fault("progress-awaiting-domain",
+          "Under shared retirement the awaiting-ACK count of Progress is read from the "
+          "domain's counter: it counts the messages of every QP of the domain.",
+          ["REC-IF-002", "REC-RTO-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    if str(ctx.nic.get("retirement", "shared")) != "shared" or len(ctx.qps) < 2:
+        return outs
+    last = ctx.state.setdefault("progress-awaiting-domain", {})
+    for item, ev in eighth_reports(outs):
+        if ev.get("report") != "progress":
+            continue
+        q = ev.get("qpn")
+        own = int(ev.get("awaiting_ack") or 0)
+        dom = (ctx.qps.get(q) or {}).get("domain")
+        extra = sum(n for p, n in last.items()
+                    if p != q and (ctx.qps.get(p) or {}).get("domain") == dom)
+        last[q] = own
+        if extra:
+            ev["awaiting_ack"] = own + extra
+            ctx.mutated(m.name)
+    return outs
+
+
+# ---- the second QP, tested only with one --------------------------------------------------
+
+m = fault("second-qp-initial-psn-zero",
+          "The initial_psn register is loaded only when the first QP is created: every later "
+          "QP starts its PSNs at 0.",
+          ["SND-PSN-001", "BTH-PSN-001", "EV-PROBE-005"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    if qp is None or qp == eighth_first_qp(ctx):
+        return
+    ip = int((ctx.qps.get(qp) or {}).get("initial_psn", 0)) & U24
+    if ip:
+        f.set("bth", "psn", (f.get("bth", "psn") - ip) & U24)
+
+
+m = fault("second-qp-first-profile",
+          "The EV profile table holds one profile: every QP sprays over the EVs of the first "
+          "QP created, at the positions its own profile would use.",
+          ["SND-PATH-001", "EV-STATE-001", "SND-SPRAY-001", "SND-SPRAY-003", "EV-PROBE-005"])
+
+
+@out_frames(m, ("data", "probe"))
+def _(ctx, f, item):
+    qp = ctx.local_qp_of(f)
+    first = eighth_first_qp(ctx)
+    if qp is None or qp == first:
+        return
+    own, base = profile(ctx, qp), profile(ctx, first)
+    if f.ev() in own and base:
+        f.set_ev(base[own.index(f.ev()) % len(base)])
+
+
+m = fault("qp-error-stops-device",
+          "The error state is a flag of the send engine, not of the QP: once one QP fails, "
+          "no QP of the device sends again.",
+          ["SND-SEG-001", "SND-ORDER-001", "REC-SPLIT-001", "SND-SCHED-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("qp-error-stops-device", {})
+    res = []
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "report" and ev.get("report") == "qp_error":
+            st.setdefault("qp", ev.get("qpn"))
+        f = frame_of(item)
+        if f is not None and "qp" in st and kind(f) in ("data", "probe"):
+            qp = ctx.local_qp_of(f)
+            if qp is not None and qp != st["qp"]:
+                ctx.mutated(m.name)
+                continue
+        res.append(item)
+    return res
+
+
+# ---- commands and reports across the boundary ---------------------------------------------
+
+m = fault("cmd-qpn-latched",
+          "The command decoder latches the QPN one command late: each CPU command acts on the "
+          "QP the command before it named.",
+          ["REC-IF-010", "REC-IF-011", "REC-IF-012", "REC-IF-013", "REC-IF-014", "REC-RTO-004",
+           "EV-STATE-003", "EV-PROBE-005", "REC-IF-016", "SND-PATH-001"])
+
+
+@in_cpu(m, ("retransmit", "probe", "set_ev_state", "qp_error"))
+def _(ctx, c, item):
+    st = ctx.state.setdefault("cmd-qpn-latched", {})
+    prev = st.get("prev")
+    st["prev"] = c.get("qpn")
+    if prev is not None:
+        c["qpn"] = prev
+
+
+m = fault("cmd-qpn-16bit",
+          "The command decoder reads 16 bits of the QPN: a command for a QP numbered 2^16 or "
+          "above names another QP, usually none, and is lost.",
+          ["REC-IF-010", "REC-IF-011", "REC-IF-012", "REC-IF-013", "REC-RTO-004",
+           "EV-STATE-003", "EV-PROBE-005", "REC-IF-016"])
+
+
+@in_cpu(m, ("retransmit", "probe", "set_ev_state", "qp_error"))
+def _(ctx, c, item):
+    if c.get("qpn") is not None:
+        c["qpn"] = int(c["qpn"]) & 0xFFFF
+
+
+m = fault("cmd-ev-16bit",
+          "The command decoder reads 16 bits of the EV: a Probe or SetEvState for an EV of 2^16 "
+          "or above names an EV outside the profile.",
+          ["REC-IF-011", "REC-IF-012", "EV-STATE-003", "EV-PROBE-005", "REC-IF-016",
+           "SND-PATH-001", "EV-DENY-001", "EV-DENY-002", "EV-STATE-001"])
+
+
+@in_cpu(m, ("probe", "set_ev_state"))
+def _(ctx, c, item):
+    if c.get("ev") is not None:
+        c["ev"] = int(c["ev"]) & 0xFFFF
+
+
+m = fault("report-qpn-16bit",
+          "The report FIFO keeps 16 bits of the QPN: a report of a QP numbered 2^16 or above "
+          "names another QP.",
+          ["REC-IF-002", "REC-IF-003", "REC-IF-004", "REC-IF-005", "REC-IF-007", "REC-IF-008",
+           "REC-IF-009", "REC-IF-016", "REC-TEST-001"])
+
+
+@out_events(m, ("report",))
+def _(ctx, ev, item):
+    if ev.get("qpn") is not None:
+        ev["qpn"] = int(ev["qpn"]) & 0xFFFF
+
+
+m = fault("report-ev-16bit",
+          "The report FIFO keeps 16 bits of the EV: EvState, EvMarked, ProbeAnswered and the "
+          "lost_ev of Retransmitted name an EV of 2^16 or above by its low half.",
+          ["REC-IF-005", "REC-IF-007", "REC-IF-008", "REC-IF-016", "REC-TEST-001"])
+
+
+@out_events(m, ("report",))
+def _(ctx, ev, item):
+    for k in ("ev", "lost_ev"):
+        if ev.get(k) is not None:
+            ev[k] = int(ev[k]) & 0xFFFF
+
+
+m = fault("report-qpn-last-input",
+          "The report builder takes the QPN from the ingress pipeline's register: a report made "
+          "at the instant a frame arrives names the QP of the last frame of that instant.",
+          ["REC-IF-002", "REC-IF-003", "REC-IF-004", "REC-IF-005", "REC-IF-007", "REC-IF-008",
+           "REC-IF-009", "REC-IF-016", "REC-TEST-001", "REC-IF-015"])
+
+
+@m.hook("inputs")
+def _(ctx, ins):
+    st = ctx.state.setdefault("report-qpn-last-input", {})
+    for item in ins:
+        f = frame_of(item)
+        if f is not None and sound(f) and f.get("bth", "dest_qp") in ctx.qps:
+            st[int(item["at"])] = f.get("bth", "dest_qp")
+    return ins
+
+
+@out_events(m, ("report",))
+def _(ctx, ev, item):
+    q = ctx.state.get("report-qpn-last-input", {}).get(int(item["at"]))
+    if q is not None and ev.get("qpn") in ctx.qps:
+        ev["qpn"] = q
+
+
+m = fault("ev-report-qpn-by-ev",
+          "The EV report path finds the QP by a device-wide lookup of the EV: EvState, EvMarked "
+          "and ProbeAnswered of an EV two QPs hold name the first QP created that holds it.",
+          ["REC-IF-005", "REC-IF-007", "REC-IF-016", "REC-TEST-001"])
+
+
+@out_events(m, ("report:ev_state", "report:ev_marked", "report:probe_answered"))
+def _(ctx, ev, item):
+    for q in eighth_created(ctx):
+        if ev.get("ev") in profile(ctx, q):
+            ev["qpn"] = q
+            return
+
+
+m = fault("armed-snd-una-from-create",
+          "Armed carries snd_una from a copy of the QP context loaded when the QP was created: "
+          "every Armed reports the initial PSN.",
+          ["REC-IF-003"])
+
+
+@out_events(m, ("report:armed",))
+def _(ctx, ev, item):
+    c = ctx.qps.get(ev.get("qpn"))
+    if c is not None:
+        ev["snd_una"] = int(c.get("initial_psn", 0)) & U24
+
+
+m = fault("cmd-retransmit-psn-from-initial",
+          "The NIC reads the PSN of Retransmit as a count of packets since the QP's initial "
+          "PSN: it retransmits from initial_psn + psn.",
+          ["REC-IF-010", "REC-RTO-004", "REC-IF-008", "SND-SCHED-001", "SND-SCHED-003"])
+
+
+@in_cpu(m, ("retransmit",))
+def _(ctx, c, item):
+    ip = int((ctx.qps.get(c.get("qpn")) or {}).get("initial_psn", 0)) & U24
+    if ip:
+        c["psn"] = (int(c.get("psn", 0)) + ip) & U24
+
+
+# ---- the CPU half's registers, read in the wrong unit or acted on twice ------------------
+
+m = fault("rto-read-as-us",
+          "The CPU half's timer counts microseconds and is loaded with rto as given in "
+          "nanoseconds: every timeout is a thousand times too long.",
+          ["REC-RTO-001", "REC-RTO-003", "REC-RTO-005", "REC-IF-010", "REC-RTO-004",
+           "REC-IF-008", "REC-RETRY-002", "REC-IF-013", "EV-BAD-002", "REC-EV-002"])
+config(m, "recovery", "rto", lambda v: int(v) * 1000, device_cpu)
+
+
+m = fault("probe-interval-from-rto",
+          "The CPU half loads its probe timer from the rto register instead of probe_interval: "
+          "an ASSUMED_BAD EV is probed every rto.",
+          ["REC-PROBE-001", "REC-IF-011", "EV-PROBE-005"])
+
+
+@m.hook("start")
+def _(ctx, manifest):
+    rec = manifest.get("recovery")
+    if not device_cpu(ctx) or not isinstance(rec, dict):
+        return manifest
+    if rec.get("rto") is None or rec.get("probe_interval") in (None, rec.get("rto")):
+        return manifest
+    manifest = copy.deepcopy(manifest)
+    manifest["recovery"]["probe_interval"] = manifest["recovery"]["rto"]
+    ctx.mutated(m.name)
+    return manifest
+
+
+m = fault("cpu-expiry-counted-twice",
+          "The CPU half's timer handler runs twice for each expiry: the retry counter and the "
+          "back-off advance two steps per timeout.",
+          ["REC-RETRY-001", "REC-RTO-005", "REC-RETRY-002", "REC-IF-013", "REC-RTO-003",
+           "REC-IF-010", "REC-RTO-004", "REC-IF-008"])
+
+
+@m.hook("start")
+def _(ctx, manifest):
+    rec = manifest.get("recovery")
+    if not device_cpu(ctx) or not isinstance(rec, dict):
+        return manifest
+    new = dict(rec)
+    if rec.get("retry_limit") is not None:
+        new["retry_limit"] = int(rec["retry_limit"]) // 2
+    if rec.get("backoff") is not None and float(rec["backoff"]) > 1:
+        b = rec["backoff"]
+        new["backoff"] = b * b
+    if new == rec:
+        return manifest
+    manifest = copy.deepcopy(manifest)
+    manifest["recovery"] = new
+    ctx.mutated(m.name)
+    return manifest
+# ==========================================================================================
 # The seventh reading: legal designs read as an RTL team chooses its micro-architecture:
 # outputs on a coarse clock tick, a pipeline of its own per group of QPs with its own
 # latency, write queues that post a flag or an entry late and make the later writes of its

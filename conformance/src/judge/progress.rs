@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use openrdma_codec::Psn;
 use openrdma_device::{HostCommand, Input, NicEvent, NicReport};
 
-use super::obs::In;
+use super::obs::{In, Kind};
 use super::{Divergence, Frame, render_event};
 
 /// The time QP `qpn` was last created at, by `t`.
@@ -27,7 +27,9 @@ pub(super) fn created_at(inputs: &[In<'_>], qpn: u32, t: u64) -> Option<u64> {
 /// forward (SND-SACK-001), and each report carries its value when it was produced, so in
 /// the order of production it never goes back. A QP created again starts afresh. A
 /// `Progress` whose `snd_una` the QP never held is not out of order but wrong, which
-/// `judge_progress_truth` names (REC-IF-002).
+/// `judge_progress_truth` names (REC-IF-002). An `Armed` is made with its data packet: one
+/// that goes back behind a report made before that packet left carries a stale `snd_una`,
+/// not a report overtaken (REC-IF-003).
 pub(super) fn judge_report_order(
     inputs: &[In<'_>],
     sent: &[Frame<'_>],
@@ -36,8 +38,8 @@ pub(super) fn judge_report_order(
     div: &mut Vec<Divergence>,
 ) {
     let created = |qpn: u32, t: u64| created_at(inputs, qpn, t);
-    // (QPN) to (the QP's creation, the last snd_una reported, and its report).
-    let mut last: HashMap<u32, (Option<u64>, Psn, &NicEvent)> = HashMap::new();
+    // (QPN) to (the QP's creation, the last snd_una reported, its report and its time).
+    let mut last: HashMap<u32, (Option<u64>, Psn, &NicEvent, u64)> = HashMap::new();
     for &(t, e) in obs {
         let (qpn, una) = match e {
             NicEvent::Report(NicReport::Progress { qpn, snd_una, .. })
@@ -50,8 +52,15 @@ pub(super) fn judge_report_order(
             continue;
         }
         let born = created(qpn, t);
-        if let Some(&(b, prev, earlier)) = last.get(&qpn) {
+        if let Some(&(b, prev, earlier, then)) = last.get(&qpn) {
             if b == born && una.is_before(prev) {
+                let armed = matches!(e, NicEvent::Report(NicReport::Armed { .. }));
+                if let Some(p) = armed.then(|| first_sent(sent, local_of, qpn, t)).flatten() {
+                    if then < p {
+                        div.push(stale_armed(t, e, earlier, then, p));
+                        continue;
+                    }
+                }
                 div.push(Divergence {
                     actual: Some(render_event(e)),
                     expected: Some(render_event(earlier)),
@@ -69,7 +78,54 @@ pub(super) fn judge_report_order(
                 continue;
             }
         }
-        last.insert(qpn, (born, una, e));
+        last.insert(qpn, (born, una, e, t));
+    }
+}
+
+/// The time of the latest first transmission of QP `q` sent by `t`: the packet an `Armed`
+/// of `t` is made with (REC-IF-003).
+fn first_sent(sent: &[Frame<'_>], local_of: &HashMap<u32, u32>, q: u32, t: u64) -> Option<u64> {
+    sent.iter()
+        .filter(|f| f.at <= t)
+        .filter(|f| match f.kind {
+            Kind::Data { qp, rtx: false, .. } => local_of.get(&qp) == Some(&q),
+            _ => false,
+        })
+        .map(|f| f.at)
+        .max()
+}
+
+/// An `Armed` whose `snd_una` is behind that of a report made before its data packet left
+/// at `packet`: it carries a value the QP no longer held then (REC-IF-003).
+fn stale_armed(t: u64, e: &NicEvent, earlier: &NicEvent, then: u64, packet: u64) -> Divergence {
+    let (NicEvent::Report(NicReport::Armed { qpn, snd_una }), Some(prev)) = (e, una_of(earlier))
+    else {
+        return Divergence::of(t, crate::req::REC_IF_003, "an Armed with a stale snd_una".into());
+    };
+    Divergence {
+        actual: Some(render_event(e)),
+        expected: Some(render_event(earlier)),
+        ..Divergence::of(
+            t,
+            crate::req::REC_IF_003,
+            format!(
+                "an Armed of QP {} with snd_una {}, made with a packet sent at {packet} ns, \
+                 after a report of {then} ns gave snd_una {}: the Armed does not carry the \
+                 current snd_una",
+                qpn.value(),
+                snd_una.value(),
+                prev.value()
+            ),
+        )
+    }
+}
+
+/// The `snd_una` a `Progress` or an `Armed` carries.
+fn una_of(e: &NicEvent) -> Option<Psn> {
+    match e {
+        NicEvent::Report(NicReport::Progress { snd_una, .. })
+        | NicEvent::Report(NicReport::Armed { snd_una, .. }) => Some(*snd_una),
+        _ => None,
     }
 }
 

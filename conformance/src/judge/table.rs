@@ -601,7 +601,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         name: "reports.order",
-        clauses: REPORT_ORDER,
+        clauses: REPORT_ORDER_UNA,
         // The reports it orders, Progress and Armed, are not recorded: a data packet sent
         // makes them due.
         reads: &[Reads::Data],

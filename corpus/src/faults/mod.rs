@@ -39,6 +39,8 @@
 //!   the `Retransmitted` report.
 //! * [`sixth_tx`]: faults of the sixth outside reading of the sending side: two QPs that
 //!   send or report at one instant, and a QP that goes idle and starts again.
+//! * [`eighth_tx`]: faults of the eighth outside reading of the sending side: one spray
+//!   cursor for the device, and an Armed built from the QP context as it was created.
 //! * [`acks`]: a sender's range check on the SACKs and NACKs it receives left out.
 //! * [`states`]: the EV state table of sender table 4, or the pool formed from it, with
 //!   one rule wrong.
@@ -113,6 +115,7 @@ pub mod cpu;
 pub mod discards;
 pub mod edges;
 pub mod eighth_host;
+pub mod eighth_tx;
 pub mod eighth_variants;
 pub mod engines;
 pub mod estimates;
@@ -425,6 +428,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || sending::FAULTS,
     || fifth_tx::FAULTS,
     || sixth_tx::FAULTS,
+    || eighth_tx::FAULTS,
     || acks::FAULTS,
     || states::FAULTS,
     || naming_tx::FAULTS,

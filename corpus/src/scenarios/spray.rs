@@ -20,6 +20,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-spray-window-fit-probe-rtt", snd_spray_window_fit_probe_rtt),
         ("snd-spray-window-fit-margin", snd_spray_window_fit_margin),
         ("snd-ev-skip-kept", snd_ev_skip_kept),
+        ("snd-spray-two-qps", snd_spray_two_qps),
     ]
 }
 
@@ -631,4 +632,37 @@ fn snd_spray_window_fit_probe_rtt() -> Scenario {
     r.run_until(62_500);
     r.checks(&[]);
     done(r, 80_000)
+}
+
+/// Two round-robin QPs whose messages interleave: each QP keeps a cursor of its own
+/// (SND-SPRAY-001), so what one QP sends never moves the other's.
+fn snd_spray_two_qps() -> Scenario {
+    let (mut r, _, _) = spray_recorder(
+        "snd-spray-two-qps",
+        "Two QPs of the device spray round robin over three primary EVs each, and their \
+         messages interleave: QP A sends four packets, QP B two, then A two and B two. Each \
+         QP has a cursor of its own: B's first packet takes B's first EV, and A's fifth \
+         packet the EV after that of A's fourth, whatever the other QP sent in between.",
+        &["SND-SPRAY-001", "SND-PATH-001"],
+        SprayPolicy::RoundRobin,
+        3,
+        0,
+        true,
+    );
+    let b = DUT_QP + 1;
+    r.host(
+        0,
+        HostCommand::CreateQp(QpConfig {
+            evs: v4_evs(b, 3),
+            spray: SprayPolicy::RoundRobin,
+            ..qp(b, PEER_QP + 1, 0)
+        }),
+    );
+    r.checks(&["SND-SPRAY-001", "SND-PATH-001"]);
+    let on_b = |k: u32, length: u32| WorkRequest { qpn: Qpn::new(b), ..wr(k, length, None, true) };
+    r.host(1_000, HostCommand::PostWrite(wr(0, 4 * PMTU, None, true)));
+    r.host(1_500, HostCommand::PostWrite(on_b(8, 2 * PMTU)));
+    r.host(2_500, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
+    r.host(3_000, HostCommand::PostWrite(on_b(9, 2 * PMTU)));
+    done(r, 10_000)
 }

@@ -610,6 +610,10 @@ pub(super) const EV_STATES: &[Clause] =
 
 pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 
+/// The order of `Progress` and `Armed` by their `snd_una`, and an `Armed` whose `snd_una`
+/// went back behind a report made before its packet.
+pub(super) const REPORT_ORDER_UNA: &[Clause] = &[REC_IF_015, REC_IF_003];
+
 pub(super) const PROGRESS: &[Clause] = &[REC_IF_002, SND_SACK_001];
 
 pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
