@@ -49,6 +49,7 @@ mod cq;
 mod endpoint;
 mod host_edges;
 mod inference;
+mod interleave;
 mod keys;
 mod lenient;
 mod reflect;
@@ -158,6 +159,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise::builders());
     all.extend(host_edges::builders());
     all.extend(blind::builders());
+    all.extend(interleave::builders());
     all
 }
 
