@@ -10140,10 +10140,10 @@ def _(ctx, outs, m=m):
 
 # ---- CC_STATE counters that round, count or keep the wrong things ------------------------
 
-def rx6_rcvd_bytes(m, add):
+def rx6_rcvd_bytes(m, add, event="dma_write"):
     """Registers an output hook that keeps a per-QP byte counter of its own, `add(ctx,
-    event)` bytes for each DMA write of a received payload (None: count nothing), and
-    writes it, in 256-byte units, into the CC_STATE of every SACK."""
+    event)` bytes for each `event` (by default each DMA write of a received payload; None:
+    count nothing), and writes it, in 256-byte units, into the CC_STATE of every SACK."""
 
     @m.hook("outputs")
     def _(ctx, outs):
@@ -10151,7 +10151,7 @@ def rx6_rcvd_bytes(m, add):
         batch = []
         for item in outs:
             ev = event_of(item)
-            if ev is not None and ev.get("event") == "dma_write":
+            if ev is not None and ev.get("event") == event:
                 n = add(ctx, ev, int(item["at"]))
                 if n is not None:
                     batch.append((int(item["at"]), ev.get("qpn"), n))
@@ -12647,26 +12647,13 @@ m = fault("sack-rcvd-bytes-at-retire",
           ["CCS-BYTES-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
 
 
-@m.hook("outputs")
-def _(ctx, outs, m=m):
-    acc = ctx.state.setdefault(m.name, {})
-    flags = []
-    rx8_retired(outs, lambda qp, msn, n, item: flags.append((int(item["at"]), qp, n)))
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("sack", "probe-answer"):
-            continue
-        qp, at = ctx.local_qp_of(f), int(item["at"])
-        total = acc.get(qp, 0) + sum(n for t, q, n in flags if q == qp and t <= at)
-        v = (total // 256) & U24
-        if v != f.get("cc_state", "rcvd_bytes"):
-            f.set("cc_state", "rcvd_bytes", v)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
-    for _, q, n in flags:
-        acc[q] = acc.get(q, 0) + n
-    return outs
+def _rx8_retired_bytes(ctx, ev, at):
+    if ev.get("side") != "responder":
+        return None
+    return flag_fields(int(ev["value"]))["byte_len"]
+
+
+rx6_rcvd_bytes(m, _rx8_retired_bytes, event="flag_write")
 
 
 m = fault("sack-cack-from-retirement",
