@@ -49,7 +49,6 @@ mod cq;
 mod endpoint;
 mod host_edges;
 mod inference;
-mod interleave;
 mod keys;
 mod lenient;
 mod reflect;
@@ -159,7 +158,6 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise::builders());
     all.extend(host_edges::builders());
     all.extend(blind::builders());
-    all.extend(interleave::builders());
     all
 }
 
