@@ -10140,10 +10140,10 @@ def _(ctx, outs, m=m):
 
 # ---- CC_STATE counters that round, count or keep the wrong things ------------------------
 
-def rx6_rcvd_bytes(m, add):
+def rx6_rcvd_bytes(m, add, event="dma_write"):
     """Registers an output hook that keeps a per-QP byte counter of its own, `add(ctx,
-    event)` bytes for each DMA write of a received payload (None: count nothing), and
-    writes it, in 256-byte units, into the CC_STATE of every SACK."""
+    event)` bytes for each `event` (by default each DMA write of a received payload; None:
+    count nothing), and writes it, in 256-byte units, into the CC_STATE of every SACK."""
 
     @m.hook("outputs")
     def _(ctx, outs):
@@ -10151,7 +10151,7 @@ def rx6_rcvd_bytes(m, add):
         batch = []
         for item in outs:
             ev = event_of(item)
-            if ev is not None and ev.get("event") == "dma_write":
+            if ev is not None and ev.get("event") == event:
                 n = add(ctx, ev, int(item["at"]))
                 if n is not None:
                     batch.append((int(item["at"]), ev.get("qpn"), n))
@@ -13534,3 +13534,669 @@ m = fault("progress-latched-late",
           "the Armed started for that packet.",
           ["REC-IF-015", "REC-IF-002"])
 m.hooks["outputs"] = latency_of("progress-latched-late", _report_is("progress"))
+
+
+# ==========================================================================================
+# An eighth reading: the receiving side as a system integrates it (receiver.md and the
+# responder rules of wire-format.md): state kept once for the device where the spec keeps
+# it per QP or per domain, the context of the first QP or region used for the second, a
+# ring word not cleared when the window jumps, a register read in the wrong unit, an answer
+# built from the state of the packet that arrived last on the device, and two answers due
+# in one cycle where only one leaves.
+# ==========================================================================================
+
+def rx8_replay(ctx, qp, at):
+    """The receive window of QP `qp` after the writes given up to time `at`, replayed from
+    the writes the proxy saw (every write inside the window taken as accepted)."""
+    q = ctx.qps.get(qp) or {}
+    win = {"epsn": int(q.get("peer_initial_psn", 0)) & U24, "got": set()}
+    for w in ctx.rx_writes.get(qp, []):
+        if w[0] <= at:
+            window_take(ctx, win, w[1])
+    return win
+
+
+def rx8_device_last(ctx, at):
+    """The write the device received last at or before `at`, over every QP: (QP, write)."""
+    best = None
+    for qp, ws in ctx.rx_writes.items():
+        if qp not in ctx.qps:
+            continue
+        for w in ws:
+            if w[0] <= at and (best is None or w[0] > best[1][0]):
+                best = (qp, w)
+    return best
+
+
+def rx8_own_last(ctx, qp, at):
+    ws = [w for w in ctx.rx_writes.get(qp, []) if w[0] <= at]
+    return ws[-1] if ws else None
+
+
+def rx8_from_device_latch(m, apply):
+    """Registers an output hook for a SACK builder whose triggering-packet latch is one for
+    the device: a SACK whose QP received its last write before another QP received one
+    takes that other write's fields, by `apply(f, write)`."""
+
+    @out_frames(m, ("sack",))
+    def _(ctx, f, item):
+        qp, at = ctx.local_qp_of(f), int(item["at"])
+        own = rx8_own_last(ctx, qp, at)
+        dev = rx8_device_last(ctx, at)
+        if own is None or dev is None or dev[0] == qp or dev[1][0] <= own[0]:
+            return
+        apply(f, dev[1])
+
+
+def rx8_first_qp(ctx):
+    return next(iter(ctx.qps), None)
+
+
+def rx8_retired(outs, fn):
+    """Calls `fn(qp, msn, byte_len, item)` on each retirement flag of the responder."""
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            fn(ev.get("qpn"), ev.get("msn"), flag_fields(int(ev["value"]))["byte_len"], item)
+
+
+def rx8_as_duplicate(m, pred):
+    """Registers the hooks of a fault whose duplicate test says yes to a new write: the
+    device is given, in its place, a write of the PSN before epsn (a duplicate to any
+    design), and the SACK it answers with is made to point at the write's own PSN.
+    `pred(ctx, qp, p, win)` says whether the faulty test takes PSN `p` for a duplicate;
+    `after(ctx, qp, win, e0)` may follow each accepted write."""
+
+    @m.hook("inputs")
+    def _(ctx, ins):
+        st = ctx.state.setdefault(m.name, {})
+        for item in ins:
+            f = frame_of(item)
+            if f is None or not f.is_write() or not sound(f):
+                continue
+            qp = f.get("bth", "dest_qp")
+            if qp not in ctx.qps:
+                continue
+            win = window_of(ctx, m.name, qp)
+            p = f.get("bth", "psn")
+            d = (p - win["epsn"]) & U24
+            new = d < ctx.mpr() * 128 and p not in win["got"]
+            if new and pred(ctx, qp, p, win):
+                dup = (win["epsn"] - 1) & U24
+                f.set("bth", "psn", dup)
+                f.seal()
+                put_frame(item, f)
+                st[(qp, int(item["at"]))] = (dup, p)
+                ctx.mutated(m.name)
+                continue
+            e0 = win["epsn"]
+            window_take(ctx, win, p)
+            hook = ctx.state.get(m.name + ":after")
+            if hook is not None:
+                hook(ctx, qp, win, e0)
+        return ins
+
+    @out_frames(m, ("sack",))
+    def _(ctx, f, item):
+        got = ctx.state.get(m.name, {}).get((ctx.local_qp_of(f), int(item["at"])))
+        if got is None or rx5_trigger_psn(f) != got[0]:
+            return
+        off = (got[1] - f.get("seth", "cack_psn")) & U24
+        f.set("seth", "ack_psn_offset", min(off, 0x7FFF))
+
+
+# ---- state kept once for the device --------------------------------------------------------
+
+m = fault("sack-ooo-device-wide",
+          "CC_STATE ooo_count comes from one out-of-order counter for the device instead of "
+          "one per QP: a SACK counts the PSNs received after cack_psn on every QP.",
+          ["CCS-OOO-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item):
+    qp, at = ctx.local_qp_of(f), int(item["at"])
+    others = sum(len(rx8_replay(ctx, q, at)["got"]) for q in ctx.qps if q != qp)
+    if others:
+        f.set("cc_state", "ooo_count", min(f.get("cc_state", "ooo_count") + others, 0x7FFF))
+
+
+m = fault("sack-ts-device-latch",
+          "The timestamp latch of the SACK builder is one for the device: a SACK the timer "
+          "sends reflects the TSETH tx_timestamp of the write the device received last, "
+          "whichever QP it was for.",
+          ["CCS-TS-001", "RCV-SACK-007", "RCV-SACK-004"])
+rx8_from_device_latch(m, lambda f, w: f.set("cc_state", "tx_timestamp", w[3] or 0))
+
+
+def _rx8_ev(f, w):
+    f.set("seth", "entropy", w[2])
+    f.set_ev(w[2])
+
+
+m = fault("sack-ev-device-latch",
+          "The EV latch of the SACK builder is one for the device: a SACK the timer sends "
+          "carries in SETH entropy, and travels on, the EV of the write the device received "
+          "last, whichever QP it was for.",
+          ["SETH-EV-001", "RCV-SACK-005", "RCV-SACK-006", "RCV-SACK-004", "CONF-CMP-017"])
+rx8_from_device_latch(m, _rx8_ev)
+
+
+m = fault("ack-msn-device-register",
+          "The AETH msn is read from one last-retired-MSN register for the device instead "
+          "of one per QP: with a retirement domain per QP, an ACK or NAK sent after another "
+          "QP retired a message carries that QP's MSN.",
+          ["AETH-MSN-001", "RCV-ACK-002", "RCV-ACK-003", "RCV-NAK-002", "RCV-DUP-002",
+           "RCV-ACK-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {})
+    flags = []
+    rx8_retired(outs, lambda qp, msn, n, item: flags.append((int(item["at"]), qp, msn)))
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) not in ("ack", "nak"):
+            continue
+        qp, at = ctx.local_qp_of(f), int(item["at"])
+        # The register holds the latest retirement by this time; the QP's own retirement
+        # at this very time is the one that caused the ACK.
+        before = [x for x in flags if x[0] <= at]
+        last = st.get("last")
+        if before:
+            top = max(x[0] for x in before)
+            own = [x for x in before if x[0] == top and x[1] == qp]
+            last = (own or before)[-1][1:]
+        if last is None:
+            continue
+        q2, msn = last
+        dom = (ctx.qps.get(qp) or {}).get("domain")
+        shared = ctx.nic.get("retirement") != "per-qp" and dom == (
+            ctx.qps.get(q2) or {}).get("domain")
+        if q2 == qp or shared:
+            continue
+        if f.get("aeth", "msn") != msn & U24:
+            f.set("aeth", "msn", msn & U24)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+    if flags:
+        st["last"] = flags[-1][1:]
+    return outs
+
+
+m = fault("sack-timer-device-wide",
+          "There is one SACK timer for the device: while it runs for one QP, a write of "
+          "another QP that should start that QP's timer does not, and its SACK is not sent.",
+          ["RCV-SACK-004", "RCV-ACK-001"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    fired = ctx.state.setdefault(m.name, [])
+    d = int(ctx.nic.get("sack_delay", 1000))
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        at = int(item["at"])
+        if f is not None and kind(f) == "sack" and at not in ctx.input_times:
+            qp = ctx.local_qp_of(f)
+            if any(q != qp and at - d < t <= at for q, t in fired):
+                ctx.mutated(m.name)
+                continue
+            fired.append((qp, at))
+        res.append(item)
+    return res
+
+
+m = fault("retire-cursor-device-wide",
+          "The retirement engine keeps one cursor for the device: with a retirement domain "
+          "per QP, a QP's complete message waits until every message another QP began "
+          "receiving before it has retired.",
+          ["RET-DOMAIN-001", "RET-ORDER-001", "RET-ORDER-002", "FLAG-ORDER-001",
+           "RCV-ACK-001", "FLAG-RECV-001", "RET-FLAG-001"])
+
+
+def _rx8_retire_item(ev, f):
+    """The QP of a retirement output (flag, receive completion, transport ACK), or None."""
+    if ev is not None and ev.get("side") == "responder" and ev.get("event") in (
+            "flag_write", "completion"):
+        return ev.get("qpn") if ev.get("event") == "flag_write" else (
+            completion_entry(ev).get("qpn"))
+    return None
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    if ctx.nic.get("retirement") != "per-qp" or len(ctx.qps) < 2:
+        return outs
+    st = ctx.state.setdefault(m.name, {"order": [], "done": set(), "held": {}})
+    res = []
+
+    def blocked(qp, msn):
+        if (qp, msn) not in st["order"]:
+            st["order"].append((qp, msn))
+        for k in st["order"][:st["order"].index((qp, msn))]:
+            if k[0] != qp and k not in st["done"]:
+                return True
+        return False
+
+    def release(at):
+        moved = True
+        while moved:
+            moved = False
+            for qp, q in st["held"].items():
+                while q:
+                    ev = event_of(q[0])
+                    if ev is not None and ev.get("event") == "flag_write":
+                        if blocked(qp, ev.get("msn")):
+                            break
+                        st["done"].add((qp, ev.get("msn")))
+                        moved = True
+                    item = q.pop(0)
+                    item["at"] = max(int(item["at"]), at)
+                    res.append(item)
+
+    for item in outs:
+        ev, f = event_of(item), frame_of(item)
+        if ev is not None and ev.get("event") == "dma_write":
+            k = (ev.get("qpn"), ev.get("msn"))
+            if k not in st["order"]:
+                st["order"].append(k)
+        qp = _rx8_retire_item(ev, f)
+        if qp is None and f is not None and kind(f) == "ack":
+            qp = ctx.local_qp_of(f)
+        if qp is None:
+            res.append(item)
+            continue
+        q = st["held"].setdefault(qp, [])
+        if not q and ev is not None and ev.get("event") == "flag_write" and not blocked(
+                qp, ev.get("msn")):
+            st["done"].add((qp, ev.get("msn")))
+            res.append(item)
+            release(int(item["at"]))
+            continue
+        if not q and (ev is None or ev.get("event") != "flag_write"):
+            res.append(item)
+            continue
+        q.append(item)
+        ctx.mutated(m.name)
+    res.sort(key=lambda o: int(o["at"]))
+    return res
+
+
+m = fault("rcv-bitmap-shared-qps",
+          "The receive bitmap is one ring for the device, indexed by PSN bits alone: a new "
+          "write is taken as a duplicate while another QP has the same PSN received ahead "
+          "of its epsn.",
+          ["RCV-WIN-001", "RCV-WIN-003", "RCV-PLACE-003", "RCV-DUP-001", "SETH-BITMAP-001",
+           "SETH-CACK-001", "RCV-MSG-003", "RET-ORDER-001"])
+
+
+def _rx8_shared_bit(ctx, qp, p, win, m=m):
+    for q in ctx.qps:
+        if q != qp and p in window_of(ctx, m.name, q)["got"]:
+            return True
+    return False
+
+
+rx8_as_duplicate(m, _rx8_shared_bit)
+
+
+# ---- the first QP's or region's context used for the second --------------------------------
+
+m = fault("answers-peer-of-first-qp",
+          "The responder's answer builder reads peer_qpn from the context of the first QP "
+          "created: SACKs, NACKs and transport ACKs of every other QP are addressed to the "
+          "first QP's peer.",
+          ["RCV-SACK-005", "RCV-ACK-002", "RCV-NACK-001", "RCV-NAK-002", "CONF-CMP-026",
+           "PETH-RESP-001", "EV-PROBE-004", "RCV-ACK-003"])
+
+
+@out_frames(m, ("sack", "probe-answer", "nack", "ack", "nak"))
+def _(ctx, f, item):
+    first = rx8_first_qp(ctx)
+    qp = ctx.local_qp_of(f)
+    if first is None or qp is None or qp == first:
+        return
+    f.set("bth", "dest_qp", int(ctx.qps[first].get("peer_qpn", 0)) & U24)
+
+
+m = fault("rcv-epsn-init-first-qp",
+          "The receive window of every QP starts at the peer_initial_psn of the first QP "
+          "created: the register is latched once, not per QP.",
+          ["RCV-WIN-001", "RCV-WIN-003", "SETH-CACK-001", "RCV-SACK-005", "RCV-PLACE-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    first = rx8_first_qp(ctx)
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") != "host" or c.get("command") != "create_qp" or first is None:
+            continue
+        want = (ctx.qps.get(first) or {}).get("peer_initial_psn")
+        if c.get("qpn") != first and want is not None and c.get("peer_initial_psn") != want:
+            c = dict(c)
+            c["peer_initial_psn"] = want
+            body["command"] = c
+            ctx.mutated(m.name)
+    return ins
+
+
+m = fault("rx-bounds-of-first-region",
+          "The bounds check reads base and length from the first region registered, a cached "
+          "entry the lookup does not refresh: a write inside a second region but outside the "
+          "first is NAKed.",
+          ["RCV-PLACE-002", "RCV-PLACE-003"])
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    regs = ctx.state.setdefault(m.name, [])
+    for item in ins:
+        body = item.get("input") or {}
+        c = body.get("command") or {}
+        if body.get("kind") == "host" and c.get("command") == "register_region":
+            regs.append(dict(c))
+            continue
+        f = frame_of(item)
+        if f is None or not f.is_write() or not sound(f) or len(regs) < 2:
+            continue
+        rkey = f.get("reth", "rkey")
+        mine = [r for r in regs[1:] if r.get("rkey") == rkey and r.get("remote_write")]
+        if rkey == regs[0].get("rkey") or not mine:
+            continue
+        va, n = f.get("reth", "va"), len(f.payload)
+        b, ln = int(regs[0].get("base", 0)), int(regs[0].get("len", 0))
+        if b <= va and va + n <= b + ln:
+            continue
+        keys = {r.get("rkey") for r in regs}
+        bad = rkey ^ 0x5A5A0000
+        while bad in keys:
+            bad = (bad + 1) & 0xFFFFFFFF
+        f.set("reth", "rkey", bad)
+        f.seal()
+        put_frame(item, f)
+        ctx.mutated(m.name)
+    return ins
+
+
+m = fault("rcv-one-open-message-per-qp",
+          "The message table holds one open message per QP: a new write of a second message "
+          "that arrives while another message of its QP has not retired is discarded.",
+          ["RCV-MSG-003", "RCV-PLACE-003", "RCV-WIN-003", "RET-ORDER-001", "RCV-SACK-001",
+           "RCV-SACK-005", "SETH-CACK-001", "SETH-BITMAP-001", "RCV-ACK-001"])
+
+
+def rx8_region_ok(st, f):
+    """Whether a write passes the region check against the regions registered so far."""
+    r = st["regions"].get(f.get("reth", "rkey"))
+    va = f.get("reth", "va")
+    return bool(r and r.get("remote_write") and int(r.get("base", 0)) <= va
+                and va + len(f.payload) <= int(r.get("base", 0)) + int(r.get("len", 0)))
+
+
+@m.hook("inputs")
+def _(ctx, ins, m=m):
+    st = ctx.state.setdefault(m.name, {"open": {}, "retired": set()})
+    regs = st.setdefault("regions", {})
+    keep = []
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "register_region":
+            regs[c.get("rkey")] = dict(c)
+        f = frame_of(item)
+        qp = f.get("bth", "dest_qp") if f is not None and f.is_write() else None
+        if qp is None or not sound(f) or qp not in ctx.qps:
+            keep.append(item)
+            continue
+        win = window_of(ctx, m.name, qp)
+        p, msn = f.get("bth", "psn"), f.get("meth", "msn")
+        new = (p - win["epsn"]) & U24 < ctx.mpr() * 128 and p not in win["got"]
+        # The region check comes before the message table (RCV-CHECK-001).
+        if new and (qp, msn) not in st["retired"] and rx8_region_ok(st, f):
+            op = st["open"].setdefault(qp, set())
+            if op - {msn}:
+                ctx.mutated(m.name)
+                continue
+            op.add(msn)
+        window_take(ctx, win, p)
+        keep.append(item)
+    return keep
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {"open": {}, "retired": set()})
+
+    def done(qp, msn, _n, _item):
+        st["retired"].add((qp, msn))
+        st["open"].get(qp, set()).discard(msn)
+
+    rx8_retired(outs, done)
+    return outs
+
+
+# ---- a ring word not cleared, a register read in the wrong unit -----------------------------
+
+m = fault("rcv-ring-word-stale-on-jump",
+          "The receive ring clears a 64-bit word when epsn steps out of it one PSN at a time: "
+          "when a hole fill moves epsn past a word boundary by more than one PSN, the words "
+          "it leaves keep their bits, and PSNs one window later that map to them are taken "
+          "as duplicates.",
+          ["RCV-WIN-001", "RCV-WIN-003", "RCV-PLACE-003", "RCV-DUP-001", "SETH-BITMAP-001",
+           "SETH-CACK-001", "RCV-MSG-003", "RET-ORDER-001"])
+
+
+def _rx8_stale(ctx, qp, p, win, m=m):
+    return (p % (ctx.mpr() * 128)) in ctx.state.get(m.name + ":stale", {}).get(qp, set())
+
+
+def _rx8_after(ctx, qp, win, e0, m=m):
+    e1, w = win["epsn"], ctx.mpr() * 128
+    jump = (e1 - e0) & U24
+    top = e1 - e1 % 64
+    if jump < 2 or (e0 // 64) == (e1 // 64):
+        return
+    stale = ctx.state.setdefault(m.name + ":stale", {}).setdefault(qp, set())
+    for i in range(((top - (e0 - e0 % 64)) & U24)):
+        stale.add((e0 - e0 % 64 + i) % w)
+
+
+def _rx8_install(ctx, ins, m=m):
+    ctx.state[m.name + ":after"] = _rx8_after
+    return ins
+
+
+m.hook("inputs")(_rx8_install)
+rx8_as_duplicate(m, _rx8_stale)
+
+
+m = fault("rcv-window-mpr-64",
+          "The window comparator reads mpr in units of 64 PSNs, the bitmap word, instead of "
+          "128: the upper half of the window it advertises is NACKed as out of window.",
+          ["RCV-WIN-001", "RCV-WIN-002", "RCV-PLACE-003", "RCV-SACK-005"])
+rx6_psn_as(m, lambda ctx, win, p: (
+    ctx.mpr() * 64 <= (p - win["epsn"]) & U24 < ctx.mpr() * 128 and p not in win["got"]))
+
+
+m = fault("sack-rcvd-bytes-counts-pmtu",
+          "The received-bytes counter adds the PMTU for every accepted write, counting "
+          "packets times PMTU instead of payload bytes: CC_STATE rcvd_bytes runs ahead "
+          "whenever a write is shorter than the PMTU.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+def _rx8_pmtu_bytes(ctx, ev, at, m=m):
+    seen = ctx.state.setdefault(m.name + ":psn", set())
+    k = (ev.get("qpn"), ev.get("psn"))
+    if k in seen:
+        return None
+    seen.add(k)
+    return ctx.pmtu()
+
+
+rx6_rcvd_bytes(m, _rx8_pmtu_bytes)
+
+
+m = fault("sack-rcvd-bytes-at-retire",
+          "The received-bytes counter is fed by the retirement engine with each message's "
+          "length when it retires, instead of by each accepted write: CC_STATE rcvd_bytes "
+          "leaves out the writes of messages not yet retired.",
+          ["CCS-BYTES-001", "RCV-SACK-007", "PETH-RESP-001", "EV-PROBE-004"])
+
+
+def _rx8_retired_bytes(ctx, ev, at):
+    if ev.get("side") != "responder":
+        return None
+    return flag_fields(int(ev["value"]))["byte_len"]
+
+
+rx6_rcvd_bytes(m, _rx8_retired_bytes, event="flag_write")
+
+
+m = fault("sack-cack-from-retirement",
+          "The cumulative-ACK register is written by the retirement engine: cack_psn is the "
+          "last PSN of the QP's last retired message, not epsn - 1, while sack_offset is set "
+          "so that the bitmap still starts at epsn.",
+          ["SETH-CACK-001", "RCV-SACK-005", "OPC-PSN-002", "SETH-ACKPSN-003", "PETH-RESP-001",
+           "EV-PROBE-004"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    last = st.setdefault("lastpsn", {})
+    events = []
+    for item in outs:
+        ev = event_of(item)
+        if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
+            events.append(item)
+            continue
+        f = frame_of(item)
+        if f is None or kind(f) not in ("sack", "probe-answer"):
+            continue
+        for e in events:
+            ee = event_of(e)
+            ws = [w for w in st["seen"].get((ee.get("qpn"), ee.get("msn")), []) if w["last"]]
+            if ws:
+                last[ee.get("qpn")] = ws[-1]["psn"]
+        events = []
+        qp = ctx.local_qp_of(f)
+        init = int((ctx.qps.get(qp) or {}).get("peer_initial_psn", 0))
+        cack = f.get("seth", "cack_psn")
+        new = last.get(qp, (init - 1) & U24)
+        if new == cack or f.get("seth", "sack_offset") != 1:
+            continue
+        back = (cack - new) & U24
+        if back >= 0x7FFF:
+            continue
+        trig = (cack + f.get("seth", "ack_psn_offset")) & U24
+        f.set("seth", "cack_psn", new)
+        f.set("bth", "psn", new)
+        f.set("seth", "sack_offset", back + 1)
+        if not f.get("seth", "pr"):
+            off = (trig - new) & U24
+            off = off - (1 << 24) if off >= 0x800000 else off
+            f.set("seth", "ack_psn_offset", max(-0x8000, min(off, 0x7FFF)) & 0xFFFF)
+        f.seal()
+        put_frame(item, f)
+        ctx.mutated(m.name)
+    return outs
+
+
+# ---- the answer to a duplicate, and the long run --------------------------------------------
+
+m = fault("ack-dup-msn-of-duplicate",
+          "The duplicate path hands the duplicate's own METH msn to the ACK builder: the "
+          "transport ACK of a duplicate carries the MSN of the duplicate's message instead "
+          "of the last message of the QP that retired.",
+          ["RCV-DUP-002", "RCV-ACK-002", "AETH-MSN-001"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    learn_placed(st, outs)
+    for item in outs:
+        f = frame_of(item)
+        if f is None or kind(f) != "ack" or int(item["at"]) not in ctx.input_times:
+            continue
+        w = trigger_of(st, ctx.local_qp_of(f), int(item["at"]))
+        if w is not None and is_dup(st, w) and f.get("aeth", "msn") != w["msn"]:
+            f.set("aeth", "msn", w["msn"] & U24)
+            f.seal()
+            put_frame(item, f)
+            ctx.mutated(m.name)
+    return outs
+
+
+m = fault("rcv-dup-retired-no-wrap",
+          "The retired-message test of the duplicate path compares MSNs as plain 16-bit "
+          "numbers: once the domain's MSN has wrapped past 0xFFFF, a duplicate of a message "
+          "retired before the wrap gets its SACK but no transport ACK.",
+          ["RCV-DUP-002"])
+track_rx(m)
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = rx_state(ctx, m)
+    learn_placed(st, outs)
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) == "ack" and int(item["at"]) in ctx.input_times:
+            w = trigger_of(st, ctx.local_qp_of(f), int(item["at"]))
+            if (w is not None and is_dup(st, w)
+                    and (w["msn"] & 0xFFFF) > (f.get("aeth", "msn") & 0xFFFF)):
+                ctx.mutated(m.name)
+                continue
+        res.append(item)
+    return res
+
+
+# ---- two answers due in one cycle ------------------------------------------------------------
+
+def rx8_one_slot(m, drop):
+    """Registers an output hook for a per-QP answer queue with one slot per cycle: when a
+    transport ACK and a SACK of one QP are due at one instant, the one of kind `drop` is
+    lost."""
+
+    @m.hook("outputs")
+    def _(ctx, outs):
+        by = {}
+        for item in outs:
+            f = frame_of(item)
+            if f is not None and kind(f) in ("ack", "sack"):
+                by.setdefault((ctx.local_qp_of(f), int(item["at"])), set()).add(kind(f))
+        res = []
+        for item in outs:
+            f = frame_of(item)
+            if f is not None and kind(f) == drop and len(
+                    by.get((ctx.local_qp_of(f), int(item["at"])), ())) == 2:
+                ctx.mutated(m.name)
+                continue
+            res.append(item)
+        return res
+
+
+m = fault("sack-lost-to-ack-same-cycle",
+          "The answer queue of a QP takes one packet per cycle: when a write both retires a "
+          "message and triggers a SACK, the transport ACK takes the slot and the SACK is "
+          "lost.",
+          ["RCV-SACK-001", "RCV-SACK-002", "RCV-DUP-001", "CONF-CMP-055"])
+rx8_one_slot(m, "sack")
+
+
+m = fault("ack-lost-to-sack-same-cycle",
+          "The answer queue of a QP takes one packet per cycle: when a write both retires a "
+          "message and triggers a SACK, the SACK takes the slot and the transport ACK is "
+          "lost.",
+          ["RCV-ACK-001", "RCV-ACK-002", "RCV-DUP-002", "RCV-ACK-003"])
+rx8_one_slot(m, "ack")

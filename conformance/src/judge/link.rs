@@ -2,14 +2,15 @@
 //! everything that is not paired with an expected frame included (`spec/conformance.md`,
 //! CONF-CMP-026): the link addresses and VLAN tag of the manifest's link, the IPv4 TTL or
 //! IPv6 hop limit (ENC-HOP-001), the P_Key, and the destination QP of every data packet,
-//! acknowledgement and probe, which goes to the peer of one of the device's QPs.
+//! acknowledgement and probe, which goes to the peer of one of the device's QPs, and for an
+//! answer, to the peer of the QP it answers for.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 
 use openrdma_codec::Opcode;
 use openrdma_codec::frame::{DecodedFrame, IpRepr};
-use openrdma_device::Scenario;
+use openrdma_device::{Record, Scenario, Tolerances};
 
 use super::fields::Rule;
 use super::{Divergence, FieldDiff, Frame, render_frame};
@@ -21,11 +22,13 @@ const MIN_HOP_LIMIT: u8 = 64;
 /// The P_Key of every connection: none is configured in a manifest (BTH-PKEY-001).
 const PKEY: u16 = 0xFFFF;
 
-/// Judges the link headers of every observed frame that decodes.
+/// Judges the link headers of every observed frame that decodes; `exp` are the expected
+/// frames, for the destination of an answer.
 pub(super) fn judge(
     scenario: &Scenario,
     peers: &HashMap<u32, u32>,
     obs: &[Frame<'_>],
+    exp: &[(&Record, Frame<'_>)],
     div: &mut Vec<Divergence>,
 ) {
     let link = &scenario.manifest.link;
@@ -68,6 +71,10 @@ pub(super) fn judge(
             let to = bth.dest_qp.value();
             if let Some(rule) = dest_rule(d, peers) {
                 cmp(rule, "bth.dest_qp", "the peer of a QP".into(), format!("{to:#x}"));
+            } else if let Some((rule, due)) =
+                due_elsewhere(f, exp, obs, &scenario.manifest.tolerances)
+            {
+                cmp(rule, "bth.dest_qp", format!("{due:#x}"), format!("{to:#x}"));
             }
         }
         if fields.is_empty() {
@@ -96,12 +103,22 @@ pub(super) fn judge(
 /// each have their own rule; a peer's QPN with its bytes in the other order is the BTH laid
 /// out wrong (BTH-LAYOUT-001), not a frame sent elsewhere.
 pub(super) fn dest_rule(d: &DecodedFrame<'_>, peers: &HashMap<u32, u32>) -> Option<Rule> {
-    let bth = d.bth?;
-    let to = bth.dest_qp.value();
+    let to = d.bth?.dest_qp.value();
     if peers.contains_key(&to) {
         return None;
     }
-    let rule = match bth.opcode {
+    let rule = dest_clause(d)?;
+    let swapped = super::fields::byte_swapped(to.into(), 24);
+    if u32::try_from(swapped).is_ok_and(|q| peers.contains_key(&q)) {
+        return Some(BTH_LAYOUT_001);
+    }
+    Some(rule)
+}
+
+/// The rule that says where a frame of this kind goes: data packets (SND-QPN-001), SACKs,
+/// NACKs, ACKs, NAKs and probes each have their own; `None` for other kinds.
+fn dest_clause(d: &DecodedFrame<'_>) -> Option<Rule> {
+    Some(match d.bth?.opcode {
         o if o.is_mrc_write() => SND_QPN_001,
         Opcode::MRC_SACK => RCV_SACK_005_A,
         Opcode::MRC_NACK => RCV_NACK_001_A,
@@ -112,10 +129,37 @@ pub(super) fn dest_rule(d: &DecodedFrame<'_>, peers: &HashMap<u32, u32>) -> Opti
         Opcode::MRC_ACKNOWLEDGE => RCV_ACK_002_A,
         Opcode::MRC_PROBE => EV_PROBE_005_C,
         _ => return None,
-    };
-    let swapped = super::fields::byte_swapped(to.into(), 24);
-    if u32::try_from(swapped).is_ok_and(|q| peers.contains_key(&q)) {
-        return Some(BTH_LAYOUT_001);
+    })
+}
+
+/// When an answer the device sent (a SACK, NACK, ACK or NAK) went to the peer of one of its
+/// QPs but was due to the peer of another, the rule of its destination and the QP it was
+/// due to. It was due there when an expected answer to that peer, within the tolerances of
+/// its time, is the same frame but for `bth.dest_qp` (and the checksums and ICRC that cover
+/// it), and no frame the device sent is that expected answer.
+fn due_elsewhere(
+    f: &Frame<'_>,
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
+    tol: &Tolerances,
+) -> Option<(Rule, u32)> {
+    let bth = f.d.bth?;
+    let answer = [Opcode::MRC_SACK, Opcode::MRC_NACK, Opcode::MRC_ACKNOWLEDGE];
+    if !answer.contains(&bth.opcode) {
+        return None;
     }
-    Some(rule)
+    let repr = f.d.to_repr()?;
+    let due = exp.iter().find_map(|(rec, e)| {
+        let eb = e.d.bth.filter(|b| b.opcode == bth.opcode && b.dest_qp != bth.dest_qp)?;
+        let at = rec.at.0;
+        if f.at < at.saturating_sub(tol.early_ns) || f.at > at.saturating_add(tol.late_ns) {
+            return None;
+        }
+        let mut r = repr.clone();
+        r.bth.dest_qp = eb.dest_qp;
+        r.icrc = None;
+        let same = r.to_bytes().is_ok_and(|b| b == e.bytes);
+        (same && !obs.iter().any(|o| o.bytes == e.bytes)).then_some(eb.dest_qp.value())
+    })?;
+    Some((dest_clause(&f.d)?, due))
 }

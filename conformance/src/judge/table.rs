@@ -313,7 +313,7 @@ pub static CHECKS: &[Check] = &[
         clauses: LINK,
         reads: &[Reads::Frame],
         applies: always,
-        judge: |c, d| link::judge(c.scenario, &c.local_of(), &c.o.frames, d),
+        judge: |c, d| link::judge(c.scenario, &c.local_of(), &c.o.frames, &c.o.exp_frames, d),
     },
     Check {
         name: "paths.reported",

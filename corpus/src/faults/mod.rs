@@ -50,6 +50,8 @@
 //!   trigger at the bitmap's top bit or past the PSN wrap.
 //! * [`seventh_rx`]: a seventh reading of the receiving side, as an RTL team builds it: a
 //!   key read in the wrong byte order, so that writes that pass the region check are NAKed.
+//! * [`eighth_rx`]: an eighth reading of the receiving side, as its pieces meet: answers
+//!   of the second QP addressed to the first QP's peer.
 //! * [`generated`]: one per field the judge compares in the frames a device sends.
 //! * [`layouts`]: one per multi-byte field of those, sent with its bytes in the other order.
 //! * [`knobs`]: one per knob of the device's configuration, ignored.
@@ -115,6 +117,7 @@ pub mod cpu;
 pub mod discards;
 pub mod edges;
 pub mod eighth_host;
+pub mod eighth_rx;
 pub mod eighth_tx;
 pub mod eighth_variants;
 pub mod engines;
@@ -436,6 +439,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || fifth_rx::FAULTS,
     || sixth_rx::FAULTS,
     || seventh_rx::FAULTS,
+    || eighth_rx::FAULTS,
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,

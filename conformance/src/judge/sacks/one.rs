@@ -456,15 +456,15 @@ impl One<'_> {
 
     /// What a CC_STATE `tx_timestamp` of `got` where `want` is due breaks, by its cause:
     /// none reflected, or one reflected where the trigger carried none, or another
-    /// packet's, is the reflection rule's (CCS-TS-001); the trigger's own timestamp
-    /// changed on its way back (converted, scaled, cut) is TSETH-TS-001.b's.
+    /// packet's, of this QP or of any other, is the reflection rule's (CCS-TS-001); the
+    /// trigger's own timestamp changed on its way back (converted, scaled, cut) is
+    /// TSETH-TS-001.b's.
     fn timestamp_rule(&self, want: u16, got: u16) -> Clause {
-        let (arrivals, local) = (self.arrivals, self.local);
-        let writes = arrivals.writes.iter().filter(|((q, _), _)| *q == local);
-        let mut others = writes.flat_map(|(_, v)| v.iter().map(|c| (c.at, c.ts)));
-        let probes = arrivals.probes.get(&local).map(Vec::as_slice).unwrap_or(&[]);
+        let arrivals = self.arrivals;
+        let mut others = arrivals.writes.values().flat_map(|v| v.iter().map(|c| (c.at, c.ts)));
+        let mut probes = arrivals.probes.values().flatten();
         let another = others.any(|(at, ts)| ts == got && self.by_now(at))
-            || probes.iter().any(|p| p.ts == got && self.by_now(p.at));
+            || probes.any(|p| p.ts == got && self.by_now(p.at));
         if want == 0 || got == 0 || another { CCS_TS_001 } else { TSETH_TS_001_B }
     }
 
