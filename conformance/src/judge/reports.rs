@@ -337,19 +337,32 @@ pub(super) fn judge_armed_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     }
 }
 
+/// A SACK that advanced a QP's `snd_una` and that no `Progress` answered in time
+/// (CONF-CMP-100): the QP, when the SACK came, the `snd_una` it gave, the deadline of its
+/// report, and when the QP stopped owing reports (it failed or was made anew).
+pub(super) struct Unanswered {
+    pub(super) q: u32,
+    pub(super) at: u64,
+    pub(super) una: Psn,
+    pub(super) by: u64,
+    end: u64,
+}
+
 /// Every SACK that advances a QP's `snd_una` makes a `Progress` due (REC-IF-002,
 /// CONF-CMP-100): by `late_ns` after the SACK, the QP has reported an `snd_una` at
 /// or beyond the one the SACK gave. One report may answer several SACKs, and a report
 /// given before the SACK counts too (the judge may have placed the SACK later than the
 /// device took it). A QP that reported an error owes nothing from then on: a SACK that
-/// moves a QP into the error state makes no `Progress`.
-pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+/// moves a QP into the error state makes no `Progress`. These are the SACKs left
+/// unanswered.
+pub(super) fn unanswered(r: &Reports<'_, '_>) -> Vec<Unanswered> {
     let mut qps: Vec<(u32, u64, Psn)> = Vec::new();
     for i in r.inputs {
         if let Input::Host { command: HostCommand::CreateQp(c) } = i.input {
             qps.push((c.qpn.value(), i.at, c.initial_psn));
         }
     }
+    let mut out = Vec::new();
     for (k, &(q, born, init)) in qps.iter().enumerate() {
         let dies = qps[k + 1..].iter().find(|n| n.0 == q).map_or(u64::MAX, |n| n.1);
         let failed = r.obs.iter().find_map(|&(t, e)| match e {
@@ -371,37 +384,71 @@ pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>)
                 }
                 _ => false,
             });
-            if answered {
-                continue;
+            if !answered {
+                out.push(Unanswered { q, at: m.at, una, by, end });
             }
-            // A report from the SACK on, while the QP lives, that stops at the SACK's own
-            // cack_psn, a value no input gave the QP: the sender misread the SACK. A QP
-            // that only reports too little never gives such a value, as it never gives a
-            // snd_una it did not hold.
-            let short = r.obs.iter().any(|&(t, e)| match e {
-                NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) => {
-                    qpn.value() == q
-                        && (m.at..end).contains(&t)
-                        && *snd_una == una.sub(1)
-                        && !super::progress::held(r.inputs, r.sent, r.local_of, q, *snd_una, t)
-                }
-                _ => false,
-            });
-            if short {
-                let what = super::progress::read_exclusive(q, una.sub(1));
-                div.push(Divergence::of(by, crate::req::SND_SACK_001, what));
-                continue;
-            }
-            div.push(Divergence::of(
-                by,
-                crate::req::REC_IF_002,
-                format!(
-                    "no Progress of QP {q} for the SACK at {} ns that moved its snd_una to {}: \
-                     none with that snd_una or beyond came by {by} ns",
-                    m.at,
-                    una.value()
-                ),
-            ));
         }
     }
+    out
+}
+
+/// Whether the device shows that it never took the unanswered SACK `u`: it sent again,
+/// after the SACK, a PSN of the QP that the SACK acknowledged as cumulatively arrived. A
+/// sender that took the SACK never resends such a PSN, whatever it reports; one that only
+/// reports too little resends nothing.
+pub(super) fn resent_behind(r: &Reports<'_, '_>, u: &Unanswered) -> bool {
+    r.data_of(u.q, u.at)
+        .any(|(t, psn, rtx, _)| rtx && t > u.at && t < u.end && psn.is_before(u.una))
+}
+
+/// A missing `Progress` (CONF-CMP-100), named by what the device's later outputs show: a
+/// report that stops at the SACK's own `cack_psn`, or a resend of a PSN the SACK
+/// acknowledged, shows the sender misread or dropped the SACK (SND-SACK-001); else only
+/// the report is missing (REC-IF-002).
+pub(super) fn judge_progress_due(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    for u in unanswered(r) {
+        let (q, una, by) = (u.q, u.una, u.by);
+        // A report from the SACK on, while the QP lives, that stops at the SACK's own
+        // cack_psn, a value no input gave the QP: the sender misread the SACK. A QP
+        // that only reports too little never gives such a value, as it never gives a
+        // snd_una it did not hold.
+        let short = r.obs.iter().any(|&(t, e)| match e {
+            NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) => {
+                qpn.value() == q
+                    && (u.at..u.end).contains(&t)
+                    && *snd_una == una.sub(1)
+                    && !super::progress::held(r.inputs, r.sent, r.local_of, q, *snd_una, t)
+            }
+            _ => false,
+        });
+        if short {
+            let what = super::progress::read_exclusive(q, una.sub(1));
+            div.push(Divergence::of(by, crate::req::SND_SACK_001, what));
+            continue;
+        }
+        if resent_behind(r, &u) {
+            div.push(Divergence::of(by, crate::req::SND_SACK_001, not_taken(q, u.at, una)));
+            continue;
+        }
+        div.push(Divergence::of(
+            by,
+            crate::req::REC_IF_002,
+            format!(
+                "no Progress of QP {q} for the SACK at {} ns that moved its snd_una to {}: \
+                 none with that snd_una or beyond came by {by} ns",
+                u.at,
+                una.value()
+            ),
+        ));
+    }
+}
+
+/// What a SACK the sender did not take shows: no report of it, and a PSN it acknowledged
+/// sent again.
+pub(super) fn not_taken(q: u32, at: u64, una: Psn) -> String {
+    format!(
+        "the SACK into QP {q} at {at} ns, which moved its snd_una to {}, was not taken: no \
+         Progress came for it, and a PSN it acknowledged was sent again",
+        una.value()
+    )
 }

@@ -154,12 +154,15 @@ impl<'a> Ctx<'a> {
             .as_ref()
     }
 
-    fn local_of(&self) -> HashMap<u32, u32> {
+    pub(super) fn local_of(&self) -> HashMap<u32, u32> {
         super::peer_map(self.scenario)
     }
 
     /// What the checks of `Progress` and `Armed` read.
-    fn reports<'r>(&'r self, local_of: &'r HashMap<u32, u32>) -> reports::Reports<'r, 'a> {
+    pub(super) fn reports<'r>(
+        &'r self,
+        local_of: &'r HashMap<u32, u32>,
+    ) -> reports::Reports<'r, 'a> {
         reports::Reports {
             inputs: &self.o.inputs,
             sent: &self.o.frames,

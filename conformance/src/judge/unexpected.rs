@@ -88,13 +88,14 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                         "a retransmission of an outstanding PSN on a Retransmit command for a PSN \
                          already acknowledged, which changes nothing",
                     )
+                } else if let Some(rule) = dropped(c, local, psn, of.at) {
+                    rule
                 } else {
-                    let failed = local.and_then(|l| failed_at.get(&l)).copied();
                     retransmission_rule(
                         inputs,
                         obs_frames,
                         local,
-                        failed,
+                        local.and_then(|l| failed_at.get(&l)).copied(),
                         own_cpu,
                         (i, of),
                         tol.late_ns,
@@ -317,6 +318,33 @@ fn failed_probe_rule(
     } else {
         ("SND-ERR-001", "a probe of a QP in the error state")
     }
+}
+
+/// The rule a resend of `psn` by device QP `local` at `at` breaks when it lies behind a
+/// SACK no `Progress` answered (CONF-CMP-100), after it and at or before its cumulative
+/// PSN: the sender did not take that SACK (SND-SACK-001). Only when the device gives
+/// `Progress` reports at all, and they are not its own CPU half's.
+fn dropped(
+    c: &Ctx<'_>,
+    local: Option<u32>,
+    psn: u32,
+    at: u64,
+) -> Option<(&'static str, &'static str)> {
+    let progressing =
+        c.o.events.iter().any(|(_, e)| matches!(e, NicEvent::Report(NicReport::Progress { .. })));
+    if !progressing || c.scenario.manifest.cpu == CpuHalf::Device {
+        return None;
+    }
+    let behind = |u: &&super::reports::Unanswered| {
+        Some(u.q) == local && u.at < at && Psn::new(psn).is_before(u.una)
+    };
+    super::reports::unanswered(&c.reports(&c.local_of())).iter().find(behind).map(|_| {
+        (
+            "SND-SACK-001",
+            "a retransmission of a PSN that a SACK acknowledged, which the sender did not take: \
+             no Progress came for that SACK",
+        )
+    })
 }
 
 /// The rule an unexpected NACK of PSN `psn` for device QP `local` breaks (CONF-CMP-023): a

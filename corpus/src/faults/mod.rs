@@ -71,6 +71,8 @@
 //!   report's own rule, not the transition it seems to miss, must be named.
 //! * [`naming_seven`]: an acknowledgement misread by one, named by what the misreading
 //!   breaks, not by the retransmission it changes; METH fields that trade places.
+//! * [`naming_eight`]: a SACK the sender drops whole for a field it misreads, named by the
+//!   rule the drop breaks, not by the resend or the missing report that follows.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -136,6 +138,7 @@ pub mod inference;
 pub mod knobs;
 pub mod layouts;
 pub mod messages;
+pub mod naming_eight;
 pub mod naming_rx;
 pub mod naming_seven;
 pub mod naming_six;
@@ -445,6 +448,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_rx::FAULTS,
     || naming_six::FAULTS,
     || naming_seven::FAULTS,
+    || naming_eight::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,

@@ -338,6 +338,7 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     SND_INFER_004,
     SND_NACK_001_A,
     SND_PSN_001,
+    SND_SACK_001,
     SND_SACK_002_B,
     SND_RTX_003,
     SND_RTX_004,
