@@ -3981,7 +3981,7 @@ m = fault("snd-sack-offset-ignored",
           "The sender ignores SETH sack_offset: it reads the bitmap as starting at "
           "cack_psn + 1.",
           ["SND-SACK-002", "SND-INFER-001", "SND-INFER-002", "SND-RTX-004", "SND-RTX-003",
-           "SND-SACK-004", "SND-SACK-001", "REC-IF-002"])
+           "SND-SACK-004", "SND-SACK-001"])
 
 
 @in_frames(m, ("sack", "probe-answer"))
@@ -10602,7 +10602,7 @@ m = fault("snd-sack-bitmap-bit-reversed",
           "The sender reads the SACK bitmap from the wrong end: bit i stands, for it, for "
           "PSN cack_psn + sack_offset + 63 - i.",
           ["SND-SACK-002", "SND-INFER-001", "SND-INFER-002", "SND-RTX-003", "SND-SACK-003",
-           "SETH-BITMAP-001", "SND-SACK-001", "REC-IF-005", "REC-IF-007", "REC-IF-002"])
+           "SETH-BITMAP-001", "SND-SACK-001", "REC-IF-005", "REC-IF-007"])
 
 
 @in_frames(m, ("sack", "probe-answer"))
@@ -10614,8 +10614,7 @@ def _(ctx, f, item):
 seventh_swapped("snd-cack-bytes-swapped",
                 "The sender reads SETH cack_psn with its three bytes in the wrong order.",
                 ["SND-SACK-001", "SND-SACK-003", "SND-SACK-005", "SETH-CACK-001", "SND-SACK-002",
-                 "REC-IF-005", "REC-IF-007", "SND-INFER-001", "REC-IF-002", "EV-PROBE-002",
-                 "EV-PROBE-003"],
+                 "REC-IF-005", "REC-IF-007", "SND-INFER-001", "EV-PROBE-002", "EV-PROBE-003"],
                 ("sack", "probe-answer"), "seth", "cack_psn", swap24, sent=False)
 
 
@@ -10623,8 +10622,8 @@ seventh_swapped("snd-sack-offset-bytes-swapped",
                 "The sender reads SETH sack_offset with its two bytes in the wrong order: an "
                 "offset of 1 reads 256.",
                 ["SND-SACK-004", "SND-SACK-002", "SND-SACK-005", "SND-INFER-002", "SND-SACK-003",
-                 "REC-IF-005", "REC-IF-007", "SND-INFER-001", "SND-SACK-001", "REC-IF-002",
-                 "EV-PROBE-002", "EV-PROBE-003"],
+                 "REC-IF-005", "REC-IF-007", "SND-INFER-001", "SND-SACK-001", "EV-PROBE-002",
+                 "EV-PROBE-003"],
                 ("sack", "probe-answer"), "seth", "sack_offset",
                 lambda v: swap16(v & 0xFFFF), sent=False)
 
