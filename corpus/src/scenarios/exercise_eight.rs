@@ -168,7 +168,7 @@ fn rcv_sack_two_qps_one_instant() -> Scenario {
          from PSN 0. At one instant each receives the first two packets of a three-packet \
          message, without AckReq; their SACK timers expire together, and the two SACKs \
          then sent at one instant each carry their own QP's cack_psn and BTH psn. The last \
-         packets then complete both messages.",
+         packets, 2 us apart, then complete both messages.",
         &["RCV-SACK-005", "SETH-CACK-001", "SETH-BITMAP-001", "RCV-SACK-002"],
         &[Capability::Responder, Capability::Paths, Capability::Retirement, Capability::Ipv4],
     );
@@ -196,7 +196,8 @@ fn rcv_sack_two_qps_one_instant() -> Scenario {
     r.inject(1_000, 3, 0xA003_0004, &to(b, pkt(1, middle, 1, b_base)));
     r.checks(&["RCV-SACK-005", "SETH-CACK-001"]);
     r.inject(6_000, 0, 0xA000_0005, &to(DUT_QP, pkt(A + 2, last, 2, REGION)));
-    r.inject(6_000, 1, 0xA001_0006, &to(b, pkt(2, last, 2, b_base)));
+    // Apart, so that each last packet's retirement is judged on its own input.
+    r.inject(8_000, 1, 0xA001_0006, &to(b, pkt(2, last, 2, b_base)));
     done(r, 20_000)
 }
 
