@@ -8357,7 +8357,7 @@ m = fault("data-dest-qp-batch-latched",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     first = {}
     for _i, item, f in sixth_data_in_order(ctx, outs):
         at = int(item["at"])
@@ -8377,7 +8377,7 @@ m = fault("report-progress-snd-una-latched",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     first = {}
     for item in outs:
         ev = report_of(item, "progress")
@@ -8399,7 +8399,7 @@ m = fault("cmd-set-ev-state-all-qps",
 
 
 @m.hook("inputs")
-def _(ctx, ins):
+def _(ctx, ins, m=m):
     res = []
     for item in ins:
         res.append(item)
@@ -8426,7 +8426,7 @@ m = fault("reth-va-continues-next-message",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = per_qp(ctx, "reth-va-continues-next-message")
     for _i, item, f in sixth_data_in_order(ctx, outs):
         qp = f.get("bth", "dest_qp")
@@ -8462,7 +8462,7 @@ m = fault("ackreq-last-of-batch-only",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     every = int(ctx.nic.get("ack_req_every", 0) or 0)
     data = sixth_data_in_order(ctx, outs)
     for n, (_i, item, f) in enumerate(data):
@@ -8490,7 +8490,7 @@ m = fault("rtx-bit-toggled",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = per_qp(ctx, "rtx-bit-toggled")
     for _i, item, f in sixth_data_in_order(ctx, outs):
         if not f.get("bth", "rtx"):
@@ -8511,7 +8511,7 @@ m = fault("rtx-avoids-first-ev",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = per_qp(ctx, "rtx-avoids-first-ev")
     for _i, item, f in sixth_data_in_order(ctx, outs):
         k = (f.get("bth", "dest_qp"), f.get("bth", "psn"))
@@ -8530,7 +8530,7 @@ m = fault("report-rtx-lost-ev-first",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = per_qp(ctx, "report-rtx-lost-ev-first")
     for item in outs:
         f = frame_of(item)
@@ -8578,7 +8578,7 @@ def _(ctx, outs):
 
 
 @m.hook("inputs")
-def _(ctx, ins):
+def _(ctx, ins, m=m):
     st = ctx.state.setdefault("sixth:probes-out", set())
     res = []
     for item in ins:
@@ -8612,7 +8612,7 @@ def _(ctx, outs):
 
 
 @m.hook("inputs")
-def _(ctx, ins):
+def _(ctx, ins, m=m):
     st = ctx.state.setdefault("sixth:probe-out-qp", set())
     res = []
     for item in ins:
@@ -8647,7 +8647,7 @@ def _(ctx, ins):
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = ctx.state.setdefault("evmarked-on-probe-answer", [])
     keep, res = [], list(outs)
     names = {1: "SKIP_ONCE", 2: "ALWAYS_SKIP"}
@@ -8677,7 +8677,7 @@ m = fault("tseth-ts-saturates",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = per_qp(ctx, "tseth-ts-saturates")
     for item in outs:
         f = frame_of(item)
@@ -8731,7 +8731,7 @@ m = fault("rtx-dropped-behind-wrap",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     una = ctx.state.setdefault("rtx-dropped-behind-wrap", {})
     gone = set()
     res = []
@@ -8789,7 +8789,7 @@ def _(ctx, ins):
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     cmd = ctx.state.setdefault("tail-probe-skips-last-ev", set())
     res = []
     for item in outs:
@@ -8816,7 +8816,7 @@ m = fault("progress-on-failing-input",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     last = ctx.state.setdefault("progress-on-failing-input", {})
     res = []
     for item in outs:
@@ -8840,7 +8840,7 @@ m = fault("armed-once-per-qp",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = per_qp(ctx, "armed-once-per-qp")
     res = []
     for item in outs:
@@ -8861,7 +8861,7 @@ m = fault("reports-same-instant-swapped",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     res = list(outs)
     idx = [i for i, item in enumerate(outs)
            if (event_of(item) or {}).get("event") == "report"]
@@ -8888,7 +8888,7 @@ m = fault("snd-stale-sack-discarded",
 
 
 @m.hook("inputs")
-def _(ctx, ins):
+def _(ctx, ins, m=m):
     st = per_qp(ctx, "snd-stale-sack-discarded")
     res = []
     for item in ins:
@@ -8940,7 +8940,7 @@ def _(ctx, ins):
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = ctx.state.setdefault("window-full-one-short", {"acks": {}, "wpeer": {}})
     una = st.setdefault("una", {})
     held = st.setdefault("held", {})
@@ -10817,7 +10817,7 @@ m = fault("probe-id-same-cycle",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     last = {}
     for item in outs:
         f = frame_of(item)
@@ -10955,7 +10955,7 @@ track_templates(m)
 
 
 @out_frames(m, ("data",))
-def _(ctx, f, item):
+def _(ctx, f, item, m=m):
     if not f.has("reth"):
         return
     va = f.get("reth", "va")
@@ -11057,7 +11057,7 @@ track_templates(m)
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     added = []
     for item in outs:
         ev = event_of(item)

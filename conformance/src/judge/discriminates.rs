@@ -589,7 +589,7 @@ fn stale_retransmit(s: &Scenario, inj: &[Injected<'_>], exp: &[(&Record, Frame<'
                 (d.bth?.dest_qp.value() == q).then_some(d.ext.seth.filter(|x| !x.pr)?.cack_psn)
             })
             .reduce(|a, b| if b.is_after(a) { b } else { a });
-        let Some(cack) = cack.filter(|&c| !psn.is_after(c)) else { return false };
+        let Some(cack) = cack.filter(|&c| psn.is_before(c.next())) else { return false };
         exp.iter().any(|(e, f)| {
             e.at <= r.at
                 && matches!(f.kind, Kind::Data { qp, psn: p, rtx: false }
@@ -611,7 +611,7 @@ fn una_reports(s: &Scenario, inj: &[Injected<'_>], exp: &[(&Record, Frame<'_>)])
             i.frame.as_ref().is_some_and(|d| {
                 d.bth.is_some_and(|b| b.dest_qp.value() == local)
                     && d.ext.seth.is_some_and(|x| {
-                        !x.pr && !openrdma_codec::Psn::new(psn).is_after(x.cack_psn)
+                        !x.pr && x.covers_cumulatively(openrdma_codec::Psn::new(psn))
                     })
             })
         })

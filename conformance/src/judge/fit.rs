@@ -295,7 +295,7 @@ impl Rebuild {
             if seth.pr {
                 self.answer(at, seth.entropy, seth.ack_psn_offset as u16);
             }
-            while !self.snd_una.is_after(seth.cack_psn) && self.snd_una != self.snd_nxt {
+            while seth.covers_cumulatively(self.snd_una) && self.snd_una != self.snd_nxt {
                 self.arrive(self.snd_una.value(), at);
                 self.snd_una = self.snd_una.next();
             }

@@ -796,7 +796,7 @@ fn apply(qps: &mut HashMap<u32, Qp>, e: &Event, hold: u64) {
 fn claims_psn(c: &Claim, psn: Psn, msn: Option<Msn>) -> bool {
     match *c {
         Claim::Sack { cack, base, bitmap } => {
-            !psn.is_after(cack)
+            psn.is_before(cack.next())
                 || (psn.in_window(base, 64) && bitmap >> psn.forward_from(base) & 1 == 1)
         }
         // Without the message of the PSN, any transport ACK may have covered it.

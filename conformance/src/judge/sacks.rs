@@ -62,6 +62,12 @@ mod one;
 use one::One;
 
 /// `a − b` as a signed 24-bit PSN distance.
+/// Whether `cack_psn` `cack` claims PSN `p` (SETH-CACK-001.a): `p` is before `cack + 1`
+/// (BTH-PSN-002), so the PSN exactly half the ring ahead of that is not claimed.
+fn claimed_by_cack(cack: u32, p: u32) -> bool {
+    Psn::new(p).is_before(Psn::new(cack).next())
+}
+
 fn psn_diff(a: u32, b: u32) -> i32 {
     ((a.wrapping_sub(b) << 8) as i32) >> 8
 }
@@ -351,7 +357,7 @@ fn unclaimed(ef: &Frame<'_>, obs_frames: &[Frame<'_>], qp: u32, deadline: u64) -
     let claims = |f: &Frame<'_>, psn: u32| match f.kind {
         Kind::Sack { qp: q, cack, base, bitmap } if q == qp => {
             let bit = psn_diff(psn, base);
-            psn_diff(cack, psn) >= 0 || ((0..64).contains(&bit) && bitmap >> bit & 1 == 1)
+            claimed_by_cack(cack, psn) || ((0..64).contains(&bit) && bitmap >> bit & 1 == 1)
         }
         _ => false,
     };

@@ -296,7 +296,7 @@ fn retransmits_commanded(inputs: &[In<'_>], own_cpu: bool) -> Vec<Commanded> {
                     })
                     .map(|x| x.cack_psn)
                     .reduce(|a, b| if b.is_after(a) { b } else { a });
-                let stale = cack.filter(|&c| !psn.is_after(c));
+                let stale = cack.filter(|&c| psn.is_before(c.next()));
                 Some(Commanded { qp: q, at: i.at, stale })
             }
             _ => None,
@@ -570,7 +570,7 @@ fn inference_blame(
     let p = Psn::new(psn);
     let arrived = |q: Psn| sacks.iter().any(|(_, x)| x.is_sacked(q));
     let covered = |q: Psn| {
-        q.distance(s.cack_psn) <= 0 || (s.sack_offset >= 1 && q.forward_from(s.bitmap_base()) < 64)
+        s.covers_cumulatively(q) || (s.sack_offset >= 1 && q.forward_from(s.bitmap_base()) < 64)
     };
     // The device's transmissions of the QP before the SACK, in order.
     let sent: Vec<&Frame<'_>> = obs[..i]

@@ -61,6 +61,7 @@ mod blind;
 mod crafted;
 mod doorbells;
 mod exercise;
+mod exercise_eight;
 mod paired;
 mod requester;
 mod responder;
@@ -158,6 +159,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise::builders());
     all.extend(host_edges::builders());
     all.extend(blind::builders());
+    all.extend(exercise_eight::builders());
     all
 }
 

@@ -419,10 +419,18 @@ impl SethRepr {
         if i < SACK_BITMAP_BITS { Some(i) } else { None }
     }
 
-    /// Whether this SACK says `psn` was received: it is at or before `cack_psn` (within
-    /// half the PSN ring), or its bitmap bit is set.
+    /// Whether `cack_psn` claims `psn` (SETH-CACK-001.a): `psn` is before `cack_psn + 1`,
+    /// the responder's expected PSN, in the sense of BTH-PSN-002. The PSN exactly half the
+    /// ring from that expected PSN is after it, so it is not claimed, though it is 2^23 - 1
+    /// before `cack_psn` itself.
+    pub const fn covers_cumulatively(&self, psn: Psn) -> bool {
+        psn.is_before(self.cack_psn.offset(1))
+    }
+
+    /// Whether this SACK says `psn` was received: `cack_psn` claims it
+    /// ([`Self::covers_cumulatively`]), or its bitmap bit is set.
     pub const fn is_sacked(&self, psn: Psn) -> bool {
-        if psn.distance(self.cack_psn) <= 0 {
+        if self.covers_cumulatively(psn) {
             return true;
         }
         match self.bit_index(psn) {

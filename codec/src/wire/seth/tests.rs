@@ -317,3 +317,14 @@ fn arbitrary_reprs_round_trip() {
         assert_eq!(CcStateRepr::parse(&out).unwrap(), c);
     }
 }
+
+#[test]
+fn cumulative_claim_stops_half_the_ring_from_the_expected_psn() {
+    // SETH-CACK-001.a: the PSNs before cack_psn + 1 (BTH-PSN-002), 2^23 - 1 of them.
+    let r = SethRepr { cack_psn: Psn::new(0), sack_offset: 1, ..SethRepr::default() };
+    assert!(r.covers_cumulatively(Psn::new(0)));
+    assert!(r.covers_cumulatively(Psn::new(2 + (1 << 23))));
+    assert!(!r.covers_cumulatively(Psn::new(1 + (1 << 23))));
+    assert!(!r.is_sacked(Psn::new(1 + (1 << 23))));
+    assert!(!r.covers_cumulatively(Psn::new(1)));
+}

@@ -467,8 +467,8 @@ pub(super) fn rtx_causes(
             // A SACK that leaves the PSN out while it claims later ones.
             let ahead = psn.wrapping_sub(x.cack_psn.value()) & 0xFF_FFFF;
             let p = Psn::new(psn);
-            let covered =
-                !p.is_after(x.cack_psn) || (x.sack_offset >= 1 && p.in_window(x.bitmap_base(), 64));
+            let covered = x.covers_cumulatively(p)
+                || (x.sack_offset >= 1 && p.in_window(x.bitmap_base(), 64));
             if x.pr && s.manifest.nic.tail_probe.is_some() && covered && !x.is_sacked(p) {
                 // A tail probe's answer that covers the PSN and does not show it: the
                 // transmissions before the probe on its EV are inferred lost by it.
@@ -534,7 +534,7 @@ fn left_unjudged(fed: &[Fed<'_>], local: Option<u32>, psn: u32, at: u64) -> bool
         d.ext.seth.is_some_and(|x| {
             let p = Psn::new(psn);
             let base = x.bitmap_base();
-            let covered = !p.is_after(x.cack_psn) || (x.sack_offset >= 1 && p.in_window(base, 64));
+            let covered = x.covers_cumulatively(p) || (x.sack_offset >= 1 && p.in_window(base, 64));
             let later = (0..64).any(|k| x.sack_bitmap >> k & 1 == 1 && base.add(k).is_after(p));
             !x.pr && !covered && later
         })
@@ -577,7 +577,7 @@ fn acked_before(fed: &[Fed<'_>], local: Option<u32>, psn: Psn, at: u64) -> bool 
     fed.iter().filter(|i| i.at < at).any(|i| {
         i.frame.as_ref().is_some_and(|d| {
             d.bth.map(|b| b.dest_qp.value()) == local
-                && d.ext.seth.is_some_and(|x| !x.pr && !psn.is_after(x.cack_psn))
+                && d.ext.seth.is_some_and(|x| !x.pr && x.covers_cumulatively(psn))
         })
     })
 }

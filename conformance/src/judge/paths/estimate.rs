@@ -112,7 +112,7 @@ impl Estimates {
             .filter(|&(&p, s)| match *c {
                 Claim::Sack { cack, base, bitmap } => {
                     let p = Psn::new(p);
-                    !p.is_after(cack)
+                    p.is_before(cack.next())
                         || (!una.is_after(p)
                             && p.in_window(base, 64)
                             && bitmap >> p.forward_from(base) & 1 == 1)

@@ -118,7 +118,7 @@ impl One<'_> {
         let claimed_cumulative = arrivals
             .writes
             .keys()
-            .filter(|&&(q, p)| q == local && psn_diff(cack, p) >= 0)
+            .filter(|&&(q, p)| q == local && claimed_by_cack(cack, p))
             .map(|&(_, p)| p);
         let mut bits = s.sack_bitmap;
         // Each PSN claimed, and whether the bitmap claims it (else `cack_psn` does).
