@@ -12560,7 +12560,7 @@ m = fault("spray-cursor-shared",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     if len(ctx.qps) < 2:
         return outs
     st = ctx.state.setdefault("spray-cursor-shared", {})
@@ -12624,7 +12624,7 @@ m = fault("armed-latch-shared",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     armed = ctx.state.setdefault("armed-latch-shared", set())
     res = []
     for item in outs:
@@ -12650,7 +12650,7 @@ m = fault("progress-awaiting-domain",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     if str(ctx.nic.get("retirement", "shared")) != "shared" or len(ctx.qps) < 2:
         return outs
     last = ctx.state.setdefault("progress-awaiting-domain", {})
@@ -12711,7 +12711,7 @@ m = fault("qp-error-stops-device",
 
 
 @m.hook("outputs")
-def _(ctx, outs):
+def _(ctx, outs, m=m):
     st = ctx.state.setdefault("qp-error-stops-device", {})
     res = []
     for item in outs:
@@ -12879,7 +12879,7 @@ m = fault("probe-interval-from-rto",
 
 
 @m.hook("start")
-def _(ctx, manifest):
+def _(ctx, manifest, m=m):
     rec = manifest.get("recovery")
     if not device_cpu(ctx) or not isinstance(rec, dict):
         return manifest
@@ -12899,7 +12899,7 @@ m = fault("cpu-expiry-counted-twice",
 
 
 @m.hook("start")
-def _(ctx, manifest):
+def _(ctx, manifest, m=m):
     rec = manifest.get("recovery")
     if not device_cpu(ctx) or not isinstance(rec, dict):
         return manifest
