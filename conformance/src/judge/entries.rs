@@ -85,31 +85,20 @@ pub(super) fn judge(
                 "CQE-SEND-002"
             };
             div.push(Divergence {
-                at,
-                requirement: rule.into(),
-                what: "completion entry: the requester's entry has is_receive 1".into(),
-                expected: None,
-                actual: Some(render_event(e)),
                 fields: vec![FieldDiff::new("is_receive", "false".into(), "true".into())],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..of_entry(
+                    at,
+                    rule,
+                    "completion entry: the requester's entry has is_receive 1".into(),
+                    e,
+                )
             });
         }
         for v in violations {
             let torn = prior.is_some_and(|(got, held)| torn_split(&got, &held, v.requirement));
-            div.push(Divergence {
-                at,
-                requirement: if torn { "CQE-RING-003.b" } else { entry_clause(v.requirement) }
-                    .into(),
-                what: format!("completion entry: {} ({} = {:#x})", v.rule, v.field, v.value),
-                expected: None,
-                actual: Some(render_event(e)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
-            });
+            let rule = if torn { "CQE-RING-003.b" } else { entry_clause(v.requirement) };
+            let what = format!("completion entry: {} ({} = {:#x})", v.rule, v.field, v.value);
+            div.push(of_entry(at, rule, what, e));
         }
         if entry.has_timestamp {
             // CQE-TS-001 (SHOULD): the low 32 bits of one nanosecond clock. Two entries'
@@ -118,19 +107,13 @@ pub(super) fn judge(
                 let elapsed = at.saturating_sub(t0);
                 let stamped = entry.timestamp.wrapping_sub(s0);
                 if elapsed < 1 << 31 && stamp_error(stamped, elapsed) > late_ns {
+                    let what = format!(
+                        "the timestamps of two entries differ by {stamped} ns, but they were \
+                         written {elapsed} ns apart"
+                    );
                     div.push(Divergence {
-                        at,
-                        requirement: "CQE-TS-001.a".into(),
-                        what: format!(
-                            "the timestamps of two entries differ by {stamped} ns, but they \
-                             were written {elapsed} ns apart"
-                        ),
-                        expected: None,
-                        actual: Some(render_event(e)),
-                        fields: vec![],
                         should_only: true,
-                        check: "",
-                        clause: None,
+                        ..of_entry(at, "CQE-TS-001.a", what, e)
                     });
                 }
             }
@@ -138,17 +121,8 @@ pub(super) fn judge(
         }
         let Some(q) = &c.queue else { continue };
         if q.addr % 32 != 0 {
-            div.push(Divergence {
-                at,
-                requirement: "CQE-RING-003.a".into(),
-                what: format!("a completion entry written at {:#x}, not 32-byte aligned", q.addr),
-                expected: None,
-                actual: Some(render_event(e)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
-            });
+            let what = format!("a completion entry written at {:#x}, not 32-byte aligned", q.addr);
+            div.push(of_entry(at, "CQE-RING-003.a", what, e));
         }
         let k = written.entry(q.cq).or_default();
         let ordinal = *k;
@@ -176,25 +150,31 @@ pub(super) fn judge(
                 .and_then(|w| w.iter().rev().find(|(t, _)| *t <= at))
                 .map_or(0, |&(_, c)| unwrap_count(c, ordinal));
             if released <= previous {
-                div.push(Divergence {
-                    at,
-                    requirement: "CQE-RING-004.a".into(),
-                    what: format!(
-                        "completion queue {} slot {}: overwrote the queue's entry {previous}, \
-                         which the consumer had not released ({released} released)",
-                        q.cq, q.slot
-                    ),
-                    expected: None,
-                    actual: Some(render_event(e)),
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
-                });
+                let what = format!(
+                    "completion queue {} slot {}: overwrote the queue's entry {previous}, which \
+                     the consumer had not released ({released} released)",
+                    q.cq, q.slot
+                );
+                div.push(of_entry(at, "CQE-RING-004.a", what, e));
             }
         }
     }
     history
+}
+
+/// A divergence of the completion entry `e` written at `at`, named by `requirement`.
+fn of_entry(at: u64, requirement: &str, what: String, e: &NicEvent) -> Divergence {
+    Divergence {
+        at,
+        requirement: requirement.into(),
+        what,
+        expected: None,
+        actual: Some(render_event(e)),
+        fields: vec![],
+        should_only: false,
+        check: "",
+        clause: None,
+    }
 }
 
 /// Where the scenario's inputs send each entry (CQE-ROUTE-001, CQE-REJECT-002): the queues
