@@ -49,6 +49,7 @@ mod cq;
 mod endpoint;
 mod host_edges;
 mod inference;
+mod interleave;
 mod keys;
 mod lenient;
 mod reflect;
@@ -160,6 +161,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(host_edges::builders());
     all.extend(blind::builders());
     all.extend(exercise_eight::builders());
+    all.extend(interleave::builders());
     all
 }
 
