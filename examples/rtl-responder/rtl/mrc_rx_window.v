@@ -47,8 +47,10 @@ module mrc_rx_window #(
     wire [23:0] d = psn - ep[qi];              // distance, 24-bit serial arithmetic
     wire [23:0] window = {10'd0, cfg_mpr, 7'd0}; // mpr * 128
     assign offset = d;
-    assign is_dup = d[23] || (d < window && cur[d[$clog2(W)-1:0]]);
-    assign is_oow = !d[23] && d >= window;
+    // BTH-PSN-002: a PSN exactly 2^23 ahead is after epsn, not behind it.
+    wire behind = d[23] && d != 24'h800000;
+    assign is_dup = behind || (d < window && cur[d[$clog2(W)-1:0]]);
+    assign is_oow = !behind && d >= window;
 
 `ifdef BUG_BITMAP_OFF_BY_ONE
     assign sack_bitmap = cur[64:1];
