@@ -199,7 +199,8 @@ module mrc_rx_reliability #(
     // RCV-WIN-001: duplicate when behind epsn (the PSN distance is negative, BTH-PSN-002) or
     // already received; out of window when W or more ahead; new otherwise.
     wire [23:0]          offset      = p_psn - cur_epsn;
-    wire                 behind      = offset[23];
+    // A distance of exactly 2^23 is ahead: BTH-PSN-002 puts that PSN after epsn.
+    wire                 behind      = offset[23] && (offset != 24'h800000);
     wire                 beyond      = !behind && (offset >= {8'd0, window});
     wire                 seen        = cur_ring[p_psn[RING_AW-1:0]];
     wire                 duplicate   = behind || seen;
