@@ -86,7 +86,7 @@ pub(super) fn judge(
             };
             div.push(Divergence {
                 fields: vec![FieldDiff::new("is_receive", "false".into(), "true".into())],
-                ..of_entry(
+                ..Divergence::of_output(
                     at,
                     rule,
                     "completion entry: the requester's entry has is_receive 1".into(),
@@ -98,7 +98,7 @@ pub(super) fn judge(
             let torn = prior.is_some_and(|(got, held)| torn_split(&got, &held, v.requirement));
             let rule = if torn { "CQE-RING-003.b" } else { entry_clause(v.requirement) };
             let what = format!("completion entry: {} ({} = {:#x})", v.rule, v.field, v.value);
-            div.push(of_entry(at, rule, what, e));
+            div.push(Divergence::of_output(at, rule, what, e));
         }
         if entry.has_timestamp {
             // CQE-TS-001 (SHOULD): the low 32 bits of one nanosecond clock. Two entries'
@@ -113,7 +113,7 @@ pub(super) fn judge(
                     );
                     div.push(Divergence {
                         should_only: true,
-                        ..of_entry(at, "CQE-TS-001.a", what, e)
+                        ..Divergence::of_output(at, "CQE-TS-001.a", what, e)
                     });
                 }
             }
@@ -122,7 +122,7 @@ pub(super) fn judge(
         let Some(q) = &c.queue else { continue };
         if q.addr % 32 != 0 {
             let what = format!("a completion entry written at {:#x}, not 32-byte aligned", q.addr);
-            div.push(of_entry(at, "CQE-RING-003.a", what, e));
+            div.push(Divergence::of_output(at, "CQE-RING-003.a", what, e));
         }
         let k = written.entry(q.cq).or_default();
         let ordinal = *k;
@@ -155,26 +155,11 @@ pub(super) fn judge(
                      the consumer had not released ({released} released)",
                     q.cq, q.slot
                 );
-                div.push(of_entry(at, "CQE-RING-004.a", what, e));
+                div.push(Divergence::of_output(at, "CQE-RING-004.a", what, e));
             }
         }
     }
     history
-}
-
-/// A divergence of the completion entry `e` written at `at`, named by `requirement`.
-fn of_entry(at: u64, requirement: &str, what: String, e: &NicEvent) -> Divergence {
-    Divergence {
-        at,
-        requirement: requirement.into(),
-        what,
-        expected: None,
-        actual: Some(render_event(e)),
-        fields: vec![],
-        should_only: false,
-        check: "",
-        clause: None,
-    }
 }
 
 /// Where the scenario's inputs send each entry (CQE-ROUTE-001, CQE-REJECT-002): the queues

@@ -130,17 +130,7 @@ fn judge_placement(
                             format!("a DMA write of PSN {p}, of which no copy had arrived"),
                         ),
                     };
-                    div.push(Divergence {
-                        at: *at,
-                        requirement: requirement.into(),
-                        what,
-                        expected: None,
-                        actual: Some(render_event(e)),
-                        fields: vec![],
-                        should_only: false,
-                        check: "",
-                        clause: None,
-                    });
+                    div.push(Divergence::of_output(*at, requirement, what, e));
                 } else if let Some(rule) = arrivals.only_refused(q, p, *at) {
                     // Placed, though every copy of it so far is one a receive check
                     // discards: the discard rule of that check is broken.
@@ -318,17 +308,12 @@ pub(super) fn judge_retransmit_reports(
             .find(|s| !s.3 && s.0 == qpn.value() && s.1 == psn.value() && near(s.2))
         {
             Some(s) => s.3 = true,
-            None => div.push(Divergence {
-                at: t,
-                requirement: "REC-IF-008".into(),
-                what: "a Retransmitted report without a retransmission of that PSN".into(),
-                expected: None,
-                actual: Some(render_event(e)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
-            }),
+            None => div.push(Divergence::of_output(
+                t,
+                "REC-IF-008",
+                "a Retransmitted report without a retransmission of that PSN".into(),
+                e,
+            )),
         }
     }
     for (qp, psn, at, _) in sent.into_iter().filter(|s| !s.3) {
@@ -502,17 +487,7 @@ pub(super) fn judge_reports(
                 .unwrap_or(req),
             _ => req,
         };
-        div.push(Divergence {
-            at: *t,
-            requirement: (*req).into(),
-            what: "a report the scenario does not expect".into(),
-            expected: None,
-            actual: Some(render_event(e)),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
-        });
+        div.push(Divergence::of_output(*t, req, "a report the scenario does not expect".into(), e));
     }
 }
 

@@ -273,6 +273,22 @@ impl Divergence {
         }
     }
 
+    /// A divergence of the device's output `e` at `at`, named by `requirement` (a line's
+    /// ID or a clause, settled later).
+    fn of_output(at: u64, requirement: &str, what: String, e: &NicEvent) -> Divergence {
+        Divergence {
+            at,
+            requirement: requirement.into(),
+            clause: None,
+            what,
+            expected: None,
+            actual: Some(render_event(e)),
+            fields: vec![],
+            should_only: false,
+            check: "",
+        }
+    }
+
     /// Settles `requirement` and `clause` of a divergence named by a string: the line's ID
     /// in the one, the clause in the other.
     fn settle(&mut self) {
