@@ -4,8 +4,6 @@
 //! ahead, two QPs whose SACK timers fire at one instant, and a write exactly half the PSN
 //! space ahead of the expected PSN.
 
-use openrdma_device::LocalRegion;
-
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
@@ -62,15 +60,7 @@ fn db_va_cross_4g() -> Scenario {
     );
     setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let t = Template { remote_base: G4 - 0x1_0400, ..template(3, WrOpcode::WRITE, true) };
-    r.host(
-        0,
-        HostCommand::RegisterLocal(LocalRegion {
-            lkey: t.local_lkey,
-            base: t.local_base,
-            len: t.local_region_len,
-            local_read: true,
-        }),
-    );
+    register_local_of(&mut r, &t);
     r.host(0, HostCommand::SetTemplate(t));
     r.checks(&["TPL-EXPAND-003", "SND-SEG-003", "RETH-VA-002"]);
     for seq in 0u16..3 {

@@ -209,7 +209,11 @@ fn region() -> Region {
 /// Registers the local memory of the device's templates ([`template`]) under their key,
 /// readable by the NIC (`TPL-KEY-001`).
 fn register_local(r: &mut Recorder) {
-    let t = template(0, WrOpcode::WRITE, true);
+    register_local_of(r, &template(0, WrOpcode::WRITE, true));
+}
+
+/// Registers the local memory template `t` reads from, readable by the NIC.
+fn register_local_of(r: &mut Recorder, t: &Template) {
     r.host(
         0,
         HostCommand::RegisterLocal(openrdma_device::LocalRegion {

@@ -34,7 +34,7 @@
 //! queue or flag table that wraps at 2^16 entries (about 12 MB) and a consumer count that
 //! wraps at 2^32 are left out for the same reason.
 
-use openrdma_device::{CqConfig, CqId, LocalRegion};
+use openrdma_device::{CqConfig, CqId};
 
 use super::*;
 
@@ -297,15 +297,7 @@ fn db_va_high() -> Scenario {
         remote_base: (1 << 48) - 0x1000,
         ..template(3, WrOpcode::WRITE, false)
     };
-    r.host(
-        0,
-        HostCommand::RegisterLocal(LocalRegion {
-            lkey: t.local_lkey,
-            base: t.local_base,
-            len: t.local_region_len,
-            local_read: true,
-        }),
-    );
+    register_local_of(&mut r, &t);
     r.host(0, HostCommand::SetTemplate(t));
     r.checks(&["TPL-EXPAND-002", "TPL-EXPAND-003", "SND-SEG-003"]);
     for (seq, index) in [0u16, 1, 15].into_iter().enumerate() {
@@ -399,15 +391,7 @@ fn db_length_17bit() -> Scenario {
         remote_stride: 0x2_0000,
         ..template(3, WrOpcode::WRITE, true)
     };
-    r.host(
-        0,
-        HostCommand::RegisterLocal(LocalRegion {
-            lkey: t.local_lkey,
-            base: t.local_base,
-            len: t.local_region_len,
-            local_read: true,
-        }),
-    );
+    register_local_of(&mut r, &t);
     r.host(0, HostCommand::SetTemplate(t));
     r.checks(&["DB-LENGTH-001", "TPL-EXPAND-004", "SND-SEG-003"]);
     r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 1, 1_025) });
@@ -461,15 +445,7 @@ fn db_fields_high() -> Scenario {
         flag_base_slot: 0,
         ..template(7, WrOpcode::WRITE_WITH_IMM, true)
     };
-    r.host(
-        0,
-        HostCommand::RegisterLocal(LocalRegion {
-            lkey: t.local_lkey,
-            base: t.local_base,
-            len: t.local_region_len,
-            local_read: true,
-        }),
-    );
+    register_local_of(&mut r, &t);
     r.host(0, HostCommand::SetTemplate(t));
     r.checks(&["DB-INDEX-001", "TPL-EXPAND-002", "TPL-EXPAND-003", "TPL-EXPAND-005"]);
     r.host(1_000, HostCommand::Doorbell { token: token(7, 0, 40_000, 0) });
