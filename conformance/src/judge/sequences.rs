@@ -214,6 +214,16 @@ fn failed_by_early_stop(want: &NicEvent, got: &NicEvent, early: &HashSet<u32>) -
     (early.contains(&qpn) && wanted.is_success() && !status.is_success()).then_some(CQE_RING_004_B)
 }
 
+/// CQE-RING-004.b: a requester entry of a success that is missing, from a device that
+/// failed its QP for a full completion queue by the time the entry was due (`full`): the
+/// scenario writes the entry, so its queue had a free slot, and the device found it full.
+fn stopped_with_room(want: &NicEvent, at: u64, full: &[(u32, u64)], late: u64) -> Option<Rule> {
+    let NicEvent::Completion(c) = want else { return None };
+    let q = c.entry.qpn.value();
+    let stopped = full.iter().any(|&(x, t)| x == q && t <= at.saturating_add(late));
+    (c.side == Side::Requester && c.entry.status.is_success() && stopped).then_some(CQE_RING_004_B)
+}
+
 /// CQE-RING-004.b: a requester flag or entry FLUSHED that is missing, due when a full
 /// completion queue fails its QP, from a device that did not move the QP to the error
 /// state (`errored`: the QPs it reported in error).
@@ -576,6 +586,18 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    // The QPs the device failed for a full completion queue, with the time.
+    let full_stops: Vec<(u32, u64)> = obs
+        .iter()
+        .filter_map(|(t, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, requirement })
+                if requirement.starts_with("CQE-RING-004") =>
+            {
+                Some((qpn.value(), *t))
+            }
+            _ => None,
+        })
+        .collect();
     let mut failed_at: HashMap<u32, u64> = HashMap::new();
     for (r, e) in exp {
         if let Some((qpn, status)) = requester_status(e) {
@@ -610,6 +632,7 @@ pub(super) fn judge(
             failed_at: &failed_at,
             errored: &errored,
             early_stops: &early_stops,
+            full_stops: &full_stops,
             errors_at: &errors_at,
             qp_errors: &qp_errors,
         };
@@ -681,6 +704,8 @@ struct Causes<'a> {
     /// The QPs the device failed for a full completion queue before the scenario fills
     /// one.
     early_stops: &'a HashSet<u32>,
+    /// The QPs the device failed for a full completion queue, with the time.
+    full_stops: &'a [(u32, u64)],
     /// The times the scenario expects a QP to fail.
     errors_at: &'a [u64],
     /// The QPs the scenario expects to fail, with the time.
@@ -813,6 +838,7 @@ fn judge_seq(
             .or_else(|| flushed_token(we, wt, causes.failed_at))
             .or_else(|| released(seq, wt, causes.errors_at))
             .or_else(|| stopped_short(we, wt, got, late_ns, causes))
+            .or_else(|| stopped_with_room(we, wt, causes.full_stops, late_ns))
             .unwrap_or_else(|| missing_rule(seq, we, causes));
         div.push(Divergence {
             expected: Some(render_event(we)),

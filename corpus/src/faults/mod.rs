@@ -73,6 +73,8 @@
 //!   breaks, not by the retransmission it changes; METH fields that trade places.
 //! * [`naming_eight`]: a SACK the sender drops whole for a field it misreads, named by the
 //!   rule the drop breaks, not by the resend or the missing report that follows.
+//! * [`naming_nine`]: a completion queue stopped with a free slot, named by the rule of a
+//!   full queue, not by the rule of the entry that is missing.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -139,6 +141,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 pub mod naming_eight;
+pub mod naming_nine;
 pub mod naming_rx;
 pub mod naming_seven;
 pub mod naming_six;
@@ -449,6 +452,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_six::FAULTS,
     || naming_seven::FAULTS,
     || naming_eight::FAULTS,
+    || naming_nine::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,
