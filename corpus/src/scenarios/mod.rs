@@ -63,6 +63,7 @@ mod crafted;
 mod doorbells;
 mod exercise;
 mod exercise_eight;
+mod exercise_nine;
 mod paired;
 mod requester;
 mod responder;
@@ -161,6 +162,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(host_edges::builders());
     all.extend(blind::builders());
     all.extend(exercise_eight::builders());
+    all.extend(exercise_nine::builders());
     all.extend(interleave::builders());
     all
 }

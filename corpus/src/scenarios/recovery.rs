@@ -32,6 +32,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rec-split-two-qps", rec_split_two_qps),
         ("rec-split-assumed-bad", rec_split_assumed_bad),
         ("rec-split-skip-expiry", rec_split_skip_expiry),
+        ("rec-split-qpn-high", rec_split_qpn_high),
         ("rec-device-backoff", rec_device_backoff),
         ("rec-device-progress", rec_device_progress),
         ("rec-device-blame", rec_device_blame),
@@ -138,6 +139,56 @@ fn post(r: &mut Recorder, at: u64, k: u32, len: u32) {
 }
 
 // ===== the NIC half against the reference CPU half =======================================
+
+/// A device QP numbered with bits 16 to 23 set.
+const HIGH_QP: u32 = 0xFF_0011;
+
+/// A loss on a QP numbered above 2^16: the commands of the CPU half name it whole.
+fn rec_split_qpn_high() -> Scenario {
+    let mut m = manifest(
+        "rec-split-qpn-high",
+        "The device's QP is numbered 0xFF0011, above 2^16, and has one EV. A one-packet \
+         message is lost on its first transmission and nothing answers: the runner's \
+         reference CPU half, started by Armed, commands the retransmission of PSN 0 for QP \
+         0xFF0011 when its timer expires, and the device carries it out for that QP. The \
+         retransmission is acknowledged and the work request completes. The CPU half then \
+         probes the EV it blamed, naming the QP, and the peer answers.",
+        &[
+            "REC-IF-003",
+            "REC-IF-010",
+            "REC-RTO-004",
+            "REC-IF-011",
+            "EV-PROBE-005",
+            "REC-TEST-001",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        &[Capability::Requester, Capability::CpuSplit, Capability::Paths, Capability::Ipv4],
+    );
+    quick_recovery(&mut m);
+    let mut r = Recorder::with_cpu(m, CpuHalf::Reference);
+    r.expect_ev_states();
+    r.host(0, HostCommand::RegisterRegion(region()));
+    let evs = v4_evs(DUT_QP, 1);
+    let e0 = evs[0];
+    r.host(0, HostCommand::CreateQp(QpConfig { evs, ..qp(HIGH_QP, PEER_QP, 0) }));
+    r.checks(&["REC-IF-003", "REC-IF-010", "REC-RTO-004", "REC-TEST-001", "SND-RTX-001"]);
+    let w = WorkRequest { qpn: Qpn::new(HIGH_QP), ..wr(0, 512, None, true) };
+    r.host(1_000, HostCommand::PostWrite(w));
+    r.run_until(8_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    let sack = edit_qp(sack_in(0, 0, 0, WireMark::NONE, e0), HIGH_QP);
+    r.inject(8_000, port_of(e0, 4), e0, &sack);
+    let ack = edit_qp(ack_in(0, 0, AethRepr::ACK_UNLIMITED_CREDIT), HIGH_QP);
+    r.inject(8_000, 0, 0xA000_0000, &ack);
+    // The CPU half blamed the EV for the loss and probes it at 15 us, naming the QP.
+    r.run_until(16_000);
+    r.checks(&["EV-PROBE-005", "REC-IF-011", "REC-TEST-001"]);
+    r.inject(16_000, port_of(e0, 4), e0, &edit_qp(probe_answer(0, 1, WireMark::NONE, e0), HIGH_QP));
+    done(r, 30_000)
+}
 
 /// Two losses only the timer can find: `Armed` must start it, `Progress` restart it with
 /// the right `snd_una`.

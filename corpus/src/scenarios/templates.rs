@@ -1,10 +1,15 @@
-//! Templates changed while tokens arrive (`TPL-INSTALL-002`, `TPL-INSTALL-003`), and
-//! template IDs that a token's 12-bit field cannot name (`TPL-ID-001`).
+//! Templates changed while tokens arrive (`TPL-INSTALL-002`, `TPL-INSTALL-003`), a template
+//! installed while another is in use (`DB-SEQ-001`), and template IDs that a token's 12-bit
+//! field cannot name (`TPL-ID-001`).
 
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
-    vec![("db-template-change", db_template_change), ("db-template-id", db_template_id)]
+    vec![
+        ("db-template-change", db_template_change),
+        ("db-template-install-other", db_template_install_other),
+        ("db-template-id", db_template_id),
+    ]
 }
 
 /// The first version of template 3: unsignaled one-packet Writes of 256 bytes by default.
@@ -98,6 +103,35 @@ fn db_template_change() -> Scenario {
     inject_sack(&mut r, 6_000, 5, 0, 5, WireMark::NONE);
     r.checks(&["TPL-INSTALL-002", "FLAG-SEND-001", "CQE-SEND-001"]);
     inject_ack(&mut r, 6_000, 5, 5, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
+}
+
+/// Installing a template sets its own expected seq to 0 and no other template's.
+fn db_template_install_other() -> Scenario {
+    let mut r = sender_with(
+        "db-template-install-other",
+        "Template 3 accepts the tokens of seq 0 and 1. Template 5 is then installed, which \
+         sets its own expected seq to 0 and leaves template 3's at 2: the next token of \
+         template 3, seq 2, is accepted, and so is template 5's first token, seq 0. Each \
+         expands into a one-packet Write that completes once acknowledged.",
+        &["DB-SEQ-001", "TPL-INSTALL-003", "DB-ACCEPT-001", "CQE-SEND-001", "FLAG-SEND-001"],
+        |m| {
+            m.requires.insert(Capability::Doorbell);
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    register_local(&mut r);
+    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 0, 4) });
+    r.host(1_100, HostCommand::Doorbell { token: token(3, 1, 1, 4) });
+    r.host(2_000, HostCommand::SetTemplate(template(5, WrOpcode::WRITE, true)));
+    r.checks(&["DB-SEQ-001", "TPL-INSTALL-003", "DB-ACCEPT-001"]);
+    r.host(3_000, HostCommand::Doorbell { token: token(3, 2, 2, 4) });
+    r.checks(&["DB-SEQ-001", "DB-ACCEPT-001"]);
+    r.host(3_100, HostCommand::Doorbell { token: token(5, 0, 0, 4) });
+    inject_sack(&mut r, 9_000, 3, 0, 3, WireMark::NONE);
+    r.checks(&["CQE-SEND-001", "FLAG-SEND-001"]);
+    inject_ack(&mut r, 9_000, 3, 3, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 20_000)
 }
 
