@@ -14201,3 +14201,356 @@ m = fault("ack-lost-to-sack-same-cycle",
           "lost.",
           ["RCV-ACK-001", "RCV-ACK-002", "RCV-DUP-002", "RCV-ACK-003"])
 rx8_one_slot(m, "ack")
+
+
+# ==========================================================================================
+# The ninth reading: legal designs read as the freedoms a NIC takes at the edges and under
+# load: the order of outputs of different kinds at one instant, outputs given in the next
+# batch, bursts held and released, SACKs sent more often, stamps on a clock of its own per
+# QP, host writes in other pieces and pairs, error-path writes slower than the others, one
+# kind of output slower than the rest; and the fault of timers that fire early.
+# ==========================================================================================
+
+v = variant("dma-split-32",
+            "DMA writes are split at 32-byte address boundaries, as a host bus with a 32-byte "
+            "write granule carries them (RCV-PLACE-003.b).")
+v.hooks["outputs"] = split_writes(32)
+
+combined("dma-merge-page-split",
+         "A write-combining buffer merges the contiguous payload writes of one message that "
+         "reach it within half of late_ns (dma-merge), and its IOMMU then cuts the merged "
+         "writes at 4 KiB page boundaries (RCV-PLACE-003.b).",
+         ["dma-merge", "dma-split-4096"])
+
+
+def pair_with_next(why, which, same):
+    """A write queue that fills wider lines: an output `which` selects is held until the
+    next output `which` selects with the same key (`same(ctx, item)`), when that one is made
+    within half of late_ns, and both are written together; the host writes of the key made
+    in between wait behind the held one. Within one batch's outputs."""
+
+    def hook(ctx, outs):
+        closed = set()
+        for i, item in enumerate(outs):
+            if i in closed or not which(item):
+                continue
+            t, g = int(item["at"]), same(ctx, item)
+            for j in range(i + 1, len(outs)):
+                if int(outs[j]["at"]) > t + ctx.late_ns // 2:
+                    break
+                if which(outs[j]) and same(ctx, outs[j]) == g:
+                    to = int(outs[j]["at"])
+                    for k in range(i, j):
+                        if k == i or (_is_memory(outs[k])
+                                      and host_group_of(ctx, event_of(outs[k])) == g):
+                            if int(outs[k]["at"]) != to:
+                                outs[k]["at"] = to
+                                ctx.mutated(why)
+                    closed.add(j)
+                    break
+        return outs
+
+    return hook
+
+
+def _host_group(ctx, item):
+    return host_group_of(ctx, event_of(item))
+
+
+v = variant("flags-coalesced-pairs",
+            "Its flag writer fills 16-byte lines: a flag (retirement or sender) is held until "
+            "the next flag of its group of QPs, when that one is made within half of "
+            "late_ns, and both are written together, each as its own aligned 8-byte word "
+            "(FLAG-WRITE-001); the group's host writes made in between wait behind it.")
+note_error_cq(v)
+v.hooks["outputs"] = pair_with_next("flags-coalesced-pairs", _is_flag, _host_group)
+
+
+def _all_input_times(m, why):
+    """Keeps, per batch, the times of every input (frames, host and CPU commands)."""
+
+    @m.hook("inputs")
+    def _(ctx, ins, why=why):
+        ctx.state[why + ":inputs"] = sorted({int(i.get("at", 0)) for i in ins})
+        return ins
+
+
+# A first draft of a variant whose timers fired early, as CONF-TIME-005.a tolerates an
+# output early, is a fault: EV-SKIP-002 returns an EV "as soon as" skip_hold has passed and
+# RCV-SACK-004 starts the SACK timer to expire sack_delay later, never sooner.
+
+m = fault("timers-early",
+          "The timer block loads each comparator with its deadline less a fixed pipeline "
+          "allowance the rest of the pipeline does not add: every timer (the SKIP hold, the "
+          "SACK timer, the ACK coalescing timer, the NACK back-off) fires half of early_ns "
+          "before its deadline.",
+          ["EV-SKIP-002", "SND-PATH-002", "RCV-SACK-004", "RCV-ACK-001", "SND-NACK-004"])
+_all_input_times(m, "timers-early")
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    early = int(ctx.tol.get("early_ns", 1000)) // 2
+    ins = ctx.state.get(m.name + ":inputs") or []
+    floor = ctx.prev_until
+    for item in outs:
+        t = int(item["at"])
+        last_in = max([x for x in ins if x <= t], default=None)
+        if last_in == t:
+            floor = t
+            continue
+        lo = max(floor, (last_in + 1) if last_in is not None else 0)
+        nt = max(t - early, lo)
+        if nt < t:
+            item["at"] = nt
+            ctx.mutated(m.name)
+        floor = int(item["at"])
+    return outs
+
+
+v = variant("timestamp-per-qp-32ns",
+            "Its timestamp clocks count 32 ns units, one clock per QP whose epoch is the "
+            "QP's creation (SND-TS-003.a: one clock for each QP, from its creation, an "
+            "epoch of the sender's choosing).")
+TS_PER_QP = v
+
+
+@v.hook("inputs")
+def _(ctx, ins):
+    born = ctx.state.setdefault("ninth:born", {})
+    for item in ins:
+        c = (item.get("input") or {}).get("command") or {}
+        if c.get("command") == "create_qp":
+            born.setdefault(c.get("qpn"), int(item.get("at", 0)))
+    return ins
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("ts", {"data": {}, "probe": {}})
+    born = ctx.state.setdefault("ninth:born", {})
+
+    def fn(ctx, f, item):
+        qp = ctx.local_qp_of(f)
+        outer = ((int(item["at"]) - born.get(qp, 0)) // 32) & 0xFFFF
+        if kind(f) == "data" and f.has("tseth"):
+            st["data"][(qp, f.get("bth", "psn"))] = (f.get("tseth", "tx_timestamp"), outer)
+            f.set("tseth", "tx_timestamp", outer)
+        elif kind(f) == "probe":
+            st["probe"][(qp, f.get("peth", "probe_id"))] = (f.get("peth", "tx_timestamp"), outer)
+            f.set("peth", "tx_timestamp", outer)
+        else:
+            return False
+
+    return each_frame(ctx, outs, ("data", "probe"), fn, "timestamp-per-qp-32ns")
+
+
+# The reflected timestamps go back to the inner device's own clock, as for timestamp-1ns.
+TS_PER_QP.hook("inputs")(__import__("mods").VARIANTS["timestamp-1ns"].hooks["inputs"])
+
+
+v = variant("cqe-clock-coarse-256",
+            "Its completion engine reads a nanosecond clock of 256 ns resolution with an "
+            "epoch of its own: every timestamp is a multiple of 256, taken as the entry is "
+            "written (CQE-TS-001.a).")
+
+
+@out_events(v, ("completion",), "cqe-clock-coarse-256")
+def _(ctx, ev, item):
+    def f(e):
+        if e.get("has_timestamp"):
+            e["timestamp"] = ((int(item["at"]) + 0x30000000) // 256 * 256) & 0xFFFFFFFF
+
+    mutate_completion(ev, f)
+
+
+v = variant("payload-writes-posted-late",
+            "Its DMA engine posts every payload write half of late_ns after the device made "
+            "it, and the later host writes of the write's group (the message's completion "
+            "and flag among them) wait behind it; frames and reports are on time, so a SACK "
+            "or an ACK may leave before the bytes it covers land (RCV-PLACE-003.a orders "
+            "them before the flag only).")
+note_error_cq(v)
+v.hooks["outputs"] = posted_late("payload-writes-posted-late", is_dma)
+
+v = variant("endpoint-late",
+            "Its endpoint engine adds half of late_ns to every endpoint request and "
+            "response it sends; everything else is on time.")
+v.hooks["outputs"] = latency_of("endpoint-late", _kinds("ereq", "ersp"))
+
+v = variant("probe-answers-late",
+            "Its probe answer engine, apart from its SACK engine, adds half of late_ns to "
+            "every probe answer; SACKs, ACKs, NACKs, data, writes and reports are on time.")
+v.hooks["outputs"] = latency_of("probe-answers-late", _kinds("probe-answer"))
+
+
+v = variant("data-burst-4",
+            "Its transmit queue sends the first transmissions of a QP in bursts: a data "
+            "packet waits until four of the QP's packets are ready or half of late_ns has "
+            "passed since the first of the burst, and the burst leaves at once, each packet "
+            "stamped when it was built (SND-TS-003.b); the QP's later data, probes, "
+            "retransmissions and sender notes wait behind the burst (ORD-SEND-002).")
+note_error_cq(v)
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    # group -> [deadline, release, data packets in the burst, every item queued in it]
+    st = ctx.state.setdefault("data-burst-4", {})
+    of_qp, _ = host_groups(ctx)
+    d = ctx.late_ns // 2
+    for item in outs:
+        f = frame_of(item)
+        if f is not None and kind(f) not in ("data", "probe"):
+            continue
+        if f is None and not _is_sender_note(item):
+            continue
+        g = _output_group(ctx, item, of_qp)
+        t = int(item["at"])
+        b = st.get(g)
+        if b is not None and b[1] < t:
+            b = None  # the burst has left
+        first = f is not None and kind(f) == "data" and not f.get("bth", "rtx")
+        if b is None:
+            if not (first and d):
+                continue
+            b = st[g] = [t + d, t + d, 0, []]
+        b[3].append(item)
+        if first:
+            b[2] += 1
+            if b[2] == 4:
+                # The burst is full: it leaves now, with what the queue holds of it.
+                b[1] = t
+        for it in b[3]:
+            if int(it["at"]) != b[1]:
+                it["at"] = b[1]
+                ctx.mutated("data-burst-4")
+        if b[2] == 4:
+            del st[g]
+    return outs
+
+
+def _instant_rank(item):
+    if _is_report(item):
+        return 0
+    return 1 if frame_of(item) is not None else 2
+
+
+v = variant("instant-reports-frames-memory",
+            "At one instant its report ring is served first, its transmit path second and its "
+            "host bus last: the reports, frames and host writes made at one time come in "
+            "that order, each interface in its own order (CONF-CMP-110.c).")
+v.hooks["outputs"] = reorder_instants("instant-reports-frames-memory", _instant_rank)
+
+
+v = variant("interfaces-jitter",
+            "Its transmit path, host bus and report ring each have a latency of their own "
+            "that varies between 0 and half of late_ns by a pseudo-random draw, each "
+            "interface in its order; a sender flag or completion also waits for the frames "
+            "made before it (ORD-SEND-002).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    d = max(ctx.late_ns // 2, 0)
+    st = ctx.state.setdefault("interfaces-jitter",
+                              {"x": sum(map(ord, ctx.name)) * 13 + 5, "last": {}})
+    last = st["last"]
+    for item in outs:
+        lane = "frame" if frame_of(item) is not None else (
+            "report" if _is_report(item) else "memory")
+        st["x"] = (st["x"] * 1103515245 + 12345) & 0x7FFFFFFF
+        t = int(item["at"])
+        lo = last.get(lane, 0)
+        if _is_sender_note(item):
+            lo = max(lo, last.get("frame", 0))
+        nt = min(max(t + st["x"] % (d + 1), lo), t + d)
+        if nt < lo:
+            # Never before an earlier output of the lane: the lane is late at most d.
+            nt = lo
+        last[lane] = nt
+        if nt != t:
+            item["at"] = nt
+            ctx.mutated("interfaces-jitter")
+    return outs
+
+
+def _error_note(item):
+    """A flag or completion entry with a status other than success."""
+    ev = event_of(item)
+    if ev is None:
+        return False
+    if ev.get("event") == "flag_write":
+        return flag_fields(int(ev.get("value", 0)))["status"] != 0
+    if ev.get("event") == "completion":
+        return completion_entry(ev).get("status", 0) != 0
+    return False
+
+
+v = variant("error-notes-posted-late",
+            "Its error path is slower: every flag and completion entry with a status other "
+            "than success (a flush, a rejection, an error) is posted half of late_ns after "
+            "the device made it, and the later host writes of its group wait behind it; "
+            "frames and reports are on time.")
+note_error_cq(v)
+v.hooks["outputs"] = posted_late("error-notes-posted-late", _error_note)
+
+
+v = variant("batch-edge-deferred",
+            "It gives every output made at the very end of a batch (at its `until`) in the "
+            "answer to the next advance, with the same time, which CONF-ADP-007.a allows "
+            "(the previous until, both included).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("batch-edge-deferred", [])
+    mine = [o for o in st if int(o["at"]) == ctx.prev_until]
+    del st[:]
+    keep = []
+    for item in outs:
+        if int(item["at"]) == ctx.until and ctx.until > ctx.prev_until:
+            st.append(item)
+            ctx.mutated("batch-edge-deferred")
+        else:
+            keep.append(item)
+    return mine + keep
+
+
+v = variant("sack-with-each-ack",
+            "Its answer engine repeats the QP's last SACK, unchanged and on its own EV, just "
+            "before each transport ACK of the QP when that SACK left earlier: the number of "
+            "SACKs is the device's choice (CONF-CMP-007.b).")
+
+
+@v.hook("outputs")
+def _(ctx, outs):
+    st = ctx.state.setdefault("sack-with-each-ack", {})
+    res = []
+    for item in outs:
+        f = frame_of(item)
+        if f is not None:
+            k = kind(f)
+            qp = f.get("bth", "dest_qp")
+            if k == "ack" and qp in st and st[qp][0] < int(item["at"]):
+                c = copy.deepcopy(st[qp][1])
+                c["at"] = item["at"]
+                res.append(c)
+                ctx.mutated("sack-with-each-ack")
+            if k == "sack":
+                st[qp] = (int(item["at"]), copy.deepcopy(item))
+        res.append(item)
+    return res
+
+
+combined("data-burst-4-ts-per-qp",
+         "Its timestamp clocks count 32 ns units from each QP's creation, read as each packet "
+         "is built (timestamp-per-qp-32ns), and its transmit queue sends a QP's first "
+         "transmissions in bursts of four or after half of late_ns (data-burst-4).",
+         ["timestamp-per-qp-32ns", "data-burst-4"])
+
+combined("payload-late-split-32",
+         "Its DMA engine cuts payload writes at 32-byte boundaries and posts each piece half "
+         "of late_ns late, the later host writes of its group behind it "
+         "(payload-writes-posted-late).",
+         ["dma-split-32", "payload-writes-posted-late"])

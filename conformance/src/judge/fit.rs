@@ -115,6 +115,10 @@ pub(super) struct Eval {
     pub probed: Vec<bool>,
     /// `g` after the evaluation's update, ns per packet (`None`: no estimate yet).
     pub gap: Option<u64>,
+    /// The least and greatest `g` a device late by up to `late_ns / 2` on each output may
+    /// hold: each time between two packets up to that much shorter or longer, as its own
+    /// clock saw them leave (CONF-TIME-004); `None` for the least: no estimate may be made.
+    pub gaps: (Option<u64>, Option<u64>),
     /// The window in packets.
     pub window: u32,
     /// Per EV, what the device's choices showed: within the limit (`Some(true)`), above it
@@ -157,7 +161,17 @@ impl Eval {
                 None => r,
             })
             .collect();
-        self.agrees(&r, self.gap.map(|g| g as f64))
+        if self.agrees(&r, self.gap.map(|g| g as f64)) {
+            return true;
+        }
+        let (lo, Some(hi)) = self.gaps else { return false };
+        if lo.is_none() && self.agrees(&r, None) {
+            return true;
+        }
+        let lo = lo.unwrap_or(1).max(1);
+        candidates(&[lo, hi])
+            .filter(|g| (lo..=hi).contains(g))
+            .any(|g| self.agrees(&r, Some(g as f64)))
     }
 
     /// The estimate the device's choices contradict, if the judge can tell (module doc).
@@ -249,6 +263,11 @@ struct Rebuild {
     run_time: u64,
     run_sends: u64,
     gap: Option<u64>,
+    /// The sums of the times between packets of the run, each up to `lag` shorter and
+    /// longer, and the `g` they give ([`Eval::gaps`]).
+    run_lo: u64,
+    run_hi: u64,
+    gaps: (Option<u64>, Option<u64>),
     in_use: u64,
     evals: Vec<Eval>,
     /// Each retransmission of the QP.
@@ -344,11 +363,19 @@ impl Rebuild {
     }
 
     fn evaluate(&mut self, now: u64) {
-        if self.run_time > 0 && self.run_sends >= 8 {
-            let x = self.run_time * self.in_use / self.run_sends;
-            self.gap = Some(self.gap.map_or(x, |g| (3 * g + x) / 4));
+        if self.run_sends >= 8 {
+            let (n, in_use) = (self.run_sends, self.in_use);
+            let update = |g: &mut Option<u64>, sum: u64| {
+                if sum > 0 {
+                    let x = sum * in_use / n;
+                    *g = Some(g.map_or(x, |g| (3 * g + x) / 4));
+                }
+            };
+            update(&mut self.gap, self.run_time);
+            update(&mut self.gaps.0, self.run_lo);
+            update(&mut self.gaps.1, self.run_hi);
         }
-        (self.run_time, self.run_sends) = (0, 0);
+        (self.run_time, self.run_lo, self.run_hi, self.run_sends) = (0, 0, 0, 0);
         let judged = |i: usize, s: u64| match s {
             0 => {
                 let oldest = self.txs.values().filter(|t| t.slot == i && !t.arrived);
@@ -382,6 +409,7 @@ impl Rebuild {
             rtts,
             probed: self.probed.clone(),
             gap: self.gap,
+            gaps: self.gaps,
             window,
             shown: vec![None; n],
             mixed: false,
@@ -437,7 +465,10 @@ impl Rebuild {
                 }
                 self.cursor = (slot + 1) % n;
                 if let Some(last) = self.last_send.filter(|_| !self.blocked) {
-                    self.run_time += f.at.saturating_sub(last);
+                    let d = f.at.saturating_sub(last);
+                    self.run_time += d;
+                    self.run_lo += d.saturating_sub(self.lag);
+                    self.run_hi += d + self.lag;
                     self.run_sends += 1;
                 }
                 (self.blocked, self.last_send) = (false, Some(f.at));
@@ -614,6 +645,9 @@ fn walk(
         run_time: 0,
         run_sends: 0,
         gap: None,
+        run_lo: 0,
+        run_hi: 0,
+        gaps: (None, None),
         in_use: 1,
         evals: Vec::new(),
         retransmissions: Vec::new(),
@@ -657,6 +691,7 @@ mod tests {
             rtts: rtts.to_vec(),
             probed: probed.to_vec(),
             gap,
+            gaps: (gap, gap),
             window: 128,
             shown: shown.to_vec(),
             mixed: false,

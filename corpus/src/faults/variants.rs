@@ -70,7 +70,8 @@ pub fn allows(f: &Fault) -> &'static [Clause] {
 }
 
 /// Every legitimate variant: those of [`VARIANTS`], then those of the fifth reading, of
-/// one instant, of the seventh reading, of the reading of the judge and of the eighth reading.
+/// one instant, of the seventh reading, of the reading of the judge, of the eighth reading
+/// and of the ninth.
 pub fn every() -> impl Iterator<Item = &'static Variant> {
     VARIANTS
         .iter()
@@ -79,6 +80,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::seventh_variants::VARIANTS)
         .chain(super::audit_eight::VARIANTS)
         .chain(super::eighth_variants::VARIANTS)
+        .chain(super::ninth_variants::VARIANTS)
 }
 
 /// Every legitimate variant.
