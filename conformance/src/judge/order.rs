@@ -338,7 +338,8 @@ pub(super) fn judge(
         });
     }
 
-    retire_before_next_input(&expected, &got, observed, div);
+    let orders = super::sequences::Orders::of(scenario);
+    retire_before_next_input(&expected, &got, observed, &|qp| orders.domain(qp), div);
 }
 
 fn describe(b: Breach, e: &NicEvent) -> String {
@@ -369,14 +370,25 @@ fn describe(b: Breach, e: &NicEvent) -> String {
 }
 
 /// RET-ORDER-002: every retirement flag the scenario expects before an input comes, in the
-/// device's output, before each DMA write the scenario expects after that input. Reports
-/// the first breach only: one late retirement delays every flag behind it.
+/// device's output, before each DMA write of the flag's own retirement domain that the
+/// scenario expects after that input. Reports the first breach only: one late retirement
+/// delays every flag behind it.
+///
+/// `domain_of` gives a QP's retirement domain. RET-ORDER-002 orders a domain's retirements
+/// before its next input; the writes of another domain may come before or after them, as
+/// a device may make each output visible up to `late_ns / 2` later on its own. A QP of
+/// no known domain is ordered with every write.
 fn retire_before_next_input(
     expected: &[Item],
     got: &[Item],
     observed: &[TimedOutput],
+    domain_of: &dyn Fn(u32) -> Option<u64>,
     div: &mut Vec<Divergence>,
 ) {
+    let same_domain = |a: u32, b: u32| match (domain_of(a), domain_of(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    };
     // Where each expected flag and DMA write is in the device's output.
     let mut first_flag: HashMap<&MsgKey, usize> = HashMap::new();
     let mut dma_at: HashMap<&DmaKey, Vec<usize>> = HashMap::new();
@@ -391,11 +403,12 @@ fn retire_before_next_input(
     }
     // The n-th expected DMA write of a key is the device's n-th.
     let mut seen: HashMap<&DmaKey, usize> = HashMap::new();
-    let mut later: Vec<(usize, Option<usize>)> = Vec::new(); // (expected pos, observed pos)
+    // (expected pos, QP, observed pos)
+    let mut later: Vec<(usize, u32, Option<usize>)> = Vec::new();
     for (pos, item) in expected.iter().enumerate() {
         if let Item::Dma(k) = item {
             let n = seen.entry(k).or_default();
-            later.push((pos, dma_at.get(k).and_then(|v| v.get(*n)).copied()));
+            later.push((pos, k.0, dma_at.get(k).and_then(|v| v.get(*n)).copied()));
             *n += 1;
         }
     }
@@ -408,8 +421,8 @@ fn retire_before_next_input(
         let boundary = pos + next_input;
         let earlier = later
             .iter()
-            .filter(|(e, _)| *e > boundary)
-            .filter_map(|&(_, o)| o)
+            .filter(|&&(e, qp, _)| e > boundary && same_domain(qp, m.0))
+            .filter_map(|&(_, _, o)| o)
             .filter(|&o| o < flag)
             .min();
         if let Some(dma) = earlier {

@@ -118,6 +118,86 @@ pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
     }
 }
 
+/// The messages of QP `q` whose last packet the device sent from `born` on, as a first
+/// transmission: each MSN and the time its last packet was first seen.
+fn completed_sends(r: &Reports<'_, '_>, q: u32, born: u64) -> HashMap<Msn, u64> {
+    let mut out: HashMap<Msn, u64> = HashMap::new();
+    for f in r.sent.iter().filter(|f| f.at >= born) {
+        let Kind::Data { qp, rtx: false, .. } = f.kind else { continue };
+        let last = f.d.bth.is_some_and(|b| b.opcode.is_last());
+        let Some(meth) = f.d.ext.meth.filter(|_| last && r.local_of.get(&qp) == Some(&q)) else {
+            continue;
+        };
+        out.entry(meth.msn).or_insert(f.at);
+    }
+    out
+}
+
+/// The `awaiting_ack` of a `Progress` of QP q counts q's own messages whose packets were
+/// all sent and whose transport ACK has not come (REC-IF-002, SND-ACK-001.a): surely the
+/// messages whose last packet left more than the margin before the report and that no ACK
+/// into q covered by the report's time, possibly those whose last packet left up to the
+/// margin after it and that no ACK covered more than the margin before it (CONF-CMP-116).
+/// Messages of other QPs, of a shared retirement domain included, are not q's.
+pub(super) fn judge_awaiting(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    for &(t, e) in r.obs {
+        let NicEvent::Report(NicReport::Progress { qpn, awaiting_ack, .. }) = e else {
+            continue;
+        };
+        let q = qpn.value();
+        let Some((born, _)) = r.born(q, t) else { continue };
+        if failed_by(r, q, born, t) {
+            continue;
+        }
+        // An ACK for an MSN the QP never assigned, or for a message not sent whole, is
+        // discarded (SND-ACK-002): it completes nothing.
+        let whole = completed_sends(r, q, born);
+        let acks: Vec<(u64, Msn)> = r
+            .acks_to(q, born)
+            .filter_map(|(at, k)| match *k {
+                Kind::Ack { msn, .. } if whole.contains_key(&msn) => Some((at, msn)),
+                _ => None,
+            })
+            .collect();
+        let covered = |m: Msn, by: &dyn Fn(u64) -> bool| {
+            acks.iter().any(|&(at, a)| by(at) && a.distance(m) >= 0)
+        };
+        let (mut lo, mut hi) = (0u32, 0u32);
+        for (&m, &at) in &whole {
+            if at.saturating_add(r.margin) < t && !covered(m, &|a| a <= t) {
+                lo += 1;
+            }
+            if at <= t.saturating_add(r.margin) && !covered(m, &|a| a.saturating_add(r.margin) < t)
+            {
+                hi += 1;
+            }
+        }
+        if (lo..=hi).contains(awaiting_ack) {
+            continue;
+        }
+        div.push(Divergence {
+            actual: Some(render_event(e)),
+            ..Divergence::of(
+                t,
+                crate::req::REC_IF_002,
+                format!(
+                    "a Progress of QP {q} with {awaiting_ack} messages awaiting ACK, where the \
+                     QP's own messages sent whole and the ACKs into it give from {lo} to {hi}"
+                ),
+            )
+        });
+    }
+}
+
+/// Whether QP `q`, created at `born`, reported `QpError` before `t`: its messages are then
+/// flushed, and no `Progress` of it is due (REC-IF-002).
+fn failed_by(r: &Reports<'_, '_>, q: u32, born: u64, t: u64) -> bool {
+    r.obs.iter().any(|&(at, e)| {
+        (born..t).contains(&at)
+            && matches!(e, NicEvent::Report(NicReport::QpError { qpn, .. }) if qpn.value() == q)
+    })
+}
+
 /// An input that moved QP `q`: when it came, and the `snd_una` a SACK gave it (none for
 /// an ACK, which moves the messages, not the PSNs).
 struct Move {

@@ -651,6 +651,14 @@ pub static CHECKS: &[Check] = &[
         judge: |c, d| reports::judge_outstanding(&c.reports(&c.local_of()), d),
     },
     Check {
+        name: "reports.awaiting",
+        clauses: PROGRESS,
+        // Progress is not recorded: what the QP sent whole and the ACKs into it give it.
+        reads: &[Reads::Sack, Reads::Data],
+        applies: cpu_split,
+        judge: |c, d| reports::judge_awaiting(&c.reports(&c.local_of()), d),
+    },
+    Check {
         name: "reports.progress-due",
         clauses: PROGRESS,
         // Progress is not recorded: a SACK that advances snd_una makes it due.

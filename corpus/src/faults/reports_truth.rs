@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use openrdma_codec::frame::decode;
 use openrdma_codec::{Opcode, Psn, Qpn};
 use openrdma_conformance::req;
-use openrdma_device::{Input, Manifest, NicEvent, NicReport, Output, TimedInput, TimedOutput};
+use openrdma_device::{
+    HostCommand, Input, Manifest, NicEvent, NicReport, Output, RetirementMode, TimedInput,
+    TimedOutput,
+};
 
 use super::{Batch, Edits, Fault, Stream, fault, stream};
 
@@ -34,7 +37,68 @@ pub static FAULTS: &[Fault] = &[
         &["snd-spray-fixed"],
         |m| Box::new(ArmedEveryPacket::new(m)),
     ),
+    stream(
+        "progress-awaiting-domain",
+        "In shared retirement the awaiting-ACK count of Progress is read from the domain's counter: it counts the messages of every QP of the domain, not the QP's own",
+        &[req::REC_IF_002],
+        &["snd-shared-domain"],
+        |m| Box::new(AwaitingDomain::new(m)),
+    ),
 ];
+
+/// Each `Progress` adds to its QP's awaiting-ACK count the last counts that the other QPs
+/// of its shared retirement domain reported.
+#[derive(Debug, Default)]
+struct AwaitingDomain {
+    shared: bool,
+    /// Each QP's retirement domain, from its `create_qp`.
+    domain: HashMap<u32, u32>,
+    /// The last awaiting-ACK count each QP reported, its own.
+    last: HashMap<u32, u32>,
+}
+
+impl AwaitingDomain {
+    fn new(m: &Manifest) -> Self {
+        AwaitingDomain { shared: m.nic.retirement == RetirementMode::Shared, ..Self::default() }
+    }
+}
+
+impl Stream for AwaitingDomain {
+    fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
+        for i in &inputs {
+            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
+                self.domain.insert(q.qpn.value(), q.domain.value());
+                self.last.remove(&q.qpn.value());
+            }
+        }
+        inputs
+    }
+
+    fn outputs(&mut self, mut outputs: Vec<TimedOutput>, _: Batch<'_>) -> Vec<TimedOutput> {
+        if !self.shared {
+            return outputs;
+        }
+        for o in &mut outputs {
+            let Output::Event {
+                event: NicEvent::Report(NicReport::Progress { qpn, awaiting_ack, .. }),
+            } = &mut o.output
+            else {
+                continue;
+            };
+            let q = qpn.value();
+            self.last.insert(q, *awaiting_ack);
+            let d = self.domain.get(&q).copied();
+            let others: u32 = self
+                .last
+                .iter()
+                .filter(|&(&p, _)| p != q && d.is_some() && self.domain.get(&p).copied() == d)
+                .map(|(_, &n)| n)
+                .sum();
+            *awaiting_ack += others;
+        }
+        outputs
+    }
+}
 
 /// A `Progress` with outstanding PSNs counts one fewer.
 fn outstanding_short(e: &mut NicEvent) -> bool {

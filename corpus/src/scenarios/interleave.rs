@@ -6,7 +6,10 @@
 use super::*;
 
 pub(super) fn builders() -> Vec<Builder> {
-    vec![("rcv-two-qps-interleaved", rcv_two_qps_interleaved)]
+    vec![
+        ("rcv-two-qps-interleaved", rcv_two_qps_interleaved),
+        ("rcv-two-domains-close", rcv_two_domains_close),
+    ]
 }
 
 /// The second region, writable, right after the first.
@@ -86,4 +89,59 @@ fn rcv_two_qps_interleaved() -> Scenario {
     let dup = edit(to_a(first(0, a2, REGION)), |w| w.bth.rtx = true);
     r.inject(24_000, 0, 0xA000_0007, &dup);
     done(r, 45_000)
+}
+
+/// A one-packet write of `len` bytes, message `msn` at PSN `psn`, into the first region at
+/// `offset`.
+fn only(psn: u32, msn: u16, offset: u64) -> Packet {
+    write(psn, msn, Opcode::MRC_WRITE_ONLY, 0, 256, 256, REGION + offset, None)
+}
+
+/// Retargets a write at QP B (`DUT_QP + 1`), with B's own timestamp.
+fn at_b(p: Packet) -> Packet {
+    edit(p, |w| {
+        w.bth.dest_qp = Qpn::new(DUT_QP + 1);
+        if let Some(t) = w.tseth.as_mut() {
+            t.tx_timestamp = 0x2B2B;
+        }
+    })
+}
+
+/// Two QPs in two retirement domains whose writes come 300 ns apart, less than `late_ns`:
+/// a device may make each output of one domain visible after the next input of the other
+/// (CONF-TIME-004), since the spec orders retirement within a domain only.
+fn rcv_two_domains_close() -> Scenario {
+    let mut r = responder_with(
+        "rcv-two-domains-close",
+        "Per-QP retirement: QP A and QP B are two retirement domains. Their one-packet \
+         writes alternate 300 ns apart. A's message 2 arrives before its message 1, so that \
+         message 1's arrival retires both at once, with B's writes before and after it. \
+         Each domain retires its own messages in MSN order; the outputs of the two domains \
+         may come in either order.",
+        &["RET-ORDER-001", "RET-ORDER-002", "RET-DOMAIN-001", "RCV-ACK-002", "FLAG-ORDER-001"],
+        |m| {
+            m.nic.retirement = RetirementMode::PerQp;
+            m.requires.insert(Capability::PerQpRetirement);
+        },
+    );
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
+    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    let a = |r: &mut Recorder, at, ev, psn: u32, msn| {
+        r.inject(at, 0, ev, &to_a(only(psn, msn, u64::from(msn) * 0x1000)));
+    };
+    let bq = |r: &mut Recorder, at, ev, psn: u32, msn| {
+        r.inject(at, 1, ev, &at_b(only(psn, msn, 0x8_0000 + u64::from(msn) * 0x1000)));
+    };
+    r.checks(&["RET-DOMAIN-001", "RCV-ACK-002", "FLAG-ORDER-001"]);
+    a(&mut r, 1_000, 0xA000_0001, 0, 0);
+    bq(&mut r, 1_300, 0xB001_0002, 0, 0);
+    a(&mut r, 1_600, 0xA000_0003, 2, 2);
+    bq(&mut r, 1_900, 0xB001_0004, 1, 1);
+    r.checks(&["RET-ORDER-001", "RET-ORDER-002", "RCV-ACK-002"]);
+    a(&mut r, 2_200, 0xA000_0005, 1, 1);
+    bq(&mut r, 2_500, 0xB001_0006, 2, 2);
+    a(&mut r, 2_800, 0xA000_0007, 3, 3);
+    bq(&mut r, 3_100, 0xB001_0008, 3, 3);
+    done(r, 30_000)
 }
