@@ -134,6 +134,18 @@ fn every_variant_passes() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// OPC-PSN-002.b: a device that sends `epsn - 1` as the BTH psn of its transport ACKs
+/// (`variant:ack-psn-epsn`) passes, and is `non-strict` where that value is not the last
+/// PSN of the message acknowledged.
+#[test]
+fn ack_psn_epsn_is_non_strict_where_it_differs() {
+    let v = faults::variants().find(|f| f.name == "ack-psn-epsn").expect("the variant");
+    let mine = faults::prove(&[v], corpus(), spec(), 2);
+    let wrong: Vec<String> = mine.iter().filter(|p| !p.holds()).map(line).collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(mine.iter().any(|p| p.verdict == "non-strict"), "no scenario shows the choice");
+}
+
 /// The freedoms of the specification that no variant uses yet (`faults::variants`), by
 /// chapter, as [`NOT_YET_PROVED`] lists clauses. It may only shrink.
 const NOT_YET_USED: &str = include_str!("power/not-yet-used.txt");

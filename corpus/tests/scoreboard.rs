@@ -560,8 +560,20 @@ fn conf_cmp_037_nacks_acks_and_probes() {
         ..r.observed[ack].clone()
     };
     assert_eq!(musts(&r.judge(&r.with_after(ack, unknown))), ["RCV-ACK-002"]);
-    let d = r.judge(&r.edit(ack, |f| f.bth.psn = f.bth.psn.add(3)));
-    assert_eq!(musts(&d), Vec::<&str>::new(), "the PSN of an ACK");
+    // The BTH PSN of an ACK is a SHOULD (OPC-PSN-002.b): any other value, epsn - 1 or 0,
+    // is non-strict; the expected one with its bytes in the other order breaks the BTH
+    // layout, a MUST.
+    let psn = decode(r.bytes(ack)).bth.unwrap().psn;
+    for other in [psn.add(3), Psn::ZERO, Psn::new(0xFF_FFFF)].into_iter().filter(|&p| p != psn) {
+        let d = r.judge(&r.edit(ack, |f| f.bth.psn = other));
+        assert_eq!(musts(&d), Vec::<&str>::new(), "the PSN of an ACK: {other:?}");
+        assert!(d.iter().any(|d| d.should_only && d.requirement == "OPC-PSN-002"), "{d:?}");
+    }
+    let swapped = Psn::new(psn.value().swap_bytes() >> 8);
+    if swapped != psn {
+        let d = r.judge(&r.edit(ack, |f| f.bth.psn = swapped));
+        assert_names(&d, "BTH-LAYOUT-001", "the PSN of an ACK in the other byte order");
+    }
 
     let r = Run::of("rcv-placement-errors");
     let nak = r.frame(|d| d.ext.aeth.is_some_and(|a| a.syndrome & 0x60 == 0x60));

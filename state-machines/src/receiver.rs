@@ -171,6 +171,9 @@ pub(crate) struct Responder {
     pub(crate) mpr: u8,
     /// The last message of this QP that retired, for the transport ACK.
     pub(crate) last_retired: Option<Msn>,
+    /// The PSN of that message's last packet, the BTH `psn` of the transport ACK
+    /// (`OPC-PSN-002.b`); before any retirement, the PSN before the QP's first.
+    pub(crate) retired_psn: Psn,
     /// Messages retired since the last transport ACK.
     pub(crate) retired_unacked: u32,
     /// RQMSN of the last immediate delivered.
@@ -193,6 +196,7 @@ impl Responder {
             rcvd_bytes: 0,
             mpr,
             last_retired: None,
+            retired_psn: first_psn.sub(1),
             retired_unacked: 0,
             delivered_rqmsn: Rqmsn::ZERO,
         }

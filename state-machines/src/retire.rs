@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use openrdma_codec::{Msn, Qpn, Rqmsn};
+use openrdma_codec::{Msn, Psn, Qpn, Rqmsn};
 
 /// A message at the receiver, from its first packet until it retires.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,9 @@ pub struct RecvMsg {
     pub placed: u32,
     /// Whether the LAST or ONLY packet arrived.
     pub last_seen: bool,
+    /// The PSN of the LAST or ONLY packet, once it arrived: the BTH `psn` of the
+    /// transport ACK that acknowledges the message (`OPC-PSN-002.b`).
+    pub last_psn: Psn,
     /// Immediate data, for Write-with-Immediate.
     pub imm: Option<u32>,
     /// RQMSN carried by the message.
@@ -323,6 +326,7 @@ mod tests {
             total,
             placed: 0,
             last_seen: false,
+            last_psn: Psn::ZERO,
             imm: None,
             rqmsn: Rqmsn::ZERO,
         }

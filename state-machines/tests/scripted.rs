@@ -364,6 +364,44 @@ fn rcv_win_psn_wraps_at_two_to_the_24() {
     s.expect_nothing();
 }
 
+/// OPC-PSN-002.b: the BTH `psn` of a transport ACK is the PSN of the last packet of the
+/// message it acknowledges, not `epsn - 1`, when a later message's packet arrived first; a
+/// NAK before any retirement carries the PSN before the QP's first.
+#[test]
+fn opc_psn_002_ack_psn_is_the_last_psn_of_the_message() {
+    let mut s = Script::with(config(), 0, 100);
+    let v = s.refuse(write(100, 0, ONLY, va(0, 0), 16).rkey(Rkey::new(0x1234)), "RCV-PLACE-002");
+    assert!(matches!(v, PeerViolation::RemoteAccess { .. }), "{v:?}");
+    let nak = s.expect_aeth_bth(AethRepr::NAK_REMOTE_ACCESS, 0xFFFF);
+    assert_eq!(nak.psn, Psn::new(99), "a NAK before any retirement");
+    s.expect_nothing();
+    let total = PMTU + 40;
+    s.advance(10);
+    s.accept(write(100, 0, FIRST, va(0, 0), PMTU).dma_len(total));
+    s.expect_dma(va(0, 0), PMTU);
+    s.expect_nothing();
+    s.advance(10);
+    s.accept(write(102, 1, FIRST, va(0x8000, 0), PMTU).dma_len(total));
+    s.expect_dma(va(0x8000, 0), PMTU);
+    s.expect_sack(100, 0b10);
+    s.expect_nothing();
+    s.advance(10);
+    s.accept(write(101, 0, LAST, va(0, 1), 40).dma_len(total));
+    s.expect_dma(va(0, 1), 40);
+    s.expect_flag_len(0, total);
+    let ack = s.expect_aeth_bth(AethRepr::ACK_UNLIMITED_CREDIT, 0);
+    assert_eq!(ack.psn, Psn::new(101), "the last PSN of MSN 0, not epsn - 1 (102)");
+    s.expect_sack(102, 0);
+    s.expect_nothing();
+    s.advance(10);
+    s.accept(write(103, 1, LAST, va(0x8000, 1), 40).dma_len(total));
+    s.expect_dma(va(0x8000, 1), 40);
+    s.expect_flag_len(1, total);
+    let ack = s.expect_aeth_bth(AethRepr::ACK_UNLIMITED_CREDIT, 1);
+    assert_eq!(ack.psn, Psn::new(103), "the last PSN of MSN 1");
+    s.expect_nothing();
+}
+
 /// RCV-SEG-001: a payload longer than the PMTU is refused and changes nothing.
 #[test]
 fn rcv_seg_001_payload_longer_than_pmtu() {

@@ -114,6 +114,7 @@ use openrdma_device::{
 use openrdma_sm::FitFault;
 use openrdma_sm::boundary::ReferenceDevice;
 
+pub mod ack_variants;
 pub mod acks;
 pub mod answers;
 pub mod audit_eight;

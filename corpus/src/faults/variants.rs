@@ -81,6 +81,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::audit_eight::VARIANTS)
         .chain(super::eighth_variants::VARIANTS)
         .chain(super::ninth_variants::VARIANTS)
+        .chain(super::ack_variants::VARIANTS)
 }
 
 /// Every legitimate variant.

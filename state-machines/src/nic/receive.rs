@@ -84,7 +84,8 @@ impl Nic {
         q.resp.retired_unacked = 0;
         let syndrome = nak.unwrap_or(AethRepr::ACK_UNLIMITED_CREDIT);
         let aeth = AethRepr::new(syndrome, msn.into());
-        let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, q.cfg.peer_qpn, q.resp.epsn().sub(1));
+        // OPC-PSN-002.b: the PSN of the last packet of the message the MSN names.
+        let bth = BthRepr::new(Opcode::MRC_ACKNOWLEDGE, q.cfg.peer_qpn, q.resp.retired_psn);
         self.ctrl.push_back(Transmit { qpn: q.cfg.qpn, ev, packet: Packet::Ack { bth, aeth } });
         self.stats.acks_sent += 1;
     }
@@ -258,11 +259,15 @@ impl Nic {
             total: w.reth.dma_len,
             placed: 0,
             last_seen: false,
+            last_psn: psn,
             imm: None,
             rqmsn: w.meth.rqmsn,
         });
         m.placed += len;
-        m.last_seen |= is_last;
+        if is_last {
+            m.last_seen = true;
+            m.last_psn = psn;
+        }
         if let Some(imm) = w.immdt {
             m.imm = Some(imm.imm);
         }
@@ -344,6 +349,7 @@ impl Nic {
                 }));
             }
             q.resp.last_retired = Some(msn);
+            q.resp.retired_psn = m.last_psn;
             q.resp.retired_unacked += 1;
             self.stats.messages_retired += 1;
             if !acked.contains(&qi) {

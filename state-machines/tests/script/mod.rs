@@ -614,13 +614,18 @@ impl Script {
 
     /// The next packet is an AETH with this syndrome and MSN; returns the QP it goes to.
     pub fn expect_aeth(&mut self, syndrome: u8, msn: u16) -> Qpn {
+        self.expect_aeth_bth(syndrome, msn).dest_qp
+    }
+
+    /// The next packet is an AETH with this syndrome and MSN; returns its BTH.
+    pub fn expect_aeth_bth(&mut self, syndrome: u8, msn: u16) -> BthRepr {
         let what = format!("AETH syndrome {syndrome:#04x} MSN {msn}");
         let t = self.next_tx(&what);
         match &t.packet {
             Packet::Ack { bth, aeth }
                 if aeth.syndrome == syndrome && aeth.msn == AethMsn::from(Msn::new(msn)) =>
             {
-                bth.dest_qp
+                *bth
             }
             other => self.fail(format!("expected {what}, got {}", brief(other))),
         }
