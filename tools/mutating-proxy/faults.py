@@ -14201,3 +14201,7 @@ m = fault("ack-lost-to-sack-same-cycle",
           "lost.",
           ["RCV-ACK-001", "RCV-ACK-002", "RCV-DUP-002", "RCV-ACK-003"])
 rx8_one_slot(m, "ack")
+
+
+# The ninth reading (error paths and limits) lives in a module of its own.
+import faults_ninth  # noqa: E402,F401
