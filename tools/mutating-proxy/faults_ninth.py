@@ -285,7 +285,8 @@ m = fault("flush-skips-unsent",
           "The flush walks the retransmission queue instead of the send queue: when a QP "
           "enters the error state, messages it had accepted but not yet sent are never "
           "completed.",
-          ["RET-FLUSH-001", "RET-SEND-001", "CQE-SEND-002", "FLAG-SEND-001"])
+          ["RET-FLUSH-001", "RET-SEND-001", "CQE-SEND-002", "FLAG-SEND-001",
+           "WR-SIGNALED-001"])
 
 
 @m.hook("outputs")
