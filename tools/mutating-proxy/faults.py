@@ -14554,3 +14554,5 @@ combined("payload-late-split-32",
          "of late_ns late, the later host writes of its group behind it "
          "(payload-writes-posted-late).",
          ["dma-split-32", "payload-writes-posted-late"])
+# The ninth reading (error paths and limits) lives in a module of its own.
+import faults_ninth  # noqa: E402,F401

@@ -239,6 +239,20 @@ fn not_failed_by_stop(
     (stopped && flushed && !errored.contains(&qpn)).then_some(CQE_RING_004_B)
 }
 
+/// The rule a missing sender flag of a success breaks when the input that completed its
+/// message also found the QP's completion queue full: the flags that input produced are
+/// written as if the queue had not filled (CQE-RING-005.a), though the message's entry is
+/// not. Without this, the flag of a signaled work request whose entry the full queue
+/// took would read as an unsignaled one's (FLAG-SEND-002). CONF-CMP-132.
+fn flag_lost_to_stop(seq: Seq, want: &NicEvent, at: u64, stops: &[(u32, u64)]) -> Option<Rule> {
+    if seq != Seq::RequesterFlags {
+        return None;
+    }
+    let (qpn, status) = requester_status(want)?;
+    let stopped = stops.iter().any(|&(q, t)| q == qpn && t == at);
+    (status.is_success() && stopped).then_some(CQE_RING_005_A)
+}
+
 /// The rule that fails a requester's message with the status `want` expects at `at`, when
 /// the device shows no failure of that QP at all, in any requester flag or entry (`failed`,
 /// the QPs it shows one of): the sender did not
@@ -835,6 +849,7 @@ fn judge_seq(
             .or(untaken)
             .or_else(|| ack_dropped_by_credit(we, wt, inputs.credits))
             .or_else(|| not_failed_by_stop(we, wt, stops, causes.errored))
+            .or_else(|| flag_lost_to_stop(seq, we, wt, stops))
             .or_else(|| flushed_token(we, wt, causes.failed_at))
             .or_else(|| released(seq, wt, causes.errors_at))
             .or_else(|| stopped_short(we, wt, got, late_ns, causes))

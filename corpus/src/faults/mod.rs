@@ -85,6 +85,8 @@
 //!   lanes crossed, a refused installation that disables, the immediate limit one short.
 //! * [`eighth_host`]: the host interface where its pieces meet: a completion entry written
 //!   in two halves, the owner byte's half first.
+//! * [`ninth_host`]: the host interface's error paths: a flag lost with the entry a full
+//!   queue could not take, a token flushed at a QP in error without its flag.
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
@@ -150,6 +152,7 @@ pub mod naming_seven;
 pub mod naming_six;
 pub mod naming_tx;
 pub mod ninth_variants;
+pub mod ninth_host;
 mod prove;
 mod qps;
 pub mod rejects;
@@ -461,6 +464,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,
     || eighth_host::FAULTS,
+    || ninth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
     || gaps::FAULTS,
