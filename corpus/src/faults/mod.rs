@@ -65,6 +65,8 @@
 //!   to the device error queue failed.
 //! * [`eighth_variants`]: variants of an eighth reading, which a judge that held every
 //!   `Armed` after the `Progress` that moved `snd_una` to its value failed.
+//! * [`ninth_variants`]: variants of a ninth reading, which a judge that timed a commanded
+//!   output from the records before it, not from the command, failed.
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
@@ -143,6 +145,7 @@ pub mod naming_rx;
 pub mod naming_seven;
 pub mod naming_six;
 pub mod naming_tx;
+pub mod ninth_variants;
 mod prove;
 mod qps;
 pub mod rejects;
