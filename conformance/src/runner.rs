@@ -58,7 +58,7 @@ impl RunOutcome {
     /// record's anchors (CONF-TIME-005.a, [`retimed`]). What was observed before a device
     /// error is judged all the same: the caller decides whether it counts.
     pub fn judge(&self, scenario: &Scenario, scope: Scope) -> Judgement {
-        let timed = retimed(scenario, &self.lag, &self.observed);
+        let timed = retimed(scenario, &self.lag, &self.observed, &self.injected);
         judge_timed(&timed.scenario, &timed.slack, &self.injected, &self.observed, scope)
     }
 }

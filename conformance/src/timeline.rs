@@ -18,6 +18,11 @@
 //!   "within the tolerances". [`retimed`] applies the same shifts to a copy of the scenario,
 //!   with each record's slack, for a judge that reads record times directly.
 //!
+//! - An output that a command of the runner's CPU half starts (`cpu = "reference"`: a probe,
+//!   a retransmission) has that command as its only anchor, at the time the runner gave it
+//!   (CONF-CMP-111): the agent gave it when the device's reports, each of which may be
+//!   legally late, made it do so, which the recorded times of other records do not say.
+//!
 //! With no lag (`openrdma check`, or a device that is on time) every shift is 0 and the
 //! windows are the recorded times with the scenario's tolerances.
 
@@ -26,8 +31,8 @@ use std::collections::HashMap;
 use openrdma_codec::frame::{DecodedFrame, decode};
 use openrdma_codec::{Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
-    Body, CpuCommand, Direction, HostCommand, NicEvent, Output, Record, Scenario, Side,
-    TimedOutput, Timestamp,
+    Body, CpuCommand, CpuHalf, Direction, HostCommand, Input, NicEvent, Output, Record, Scenario,
+    Side, TimedInput, TimedOutput, Timestamp,
 };
 
 /// What makes two outputs the same one: an expect record and a device output with the same
@@ -344,6 +349,9 @@ pub struct Window {
 ///   QP); `s_lo` and `s_hi` are the least and greatest of their shifts;
 /// - its window is `[e.at + s_lo - early_ns, e.at + s_hi + late_ns]`, its expected time
 ///   `e.at + s_hi`;
+/// - an output that a live command starts ([`commanded`]; `injected` as the runner gave
+///   it) has that command as its only anchor instead, with the shift `c - e.at` for a
+///   command given at `c`: the recording's device acted on its command at once;
 /// - its own shift, as an anchor of later records, is `a - e.at` clamped to
 ///   `[s_lo - early_ns, s_hi + late_ns]` when the device produced it at `a` (the k-th output
 ///   of its identity), else `s_hi`.
@@ -354,9 +362,11 @@ pub fn windows(
     t: &Timeline,
     lag: &[(usize, u64)],
     observed: &[TimedOutput],
+    injected: &[TimedInput],
 ) -> Vec<Option<Window>> {
     let tol = &s.manifest.tolerances;
     let lags: HashMap<usize, u64> = lag.iter().copied().collect();
+    let commands = commanded(s, injected.iter().map(|i| (i.at.0, &i.input)));
     let mut seen = Seen::default();
     for o in observed {
         seen.learn(o, &t.peers);
@@ -378,12 +388,18 @@ pub fn windows(
             out.push(None);
             continue;
         }
-        let a_in = qp.and_then(|q| inject_of.get(&q).copied()).or(last_inject);
-        let a_ex = qp.and_then(|q| expect_of.get(&q).copied());
-        let anchors: Vec<i64> = a_in.into_iter().chain(a_ex).collect();
+        let at = signed(r.at.0);
+        let command = t.ident(i).and_then(|(id, k)| commands.get(&id)?.get(k - 1).copied());
+        let anchors: Vec<i64> = match command {
+            Some(c) => vec![signed(c).saturating_sub(at)],
+            None => {
+                let a_in = qp.and_then(|q| inject_of.get(&q).copied()).or(last_inject);
+                let a_ex = qp.and_then(|q| expect_of.get(&q).copied());
+                a_in.into_iter().chain(a_ex).collect()
+            }
+        };
         let lo = anchors.iter().copied().min().unwrap_or(0);
         let hi = anchors.iter().copied().max().unwrap_or(0);
-        let at = signed(r.at.0);
         let time = |v: i64| u64::try_from(v).unwrap_or(0);
         out.push(Some(Window {
             lo: time(at.saturating_add(lo).saturating_sub(early)),
@@ -400,6 +416,48 @@ pub fn windows(
         }
     }
     out
+}
+
+/// When the runner's CPU half commanded each output it starts, by the identity of that
+/// output, in order (CONF-CMP-111): the k-th `Probe` of QP q starts q's k-th probe, the
+/// k-th `Retransmit` of q and a PSN the k-th retransmission of that PSN. Empty unless the
+/// runner plays the CPU half (`cpu = "reference"`): a scripted command is an inject record,
+/// an anchor like any other, and a device's own CPU half gives no command. `injected` is
+/// each delivered input with its time.
+pub(crate) fn commanded<'a>(
+    s: &Scenario,
+    injected: impl IntoIterator<Item = (u64, &'a Input)>,
+) -> HashMap<Ident, Vec<u64>> {
+    let mut out: HashMap<Ident, Vec<u64>> = HashMap::new();
+    if s.manifest.cpu != CpuHalf::Reference {
+        return out;
+    }
+    for (at, input) in injected {
+        let id = match input {
+            Input::Cpu { command: CpuCommand::Probe { qpn, .. } } => Ident::Probe { qp: *qpn },
+            Input::Cpu { command: CpuCommand::Retransmit { qpn, psn } } => {
+                Ident::Data { qp: *qpn, psn: *psn, rtx: true }
+            }
+            _ => continue,
+        };
+        out.entry(id).or_default().push(at);
+    }
+    out
+}
+
+/// The expect records whose output a live command started ([`commanded`]), by index.
+pub(crate) fn started_by_commands<'a>(
+    s: &Scenario,
+    injected: impl IntoIterator<Item = (u64, &'a Input)>,
+) -> Vec<bool> {
+    let commands = commanded(s, injected);
+    if commands.is_empty() {
+        return vec![false; s.records.len()];
+    }
+    let t = Timeline::of(s);
+    (0..s.records.len())
+        .map(|i| t.ident(i).is_some_and(|(id, k)| commands.get(&id).is_some_and(|c| c.len() >= k)))
+        .collect()
 }
 
 /// A time or a lag as a signed shift. A device gives times up to `u64::MAX`; those past
@@ -427,8 +485,13 @@ pub struct Retimed {
 /// record times with output times, with the scenario's tolerances and each record's slack,
 /// judges the re-timed scenario as [`windows`] says (`RunOutcome::judge`). Without lag and
 /// with outputs on time it is the scenario itself, with no slack.
-pub fn retimed(s: &Scenario, lag: &[(usize, u64)], observed: &[TimedOutput]) -> Retimed {
-    let w = windows(s, &Timeline::of(s), lag, observed);
+pub fn retimed(
+    s: &Scenario,
+    lag: &[(usize, u64)],
+    observed: &[TimedOutput],
+    injected: &[TimedInput],
+) -> Retimed {
+    let w = windows(s, &Timeline::of(s), lag, observed, injected);
     let early = s.manifest.tolerances.early_ns;
     let lags: HashMap<usize, u64> = lag.iter().copied().collect();
     let mut scenario = s.clone();
@@ -486,7 +549,7 @@ mod tests {
             .expects()
             .filter_map(|r| Some(TimedOutput { at: r.at, output: r.body.output()? }))
             .collect();
-        for (r, w) in s.records.iter().zip(windows(&s, &t, &[], &on_time)) {
+        for (r, w) in s.records.iter().zip(windows(&s, &t, &[], &on_time, &[])) {
             if let Some(w) = w {
                 assert_eq!(w.expected, r.at.0);
                 assert_eq!(w.hi, r.at.0 + tol.late_ns);
@@ -500,7 +563,7 @@ mod tests {
             .iter()
             .map(|o| TimedOutput { at: Timestamp(o.at.0 + 700), ..o.clone() })
             .collect();
-        for (r, w) in s.records.iter().zip(windows(&s, &t, &lag, &late)) {
+        for (r, w) in s.records.iter().zip(windows(&s, &t, &lag, &late, &[])) {
             if let (Some(w), Direction::Expect) = (w, r.dir) {
                 assert_eq!(w.expected, r.at.0 + 700);
             }
@@ -519,8 +582,8 @@ mod tests {
             .expects()
             .filter_map(|r| Some(TimedOutput { at: Timestamp(u64::MAX), output: r.body.output()? }))
             .collect();
-        let on_time = windows(&s, &t, &[], &[]);
-        for (i, w) in windows(&s, &t, &[], &top).iter().enumerate() {
+        let on_time = windows(&s, &t, &[], &[], &[]);
+        for (i, w) in windows(&s, &t, &[], &top, &[]).iter().enumerate() {
             if let (Some(w), Some(base)) = (w, on_time[i]) {
                 assert!(w.expected >= base.expected, "record {i}: a late output moved it early");
                 assert!(w.lo <= w.hi, "record {i}: {w:?}");
@@ -530,13 +593,55 @@ mod tests {
             .filter(|&i| s.records[i].dir == Direction::Inject)
             .map(|i| (i, u64::MAX))
             .collect();
-        let r = retimed(&s, &lag, &top);
-        for (rec, w) in r.scenario.records.iter().zip(windows(&s, &t, &lag, &top)) {
+        let r = retimed(&s, &lag, &top, &[]);
+        for (rec, w) in r.scenario.records.iter().zip(windows(&s, &t, &lag, &top, &[])) {
             match w {
                 Some(w) => assert!(w.hi >= w.expected && w.expected >= tol.late_ns),
                 None => assert_eq!(rec.at.0, u64::MAX),
             }
         }
+    }
+
+    /// CONF-CMP-111: when the runner plays the CPU half, a probe it commanded is timed
+    /// from the command as the runner gave it, not from the lag of the records before it.
+    /// Inputs 2 us late, as after a report that came legally late, move the probes' windows
+    /// 2 us late; commands given at the recorded times keep them there.
+    #[test]
+    fn a_commanded_probe_is_timed_from_its_command() {
+        let s = scenario("rec-split-two-qps-loss");
+        let t = Timeline::of(&s);
+        let probe = |i: usize| match (t.ident(i), &s.records[i].body) {
+            (Some((Ident::Probe { qp }, _)), Body::Frame { bytes, .. }) => {
+                Some((qp, decode(bytes).entropy().unwrap_or_default()))
+            }
+            _ => None,
+        };
+        let probes: Vec<usize> = (0..s.records.len()).filter(|&i| probe(i).is_some()).collect();
+        let qps: std::collections::HashSet<Qpn> = probes.iter().filter_map(|&i| t.qp(i)).collect();
+        assert!(qps.len() >= 2, "the probes of two QPs: {probes:?}");
+        let lag: Vec<(usize, u64)> = (0..s.records.len())
+            .filter(|&i| s.records[i].dir == Direction::Inject)
+            .map(|i| (i, 2_000))
+            .collect();
+        let commands: Vec<TimedInput> = probes
+            .iter()
+            .filter_map(|&i| {
+                let (qpn, ev) = probe(i)?;
+                let command = CpuCommand::Probe { qpn, ev };
+                Some(TimedInput { at: s.records[i].at, input: Input::Cpu { command } })
+            })
+            .collect();
+        let late = windows(&s, &t, &lag, &[], &[]);
+        let commanded = windows(&s, &t, &lag, &[], &commands);
+        for &i in &probes {
+            let at = s.records[i].at.0;
+            assert_eq!(late[i].map(|w| w.expected), Some(at + 2_000), "record {i}");
+            assert_eq!(commanded[i].map(|w| w.expected), Some(at), "record {i}");
+        }
+        let mut scripted = s.clone();
+        scripted.manifest.cpu = CpuHalf::Scripted;
+        let w = windows(&scripted, &t, &lag, &[], &commands);
+        assert!(probes.iter().all(|&i| w[i] == late[i]), "a scripted command is an inject record");
     }
 
     /// CONF-TIME-005.a: the re-timed scenario with its slack gives each expect record the
@@ -554,8 +659,8 @@ mod tests {
             .filter(|&i| s.records[i].dir == Direction::Inject)
             .map(|i| (i, 700))
             .collect();
-        let r = retimed(&s, &lag, &on_time);
-        let w = windows(&s, &Timeline::of(&s), &lag, &on_time);
+        let r = retimed(&s, &lag, &on_time, &[]);
+        let w = windows(&s, &Timeline::of(&s), &lag, &on_time, &[]);
         assert!(r.slack.iter().any(|&x| x > 0), "no record has slack");
         for (i, rec) in r.scenario.records.iter().enumerate() {
             let Some(w) = w[i] else {

@@ -20,6 +20,7 @@ use super::obs::In;
 
 use super::{Divergence, Frame, Kind, render_frame};
 use crate::req::{EV_PROBE_005_F, SND_TS_002_C};
+use crate::timeline::started_by_commands;
 
 /// The requirement that fixes the order of two packets of one QP, `second` sent first:
 /// of two first transmissions, the first packet of a message sent before a packet of an
@@ -51,19 +52,24 @@ fn qp_of(k: &Kind) -> Option<u32> {
 /// recorded order when the device sends them at one time (`CONF-CMP-029`); first
 /// transmissions of one QP sent at one time keep their recorded order across records
 /// too, so that a later message's packet sent before an earlier message's shows
-/// (`SND-ORDER-001.a`).
+/// (`SND-ORDER-001.a`). An output that a command of the runner's CPU half started answers
+/// that command, an input of its own: it starts a group (CONF-CMP-111), as two commands
+/// that the recording gave apart may come at one time in the run, in either order.
 pub(super) fn judge_order(
     scenario: &Scenario,
+    inputs: &[In<'_>],
     exp: &[(&Record, Frame<'_>)],
     obs: &[Frame<'_>],
     matches: &[(usize, usize)],
     div: &mut Vec<Divergence>,
 ) {
-    // The group of every expect record: a new one at each inject record and each new time.
+    let started = started_by_commands(scenario, inputs.iter().map(|i| (i.at, i.input)));
+    // The group of every expect record: a new one at each inject record, each new time and
+    // each commanded output.
     let mut group_of: HashMap<*const Record, usize> = HashMap::new();
     let (mut group, mut last_at) = (0usize, None);
-    for r in &scenario.records {
-        if r.dir == Direction::Inject || last_at != Some(r.at) {
+    for (r, &started) in scenario.records.iter().zip(&started) {
+        if r.dir == Direction::Inject || last_at != Some(r.at) || started {
             group += 1;
         }
         last_at = Some(r.at);
@@ -166,7 +172,9 @@ pub(super) fn judge_order(
 /// and a data packet it sends before then may have gone before it had the command. So a
 /// data packet that passes the probe is judged only when the device surely had the
 /// command: it sent the packet more than `late_ns / 2` after the command, or at the very
-/// time of the probe, when it had both to choose from (`CONF-CMP-049`).
+/// time of the probe, when it had both to choose from (`CONF-CMP-049`). A retransmission
+/// that a `Retransmit` command given before the `Probe` asked for answers that earlier
+/// command, and may go first (`CONF-CMP-111`).
 pub(super) fn judge_commanded_probes(
     scenario: &Scenario,
     inputs: &[In<'_>],
@@ -182,19 +190,33 @@ pub(super) fn judge_commanded_probes(
         let Kind::Probe { qp } = exp[ep].1.kind else { continue };
         let Some(&local) = local_of.get(&qp) else { continue };
         let due = exp[ep].0.at.0;
-        let command = inputs.iter().find(|i| {
+        let position = inputs.iter().position(|i| {
             i.at <= due
                 && i.at.saturating_add(late) >= due
                 && matches!(i.input, Input::Cpu { command: CpuCommand::Probe { qpn, .. } }
                     if qpn.value() == local)
         });
-        let Some(command) = command else { continue };
+        let Some(position) = position else { continue };
+        let command = &inputs[position];
+        // A retransmission an earlier command asked for, no sooner than that command.
+        let asked_before = |psn: u32, at: u64| {
+            inputs[..position].iter().any(|i| {
+                i.at <= at
+                    && matches!(i.input, Input::Cpu { command: CpuCommand::Retransmit { qpn, psn: p } }
+                        if qpn.value() == local && p.value() == psn)
+            })
+        };
         let passed = matches.iter().find(|&&(ed, od)| {
             ed > ep
                 && od < op
                 && obs[od].at >= command.at
                 && (obs[od].at == obs[op].at || obs[od].at > command.at.saturating_add(lag))
-                && matches!(exp[ed].1.kind, Kind::Data { qp: q, .. } if q == qp)
+                && match exp[ed].1.kind {
+                    Kind::Data { qp: q, psn, rtx } => {
+                        q == qp && !(rtx && asked_before(psn, obs[od].at))
+                    }
+                    _ => false,
+                }
         });
         let Some(&(ed, od)) = passed else { continue };
         div.push(Divergence {

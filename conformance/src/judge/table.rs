@@ -376,7 +376,8 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Data],
         applies: always,
         judge: |c, d| {
-            schedule::judge_order(c.scenario, &c.o.exp_frames, &c.o.frames, &c.pairing.matches, d);
+            let (exp, obs, matches) = (&c.o.exp_frames, &c.o.frames, &c.pairing.matches);
+            schedule::judge_order(c.scenario, &c.o.inputs, exp, obs, matches, d);
             schedule::judge_commanded_probes(
                 c.scenario,
                 &c.o.inputs,

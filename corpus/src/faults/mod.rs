@@ -67,6 +67,10 @@
 //!   `Armed` after the `Progress` that moved `snd_una` to its value failed.
 //! * [`ninth_variants`]: variants of a ninth reading, which a judge that took the times
 //!   between a device's data packets on the wire for those its send engine saw failed.
+//! * [`commanded_variants`]: variants whose commanded outputs come late, which a judge that
+//!   timed a commanded output from the records before it, not from the command, failed.
+//! * [`ack_variants`]: acknowledgements whose BTH PSN is `epsn - 1`, the other value
+//!   OPC-PSN-002.b allows beside the last PSN of the acknowledged message.
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
@@ -117,6 +121,7 @@ use openrdma_sm::FitFault;
 use openrdma_sm::boundary::ReferenceDevice;
 
 pub mod ack_variants;
+pub mod commanded_variants;
 pub mod acks;
 pub mod answers;
 pub mod audit_eight;

@@ -22,8 +22,8 @@ mod freedom;
 mod streams;
 
 pub use freedom::{CHOICES, NOT_FREE, freedoms};
-pub(super) use streams::LateSome;
 use streams::*;
+pub(super) use streams::{LateSome, is_sender_note};
 
 /// A legitimate variant: its registry entry and the freedoms it uses.
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +82,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::eighth_variants::VARIANTS)
         .chain(super::ninth_variants::VARIANTS)
         .chain(super::ack_variants::VARIANTS)
+        .chain(super::commanded_variants::VARIANTS)
 }
 
 /// Every legitimate variant.

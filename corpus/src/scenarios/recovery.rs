@@ -30,6 +30,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rec-split-timeout", rec_split_timeout),
         ("rec-split-progress", rec_split_progress),
         ("rec-split-two-qps", rec_split_two_qps),
+        ("rec-split-two-qps-loss", rec_split_two_qps_loss),
         ("rec-split-assumed-bad", rec_split_assumed_bad),
         ("rec-split-skip-expiry", rec_split_skip_expiry),
         ("rec-split-qpn-high", rec_split_qpn_high),
@@ -276,6 +277,50 @@ fn rec_split_two_qps() -> Scenario {
         HostCommand::PostWrite(WorkRequest { qpn: Qpn::new(b), ..wr(8, 512, None, true) }),
     );
     done(r, 30_000)
+}
+
+/// Two QPs in recovery at once: the commands and probes of each name its own QP.
+fn rec_split_two_qps_loss() -> Scenario {
+    let mut r = split_paired(
+        "rec-split-two-qps-loss",
+        "The device has two QPs, the second numbered one above the first, its PSNs starting \
+         at 0x100. Each sends a one-packet message, 500 ns apart, and the first transmission \
+         of both is lost. Only the timers that each QP's Armed starts find the losses: the \
+         runner's reference CPU half commands the retransmission of each QP's snd_una, \
+         blames the EV each was sent on, and probes both EVs; the peer answers every probe \
+         and acknowledges the repairs. Each command names one QP and each report must name \
+         the QP it is about, so that the CPU half repairs and probes the right one.",
+        &[
+            "REC-IF-002",
+            "REC-IF-003",
+            "REC-TEST-001",
+            "REC-IF-010",
+            "REC-RTO-004",
+            "REC-IF-011",
+            "EV-PROBE-005",
+            "SND-RTX-001",
+            "SND-RTX-002",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+    );
+    let (b, peer_b) = (DUT_QP + 1, PEER_QP + 1);
+    r.host(0, HostCommand::CreateQp(QpConfig { evs: v4_evs(b, 8), ..qp(b, peer_b, 0x100) }));
+    r.peer_host(
+        0,
+        HostCommand::CreateQp(QpConfig { evs: v4_evs(peer_b, 8), ..qp(peer_b, b, 0x100) }),
+    );
+    r.drop_data(&[(PEER_QP, 0), (peer_b, 0x100)]);
+    // Expiries at 5 and 5.5 us, the repairs acknowledged by 7 us; probes at 15 and 15.5 us.
+    r.checks(&["REC-IF-003", "REC-TEST-001", "REC-RTO-004", "REC-IF-010"]);
+    r.probe_checks(&["EV-PROBE-005", "REC-IF-011", "REC-TEST-001"]);
+    post(&mut r, 1_000, 0, 512);
+    r.host(
+        1_500,
+        HostCommand::PostWrite(WorkRequest { qpn: Qpn::new(b), ..wr(8, 512, None, true) }),
+    );
+    done(r, 40_000)
 }
 
 /// A SACK makes the only EV ASSUMED_BAD: only the `EvState` report makes the CPU half

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 323] = [
+pub(in crate::req) static CLAUSES: [Info; 322] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -127,7 +127,6 @@ pub(in crate::req) static CLAUSES: [Info; 323] = [
     part("CONF-CMP-034.b", "CONF-CMP-034", 'b', Must, Suite),
     part("CONF-CMP-034.c", "CONF-CMP-034", 'c', Must, Suite),
     line("CONF-CMP-009", Must, Suite),
-    line("CONF-CMP-132", Must, Suite),
     line("CONF-CMP-060", Must, Suite),
     whole("CONF-CMP-090", Withdrawn, Suite),
     part("CONF-CMP-090.a", "CONF-CMP-090", 'a', Withdrawn, Suite),
@@ -204,7 +203,6 @@ pub(in crate::req) static CLAUSES: [Info; 323] = [
     part("CONF-CMP-022.d", "CONF-CMP-022", 'd', Must, Suite),
     part("CONF-CMP-022.e", "CONF-CMP-022", 'e', Must, Suite),
     part("CONF-CMP-022.f", "CONF-CMP-022", 'f', Must, Suite),
-    line("CONF-CMP-131", Must, Suite),
     whole("CONF-CMP-023", Must, Suite),
     part("CONF-CMP-023.a", "CONF-CMP-023", 'a', Must, Suite),
     part("CONF-CMP-023.b", "CONF-CMP-023", 'b', Must, Suite),
@@ -240,6 +238,7 @@ pub(in crate::req) static CLAUSES: [Info; 323] = [
     whole("CONF-CMP-049", Must, Suite),
     part("CONF-CMP-049.a", "CONF-CMP-049", 'a', Must, Suite),
     part("CONF-CMP-049.b", "CONF-CMP-049", 'b', Must, Suite),
+    line("CONF-CMP-111", Must, Suite),
     line("CONF-CMP-030", Withdrawn, Suite),
     line("CONF-CMP-031", Withdrawn, Suite),
     line("CONF-CMP-043", Must, Suite),

@@ -358,7 +358,7 @@ pub(super) fn is_frame(o: &Output) -> bool {
 
 /// A sender flag or completion: every retransmission of its message is sent before it
 /// (ORD-SEND-002.b).
-pub(super) fn is_sender_note(o: &Output) -> bool {
+pub(in crate::faults) fn is_sender_note(o: &Output) -> bool {
     match o {
         Output::Event { event: NicEvent::FlagWrite(f) } => f.side == Side::Requester,
         Output::Event { event: NicEvent::Completion(c) } => c.side == Side::Requester,
