@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 322] = [
+pub(in crate::req) static CLAUSES: [Info; 325] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -127,6 +127,7 @@ pub(in crate::req) static CLAUSES: [Info; 322] = [
     part("CONF-CMP-034.b", "CONF-CMP-034", 'b', Must, Suite),
     part("CONF-CMP-034.c", "CONF-CMP-034", 'c', Must, Suite),
     line("CONF-CMP-009", Must, Suite),
+    line("CONF-CMP-132", Must, Suite),
     line("CONF-CMP-060", Must, Suite),
     whole("CONF-CMP-090", Withdrawn, Suite),
     part("CONF-CMP-090.a", "CONF-CMP-090", 'a', Withdrawn, Suite),
@@ -144,6 +145,7 @@ pub(in crate::req) static CLAUSES: [Info; 322] = [
     part("CONF-CMP-020.d", "CONF-CMP-020", 'd', Must, Suite),
     part("CONF-CMP-020.e", "CONF-CMP-020", 'e', Must, Suite),
     line("CONF-CMP-050", Must, Suite),
+    line("CONF-CMP-116", Must, Suite),
     line("CONF-CMP-051", Must, Suite),
     line("CONF-CMP-052", Must, Suite),
     line("CONF-CMP-100", Must, Suite),
@@ -203,6 +205,7 @@ pub(in crate::req) static CLAUSES: [Info; 322] = [
     part("CONF-CMP-022.d", "CONF-CMP-022", 'd', Must, Suite),
     part("CONF-CMP-022.e", "CONF-CMP-022", 'e', Must, Suite),
     part("CONF-CMP-022.f", "CONF-CMP-022", 'f', Must, Suite),
+    line("CONF-CMP-131", Must, Suite),
     whole("CONF-CMP-023", Must, Suite),
     part("CONF-CMP-023.a", "CONF-CMP-023", 'a', Must, Suite),
     part("CONF-CMP-023.b", "CONF-CMP-023", 'b', Must, Suite),
