@@ -190,6 +190,24 @@ fn breaches(items: &[Item]) -> Vec<Breach> {
     out
 }
 
+/// The wr_ids of the sender entries the scenario expects, per work request: an entry whose
+/// key names a work request but whose wr_id is none of its own is not that work request's
+/// entry, late or repeated; its QPN or MSN is wrong, and the sequence of sender entries
+/// names it (CQE-SEND-001).
+fn send_ids(scenario: &Scenario) -> HashMap<WrKey, HashSet<u64>> {
+    let mut out: HashMap<WrKey, HashSet<u64>> = HashMap::new();
+    for r in &scenario.records {
+        if let (Direction::Expect, Body::Event { event }) = (&r.dir, &r.body) {
+            if let (Item::SendCompletion(k), NicEvent::Completion(c)) =
+                (item_of_event(event), event)
+            {
+                out.entry(k).or_default().insert(c.entry.wr_id);
+            }
+        }
+    }
+    out
+}
+
 /// Judges the order of the device's writes (CONF-CMP-022). `local_of` maps a peer's QP
 /// number to the device's QP facing it.
 pub(super) fn judge(
@@ -238,20 +256,7 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
-    // The wr_ids of the sender entries the scenario expects, per work request: an entry
-    // whose key names a work request but whose wr_id is none of its own is not that work
-    // request's entry, late or repeated; its QPN or MSN is wrong, and the sequence of
-    // sender entries names it (CQE-SEND-001).
-    let mut send_ids: HashMap<WrKey, HashSet<u64>> = HashMap::new();
-    for r in &scenario.records {
-        if let (Direction::Expect, Body::Event { event }) = (&r.dir, &r.body) {
-            if let (Item::SendCompletion(k), NicEvent::Completion(c)) =
-                (item_of_event(event), event)
-            {
-                send_ids.entry(k).or_default().insert(c.entry.wr_id);
-            }
-        }
-    }
+    let send_ids = send_ids(scenario);
     let mut first_entry: HashMap<&MsgKey, usize> = HashMap::new();
     for (pos, item) in got.iter().enumerate() {
         if let Item::RecvCompletion(k) = item {

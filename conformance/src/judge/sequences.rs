@@ -497,6 +497,20 @@ pub(super) struct Inputs<'a> {
     pub orders: &'a Orders,
 }
 
+/// The QPs the device failed for a full completion queue (CQE-RING-004), with the time.
+fn full_stops(obs: &[(u64, &NicEvent)]) -> Vec<(u32, u64)> {
+    obs.iter()
+        .filter_map(|(t, e)| match e {
+            NicEvent::Report(NicReport::QpError { qpn, requirement })
+                if requirement.starts_with("CQE-RING-004") =>
+            {
+                Some((qpn.value(), *t))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the
 /// observed ones with their times; `inputs` what they need of the injected frames;
 /// `history` is what each observed entry's slot held.
@@ -587,30 +601,12 @@ pub(super) fn judge(
             _ => None,
         })
         .collect();
+    let full_stops = full_stops(obs);
     // The QPs the device failed for a full completion queue before the scenario fills one.
-    let early_stops: HashSet<u32> = obs
+    let early_stops: HashSet<u32> = full_stops
         .iter()
-        .filter_map(|(t, e)| match e {
-            NicEvent::Report(NicReport::QpError { qpn, requirement })
-                if requirement.starts_with("CQE-RING-004")
-                    && !stops.iter().any(|&(q, at)| q == qpn.value() && at <= *t) =>
-            {
-                Some(qpn.value())
-            }
-            _ => None,
-        })
-        .collect();
-    // The QPs the device failed for a full completion queue, with the time.
-    let full_stops: Vec<(u32, u64)> = obs
-        .iter()
-        .filter_map(|(t, e)| match e {
-            NicEvent::Report(NicReport::QpError { qpn, requirement })
-                if requirement.starts_with("CQE-RING-004") =>
-            {
-                Some((qpn.value(), *t))
-            }
-            _ => None,
-        })
+        .filter(|&&(q, t)| !stops.iter().any(|&(x, at)| x == q && at <= t))
+        .map(|&(q, _)| q)
         .collect();
     let mut failed_at: HashMap<u32, u64> = HashMap::new();
     for (r, e) in exp {
