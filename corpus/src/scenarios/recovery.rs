@@ -191,6 +191,24 @@ fn rec_split_qpn_high() -> Scenario {
     done(r, 30_000)
 }
 
+/// What a scenario checks whose losses only the timer finds: the reports that start and
+/// restart it, the retransmission and probe the reference CPU half commands, and the
+/// acknowledgement of the repair.
+const TIMER_REPAIRS: &[&str] = &[
+    "REC-IF-002",
+    "REC-IF-003",
+    "REC-TEST-001",
+    "REC-IF-010",
+    "REC-RTO-004",
+    "REC-IF-011",
+    "EV-PROBE-005",
+    "SND-RTX-001",
+    "SND-RTX-002",
+    "BTH-RTX-001",
+    "SND-ACK-001",
+    "CQE-SEND-001",
+];
+
 /// Two losses only the timer can find: `Armed` must start it, `Progress` restart it with
 /// the right `snd_una`.
 fn rec_split_timeout() -> Scenario {
@@ -203,20 +221,7 @@ fn rec_split_timeout() -> Scenario {
          packet: the SACK of the first moves snd_una, and the timer that this Progress \
          restarts commands the retransmission of the snd_una it reported. The CPU half \
          blames and probes the lost packets' EVs; the peer answers the probes.",
-        &[
-            "REC-IF-002",
-            "REC-IF-003",
-            "REC-TEST-001",
-            "REC-IF-010",
-            "REC-RTO-004",
-            "REC-IF-011",
-            "EV-PROBE-005",
-            "SND-RTX-001",
-            "SND-RTX-002",
-            "BTH-RTX-001",
-            "SND-ACK-001",
-            "CQE-SEND-001",
-        ],
+        TIMER_REPAIRS,
     );
     r.drop_data(&[(PEER_QP, 0), (PEER_QP, 2)]);
     // Expiry at 5 us, the repair acknowledged at 6 us; a probe of the blamed EV at 15 us.
@@ -290,20 +295,7 @@ fn rec_split_two_qps_loss() -> Scenario {
          blames the EV each was sent on, and probes both EVs; the peer answers every probe \
          and acknowledges the repairs. Each command names one QP and each report must name \
          the QP it is about, so that the CPU half repairs and probes the right one.",
-        &[
-            "REC-IF-002",
-            "REC-IF-003",
-            "REC-TEST-001",
-            "REC-IF-010",
-            "REC-RTO-004",
-            "REC-IF-011",
-            "EV-PROBE-005",
-            "SND-RTX-001",
-            "SND-RTX-002",
-            "BTH-RTX-001",
-            "SND-ACK-001",
-            "CQE-SEND-001",
-        ],
+        TIMER_REPAIRS,
     );
     let (b, peer_b) = (DUT_QP + 1, PEER_QP + 1);
     r.host(0, HostCommand::CreateQp(QpConfig { evs: v4_evs(b, 8), ..qp(b, peer_b, 0x100) }));
