@@ -349,7 +349,7 @@ pub struct Window {
 ///   QP); `s_lo` and `s_hi` are the least and greatest of their shifts;
 /// - its window is `[e.at + s_lo - early_ns, e.at + s_hi + late_ns]`, its expected time
 ///   `e.at + s_hi`;
-/// - an output that a live command starts ([`commanded`]; `injected` as the runner gave
+/// - an output that a live command starts (`commanded`; `injected` as the runner gave
 ///   it) has that command as its only anchor instead, with the shift `c - e.at` for a
 ///   command given at `c`: the recording's device acted on its command at once;
 /// - its own shift, as an anchor of later records, is `a - e.at` clamped to
