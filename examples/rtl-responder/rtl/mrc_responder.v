@@ -164,6 +164,7 @@ module mrc_responder #(
     wire [3:0] e_qi;
     wire [31:0] e_total, e_placed, e_imm;
     wire [15:0] e_rqmsn;
+    wire [23:0] e_lpsn, up_lpsn;
     wire up_we, up_last, up_has_imm;
     wire [31:0] up_total, up_placed, up_imm;
     wire [15:0] up_rqmsn;
@@ -171,6 +172,7 @@ module mrc_responder #(
     wire [3:0] rt_qi;
     wire [NUM_QPS-1:0] rt_retired, last_v, qp_err;
     wire [16*NUM_QPS-1:0] last_msn, ret_unacked, delivered;
+    wire [24*NUM_QPS-1:0] ret_psn;
     wire [15:0] next_msn_of;
     wire ack_sent;
     wire [3:0] ack_qi;
@@ -187,19 +189,20 @@ module mrc_responder #(
 
     mrc_retire #(.NUM_QPS(NUM_QPS), .NUM_CQS(NUM_CQS)) u_ret (
         .clk(clk), .rst(rst), .now_ns(now_ns), .cfg_per_qp(cfg_per_qp), .cfg_mpr(cfg_mpr),
-        .qp_create(qp_create), .qp_create_row(qp_create_row), .qp_qpn(qp_qpn),
+        .qp_create(qp_create), .qp_create_row(qp_create_row),
+        .qp_create_epsn(qp_create_epsn), .qp_qpn(qp_qpn),
         .qp_fbase(qp_fbase), .qp_fslots(qp_fslots), .qp_rcq(qp_rcq), .qp_rcq_v(qp_rcq_v),
         .qp_err(qp_err), .cq_valid(cq_valid), .cq_num(cq_num), .cq_base(cq_base),
         .cq_entries(cq_entries), .cq_consumed(cq_consumed),
         .lk_qi(qi), .lk_msn(p_msn), .lk_retired(lk_retired), .lk_beyond(lk_beyond),
         .lk_read(lk_read), .e_valid(e_valid), .e_qi(e_qi), .e_total(e_total),
         .e_placed(e_placed), .e_last(e_last), .e_has_imm(e_has_imm), .e_imm(e_imm),
-        .e_rqmsn(e_rqmsn),
+        .e_rqmsn(e_rqmsn), .e_lpsn(e_lpsn),
         .up_we(up_we), .up_qi(qi), .up_msn(p_msn), .up_total(up_total),
         .up_placed(up_placed), .up_last(up_last), .up_has_imm(up_has_imm), .up_imm(up_imm),
-        .up_rqmsn(up_rqmsn),
+        .up_rqmsn(up_rqmsn), .up_lpsn(up_lpsn),
         .rt_start(rt_start), .rt_qi(rt_qi), .rt_busy(rt_busy), .rt_retired(rt_retired),
-        .last_v(last_v), .last_msn(last_msn), .ret_unacked(ret_unacked),
+        .last_v(last_v), .last_msn(last_msn), .ret_psn(ret_psn), .ret_unacked(ret_unacked),
         .delivered(delivered), .next_msn_of(next_msn_of), .ack_sent(ack_sent),
         .ack_qi(ack_qi), .ovf(ovf), .ovf_cq(ovf_cq), .ovf_clear(ovf_clear),
         .c_push(r_push), .c_ready(r_ready), .c_kind(r_kind), .c_addr(r_addr), .c_qpn(r_qpn),
@@ -247,10 +250,12 @@ module mrc_responder #(
         .lk_retired(lk_retired), .lk_beyond(lk_beyond), .lk_read(lk_read),
         .e_valid(e_valid), .e_qi(e_qi), .e_total(e_total), .e_placed(e_placed),
         .e_last(e_last), .e_has_imm(e_has_imm), .e_imm(e_imm), .e_rqmsn(e_rqmsn),
+        .e_lpsn(e_lpsn),
         .up_we(up_we), .up_total(up_total), .up_placed(up_placed), .up_last(up_last),
         .up_has_imm(up_has_imm), .up_imm(up_imm), .up_rqmsn(up_rqmsn),
+        .up_lpsn(up_lpsn),
         .rt_start(rt_start), .rt_qi(rt_qi), .rt_busy(rt_busy), .rt_retired(rt_retired),
-        .last_v(last_v), .last_msn(last_msn), .ret_unacked(ret_unacked),
+        .last_v(last_v), .last_msn(last_msn), .ret_psn(ret_psn), .ret_unacked(ret_unacked),
         .delivered(delivered), .next_msn_of(next_msn_of), .ack_sent(ack_sent),
         .ack_qi(ack_qi), .ovf(ovf), .ovf_cq(ovf_cq), .ovf_clear(ovf_clear), .qp_err(qp_err),
         .t_push(t_push), .t_free(t_free), .t_kind(t_kind), .t_dqp(t_dqp), .t_psn(t_psn),

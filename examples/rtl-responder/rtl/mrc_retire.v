@@ -29,6 +29,7 @@ module mrc_retire #(
     input  wire [6:0]             cfg_mpr,
     input  wire                   qp_create,
     input  wire [3:0]             qp_create_row,
+    input  wire [23:0]            qp_create_epsn,
     input  wire [24*NUM_QPS-1:0]  qp_qpn,
     input  wire [64*NUM_QPS-1:0]  qp_fbase,
     input  wire [32*NUM_QPS-1:0]  qp_fslots,
@@ -54,6 +55,7 @@ module mrc_retire #(
     output wire                   e_has_imm,
     output wire [31:0]            e_imm,
     output wire [15:0]            e_rqmsn,
+    output wire [23:0]            e_lpsn,      // the PSN of the message's last packet
     // write an entry back (valid)
     input  wire                   up_we,
     input  wire [3:0]             up_qi,
@@ -64,6 +66,7 @@ module mrc_retire #(
     input  wire                   up_has_imm,
     input  wire [31:0]            up_imm,
     input  wire [15:0]            up_rqmsn,
+    input  wire [23:0]            up_lpsn,
     // the retirement loop
     input  wire                   rt_start,
     input  wire [3:0]             rt_qi,       // a QP of the domain to run
@@ -72,6 +75,7 @@ module mrc_retire #(
     // per-QP state the checks read
     output reg  [NUM_QPS-1:0]     last_v,        // a message of the QP has retired
     output reg  [16*NUM_QPS-1:0]  last_msn,
+    output reg  [24*NUM_QPS-1:0]  ret_psn,       // the last packet's PSN of that message
     output reg  [16*NUM_QPS-1:0]  ret_unacked,   // retired since the last transport ACK
     output reg  [16*NUM_QPS-1:0]  delivered,     // RQMSN of the last immediate delivered
     output wire [15:0]            next_msn_of,   // the next MSN of lk_qi's domain
@@ -92,7 +96,7 @@ module mrc_retire #(
     output reg  [31:0]            c_slot,
     output reg  [255:0]           c_data
 );
-    localparam ENT_W = 4 + 32 + 32 + 1 + 1 + 32 + 16;  // an entry, without its valid bit
+    localparam ENT_W = 4 + 32 + 32 + 1 + 1 + 32 + 16 + 24;  // an entry, without its valid bit
     localparam TBL = 1 << TBL_AW;
 
     reg [ENT_W:0]   mem [0:TBL-1];   // valid bit on top
@@ -135,7 +139,7 @@ module mrc_retire #(
 
 
     assign e_valid = rd_v;
-    assign {e_qi, e_total, e_placed, e_last, e_has_imm, e_imm, e_rqmsn} = rd;
+    assign {e_qi, e_total, e_placed, e_last, e_has_imm, e_imm, e_rqmsn, e_lpsn} = rd;
     assign rt_busy = rs != R_IDLE || rt_start || !init_i[TBL_AW];
 
     // ---- the retirement loop -------------------------------------------------------------
@@ -147,7 +151,8 @@ module mrc_retire #(
     wire        r_last   = r_ent[ENT_W-69];
     wire        r_himm   = r_ent[ENT_W-70];
     wire [31:0] r_imm    = r_ent[ENT_W-71 -: 32];
-    wire [15:0] r_rqmsn  = r_ent[15:0];
+    wire [15:0] r_rqmsn  = r_ent[39:24];
+    wire [23:0] r_lpsn   = r_ent[23:0];
 
     wire [3:0]  h_qi     = rd[ENT_W-1 -: 4];
     wire [31:0] h_total  = rd[ENT_W-5 -: 32];
@@ -170,9 +175,10 @@ module mrc_retire #(
             w_addr = index(cfg_per_qp, up_qi, up_msn);
 `ifdef BUG_LEN_16
             w_data = {1'b1, up_qi, 16'd0, up_total[15:0], up_placed, up_last, up_has_imm, up_imm,
-                      up_rqmsn};
+                      up_rqmsn, up_lpsn};
 `else
-            w_data = {1'b1, up_qi, up_total, up_placed, up_last, up_has_imm, up_imm, up_rqmsn};
+            w_data = {1'b1, up_qi, up_total, up_placed, up_last, up_has_imm, up_imm, up_rqmsn,
+                      up_lpsn};
 `endif
         end else if (rs == R_CHECK && rd_v && (qp_err[h_qi] || (h_last && h_placed == h_total))) begin
             w_en = 1'b1;  // the head retires or is passed over: its entry goes
@@ -220,6 +226,7 @@ module mrc_retire #(
             stopped <= {NUM_CQS{1'b0}};
             last_v <= {NUM_QPS{1'b0}};
             last_msn <= {16*NUM_QPS{1'b0}};
+            ret_psn <= {24*NUM_QPS{1'b0}};
             ret_unacked <= {16*NUM_QPS{1'b0}};
             delivered <= {16*NUM_QPS{1'b0}};
             ovf <= 1'b0;
@@ -288,6 +295,7 @@ module mrc_retire #(
                     end
                     last_v[r_qi] <= 1'b1;
                     last_msn[16*r_qi +: 16] <= r_msn;
+                    ret_psn[24*r_qi +: 24] <= r_lpsn;
                     ret_unacked[16*r_qi +: 16] <= ret_unacked[16*r_qi +: 16] + 16'd1;
                     rt_retired[r_qi] <= 1'b1;
                     rs <= R_WAITF;
@@ -297,6 +305,8 @@ module mrc_retire #(
             endcase
             if (qp_create) begin
                 last_v[qp_create_row] <= 1'b0;
+                // before any retirement, the PSN before the QP's first
+                ret_psn[24*qp_create_row +: 24] <= qp_create_epsn - 24'd1;
                 ret_unacked[16*qp_create_row +: 16] <= 16'd0;
                 delivered[16*qp_create_row +: 16] <= 16'd0;
                 if (cfg_per_qp) next_msn[qp_create_row] <= 16'd0;

@@ -88,6 +88,7 @@ module mrc_rx_checks #(
     input  wire                      e_has_imm,
     input  wire [31:0]               e_imm,
     input  wire [15:0]               e_rqmsn,
+    input  wire [23:0]               e_lpsn,
     output reg                       up_we,
     output reg  [31:0]               up_total,
     output reg  [31:0]               up_placed,
@@ -95,12 +96,14 @@ module mrc_rx_checks #(
     output reg                       up_has_imm,
     output reg  [31:0]               up_imm,
     output reg  [15:0]               up_rqmsn,
+    output reg  [23:0]               up_lpsn,
     output reg                       rt_start,
     output reg  [3:0]                rt_qi,
     input  wire                      rt_busy,
     input  wire [NUM_QPS-1:0]        rt_retired,
     input  wire [NUM_QPS-1:0]        last_v,
     input  wire [16*NUM_QPS-1:0]     last_msn,
+    input  wire [24*NUM_QPS-1:0]     ret_psn,
     input  wire [16*NUM_QPS-1:0]     ret_unacked,
     input  wire [16*NUM_QPS-1:0]     delivered,
     input  wire [15:0]               next_msn_of,
@@ -289,7 +292,7 @@ module mrc_rx_checks #(
                 t_push <= 1'b1;
                 t_kind <= 2'd2;
                 t_dqp <= qp_peer[24*q +: 24];
-                t_psn <= w_epsn_all[24*q +: 24] - 24'd1;  // OPC-PSN-002.b, a SHOULD
+                t_psn <= ret_psn[24*q +: 24];  // OPC-PSN-002.b
                 t_ev <= ev;
                 t_syn <= nak ? AETH_NAK_REMOTE_ACCESS : AETH_ACK;
                 t_amsn <= {8'd0, last_v[q] ? last_msn[16*q +: 16] : next_msn_of - 16'd1};
@@ -423,6 +426,7 @@ module mrc_rx_checks #(
                     up_has_imm <= (e_valid && e_has_imm) || is_imm;
                     up_imm <= is_imm ? p_imm : e_imm;
                     up_rqmsn <= e_valid ? e_rqmsn : p_rqmsn;
+                    up_lpsn <= is_last ? p_psn : e_valid ? e_lpsn : 24'd0;
                     if (p_payload_len != 16'd0) begin
                         // RCV-PLACE-003: the payload placed at RETH va onward
 `ifndef BUG_FLAG_BEFORE_DATA
