@@ -54,7 +54,7 @@ fn snd_rtx_psn_wrap() -> Scenario {
 
 /// Messages before and after the timestamp clock passes 2^16 of the reference's units.
 fn snd_ts_wrap() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-ts-wrap",
         "The device sends one-packet messages 10 us apart from 1.03 ms on, each acknowledged \
          2 us after it leaves. In the reference's 16 ns units the timestamp clock passes \
@@ -63,7 +63,6 @@ fn snd_ts_wrap() -> Scenario {
         &["SND-TS-002", "SND-TS-003", "SND-ACK-001", "CQE-SEND-001"],
         |_| {},
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     for k in 0..5u32 {
         let at = 1_030_000 + u64::from(k) * 10_000;
         r.checks(&["SND-TS-002", "SND-TS-003"]);
