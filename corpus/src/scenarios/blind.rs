@@ -135,9 +135,7 @@ fn snd_ev_state_shared_ev() -> Scenario {
     r.run_until(5_500);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     let ev = r.sent_ev(PEER_QP + 1, 0).expect("B's PSN 0 was sent");
-    let sack = edit_qp(sack_in(0, 0, 0, WireMark::NONE, ev), b);
-    r.inject(5_500, port_of(ev, 4), ev, &sack);
-    r.inject(5_500, 0, 0xA000_0000, &edit_qp(ack_in(0, 0, AethRepr::ACK_UNLIMITED_CREDIT), b));
+    acknowledge_on(&mut r, 5_500, b, 0, 0, ev);
     done(r, 12_000)
 }
 

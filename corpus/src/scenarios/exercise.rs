@@ -75,13 +75,7 @@ fn rcv_probe_two_qps() -> Scenario {
     let mut r = Recorder::new(m);
     // A's PSNs start away from B's, so that neither QP's state can pass for the other's.
     const A: u32 = 0x100;
-    let b = DUT_QP + 1;
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, A)));
-    r.host(
-        0,
-        HostCommand::CreateQp(QpConfig { domain: DomainId::new(1), ..qp(b, PEER_QP + 1, 0) }),
-    );
+    let b = two_qps(&mut r, A, 1);
     let total = 3 * PMTU;
     r.inject(
         1_000,

@@ -155,13 +155,7 @@ fn rcv_sack_two_qps_one_instant() -> Scenario {
     m.tolerances.late_ns = 2_000;
     let mut r = Recorder::new(m);
     const A: u32 = 0x100;
-    let b = DUT_QP + 1;
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, A)));
-    r.host(
-        0,
-        HostCommand::CreateQp(QpConfig { domain: DomainId::new(1), ..qp(b, PEER_QP + 1, 0) }),
-    );
+    let b = two_qps(&mut r, A, 1);
     let total = 3 * PMTU;
     let to = |qpn: u32, p: Packet| edit(quiet(p), |w| w.bth.dest_qp = Qpn::new(qpn));
     let pkt =

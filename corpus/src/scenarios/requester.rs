@@ -76,6 +76,23 @@ pub(super) fn wr(k: u32, length: u32, imm: Option<u32>, signaled: bool) -> WorkR
     }
 }
 
+/// Injects at `at` a SACK of everything up to `psn` and the transport ACK of MSN `msn` to
+/// device QP `me`, whose peer is `peer`; the SACK travels on the EV the device used for
+/// `psn`.
+pub(super) fn acknowledge(r: &mut Recorder, at: u64, me: u32, peer: u32, psn: u32, msn: u16) {
+    r.run_until(at);
+    let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
+    acknowledge_on(r, at, me, psn, msn, ev);
+}
+
+/// Injects at `at` a SACK of everything up to `psn`, on EV `ev`, and the transport ACK of
+/// MSN `msn` to device QP `me`.
+pub(super) fn acknowledge_on(r: &mut Recorder, at: u64, me: u32, psn: u32, msn: u16, ev: Ev) {
+    let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
+    r.inject(at, port_of(ev, 4), ev, &sack);
+    r.inject(at, 0, 0xA000_0000, &edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me));
+}
+
 /// A SACK from the peer to the device: everything up to `cack` arrived, plus the PSNs of
 /// `bitmap` from `cack + 1`; `trigger` is the packet it answers, `m` its mark, `entropy` the
 /// EV it reflects.
@@ -691,12 +708,7 @@ pub(super) fn snd_shared_domain() -> Scenario {
         (6_000, a, PEER_QP, 1, 2),
         (7_000, c, PEER_QP + 2, 0, 0),
     ] {
-        r.run_until(at);
-        let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
-        let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
-        r.inject(at, port_of(ev, 4), ev, &sack);
-        let ack = edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me);
-        r.inject(at, 0, 0xA000_0000, &ack);
+        acknowledge(&mut r, at, me, peer, psn, msn);
     }
     done(r, 20_000)
 }

@@ -538,9 +538,7 @@ fn snd_ids_high() -> Scenario {
     r.checks(&["WR-ID-001", "CQE-SEND-001", "FLAG-SEND-001"]);
     r.run_until(5_000);
     let ev = r.sent_ev(HIGH_PEER, 3).expect("the last PSN was sent");
-    r.inject(5_000, port_of(ev, 4), ev, &edit_qp(sack_in(3, 0, 3, WireMark::NONE, ev), HIGH_QP));
-    let ack = edit_qp(ack_in(3, 1, AethRepr::ACK_UNLIMITED_CREDIT), HIGH_QP);
-    r.inject(5_000, 0, 0xA000_0000, &ack);
+    acknowledge_on(&mut r, 5_000, HIGH_QP, 3, 1, ev);
     done(r, 20_000)
 }
 
