@@ -11,7 +11,7 @@ use openrdma_device::{HostCommand, Input, NicEvent, NicReport};
 use super::obs::{In, Kind};
 use super::{Divergence, Frame, render_event};
 
-/// What the checks of this module read.
+/// What the checks of this module, and the order of reports (`steps`), read.
 pub(super) struct Reports<'r, 'a> {
     pub(super) inputs: &'r [In<'a>],
     pub(super) sent: &'r [Frame<'a>],
