@@ -1117,12 +1117,12 @@ def _(ctx, ev, item):
 
 def drop_events(m, pred):
     @m.hook("outputs")
-    def _(ctx, outs):
+    def _(ctx, outs, m=m):
         keep = []
         for item in outs:
             ev = event_of(item)
             if ev is not None and pred(ctx, ev):
-                ctx.mutated("recv-flag-len-zero")
+                ctx.mutated(m.name)
                 continue
             keep.append(item)
         return keep
@@ -1311,11 +1311,11 @@ def host_commands(m, fn):
     returns True when it changed the command."""
 
     @m.hook("inputs")
-    def _(ctx, ins):
+    def _(ctx, ins, m=m):
         for item in ins:
             body = item.get("input") or {}
             if body.get("kind") == "host" and fn(ctx, body.get("command") or {}):
-                ctx.mutated("reject-cqe-opcode-write")
+                ctx.mutated(m.name)
         return ins
 
 
@@ -1724,31 +1724,43 @@ def _(ctx, f, item):
 # Legal variants
 # ==========================================================================================
 
+def repeat_last_before(v, before, kept, keep, again):
+    """Registers on variant `v` an outputs hook that, before each frame of a kind in `before`
+    to a QP whose last frame of kind `kept` left earlier, sends that frame again:
+    `keep(item, f)` is what is kept of it, `again(kept, item, f)` the output item sent."""
+
+    @v.hook("outputs")
+    def _(ctx, outs, v=v):
+        st = ctx.state.setdefault(v.name, {})
+        res = []
+        for item in outs:
+            f = frame_of(item)
+            if f is not None:
+                k = kind(f)
+                qp = f.get("bth", "dest_qp")
+                if k in before and qp in st and st[qp][0] < int(item["at"]):
+                    res.append(again(st[qp][1], item, f))
+                    ctx.mutated(v.name)
+                if k == kept:
+                    st[qp] = (int(item["at"]), keep(item, f))
+            res.append(item)
+        return res
+
+
+def _ack_on_ev_of(kept, item, f):
+    """The kept ACK's bytes, sent on the EV of frame `f` at `item`'s time and port."""
+    ack = roce.Frame(kept)
+    ack.set_ev(f.ev())
+    ack.seal()
+    return {"at": item["at"], "output": {
+        "kind": "frame", "port": item["output"].get("port", 0), "bytes": ack.hex()}}
+
+
 v = variant("ack-repeat",
             "Before each SACK of a QP it has acknowledged before, the device repeats its last "
             "transport ACK, on the SACK's EV (a repeated MSN, CONF-CMP-037).")
-
-
-@v.hook("outputs")
-def _(ctx, outs):
-    st = ctx.state.setdefault("ack-repeat", {})
-    res = []
-    for item in outs:
-        f = frame_of(item)
-        if f is not None:
-            k = kind(f)
-            qp = f.get("bth", "dest_qp")
-            if k in ("sack", "probe-answer") and qp in st and st[qp][0] < int(item["at"]):
-                ack = roce.Frame(st[qp][1])
-                ack.set_ev(f.ev())
-                ack.seal()
-                res.append({"at": item["at"], "output": {
-                    "kind": "frame", "port": item["output"].get("port", 0), "bytes": ack.hex()}})
-                ctx.mutated("ack-repeat")
-            if k == "ack":
-                st[qp] = (int(item["at"]), bytes(f.b))
-        res.append(item)
-    return res
+repeat_last_before(v, ("sack", "probe-answer"), "ack", lambda item, f: bytes(f.b),
+                   _ack_on_ev_of)
 
 
 v = variant("ack-repeat-later",
@@ -8135,46 +8147,54 @@ v = variant("spray-own-rotation",
 v.caps_removed = ("spray-policies",)
 
 
-@v.hook("inputs")
-def _(ctx, ins):
-    for item in ins:
-        body = item.get("input") or {}
-        c = body.get("command") or {}
-        if body.get("kind") == "cpu" and c.get("cmd") in ("probe", "set_ev_state"):
-            new = _ev_rotation(ctx, c.get("qpn"), inverse=True).get(c.get("ev"), c.get("ev"))
-            if new != c.get("ev"):
-                c["ev"] = new
-                ctx.mutated("spray-own-rotation")
-    return each_frame(ctx, ins, ("sack", "probe-answer", "nack"), _unrotate_entropy,
-                      "spray-own-rotation")
+def own_spray(v, perm):
+    """Registers on variant `v` the hooks of a device that sprays its own permutation of each
+    QP's EVs: `perm(ctx, qpn, inverse)` maps the reference's EV to the device's (or back,
+    with `inverse`). The CPU half's commands and the answers that name an EV are mapped
+    back; reports and frames that name one are mapped to the device's."""
+
+    @v.hook("inputs")
+    def _(ctx, ins, v=v):
+        for item in ins:
+            body = item.get("input") or {}
+            c = body.get("command") or {}
+            if body.get("kind") == "cpu" and c.get("cmd") in ("probe", "set_ev_state"):
+                new = perm(ctx, c.get("qpn"), True).get(c.get("ev"), c.get("ev"))
+                if new != c.get("ev"):
+                    c["ev"] = new
+                    ctx.mutated(v.name)
+
+        def back(ctx, f, item):
+            h = "neth" if f.has("neth") else "seth"
+            inv = perm(ctx, f.get("bth", "dest_qp"), True)
+            e = f.get(h, "entropy")
+            f.set(h, "entropy", inv.get(e, e))
+
+        return each_frame(ctx, ins, ("sack", "probe-answer", "nack"), back, v.name)
+
+    @v.hook("outputs")
+    def _(ctx, outs, v=v):
+        for item in outs:
+            ev = event_of(item)
+            if ev is None or ev.get("event") != "report":
+                continue
+            if ev.get("report") not in ("ev_marked", "ev_state", "probe_answered",
+                                        "retransmitted"):
+                continue
+            p = perm(ctx, ev.get("qpn"), False)
+            for k in ("ev", "lost_ev"):
+                if ev.get(k) is not None and p.get(ev[k], ev[k]) != ev[k]:
+                    ev[k] = p[ev[k]]
+                    ctx.mutated(v.name)
+
+        def out(ctx, f, item):
+            p = perm(ctx, ctx.local_qp_of(f), False)
+            f.set_ev(p.get(f.ev(), f.ev()))
+
+        return each_frame(ctx, outs, ("data", "probe"), out, v.name)
 
 
-def _unrotate_entropy(ctx, f, item):
-    h = "neth" if f.has("neth") else "seth"
-    inv = _ev_rotation(ctx, f.get("bth", "dest_qp"), inverse=True)
-    e = f.get(h, "entropy")
-    f.set(h, "entropy", inv.get(e, e))
-
-
-@v.hook("outputs")
-def _(ctx, outs):
-    for item in outs:
-        ev = event_of(item)
-        if ev is None or ev.get("event") != "report":
-            continue
-        if ev.get("report") not in ("ev_marked", "ev_state", "probe_answered", "retransmitted"):
-            continue
-        perm = _ev_rotation(ctx, ev.get("qpn"))
-        for k in ("ev", "lost_ev"):
-            if ev.get(k) is not None and perm.get(ev[k], ev[k]) != ev[k]:
-                ev[k] = perm[ev[k]]
-                ctx.mutated("spray-own-rotation")
-
-    def fn(ctx, f, item):
-        perm = _ev_rotation(ctx, ctx.local_qp_of(f))
-        f.set_ev(perm.get(f.ev(), f.ev()))
-
-    return each_frame(ctx, outs, ("data", "probe"), fn, "spray-own-rotation")
+own_spray(v, _ev_rotation)
 
 
 combined("spray-own-rotation-late",
@@ -13425,47 +13445,7 @@ v = variant("spray-own-reversed",
             "every EV's state, reports and commands by the EVs it uses, so that a QP's first "
             "EV and its order are its own (CONF-CMP-027).")
 v.caps_removed = ("spray-policies",)
-
-
-@v.hook("inputs")
-def _(ctx, ins):
-    for item in ins:
-        body = item.get("input") or {}
-        c = body.get("command") or {}
-        if body.get("kind") == "cpu" and c.get("cmd") in ("probe", "set_ev_state"):
-            new = _ev_reversal(ctx, c.get("qpn")).get(c.get("ev"), c.get("ev"))
-            if new != c.get("ev"):
-                c["ev"] = new
-                ctx.mutated("spray-own-reversed")
-
-    def fn(ctx, f, item):
-        h = "neth" if f.has("neth") else "seth"
-        perm = _ev_reversal(ctx, f.get("bth", "dest_qp"))
-        e = f.get(h, "entropy")
-        f.set(h, "entropy", perm.get(e, e))
-
-    return each_frame(ctx, ins, ("sack", "probe-answer", "nack"), fn, "spray-own-reversed")
-
-
-@v.hook("outputs")
-def _(ctx, outs):
-    for item in outs:
-        ev = event_of(item)
-        if ev is None or ev.get("event") != "report":
-            continue
-        if ev.get("report") not in ("ev_marked", "ev_state", "probe_answered", "retransmitted"):
-            continue
-        perm = _ev_reversal(ctx, ev.get("qpn"))
-        for k in ("ev", "lost_ev"):
-            if ev.get(k) is not None and perm.get(ev[k], ev[k]) != ev[k]:
-                ev[k] = perm[ev[k]]
-                ctx.mutated("spray-own-reversed")
-
-    def fn(ctx, f, item):
-        perm = _ev_reversal(ctx, ctx.local_qp_of(f))
-        f.set_ev(perm.get(f.ev(), f.ev()))
-
-    return each_frame(ctx, outs, ("data", "probe"), fn, "spray-own-reversed")
+own_spray(v, _ev_reversal)
 
 
 def _is_receive_entry(item):
@@ -14523,24 +14503,14 @@ v = variant("sack-with-each-ack",
             "SACKs is the device's choice (CONF-CMP-007.b).")
 
 
-@v.hook("outputs")
-def _(ctx, outs):
-    st = ctx.state.setdefault("sack-with-each-ack", {})
-    res = []
-    for item in outs:
-        f = frame_of(item)
-        if f is not None:
-            k = kind(f)
-            qp = f.get("bth", "dest_qp")
-            if k == "ack" and qp in st and st[qp][0] < int(item["at"]):
-                c = copy.deepcopy(st[qp][1])
-                c["at"] = item["at"]
-                res.append(c)
-                ctx.mutated("sack-with-each-ack")
-            if k == "sack":
-                st[qp] = (int(item["at"]), copy.deepcopy(item))
-        res.append(item)
-    return res
+def _at_time_of(kept, item, f):
+    """A copy of the kept output item, at `item`'s time."""
+    c = copy.deepcopy(kept)
+    c["at"] = item["at"]
+    return c
+
+
+repeat_last_before(v, ("ack",), "sack", lambda item, f: copy.deepcopy(item), _at_time_of)
 
 
 combined("data-burst-4-ts-per-qp",

@@ -29,6 +29,7 @@ use super::arrivals::{Arrivals, discard_rule};
 use super::fields::{self, ACK, ERSP, Kinds, NACK, PROBE, RTX, WRITE};
 use super::matching::{self, When};
 use super::obs::{Frame, Injected, Kind, classify};
+use super::sequences::full_stop;
 use super::table::{CHECKS, Check, expected_reads};
 use super::{Scope, sacks, wire};
 use crate::req::*;
@@ -709,11 +710,9 @@ impl Facts {
                 })
             }),
             discarded_acks: acks_to_discard(s, &inj, &exp),
-            cq_stop: s.expects().any(|r| {
-                matches!(&r.body, Body::Event { event: NicEvent::Report(NicReport::QpError {
-                    requirement, ..
-                }) } if requirement.starts_with("CQE-RING-004"))
-            }),
+            cq_stop: s
+                .expects()
+                .any(|r| matches!(&r.body, Body::Event { event } if full_stop(event).is_some())),
             reject_flag: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
                     if c.side == Side::Requester && c.entry.status.is_doorbell_reject())

@@ -25,10 +25,9 @@
 use std::collections::HashMap;
 
 use openrdma_codec::host::{COMPLETION_LEN, CompletionRepr, CompletionStatus};
-use openrdma_device::{
-    Body, CompletionEvent, Direction, HostCommand, NicEvent, NicReport, Scenario, Side,
-};
+use openrdma_device::{Body, CompletionEvent, Direction, HostCommand, NicEvent, Scenario, Side};
 
+use super::sequences::full_stop;
 use super::{Divergence, FieldDiff, render_event};
 use crate::req::{CQE_RING_005_B, CQE_RING_005_C, Clause};
 use openrdma_device::CqId;
@@ -332,13 +331,8 @@ impl Stops {
                     let key = (f.side == Side::Requester, f.qpn.value(), f.msn.value());
                     flags_due.entry(key).or_insert(r.at.0);
                 }
-                (
-                    Direction::Expect,
-                    Body::Event {
-                        event: NicEvent::Report(NicReport::QpError { qpn, requirement }),
-                    },
-                ) if requirement.starts_with("CQE-RING-004") => {
-                    failures.push((r.at.0, qpn.value()));
+                (Direction::Expect, Body::Event { event }) if full_stop(event).is_some() => {
+                    failures.extend(full_stop(event).map(|q| (r.at.0, q)));
                 }
                 _ => {}
             }

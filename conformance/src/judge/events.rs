@@ -13,6 +13,7 @@ use openrdma_device::{
 
 use super::arrivals::Arrivals;
 use super::obs::{In, Obs};
+use super::sequences::full_stop;
 use super::{Divergence, Frame, Kind, peer_map, render_event};
 use crate::placement;
 
@@ -44,7 +45,7 @@ pub(super) fn placement(
 pub(super) fn qp_errors(o: &Obs<'_>, div: &mut Vec<Divergence>, checked: &mut usize) {
     let (exp, obs) = (o.exp_events.as_slice(), o.events.as_slice());
     for (r, e) in exp {
-        if let NicEvent::Report(NicReport::QpError { qpn, requirement }) = e {
+        if let NicEvent::Report(NicReport::QpError { qpn, .. }) = e {
             *checked += 1;
             let seen = obs.iter().any(|(_, o)| matches!(o, NicEvent::Report(NicReport::QpError { qpn: q, .. }) if q == qpn));
             if !seen {
@@ -61,8 +62,7 @@ pub(super) fn qp_errors(o: &Obs<'_>, div: &mut Vec<Divergence>, checked: &mut us
                     }
                     _ => false,
                 };
-                let stop =
-                    requirement.starts_with("CQE-RING-004") && !obs.iter().any(|(_, o)| flushed(o));
+                let stop = full_stop(e).is_some() && !obs.iter().any(|(_, o)| flushed(o));
                 div.push(Divergence {
                     at: r.at.0,
                     requirement: if stop { "CQE-RING-004.b" } else { "REC-IF-009" }.into(),

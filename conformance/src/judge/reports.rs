@@ -11,7 +11,7 @@ use openrdma_device::{HostCommand, Input, NicEvent, NicReport};
 use super::obs::{In, Kind};
 use super::{Divergence, Frame, render_event};
 
-/// What the checks of this module read.
+/// What the checks of this module, and the order of reports (`steps`), read.
 pub(super) struct Reports<'r, 'a> {
     pub(super) inputs: &'r [In<'a>],
     pub(super) sent: &'r [Frame<'a>],
@@ -82,40 +82,69 @@ impl Reports<'_, '_> {
     }
 }
 
-/// The `outstanding` of a `Progress` is the distance from its `snd_una` to the QP's
-/// `snd_nxt`, which the device's first transmissions give: surely those sent more than the
-/// margin before the report, possibly those up to the margin after it (CONF-CMP-050).
-pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+/// A `Progress` report the device made at `t` about QP `q`.
+struct Progress {
+    t: u64,
+    q: u32,
+    snd_una: Psn,
+    outstanding: u32,
+    awaiting_ack: u32,
+}
+
+/// Judges one count of every `Progress`: `range` gives the count the report says and the
+/// range the truth gives it, or `None` when no count is due; `words` says what a count
+/// outside the range is. Such a count breaks REC-IF-002.
+fn judge_progress(
+    r: &Reports<'_, '_>,
+    div: &mut Vec<Divergence>,
+    range: impl Fn(&Progress) -> Option<(u32, u32, u32)>,
+    words: impl Fn(&Progress, u32, u32) -> String,
+) {
     for &(t, e) in r.obs {
-        let NicEvent::Report(NicReport::Progress { qpn, snd_una, outstanding, .. }) = e else {
+        let NicEvent::Report(NicReport::Progress { qpn, snd_una, outstanding, awaiting_ack }) = e
+        else {
             continue;
         };
-        let q = qpn.value();
-        let Some((born, init)) = r.born(q, t) else { continue };
-        let lo = r
-            .snd_nxt(q, born, init, |at| at.saturating_add(r.margin) < t)
-            .distance(*snd_una)
-            .max(0);
-        let hi = r
-            .snd_nxt(q, born, init, |at| at <= t.saturating_add(r.margin))
-            .distance(*snd_una)
-            .max(0);
-        if (lo as u32..=hi as u32).contains(outstanding) {
+        let p = Progress {
+            t,
+            q: qpn.value(),
+            snd_una: *snd_una,
+            outstanding: *outstanding,
+            awaiting_ack: *awaiting_ack,
+        };
+        let Some((said, lo, hi)) = range(&p) else { continue };
+        if (lo..=hi).contains(&said) {
             continue;
         }
         div.push(Divergence {
             actual: Some(render_event(e)),
-            ..Divergence::of(
-                t,
-                crate::req::REC_IF_002,
-                format!(
-                    "a Progress of QP {q} with {outstanding} PSNs outstanding, where the QP's \
-                     first transmissions and its snd_una {} give from {lo} to {hi}",
-                    snd_una.value()
-                ),
-            )
+            ..Divergence::of(t, crate::req::REC_IF_002, words(&p, lo, hi))
         });
     }
+}
+
+/// The `outstanding` of a `Progress` is the distance from its `snd_una` to the QP's
+/// `snd_nxt`, which the device's first transmissions give: surely those sent more than the
+/// margin before the report, possibly those up to the margin after it (CONF-CMP-050).
+pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    let range = |p: &Progress| {
+        let (t, q) = (p.t, p.q);
+        let (born, init) = r.born(q, t)?;
+        let from = |until: &dyn Fn(u64) -> bool| {
+            r.snd_nxt(q, born, init, until).distance(p.snd_una).max(0) as u32
+        };
+        let lo = from(&|at| at.saturating_add(r.margin) < t);
+        let hi = from(&|at| at <= t.saturating_add(r.margin));
+        Some((p.outstanding, lo, hi))
+    };
+    let words = |p: &Progress, lo: u32, hi: u32| {
+        format!(
+            "a Progress of QP {} with {} PSNs outstanding, where the QP's first transmissions \
+             and its snd_una {} give from {lo} to {hi}",
+            p.q, p.outstanding, p.snd_una
+        )
+    };
+    judge_progress(r, div, range, words);
 }
 
 /// The messages of QP `q` whose last packet the device sent from `born` on, as a first
@@ -140,14 +169,11 @@ fn completed_sends(r: &Reports<'_, '_>, q: u32, born: u64) -> HashMap<Msn, u64> 
 /// margin after it and that no ACK covered more than the margin before it (CONF-CMP-116).
 /// Messages of other QPs, of a shared retirement domain included, are not q's.
 pub(super) fn judge_awaiting(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
-    for &(t, e) in r.obs {
-        let NicEvent::Report(NicReport::Progress { qpn, awaiting_ack, .. }) = e else {
-            continue;
-        };
-        let q = qpn.value();
-        let Some((born, _)) = r.born(q, t) else { continue };
+    let range = |p: &Progress| {
+        let (t, q) = (p.t, p.q);
+        let (born, _) = r.born(q, t)?;
         if failed_by(r, q, born, t) {
-            continue;
+            return None;
         }
         // An ACK for an MSN the QP never assigned, or for a message not sent whole, is
         // discarded (SND-ACK-002): it completes nothing.
@@ -172,21 +198,16 @@ pub(super) fn judge_awaiting(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
                 hi += 1;
             }
         }
-        if (lo..=hi).contains(awaiting_ack) {
-            continue;
-        }
-        div.push(Divergence {
-            actual: Some(render_event(e)),
-            ..Divergence::of(
-                t,
-                crate::req::REC_IF_002,
-                format!(
-                    "a Progress of QP {q} with {awaiting_ack} messages awaiting ACK, where the \
-                     QP's own messages sent whole and the ACKs into it give from {lo} to {hi}"
-                ),
-            )
-        });
-    }
+        Some((p.awaiting_ack, lo, hi))
+    };
+    let words = |p: &Progress, lo: u32, hi: u32| {
+        format!(
+            "a Progress of QP {} with {} messages awaiting ACK, where the QP's own messages \
+             sent whole and the ACKs into it give from {lo} to {hi}",
+            p.q, p.awaiting_ack
+        )
+    };
+    judge_progress(r, div, range, words);
 }
 
 /// Whether QP `q`, created at `born`, reported `QpError` before `t`: its messages are then

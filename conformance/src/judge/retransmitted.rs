@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use openrdma_codec::Ev;
+use openrdma_codec::{Ev, Psn};
 use openrdma_device::{CpuCommand, Input, NicEvent, NicReport, RetransmitCause, Scenario};
 
 use super::obs::{Frame, In, Kind};
@@ -168,32 +168,31 @@ fn cumulative_unseen(
     (q, p): (u32, u32),
     (t, report): (u64, u64),
 ) -> bool {
-    const HALF: u32 = 1 << 23;
+    let p = Psn::new(p);
+    // `cack` at or after `p`: `p` is not ahead of it.
     let cumulative = inputs.iter().filter(|i| i.at <= t).any(|i| {
         matches!(i.frame.as_ref().map(|f| &f.kind),
-            Some(&Kind::Sack { qp, cack, .. })
-                if qp == q && cack.wrapping_sub(p) & 0xFF_FFFF < HALF)
+            Some(&Kind::Sack { qp, cack, .. }) if qp == q && !p.is_after(Psn::new(cack)))
     });
     let mut una = events.iter().filter(|&&(at, _)| at <= report).filter_map(|&(_, e)| match e {
         NicEvent::Report(NicReport::Progress { qpn, snd_una, .. }) if qpn.value() == q => {
-            Some(snd_una.value())
+            Some(*snd_una)
         }
         _ => None,
     });
-    // The last snd_una is at or before `p`: `p` is less than half the ring behind it.
-    let behind = una.next_back().is_some_and(|u| p.wrapping_sub(u) & 0xFF_FFFF < HALF);
+    // The last snd_una is at or before `p`: it is not ahead of `p`.
+    let behind = una.next_back().is_some_and(|u| !u.is_after(p));
     cumulative && behind
 }
 
 /// Whether a SACK injected at or before `t` to QP `q` claimed PSN `p`, cumulatively or in
 /// its bitmap.
 fn claimed(inputs: &[In<'_>], q: u32, p: u32, t: u64) -> bool {
-    const HALF: u32 = 1 << 23;
+    let p = Psn::new(p);
     inputs.iter().filter(|i| i.at <= t).any(|i| match i.frame.as_ref().map(|f| &f.kind) {
         Some(&Kind::Sack { qp, cack, base, bitmap }) if qp == q => {
-            let behind = cack.wrapping_sub(p) & 0xFF_FFFF;
-            let off = p.wrapping_sub(base) & 0xFF_FFFF;
-            behind < HALF || (off < 64 && (bitmap >> off) & 1 == 1)
+            let off = p.forward_from(Psn::new(base));
+            !p.is_after(Psn::new(cack)) || (off < 64 && (bitmap >> off) & 1 == 1)
         }
         _ => false,
     })

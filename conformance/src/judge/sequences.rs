@@ -497,18 +497,22 @@ pub(super) struct Inputs<'a> {
     pub orders: &'a Orders,
 }
 
+/// The QP an event fails for a full completion queue: a `QpError` whose requirement is
+/// CQE-RING-004 or one of its clauses.
+pub(super) fn full_stop(e: &NicEvent) -> Option<u32> {
+    match e {
+        NicEvent::Report(NicReport::QpError { qpn, requirement })
+            if Clause::parse(requirement).map(Clause::line) == Some(CQE_RING_004) =>
+        {
+            Some(qpn.value())
+        }
+        _ => None,
+    }
+}
+
 /// The QPs the device failed for a full completion queue (CQE-RING-004), with the time.
 fn full_stops(obs: &[(u64, &NicEvent)]) -> Vec<(u32, u64)> {
-    obs.iter()
-        .filter_map(|(t, e)| match e {
-            NicEvent::Report(NicReport::QpError { qpn, requirement })
-                if requirement.starts_with("CQE-RING-004") =>
-            {
-                Some((qpn.value(), *t))
-            }
-            _ => None,
-        })
-        .collect()
+    obs.iter().filter_map(|(t, e)| full_stop(e).map(|q| (q, *t))).collect()
 }
 
 /// Judges the four sequences. `exp` are the expected events with their records, `obs` the
@@ -524,17 +528,8 @@ pub(super) fn judge(
     checked: &mut usize,
 ) {
     // The QPs a full completion queue fails, at the time of the input that found it full.
-    let stops: Vec<(u32, u64)> = exp
-        .iter()
-        .filter_map(|(r, e)| match e {
-            NicEvent::Report(NicReport::QpError { qpn, requirement })
-                if requirement.starts_with("CQE-RING-004") =>
-            {
-                Some((qpn.value(), r.at.0))
-            }
-            _ => None,
-        })
-        .collect();
+    let stops: Vec<(u32, u64)> =
+        exp.iter().filter_map(|(r, e)| full_stop(e).map(|q| (q, r.at.0))).collect();
     // The messages whose requester entry is due: a sender flag without one is a flag
     // of an unsignaled work request's success.
     let entries_due: HashSet<(u32, u16)> = exp

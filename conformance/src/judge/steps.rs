@@ -13,7 +13,8 @@ use openrdma_device::{EvMark, HostCommand, Input, NicEvent, NicReport};
 
 use super::obs::{In, Kind};
 use super::progress::created_at;
-use super::{Divergence, Frame, render_event};
+use super::reports::Reports;
+use super::{Divergence, render_event};
 
 /// The EV step's report of a SACK: `EvMarked` with its mark for `pr` 0 and a mark that
 /// skips (REC-IF-005), `ProbeAnswered` with its mark for `pr` 1 (REC-IF-007).
@@ -66,16 +67,9 @@ struct Seen<'a> {
     ahead: Vec<(Psn, u64, &'a NicEvent)>,
 }
 
-/// What the check reads.
-pub(super) struct Steps<'r, 'a> {
-    pub(super) inputs: &'r [In<'a>],
-    pub(super) sent: &'r [Frame<'a>],
-    /// A peer's QPN to the device's QP facing it.
-    pub(super) local_of: &'r HashMap<u32, u32>,
-    pub(super) obs: &'r [(u64, &'a NicEvent)],
-}
-
-impl<'a> Steps<'_, 'a> {
+/// What the check reads is what the checks of `Progress` and `Armed` read: the inputs,
+/// the device's frames, the peer map and the observed events of [`Reports`].
+impl<'a> Reports<'_, 'a> {
     /// The initial PSN of QP `q` created at `born`.
     fn initial(&self, q: u32, born: u64) -> Option<Psn> {
         self.inputs.iter().find_map(|i| match i.input {
@@ -141,7 +135,7 @@ impl<'a> Steps<'_, 'a> {
 /// `snd_una` there (REC-IF-002), when such a `Progress` comes later and reports no
 /// outstanding PSN: one that counts outstanding PSNs may have been built after the
 /// `Armed`'s data packet left.
-pub(super) fn judge_steps(s: &Steps<'_, '_>, div: &mut Vec<Divergence>) {
+pub(super) fn judge_steps(s: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     let mut seen: HashMap<u32, Seen<'_>> = HashMap::new();
     for (i, &(t, e)) in s.obs.iter().enumerate() {
         let Some(q) = report_qp(e) else { continue };

@@ -623,13 +623,7 @@ pub static CHECKS: &[Check] = &[
         applies: cpu_split,
         judge: |c, d| {
             let local_of = c.local_of();
-            let s = steps::Steps {
-                inputs: &c.o.inputs,
-                sent: &c.o.frames,
-                local_of: &local_of,
-                obs: &c.o.events,
-            };
-            steps::judge_steps(&s, d);
+            steps::judge_steps(&c.reports(&local_of), d);
         },
     },
     Check {

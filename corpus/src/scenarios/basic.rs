@@ -461,9 +461,7 @@ pub(super) fn rcv_retirement(name: &str, mode: RetirementMode) -> Scenario {
     });
     m.nic.retirement = mode;
     let mut r = Recorder::new(m);
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    two_qps(&mut r, 0, 0);
     r.checks(&["RET-ORDER-001"]);
     let total = 2 * PMTU;
     // QP A, MSN 0: only its first packet for now.

@@ -54,7 +54,7 @@ fn snd_rtx_psn_wrap() -> Scenario {
 
 /// Messages before and after the timestamp clock passes 2^16 of the reference's units.
 fn snd_ts_wrap() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-ts-wrap",
         "The device sends one-packet messages 10 us apart from 1.03 ms on, each acknowledged \
          2 us after it leaves. In the reference's 16 ns units the timestamp clock passes \
@@ -63,7 +63,6 @@ fn snd_ts_wrap() -> Scenario {
         &["SND-TS-002", "SND-TS-003", "SND-ACK-001", "CQE-SEND-001"],
         |_| {},
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     for k in 0..5u32 {
         let at = 1_030_000 + u64::from(k) * 10_000;
         r.checks(&["SND-TS-002", "SND-TS-003"]);
@@ -136,9 +135,7 @@ fn snd_ev_state_shared_ev() -> Scenario {
     r.run_until(5_500);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     let ev = r.sent_ev(PEER_QP + 1, 0).expect("B's PSN 0 was sent");
-    let sack = edit_qp(sack_in(0, 0, 0, WireMark::NONE, ev), b);
-    r.inject(5_500, port_of(ev, 4), ev, &sack);
-    r.inject(5_500, 0, 0xA000_0000, &edit_qp(ack_in(0, 0, AethRepr::ACK_UNLIMITED_CREDIT), b));
+    acknowledge_on(&mut r, 5_500, b, 0, 0, ev);
     done(r, 12_000)
 }
 

@@ -48,16 +48,6 @@ pub(super) fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig 
     }
 }
 
-/// Injects a SACK of everything up to `psn` and the transport ACK of MSN `msn` to device QP
-/// `me`, whose peer is `peer`; the SACK travels on the EV the device used for `psn`.
-fn acknowledge(r: &mut Recorder, at: u64, me: u32, peer: u32, psn: u32, msn: u16) {
-    r.run_until(at);
-    let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
-    let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
-    r.inject(at, port_of(ev, 4), ev, &sack);
-    r.inject(at, 0, 0xA000_0000, &edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me));
-}
-
 /// Six completions in a queue of four: the ring wraps and the phase flips.
 fn ret_cq_wrap() -> Scenario {
     let mut r = sender_with(

@@ -202,7 +202,7 @@ fn sack_with_mpr(r: &mut Recorder, at: u64, psn: u32, mpr: u8) {
 
 /// The peer's SACK shrinks the window; the sender never sends past it.
 pub(super) fn snd_window() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-window",
         "With mpr 3 (a window of 384 PSNs) and a PMTU of 256, a one-packet message is \
          SACKed with mpr 2: the peer's window becomes 256 PSNs. A message of 263 packets \
@@ -223,7 +223,6 @@ pub(super) fn snd_window() -> Scenario {
             m.nic.pmtu = 256;
         },
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
     r.run_until(2_000);
     let ev = r.sent_ev(PEER_QP, 0).expect("sent");
@@ -246,7 +245,7 @@ pub(super) fn snd_window() -> Scenario {
 
 /// The sender's own window, with a peer that never advertises one (every SACK has mpr 0).
 pub(super) fn snd_window_own() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-window-own",
         "With mpr 1 (a window of 128 PSNs) and a PMTU of 256, the peer's SACKs all carry \
          mpr 0, which leaves the peer's window at the sender's own. A message of 135 \
@@ -267,7 +266,6 @@ pub(super) fn snd_window_own() -> Scenario {
             m.nic.pmtu = 256;
         },
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-WIN-001", "SND-WIN-002"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 135 * 256, None, true)));
     r.checks(&["SND-WIN-003", "SND-NACK-002"]);
@@ -285,7 +283,7 @@ pub(super) fn snd_window_own() -> Scenario {
 
 /// The peer's window starts at the sender's own: more than 128 PSNs go before any SACK.
 pub(super) fn snd_window_initial() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-window-initial",
         "With mpr 2 (a window of 256 PSNs) and a PMTU of 256, a message of 200 packets is \
          posted before any SACK has come: the peer's window starts at the sender's own, so \
@@ -308,7 +306,6 @@ pub(super) fn snd_window_initial() -> Scenario {
             m.nic.pmtu = 256;
         },
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-WIN-001", "SND-WIN-002", "SND-SEG-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 200 * 256, None, true)));
     sack_with_mpr(&mut r, 6_000, 9, 0);

@@ -14,12 +14,7 @@ pub(super) fn builders() -> Vec<Builder> {
 
 /// A requester scenario that presents doorbells as bus writes.
 fn bus_sender(name: &str, description: &str, reqs: &[&str]) -> Recorder {
-    let mut r = sender_with(name, description, reqs, |m| {
-        m.requires.insert(Capability::Doorbell);
-        m.requires.insert(Capability::DoorbellBus);
-    });
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
-    r
+    doorbell_sender(name, description, reqs, &[Capability::DoorbellBus])
 }
 
 /// One bus write of `bytes` at byte `offset` of doorbell register `register`.
@@ -58,8 +53,7 @@ fn db_bus_partial_writes() -> Scenario {
             "FLAG-SEND-001",
         ],
     );
-    register_local(&mut r);
-    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    install(&mut r, template(3, WrOpcode::WRITE, true));
     let t0 = token(3, 0, 2, 1).to_le_bytes();
     let t1 = token(3, 1, 5, 20);
     // Read big-endian, t1's bytes would be version 1, template 0x400: a device reading
@@ -105,8 +99,7 @@ fn db_bus_registers() -> Scenario {
             "FLAG-SEND-001",
         ],
     );
-    register_local(&mut r);
-    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    install(&mut r, template(3, WrOpcode::WRITE, true));
     r.host(0, HostCommand::SetTemplate(template(4, WrOpcode::WRITE, true)));
     r.checks(&["DB-MMIO-003", "TPL-EXPAND-002", "TPL-EXPAND-003"]);
     ring(&mut r, 1_000, 0, token(3, 0, 1, 1));

@@ -37,7 +37,7 @@ pub(super) fn token(template: u16, seq: u16, index: u16, length_units: u16) -> u
 
 /// Good doorbells expand into messages.
 pub(super) fn db_accept() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-accept",
         "Two templates are installed: an unsignaled Write and a signaled \
          Write-with-Immediate. Three tokens (the default length at slot 2, 20 length units \
@@ -71,14 +71,9 @@ pub(super) fn db_accept() -> Scenario {
             "SND-SEG-004",
             "IMMDT-LAYOUT-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-            m.requires.insert(Capability::WriteImmediate);
-        },
+        &[Capability::WriteImmediate],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
-    register_local(&mut r);
-    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, false)));
+    install(&mut r, template(3, WrOpcode::WRITE, false));
     r.host(0, HostCommand::SetTemplate(template(4, WrOpcode::WRITE_WITH_IMM, true)));
     r.checks(&["TPL-EXPAND-002", "TPL-EXPAND-003", "TPL-EXPAND-004", "DB-LENGTH-001"]);
     r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 2, 0) });
@@ -93,7 +88,7 @@ pub(super) fn db_accept() -> Scenario {
 
 /// Every doorbell rejection: one error completion each, nothing else.
 pub(super) fn db_reject() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-reject",
         "Tokens that fail each doorbell check in turn (version 0 and 2, an unknown \
          template, a replayed seq, a seq ahead of the expected one, an index beyond the \
@@ -125,11 +120,8 @@ pub(super) fn db_reject() -> Scenario {
             "DB-ACCEPT-001",
             "CQE-SEND-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     register_local(&mut r);
     // Template 3: local slots wider than remote ones, so that a long token at the last
     // slot passes the remote region but not the local one; template 4 the reverse.
@@ -211,7 +203,7 @@ pub(super) fn db_reject() -> Scenario {
 
 /// Templates that break a `TPL-*` rule are not installed: tokens naming them are unknown.
 pub(super) fn db_bad_templates() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-bad-templates",
         "Software tries to install templates that each break one rule: a reserved QPN, an \
          unknown opcode, no slots, a length unit that is not a power of two, a max_length \
@@ -236,11 +228,8 @@ pub(super) fn db_bad_templates() -> Scenario {
             "CQE-OPCODE-001",
             "DB-ACCEPT-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     register_local(&mut r);
     // Flag slots inside the QP's table of 256, 16 for each template.
     let base = |id: u16| Template {

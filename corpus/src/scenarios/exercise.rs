@@ -40,7 +40,7 @@ fn rcv_error_probe() -> Scenario {
 
 /// SACKs cover two messages well before the coalesced transport ACK that completes them.
 fn snd_ack_after_sack() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-ack-after-sack",
         "The device sends a two-packet message and a one-packet message. A SACK covers the \
          first message's last packet 2 us after it left, a second SACK the second message \
@@ -50,7 +50,6 @@ fn snd_ack_after_sack() -> Scenario {
         &["SND-ACK-005", "SND-ACK-001", "FLAG-SEND-001", "CQE-SEND-001"],
         |m| m.tolerances.late_ns = 2_000,
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
     r.host(1_000, HostCommand::PostWrite(wr(1, 512, None, true)));
     inject_sack(&mut r, 3_000, 1, 0, 1, WireMark::NONE);
@@ -76,13 +75,7 @@ fn rcv_probe_two_qps() -> Scenario {
     let mut r = Recorder::new(m);
     // A's PSNs start away from B's, so that neither QP's state can pass for the other's.
     const A: u32 = 0x100;
-    let b = DUT_QP + 1;
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, A)));
-    r.host(
-        0,
-        HostCommand::CreateQp(QpConfig { domain: DomainId::new(1), ..qp(b, PEER_QP + 1, 0) }),
-    );
+    let b = two_qps(&mut r, A, 1);
     let total = 3 * PMTU;
     r.inject(
         1_000,

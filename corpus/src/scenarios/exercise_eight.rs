@@ -23,7 +23,7 @@ const G4: u64 = 1 << 32;
 
 /// A message whose remote range crosses 4 GiB after its first packet.
 fn snd_va_cross_4g() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-va-cross-4g",
         "The device sends a work request of three packets whose remote range starts 1280 \
          bytes below 4 GiB: its second packet's RETH va lies 4 GiB minus 256, its third \
@@ -32,7 +32,6 @@ fn snd_va_cross_4g() -> Scenario {
         &["SND-SEG-003", "RETH-VA-002", "WR-EXEC-001"],
         |_| {},
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-SEG-003", "RETH-VA-002", "WR-EXEC-001"]);
     let works = [(G4 - 0x500, 2 * PMTU + 100), (2 * G4 - u64::from(PMTU), 2 * PMTU)];
     for (k, (remote, len)) in works.into_iter().enumerate() {
@@ -46,7 +45,7 @@ fn snd_va_cross_4g() -> Scenario {
 
 /// A template whose remote region crosses 4 GiB between its slots and inside one.
 fn db_va_cross_4g() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-va-cross-4g",
         "A template's remote region starts 65 KiB below 4 GiB, with slots of 64 KiB. The \
          token for slot 0 is a message below 4 GiB; the one for slot 1 a message of three \
@@ -54,14 +53,10 @@ fn db_va_cross_4g() -> Scenario {
          slot 2 a message wholly above 4 GiB, whose address needs the carry of \
          remote_base + 2 x remote_stride into bit 32.",
         &["TPL-EXPAND-003", "SND-SEG-003", "RETH-VA-002", "DB-ACCEPT-001", "FLAG-SEND-001"],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let t = Template { remote_base: G4 - 0x1_0400, ..template(3, WrOpcode::WRITE, true) };
-    register_local_of(&mut r, &t);
-    r.host(0, HostCommand::SetTemplate(t));
+    install(&mut r, t);
     r.checks(&["TPL-EXPAND-003", "SND-SEG-003", "RETH-VA-002"]);
     for seq in 0u16..3 {
         r.host(
@@ -77,7 +72,7 @@ fn db_va_cross_4g() -> Scenario {
 
 /// AckReq on every third PSN.
 fn snd_ackreq_every_3() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-ackreq-every-3",
         "With ack_req_every 3, a number that is not a power of two, the device sends a \
          message of eight packets from PSN 0: AckReq is set on PSNs 0, 3 and 6, multiples \
@@ -85,7 +80,6 @@ fn snd_ackreq_every_3() -> Scenario {
         &["SND-ACKREQ-001"],
         |m| m.nic.ack_req_every = 3,
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-ACKREQ-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 8 * PMTU, None, true)));
     inject_sack(&mut r, 12_000, 7, 0, 7, WireMark::NONE);
@@ -125,20 +119,16 @@ fn rcv_flag_base_unaligned() -> Scenario {
 
 /// Tokens exactly half the sequence ring ahead, and one short of it.
 fn db_seq_half_ring() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-seq-half-ring",
         "A template accepts the token of seq 0. The token of seq 0x8001, exactly 2^15 ahead \
          of the expected seq 1, is rejected with SEQ_GAP, not STALE_SEQ; the token of seq \
          0x8002, 2^15 - 1 behind, with STALE_SEQ. Both are at slots that have flags, and \
          neither writes one. The token of seq 1 is then accepted.",
         &["DB-SEQ-002", "DB-SEQ-003", "CQE-REJECT-001", "DB-REJECT-001", "FLAG-SEND-003"],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
-    register_local(&mut r);
-    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    install(&mut r, template(3, WrOpcode::WRITE, true));
     r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 0, 4) });
     r.checks(&["DB-SEQ-003", "CQE-REJECT-001", "FLAG-SEND-003"]);
     r.host(2_000, HostCommand::Doorbell { token: token(3, 0x8001, 1, 4) });
@@ -165,13 +155,7 @@ fn rcv_sack_two_qps_one_instant() -> Scenario {
     m.tolerances.late_ns = 2_000;
     let mut r = Recorder::new(m);
     const A: u32 = 0x100;
-    let b = DUT_QP + 1;
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, A)));
-    r.host(
-        0,
-        HostCommand::CreateQp(QpConfig { domain: DomainId::new(1), ..qp(b, PEER_QP + 1, 0) }),
-    );
+    let b = two_qps(&mut r, A, 1);
     let total = 3 * PMTU;
     let to = |qpn: u32, p: Packet| edit(quiet(p), |w| w.bth.dest_qp = Qpn::new(qpn));
     let pkt =

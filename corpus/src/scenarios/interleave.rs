@@ -124,9 +124,7 @@ fn rcv_two_domains_close() -> Scenario {
             m.requires.insert(Capability::PerQpRetirement);
         },
     );
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    two_qps(&mut r, 0, 0);
     let a = |r: &mut Recorder, at, ev, psn: u32, msn| {
         r.inject(at, 0, ev, &to_a(only(psn, msn, u64::from(msn) * 0x1000)));
     };

@@ -20,7 +20,7 @@ fn local(lkey: u32, base: u64, len: u64, local_read: bool) -> HostCommand {
 
 /// Templates whose local key does not cover them are not installed.
 fn db_local_keys() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-local-keys",
         "Software registers local memory under four keys: one covering the templates' \
          local region and readable by the NIC, one covering it but not readable, one that \
@@ -37,11 +37,8 @@ fn db_local_keys() -> Scenario {
             "DB-ACCEPT-001",
             "CQE-SEND-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let len = template(0, WrOpcode::WRITE, true).local_region_len;
     r.host(0, local(1, LOCAL, len, true));
     r.host(0, local(2, LOCAL, len, false));
@@ -78,7 +75,7 @@ fn db_local_keys() -> Scenario {
 
 /// Ending the registration under an installed template disables the template first.
 fn db_deregister() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-deregister",
         "Templates 3 and 4 send from memory registered under keys 1 and 5. Software ends \
          registration 1: the NIC disables template 3 first, so that its next token is \
@@ -95,11 +92,8 @@ fn db_deregister() -> Scenario {
             "DB-ACCEPT-001",
             "CQE-SEND-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let t3 = template(3, WrOpcode::WRITE, true);
     let len = t3.local_region_len;
     r.host(0, local(1, LOCAL, len, true));

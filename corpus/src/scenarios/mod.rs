@@ -237,6 +237,18 @@ fn setup(r: &mut Recorder, psn: u32, peer: bool) {
     }
 }
 
+/// Sets up the region and two device QPs: A (`DUT_QP`, peer `PEER_QP`) from PSN `a_psn`,
+/// and B (`DUT_QP + 1`, peer `PEER_QP + 1`) from PSN 0 in retirement domain `b_domain`.
+/// Returns B's QPN.
+fn two_qps(r: &mut Recorder, a_psn: u32, b_domain: u32) -> u32 {
+    let b = DUT_QP + 1;
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, a_psn)));
+    let domain = DomainId::new(b_domain);
+    r.host(0, HostCommand::CreateQp(QpConfig { domain, ..qp(b, PEER_QP + 1, 0) }));
+    b
+}
+
 /// An MRC write from the peer: packet `seg` of a message.
 #[allow(clippy::too_many_arguments)]
 pub fn write(

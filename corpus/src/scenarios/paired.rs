@@ -193,7 +193,7 @@ pub(super) fn snd_dark_path() -> Scenario {
 
 /// No acknowledgement ever comes: the retry limit ends the QP.
 pub(super) fn ret_retry_exceeded() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "ret-retry-exceeded",
         "The device sends two messages and nothing ever answers. The CPU half times out \
          with back-off (rto 2 us, doubling, at most 8 us), commands a retransmission at \
@@ -223,7 +223,6 @@ pub(super) fn ret_retry_exceeded() -> Scenario {
             m.recovery.retry_limit = 3;
         },
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["REC-IF-010", "REC-RTO-004"]);
     post_messages(&mut r, 1_000, 2, 512);
     // Expiries at 3, 7, 15 and 23 us (the last exceeds the limit); probes of the EVs

@@ -180,10 +180,7 @@ fn rec_split_qpn_high() -> Scenario {
     r.host(1_000, HostCommand::PostWrite(w));
     r.run_until(8_000);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    let sack = edit_qp(sack_in(0, 0, 0, WireMark::NONE, e0), HIGH_QP);
-    r.inject(8_000, port_of(e0, 4), e0, &sack);
-    let ack = edit_qp(ack_in(0, 0, AethRepr::ACK_UNLIMITED_CREDIT), HIGH_QP);
-    r.inject(8_000, 0, 0xA000_0000, &ack);
+    acknowledge_on(&mut r, 8_000, HIGH_QP, 0, 0, e0);
     // The CPU half blamed the EV for the loss and probes it at 15 us, naming the QP.
     r.run_until(16_000);
     r.checks(&["EV-PROBE-005", "REC-IF-011", "REC-TEST-001"]);

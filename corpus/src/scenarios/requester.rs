@@ -17,6 +17,37 @@ pub(super) fn sender_with(
     Recorder::new(m)
 }
 
+/// A requester recorder whose device QP has four IPv4 EVs (`setup_evs`).
+pub(super) fn evs_sender(
+    name: &str,
+    description: &str,
+    reqs: &[&str],
+    f: impl FnOnce(&mut Manifest),
+) -> Recorder {
+    let mut r = sender_with(name, description, reqs, f);
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
+    r
+}
+
+/// A doorbell sender: `evs_sender` that also needs doorbells and the capabilities `caps`.
+pub(super) fn doorbell_sender(
+    name: &str,
+    description: &str,
+    reqs: &[&str],
+    caps: &[Capability],
+) -> Recorder {
+    evs_sender(name, description, reqs, |m| {
+        m.requires.insert(Capability::Doorbell);
+        m.requires.extend(caps.iter().copied());
+    })
+}
+
+/// Registers the local memory of template `t` and installs `t`, at time 0.
+pub(super) fn install(r: &mut Recorder, t: Template) {
+    register_local_of(r, &t);
+    r.host(0, HostCommand::SetTemplate(t));
+}
+
 /// EVs that IPv4 can carry whole (bits 15:0 zero, `ENC-EV-002`).
 pub(super) fn v4_evs(me: u32, n: u32) -> Vec<Ev> {
     (0..n).map(|i| Ev::new((0xC000 + (me << 4) + i) << 16)).collect()
@@ -43,6 +74,23 @@ pub(super) fn wr(k: u32, length: u32, imm: Option<u32>, signaled: bool) -> WorkR
         flag_slot: k,
         signaled,
     }
+}
+
+/// Injects at `at` a SACK of everything up to `psn` and the transport ACK of MSN `msn` to
+/// device QP `me`, whose peer is `peer`; the SACK travels on the EV the device used for
+/// `psn`.
+pub(super) fn acknowledge(r: &mut Recorder, at: u64, me: u32, peer: u32, psn: u32, msn: u16) {
+    r.run_until(at);
+    let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
+    acknowledge_on(r, at, me, psn, msn, ev);
+}
+
+/// Injects at `at` a SACK of everything up to `psn`, on EV `ev`, and the transport ACK of
+/// MSN `msn` to device QP `me`.
+pub(super) fn acknowledge_on(r: &mut Recorder, at: u64, me: u32, psn: u32, msn: u16, ev: Ev) {
+    let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
+    r.inject(at, port_of(ev, 4), ev, &sack);
+    r.inject(at, 0, 0xA000_0000, &edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me));
 }
 
 /// A SACK from the peer to the device: everything up to `cack` arrived, plus the PSNs of
@@ -523,7 +571,7 @@ pub(super) fn snd_ev_set_state() -> Scenario {
 
 /// NACK UNEXP_EVENT: the QP fails; pending messages complete FATAL_NACK then FLUSHED.
 pub(super) fn snd_nack_fatal() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-nack-fatal",
         "With wwi_limit 1, the device sends a two-packet Write-with-Immediate; a second one \
          and a Write behind it wait. A NACK UNEXP_EVENT for PSN 1 moves the QP to the error \
@@ -557,9 +605,7 @@ pub(super) fn snd_nack_fatal() -> Scenario {
             m.requires.insert(Capability::Doorbell);
         },
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
-    register_local(&mut r);
-    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    install(&mut r, template(3, WrOpcode::WRITE, true));
     r.checks(&["WWI-LIMIT-001"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, PMTU + 8, Some(0x10), true)));
     r.host(1_000, HostCommand::PostWrite(wr(1, 64, Some(0x11), false)));
@@ -662,12 +708,7 @@ pub(super) fn snd_shared_domain() -> Scenario {
         (6_000, a, PEER_QP, 1, 2),
         (7_000, c, PEER_QP + 2, 0, 0),
     ] {
-        r.run_until(at);
-        let ev = r.sent_ev(peer, psn).expect("the PSN was sent");
-        let sack = edit_qp(sack_in(psn, 0, psn, WireMark::NONE, ev), me);
-        r.inject(at, port_of(ev, 4), ev, &sack);
-        let ack = edit_qp(ack_in(psn, msn, AethRepr::ACK_UNLIMITED_CREDIT), me);
-        r.inject(at, 0, 0xA000_0000, &ack);
+        acknowledge(&mut r, at, me, peer, psn, msn);
     }
     done(r, 20_000)
 }
@@ -688,7 +729,7 @@ pub(super) fn edit_qp(mut p: Packet, qpn: u32) -> Packet {
 
 /// `wwi_limit` Write-with-Immediate messages in flight hold back the next one.
 pub(super) fn snd_wwi_limit() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-wwi-limit",
         "With wwi_limit 2 the device accepts three Write-with-Immediate messages and a \
          Write: the first two go out at once; the third, and the Write behind it, wait until \
@@ -707,7 +748,6 @@ pub(super) fn snd_wwi_limit() -> Scenario {
             m.requires.insert(Capability::WriteImmediate);
         },
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["WWI-LIMIT-001", "SND-RQMSN-002"]);
     for k in 0..3u32 {
         r.host(1_000, HostCommand::PostWrite(wr(k, 64, Some(0x20 + k), true)));

@@ -736,9 +736,7 @@ pub(super) fn ret_error_removes_entries() -> Scenario {
     );
     m.nic.wwi_limit = 4;
     let mut r = Recorder::new(m);
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    two_qps(&mut r, 0, 0);
     let total = 2 * PMTU;
     r.inject(
         1_000,
@@ -798,9 +796,7 @@ pub(super) fn ret_error_releases_domain() -> Scenario {
     );
     m.nic.wwi_limit = 4;
     let mut r = Recorder::new(m);
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    two_qps(&mut r, 0, 0);
     r.checks(&["RET-ORDER-001"]);
     let total = 2 * PMTU;
     r.inject(

@@ -36,7 +36,7 @@ fn second_version() -> Template {
 
 /// A template is replaced between tokens, and between tokens at the same instant.
 fn db_template_change() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-template-change",
         "Template 3 is replaced by a second version whose every expanded field differs \
          (opcode, addresses, strides, length unit, default length, immediate base, flag \
@@ -64,12 +64,8 @@ fn db_template_change() -> Scenario {
             "CQE-SEND-001",
             "CQE-REJECT-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-            m.requires.insert(Capability::WriteImmediate);
-        },
+        &[Capability::WriteImmediate],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let (v1, v2) = (first_version(), second_version());
     // One registration under the templates' key covers the local regions of both versions
     // (TPL-KEY-001).
@@ -108,20 +104,16 @@ fn db_template_change() -> Scenario {
 
 /// Installing a template sets its own expected seq to 0 and no other template's.
 fn db_template_install_other() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-template-install-other",
         "Template 3 accepts the tokens of seq 0 and 1. Template 5 is then installed, which \
          sets its own expected seq to 0 and leaves template 3's at 2: the next token of \
          template 3, seq 2, is accepted, and so is template 5's first token, seq 0. Each \
          expands into a one-packet Write that completes once acknowledged.",
         &["DB-SEQ-001", "TPL-INSTALL-003", "DB-ACCEPT-001", "CQE-SEND-001", "FLAG-SEND-001"],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
-    register_local(&mut r);
-    r.host(0, HostCommand::SetTemplate(template(3, WrOpcode::WRITE, true)));
+    install(&mut r, template(3, WrOpcode::WRITE, true));
     r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 0, 4) });
     r.host(1_100, HostCommand::Doorbell { token: token(3, 1, 1, 4) });
     r.host(2_000, HostCommand::SetTemplate(template(5, WrOpcode::WRITE, true)));
@@ -137,7 +129,7 @@ fn db_template_install_other() -> Scenario {
 
 /// Template IDs of 4096 and more are refused, whatever their low 12 bits name.
 fn db_template_id() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-template-id",
         "Software tries to install templates with IDs 4101, 65535 and 4096, which a token's \
          12-bit template field cannot name: the NIC refuses each, so a token naming 5 (4101's \
@@ -154,11 +146,8 @@ fn db_template_id() -> Scenario {
             "CQE-OPCODE-001",
             "CQE-SEND-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     register_local(&mut r);
     let tpl = |id: u16| Template {
         default_length: 256,

@@ -273,7 +273,7 @@ fn snd_va_high() -> Scenario {
 
 /// A template whose local and remote bases lie above 2^32.
 fn db_va_high() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-va-high",
         "A template's local region lies at 8 GiB and its remote region 4 KiB below 2^48, \
          with slots of 64 KiB. Tokens for slots 0, 1 and 15 each become one message whose \
@@ -287,18 +287,14 @@ fn db_va_high() -> Scenario {
             "DB-ACCEPT-001",
             "FLAG-SEND-001",
         ],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let t = Template {
         local_base: 0x2_0000_0000,
         remote_base: (1 << 48) - 0x1000,
         ..template(3, WrOpcode::WRITE, false)
     };
-    register_local_of(&mut r, &t);
-    r.host(0, HostCommand::SetTemplate(t));
+    install(&mut r, t);
     r.checks(&["TPL-EXPAND-002", "TPL-EXPAND-003", "SND-SEG-003"]);
     for (seq, index) in [0u16, 1, 15].into_iter().enumerate() {
         r.host(
@@ -346,7 +342,7 @@ fn rcv_length_17bit() -> Scenario {
 
 /// A sent work request of 65 600 bytes.
 fn snd_length_17bit() -> Scenario {
-    let mut r = sender_with(
+    let mut r = evs_sender(
         "snd-length-17bit",
         "The device sends one signaled work request of 65 600 bytes, then one of 64: 65 \
          packets, each with RETH dma_len 65 600, then one. Once acknowledged, the first \
@@ -361,7 +357,6 @@ fn snd_length_17bit() -> Scenario {
         ],
         |_| {},
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     r.checks(&["SND-SEG-003", "RETH-LEN-003"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, LEN_17, None, true)));
     r.host(1_000, HostCommand::PostWrite(wr(1, 64, None, true)));
@@ -373,17 +368,14 @@ fn snd_length_17bit() -> Scenario {
 
 /// A token of 1 025 length units: 65 600 bytes.
 fn db_length_17bit() -> Scenario {
-    let mut r = sender_with(
+    let mut r = doorbell_sender(
         "db-length-17bit",
         "A signaled template with 64-byte length units and slots of 128 KiB. A token of \
          1 025 units becomes one message of 65 600 bytes: 65 packets with RETH dma_len \
          65 600; once acknowledged its flag and completion carry byte_len 65 600.",
         &["DB-LENGTH-001", "TPL-EXPAND-004", "SND-SEG-003", "FLAG-LEN-001", "CQE-SEND-001"],
-        |m| {
-            m.requires.insert(Capability::Doorbell);
-        },
+        &[],
     );
-    setup_evs(&mut r, 0, v4_evs(DUT_QP, 4));
     let t = Template {
         local_region_len: 0x20_0000,
         remote_region_len: 0x20_0000,
@@ -391,8 +383,7 @@ fn db_length_17bit() -> Scenario {
         remote_stride: 0x2_0000,
         ..template(3, WrOpcode::WRITE, true)
     };
-    register_local_of(&mut r, &t);
-    r.host(0, HostCommand::SetTemplate(t));
+    install(&mut r, t);
     r.checks(&["DB-LENGTH-001", "TPL-EXPAND-004", "SND-SEG-003"]);
     r.host(1_000, HostCommand::Doorbell { token: token(3, 0, 1, 1_025) });
     r.checks(&["FLAG-LEN-001", "CQE-SEND-001"]);
@@ -445,8 +436,7 @@ fn db_fields_high() -> Scenario {
         flag_base_slot: 0,
         ..template(7, WrOpcode::WRITE_WITH_IMM, true)
     };
-    register_local_of(&mut r, &t);
-    r.host(0, HostCommand::SetTemplate(t));
+    install(&mut r, t);
     r.checks(&["DB-INDEX-001", "TPL-EXPAND-002", "TPL-EXPAND-003", "TPL-EXPAND-005"]);
     r.host(1_000, HostCommand::Doorbell { token: token(7, 0, 40_000, 0) });
     r.checks(&["DB-LENGTH-002", "DB-ACCEPT-001"]);
@@ -548,9 +538,7 @@ fn snd_ids_high() -> Scenario {
     r.checks(&["WR-ID-001", "CQE-SEND-001", "FLAG-SEND-001"]);
     r.run_until(5_000);
     let ev = r.sent_ev(HIGH_PEER, 3).expect("the last PSN was sent");
-    r.inject(5_000, port_of(ev, 4), ev, &edit_qp(sack_in(3, 0, 3, WireMark::NONE, ev), HIGH_QP));
-    let ack = edit_qp(ack_in(3, 1, AethRepr::ACK_UNLIMITED_CREDIT), HIGH_QP);
-    r.inject(5_000, 0, 0xA000_0000, &ack);
+    acknowledge_on(&mut r, 5_000, HIGH_QP, 3, 1, ev);
     done(r, 20_000)
 }
 

@@ -16,17 +16,17 @@ use super::{Ctx, Kind};
 pub(super) fn completed_unacked(cx: &Ctx<'_>, e: usize) -> Option<String> {
     let (rec, ef) = &cx.exp[e];
     let Kind::Data { qp, psn, rtx: true } = ef.kind else { return None };
-    let msn = ef.d.ext.meth?.msn.value();
+    let msn = ef.d.ext.meth?.msn;
     let local = *super::super::peer_map(cx.scenario).get(&qp)?;
     let due = rec.at.0.saturating_add(cx.scenario.manifest.tolerances.late_ns);
     let done = cx.observed.iter().filter(|o| o.at.0 <= due).find_map(|o| {
         let Output::Event { event } = &o.output else { return None };
         let (q, m, ok) = match event {
             NicEvent::FlagWrite(f) if f.side == Side::Requester => {
-                (f.qpn.value(), f.msn.value(), FlagRepr::from_u64(f.value).status.is_success())
+                (f.qpn.value(), f.msn, FlagRepr::from_u64(f.value).status.is_success())
             }
             NicEvent::Completion(c) if c.side == Side::Requester => {
-                (c.entry.qpn.value(), c.entry.msn.value(), c.entry.status.is_success())
+                (c.entry.qpn.value(), c.entry.msn, c.entry.status.is_success())
             }
             _ => return None,
         };
@@ -36,7 +36,7 @@ pub(super) fn completed_unacked(cx: &Ctx<'_>, e: usize) -> Option<String> {
     let covered = cx.inputs.iter().filter(|i| i.at <= done).any(|i| {
         i.frame.as_ref().is_some_and(|f| {
             f.d.bth.is_some_and(|b| b.dest_qp.value() == local)
-                && f.d.ext.aeth.is_some_and(|a| a.msn.msn().value().wrapping_sub(msn) < 1 << 15)
+                && f.d.ext.aeth.is_some_and(|a| msn.is_at_or_before(a.msn.msn()))
         })
     });
     (!covered).then(|| {
