@@ -14526,3 +14526,6 @@ combined("payload-late-split-32",
          ["dma-split-32", "payload-writes-posted-late"])
 # The ninth reading (error paths and limits) lives in a module of its own.
 import faults_ninth  # noqa: E402,F401
+
+# The tenth reading (interactions and shared state) lives in a module of its own.
+import faults_tenth  # noqa: E402,F401
