@@ -64,6 +64,7 @@ mod doorbells;
 mod exercise;
 mod exercise_eight;
 mod exercise_nine;
+mod exercise_ten;
 mod paired;
 mod requester;
 mod responder;
@@ -163,6 +164,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(blind::builders());
     all.extend(exercise_eight::builders());
     all.extend(exercise_nine::builders());
+    all.extend(exercise_ten::builders());
     all.extend(interleave::builders());
     all
 }
