@@ -327,7 +327,9 @@ fn owner_elsewhere(
 
 /// The paths of data packets, probes and NACKs (CONF-CMP-017). A data packet on an EV of
 /// another QP, which that QP is expected to send, carries the wrong `dest_qp`
-/// (SND-QPN-001).
+/// (SND-QPN-001). One on an EV outside the profile that holds no part of a profile EV,
+/// from a QP that sent one on a profile EV before, was chosen wrongly (SND-PATH-001,
+/// EV-PROBE-005.b); else it was encoded wrongly (ENC-EV-001, ENC-EV-002).
 pub(super) fn judge_evs(
     scenario: &Scenario,
     inputs: &[super::obs::In<'_>],
@@ -346,11 +348,15 @@ pub(super) fn judge_evs(
                 .then_some(f.ev)
         })
     };
+    // The QPs that sent a data packet or probe on an EV of their profile: their headers
+    // carry an EV right, so a later EV outside the profile was chosen, not encoded.
+    let mut sound = BTreeSet::new();
     for f in obs_frames {
         match f.kind {
             Kind::Data { qp, .. } | Kind::Probe { qp } => {
                 let Some((local, evs)) = profiles.get(&qp) else { continue };
                 if evs.contains(&f.ev) {
+                    sound.insert(qp);
                     continue;
                 }
                 if let Kind::Data { psn, .. } = f.kind {
@@ -376,6 +382,7 @@ pub(super) fn judge_evs(
                 }
                 let d = &f.d;
                 let (Some(ip), Some(udp)) = (&d.ip, d.udp) else { continue };
+                let v6 = matches!(ip, IpRepr::V6(_));
                 let (requirement, carried) = match ip {
                     IpRepr::V6(v6) => (
                         crate::req::ENC_EV_001_A,
@@ -387,6 +394,11 @@ pub(super) fn judge_evs(
                     IpRepr::V4(_) => {
                         (crate::req::ENC_EV_002_A, format!("UDP source port {:#06x}", udp.src_port))
                     }
+                };
+                let requirement = if !sound.contains(&qp) || carries_part(evs, f.ev, v6) {
+                    requirement
+                } else {
+                    chose(&f.kind)
                 };
                 div.push(divergence(
                     f,
@@ -424,6 +436,27 @@ pub(super) fn judge_evs(
             }
             _ => {}
         }
+    }
+}
+
+/// Whether the EV a frame carries holds a half of an EV of the profile, in its place or in
+/// the other half's: a profile EV put into the headers wrongly (ENC-EV-001, ENC-EV-002). A
+/// zero half of a profile EV counts only in its place, as every IPv4 EV has one. An EV
+/// that holds no part of one was chosen wrongly, not encoded wrongly.
+fn carries_part(evs: &BTreeSet<Ev>, ev: Ev, v6: bool) -> bool {
+    evs.iter().any(|e| {
+        e.high() == ev.high()
+            || (e.low() != 0 && e.low() == ev.high())
+            || (v6 && e.low() != 0 && (e.low() == ev.low() || e.high() == ev.low()))
+    })
+}
+
+/// The rule that chose the EV of a data packet or a probe: the pool of the QP's profile
+/// (SND-PATH-001), or the EV the probe's cause named (EV-PROBE-005.b).
+fn chose(kind: &Kind) -> Clause {
+    match kind {
+        Kind::Probe { .. } => crate::req::EV_PROBE_005_B,
+        _ => crate::req::SND_PATH_001,
     }
 }
 

@@ -81,6 +81,8 @@
 //!   rule the drop breaks, not by the resend or the missing report that follows.
 //! * [`naming_nine`]: a completion queue stopped with a free slot, named by the rule of a
 //!   full queue, not by the rule of the entry that is missing.
+//! * [`naming_tenth`]: a packet on an EV outside the profile, from a QP that carried its
+//!   EVs right before, named by the rule that chose the EV, not by its encoding.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -155,6 +157,7 @@ pub mod naming_nine;
 pub mod naming_rx;
 pub mod naming_seven;
 pub mod naming_six;
+pub mod naming_tenth;
 pub mod naming_tx;
 pub mod ninth_host;
 pub mod ninth_variants;
@@ -465,6 +468,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_seven::FAULTS,
     || naming_eight::FAULTS,
     || naming_nine::FAULTS,
+    || naming_tenth::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,
