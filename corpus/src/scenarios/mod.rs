@@ -67,6 +67,7 @@ mod exercise_nine;
 mod paired;
 mod requester;
 mod responder;
+mod shared_tenth_ev;
 
 use self::basic::*;
 use self::crafted::*;
@@ -164,6 +165,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise_eight::builders());
     all.extend(exercise_nine::builders());
     all.extend(interleave::builders());
+    all.extend(shared_tenth_ev::builders());
     all
 }
 
