@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use openrdma_codec::frame::{DecodedFrame, decode};
-use openrdma_codec::{Msn, Opcode, Psn, Qpn};
+use openrdma_codec::{Ev, Msn, Opcode, Psn, Qpn};
 use openrdma_device::{
     Body, CpuCommand, CpuHalf, Direction, HostCommand, Input, NicEvent, Output, Record, Scenario,
     Side, TimedInput, TimedOutput, Timestamp,
@@ -366,7 +366,7 @@ pub fn windows(
 ) -> Vec<Option<Window>> {
     let tol = &s.manifest.tolerances;
     let lags: HashMap<usize, u64> = lag.iter().copied().collect();
-    let commands = commanded(s, injected.iter().map(|i| (i.at.0, &i.input)));
+    let commands = commanded(s, t, injected.iter().map(|i| (i.at.0, &i.input)));
     let mut seen = Seen::default();
     for o in observed {
         seen.learn(o, &t.peers);
@@ -389,7 +389,7 @@ pub fn windows(
             continue;
         }
         let at = signed(r.at.0);
-        let command = t.ident(i).and_then(|(id, k)| commands.get(&id)?.get(k - 1).copied());
+        let command = commands.get(&i).copied();
         let anchors: Vec<i64> = match command {
             Some(c) => vec![signed(c).saturating_sub(at)],
             None => {
@@ -418,29 +418,74 @@ pub fn windows(
     out
 }
 
-/// When the runner's CPU half commanded each output it starts, by the identity of that
-/// output, in order (CONF-CMP-111): the k-th `Probe` of QP q starts q's k-th probe, the
-/// k-th `Retransmit` of q and a PSN the k-th retransmission of that PSN. Empty unless the
-/// runner plays the CPU half (`cpu = "reference"`): a scripted command is an inject record,
-/// an anchor like any other, and a device's own CPU half gives no command. `injected` is
-/// each delivered input with its time.
+/// What a command of the runner's CPU half starts: a probe of QP q on EV e, or a
+/// retransmission of a PSN of q (its EV is the device's choice).
+type Started = (Ident, Option<Ev>);
+
+/// The output a command starts, by identity.
+fn command_key(input: &Input) -> Option<Started> {
+    match input {
+        Input::Cpu { command: CpuCommand::Probe { qpn, ev } } => {
+            Some((Ident::Probe { qp: *qpn }, Some(*ev)))
+        }
+        Input::Cpu { command: CpuCommand::Retransmit { qpn, psn } } => {
+            Some((Ident::Data { qp: *qpn, psn: *psn, rtx: true }, None))
+        }
+        _ => None,
+    }
+}
+
+/// The identity of expect record `i` as a command would start it: a probe with its EV, a
+/// retransmission.
+fn record_key(s: &Scenario, t: &Timeline, i: usize) -> Option<Started> {
+    match t.ident(i)?.0 {
+        id @ Ident::Probe { .. } => match &s.records.get(i)?.body {
+            Body::Frame { bytes, .. } => Some((id, decode(bytes).entropy())),
+            _ => None,
+        },
+        id @ Ident::Data { rtx: true, .. } => Some((id, None)),
+        _ => None,
+    }
+}
+
+/// Which expect record each command of the runner's CPU half started, with the time the
+/// runner gave the command (CONF-CMP-111, decision 31). A command is paired by identity
+/// (a `Probe` of QP q on EV e with a probe of q on e, a `Retransmit` of q and a PSN with a
+/// retransmission of that PSN) and, among those not yet paired, with the nearest legal
+/// candidate: the latest recorded at or before the command's time plus `early_ns` (the
+/// recording's device acted on its command at once; a report that came early moves the
+/// command early by no more), else the first after it. A probe or retransmission the
+/// device queued itself (a tail probe, one of the spray policy, an inferred loss) is
+/// never taken for a commanded one because it came first. Empty unless the runner plays
+/// the CPU half (`cpu = "reference"`): a scripted command is an inject record, an anchor
+/// like any other, and a device's own CPU half gives no command. `injected` is each
+/// delivered input with its time, in order.
 pub(crate) fn commanded<'a>(
     s: &Scenario,
+    t: &Timeline,
     injected: impl IntoIterator<Item = (u64, &'a Input)>,
-) -> HashMap<Ident, Vec<u64>> {
-    let mut out: HashMap<Ident, Vec<u64>> = HashMap::new();
+) -> HashMap<usize, u64> {
+    let mut out = HashMap::new();
     if s.manifest.cpu != CpuHalf::Reference {
         return out;
     }
+    let mut candidates: HashMap<Started, Vec<(u64, usize)>> = HashMap::new();
+    for i in 0..s.records.len() {
+        if let Some(key) = record_key(s, t, i) {
+            candidates.entry(key).or_default().push((s.records[i].at.0, i));
+        }
+    }
+    let early = s.manifest.tolerances.early_ns;
     for (at, input) in injected {
-        let id = match input {
-            Input::Cpu { command: CpuCommand::Probe { qpn, .. } } => Ident::Probe { qp: *qpn },
-            Input::Cpu { command: CpuCommand::Retransmit { qpn, psn } } => {
-                Ident::Data { qp: *qpn, psn: *psn, rtx: true }
-            }
-            _ => continue,
+        let Some(list) = command_key(input).and_then(|k| candidates.get_mut(&k)) else {
+            continue;
         };
-        out.entry(id).or_default().push(at);
+        let bound = at.saturating_add(early);
+        let pick =
+            list.iter().rposition(|&(rec, _)| rec <= bound).or((!list.is_empty()).then_some(0));
+        if let Some(j) = pick {
+            out.insert(list.remove(j).1, at);
+        }
     }
     out
 }
@@ -450,14 +495,11 @@ pub(crate) fn started_by_commands<'a>(
     s: &Scenario,
     injected: impl IntoIterator<Item = (u64, &'a Input)>,
 ) -> Vec<bool> {
-    let commands = commanded(s, injected);
-    if commands.is_empty() {
+    if s.manifest.cpu != CpuHalf::Reference {
         return vec![false; s.records.len()];
     }
-    let t = Timeline::of(s);
-    (0..s.records.len())
-        .map(|i| t.ident(i).is_some_and(|(id, k)| commands.get(&id).is_some_and(|c| c.len() >= k)))
-        .collect()
+    let commands = commanded(s, &Timeline::of(s), injected);
+    (0..s.records.len()).map(|i| commands.contains_key(&i)).collect()
 }
 
 /// A time or a lag as a signed shift. A device gives times up to `u64::MAX`; those past
@@ -642,6 +684,34 @@ mod tests {
         scripted.manifest.cpu = CpuHalf::Scripted;
         let w = windows(&scripted, &t, &lag, &[], &commands);
         assert!(probes.iter().all(|&i| w[i] == late[i]), "a scripted command is an inject record");
+    }
+
+    /// CONF-CMP-111: a command starts the probe of its identity nearest to it, not the
+    /// QP's first. The tail probe the device queued itself comes first; the one probe
+    /// command, 1 us late, is paired with the second probe, and the tail probe keeps the
+    /// window its own anchors give.
+    #[test]
+    fn a_command_starts_the_nearest_probe_of_its_ev() {
+        let s = scenario("rec-x10ev-tail-then-commanded-probe");
+        let t = Timeline::of(&s);
+        let probes: Vec<(usize, Qpn, Ev)> = (0..s.records.len())
+            .filter_map(|i| match (t.ident(i), &s.records[i].body) {
+                (Some((Ident::Probe { qp }, _)), Body::Frame { bytes, .. }) => {
+                    Some((i, qp, decode(bytes).entropy()?))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(probes.len(), 2, "a tail probe, then a commanded one: {probes:?}");
+        let ((tail, _, _), (cmd, qpn, ev)) = (probes[0], probes[1]);
+        let at = s.records[cmd].at.0 + 1_000;
+        let command = CpuCommand::Probe { qpn, ev };
+        let given = [TimedInput { at: Timestamp(at), input: Input::Cpu { command } }];
+        let pairs = commanded(&s, &t, given.iter().map(|i| (i.at.0, &i.input)));
+        assert_eq!(pairs.into_iter().collect::<Vec<_>>(), vec![(cmd, at)]);
+        let w = windows(&s, &t, &[], &[], &given);
+        assert_eq!(w[cmd].map(|w| w.expected), Some(at));
+        assert_eq!(w[tail].map(|w| w.expected), Some(s.records[tail].at.0));
     }
 
     /// CONF-TIME-005.a: the re-timed scenario with its slack gives each expect record the

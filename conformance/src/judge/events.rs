@@ -19,7 +19,8 @@ use crate::placement;
 
 mod why;
 use why::{
-    came_alike, inputs_at, misreported, missed_transition, not_taken, stale_sack, wrong_transition,
+    came_alike, inputs_at, misreported, missed_transition, not_taken, stale_sack, wrong_qp,
+    wrong_transition,
 };
 
 pub(super) fn payload_bytes(p: &Payload) -> Vec<u8> {
@@ -405,6 +406,10 @@ pub(super) fn judge_reports(
         }
     }
     for (r, e, rep, req, alike) in missed {
+        if let Some(d) = wrong_qp(rep, req, r.at.0, late_ns, &mut got) {
+            div.push(Divergence { expected: Some(render_event(e)), ..d });
+            continue;
+        }
         if let Some(d) = misreported(rep, r.at.0, late_ns, inputs, exp, &mut got) {
             div.push(Divergence { expected: Some(render_event(e)), ..d });
             continue;

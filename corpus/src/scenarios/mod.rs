@@ -68,6 +68,7 @@ mod exercise_ten;
 mod paired;
 mod requester;
 mod responder;
+mod shared_tenth_ev;
 
 use self::basic::*;
 use self::crafted::*;
@@ -166,6 +167,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise_nine::builders());
     all.extend(exercise_ten::builders());
     all.extend(interleave::builders());
+    all.extend(shared_tenth_ev::builders());
     all
 }
 

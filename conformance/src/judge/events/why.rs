@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::judge::FieldDiff;
+use openrdma_codec::Qpn;
 
 /// Whether a report of the kind and QP of `rep` came unmatched within `late` of `at`: a
 /// near miss with another key. The device took what it reported on, so a missing
@@ -309,4 +310,58 @@ pub(super) fn wrong_transition(
         })
     });
     resource_nack.then_some("SND-NACK-003")
+}
+
+/// The divergence of an expected report of QP q that did not come because the device gave
+/// it for another QP: an unmatched report within `late` of `at` equal to the expected one
+/// but for its `qpn` (an EV two QPs hold, reported for the first that holds it). The report
+/// is taken, so that the one wrong field makes one divergence, named by the report's own
+/// rule (`req`). `None` for a report that carries no QP.
+pub(super) fn wrong_qp(
+    rep: &NicReport,
+    req: &'static str,
+    at: u64,
+    late: u64,
+    got: &mut [(u64, &str, String, &NicEvent, bool)],
+) -> Option<Divergence> {
+    let want = rep.qpn()?;
+    let i = got.iter().position(|(t, _, _, e, used)| {
+        let NicEvent::Report(r) = e else { return false };
+        !used
+            && t.abs_diff(at) <= late
+            && r.qpn().is_some_and(|q| q != want)
+            && with_qpn(r, want).as_ref() == Some(rep)
+    })?;
+    got[i].4 = true;
+    let (t, e) = (got[i].0, got[i].3);
+    let NicEvent::Report(r) = e else { return None };
+    let said = r.qpn()?;
+    let mut field = FieldDiff::new("qpn", format!("{want}"), format!("{said}"));
+    field.requirement = req.into();
+    Some(Divergence {
+        at: t,
+        requirement: req.into(),
+        what: format!(
+            "the report at {t} ns names QP {said}; the scenario expects it for QP {want}"
+        ),
+        expected: None,
+        actual: Some(render_event(e)),
+        fields: vec![field],
+        should_only: false,
+        check: "",
+        clause: None,
+    })
+}
+
+/// A report of an EV or a NACK with its `qpn` replaced; `None` for other kinds.
+fn with_qpn(r: &NicReport, q: Qpn) -> Option<NicReport> {
+    let mut r = r.clone();
+    match &mut r {
+        NicReport::Nack { qpn, .. }
+        | NicReport::EvMarked { qpn, .. }
+        | NicReport::EvState { qpn, .. }
+        | NicReport::ProbeAnswered { qpn, .. } => *qpn = q,
+        _ => return None,
+    }
+    Some(r)
 }
