@@ -14556,3 +14556,5 @@ combined("payload-late-split-32",
          ["dma-split-32", "payload-writes-posted-late"])
 # The ninth reading (error paths and limits) lives in a module of its own.
 import faults_ninth  # noqa: E402,F401
+# The tenth reading (legal designs: how a real NIC is built) lives in a module of its own.
+import variants_tenth  # noqa: E402,F401
