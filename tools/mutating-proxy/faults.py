@@ -14529,3 +14529,5 @@ import faults_ninth  # noqa: E402,F401
 
 # The tenth reading (interactions and shared state) lives in a module of its own.
 import faults_tenth  # noqa: E402,F401
+# The tenth reading (legal designs: how a real NIC is built) lives in a module of its own.
+import variants_tenth  # noqa: E402,F401
