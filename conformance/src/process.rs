@@ -11,7 +11,7 @@
 //! | what happens | error |
 //! |---|---|
 //! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
-//! | the child exits or closes its output, between lines or inside one | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
+//! | the child exits or closes its output, between lines or inside one, or exits while a process it started holds its output | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
 //! | a line that is not a message, or not the message expected, or the wrong `seq`, or more outputs than a scenario may hold | [`DeviceError::Protocol`], naming the line and the answer waited for |
 //! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
 //! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
@@ -163,6 +163,9 @@ enum Incoming {
     Cut(usize),
     /// Reading failed.
     Broken(String),
+    /// The child exited, and its standard output is still open: a process it started
+    /// holds it. Made by [`receive`], never by the reader.
+    Orphaned,
 }
 
 /// A running child.
@@ -369,7 +372,7 @@ impl ProcessDevice {
         if let Some(tx) = &r.to_child {
             let _ = tx.send(line);
         }
-        match r.from_child.recv_timeout(timeout) {
+        match receive(r, timeout, EXIT_GRACE) {
             Ok(Incoming::Line(n, Ok(answer))) => {
                 self.answered = Some((n, what.to_string()));
                 Ok(answer)
@@ -381,8 +384,11 @@ impl ProcessDevice {
                 self.kill();
                 Err(e)
             }
-            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(what, None)),
-            Ok(Incoming::Cut(len)) => Err(self.exited(what, Some(len))),
+            Ok(Incoming::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                Err(self.exited(what, None, false))
+            }
+            Ok(Incoming::Cut(len)) => Err(self.exited(what, Some(len), false)),
+            Ok(Incoming::Orphaned) => Err(self.exited(what, None, true)),
             Ok(Incoming::Broken(e)) => {
                 self.kill();
                 Err(DeviceError::Failed(format!(
@@ -399,16 +405,14 @@ impl ProcessDevice {
     /// The error for a child that closed its output (`cut`: in the middle of a line of
     /// that many bytes): its exit status, if it exits in a moment, and the last lines of
     /// its standard error. A line cut by the end of the output is the end of a device that
-    /// stopped, not a message: a crash, as an exit between two lines is.
-    fn exited(&mut self, what: &str, cut: Option<usize>) -> DeviceError {
+    /// stopped, not a message: a crash, as an exit between two lines is. `held`: the child
+    /// exited with its output still open, held by a process it started.
+    fn exited(&mut self, what: &str, cut: Option<usize>, held: bool) -> DeviceError {
         let Some(mut r) = self.running.take() else {
             return DeviceError::Failed("the device is not running".into());
         };
         r.to_child = None;
-        let status = wait_exit(
-            &mut r.child,
-            EXIT_GRACE.max(self.options.timeout.min(Duration::from_secs(2))),
-        );
+        let status = wait_exit(&mut r.child, exit_grace(self.options.timeout));
         let how = match status {
             Some(s) => format!("the device exited ({s})"),
             None => "the device closed its standard output (and was killed)".to_string(),
@@ -420,6 +424,11 @@ impl ProcessDevice {
         let tail: Vec<String> =
             r.stderr_tail.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default();
         let mut msg = format!("{how} while the runner waited for {what}");
+        if held {
+            msg.push_str(
+                ", a process it started still holding its standard output (ended with it)",
+            );
+        }
         if let Some(len) = cut {
             msg.push_str(&format!(
                 ", its output ending in {len} bytes of a line without its newline"
@@ -574,6 +583,45 @@ impl Drop for ProcessDevice {
             // A child that did not exit in time is killed by `end` below.
             let _ = wait_exit(&mut r.child, EXIT_GRACE);
             end(&mut r.child);
+        }
+    }
+}
+
+/// How long a child that closed its output has to exit and show why.
+fn exit_grace(timeout: Duration) -> Duration {
+    EXIT_GRACE.max(timeout.min(Duration::from_secs(2)))
+}
+
+/// How often a wait for an answer looks whether the child still runs.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Waits at most `timeout` for what the reader hands over. A child that exits while a
+/// process it started still holds its standard output never closes that output: once the
+/// child has exited, the wait ends after `grace` with [`Incoming::Orphaned`], unless a
+/// line comes first: the lines it wrote before it exited are read, and a wrapper whose
+/// simulator answers on within the grace is not failed.
+fn receive(
+    r: &mut Running,
+    timeout: Duration,
+    grace: Duration,
+) -> Result<Incoming, RecvTimeoutError> {
+    // A limit beyond what the clock holds is no limit.
+    let deadline = Instant::now().checked_add(timeout);
+    loop {
+        let left = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()));
+        if left.is_zero() {
+            return Err(RecvTimeoutError::Timeout);
+        }
+        match r.from_child.recv_timeout(left.min(POLL)) {
+            Err(RecvTimeoutError::Timeout) => {}
+            other => return other,
+        }
+        if matches!(r.child.try_wait(), Ok(Some(_))) {
+            let left = deadline.map_or(grace, |d| d.saturating_duration_since(Instant::now()));
+            return match r.from_child.recv_timeout(grace.min(left)) {
+                Err(RecvTimeoutError::Timeout) if grace < left => Ok(Incoming::Orphaned),
+                other => other,
+            };
         }
     }
 }

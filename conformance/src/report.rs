@@ -103,11 +103,11 @@ impl DeviceFailure {
     pub fn of(e: &DeviceError, at: Option<u64>) -> Option<Self> {
         let (kind, message) = match e {
             DeviceError::Unsupported(_) => return None,
-            DeviceError::Failed(m) => (DeviceFailureKind::Crash, m.clone()),
-            DeviceError::Protocol(m) => (DeviceFailureKind::Protocol, m.clone()),
+            DeviceError::Failed(m) => (DeviceFailureKind::Crash, quote(m)),
+            DeviceError::Protocol(m) => (DeviceFailureKind::Protocol, quote(m)),
             DeviceError::Timeout { what, after_ms } => (
                 DeviceFailureKind::Timeout,
-                format!("timed out after {after_ms} ms waiting for {what}"),
+                quote(&format!("timed out after {after_ms} ms waiting for {what}")),
             ),
         };
         Some(Self { kind, message, at })
@@ -117,6 +117,29 @@ impl DeviceFailure {
     pub fn line(&self) -> String {
         format!("device {}: {}", self.kind.as_str(), self.message)
     }
+}
+
+/// The most characters of a device's message a report quotes (CONF-ADP-026).
+pub const QUOTE_CHARS: usize = 16384;
+
+/// A device's message as the reports quote it (CONF-ADP-026): whole when it is at most
+/// [`QUOTE_CHARS`] characters long, else its start and its end, with how much was left out
+/// between them. The start says where the runner was; the end, what was expected.
+pub fn quote(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTE_CHARS {
+        return text.to_string();
+    }
+    let head = QUOTE_CHARS * 3 / 4;
+    let tail = QUOTE_CHARS - head;
+    let start = text.char_indices().nth(head).map_or(text.len(), |(k, _)| k);
+    let end = text.char_indices().nth(n - tail).map_or(text.len(), |(k, _)| k);
+    format!(
+        "{} [{} characters of the device's message left out] {}",
+        &text[..start],
+        n - head - tail,
+        &text[end..]
+    )
 }
 
 /// Counts of verdicts.
@@ -235,7 +258,7 @@ pub fn run_one(
     match &out.error {
         Some(DeviceError::Unsupported(why)) => {
             report.verdict = Verdict::Unsupported;
-            report.device_error = Some(why.clone());
+            report.device_error = Some(quote(why));
             return report;
         }
         // CONF-RUN-004, CONF-REP-001.b: a device failure is the scenario's failure reason.
@@ -243,7 +266,7 @@ pub fn run_one(
         // produce would stand in for the failure as made-up divergences.
         Some(e) => {
             report.verdict = Verdict::Fail;
-            report.device_error = Some(e.to_string());
+            report.device_error = Some(quote(&e.to_string()));
             report.error = DeviceFailure::of(e, out.error_at);
             return report;
         }
@@ -411,7 +434,7 @@ fn fail_late(r: &mut ScenarioReport, e: &DeviceError) {
     r.checked = 0;
     r.divergences = 0;
     r.first_divergence = None;
-    r.device_error = Some(e.to_string());
+    r.device_error = Some(quote(&e.to_string()));
     r.error = DeviceFailure::of(e, None);
 }
 
@@ -698,7 +721,9 @@ pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
             }
             // The word starts a line; cut it where it is wider than one.
             let mut piece = word;
-            while cur.width() + piece.width() > width {
+            // The piece's width, kept as it shrinks: a word of megabytes is cut in one pass.
+            let mut left = piece.width();
+            while cur.width() + left > width {
                 let room = width.saturating_sub(cur.width()).max(1);
                 let mut k = 0;
                 let mut used = 0;
@@ -713,6 +738,7 @@ pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
                 cur.push_str(&piece[..k]);
                 lines.push(std::mem::replace(&mut cur, rest.to_string()));
                 piece = &piece[k..];
+                left -= used;
             }
             cur.push_str(piece);
             fresh = piece.is_empty();

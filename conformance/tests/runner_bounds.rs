@@ -130,3 +130,28 @@ fn an_in_process_output_outside_its_batch_fails_its_scenario() {
         assert!(out.observed.is_empty(), "case {k}: an output outside its batch was kept");
     }
 }
+
+/// CONF-ADP-026.a: a device's message of 16 MiB is quoted by its start and its end.
+#[test]
+fn a_long_device_message_is_quoted_in_part() {
+    use openrdma_conformance::report::{DeviceFailure, QUOTE_CHARS, quote, wrap};
+    let long = format!("line 3, waiting for hello: {}expected u32", "9".repeat(16 << 20));
+    let e = DeviceError::Protocol(long.clone());
+    let f = DeviceFailure::of(&e, None).expect("a failure");
+    assert!(f.message.chars().count() < QUOTE_CHARS + 100, "{}", f.message.len());
+    assert!(f.message.starts_with("line 3, waiting for hello: 999"));
+    assert!(f.message.ends_with("999expected u32"));
+    let left_out = long.len() - QUOTE_CHARS;
+    assert!(
+        f.message.contains(&format!("[{left_out} characters of the device's message left out]"))
+    );
+    // A message within the bound is quoted whole, to its last character.
+    let edge = "é".repeat(QUOTE_CHARS);
+    assert_eq!(quote(&edge), edge);
+    assert_ne!(quote(&format!("{edge}x")), format!("{edge}x"));
+    // A word of megabytes wraps in one pass (it once took minutes).
+    let t = std::time::Instant::now();
+    let lines = wrap(&"x".repeat(4 << 20), "", "", 80);
+    assert_eq!(lines.len(), (4 << 20) / 80 + 1);
+    assert!(t.elapsed() < std::time::Duration::from_secs(10), "{:?}", t.elapsed());
+}

@@ -15,14 +15,16 @@ is a working one. Everything else is relayed as `--pass-through` relays it.
 
 Each mode says what the runner must make of it: the `kind` of the device failure that is the
 scenario's failure reason (`crash`, `protocol`, `timeout`), or `divergence` for outputs the
-protocol allows and the judge must fail, or `unsupported`; `says`, a pattern its message must
-match; and `victim`, the scenario that must fail (`this`, or `next` for an answer too many
-that the next scenario reads, `first` for a second hello).
+protocol allows and the judge must fail, `unsupported`, or `pass` for a harness the protocol
+allows; `says`, a pattern its message must match; and `victim`, the scenario that must fail
+(`this`, or `next` for an answer too many that the next scenario reads, `first` for a second
+hello, `setup` for a broken first hello: the suite cannot run).
 """
 
 import json
 import os
 import random
+import signal
 import sys
 import time
 
@@ -417,3 +419,208 @@ def _(io, msg, answer, ctx):
         "starts afresh.")
 def _(io, msg, answer, ctx):
     io.write(line({"type": "finished"}) + answer)
+
+
+# ---- a second reading: hellos, wrong types, bytes, processes --------------------------
+# A mode of the first hello breaks the handshake before any scenario: the suite cannot run
+# (`victim="setup"`, CONF-REP-004), and the runner says why and exits with 2. A mode that
+# the protocol allows (`kind="pass"`) must leave every scenario passing.
+
+
+@broken("hello-future-version", "hello", "setup", r"version 2 is not spoken here",
+        victim="setup",
+        text="The harness was written for a later protocol: it answers hello with version 2.")
+def _(io, msg, answer, ctx):
+    h = json.loads(answer)
+    h["version"] = 2
+    io.write(line(h))
+
+
+@broken("hello-version-a-string", "hello", "setup", r"field `version`", victim="setup",
+        text="The harness writes the version of its hello as the string \"1\".")
+def _(io, msg, answer, ctx):
+    h = json.loads(answer)
+    h["version"] = "1"
+    io.write(line(h))
+
+
+@broken("hello-capabilities-a-string", "hello", "setup", r"field `capabilities`",
+        victim="setup",
+        text="The harness gives its capabilities as one string, joined by commas.")
+def _(io, msg, answer, ctx):
+    h = json.loads(answer)
+    h["capabilities"] = ",".join(h.get("capabilities", []))
+    io.write(line(h))
+
+
+@broken("seq-of-next-batch", "advance", "protocol", r"seq 2, expected 1",
+        text="The harness answers a batch with the `seq` of the next one.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, json.loads(answer).get("outputs", []),
+                          seq=int(msg.get("seq", 0)) + 1))
+
+
+@broken("outputs-unasked", "start", "protocol", r"advance seq 2 .*seq 1, expected 2",
+        text="The harness answers `start`, then an `advance` the runner never sent: the "
+        "answer to the first batch is read as the answer to the second.")
+def _(io, msg, answer, ctx):
+    io.write(answer + line({"type": "outputs", "seq": 1, "outputs": []}))
+
+
+@broken("seq-a-string", "advance", "protocol", r"field `seq`",
+        "The harness writes `seq` as a string.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, json.loads(answer).get("outputs", []),
+                          seq=str(msg.get("seq"))))
+
+
+@broken("at-a-float", "advance", "protocol", r"field `outputs\[0\]\.at`",
+        "The harness gives an output a time with a fraction of a nanosecond.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(first_out(msg) - 0.5)]))
+
+
+@broken("kind-a-number", "advance", "protocol", r"`outputs\[0\]\.output\.kind`",
+        "The harness writes an output's `kind` as the number of its enum.")
+def _(io, msg, answer, ctx):
+    out = dma(first_out(msg))
+    out["output"]["kind"] = 1
+    io.write(with_outputs(msg, answer, [out]))
+
+
+@broken("seq-given-twice", "advance", "protocol", r"duplicate field `seq`",
+        "The harness writes the key `seq` twice in one answer.")
+def _(io, msg, answer, ctx):
+    seq = int(msg.get("seq", 0))
+    io.write(b'{"type":"outputs","seq":%d,"seq":%d,"outputs":[]}\n' % (seq, seq))
+
+
+@broken("error-message-a-number", "advance", "protocol", r"field `message`",
+        "The harness answers `error` with its error code as a number in `message`.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "error", "message": 42}))
+
+
+@broken("type-missing", "advance", "protocol", r"type",
+        "The harness leaves `type` out of its answer.")
+def _(io, msg, answer, ctx):
+    a = json.loads(answer)
+    a.pop("type", None)
+    io.write(line(a))
+
+
+@broken("nested-200-deep", "advance", "protocol", r"nest",
+        "The harness adds a debug key to its answer: arrays nested 200 deep.")
+def _(io, msg, answer, ctx):
+    a = json.loads(answer)
+    a["debug"] = None
+    io.write(line(a).replace(b'"debug":null', b'"debug":' + b"[" * 200 + b"]" * 200))
+
+
+@broken("nul-byte", "advance", "protocol", r"not JSON",
+        "The harness writes its answer with a NUL byte in a string, its C buffer not cleared.")
+def _(io, msg, answer, ctx):
+    io.write(b'{"type":"outputs","seq":%d,"outputs":[],"x":"\x00"}\n' % int(msg.get("seq", 0)))
+
+
+@broken("bom-before-answer", "advance", "protocol", r"not JSON",
+        "The harness writes a UTF-8 byte-order mark before its answer.")
+def _(io, msg, answer, ctx):
+    io.write(b"\xef\xbb\xbf" + answer)
+
+
+@broken("hex-odd-length", "advance", "protocol", r"`outputs\[0\]\.output\.bytes`",
+        "The harness gives a frame of 121 hexadecimal digits, its last nibble alone.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [frame(first_out(msg), "0" * 121)]))
+
+
+@broken("hex-not-hex", "advance", "protocol", r"`outputs\[0\]\.output\.event\.payload",
+        "The harness gives a DMA write whose payload is `0x` and digits.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(first_out(msg), payload="0x1234")]))
+
+
+@broken("frame-13-bytes", "advance", "divergence", r"",
+        "The harness gives a frame of 13 bytes, shorter than an Ethernet header.")
+def _(io, msg, answer, ctx):
+    io.write(plus(msg, answer, frame(first_out(msg), "ff" * 13)))
+
+
+@broken("frame-port-9", "advance", "divergence", r"",
+        "The harness gives a copy of a frame on port 9, a port the scenario has not.")
+def _(io, msg, answer, ctx):
+    outs = json.loads(answer).get("outputs", [])
+    f = next((o for o in outs if o["output"].get("kind") == "frame"), None)
+    extra = frame(first_out(msg), f["output"].get("bytes", "00" * 60) if f else "00" * 60, 9)
+    io.write(plus(msg, answer, extra))
+
+
+@broken("forks-and-exits", "advance", "crash", r"exit status: 3",
+        "The harness starts a helper that keeps its pipes open, and then dies with status 3.")
+def _(io, msg, answer, ctx):
+    if os.fork() == 0:
+        io.hang()
+    sys.stderr.write("fatal: lost the simulator\n")
+    sys.stderr.flush()
+    io.exit(3)
+
+
+@broken("closes-output-stays", "advance", "crash", r"closed its standard output",
+        "The harness closes its standard output and stays alive.")
+def _(io, msg, answer, ctx):
+    os.close(1)
+    io.hang()
+
+
+@broken("stops-itself", "advance", "timeout", r"advance seq 1",
+        "The harness stops itself with SIGSTOP, as a debugger attached to it would.")
+def _(io, msg, answer, ctx):
+    os.kill(os.getpid(), signal.SIGSTOP)
+    io.hang()
+
+
+@broken("answer-in-pieces", "advance", "pass", r"",
+        "The harness writes its answer in 16 pieces, 20 ms apart.")
+def _(io, msg, answer, ctx):
+    step = max(1, len(answer) // 16 + 1)
+    for k in range(0, len(answer), step):
+        io.write(answer[k:k + step])
+        time.sleep(0.02)
+
+
+@broken("crlf-line-ends", "advance", "pass", r"", sticky=True,
+        text="The harness ends its lines with a carriage return and a newline.")
+def _(io, msg, answer, ctx):
+    io.write(answer.rstrip(b"\n") + b"\r\n")
+
+
+@broken("stderr-flood", "advance", "pass", r"", slow=True,
+        text="The harness writes 32 MiB of trace to its standard error, on one line, then "
+        "answers.")
+def _(io, msg, answer, ctx):
+    chunk = b"t" * (1 << 20)
+    for _ in range(32):
+        sys.stderr.buffer.write(chunk)
+    sys.stderr.buffer.write(b"\n")
+    sys.stderr.flush()
+    io.write(answer)
+
+
+@broken("error-message-16-mib", "advance", "crash", r"^assertion failed: x{100}", own_words=True,
+        slow=True,
+        text="The harness answers `error` with its whole simulation log, 16 MiB, as the message.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "error", "message": "assertion failed: " + "x" * (16 << 20)}))
+
+
+@broken("seq-a-long-string", "advance", "protocol", r"field `seq`", slow=True,
+        text="The harness writes `seq` as a string of 16 MiB digits.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [], seq="9" * (16 << 20)))
+
+
+@broken("unsupported-long-reason", "start", "unsupported", r"", slow=True,
+        text="The harness declines the scenario with a reason of 16 MiB.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "unsupported", "reason": "no " + "IPv6 " * (16 << 18)}))

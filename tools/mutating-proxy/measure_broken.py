@@ -19,7 +19,12 @@ the mode acting in the middle one (`--broken-in`), or over the scenarios the mod
   line below the scenario's; a protocol error names the line of the device's output and
   the answer the runner waited for. A mode whose outputs the protocol carries (`divergence`) fails
   by a divergence and no device error; `unsupported` is the verdict `unsupported`;
-- every other scenario passes: the runner went on with a fresh device.
+- every other scenario passes: the runner went on with a fresh device; a mode the protocol
+  allows (`pass`) fails no scenario;
+- a mode of the first hello (`victim="setup"`) ends the run with 2 (the suite could not run,
+  CONF-REP-004) and the reason on the runner's standard error;
+- no process of the run is left behind, and a scenario's report quotes a device's message in
+  part (CONF-ADP-026).
 
 Prints one line per mode and a table with `--md`; with `--check` exits with 1 unless every
 mode is survived.
@@ -47,6 +52,8 @@ TARGET = "snd-spray-random"
 # The largest resident set a run may reach, devices included, in KiB. A device that floods
 # outputs costs the runner at most 2^20 of them (CONF-ADP-019).
 MAX_RSS_KIB = 256 * 1024
+# The longest report of one scenario, in characters: a device's message is quoted in part.
+MAX_REPORT_CHARS = 1 << 16
 
 
 def where(mode):
@@ -70,7 +77,9 @@ def run_mode(openrdma, mode, workdir, timeout):
     t0 = time.monotonic()
     with open(os.path.join(d, "stdout"), "wb") as out, \
             open(os.path.join(d, "stderr"), "wb") as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        # Every process of the run carries the mark, so that one left behind is found.
+        env = dict(os.environ, BROKEN_RUN_MARK=d)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         # The limit: every scenario may wait out one deadline twice, and a little more.
         limit = 6 * timeout + 60
         code, rss = None, 0
@@ -92,6 +101,26 @@ def run_mode(openrdma, mode, workdir, timeout):
     return d, code, rss, secs, limit
 
 
+def left_behind(d):
+    """The processes of the run still there a moment after the runner ended."""
+    mark = ("BROKEN_RUN_MARK=%s" % d).encode()
+    for _ in range(10):
+        found = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/environ" % pid, "rb") as fh:
+                    if mark in fh.read().split(b"\0"):
+                        found.append(int(pid))
+            except OSError:
+                pass
+        if not found:
+            return []
+        time.sleep(0.2)
+    return found
+
+
 def read(path):
     try:
         with open(path, "rb") as fh:
@@ -110,11 +139,27 @@ def judge(mode, d, code, rss, secs, limit):
     if "panicked" in err or code == 101:
         wrong.append("panicked: %s" % next(
             (l for l in err.splitlines() if "panicked" in l), "exit 101"))
-    want_code = 0 if mode.kind == "unsupported" else 1
-    if code != want_code and code != "killed":
+    want_code = 0 if mode.kind in ("unsupported", "pass") else 1
+    if code != want_code and code != "killed" and mode.victim != "setup":
         wrong.append("exit status %s, expected %d" % (code, want_code))
     if rss > MAX_RSS_KIB:
         wrong.append("grew to %d MiB" % (rss // 1024))
+    stray = left_behind(d)
+    if stray:
+        wrong.append("left processes behind: %s" % stray)
+        for pid in stray:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+    if mode.victim == "setup":
+        # The handshake failed: the suite could not run (CONF-REP-004).
+        if code != 2 and code != "killed":
+            wrong.append("exit status %s, expected 2" % code)
+        if not re.search(mode.says, err):
+            wrong.append("the runner's error does not say /%s/: %s" % (
+                mode.says, err.strip()[-200:]))
+        return wrong
     try:
         report = json.loads(read(os.path.join(d, "r.json")))
     except ValueError:
@@ -124,7 +169,9 @@ def judge(mode, d, code, rss, secs, limit):
     if target not in order[1:-1]:
         return wrong + ["the report holds %s, expected scenarios around %s" % (order, target)]
     at = order.index(target)
-    victim = order[{"first": 0, "this": at, "next": at + 1}[mode.victim]]
+    # A mode the protocol allows fails no scenario.
+    victim = None if mode.kind == "pass" else \
+        order[{"first": 0, "this": at, "next": at + 1}[mode.victim]]
     seen = {s["id"]: s for s in report.get("scenarios", [])}
     for name in order:
         s = seen.get(name)
@@ -144,6 +191,10 @@ def judge_victim(mode, s, victim, text, junit):
     wrong = []
     kinds = mode.kind.split("|")
     e = s.get("error")
+    # What the device wrote is quoted, not copied whole into the reports.
+    said = json.dumps(s)
+    if len(said) > MAX_REPORT_CHARS:
+        wrong.append("%s: its report is %d characters long" % (victim, len(said)))
     if mode.kind == "unsupported":
         if s["verdict"] != "unsupported":
             wrong.append("%s: %s, expected unsupported" % (victim, s["verdict"]))
