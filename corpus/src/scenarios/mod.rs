@@ -169,7 +169,7 @@ pub fn all() -> Vec<Builder> {
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
     Manifest {
-        version: ManifestVersion,
+        version: ManifestVersion::V1,
         name: name.into(),
         description: description.into(),
         requirements: reqs.iter().map(|s| s.to_string()).collect(),
@@ -180,6 +180,7 @@ fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -
         ports: 4,
         link: Link::default(),
         tolerances: Default::default(),
+        start: Default::default(),
     }
 }
 
