@@ -54,6 +54,7 @@ mod keys;
 mod lenient;
 mod reflect;
 mod spray;
+mod start;
 mod widths;
 mod wire;
 
@@ -164,6 +165,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise_eight::builders());
     all.extend(exercise_nine::builders());
     all.extend(interleave::builders());
+    all.extend(start::builders());
     all
 }
 
