@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 325] = [
+pub(in crate::req) static CLAUSES: [Info; 332] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -304,6 +304,13 @@ pub(in crate::req) static CLAUSES: [Info; 325] = [
     part("CONF-ADP-007.a", "CONF-ADP-007", 'a', Must, Adapter),
     part("CONF-ADP-007.b", "CONF-ADP-007", 'b', Must, Suite),
     line("CONF-ADP-008", Must, Adapter),
+    whole("CONF-ADP-021", Must, Adapter),
+    part("CONF-ADP-021.a", "CONF-ADP-021", 'a', Must, Adapter),
+    part("CONF-ADP-021.b", "CONF-ADP-021", 'b', Must, Adapter),
+    part("CONF-ADP-021.c", "CONF-ADP-021", 'c', Must, Adapter),
+    whole("CONF-ADP-022", Must, Adapter),
+    part("CONF-ADP-022.a", "CONF-ADP-022", 'a', Must, Adapter),
+    part("CONF-ADP-022.b", "CONF-ADP-022", 'b', Must, Adapter),
     whole("CONF-ADP-009", Must, Adapter),
     part("CONF-ADP-009.a", "CONF-ADP-009", 'a', Must, Adapter),
     part("CONF-ADP-009.b", "CONF-ADP-009", 'b', Must, Adapter),
