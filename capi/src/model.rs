@@ -469,7 +469,7 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
     NicConfig::try_from(&nic)
         .map_err(|e| Error::new(Status::InvalidConfig, format!("config: {e}")))?;
     Ok(Manifest {
-        version: ManifestVersion,
+        version: ManifestVersion::V1,
         name: "capi".into(),
         description: "A golden-model instance configured through the C interface.".into(),
         requirements: Vec::new(),
@@ -480,6 +480,7 @@ pub fn manifest_of(cfg: &Config) -> Result<Manifest, Error> {
         ports: cfg.ports,
         link: Default::default(),
         tolerances: Default::default(),
+        start: Default::default(),
     })
 }
 

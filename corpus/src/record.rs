@@ -205,6 +205,7 @@ impl Recorder {
         let nic = NicConfig::try_from(&manifest.nic).expect("a builder's configuration is valid");
         let mut nic = Nic::new(nic).expect("a valid configuration");
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports)).expect("time zero");
+        nic.restore(manifest.start.clone());
         let agent = RecoveryAgent::new((&manifest.recovery).into());
         let batch = (cpu == CpuHalf::Reference)
             .then(|| Batch { start: Timestamp::ZERO, limit: Timestamp::ZERO + agent.min_delay() });

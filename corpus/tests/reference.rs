@@ -101,7 +101,7 @@ fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
     use openrdma_device::{CpuHalf, HostCommand, Manifest, ManifestVersion, NicSettings, Region};
     for cpu in [CpuHalf::Reference, CpuHalf::Device] {
         let m = Manifest {
-            version: ManifestVersion,
+            version: ManifestVersion::V1,
             name: "busy-at-the-end".into(),
             description: "A packet nothing answers; the recording ends before its timeout.".into(),
             requirements: vec![],
@@ -112,6 +112,7 @@ fn a_live_recording_that_ends_busy_ends_its_replay_with_it() {
             ports: 1,
             link: Default::default(),
             tolerances: Default::default(),
+            start: Default::default(),
         };
         let mut r = Recorder::with_cpu(m, cpu);
         let region =

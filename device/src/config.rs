@@ -1,7 +1,7 @@
 //! The configuration of a device as the scenario format defines it: the `nic` and
 //! `recovery` tables of a manifest (`spec/conformance.md` section 3.1).
 //!
-//! These are the file format, version 1 ([`MANIFEST_VERSION`]): every key, its type, its
+//! These are the file format, versions 1 and 2 ([`MANIFEST_VERSION`]): every key, its type, its
 //! unit and its default are fixed by the specification, and a file of this version reads
 //! the same whatever an implementation does with it. An implementation converts them into
 //! its own configuration and refuses what it cannot do; the reference model does so with
@@ -18,38 +18,54 @@ use serde::{Deserialize, Serialize};
 
 use crate::time::{duration_ns, opt_duration_ns};
 
-/// The version of the manifest format, and so of its `nic` and `recovery` tables, that this
-/// crate reads and writes. A manifest says it in its `version` key; absent means 1.
-pub const MANIFEST_VERSION: u32 = 1;
+/// The newest version of the manifest format that this crate reads and writes. A manifest
+/// says its version in its `version` key; absent means 1. Version 2 adds the `start` table
+/// ([`crate::StartState`]); every other key reads as in version 1.
+pub const MANIFEST_VERSION: u32 = 2;
 
-/// The `version` key of a manifest: always [`MANIFEST_VERSION`] in memory, since a manifest
-/// of another version is refused when it is read. It is read when present and never
-/// written, so that a version 1 manifest reads and writes as it did before the key existed;
-/// a later version that changes the format will write it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct ManifestVersion;
+/// The `version` key of a manifest: 1 or 2, since a manifest of another version is refused
+/// when it is read. Version 1 is never written, so that a version 1 manifest reads and
+/// writes as it did before the key existed; version 2 is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ManifestVersion(u32);
 
 impl ManifestVersion {
+    /// Version 1: the `nic`, `recovery`, `link` and `tolerances` tables.
+    pub const V1: ManifestVersion = ManifestVersion(1);
+    /// Version 2: version 1 and the `start` table.
+    pub const V2: ManifestVersion = ManifestVersion(2);
+
     /// The version number.
     pub const fn get(self) -> u32 {
-        MANIFEST_VERSION
+        self.0
+    }
+
+    /// Whether this is version 1, which a writer leaves out (`CONF-FMT-007.c`).
+    pub fn is_v1(&self) -> bool {
+        self.0 == 1
+    }
+}
+
+impl Default for ManifestVersion {
+    fn default() -> Self {
+        ManifestVersion::V1
     }
 }
 
 impl Serialize for ManifestVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u32(MANIFEST_VERSION)
+        s.serialize_u32(self.0)
     }
 }
 
 impl<'de> Deserialize<'de> for ManifestVersion {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = <u32 as Deserialize>::deserialize(d)?;
-        if v == MANIFEST_VERSION {
-            Ok(ManifestVersion)
+        if (1..=MANIFEST_VERSION).contains(&v) {
+            Ok(ManifestVersion(v))
         } else {
             Err(serde::de::Error::custom(format!(
-                "manifest version {v} is not known here; this reader knows version {MANIFEST_VERSION}"
+                "manifest version {v} is not known here; this reader knows versions 1 to {MANIFEST_VERSION}"
             )))
         }
     }
@@ -214,13 +230,17 @@ mod tests {
         );
     }
 
-    /// Version 1 reads, absent or given; another version is refused, naming it.
+    /// Versions 1 and 2 read; another version is refused, naming it.
     #[test]
     fn manifest_versions() {
-        assert_eq!(serde_json::from_str::<ManifestVersion>("1").unwrap(), ManifestVersion);
-        let e = serde_json::from_str::<ManifestVersion>("2").unwrap_err().to_string();
-        assert!(e.contains("manifest version 2"), "{e}");
-        assert_eq!(serde_json::to_string(&ManifestVersion).unwrap(), "1");
+        assert_eq!(serde_json::from_str::<ManifestVersion>("1").unwrap(), ManifestVersion::V1);
+        assert_eq!(serde_json::from_str::<ManifestVersion>("2").unwrap(), ManifestVersion::V2);
+        assert!(ManifestVersion::default().is_v1() && !ManifestVersion::V2.is_v1());
+        for bad in ["0", "3"] {
+            let e = serde_json::from_str::<ManifestVersion>(bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("manifest version {bad}")), "{e}");
+        }
+        assert_eq!(serde_json::to_string(&ManifestVersion::V2).unwrap(), "2");
     }
 
     /// An empty table is the defaults; a key the table does not define is refused.

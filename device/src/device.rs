@@ -132,6 +132,10 @@ pub enum Capability {
     /// device that does not claim it has none, and every SACK it sends carries `m` NONE
     /// (`RCV-SACK-006.c`) and `r_c` and `rcv_cwnd_pen` 0 (`RCV-SACK-007`).
     SackMarking,
+    /// Starts from the counters of a manifest's `start` table, as a device restored from a
+    /// checkpoint: a retirement domain's MSN counter and retirement pointer, a template's
+    /// expected sequence number (`CONF-ADP-021`).
+    StartState,
 }
 
 /// Why a device could not do what the runner asked.

@@ -60,6 +60,7 @@ mod hex;
 pub mod host;
 pub mod id;
 pub mod scenario;
+pub mod start;
 pub mod time;
 pub mod validate;
 
@@ -83,5 +84,6 @@ pub use host::{
 };
 pub use id::{CqId, DomainId};
 pub use scenario::{Body, CpuHalf, Direction, Link, Manifest, Record, Scenario, Tolerances};
+pub use start::{DomainStart, StartState, TemplateStart};
 pub use time::Timestamp;
 pub use validate::{ManifestError, is_requirement_ref, requirement_of};

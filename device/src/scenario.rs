@@ -15,6 +15,7 @@ use crate::config::{ManifestVersion, NicSettings, RecoverySettings};
 use crate::device::{Capability, Input, Output};
 use crate::event::{CpuCommand, NicEvent};
 use crate::host::HostCommand;
+use crate::start::StartState;
 use crate::time::Timestamp;
 
 /// Which way a record goes.
@@ -190,9 +191,9 @@ impl CpuHalf {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
-    /// `version`: the version of the manifest format, 1 when absent; never written
-    /// ([`ManifestVersion`]).
-    #[serde(default, skip_serializing)]
+    /// `version`: the version of the manifest format, 1 when absent; written only when it
+    /// is 2 ([`ManifestVersion`]).
+    #[serde(default, skip_serializing_if = "ManifestVersion::is_v1")]
     pub version: ManifestVersion,
     /// Stable name, e.g. `rcv-window-edges-v4`.
     pub name: String,
@@ -222,6 +223,10 @@ pub struct Manifest {
     /// Tolerances.
     #[serde(default)]
     pub tolerances: Tolerances,
+    /// `start` (version 2): the counters the device starts at, as restored from a
+    /// checkpoint; empty by default, and then not written.
+    #[serde(default, skip_serializing_if = "StartState::is_empty")]
+    pub start: StartState,
 }
 
 fn one() -> u16 {

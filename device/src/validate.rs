@@ -33,7 +33,8 @@ use std::time::Duration;
 
 use openrdma_codec::EthernetAddress;
 
-use crate::config::{NicSettings, RecoverySettings};
+use crate::config::{NicSettings, RecoverySettings, RetirementMode};
+use crate::device::Capability;
 use crate::scenario::{Link, Manifest};
 
 /// The longest duration, tolerance or record time a scenario may hold, in nanoseconds:
@@ -399,6 +400,7 @@ impl Manifest {
         out.extend(self.nic.problems());
         out.extend(self.recovery.problems());
         out.extend(self.link.problems());
+        out.extend(self.start_problems());
 
         let t = &self.tolerances;
         for (key, v) in [
@@ -412,6 +414,63 @@ impl Manifest {
     }
 }
 
+impl Manifest {
+    /// Every value of the `start` table at fault (`CONF-ADP-022`), keys named `start.KEY`.
+    fn start_problems(&self) -> Vec<ManifestError> {
+        let mut out = Vec::new();
+        let s = &self.start;
+        if s.is_empty() {
+            return out;
+        }
+        if self.version.is_v1() {
+            out.push(ManifestError::new(
+                "version",
+                1,
+                "a `start` table is version 2 of the manifest: write `version = 2` (CONF-ADP-022)",
+            ));
+        }
+        if !self.requires.contains(&Capability::StartState) {
+            out.push(ManifestError::new(
+                "requires",
+                "[..]",
+                "a scenario with a `start` table requires `start-state` (CONF-ADP-022)",
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, d) in s.domains.iter().enumerate() {
+            if !seen.insert(d.domain) {
+                out.push(ManifestError::at("start.domains", i, d.domain, "domain named twice"));
+            } else if self.nic.retirement == RetirementMode::PerQp && d.domain.value() >= 1 << 24 {
+                out.push(ManifestError::at(
+                    "start.domains",
+                    i,
+                    d.domain,
+                    "in per-QP retirement a domain is named by its QPN, which has 24 bits",
+                ));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for (i, t) in s.templates.iter().enumerate() {
+            if t.template > 0x0FFF {
+                out.push(ManifestError::at(
+                    "start.templates",
+                    i,
+                    t.template,
+                    "a template ID is 0 to 4095 (TPL-ID-001)",
+                ));
+            } else if !seen.insert(t.template) {
+                out.push(ManifestError::at(
+                    "start.templates",
+                    i,
+                    t.template,
+                    "template named twice",
+                ));
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,7 +479,7 @@ mod tests {
 
     fn good() -> Manifest {
         Manifest {
-            version: ManifestVersion,
+            version: ManifestVersion::V1,
             name: "x-v4".into(),
             description: "d".into(),
             requirements: vec!["RCV-ACK-001".into(), "RCV-ACK-002.b".into()],
@@ -431,6 +490,7 @@ mod tests {
             ports: 4,
             link: Link::default(),
             tolerances: Tolerances::default(),
+            start: Default::default(),
         }
     }
 
@@ -525,6 +585,37 @@ mod tests {
             m.validate().unwrap_err().to_string(),
             "requirements[2] = \"X\": not a requirement ID: AREA-TOPIC-NNN, or a clause AREA-TOPIC-NNN.x"
         );
+    }
+
+    /// CONF-ADP-022: a `start` table needs version 2 and `start-state`;
+    /// a domain or template is named once, a template ID has 12 bits, and a per-QP domain
+    /// is a 24-bit QPN.
+    #[test]
+    fn start_table_rules() {
+        use crate::id::DomainId;
+        use crate::start::{DomainStart, TemplateStart};
+        let mut m = good();
+        let d = DomainStart { domain: DomainId::new(0), send_msn: 0x7FFF, recv_msn: 0 };
+        m.start.domains.push(d);
+        assert_eq!(key_of(&m), "version");
+        m.version = ManifestVersion::V2;
+        assert_eq!(key_of(&m), "requires");
+        m.requires.insert(Capability::StartState);
+        assert!(m.validate().is_ok());
+        m.start.domains.push(d);
+        assert_eq!(m.validate().unwrap_err().index, Some(1));
+        m.start.domains[1].domain = DomainId::new(1 << 24);
+        assert!(m.validate().is_ok());
+        m.nic.retirement = RetirementMode::PerQp;
+        assert_eq!(key_of(&m), "start.domains");
+        m.start.domains.pop();
+        m.start.templates.push(TemplateStart { template: 0x1000, seq: 1 });
+        assert_eq!(key_of(&m), "start.templates");
+        m.start.templates[0].template = 0xFFF;
+        m.start.templates.push(TemplateStart { template: 0xFFF, seq: 2 });
+        assert_eq!(m.validate().unwrap_err().index, Some(1));
+        m.start.templates.pop();
+        assert!(m.validate().is_ok());
     }
 
     #[test]

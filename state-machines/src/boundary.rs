@@ -252,6 +252,7 @@ impl Device for ReferenceDevice {
             Endpoint,
             SprayPolicies,
             TailProbe,
+            StartState,
         ]
         .into_iter()
         .collect()
@@ -269,6 +270,8 @@ impl Device for ReferenceDevice {
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;
         nic.handle_port_status(Timestamp::ZERO, ports_up(manifest.ports))
             .map_err(|e| DeviceError::Protocol(e.to_string()))?;
+        // CONF-ADP-021: the counters of the manifest's `start` table.
+        nic.restore(manifest.start.clone());
         // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
         // configured by the manifest's `recovery` table.
         let cpu = match manifest.cpu {

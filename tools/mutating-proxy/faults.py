@@ -9019,9 +9019,11 @@ class TokenBook:
     """What a correct NIC holds of the templates: each installed template and its expected
     seq (host-interface section 2.3 and 3.3), kept from the commands the device is given."""
 
-    def __init__(self):
+    def __init__(self, start_seq=None):
         self.tpl = {}
         self.expected = {}
+        # The expected seq an installation sets: 0, or the scenario's start state.
+        self.start_seq = start_seq or {}
 
     def command(self, c):
         """Follows a template command; returns the token's verdict for a token, else None."""
@@ -9029,7 +9031,7 @@ class TokenBook:
             i = c.get("template_id")
             old = self.tpl.get(i)
             if old is None or dict(old, enabled=c.get("enabled")) != c:
-                self.expected[i] = 0
+                self.expected[i] = self.start_seq.get(i, 0)
             self.tpl[i] = dict(c)
         elif c.get("command") == "deregister_local":
             for t in self.tpl.values():
@@ -9047,7 +9049,7 @@ class TokenBook:
 
 
 def token_book(ctx, m):
-    return ctx.state.setdefault(m.name + ":book", TokenBook())
+    return ctx.state.setdefault(m.name + ":book", TokenBook(getattr(ctx, "start_seq", None)))
 
 
 def restore_wr_ids(m):

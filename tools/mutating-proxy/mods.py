@@ -102,6 +102,11 @@ class Ctx:
         self.recovery = manifest.get("recovery") or {}
         self.link = manifest.get("link") or {}
         self.tol = manifest.get("tolerances") or {}
+        # The `start` table (manifest version 2): the expected seq each template takes when
+        # it is installed, 0 when the table does not name it.
+        start = manifest.get("start") or {}
+        self.start_seq = {int(t["template"]): int(t.get("seq", 0))
+                          for t in start.get("templates") or []}
         self.args = args or {}
         self.late_ns = int(self.tol.get("late_ns", 2000))
         self.qps = {}  # qpn -> create_qp command

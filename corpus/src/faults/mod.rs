@@ -96,6 +96,7 @@
 //! * [`edges`]: a timestamp clock read at the wrong time, and a device that floods the
 //!   runner with outputs.
 //! * [`stamps`]: a completion timestamp taken for the identity of an entry.
+//! * [`start`](mod@start): a device that does not start from the manifest's start state.
 //! * [`same_instant`]: a QP's reports of one instant out of the order of the steps that
 //!   made them, and the reports of several inputs gathered at one instant.
 //! * [`audit_eight`]: variants found by reading the judge, each at the very bound of a
@@ -175,6 +176,7 @@ pub mod sixth_host;
 pub mod sixth_rx;
 pub mod sixth_tx;
 pub mod stamps;
+pub mod start;
 pub mod states;
 pub mod templates;
 pub mod transport;
@@ -476,6 +478,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || ninth_host::FAULTS,
     || edges::FAULTS,
     || stamps::FAULTS,
+    || start::FAULTS,
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || same_instant::FAULTS,

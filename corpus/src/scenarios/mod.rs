@@ -54,6 +54,7 @@ mod keys;
 mod lenient;
 mod reflect;
 mod spray;
+mod start;
 mod widths;
 mod wire;
 
@@ -168,12 +169,13 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise_ten::builders());
     all.extend(interleave::builders());
     all.extend(shared_tenth_ev::builders());
+    all.extend(start::builders());
     all
 }
 
 fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -> Manifest {
     Manifest {
-        version: ManifestVersion,
+        version: ManifestVersion::V1,
         name: name.into(),
         description: description.into(),
         requirements: reqs.iter().map(|s| s.to_string()).collect(),
@@ -184,6 +186,7 @@ fn manifest(name: &str, description: &str, reqs: &[&str], caps: &[Capability]) -
         ports: 4,
         link: Link::default(),
         tolerances: Default::default(),
+        start: Default::default(),
     }
 }
 

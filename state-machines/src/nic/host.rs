@@ -198,10 +198,11 @@ impl Nic {
             return Err(key("does not cover the template's local region"));
         }
         // TPL-INSTALL-003: disabling or re-enabling keeps the expected sequence number;
-        // any other installation, under a new ID or one in use, sets it to 0.
+        // any other installation, under a new ID or one in use, sets it to 0 (DB-SEQ-001),
+        // or to the value the start state restored (CONF-ADP-021).
         let expected_seq = match self.host.templates.get(&t.template_id) {
             Some(s) if only_enabled_differs(&s.template, &t) => s.expected_seq,
-            _ => 0,
+            _ => self.start.template_seq(t.template_id.value()),
         };
         // TPL-INSTALL-002: the table entry is replaced whole, between two host inputs, so
         // every token is expanded from one version of the template.
@@ -224,6 +225,19 @@ impl Nic {
             }
         }
         Ok(())
+    }
+
+    /// Creates a retirement domain: its MSN counter and retirement pointer start at 0
+    /// (`RET-DOMAIN-003`), or where the start state restored them (`CONF-ADP-021`).
+    fn new_domain(&mut self, id: DomainId, capacity: u16) -> usize {
+        let (send, recv) = self.start.domain(id);
+        self.domains.push(Domain {
+            next_send_msn: Msn::new(send),
+            dead: Vec::new(),
+            send_floor: Msn::new(send),
+            table: RetireRing::new(capacity, Msn::new(recv)),
+        });
+        self.domains.len() - 1
     }
 
     fn create_qp(&mut self, cfg: QpConfig) -> Result<(), ApiMisuse> {
@@ -259,26 +273,14 @@ impl Nic {
             RetirementMode::Shared => match self.domain_index.get(&cfg.domain) {
                 Some(&d) => d,
                 None => {
-                    let d = self.domains.len();
-                    self.domains.push(Domain {
-                        next_send_msn: Msn::ZERO,
-                        dead: Vec::new(),
-                        send_floor: Msn::ZERO,
-                        table: RetireRing::new(SHARED_DOMAIN_CAPACITY, Msn::ZERO),
-                    });
+                    let d = self.new_domain(cfg.domain, SHARED_DOMAIN_CAPACITY);
                     self.domain_index.insert(cfg.domain, d);
                     d
                 }
             },
-            RetirementMode::PerQp => {
-                self.domains.push(Domain {
-                    next_send_msn: Msn::ZERO,
-                    dead: Vec::new(),
-                    send_floor: Msn::ZERO,
-                    table: RetireRing::new(self.cfg.window().min(0x7FFF) as u16, Msn::ZERO),
-                });
-                self.domains.len() - 1
-            }
+            // RET-DOMAIN-001: in per-QP retirement the QP is its domain, named by its QPN.
+            RetirementMode::PerQp => self
+                .new_domain(DomainId::new(cfg.qpn.value()), self.cfg.window().min(0x7FFF) as u16),
         };
         let rng = ChaCha8Rng::seed_from_u64(
             self.cfg.seed ^ (u64::from(cfg.qpn.value())).wrapping_mul(0x9E37_79B9_7F4A_7C15),

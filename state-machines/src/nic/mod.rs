@@ -43,7 +43,7 @@ use crate::receiver::{PsnClass, Responder};
 use crate::retire::{MsnPosition, RecvMsg, RetireRing, RetireTable};
 use crate::ring::Ring;
 use crate::sender::{AckOutcome, EvChange, EvMarkSeen, NackSeen, Requester};
-use openrdma_device::{CqId, DomainId, Timestamp};
+use openrdma_device::{CqId, DomainId, StartState, Timestamp};
 
 mod endpoint_ops;
 mod host;
@@ -226,6 +226,8 @@ pub struct Nic {
     ports_up: u32,
     /// The ports of the peer, as its last `PORT_STATUS_UPDATE` reported them.
     peer_ports: Option<u32>,
+    /// The counters a domain or template starts at (`CONF-ADP-021`); empty: all at 0.
+    start: StartState,
 }
 
 impl Nic {
@@ -249,7 +251,16 @@ impl Nic {
             last_qp: None,
             ports_up: 1,
             peer_ports: None,
+            start: StartState::default(),
         })
+    }
+
+    /// Sets the counters that domains and templates created from now on start at, as a
+    /// NIC restored from a checkpoint would hold them (`CONF-ADP-021`): a domain's MSN
+    /// counter and retirement pointer, a template's expected sequence number. Call it
+    /// before the first host command; domains and templates already made keep theirs.
+    pub fn restore(&mut self, start: StartState) {
+        self.start = start;
     }
 
     /// The configuration.

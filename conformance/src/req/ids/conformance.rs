@@ -649,65 +649,73 @@ pub const CONF_ADP_007_A: Clause = Clause(328);
 pub const CONF_ADP_007_B: Clause = Clause(329);
 /// `CONF-ADP-008`: MUST, adapter.
 pub const CONF_ADP_008: Clause = Clause(330);
+/// `CONF-ADP-021`, its clauses (a) to (c) together: MUST, adapter.
+pub const CONF_ADP_021: Clause = Clause(331);
+/// `CONF-ADP-021.a`: MUST, adapter.
+pub const CONF_ADP_021_A: Clause = Clause(332);
+/// `CONF-ADP-021.b`: MUST, adapter.
+pub const CONF_ADP_021_B: Clause = Clause(333);
+/// `CONF-ADP-021.c`: MUST, adapter.
+pub const CONF_ADP_021_C: Clause = Clause(334);
+/// `CONF-ADP-022`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_022: Clause = Clause(335);
+/// `CONF-ADP-022.a`: MUST, adapter.
+pub const CONF_ADP_022_A: Clause = Clause(336);
+/// `CONF-ADP-022.b`: MUST, adapter.
+pub const CONF_ADP_022_B: Clause = Clause(337);
 /// `CONF-ADP-009`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_009: Clause = Clause(331);
+pub const CONF_ADP_009: Clause = Clause(338);
 /// `CONF-ADP-009.a`: MUST, adapter.
-pub const CONF_ADP_009_A: Clause = Clause(332);
+pub const CONF_ADP_009_A: Clause = Clause(339);
 /// `CONF-ADP-009.b`: MUST, adapter.
-pub const CONF_ADP_009_B: Clause = Clause(333);
+pub const CONF_ADP_009_B: Clause = Clause(340);
 /// `CONF-ADP-009.c`: MUST, adapter.
-pub const CONF_ADP_009_C: Clause = Clause(334);
+pub const CONF_ADP_009_C: Clause = Clause(341);
 /// `CONF-ADP-010`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_010: Clause = Clause(335);
+pub const CONF_ADP_010: Clause = Clause(342);
 /// `CONF-ADP-010.a`: MUST, adapter.
-pub const CONF_ADP_010_A: Clause = Clause(336);
+pub const CONF_ADP_010_A: Clause = Clause(343);
 /// `CONF-ADP-010.b`: MUST, adapter.
-pub const CONF_ADP_010_B: Clause = Clause(337);
+pub const CONF_ADP_010_B: Clause = Clause(344);
 /// `CONF-ADP-011`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_011: Clause = Clause(338);
+pub const CONF_ADP_011: Clause = Clause(345);
 /// `CONF-ADP-011.a`: MUST, adapter.
-pub const CONF_ADP_011_A: Clause = Clause(339);
+pub const CONF_ADP_011_A: Clause = Clause(346);
 /// `CONF-ADP-011.b`: MUST, suite.
-pub const CONF_ADP_011_B: Clause = Clause(340);
+pub const CONF_ADP_011_B: Clause = Clause(347);
 /// `CONF-ADP-012`: SHOULD, adapter.
-pub const CONF_ADP_012: Clause = Clause(341);
+pub const CONF_ADP_012: Clause = Clause(348);
 /// `CONF-ADP-019`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_019: Clause = Clause(342);
+pub const CONF_ADP_019: Clause = Clause(349);
 /// `CONF-ADP-019.a`: MUST, adapter.
-pub const CONF_ADP_019_A: Clause = Clause(343);
+pub const CONF_ADP_019_A: Clause = Clause(350);
 /// `CONF-ADP-019.b`: MAY, suite.
-pub const CONF_ADP_019_B: Clause = Clause(344);
+pub const CONF_ADP_019_B: Clause = Clause(351);
 /// `CONF-ADP-020`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_020: Clause = Clause(345);
+pub const CONF_ADP_020: Clause = Clause(352);
 /// `CONF-ADP-020.a`: MUST, suite.
-pub const CONF_ADP_020_A: Clause = Clause(346);
+pub const CONF_ADP_020_A: Clause = Clause(353);
 /// `CONF-ADP-020.b`: MUST, suite.
-pub const CONF_ADP_020_B: Clause = Clause(347);
-/// `CONF-ADP-026`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_026: Clause = Clause(348);
-/// `CONF-ADP-026.a`: MUST, adapter.
-pub const CONF_ADP_026_A: Clause = Clause(349);
-/// `CONF-ADP-026.b`: MUST, adapter.
-pub const CONF_ADP_026_B: Clause = Clause(350);
+pub const CONF_ADP_020_B: Clause = Clause(354);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(351);
+pub const CONF_ADP_017: Clause = Clause(355);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(352);
+pub const CONF_ADP_017_A: Clause = Clause(356);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(353);
+pub const CONF_ADP_017_B: Clause = Clause(357);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(354);
+pub const CONF_ADP_017_C: Clause = Clause(358);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(355);
+pub const CONF_ADP_013: Clause = Clause(359);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(356);
+pub const CONF_ADP_014: Clause = Clause(360);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(357);
+pub const CONF_ADP_014_A: Clause = Clause(361);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(358);
+pub const CONF_ADP_014_B: Clause = Clause(362);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(359);
+pub const CONF_ADP_014_C: Clause = Clause(363);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(360);
+pub const CONF_ADP_015: Clause = Clause(364);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(361);
+pub const CONF_ADP_016: Clause = Clause(365);

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 328] = [
+pub(in crate::req) static CLAUSES: [Info; 332] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -304,6 +304,13 @@ pub(in crate::req) static CLAUSES: [Info; 328] = [
     part("CONF-ADP-007.a", "CONF-ADP-007", 'a', Must, Adapter),
     part("CONF-ADP-007.b", "CONF-ADP-007", 'b', Must, Suite),
     line("CONF-ADP-008", Must, Adapter),
+    whole("CONF-ADP-021", Must, Adapter),
+    part("CONF-ADP-021.a", "CONF-ADP-021", 'a', Must, Adapter),
+    part("CONF-ADP-021.b", "CONF-ADP-021", 'b', Must, Adapter),
+    part("CONF-ADP-021.c", "CONF-ADP-021", 'c', Must, Adapter),
+    whole("CONF-ADP-022", Must, Adapter),
+    part("CONF-ADP-022.a", "CONF-ADP-022", 'a', Must, Adapter),
+    part("CONF-ADP-022.b", "CONF-ADP-022", 'b', Must, Adapter),
     whole("CONF-ADP-009", Must, Adapter),
     part("CONF-ADP-009.a", "CONF-ADP-009", 'a', Must, Adapter),
     part("CONF-ADP-009.b", "CONF-ADP-009", 'b', Must, Adapter),
@@ -321,9 +328,6 @@ pub(in crate::req) static CLAUSES: [Info; 328] = [
     whole("CONF-ADP-020", Must, Adapter),
     part("CONF-ADP-020.a", "CONF-ADP-020", 'a', Must, Suite),
     part("CONF-ADP-020.b", "CONF-ADP-020", 'b', Must, Suite),
-    whole("CONF-ADP-026", Must, Adapter),
-    part("CONF-ADP-026.a", "CONF-ADP-026", 'a', Must, Adapter),
-    part("CONF-ADP-026.b", "CONF-ADP-026", 'b', Must, Adapter),
     whole("CONF-ADP-017", Must, Adapter),
     part("CONF-ADP-017.a", "CONF-ADP-017", 'a', Must, Suite),
     part("CONF-ADP-017.b", "CONF-ADP-017", 'b', May, Adapter),
