@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 332] = [
+pub(in crate::req) static CLAUSES: [Info; 335] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -328,6 +328,9 @@ pub(in crate::req) static CLAUSES: [Info; 332] = [
     whole("CONF-ADP-020", Must, Adapter),
     part("CONF-ADP-020.a", "CONF-ADP-020", 'a', Must, Suite),
     part("CONF-ADP-020.b", "CONF-ADP-020", 'b', Must, Suite),
+    whole("CONF-ADP-026", Must, Adapter),
+    part("CONF-ADP-026.a", "CONF-ADP-026", 'a', Must, Adapter),
+    part("CONF-ADP-026.b", "CONF-ADP-026", 'b', Must, Adapter),
     whole("CONF-ADP-017", Must, Adapter),
     part("CONF-ADP-017.a", "CONF-ADP-017", 'a', Must, Suite),
     part("CONF-ADP-017.b", "CONF-ADP-017", 'b', May, Adapter),
