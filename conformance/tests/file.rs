@@ -728,8 +728,9 @@ fn toml_errors_have_line_and_column() {
     assert!(err.to_string().starts_with("dir/a.toml:1:8: "), "{err}");
 }
 
-/// CONF-FMT-007: a manifest without `version` is version 1, as is one that says so; another
-/// version is rejected at the key, naming it; a version 1 manifest is written without the key.
+/// CONF-FMT-007: a manifest without `version` is version 1, as is one that says so; version 2
+/// (CONF-ADP-022) is read too; a later version is rejected at the key, naming it; a version 1
+/// manifest is written without the key.
 #[test]
 fn conf_fmt_007_manifest_versions() {
     let base = "name = \"x\"\ndescription = \"y\"\nrequirements = [\"RCV-ACK-001\"]\n";
@@ -737,10 +738,12 @@ fn conf_fmt_007_manifest_versions() {
     let one = parse_manifest(&format!("version = 1\n{base}"), "m.toml").unwrap();
     assert_eq!(absent, one);
     assert!(!manifest_to_toml(&one).contains("version"), "{}", manifest_to_toml(&one));
-    match parse_manifest(&format!("{base}version = 2\n"), "m.toml") {
+    let two = parse_manifest(&format!("{base}version = 2\n"), "m.toml").unwrap();
+    assert_eq!(two.start, one.start, "a version 2 manifest without a start table starts at 0");
+    match parse_manifest(&format!("{base}version = 3\n"), "m.toml") {
         Err(FileError::Toml { line, column, message, .. }) => {
             assert_eq!((line, column), (4, 11));
-            assert!(message.contains("manifest version 2"), "{message}");
+            assert!(message.contains("manifest version 3"), "{message}");
         }
         other => panic!("{other:?}"),
     }
