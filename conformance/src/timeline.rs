@@ -477,17 +477,44 @@ pub(crate) fn commanded<'a>(
     }
     let early = s.manifest.tolerances.early_ns;
     for (at, input) in injected {
-        let Some(list) = command_key(input).and_then(|k| candidates.get_mut(&k)) else {
+        let Some(key) = command_key(input) else {
             continue;
         };
         let bound = at.saturating_add(early);
-        let pick =
-            list.iter().rposition(|&(rec, _)| rec <= bound).or((!list.is_empty()).then_some(0));
-        if let Some(j) = pick {
-            out.insert(list.remove(j).1, at);
+        // A probe on an EV the recording never probed (a device that chose other paths
+        // legally, so its reports made the agent blame another EV) pairs with the QP's
+        // probes of any EV, by the same rule.
+        let exact = candidates.get(&key).is_some_and(|l| !l.is_empty());
+        let mut best: Option<(Started, usize, (u64, usize))> = None;
+        for (k, list) in &candidates {
+            if *k != key && (exact || k.0 != key.0) {
+                continue;
+            }
+            for (j, &cand) in list.iter().enumerate() {
+                if nearer(cand, best.map(|b| b.2), bound) {
+                    best = Some((*k, j, cand));
+                }
+            }
+        }
+        if let Some((k, j, _)) = best {
+            if let Some(list) = candidates.get_mut(&k) {
+                out.insert(list.remove(j).1, at);
+            }
         }
     }
     out
+}
+
+/// Whether candidate `c` (its recorded time, its record index) pairs nearer with a command
+/// whose time plus `early_ns` is `bound` than `best`: the latest at or before the bound
+/// wins, else the first after it; the record index breaks a tie, so the pairing does not
+/// depend on the order candidates are visited.
+fn nearer(c: (u64, usize), best: Option<(u64, usize)>, bound: u64) -> bool {
+    match best {
+        None => true,
+        Some(b) if b.0 <= bound => c.0 <= bound && c > b,
+        Some(b) => c.0 <= bound || c < b,
+    }
 }
 
 /// The expect records whose output a live command started ([`commanded`]), by index.
@@ -712,6 +739,20 @@ mod tests {
         let w = windows(&s, &t, &[], &[], &given);
         assert_eq!(w[cmd].map(|w| w.expected), Some(at));
         assert_eq!(w[tail].map(|w| w.expected), Some(s.records[tail].at.0));
+
+        // A command for an EV the recording never probed (the device chose other paths,
+        // so the agent blamed another EV) pairs with the QP's nearest probe of any EV.
+        let other = Ev::new(ev.value() ^ 0x0001_0000);
+        let command = CpuCommand::Probe { qpn, ev: other };
+        let given = [TimedInput { at: Timestamp(at), input: Input::Cpu { command } }];
+        let pairs = commanded(&s, &t, given.iter().map(|i| (i.at.0, &i.input)));
+        assert_eq!(pairs.into_iter().collect::<Vec<_>>(), vec![(cmd, at)]);
+        // Given before the tail probe's time, it pairs with the tail probe, the latest
+        // recorded at or before it.
+        let early = s.records[tail].at.0;
+        let given = [TimedInput { at: Timestamp(early), input: Input::Cpu { command } }];
+        let pairs = commanded(&s, &t, given.iter().map(|i| (i.at.0, &i.input)));
+        assert_eq!(pairs.into_iter().collect::<Vec<_>>(), vec![(tail, early)]);
     }
 
     /// CONF-TIME-005.a: the re-timed scenario with its slack gives each expect record the
