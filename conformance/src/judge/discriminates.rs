@@ -814,6 +814,9 @@ fn shows_in(row: &str, clause: Clause, f: &Facts) -> bool {
             c if c == ENC_EV_001_A => f.v6 && f.kinds & (WRITE | PROBE) != 0,
             c if c == ENC_EV_002_A => !f.v6 && f.kinds & (WRITE | PROBE) != 0,
             c if c == RCV_NACK_001_B => f.kinds & NACK != 0,
+            // An EV chosen outside the profile (CONF-CMP-017.a).
+            c if c == SND_PATH_001 => f.kinds & WRITE != 0,
+            c if c == EV_PROBE_005_B => f.kinds & PROBE != 0,
             _ => true,
         };
     }
@@ -865,6 +868,10 @@ pub fn hidden_in(s: &Scenario) -> Vec<(&'static str, Clause)> {
         .collect()
 }
 
+/// The clauses of `wire.ev` that show only where the scenario has the frames they judge.
+const WIRE_EV_OWN: [Clause; 5] =
+    [ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B, SND_PATH_001, EV_PROBE_005_B];
+
 /// Whether `clause`, named by `row`, has a predicate of its own here (it does not simply
 /// show wherever the row is exercised).
 pub fn has_predicate(row: &str, clause: Clause) -> bool {
@@ -872,7 +879,7 @@ pub fn has_predicate(row: &str, clause: Clause) -> bool {
         || (BY_REFUSAL.contains(&row) && REFUSED.contains(&clause))
         || (BY_DISCARD.contains(&row) && DISCARD.contains(&clause))
         || row == "order"
-        || (row == "wire.ev" && [ENC_EV_001_A, ENC_EV_002_A, RCV_NACK_001_B].contains(&clause))
+        || (row == "wire.ev" && WIRE_EV_OWN.contains(&clause))
         || (BY_KIND.contains(&row) && (DUE.contains(&clause) || field_kinds(clause).is_some()))
 }
 
