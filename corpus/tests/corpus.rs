@@ -103,7 +103,7 @@ fn scenarios_are_short_and_the_corpus_is_small() {
     // The register-width scenarios take about 1.5 MB of it, most for a completion queue of
     // 1024 entries that wraps (ret-cq-wrap-1k). The rest is small scenarios, of 5 to 20 kB
     // each.
-    assert!(bytes < 4_100_000, "the corpus takes {bytes} bytes on disk");
+    assert!(bytes < 4_300_000, "the corpus takes {bytes} bytes on disk");
 }
 
 /// Prints the records of the scenarios named in `CORPUS_DUMP` (comma-separated), for
