@@ -78,14 +78,8 @@ pub(super) const WIRE: &[Clause] = &[
     TSETH_RESV_001,
 ];
 
-pub(super) const WIRE_EV: &[Clause] = &[
-    ENC_EV_001_A,
-    ENC_EV_002_A,
-    EV_PROBE_005_B,
-    RCV_NACK_001_B,
-    SND_PATH_001,
-    SND_QPN_001,
-];
+pub(super) const WIRE_EV: &[Clause] =
+    &[ENC_EV_001_A, ENC_EV_002_A, EV_PROBE_005_B, RCV_NACK_001_B, SND_PATH_001, SND_QPN_001];
 
 pub(super) const LINK: &[Clause] = &[
     BTH_LAYOUT_001,
