@@ -126,6 +126,22 @@ fn wrong_seq_located(dir: &Path) -> Result<(), String> {
     }
 }
 
+/// The JSON and JUnit reports of one scenario are small, whatever the device said.
+fn reports_small(dir: &Path) -> Result<(), String> {
+    for f in ["r.json", "r.xml"] {
+        let len = std::fs::metadata(dir.join(f)).map_err(|e| e.to_string())?.len();
+        if len > 1 << 17 {
+            return Err(format!("{f} is {len} bytes long"));
+        }
+    }
+    let (kind, message) = reported_error(dir)?;
+    if kind == "crash" && message.starts_with("xxx") {
+        Ok(())
+    } else {
+        Err(format!("{kind}: {message:.100}"))
+    }
+}
+
 /// A device that starts a grandchild, says hello, and then waits forever.
 const SLOW: &str = "sleep 1000 &\necho $! > grandchild.pid\necho $$ > device.pid\nread line\necho '{DEV}'\nexec sleep 1000";
 
@@ -361,6 +377,27 @@ fn rows() -> Vec<Row> {
         device("device: a wrapper ended by a timeout", "sleep 1000 &\necho $! > grandchild.pid\nsh -c 'sleep 1000'", &["--timeout", "1"])
             .code(2)
             .after(grandchild_ended),
+        // CONF-ADP-026.b: a device that exits while a process it started holds its output
+        // has exited; the runner does not wait out its deadline.
+        device(
+            "device: exits, its child holding its output",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\nsleep 1000 &\necho $! > grandchild.pid\necho 'fatal: lost the simulator' >&2\nexit 3"),
+            &["--timeout", "100"],
+        )
+        .code(1)
+        .out("exit status: 3")
+        .out("still holding its standard output")
+        .out("fatal: lost the simulator")
+        .after(grandchild_ended),
+        // CONF-ADP-026.a: a message of 16 MiB is quoted in part, and quickly.
+        device(
+            "device: an error of 16 MiB, quoted in part",
+            &format!("read line\necho '{DEV_HELLO}'\nread line\necho '{{\"type\":\"started\"}}'\nread line\nprintf '{{\"type\":\"error\",\"message\":\"'\nhead -c 16777216 /dev/zero | tr '\\0' x\nprintf '\"}}\\n'\nexec cat >/dev/null"),
+            &["--json", "r.json", "--junit", "r.xml"],
+        )
+        .code(1)
+        .out("message left out]")
+        .after(reports_small),
         device("device: --json onto a scenario-less path", "exec {bin} serve", &["--json", "r.json"]).code(0),
         // ---- signals ---------------------------------------------------------------------
         device("SIGTERM ends the run and its device", &slow(), &["--timeout", "100"])
