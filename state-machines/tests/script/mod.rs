@@ -334,8 +334,20 @@ impl Script {
     /// A NIC with `cfg`, the regions of the scripts, the host commands `before` (completion
     /// queues, say), and one QP.
     pub fn with_setup(cfg: NicConfig, before: Vec<HostCommand>, qp: QpConfig) -> Script {
+        Self::from_nic(Nic::new(cfg).expect("valid configuration"), before, qp)
+    }
+
+    /// The sender scripts' NIC restored to `start` before its first host command
+    /// (`CONF-ADP-021`).
+    pub fn restored(start: openrdma_device::StartState) -> Script {
+        let mut nic = Nic::new(config()).expect("valid configuration");
+        nic.restore(start);
+        Self::from_nic(nic, Vec::new(), qp_config(LQP, PEER, 0, 0))
+    }
+
+    fn from_nic(nic: Nic, before: Vec<HostCommand>, qp: QpConfig) -> Script {
         let mut s = Script {
-            nic: Nic::new(cfg).expect("valid configuration"),
+            nic,
             now: Timestamp::ZERO,
             tx: VecDeque::new(),
             events: VecDeque::new(),
