@@ -122,11 +122,7 @@ fn snd_ev_state_shared_ev() -> Scenario {
     );
     // One EV per QP: every device goes through its states alike.
     r.expect_ev_states();
-    let (a, b) = (DUT_QP, DUT_QP + 1);
-    let e0 = v4_evs(DUT_QP, 1)[0];
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(QpConfig { evs: vec![e0], ..qp(a, PEER_QP, 0) }));
-    r.host(0, HostCommand::CreateQp(QpConfig { evs: vec![e0], ..qp(b, PEER_QP + 1, 0) }));
+    let (a, b, e0) = two_qps_one_ev(&mut r);
     r.cpu(1_000, CpuCommand::SetEvState { qpn: Qpn::new(a), ev: e0, state: EvState::AssumedBad });
     r.checks(&["EV-STATE-003", "REC-IF-012", "SND-PATH-001"]);
     // Posted longer after the command than a device may take to act on it.

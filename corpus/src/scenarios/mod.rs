@@ -256,6 +256,18 @@ fn two_qps(r: &mut Recorder, a_psn: u32, b_domain: u32) -> u32 {
     b
 }
 
+/// Sets up the region and two device QPs, A (`DUT_QP`, peer `PEER_QP`) and B
+/// (`DUT_QP + 1`, peer `PEER_QP + 1`), both from PSN 0 with one EV each, the same value.
+/// Returns A, B and the EV.
+fn two_qps_one_ev(r: &mut Recorder) -> (u32, u32, Ev) {
+    let (a, b) = (DUT_QP, DUT_QP + 1);
+    let e0 = v4_evs(DUT_QP, 1)[0];
+    r.host(0, HostCommand::RegisterRegion(region()));
+    r.host(0, HostCommand::CreateQp(QpConfig { evs: vec![e0], ..qp(a, PEER_QP, 0) }));
+    r.host(0, HostCommand::CreateQp(QpConfig { evs: vec![e0], ..qp(b, PEER_QP + 1, 0) }));
+    (a, b, e0)
+}
+
 /// An MRC write from the peer: packet `seg` of a message.
 #[allow(clippy::too_many_arguments)]
 pub fn write(

@@ -40,11 +40,7 @@ fn snd_x10ev_shared_ev_reports() -> Scenario {
     );
     // One EV per QP: every device goes through its states alike.
     r.expect_ev_states();
-    let (a, b) = (DUT_QP, DUT_QP + 1);
-    let e0 = v4_evs(DUT_QP, 1)[0];
-    r.host(0, HostCommand::RegisterRegion(region()));
-    r.host(0, HostCommand::CreateQp(QpConfig { evs: vec![e0], ..qp(a, PEER_QP, 0) }));
-    r.host(0, HostCommand::CreateQp(QpConfig { evs: vec![e0], ..qp(b, PEER_QP + 1, 0) }));
+    let (_, b, e0) = two_qps_one_ev(&mut r);
     let on_b = Qpn::new(b);
     r.checks(&["REC-IF-016", "REC-IF-012", "EV-STATE-003"]);
     r.cpu(1_000, CpuCommand::SetEvState { qpn: on_b, ev: e0, state: EvState::AssumedBad });
