@@ -855,7 +855,7 @@ def _(ctx, ev, item):
 m = fault("dma-write-after-flag",
           "The write engine retries the last payload write of a message after the message's "
           "retirement flag.",
-          ["FLAG-LAST-001", "ORD-RECV-002"])
+          ["FLAG-LAST-001"])
 
 
 @m.hook("outputs")
@@ -929,7 +929,7 @@ def _(ctx, ev, item):
 m = fault("flag-before-data",
           "The retirement flag is posted as soon as the last packet is accepted, ahead of the "
           "message's payload writes still queued.",
-          ["FLAG-ORDER-001", "ORD-RECV-001", "FLAG-ORDER-002"])
+          ["FLAG-ORDER-001", "FLAG-ORDER-002"])
 
 
 @m.hook("outputs")
@@ -4280,7 +4280,7 @@ def _(ctx, f, item):
 m = fault("rcv-dup-placed-again",
           "The duplicate check runs after the DMA engine was started: a duplicate's payload "
           "is written to host memory again before the packet is dropped.",
-          ["RCV-DUP-001", "RCV-PLACE-004", "FLAG-LAST-001", "ORD-RECV-002"])
+          ["RCV-DUP-001", "RCV-PLACE-004", "FLAG-LAST-001"])
 track_rx(m)
 
 
@@ -9486,7 +9486,7 @@ def same_domain(ctx, a, b):
 m = fault("recv-flags-step-reversed",
           "When one input retires several messages of a domain, the flag writer pops them "
           "from a stack: their retirement flags are written newest first.",
-          ["FLAG-RECV-002", "FLAG-ORDER-001", "RET-ORDER-001", "ORD-RECV-001",
+          ["FLAG-RECV-002", "FLAG-ORDER-001", "RET-ORDER-001",
            "RET-FLAG-001", "FLAG-ORDER-002"])
 
 
@@ -12729,7 +12729,7 @@ def _(ctx, f, item):
 m = fault("qp-error-stops-device",
           "The error state is a flag of the send engine, not of the QP: once one QP fails, "
           "no QP of the device sends again.",
-          ["SND-SEG-001", "SND-ORDER-001", "REC-SPLIT-001", "SND-SCHED-001"])
+          ["SND-SEG-001", "SND-ORDER-001", "SND-SCHED-001"])
 
 
 @m.hook("outputs")
@@ -12798,7 +12798,7 @@ m = fault("report-qpn-16bit",
           "The report FIFO keeps 16 bits of the QPN: a report of a QP numbered 2^16 or above "
           "names another QP.",
           ["REC-IF-002", "REC-IF-003", "REC-IF-004", "REC-IF-005", "REC-IF-007", "REC-IF-008",
-           "REC-IF-009", "REC-IF-016", "REC-TEST-001"])
+           "REC-IF-009", "REC-IF-016"])
 
 
 @out_events(m, ("report",))
@@ -12810,7 +12810,7 @@ def _(ctx, ev, item):
 m = fault("report-ev-16bit",
           "The report FIFO keeps 16 bits of the EV: EvState, EvMarked, ProbeAnswered and the "
           "lost_ev of Retransmitted name an EV of 2^16 or above by its low half.",
-          ["REC-IF-005", "REC-IF-007", "REC-IF-008", "REC-IF-016", "REC-TEST-001"])
+          ["REC-IF-005", "REC-IF-007", "REC-IF-008", "REC-IF-016"])
 
 
 @out_events(m, ("report",))
@@ -12824,7 +12824,7 @@ m = fault("report-qpn-last-input",
           "The report builder takes the QPN from the ingress pipeline's register: a report made "
           "at the instant a frame arrives names the QP of the last frame of that instant.",
           ["REC-IF-002", "REC-IF-003", "REC-IF-004", "REC-IF-005", "REC-IF-007", "REC-IF-008",
-           "REC-IF-009", "REC-IF-016", "REC-TEST-001", "REC-IF-015"])
+           "REC-IF-009", "REC-IF-016", "REC-IF-015"])
 
 
 @m.hook("inputs")
@@ -12847,7 +12847,7 @@ def _(ctx, ev, item):
 m = fault("ev-report-qpn-by-ev",
           "The EV report path finds the QP by a device-wide lookup of the EV: EvState, EvMarked "
           "and ProbeAnswered of an EV two QPs hold name the first QP created that holds it.",
-          ["REC-IF-005", "REC-IF-007", "REC-IF-016", "REC-TEST-001"])
+          ["REC-IF-005", "REC-IF-007", "REC-IF-016"])
 
 
 @out_events(m, ("report:ev_state", "report:ev_marked", "report:probe_answered"))

@@ -292,6 +292,8 @@ const OWN: &[(Clause, Shows)] = &[
     (PAY_LEN_001, |f| f.kinds & WRITE != 0),
     (PAY_LEN_002, |f| f.later.0 || f.later.1),
     (OPC_WRITE_001, |f| f.kinds & WRITE != 0),
+    // Data in a packet that is no MRC write (`fields::rule_of`): where writes are expected.
+    (OPC_MRC_002, |f| f.kinds & WRITE != 0),
     // Whether to timestamp (`fields::rule_of`): where writes with, or without, a TSETH
     // are expected.
     (SND_TS_002_A, |f| f.tseth.0),

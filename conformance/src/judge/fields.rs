@@ -300,8 +300,8 @@ pub(super) struct Context {
     /// the other order (TSETH-LAYOUT-001).
     pub tseth_word_swapped: bool,
     /// The device's data packet carries an opcode outside MRC, an RC or UC request where
-    /// an MRC write is due (OPC-MRC-002): its header stack follows that opcode, so every
-    /// field that differs is named by the opcode's rule (SND-SEG-002).
+    /// an MRC write is due: its header stack follows that opcode, so every field that
+    /// differs is named by the rule that keeps data in MRC writes (OPC-MRC-002).
     pub foreign_opcode: bool,
     /// For a later packet of a message, a first transmission: what the device's own first
     /// packet of the message makes its headers (`message_rule`).
@@ -351,8 +351,10 @@ fn message_rule(k: &Kind, f: &FieldDiff, cx: Context) -> Option<Rule> {
 /// device's.
 pub(super) fn rule_of(k: &Kind, f: &FieldDiff, cx: Context) -> Rule {
     let bit = kind_bit(k);
+    // Data in a packet that is no MRC write: the requester left MRC's operations, which
+    // is the rule it breaks, not the choice among the MRC opcodes (SND-SEG-002).
     if cx.foreign_opcode && bit & WRITE != 0 {
-        return SND_SEG_002;
+        return OPC_MRC_002;
     }
     match (f.field.as_str(), k) {
         ("neth.reason", Kind::Nack { reason, .. }) => return nack_reason_rule(*reason),

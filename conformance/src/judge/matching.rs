@@ -330,9 +330,16 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         if let Some(est) = fit_probe(cx, e, i) {
             rule = est;
         }
-        // Another expected packet of the QP under this one's PSN: the sender numbered the
-        // right packet wrong, whatever fields of the one it displaced then differ.
-        if is_other_packet(cx, e, of) {
+        // The device's first transmission after its own of PSN 0xFFFFFF, not under PSN 0:
+        // its PSN arithmetic does not wrap. Another expected packet of the QP under this
+        // one's PSN: the sender numbered the right packet wrong, whatever fields of the
+        // one it displaced then differ.
+        if let Some(wrap) = wrap_rule(cx.obs, i) {
+            if let Some(f) = fields.iter_mut().find(|f| f.field == "bth.psn") {
+                f.name(wrap);
+            }
+            rule = wrap;
+        } else if is_other_packet(cx, e, of) {
             rule = SND_PSN_001;
         } else if let Some(counter) = msn_counter_rule(cx, e, of) {
             if let Some(f) = fields.iter_mut().find(|f| f.field == "meth.msn") {
@@ -403,6 +410,29 @@ fn cut_length(fields: &[FieldDiff]) -> Option<Rule> {
 /// a `Probe` command up to `late_ns / 2` late and send new data first (CONF-TIME-004), and
 /// its probe then carries a later PSN than the recorded one (CONF-CMP-049). `None` for
 /// another frame, or a probe before any data packet of its QP.
+/// BTH-PSN-001, when the device's first transmission `i` of a QP follows its own last
+/// first transmission of the QP, of PSN 0xFFFFFF, under another PSN, and no first
+/// transmission of the QP from `i` on carries PSN 0: the device's PSN arithmetic never
+/// reached 0, the successor of 0xFFFFFF, whatever packet it then numbered. A repeat of
+/// 0xFFFFFF, or a PSN 0 sent later out of order, is another bug.
+fn wrap_rule(obs: &[Frame<'_>], i: usize) -> Option<Rule> {
+    let Kind::Data { qp, psn, rtx: false } = obs.get(i)?.kind else { return None };
+    let first_of = |f: &Frame<'_>| match f.kind {
+        Kind::Data { qp: q, psn, rtx: false } if q == qp => Some(psn),
+        _ => None,
+    };
+    let prev = obs[..i].iter().rev().find_map(first_of)?;
+    let zero = obs[i..].iter().filter_map(first_of).any(|p| p == 0);
+    (prev == 0xFF_FFFF && psn != prev && !zero).then_some(BTH_PSN_001)
+}
+
+/// Whether expected frame `e` is the first transmission of PSN 0 of its QP, after the
+/// QP's first transmission of PSN 0xFFFFFF: the packet that BTH-PSN-001's wrap numbers.
+fn after_wrap(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
+    let Kind::Data { qp, psn: 0, rtx: false } = exp[e].1.kind else { return false };
+    exp[..e].iter().any(|(_, f)| f.kind == Kind::Data { qp, psn: 0xFF_FFFF, rtx: false })
+}
+
 fn own_snd_nxt(obs: &[Frame<'_>], i: usize) -> Option<Psn> {
     let Kind::Probe { qp } = obs.get(i)?.kind else { return None };
     let firsts = obs[..i].iter().filter_map(|f| match f.kind {
@@ -789,7 +819,11 @@ pub(super) fn causes(
         }
         Kind::Data { rtx: false, .. } => {
             let fit = fit_causes(s, inj, fed, exp, e);
-            [vec![renumbered()], fit, first_causes(s, inj, exp, e)].concat()
+            // The first packet after the wrap, sent under another PSN: the sender's PSN
+            // arithmetic does not wrap to 0.
+            let wrap = after_wrap(exp, e).then(|| Cause::new(BTH_PSN_001, When::Renumbered));
+            [wrap.into_iter().collect(), vec![renumbered()], fit, first_causes(s, inj, exp, e)]
+                .concat()
         }
         Kind::Nack { qp, psn, reason } => {
             let rule = wwi_nack(s, fed, qp, psn, reason)

@@ -29,7 +29,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "flag-before-data",
         "the completion flag is written before the last DMA write of its message",
-        &[req::FLAG_ORDER_001, req::ORD_RECV_001],
+        &[req::FLAG_ORDER_001],
         &["rcv-in-order-v4"],
         Edits { stream: Some(|_| Box::new(FlagBeforeData)), ..Edits::NONE },
     ),
@@ -80,7 +80,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "write-after-flag",
         "a duplicate is placed again after its message's flag was written",
-        &[req::FLAG_LAST_001, req::ORD_RECV_002],
+        &[req::FLAG_LAST_001],
         &["rcv-in-order-v4"],
         Edits { stream: Some(|_| Box::<WriteAfterFlag>::default()), ..Edits::NONE },
     ),

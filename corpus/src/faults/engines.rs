@@ -183,7 +183,7 @@ pub static FAULTS: &[Fault] = &[
     loses_in(
         "retransmit-command-ignored",
         "retransmissions commanded by the CPU half are not sent",
-        &[req::REC_IF_010, req::REC_TEST_001_B],
+        &[req::REC_IF_010],
         &["snd-lost-sack", "snd-timeout-loss", "ret-retry-exceeded"],
         |i| !matches!(i, Input::Cpu { command: CpuCommand::Retransmit { .. } }),
     ),
@@ -326,7 +326,7 @@ pub static FAULTS: &[Fault] = &[
     loses_out(
         "no-probe-answer",
         "probes are not answered",
-        &[req::EV_PROBE_004, req::RCV_SACK_001_F, req::PETH_RESP_001, req::REC_SPLIT_001],
+        &[req::EV_PROBE_004, req::RCV_SACK_001_F, req::PETH_RESP_001],
         &["rcv-probe"],
         |o| !frame(o, |d| d.ext.seth.is_some_and(|s| s.pr) && is(d, Opcode::MRC_SACK)),
     ),
@@ -340,14 +340,14 @@ pub static FAULTS: &[Fault] = &[
     loses_out(
         "no-armed",
         "Armed is never reported to the CPU half",
-        &[req::REC_IF_003, req::REC_TEST_001_A],
+        &[req::REC_IF_003],
         &["rec-split-timeout"],
         |o| !report(o, |r| matches!(r, NicReport::Armed { .. })),
     ),
     loses_out(
         "no-progress",
         "Progress is never reported to the CPU half",
-        &[req::REC_IF_002, req::REC_TEST_001_A],
+        &[req::REC_IF_002],
         &["rec-split-timeout"],
         |o| !report(o, |r| matches!(r, NicReport::Progress { .. })),
     ),

@@ -87,7 +87,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "infer-no-suspects",
         "the arrival of a PSN makes no suspect of the earlier transmissions on its EV: nothing is inferred lost",
-        &[req::SND_INFER_001, req::REC_SPLIT_001],
+        &[req::SND_INFER_001],
         &["snd-sched-order"],
         |m| Wrong::boxed(Bugs { no_suspects: true, ..Bugs::NONE }, m),
     ),

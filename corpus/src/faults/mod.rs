@@ -83,6 +83,8 @@
 //!   full queue, not by the rule of the entry that is missing.
 //! * [`naming_tenth`]: a packet on an EV outside the profile, from a QP that carried its
 //!   EVs right before, named by the rule that chose the EV, not by its encoding.
+//! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
+//!   is a retirement domain, named by the rule of the domains.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -128,6 +130,7 @@ pub mod acks;
 pub mod answers;
 pub mod audit_eight;
 pub mod behaviour;
+pub mod clauses_eleventh;
 pub mod commanded_variants;
 pub mod commands;
 pub mod cpu;
@@ -471,6 +474,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_eight::FAULTS,
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
+    || clauses_eleventh::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,

@@ -22,6 +22,7 @@ use super::{Batch, Edits, Fault, Stream, fault, stream};
 
 mod failures;
 use failures::*;
+pub(super) use failures::{Counter, MsnRenumbered};
 
 /// Every fault of retirement and of the error state.
 pub static FAULTS: &[Fault] = &[

@@ -351,7 +351,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "cpu-never-retransmits",
         "the device's own CPU half never commands a Retransmit on a timeout",
-        &[req::REC_RTO_003, req::REC_SPLIT_002, req::REC_TEST_002, req::REC_TEST_003],
+        &[req::REC_RTO_003, req::REC_TEST_003],
         &["rec-device-backoff"],
         Edits {
             cpu: Some(|c| Leaves::boxed(c, |c| matches!(c, CpuCommand::Retransmit { .. }))),

@@ -760,8 +760,10 @@ pub(super) fn nack_cause(r: openrdma_codec::NackReason) -> Rule {
 /// expected ones by a pattern that only a counter kept wrong gives, over every first
 /// transmission of a message's first packet the device sent: all off by one constant,
 /// the counter started elsewhere than 0 (RET-DOMAIN-003); each the count of its own QP's
-/// earlier messages, or of every earlier message of the device, where the expected ones
-/// are neither, the counter is not the domain's (RET-DOMAIN-001). `None` when fewer than
+/// earlier messages where the QPs share a domain, the sender kept a counter per QP where
+/// the domain has one (SND-MSN-001, the sender's own rule on its counter); each the count
+/// of every earlier message of the device where each QP is a domain of its own, the device
+/// ran its QPs as one domain (RET-DOMAIN-001). `None` when fewer than
 /// two messages show the pattern, when frame `e` shows no MSN difference, or when its
 /// `msn` and `rqmsn` hold each other's value: the fields were swapped, and a counter
 /// explains nothing.
@@ -806,7 +808,10 @@ pub(super) fn msn_counter_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option
         per_device_differs |= want != all;
         *n += 1;
     }
-    ((per_qp && per_qp_differs) || (per_device && per_device_differs)).then_some(RET_DOMAIN_001)
+    if per_qp && per_qp_differs {
+        return Some(SND_MSN_001);
+    }
+    (per_device && per_device_differs).then_some(RET_DOMAIN_001)
 }
 
 impl Ctx<'_> {

@@ -363,9 +363,11 @@ pub const ORD_SEND_002_A: Clause = Clause(545);
 pub const ORD_SEND_002_B: Clause = Clause(546);
 /// `ORD-SEND-003`: MUST, device.
 pub const ORD_SEND_003: Clause = Clause(547);
-/// `ORD-RECV-001`: MUST, device.
+/// `ORD-RECV-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of FLAG-ORDER-001, which states its rule for every earlier message of the domain and so for every earlier message of the QP (decision 30)."]
 pub const ORD_RECV_001: Clause = Clause(548);
-/// `ORD-RECV-002`: MUST, device.
+/// `ORD-RECV-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of FLAG-LAST-001 with RCV-DUP-001, which state its rule (decision 30)."]
 pub const ORD_RECV_002: Clause = Clause(549);
 /// `ORD-PCIE-001`: MUST, outside-boundary.
 pub const ORD_PCIE_001: Clause = Clause(550);

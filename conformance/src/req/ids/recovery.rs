@@ -4,9 +4,11 @@
 
 use crate::req::Clause;
 
-/// `REC-SPLIT-001`: MUST, device.
+/// `REC-SPLIT-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules of the NIC half that it cites, each of which states its own (decision 11)."]
 pub const REC_SPLIT_001: Clause = Clause(660);
-/// `REC-SPLIT-002`: MUST, cpu-half.
+/// `REC-SPLIT-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules of the CPU half that it cites, each of which states its own (decision 11)."]
 pub const REC_SPLIT_002: Clause = Clause(661);
 /// `REC-IF-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by REC-IF-015, which has no exception: the EV of a timed-out transmission now travels in the `Retransmitted` report."]
@@ -99,13 +101,17 @@ pub const REC_EV_002_B: Clause = Clause(703);
 pub const REC_PROBE_001: Clause = Clause(704);
 /// `REC-PROBE-002`: MUST, cpu-half.
 pub const REC_PROBE_002: Clause = Clause(705);
-/// `REC-TEST-001`, its clauses (a) to (b) together: MUST, device.
+/// `REC-TEST-001`, its clauses (a) to (b) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the reports and commands of section 3 that it cites, each of which states its own (decision 11)."]
 pub const REC_TEST_001: Clause = Clause(706);
-/// `REC-TEST-001.a`: MUST, device.
+/// `REC-TEST-001.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the reports and commands of section 3 that it cites, each of which states its own (decision 11)."]
 pub const REC_TEST_001_A: Clause = Clause(707);
-/// `REC-TEST-001.b`: MUST, device.
+/// `REC-TEST-001.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the reports and commands of section 3 that it cites, each of which states its own (decision 11)."]
 pub const REC_TEST_001_B: Clause = Clause(708);
-/// `REC-TEST-002`: MUST, cpu-half.
+/// `REC-TEST-002`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules of the CPU half that it cites, each of which states its own (decision 11)."]
 pub const REC_TEST_002: Clause = Clause(709);
 /// `REC-TEST-003`: MUST, device.
 pub const REC_TEST_003: Clause = Clause(710);

@@ -7,8 +7,8 @@ use crate::requirements::Level::{Must, Withdrawn};
 use crate::requirements::Subject::{CpuHalf, Device};
 
 pub(in crate::req) static CLAUSES: [Info; 51] = [
-    line("REC-SPLIT-001", Must, Device),
-    line("REC-SPLIT-002", Must, CpuHalf),
+    line("REC-SPLIT-001", Withdrawn, Device),
+    line("REC-SPLIT-002", Withdrawn, Device),
     line("REC-IF-001", Withdrawn, Device),
     line("REC-IF-015", Must, Device),
     line("REC-IF-002", Must, Device),
@@ -53,9 +53,9 @@ pub(in crate::req) static CLAUSES: [Info; 51] = [
     part("REC-EV-002.b", "REC-EV-002", 'b', Must, CpuHalf),
     line("REC-PROBE-001", Must, CpuHalf),
     line("REC-PROBE-002", Must, CpuHalf),
-    whole("REC-TEST-001", Must, Device),
-    part("REC-TEST-001.a", "REC-TEST-001", 'a', Must, Device),
-    part("REC-TEST-001.b", "REC-TEST-001", 'b', Must, Device),
-    line("REC-TEST-002", Must, CpuHalf),
+    whole("REC-TEST-001", Withdrawn, Device),
+    part("REC-TEST-001.a", "REC-TEST-001", 'a', Withdrawn, Device),
+    part("REC-TEST-001.b", "REC-TEST-001", 'b', Withdrawn, Device),
+    line("REC-TEST-002", Withdrawn, Device),
     line("REC-TEST-003", Must, Device),
 ];

@@ -217,11 +217,14 @@ impl Stream for ProbesFailedQps {
 /// How a faulty sender numbers its messages, against the domain's MSNs the reference
 /// gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Counter {
+pub(in crate::faults) enum Counter {
     /// The counter starts at 1: each MSN one too high.
     StartsAt1,
     /// One counter per QP: a message's MSN is the count of its QP's earlier messages.
     PerQp,
+    /// One counter for the device: a message's MSN is the count of every earlier message
+    /// the device sent, on any QP.
+    PerDevice,
 }
 
 /// A sender whose MSN counter is kept wrong. The reference numbers the messages right; the
@@ -229,16 +232,19 @@ pub(super) enum Counter {
 /// the completion entries and sender flags it writes, and in the AETH `msn` it reads, which
 /// it takes in its own numbering.
 #[derive(Debug)]
-pub(super) struct MsnRenumbered {
+pub(in crate::faults) struct MsnRenumbered {
     counter: Counter,
     qps: Qps,
     /// The reference's MSNs of each wire QP's messages, in the order they were first sent.
     sent: HashMap<u32, Vec<u16>>,
+    /// The wire QP and reference MSN of every message of the device, in the order they
+    /// were first sent.
+    all: Vec<(u32, u16)>,
 }
 
 impl MsnRenumbered {
-    pub(super) fn new(counter: Counter) -> Self {
-        MsnRenumbered { counter, qps: Qps::default(), sent: HashMap::new() }
+    pub(in crate::faults) fn new(counter: Counter) -> Self {
+        MsnRenumbered { counter, qps: Qps::default(), sent: HashMap::new(), all: Vec::new() }
     }
 
     /// The faulty NIC's MSN of the message the reference numbers `msn`, to wire QP `peer`.
@@ -250,6 +256,13 @@ impl MsnRenumbered {
                 let k = sent.iter().position(|&m| m == msn).unwrap_or_else(|| {
                     sent.push(msn);
                     sent.len() - 1
+                });
+                k as u16
+            }
+            Counter::PerDevice => {
+                let k = self.all.iter().position(|&x| x == (peer, msn)).unwrap_or_else(|| {
+                    self.all.push((peer, msn));
+                    self.all.len() - 1
                 });
                 k as u16
             }
@@ -267,6 +280,15 @@ impl MsnRenumbered {
                 };
                 let k = usize::try_from(msn).unwrap_or(usize::MAX).min(sent.len() - 1);
                 u32::from(sent[k])
+            }
+            // The QP's last message the device numbered `msn` or below.
+            Counter::PerDevice => {
+                let k = usize::try_from(msn).unwrap_or(usize::MAX);
+                let upto = k.saturating_add(1).min(self.all.len());
+                self.all[..upto]
+                    .iter()
+                    .rfind(|(p, _)| *p == peer)
+                    .map_or(msn, |&(_, m)| u32::from(m))
             }
         }
     }
