@@ -31,7 +31,7 @@
 //! likewise, on the estimates the device's own earlier packets and the acknowledgements it
 //! may have taken give (`estimate`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::{Opcode, Psn};
 use openrdma_device::{
@@ -42,6 +42,7 @@ use super::obs::In;
 use super::{Divergence, Frame, Kind, render_frame};
 use openrdma_codec::{Ev, Msn};
 
+mod chosen;
 mod estimate;
 mod exact;
 
@@ -487,9 +488,11 @@ impl Packets {
         let mut next_earlier = 0;
         let mut next = 0;
         let mut last_wire: HashMap<(u32, u32), Ev> = HashMap::new();
-        // The round-robin cursor of each QP, as the device's own packets leave it.
+        // The round-robin cursor of each QP, as the device's own packets leave it, in an
+        // order it may have chosen them (`chosen`); the packets judged ahead of their turn.
         let mut cursor: HashMap<u32, usize> = HashMap::new();
-        for f in packets {
+        let mut pulled: HashSet<usize> = HashSet::new();
+        for (i, &f) in packets.iter().enumerate() {
             let Kind::Data { qp: peer, psn, rtx } = f.kind else { continue };
             let t = f.at;
             while next < events.len() && events[next].at < t {
@@ -528,8 +531,14 @@ impl Packets {
                 .collect();
             let policy = spray.get(&peer).copied().unwrap_or(SprayPolicy::Random);
             let avoided = if rtx { prev } else { None };
-            let start = cursor.get(&peer).copied().unwrap_or(0);
-            if let Some(next) = judge_policy(policy, &states, start, avoided, f, out) {
+            let mut start = cursor.get(&peer).copied().unwrap_or(0);
+            if policy == SprayPolicy::RoundRobin && !pulled.contains(&i) {
+                let at = (start, avoided);
+                start = chosen::cursor_before(&packets, (i, lag), &states, at, &mut pulled);
+            }
+            if pulled.contains(&i) {
+                // Judged when a packet given before it was found to be chosen after it.
+            } else if let Some(next) = judge_policy(policy, &states, start, avoided, f, out) {
                 cursor.insert(peer, next);
             }
             if qp.random && !rtx {
@@ -639,20 +648,7 @@ fn judge_policy(
     };
     let n = states.len();
     let taken = states.iter().position(|(s, _)| s.wire == f.ev)?;
-    let sure = |s: &Slot, p: &Possible| p.surely_good() && Some(s.wire) != avoided;
-    let primary_sure = states.iter().any(|(s, p)| !s.backup && sure(s, p));
-    let primary_may = states.iter().any(|(s, p)| !s.backup && p.may_be_good());
-    let mut allowed = Vec::new();
-    for k in 0..n {
-        let i = (start + k) % n;
-        let (s, p) = &states[i];
-        if p.may_be_good() && (!s.backup || !primary_sure) {
-            allowed.push(i);
-        }
-        if sure(s, p) && (!s.backup || !primary_may) {
-            break;
-        }
-    }
+    let allowed = chosen::allowed(states, start, avoided);
     // No EV may be usable: the pool's rule (CONF-CMP-027) judges the packet.
     let first = *allowed.first()?;
     if !allowed.contains(&taken) {

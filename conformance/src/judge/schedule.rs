@@ -245,8 +245,11 @@ const CLOCK_SPAN_NS: u64 = 1 << 15;
 /// The TSETH `tx_timestamp`s of each QP's data packets and the PETH `tx_timestamp`s of its
 /// probes, read from one clock (`EV-PROBE-005.f`), run forward: of every two sent less than
 /// 2^15 ns apart, not only consecutive ones, the later is less than 2^15 ahead of the
-/// earlier, modulo 2^16 (`CONF-CMP-036`).
-pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
+/// earlier, modulo 2^16 (`CONF-CMP-036`). Each reading may be taken up to `late_ns / 2`
+/// before its packet is given (`SND-TS-003.b`), so a stamp given `dt` after another may be
+/// behind it by as many units as that leaves ns, `late_ns / 2 − dt`: a unit is 1 ns or more.
+pub(super) fn judge_clock(obs: &[Frame<'_>], late_ns: u64, div: &mut Vec<Divergence>) {
+    let early = late_ns / 2;
     let mut recent: HashMap<u32, VecDeque<(u64, u16)>> = HashMap::new();
     for f in obs {
         let (qp, ts, clause) = match (&f.kind, f.d.ext.tseth, f.d.ext.peth) {
@@ -258,7 +261,12 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
         while q.front().is_some_and(|&(at, _)| f.at.saturating_sub(at) >= CLOCK_SPAN_NS) {
             q.pop_front();
         }
-        if let Some(&(at, prev)) = q.iter().find(|&&(_, prev)| ts.wrapping_sub(prev) >= 0x8000) {
+        let behind = |&&(at, prev): &&(u64, u16)| {
+            let back = prev.wrapping_sub(ts);
+            ts.wrapping_sub(prev) >= 0x8000
+                && u64::from(back) > early.saturating_sub(f.at.saturating_sub(at))
+        };
+        if let Some(&(at, prev)) = q.iter().find(behind) {
             div.push(Divergence {
                 actual: Some(render_frame(f.bytes)),
                 should_only: false,
@@ -268,7 +276,8 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], div: &mut Vec<Divergence>) {
                     clause,
                     format!(
                         "tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's packet \
-                         {}: the timestamp clock ran backwards",
+                         {}, by more than a reading taken early allows: the timestamp clock \
+                         ran backwards",
                         super::render::gap(at, f.at)
                     ),
                 )

@@ -67,6 +67,9 @@
 //!   `Armed` after the `Progress` that moved `snd_una` to its value failed.
 //! * [`ninth_variants`]: variants of a ninth reading, which a judge that took the times
 //!   between a device's data packets on the wire for those its send engine saw failed.
+//! * [`eleventh_variants`]: variants of an eleventh reading, which a judge that read a stamp
+//!   behind an earlier-sent one as a clock run backwards, and followed a round-robin cursor
+//!   in sending order, failed.
 //! * [`commanded_variants`]: variants whose commanded outputs come late, which a judge that
 //!   timed a commanded output from the records before it, not from the command, failed.
 //! * [`ack_variants`]: acknowledgements whose BTH PSN is `epsn - 1`, the other value
@@ -140,6 +143,7 @@ pub mod eighth_host;
 pub mod eighth_rx;
 pub mod eighth_tx;
 pub mod eighth_variants;
+pub mod eleventh_variants;
 pub mod engines;
 pub mod estimates;
 pub mod exercise;

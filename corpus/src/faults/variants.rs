@@ -83,6 +83,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::ninth_variants::VARIANTS)
         .chain(super::ack_variants::VARIANTS)
         .chain(super::commanded_variants::VARIANTS)
+        .chain(super::eleventh_variants::VARIANTS)
 }
 
 /// Every legitimate variant.
