@@ -14533,3 +14533,5 @@ import faults_ninth  # noqa: E402,F401
 import faults_tenth  # noqa: E402,F401
 # The tenth reading (legal designs: how a real NIC is built) lives in a module of its own.
 import variants_tenth  # noqa: E402,F401
+# The eleventh reading (pipelines, caches and hazards) lives in a module of its own.
+import faults_eleventh  # noqa: E402,F401
