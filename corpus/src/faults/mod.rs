@@ -83,6 +83,8 @@
 //!   full queue, not by the rule of the entry that is missing.
 //! * [`naming_tenth`]: a packet on an EV outside the profile, from a QP that carried its
 //!   EVs right before, named by the rule that chose the EV, not by its encoding.
+//! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
+//!   its command names, named by the rule of the probe's EV in every scenario.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -137,6 +139,7 @@ pub mod eighth_host;
 pub mod eighth_rx;
 pub mod eighth_tx;
 pub mod eighth_variants;
+pub mod eleventh_probe_ev;
 pub mod engines;
 pub mod estimates;
 pub mod exercise;
@@ -471,6 +474,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_eight::FAULTS,
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
+    || eleventh_probe_ev::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,
