@@ -14535,3 +14535,5 @@ import faults_tenth  # noqa: E402,F401
 import variants_tenth  # noqa: E402,F401
 # The eleventh reading (legal designs: the edges of every freedom) lives in a module of its own.
 import variants_eleventh  # noqa: E402,F401
+# The eleventh reading (pipelines, caches and hazards) lives in a module of its own.
+import faults_eleventh  # noqa: E402,F401

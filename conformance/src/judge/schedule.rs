@@ -19,7 +19,7 @@ use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenari
 use super::obs::In;
 
 use super::{Divergence, Frame, Kind, render_frame};
-use crate::req::{EV_PROBE_005_F, SND_TS_002_C};
+use crate::req::{EV_PROBE_005_B, EV_PROBE_005_F, SND_TS_002_C};
 use crate::timeline::started_by_commands;
 
 /// The requirement that fixes the order of two packets of one QP, `second` sent first:
@@ -234,6 +234,51 @@ pub(super) fn judge_commanded_probes(
             should_only: false,
             check: "",
             clause: None,
+        });
+    }
+}
+
+/// A probe the CPU half commands goes on the EV the command names (`EV-PROBE-005.b`), in
+/// every scenario, not only in those that judge a spray policy (`CONF-CMP-106`): when the
+/// scenario expects a probe of the QP on that EV at or after a `Probe` command, and the
+/// device sent probes of the QP from then on but none on that EV, the first of them is
+/// reported. A device may act on the command late and send other probes first (a tail
+/// probe, a policy's probe), so any probe of the QP on the EV, at any later time, answers
+/// the command.
+pub(super) fn judge_commanded_probe_evs(
+    scenario: &Scenario,
+    inputs: &[In<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    obs: &[Frame<'_>],
+    div: &mut Vec<Divergence>,
+) {
+    let local_of = super::peer_map(scenario);
+    let of_qp = |f: &Frame<'_>, local: u32| match f.kind {
+        Kind::Probe { qp } => local_of.get(&qp) == Some(&local),
+        _ => false,
+    };
+    for i in inputs {
+        let Input::Cpu { command: CpuCommand::Probe { qpn, ev } } = i.input else { continue };
+        let (local, ev) = (qpn.value(), *ev);
+        let expected = exp.iter().any(|(r, f)| r.at.0 >= i.at && of_qp(f, local) && f.ev == ev);
+        let mut sent = obs.iter().filter(|f| f.at >= i.at && of_qp(f, local));
+        if !expected || sent.clone().any(|f| f.ev == ev) {
+            continue;
+        }
+        let Some(f) = sent.next() else { continue };
+        let field = super::FieldDiff::new("ev", format!("{ev:#010x}"), format!("{:#010x}", f.ev));
+        div.push(Divergence {
+            actual: Some(render_frame(f.bytes)),
+            fields: vec![field],
+            ..Divergence::of(
+                f.at,
+                EV_PROBE_005_B,
+                format!(
+                    "the CPU half commanded a probe of QP {local:#x} on EV {ev:#010x} at {} ns; \
+                     the QP's probes from then on travel on other EVs",
+                    i.at
+                ),
+            )
         });
     }
 }

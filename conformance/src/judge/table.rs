@@ -364,6 +364,16 @@ pub static CHECKS: &[Check] = &[
         judge: paths::judge_exact,
     },
     Check {
+        name: "schedule.probe-ev",
+        clauses: PROBE_EV,
+        reads: &[Reads::Probe],
+        applies: always,
+        judge: |c, d| {
+            let (inputs, exp, obs) = (&c.o.inputs, &c.o.exp_frames, &c.o.frames);
+            schedule::judge_commanded_probe_evs(c.scenario, inputs, exp, obs, d);
+        },
+    },
+    Check {
         name: "spray.random",
         clauses: SPRAY_RANDOM,
         reads: &[Reads::Data],

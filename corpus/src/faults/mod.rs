@@ -88,6 +88,8 @@
 //!   EVs right before, named by the rule that chose the EV, not by its encoding.
 //! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
 //!   is a retirement domain, named by the rule of the domains.
+//! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
+//!   its command names, named by the rule of the probe's EV in every scenario.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -143,6 +145,7 @@ pub mod eighth_host;
 pub mod eighth_rx;
 pub mod eighth_tx;
 pub mod eighth_variants;
+pub mod eleventh_probe_ev;
 pub mod eleventh_variants;
 pub mod engines;
 pub mod estimates;
@@ -479,6 +482,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
     || clauses_eleventh::FAULTS,
+    || eleventh_probe_ev::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,

@@ -64,6 +64,7 @@ mod crafted;
 mod doorbells;
 mod exercise;
 mod exercise_eight;
+mod exercise_eleven;
 mod exercise_nine;
 mod exercise_ten;
 mod paired;
@@ -167,6 +168,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise_eight::builders());
     all.extend(exercise_nine::builders());
     all.extend(exercise_ten::builders());
+    all.extend(exercise_eleven::builders());
     all.extend(interleave::builders());
     all.extend(shared_tenth_ev::builders());
     all.extend(start::builders());

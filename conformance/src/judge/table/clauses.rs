@@ -377,6 +377,8 @@ pub(super) const SPRAY: &[Clause] = &[
 
 pub(super) const SPRAY_RANDOM: &[Clause] = &[SND_SPRAY_002];
 
+pub(super) const PROBE_EV: &[Clause] = &[EV_PROBE_005_B];
+
 pub(super) const SCHEDULE_ORDER: &[Clause] =
     &[REC_IF_011, SND_ORDER_001_A, SND_ORDER_001_B, SND_SCHED_001, SND_SCHED_003_A];
 

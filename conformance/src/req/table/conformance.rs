@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 335] = [
+pub(in crate::req) static CLAUSES: [Info; 336] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -241,6 +241,7 @@ pub(in crate::req) static CLAUSES: [Info; 335] = [
     whole("CONF-CMP-049", Must, Suite),
     part("CONF-CMP-049.a", "CONF-CMP-049", 'a', Must, Suite),
     part("CONF-CMP-049.b", "CONF-CMP-049", 'b', Must, Suite),
+    line("CONF-CMP-106", Must, Suite),
     line("CONF-CMP-111", Must, Suite),
     line("CONF-CMP-030", Withdrawn, Suite),
     line("CONF-CMP-031", Withdrawn, Suite),
