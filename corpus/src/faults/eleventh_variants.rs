@@ -20,7 +20,7 @@ pub static VARIANTS: &[Variant] = &[variant(
      profile reads the payload again, so its retransmissions leave half of late_ns after it \
      chose them, stamped when chosen, while first transmissions chosen after them leave on \
      time; a sender flag or completion waits for them (ORD-SEND-002)",
-    &[CONF_TIME_004, SND_TS_003_B],
+    &[CONF_TIME_004],
     Caps::Same,
     Edits {
         stream: Some(|m| {
