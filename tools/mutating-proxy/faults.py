@@ -1306,7 +1306,7 @@ def _(ctx, ev, item):
 
 # ==== host interface: doorbells and work requests (input mutations) =======================
 
-def host_commands(m, fn):
+def on_host_commands(m, fn):
     """Registers `fn(ctx, command)` over the host commands the inner device is given; it
     returns True when it changed the command."""
 
@@ -1333,7 +1333,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("db-partial-merged",
@@ -1386,7 +1386,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("db-template-id-8bit",
@@ -1406,7 +1406,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("wr-len-16bit",
@@ -1425,7 +1425,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 # ==== sender: reactions to SACKs, NACKs and ACKs (input mutations) ========================
@@ -3326,7 +3326,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("db-remote-end-off-by-one",
