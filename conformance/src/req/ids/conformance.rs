@@ -697,31 +697,45 @@ pub const CONF_ADP_020: Clause = Clause(352);
 pub const CONF_ADP_020_A: Clause = Clause(353);
 /// `CONF-ADP-020.b`: MUST, suite.
 pub const CONF_ADP_020_B: Clause = Clause(354);
+/// `CONF-ADP-023`, its clauses (a) to (b) together: MUST, adapter.
+pub const CONF_ADP_023: Clause = Clause(355);
+/// `CONF-ADP-023.a`: MUST, adapter.
+pub const CONF_ADP_023_A: Clause = Clause(356);
+/// `CONF-ADP-023.b`: MUST, adapter.
+pub const CONF_ADP_023_B: Clause = Clause(357);
+/// `CONF-ADP-024`, its clauses (a) to (c) together: MUST, adapter.
+pub const CONF_ADP_024: Clause = Clause(358);
+/// `CONF-ADP-024.a`: MUST, adapter.
+pub const CONF_ADP_024_A: Clause = Clause(359);
+/// `CONF-ADP-024.b`: MUST, adapter.
+pub const CONF_ADP_024_B: Clause = Clause(360);
+/// `CONF-ADP-024.c`: MUST, adapter.
+pub const CONF_ADP_024_C: Clause = Clause(361);
 /// `CONF-ADP-026`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_026: Clause = Clause(355);
+pub const CONF_ADP_026: Clause = Clause(362);
 /// `CONF-ADP-026.a`: MUST, adapter.
-pub const CONF_ADP_026_A: Clause = Clause(356);
+pub const CONF_ADP_026_A: Clause = Clause(363);
 /// `CONF-ADP-026.b`: MUST, adapter.
-pub const CONF_ADP_026_B: Clause = Clause(357);
+pub const CONF_ADP_026_B: Clause = Clause(364);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(358);
+pub const CONF_ADP_017: Clause = Clause(365);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(359);
+pub const CONF_ADP_017_A: Clause = Clause(366);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(360);
+pub const CONF_ADP_017_B: Clause = Clause(367);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(361);
+pub const CONF_ADP_017_C: Clause = Clause(368);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(362);
+pub const CONF_ADP_013: Clause = Clause(369);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(363);
+pub const CONF_ADP_014: Clause = Clause(370);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(364);
+pub const CONF_ADP_014_A: Clause = Clause(371);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(365);
+pub const CONF_ADP_014_B: Clause = Clause(372);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(366);
+pub const CONF_ADP_014_C: Clause = Clause(373);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(367);
+pub const CONF_ADP_015: Clause = Clause(374);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(368);
+pub const CONF_ADP_016: Clause = Clause(375);
