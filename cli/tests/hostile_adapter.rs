@@ -96,6 +96,54 @@ fn reported_error(dir: &Path) -> Result<(String, String), String> {
     Ok((kind, message))
 }
 
+/// The reports of a run whose device failed its hello: its one scenario fails with the
+/// hello's failure, at no time, in JSON and JUnit (CONF-ADP-024).
+fn hello_failure_reported(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    let text = std::fs::read_to_string(dir.join("r.json")).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let junit = std::fs::read_to_string(dir.join("r.xml")).map_err(|e| e.to_string())?;
+    let ok = kind == "protocol"
+        && message.contains("waiting for hello")
+        && v["scenarios"][0]["error"]["at"].is_null()
+        && v["summary"]["fail"] == 1
+        && junit.contains("<failure message=\"device protocol: ")
+        && junit.contains("type=\"protocol\"");
+    if ok { Ok(()) } else { Err(format!("reported as {kind}: {message}; {junit}")) }
+}
+
+/// Every scenario of the run fails with the device's exit as its reason (CONF-ADP-024).
+fn every_scenario_failed(dir: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join("r.json")).map_err(|e| e.to_string())?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let all = v["scenarios"].as_array().cloned().unwrap_or_default();
+    let junit = std::fs::read_to_string(dir.join("r.xml")).map_err(|e| e.to_string())?;
+    let failed = |s: &serde_json::Value| {
+        s["verdict"] == "fail"
+            && s["error"]["kind"] == "crash"
+            && s["error"]["message"].as_str().is_some_and(|m| m.contains("exit status: 3"))
+    };
+    let cases = junit.matches("<testcase ").count();
+    let failures = junit.matches("type=\"crash\"").count();
+    if all.len() > 1 && all.iter().all(failed) && cases == all.len() && failures == cases {
+        Ok(())
+    } else {
+        Err(format!("{} scenarios, {cases} test cases, {failures} failures", all.len()))
+    }
+}
+
+/// A batch answered twice is named as such, by the batch it belongs to, never as a wrong
+/// `seq` of the next (CONF-ADP-023). The second answer comes from a shell loop, a moment
+/// after the first: the runner may have sent the next batch when it reads it.
+fn answered_twice_named(dir: &Path) -> Result<(), String> {
+    let (kind, message) = reported_error(dir)?;
+    let ok = kind == "protocol"
+        && message.contains("a second outputs, answering advance seq 1 again")
+        && message.contains("CONF-ADP-005")
+        && !message.contains("expected 2");
+    if ok { Ok(()) } else { Err(format!("reported as {kind}: {message}")) }
+}
+
 fn half_line_reported(dir: &Path) -> Result<(), String> {
     let (kind, message) = reported_error(dir)?;
     let junit = std::fs::read_to_string(dir.join("r.xml")).map_err(|e| e.to_string())?;
@@ -257,6 +305,25 @@ fn rows() -> Vec<Row> {
         device("device: garbage instead of hello", "read line\necho garbage\nexec cat >/dev/null", &[])
             .code(2)
             .err("not JSON"),
+        // CONF-ADP-024: a device that fails its first hello still gets its reports, each
+        // scenario failed with the hello's failure as its reason.
+        device("device: garbage instead of hello, with reports", "read line\necho garbage\nexec cat >/dev/null", &["--json", "r.json", "--junit", "r.xml"])
+            .code(2)
+            .out("waiting for hello: not JSON")
+            .err("no scenario ran")
+            .after(hello_failure_reported),
+        device("device: exits at once, with reports", "echo 'no FPGA found' >&2\nexit 3", &["--scenario", "rcv-*", "--json", "r.json", "--junit", "r.xml"])
+            .code(2)
+            .out("no FPGA found")
+            .after(every_scenario_failed),
+        // CONF-ADP-023: a batch answered twice fails that batch, named as such.
+        device(
+            "device: a batch answered twice",
+            "{bin} serve | while IFS= read -r l; do printf '%s\\n' \"$l\"; case $l in *'\"seq\":1,'*) printf '%s\\n' \"$l\";; esac; done",
+            &["--scenario", "snd-single-loss", "--json", "r.json"],
+        )
+        .code(1)
+        .after(answered_twice_named),
         device("device: exits at once", "echo 'no FPGA found' >&2\nexit 3", &[]).code(2).err("exit status: 3").err("no FPGA found"),
         device("device: garbage after hello", &format!("read line\necho '{DEV_HELLO}'\nread line\necho garbage\nexec cat >/dev/null"), &[])
             .code(1)

@@ -13,6 +13,7 @@
 //! | no answer in time | [`DeviceError::Timeout`], naming the message waited for |
 //! | the child exits or closes its output, between lines or inside one, or exits while a process it started holds its output | [`DeviceError::Failed`], with its exit status and the last lines of its standard error |
 //! | a line that is not a message, or not the message expected, or the wrong `seq`, or more outputs than a scenario may hold | [`DeviceError::Protocol`], naming the line and the answer waited for |
+//! | a message the runner did not ask for, read without waiting when it reads an answer or before it next speaks, or a batch's answer read as the next batch's (CONF-ADP-023) | [`DeviceError::Protocol`], naming the message answered twice |
 //! | `{"type":"error"}` | [`DeviceError::Failed`] with the device's message |
 //! | `{"type":"unsupported"}` | [`DeviceError::Unsupported`] |
 //!
@@ -178,6 +179,9 @@ struct Running {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// Disconnected once the standard-error thread has read everything.
     stderr_done: Receiver<()>,
+    /// What the reader handed over while the runner only looked for an answer too many:
+    /// the next wait reads it first.
+    held: Option<Incoming>,
 }
 
 /// A device that runs as another program. See the module documentation.
@@ -306,8 +310,14 @@ impl ProcessDevice {
         let from_child = spawn_reader(BufReader::with_capacity(1 << 20, stdout));
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let stderr_done = spawn_stderr(BufReader::new(stderr), stderr_tail.clone(), &self.options);
-        self.running =
-            Some(Running { child, to_child: Some(to_child), from_child, stderr_tail, stderr_done });
+        self.running = Some(Running {
+            child,
+            to_child: Some(to_child),
+            from_child,
+            stderr_tail,
+            stderr_done,
+            held: None,
+        });
         self.started = false;
         let hello = self.call(&Message::Hello(Hello::runner()), "hello")?;
         let info = match hello {
@@ -357,6 +367,36 @@ impl ProcessDevice {
     /// the conversation is over, and the child is killed.
     fn twice(&mut self, answered: &str, got: &str) -> DeviceError {
         self.protocol(ProtocolError::Twice { answered: answered.into(), got: got.into() })
+    }
+
+    /// An answer too many that the device has already written, without waiting for one:
+    /// a message read now answers `asked` a second time (CONF-ADP-005, CONF-ADP-023). What
+    /// else the reader handed over (the end of the output, a line that does not decode) is
+    /// kept for the next wait, which reports it as it comes.
+    fn extra(&mut self, asked: &str) -> Result<(), DeviceError> {
+        let Some(r) = self.running.as_mut() else { return Ok(()) };
+        if r.held.is_some() {
+            return Ok(());
+        }
+        match r.from_child.try_recv() {
+            Ok(Incoming::Line(n, Ok(m))) => {
+                self.answered = Some((n, "no answer".to_string()));
+                Err(self.twice(asked, m.type_name()))
+            }
+            Ok(other) => {
+                r.held = Some(other);
+                Ok(())
+            }
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// The message of this scenario the device answered last: its `start`, or its last batch.
+    fn last_asked(&self) -> String {
+        match self.seq {
+            0 => format!("start of scenario {:?}", self.scenario),
+            seq => format!("advance seq {seq}"),
+        }
     }
 
     /// Sends `m` and waits for one answer; `what` names the answer for errors.
@@ -501,6 +541,11 @@ impl Device for ProcessDevice {
                 "advance without a started scenario (an earlier error ended it)".into(),
             ));
         }
+        // An answer too many to the last message fails here, before the next is sent.
+        if let Err(e) = self.extra(&self.last_asked()) {
+            self.started = false;
+            return Err(e);
+        }
         self.seq += 1;
         let seq = self.seq;
         let fields = self.info.frame_fields;
@@ -517,6 +562,11 @@ impl Device for ProcessDevice {
         };
         let from = self.now;
         match answer {
+            // The last batch's answer given again, read as this batch's (CONF-ADP-023).
+            Message::Outputs(o) if seq > 1 && o.seq == seq - 1 => {
+                self.started = false;
+                Err(self.twice(&format!("advance seq {}", seq - 1), "outputs"))
+            }
             Message::Outputs(o) => {
                 o.check_seq(seq).map_err(|e| self.protocol(e))?;
                 // A bounded number of outputs in a scenario (`CONF-ADP-019`).
@@ -545,6 +595,11 @@ impl Device for ProcessDevice {
                     }
                 }
                 self.now = until;
+                // An answer too many that came with this one fails this batch.
+                if let Err(e) = self.extra(&format!("advance seq {seq}")) {
+                    self.started = false;
+                    return Err(e);
+                }
                 Ok(outputs)
             }
             Message::Unsupported { reason } => {
@@ -561,7 +616,13 @@ impl Device for ProcessDevice {
 
     fn finish(&mut self) -> Result<(), DeviceError> {
         self.started = false;
+        let last = self.last_asked();
+        self.extra(&last)?;
         match self.call(&Message::Finish, "the answer to finish (finished)")? {
+            // The last batch's answer given again, read as the answer to finish.
+            Message::Outputs(o) if self.seq > 0 && o.seq == self.seq => {
+                Err(self.twice(&last, "outputs"))
+            }
             Message::Finished => {
                 self.finished = Some(self.scenario.clone());
                 Ok(())
@@ -605,6 +666,9 @@ fn receive(
     timeout: Duration,
     grace: Duration,
 ) -> Result<Incoming, RecvTimeoutError> {
+    if let Some(held) = r.held.take() {
+        return Ok(held);
+    }
     // A limit beyond what the clock holds is no limit.
     let deadline = Instant::now().checked_add(timeout);
     loop {

@@ -483,6 +483,41 @@ pub fn run_suite(
     }
 }
 
+/// The report of a suite whose device failed before its first scenario, at its start or
+/// its first hello (CONF-ADP-024): no scenario ran; each fails with that failure as its
+/// reason, at no time, so that every report says what went wrong.
+pub fn unstarted_suite(
+    implementation: &str,
+    e: &DeviceError,
+    scenarios: &[Scenario],
+    spec: &Spec,
+) -> SuiteReport {
+    let reports: Vec<ScenarioReport> = scenarios
+        .iter()
+        .map(|s| {
+            let m = &s.manifest;
+            ScenarioReport {
+                id: m.name.clone(),
+                verdict: Verdict::Fail,
+                title: title_of(&m.description),
+                requirements: m.requirements.clone(),
+                checked: 0,
+                divergences: 0,
+                first_divergence: None,
+                device_error: Some(quote(&e.to_string())),
+                error: DeviceFailure::of(e, None),
+            }
+        })
+        .collect();
+    let refs: Vec<&Scenario> = scenarios.iter().collect();
+    SuiteReport {
+        implementation: implementation.to_string(),
+        summary: Summary { fail: reports.len(), ..Summary::default() },
+        scenarios: reports,
+        coverage: coverage(spec, &refs, &[]),
+    }
+}
+
 /// How the table is laid out ([`render_table_with`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TableOptions {

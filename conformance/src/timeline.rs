@@ -422,6 +422,10 @@ pub fn windows(
 /// retransmission of a PSN of q (its EV is the device's choice).
 type Started = (Ident, Option<Ev>);
 
+/// The candidates of one identity, by the EV they carry: each a recorded time and a
+/// record index.
+type ByEv = HashMap<Option<Ev>, Vec<(u64, usize)>>;
+
 /// The output a command starts, by identity.
 fn command_key(input: &Input) -> Option<Started> {
     match input {
@@ -469,25 +473,31 @@ pub(crate) fn commanded<'a>(
     if s.manifest.cpu != CpuHalf::Reference {
         return out;
     }
-    let mut candidates: HashMap<Started, Vec<(u64, usize)>> = HashMap::new();
+    // The candidates of each identity, by the EV they carry: a command looks only at its
+    // own identity's lists.
+    let mut candidates: HashMap<Ident, ByEv> = HashMap::new();
     for i in 0..s.records.len() {
-        if let Some(key) = record_key(s, t, i) {
-            candidates.entry(key).or_default().push((s.records[i].at.0, i));
+        if let Some((ident, ev)) = record_key(s, t, i) {
+            let list = candidates.entry(ident).or_default().entry(ev).or_default();
+            list.push((s.records[i].at.0, i));
         }
     }
     let early = s.manifest.tolerances.early_ns;
     for (at, input) in injected {
-        let Some(key) = command_key(input) else {
+        let Some((ident, ev)) = command_key(input) else {
+            continue;
+        };
+        let Some(by_ev) = candidates.get_mut(&ident) else {
             continue;
         };
         let bound = at.saturating_add(early);
         // A probe on an EV the recording never probed (a device that chose other paths
         // legally, so its reports made the agent blame another EV) pairs with the QP's
         // probes of any EV, by the same rule.
-        let exact = candidates.get(&key).is_some_and(|l| !l.is_empty());
-        let mut best: Option<(Started, usize, (u64, usize))> = None;
-        for (k, list) in &candidates {
-            if *k != key && (exact || k.0 != key.0) {
+        let exact = by_ev.get(&ev).is_some_and(|l| !l.is_empty());
+        let mut best: Option<(Option<Ev>, usize, (u64, usize))> = None;
+        for (k, list) in by_ev.iter() {
+            if exact && *k != ev {
                 continue;
             }
             for (j, &cand) in list.iter().enumerate() {
@@ -497,7 +507,7 @@ pub(crate) fn commanded<'a>(
             }
         }
         if let Some((k, j, _)) = best {
-            if let Some(list) = candidates.get_mut(&k) {
+            if let Some(list) = by_ev.get_mut(&k) {
                 out.insert(list.remove(j).1, at);
             }
         }

@@ -28,6 +28,8 @@ import signal
 import sys
 import time
 
+import roce
+
 BROKEN = {}
 
 
@@ -175,9 +177,9 @@ def _(io, msg, answer, ctx):
 
 
 @broken("answers-twice", "advance", "protocol",
-        r"advance seq 2 \(outputs\): outputs: seq 1, expected 2|finish.*got outputs",
-        "The harness answers a batch twice: the second answer is read as the answer to the "
-        "next message.")
+        r"a second outputs, answering advance seq 1 again.*CONF-ADP-005",
+        "The harness answers a batch twice: the runner fails that batch, never reads the "
+        "second answer as the answer to the next message (CONF-ADP-023).")
 def _(io, msg, answer, ctx):
     io.write(answer + answer)
 
@@ -460,9 +462,11 @@ def _(io, msg, answer, ctx):
                           seq=int(msg.get("seq", 0)) + 1))
 
 
-@broken("outputs-unasked", "start", "protocol", r"advance seq 2 .*seq 1, expected 2",
-        text="The harness answers `start`, then an `advance` the runner never sent: the "
-        "answer to the first batch is read as the answer to the second.")
+@broken("outputs-unasked", "start", "protocol",
+        r"a second outputs, answering start of scenario .* again|answering advance seq 1 again",
+        text="The harness answers `start`, then an `advance` the runner never sent: an "
+        "answer too many to `start`, or, read as the first batch's answer, to that batch "
+        "(CONF-ADP-023).")
 def _(io, msg, answer, ctx):
     io.write(answer + line({"type": "outputs", "seq": 1, "outputs": []}))
 
@@ -624,3 +628,117 @@ def _(io, msg, answer, ctx):
         text="The harness declines the scenario with a reason of 16 MiB.")
 def _(io, msg, answer, ctx):
     io.write(line({"type": "unsupported", "reason": "no " + "IPv6 " * (16 << 18)}))
+
+
+# ---- a third reading: slow answers, repeated hellos, numbers and bytes at the edges ----------
+# The deadlines below are those of `measure_broken.py` (2 s): the slow modes answer just
+# inside it and just outside it.
+
+
+@broken("slow-inside-deadline", "advance", "pass", r"",
+        text="The simulator is slow: it answers a batch 1.5 s after it was sent, inside the "
+        "runner's deadline of 2 s.")
+def _(io, msg, answer, ctx):
+    time.sleep(1.5)
+    io.write(answer)
+
+
+@broken("slow-outside-deadline", "advance", "timeout", r"advance seq 1",
+        text="The simulator is slower: it answers a batch 2.5 s after it was sent, past the "
+        "runner's deadline of 2 s.")
+def _(io, msg, answer, ctx):
+    time.sleep(2.5)
+    io.write(answer)
+    io.hang()
+
+
+@broken("hello-mid-scenario", "advance", "protocol", r"expected outputs.*got hello",
+        text="The harness restarts its simulator during a scenario, which says hello again "
+        "in place of the answer to a batch.")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "hello", "version": 1, "name": "dev", "capabilities": []}))
+    io.hang()
+
+
+@broken("started-names-another", "start", "pass", r"",
+        text="The harness answers `start` with `started` and a key the protocol does not "
+        "define, naming another scenario: a receiver ignores such keys (CONF-ADP-003).")
+def _(io, msg, answer, ctx):
+    io.write(line({"type": "started", "scenario": "rcv-psn-wrap"}))
+
+
+@broken("hello-capabilities-twice", "hello", "pass", r"",
+        text="The harness's hello names every capability twice.")
+def _(io, msg, answer, ctx):
+    h = json.loads(answer)
+    h["capabilities"] = list(h.get("capabilities", [])) * 2
+    io.write(line(h))
+
+
+@broken("completion-no-queue", "advance", "divergence", r"",
+        text="The harness gives a completion written to a completion queue that was never "
+        "created, in a scenario that requires no completion queue.")
+def _(io, msg, answer, ctx):
+    out = {"at": first_out(msg), "output": {"kind": "event", "event": {
+        "event": "completion", "side": "requester",
+        "queue": {"cq": 9, "slot": 0, "addr": 0x50000000, "bytes": "00" * 32}}}}
+    io.write(plus(msg, answer, out))
+
+
+@broken("frame-10-kib", "advance", "divergence", r"",
+        text="The MAC model sends a data packet whose payload grew to 10000 bytes: every "
+        "header is valid and sealed, and the frame is ten times the path MTU.")
+def _(io, msg, answer, ctx):
+    a = json.loads(answer)
+    for o in a.get("outputs", []):
+        out = o.get("output") or {}
+        if out.get("kind") != "frame":
+            continue
+        f = roce.Frame(bytes.fromhex(out["bytes"]))
+        f.replace_payload(bytes(range(256)) * 39 + bytes(16), pad_count=0)
+        f.seal()
+        out["bytes"] = f.hex()
+        break
+    else:
+        a.setdefault("outputs", []).append(frame(first_out(msg), "00" * 10000))
+    io.write(line(a))
+
+
+@broken("stderr-escapes-then-exit", "advance", "crash", r"exit status: 3",
+        text="The simulator colours its last log line with ANSI escapes, writes a NUL and a "
+        "bell in it, and exits with status 3.")
+def _(io, msg, answer, ctx):
+    sys.stderr.buffer.write(b"\x1b[31mFATAL\x1b[0m: bus hang\x00 at 0x10\x07 \x1b]0;title\x07\n")
+    sys.stderr.flush()
+    io.exit(3)
+
+
+@broken("closes-input-mid-scenario", "advance", "crash|timeout", r"advance seq 2|finish",
+        text="The harness answers a batch, then closes its standard input and waits: the "
+        "runner's next message finds no reader.")
+def _(io, msg, answer, ctx):
+    io.write(answer)
+    io.close_input()
+    io.hang()
+
+
+@broken("killed-by-signal", "advance", "crash", r"signal: 9",
+        text="The simulator is killed by a signal (the kernel's out-of-memory killer) during "
+        "a batch.")
+def _(io, msg, answer, ctx):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@broken("at-an-exponent", "advance", "protocol", r"field `outputs\[0\]\.at`",
+        text="The harness writes an output's time as a JSON number with an exponent (`2e3`), "
+        "where an integer is required.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [dma(7777777)]).replace(
+        b'"at":7777777', b'"at":%de0' % first_out(msg)))
+
+
+@broken("seq-an-exponent", "advance", "protocol", r"field `seq`",
+        text="The harness writes `seq` as `1e0`, a JSON number with an exponent.")
+def _(io, msg, answer, ctx):
+    io.write(with_outputs(msg, answer, [], seq=7777777).replace(
+        b'"seq":7777777', b'"seq":%de0' % int(msg.get("seq", 0))))

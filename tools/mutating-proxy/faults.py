@@ -20,7 +20,7 @@ from mods import (
     completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, each_frame, event_of,
     fault, flag_fields, flag_value, frame_of, in_frames, is_first, is_last, kind,
     mutate_completion, out_events, out_frames, put_frame, requester, responder,
-    set_completion_entry, sound, variant,
+    set_completion_entry, shared_mode, sound, variant,
 )
 
 # The source port a careless NIC uses for every control packet: EV 0xC0000000.
@@ -1306,7 +1306,7 @@ def _(ctx, ev, item):
 
 # ==== host interface: doorbells and work requests (input mutations) =======================
 
-def host_commands(m, fn):
+def on_host_commands(m, fn):
     """Registers `fn(ctx, command)` over the host commands the inner device is given; it
     returns True when it changed the command."""
 
@@ -1333,7 +1333,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("db-partial-merged",
@@ -1386,7 +1386,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("db-template-id-8bit",
@@ -1406,7 +1406,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("wr-len-16bit",
@@ -1425,7 +1425,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 # ==== sender: reactions to SACKs, NACKs and ACKs (input mutations) ========================
@@ -3326,7 +3326,7 @@ def _(ctx, c):
     return False
 
 
-host_commands(m, _)
+on_host_commands(m, _)
 
 
 m = fault("db-remote-end-off-by-one",
@@ -3729,7 +3729,7 @@ m = fault("msn-per-qp-in-shared",
 
 @out_frames(m, ("data",))
 def _(ctx, f, item):
-    if ctx.nic.get("retirement") != "shared":
+    if not shared_mode(ctx):
         return
     st = per_qp(ctx, "msn-per-qp-in-shared")
     qp = f.get("bth", "dest_qp")
@@ -4557,7 +4557,7 @@ m = fault("ack-msn-domain-last",
 @m.hook("outputs")
 def _(ctx, outs):
     last = ctx.state.setdefault("ack-msn-domain-last", {})
-    if ctx.nic.get("retirement", "shared") != "shared":
+    if not shared_mode(ctx):
         return outs
     # The retirements of this batch, by time: the pointer an ACK reads is the domain's
     # after every retirement of its instant, whatever order the outputs come in.
@@ -5286,7 +5286,7 @@ def host_groups(ctx):
         if ra != rb:
             parent[max(ra, rb, key=str)] = min(ra, rb, key=str)
 
-    shared = str(ctx.nic.get("retirement", "shared")) == "shared"
+    shared = shared_mode(ctx)
     for qpn, c in ctx.qps.items():
         q = ("q", qpn)
         find(q)
@@ -9477,7 +9477,7 @@ def same_domain(ctx, a, b):
     """Whether two local QPs retire in one domain (shared retirement, one domain number)."""
     if a == b:
         return True
-    if (ctx.nic.get("retirement") or "per-qp") != "shared":
+    if not shared_mode(ctx):
         return False
     qa, qb = ctx.qps.get(a) or {}, ctx.qps.get(b) or {}
     return qa.get("domain", 0) == qb.get("domain", 0)
@@ -12616,7 +12616,7 @@ m = fault("msn-counter-device-wide",
 
 @out_frames(m, ("data",))
 def _(ctx, f, item):
-    if str(ctx.nic.get("retirement", "shared")) == "shared" or len(ctx.qps) < 2:
+    if shared_mode(ctx) or len(ctx.qps) < 2:
         return
     st = ctx.state.setdefault("msn-counter-device-wide", {"next": 0, "map": {}})
     key = (f.get("bth", "dest_qp"), f.get("meth", "msn"))
@@ -12673,7 +12673,7 @@ m = fault("progress-awaiting-domain",
 
 @m.hook("outputs")
 def _(ctx, outs, m=m):
-    if str(ctx.nic.get("retirement", "shared")) != "shared" or len(ctx.qps) < 2:
+    if not shared_mode(ctx) or len(ctx.qps) < 2:
         return outs
     last = ctx.state.setdefault("progress-awaiting-domain", {})
     for item, ev in eighth_reports(outs):
@@ -13695,7 +13695,7 @@ def _(ctx, outs, m=m):
             continue
         q2, msn = last
         dom = (ctx.qps.get(qp) or {}).get("domain")
-        shared = ctx.nic.get("retirement") != "per-qp" and dom == (
+        shared = shared_mode(ctx) and dom == (
             ctx.qps.get(q2) or {}).get("domain")
         if q2 == qp or shared:
             continue
@@ -13752,7 +13752,7 @@ def _rx8_retire_item(ev, f):
 
 @m.hook("outputs")
 def _(ctx, outs, m=m):
-    if ctx.nic.get("retirement") != "per-qp" or len(ctx.qps) < 2:
+    if shared_mode(ctx) or len(ctx.qps) < 2:
         return outs
     st = ctx.state.setdefault(m.name, {"order": [], "done": set(), "held": {}})
     res = []

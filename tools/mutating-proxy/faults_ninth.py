@@ -13,7 +13,7 @@ import roce
 from faults import U24, rx5_answered, rx5_place_rejected, rx_state, track_rx, trigger_of
 from mods import (
     completion_entry, event_of, fault, flag_fields, flag_value, frame_of, kind,
-    mutate_completion, out_frames, put_frame,
+    mutate_completion, out_frames, put_frame, shared_mode,
 )
 
 FLUSHED = 0x15
@@ -568,7 +568,7 @@ def msn_offset(ctx, m, w, outs):
     nxt = 0
     while nxt in done:
         nxt += 1
-    shared = (ctx.nic.get("retirement") or "shared") == "shared"
+    shared = shared_mode(ctx)
     cap = 4096 if shared else ctx.mpr() * 128
     return (w["msn"] - nxt) & 0xFFFF, cap
 

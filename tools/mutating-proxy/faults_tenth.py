@@ -11,14 +11,11 @@ registers outlive the command. Each fault is one realistic RTL bug of that kind.
 from faults import U24, in_cpu, profile, ring_faults
 from mods import (
     completion_entry, cqe_decode, cqe_encode, delay, event_of, fault, frame_of, kind,
-    mutate_completion, out_frames, put_frame, sound,
+    mutate_completion, out_frames, put_frame, shared_mode, sound,
 )
 
 
 # ---- helpers -------------------------------------------------------------------------------
-
-def shared_mode(ctx):
-    return str(ctx.nic.get("retirement", "shared")) == "shared"
 
 
 def domain_of(ctx, qp):

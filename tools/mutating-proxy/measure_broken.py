@@ -22,7 +22,8 @@ the mode acting in the middle one (`--broken-in`), or over the scenarios the mod
 - every other scenario passes: the runner went on with a fresh device; a mode the protocol
   allows (`pass`) fails no scenario;
 - a mode of the first hello (`victim="setup"`) ends the run with 2 (the suite could not run,
-  CONF-REP-004) and the reason on the runner's standard error;
+  CONF-REP-004) and the reason on the runner's standard error, and every report says it:
+  each scenario fails with that failure as its reason (CONF-ADP-024);
 - no process of the run is left behind, and a scenario's report quotes a device's message in
   part (CONF-ADP-026).
 
@@ -159,7 +160,7 @@ def judge(mode, d, code, rss, secs, limit):
         if not re.search(mode.says, err):
             wrong.append("the runner's error does not say /%s/: %s" % (
                 mode.says, err.strip()[-200:]))
-        return wrong
+        return wrong + judge_setup(mode, d, text)
     try:
         report = json.loads(read(os.path.join(d, "r.json")))
     except ValueError:
@@ -184,6 +185,35 @@ def judge(mode, d, code, rss, secs, limit):
     s = seen.get(victim)
     if s is not None:
         wrong += judge_victim(mode, s, victim, text, read(os.path.join(d, "r.xml")))
+    return wrong
+
+
+def judge_setup(mode, d, text):
+    """The reports of a run whose first hello failed (CONF-ADP-024): every scenario fails
+    with that failure as its reason, at no time, in JSON, JUnit and the text table."""
+    try:
+        report = json.loads(read(os.path.join(d, "r.json")))
+    except ValueError:
+        return ["no JSON report"]
+    wrong = []
+    scenarios = report.get("scenarios", [])
+    if not scenarios:
+        wrong.append("the JSON report holds no scenario")
+    for s in scenarios:
+        e = s.get("error") or {}
+        if s.get("verdict") != "fail" or e.get("at") is not None or \
+                not re.search(mode.says, e.get("message", "")):
+            wrong.append("%s: %s, not failed by the hello: %s" % (
+                s.get("id"), s.get("verdict"), e.get("message", "")[:200]))
+    try:
+        root = ET.fromstring(read(os.path.join(d, "r.xml")))
+        cases = list(root.iter("testcase"))
+        if len(cases) != len(scenarios) or any(c.find("failure") is None for c in cases):
+            wrong.append("JUnit: %d test cases, not each a failure" % len(cases))
+    except ET.ParseError:
+        wrong.append("no JUnit report")
+    if "device " not in text:
+        wrong.append("the text report does not show the device failure")
     return wrong
 
 

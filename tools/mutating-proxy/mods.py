@@ -411,6 +411,12 @@ def device_cpu(ctx):
     return ctx.cpu == "device"
 
 
+def shared_mode(ctx):
+    """Whether the scenario's QPs retire in shared domains (`retirement = "shared"`, the
+    default), not each on its own (`per-qp`)."""
+    return str(ctx.nic.get("retirement", "shared")) == "shared"
+
+
 # ---- time -------------------------------------------------------------------------------
 
 

@@ -10,12 +10,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use openrdma_conformance::file;
 use openrdma_conformance::process::{ProcessDevice, ProcessOptions};
 use openrdma_conformance::report::{
-    TABLE_WIDTH, TableOptions, render_junit, render_table_with, run_suite, wrap,
+    SuiteReport, TABLE_WIDTH, TableOptions, render_junit, render_table_with, run_suite,
+    unstarted_suite, wrap,
 };
 use openrdma_conformance::requirements::Spec;
 use openrdma_corpus as corpus;
 use openrdma_corpus::faults::{self, Class, Mutant, by_cli_name};
-use openrdma_device::{Device, Scenario};
+use openrdma_device::{Device, DeviceError, Scenario};
 use openrdma_sm::{ReferenceDevice, reference_cpu_half};
 
 use crate::error::{CliError, Outcome};
@@ -109,7 +110,9 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|c| *c == '*')
 }
 
-fn device(args: &RunArgs) -> Result<Box<dyn Device>, CliError> {
+/// The device of a run in this process, or `None` for `--impl process`, whose command is
+/// checked here and started by [`process_device`] once the scenarios are read.
+fn device(args: &RunArgs) -> Result<Option<Box<dyn Device>>, CliError> {
     let name = args.implementation.as_str();
     if name != "process" && !args.command.is_empty() {
         return Err(CliError::Usage(format!(
@@ -117,7 +120,7 @@ fn device(args: &RunArgs) -> Result<Box<dyn Device>, CliError> {
         )));
     }
     if name == "reference" {
-        return Ok(Box::new(ReferenceDevice::new()));
+        return Ok(Some(Box::new(ReferenceDevice::new())));
     }
     if name == "process" {
         if args.command.is_empty() {
@@ -127,22 +130,21 @@ fn device(args: &RunArgs) -> Result<Box<dyn Device>, CliError> {
                     .into(),
             ));
         }
-        let options = ProcessOptions {
-            timeout: Duration::from_secs(args.timeout),
-            ..ProcessOptions::default()
-        };
-        return ProcessDevice::spawn_with(&args.command, options)
-            .map(|d| Box::new(d) as Box<dyn Device>)
-            .map_err(|e| {
-                CliError::Usage(format!("cannot start `{}`: {e}", args.command.join(" ")))
-            });
+        return Ok(None);
     }
     match by_cli_name(name) {
-        Some(k) => Ok(Box::new(Mutant::new(k))),
+        Some(k) => Ok(Some(Box::new(Mutant::new(k)))),
         None => Err(CliError::Usage(format!(
             "unknown implementation `{name}`; `openrdma run --list-impls` lists them"
         ))),
     }
+}
+
+/// Starts the device of `--impl process` and says hello (CONF-ADP-002).
+fn process_device(args: &RunArgs) -> Result<Box<dyn Device>, DeviceError> {
+    let options =
+        ProcessOptions { timeout: Duration::from_secs(args.timeout), ..ProcessOptions::default() };
+    ProcessDevice::spawn_with(&args.command, options).map(|d| Box::new(d) as Box<dyn Device>)
 }
 
 fn list_impls(out: &mut dyn Write) -> io::Result<()> {
@@ -207,7 +209,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     )?;
     // A device in this process starts nothing; a device in another process is started only
     // once every scenario has been read and checked.
-    let in_process = if args.implementation == "process" { None } else { Some(device(args)?) };
+    let in_process = device(args)?;
     let spec =
         Spec::bundled().map_err(|e| CliError::Usage(format!("the built-in specification: {e}")))?;
     let selected = |name: &str| args.scenario.as_deref().is_none_or(|g| glob_match(g, name));
@@ -234,7 +236,21 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     }
     let mut dev = match in_process {
         Some(dev) => dev,
-        None => device(args)?,
+        None => match process_device(args) {
+            Ok(dev) => dev,
+            // CONF-ADP-024: a device that fails its first hello still gets its reports.
+            Err(e) => {
+                let name = args.command.join(" ");
+                let report = unstarted_suite(&name, &e, &scenarios, &spec);
+                let failures = write_out(args, &reports, &report, &spec)?;
+                // Whether or not the reports were written, the suite could not run.
+                let _ = settle(Outcome::Findings, failures);
+                crate::output::warn(format_args!(
+                    "error: the device failed before its first scenario, and no scenario ran: {e}"
+                ));
+                return Err(CliError::Reported);
+            }
+        },
     };
     let bar = ProgressBar::with_draw_target(
         Some(scenarios.len() as u64),
@@ -256,14 +272,26 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     // The device is done: end it (and its process group) before the output is written.
     drop(dev);
     let outcome = if report.failed() { Outcome::Findings } else { Outcome::Clean };
+    let failures = write_out(args, &reports, &report, &spec)?;
+    settle(outcome, failures)
+}
+
+/// Writes the reports asked for, then the table (see [`crate::output`]); gives what could
+/// not be written.
+fn write_out(
+    args: &RunArgs,
+    reports: &ReportPlan,
+    report: &SuiteReport,
+    spec: &Spec,
+) -> Result<Vec<Failure>, CliError> {
     let json = reports.write("--json", || {
-        let mut v = serde_json::to_vec_pretty(&report).unwrap_or_default();
+        let mut v = serde_json::to_vec_pretty(report).unwrap_or_default();
         v.push(b'\n');
         v
     });
-    let junit = reports.write("--junit", || render_junit(&report).into_bytes());
+    let junit = reports.write("--junit", || render_junit(report).into_bytes());
     let mut out = Stdout::new();
-    let table = render_table_with(&report, TableOptions { verbose: args.verbose });
+    let table = render_table_with(report, TableOptions { verbose: args.verbose });
     out.write_all(table.as_bytes())?;
     if args.uncovered {
         writeln!(out, "\nnot covered by any scenario:")?;
@@ -278,7 +306,7 @@ pub fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         }
     }
     let stdout = out.close().map(Failure::Stdout);
-    settle(outcome, [json, junit, stdout].into_iter().flatten())
+    Ok([json, junit, stdout].into_iter().flatten().collect())
 }
 
 #[cfg(test)]

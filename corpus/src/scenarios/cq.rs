@@ -38,6 +38,13 @@ pub(super) fn two_qps_own_queues(r: &mut Recorder) -> (u32, u32) {
     (a, b)
 }
 
+/// The region and the device's QP, reporting both sides to queue 1 of `entries` entries.
+fn one_qp_one_queue(r: &mut Recorder, entries: u32) {
+    r.host(0, HostCommand::RegisterRegion(region()));
+    create_cq(r, 1, entries);
+    r.host(0, HostCommand::CreateQp(qp_on(DUT_QP, PEER_QP, 1, 1)));
+}
+
 /// Device QP `me`, facing peer QP `peer`, reporting to `send_cq` and `recv_cq`.
 pub(super) fn qp_on(me: u32, peer: u32, send_cq: u32, recv_cq: u32) -> QpConfig {
     QpConfig {
@@ -73,9 +80,7 @@ fn ret_cq_wrap() -> Scenario {
             m.requires.insert(Capability::CompletionQueues);
         },
     );
-    r.host(0, HostCommand::RegisterRegion(region()));
-    create_cq(&mut r, 1, 4);
-    r.host(0, HostCommand::CreateQp(qp_on(DUT_QP, PEER_QP, 1, 1)));
+    one_qp_one_queue(&mut r, 4);
     for k in 0..6 {
         r.host(1_000, HostCommand::PostWrite(wr(k, 64, None, true)));
     }
@@ -109,9 +114,7 @@ fn ret_cq_consumer_total() -> Scenario {
             m.requires.insert(Capability::CompletionQueues);
         },
     );
-    r.host(0, HostCommand::RegisterRegion(region()));
-    create_cq(&mut r, 1, 4);
-    r.host(0, HostCommand::CreateQp(qp_on(DUT_QP, PEER_QP, 1, 1)));
+    one_qp_one_queue(&mut r, 4);
     for k in 0..10 {
         r.host(1_000, HostCommand::PostWrite(wr(k, 64, None, true)));
     }

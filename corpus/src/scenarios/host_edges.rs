@@ -4,7 +4,9 @@
 //! flag slot above 2^16, a zero-length message after one with a length, and a completion
 //! queue of one entry that wraps at every entry beside a device error queue that does not.
 
-use openrdma_device::{CqConfig, CqId, LocalRegion};
+use openrdma_device::{CqConfig, CqId};
+
+use super::cq::qp_on;
 
 use super::*;
 
@@ -59,13 +61,7 @@ fn db_same_instant() -> Scenario {
     r.host(0, HostCommand::CreateCq(CqConfig { cq: send, base: SEND_CQ_BASE, entries: 1 }));
     r.host(0, HostCommand::CreateCq(CqConfig { cq: error, base: ERROR_CQ_BASE, entries: 4 }));
     r.host(0, HostCommand::SetErrorCq { cq: error });
-    let qp = QpConfig {
-        evs: v4_evs(DUT_QP, 4),
-        send_flag_slots: 0x1_0010,
-        send_cq: Some(send),
-        recv_cq: Some(send),
-        ..qp(DUT_QP, PEER_QP, 0)
-    };
+    let qp = QpConfig { send_flag_slots: 0x1_0010, ..qp_on(DUT_QP, PEER_QP, 1, 1) };
     r.host(0, HostCommand::CreateQp(qp));
     let a = Template { default_length: 64, ..template(3, WrOpcode::WRITE, true) };
     let b = Template {
@@ -73,15 +69,7 @@ fn db_same_instant() -> Scenario {
         flag_base_slot: 0xFFFF,
         ..template(4095, WrOpcode::WRITE, true)
     };
-    r.host(
-        0,
-        HostCommand::RegisterLocal(LocalRegion {
-            lkey: a.local_lkey,
-            base: a.local_base,
-            len: a.local_region_len,
-            local_read: true,
-        }),
-    );
+    register_local_of(&mut r, &a);
     r.host(0, HostCommand::SetTemplate(a));
     r.host(0, HostCommand::SetTemplate(b));
     r.checks(&["DB-ACCEPT-001", "DB-SEQ-001", "TPL-FIELDS-001", "DB-LENGTH-002"]);
