@@ -220,20 +220,18 @@ pub(super) fn judge_commanded_probes(
         });
         let Some(&(ed, od)) = passed else { continue };
         div.push(Divergence {
-            at: obs[od].at,
-            requirement: "REC-IF-011".into(),
-            what: format!(
-                "sent before the probe the CPU half commanded at {} ns, which the scenario \
-                 expects first ({})",
-                command.at,
-                render_frame(exp[ep].1.bytes)
-            ),
             expected: Some(render_frame(exp[ed].1.bytes)),
             actual: Some(render_frame(obs[od].bytes)),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::of(
+                obs[od].at,
+                crate::req::REC_IF_011,
+                format!(
+                    "sent before the probe the CPU half commanded at {} ns, which the scenario \
+                     expects first ({})",
+                    command.at,
+                    render_frame(exp[ep].1.bytes)
+                ),
+            )
         });
     }
 }
@@ -403,25 +401,22 @@ pub(super) fn judge_nack_backoff(
             let again = reasons
                 .iter()
                 .any(|&(p, t)| p == peer && t > nacked && t <= f.at && f.at - t < lag);
-            let (requirement, cause) = if again {
-                ("SND-RTX-005", ": a later reason queued it again while it was queued")
+            let (clause, cause) = if again {
+                (crate::req::SND_RTX_005, ": a later reason queued it again while it was queued")
             } else {
-                ("SND-NACK-004.a", "")
+                (crate::req::SND_NACK_004_A, "")
             };
             div.push(Divergence {
-                at: f.at,
-                requirement: requirement.into(),
-                what: format!(
-                    "PSN {psn} retransmitted {} ns after the NACK that delays it, before \
-                     nack_backoff ({backoff} ns) had passed{cause}",
-                    f.at - nacked
-                ),
-                expected: None,
                 actual: Some(render_frame(f.bytes)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::of(
+                    f.at,
+                    clause,
+                    format!(
+                        "PSN {psn} retransmitted {} ns after the NACK that delays it, before \
+                         nack_backoff ({backoff} ns) had passed{cause}",
+                        f.at - nacked
+                    ),
+                )
             });
         }
     }
