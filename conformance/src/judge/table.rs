@@ -393,7 +393,9 @@ pub static CHECKS: &[Check] = &[
         clauses: CLOCK,
         reads: &[Reads::Data, Reads::Probe],
         applies: always,
-        judge: |c, d| schedule::judge_clock(&c.o.frames, d),
+        judge: |c, d| {
+            schedule::judge_clock(&c.o.frames, c.scenario.manifest.tolerances.late_ns, d);
+        },
     },
     Check {
         name: "schedule.clock-rate",

@@ -377,7 +377,7 @@ pub(super) const SPRAY_RANDOM: &[Clause] = &[SND_SPRAY_002];
 pub(super) const SCHEDULE_ORDER: &[Clause] =
     &[REC_IF_011, SND_ORDER_001_A, SND_ORDER_001_B, SND_SCHED_001, SND_SCHED_003_A];
 
-pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
+pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C, TSETH_LAYOUT_001];
 
 pub(super) const CLOCK_RATE: &[Clause] = &[SND_TS_003_A, SND_TS_003_B];
 
