@@ -618,6 +618,8 @@ pub(super) const REPORT_ORDER_UNA: &[Clause] = &[REC_IF_015, REC_IF_003];
 
 pub(super) const PROGRESS: &[Clause] = &[REC_IF_002, SND_SACK_001];
 
+pub(super) const PROGRESS_AWAITING: &[Clause] = &[REC_IF_002, SND_ACK_001_A];
+
 pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
 
 pub(super) const ARMED_CAUSE: &[Clause] = &[REC_IF_020];
