@@ -83,6 +83,8 @@
 //!   full queue, not by the rule of the entry that is missing.
 //! * [`naming_tenth`]: a packet on an EV outside the profile, from a QP that carried its
 //!   EVs right before, named by the rule that chose the EV, not by its encoding.
+//! * [`naming_eleventh`]: a QP on another QP's profile, data stamps written little-endian,
+//!   an ACK read one short, each named by the outputs it spoils together.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -154,6 +156,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 pub mod naming_eight;
+pub mod naming_eleventh;
 pub mod naming_nine;
 pub mod naming_rx;
 pub mod naming_seven;
@@ -471,6 +474,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_eight::FAULTS,
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
+    || naming_eleventh::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,
