@@ -6,10 +6,11 @@
 use std::collections::HashMap;
 
 use openrdma_codec::{Msn, Psn};
-use openrdma_device::{HostCommand, Input, NicEvent, NicReport};
+use openrdma_device::{HostCommand, Input, NicEvent, NicReport, Record, Side};
 
 use super::obs::{In, Kind};
 use super::{Divergence, Frame, render_event};
+use crate::req::Clause;
 
 /// What the checks of this module, and the order of reports (`steps`), read.
 pub(super) struct Reports<'r, 'a> {
@@ -27,6 +28,8 @@ pub(super) struct Reports<'r, 'a> {
     /// The device's own window `W_own`: a SACK whose bitmap lies beyond it moves nothing
     /// (SND-SACK-004).
     pub(super) window: u32,
+    /// The events the scenario expects.
+    pub(super) expected: &'r [(&'a Record, &'a NicEvent)],
 }
 
 impl Reports<'_, '_> {
@@ -93,12 +96,13 @@ struct Progress {
 
 /// Judges one count of every `Progress`: `range` gives the count the report says and the
 /// range the truth gives it, or `None` when no count is due; `words` says what a count
-/// outside the range is. Such a count breaks REC-IF-002.
+/// outside the range is, and the rule it breaks: REC-IF-002, unless the device's other
+/// outputs show the count is what its state held.
 fn judge_progress(
     r: &Reports<'_, '_>,
     div: &mut Vec<Divergence>,
     range: impl Fn(&Progress) -> Option<(u32, u32, u32)>,
-    words: impl Fn(&Progress, u32, u32) -> String,
+    words: impl Fn(&Progress, u32, u32) -> (Clause, String),
 ) {
     for &(t, e) in r.obs {
         let NicEvent::Report(NicReport::Progress { qpn, snd_una, outstanding, awaiting_ack }) = e
@@ -116,10 +120,8 @@ fn judge_progress(
         if (lo..=hi).contains(&said) {
             continue;
         }
-        div.push(Divergence {
-            actual: Some(render_event(e)),
-            ..Divergence::of(t, crate::req::REC_IF_002, words(&p, lo, hi))
-        });
+        let (clause, what) = words(&p, lo, hi);
+        div.push(Divergence { actual: Some(render_event(e)), ..Divergence::of(t, clause, what) });
     }
 }
 
@@ -138,11 +140,12 @@ pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
         Some((p.outstanding, lo, hi))
     };
     let words = |p: &Progress, lo: u32, hi: u32| {
-        format!(
+        let what = format!(
             "a Progress of QP {} with {} PSNs outstanding, where the QP's first transmissions \
              and its snd_una {} give from {lo} to {hi}",
             p.q, p.outstanding, p.snd_una
-        )
+        );
+        (crate::req::REC_IF_002, what)
     };
     judge_progress(r, div, range, words);
 }
@@ -162,12 +165,35 @@ fn completed_sends(r: &Reports<'_, '_>, q: u32, born: u64) -> HashMap<Msn, u64> 
     out
 }
 
+/// The messages QP `q` sent whole from `born` on, each with the time its last packet was
+/// first seen, and the ACKs into `q` that name one of them: time and MSN. An ACK for an
+/// MSN the QP never assigned, or for a message not sent whole, is discarded
+/// (SND-ACK-002): it completes nothing.
+fn acked(r: &Reports<'_, '_>, q: u32, born: u64) -> (HashMap<Msn, u64>, Vec<(u64, Msn)>) {
+    let whole = completed_sends(r, q, born);
+    let acks = r
+        .acks_to(q, born)
+        .filter_map(|(at, k)| match *k {
+            Kind::Ack { msn, .. } if whole.contains_key(&msn) => Some((at, msn)),
+            _ => None,
+        })
+        .collect();
+    (whole, acks)
+}
+
+/// Whether an ACK among `acks` that arrived by `by` covers message `m`.
+fn covered(acks: &[(u64, Msn)], m: Msn, by: u64) -> bool {
+    acks.iter().any(|&(at, a)| at <= by && a.distance(m) >= 0)
+}
+
 /// The `awaiting_ack` of a `Progress` of QP q counts q's own messages whose packets were
 /// all sent and whose transport ACK has not come (REC-IF-002, SND-ACK-001.a): surely the
 /// messages whose last packet left more than the margin before the report and that no ACK
 /// into q covered by the report's time, possibly those whose last packet left up to the
 /// margin after it and that no ACK covered more than the margin before it (CONF-CMP-116).
-/// Messages of other QPs, of a shared retirement domain included, are not q's.
+/// Messages of other QPs, of a shared retirement domain included, are not q's. A count
+/// too high, where the device also left out the requester flag of a message an ACK surely
+/// completed, shows the ACK was not taken (SND-ACK-001.a, CONF-CMP-103).
 pub(super) fn judge_awaiting(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
     let range = |p: &Progress| {
         let (t, q) = (p.t, p.q);
@@ -175,39 +201,62 @@ pub(super) fn judge_awaiting(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
         if failed_by(r, q, born, t) {
             return None;
         }
-        // An ACK for an MSN the QP never assigned, or for a message not sent whole, is
-        // discarded (SND-ACK-002): it completes nothing.
-        let whole = completed_sends(r, q, born);
-        let acks: Vec<(u64, Msn)> = r
-            .acks_to(q, born)
-            .filter_map(|(at, k)| match *k {
-                Kind::Ack { msn, .. } if whole.contains_key(&msn) => Some((at, msn)),
-                _ => None,
-            })
-            .collect();
-        let covered = |m: Msn, by: &dyn Fn(u64) -> bool| {
-            acks.iter().any(|&(at, a)| by(at) && a.distance(m) >= 0)
-        };
+        let (whole, acks) = acked(r, q, born);
         let (mut lo, mut hi) = (0u32, 0u32);
         for (&m, &at) in &whole {
-            if at.saturating_add(r.margin) < t && !covered(m, &|a| a <= t) {
+            if at.saturating_add(r.margin) < t && !covered(&acks, m, t) {
                 lo += 1;
             }
-            if at <= t.saturating_add(r.margin) && !covered(m, &|a| a.saturating_add(r.margin) < t)
-            {
+            let surely = t.checked_sub(r.margin.saturating_add(1));
+            if at <= t.saturating_add(r.margin) && !surely.is_some_and(|s| covered(&acks, m, s)) {
                 hi += 1;
             }
         }
         Some((p.awaiting_ack, lo, hi))
     };
     let words = |p: &Progress, lo: u32, hi: u32| {
-        format!(
+        let what = format!(
             "a Progress of QP {} with {} messages awaiting ACK, where the QP's own messages \
              sent whole and the ACKs into it give from {lo} to {hi}",
             p.q, p.awaiting_ack
-        )
+        );
+        match unflagged(r, p).filter(|_| p.awaiting_ack > hi) {
+            Some(m) => (
+                crate::req::SND_ACK_001_A,
+                format!(
+                    "{what}; the requester flag of MSN {}, which an ACK completed, has not \
+                     come either: the ACK was not taken",
+                    m.value()
+                ),
+            ),
+            None => (crate::req::REC_IF_002, what),
+        }
     };
     judge_progress(r, div, range, words);
+}
+
+/// A message of the QP of report `p` that an ACK surely completed more than the margin
+/// before the report, whose requester flag the scenario expects and the device had not
+/// written by that flag's deadline, `late_ns` after its time: a sender that took the ACK
+/// writes it, one whose report only miscounts does too (CONF-CMP-103).
+fn unflagged(r: &Reports<'_, '_>, p: &Progress) -> Option<Msn> {
+    let (t, q) = (p.t, p.q);
+    let (born, _) = r.born(q, t)?;
+    let (whole, acks) = acked(r, q, born);
+    let surely = t.checked_sub(r.margin.saturating_add(1))?;
+    let flag_of = |w: &NicEvent, m: Msn| {
+        matches!(w, NicEvent::FlagWrite(f)
+            if f.qpn.value() == q && f.side == Side::Requester && f.msn == m)
+    };
+    let mut done: Vec<Msn> = whole.keys().copied().filter(|&m| covered(&acks, m, surely)).collect();
+    done.sort_by_key(|m| m.value());
+    done.into_iter().find(|&m| {
+        let due = r.expected.iter().find(|&&(rec, e)| rec.at.0 >= born && flag_of(e, m));
+        due.is_some_and(|&(rec, _)| {
+            let by = rec.at.0.saturating_add(r.late);
+            !r.obs.iter().any(|&(at, e)| (born..=by).contains(&at) && flag_of(e, m))
+        })
+    })
 }
 
 /// Whether QP `q`, created at `born`, reported `QpError` before `t`: its messages are then

@@ -19,7 +19,7 @@ use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenari
 use super::obs::In;
 
 use super::{Divergence, Frame, Kind, render_frame};
-use crate::req::{EV_PROBE_005_B, EV_PROBE_005_F, SND_TS_002_C};
+use crate::req::{EV_PROBE_005_B, EV_PROBE_005_F, SND_TS_002_C, TSETH_LAYOUT_001};
 use crate::timeline::started_by_commands;
 
 /// The requirement that fixes the order of two packets of one QP, `second` sent first:
@@ -220,20 +220,18 @@ pub(super) fn judge_commanded_probes(
         });
         let Some(&(ed, od)) = passed else { continue };
         div.push(Divergence {
-            at: obs[od].at,
-            requirement: "REC-IF-011".into(),
-            what: format!(
-                "sent before the probe the CPU half commanded at {} ns, which the scenario \
-                 expects first ({})",
-                command.at,
-                render_frame(exp[ep].1.bytes)
-            ),
             expected: Some(render_frame(exp[ed].1.bytes)),
             actual: Some(render_frame(obs[od].bytes)),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::of(
+                obs[od].at,
+                crate::req::REC_IF_011,
+                format!(
+                    "sent before the probe the CPU half commanded at {} ns, which the scenario \
+                     expects first ({})",
+                    command.at,
+                    render_frame(exp[ep].1.bytes)
+                ),
+            )
         });
     }
 }
@@ -293,43 +291,85 @@ const CLOCK_SPAN_NS: u64 = 1 << 15;
 /// earlier, modulo 2^16 (`CONF-CMP-036`). Each reading may be taken up to `late_ns / 2`
 /// before its packet is given (`SND-TS-003.b`), so a stamp given `dt` after another may be
 /// behind it by as many units as that leaves ns, `late_ns / 2 − dt`: a unit is 1 ns or more.
-pub(super) fn judge_clock(obs: &[Frame<'_>], late_ns: u64, div: &mut Vec<Divergence>) {
-    let early = late_ns / 2;
-    let mut recent: HashMap<u32, VecDeque<(u64, u16)>> = HashMap::new();
-    for f in obs {
+/// The later stamp is named, unless the earlier ones are the odd ones out (`swapped_before`).
+pub(super) fn judge_clock(obs: &[Frame<'_>], late: u64, div: &mut Vec<Divergence>) {
+    let early = late / 2;
+    // Per QP: the index, time and stamp of its recent packets.
+    let mut recent: HashMap<u32, VecDeque<(usize, u64, u16)>> = HashMap::new();
+    for (i, f) in obs.iter().enumerate() {
         let (qp, ts, clause) = match (&f.kind, f.d.ext.tseth, f.d.ext.peth) {
             (&Kind::Data { qp, .. }, Some(t), _) => (qp, t.tx_timestamp, SND_TS_002_C),
             (&Kind::Probe { qp }, _, Some(p)) => (qp, p.tx_timestamp, EV_PROBE_005_F),
             _ => continue,
         };
         let q = recent.entry(qp).or_default();
-        while q.front().is_some_and(|&(at, _)| f.at.saturating_sub(at) >= CLOCK_SPAN_NS) {
+        while q.front().is_some_and(|&(_, at, _)| f.at.saturating_sub(at) >= CLOCK_SPAN_NS) {
             q.pop_front();
         }
-        let behind = |&&(at, prev): &&(u64, u16)| {
-            let back = prev.wrapping_sub(ts);
-            ts.wrapping_sub(prev) >= 0x8000
-                && u64::from(back) > early.saturating_sub(f.at.saturating_sub(at))
-        };
-        if let Some(&(at, prev)) = q.iter().find(behind) {
+        let behind: Vec<(usize, u64, u16)> = q
+            .iter()
+            .copied()
+            .filter(|&(_, at, prev)| {
+                let back = prev.wrapping_sub(ts);
+                ts.wrapping_sub(prev) >= 0x8000
+                    && u64::from(back) > early.saturating_sub(f.at.saturating_sub(at))
+            })
+            .collect();
+        if let Some(&(j, at, prev)) = behind.first() {
+            let (blamed, clause) = if swapped_before(obs, &behind, f.at, ts, late) {
+                (&obs[j], TSETH_LAYOUT_001)
+            } else {
+                (f, clause)
+            };
             div.push(Divergence {
-                actual: Some(render_frame(f.bytes)),
-                should_only: false,
-                check: "",
+                actual: Some(render_frame(blamed.bytes)),
                 ..Divergence::of(
                     f.at,
                     clause,
                     format!(
                         "tx_timestamp {ts:#06x} is behind {prev:#06x}, that of the QP's packet \
                          {}, by more than a reading taken early allows: the timestamp clock \
-                         ran backwards",
-                        super::render::gap(at, f.at)
+                         ran backwards{}",
+                        super::render::gap(at, f.at),
+                        if clause == TSETH_LAYOUT_001 {
+                            "; the earlier stamps, their two bytes in the other order, lie \
+                             before it: they were written little-endian"
+                        } else {
+                            ""
+                        }
                     ),
                 )
             });
         }
-        q.push_back((f.at, ts));
+        q.push_back((i, f.at, ts));
     }
+}
+
+/// Whether the stamps `behind` (index, time, stamp) that a stamp `ts` given at `now` is
+/// behind are the data packets' stamps written with their two bytes in the other order
+/// (TSETH-LAYOUT-001, CONF-CMP-102): each, its bytes swapped, fits before `ts`, and `ts`,
+/// its bytes swapped, fits after none of them, so that `ts` is not the one swapped.
+fn swapped_before(
+    obs: &[Frame<'_>],
+    behind: &[(usize, u64, u16)],
+    now: u64,
+    ts: u16,
+    late: u64,
+) -> bool {
+    behind.iter().all(|&(j, at, prev)| {
+        matches!(obs[j].kind, Kind::Data { .. })
+            && prev.swap_bytes() != prev
+            && fits(prev.swap_bytes(), at, ts, now, late)
+            && !fits(prev, at, ts.swap_bytes(), now, late)
+    })
+}
+
+/// Whether stamp `b` given at `tb` may follow stamp `a` given at `ta` on one clock of
+/// units of 1 ns or more (SND-TS-002): it is at or after `a` by no more units than the
+/// nanoseconds between them, each reading taken up to `late_ns / 2` before its output
+/// (SND-TS-003.b).
+fn fits(a: u16, ta: u64, b: u16, tb: u64, late: u64) -> bool {
+    u64::from(b.wrapping_sub(a)) <= tb.saturating_sub(ta).saturating_add(late / 2)
 }
 
 /// A retransmission delayed by a window or resource NACK leaves no earlier than
@@ -457,25 +497,22 @@ pub(super) fn judge_nack_backoff(
             let again = reasons
                 .iter()
                 .any(|&(p, t)| p == peer && t > nacked && t <= f.at && f.at - t < lag);
-            let (requirement, cause) = if again {
-                ("SND-RTX-005", ": a later reason queued it again while it was queued")
+            let (clause, cause) = if again {
+                (crate::req::SND_RTX_005, ": a later reason queued it again while it was queued")
             } else {
-                ("SND-NACK-004.a", "")
+                (crate::req::SND_NACK_004_A, "")
             };
             div.push(Divergence {
-                at: f.at,
-                requirement: requirement.into(),
-                what: format!(
-                    "PSN {psn} retransmitted {} ns after the NACK that delays it, before \
-                     nack_backoff ({backoff} ns) had passed{cause}",
-                    f.at - nacked
-                ),
-                expected: None,
                 actual: Some(render_frame(f.bytes)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::of(
+                    f.at,
+                    clause,
+                    format!(
+                        "PSN {psn} retransmitted {} ns after the NACK that delays it, before \
+                         nack_backoff ({backoff} ns) had passed{cause}",
+                        f.at - nacked
+                    ),
+                )
             });
         }
     }

@@ -171,6 +171,7 @@ impl<'a> Ctx<'a> {
             margin: self.scenario.manifest.tolerances.late_ns / 2,
             late: self.scenario.manifest.tolerances.late_ns,
             window: self.scenario.manifest.nic.window(),
+            expected: &self.o.exp_events,
         }
     }
 }
@@ -659,9 +660,10 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         name: "reports.awaiting",
-        clauses: PROGRESS,
-        // Progress is not recorded: what the QP sent whole and the ACKs into it give it.
-        reads: &[Reads::Sack, Reads::Data],
+        clauses: PROGRESS_AWAITING,
+        // Progress is not recorded: what the QP sent whole and the ACKs into it give it;
+        // the flags the device left out show an ACK it did not take.
+        reads: &[Reads::Sack, Reads::Data, Reads::Flag],
         applies: cpu_split,
         judge: |c, d| reports::judge_awaiting(&c.reports(&c.local_of()), d),
     },

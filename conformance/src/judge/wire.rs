@@ -26,7 +26,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use openrdma_codec::frame::{DecodedFrame, IcrcStatus, IpRepr};
-use openrdma_codec::{DecodeError, Violation};
+use openrdma_codec::{DecodeError, RethRepr, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
 use crate::req::Clause;
@@ -293,42 +293,63 @@ fn profiles(scenario: &Scenario) -> HashMap<u32, (u32, BTreeSet<Ev>)> {
     m
 }
 
-/// The peer QPs and PSNs of the data packets the scenario expects.
-fn expected_data(scenario: &Scenario) -> BTreeSet<(u32, u32)> {
-    let mut out = BTreeSet::new();
+/// What a data packet carries of its message: its RETH and its payload.
+type Carried<'s> = (Option<RethRepr>, &'s [u8]);
+
+/// The data packets the scenario expects, by peer QP and PSN: what each copy carries.
+fn expected_data(scenario: &Scenario) -> HashMap<(u32, u32), Vec<Carried<'_>>> {
+    let mut out: HashMap<(u32, u32), Vec<Carried<'_>>> = HashMap::new();
     for r in scenario.records.iter().filter(|r| r.dir == Direction::Expect) {
         let Body::Frame { bytes, .. } = &r.body else { continue };
-        if let Some(b) = openrdma_codec::frame::decode(bytes).bth {
-            if b.opcode.is_mrc_write() {
-                out.insert((b.dest_qp.value(), b.psn.value()));
-            }
+        let d = openrdma_codec::frame::decode(bytes);
+        if let Some(b) = d.bth.filter(|b| b.opcode.is_mrc_write()) {
+            out.entry((b.dest_qp.value(), b.psn.value()))
+                .or_default()
+                .push((d.ext.reth, d.payload));
         }
     }
     out
 }
 
-/// The peer of another QP whose packet a data packet to peer `qp` is: one whose profile
-/// holds the packet's EV and that the scenario expects to send the packet's PSN. Such a
-/// packet was built with the wrong QP's `dest_qp`, not sent on a wrong EV.
+/// The peer of another QP whose packet a data packet `f` to peer `qp` is: one whose
+/// profile holds the packet's EV and that the scenario expects to send the packet's PSN.
+/// Such a packet was built with the wrong QP's `dest_qp`, not sent on a wrong EV. One that
+/// carries its own QP's message, and not the other QP's, is its own QP's packet: its EV
+/// was chosen from the wrong profile (CONF-CMP-101).
 fn owner_elsewhere(
     profiles: &HashMap<u32, (u32, BTreeSet<Ev>)>,
-    expected: &BTreeSet<(u32, u32)>,
+    expected: &HashMap<(u32, u32), Vec<Carried<'_>>>,
     qp: u32,
     psn: u32,
-    ev: Ev,
+    f: &Frame<'_>,
 ) -> Option<(u32, u32)> {
+    let carried: Carried<'_> = (f.d.ext.reth, f.d.payload);
+    let carries = |peer: u32| expected.get(&(peer, psn)).is_some_and(|v| v.contains(&carried));
+    let own = carries(qp);
     profiles
         .iter()
-        .filter(|(peer, (_, evs))| **peer != qp && evs.contains(&ev))
-        .filter(|(peer, _)| expected.contains(&(**peer, psn)))
+        .filter(|(peer, (_, evs))| **peer != qp && evs.contains(&f.ev))
+        .filter(|(peer, _)| expected.contains_key(&(**peer, psn)))
+        .filter(|(peer, _)| !own || carries(**peer))
         .map(|(peer, (local, _))| (*peer, *local))
         .min()
 }
 
+/// Whether `ev`, as a frame carries it, is an EV of the profile of a QP of the device other
+/// than the one facing peer `qp`: a whole EV of a profile, which no encoding of the QP's
+/// own EVs gives, so the QP chose it from the wrong profile (CONF-CMP-101).
+fn other_profile(profiles: &HashMap<u32, (u32, BTreeSet<Ev>)>, qp: u32, ev: Ev, v6: bool) -> bool {
+    profiles
+        .iter()
+        .filter(|(peer, _)| **peer != qp)
+        .any(|(_, (_, evs))| evs.iter().any(|&e| super::wire_ev(!v6, e) == ev))
+}
+
 /// The paths of data packets, probes and NACKs (CONF-CMP-017). A data packet on an EV of
 /// another QP, which that QP is expected to send, carries the wrong `dest_qp`
-/// (SND-QPN-001). One on an EV outside the profile that holds no part of a profile EV,
-/// from a QP that sent one on a profile EV before, was chosen wrongly (SND-PATH-001,
+/// (SND-QPN-001), unless it carries its own QP's message. One on an EV outside the
+/// profile that holds no part of a profile EV, from a QP that sent one on a profile EV
+/// before or on an EV of another QP's profile, was chosen wrongly (SND-PATH-001,
 /// EV-PROBE-005.b); else it was encoded wrongly (ENC-EV-001, ENC-EV-002).
 pub(super) fn judge_evs(
     scenario: &Scenario,
@@ -360,9 +381,7 @@ pub(super) fn judge_evs(
                     continue;
                 }
                 if let Kind::Data { psn, .. } = f.kind {
-                    if let Some((peer, owner)) =
-                        owner_elsewhere(&profiles, &expected, qp, psn, f.ev)
-                    {
+                    if let Some((peer, owner)) = owner_elsewhere(&profiles, &expected, qp, psn, f) {
                         div.push(divergence(
                             f,
                             crate::req::SND_QPN_001,
@@ -395,7 +414,8 @@ pub(super) fn judge_evs(
                         (crate::req::ENC_EV_002_A, format!("UDP source port {:#06x}", udp.src_port))
                     }
                 };
-                let requirement = if !sound.contains(&qp) || carries_part(evs, f.ev, v6) {
+                let chosen = sound.contains(&qp) || other_profile(&profiles, qp, f.ev, v6);
+                let requirement = if !chosen || carries_part(evs, f.ev, v6) {
                     requirement
                 } else {
                     chose(&f.kind)

@@ -90,6 +90,8 @@
 //!   is a retirement domain, named by the rule of the domains.
 //! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
 //!   its command names, named by the rule of the probe's EV in every scenario.
+//! * [`naming_eleventh`]: a QP on another QP's profile, data stamps written little-endian,
+//!   an ACK read one short, each named by the outputs it spoils together.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -164,6 +166,7 @@ pub mod knobs;
 pub mod layouts;
 pub mod messages;
 pub mod naming_eight;
+pub mod naming_eleventh;
 pub mod naming_nine;
 pub mod naming_rx;
 pub mod naming_seven;
@@ -483,6 +486,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_tenth::FAULTS,
     || clauses_eleventh::FAULTS,
     || eleventh_probe_ev::FAULTS,
+    || naming_eleventh::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,

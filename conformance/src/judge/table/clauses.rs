@@ -382,7 +382,7 @@ pub(super) const PROBE_EV: &[Clause] = &[EV_PROBE_005_B];
 pub(super) const SCHEDULE_ORDER: &[Clause] =
     &[REC_IF_011, SND_ORDER_001_A, SND_ORDER_001_B, SND_SCHED_001, SND_SCHED_003_A];
 
-pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C];
+pub(super) const CLOCK: &[Clause] = &[EV_PROBE_005_F, SND_TS_002_C, TSETH_LAYOUT_001];
 
 pub(super) const CLOCK_RATE: &[Clause] = &[SND_TS_003_A, SND_TS_003_B];
 
@@ -622,6 +622,8 @@ pub(super) const REPORT_ORDER: &[Clause] = &[REC_IF_015];
 pub(super) const REPORT_ORDER_UNA: &[Clause] = &[REC_IF_015, REC_IF_003];
 
 pub(super) const PROGRESS: &[Clause] = &[REC_IF_002, SND_SACK_001];
+
+pub(super) const PROGRESS_AWAITING: &[Clause] = &[REC_IF_002, SND_ACK_001_A];
 
 pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
 

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 342] = [
+pub(in crate::req) static CLAUSES: [Info; 338] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -99,6 +99,7 @@ pub(in crate::req) static CLAUSES: [Info; 342] = [
     part("CONF-CMP-005.a", "CONF-CMP-005", 'a', Withdrawn, Suite),
     part("CONF-CMP-005.b", "CONF-CMP-005", 'b', Withdrawn, Suite),
     line("CONF-CMP-036", Must, Suite),
+    line("CONF-CMP-102", Must, Suite),
     whole("CONF-CMP-095", Must, Suite),
     part("CONF-CMP-095.a", "CONF-CMP-095", 'a', Must, Suite),
     part("CONF-CMP-095.b", "CONF-CMP-095", 'b', Must, Suite),
@@ -146,6 +147,7 @@ pub(in crate::req) static CLAUSES: [Info; 342] = [
     part("CONF-CMP-020.e", "CONF-CMP-020", 'e', Must, Suite),
     line("CONF-CMP-050", Must, Suite),
     line("CONF-CMP-116", Must, Suite),
+    line("CONF-CMP-103", Must, Suite),
     line("CONF-CMP-051", Must, Suite),
     line("CONF-CMP-052", Must, Suite),
     line("CONF-CMP-100", Must, Suite),
@@ -198,6 +200,7 @@ pub(in crate::req) static CLAUSES: [Info; 342] = [
     part("CONF-CMP-017.c", "CONF-CMP-017", 'c', Must, Suite),
     part("CONF-CMP-017.d", "CONF-CMP-017", 'd', Must, Suite),
     part("CONF-CMP-017.e", "CONF-CMP-017", 'e', Must, Suite),
+    line("CONF-CMP-101", Must, Suite),
     whole("CONF-CMP-022", Must, Suite),
     part("CONF-CMP-022.a", "CONF-CMP-022", 'a', Must, Suite),
     part("CONF-CMP-022.b", "CONF-CMP-022", 'b', Must, Suite),
@@ -328,13 +331,6 @@ pub(in crate::req) static CLAUSES: [Info; 342] = [
     whole("CONF-ADP-020", Must, Adapter),
     part("CONF-ADP-020.a", "CONF-ADP-020", 'a', Must, Suite),
     part("CONF-ADP-020.b", "CONF-ADP-020", 'b', Must, Suite),
-    whole("CONF-ADP-023", Must, Adapter),
-    part("CONF-ADP-023.a", "CONF-ADP-023", 'a', Must, Adapter),
-    part("CONF-ADP-023.b", "CONF-ADP-023", 'b', Must, Adapter),
-    whole("CONF-ADP-024", Must, Adapter),
-    part("CONF-ADP-024.a", "CONF-ADP-024", 'a', Must, Adapter),
-    part("CONF-ADP-024.b", "CONF-ADP-024", 'b', Must, Adapter),
-    part("CONF-ADP-024.c", "CONF-ADP-024", 'c', Must, Adapter),
     whole("CONF-ADP-026", Must, Adapter),
     part("CONF-ADP-026.a", "CONF-ADP-026", 'a', Must, Adapter),
     part("CONF-ADP-026.b", "CONF-ADP-026", 'b', Must, Adapter),
