@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 338] = [
+pub(in crate::req) static CLAUSES: [Info; 346] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -244,6 +244,7 @@ pub(in crate::req) static CLAUSES: [Info; 338] = [
     whole("CONF-CMP-049", Must, Suite),
     part("CONF-CMP-049.a", "CONF-CMP-049", 'a', Must, Suite),
     part("CONF-CMP-049.b", "CONF-CMP-049", 'b', Must, Suite),
+    line("CONF-CMP-106", Must, Suite),
     line("CONF-CMP-111", Must, Suite),
     line("CONF-CMP-030", Withdrawn, Suite),
     line("CONF-CMP-031", Withdrawn, Suite),
@@ -331,6 +332,13 @@ pub(in crate::req) static CLAUSES: [Info; 338] = [
     whole("CONF-ADP-020", Must, Adapter),
     part("CONF-ADP-020.a", "CONF-ADP-020", 'a', Must, Suite),
     part("CONF-ADP-020.b", "CONF-ADP-020", 'b', Must, Suite),
+    whole("CONF-ADP-023", Must, Adapter),
+    part("CONF-ADP-023.a", "CONF-ADP-023", 'a', Must, Adapter),
+    part("CONF-ADP-023.b", "CONF-ADP-023", 'b', Must, Adapter),
+    whole("CONF-ADP-024", Must, Adapter),
+    part("CONF-ADP-024.a", "CONF-ADP-024", 'a', Must, Adapter),
+    part("CONF-ADP-024.b", "CONF-ADP-024", 'b', Must, Adapter),
+    part("CONF-ADP-024.c", "CONF-ADP-024", 'c', Must, Adapter),
     whole("CONF-ADP-026", Must, Adapter),
     part("CONF-ADP-026.a", "CONF-ADP-026", 'a', Must, Adapter),
     part("CONF-ADP-026.b", "CONF-ADP-026", 'b', Must, Adapter),
