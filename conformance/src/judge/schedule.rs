@@ -316,7 +316,7 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], late: u64, div: &mut Vec<Divergence
             })
             .collect();
         if let Some(&(j, at, prev)) = behind.first() {
-            let (blamed, clause) = if swapped_before(obs, &behind, f.at, ts, late) {
+            let (blamed, clause) = if swapped_before(obs, (q, &behind), f.at, ts, late) {
                 (&obs[j], TSETH_LAYOUT_001)
             } else {
                 (f, clause)
@@ -347,21 +347,38 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], late: u64, div: &mut Vec<Divergence
 
 /// Whether the stamps `behind` (index, time, stamp) that a stamp `ts` given at `now` is
 /// behind are the data packets' stamps written with their two bytes in the other order
-/// (TSETH-LAYOUT-001, CONF-CMP-102): each, its bytes swapped, fits before `ts`, and `ts`,
-/// its bytes swapped, fits after none of them, so that `ts` is not the one swapped.
+/// (TSETH-LAYOUT-001, CONF-CMP-102): every data stamp of the QP in `recent`, its bytes
+/// swapped, fits before `ts`, and `ts`, its bytes swapped, fits after none of those it is
+/// behind, so that `ts` is not the one swapped. A swapped stamp fits by chance as often as
+/// its window, the time between the two plus `late_ns / 2`, fills the 2^16 values of the
+/// clock: the stamps are named the wrong ones only when the chance that all of them fit so
+/// is below 1 in 4.
 fn swapped_before(
     obs: &[Frame<'_>],
-    behind: &[(usize, u64, u16)],
+    (recent, behind): (&VecDeque<(usize, u64, u16)>, &[(usize, u64, u16)]),
     now: u64,
     ts: u16,
     late: u64,
 ) -> bool {
-    behind.iter().all(|&(j, at, prev)| {
-        matches!(obs[j].kind, Kind::Data { .. })
-            && prev.swap_bytes() != prev
-            && fits(prev.swap_bytes(), at, ts, now, late)
-            && !fits(prev, at, ts.swap_bytes(), now, late)
-    })
+    let data: Vec<(usize, u64, u16)> = recent
+        .iter()
+        .copied()
+        .filter(|&(j, _, _)| matches!(obs[j].kind, Kind::Data { .. }))
+        .collect();
+    let chance: f64 = data
+        .iter()
+        .map(|&(_, at, _)| {
+            let window = now.saturating_sub(at).saturating_add(late / 2).saturating_add(1);
+            (window as f64 / 65536.0).min(1.0)
+        })
+        .product();
+    chance < 1.0 / 4.0
+        && data.iter().all(|&(_, at, prev)| {
+            prev.swap_bytes() != prev && fits(prev.swap_bytes(), at, ts, now, late)
+        })
+        && behind.iter().all(|&(j, at, prev)| {
+            matches!(obs[j].kind, Kind::Data { .. }) && !fits(prev, at, ts.swap_bytes(), now, late)
+        })
 }
 
 /// Whether stamp `b` given at `tb` may follow stamp `a` given at `ta` on one clock of
