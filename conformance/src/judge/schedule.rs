@@ -285,6 +285,9 @@ pub(super) fn judge_commanded_probe_evs(
 /// clock whose unit is 1 ns or longer (`SND-TS-002`) advances less than 2^15 in that time.
 const CLOCK_SPAN_NS: u64 = 1 << 15;
 
+/// A stamp of a QP's clock: the index of its frame, the time it was given, its value.
+type Stamp = (usize, u64, u16);
+
 /// The TSETH `tx_timestamp`s of each QP's data packets and the PETH `tx_timestamp`s of its
 /// probes, read from one clock (`EV-PROBE-005.f`), run forward: of every two sent less than
 /// 2^15 ns apart, not only consecutive ones, the later is less than 2^15 ahead of the
@@ -295,7 +298,7 @@ const CLOCK_SPAN_NS: u64 = 1 << 15;
 pub(super) fn judge_clock(obs: &[Frame<'_>], late: u64, div: &mut Vec<Divergence>) {
     let early = late / 2;
     // Per QP: the index, time and stamp of its recent packets.
-    let mut recent: HashMap<u32, VecDeque<(usize, u64, u16)>> = HashMap::new();
+    let mut recent: HashMap<u32, VecDeque<Stamp>> = HashMap::new();
     for (i, f) in obs.iter().enumerate() {
         let (qp, ts, clause) = match (&f.kind, f.d.ext.tseth, f.d.ext.peth) {
             (&Kind::Data { qp, .. }, Some(t), _) => (qp, t.tx_timestamp, SND_TS_002_C),
@@ -306,7 +309,7 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], late: u64, div: &mut Vec<Divergence
         while q.front().is_some_and(|&(_, at, _)| f.at.saturating_sub(at) >= CLOCK_SPAN_NS) {
             q.pop_front();
         }
-        let behind: Vec<(usize, u64, u16)> = q
+        let behind: Vec<Stamp> = q
             .iter()
             .copied()
             .filter(|&(_, at, prev)| {
@@ -355,12 +358,12 @@ pub(super) fn judge_clock(obs: &[Frame<'_>], late: u64, div: &mut Vec<Divergence
 /// is below 1 in 4.
 fn swapped_before(
     obs: &[Frame<'_>],
-    (recent, behind): (&VecDeque<(usize, u64, u16)>, &[(usize, u64, u16)]),
+    (recent, behind): (&VecDeque<Stamp>, &[Stamp]),
     now: u64,
     ts: u16,
     late: u64,
 ) -> bool {
-    let data: Vec<(usize, u64, u16)> = recent
+    let data: Vec<Stamp> = recent
         .iter()
         .copied()
         .filter(|&(j, _, _)| matches!(obs[j].kind, Kind::Data { .. }))
