@@ -546,83 +546,92 @@ impl Packets {
                     draws.entry(peer).or_default().push(Draw { at: t, pool, ev: f.ev });
                 }
             }
-            let mine: Vec<&(&Slot, Possible)> =
-                states.iter().filter(|(s, _)| s.wire == f.ev).collect();
-            let report = |requirement: &str, what: String| Divergence {
-                at: t,
-                requirement: requirement.into(),
-                what,
-                expected: None,
-                actual: Some(render_frame(f.bytes)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
-            };
-            if mine.is_empty() {
-                div.push(report(
-                    "SND-PATH-001",
-                    format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
-                ));
-                continue;
-            }
-            if !mine.iter().any(|(_, p)| p.may_be_good()) {
-                let any = states.iter().any(|(_, p)| p.may_be_good());
-                // On an EV out of GOOD while another was usable: the EV's state was not
-                // heeded (EV-STATE-001.b), whatever pool the sender formed.
-                div.push(if any {
-                    report(
-                        "EV-STATE-001.b",
-                        format!(
-                            "a data packet on EV {:#x}, which the scenario made unusable",
-                            f.ev
-                        ),
-                    )
-                } else {
-                    report(
-                        "SND-PATH-002",
-                        format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
-                    )
-                });
-                continue;
-            }
-            let avoided = if rtx { prev } else { None };
-            if mine.iter().all(|(s, _)| s.backup) {
-                let primary = states
-                    .iter()
-                    .find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
-                if let Some((s, _)) = primary {
-                    div.push(report(
-                        "SND-PATH-001",
-                        format!(
-                            "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
-                            f.ev, s.ev
-                        ),
-                    ));
-                    continue;
-                }
-            }
-            if rtx && prev == Some(f.ev) {
-                let claimed = claims.get(&peer).is_some_and(|c| {
-                    c.iter().any(|(at, c)| {
-                        *at <= t
-                            && matches!(c, Claim::Sack { .. })
-                            && claims_psn(c, Psn::new(psn), None)
-                    })
-                });
-                let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
-                if let (false, Some((s, _))) = (claimed, other) {
-                    div.push(report(
-                    "SND-RTX-002.b",
-                    format!(
-                        "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
-                        f.ev, s.ev
-                    ),
-                ));
-                }
-            }
+            judge_pool(claims, &states, f, prev, div);
         }
         draws
+    }
+}
+
+/// Judges a data packet's EV against the pool its QP's EV states allow (`CONF-CMP-027`):
+/// in the profile, usable, a primary where one is surely usable, and for a retransmission
+/// not the EV its PSN was sent on before while another is surely usable. `prev` is the EV
+/// of the PSN's previous transmission.
+fn judge_pool(
+    claims: &Claims,
+    states: &[(&Slot, Possible)],
+    f: &Frame<'_>,
+    prev: Option<Ev>,
+    div: &mut Vec<Divergence>,
+) {
+    let Kind::Data { qp: peer, psn, rtx } = f.kind else { return };
+    let t = f.at;
+    let mine: Vec<&(&Slot, Possible)> = states.iter().filter(|(s, _)| s.wire == f.ev).collect();
+    let report = |requirement: &str, what: String| Divergence {
+        at: t,
+        requirement: requirement.into(),
+        what,
+        expected: None,
+        actual: Some(render_frame(f.bytes)),
+        fields: vec![],
+        should_only: false,
+        check: "",
+        clause: None,
+    };
+    if mine.is_empty() {
+        div.push(report(
+            "SND-PATH-001",
+            format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
+        ));
+        return;
+    }
+    if !mine.iter().any(|(_, p)| p.may_be_good()) {
+        let any = states.iter().any(|(_, p)| p.may_be_good());
+        // On an EV out of GOOD while another was usable: the EV's state was not
+        // heeded (EV-STATE-001.b), whatever pool the sender formed.
+        div.push(if any {
+            report(
+                "EV-STATE-001.b",
+                format!("a data packet on EV {:#x}, which the scenario made unusable", f.ev),
+            )
+        } else {
+            report(
+                "SND-PATH-002",
+                format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
+            )
+        });
+        return;
+    }
+    let avoided = if rtx { prev } else { None };
+    if mine.iter().all(|(s, _)| s.backup) {
+        let primary =
+            states.iter().find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
+        if let Some((s, _)) = primary {
+            div.push(report(
+                "SND-PATH-001",
+                format!(
+                    "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
+                    f.ev, s.ev
+                ),
+            ));
+            return;
+        }
+    }
+    if rtx && prev == Some(f.ev) {
+        let claimed = claims.get(&peer).is_some_and(|c| {
+            c.iter().any(|(at, c)| {
+                *at <= t && matches!(c, Claim::Sack { .. }) && claims_psn(c, Psn::new(psn), None)
+            })
+        });
+        let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
+        if let (false, Some((s, _))) = (claimed, other) {
+            div.push(report(
+            "SND-RTX-002.b",
+            format!(
+                "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
+                f.ev, s.ev
+            ),
+        ));
+        }
     }
 }
 
