@@ -1654,3 +1654,31 @@ fn conf_cmp_047_spray_policies_give_each_ev() {
     assert_eq!(r.judge(&o), vec![], "another usable EV, at random");
     assert_eq!(judge(&s, &r.injected, &o).divergences, vec![], "random is judged by its pool");
 }
+
+/// A counter started elsewhere gives every packet of a message one wrong MSN. When only the
+/// first packet of each message carries the previous message's MSN, every first packet is
+/// off by one constant, but the message's later packets are right: the first packet broke
+/// SND-MSN-002, not the counter's start (RET-DOMAIN-003).
+#[test]
+fn an_msn_wrong_on_first_packets_only_is_not_a_counter_start() {
+    let r = Run::of("snd-segmentation");
+    let firsts = r.frames(|d| is_data(d) && d.bth.is_some_and(|b| !b.rtx && b.opcode.is_first()));
+    let longer = r.frames(|d| d.bth.is_some_and(|b| b.opcode == Opcode::MRC_WRITE_FIRST));
+    assert!(firsts.len() >= 2 && !longer.is_empty(), "messages, one of several packets");
+    let mut o = r.observed.clone();
+    for &k in &firsts {
+        let Output::Frame { bytes, .. } = &o[k].output else { unreachable!() };
+        let edited = edit_frame(bytes, |f| {
+            let m = f.ext.meth.as_mut().unwrap();
+            m.msn = Msn::new(m.msn.value().wrapping_sub(1));
+        });
+        let Output::Frame { bytes: b, .. } = &mut o[k].output else { unreachable!() };
+        *b = edited;
+    }
+    let d = r.judge(&o);
+    let first = musts(&d).first().copied();
+    assert!(
+        matches!(first, Some("SND-MSN-002" | "METH-MSN-001")),
+        "expected SND-MSN-002 or METH-MSN-001 first, got {d:#?}"
+    );
+}

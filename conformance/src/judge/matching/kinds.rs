@@ -786,6 +786,11 @@ pub(super) fn msn_counter_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option
             continue;
         };
         let (Some(want), Some(got)) = (f.d.ext.meth, o.d.ext.meth) else { continue };
+        if !same_msn_throughout(cx, qp, want.msn, got.msn) {
+            // A counter gives every packet of a message one MSN: the first packet's was
+            // taken from elsewhere (SND-MSN-002), which the field's own rule names.
+            return None;
+        }
         pairs.push((qp, want.msn.value(), got.msn.value()));
     }
     if pairs.len() < 2 {
@@ -812,6 +817,22 @@ pub(super) fn msn_counter_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option
         return Some(SND_MSN_001);
     }
     (per_device && per_device_differs).then_some(RET_DOMAIN_001)
+}
+
+/// Whether the device's first transmissions of the later packets of QP `qp`'s message with
+/// expected MSN `want` all carry `got`, the MSN the device gave the message's first packet.
+fn same_msn_throughout(cx: &Ctx<'_>, qp: u32, want: Msn, got: Msn) -> bool {
+    cx.exp.iter().all(|(_, f)| {
+        let Kind::Data { qp: q, psn, rtx: false } = f.kind else { return true };
+        let later = q == qp
+            && f.d.bth.is_some_and(|b| !b.opcode.is_first())
+            && f.d.ext.meth.is_some_and(|m| m.msn == want);
+        if !later {
+            return true;
+        }
+        let sent = cx.obs.iter().find(|o| o.kind == Kind::Data { qp, psn, rtx: false });
+        sent.and_then(|o| o.d.ext.meth).is_none_or(|m| m.msn == got)
+    })
 }
 
 impl Ctx<'_> {
