@@ -209,7 +209,7 @@ fn rows() -> Vec<Row> {
             "s.toml:1:8: name = \"a b\": a scenario name",
         ),
     ];
-    let ids = "requirements = [\"BTH-PSN-002\", ";
+    let ids = "requirements = [\"BTH-PSN-001\", \"BTH-PSN-002\", ";
     let requirements: &[(&str, &str)] = &[
         (
             "requirements = []",
