@@ -54,11 +54,11 @@ pub(super) fn cursor_before(
     let f = packets[i];
     let Kind::Data { qp, rtx, .. } = f.kind else { return start };
     let position = |g: &Frame<'_>| states.iter().position(|(s, _)| s.wire == g.ev);
+    let fits = |cursor| position(f).is_some_and(|p| allowed(states, cursor, avoided).contains(&p));
     let mut cursor = start;
+    // While packet `i` does not fit, a later packet chosen first may move the cursor.
     for _ in 0..states.len() {
-        if allowed(states, cursor, avoided).iter().all(|p| Some(*p) != position(f)) {
-            // Packet `i` does not fit: a later packet chosen first may.
-        } else {
+        if fits(cursor) {
             break;
         }
         let gives = allowed(states, cursor, None);
