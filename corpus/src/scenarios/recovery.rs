@@ -7,7 +7,7 @@
 //!   the device passes only if its `Armed`, `Progress` and `EvState` reports make the agent
 //!   command what it did in the recording: the retransmission that repairs a timeout, the
 //!   probe of an EV a SACK made ASSUMED_BAD, and nothing at all once the work is
-//!   acknowledged (REC-IF-002, REC-IF-003, REC-IF-016, REC-TEST-001).
+//!   acknowledged (REC-IF-002, REC-IF-003, REC-IF-016, REC-IF-008, REC-IF-010, REC-IF-011).
 //! * `rec-device-*` (`cpu = "device"`, capability `recovery`): the device's own CPU half,
 //!   configured by the manifest's `recovery` table. Nothing is commanded from outside and
 //!   no report is judged: the scenario expects the consequences, the retransmissions of
@@ -69,7 +69,8 @@ fn device_recovery(m: &mut Manifest, retry_limit: u32, probe_interval: Duration)
 /// A requester whose CPU half is the runner's reference agent, facing a reference peer
 /// over four paths of equal delay (`CONF-GEN-007`). The agent sees only the device's
 /// reports, in the order the device gives them, and acts only by commands, so each such
-/// scenario holds the device's NIC half to REC-IF-015 as well as REC-TEST-001.
+/// scenario holds the device's NIC half to REC-IF-015 as well as to the reports and
+/// commands of the recovery interface (REC-IF-002, REC-IF-003, REC-IF-008, REC-IF-010).
 fn split_paired(name: &str, description: &str, reqs: &[&str]) -> Recorder {
     let reqs: Vec<&str> = reqs.iter().copied().chain(["REC-IF-015"]).collect();
     let mut m = manifest(
