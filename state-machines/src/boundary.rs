@@ -8,7 +8,7 @@
 //! payload read from the scenario memory ([`memory`]), and events pass through.
 //!
 //! In a scenario with `cpu = "device"` the device brings its own CPU half of recovery
-//! (capability `recovery`, `REC-TEST-003`): this adapter then runs a [`RecoveryCpu`] inside
+//! (capability `recovery`, `REC-TEST-004`): this adapter then runs a [`RecoveryCpu`] inside
 //! itself, by default the reference [`RecoveryAgent`](crate::RecoveryAgent) configured by
 //! the manifest's `recovery` table. NIC and CPU half are an [`Endpoint`] driven by its one
 //! drive loop (see the `endpoint` module): every report goes to the CPU half, every command
@@ -274,7 +274,7 @@ impl Device for ReferenceDevice {
             .map_err(|e| DeviceError::Protocol(e.to_string()))?;
         // CONF-ADP-021: the counters of the manifest's `start` table.
         nic.restore(manifest.start.clone());
-        // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
+        // REC-TEST-004: in a `cpu = "device"` scenario the device runs its own CPU half,
         // configured by the manifest's `recovery` table.
         let cpu = match manifest.cpu {
             CpuHalf::Device => Some((self.make_cpu)(&manifest.recovery)?),

@@ -306,7 +306,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "wr-id-low-half",
         "the completion of a token's work request carries only the token's low 32 bits as wr_id",
-        &[req::TPL_EXPAND_007, req::WR_ID_001],
+        &[req::TPL_EXPAND_007],
         &["db-accept"],
         Edits { event_out: Some(wr_id_low_half), ..Edits::NONE },
     ),

@@ -59,7 +59,6 @@ pub(super) fn db_accept() -> Scenario {
             "TPL-EXPAND-005",
             "TPL-EXPAND-006",
             "TPL-EXPAND-007",
-            "WR-ID-001",
             "WR-EXEC-001",
             "WR-SIGNALED-001",
             "FLAG-SEND-001",
