@@ -1392,7 +1392,7 @@ on_host_commands(m, _)
 m = fault("db-template-id-8bit",
           "The template field of a token is decoded as 8 bits: template IDs 256 and above "
           "alias lower ones.",
-          ["DB-TEMPLATE-001", "TPL-FIELDS-001", "DB-ACCEPT-001", "CQE-REJECT-001",
+          ["DB-TEMPLATE-001", "DB-ACCEPT-001", "CQE-REJECT-001",
            "DB-FORMAT-001"])
 
 
@@ -9136,7 +9136,7 @@ m = fault("db-batch-template-latched",
           "The template field is latched once per cycle: a second token that reaches the "
           "doorbell registers at the same instant as one for another template is decoded "
           "with the first token's template.",
-          ["DB-MMIO-003", "TPL-FIELDS-001", "DB-ACCEPT-001", "DB-SEQ-002", "DB-SEQ-003",
+          ["DB-MMIO-003", "DB-ACCEPT-001", "DB-SEQ-002", "DB-SEQ-003",
            "CQE-REJECT-001", "CQE-REJECT-002", "DB-REJECT-001", "WR-EXEC-001",
            "CQE-SEND-001", "FLAG-SEND-001", "TPL-EXPAND-001"])
 
@@ -9311,7 +9311,7 @@ def _(ctx, ins):
 m = fault("tpl-change-before-instant",
           "A template change is applied at the start of the cycle it arrives in: a token "
           "given at the same instant before the change is expanded from the new template.",
-          ["TPL-INSTALL-002", "TPL-FIELDS-001", "TPL-INSTALL-003", "DB-SEQ-001",
+          ["TPL-INSTALL-002", "TPL-INSTALL-003", "DB-SEQ-001",
            "WR-EXEC-001", "TPL-EXPAND-001", "TPL-EXPAND-002", "TPL-EXPAND-003",
            "TPL-EXPAND-004", "TPL-EXPAND-005", "TPL-EXPAND-006", "SND-SEG-003",
            "SND-SEG-004", "DB-ACCEPT-001", "CQE-REJECT-001", "FLAG-SEND-001",
@@ -10990,7 +10990,7 @@ m = fault("tpl-cache-stale",
           "The doorbell unit keeps the template it used last in a one-entry cache that a "
           "template write does not update: tokens for that template are expanded and "
           "sequence-checked from the old copy until a token for another template evicts it.",
-          ["TPL-INSTALL-002", "TPL-INSTALL-003", "TPL-FIELDS-001", "DB-SEQ-001",
+          ["TPL-INSTALL-002", "TPL-INSTALL-003", "DB-SEQ-001",
            "DB-SEQ-002", "DB-SEQ-003", "WR-EXEC-001", "TPL-EXPAND-001", "TPL-EXPAND-002",
            "TPL-EXPAND-003", "TPL-EXPAND-004", "TPL-EXPAND-005", "TPL-EXPAND-006",
            "SND-SEG-003", "SND-SEG-004", "DB-ACCEPT-001", "CQE-REJECT-001", "FLAG-SEND-001",
@@ -12071,7 +12071,7 @@ m = fault("tpl-flag-base-first-template",
           "The flag-slot adder reads flag_base_slot from the first template installed: every "
           "later template, and every later version of it, reports in the first one's flag "
           "slots.",
-          ["TPL-EXPAND-006", "FLAG-SEND-001", "TPL-FIELDS-001", "TPL-INSTALL-002",
+          ["TPL-EXPAND-006", "FLAG-SEND-001", "TPL-INSTALL-002",
            "FLAG-TABLE-001"])
 
 
@@ -12474,7 +12474,7 @@ m = fault("tpl-flag-slot-at-completion",
           "The flag slot is computed when the message completes, from the template as it is "
           "then: a message whose template was changed after its token was accepted reports "
           "in the new version's flag slot.",
-          ["TPL-INSTALL-002", "TPL-EXPAND-006", "FLAG-SEND-001", "TPL-FIELDS-001"])
+          ["TPL-INSTALL-002", "TPL-EXPAND-006", "FLAG-SEND-001"])
 host8_accepted(m)
 
 
@@ -12493,8 +12493,7 @@ m = fault("tpl-signaled-at-completion",
           "Whether a successful message writes a completion entry is read from the template "
           "when the message completes: a message whose template was changed after its token "
           "was accepted follows the new version's signaled bit.",
-          ["TPL-INSTALL-002", "WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001",
-           "TPL-FIELDS-001"])
+          ["TPL-INSTALL-002", "WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001"])
 host8_accepted(m)
 
 

@@ -292,7 +292,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "flag-base-per-qp",
         "the NIC keeps one flag_base_slot per QP, from the first template installed on it: the sender flags of every other template of the QP land in that template's slots",
-        &[req::TPL_FIELDS_001_A, req::TPL_FIELDS_001_B, req::TPL_EXPAND_006],
+        &[req::TPL_EXPAND_006],
         &["db-accept"],
         Edits { stream: Some(|_| Box::<FlagBasePerQp>::default()), ..Edits::NONE },
     ),

@@ -51,7 +51,6 @@ pub(super) fn db_accept() -> Scenario {
             "DB-FORMAT-001",
             "DB-LENGTH-001",
             "DB-SEQ-001",
-            "TPL-FIELDS-001",
             "TPL-EXPAND-001",
             "TPL-EXPAND-002",
             "TPL-EXPAND-003",
