@@ -10,7 +10,7 @@
 //! the same outputs as any other batching, and [`Model::advance`] lets time run with no
 //! input. Outputs wait in a queue until the caller pops them. Configured by a manifest that
 //! says `cpu = "device"`, it holds the reference CPU half of recovery too, as a device with
-//! its own does (`REC-TEST-003`): its reports then stay inside it.
+//! its own does (`REC-TEST-004`): its reports then stay inside it.
 
 use std::collections::VecDeque;
 use std::ffi::CString;

@@ -81,7 +81,7 @@ fn reference_through_the_process_path_gives_the_same_verdicts() {
 
 /// `openrdma serve` claims the capabilities of the reference, its own CPU half of recovery
 /// included, and the process adapter reads them all; the scenarios that give the device
-/// its CPU half (`cpu = "device"`) then run through it (REC-TEST-003).
+/// its CPU half (`cpu = "device"`) then run through it (REC-TEST-004).
 #[test]
 fn serve_claims_its_own_cpu_half() {
     use openrdma_device::{Capability, CpuHalf};

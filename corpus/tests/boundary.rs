@@ -654,6 +654,26 @@ fn conf_run_006_with_the_device_s_own_cpu_half_the_runner_plays_none() {
     assert!(would_command > 0, "no report the device gave would have moved an agent");
 }
 
+/// REC-TEST-004: with `cpu = "device"` the reference adapter starts its own CPU half
+/// configured by the manifest's `recovery` table. The same scenario with a timeout twice
+/// as long passes with a CPU half that ignores the table and fails with one that takes it.
+#[test]
+fn rec_test_004_the_device_s_own_cpu_half_takes_the_manifest_s_recovery_table() {
+    let spec = Spec::bundled().unwrap();
+    let mut changed = 0;
+    for s in all_scenarios().into_iter().filter(|s| s.manifest.cpu == CpuHalf::Device) {
+        let r = run_one(&mut ReferenceDevice::new(), reference_cpu_half, &s, &spec);
+        assert_eq!(r.verdict, Verdict::Pass, "{}", s.manifest.name);
+        let mut longer = s.clone();
+        longer.manifest.recovery.rto *= 2;
+        let r = run_one(&mut ReferenceDevice::new(), reference_cpu_half, &longer, &spec);
+        if r.verdict == Verdict::Fail {
+            changed += 1;
+        }
+    }
+    assert!(changed >= 3, "only {changed} scenarios show the CPU half's rto");
+}
+
 /// How the device behind a [`BusHarness`] writes a completion entry to its slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EntryWrites {

@@ -360,7 +360,7 @@ fn variants_pass_by_their_scope() {
 }
 
 /// The device's own CPU halves of the registry differ from the reference only in their
-/// fault: where the fault cannot show, they pass (REC-TEST-002). So a failure is the
+/// fault: where the fault cannot show, they pass (REC-RTO-001, REC-EV-002, REC-PROBE-001). So a failure is the
 /// fault's, not a slip of the CPU half written for it.
 #[test]
 fn cpu_half_faults_differ_only_in_their_fault() {

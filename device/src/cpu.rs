@@ -5,7 +5,7 @@
 //!
 //! The runner plays one when a scenario says `cpu = "reference"` (`CONF-RUN-002`), and a
 //! device that brings its own runs one inside itself when it says `cpu = "device"`
-//! (`REC-TEST-003`). Neither the runner nor this crate knows which CPU half it is: the
+//! (`REC-TEST-004`). Neither the runner nor this crate knows which CPU half it is: the
 //! caller supplies a [`CpuHalfFactory`], which makes one from the manifest's `recovery`
 //! table. The reference model's `RecoveryAgent` is one.
 

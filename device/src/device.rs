@@ -114,7 +114,7 @@ pub enum Capability {
     /// Talks to the CPU half of recovery (reports and commands).
     CpuSplit,
     /// Includes its own CPU half of recovery: timers, retry counting, probes and the EV
-    /// policy on timeouts, configured by the manifest's `recovery` table (`REC-TEST-003`).
+    /// policy on timeouts, configured by the manifest's `recovery` table (`REC-TEST-004`).
     Recovery,
     /// Writes completion entries to completion queues in host memory: slots, phases, the
     /// consumer register, a full queue, the device error queue (`CQE-RING-*`).

@@ -273,7 +273,7 @@ pub enum NicReport {
         /// Why.
         cause: RetransmitCause,
         /// The EV of the transmission presumed lost, if the NIC knows it. After a
-        /// timeout the CPU half blames it (`EV-BAD-002`).
+        /// timeout the CPU half blames it (`REC-EV-002.a`).
         lost_ev: Option<Ev>,
     },
     /// The QP went to the error state.

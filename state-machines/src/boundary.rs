@@ -8,12 +8,13 @@
 //! payload read from the scenario memory ([`memory`]), and events pass through.
 //!
 //! In a scenario with `cpu = "device"` the device brings its own CPU half of recovery
-//! (capability `recovery`, `REC-TEST-003`): this adapter then runs a [`RecoveryCpu`] inside
+//! (capability `recovery`, `REC-TEST-004`): this adapter then runs a [`RecoveryCpu`] inside
 //! itself, by default the reference [`RecoveryAgent`](crate::RecoveryAgent) configured by
 //! the manifest's `recovery` table. NIC and CPU half are an [`Endpoint`] driven by its one
 //! drive loop (see the `endpoint` module): every report goes to the CPU half, every command
 //! back to the NIC, and neither leaves the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
-//! to judge it with the reference NIC half (`REC-TEST-002`).
+//! to judge it with the reference NIC half: a CPU half that meets the rules of the CPU half
+//! (`REC-RTO-001`, `REC-EV-002`, `REC-PROBE-001`) passes them.
 
 use std::collections::BTreeSet;
 
@@ -113,7 +114,8 @@ impl ReferenceDevice {
 
     /// The reference NIC half with another CPU half inside it, for the scenarios in which
     /// the device brings its own (`cpu = "device"`): `make` builds it from the manifest's
-    /// `recovery` table at each start. A CPU half that meets `REC-TEST-002` passes them.
+    /// `recovery` table at each start. A CPU half that meets the rules of the CPU
+    /// half (`REC-RTO-001`, `REC-RETRY-001`, `REC-EV-002`, `REC-PROBE-001`) passes them.
     pub fn with_cpu_half(make: CpuHalfFactory) -> Self {
         ReferenceDevice { make_cpu: make, ..ReferenceDevice::default() }
     }
@@ -272,7 +274,7 @@ impl Device for ReferenceDevice {
             .map_err(|e| DeviceError::Protocol(e.to_string()))?;
         // CONF-ADP-021: the counters of the manifest's `start` table.
         nic.restore(manifest.start.clone());
-        // REC-TEST-003: in a `cpu = "device"` scenario the device runs its own CPU half,
+        // REC-TEST-004: in a `cpu = "device"` scenario the device runs its own CPU half,
         // configured by the manifest's `recovery` table.
         let cpu = match manifest.cpu {
             CpuHalf::Device => Some((self.make_cpu)(&manifest.recovery)?),

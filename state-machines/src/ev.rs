@@ -89,8 +89,8 @@ transitions! {
     "EV-SKIP-002": Skip --SkipExpired--> Good;
     "EV-BAD-001": Good --SackAlwaysSkip--> AssumedBad;
     "EV-BAD-001": Skip --SackAlwaysSkip--> AssumedBad;
-    "EV-BAD-002": Good --Timeout--> AssumedBad;
-    "EV-BAD-002": Skip --Timeout--> AssumedBad;
+    "REC-EV-002.a": Good --Timeout--> AssumedBad;
+    "REC-EV-002.a": Skip --Timeout--> AssumedBad;
     "EV-PROBE-002": AssumedBad --ProbeGood--> Good;
     "EV-PROBE-003": AssumedBad --ProbeSkip--> Skip;
     "EV-DENY-001": Good --Deny--> Denied;

@@ -202,7 +202,7 @@ impl RecoveryAgent {
                 lost_ev: Some(ev),
                 ..
             } => {
-                // EV-BAD-002: a timeout with no SACK and no trim blames the path of the lost
+                // REC-EV-002.a: a timeout with no SACK and no trim blames the path of the lost
                 // transmission.
                 self.blame_ev(now, qpn, ev);
             }
@@ -263,7 +263,7 @@ impl RecoveryAgent {
         }
     }
 
-    /// Marks an EV ASSUMED_BAD by policy (`EV-BAD-002`): the agent does this itself when
+    /// Marks an EV ASSUMED_BAD by policy (`REC-EV-002.a`): the agent does this itself when
     /// the NIC reports a timeout retransmission with the EV of the lost transmission.
     pub fn blame_ev(&mut self, now: Timestamp, qpn: Qpn, ev: Ev) {
         let interval = self.probe_interval();

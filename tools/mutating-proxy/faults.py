@@ -1368,7 +1368,7 @@ m = fault("db-length-units-ignored",
           "The token's length_units field is ignored: every token asks for the template's "
           "default length.",
           ["DB-LENGTH-001", "TPL-EXPAND-004", "WR-EXEC-001", "SND-SEG-001", "SND-SEG-003",
-           "TPL-EXPAND-007", "WR-ID-001", "CQE-REJECT-001"])
+           "TPL-EXPAND-007", "CQE-REJECT-001"])
 
 
 def _(ctx, c):
@@ -1392,7 +1392,7 @@ on_host_commands(m, _)
 m = fault("db-template-id-8bit",
           "The template field of a token is decoded as 8 bits: template IDs 256 and above "
           "alias lower ones.",
-          ["DB-TEMPLATE-001", "TPL-FIELDS-001", "DB-ACCEPT-001", "CQE-REJECT-001",
+          ["DB-TEMPLATE-001", "DB-ACCEPT-001", "CQE-REJECT-001",
            "DB-FORMAT-001"])
 
 
@@ -1466,7 +1466,7 @@ def _(ctx, f, item):
 m = fault("fatal-nack-ignored",
           "An UNEXP_EVENT NACK is handled as a resource NACK: the QP is not failed and the "
           "packet is retried.",
-          ["SND-NACK-005", "NETH-REASON-002", "RET-FLUSH-001", "REC-IF-009", "REC-IF-004"])
+          ["SND-NACK-005", "RET-FLUSH-001", "REC-IF-009", "REC-IF-004"])
 
 
 @in_frames(m, ("nack",))
@@ -1551,7 +1551,7 @@ drop_events(m, _skip_return)
 
 m = fault("report-lost-ev-missing",
           "Retransmitted reports of timeout retransmissions do not carry lost_ev.",
-          ["REC-IF-008", "EV-BAD-002", "REC-EV-002"])
+          ["REC-IF-008", "REC-EV-002"])
 
 
 @out_events(m, ("report:retransmitted",))
@@ -1658,22 +1658,22 @@ config(m, "nic", "tail_probe", lambda v: None if v is None else int(v) * 2,
 
 m = fault("rto-doubled",
           "The on-board CPU half reads rto in units twice too large.",
-          ["REC-RTO-001", "REC-RTO-003", "REC-RTO-005", "REC-TEST-003"])
+          ["REC-RTO-001", "REC-RTO-003", "REC-RTO-005"])
 config(m, "recovery", "rto", lambda v: int(v) * 2, device_cpu)
 
 m = fault("backoff-ignored",
           "The on-board CPU half does not back off: every timeout is rto.",
-          ["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"])
+          ["REC-RTO-005", "REC-RTO-003"])
 config(m, "recovery", "backoff", lambda v: 1, device_cpu)
 
 m = fault("retry-limit-plus-one",
           "The on-board CPU half allows one retry more than retry_limit.",
-          ["REC-RETRY-002", "REC-RETRY-001", "REC-TEST-003"])
+          ["REC-RETRY-002", "REC-RETRY-001"])
 config(m, "recovery", "retry_limit", lambda v: int(v) + 1, device_cpu)
 
 m = fault("probe-interval-doubled",
           "The on-board CPU half probes ASSUMED_BAD EVs every 2 x probe_interval.",
-          ["REC-PROBE-001", "REC-TEST-003"])
+          ["REC-PROBE-001"])
 config(m, "recovery", "probe_interval", lambda v: int(v) * 2, device_cpu)
 
 
@@ -2728,7 +2728,7 @@ completions(m, "requester", _)
 m = fault("cqe-wr-id-32bit",
           "The wr_id register of the completion engine is 32 bits wide: entries lose wr_id "
           "bits 63:32.",
-          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "TPL-EXPAND-007", "WR-ID-001"])
+          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "TPL-EXPAND-007"])
 
 
 def _(ctx, ev, e):
@@ -3972,7 +3972,7 @@ def _(ctx, outs):
 m = fault("report-qp-error-twice",
           "QpError is sent twice: once when the QP fails and again when its flush "
           "completes.",
-          ["REC-IF-009", "RET-ERR-004"])
+          ["REC-IF-009"])
 
 
 @m.hook("outputs")
@@ -4114,13 +4114,13 @@ config(m, "nic", "nack_backoff", lambda v: int(v) * 2, requester,
 m = fault("retry-limit-minus-one",
           "The on-board CPU half compares the retry counter with >= retry_limit: the QP "
           "fails one retry early.",
-          ["REC-RETRY-002", "REC-RETRY-001", "REC-TEST-003", "REC-RTO-003"])
+          ["REC-RETRY-002", "REC-RETRY-001", "REC-RTO-003"])
 config(m, "recovery", "retry_limit", lambda v: max(int(v) - 1, 0), device_cpu)
 
 m = fault("rto-max-ignored",
           "The on-board CPU half does not cap the back-off at rto_max: the timeout keeps "
           "doubling.",
-          ["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"])
+          ["REC-RTO-005", "REC-RTO-003"])
 config(m, "recovery", "rto_max", lambda v: 1 << 40, device_cpu)
 
 
@@ -5234,7 +5234,7 @@ def _(ctx, ins):
 m = fault("rcv-error-keeps-placing",
           "The error state stops the QP's send engine and acknowledgements but not its "
           "placement engine: writes that arrive after the QP failed are still placed.",
-          ["RCV-QP-002", "RET-ERR-004"])
+          ["RCV-QP-002"])
 track_rx(m)
 
 
@@ -6107,7 +6107,7 @@ flags(m, "responder", lambda ctx, ev, d: d.__setitem__("byte_len", d["byte_len"]
 m = fault("cqe-wr-id-60bit",
           "The wr_id register of the completion engine is 60 bits wide: sender completions "
           "lose bits 63:60, a token's version among them.",
-          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "TPL-EXPAND-007", "WR-ID-001"])
+          ["CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "TPL-EXPAND-007"])
 completions(m, "requester", lambda ctx, ev, e: e.__setitem__("wr_id", int(e["wr_id"]) & ((1 << 60) - 1))
             if not e.get("is_receive") else None)
 
@@ -6918,7 +6918,7 @@ def _(ctx, outs):
 m = fault("rcv-error-still-sacks",
           "The error state gates placement but not the SACK engine: each write that reaches a "
           "failed QP is answered with the QP's last SACK again.",
-          ["RCV-QP-002", "RET-ERR-004"])
+          ["RCV-QP-002", "SND-ERR-001"])
 track_rx(m)
 
 
@@ -7277,7 +7277,7 @@ def _(ctx, c, item):
 m = fault("cmd-set-ev-state-next-ev",
           "SetEvState is applied to the EV after the one named in the QP's profile: the "
           "state register is indexed one entry too far.",
-          ["REC-IF-012", "EV-STATE-003", "REC-IF-016", "SND-PATH-001", "EV-BAD-002",
+          ["REC-IF-012", "EV-STATE-003", "REC-IF-016", "SND-PATH-001",
            "EV-DENY-001", "EV-DENY-002", "EV-STATE-001"])
 
 
@@ -7303,7 +7303,7 @@ def _(ctx, c, item):
 m = fault("cmd-assumed-bad-as-skip",
           "The state decoder of SetEvState takes ASSUMED_BAD for SKIP: an EV the CPU half "
           "blames comes back by itself after skip_hold.",
-          ["EV-STATE-003", "REC-IF-012", "REC-IF-016", "SND-PATH-001", "EV-BAD-002",
+          ["EV-STATE-003", "REC-IF-012", "REC-IF-016", "SND-PATH-001",
            "EV-STATE-001"])
 
 
@@ -7341,7 +7341,7 @@ def _(ctx, c, item):
 m = fault("report-rtx-lost-ev-new",
           "The Retransmitted report reads lost_ev after the spray engine chose the new EV: "
           "it names the EV of the retransmission instead of the one presumed lost.",
-          ["REC-IF-008", "REC-EV-002", "EV-BAD-002"])
+          ["REC-IF-008", "REC-EV-002"])
 
 
 @m.hook("outputs")
@@ -7378,7 +7378,7 @@ def _(ctx, ev, item):
 m = fault("report-resend-lost-ev",
           "A resend after a timeout reports the EV it leaves on as lost_ev, as a "
           "retransmission from the queue does: the CPU half blames a path that delivered.",
-          ["REC-IF-008", "REC-EV-002", "EV-BAD-002"])
+          ["REC-IF-008", "REC-EV-002"])
 
 
 @m.hook("outputs")
@@ -7811,8 +7811,7 @@ def _(ctx, f, item):
 m = fault("snd-lasthop-trim-fatal",
           "The NACK reason decoder knows TRIMMED (0x01) but not TRIMMED_LASTHOP (0x02), "
           "which falls to the fatal branch: a last-hop trim ends the QP.",
-          ["SND-NACK-002", "SND-NACK-005", "REC-IF-004", "REC-IF-009", "EV-SKIP-001",
-           "NETH-REASON-002"])
+          ["SND-NACK-002", "SND-NACK-005", "REC-IF-004", "REC-IF-009", "EV-SKIP-001"])
 
 
 @in_frames(m, ("nack",))
@@ -8546,7 +8545,7 @@ def _(ctx, outs, m=m):
 m = fault("report-rtx-lost-ev-first",
           "The Retransmitted report reads lost_ev from the PSN table, which keeps the EV of "
           "the first transmission: a second retransmission blames the first one's path.",
-          ["REC-IF-008", "REC-EV-002", "EV-BAD-002"])
+          ["REC-IF-008", "REC-EV-002"])
 
 
 @m.hook("outputs")
@@ -9137,7 +9136,7 @@ m = fault("db-batch-template-latched",
           "The template field is latched once per cycle: a second token that reaches the "
           "doorbell registers at the same instant as one for another template is decoded "
           "with the first token's template.",
-          ["DB-MMIO-003", "TPL-FIELDS-001", "DB-ACCEPT-001", "DB-SEQ-002", "DB-SEQ-003",
+          ["DB-MMIO-003", "DB-ACCEPT-001", "DB-SEQ-002", "DB-SEQ-003",
            "CQE-REJECT-001", "CQE-REJECT-002", "DB-REJECT-001", "WR-EXEC-001",
            "CQE-SEND-001", "FLAG-SEND-001", "TPL-EXPAND-001"])
 
@@ -9312,7 +9311,7 @@ def _(ctx, ins):
 m = fault("tpl-change-before-instant",
           "A template change is applied at the start of the cycle it arrives in: a token "
           "given at the same instant before the change is expanded from the new template.",
-          ["TPL-INSTALL-002", "TPL-FIELDS-001", "TPL-INSTALL-003", "DB-SEQ-001",
+          ["TPL-INSTALL-002", "TPL-INSTALL-003", "DB-SEQ-001",
            "WR-EXEC-001", "TPL-EXPAND-001", "TPL-EXPAND-002", "TPL-EXPAND-003",
            "TPL-EXPAND-004", "TPL-EXPAND-005", "TPL-EXPAND-006", "SND-SEG-003",
            "SND-SEG-004", "DB-ACCEPT-001", "CQE-REJECT-001", "FLAG-SEND-001",
@@ -10447,7 +10446,7 @@ rx_stuck_after(m, lambda n: n == 0)
 m = fault("rcv-error-answers-probe",
           "The probe path bypasses the QP's error state: a probe that reaches a failed QP is "
           "answered with the QP's last SACK state, as if it were still running.",
-          ["RCV-QP-002", "RET-ERR-004", "EV-PROBE-004"])
+          ["RCV-QP-002", "EV-PROBE-004"])
 rx5_track_probes(m)
 
 
@@ -10666,8 +10665,7 @@ def _(ctx, f, item):
 m = fault("snd-nack-reason-vendor-byte",
           "The sender reads the NACK reason one byte too far, from NETH vendor_info: every "
           "NACK is taken for reason 0, unknown, and handled as a resource NACK.",
-          ["SND-NACK-002", "SND-NACK-004", "SND-NACK-005", "EV-SKIP-001", "REC-IF-004",
-           "NETH-REASON-002", "REC-IF-008", "RET-FLUSH-001", "REC-IF-009", "REC-IF-016"])
+          ["SND-NACK-002", "SND-NACK-004", "SND-NACK-005", "EV-SKIP-001", "REC-IF-004", "REC-IF-008", "RET-FLUSH-001", "REC-IF-009", "REC-IF-016"])
 
 
 @in_frames(m, ("nack",))
@@ -10922,7 +10920,7 @@ m = fault("db-dwords-swapped",
           "The doorbell register's two 32-bit lanes are wired crossed: the bus's bytes 0 to 3 "
           "land in the token's bits 63:32 and bytes 4 to 7 in bits 31:0.",
           ["DB-FORMAT-002", "DB-FORMAT-001", "DB-ACCEPT-001", "DB-VERSION-001",
-           "DB-TEMPLATE-001", "CQE-REJECT-001", "CQE-REJECT-002", "WR-ID-001",
+           "DB-TEMPLATE-001", "CQE-REJECT-001", "CQE-REJECT-002",
            "WR-EXEC-001", "FLAG-SEND-001", "CQE-SEND-001", "DB-REJECT-001"])
 
 
@@ -10992,7 +10990,7 @@ m = fault("tpl-cache-stale",
           "The doorbell unit keeps the template it used last in a one-entry cache that a "
           "template write does not update: tokens for that template are expanded and "
           "sequence-checked from the old copy until a token for another template evicts it.",
-          ["TPL-INSTALL-002", "TPL-INSTALL-003", "TPL-FIELDS-001", "DB-SEQ-001",
+          ["TPL-INSTALL-002", "TPL-INSTALL-003", "DB-SEQ-001",
            "DB-SEQ-002", "DB-SEQ-003", "WR-EXEC-001", "TPL-EXPAND-001", "TPL-EXPAND-002",
            "TPL-EXPAND-003", "TPL-EXPAND-004", "TPL-EXPAND-005", "TPL-EXPAND-006",
            "SND-SEG-003", "SND-SEG-004", "DB-ACCEPT-001", "CQE-REJECT-001", "FLAG-SEND-001",
@@ -11248,7 +11246,7 @@ queue_entries(m, _)
 m = fault("cqe-wr-id-words-swapped",
           "The 64-bit wr_id is written as two 32-bit words in the wrong order: bits 31:0 "
           "land in bytes 4 to 7 and bits 63:32 in bytes 0 to 3.",
-          ["CQE-LAYOUT-001", "CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001", "WR-ID-001",
+          ["CQE-LAYOUT-001", "CQE-SEND-001", "CQE-SEND-002", "CQE-REJECT-001",
            "TPL-EXPAND-007"])
 
 
@@ -11348,7 +11346,7 @@ config(m, "nic", "wwi_limit", lambda v: int(v) - 1 if int(v) > 1 else int(v),
 m = fault("flush-token-takes-msn",
           "A token for a QP in the error state goes through the MSN counter as a new message "
           "does: its FLUSHED completion and sender flag carry the QP's next MSN instead of 0.",
-          ["RET-FLUSH-001", "CQE-SEND-002", "CQE-SEND-001", "RET-ERR-004"])
+          ["RET-FLUSH-001", "CQE-SEND-002", "CQE-SEND-001"])
 
 
 @m.hook("outputs")
@@ -12073,7 +12071,7 @@ m = fault("tpl-flag-base-first-template",
           "The flag-slot adder reads flag_base_slot from the first template installed: every "
           "later template, and every later version of it, reports in the first one's flag "
           "slots.",
-          ["TPL-EXPAND-006", "FLAG-SEND-001", "TPL-FIELDS-001", "TPL-INSTALL-002",
+          ["TPL-EXPAND-006", "FLAG-SEND-001", "TPL-INSTALL-002",
            "FLAG-TABLE-001"])
 
 
@@ -12326,8 +12324,7 @@ m = fault("cqe-high-half-first",
           "first: when the owner byte lands, bytes 0 to 15 still hold what the slot held "
           "before (zeros on the first pass).",
           ["CQE-RING-003", "CQE-SEND-001", "CQE-SEND-002", "CQE-RECV-001", "CQE-REJECT-001",
-           "CQE-LAYOUT-001", "CQE-OPCODE-001", "CQE-STATUS-001", "CQE-IMM-002",
-           "WR-ID-001", "TPL-EXPAND-007"])
+           "CQE-LAYOUT-001", "CQE-OPCODE-001", "CQE-STATUS-001", "CQE-IMM-002", "TPL-EXPAND-007"])
 
 
 def _(ctx, item, ev, q, e, c, m=m):
@@ -12477,7 +12474,7 @@ m = fault("tpl-flag-slot-at-completion",
           "The flag slot is computed when the message completes, from the template as it is "
           "then: a message whose template was changed after its token was accepted reports "
           "in the new version's flag slot.",
-          ["TPL-INSTALL-002", "TPL-EXPAND-006", "FLAG-SEND-001", "TPL-FIELDS-001"])
+          ["TPL-INSTALL-002", "TPL-EXPAND-006", "FLAG-SEND-001"])
 host8_accepted(m)
 
 
@@ -12496,8 +12493,7 @@ m = fault("tpl-signaled-at-completion",
           "Whether a successful message writes a completion entry is read from the template "
           "when the message completes: a message whose template was changed after its token "
           "was accepted follows the new version's signaled bit.",
-          ["TPL-INSTALL-002", "WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001",
-           "TPL-FIELDS-001"])
+          ["TPL-INSTALL-002", "WR-SIGNALED-001", "TPL-EXPAND-001", "CQE-SEND-001"])
 host8_accepted(m)
 
 
@@ -12890,7 +12886,7 @@ m = fault("rto-read-as-us",
           "The CPU half's timer counts microseconds and is loaded with rto as given in "
           "nanoseconds: every timeout is a thousand times too long.",
           ["REC-RTO-001", "REC-RTO-003", "REC-RTO-005", "REC-IF-010", "REC-RTO-004",
-           "REC-IF-008", "REC-RETRY-002", "REC-IF-013", "EV-BAD-002", "REC-EV-002"])
+           "REC-IF-008", "REC-RETRY-002", "REC-IF-013", "REC-EV-002"])
 config(m, "recovery", "rto", lambda v: int(v) * 1000, device_cpu)
 
 

@@ -520,7 +520,7 @@ m = fault("cqe-fifo-twice-at-wrap",
           "pointer wraps: every fourth completion entry repeats the one before it, at its "
           "own slot and after that work request's sender flag, and the entry it stands for "
           "is lost.",
-          ["CQE-SEND-001", "CQE-RECV-001", "WR-ID-001", "ORD-SEND-003"])
+          ["CQE-SEND-001", "CQE-RECV-001", "ORD-SEND-003"])
 
 
 @m.hook("outputs")
@@ -587,7 +587,7 @@ cqe_field_big_endian(m, "byte_len")
 m = fault("send-cqe-wr-id-of-previous",
           "The sender's completion stage latches wr_id one entry late: each sender "
           "completion carries the wr_id of the completion before it, the first carries 0.",
-          ["CQE-SEND-001", "WR-ID-001"])
+          ["CQE-SEND-001"])
 
 
 @m.hook("outputs")

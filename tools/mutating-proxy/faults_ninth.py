@@ -313,7 +313,7 @@ def _(ctx, outs, m=m):
 m = fault("flush-token-no-flag",
           "A token that reaches a QP already in error completes through the rejection path, "
           "which writes no flag: its FLUSHED completion entry comes, its sender flag never.",
-          ["RET-FLUSH-001", "RET-ERR-004", "FLAG-SEND-001"])
+          ["RET-FLUSH-001", "FLAG-SEND-001"])
 
 
 @m.hook("outputs")
@@ -404,7 +404,7 @@ def _(ctx, outs, m=m):
 m = fault("report-qp-error-rx-missing",
           "QpError is raised by the send engine alone: a QP that the responder half moved to "
           "the error state (WWI-LIMIT-002) is never reported to the CPU half.",
-          ["REC-IF-009", "RET-ERR-004", "WWI-LIMIT-002"])
+          ["REC-IF-009", "WWI-LIMIT-002"])
 
 
 @m.hook("outputs")
@@ -761,7 +761,7 @@ m = fault("fatal-nack-retransmits",
           "The NACK handler queues the NACKed PSN for retransmission before it decodes the "
           "reason: a fatal UNEXP_EVENT NACK has its PSN sent once more as the QP fails, "
           "after the flush wrote the message's sender flag.",
-          ["NETH-REASON-002", "SND-NACK-005", "SND-ERR-001", "ORD-SEND-002"])
+          ["SND-NACK-005", "SND-ERR-001", "ORD-SEND-002"])
 
 
 @m.hook("inputs")
@@ -793,7 +793,7 @@ m = fault("retry-exceeded-last-rtx-sent",
           "transmit queue when the QP fails at the retry limit, and the error state does not "
           "flush that queue: it leaves after the QP failed, after the flush wrote the "
           "message's sender flag.",
-          ["SND-ERR-001", "RET-ERR-004", "ORD-SEND-002"])
+          ["SND-ERR-001", "ORD-SEND-002"])
 
 
 @m.hook("outputs")

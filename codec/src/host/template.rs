@@ -44,7 +44,7 @@ impl fmt::Display for Side {
     }
 }
 
-/// A template as software installs it (requirement `TPL-FIELDS-001`).
+/// A template as software installs it (table 4 of the host-interface chapter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -331,7 +331,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Wqe<T> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct WorkRequest {
     /// Work request ID. For a request expanded from a doorbell token it is the token's
-    /// 64-bit value (`WR-ID-001`), so a completion names the doorbell it answers.
+    /// 64-bit value (`TPL-EXPAND-007`), so a completion names the doorbell it answers.
     pub wr_id: u64,
     /// Queue pair that sends the message.
     pub qpn: Qpn,

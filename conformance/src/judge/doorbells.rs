@@ -11,7 +11,7 @@
 //! and template it comes from, and a difference names the rule of that token.
 //!
 //! What a device did with a token is read from its outputs by identity: an entry whose
-//! `wr_id` is the token (`WR-ID-001`), a sender flag at the work request's slot with the
+//! `wr_id` is the token (`TPL-EXPAND-007`), a sender flag at the work request's slot with the
 //! token's `seq`, packets whose RETH carries the work request's `rkey` and length. An
 //! entry whose `wr_id` is a token rung with its bytes in another order, or with one field
 //! cut to fewer bits than table 1 gives it, shows the token misread (`DB-FORMAT-002`,

@@ -441,7 +441,7 @@ pub(super) fn judge_reports(
             })
             .count()
     };
-    // The failures reported so far, by key: a QP reports its failure once (RET-ERR-004.e).
+    // The failures reported so far, by key: a QP reports its failure once (REC-IF-009).
     let mut errors: HashMap<&str, usize> = HashMap::new();
     for (t, req, key, e, used) in &got {
         if *used {
@@ -459,7 +459,7 @@ pub(super) fn judge_reports(
                     actual: Some(render_event(e)),
                     ..Divergence::of(
                         *t,
-                        crate::req::RET_ERR_004_E,
+                        crate::req::REC_IF_009,
                         "a QP's failure reported again".into(),
                     )
                 });

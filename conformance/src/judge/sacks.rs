@@ -124,13 +124,13 @@ pub(super) struct Run<'r, 'a> {
 /// The rule a SACK of device QP `local` sent at `at` breaks when the scenario has the QP
 /// in the error state by then, beyond the lateness a SACK made before may have: one that
 /// answers a packet which reached the failed QP discards it with a response (RCV-QP-002),
-/// any other is sent by a QP that must send nothing (RET-ERR-004.a).
+/// any other is sent by a QP that must send nothing (SND-ERR-001).
 fn after_failure(arrivals: &Arrivals, local: u32, at: u64, late_ns: u64) -> Option<&'static str> {
     let t = arrivals.failed_at(local)?;
     if at <= t.saturating_add(late_ns) {
         return None;
     }
-    Some(if arrivals.reached(local, t, at) { RCV_QP_002.id() } else { RET_ERR_004_A.id() })
+    Some(if arrivals.reached(local, t, at) { RCV_QP_002.id() } else { SND_ERR_001.id() })
 }
 
 /// Judges every SACK the device sent, and its progress against the expected SACKs.

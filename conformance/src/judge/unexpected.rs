@@ -50,11 +50,11 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
         let (req, what) = match of.kind {
             Kind::Ack { .. } if nak_refused.is_some() => nak_refused.unwrap_or_default(),
             // The PSN a NACK UNEXP_EVENT named, sent again: that NACK is fatal, and nothing
-            // is retransmitted on its account (NETH-REASON-002.b).
+            // is retransmitted on its account (SND-NACK-005).
             Kind::Data { qp, psn, rtx: true }
                 if !own_cpu && fatal_nack_for(inputs, local_of.get(&qp).copied(), psn, of.at) =>
             {
-                ("NETH-REASON-002.b", "a retransmission of the PSN a fatal NACK UNEXP_EVENT named")
+                ("SND-NACK-005", "a retransmission of the PSN a fatal NACK UNEXP_EVENT named")
             }
             Kind::Data { qp, psn, rtx: false }
                 if failed_by(qp, of.at) && sent_new(&obs_frames[..i], qp, psn) =>

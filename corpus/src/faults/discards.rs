@@ -34,7 +34,7 @@ pub static FAULTS: &[Fault] = &[
     places(
         "places-in-error",
         "a QP in the error state still places the writes it receives, though it answers none",
-        &[req::RCV_QP_002, req::RET_ERR_004_B],
+        &[req::RCV_QP_002],
         &["rcv-wwi-limit", "rcv-cq-receive"],
         Check::QpInError,
     ),

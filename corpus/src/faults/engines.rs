@@ -272,7 +272,7 @@ pub static FAULTS: &[Fault] = &[
     misreads(
         "fatal-nack-ignored",
         "NACK UNEXP_EVENT is treated like NO_RESOURCE",
-        &[req::SND_NACK_005, req::NETH_REASON_002_A],
+        &[req::SND_NACK_005],
         &["snd-nack-fatal"],
         |b| nack_as(b, NackReason::UNEXP_EVENT, NackReason::NO_RESOURCE),
     ),

@@ -4,7 +4,7 @@
 //! * `sacks-in-error`: the error state gates the placement engine but not the SACK engine,
 //!   so each write that reaches a failed QP is answered with the QP's last SACK again. A
 //!   SACK repeated is a device's choice (CONF-CMP-007.b), but a QP in the error state sends
-//!   nothing (RET-ERR-004.a) and answers no packet (RCV-QP-002).
+//!   nothing (SND-ERR-001) and answers no packet (RCV-QP-002).
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,7 +21,7 @@ pub static FAULTS: &[Fault] = &[fault(
     "sacks-in-error",
     "the error state stops placement but not the SACK engine: each write that reaches a \
      failed QP is answered with the QP's last SACK again",
-    &[req::RCV_QP_002, req::RET_ERR_004_A],
+    &[req::RCV_QP_002, req::SND_ERR_001],
     &["rcv-wwi-limit"],
     Edits { stream: Some(|m| Box::new(SacksInError::new(m))), ..Edits::NONE },
 )];

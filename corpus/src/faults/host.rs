@@ -83,14 +83,14 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "template-torn",
         "a template change is torn: the token right after it, at the same instant, is expanded with the new local side but the old remote side",
-        &[req::TPL_INSTALL_002, req::TPL_FIELDS_001_B, req::SND_SEG_003_A],
+        &[req::TPL_INSTALL_002, req::SND_SEG_003_A],
         &["db-template-change"],
         Edits { stream: Some(|_| Box::<TemplateTorn>::default()), per_input: true, ..Edits::NONE },
     ),
     stream(
         "template-change-late",
         "a template change at the same instant as the next token takes effect after it",
-        &[req::TPL_INSTALL_002, req::TPL_FIELDS_001_B, req::SND_SEG_003_A],
+        &[req::TPL_INSTALL_002, req::SND_SEG_003_A],
         &["db-template-change"],
         |_| Box::new(TemplateChangeLate),
     ),

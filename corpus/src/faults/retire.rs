@@ -66,7 +66,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "tokens-of-failed-qps-dropped",
         "a doorbell token for a QP already in the error state is accepted but its work request never completes: no entry, no sender flag",
-        &[req::RET_FLUSH_001_B, req::RET_ERR_004_D],
+        &[req::RET_FLUSH_001_B],
         &["snd-nack-fatal"],
         |_| Box::<TokensOfFailedQpsDropped>::default(),
     ),
@@ -102,7 +102,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "probes-failed-qps",
         "the NIC half looks up the QP of a Probe command but not its error state: a probe the CPU half commands for a QP in error is sent",
-        &[req::REC_IF_014, req::RET_ERR_004_C],
+        &[req::REC_IF_014],
         &["snd-nack-fatal"],
         |_| Box::<ProbesFailedQps>::default(),
     ),
@@ -168,7 +168,7 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "qp-error-reported-twice",
         "a QP's failure is reported to the CPU half twice, once by each half of the QP",
-        &[req::RET_ERR_004_E],
+        &[req::REC_IF_009],
         &["snd-nack-fatal", "ret-retry-exceeded", "ret-error-releases-domain"],
         |_| Box::new(ErrorReportedTwice),
     ),

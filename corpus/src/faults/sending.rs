@@ -167,14 +167,14 @@ pub static FAULTS: &[Fault] = &[
     stream(
         "error-keeps-retransmit-queue",
         "the error state does not flush the retransmission queue: the QP's latest packet goes out again after it failed",
-        &[req::SND_ERR_001, req::NETH_REASON_002_B, req::RET_ERR_004_A],
+        &[req::SND_ERR_001, req::SND_NACK_005],
         &["snd-nack-fatal", "snd-ack-nak"],
         |_| Box::<AfterError>::default(),
     ),
     stream(
         "fatal-nack-resent",
         "a NACK UNEXP_EVENT queues its PSN for retransmission like any NACK before the QP fails: the PSN goes out again",
-        &[req::NETH_REASON_002_B],
+        &[req::SND_NACK_005],
         &["snd-nack-fatal"],
         |_| Box::<FatalNackResent>::default(),
     ),
@@ -351,7 +351,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "cpu-never-retransmits",
         "the device's own CPU half never commands a Retransmit on a timeout",
-        &[req::REC_RTO_003, req::REC_TEST_003],
+        &[req::REC_RTO_003],
         &["rec-device-backoff"],
         Edits {
             cpu: Some(|c| Leaves::boxed(c, |c| matches!(c, CpuCommand::Retransmit { .. }))),

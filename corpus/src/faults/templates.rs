@@ -292,7 +292,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "flag-base-per-qp",
         "the NIC keeps one flag_base_slot per QP, from the first template installed on it: the sender flags of every other template of the QP land in that template's slots",
-        &[req::TPL_FIELDS_001_A, req::TPL_FIELDS_001_B, req::TPL_EXPAND_006],
+        &[req::TPL_EXPAND_006],
         &["db-accept"],
         Edits { stream: Some(|_| Box::<FlagBasePerQp>::default()), ..Edits::NONE },
     ),
@@ -306,7 +306,7 @@ pub static FAULTS: &[Fault] = &[
     fault(
         "wr-id-low-half",
         "the completion of a token's work request carries only the token's low 32 bits as wr_id",
-        &[req::TPL_EXPAND_007, req::WR_ID_001],
+        &[req::TPL_EXPAND_007],
         &["db-accept"],
         Edits { event_out: Some(wr_id_low_half), ..Edits::NONE },
     ),

@@ -67,6 +67,7 @@ mod exercise_eight;
 mod exercise_eleven;
 mod exercise_nine;
 mod exercise_ten;
+mod exercise_twelve;
 mod paired;
 mod requester;
 mod responder;
@@ -169,6 +170,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(exercise_nine::builders());
     all.extend(exercise_ten::builders());
     all.extend(exercise_eleven::builders());
+    all.extend(exercise_twelve::builders());
     all.extend(interleave::builders());
     all.extend(shared_tenth_ev::builders());
     all.extend(start::builders());

@@ -7,14 +7,14 @@
 //!   the device passes only if its `Armed`, `Progress` and `EvState` reports make the agent
 //!   command what it did in the recording: the retransmission that repairs a timeout, the
 //!   probe of an EV a SACK made ASSUMED_BAD, and nothing at all once the work is
-//!   acknowledged (REC-IF-002, REC-IF-003, REC-IF-016, REC-TEST-001).
+//!   acknowledged (REC-IF-002, REC-IF-003, REC-IF-016, REC-IF-008, REC-IF-010, REC-IF-011).
 //! * `rec-device-*` (`cpu = "device"`, capability `recovery`): the device's own CPU half,
 //!   configured by the manifest's `recovery` table. Nothing is commanded from outside and
 //!   no report is judged: the scenario expects the consequences, the retransmissions of
 //!   `snd_una` at `rto`, `rto × backoff`, … capped by `rto_max`, the retry counter reset by
 //!   progress, the QP failing after `retry_limit`, the probes of a blamed EV every
 //!   `probe_interval` and none after the QP failed (REC-RTO-*, REC-RETRY-*, REC-PROBE-*,
-//!   REC-EV-002, REC-TEST-003).
+//!   REC-EV-002; the device configured by the manifest, REC-TEST-004).
 //!
 //! The scenarios are recorded so that every conforming device goes through them alike,
 //! whatever paths it chooses: losses are aimed at PSNs over paths of equal delay, or
@@ -69,7 +69,8 @@ fn device_recovery(m: &mut Manifest, retry_limit: u32, probe_interval: Duration)
 /// A requester whose CPU half is the runner's reference agent, facing a reference peer
 /// over four paths of equal delay (`CONF-GEN-007`). The agent sees only the device's
 /// reports, in the order the device gives them, and acts only by commands, so each such
-/// scenario holds the device's NIC half to REC-IF-015 as well as REC-TEST-001.
+/// scenario holds the device's NIC half to REC-IF-015 as well as to the reports and
+/// commands of the recovery interface (REC-IF-002, REC-IF-003, REC-IF-008, REC-IF-010).
 fn split_paired(name: &str, description: &str, reqs: &[&str]) -> Recorder {
     let reqs: Vec<&str> = reqs.iter().copied().chain(["REC-IF-015"]).collect();
     let mut m = manifest(
@@ -417,14 +418,12 @@ fn rec_device_backoff() -> Scenario {
          FLUSHED. Each timeout retransmission blames the EV the packet was last sent on, \
          which the device then probes every 10 us until the QP fails, and never after.",
         &[
-            "REC-TEST-003",
             "REC-RTO-001",
             "REC-RTO-003",
             "REC-RTO-005",
             "REC-RETRY-001",
             "REC-RETRY-002",
             "REC-EV-002",
-            "EV-BAD-002",
             "REC-PROBE-001",
             "REC-PROBE-002",
             "REC-RTO-004",
@@ -437,15 +436,15 @@ fn rec_device_backoff() -> Scenario {
         ],
         |m| device_recovery(m, 4, Duration::from_micros(10)),
     );
-    r.probe_checks(&["REC-PROBE-001", "REC-EV-002", "EV-BAD-002"]);
+    r.probe_checks(&["REC-PROBE-001", "REC-EV-002"]);
     // Sent at 1 us; expiries at 9, 25, 57, 89 and 121 us.
-    r.checks(&["REC-RTO-001", "REC-RTO-003", "REC-TEST-003"]);
+    r.checks(&["REC-RTO-001", "REC-RTO-003"]);
     post(&mut r, 1_000, 0, 512);
     post(&mut r, 1_000, 1, 512);
     r.run_until(9_000);
-    r.checks(&["REC-RTO-005", "REC-RTO-003", "REC-TEST-003"]);
+    r.checks(&["REC-RTO-005", "REC-RTO-003"]);
     r.run_until(88_000);
-    r.checks(&["REC-RETRY-001", "REC-RTO-005", "REC-TEST-003"]);
+    r.checks(&["REC-RETRY-001", "REC-RTO-005"]);
     r.run_until(120_000);
     r.checks(&["REC-RETRY-002", "REC-RETRY-001", "RET-FLUSH-001", "CQE-SEND-002"]);
     r.run_until(122_000);
@@ -465,7 +464,6 @@ fn rec_device_progress() -> Scenario {
          after it and again 16 us later, two retries more without the QP failing. The SACK \
          and ACK of everything then stop the timer.",
         &[
-            "REC-TEST-003",
             "REC-RTO-001",
             "REC-RTO-002",
             "REC-RTO-003",
@@ -480,12 +478,12 @@ fn rec_device_progress() -> Scenario {
         |m| device_recovery(m, 2, Duration::from_millis(1)),
     );
     // Expiries at 9 and 25 us; the SACK at 30 us; expiries at 38 and 54 us.
-    r.checks(&["REC-RTO-003", "REC-RTO-005", "REC-TEST-003"]);
+    r.checks(&["REC-RTO-003", "REC-RTO-005"]);
     for k in 0..3 {
         post(&mut r, 1_000, k, 64);
     }
     inject_sack(&mut r, 30_000, 0, 0, 0, WireMark::NONE);
-    r.checks(&["REC-RTO-002", "REC-RETRY-001", "REC-RTO-001", "REC-TEST-003"]);
+    r.checks(&["REC-RTO-002", "REC-RETRY-001", "REC-RTO-001"]);
     r.run_until(56_000);
     r.checks(&["REC-RTO-001", "SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 60_000, 2, 0, 2, WireMark::NONE);
@@ -504,9 +502,7 @@ fn rec_device_blame() -> Scenario {
          blame. The answer (m = NONE) makes it GOOD: the waiting message goes out at once \
          and the probes stop.",
         &[
-            "REC-TEST-003",
             "REC-EV-002",
-            "EV-BAD-002",
             "REC-PROBE-001",
             "REC-RTO-001",
             "REC-RTO-003",
@@ -521,15 +517,15 @@ fn rec_device_blame() -> Scenario {
         CpuHalf::Device,
         |m| device_recovery(m, 4, Duration::from_micros(10)),
     );
-    r.probe_checks(&["REC-PROBE-001", "REC-EV-002", "EV-BAD-002"]);
+    r.probe_checks(&["REC-PROBE-001", "REC-EV-002"]);
     // Sent at 1 us, retransmitted at 9 us; the probe at 19 us.
-    r.checks(&["REC-RTO-003", "REC-RTO-001", "REC-TEST-003"]);
+    r.checks(&["REC-RTO-003", "REC-RTO-001"]);
     post(&mut r, 1_000, 0, 64);
     r.run_until(10_000);
     r.checks(&["SND-ACK-001"]);
     inject_sack(&mut r, 12_000, 0, 0, 0, WireMark::NONE);
     inject_ack(&mut r, 12_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
-    r.checks(&["REC-EV-002", "EV-BAD-002", "SND-PATH-002", "REC-TEST-003"]);
+    r.checks(&["REC-EV-002", "SND-PATH-002"]);
     post(&mut r, 14_000, 1, 64);
     r.run_until(22_000);
     r.inject(22_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
@@ -550,12 +546,10 @@ fn rec_device_progress_before_probe() -> Scenario {
          10 us before the probe answer: the progress does not make the EV GOOD, so the \
          second message waits for the answer (m = NONE) and goes out at once with it.",
         &[
-            "REC-TEST-003",
             "REC-RTO-001",
             "REC-RTO-003",
             "EV-STATE-003",
             "REC-EV-002",
-            "EV-BAD-002",
             "REC-PROBE-001",
             "SND-RTX-002",
             "EV-PROBE-002",
@@ -565,17 +559,17 @@ fn rec_device_progress_before_probe() -> Scenario {
         CpuHalf::Device,
         |m| device_recovery(m, 4, Duration::from_micros(10)),
     );
-    r.probe_checks(&["REC-PROBE-001", "REC-EV-002", "EV-BAD-002"]);
+    r.probe_checks(&["REC-PROBE-001", "REC-EV-002"]);
     // Sent at 1 us, retransmitted and blamed at 9 us; the probe at 19 us.
-    r.checks(&["REC-RTO-003", "REC-RTO-001", "REC-TEST-003"]);
+    r.checks(&["REC-RTO-003", "REC-RTO-001"]);
     post(&mut r, 1_000, 0, 64);
     r.run_until(10_000);
-    r.checks(&["EV-STATE-003", "REC-EV-002", "REC-TEST-003"]);
+    r.checks(&["EV-STATE-003", "REC-EV-002"]);
     post(&mut r, 10_000, 1, 64);
     r.checks(&["SND-ACK-001"]);
     inject_sack(&mut r, 12_000, 0, 0, 0, WireMark::NONE);
     inject_ack(&mut r, 12_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
-    r.checks(&["EV-STATE-003", "REC-EV-002", "EV-PROBE-002", "REC-TEST-003"]);
+    r.checks(&["EV-STATE-003", "REC-EV-002", "EV-PROBE-002"]);
     r.run_until(22_000);
     r.inject(22_000, 0, e0, &probe_answer(0, 1, WireMark::NONE, e0));
     r.run_until(24_000);
@@ -594,7 +588,6 @@ fn rec_device_nack_no_blame() -> Scenario {
          once; the SACK and the ACK follow before the timer expires. A retransmission the \
          NACK caused blames no EV, so the CPU half probes none, and nothing more is sent.",
         &[
-            "REC-TEST-003",
             "REC-EV-002",
             "REC-PROBE-001",
             "SND-NACK-004",
@@ -611,7 +604,7 @@ fn rec_device_nack_no_blame() -> Scenario {
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 4_000, 0, 0, 0, WireMark::NONE);
     inject_ack(&mut r, 4_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
-    r.checks(&["REC-EV-002", "REC-PROBE-001", "REC-TEST-003"]);
+    r.checks(&["REC-EV-002", "REC-PROBE-001"]);
     done(r, 40_000)
 }
 

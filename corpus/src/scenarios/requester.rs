@@ -582,9 +582,7 @@ pub(super) fn snd_nack_fatal() -> Scenario {
          is not sent.",
         &[
             "SND-NACK-005",
-            "NETH-REASON-002",
             "RET-FLUSH-001",
-            "RET-ERR-004",
             "RET-SEND-001",
             "SND-ERR-001",
             "CQE-SEND-002",
@@ -612,7 +610,7 @@ pub(super) fn snd_nack_fatal() -> Scenario {
     r.host(1_000, HostCommand::PostWrite(wr(2, 64, None, true)));
     r.checks(&["SND-NACK-005", "RET-FLUSH-001", "CQE-SEND-002"]);
     inject_nack(&mut r, 3_000, 1, NackReason::UNEXP_EVENT);
-    r.checks(&["RET-ERR-004", "RET-FLUSH-001"]);
+    r.checks(&["SND-ERR-001", "RET-FLUSH-001"]);
     r.host(5_000, HostCommand::Doorbell { token: token(3, 0, 4, 1) });
     r.checks(&["REC-IF-014", "SND-ERR-001"]);
     let ev = v4_evs(DUT_QP, 1)[0];

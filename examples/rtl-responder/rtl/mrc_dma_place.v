@@ -1,5 +1,5 @@
 // mrc_dma_place: placement and the host bus (receiver RCV-PLACE-003; completion
-// FLAG-ORDER-001, FLAG-ORDER-002; host-interface ORD-RECV-001, CQE-RING-003).
+// FLAG-ORDER-001, FLAG-ORDER-002; host-interface CQE-RING-003).
 //
 // One queue of commands, carried out in order, so that every write becomes visible in the
 // order it was decided: a packet's payload, then the completion entries and flags of the

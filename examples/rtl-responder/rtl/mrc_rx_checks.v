@@ -1,7 +1,7 @@
 // mrc_rx_checks: the receiver's checks and decisions (receiver chapter: RCV-QP-001,
 // RCV-QP-002, RCV-OPC-001, RCV-CHECK-001, RCV-SEG-*, RCV-PLACE-002, RCV-MSG-001/002,
 // RCV-REJECT-001, RCV-SACK-001 to -008, RCV-ACK-001 to -003, RCV-NAK-002, RCV-DUP-002;
-// completion: FLAG-LAST-002, WWI-LIMIT-002, RET-ERR-002, RET-ERR-004; paths: EV-PROBE-004).
+// completion: FLAG-LAST-002, WWI-LIMIT-002, RET-ERR-002; paths: EV-PROBE-004).
 //
 // Deliberate bug: BUG_FLAG_BEFORE_DATA queues a packet's payload after the flags its
 // arrival released, so a message's flag can become visible before its data.

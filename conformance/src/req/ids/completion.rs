@@ -61,15 +61,21 @@ pub const RET_ERR_002: Clause = Clause(26);
 /// `RET-ERR-003`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by RET-ERR-004, under which a doorbell token for a QP in the error state is accepted and completes FLUSHED instead of being refused."]
 pub const RET_ERR_003: Clause = Clause(27);
-/// `RET-ERR-004`, its clauses (a) to (e) together: MUST, device.
+/// `RET-ERR-004`, its clauses (a) to (e) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules it cites, each of which states its own: a QP in the error state sends nothing (SND-ERR-001), discards every packet addressed to it (RCV-QP-002), ignores commands of the CPU half (REC-IF-014), accepts a doorbell token for it that passes the checks of DB-ORDER-001, its template's `seq` advancing (DB-SEQ-001), and completes its work request at once with FLUSHED (RET-FLUSH-001.b), and reports the error to the CPU half once (REC-IF-009) (decision 13)."]
 pub const RET_ERR_004: Clause = Clause(28);
-/// `RET-ERR-004.a`: MUST, device.
+/// `RET-ERR-004.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules it cites, each of which states its own: a QP in the error state sends nothing (SND-ERR-001), discards every packet addressed to it (RCV-QP-002), ignores commands of the CPU half (REC-IF-014), accepts a doorbell token for it that passes the checks of DB-ORDER-001, its template's `seq` advancing (DB-SEQ-001), and completes its work request at once with FLUSHED (RET-FLUSH-001.b), and reports the error to the CPU half once (REC-IF-009) (decision 13)."]
 pub const RET_ERR_004_A: Clause = Clause(29);
-/// `RET-ERR-004.b`: MUST, device.
+/// `RET-ERR-004.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules it cites, each of which states its own: a QP in the error state sends nothing (SND-ERR-001), discards every packet addressed to it (RCV-QP-002), ignores commands of the CPU half (REC-IF-014), accepts a doorbell token for it that passes the checks of DB-ORDER-001, its template's `seq` advancing (DB-SEQ-001), and completes its work request at once with FLUSHED (RET-FLUSH-001.b), and reports the error to the CPU half once (REC-IF-009) (decision 13)."]
 pub const RET_ERR_004_B: Clause = Clause(30);
-/// `RET-ERR-004.c`: MUST, device.
+/// `RET-ERR-004.c`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules it cites, each of which states its own: a QP in the error state sends nothing (SND-ERR-001), discards every packet addressed to it (RCV-QP-002), ignores commands of the CPU half (REC-IF-014), accepts a doorbell token for it that passes the checks of DB-ORDER-001, its template's `seq` advancing (DB-SEQ-001), and completes its work request at once with FLUSHED (RET-FLUSH-001.b), and reports the error to the CPU half once (REC-IF-009) (decision 13)."]
 pub const RET_ERR_004_C: Clause = Clause(31);
-/// `RET-ERR-004.d`: MUST, device.
+/// `RET-ERR-004.d`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules it cites, each of which states its own: a QP in the error state sends nothing (SND-ERR-001), discards every packet addressed to it (RCV-QP-002), ignores commands of the CPU half (REC-IF-014), accepts a doorbell token for it that passes the checks of DB-ORDER-001, its template's `seq` advancing (DB-SEQ-001), and completes its work request at once with FLUSHED (RET-FLUSH-001.b), and reports the error to the CPU half once (REC-IF-009) (decision 13)."]
 pub const RET_ERR_004_D: Clause = Clause(32);
-/// `RET-ERR-004.e`: MUST, device.
+/// `RET-ERR-004.e`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules it cites, each of which states its own: a QP in the error state sends nothing (SND-ERR-001), discards every packet addressed to it (RCV-QP-002), ignores commands of the CPU half (REC-IF-014), accepts a doorbell token for it that passes the checks of DB-ORDER-001, its template's `seq` advancing (DB-SEQ-001), and completes its work request at once with FLUSHED (RET-FLUSH-001.b), and reports the error to the CPU half once (REC-IF-009) (decision 13)."]
 pub const RET_ERR_004_E: Clause = Clause(33);

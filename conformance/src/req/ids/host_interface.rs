@@ -56,11 +56,14 @@ pub const DB_SEQ_004: Clause = Clause(403);
 pub const DB_SEQ_004_A: Clause = Clause(404);
 /// `DB-SEQ-004.b`: MUST, host.
 pub const DB_SEQ_004_B: Clause = Clause(405);
-/// `TPL-FIELDS-001`, its clauses (a) to (b) together: MUST, device.
+/// `TPL-FIELDS-001`, its clauses (a) to (b) together: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the expansion of section 3.4, whose rules (TPL-EXPAND-001 to TPL-EXPAND-007) give each field of the work request as a function of the token and the fields of table 4 alone, so that a NIC that holds the template's fields and expands from them and the token alone is one that meets them (decision 32)."]
 pub const TPL_FIELDS_001: Clause = Clause(406);
-/// `TPL-FIELDS-001.a`: MUST, device.
+/// `TPL-FIELDS-001.a`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the expansion of section 3.4, whose rules (TPL-EXPAND-001 to TPL-EXPAND-007) give each field of the work request as a function of the token and the fields of table 4 alone, so that a NIC that holds the template's fields and expands from them and the token alone is one that meets them (decision 32)."]
 pub const TPL_FIELDS_001_A: Clause = Clause(407);
-/// `TPL-FIELDS-001.b`: MUST, device.
+/// `TPL-FIELDS-001.b`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the expansion of section 3.4, whose rules (TPL-EXPAND-001 to TPL-EXPAND-007) give each field of the work request as a function of the token and the fields of table 4 alone, so that a NIC that holds the template's fields and expands from them and the token alone is one that meets them (decision 32)."]
 pub const TPL_FIELDS_001_B: Clause = Clause(408);
 /// `TPL-ID-001`: MUST, device.
 pub const TPL_ID_001: Clause = Clause(409);
@@ -134,7 +137,8 @@ pub const TPL_EXPAND_005_B: Clause = Clause(442);
 pub const TPL_EXPAND_006: Clause = Clause(443);
 /// `TPL-EXPAND-007`: MUST, device.
 pub const TPL_EXPAND_007: Clause = Clause(444);
-/// `WR-ID-001`: MUST, device.
+/// `WR-ID-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a restatement of TPL-EXPAND-007, which gives a work request expanded from a token the token's 64-bit value as its `wr_id`, so that every completion names the doorbell it answers (decision 31)."]
 pub const WR_ID_001: Clause = Clause(445);
 /// `WR-EXEC-001`: MUST, device.
 pub const WR_EXEC_001: Clause = Clause(446);

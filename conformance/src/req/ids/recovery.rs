@@ -113,5 +113,8 @@ pub const REC_TEST_001_B: Clause = Clause(719);
 /// `REC-TEST-002`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules of the CPU half that it cites, each of which states its own (decision 11)."]
 pub const REC_TEST_002: Clause = Clause(720);
-/// `REC-TEST-003`: MUST, device.
+/// `REC-TEST-003`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a summary of the rules of the two halves that it cites, each of which states its own, with its one rule of its own, that a device's own CPU half runs with the scenario's recovery parameters, moved to REC-TEST-004, which binds the adapter that starts it (decision 12)."]
 pub const REC_TEST_003: Clause = Clause(721);
+/// `REC-TEST-004`: MUST, adapter.
+pub const REC_TEST_004: Clause = Clause(722);

@@ -4,9 +4,9 @@
 
 use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{Must, Withdrawn};
-use crate::requirements::Subject::{CpuHalf, Device};
+use crate::requirements::Subject::{Adapter, CpuHalf, Device};
 
-pub(in crate::req) static CLAUSES: [Info; 51] = [
+pub(in crate::req) static CLAUSES: [Info; 52] = [
     line("REC-SPLIT-001", Withdrawn, Device),
     line("REC-SPLIT-002", Withdrawn, Device),
     line("REC-IF-001", Withdrawn, Device),
@@ -57,5 +57,6 @@ pub(in crate::req) static CLAUSES: [Info; 51] = [
     part("REC-TEST-001.a", "REC-TEST-001", 'a', Withdrawn, Device),
     part("REC-TEST-001.b", "REC-TEST-001", 'b', Withdrawn, Device),
     line("REC-TEST-002", Withdrawn, Device),
-    line("REC-TEST-003", Must, Device),
+    line("REC-TEST-003", Withdrawn, Device),
+    line("REC-TEST-004", Must, Adapter),
 ];

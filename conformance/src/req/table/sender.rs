@@ -78,7 +78,7 @@ pub(in crate::req) static CLAUSES: [Info; 142] = [
     line("EV-SKIP-001", Must, Device),
     line("EV-SKIP-002", Must, Device),
     line("EV-BAD-001", Must, Device),
-    line("EV-BAD-002", Must, CpuHalf),
+    line("EV-BAD-002", Withdrawn, Device),
     line("EV-PROBE-001", Withdrawn, Device),
     whole("EV-PROBE-005", Must, Device),
     part("EV-PROBE-005.a", "EV-PROBE-005", 'a', Must, Device),
