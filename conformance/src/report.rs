@@ -648,16 +648,7 @@ pub fn render_table_with(r: &SuiteReport, options: TableOptions) -> String {
         "  ",
     );
     if c.exercised < c.covered {
-        push_wrapped(
-            &mut s,
-            &format!(
-                "this device was held to {} of them ({} MUSTs): the others are checked only by \
-                 scenarios it declined",
-                c.exercised, c.exercised_must
-            ),
-            "",
-            "  ",
-        );
+        push_wrapped(&mut s, &held_to(r), "", "  ");
     }
     let others: Vec<String> =
         c.other_subjects.iter().map(|(subject, ids)| format!("{subject} {}", ids.len())).collect();
@@ -675,6 +666,23 @@ pub fn render_table_with(r: &SuiteReport, options: TableOptions) -> String {
         );
     }
     s
+}
+
+/// What the device was held to, when not to every covered requirement: those of the
+/// scenarios it did not decline, or none when no scenario ran because the device failed
+/// at its start or its first hello (CONF-ADP-024), having declined nothing.
+fn held_to(r: &SuiteReport) -> String {
+    let c = &r.coverage;
+    if c.exercised == 0 && r.summary.unsupported == 0 {
+        return "this device was held to none of them: no scenario ran, the device failed at its \
+                start or its first hello"
+            .to_string();
+    }
+    format!(
+        "this device was held to {} of them ({} MUSTs): the others are checked only by \
+         scenarios it declined",
+        c.exercised, c.exercised_must
+    )
 }
 
 /// Appends `text` to `s`, wrapped to [`TABLE_WIDTH`] ([`wrap`]).

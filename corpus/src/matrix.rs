@@ -4,8 +4,10 @@
 //!
 //! The matrix is generated from three sources: the specification ([`Spec`]), the scenario
 //! corpus ([`crate::all`]) and the project's source files. A source file cites a
-//! requirement by writing its ID (`RCV-WIN-002`), or, in the name of a test function, by
-//! starting the name with the ID in snake case (`fn rcv_win_002_window_edges`). A citation
+//! requirement by writing its ID (`RCV-WIN-002`), in Rust by naming its clause constant
+//! (`XX_YY_001`, `XX_YY_001_B`: [`openrdma_conformance::req`]), or, in the name of a
+//! test function, by starting the name with the ID in snake case
+//! (`fn rcv_win_002_window_edges`). A citation
 //! in a test — a file under a `tests` or `benches` directory, a Python file named `test_*`,
 //! or the part of a Rust source file from its `#[cfg(test)]` on — counts as a test, any other
 //! as code.
@@ -166,6 +168,29 @@ fn snake_id(name: &str) -> Option<String> {
     is_requirement_id(&id).then_some(id)
 }
 
+/// The clause IDs the clause constants on a line of Rust name (`XX_YY_001_B` gives
+/// `XX-YY-001.b` and `XX-YY-001`), when the specification defines them: a constant of
+/// another kind shaped like one is no citation.
+fn constant_citations(line: &str, spec: &Spec) -> Vec<String> {
+    let words = line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    let mut ids = Vec::new();
+    for w in words {
+        let parts: Vec<&str> = w.split('_').collect();
+        let id = match parts.as_slice() {
+            [a, t, n] => format!("{a}-{t}-{n}"),
+            [a, t, n, l] if l.len() == 1 => format!("{a}-{t}-{n}.{}", l.to_ascii_lowercase()),
+            _ => continue,
+        };
+        let Some(c) = spec.clause(&id).filter(|_| w.chars().all(|c| !c.is_ascii_lowercase()))
+        else {
+            continue;
+        };
+        ids.push(c.requirement.id.clone());
+        ids.push(id);
+    }
+    ids
+}
+
 /// The IDs and clause IDs one line cites, each once: a clause ID cites its line's ID too.
 fn line_citations(line: &str) -> Vec<String> {
     let mut ids: Vec<String> = find_ids(line).into_iter().map(str::to_string).collect();
@@ -204,7 +229,13 @@ impl Matrix {
                 if f.path.ends_with(".rs") && line.trim_start().starts_with("#[cfg(test)]") {
                     in_test = true;
                 }
-                for id in line_citations(line) {
+                let mut ids = line_citations(line);
+                if f.path.ends_with(".rs") {
+                    ids.extend(constant_citations(line, spec));
+                    ids.sort();
+                    ids.dedup();
+                }
+                for id in ids {
                     if spec.clause(&id).is_none() {
                         if id.starts_with("XX-") {
                             continue;
@@ -433,6 +464,22 @@ mod tests {
         assert_eq!(line_citations("fn xx_ipv4_003_checksum()"), ["XX-IPV4-003"]);
         assert!(line_citations("fn helper_for_tests()").is_empty());
         assert!(line_citations("UTF-8 and XX-WIN-02").is_empty());
+    }
+
+    #[test]
+    fn clause_constants_are_citations_in_rust() {
+        let mut spec = Spec::default();
+        spec.add_chapter("x.md", "- **[XX-CD-001]** **(a)** It MUST. **(b)** It MAY.\n").unwrap();
+        let line = "Divergence::of(t, crate::req::XX_CD_001_B, w); XX_CD_002; XX_CD_001_b";
+        assert_eq!(constant_citations(line, &spec), ["XX-CD-001", "XX-CD-001.b"]);
+        let sources = vec![
+            SourceFile { path: "a/src/lib.rs".into(), text: "use req::XX_CD_001_A;\n".into() },
+            SourceFile { path: "a/src/b.py".into(), text: "XX_CD_001 = 1\n".into() },
+        ];
+        let m = Matrix::build(&spec, &[], &sources);
+        assert_eq!(m.cited["XX-CD-001.a"].code.len(), 1);
+        assert_eq!(m.cited["XX-CD-001"].code.len(), 1, "only Rust names clause constants");
+        assert!(m.undefined.is_empty());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use common::*;
 use openrdma_conformance::report::{
     SuiteReport, TABLE_WIDTH, TableOptions, cut, judged_report, render_junit, render_table,
-    render_table_with, run_one, run_suite, wrap,
+    render_table_with, run_one, run_suite, unstarted_suite, wrap,
 };
 use openrdma_conformance::requirements::{Level, Spec};
 use openrdma_conformance::scoreboard::{Divergence, FieldDiff, Judgement, Verdict};
@@ -216,6 +216,24 @@ fn conf_ver_001_each_scenario_gets_one_verdict() {
             assert_eq!(n, counted, "{name}: {v:?}");
         }
     }
+}
+
+/// CONF-ADP-024: a device that failed its first hello declined nothing, and no scenario
+/// ran: the table says so, not that the requirements were checked only by scenarios it
+/// declined.
+#[test]
+fn conf_adp_024_the_table_after_a_failed_hello() {
+    let corpus = all_scenarios();
+    let e = DeviceError::Failed("no hello".into());
+    let r = unstarted_suite("dev", &e, &corpus, &spec());
+    assert_eq!((r.summary.fail, r.summary.unsupported), (corpus.len(), 0));
+    assert_eq!(r.coverage.exercised, 0);
+    let t = render_table(&r);
+    let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = "held to none of them: no scenario ran, the device failed at its start or its \
+                first hello";
+    assert!(words.contains(said), "{t}");
+    assert!(!words.contains("scenarios it declined"), "{t}");
 }
 
 /// CONF-VER-003: `unsupported` is not a failure: a suite whose scenarios pass or are

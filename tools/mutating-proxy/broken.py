@@ -635,21 +635,25 @@ def _(io, msg, answer, ctx):
 # inside it and just outside it.
 
 
-@broken("slow-inside-deadline", "advance", "pass", r"",
-        text="The simulator is slow: it answers a batch 1.5 s after it was sent, inside the "
-        "runner's deadline of 2 s.")
-def _(io, msg, answer, ctx):
-    time.sleep(1.5)
-    io.write(answer)
+def slow_answer(name, seconds, kind, says, text, then_hang):
+    """Registers a mode that answers each batch `seconds` after it was sent, then hangs
+    when `then_hang` (the runner has given up on it)."""
+
+    def act(io, msg, answer, ctx, seconds=seconds, then_hang=then_hang):
+        time.sleep(seconds)
+        io.write(answer)
+        if then_hang:
+            io.hang()
+
+    broken(name, "advance", kind, says, text=text)(act)
 
 
-@broken("slow-outside-deadline", "advance", "timeout", r"advance seq 1",
-        text="The simulator is slower: it answers a batch 2.5 s after it was sent, past the "
-        "runner's deadline of 2 s.")
-def _(io, msg, answer, ctx):
-    time.sleep(2.5)
-    io.write(answer)
-    io.hang()
+slow_answer("slow-inside-deadline", 1.5, "pass", r"",
+            "The simulator is slow: it answers a batch 1.5 s after it was sent, inside the "
+            "runner's deadline of 2 s.", then_hang=False)
+slow_answer("slow-outside-deadline", 2.5, "timeout", r"advance seq 1",
+            "The simulator is slower: it answers a batch 2.5 s after it was sent, past the "
+            "runner's deadline of 2 s.", then_hang=True)
 
 
 @broken("hello-mid-scenario", "advance", "protocol", r"expected outputs.*got hello",

@@ -18,9 +18,9 @@ import struct
 import roce
 from mods import (
     completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, each_frame, event_of,
-    fault, flag_fields, flag_value, frame_of, in_frames, is_first, is_last, kind,
-    mutate_completion, out_events, out_frames, put_frame, requester, responder,
-    set_completion_entry, shared_mode, sound, variant,
+    every, fault, flag_fields, flag_value, frame_of, frames, in_frames, is_first, is_last, kind,
+    latency_of, mutate_completion, out_events, out_frames, put, put_frame, requester,
+    responder, set_completion_entry, shared_mode, sound, variant,
 )
 
 # The source port a careless NIC uses for every control packet: EV 0xC0000000.
@@ -826,10 +826,7 @@ def _(ctx, ins):
     if not responder(ctx) or requester(ctx):
         return ins
     w = ctx.mpr() * 128
-    for item in ins:
-        f = frame_of(item)
-        if f is None or not f.is_write():
-            continue
+    for item, f in frames(ins, ("data",)):
         qp = f.get("bth", "dest_qp")
         last = ctx.last_sack.get(qp)
         q = ctx.qps.get(qp) or {}
@@ -1787,24 +1784,14 @@ v = variant("latency",
             "Every output (frames, DMA writes, completions, flags, reports) becomes visible a "
             "fixed latency later (--delay-ns, 1000 by default: half the default late_ns).")
 
-
-@v.hook("outputs")
-def _(ctx, outs):
-    for item in outs:
-        delay(ctx, item, ctx.args.get("delay_ns", 1000), "latency")
-    return outs
+v.hooks["outputs"] = latency_of("latency", every, lambda ctx: ctx.args.get("delay_ns", 1000))
 
 
 v = variant("latency-half-tolerance",
             "Every output becomes visible half of the scenario's own late_ns later, a latency "
             "inside every tolerance the scenario states.")
 
-
-@v.hook("outputs")
-def _(ctx, outs):
-    for item in outs:
-        delay(ctx, item, ctx.late_ns // 2, "latency-half-tolerance")
-    return outs
+v.hooks["outputs"] = latency_of("latency-half-tolerance", every)
 
 
 v = variant("latency-jitter",
@@ -3500,18 +3487,6 @@ v.hooks["outputs"] = reorder_instants("events-first",
                                       lambda o: 1 if frame_of(o) is not None else 0)
 
 
-def latency_of(why, which):
-    """Makes the outputs `which` selects visible half of the scenario's late_ns later."""
-
-    def hook(ctx, outs):
-        for item in outs:
-            if which(item):
-                delay(ctx, item, ctx.late_ns // 2, why)
-        return outs
-
-    return hook
-
-
 def _is_memory(item):
     ev = event_of(item)
     return ev is not None and ev.get("event") in ("dma_write", "flag_write", "completion")
@@ -4219,10 +4194,7 @@ m = fault("rcv-window-last-psn-oor",
 def _(ctx, ins):
     st = ctx.state.setdefault("rcv-window-last-psn-oor", {})
     w = ctx.mpr() * 128
-    for item in ins:
-        f = frame_of(item)
-        if f is None or not f.is_write() or not sound(f):
-            continue
+    for item, f in frames(ins, ("data",), only_sound=True):
         qp = f.get("bth", "dest_qp")
         if qp not in ctx.qps:
             continue
@@ -4243,10 +4215,7 @@ def _(ctx, ins):
 @m.hook("outputs")
 def _(ctx, outs):
     st = ctx.state.get("rcv-window-last-psn-oor", {})
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "nack":
-            continue
+    for item, f in frames(outs, ("nack",)):
         p = st.get((ctx.local_qp_of(f), f.get("neth", "nack_psn"), int(item["at"])))
         if p is not None:
             f.set("neth", "nack_psn", p)
@@ -4567,10 +4536,7 @@ def _(ctx, outs):
         if ev is not None and ev.get("event") == "flag_write" and ev.get("side") == "responder":
             dom = (ctx.qps.get(ev.get("qpn")) or {}).get("domain", 0)
             flags.append((int(item["at"]), dom, int(ev["msn"]), ev.get("qpn")))
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "ack":
-            continue
+    for item, f in frames(outs, ("ack",)):
         qp = ctx.local_qp_of(f)
         dom = (ctx.qps.get(qp) or {}).get("domain", 0)
         now = [x for x in flags if x[0] <= int(item["at"]) and x[1] == dom]
@@ -4639,10 +4605,7 @@ def region_hit(m, pred):
     def _(ctx, ins):
         regions = ctx.state.get(m.name + ":regions", {})
         changed = ctx.state.get(m.name + ":changed", set())
-        for item in ins:
-            f = frame_of(item)
-            if f is None or not f.is_write() or not sound(f):
-                continue
+        for item, f in frames(ins, ("data",), only_sound=True):
             r = regions.get(f.get("reth", "rkey"))
             if r is None or f.get("reth", "rkey") not in changed:
                 continue
@@ -6674,10 +6637,7 @@ m = fault("rcv-window-no-wrap",
 @m.hook("inputs")
 def _(ctx, ins):
     st = ctx.state.setdefault("rcv-window-no-wrap", {})
-    for item in ins:
-        f = frame_of(item)
-        if f is None or not f.is_write() or not sound(f):
-            continue
+    for item, f in frames(ins, ("data",), only_sound=True):
         qp = f.get("bth", "dest_qp")
         if qp not in ctx.qps:
             continue
@@ -6875,10 +6835,7 @@ m = fault("sack-timer-restarted",
 @m.hook("outputs")
 def _(ctx, outs):
     delay_ns = int(ctx.nic.get("sack_delay", 1000))
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "sack":
-            continue
+    for item, f in frames(outs, ("sack",)):
         qp, at = ctx.local_qp_of(f), int(item["at"])
         if at in ctx.input_times:
             continue
@@ -6963,10 +6920,7 @@ def _(ctx, outs):
     for qp, ws in ctx.rx_writes.items():
         if ws and (last_qp is None or ws[-1][0] > ctx.rx_writes[last_qp][-1][0]):
             last_qp = qp
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("sack", "probe-answer"):
-            continue
+    for item, f in frames(outs, ("sack", "probe-answer")):
         qp = ctx.local_qp_of(f)
         if kind(f) == "sack":
             st[qp] = (f.get("seth", "cack_psn"), f.get("seth", "sack_bitmap"))
@@ -8698,10 +8652,7 @@ m = fault("tseth-ts-saturates",
 @m.hook("outputs")
 def _(ctx, outs, m=m):
     st = per_qp(ctx, "tseth-ts-saturates")
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("data", "probe"):
-            continue
+    for item, f in frames(outs, ("data", "probe")):
         hdr = "tseth" if kind(f) == "data" else "peth"
         if not f.has(hdr):
             continue
@@ -8947,10 +8898,7 @@ m = fault("window-full-one-short",
 @m.hook("inputs")
 def _(ctx, ins):
     st = ctx.state.setdefault("window-full-one-short", {"acks": {}, "wpeer": {}})
-    for item in ins:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("sack", "ack", "nack") or not sound(f):
-            continue
+    for item, f in frames(ins, ("sack", "ack", "nack"), only_sound=True):
         qp = f.get("bth", "dest_qp")
         st["acks"].setdefault(qp, []).append(int(item["at"]))
         if kind(f) == "sack" and f.get("seth", "mpr"):
@@ -9670,10 +9618,7 @@ def _(ctx, ins):
 def _(ctx, outs):
     st = ctx.state.get("recv-flag-on-failure:in", {})
     added = []
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "nak":
-            continue
+    for item, f in frames(outs, ("nak",)):
         qp = ctx.local_qp_of(f)
         msn = st.get((int(item["at"]), qp))
         c = ctx.qps.get(qp) or {}
@@ -9842,10 +9787,7 @@ def rx6_psn_as(m, test):
     def _(ctx, ins):
         st = ctx.state.setdefault(m.name, {})
         w = ctx.mpr() * 128
-        for item in ins:
-            f = frame_of(item)
-            if f is None or not f.is_write() or not sound(f):
-                continue
+        for item, f in frames(ins, ("data",), only_sound=True):
             qp = f.get("bth", "dest_qp")
             if qp not in ctx.qps:
                 continue
@@ -9865,10 +9807,7 @@ def rx6_psn_as(m, test):
     @m.hook("outputs")
     def _(ctx, outs):
         st = ctx.state.get(m.name, {})
-        for item in outs:
-            f = frame_of(item)
-            if f is None or kind(f) != "nack":
-                continue
+        for item, f in frames(outs, ("nack",)):
             p = st.get((ctx.local_qp_of(f), f.get("neth", "nack_psn"), int(item["at"])))
             if p is not None:
                 f.set("neth", "nack_psn", p)
@@ -9923,10 +9862,7 @@ track_rx(m)
 def _(ctx, ins, m=m):
     edge = ctx.state.setdefault(m.name + ":edge", set())
     w = ctx.mpr() * 128
-    for item in ins:
-        f = frame_of(item)
-        if f is None or not f.is_write() or not sound(f):
-            continue
+    for item, f in frames(ins, ("data",), only_sound=True):
         qp = f.get("bth", "dest_qp")
         if qp not in ctx.qps:
             continue
@@ -9968,10 +9904,7 @@ def rx6_dup_sacks(ctx, m, outs):
     st = rx_state(ctx, m)
     learn_placed(st, outs)
     found = []
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "sack":
-            continue
+    for item, f in frames(outs, ("sack",)):
         off = f.get("seth", "ack_psn_offset")
         if off < 2:
             continue
@@ -10176,18 +10109,13 @@ def rx6_rcvd_bytes(m, add, event="dma_write"):
                 n = add(ctx, ev, int(item["at"]))
                 if n is not None:
                     batch.append((int(item["at"]), ev.get("qpn"), n))
-        for item in outs:
-            f = frame_of(item)
-            if f is None or kind(f) not in ("sack", "probe-answer"):
-                continue
+        for item, f in frames(outs, ("sack", "probe-answer")):
             qp, at = ctx.local_qp_of(f), int(item["at"])
             total = acc.get(qp, 0) + sum(n for t, q, n in batch if q == qp and t <= at)
             v = (total // 256) & U24
             if v != f.get("cc_state", "rcvd_bytes"):
                 f.set("cc_state", "rcvd_bytes", v)
-                f.seal()
-                put_frame(item, f)
-                ctx.mutated(m.name)
+                put(ctx, m, item, f)
         for _, q, n in batch:
             acc[q] = acc.get(q, 0) + n
         return outs
@@ -10243,10 +10171,7 @@ def _(ctx, outs, m=m):
                 and st["placed"].get((w["qp"], w["psn"])) is None]
     placed = [(int(item["at"]), event_of(item)) for item in outs
               if (event_of(item) or {}).get("event") == "dma_write"]
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("sack", "probe-answer"):
-            continue
+    for item, f in frames(outs, ("sack", "probe-answer")):
         qp, at = ctx.local_qp_of(f), int(item["at"])
         more = sum(len(w["payload"]) for w in rejected if w["qp"] == qp and w["at"] <= at)
         if not extra.get(qp) and not more:
@@ -10256,9 +10181,7 @@ def _(ctx, outs, m=m):
         v = (total // 256) & U24
         if v != f.get("cc_state", "rcvd_bytes"):
             f.set("cc_state", "rcvd_bytes", v)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
     for _, ev in placed:
         acc[ev.get("qpn")] = acc.get(ev.get("qpn"), 0) + _payload_len(ev)
     for w in rejected:
@@ -10350,9 +10273,7 @@ def _(ctx, outs, m=m):
         e = last.get(ctx.local_qp_of(f))
         if e is not None and e != f.ev():
             f.set_ev(e)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
     return outs
 
 
@@ -10395,9 +10316,7 @@ def _(ctx, outs, m=m):
             f.set("seth", "sack_bitmap", bm)
             f.set("seth", "cack_psn", cack)
             f.set("bth", "psn", cack)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
     return outs
 
 
@@ -10721,10 +10640,7 @@ def seventh_stale_ev(m, name, changes):
     @m.hook("outputs")
     def _(ctx, outs):
         st = ctx.state.setdefault(name, {})
-        for item in outs:
-            f = frame_of(item)
-            if f is None or kind(f) != "data":
-                continue
+        for item, f in frames(outs, ("data",)):
             qp = ctx.local_qp_of(f)
             pend = st.get(qp)
             if pend is None or int(item["at"]) <= pend[0]:
@@ -10839,17 +10755,12 @@ m = fault("probe-id-same-cycle",
 @m.hook("outputs")
 def _(ctx, outs, m=m):
     last = {}
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "probe":
-            continue
+    for item, f in frames(outs, ("probe",)):
         key = (f.get("bth", "dest_qp"), int(item["at"]))
         pid = f.get("peth", "probe_id")
         if key in last and last[key] != pid:
             f.set("peth", "probe_id", last[key])
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
         else:
             last[key] = pid
     return outs
@@ -11646,9 +11557,7 @@ def rx7_same_instant(m, kinds, copy_fields):
             for (h, n), v in zip(copy_fields, vals):
                 f.set(h, n, v)
             if bytes(f.b) != before:
-                f.seal()
-                put_frame(item, f)
-                ctx.mutated(m.name)
+                put(ctx, m, item, f)
         return outs
 
 
@@ -11732,10 +11641,7 @@ m = fault("rcv-half-space-as-dup",
 
 @m.hook("inputs")
 def _(ctx, ins, m=m):
-    for item in ins:
-        f = frame_of(item)
-        if f is None or not f.is_write() or not sound(f):
-            continue
+    for item, f in frames(ins, ("data",), only_sound=True):
         qp = f.get("bth", "dest_qp")
         if qp not in ctx.qps:
             continue
@@ -11745,9 +11651,7 @@ def _(ctx, ins, m=m):
             # The device is given a far duplicate in its place: its answer is the SACK of
             # a duplicate with ack_psn_offset clamped, as the faulty comparator gives.
             f.set("bth", "psn", (win["epsn"] - 0x8001) & U24)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
             continue
         window_take(ctx, win, p)
     return ins
@@ -13589,10 +13493,7 @@ def rx8_as_duplicate(m, pred):
     @m.hook("inputs")
     def _(ctx, ins):
         st = ctx.state.setdefault(m.name, {})
-        for item in ins:
-            f = frame_of(item)
-            if f is None or not f.is_write() or not sound(f):
-                continue
+        for item, f in frames(ins, ("data",), only_sound=True):
             qp = f.get("bth", "dest_qp")
             if qp not in ctx.qps:
                 continue
@@ -13674,10 +13575,7 @@ def _(ctx, outs, m=m):
     st = ctx.state.setdefault(m.name, {})
     flags = []
     rx8_retired(outs, lambda qp, msn, n, item: flags.append((int(item["at"]), qp, msn)))
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("ack", "nak"):
-            continue
+    for item, f in frames(outs, ("ack", "nak")):
         qp, at = ctx.local_qp_of(f), int(item["at"])
         # The register holds the latest retirement by this time; the QP's own retirement
         # at this very time is the one that caused the ACK.
@@ -13697,9 +13595,7 @@ def _(ctx, outs, m=m):
             continue
         if f.get("aeth", "msn") != msn & U24:
             f.set("aeth", "msn", msn & U24)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
     if flags:
         st["last"] = flags[-1][1:]
     return outs
@@ -13897,9 +13793,7 @@ def _(ctx, ins, m=m):
         while bad in keys:
             bad = (bad + 1) & 0xFFFFFFFF
         f.set("reth", "rkey", bad)
-        f.seal()
-        put_frame(item, f)
-        ctx.mutated(m.name)
+        put(ctx, m, item, f)
     return ins
 
 
@@ -14082,9 +13976,7 @@ def _(ctx, outs, m=m):
             off = (trig - new) & U24
             off = off - (1 << 24) if off >= 0x800000 else off
             f.set("seth", "ack_psn_offset", max(-0x8000, min(off, 0x7FFF)) & 0xFFFF)
-        f.seal()
-        put_frame(item, f)
-        ctx.mutated(m.name)
+        put(ctx, m, item, f)
     return outs
 
 
@@ -14109,9 +14001,7 @@ def _(ctx, outs, m=m):
         w = trigger_of(st, ctx.local_qp_of(f), int(item["at"]))
         if w is not None and is_dup(st, w) and f.get("aeth", "msn") != w["msn"]:
             f.set("aeth", "msn", w["msn"] & U24)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
     return outs
 
 

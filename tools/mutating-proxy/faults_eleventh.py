@@ -10,23 +10,14 @@ at wrap. Each fault is one realistic RTL bug of that kind.
 `faults.py` imports this module last, so the helpers it uses are defined.
 """
 
-import json
-
 from faults import U24, profile
 from mods import (
-    CQE, completion_entry, cqe_decode, cqe_encode, event_of, fault, flag_fields, flag_value,
-    frame_of, kind, mutate_completion, out_frames, put_frame, sound,
+    CQE, completion_entry, cqe_decode, cqe_encode, event_of, fault, fifo_twice_at_wrap,
+    flag_fields, flag_value, frame_of, frames, kind, mutate_completion, out_frames, put, sound,
 )
 
 
 # ---- helpers -------------------------------------------------------------------------------
-
-def put(ctx, m, item, f, seal=True):
-    if seal:
-        f.seal()
-    put_frame(item, f)
-    ctx.mutated(m.name)
-
 
 def stale_field(m, kinds, hdr, field, key, reset=None, when=None):
     """A field register loaded one frame late: each frame of `kinds` carries the value the
@@ -48,36 +39,6 @@ def stale_field(m, kinds, hdr, field, key, reset=None, when=None):
                 f.set(hdr, field, new)
                 put(ctx, m, item, f)
         return outs
-
-
-def fifo_twice_at_wrap(m, accepts, depth=4):
-    """A FIFO of `depth` entries whose read pointer, at its wrap, returns the entry it read
-    last once more: every output `accepts(item)` takes whose count is a multiple of `depth`
-    (the first excepted) is replaced by a copy of the one before it, at its own time."""
-
-    @m.hook("outputs")
-    def _(ctx, outs, m=m):
-        st = ctx.state.setdefault(m.name, {"n": 0, "last": None})
-        res = []
-        for item in outs:
-            if not accepts(item):
-                res.append(item)
-                continue
-            n, prev = st["n"], st["last"]
-            st["n"] = n + 1
-            st["last"] = item
-            if n and n % depth == 0 and prev is not None:
-                copy = {"at": item["at"], "output": _deep(prev["output"])}
-                if copy["output"] != item["output"]:
-                    ctx.mutated(m.name)
-                res.append(copy)
-                continue
-            res.append(item)
-        return res
-
-
-def _deep(x):
-    return json.loads(json.dumps(x))
 
 
 def is_event(name, side=None):
@@ -155,10 +116,7 @@ m = fault("data-icrc-of-previous-frame",
 @m.hook("outputs")
 def _(ctx, outs, m=m):
     prev = None
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "data":
-            continue
+    for item, f in frames(outs, ("data",)):
         at = int(item["at"])
         if prev is not None and prev[0] == at and prev[1] != f.icrc_found():
             own = f.icrc_found()
@@ -231,10 +189,7 @@ m = fault("data-dest-qp-of-previous-packet",
 @m.hook("outputs")
 def _(ctx, outs, m=m):
     prev = None
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "data":
-            continue
+    for item, f in frames(outs, ("data",)):
         at, qp = int(item["at"]), f.get("bth", "dest_qp")
         if prev is not None and prev[0] == at and prev[1] != qp:
             f.set("bth", "dest_qp", prev[1])
@@ -450,20 +405,8 @@ m = fault("cmd-fifo-twice-at-wrap",
           ["REC-IF-010", "REC-IF-011", "REC-IF-012", "EV-STATE-003", "EV-PROBE-005"])
 
 
-@m.hook("inputs")
-def _(ctx, ins, m=m):
-    st = ctx.state.setdefault(m.name, {"n": 0, "last": None})
-    for item in ins:
-        body = item.get("input") or {}
-        if body.get("kind") != "cpu":
-            continue
-        n, prev = st["n"], st["last"]
-        st["n"] = n + 1
-        st["last"] = _deep(body.get("command"))
-        if n and n % 4 == 0 and prev is not None and prev != body.get("command"):
-            body["command"] = _deep(prev)
-            ctx.mutated(m.name)
-    return ins
+fifo_twice_at_wrap(m, lambda item: (item.get("input") or {}).get("kind") == "cpu",
+                   hook="inputs")
 
 
 m = fault("probe-psn-before-write",
@@ -500,10 +443,7 @@ m = fault("probe-ev-of-previous-probe",
 @m.hook("outputs")
 def _(ctx, outs, m=m):
     last = ctx.state.setdefault(m.name, {})
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "probe":
-            continue
+    for item, f in frames(outs, ("probe",)):
         qp, own = ctx.local_qp_of(f), f.ev()
         prev = last.get(qp, own)
         last[qp] = own

@@ -13,7 +13,7 @@ import roce
 from faults import U24, rx5_answered, rx5_place_rejected, rx_state, track_rx, trigger_of
 from mods import (
     completion_entry, event_of, fault, flag_fields, flag_value, frame_of, kind,
-    mutate_completion, out_frames, put_frame, shared_mode,
+    mutate_completion, out_frames, put, shared_mode,
 )
 
 FLUSHED = 0x15
@@ -751,9 +751,7 @@ def _(ctx, ins, m=m):
         f = frame_of(item)
         if f is not None and kind(f) == "nak" and f.get("aeth", "syndrome") == 0x60:
             f.set("aeth", "syndrome", 0x1F)
-            f.seal()
-            put_frame(item, f)
-            ctx.mutated(m.name)
+            put(ctx, m, item, f)
     return ins
 
 

@@ -10,8 +10,8 @@ registers outlive the command. Each fault is one realistic RTL bug of that kind.
 
 from faults import U24, in_cpu, profile, ring_faults
 from mods import (
-    completion_entry, cqe_decode, cqe_encode, delay, event_of, fault, frame_of, kind,
-    mutate_completion, out_frames, put_frame, shared_mode, sound,
+    completion_entry, cqe_decode, cqe_encode, delay, event_of, fault, frame_of, frames, kind,
+    mutate_completion, out_frames, put, shared_mode, sound,
 )
 
 
@@ -27,20 +27,11 @@ def domain_of(ctx, qp):
 
 def write_inputs(ins):
     """The sound write frames among the inputs, with their items."""
-    for item in ins:
-        f = frame_of(item)
-        if f is not None and f.is_write() and sound(f):
-            yield item, f
+    return frames(ins, ("data",), only_sound=True)
 
 
 def report(ev, name):
     return ev is not None and ev.get("event") == "report" and ev.get("report") == name
-
-
-def put(ctx, m, item, f):
-    f.seal()
-    put_frame(item, f)
-    ctx.mutated(m.name)
 
 
 def last_write_qp(ctx, at):
@@ -177,10 +168,7 @@ m = fault("sack-same-instant-ev-of-first",
 @m.hook("outputs")
 def _(ctx, outs, m=m):
     seen = ctx.state.setdefault(m.name, {})
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "sack":
-            continue
+    for item, f in frames(outs, ("sack",)):
         at, qp = int(item["at"]), ctx.local_qp_of(f)
         first = seen.setdefault(at, (qp, f.ev()))
         if first[0] != qp and f.ev() != first[1]:
@@ -479,10 +467,7 @@ m = fault("sack-applied-to-low-bits-alias",
 @m.hook("inputs")
 def _(ctx, ins, m=m):
     order = list(ctx.qps)
-    for item in ins:
-        f = frame_of(item)
-        if f is None or kind(f) not in ("sack", "probe-answer", "nack") or not sound(f):
-            continue
+    for item, f in frames(ins, ("sack", "probe-answer", "nack"), only_sound=True):
         qp = f.get("bth", "dest_qp")
         if qp not in ctx.qps:
             continue
@@ -612,10 +597,7 @@ def _(ctx, outs, m=m):
     if not shared_domain_qps(ctx):
         return outs
     see_responder_msns(ctx, m, outs)
-    for item in outs:
-        f = frame_of(item)
-        if f is None or kind(f) != "ack":
-            continue
+    for item, f in frames(outs, ("ack",)):
         qp, msn = ctx.local_qp_of(f), f.get("aeth", "msn") & 0xFFFF
         k = own_index(ctx, m, qp, msn)
         if k != msn:

@@ -199,17 +199,33 @@ def sound(f):
     return c == 0 or c == f.udp_checksum()
 
 
-def each_frame(ctx, items, kinds, fn, why, seal=True, only_sound=False):
-    """Calls `fn(ctx, f, item)` on every frame of `kinds` ("*" for all); when `fn` changed
-    the bytes, seals the frame (unless `seal` is False or `fn` returned False), writes the
-    bytes back and counts a mutation. With `only_sound`, frames a NIC would discard are
-    left alone."""
+def frames(items, kinds="*", only_sound=False):
+    """Yields `(item, f)` for every frame of `kinds` ("*" for all) among `items`; with
+    `only_sound`, only the frames a NIC acts on."""
     for item in items:
         f = frame_of(item)
         if f is None or (kinds != "*" and kind(f) not in kinds):
             continue
         if only_sound and not sound(f):
             continue
+        yield item, f
+
+
+def put(ctx, m, item, f, seal=True):
+    """Writes frame `f` back into `item`, sealed unless `seal` is False, and counts a
+    mutation of `m`."""
+    if seal:
+        f.seal()
+    put_frame(item, f)
+    ctx.mutated(m.name)
+
+
+def each_frame(ctx, items, kinds, fn, why, seal=True, only_sound=False):
+    """Calls `fn(ctx, f, item)` on every frame of `kinds` ("*" for all); when `fn` changed
+    the bytes, seals the frame (unless `seal` is False or `fn` returned False), writes the
+    bytes back and counts a mutation. With `only_sound`, frames a NIC would discard are
+    left alone."""
+    for item, f in frames(items, kinds, only_sound):
         before = bytes(f.b)
         r = fn(ctx, f, item)
         if bytes(f.b) == before:
@@ -425,3 +441,55 @@ def delay(ctx, item, ns, why):
     if ns:
         item["at"] = int(item["at"]) + int(ns)
         ctx.mutated(why)
+
+
+def latency_of(why, which, ns=None):
+    """An outputs hook that makes the outputs `which(item)` selects visible `ns(ctx)` ns
+    later: half of the scenario's late_ns when `ns` is None."""
+
+    def hook(ctx, outs):
+        for item in outs:
+            if which(item):
+                delay(ctx, item, ctx.late_ns // 2 if ns is None else ns(ctx), why)
+        return outs
+
+    return hook
+
+
+def every(item):
+    """Selects every output (for `latency_of`)."""
+    return True
+
+
+# ---- FIFOs --------------------------------------------------------------------------------
+
+
+def deep(x):
+    """A deep copy of a JSON value."""
+    return json.loads(json.dumps(x))
+
+
+def fifo_twice_at_wrap(m, accepts, depth=4, hook="outputs"):
+    """A FIFO of `depth` entries whose read pointer, at its wrap, returns the entry it read
+    last once more: every item of `hook` that `accepts(item)` takes whose count is a
+    multiple of `depth` (the first excepted) is replaced by a copy of the one before it, at
+    its own time."""
+    part = "output" if hook == "outputs" else "input"
+
+    @m.hook(hook)
+    def _(ctx, items, m=m):
+        st = ctx.state.setdefault(m.name, {"n": 0, "last": None})
+        res = []
+        for item in items:
+            if not accepts(item):
+                res.append(item)
+                continue
+            n, prev = st["n"], st["last"]
+            st["n"] = n + 1
+            st["last"] = deep(item[part])
+            if n and n % depth == 0 and prev is not None:
+                if prev != item[part]:
+                    ctx.mutated(m.name)
+                item = {"at": item["at"], part: deep(prev)}
+            res.append(item)
+        return res

@@ -14,10 +14,9 @@ so the helpers it uses are defined.
 
 from faults import (
     _answer_queue, _is_memory, _is_report, _is_sender_note, _kinds, _output_group,
-    _send_queue, combined, host_groups, instants, latency_of, note_error_cq, on_tick,
-    stall_behind,
+    _send_queue, combined, host_groups, instants, note_error_cq, on_tick, stall_behind,
 )
-from mods import completion_entry, event_of, frame_of, is_first, kind, variant
+from mods import completion_entry, event_of, frame_of, is_first, kind, latency_of, variant
 
 
 # ---- helpers -------------------------------------------------------------------------------

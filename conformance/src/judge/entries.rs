@@ -77,11 +77,11 @@ pub(super) fn judge(
         if c.side == Side::Requester && entry.is_receive {
             violations.retain(|v| v.requirement != "CQE-RECV-001");
             let rule = if entry.status.is_doorbell_reject() {
-                "CQE-REJECT-001"
+                crate::req::CQE_REJECT_001
             } else if entry.status.is_success() {
-                "CQE-SEND-001"
+                crate::req::CQE_SEND_001
             } else {
-                "CQE-SEND-002"
+                crate::req::CQE_SEND_002
             };
             div.push(Divergence {
                 fields: vec![FieldDiff::new("is_receive", "false".into(), "true".into())],
@@ -95,9 +95,13 @@ pub(super) fn judge(
         }
         for v in violations {
             let torn = prior.is_some_and(|(got, held)| torn_split(&got, &held, v.requirement));
-            let rule = if torn { "CQE-RING-003.b" } else { entry_clause(v.requirement) };
             let what = format!("completion entry: {} ({} = {:#x})", v.rule, v.field, v.value);
-            div.push(Divergence::of_output(at, rule, what, e));
+            let d = if torn {
+                Divergence::named(at, crate::req::CQE_RING_003_B, what)
+            } else {
+                Divergence::by_id(at, entry_clause(v.requirement), what)
+            };
+            div.push(Divergence { actual: Some(render_event(e)), ..d });
         }
         if entry.has_timestamp {
             // CQE-TS-001 (SHOULD): the low 32 bits of one nanosecond clock. Two entries'
@@ -112,7 +116,7 @@ pub(super) fn judge(
                     );
                     div.push(Divergence {
                         should_only: true,
-                        ..Divergence::of_output(at, "CQE-TS-001.a", what, e)
+                        ..Divergence::of_output(at, crate::req::CQE_TS_001_A, what, e)
                     });
                 }
             }
@@ -121,7 +125,7 @@ pub(super) fn judge(
         let Some(q) = &c.queue else { continue };
         if q.addr % 32 != 0 {
             let what = format!("a completion entry written at {:#x}, not 32-byte aligned", q.addr);
-            div.push(Divergence::of_output(at, "CQE-RING-003.a", what, e));
+            div.push(Divergence::of_output(at, crate::req::CQE_RING_003_A, what, e));
         }
         let k = written.entry(q.cq).or_default();
         let ordinal = *k;
@@ -154,7 +158,7 @@ pub(super) fn judge(
                      the consumer had not released ({released} released)",
                     q.cq, q.slot
                 );
-                div.push(Divergence::of_output(at, "CQE-RING-004.a", what, e));
+                div.push(Divergence::of_output(at, crate::req::CQE_RING_004_A, what, e));
             }
         }
     }

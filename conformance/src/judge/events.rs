@@ -16,6 +16,7 @@ use super::obs::{In, Obs};
 use super::sequences::full_stop;
 use super::{Divergence, Frame, Kind, peer_map, render_event};
 use crate::placement;
+use crate::req::Clause;
 
 mod why;
 use why::{
@@ -65,15 +66,12 @@ pub(super) fn qp_errors(o: &Obs<'_>, div: &mut Vec<Divergence>, checked: &mut us
                 };
                 let stop = full_stop(e).is_some() && !obs.iter().any(|(_, o)| flushed(o));
                 div.push(Divergence {
-                    at: r.at.0,
-                    requirement: if stop { "CQE-RING-004.b" } else { "REC-IF-009" }.into(),
-                    what: format!("QP {qpn} was expected to go to the error state"),
                     expected: Some(render_event(e)),
-                    actual: None,
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
+                    ..Divergence::named(
+                        r.at.0,
+                        if stop { crate::req::CQE_RING_004_B } else { crate::req::REC_IF_009 },
+                        format!("QP {qpn} was expected to go to the error state"),
+                    )
                 });
             }
         }
@@ -124,30 +122,32 @@ fn judge_placement(
                 // CONF-CMP-023: a packet is placed only after a copy of it arrived.
                 let (q, p) = (w.qpn.value(), w.psn.value());
                 if !arrivals.arrived(q, p, *at) {
-                    let (requirement, what) = match arrivals.only_discarded(q, p, *at) {
-                        Some(reason) => (reason, "a DMA write of a frame to discard".to_string()),
-                        None => (
-                            "RCV-PLACE-003.a",
+                    let d = match arrivals.only_discarded(q, p, *at) {
+                        Some(reason) => Divergence::by_id(
+                            *at,
+                            reason,
+                            "a DMA write of a frame to discard".into(),
+                        ),
+                        None => Divergence::named(
+                            *at,
+                            crate::req::RCV_PLACE_003_A,
                             format!("a DMA write of PSN {p}, of which no copy had arrived"),
                         ),
                     };
-                    div.push(Divergence::of_output(*at, requirement, what, e));
+                    div.push(Divergence { actual: Some(render_event(e)), ..d });
                 } else if let Some(rule) = arrivals.only_refused(q, p, *at) {
                     // Placed, though every copy of it so far is one a receive check
                     // discards: the discard rule of that check is broken.
                     div.push(Divergence {
-                        at: *at,
-                        requirement: rule.into(),
-                        what: format!(
-                            "a DMA write of PSN {p}, whose copies by then were all writes the \
-                             receive checks discard ({rule})"
-                        ),
-                        expected: None,
                         actual: Some(render_event(e)),
-                        fields: vec![],
-                        should_only: false,
-                        check: "",
-                        clause: None,
+                        ..Divergence::by_id(
+                            *at,
+                            rule,
+                            format!(
+                                "a DMA write of PSN {p}, whose copies by then were all writes the \
+                             receive checks discard ({rule})"
+                            ),
+                        )
                     });
                 }
                 placed.write_of.push((*at, *e));
@@ -192,24 +192,21 @@ impl Placed<'_> {
             placement::Finding::Missing { range, offset, differ } => {
                 let (r, x) = (self.recs[range], &self.ranges[range]);
                 Divergence {
-                    at: r.at.0,
-                    requirement: placement_due(scenario, arrivals, r).into(),
-                    what: format!(
-                        "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
-                        x.bytes.len(),
-                        x.va
-                    ),
                     expected: Some(format!(
                         "DMA write qp {:#x} va {:#x} {} B",
                         x.qp,
                         x.va,
                         x.bytes.len()
                     )),
-                    actual: None,
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
+                    ..Divergence::named(
+                        r.at.0,
+                        placement_due(scenario, arrivals, r),
+                        format!(
+                            "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
+                            x.bytes.len(),
+                            x.va
+                        ),
+                    )
                 }
             }
             placement::Finding::BeforeFlag { range, flag } => {
@@ -219,59 +216,47 @@ impl Placed<'_> {
                 // for complete too soon (RCV-MSG-003); one after it, before its bytes
                 // landed, wrote the flag before the data (FLAG-ORDER-001).
                 let (requirement, what) = if early_complete(arrivals, r, at) {
-                    ("RCV-MSG-003", "before a packet of it had arrived, with its data at")
+                    (crate::req::RCV_MSG_003, "before a packet of it had arrived, with its data at")
                 } else {
-                    ("FLAG-ORDER-001", "before its data at")
+                    (crate::req::FLAG_ORDER_001, "before its data at")
                 };
                 Divergence {
-                    at,
-                    requirement: requirement.into(),
-                    what: format!("the flag of message {} came {what} {:#x}", x.msn, x.va),
                     expected: Some(render_event(match &r.body {
                         Body::Event { event } => event,
                         _ => return None,
                     })),
-                    actual: None,
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
+                    ..Divergence::named(
+                        at,
+                        requirement,
+                        format!("the flag of message {} came {what} {:#x}", x.msn, x.va),
+                    )
                 }
             }
             placement::Finding::Outside { write, va, len } => Divergence {
-                at: writes[write].0,
-                requirement: "RCV-PLACE-003.a".into(),
-                what: format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
-                expected: None,
                 actual: Some(render_event(writes[write].1)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::named(
+                    writes[write].0,
+                    crate::req::RCV_PLACE_003_A,
+                    format!("a DMA write of {len} B the scenario does not expect, from {va:#x}"),
+                )
             },
             placement::Finding::AfterFlag { write } => Divergence {
-                at: writes[write].0,
-                requirement: "FLAG-LAST-001".into(),
-                what: "a DMA write after the flag of its message".into(),
-                expected: None,
                 actual: Some(render_event(writes[write].1)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::named(
+                    writes[write].0,
+                    crate::req::FLAG_LAST_001,
+                    "a DMA write after the flag of its message".into(),
+                )
             },
             placement::Finding::Twice { write, va, len } => Divergence {
-                at: writes[write].0,
-                requirement: "RCV-PLACE-004".into(),
-                what: format!(
-                    "a DMA write places {len} B again, from {va:#x}: each byte is placed once"
-                ),
-                expected: None,
                 actual: Some(render_event(writes[write].1)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::named(
+                    writes[write].0,
+                    crate::req::RCV_PLACE_004,
+                    format!(
+                        "a DMA write places {len} B again, from {va:#x}: each byte is placed once"
+                    ),
+                )
             },
         };
         Some(d)
@@ -311,24 +296,18 @@ pub(super) fn judge_retransmit_reports(
             Some(s) => s.3 = true,
             None => div.push(Divergence::of_output(
                 t,
-                "REC-IF-008",
+                crate::req::REC_IF_008,
                 "a Retransmitted report without a retransmission of that PSN".into(),
                 e,
             )),
         }
     }
     for (qp, psn, at, _) in sent.into_iter().filter(|s| !s.3) {
-        div.push(Divergence {
+        div.push(Divergence::named(
             at,
-            requirement: "REC-IF-008".into(),
-            what: format!("the retransmission of PSN {psn} on QP {qp} was not reported"),
-            expected: None,
-            actual: None,
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
-        });
+            crate::req::REC_IF_008,
+            format!("the retransmission of PSN {psn} on QP {qp} was not reported"),
+        ));
     }
 }
 
@@ -416,21 +395,17 @@ pub(super) fn judge_reports(
         }
         let deadline = r.at.0.saturating_add(late_ns);
         div.push(Divergence {
-            at: r.at.0,
-            requirement: (!alike)
-                .then(|| not_taken(r.at.0, inputs))
-                .flatten()
-                .or_else(|| stale_sack(rep, r.at.0, inputs))
-                .or_else(|| missed_transition(rep, r.at.0, inputs, obs))
-                .unwrap_or(req)
-                .into(),
-            what: format!("an expected report did not come by {deadline} ns"),
             expected: Some(render_event(e)),
-            actual: None,
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::by_id(
+                r.at.0,
+                (!alike)
+                    .then(|| not_taken(r.at.0, inputs))
+                    .flatten()
+                    .or_else(|| stale_sack(rep, r.at.0, inputs))
+                    .or_else(|| missed_transition(rep, r.at.0, inputs, obs))
+                    .unwrap_or(req),
+                format!("an expected report did not come by {deadline} ns"),
+            )
         });
     }
     let expected_errors = |k: &str| {
@@ -492,7 +467,8 @@ pub(super) fn judge_reports(
                 .unwrap_or(req),
             _ => req,
         };
-        div.push(Divergence::of_output(*t, req, "a report the scenario does not expect".into(), e));
+        let what = "a report the scenario does not expect".into();
+        div.push(Divergence { actual: Some(render_event(e)), ..Divergence::by_id(*t, req, what) });
     }
 }
 
@@ -588,13 +564,14 @@ fn early_complete(arrivals: &Arrivals, r: &Record, at: u64) -> bool {
     copies.and_then(|c| c.iter().map(|c| c.at).min()).is_some_and(|first| at < first)
 }
 
-fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'static str {
-    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return "RCV-PLACE-003.a" };
+fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> Clause {
+    use crate::req::{BTH_PSN_002, RCV_PLACE_003_A, RET_CAP_001, TSETH_TS_001_A};
+    let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return RCV_PLACE_003_A };
     let (qpn, psn) = (w.qpn.value(), w.psn.value());
     // A write whose MSN only a shared table of 4096 entries holds: the device's table
     // holds fewer.
     if arrivals.shared_far(qpn, psn) {
-        return "RET-CAP-001";
+        return RET_CAP_001;
     }
     let wrapped = scenario.injects().filter(|i| i.at <= r.at).any(|i| match &i.body {
         Body::Frame { bytes, .. } => decode(bytes)
@@ -603,7 +580,7 @@ fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'stat
         _ => false,
     });
     if wrapped {
-        return "BTH-PSN-002";
+        return BTH_PSN_002;
     }
     // A write stamped lower than an earlier write of its QP: a responder that orders
     // writes by their stamps drops it (TSETH-TS-001.a).
@@ -617,7 +594,7 @@ fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> &'stat
                 .flat_map(|(_, v)| v)
                 .any(|o| o.at < c.at && o.ts > c.ts)
     });
-    if stale { "TSETH-TS-001.a" } else { "RCV-PLACE-003.a" }
+    if stale { TSETH_TS_001_A } else { RCV_PLACE_003_A }
 }
 
 /// `EvState` reports judged by truth where the scenario expects none (design 9.3, in part):
@@ -646,9 +623,7 @@ pub(super) fn judge_ev_state_truth(
         };
         div.push(Divergence {
             actual: Some(render_event(e)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(*t, crate::req::REC_IF_016, what)
+            ..Divergence::named(*t, crate::req::REC_IF_016, what)
         });
     }
 }

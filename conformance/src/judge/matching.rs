@@ -373,9 +373,7 @@ fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<D
         div.push(Divergence {
             expected: Some(render_frame(ef.bytes)),
             actual: Some(render_frame(of.bytes)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(
+            ..Divergence::named(
                 of.at.min(rec.at.0),
                 fit_probe(cx, e, i).unwrap_or_else(|| due_rule(cx, e, Some(of.at))),
                 what,
@@ -397,9 +395,7 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     if let Some(what) = unacked::completed_unacked(cx, e) {
         return Divergence {
             expected: Some(render_frame(ef.bytes)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(rec.at.0, SND_ACK_005, what)
+            ..Divergence::named(rec.at.0, SND_ACK_005, what)
         };
     }
     let cause = named_cause(cx, e, None);
@@ -410,9 +406,7 @@ fn missing(cx: &Ctx<'_>, e: usize) -> Divergence {
     };
     Divergence {
         expected: Some(render_frame(ef.bytes)),
-        should_only: false,
-        check: "",
-        ..Divergence::of(rec.at.0, cause.rule, what.into())
+        ..Divergence::named(rec.at.0, cause.rule, what.into())
     }
 }
 
@@ -432,9 +426,7 @@ fn sent_elsewhere(cx: &Ctx<'_>, e: usize) -> Option<Divergence> {
         Some(Divergence {
             expected: Some(render_frame(ef.bytes)),
             actual: Some(render_frame(o.bytes)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(
+            ..Divergence::named(
                 rec.at.0,
                 rule,
                 format!("an expected packet was sent to QP {to:#x}, not to QP {qp:#x}"),

@@ -273,19 +273,35 @@ impl Divergence {
         }
     }
 
-    /// A divergence of the device's output `e` at `at`, named by `requirement` (a line's
-    /// ID or a clause, settled later).
-    fn of_output(at: u64, requirement: &str, what: String, e: &NicEvent) -> Divergence {
-        Divergence {
-            at,
-            requirement: requirement.into(),
-            clause: None,
-            what,
-            expected: None,
-            actual: Some(render_event(e)),
-            fields: vec![],
-            should_only: false,
-            check: "",
+    /// A divergence of the device's output `e` at `at` from `clause`; whether it is
+    /// SHOULD-only is left to the report, which reads the specification.
+    fn of_output(at: u64, clause: Clause, what: String, e: &NicEvent) -> Divergence {
+        Divergence { actual: Some(render_event(e)), ..Divergence::named(at, clause, what) }
+    }
+
+    /// A divergence from `clause`, not marked SHOULD-only: the report marks it from the
+    /// specification, and the scoreboard where a requirement holds a MUST and a SHOULD.
+    fn named(at: u64, clause: Clause, what: String) -> Divergence {
+        Divergence { should_only: false, ..Divergence::of(at, clause, what) }
+    }
+
+    /// A divergence from a rule found at run time by its ID (a discard rule, a field's
+    /// rule, a codec violation's rule): the one path from a string to a [`Clause`]. An ID
+    /// the specification does not define stays the requirement as it is, with no clause.
+    fn by_id(at: u64, id: &str, what: String) -> Divergence {
+        match Clause::parse(id) {
+            Some(c) => Divergence::named(at, c, what),
+            None => Divergence {
+                at,
+                requirement: id.into(),
+                clause: None,
+                what,
+                expected: None,
+                actual: None,
+                fields: vec![],
+                should_only: false,
+                check: "",
+            },
         }
     }
 
@@ -402,18 +418,16 @@ pub fn over_cap(scenario: &Scenario, sent: u64, at: Timestamp) -> Judgement {
     let cap = output_cap(scenario);
     Judgement {
         divergences: vec![Divergence {
-            at: at.0,
-            requirement: "CONF-CMP-044".into(),
-            clause: None,
-            what: format!(
-                "the device sent {sent} outputs up to the scenario's end, more than the \
-                 {cap} it may send; none was judged"
-            ),
             expected: Some(format!("at most {cap} outputs")),
             actual: Some(format!("{sent} outputs")),
-            fields: vec![],
-            should_only: false,
-            check: "",
+            ..Divergence::named(
+                at.0,
+                crate::req::CONF_CMP_044,
+                format!(
+                    "the device sent {sent} outputs up to the scenario's end, more than the \
+                     {cap} it may send; none was judged"
+                ),
+            )
         }],
         checked: 0,
     }

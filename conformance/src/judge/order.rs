@@ -31,6 +31,7 @@ use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOu
 
 use super::obs::{In, Kind};
 use super::{Divergence, events::payload_bytes, render_event, render_frame};
+use crate::req::Clause;
 use openrdma_codec::Msn;
 
 /// A work request: device QP, MSN, generation.
@@ -66,14 +67,18 @@ enum Rule {
 }
 
 impl Rule {
-    fn requirement(self) -> &'static str {
+    fn clause(self) -> Clause {
+        use crate::req::{
+            FLAG_ORDER_002, FLAG_SEND_001_A, ORD_SEND_001, ORD_SEND_002_B, ORD_SEND_003,
+            RET_SEND_001,
+        };
         match self {
-            Rule::RecvEntryLate => "FLAG-ORDER-002",
-            Rule::SendEntryLate => "ORD-SEND-001",
-            Rule::WriteAfterSendFlag => "ORD-SEND-003",
-            Rule::DataAfterSendFlag => "ORD-SEND-002.b",
-            Rule::FlagAgain => "FLAG-SEND-001.a",
-            Rule::CompletedAgain => "RET-SEND-001",
+            Rule::RecvEntryLate => FLAG_ORDER_002,
+            Rule::SendEntryLate => ORD_SEND_001,
+            Rule::WriteAfterSendFlag => ORD_SEND_003,
+            Rule::DataAfterSendFlag => ORD_SEND_002_B,
+            Rule::FlagAgain => FLAG_SEND_001_A,
+            Rule::CompletedAgain => RET_SEND_001,
         }
     }
 }
@@ -291,7 +296,7 @@ pub(super) fn judge(
             continue;
         }
         let o = &observed[b.pos];
-        let mut requirement = b.rule.requirement();
+        let mut requirement = b.rule.clause();
         let (actual, what) = match &o.output {
             Output::Event { event } => (render_event(event), describe(b, event)),
             Output::Frame { bytes, .. } => {
@@ -310,7 +315,7 @@ pub(super) fn judge(
                     _ => false,
                 };
                 if stale {
-                    requirement = "SND-NACK-001.a";
+                    requirement = crate::req::SND_NACK_001_A;
                 }
                 // Inferred lost from a SACK, its message completed by a transport ACK: the
                 // ACK did not make its PSNs known to have arrived (SND-ACK-001.b).
@@ -322,7 +327,7 @@ pub(super) fn judge(
                     _ => false,
                 };
                 if acked && !stale {
-                    requirement = "SND-ACK-001.b";
+                    requirement = crate::req::SND_ACK_001_B;
                 }
                 (
                     render_frame(bytes),
@@ -334,15 +339,8 @@ pub(super) fn judge(
             }
         };
         div.push(Divergence {
-            at: o.at.0,
-            requirement: requirement.into(),
-            what,
-            expected: None,
             actual: Some(actual),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::named(o.at.0, requirement, what)
         });
     }
 
@@ -437,22 +435,19 @@ fn retire_before_next_input(
             let Output::Event { event: dma_event } = &observed[dma].output else { continue };
             let Output::Event { event: flag_event } = &observed[flag].output else { continue };
             div.push(Divergence {
-                at: observed[flag].at.0,
-                requirement: "RET-ORDER-002".into(),
-                what: format!(
-                    "the retirement flag of message {} of QP {:#x} came after a DMA write \
+                actual: Some(render_event(flag_event)),
+                ..Divergence::named(
+                    observed[flag].at.0,
+                    crate::req::RET_ORDER_002,
+                    format!(
+                        "the retirement flag of message {} of QP {:#x} came after a DMA write \
                      that a later input caused ({}): messages a write makes retirable retire \
                      before the next input is handled",
-                    m.1,
-                    m.0,
-                    render_event(dma_event)
-                ),
-                expected: None,
-                actual: Some(render_event(flag_event)),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                        m.1,
+                        m.0,
+                        render_event(dma_event)
+                    ),
+                )
             });
             return;
         }
@@ -535,7 +530,7 @@ mod tests {
     const MSG: MsgKey = (0x11, Msn::new(3));
 
     fn rules(items: &[Item]) -> Vec<(usize, &'static str)> {
-        breaches(items).into_iter().map(|b| (b.pos, b.rule.requirement())).collect()
+        breaches(items).into_iter().map(|b| (b.pos, b.rule.clause().id())).collect()
     }
 
     /// ORD-SEND-001, ORD-SEND-003: the entry before the flag, and nothing of the work

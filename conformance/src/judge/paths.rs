@@ -40,6 +40,7 @@ use openrdma_device::{
 
 use super::obs::In;
 use super::{Divergence, Frame, Kind, render_frame};
+use crate::req::{Clause, EV_STATE_001_B, REC_IF_016, SND_PATH_001, SND_PATH_002, SND_RTX_002_B};
 use openrdma_codec::{Ev, Msn};
 
 mod chosen;
@@ -566,20 +567,13 @@ fn judge_pool(
     let Kind::Data { qp: peer, psn, rtx } = f.kind else { return };
     let t = f.at;
     let mine: Vec<&(&Slot, Possible)> = states.iter().filter(|(s, _)| s.wire == f.ev).collect();
-    let report = |requirement: &str, what: String| Divergence {
-        at: t,
-        requirement: requirement.into(),
-        what,
-        expected: None,
+    let report = |clause: Clause, what: String| Divergence {
         actual: Some(render_frame(f.bytes)),
-        fields: vec![],
-        should_only: false,
-        check: "",
-        clause: None,
+        ..Divergence::named(t, clause, what)
     };
     if mine.is_empty() {
         div.push(report(
-            "SND-PATH-001",
+            SND_PATH_001,
             format!("a data packet on EV {:#x}, which is not in the QP's profile", f.ev),
         ));
         return;
@@ -590,12 +584,12 @@ fn judge_pool(
         // heeded (EV-STATE-001.b), whatever pool the sender formed.
         div.push(if any {
             report(
-                "EV-STATE-001.b",
+                EV_STATE_001_B,
                 format!("a data packet on EV {:#x}, which the scenario made unusable", f.ev),
             )
         } else {
             report(
-                "SND-PATH-002",
+                SND_PATH_002,
                 format!("a data packet on EV {:#x} while no EV of the QP was usable", f.ev),
             )
         });
@@ -607,7 +601,7 @@ fn judge_pool(
             states.iter().find(|(s, p)| !s.backup && p.surely_good() && Some(s.wire) != avoided);
         if let Some((s, _)) = primary {
             div.push(report(
-                "SND-PATH-001",
+                SND_PATH_001,
                 format!(
                     "a data packet on backup EV {:#x} while primary EV {:#x} was usable",
                     f.ev, s.ev
@@ -625,12 +619,12 @@ fn judge_pool(
         let other = states.iter().find(|(s, p)| s.wire != f.ev && p.surely_good());
         if let (false, Some((s, _))) = (claimed, other) {
             div.push(report(
-            "SND-RTX-002.b",
-            format!(
-                "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
-                f.ev, s.ev
-            ),
-        ));
+                SND_RTX_002_B,
+                format!(
+                    "retransmitted on EV {:#x}, the EV of its previous transmission, while EV {:#x} was usable",
+                    f.ev, s.ev
+                ),
+            ));
         }
     }
 }
@@ -661,23 +655,21 @@ fn judge_policy(
     // No EV may be usable: the pool's rule (CONF-CMP-027) judges the packet.
     let first = *allowed.first()?;
     if !allowed.contains(&taken) {
-        let req = policy_requirement(spray, false).unwrap_or("SND-SPRAY-001");
+        let req = policy_requirement(spray, false).unwrap_or(crate::req::SND_SPRAY_001);
         let list = allowed.iter().map(|&i| format!("{:#x}", states[i].0.wire));
         let list = list.collect::<Vec<_>>().join(" or ");
         div.push(Divergence {
-            at: f.at,
-            requirement: req.into(),
-            what: format!("sent on EV {:#x}; the QP's spray policy gives EV {list}", f.ev),
-            expected: None,
             actual: Some(render_frame(f.bytes)),
             fields: vec![super::FieldDiff::new(
                 "entropy",
                 format!("{:#x}", states[first].0.wire),
                 format!("{:#x}", f.ev),
             )],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::named(
+                f.at,
+                req,
+                format!("sent on EV {:#x}; the QP's spray policy gives EV {list}", f.ev),
+            )
         });
     }
     Some((taken + 1) % n)
@@ -752,17 +744,7 @@ pub(super) fn judge_random(tracking: Option<&Tracking>, div: &mut Vec<Divergence
             let (n, k) = (ds.len(), pool.len());
             let count = |ev: Ev| ds.iter().filter(|d| d.ev == ev).count();
             let at = ds.last().map_or(0, |d| d.at);
-            let report = |what: String| Divergence {
-                at,
-                requirement: "SND-SPRAY-002".into(),
-                what,
-                expected: None,
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
-            };
+            let report = |what: String| Divergence::named(at, crate::req::SND_SPRAY_002, what);
             let list = pool.iter().map(|e| format!("{e:#x}")).collect::<Vec<_>>().join(", ");
             if let Some(e) =
                 pool.iter().find(|&&e| count(e) == 0).filter(|_| never_drawn_shows(n, k))
@@ -875,25 +857,22 @@ pub(super) fn judge_reported(
         let returned = state == EvState::Skip
             && skip_since.is_some_and(|&(at, _)| at.saturating_add(hold) <= t);
         let (requirement, why) = if returned {
-            ("REC-IF-016", " more than skip_hold before: its return to GOOD was not reported")
+            (REC_IF_016, " more than skip_hold before: its return to GOOD was not reported")
         } else if none_usable {
-            ("SND-PATH-002", ", and every EV of the QP out of GOOD")
+            (SND_PATH_002, ", and every EV of the QP out of GOOD")
         } else {
-            ("EV-STATE-001.b", "")
+            (EV_STATE_001_B, "")
         };
         div.push(Divergence {
-            at: t,
-            requirement: requirement.into(),
-            what: format!(
-                "a data packet on EV {:#x}, which the device last reported {state:?}{why}",
-                ev.value()
-            ),
-            expected: None,
             actual: Some(render_frame(f.bytes)),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::named(
+                t,
+                requirement,
+                format!(
+                    "a data packet on EV {:#x}, which the device last reported {state:?}{why}",
+                    ev.value()
+                ),
+            )
         });
     }
 }

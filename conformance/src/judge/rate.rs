@@ -215,7 +215,6 @@ fn diverge(obs: &[Frame<'_>], m: Misfit, slack: u64) -> Divergence {
     let apart = super::render::gap(f.at, o.at);
     Divergence {
         actual: Some(render_frame(f.bytes)),
-        check: "",
         ..Divergence::of(
             f.at,
             clause,

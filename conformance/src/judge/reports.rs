@@ -248,15 +248,25 @@ fn unflagged(r: &Reports<'_, '_>, p: &Progress) -> Option<Msn> {
         matches!(w, NicEvent::FlagWrite(f)
             if f.qpn.value() == q && f.side == Side::Requester && f.msn == m)
     };
-    let mut done: Vec<Msn> = whole.keys().copied().filter(|&m| covered(&acks, m, surely)).collect();
-    done.sort_by_key(|m| m.value());
-    done.into_iter().find(|&m| {
+    let done: Vec<Msn> = whole.keys().copied().filter(|&m| covered(&acks, m, surely)).collect();
+    in_send_order(done, &whole).into_iter().find(|&m| {
         let due = r.expected.iter().find(|&&(rec, e)| rec.at.0 >= born && flag_of(e, m));
         due.is_some_and(|&(rec, _)| {
             let by = rec.at.0.saturating_add(r.late);
             !r.obs.iter().any(|&(at, e)| (born..=by).contains(&at) && flag_of(e, m))
         })
     })
+}
+
+/// `msns` in the order the QP sent them: forward from the one sent first, so that the
+/// order holds where the numbers wrap past 2^16 - 1 to 0. `sent` maps each to when its
+/// last packet was first seen.
+fn in_send_order(mut msns: Vec<Msn>, sent: &HashMap<Msn, u64>) -> Vec<Msn> {
+    let first = msns.iter().copied().min_by_key(|m| (sent.get(m).copied(), m.value()));
+    if let Some(first) = first {
+        msns.sort_by_key(|m| m.forward_from(first));
+    }
+    msns
 }
 
 /// Whether QP `q`, created at `born`, reported `QpError` before `t`: its messages are then
@@ -601,4 +611,26 @@ pub(super) fn not_taken(q: u32, at: u64, una: Psn) -> String {
          Progress came for it, and a PSN it acknowledged was sent again",
         una.value()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_order_holds_across_the_wrap() {
+        let m = |v: u16| Msn::new(v);
+        let sent: HashMap<Msn, u64> =
+            [(m(65534), 10), (m(65535), 20), (m(0), 30), (m(1), 40)].into();
+        let got = in_send_order(vec![m(1), m(0), m(65535), m(65534)], &sent);
+        assert_eq!(got, vec![m(65534), m(65535), m(0), m(1)]);
+    }
+
+    #[test]
+    fn send_order_without_a_wrap_is_by_number() {
+        let m = |v: u16| Msn::new(v);
+        let sent: HashMap<Msn, u64> = [(m(3), 10), (m(4), 20), (m(5), 30)].into();
+        assert_eq!(in_send_order(vec![m(5), m(3), m(4)], &sent), vec![m(3), m(4), m(5)]);
+        assert!(in_send_order(vec![], &sent).is_empty());
+    }
 }

@@ -74,15 +74,8 @@ fn psn_diff(a: u32, b: u32) -> i32 {
 
 fn push(div: &mut Vec<Divergence>, f: &Frame<'_>, requirement: &str, what: String) {
     div.push(Divergence {
-        at: f.at,
-        requirement: requirement.into(),
-        what,
-        expected: None,
         actual: Some(render_frame(f.bytes)),
-        fields: vec![],
-        should_only: false,
-        check: "",
-        clause: None,
+        ..Divergence::by_id(f.at, requirement, what)
     });
 }
 
@@ -95,15 +88,9 @@ fn push_field(
     actual: String,
 ) {
     div.push(Divergence {
-        at: f.at,
-        requirement: requirement.into(),
-        what: format!("SACK field {field} is wrong"),
-        expected: None,
         actual: Some(render_frame(f.bytes)),
         fields: vec![FieldDiff::new(field, expected, actual)],
-        should_only: false,
-        check: "",
-        clause: None,
+        ..Divergence::by_id(f.at, requirement, format!("SACK field {field} is wrong"))
     });
 }
 
@@ -193,17 +180,13 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
                 named_due(run, rec.at.0, qp)
             };
             div.push(Divergence {
-                at: rec.at.0,
-                requirement: rule.into(),
-                what: format!(
-                    "no SACK reported cumulative progress to PSN {cack} by {deadline} ns"
-                ),
                 expected: Some(render_frame(ef.bytes)),
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::by_id(
+                    rec.at.0,
+                    rule,
+                    format!("no SACK reported cumulative progress to PSN {cack} by {deadline} ns"),
+                )
             });
             continue;
         }
@@ -219,17 +202,12 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
         // the expected time (a write not placed, which no SACK then claims) goes first.
         if let Some(psn) = unclaimed(ef, obs_frames, qp, deadline).filter(|_| !answered) {
             div.push(Divergence {
-                at: deadline,
-                requirement: named_due(run, rec.at.0, qp).into(),
-                what: format!(
-                    "no SACK reported PSN {psn}, received behind a hole, by {deadline} ns"
-                ),
                 expected: Some(render_frame(ef.bytes)),
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::by_id(
+                    deadline,
+                    named_due(run, rec.at.0, qp),
+                    format!("no SACK reported PSN {psn}, received behind a hole, by {deadline} ns"),
+                )
             });
         }
     }
@@ -260,15 +238,12 @@ fn ack_after_sack(
     }
     let Some(i) = obs_frames[..sack].iter().position(in_window) else { return };
     div.push(Divergence {
-        at: obs_frames[i].at,
-        requirement: RCV_DUP_002.id().into(),
-        what: "the transport ACK that answers a duplicate came before its SACK".into(),
-        expected: None,
         actual: Some(render_frame(obs_frames[i].bytes)),
-        fields: vec![],
-        should_only: false,
-        check: "",
-        clause: Some(RCV_DUP_002),
+        ..Divergence::named(
+            obs_frames[i].at,
+            RCV_DUP_002,
+            "the transport ACK that answers a duplicate came before its SACK".into(),
+        )
     });
 }
 
@@ -307,15 +282,12 @@ fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked:
                 continue;
             }
             div.push(Divergence {
-                at: deadline,
-                requirement: RCV_DUP_001_B.id().into(),
-                what: format!("no SACK answered the duplicate of PSN {psn} by {deadline} ns"),
                 expected: Some(render_frame(ef.bytes)),
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: Some(RCV_DUP_001_B),
+                ..Divergence::named(
+                    deadline,
+                    RCV_DUP_001_B,
+                    format!("no SACK answered the duplicate of PSN {psn} by {deadline} ns"),
+                )
             });
         }
     }
@@ -400,18 +372,12 @@ fn judge_probe_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mu
             let rule = probe_not_taken(scenario, injects, want.0, want.1 as u16, rec.at.0)
                 .filter(|_| answers_plain);
             div.push(Divergence {
-                at: rec.at.0,
-                requirement: rule.map_or("PETH-RESP-001", Clause::id).into(),
-                what: format!(
-                    "no SACK with pr 1 answered probe {} by {deadline} ns",
-                    want.1 as u16
-                ),
                 expected: Some(render_frame(ef.bytes)),
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                check: "",
-                clause: rule,
+                ..Divergence::named(
+                    rec.at.0,
+                    rule.unwrap_or(crate::req::PETH_RESP_001),
+                    format!("no SACK with pr 1 answered probe {} by {deadline} ns", want.1 as u16),
+                )
             });
         }
     }
@@ -723,15 +689,13 @@ fn judge_one(
     }
     match misordered(sack, clean) {
         Some((l, sent, right)) => div.push(Divergence {
-            at: of.at,
-            requirement: l.rule.id().into(),
-            what: format!("SACK field {} is sent with its bytes in the other order", l.field),
-            expected: None,
             actual: Some(render_frame(of.bytes)),
             fields: vec![FieldDiff::new(l.field, right.to_string(), sent.to_string())],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::named(
+                of.at,
+                l.rule,
+                format!("SACK field {} is sent with its bytes in the other order", l.field),
+            )
         }),
         None => div.extend(found),
     }

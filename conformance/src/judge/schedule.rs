@@ -103,19 +103,17 @@ pub(super) fn judge_order(
                     continue;
                 }
                 div.push(Divergence {
-                    at: obs[ob].at,
-                    requirement: order_requirement(&exp[ea].1, &exp[eb].1).into(),
-                    what: format!(
-                        "sent before a packet of the same QP that the scenario expects before \
-                         it, at the same time ({})",
-                        render_frame(exp[ea].1.bytes)
-                    ),
                     expected: Some(render_frame(exp[eb].1.bytes)),
                     actual: Some(render_frame(obs[ob].bytes)),
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
+                    ..Divergence::by_id(
+                        obs[ob].at,
+                        order_requirement(&exp[ea].1, &exp[eb].1),
+                        format!(
+                            "sent before a packet of the same QP that the scenario expects before \
+                         it, at the same time ({})",
+                            render_frame(exp[ea].1.bytes)
+                        ),
+                    )
                 });
                 break 'group;
             }
@@ -141,21 +139,11 @@ pub(super) fn judge_order(
                 if ob > oa || obs[oa].at != obs[ob].at || group(ea) == group(eb) {
                     continue;
                 }
-                div.push(Divergence {
-                    at: obs[ob].at,
-                    requirement: order_requirement(&exp[ea].1, &exp[eb].1).into(),
-                    what: format!(
+                div.push(Divergence { expected: Some(render_frame(exp[eb].1.bytes)), actual: Some(render_frame(obs[ob].bytes)), ..Divergence::by_id(obs[ob].at, order_requirement(&exp[ea].1, &exp[eb].1), format!(
                         "a packet of a later message sent before a packet of an earlier message \
                          of the same QP, at the same time ({})",
                         render_frame(exp[ea].1.bytes)
-                    ),
-                    expected: Some(render_frame(exp[eb].1.bytes)),
-                    actual: Some(render_frame(obs[ob].bytes)),
-                    fields: vec![],
-                    should_only: false,
-                    check: "",
-                    clause: None,
-                });
+                    )) });
                 break 'qp;
             }
         }

@@ -670,9 +670,7 @@ pub(super) fn judge_unacknowledged(
         }
         div.push(Divergence {
             actual: Some(render_event(e)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(
+            ..Divergence::named(
                 t,
                 SND_ACK_005,
                 format!(
@@ -825,9 +823,7 @@ fn judge_seq(
             expected: Some(render_event(we)),
             actual: Some(render_event(ge)),
             fields,
-            should_only: false,
-            check: "",
-            ..Divergence::of(at, requirement, what)
+            ..Divergence::named(at, requirement, what)
         });
     }
     for w in missing {
@@ -848,9 +844,7 @@ fn judge_seq(
             .unwrap_or_else(|| missing_rule(seq, we, causes));
         div.push(Divergence {
             expected: Some(render_event(we)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(wt, rule, what)
+            ..Divergence::named(wt, rule, what)
         });
     }
     for g in extra {
@@ -866,9 +860,7 @@ fn judge_seq(
         let rule = if wild && specific == seq.extra() { SND_ACK_002 } else { specific };
         div.push(Divergence {
             actual: Some(render_event(ge)),
-            should_only: false,
-            check: "",
-            ..Divergence::of(gt, rule, what)
+            ..Divergence::named(gt, rule, what)
         });
     }
 }

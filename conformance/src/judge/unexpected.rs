@@ -155,15 +155,8 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
             Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
         div.push(Divergence {
-            at: of.at,
-            requirement: req.into(),
-            what: what.into(),
-            expected: None,
             actual: Some(render_frame(of.bytes)),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::by_id(of.at, req, what.into())
         });
     }
 }
@@ -882,15 +875,8 @@ pub(super) fn judge_reserved_qpn(
     }
     let mut push = |at: u64, what: &str, actual: String| {
         div.push(Divergence {
-            at,
-            requirement: "ERTH-QPN-001.b".into(),
-            what: what.into(),
-            expected: None,
             actual: Some(actual),
-            fields: vec![],
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::named(at, crate::req::ERTH_QPN_001_B, what.into())
         })
     };
     for f in obs_frames {

@@ -30,7 +30,6 @@ use openrdma_codec::{DecodeError, RethRepr, Violation};
 use openrdma_device::{Body, Direction, Scenario};
 
 use crate::req::Clause;
-use crate::requirements::Level;
 
 use super::{Divergence, FieldDiff, Frame, Kind, render_frame};
 use openrdma_codec::Ev;
@@ -68,17 +67,7 @@ pub fn sender_rules(d: &DecodedFrame<'_>) -> Vec<&'static str> {
 /// A divergence of frame `f` under `clause`, a leaf: its level decides whether only a
 /// SHOULD is broken.
 fn divergence(f: &Frame<'_>, clause: Clause, what: String, fields: Vec<FieldDiff>) -> Divergence {
-    Divergence {
-        at: f.at,
-        requirement: clause.requirement().into(),
-        what,
-        expected: None,
-        actual: Some(render_frame(f.bytes)),
-        fields,
-        should_only: clause.level() != Level::Must,
-        check: "",
-        clause: Some(clause),
-    }
+    Divergence { actual: Some(render_frame(f.bytes)), fields, ..Divergence::of(f.at, clause, what) }
 }
 
 /// The leaf clause of a codec rule (a `Violation`'s or a `DecodeError`'s requirement) that

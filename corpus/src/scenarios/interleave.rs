@@ -64,11 +64,8 @@ fn rcv_two_qps_interleaved() -> Scenario {
             m.nic.sack_delay = std::time::Duration::from_micros(4);
         },
     );
-    r.host(0, HostCommand::RegisterRegion(region()));
     let second = Region { rkey: RKEY_B, base: REGION_B, len: 0x10_0000, remote_write: true };
-    r.host(0, HostCommand::RegisterRegion(second));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, 0)));
-    r.host(0, HostCommand::CreateQp(qp(DUT_QP + 1, PEER_QP + 1, 0)));
+    two_qps_with(&mut r, 0, 0, &[second]);
     let (a2, b3) = (2 * PMTU, 3 * PMTU);
     let first =
         |psn, total, base| write(psn, 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, base, None);

@@ -252,8 +252,17 @@ fn setup(r: &mut Recorder, psn: u32, peer: bool) {
 /// and B (`DUT_QP + 1`, peer `PEER_QP + 1`) from PSN 0 in retirement domain `b_domain`.
 /// Returns B's QPN.
 fn two_qps(r: &mut Recorder, a_psn: u32, b_domain: u32) -> u32 {
+    two_qps_with(r, a_psn, b_domain, &[])
+}
+
+/// [`two_qps`], with the regions `more` registered after the first one and before the
+/// QPs.
+fn two_qps_with(r: &mut Recorder, a_psn: u32, b_domain: u32, more: &[Region]) -> u32 {
     let b = DUT_QP + 1;
     r.host(0, HostCommand::RegisterRegion(region()));
+    for &m in more {
+        r.host(0, HostCommand::RegisterRegion(m));
+    }
     r.host(0, HostCommand::CreateQp(qp(DUT_QP, PEER_QP, a_psn)));
     let domain = DomainId::new(b_domain);
     r.host(0, HostCommand::CreateQp(QpConfig { domain, ..qp(b, PEER_QP + 1, 0) }));

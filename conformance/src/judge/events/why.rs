@@ -339,17 +339,13 @@ pub(super) fn wrong_qp(
     let mut field = FieldDiff::new("qpn", format!("{want}"), format!("{said}"));
     field.requirement = req.into();
     Some(Divergence {
-        at: t,
-        requirement: req.into(),
-        what: format!(
-            "the report at {t} ns names QP {said}; the scenario expects it for QP {want}"
-        ),
-        expected: None,
         actual: Some(render_event(e)),
         fields: vec![field],
-        should_only: false,
-        check: "",
-        clause: None,
+        ..Divergence::by_id(
+            t,
+            req,
+            format!("the report at {t} ns names QP {said}; the scenario expects it for QP {want}"),
+        )
     })
 }
 

@@ -9,18 +9,22 @@ use super::super::render::gap;
 use super::super::table::Ctx;
 use super::super::{Divergence, Frame, Kind, render_frame};
 use super::{Packets, estimate};
+use crate::req::Clause;
 
 /// The requirement a QP's spray policy is judged under (`CONF-CMP-048`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
-pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<&'static str> {
+pub(super) fn policy_requirement(spray: SprayPolicy, probe: bool) -> Option<Clause> {
+    use crate::req::{
+        EV_PROBE_005_B, SND_SPRAY_001, SND_SPRAY_003, SND_SPRAY_004, SND_SPRAY_005, SND_SPRAY_009,
+    };
     match spray {
         SprayPolicy::Random => None,
-        SprayPolicy::WindowFit if probe => Some("SND-SPRAY-009"),
-        _ if probe => Some("EV-PROBE-005.b"),
-        SprayPolicy::RoundRobin => Some("SND-SPRAY-001"),
-        SprayPolicy::Fixed => Some("SND-SPRAY-003"),
-        SprayPolicy::SkewAware => Some("SND-SPRAY-004"),
-        SprayPolicy::WindowFit => Some("SND-SPRAY-005"),
+        SprayPolicy::WindowFit if probe => Some(SND_SPRAY_009),
+        _ if probe => Some(EV_PROBE_005_B),
+        SprayPolicy::RoundRobin => Some(SND_SPRAY_001),
+        SprayPolicy::Fixed => Some(SND_SPRAY_003),
+        SprayPolicy::SkewAware => Some(SND_SPRAY_004),
+        SprayPolicy::WindowFit => Some(SND_SPRAY_005),
     }
 }
 
@@ -89,7 +93,7 @@ pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
         if ef.ev != of.ev && !(policy == SprayPolicy::WindowFit && late_ok(of)) {
             let (req, what) = match backoff_mistimed(scenario, &c.o.injects, ef, of) {
                 Some(nacked) => (
-                    "SND-NACK-004.a",
+                    crate::req::SND_NACK_004_A,
                     format!(
                         "sent on EV {:#x}, {} the NACK that delays it, not nack_backoff \
                          ({} ns) after: the pool had changed by then, and the spray policy \
@@ -103,9 +107,6 @@ pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                 None => window_fit_cause(c, e, of, ef, req),
             };
             div.push(Divergence {
-                at: of.at,
-                requirement: req.into(),
-                what,
                 expected: Some(render_frame(ef.bytes)),
                 actual: Some(render_frame(of.bytes)),
                 fields: vec![super::super::FieldDiff::new(
@@ -113,9 +114,7 @@ pub(in crate::judge) fn judge_exact(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                     format!("{:#x}", ef.ev),
                     format!("{:#x}", of.ev),
                 )],
-                should_only: false,
-                check: "",
-                clause: None,
+                ..Divergence::named(of.at, req, what)
             });
         }
     }
@@ -146,10 +145,6 @@ fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergenc
             )
         };
         div.push(Divergence {
-            at: f.at,
-            requirement: m.clause.into(),
-            what,
-            expected: None,
             actual: Some(render_frame(f.bytes)),
             fields: m
                 .allowed
@@ -163,9 +158,7 @@ fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergenc
                 })
                 .into_iter()
                 .collect(),
-            should_only: false,
-            check: "",
-            clause: None,
+            ..Divergence::by_id(f.at, m.clause, what)
         });
     }
 }
@@ -178,12 +171,12 @@ fn window_fit_cause(
     e: usize,
     of: &Frame<'_>,
     ef: &Frame<'_>,
-    req: &'static str,
-) -> (&'static str, String) {
+    req: Clause,
+) -> (Clause, String) {
     let (inj, inputs) = (&c.o.injects, &c.o.inputs);
     match super::super::matching::ev_cause(c.scenario, inj, inputs, &c.o.exp_frames, c.fits, e) {
         Some(rule) => (
-            rule.id(),
+            rule,
             format!(
                 "sent on EV {:#x}; the QP's spray policy gives EV {:#x}, and the EVs the \
                  device chose contradict its estimate of {}",
