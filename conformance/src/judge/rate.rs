@@ -13,16 +13,21 @@
 //! For each run the judge takes the greatest lower bound and the least upper bound over
 //! the pairs of its stamps; a stamp after which the lower reaches the upper fits no unit. A
 //! run is cut where two stamps are too far apart to unwrap the 16-bit counter between
-//! them, or where the clock ran backwards, which `schedule::judge_clock` names.
+//! them (2^16 ns with the slack, `CONF-CMP-115`), or where the clock ran backwards, which
+//! `schedule::judge_clock` names.
 
 use std::collections::HashMap;
 
 use super::{Divergence, Frame, Kind, render_frame};
 use crate::req::{Clause, SND_TS_003_A, SND_TS_003_B};
 
-/// Two stamps further apart than this start a new run: a counter of units of 1 ns or more
-/// cannot be unwrapped across more (`CONF-CMP-036` uses the same span).
-const RUN_SPAN_NS: u64 = 1 << 15;
+/// Within this span a stamp 2^15 units or more ahead of the one before ran backwards
+/// (`CONF-CMP-036` uses the same span), and starts a new run.
+const BACK_SPAN_NS: u64 = 1 << 15;
+
+/// Two stamps further apart than this, with the slack, start a new run: a counter of units
+/// of 1 ns or more may have wrapped between them. Nearer, it has not (`CONF-CMP-115`).
+const RUN_SPAN_NS: u64 = 1 << 16;
 
 /// How many of a run's latest stamps each new stamp is paired with, besides the run's
 /// first: enough for a stale stamp to meet the packet it was copied from, while the first
@@ -74,14 +79,21 @@ struct Run {
 impl Run {
     /// The stamp `raw` at `at` unwrapped along the run, or `None` when it starts a new
     /// run: too long after the last stamp, or behind it.
+    ///
+    /// A clock of units of 1 ns or more, read up to `slack` early, advances at most
+    /// `dt + slack` units in `dt` ns, and it does not run backwards once `dt` exceeds the
+    /// slack. So while `dt + slack` is below 2^16 the advance is the step modulo 2^16; a
+    /// step of 2^15 or more within 2^15 ns, or one above `dt + slack` after that, is a
+    /// clock run backwards instead, which the rate does not judge.
     fn unwrap(&self, at: u64, raw: u16, slack: u64) -> Option<u64> {
         let last = self.recent.last()?;
         let step = raw.wrapping_sub(last.raw);
         // A stamp seen before the last one (outputs out of time order) starts a new run:
         // the bounds below take every run in time order.
         let dt = at.checked_sub(last.at)?;
-        (dt.saturating_add(slack) < RUN_SPAN_NS && step < 0x8000)
-            .then(|| last.count + u64::from(step))
+        let long = dt >= BACK_SPAN_NS && dt > slack;
+        let forward = step < 0x8000 || (long && u64::from(step) <= dt + slack);
+        (dt.saturating_add(slack) < RUN_SPAN_NS && forward).then(|| last.count + u64::from(step))
     }
 
     /// The run's stamps, the first once.
@@ -280,6 +292,24 @@ mod tests {
         // Data, a stale probe 11 µs later, data 1 µs after that.
         let stamps = [(3000, 187), (14000, 187), (15000, (15000 / 16) as u16)];
         assert_eq!(feed(&stamps, 1000), vec![(1, true)]);
+    }
+
+    #[test]
+    fn a_stale_stamp_after_a_long_gap_is_named() {
+        // A burst at 1 µs, a retransmission 34 µs later with the burst's stamp, and data
+        // 10 µs after that: no clock of 1 ns or more stands still for 34 µs and then runs.
+        let unit = 16;
+        let stamps = [(1000, 62), (1000, 62), (35000, 62), (45000, (45000 / unit) as u16)];
+        assert_eq!(feed(&stamps, 1000), vec![(2, true)]);
+        // The same gap with a right stamp fits, its step 2^15 or more included.
+        let right = [(1000, 1000u16), (40000, 40000), (45000, 45000)];
+        assert_eq!(feed(&right, 1000), vec![]);
+        // A step no clock of 1 ns or more makes in that time is one run backwards.
+        let behind = [(1000, 62), (35000, 0), (45000, (44000 / unit) as u16)];
+        assert_eq!(feed(&behind, 1000), vec![]);
+        // Past 2^16 ns, with the slack, the counter may have wrapped: a new run.
+        let wrapped = [(1000, 62), (66000, 62), (67000, 124)];
+        assert_eq!(feed(&wrapped, 1000), vec![]);
     }
 
     #[test]

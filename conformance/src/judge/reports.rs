@@ -403,30 +403,86 @@ fn unarmed(r: &Reports<'_, '_>, q: u32, born: u64, i: usize) -> bool {
 
 /// Every `Armed` comes within the margin of a data packet of its QP that makes it due
 /// (REC-IF-003): a first transmission sent while no PSN was outstanding, or any when the QP
-/// is not armed (CONF-CMP-052). Another re-arms the CPU half's timer (REC-IF-020).
+/// is not armed (CONF-CMP-052). Each packet makes one `Armed` due, so the `Armed` reports of
+/// a QP are matched one for one with such packets; a report equal to the QP's previous
+/// report and given at the same time repeats it and takes no packet (CONF-CMP-114).
+/// Another re-arms the CPU half's timer (REC-IF-020).
 pub(super) fn judge_armed_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
+    // (QPN, creation) to its `Armed` reports: index, time, and the packets that may make it.
+    let mut groups: HashMap<(u32, u64), Vec<(usize, u64, Vec<usize>)>> = HashMap::new();
+    let mut last: HashMap<u32, (u64, &NicEvent)> = HashMap::new();
     for (i, &(t, e)) in r.obs.iter().enumerate() {
-        let NicEvent::Report(NicReport::Armed { qpn, .. }) = e else { continue };
-        let q = qpn.value();
-        let Some((born, init)) = r.born(q, t) else { continue };
-        let mut near = r.data_of(q, born).filter(|&(at, ..)| at.abs_diff(t) <= r.margin);
-        let free = unarmed(r, q, born, i);
-        if near.any(|(at, psn, rtx, _)| free || (!rtx && sent_idle(r, q, born, init, at, psn))) {
+        let NicEvent::Report(rep) = e else { continue };
+        let Some(q) = rep.qpn().map(|q| q.value()) else { continue };
+        let repeat = last.insert(q, (t, e)).is_some_and(|(at, prev)| at == t && prev == e);
+        if repeat || !matches!(rep, NicReport::Armed { .. }) {
             continue;
         }
+        let Some((born, init)) = r.born(q, t) else { continue };
+        let free = unarmed(r, q, born, i);
+        let makes = r
+            .data_of(q, born)
+            .enumerate()
+            .filter(|&(_, (at, psn, rtx, _))| {
+                at.abs_diff(t) <= r.margin
+                    && (free || (!rtx && sent_idle(r, q, born, init, at, psn)))
+            })
+            .map(|(k, _)| k)
+            .collect();
+        groups.entry((q, born)).or_default().push((i, t, makes));
+    }
+    let mut found: Vec<(usize, u64, u32)> = Vec::new();
+    for ((q, _), armed) in groups {
+        let makes: Vec<Vec<usize>> = armed.iter().map(|a| a.2.clone()).collect();
+        let took = matched(&makes);
+        for (&(i, t, _), ok) in armed.iter().zip(took) {
+            if !ok {
+                found.push((i, t, q));
+            }
+        }
+    }
+    found.sort_unstable();
+    for (i, t, q) in found {
         div.push(Divergence {
-            actual: Some(render_event(e)),
+            actual: Some(render_event(r.obs[i].1)),
             ..Divergence::of(
                 t,
                 crate::req::REC_IF_020,
                 format!(
                     "an Armed of QP {q} with no data packet that makes it due within {} ns: \
-                     the QP was armed and had PSNs outstanding",
+                     the QP was armed and had PSNs outstanding, or the packets that make one \
+                     due have each their own",
                     r.margin
                 ),
             )
         });
     }
+}
+
+/// A largest matching of reports to packets, report `k` taking one of `makes[k]`, each
+/// packet once: whether each report found one (augmenting paths).
+fn matched(makes: &[Vec<usize>]) -> Vec<bool> {
+    fn augment(
+        k: usize,
+        makes: &[Vec<usize>],
+        seen: &mut Vec<usize>,
+        owner: &mut HashMap<usize, usize>,
+    ) -> bool {
+        for &p in &makes[k] {
+            if seen.contains(&p) {
+                continue;
+            }
+            seen.push(p);
+            let held = owner.get(&p).copied();
+            if held.is_none_or(|o| augment(o, makes, seen, owner)) {
+                owner.insert(p, k);
+                return true;
+            }
+        }
+        false
+    }
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    (0..makes.len()).map(|k| augment(k, makes, &mut Vec::new(), &mut owner)).collect()
 }
 
 /// An `Armed` comes with every data packet that makes it due (REC-IF-003): the QP's first
@@ -632,5 +688,14 @@ mod tests {
         let sent: HashMap<Msn, u64> = [(m(3), 10), (m(4), 20), (m(5), 30)].into();
         assert_eq!(in_send_order(vec![m(5), m(3), m(4)], &sent), vec![m(3), m(4), m(5)]);
         assert!(in_send_order(vec![], &sent).is_empty());
+    }
+
+    #[test]
+    fn each_packet_makes_one_report() {
+        // Two reports that only one packet makes: one is left over.
+        assert_eq!(matched(&[vec![0], vec![0], vec![1]]), vec![true, false, true]);
+        // The first report gives up a packet the second needs.
+        assert_eq!(matched(&[vec![0, 1], vec![0]]), vec![true, true]);
+        assert_eq!(matched(&[vec![]]), vec![false]);
     }
 }

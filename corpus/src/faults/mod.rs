@@ -86,6 +86,9 @@
 //!   full queue, not by the rule of the entry that is missing.
 //! * [`naming_tenth`]: a packet on an EV outside the profile, from a QP that carried its
 //!   EVs right before, named by the rule that chose the EV, not by its encoding.
+//! * [`strength_twelfth`]: faults caught only where nothing hid them: a stamp of the
+//!   packet before across a timeout, SACK counters that miss what the SACK claims, an
+//!   `Armed` posted twice for one packet.
 //! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
 //!   is a retirement domain, named by the rule of the domains.
 //! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
@@ -191,6 +194,7 @@ pub mod sixth_tx;
 pub mod stamps;
 pub mod start;
 pub mod states;
+pub mod strength_twelfth;
 pub mod templates;
 pub mod transport;
 pub mod variants;
@@ -484,6 +488,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_eight::FAULTS,
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
+    || strength_twelfth::FAULTS,
     || clauses_eleventh::FAULTS,
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,

@@ -37,6 +37,13 @@ impl One<'_> {
         t.saturating_add(self.tol.late_ns) < self.of.at
     }
 
+    /// Whether the SACK claims PSN `psn`: at or before `cack_psn`, or by its bit.
+    fn claims(&self, psn: u32) -> bool {
+        let off = psn.wrapping_sub(self.s.bitmap_base().value()) & 0xFF_FFFF;
+        claimed_by_cack(self.s.cack_psn.value(), psn)
+            || (off < 64 && self.s.sack_bitmap >> off & 1 == 1)
+    }
+
     /// `sack_offset`, `mpr`, the fields that must be 0 and bit 0 of the bitmap.
     pub(super) fn fixed_fields(&self, mpr: u8, div: &mut Vec<Divergence>) {
         let (s, of) = (&self.s, self.of);
@@ -490,17 +497,26 @@ impl One<'_> {
                 c.tx_timestamp.to_string(),
             );
         }
-        // Counters, between what had arrived well before and what had arrived by now.
+        // Counters, between what had arrived well before or the SACK claims (it was
+        // accepted before the SACK was built, CONF-CMP-117) and what had arrived by now.
+        // A SACK that leaves out PSN cack_psn + 1, received by now, puts its own cack_psn
+        // in doubt: what lies after it is that rule's to judge, not the count's.
+        let doubt =
+            arrivals.accepted_at(local, cack.wrapping_add(1) & 0xFF_FFFF).is_some_and(by_now);
         let (mut ooo, mut bytes) = ([0u32; 2], [0u64; 2]);
         for (psn, at, len) in arrivals.accepted(local) {
-            for (k, within) in [well_before(at), by_now(at)].into_iter().enumerate() {
-                if within {
-                    bytes[k] += len;
-                    let ahead = psn_diff(psn, cack);
-                    if ahead > 0 && (ahead as u32) <= window {
-                        ooo[k] += 1;
-                    }
-                }
+            let claimed = by_now(at) && self.claims(psn);
+            let ahead = psn_diff(psn, cack);
+            let after = ahead > 0 && (ahead as u32) <= window;
+            if well_before(at) || claimed {
+                bytes[0] += len;
+            }
+            if after && (well_before(at) || (claimed && !doubt)) {
+                ooo[0] += 1;
+            }
+            if by_now(at) {
+                bytes[1] += len;
+                ooo[1] += u32::from(after);
             }
         }
         let ooo = ooo.map(|n| n.min(0x7FFF));
