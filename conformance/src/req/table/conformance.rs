@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 346] = [
+pub(in crate::req) static CLAUSES: [Info; 348] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -128,6 +128,8 @@ pub(in crate::req) static CLAUSES: [Info; 346] = [
     part("CONF-CMP-034.b", "CONF-CMP-034", 'b', Must, Suite),
     part("CONF-CMP-034.c", "CONF-CMP-034", 'c', Must, Suite),
     line("CONF-CMP-009", Must, Suite),
+    line("CONF-CMP-104", Must, Suite),
+    line("CONF-CMP-105", Must, Suite),
     line("CONF-CMP-132", Must, Suite),
     line("CONF-CMP-060", Must, Suite),
     whole("CONF-CMP-090", Withdrawn, Suite),
