@@ -95,6 +95,8 @@
 //!   its command names, named by the rule of the probe's EV in every scenario.
 //! * [`naming_eleventh`]: a QP on another QP's profile, data stamps written little-endian,
 //!   an ACK read one short, each named by the outputs it spoils together.
+//! * [`naming_twelfth`]: a sender entry with the `wr_id` of the one before, named as its
+//!   own entry with one field wrong, not as entries out of order.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -175,6 +177,7 @@ pub mod naming_rx;
 pub mod naming_seven;
 pub mod naming_six;
 pub mod naming_tenth;
+pub mod naming_twelfth;
 pub mod naming_tx;
 pub mod ninth_host;
 pub mod ninth_variants;
@@ -492,6 +495,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || clauses_eleventh::FAULTS,
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,
+    || naming_twelfth::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,

@@ -22,71 +22,40 @@ pub(super) fn ident(e: &NicEvent) -> (u32, u16, u32) {
     }
 }
 
-/// The keys an observed flag or entry is paired by with an expected one, tried in turn.
-/// A flag or a responder's entry has one, its [`ident`]. A requester's entry is paired
-/// first by its QP, MSN and whole `wr_id`; then by `wr_id` alone, the token that names
-/// the work request, so that an entry that carries another message's MSN is a field
-/// difference named by its rule (CQE-SEND-001), not taken for that message's entry and
-/// reported out of order; then by its [`ident`], so that a wrong `wr_id` that equals
-/// another entry's is a field difference too.
-const PAIR_KEYS: [fn(&NicEvent) -> PairKey; 3] = [
-    |e| match e {
-        NicEvent::Completion(c) if c.side == Side::Requester => {
-            (c.entry.qpn.value(), c.entry.msn.value(), c.entry.wr_id)
-        }
-        _ => ident_key(e),
-    },
-    |e| match e {
-        NicEvent::Completion(c) if c.side == Side::Requester => {
-            (c.entry.qpn.value(), 0, c.entry.wr_id)
-        }
-        _ => ident_key(e),
-    },
-    ident_key,
-];
-
-/// A key of [`PAIR_KEYS`]: QP, MSN, and a third part the key chooses.
-type PairKey = (u32, u16, u64);
-
-/// [`ident`] widened to a [`PairKey`].
-fn ident_key(e: &NicEvent) -> PairKey {
-    let (q, m, h) = ident(e);
-    (q, m, u64::from(h))
-}
-
 /// Pairs by identity (a flag written exactly as expected first, else the earliest of the
-/// identity), then what is left in order; returns the pairs in expected order and the
-/// expected and observed items left over.
+/// identity; an entry only when written exactly as expected, in its place), then the
+/// entries left each with its [`nearest`] expectation, then what is left in order; returns
+/// the pairs in expected order and the expected and observed items left over.
+///
+/// No single field of an entry is an identity the device cannot get wrong (CONF-CMP-104):
+/// a completion stage that latches `wr_id` one entry late gives each sender entry the one
+/// before's, and pairing by `wr_id` would read every entry as another's, out of order; a
+/// device can write another message's MSN too, and a rejected token's entry carries none.
 pub(super) fn pair(
     want: &[Item<'_>],
     got: &[Item<'_>],
 ) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
     let mut pair_of: Vec<Option<usize>> = vec![None; want.len()];
     let mut taken = vec![false; got.len()];
-    for key in PAIR_KEYS {
-        let mut by_key: HashMap<PairKey, Vec<usize>> = HashMap::new();
-        for (g, (_, e, _)) in got.iter().enumerate().filter(|(g, _)| !taken[*g]) {
-            by_key.entry(key(e)).or_default().push(g);
-        }
-        for (w, (_, e, _)) in want.iter().enumerate() {
-            if pair_of[w].is_some() {
-                continue;
-            }
-            let Some(list) = by_key.get_mut(&key(e)).filter(|l| !l.is_empty()) else {
-                continue;
-            };
-            // A flag of the identity written exactly as expected, or else the earliest: a
-            // flag written for the same message before, with another value, is not taken
-            // for it. A receive entry pairs here only when it is written exactly as
-            // expected; one that differs pairs with its nearest expectation below.
-            let exact = list.iter().position(|&g| same(e, got[g].1));
-            let Some(exact) = exact.or((!is_receive_entry(e)).then_some(0)) else {
-                continue;
-            };
-            let g = list.remove(exact);
-            pair_of[w] = Some(g);
-            taken[g] = true;
-        }
+    let mut by_ident: HashMap<(u32, u16, u32), Vec<usize>> = HashMap::new();
+    for (g, (_, e, _)) in got.iter().enumerate() {
+        by_ident.entry(ident(e)).or_default().push(g);
+    }
+    for (w, (_, e, _)) in want.iter().enumerate() {
+        let Some(list) = by_ident.get_mut(&ident(e)).filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        // A flag of the identity written exactly as expected, or else the earliest: a
+        // flag written for the same message before, with another value, is not taken
+        // for it. An entry pairs here only when it is written exactly as expected; one
+        // that differs pairs with its nearest expectation below.
+        let exact = list.iter().position(|&g| same(e, got[g].1));
+        let Some(exact) = exact.or((!is_entry(e)).then_some(0)) else {
+            continue;
+        };
+        let g = list.remove(exact);
+        pair_of[w] = Some(g);
+        taken[g] = true;
     }
     nearest(want, got, &mut pair_of, &mut taken);
     // Near misses: what is left, in order, while both sides have some.
@@ -113,21 +82,21 @@ pub(super) fn pair(
     (pairs, missing, extra)
 }
 
-/// Whether two flags are the same write (address and word), or two receive entries the
-/// same entry, in the same place.
+/// Whether two flags are the same write (address and word), or two entries the same
+/// entry, in the same place.
 fn same(a: &NicEvent, b: &NicEvent) -> bool {
     match (a, b) {
         (NicEvent::FlagWrite(x), NicEvent::FlagWrite(y)) => x.addr == y.addr && x.value == y.value,
-        (NicEvent::Completion(x), NicEvent::Completion(y)) if is_receive_entry(a) => {
+        (NicEvent::Completion(x), NicEvent::Completion(y)) => {
             distance(&Entry::of(x), &Entry::of(y)) == 0
         }
         _ => false,
     }
 }
 
-/// Whether `e` is a responder's completion entry.
-fn is_receive_entry(e: &NicEvent) -> bool {
-    matches!(e, NicEvent::Completion(c) if c.side == Side::Responder)
+/// Whether `e` is a completion entry.
+fn is_entry(e: &NicEvent) -> bool {
+    matches!(e, NicEvent::Completion(_))
 }
 
 /// A receive entry as the pairing compares it: its fields, decoded once, and its place.
@@ -165,13 +134,13 @@ fn distance(a: &Entry, b: &Entry) -> usize {
     .count()
 }
 
-/// Pairs the receive entries left over, each with its nearest expectation: a receive
-/// entry carries no token of its own, and any of its fields may be the one the device got
-/// wrong (its MSN, its QPN, its slot), so none of them alone tells whose entry it is. The
-/// pairs of fewest differences are taken first, then those nearest in position: an entry
-/// whose MSN is another message's pairs with its own message, whose other fields and slot
-/// it shares, and an entry left out leaves its expectation missing, the later entries
-/// paired with their own.
+/// Pairs the entries left over, each with its nearest expectation: a receive entry
+/// carries no token of its own, and any field of an entry may be the one the device got
+/// wrong (its MSN, its QPN, its slot, a sender entry's `wr_id`), so none of them alone
+/// tells whose entry it is. The pairs of fewest differences are taken first, then those
+/// nearest in position: an entry whose MSN or `wr_id` is another message's pairs with its
+/// own message, whose other fields and slot it shares, and an entry left out leaves its
+/// expectation missing, the later entries paired with their own.
 fn nearest(want: &[Item<'_>], got: &[Item<'_>], pair_of: &mut [Option<usize>], taken: &mut [bool]) {
     let entries = |items: &[Item<'_>], free: &dyn Fn(usize) -> bool| -> Vec<(usize, Entry)> {
         items
@@ -179,7 +148,7 @@ fn nearest(want: &[Item<'_>], got: &[Item<'_>], pair_of: &mut [Option<usize>], t
             .enumerate()
             .filter(|&(i, _)| free(i))
             .filter_map(|(i, (_, e, _))| match e {
-                NicEvent::Completion(c) if c.side == Side::Responder => Some((i, Entry::of(c))),
+                NicEvent::Completion(c) => Some((i, Entry::of(c))),
                 _ => None,
             })
             .collect()
