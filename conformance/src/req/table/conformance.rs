@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 348] = [
+pub(in crate::req) static CLAUSES: [Info; 351] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -104,6 +104,7 @@ pub(in crate::req) static CLAUSES: [Info; 348] = [
     part("CONF-CMP-095.a", "CONF-CMP-095", 'a', Must, Suite),
     part("CONF-CMP-095.b", "CONF-CMP-095", 'b', Must, Suite),
     part("CONF-CMP-095.c", "CONF-CMP-095", 'c', Must, Suite),
+    line("CONF-CMP-115", Must, Suite),
     whole("CONF-CMP-037", Must, Suite),
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
@@ -152,6 +153,7 @@ pub(in crate::req) static CLAUSES: [Info; 348] = [
     line("CONF-CMP-103", Must, Suite),
     line("CONF-CMP-051", Must, Suite),
     line("CONF-CMP-052", Must, Suite),
+    line("CONF-CMP-114", Must, Suite),
     line("CONF-CMP-100", Must, Suite),
     whole("CONF-CMP-070", Must, Suite),
     part("CONF-CMP-070.a", "CONF-CMP-070", 'a', Must, Suite),
@@ -268,6 +270,7 @@ pub(in crate::req) static CLAUSES: [Info; 348] = [
     part("CONF-CMP-045.h", "CONF-CMP-045", 'h', Must, Suite),
     part("CONF-CMP-045.i", "CONF-CMP-045", 'i', Must, Suite),
     line("CONF-CMP-061", Must, Suite),
+    line("CONF-CMP-117", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
