@@ -14,7 +14,7 @@ from faults import (
     _answer_queue, _is_answer, _is_memory, _output_group, _send_queue, combined,
     host_groups, instants, note_error_cq, on_tick, seventh_tick,
 )
-from mods import completion_entry, event_of, frame_of, kind, variant
+from mods import completion_entry, event_of, fault, frame_of, kind, variant
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -512,6 +512,15 @@ v = variant("timers-late-half",
             "late mirror of the fault timers-early; CONF-TIME-004).")
 v.hooks["start"] = timers_loaded("timers-late-half", lambda ctx, dur: dur + ctx.late_ns // 2)
 
+m = fault("probe-period-drift",
+          "The CPU half's probe timer is reloaded when it fires, from a counter that adds a "
+          "quarter of late_ns of pipeline to every load: each probe of an ASSUMED_BAD EV "
+          "comes a probe_interval and a quarter of late_ns after the one before, so the "
+          "probes fall further behind at every interval.",
+          ["REC-PROBE-001"])
+m.hooks["start"] = timers_loaded(
+    "probe-period-drift", lambda ctx, dur: dur + ctx.late_ns // 4,
+    (("recovery", "probe_interval", 10000),))
 
 
 def _is_doorbell(item):
