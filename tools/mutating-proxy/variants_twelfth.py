@@ -613,3 +613,39 @@ v = variant("inputs-group-jitter",
 note_error_cq(v)
 v.hook("inputs")(inputs_late("inputs-group-jitter", _group_jitter_in, _any_group_in))
 
+
+
+def _retirement_output(item):
+    """What a responder's retirement step makes: a retirement flag, a receive completion
+    entry, a transport ACK or NAK."""
+    f = frame_of(item)
+    if f is not None:
+        return kind(f) in ("ack", "nak")
+    return _is_retirement_flag(item) or _is_receive_entry(item) is not None
+
+
+def _retire_queue(ctx, item):
+    # The group's host writes in one queue, each QP's answers in another.
+    if _is_memory(item):
+        return _group_queue(ctx, item)
+    if _is_answer(item):
+        return _answer_queue(ctx, item)
+    return False, None
+
+
+v = variant("retire-tick-512",
+            "Its retirement engine runs on a 512 ns tick (less where half of late_ns is "
+            "less): the flags, receive completion entries and transport ACKs and NAKs of the "
+            "messages that became retirable since the last tick are made at the next tick, "
+            "several messages at once; the group's later host writes and the QP's later "
+            "answers wait behind them; payload writes and SACKs are on time (RET-ORDER-001, "
+            "FLAG-ORDER-001, RCV-DUP-002 keep).")
+note_error_cq(v)
+v.hooks["outputs"] = lag_behind(
+    "retire-tick-512", _retire_queue,
+    _to_tick(512, lambda ctx, item: _retirement_output(item)))
+
+combined("inputs-late-merge-fine",
+         "It acts on every input half of late_ns after it came (inputs-late-half), and its "
+         "pipelines per group of QPs are merged one output at a time (pipelines-merge-fine).",
+         ["inputs-late-half", "pipelines-merge-fine"])
