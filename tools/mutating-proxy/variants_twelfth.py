@@ -649,3 +649,90 @@ combined("inputs-late-merge-fine",
          "It acts on every input half of late_ns after it came (inputs-late-half), and its "
          "pipelines per group of QPs are merged one output at a time (pipelines-merge-fine).",
          ["inputs-late-half", "pipelines-merge-fine"])
+
+
+# The fields of a SACK that its builder reads from the QP's receive state when it runs.
+SACK_STATE = (("seth", "cack_psn"), ("seth", "sack_offset"), ("seth", "sack_bitmap"),
+              ("seth", "mpr"), ("cc_state", "ooo_count"), ("cc_state", "rcvd_bytes"))
+
+
+def _plain_sack(item):
+    f = frame_of(item)
+    return f if f is not None and kind(f) == "sack" else None
+
+
+def _signed(x, bits):
+    x &= (1 << bits) - 1
+    return x - (1 << bits) if x >> (bits - 1) else x
+
+
+def _sack_trigger_psn(f):
+    """The PSN of a SACK's triggering packet, from `cack_psn` and `ack_psn_offset`."""
+    off = _signed(f.get("seth", "ack_psn_offset"), 16)
+    return (f.get("seth", "cack_psn") + off) & 0xFFFFFF
+
+
+def _offset_to(psn, f):
+    """The `ack_psn_offset` that names `psn` from the `cack_psn` of SACK `f`, clamped to
+    the signed 16-bit range (SETH-ACKPSN-003)."""
+    dist = _signed(psn - f.get("seth", "cack_psn"), 24)
+    return max(-32768, min(32767, dist)) & 0xFFFF
+
+
+def sacks_built_late(why):
+    """A SACK builder that lags the data path by up to half of late_ns: a SACK waits until
+    the QP's next SACK is due, when that is within half of late_ns, and is then built from
+    the receive state of that time (its cumulative acknowledgement, bitmap, counts), with its
+    own triggering packet's EV and timestamp; the QP's answers made meanwhile wait behind
+    it. A SACK with no other due in time leaves half of late_ns late with its own state."""
+
+    def hook(ctx, outs):
+        st = ctx.state.setdefault(why, {})
+        d = ctx.late_ns // 2
+        for item in outs:
+            if not _is_answer(item) or not d:
+                continue
+            qp = ctx.local_qp_of(frame_of(item))
+            t = int(item["at"])
+            b = st.get(qp)
+            if b is not None and b["end"] < t:
+                b = st[qp] = None
+            sack = _plain_sack(item)
+            if b is not None and sack is not None:
+                first = frame_of(b["items"][0])
+                trigger = _sack_trigger_psn(first)
+                for h, k in SACK_STATE:
+                    first.set(h, k, sack.get(h, k))
+                first.set("bth", "psn", sack.get("bth", "psn"))
+                # The triggering packet stays its own, named from the new cack_psn
+                # (SETH-ACKPSN-003).
+                first.set("seth", "ack_psn_offset", _offset_to(trigger, sack))
+                first.seal()
+                from mods import put_frame
+                put_frame(b["items"][0], first)
+                for it in b["items"]:
+                    it["at"] = t
+                ctx.mutated(why)
+                b = st[qp] = None
+            if b is not None:
+                b["items"].append(item)
+                if t != b["end"]:
+                    item["at"] = b["end"]
+                    ctx.mutated(why)
+            elif sack is not None:
+                st[qp] = {"end": t + d, "items": [item]}
+                item["at"] = t + d
+                ctx.mutated(why)
+        return outs
+
+    return hook
+
+
+v = variant("sacks-built-late",
+            "Its SACK builder lags the data path: a SACK waits until the QP's next SACK is "
+            "due, when that is within half of late_ns, and is then built from the receive "
+            "state of that time, with its own triggering packet's EV and timestamp "
+            "(EV-PROBE-004 and RCV-SACK-005 read the current state; CONF-CMP-007.a), the QP's "
+            "answers made meanwhile behind it; otherwise it leaves half of late_ns late.")
+v.hooks["outputs"] = sacks_built_late("sacks-built-late")
+
