@@ -736,3 +736,62 @@ v = variant("sacks-built-late",
             "answers made meanwhile behind it; otherwise it leaves half of late_ns late.")
 v.hooks["outputs"] = sacks_built_late("sacks-built-late")
 
+
+
+def _plain_ack(item):
+    f = frame_of(item)
+    return f if f is not None and kind(f) == "ack" else None
+
+
+def acks_built_late(why):
+    """A transport ACK builder that lags the data path by up to half of late_ns: an ACK
+    waits until the QP's next ACK is due, when that is within half of late_ns, and is then
+    built with the MSN of the last message retired by that time (RCV-ACK-002.a read when it
+    is sent) and the BTH psn that goes with it, on its own causing packet's EV; the QP's
+    answers made meanwhile wait behind it. An ACK with no other due in time leaves half of
+    late_ns late as it was."""
+
+    def hook(ctx, outs):
+        st = ctx.state.setdefault(why, {})
+        d = ctx.late_ns // 2
+        for item in outs:
+            if not _is_answer(item) or not d:
+                continue
+            qp = ctx.local_qp_of(frame_of(item))
+            t = int(item["at"])
+            b = st.get(qp)
+            if b is not None and b["end"] < t:
+                b = st[qp] = None
+            ack = _plain_ack(item)
+            if b is not None and ack is not None:
+                first = frame_of(b["items"][0])
+                first.set("aeth", "msn", ack.get("aeth", "msn"))
+                first.set("bth", "psn", ack.get("bth", "psn"))
+                first.seal()
+                from mods import put_frame
+                put_frame(b["items"][0], first)
+                for it in b["items"]:
+                    it["at"] = t
+                ctx.mutated(why)
+                b = st[qp] = None
+            if b is not None:
+                b["items"].append(item)
+                if t != b["end"]:
+                    item["at"] = b["end"]
+                    ctx.mutated(why)
+            elif ack is not None:
+                st[qp] = {"end": t + d, "items": [item]}
+                item["at"] = t + d
+                ctx.mutated(why)
+        return outs
+
+    return hook
+
+
+v = variant("acks-built-late",
+            "Its transport ACK builder lags the data path: an ACK waits until the QP's next "
+            "ACK is due, when that is within half of late_ns, and is then built with the MSN "
+            "of the last message retired by that time, on the EV of the packet that caused "
+            "it (RCV-ACK-002.a read when it is sent; CONF-TIME-004; CONF-CMP-037.a), the "
+            "QP's answers made meanwhile behind it; otherwise it leaves half of late_ns late.")
+v.hooks["outputs"] = acks_built_late("acks-built-late")
