@@ -14423,3 +14423,5 @@ import variants_tenth  # noqa: E402,F401
 import variants_eleventh  # noqa: E402,F401
 # The eleventh reading (pipelines, caches and hazards) lives in a module of its own.
 import faults_eleventh  # noqa: E402,F401
+# The twelfth reading (legal designs: how real NICs are built) lives in a module of its own.
+import variants_twelfth  # noqa: E402,F401

@@ -12,7 +12,9 @@
 //!    window (`[at − early_ns, at + late_ns]`; from 0 for a retransmission, which may come
 //!    sooner, unless the device brings its own CPU half). So the k-th expectation of a
 //!    repeated identity takes the k-th output in time, and a legal repeat between them (an
-//!    ACK of an MSN already acknowledged) is left over, not taken for a late answer.
+//!    ACK of an MSN already acknowledged) is left over, not taken for a late answer. A
+//!    transport ACK with no ACK of its MSN in its window takes one of a later MSN of its
+//!    QP that the reference had acknowledged by then: an ACK built late ([`later_ack`]).
 //! 2. **Near miss**: an unused output of the same kind and QP within the window that
 //!    differs in an identity field (a NACK for PSN 129 where 128 was expected, an ACK of the
 //!    next MSN, a retransmission without its `rtx` bit): one divergence whose fields name
@@ -41,9 +43,11 @@ use super::{Divergence, FieldDiff, Frame, Kind, ack_class, diff, frame_fields, r
 use crate::req::*;
 
 mod kinds;
+mod later_ack;
 mod rules;
 mod unacked;
 use kinds::*;
+use later_ack::later_ack;
 use rules::*;
 
 /// The identity of a frame.
@@ -178,6 +182,8 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
     let n = cx.obs.len();
     let mut used = vec![false; n];
     let mut pair_of: Vec<Option<(usize, bool)>> = vec![None; cx.exp.len()];
+    // For an ACK met by one of a later MSN, the expected ACK of that MSN (CONF-CMP-037.a).
+    let mut later: Vec<Option<usize>> = vec![None; cx.exp.len()];
     let ids: Vec<Option<Ident>> = cx.obs.iter().map(|o| ident(&o.kind)).collect();
     let wanted: Vec<(usize, Ident)> = cx
         .exp
@@ -210,6 +216,11 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
             }
             used[i] = true;
             pair_of[e] = Some((i, true));
+        } else if let Some((i, e2)) = later_ack(cx, e, &used) {
+            // An ACK built late, with the MSN retired by then (decision 47).
+            used[i] = true;
+            pair_of[e] = Some((i, true));
+            later[e] = Some(e2);
         }
     }
     // 2. Near misses: same kind and QP, within the window, fewest fields apart.
@@ -254,7 +265,7 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
         match pair_of[e] {
             Some((i, in_window)) => {
                 matches.push((e, i));
-                judge_pair(cx, e, i, in_window, div);
+                judge_pair(cx, (e, later[e]), i, in_window, div);
             }
             None => div.push(missing(cx, e)),
         }
@@ -285,11 +296,26 @@ fn nearer_ack(cx: &Ctx<'_>, e: usize, i: usize, ids: &[Option<Ident>], used: &[b
     })
 }
 
-/// A pair: its fields, each named by its own rule, and its timing.
-fn judge_pair(cx: &Ctx<'_>, e: usize, i: usize, in_window: bool, div: &mut Vec<Divergence>) {
+/// A pair: its fields, each named by its own rule, and its timing. `e` is the expectation
+/// and, for an ACK met by one of a later MSN, the expected ACK of that MSN, whose `msn` and
+/// BTH `psn` the device's ACK is judged by (CONF-CMP-037.a).
+fn judge_pair(
+    cx: &Ctx<'_>,
+    (e, later): (usize, Option<usize>),
+    i: usize,
+    in_window: bool,
+    div: &mut Vec<Divergence>,
+) {
     let (rec, ef) = &cx.exp[e];
     let of = &cx.obs[i];
     let mut fields = diff(&frame_fields(&ef.d), &frame_fields(&of.d));
+    if let Some(e2) = later {
+        let by_later = diff(&frame_fields(&cx.exp[e2].1.d), &frame_fields(&of.d));
+        fields.retain(|f| {
+            !matches!(f.field.as_str(), "aeth.msn" | "bth.psn")
+                || by_later.iter().any(|g| g.field == f.field)
+        });
+    }
     if own_snd_nxt(cx.obs, i).is_some_and(|nxt| of.d.bth.is_some_and(|b| b.psn == nxt)) {
         fields.retain(|f| f.field != "bth.psn");
     }

@@ -70,6 +70,8 @@
 //! * [`eleventh_variants`]: variants of an eleventh reading, which a judge that read a stamp
 //!   behind an earlier-sent one as a clock run backwards, and followed a round-robin cursor
 //!   in sending order, failed.
+//! * [`twelfth_variants_ack`]: a variant of a twelfth reading, whose ACKs built late carry
+//!   the MSN retired by then, which a judge that matched ACKs by exact MSN failed.
 //! * [`commanded_variants`]: variants whose commanded outputs come late, which a judge that
 //!   timed a commanded output from the records before it, not from the command, failed.
 //! * [`ack_variants`]: acknowledgements whose BTH PSN is `epsn - 1`, the other value
@@ -200,6 +202,7 @@ pub mod states;
 pub mod strength_twelfth;
 pub mod templates;
 pub mod transport;
+pub mod twelfth_variants_ack;
 pub mod variants;
 pub mod widths;
 pub mod wire;

@@ -84,6 +84,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::ack_variants::VARIANTS)
         .chain(super::commanded_variants::VARIANTS)
         .chain(super::eleventh_variants::VARIANTS)
+        .chain(super::twelfth_variants_ack::VARIANTS)
 }
 
 /// Every legitimate variant.
