@@ -15,7 +15,7 @@ pub static FAULTS: &[Fault] = &[
         "send-cqe-wr-id-latched-late",
         "the sender's completion stage latches wr_id one entry late: each sender completion \
          entry carries the wr_id of the entry before it, the first 0",
-        &[req::CQE_SEND_001, req::WR_ID_001],
+        &[req::CQE_SEND_001, req::TPL_EXPAND_007],
         // Entries of one QP and of several, in a ring that wraps, after a retransmission.
         &["snd-window", "ret-cq-wrap", "snd-lost-ack", "snd-order-messages"],
         |_| Box::new(WrIdLate::default()),
