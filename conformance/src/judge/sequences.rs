@@ -758,6 +758,7 @@ fn judge_seq(
             continue;
         }
         let mut rule = None;
+        let mut torn = false;
         for f in &mut fields {
             let r = entry_rule(we, &f.field)
                 .or_else(|| flag_rule(we, ge, &f.field))
@@ -768,7 +769,9 @@ fn judge_seq(
         if let (NicEvent::Completion(a), NicEvent::Completion(b)) = (we, ge) {
             if !fields.is_empty() {
                 let by_field = rule.unwrap_or(seq.due());
-                rule = Some(entries::requirement(a, b, &fields, history.get(&gi), by_field));
+                let r = entries::requirement(a, b, &fields, history.get(&gi), by_field);
+                torn = r == CQE_RING_003_B;
+                rule = Some(r);
             }
         }
         if fields.iter().any(|f| matches!(f.field.as_str(), "flag.status" | "status")) {
@@ -792,11 +795,14 @@ fn judge_seq(
         // The output the device gave just before, given once more in place of this one: a
         // FIFO that returns its last entry again. The rule that gives each output once
         // is broken at the copy (CONF-CMP-105).
-        if rule.is_some() && repeats_previous(got, g) {
+        if rule.is_some() && !torn && repeats_previous(got, g) {
             rule = Some(seq.extra());
         }
         let mut at = gt;
-        let (requirement, what) = if !in_order[k] {
+        // An entry seen torn (its first bytes still the slot's previous contents) holds
+        // another entry's fields, so its place in the order says nothing: the tear is
+        // what the device broke (CQE-RING-003.b).
+        let (requirement, what) = if !in_order[k] && !torn {
             // At the first output of the inversion: the device broke the order there.
             let partners: Vec<usize> = pairs
                 .iter()
