@@ -1037,7 +1037,17 @@ fn conf_time_003_packets_come_within_the_tolerances() {
     // A CPU half that times out sooner commands it sooner: the command moves with it, since
     // a report of cause timeout needs one (CONF-CMP-075.a).
     let soon = Timestamp(l.observed[first].at.0 + 1_000);
-    let mut o = l.observed.clone();
+    // It reads the QP's clock sooner too: its stamp is the one the clock showed then, at
+    // the rate the two transmissions' stamps give (CONF-CMP-095 holds every stamp to it).
+    let stamp =
+        |k: usize| decode(l.bytes(k)).ext.tseth.expect("a stamped data packet").tx_timestamp;
+    let (s0, s1) = (stamp(first), stamp(rtx));
+    let (t0, t1) = (l.observed[first].at.0, l.observed[rtx].at.0);
+    let read = s0.wrapping_add((u64::from(s1.wrapping_sub(s0)) * (soon.0 - t0) / (t1 - t0)) as u16);
+    let mut o = l.edit(rtx, |f| {
+        f.ext.tseth.as_mut().expect("a stamped data packet").tx_timestamp = read;
+        f.finalize().unwrap();
+    });
     o[rtx].at = soon;
     o[report].at = soon;
     o.sort_by_key(|x| x.at);
