@@ -408,8 +408,8 @@ fn unarmed(r: &Reports<'_, '_>, q: u32, born: u64, i: usize) -> bool {
 /// report and given at the same time repeats it and takes no packet (CONF-CMP-114).
 /// Another re-arms the CPU half's timer (REC-IF-020).
 pub(super) fn judge_armed_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
-    // (QPN, creation) to its `Armed` reports: index, time, and the packets that may make it.
-    let mut groups: HashMap<(u32, u64), Vec<(usize, u64, Vec<usize>)>> = HashMap::new();
+    // (QPN, creation) to its `Armed` reports.
+    let mut groups: HashMap<(u32, u64), Vec<ArmedReport>> = HashMap::new();
     let mut last: HashMap<u32, (u64, &NicEvent)> = HashMap::new();
     for (i, &(t, e)) in r.obs.iter().enumerate() {
         let NicEvent::Report(rep) = e else { continue };
@@ -429,15 +429,15 @@ pub(super) fn judge_armed_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
             })
             .map(|(k, _)| k)
             .collect();
-        groups.entry((q, born)).or_default().push((i, t, makes));
+        groups.entry((q, born)).or_default().push(ArmedReport { index: i, at: t, makes });
     }
     let mut found: Vec<(usize, u64, u32)> = Vec::new();
     for ((q, _), armed) in groups {
-        let makes: Vec<Vec<usize>> = armed.iter().map(|a| a.2.clone()).collect();
+        let makes: Vec<Vec<usize>> = armed.iter().map(|a| a.makes.clone()).collect();
         let took = matched(&makes);
-        for (&(i, t, _), ok) in armed.iter().zip(took) {
+        for (a, ok) in armed.iter().zip(took) {
             if !ok {
-                found.push((i, t, q));
+                found.push((a.index, a.at, q));
             }
         }
     }
@@ -457,6 +457,14 @@ pub(super) fn judge_armed_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
             )
         });
     }
+}
+
+/// An `Armed` report of a QP: its index among the observed events, its time, and the
+/// QP's data packets (by their rank) that may make it due.
+struct ArmedReport {
+    index: usize,
+    at: u64,
+    makes: Vec<usize>,
 }
 
 /// A largest matching of reports to packets, report `k` taking one of `makes[k]`, each
