@@ -14,7 +14,7 @@
 //! drive loop (see the `endpoint` module): every report goes to the CPU half, every command
 //! back to the NIC, and neither leaves the device. Another CPU half can be put in its place ([`ReferenceDevice::with_cpu_half`]),
 //! to judge it with the reference NIC half: a CPU half that meets the rules of the CPU half
-//! (`REC-RTO-001`, `REC-EV-002`, `REC-PROBE-001`) passes them.
+//! (`REC-RTO-001`, `REC-RETRY-001`, `REC-EV-002`, `REC-PROBE-001`) passes them.
 
 use std::collections::BTreeSet;
 
