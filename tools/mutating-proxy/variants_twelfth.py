@@ -14,7 +14,7 @@ from faults import (
     _answer_queue, _is_answer, _is_memory, _output_group, _send_queue, combined,
     host_groups, instants, note_error_cq, on_tick, seventh_tick,
 )
-from mods import completion_entry, event_of, fault, frame_of, kind, variant
+from mods import completion_entry, event_of, fault, frame_of, kind, put_frame, variant
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -679,12 +679,12 @@ def _offset_to(psn, f):
     return max(-32768, min(32767, dist)) & 0xFFFF
 
 
-def sacks_built_late(why):
-    """A SACK builder that lags the data path by up to half of late_ns: a SACK waits until
-    the QP's next SACK is due, when that is within half of late_ns, and is then built from
-    the receive state of that time (its cumulative acknowledgement, bitmap, counts), with its
-    own triggering packet's EV and timestamp; the QP's answers made meanwhile wait behind
-    it. A SACK with no other due in time leaves half of late_ns late with its own state."""
+def builder_lags(why, pick, rebuild):
+    """An answer builder that lags the data path by up to half of late_ns. An answer that
+    `pick` takes (it returns the frame, else None) waits until the QP's next such answer is
+    due, when that is within half of late_ns, and is then rebuilt by `rebuild(first, next)`
+    from the state of that time; the QP's answers made meanwhile wait behind it. An answer
+    with no other due in time leaves half of late_ns late as it was."""
 
     def hook(ctx, outs):
         st = ctx.state.setdefault(why, {})
@@ -697,18 +697,11 @@ def sacks_built_late(why):
             b = st.get(qp)
             if b is not None and b["end"] < t:
                 b = st[qp] = None
-            sack = _plain_sack(item)
-            if b is not None and sack is not None:
+            answer = pick(item)
+            if b is not None and answer is not None:
                 first = frame_of(b["items"][0])
-                trigger = _sack_trigger_psn(first)
-                for h, k in SACK_STATE:
-                    first.set(h, k, sack.get(h, k))
-                first.set("bth", "psn", sack.get("bth", "psn"))
-                # The triggering packet stays its own, named from the new cack_psn
-                # (SETH-ACKPSN-003).
-                first.set("seth", "ack_psn_offset", _offset_to(trigger, sack))
+                rebuild(first, answer)
                 first.seal()
-                from mods import put_frame
                 put_frame(b["items"][0], first)
                 for it in b["items"]:
                     it["at"] = t
@@ -719,13 +712,30 @@ def sacks_built_late(why):
                 if t != b["end"]:
                     item["at"] = b["end"]
                     ctx.mutated(why)
-            elif sack is not None:
+            elif answer is not None:
                 st[qp] = {"end": t + d, "items": [item]}
                 item["at"] = t + d
                 ctx.mutated(why)
         return outs
 
     return hook
+
+
+def sacks_built_late(why):
+    """A SACK builder that lags the data path by up to half of late_ns: a SACK waiting for
+    the QP's next one is built from the receive state of that time (its cumulative
+    acknowledgement, bitmap, counts), with its own triggering packet's EV and timestamp."""
+
+    def rebuild(first, sack):
+        trigger = _sack_trigger_psn(first)
+        for h, k in SACK_STATE:
+            first.set(h, k, sack.get(h, k))
+        first.set("bth", "psn", sack.get("bth", "psn"))
+        # The triggering packet stays its own, named from the new cack_psn
+        # (SETH-ACKPSN-003).
+        first.set("seth", "ack_psn_offset", _offset_to(trigger, sack))
+
+    return builder_lags(why, _plain_sack, rebuild)
 
 
 v = variant("sacks-built-late",
@@ -745,47 +755,15 @@ def _plain_ack(item):
 
 def acks_built_late(why):
     """A transport ACK builder that lags the data path by up to half of late_ns: an ACK
-    waits until the QP's next ACK is due, when that is within half of late_ns, and is then
-    built with the MSN of the last message retired by that time (RCV-ACK-002.a read when it
-    is sent) and the BTH psn that goes with it, on its own causing packet's EV; the QP's
-    answers made meanwhile wait behind it. An ACK with no other due in time leaves half of
-    late_ns late as it was."""
+    waiting for the QP's next one is built with the MSN of the last message retired by then
+    (RCV-ACK-002.a read when it is sent) and the BTH psn that goes with it, on its own
+    causing packet's EV."""
 
-    def hook(ctx, outs):
-        st = ctx.state.setdefault(why, {})
-        d = ctx.late_ns // 2
-        for item in outs:
-            if not _is_answer(item) or not d:
-                continue
-            qp = ctx.local_qp_of(frame_of(item))
-            t = int(item["at"])
-            b = st.get(qp)
-            if b is not None and b["end"] < t:
-                b = st[qp] = None
-            ack = _plain_ack(item)
-            if b is not None and ack is not None:
-                first = frame_of(b["items"][0])
-                first.set("aeth", "msn", ack.get("aeth", "msn"))
-                first.set("bth", "psn", ack.get("bth", "psn"))
-                first.seal()
-                from mods import put_frame
-                put_frame(b["items"][0], first)
-                for it in b["items"]:
-                    it["at"] = t
-                ctx.mutated(why)
-                b = st[qp] = None
-            if b is not None:
-                b["items"].append(item)
-                if t != b["end"]:
-                    item["at"] = b["end"]
-                    ctx.mutated(why)
-            elif ack is not None:
-                st[qp] = {"end": t + d, "items": [item]}
-                item["at"] = t + d
-                ctx.mutated(why)
-        return outs
+    def rebuild(first, ack):
+        first.set("aeth", "msn", ack.get("aeth", "msn"))
+        first.set("bth", "psn", ack.get("bth", "psn"))
 
-    return hook
+    return builder_lags(why, _plain_ack, rebuild)
 
 
 v = variant("acks-built-late",
