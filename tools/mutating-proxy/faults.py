@@ -19,7 +19,7 @@ import roce
 from mods import (
     completion_entry, config, cqe_decode, cqe_encode, delay, device_cpu, each_frame, event_of,
     every, fault, flag_fields, flag_value, frame_of, frames, in_frames, is_first, is_last, kind,
-    latency_of, mutate_completion, out_events, out_frames, put, put_frame, requester,
+    lag_behind, latency_of, mutate_completion, out_events, out_frames, put, put_frame, requester,
     responder, set_completion_entry, shared_mode, sound, variant,
 )
 
@@ -12987,22 +12987,8 @@ def stall_behind(why, key_of, which):
     later, and every later output of the same key (`key_of`, None for outputs not in any
     queue) waits behind them, as in a queue whose head stalls: each queue keeps its order,
     and no output is later than half of late_ns."""
-
-    def hook(ctx, outs):
-        stall = ctx.state.setdefault(why, {})
-        for item in outs:
-            ok, key = key_of(ctx, item)
-            if not ok:
-                continue
-            t = int(item["at"])
-            nt = max(t + (ctx.late_ns // 2 if which(item) else 0), stall.get(key, 0))
-            stall[key] = nt
-            if nt != t:
-                item["at"] = nt
-                ctx.mutated(why)
-        return outs
-
-    return hook
+    return lag_behind(why, key_of,
+                      lambda ctx, item: ctx.late_ns // 2 if which(item) else 0)
 
 
 def _host_queue(ctx, item):

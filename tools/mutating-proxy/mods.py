@@ -493,3 +493,27 @@ def fifo_twice_at_wrap(m, accepts, depth=4, hook="outputs"):
                 item = {"at": item["at"], part: deep(prev)}
             res.append(item)
         return res
+
+
+def lag_behind(why, key_of, lag):
+    """One queue per key (`key_of` gives whether an output is queued, and its key): each
+    output the key puts in a queue becomes visible `lag(ctx, item)` ns later, at most half of late_ns, and never
+    before an earlier output of its queue. Every queue keeps its order; since each output
+    waits at most for one made before it, none is later than half of late_ns."""
+
+    def hook(ctx, outs):
+        st = ctx.state.setdefault(why, {})
+        d = ctx.late_ns // 2
+        for item in outs:
+            ok, key = key_of(ctx, item)
+            if not ok:
+                continue
+            t = int(item["at"])
+            nt = max(t + max(0, min(lag(ctx, item), d)), st.get(key, 0))
+            st[key] = nt
+            if nt != t:
+                item["at"] = nt
+                ctx.mutated(why)
+        return outs
+
+    return hook

@@ -14,34 +14,10 @@ from faults import (
     _answer_queue, _is_answer, _is_memory, _output_group, _send_queue, combined,
     host_groups, instants, note_error_cq, on_tick, seventh_tick,
 )
-from mods import completion_entry, event_of, fault, frame_of, kind, put_frame, variant
+from mods import completion_entry, event_of, fault, frame_of, kind, lag_behind, put_frame, variant
 
 
 # ---- helpers -------------------------------------------------------------------------------
-
-def lag_behind(why, key_of, lag):
-    """One queue per key (`key_of`, as stall_behind takes it): each output the key puts in a
-    queue becomes visible `lag(ctx, item)` ns later, at most half of late_ns, and never
-    before an earlier output of its queue. Every queue keeps its order; since each output
-    waits at most for one made before it, none is later than half of late_ns."""
-
-    def hook(ctx, outs):
-        st = ctx.state.setdefault(why, {})
-        d = ctx.late_ns // 2
-        for item in outs:
-            ok, key = key_of(ctx, item)
-            if not ok:
-                continue
-            t = int(item["at"])
-            nt = max(t + max(0, min(lag(ctx, item), d)), st.get(key, 0))
-            st[key] = nt
-            if nt != t:
-                item["at"] = nt
-                ctx.mutated(why)
-        return outs
-
-    return hook
-
 
 def _group_queue(ctx, item):
     """The pipeline of a group of QPs: every output of the group, in one queue."""
@@ -114,14 +90,6 @@ def inputs_late(why, cost, key_of=None):
     return hook
 
 
-def _input_wire_ns(gbps):
-    def cost(ctx, item):
-        f = frame_of(item)
-        return wire_ns(len(f.b), gbps) if f is not None else 0
-
-    return cost
-
-
 def _rx_cost(why, gbps):
     def lag(ctx, item):
         n = ctx.state.get(why + ":in", {}).get(int(item["at"]), 0)
@@ -130,7 +98,9 @@ def _rx_cost(why, gbps):
     return lag
 
 
-def _tx_cost(gbps):
+def _wire_cost(gbps):
+    """The ns a frame takes on a wire of `gbps`; 0 for anything else."""
+
     def lag(ctx, item):
         f = frame_of(item)
         return wire_ns(len(f.b), gbps) if f is not None else 0
@@ -283,11 +253,11 @@ v = variant("tx-store-forward-25g",
             "QP's group wait behind it, so that a short frame of one group may overtake a "
             "long one of another.")
 note_error_cq(v)
-v.hooks["outputs"] = lag_behind("tx-store-forward-25g", _group_queue, _tx_cost(25))
+v.hooks["outputs"] = lag_behind("tx-store-forward-25g", _group_queue, _wire_cost(25))
 
 
 def _store_forward_both(ctx, item):
-    return _rx_cost("store-forward-rx-tx", 25)(ctx, item) + _tx_cost(25)(ctx, item)
+    return _rx_cost("store-forward-rx-tx", 25)(ctx, item) + _wire_cost(25)(ctx, item)
 
 
 v = variant("store-forward-rx-tx",
@@ -424,7 +394,7 @@ v = variant("rx-acts-after-store",
             "device acts on every input up to a frame's time on the wire after it came (at "
             "most half of late_ns), in the order the inputs came, so that its outputs, "
             "its state and its timers follow the inputs that late (CONF-TIME-004).")
-v.hooks["inputs"] = inputs_late("rx-acts-after-store", _input_wire_ns(25))
+v.hooks["inputs"] = inputs_late("rx-acts-after-store", _wire_cost(25))
 
 v = variant("payload-late-entry-ahead",
             "Its DMA engine posts every payload write half of late_ns late, while its "
