@@ -34,6 +34,10 @@ pub struct FirstDivergence {
     pub actual: Option<String>,
     /// Field by field.
     pub fields: Vec<FieldDiff>,
+    /// The clauses that restate `clause` for the output judged, broken with it
+    /// (CONF-CMP-118): `clause` is the name, these are what else the same bug breaks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_breaks: Vec<String>,
 }
 
 /// One scenario's result.
@@ -357,6 +361,7 @@ fn first(d: &Divergence, spec: &Spec) -> FirstDivergence {
         expected: d.expected.clone(),
         actual: d.actual.clone(),
         fields: d.fields.clone(),
+        also_breaks: d.also_breaks.iter().map(|c| c.id().to_string()).collect(),
     }
 }
 
@@ -521,7 +526,8 @@ pub fn unstarted_suite(
 /// How the table is laid out ([`render_table_with`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TableOptions {
-    /// Also list, below each scenario's line, the requirements it checks.
+    /// Also list, below each scenario's line, the requirements it checks, and below its
+    /// first divergence the clauses that divergence also breaks (CONF-CMP-118).
     pub verbose: bool,
 }
 
@@ -587,6 +593,9 @@ pub fn render_table_with(r: &SuiteReport, options: TableOptions) -> String {
         if let Some(d) = &x.first_divergence {
             below(&mut s, &format!("first divergence at {} ns: {}", d.at, d.what));
             below(&mut s, &format!("[{}] {}", d.clause, d.sentence));
+            if options.verbose && !d.also_breaks.is_empty() {
+                below(&mut s, &format!("also breaks: {}", d.also_breaks.join(" ")));
+            }
             if let Some(e) = &d.expected {
                 below(&mut s, &format!("expected: {e}"));
             }

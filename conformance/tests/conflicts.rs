@@ -54,6 +54,29 @@ fn conflicts(rows: &[Row]) -> Vec<(&'static str, &'static str, Clause, Clause)> 
     out
 }
 
+/// Pairs of a rule of one role that holds a field of its frames as a MUST and the header's
+/// own rule that asks every sender for it with a SHOULD: the role's rule, the more specific,
+/// wins (CONF-CMP-119), and the judge names it. (role's MUST, header's SHOULD.)
+const SPECIFIC: &[(Clause, Clause)] = &[
+    (RCV_SACK_005_H, SETH_TYPE_001_A),
+    (RCV_SACK_005_H, SETH_PDC_001_A),
+    (RCV_SACK_005_H, SETH_CC_001_A),
+];
+
+/// The header's own SHOULD rules on the fields of a SACK, which the judge's table leaves
+/// out because a rule of the responder holds the same fields as a MUST.
+const HEADER_SHOULDS: &[Row] = &[
+    Row { kinds: SACK, field: "seth.res_type", rule: SETH_TYPE_001_A },
+    Row { kinds: SACK, field: "seth.next_header", rule: SETH_TYPE_001_A },
+    Row { kinds: SACK, field: "seth.spdcid", rule: SETH_PDC_001_A },
+    Row { kinds: SACK, field: "seth.dpdcid", rule: SETH_PDC_001_A },
+    Row { kinds: SACK, field: "seth.cc_type", rule: SETH_CC_001_A },
+    Row { kinds: SACK, field: "seth.cc_flags", rule: SETH_CC_001_A },
+];
+
+/// A SACK, by its bit in [`KINDS`].
+const SACK: u16 = 1 << 2;
+
 fn listed(a: Clause, b: Clause) -> bool {
     DISJOINT.iter().any(|&(x, y, _)| (x, y) == (a, b) || (x, y) == (b, a))
 }
@@ -75,6 +98,32 @@ fn no_field_is_judged_at_two_strengths() {
             found.iter().any(|&(_, _, x, y)| (x, y) == (a, b) || (x, y) == (b, a)),
             "{a} and {b} ({why}) no longer judge one field: remove them from DISJOINT"
         );
+    }
+}
+
+/// With the header's own SHOULDs added, the tool finds exactly the pairs of [`SPECIFIC`],
+/// each a role's MUST over a header's SHOULD, and the judge's table names the MUST only.
+#[test]
+fn the_more_specific_rule_wins_and_the_tool_knows_it() {
+    let rows: Vec<Row> = ROWS.iter().chain(ELSEWHERE).chain(HEADER_SHOULDS).copied().collect();
+    let found = conflicts(&rows);
+    let specific = |a: Clause, b: Clause| SPECIFIC.iter().any(|&p| p == (a, b) || p == (b, a));
+    let unresolved: Vec<String> = found
+        .iter()
+        .filter(|(_, _, a, b)| !listed(*a, *b) && !specific(*a, *b))
+        .map(|(kind, field, a, b)| format!("{kind} {field}: {a} and {b}"))
+        .collect();
+    assert!(unresolved.is_empty(), "fields judged at two strengths: {unresolved:#?}");
+    for &(role, header) in SPECIFIC {
+        assert_eq!(role.level(), Level::Must, "{role}");
+        assert_eq!(header.level(), Level::Should, "{header}");
+        assert!(
+            found.iter().any(|&(_, _, x, y)| (x, y) == (role, header) || (x, y) == (header, role)),
+            "{role} and {header} no longer judge one field: remove them from SPECIFIC"
+        );
+        let judged = ROWS.iter().chain(ELSEWHERE);
+        assert!(judged.clone().all(|r| r.rule != header), "the judge names {header}");
+        assert!(judged.clone().any(|r| r.rule == role), "the judge never names {role}");
     }
 }
 

@@ -405,9 +405,10 @@ pub fn power_section(proofs: &[crate::faults::Proof], spec: &Spec) -> String {
         s,
         "Each fault of the registry (`corpus/src/faults/`, `openrdma run --impl faulty:NAME`) is\n\
          the reference device with one bug. A MUST clause of a device or its CPU half is proved\n\
-         when a fault that breaks it fails a scenario whose first divergence names that clause,\n\
-         or, for a clause that restates or sums up clauses it cites (or that cite it), names\n\
-         one of those that the fault breaks too (shown \"through\" it).\n\
+         when a fault that breaks it fails a scenario whose first divergence names that clause\n\
+         or carries it as restating the clause named (`also_breaks`, CONF-CMP-118), or, for a\n\
+         clause that restates or sums up clauses it cites (or that cite it) and that no check\n\
+         declares, names one of those that the fault breaks too (shown \"through\" it).\n\
          Proved: {} of {} clauses ({} through another). Generated with the requirement table;\n\
          the test `corpus/tests/power.rs` keeps it true.\n",
         all.iter().filter(|c| proved.contains_key(c) || through.contains_key(c)).count(),

@@ -33,6 +33,7 @@ fn divergence(at: u64, requirement: &str) -> Divergence {
         should_only: false,
         check: "",
         clause: None,
+        also_breaks: vec![],
     }
 }
 

@@ -844,11 +844,18 @@ fn field_kinds(clause: Clause) -> Option<Kinds> {
 }
 
 /// The clauses a scenario covers: the clauses of every check it exercises that it can
-/// show a breach of ([`shows`]), for a device that claims every capability.
+/// show a breach of ([`shows`]), and those the check declares as restating them
+/// ([`Check::restated`]), for a device that claims every capability.
 pub fn covered_by(s: &Scenario) -> BTreeSet<Clause> {
     let f = Facts::of(s);
     exercised(s)
-        .flat_map(|c| c.clauses.iter().copied().filter(|x| shows_in(c.name, *x, &f)))
+        .flat_map(|c| {
+            let shown = c.clauses.iter().copied().filter(|x| shows_in(c.name, *x, &f));
+            // A clause that restates a shown one for the row's output shows with it.
+            let shown: Vec<Clause> = shown.collect();
+            let restating: Vec<Clause> = shown.iter().flat_map(|x| c.also_breaks(*x)).collect();
+            shown.into_iter().chain(restating)
+        })
         .collect()
 }
 

@@ -255,6 +255,12 @@ pub struct Divergence {
     /// found outside the table (too many outputs, CONF-CMP-044).
     #[serde(skip_serializing_if = "str::is_empty")]
     pub check: &'static str,
+    /// The clauses that restate, for the output the check judges, the clause this
+    /// divergence names, and so are broken with it (CONF-CMP-118): a responder's SACK
+    /// whose bitmap breaks SETH-BITMAP-001 breaks RCV-SACK-005.d too. Declared by the row
+    /// of the judge's table that found it ([`Check::restated`]); `clause` stays the name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_breaks: Vec<Clause>,
 }
 
 impl Divergence {
@@ -270,6 +276,7 @@ impl Divergence {
             fields: vec![],
             should_only: !matches!(clause.level(), Level::Must),
             check: "",
+            also_breaks: vec![],
         }
     }
 
@@ -301,6 +308,7 @@ impl Divergence {
                 fields: vec![],
                 should_only: false,
                 check: "",
+                also_breaks: vec![],
             },
         }
     }
@@ -581,7 +589,11 @@ fn judge_all(
     for check in CHECKS.iter().filter(|c| (c.applies)(scenario, scope)) {
         let from = div.len();
         (check.judge)(&ctx, &mut div);
-        div[from..].iter_mut().for_each(|d| d.check = check.name);
+        for d in &mut div[from..] {
+            d.check = check.name;
+            d.settle();
+            d.also_breaks = d.clause.map(|c| check.also_breaks(c).collect()).unwrap_or_default();
+        }
     }
     div.iter_mut().for_each(Divergence::settle);
     div.sort_by_key(|d| d.at);

@@ -37,6 +37,11 @@ pub struct Check {
     pub name: &'static str,
     /// Every clause a divergence it emits can name: what a failure of it breaks.
     pub clauses: &'static [Clause],
+    /// The clauses that restate one of `clauses` for the output this check judges, so
+    /// that a divergence naming it breaks them too (CONF-CMP-118): the divergence still
+    /// names its own clause first and carries these in [`Divergence::also_breaks`]. Each
+    /// cites the clause it restates, or is cited by it.
+    pub restated: &'static [Restated],
     /// The expected outputs through which a scenario exercises it: it covers its clauses in
     /// a scenario that expects one of them.
     pub reads: &'static [Reads],
@@ -52,6 +57,7 @@ impl std::fmt::Debug for Check {
         f.debug_struct("Check")
             .field("name", &self.name)
             .field("clauses", &self.clauses)
+            .field("restated", &self.restated)
             .field("reads", &self.reads)
             .finish_non_exhaustive()
     }
@@ -69,6 +75,29 @@ impl Check {
     pub fn named(name: &str) -> Option<&'static Check> {
         CHECKS.iter().find(|c| c.name == name)
     }
+
+    /// The clauses a divergence of this check that names `clause` breaks too, in the
+    /// order declared ([`Check::restated`]).
+    pub fn also_breaks(&self, clause: Clause) -> impl Iterator<Item = Clause> + '_ {
+        self.restated.iter().filter(move |r| r.clause == clause).flat_map(|r| r.by.iter().copied())
+    }
+
+    /// Every clause this check can fail: its own, and those that restate them.
+    pub fn fails(&self) -> impl Iterator<Item = Clause> + '_ {
+        self.clauses.iter().copied().chain(self.restated.iter().flat_map(|r| r.by.iter().copied()))
+    }
+}
+
+/// Clauses that restate one clause of a check for the output it judges: a rule of one
+/// role that repeats a header's rule (RCV-SACK-005.d repeats SETH-BITMAP-001 for a
+/// responder's SACK), or a summary that lists the rule (OPC-PSN-002.a lists
+/// RCV-NACK-001.g). A bug that breaks `clause` there breaks each of `by` as well.
+#[derive(Debug, Clone, Copy)]
+pub struct Restated {
+    /// The check's own clause, the one its divergences name.
+    pub clause: Clause,
+    /// The clauses that restate it.
+    pub by: &'static [Clause],
 }
 
 /// A kind of expected output.
@@ -244,10 +273,11 @@ pub fn covered_by(s: &Scenario) -> BTreeSet<Clause> {
     super::discriminates::covered_by(s)
 }
 
-/// Whether some check of the table can fail `clause`: it is one of a check's clauses. A
-/// check that names the whole of a marked line fails none of its clauses in particular.
+/// Whether some check of the table can fail `clause`: it is one of a check's clauses, or
+/// restates one of them ([`Check::restated`]). A check that names the whole of a marked
+/// line fails none of its clauses in particular.
 pub fn can_fail(clause: Clause) -> bool {
-    CHECKS.iter().any(|c| c.clauses.contains(&clause))
+    CHECKS.iter().any(|c| c.fails().any(|f| f == clause))
 }
 
 /// The MUST clauses binding a device or the CPU half it brings that no check of the table
@@ -265,6 +295,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "flags.table",
         clauses: flags::CLAUSES,
+        restated: NONE,
         reads: &[Reads::Flag],
         applies: always,
         judge: |c, d| flags::judge(c.o, d),
@@ -272,6 +303,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "entries.stopped",
         clauses: STOPPED,
+        restated: NONE,
         reads: &[Reads::Completion],
         applies: always,
         judge: |c, d| entries::judge_stopped(c.scenario, &c.o.events, d),
@@ -279,6 +311,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "doorbells",
         clauses: doorbells::CLAUSES,
+        restated: DOORBELLS_RESTATED,
         reads: &[Reads::Completion, Reads::Flag, Reads::Data],
         applies: rings_doorbells,
         judge: |c, d| doorbells::judge(c.o, d),
@@ -286,6 +319,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "templates.expand",
         clauses: doorbells::EXPAND_CLAUSES,
+        restated: NONE,
         reads: &[Reads::Completion, Reads::Flag, Reads::Data],
         applies: rings_doorbells,
         judge: |c, d| doorbells::judge_expansion(c.o, &c.pairing.matches, d),
@@ -294,6 +328,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "qpn2",
         clauses: QPN2,
+        restated: NONE,
         reads: &[Reads::Any],
         applies: always,
         judge: |c, d| unexpected::judge_reserved_qpn(c.scenario, &c.o.frames, c.observed, d),
@@ -301,6 +336,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "wire",
         clauses: WIRE,
+        restated: WIRE_RESTATED,
         reads: &[Reads::Frame],
         applies: always,
         judge: |c, d| wire::judge(&c.o.frames, &c.o.inputs, d),
@@ -308,6 +344,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "wire.ev",
         clauses: WIRE_EV,
+        restated: NONE,
         reads: &[Reads::Data, Reads::Probe, Reads::Nack],
         applies: always,
         judge: |c, d| wire::judge_evs(c.scenario, &c.o.inputs, &c.o.frames, d),
@@ -315,6 +352,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "link",
         clauses: LINK,
+        restated: NONE,
         reads: &[Reads::Frame],
         applies: always,
         judge: |c, d| link::judge(c.scenario, &c.local_of(), &c.o.frames, &c.o.exp_frames, d),
@@ -322,6 +360,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "paths.reported",
         clauses: PATHS_REPORTED,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: always,
         judge: |c, d| paths::judge_reported(c.scenario, c.observed, &c.o.frames, &c.local_of(), d),
@@ -329,6 +368,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "frames.match",
         clauses: MATCH,
+        restated: MATCH_RESTATED,
         reads: &[Reads::Frame],
         applies: always,
         judge: |c, d| {
@@ -339,6 +379,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "order",
         clauses: ORDER,
+        restated: NONE,
         reads: &[Reads::Data, Reads::Dma, Reads::Flag, Reads::Completion],
         applies: always,
         judge: |c, d| order::judge(c.scenario, c.observed, &c.local_of(), &c.o.inputs, d),
@@ -346,6 +387,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "frames.unexpected",
         clauses: UNEXPECTED,
+        restated: NONE,
         reads: &[Reads::Frame],
         applies: always,
         judge: unexpected::judge,
@@ -353,6 +395,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "paths",
         clauses: PATHS,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: always,
         judge: |c, d| paths::judge(c.tracking(), d),
@@ -360,6 +403,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "spray",
         clauses: SPRAY,
+        restated: NONE,
         reads: &[Reads::Data, Reads::Probe],
         applies: spray_policies,
         judge: paths::judge_exact,
@@ -367,6 +411,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.probe-ev",
         clauses: PROBE_EV,
+        restated: NONE,
         reads: &[Reads::Probe],
         applies: always,
         judge: |c, d| {
@@ -377,6 +422,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "spray.random",
         clauses: SPRAY_RANDOM,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: spray_policies,
         judge: |c, d| paths::judge_random(c.tracking(), d),
@@ -384,6 +430,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.order",
         clauses: SCHEDULE_ORDER,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: always,
         judge: |c, d| {
@@ -402,6 +449,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.clock",
         clauses: CLOCK,
+        restated: NONE,
         reads: &[Reads::Data, Reads::Probe],
         applies: always,
         judge: |c, d| {
@@ -411,6 +459,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.clock-rate",
         clauses: CLOCK_RATE,
+        restated: NONE,
         reads: &[Reads::Data, Reads::Probe],
         applies: always,
         judge: |c, d| {
@@ -420,6 +469,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.nack-backoff",
         clauses: NACK_BACKOFF,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: nack_backoff,
         judge: |c, d| schedule::judge_nack_backoff(c.scenario, &c.o.inputs, &c.o.frames, d),
@@ -427,6 +477,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "sacks",
         clauses: SACKS,
+        restated: SACKS_RESTATED,
         reads: &[Reads::Sack],
         applies: always,
         judge: |c, d| {
@@ -446,6 +497,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "sacks.mark",
         clauses: SACK_MARK,
+        restated: NONE,
         reads: &[Reads::Sack],
         applies: unmarked,
         judge: |c, d| {
@@ -457,6 +509,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "placement",
         clauses: PLACEMENT,
+        restated: NONE,
         reads: &[Reads::Dma],
         applies: always,
         judge: |c, d| {
@@ -468,6 +521,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "entries",
         clauses: ENTRIES,
+        restated: NONE,
         reads: &[Reads::Completion],
         applies: always,
         judge: |c, d| d.append(&mut c.entry_div.borrow_mut()),
@@ -475,6 +529,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "sequences",
         clauses: SEQUENCES,
+        restated: NONE,
         reads: &[Reads::Flag, Reads::Completion],
         applies: always,
         judge: |c, d| {
@@ -563,6 +618,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "sequences.acknowledged",
         clauses: ACKNOWLEDGED,
+        restated: NONE,
         reads: &[Reads::Flag, Reads::Completion],
         applies: always,
         judge: |c, d| {
@@ -580,6 +636,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "qp-error",
         clauses: QP_ERROR,
+        restated: NONE,
         reads: &[Reads::Report],
         applies: expects_qp_error,
         judge: |c, d| {
@@ -591,6 +648,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports",
         clauses: REPORTS,
+        restated: NONE,
         reads: &[Reads::Report],
         applies: cpu_split,
         judge: |c, d| {
@@ -619,6 +677,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.order",
         clauses: REPORT_ORDER_UNA,
+        restated: NONE,
         // The reports it orders, Progress and Armed, are not recorded: a data packet sent
         // makes them due.
         reads: &[Reads::Data],
@@ -631,6 +690,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.steps",
         clauses: REPORT_ORDER,
+        restated: NONE,
         // The reports it orders are not all recorded: a SACK to a QP makes them due.
         reads: &[Reads::Sack],
         applies: cpu_split,
@@ -642,6 +702,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.progress",
         clauses: PROGRESS,
+        restated: NONE,
         // Progress is not recorded: a SACK or an ACK to a QP makes it due.
         reads: &[Reads::Sack],
         applies: cpu_split,
@@ -653,6 +714,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.outstanding",
         clauses: PROGRESS,
+        restated: NONE,
         // Progress is not recorded: what the QP sent and what was acknowledged give it.
         reads: &[Reads::Sack, Reads::Data],
         applies: cpu_split,
@@ -661,6 +723,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.awaiting",
         clauses: PROGRESS_AWAITING,
+        restated: NONE,
         // Progress is not recorded: what the QP sent whole and the ACKs into it give it;
         // the flags the device left out show an ACK it did not take.
         reads: &[Reads::Sack, Reads::Data, Reads::Flag],
@@ -670,6 +733,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.progress-due",
         clauses: PROGRESS,
+        restated: NONE,
         // Progress is not recorded: a SACK that advances snd_una makes it due.
         reads: &[Reads::Sack],
         applies: cpu_split,
@@ -678,6 +742,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.progress-cause",
         clauses: PROGRESS_CAUSE,
+        restated: NONE,
         reads: &[Reads::Sack],
         applies: cpu_split,
         judge: |c, d| reports::judge_progress_cause(&c.reports(&c.local_of()), d),
@@ -685,6 +750,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.armed-cause",
         clauses: ARMED_CAUSE,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: cpu_split,
         judge: |c, d| reports::judge_armed_cause(&c.reports(&c.local_of()), d),
@@ -692,6 +758,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.armed-due",
         clauses: ARMED_DUE,
+        restated: NONE,
         // Armed is not recorded: a first transmission sent while the QP is idle makes it due.
         reads: &[Reads::Data],
         applies: cpu_split,
@@ -700,6 +767,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "ev-states",
         clauses: EV_STATES,
+        restated: NONE,
         reads: &[Reads::Report],
         applies: cpu_split,
         judge: |c, d| {
@@ -710,6 +778,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "retransmitted",
         clauses: RETRANSMITTED,
+        restated: NONE,
         reads: &[Reads::Data],
         applies: cpu_split,
         judge: |c, d| {

@@ -22,6 +22,9 @@ pub struct Proof {
     pub verdict: &'static str,
     /// The clause of its first divergence (the first from a MUST, if any).
     pub first: Option<Clause>,
+    /// The clauses that first divergence carries as broken with its own: those that
+    /// restate it for the output its check judges (CONF-CMP-118).
+    pub also: Vec<Clause>,
     /// The fields of its first divergence.
     pub fields: Vec<String>,
     /// The device error that ended it, if one did.
@@ -143,6 +146,7 @@ fn run(fault: &'static Fault, scenario: Result<&Scenario, &'static str>, spec: &
                 scenario: name.into(),
                 verdict: "missing",
                 first: None,
+                also: vec![],
                 fields: vec![],
                 error: None,
             };
@@ -156,6 +160,9 @@ fn run(fault: &'static Fault, scenario: Result<&Scenario, &'static str>, spec: &
         scenario: s.manifest.name.clone(),
         verdict: r.verdict.as_str(),
         first: first.and_then(|d| Clause::parse(&d.clause)),
+        also: first
+            .map(|d| d.also_breaks.iter().filter_map(|c| Clause::parse(c)).collect())
+            .unwrap_or_default(),
         fields: first
             .map(|d| d.fields.iter().map(|f| f.field.clone()).collect())
             .unwrap_or_default(),
@@ -175,16 +182,21 @@ pub fn must_clauses() -> impl Iterator<Item = Clause> {
 
 /// The clauses `proofs` prove, each with the proof that does, the first in the order of
 /// fault and scenario names: a fault caught where the first divergence names a clause it
-/// breaks. See [`proved_through`] for a clause that restates others.
+/// breaks, and each clause it breaks that the divergence carries as restating the one
+/// named (CONF-CMP-118: the check that failed can fail it). See [`proved_through`] for a
+/// clause that restates others and that no check declares.
 pub fn proved(proofs: &[Proof]) -> BTreeMap<Clause, &Proof> {
     let mut out: BTreeMap<Clause, &Proof> = BTreeMap::new();
     for p in proofs.iter().filter(|p| p.fault.class == Class::Fault && p.holds()) {
         let Some(c) = p.first.filter(|&c| names(p.fault, c)) else { continue };
-        let better = out.get(&c).is_none_or(|q| {
-            (p.fault.name, p.scenario.as_str()) < (q.fault.name, q.scenario.as_str())
-        });
-        if better {
-            out.insert(c, p);
+        let carried = p.also.iter().copied().filter(|&r| names(p.fault, r));
+        for c in std::iter::once(c).chain(carried) {
+            let better = out.get(&c).is_none_or(|q| {
+                (p.fault.name, p.scenario.as_str()) < (q.fault.name, q.scenario.as_str())
+            });
+            if better {
+                out.insert(c, p);
+            }
         }
     }
     out

@@ -1,6 +1,7 @@
 //! The clauses each row of the check table can fail, one list per row. A clause is in a
 //! row's list when the row's judging function can name it in a divergence.
 
+use super::Restated;
 use crate::req::*;
 
 pub(super) const QPN2: &[Clause] = &[ERTH_QPN_001_B];
@@ -679,3 +680,83 @@ pub(super) const REPORTS: &[Clause] = &[
 ];
 
 pub(super) const RETRANSMITTED: &[Clause] = &[REC_IF_008, SND_SACK_001];
+
+// ---- Clauses that restate a check's clause for the output it judges (CONF-CMP-118) ----
+
+/// No clause restates one of the check's.
+pub(super) const NONE: &[Restated] = &[];
+
+const fn restated(clause: Clause, by: &'static [Clause]) -> Restated {
+    Restated { clause, by }
+}
+
+/// The wire rules of every frame the device sends: each header's reserved-field rule is
+/// DEC-RESV-001.a for that header; a `ts` bit set outside an MRC write breaks the table of
+/// extension headers by opcode.
+pub(super) const WIRE_RESTATED: &[Restated] = &[
+    restated(BTH_RESV_002_A, &[DEC_RESV_001_A]),
+    restated(BTH_RESV_003, &[DEC_RESV_001_A]),
+    restated(CCS_RESV_001, &[DEC_RESV_001_A]),
+    restated(EETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(ERTH_RESV_001, &[DEC_RESV_001_A]),
+    restated(NETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(PETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(SETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(TSETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(TSETH_PRESENT_002, &[OPC_TABLE_001]),
+];
+
+/// The frames matched to the scenario's: a NACK's fields are the responder's NACK rule
+/// (RCV-NACK-001) as much as the NETH's; the BTH `psn` of a packet that consumes no PSN is
+/// OPC-PSN-002.a's too; a data packet's headers are the opcode table's, its opcode the
+/// table's meaning, and its segmentation the execution of its work request.
+pub(super) const MATCH_RESTATED: &[Restated] = &[
+    restated(NETH_PSN_001, &[RCV_NACK_001_E, ENC_EV_003]),
+    restated(NETH_TS_001, &[RCV_NACK_001_F]),
+    restated(RCV_NACK_001_G, &[OPC_PSN_002_A]),
+    restated(RCV_SACK_005_I, &[OPC_PSN_002_A]),
+    restated(EV_PROBE_005_D, &[OPC_PSN_002_A]),
+    restated(EETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(ERTH_RESV_001, &[DEC_RESV_001_A]),
+    restated(TSETH_RESV_001, &[DEC_RESV_001_A]),
+    restated(OPC_WRITE_001, &[OPC_TABLE_001]),
+    restated(TSETH_PRESENT_001, &[OPC_TABLE_001]),
+    restated(SND_SEG_002, &[OPC_MRC_001]),
+    restated(SND_SEG_001_A, &[WR_EXEC_001]),
+    restated(SND_SEG_001_B, &[WR_EXEC_001]),
+    restated(SND_SEG_003_A, &[WR_EXEC_001]),
+    restated(SND_SEG_003_B, &[WR_EXEC_001]),
+    restated(SND_SEG_003_C, &[WR_EXEC_001]),
+    restated(SND_SEG_004, &[WR_EXEC_001]),
+];
+
+/// The SACKs of the device's responder: RCV-SACK-005 restates the SETH's rules for them.
+pub(super) const SACKS_RESTATED: &[Restated] = &[
+    restated(SETH_CACK_001_A, &[RCV_SACK_005_B]),
+    restated(SETH_CACK_001_B, &[RCV_SACK_005_B]),
+    restated(SETH_BITMAP_001, &[RCV_SACK_005_D]),
+    restated(SETH_EV_001, &[RCV_SACK_005_F, ENC_EV_003]),
+    restated(SETH_PR_001, &[RCV_SACK_005_G]),
+    restated(SETH_ACKPSN_002, &[RCV_SACK_005_G]),
+    restated(SETH_ACKPSN_003_A, &[RCV_SACK_005_G]),
+    restated(SETH_ACKPSN_003_B, &[RCV_SACK_005_G]),
+    restated(RCV_SACK_005_I, &[OPC_PSN_002_A]),
+];
+
+/// The tokens rung: a token that the device takes for a template breaking one of the
+/// `TPL-*` rules shows the template installed, which TPL-INSTALL-001.a forbids.
+pub(super) const DOORBELLS_RESTATED: &[Restated] = &[
+    restated(TPL_ID_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_QPN_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_OPCODE_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_SLOTS_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_UNIT_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_LEN_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_LEN_002, &[TPL_INSTALL_001_A]),
+    restated(TPL_REGION_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_REGION_002_A, &[TPL_INSTALL_001_A]),
+    restated(TPL_REGION_002_B, &[TPL_INSTALL_001_A]),
+    restated(TPL_FLAG_001_A, &[TPL_INSTALL_001_A]),
+    restated(TPL_FLAG_001_B, &[TPL_INSTALL_001_A]),
+    restated(TPL_KEY_001, &[TPL_INSTALL_001_A]),
+];

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 351] = [
+pub(in crate::req) static CLAUSES: [Info; 356] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -178,6 +178,11 @@ pub(in crate::req) static CLAUSES: [Info; 351] = [
     whole("CONF-CMP-013", Must, Suite),
     part("CONF-CMP-013.a", "CONF-CMP-013", 'a', Must, Suite),
     part("CONF-CMP-013.b", "CONF-CMP-013", 'b', Must, Suite),
+    whole("CONF-CMP-118", Must, Suite),
+    part("CONF-CMP-118.a", "CONF-CMP-118", 'a', Must, Suite),
+    part("CONF-CMP-118.b", "CONF-CMP-118", 'b', Must, Suite),
+    part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
+    line("CONF-CMP-119", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
