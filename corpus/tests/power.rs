@@ -493,3 +493,43 @@ fn unprovable_clauses_are_few_and_reasoned() {
         assert!(!through.contains_key(c), "{c} is proved through a clause it cites");
     }
 }
+
+/// Rules of the judge that an entry of the registry is caught by: with the rule broken,
+/// the entry is no longer caught, or no longer named by a clause it breaks. A failure
+/// names the rule.
+const RULES_BY_ENTRY: &[(&str, &str)] = &[
+    // A SACK claims its own trigger, received before it was built.
+    ("CONF-CMP-061", "sack-bitmap-bit-63-lost"),
+    ("CONF-CMP-061", "sack-bitmap-after-wrap-lost"),
+    // A probe a command asks for goes on the command's EV in every scenario.
+    ("CONF-CMP-106", "probe-command-ev-unloaded"),
+    // Each data packet makes at most one Armed due.
+    ("CONF-CMP-114", "armed-fast-lane-twice"),
+    // A run of stamps goes on across two stamps less than 2^16 ns apart.
+    ("CONF-CMP-115", "ts-of-previous-packet"),
+    // The lower end of the SACK counters counts what the SACK claims.
+    ("CONF-CMP-117", "ccs-ooo-count-zero"),
+];
+
+#[test]
+fn judge_rules_catch_their_entries() {
+    let mut wrong = Vec::new();
+    for &(rule, name) in RULES_BY_ENTRY {
+        let Some(f) = faults::all().find(|f| f.name == name) else {
+            wrong.push(format!("{rule}: no entry {name}"));
+            continue;
+        };
+        let mine: Vec<&Proof> = proofs().iter().filter(|p| std::ptr::eq(p.fault, f)).collect();
+        let held = !mine.is_empty()
+            && if f.catch.is_empty() {
+                mine.iter().any(|p| p.holds())
+            } else {
+                mine.iter().all(|p| p.holds())
+            };
+        if !held {
+            let detail: Vec<String> = mine.iter().filter(|p| !p.holds()).map(|p| line(p)).collect();
+            wrong.push(format!("{rule}: {name} is not caught and named: {detail:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -21,6 +21,7 @@ use openrdma_device::{Body, Direction, Input, NicEvent, NicReport, Scenario};
 
 use super::obs::In;
 use super::receive::{Receiver, Write};
+use crate::req::*;
 
 /// How the EV of a copy travelled (`ENC-EV-001`, `ENC-EV-002`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +46,7 @@ pub(super) struct WriteCopy {
     pub(super) status: Status,
     /// For a copy the receive checks discarded: the discard rule of the first check it
     /// fails, when the judge can tell it from the inputs ([`Receiver::refusal`]).
-    pub(super) refused: Option<&'static str>,
+    pub(super) refused: Option<Clause>,
     /// For such a copy, or a duplicate: whether the region check (RCV-PLACE-002.a) refuses
     /// it too, so that a NAK for it is the answer of a check run out of the order of
     /// RCV-CHECK-001, or of a duplicate checked further (RCV-DUP-001.a).
@@ -67,7 +68,7 @@ pub(super) enum Status {
     /// discarded it.
     Rejected,
     /// A frame the device must take no action on, for the requirement named.
-    Discarded(&'static str),
+    Discarded(Clause),
 }
 
 /// One arrival of a probe.
@@ -136,7 +137,6 @@ fn intended_bth(bytes: &[u8], d: &DecodedFrame<'_>) -> Option<BthRepr> {
 /// detail, EETH `data`, an ACK's credit code, pad bytes, IPv4 options, Ethernet padding, an 802.1ad tag, a zero UDP
 /// checksum over IPv6, flow-label bits 19:16). `None` for a frame with none of them.
 pub(super) fn accept_clause(d: &DecodedFrame<'_>) -> Option<crate::req::Clause> {
-    use crate::req::*;
     if d.error.is_some() || d.discard_reason().is_some() {
         return None;
     }
@@ -379,7 +379,7 @@ impl Arrivals {
     }
 
     /// The discard rules of the receive checks that discarded the rejected writes.
-    pub(super) fn refused(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(super) fn refused(&self) -> impl Iterator<Item = Clause> + '_ {
         self.writes.values().flatten().filter_map(|c| c.refused)
     }
 
@@ -398,11 +398,11 @@ impl Arrivals {
 
     /// When some copy of PSN `psn` of QP `qp` arrived at or before `by` and every such copy
     /// was a frame to discard: the requirement that makes the latest of them so.
-    pub(super) fn only_discarded(&self, qp: u32, psn: u32, by: u64) -> Option<&'static str> {
+    pub(super) fn only_discarded(&self, qp: u32, psn: u32, by: u64) -> Option<Clause> {
         let mut reason = None;
         for c in self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= by) {
             match c.status {
-                Status::Discarded(r) => reason = Some(super::wire::discard_id(r)),
+                Status::Discarded(r) => reason = Some(r),
                 _ => return None,
             }
         }
@@ -412,7 +412,7 @@ impl Arrivals {
     /// When some sound copy of PSN `psn` of QP `qp` arrived at or before `by` and every
     /// such copy was one the receive checks discarded for a reason the judge can tell: the
     /// discard rule of the latest of them.
-    pub(super) fn only_refused(&self, qp: u32, psn: u32, by: u64) -> Option<&'static str> {
+    pub(super) fn only_refused(&self, qp: u32, psn: u32, by: u64) -> Option<Clause> {
         let mut rule = None;
         let copies = self.writes.get(&(qp, psn))?.iter().filter(|c| c.at <= by);
         for c in copies.filter(|c| !matches!(c.status, Status::Discarded(_))) {
@@ -449,7 +449,7 @@ impl Arrivals {
         ev: Ev,
         at: u64,
         late_ns: u64,
-    ) -> Option<(&'static str, &'static str)> {
+    ) -> Option<(Clause, &'static str)> {
         self.nak_of_silent(qp, ev, at, late_ns)
             .or_else(|| self.nak_of_accepted(qp, ev, at, late_ns))
     }
@@ -466,22 +466,22 @@ impl Arrivals {
         ev: Ev,
         at: u64,
         late_ns: u64,
-    ) -> Option<(&'static str, &'static str)> {
+    ) -> Option<(Clause, &'static str)> {
         let answered = self
             .nak_may_answer(qp, ev, at, late_ns)
             .filter(|c| !matches!(c.status, Status::Discarded(_)))
             .max_by_key(|c| c.at)?;
         let rule = match answered.status {
-            Status::Duplicate => "RCV-DUP-001.a",
+            Status::Duplicate => RCV_DUP_001_A,
             _ => answered.refused?,
         };
         let silent = super::receive::silent(rule);
         match (rule, answered.region_refused) {
-            ("RCV-DUP-001.a", true) => {
+            (RCV_DUP_001_A, true) => {
                 Some((rule, "a transport NAK for a duplicate, which no receive check may refuse"))
             }
-            (_, true) if silent || rule == "RCV-WIN-002.b" => Some((
-                "RCV-CHECK-001",
+            (_, true) if silent || rule == RCV_WIN_002_B => Some((
+                RCV_CHECK_001,
                 "a transport NAK for a write that an earlier receive check discards",
             )),
             _ if silent => Some((rule, "a transport NAK for a write discarded without response")),
@@ -500,11 +500,11 @@ impl Arrivals {
         ev: Ev,
         at: u64,
         late_ns: u64,
-    ) -> Option<(&'static str, &'static str)> {
+    ) -> Option<(Clause, &'static str)> {
         let mut answered = self.nak_may_answer(qp, ev, at, late_ns).peekable();
         answered.peek()?;
         answered.all(|c| c.status == Status::Accepted && !c.region_refused).then_some((
-            "RCV-PLACE-002.a",
+            RCV_PLACE_002_A,
             "a transport NAK for a write that passes the region check",
         ))
     }
@@ -542,11 +542,14 @@ impl Arrivals {
 /// Why a device must take no action on frame `d`: what makes it no sound RoCEv2 packet
 /// ([`DecodedFrame::discard_reason`]), or an opcode that is no MRC packet for a QP
 /// (`RCV-OPC-001`).
-pub(super) fn discard_rule(d: &DecodedFrame<'_>) -> Option<&'static str> {
-    d.discard_reason().or_else(|| {
-        let op = d.bth?.opcode;
-        (op.info().is_some() && !op.is_mrc()).then_some("RCV-OPC-001")
-    })
+pub(super) fn discard_rule(d: &DecodedFrame<'_>) -> Option<Clause> {
+    match d.discard_reason() {
+        Some(r) => super::wire::discard_clause(r),
+        None => {
+            let op = d.bth?.opcode;
+            (op.info().is_some() && !op.is_mrc()).then_some(RCV_OPC_001)
+        }
+    }
 }
 
 /// The requirement an EV reflected for a packet carried by `carrier` with EV `ev` breaks,
@@ -554,18 +557,13 @@ pub(super) fn discard_rule(d: &DecodedFrame<'_>) -> Option<&'static str> {
 /// carried it and the reflection has bits 15:0 that IPv4 cannot carry, `ENC-EV-001.c` when
 /// the reflection differs from `ev` only by the flow label's bits 19:16, and otherwise the
 /// reflection's own rule.
-pub(super) fn ev_requirement(
-    carrier: Carrier,
-    ev: Ev,
-    reflected: Ev,
-    otherwise: &'static str,
-) -> &'static str {
+pub(super) fn ev_requirement(carrier: Carrier, ev: Ev, reflected: Ev, otherwise: Clause) -> Clause {
     match carrier {
-        Carrier::V4 if reflected.low() != 0 => "ENC-EV-002.b",
+        Carrier::V4 if reflected.low() != 0 => ENC_EV_002_B,
         Carrier::V6 { high }
             if high != 0 && (reflected.value() ^ ev.value()) & !0x000F_0000 == 0 =>
         {
-            "ENC-EV-001.c"
+            ENC_EV_001_C
         }
         _ => otherwise,
     }

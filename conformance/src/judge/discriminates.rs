@@ -31,7 +31,7 @@ use super::matching::{self, When};
 use super::obs::{Frame, Injected, Kind, classify};
 use super::sequences::full_stop;
 use super::table::{CHECKS, Check, expected_reads};
-use super::{Scope, sacks, wire};
+use super::{Scope, sacks};
 use crate::req::*;
 
 /// Two stamps of one QP's clock are compared when sent less than this far apart
@@ -72,7 +72,7 @@ pub struct Facts {
     /// The CPU half is inside the device.
     own_cpu: bool,
     /// The order rules of the writes it expects (`order::requirements`).
-    order: Vec<&'static str>,
+    order: Vec<Clause>,
     /// The send-order rules of packets of one QP it expects together
     /// (`schedule::judge_order`).
     sched: BTreeSet<Clause>,
@@ -695,7 +695,7 @@ impl Facts {
                         if q.spray != SprayPolicy::WindowFit)
                 })
                 && exp.iter().any(|(_, f)| matches!(f.kind, Kind::Data { .. })),
-            refused: Arrivals::of_scenario(s).refused().filter_map(Clause::parse).collect(),
+            refused: Arrivals::of_scenario(s).refused().collect(),
             nak_entry: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
                 if (0x61..=0x63).any(|n| {
@@ -753,7 +753,7 @@ impl Facts {
         });
         f.command_after_failure = command_after_failure(s);
         for (_, d) in injected() {
-            if let Some(c) = discard_rule(d).and_then(wire::discard_clause) {
+            if let Some(c) = discard_rule(d) {
                 f.discards.insert(c);
             }
         }
@@ -765,7 +765,7 @@ impl Facts {
                     // Every entry of the SACK's cause table: those before the last hold
                     // of some device.
                     for (rule, _) in sacks::due_causes(s, &inj, rec.at.0, qp) {
-                        f.sack_due.extend(Clause::parse(rule));
+                        f.sack_due.insert(rule);
                     }
                 }
                 _ => {
@@ -809,7 +809,7 @@ fn shows_in(row: &str, clause: Clause, f: &Facts) -> bool {
         return f.discards.contains(&clause);
     }
     if row == "order" {
-        return f.order.iter().any(|id| *id == clause.id() || *id == clause.requirement());
+        return f.order.iter().any(|&c| c == clause || c == clause.line());
     }
     if row == "wire.ev" {
         return match clause {
@@ -972,9 +972,7 @@ fn order_groups(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> BTreeSet<Clause> 
         let (Kind::Data { qp, .. } | Kind::Probe { qp }) = f.kind else { continue };
         let g = group_of.get(&(*r as *const Record)).copied().unwrap_or(0);
         if let Some(prev) = last.insert((g, qp), f) {
-            if let Some(c) = Clause::parse(super::schedule::order_requirement(prev, f)) {
-                out.insert(c);
-            }
+            out.insert(super::schedule::order_requirement(prev, f));
         }
     }
     out

@@ -75,7 +75,7 @@ pub(super) fn judge(
         // that bit wrong, not a receive completion: validate() reads the entry alone and
         // would name the receive rules for its opcode, status or `wr_id`.
         if c.side == Side::Requester && entry.is_receive {
-            violations.retain(|v| v.requirement != "CQE-RECV-001");
+            violations.retain(|v| entry_clause(v.requirement) != Some(crate::req::CQE_RECV_001));
             let rule = if entry.status.is_doorbell_reject() {
                 crate::req::CQE_REJECT_001
             } else if entry.status.is_success() {
@@ -99,7 +99,11 @@ pub(super) fn judge(
             let d = if torn {
                 Divergence::named(at, crate::req::CQE_RING_003_B, what)
             } else {
-                Divergence::by_id(at, entry_clause(v.requirement), what)
+                match entry_clause(v.requirement) {
+                    Some(c) => Divergence::named(at, c, what),
+                    // A rule the specification does not define keeps its name.
+                    None => Divergence::by_id(at, v.requirement, what),
+                }
             };
             div.push(Divergence { actual: Some(render_event(e)), ..d });
         }
@@ -407,13 +411,14 @@ impl Stops {
 
 /// The leaf clause of a rule [`CompletionRepr::validate`] names: the NIC's clause of a
 /// marked line.
-pub(super) fn entry_clause(rule: &'static str) -> &'static str {
-    match rule {
-        "CQE-RESV-001" => "CQE-RESV-001.a",
+pub(super) fn entry_clause(rule: &str) -> Option<Clause> {
+    use crate::req::*;
+    Some(match rule {
+        "CQE-RESV-001" => CQE_RESV_001_A,
         // validate() reports a timestamp without `has_timestamp`.
-        "CQE-TS-001" => "CQE-TS-001.b",
-        _ => rule,
-    }
+        "CQE-TS-001" => CQE_TS_001_B,
+        _ => return Clause::parse(rule),
+    })
 }
 
 /// Whether an entry's violation of `rule` comes from a write in pieces seen before its
@@ -423,7 +428,8 @@ pub(super) fn entry_clause(rule: &'static str) -> &'static str {
 /// themselves (a device that always breaks it has another fault).
 fn torn_split(got: &[u8; COMPLETION_LEN], held: &[u8; COMPLETION_LEN], rule: &str) -> bool {
     const HALF: usize = COMPLETION_LEN / 2;
-    if !matches!(rule, "CQE-TS-001" | "CQE-IMM-001")
+    let line = Clause::parse(rule).map(Clause::line);
+    if !matches!(line, Some(crate::req::CQE_TS_001 | crate::req::CQE_IMM_001))
         || got[..HALF] != held[..HALF]
         || got[HALF..] == held[HALF..]
     {

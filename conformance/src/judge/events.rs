@@ -16,7 +16,7 @@ use super::obs::{In, Obs};
 use super::sequences::full_stop;
 use super::{Divergence, Frame, Kind, peer_map, render_event};
 use crate::placement;
-use crate::req::Clause;
+use crate::req::*;
 
 mod why;
 use why::{
@@ -123,7 +123,7 @@ fn judge_placement(
                 let (q, p) = (w.qpn.value(), w.psn.value());
                 if !arrivals.arrived(q, p, *at) {
                     let d = match arrivals.only_discarded(q, p, *at) {
-                        Some(reason) => Divergence::by_id(
+                        Some(reason) => Divergence::named(
                             *at,
                             reason,
                             "a DMA write of a frame to discard".into(),
@@ -140,7 +140,7 @@ fn judge_placement(
                     // discards: the discard rule of that check is broken.
                     div.push(Divergence {
                         actual: Some(render_event(e)),
-                        ..Divergence::by_id(
+                        ..Divergence::named(
                             *at,
                             rule,
                             format!(
@@ -314,26 +314,26 @@ pub(super) fn judge_retransmit_reports(
 /// The part of a report that does not depend on the device's choices (its EVs, its timing
 /// of progress), or `None` for a report that is not compared (CONF-CMP-020). `EvState`
 /// has a key, but is compared only in a scenario that expects one.
-fn report_key(r: &NicReport) -> Option<(&'static str, String)> {
+fn report_key(r: &NicReport) -> Option<(Clause, String)> {
     match r {
         NicReport::Nack { qpn, psn, reason } => {
-            Some(("REC-IF-004", format!("Nack qp {qpn} psn {} reason {reason:?}", psn.value())))
+            Some((REC_IF_004, format!("Nack qp {qpn} psn {} reason {reason:?}", psn.value())))
         }
         NicReport::EvMarked { qpn, mark, .. } => {
-            Some(("REC-IF-005", format!("EvMarked qp {qpn} mark {mark:?}")))
+            Some((REC_IF_005, format!("EvMarked qp {qpn} mark {mark:?}")))
         }
         NicReport::ProbeAnswered { qpn, mark, .. } => {
-            Some(("REC-IF-007", format!("ProbeAnswered qp {qpn} mark {mark:?}")))
+            Some((REC_IF_007, format!("ProbeAnswered qp {qpn} mark {mark:?}")))
         }
         NicReport::QpError { qpn, requirement } => {
-            Some(("REC-IF-009", format!("QpError qp {qpn} cause {requirement}")))
+            Some((REC_IF_009, format!("QpError qp {qpn} cause {requirement}")))
         }
         NicReport::EvState { qpn, state, .. } => {
-            Some(("REC-IF-016", format!("EvState qp {qpn} state {state:?}")))
+            Some((REC_IF_016, format!("EvState qp {qpn} state {state:?}")))
         }
         // The EV is the one the scenario sent the response on; all of it is compared.
         NicReport::EndpointResponse { ev, op, request_id, status, port_status } => Some((
-            "REC-IF-018.a",
+            REC_IF_018_A,
             format!(
                 "EndpointResponse ev {ev:#x} op {} request {request_id:#x} status {status} \
                  ports {port_status:#x}",
@@ -360,7 +360,7 @@ pub(super) fn judge_reports(
 ) {
     let ev_states =
         exp.iter().any(|(_, e)| matches!(e, NicEvent::Report(NicReport::EvState { .. })));
-    let mut got: Vec<(u64, &'static str, String, &NicEvent, bool)> = obs
+    let mut got: Vec<(u64, Clause, String, &NicEvent, bool)> = obs
         .iter()
         .filter_map(|(t, e)| match e {
             NicEvent::Report(NicReport::EvState { .. }) if !ev_states => None,
@@ -396,7 +396,7 @@ pub(super) fn judge_reports(
         let deadline = r.at.0.saturating_add(late_ns);
         div.push(Divergence {
             expected: Some(render_event(e)),
-            ..Divergence::by_id(
+            ..Divergence::named(
                 r.at.0,
                 (!alike)
                     .then(|| not_taken(r.at.0, inputs))
@@ -464,11 +464,11 @@ pub(super) fn judge_reports(
         let req = match e {
             NicEvent::Report(r) => discarded_input(r, *t, inputs, sent)
                 .or_else(|| wrong_transition(r, *t, inputs, exp))
-                .unwrap_or(req),
-            _ => req,
+                .unwrap_or(*req),
+            _ => *req,
         };
         let what = "a report the scenario does not expect".into();
-        div.push(Divergence { actual: Some(render_event(e)), ..Divergence::by_id(*t, req, what) });
+        div.push(Divergence { actual: Some(render_event(e)), ..Divergence::named(*t, req, what) });
     }
 }
 
@@ -505,7 +505,7 @@ impl Sent {
     /// The rule by which device QP `local` must discard SACK `s`, arrived at `at`, whole:
     /// it acknowledges a PSN never sent (SND-SACK-003), or its `sack_offset` lies outside
     /// any window (SND-SACK-004).
-    fn discards_sack(&self, local: u32, at: u64, s: &SethRepr) -> Option<&'static str> {
+    fn discards_sack(&self, local: u32, at: u64, s: &SethRepr) -> Option<Clause> {
         let last = self.last(local, at)?;
         let mut bits = s.sack_bitmap;
         let mut beyond = s.cack_psn.is_after(last);
@@ -515,16 +515,16 @@ impl Sent {
             beyond = s.bitmap_base().add(i).is_after(last);
         }
         if beyond {
-            return Some("SND-SACK-003");
+            return Some(SND_SACK_003);
         }
-        (i32::from(s.sack_offset).unsigned_abs() > self.window + 64).then_some("SND-SACK-004")
+        (i32::from(s.sack_offset).unsigned_abs() > self.window + 64).then_some(SND_SACK_004)
     }
 
     /// The rule by which device QP `local` must discard a NACK not fatal for `psn`,
     /// arrived at `at`: a PSN at or after `snd_nxt` is neither outstanding nor stale
     /// (SND-NACK-001.c).
-    fn discards_nack(&self, local: u32, at: u64, psn: Psn) -> Option<&'static str> {
-        psn.is_after(self.last(local, at)?).then_some("SND-NACK-001.c")
+    fn discards_nack(&self, local: u32, at: u64, psn: Psn) -> Option<Clause> {
+        psn.is_after(self.last(local, at)?).then_some(SND_NACK_001_C)
     }
 }
 
@@ -532,7 +532,7 @@ impl Sent {
 /// arrived into its QP at its time is one the sender must discard with no state changed:
 /// a SACK that acknowledges a PSN never sent or whose offset no window allows, a NACK
 /// for a PSN never sent. Whatever the report, the device acted on what it had to discard.
-fn discarded_input(r: &NicReport, at: u64, inputs: &[In<'_>], sent: &Sent) -> Option<&'static str> {
+fn discarded_input(r: &NicReport, at: u64, inputs: &[In<'_>], sent: &Sent) -> Option<Clause> {
     let q = match r {
         NicReport::Nack { qpn, .. }
         | NicReport::EvMarked { qpn, .. }

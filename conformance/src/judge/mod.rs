@@ -292,9 +292,10 @@ impl Divergence {
         Divergence { should_only: false, ..Divergence::of(at, clause, what) }
     }
 
-    /// A divergence from a rule found at run time by its ID (a discard rule, a field's
-    /// rule, a codec violation's rule): the one path from a string to a [`Clause`]. An ID
-    /// the specification does not define stays the requirement as it is, with no clause.
+    /// A divergence from a rule the judge gets by its ID from outside: a rule of the
+    /// codec's completion-entry checks that no clause constant maps. The judge's own rules
+    /// are typed clauses ([`Divergence::named`]). An ID the specification does not define
+    /// stays the requirement as it is, with no clause.
     fn by_id(at: u64, id: &str, what: String) -> Divergence {
         match Clause::parse(id) {
             Some(c) => Divergence::named(at, c, what),

@@ -31,7 +31,7 @@ use openrdma_device::{Body, Direction, NicEvent, Output, Scenario, Side, TimedOu
 
 use super::obs::{In, Kind};
 use super::{Divergence, events::payload_bytes, render_event, render_frame};
-use crate::req::Clause;
+use crate::req::{Clause, FLAG_ORDER_002, ORD_SEND_001, ORD_SEND_002, ORD_SEND_003, RET_ORDER_002};
 use openrdma_codec::Msn;
 
 /// A work request: device QP, MSN, generation.
@@ -465,7 +465,7 @@ fn retire_before_next_input(
 /// * RET-ORDER-002 when one input makes two messages or more retire and a DMA write is
 ///   expected after a later input, so that a device that retires them one input at a time
 ///   shows a flag after that write.
-pub fn requirements(scenario: &Scenario) -> Vec<&'static str> {
+pub fn requirements(scenario: &Scenario) -> Vec<Clause> {
     let local_of = super::peer_map(scenario);
     let mut send_completed = HashSet::new();
     let mut send_flagged = HashSet::new();
@@ -499,7 +499,7 @@ pub fn requirements(scenario: &Scenario) -> Vec<&'static str> {
             Item::Data(m) => {
                 data.insert(m);
             }
-            Item::Dma(_) if burst && !out.contains(&"RET-ORDER-002") => out.push("RET-ORDER-002"),
+            Item::Dma(_) if burst && !out.contains(&RET_ORDER_002) => out.push(RET_ORDER_002),
             Item::Input => {
                 burst |= flags_in_group >= 2;
                 flags_in_group = 0;
@@ -508,16 +508,16 @@ pub fn requirements(scenario: &Scenario) -> Vec<&'static str> {
         }
     }
     if recv_completed.intersection(&recv_flagged).next().is_some() {
-        out.push("FLAG-ORDER-002");
+        out.push(FLAG_ORDER_002);
     }
     if send_completed.intersection(&send_flagged).next().is_some() {
-        out.push("ORD-SEND-001");
+        out.push(ORD_SEND_001);
     }
     if send_flagged.iter().any(|&(qp, msn, _)| data.contains(&(qp, msn))) {
-        out.push("ORD-SEND-002");
+        out.push(ORD_SEND_002);
     }
     if !send_flagged.is_empty() {
-        out.push("ORD-SEND-003");
+        out.push(ORD_SEND_003);
     }
     out
 }

@@ -16,21 +16,23 @@ use openrdma_codec::frame::DecodedFrame;
 use openrdma_codec::{Msn, Opcode, Psn, Rkey, Rqmsn};
 use openrdma_device::{HostCommand, Manifest, Region, RetirementMode};
 
+use crate::req::*;
+
 /// The entries of a shared retirement table (`RET-CAP-001`).
 const SHARED_TABLE: u16 = 4096;
 
 /// Whether the discard rule `rule` ([`Receiver::refusal`]) discards without any response,
 /// so that a SACK or NACK answering the write breaks it.
-pub(super) fn silent(rule: &str) -> bool {
+pub(super) fn silent(rule: Clause) -> bool {
     matches!(
         rule,
-        "RCV-QP-001"
-            | "RCV-QP-002"
-            | "RCV-SEG-001"
-            | "RCV-SEG-002"
-            | "FLAG-LAST-002"
-            | "RCV-MSG-002"
-            | "RCV-MSG-001"
+        RCV_QP_001
+            | RCV_QP_002
+            | RCV_SEG_001
+            | RCV_SEG_002
+            | FLAG_LAST_002
+            | RCV_MSG_002
+            | RCV_MSG_001
     )
 }
 
@@ -177,34 +179,34 @@ impl Receiver {
     /// The first receive check, in `RCV-CHECK-001` order, that write `w` fails: the ID of
     /// the discard rule (the clause, for a line with clauses). `None` when it passes them
     /// all, or fails only checks this account cannot decide.
-    pub(super) fn refusal(&self, w: &Write) -> Option<&'static str> {
-        let Some(q) = self.qps.get(&w.qp) else { return Some("RCV-QP-001") };
+    pub(super) fn refusal(&self, w: &Write) -> Option<Clause> {
+        let Some(q) = self.qps.get(&w.qp) else { return Some(RCV_QP_001) };
         if q.failed {
-            return Some("RCV-QP-002");
+            return Some(RCV_QP_002);
         }
         let ahead = w.psn.distance(q.epsn);
         if ahead < 0 || q.received.contains(&w.psn.value()) {
-            return Some("RCV-DUP-001.a");
+            return Some(RCV_DUP_001_A);
         }
         if ahead as u32 >= self.window {
-            return Some("RCV-WIN-002.b");
+            return Some(RCV_WIN_002_B);
         }
         if w.len > self.pmtu {
-            return Some("RCV-SEG-001");
+            return Some(RCV_SEG_001);
         }
         if !w.opcode.is_last() && w.len != self.pmtu {
-            return Some("RCV-SEG-002");
+            return Some(RCV_SEG_002);
         }
         if self.region_refuses(w) {
-            return Some("RCV-PLACE-002.a");
+            return Some(RCV_PLACE_002_A);
         }
         let dom = self.domains.get(&q.domain)?;
         let offset = w.msn.forward_from(dom.next);
         if offset >= 0x8000 {
-            return Some("FLAG-LAST-002");
+            return Some(FLAG_LAST_002);
         }
         if offset >= self.table {
-            return Some("RCV-MSG-002");
+            return Some(RCV_MSG_002);
         }
         let mismatch = match dom.pending.get(&w.msn.value()) {
             Some(e) => {
@@ -215,7 +217,7 @@ impl Receiver {
             None => w.len > u64::from(w.dma_len),
         };
         if mismatch || (w.opcode.has_immediate() && !w.has_immdt) {
-            return Some("RCV-MSG-001");
+            return Some(RCV_MSG_001);
         }
         let rq_ahead = w.rqmsn.forward_from(q.delivered_rqmsn);
         if w.opcode.is_last()
@@ -223,7 +225,7 @@ impl Receiver {
             && rq_ahead > self.wwi_limit
             && rq_ahead < 0x8000
         {
-            return Some("WWI-LIMIT-002");
+            return Some(WWI_LIMIT_002);
         }
         None
     }

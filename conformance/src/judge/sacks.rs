@@ -72,17 +72,17 @@ fn psn_diff(a: u32, b: u32) -> i32 {
     ((a.wrapping_sub(b) << 8) as i32) >> 8
 }
 
-fn push(div: &mut Vec<Divergence>, f: &Frame<'_>, requirement: &str, what: String) {
+fn push(div: &mut Vec<Divergence>, f: &Frame<'_>, requirement: Clause, what: String) {
     div.push(Divergence {
         actual: Some(render_frame(f.bytes)),
-        ..Divergence::by_id(f.at, requirement, what)
+        ..Divergence::named(f.at, requirement, what)
     });
 }
 
 fn push_field(
     div: &mut Vec<Divergence>,
     f: &Frame<'_>,
-    requirement: &str,
+    requirement: Clause,
     field: &str,
     expected: String,
     actual: String,
@@ -90,7 +90,7 @@ fn push_field(
     div.push(Divergence {
         actual: Some(render_frame(f.bytes)),
         fields: vec![FieldDiff::new(field, expected, actual)],
-        ..Divergence::by_id(f.at, requirement, format!("SACK field {field} is wrong"))
+        ..Divergence::named(f.at, requirement, format!("SACK field {field} is wrong"))
     });
 }
 
@@ -112,12 +112,12 @@ pub(super) struct Run<'r, 'a> {
 /// in the error state by then, beyond the lateness a SACK made before may have: one that
 /// answers a packet which reached the failed QP discards it with a response (RCV-QP-002),
 /// any other is sent by a QP that must send nothing (SND-ERR-001).
-fn after_failure(arrivals: &Arrivals, local: u32, at: u64, late_ns: u64) -> Option<&'static str> {
+fn after_failure(arrivals: &Arrivals, local: u32, at: u64, late_ns: u64) -> Option<Clause> {
     let t = arrivals.failed_at(local)?;
     if at <= t.saturating_add(late_ns) {
         return None;
     }
-    Some(if arrivals.reached(local, t, at) { RCV_QP_002.id() } else { SND_ERR_001.id() })
+    Some(if arrivals.reached(local, t, at) { RCV_QP_002 } else { SND_ERR_001 })
 }
 
 /// Judges every SACK the device sent, and its progress against the expected SACKs.
@@ -173,16 +173,16 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
             // entries holds its MSN: the device's table holds fewer, and discarded it.
             let far = local.is_some_and(|l| arrivals.shared_far(l, cack));
             let rule = if stops_short {
-                SETH_CACK_001_B.id()
+                SETH_CACK_001_B
             } else if far {
-                RET_CAP_001.id()
+                RET_CAP_001
             } else {
                 named_due(run, rec.at.0, qp)
             };
             div.push(Divergence {
                 expected: Some(render_frame(ef.bytes)),
                 actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
-                ..Divergence::by_id(
+                ..Divergence::named(
                     rec.at.0,
                     rule,
                     format!("no SACK reported cumulative progress to PSN {cack} by {deadline} ns"),
@@ -203,7 +203,7 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
         if let Some(psn) = unclaimed(ef, obs_frames, qp, deadline).filter(|_| !answered) {
             div.push(Divergence {
                 expected: Some(render_frame(ef.bytes)),
-                ..Divergence::by_id(
+                ..Divergence::named(
                     deadline,
                     named_due(run, rec.at.0, qp),
                     format!("no SACK reported PSN {psn}, received behind a hole, by {deadline} ns"),
@@ -309,15 +309,15 @@ pub(super) fn judge_marks(
         };
         *checked += 1;
         if s.m.0 != 0 && s.m.0 != 3 {
-            push_field(div, of, "RCV-SACK-006.c", "seth.m", "0".into(), s.m.0.to_string());
+            push_field(div, of, RCV_SACK_006_C, "seth.m", "0".into(), s.m.0.to_string());
         }
         let Some(c) = of.d.ext.cc_state else { continue };
         if c.r_c {
-            push_field(div, of, RCV_SACK_007.id(), "cc_state.r_c", "0".into(), "1".into());
+            push_field(div, of, RCV_SACK_007, "cc_state.r_c", "0".into(), "1".into());
         }
         if c.rcv_cwnd_pen != 0 {
             let got = c.rcv_cwnd_pen.to_string();
-            push_field(div, of, RCV_SACK_007.id(), "cc_state.rcv_cwnd_pen", "0".into(), got);
+            push_field(div, of, RCV_SACK_007, "cc_state.rcv_cwnd_pen", "0".into(), got);
         }
     }
 }
@@ -447,9 +447,9 @@ pub(super) fn due_causes(
     injects: &[Injected<'_>],
     at: u64,
     qp: u32,
-) -> Vec<(&'static str, Due)> {
+) -> Vec<(Clause, Due)> {
     let Some(&local) = super::peer_map(scenario).get(&qp) else {
-        return vec![("RCV-SACK-001.a", Due::Always)];
+        return vec![(RCV_SACK_001_A, Due::Always)];
     };
     let mut epsn = super::created_qp(scenario, local).map(|q| q.peer_initial_psn.value());
     let mut received: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
@@ -472,7 +472,7 @@ pub(super) fn due_causes(
         let psn = bth.psn.value();
         if d.ext.peth.is_some() {
             stale = false;
-            trigger = Some((r.at.0, "EV-PROBE-004"));
+            trigger = Some((r.at.0, EV_PROBE_004));
             reset |= counted > 0;
             counted = 0;
             continue;
@@ -488,7 +488,7 @@ pub(super) fn due_causes(
         let dup = received.contains(&psn) || Psn::new(psn).is_before(Psn::new(next));
         if dup {
             stale = false;
-            trigger = Some((r.at.0, "RCV-DUP-001.b"));
+            trigger = Some((r.at.0, RCV_DUP_001_B));
             reset |= counted > 0;
             counted = 0;
             continue;
@@ -502,17 +502,17 @@ pub(super) fn due_causes(
         let hole = psn != next;
         let fill = !hole && advanced.wrapping_sub(next) & 0xFF_FFFF > 1;
         trigger = Some(if bth.ack_req {
-            (r.at.0, "RCV-SACK-001.a")
+            (r.at.0, RCV_SACK_001_A)
         } else if fill {
-            (r.at.0, "RCV-SACK-001.c")
+            (r.at.0, RCV_SACK_001_C)
         } else if hole {
-            (r.at.0, "RCV-SACK-001.b")
+            (r.at.0, RCV_SACK_001_B)
         } else if bth.rtx {
-            (r.at.0, "RCV-SACK-001.d")
+            (r.at.0, RCV_SACK_001_D)
         } else {
-            (r.at.0, "RCV-SACK-002")
+            (r.at.0, RCV_SACK_002)
         });
-        if trigger.is_some_and(|(_, rule)| rule == "RCV-SACK-002") {
+        if trigger.is_some_and(|(_, rule)| rule == RCV_SACK_002) {
             counted += 1;
         } else {
             reset |= counted > 0;
@@ -521,7 +521,7 @@ pub(super) fn due_causes(
     }
     let delay = sack_delay(scenario);
     match trigger {
-        None => vec![("RCV-SACK-001.a", Due::Always)],
+        None => vec![(RCV_SACK_001_A, Due::Always)],
         Some((t, _)) if at.saturating_sub(t).saturating_mul(2) >= delay => {
             // A write while the timer ran could have restarted it, and the restarted
             // timer's SACK, `sack_delay` after that write, is late when the write came
@@ -530,15 +530,15 @@ pub(super) fn due_causes(
             let late = scenario.manifest.tolerances.late_ns;
             let mut out = Vec::new();
             if writes.iter().any(|&w| w > start.saturating_add(late) && w < at) {
-                out.push(("RCV-SACK-004.a", Due::Restarted));
+                out.push((RCV_SACK_004_A, Due::Restarted));
             }
-            out.push(("RCV-SACK-004.b", Due::Always));
+            out.push((RCV_SACK_004_B, Due::Always));
             out
         }
-        Some((_, "RCV-SACK-002")) if reset => {
-            vec![("RCV-SACK-008.a", Due::CountKept), ("RCV-SACK-002", Due::Always)]
+        Some((_, RCV_SACK_002)) if reset => {
+            vec![(RCV_SACK_008_A, Due::CountKept), (RCV_SACK_002, Due::Always)]
         }
-        Some((_, rule)) if stale => vec![("TSETH-TS-001.a", Due::Always), (rule, Due::Always)],
+        Some((_, rule)) if stale => vec![(TSETH_TS_001_A, Due::Always), (rule, Due::Always)],
         Some((_, rule)) => vec![(rule, Due::Always)],
     }
 }
@@ -549,7 +549,7 @@ fn sack_delay(scenario: &Scenario) -> u64 {
 
 /// The rule a SACK due at `at` on the wire QP `qp`, that the device did not send in time,
 /// is named by: the first entry of its cause table ([`due_causes`]) that holds.
-fn named_due(run: Run<'_, '_>, at: u64, qp: u32) -> &'static str {
+fn named_due(run: Run<'_, '_>, at: u64, qp: u32) -> Clause {
     due_causes(run.scenario, run.injects, at, qp)
         .into_iter()
         .find(|&(_, when)| match when {
@@ -557,7 +557,7 @@ fn named_due(run: Run<'_, '_>, at: u64, qp: u32) -> &'static str {
             Due::Restarted => restarted(run, at, qp),
             Due::CountKept => count_kept(run, at, qp),
         })
-        .map_or("RCV-SACK-001.a", |c| c.0)
+        .map_or(RCV_SACK_001_A, |c| c.0)
 }
 
 /// Whether a SACK of the device on the wire QP `qp` before `at` shows that its previous
@@ -580,7 +580,7 @@ fn count_kept(run: Run<'_, '_>, at: u64, qp: u32) -> bool {
             continue;
         };
         taken.push(r.at.0);
-        if due_causes(scenario, injects, r.at.0, qp).last().is_some_and(|c| c.0 == "RCV-SACK-002")
+        if due_causes(scenario, injects, r.at.0, qp).last().is_some_and(|c| c.0 == RCV_SACK_002)
             && !bth.ack_req
         {
             quiet.push(r.at.0);
@@ -683,7 +683,7 @@ fn judge_one(
         right.s.sack_offset = 1;
         if clean(right) {
             let got = sack.s.sack_offset.to_string();
-            push_field(div, of, RCV_SACK_005_C.id(), "seth.sack_offset", "1".into(), got);
+            push_field(div, of, RCV_SACK_005_C, "seth.sack_offset", "1".into(), got);
             return;
         }
     }
@@ -822,7 +822,7 @@ fn judge_fields(
         // The right PSN with its bytes in the other order is the BTH laid out wrong.
         let swapped = super::fields::byte_swapped(cack.into(), 24) == u64::from(sack.psn);
         let rule = if swapped { BTH_LAYOUT_001 } else { RCV_SACK_005_I };
-        push_field(div, of, rule.id(), "bth.psn", want, got);
+        push_field(div, of, rule, "bth.psn", want, got);
     }
     let Some((trigger_ev, trigger_ts, carrier)) = one.trigger(div) else { return };
     one.reflection(trigger_ev, carrier, div);

@@ -19,24 +19,24 @@ use openrdma_device::{CpuCommand, Direction, HostCommand, Input, Record, Scenari
 use super::obs::In;
 
 use super::{Divergence, Frame, Kind, render_frame};
-use crate::req::{EV_PROBE_005_B, EV_PROBE_005_F, SND_TS_002_C, TSETH_LAYOUT_001};
+use crate::req::*;
 use crate::timeline::started_by_commands;
 
 /// The requirement that fixes the order of two packets of one QP, `second` sent first:
 /// of two first transmissions, the first packet of a message sent before a packet of an
 /// earlier message breaks SND-ORDER-001.b; any other pair, SND-ORDER-001.a.
-pub(super) fn order_requirement(first: &Frame<'_>, second: &Frame<'_>) -> &'static str {
+pub(super) fn order_requirement(first: &Frame<'_>, second: &Frame<'_>) -> Clause {
     let msn = |f: &Frame<'_>| f.d.ext.meth.map(|m| m.msn);
     let starts = |f: &Frame<'_>| f.d.bth.is_some_and(|b| b.opcode.is_first());
     match (&first.kind, &second.kind) {
         (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. })
             if starts(second) && msn(first) != msn(second) =>
         {
-            "SND-ORDER-001.b"
+            SND_ORDER_001_B
         }
-        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => "SND-ORDER-001.a",
-        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => "SND-SCHED-003.a",
-        _ => "SND-SCHED-001",
+        (Kind::Data { rtx: false, .. }, Kind::Data { rtx: false, .. }) => SND_ORDER_001_A,
+        (Kind::Data { rtx: true, .. }, Kind::Data { rtx: true, .. }) => SND_SCHED_003_A,
+        _ => SND_SCHED_001,
     }
 }
 
@@ -105,7 +105,7 @@ pub(super) fn judge_order(
                 div.push(Divergence {
                     expected: Some(render_frame(exp[eb].1.bytes)),
                     actual: Some(render_frame(obs[ob].bytes)),
-                    ..Divergence::by_id(
+                    ..Divergence::named(
                         obs[ob].at,
                         order_requirement(&exp[ea].1, &exp[eb].1),
                         format!(
@@ -139,7 +139,7 @@ pub(super) fn judge_order(
                 if ob > oa || obs[oa].at != obs[ob].at || group(ea) == group(eb) {
                     continue;
                 }
-                div.push(Divergence { expected: Some(render_frame(exp[eb].1.bytes)), actual: Some(render_frame(obs[ob].bytes)), ..Divergence::by_id(obs[ob].at, order_requirement(&exp[ea].1, &exp[eb].1), format!(
+                div.push(Divergence { expected: Some(render_frame(exp[eb].1.bytes)), actual: Some(render_frame(obs[ob].bytes)), ..Divergence::named(obs[ob].at, order_requirement(&exp[ea].1, &exp[eb].1), format!(
                         "a packet of a later message sent before a packet of an earlier message \
                          of the same QP, at the same time ({})",
                         render_frame(exp[ea].1.bytes)

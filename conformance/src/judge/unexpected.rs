@@ -14,6 +14,7 @@ use super::arrivals::{Arrivals, Status};
 use super::obs::{In, sent_new};
 use super::table::Ctx;
 use super::{Divergence, Frame, Kind, peer_map, render_event, render_frame};
+use crate::req::*;
 
 /// Every frame no expectation took that no rule explains: a data packet, NACK, ACK, probe or
 /// endpoint operation the scenario does not expect.
@@ -47,116 +48,121 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
             }
             _ => None,
         };
-        let (req, what) = match of.kind {
-            Kind::Ack { .. } if nak_refused.is_some() => nak_refused.unwrap_or_default(),
-            // The PSN a NACK UNEXP_EVENT named, sent again: that NACK is fatal, and nothing
-            // is retransmitted on its account (SND-NACK-005).
-            Kind::Data { qp, psn, rtx: true }
-                if !own_cpu && fatal_nack_for(inputs, local_of.get(&qp).copied(), psn, of.at) =>
-            {
-                ("SND-NACK-005", "a retransmission of the PSN a fatal NACK UNEXP_EVENT named")
-            }
-            Kind::Data { qp, psn, rtx: false }
-                if failed_by(qp, of.at) && sent_new(&obs_frames[..i], qp, psn) =>
-            {
-                ("SND-PSN-001", "a first transmission of a PSN the QP had already sent")
-            }
-            // A packet of a QP in the error state (SND-ERR-001); the device's own CPU half
-            // retrying or probing after it failed the QP is named below by its own rule.
-            Kind::Data { qp, rtx, .. } if failed_by(qp, of.at) && !(own_cpu && rtx) => {
-                ("SND-ERR-001", "a data packet of a QP in the error state")
-            }
-            // A probe of a QP in the error state that a command asked for: the NIC half
-            // acted on a command it must ignore (REC-IF-014); else it sent one itself.
-            Kind::Probe { qp } if failed_by(qp, of.at) && !own_cpu => {
-                let local = local_of.get(&qp).copied();
-                let since = local.and_then(|l| failed_at.get(&l)).copied().unwrap_or(0);
-                failed_probe_rule(inputs, local, since, of.at)
-            }
-            Kind::Data { qp, psn, rtx: true } => {
-                // One retransmission per command, sent when the command arrived. A command
-                // for a PSN already acknowledged explains only the resend of a message's
-                // last packet (REC-RTO-004.c), which lies at or before the cumulative PSN.
-                let local = local_of.get(&qp).copied();
-                let taken = take_command(&commanded, &mut used_commands, local, psn, of.at, tol);
-                if taken == Some(Taken::Fits) {
-                    continue;
+        let (req, what) = if let Some(named) = nak_refused {
+            named
+        } else {
+            match of.kind {
+                // The PSN a NACK UNEXP_EVENT named, sent again: that NACK is fatal, and nothing
+                // is retransmitted on its account (SND-NACK-005).
+                Kind::Data { qp, psn, rtx: true }
+                    if !own_cpu
+                        && fatal_nack_for(inputs, local_of.get(&qp).copied(), psn, of.at) =>
+                {
+                    (SND_NACK_005, "a retransmission of the PSN a fatal NACK UNEXP_EVENT named")
                 }
-                if taken == Some(Taken::Stale) {
-                    (
-                        "REC-RTO-004.e",
-                        "a retransmission of an outstanding PSN on a Retransmit command for a PSN \
+                Kind::Data { qp, psn, rtx: false }
+                    if failed_by(qp, of.at) && sent_new(&obs_frames[..i], qp, psn) =>
+                {
+                    (SND_PSN_001, "a first transmission of a PSN the QP had already sent")
+                }
+                // A packet of a QP in the error state (SND-ERR-001); the device's own CPU half
+                // retrying or probing after it failed the QP is named below by its own rule.
+                Kind::Data { qp, rtx, .. } if failed_by(qp, of.at) && !(own_cpu && rtx) => {
+                    (SND_ERR_001, "a data packet of a QP in the error state")
+                }
+                // A probe of a QP in the error state that a command asked for: the NIC half
+                // acted on a command it must ignore (REC-IF-014); else it sent one itself.
+                Kind::Probe { qp } if failed_by(qp, of.at) && !own_cpu => {
+                    let local = local_of.get(&qp).copied();
+                    let since = local.and_then(|l| failed_at.get(&l)).copied().unwrap_or(0);
+                    failed_probe_rule(inputs, local, since, of.at)
+                }
+                Kind::Data { qp, psn, rtx: true } => {
+                    // One retransmission per command, sent when the command arrived. A command
+                    // for a PSN already acknowledged explains only the resend of a message's
+                    // last packet (REC-RTO-004.c), which lies at or before the cumulative PSN.
+                    let local = local_of.get(&qp).copied();
+                    let taken =
+                        take_command(&commanded, &mut used_commands, local, psn, of.at, tol);
+                    if taken == Some(Taken::Fits) {
+                        continue;
+                    }
+                    if taken == Some(Taken::Stale) {
+                        (
+                            REC_RTO_004_E,
+                            "a retransmission of an outstanding PSN on a Retransmit command for a PSN \
                          already acknowledged, which changes nothing",
-                    )
-                } else if let Some(rule) = dropped(c, local, psn, of.at) {
-                    rule
-                } else {
-                    retransmission_rule(
-                        inputs,
-                        obs_frames,
-                        local,
-                        local.and_then(|l| failed_at.get(&l)).copied(),
-                        own_cpu,
-                        (i, of),
-                        tol.late_ns,
-                    )
+                        )
+                    } else if let Some(rule) = dropped(c, local, psn, of.at) {
+                        rule
+                    } else {
+                        retransmission_rule(
+                            inputs,
+                            obs_frames,
+                            local,
+                            local.and_then(|l| failed_at.get(&l)).copied(),
+                            own_cpu,
+                            (i, of),
+                            tol.late_ns,
+                        )
+                    }
                 }
-            }
-            // Sent before the probe answer that the scenario holds it for, after a timeout:
-            // the device's own CPU half did not blame the EV (REC-EV-002.a).
-            // Sent when an acknowledgement came, although it waited from before: the EV
-            // was blamed, and the CPU half made it GOOD itself on the progress, a transition
-            // table 4 gives the NIC half on a probe answer (EV-STATE-003.b).
-            Kind::Data { qp, psn, rtx: false }
-                if own_cpu && unblamed(exp_frames, qp, psn, of.at) =>
-            {
-                let local = local_of.get(&qp).copied();
-                unblamed_rule(inputs, exp_frames, local, qp, of.at, tol.late_ns)
-            }
-            Kind::Data { .. } => ("SND-PSN-001", "a data packet the scenario does not expect"),
-            Kind::Nack { qp, psn, reason } => {
-                nack_rule(arrivals, local_of.get(&qp).copied(), psn, reason, of.at)
-            }
-            Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
-            // An undefined operation the CPU half commanded: the NIC half sent what it must
-            // refuse (REC-IF-017.d); one it made up itself breaks the wire rule.
-            Kind::EndpointRequest { op, request_id }
-                if !openrdma_codec::EndpointOp(op).is_known() =>
-            {
-                undefined_op_rule(inputs, op, request_id)
-            }
-            Kind::EndpointRequest { .. } => {
-                ("REC-IF-017.a", "an endpoint request the CPU half did not command")
-            }
-            Kind::Ack { qp, msn, high: 0, .. } if acked_msns.contains(&(qp, msn)) => continue,
-            // An ACK for a message the scenario acknowledges later, with others, came
-            // before `ack_coalesce` messages had retired (RCV-ACK-001.a).
-            Kind::Ack { qp, msn, syndrome, .. }
-                if super::ack_class(syndrome).0
-                    && acked_msns.iter().any(|&(q, m)| {
-                        q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
-                    }) =>
-            {
-                kept_count(scenario, obs_frames, i, qp, msn).unwrap_or((
-                    "RCV-ACK-001.a",
-                    "a transport ACK before ack_coalesce messages had retired",
-                ))
-            }
-            Kind::Ack { .. } => ("RCV-ACK-002.a", "a transport ACK for a message not retired"),
-            Kind::Probe { qp } => {
-                let local = local_of.get(&qp).copied();
-                let failed = local.and_then(|l| failed_at.get(&l)).copied();
-                match probe_blame(c, local, failed, qp, of) {
-                    Some(rule) => rule,
-                    // A window-fit probe that a device late on its inputs may send.
-                    None => continue,
+                // Sent before the probe answer that the scenario holds it for, after a timeout:
+                // the device's own CPU half did not blame the EV (REC-EV-002.a).
+                // Sent when an acknowledgement came, although it waited from before: the EV
+                // was blamed, and the CPU half made it GOOD itself on the progress, a transition
+                // table 4 gives the NIC half on a probe answer (EV-STATE-003.b).
+                Kind::Data { qp, psn, rtx: false }
+                    if own_cpu && unblamed(exp_frames, qp, psn, of.at) =>
+                {
+                    let local = local_of.get(&qp).copied();
+                    unblamed_rule(inputs, exp_frames, local, qp, of.at, tol.late_ns)
                 }
+                Kind::Data { .. } => (SND_PSN_001, "a data packet the scenario does not expect"),
+                Kind::Nack { qp, psn, reason } => {
+                    nack_rule(arrivals, local_of.get(&qp).copied(), psn, reason, of.at)
+                }
+                Kind::Endpoint { op, request_id } => endpoint_blame(inputs, op, request_id),
+                // An undefined operation the CPU half commanded: the NIC half sent what it must
+                // refuse (REC-IF-017.d); one it made up itself breaks the wire rule.
+                Kind::EndpointRequest { op, request_id }
+                    if !openrdma_codec::EndpointOp(op).is_known() =>
+                {
+                    undefined_op_rule(inputs, op, request_id)
+                }
+                Kind::EndpointRequest { .. } => {
+                    (REC_IF_017_A, "an endpoint request the CPU half did not command")
+                }
+                Kind::Ack { qp, msn, high: 0, .. } if acked_msns.contains(&(qp, msn)) => continue,
+                // An ACK for a message the scenario acknowledges later, with others, came
+                // before `ack_coalesce` messages had retired (RCV-ACK-001.a).
+                Kind::Ack { qp, msn, syndrome, .. }
+                    if super::ack_class(syndrome).0
+                        && acked_msns.iter().any(|&(q, m)| {
+                            q == qp && (1..1 << 15).contains(&m.value().wrapping_sub(msn.value()))
+                        }) =>
+                {
+                    kept_count(scenario, obs_frames, i, qp, msn).unwrap_or((
+                        RCV_ACK_001_A,
+                        "a transport ACK before ack_coalesce messages had retired",
+                    ))
+                }
+                Kind::Ack { .. } => (RCV_ACK_002_A, "a transport ACK for a message not retired"),
+                Kind::Probe { qp } => {
+                    let local = local_of.get(&qp).copied();
+                    let failed = local.and_then(|l| failed_at.get(&l)).copied();
+                    match probe_blame(c, local, failed, qp, of) {
+                        Some(rule) => rule,
+                        // A window-fit probe that a device late on its inputs may send.
+                        None => continue,
+                    }
+                }
+                Kind::Sack { .. } | Kind::Other { .. } => continue,
             }
-            Kind::Sack { .. } | Kind::Other { .. } => continue,
         };
         div.push(Divergence {
             actual: Some(render_frame(of.bytes)),
-            ..Divergence::by_id(of.at, req, what.into())
+            ..Divergence::named(of.at, req, what.into())
         });
     }
 }
@@ -173,7 +179,7 @@ fn probe_blame(
     failed: Option<u64>,
     qp: u32,
     of: &Frame<'_>,
-) -> Option<(&'static str, &'static str)> {
+) -> Option<(Clause, &'static str)> {
     let (scenario, inputs) = (c.scenario, &c.o.inputs[..]);
     if scenario.manifest.cpu == CpuHalf::Device {
         return Some(own_probe_rule(inputs, &c.o.frames, local, failed, qp, of));
@@ -183,7 +189,7 @@ fn probe_blame(
     }
     Some(match c.fits.contradicted_at(qp, of.at) {
         Some(est) => (
-            est.clause().id(),
+            est.clause(),
             "a probe of an EV that the window-fit limit left out by a wrong estimate",
         ),
         None => probe_rule(scenario, inputs, local, of.at, scenario.manifest.tolerances.late_ns),
@@ -200,18 +206,15 @@ fn unblamed_rule(
     qp: u32,
     at: u64,
     late_ns: u64,
-) -> (&'static str, &'static str) {
+) -> (Clause, &'static str) {
     if restored_at_progress(inputs, exp_frames, local, qp, at, late_ns) {
         (
-            "EV-STATE-003.b",
+            EV_STATE_003_B,
             "a data packet sent on a blamed EV when an acknowledgement came, before the probe \
              answer: the EV was made GOOD on progress",
         )
     } else {
-        (
-            "REC-EV-002.a",
-            "a data packet sent on an EV that its timeout should have made ASSUMED_BAD",
-        )
+        (REC_EV_002_A, "a data packet sent on an EV that its timeout should have made ASSUMED_BAD")
     }
 }
 
@@ -305,11 +308,11 @@ fn failed_probe_rule(
     local: Option<u32>,
     since: u64,
     at: u64,
-) -> (&'static str, &'static str) {
+) -> (Clause, &'static str) {
     if probe_commanded_since(inputs, local, since, at) {
-        ("REC-IF-014", "a probe the CPU half commanded for a QP in the error state")
+        (REC_IF_014, "a probe the CPU half commanded for a QP in the error state")
     } else {
-        ("SND-ERR-001", "a probe of a QP in the error state")
+        (SND_ERR_001, "a probe of a QP in the error state")
     }
 }
 
@@ -317,12 +320,7 @@ fn failed_probe_rule(
 /// SACK no `Progress` answered (CONF-CMP-100), after it and at or before its cumulative
 /// PSN: the sender did not take that SACK (SND-SACK-001). Only when the device gives
 /// `Progress` reports at all, and they are not its own CPU half's.
-fn dropped(
-    c: &Ctx<'_>,
-    local: Option<u32>,
-    psn: u32,
-    at: u64,
-) -> Option<(&'static str, &'static str)> {
+fn dropped(c: &Ctx<'_>, local: Option<u32>, psn: u32, at: u64) -> Option<(Clause, &'static str)> {
     let progressing =
         c.o.events.iter().any(|(_, e)| matches!(e, NicEvent::Report(NicReport::Progress { .. })));
     if !progressing || c.scenario.manifest.cpu == CpuHalf::Device {
@@ -333,7 +331,7 @@ fn dropped(
     };
     super::reports::unanswered(&c.reports(&c.local_of())).iter().find(behind).map(|_| {
         (
-            "SND-SACK-001",
+            SND_SACK_001,
             "a retransmission of a PSN that a SACK acknowledged, which the sender did not take: \
              no Progress came for that SACK",
         )
@@ -349,10 +347,11 @@ fn nack_rule(
     psn: u32,
     reason: u8,
     at: u64,
-) -> (&'static str, &'static str) {
+) -> (Clause, &'static str) {
     let discarded = local.and_then(|l| arrivals.only_discarded(l, psn, at));
-    let silent =
-        local.and_then(|l| arrivals.only_refused(l, psn, at)).filter(|r| super::receive::silent(r));
+    let silent = local
+        .and_then(|l| arrivals.only_refused(l, psn, at))
+        .filter(|&r| super::receive::silent(r));
     // A copy accepted or answered as a duplicate lay in or behind the window (RCV-WIN-001).
     let status = local.and_then(|l| arrivals.latest_status(l, psn, at));
     let inside = matches!(status, Some(Status::Accepted | Status::Duplicate));
@@ -360,20 +359,20 @@ fn nack_rule(
         (Some(reason), _) => (reason, "a NACK for a PSN whose only copies were frames to discard"),
         (None, Some(rule)) => (rule, "a NACK for a write discarded without response"),
         (None, None) if inside && reason == NackReason::PSN_OOR_WINDOW.0 => {
-            ("RCV-WIN-001", "a NACK PSN_OOR_WINDOW for a PSN the window holds")
+            (RCV_WIN_001, "a NACK PSN_OOR_WINDOW for a PSN the window holds")
         }
-        (None, None) => ("RCV-NACK-001.c", "a NACK the scenario does not expect"),
+        (None, None) => (RCV_NACK_001_C, "a NACK the scenario does not expect"),
     }
 }
 
 /// The rule an endpoint request for an operation the ERTH does not define breaks: one the
 /// CPU half commanded, the NIC half sent what it must refuse (REC-IF-017.d); one it made up
 /// itself breaks the wire rule (ERTH-OP-001.a).
-fn undefined_op_rule(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, &'static str) {
+fn undefined_op_rule(inputs: &[In<'_>], op: u8, request_id: u32) -> (Clause, &'static str) {
     if endpoint_commanded(inputs, Some(op), request_id) {
-        ("REC-IF-017.d", "an endpoint request for a commanded operation the ERTH does not define")
+        (REC_IF_017_D, "an endpoint request for a commanded operation the ERTH does not define")
     } else {
-        ("ERTH-OP-001.a", "an endpoint request for an operation the ERTH does not define")
+        (ERTH_OP_001_A, "an endpoint request for an operation the ERTH does not define")
     }
 }
 
@@ -390,31 +389,31 @@ fn retransmission_rule(
     own_cpu: bool,
     (i, of): (usize, &Frame<'_>),
     late_ns: u64,
-) -> (&'static str, &'static str) {
+) -> (Clause, &'static str) {
     // The device's own CPU half retrying after the QP was to fail: its retry limit.
     if own_cpu && failed.is_some_and(|t| t <= of.at) {
-        return ("REC-RETRY-002", "a retransmission after the retry limit failed the QP");
+        return (REC_RETRY_002, "a retransmission after the retry limit failed the QP");
     }
     let Some(l) = local else {
-        return ("SND-RTX-004", "a retransmission of a packet that was not lost");
+        return (SND_RTX_004, "a retransmission of a packet that was not lost");
     };
     // Asked for by a NACK that came after its PSN was acknowledged: a stale NACK, which
     // changes nothing.
     if stale_nack(inputs, l, of.at, &of.kind) {
         return (
-            "SND-NACK-001.a",
+            SND_NACK_001_A,
             "a retransmission asked for by a NACK for a PSN already acknowledged",
         );
     }
     // Queued by a NACK, then acknowledged before it went: the queue must drop the entry
     // unsent.
     if acked_while_queued(inputs, l, of.at, &of.kind) {
-        return ("SND-SCHED-003.b", "a queued retransmission sent after its PSN was acknowledged");
+        return (SND_SCHED_003_B, "a queued retransmission sent after its PSN was acknowledged");
     }
     // One the device inferred lost from a SACK just injected, against the rules of
     // inference: named by the rule it broke.
     inference_blame(inputs, obs, l, i, late_ns)
-        .unwrap_or(("SND-RTX-004", "a retransmission of a packet that was not lost"))
+        .unwrap_or((SND_RTX_004, "a retransmission of a packet that was not lost"))
 }
 
 /// The rule a probe breaks that the device's own CPU half commanded and should not have:
@@ -427,14 +426,13 @@ fn own_probe_rule(
     failed: Option<u64>,
     qp: u32,
     of: &Frame<'_>,
-) -> (&'static str, &'static str) {
+) -> (Clause, &'static str) {
     match failed {
-        Some(t) if t <= of.at => ("REC-PROBE-002", "a probe after its QP went to the error state"),
-        _ if local.is_some_and(|l| nack_blamed(inputs, obs, l, qp, of)) => (
-            "REC-EV-002.b",
-            "a probe of an EV blamed for a loss that a NACK, not a timeout, showed",
-        ),
-        _ => ("REC-PROBE-001", "a probe the scenario does not expect"),
+        Some(t) if t <= of.at => (REC_PROBE_002, "a probe after its QP went to the error state"),
+        _ if local.is_some_and(|l| nack_blamed(inputs, obs, l, qp, of)) => {
+            (REC_EV_002_B, "a probe of an EV blamed for a loss that a NACK, not a timeout, showed")
+        }
+        _ => (REC_PROBE_001, "a probe the scenario does not expect"),
     }
 }
 
@@ -446,7 +444,7 @@ fn probe_rule(
     local: Option<u32>,
     at: u64,
     late_ns: u64,
-) -> (&'static str, &'static str) {
+) -> (Clause, &'static str) {
     let commands = inputs.iter().filter_map(|x| match &x.input {
         Input::Cpu { command } => Some((x.at, command)),
         _ => None,
@@ -454,12 +452,12 @@ fn probe_rule(
     let tail = local
         .filter(|&l| !super::probe_commanded(commands, l, at, late_ns))
         .and_then(|l| super::tail_rule(scenario, l));
-    match tail.map(|c| c.id()) {
-        Some("SND-TAIL-001.b") => {
-            ("SND-TAIL-001.b", "a probe nothing asked for while tail probing is off")
+    match tail {
+        Some(SND_TAIL_001_B) => {
+            (SND_TAIL_001_B, "a probe nothing asked for while tail probing is off")
         }
         Some(id) => (id, "a tail probe that was not due"),
-        None => ("EV-PROBE-005.a", "a probe that neither the CPU half nor the spray policy queued"),
+        None => (EV_PROBE_005_A, "a probe that neither the CPU half nor the spray policy queued"),
     }
 }
 
@@ -547,7 +545,7 @@ fn inference_blame(
     local: u32,
     i: usize,
     late: u64,
-) -> Option<(&'static str, &'static str)> {
+) -> Option<(Clause, &'static str)> {
     use openrdma_codec::{Psn, SethRepr};
     let of = &obs[i];
     let Kind::Data { qp, psn, .. } = of.kind else { return None };
@@ -582,16 +580,13 @@ fn inference_blame(
         return None;
     }
     if arrived(p) {
-        return Some((
-            "SND-INFER-004",
-            "a retransmission inferred for a PSN known to have arrived",
-        ));
+        return Some((SND_INFER_004, "a retransmission inferred for a PSN known to have arrived"));
     }
     // Its message completed by a transport ACK injected before the SACK: its PSNs are
     // known to have arrived (SND-ACK-001.b).
     if acked_before(inputs, local, of, ts) {
         return Some((
-            "SND-ACK-001.b",
+            SND_ACK_001_B,
             "a retransmission inferred for a PSN of a message a transport ACK completed",
         ));
     }
@@ -607,14 +602,14 @@ fn inference_blame(
     });
     if stale_bits {
         return Some((
-            "SND-SACK-002.b",
+            SND_SACK_002_B,
             "a retransmission inferred at a SACK whose bitmap has bits for PSNs before \
              snd_una, which a sender ignores",
         ));
     }
     if !covered(p) {
         return Some((
-            "SND-INFER-002.a",
+            SND_INFER_002_A,
             "a retransmission inferred for a PSN the SACK does not cover",
         ));
     }
@@ -650,7 +645,7 @@ fn inference_blame(
     };
     if now.iter().any(|&q| shown(q)) && sent.iter().any(|f| psn_of(f) == psn && by_inference(f)) {
         return Some((
-            "SND-RTX-003",
+            SND_RTX_003,
             "a second retransmission by inference of a PSN already retransmitted by inference",
         ));
     }
@@ -659,20 +654,20 @@ fn inference_blame(
     }
     if now.iter().any(|&q| shown(q)) {
         return Some((
-            "SND-INFER-003.a",
+            SND_INFER_003_A,
             "a retransmission inferred from the arrival of a PSN that was retransmitted",
         ));
     }
     if now.iter().any(|&q| arrived(Psn::new(q))) {
         return Some((
-            "SND-INFER-002.a",
+            SND_INFER_002_A,
             "a retransmission inferred from an arrival the SACK does not show",
         ));
     }
     let before = sent[..last].iter().enumerate().filter(|(_, f)| psn_of(f) == psn);
     if before.into_iter().any(|(k, _)| evidence(k).iter().any(|&q| shown(q))) {
         return Some((
-            "SND-INFER-004",
+            SND_INFER_004,
             "a retransmission inferred for a transmission sent again since",
         ));
     }
@@ -801,7 +796,7 @@ fn nack_blamed(
     })
 }
 
-fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, &'static str) {
+fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (Clause, &'static str) {
     let mut found = None;
     for i in inputs {
         let Some(d) = i.frame.as_ref().map(|f| &f.d) else { continue };
@@ -816,21 +811,21 @@ fn endpoint_blame(inputs: &[In<'_>], op: u8, request_id: u32) -> (&'static str, 
         }
         found = Some(match (bth.opcode, bth.dest_qp == Qpn::ENDPOINT) {
             (Opcode::MRC_ENDPOINT_REQUEST, false) => (
-                "ERTH-RESP-001.e",
+                ERTH_RESP_001_E,
                 "an answer to an endpoint request addressed to another QPN than 2",
             ),
             (Opcode::MRC_ENDPOINT_REQUEST, true) => {
-                ("ERTH-RESP-001.a", "a second answer to one endpoint request")
+                (ERTH_RESP_001_A, "a second answer to one endpoint request")
             }
             // The response to a request the CPU half commanded is the NIC half's to report,
             // not to answer (REC-IF-018.b).
             _ if endpoint_commanded(inputs, None, request_id) => {
-                ("REC-IF-018.b", "an answer to the response to a request the CPU half commanded")
+                (REC_IF_018_B, "an answer to the response to a request the CPU half commanded")
             }
-            _ => ("ERTH-RESP-001.d", "an answer to an endpoint response"),
+            _ => (ERTH_RESP_001_D, "an answer to an endpoint response"),
         });
     }
-    found.unwrap_or(("EETH-ECHO-001", "an endpoint response to no request the scenario made"))
+    found.unwrap_or((EETH_ECHO_001, "an endpoint response to no request the scenario made"))
 }
 
 /// Whether the CPU half commanded a probe of device QP `local` from `since` to `at`.
@@ -939,7 +934,7 @@ fn kept_count(
     i: usize,
     qp: u32,
     msn: Msn,
-) -> Option<(&'static str, &'static str)> {
+) -> Option<(Clause, &'static str)> {
     let nic = &scenario.manifest.nic;
     let local = *peer_map(scenario).get(&qp)?;
     let domain = super::created_qp(scenario, local)?.domain;
@@ -970,8 +965,8 @@ fn kept_count(
         return None;
     }
     Some(if nak {
-        ("RCV-NAK-002.d", "a transport ACK early: the NAK before it did not reset the count")
+        (RCV_NAK_002_D, "a transport ACK early: the NAK before it did not reset the count")
     } else {
-        ("RCV-ACK-002.c", "a transport ACK early: the ACK before it did not reset the count")
+        (RCV_ACK_002_C, "a transport ACK early: the ACK before it did not reset the count")
     })
 }

@@ -127,11 +127,6 @@ pub fn discard_clause(rule: &str) -> Option<Clause> {
     })
 }
 
-/// [`discard_clause`] as the ID a divergence carries until it is settled.
-pub(super) fn discard_id(rule: &'static str) -> &'static str {
-    discard_clause(rule).map_or(rule, Clause::id)
-}
-
 /// [`sender_clause`], or the line's clause for a rule it does not know.
 fn sender_leaf(rule: &str) -> Clause {
     sender_clause(rule).unwrap_or(crate::req::DEC_STRUCT_001)

@@ -387,6 +387,7 @@ fn done(r: Recorder, end: u64) -> Scenario {
     add.extend(
         openrdma_conformance::scoreboard::order_requirements(&s)
             .into_iter()
+            .map(|c| c.id())
             .filter(|id| judges_retirement || id.starts_with("ORD-SEND-")),
     );
     // A responder scenario that does not require `retirement` is run on receiver blocks,

@@ -9,7 +9,7 @@ use openrdma_codec::Qpn;
 /// near miss with another key. The device took what it reported on, so a missing
 /// report is its rule's, not that of a value the frame carried.
 pub(super) fn came_alike(
-    got: &[(u64, &str, String, &NicEvent, bool)],
+    got: &[(u64, Clause, String, &NicEvent, bool)],
     rep: &NicReport,
     at: u64,
     late: u64,
@@ -37,7 +37,7 @@ pub(super) fn misreported(
     late: u64,
     inputs: &[In<'_>],
     exp: &[(&Record, &NicEvent)],
-    got: &mut [(u64, &str, String, &NicEvent, bool)],
+    got: &mut [(u64, Clause, String, &NicEvent, bool)],
 ) -> Option<Divergence> {
     let NicReport::EvState { qpn, ev, state } = rep else { return None };
     let commanded = inputs_at(inputs, qpn.value(), at)
@@ -50,7 +50,7 @@ pub(super) fn misreported(
     };
     // A report of the transition comes at its cause or after, by `late` at most; one no
     // expected report takes is preferred.
-    let other = |g: &(u64, &str, String, &NicEvent, bool)| {
+    let other = |g: &(u64, Clause, String, &NicEvent, bool)| {
         (at..=at.saturating_add(late)).contains(&g.0) && of_ev(g.3).is_some_and(|s| s != *state)
     };
     let i = got.iter().position(|g| !g.4 && other(g)).or_else(|| got.iter().position(other))?;
@@ -134,18 +134,17 @@ pub(super) fn leaves_good(inputs: &[In<'_>], qpn: u32, ev: Ev, at: u64, late: u6
 /// Why the device made no report of what arrived at `at`: a frame that arrived then
 /// carries a value a receiver must take ([`super::super::arrivals::accept_clause`]), so the device
 /// did not take it. The rule of that value.
-pub(super) fn not_taken(at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
+pub(super) fn not_taken(at: u64, inputs: &[In<'_>]) -> Option<Clause> {
     inputs
         .iter()
         .filter(|i| i.at == at)
         .find_map(|i| super::super::arrivals::accept_clause(&i.frame.as_ref()?.d))
-        .map(crate::req::Clause::id)
 }
 
 /// The rule an expected report missed at `at` shows broken when a stale SACK arrived then,
 /// one whose `cack_psn` is before that of an earlier SACK into the QP: the device did not
 /// apply what it says (SND-SACK-005.b).
-pub(super) fn stale_sack(r: &NicReport, at: u64, inputs: &[In<'_>]) -> Option<&'static str> {
+pub(super) fn stale_sack(r: &NicReport, at: u64, inputs: &[In<'_>]) -> Option<Clause> {
     let q = match r {
         NicReport::EvMarked { qpn, .. } | NicReport::EvState { qpn, .. } => qpn.value(),
         _ => return None,
@@ -156,7 +155,7 @@ pub(super) fn stale_sack(r: &NicReport, at: u64, inputs: &[In<'_>]) -> Option<&'
     };
     let now = inputs_at(inputs, q, at).find_map(sack)?;
     let mut earlier = inputs.iter().filter(|i| i.at < at).filter_map(sack);
-    earlier.any(|s| now.cack_psn.is_before(s.cack_psn)).then_some("SND-SACK-005.b")
+    earlier.any(|s| now.cack_psn.is_before(s.cack_psn)).then_some(SND_SACK_005_B)
 }
 
 /// The inputs of device QP `qpn` injected at `at`.
@@ -199,7 +198,7 @@ pub(super) fn missed_transition(
     at: u64,
     inputs: &[In<'_>],
     obs: &[(u64, &NicEvent)],
-) -> Option<&'static str> {
+) -> Option<Clause> {
     let NicReport::EvState { qpn, ev, state } = r else { return None };
     let q = qpn.value();
     // A device that reports no EV state of the QP at all breaks the report's own rule.
@@ -208,7 +207,7 @@ pub(super) fn missed_transition(
         .any(|(_, o)| matches!(o, NicEvent::Report(NicReport::EvState { qpn: x, .. }) if x == qpn));
     let mut causes = inputs_at(inputs, q, at).peekable();
     if causes.peek().is_none() {
-        return (reports && *state == EvState::Good).then_some("EV-SKIP-002");
+        return (reports && *state == EvState::Good).then_some(EV_SKIP_002);
     }
     for i in causes {
         if let Input::Cpu { command: CpuCommand::SetEvState { ev: e, state: s, .. } } = i.input {
@@ -221,25 +220,25 @@ pub(super) fn missed_transition(
                         if x == qpn && y == ev)
             });
             return Some(match (other, state) {
-                (false, _) => "REC-IF-012",
-                (true, EvState::Denied) => "EV-DENY-001",
-                (true, _) => "EV-STATE-003.a",
+                (false, _) => REC_IF_012,
+                (true, EvState::Denied) => EV_DENY_001,
+                (true, _) => EV_STATE_003_A,
             });
         }
         let Some(d) = i.frame.as_ref().map(|f| &f.d).filter(|_| reports) else { continue };
         if let Some(s) = d.ext.seth.filter(|_| d.entropy() == Some(*ev)) {
             return Some(match (s.pr, s.m) {
-                (true, EvMark::NONE) => "EV-PROBE-002",
-                (true, _) => "EV-PROBE-003",
-                (false, EvMark::ALWAYS_SKIP) => "EV-BAD-001",
-                (false, _) => "EV-SKIP-001",
+                (true, EvMark::NONE) => EV_PROBE_002,
+                (true, _) => EV_PROBE_003,
+                (false, EvMark::ALWAYS_SKIP) => EV_BAD_001,
+                (false, _) => EV_SKIP_001,
             });
         }
         if d.ext
             .neth
             .is_some_and(|n| matches!(n.reason, NackReason::TRIMMED | NackReason::TRIMMED_LASTHOP))
         {
-            return Some("EV-SKIP-001");
+            return Some(EV_SKIP_001);
         }
     }
     None
@@ -254,7 +253,7 @@ pub(super) fn wrong_transition(
     at: u64,
     inputs: &[In<'_>],
     exp: &[(&Record, &NicEvent)],
-) -> Option<&'static str> {
+) -> Option<Clause> {
     // A QP failed at an ACK whose credit code is not 0x1F: the requester took the credit
     // code for a NAK's, where it must ignore it (AETH-MRC-002.b).
     if let NicReport::QpError { qpn, .. } = r {
@@ -264,7 +263,7 @@ pub(super) fn wrong_transition(
                     && a.syndrome != AethRepr::ACK_UNLIMITED_CREDIT
             })
         });
-        return odd_ack.then_some("AETH-MRC-002.b");
+        return odd_ack.then_some(AETH_MRC_002_B);
     }
     // The mark of a SACK the scenario reports no mark of: the SACK was one the checks
     // discard, and the device applied its mark before them (SND-SACK-006).
@@ -279,7 +278,7 @@ pub(super) fn wrong_transition(
             rec.at.0 == at
                 && matches!(e, NicEvent::Report(NicReport::EvMarked { qpn: x, .. }) if x == qpn)
         });
-        return (marked && !reported).then_some("SND-SACK-006");
+        return (marked && !reported).then_some(SND_SACK_006);
     }
     let NicReport::EvState { qpn, ev, .. } = r else { return None };
     let q = qpn.value();
@@ -299,7 +298,7 @@ pub(super) fn wrong_transition(
         })
         .next_back();
     if held == Some(EvState::Denied) && !commanded {
-        return Some("EV-DENY-002");
+        return Some(EV_DENY_002);
     }
     let resource_nack = inputs_at(inputs, q, at).any(|i| {
         i.frame.as_ref().and_then(|f| f.d.ext.neth).is_some_and(|n| {
@@ -309,7 +308,7 @@ pub(super) fn wrong_transition(
             )
         })
     });
-    resource_nack.then_some("SND-NACK-003")
+    resource_nack.then_some(SND_NACK_003)
 }
 
 /// The divergence of an expected report of QP q that did not come because the device gave
@@ -319,10 +318,10 @@ pub(super) fn wrong_transition(
 /// rule (`req`). `None` for a report that carries no QP.
 pub(super) fn wrong_qp(
     rep: &NicReport,
-    req: &'static str,
+    req: Clause,
     at: u64,
     late: u64,
-    got: &mut [(u64, &str, String, &NicEvent, bool)],
+    got: &mut [(u64, Clause, String, &NicEvent, bool)],
 ) -> Option<Divergence> {
     let want = rep.qpn()?;
     let i = got.iter().position(|(t, _, _, e, used)| {
@@ -337,11 +336,11 @@ pub(super) fn wrong_qp(
     let NicEvent::Report(r) = e else { return None };
     let said = r.qpn()?;
     let mut field = FieldDiff::new("qpn", format!("{want}"), format!("{said}"));
-    field.requirement = req.into();
+    field.requirement = req.id().into();
     Some(Divergence {
         actual: Some(render_event(e)),
         fields: vec![field],
-        ..Divergence::by_id(
+        ..Divergence::named(
             t,
             req,
             format!("the report at {t} ns names QP {said}; the scenario expects it for QP {want}"),

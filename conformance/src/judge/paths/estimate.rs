@@ -26,6 +26,7 @@ use openrdma_codec::{Ev, Msn, Psn};
 
 use super::{Claim, Qp};
 use crate::judge::{Frame, Kind};
+use crate::req::*;
 
 /// A way of keeping the estimates: by the rules, or with one rule broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,10 +44,10 @@ pub(super) enum Keeping {
 }
 
 /// The wrong keepings the judge tries, in order, with the clause each breaks.
-pub(super) const MISESTIMATES: &[(Keeping, &str)] = &[
-    (Keeping::Unreleased, "SND-RTX-006.a"),
-    (Keeping::SampleOfRetransmission, "SND-INFER-003.b"),
-    (Keeping::Unsmoothed, "SND-RTT-002"),
+pub(super) const MISESTIMATES: &[(Keeping, Clause)] = &[
+    (Keeping::Unreleased, SND_RTX_006_A),
+    (Keeping::SampleOfRetransmission, SND_INFER_003_B),
+    (Keeping::Unsmoothed, SND_RTT_002),
 ];
 
 /// One PSN as the device's boundary shows it.
@@ -213,7 +214,7 @@ impl Estimates {
 pub(super) struct Misstep {
     pub(super) o: usize,
     pub(super) allowed: Vec<Ev>,
-    pub(super) clause: &'static str,
+    pub(super) clause: Clause,
 }
 
 /// Judges every data packet of the skew-aware QP `qp` (whose packets carry `peer`) on the
@@ -249,7 +250,7 @@ pub(super) fn judge_own(
                 .find(|(keeping, _)| {
                     follow.allowed(*keeping, k, psn, &cursors).iter().any(|(i, _)| *i == taken)
                 })
-                .map_or("SND-SPRAY-004", |&(_, clause)| clause);
+                .map_or(SND_SPRAY_004, |&(_, clause)| clause);
             let mut evs: Vec<Ev> = Vec::new();
             for (i, _) in &rules {
                 if !evs.contains(&pool[*i]) {

@@ -9,7 +9,7 @@ use super::super::render::gap;
 use super::super::table::Ctx;
 use super::super::{Divergence, Frame, Kind, render_frame};
 use super::{Packets, estimate};
-use crate::req::Clause;
+use crate::req::*;
 
 /// The requirement a QP's spray policy is judged under (`CONF-CMP-048`), or `None` for
 /// `random`, whose EVs only [`judge`] judges.
@@ -130,7 +130,7 @@ fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergenc
     for m in estimate::judge_own(qp, peer, claims, obs, p.lag) {
         let f = &obs[m.o];
         let list = m.allowed.iter().map(|e| format!("{e:#x}")).collect::<Vec<_>>().join(" or ");
-        let what = if m.clause == "SND-SPRAY-004" {
+        let what = if m.clause == SND_SPRAY_004 {
             format!(
                 "sent on EV {:#x}; skew-aware spraying gives EV {list} by the round-trip \
                  estimates the device's own packets and their acknowledgements make",
@@ -158,7 +158,7 @@ fn judge_skew(p: &Packets, peer: u32, obs: &[Frame<'_>], div: &mut Vec<Divergenc
                 })
                 .into_iter()
                 .collect(),
-            ..Divergence::by_id(f.at, m.clause, what)
+            ..Divergence::named(f.at, m.clause, what)
         });
     }
 }
@@ -182,7 +182,7 @@ fn window_fit_cause(
                  device chose contradict its estimate of {}",
                 of.ev,
                 ef.ev,
-                estimate_name(rule.id())
+                estimate_name(rule)
             ),
         ),
         None => {
@@ -192,10 +192,10 @@ fn window_fit_cause(
 }
 
 /// What the window-fit estimate that clause `id` fixes is, in a few words.
-fn estimate_name(id: &str) -> &'static str {
+fn estimate_name(id: Clause) -> &'static str {
     match id {
-        "SND-SPRAY-010" => "the round trip a probe answer gave its EV",
-        "SND-SPRAY-007" => "the packets per ns one EV carries",
+        SND_SPRAY_010 => "the round trip a probe answer gave its EV",
+        SND_SPRAY_007 => "the packets per ns one EV carries",
         _ => "the limit on the round trips of the EVs it uses",
     }
 }

@@ -58,7 +58,7 @@ impl One<'_> {
                 push(
                     div,
                     of,
-                    SETH_BITMAP_002_A.id(),
+                    SETH_BITMAP_002_A,
                     format!(
                         "bit {i} of the bitmap (PSN {psn}, at or before cack_psn {}) is clear",
                         s.cack_psn.value()
@@ -71,21 +71,14 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                RCV_SACK_005_C.id(),
+                RCV_SACK_005_C,
                 "seth.sack_offset",
                 "1".into(),
                 s.sack_offset.to_string(),
             );
         }
         if s.mpr != mpr {
-            push_field(
-                div,
-                of,
-                RCV_SACK_005_E.id(),
-                "seth.mpr",
-                mpr.to_string(),
-                s.mpr.to_string(),
-            );
+            push_field(div, of, RCV_SACK_005_E, "seth.mpr", mpr.to_string(), s.mpr.to_string());
         }
         // Every SETH field no rule of the responder sets is 0 in a responder's SACK
         // (RCV-SACK-005.h), a MUST where the header's own rules ask any sender only with a
@@ -100,14 +93,14 @@ impl One<'_> {
             ("seth.cc_flags", u16::from(s.cc_flags)),
         ] {
             if value != 0 {
-                push_field(div, of, RCV_SACK_005_H.id(), field, "0".into(), value.to_string());
+                push_field(div, of, RCV_SACK_005_H, field, "0".into(), value.to_string());
             }
         }
         if s.sack_offset == 1 && s.sack_bitmap & 1 != 0 {
             push(
                 div,
                 of,
-                "SETH-BITMAP-002.b",
+                SETH_BITMAP_002_B,
                 "bit 0 of the bitmap (PSN cack_psn + 1) is set".into(),
             );
         }
@@ -166,19 +159,16 @@ impl One<'_> {
                     push(
                         div,
                         of,
-                        PETH_PSN_001.id(),
+                        PETH_PSN_001,
                         format!(
                             "the SACK claims PSN {p}, which no write had carried, only the BTH \
                          psn of a probe"
                         ),
                     )
                 }
-                (None, None) => push(
-                    div,
-                    of,
-                    rule.id(),
-                    format!("the SACK claims PSN {p}, which had not arrived"),
-                ),
+                (None, None) => {
+                    push(div, of, rule, format!("the SACK claims PSN {p}, which had not arrived"))
+                }
             }
         }
     }
@@ -203,7 +193,7 @@ impl One<'_> {
             push(
                 div,
                 of,
-                SETH_CACK_001_B.id(),
+                SETH_CACK_001_B,
                 format!(
                     "cack_psn {cack} understates: PSN {next} had arrived more than {} ns earlier",
                     tol.late_ns
@@ -219,7 +209,7 @@ impl One<'_> {
                 push(
                     div,
                     of,
-                    "SETH-BITMAP-001",
+                    SETH_BITMAP_001,
                     format!(
                         "bit {i} (PSN {p}) is clear, but that PSN had arrived more than {} ns earlier",
                         tol.late_ns
@@ -248,10 +238,10 @@ impl One<'_> {
             return;
         }
         let (rule, what) = if ahead == 1 {
-            (SETH_CACK_001_B.id(), format!("cack_psn {cack} stops before PSN {p}, its own trigger"))
+            (SETH_CACK_001_B, format!("cack_psn {cack} stops before PSN {p}, its own trigger"))
         } else if s.sack_bitmap >> (ahead - 1) & 1 == 0 {
             let bit = ahead - 1;
-            ("SETH-BITMAP-001", format!("bit {bit} (PSN {p}) is clear, but PSN {p} is its trigger"))
+            (SETH_BITMAP_001, format!("bit {bit} (PSN {p}) is clear, but PSN {p} is its trigger"))
         } else {
             return;
         };
@@ -274,7 +264,7 @@ impl One<'_> {
         let candidates: Vec<&ProbeCopy> =
             probes.iter().filter(|p| p.id == probe_id && by_now(p.at)).collect();
         if candidates.is_empty() {
-            let req = if probes.is_empty() { "SETH-PR-001" } else { "SETH-ACKPSN-002" };
+            let req = if probes.is_empty() { SETH_PR_001 } else { SETH_ACKPSN_002 };
             push(
                 div,
                 of,
@@ -348,7 +338,7 @@ impl One<'_> {
         if let Some(p) = probes.iter().rev().find(answered) {
             let what =
                 format!("pr is 0 in the answer to probe {}, sent on its EV after it arrived", p.id);
-            push(div, of, SETH_PR_001.id(), what);
+            push(div, of, SETH_PR_001, what);
             return None;
         }
         let unclamped = far.iter().filter(|&&(_, c)| recent(c.at)).max_by_key(|&&(_, c)| c.at);
@@ -358,7 +348,7 @@ impl One<'_> {
             push(
                 div,
                 of,
-                SETH_ACKPSN_003_B.id(),
+                SETH_ACKPSN_003_B,
                 format!(
                     "ack_psn_offset is {}, but a write {d} PSNs from cack_psn had just \
                      arrived: its SACK carries the offset clamped to {}",
@@ -372,7 +362,7 @@ impl One<'_> {
             push(
                 div,
                 of,
-                SETH_ACKPSN_003_A.id(),
+                SETH_ACKPSN_003_A,
                 format!(
                     "cack_psn + ack_psn_offset is PSN {psn}, and no write with that PSN had arrived"
                 ),
@@ -389,7 +379,7 @@ impl One<'_> {
             // them; an answer to a write discarded without response, by its discard rule.
             let silent = arrivals
                 .only_refused(local, psn, of.at)
-                .filter(|r| crate::judge::receive::silent(r));
+                .filter(|&r| crate::judge::receive::silent(r));
             match (arrivals.only_discarded(local, psn, of.at), silent) {
                 (Some(reason), _) => push(
                     div,
@@ -409,7 +399,7 @@ impl One<'_> {
                 (None, None) => push(
                     div,
                     of,
-                    "RCV-REJECT-001",
+                    RCV_REJECT_001,
                     format!(
                         "the SACK answers PSN {psn}, a write the device must discard without \
                      response"
@@ -431,7 +421,7 @@ impl One<'_> {
             push(
                 div,
                 of,
-                SETH_ACKPSN_003_A.id(),
+                SETH_ACKPSN_003_A,
                 format!(
                     "ack_psn_offset names a write of EV {trigger_ev:#x}, but the SACK reflects \
                      and travels on EV {:#x}, that of a write that had just arrived",
@@ -444,7 +434,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                ev_requirement(carrier, trigger_ev, s.entropy, "SETH-EV-001"),
+                ev_requirement(carrier, trigger_ev, s.entropy, SETH_EV_001),
                 "seth.entropy",
                 format!("{trigger_ev:#x}"),
                 format!("{:#x}", s.entropy),
@@ -453,7 +443,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                "RCV-SACK-006.a",
+                RCV_SACK_006_A,
                 "ev",
                 format!("{trigger_ev:#x}"),
                 format!("{:#x}", of.ev),
@@ -491,7 +481,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                self.timestamp_rule(trigger_ts, c.tx_timestamp).id(),
+                self.timestamp_rule(trigger_ts, c.tx_timestamp),
                 "cc_state.tx_timestamp",
                 trigger_ts.to_string(),
                 c.tx_timestamp.to_string(),
@@ -524,7 +514,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                "CCS-OOO-001",
+                CCS_OOO_001,
                 "cc_state.ooo_count",
                 range(ooo[0].into(), ooo[1].into()),
                 c.ooo_count.to_string(),
@@ -538,7 +528,7 @@ impl One<'_> {
             push_field(
                 div,
                 of,
-                "CCS-BYTES-001",
+                CCS_BYTES_001,
                 "cc_state.rcvd_bytes",
                 range(units[0] & 0xFF_FFFF, units[1] & 0xFF_FFFF),
                 got.to_string(),
