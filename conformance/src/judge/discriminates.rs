@@ -329,6 +329,8 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_SACK_001_B, |f| f.sack_due.contains(&RCV_SACK_001_B) && f.timer_apart),
     (RCV_SACK_001_C, |f| f.sack_due.contains(&RCV_SACK_001_C) && f.timer_apart),
     (RCV_SACK_001_D, |f| f.sack_due.contains(&RCV_SACK_001_D) && f.timer_apart),
+    (RCV_SACK_001_E, |f| f.sack_due.contains(&RCV_SACK_001_E) && f.timer_apart),
+    (RCV_SACK_001_F, |f| f.sack_due.contains(&RCV_SACK_001_F) && f.timer_apart),
     (RCV_DUP_001_B, |f| f.sack_due.contains(&RCV_DUP_001_B) && f.timer_apart),
     (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
     (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),

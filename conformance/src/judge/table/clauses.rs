@@ -449,6 +449,8 @@ pub(super) const SACKS: &[Clause] = &[
     RCV_SACK_001_B,
     RCV_SACK_001_C,
     RCV_SACK_001_D,
+    RCV_SACK_001_E,
+    RCV_SACK_001_F,
     RCV_SACK_002,
     RCV_SACK_004_A,
     RCV_SACK_004_B,
