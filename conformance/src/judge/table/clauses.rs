@@ -193,6 +193,7 @@ pub(super) const MATCH: &[Clause] = &[
     RCV_ACK_001_B,
     RCV_ACK_002_A,
     RCV_ACK_002_B,
+    RCV_ACK_003_A,
     RCV_ACK_003_B,
     RCV_DUP_002,
     RCV_NACK_001_A,
