@@ -860,14 +860,18 @@ impl Ctx<'_> {
 /// The rule an ACK's `msn` breaks when it is the MSN of a message of another QP of the
 /// expected ACK's shared retirement domain, one a write of which reached the device by the
 /// ACK's time, and of no message of the ACK's own QP: the QP acknowledged a message that is
-/// not its own (RCV-ACK-003.a), whatever the field's own rule says of its value.
+/// not its own (RCV-ACK-003.a). Only a difference the value rule names (AETH-MSN-001.a) is
+/// refined so, and not one past the expected MSN.
 pub(super) fn other_qp_msn_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option<Rule> {
     let (&Kind::Ack { qp, msn: want, syndrome, .. }, &Kind::Ack { msn: got, .. }) =
         (&cx.exp[e].1.kind, &of.kind)
     else {
         return None;
     };
+    // One past the expected MSN is what the QP's own counter one off gives: the value
+    // rule names it.
     if want == got
+        || got == want.next()
         || !ack_class(syndrome).0
         || cx.scenario.manifest.nic.retirement != openrdma_device::RetirementMode::Shared
     {
