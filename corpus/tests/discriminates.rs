@@ -65,6 +65,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("sacks", "RCV-SACK-002", "rcv-sack-coalesce", "rcv-sack-timer"),
     ("sacks", "RCV-DUP-001.b", "rcv-duplicate-before-retirement", "rcv-in-order-v4"),
     ("sacks", "EV-PROBE-004", "rcv-probe", "rcv-in-order-v4"),
+    ("sacks", "RCV-SACK-001.e", "rcv-duplicate-before-retirement", "rcv-in-order-v4"),
+    ("sacks", "RCV-SACK-001.f", "rcv-probe", "rcv-in-order-v4"),
+    // An ACK that can carry another QP's MSN: only in a shared domain of two QPs.
+    ("frames.match", "RCV-ACK-003.a", "rcv-shared-retirement", "rcv-ack-coalesce"),
     ("sacks", "RCV-SACK-004.b", "rcv-sack-timer", "rcv-in-order-v4"),
     ("sacks", "PETH-RESP-001", "rcv-probe", "rcv-sack-timer"),
     // A receiver's rule for a frame to discard: only where one arrives.

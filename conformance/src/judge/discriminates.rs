@@ -69,6 +69,9 @@ pub struct Facts {
     later: (bool, bool),
     /// The link is IPv6.
     v6: bool,
+    /// Retirement is shared and an expected ACK's QP shares its domain with another QP:
+    /// an ACK can carry another QP's MSN (RCV-ACK-003.a).
+    shared_acks: bool,
     /// The CPU half is inside the device.
     own_cpu: bool,
     /// The order rules of the writes it expects (`order::requirements`).
@@ -216,6 +219,8 @@ const DUE: &[Clause] = &[
 
 /// Clauses shown by a predicate of their own, in any row that names them.
 const OWN: &[(Clause, Shows)] = &[
+    // An ACK of one QP of a shared domain, where another QP of it takes messages.
+    (RCV_ACK_003_A, |f| f.shared_acks),
     // An ACK owed at once is hidden by the one the next SACK carries when the timer's
     // SACK lands within the tolerance (design 9.2).
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
@@ -329,6 +334,8 @@ const OWN: &[(Clause, Shows)] = &[
     (RCV_SACK_001_B, |f| f.sack_due.contains(&RCV_SACK_001_B) && f.timer_apart),
     (RCV_SACK_001_C, |f| f.sack_due.contains(&RCV_SACK_001_C) && f.timer_apart),
     (RCV_SACK_001_D, |f| f.sack_due.contains(&RCV_SACK_001_D) && f.timer_apart),
+    (RCV_SACK_001_E, |f| f.sack_due.contains(&RCV_SACK_001_E) && f.timer_apart),
+    (RCV_SACK_001_F, |f| f.sack_due.contains(&RCV_SACK_001_F) && f.timer_apart),
     (RCV_DUP_001_B, |f| f.sack_due.contains(&RCV_DUP_001_B) && f.timer_apart),
     (EV_PROBE_004, |f| f.sack_due.contains(&EV_PROBE_004) && f.timer_apart),
     (RCV_SACK_002, |f| f.sack_due.contains(&RCV_SACK_002) && f.timer_apart),
@@ -676,6 +683,7 @@ impl Facts {
             imm_data: false,
             later: (false, false),
             v6: m.link.is_ipv6(),
+            shared_acks: shared_acks(s, &exp),
             own_cpu: m.cpu == CpuHalf::Device,
             order: super::order::requirements(s),
             sched: order_groups(s, &exp),
@@ -841,6 +849,30 @@ fn field_kinds(clause: Clause) -> Option<Kinds> {
     let extra = FIELD_EXTRA.iter().filter(|(c, _)| *c == clause).map(|(_, k)| *k);
     let k = rows.chain(extra).fold(0, |a, b| a | b);
     (k != 0).then_some(k)
+}
+
+/// Whether `s` has shared retirement and expects an ACK of a QP whose domain holds
+/// another QP (RCV-ACK-003.a).
+fn shared_acks(s: &Scenario, exp: &[(&Record, Frame<'_>)]) -> bool {
+    if s.manifest.nic.retirement != openrdma_device::RetirementMode::Shared {
+        return false;
+    }
+    let peers = super::peer_map(s);
+    let domains: Vec<(u32, _)> = s
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Host { command: HostCommand::CreateQp(q) } => Some((q.qpn.value(), q.domain)),
+            _ => None,
+        })
+        .collect();
+    exp.iter().any(|(_, f)| {
+        let Kind::Ack { qp, syndrome, .. } = f.kind else { return false };
+        let Some(d) = peers.get(&qp).and_then(|l| domains.iter().find(|(q, _)| q == l)) else {
+            return false;
+        };
+        super::ack_class(syndrome).0 && domains.iter().any(|(q, x)| *x == d.1 && *q != d.0)
+    })
 }
 
 /// The clauses a scenario covers: the clauses of every check it exercises that it can

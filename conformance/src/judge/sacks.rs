@@ -281,11 +281,18 @@ fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked:
                 ack_after_sack(exp_frames, obs_frames, (rec.at.0, deadline), qp, i, div);
                 continue;
             }
+            // No SACK of the QP at all from the duplicate's arrival on: none was sent at
+            // once (RCV-SACK-001.e), rather than one with another trigger.
+            let rule = if silent(obs_frames, qp, rec.at.0, deadline) {
+                RCV_SACK_001_E
+            } else {
+                RCV_DUP_001_B
+            };
             div.push(Divergence {
                 expected: Some(render_frame(ef.bytes)),
                 ..Divergence::named(
                     deadline,
-                    RCV_DUP_001_B,
+                    rule,
                     format!("no SACK answered the duplicate of PSN {psn} by {deadline} ns"),
                 )
             });
@@ -418,6 +425,9 @@ pub(super) enum Due {
     /// come since its previous SACK and exactly `sack_coalesce` since the one before that:
     /// its previous SACK left the count of writes to acknowledge as it was.
     CountKept,
+    /// The device sent no SACK of the QP at all from the trigger's arrival, at the given
+    /// time, to the deadline: it sent none at once (RCV-SACK-001.e, .f), not a wrong one.
+    Silent(u64),
 }
 
 /// The cause table of a SACK due at `at` on the QP whose peer is `qp` (the wire QP): every
@@ -427,8 +437,10 @@ pub(super) enum Due {
 ///
 /// What made the SACK due is its triggering packet, the latest the scenario injects into
 /// the QP by then: the timer (RCV-SACK-004.b) when it came half of `sack_delay` or more
-/// before (a SACK due at once leaves with its trigger); a duplicate (RCV-DUP-001.b); a
-/// probe (EV-PROBE-004); a write with `ack_req` (RCV-SACK-001.a), one whose PSN was after
+/// before (a SACK due at once leaves with its trigger); a duplicate (RCV-SACK-001.e) or a
+/// probe (RCV-SACK-001.f) when the device sent no SACK of the QP at all from its arrival to
+/// the deadline, else the rule of the answer it sent short (RCV-DUP-001.b, EV-PROBE-004);
+/// a write with `ack_req` (RCV-SACK-001.a), one whose PSN was after
 /// `epsn` on arrival (.b), one that advanced `epsn` by more than one (.c) or one with
 /// `rtx` (.d); otherwise the coalescing count (RCV-SACK-002). `epsn` is rebuilt from the
 /// QP's first expected PSN and the writes injected, frames to discard left out. A write
@@ -472,7 +484,7 @@ pub(super) fn due_causes(
         let psn = bth.psn.value();
         if d.ext.peth.is_some() {
             stale = false;
-            trigger = Some((r.at.0, EV_PROBE_004));
+            trigger = Some((r.at.0, RCV_SACK_001_F));
             reset |= counted > 0;
             counted = 0;
             continue;
@@ -488,7 +500,7 @@ pub(super) fn due_causes(
         let dup = received.contains(&psn) || Psn::new(psn).is_before(Psn::new(next));
         if dup {
             stale = false;
-            trigger = Some((r.at.0, RCV_DUP_001_B));
+            trigger = Some((r.at.0, RCV_SACK_001_E));
             reset |= counted > 0;
             counted = 0;
             continue;
@@ -539,7 +551,23 @@ pub(super) fn due_causes(
             vec![(RCV_SACK_008_A, Due::CountKept), (RCV_SACK_002, Due::Always)]
         }
         Some((_, rule)) if stale => vec![(TSETH_TS_001_A, Due::Always), (rule, Due::Always)],
-        Some((_, rule)) => vec![(rule, Due::Always)],
+        Some((t, rule)) => match answer_rule(rule) {
+            // A duplicate or a probe with no SACK at all after it was not answered at once
+            // (RCV-SACK-001.e, .f); one answered by a SACK short of it, wrongly.
+            Some(wrong) => vec![(rule, Due::Silent(t)), (wrong, Due::Always)],
+            None => vec![(rule, Due::Always)],
+        },
+    }
+}
+
+/// The rule of the answer's contents for a trigger that RCV-SACK-001 names only by the
+/// kind of packet: a duplicate's SACK has it as its trigger (RCV-DUP-001.b), a probe's is
+/// its answer (EV-PROBE-004).
+fn answer_rule(rule: Clause) -> Option<Clause> {
+    match rule {
+        RCV_SACK_001_E => Some(RCV_DUP_001_B),
+        RCV_SACK_001_F => Some(EV_PROBE_004),
+        _ => None,
     }
 }
 
@@ -556,8 +584,16 @@ fn named_due(run: Run<'_, '_>, at: u64, qp: u32) -> Clause {
             Due::Always => true,
             Due::Restarted => restarted(run, at, qp),
             Due::CountKept => count_kept(run, at, qp),
+            Due::Silent(t) => silent(run.obs_frames, qp, t, at.saturating_add(run.tol.late_ns)),
         })
         .map_or(RCV_SACK_001_A, |c| c.0)
+}
+
+/// Whether the device sent no SACK on the wire QP `qp` from `from` to `to`.
+fn silent(obs_frames: &[Frame<'_>], qp: u32, from: u64, to: u64) -> bool {
+    !obs_frames.iter().any(|f| {
+        (from..=to).contains(&f.at) && matches!(f.kind, Kind::Sack { qp: q, .. } if q == qp)
+    })
 }
 
 /// Whether a SACK of the device on the wire QP `qp` before `at` shows that its previous

@@ -587,6 +587,11 @@ fn ack(
     })
 }
 
+/// A transport ACK the device sends, carrying `msn`.
+pub(super) fn ack_msn(b: &[u8], msn: openrdma_codec::AethMsn) -> Option<Vec<u8>> {
+    ack(b, true, |a| a.msn = msn)
+}
+
 /// The IP source address with its lowest bit flipped.
 fn ip_src_one_off(ip: &mut IpRepr) -> bool {
     match ip {

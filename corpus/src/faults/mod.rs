@@ -183,6 +183,7 @@ pub mod naming_twelfth;
 pub mod naming_tx;
 pub mod ninth_host;
 pub mod ninth_variants;
+pub mod own_rules;
 mod prove;
 mod qps;
 pub mod rejects;
@@ -499,6 +500,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,
     || naming_twelfth::FAULTS,
+    || own_rules::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,
     || seventh_host::FAULTS,

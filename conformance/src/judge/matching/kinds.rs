@@ -856,3 +856,45 @@ impl Ctx<'_> {
             || self.obs.iter().any(|o| (t..=by).contains(&o.at) && o.ev == ev && refused(&o.kind))
     }
 }
+
+/// The rule an ACK's `msn` breaks when it is the MSN of a message of another QP of the
+/// expected ACK's shared retirement domain, one a write of which reached the device by the
+/// ACK's time, and of no message of the ACK's own QP: the QP acknowledged a message that is
+/// not its own (RCV-ACK-003.a). Only a difference the value rule names (AETH-MSN-001.a) is
+/// refined so, and not one past the expected MSN.
+pub(super) fn other_qp_msn_rule(cx: &Ctx<'_>, e: usize, of: &Frame<'_>) -> Option<Rule> {
+    let (&Kind::Ack { qp, msn: want, syndrome, .. }, &Kind::Ack { msn: got, .. }) =
+        (&cx.exp[e].1.kind, &of.kind)
+    else {
+        return None;
+    };
+    // One past the expected MSN is what the QP's own counter one off gives: the value
+    // rule names it.
+    if want == got
+        || got == want.next()
+        || !ack_class(syndrome).0
+        || cx.scenario.manifest.nic.retirement != openrdma_device::RetirementMode::Shared
+    {
+        return None;
+    }
+    let local = *crate::judge::peer_map(cx.scenario).get(&qp)?;
+    let domain = crate::judge::created_qp(cx.scenario, local)?.domain;
+    let carried = |q: u32| {
+        cx.fed.iter().filter(|i| i.at <= of.at).filter_map(|i| i.frame.as_ref()).any(|d| {
+            d.bth.is_some_and(|b| b.dest_qp.value() == q && b.opcode.is_mrc_write())
+                && d.ext.meth.is_some_and(|m| m.msn == got)
+        })
+    };
+    if carried(local) {
+        return None;
+    }
+    let others = cx.scenario.records.iter().filter_map(|r| match &r.body {
+        Body::Host { command: openrdma_device::HostCommand::CreateQp(c) }
+            if c.domain == domain && c.qpn.value() != local =>
+        {
+            Some(c.qpn.value())
+        }
+        _ => None,
+    });
+    others.into_iter().any(carried).then_some(RCV_ACK_003_A)
+}
