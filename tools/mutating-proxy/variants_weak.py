@@ -4,12 +4,23 @@ retired MSN when it sends (RCV-ACK-002.a), half of late_ns after the ACK was due
 acknowledged (CONF-CMP-127)."""
 
 from mods import event_of, flag_fields, frame_of, kind, put_frame, variant
+from roce import MRC_WRITE_LAST, MRC_WRITE_LAST_IMM, MRC_WRITE_ONLY, MRC_WRITE_ONLY_IMM
+
+LASTS = (MRC_WRITE_LAST, MRC_WRITE_LAST_IMM, MRC_WRITE_ONLY, MRC_WRITE_ONLY_IMM)
 
 
 def acks_read_retired(why):
     """Each positive ACK leaves half of late_ns late. Until it leaves, every successful
     retirement flag of its QP rebuilds it with that flag's MSN, and the BTH psn with the
-    PSN of the last packet placed of that message."""
+    PSN of the last packet of that message received."""
+
+    def inputs(ctx, ins):
+        st = ctx.state.setdefault(why, {"held": [], "psn": {}})
+        for item in ins:
+            f = frame_of(item)
+            if f is not None and f.opcode in LASTS and f.has("meth"):
+                st["psn"][(f.get("bth", "dest_qp"), f.get("meth", "msn"))] = f.get("bth", "psn")
+        return ins
 
     def hook(ctx, outs):
         st = ctx.state.setdefault(why, {"held": [], "psn": {}})
@@ -19,9 +30,7 @@ def acks_read_retired(why):
         for item in outs:
             ev = event_of(item)
             t = int(item["at"])
-            if ev is not None and ev.get("event") == "dma_write":
-                st["psn"][(ev.get("qpn"), ev.get("msn"))] = ev.get("psn")
-            elif (ev is not None and ev.get("event") == "flag_write"
+            if (ev is not None and ev.get("event") == "flag_write"
                   and ev.get("side") == "responder"
                   and flag_fields(int(ev.get("value", 0)))["status"] == 0):
                 q, msn = ev.get("qpn"), ev.get("msn")
@@ -45,7 +54,7 @@ def acks_read_retired(why):
             ctx.mutated(why)
         return outs
 
-    return hook
+    return inputs, hook
 
 
 v = variant("acks-read-retired",
@@ -53,4 +62,4 @@ v = variant("acks-read-retired",
             "ACK when it sends it, with the MSN of the last message of the QP retired by then "
             "and the PSN of that message's last packet, on the EV of the packet that caused "
             "it (RCV-ACK-002.a read when it is sent; CONF-TIME-004; CONF-CMP-127).")
-v.hooks["outputs"] = acks_read_retired("acks-read-retired")
+v.hooks["inputs"], v.hooks["outputs"] = acks_read_retired("acks-read-retired")

@@ -51,7 +51,7 @@ struct AcksReadRetired {
     local_of: HashMap<u32, u32>,
     /// Per device QP, the retirement flags given: (time, MSN).
     retired: HashMap<u32, Vec<(u64, Msn)>>,
-    /// Per (device QP, MSN), the PSN of the last packet placed.
+    /// Per (device QP, MSN), the PSN of the message's last packet received.
     last_psn: HashMap<(u32, u16), Psn>,
 }
 
@@ -73,9 +73,6 @@ impl AcksReadRetired {
                 if f.side == Side::Responder && FlagRepr::from_u64(f.value).status.is_success() =>
             {
                 self.retired.entry(f.qpn.value()).or_default().push((o.at.0, f.msn));
-            }
-            NicEvent::DmaWrite(w) => {
-                self.last_psn.insert((w.qpn.value(), w.msn.value()), w.psn);
             }
             _ => {}
         }
@@ -109,8 +106,20 @@ impl AcksReadRetired {
 impl Stream for AcksReadRetired {
     fn inputs(&mut self, inputs: Vec<TimedInput>) -> Vec<TimedInput> {
         for i in &inputs {
-            if let Input::Host { command: HostCommand::CreateQp(q) } = &i.input {
-                self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+            match &i.input {
+                Input::Host { command: HostCommand::CreateQp(q) } => {
+                    self.local_of.insert(q.peer_qpn.value(), q.qpn.value());
+                }
+                Input::Frame { bytes, .. } => {
+                    let d = decode(bytes);
+                    if let (Some(b), Some(m)) = (d.bth, d.ext.meth)
+                        && b.opcode.is_mrc_write()
+                        && b.opcode.is_last()
+                    {
+                        self.last_psn.insert((b.dest_qp.value(), m.msn.value()), b.psn);
+                    }
+                }
+                _ => {}
             }
         }
         inputs

@@ -22,8 +22,8 @@ pub(super) enum Later {
     /// `psn`.
     Acked(usize),
     /// A retirement flag of that MSN given at or before the device's ACK, and no ACK of it
-    /// by then: the MSN, and as BTH `psn` the PSN of the message's last packet placed, when
-    /// the recording placed one (OPC-PSN-002.b).
+    /// by then: the MSN, and as BTH `psn` the PSN of the message's last packet
+    /// (OPC-PSN-002.b).
     Retired { psn: Option<u32> },
 }
 
@@ -67,19 +67,19 @@ fn retired_by(cx: &Ctx<'_>, local: u32, msn: Msn, at: u64) -> bool {
     })
 }
 
-/// The PSN of the last packet of message `msn` of QP `local` the recording placed.
+/// The PSN of the last packet of message `msn` of QP `local` that came in.
 fn last_psn(cx: &Ctx<'_>, local: u32, msn: Msn) -> Option<u32> {
-    cx.scenario
-        .records
+    cx.inputs
         .iter()
-        .filter(|r| r.dir == Direction::Expect)
-        .filter_map(|r| match &r.body {
-            Body::Event { event: NicEvent::DmaWrite(w) }
-                if w.qpn.value() == local && w.msn == msn =>
-            {
-                Some(w.psn.value())
-            }
-            _ => None,
+        .filter_map(|i| {
+            let f = i.frame.as_ref()?;
+            let b = f.d.bth?;
+            let m = f.d.ext.meth?;
+            (b.dest_qp.value() == local
+                && b.opcode.is_mrc_write()
+                && b.opcode.is_last()
+                && m.msn == msn)
+                .then_some(b.psn.value())
         })
         .last()
 }
