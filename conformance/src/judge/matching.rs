@@ -182,7 +182,7 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
     let n = cx.obs.len();
     let mut used = vec![false; n];
     let mut pair_of: Vec<Option<(usize, bool)>> = vec![None; cx.exp.len()];
-    // For an ACK met by one of a later MSN, what it is judged by (CONF-CMP-127.a).
+    // For an ACK met by one of a later MSN, what it is judged by (CONF-CMP-127).
     let mut later: Vec<Option<Later>> = vec![None; cx.exp.len()];
     let ids: Vec<Option<Ident>> = cx.obs.iter().map(|o| ident(&o.kind)).collect();
     let wanted: Vec<(usize, Ident)> = cx
@@ -298,7 +298,7 @@ fn nearer_ack(cx: &Ctx<'_>, e: usize, i: usize, ids: &[Option<Ident>], used: &[b
 
 /// A pair: its fields, each named by its own rule, and its timing. `e` is the expectation
 /// and, for an ACK met by one of a later MSN, what its `msn` and BTH `psn` are judged by
-/// (CONF-CMP-127.a).
+/// (CONF-CMP-127).
 fn judge_pair(
     cx: &Ctx<'_>,
     (e, later): (usize, Option<Later>),
