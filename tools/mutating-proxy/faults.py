@@ -14411,3 +14411,5 @@ import variants_eleventh  # noqa: E402,F401
 import faults_eleventh  # noqa: E402,F401
 # The twelfth reading (legal designs: how real NICs are built) lives in a module of its own.
 import variants_twelfth  # noqa: E402,F401
+# The weak-catch reading's variant (an ACK of an MSN retired but not yet acknowledged).
+import variants_weak  # noqa: E402,F401

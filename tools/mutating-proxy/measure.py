@@ -9,8 +9,12 @@ Runs `openrdma run --impl process --json REPORT -- python3 proxy.py --fault NAME
 `--jobs` suites at a time, and reads each report and each proxy log. For every fault it
 says whether the corpus exercised it (the proxy changed something in at least one scenario),
 whether the suite caught it (at least one scenario fails), how many scenarios fail, and in
-how many of those the first divergence names one of the fault's requirements. For every
-variant it says whether it passed, or which scenarios failed and how. The totals:
+how many of those the first divergence names one of the fault's requirements. It also
+counts the scenarios where the fault changed what the device gave the runner ("changed":
+the digest of the outputs the proxy gave differs from the pass-through run's), how many
+of those fail, and lists those that do not fail ("missed": the device's output differs and
+the scenario passes). For every variant it says whether it passed, or which scenarios
+failed and how. The totals:
 
 - catch rate: exercised faults caught / exercised faults;
 - false-failure rate: variants with a scenario that did not pass / variants;
@@ -111,12 +115,14 @@ def run_one(openrdma, mod, flag, workdir, delay_ns, timeout):
                 except ValueError:
                     continue
                 cur = logs.setdefault(rec["scenario"], {"mutations": 0, "why": {}, "errors": [],
-                                                        "held_dropped": 0})
+                                                        "held_dropped": 0, "digest": None})
                 cur["mutations"] = max(cur["mutations"], rec.get("mutations", 0))
                 for k, n in (rec.get("why") or {}).items():
                     cur["why"][k] = max(cur["why"].get(k, 0), n)
                 cur["errors"] += rec.get("errors") or []
                 cur["held_dropped"] = max(cur["held_dropped"], rec.get("held_dropped", 0))
+                if rec.get("outputs_digest"):
+                    cur["digest"] = rec["outputs_digest"]
     for s in rep.get("scenarios", []):
         d = s.get("first_divergence") or {}
         lg = logs.get(s["id"], {})
@@ -134,8 +140,19 @@ def run_one(openrdma, mod, flag, workdir, delay_ns, timeout):
             "why": lg.get("why", {}),
             "proxy_errors": lg.get("errors", []),
             "held_dropped": lg.get("held_dropped", 0),
+            "digest": lg.get("digest"),
         })
     return res
+
+
+def mark_changed(run, base):
+    """Sets each scenario's `changed`: whether the outputs given to the runner differ from
+    the pass-through run's (None when either run left no digest, as when the scenario did
+    not run to its end)."""
+    clean = {s["id"]: s.get("digest") for s in base["scenarios"]}
+    for s in run["scenarios"]:
+        a, b = s.get("digest"), clean.get(s["id"])
+        s["changed"] = None if a is None or b is None else a != b
 
 
 def summarise_fault(mod, run, reqs):
@@ -143,6 +160,7 @@ def summarise_fault(mod, run, reqs):
     exercised = [s for s in sc if s["mutations"] > 0]
     failing = [s for s in sc if s["verdict"] == "fail"]
     named = [s for s in failing if s["requirement"] in reqs]
+    changed = [s for s in sc if s.get("changed")]
     return {
         "name": mod.name,
         "text": mod.text,
@@ -152,6 +170,10 @@ def summarise_fault(mod, run, reqs):
         "caught": bool(failing),
         "failing": len(failing),
         "named": len(named),
+        "changed_scenarios": len(changed),
+        "changed_failing": sum(1 for s in changed if s["verdict"] == "fail"),
+        "missed": [{"scenario": s["id"], "verdict": s["verdict"]}
+                   for s in changed if s["verdict"] != "fail"],
         "non_strict": sum(1 for s in sc if s["verdict"] == "non-strict"),
         "unsupported": sum(1 for s in sc if s["verdict"] == "unsupported"),
         "device_errors": sum(1 for s in failing if s["device_error"]),
@@ -201,14 +223,28 @@ def render(summary, faults_rows, variant_rows):
                   t["variant_scenarios_failing"], t["variant_scenario_runs"]))
     out.append("| naming precision | %d of %d failing scenarios name a requirement of the fault "
                "(%.1f %%) |" % (t["named"], t["failing"], t["naming_precision"] * 100))
+    out.append("| output changed | %d scenarios of faults, %d of them failing; %d faults pass "
+               "a scenario where their output changed |"
+               % (t["changed"], t["changed_failing"], t["faults_missing_changed"]))
     out.append("")
-    out.append("| fault | exercised in | caught | failing | named | requirements |")
-    out.append("|---|---|---|---|---|---|")
+    out.append("| fault | exercised in | caught | failing | named | changed | changed, failing "
+               "| requirements |")
+    out.append("|---|---|---|---|---|---|---|---|")
     for r in faults_rows:
-        out.append("| %s | %d | %s | %d | %d | %s |" % (
+        out.append("| %s | %d | %s | %d | %d | %d | %d | %s |" % (
             r["name"], r["exercised_scenarios"],
             ("yes" if r["caught"] else "**no**") if r["exercised"] else "not exercised",
-            r["failing"], r["named"], ", ".join(r["requirements"]) or "(no rule yet)"))
+            r["failing"], r["named"], r["changed_scenarios"], r["changed_failing"],
+            ", ".join(r["requirements"]) or "(no rule yet)"))
+    missed = [r for r in faults_rows if r["missed"]]
+    if missed:
+        out.append("")
+        out.append("| fault | output changed and the scenario passes |")
+        out.append("|---|---|")
+        for r in missed:
+            out.append("| %s | %s |" % (r["name"], ", ".join(
+                "%s%s" % (m["scenario"], "" if m["verdict"] == "pass" else " (%s)" % m["verdict"])
+                for m in r["missed"])))
     out.append("")
     out.append("| variant | exercised in | verdict | failing scenarios (first divergence) |")
     out.append("|---|---|---|---|")
@@ -269,6 +305,9 @@ def main(argv=None):
             print("measure: %-32s %5.1f s" % (name, runs[name]["seconds"]), file=sys.stderr)
 
     base = runs["pass-through"]
+    for name, run in runs.items():
+        if name != "pass-through":
+            mark_changed(run, base)
     base_bad = [s["id"] for s in base["scenarios"] if s["verdict"] not in ("pass",)]
     faults_rows = []
     variant_rows = []
@@ -296,6 +335,9 @@ def main(argv=None):
         "failing": failing,
         "named": named,
         "naming_precision": (named / failing) if failing else 1.0,
+        "changed": sum(r["changed_scenarios"] for r in faults_rows),
+        "changed_failing": sum(r["changed_failing"] for r in faults_rows),
+        "faults_missing_changed": sum(1 for r in faults_rows if r["missed"]),
         "delay_ns": a.delay_ns,
     }
     text = render(summary, faults_rows, variant_rows)

@@ -20,10 +20,14 @@ order, and, at equal times, in the order the device made them.
 
 With `--log FILE` it appends one JSON line per scenario: the scenario, how many outputs or
 inputs the mod changed ("mutations", 0 when the scenario never exercised it), by what, and
-anything that went wrong. Standard library only.
+anything that went wrong; and, in the line written when the scenario ends, a digest of
+every output the runner was given ("outputs_digest", "outputs"): `measure.py` compares it
+with the pass-through run's to tell whether the device's output changed. Standard library
+only.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -109,6 +113,8 @@ class Proxy:
         self.hello_line = None
         self.errors = []
         self.logged = False
+        self.digest = hashlib.sha256()
+        self.given = 0
 
     # ---- logging -------------------------------------------------------------------
 
@@ -124,6 +130,9 @@ class Proxy:
             "errors": self.errors,
             "final": final,
         }
+        if final:
+            rec["outputs_digest"] = self.digest.hexdigest()
+            rec["outputs"] = self.given
         with open(self.log_path, "a") as fh:
             fh.write(json.dumps(rec, sort_keys=True) + "\n")
 
@@ -139,6 +148,22 @@ class Proxy:
         self.held = []
         self.errors = []
         self.logged = False
+        self.digest = hashlib.sha256()
+        self.given = 0
+
+    def note_given(self, outputs):
+        """Adds the outputs given to the runner to the scenario's digest: each output's time
+        and body as JSON with sorted keys, in lower case (the protocol reads hexadecimal in
+        either case), without the decoded `fields` a device may add."""
+        for o in outputs:
+            o = dict(o)
+            body = dict(o.get("output") or {})
+            body.pop("fields", None)
+            o["output"] = body
+            self.digest.update(json.dumps(o, sort_keys=True, separators=(",", ":")).lower()
+                               .encode())
+            self.digest.update(b"\n")
+            self.given += 1
 
     # ---- hooks, guarded --------------------------------------------------------------
 
@@ -268,6 +293,10 @@ class Proxy:
         if self.held or moved:
             outputs = self.release(outputs)
         answer["outputs"] = outputs
+        try:
+            self.note_given(outputs)
+        except Exception:
+            self.note_error("digest outputs")
         if ctx.mutations and not self.logged:
             # Log at once, in case the runner ends the scenario by killing the proxy.
             self.log(final=False)

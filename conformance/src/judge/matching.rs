@@ -47,7 +47,7 @@ mod later_ack;
 mod rules;
 mod unacked;
 use kinds::*;
-use later_ack::later_ack;
+use later_ack::{Later, later_ack};
 use rules::*;
 
 /// The identity of a frame.
@@ -182,8 +182,8 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
     let n = cx.obs.len();
     let mut used = vec![false; n];
     let mut pair_of: Vec<Option<(usize, bool)>> = vec![None; cx.exp.len()];
-    // For an ACK met by one of a later MSN, the expected ACK of that MSN (CONF-CMP-037.a).
-    let mut later: Vec<Option<usize>> = vec![None; cx.exp.len()];
+    // For an ACK met by one of a later MSN, what it is judged by (CONF-CMP-127).
+    let mut later: Vec<Option<Later>> = vec![None; cx.exp.len()];
     let ids: Vec<Option<Ident>> = cx.obs.iter().map(|o| ident(&o.kind)).collect();
     let wanted: Vec<(usize, Ident)> = cx
         .exp
@@ -216,11 +216,11 @@ pub(super) fn pair(cx: &Ctx<'_>, div: &mut Vec<Divergence>) -> Pairing {
             }
             used[i] = true;
             pair_of[e] = Some((i, true));
-        } else if let Some((i, e2)) = later_ack(cx, e, &used) {
-            // An ACK built late, with the MSN retired by then (decision 47).
+        } else if let Some((i, by)) = later_ack(cx, e, &used) {
+            // An ACK built late, with the MSN retired by then (decisions 47, 57).
             used[i] = true;
             pair_of[e] = Some((i, true));
-            later[e] = Some(e2);
+            later[e] = Some(by);
         }
     }
     // 2. Near misses: same kind and QP, within the window, fewest fields apart.
@@ -297,11 +297,11 @@ fn nearer_ack(cx: &Ctx<'_>, e: usize, i: usize, ids: &[Option<Ident>], used: &[b
 }
 
 /// A pair: its fields, each named by its own rule, and its timing. `e` is the expectation
-/// and, for an ACK met by one of a later MSN, the expected ACK of that MSN, whose `msn` and
-/// BTH `psn` the device's ACK is judged by (CONF-CMP-037.a).
+/// and, for an ACK met by one of a later MSN, what its `msn` and BTH `psn` are judged by
+/// (CONF-CMP-127).
 fn judge_pair(
     cx: &Ctx<'_>,
-    (e, later): (usize, Option<usize>),
+    (e, later): (usize, Option<Later>),
     i: usize,
     in_window: bool,
     div: &mut Vec<Divergence>,
@@ -309,12 +309,25 @@ fn judge_pair(
     let (rec, ef) = &cx.exp[e];
     let of = &cx.obs[i];
     let mut fields = diff(&frame_fields(&ef.d), &frame_fields(&of.d));
-    if let Some(e2) = later {
-        let by_later = diff(&frame_fields(&cx.exp[e2].1.d), &frame_fields(&of.d));
-        fields.retain(|f| {
-            !matches!(f.field.as_str(), "aeth.msn" | "bth.psn")
-                || by_later.iter().any(|g| g.field == f.field)
-        });
+    match later {
+        Some(Later::Acked(e2)) => {
+            let by_later = diff(&frame_fields(&cx.exp[e2].1.d), &frame_fields(&of.d));
+            fields.retain(|f| {
+                !matches!(f.field.as_str(), "aeth.msn" | "bth.psn")
+                    || by_later.iter().any(|g| g.field == f.field)
+            });
+        }
+        Some(Later::Retired { psn }) => {
+            // The MSN was found retired; the BTH PSN is that of its last packet.
+            fields.retain(|f| !matches!(f.field.as_str(), "aeth.msn" | "bth.psn"));
+            let got = of.d.bth.map(|b| b.psn.value());
+            if let (Some(want), Some(got)) = (psn, got)
+                && want != got
+            {
+                fields.push(FieldDiff::new("bth.psn", want.to_string(), got.to_string()));
+            }
+        }
+        None => {}
     }
     if own_snd_nxt(cx.obs, i).is_some_and(|nxt| of.d.bth.is_some_and(|b| b.psn == nxt)) {
         fields.retain(|f| f.field != "bth.psn");

@@ -134,6 +134,7 @@ pub mod fields;
 mod fit;
 mod flags;
 mod link;
+mod mark_ev;
 mod matching;
 mod obs;
 mod order;

@@ -22,8 +22,8 @@ use super::fit::Fits;
 use super::matching::Pairing;
 use super::obs::{Kind, Obs};
 use super::{
-    Divergence, Scope, doorbells, entries, events, flags, link, order, paths, progress, rate,
-    reports, retransmitted, sacks, schedule, sequences, steps, unexpected, wire,
+    Divergence, Scope, doorbells, entries, events, flags, link, mark_ev, order, paths, progress,
+    rate, reports, retransmitted, sacks, schedule, sequences, steps, unexpected, wire,
 };
 use crate::req::*;
 use crate::requirements::Level;
@@ -746,6 +746,14 @@ pub static CHECKS: &[Check] = &[
         reads: &[Reads::Sack],
         applies: cpu_split,
         judge: |c, d| reports::judge_progress_cause(&c.reports(&c.local_of()), d),
+    },
+    Check {
+        name: "reports.mark-ev",
+        clauses: MARK_EV,
+        // The EV of EvMarked and ProbeAnswered: the entropy of the SACK that made them.
+        reads: &[Reads::Sack],
+        applies: cpu_split,
+        judge: |c, d| mark_ev::judge_mark_ev(&c.reports(&c.local_of()), d),
     },
     Check {
         name: "reports.armed-cause",

@@ -72,6 +72,10 @@
 //!   in sending order, failed.
 //! * [`twelfth_variants_ack`]: a variant of a twelfth reading, whose ACKs built late carry
 //!   the MSN retired by then, which a judge that matched ACKs by exact MSN failed.
+//! * [`weak_faults`]: a mark or probe answer reported for an EV read wrong, which a judge
+//!   that compared those reports by QP and mark only passed.
+//! * [`weak_variants`]: a variant whose late ACKs carry an MSN retired but not yet
+//!   acknowledged, which a judge that read only the acknowledged MSNs failed.
 //! * [`commanded_variants`]: variants whose commanded outputs come late, which a judge that
 //!   timed a commanded output from the records before it, not from the command, failed.
 //! * [`ack_variants`]: acknowledgements whose BTH PSN is `epsn - 1`, the other value
@@ -205,6 +209,8 @@ pub mod templates;
 pub mod transport;
 pub mod twelfth_variants_ack;
 pub mod variants;
+pub mod weak_faults;
+pub mod weak_variants;
 pub mod widths;
 pub mod wire;
 pub mod written;
@@ -496,6 +502,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
     || strength_twelfth::FAULTS,
+    || weak_faults::FAULTS,
     || clauses_eleventh::FAULTS,
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,

@@ -85,6 +85,7 @@ pub fn every() -> impl Iterator<Item = &'static Variant> {
         .chain(super::commanded_variants::VARIANTS)
         .chain(super::eleventh_variants::VARIANTS)
         .chain(super::twelfth_variants_ack::VARIANTS)
+        .chain(super::weak_variants::VARIANTS)
 }
 
 /// Every legitimate variant.

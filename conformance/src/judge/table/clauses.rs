@@ -631,6 +631,9 @@ pub(super) const PROGRESS_AWAITING: &[Clause] = &[REC_IF_002, SND_ACK_001_A];
 
 pub(super) const PROGRESS_CAUSE: &[Clause] = &[REC_IF_019];
 
+/// The EV of a mark or probe answer report (CONF-CMP-128).
+pub(super) const MARK_EV: &[Clause] = &[REC_IF_005, REC_IF_007];
+
 pub(super) const ARMED_CAUSE: &[Clause] = &[REC_IF_020];
 
 pub(super) const ARMED_DUE: &[Clause] = &[REC_IF_003];
