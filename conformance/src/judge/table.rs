@@ -750,6 +750,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "reports.mark-ev",
         clauses: MARK_EV,
+        restated: NONE,
         // The EV of EvMarked and ProbeAnswered: the entropy of the SACK that made them.
         reads: &[Reads::Sack],
         applies: cpu_split,
