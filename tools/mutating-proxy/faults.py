@@ -14411,3 +14411,5 @@ import variants_eleventh  # noqa: E402,F401
 import faults_eleventh  # noqa: E402,F401
 # The twelfth reading (legal designs: how real NICs are built) lives in a module of its own.
 import variants_twelfth  # noqa: E402,F401
+# The thirteenth reading (the edges earlier readings left thin) lives in a module of its own.
+import faults_thirteenth  # noqa: E402,F401
