@@ -14413,3 +14413,5 @@ import faults_eleventh  # noqa: E402,F401
 import variants_twelfth  # noqa: E402,F401
 # The thirteenth reading (the edges earlier readings left thin) lives in a module of its own.
 import faults_thirteenth  # noqa: E402,F401
+# The thirteenth reading (legal designs: choices at the edges) lives in a module of its own.
+import variants_thirteenth  # noqa: E402,F401
