@@ -574,3 +574,43 @@ m = fault("probe-psn-23bit",
 @out_frames(m, ("probe",))
 def _(ctx, f, item, m=m):
     f.set("bth", "psn", f.get("bth", "psn") & 0x7FFFFF & U24)
+
+
+# ==== reserved values on the answer and endpoint paths ====================================
+
+m = fault("sack-m-reset-ones",
+          "The register that drives SETH m resets to all ones and no marking policy writes "
+          "it: every SACK and probe answer carries m = 3, a reserved value.",
+          ["SETH-M-001", "RCV-SACK-006"])
+
+
+@out_frames(m, ("sack", "probe-answer"))
+def _(ctx, f, item, m=m):
+    f.set("seth", "m", 3)
+
+
+m = fault("probe-tver-one",
+          "The BTH template of the probe builder was written for a later transport version: "
+          "probes carry tver 1.",
+          ["BTH-TVER-001", "EV-PROBE-005"])
+
+
+@out_frames(m, ("probe",))
+def _(ctx, f, item, m=m):
+    f.set("bth", "tver", 1)
+
+
+m = fault("ereq-psn-counter",
+          "The endpoint block numbers its requests in the BTH: each endpoint request "
+          "carries PSN 1, 2, 3 and so on instead of 0.",
+          ["REC-IF-017", "OPC-PSN-002"])
+
+
+@m.hook("outputs")
+def _(ctx, outs, m=m):
+    st = ctx.state.setdefault(m.name, {"n": 0})
+    for item, f in frames(outs, ("ereq",)):
+        st["n"] += 1
+        f.set("bth", "psn", st["n"] & U24)
+        put(ctx, m, item, f)
+    return outs
