@@ -1,12 +1,12 @@
 """The legal variants of the thirteenth reading: choices at the edges earlier readings left.
 
-The specification read for what it leaves open and the others did not try: a header template of
-its own for control frames, an IPv4 identification counted per QP, a UDP checksum on some
-paths only, a timestamp clock whose unit is not a power of two, a NIC that
+The specification read for what it leaves open and the others did not try: a header
+template of its own for control frames, an IPv4 identification counted per QP, a UDP
+checksum on some paths only, a timestamp clock whose unit is not a power of two, a NIC that
 wakes from idle a little late, a queue whose latency grows as it fills, a quality-of-service
-map per QP, and a DMA engine that issues the ragged edges of a write on their own. Each one adds at most half of late_ns to an
-output (CONF-TIME-004) and keeps every order a rule fixes. `faults.py` imports this module
-last, so the helpers it uses are defined.
+map per QP, and a DMA engine that issues the ragged edges of a write on their own. Each one
+adds at most half of late_ns to an output (CONF-TIME-004) and keeps every order a rule
+fixes. `faults.py` imports this module last, so the helpers it uses are defined.
 """
 
 import copy
