@@ -473,7 +473,9 @@ def _(ctx, f, item):
 m = fault("rtx-timestamp-zero",
           "Retransmissions take their TSETH timestamp from a clock that was reset, so it runs "
           "backwards.",
-          ["SND-TS-002"])
+          # A stamp of 0 more than 2^15 units after the last reads as ahead, modulo 2^16:
+          # then only the steady rate of SND-TS-003 shows it.
+          ["SND-TS-002", "SND-TS-003"])
 
 
 @out_frames(m, ("data",))
@@ -14413,3 +14415,7 @@ import faults_eleventh  # noqa: E402,F401
 import variants_twelfth  # noqa: E402,F401
 # The weak-catch reading's variant (an ACK of an MSN retired but not yet acknowledged).
 import variants_weak  # noqa: E402,F401
+# The thirteenth reading (the edges earlier readings left thin) lives in a module of its own.
+import faults_thirteenth  # noqa: E402,F401
+# The thirteenth reading (legal designs: choices at the edges) lives in a module of its own.
+import variants_thirteenth  # noqa: E402,F401

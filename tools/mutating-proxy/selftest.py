@@ -217,8 +217,8 @@ class Registry(unittest.TestCase):
         # A hook that reads the module-level `m` when it runs sees the last fault defined,
         # not its own: it counts its changes under another name, or finds nothing to do.
         for name in ("faults.py", "faults_ninth.py", "faults_tenth.py", "faults_eleventh.py",
-                     "variants_tenth.py", "variants_eleventh.py", "variants_twelfth.py",
-                     "variants_weak.py"):
+                     "faults_thirteenth.py", "variants_tenth.py", "variants_eleventh.py",
+                     "variants_twelfth.py", "variants_thirteenth.py", "variants_weak.py"):
             self.check_hooks_bind(name)
 
     def check_hooks_bind(self, name):

@@ -34,6 +34,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("rec-split-assumed-bad", rec_split_assumed_bad),
         ("rec-split-skip-expiry", rec_split_skip_expiry),
         ("rec-split-qpn-high", rec_split_qpn_high),
+        ("rec-split-psn-high", rec_split_psn_high),
         ("rec-device-backoff", rec_device_backoff),
         ("rec-device-progress", rec_device_progress),
         ("rec-device-blame", rec_device_blame),
@@ -186,6 +187,75 @@ fn rec_split_qpn_high() -> Scenario {
     r.checks(&["EV-PROBE-005", "REC-IF-011"]);
     r.inject(16_000, port_of(e0, 4), e0, &edit_qp(probe_answer(0, 1, WireMark::NONE, e0), HIGH_QP));
     done(r, 30_000)
+}
+
+/// A PSN with bits 16 and 23 set.
+const HIGH_PSN: u32 = 0x81_2345;
+
+/// A loss late in a tagged link's life on a QP whose PSNs start above 2^23: the
+/// Retransmit command and the probe carry the whole PSN, the probe its tag and a
+/// timestamp with bit 15 set, and the device's entries with and without an immediate
+/// follow each other.
+fn rec_split_psn_high() -> Scenario {
+    let mut m = manifest(
+        "rec-split-psn-high",
+        "Every frame carries an 802.1Q tag (VID 42). The device's QP has one EV and its \
+         PSNs start at 0x812345, above 2^23, in both directions. At 532 us the peer writes \
+         a Write-with-Immediate of 701 bytes, which needs 3 bytes of pad: the device \
+         places it, SACKs it with no payload and writes a receive completion with the \
+         immediate. At 534 us the device sends a one-packet message, lost on its first \
+         transmission; the runner's reference CPU half commands the retransmission of \
+         PSN 0x812345 when its timer expires, and the device carries it out. The \
+         retransmission is acknowledged and the work request completes, its entry with \
+         no immediate. The CPU half then probes the EV it blamed, at about 548 us: the \
+         probe's PSN has bit 23 set and, with a clock of 16 ns units, its timestamp has \
+         bit 15 set; the peer answers.",
+        &[
+            "REC-IF-003",
+            "REC-IF-010",
+            "REC-RTO-004",
+            "REC-IF-011",
+            "EV-PROBE-005",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+            "CQE-RECV-001",
+            "CQE-IMM-001",
+            "RCV-SACK-005",
+            "RCV-PLACE-003",
+        ],
+        &[
+            Capability::Requester,
+            Capability::Responder,
+            Capability::WriteImmediate,
+            Capability::CpuSplit,
+            Capability::Paths,
+            Capability::Ipv4,
+        ],
+    );
+    m.link = Link { vlan: Some(42), ..Link::default() };
+    quick_recovery(&mut m);
+    let mut r = Recorder::with_cpu(m, CpuHalf::Reference);
+    r.expect_ev_states();
+    r.host(0, HostCommand::RegisterRegion(region()));
+    let evs = v4_evs(DUT_QP, 1);
+    let e0 = evs[0];
+    r.host(0, HostCommand::CreateQp(QpConfig { evs, ..qp(DUT_QP, PEER_QP, HIGH_PSN) }));
+    r.checks(&["RCV-PLACE-003", "RCV-SACK-005", "CQE-RECV-001"]);
+    let imm = write(HIGH_PSN, 0, Opcode::MRC_WRITE_ONLY_IMM, 0, 701, 701, REGION, Some(0xC0DE));
+    r.inject(532_000, 0, 0xA000_0001, &imm);
+    r.run_until(533_000);
+    r.checks(&["REC-IF-003", "REC-IF-010", "REC-RTO-004", "SND-RTX-001"]);
+    post(&mut r, 534_000, 0, 512);
+    r.run_until(541_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001", "CQE-IMM-001"]);
+    acknowledge_on(&mut r, 541_000, DUT_QP, HIGH_PSN, 0, e0);
+    // The CPU half blamed the EV for the loss and probes it at 548 us.
+    r.run_until(549_000);
+    r.checks(&["EV-PROBE-005", "REC-IF-011"]);
+    r.inject(549_000, port_of(e0, 4), e0, &probe_answer(HIGH_PSN, 1, WireMark::NONE, e0));
+    done(r, 563_000)
 }
 
 /// What a scenario checks whose losses only the timer finds: the reports that start and
