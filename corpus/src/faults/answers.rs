@@ -126,7 +126,7 @@ pub static FAULTS: &[Fault] = &[
     sends(
         "probe-answer-id-off-by-one",
         "SACKs that answer a probe carry its probe_id with the lowest bit flipped",
-        &[req::SETH_ACKPSN_002],
+        &[req::SETH_ACKPSN_002, req::PETH_RESP_001],
         &["rcv-probe-answer"],
         |b| seth(b, |s| s.pr && flip(&mut s.ack_psn_offset, 1)),
     ),
@@ -286,7 +286,7 @@ pub static FAULTS: &[Fault] = &[
         "duplicate-unsacked",
         "a duplicate is answered by the transport ACK alone when its message has retired, \
          and by nothing before: the duplicate path never builds a SACK",
-        &[req::RCV_DUP_001_B],
+        &[req::RCV_DUP_001_B, req::RCV_SACK_001_E],
         &["rcv-lost-ack", "rcv-duplicate-before-retirement"],
         |_| Box::new(DuplicatesUnsacked::new(false)),
     ),

@@ -24,7 +24,7 @@ pub static VARIANTS: &[Variant] = &[variant(
      when it sends it, with the MSN of the last message of the QP retired by then and the \
      PSN of that message's last packet, on the EV of the packet that caused it \
      (RCV-ACK-002.a, CONF-TIME-004)",
-    &[CONF_TIME_004, CONF_CMP_127],
+    &[CONF_TIME_004],
     Caps::Same,
     Edits {
         stream: Some(|m| {
