@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 353] = [
+pub(in crate::req) static CLAUSES: [Info; 360] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -108,6 +108,7 @@ pub(in crate::req) static CLAUSES: [Info; 353] = [
     whole("CONF-CMP-037", Must, Suite),
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
+    line("CONF-CMP-122", Must, Suite),
     line("CONF-CMP-127", Must, Suite),
     line("CONF-CMP-128", Must, Suite),
     whole("CONF-CMP-006", Withdrawn, Suite),
@@ -180,6 +181,11 @@ pub(in crate::req) static CLAUSES: [Info; 353] = [
     whole("CONF-CMP-013", Must, Suite),
     part("CONF-CMP-013.a", "CONF-CMP-013", 'a', Must, Suite),
     part("CONF-CMP-013.b", "CONF-CMP-013", 'b', Must, Suite),
+    whole("CONF-CMP-118", Must, Suite),
+    part("CONF-CMP-118.a", "CONF-CMP-118", 'a', Must, Suite),
+    part("CONF-CMP-118.b", "CONF-CMP-118", 'b', Must, Suite),
+    part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
+    line("CONF-CMP-119", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
@@ -226,6 +232,7 @@ pub(in crate::req) static CLAUSES: [Info; 353] = [
     part("CONF-CMP-033.c", "CONF-CMP-033", 'c', Must, Suite),
     line("CONF-CMP-025", Must, Suite),
     line("CONF-CMP-055", Must, Suite),
+    line("CONF-CMP-121", Must, Suite),
     whole("CONF-CMP-027", Must, Suite),
     part("CONF-CMP-027.a", "CONF-CMP-027", 'a', Must, Suite),
     part("CONF-CMP-027.b", "CONF-CMP-027", 'b', Must, Suite),
