@@ -387,8 +387,7 @@ fn judge_pair(
                 f.name(counter);
             }
             rule = counter;
-        } else if let Some(other) =
-            other_qp_msn_rule(cx, e, of).filter(|_| rule == AETH_MSN_001_A)
+        } else if let Some(other) = other_qp_msn_rule(cx, e, of).filter(|_| rule == AETH_MSN_001_A)
         {
             if let Some(f) = fields.iter_mut().find(|f| f.field == "aeth.msn") {
                 f.name(other);

@@ -81,7 +81,7 @@ fn last_psn(cx: &Ctx<'_>, local: u32, msn: Msn) -> Option<u32> {
                 && m.msn == msn)
                 .then_some(b.psn.value())
         })
-        .last()
+        .next_back()
 }
 
 /// The QP and MSN of a positive transport ACK (AETH `msn` bits 23:16 zero).
