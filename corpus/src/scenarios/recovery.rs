@@ -229,6 +229,7 @@ fn rec_split_psn_high() -> Scenario {
             Capability::Requester,
             Capability::Responder,
             Capability::WriteImmediate,
+            Capability::Retirement,
             Capability::CpuSplit,
             Capability::Paths,
             Capability::Ipv4,
