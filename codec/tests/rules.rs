@@ -92,6 +92,39 @@ fn every_header_reports_only_its_rules() {
     }
 }
 
+/// A completion entry's checks report only the rules its `RULES` list, and each of them
+/// for some entry: a suite maps every listed rule to a clause and needs no other.
+#[test]
+fn completion_entries_report_exactly_their_rules() {
+    let mut seen = BTreeSet::new();
+    for seed in SEEDS {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for case in 0..CASES {
+            let mut buf = [0u8; host::COMPLETION_LEN];
+            rng.fill_bytes(&mut buf);
+            // Random bytes set every field at once; clear some bytes so that entries with
+            // few faults, where one rule shows alone, come up too.
+            for b in &mut buf {
+                if rng.next_u32() % 4 != 0 {
+                    *b = 0;
+                }
+            }
+            let Ok(entry) = host::CompletionRepr::parse(&buf) else { continue };
+            let mut out = Vec::new();
+            entry.validate(0, &mut out);
+            for v in out {
+                assert!(
+                    host::CompletionRepr::RULES.contains(&v.requirement),
+                    "case {case}: a completion entry reports {v}, which RULES does not list"
+                );
+                seen.insert(v.requirement);
+            }
+        }
+    }
+    let listed: BTreeSet<&str> = host::CompletionRepr::RULES.iter().copied().collect();
+    assert_eq!(seen, listed, "every rule listed is reported by some entry");
+}
+
 #[test]
 fn bth_rules_follow_the_opcode_class() {
     for op in 0..=255u8 {

@@ -75,7 +75,7 @@ pub(super) fn judge(
         // that bit wrong, not a receive completion: validate() reads the entry alone and
         // would name the receive rules for its opcode, status or `wr_id`.
         if c.side == Side::Requester && entry.is_receive {
-            violations.retain(|v| entry_clause(v.requirement) != Some(crate::req::CQE_RECV_001));
+            violations.retain(|v| entry_clause(v.requirement) != crate::req::CQE_RECV_001);
             let rule = if entry.status.is_doorbell_reject() {
                 crate::req::CQE_REJECT_001
             } else if entry.status.is_success() {
@@ -99,11 +99,7 @@ pub(super) fn judge(
             let d = if torn {
                 Divergence::named(at, crate::req::CQE_RING_003_B, what)
             } else {
-                match entry_clause(v.requirement) {
-                    Some(c) => Divergence::named(at, c, what),
-                    // A rule the specification does not define keeps its name.
-                    None => Divergence::by_id(at, v.requirement, what),
-                }
+                Divergence::named(at, entry_clause(v.requirement), what)
             };
             div.push(Divergence { actual: Some(render_event(e)), ..d });
         }
@@ -410,15 +406,24 @@ impl Stops {
 }
 
 /// The leaf clause of a rule [`CompletionRepr::validate`] names: the NIC's clause of a
-/// marked line.
-pub(super) fn entry_clause(rule: &str) -> Option<Clause> {
+/// marked line. Every rule of [`CompletionRepr::RULES`] is listed here (a test checks it);
+/// a rule the list does not know names the entry's layout,
+/// [`CQE_LAYOUT_001`](crate::req::CQE_LAYOUT_001).
+pub(super) fn entry_clause(rule: &str) -> Clause {
     use crate::req::*;
-    Some(match rule {
+    match rule {
+        "CQE-STATUS-001" => CQE_STATUS_001,
+        "CQE-OPCODE-001" => CQE_OPCODE_001,
         "CQE-RESV-001" => CQE_RESV_001_A,
+        "CQE-IMM-001" => CQE_IMM_001,
+        "CQE-IMM-002" => CQE_IMM_002,
         // validate() reports a timestamp without `has_timestamp`.
         "CQE-TS-001" => CQE_TS_001_B,
-        _ => return Clause::parse(rule),
-    })
+        "CQE-SEND-002" => CQE_SEND_002,
+        "CQE-REJECT-001" => CQE_REJECT_001,
+        "CQE-RECV-001" => CQE_RECV_001,
+        _ => CQE_LAYOUT_001,
+    }
 }
 
 /// Whether an entry's violation of `rule` comes from a write in pieces seen before its
@@ -553,6 +558,19 @@ fn reversed(want: &CompletionRepr, got: &CompletionRepr) -> bool {
 mod tests {
     use super::*;
     use openrdma_codec::Msn;
+
+    /// Every rule the codec's entry checks can report names a leaf clause of its own line,
+    /// never the layout clause kept for a rule the list does not know.
+    #[test]
+    fn entry_rules_name_their_own_clauses() {
+        for &rule in CompletionRepr::RULES {
+            let c = entry_clause(rule);
+            assert_ne!(c, crate::req::CQE_LAYOUT_001, "{rule} is not mapped");
+            assert!(c.is_leaf(), "{rule} names {c}, which has clauses");
+            assert_eq!(c.line().id(), rule, "{rule} names {c}, a clause of another line");
+        }
+        assert_eq!(entry_clause("no such rule"), crate::req::CQE_LAYOUT_001);
+    }
 
     #[test]
     fn consumer_counts_unwrap_near_the_count() {

@@ -293,28 +293,6 @@ impl Divergence {
         Divergence { should_only: false, ..Divergence::of(at, clause, what) }
     }
 
-    /// A divergence from a rule the judge gets by its ID from outside: a rule of the
-    /// codec's completion-entry checks that no clause constant maps. The judge's own rules
-    /// are typed clauses ([`Divergence::named`]). An ID the specification does not define
-    /// stays the requirement as it is, with no clause.
-    fn by_id(at: u64, id: &str, what: String) -> Divergence {
-        match Clause::parse(id) {
-            Some(c) => Divergence::named(at, c, what),
-            None => Divergence {
-                at,
-                requirement: id.into(),
-                clause: None,
-                what,
-                expected: None,
-                actual: None,
-                fields: vec![],
-                should_only: false,
-                check: "",
-                also_breaks: vec![],
-            },
-        }
-    }
-
     /// Settles `requirement` and `clause` of a divergence named by a string: the line's ID
     /// in the one, the clause in the other.
     fn settle(&mut self) {

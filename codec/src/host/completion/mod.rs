@@ -458,6 +458,20 @@ impl CompletionRepr {
         v.set_owner(self.phase, self.owner_resv);
     }
 
+    /// The requirements [`Self::validate`] checks: every violation it reports carries one
+    /// of these IDs, and each of them can be reported.
+    pub const RULES: &'static [&'static str] = &[
+        "CQE-STATUS-001",
+        "CQE-OPCODE-001",
+        "CQE-RESV-001",
+        "CQE-IMM-001",
+        "CQE-IMM-002",
+        "CQE-TS-001",
+        "CQE-SEND-002",
+        "CQE-REJECT-001",
+        "CQE-RECV-001",
+    ];
+
     /// Semantic checks of one entry (`base` is its offset in the buffer checked).
     pub fn validate(&self, base: usize, out: &mut alloc::vec::Vec<Violation>) {
         let v = |requirement, field, at: usize, value: u64, rule| Violation {

@@ -34,11 +34,6 @@ pub(super) fn cut_length(fields: &[FieldDiff]) -> Option<Rule> {
     (x != y && y == x & 0xFFFF).then_some(f.clause?)
 }
 
-/// The `snd_nxt` a probe `obs[i]` must carry (EV-PROBE-005.d), by the device's own first
-/// transmissions of its QP before it: the PSN after the highest of them. A device may take
-/// a `Probe` command up to `late_ns / 2` late and send new data first (CONF-TIME-004), and
-/// its probe then carries a later PSN than the recorded one (CONF-CMP-049). `None` for
-/// another frame, or a probe before any data packet of its QP.
 /// BTH-PSN-001, when the device's first transmission `i` of a QP follows its own last
 /// first transmission of the QP, of PSN 0xFFFFFF, under another PSN, and no first
 /// transmission of the QP from `i` on carries PSN 0: the device's PSN arithmetic never
@@ -62,6 +57,11 @@ pub(super) fn after_wrap(exp: &[(&Record, Frame<'_>)], e: usize) -> bool {
     exp[..e].iter().any(|(_, f)| f.kind == Kind::Data { qp, psn: 0xFF_FFFF, rtx: false })
 }
 
+/// The `snd_nxt` a probe `obs[i]` must carry (EV-PROBE-005.d), by the device's own first
+/// transmissions of its QP before it: the PSN after the highest of them. A device may take
+/// a `Probe` command up to `late_ns / 2` late and send new data first (CONF-TIME-004), and
+/// its probe then carries a later PSN than the recorded one (CONF-CMP-049). `None` for
+/// another frame, or a probe before any data packet of its QP.
 pub(super) fn own_snd_nxt(obs: &[Frame<'_>], i: usize) -> Option<Psn> {
     let Kind::Probe { qp } = obs.get(i)?.kind else { return None };
     let firsts = obs[..i].iter().filter_map(|f| match f.kind {

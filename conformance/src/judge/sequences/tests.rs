@@ -91,3 +91,33 @@ fn the_longest_increasing_run_is_kept() {
     assert!(keep[0] && keep[3]);
     assert_eq!(longest_increasing(&[]), Vec::<bool>::new());
 }
+
+fn sender_entry(msn: u16, wr_id: u64, byte_len: u32) -> NicEvent {
+    NicEvent::Completion(openrdma_device::CompletionEvent {
+        side: Side::Requester,
+        entry: openrdma_codec::host::CompletionRepr {
+            wr_id,
+            qpn: openrdma_codec::Qpn::new(0x11),
+            msn: Msn::new(msn),
+            byte_len,
+            ..Default::default()
+        },
+        queue: None,
+    })
+}
+
+/// CONF-CMP-104: an entry that matches no expected one pairs with the one it differs from
+/// in the fewest fields. With the first entry left out and the others each one field off,
+/// the others pair with their own expectations and only the first is missing; pairing
+/// by position would read every later entry as its predecessor's, shifted.
+#[test]
+fn a_missing_entry_leaves_the_later_ones_with_their_own() {
+    let (a, b, c) = (sender_entry(1, 0xA, 64), sender_entry(2, 0xB, 64), sender_entry(3, 0xC, 64));
+    let (b_off, c_off) = (sender_entry(2, 0xB, 65), sender_entry(3, 0xC, 65));
+    let want = [(1_000, &a, 0), (2_000, &b, 1), (3_000, &c, 2)];
+    let got = [(2_000, &b_off, 0), (3_000, &c_off, 1)];
+    let (pairs, missing, extra) = pair(&want, &got);
+    assert_eq!(pairs, vec![(1, 0), (2, 1)]);
+    assert_eq!(missing, vec![0]);
+    assert!(extra.is_empty());
+}
