@@ -58,7 +58,7 @@ class Inner:
     def start(self, hello_line):
         self.stop()
         self.p = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
         self.hello = self.call_raw(hello_line)
         return self.hello
