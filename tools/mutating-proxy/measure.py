@@ -245,6 +245,23 @@ def run_fast(openrdma, name, flag, workdir, delay_ns, timeout):
     return res
 
 
+def traces_are_the_corpus(openrdma, workdir):
+    """Whether `traces/scenarios` holds the built-in corpus: the reference gets the same
+    report, scenario by scenario, from either. The live part of the fast path runs its
+    scenarios from there."""
+    reports = []
+    for extra in ([], ["--traces", os.path.join(ROOT, "traces", "scenarios")]):
+        path = os.path.join(workdir, "reference.%d.json" % len(extra))
+        subprocess.run([openrdma, "run", "--json", path] + extra, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, cwd=ROOT)
+        try:
+            with open(path) as fh:
+                reports.append({s["id"]: s for s in json.load(fh)["scenarios"]})
+        except (OSError, ValueError, KeyError):
+            return False
+    return reports[0] == reports[1]
+
+
 def run_pass_through(openrdma, workdir, delay_ns, timeout, fast):
     """The pass-through run; on the fast path, it records the conversation for the replay."""
     global RECORDING, BASE_REPORT
@@ -379,6 +396,10 @@ def render(summary, faults_rows, variant_rows):
 def run_all(a, chosen, workdir, fast):
     """Every run: name -> result, the pass-through run under "pass-through"."""
     runs = {}
+    if fast and not traces_are_the_corpus(a.openrdma, workdir):
+        print("measure: traces/scenarios is not the built-in corpus (regenerate it); "
+              "every scenario runs live", file=sys.stderr)
+        fast = False
     base = run_pass_through(a.openrdma, workdir, a.delay_ns, a.timeout, fast)
     runs["pass-through"] = base
     print("measure: %-32s %5.1f s" % ("pass-through", base["seconds"]), file=sys.stderr)
