@@ -2,7 +2,7 @@
 """Measures the conformance suite with the mutating proxy.
 
     measure.py [--openrdma PATH] [--jobs 2] [--md FILE] [--json FILE] [--data FILE]
-               [--only NAME ...] [--delay-ns N] [--check]
+               [--only NAME ...] [--every N] [--delay-ns N] [--check] [--slow | --agree]
 
 Runs `openrdma run --impl process --json REPORT -- python3 proxy.py --fault NAME --log LOG
 -- openrdma serve` once with `--pass-through`, once per fault and once per variant, at most
@@ -14,7 +14,18 @@ counts the scenarios where the fault changed what the device gave the runner ("c
 the digest of the outputs the proxy gave differs from the pass-through run's), how many
 of those fail, and lists those that do not fail ("missed": the device's output differs and
 the scenario passes). For every variant it says whether it passed, or which scenarios
-failed and how. The totals:
+failed and how.
+
+By default the measure takes the fast path, which gives the same runs: the pass-through run
+records its whole conversation (`proxy.py --record`), each mod is replayed against the
+recording without any process (replay.py), and only the scenarios where the mod's
+conversation leaves the recording run live, through the proxy, as a suite of those
+scenarios alone (`openrdma run --traces`). The runner and the device are deterministic, so
+a scenario where the mod changed no line either way is the pass-through run's scenario; the
+replay gives what the proxy logs there. `--slow` runs every scenario of every mod live, as
+the measure did before. `--agree` runs the chosen mods both ways and exits with 1 unless
+every scenario of every run is the same, field for field; `--every N` chooses every Nth
+fault and variant, in the order of `--list`, a sample for it. The totals:
 
 - catch rate: exercised faults caught / exercised faults;
 - false-failure rate: variants with a scenario that did not pass / variants;
@@ -31,6 +42,7 @@ fault (the bar of issue 13).
 import argparse
 import concurrent.futures
 import json
+import multiprocessing
 import os
 import re
 import subprocess
@@ -44,6 +56,7 @@ sys.path.insert(0, HERE)
 
 import mods  # noqa: E402
 import faults  # noqa: E402,F401
+import replay  # noqa: E402
 
 # Faults the judge is known not to catch yet, each with the reason. `--check` lets them
 # pass, says each one, and fails when one is caught, so that the list only shrinks. The
@@ -83,7 +96,51 @@ def fault_requirements(mod, spec):
     return out
 
 
-def run_one(openrdma, mod, flag, workdir, delay_ns, timeout):
+def read_logs(lines):
+    """The proxy's log lines, per scenario."""
+    logs = {}
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        cur = logs.setdefault(rec["scenario"], {"mutations": 0, "why": {}, "errors": [],
+                                                "held_dropped": 0, "digest": None})
+        cur["mutations"] = max(cur["mutations"], rec.get("mutations", 0))
+        for k, n in (rec.get("why") or {}).items():
+            cur["why"][k] = max(cur["why"].get(k, 0), n)
+        cur["errors"] += rec.get("errors") or []
+        cur["held_dropped"] = max(cur["held_dropped"], rec.get("held_dropped", 0))
+        if rec.get("outputs_digest"):
+            cur["digest"] = rec["outputs_digest"]
+    return logs
+
+
+def scenario_row(s, lg):
+    """One scenario of a run: the report's entry `s` and the proxy's log `lg` of it."""
+    d = s.get("first_divergence") or {}
+    return {
+        "id": s["id"],
+        "verdict": s["verdict"],
+        "requirement": d.get("requirement"),
+        "what": d.get("what"),
+        "expected": d.get("expected"),
+        "actual": d.get("actual"),
+        "fields": d.get("fields"),
+        "divergences": s.get("divergences"),
+        "device_error": s.get("device_error"),
+        "mutations": lg.get("mutations", 0),
+        "why": lg.get("why", {}),
+        "proxy_errors": lg.get("errors", []),
+        "held_dropped": lg.get("held_dropped", 0),
+        "digest": lg.get("digest"),
+    }
+
+
+def invoke(openrdma, mod, flag, workdir, delay_ns, timeout, traces=None, record=None):
+    """Runs the suite once through the proxy: (the result without its scenarios, the
+    report's scenarios, the proxy's log lines). With `traces`, the scenarios of that
+    directory only; with `record`, the pass-through proxy records the conversation."""
     tag = mod.name if mod else "pass-through"
     report = os.path.join(workdir, "%s.%s.json" % (flag.strip("-") if mod else "pass", tag))
     log = os.path.join(workdir, "%s.%s.log" % (flag.strip("-") if mod else "pass", tag))
@@ -92,9 +149,13 @@ def run_one(openrdma, mod, flag, workdir, delay_ns, timeout):
             os.remove(p)
     proxy = [sys.executable, os.path.join(HERE, "proxy.py")]
     proxy += [flag, mod.name] if mod else ["--pass-through"]
+    if record:
+        proxy += ["--record", record]
     proxy += ["--log", log, "--delay-ns", str(delay_ns), "--", openrdma, "serve"]
-    cmd = [openrdma, "run", "--impl", "process", "--timeout", str(timeout), "--json", report,
-           "--"] + proxy
+    cmd = [openrdma, "run", "--impl", "process", "--timeout", str(timeout), "--json", report]
+    if traces:
+        cmd += ["--traces", traces]
+    cmd += ["--"] + proxy
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     took = time.time() - t0
@@ -105,43 +166,116 @@ def run_one(openrdma, mod, flag, workdir, delay_ns, timeout):
             rep = json.load(fh)
     except (OSError, ValueError) as e:
         res["error"] = "no report (%s); stderr: %s" % (e, p.stderr.decode(errors="replace")[-2000:])
-        return res
-    logs = {}
+        return res, [], []
+    lines = []
     if os.path.exists(log):
         with open(log) as fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                cur = logs.setdefault(rec["scenario"], {"mutations": 0, "why": {}, "errors": [],
-                                                        "held_dropped": 0, "digest": None})
-                cur["mutations"] = max(cur["mutations"], rec.get("mutations", 0))
-                for k, n in (rec.get("why") or {}).items():
-                    cur["why"][k] = max(cur["why"].get(k, 0), n)
-                cur["errors"] += rec.get("errors") or []
-                cur["held_dropped"] = max(cur["held_dropped"], rec.get("held_dropped", 0))
-                if rec.get("outputs_digest"):
-                    cur["digest"] = rec["outputs_digest"]
-    for s in rep.get("scenarios", []):
-        d = s.get("first_divergence") or {}
-        lg = logs.get(s["id"], {})
-        res["scenarios"].append({
-            "id": s["id"],
-            "verdict": s["verdict"],
-            "requirement": d.get("requirement"),
-            "what": d.get("what"),
-            "expected": d.get("expected"),
-            "actual": d.get("actual"),
-            "fields": d.get("fields"),
-            "divergences": s.get("divergences"),
-            "device_error": s.get("device_error"),
-            "mutations": lg.get("mutations", 0),
-            "why": lg.get("why", {}),
-            "proxy_errors": lg.get("errors", []),
-            "held_dropped": lg.get("held_dropped", 0),
-            "digest": lg.get("digest"),
-        })
+            lines = fh.readlines()
+    return res, rep.get("scenarios", []), lines
+
+
+def run_one(openrdma, mod, flag, workdir, delay_ns, timeout, record=None):
+    """The whole suite live through the proxy (the slow path, and the pass-through run)."""
+    res, scenarios, lines = invoke(openrdma, mod, flag, workdir, delay_ns, timeout,
+                                   record=record)
+    logs = read_logs(lines)
+    res["scenarios"] = [scenario_row(s, logs.get(s["id"], {})) for s in scenarios]
+    return res
+
+
+# The fast path. The pass-through run records its conversation and its report; each mod is
+# replayed against the recording (replay.py), and only the scenarios where its conversation
+# leaves the recording run live. The others are the pass-through run's, with the log the
+# replay gave. Set before the worker processes start, which inherit them.
+RECORDING = None
+BASE_REPORT = None
+
+
+def run_fast(openrdma, name, flag, workdir, delay_ns, timeout):
+    mod = (mods.FAULTS if flag == "--fault" else mods.VARIANTS)[name]
+    t0 = time.time()
+    replayed = replay.replay(mod, RECORDING, {"delay_ns": delay_ns})
+    if replayed is None:
+        # The mod changes the hello: every scenario runs live.
+        res = run_one(openrdma, mod, flag, workdir, delay_ns, timeout)
+        res["live"] = len(res["scenarios"])
+        return res
+    live = sorted(n for n, lines in replayed.items() if lines is None)
+    if any(not os.path.exists(os.path.join(BASE_REPORT["traces"], n + ".toml")) for n in live):
+        # A scenario of the built-in corpus that `traces/` lacks: run them all.
+        res = run_one(openrdma, mod, flag, workdir, delay_ns, timeout)
+        res["live"] = len(res["scenarios"])
+        return res
+    res = {"mod": mod.name, "kind": mod.kind, "exit": BASE_REPORT["exit"], "scenarios": [],
+           "error": None}
+    live_rows = {}
+    if live:
+        traces = os.path.join(workdir, "traces.%s.%s" % (flag.strip("-"), mod.name))
+        if os.path.isdir(traces):
+            for f in os.listdir(traces):
+                os.remove(os.path.join(traces, f))
+        os.makedirs(traces, exist_ok=True)
+        for n in live:
+            for ext in ("pcapng", "toml"):
+                os.symlink(os.path.join(BASE_REPORT["traces"], "%s.%s" % (n, ext)),
+                           os.path.join(traces, "%s.%s" % (n, ext)))
+        run, scenarios, lines = invoke(openrdma, mod, flag, workdir, delay_ns, timeout,
+                                       traces=traces)
+        res["exit"] = run["exit"]
+        if run["error"]:
+            res["error"] = run["error"]
+            res["seconds"] = round(time.time() - t0, 2)
+            return res
+        logs = read_logs(lines)
+        live_rows = {s["id"]: scenario_row(s, logs.get(s["id"], {})) for s in scenarios}
+    for s in BASE_REPORT["scenarios"]:
+        if s["id"] in replayed and replayed[s["id"]] is None:
+            row = live_rows.get(s["id"])
+            if row is None:
+                res["error"] = "the live run did not report scenario %s" % s["id"]
+                break
+        else:
+            # The pass-through run's verdict; the proxy's log as the replay wrote it (no
+            # log when the runner never started the scenario, as live).
+            logs = read_logs(replayed.get(s["id"]) or [])
+            row = scenario_row(s, logs.get(s["id"], {}))
+        res["scenarios"].append(row)
+    res["live"] = len(live)
+    res["seconds"] = round(time.time() - t0, 2)
+    return res
+
+
+def traces_are_the_corpus(openrdma, workdir):
+    """Whether `traces/scenarios` holds the built-in corpus: the reference gets the same
+    report, scenario by scenario, from either. The live part of the fast path runs its
+    scenarios from there."""
+    reports = []
+    for extra in ([], ["--traces", os.path.join(ROOT, "traces", "scenarios")]):
+        path = os.path.join(workdir, "reference.%d.json" % len(extra))
+        subprocess.run([openrdma, "run", "--json", path] + extra, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, cwd=ROOT)
+        try:
+            with open(path) as fh:
+                reports.append({s["id"]: s for s in json.load(fh)["scenarios"]})
+        except (OSError, ValueError, KeyError):
+            return False
+    return reports[0] == reports[1]
+
+
+def run_pass_through(openrdma, workdir, delay_ns, timeout, fast):
+    """The pass-through run; on the fast path, it records the conversation for the replay."""
+    global RECORDING, BASE_REPORT
+    if not fast:
+        return run_one(openrdma, None, None, workdir, delay_ns, timeout)
+    record = os.path.join(workdir, "pass.pass-through.conversation")
+    res, scenarios, lines = invoke(openrdma, None, None, workdir, delay_ns, timeout,
+                                   record=record)
+    logs = read_logs(lines)
+    res["scenarios"] = [scenario_row(s, logs.get(s["id"], {})) for s in scenarios]
+    if res["error"] is None:
+        RECORDING = replay.load(record)
+        BASE_REPORT = {"scenarios": scenarios, "exit": res["exit"],
+                       "traces": os.path.join(ROOT, "traces", "scenarios")}
     return res
 
 
@@ -259,6 +393,62 @@ def render(summary, faults_rows, variant_rows):
     return "\n".join(out) + "\n"
 
 
+def run_all(a, chosen, workdir, fast):
+    """Every run: name -> result, the pass-through run under "pass-through"."""
+    runs = {}
+    if fast and not traces_are_the_corpus(a.openrdma, workdir):
+        print("measure: traces/scenarios is not the built-in corpus (regenerate it); "
+              "every scenario runs live", file=sys.stderr)
+        fast = False
+    base = run_pass_through(a.openrdma, workdir, a.delay_ns, a.timeout, fast)
+    runs["pass-through"] = base
+    print("measure: %-32s %5.1f s" % ("pass-through", base["seconds"]), file=sys.stderr)
+    if fast and base["error"] is None:
+        # Processes, not threads: the replay is Python work. Each inherits the recording.
+        ctx = multiprocessing.get_context("fork")
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=max(1, a.jobs),
+                                                      mp_context=ctx)
+        submit = [run_fast, a.openrdma]
+    else:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs))
+        submit = [run_one, a.openrdma]
+    with pool as ex:
+        futs = {}
+        for m, f in chosen:
+            what = m.name if submit[0] is run_fast else m
+            futs[ex.submit(*submit, what, f, workdir, a.delay_ns, a.timeout)] = m.name
+        for fut in concurrent.futures.as_completed(futs):
+            name = futs[fut]
+            runs[name] = fut.result()
+            live = runs[name].get("live")
+            print("measure: %-32s %5.1f s%s" % (
+                name, runs[name]["seconds"],
+                "" if live is None else ", %d scenarios live" % live), file=sys.stderr)
+    return runs
+
+
+def comparable(run):
+    return {"error": run["error"], "scenarios": run["scenarios"]}
+
+
+def agree(slow, fast):
+    """Exits with 1 unless the fast path gives every run exactly as the slow path does."""
+    bad = [name for name in slow if comparable(slow[name]) != comparable(fast.get(name, {}))]
+    for name in bad:
+        a = {s["id"]: s for s in slow[name]["scenarios"]}
+        b = {s["id"]: s for s in fast[name]["scenarios"]}
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        print("measure: the fast path differs from the slow path for %s (error %r / %r; "
+              "scenarios %s)" % (name, slow[name]["error"], fast[name]["error"],
+                                 ", ".join(diff[:10])), file=sys.stderr)
+    live = sum(r.get("live", 0) for n, r in fast.items() if n != "pass-through")
+    total = sum(len(r["scenarios"]) for n, r in slow.items() if n != "pass-through")
+    print("measure: fast and slow paths %s on %d runs (%d scenario runs; the fast path ran "
+          "%d of them live)" % ("differ" if bad else "agree", len(slow) - 1, total, live),
+          file=sys.stderr)
+    return 1 if bad else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--openrdma", default=os.path.join(ROOT, "target", "release", "openrdma"))
@@ -267,12 +457,19 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--data", help="every scenario of every run, as JSON")
     ap.add_argument("--only", nargs="*", help="only these faults and variants")
+    ap.add_argument("--every", type=int, metavar="N",
+                    help="only every Nth fault and variant, the first included")
     ap.add_argument("--delay-ns", type=int, default=1000)
     ap.add_argument("--timeout", type=int, default=30, help="the runner's deadline, seconds")
     ap.add_argument("--workdir", help="where reports and logs go (a temporary directory)")
     ap.add_argument("--check", action="store_true",
                     help="fail unless every exercised fault is caught, every variant passes "
                     "and 90 %% of failing scenarios name a requirement of the fault")
+    ap.add_argument("--slow", action="store_true",
+                    help="run every scenario of every mod live (no replay)")
+    ap.add_argument("--agree", action="store_true",
+                    help="run the chosen mods both ways and fail unless the fast path gives "
+                    "exactly what the slow path gives, scenario by scenario")
     a = ap.parse_args(argv)
     if not os.access(a.openrdma, os.X_OK):
         sys.exit("measure: %s is not an executable; build it with "
@@ -288,22 +485,19 @@ def main(argv=None):
         unknown = set(a.only) - {m.name for m, _ in chosen}
         if unknown:
             sys.exit("measure: no fault or variant named %s" % ", ".join(sorted(unknown)))
+    if a.every:
+        chosen = chosen[::a.every]
     unknown_ids = {m.name: [r for r in m.reqs if r not in spec] for m, _ in chosen}
     for name, ids in unknown_ids.items():
         if ids:
             print("measure: %s names requirements the spec does not define: %s"
                   % (name, ", ".join(ids)), file=sys.stderr)
 
-    jobs = [(None, None)] + chosen
-    runs = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        futs = {ex.submit(run_one, a.openrdma, m, f, workdir, a.delay_ns, a.timeout):
-                (m.name if m else "pass-through") for m, f in jobs}
-        for fut in concurrent.futures.as_completed(futs):
-            name = futs[fut]
-            runs[name] = fut.result()
-            print("measure: %-32s %5.1f s" % (name, runs[name]["seconds"]), file=sys.stderr)
-
+    if a.agree:
+        slow = run_all(a, chosen, workdir, fast=False)
+        fast = run_all(a, chosen, workdir, fast=True)
+        return agree(slow, fast)
+    runs = run_all(a, chosen, workdir, fast=not a.slow)
     base = runs["pass-through"]
     for name, run in runs.items():
         if name != "pass-through":

@@ -22,8 +22,11 @@ With `--log FILE` it appends one JSON line per scenario: the scenario, how many 
 inputs the mod changed ("mutations", 0 when the scenario never exercised it), by what, and
 anything that went wrong; and, in the line written when the scenario ends, a digest of
 every output the runner was given ("outputs_digest", "outputs"): `measure.py` compares it
-with the pass-through run's to tell whether the device's output changed. Standard library
-only.
+with the pass-through run's to tell whether the device's output changed. With
+`--pass-through --record FILE` it writes the whole conversation, one JSON list a line: each
+line of the runner (`["r", line]`), each line given to the inner device with its answer
+(`["i", line, answer]`), each answer given to the runner (`["a", line]`); `replay.py`
+replays a mod against it. Standard library only.
 """
 
 import argparse
@@ -50,15 +53,17 @@ class InnerGone(Exception):
 class Inner:
     """The device behind the proxy."""
 
-    def __init__(self, command):
+    def __init__(self, command, record=None):
         self.command = command
         self.p = None
         self.hello = None
+        # With `--record`: called with each line given to the device and its answer.
+        self.record = record
 
     def start(self, hello_line):
         self.stop()
         self.p = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
         self.hello = self.call_raw(hello_line)
         return self.hello
@@ -78,6 +83,8 @@ class Inner:
         if not out:
             code = self.p.poll()
             raise InnerGone("the inner device closed its output (exit status %s)" % code)
+        if self.record is not None:
+            self.record(["i", line.decode(), out.decode()])
         return out
 
     def call(self, msg):
@@ -103,9 +110,10 @@ def encode(msg):
 
 
 class Proxy:
-    def __init__(self, mod, command, log_path=None, args=None):
+    def __init__(self, mod, command, log_path=None, args=None, record=None):
         self.mod = mod
-        self.inner = Inner(command)
+        self.record = record
+        self.inner = Inner(command, record)
         self.log_path = log_path
         self.args = args or {}
         self.ctx = None
@@ -133,8 +141,11 @@ class Proxy:
         if final:
             rec["outputs_digest"] = self.digest.hexdigest()
             rec["outputs"] = self.given
+        self.write_log(json.dumps(rec, sort_keys=True) + "\n")
+
+    def write_log(self, line):
         with open(self.log_path, "a") as fh:
-            fh.write(json.dumps(rec, sort_keys=True) + "\n")
+            fh.write(line)
 
     def note_error(self, where):
         text = "%s: %s" % (where, traceback.format_exc(limit=3).strip().splitlines()[-1])
@@ -352,11 +363,7 @@ class Proxy:
             if not line:
                 break
             due = breaker.due(line) if breaker else None
-            try:
-                answer = self.handle(line)
-            except Exception as e:  # never leave the runner without an answer
-                self.note_error("relay")
-                answer = encode({"type": "error", "message": "mutating proxy failed: %s" % e})
+            answer = self.answer(line)
             if due is not None:
                 breaker.act(broken.Io(stdout), due, answer, self.ctx)
                 continue
@@ -364,6 +371,19 @@ class Proxy:
             stdout.flush()
         self.end_scenario()
         self.inner.stop()
+
+    def answer(self, line):
+        """The answer to one line of the runner: never an exception."""
+        if self.record is not None:
+            self.record(["r", line.decode(errors="replace")])
+        try:
+            answer = self.handle(line)
+        except Exception as e:  # never leave the runner without an answer
+            self.note_error("relay")
+            answer = encode({"type": "error", "message": "mutating proxy failed: %s" % e})
+        if self.record is not None:
+            self.record(["a", answer.decode()])
+        return answer
 
 
 class Breaker:
@@ -424,6 +444,9 @@ def main(argv=None):
                     help="the scenario in which the broken mode acts")
     ap.add_argument("--broken-once", metavar="FILE",
                     help="the file that remembers that the broken mode acted")
+    ap.add_argument("--record", metavar="FILE",
+                    help="with --pass-through: write the whole conversation, both sides, "
+                    "for replay.py")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     if a.list:
@@ -455,7 +478,18 @@ def main(argv=None):
         breaker = Breaker(mode, a.broken_in, a.broken_once)
     elif not a.pass_through and mod is None:
         ap.error("give --fault NAME, --variant NAME, --broken NAME or --pass-through")
-    Proxy(mod, command, a.log, {"delay_ns": a.delay_ns}).serve(breaker)
+    if a.record and not a.pass_through:
+        ap.error("--record goes with --pass-through")
+    record = None
+    if a.record:
+        # One JSON list a line, written at once: the runner may end the proxy by a kill.
+        out = open(a.record, "w")
+
+        def record(event):
+            out.write(json.dumps(event) + "\n")
+            out.flush()
+
+    Proxy(mod, command, a.log, {"delay_ns": a.delay_ns}, record=record).serve(breaker)
     return 0
 
 

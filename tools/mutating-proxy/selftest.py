@@ -328,6 +328,68 @@ class Proxy(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
 
 
+class Replay(unittest.TestCase):
+    """The measure's fast path: a replay against the recorded pass-through conversation."""
+
+    @classmethod
+    def setUpClass(cls):
+        import replay
+
+        cls.replay = replay
+        with tempfile.TemporaryDirectory() as d:
+            record = os.path.join(d, "conversation")
+            rep, _logs = run_suite(["--pass-through", "--record", record])
+            cls.recording = replay.load(record)
+            with open(record) as fh:
+                cls.record_lines = fh.readlines()
+        cls.started = [s["id"] for s in rep["scenarios"] if s["verdict"] != "unsupported"]
+
+    def test_the_recording_holds_every_scenario_started(self):
+        hello, scenarios, _digests = self.recording
+        self.assertEqual(len(hello), 1)
+        self.assertEqual(sorted(n for n, _ in scenarios), sorted(self.started))
+
+    def test_a_mod_that_changes_nothing_replays_every_scenario(self):
+        m = mods.Mod("selftest-nothing", "variant", "Changes nothing.")
+        out = self.replay.replay(m, self.recording, {"delay_ns": 1000})
+        self.assertEqual(sorted(out), sorted(self.started))
+        self.assertTrue(all(lines is not None and len(lines) == 1 for lines in out.values()))
+
+    def test_a_fault_departs_where_it_changes_a_line(self):
+        out = self.replay.replay(mods.FAULTS["sack-ts-zero"], self.recording,
+                                 {"delay_ns": 1000})
+        self.assertIsNone(out["rcv-reflect"])
+        self.assertIsNotNone(out["rcv-in-order-v4"])
+
+    def test_a_changed_answer_of_the_device_is_a_departure(self):
+        # The device answers something else than the recording says in one scenario: the
+        # proxy's answer to the runner departs there, and only there.
+        hello, scenarios, digests = self.recording
+        name, units = scenarios[0]
+        line, pairs, answer = units[1]
+        pairs = [(pairs[0][0], b'{"type":"error","message":"bent"}\n')]
+        bent = (hello, [(name, [units[0], (line, pairs, answer)] + units[2:])] + scenarios[1:],
+                digests)
+        m = mods.Mod("selftest-nothing", "variant", "Changes nothing.")
+        out = self.replay.replay(m, bent, {"delay_ns": 1000})
+        self.assertIsNone(out[name])
+        self.assertTrue(all(v is not None for k, v in out.items() if k != name))
+
+    def test_a_changed_capability_runs_all_live(self):
+        m = mods.Mod("selftest-no-ipv6", "variant", "Claims no IPv6.")
+        m.caps_removed = ("ipv6",)
+        self.assertIsNone(self.replay.replay(m, self.recording, {"delay_ns": 1000}))
+
+    def test_the_fast_path_agrees_with_the_slow_path(self):
+        import measure
+
+        with tempfile.TemporaryDirectory() as d:
+            code = measure.main(["--openrdma", OPENRDMA, "--agree", "--jobs", "2",
+                                 "--workdir", d, "--only", "sack-ts-zero", "ack-msn-next",
+                                 "ttl-255"])
+        self.assertEqual(code, 0)
+
+
 def main():
     global OPENRDMA
     ap = argparse.ArgumentParser(description="Self-test of the mutating proxy.")
