@@ -90,6 +90,8 @@ fn declared_clauses_are_ones_a_check_can_fail() {
         OPC_MRC_001,
         WR_EXEC_001,
         TPL_INSTALL_001_A,
+        SND_SCHED_003_C,
+        SND_SCHED_003_D,
     ] {
         assert!(!unfailable.contains(&c), "{c} is still a clause no check can fail");
         assert!(CHECKS.iter().any(|k| k.fails().any(|f| f == c)), "{c}");
@@ -143,4 +145,30 @@ fn no_restatement_no_key() {
     let r = run_one(&mut Mutant::new(f), reference_cpu_half, &s, &spec());
     let json = serde_json::to_value(&r).expect("serializes");
     assert!(json["first_divergence"].get("also_breaks").is_none(), "{json}");
+}
+
+/// The retransmission queue's clauses fail with the NACK's (CONF-CMP-107): a delayed entry
+/// sent before its back-off ended breaks SND-SCHED-003.c with SND-NACK-004.a, and one held
+/// back by another entry's back-off breaks SND-SCHED-003.d with SND-NACK-004.b.
+#[test]
+fn the_queue_clauses_fail_with_the_nack_clauses() {
+    let spec = spec();
+    let s = scenario("snd-nack-backoff-long");
+    for (fault, clause, also) in [
+        ("nack-backoff-halved", "SND-NACK-004.a", "SND-SCHED-003.c"),
+        ("nack-backoff-holds-queue", "SND-NACK-004.b", "SND-SCHED-003.d"),
+    ] {
+        let f = find(fault).expect("registered");
+        let r = run_one(&mut Mutant::new(f), reference_cpu_half, &s, &spec);
+        let d = r.first_divergence.as_ref().expect("it fails");
+        assert_eq!(d.clause, clause, "{fault}");
+        assert_eq!(d.also_breaks, [also], "{fault}");
+    }
+    let backoff = Check::named("schedule.nack-backoff").expect("the row");
+    assert_eq!(backoff.also_breaks(SND_NACK_004_A).collect::<Vec<_>>(), [SND_SCHED_003_C]);
+    assert_eq!(backoff.also_breaks(SND_RTX_005).count(), 0);
+    let matched = Check::named("frames.match").expect("the row");
+    assert_eq!(matched.also_breaks(SND_NACK_004_B).collect::<Vec<_>>(), [SND_SCHED_003_D]);
+    // A delayed entry's effect on a later inference is not a send before the back-off.
+    assert_eq!(matched.also_breaks(SND_NACK_004_A).count(), 0);
 }

@@ -469,7 +469,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.nack-backoff",
         clauses: NACK_BACKOFF,
-        restated: NONE,
+        restated: NACK_BACKOFF_RESTATED,
         reads: &[Reads::Data],
         applies: nack_backoff,
         judge: |c, d| schedule::judge_nack_backoff(c.scenario, &c.o.inputs, &c.o.frames, d),

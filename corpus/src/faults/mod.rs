@@ -194,6 +194,7 @@ pub mod rejects;
 pub mod reports_truth;
 pub mod retire;
 pub mod same_instant;
+pub mod sched_clauses;
 pub mod sending;
 pub mod seventh_host;
 pub mod seventh_rx;
@@ -518,6 +519,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || start::FAULTS,
     || gaps::FAULTS,
     || reports_truth::FAULTS,
+    || sched_clauses::FAULTS,
     || same_instant::FAULTS,
     || exercise::FAULTS,
     || exercise_seven::FAULTS,

@@ -716,6 +716,9 @@ pub(super) const WIRE_RESTATED: &[Restated] = &[
 /// (RCV-NACK-001) as much as the NETH's; the BTH `psn` of a packet that consumes no PSN is
 /// OPC-PSN-002.a's too; a data packet's headers are the opcode table's, its opcode the
 /// table's meaning, and its segmentation the execution of its work request.
+/// A retransmission held back past its time by another entry's back-off breaks
+/// SND-SCHED-003.d, which says for the retransmission queue what SND-NACK-004.b says of
+/// the NACK (decision 54).
 pub(super) const MATCH_RESTATED: &[Restated] = &[
     restated(NETH_PSN_001, &[RCV_NACK_001_E, ENC_EV_003]),
     restated(NETH_TS_001, &[RCV_NACK_001_F]),
@@ -734,7 +737,14 @@ pub(super) const MATCH_RESTATED: &[Restated] = &[
     restated(SND_SEG_003_B, &[WR_EXEC_001]),
     restated(SND_SEG_003_C, &[WR_EXEC_001]),
     restated(SND_SEG_004, &[WR_EXEC_001]),
+    restated(SND_NACK_004_B, &[SND_SCHED_003_D]),
 ];
+
+/// A retransmission sent before the back-off of the window or resource NACK that delays
+/// it ended: SND-SCHED-003.c says for the retransmission queue what SND-NACK-004.a says
+/// of the NACK (decision 54).
+pub(super) const NACK_BACKOFF_RESTATED: &[Restated] =
+    &[restated(SND_NACK_004_A, &[SND_SCHED_003_C])];
 
 /// The SACKs of the device's responder: RCV-SACK-005 restates the SETH's rules for them.
 pub(super) const SACKS_RESTATED: &[Restated] = &[
