@@ -8,7 +8,10 @@
 //! Each requirement binds one party, its [`Subject`]. A chapter names the requirements that
 //! do not bind the device in a table headed `| subject | requirements |` whose second column
 //! lists IDs and patterns (`AREA-TOPIC-*`, `AREA-*`); every other requirement binds the
-//! device (spec/README.md, "Who a requirement binds").
+//! device (spec/README.md, "Who a requirement binds"). A table headed
+//! `| left to review by | requirements |` names, of those, the requirements that nothing in
+//! the repository can check because nothing in it plays their subject; its first column
+//! says who establishes them instead ([`Requirement::review`]).
 //!
 //! A line that states several rules marks each with `**(a)**`, `**(b)**`, ...: its clauses,
 //! cited as `XX-ACK-002.b` (spec/README.md, "How a requirement is written"). Each clause has
@@ -133,6 +136,11 @@ pub struct Requirement {
     pub preamble: String,
     /// The marked clauses, in order; empty when the line is unmarked, and so one clause.
     pub parts: Vec<Part>,
+    /// Who establishes it, for a requirement that nothing in the repository can check
+    /// since nothing in it plays its subject: the row of the chapter's
+    /// `| left to review by | requirements |` table that lists it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
     /// The chapter file it is in, e.g. `wire-format.md`.
     pub chapter: String,
     /// Its line in that file (1-based).
@@ -319,6 +327,19 @@ pub enum SpecError {
         /// The line.
         line: usize,
     },
+    /// A requirement of a subject that scenarios check is listed as left to review, or a
+    /// requirement is listed twice as left to review.
+    #[error("{chapter}:{line}: {id} cannot be left to review: {why}")]
+    NotForReview {
+        /// The ID.
+        id: String,
+        /// Why.
+        why: String,
+        /// The chapter.
+        chapter: String,
+        /// The line.
+        line: usize,
+    },
     /// A requirement is listed in two rows of subject tables.
     #[error("{chapter}:{line}: {id} is already listed under the subject `{first}`")]
     TwoSubjects {
@@ -455,6 +476,7 @@ impl Spec {
                         text,
                     })
                     .collect(),
+                review: None,
                 chapter: chapter.to_string(),
                 line: n + 1,
             };
@@ -468,7 +490,68 @@ impl Spec {
             self.reqs.insert(id.to_string(), req);
             ids.push(id.to_string());
         }
-        self.assign_subjects(chapter, text, &ids)
+        self.assign_subjects(chapter, text, &ids)?;
+        self.assign_review(chapter, text, &ids)
+    }
+
+    /// Applies the rows of a chapter's `| left to review by | requirements |` tables: each
+    /// requirement a row lists (an ID or a pattern, as in a subject table) is established
+    /// by the party its first column names. A requirement that scenarios check, one listed
+    /// twice, and an entry that names a clause or no requirement of the chapter are errors.
+    fn assign_review(
+        &mut self,
+        chapter: &str,
+        text: &str,
+        ids: &[String],
+    ) -> Result<(), SpecError> {
+        let mut in_table = false;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if !(line.starts_with('|') && cells.len() >= 4) {
+                in_table = false;
+                continue;
+            }
+            if cells[1] == "left to review by" && cells[2] == "requirements" {
+                in_table = true;
+                continue;
+            }
+            if !in_table || cells[1].starts_with("---") {
+                continue;
+            }
+            let err = |entry: &str, why: &str| SpecError::NotForReview {
+                id: entry.to_string(),
+                why: why.to_string(),
+                chapter: chapter.to_string(),
+                line: n + 1,
+            };
+            for entry in cells[2].split(',').map(|e| e.trim().trim_matches('`')) {
+                let matches: Vec<&String> = match entry.strip_suffix('*') {
+                    Some(prefix) if prefix.ends_with('-') => {
+                        ids.iter().filter(|id| id.starts_with(prefix)).collect()
+                    }
+                    _ => ids.iter().filter(|id| id.as_str() == entry).collect(),
+                };
+                if matches.is_empty() {
+                    return Err(SpecError::NoSuchRequirement {
+                        entry: entry.to_string(),
+                        chapter: chapter.to_string(),
+                        line: n + 1,
+                    });
+                }
+                for id in matches {
+                    let Some(r) = self.reqs.get_mut(id) else { continue };
+                    if r.subject.scenario_checked() {
+                        return Err(err(id, "its subject is checked by scenarios"));
+                    }
+                    if r.review.is_some() {
+                        return Err(err(id, "it is listed twice"));
+                    }
+                    r.review = Some(cells[1].to_string());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Applies the rows of a chapter's `| subject | requirements |` tables to the
@@ -687,6 +770,35 @@ mod tests {
         assert_eq!(subject("XX-YY-002"), Subject::Host);
         assert_eq!(subject("XX-ZZ-001"), Subject::Codec);
         assert_eq!(subject("XX-ZZ-002"), Subject::Codec);
+    }
+
+    #[test]
+    fn review_tables_name_what_is_left_to_review() {
+        let text = |row: &str| {
+            format!(
+                "- **[XX-YY-001]** A sender MUST do it.\n\
+                 - **[XX-YY-002]** A host MUST do that.\n\
+                 - **[XX-YY-003]** A host MUST do more.\n\n\
+                 | subject | requirements |\n|---|---|\n| `host` | `XX-YY-002`, `XX-YY-003` |\n\n\
+                 | left to review by | requirements |\n|---|---|\n{row}\n"
+            )
+        };
+        let mut s = Spec::default();
+        s.add_chapter("x.md", &text("| the host's review | `XX-YY-002` |")).unwrap();
+        assert_eq!(s.get("XX-YY-002").unwrap().review.as_deref(), Some("the host's review"));
+        assert_eq!(s.get("XX-YY-003").unwrap().review, None);
+        assert_eq!(s.get("XX-YY-001").unwrap().review, None);
+        let parse = |row: &str| Spec::default().add_chapter("x.md", &text(row));
+        // A device's requirement is the scenarios' to check.
+        assert!(matches!(parse("| review | `XX-YY-001` |"), Err(SpecError::NotForReview { .. })));
+        assert!(matches!(
+            parse("| review | `XX-YY-002`, `XX-YY-002` |"),
+            Err(SpecError::NotForReview { .. })
+        ));
+        assert!(matches!(
+            parse("| review | `XX-QQ-*` |"),
+            Err(SpecError::NoSuchRequirement { .. })
+        ));
     }
 
     #[test]

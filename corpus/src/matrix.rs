@@ -257,7 +257,8 @@ impl Matrix {
     }
 
     /// The requirements in force that nothing checks: a device or CPU-half requirement that
-    /// no scenario checks, or a requirement of another subject that no test cites.
+    /// no scenario checks, or a requirement of another subject that no test cites and that
+    /// its chapter does not leave to review.
     pub fn unchecked<'a>(&self, spec: &'a Spec) -> Vec<&'a str> {
         spec.iter()
             .filter(|r| r.level != Level::Withdrawn)
@@ -265,11 +266,26 @@ impl Matrix {
                 if r.subject.scenario_checked() {
                     !self.scenarios.contains_key(&r.id)
                 } else {
-                    self.cited.get(&r.id).is_none_or(|c| c.tests.is_empty())
+                    r.review.is_none() && !self.tested(&r.id)
                 }
             })
             .map(|r| r.id.as_str())
             .collect()
+    }
+
+    /// The requirements in force that no test cites and that their chapter leaves to review
+    /// (a `| left to review by | requirements |` table): nothing in the repository plays
+    /// their subject (spec/README.md, "Who a requirement binds").
+    pub fn left_to_review<'a>(&self, spec: &'a Spec) -> Vec<&'a str> {
+        spec.iter()
+            .filter(|r| r.level != Level::Withdrawn && r.review.is_some() && !self.tested(&r.id))
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+
+    /// Whether a test cites `id`.
+    fn tested(&self, id: &str) -> bool {
+        self.cited.get(id).is_some_and(|c| !c.tests.is_empty())
     }
 
     /// The matrix as Markdown, for `spec/matrix.md`.
@@ -284,18 +300,21 @@ impl Matrix {
              requirement binds\"), the scenarios that check it, and the files of code and of\n\
              tests that cite it. Requirements of the subjects `device` and `cpu-half` are checked\n\
              by scenarios (a scenario checks the clauses of the judge's checks it exercises that\n\
-             it can show a breach of); those of the other subjects by tests. A requirement that\n\
-             marks clauses\n\
+             it can show a breach of); those of the other subjects by tests, or left to review\n\
+             where nothing in the repository plays their subject (README.md, \"Who a\n\
+             requirement binds\"). A requirement that marks clauses\n\
              (README.md, \"How a requirement is written\") is followed by a sub-row per clause,\n\
              with the clause's own level and subject and what cites the clause itself.\n"
         );
         let _ = writeln!(s, "## Summary\n");
         let _ = writeln!(
             s,
-            "| subject | in force | MUST | checked by scenarios | cited by tests | checked by neither |"
+            "| subject | in force | MUST | checked by scenarios | cited by tests | left to review \
+             | checked by neither |"
         );
-        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
         let unchecked: BTreeSet<&str> = self.unchecked(spec).into_iter().collect();
+        let review: BTreeSet<&str> = self.left_to_review(spec).into_iter().collect();
         for subject in Subject::ALL {
             let reqs: Vec<_> = spec
                 .iter()
@@ -308,9 +327,10 @@ impl Matrix {
                 .filter(|r| self.cited.get(&r.id).is_some_and(|c| !c.tests.is_empty()))
                 .count();
             let neither = reqs.iter().filter(|r| unchecked.contains(r.id.as_str())).count();
+            let reviewed = reqs.iter().filter(|r| review.contains(r.id.as_str())).count();
             let _ = writeln!(
                 s,
-                "| `{subject}` | {} | {must} | {by_scenario} | {by_test} | {neither} |",
+                "| `{subject}` | {} | {must} | {by_scenario} | {by_test} | {reviewed} | {neither} |",
                 reqs.len()
             );
         }
@@ -343,6 +363,13 @@ impl Matrix {
                 )
             }
         );
+        if !review.is_empty() {
+            let _ = writeln!(
+                s,
+                "Left to review, since nothing in the repository plays their subject: {}.\n",
+                review.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ")
+            );
+        }
         if !unchecked.is_empty() {
             let _ = writeln!(
                 s,

@@ -387,7 +387,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "frames.unexpected",
         clauses: UNEXPECTED,
-        restated: NONE,
+        restated: DISCARDS_RESTATED,
         reads: &[Reads::Frame],
         applies: always,
         judge: unexpected::judge,
@@ -430,7 +430,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "schedule.order",
         clauses: SCHEDULE_ORDER,
-        restated: NONE,
+        restated: SCHEDULE_ORDER_RESTATED,
         reads: &[Reads::Data],
         applies: always,
         judge: |c, d| {
@@ -509,7 +509,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         name: "placement",
         clauses: PLACEMENT,
-        restated: NONE,
+        restated: DISCARDS_RESTATED,
         reads: &[Reads::Dma],
         applies: always,
         judge: |c, d| {

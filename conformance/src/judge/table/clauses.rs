@@ -689,6 +689,30 @@ pub(super) const RETRANSMITTED: &[Clause] = &[REC_IF_008, SND_SACK_001];
 
 // ---- Clauses that restate a check's clause for the output it judges (CONF-CMP-118) ----
 
+/// The restatements of the clauses `frame_discards!` lists by RCV-FRAME-001, which sums up
+/// the rules that make a frame one to take no action on: acting on such a frame breaks the
+/// rule that makes it so and RCV-FRAME-001 with it. Only the rules its sentence lists;
+/// then `extra`.
+macro_rules! discards_restated {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            restated(ENC_IPV4_003_B, &[RCV_FRAME_001]),
+            restated(ENC_IPV4_005, &[RCV_FRAME_001]),
+            restated(ENC_IPV6_002, &[RCV_FRAME_001]),
+            restated(ENC_LEN_001_B, &[RCV_FRAME_001]),
+            restated(ENC_LEN_002_B, &[RCV_FRAME_001]),
+            restated(ENC_LEN_004, &[RCV_FRAME_001]),
+            restated(ENC_ROCE_001, &[RCV_FRAME_001]),
+            restated(ENC_UDP_002, &[RCV_FRAME_001]),
+            restated(ENC_UDP_006, &[RCV_FRAME_001]),
+            restated(ICRC_VERIFY_001_A, &[RCV_FRAME_001]),
+            restated(OPC_UNKNOWN_001_B, &[RCV_FRAME_001]),
+            restated(PAY_PAD_003, &[RCV_FRAME_001]),
+            $($extra),*
+        ]
+    };
+}
+
 /// No clause restates one of the check's.
 pub(super) const NONE: &[Restated] = &[];
 
@@ -715,11 +739,12 @@ pub(super) const WIRE_RESTATED: &[Restated] = &[
 /// The frames matched to the scenario's: a NACK's fields are the responder's NACK rule
 /// (RCV-NACK-001) as much as the NETH's; the BTH `psn` of a packet that consumes no PSN is
 /// OPC-PSN-002.a's too; a data packet's headers are the opcode table's, its opcode the
-/// table's meaning, and its segmentation the execution of its work request.
+/// table's meaning, and its segmentation the execution of its work request; an output
+/// acting on a frame to discard breaks RCV-FRAME-001 with the rule that makes it so.
 /// A retransmission held back past its time by another entry's back-off breaks
 /// SND-SCHED-003.d, which says for the retransmission queue what SND-NACK-004.b says of
 /// the NACK (decision 54).
-pub(super) const MATCH_RESTATED: &[Restated] = &[
+pub(super) const MATCH_RESTATED: &[Restated] = discards_restated![
     restated(NETH_PSN_001, &[RCV_NACK_001_E, ENC_EV_003]),
     restated(NETH_TS_001, &[RCV_NACK_001_F]),
     restated(RCV_NACK_001_G, &[OPC_PSN_002_A]),
@@ -746,8 +771,10 @@ pub(super) const MATCH_RESTATED: &[Restated] = &[
 pub(super) const NACK_BACKOFF_RESTATED: &[Restated] =
     &[restated(SND_NACK_004_A, &[SND_SCHED_003_C])];
 
-/// The SACKs of the device's responder: RCV-SACK-005 restates the SETH's rules for them.
-pub(super) const SACKS_RESTATED: &[Restated] = &[
+/// The SACKs of the device's responder: RCV-SACK-005 restates the SETH's rules for them;
+/// a SACK that answers a frame to discard breaks RCV-FRAME-001 with the rule that makes it
+/// so.
+pub(super) const SACKS_RESTATED: &[Restated] = discards_restated![
     restated(SETH_CACK_001_A, &[RCV_SACK_005_B]),
     restated(SETH_CACK_001_B, &[RCV_SACK_005_B]),
     restated(SETH_BITMAP_001, &[RCV_SACK_005_D]),
@@ -758,6 +785,9 @@ pub(super) const SACKS_RESTATED: &[Restated] = &[
     restated(SETH_ACKPSN_003_B, &[RCV_SACK_005_G]),
     restated(RCV_SACK_005_I, &[OPC_PSN_002_A]),
 ];
+
+/// The outputs acting on a frame to take no action on: its rule, and RCV-FRAME-001.
+pub(super) const DISCARDS_RESTATED: &[Restated] = discards_restated![];
 
 /// The tokens rung: a token that the device takes for a template breaking one of the
 /// `TPL-*` rules shows the template installed, which TPL-INSTALL-001.a forbids.
@@ -775,4 +805,11 @@ pub(super) const DOORBELLS_RESTATED: &[Restated] = &[
     restated(TPL_FLAG_001_A, &[TPL_INSTALL_001_A]),
     restated(TPL_FLAG_001_B, &[TPL_INSTALL_001_A]),
     restated(TPL_KEY_001, &[TPL_INSTALL_001_A]),
+    restated(TPL_KEY_002, &[TPL_INSTALL_004]),
 ];
+
+/// The order of a QP's first transmissions: a message's first packet sent before every
+/// packet of the previous message breaks the order in which ORD-NIC-002.b sends the
+/// messages of a QP, as accepted; SND-ORDER-001.b is that rule for the packets.
+pub(super) const SCHEDULE_ORDER_RESTATED: &[Restated] =
+    &[restated(SND_ORDER_001_B, &[ORD_NIC_002_B])];

@@ -98,7 +98,7 @@ pub(in crate::req) static CLAUSES: [Info; 185] = [
     whole("CQE-TS-001", Must, Device),
     part("CQE-TS-001.a", "CQE-TS-001", 'a', Should, Device),
     part("CQE-TS-001.b", "CQE-TS-001", 'b', Must, Device),
-    part("CQE-TS-001.c", "CQE-TS-001", 'c', Must, Device),
+    part("CQE-TS-001.c", "CQE-TS-001", 'c', Must, OutsideBoundary),
     line("CQE-STATUS-001", Must, Device),
     line("CQE-STATUS-002", Withdrawn, Device),
     line("CQE-STATUS-003", Must, Host),
