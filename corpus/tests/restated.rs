@@ -90,6 +90,7 @@ fn declared_clauses_are_ones_a_check_can_fail() {
         OPC_MRC_001,
         WR_EXEC_001,
         TPL_INSTALL_001_A,
+        OPC_PSN_002_D,
     ] {
         assert!(!unfailable.contains(&c), "{c} is still a clause no check can fail");
         assert!(CHECKS.iter().any(|k| k.fails().any(|f| f == c)), "{c}");
@@ -143,4 +144,17 @@ fn no_restatement_no_key() {
     let r = run_one(&mut Mutant::new(f), reference_cpu_half, &s, &spec());
     let json = serde_json::to_value(&r).expect("serializes");
     assert!(json["first_divergence"].get("also_breaks").is_none(), "{json}");
+}
+
+/// A SACK that claims a PSN only a probe carried names the probe's rule and carries the
+/// general rule it restates for a probe: a receiver takes no `psn` of a packet that
+/// consumes none as a sequence number (OPC-PSN-002.d).
+#[test]
+fn a_probe_psn_recorded_breaks_the_general_rule_too() {
+    let f = find("probe-psn-received").expect("registered");
+    let s = scenario("rcv-probe-answer-count");
+    let r = run_one(&mut Mutant::new(f), reference_cpu_half, &s, &spec());
+    let d = r.first_divergence.as_ref().expect("it fails");
+    assert_eq!(d.clause, "PETH-PSN-001");
+    assert_eq!(d.also_breaks, ["OPC-PSN-002.d"]);
 }

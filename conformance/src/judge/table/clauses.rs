@@ -747,6 +747,7 @@ pub(super) const SACKS_RESTATED: &[Restated] = &[
     restated(SETH_ACKPSN_003_A, &[RCV_SACK_005_G]),
     restated(SETH_ACKPSN_003_B, &[RCV_SACK_005_G]),
     restated(RCV_SACK_005_I, &[OPC_PSN_002_A]),
+    restated(PETH_PSN_001, &[OPC_PSN_002_D]),
 ];
 
 /// The tokens rung: a token that the device takes for a template breaking one of the
