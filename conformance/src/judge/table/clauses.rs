@@ -211,6 +211,7 @@ pub(super) const MATCH: &[Clause] = &[
     RCV_SACK_005_C,
     RCV_SACK_005_E,
     RCV_SACK_005_I,
+    RCV_SACK_008_B,
     RCV_WIN_002_A,
     REC_IF_002,
     REC_IF_003,
