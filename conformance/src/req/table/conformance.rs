@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 360] = [
+pub(in crate::req) static CLAUSES: [Info; 361] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -109,6 +109,7 @@ pub(in crate::req) static CLAUSES: [Info; 360] = [
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
     line("CONF-CMP-122", Must, Suite),
+    line("CONF-CMP-112", Must, Suite),
     line("CONF-CMP-127", Must, Suite),
     line("CONF-CMP-128", Must, Suite),
     whole("CONF-CMP-006", Withdrawn, Suite),
