@@ -552,6 +552,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     // No SACK at all after a duplicate or a probe is named by the clause that sends it.
     ("CONF-CMP-121", "sack-no-news-suppressed"),
     ("CONF-CMP-121", "probe-left-to-sack-timer"),
+    // A timer ACK lost after a SACK for a later write is named RCV-SACK-008.b.
+    ("CONF-CMP-112", "sack-for-write-stops-ack-timer"),
     // An ACK carrying another QP's MSN in shared retirement is named RCV-ACK-003.a.
     ("CONF-CMP-122", "ack-msn-of-trigger"),
     // A late ACK may carry an MSN retired but not yet acknowledged: the variant passes.

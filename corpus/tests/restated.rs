@@ -92,6 +92,7 @@ fn declared_clauses_are_ones_a_check_can_fail() {
         TPL_INSTALL_001_A,
         SND_SCHED_003_C,
         SND_SCHED_003_D,
+        OPC_PSN_002_D,
     ] {
         assert!(!unfailable.contains(&c), "{c} is still a clause no check can fail");
         assert!(CHECKS.iter().any(|k| k.fails().any(|f| f == c)), "{c}");
@@ -171,4 +172,17 @@ fn the_queue_clauses_fail_with_the_nack_clauses() {
     assert_eq!(matched.also_breaks(SND_NACK_004_B).collect::<Vec<_>>(), [SND_SCHED_003_D]);
     // A delayed entry's effect on a later inference is not a send before the back-off.
     assert_eq!(matched.also_breaks(SND_NACK_004_A).count(), 0);
+}
+
+/// A SACK that claims a PSN only a probe carried names the probe's rule and carries the
+/// general rule it restates for a probe: a receiver takes no `psn` of a packet that
+/// consumes none as a sequence number (OPC-PSN-002.d).
+#[test]
+fn a_probe_psn_recorded_breaks_the_general_rule_too() {
+    let f = find("probe-psn-received").expect("registered");
+    let s = scenario("rcv-probe-answer-count");
+    let r = run_one(&mut Mutant::new(f), reference_cpu_half, &s, &spec());
+    let d = r.first_divergence.as_ref().expect("it fails");
+    assert_eq!(d.clause, "PETH-PSN-001");
+    assert_eq!(d.also_breaks, ["OPC-PSN-002.d"]);
 }

@@ -212,6 +212,7 @@ const DUE: &[Clause] = &[
     // Acknowledgements and probes.
     RCV_DUP_002,
     RCV_ACK_001_B,
+    RCV_SACK_008_B,
     RCV_ACK_003_B,
     RCV_NAK_002_A,
     RCV_PLACE_002_B,

@@ -569,6 +569,9 @@ impl Ctx<'_> {
                 let due = self.exp.iter().filter(|(r, f)| r.at.0 <= by && nak(&f.kind)).count();
                 sent.is_none() && sent_naks > due
             }
+            When::SackedAfter(qp, local, from) => {
+                sent.is_none_or(|t| t > at) && self.sacked_after(qp, local, from, at)
+            }
             When::NotTaken(None) => sent.is_none(),
             When::Ignored(local, psn, t, ev) => sent.is_none() && !self.answered(local, psn, t, ev),
             When::NotTaken(Some(t)) => {
@@ -633,6 +636,11 @@ pub(super) enum When {
     /// The ACK is missing, and the device wrote no retirement flag of its message (the
     /// device's QP and the MSN) by the ACK's time: it did not retire the message.
     Unretired(u32, Msn),
+    /// The ACK, owed by the SACK timer, is missing or late, and the device sent a SACK on
+    /// the QP (the wire QP; the device's QP) by the ACK's time that answers a write of it
+    /// which arrived after the given time, when a message it acknowledges had retired: that
+    /// SACK stopped the timer that still owed the ACK ([`Ctx::sacked_after`]).
+    SackedAfter(u32, u32, u64),
     /// The ACK is missing, and the device sent on the QP (the wire QP) more remote access
     /// NAKs by the ACK's time than the scenario expects: its region check refused a write
     /// that the region holds, and the message never completed.

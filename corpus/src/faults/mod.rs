@@ -95,6 +95,8 @@
 //! * [`strength_twelfth`]: faults caught only where nothing hid them: a stamp of the
 //!   packet before across a timeout, SACK counters that miss what the SACK claims, an
 //!   `Armed` posted twice for one packet.
+//! * [`owed_acks`]: a SACK for a write that stops the SACK timer while a retirement
+//!   before it owes the timer's transport ACK, named by the rule of the SACK.
 //! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
 //!   is a retirement domain, named by the rule of the domains.
 //! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
@@ -187,6 +189,7 @@ pub mod naming_twelfth;
 pub mod naming_tx;
 pub mod ninth_host;
 pub mod ninth_variants;
+pub mod owed_acks;
 pub mod own_rules;
 mod prove;
 mod qps;
@@ -505,6 +508,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || strength_twelfth::FAULTS,
     || weak_faults::FAULTS,
     || clauses_eleventh::FAULTS,
+    || owed_acks::FAULTS,
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,
     || naming_twelfth::FAULTS,

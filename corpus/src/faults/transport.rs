@@ -84,7 +84,7 @@ pub static FAULTS: &[Fault] = &[
         "sack-cancels-held-back-ack",
         "every SACK stops the SACK timer, so a transport ACK held back by ack_coalesce is not sent when the timer would have expired",
         &[req::RCV_SACK_008_B, req::RCV_ACK_001_B],
-        &["rcv-ack-coalesce"],
+        &["rcv-ack-coalesce", "rcv-ack-timer-alone"],
         |_| Box::<SackCancelsHeldBackAck>::default(),
     ),
     // ---- sender rules ------------------------------------------------------------------

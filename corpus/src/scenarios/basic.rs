@@ -286,6 +286,34 @@ pub(super) fn rcv_nak_resets_ack_count() -> Scenario {
     done(r, 20_000)
 }
 
+/// Transport ACKs owed to the SACK timer with no SACK sent between the retirement and the
+/// expiry: the timer alone acknowledges them.
+pub(super) fn rcv_ack_timer_alone() -> Scenario {
+    let mut r = responder_with(
+        "rcv-ack-timer-alone",
+        "With ack_coalesce 3, a one-packet message with AckReq is SACKed at once and retires, \
+         which starts the SACK timer: its expiry, 5 us later, sends the transport ACK and no \
+         SACK. A second message without AckReq starts the timer by its write and retires: \
+         the expiry sends its SACK and its ACK. No SACK goes out between a retirement and \
+         the expiry that acknowledges it.",
+        &["RCV-ACK-001", "RCV-SACK-004", "RCV-ACK-002"],
+        |m| {
+            m.nic.ack_coalesce = 3;
+            m.nic.sack_delay = std::time::Duration::from_micros(5);
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    setup(&mut r, 0, false);
+    let one = |k: u32| {
+        write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
+    };
+    r.checks(&["RCV-ACK-001", "RCV-ACK-002"]);
+    r.inject(1_000, 0, 0xA000_0001, &one(0));
+    r.checks(&["RCV-ACK-001", "RCV-SACK-004", "RCV-ACK-002"]);
+    r.inject(10_000, 1, 0xA001_0002, &quiet(one(1)));
+    done(r, 30_000)
+}
+
 /// Messages across the PSN wrap at 2^24.
 pub(super) fn rcv_psn_wrap() -> Scenario {
     let mut r = responder(

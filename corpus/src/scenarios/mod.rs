@@ -90,6 +90,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-sack-timer-running", rcv_sack_timer_running),
         ("rcv-ack-coalesce", rcv_ack_coalesce),
         ("rcv-nak-resets-ack-count", rcv_nak_resets_ack_count),
+        ("rcv-ack-timer-alone", rcv_ack_timer_alone),
         ("rcv-psn-wrap", rcv_psn_wrap),
         ("rcv-far-duplicate", rcv_far_duplicate),
         ("rcv-window-edges", rcv_window_edges),

@@ -49,6 +49,22 @@ pub(super) fn ack_causes(
     }
     // Only an ACK is sent again for a duplicate: a NAK that repeats an earlier one's MSN
     // answers a write of its own.
+    // Owed by the timer, and a SACK answered a write that came after a message it
+    // acknowledges had retired: that SACK stopped the timer (RCV-SACK-008.b, CONF-CMP-112).
+    if class.0 && !again && !at_once {
+        // Only where the scenario expects such a SACK: elsewhere no SACK can stop it.
+        let sack_after = |from: u64| {
+            exp[..e].iter().any(|(r, f)| {
+                matches!(f.kind, Kind::Sack { qp: q, .. } if q == qp)
+                    && f.d.ext.seth.is_some_and(|x| !x.pr)
+                    && r.at.0 > from
+            })
+        };
+        if let Some((local, from)) = first_owed_retired(s, fed, exp, e).filter(|x| sack_after(x.1))
+        {
+            out.push(Cause::new(RCV_SACK_008_B, When::SackedAfter(qp, local, from)));
+        }
+    }
     let rule = match (again, class.0) {
         (true, true) => RCV_DUP_002,
         (false, true) if at_once && for_other => RCV_ACK_003_B,
@@ -60,6 +76,38 @@ pub(super) fn ack_causes(
     };
     out.push(Cause::new(rule, When::Always));
     out
+}
+
+/// The device's QP of expected ACK `e` and the time the first message it acknowledges
+/// could retire: the latest arrival, by the ACK's time, of a write of that message. The
+/// first message is the one after the QP's previous expected positive ACK, or with none
+/// the message of the QP's first write.
+fn first_owed_retired(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    exp: &[(&Record, Frame<'_>)],
+    e: usize,
+) -> Option<(u32, u64)> {
+    let (rec, ef) = &exp[e];
+    let Kind::Ack { qp, .. } = ef.kind else { return None };
+    let &local = crate::judge::peer_map(s).get(&qp)?;
+    let writes = || {
+        fed.iter().filter(|i| i.at <= rec.at.0).filter_map(move |i| {
+            let d = i.frame.as_ref()?;
+            let b = d.bth?;
+            (b.dest_qp.value() == local && b.opcode.is_mrc_write())
+                .then_some((i.at, d.ext.meth?.msn))
+        })
+    };
+    let prev = exp[..e].iter().rev().find_map(|(_, f)| match f.kind {
+        Kind::Ack { qp: q, msn, syndrome, .. } if q == qp && ack_class(syndrome).0 => Some(msn),
+        _ => None,
+    });
+    let first = match prev {
+        Some(m) => m.next(),
+        None => writes().next()?.1,
+    };
+    writes().filter(|(_, m)| *m == first).map(|(t, _)| t).max().map(|t| (local, t))
 }
 
 /// Whether the scenario expects the retirement flag of message `msn` of the device's QP
@@ -854,6 +902,27 @@ impl Ctx<'_> {
         };
         placed
             || self.obs.iter().any(|o| (t..=by).contains(&o.at) && o.ev == ev && refused(&o.kind))
+    }
+}
+
+impl Ctx<'_> {
+    /// Whether the device sent, by `at`, a SACK on wire QP `qp` that is no probe answer and
+    /// whose triggering packet (`cack_psn + ack_psn_offset`) is a write of its QP `local`
+    /// that arrived after `from` and by the SACK's time.
+    pub(super) fn sacked_after(&self, qp: u32, local: u32, from: u64, at: u64) -> bool {
+        let arrived = |psn: u32, by: u64| {
+            self.fed.iter().filter(|i| i.at > from && i.at <= by).any(|i| {
+                i.frame.as_ref().and_then(|d| d.bth).is_some_and(|b| {
+                    b.dest_qp.value() == local && b.opcode.is_mrc_write() && b.psn.value() == psn
+                })
+            })
+        };
+        self.obs.iter().filter(|o| o.at <= at).any(|o| {
+            let Kind::Sack { qp: q, cack, .. } = o.kind else { return false };
+            let Some(x) = o.d.ext.seth.filter(|x| !x.pr) else { return false };
+            let trigger = cack.wrapping_add_signed(i32::from(x.ack_psn_offset)) & 0xFF_FFFF;
+            q == qp && arrived(trigger, o.at)
+        })
     }
 }
 

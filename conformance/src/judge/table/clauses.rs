@@ -211,6 +211,7 @@ pub(super) const MATCH: &[Clause] = &[
     RCV_SACK_005_C,
     RCV_SACK_005_E,
     RCV_SACK_005_I,
+    RCV_SACK_008_B,
     RCV_WIN_002_A,
     REC_IF_002,
     REC_IF_003,
@@ -784,6 +785,7 @@ pub(super) const SACKS_RESTATED: &[Restated] = discards_restated![
     restated(SETH_ACKPSN_003_A, &[RCV_SACK_005_G]),
     restated(SETH_ACKPSN_003_B, &[RCV_SACK_005_G]),
     restated(RCV_SACK_005_I, &[OPC_PSN_002_A]),
+    restated(PETH_PSN_001, &[OPC_PSN_002_D]),
 ];
 
 /// The outputs acting on a frame to take no action on: its rule, and RCV-FRAME-001.

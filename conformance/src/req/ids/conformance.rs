@@ -221,185 +221,185 @@ pub const CONF_CMP_037_A: Clause = Clause(133);
 pub const CONF_CMP_037_B: Clause = Clause(134);
 /// `CONF-CMP-122`: MUST, suite.
 pub const CONF_CMP_122: Clause = Clause(135);
+/// `CONF-CMP-112`: MUST, suite.
+pub const CONF_CMP_112: Clause = Clause(136);
 /// `CONF-CMP-127`: MUST, suite.
-pub const CONF_CMP_127: Clause = Clause(136);
+pub const CONF_CMP_127: Clause = Clause(137);
 /// `CONF-CMP-128`: MUST, suite.
-pub const CONF_CMP_128: Clause = Clause(137);
+pub const CONF_CMP_128: Clause = Clause(138);
 /// `CONF-CMP-006`, its clauses (a) to (i) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006: Clause = Clause(138);
+pub const CONF_CMP_006: Clause = Clause(139);
 /// `CONF-CMP-006.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_A: Clause = Clause(139);
+pub const CONF_CMP_006_A: Clause = Clause(140);
 /// `CONF-CMP-006.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_B: Clause = Clause(140);
+pub const CONF_CMP_006_B: Clause = Clause(141);
 /// `CONF-CMP-006.c`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_C: Clause = Clause(141);
+pub const CONF_CMP_006_C: Clause = Clause(142);
 /// `CONF-CMP-006.d`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_D: Clause = Clause(142);
+pub const CONF_CMP_006_D: Clause = Clause(143);
 /// `CONF-CMP-006.e`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_E: Clause = Clause(143);
+pub const CONF_CMP_006_E: Clause = Clause(144);
 /// `CONF-CMP-006.f`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_F: Clause = Clause(144);
+pub const CONF_CMP_006_F: Clause = Clause(145);
 /// `CONF-CMP-006.g`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_G: Clause = Clause(145);
+pub const CONF_CMP_006_G: Clause = Clause(146);
 /// `CONF-CMP-006.h`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_H: Clause = Clause(146);
+pub const CONF_CMP_006_H: Clause = Clause(147);
 /// `CONF-CMP-006.i`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-045, which accepts the clamped `ack_psn_offset` of a SACK that answers a packet too far from `cack_psn` (SETH-ACKPSN-003.b)."]
-pub const CONF_CMP_006_I: Clause = Clause(147);
+pub const CONF_CMP_006_I: Clause = Clause(148);
 /// `CONF-CMP-007`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_007: Clause = Clause(148);
+pub const CONF_CMP_007: Clause = Clause(149);
 /// `CONF-CMP-007.a`: MUST, suite.
-pub const CONF_CMP_007_A: Clause = Clause(149);
+pub const CONF_CMP_007_A: Clause = Clause(150);
 /// `CONF-CMP-007.b`: MUST, suite.
-pub const CONF_CMP_007_B: Clause = Clause(150);
+pub const CONF_CMP_007_B: Clause = Clause(151);
 /// `CONF-CMP-008`, its clauses (a) to (b) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-034, which judges placement by the bytes that land, whatever the number and size of the writes that carry them."]
-pub const CONF_CMP_008: Clause = Clause(151);
+pub const CONF_CMP_008: Clause = Clause(152);
 /// `CONF-CMP-008.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-034, which judges placement by the bytes that land, whatever the number and size of the writes that carry them."]
-pub const CONF_CMP_008_A: Clause = Clause(152);
+pub const CONF_CMP_008_A: Clause = Clause(153);
 /// `CONF-CMP-008.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-034, which judges placement by the bytes that land, whatever the number and size of the writes that carry them."]
-pub const CONF_CMP_008_B: Clause = Clause(153);
+pub const CONF_CMP_008_B: Clause = Clause(154);
 /// `CONF-CMP-034`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_034: Clause = Clause(154);
+pub const CONF_CMP_034: Clause = Clause(155);
 /// `CONF-CMP-034.a`: MUST, suite.
-pub const CONF_CMP_034_A: Clause = Clause(155);
+pub const CONF_CMP_034_A: Clause = Clause(156);
 /// `CONF-CMP-034.b`: MUST, suite.
-pub const CONF_CMP_034_B: Clause = Clause(156);
+pub const CONF_CMP_034_B: Clause = Clause(157);
 /// `CONF-CMP-034.c`: MUST, suite.
-pub const CONF_CMP_034_C: Clause = Clause(157);
+pub const CONF_CMP_034_C: Clause = Clause(158);
 /// `CONF-CMP-009`: MUST, suite.
-pub const CONF_CMP_009: Clause = Clause(158);
+pub const CONF_CMP_009: Clause = Clause(159);
 /// `CONF-CMP-104`: MUST, suite.
-pub const CONF_CMP_104: Clause = Clause(159);
+pub const CONF_CMP_104: Clause = Clause(160);
 /// `CONF-CMP-105`: MUST, suite.
-pub const CONF_CMP_105: Clause = Clause(160);
+pub const CONF_CMP_105: Clause = Clause(161);
 /// `CONF-CMP-132`: MUST, suite.
-pub const CONF_CMP_132: Clause = Clause(161);
+pub const CONF_CMP_132: Clause = Clause(162);
 /// `CONF-CMP-060`: MUST, suite.
-pub const CONF_CMP_060: Clause = Clause(162);
+pub const CONF_CMP_060: Clause = Clause(163);
 /// `CONF-CMP-090`, its clauses (a) to (c) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
-pub const CONF_CMP_090: Clause = Clause(163);
+pub const CONF_CMP_090: Clause = Clause(164);
 /// `CONF-CMP-090.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
-pub const CONF_CMP_090_A: Clause = Clause(164);
+pub const CONF_CMP_090_A: Clause = Clause(165);
 /// `CONF-CMP-090.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
-pub const CONF_CMP_090_B: Clause = Clause(165);
+pub const CONF_CMP_090_B: Clause = Clause(166);
 /// `CONF-CMP-090.c`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-092, under which the device error queue ties no QP: its entries are ordered by its own ring alone."]
-pub const CONF_CMP_090_C: Clause = Clause(166);
+pub const CONF_CMP_090_C: Clause = Clause(167);
 /// `CONF-CMP-092`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_092: Clause = Clause(167);
+pub const CONF_CMP_092: Clause = Clause(168);
 /// `CONF-CMP-092.a`: MUST, suite.
-pub const CONF_CMP_092_A: Clause = Clause(168);
+pub const CONF_CMP_092_A: Clause = Clause(169);
 /// `CONF-CMP-092.b`: MUST, suite.
-pub const CONF_CMP_092_B: Clause = Clause(169);
+pub const CONF_CMP_092_B: Clause = Clause(170);
 /// `CONF-CMP-092.c`: MUST, suite.
-pub const CONF_CMP_092_C: Clause = Clause(170);
+pub const CONF_CMP_092_C: Clause = Clause(171);
 /// `CONF-CMP-010`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-020, which compares `EvState` reports where a scenario expects them and no report where the CPU half is inside the device."]
-pub const CONF_CMP_010: Clause = Clause(171);
+pub const CONF_CMP_010: Clause = Clause(172);
 /// `CONF-CMP-020`, its clauses (a) to (e) together: MUST, suite.
-pub const CONF_CMP_020: Clause = Clause(172);
+pub const CONF_CMP_020: Clause = Clause(173);
 /// `CONF-CMP-020.a`: MUST, suite.
-pub const CONF_CMP_020_A: Clause = Clause(173);
+pub const CONF_CMP_020_A: Clause = Clause(174);
 /// `CONF-CMP-020.b`: MUST, suite.
-pub const CONF_CMP_020_B: Clause = Clause(174);
+pub const CONF_CMP_020_B: Clause = Clause(175);
 /// `CONF-CMP-020.c`: MUST, suite.
-pub const CONF_CMP_020_C: Clause = Clause(175);
+pub const CONF_CMP_020_C: Clause = Clause(176);
 /// `CONF-CMP-020.d`: MUST, suite.
-pub const CONF_CMP_020_D: Clause = Clause(176);
+pub const CONF_CMP_020_D: Clause = Clause(177);
 /// `CONF-CMP-020.e`: MUST, suite.
-pub const CONF_CMP_020_E: Clause = Clause(177);
+pub const CONF_CMP_020_E: Clause = Clause(178);
 /// `CONF-CMP-050`: MUST, suite.
-pub const CONF_CMP_050: Clause = Clause(178);
+pub const CONF_CMP_050: Clause = Clause(179);
 /// `CONF-CMP-116`: MUST, suite.
-pub const CONF_CMP_116: Clause = Clause(179);
+pub const CONF_CMP_116: Clause = Clause(180);
 /// `CONF-CMP-103`: MUST, suite.
-pub const CONF_CMP_103: Clause = Clause(180);
+pub const CONF_CMP_103: Clause = Clause(181);
 /// `CONF-CMP-051`: MUST, suite.
-pub const CONF_CMP_051: Clause = Clause(181);
+pub const CONF_CMP_051: Clause = Clause(182);
 /// `CONF-CMP-052`: MUST, suite.
-pub const CONF_CMP_052: Clause = Clause(182);
+pub const CONF_CMP_052: Clause = Clause(183);
 /// `CONF-CMP-114`: MUST, suite.
-pub const CONF_CMP_114: Clause = Clause(183);
+pub const CONF_CMP_114: Clause = Clause(184);
 /// `CONF-CMP-100`: MUST, suite.
-pub const CONF_CMP_100: Clause = Clause(184);
+pub const CONF_CMP_100: Clause = Clause(185);
 /// `CONF-CMP-070`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_070: Clause = Clause(185);
+pub const CONF_CMP_070: Clause = Clause(186);
 /// `CONF-CMP-070.a`: MUST, suite.
-pub const CONF_CMP_070_A: Clause = Clause(186);
+pub const CONF_CMP_070_A: Clause = Clause(187);
 /// `CONF-CMP-070.b`: MUST, suite.
-pub const CONF_CMP_070_B: Clause = Clause(187);
+pub const CONF_CMP_070_B: Clause = Clause(188);
 /// `CONF-CMP-065`: MUST, suite.
-pub const CONF_CMP_065: Clause = Clause(188);
+pub const CONF_CMP_065: Clause = Clause(189);
 /// `CONF-CMP-075`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_075: Clause = Clause(189);
+pub const CONF_CMP_075: Clause = Clause(190);
 /// `CONF-CMP-075.a`: MUST, suite.
-pub const CONF_CMP_075_A: Clause = Clause(190);
+pub const CONF_CMP_075_A: Clause = Clause(191);
 /// `CONF-CMP-075.b`: MUST, suite.
-pub const CONF_CMP_075_B: Clause = Clause(191);
+pub const CONF_CMP_075_B: Clause = Clause(192);
 /// `CONF-CMP-075.c`: MUST, suite.
-pub const CONF_CMP_075_C: Clause = Clause(192);
+pub const CONF_CMP_075_C: Clause = Clause(193);
 /// `CONF-CMP-075.d`: MUST, suite.
-pub const CONF_CMP_075_D: Clause = Clause(193);
+pub const CONF_CMP_075_D: Clause = Clause(194);
 /// `CONF-CMP-076`: MUST, suite.
-pub const CONF_CMP_076: Clause = Clause(194);
+pub const CONF_CMP_076: Clause = Clause(195);
 /// `CONF-CMP-077`: MUST, suite.
-pub const CONF_CMP_077: Clause = Clause(195);
+pub const CONF_CMP_077: Clause = Clause(196);
 /// `CONF-CMP-078`, its clauses (a) to (c) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078: Clause = Clause(196);
+pub const CONF_CMP_078: Clause = Clause(197);
 /// `CONF-CMP-078.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078_A: Clause = Clause(197);
+pub const CONF_CMP_078_A: Clause = Clause(198);
 /// `CONF-CMP-078.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078_B: Clause = Clause(198);
+pub const CONF_CMP_078_B: Clause = Clause(199);
 /// `CONF-CMP-078.c`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078_C: Clause = Clause(199);
+pub const CONF_CMP_078_C: Clause = Clause(200);
 /// `CONF-CMP-110`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_110: Clause = Clause(200);
+pub const CONF_CMP_110: Clause = Clause(201);
 /// `CONF-CMP-110.a`: MUST, suite.
-pub const CONF_CMP_110_A: Clause = Clause(201);
+pub const CONF_CMP_110_A: Clause = Clause(202);
 /// `CONF-CMP-110.b`: MUST, suite.
-pub const CONF_CMP_110_B: Clause = Clause(202);
+pub const CONF_CMP_110_B: Clause = Clause(203);
 /// `CONF-CMP-110.c`: MAY, suite.
-pub const CONF_CMP_110_C: Clause = Clause(203);
+pub const CONF_CMP_110_C: Clause = Clause(204);
 /// `CONF-CMP-011`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-013, under which the divergence a report shows first is the earliest one that breaks a MUST, not the earliest of all: a scenario that fails is explained by what failed it."]
-pub const CONF_CMP_011: Clause = Clause(204);
+pub const CONF_CMP_011: Clause = Clause(205);
 /// `CONF-CMP-013`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_013: Clause = Clause(205);
+pub const CONF_CMP_013: Clause = Clause(206);
 /// `CONF-CMP-013.a`: MUST, suite.
-pub const CONF_CMP_013_A: Clause = Clause(206);
+pub const CONF_CMP_013_A: Clause = Clause(207);
 /// `CONF-CMP-013.b`: MUST, suite.
-pub const CONF_CMP_013_B: Clause = Clause(207);
+pub const CONF_CMP_013_B: Clause = Clause(208);
 /// `CONF-CMP-118`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_118: Clause = Clause(208);
+pub const CONF_CMP_118: Clause = Clause(209);
 /// `CONF-CMP-118.a`: MUST, suite.
-pub const CONF_CMP_118_A: Clause = Clause(209);
+pub const CONF_CMP_118_A: Clause = Clause(210);
 /// `CONF-CMP-118.b`: MUST, suite.
-pub const CONF_CMP_118_B: Clause = Clause(210);
+pub const CONF_CMP_118_B: Clause = Clause(211);
 /// `CONF-CMP-118.c`: MUST, suite.
-pub const CONF_CMP_118_C: Clause = Clause(211);
+pub const CONF_CMP_118_C: Clause = Clause(212);
 /// `CONF-CMP-119`: MUST, suite.
-pub const CONF_CMP_119: Clause = Clause(212);
-/// `CONF-CMP-107`: MUST, suite.
-pub const CONF_CMP_107: Clause = Clause(213);
+pub const CONF_CMP_119: Clause = Clause(213);
 /// `CONF-CMP-021`, its clauses (a) to (g) together: MUST, suite.
 pub const CONF_CMP_021: Clause = Clause(214);
 /// `CONF-CMP-021.a`: MUST, suite.

@@ -190,7 +190,7 @@ pub const CQE_TS_001: Clause = Clause(483);
 pub const CQE_TS_001_A: Clause = Clause(484);
 /// `CQE-TS-001.b`: MUST, device.
 pub const CQE_TS_001_B: Clause = Clause(485);
-/// `CQE-TS-001.c`: MUST, outside-boundary.
+/// `CQE-TS-001.c`: MUST, device.
 pub const CQE_TS_001_C: Clause = Clause(486);
 /// `CQE-STATUS-001`: MUST, device.
 pub const CQE_STATUS_001: Clause = Clause(487);

@@ -109,6 +109,7 @@ pub(in crate::req) static CLAUSES: [Info; 361] = [
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
     line("CONF-CMP-122", Must, Suite),
+    line("CONF-CMP-112", Must, Suite),
     line("CONF-CMP-127", Must, Suite),
     line("CONF-CMP-128", Must, Suite),
     whole("CONF-CMP-006", Withdrawn, Suite),
