@@ -95,6 +95,8 @@
 //! * [`strength_twelfth`]: faults caught only where nothing hid them: a stamp of the
 //!   packet before across a timeout, SACK counters that miss what the SACK claims, an
 //!   `Armed` posted twice for one packet.
+//! * [`weak_rcv`]: SACK counters that miss the SACK's own trigger beyond the bitmap's
+//!   reach, which the bitmap cannot claim.
 //! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
 //!   is a retirement domain, named by the rule of the domains.
 //! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
@@ -210,6 +212,7 @@ pub mod transport;
 pub mod twelfth_variants_ack;
 pub mod variants;
 pub mod weak_faults;
+pub mod weak_rcv;
 pub mod weak_variants;
 pub mod widths;
 pub mod wire;
@@ -503,6 +506,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_tenth::FAULTS,
     || strength_twelfth::FAULTS,
     || weak_faults::FAULTS,
+    || weak_rcv::FAULTS,
     || clauses_eleventh::FAULTS,
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,

@@ -487,15 +487,21 @@ impl One<'_> {
                 c.tx_timestamp.to_string(),
             );
         }
-        // Counters, between what had arrived well before or the SACK claims (it was
-        // accepted before the SACK was built, CONF-CMP-117) and what had arrived by now.
+        // Counters, between what had arrived well before or the SACK claims or answers (it
+        // was accepted before the SACK was built, CONF-CMP-117) and what had arrived by now.
         // A SACK that leaves out PSN cack_psn + 1, received by now, puts its own cack_psn
         // in doubt: what lies after it is that rule's to judge, not the count's.
         let doubt =
             arrivals.accepted_at(local, cack.wrapping_add(1) & 0xFF_FFFF).is_some_and(by_now);
+        // The SACK's own trigger was accepted before the SACK was built too, even beyond
+        // the bitmap's reach, where the SACK cannot claim it (CONF-CMP-129). A clamped
+        // offset names no trigger.
+        let off = self.s.ack_psn_offset;
+        let trigger = (!self.s.pr && off != i16::MIN && off != i16::MAX)
+            .then(|| cack.wrapping_add(i32::from(off) as u32) & 0xFF_FFFF);
         let (mut ooo, mut bytes) = ([0u32; 2], [0u64; 2]);
         for (psn, at, len) in arrivals.accepted(local) {
-            let claimed = by_now(at) && self.claims(psn);
+            let claimed = by_now(at) && (self.claims(psn) || trigger == Some(psn));
             let ahead = psn_diff(psn, cack);
             let after = ahead > 0 && (ahead as u32) <= window;
             if well_before(at) || claimed {
