@@ -511,6 +511,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-117", "ccs-ooo-count-zero"),
     // It counts the SACK's own trigger too, beyond the bitmap's reach.
     ("CONF-CMP-129", "ccs-ooo-bitmap-popcount"),
+    // A SACK names the write it answers, not one accepted before a later write.
+    ("CONF-CMP-130", "sack-ackpsn-floor-zero"),
     // No SACK at all after a duplicate or a probe is named by the clause that sends it.
     ("CONF-CMP-121", "sack-no-news-suppressed"),
     ("CONF-CMP-121", "probe-left-to-sack-timer"),

@@ -408,7 +408,29 @@ impl One<'_> {
             }
             return None;
         }
+        if s.ack_psn_offset != i16::MIN && s.ack_psn_offset != i16::MAX {
+            self.names_latest(psn, &sound, div);
+        }
         sound.iter().find(|c| c.ev == s.entropy).or(sound.last()).map(|c| (c.ev, c.ts, c.carrier))
+    }
+
+    /// CONF-CMP-130: the trigger is the write the responder accepted last before it built
+    /// the SACK. A write of the QP accepted after the trigger's latest copy, and more than
+    /// `late_ns` before the SACK, was in the SACK's state, so the trigger is not that one.
+    fn names_latest(&self, psn: u32, sound: &[&WriteCopy], div: &mut Vec<Divergence>) {
+        let Some(last) = sound.iter().map(|c| c.at).max() else { return };
+        let later = self
+            .arrivals
+            .accepted(self.local)
+            .filter(|&(p, at, _)| p != psn && at > last && self.well_before(at))
+            .max_by_key(|&(_, at, _)| at);
+        if let Some((p, at, _)) = later {
+            let what = format!(
+                "ack_psn_offset names PSN {psn}, which arrived at {last} ns, but PSN {p} was \
+                 accepted after it, at {at} ns, more than late_ns before the SACK"
+            );
+            push(div, self.of, SETH_ACKPSN_003_A, what);
+        }
     }
 
     /// The SACK's `entropy` and the EV it travels on: those of its trigger.
