@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 360] = [
+pub(in crate::req) static CLAUSES: [Info; 362] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -280,6 +280,8 @@ pub(in crate::req) static CLAUSES: [Info; 360] = [
     part("CONF-CMP-045.i", "CONF-CMP-045", 'i', Must, Suite),
     line("CONF-CMP-061", Must, Suite),
     line("CONF-CMP-117", Must, Suite),
+    line("CONF-CMP-129", Must, Suite),
+    line("CONF-CMP-130", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
