@@ -549,6 +549,10 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-115", "ts-of-previous-packet"),
     // The lower end of the SACK counters counts what the SACK claims.
     ("CONF-CMP-117", "ccs-ooo-count-zero"),
+    // It counts the SACK's own trigger too, beyond the bitmap's reach.
+    ("CONF-CMP-129", "ccs-ooo-bitmap-popcount"),
+    // A SACK names the write it answers, not one accepted before a later write.
+    ("CONF-CMP-130", "sack-ackpsn-floor-zero"),
     // No SACK at all after a duplicate or a probe is named by the clause that sends it.
     ("CONF-CMP-121", "sack-no-news-suppressed"),
     ("CONF-CMP-121", "probe-left-to-sack-timer"),

@@ -14419,3 +14419,5 @@ import variants_weak  # noqa: E402,F401
 import faults_thirteenth  # noqa: E402,F401
 # The thirteenth reading (legal designs: choices at the edges) lives in a module of its own.
 import variants_thirteenth  # noqa: E402,F401
+# The fourteenth reading, responder side, lives in a module of its own.
+import faults_fourteenth_rcv  # noqa: E402,F401

@@ -97,6 +97,8 @@
 //!   `Armed` posted twice for one packet.
 //! * [`owed_acks`]: a SACK for a write that stops the SACK timer while a retirement
 //!   before it owes the timer's transport ACK, named by the rule of the SACK.
+//! * [`weak_rcv`]: SACK counters that miss the SACK's own trigger beyond the bitmap's
+//!   reach, which the bitmap cannot claim.
 //! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
 //!   is a retirement domain, named by the rule of the domains.
 //! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
@@ -214,6 +216,7 @@ pub mod transport;
 pub mod twelfth_variants_ack;
 pub mod variants;
 pub mod weak_faults;
+pub mod weak_rcv;
 pub mod weak_variants;
 pub mod widths;
 pub mod wire;
@@ -507,6 +510,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_tenth::FAULTS,
     || strength_twelfth::FAULTS,
     || weak_faults::FAULTS,
+    || weak_rcv::FAULTS,
     || clauses_eleventh::FAULTS,
     || owed_acks::FAULTS,
     || eleventh_probe_ev::FAULTS,

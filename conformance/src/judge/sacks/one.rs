@@ -408,7 +408,29 @@ impl One<'_> {
             }
             return None;
         }
+        if s.ack_psn_offset != i16::MIN && s.ack_psn_offset != i16::MAX {
+            self.names_latest(psn, &sound, div);
+        }
         sound.iter().find(|c| c.ev == s.entropy).or(sound.last()).map(|c| (c.ev, c.ts, c.carrier))
+    }
+
+    /// CONF-CMP-130: the trigger is the write the responder accepted last before it built
+    /// the SACK. A write of the QP accepted after the trigger's latest copy, and more than
+    /// `late_ns` before the SACK, was in the SACK's state, so the trigger is not that one.
+    fn names_latest(&self, psn: u32, sound: &[&WriteCopy], div: &mut Vec<Divergence>) {
+        let Some(last) = sound.iter().map(|c| c.at).max() else { return };
+        let later = self
+            .arrivals
+            .accepted(self.local)
+            .filter(|&(p, at, _)| p != psn && at > last && self.well_before(at))
+            .max_by_key(|&(_, at, _)| at);
+        if let Some((p, at, _)) = later {
+            let what = format!(
+                "ack_psn_offset names PSN {psn}, which arrived at {last} ns, but PSN {p} was \
+                 accepted after it, at {at} ns, more than late_ns before the SACK"
+            );
+            push(div, self.of, SETH_ACKPSN_003_A, what);
+        }
     }
 
     /// The SACK's `entropy` and the EV it travels on: those of its trigger.
@@ -487,15 +509,21 @@ impl One<'_> {
                 c.tx_timestamp.to_string(),
             );
         }
-        // Counters, between what had arrived well before or the SACK claims (it was
-        // accepted before the SACK was built, CONF-CMP-117) and what had arrived by now.
+        // Counters, between what had arrived well before or the SACK claims or answers (it
+        // was accepted before the SACK was built, CONF-CMP-117) and what had arrived by now.
         // A SACK that leaves out PSN cack_psn + 1, received by now, puts its own cack_psn
         // in doubt: what lies after it is that rule's to judge, not the count's.
         let doubt =
             arrivals.accepted_at(local, cack.wrapping_add(1) & 0xFF_FFFF).is_some_and(by_now);
+        // The SACK's own trigger was accepted before the SACK was built too, even beyond
+        // the bitmap's reach, where the SACK cannot claim it (CONF-CMP-129). A clamped
+        // offset names no trigger.
+        let off = self.s.ack_psn_offset;
+        let trigger = (!self.s.pr && off != i16::MIN && off != i16::MAX)
+            .then(|| cack.wrapping_add(i32::from(off) as u32) & 0xFF_FFFF);
         let (mut ooo, mut bytes) = ([0u32; 2], [0u64; 2]);
         for (psn, at, len) in arrivals.accepted(local) {
-            let claimed = by_now(at) && self.claims(psn);
+            let claimed = by_now(at) && (self.claims(psn) || trigger == Some(psn));
             let ahead = psn_diff(psn, cack);
             let after = ahead > 0 && (ahead as u32) <= window;
             if well_before(at) || claimed {
