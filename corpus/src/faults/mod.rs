@@ -204,6 +204,7 @@ pub mod sixth_tx;
 pub mod stamps;
 pub mod start;
 pub mod states;
+pub mod step_counts;
 pub mod strength_twelfth;
 pub mod templates;
 pub mod transport;
@@ -518,6 +519,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || start::FAULTS,
     || gaps::FAULTS,
     || reports_truth::FAULTS,
+    || step_counts::FAULTS,
     || same_instant::FAULTS,
     || exercise::FAULTS,
     || exercise_seven::FAULTS,
