@@ -85,9 +85,111 @@ impl Reports<'_, '_> {
     }
 }
 
+/// What the step that made a `Progress` shows of the QP's state (CONF-CMP-125). The report
+/// was built when the device took an input into its QP, at the earliest at `at`: the time
+/// of the input matched with it (CONF-CMP-051), or of the first input whose cumulative
+/// acknowledgement reaches its `snd_una`, whichever is later. Whatever the device sent
+/// before `at` it had sent then, and the ACKs in `acked` it had taken: those that arrived
+/// before `at`, and those of `at` when the one input of that instant that can be the step
+/// is an ACK. Two inputs of one instant may be taken in either order (decision 21), so no
+/// other input of `at` is sure.
+struct Step {
+    at: u64,
+    acked: Vec<Msn>,
+}
+
+impl Reports<'_, '_> {
+    /// The step of `Progress` `p`, or `None` when no input can have made it.
+    fn step(&self, p: &Progress) -> Option<Step> {
+        let (q, t, snd_una) = (p.q, p.t, p.snd_una);
+        let (born, init) = self.born(q, t)?;
+        let ends = message_ends(self, q, born);
+        let inputs: Vec<(u64, &Kind)> = self.acks_to(q, born).filter(|&(at, _)| at <= t).collect();
+        let ack_of = |k: &Kind| match *k {
+            Kind::Ack { msn, .. } if ends.contains_key(&msn) => Some(msn),
+            _ => None,
+        };
+        // The ACKs of instant `at` when the one input of `at` that `can` allows is an ACK.
+        let sure = |at: u64, can: &dyn Fn(&Kind) -> bool| {
+            let mut of = inputs.iter().filter(|&&(a, k)| a == at && can(k));
+            match (of.next(), of.next()) {
+                (Some(&(_, k)), None) if ack_of(k).is_some() => inputs
+                    .iter()
+                    .filter(|&&(a, _)| a == at)
+                    .filter_map(|&(_, k)| ack_of(k))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        // The first input whose acknowledgement reaches `snd_una`.
+        let reaches = |k: &Kind| {
+            let reach = match *k {
+                Kind::Sack { cack, .. } => Some(Psn::new(cack).next()),
+                Kind::Ack { msn, .. } => ends.get(&msn).copied(),
+                _ => None,
+            };
+            snd_una != init && reach.is_some_and(|r| r.distance(snd_una) >= 0)
+        };
+        let reached = inputs.iter().find(|(_, k)| reaches(k)).map(|&(at, _)| at);
+        // The input matched with it, among those that move the QP.
+        let whole = completed_sends(self, q, born);
+        let moving = moves(self, q, born, init, self.margin, Some(&whole));
+        let moves_at = |at: u64| moving.iter().filter(|m| m.at == at).count();
+        let by_match = p.input.map(|at| {
+            let one = moves_at(at) == 1 && moving.iter().any(|m| m.at == at && m.una.is_none());
+            (at, if one { sure(at, &|k| ack_of(k).is_some()) } else { Vec::new() })
+        });
+        let by_reach = reached.map(|at| (at, sure(at, &reaches)));
+        let (at, mut same) = match (by_match, by_reach) {
+            (Some(m), Some(r)) if m.0 == r.0 => (m.0, [m.1, r.1].concat()),
+            (Some(m), Some(r)) => {
+                if m.0 > r.0 {
+                    m
+                } else {
+                    r
+                }
+            }
+            (m, r) => m.or(r)?,
+        };
+        let mut acked = self.acked_before(q, born, at);
+        acked.append(&mut same);
+        Some(Step { at, acked })
+    }
+
+    /// The MSNs of the ACKs into QP `q` from `born` on that arrived before `at` and name a
+    /// message the QP sent whole.
+    fn acked_before(&self, q: u32, born: u64, at: u64) -> Vec<Msn> {
+        let ends = message_ends(self, q, born);
+        self.acks_to(q, born)
+            .filter(|&(a, _)| a < at)
+            .filter_map(|(_, k)| match *k {
+                Kind::Ack { msn, .. } if ends.contains_key(&msn) => Some(msn),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The messages QP `q` sent whole from `born` on, each with one past the PSN of its last
+/// packet: the `snd_una` an ACK of it gives (SND-ACK-001).
+fn message_ends(r: &Reports<'_, '_>, q: u32, born: u64) -> HashMap<Msn, Psn> {
+    let mut out: HashMap<Msn, Psn> = HashMap::new();
+    for f in r.sent.iter().filter(|f| f.at >= born) {
+        let Kind::Data { qp, psn, rtx: false } = f.kind else { continue };
+        let last = f.d.bth.is_some_and(|b| b.opcode.is_last());
+        let Some(meth) = f.d.ext.meth.filter(|_| last && r.local_of.get(&qp) == Some(&q)) else {
+            continue;
+        };
+        out.entry(meth.msn).or_insert(Psn::new(psn).next());
+    }
+    out
+}
+
 /// A `Progress` report the device made at `t` about QP `q`.
 struct Progress {
     t: u64,
+    /// The time of the input matched with it, when one is (CONF-CMP-051).
+    input: Option<u64>,
     q: u32,
     snd_una: Psn,
     outstanding: u32,
@@ -104,13 +206,19 @@ fn judge_progress(
     range: impl Fn(&Progress) -> Option<(u32, u32, u32)>,
     words: impl Fn(&Progress, u32, u32) -> (Clause, String),
 ) {
-    for &(t, e) in r.obs {
+    let causes = causes(r, true);
+    for (i, &(t, e)) in r.obs.iter().enumerate() {
         let NicEvent::Report(NicReport::Progress { qpn, snd_una, outstanding, awaiting_ack }) = e
         else {
             continue;
         };
+        let input = match causes[i] {
+            Some(Cause::Input(at)) => Some(at),
+            _ => None,
+        };
         let p = Progress {
             t,
+            input,
             q: qpn.value(),
             snd_una: *snd_una,
             outstanding: *outstanding,
@@ -135,7 +243,9 @@ pub(super) fn judge_outstanding(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) 
         let from = |until: &dyn Fn(u64) -> bool| {
             r.snd_nxt(q, born, init, until).distance(p.snd_una).max(0) as u32
         };
-        let lo = from(&|at| at.saturating_add(r.margin) < t);
+        // The first transmissions sent before the report's step were counted (CONF-CMP-125).
+        let before = r.step(p).map_or(0, |s| s.at);
+        let lo = from(&|at| at.saturating_add(r.margin) < t || at < before);
         let hi = from(&|at| at <= t.saturating_add(r.margin));
         Some((p.outstanding, lo, hi))
     };
@@ -190,7 +300,8 @@ fn covered(acks: &[(u64, Msn)], m: Msn, by: u64) -> bool {
 /// all sent and whose transport ACK has not come (REC-IF-002, SND-ACK-001.a): surely the
 /// messages whose last packet left more than the margin before the report and that no ACK
 /// into q covered by the report's time, possibly those whose last packet left up to the
-/// margin after it and that no ACK covered more than the margin before it (CONF-CMP-116).
+/// margin after it and that no ACK covered more than the margin before it (CONF-CMP-116),
+/// and of those what the report's step shows decides (CONF-CMP-125).
 /// Messages of other QPs, of a shared retirement domain included, are not q's. A count
 /// too high, where the device also left out the requester flag of a message an ACK surely
 /// completed, shows the ACK was not taken (SND-ACK-001.a, CONF-CMP-103).
@@ -202,13 +313,21 @@ pub(super) fn judge_awaiting(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
             return None;
         }
         let (whole, acks) = acked(r, q, born);
+        // What the report's step had sent and taken was counted (CONF-CMP-125).
+        let step = r.step(p);
+        let before = step.as_ref().map_or(0, |s| s.at);
+        let taken =
+            |m: Msn| step.as_ref().is_some_and(|s| s.acked.iter().any(|a| a.distance(m) >= 0));
         let (mut lo, mut hi) = (0u32, 0u32);
         for (&m, &at) in &whole {
-            if at.saturating_add(r.margin) < t && !covered(&acks, m, t) {
+            if (at.saturating_add(r.margin) < t || at < before) && !covered(&acks, m, t) {
                 lo += 1;
             }
             let surely = t.checked_sub(r.margin.saturating_add(1));
-            if at <= t.saturating_add(r.margin) && !surely.is_some_and(|s| covered(&acks, m, s)) {
+            if at <= t.saturating_add(r.margin)
+                && !surely.is_some_and(|s| covered(&acks, m, s))
+                && !taken(m)
+            {
                 hi += 1;
             }
         }
@@ -290,8 +409,17 @@ struct Move {
 /// moves nothing; a first transmission seen up to `grace` after the SACK counts as sent
 /// before it (the frame may have been late). Judging what a report may answer, `grace` is
 /// the margin; judging what a report must answer, 0, so that only a SACK the device
-/// surely had to take makes a report due.
-fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, grace: u64) -> Vec<Move> {
+/// surely had to take makes a report due. With `whole`, the messages the QP sent whole and
+/// when, an ACK of a message not sent whole by `grace` after it moves nothing either
+/// (SND-ACK-002): that reading finds when a report's step can be (CONF-CMP-125).
+fn moves(
+    r: &Reports<'_, '_>,
+    q: u32,
+    born: u64,
+    init: Psn,
+    grace: u64,
+    whole: Option<&HashMap<Msn, u64>>,
+) -> Vec<Move> {
     let mut una = init;
     let mut msn: Option<Msn> = None;
     let mut out = Vec::new();
@@ -313,7 +441,11 @@ fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, grace: u64) -> Vec<M
                 ahead.then_some(Some(next))
             }
             Kind::Ack { msn: m, .. } => {
-                let ahead = msn.is_none_or(|p| (1..0x8000).contains(&m.forward_from(p)));
+                let sent = |w: &HashMap<Msn, u64>| {
+                    w.get(&m).is_some_and(|&s| s <= at.saturating_add(grace))
+                };
+                let ahead = msn.is_none_or(|p| (1..0x8000).contains(&m.forward_from(p)))
+                    && whole.is_none_or(sent);
                 if ahead {
                     msn = Some(m);
                 }
@@ -332,27 +464,10 @@ fn moves(r: &Reports<'_, '_>, q: u32, born: u64, init: Psn, grace: u64) -> Vec<M
 /// before it (the report and the frames the input answers may each be late): the reports,
 /// in order, are matched one for one with such inputs (CONF-CMP-051). One left over restarts the CPU half's timer for nothing (REC-IF-019).
 pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence>) {
-    // (QPN, creation) to the inputs that moved it, and how many a report has taken.
-    let mut taken: HashMap<(u32, u64), (Vec<u64>, usize)> = HashMap::new();
-    // The last Progress of each QP: one given again at the same time repeats it.
-    let mut last: HashMap<u32, (u64, &NicEvent)> = HashMap::new();
-    for &(t, e) in r.obs {
+    for (i, cause) in causes(r, false).into_iter().enumerate() {
+        let (Some(Cause::Unexplained), (t, e)) = (cause, r.obs[i]) else { continue };
         let NicEvent::Report(NicReport::Progress { qpn, .. }) = e else { continue };
         let q = qpn.value();
-        if last.insert(q, (t, e)).is_some_and(|(at, prev)| at == t && prev == e) {
-            continue;
-        }
-        let Some((born, init)) = r.born(q, t) else { continue };
-        let (times, next) = taken.entry((q, born)).or_insert_with(|| {
-            (moves(r, q, born, init, r.margin).into_iter().map(|m| m.at).collect(), 0)
-        });
-        while times.get(*next).is_some_and(|&at| at.saturating_add(r.late) < t) {
-            *next += 1;
-        }
-        if times.get(*next).is_some_and(|&at| at <= t) {
-            *next += 1;
-            continue;
-        }
         div.push(Divergence {
             actual: Some(render_event(e)),
             ..Divergence::of(
@@ -366,6 +481,56 @@ pub(super) fn judge_progress_cause(r: &Reports<'_, '_>, div: &mut Vec<Divergence
             )
         });
     }
+}
+
+/// What explains a `Progress` (CONF-CMP-051).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cause {
+    /// It repeats the QP's previous `Progress`, at the same time.
+    Repeat,
+    /// The input matched with it arrived at this time: the earliest its step can be, since
+    /// the reports, in order, take the inputs that moved the QP in order, each the earliest
+    /// one left in its window (CONF-CMP-125).
+    Input(u64),
+    /// No input is left for it.
+    Unexplained,
+}
+
+/// The cause of each observation that is a `Progress`, by its index in `obs`: the reports
+/// of a QP, in order, matched one for one with the inputs that moved it, each at most
+/// `late_ns` before its report (CONF-CMP-051). With `steps`, only the ACKs the QP can take
+/// move it, which finds the earliest each report's step can be (CONF-CMP-125).
+fn causes(r: &Reports<'_, '_>, steps: bool) -> Vec<Option<Cause>> {
+    // (QPN, creation) to the inputs that moved it, and how many a report has taken.
+    let mut taken: HashMap<(u32, u64), (Vec<u64>, usize)> = HashMap::new();
+    // The last Progress of each QP: one given again at the same time repeats it.
+    let mut last: HashMap<u32, (u64, &NicEvent)> = HashMap::new();
+    let mut out = vec![None; r.obs.len()];
+    for (i, &(t, e)) in r.obs.iter().enumerate() {
+        let NicEvent::Report(NicReport::Progress { qpn, .. }) = e else { continue };
+        let q = qpn.value();
+        if last.insert(q, (t, e)).is_some_and(|(at, prev)| at == t && prev == e) {
+            out[i] = Some(Cause::Repeat);
+            continue;
+        }
+        let Some((born, init)) = r.born(q, t) else { continue };
+        let (times, next) = taken.entry((q, born)).or_insert_with(|| {
+            let whole = steps.then(|| completed_sends(r, q, born));
+            let moving = moves(r, q, born, init, r.margin, whole.as_ref());
+            (moving.into_iter().map(|m| m.at).collect(), 0)
+        });
+        while times.get(*next).is_some_and(|&at| at.saturating_add(r.late) < t) {
+            *next += 1;
+        }
+        out[i] = Some(match times.get(*next) {
+            Some(&at) if at <= t => {
+                *next += 1;
+                Cause::Input(at)
+            }
+            _ => Cause::Unexplained,
+        });
+    }
+    out
 }
 
 /// Whether the first transmission of `psn`, sent at `at` by QP `q`, went while no PSN was
@@ -596,7 +761,7 @@ pub(super) fn unanswered(r: &Reports<'_, '_>) -> Vec<Unanswered> {
             _ => None,
         });
         let end = dies.min(failed.unwrap_or(u64::MAX));
-        for m in moves(r, q, born, init, 0) {
+        for m in moves(r, q, born, init, 0, None) {
             let Some(una) = m.una else { continue };
             let by = m.at.saturating_add(r.late);
             if m.at >= end || by >= end {

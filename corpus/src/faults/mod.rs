@@ -210,6 +210,7 @@ pub mod sixth_tx;
 pub mod stamps;
 pub mod start;
 pub mod states;
+pub mod step_counts;
 pub mod strength_twelfth;
 pub mod templates;
 pub mod transport;
@@ -528,6 +529,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || sched_clauses::FAULTS,
+    || step_counts::FAULTS,
     || same_instant::FAULTS,
     || exercise::FAULTS,
     || exercise_seven::FAULTS,

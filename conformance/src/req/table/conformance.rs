@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 362] = [
+pub(in crate::req) static CLAUSES: [Info; 363] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -153,6 +153,9 @@ pub(in crate::req) static CLAUSES: [Info; 362] = [
     part("CONF-CMP-020.e", "CONF-CMP-020", 'e', Must, Suite),
     line("CONF-CMP-050", Must, Suite),
     line("CONF-CMP-116", Must, Suite),
+    whole("CONF-CMP-125", Must, Suite),
+    part("CONF-CMP-125.a", "CONF-CMP-125", 'a', Must, Suite),
+    part("CONF-CMP-125.b", "CONF-CMP-125", 'b', Must, Suite),
     line("CONF-CMP-103", Must, Suite),
     line("CONF-CMP-051", Must, Suite),
     line("CONF-CMP-052", Must, Suite),
@@ -280,8 +283,6 @@ pub(in crate::req) static CLAUSES: [Info; 362] = [
     part("CONF-CMP-045.i", "CONF-CMP-045", 'i', Must, Suite),
     line("CONF-CMP-061", Must, Suite),
     line("CONF-CMP-117", Must, Suite),
-    line("CONF-CMP-129", Must, Suite),
-    line("CONF-CMP-130", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
