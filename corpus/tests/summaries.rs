@@ -2,7 +2,7 @@
 //!
 //! TPL-INSTALL-004, ORD-NIC-002.b and RCV-FRAME-001 sum up rules they cite; the checks that
 //! name those rules declare them as restating (CONF-CMP-118; host-interface chapter,
-//! decision 33; receiver chapter, decision 20), so a fault that breaks one carries it in
+//! decision 33; receiver chapter, decision 17), so a fault that breaks one carries it in
 //! `also_breaks` and it is a clause a check can fail. CQE-TS-001.c is left to review
 //! (host-interface chapter, decision 34). The GPU program's rules and two NIC rules the
 //! boundary does not expose are listed as left to review, which the matrix reports apart
