@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 363] = [
+pub(in crate::req) static CLAUSES: [Info; 367] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -109,6 +109,7 @@ pub(in crate::req) static CLAUSES: [Info; 363] = [
     part("CONF-CMP-037.a", "CONF-CMP-037", 'a', Must, Suite),
     part("CONF-CMP-037.b", "CONF-CMP-037", 'b', Must, Suite),
     line("CONF-CMP-122", Must, Suite),
+    line("CONF-CMP-112", Must, Suite),
     line("CONF-CMP-127", Must, Suite),
     line("CONF-CMP-128", Must, Suite),
     whole("CONF-CMP-006", Withdrawn, Suite),
@@ -189,6 +190,7 @@ pub(in crate::req) static CLAUSES: [Info; 363] = [
     part("CONF-CMP-118.b", "CONF-CMP-118", 'b', Must, Suite),
     part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
     line("CONF-CMP-119", Must, Suite),
+    line("CONF-CMP-107", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
@@ -283,6 +285,8 @@ pub(in crate::req) static CLAUSES: [Info; 363] = [
     part("CONF-CMP-045.i", "CONF-CMP-045", 'i', Must, Suite),
     line("CONF-CMP-061", Must, Suite),
     line("CONF-CMP-117", Must, Suite),
+    line("CONF-CMP-129", Must, Suite),
+    line("CONF-CMP-130", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
