@@ -549,6 +549,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-115", "ts-of-previous-packet"),
     // The lower end of the SACK counters counts what the SACK claims.
     ("CONF-CMP-117", "ccs-ooo-count-zero"),
+    // A Progress counts what the step that made it had sent and taken.
+    ("CONF-CMP-125", "progress-awaiting-of-previous"),
     // It counts the SACK's own trigger too, beyond the bitmap's reach.
     ("CONF-CMP-129", "ccs-ooo-bitmap-popcount"),
     // A SACK names the write it answers, not one accepted before a later write.
