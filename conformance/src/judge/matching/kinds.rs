@@ -47,8 +47,6 @@ pub(super) fn ack_causes(
             }
         }
     }
-    // Only an ACK is sent again for a duplicate: a NAK that repeats an earlier one's MSN
-    // answers a write of its own.
     // Owed by the timer, and a SACK answered a write that came after a message it
     // acknowledges had retired: that SACK stopped the timer (RCV-SACK-008.b, CONF-CMP-112).
     if class.0 && !again && !at_once {
@@ -65,6 +63,8 @@ pub(super) fn ack_causes(
             out.push(Cause::new(RCV_SACK_008_B, When::SackedAfter(qp, local, from)));
         }
     }
+    // Only an ACK is sent again for a duplicate: a NAK that repeats an earlier one's MSN
+    // answers a write of its own.
     let rule = match (again, class.0) {
         (true, true) => RCV_DUP_002,
         (false, true) if at_once && for_other => RCV_ACK_003_B,
