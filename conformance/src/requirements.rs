@@ -526,12 +526,7 @@ impl Spec {
                 line: n + 1,
             };
             for entry in cells[2].split(',').map(|e| e.trim().trim_matches('`')) {
-                let matches: Vec<&String> = match entry.strip_suffix('*') {
-                    Some(prefix) if prefix.ends_with('-') => {
-                        ids.iter().filter(|id| id.starts_with(prefix)).collect()
-                    }
-                    _ => ids.iter().filter(|id| id.as_str() == entry).collect(),
-                };
+                let matches = table_matches(ids, entry);
                 if matches.is_empty() {
                     return Err(SpecError::NoSuchRequirement {
                         entry: entry.to_string(),
@@ -615,12 +610,7 @@ impl Spec {
                     by_clause.insert(entry.to_string(), subject);
                     continue;
                 }
-                let matches: Vec<&String> = match entry.strip_suffix('*') {
-                    Some(prefix) if prefix.ends_with('-') => {
-                        ids.iter().filter(|id| id.starts_with(prefix)).collect()
-                    }
-                    _ => ids.iter().filter(|id| id.as_str() == entry).collect(),
-                };
+                let matches = table_matches(ids, entry);
                 if matches.is_empty() {
                     return Err(SpecError::NoSuchRequirement {
                         entry: entry.to_string(),
@@ -737,6 +727,16 @@ impl fmt::Display for Requirement {
     }
 }
 
+/// The IDs a cell of a chapter's table names: one ID, or every ID that starts with the
+/// prefix before a final `*` (`ORD-DB-*`).
+fn table_matches<'a>(ids: &'a [String], entry: &str) -> Vec<&'a String> {
+    match entry.strip_suffix('*') {
+        Some(prefix) if prefix.ends_with('-') => {
+            ids.iter().filter(|id| id.starts_with(prefix)).collect()
+        }
+        _ => ids.iter().filter(|id| id.as_str() == entry).collect(),
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
