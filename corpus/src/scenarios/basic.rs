@@ -225,6 +225,19 @@ pub(super) fn rcv_sack_timer_running() -> Scenario {
     done(r, 40_000)
 }
 
+/// The transport-ACK scenarios' setting: an ACK for every three retirements, the rest left
+/// to a 5 us SACK timer.
+fn acks_every_three(m: &mut Manifest) {
+    m.nic.ack_coalesce = 3;
+    m.nic.sack_delay = std::time::Duration::from_micros(5);
+    m.tolerances.late_ns = 2_000;
+}
+
+/// One-packet message `k` (PSN and MSN `k`), 64 bytes at its own place in the region.
+fn one_packet_write(k: u32) -> Packet {
+    write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
+}
+
 /// Transport ACKs coalesced over `ack_coalesce` retirements, the rest owed to the SACK timer
 /// whatever SACKs go out meanwhile.
 pub(super) fn rcv_ack_coalesce() -> Scenario {
@@ -235,16 +248,10 @@ pub(super) fn rcv_ack_coalesce() -> Scenario {
          ahead of its SACK; the fourth and fifth are acknowledged by the SACK timer, started \
          by the fourth retirement, although the SACKs sent meanwhile reset the SACK count.",
         &["RCV-ACK-001", "RCV-SACK-008", "RCV-ACK-002"],
-        |m| {
-            m.nic.ack_coalesce = 3;
-            m.nic.sack_delay = std::time::Duration::from_micros(5);
-            m.tolerances.late_ns = 2_000;
-        },
+        acks_every_three,
     );
     setup(&mut r, 0, false);
-    let one = |k: u32| {
-        write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
-    };
+    let one = one_packet_write;
     r.checks(&["RCV-ACK-001", "RCV-ACK-002"]);
     for k in 0..3u32 {
         r.inject(1_000 + 100 * u64::from(k), (k % 4) as u16, 0xA000_0001 + k * 0x1_0000, &one(k));
@@ -265,16 +272,10 @@ pub(super) fn rcv_nak_resets_ack_count() -> Scenario {
          comes again with the right rkey and retires, and a fourth retires after it: the \
          count is two, so no ACK goes at once, and the SACK timer acknowledges both.",
         &["RCV-NAK-002", "RCV-ACK-001", "RCV-ACK-002", "RCV-PLACE-002"],
-        |m| {
-            m.nic.ack_coalesce = 3;
-            m.nic.sack_delay = std::time::Duration::from_micros(5);
-            m.tolerances.late_ns = 2_000;
-        },
+        acks_every_three,
     );
     setup(&mut r, 0, false);
-    let one = |k: u32| {
-        write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
-    };
+    let one = one_packet_write;
     r.checks(&["RCV-ACK-001"]);
     r.inject(1_000, 0, 0xA000_0001, &one(0));
     r.inject(1_100, 1, 0xA001_0002, &one(1));
@@ -297,16 +298,10 @@ pub(super) fn rcv_ack_timer_alone() -> Scenario {
          the expiry sends its SACK and its ACK. No SACK goes out between a retirement and \
          the expiry that acknowledges it.",
         &["RCV-ACK-001", "RCV-SACK-004", "RCV-ACK-002"],
-        |m| {
-            m.nic.ack_coalesce = 3;
-            m.nic.sack_delay = std::time::Duration::from_micros(5);
-            m.tolerances.late_ns = 2_000;
-        },
+        acks_every_three,
     );
     setup(&mut r, 0, false);
-    let one = |k: u32| {
-        write(k, k as u16, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100 * u64::from(k), None)
-    };
+    let one = one_packet_write;
     r.checks(&["RCV-ACK-001", "RCV-ACK-002"]);
     r.inject(1_000, 0, 0xA000_0001, &one(0));
     r.checks(&["RCV-ACK-001", "RCV-SACK-004", "RCV-ACK-002"]);
