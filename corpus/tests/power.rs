@@ -566,6 +566,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-127", "acks-read-retired"),
     // The EV of a mark or probe-answer report is the answering SACK's.
     ("CONF-CMP-128", "report-mark-ev-halves-swapped"),
+    // A SACK that claims a PSN whose later copy is placed nowhere names RCV-WIN-003.
+    ("CONF-CMP-126", "epsn-past-hole"),
 ];
 
 #[test]

@@ -72,7 +72,7 @@ fn an_unrelated_rule_is_no_restatement() {
 }
 
 /// The clauses this work declared are ones a check can fail now; RCV-WIN-003, a rule of
-/// the responder's own state, is not declared and stays one no check can fail.
+/// the responder's own state, is not declared: a check of its own fails it (CONF-CMP-126).
 #[test]
 fn declared_clauses_are_ones_a_check_can_fail() {
     let unfailable = unfailable_musts();
@@ -97,8 +97,10 @@ fn declared_clauses_are_ones_a_check_can_fail() {
         assert!(!unfailable.contains(&c), "{c} is still a clause no check can fail");
         assert!(CHECKS.iter().any(|k| k.fails().any(|f| f == c)), "{c}");
     }
-    assert!(unfailable.contains(&RCV_WIN_003));
+    assert!(!unfailable.contains(&RCV_WIN_003));
     let sacks = Check::named("sacks").expect("the row");
+    assert!(sacks.fails().any(|c| c == RCV_WIN_003));
+    assert!(sacks.also_breaks(SETH_CACK_001_A).all(|c| c != RCV_WIN_003));
     assert_eq!(sacks.also_breaks(SETH_BITMAP_001).collect::<Vec<_>>(), [RCV_SACK_005_D]);
     assert_eq!(sacks.also_breaks(SETH_BITMAP_002_B).count(), 0);
 }

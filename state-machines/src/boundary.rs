@@ -28,9 +28,9 @@ use openrdma_device::{
     NicEvent, NicReport, RecoveryCpu, TimedInput, TimedOutput, Timestamp, memory,
 };
 
-#[cfg(feature = "fault-hooks")]
-use crate::config::FitFault;
 use crate::config::NicConfig;
+#[cfg(feature = "fault-hooks")]
+use crate::config::{FitFault, RecvFault};
 use crate::endpoint::{Endpoint, Output};
 use crate::error::{ApiMisuse, HostError};
 use crate::event::Transmit;
@@ -49,6 +49,8 @@ pub struct ReferenceDevice {
     make_cpu: CpuHalfFactory,
     #[cfg(feature = "fault-hooks")]
     fit_fault: Option<FitFault>,
+    #[cfg(feature = "fault-hooks")]
+    recv_fault: Option<RecvFault>,
 }
 
 /// The CPU half running inside the device, in a `cpu = "device"` scenario; none otherwise.
@@ -88,6 +90,8 @@ impl Default for ReferenceDevice {
             make_cpu: reference_cpu_half,
             #[cfg(feature = "fault-hooks")]
             fit_fault: None,
+            #[cfg(feature = "fault-hooks")]
+            recv_fault: None,
         }
     }
 }
@@ -126,6 +130,14 @@ impl ReferenceDevice {
     #[cfg(feature = "fault-hooks")]
     pub fn with_fit_fault(fault: FitFault) -> Self {
         ReferenceDevice { fit_fault: Some(fault), ..ReferenceDevice::default() }
+    }
+
+    /// Test support, not a product: the reference NIC with its receive window kept wrong,
+    /// for the suite's fault registry.
+    #[doc(hidden)]
+    #[cfg(feature = "fault-hooks")]
+    pub fn with_recv_fault(fault: RecvFault) -> Self {
+        ReferenceDevice { recv_fault: Some(fault), ..ReferenceDevice::default() }
     }
 
     /// The host and CPU commands refused during the last [`Device::advance`].
@@ -267,6 +279,7 @@ impl Device for ReferenceDevice {
         #[cfg(feature = "fault-hooks")]
         {
             nic.fit_fault = self.fit_fault;
+            nic.recv_fault = self.recv_fault;
         }
         let mut nic = Nic::new(nic)
             .map_err(|e| DeviceError::Protocol(format!("configuration rejected: {e}")))?;

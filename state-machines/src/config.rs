@@ -70,6 +70,24 @@ pub struct NicConfig {
     #[serde(skip)]
     #[cfg(feature = "fault-hooks")]
     pub fit_fault: Option<FitFault>,
+    /// Test support, not a setting: the receive window kept wrong, so that the suite can
+    /// prove it catches such a device. `None` everywhere else.
+    #[doc(hidden)]
+    #[serde(skip)]
+    #[cfg(feature = "fault-hooks")]
+    pub recv_fault: Option<RecvFault>,
+}
+
+/// The receive window kept the way a hardware team could get it wrong (test support: see
+/// [`NicConfig::recv_fault`]).
+#[doc(hidden)]
+#[cfg(feature = "fault-hooks")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecvFault {
+    /// `RCV-WIN-003`: a PSN that fills the hole at the front of the bitmap moves `epsn`
+    /// one PSN too far when a later PSN is held: past the run of received PSNs and past
+    /// the missing PSN after it.
+    WalkPastHole,
 }
 
 /// One estimate of the window-fit policy kept the way a hardware team could get it wrong
@@ -105,6 +123,8 @@ impl Default for NicConfig {
             tail_probe: None,
             #[cfg(feature = "fault-hooks")]
             fit_fault: None,
+            #[cfg(feature = "fault-hooks")]
+            recv_fault: None,
         }
     }
 }
@@ -199,6 +219,8 @@ impl TryFrom<&NicSettings> for NicConfig {
             tail_probe: s.tail_probe,
             #[cfg(feature = "fault-hooks")]
             fit_fault: None,
+            #[cfg(feature = "fault-hooks")]
+            recv_fault: None,
         };
         cfg.validate()?;
         Ok(cfg)

@@ -176,12 +176,12 @@ mod ring;
 mod sender;
 
 pub use boundary::ReferenceDevice;
-#[doc(hidden)]
-#[cfg(feature = "fault-hooks")]
-pub use config::FitFault;
 pub use config::{
     CongestionControl, CqConfig, NicConfig, QpConfig, RecoveryConfig, RetirementMode, SprayPolicy,
 };
+#[doc(hidden)]
+#[cfg(feature = "fault-hooks")]
+pub use config::{FitFault, RecvFault};
 pub use endpoint::{Endpoint, NoCpu, Output};
 pub use error::{
     ApiMisuse, ConfigError, DoorbellRejected, Error, HostError, HostOrPeer, InputError,

@@ -239,6 +239,17 @@ impl Responder {
         offset != 0
     }
 
+    /// The fault of `RecvFault::WalkPastHole` after PSN `offset` was accepted: when it
+    /// filled the front and a later PSN is held, the missing PSN at the new front is taken
+    /// for received too (test support).
+    #[cfg(feature = "fault-hooks")]
+    pub(crate) fn walk_past_hole(&mut self, offset: u32) {
+        if offset == 0 && self.bits.count() > 0 {
+            self.bits.set(0);
+            self.bits.advance();
+        }
+    }
+
     /// Builds the SACK that acknowledges the current state (`RCV-SACK-005`), and resets
     /// the coalescing state.
     /// `probe_id` is echoed in `ack_psn_offset` when answering a probe (`PETH-RESP-001`).
@@ -290,6 +301,23 @@ impl Responder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hook of the suite's `epsn-past-hole` fault moves `epsn` past the missing PSN
+    /// only after a PSN filled the front while a later one was held.
+    #[cfg(feature = "fault-hooks")]
+    #[test]
+    fn walk_past_hole_skips_only_after_a_fill() {
+        let mut r = Responder::new(Psn::new(0), 1);
+        r.accept(2, 0);
+        r.walk_past_hole(2);
+        assert_eq!(r.epsn(), Psn::new(0));
+        r.accept(0, 0);
+        r.walk_past_hole(0);
+        assert_eq!(r.epsn(), Psn::new(3));
+        r.accept(0, 0);
+        r.walk_past_hole(0);
+        assert_eq!(r.epsn(), Psn::new(4));
+    }
 
     #[test]
     fn bitring_slides_and_reports() {

@@ -68,6 +68,21 @@ impl Write {
             has_immdt: d.ext.immdt.is_some(),
         })
     }
+
+    /// The device QP it is for.
+    pub(super) fn qp(&self) -> u32 {
+        self.qp
+    }
+
+    /// Its PSN.
+    pub(super) fn psn(&self) -> Psn {
+        self.psn
+    }
+
+    /// The bytes it places, `[va, va + payload length)`.
+    pub(super) fn range(&self) -> (u64, u64) {
+        (self.va, self.va.saturating_add(self.len))
+    }
 }
 
 /// One QP's receive state.

@@ -40,7 +40,9 @@
 //! SETH or CC_STATE field sent with its bytes in the other order (SETH-LAYOUT-001,
 //! CCS-LAYOUT-001). A bit left clear for a PSN at or before `cack_psn` is
 //! SETH-BITMAP-002.a; a PSN only a probe's BTH carried, claimed, is PETH-PSN-001; a
-//! reflected timestamp that is the trigger's, changed, is TSETH-TS-001.b.
+//! reflected timestamp that is the trigger's, changed, is TSETH-TS-001.b. A PSN claimed
+//! by `cack_psn` before any copy came, whose later copy to place the device placed
+//! nowhere, is RCV-WIN-003: `epsn` itself had moved past it (CONF-CMP-126).
 //!
 //! Progress is judged against the scenario's own SACKs: by the time of each, plus the
 //! tolerance, the device must have reported at least as much cumulative progress, and
@@ -49,7 +51,7 @@
 //! every probe answer the scenario expects must have come, with `pr` 1 and its `probe_id`
 //! (PETH-RESP-001).
 
-use openrdma_device::{Record, Scenario, Tolerances};
+use openrdma_device::{NicEvent, Record, Scenario, Tolerances};
 
 use openrdma_codec::{CcStateRepr, Ev, Psn, SethRepr};
 
@@ -106,6 +108,8 @@ pub(super) struct Run<'r, 'a> {
     pub(super) tol: &'r Tolerances,
     /// The records the scenario injects, decoded.
     pub(super) injects: &'r [Injected<'a>],
+    /// The device's events with their times, in the order it gave them.
+    pub(super) obs_events: &'r [(u64, &'a NicEvent)],
 }
 
 /// The rule a SACK of device QP `local` sent at `at` breaks when the scenario has the QP
@@ -126,6 +130,7 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
     let peer_of = super::peer_map(scenario);
     let mpr = scenario.manifest.nic.mpr;
     let window = u32::from(mpr) * 128;
+    let never_placed = |local: u32, psn: u32, after: u64| never_placed(run, local, psn, after);
     for of in obs_frames {
         let Kind::Sack { qp, .. } = of.kind else { continue };
         let Some(&local) = peer_of.get(&qp) else { continue };
@@ -134,7 +139,7 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
             push(div, of, rule, what);
             continue;
         }
-        judge_one(arrivals, local, mpr, window, of, tol, div);
+        judge_one(arrivals, local, mpr, window, of, tol, &never_placed, div);
     }
 
     // Timely cumulative progress.
@@ -691,6 +696,7 @@ fn restarted(run: Run<'_, '_>, at: u64, qp: u32) -> bool {
 /// seem to break: a `sack_offset` other than 1 over a bitmap built for 1 (RCV-SACK-005.c),
 /// or a field of the SETH or CC_STATE sent with its bytes in the other order, named by
 /// the header's layout rule ([`misordered`]).
+#[allow(clippy::too_many_arguments)]
 fn judge_one(
     arrivals: &Arrivals,
     local: u32,
@@ -698,19 +704,20 @@ fn judge_one(
     window: u32,
     of: &Frame<'_>,
     tol: &Tolerances,
+    never_placed: &NeverPlaced<'_>,
     div: &mut Vec<Divergence>,
 ) {
     let d = &of.d;
     let (Some(bth), Some(s)) = (d.bth, d.ext.seth) else { return };
     let sack = Sack { psn: bth.psn.value(), s, cc: d.ext.cc_state };
     let mut found = Vec::new();
-    judge_fields(arrivals, local, mpr, window, of, sack, tol, &mut found);
+    judge_fields(arrivals, local, mpr, window, of, sack, tol, never_placed, &mut found);
     if found.is_empty() {
         return;
     }
     let clean = |right: Sack| {
         let mut again = Vec::new();
-        judge_fields(arrivals, local, mpr, window, of, right, tol, &mut again);
+        judge_fields(arrivals, local, mpr, window, of, right, tol, never_placed, &mut again);
         again.is_empty()
     };
     // A `sack_offset` other than 1 over a bitmap built for 1: the offset alone is wrong.
@@ -844,10 +851,11 @@ fn judge_fields(
     of: &Frame<'_>,
     sack: Sack,
     tol: &Tolerances,
+    never_placed: &NeverPlaced<'_>,
     div: &mut Vec<Divergence>,
 ) {
     let s = sack.s;
-    let one = One { arrivals, local, of, s, tol };
+    let one = One { arrivals, local, of, s, tol, never_placed };
     one.fixed_fields(mpr, div);
     one.truth(div);
     one.completeness(div);
@@ -865,6 +873,34 @@ fn judge_fields(
     if let Some(c) = sack.cc {
         one.counters(&c, trigger_ts, window, div);
     }
+}
+
+/// Whether device QP `local` has a copy of PSN `psn` that arrived after `after` and that
+/// the scenario has it place, and no DMA write of the device touches that copy's bytes:
+/// the device took the copy for a duplicate (RCV-WIN-003, CONF-CMP-126). `None` when no
+/// such copy arrived, or it carries no byte.
+type NeverPlaced<'f> = dyn Fn(u32, u32, u64) -> Option<u64> + 'f;
+
+fn never_placed(run: Run<'_, '_>, local: u32, psn: u32, after: u64) -> Option<u64> {
+    let copy = run
+        .arrivals
+        .writes
+        .get(&(local, psn))?
+        .iter()
+        .find(|c| c.at > after && c.status == Status::Accepted && c.bytes > 0)?;
+    let write = run.injects.iter().filter(|i| i.at() == copy.at).find_map(|i| {
+        let w = super::receive::Write::of(i.frame.as_ref()?)?;
+        (w.qp() == local && w.psn().value() == psn).then_some(w)
+    })?;
+    let (lo, hi) = write.range();
+    let touched = run.obs_events.iter().any(|(_, e)| match e {
+        NicEvent::DmaWrite(w) => {
+            let end = w.va.saturating_add(w.payload.len() as u64);
+            w.qpn.value() == local && w.va < hi && lo < end
+        }
+        _ => false,
+    });
+    (!touched).then_some(copy.at)
 }
 
 fn range(lo: u64, hi: u64) -> String {

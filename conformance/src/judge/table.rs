@@ -478,7 +478,7 @@ pub static CHECKS: &[Check] = &[
         name: "sacks",
         clauses: SACKS,
         restated: SACKS_RESTATED,
-        reads: &[Reads::Sack],
+        reads: &[Reads::Sack, Reads::Dma],
         applies: always,
         judge: |c, d| {
             let mut n = 0;
@@ -489,6 +489,7 @@ pub static CHECKS: &[Check] = &[
                 obs_frames: &c.o.frames,
                 tol: &c.scenario.manifest.tolerances,
                 injects: &c.o.injects,
+                obs_events: &c.o.events,
             };
             sacks::judge(run, d, &mut n);
             c.count(n);

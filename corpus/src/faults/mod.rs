@@ -144,8 +144,8 @@ use openrdma_device::{
     Capability, CpuHalfFactory, Device, DeviceError, HostCommand, Input, Manifest, NicEvent,
     Output, Payload, TimedInput, TimedOutput, Timestamp,
 };
-use openrdma_sm::FitFault;
 use openrdma_sm::boundary::ReferenceDevice;
+use openrdma_sm::{FitFault, RecvFault};
 
 pub mod ack_variants;
 pub mod acks;
@@ -220,6 +220,7 @@ pub mod weak_faults;
 pub mod weak_rcv;
 pub mod weak_variants;
 pub mod widths;
+pub mod window_walk;
 pub mod wire;
 pub mod written;
 
@@ -351,6 +352,9 @@ pub struct Edits {
     /// The estimate of the window-fit policy that the reference inside keeps wrong, for a
     /// bug in a choice no boundary edit can make consistently ([`estimates`]).
     pub fit: Option<FitFault>,
+    /// The receive window that the reference inside keeps wrong, for a bug in its own
+    /// state that no boundary edit can make ([`window_walk`]).
+    pub recv: Option<RecvFault>,
 }
 
 impl Edits {
@@ -369,6 +373,7 @@ impl Edits {
         perturb: None,
         ignore: None,
         fit: None,
+        recv: None,
     };
 }
 
@@ -389,6 +394,7 @@ impl fmt::Debug for Edits {
             (self.perturb.is_some(), "perturb"),
             (self.ignore.is_some(), "ignore"),
             (self.fit.is_some(), "fit"),
+            (self.recv.is_some(), "recv"),
         ] {
             if on {
                 names.push(name);
@@ -529,6 +535,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || sched_clauses::FAULTS,
+    || window_walk::FAULTS,
     || step_counts::FAULTS,
     || same_instant::FAULTS,
     || exercise::FAULTS,
@@ -584,10 +591,11 @@ impl fmt::Debug for Mutant {
 impl Mutant {
     /// The reference device with `fault`: with the fault's own CPU half, if it has one.
     pub fn new(fault: &'static Fault) -> Self {
-        let inner = match (fault.edits.cpu, fault.edits.fit) {
-            (Some(cpu), _) => ReferenceDevice::with_cpu_half(cpu),
-            (None, Some(fit)) => ReferenceDevice::with_fit_fault(fit),
-            (None, None) => ReferenceDevice::new(),
+        let inner = match (fault.edits.cpu, fault.edits.fit, fault.edits.recv) {
+            (Some(cpu), _, _) => ReferenceDevice::with_cpu_half(cpu),
+            (None, Some(fit), _) => ReferenceDevice::with_fit_fault(fit),
+            (None, None, Some(recv)) => ReferenceDevice::with_recv_fault(recv),
+            (None, None, None) => ReferenceDevice::new(),
         };
         Self::around(fault, Box::new(inner))
     }

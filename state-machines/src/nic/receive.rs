@@ -248,6 +248,10 @@ impl Nic {
         let msn = w.meth.msn;
         let is_last = at.is_last;
         let out_of_order = self.qps[i].resp.accept(at.offset, len);
+        #[cfg(feature = "fault-hooks")]
+        if self.cfg.recv_fault.is_some() {
+            self.qps[i].resp.walk_past_hole(at.offset);
+        }
         self.stats.packets_placed += 1;
         if out_of_order {
             self.stats.out_of_order += 1;

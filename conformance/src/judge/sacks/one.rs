@@ -10,6 +10,7 @@ pub(super) struct One<'a> {
     pub(super) of: &'a Frame<'a>,
     pub(super) s: SethRepr,
     pub(super) tol: &'a Tolerances,
+    pub(super) never_placed: &'a NeverPlaced<'a>,
 }
 
 impl One<'_> {
@@ -166,11 +167,41 @@ impl One<'_> {
                         ),
                     )
                 }
+                // RCV-WIN-003 (CONF-CMP-126): a PSN claimed by `cack_psn` before any copy
+                // of it arrived, whose copy to place came later and was placed nowhere. A
+                // SACK built wrong leaves the window as it was, and that copy is placed;
+                // here `epsn` itself had moved past the PSN.
+                (None, None) if !by_bitmap && self.no_copy_by_now(p) => {
+                    match (self.never_placed)(local, p, of.at) {
+                        Some(t) => push(
+                            div,
+                            of,
+                            RCV_WIN_003,
+                            format!(
+                                "the SACK claims PSN {p}, which had not arrived; its copy at \
+                                 {t} ns was then placed nowhere: epsn had moved past it"
+                            ),
+                        ),
+                        None => push(
+                            div,
+                            of,
+                            rule,
+                            format!("the SACK claims PSN {p}, which had not arrived"),
+                        ),
+                    }
+                }
                 (None, None) => {
                     push(div, of, rule, format!("the SACK claims PSN {p}, which had not arrived"))
                 }
             }
         }
+    }
+
+    /// Whether no copy of a write of PSN `psn`, sound or not, had reached the device's QP
+    /// by now.
+    fn no_copy_by_now(&self, psn: u32) -> bool {
+        let copies = self.arrivals.writes.get(&(self.local, psn));
+        !copies.is_some_and(|v| v.iter().any(|c| self.by_now(c.at)))
     }
 
     /// Whether PSN `psn` reached the device's QP by now only as the BTH `psn` of a probe.

@@ -466,6 +466,7 @@ pub(super) const SACKS: &[Clause] = &[
     RCV_SEG_001,
     RCV_SEG_002,
     RCV_WIN_002_B,
+    RCV_WIN_003,
     RET_CAP_001,
     SND_ERR_001,
     SETH_ACKPSN_003_A,
