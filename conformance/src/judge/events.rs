@@ -200,7 +200,7 @@ impl Placed<'_> {
                     )),
                     ..Divergence::named(
                         r.at.0,
-                        placement_due(scenario, arrivals, r),
+                        placement_due(scenario, arrivals, r, writes),
                         format!(
                             "expected bytes did not land: {differ} of {} B at {:#x} differ, the first at +{offset:#x}",
                             x.bytes.len(),
@@ -550,11 +550,6 @@ fn discarded_input(r: &NicReport, at: u64, inputs: &[In<'_>], sent: &Sent) -> Op
     })
 }
 
-/// The rule an expected DMA write that did not happen breaks: the shared table's capacity
-/// (RET-CAP-001) for a write whose MSN only such a table holds, else placement
-/// (RCV-PLACE-003), unless its packet's PSN follows the wrap of the PSN space from 2^24 − 1 to 0 among the
-/// writes the scenario injects into its QP, which a device that compares PSNs as plain
-/// integers takes for duplicates (BTH-PSN-002).
 /// Whether a flag written at `at` came before the first copy of the packet that expected
 /// DMA write `r` places had arrived: its message was not complete then, whatever the device
 /// had placed.
@@ -564,10 +559,26 @@ fn early_complete(arrivals: &Arrivals, r: &Record, at: u64) -> bool {
     copies.and_then(|c| c.iter().map(|c| c.at).min()).is_some_and(|first| at < first)
 }
 
-fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> Clause {
+/// The rule an expected DMA write that did not happen breaks: the shared table's capacity
+/// (RET-CAP-001) for a write whose MSN only such a table holds, else placement
+/// (RCV-PLACE-003), unless its packet's PSN follows the wrap of the PSN space from
+/// 2^24 − 1 to 0 among the writes the scenario injects into its QP and the device wrote
+/// nothing for that packet, which a device that compares PSNs as plain integers takes for
+/// duplicates (BTH-PSN-002, CONF-CMP-138).
+fn placement_due(
+    scenario: &Scenario,
+    arrivals: &Arrivals,
+    r: &Record,
+    writes: &[(u64, &NicEvent)],
+) -> Clause {
     use crate::req::{BTH_PSN_002, RCV_PLACE_003_A, RET_CAP_001, TSETH_TS_001_A};
     let Body::Event { event: NicEvent::DmaWrite(w) } = &r.body else { return RCV_PLACE_003_A };
     let (qpn, psn) = (w.qpn.value(), w.psn.value());
+    // A device that wrote the packet's payload, elsewhere or wrong, took it for new: its
+    // bytes are misplaced, whatever the wrap (CONF-CMP-138).
+    let written = writes.iter().any(|&(_, e)| {
+        matches!(e, NicEvent::DmaWrite(d) if d.qpn.value() == qpn && d.psn.value() == psn)
+    });
     // A write whose MSN only a shared table of 4096 entries holds: the device's table
     // holds fewer.
     if arrivals.shared_far(qpn, psn) {
@@ -579,7 +590,7 @@ fn placement_due(scenario: &Scenario, arrivals: &Arrivals, r: &Record) -> Clause
             .is_some_and(|b| b.dest_qp.value() == qpn && b.psn.value() > psn + (1 << 23)),
         _ => false,
     });
-    if wrapped {
+    if wrapped && !written {
         return BTH_PSN_002;
     }
     // A write stamped lower than an earlier write of its QP: a responder that orders

@@ -80,6 +80,8 @@
 //!   timed a commanded output from the records before it, not from the command, failed.
 //! * [`ack_variants`]: acknowledgements whose BTH PSN is `epsn - 1`, the other value
 //!   OPC-PSN-002.b allows beside the last PSN of the acknowledged message.
+//! * [`fifteenth`]: a packet placed from its PSN distance on 16 bits, named as a placement
+//!   error, not a PSN comparison (CONF-CMP-138).
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
@@ -165,6 +167,7 @@ pub mod eighth_variants;
 pub mod eleventh_probe_ev;
 pub mod eleventh_variants;
 pub mod engines;
+pub mod fifteenth;
 pub mod estimates;
 pub mod exercise;
 pub mod exercise_seven;
@@ -510,6 +513,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || wire::FAULTS,
     || messages::FAULTS,
     || naming_rx::FAULTS,
+    || fifteenth::FAULTS,
     || naming_six::FAULTS,
     || naming_seven::FAULTS,
     || naming_eight::FAULTS,

@@ -367,6 +367,42 @@ pub(super) fn rcv_psn_wrap() -> Scenario {
     done(r, 20_000)
 }
 
+/// One message whose packets cross the PSN wrap: every packet lands at its own RETH va.
+pub(super) fn rcv_psn_wrap_in_message() -> Scenario {
+    let mut r = responder(
+        "rcv-psn-wrap-in-message",
+        "The connection starts two PSNs before the wrap at 2^24; one message of three \
+         packets crosses it, its last packet at PSN 0. Each packet is placed at its own \
+         RETH va, whatever a placement engine would compute from the PSN distance to the \
+         first packet on fewer than 24 bits, and the message retires across the wrap.",
+        &["BTH-PSN-001", "RCV-PLACE-003"],
+    );
+    let start = (1 << 24) - 2;
+    setup(&mut r, start, false);
+    r.checks(&["BTH-PSN-001", "RCV-PLACE-003"]);
+    let total = 2 * PMTU + 64;
+    let psn = |k: u32| (start + k) & 0xFF_FFFF;
+    r.inject(
+        1_000,
+        0,
+        0xA000_0001,
+        &write(psn(0), 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None),
+    );
+    r.inject(
+        1_100,
+        1,
+        0xA001_0002,
+        &write(psn(1), 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None),
+    );
+    r.inject(
+        1_200,
+        2,
+        0xA002_0003,
+        &write(psn(2), 0, Opcode::MRC_WRITE_LAST, 2, 64, total, REGION, None),
+    );
+    done(r, 20_000)
+}
+
 /// The last PSN inside the window is accepted; the first outside gets a NACK.
 pub(super) fn rcv_window_edges() -> Scenario {
     let mut r = responder(

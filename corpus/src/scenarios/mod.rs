@@ -92,6 +92,7 @@ pub fn all() -> Vec<Builder> {
         ("rcv-nak-resets-ack-count", rcv_nak_resets_ack_count),
         ("rcv-ack-timer-alone", rcv_ack_timer_alone),
         ("rcv-psn-wrap", rcv_psn_wrap),
+        ("rcv-psn-wrap-in-message", rcv_psn_wrap_in_message),
         ("rcv-far-duplicate", rcv_far_duplicate),
         ("rcv-window-edges", rcv_window_edges),
         ("rcv-window-edges-high-v6", rcv_window_edges_high_v6),

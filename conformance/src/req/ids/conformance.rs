@@ -610,8 +610,8 @@ pub const CONF_CMP_117: Clause = Clause(311);
 pub const CONF_CMP_129: Clause = Clause(312);
 /// `CONF-CMP-130`: MUST, suite.
 pub const CONF_CMP_130: Clause = Clause(313);
-/// `CONF-CMP-126`: MUST, suite.
-pub const CONF_CMP_126: Clause = Clause(314);
+/// `CONF-CMP-138`: MUST, suite.
+pub const CONF_CMP_138: Clause = Clause(314);
 /// `CONF-TIME-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-003, which bounds a retransmission early too when the CPU half is inside the device."]
 pub const CONF_TIME_001: Clause = Clause(315);
