@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 367] = [
+pub(in crate::req) static CLAUSES: [Info; 368] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -230,6 +230,7 @@ pub(in crate::req) static CLAUSES: [Info; 367] = [
     part("CONF-CMP-023.a", "CONF-CMP-023", 'a', Must, Suite),
     part("CONF-CMP-023.b", "CONF-CMP-023", 'b', Must, Suite),
     part("CONF-CMP-023.c", "CONF-CMP-023", 'c', Must, Suite),
+    line("CONF-CMP-134", Must, Suite),
     line("CONF-CMP-024", Withdrawn, Suite),
     whole("CONF-CMP-033", Must, Suite),
     part("CONF-CMP-033.a", "CONF-CMP-033", 'a', Must, Suite),
