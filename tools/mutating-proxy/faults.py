@@ -14421,5 +14421,7 @@ import faults_thirteenth  # noqa: E402,F401
 import variants_thirteenth  # noqa: E402,F401
 # The fourteenth reading, responder side, lives in a module of its own.
 import faults_fourteenth_rcv  # noqa: E402,F401
-
+# The fifteenth reading: register widths, fields of the wrong packet, edges.
 import faults_fifteenth  # noqa: E402,F401
+# The fifteenth reading, retirement side, lives in a module of its own.
+import faults_fifteenth_ret  # noqa: E402,F401

@@ -12,24 +12,30 @@ LASTS = (MRC_WRITE_LAST, MRC_WRITE_LAST_IMM, MRC_WRITE_ONLY, MRC_WRITE_ONLY_IMM)
 def acks_read_retired(why):
     """Each positive ACK leaves half of late_ns late. Until it leaves, every successful
     retirement flag of its QP rebuilds it with that flag's MSN, and the BTH psn with the
-    PSN of the last packet of that message received."""
+    PSN of the last packet of that message received: a LAST or ONLY packet the device
+    placed, not one its receive checks discarded."""
 
     def inputs(ctx, ins):
-        st = ctx.state.setdefault(why, {"held": [], "psn": {}})
+        st = ctx.state.setdefault(why, {"held": [], "psn": {}, "lasts": {}})
         for item in ins:
             f = frame_of(item)
             if f is not None and f.opcode in LASTS and f.has("meth"):
-                st["psn"][(f.get("bth", "dest_qp"), f.get("meth", "msn"))] = f.get("bth", "psn")
+                key = (f.get("bth", "dest_qp"), f.get("bth", "psn"))
+                st["lasts"][key] = f.get("meth", "msn")
         return ins
 
     def hook(ctx, outs):
-        st = ctx.state.setdefault(why, {"held": [], "psn": {}})
+        st = ctx.state.setdefault(why, {"held": [], "psn": {}, "lasts": {}})
         d = ctx.late_ns // 2
         if not d:
             return outs
         for item in outs:
             ev = event_of(item)
             t = int(item["at"])
+            if ev is not None and ev.get("event") == "dma_write":
+                q, p = ev.get("qpn"), ev.get("psn")
+                if (q, p) in st["lasts"]:
+                    st["psn"][(q, st["lasts"][(q, p)])] = p
             if (ev is not None and ev.get("event") == "flag_write"
                   and ev.get("side") == "responder"
                   and flag_fields(int(ev.get("value", 0)))["status"] == 0):

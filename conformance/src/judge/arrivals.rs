@@ -51,6 +51,9 @@ pub(super) struct WriteCopy {
     /// it too, so that a NAK for it is the answer of a check run out of the order of
     /// RCV-CHECK-001, or of a duplicate checked further (RCV-DUP-001.a).
     pub(super) region_refused: bool,
+    /// For a copy discarded because its MSN had retired (`FLAG-LAST-002`): its retirement
+    /// domain and its MSN's offset from the domain's next MSN (`RET-CAP-002`).
+    pub(super) retired: Option<(u32, u16)>,
     /// For the accepted copy: its MSN lay, when it arrived, at an offset from its
     /// domain's next MSN that only a shared retirement table holds (`RET-CAP-001`).
     pub(super) shared_far: bool,
@@ -242,6 +245,7 @@ impl Arrivals {
                         status: Status::Discarded(reason),
                         refused: None,
                         region_refused: false,
+                        retired: None,
                         shared_far: false,
                     });
                 }
@@ -257,6 +261,7 @@ impl Arrivals {
                     status: Status::Rejected,
                     refused: None,
                     region_refused: false,
+                    retired: None,
                     shared_far: false,
                 });
             } else if bth.opcode == Opcode::MRC_PROBE {
@@ -332,6 +337,9 @@ impl Arrivals {
                 }
                 Status::Rejected => {
                     c.refused = rx.refusal(&w);
+                    if c.refused == Some(FLAG_LAST_002) {
+                        c.retired = rx.position(&w);
+                    }
                     c.region_refused = rx.region_refuses(&w);
                 }
                 Status::Duplicate => c.region_refused = rx.region_refuses(&w),
@@ -376,6 +384,45 @@ impl Arrivals {
             v.iter().any(|c| within(c.at) && !matches!(c.status, Status::Discarded(_)))
         });
         write || self.probes.get(&qp).is_some_and(|v| v.iter().any(|p| within(p.at)))
+    }
+
+    /// For the latest copy of PSN `psn` of QP `qp` at or before `by`, when it is one the
+    /// retirement check discarded (`FLAG-LAST-002`): the earlier copies of writes of the
+    /// same retirement domain that the check discarded too, with their MSNs at another
+    /// offset from the next MSN, each as its QP, PSN and arrival, with the arrival of
+    /// the latest copy (`CONF-CMP-134`).
+    pub(super) fn retired_before(&self, qp: u32, psn: u32, by: u64) -> (u64, Vec<(u32, u32, u64)>) {
+        let latest = self.writes.get(&(qp, psn)).and_then(|v| {
+            v.iter().filter(|c| c.at <= by && !matches!(c.status, Status::Discarded(_))).last()
+        });
+        let Some((domain, offset)) = latest.and_then(|c| c.retired) else {
+            return (0, Vec::new());
+        };
+        let at = latest.map_or(0, |c| c.at);
+        let mut out = Vec::new();
+        for (&(q, p), v) in &self.writes {
+            for c in v.iter().filter(|c| c.at < at) {
+                if c.retired.is_some_and(|(d, o)| d == domain && o != offset) {
+                    out.push((q, p, c.at));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|&(q, p, t)| (t, q, p));
+        (at, out)
+    }
+
+    /// Whether scenario `s`'s own inputs hold two writes of one retirement domain that the
+    /// retirement check discards, with their MSNs at different offsets from the next MSN:
+    /// where a device that discards one and places the other shows a misplaced offset
+    /// (`RET-CAP-002`, `CONF-CMP-134`).
+    pub(super) fn retired_offsets_differ(&self) -> bool {
+        let mut seen: HashMap<u32, u16> = HashMap::new();
+        for (d, o) in self.writes.values().flatten().filter_map(|c| c.retired) {
+            if seen.insert(d, o).is_some_and(|o0| o0 != o) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The discard rules of the receive checks that discarded the rejected writes.

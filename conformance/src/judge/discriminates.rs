@@ -89,6 +89,9 @@ pub struct Facts {
     /// The discard rules of the receive checks that discard the writes it injects and
     /// expects discarded (`arrivals`, `receive`).
     refused: BTreeSet<Clause>,
+    /// It injects two writes of one retirement domain that the retirement check
+    /// discards, with their MSNs at different offsets from the next MSN (`CONF-CMP-134`).
+    retired_offsets: bool,
     /// It expects a requester entry of a message an AETH NAK ended.
     nak_entry: bool,
     /// It expects data packets of a QP whose probes only the CPU half asks for: tail
@@ -225,6 +228,9 @@ const DUE: &[Clause] = &[
 const OWN: &[(Clause, Shows)] = &[
     // An ACK of one QP of a shared domain, where another QP of it takes messages.
     (RCV_ACK_003_A, |f| f.shared_acks),
+    // An offset placed wrong: where a retired write is discarded and another of the
+    // domain, at another offset, is to be discarded too (CONF-CMP-134).
+    (RET_CAP_002, |f| f.retired_offsets),
     // An ACK owed at once is hidden by the one the next SACK carries when the timer's
     // SACK lands within the tolerance (design 9.2).
     (RCV_ACK_001_A, |f| f.due.contains(&RCV_ACK_001_A) && f.timer_apart),
@@ -708,6 +714,7 @@ impl Facts {
                 })
                 && exp.iter().any(|(_, f)| matches!(f.kind, Kind::Data { .. })),
             refused: Arrivals::of_scenario(s).refused().collect(),
+            retired_offsets: Arrivals::of_scenario(s).retired_offsets_differ(),
             nak_entry: s.expects().any(|r| {
                 matches!(&r.body, Body::Event { event: NicEvent::Completion(c) }
                 if (0x61..=0x63).any(|n| {

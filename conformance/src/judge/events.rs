@@ -137,7 +137,16 @@ fn judge_placement(
                     div.push(Divergence { actual: Some(render_event(e)), ..d });
                 } else if let Some(rule) = arrivals.only_refused(q, p, *at) {
                     // Placed, though every copy of it so far is one a receive check
-                    // discards: the discard rule of that check is broken.
+                    // discards: the discard rule of that check is broken. A retired MSN
+                    // placed after the device discarded another retired MSN of the domain,
+                    // at another offset, is an offset placed wrong (CONF-CMP-134).
+                    let rule = if rule == crate::req::FLAG_LAST_002
+                        && retired_discarded(obs, arrivals, q, p, *at)
+                    {
+                        crate::req::RET_CAP_002
+                    } else {
+                        rule
+                    };
                     div.push(Divergence {
                         actual: Some(render_event(e)),
                         ..Divergence::named(
@@ -163,6 +172,29 @@ fn judge_placement(
     for f in placement::judge(&placed.ranges, &placed.writes, &placed.flags) {
         div.extend(placed.divergence(scenario, arrivals, f));
     }
+}
+
+/// Whether the device discarded, without placing it, an earlier write of the same
+/// retirement domain as PSN `psn` of QP `qp` (placed at `at`) whose MSN had retired at
+/// another offset from the next MSN (CONF-CMP-134): its classification of offsets, not its
+/// retirement check, is what differs.
+fn retired_discarded(
+    obs: &[(u64, &NicEvent)],
+    arrivals: &Arrivals,
+    qp: u32,
+    psn: u32,
+    at: u64,
+) -> bool {
+    // A DMA write of the earlier PSN before the latest copy arrived placed the earlier
+    // write.
+    let (latest, earlier) = arrivals.retired_before(qp, psn, at);
+    earlier.into_iter().any(|(q, p, t)| {
+        !obs.iter().any(|(when, e)| {
+            matches!(e, NicEvent::DmaWrite(w) if w.qpn.value() == q && w.psn.value() == p)
+                && (t..latest).contains(when)
+                && arrivals.only_refused(q, p, *when).is_some()
+        })
+    })
 }
 
 /// What placement judges, each held once.

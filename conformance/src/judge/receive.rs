@@ -245,6 +245,14 @@ impl Receiver {
         None
     }
 
+    /// Where write `w`'s MSN lies in its domain: the domain and the MSN's offset from the
+    /// domain's next MSN, modulo 2^16 (`RET-CAP-002`).
+    pub(super) fn position(&self, w: &Write) -> Option<(u32, u16)> {
+        let q = self.qps.get(&w.qp)?;
+        let dom = self.domains.get(&q.domain)?;
+        Some((q.domain, w.msn.forward_from(dom.next)))
+    }
+
     /// Whether write `w` lies at an offset from its domain's next MSN of W or more in
     /// shared retirement: where only a table of the shared capacity holds it
     /// (`RET-CAP-001`).

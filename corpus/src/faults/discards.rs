@@ -68,7 +68,7 @@ pub static FAULTS: &[Fault] = &[
          difference, without the modulo 2^16: a new PSN of a message just behind the \
          pointer has a negative offset, passes for pending and is placed",
         &[req::RET_CAP_002, req::FLAG_LAST_002],
-        &["rcv-msn-position"],
+        &["rcv-msn-position", "rcv-msn-offsets"],
         Check::Behind,
     ),
     places(
@@ -98,7 +98,7 @@ pub static FAULTS: &[Fault] = &[
 ];
 
 /// A fault whose DMA engine places the writes that `check` discards.
-const fn places(
+pub(super) const fn places(
     name: &'static str,
     what: &'static str,
     breaks: &'static [Clause],
@@ -112,6 +112,7 @@ const fn places(
         Check::Access => |m| Box::new(PlacesDiscarded::new(m, Check::Access)),
         Check::Retired => |m| Box::new(PlacesDiscarded::new(m, Check::Retired)),
         Check::Behind => |m| Box::new(PlacesDiscarded::new(m, Check::Behind)),
+        Check::Half => |m| Box::new(PlacesDiscarded::new(m, Check::Half)),
         Check::Beyond => |m| Box::new(PlacesDiscarded::new(m, Check::Beyond)),
         Check::Message => |m| Box::new(PlacesDiscarded::new(m, Check::Message)),
         Check::Opcode => |m| Box::new(PlacesDiscarded::new(m, Check::Opcode)),
@@ -121,7 +122,7 @@ const fn places(
 
 /// The receive check whose verdict comes after the payload was placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Check {
+pub(super) enum Check {
     /// The QP lookup (`RCV-QP-001`).
     UnknownQp,
     /// The QP's error state (`RCV-QP-002`).
@@ -135,6 +136,9 @@ enum Check {
     /// The MSN's position: retired, and below the next MSN as plain numbers, so that a
     /// difference taken without the modulo is negative (`RET-CAP-002`).
     Behind,
+    /// The MSN's position: retired at an offset of exactly 2^15, which a retired range
+    /// that starts one after it leaves to neither range (`RET-CAP-002`).
+    Half,
     /// The MSN's position: beyond the table (`RCV-MSG-002`).
     Beyond,
     /// The message's entry (`RCV-MSG-001`).
@@ -266,6 +270,8 @@ impl PlacesDiscarded {
         let ahead = msn.forward_from(next);
         Some(if ahead >= 0x8000 && self.check == Check::Behind && msn.value() < next.value() {
             Check::Behind
+        } else if ahead == 0x8000 && self.check == Check::Half {
+            Check::Half
         } else if ahead >= 0x8000 {
             Check::Retired
         } else if ahead >= self.table {

@@ -109,6 +109,8 @@
 //!   an ACK read one short, each named by the outputs it spoils together.
 //! * [`naming_twelfth`]: a sender entry with the `wr_id` of the one before, named as its
 //!   own entry with one field wrong, not as entries out of order.
+//! * [`msn_offsets`]: a retirement table that places an MSN at 2^15 after the next one in
+//!   neither the retired nor the beyond range, named by the rule of the offsets.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
 //!   length taken from another register, a disabled template's token misreported.
 //! * [`sixth_host`]: the host interface where two things meet: a bus write that starts
@@ -183,6 +185,7 @@ pub mod inference;
 pub mod knobs;
 pub mod layouts;
 pub mod messages;
+pub mod msn_offsets;
 pub mod naming_eight;
 pub mod naming_eleventh;
 pub mod naming_nine;
@@ -527,6 +530,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || eleventh_probe_ev::FAULTS,
     || naming_eleventh::FAULTS,
     || naming_twelfth::FAULTS,
+    || msn_offsets::FAULTS,
     || own_rules::FAULTS,
     || fifth_host::FAULTS,
     || sixth_host::FAULTS,

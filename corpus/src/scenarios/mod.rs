@@ -52,6 +52,7 @@ mod inference;
 mod interleave;
 mod keys;
 mod lenient;
+mod msn_offsets;
 mod reflect;
 mod spray;
 mod start;
@@ -165,6 +166,7 @@ pub fn all() -> Vec<Builder> {
     all.extend(spray::builders());
     all.extend(inference::builders());
     all.extend(widths::builders());
+    all.extend(msn_offsets::builders());
     all.extend(exercise::builders());
     all.extend(host_edges::builders());
     all.extend(blind::builders());

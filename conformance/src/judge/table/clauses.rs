@@ -510,6 +510,7 @@ pub(super) const PLACEMENT: &[Clause] = frame_discards![
     RCV_SEG_002,
     RCV_WIN_002_B,
     RET_CAP_001,
+    RET_CAP_002,
     TSETH_TS_001_A,
     WWI_LIMIT_002
 ];

@@ -230,6 +230,7 @@ pub(in crate::req) static CLAUSES: [Info; 368] = [
     part("CONF-CMP-023.a", "CONF-CMP-023", 'a', Must, Suite),
     part("CONF-CMP-023.b", "CONF-CMP-023", 'b', Must, Suite),
     part("CONF-CMP-023.c", "CONF-CMP-023", 'c', Must, Suite),
+    line("CONF-CMP-134", Must, Suite),
     line("CONF-CMP-024", Withdrawn, Suite),
     whole("CONF-CMP-033", Must, Suite),
     part("CONF-CMP-033.a", "CONF-CMP-033", 'a', Must, Suite),
