@@ -336,6 +336,7 @@ fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked:
                 obs_frames.iter().position(|f| window.contains(&f.at) && answers(f, qp, psn));
             if let Some(i) = sack {
                 ack_after_sack(exp_frames, obs_frames, (rec.at.0, deadline), qp, i, div);
+                reflects_duplicate(run, (rec.at.0, deadline), (qp, local, psn), div);
                 continue;
             }
             // No SACK of the QP at all from the duplicate's arrival on: none was sent at
@@ -355,6 +356,48 @@ fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked:
             });
         }
     }
+}
+
+/// The SACK that answers the duplicate of `psn` that came at `at` to the device's QP
+/// `local` (wire QP `qp`) reflects that copy's EV (CONF-CMP-137, SETH-EV-001): among the
+/// SACKs of the QP from `at` to `deadline` that name `psn`, one carries the duplicate's
+/// EV in `entropy`. A SACK that names `psn` with the EV of an earlier copy answers that
+/// copy, not the duplicate. Copies on one EV are not told apart.
+fn reflects_duplicate(
+    run: Run<'_, '_>,
+    (at, deadline): (u64, u64),
+    (qp, local, psn): (u32, u32, u32),
+    div: &mut Vec<Divergence>,
+) {
+    let Run { arrivals, obs_frames, .. } = run;
+    let Some(copies) = arrivals.writes.get(&(local, psn)) else { return };
+    let Some(dup) = copies.iter().find(|c| c.at == at && c.status == Status::Duplicate) else {
+        return;
+    };
+    let names = |f: &Frame<'_>| match (&f.kind, f.d.ext.seth) {
+        (&Kind::Sack { qp: q, cack, .. }, Some(s)) if q == qp && !s.pr => {
+            (cack.wrapping_add_signed(i32::from(s.ack_psn_offset)) & 0xFF_FFFF == psn)
+                .then_some(s.entropy)
+        }
+        _ => None,
+    };
+    let in_window: Vec<(&Frame<'_>, Ev)> = obs_frames
+        .iter()
+        .filter(|f| (at..=deadline).contains(&f.at))
+        .filter_map(|f| Some((f, names(f)?)))
+        .collect();
+    if in_window.is_empty() || in_window.iter().any(|&(_, ev)| ev == dup.ev) {
+        return;
+    }
+    let (f, ev) = in_window[0];
+    push_field(
+        div,
+        f,
+        ev_requirement(dup.carrier, dup.ev, ev, SETH_EV_001),
+        "seth.entropy",
+        format!("{:#x}", dup.ev),
+        format!("{ev:#x}"),
+    );
 }
 
 /// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c), and `r_c` and
