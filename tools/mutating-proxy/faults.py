@@ -14425,3 +14425,5 @@ import faults_fourteenth_rcv  # noqa: E402,F401
 import faults_fifteenth  # noqa: E402,F401
 # The fifteenth reading, retirement side, lives in a module of its own.
 import faults_fifteenth_ret  # noqa: E402,F401
+# The fifteenth reading (the latency of answers) lives in a module of its own.
+import faults_fifteenth_lat  # noqa: E402,F401

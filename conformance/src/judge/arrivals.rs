@@ -94,6 +94,9 @@ pub(super) struct Arrivals {
     /// When the scenario has each QP enter the error state: the time of its `QpError`
     /// report, by QP number.
     failed: HashMap<u32, u64>,
+    /// The scenario's `sack_delay`, in ns: the longest a responder's SACK timer holds a
+    /// write before it answers the last one (RCV-SACK-004).
+    pub(super) sack_delay: u64,
 }
 
 /// How the EV of a decoded frame travelled.
@@ -217,7 +220,11 @@ impl Arrivals {
                 *t = (*t).min(r.at.0);
             }
         }
-        let mut a = Arrivals::default();
+        let mut a = Arrivals {
+            sack_delay: u64::try_from(scenario.manifest.nic.sack_delay.as_nanos())
+                .unwrap_or(u64::MAX),
+            ..Arrivals::default()
+        };
         // Each sound write copy, by the input that carried it: its key and its index.
         let mut sound_of: HashMap<usize, ((u32, u32), usize)> = HashMap::new();
         for (n, i) in inputs.iter().enumerate() {

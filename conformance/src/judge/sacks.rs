@@ -195,6 +195,26 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
             });
             continue;
         }
+        // CONF-CMP-136: a SACK that one write made due at once follows one latency, so
+        // its progress comes by half of late_ns after its expected time.
+        if let Some(half) = one_latency(run, rec.at.0, qp) {
+            let best = best_cack(obs_frames, qp, half, cack);
+            if best.is_none_or(|c| psn_diff(c, cack) < 0) {
+                div.push(Divergence {
+                    expected: Some(render_frame(ef.bytes)),
+                    actual: best.map(|c| format!("best cumulative PSN reported in time: {c}")),
+                    ..Divergence::named(
+                        rec.at.0,
+                        named_due(run, rec.at.0, qp),
+                        format!(
+                            "no SACK reported cumulative progress to PSN {cack} by {half} ns, \
+                             half of late_ns after the write that made it due"
+                        ),
+                    )
+                });
+                continue;
+            }
+        }
         // A SACK due with no new cumulative progress (a write behind a hole) reports what
         // arrived in its bitmap: when the device sent no SACK of the QP from the expected
         // time to the deadline, each PSN claimed there must have been claimed in time. A
@@ -218,6 +238,43 @@ pub(super) fn judge(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut u
     }
     judge_probe_answers(run, div, checked);
     judge_duplicate_answers(run, div, checked);
+}
+
+/// The greatest `cack_psn`, nearest after `cack`, of the SACKs on wire QP `qp` sent by
+/// `deadline`.
+fn best_cack(obs_frames: &[Frame<'_>], qp: u32, deadline: u64, cack: u32) -> Option<u32> {
+    obs_frames
+        .iter()
+        .filter(|f| f.at <= deadline)
+        .filter_map(|f| match f.kind {
+            Kind::Sack { qp: q, cack: c, .. } if q == qp => Some(c),
+            _ => None,
+        })
+        .max_by_key(|&c| psn_diff(c, cack))
+}
+
+/// The deadline of the progress of a SACK due at `at` on wire QP `qp` that follows one
+/// latency (CONF-CMP-136): when a write of the QP made it due at once (RCV-SACK-001.a to
+/// .d, RCV-SACK-002), `at` plus half of `late_ns`. None for a SACK of the timer
+/// (RCV-SACK-004.b), whose expiry the device may reach late too, and for one no write
+/// made due.
+fn one_latency(run: Run<'_, '_>, at: u64, qp: u32) -> Option<u64> {
+    let causes = due_causes(run.scenario, run.injects, at, qp);
+    let at_once = causes.iter().any(|&(c, _)| {
+        [RCV_SACK_001_A, RCV_SACK_001_B, RCV_SACK_001_C, RCV_SACK_001_D, RCV_SACK_002].contains(&c)
+    });
+    let timer = causes.iter().any(|&(c, _)| c == RCV_SACK_004_B);
+    let local = super::peer_map(run.scenario).get(&qp).copied();
+    let some_trigger = run.injects.iter().any(|i| {
+        i.at() <= at
+            && i.frame.as_ref().is_some_and(|d| {
+                d.discard_reason().is_none()
+                    && d.bth.is_some_and(|b| {
+                        Some(b.dest_qp.value()) == local && b.opcode.is_mrc_write()
+                    })
+            })
+    });
+    (at_once && !timer && some_trigger).then(|| at.saturating_add(run.tol.late_ns / 2))
 }
 
 /// When the scenario answers the duplicate at `at` on wire QP `qp` with a transport ACK
@@ -284,6 +341,7 @@ fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked:
                 obs_frames.iter().position(|f| window.contains(&f.at) && answers(f, qp, psn));
             if let Some(i) = sack {
                 ack_after_sack(exp_frames, obs_frames, (rec.at.0, deadline), qp, i, div);
+                reflects_duplicate(run, (rec.at.0, deadline), (qp, local, psn), div);
                 continue;
             }
             // No SACK of the QP at all from the duplicate's arrival on: none was sent at
@@ -303,6 +361,48 @@ fn judge_duplicate_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked:
             });
         }
     }
+}
+
+/// The SACK that answers the duplicate of `psn` that came at `at` to the device's QP
+/// `local` (wire QP `qp`) reflects that copy's EV (CONF-CMP-137, SETH-EV-001): among the
+/// SACKs of the QP from `at` to `deadline` that name `psn`, one carries the duplicate's
+/// EV in `entropy`. A SACK that names `psn` with the EV of an earlier copy answers that
+/// copy, not the duplicate. Copies on one EV are not told apart.
+fn reflects_duplicate(
+    run: Run<'_, '_>,
+    (at, deadline): (u64, u64),
+    (qp, local, psn): (u32, u32, u32),
+    div: &mut Vec<Divergence>,
+) {
+    let Run { arrivals, obs_frames, .. } = run;
+    let Some(copies) = arrivals.writes.get(&(local, psn)) else { return };
+    let Some(dup) = copies.iter().find(|c| c.at == at && c.status == Status::Duplicate) else {
+        return;
+    };
+    let names = |f: &Frame<'_>| match (&f.kind, f.d.ext.seth) {
+        (&Kind::Sack { qp: q, cack, .. }, Some(s)) if q == qp && !s.pr => {
+            (cack.wrapping_add_signed(i32::from(s.ack_psn_offset)) & 0xFF_FFFF == psn)
+                .then_some(s.entropy)
+        }
+        _ => None,
+    };
+    let in_window: Vec<(&Frame<'_>, Ev)> = obs_frames
+        .iter()
+        .filter(|f| (at..=deadline).contains(&f.at))
+        .filter_map(|f| Some((f, names(f)?)))
+        .collect();
+    if in_window.is_empty() || in_window.iter().any(|&(_, ev)| ev == dup.ev) {
+        return;
+    }
+    let (f, ev) = in_window[0];
+    push_field(
+        div,
+        f,
+        ev_requirement(dup.carrier, dup.ev, ev, SETH_EV_001),
+        "seth.entropy",
+        format!("{:#x}", dup.ev),
+        format!("{ev:#x}"),
+    );
 }
 
 /// Every SACK the device sent carries `m` NONE (RCV-SACK-006.c), and `r_c` and

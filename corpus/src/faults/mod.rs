@@ -101,6 +101,8 @@
 //!   before it owes the timer's transport ACK, named by the rule of the SACK.
 //! * [`weak_rcv`]: SACK counters that miss the SACK's own trigger beyond the bitmap's
 //!   reach, which the bitmap cannot claim.
+//! * [`latency_answers`]: a SACK that one write makes due sent late by a count one too
+//!   high, and a duplicate's SACK on the EV of the copy first accepted.
 //! * [`clauses_eleventh`]: a sender's MSN counter kept for the whole device where each QP
 //!   is a retirement domain, named by the rule of the domains.
 //! * [`eleventh_probe_ev`]: a commanded probe on another EV of the profile than the one
@@ -183,6 +185,7 @@ pub mod generated;
 pub mod host;
 pub mod inference;
 pub mod knobs;
+pub mod latency_answers;
 pub mod layouts;
 pub mod messages;
 pub mod msn_offsets;
@@ -525,6 +528,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || strength_twelfth::FAULTS,
     || weak_faults::FAULTS,
     || weak_rcv::FAULTS,
+    || latency_answers::FAULTS,
     || clauses_eleventh::FAULTS,
     || owed_acks::FAULTS,
     || eleventh_probe_ev::FAULTS,

@@ -442,7 +442,18 @@ impl One<'_> {
         if s.ack_psn_offset != i16::MIN && s.ack_psn_offset != i16::MAX {
             self.names_latest(psn, &sound, div);
         }
-        sound.iter().find(|c| c.ev == s.entropy).or(sound.last()).map(|c| (c.ev, c.ts, c.carrier))
+        // CONF-CMP-137: the copy a SACK answers came at most `sack_delay` and `late_ns`
+        // before it. When such a copy had come, an older one is not the answer: a
+        // duplicate's SACK reflects the duplicate, not the copy first accepted.
+        let window = self.arrivals.sack_delay.saturating_add(self.tol.late_ns);
+        let near: Vec<&WriteCopy> =
+            sound.iter().copied().filter(|c| c.at.saturating_add(window) >= of.at).collect();
+        let answerable = if near.is_empty() { &sound } else { &near };
+        answerable
+            .iter()
+            .find(|c| c.ev == s.entropy)
+            .or(answerable.last())
+            .map(|c| (c.ev, c.ts, c.carrier))
     }
 
     /// CONF-CMP-130: the trigger is the write the responder accepted last before it built
