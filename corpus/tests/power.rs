@@ -566,6 +566,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-127", "acks-read-retired"),
     // The EV of a mark or probe-answer report is the answering SACK's.
     ("CONF-CMP-128", "report-mark-ev-halves-swapped"),
+    // The latest transmission before a tail probe, spared by its answer alone.
+    ("CONF-CMP-113", "probe-no-ev-sequence"),
 ];
 
 #[test]
