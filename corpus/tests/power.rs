@@ -568,6 +568,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-128", "report-mark-ev-halves-swapped"),
     // A SACK that claims a PSN whose later copy is placed nowhere names RCV-WIN-003.
     ("CONF-CMP-126", "epsn-past-hole"),
+    // The latest transmission before a tail probe, spared by its answer alone.
+    ("CONF-CMP-113", "probe-no-ev-sequence"),
 ];
 
 #[test]

@@ -14427,3 +14427,5 @@ import faults_fifteenth  # noqa: E402,F401
 import faults_fifteenth_ret  # noqa: E402,F401
 # The fifteenth reading (the latency of answers) lives in a module of its own.
 import faults_fifteenth_lat  # noqa: E402,F401
+# The fifteenth reading (tail probes and their sequence numbers).
+import faults_tail_sequence  # noqa: E402,F401

@@ -220,7 +220,8 @@ class Registry(unittest.TestCase):
                      "faults_thirteenth.py", "variants_tenth.py", "variants_eleventh.py",
                      "variants_twelfth.py", "variants_thirteenth.py", "variants_weak.py",
                      "faults_fourteenth_rcv.py", "faults_fifteenth.py",
-                     "faults_fifteenth_ret.py", "faults_fifteenth_lat.py"):
+                     "faults_fifteenth_ret.py", "faults_fifteenth_lat.py",
+                     "faults_tail_sequence.py"):
             self.check_hooks_bind(name)
 
     def check_hooks_bind(self, name):

@@ -205,6 +205,8 @@ const DUE: &[Clause] = &[
     SND_INFER_001,
     SND_INFER_002_B,
     SND_TAIL_003,
+    // The latest transmission before a probe, spared by its answer.
+    SND_TAIL_002,
     SND_NACK_002,
     SND_NACK_004_A,
     SND_NACK_004_B,

@@ -545,6 +545,9 @@ impl Ctx<'_> {
                     })
             }
             When::Renumbered => sent.is_none() && renumbered(self, e),
+            When::SparedByProbe(qp, psn, k) => {
+                sent.is_none() && self.spared_by_probe(qp, psn, k, at)
+            }
             // An estimate names an EV chosen, never a time ([`ev_cause`]).
             When::Contradicts(_) => false,
             When::Late => sent.is_some_and(|t| t > at),
@@ -583,6 +586,56 @@ impl Ctx<'_> {
                         .any(|o| o.at.0 > t && o.at.0 <= at.saturating_add(late))
             }
         }
+    }
+}
+
+impl Ctx<'_> {
+    /// Whether the device's probe that the answer at place `k` among the inputs answers
+    /// went on its EV right after the device's latest transmission of `psn` of wire QP
+    /// `qp`, with no data packet of the QP between them on that EV, and the device took
+    /// the answer as evidence all the same: by `at` plus `late_ns` it retransmitted another
+    /// PSN of the QP that the answer covers and does not show, last sent on the probe's EV
+    /// before the probe. The answer judged the earlier transmissions on the EV and spared
+    /// the latest one: the probe did not take a per-EV sequence number above it
+    /// (SND-TAIL-002), a breach its answer shows only so (CONF-CMP-113).
+    fn spared_by_probe(&self, qp: u32, psn: u32, k: usize, at: u64) -> bool {
+        let Some(answer) = self.fed.get(k) else { return false };
+        let Some(x) = answer.frame.as_ref().and_then(|d| d.ext.seth).filter(|x| x.pr) else {
+            return false;
+        };
+        let (ev, id) = (x.entropy, x.ack_psn_offset as u16);
+        let Some(p) = self.obs.iter().rposition(|o| {
+            o.at <= answer.at
+                && o.kind == Kind::Probe { qp }
+                && o.ev == ev
+                && o.d.ext.peth.is_some_and(|h| h.probe_id == id)
+        }) else {
+            return false;
+        };
+        let data_of = |o: &Frame<'_>| matches!(o.kind, Kind::Data { qp: q, .. } if q == qp);
+        let latest = |q: u32| {
+            self.obs[..p].iter().rposition(
+                |o| matches!(o.kind, Kind::Data { qp: w, psn: r, .. } if w == qp && r == q),
+            )
+        };
+        let Some(j) = latest(psn) else { return false };
+        if self.obs[j].ev != ev || self.obs[j + 1..p].iter().any(|o| data_of(o) && o.ev == ev) {
+            return false;
+        }
+        let covers = |q: Psn| {
+            x.covers_cumulatively(q) || (x.sack_offset >= 1 && q.in_window(x.bitmap_base(), 64))
+        };
+        let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+        self.obs.iter().any(|o| {
+            let Kind::Data { qp: w, psn: q, rtx: true } = o.kind else { return false };
+            w == qp
+                && q != psn
+                && o.at >= answer.at
+                && o.at <= by
+                && covers(Psn::new(q))
+                && !x.is_sacked(Psn::new(q))
+                && latest(q).is_some_and(|i| self.obs[i].ev == ev)
+        })
     }
 }
 
@@ -645,6 +698,11 @@ pub(super) enum When {
     /// NAKs by the ACK's time than the scenario expects: its region check refused a write
     /// that the region holds, and the message never completed.
     Refused(u32),
+    /// The retransmission of (wire QP, PSN) that the probe answer at this place among the
+    /// inputs asks for is missing, while the device retransmitted for it another PSN of
+    /// the QP whose latest transmission went on the probe's EV before this one's, and
+    /// this one's was the latest on that EV when the probe left ([`Ctx::spared_by_probe`]).
+    SparedByProbe(u32, u32, usize),
     /// The first transmission of a window-fit QP went on another EV than the recorded one,
     /// and the device's choices contradict this estimate of the policy ([`ev_cause`]).
     Contradicts(Estimate),

@@ -221,6 +221,7 @@ pub mod start;
 pub mod states;
 pub mod step_counts;
 pub mod strength_twelfth;
+pub mod tail_sequence;
 pub mod templates;
 pub mod transport;
 pub mod twelfth_variants_ack;
@@ -550,6 +551,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || window_walk::FAULTS,
     || step_counts::FAULTS,
     || same_instant::FAULTS,
+    || tail_sequence::FAULTS,
     || exercise::FAULTS,
     || exercise_seven::FAULTS,
     generated::faults,

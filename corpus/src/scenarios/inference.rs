@@ -28,6 +28,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-sack-order", snd_sack_order),
         ("snd-no-timestamps", snd_no_timestamps),
         ("snd-tail-probe", snd_tail_probe),
+        ("snd-tail-probe-two-lost", snd_tail_probe_two_lost),
         ("snd-infer-high-word", snd_infer_high_word),
         ("snd-nack-high-psn", snd_nack_high_psn),
     ]
@@ -489,6 +490,52 @@ fn snd_tail_probe() -> Scenario {
     inject_sack(&mut r, 12_000, 4, 0, 4, WireMark::NONE);
     inject_ack(&mut r, 12_000, 4, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 22_000)
+}
+
+/// Two lost transmissions before a tail probe: its answer judges both, the latest one on
+/// the EV too, since the probe takes the EV's next per-EV sequence number.
+fn snd_tail_probe_two_lost() -> Scenario {
+    let mut r = sender_with(
+        "snd-tail-probe-two-lost",
+        "One EV, tail_probe 3 us. A three-packet message loses its last two packets, PSNs 1 \
+         and 2: the SACK of PSN 0 cannot show the loss, and 3 us after PSN 2 left the \
+         device sends a tail probe on the EV. The probe takes the EV's next per-EV sequence \
+         number, after PSN 2's. Its answer shows PSN 0 only and covers PSNs 1 and 2: the \
+         device infers both lost, PSN 2 too as the latest transmission before the probe, \
+         and retransmits them at once (the EV being the only one).",
+        &[
+            "SND-TAIL-001",
+            "SND-TAIL-002",
+            "SND-TAIL-003",
+            "EV-PROBE-005",
+            "SND-RTX-001",
+            "SND-RTX-002",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::TailProbe);
+            m.nic.tail_probe = Some(std::time::Duration::from_micros(3));
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    let ev = v4_evs(DUT_QP, 1)[0];
+    // PSNs 0 to 2; PSNs 1 and 2 are lost, which the SACK of PSN 0 cannot show.
+    r.checks(&["SND-TAIL-001", "EV-PROBE-005"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 3 * PMTU, None, true)));
+    inject_sack(&mut r, 2_000, 0, 0, 0, WireMark::NONE);
+    // The probe (probe_id 1) left at 4 us; its answer, at 6 us, shows PSN 0 and covers
+    // PSNs 1 and 2 without showing them.
+    r.run_until(6_000);
+    r.checks(&["SND-TAIL-002", "SND-TAIL-003", "SND-RTX-001", "BTH-RTX-001", "REC-IF-008"]);
+    r.inject(6_000, port_of(ev, 4), ev, &probe_answer(0, 1, WireMark::NONE, ev));
+    r.run_until(6_500);
+    r.checks(&["SND-TAIL-001", "SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 7_000, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 7_000, 2, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 16_000)
 }
 
 /// A loss that only the upper half of a SACK's bitmap proves.

@@ -472,7 +472,9 @@ pub(super) fn rtx_causes(
     let local = crate::judge::peer_map(s).get(&qp).copied();
     let mut cause = None;
     let mut commanded = false;
-    for i in fed.iter().filter(|i| i.at <= at) {
+    // The probe answer that asks for it, by its place among the inputs.
+    let mut answer = None;
+    for (k, i) in fed.iter().enumerate().filter(|(_, i)| i.at <= at) {
         let recent = i.at.saturating_add(late) >= at;
         if let Some(CpuCommand::Retransmit { qpn, psn: p }) = i.cpu {
             // A resend of a packet a SACK showed arrived (REC-RTO-004): of the commanded
@@ -521,6 +523,7 @@ pub(super) fn rtx_causes(
                 // A tail probe's answer that covers the PSN and does not show it: the
                 // transmissions before the probe on its EV are inferred lost by it.
                 cause = Some(SND_TAIL_003);
+                answer = Some(k);
             } else if (1..1 << 23).contains(&ahead) && x.sack_bitmap != 0 {
                 cause = Some(SND_INFER_001);
             }
@@ -552,6 +555,20 @@ pub(super) fn rtx_causes(
         let resent = exp[..e].iter().any(|(_, f)| f.kind == Kind::Data { qp, psn, rtx: true });
         if resent {
             out.push(Cause::new(SND_RTX_006_B, When::Missing));
+        }
+    }
+    // A probe answer that asks for other retransmissions of the QP too: a device that
+    // retransmits those but not this one, the latest transmission on the probe's EV
+    // before the probe, let the probe take no per-EV sequence number above it
+    // (SND-TAIL-002, CONF-CMP-113).
+    if let Some(k) = answer.filter(|_| cause == Some(SND_TAIL_003)) {
+        let others = exp.iter().any(|(r, f)| {
+            matches!(f.kind, Kind::Data { qp: q, psn: p, rtx: true } if q == qp && p != psn)
+                && r.at.0 >= fed[k].at
+                && r.at.0 <= at.saturating_add(late)
+        });
+        if others {
+            out.push(Cause::new(SND_TAIL_002, When::SparedByProbe(qp, psn, k)));
         }
     }
     out.extend(match cause {

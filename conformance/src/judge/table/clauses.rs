@@ -249,6 +249,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_SPRAY_006,
     SND_SPRAY_007,
     SND_SPRAY_010,
+    SND_TAIL_002,
     SND_TAIL_003,
     SND_MSN_001,
     SND_MSN_002,

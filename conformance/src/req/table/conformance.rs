@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 369] = [
+pub(in crate::req) static CLAUSES: [Info; 368] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -191,6 +191,7 @@ pub(in crate::req) static CLAUSES: [Info; 369] = [
     part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
     line("CONF-CMP-119", Must, Suite),
     line("CONF-CMP-107", Must, Suite),
+    line("CONF-CMP-113", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
@@ -287,8 +288,6 @@ pub(in crate::req) static CLAUSES: [Info; 369] = [
     line("CONF-CMP-117", Must, Suite),
     line("CONF-CMP-129", Must, Suite),
     line("CONF-CMP-130", Must, Suite),
-    line("CONF-CMP-136", Must, Suite),
-    line("CONF-CMP-137", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
