@@ -178,6 +178,7 @@ pub mod generated;
 pub mod host;
 pub mod inference;
 pub mod knobs;
+pub mod late_entries;
 pub mod layouts;
 pub mod messages;
 pub mod naming_eight;
@@ -529,6 +530,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || sched_clauses::FAULTS,
+    || late_entries::FAULTS,
     || step_counts::FAULTS,
     || same_instant::FAULTS,
     || exercise::FAULTS,
