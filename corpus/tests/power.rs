@@ -566,6 +566,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-127", "acks-read-retired"),
     // The EV of a mark or probe-answer report is the answering SACK's.
     ("CONF-CMP-128", "report-mark-ev-halves-swapped"),
+    // A delayed entry missing when its back-off ended is named by the NACK's clause.
+    ("CONF-CMP-108", "nack-backoff-twice"),
 ];
 
 #[test]
