@@ -570,6 +570,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-126", "epsn-past-hole"),
     // The latest transmission before a tail probe, spared by its answer alone.
     ("CONF-CMP-113", "probe-no-ev-sequence"),
+    // A delayed entry missing when its back-off ended is named by the NACK's clause.
+    ("CONF-CMP-108", "nack-backoff-twice"),
 ];
 
 #[test]

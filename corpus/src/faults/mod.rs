@@ -186,6 +186,7 @@ pub mod host;
 pub mod inference;
 pub mod knobs;
 pub mod latency_answers;
+pub mod late_entries;
 pub mod layouts;
 pub mod messages;
 pub mod msn_offsets;
@@ -549,6 +550,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || reports_truth::FAULTS,
     || sched_clauses::FAULTS,
     || window_walk::FAULTS,
+    || late_entries::FAULTS,
     || step_counts::FAULTS,
     || same_instant::FAULTS,
     || tail_sequence::FAULTS,

@@ -529,6 +529,12 @@ pub(super) fn rtx_causes(
             }
         }
     }
+    // The delayed entry of a window or resource NACK for the PSN, due when the NACK's
+    // back-off ended: a later reason to retransmit the PSN found it queued and queued
+    // nothing (SND-RTX-005), so the NACK's rule names it, missing or late (CONF-CMP-108).
+    if delayed_due(s, fed, &exp[..e], local, qp, psn, at) {
+        cause = Some(SND_NACK_004_A);
+    }
     // A SACK before the one that asks for it, that showed a later PSN arrived but did not
     // cover this one: the suspect it could not judge was to be kept for a later
     // acknowledgement (SND-INFER-002.b).
@@ -586,6 +592,36 @@ pub(super) fn rtx_causes(
         }
     });
     out
+}
+
+/// Whether the retransmission of `psn` of peer QP `qp` expected at `at` is the delayed
+/// entry of a window or resource NACK into the device QP `local`: the NACK's back-off ends
+/// within `late_ns` of `at`, and no retransmission of the PSN is expected, among `earlier`,
+/// after the NACK (SND-NACK-004.a).
+fn delayed_due(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    earlier: &[(&Record, Frame<'_>)],
+    local: Option<u32>,
+    qp: u32,
+    psn: u32,
+    at: u64,
+) -> bool {
+    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+    let late = s.manifest.tolerances.late_ns;
+    fed.iter().filter(|i| i.at <= at).any(|i| {
+        let Some(d) = i.frame.as_ref() else { return false };
+        let Some(n) = d.ext.neth else { return false };
+        let end = i.at.saturating_add(backoff);
+        d.bth.map(|b| b.dest_qp.value()) == local
+            && n.nack_psn.value() == psn
+            && nack_cause(n.reason) == SND_NACK_004_A
+            && !n.reason.is_fatal()
+            && end.abs_diff(at) <= late
+            && !earlier
+                .iter()
+                .any(|(r, f)| f.kind == Kind::Data { qp, psn, rtx: true } && r.at.0 > i.at)
+    })
 }
 
 /// Whether a SACK into the device QP `local` injected before `at` showed a later PSN than

@@ -408,8 +408,8 @@ pub const CONF_CMP_118_C: Clause = Clause(215);
 pub const CONF_CMP_119: Clause = Clause(216);
 /// `CONF-CMP-107`: MUST, suite.
 pub const CONF_CMP_107: Clause = Clause(217);
-/// `CONF-CMP-113`: MUST, suite.
-pub const CONF_CMP_113: Clause = Clause(218);
+/// `CONF-CMP-108`: MUST, suite.
+pub const CONF_CMP_108: Clause = Clause(218);
 /// `CONF-CMP-021`, its clauses (a) to (g) together: MUST, suite.
 pub const CONF_CMP_021: Clause = Clause(219);
 /// `CONF-CMP-021.a`: MUST, suite.

@@ -191,7 +191,7 @@ pub(in crate::req) static CLAUSES: [Info; 368] = [
     part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
     line("CONF-CMP-119", Must, Suite),
     line("CONF-CMP-107", Must, Suite),
-    line("CONF-CMP-113", Must, Suite),
+    line("CONF-CMP-108", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
