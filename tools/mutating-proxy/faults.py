@@ -14421,3 +14421,5 @@ import faults_thirteenth  # noqa: E402,F401
 import variants_thirteenth  # noqa: E402,F401
 # The fourteenth reading, responder side, lives in a module of its own.
 import faults_fourteenth_rcv  # noqa: E402,F401
+# The fifteenth reading, responder side, lives in a module of its own.
+import faults_fifteenth_mpr  # noqa: E402,F401

@@ -219,7 +219,7 @@ class Registry(unittest.TestCase):
         for name in ("faults.py", "faults_ninth.py", "faults_tenth.py", "faults_eleventh.py",
                      "faults_thirteenth.py", "variants_tenth.py", "variants_eleventh.py",
                      "variants_twelfth.py", "variants_thirteenth.py", "variants_weak.py",
-                     "faults_fourteenth_rcv.py"):
+                     "faults_fourteenth_rcv.py", "faults_fifteenth_mpr.py"):
             self.check_hooks_bind(name)
 
     def check_hooks_bind(self, name):
