@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 367] = [
+pub(in crate::req) static CLAUSES: [Info; 368] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -287,6 +287,7 @@ pub(in crate::req) static CLAUSES: [Info; 367] = [
     line("CONF-CMP-117", Must, Suite),
     line("CONF-CMP-129", Must, Suite),
     line("CONF-CMP-130", Must, Suite),
+    line("CONF-CMP-123", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),
