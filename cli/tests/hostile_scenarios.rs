@@ -61,7 +61,7 @@ fn rows() -> Vec<Row> {
         (
             "mpr = 1",
             "mpr = 0",
-            "s.toml:11:7: nic.mpr = 0: the window is 1 to 64 units of 128 packets (SETH-MPR-001)",
+            "s.toml:11:7: nic.mpr = 0: the window is 1 to 64 units of 128 packets (SETH-MPR-002)",
         ),
         ("mpr = 1", "mpr = 65", "s.toml:11:7: nic.mpr = 65: the window is 1 to 64"),
         (

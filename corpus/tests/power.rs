@@ -555,6 +555,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-129", "ccs-ooo-bitmap-popcount"),
     // A SACK names the write it answers, not one accepted before a later write.
     ("CONF-CMP-130", "sack-ackpsn-floor-zero"),
+    // A probe answer's cack_psn is a PSN the QP received, or the one before its first.
+    ("CONF-CMP-123", "probe-answer-cack-23bit"),
     // No SACK at all after a duplicate or a probe is named by the clause that sends it.
     ("CONF-CMP-121", "sack-no-news-suppressed"),
     ("CONF-CMP-121", "probe-left-to-sack-timer"),

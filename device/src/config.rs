@@ -99,7 +99,7 @@ pub struct NicSettings {
     /// (`SND-SEG-001`); 256, 512, 1024, 2048 or 4096.
     pub pmtu: u32,
     /// `mpr` (integer, default 2): the receive and send window in units of 128 packets (the
-    /// MPR unit, `SETH-MPR-001`); 1 to 64.
+    /// MPR unit, `SETH-MPR-002`); 1 to 64.
     pub mpr: u8,
     /// `retirement` (`shared` or `per-qp`, default `shared`): how messages are ordered for
     /// retirement.
@@ -163,7 +163,7 @@ impl Default for NicSettings {
 }
 
 impl NicSettings {
-    /// The window in packets: `mpr × 128` (`SETH-MPR-001`).
+    /// The window in packets: `mpr × 128` (`SETH-MPR-002`).
     #[inline]
     pub fn window(&self) -> u32 {
         u32::from(self.mpr) * 128

@@ -14,7 +14,7 @@
 //! | `requirements` | at least one; each `AREA-TOPIC-NNN` or a clause ID `AREA-TOPIC-NNN.x`; no ID twice |
 //! | `ports` | 1 to 32 (`ERTH-PORT-001`: a port status has 32 bits) |
 //! | `nic.pmtu` | 256, 512, 1024, 2048 or 4096 (`SND-SEG-001`) |
-//! | `nic.mpr` | 1 to 64 (`SETH-MPR-001`) |
+//! | `nic.mpr` | 1 to 64 (`SETH-MPR-002`) |
 //! | `nic.sack_coalesce`, `nic.ack_coalesce`, `nic.ack_req_every`, `nic.wwi_limit` | at least 1 |
 //! | `nic.sack_delay`, `nic.tail_probe` | positive |
 //! | `nic.max_qps` | 1 to 2^24 (a QPN has 24 bits) |
@@ -225,7 +225,7 @@ impl NicSettings {
             out.push(ManifestError::new(
                 "nic.mpr",
                 n.mpr,
-                "the window is 1 to 64 units of 128 packets (SETH-MPR-001)",
+                "the window is 1 to 64 units of 128 packets (SETH-MPR-002)",
             ));
         }
         for (key, v) in [

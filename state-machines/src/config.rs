@@ -27,7 +27,7 @@ pub struct NicConfig {
     pub seed: u64,
     /// Path MTU: payload bytes per packet (`SND-SEG-001`). 256, 512, 1024, 2048 or 4096.
     pub pmtu: u32,
-    /// Receive and send window in units of 128 packets (the MPR unit, `SETH-MPR-001`).
+    /// Receive and send window in units of 128 packets (the MPR unit, `SETH-MPR-002`).
     pub mpr: u8,
     /// Retirement ordering.
     pub retirement: RetirementMode,

@@ -60,7 +60,7 @@ fn rcv_place_001_in_order_message_placed_and_sacked_on_ack_req() {
     let (ev, seth, cc) = s.expect_sack(2, 0);
     assert_eq!(ev, IN_EV, "RCV-SACK-005: the SACK goes back on the EV of the packet");
     assert_eq!(seth.entropy, IN_EV, "RCV-SACK-005: SETH.entropy reflects the packet's EV");
-    assert_eq!(seth.mpr, 1, "SETH-MPR-001: the configured MPR is advertised");
+    assert_eq!(seth.mpr, 1, "RCV-SACK-005: the configured MPR is advertised");
     assert!(!seth.pr);
     assert_eq!(cc.ooo_count, 0);
     assert_eq!(cc.rcvd_bytes, total >> 8, "CCS-BYTES-001: rcvd_bytes in units of 256");
@@ -729,10 +729,10 @@ fn snd_seg_001_write_with_immediate() {
     s.expect_no_tx();
 }
 
-/// SETH-MPR-001 (the sender side of the MPR window): with mpr = 1 (128 packets) PSNs 0..=127 go, the 129th
+/// SND-WIN-001 (the MPR window): with mpr = 1 (128 packets) PSNs 0..=127 go, the 129th
 /// waits until a SACK advances cack_psn.
 #[test]
-fn seth_mpr_001_sender_mpr_window() {
+fn snd_win_001_sender_mpr_window() {
     let mut s = Script::sender();
     s.post(wr(130 * PMTU, 0, 1));
     let sent = s.take_tx();
@@ -1764,10 +1764,10 @@ fn rec_rto_004_lost_ack_resends_the_last_packet() {
     s.expect_no_tx();
 }
 
-/// SETH-MPR-001 (dynamic MPR): a SACK's mpr shrinks the send window (never above the
+/// SND-WIN-002 (dynamic MPR): a SACK's mpr shrinks the send window (never above the
 /// configured one) and a later SACK grows it back.
 #[test]
-fn seth_mpr_001_dynamic_mpr_shrinks_and_grows() {
+fn snd_win_002_dynamic_mpr_shrinks_and_grows() {
     let mut s = Script::with(NicConfig { mpr: 2, ..config() }, 0, 0);
     s.post(wr(300 * PMTU, 0, 1));
     assert_eq!(s.take_tx().len(), 256);

@@ -1431,7 +1431,7 @@ on_host_commands(m, _)
 
 m = fault("snd-ignores-peer-mpr",
           "The sender never loads W_peer from the SACK's mpr and keeps using its own window.",
-          ["SND-WIN-002", "SND-WIN-001", "SETH-MPR-001"])
+          ["SND-WIN-002", "SND-WIN-001"])
 
 
 @in_frames(m, ("sack", "probe-answer"))
@@ -4018,7 +4018,7 @@ def _(ctx, f, item):
 m = fault("snd-mpr-half",
           "The sender reads SETH mpr in units of 64 PSNs instead of 128: W_peer is half "
           "what the responder allows.",
-          ["SND-WIN-002", "SND-WIN-001", "SETH-MPR-001"])
+          ["SND-WIN-002", "SND-WIN-001"])
 
 
 @in_frames(m, ("sack", "probe-answer"))
@@ -14429,3 +14429,5 @@ import faults_fifteenth_ret  # noqa: E402,F401
 import faults_fifteenth_lat  # noqa: E402,F401
 # The fifteenth reading (tail probes and their sequence numbers).
 import faults_tail_sequence  # noqa: E402,F401
+# The fifteenth reading (the cumulative PSN of probe answers).
+import faults_fifteenth_mpr  # noqa: E402,F401

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use openrdma_codec::Ev;
 use openrdma_codec::frame::{DecodedFrame, ETH_HEADER_LEN, IPV6_HEADER_LEN, IpRepr};
 use openrdma_codec::{BthRepr, EtherType, Opcode};
-use openrdma_device::{Body, Direction, Input, NicEvent, NicReport, Scenario};
+use openrdma_device::{Body, Direction, HostCommand, Input, NicEvent, NicReport, Scenario};
 
 use super::obs::In;
 use super::receive::{Receiver, Write};
@@ -97,6 +97,9 @@ pub(super) struct Arrivals {
     /// The scenario's `sack_delay`, in ns: the longest a responder's SACK timer holds a
     /// write before it answers the last one (RCV-SACK-004).
     pub(super) sack_delay: u64,
+    /// The PSN before the first that each QP expects: its peer's initial PSN minus 1, the
+    /// `cack_psn` of a SACK sent before any write arrived (SETH-CACK-001), by QP number.
+    pub(super) before_first: HashMap<u32, u32>,
 }
 
 /// How the EV of a decoded frame travelled.
@@ -225,6 +228,12 @@ impl Arrivals {
                 .unwrap_or(u64::MAX),
             ..Arrivals::default()
         };
+        for r in &scenario.records {
+            if let Body::Host { command: HostCommand::CreateQp(q) } = &r.body {
+                let before = q.peer_initial_psn.value().wrapping_sub(1) & 0xFF_FFFF;
+                a.before_first.entry(q.qpn.value()).or_insert(before);
+            }
+        }
         // Each sound write copy, by the input that carried it: its key and its index.
         let mut sound_of: HashMap<usize, ((u32, u32), usize)> = HashMap::new();
         for (n, i) in inputs.iter().enumerate() {

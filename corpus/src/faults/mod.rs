@@ -97,6 +97,8 @@
 //! * [`strength_twelfth`]: faults caught only where nothing hid them: a stamp of the
 //!   packet before across a timeout, SACK counters that miss what the SACK claims, an
 //!   `Armed` posted twice for one packet.
+//! * [`cack_answers`]: a probe answer whose `cack_psn` no QP state gives, its high bit
+//!   lost, named by the rule of `cack_psn` although the answer's trigger is a probe.
 //! * [`owed_acks`]: a SACK for a write that stops the SACK timer while a retirement
 //!   before it owes the timer's transport ACK, named by the rule of the SACK.
 //! * [`weak_rcv`]: SACK counters that miss the SACK's own trigger beyond the bitmap's
@@ -158,6 +160,7 @@ pub mod acks;
 pub mod answers;
 pub mod audit_eight;
 pub mod behaviour;
+pub mod cack_answers;
 pub mod clauses_eleventh;
 pub mod commanded_variants;
 pub mod commands;
@@ -531,6 +534,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || weak_faults::FAULTS,
     || weak_rcv::FAULTS,
     || latency_answers::FAULTS,
+    || cack_answers::FAULTS,
     || clauses_eleventh::FAULTS,
     || owed_acks::FAULTS,
     || eleventh_probe_ev::FAULTS,

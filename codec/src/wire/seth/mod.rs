@@ -36,7 +36,7 @@
 //! MRC specification's example: PSNs 0 to 11 sent, 5 and 8 lost, gives `cack_psn` 4,
 //! `sack_offset` 1 and bitmap `0b111_0110` (PSN 5..=11 → 0,1,1,0,1,1,1).
 //!
-//! `mpr` counts units of 128 packets (`SETH-MPR-001`): [`SethRepr::mpr_packets`].
+//! `mpr` counts units of 128 packets (`SETH-MPR-002`): [`SethRepr::mpr_packets`].
 //!
 //! The views' accessors never panic once `new_checked` (or `check_len`) has succeeded;
 //! `new_unchecked` followed by an accessor on a short buffer panics.
@@ -55,7 +55,7 @@ pub const CC_STATE_LEN: usize = 8;
 
 /// Reserved bits of SETH byte 1, in place: bits 4:2 and bit 0.
 pub const SETH_RESV1_MASK: u8 = 0x1D;
-/// Packets per unit of `mpr` (`SETH-MPR-001`).
+/// Packets per unit of `mpr` (`SETH-MPR-002`).
 pub const SETH_MPR_UNIT: u32 = 128;
 /// PSNs covered by the SACK bitmap.
 pub const SACK_BITMAP_BITS: u32 = 64;
@@ -388,7 +388,7 @@ pub struct SethRepr {
     #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::field::arb::bits4))]
     pub cc_flags: u8,
     /// Maximum PSN range beyond `cack_psn`, in units of 128 packets (byte 17,
-    /// `SETH-MPR-001`).
+    /// `SETH-MPR-002`).
     pub mpr: u8,
     /// Signed offset of the bitmap base from `cack_psn` (bytes 18-19).
     pub sack_offset: i16,
@@ -457,7 +457,7 @@ impl SethRepr {
         (0..SACK_BITMAP_BITS).filter(move |&i| (bitmap >> i) & 1 != 0).map(move |i| base.add(i))
     }
 
-    /// The maximum PSN range in packets: `mpr × 128` (`SETH-MPR-001`).
+    /// The maximum PSN range in packets: `mpr × 128` (`SETH-MPR-002`).
     pub const fn mpr_packets(&self) -> u32 {
         self.mpr as u32 * SETH_MPR_UNIT
     }

@@ -164,7 +164,7 @@ fn bitmap_across_the_psn_wrap() {
 
 #[test]
 fn mpr_unit_is_128_packets() {
-    // SETH-MPR-001
+    // SETH-MPR-002
     assert_eq!(example().mpr_packets(), 256);
     assert_eq!(SethRepr { mpr: 255, ..example() }.mpr_packets(), 32_640);
 }

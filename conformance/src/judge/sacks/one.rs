@@ -194,6 +194,8 @@ impl One<'_> {
                     push(div, of, rule, format!("the SACK claims PSN {p}, which had not arrived"))
                 }
             }
+        } else {
+            self.cack_received(div);
         }
     }
 
@@ -202,6 +204,34 @@ impl One<'_> {
     fn no_copy_by_now(&self, psn: u32) -> bool {
         let copies = self.arrivals.writes.get(&(self.local, psn));
         !copies.is_some_and(|v| v.iter().any(|c| self.by_now(c.at)))
+    }
+
+    /// CONF-CMP-123: `cack_psn` itself is a PSN the QP had received, or the one before its
+    /// first (SETH-CACK-001.a), whatever kind of SACK carries it. The check above reads only
+    /// the PSNs the scenario injected, so a `cack_psn` that claims none of them (its high
+    /// bit lost, in a probe answer, whose trigger does not hang on `cack_psn`) passed it. A
+    /// PSN with copies of its own was judged there.
+    fn cack_received(&self, div: &mut Vec<Divergence>) {
+        let (arrivals, local) = (self.arrivals, self.local);
+        let cack = self.s.cack_psn.value();
+        if arrivals.writes.contains_key(&(local, cack)) {
+            return;
+        }
+        let Some(&before) = arrivals.before_first.get(&local) else { return };
+        if cack == before {
+            return;
+        }
+        if self.probe_carried(cack) {
+            // PETH-PSN-001: the PSN a probe carried, recorded as received.
+            let what = format!("cack_psn is {cack}, which no write had carried, only a probe");
+            push(div, self.of, PETH_PSN_001, what);
+            return;
+        }
+        let what = format!(
+            "cack_psn is {cack}, a PSN no write of the QP had carried, and not {before}, the \
+             PSN before its first"
+        );
+        push(div, self.of, SETH_CACK_001_A, what);
     }
 
     /// Whether PSN `psn` reached the device's QP by now only as the BTH `psn` of a probe.

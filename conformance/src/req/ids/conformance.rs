@@ -408,210 +408,210 @@ pub const CONF_CMP_118_C: Clause = Clause(215);
 pub const CONF_CMP_119: Clause = Clause(216);
 /// `CONF-CMP-107`: MUST, suite.
 pub const CONF_CMP_107: Clause = Clause(217);
-/// `CONF-CMP-108`: MUST, suite.
-pub const CONF_CMP_108: Clause = Clause(218);
 /// `CONF-CMP-021`, its clauses (a) to (g) together: MUST, suite.
-pub const CONF_CMP_021: Clause = Clause(219);
+pub const CONF_CMP_021: Clause = Clause(218);
 /// `CONF-CMP-021.a`: MUST, suite.
-pub const CONF_CMP_021_A: Clause = Clause(220);
+pub const CONF_CMP_021_A: Clause = Clause(219);
 /// `CONF-CMP-021.b`: MUST, suite.
-pub const CONF_CMP_021_B: Clause = Clause(221);
+pub const CONF_CMP_021_B: Clause = Clause(220);
 /// `CONF-CMP-021.c`: MUST, suite.
-pub const CONF_CMP_021_C: Clause = Clause(222);
+pub const CONF_CMP_021_C: Clause = Clause(221);
 /// `CONF-CMP-021.d`: MUST, suite.
-pub const CONF_CMP_021_D: Clause = Clause(223);
+pub const CONF_CMP_021_D: Clause = Clause(222);
 /// `CONF-CMP-021.e`: MUST, suite.
-pub const CONF_CMP_021_E: Clause = Clause(224);
+pub const CONF_CMP_021_E: Clause = Clause(223);
 /// `CONF-CMP-021.f`: MUST, suite.
-pub const CONF_CMP_021_F: Clause = Clause(225);
+pub const CONF_CMP_021_F: Clause = Clause(224);
 /// `CONF-CMP-021.g`: MUST, suite.
-pub const CONF_CMP_021_G: Clause = Clause(226);
+pub const CONF_CMP_021_G: Clause = Clause(225);
 /// `CONF-CMP-012`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_012: Clause = Clause(227);
+pub const CONF_CMP_012: Clause = Clause(226);
 /// `CONF-CMP-012.a`: MUST, suite.
-pub const CONF_CMP_012_A: Clause = Clause(228);
+pub const CONF_CMP_012_A: Clause = Clause(227);
 /// `CONF-CMP-012.b`: MUST, suite.
-pub const CONF_CMP_012_B: Clause = Clause(229);
+pub const CONF_CMP_012_B: Clause = Clause(228);
 /// `CONF-CMP-012.c`: MUST, suite.
-pub const CONF_CMP_012_C: Clause = Clause(230);
+pub const CONF_CMP_012_C: Clause = Clause(229);
 /// `CONF-CMP-012.d`: MUST, suite.
-pub const CONF_CMP_012_D: Clause = Clause(231);
+pub const CONF_CMP_012_D: Clause = Clause(230);
 /// `CONF-CMP-016`, its clauses (a) to (f) together: MUST, suite.
-pub const CONF_CMP_016: Clause = Clause(232);
+pub const CONF_CMP_016: Clause = Clause(231);
 /// `CONF-CMP-016.a`: MUST, suite.
-pub const CONF_CMP_016_A: Clause = Clause(233);
+pub const CONF_CMP_016_A: Clause = Clause(232);
 /// `CONF-CMP-016.b`: MUST, suite.
-pub const CONF_CMP_016_B: Clause = Clause(234);
+pub const CONF_CMP_016_B: Clause = Clause(233);
 /// `CONF-CMP-016.c`: MUST, suite.
-pub const CONF_CMP_016_C: Clause = Clause(235);
+pub const CONF_CMP_016_C: Clause = Clause(234);
 /// `CONF-CMP-016.d`: MUST, suite.
-pub const CONF_CMP_016_D: Clause = Clause(236);
+pub const CONF_CMP_016_D: Clause = Clause(235);
 /// `CONF-CMP-016.e`: MUST, suite.
-pub const CONF_CMP_016_E: Clause = Clause(237);
+pub const CONF_CMP_016_E: Clause = Clause(236);
 /// `CONF-CMP-016.f`: MUST, suite.
-pub const CONF_CMP_016_F: Clause = Clause(238);
+pub const CONF_CMP_016_F: Clause = Clause(237);
 /// `CONF-CMP-017`, its clauses (a) to (e) together: MUST, suite.
-pub const CONF_CMP_017: Clause = Clause(239);
+pub const CONF_CMP_017: Clause = Clause(238);
 /// `CONF-CMP-017.a`: MUST, suite.
-pub const CONF_CMP_017_A: Clause = Clause(240);
+pub const CONF_CMP_017_A: Clause = Clause(239);
 /// `CONF-CMP-017.b`: MUST, suite.
-pub const CONF_CMP_017_B: Clause = Clause(241);
+pub const CONF_CMP_017_B: Clause = Clause(240);
 /// `CONF-CMP-017.c`: MUST, suite.
-pub const CONF_CMP_017_C: Clause = Clause(242);
+pub const CONF_CMP_017_C: Clause = Clause(241);
 /// `CONF-CMP-017.d`: MUST, suite.
-pub const CONF_CMP_017_D: Clause = Clause(243);
+pub const CONF_CMP_017_D: Clause = Clause(242);
 /// `CONF-CMP-017.e`: MUST, suite.
-pub const CONF_CMP_017_E: Clause = Clause(244);
+pub const CONF_CMP_017_E: Clause = Clause(243);
 /// `CONF-CMP-101`: MUST, suite.
-pub const CONF_CMP_101: Clause = Clause(245);
+pub const CONF_CMP_101: Clause = Clause(244);
 /// `CONF-CMP-022`, its clauses (a) to (f) together: MUST, suite.
-pub const CONF_CMP_022: Clause = Clause(246);
+pub const CONF_CMP_022: Clause = Clause(245);
 /// `CONF-CMP-022.a`: MUST, suite.
-pub const CONF_CMP_022_A: Clause = Clause(247);
+pub const CONF_CMP_022_A: Clause = Clause(246);
 /// `CONF-CMP-022.b`: MUST, suite.
-pub const CONF_CMP_022_B: Clause = Clause(248);
+pub const CONF_CMP_022_B: Clause = Clause(247);
 /// `CONF-CMP-022.c`: MUST, suite.
-pub const CONF_CMP_022_C: Clause = Clause(249);
+pub const CONF_CMP_022_C: Clause = Clause(248);
 /// `CONF-CMP-022.d`: MUST, suite.
-pub const CONF_CMP_022_D: Clause = Clause(250);
+pub const CONF_CMP_022_D: Clause = Clause(249);
 /// `CONF-CMP-022.e`: MUST, suite.
-pub const CONF_CMP_022_E: Clause = Clause(251);
+pub const CONF_CMP_022_E: Clause = Clause(250);
 /// `CONF-CMP-022.f`: MUST, suite.
-pub const CONF_CMP_022_F: Clause = Clause(252);
+pub const CONF_CMP_022_F: Clause = Clause(251);
 /// `CONF-CMP-131`: MUST, suite.
-pub const CONF_CMP_131: Clause = Clause(253);
+pub const CONF_CMP_131: Clause = Clause(252);
 /// `CONF-CMP-023`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_023: Clause = Clause(254);
+pub const CONF_CMP_023: Clause = Clause(253);
 /// `CONF-CMP-023.a`: MUST, suite.
-pub const CONF_CMP_023_A: Clause = Clause(255);
+pub const CONF_CMP_023_A: Clause = Clause(254);
 /// `CONF-CMP-023.b`: MUST, suite.
-pub const CONF_CMP_023_B: Clause = Clause(256);
+pub const CONF_CMP_023_B: Clause = Clause(255);
 /// `CONF-CMP-023.c`: MUST, suite.
-pub const CONF_CMP_023_C: Clause = Clause(257);
+pub const CONF_CMP_023_C: Clause = Clause(256);
 /// `CONF-CMP-024`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-033, which leaves the endpoint requests a device sends to CONF-CMP-031."]
-pub const CONF_CMP_024: Clause = Clause(258);
+pub const CONF_CMP_024: Clause = Clause(257);
 /// `CONF-CMP-033`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_033: Clause = Clause(259);
+pub const CONF_CMP_033: Clause = Clause(258);
 /// `CONF-CMP-033.a`: MUST, suite.
-pub const CONF_CMP_033_A: Clause = Clause(260);
+pub const CONF_CMP_033_A: Clause = Clause(259);
 /// `CONF-CMP-033.b`: MUST, suite.
-pub const CONF_CMP_033_B: Clause = Clause(261);
+pub const CONF_CMP_033_B: Clause = Clause(260);
 /// `CONF-CMP-033.c`: MUST, suite.
-pub const CONF_CMP_033_C: Clause = Clause(262);
+pub const CONF_CMP_033_C: Clause = Clause(261);
 /// `CONF-CMP-025`: MUST, suite.
-pub const CONF_CMP_025: Clause = Clause(263);
+pub const CONF_CMP_025: Clause = Clause(262);
 /// `CONF-CMP-055`: MUST, suite.
-pub const CONF_CMP_055: Clause = Clause(264);
+pub const CONF_CMP_055: Clause = Clause(263);
 /// `CONF-CMP-121`: MUST, suite.
-pub const CONF_CMP_121: Clause = Clause(265);
+pub const CONF_CMP_121: Clause = Clause(264);
 /// `CONF-CMP-027`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_027: Clause = Clause(266);
+pub const CONF_CMP_027: Clause = Clause(265);
 /// `CONF-CMP-027.a`: MUST, suite.
-pub const CONF_CMP_027_A: Clause = Clause(267);
+pub const CONF_CMP_027_A: Clause = Clause(266);
 /// `CONF-CMP-027.b`: MUST, suite.
-pub const CONF_CMP_027_B: Clause = Clause(268);
+pub const CONF_CMP_027_B: Clause = Clause(267);
 /// `CONF-CMP-027.c`: MUST, suite.
-pub const CONF_CMP_027_C: Clause = Clause(269);
+pub const CONF_CMP_027_C: Clause = Clause(268);
 /// `CONF-CMP-027.d`: MUST, suite.
-pub const CONF_CMP_027_D: Clause = Clause(270);
+pub const CONF_CMP_027_D: Clause = Clause(269);
 /// `CONF-CMP-028`, its clauses (a) to (b) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
-pub const CONF_CMP_028: Clause = Clause(271);
+pub const CONF_CMP_028: Clause = Clause(270);
 /// `CONF-CMP-028.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
-pub const CONF_CMP_028_A: Clause = Clause(272);
+pub const CONF_CMP_028_A: Clause = Clause(271);
 /// `CONF-CMP-028.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
-pub const CONF_CMP_028_B: Clause = Clause(273);
+pub const CONF_CMP_028_B: Clause = Clause(272);
 /// `CONF-CMP-047`, its clauses (a) to (c) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047: Clause = Clause(274);
+pub const CONF_CMP_047: Clause = Clause(273);
 /// `CONF-CMP-047.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047_A: Clause = Clause(275);
+pub const CONF_CMP_047_A: Clause = Clause(274);
 /// `CONF-CMP-047.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047_B: Clause = Clause(276);
+pub const CONF_CMP_047_B: Clause = Clause(275);
 /// `CONF-CMP-047.c`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047_C: Clause = Clause(277);
+pub const CONF_CMP_047_C: Clause = Clause(276);
 /// `CONF-CMP-048`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_048: Clause = Clause(278);
+pub const CONF_CMP_048: Clause = Clause(277);
 /// `CONF-CMP-048.a`: MUST, suite.
-pub const CONF_CMP_048_A: Clause = Clause(279);
+pub const CONF_CMP_048_A: Clause = Clause(278);
 /// `CONF-CMP-048.b`: MUST, suite.
-pub const CONF_CMP_048_B: Clause = Clause(280);
+pub const CONF_CMP_048_B: Clause = Clause(279);
 /// `CONF-CMP-048.c`: MUST, suite.
-pub const CONF_CMP_048_C: Clause = Clause(281);
+pub const CONF_CMP_048_C: Clause = Clause(280);
 /// `CONF-CMP-048.d`: MUST, suite.
-pub const CONF_CMP_048_D: Clause = Clause(282);
+pub const CONF_CMP_048_D: Clause = Clause(281);
 /// `CONF-CMP-046`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_046: Clause = Clause(283);
+pub const CONF_CMP_046: Clause = Clause(282);
 /// `CONF-CMP-046.a`: MUST, suite.
-pub const CONF_CMP_046_A: Clause = Clause(284);
+pub const CONF_CMP_046_A: Clause = Clause(283);
 /// `CONF-CMP-046.b`: MUST, suite.
-pub const CONF_CMP_046_B: Clause = Clause(285);
+pub const CONF_CMP_046_B: Clause = Clause(284);
 /// `CONF-CMP-029`: MUST, suite.
-pub const CONF_CMP_029: Clause = Clause(286);
+pub const CONF_CMP_029: Clause = Clause(285);
 /// `CONF-CMP-049`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_049: Clause = Clause(287);
+pub const CONF_CMP_049: Clause = Clause(286);
 /// `CONF-CMP-049.a`: MUST, suite.
-pub const CONF_CMP_049_A: Clause = Clause(288);
+pub const CONF_CMP_049_A: Clause = Clause(287);
 /// `CONF-CMP-049.b`: MUST, suite.
-pub const CONF_CMP_049_B: Clause = Clause(289);
+pub const CONF_CMP_049_B: Clause = Clause(288);
 /// `CONF-CMP-106`: MUST, suite.
-pub const CONF_CMP_106: Clause = Clause(290);
+pub const CONF_CMP_106: Clause = Clause(289);
 /// `CONF-CMP-111`: MUST, suite.
-pub const CONF_CMP_111: Clause = Clause(291);
+pub const CONF_CMP_111: Clause = Clause(290);
 /// `CONF-CMP-030`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-036, which compares every two timestamps of a QP sent less than 32768 ns apart, not only consecutive ones, and those of its probes too."]
-pub const CONF_CMP_030: Clause = Clause(292);
+pub const CONF_CMP_030: Clause = Clause(291);
 /// `CONF-CMP-031`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-043, under which a difference in the BTH PSN of an endpoint request fails (OPC-PSN-002.a, REC-IF-017.c)."]
-pub const CONF_CMP_031: Clause = Clause(293);
+pub const CONF_CMP_031: Clause = Clause(292);
 /// `CONF-CMP-043`: MUST, suite.
-pub const CONF_CMP_043: Clause = Clause(294);
+pub const CONF_CMP_043: Clause = Clause(293);
 /// `CONF-CMP-032`: MUST, suite.
-pub const CONF_CMP_032: Clause = Clause(295);
+pub const CONF_CMP_032: Clause = Clause(294);
 /// `CONF-CMP-044`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_044: Clause = Clause(296);
+pub const CONF_CMP_044: Clause = Clause(295);
 /// `CONF-CMP-044.a`: MUST, suite.
-pub const CONF_CMP_044_A: Clause = Clause(297);
+pub const CONF_CMP_044_A: Clause = Clause(296);
 /// `CONF-CMP-044.b`: MUST, suite.
-pub const CONF_CMP_044_B: Clause = Clause(298);
+pub const CONF_CMP_044_B: Clause = Clause(297);
 /// `CONF-CMP-044.c`: MUST, suite.
-pub const CONF_CMP_044_C: Clause = Clause(299);
+pub const CONF_CMP_044_C: Clause = Clause(298);
 /// `CONF-CMP-044.d`: MUST, suite.
-pub const CONF_CMP_044_D: Clause = Clause(300);
+pub const CONF_CMP_044_D: Clause = Clause(299);
 /// `CONF-CMP-045`, its clauses (a) to (i) together: MUST, suite.
-pub const CONF_CMP_045: Clause = Clause(301);
+pub const CONF_CMP_045: Clause = Clause(300);
 /// `CONF-CMP-045.a`: MUST, suite.
-pub const CONF_CMP_045_A: Clause = Clause(302);
+pub const CONF_CMP_045_A: Clause = Clause(301);
 /// `CONF-CMP-045.b`: MUST, suite.
-pub const CONF_CMP_045_B: Clause = Clause(303);
+pub const CONF_CMP_045_B: Clause = Clause(302);
 /// `CONF-CMP-045.c`: MUST, suite.
-pub const CONF_CMP_045_C: Clause = Clause(304);
+pub const CONF_CMP_045_C: Clause = Clause(303);
 /// `CONF-CMP-045.d`: MUST, suite.
-pub const CONF_CMP_045_D: Clause = Clause(305);
+pub const CONF_CMP_045_D: Clause = Clause(304);
 /// `CONF-CMP-045.e`: MUST, suite.
-pub const CONF_CMP_045_E: Clause = Clause(306);
+pub const CONF_CMP_045_E: Clause = Clause(305);
 /// `CONF-CMP-045.f`: MUST, suite.
-pub const CONF_CMP_045_F: Clause = Clause(307);
+pub const CONF_CMP_045_F: Clause = Clause(306);
 /// `CONF-CMP-045.g`: MUST, suite.
-pub const CONF_CMP_045_G: Clause = Clause(308);
+pub const CONF_CMP_045_G: Clause = Clause(307);
 /// `CONF-CMP-045.h`: MUST, suite.
-pub const CONF_CMP_045_H: Clause = Clause(309);
+pub const CONF_CMP_045_H: Clause = Clause(308);
 /// `CONF-CMP-045.i`: MUST, suite.
-pub const CONF_CMP_045_I: Clause = Clause(310);
+pub const CONF_CMP_045_I: Clause = Clause(309);
 /// `CONF-CMP-061`: MUST, suite.
-pub const CONF_CMP_061: Clause = Clause(311);
+pub const CONF_CMP_061: Clause = Clause(310);
 /// `CONF-CMP-117`: MUST, suite.
-pub const CONF_CMP_117: Clause = Clause(312);
+pub const CONF_CMP_117: Clause = Clause(311);
 /// `CONF-CMP-129`: MUST, suite.
-pub const CONF_CMP_129: Clause = Clause(313);
+pub const CONF_CMP_129: Clause = Clause(312);
 /// `CONF-CMP-130`: MUST, suite.
-pub const CONF_CMP_130: Clause = Clause(314);
+pub const CONF_CMP_130: Clause = Clause(313);
+/// `CONF-CMP-123`: MUST, suite.
+pub const CONF_CMP_123: Clause = Clause(314);
 /// `CONF-TIME-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-003, which bounds a retransmission early too when the CPU half is inside the device."]
 pub const CONF_TIME_001: Clause = Clause(315);

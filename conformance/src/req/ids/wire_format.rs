@@ -339,252 +339,255 @@ pub const SETH_CC_001: Clause = Clause(1046);
 pub const SETH_CC_001_A: Clause = Clause(1047);
 /// `SETH-CC-001.b`: MUST, device.
 pub const SETH_CC_001_B: Clause = Clause(1048);
-/// `SETH-MPR-001`: MUST, device.
+/// `SETH-MPR-001`: withdrawn.
+#[deprecated = "Withdrawn in 0.1.0 (draft); a restatement of SND-WIN-001 and SND-WIN-002 for new PSNs, whose \"or retransmit\" forbade what SND-WIN-003 and REC-RTO-004 require past a window that shrank or at `cack_psn`; replaced by SETH-MPR-002, which defines the field (decision 45)."]
 pub const SETH_MPR_001: Clause = Clause(1049);
+/// `SETH-MPR-002`: MUST, codec.
+pub const SETH_MPR_002: Clause = Clause(1050);
 /// `SETH-BITMAP-001`: MUST, device.
-pub const SETH_BITMAP_001: Clause = Clause(1050);
+pub const SETH_BITMAP_001: Clause = Clause(1051);
 /// `SETH-BITMAP-002`, its clauses (a) to (b) together: MUST, device.
-pub const SETH_BITMAP_002: Clause = Clause(1051);
+pub const SETH_BITMAP_002: Clause = Clause(1052);
 /// `SETH-BITMAP-002.a`: MUST, device.
-pub const SETH_BITMAP_002_A: Clause = Clause(1052);
+pub const SETH_BITMAP_002_A: Clause = Clause(1053);
 /// `SETH-BITMAP-002.b`: MUST, device.
-pub const SETH_BITMAP_002_B: Clause = Clause(1053);
+pub const SETH_BITMAP_002_B: Clause = Clause(1054);
 /// `CCS-LAYOUT-001`: MUST, device.
-pub const CCS_LAYOUT_001: Clause = Clause(1054);
+pub const CCS_LAYOUT_001: Clause = Clause(1055);
 /// `CCS-RESV-001`: MUST, device.
-pub const CCS_RESV_001: Clause = Clause(1055);
+pub const CCS_RESV_001: Clause = Clause(1056);
 /// `CCS-TS-001`: MUST, device.
-pub const CCS_TS_001: Clause = Clause(1056);
+pub const CCS_TS_001: Clause = Clause(1057);
 /// `CCS-OOO-001`: MUST, device.
-pub const CCS_OOO_001: Clause = Clause(1057);
+pub const CCS_OOO_001: Clause = Clause(1058);
 /// `CCS-BYTES-001`: MUST, device.
-pub const CCS_BYTES_001: Clause = Clause(1058);
+pub const CCS_BYTES_001: Clause = Clause(1059);
 /// `NETH-LAYOUT-001`: MUST, device.
-pub const NETH_LAYOUT_001: Clause = Clause(1059);
+pub const NETH_LAYOUT_001: Clause = Clause(1060);
 /// `NETH-RESV-001`: MUST, device.
-pub const NETH_RESV_001: Clause = Clause(1060);
+pub const NETH_RESV_001: Clause = Clause(1061);
 /// `NETH-TYPE-001`, its clauses (a) to (b) together: MUST, device.
-pub const NETH_TYPE_001: Clause = Clause(1061);
+pub const NETH_TYPE_001: Clause = Clause(1062);
 /// `NETH-TYPE-001.a`: SHOULD, device.
-pub const NETH_TYPE_001_A: Clause = Clause(1062);
+pub const NETH_TYPE_001_A: Clause = Clause(1063);
 /// `NETH-TYPE-001.b`: MUST, device.
-pub const NETH_TYPE_001_B: Clause = Clause(1063);
+pub const NETH_TYPE_001_B: Clause = Clause(1064);
 /// `NETH-REASON-001`, its clauses (a) to (c) together: MUST, device.
-pub const NETH_REASON_001: Clause = Clause(1064);
+pub const NETH_REASON_001: Clause = Clause(1065);
 /// `NETH-REASON-001.a`: MUST, device.
-pub const NETH_REASON_001_A: Clause = Clause(1065);
+pub const NETH_REASON_001_A: Clause = Clause(1066);
 /// `NETH-REASON-001.b`: MUST, codec.
-pub const NETH_REASON_001_B: Clause = Clause(1066);
+pub const NETH_REASON_001_B: Clause = Clause(1067);
 /// `NETH-REASON-001.c`: MUST, codec.
-pub const NETH_REASON_001_C: Clause = Clause(1067);
+pub const NETH_REASON_001_C: Clause = Clause(1068);
 /// `NETH-REASON-002`, its clauses (a) to (b) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); a restatement of SND-NACK-005, under which `UNEXP_EVENT` (0x19) is fatal: a requester that receives it moves the QP to the error state and retransmits nothing on its account (decision 44)."]
-pub const NETH_REASON_002: Clause = Clause(1068);
+pub const NETH_REASON_002: Clause = Clause(1069);
 /// `NETH-REASON-002.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); a restatement of SND-NACK-005, under which `UNEXP_EVENT` (0x19) is fatal: a requester that receives it moves the QP to the error state and retransmits nothing on its account (decision 44)."]
-pub const NETH_REASON_002_A: Clause = Clause(1069);
+pub const NETH_REASON_002_A: Clause = Clause(1070);
 /// `NETH-REASON-002.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); a restatement of SND-NACK-005, under which `UNEXP_EVENT` (0x19) is fatal: a requester that receives it moves the QP to the error state and retransmits nothing on its account (decision 44)."]
-pub const NETH_REASON_002_B: Clause = Clause(1070);
+pub const NETH_REASON_002_B: Clause = Clause(1071);
 /// `NETH-VENDOR-001`, its clauses (a) to (b) together: MUST, device.
-pub const NETH_VENDOR_001: Clause = Clause(1071);
+pub const NETH_VENDOR_001: Clause = Clause(1072);
 /// `NETH-VENDOR-001.a`: SHOULD, device.
-pub const NETH_VENDOR_001_A: Clause = Clause(1072);
+pub const NETH_VENDOR_001_A: Clause = Clause(1073);
 /// `NETH-VENDOR-001.b`: MUST, device.
-pub const NETH_VENDOR_001_B: Clause = Clause(1073);
+pub const NETH_VENDOR_001_B: Clause = Clause(1074);
 /// `NETH-PSN-001`: MUST, device.
-pub const NETH_PSN_001: Clause = Clause(1074);
+pub const NETH_PSN_001: Clause = Clause(1075);
 /// `NETH-TS-001`: MUST, device.
-pub const NETH_TS_001: Clause = Clause(1075);
+pub const NETH_TS_001: Clause = Clause(1076);
 /// `NETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
-pub const NETH_PDC_001: Clause = Clause(1076);
+pub const NETH_PDC_001: Clause = Clause(1077);
 /// `NETH-PDC-001.a`: SHOULD, device.
-pub const NETH_PDC_001_A: Clause = Clause(1077);
+pub const NETH_PDC_001_A: Clause = Clause(1078);
 /// `NETH-PDC-001.b`: MUST, device.
-pub const NETH_PDC_001_B: Clause = Clause(1078);
+pub const NETH_PDC_001_B: Clause = Clause(1079);
 /// `NETH-CC-001`: SHOULD, device.
-pub const NETH_CC_001: Clause = Clause(1079);
+pub const NETH_CC_001: Clause = Clause(1080);
 /// `PETH-LAYOUT-001`: MUST, device.
-pub const PETH_LAYOUT_001: Clause = Clause(1080);
+pub const PETH_LAYOUT_001: Clause = Clause(1081);
 /// `PETH-RESV-001`: MUST, device.
-pub const PETH_RESV_001: Clause = Clause(1081);
+pub const PETH_RESV_001: Clause = Clause(1082);
 /// `PETH-PSN-001`: MUST, device.
-pub const PETH_PSN_001: Clause = Clause(1082);
+pub const PETH_PSN_001: Clause = Clause(1083);
 /// `PETH-RESP-001`: MUST, device.
-pub const PETH_RESP_001: Clause = Clause(1083);
+pub const PETH_RESP_001: Clause = Clause(1084);
 /// `PETH-FTYPE-001`, its clauses (a) to (b) together: MUST, device.
-pub const PETH_FTYPE_001: Clause = Clause(1084);
+pub const PETH_FTYPE_001: Clause = Clause(1085);
 /// `PETH-FTYPE-001.a`: SHOULD, device.
-pub const PETH_FTYPE_001_A: Clause = Clause(1085);
+pub const PETH_FTYPE_001_A: Clause = Clause(1086);
 /// `PETH-FTYPE-001.b`: MUST, device.
-pub const PETH_FTYPE_001_B: Clause = Clause(1086);
+pub const PETH_FTYPE_001_B: Clause = Clause(1087);
 /// `PETH-PDC-001`, its clauses (a) to (b) together: MUST, device.
-pub const PETH_PDC_001: Clause = Clause(1087);
+pub const PETH_PDC_001: Clause = Clause(1088);
 /// `PETH-PDC-001.a`: SHOULD, device.
-pub const PETH_PDC_001_A: Clause = Clause(1088);
+pub const PETH_PDC_001_A: Clause = Clause(1089);
 /// `PETH-PDC-001.b`: MUST, device.
-pub const PETH_PDC_001_B: Clause = Clause(1089);
+pub const PETH_PDC_001_B: Clause = Clause(1090);
 /// `ERTH-LAYOUT-001`: MUST, device.
-pub const ERTH_LAYOUT_001: Clause = Clause(1090);
+pub const ERTH_LAYOUT_001: Clause = Clause(1091);
 /// `ERTH-QPN-001`, its clauses (a) to (b) together: MUST, device.
-pub const ERTH_QPN_001: Clause = Clause(1091);
+pub const ERTH_QPN_001: Clause = Clause(1092);
 /// `ERTH-QPN-001.a`: MUST, device.
-pub const ERTH_QPN_001_A: Clause = Clause(1092);
+pub const ERTH_QPN_001_A: Clause = Clause(1093);
 /// `ERTH-QPN-001.b`: MUST, device.
-pub const ERTH_QPN_001_B: Clause = Clause(1093);
+pub const ERTH_QPN_001_B: Clause = Clause(1094);
 /// `ERTH-RESV-001`: MUST, device.
-pub const ERTH_RESV_001: Clause = Clause(1094);
+pub const ERTH_RESV_001: Clause = Clause(1095);
 /// `ERTH-OP-001`, its clauses (a) to (c) together: MUST, device.
-pub const ERTH_OP_001: Clause = Clause(1095);
+pub const ERTH_OP_001: Clause = Clause(1096);
 /// `ERTH-OP-001.a`: MUST, device.
-pub const ERTH_OP_001_A: Clause = Clause(1096);
+pub const ERTH_OP_001_A: Clause = Clause(1097);
 /// `ERTH-OP-001.b`: MUST, codec.
-pub const ERTH_OP_001_B: Clause = Clause(1097);
+pub const ERTH_OP_001_B: Clause = Clause(1098);
 /// `ERTH-OP-001.c`: MUST, codec.
-pub const ERTH_OP_001_C: Clause = Clause(1098);
+pub const ERTH_OP_001_C: Clause = Clause(1099);
 /// `ERTH-PORT-001`: MUST, device.
-pub const ERTH_PORT_001: Clause = Clause(1099);
+pub const ERTH_PORT_001: Clause = Clause(1100);
 /// `ERTH-RESP-001`, its clauses (a) to (e) together: MUST, device.
-pub const ERTH_RESP_001: Clause = Clause(1100);
+pub const ERTH_RESP_001: Clause = Clause(1101);
 /// `ERTH-RESP-001.a`: MUST, device.
-pub const ERTH_RESP_001_A: Clause = Clause(1101);
+pub const ERTH_RESP_001_A: Clause = Clause(1102);
 /// `ERTH-RESP-001.b`: MUST, device.
-pub const ERTH_RESP_001_B: Clause = Clause(1102);
+pub const ERTH_RESP_001_B: Clause = Clause(1103);
 /// `ERTH-RESP-001.c`: MUST, device.
-pub const ERTH_RESP_001_C: Clause = Clause(1103);
+pub const ERTH_RESP_001_C: Clause = Clause(1104);
 /// `ERTH-RESP-001.d`: MUST, device.
-pub const ERTH_RESP_001_D: Clause = Clause(1104);
+pub const ERTH_RESP_001_D: Clause = Clause(1105);
 /// `ERTH-RESP-001.e`: MUST, device.
-pub const ERTH_RESP_001_E: Clause = Clause(1105);
+pub const ERTH_RESP_001_E: Clause = Clause(1106);
 /// `EETH-LAYOUT-001`: MUST, device.
-pub const EETH_LAYOUT_001: Clause = Clause(1106);
+pub const EETH_LAYOUT_001: Clause = Clause(1107);
 /// `EETH-RESV-001`: MUST, device.
-pub const EETH_RESV_001: Clause = Clause(1107);
+pub const EETH_RESV_001: Clause = Clause(1108);
 /// `EETH-OP-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by EETH-OP-002, since a response carries the `op` of the request it answers (EETH-ECHO-001), which may be one that table 21 does not define."]
-pub const EETH_OP_001: Clause = Clause(1108);
+pub const EETH_OP_001: Clause = Clause(1109);
 /// `EETH-OP-002`, its clauses (a) to (c) together: MUST, device.
-pub const EETH_OP_002: Clause = Clause(1109);
+pub const EETH_OP_002: Clause = Clause(1110);
 /// `EETH-OP-002.a`: MUST, device.
-pub const EETH_OP_002_A: Clause = Clause(1110);
+pub const EETH_OP_002_A: Clause = Clause(1111);
 /// `EETH-OP-002.b`: MUST, codec.
-pub const EETH_OP_002_B: Clause = Clause(1111);
+pub const EETH_OP_002_B: Clause = Clause(1112);
 /// `EETH-OP-002.c`: MUST, codec.
-pub const EETH_OP_002_C: Clause = Clause(1112);
+pub const EETH_OP_002_C: Clause = Clause(1113);
 /// `EETH-ECHO-001`: MUST, device.
-pub const EETH_ECHO_001: Clause = Clause(1113);
+pub const EETH_ECHO_001: Clause = Clause(1114);
 /// `EETH-PORT-001`: MUST, device.
-pub const EETH_PORT_001: Clause = Clause(1114);
+pub const EETH_PORT_001: Clause = Clause(1115);
 /// `EETH-STATUS-001`, its clauses (a) to (b) together: MUST, device.
-pub const EETH_STATUS_001: Clause = Clause(1115);
+pub const EETH_STATUS_001: Clause = Clause(1116);
 /// `EETH-STATUS-001.a`: MUST, device.
-pub const EETH_STATUS_001_A: Clause = Clause(1116);
+pub const EETH_STATUS_001_A: Clause = Clause(1117);
 /// `EETH-STATUS-001.b`: SHOULD, device.
-pub const EETH_STATUS_001_B: Clause = Clause(1117);
+pub const EETH_STATUS_001_B: Clause = Clause(1118);
 /// `EETH-DATA-001`, its clauses (a) to (b) together: MUST, device.
-pub const EETH_DATA_001: Clause = Clause(1118);
+pub const EETH_DATA_001: Clause = Clause(1119);
 /// `EETH-DATA-001.a`: SHOULD, device.
-pub const EETH_DATA_001_A: Clause = Clause(1119);
+pub const EETH_DATA_001_A: Clause = Clause(1120);
 /// `EETH-DATA-001.b`: MUST, device.
-pub const EETH_DATA_001_B: Clause = Clause(1120);
+pub const EETH_DATA_001_B: Clause = Clause(1121);
 /// `DETH-LAYOUT-001`: MUST, codec.
-pub const DETH_LAYOUT_001: Clause = Clause(1121);
+pub const DETH_LAYOUT_001: Clause = Clause(1122);
 /// `DETH-RESV-001`: MUST, codec.
-pub const DETH_RESV_001: Clause = Clause(1122);
+pub const DETH_RESV_001: Clause = Clause(1123);
 /// `RDETH-LAYOUT-001`: MUST, codec.
-pub const RDETH_LAYOUT_001: Clause = Clause(1123);
+pub const RDETH_LAYOUT_001: Clause = Clause(1124);
 /// `RDETH-RESV-001`: MUST, codec.
-pub const RDETH_RESV_001: Clause = Clause(1124);
+pub const RDETH_RESV_001: Clause = Clause(1125);
 /// `XRCETH-LAYOUT-001`: MUST, codec.
-pub const XRCETH_LAYOUT_001: Clause = Clause(1125);
+pub const XRCETH_LAYOUT_001: Clause = Clause(1126);
 /// `XRCETH-RESV-001`: MUST, codec.
-pub const XRCETH_RESV_001: Clause = Clause(1126);
+pub const XRCETH_RESV_001: Clause = Clause(1127);
 /// `IETH-LAYOUT-001`: MUST, codec.
-pub const IETH_LAYOUT_001: Clause = Clause(1127);
+pub const IETH_LAYOUT_001: Clause = Clause(1128);
 /// `ATOMIC-LAYOUT-001`: MUST, codec.
-pub const ATOMIC_LAYOUT_001: Clause = Clause(1128);
+pub const ATOMIC_LAYOUT_001: Clause = Clause(1129);
 /// `ATOMIC-WRITE-001`: MUST, codec.
-pub const ATOMIC_WRITE_001: Clause = Clause(1129);
+pub const ATOMIC_WRITE_001: Clause = Clause(1130);
 /// `FETH-LAYOUT-001`: MUST, codec.
-pub const FETH_LAYOUT_001: Clause = Clause(1130);
+pub const FETH_LAYOUT_001: Clause = Clause(1131);
 /// `FETH-RESV-001`: MUST, codec.
-pub const FETH_RESV_001: Clause = Clause(1131);
+pub const FETH_RESV_001: Clause = Clause(1132);
 /// `FETH-SEL-001`: MUST, codec.
-pub const FETH_SEL_001: Clause = Clause(1132);
+pub const FETH_SEL_001: Clause = Clause(1133);
 /// `FETH-PLT-001`: MUST, codec.
-pub const FETH_PLT_001: Clause = Clause(1133);
+pub const FETH_PLT_001: Clause = Clause(1134);
 /// `CNP-LAYOUT-001`: MUST, codec.
-pub const CNP_LAYOUT_001: Clause = Clause(1134);
+pub const CNP_LAYOUT_001: Clause = Clause(1135);
 /// `CNP-RESV-001`: MUST, codec.
-pub const CNP_RESV_001: Clause = Clause(1135);
+pub const CNP_RESV_001: Clause = Clause(1136);
 /// `CNP-BTH-001`, its clauses (a) to (b) together: MUST, codec.
-pub const CNP_BTH_001: Clause = Clause(1136);
+pub const CNP_BTH_001: Clause = Clause(1137);
 /// `CNP-BTH-001.a`: SHOULD, codec.
-pub const CNP_BTH_001_A: Clause = Clause(1137);
+pub const CNP_BTH_001_A: Clause = Clause(1138);
 /// `CNP-BTH-001.b`: MUST, codec.
-pub const CNP_BTH_001_B: Clause = Clause(1138);
+pub const CNP_BTH_001_B: Clause = Clause(1139);
 /// `PAY-PAD-001`: MUST, device.
-pub const PAY_PAD_001: Clause = Clause(1139);
+pub const PAY_PAD_001: Clause = Clause(1140);
 /// `PAY-PAD-002`, its clauses (a) to (c) together: MUST, device.
-pub const PAY_PAD_002: Clause = Clause(1140);
+pub const PAY_PAD_002: Clause = Clause(1141);
 /// `PAY-PAD-002.a`: SHOULD, device.
-pub const PAY_PAD_002_A: Clause = Clause(1141);
+pub const PAY_PAD_002_A: Clause = Clause(1142);
 /// `PAY-PAD-002.b`: MUST, device.
-pub const PAY_PAD_002_B: Clause = Clause(1142);
+pub const PAY_PAD_002_B: Clause = Clause(1143);
 /// `PAY-PAD-002.c`: MUST, codec.
-pub const PAY_PAD_002_C: Clause = Clause(1143);
+pub const PAY_PAD_002_C: Clause = Clause(1144);
 /// `PAY-PAD-003`: MUST, device.
-pub const PAY_PAD_003: Clause = Clause(1144);
+pub const PAY_PAD_003: Clause = Clause(1145);
 /// `PAY-LEN-001`: MUST, device.
-pub const PAY_LEN_001: Clause = Clause(1145);
+pub const PAY_LEN_001: Clause = Clause(1146);
 /// `PAY-LEN-002`: MUST, device.
-pub const PAY_LEN_002: Clause = Clause(1146);
+pub const PAY_LEN_002: Clause = Clause(1147);
 /// `PAY-NONE-001`: MUST, device.
-pub const PAY_NONE_001: Clause = Clause(1147);
+pub const PAY_NONE_001: Clause = Clause(1148);
 /// `ICRC-CALC-001`: MUST, device.
-pub const ICRC_CALC_001: Clause = Clause(1148);
+pub const ICRC_CALC_001: Clause = Clause(1149);
 /// `ICRC-COVER-001`: MUST, device.
-pub const ICRC_COVER_001: Clause = Clause(1149);
+pub const ICRC_COVER_001: Clause = Clause(1150);
 /// `ICRC-MASK-001`: MUST, device.
-pub const ICRC_MASK_001: Clause = Clause(1150);
+pub const ICRC_MASK_001: Clause = Clause(1151);
 /// `ICRC-ORDER-001`: MUST, device.
-pub const ICRC_ORDER_001: Clause = Clause(1151);
+pub const ICRC_ORDER_001: Clause = Clause(1152);
 /// `ICRC-VERIFY-001`, its clauses (a) to (c) together: MUST, device.
-pub const ICRC_VERIFY_001: Clause = Clause(1152);
+pub const ICRC_VERIFY_001: Clause = Clause(1153);
 /// `ICRC-VERIFY-001.a`: MUST, device.
-pub const ICRC_VERIFY_001_A: Clause = Clause(1153);
+pub const ICRC_VERIFY_001_A: Clause = Clause(1154);
 /// `ICRC-VERIFY-001.b`: MUST, codec.
-pub const ICRC_VERIFY_001_B: Clause = Clause(1154);
+pub const ICRC_VERIFY_001_B: Clause = Clause(1155);
 /// `ICRC-VERIFY-001.c`: MUST, codec.
-pub const ICRC_VERIFY_001_C: Clause = Clause(1155);
+pub const ICRC_VERIFY_001_C: Clause = Clause(1156);
 /// `DEC-STRUCT-001`: MUST, codec.
-pub const DEC_STRUCT_001: Clause = Clause(1156);
+pub const DEC_STRUCT_001: Clause = Clause(1157);
 /// `DEC-ERR-001`: MUST, codec.
-pub const DEC_ERR_001: Clause = Clause(1157);
+pub const DEC_ERR_001: Clause = Clause(1158);
 /// `DEC-LOSSLESS-001`: MUST, codec.
-pub const DEC_LOSSLESS_001: Clause = Clause(1158);
+pub const DEC_LOSSLESS_001: Clause = Clause(1159);
 /// `DEC-VAL-001`, its clauses (a) to (b) together: MUST, codec.
-pub const DEC_VAL_001: Clause = Clause(1159);
+pub const DEC_VAL_001: Clause = Clause(1160);
 /// `DEC-VAL-001.a`: MUST, codec.
-pub const DEC_VAL_001_A: Clause = Clause(1160);
+pub const DEC_VAL_001_A: Clause = Clause(1161);
 /// `DEC-VAL-001.b`: MUST, codec.
-pub const DEC_VAL_001_B: Clause = Clause(1161);
+pub const DEC_VAL_001_B: Clause = Clause(1162);
 /// `DEC-JSON-001`: MUST, codec.
-pub const DEC_JSON_001: Clause = Clause(1162);
+pub const DEC_JSON_001: Clause = Clause(1163);
 /// `DEC-VLAN-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by DEC-VLAN-002, under which JSON output gives the tags as the adapter protocol's `fields` do (`vlans` and `vlan`) rather than as a list under `vlan`."]
-pub const DEC_VLAN_001: Clause = Clause(1163);
+pub const DEC_VLAN_001: Clause = Clause(1164);
 /// `DEC-VLAN-002`: MUST, codec.
-pub const DEC_VLAN_002: Clause = Clause(1164);
+pub const DEC_VLAN_002: Clause = Clause(1165);
 /// `DEC-LINK-001`: MUST, codec.
-pub const DEC_LINK_001: Clause = Clause(1165);
+pub const DEC_LINK_001: Clause = Clause(1166);
 /// `DEC-FCS-001`: MUST, codec.
-pub const DEC_FCS_001: Clause = Clause(1166);
+pub const DEC_FCS_001: Clause = Clause(1167);
 /// `DEC-CUT-001`: MUST, codec.
-pub const DEC_CUT_001: Clause = Clause(1167);
+pub const DEC_CUT_001: Clause = Clause(1168);
 /// `DEC-KIND-001`: MUST, codec.
-pub const DEC_KIND_001: Clause = Clause(1168);
+pub const DEC_KIND_001: Clause = Clause(1169);
 /// `DEC-EXIT-001`: MUST, codec.
-pub const DEC_EXIT_001: Clause = Clause(1169);
+pub const DEC_EXIT_001: Clause = Clause(1170);
 /// `DEC-EXIT-002`: MUST, codec.
-pub const DEC_EXIT_002: Clause = Clause(1170);
+pub const DEC_EXIT_002: Clause = Clause(1171);

@@ -288,6 +288,7 @@ pub(in crate::req) static CLAUSES: [Info; 368] = [
     line("CONF-CMP-117", Must, Suite),
     line("CONF-CMP-129", Must, Suite),
     line("CONF-CMP-130", Must, Suite),
+    line("CONF-CMP-123", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
     whole("CONF-TIME-003", Withdrawn, Suite),

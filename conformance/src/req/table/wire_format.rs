@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Codec, Device};
 
-pub(in crate::req) static CLAUSES: [Info; 284] = [
+pub(in crate::req) static CLAUSES: [Info; 285] = [
     whole("DEC-RESV-001", Must, Device),
     part("DEC-RESV-001.a", "DEC-RESV-001", 'a', Must, Device),
     part("DEC-RESV-001.b", "DEC-RESV-001", 'b', Must, Device),
@@ -169,7 +169,8 @@ pub(in crate::req) static CLAUSES: [Info; 284] = [
     whole("SETH-CC-001", Must, Device),
     part("SETH-CC-001.a", "SETH-CC-001", 'a', Should, Device),
     part("SETH-CC-001.b", "SETH-CC-001", 'b', Must, Device),
-    line("SETH-MPR-001", Must, Device),
+    line("SETH-MPR-001", Withdrawn, Device),
+    line("SETH-MPR-002", Must, Codec),
     line("SETH-BITMAP-001", Must, Device),
     whole("SETH-BITMAP-002", Must, Device),
     part("SETH-BITMAP-002.a", "SETH-BITMAP-002", 'a', Must, Device),
