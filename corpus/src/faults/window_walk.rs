@@ -1,6 +1,6 @@
 //! Faults of the responder's receive window kept wrong inside the device: `epsn` itself
 //! moves wrongly, so the window decisions and every SACK read it wrong together
-//! (RCV-WIN-003, conformance decision 66).
+//! (RCV-WIN-003, conformance decision 63).
 
 use openrdma_conformance::req;
 use openrdma_sm::RecvFault;
