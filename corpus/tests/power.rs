@@ -578,6 +578,10 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-136", "sack-count-one-over"),
     // A duplicate's SACK reflects an older copy's EV.
     ("CONF-CMP-137", "sack-dup-ev-first-copy"),
+    // A retired write placed after another of its domain was discarded at another offset.
+    ("CONF-CMP-134", "msn-offset-gap"),
+    // A packet after the PSN wrap, written at the wrong address, is a placement error.
+    ("CONF-CMP-138", "rx-place-psn-delta-16bit"),
 ];
 
 #[test]
