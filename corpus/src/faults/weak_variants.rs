@@ -4,7 +4,7 @@
 //! reference retired but did not acknowledge yet. A judge that read the MSNs the recording
 //! acknowledged, not the messages it retired, failed it (CONF-CMP-127, decision 52).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use openrdma_codec::frame::decode;
 use openrdma_codec::host::FlagRepr;
@@ -33,6 +33,7 @@ pub static VARIANTS: &[Variant] = &[variant(
                 queue: Vec::new(),
                 local_of: HashMap::new(),
                 retired: HashMap::new(),
+                lasts: HashSet::new(),
                 last_psn: HashMap::new(),
             })
         }),
@@ -51,7 +52,10 @@ struct AcksReadRetired {
     local_of: HashMap<u32, u32>,
     /// Per device QP, the retirement flags given: (time, MSN).
     retired: HashMap<u32, Vec<(u64, Msn)>>,
-    /// Per (device QP, MSN), the PSN of the message's last packet received.
+    /// The (device QP, PSN) of each LAST or ONLY packet injected.
+    lasts: HashSet<(u32, u32)>,
+    /// Per (device QP, MSN), the PSN of the message's last packet the device placed: a
+    /// copy its receive checks discarded (a retired MSN, say) is not one it acknowledges.
     last_psn: HashMap<(u32, u16), Psn>,
 }
 
@@ -69,6 +73,9 @@ impl AcksReadRetired {
     fn note(&mut self, o: &TimedOutput) {
         let Output::Event { event } = &o.output else { return };
         match event {
+            NicEvent::DmaWrite(w) if self.lasts.contains(&(w.qpn.value(), w.psn.value())) => {
+                self.last_psn.insert((w.qpn.value(), w.msn.value()), w.psn);
+            }
             NicEvent::FlagWrite(f)
                 if f.side == Side::Responder && FlagRepr::from_u64(f.value).status.is_success() =>
             {
@@ -112,11 +119,12 @@ impl Stream for AcksReadRetired {
                 }
                 Input::Frame { bytes, .. } => {
                     let d = decode(bytes);
-                    if let (Some(b), Some(m)) = (d.bth, d.ext.meth)
+                    if let Some(b) = d.bth
+                        && d.ext.meth.is_some()
                         && b.opcode.is_mrc_write()
                         && b.opcode.is_last()
                     {
-                        self.last_psn.insert((b.dest_qp.value(), m.msn.value()), b.psn);
+                        self.lasts.insert((b.dest_qp.value(), b.psn.value()));
                     }
                 }
                 _ => {}
