@@ -15,7 +15,11 @@ use crate::req::Clause;
 /// another `ftype`, PDC identifiers, `rtx`, a reserved field set) and the device answered a
 /// probe without one, the missing answer is named by that rule: the device did not take
 /// the probe.
-pub(super) fn judge_probe_answers(run: Run<'_, '_>, div: &mut Vec<Divergence>, checked: &mut usize) {
+pub(super) fn judge_probe_answers(
+    run: Run<'_, '_>,
+    div: &mut Vec<Divergence>,
+    checked: &mut usize,
+) {
     let Run { scenario, exp_frames, obs_frames, tol, injects, .. } = run;
     let answer = |f: &Frame<'_>| match f.kind {
         Kind::Sack { qp, .. } => f.d.ext.seth.filter(|s| s.pr).map(|s| (qp, s.ack_psn_offset)),
