@@ -409,7 +409,7 @@ impl Arrivals {
     /// the latest copy (`CONF-CMP-134`).
     pub(super) fn retired_before(&self, qp: u32, psn: u32, by: u64) -> (u64, Vec<(u32, u32, u64)>) {
         let latest = self.writes.get(&(qp, psn)).and_then(|v| {
-            v.iter().filter(|c| c.at <= by && !matches!(c.status, Status::Discarded(_))).last()
+            v.iter().rfind(|c| c.at <= by && !matches!(c.status, Status::Discarded(_)))
         });
         let Some((domain, offset)) = latest.and_then(|c| c.retired) else {
             return (0, Vec::new());

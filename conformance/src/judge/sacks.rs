@@ -995,7 +995,7 @@ fn never_placed(run: Run<'_, '_>, local: u32, psn: u32, after: u64) -> Option<u6
     let (lo, hi) = write.range();
     let touched = run.obs_events.iter().any(|(_, e)| match e {
         NicEvent::DmaWrite(w) => {
-            let end = w.va.saturating_add(w.payload.len() as u64);
+            let end = w.va.saturating_add(u64::from(w.payload.len()));
             w.qpn.value() == local && w.va < hi && lo < end
         }
         _ => false,
