@@ -44,10 +44,12 @@ use crate::req::*;
 
 mod kinds;
 mod later_ack;
+mod queue;
 mod rules;
 mod unacked;
 use kinds::*;
 use later_ack::{Later, later_ack};
+use queue::queue_cause;
 use rules::*;
 
 /// The identity of a frame.
