@@ -174,10 +174,10 @@ pub mod eighth_variants;
 pub mod eleventh_probe_ev;
 pub mod eleventh_variants;
 pub mod engines;
-pub mod fifteenth;
 pub mod estimates;
 pub mod exercise;
 pub mod exercise_seven;
+pub mod fifteenth;
 pub mod fifth_host;
 pub mod fifth_rx;
 pub mod fifth_tx;
@@ -188,8 +188,8 @@ pub mod generated;
 pub mod host;
 pub mod inference;
 pub mod knobs;
-pub mod latency_answers;
 pub mod late_entries;
+pub mod latency_answers;
 pub mod layouts;
 pub mod messages;
 pub mod msn_offsets;
@@ -213,6 +213,7 @@ pub mod reports_truth;
 pub mod retire;
 pub mod same_instant;
 pub mod sched_clauses;
+pub mod sched_unusable;
 pub mod sending;
 pub mod seventh_host;
 pub mod seventh_rx;
@@ -553,6 +554,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || sched_clauses::FAULTS,
+    || sched_unusable::FAULTS,
     || window_walk::FAULTS,
     || late_entries::FAULTS,
     || step_counts::FAULTS,
