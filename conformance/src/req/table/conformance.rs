@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 368] = [
+pub(in crate::req) static CLAUSES: [Info; 376] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -191,7 +191,9 @@ pub(in crate::req) static CLAUSES: [Info; 368] = [
     part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
     line("CONF-CMP-119", Must, Suite),
     line("CONF-CMP-107", Must, Suite),
+    line("CONF-CMP-113", Must, Suite),
     line("CONF-CMP-108", Must, Suite),
+    line("CONF-CMP-109", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
@@ -231,6 +233,7 @@ pub(in crate::req) static CLAUSES: [Info; 368] = [
     part("CONF-CMP-023.a", "CONF-CMP-023", 'a', Must, Suite),
     part("CONF-CMP-023.b", "CONF-CMP-023", 'b', Must, Suite),
     part("CONF-CMP-023.c", "CONF-CMP-023", 'c', Must, Suite),
+    line("CONF-CMP-134", Must, Suite),
     line("CONF-CMP-024", Withdrawn, Suite),
     whole("CONF-CMP-033", Must, Suite),
     part("CONF-CMP-033.a", "CONF-CMP-033", 'a', Must, Suite),
@@ -288,6 +291,10 @@ pub(in crate::req) static CLAUSES: [Info; 368] = [
     line("CONF-CMP-117", Must, Suite),
     line("CONF-CMP-129", Must, Suite),
     line("CONF-CMP-130", Must, Suite),
+    line("CONF-CMP-126", Must, Suite),
+    line("CONF-CMP-138", Must, Suite),
+    line("CONF-CMP-136", Must, Suite),
+    line("CONF-CMP-137", Must, Suite),
     line("CONF-CMP-123", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
