@@ -529,10 +529,10 @@ pub(super) fn rtx_causes(
             }
         }
     }
-    // The delayed entry of a window or resource NACK, due when its back-off ended
-    // (CONF-CMP-108), or the entry of a trim made while no EV was usable, due when one
-    // came back (CONF-CMP-109): the queue's rule names it, missing or late.
-    cause = queue_cause(s, fed, &exp[..e], local, qp, psn, at).or(cause);
+    // The delayed entry of a window or resource NACK (CONF-CMP-108), or that of a trim
+    // made while no EV was usable (CONF-CMP-109): the queue's rules name it.
+    let (rule, queued) = queue_cause(s, fed, &exp[..e], local, qp, psn, at).unzip();
+    cause = rule.or(cause);
     // A SACK before the one that asks for it, that showed a later PSN arrived but did not
     // cover this one: the suspect it could not judge was to be kept for a later
     // acknowledgement (SND-INFER-002.b).
@@ -575,6 +575,7 @@ pub(super) fn rtx_causes(
             out.push(Cause::new(SND_TAIL_002, When::SparedByProbe(qp, psn, k)));
         }
     }
+    out.extend(queued.flatten());
     out.extend(match cause {
         // Due at once while the QP's window was full, and late: the window held it back.
         Some(c) if window_full(s, inj, exp, e) => {

@@ -8,14 +8,17 @@ use openrdma_codec::Ev;
 use openrdma_device::{Body, CpuCommand, EvState, HostCommand, Record, Scenario};
 
 use super::kinds::delayed_due;
-use super::{Fed, Frame, Kind};
+use super::{Cause, Fed, Frame, Kind, When};
 use crate::judge::fields::Rule;
 use crate::req::*;
 
 /// The rule of the queue that makes the retransmission of `psn` of peer QP `qp` due at
-/// `at`, if one does: the delayed entry of a window or resource NACK, due when the NACK's
-/// back-off ended, which a later reason to retransmit the PSN found queued (SND-RTX-005);
-/// or an entry a trim queued while no EV was usable.
+/// `at`, if one does, with a cause to try before it. The delayed entry of a window or
+/// resource NACK, due when the NACK's back-off ended, which a later reason to retransmit
+/// the PSN found queued (SND-RTX-005), is named SND-NACK-004.a. An entry a trim queued
+/// while no EV was usable is named SND-SCHED-003.e when the device sent new packets of
+/// the QP by its time, so an EV was usable to it; else the EV did not come back
+/// (EV-SKIP-002).
 pub(super) fn queue_cause(
     s: &Scenario,
     fed: &[Fed<'_>],
@@ -24,11 +27,11 @@ pub(super) fn queue_cause(
     qp: u32,
     psn: u32,
     at: u64,
-) -> Option<Rule> {
+) -> Option<(Rule, Option<Cause>)> {
     if delayed_due(s, fed, earlier, local, qp, psn, at) {
-        Some(SND_NACK_004_A)
+        Some((SND_NACK_004_A, None))
     } else if queued_unusable(s, fed, earlier, local, qp, psn, at) {
-        Some(SND_SCHED_003_E)
+        Some((EV_SKIP_002, Some(Cause::new(SND_SCHED_003_E, When::SentNew(qp)))))
     } else {
         None
     }
