@@ -574,6 +574,8 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-113", "probe-no-ev-sequence"),
     // A delayed entry missing when its back-off ended is named by the NACK's clause.
     ("CONF-CMP-108", "nack-backoff-twice"),
+    // A trim that queues a PSN while no EV is usable: the entry must wait for an EV.
+    ("CONF-CMP-109", "unusable-entry-dropped"),
     // A SACK that one write makes due, late by more than one latency.
     ("CONF-CMP-136", "sack-count-one-over"),
     // A duplicate's SACK reflects an older copy's EV.

@@ -210,6 +210,8 @@ const DUE: &[Clause] = &[
     SND_NACK_002,
     SND_NACK_004_A,
     SND_NACK_004_B,
+    // A retransmission queued by a trim while no EV was usable, due when one came back.
+    SND_SCHED_003_E,
     SND_RTX_001_A,
     // A retransmission asked for while the window was full, held back by it.
     SND_WIN_003,

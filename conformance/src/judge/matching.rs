@@ -44,10 +44,12 @@ use crate::req::*;
 
 mod kinds;
 mod later_ack;
+mod queue;
 mod rules;
 mod unacked;
 use kinds::*;
 use later_ack::{Later, later_ack};
+use queue::queue_cause;
 use rules::*;
 
 /// The identity of a frame.
@@ -544,6 +546,14 @@ impl Ctx<'_> {
                             && matches!(o.kind, Kind::Data { qp: q, rtx: true, .. } if q == qp)
                     })
             }
+            When::SentNew(qp) => {
+                let by = at.saturating_add(self.scenario.manifest.tolerances.late_ns);
+                self.obs.iter().any(|o| {
+                    o.at <= by
+                        && matches!(o.kind, Kind::Data { qp: q, rtx: false, .. } if q == qp)
+                        && o.at + self.scenario.manifest.tolerances.late_ns >= at
+                })
+            }
             When::Renumbered => sent.is_none() && renumbered(self, e),
             When::SparedByProbe(qp, psn, k) => {
                 sent.is_none() && self.spared_by_probe(qp, psn, k, at)
@@ -674,6 +684,9 @@ pub(super) enum When {
     /// The frame is missing, and the device sent a retransmission of the QP (its number on
     /// the wire) after the frame's window.
     RetriedAfter(u32),
+    /// The device sent a first transmission of the QP (its number on the wire) within the
+    /// frame's window: an EV was usable to it then.
+    SentNew(u32),
     /// The frame is missing because the device did not take a frame it must take; with a
     /// time, only when the device sent nothing after it up to the frame's time.
     NotTaken(Option<u64>),

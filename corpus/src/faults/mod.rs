@@ -213,6 +213,7 @@ pub mod reports_truth;
 pub mod retire;
 pub mod same_instant;
 pub mod sched_clauses;
+pub mod sched_unusable;
 pub mod sending;
 pub mod seventh_host;
 pub mod seventh_rx;
@@ -553,6 +554,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || gaps::FAULTS,
     || reports_truth::FAULTS,
     || sched_clauses::FAULTS,
+    || sched_unusable::FAULTS,
     || window_walk::FAULTS,
     || late_entries::FAULTS,
     || step_counts::FAULTS,

@@ -128,6 +128,7 @@ pub fn all() -> Vec<Builder> {
         ("snd-ev-always-skip", || snd_ev_probe("snd-ev-always-skip", WireMark::NONE)),
         ("snd-ev-probe-skip", || snd_ev_probe("snd-ev-probe-skip", WireMark::SKIP_ONCE)),
         ("snd-ev-skip", snd_ev_skip),
+        ("snd-ev-skip-queued", snd_ev_skip_queued),
         ("snd-nack-backoff", snd_nack_backoff),
         ("snd-rtx-imm", snd_rtx_imm),
         ("snd-nack-resource", snd_nack_resource),

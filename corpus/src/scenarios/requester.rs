@@ -382,6 +382,48 @@ pub(super) fn snd_ev_skip() -> Scenario {
     done(r, 30_000)
 }
 
+/// A NACK TRIMMED moves the only EV to SKIP: the queued retransmission waits for the EV,
+/// and goes before the new packet that waited with it (SND-SCHED-003.e, SND-SCHED-001).
+pub(super) fn snd_ev_skip_queued() -> Scenario {
+    let mut r = sender_with(
+        "snd-ev-skip-queued",
+        "The QP has one EV and skip_hold is 6 us. A NACK TRIMMED for PSN 0 puts the EV in \
+         SKIP and queues PSN 0 for retransmission while no EV is usable: it stays queued \
+         and no data packet goes. A second message posted meanwhile waits too. When the \
+         hold ends, PSN 0 goes again first, then the new PSN 1.",
+        &[
+            "SND-NACK-002",
+            "EV-SKIP-001",
+            "EV-SKIP-002",
+            "EV-STATE-001",
+            "SND-PATH-002",
+            "SND-SCHED-001",
+            "SND-SCHED-003",
+            "SND-RTX-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::Paths);
+            m.nic.skip_hold = std::time::Duration::from_micros(6);
+        },
+    );
+    // One EV: every device goes through its states alike.
+    r.expect_ev_states();
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    r.host(1_000, HostCommand::PostWrite(wr(0, 64, None, true)));
+    r.checks(&["SND-NACK-002", "EV-SKIP-001", "SND-SCHED-003", "SND-PATH-002"]);
+    inject_nack(&mut r, 2_000, 0, NackReason::TRIMMED);
+    r.checks(&["SND-PATH-002", "SND-SCHED-001", "EV-SKIP-002"]);
+    r.host(3_000, HostCommand::PostWrite(wr(1, 64, None, true)));
+    r.run_until(12_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 12_000, 1, 0, 1, WireMark::NONE);
+    inject_ack(&mut r, 12_000, 1, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 20_000)
+}
+
 /// NACKs that report the responder's resources: retransmission after `nack_backoff`, no
 /// EV state change; a trim is not held back by them; stale and wild NACKs change nothing.
 pub(super) fn snd_nack_backoff() -> Scenario {

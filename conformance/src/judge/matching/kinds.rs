@@ -529,12 +529,10 @@ pub(super) fn rtx_causes(
             }
         }
     }
-    // The delayed entry of a window or resource NACK for the PSN, due when the NACK's
-    // back-off ended: a later reason to retransmit the PSN found it queued and queued
-    // nothing (SND-RTX-005), so the NACK's rule names it, missing or late (CONF-CMP-108).
-    if delayed_due(s, fed, &exp[..e], local, qp, psn, at) {
-        cause = Some(SND_NACK_004_A);
-    }
+    // The delayed entry of a window or resource NACK (CONF-CMP-108), or that of a trim
+    // made while no EV was usable (CONF-CMP-109): the queue's rules name it.
+    let (rule, queued) = queue_cause(s, fed, &exp[..e], local, qp, psn, at).unzip();
+    cause = rule.or(cause);
     // A SACK before the one that asks for it, that showed a later PSN arrived but did not
     // cover this one: the suspect it could not judge was to be kept for a later
     // acknowledgement (SND-INFER-002.b).
@@ -577,6 +575,7 @@ pub(super) fn rtx_causes(
             out.push(Cause::new(SND_TAIL_002, When::SparedByProbe(qp, psn, k)));
         }
     }
+    out.extend(queued.flatten());
     out.extend(match cause {
         // Due at once while the QP's window was full, and late: the window held it back.
         Some(c) if window_full(s, inj, exp, e) => {
@@ -598,7 +597,7 @@ pub(super) fn rtx_causes(
 /// entry of a window or resource NACK into the device QP `local`: the NACK's back-off ends
 /// within `late_ns` of `at`, and no retransmission of the PSN is expected, among `earlier`,
 /// after the NACK (SND-NACK-004.a).
-fn delayed_due(
+pub(super) fn delayed_due(
     s: &Scenario,
     fed: &[Fed<'_>],
     earlier: &[(&Record, Frame<'_>)],

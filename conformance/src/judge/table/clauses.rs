@@ -256,6 +256,7 @@ pub(super) const MATCH: &[Clause] = &[
     SND_NACK_002,
     SND_NACK_004_A,
     SND_NACK_004_B,
+    SND_SCHED_003_E,
     SND_PSN_001,
     SND_RQMSN_002_A,
     SND_RQMSN_002_B,
