@@ -2,6 +2,7 @@
 //! packets sent first or again, transport ACKs and NAKs, probes, NACKs. The cause table
 //! (`causes`, in the module above) puts them in the order the judge tries them.
 
+use super::queue::{backoff_end, delayed_entry};
 use super::*;
 
 /// A transport ACK or NAK. Not sent because the device did not take the frame that causes
@@ -593,36 +594,6 @@ pub(super) fn rtx_causes(
     out
 }
 
-/// Whether the retransmission of `psn` of peer QP `qp` expected at `at` is the delayed
-/// entry of a window or resource NACK into the device QP `local`: the NACK's back-off ends
-/// within `late_ns` of `at`, and no retransmission of the PSN is expected, among `earlier`,
-/// after the NACK (SND-NACK-004.a).
-pub(super) fn delayed_due(
-    s: &Scenario,
-    fed: &[Fed<'_>],
-    earlier: &[(&Record, Frame<'_>)],
-    local: Option<u32>,
-    qp: u32,
-    psn: u32,
-    at: u64,
-) -> bool {
-    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
-    let late = s.manifest.tolerances.late_ns;
-    fed.iter().filter(|i| i.at <= at).any(|i| {
-        let Some(d) = i.frame.as_ref() else { return false };
-        let Some(n) = d.ext.neth else { return false };
-        let end = i.at.saturating_add(backoff);
-        d.bth.map(|b| b.dest_qp.value()) == local
-            && n.nack_psn.value() == psn
-            && nack_cause(n.reason) == SND_NACK_004_A
-            && !n.reason.is_fatal()
-            && end.abs_diff(at) <= late
-            && !earlier
-                .iter()
-                .any(|(r, f)| f.kind == Kind::Data { qp, psn, rtx: true } && r.at.0 > i.at)
-    })
-}
-
 /// Whether a SACK into the device QP `local` injected before `at` showed a later PSN than
 /// `psn` arrived without covering `psn`: a suspect it could not judge, to be kept for a
 /// later acknowledgement (SND-INFER-002.b).
@@ -641,36 +612,6 @@ fn left_unjudged(fed: &[Fed<'_>], local: Option<u32>, psn: u32, at: u64) -> bool
     })
 }
 
-/// The time of the latest expected retransmission of `psn` of peer QP `qp`, among
-/// `earlier`, that is the delayed entry of a window or resource NACK into the device QP
-/// `local`: due exactly when the NACK's back-off ended (SND-NACK-004.a).
-fn delayed_entry(
-    s: &Scenario,
-    fed: &[Fed<'_>],
-    earlier: &[(&Record, Frame<'_>)],
-    local: Option<u32>,
-    qp: u32,
-    psn: u32,
-) -> Option<u64> {
-    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
-    earlier.iter().rev().find_map(|(r, f)| {
-        let due = r.at.0;
-        (f.kind == Kind::Data { qp, psn, rtx: true }
-            && fed.iter().any(|i| {
-                i.frame.as_ref().is_some_and(|d| {
-                    d.bth.map(|b| b.dest_qp.value()) == local
-                        && d.ext.neth.is_some_and(|n| {
-                            n.nack_psn.value() == psn
-                                && !n.reason.is_trim()
-                                && !n.reason.is_fatal()
-                                && i.at.saturating_add(backoff) == due
-                        })
-                })
-            }))
-        .then_some(due)
-    })
-}
-
 /// Whether a SACK into the device QP `local` injected before `at` acknowledged `psn`
 /// cumulatively: a command for it then names no outstanding PSN.
 fn acked_before(fed: &[Fed<'_>], local: Option<u32>, psn: Psn, at: u64) -> bool {
@@ -680,30 +621,6 @@ fn acked_before(fed: &[Fed<'_>], local: Option<u32>, psn: Psn, at: u64) -> bool 
                 && d.ext.seth.is_some_and(|x| !x.pr && x.covers_cumulatively(psn))
         })
     })
-}
-
-/// When the latest back-off of the device QP `local` that is still running at `at` ends:
-/// the back-off of a window or resource NACK (SND-NACK-003) for a PSN other than `psn`,
-/// injected by `at`, lasts `nack_backoff` (SND-NACK-004).
-fn backoff_end(
-    s: &Scenario,
-    fed: &[Fed<'_>],
-    local: Option<u32>,
-    psn: u32,
-    at: u64,
-) -> Option<u64> {
-    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
-    fed.iter()
-        .filter(|i| i.at <= at)
-        .filter_map(|i| {
-            let d = i.frame.as_ref()?;
-            let n = d.ext.neth?;
-            let delays = nack_cause(n.reason) == SND_NACK_004_A && !n.reason.is_fatal();
-            (Some(d.bth?.dest_qp.value()) == local && delays && n.nack_psn.value() != psn)
-                .then_some(i.at.saturating_add(backoff))
-        })
-        .max()
-        .filter(|&end| end > at)
 }
 
 /// Whether the QP of expected data packet `e` had a full window at the packet's time, as

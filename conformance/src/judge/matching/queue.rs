@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use openrdma_codec::Ev;
 use openrdma_device::{Body, CpuCommand, EvState, HostCommand, Record, Scenario};
 
-use super::kinds::delayed_due;
+use super::kinds::nack_cause;
 use super::{Cause, Fed, Frame, Kind, When};
 use crate::judge::fields::Rule;
 use crate::req::*;
@@ -103,4 +103,88 @@ fn queued_unusable(
         Some(_) => true,
     };
     !profile.is_empty() && profile.iter().all(unusable)
+}
+
+/// Whether the retransmission of `psn` of peer QP `qp` expected at `at` is the delayed
+/// entry of a window or resource NACK into the device QP `local`: the NACK's back-off ends
+/// within `late_ns` of `at`, and no retransmission of the PSN is expected, among `earlier`,
+/// after the NACK (SND-NACK-004.a).
+pub(super) fn delayed_due(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    earlier: &[(&Record, Frame<'_>)],
+    local: Option<u32>,
+    qp: u32,
+    psn: u32,
+    at: u64,
+) -> bool {
+    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+    let late = s.manifest.tolerances.late_ns;
+    fed.iter().filter(|i| i.at <= at).any(|i| {
+        let Some(d) = i.frame.as_ref() else { return false };
+        let Some(n) = d.ext.neth else { return false };
+        let end = i.at.saturating_add(backoff);
+        d.bth.map(|b| b.dest_qp.value()) == local
+            && n.nack_psn.value() == psn
+            && nack_cause(n.reason) == SND_NACK_004_A
+            && !n.reason.is_fatal()
+            && end.abs_diff(at) <= late
+            && !earlier
+                .iter()
+                .any(|(r, f)| f.kind == Kind::Data { qp, psn, rtx: true } && r.at.0 > i.at)
+    })
+}
+
+/// The time of the latest expected retransmission of `psn` of peer QP `qp`, among
+/// `earlier`, that is the delayed entry of a window or resource NACK into the device QP
+/// `local`: due exactly when the NACK's back-off ended (SND-NACK-004.a).
+pub(super) fn delayed_entry(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    earlier: &[(&Record, Frame<'_>)],
+    local: Option<u32>,
+    qp: u32,
+    psn: u32,
+) -> Option<u64> {
+    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+    earlier.iter().rev().find_map(|(r, f)| {
+        let due = r.at.0;
+        (f.kind == Kind::Data { qp, psn, rtx: true }
+            && fed.iter().any(|i| {
+                i.frame.as_ref().is_some_and(|d| {
+                    d.bth.map(|b| b.dest_qp.value()) == local
+                        && d.ext.neth.is_some_and(|n| {
+                            n.nack_psn.value() == psn
+                                && !n.reason.is_trim()
+                                && !n.reason.is_fatal()
+                                && i.at.saturating_add(backoff) == due
+                        })
+                })
+            }))
+        .then_some(due)
+    })
+}
+
+/// When the latest back-off of the device QP `local` that is still running at `at` ends:
+/// the back-off of a window or resource NACK (SND-NACK-003) for a PSN other than `psn`,
+/// injected by `at`, lasts `nack_backoff` (SND-NACK-004).
+pub(super) fn backoff_end(
+    s: &Scenario,
+    fed: &[Fed<'_>],
+    local: Option<u32>,
+    psn: u32,
+    at: u64,
+) -> Option<u64> {
+    let backoff = u64::try_from(s.manifest.nic.nack_backoff.as_nanos()).unwrap_or(u64::MAX);
+    fed.iter()
+        .filter(|i| i.at <= at)
+        .filter_map(|i| {
+            let d = i.frame.as_ref()?;
+            let n = d.ext.neth?;
+            let delays = nack_cause(n.reason) == SND_NACK_004_A && !n.reason.is_fatal();
+            (Some(d.bth?.dest_qp.value()) == local && delays && n.nack_psn.value() != psn)
+                .then_some(i.at.saturating_add(backoff))
+        })
+        .max()
+        .filter(|&end| end > at)
 }
