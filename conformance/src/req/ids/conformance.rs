@@ -624,186 +624,190 @@ pub const CONF_CMP_126: Clause = Clause(318);
 pub const CONF_CMP_138: Clause = Clause(319);
 /// `CONF-CMP-136`: MUST, suite.
 pub const CONF_CMP_136: Clause = Clause(320);
-/// `CONF-CMP-137`: MUST, suite.
+/// `CONF-CMP-137`, its clauses (a) to (b) together: MUST, suite.
 pub const CONF_CMP_137: Clause = Clause(321);
+/// `CONF-CMP-137.a`: MUST, suite.
+pub const CONF_CMP_137_A: Clause = Clause(322);
+/// `CONF-CMP-137.b`: MUST, suite.
+pub const CONF_CMP_137_B: Clause = Clause(323);
 /// `CONF-CMP-123`: MUST, suite.
-pub const CONF_CMP_123: Clause = Clause(322);
+pub const CONF_CMP_123: Clause = Clause(324);
 /// `CONF-TIME-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-003, which bounds a retransmission early too when the CPU half is inside the device."]
-pub const CONF_TIME_001: Clause = Clause(323);
+pub const CONF_TIME_001: Clause = Clause(325);
 /// `CONF-TIME-004`: MAY, suite.
-pub const CONF_TIME_004: Clause = Clause(324);
+pub const CONF_TIME_004: Clause = Clause(326);
 /// `CONF-TIME-003`, its clauses (a) to (b) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
-pub const CONF_TIME_003: Clause = Clause(325);
+pub const CONF_TIME_003: Clause = Clause(327);
 /// `CONF-TIME-003.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
-pub const CONF_TIME_003_A: Clause = Clause(326);
+pub const CONF_TIME_003_A: Clause = Clause(328);
 /// `CONF-TIME-003.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
-pub const CONF_TIME_003_B: Clause = Clause(327);
+pub const CONF_TIME_003_B: Clause = Clause(329);
 /// `CONF-TIME-005`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_TIME_005: Clause = Clause(328);
+pub const CONF_TIME_005: Clause = Clause(330);
 /// `CONF-TIME-005.a`: MUST, suite.
-pub const CONF_TIME_005_A: Clause = Clause(329);
+pub const CONF_TIME_005_A: Clause = Clause(331);
 /// `CONF-TIME-005.b`: MAY, suite.
-pub const CONF_TIME_005_B: Clause = Clause(330);
+pub const CONF_TIME_005_B: Clause = Clause(332);
 /// `CONF-TIME-002`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-006, which reads the re-timed expected time and names CONF-CMP-034."]
-pub const CONF_TIME_002: Clause = Clause(331);
+pub const CONF_TIME_002: Clause = Clause(333);
 /// `CONF-TIME-006`: MUST, suite.
-pub const CONF_TIME_006: Clause = Clause(332);
+pub const CONF_TIME_006: Clause = Clause(334);
 /// `CONF-VER-001`: MUST, suite.
-pub const CONF_VER_001: Clause = Clause(333);
+pub const CONF_VER_001: Clause = Clause(335);
 /// `CONF-VER-002`: MUST, suite.
-pub const CONF_VER_002: Clause = Clause(334);
+pub const CONF_VER_002: Clause = Clause(336);
 /// `CONF-VER-003`: MUST, suite.
-pub const CONF_VER_003: Clause = Clause(335);
+pub const CONF_VER_003: Clause = Clause(337);
 /// `CONF-REP-001`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_REP_001: Clause = Clause(336);
+pub const CONF_REP_001: Clause = Clause(338);
 /// `CONF-REP-001.a`: MUST, suite.
-pub const CONF_REP_001_A: Clause = Clause(337);
+pub const CONF_REP_001_A: Clause = Clause(339);
 /// `CONF-REP-001.b`: MUST, suite.
-pub const CONF_REP_001_B: Clause = Clause(338);
+pub const CONF_REP_001_B: Clause = Clause(340);
 /// `CONF-REP-002`: MUST, suite.
-pub const CONF_REP_002: Clause = Clause(339);
+pub const CONF_REP_002: Clause = Clause(341);
 /// `CONF-REP-003`: MUST, suite.
-pub const CONF_REP_003: Clause = Clause(340);
+pub const CONF_REP_003: Clause = Clause(342);
 /// `CONF-REP-004`: MUST, suite.
-pub const CONF_REP_004: Clause = Clause(341);
+pub const CONF_REP_004: Clause = Clause(343);
 /// `CONF-ADP-001`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_001: Clause = Clause(342);
+pub const CONF_ADP_001: Clause = Clause(344);
 /// `CONF-ADP-001.a`: MUST, adapter.
-pub const CONF_ADP_001_A: Clause = Clause(343);
+pub const CONF_ADP_001_A: Clause = Clause(345);
 /// `CONF-ADP-001.b`: MUST, adapter.
-pub const CONF_ADP_001_B: Clause = Clause(344);
+pub const CONF_ADP_001_B: Clause = Clause(346);
 /// `CONF-ADP-018`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_018: Clause = Clause(345);
+pub const CONF_ADP_018: Clause = Clause(347);
 /// `CONF-ADP-018.a`: MUST, adapter.
-pub const CONF_ADP_018_A: Clause = Clause(346);
+pub const CONF_ADP_018_A: Clause = Clause(348);
 /// `CONF-ADP-018.b`: MUST, suite.
-pub const CONF_ADP_018_B: Clause = Clause(347);
+pub const CONF_ADP_018_B: Clause = Clause(349);
 /// `CONF-ADP-002`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_002: Clause = Clause(348);
+pub const CONF_ADP_002: Clause = Clause(350);
 /// `CONF-ADP-002.a`: MUST, suite.
-pub const CONF_ADP_002_A: Clause = Clause(349);
+pub const CONF_ADP_002_A: Clause = Clause(351);
 /// `CONF-ADP-002.b`: MUST, adapter.
-pub const CONF_ADP_002_B: Clause = Clause(350);
+pub const CONF_ADP_002_B: Clause = Clause(352);
 /// `CONF-ADP-003`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_003: Clause = Clause(351);
+pub const CONF_ADP_003: Clause = Clause(353);
 /// `CONF-ADP-003.a`: MUST, adapter.
-pub const CONF_ADP_003_A: Clause = Clause(352);
+pub const CONF_ADP_003_A: Clause = Clause(354);
 /// `CONF-ADP-003.b`: MUST, adapter.
-pub const CONF_ADP_003_B: Clause = Clause(353);
+pub const CONF_ADP_003_B: Clause = Clause(355);
 /// `CONF-ADP-004`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_004: Clause = Clause(354);
+pub const CONF_ADP_004: Clause = Clause(356);
 /// `CONF-ADP-004.a`: MUST, adapter.
-pub const CONF_ADP_004_A: Clause = Clause(355);
+pub const CONF_ADP_004_A: Clause = Clause(357);
 /// `CONF-ADP-004.b`: MUST, suite.
-pub const CONF_ADP_004_B: Clause = Clause(356);
+pub const CONF_ADP_004_B: Clause = Clause(358);
 /// `CONF-ADP-005`: MUST, adapter.
-pub const CONF_ADP_005: Clause = Clause(357);
+pub const CONF_ADP_005: Clause = Clause(359);
 /// `CONF-ADP-006`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_006: Clause = Clause(358);
+pub const CONF_ADP_006: Clause = Clause(360);
 /// `CONF-ADP-006.a`: MUST, suite.
-pub const CONF_ADP_006_A: Clause = Clause(359);
+pub const CONF_ADP_006_A: Clause = Clause(361);
 /// `CONF-ADP-006.b`: MUST, adapter.
-pub const CONF_ADP_006_B: Clause = Clause(360);
+pub const CONF_ADP_006_B: Clause = Clause(362);
 /// `CONF-ADP-007`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_007: Clause = Clause(361);
+pub const CONF_ADP_007: Clause = Clause(363);
 /// `CONF-ADP-007.a`: MUST, adapter.
-pub const CONF_ADP_007_A: Clause = Clause(362);
+pub const CONF_ADP_007_A: Clause = Clause(364);
 /// `CONF-ADP-007.b`: MUST, suite.
-pub const CONF_ADP_007_B: Clause = Clause(363);
+pub const CONF_ADP_007_B: Clause = Clause(365);
 /// `CONF-ADP-008`: MUST, adapter.
-pub const CONF_ADP_008: Clause = Clause(364);
+pub const CONF_ADP_008: Clause = Clause(366);
 /// `CONF-ADP-021`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_021: Clause = Clause(365);
+pub const CONF_ADP_021: Clause = Clause(367);
 /// `CONF-ADP-021.a`: MUST, adapter.
-pub const CONF_ADP_021_A: Clause = Clause(366);
+pub const CONF_ADP_021_A: Clause = Clause(368);
 /// `CONF-ADP-021.b`: MUST, adapter.
-pub const CONF_ADP_021_B: Clause = Clause(367);
+pub const CONF_ADP_021_B: Clause = Clause(369);
 /// `CONF-ADP-021.c`: MUST, adapter.
-pub const CONF_ADP_021_C: Clause = Clause(368);
+pub const CONF_ADP_021_C: Clause = Clause(370);
 /// `CONF-ADP-022`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_022: Clause = Clause(369);
+pub const CONF_ADP_022: Clause = Clause(371);
 /// `CONF-ADP-022.a`: MUST, adapter.
-pub const CONF_ADP_022_A: Clause = Clause(370);
+pub const CONF_ADP_022_A: Clause = Clause(372);
 /// `CONF-ADP-022.b`: MUST, adapter.
-pub const CONF_ADP_022_B: Clause = Clause(371);
+pub const CONF_ADP_022_B: Clause = Clause(373);
 /// `CONF-ADP-009`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_009: Clause = Clause(372);
+pub const CONF_ADP_009: Clause = Clause(374);
 /// `CONF-ADP-009.a`: MUST, adapter.
-pub const CONF_ADP_009_A: Clause = Clause(373);
+pub const CONF_ADP_009_A: Clause = Clause(375);
 /// `CONF-ADP-009.b`: MUST, adapter.
-pub const CONF_ADP_009_B: Clause = Clause(374);
+pub const CONF_ADP_009_B: Clause = Clause(376);
 /// `CONF-ADP-009.c`: MUST, adapter.
-pub const CONF_ADP_009_C: Clause = Clause(375);
+pub const CONF_ADP_009_C: Clause = Clause(377);
 /// `CONF-ADP-010`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_010: Clause = Clause(376);
+pub const CONF_ADP_010: Clause = Clause(378);
 /// `CONF-ADP-010.a`: MUST, adapter.
-pub const CONF_ADP_010_A: Clause = Clause(377);
+pub const CONF_ADP_010_A: Clause = Clause(379);
 /// `CONF-ADP-010.b`: MUST, adapter.
-pub const CONF_ADP_010_B: Clause = Clause(378);
+pub const CONF_ADP_010_B: Clause = Clause(380);
 /// `CONF-ADP-011`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_011: Clause = Clause(379);
+pub const CONF_ADP_011: Clause = Clause(381);
 /// `CONF-ADP-011.a`: MUST, adapter.
-pub const CONF_ADP_011_A: Clause = Clause(380);
+pub const CONF_ADP_011_A: Clause = Clause(382);
 /// `CONF-ADP-011.b`: MUST, suite.
-pub const CONF_ADP_011_B: Clause = Clause(381);
+pub const CONF_ADP_011_B: Clause = Clause(383);
 /// `CONF-ADP-012`: SHOULD, adapter.
-pub const CONF_ADP_012: Clause = Clause(382);
+pub const CONF_ADP_012: Clause = Clause(384);
 /// `CONF-ADP-019`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_019: Clause = Clause(383);
+pub const CONF_ADP_019: Clause = Clause(385);
 /// `CONF-ADP-019.a`: MUST, adapter.
-pub const CONF_ADP_019_A: Clause = Clause(384);
+pub const CONF_ADP_019_A: Clause = Clause(386);
 /// `CONF-ADP-019.b`: MAY, suite.
-pub const CONF_ADP_019_B: Clause = Clause(385);
+pub const CONF_ADP_019_B: Clause = Clause(387);
 /// `CONF-ADP-020`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_020: Clause = Clause(386);
+pub const CONF_ADP_020: Clause = Clause(388);
 /// `CONF-ADP-020.a`: MUST, suite.
-pub const CONF_ADP_020_A: Clause = Clause(387);
+pub const CONF_ADP_020_A: Clause = Clause(389);
 /// `CONF-ADP-020.b`: MUST, suite.
-pub const CONF_ADP_020_B: Clause = Clause(388);
+pub const CONF_ADP_020_B: Clause = Clause(390);
 /// `CONF-ADP-023`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_023: Clause = Clause(389);
+pub const CONF_ADP_023: Clause = Clause(391);
 /// `CONF-ADP-023.a`: MUST, adapter.
-pub const CONF_ADP_023_A: Clause = Clause(390);
+pub const CONF_ADP_023_A: Clause = Clause(392);
 /// `CONF-ADP-023.b`: MUST, adapter.
-pub const CONF_ADP_023_B: Clause = Clause(391);
+pub const CONF_ADP_023_B: Clause = Clause(393);
 /// `CONF-ADP-024`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_024: Clause = Clause(392);
+pub const CONF_ADP_024: Clause = Clause(394);
 /// `CONF-ADP-024.a`: MUST, adapter.
-pub const CONF_ADP_024_A: Clause = Clause(393);
+pub const CONF_ADP_024_A: Clause = Clause(395);
 /// `CONF-ADP-024.b`: MUST, adapter.
-pub const CONF_ADP_024_B: Clause = Clause(394);
+pub const CONF_ADP_024_B: Clause = Clause(396);
 /// `CONF-ADP-024.c`: MUST, adapter.
-pub const CONF_ADP_024_C: Clause = Clause(395);
+pub const CONF_ADP_024_C: Clause = Clause(397);
 /// `CONF-ADP-026`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_026: Clause = Clause(396);
+pub const CONF_ADP_026: Clause = Clause(398);
 /// `CONF-ADP-026.a`: MUST, adapter.
-pub const CONF_ADP_026_A: Clause = Clause(397);
+pub const CONF_ADP_026_A: Clause = Clause(399);
 /// `CONF-ADP-026.b`: MUST, adapter.
-pub const CONF_ADP_026_B: Clause = Clause(398);
+pub const CONF_ADP_026_B: Clause = Clause(400);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(399);
+pub const CONF_ADP_017: Clause = Clause(401);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(400);
+pub const CONF_ADP_017_A: Clause = Clause(402);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(401);
+pub const CONF_ADP_017_B: Clause = Clause(403);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(402);
+pub const CONF_ADP_017_C: Clause = Clause(404);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(403);
+pub const CONF_ADP_013: Clause = Clause(405);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(404);
+pub const CONF_ADP_014: Clause = Clause(406);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(405);
+pub const CONF_ADP_014_A: Clause = Clause(407);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(406);
+pub const CONF_ADP_014_B: Clause = Clause(408);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(407);
+pub const CONF_ADP_014_C: Clause = Clause(409);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(408);
+pub const CONF_ADP_015: Clause = Clause(410);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(409);
+pub const CONF_ADP_016: Clause = Clause(411);

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 376] = [
+pub(in crate::req) static CLAUSES: [Info; 378] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -294,7 +294,9 @@ pub(in crate::req) static CLAUSES: [Info; 376] = [
     line("CONF-CMP-126", Must, Suite),
     line("CONF-CMP-138", Must, Suite),
     line("CONF-CMP-136", Must, Suite),
-    line("CONF-CMP-137", Must, Suite),
+    whole("CONF-CMP-137", Must, Suite),
+    part("CONF-CMP-137.a", "CONF-CMP-137", 'a', Must, Suite),
+    part("CONF-CMP-137.b", "CONF-CMP-137", 'b', Must, Suite),
     line("CONF-CMP-123", Must, Suite),
     line("CONF-TIME-001", Withdrawn, Suite),
     line("CONF-TIME-004", May, Suite),
