@@ -141,15 +141,16 @@ fn rtl_receiver_passes_its_scope_and_a_broken_copy_fails() {
     assert_eq!(status, Some(0), "the suite fails nothing");
 
     // The broken copy: epsn slides to a PSN that arrives ahead of it. The suite fails it,
-    // and the divergence names the rule a false cumulative PSN breaks.
+    // and the divergence names the rule that says how epsn advances: the SACK's false
+    // cumulative PSN is the symptom, the copy of the skipped PSN placed nowhere the proof.
     let broken = build(&out, "window-slides");
     let (status, report) = suite(&broken, &out.join("report-broken.json"));
     let got = verdicts(&report);
     assert_eq!(status, Some(1), "the suite fails the broken RTL");
     let failed: Vec<_> = got.iter().filter(|(_, (v, _))| v == "fail").collect();
     assert!(
-        failed.iter().any(|(_, (_, req))| req.as_deref() == Some("SETH-CACK-001")),
-        "no failure names SETH-CACK-001: {failed:?}"
+        failed.iter().any(|(_, (_, req))| req.as_deref() == Some("RCV-WIN-003")),
+        "no failure names RCV-WIN-003: {failed:?}"
     );
     assert_eq!(got["rcv-window-edges"].0, "fail", "PSN 127 before PSN 0 slides the window");
 }
