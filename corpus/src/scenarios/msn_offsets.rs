@@ -30,51 +30,33 @@ fn rcv_msn_offsets() -> Scenario {
         &["RET-CAP-002", "FLAG-LAST-002", "RCV-MSG-002", "RCV-REJECT-001", "RCV-PLACE-003"],
     );
     setup(&mut r, 0, false);
-    r.inject(1_000, 0, 0xA000_0001, &write(0, 0, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION, None));
-    r.inject(
-        2_000,
-        1,
-        0xA001_0002,
-        &write(1, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x100, None),
-    );
-    // The next MSN is 2. Retired across the wrap: offset 0xFFFD.
-    r.checks(&["FLAG-LAST-002"]);
-    r.inject(
-        3_000,
-        2,
-        0xA002_0003,
-        &write(2, 0xFFFF, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x200, None),
-    );
-    // Retired just behind the next MSN: offset 0xFFFF, below it as a plain number.
-    r.checks(&["RET-CAP-002", "FLAG-LAST-002"]);
-    r.inject(
-        4_000,
-        3,
-        0xA003_0004,
-        &write(2, 1, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x300, None),
-    );
-    // Retired at offset 2^15 exactly.
-    r.checks(&["RET-CAP-002", "FLAG-LAST-002"]);
-    r.inject(
-        5_000,
-        0,
-        0xA000_0001,
-        &write(2, 0x8002, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x400, None),
-    );
-    // Beyond the table at offset 2^15 - 1.
-    r.checks(&["RCV-MSG-002"]);
-    r.inject(
-        6_000,
-        1,
-        0xA001_0002,
-        &write(2, 0x8001, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x500, None),
-    );
-    r.checks(&["RCV-REJECT-001", "RCV-PLACE-003"]);
-    r.inject(
-        7_000,
-        2,
-        0xA002_0003,
-        &write(2, 2, Opcode::MRC_WRITE_ONLY, 0, 64, 64, REGION + 0x600, None),
-    );
+    // The k-th write (0-based) arrives at (k + 1) µs on port k mod 4, to a slot of its own.
+    let send = |r: &mut Recorder, k: u16, psn: u32, msn: u16| {
+        let port = k % 4;
+        let ev = 0xA000_0001 + u32::from(port) * 0x1_0001;
+        let base = REGION + 0x100 * u64::from(k);
+        let at = 1_000 * (u64::from(k) + 1);
+        r.inject(at, port, ev, &write(psn, msn, Opcode::MRC_WRITE_ONLY, 0, 64, 64, base, None));
+    };
+    send(&mut r, 0, 0, 0);
+    send(&mut r, 1, 1, 1);
+    // The copies of PSN 2 once the next MSN is 2: the MSN each names, and the checks of
+    // the outputs that follow it.
+    let copies: [(u16, &[&str]); 5] = [
+        // Retired across the wrap: offset 0xFFFD.
+        (0xFFFF, &["FLAG-LAST-002"]),
+        // Retired just behind the next MSN: offset 0xFFFF, below it as a plain number.
+        (1, &["RET-CAP-002", "FLAG-LAST-002"]),
+        // Retired at offset 2^15 exactly.
+        (0x8002, &["RET-CAP-002", "FLAG-LAST-002"]),
+        // Beyond the table at offset 2^15 - 1.
+        (0x8001, &["RCV-MSG-002"]),
+        // Sent right: placed.
+        (2, &["RCV-REJECT-001", "RCV-PLACE-003"]),
+    ];
+    for (k, (msn, checks)) in (2..).zip(copies) {
+        r.checks(checks);
+        send(&mut r, k, 2, msn);
+    }
     done(r, 20_000)
 }
