@@ -309,6 +309,16 @@ pub(super) fn rcv_ack_timer_alone() -> Scenario {
     done(r, 30_000)
 }
 
+/// Packet `seg` (0, 1 or 2) of a message of three packets, `2 * PMTU + 64` bytes at `base`.
+fn of_three(psn: u32, msn: u16, seg: u32, base: u64) -> Packet {
+    let (opcode, len) = match seg {
+        0 => (Opcode::MRC_WRITE_FIRST, PMTU),
+        1 => (Opcode::MRC_WRITE_MIDDLE, PMTU),
+        _ => (Opcode::MRC_WRITE_LAST, 64),
+    };
+    write(psn, msn, opcode, seg, len, 2 * PMTU + 64, base, None)
+}
+
 /// Messages across the PSN wrap at 2^24.
 pub(super) fn rcv_psn_wrap() -> Scenario {
     let mut r = responder(
@@ -323,47 +333,16 @@ pub(super) fn rcv_psn_wrap() -> Scenario {
     let start = (1 << 24) - 3;
     setup(&mut r, start, false);
     r.checks(&["BTH-PSN-002", "RCV-WIN-001"]);
-    let total = 2 * PMTU + 64;
     let psn = |k: u32| (start + k) & 0xFF_FFFF;
-    r.inject(
-        1_000,
-        0,
-        0xA000_0001,
-        &write(psn(0), 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None),
-    );
-    r.inject(
-        1_100,
-        1,
-        0xA001_0002,
-        &write(psn(1), 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None),
-    );
+    let b = REGION + 0x10_000;
+    r.inject(1_000, 0, 0xA000_0001, &of_three(psn(0), 0, 0, REGION));
+    r.inject(1_100, 1, 0xA001_0002, &of_three(psn(1), 0, 1, REGION));
     // The middle packet of the second message, after the wrap, arrives while epsn is
     // still before it: new, although its PSN is below epsn as a plain number.
-    let b = REGION + 0x10_000;
-    r.inject(
-        1_150,
-        0,
-        0xA000_0001,
-        &write(psn(4), 1, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, b, None),
-    );
-    r.inject(
-        1_200,
-        2,
-        0xA002_0003,
-        &write(psn(2), 0, Opcode::MRC_WRITE_LAST, 2, 64, total, REGION, None),
-    );
-    r.inject(
-        2_100,
-        1,
-        0xA001_0002,
-        &write(psn(3), 1, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, b, None),
-    );
-    r.inject(
-        2_200,
-        2,
-        0xA002_0003,
-        &write(psn(5), 1, Opcode::MRC_WRITE_LAST, 2, 64, total, b, None),
-    );
+    r.inject(1_150, 0, 0xA000_0001, &of_three(psn(4), 1, 1, b));
+    r.inject(1_200, 2, 0xA002_0003, &of_three(psn(2), 0, 2, REGION));
+    r.inject(2_100, 1, 0xA001_0002, &of_three(psn(3), 1, 0, b));
+    r.inject(2_200, 2, 0xA002_0003, &of_three(psn(5), 1, 2, b));
     done(r, 20_000)
 }
 
@@ -380,26 +359,10 @@ pub(super) fn rcv_psn_wrap_in_message() -> Scenario {
     let start = (1 << 24) - 2;
     setup(&mut r, start, false);
     r.checks(&["BTH-PSN-001", "RCV-PLACE-003"]);
-    let total = 2 * PMTU + 64;
     let psn = |k: u32| (start + k) & 0xFF_FFFF;
-    r.inject(
-        1_000,
-        0,
-        0xA000_0001,
-        &write(psn(0), 0, Opcode::MRC_WRITE_FIRST, 0, PMTU, total, REGION, None),
-    );
-    r.inject(
-        1_100,
-        1,
-        0xA001_0002,
-        &write(psn(1), 0, Opcode::MRC_WRITE_MIDDLE, 1, PMTU, total, REGION, None),
-    );
-    r.inject(
-        1_200,
-        2,
-        0xA002_0003,
-        &write(psn(2), 0, Opcode::MRC_WRITE_LAST, 2, 64, total, REGION, None),
-    );
+    r.inject(1_000, 0, 0xA000_0001, &of_three(psn(0), 0, 0, REGION));
+    r.inject(1_100, 1, 0xA001_0002, &of_three(psn(1), 0, 1, REGION));
+    r.inject(1_200, 2, 0xA002_0003, &of_three(psn(2), 0, 2, REGION));
     done(r, 20_000)
 }
 
