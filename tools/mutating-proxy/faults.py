@@ -14431,3 +14431,5 @@ import faults_fifteenth_lat  # noqa: E402,F401
 import faults_tail_sequence  # noqa: E402,F401
 # The fifteenth reading (the cumulative PSN of probe answers).
 import faults_fifteenth_mpr  # noqa: E402,F401
+# The sixteenth reading, sender side (doorbell versions, one-instant events, reports).
+import faults_sixteenth_snd  # noqa: E402,F401

@@ -6,8 +6,8 @@
 //! only its contents. Each rule reads what no device choice can change:
 //!
 //! * cause `nack` needs an injected NACK of that PSN to the QP before the report, cause
-//!   `sack_inference` an injected SACK (or probe answer) to the QP, cause `timeout` a
-//!   `Retransmit` command for the QP;
+//!   `sack_inference` an injected probe answer to the QP or a SACK to the QP that can infer
+//!   the PSN lost (CONF-CMP-139), cause `timeout` a `Retransmit` command for the QP;
 //! * a retransmission from the retransmission queue (cause `sack_inference` or `nack`)
 //!   names the EV of the transmission presumed lost; when it names one, for any cause, that
 //!   EV is the one a previous transmission of the PSN left on, right before a
@@ -47,13 +47,26 @@ pub(super) fn judge_retransmit_contents(
             }
         }
     }
+    // The reports of cause `nack` so far, per (QP, PSN) (CONF-CMP-139).
+    let mut nacks_used: HashMap<(u32, u32), usize> = HashMap::new();
     for &(t, e) in events {
         let NicEvent::Report(NicReport::Retransmitted { qpn, psn, cause, lost_ev }) = e else {
             continue;
         };
         let (q, p) = (qpn.value(), psn.value());
         let mut rule = REC_IF_008;
-        let what = if !cause_given(inputs, q, p, *cause, t) {
+        let nack_spent = *cause == RetransmitCause::Nack && {
+            let used = nacks_used.entry((q, p)).or_insert(0);
+            *used += 1;
+            nacks_of(inputs, q, p, t) < *used
+        };
+        let what = if nack_spent {
+            format!(
+                "a Retransmitted report of PSN {p} on QP {q} with cause nack, but every NACK \
+                 of the PSN before it has a report of its own: one NACK queues one \
+                 retransmission"
+            )
+        } else if !cause_given(inputs, q, p, *cause, t) {
             format!(
                 "a Retransmitted report of PSN {p} on QP {q} with cause {}, which no input \
                  before it gave",
@@ -109,11 +122,43 @@ fn cause_given(inputs: &[In<'_>], q: u32, p: u32, cause: RetransmitCause, t: u64
         (RetransmitCause::Nack, _, Some(f)) => {
             matches!(f.kind, Kind::Nack { qp, psn, .. } if qp == q && psn == p)
         }
-        (RetransmitCause::SackInference, _, Some(f)) => {
-            matches!(f.kind, Kind::Sack { qp, .. } if qp == q)
-        }
+        (RetransmitCause::SackInference, _, Some(f)) => match f.kind {
+            Kind::Sack { qp, cack, bitmap, .. } if qp == q => {
+                f.d.ext
+                    .seth
+                    .as_ref()
+                    .is_some_and(|s| s.pr || infers(s.sack_offset, cack, bitmap, p))
+            }
+            _ => false,
+        },
         _ => false,
     })
+}
+
+/// The NACKs of PSN `p` into QP `q` delivered at or before `t`.
+fn nacks_of(inputs: &[In<'_>], q: u32, p: u32, t: u64) -> usize {
+    inputs
+        .iter()
+        .filter(|i| i.at <= t)
+        .filter(|i| {
+            i.frame.as_ref().is_some_and(
+                |f| matches!(f.kind, Kind::Nack { qp, psn, .. } if qp == q && psn == p),
+            )
+        })
+        .count()
+}
+
+/// Whether a SACK with `pr` 0 can make a suspect of PSN `p` lost (CONF-CMP-139): its bitmap
+/// covers `p` as SND-INFER-002 says (`sack_offset` at least 1, `p` among the 64 PSNs from
+/// `cack_psn + sack_offset`), does not show `p` as arrived, and shows a later PSN as arrived,
+/// the only place a suspect's evidence can be.
+fn infers(sack_offset: i16, cack: u32, bitmap: u64, p: u32) -> bool {
+    if sack_offset < 1 {
+        return false;
+    }
+    let base = cack.wrapping_add(sack_offset as u32) & 0xFF_FFFF;
+    let i = p.wrapping_sub(base) & 0xFF_FFFF;
+    i < 63 && bitmap >> i & 1 == 0 && bitmap >> (i + 1) != 0
 }
 
 /// What is wrong with `lost_ev`, if anything: a retransmission from the queue names one,

@@ -82,6 +82,8 @@
 //!   OPC-PSN-002.b allows beside the last PSN of the acknowledged message.
 //! * [`fifteenth`]: a packet placed from its PSN distance on 16 bits, named as a placement
 //!   error, not a PSN comparison (CONF-CMP-138).
+//! * [`sixteenth_snd`]: a `Retransmitted` report whose cause is the report before it's, which
+//!   no input caused (CONF-CMP-139).
 //! * [`naming_rx`]: receive entries and rings written wrong where the field that is wrong,
 //!   not a pairing with another message's expectation, must be named.
 //! * [`naming_six`]: reports whose contents are stale, each one state late, where the
@@ -218,6 +220,7 @@ pub mod sending;
 pub mod seventh_host;
 pub mod seventh_rx;
 pub mod seventh_variants;
+pub mod sixteenth_snd;
 pub mod sixth_host;
 pub mod sixth_rx;
 pub mod sixth_tx;
@@ -526,6 +529,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || messages::FAULTS,
     || naming_rx::FAULTS,
     || fifteenth::FAULTS,
+    || sixteenth_snd::FAULTS,
     || naming_six::FAULTS,
     || naming_seven::FAULTS,
     || naming_eight::FAULTS,

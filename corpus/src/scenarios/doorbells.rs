@@ -197,6 +197,53 @@ pub(super) fn db_reject() -> Scenario {
     done(r, at + 10_000)
 }
 
+/// Every version a token may carry but 1: each is rejected BadVersion.
+pub(super) fn db_reject_versions() -> Scenario {
+    let mut r = doorbell_sender(
+        "db-reject-versions",
+        "Tokens of versions 3 to 15, each naming a good template with the expected seq, \
+         are each rejected BadVersion with one error completion whose wr_id is the token, \
+         and nothing else: no packet, no flag, no change of the expected seq. A decoder \
+         that reads fewer than the four bits of the version takes some of them for \
+         version 1. A good token after them is accepted with the seq they all carried.",
+        &[
+            "DB-VERSION-001",
+            "DB-ORDER-001",
+            "DB-REJECT-001",
+            "CQE-REJECT-001",
+            "CQE-OPCODE-001",
+            "CQE-STATUS-001",
+            "DB-ACCEPT-001",
+            "DB-SEQ-001",
+            "CQE-SEND-001",
+            "FLAG-SEND-003",
+        ],
+        &[],
+    );
+    register_local(&mut r);
+    let t3 = Template { default_length: 256, ..template(3, WrOpcode::WRITE, true) };
+    r.host(0, HostCommand::SetTemplate(t3));
+    let mut at = 1_000;
+    for version in 3..=15u8 {
+        r.checks(&["DB-VERSION-001", "CQE-OPCODE-001"]);
+        let t = DoorbellToken {
+            version,
+            template: TemplateId::new(3),
+            seq: 0,
+            index: 0,
+            length_units: 1,
+        };
+        r.host(at, HostCommand::Doorbell { token: t.to_u64() });
+        at += 500;
+    }
+    r.checks(&["DB-ACCEPT-001", "DB-SEQ-001"]);
+    r.host(at, HostCommand::Doorbell { token: token(3, 0, 0, 1) });
+    inject_sack(&mut r, at + 3_000, 0, 0, 0, WireMark::NONE);
+    r.checks(&["CQE-SEND-001", "FLAG-SEND-003"]);
+    inject_ack(&mut r, at + 3_000, 0, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, at + 10_000)
+}
+
 // ===== templates the NIC refuses ==========================================================
 
 /// Templates that break a `TPL-*` rule are not installed: tokens naming them are unknown.

@@ -149,6 +149,7 @@ pub fn all() -> Vec<Builder> {
         ("ret-retry-exceeded", ret_retry_exceeded),
         ("db-accept", db_accept),
         ("db-reject", db_reject),
+        ("db-reject-versions", db_reject_versions),
         ("db-bad-templates", db_bad_templates),
         ("snd-single-loss", || snd_loss("snd-single-loss", &[3])),
         ("snd-double-loss", || snd_loss("snd-double-loss", &[3, 4])),
