@@ -14433,3 +14433,5 @@ import faults_tail_sequence  # noqa: E402,F401
 import faults_fifteenth_mpr  # noqa: E402,F401
 # The sixteenth reading, sender side (doorbell versions, one-instant events, reports).
 import faults_sixteenth_snd  # noqa: E402,F401
+# The sixteenth reading (legal designs an outside team would make) lives in a module of its own.
+import variants_sixteenth  # noqa: E402,F401

@@ -79,6 +79,9 @@ pub const ROWS: &[Row] = &[
     // first transmission with `rtx` 1, the header's.
     row(RTX, "bth.rtx", SND_RTX_002_A),
     row(DATA, "bth.rtx", BTH_RTX_001),
+    // In every other MRC packet the bit is a SHOULD of the header's rule, no rule of the
+    // packet's own fixes it, and its receiver ignores it (BTH-RTX-002, CONF-CMP-145).
+    row(NACK | ACK | NAK | PROBE | EREQ | ERSP, "bth.rtx", BTH_RTX_002_A),
     row(WRITE, "bth.psn", SND_PSN_001),
     row(WRITE, "bth.pad_count", PAY_PAD_001),
     // A retransmission is a copy of its first transmission (SND-RTX-001.a): a header that

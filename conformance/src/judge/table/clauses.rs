@@ -106,6 +106,7 @@ pub(super) const MATCH: &[Clause] = &[
     BTH_PSN_001,
     BTH_RESV_002_B,
     BTH_RTX_001,
+    BTH_RTX_002_A,
     BTH_RTX_002_B,
     BTH_TVER_001_B,
     CONF_CMP_026_B,
