@@ -221,7 +221,8 @@ class Registry(unittest.TestCase):
                      "variants_twelfth.py", "variants_thirteenth.py", "variants_weak.py",
                      "faults_fourteenth_rcv.py", "faults_fifteenth.py",
                      "faults_fifteenth_ret.py", "faults_fifteenth_lat.py",
-                     "faults_tail_sequence.py", "faults_fifteenth_mpr.py"):
+                     "faults_tail_sequence.py", "faults_fifteenth_mpr.py",
+                     "faults_sixteenth.py"):
             self.check_hooks_bind(name)
 
     def check_hooks_bind(self, name):
