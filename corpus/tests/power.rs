@@ -572,6 +572,10 @@ const RULES_BY_ENTRY: &[(&str, &str)] = &[
     ("CONF-CMP-126", "epsn-past-hole"),
     // The latest transmission before a tail probe, spared by its answer alone.
     ("CONF-CMP-113", "probe-no-ev-sequence"),
+    // A packet sent after a tail probe, judged by its answer and retransmitted.
+    ("CONF-CMP-120", "probe-answer-judges-later"),
+    // A packet that waits for a trimmed EV's hold, sent when a short hold ends.
+    ("CONF-CMP-124", "skip-hold-half"),
     // A delayed entry missing when its back-off ended is named by the NACK's clause.
     ("CONF-CMP-108", "nack-backoff-twice"),
     // A trim that queues a PSN while no EV is usable: the entry must wait for an EV.

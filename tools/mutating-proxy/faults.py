@@ -14435,3 +14435,5 @@ import faults_fifteenth_mpr  # noqa: E402,F401
 import faults_sixteenth_snd  # noqa: E402,F401
 # The sixteenth reading (legal designs an outside team would make) lives in a module of its own.
 import variants_sixteenth  # noqa: E402,F401
+# The sixteenth reading (a probe answer that judges packets sent after the probe).
+import faults_sixteenth  # noqa: E402,F401

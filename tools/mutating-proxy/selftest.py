@@ -222,7 +222,7 @@ class Registry(unittest.TestCase):
                      "faults_fourteenth_rcv.py", "faults_fifteenth.py",
                      "faults_fifteenth_ret.py", "faults_fifteenth_lat.py",
                      "faults_tail_sequence.py", "faults_fifteenth_mpr.py",
-                     "variants_sixteenth.py"):
+                     "variants_sixteenth.py", "faults_sixteenth.py"):
             self.check_hooks_bind(name)
 
     def check_hooks_bind(self, name):

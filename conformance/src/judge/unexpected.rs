@@ -103,7 +103,7 @@ pub(super) fn judge(c: &Ctx<'_>, div: &mut Vec<Divergence>) {
                             local.and_then(|l| failed_at.get(&l)).copied(),
                             own_cpu,
                             (i, of),
-                            tol.late_ns,
+                            (tol.late_ns, scenario.manifest.nic.tail_probe.is_some()),
                         )
                     }
                 }
@@ -380,7 +380,8 @@ fn undefined_op_rule(inputs: &[In<'_>], op: u8, request_id: u32) -> (Clause, &'s
 /// the QP (REC-RETRY-002), asked for by a stale NACK (SND-NACK-001.a), sent after a SACK
 /// acknowledged it in the queue (SND-SCHED-003.b), inferred lost against the rules of
 /// inference, or else of a packet that was not lost (SND-RTX-004). `local`: the device QP;
-/// `failed`: when the scenario has it fail; `at`: the frame and its index among `obs`.
+/// `failed`: when the scenario has it fail; `at`: the frame and its index among `obs`;
+/// `tol`: `late_ns`, and whether `tail_probe` is set.
 fn retransmission_rule(
     inputs: &[In<'_>],
     obs: &[Frame<'_>],
@@ -388,7 +389,7 @@ fn retransmission_rule(
     failed: Option<u64>,
     own_cpu: bool,
     (i, of): (usize, &Frame<'_>),
-    late_ns: u64,
+    (late_ns, tail): (u64, bool),
 ) -> (Clause, &'static str) {
     // The device's own CPU half retrying after the QP was to fail: its retry limit.
     if own_cpu && failed.is_some_and(|t| t <= of.at) {
@@ -412,7 +413,7 @@ fn retransmission_rule(
     }
     // One the device inferred lost from a SACK just injected, against the rules of
     // inference: named by the rule it broke.
-    inference_blame(inputs, obs, l, i, late_ns)
+    inference_blame(inputs, obs, l, i, (late_ns, tail))
         .unwrap_or((SND_RTX_004, "a retransmission of a packet that was not lost"))
 }
 
@@ -544,7 +545,7 @@ fn inference_blame(
     obs: &[Frame<'_>],
     local: u32,
     i: usize,
-    late: u64,
+    (late, tail): (u64, bool),
 ) -> Option<(Clause, &'static str)> {
     use openrdma_codec::{Psn, SethRepr};
     let of = &obs[i];
@@ -625,6 +626,16 @@ fn inference_blame(
             .collect::<Vec<u32>>()
     };
     let last = latest(psn)?;
+    // A tail probe's answer, whose probe left on the EV before the PSN's latest
+    // transmission did: the answer judges only the transmissions before the probe, which
+    // took the EV's next per-EV sequence number (SND-TAIL-002, CONF-CMP-120).
+    if tail && s.pr && after_probe(&obs[..i], (qp, ts), &s, sent[last]) {
+        return Some((
+            SND_TAIL_002,
+            "a retransmission inferred from a tail probe's answer for a packet sent on the \
+             probe's EV after the probe",
+        ));
+    }
     let shown = |q: u32| s.is_sacked(Psn::new(q));
     let now = evidence(last);
     // A retransmission a SACK asked for, with no NACK or command for its PSN within
@@ -672,6 +683,25 @@ fn inference_blame(
         ));
     }
     None
+}
+
+/// Whether `latest`, a data packet of `qp` among `obs`, went on the EV of the probe of
+/// `qp` that the probe answer `answer`, injected at `ts`, answers, after that probe left.
+fn after_probe(
+    obs: &[Frame<'_>],
+    (qp, ts): (u32, u64),
+    answer: &openrdma_codec::SethRepr,
+    latest: &Frame<'_>,
+) -> bool {
+    let (ev, id) = (answer.entropy, answer.ack_psn_offset as u16);
+    let probe = obs.iter().rposition(|o| {
+        o.at <= ts
+            && o.kind == Kind::Probe { qp }
+            && o.ev == ev
+            && o.d.ext.peth.is_some_and(|h| h.probe_id == id)
+    });
+    let at = obs.iter().rposition(|o| std::ptr::eq(o, latest));
+    matches!((probe, at), (Some(p), Some(j)) if j > p) && latest.ev == ev
 }
 
 /// Whether data packet `f` of device QP `local` belongs to a message that a transport ACK

@@ -151,6 +151,9 @@ pub struct Bugs {
     /// A probe takes the per-EV sequence number of the latest transmission on its EV,
     /// read without advancing the counter, instead of the next (SND-TAIL-002).
     pub probe_takes_latest: bool,
+    /// A probe's answer judges every transmission on its EV, those sent after the probe
+    /// too, as if the probe took no per-EV sequence number (SND-TAIL-002).
+    pub answer_judges_later: bool,
 }
 
 impl Bugs {
@@ -169,6 +172,7 @@ impl Bugs {
         no_suspects: false,
         answer_not_evidence: false,
         probe_takes_latest: false,
+        answer_judges_later: false,
     };
 }
 
@@ -249,7 +253,7 @@ impl Inference {
         let covers = |q: u32| !Psn::new(q).is_after(cack) || in_bitmap(q);
         let psns = &mut self.psns;
         self.fifo.entry(ev).or_default().retain(|&(q, seq)| {
-            if seq >= probe_seq {
+            if seq >= probe_seq && !self.bugs.answer_judges_later {
                 return true;
             }
             let Some(p) = psns.get_mut(&q) else { return false };

@@ -115,6 +115,8 @@
 //!   an ACK read one short, each named by the outputs it spoils together.
 //! * [`naming_twelfth`]: a sender entry with the `wr_id` of the one before, named as its
 //!   own entry with one field wrong, not as entries out of order.
+//! * [`names_sixteenth`]: retransmissions of two messages at one instant with the METH of
+//!   the first, and a tail probe's answer that judges a packet sent after the probe.
 //! * [`msn_offsets`]: a retirement table that places an MSN at 2^15 after the next one in
 //!   neither the retired nor the beyond range, named by the rule of the offsets.
 //! * [`fifth_host`]: the host interface as a fifth outside reading got it wrong: a token's
@@ -195,6 +197,7 @@ pub mod latency_answers;
 pub mod layouts;
 pub mod messages;
 pub mod msn_offsets;
+pub mod names_sixteenth;
 pub mod naming_eight;
 pub mod naming_eleventh;
 pub mod naming_nine;
@@ -535,6 +538,7 @@ const FAMILIES: &[fn() -> &'static [Fault]] = &[
     || naming_eight::FAULTS,
     || naming_nine::FAULTS,
     || naming_tenth::FAULTS,
+    || names_sixteenth::FAULTS,
     || strength_twelfth::FAULTS,
     || weak_faults::FAULTS,
     || weak_rcv::FAULTS,

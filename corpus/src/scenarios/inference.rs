@@ -20,6 +20,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-infer-coverage", snd_infer_coverage),
         ("snd-infer-retransmitted", snd_infer_retransmitted),
         ("snd-rtx-once", snd_rtx_once),
+        ("snd-rtx-two-messages", snd_rtx_two_messages),
         ("snd-infer-later", snd_infer_later),
         ("snd-nack-backoff-long", snd_nack_backoff_long),
         ("snd-ack-arrival", snd_ack_arrival),
@@ -29,6 +30,7 @@ pub(super) fn builders() -> Vec<Builder> {
         ("snd-no-timestamps", snd_no_timestamps),
         ("snd-tail-probe", snd_tail_probe),
         ("snd-tail-probe-two-lost", snd_tail_probe_two_lost),
+        ("snd-tail-probe-later-spared", snd_tail_probe_later_spared),
         ("snd-infer-high-word", snd_infer_high_word),
         ("snd-nack-high-psn", snd_nack_high_psn),
     ]
@@ -139,6 +141,37 @@ fn snd_infer_retransmitted() -> Scenario {
     inject_sack(&mut r, 9_500, 10, 0, 6, WireMark::NONE);
     inject_ack(&mut r, 9_500, 10, 2, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 17_500)
+}
+
+/// One SACK that shows two messages each missing a packet: both are retransmitted at
+/// once, each with the METH of its own message.
+fn snd_rtx_two_messages() -> Scenario {
+    let mut r = inference_recorder(
+        "snd-rtx-two-messages",
+        "One EV. The device sends message 0 (PSNs 0 and 1) and message 1 (PSNs 2 and 3). A \
+         SACK shows PSNs 1 and 3 but not PSNs 0 and 2: the device infers both lost and \
+         retransmits them at once, PSN 0 with the METH of message 0 and PSN 2 with the METH \
+         of message 1. The retransmissions arrive, and everything is acknowledged.",
+        &[
+            "SND-INFER-001",
+            "SND-RTX-001",
+            "METH-MSN-001",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        1,
+        PMTU,
+    );
+    r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
+    r.host(1_000, HostCommand::PostWrite(wr(1, 2 * PMTU, None, true)));
+    r.checks(&["SND-INFER-001", "SND-RTX-001", "METH-MSN-001", "BTH-RTX-001"]);
+    // PSNs 1 and 3 (bits 1 and 3 of a bitmap based at PSN 0; nothing cumulative).
+    inject_sack(&mut r, 2_500, 0xFF_FFFF, 0b1010, 3, WireMark::NONE);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 3_500, 3, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 3_500, 3, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 12_000)
 }
 
 /// A suspect no SACK can judge yet is kept for a later one; a PSN is retransmitted by
@@ -535,6 +568,52 @@ fn snd_tail_probe_two_lost() -> Scenario {
     r.checks(&["SND-TAIL-001", "SND-ACK-001", "CQE-SEND-001"]);
     inject_sack(&mut r, 7_000, 2, 0, 2, WireMark::NONE);
     inject_ack(&mut r, 7_000, 2, 0, AethRepr::ACK_UNLIMITED_CREDIT);
+    done(r, 16_000)
+}
+
+/// A transmission sent on the probe's EV after the probe is not judged by its answer: the
+/// probe took the EV's next per-EV sequence number, and the transmission a later one.
+fn snd_tail_probe_later_spared() -> Scenario {
+    let mut r = sender_with(
+        "snd-tail-probe-later-spared",
+        "One EV, tail_probe 3 us. A two-packet message loses its last packet, PSN 1: the \
+         SACK of PSN 0 cannot show the loss, and 3 us after PSN 1 left the device sends a \
+         tail probe on the EV. A second message, PSN 2, leaves on the EV after the probe, \
+         with a higher per-EV sequence number. The answer shows PSN 0 only and covers PSNs \
+         1 and 2: the device infers PSN 1 lost and retransmits it, and not PSN 2, sent after \
+         the probe, which then arrives.",
+        &[
+            "SND-TAIL-002",
+            "SND-TAIL-003",
+            "SND-RTX-001",
+            "SND-RTX-004",
+            "BTH-RTX-001",
+            "SND-ACK-001",
+            "CQE-SEND-001",
+        ],
+        |m| {
+            m.requires.insert(Capability::TailProbe);
+            m.nic.tail_probe = Some(std::time::Duration::from_micros(3));
+            m.tolerances.late_ns = 2_000;
+        },
+    );
+    setup_evs(&mut r, 0, v4_evs(DUT_QP, 1));
+    let ev = v4_evs(DUT_QP, 1)[0];
+    // PSNs 0 and 1; PSN 1 is lost, which the SACK of PSN 0 cannot show.
+    r.checks(&["SND-TAIL-001", "EV-PROBE-005"]);
+    r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
+    inject_sack(&mut r, 2_000, 0, 0, 0, WireMark::NONE);
+    // The probe (probe_id 1) leaves at 4 us; PSN 2 after it, at 4.5 us.
+    r.run_until(4_500);
+    r.host(4_500, HostCommand::PostWrite(wr(1, PMTU, None, true)));
+    // The answer, at 5.5 us, shows PSN 0 and covers PSNs 1 and 2 without showing them.
+    r.run_until(5_500);
+    r.checks(&["SND-TAIL-002", "SND-TAIL-003", "SND-RTX-001", "SND-RTX-004", "BTH-RTX-001"]);
+    r.inject(5_500, port_of(ev, 4), ev, &probe_answer(0, 1, WireMark::NONE, ev));
+    r.run_until(6_000);
+    r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
+    inject_sack(&mut r, 6_500, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 6_500, 2, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 16_000)
 }
 

@@ -248,8 +248,9 @@ pub(super) fn renumbered(cx: &Ctx<'_>, e: usize) -> bool {
 ///   outstanding: the limit, compared with `>=`, held it back (WWI-LIMIT-001).
 /// * Released by no input: sent at a probe answer whose mark should have held its EV
 ///   (EV-PROBE-003), or at one with no mark while a controller held the EV DENIED
-///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, the skip's hold
-///   (EV-SKIP-002); else never sent, after an ACK with credit code 0: the credit taken for
+///   (EV-DENY-002); after a SACK marked an EV of the QP to skip, or a trim whose hold
+///   the packet's expected time closes (CONF-CMP-124), the skip's hold (EV-SKIP-002);
+///   else never sent, after an ACK with credit code 0: the credit taken for
 ///   a limit (AETH-MRC-002.b).
 /// * Otherwise the message's segmentation (SND-SEG-001.a).
 pub(super) fn first_causes(
@@ -344,7 +345,13 @@ pub(super) fn first_causes(
                 out.push(Cause::new(SND_WIN_001, When::Late));
                 out.push(Cause::new(SND_WIN_001, When::Missing));
             }
-            if skipped {
+            // A trim into the QP whose hold the packet's expected time closes: the EV the
+            // trim moved to SKIP came back when the hold ended (CONF-CMP-124).
+            let hold = u64::try_from(s.manifest.nic.skip_hold.as_nanos()).unwrap_or(u64::MAX);
+            let late = s.manifest.tolerances.late_ns;
+            let trimmed = trims_into(inj, local, at)
+                .any(|t| t < at && at <= t.saturating_add(hold).saturating_add(late));
+            if skipped || trimmed {
                 out.push(Cause::new(EV_SKIP_002, When::Always));
             } else if crate::judge::credit_zero_before(&acks) {
                 // Never sent, after an ACK whose credit code is 0: the sender took the
@@ -399,6 +406,18 @@ fn imm_limit_release(
         return None;
     }
     aeths(false).map(|(t, _)| t).filter(|&t| t > at).min()
+}
+
+/// The times of the NACKs TRIMMED or TRIMMED_LASTHOP the scenario injects into the
+/// device's QP `local` up to `at`.
+fn trims_into<'i>(inj: &'i [Injected<'_>], local: u32, at: u64) -> impl Iterator<Item = u64> + 'i {
+    use openrdma_codec::NackReason as R;
+    inj.iter().filter(move |i| i.at() <= at).filter_map(move |i| {
+        let d = i.frame.as_ref()?;
+        let n = d.ext.neth?;
+        let trim = matches!(n.reason, R::TRIMMED | R::TRIMMED_LASTHOP);
+        (trim && d.bth?.dest_qp.value() == local).then_some(i.at())
+    })
 }
 
 /// Whether first transmission `ef` of the device's QP `local` is 128 PSNs or more past

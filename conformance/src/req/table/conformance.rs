@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 379] = [
+pub(in crate::req) static CLAUSES: [Info; 380] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -190,11 +190,12 @@ pub(in crate::req) static CLAUSES: [Info; 379] = [
     part("CONF-CMP-118.b", "CONF-CMP-118", 'b', Must, Suite),
     part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
     line("CONF-CMP-119", Must, Suite),
-    line("CONF-CMP-145", Must, Suite),
     line("CONF-CMP-107", Must, Suite),
     line("CONF-CMP-113", Must, Suite),
+    line("CONF-CMP-120", Must, Suite),
     line("CONF-CMP-108", Must, Suite),
     line("CONF-CMP-109", Must, Suite),
+    line("CONF-CMP-124", Must, Suite),
     whole("CONF-CMP-021", Must, Suite),
     part("CONF-CMP-021.a", "CONF-CMP-021", 'a', Must, Suite),
     part("CONF-CMP-021.b", "CONF-CMP-021", 'b', Must, Suite),
