@@ -14431,3 +14431,5 @@ import faults_fifteenth_lat  # noqa: E402,F401
 import faults_tail_sequence  # noqa: E402,F401
 # The fifteenth reading (the cumulative PSN of probe answers).
 import faults_fifteenth_mpr  # noqa: E402,F401
+# The sixteenth reading, responder side, lives in a module of its own.
+import faults_sixteenth_rcv  # noqa: E402,F401
