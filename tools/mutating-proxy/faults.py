@@ -14437,3 +14437,5 @@ import faults_sixteenth_snd  # noqa: E402,F401
 import variants_sixteenth  # noqa: E402,F401
 # The sixteenth reading (a probe answer that judges packets sent after the probe).
 import faults_sixteenth  # noqa: E402,F401
+# The sixteenth reading, responder side, lives in a module of its own.
+import faults_sixteenth_rcv  # noqa: E402,F401
