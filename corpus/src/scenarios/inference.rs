@@ -603,17 +603,18 @@ fn snd_tail_probe_later_spared() -> Scenario {
     r.checks(&["SND-TAIL-001", "EV-PROBE-005"]);
     r.host(1_000, HostCommand::PostWrite(wr(0, 2 * PMTU, None, true)));
     inject_sack(&mut r, 2_000, 0, 0, 0, WireMark::NONE);
-    // The probe (probe_id 1) leaves at 4 us; PSN 2 after it, at 4.5 us.
-    r.run_until(4_500);
-    r.host(4_500, HostCommand::PostWrite(wr(1, PMTU, None, true)));
-    // The answer, at 5.5 us, shows PSN 0 and covers PSNs 1 and 2 without showing them.
-    r.run_until(5_500);
+    // The probe (probe_id 1) leaves at 4 us. PSN 2 is posted at 6.5 us, after the probe
+    // even if the probe leaves `late_ns` late.
+    r.run_until(6_500);
+    r.host(6_500, HostCommand::PostWrite(wr(1, PMTU, None, true)));
+    // The answer, at 7.5 us, shows PSN 0 and covers PSNs 1 and 2 without showing them.
+    r.run_until(7_500);
     r.checks(&["SND-TAIL-002", "SND-TAIL-003", "SND-RTX-001", "SND-RTX-004", "BTH-RTX-001"]);
-    r.inject(5_500, port_of(ev, 4), ev, &probe_answer(0, 1, WireMark::NONE, ev));
-    r.run_until(6_000);
+    r.inject(7_500, port_of(ev, 4), ev, &probe_answer(0, 1, WireMark::NONE, ev));
+    r.run_until(8_000);
     r.checks(&["SND-ACK-001", "CQE-SEND-001"]);
-    inject_sack(&mut r, 6_500, 2, 0, 2, WireMark::NONE);
-    inject_ack(&mut r, 6_500, 2, 1, AethRepr::ACK_UNLIMITED_CREDIT);
+    inject_sack(&mut r, 8_500, 2, 0, 2, WireMark::NONE);
+    inject_ack(&mut r, 8_500, 2, 1, AethRepr::ACK_UNLIMITED_CREDIT);
     done(r, 16_000)
 }
 
