@@ -363,455 +363,463 @@ pub const CONF_CMP_075_B: Clause = Clause(195);
 pub const CONF_CMP_075_C: Clause = Clause(196);
 /// `CONF-CMP-075.d`: MUST, suite.
 pub const CONF_CMP_075_D: Clause = Clause(197);
+/// `CONF-CMP-139`, its clauses (a) to (b) together: MUST, suite.
+pub const CONF_CMP_139: Clause = Clause(198);
+/// `CONF-CMP-139.a`: MUST, suite.
+pub const CONF_CMP_139_A: Clause = Clause(199);
+/// `CONF-CMP-139.b`: MUST, suite.
+pub const CONF_CMP_139_B: Clause = Clause(200);
 /// `CONF-CMP-076`: MUST, suite.
-pub const CONF_CMP_076: Clause = Clause(198);
+pub const CONF_CMP_076: Clause = Clause(201);
 /// `CONF-CMP-077`: MUST, suite.
-pub const CONF_CMP_077: Clause = Clause(199);
+pub const CONF_CMP_077: Clause = Clause(202);
 /// `CONF-CMP-078`, its clauses (a) to (c) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078: Clause = Clause(200);
+pub const CONF_CMP_078: Clause = Clause(203);
 /// `CONF-CMP-078.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078_A: Clause = Clause(201);
+pub const CONF_CMP_078_A: Clause = Clause(204);
 /// `CONF-CMP-078.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078_B: Clause = Clause(202);
+pub const CONF_CMP_078_B: Clause = Clause(205);
 /// `CONF-CMP-078.c`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-110, under which an `Armed` is held before only a `Progress` that moves `snd_una` to its value and reports no outstanding PSN, since one that counts outstanding PSNs may have been built after the `Armed`'s data packet left."]
-pub const CONF_CMP_078_C: Clause = Clause(203);
+pub const CONF_CMP_078_C: Clause = Clause(206);
 /// `CONF-CMP-110`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_110: Clause = Clause(204);
+pub const CONF_CMP_110: Clause = Clause(207);
 /// `CONF-CMP-110.a`: MUST, suite.
-pub const CONF_CMP_110_A: Clause = Clause(205);
+pub const CONF_CMP_110_A: Clause = Clause(208);
 /// `CONF-CMP-110.b`: MUST, suite.
-pub const CONF_CMP_110_B: Clause = Clause(206);
+pub const CONF_CMP_110_B: Clause = Clause(209);
 /// `CONF-CMP-110.c`: MAY, suite.
-pub const CONF_CMP_110_C: Clause = Clause(207);
+pub const CONF_CMP_110_C: Clause = Clause(210);
 /// `CONF-CMP-011`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-013, under which the divergence a report shows first is the earliest one that breaks a MUST, not the earliest of all: a scenario that fails is explained by what failed it."]
-pub const CONF_CMP_011: Clause = Clause(208);
+pub const CONF_CMP_011: Clause = Clause(211);
 /// `CONF-CMP-013`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_013: Clause = Clause(209);
+pub const CONF_CMP_013: Clause = Clause(212);
 /// `CONF-CMP-013.a`: MUST, suite.
-pub const CONF_CMP_013_A: Clause = Clause(210);
+pub const CONF_CMP_013_A: Clause = Clause(213);
 /// `CONF-CMP-013.b`: MUST, suite.
-pub const CONF_CMP_013_B: Clause = Clause(211);
+pub const CONF_CMP_013_B: Clause = Clause(214);
 /// `CONF-CMP-118`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_118: Clause = Clause(212);
+pub const CONF_CMP_118: Clause = Clause(215);
 /// `CONF-CMP-118.a`: MUST, suite.
-pub const CONF_CMP_118_A: Clause = Clause(213);
+pub const CONF_CMP_118_A: Clause = Clause(216);
 /// `CONF-CMP-118.b`: MUST, suite.
-pub const CONF_CMP_118_B: Clause = Clause(214);
+pub const CONF_CMP_118_B: Clause = Clause(217);
 /// `CONF-CMP-118.c`: MUST, suite.
-pub const CONF_CMP_118_C: Clause = Clause(215);
+pub const CONF_CMP_118_C: Clause = Clause(218);
 /// `CONF-CMP-119`: MUST, suite.
-pub const CONF_CMP_119: Clause = Clause(216);
+pub const CONF_CMP_119: Clause = Clause(219);
+/// `CONF-CMP-145`: MUST, suite.
+pub const CONF_CMP_145: Clause = Clause(220);
 /// `CONF-CMP-107`: MUST, suite.
-pub const CONF_CMP_107: Clause = Clause(217);
+pub const CONF_CMP_107: Clause = Clause(221);
 /// `CONF-CMP-113`: MUST, suite.
-pub const CONF_CMP_113: Clause = Clause(218);
+pub const CONF_CMP_113: Clause = Clause(222);
 /// `CONF-CMP-120`: MUST, suite.
-pub const CONF_CMP_120: Clause = Clause(219);
+pub const CONF_CMP_120: Clause = Clause(223);
 /// `CONF-CMP-108`: MUST, suite.
-pub const CONF_CMP_108: Clause = Clause(220);
+pub const CONF_CMP_108: Clause = Clause(224);
 /// `CONF-CMP-109`: MUST, suite.
-pub const CONF_CMP_109: Clause = Clause(221);
+pub const CONF_CMP_109: Clause = Clause(225);
 /// `CONF-CMP-124`: MUST, suite.
-pub const CONF_CMP_124: Clause = Clause(222);
+pub const CONF_CMP_124: Clause = Clause(226);
 /// `CONF-CMP-021`, its clauses (a) to (g) together: MUST, suite.
-pub const CONF_CMP_021: Clause = Clause(223);
+pub const CONF_CMP_021: Clause = Clause(227);
 /// `CONF-CMP-021.a`: MUST, suite.
-pub const CONF_CMP_021_A: Clause = Clause(224);
+pub const CONF_CMP_021_A: Clause = Clause(228);
 /// `CONF-CMP-021.b`: MUST, suite.
-pub const CONF_CMP_021_B: Clause = Clause(225);
+pub const CONF_CMP_021_B: Clause = Clause(229);
 /// `CONF-CMP-021.c`: MUST, suite.
-pub const CONF_CMP_021_C: Clause = Clause(226);
+pub const CONF_CMP_021_C: Clause = Clause(230);
 /// `CONF-CMP-021.d`: MUST, suite.
-pub const CONF_CMP_021_D: Clause = Clause(227);
+pub const CONF_CMP_021_D: Clause = Clause(231);
 /// `CONF-CMP-021.e`: MUST, suite.
-pub const CONF_CMP_021_E: Clause = Clause(228);
+pub const CONF_CMP_021_E: Clause = Clause(232);
 /// `CONF-CMP-021.f`: MUST, suite.
-pub const CONF_CMP_021_F: Clause = Clause(229);
+pub const CONF_CMP_021_F: Clause = Clause(233);
 /// `CONF-CMP-021.g`: MUST, suite.
-pub const CONF_CMP_021_G: Clause = Clause(230);
+pub const CONF_CMP_021_G: Clause = Clause(234);
 /// `CONF-CMP-012`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_012: Clause = Clause(231);
+pub const CONF_CMP_012: Clause = Clause(235);
 /// `CONF-CMP-012.a`: MUST, suite.
-pub const CONF_CMP_012_A: Clause = Clause(232);
+pub const CONF_CMP_012_A: Clause = Clause(236);
 /// `CONF-CMP-012.b`: MUST, suite.
-pub const CONF_CMP_012_B: Clause = Clause(233);
+pub const CONF_CMP_012_B: Clause = Clause(237);
 /// `CONF-CMP-012.c`: MUST, suite.
-pub const CONF_CMP_012_C: Clause = Clause(234);
+pub const CONF_CMP_012_C: Clause = Clause(238);
 /// `CONF-CMP-012.d`: MUST, suite.
-pub const CONF_CMP_012_D: Clause = Clause(235);
+pub const CONF_CMP_012_D: Clause = Clause(239);
 /// `CONF-CMP-016`, its clauses (a) to (f) together: MUST, suite.
-pub const CONF_CMP_016: Clause = Clause(236);
+pub const CONF_CMP_016: Clause = Clause(240);
 /// `CONF-CMP-016.a`: MUST, suite.
-pub const CONF_CMP_016_A: Clause = Clause(237);
+pub const CONF_CMP_016_A: Clause = Clause(241);
 /// `CONF-CMP-016.b`: MUST, suite.
-pub const CONF_CMP_016_B: Clause = Clause(238);
+pub const CONF_CMP_016_B: Clause = Clause(242);
 /// `CONF-CMP-016.c`: MUST, suite.
-pub const CONF_CMP_016_C: Clause = Clause(239);
+pub const CONF_CMP_016_C: Clause = Clause(243);
 /// `CONF-CMP-016.d`: MUST, suite.
-pub const CONF_CMP_016_D: Clause = Clause(240);
+pub const CONF_CMP_016_D: Clause = Clause(244);
 /// `CONF-CMP-016.e`: MUST, suite.
-pub const CONF_CMP_016_E: Clause = Clause(241);
+pub const CONF_CMP_016_E: Clause = Clause(245);
 /// `CONF-CMP-016.f`: MUST, suite.
-pub const CONF_CMP_016_F: Clause = Clause(242);
+pub const CONF_CMP_016_F: Clause = Clause(246);
 /// `CONF-CMP-017`, its clauses (a) to (e) together: MUST, suite.
-pub const CONF_CMP_017: Clause = Clause(243);
+pub const CONF_CMP_017: Clause = Clause(247);
 /// `CONF-CMP-017.a`: MUST, suite.
-pub const CONF_CMP_017_A: Clause = Clause(244);
+pub const CONF_CMP_017_A: Clause = Clause(248);
 /// `CONF-CMP-017.b`: MUST, suite.
-pub const CONF_CMP_017_B: Clause = Clause(245);
+pub const CONF_CMP_017_B: Clause = Clause(249);
 /// `CONF-CMP-017.c`: MUST, suite.
-pub const CONF_CMP_017_C: Clause = Clause(246);
+pub const CONF_CMP_017_C: Clause = Clause(250);
 /// `CONF-CMP-017.d`: MUST, suite.
-pub const CONF_CMP_017_D: Clause = Clause(247);
+pub const CONF_CMP_017_D: Clause = Clause(251);
 /// `CONF-CMP-017.e`: MUST, suite.
-pub const CONF_CMP_017_E: Clause = Clause(248);
+pub const CONF_CMP_017_E: Clause = Clause(252);
 /// `CONF-CMP-101`: MUST, suite.
-pub const CONF_CMP_101: Clause = Clause(249);
+pub const CONF_CMP_101: Clause = Clause(253);
 /// `CONF-CMP-022`, its clauses (a) to (f) together: MUST, suite.
-pub const CONF_CMP_022: Clause = Clause(250);
+pub const CONF_CMP_022: Clause = Clause(254);
 /// `CONF-CMP-022.a`: MUST, suite.
-pub const CONF_CMP_022_A: Clause = Clause(251);
+pub const CONF_CMP_022_A: Clause = Clause(255);
 /// `CONF-CMP-022.b`: MUST, suite.
-pub const CONF_CMP_022_B: Clause = Clause(252);
+pub const CONF_CMP_022_B: Clause = Clause(256);
 /// `CONF-CMP-022.c`: MUST, suite.
-pub const CONF_CMP_022_C: Clause = Clause(253);
+pub const CONF_CMP_022_C: Clause = Clause(257);
 /// `CONF-CMP-022.d`: MUST, suite.
-pub const CONF_CMP_022_D: Clause = Clause(254);
+pub const CONF_CMP_022_D: Clause = Clause(258);
 /// `CONF-CMP-022.e`: MUST, suite.
-pub const CONF_CMP_022_E: Clause = Clause(255);
+pub const CONF_CMP_022_E: Clause = Clause(259);
 /// `CONF-CMP-022.f`: MUST, suite.
-pub const CONF_CMP_022_F: Clause = Clause(256);
+pub const CONF_CMP_022_F: Clause = Clause(260);
 /// `CONF-CMP-131`: MUST, suite.
-pub const CONF_CMP_131: Clause = Clause(257);
+pub const CONF_CMP_131: Clause = Clause(261);
 /// `CONF-CMP-023`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_023: Clause = Clause(258);
+pub const CONF_CMP_023: Clause = Clause(262);
 /// `CONF-CMP-023.a`: MUST, suite.
-pub const CONF_CMP_023_A: Clause = Clause(259);
+pub const CONF_CMP_023_A: Clause = Clause(263);
 /// `CONF-CMP-023.b`: MUST, suite.
-pub const CONF_CMP_023_B: Clause = Clause(260);
+pub const CONF_CMP_023_B: Clause = Clause(264);
 /// `CONF-CMP-023.c`: MUST, suite.
-pub const CONF_CMP_023_C: Clause = Clause(261);
+pub const CONF_CMP_023_C: Clause = Clause(265);
 /// `CONF-CMP-134`: MUST, suite.
-pub const CONF_CMP_134: Clause = Clause(262);
+pub const CONF_CMP_134: Clause = Clause(266);
 /// `CONF-CMP-024`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-033, which leaves the endpoint requests a device sends to CONF-CMP-031."]
-pub const CONF_CMP_024: Clause = Clause(263);
+pub const CONF_CMP_024: Clause = Clause(267);
 /// `CONF-CMP-033`, its clauses (a) to (c) together: MUST, suite.
-pub const CONF_CMP_033: Clause = Clause(264);
+pub const CONF_CMP_033: Clause = Clause(268);
 /// `CONF-CMP-033.a`: MUST, suite.
-pub const CONF_CMP_033_A: Clause = Clause(265);
+pub const CONF_CMP_033_A: Clause = Clause(269);
 /// `CONF-CMP-033.b`: MUST, suite.
-pub const CONF_CMP_033_B: Clause = Clause(266);
+pub const CONF_CMP_033_B: Clause = Clause(270);
 /// `CONF-CMP-033.c`: MUST, suite.
-pub const CONF_CMP_033_C: Clause = Clause(267);
+pub const CONF_CMP_033_C: Clause = Clause(271);
 /// `CONF-CMP-025`: MUST, suite.
-pub const CONF_CMP_025: Clause = Clause(268);
+pub const CONF_CMP_025: Clause = Clause(272);
 /// `CONF-CMP-055`: MUST, suite.
-pub const CONF_CMP_055: Clause = Clause(269);
+pub const CONF_CMP_055: Clause = Clause(273);
 /// `CONF-CMP-121`: MUST, suite.
-pub const CONF_CMP_121: Clause = Clause(270);
+pub const CONF_CMP_121: Clause = Clause(274);
 /// `CONF-CMP-027`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_027: Clause = Clause(271);
+pub const CONF_CMP_027: Clause = Clause(275);
 /// `CONF-CMP-027.a`: MUST, suite.
-pub const CONF_CMP_027_A: Clause = Clause(272);
+pub const CONF_CMP_027_A: Clause = Clause(276);
 /// `CONF-CMP-027.b`: MUST, suite.
-pub const CONF_CMP_027_B: Clause = Clause(273);
+pub const CONF_CMP_027_B: Clause = Clause(277);
 /// `CONF-CMP-027.c`: MUST, suite.
-pub const CONF_CMP_027_C: Clause = Clause(274);
+pub const CONF_CMP_027_C: Clause = Clause(278);
 /// `CONF-CMP-027.d`: MUST, suite.
-pub const CONF_CMP_027_D: Clause = Clause(275);
+pub const CONF_CMP_027_D: Clause = Clause(279);
 /// `CONF-CMP-028`, its clauses (a) to (b) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
-pub const CONF_CMP_028: Clause = Clause(276);
+pub const CONF_CMP_028: Clause = Clause(280);
 /// `CONF-CMP-028.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
-pub const CONF_CMP_028_A: Clause = Clause(277);
+pub const CONF_CMP_028_A: Clause = Clause(281);
 /// `CONF-CMP-028.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-047, which judges the data packets of a `fixed` or `round-robin` QP by the device's own previous choice and every pool it may have known, so that a device that acts on an input up to `late_ns / 2` later than the reference is not failed."]
-pub const CONF_CMP_028_B: Clause = Clause(278);
+pub const CONF_CMP_028_B: Clause = Clause(282);
 /// `CONF-CMP-047`, its clauses (a) to (c) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047: Clause = Clause(279);
+pub const CONF_CMP_047: Clause = Clause(283);
 /// `CONF-CMP-047.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047_A: Clause = Clause(280);
+pub const CONF_CMP_047_A: Clause = Clause(284);
 /// `CONF-CMP-047.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047_B: Clause = Clause(281);
+pub const CONF_CMP_047_B: Clause = Clause(285);
 /// `CONF-CMP-047.c`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-048, which judges the data packets of a `skew-aware` QP too by the device's own earlier choices and the acknowledgements it may have taken, so that a device that acts on an acknowledgement up to `late_ns / 2` later than the reference is not failed, and reports a difference of a `window-fit` QP under the estimate of the policy that the device's choices contradict (SND-SPRAY-010, SND-SPRAY-007, SND-SPRAY-006) rather than always under SND-SPRAY-005 or SND-SPRAY-009."]
-pub const CONF_CMP_047_C: Clause = Clause(282);
+pub const CONF_CMP_047_C: Clause = Clause(286);
 /// `CONF-CMP-048`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_048: Clause = Clause(283);
+pub const CONF_CMP_048: Clause = Clause(287);
 /// `CONF-CMP-048.a`: MUST, suite.
-pub const CONF_CMP_048_A: Clause = Clause(284);
+pub const CONF_CMP_048_A: Clause = Clause(288);
 /// `CONF-CMP-048.b`: MUST, suite.
-pub const CONF_CMP_048_B: Clause = Clause(285);
+pub const CONF_CMP_048_B: Clause = Clause(289);
 /// `CONF-CMP-048.c`: MUST, suite.
-pub const CONF_CMP_048_C: Clause = Clause(286);
+pub const CONF_CMP_048_C: Clause = Clause(290);
 /// `CONF-CMP-048.d`: MUST, suite.
-pub const CONF_CMP_048_D: Clause = Clause(287);
+pub const CONF_CMP_048_D: Clause = Clause(291);
 /// `CONF-CMP-046`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_046: Clause = Clause(288);
+pub const CONF_CMP_046: Clause = Clause(292);
 /// `CONF-CMP-046.a`: MUST, suite.
-pub const CONF_CMP_046_A: Clause = Clause(289);
+pub const CONF_CMP_046_A: Clause = Clause(293);
 /// `CONF-CMP-046.b`: MUST, suite.
-pub const CONF_CMP_046_B: Clause = Clause(290);
+pub const CONF_CMP_046_B: Clause = Clause(294);
 /// `CONF-CMP-029`: MUST, suite.
-pub const CONF_CMP_029: Clause = Clause(291);
+pub const CONF_CMP_029: Clause = Clause(295);
 /// `CONF-CMP-049`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_049: Clause = Clause(292);
+pub const CONF_CMP_049: Clause = Clause(296);
 /// `CONF-CMP-049.a`: MUST, suite.
-pub const CONF_CMP_049_A: Clause = Clause(293);
+pub const CONF_CMP_049_A: Clause = Clause(297);
 /// `CONF-CMP-049.b`: MUST, suite.
-pub const CONF_CMP_049_B: Clause = Clause(294);
+pub const CONF_CMP_049_B: Clause = Clause(298);
 /// `CONF-CMP-106`: MUST, suite.
-pub const CONF_CMP_106: Clause = Clause(295);
+pub const CONF_CMP_106: Clause = Clause(299);
 /// `CONF-CMP-111`: MUST, suite.
-pub const CONF_CMP_111: Clause = Clause(296);
+pub const CONF_CMP_111: Clause = Clause(300);
 /// `CONF-CMP-030`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-036, which compares every two timestamps of a QP sent less than 32768 ns apart, not only consecutive ones, and those of its probes too."]
-pub const CONF_CMP_030: Clause = Clause(297);
+pub const CONF_CMP_030: Clause = Clause(301);
 /// `CONF-CMP-031`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-CMP-043, under which a difference in the BTH PSN of an endpoint request fails (OPC-PSN-002.a, REC-IF-017.c)."]
-pub const CONF_CMP_031: Clause = Clause(298);
+pub const CONF_CMP_031: Clause = Clause(302);
 /// `CONF-CMP-043`: MUST, suite.
-pub const CONF_CMP_043: Clause = Clause(299);
+pub const CONF_CMP_043: Clause = Clause(303);
 /// `CONF-CMP-032`: MUST, suite.
-pub const CONF_CMP_032: Clause = Clause(300);
+pub const CONF_CMP_032: Clause = Clause(304);
 /// `CONF-CMP-044`, its clauses (a) to (d) together: MUST, suite.
-pub const CONF_CMP_044: Clause = Clause(301);
+pub const CONF_CMP_044: Clause = Clause(305);
 /// `CONF-CMP-044.a`: MUST, suite.
-pub const CONF_CMP_044_A: Clause = Clause(302);
+pub const CONF_CMP_044_A: Clause = Clause(306);
 /// `CONF-CMP-044.b`: MUST, suite.
-pub const CONF_CMP_044_B: Clause = Clause(303);
+pub const CONF_CMP_044_B: Clause = Clause(307);
 /// `CONF-CMP-044.c`: MUST, suite.
-pub const CONF_CMP_044_C: Clause = Clause(304);
+pub const CONF_CMP_044_C: Clause = Clause(308);
 /// `CONF-CMP-044.d`: MUST, suite.
-pub const CONF_CMP_044_D: Clause = Clause(305);
+pub const CONF_CMP_044_D: Clause = Clause(309);
 /// `CONF-CMP-045`, its clauses (a) to (i) together: MUST, suite.
-pub const CONF_CMP_045: Clause = Clause(306);
+pub const CONF_CMP_045: Clause = Clause(310);
 /// `CONF-CMP-045.a`: MUST, suite.
-pub const CONF_CMP_045_A: Clause = Clause(307);
+pub const CONF_CMP_045_A: Clause = Clause(311);
 /// `CONF-CMP-045.b`: MUST, suite.
-pub const CONF_CMP_045_B: Clause = Clause(308);
+pub const CONF_CMP_045_B: Clause = Clause(312);
 /// `CONF-CMP-045.c`: MUST, suite.
-pub const CONF_CMP_045_C: Clause = Clause(309);
+pub const CONF_CMP_045_C: Clause = Clause(313);
 /// `CONF-CMP-045.d`: MUST, suite.
-pub const CONF_CMP_045_D: Clause = Clause(310);
+pub const CONF_CMP_045_D: Clause = Clause(314);
 /// `CONF-CMP-045.e`: MUST, suite.
-pub const CONF_CMP_045_E: Clause = Clause(311);
+pub const CONF_CMP_045_E: Clause = Clause(315);
 /// `CONF-CMP-045.f`: MUST, suite.
-pub const CONF_CMP_045_F: Clause = Clause(312);
+pub const CONF_CMP_045_F: Clause = Clause(316);
 /// `CONF-CMP-045.g`: MUST, suite.
-pub const CONF_CMP_045_G: Clause = Clause(313);
+pub const CONF_CMP_045_G: Clause = Clause(317);
 /// `CONF-CMP-045.h`: MUST, suite.
-pub const CONF_CMP_045_H: Clause = Clause(314);
+pub const CONF_CMP_045_H: Clause = Clause(318);
 /// `CONF-CMP-045.i`: MUST, suite.
-pub const CONF_CMP_045_I: Clause = Clause(315);
+pub const CONF_CMP_045_I: Clause = Clause(319);
 /// `CONF-CMP-061`: MUST, suite.
-pub const CONF_CMP_061: Clause = Clause(316);
+pub const CONF_CMP_061: Clause = Clause(320);
 /// `CONF-CMP-117`: MUST, suite.
-pub const CONF_CMP_117: Clause = Clause(317);
+pub const CONF_CMP_117: Clause = Clause(321);
 /// `CONF-CMP-129`: MUST, suite.
-pub const CONF_CMP_129: Clause = Clause(318);
+pub const CONF_CMP_129: Clause = Clause(322);
 /// `CONF-CMP-130`: MUST, suite.
-pub const CONF_CMP_130: Clause = Clause(319);
+pub const CONF_CMP_130: Clause = Clause(323);
 /// `CONF-CMP-126`: MUST, suite.
-pub const CONF_CMP_126: Clause = Clause(320);
+pub const CONF_CMP_126: Clause = Clause(324);
 /// `CONF-CMP-138`: MUST, suite.
-pub const CONF_CMP_138: Clause = Clause(321);
+pub const CONF_CMP_138: Clause = Clause(325);
 /// `CONF-CMP-136`: MUST, suite.
-pub const CONF_CMP_136: Clause = Clause(322);
+pub const CONF_CMP_136: Clause = Clause(326);
 /// `CONF-CMP-137`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_CMP_137: Clause = Clause(323);
+pub const CONF_CMP_137: Clause = Clause(327);
 /// `CONF-CMP-137.a`: MUST, suite.
-pub const CONF_CMP_137_A: Clause = Clause(324);
+pub const CONF_CMP_137_A: Clause = Clause(328);
 /// `CONF-CMP-137.b`: MUST, suite.
-pub const CONF_CMP_137_B: Clause = Clause(325);
+pub const CONF_CMP_137_B: Clause = Clause(329);
 /// `CONF-CMP-123`: MUST, suite.
-pub const CONF_CMP_123: Clause = Clause(326);
+pub const CONF_CMP_123: Clause = Clause(330);
 /// `CONF-TIME-001`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-003, which bounds a retransmission early too when the CPU half is inside the device."]
-pub const CONF_TIME_001: Clause = Clause(327);
+pub const CONF_TIME_001: Clause = Clause(331);
 /// `CONF-TIME-004`: MAY, suite.
-pub const CONF_TIME_004: Clause = Clause(328);
+pub const CONF_TIME_004: Clause = Clause(332);
 /// `CONF-TIME-003`, its clauses (a) to (b) together: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
-pub const CONF_TIME_003: Clause = Clause(329);
+pub const CONF_TIME_003: Clause = Clause(333);
 /// `CONF-TIME-003.a`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
-pub const CONF_TIME_003_A: Clause = Clause(330);
+pub const CONF_TIME_003_A: Clause = Clause(334);
 /// `CONF-TIME-003.b`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-005, under which the expected time is re-timed from the actual times of the records an output follows."]
-pub const CONF_TIME_003_B: Clause = Clause(331);
+pub const CONF_TIME_003_B: Clause = Clause(335);
 /// `CONF-TIME-005`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_TIME_005: Clause = Clause(332);
+pub const CONF_TIME_005: Clause = Clause(336);
 /// `CONF-TIME-005.a`: MUST, suite.
-pub const CONF_TIME_005_A: Clause = Clause(333);
+pub const CONF_TIME_005_A: Clause = Clause(337);
 /// `CONF-TIME-005.b`: MAY, suite.
-pub const CONF_TIME_005_B: Clause = Clause(334);
+pub const CONF_TIME_005_B: Clause = Clause(338);
 /// `CONF-TIME-002`: withdrawn.
 #[deprecated = "Withdrawn in 0.1.0 (draft); replaced by CONF-TIME-006, which reads the re-timed expected time and names CONF-CMP-034."]
-pub const CONF_TIME_002: Clause = Clause(335);
+pub const CONF_TIME_002: Clause = Clause(339);
 /// `CONF-TIME-006`: MUST, suite.
-pub const CONF_TIME_006: Clause = Clause(336);
+pub const CONF_TIME_006: Clause = Clause(340);
 /// `CONF-VER-001`: MUST, suite.
-pub const CONF_VER_001: Clause = Clause(337);
+pub const CONF_VER_001: Clause = Clause(341);
 /// `CONF-VER-002`: MUST, suite.
-pub const CONF_VER_002: Clause = Clause(338);
+pub const CONF_VER_002: Clause = Clause(342);
 /// `CONF-VER-003`: MUST, suite.
-pub const CONF_VER_003: Clause = Clause(339);
+pub const CONF_VER_003: Clause = Clause(343);
 /// `CONF-REP-001`, its clauses (a) to (b) together: MUST, suite.
-pub const CONF_REP_001: Clause = Clause(340);
+pub const CONF_REP_001: Clause = Clause(344);
 /// `CONF-REP-001.a`: MUST, suite.
-pub const CONF_REP_001_A: Clause = Clause(341);
+pub const CONF_REP_001_A: Clause = Clause(345);
 /// `CONF-REP-001.b`: MUST, suite.
-pub const CONF_REP_001_B: Clause = Clause(342);
+pub const CONF_REP_001_B: Clause = Clause(346);
 /// `CONF-REP-002`: MUST, suite.
-pub const CONF_REP_002: Clause = Clause(343);
+pub const CONF_REP_002: Clause = Clause(347);
 /// `CONF-REP-003`: MUST, suite.
-pub const CONF_REP_003: Clause = Clause(344);
+pub const CONF_REP_003: Clause = Clause(348);
 /// `CONF-REP-004`: MUST, suite.
-pub const CONF_REP_004: Clause = Clause(345);
+pub const CONF_REP_004: Clause = Clause(349);
 /// `CONF-ADP-001`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_001: Clause = Clause(346);
+pub const CONF_ADP_001: Clause = Clause(350);
 /// `CONF-ADP-001.a`: MUST, adapter.
-pub const CONF_ADP_001_A: Clause = Clause(347);
+pub const CONF_ADP_001_A: Clause = Clause(351);
 /// `CONF-ADP-001.b`: MUST, adapter.
-pub const CONF_ADP_001_B: Clause = Clause(348);
+pub const CONF_ADP_001_B: Clause = Clause(352);
 /// `CONF-ADP-018`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_018: Clause = Clause(349);
+pub const CONF_ADP_018: Clause = Clause(353);
 /// `CONF-ADP-018.a`: MUST, adapter.
-pub const CONF_ADP_018_A: Clause = Clause(350);
+pub const CONF_ADP_018_A: Clause = Clause(354);
 /// `CONF-ADP-018.b`: MUST, suite.
-pub const CONF_ADP_018_B: Clause = Clause(351);
+pub const CONF_ADP_018_B: Clause = Clause(355);
 /// `CONF-ADP-002`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_002: Clause = Clause(352);
+pub const CONF_ADP_002: Clause = Clause(356);
 /// `CONF-ADP-002.a`: MUST, suite.
-pub const CONF_ADP_002_A: Clause = Clause(353);
+pub const CONF_ADP_002_A: Clause = Clause(357);
 /// `CONF-ADP-002.b`: MUST, adapter.
-pub const CONF_ADP_002_B: Clause = Clause(354);
+pub const CONF_ADP_002_B: Clause = Clause(358);
 /// `CONF-ADP-003`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_003: Clause = Clause(355);
+pub const CONF_ADP_003: Clause = Clause(359);
 /// `CONF-ADP-003.a`: MUST, adapter.
-pub const CONF_ADP_003_A: Clause = Clause(356);
+pub const CONF_ADP_003_A: Clause = Clause(360);
 /// `CONF-ADP-003.b`: MUST, adapter.
-pub const CONF_ADP_003_B: Clause = Clause(357);
+pub const CONF_ADP_003_B: Clause = Clause(361);
 /// `CONF-ADP-004`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_004: Clause = Clause(358);
+pub const CONF_ADP_004: Clause = Clause(362);
 /// `CONF-ADP-004.a`: MUST, adapter.
-pub const CONF_ADP_004_A: Clause = Clause(359);
+pub const CONF_ADP_004_A: Clause = Clause(363);
 /// `CONF-ADP-004.b`: MUST, suite.
-pub const CONF_ADP_004_B: Clause = Clause(360);
+pub const CONF_ADP_004_B: Clause = Clause(364);
 /// `CONF-ADP-005`: MUST, adapter.
-pub const CONF_ADP_005: Clause = Clause(361);
+pub const CONF_ADP_005: Clause = Clause(365);
 /// `CONF-ADP-006`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_006: Clause = Clause(362);
+pub const CONF_ADP_006: Clause = Clause(366);
 /// `CONF-ADP-006.a`: MUST, suite.
-pub const CONF_ADP_006_A: Clause = Clause(363);
+pub const CONF_ADP_006_A: Clause = Clause(367);
 /// `CONF-ADP-006.b`: MUST, adapter.
-pub const CONF_ADP_006_B: Clause = Clause(364);
+pub const CONF_ADP_006_B: Clause = Clause(368);
 /// `CONF-ADP-007`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_007: Clause = Clause(365);
+pub const CONF_ADP_007: Clause = Clause(369);
 /// `CONF-ADP-007.a`: MUST, adapter.
-pub const CONF_ADP_007_A: Clause = Clause(366);
+pub const CONF_ADP_007_A: Clause = Clause(370);
 /// `CONF-ADP-007.b`: MUST, suite.
-pub const CONF_ADP_007_B: Clause = Clause(367);
+pub const CONF_ADP_007_B: Clause = Clause(371);
 /// `CONF-ADP-008`: MUST, adapter.
-pub const CONF_ADP_008: Clause = Clause(368);
+pub const CONF_ADP_008: Clause = Clause(372);
 /// `CONF-ADP-021`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_021: Clause = Clause(369);
+pub const CONF_ADP_021: Clause = Clause(373);
 /// `CONF-ADP-021.a`: MUST, adapter.
-pub const CONF_ADP_021_A: Clause = Clause(370);
+pub const CONF_ADP_021_A: Clause = Clause(374);
 /// `CONF-ADP-021.b`: MUST, adapter.
-pub const CONF_ADP_021_B: Clause = Clause(371);
+pub const CONF_ADP_021_B: Clause = Clause(375);
 /// `CONF-ADP-021.c`: MUST, adapter.
-pub const CONF_ADP_021_C: Clause = Clause(372);
+pub const CONF_ADP_021_C: Clause = Clause(376);
 /// `CONF-ADP-022`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_022: Clause = Clause(373);
+pub const CONF_ADP_022: Clause = Clause(377);
 /// `CONF-ADP-022.a`: MUST, adapter.
-pub const CONF_ADP_022_A: Clause = Clause(374);
+pub const CONF_ADP_022_A: Clause = Clause(378);
 /// `CONF-ADP-022.b`: MUST, adapter.
-pub const CONF_ADP_022_B: Clause = Clause(375);
+pub const CONF_ADP_022_B: Clause = Clause(379);
 /// `CONF-ADP-009`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_009: Clause = Clause(376);
+pub const CONF_ADP_009: Clause = Clause(380);
 /// `CONF-ADP-009.a`: MUST, adapter.
-pub const CONF_ADP_009_A: Clause = Clause(377);
+pub const CONF_ADP_009_A: Clause = Clause(381);
 /// `CONF-ADP-009.b`: MUST, adapter.
-pub const CONF_ADP_009_B: Clause = Clause(378);
+pub const CONF_ADP_009_B: Clause = Clause(382);
 /// `CONF-ADP-009.c`: MUST, adapter.
-pub const CONF_ADP_009_C: Clause = Clause(379);
+pub const CONF_ADP_009_C: Clause = Clause(383);
 /// `CONF-ADP-010`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_010: Clause = Clause(380);
+pub const CONF_ADP_010: Clause = Clause(384);
 /// `CONF-ADP-010.a`: MUST, adapter.
-pub const CONF_ADP_010_A: Clause = Clause(381);
+pub const CONF_ADP_010_A: Clause = Clause(385);
 /// `CONF-ADP-010.b`: MUST, adapter.
-pub const CONF_ADP_010_B: Clause = Clause(382);
+pub const CONF_ADP_010_B: Clause = Clause(386);
 /// `CONF-ADP-011`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_011: Clause = Clause(383);
+pub const CONF_ADP_011: Clause = Clause(387);
 /// `CONF-ADP-011.a`: MUST, adapter.
-pub const CONF_ADP_011_A: Clause = Clause(384);
+pub const CONF_ADP_011_A: Clause = Clause(388);
 /// `CONF-ADP-011.b`: MUST, suite.
-pub const CONF_ADP_011_B: Clause = Clause(385);
+pub const CONF_ADP_011_B: Clause = Clause(389);
 /// `CONF-ADP-012`: SHOULD, adapter.
-pub const CONF_ADP_012: Clause = Clause(386);
+pub const CONF_ADP_012: Clause = Clause(390);
 /// `CONF-ADP-019`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_019: Clause = Clause(387);
+pub const CONF_ADP_019: Clause = Clause(391);
 /// `CONF-ADP-019.a`: MUST, adapter.
-pub const CONF_ADP_019_A: Clause = Clause(388);
+pub const CONF_ADP_019_A: Clause = Clause(392);
 /// `CONF-ADP-019.b`: MAY, suite.
-pub const CONF_ADP_019_B: Clause = Clause(389);
+pub const CONF_ADP_019_B: Clause = Clause(393);
 /// `CONF-ADP-020`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_020: Clause = Clause(390);
+pub const CONF_ADP_020: Clause = Clause(394);
 /// `CONF-ADP-020.a`: MUST, suite.
-pub const CONF_ADP_020_A: Clause = Clause(391);
+pub const CONF_ADP_020_A: Clause = Clause(395);
 /// `CONF-ADP-020.b`: MUST, suite.
-pub const CONF_ADP_020_B: Clause = Clause(392);
+pub const CONF_ADP_020_B: Clause = Clause(396);
 /// `CONF-ADP-023`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_023: Clause = Clause(393);
+pub const CONF_ADP_023: Clause = Clause(397);
 /// `CONF-ADP-023.a`: MUST, adapter.
-pub const CONF_ADP_023_A: Clause = Clause(394);
+pub const CONF_ADP_023_A: Clause = Clause(398);
 /// `CONF-ADP-023.b`: MUST, adapter.
-pub const CONF_ADP_023_B: Clause = Clause(395);
+pub const CONF_ADP_023_B: Clause = Clause(399);
 /// `CONF-ADP-024`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_024: Clause = Clause(396);
+pub const CONF_ADP_024: Clause = Clause(400);
 /// `CONF-ADP-024.a`: MUST, adapter.
-pub const CONF_ADP_024_A: Clause = Clause(397);
+pub const CONF_ADP_024_A: Clause = Clause(401);
 /// `CONF-ADP-024.b`: MUST, adapter.
-pub const CONF_ADP_024_B: Clause = Clause(398);
+pub const CONF_ADP_024_B: Clause = Clause(402);
 /// `CONF-ADP-024.c`: MUST, adapter.
-pub const CONF_ADP_024_C: Clause = Clause(399);
+pub const CONF_ADP_024_C: Clause = Clause(403);
 /// `CONF-ADP-026`, its clauses (a) to (b) together: MUST, adapter.
-pub const CONF_ADP_026: Clause = Clause(400);
+pub const CONF_ADP_026: Clause = Clause(404);
 /// `CONF-ADP-026.a`: MUST, adapter.
-pub const CONF_ADP_026_A: Clause = Clause(401);
+pub const CONF_ADP_026_A: Clause = Clause(405);
 /// `CONF-ADP-026.b`: MUST, adapter.
-pub const CONF_ADP_026_B: Clause = Clause(402);
+pub const CONF_ADP_026_B: Clause = Clause(406);
 /// `CONF-ADP-017`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_017: Clause = Clause(403);
+pub const CONF_ADP_017: Clause = Clause(407);
 /// `CONF-ADP-017.a`: MUST, suite.
-pub const CONF_ADP_017_A: Clause = Clause(404);
+pub const CONF_ADP_017_A: Clause = Clause(408);
 /// `CONF-ADP-017.b`: MAY, adapter.
-pub const CONF_ADP_017_B: Clause = Clause(405);
+pub const CONF_ADP_017_B: Clause = Clause(409);
 /// `CONF-ADP-017.c`: MUST, adapter.
-pub const CONF_ADP_017_C: Clause = Clause(406);
+pub const CONF_ADP_017_C: Clause = Clause(410);
 /// `CONF-ADP-013`: MUST, adapter.
-pub const CONF_ADP_013: Clause = Clause(407);
+pub const CONF_ADP_013: Clause = Clause(411);
 /// `CONF-ADP-014`, its clauses (a) to (c) together: MUST, adapter.
-pub const CONF_ADP_014: Clause = Clause(408);
+pub const CONF_ADP_014: Clause = Clause(412);
 /// `CONF-ADP-014.a`: MUST, suite.
-pub const CONF_ADP_014_A: Clause = Clause(409);
+pub const CONF_ADP_014_A: Clause = Clause(413);
 /// `CONF-ADP-014.b`: MUST, adapter.
-pub const CONF_ADP_014_B: Clause = Clause(410);
+pub const CONF_ADP_014_B: Clause = Clause(414);
 /// `CONF-ADP-014.c`: MUST, suite.
-pub const CONF_ADP_014_C: Clause = Clause(411);
+pub const CONF_ADP_014_C: Clause = Clause(415);
 /// `CONF-ADP-015`: MUST, adapter.
-pub const CONF_ADP_015: Clause = Clause(412);
+pub const CONF_ADP_015: Clause = Clause(416);
 /// `CONF-ADP-016`: MUST, adapter.
-pub const CONF_ADP_016: Clause = Clause(413);
+pub const CONF_ADP_016: Clause = Clause(417);

@@ -6,7 +6,7 @@ use crate::req::{Info, line, part, whole};
 use crate::requirements::Level::{May, Must, Should, Withdrawn};
 use crate::requirements::Subject::{Adapter, Suite};
 
-pub(in crate::req) static CLAUSES: [Info; 380] = [
+pub(in crate::req) static CLAUSES: [Info; 384] = [
     line("CONF-DEV-001", Must, Suite),
     whole("CONF-DEV-002", Must, Adapter),
     part("CONF-DEV-002.a", "CONF-DEV-002", 'a', Must, Adapter),
@@ -171,6 +171,9 @@ pub(in crate::req) static CLAUSES: [Info; 380] = [
     part("CONF-CMP-075.b", "CONF-CMP-075", 'b', Must, Suite),
     part("CONF-CMP-075.c", "CONF-CMP-075", 'c', Must, Suite),
     part("CONF-CMP-075.d", "CONF-CMP-075", 'd', Must, Suite),
+    whole("CONF-CMP-139", Must, Suite),
+    part("CONF-CMP-139.a", "CONF-CMP-139", 'a', Must, Suite),
+    part("CONF-CMP-139.b", "CONF-CMP-139", 'b', Must, Suite),
     line("CONF-CMP-076", Must, Suite),
     line("CONF-CMP-077", Must, Suite),
     whole("CONF-CMP-078", Withdrawn, Suite),
@@ -190,6 +193,7 @@ pub(in crate::req) static CLAUSES: [Info; 380] = [
     part("CONF-CMP-118.b", "CONF-CMP-118", 'b', Must, Suite),
     part("CONF-CMP-118.c", "CONF-CMP-118", 'c', Must, Suite),
     line("CONF-CMP-119", Must, Suite),
+    line("CONF-CMP-145", Must, Suite),
     line("CONF-CMP-107", Must, Suite),
     line("CONF-CMP-113", Must, Suite),
     line("CONF-CMP-120", Must, Suite),
