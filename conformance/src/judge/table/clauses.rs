@@ -357,7 +357,8 @@ pub(super) const UNEXPECTED: &[Clause] = frame_discards![
     SND_SPRAY_007,
     SND_SPRAY_010,
     SND_TAIL_001_A,
-    SND_TAIL_001_B
+    SND_TAIL_001_B,
+    SND_TAIL_002
 ];
 
 pub(super) const PATHS_REPORTED: &[Clause] = &[EV_STATE_001_B, REC_IF_016, SND_PATH_002];
