@@ -583,6 +583,8 @@ fn snd_tail_probe_later_spared() -> Scenario {
          1 and 2: the device infers PSN 1 lost and retransmits it, and not PSN 2, sent after \
          the probe, which then arrives.",
         &[
+            "SND-TAIL-001",
+            "EV-PROBE-005",
             "SND-TAIL-002",
             "SND-TAIL-003",
             "SND-RTX-001",
