@@ -9,7 +9,8 @@ module last, so the helpers it uses are defined.
 import struct
 import zlib
 
-from faults import same_step_runs
+from faults import completions, same_step_runs
+from faults_fifteenth import responder_completion
 from faults_thirteenth import dma_writes
 from mods import (
     completion_entry, event_of, fault, flag_fields, flag_value, frames, is_first,
@@ -17,10 +18,6 @@ from mods import (
 )
 
 import roce
-
-
-def responder_completion(ev):
-    return ev.get("event") == "completion" and ev.get("side") == "responder"
 
 
 def responder_flag(ev):
@@ -297,22 +294,21 @@ def _(ctx, outs, m=m):
 
 # ---- registers of the wrong width ---------------------------------------------------------
 
+def narrowed(field, bits):
+    """A completion entry's `field` kept in its low `bits` bits (for `completions`)."""
+    def narrow(ctx, ev, e):
+        if field in e:
+            e[field] &= (1 << bits) - 1
+    return narrow
+
+
 m = fault("recv-cqe-msn-8bit",
           "The msn field of receive completions is written from an 8-bit copy of the "
           "retirement pointer: from MSN 256 on, receive completions carry msn mod 256.",
           ["CQE-RECV-001"])
 
 
-@m.hook("outputs")
-def _(ctx, outs, m=m):
-    for item in outs:
-        ev = event_of(item)
-        if ev is None or not responder_completion(ev):
-            continue
-        if completion_entry(ev).get("msn", 0) > 0xFF:
-            mutate_completion(ev, lambda e: e.update(msn=e["msn"] & 0xFF))
-            ctx.mutated(m.name)
-    return outs
+completions(m, "responder", narrowed("msn", 8))
 
 
 m = fault("recv-cqe-qpn-16bit",
@@ -322,16 +318,7 @@ m = fault("recv-cqe-qpn-16bit",
           ["CQE-RECV-001"])
 
 
-@m.hook("outputs")
-def _(ctx, outs, m=m):
-    for item in outs:
-        ev = event_of(item)
-        if ev is None or not responder_completion(ev):
-            continue
-        if completion_entry(ev).get("qpn", 0) > 0xFFFF:
-            mutate_completion(ev, lambda e: e.update(qpn=e["qpn"] & 0xFFFF))
-            ctx.mutated(m.name)
-    return outs
+completions(m, "responder", narrowed("qpn", 16))
 
 
 m = fault("recv-flag-addr-32bit",
